@@ -1,0 +1,91 @@
+import { buildNonce, buildNonceFromFrame, openChunk, readFrameIndex } from "./chunk-crypto.ts";
+import { CorruptChunkError, ReorderedChunksError } from "./errors.ts";
+import { type ArchiveHeader, FRAME_HEADER_LENGTH, TAG_LENGTH } from "./format.ts";
+import { type Frame, FrameReader } from "./frame-reader.ts";
+import { HeaderAccumulator } from "./header-accumulator.ts";
+import { openHeader } from "./header.ts";
+import { assertMasterKey } from "./keys.ts";
+
+/**
+ * Synchronous core of decryption: feed file bytes, get back authenticated payload bytes (still
+ * compressed). Every error is a typed ArchiveError thrown from `write` or `end`; plaintext of a
+ * chunk is returned only after its tag verified.
+ */
+export class ArchiveReader {
+  readonly #masterKey: Uint8Array;
+  readonly #headerInput = new HeaderAccumulator();
+  #header: ArchiveHeader | undefined;
+  #payloadKey: Buffer | undefined;
+  #frames: FrameReader | undefined;
+  #output: Buffer[] = [];
+
+  constructor(masterKey: Uint8Array) {
+    assertMasterKey(masterKey);
+    this.#masterKey = masterKey;
+  }
+
+  /** The authenticated header, once it has been read. */
+  get header(): ArchiveHeader | undefined {
+    return this.#header;
+  }
+
+  /** Feeds file bytes; returns payload bytes of every chunk that completed and authenticated. */
+  write(data: Uint8Array): Buffer[] {
+    let rest = data;
+    if (!this.#frames) {
+      rest = this.#readHeader(data);
+      if (!this.#frames) return [];
+    }
+    this.#output = [];
+    this.#frames.write(rest);
+    return this.#output;
+  }
+
+  /** Signals end of file; throws TruncatedArchiveError (or CorruptChunkError) if it is incomplete. */
+  end(): void {
+    if (!this.#frames) return this.#headerInput.fail();
+    this.#frames.end((header, partialBody, position) =>
+      this.#diagnosePartialFrame(header, partialBody, position),
+    );
+  }
+
+  // Returns the bytes after the header once it is complete and opened.
+  #readHeader(data: Uint8Array): Uint8Array {
+    const taken = this.#headerInput.take(data);
+    if (!taken) return data.subarray(data.length);
+    const opened = openHeader(taken.headerBytes, this.#masterKey);
+    this.#header = opened.header;
+    this.#payloadKey = opened.payloadKey;
+    // Version dispatch: version 1 is the only chunk layout; a version 2 picks its own here.
+    this.#frames = new FrameReader(opened.header.chunkSize, (frame) => this.#openFrame(frame));
+    return taken.rest;
+  }
+
+  #openFrame(frame: Frame): void {
+    const key = this.#payloadKey!;
+    const claimed = readFrameIndex(frame.header);
+    if (claimed !== frame.position) {
+      // A chunk that opens under the index it claims is a genuine chunk of this file in the
+      // wrong place; one that does not is simply damaged.
+      const moved = openChunk(key, buildNonceFromFrame(frame.header), frame.header, frame.body);
+      if (moved) throw new ReorderedChunksError(frame.position, claimed);
+      throw new CorruptChunkError(frame.position);
+    }
+    const plaintext = openChunk(key, buildNonce(frame.position, frame.flag), frame.header, frame.body);
+    if (!plaintext) throw new CorruptChunkError(frame.position);
+    this.#output.push(plaintext);
+  }
+
+  // The input ended inside a frame. If the bytes present authenticate once the length field is
+  // set to what arrived, the length field was damaged, not the file cut short.
+  #diagnosePartialFrame(header: Buffer, partialBody: Buffer, position: number): void {
+    const claimed = readFrameIndex(header);
+    if (claimed !== position || partialBody.length < TAG_LENGTH) return;
+    const repaired = Buffer.from(header.subarray(0, FRAME_HEADER_LENGTH));
+    repaired.writeUInt32BE(partialBody.length - TAG_LENGTH, 9);
+    const nonce = buildNonce(position, header[8]!);
+    if (openChunk(this.#payloadKey!, nonce, repaired, partialBody)) {
+      throw new CorruptChunkError(position, "its frame header is damaged");
+    }
+  }
+}

@@ -1,0 +1,90 @@
+import { randomBytes } from "node:crypto";
+import { sealChunk } from "./chunk-crypto.ts";
+import {
+  type Compression,
+  DEFAULT_CHUNK_SIZE,
+  type PayloadKind,
+  SALT_LENGTH,
+} from "./format.ts";
+import { assertChunkSize, encodeHeaderV1 } from "./header.ts";
+
+/** Options of a new backup file. */
+export interface EncryptOptions {
+  /** The 32-byte master key. */
+  masterKey: Uint8Array;
+  /** Compression applied before encryption; zstd unless told otherwise. */
+  compression?: Compression;
+  /** Plaintext bytes per chunk, 64 B to 16 MiB; 1 MiB unless told otherwise. */
+  chunkSize?: number;
+  payloadKind?: PayloadKind;
+  /** Recorded in the header; now unless told otherwise. */
+  createdAt?: Date;
+}
+
+/** The options with every default filled in. */
+export type ResolvedEncryptOptions = Required<EncryptOptions>;
+
+/** Fills in the defaults of EncryptOptions; throws InvalidOptionsError or InvalidKeyError. */
+export function resolveEncryptOptions(options: EncryptOptions): ResolvedEncryptOptions {
+  const resolved = {
+    masterKey: options.masterKey,
+    compression: options.compression ?? "zstd",
+    chunkSize: options.chunkSize ?? DEFAULT_CHUNK_SIZE,
+    payloadKind: options.payloadKind ?? "mongodump-archive",
+    createdAt: options.createdAt ?? new Date(),
+  } satisfies ResolvedEncryptOptions;
+  assertChunkSize(resolved.chunkSize);
+  return resolved;
+}
+
+/**
+ * Synchronous core of encryption: feed payload bytes (already compressed), get back file bytes.
+ * Holds at most one chunk, as references to the written buffers (no copy; like any Node stream,
+ * callers must not modify a buffer after writing it). A full chunk is sealed only once more
+ * bytes arrive, because whether it is the last one is part of its nonce.
+ */
+export class ArchiveWriter {
+  /** The 104-byte header; the caller outputs it before any chunk. */
+  readonly headerBytes: Buffer;
+  readonly #payloadKey: Buffer;
+  readonly #chunkSize: number;
+  #pending: Uint8Array[] = [];
+  #pendingLength = 0;
+  #index = 0;
+  #ended = false;
+
+  constructor(options: ResolvedEncryptOptions, salt: Uint8Array = randomBytes(SALT_LENGTH)) {
+    const { bytes, payloadKey } = encodeHeaderV1({ ...options, salt });
+    this.headerBytes = bytes;
+    this.#payloadKey = payloadKey;
+    this.#chunkSize = options.chunkSize;
+  }
+
+  /** Feeds payload bytes; returns the frames (as buffers) of every chunk now known not to be last. */
+  write(input: Uint8Array): Buffer[] {
+    const out: Buffer[] = [];
+    let offset = 0;
+    while (offset < input.length) {
+      if (this.#pendingLength === this.#chunkSize) out.push(...this.#sealPending(false));
+      const n = Math.min(this.#chunkSize - this.#pendingLength, input.length - offset);
+      this.#pending.push(input.subarray(offset, offset + n));
+      this.#pendingLength += n;
+      offset += n;
+    }
+    return out;
+  }
+
+  /** Ends the payload; returns the frame of the last chunk (empty only if the payload was empty). */
+  end(): Buffer[] {
+    if (this.#ended) return [];
+    this.#ended = true;
+    return this.#sealPending(true);
+  }
+
+  #sealPending(isLast: boolean): Buffer[] {
+    const frame = sealChunk(this.#payloadKey, this.#index++, isLast, this.#pending);
+    this.#pending = [];
+    this.#pendingLength = 0;
+    return frame;
+  }
+}

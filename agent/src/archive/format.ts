@@ -1,0 +1,72 @@
+// Constants and types of the `.enc.dbvault` format. docs/archive-format.md is the normative
+// description; every number here appears there too.
+
+/** First 8 bytes of every DBVault file: 0x89 then "DBVAULT" (the high byte catches 7-bit damage). */
+export const MAGIC = Uint8Array.of(0x89, 0x44, 0x42, 0x56, 0x41, 0x55, 0x4c, 0x54);
+
+/** Bytes every version shares: magic (8) then the u16 big-endian format version. */
+export const PREFIX_LENGTH = 10;
+
+export const FORMAT_VERSION_1 = 1;
+/** The version this build writes. */
+export const CURRENT_FORMAT_VERSION = FORMAT_VERSION_1;
+
+export const SALT_LENGTH = 32;
+export const KEY_ID_LENGTH = 16;
+export const HEADER_MAC_LENGTH = 32;
+export const MASTER_KEY_LENGTH = 32;
+
+/** Version 1 header: fixed 104 bytes, the last 32 of which are the HMAC of the first 72. */
+export const V1_HEADER_LENGTH = 104;
+export const V1_MAC_OFFSET = 72;
+
+/** Chunk frame header: u64 index, u8 flags, u32 plaintext length (all big-endian). */
+export const FRAME_HEADER_LENGTH = 13;
+export const TAG_LENGTH = 16;
+export const FLAG_MORE = 0x00;
+export const FLAG_LAST = 0x01;
+
+export const DEFAULT_CHUNK_SIZE = 1024 * 1024;
+export const MIN_CHUNK_SIZE = 64;
+export const MAX_CHUNK_SIZE = 16 * 1024 * 1024;
+
+/** HKDF info labels (ASCII). Changing one makes every existing file unreadable. */
+export const LABEL_KEY_ID = "dbvault key id";
+export const LABEL_HEADER_V1 = "dbvault archive v1 header";
+export const LABEL_PAYLOAD_V1 = "dbvault archive v1 payload";
+
+export type Compression = "zstd" | "gzip" | "none";
+export type PayloadKind = "mongodump-archive";
+
+/** On-disk byte of each compression. Append only: a value is never reused. */
+export const COMPRESSION_CODES: Record<Compression, number> = { none: 0, gzip: 1, zstd: 2 };
+/** On-disk byte of each payload kind. Append only: a value is never reused. */
+export const PAYLOAD_KIND_CODES: Record<PayloadKind, number> = { "mongodump-archive": 1 };
+
+/** The authenticated header of a backup file, as parsed. */
+export interface ArchiveHeader {
+  version: number;
+  compression: Compression;
+  payloadKind: PayloadKind;
+  /** Plaintext bytes per chunk (of the compressed stream); every chunk but the last is this size. */
+  chunkSize: number;
+  createdAt: Date;
+  /** Hex of the 16-byte key id: which master key can open the file. */
+  keyId: string;
+  /** Hex of the 32-byte per-file random salt. */
+  salt: string;
+  /** Total header length in bytes; chunk frames start at this offset. */
+  headerLength: number;
+}
+
+/** Looks up the name of a compression code, or undefined when unknown. */
+export function findCompressionName(code: number): Compression | undefined {
+  return (Object.keys(COMPRESSION_CODES) as Compression[]).find((n) => COMPRESSION_CODES[n] === code);
+}
+
+/** Looks up the name of a payload kind code, or undefined when unknown. */
+export function findPayloadKindName(code: number): PayloadKind | undefined {
+  return (Object.keys(PAYLOAD_KIND_CODES) as PayloadKind[]).find(
+    (n) => PAYLOAD_KIND_CODES[n] === code,
+  );
+}

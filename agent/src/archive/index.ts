@@ -1,0 +1,25 @@
+// Public API of the `.enc.dbvault` archive library. Everything else in this folder is internal.
+// The format is specified in docs/archive-format.md.
+
+export type { EncryptOptions } from "./archive-writer.ts";
+export {
+  decryptBuffer,
+  decryptWebStream,
+  encryptBuffer,
+  encryptWebStream,
+} from "./convenience.ts";
+export { createDecryptStream, type DecryptOptions, DecryptStream } from "./decrypt-stream.ts";
+export { createEncryptStream, EncryptStream } from "./encrypt-stream.ts";
+export * from "./errors.ts";
+export {
+  type ArchiveHeader,
+  type Compression,
+  CURRENT_FORMAT_VERSION,
+  DEFAULT_CHUNK_SIZE,
+  MAX_CHUNK_SIZE,
+  MIN_CHUNK_SIZE,
+  type PayloadKind,
+} from "./format.ts";
+export { readArchiveHeader } from "./header.ts";
+export { type ArchiveInspection, inspectArchive } from "./inspect.ts";
+export { decodeMasterKey, deriveKeyId, encodeMasterKey, generateMasterKey } from "./keys.ts";

@@ -1,0 +1,32 @@
+#!/usr/bin/env bun
+// dbvault-agent: the customer-side command line (and, in a later task, the daemon). This file
+// only wires the process to runCli: real streams, the environment, and Ctrl-C.
+import { runCli } from "./commands/run-cli.ts";
+
+async function main(): Promise<void> {
+  const controller = new AbortController();
+  let interrupts = 0;
+  const interrupt = () => {
+    interrupts++;
+    // A second Ctrl-C means "now": cleanup that hangs must not keep the user waiting.
+    if (interrupts > 1) process.exit(130);
+    controller.abort();
+  };
+  process.on("SIGINT", interrupt);
+  process.on("SIGTERM", interrupt);
+  const code = await runCli(process.argv.slice(2), {
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdoutIsTTY: process.stdout.isTTY === true,
+    stderrIsTTY: process.stderr.isTTY === true,
+    columns: process.stderr.columns,
+    env: process.env,
+    signal: controller.signal,
+  });
+  process.exitCode = code;
+  process.off("SIGINT", interrupt);
+  process.off("SIGTERM", interrupt);
+}
+
+if (import.meta.main) await main();

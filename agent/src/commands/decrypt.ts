@@ -1,0 +1,42 @@
+// dbvault-agent decrypt --in FILE --out ARCHIVE: turn a .enc.dbvault file into the plain
+// mongodump archive inside it, for `mongorestore --archive=ARCHIVE` anywhere. Needs only the key.
+import { pipeline } from "node:stream/promises";
+import { createDecryptStream } from "../archive/index.ts";
+import { readMasterKey } from "../config.ts";
+import { formatBytes } from "../ui/format.ts";
+import { CliError, EXIT } from "./cli-error.ts";
+import type { CommandContext } from "./context.ts";
+import { createOutput, openInput } from "./files.ts";
+import { parseOptions, requireString } from "./parse-args.ts";
+import { COMMON_OPTIONS, createByteCounter } from "./shared.ts";
+
+const OPTIONS = { ...COMMON_OPTIONS, in: "string", out: "string", force: "boolean" } as const;
+
+/** Runs `decrypt`; returns the exit code or throws what describeFailure reports. */
+export async function runDecryptCommand(args: string[], context: CommandContext): Promise<number> {
+  const options = parseOptions("decrypt", args, OPTIONS);
+  const inPath = requireString("decrypt", options, "in", "FILE (a .enc.dbvault backup, or - for stdin)");
+  const outPath = requireString("decrypt", options, "out", "ARCHIVE (or - for stdout)");
+  if (outPath === "-" && context.io.stdoutIsTTY) {
+    throw new CliError("refusing to write a binary archive to the terminal", EXIT.usage, "redirect stdout to a file, or give --out a file name");
+  }
+  const { config, path } = await context.loadConfig(options.config);
+  const masterKey = readMasterKey(config, path);
+  const input = await openInput(inPath, context.io);
+  const output = await createOutput(outPath, context.io, options.force === true);
+  const decrypt = createDecryptStream({ masterKey });
+  const counter = createByteCounter();
+  try {
+    await pipeline(input.stream, decrypt, counter, output.stream);
+    await output.commit();
+  } catch (error) {
+    await output.discard();
+    throw error;
+  }
+  const header = await decrypt.header;
+  context.say(
+    `decrypted ${input.label} (made ${header.createdAt.toISOString()}) into ${output.label}: ${formatBytes(counter.bytes)} of mongodump archive`,
+  );
+  if (outPath !== "-") context.say(`restore it with: mongorestore --archive=${output.label}`);
+  return 0;
+}

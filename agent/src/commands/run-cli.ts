@@ -1,0 +1,62 @@
+// The CLI's dispatcher: command word → command function; any failure → describeFailure's lines
+// and exit code. In-process and stream-based, so tests can run it without a subprocess.
+import { describeFailure } from "./report-error.ts";
+import { usageError } from "./cli-error.ts";
+import { type CliIo, createCommandContext, type CommandContext } from "./context.ts";
+import { runDecryptCommand } from "./decrypt.ts";
+import { runDumpCommand } from "./dump.ts";
+import { runEncryptCommand } from "./encrypt.ts";
+import { describeVersion, HELP_TEXT } from "./help.ts";
+import { runKeyCommand } from "./key.ts";
+import { runRestoreCommand } from "./restore.ts";
+import { runVerifyCommand } from "./verify.ts";
+
+type Command = (args: string[], context: CommandContext) => Promise<number>;
+
+const COMMANDS: Record<string, Command> = {
+  dump: runDumpCommand,
+  restore: runRestoreCommand,
+  encrypt: runEncryptCommand,
+  decrypt: runDecryptCommand,
+  verify: runVerifyCommand,
+  key: runKeyCommand,
+  async version(args, context) {
+    if (args.length > 0) throw usageError(`version: unexpected argument "${args[0]}"`);
+    context.io.stdout.write(`${describeVersion()}\n`);
+    return 0;
+  },
+  async help(_args, context) {
+    context.io.stdout.write(HELP_TEXT);
+    return 0;
+  },
+};
+
+/** Runs one command line; returns the exit code (see EXIT). Never throws. */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  const context = createCommandContext(io);
+  const [name, ...args] = argv;
+  let configPath: string | undefined;
+  try {
+    if (name === undefined) {
+      io.stderr.write(HELP_TEXT);
+      return 2;
+    }
+    if (name === "--help" || name === "-h") return await COMMANDS.help!(args, context);
+    if (name === "--version") return await COMMANDS.version!(args, context);
+    const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+    if (!command) throw usageError(`unknown command "${name}"`);
+    if (args.includes("--help")) return await COMMANDS.help!([], context);
+    configPath = findConfigArgument(args, io);
+    return await command(args, context);
+  } catch (error) {
+    const report = describeFailure(error, { configPath });
+    io.stderr.write(`${report.lines.join("\n")}\n`);
+    return report.exitCode;
+  }
+}
+
+function findConfigArgument(args: string[], io: CliIo): string {
+  const index = args.findIndex((arg) => arg === "--config" || arg.startsWith("--config="));
+  const explicit = index < 0 ? undefined : args[index]!.includes("=") ? args[index]!.slice(9) : args[index + 1];
+  return createCommandContext(io).configPath(explicit);
+}

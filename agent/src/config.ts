@@ -1,0 +1,201 @@
+// The agent's config file: where it is, what it holds, and reading/writing it safely. It holds
+// the master key and connection strings, so it is written 0600 in a 0700 directory, refused when
+// others can read it, and never echoed: messages name fields and database names, not values.
+//
+// { "version": 1, "masterKey": "dbvk1_…", "databases": [{ "name": "shop", "uri": "mongodb://…" }],
+//   "server": { "url", "apiKey", "agentId", "agentToken" }, "tools": { "mode", "mongodump", "mongorestore" },
+//   "compression": "zstd" }
+import { randomBytes } from "node:crypto";
+import { chmod, mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { homedir } from "node:os";
+import { dirname, join } from "node:path";
+import { type Compression, decodeMasterKey, InvalidKeyError } from "./archive/index.ts";
+import type { ToolsConfig } from "./dump/index.ts";
+
+export const CONFIG_VERSION = 1;
+
+export interface DatabaseEntry {
+  /** The display name, also what the server knows the database by. */
+  name: string;
+  /** The connection string; its path names the MongoDB database (none: every database). */
+  uri: string;
+}
+
+/** Filled in by `setup` (a later task): where the server is and how the agent signs in. */
+export interface ServerSettings {
+  url: string;
+  apiKey: string;
+  agentId?: string;
+  agentToken?: string;
+}
+
+export interface AgentConfig {
+  version: typeof CONFIG_VERSION;
+  /** The master key in its `dbvk1_` text form; absent until `key generate`. */
+  masterKey?: string;
+  databases: DatabaseEntry[];
+  server?: ServerSettings;
+  tools?: ToolsConfig;
+  compression?: Compression;
+}
+
+export type ConfigErrorCode =
+  | "missing"
+  | "unreadable"
+  | "insecure-permissions"
+  | "invalid"
+  | "no-key"
+  | "key-exists"
+  | "unknown-database"
+  | "write-failed";
+
+/** Every config problem: `code` for programs, `hint` for people. */
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+  constructor(
+    readonly code: ConfigErrorCode,
+    message: string,
+    readonly path: string,
+    readonly hint?: string,
+  ) {
+    super(message);
+  }
+}
+
+// The same rule the server applies to database names (protocol/agent-protocol.ts).
+const DATABASE_NAME = /^[A-Za-z0-9][A-Za-z0-9._ -]{0,63}$/;
+const COMPRESSIONS = ["zstd", "gzip", "none"];
+const TOOL_MODES = ["auto", "native", "builtin"];
+
+/** Returns --config when given, else $XDG_CONFIG_HOME/dbvault/agent.json, else ~/.config/dbvault/agent.json; never throws. */
+export function resolveConfigPath(explicit: string | undefined, env: Record<string, string | undefined> = process.env): string {
+  if (explicit !== undefined && explicit !== "") return explicit;
+  const base = env.XDG_CONFIG_HOME && env.XDG_CONFIG_HOME !== "" ? env.XDG_CONFIG_HOME : join(env.HOME || homedir(), ".config");
+  return join(base, "dbvault", "agent.json");
+}
+
+/** Reads and validates the config file; throws ConfigError (missing, unreadable, insecure-permissions, invalid). */
+export async function loadConfig(path: string): Promise<AgentConfig> {
+  let text: string;
+  try {
+    const info = await stat(path);
+    if (process.platform !== "win32" && (info.mode & 0o077) !== 0) {
+      throw new ConfigError(
+        "insecure-permissions",
+        `the config file ${path} can be read by other users (mode ${(info.mode & 0o777).toString(8).padStart(4, "0")})`,
+        path,
+        `it holds the master key and connection strings: run chmod 600 ${path}`,
+      );
+    }
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    if (error instanceof ConfigError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") {
+      throw new ConfigError("missing", `no config file at ${path}`, path, `create one with: dbvault-agent key generate --config ${path}`);
+    }
+    throw new ConfigError("unreadable", `cannot read the config file ${path} (${code ?? "error"})`, path);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new ConfigError("invalid", `the config file ${path} is not valid JSON`, path, "fix the file by hand or restore it from a copy");
+  }
+  return validateConfig(parsed, path);
+}
+
+/** Checks a parsed config and lists every problem at once; throws ConfigError "invalid". */
+export function validateConfig(value: unknown, path: string): AgentConfig {
+  const problems: string[] = [];
+  if (!isObject(value)) throw new ConfigError("invalid", `the config file ${path} is not a JSON object`, path);
+  if (value.version !== CONFIG_VERSION) problems.push(`version must be ${CONFIG_VERSION}`);
+  if (value.masterKey !== undefined && typeof value.masterKey !== "string") problems.push("masterKey must be a string");
+  const databases = value.databases ?? [];
+  if (!Array.isArray(databases)) problems.push("databases must be a list");
+  else {
+    const seen = new Set<string>();
+    databases.forEach((entry: unknown, index) => {
+      if (!isObject(entry)) return problems.push(`databases[${index}] must be an object`);
+      if (typeof entry.name !== "string" || !DATABASE_NAME.test(entry.name)) {
+        problems.push(`databases[${index}].name must be 1 to 64 letters, digits, ".", "_", "-" or spaces`);
+      } else if (seen.has(entry.name)) problems.push(`databases[${index}].name "${entry.name}" is used twice`);
+      else seen.add(entry.name);
+      if (typeof entry.uri !== "string" || !/^mongodb(\+srv)?:\/\//i.test(entry.uri)) {
+        problems.push(`databases[${index}].uri must be a mongodb:// or mongodb+srv:// connection string`);
+      }
+    });
+  }
+  if (value.server !== undefined) {
+    if (!isObject(value.server)) problems.push("server must be an object");
+    else {
+      for (const field of ["url", "apiKey"]) if (typeof value.server[field] !== "string") problems.push(`server.${field} must be a string`);
+      for (const field of ["agentId", "agentToken"]) {
+        if (value.server[field] !== undefined && typeof value.server[field] !== "string") problems.push(`server.${field} must be a string`);
+      }
+    }
+  }
+  if (value.tools !== undefined) {
+    if (!isObject(value.tools)) problems.push("tools must be an object");
+    else {
+      if (value.tools.mode !== undefined && !TOOL_MODES.includes(value.tools.mode as string)) {
+        problems.push(`tools.mode must be one of ${TOOL_MODES.join(", ")}`);
+      }
+      for (const field of ["mongodump", "mongorestore"]) {
+        if (value.tools[field] !== undefined && typeof value.tools[field] !== "string") problems.push(`tools.${field} must be a path`);
+      }
+    }
+  }
+  if (value.compression !== undefined && !COMPRESSIONS.includes(value.compression as string)) {
+    problems.push(`compression must be one of ${COMPRESSIONS.join(", ")}`);
+  }
+  if (problems.length > 0) {
+    throw new ConfigError("invalid", `the config file ${path} is invalid: ${problems.join("; ")}`, path);
+  }
+  return { ...(value as object), databases } as AgentConfig;
+}
+
+/** Writes the config atomically with mode 0600 (its directory 0700 when created); throws ConfigError "write-failed". */
+export async function saveConfig(path: string, config: AgentConfig): Promise<void> {
+  const temporary = join(dirname(path), `.${randomBytes(6).toString("hex")}.tmp`);
+  try {
+    await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+    await writeFile(temporary, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600, flag: "wx" });
+    await chmod(temporary, 0o600);
+    await rename(temporary, path);
+  } catch (error) {
+    await rm(temporary, { force: true }).catch(() => undefined);
+    const code = (error as NodeJS.ErrnoException).code ?? "error";
+    throw new ConfigError("write-failed", `cannot write the config file ${path} (${code})`, path);
+  }
+}
+
+/** Returns the database entry named `name`; throws ConfigError "unknown-database" listing the names there are. */
+export function findDatabase(config: AgentConfig, name: string, path: string): DatabaseEntry {
+  const entry = config.databases.find((candidate) => candidate.name === name);
+  if (entry) return entry;
+  const known = config.databases.map((candidate) => candidate.name);
+  throw new ConfigError(
+    "unknown-database",
+    `no database named "${name}" in ${path}`,
+    path,
+    known.length > 0 ? `the config file has: ${known.join(", ")}` : `add one to the "databases" list of ${path}`,
+  );
+}
+
+/** Decodes the config's master key; throws ConfigError "no-key" or "invalid" (never quoting the key). */
+export function readMasterKey(config: AgentConfig, path: string): Buffer {
+  if (config.masterKey === undefined) {
+    throw new ConfigError("no-key", `the config file ${path} holds no master key`, path, `create one with: dbvault-agent key generate --config ${path}`);
+  }
+  try {
+    return decodeMasterKey(config.masterKey);
+  } catch (error) {
+    const detail = error instanceof InvalidKeyError ? error.message : "it cannot be decoded";
+    throw new ConfigError("invalid", `the master key in ${path} is not valid: ${detail}`, path, "put back the key exactly as dbvault-agent key export printed it");
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,156 @@
+import type { Progress, RestoreStats, ServerMessage } from "../../../protocol/agent-protocol";
+import { type AgentSocket, startAgentSocket } from "../transport/agent-socket";
+import type { ServerClient } from "../transport/server-client";
+import { uploadBackup } from "../transport/uploader";
+import { createOutbox } from "./outbox";
+import { throttleProgress } from "./progress-throttle";
+import { openResumableDownload } from "./resumable-download";
+
+/** What the daemon needs from the rest of the agent; the run command wires the real ones in. */
+export type DaemonRuntime = {
+  /** The server client with the current credentials (re-read after a reset or restart). */
+  client(): ServerClient;
+  hello: { version: string; hostname: string; platform: string };
+  /** Dumps, compresses and encrypts a configured database: the ciphertext, as produced. */
+  backup(databaseName: string, options: { onProgress: (p: Progress) => void; signal: AbortSignal }): AsyncIterable<Uint8Array>;
+  /** Verifies, decrypts and restores a backup file into a configured database. */
+  restore(
+    databaseName: string,
+    encrypted: ReadableStream<Uint8Array>,
+    options: { onProgress: (p: Progress) => void; signal: AbortSignal },
+  ): Promise<RestoreStats>;
+  /** Stores new agent credentials (a reset) in the config file. */
+  saveAgentToken(agentToken: string): Promise<void>;
+  /** Re-reads the config file (a restart command). */
+  reloadConfig(): Promise<void>;
+  log(message: string, fields?: Record<string, unknown>): void;
+};
+
+/** A message for the server: the error's own text, never a stack, trimmed to the protocol's limit. */
+const describe = (error: unknown) => ((error as Error)?.message || String(error)).slice(0, 1900);
+
+/**
+ * The long-lived agent: holds the socket, runs one backup or restore at a time as the server
+ * asks, streams uploads and downloads, reports progress, and answers restart/update/reset.
+ */
+export function startAgentDaemon(runtime: DaemonRuntime) {
+  const jobs: (() => Promise<void>)[] = [];
+  let running = false;
+  const abort = new AbortController();
+  let socket: AgentSocket;
+
+  const outbox = createOutbox(
+    (message) => socket.send(message),
+    () => socket.isConnected(),
+  );
+
+  const runNext = async () => {
+    if (running) return;
+    const job = jobs.shift();
+    if (!job) return;
+    running = true;
+    try {
+      await job();
+    } finally {
+      running = false;
+      void runNext();
+    }
+  };
+  const enqueue = (job: () => Promise<void>) => {
+    jobs.push(job);
+    void runNext();
+  };
+
+  async function runBackup(backupId: string, databaseName: string) {
+    runtime.log("backup started", { backupId, databaseName });
+    const report = throttleProgress((progress) => socket.send({ type: "backup.progress", backupId, progress }));
+    try {
+      const encrypted = runtime.backup(databaseName, { onProgress: report, signal: abort.signal });
+      const result = await uploadBackup(runtime.client(), backupId, encrypted);
+      runtime.log("backup completed and uploaded", { backupId, databaseName, bytes: result.size });
+    } catch (error) {
+      runtime.log("backup failed", { backupId, databaseName, error: describe(error) });
+      outbox.deliver({ type: "backup.failed", backupId, error: describe(error) });
+      await runtime
+        .client()
+        .fail(backupId, describe(error))
+        .catch(() => {});
+    }
+  }
+
+  async function runRestore(restoreId: string, backupId: string, databaseName: string) {
+    runtime.log("restore started", { restoreId, backupId, databaseName });
+    outbox.deliver({ type: "restore.started", restoreId });
+    const report = throttleProgress((progress) => socket.send({ type: "restore.progress", restoreId, progress }));
+    try {
+      const download = openResumableDownload(runtime.client(), backupId, { signal: abort.signal });
+      const stats = await runtime.restore(databaseName, download, { onProgress: report, signal: abort.signal });
+      runtime.log("restore completed", { restoreId, databaseName });
+      outbox.deliver({ type: "restore.completed", restoreId, stats });
+    } catch (error) {
+      runtime.log("restore failed", { restoreId, databaseName, error: describe(error) });
+      const stats = (error as { stats?: RestoreStats }).stats;
+      outbox.deliver({ type: "restore.failed", restoreId, error: describe(error), ...(stats ? { stats } : {}) });
+    }
+  }
+
+  async function handle(message: ServerMessage) {
+    switch (message.type) {
+      case "welcome":
+        runtime.log("connected to the DBVault server", { agentId: message.agentId });
+        outbox.flush();
+        return;
+      case "backup":
+        return enqueue(() => runBackup(message.backupId, message.databaseName));
+      case "restore":
+        return enqueue(() => runRestore(message.restoreId, message.backupId, message.databaseName));
+      case "restart":
+        runtime.log("restart requested: reloading the configuration and reconnecting");
+        await runtime.reloadConfig();
+        outbox.deliver({ type: "command.result", command: "restart", ok: true, message: "configuration reloaded; reconnecting" });
+        socket.reconnect();
+        return;
+      case "update":
+        outbox.deliver({
+          type: "command.result",
+          command: "update",
+          ok: true,
+          message: `dbvault-agent ${runtime.hello.version} is running. To update, replace the binary and restart the service.`,
+        });
+        return;
+      case "reset":
+        runtime.log("connection credentials reset by the server: saving the new agent token");
+        await runtime.saveAgentToken(message.agentToken);
+        socket.reconnect();
+        return;
+      case "close":
+        runtime.log("the server closed the connection", { reason: message.reason });
+        return;
+    }
+  }
+
+  socket = startAgentSocket(
+    {
+      url: () => runtime.client().socketUrl(),
+      headers: () => runtime.client().socketHeaders(),
+      hello: runtime.hello,
+    },
+    {
+      onMessage: (message) => {
+        handle(message).catch((error) => runtime.log("command failed", { type: message.type, error: describe(error) }));
+      },
+      onConnected: () => outbox.flush(),
+      onDisconnected: (reason, retryInMs) => runtime.log("disconnected from the server", { reason, retryInMs }),
+    },
+  );
+
+  return {
+    isConnected: () => socket.isConnected(),
+    /** Stops taking work, aborts the running job and closes the socket. */
+    async stop() {
+      jobs.length = 0;
+      abort.abort(new Error("the agent is stopping"));
+      await socket.stop();
+    },
+  };
+}

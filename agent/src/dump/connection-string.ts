@@ -1,0 +1,89 @@
+// Small, dependency-free handling of MongoDB connection strings, which are secrets: the parts a
+// message may show (hosts), the database path, and redaction of text that might quote them.
+// The driver stays the authority on validity; this only splits what it needs to.
+
+interface UriParts {
+  scheme: string;
+  credentials: string | undefined;
+  hosts: string;
+  database: string | undefined;
+  query: string;
+}
+
+function splitUri(uri: string): UriParts | undefined {
+  const match = /^(mongodb(?:\+srv)?):\/\//i.exec(uri.trim());
+  if (!match) return undefined;
+  const rest = uri.trim().slice(match[0].length);
+  const queryStart = rest.indexOf("?") < 0 ? rest.length : rest.indexOf("?");
+  const at = rest.lastIndexOf("@", queryStart);
+  const credentials = at < 0 ? undefined : rest.slice(0, at);
+  const afterCredentials = rest.slice(at + 1, queryStart);
+  const slash = afterCredentials.indexOf("/");
+  const hosts = slash < 0 ? afterCredentials : afterCredentials.slice(0, slash);
+  const path = slash < 0 ? "" : afterCredentials.slice(slash + 1);
+  let database: string | undefined;
+  try {
+    database = path === "" ? undefined : decodeURIComponent(path);
+  } catch {
+    database = path;
+  }
+  return { scheme: match[1]!.toLowerCase(), credentials, hosts, database, query: rest.slice(queryStart) };
+}
+
+/** Returns the hosts of a connection string ("db1:27017,db2"), safe to show; "(invalid connection string)" otherwise. */
+export function describeUriHosts(uri: string): string {
+  const parts = splitUri(uri);
+  if (!parts || parts.hosts === "") return "(invalid connection string)";
+  return parts.hosts;
+}
+
+/** Returns the database named in the connection string's path, if any; never throws. */
+export function readUriDatabase(uri: string): string | undefined {
+  return splitUri(uri)?.database;
+}
+
+/**
+ * Returns the connection string without its database path, for tools that take the database
+ * separately. The path also names the authentication database when credentials are present
+ * and no authSource is given, so it moves into `authSource` then; never throws.
+ */
+export function removeUriDatabase(uri: string): string {
+  const parts = splitUri(uri);
+  if (!parts || parts.database === undefined) return uri;
+  let query = parts.query;
+  if (parts.credentials !== undefined && !/[?&]authSource=/i.test(query)) {
+    const param = `authSource=${encodeURIComponent(parts.database)}`;
+    query = query === "" || query === "?" ? `?${param}` : `${query}&${param}`;
+  }
+  const credentials = parts.credentials === undefined ? "" : `${parts.credentials}@`;
+  return `${parts.scheme}://${credentials}${parts.hosts}/${query}`;
+}
+
+/**
+ * Replaces every trace of the connection strings in a text (the strings themselves, their
+ * passwords, and any `mongodb://user:pass@` fragment) so tool output can be shown; never throws.
+ */
+export function redactSecrets(text: string, uris: string[]): string {
+  let result = text;
+  for (const uri of uris) {
+    if (uri === "") continue;
+    result = result.split(uri).join(`mongodb://${describeUriHosts(uri)}`);
+    const credentials = splitUri(uri)?.credentials;
+    const colon = credentials?.indexOf(":") ?? -1;
+    if (credentials !== undefined && colon >= 0) {
+      const password = credentials.slice(colon + 1);
+      for (const form of new Set([password, safeDecode(password)])) {
+        if (form.length >= 3) result = result.split(form).join("***");
+      }
+    }
+  }
+  return result.replace(/(mongodb(?:\+srv)?:\/\/)[^\s/@"']*@/gi, "$1***@");
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}

@@ -1,0 +1,51 @@
+// Typed failures of dumping and restoring. Messages name hosts at most, never a connection
+// string, a password or a key; `hint` says what the user can do about it.
+import type { RestoreResult } from "./types.ts";
+
+export type DumpErrorCode =
+  /** The MongoDB server could not be reached or refused the credentials. */
+  | "connect-failed"
+  /** A command failed on the server (create, createIndexes, insert, find...). */
+  | "database-error"
+  /** mongodump or mongorestore failed, or could not be started. */
+  | "tool-failed"
+  /** The configured native tools are missing or too old to take the URI from a config file. */
+  | "tool-unavailable"
+  /** The server or the data needs something this engine cannot do (named in the message). */
+  | "unsupported"
+  /** The archive's databases do not fit the target database. */
+  | "target-mismatch"
+  /** The restore failed after it had replaced collections; see `stats`. */
+  | "restore-incomplete"
+  /** The operation was aborted through its signal. */
+  | "aborted";
+
+/** The one error type of dump and restore; `code` says what went wrong. */
+export class DumpError extends Error {
+  override readonly name = "DumpError";
+  readonly code: DumpErrorCode;
+  readonly hint: string | undefined;
+  /** For "restore-incomplete": what was restored before the failure. */
+  readonly stats: RestoreResult | undefined;
+
+  constructor(
+    code: DumpErrorCode,
+    message: string,
+    details: { hint?: string; cause?: unknown; stats?: RestoreResult } = {},
+  ) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.code = code;
+    this.hint = details.hint;
+    this.stats = details.stats;
+  }
+}
+
+/** Tells whether a value is a DumpError, optionally with the given code; never throws. */
+export function isDumpError(value: unknown, code?: DumpErrorCode): value is DumpError {
+  return value instanceof DumpError && (code === undefined || value.code === code);
+}
+
+/** Throws DumpError "aborted" when the signal has fired. */
+export function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new DumpError("aborted", "the operation was cancelled");
+}

@@ -1,0 +1,104 @@
+// dumpDatabase and restoreDatabase: pick the engine (native tools or built-in), run it with
+// progress, and give back what was dumped or restored. The plain mongodump archive goes in and
+// out here; encrypted.ts wraps both in the .enc.dbvault pipeline.
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { readArchivePrelude, type ArchivePrelude } from "./archive-prelude.ts";
+import { dumpWithDriver } from "./builtin/dump.ts";
+import { restoreWithDriver } from "./builtin/restore.ts";
+import { countBytes, toNodeWritable } from "./byte-streams.ts";
+import { readUriDatabase } from "./connection-string.ts";
+import { DumpError, throwIfAborted } from "./errors.ts";
+import { dumpWithTool } from "./native/dump.ts";
+import { chooseEngine } from "./native/find-tools.ts";
+import { restoreWithTool } from "./native/restore.ts";
+import { createMemoryPacer } from "./memory-pacer.ts";
+import { ProgressTracker } from "./progress-tracker.ts";
+import { planRestore } from "./restore-plan.ts";
+import type { DumpOptions, DumpResult, RestoreOptions, RestoreResult } from "./types.ts";
+
+/**
+ * Dumps a database (or all of them) as a mongodump archive into `output`, ending it on success.
+ * Uses mongodump when available (see ToolsConfig), the driver otherwise. Throws DumpError
+ * ("connect-failed", "database-error", "tool-failed", "tool-unavailable", "unsupported",
+ * "aborted") or the output's own error; `output` is destroyed on failure.
+ */
+export async function dumpDatabase(options: DumpOptions): Promise<DumpResult> {
+  throwIfAborted(options.signal);
+  const output = toNodeWritable(options.output);
+  const database = options.database ?? readUriDatabase(options.uri);
+  let choice;
+  try {
+    choice = await chooseEngine("mongodump", options.tools, options.onNotice);
+  } catch (error) {
+    output.destroy(error as Error);
+    throw error;
+  }
+  const tracker = new ProgressTracker(options.onProgress, options.progressIntervalMs);
+  const counts: Record<string, number> = {};
+  const request = { uri: options.uri, database, signal: options.signal, tracker, counts };
+  const archive =
+    choice.engine === "native" ? dumpWithTool({ ...request, toolPath: choice.path }) : dumpWithDriver(request);
+  let archiveBytes = 0;
+  const pacer = createMemoryPacer();
+  try {
+    await pipeline(
+      Readable.from(
+        countBytes(archive, (count) => {
+          archiveBytes += count;
+          pacer.note(count);
+        }),
+      ),
+      output,
+    );
+  } catch (error) {
+    throw options.signal?.aborted ? new DumpError("aborted", "the operation was cancelled", { cause: error }) : error;
+  }
+  tracker.finish();
+  const documents = Object.values(counts).reduce((sum, count) => sum + count, 0);
+  return { engine: choice.engine, collections: counts, documents, archiveBytes };
+}
+
+/**
+ * Restores a plain mongodump archive, replacing each collection it holds (drop, recreate with
+ * options and indexes, insert). Reads the archive's whole prelude before touching the database.
+ * Throws what the input throws, MongodumpArchiveError for a damaged archive, or DumpError
+ * ("restore-incomplete" with `stats` once collections were replaced; see docs/agent.md).
+ */
+export async function restoreDatabase(options: RestoreOptions): Promise<RestoreResult> {
+  let consumed = 0;
+  const input = countBytes(options.input, (count) => (consumed += count));
+  const fraction = options.inputBytes && options.inputBytes > 0 ? () => consumed / options.inputBytes! : undefined;
+  return restoreArchive({ ...options, input }, fraction);
+}
+
+/** restoreDatabase with the progress fraction supplied by the caller (encrypted.ts counts ciphertext). */
+export async function restoreArchive(
+  options: RestoreOptions,
+  readFraction: (() => number | undefined) | undefined,
+): Promise<RestoreResult> {
+  let prelude: ArchivePrelude | undefined;
+  const pacer = createMemoryPacer();
+  try {
+    throwIfAborted(options.signal);
+    const choice = await chooseEngine("mongorestore", options.tools, options.onNotice);
+    // The safety gate: a wrong key, a damaged first chunk or bad metadata fail here, untouched.
+    prelude = await readArchivePrelude(countBytes(options.input, (count) => pacer.note(count)));
+    const plan = planRestore(prelude.collections, options.database ?? readUriDatabase(options.uri));
+    throwIfAborted(options.signal);
+    const tracker = new ProgressTracker(options.onProgress, options.progressIntervalMs, readFraction ?? (() => undefined));
+    const request = { uri: options.uri, prelude, plan, signal: options.signal, tracker };
+    const result =
+      choice.engine === "native"
+        ? await restoreWithTool({ ...request, toolPath: choice.path })
+        : await restoreWithDriver(request);
+    tracker.finish();
+    return result;
+  } catch (error) {
+    await prelude?.cancel();
+    if (options.signal?.aborted && !(error instanceof DumpError)) {
+      throw new DumpError("aborted", "the operation was cancelled", { cause: error });
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,59 @@
+// Which namespaces of an archive a restore writes, and under which database: shared by both
+// engines so the built-in restorer and mongorestore restore exactly the same things.
+import { DumpError } from "./errors.ts";
+import { type CollectionMetadata, OPLOG_NAMESPACE } from "./mongodump-archive/index.ts";
+
+export interface RestorePlan {
+  /** Databases with restorable collections in the archive, sorted. */
+  sourceDatabases: string[];
+  /** When set, only this source database is restored (the others are skipped). */
+  onlyDatabase: string | undefined;
+  /** When set, the source database `from` is restored as `to`. */
+  rename: { from: string; to: string } | undefined;
+  /** The target namespace of a prelude entry, or undefined when it is skipped. */
+  targetOf(entry: CollectionMetadata): string | undefined;
+}
+
+// mongorestore does not restore these either: the oplog needs --oplogReplay, `local` and
+// `config` belong to the server, and system collections are the server's own state.
+const SKIPPED_DATABASES = new Set(["local", "config"]);
+
+/** Tells whether a prelude entry is never restored (oplog, server databases, system collections); never throws. */
+export function isSkippedEntry(entry: CollectionMetadata): boolean {
+  if (entry.namespace === OPLOG_NAMESPACE || entry.db === "") return true;
+  if (SKIPPED_DATABASES.has(entry.db)) return true;
+  return entry.collection.startsWith("system.") && entry.collection !== "system.js";
+}
+
+/**
+ * Decides what a restore into `targetDatabase` (undefined: every database under its own name)
+ * writes. Throws DumpError "target-mismatch" when the archive holds several databases and none
+ * of them is the target, since which one to rename would be a guess.
+ */
+export function planRestore(collections: CollectionMetadata[], targetDatabase: string | undefined): RestorePlan {
+  const sourceDatabases = [...new Set(collections.filter((entry) => !isSkippedEntry(entry)).map((entry) => entry.db))].sort();
+  let onlyDatabase: string | undefined;
+  let rename: RestorePlan["rename"];
+  if (targetDatabase !== undefined && sourceDatabases.length > 0) {
+    if (sourceDatabases.includes(targetDatabase)) onlyDatabase = targetDatabase;
+    else if (sourceDatabases.length === 1) rename = { from: sourceDatabases[0]!, to: targetDatabase };
+    else {
+      throw new DumpError(
+        "target-mismatch",
+        `the backup holds the databases ${sourceDatabases.join(", ")}, and the target database ${targetDatabase} is none of them`,
+        { hint: "restore with a connection string naming one of those databases, or none to restore them all" },
+      );
+    }
+  }
+  return {
+    sourceDatabases,
+    onlyDatabase,
+    rename,
+    targetOf(entry) {
+      if (isSkippedEntry(entry)) return undefined;
+      if (onlyDatabase !== undefined && entry.db !== onlyDatabase) return undefined;
+      const db = rename && entry.db === rename.from ? rename.to : entry.db;
+      return `${db}.${entry.collection}`;
+    },
+  };
+}

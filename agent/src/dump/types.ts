@@ -1,0 +1,91 @@
+// Types of the dump/restore API the CLI and the daemon call (see index.ts).
+import type { Writable } from "node:stream";
+
+/** Progress of a dump or restore: the shape of spec section 3 and of the agent protocol. */
+export interface Progress {
+  /** Documents dumped or restored so far. */
+  current: number;
+  /** Documents expected in all; for a restore an estimate until the end (0 when unknown). */
+  total: number;
+  /** 0 to 100. */
+  percentage: number;
+  /** The namespace ("db.collection") being processed. */
+  collection: string;
+}
+
+export type ProgressListener = (progress: Progress) => void;
+
+/** Which implementation did the work: MongoDB's own tools, or the agent's driver-based one. */
+export type DumpEngine = "native" | "builtin";
+
+/** How to pick the engine, and where MongoDB's tools are (config file `tools`). */
+export interface ToolsConfig {
+  /** "auto" (default): the native tools when found and recent enough, else built-in. */
+  mode?: "auto" | "native" | "builtin";
+  /** Path of mongodump; looked up on PATH when absent. */
+  mongodump?: string;
+  /** Path of mongorestore; looked up on PATH when absent. */
+  mongorestore?: string;
+}
+
+/** Options shared by dumps and restores. */
+export interface OperationOptions {
+  /** The connection string. A secret: it never reaches argv, logs or error messages. */
+  uri: string;
+  /** Called at most every `progressIntervalMs` and when the collection changes, then once at the end. */
+  onProgress?: ProgressListener;
+  /** Aborting kills a native tool, stops the cursor or the inserts, and rejects with DumpError "aborted". */
+  signal?: AbortSignal;
+  tools?: ToolsConfig;
+  /** Informational messages (e.g. why the built-in engine was chosen); never contain secrets. */
+  onNotice?: (message: string) => void;
+  /** Minimum time between two progress calls; default 250 ms. */
+  progressIntervalMs?: number;
+}
+
+export interface DumpOptions extends OperationOptions {
+  /** The database to dump; defaults to the URI's database, else every database but admin, local and config. */
+  database?: string;
+  /** Where the plain mongodump archive goes; ended when the dump succeeds. */
+  output: Writable | WritableStream<Uint8Array>;
+}
+
+export interface DumpResult {
+  engine: DumpEngine;
+  /** Documents dumped per namespace ("db.collection"). */
+  collections: Record<string, number>;
+  documents: number;
+  /** Bytes of mongodump archive written. */
+  archiveBytes: number;
+}
+
+/** Byte sources a restore reads: a web stream, a Node Readable, or any (async) iterable of bytes. */
+export type ByteSource = ReadableStream<Uint8Array> | AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
+
+export interface RestoreOptions extends OperationOptions {
+  /** The plain mongodump archive. */
+  input: ByteSource;
+  /**
+   * The database to restore into; defaults to the URI's database. When the archive holds it, only
+   * it is restored; when the archive holds one other database, that one is restored under this name.
+   */
+  database?: string;
+  /** Size of `input` in bytes, when known: it turns bytes read into a percentage and a total estimate. */
+  inputBytes?: number;
+}
+
+/** Documents restored and failed (duplicate keys, validation...) in one collection. */
+export interface CollectionRestoreStats {
+  restored: number;
+  failed: number;
+}
+
+export interface RestoreResult {
+  engine: DumpEngine;
+  /** Per target namespace ("db.collection"), views and empty collections included. */
+  collections: Record<string, CollectionRestoreStats>;
+  restored: number;
+  failed: number;
+  /** Namespaces in the archive that were not restored (the oplog, system collections, other databases). */
+  skipped: string[];
+}

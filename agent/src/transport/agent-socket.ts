@@ -1,0 +1,104 @@
+import {
+  type AgentMessage,
+  HEARTBEAT_INTERVAL_MS,
+  RECONNECT_MAX_MS,
+  RECONNECT_MIN_MS,
+  type ServerMessage,
+} from "../../../protocol/agent-protocol";
+
+export type SocketEvents = {
+  /** A message from the server. */
+  onMessage(message: ServerMessage): void;
+  onConnected?(): void;
+  /** The socket dropped; `retryInMs` says when the next attempt is. */
+  onDisconnected?(reason: string, retryInMs: number): void;
+};
+
+export type SocketOptions = {
+  url: () => string;
+  /** Read on every attempt, so a reset's new token is used on the next connection. */
+  headers: () => Record<string, string>;
+  hello: { version: string; hostname: string; platform: string };
+  heartbeatMs?: number;
+};
+
+/**
+ * Keeps a WebSocket to the server open: hello on connect, heartbeats, and reconnection with
+ * backoff from 1 s doubling up to 5 s. Messages sent while disconnected are dropped (progress is
+ * advisory; results also go over HTTP or are re-sent by the caller).
+ */
+export function startAgentSocket(options: SocketOptions, events: SocketEvents) {
+  let socket: WebSocket | null = null;
+  let stopped = false;
+  let delay = RECONNECT_MIN_MS;
+  let heartbeat: ReturnType<typeof setInterval> | null = null;
+  let reconnectTimer: ReturnType<typeof setTimeout> | null = null;
+  let resolveStopped: () => void = () => {};
+  const stoppedPromise = new Promise<void>((resolve) => (resolveStopped = resolve));
+
+  const send = (message: AgentMessage) => {
+    if (socket?.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
+  };
+
+  const scheduleReconnect = (reason: string) => {
+    if (heartbeat) clearInterval(heartbeat);
+    heartbeat = null;
+    socket = null;
+    if (stopped) return resolveStopped();
+    const wait = delay;
+    delay = Math.min(delay * 2, RECONNECT_MAX_MS);
+    events.onDisconnected?.(reason, wait);
+    reconnectTimer = setTimeout(connect, wait);
+  };
+
+  function connect() {
+    reconnectTimer = null;
+    if (stopped) return;
+    // Bun's WebSocket takes headers, which carry the API key and agent token (never the URL).
+    const ws = new WebSocket(options.url(), { headers: options.headers() } as unknown as string[]);
+    socket = ws;
+    let opened = false;
+    ws.onopen = () => {
+      opened = true;
+      delay = RECONNECT_MIN_MS;
+      send({ type: "hello", ...options.hello });
+      heartbeat = setInterval(() => send({ type: "heartbeat" }), options.heartbeatMs ?? HEARTBEAT_INTERVAL_MS);
+      events.onConnected?.();
+    };
+    ws.onmessage = (event) => {
+      let message: ServerMessage;
+      try {
+        message = JSON.parse(String(event.data)) as ServerMessage;
+      } catch {
+        return;
+      }
+      events.onMessage(message);
+    };
+    ws.onerror = () => {};
+    ws.onclose = (event) => {
+      if (socket !== ws) return;
+      scheduleReconnect(opened ? `connection closed (${event.code}${event.reason ? `: ${event.reason}` : ""})` : "could not connect");
+    };
+  }
+
+  connect();
+  return {
+    send,
+    isConnected: () => socket?.readyState === WebSocket.OPEN,
+    /** Drops the current connection and reconnects at once (e.g. with new credentials). */
+    reconnect() {
+      delay = RECONNECT_MIN_MS;
+      socket?.close(1000, "reconnecting");
+    },
+    async stop() {
+      stopped = true;
+      if (reconnectTimer) clearTimeout(reconnectTimer);
+      if (heartbeat) clearInterval(heartbeat);
+      if (socket) socket.close(1000, "agent stopping");
+      else resolveStopped();
+      await stoppedPromise;
+    },
+  };
+}
+
+export type AgentSocket = ReturnType<typeof startAgentSocket>;

@@ -1,0 +1,88 @@
+import {
+  AgentHeaders,
+  agentApi,
+  type CompleteUploadRequest,
+  type RegisterRequest,
+  type RegisterResponse,
+  type UploadStatus,
+} from "../../../protocol/agent-protocol";
+import { ServerRefusedError, ServerUnreachableError } from "./errors";
+
+export type ServerCredentials = { url: string; apiKey: string; agentId?: string; agentToken?: string };
+
+const REQUEST_TIMEOUT_MS = 60_000;
+
+/** HTTP calls of the agent protocol. No logging here: callers decide what to say (never the key). */
+export function createServerClient(credentials: ServerCredentials) {
+  const base = credentials.url.replace(/\/+$/, "");
+  const headers = (extra: Record<string, string> = {}): Record<string, string> => ({
+    authorization: `Bearer ${credentials.apiKey}`,
+    ...(credentials.agentId ? { [AgentHeaders.agentId]: credentials.agentId } : {}),
+    ...(credentials.agentToken ? { [AgentHeaders.agentToken]: credentials.agentToken } : {}),
+    ...extra,
+  });
+
+  async function call(path: string, init: RequestInit & { timeoutMs?: number } = {}): Promise<Response> {
+    let response: Response;
+    try {
+      response = await fetch(`${base}${path}`, {
+        ...init,
+        headers: { ...headers(), ...(init.headers as Record<string, string>) },
+        signal: init.signal ?? AbortSignal.timeout(init.timeoutMs ?? REQUEST_TIMEOUT_MS),
+      });
+    } catch (error) {
+      throw new ServerUnreachableError(`cannot reach the DBVault server at ${base}: ${(error as Error).message}`, error);
+    }
+    if (response.status >= 500) {
+      throw new ServerUnreachableError(`the DBVault server answered ${response.status} for ${path}`);
+    }
+    if (!response.ok) {
+      const body = (await response.json().catch(() => ({}))) as { message?: string; code?: string };
+      throw new ServerRefusedError(response.status, body.code, body.message ?? `the server refused ${path} (${response.status})`);
+    }
+    return response;
+  }
+
+  const json = (body: unknown) => ({ body: JSON.stringify(body), headers: { "content-type": "application/json" } });
+
+  return {
+    credentials,
+    /** Registers this agent and its database names; answers its id and token. */
+    async register(input: RegisterRequest): Promise<RegisterResponse> {
+      return (await call(agentApi.register, { method: "POST", ...json(input) })).json() as Promise<RegisterResponse>;
+    },
+    async addDatabase(name: string): Promise<{ databases: { name: string; isActive: boolean }[] }> {
+      return (await call(agentApi.databases, { method: "POST", ...json({ name }) })).json() as Promise<{
+        databases: { name: string; isActive: boolean }[];
+      }>;
+    },
+    async uploadStatus(backupId: string): Promise<UploadStatus> {
+      return (await call(agentApi.uploadStatus(backupId))).json() as Promise<UploadStatus>;
+    },
+    async uploadPart(backupId: string, partNumber: number, bytes: Uint8Array): Promise<void> {
+      await call(agentApi.part(backupId, partNumber), {
+        method: "PUT",
+        body: bytes as Uint8Array<ArrayBuffer>,
+        headers: { "content-type": "application/octet-stream" },
+        timeoutMs: 5 * 60_000,
+      });
+    },
+    async complete(backupId: string, input: CompleteUploadRequest): Promise<void> {
+      await call(agentApi.complete(backupId), { method: "POST", ...json(input), timeoutMs: 10 * 60_000 });
+    },
+    async fail(backupId: string, error: string): Promise<void> {
+      await call(agentApi.fail(backupId), { method: "POST", ...json({ error }) });
+    },
+    /** The backup file from byte `from` on (a Range request when resuming). */
+    async download(backupId: string, from = 0, signal?: AbortSignal): Promise<Response> {
+      return call(agentApi.download(backupId), {
+        headers: from > 0 ? { range: `bytes=${from}-` } : {},
+        signal: signal ?? AbortSignal.timeout(24 * 3_600_000),
+      });
+    },
+    socketUrl: () => `${base.replace(/^http/, "ws")}${agentApi.socket}`,
+    socketHeaders: () => headers(),
+  };
+}
+
+export type ServerClient = ReturnType<typeof createServerClient>;

@@ -1,0 +1,231 @@
+// The agent's side of the protocol against the real server over loopback: registration, the
+// socket (hello, commands, reconnection), part uploads with retries, and resumable downloads.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createHash, randomBytes } from "node:crypto";
+import { eq } from "drizzle-orm";
+import { agents, plans, users } from "../../../db/schema";
+import { startTestServer, type TestServer } from "../../../server/test/harness";
+import { openResumableDownload } from "../daemon/resumable-download";
+import { startAgentSocket } from "./agent-socket";
+import { ServerRefusedError } from "./errors";
+import { createServerClient } from "./server-client";
+import { uploadBackup } from "./uploader";
+import type { ServerMessage } from "../../../protocol/agent-protocol";
+
+let server: TestServer;
+let base: string;
+beforeAll(async () => {
+  server = await startTestServer();
+  base = server.listen();
+});
+afterAll(() => server.close());
+
+/**
+ * A pass-through HTTP proxy in front of the server that fails chosen requests with 503, as a
+ * load balancer does while an instance restarts: the agent must retry, not give up.
+ */
+function startFlakyProxy(shouldFail: (request: Request, attempt: number) => boolean) {
+  const attempts = new Map<string, number>();
+  const proxy = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    async fetch(request) {
+      const url = new URL(request.url);
+      const key = `${request.method} ${url.pathname}`;
+      const attempt = (attempts.get(key) ?? 0) + 1;
+      attempts.set(key, attempt);
+      if (shouldFail(request, attempt)) {
+        await request.arrayBuffer().catch(() => {});
+        return new Response("unavailable", { status: 503 });
+      }
+      return fetch(`${base}${url.pathname}${url.search}`, {
+        method: request.method,
+        headers: request.headers,
+        body: request.body,
+        redirect: "manual",
+      });
+    },
+  });
+  return { url: `http://127.0.0.1:${proxy.port}`, attempts, stop: () => proxy.stop(true) };
+}
+
+async function setupAgent(serverUrl = base) {
+  const user = await server.registerUser();
+  const registering = createServerClient({ url: serverUrl, apiKey: user.apiKey });
+  const { agentId, agentToken, databases } = await registering.register({
+    name: "transport-test",
+    hostname: "host-1",
+    platform: "linux-x64",
+    version: "1.2.3",
+    databases: ["orders"],
+  });
+  expect(databases).toEqual([{ name: "orders", isActive: true }]);
+  const client = createServerClient({ url: serverUrl, apiKey: user.apiKey, agentId, agentToken });
+  return { user, client, agentId };
+}
+
+function collectMessages() {
+  const messages: ServerMessage[] = [];
+  return {
+    messages,
+    onMessage: (message: ServerMessage) => void messages.push(message),
+    async next(type: ServerMessage["type"], timeoutMs = 5000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const index = messages.findIndex((m) => m.type === type);
+        if (index !== -1) return messages.splice(index, 1)[0]!;
+        if (Date.now() > deadline) throw new Error(`no ${type} message`);
+        await Bun.sleep(20);
+      }
+    },
+  };
+}
+
+async function* generate(bytes: Uint8Array, chunk = 100_000) {
+  for (let offset = 0; offset < bytes.byteLength; offset += chunk) yield bytes.subarray(offset, offset + chunk);
+}
+
+describe("agent transport", () => {
+  test("the socket says hello, receives a backup command, and the upload completes the backup", async () => {
+    const { user, client, agentId } = await setupAgent();
+    const inbox = collectMessages();
+    const socket = startAgentSocket(
+      { url: client.socketUrl, headers: client.socketHeaders, hello: { version: "1.2.3", hostname: "host-1", platform: "linux-x64" } },
+      { onMessage: inbox.onMessage },
+    );
+    expect(await inbox.next("welcome")).toMatchObject({ agentId });
+    await Bun.sleep(100);
+    const status = await server.call("GET", "/api/settings/system-status", { token: user.token });
+    expect(status.body.agents[0]).toMatchObject({ status: "active", version: "1.2.3", hostname: "host-1" });
+
+    const trigger = await server.call("POST", "/api/backups", { token: user.token, body: { databaseName: "orders" } });
+    const command = await inbox.next("backup");
+    expect(command).toMatchObject({ backupId: trigger.body._id, databaseName: "orders" });
+
+    const bytes = randomBytes(20 * 1024 * 1024 + 777);
+    const result = await uploadBackup(client, trigger.body._id, generate(bytes));
+    expect(result).toEqual({ size: bytes.byteLength, partCount: 3, sha256: createHash("sha256").update(bytes).digest("hex") });
+    const download = await fetch(`${base}/api/backups/${trigger.body._id}/download`, { headers: { authorization: `Bearer ${user.token}` } });
+    expect(download.headers.get("content-length")).toBe(String(bytes.byteLength));
+    expect(createHash("sha256").update(Buffer.from(await download.arrayBuffer())).digest("hex")).toBe(result.sha256);
+    await socket.stop();
+  });
+
+  test("a part that fails in transit is sent again, and the backup is intact", async () => {
+    const proxy = startFlakyProxy((request, attempt) => request.method === "PUT" && request.url.endsWith("/parts/1") && attempt <= 2);
+    try {
+      const { user, client } = await setupAgent(proxy.url);
+      const inbox = collectMessages();
+      // The socket goes straight to the server (this little proxy does not forward upgrades).
+      const direct = createServerClient({ ...client.credentials, url: base });
+      const directSocket = startAgentSocket(
+        { url: direct.socketUrl, headers: direct.socketHeaders, hello: { version: "1", hostname: "h", platform: "p" } },
+        { onMessage: inbox.onMessage },
+      );
+      await inbox.next("welcome");
+      const trigger = await server.call("POST", "/api/backups", { token: user.token, body: { databaseName: "orders" } });
+      const bytes = randomBytes(9 * 1024 * 1024);
+      const result = await uploadBackup(client, trigger.body._id, generate(bytes), { sleep: async () => {} });
+      expect(proxy.attempts.get(`PUT /api/agent/backups/${trigger.body._id}/parts/1`)).toBe(3);
+      expect(result.size).toBe(bytes.byteLength);
+      const backup = await server.call("GET", `/api/backups/${trigger.body._id}`, { token: user.token });
+      expect(backup.body).toMatchObject({ status: "completed", size: bytes.byteLength, sha256: result.sha256 });
+      expect((await server.call("GET", "/api/user/profile", { token: user.token })).body.storageUsed).toBe(bytes.byteLength);
+      await directSocket.stop();
+    } finally {
+      proxy.stop();
+    }
+  });
+
+  test("a final refusal (storage limit) stops the upload at once", async () => {
+    const { user, client } = await setupAgent();
+    const inbox = collectMessages();
+    const socket = startAgentSocket(
+      { url: client.socketUrl, headers: client.socketHeaders, hello: { version: "1", hostname: "h", platform: "p" } },
+      { onMessage: inbox.onMessage },
+    );
+    await inbox.next("welcome");
+    const [small] = await server.ctx.db
+      .insert(plans)
+      .values({ name: `Small ${Date.now()}`, price: 0, storageLimit: 20 * 1024 * 1024, dbLimit: 1, retentionLimit: 168, frequencyLimit: 24 })
+      .returning();
+    await server.ctx.db.update(users).set({ planId: small!.id }).where(eq(users.id, user.id));
+    const trigger = await server.call("POST", "/api/backups", { token: user.token, body: { databaseName: "orders" } });
+    // Far more than the plan's 20 MiB, produced lazily: the refusal must come long before it is all made.
+    let produced = 0;
+    async function* endless() {
+      const block = new Uint8Array(1024 * 1024);
+      while (produced < 1024 ** 3) {
+        produced += block.byteLength;
+        yield block;
+      }
+    }
+    const error = await uploadBackup(client, trigger.body._id, endless(), { sleep: async () => {} }).catch((e) => e);
+    expect(error).toBeInstanceOf(ServerRefusedError);
+    expect((error as ServerRefusedError).code).toBe("STORAGE_LIMIT_EXCEEDED");
+    expect(produced).toBeLessThan(64 * 1024 * 1024);
+    const backup = await server.call("GET", `/api/backups/${trigger.body._id}`, { token: user.token });
+    expect(backup.body.status).toBe("failed");
+    await socket.stop();
+  });
+
+  test("the socket reconnects after the server drops it", async () => {
+    const { client } = await setupAgent();
+    const inbox = collectMessages();
+    const disconnects: number[] = [];
+    const socket = startAgentSocket(
+      { url: client.socketUrl, headers: client.socketHeaders, hello: { version: "1", hostname: "h", platform: "p" } },
+      { onMessage: inbox.onMessage, onDisconnected: (_reason, retryInMs) => void disconnects.push(retryInMs) },
+    );
+    await inbox.next("welcome");
+    // The server drops the socket (as it does when an instance shuts down).
+    const [agent] = await server.ctx.db.select().from(agents).where(eq(agents.id, client.credentials.agentId!));
+    await server.ctx.bus.publish({ kind: "agent.disconnect", userId: agent!.userId, reason: "test drop" });
+    await inbox.next("close");
+    await inbox.next("welcome", 5000);
+    expect(disconnects[0]).toBe(1000);
+    expect(socket.isConnected()).toBe(true);
+    await socket.stop();
+  });
+
+  test("a download interrupted midway resumes from the byte it reached", async () => {
+    const { user, client } = await setupAgent();
+    const inbox = collectMessages();
+    const socket = startAgentSocket(
+      { url: client.socketUrl, headers: client.socketHeaders, hello: { version: "1", hostname: "h", platform: "p" } },
+      { onMessage: inbox.onMessage },
+    );
+    await inbox.next("welcome");
+    const trigger = await server.call("POST", "/api/backups", { token: user.token, body: { databaseName: "orders" } });
+    const bytes = randomBytes(3 * 1024 * 1024);
+    await uploadBackup(client, trigger.body._id, generate(bytes));
+    await socket.stop();
+
+    // The first response is cut after 1 MiB, as a dropped connection would.
+    const realDownload = client.download.bind(client);
+    const ranges: number[] = [];
+    client.download = async (backupId, from = 0, signal) => {
+      ranges.push(from);
+      const response = await realDownload(backupId, from, signal);
+      if (ranges.length > 1) return response;
+      const reader = response.body!.getReader();
+      let sent = 0;
+      return new Response(
+        new ReadableStream<Uint8Array>({
+          async pull(controller) {
+            if (sent >= 1024 * 1024) return controller.error(new Error("connection reset"));
+            const { value, done } = await reader.read();
+            if (done) return controller.close();
+            sent += value.byteLength;
+            controller.enqueue(value);
+          },
+        }),
+      );
+    };
+    const stream = openResumableDownload(client, trigger.body._id, { sleep: async () => {} });
+    const received = Buffer.from(await new Response(stream).arrayBuffer());
+    expect(received.equals(bytes)).toBe(true);
+    expect(ranges[0]).toBe(0);
+    expect(ranges[1]).toBeGreaterThanOrEqual(1024 * 1024);
+  });
+});

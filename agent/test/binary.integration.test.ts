@@ -1,0 +1,116 @@
+// The single-file binary (scripts/build-agent.ts → dist/dbvault-agent) does what the source does:
+// a dump → verify → decrypt → restore round trip against the MongoDB test server reproduces the
+// database exactly, and the native path spawns mongodump from inside the compiled program.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { existsSync, statSync } from "node:fs";
+import { readdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { encodeMasterKey, generateMasterKey } from "../src/archive/index.ts";
+import { summarizeArchive } from "../src/dump/mongodump-archive/index.ts";
+import { buildAwkwardDatabase } from "./support/awkward-database.ts";
+import { snapshotDatabase } from "./support/database-snapshot.ts";
+import { BINARY_PATH, REPO_ROOT, runAgent } from "./support/run-agent.ts";
+import { type AgentTestEnv, openAgentTestEnv } from "./support/test-env.ts";
+
+let env: AgentTestEnv;
+let dir: string;
+let configPath: string;
+let source: string;
+let copy: string;
+const binary = { command: [BINARY_PATH] };
+
+async function newestSourceTime(folder: string): Promise<number> {
+  let newest = 0;
+  for (const entry of await readdir(folder, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile() && entry.name.endsWith(".ts")) newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
+  }
+  return newest;
+}
+
+beforeAll(async () => {
+  // `bun run build:agent` runs before the suite; build here too when the binary is missing or stale.
+  const stale = !existsSync(BINARY_PATH) || statSync(BINARY_PATH).mtimeMs < (await newestSourceTime(join(REPO_ROOT, "agent/src")));
+  if (stale) {
+    const build = Bun.spawnSync([process.execPath, join(REPO_ROOT, "scripts/build-agent.ts")], { stdout: "pipe", stderr: "pipe" });
+    if (build.exitCode !== 0) throw new Error(`build-agent failed: ${build.stderr.toString()}`);
+  }
+  env = await openAgentTestEnv();
+  dir = await env.makeTempDir();
+  source = env.uniqueDatabase("bin_src");
+  copy = env.uniqueDatabase("bin_copy");
+  await buildAwkwardDatabase(env.client.db(source), { largeDocuments: false });
+  configPath = join(dir, "agent.json");
+  await writeFile(
+    configPath,
+    JSON.stringify({
+      version: 1,
+      masterKey: encodeMasterKey(generateMasterKey()),
+      databases: [
+        { name: "source", uri: env.uriFor(source) },
+        { name: "copy", uri: env.uriFor(copy) },
+      ],
+      tools: { mode: "builtin" },
+    }),
+    { mode: 0o600 },
+  );
+});
+afterAll(() => env.close());
+
+test("the binary reports its version", async () => {
+  const run = await runAgent(["version"], binary);
+  expect(run.exitCode).toBe(0);
+  const { version } = JSON.parse(await readFile(join(REPO_ROOT, "package.json"), "utf8"));
+  expect(run.stdout).toStartWith(`dbvault-agent ${version} (${process.platform}-${process.arch}, bun `);
+});
+
+test("dump → verify → decrypt → restore through the binary reproduces the database exactly", async () => {
+  const file = join(dir, "backup.enc.dbvault");
+  const dumped = await runAgent(["dump", "--db", "source", "--out", file, "--config", configPath], binary);
+  expect(dumped.exitCode).toBe(0);
+
+  const verified = await runAgent(["verify", "--in", file, "--json", "--config", configPath], binary);
+  expect(verified.exitCode).toBe(0);
+  const counts: Record<string, number> = {};
+  for (const info of await env.client.db(source).listCollections().toArray()) {
+    counts[`${source}.${info.name}`] = info.type === "view" ? 0 : await env.client.db(source).collection(info.name).countDocuments();
+  }
+  expect(JSON.parse(verified.stdout).namespaces).toEqual(counts);
+  const total = Object.values(counts).reduce((sum, count) => sum + count, 0).toLocaleString("en-US");
+  expect(dumped.stderr).toContain(`dumped ${total} documents from 12 collections of source with the built-in engine into ${file}`);
+
+  const archivePath = join(dir, "backup.archive");
+  const decrypted = await runAgent(["decrypt", "--in", file, "--out", archivePath, "--config", configPath], binary);
+  expect(decrypted.exitCode).toBe(0);
+  expect(decrypted.stderr).toContain(`restore it with: mongorestore --archive=${archivePath}`);
+  const summary = await summarizeArchive([await readFile(archivePath)]);
+  expect(Object.fromEntries(summary.namespaces.map((n) => [n.namespace, n.documentCount]))).toEqual(counts);
+
+  const restored = await runAgent(["restore", "--db", "copy", "--in", file, "--config", configPath], binary);
+  expect(restored.stderr).toContain(`restored ${total} documents into 12 collections of copy with the built-in engine`);
+  expect(restored.exitCode).toBe(0);
+  expect(await snapshotDatabase(env.client.db(copy))).toEqual(await snapshotDatabase(env.client.db(source)));
+});
+
+test("the binary runs mongodump from PATH when it is there (here a recording stand-in)", async () => {
+  const log = await env.makeTempDir();
+  const nativeConfig = join(dir, "native.json");
+  const config = JSON.parse(await readFile(configPath, "utf8"));
+  await writeFile(nativeConfig, JSON.stringify({ ...config, tools: undefined }), { mode: 0o600 });
+  const file = join(dir, "native.enc.dbvault");
+  const run = await runAgent(["dump", "--db", "source", "--out", file, "--config", nativeConfig], {
+    ...binary,
+    env: {
+      PATH: `${join(REPO_ROOT, "agent/test/fake-tools")}:${process.env.PATH}`,
+      FAKE_TOOL_LOG: log,
+      FAKE_DUMP_ARCHIVE: join(REPO_ROOT, "agent/test-data/mongodump-archives/modern-5k.archive"),
+    },
+  });
+  expect(run.stderr).toMatch(/dumped 5,000 documents from 2 collections of source with mongodump into/);
+  expect(run.exitCode).toBe(0);
+  const verified = await runAgent(["verify", "--in", file, "--json", "--config", nativeConfig], binary);
+  expect(verified.stdout).toBe('{"namespaces":{"other.x":1,"shop.empty":0,"shop.orders":5000}}\n');
+  const argv = (await readFile(join(log, "mongodump.argv"), "utf8")).trim().split("\n");
+  expect(argv.slice(1)).toEqual(["--archive", `--db=${source}`]);
+  expect(argv.join(" ")).not.toContain("mongodb://");
+  expect(await readFile(join(log, "mongodump.config"), "utf8")).toStartWith('uri: "mongodb://');
+});

@@ -1,0 +1,226 @@
+// Golden CLI tests: arguments in, exact stdout, stderr and exit code out (age's
+// cmd/age/testdata style), run as a separate process like a user would.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { encodeMasterKey, generateMasterKey } from "../src/archive/index.ts";
+import { HELP_TEXT } from "../src/commands/help.ts";
+import { runAgent } from "./support/run-agent.ts";
+
+const GOLDEN = new URL("../test-data/golden/", import.meta.url).pathname;
+const TEST_KEY = (await readFile(join(GOLDEN, "test-key.txt"), "utf8")).trim();
+const TEST_KEY_ID = "32c6aee69f6033de3a2444d67e6f022c";
+const HINT_USAGE = "dbvault-agent: hint: run dbvault-agent help for usage\n";
+
+let dir: string;
+let goldenConfig: string;
+let otherConfig: string;
+let otherKeyId: string;
+
+async function writeConfig(name: string, config: object, mode = 0o600): Promise<string> {
+  const path = join(dir, name);
+  await writeFile(path, JSON.stringify(config), { mode });
+  await chmod(path, mode);
+  return path;
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "dbvault-cli-golden-"));
+  goldenConfig = await writeConfig("golden.json", { version: 1, masterKey: TEST_KEY, databases: [] });
+  const other = generateMasterKey();
+  otherKeyId = (await import("../src/archive/index.ts")).deriveKeyId(other);
+  otherConfig = await writeConfig("other.json", {
+    version: 1,
+    masterKey: encodeMasterKey(other),
+    databases: [{ name: "shop", uri: "mongodb://agent:hunter2-secret@127.0.0.1:1/shop?serverSelectionTimeoutMS=300" }],
+  });
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+const env = () => ({ XDG_CONFIG_HOME: join(dir, "xdg") });
+
+async function expectRun(args: string[], expected: { stdout?: string; stderr: string | RegExp; exitCode: number }, stdin?: Uint8Array) {
+  const run = await runAgent(args, { env: env(), stdin });
+  if (expected.stderr instanceof RegExp) expect(run.stderr).toMatch(expected.stderr);
+  else expect(run.stderr).toBe(expected.stderr);
+  expect(run.stdout).toBe(expected.stdout ?? "");
+  expect(run.exitCode).toBe(expected.exitCode);
+  return run;
+}
+
+describe("usage errors exit 2 with a hint", () => {
+  test("no command prints the help on stderr", () => expectRun([], { stderr: HELP_TEXT, exitCode: 2 }));
+  test("help prints it on stdout", () => expectRun(["help"], { stdout: HELP_TEXT, stderr: "", exitCode: 0 }));
+  test("an unknown command", () =>
+    expectRun(["frobnicate"], { stderr: `dbvault-agent: unknown command "frobnicate"\n${HINT_USAGE}`, exitCode: 2 }));
+  test("a missing required option", () =>
+    expectRun(["dump", "--db", "shop"], { stderr: `dbvault-agent: dump: missing --out FILE\n${HINT_USAGE}`, exitCode: 2 }));
+  test("an unknown option", () =>
+    expectRun(["verify", "--in", "x", "--verbose"], { stderr: `dbvault-agent: verify: unknown option --verbose\n${HINT_USAGE}`, exitCode: 2 }));
+  test("an option without its value", () =>
+    expectRun(["decrypt", "--in"], { stderr: `dbvault-agent: decrypt: --in needs a value\n${HINT_USAGE}`, exitCode: 2 }));
+  test("a bad compression", () =>
+    expectRun(["encrypt", "--in", "a", "--out", "b", "--compression", "lz4"], {
+      stderr: `dbvault-agent: encrypt: --compression must be one of zstd, gzip, none\n${HINT_USAGE}`,
+      exitCode: 2,
+    }));
+  test("key without an action", () =>
+    expectRun(["key"], { stderr: `dbvault-agent: key: missing action (generate or export)\n${HINT_USAGE}`, exitCode: 2 }));
+});
+
+describe("config problems exit 4", () => {
+  test("no config file at the default place", () => {
+    const path = join(dir, "xdg", "dbvault", "agent.json");
+    return expectRun(["verify", "--in", join(GOLDEN, "v1-zstd.enc.dbvault")], {
+      stderr: `dbvault-agent: no config file at ${path}\ndbvault-agent: hint: create one with: dbvault-agent key generate --config ${path}\n`,
+      exitCode: 4,
+    });
+  });
+  test("a config others can read", async () => {
+    const path = await writeConfig("open.json", { version: 1, masterKey: TEST_KEY, databases: [] }, 0o644);
+    return expectRun(["key", "export", "--config", path], {
+      stderr: `dbvault-agent: the config file ${path} can be read by other users (mode 0644)\ndbvault-agent: hint: it holds the master key and connection strings: run chmod 600 ${path}\n`,
+      exitCode: 4,
+    });
+  });
+  test("an invalid config lists every problem and never its connection strings", async () => {
+    const path = await writeConfig("bad.json", {
+      version: 2,
+      databases: [{ name: "", uri: "mongodb://u:do-not-print@h/x" }, { name: "ok", uri: "postgres://u:do-not-print@h" }],
+      compression: "lz4",
+    });
+    const run = await expectRun(["dump", "--db", "ok", "--out", join(dir, "x"), "--config", path], {
+      stderr:
+        `dbvault-agent: the config file ${path} is invalid: version must be 1; ` +
+        `databases[0].name must be 1 to 64 letters, digits, ".", "_", "-" or spaces; ` +
+        `databases[1].uri must be a mongodb:// or mongodb+srv:// connection string; compression must be one of zstd, gzip, none\n`,
+      exitCode: 4,
+    });
+    expect(run.stderr).not.toContain("do-not-print");
+  });
+  test("an unknown database name lists the configured ones", () =>
+    expectRun(["dump", "--db", "nope", "--out", join(dir, "x.enc.dbvault"), "--config", otherConfig], {
+      stderr: `dbvault-agent: no database named "nope" in ${otherConfig}\ndbvault-agent: hint: the config file has: shop\n`,
+      exitCode: 4,
+    }));
+});
+
+describe("keys", () => {
+  test("key generate creates a 0600 config in a 0700 directory, refuses to replace the key, key export prints it", async () => {
+    const path = join(dir, "fresh", "nested", "agent.json");
+    const created = await expectRun(["key", "generate", "--config", path], {
+      stderr: /^dbvault-agent: created a new master key \(key id [0-9a-f]{32}\) in .*agent\.json\ndbvault-agent: warning: keep a copy of the key somewhere safe \(dbvault-agent key export prints it\): without it no backup can be restored\n$/,
+      exitCode: 0,
+    });
+    const keyId = /key id ([0-9a-f]{32})/.exec(created.stderr)![1];
+    const { stat } = await import("node:fs/promises");
+    expect((await stat(path)).mode & 0o777).toBe(0o600);
+    expect((await stat(join(dir, "fresh", "nested"))).mode & 0o777).toBe(0o700);
+    await expectRun(["key", "generate", "--config", path], {
+      stderr:
+        `dbvault-agent: the config file ${path} already holds a master key (key id ${keyId})\n` +
+        "dbvault-agent: hint: backups made with that key can only be restored with it: save it first (dbvault-agent key export), then pass --force to replace it\n",
+      exitCode: 4,
+    });
+    const exported = await runAgent(["key", "export", "--config", path]);
+    expect(exported.stdout).toMatch(/^dbvk1_[A-Za-z0-9_-]{48}\n$/);
+    expect(JSON.parse(await readFile(path, "utf8")).masterKey).toBe(exported.stdout.trim());
+    await expectRun(["key", "generate", "--force", "--config", path], { stderr: /created a new master key/, exitCode: 0 });
+    expect((await runAgent(["key", "export", "--config", path])).stdout).not.toBe(exported.stdout);
+  });
+});
+
+describe("verify and decrypt", () => {
+  test("verify --json prints exactly the namespaces and their document counts", () =>
+    expectRun(["verify", "--in", join(GOLDEN, "v1-zstd.enc.dbvault"), "--json", "--config", goldenConfig], {
+      stdout: '{"namespaces":{"admin.system.version":1,"test.foo":25,".oplog":18}}\n',
+      stderr: "",
+      exitCode: 0,
+    }));
+  test("verify prints the header and every namespace", () =>
+    expectRun(["verify", "--in", join(GOLDEN, "v1-gzip.enc.dbvault"), "--config", goldenConfig], {
+      stdout: [
+        `file:         ${join(GOLDEN, "v1-gzip.enc.dbvault")} (1.6 KiB)`,
+        "created at:   2026-11-23T12:00:00.000Z",
+        "compression:  gzip",
+        `key id:       ${TEST_KEY_ID}`,
+        "archive:      written by r4.1.3-4-gd9eefb54 from mongodb 4.0.2",
+        "namespaces:",
+        "  admin.system.version             1 document",
+        "  test.foo                        25 documents",
+        "  .oplog                          18 documents",
+        "ok: 44 documents in 3 namespaces; every chunk and checksum verified",
+        "",
+      ].join("\n"),
+      stderr: "",
+      exitCode: 0,
+    }));
+  test("a wrong key exits 3 naming both key ids and the way to get the right key", () =>
+    expectRun(["verify", "--in", join(GOLDEN, "v1-zstd.enc.dbvault"), "--config", otherConfig], {
+      stderr:
+        `dbvault-agent: wrong key: this backup was encrypted with the key whose id is ${TEST_KEY_ID}, but the key in ${otherConfig} has id ${otherKeyId}\n` +
+        "dbvault-agent: hint: run dbvault-agent key export on the machine that made the backup, and use that key\n",
+      exitCode: 3,
+    }));
+  test("decrypt to stdout gives the mongodump archive byte for byte", async () => {
+    const run = await runAgent(["decrypt", "--in", join(GOLDEN, "v1-none.enc.dbvault"), "--out", "-", "--config", goldenConfig]);
+    expect(run.exitCode).toBe(0);
+    expect(run.stdoutBytes.equals(await readFile(join(GOLDEN, "plaintext.mongodump-archive")))).toBe(true);
+  });
+  test("a damaged file exits 3 and leaves no output file", async () => {
+    const damaged = Buffer.from(await readFile(join(GOLDEN, "v1-zstd.enc.dbvault")));
+    damaged[damaged.length - 20]! ^= 1;
+    const input = join(dir, "damaged.enc.dbvault");
+    await writeFile(input, damaged);
+    const out = join(dir, "damaged.archive");
+    await expectRun(["decrypt", "--in", input, "--out", out, "--config", goldenConfig], {
+      stderr: /^dbvault-agent: backup file is corrupted at chunk 5: it failed authentication; no data from that chunk was output; fetch the file again or use another backup\n$/,
+      exitCode: 3,
+    });
+    expect(existsSync(out)).toBe(false);
+    const { readdir } = await import("node:fs/promises");
+    expect((await readdir(dir)).filter((name) => name.includes("partial"))).toEqual([]);
+  });
+  test("a plain archive given to decrypt is named for what it is", () =>
+    expectRun(["decrypt", "--in", join(GOLDEN, "plaintext.mongodump-archive"), "--out", join(dir, "never"), "--config", goldenConfig], {
+      stderr:
+        "dbvault-agent: not a dbvault backup file: it does not start with the .enc.dbvault magic bytes\n" +
+        "dbvault-agent: hint: to seal a plain mongodump archive, use dbvault-agent encrypt\n",
+      exitCode: 3,
+    }));
+  test("encrypt from stdin and verify the result; an existing output needs --force", async () => {
+    const plaintext = await readFile(join(GOLDEN, "plaintext.mongodump-archive"));
+    const out = join(dir, "sealed.enc.dbvault");
+    await expectRun(["encrypt", "--in", "-", "--out", out, "--config", goldenConfig], {
+      stderr: new RegExp(`^dbvault-agent: sealed 44 documents in 3 namespaces from stdin into ${out} \\(\\d+(\\.\\d)? (B|KiB), key id ${TEST_KEY_ID}\\)\\n$`),
+      exitCode: 0,
+    }, plaintext);
+    const verified = await runAgent(["verify", "--in", out, "--json", "--config", goldenConfig]);
+    expect(verified.stdout).toBe('{"namespaces":{"admin.system.version":1,"test.foo":25,".oplog":18}}\n');
+    await expectRun(["encrypt", "--in", "-", "--out", out, "--config", goldenConfig], {
+      stderr: `dbvault-agent: ${out} already exists\ndbvault-agent: hint: choose another name, or pass --force to replace it\n`,
+      exitCode: 1,
+    }, plaintext);
+  });
+  test("encrypt refuses a damaged mongodump archive and writes nothing", async () => {
+    const out = join(dir, "refused.enc.dbvault");
+    await expectRun(["encrypt", "--in", new URL("../test-data/mongodump-archives/bad-format.archive", import.meta.url).pathname, "--out", out, "--config", goldenConfig], {
+      stderr: /^dbvault-agent: the data is not a valid mongodump archive: the metadata of test\.ixtest is not valid Extended JSON: .* \(at byte 106\)\n$/,
+      exitCode: 3,
+    });
+    expect(existsSync(out)).toBe(false);
+  });
+});
+
+test("an unreachable database exits 1 naming the host only, never the credentials", async () => {
+  const out = join(dir, "unreachable.enc.dbvault");
+  const run = await expectRun(["dump", "--db", "shop", "--out", out, "--config", otherConfig, "--quiet"], {
+    stderr: /^dbvault-agent: cannot connect to mongodb at 127\.0\.0\.1:1: .*\ndbvault-agent: hint: check that the server at 127\.0\.0\.1:1 is running and reachable from this machine, and the credentials in the config file\n$/,
+    exitCode: 1,
+  });
+  expect(run.stderr).not.toContain("hunter2");
+  expect(run.stderr).not.toContain("//agent");
+  expect(existsSync(out)).toBe(false);
+});

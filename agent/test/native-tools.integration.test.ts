@@ -1,0 +1,185 @@
+// The native path: mongodump/mongorestore found on PATH or configured. The real tools cannot be
+// installed on the machines that run this suite (STACK-NOTES.md), so fake-tools/ holds small
+// stand-ins that record how they were called and emit a real mongodump archive or read stdin.
+// What matters here is the agent's side: the connection string travels in a 0600 config file
+// in a private directory that is gone afterwards, never in argv; progress and stats come from
+// the tools' output; a failure's message is redacted; a wrong key never starts mongorestore.
+import { afterAll, beforeAll, beforeEach, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { Readable, Writable } from "node:stream";
+import { encryptBuffer, generateMasterKey, WrongKeyError } from "../src/archive/index.ts";
+import { chooseEngine, DumpError, dumpDatabase, type Progress, restoreFromEncrypted } from "../src/dump/index.ts";
+
+const FAKE_TOOLS = new URL("./fake-tools/", import.meta.url).pathname;
+const ARCHIVE = new URL("../test-data/mongodump-archives/modern-5k.archive", import.meta.url).pathname;
+const SECRET_URI = "mongodb://backup-user:s3cr%40t-pa55@db1.example.net:27017,db2.example.net/shop?replicaSet=rs0";
+const tools = { mongodump: join(FAKE_TOOLS, "mongodump"), mongorestore: join(FAKE_TOOLS, "mongorestore") };
+
+let log: string;
+
+beforeAll(async () => {
+  log = await mkdtemp(join(tmpdir(), "dbvault-fake-tools-"));
+});
+afterAll(async () => {
+  await rm(log, { recursive: true, force: true });
+});
+beforeEach(async () => {
+  // The fake tools read these from the environment they inherit.
+  for (const key of ["FAKE_FAIL", "FAKE_TOOL_VERSION", "FAKE_RESTORE_STDERR"]) delete process.env[key];
+  process.env.FAKE_TOOL_LOG = log;
+  process.env.FAKE_DUMP_ARCHIVE = ARCHIVE;
+  await rm(log, { recursive: true, force: true });
+  await import("node:fs/promises").then((fs) => fs.mkdir(log, { recursive: true }));
+});
+afterAll(() => {
+  for (const key of ["FAKE_FAIL", "FAKE_TOOL_VERSION", "FAKE_RESTORE_STDERR", "FAKE_TOOL_LOG", "FAKE_DUMP_ARCHIVE"]) delete process.env[key];
+});
+
+function collect(): { stream: Writable; bytes(): Buffer } {
+  const chunks: Buffer[] = [];
+  return {
+    stream: new Writable({
+      write(chunk, _encoding, callback) {
+        chunks.push(chunk);
+        callback();
+      },
+    }),
+    bytes: () => Buffer.concat(chunks),
+  };
+}
+
+async function readLog(name: string): Promise<string> {
+  return readFile(join(log, name), "utf8");
+}
+
+test("mongodump gets the connection string in a 0600 file, not in argv, and its archive is streamed out unchanged", async () => {
+  const output = collect();
+  const progress: Progress[] = [];
+  const result = await dumpDatabase({ uri: SECRET_URI, output: output.stream, tools, progressIntervalMs: 0, onProgress: (p) => progress.push(p) });
+
+  expect(output.bytes().equals(await readFile(ARCHIVE))).toBe(true);
+  expect(result).toMatchObject({ engine: "native", documents: 5000, collections: { "shop.orders": 5000, "shop.empty": 0 } });
+  const argv = (await readLog("mongodump.argv")).trim().split("\n");
+  expect(argv[0]).toMatch(/^--config=.*tool-config\.yaml$/);
+  expect(argv.slice(1)).toEqual(["--archive", "--db=shop"]);
+  for (const arg of argv) {
+    expect(arg).not.toContain("s3cr");
+    expect(arg).not.toContain("backup-user");
+    expect(arg).not.toContain("example.net");
+  }
+  // The database moved out of the path into authSource, where it also names the auth database.
+  expect(await readLog("mongodump.config")).toBe(
+    'uri: "mongodb://backup-user:s3cr%40t-pa55@db1.example.net:27017,db2.example.net/?replicaSet=rs0&authSource=shop"\n',
+  );
+  expect((await readLog("mongodump.config-mode")).trim()).toBe("600");
+  expect((await readLog("mongodump.config-dir-mode")).trim()).toBe("700");
+  expect(existsSync(dirname(argv[0]!.slice("--config=".length)))).toBe(false);
+
+  expect(progress).toContainEqual({ current: 2000, total: 5000, percentage: 40, collection: "shop.orders" });
+  expect(progress.at(-1)).toEqual({ current: 5000, total: 5000, percentage: 100, collection: "shop.empty" });
+});
+
+test("a failing mongodump is reported with its own reason, without the password, and its config file is removed", async () => {
+  process.env.FAKE_FAIL = `error connecting to db server: auth failed for ${SECRET_URI}`;
+  const output = collect();
+  const error = await dumpDatabase({ uri: SECRET_URI, output: output.stream, tools }).catch((e: unknown) => e);
+  expect(error).toBeInstanceOf(DumpError);
+  expect((error as DumpError).code).toBe("tool-failed");
+  expect((error as Error).message).toBe(
+    "mongodump exited with code 1: error connecting to db server: auth failed for mongodb://db1.example.net:27017,db2.example.net",
+  );
+  const argv = (await readLog("mongodump.argv")).trim().split("\n");
+  expect(existsSync(argv[0]!.slice("--config=".length))).toBe(false);
+});
+
+test("mongorestore reads the decrypted archive on stdin with --archive --drop, and its counts become the stats", async () => {
+  const masterKey = generateMasterKey();
+  const archive = await readFile(ARCHIVE);
+  const file = await encryptBuffer(archive, { masterKey, chunkSize: 4096 });
+  const stderrFile = join(log, "..", `restore-stderr-${Date.now()}.txt`);
+  await writeFile(
+    stderrFile,
+    [
+      "2024-05-01T10:00:00.000+0000\trestoring shop.orders from archive on stdin",
+      "2024-05-01T10:00:01.000+0000\tfinished restoring shop.orders (4998 documents, 2 failures)",
+      "2024-05-01T10:00:01.000+0000\tfinished restoring shop.empty (0 documents, 0 failures)",
+      "2024-05-01T10:00:01.000+0000\t4998 document(s) restored successfully. 2 document(s) failed to restore.",
+    ].join("\n"),
+  );
+  process.env.FAKE_RESTORE_STDERR = stderrFile;
+  const progress: Progress[] = [];
+  const result = await restoreFromEncrypted({
+    uri: SECRET_URI,
+    masterKey,
+    input: Readable.from([file]),
+    inputBytes: file.length,
+    tools,
+    progressIntervalMs: 0,
+    onProgress: (p) => progress.push(p),
+  });
+  await rm(stderrFile, { force: true });
+
+  expect((await readFile(join(log, "mongorestore.stdin"))).equals(archive)).toBe(true);
+  const argv = (await readLog("mongorestore.argv")).trim().split("\n");
+  expect(argv.slice(1)).toEqual(["--archive", "--drop", "--nsInclude=shop.*"]);
+  expect(argv.join(" ")).not.toContain("s3cr");
+  expect((await readLog("mongorestore.config-mode")).trim()).toBe("600");
+  expect(result).toEqual({
+    engine: "native",
+    collections: { "shop.orders": { restored: 4998, failed: 2 }, "shop.empty": { restored: 0, failed: 0 } },
+    restored: 4998,
+    failed: 2,
+    skipped: ["other.x"],
+  });
+  expect(progress.at(-1)).toMatchObject({ current: 5000, total: 5000, percentage: 100 });
+  expect(progress.map((p) => p.collection)).toContain("shop.orders");
+});
+
+test("restoring into another database renames it with --nsFrom/--nsTo", async () => {
+  const masterKey = generateMasterKey();
+  const file = await encryptBuffer(await readFile(new URL("../test-data/mongodump-archives/test.bar.archive", import.meta.url)), { masterKey });
+  await restoreFromEncrypted({ uri: "mongodb://127.0.0.1:1/copy", masterKey, input: [file], tools });
+  const argv = (await readLog("mongorestore.argv")).trim().split("\n");
+  expect(argv.slice(1)).toEqual(["--archive", "--drop", "--nsInclude=test.*", "--nsFrom=test.*", "--nsTo=copy.*"]);
+});
+
+test("a wrong key fails before mongorestore is started", async () => {
+  const file = await encryptBuffer(await readFile(ARCHIVE), { masterKey: generateMasterKey() });
+  const error = await restoreFromEncrypted({ uri: SECRET_URI, masterKey: generateMasterKey(), input: [file], tools }).catch((e: unknown) => e);
+  expect(error).toBeInstanceOf(WrongKeyError);
+  expect(existsSync(join(log, "mongorestore.argv"))).toBe(false);
+});
+
+test("tools older than 100.3 are not used: auto mode falls back to built-in with a notice, a configured path is an error", async () => {
+  process.env.FAKE_TOOL_VERSION = "100.2.1";
+  const originalPath = process.env.PATH;
+  process.env.PATH = `${FAKE_TOOLS}:${originalPath}`;
+  try {
+    const notices: string[] = [];
+    expect(await chooseEngine("mongodump", undefined, (m) => notices.push(m))).toEqual({ engine: "builtin" });
+    expect(notices).toEqual([`mongodump 100.2.1 at ${tools.mongodump} is older than 100.3 and cannot read the connection string from a file; using the built-in engine`]);
+    const error = await chooseEngine("mongodump", { mongodump: tools.mongodump }, undefined).catch((e: unknown) => e);
+    expect((error as DumpError).code).toBe("tool-unavailable");
+    delete process.env.FAKE_TOOL_VERSION;
+    expect(await chooseEngine("mongorestore", undefined, undefined)).toEqual({ engine: "native", path: tools.mongorestore, version: "100.9.4" });
+    expect(await chooseEngine("mongorestore", { mode: "builtin" }, undefined)).toEqual({ engine: "builtin" });
+  } finally {
+    process.env.PATH = originalPath;
+  }
+});
+
+test("mode native without the tools on PATH is an error naming what to install", async () => {
+  const originalPath = process.env.PATH;
+  process.env.PATH = "/nonexistent";
+  try {
+    const error = await chooseEngine("mongorestore", { mode: "native" }, undefined).catch((e: unknown) => e);
+    expect((error as DumpError).code).toBe("tool-unavailable");
+    expect((error as Error).message).toBe("mongorestore was not found on PATH");
+    expect(await chooseEngine("mongorestore", undefined, undefined)).toEqual({ engine: "builtin" });
+  } finally {
+    process.env.PATH = originalPath;
+  }
+});

@@ -1,0 +1,38 @@
+// Runs the agent as a separate process (from source or the compiled binary), the way users do,
+// and captures stdout, stderr and the exit code.
+import { resolve } from "node:path";
+
+export const REPO_ROOT = resolve(import.meta.dir, "../../..");
+export const SOURCE_COMMAND = [process.execPath, resolve(REPO_ROOT, "agent/src/cli.ts")];
+export const BINARY_PATH = resolve(REPO_ROOT, "dist/dbvault-agent");
+
+export interface AgentRun {
+  stdout: string;
+  stdoutBytes: Buffer;
+  stderr: string;
+  exitCode: number;
+}
+
+export interface RunOptions {
+  command?: string[];
+  env?: Record<string, string | undefined>;
+  stdin?: Uint8Array;
+  cwd?: string;
+}
+
+/** Runs `dbvault-agent ARGS`; stdin is empty unless given. */
+export async function runAgent(args: string[], options: RunOptions = {}): Promise<AgentRun> {
+  const child = Bun.spawn([...(options.command ?? SOURCE_COMMAND), ...args], {
+    cwd: options.cwd ?? REPO_ROOT,
+    env: { PATH: process.env.PATH, HOME: "/nonexistent-home", ...options.env } as Record<string, string>,
+    stdin: options.stdin ? new Blob([options.stdin]) : "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdoutBytes, stderr, exitCode] = await Promise.all([
+    new Response(child.stdout).arrayBuffer().then((b) => Buffer.from(b)),
+    new Response(child.stderr).text(),
+    child.exited,
+  ]);
+  return { stdout: stdoutBytes.toString("utf8"), stdoutBytes, stderr, exitCode };
+}

@@ -1,0 +1,27 @@
+import { index, pgTable, text } from "drizzle-orm/pg-core";
+import { createdAtColumn, idColumn, timestampColumn } from "./columns";
+import { users } from "./users";
+
+export const agentStatuses = ["active", "inactive", "offline"] as const;
+
+export const agents = pgTable(
+  "agents",
+  {
+    id: idColumn(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    hostname: text("hostname"),
+    platform: text("platform"),
+    version: text("version"),
+    status: text("status", { enum: agentStatuses }).notNull().default("offline"),
+    lastSeen: timestampColumn("last_seen"),
+    /** SHA-256 of the agent's own connection token (given at registration, replaced by a reset). */
+    tokenHash: text("token_hash"),
+    /** The socket currently holding this agent, so a late close of an older socket changes nothing. */
+    connectionId: text("connection_id"),
+    createdAt: createdAtColumn(),
+  },
+  (table) => [index("agents_user_idx").on(table.userId)],
+);

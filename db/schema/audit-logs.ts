@@ -1,0 +1,42 @@
+import { index, jsonb, pgTable, text } from "drizzle-orm/pg-core";
+import { createdAtColumn, idColumn } from "./columns";
+import { users } from "./users";
+
+export const auditActions = [
+  "BACKUP_CREATED",
+  "BACKUP_COMPLETED",
+  "BACKUP_FAILED",
+  "BACKUP_DELETED_AUTO",
+  "BACKUP_DELETED_MANUAL",
+  "RESTORE_REQUESTED",
+  "RESTORE_INITIATED",
+  "RESTORE_COMPLETED",
+  "RESTORE_FAILED",
+  "SETTINGS_UPDATED",
+  "NOTIFICATIONS_UPDATED",
+  "RETENTION_UPDATED",
+  "FREQUENCY_UPDATED",
+  "PLAN_CHANGED",
+  "API_KEY_REGENERATED",
+  "PASSWORD_CHANGED",
+  "EMAIL_CHANGED",
+  "AGENT_REGISTERED",
+  "AGENT_DISCONNECTED",
+  "STORAGE_LIMIT_EXCEEDED",
+] as const;
+export type AuditAction = (typeof auditActions)[number];
+
+export const auditLogs = pgTable(
+  "audit_logs",
+  {
+    id: idColumn(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    action: text("action", { enum: auditActions }).notNull(),
+    /** Free-form facts about the event (names, ids, type manual|auto); never secrets. */
+    details: jsonb("details").$type<Record<string, unknown>>().notNull().default({}),
+    timestamp: createdAtColumn(),
+  },
+  (table) => [index("audit_logs_user_time_idx").on(table.userId, table.timestamp)],
+);

@@ -1,0 +1,65 @@
+import { bigint, index, integer, jsonb, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import { agents } from "./agents";
+import { createdAtColumn, idColumn, timestampColumn } from "./columns";
+import { databases } from "./databases";
+import { users } from "./users";
+
+export const operationStatuses = ["pending", "in-progress", "completed", "failed"] as const;
+export type OperationStatus = (typeof operationStatuses)[number];
+export const backupTypes = ["manual", "auto"] as const;
+
+/** Progress of a running backup or restore, as spec section 3 describes it. */
+export type OperationProgress = {
+  current: number;
+  total: number;
+  percentage: number;
+  collection: string;
+};
+
+export const backups = pgTable(
+  "backups",
+  {
+    id: idColumn(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    databaseId: text("database_id").references(() => databases.id, { onDelete: "set null" }),
+    /** Kept by value so history stays readable after the database entry is gone. */
+    databaseName: text("database_name").notNull(),
+    agentId: text("agent_id").references(() => agents.id, { onDelete: "set null" }),
+    type: text("type", { enum: backupTypes }).notNull().default("manual"),
+    status: text("status", { enum: operationStatuses }).notNull().default("pending"),
+    /** Bytes of ciphertext stored. */
+    size: bigint("size", { mode: "number" }).notNull().default(0),
+    sha256: text("sha256"),
+    storageKey: text("storage_key"),
+    error: text("error"),
+    progress: jsonb("progress").$type<OperationProgress>(),
+    createdAt: createdAtColumn(),
+    startedAt: timestampColumn("started_at"),
+    completedAt: timestampColumn("completed_at"),
+    /** Last time the agent reported progress or sent a part: a stalled backup is failed from this. */
+    lastActivityAt: timestampColumn("last_activity_at"),
+  },
+  (table) => [
+    // Serves the newest-first list (id breaks ties) without sorting.
+    index("backups_user_created_id_idx").on(table.userId, table.createdAt, table.id),
+    index("backups_status_idx").on(table.status),
+    index("backups_database_created_idx").on(table.databaseId, table.createdAt),
+  ],
+);
+
+/** The stored pieces of a backup's ciphertext, in order; a backup file is their concatenation. */
+export const backupParts = pgTable(
+  "backup_parts",
+  {
+    backupId: text("backup_id")
+      .notNull()
+      .references(() => backups.id, { onDelete: "cascade" }),
+    partNumber: integer("part_number").notNull(),
+    size: bigint("size", { mode: "number" }).notNull(),
+    sha256: text("sha256").notNull(),
+    createdAt: createdAtColumn(),
+  },
+  (table) => [primaryKey({ columns: [table.backupId, table.partNumber] })],
+);

@@ -1,0 +1,25 @@
+import { boolean, index, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { agents } from "./agents";
+import { createdAtColumn, idColumn, timestampColumn } from "./columns";
+import { users } from "./users";
+
+/** A database the user's agent can back up. Only its display name is known here, never its URI. */
+export const databases = pgTable(
+  "databases",
+  {
+    id: idColumn(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    agentId: text("agent_id").references(() => agents.id, { onDelete: "set null" }),
+    name: text("name").notNull(),
+    isActive: boolean("is_active").notNull().default(true),
+    /** When the scheduler next backs this database up; claimed with FOR UPDATE SKIP LOCKED. */
+    nextBackupAt: timestampColumn("next_backup_at"),
+    createdAt: createdAtColumn(),
+  },
+  (table) => [
+    uniqueIndex("databases_user_name_idx").on(table.userId, table.name),
+    index("databases_next_backup_idx").on(table.nextBackupAt),
+  ],
+);

@@ -1,0 +1,27 @@
+import { index, jsonb, pgTable, text } from "drizzle-orm/pg-core";
+import { agents } from "./agents";
+import { backups, operationStatuses, type OperationProgress } from "./backups";
+import { createdAtColumn, idColumn, timestampColumn } from "./columns";
+import { users } from "./users";
+
+export const restores = pgTable(
+  "restores",
+  {
+    id: idColumn(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    backupId: text("backup_id").references(() => backups.id, { onDelete: "set null" }),
+    databaseName: text("database_name").notNull(),
+    agentId: text("agent_id").references(() => agents.id, { onDelete: "set null" }),
+    status: text("status", { enum: operationStatuses }).notNull().default("pending"),
+    progress: jsonb("progress").$type<OperationProgress>(),
+    error: text("error"),
+    createdAt: createdAtColumn(),
+    completedAt: timestampColumn("completed_at"),
+    lastActivityAt: timestampColumn("last_activity_at"),
+    /** Documents restored and failed per collection, as the agent reported them. */
+    stats: jsonb("stats").$type<Record<string, { restored: number; failed: number }>>(),
+  },
+  (table) => [index("restores_user_created_idx").on(table.userId, table.createdAt)],
+);

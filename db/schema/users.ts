@@ -1,0 +1,33 @@
+import { bigint, boolean, index, integer, pgTable, text } from "drizzle-orm/pg-core";
+import { createdAtColumn, idColumn, timestampColumn } from "./columns";
+import { plans } from "./plans";
+
+export const userRoles = ["user", "admin"] as const;
+export const userStatuses = ["active", "inactive"] as const;
+
+export const users = pgTable(
+  "users",
+  {
+    id: idColumn(),
+    /** Stored lowercased and trimmed so look-ups are case-insensitive. */
+    email: text("email").notNull().unique(),
+    name: text("name").notNull().default(""),
+    passwordHash: text("password_hash").notNull(),
+    role: text("role", { enum: userRoles }).notNull().default("user"),
+    status: text("status", { enum: userStatuses }).notNull().default("active"),
+    isBanned: boolean("is_banned").notNull().default(false),
+    banReason: text("ban_reason"),
+    bannedAt: timestampColumn("banned_at"),
+    /** AES-256-GCM ciphertext of the API key under the server's secret, so the owner can reveal it. */
+    apiKeyCiphertext: text("api_key_ciphertext").notNull(),
+    /** HMAC-SHA256 of the API key under the server's secret: the look-up column. */
+    apiKeyHash: text("api_key_hash").notNull().unique(),
+    planId: text("plan_id").references(() => plans.id, { onDelete: "set null" }),
+    storageUsed: bigint("storage_used", { mode: "number" }).notNull().default(0),
+    /** Bumped when the password changes; tokens carrying an older version are refused. */
+    tokenVersion: integer("token_version").notNull().default(0),
+    createdAt: createdAtColumn(),
+    updatedAt: timestampColumn("updated_at").notNull().defaultNow(),
+  },
+  (table) => [index("users_plan_idx").on(table.planId)],
+);

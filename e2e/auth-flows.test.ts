@@ -1,0 +1,225 @@
+// Sign-up, sign-out, sign-in, password reset by e-mail link, validation messages, guards, bans.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Page } from "playwright-core";
+import { uniqueEmail } from "../server/test/harness";
+import { type E2EEnv, startE2E } from "./support/e2e-env";
+
+let env: E2EEnv;
+beforeAll(async () => {
+  env = await startE2E();
+});
+afterAll(async () => {
+  await env?.close();
+});
+
+/** The validation message shown under a field (linked to it with aria-describedby). */
+async function fieldMessage(page: Page, label: string): Promise<string | null> {
+  const describedBy = await page.getByLabel(label, { exact: true }).getAttribute("aria-describedby");
+  if (!describedBy) return null;
+  return page.locator(`[id="${describedBy.split(" ")[0]}"]`).innerText();
+}
+
+const toastText = (page: Page) => page.getByTestId("toasts").innerText();
+
+describe("sign-in flows", () => {
+  test("register (with validation), sign out, sign back in", async () => {
+    const { context, page } = await env.openPage();
+    const email = uniqueEmail("e2e");
+    await page.goto("/register");
+    await page.getByRole("heading", { name: "Create your account" }).waitFor();
+    expect(await page.title()).toBe("DBVault - Sign up");
+    const form = page.locator("form");
+    expect(await form.getByRole("link", { name: "Terms of Service" }).getAttribute("href")).toBe("/terms");
+    expect(await form.getByRole("link", { name: "Privacy Policy" }).getAttribute("href")).toBe("/privacy");
+    expect(await page.getByRole("main").locator('a[href="/login"]').count()).toBe(1);
+
+    await page.getByLabel("Full name").fill("A");
+    await page.getByLabel("Email address").fill("not-an-email");
+    await page.getByLabel("Password", { exact: true }).fill("123");
+    await page.getByLabel("Confirm password").fill("456");
+    await page.getByRole("button", { name: "Create account" }).click();
+    expect(await fieldMessage(page, "Full name")).toBe("Name must be at least 2 characters");
+    expect(await fieldMessage(page, "Email address")).toBe("Please enter a valid email address");
+    expect(await fieldMessage(page, "Password")).toBe("Password must be at least 6 characters");
+    expect(await fieldMessage(page, "Confirm password")).toBe("Passwords don't match");
+    await env.screenshot(page, "register-validation");
+
+    await page.getByLabel("Full name").fill("Ada Lovelace");
+    await page.getByLabel("Email address").fill(email);
+    await page.getByLabel("Password", { exact: true }).fill("secret123");
+    await page.getByLabel("Confirm password").fill("secret123");
+    await page.getByRole("button", { name: "Create account" }).click();
+    await page.waitForURL("**/dashboard");
+    await page.getByRole("heading", { name: "Dashboard" }).waitFor();
+    const stored = await page.evaluate(() => JSON.parse(localStorage.getItem("dbvault.auth") ?? "null"));
+    expect(stored.user.email).toBe(email);
+    expect(typeof stored.token).toBe("string");
+    expect(typeof stored.timestamp).toBe("string");
+    const nav = page.getByRole("navigation", { name: "Main" });
+    for (const name of ["Dashboard", "Settings", "Profile", "Audit Logs"]) await nav.getByRole("link", { name, exact: true }).waitFor();
+    expect(await nav.getByRole("link", { name: "Admin" }).count()).toBe(0);
+    await env.screenshot(page, "dashboard-placeholder");
+
+    // The session survives a reload (restored from storage).
+    await page.reload();
+    await page.getByRole("heading", { name: "Dashboard" }).waitFor();
+
+    await nav.getByRole("button", { name: "Log out" }).click();
+    await page.waitForURL("**/login");
+    expect(await toastText(page)).toContain("Signed out");
+    expect(await toastText(page)).toContain("You have been signed out.");
+    expect(await page.evaluate(() => localStorage.getItem("dbvault.auth"))).toBeNull();
+
+    await page.getByLabel("Email address").fill("bad");
+    await page.getByLabel("Password", { exact: true }).fill("1");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    expect(await fieldMessage(page, "Email address")).toBe("Please enter a valid email address");
+    expect(await fieldMessage(page, "Password")).toBe("Password must be at least 6 characters");
+
+    await page.getByLabel("Email address").fill(email);
+    await page.getByLabel("Password", { exact: true }).fill("wrong-password");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("alert").filter({ hasText: "Invalid email or password" }).waitFor();
+    await env.screenshot(page, "login-error");
+
+    await page.getByLabel("Password", { exact: true }).fill("secret123");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL("**/dashboard");
+    await context.close();
+  });
+
+  test("login page links and busy label", async () => {
+    const { context, page } = await env.openPage();
+    await page.goto("/login");
+    expect(await page.getByRole("link", { name: "Forgot your password?" }).getAttribute("href")).toBe("/forgot-password");
+    expect(await page.getByRole("link", { name: "create a new account" }).getAttribute("href")).toBe("/register");
+    expect(await page.getByRole("link", { name: "Create Account" }).getAttribute("href")).toBe("/register");
+    await env.screenshot(page, "login");
+    const user = await env.server.registerUser();
+    // Hold the answer back so the busy label can be seen.
+    await page.route("**/api/auth/login", async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      await route.continue();
+    });
+    await page.getByLabel("Email address").fill(user.email);
+    await page.getByLabel("Password", { exact: true }).fill(user.password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Signing in..." }).waitFor();
+    await page.waitForURL("**/dashboard");
+    await context.close();
+  });
+
+  test("forgot password, then reset with the e-mailed link", async () => {
+    const user = await env.server.registerUser();
+    const { context, page } = await env.openPage();
+    await page.goto("/forgot-password");
+    await page.getByRole("button", { name: "Send reset link" }).click();
+    expect(await fieldMessage(page, "Email address")).toBe("Please enter a valid email address");
+    await page.getByLabel("Email address").fill(user.email);
+    await page.getByRole("button", { name: "Send reset link" }).click();
+    await page.getByText("If an account with that email exists, a password reset link has been sent.").waitFor();
+    await page.getByRole("button", { name: "Try another email" }).waitFor();
+    expect(await page.getByRole("link", { name: "Back to login" }).getAttribute("href")).toBe("/login");
+    await env.screenshot(page, "forgot-password-sent");
+
+    const mail = env.server.sentMail.find((m) => m.to === user.email);
+    const link = mail?.text.match(/\/reset-password\/[\w-]+/)?.[0];
+    expect(link).toBeTruthy();
+
+    await page.goto("/reset-password/not-a-real-token");
+    await page.getByText("Invalid or expired reset token").waitFor();
+    expect(await page.getByRole("link", { name: "Request a new reset link" }).getAttribute("href")).toBe("/forgot-password");
+    await env.screenshot(page, "reset-password-invalid");
+
+    await page.route("**/api/auth/reset-password/*", async (route) => {
+      if (route.request().method() === "GET") await new Promise((resolve) => setTimeout(resolve, 300));
+      await route.continue();
+    });
+    await page.goto(link!);
+    await page.getByText("Verifying reset token...").waitFor();
+    await page.getByLabel("New Password").waitFor();
+    await page.getByLabel("New Password").fill("brand-new-pass");
+    await page.getByLabel("Confirm Password").fill("different");
+    await page.getByRole("button", { name: "Reset password" }).click();
+    expect(await fieldMessage(page, "Confirm Password")).toBe("Passwords don't match");
+    await page.getByLabel("Confirm Password").fill("brand-new-pass");
+    await page.getByRole("button", { name: "Reset password" }).click();
+    await page.getByRole("link", { name: "Go to login" }).waitFor();
+    await env.screenshot(page, "reset-password-done");
+    const started = Date.now();
+    await page.waitForURL("**/login", { timeout: 6000 });
+    expect(Date.now() - started).toBeGreaterThan(2000);
+
+    await page.getByLabel("Email address").fill(user.email);
+    await page.getByLabel("Password", { exact: true }).fill("brand-new-pass");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL("**/dashboard");
+    await context.close();
+  });
+});
+
+describe("guards and session", () => {
+  test("signed-in pages send visitors to /login; admin pages send users to /dashboard", async () => {
+    const { context, page } = await env.openPage();
+    await page.goto("/settings");
+    await page.waitForURL("**/login");
+    const user = await env.server.registerUser();
+    await page.getByLabel("Email address").fill(user.email);
+    await page.getByLabel("Password", { exact: true }).fill(user.password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL("**/dashboard");
+    await page.goto("/admin");
+    await page.waitForURL("**/dashboard");
+    await page.goto("/login");
+    await page.waitForURL("**/dashboard");
+    await context.close();
+  });
+
+  test("an expired stored session is cleared with 'Session expired'", async () => {
+    const { context, page } = await env.openPage();
+    await page.goto("/");
+    const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
+    const expired = `${encode({ alg: "HS256" })}.${encode({ sub: "x", exp: 1 })}.sig`;
+    await page.evaluate((token) => {
+      localStorage.setItem("dbvault.auth", JSON.stringify({ token, user: { id: "x", email: "x@example.com", name: "X", role: "user" }, timestamp: new Date().toISOString() }));
+    }, expired);
+    await page.goto("/dashboard");
+    await page.waitForURL("**/login");
+    expect(await toastText(page)).toContain("Session expired");
+    expect(await toastText(page)).toContain("Please sign in again.");
+    expect(await page.evaluate(() => localStorage.getItem("dbvault.auth"))).toBeNull();
+    await context.close();
+  });
+
+  test("a banned user lands on /banned with the reason and can sign out", async () => {
+    const admin = await env.server.registerAdmin();
+    const user = await env.server.registerUser();
+    const ban = await env.server.call("PUT", `/api/admin/users/${user.id}/ban`, { token: admin.token, body: { isBanned: true, banReason: "Abuse of service" } });
+    expect(ban.status).toBe(200);
+    const { context, page } = await env.openPage();
+    await page.goto("/login");
+    await page.getByLabel("Email address").fill(user.email);
+    await page.getByLabel("Password", { exact: true }).fill(user.password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL("**/banned");
+    await page.getByRole("heading", { name: "Account Suspended" }).waitFor();
+    await page.getByText("Abuse of service").waitFor();
+    expect(await page.getByText("Unknown date").count()).toBe(0);
+    await env.screenshot(page, "banned");
+    await page.goto("/dashboard");
+    await page.waitForURL("**/banned");
+    await page.getByRole("button", { name: "Sign Out" }).click();
+    await page.waitForURL("**/login");
+    expect(await page.evaluate(() => localStorage.getItem("dbvault.auth"))).toBeNull();
+    await context.close();
+  });
+
+  test("F8 moves focus to the notifications", async () => {
+    const { context, page } = await env.openPage();
+    await page.goto("/");
+    await page.getByRole("heading", { level: 1 }).waitFor();
+    await page.keyboard.press("F8");
+    expect(await page.evaluate(() => document.activeElement?.getAttribute("data-testid"))).toBe("toasts");
+    await context.close();
+  });
+});

@@ -1,0 +1,242 @@
+// Knowledge base: the public list (search, filters, pagination), the reader (TOC, code copy),
+// and an admin writing, publishing, unpublishing and deleting an article that a visitor reads.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Page } from "playwright-core";
+import { type E2EEnv, startE2E } from "./support/e2e-env";
+
+let env: E2EEnv;
+beforeAll(async () => {
+  env = await startE2E();
+});
+afterAll(async () => {
+  await env?.close();
+});
+
+const articles = (page: Page) => page.getByTestId("kb-article");
+const toasts = (page: Page) => page.getByTestId("toasts");
+
+async function waitForList(page: Page) {
+  await page.waitForFunction(() => !document.querySelector('[aria-label="Loading articles"]'));
+}
+
+describe("knowledge base for visitors", () => {
+  test("list: quick cards, sidebar counts, search, chips, clear all, pagination, empty state", async () => {
+    const { context, page, foreignRequests } = await env.openPage();
+    await page.goto("/kb");
+    await page.getByRole("heading", { name: "Knowledge Base", level: 1 }).waitFor();
+    expect(await page.title()).toBe("DBVault - Knowledge Base");
+    await articles(page).first().waitFor();
+    for (const card of ["Getting Started", "Troubleshooting", "Security Guide"]) await page.getByRole("button", { name: new RegExp(card) }).first().waitFor();
+    expect(await page.getByRole("link", { name: /Contact Support/ }).getAttribute("href")).toBe("/contact");
+    await page.getByRole("heading", { name: "Categories" }).waitFor();
+    await page.getByRole("heading", { name: "Popular Tags" }).waitFor();
+    const sidebar = page.getByRole("complementary", { name: "Filters" });
+    expect(await sidebar.getByRole("button", { name: /Setup/ }).innerText()).toMatch(/Setup\s*\d+/);
+    await env.screenshot(page, "kb-list");
+
+    // 17 seeded articles, 9 a page: two pages.
+    const pagination = page.getByRole("navigation", { name: "Pagination" });
+    expect(await pagination.getByRole("button", { name: "Previous" }).isDisabled()).toBe(true);
+    await pagination.getByRole("button", { name: "Next" }).click();
+    await page.waitForURL("**/kb?page=2");
+    await waitForList(page);
+    expect(await pagination.getByRole("button", { name: "Next" }).isDisabled()).toBe(true);
+    expect(await pagination.getByRole("button", { name: "Page 2" }).getAttribute("aria-current")).toBe("page");
+    await pagination.getByRole("button", { name: "Previous" }).click();
+    await page.waitForURL(/\/kb$/);
+
+    await page.getByLabel("Search articles").fill("systemd");
+    await page.getByRole("button", { name: "Search" }).click();
+    await page.waitForURL("**/kb?search=systemd");
+    await waitForList(page);
+    expect(await articles(page).first().innerText()).toContain("systemd");
+    await page.getByText("Search: systemd").waitFor();
+
+    await page.getByRole("button", { name: /Troubleshooting/ }).first().click();
+    await page.waitForURL(/category=troubleshooting/);
+    await page.getByText("Category: Troubleshooting").waitFor();
+    await page.getByRole("button", { name: "Remove filter Search: systemd" }).click();
+    await page.waitForURL("**/kb?category=troubleshooting");
+    await waitForList(page);
+    const count = await articles(page).count();
+    expect(count).toBeGreaterThan(0);
+    for (let i = 0; i < count; i++) expect(await articles(page).nth(i).innerText()).toContain("Troubleshooting");
+
+    await page.getByRole("button", { name: "Clear all" }).click();
+    await page.waitForURL(/\/kb$/);
+
+    await page.goto("/kb?search=zzqqxxnothing");
+    await page.getByText("No articles found").waitFor();
+    await page.getByText("Try adjusting your search or filters").waitFor();
+    await env.screenshot(page, "kb-empty");
+
+    await page.goto("/kb?tag=agent");
+    await page.getByText("Tag: agent").waitFor();
+    await waitForList(page);
+    expect(await articles(page).count()).toBeGreaterThan(0);
+    expect(foreignRequests).toEqual([]);
+    await context.close();
+  });
+
+  test("reader: metadata, TOC scrolls with a 120 px offset, code copy shows 'Copied!' for 2 s, not-found view", async () => {
+    const { context, page } = await env.openPage();
+    await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: env.baseUrl });
+    await page.goto("/kb/installing-the-agent");
+    await page.getByRole("heading", { name: "Installing the agent", level: 1 }).waitFor();
+    expect(await page.title()).toBe("DBVault - Installing the agent");
+    await page.getByText(/Last updated/).first().waitFor();
+    expect(await page.getByRole("list", { name: "Tags" }).getByRole("link", { name: "agent" }).getAttribute("href")).toBe("/kb?tag=agent");
+    expect(await page.getByRole("link", { name: "Back to Knowledge Base" }).getAttribute("href")).toBe("/kb");
+    await page.getByText("Was this article helpful?").waitFor();
+    expect(await page.getByRole("link", { name: "Edit Article" }).count()).toBe(0);
+
+    const toc = page.getByRole("navigation", { name: "On this page" });
+    await toc.getByRole("link", { name: "Run the setup" }).click();
+    await page.waitForFunction(() => Math.abs((document.getElementById("run-the-setup")?.getBoundingClientRect().top ?? -1) - 120) < 4);
+
+    const copy = page.getByRole("button", { name: "Copy code" }).first();
+    await copy.click();
+    await page.getByRole("button", { name: "Copied!" }).first().waitFor();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toContain("sudo install -m 0755 dbvault-agent");
+    await page.getByRole("button", { name: "Copied!" }).first().waitFor({ state: "detached", timeout: 3500 });
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await env.screenshot(page, "kb-article");
+
+    await page.getByRole("button", { name: "Share" }).click();
+    await toasts(page).getByText("Link copied to clipboard!").waitFor();
+
+    await page.goto("/kb/no-such-article");
+    await page.getByRole("heading", { name: "Article not found" }).waitFor();
+    await page.getByText("The article you're looking for could not be found.").waitFor();
+    await page.getByRole("link", { name: "Back to Knowledge Base" }).waitFor();
+    await env.screenshot(page, "kb-article-not-found");
+    await context.close();
+  });
+});
+
+describe("knowledge base administration", () => {
+  test("an admin creates, edits, publishes, unpublishes and deletes an article; a visitor sees each result", async () => {
+    const admin = await env.server.registerAdmin();
+    const { context, page } = await env.openPage();
+    const visitor = await env.openPage();
+    const visitorSees = async (slug: string, heading: string) => {
+      await visitor.page.goto(`/kb/${slug}`);
+      await visitor.page.getByRole("heading", { name: heading, level: 1 }).waitFor();
+    };
+
+    await page.goto("/login");
+    await page.getByLabel("Email address").fill(admin.email);
+    await page.getByLabel("Password", { exact: true }).fill(admin.password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL("**/dashboard");
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Admin" }).waitFor();
+
+    await page.goto("/admin/kb");
+    await page.getByRole("heading", { name: "Knowledge Base Management" }).waitFor();
+    await page.getByTestId("admin-article-row").first().waitFor();
+    expect(await page.getByTestId("admin-article-row").count()).toBe(17);
+    const updatedHeader = page.getByRole("columnheader", { name: /Updated/ });
+    expect(await updatedHeader.getAttribute("aria-sort")).toBe("descending");
+    const titleHeader = page.getByRole("columnheader", { name: /Title/ });
+    await titleHeader.getByRole("button").click();
+    expect(await titleHeader.getAttribute("aria-sort")).toBe("ascending");
+    const firstTitles = async () => (await page.getByTestId("admin-article-row").locator("td:nth-child(2)").allInnerTexts()).slice(0, 3);
+    const ascending = await firstTitles();
+    expect([...ascending].sort((a, b) => a.localeCompare(b))).toEqual(ascending);
+    await titleHeader.getByRole("button").click();
+    expect(await titleHeader.getAttribute("aria-sort")).toBe("descending");
+    expect(await firstTitles()).not.toEqual(ascending);
+    await env.screenshot(page, "admin-kb-list");
+
+    // Create (validation first), as a draft.
+    await page.getByRole("link", { name: "New Article" }).click();
+    await page.waitForURL("**/admin/kb/new");
+    await page.getByRole("button", { name: "Save" }).click();
+    await toasts(page).getByText("Validation Error").waitFor();
+    await toasts(page).getByText("Title is required").waitFor();
+    await page.getByLabel("Title").fill("Backups & You: A Primer!");
+    await page.getByRole("button", { name: "Save" }).click();
+    await toasts(page).getByText("Slug is required").waitFor();
+    await page.getByRole("button", { name: "Generate" }).click();
+    expect(await page.getByLabel("Slug").inputValue()).toBe("backups-you-a-primer");
+    await page.getByRole("button", { name: "Save" }).click();
+    await toasts(page).getByText("Content is required").waitFor();
+    await page.getByLabel("Content (Markdown)").fill("## First steps\n\nRead this.\n\n```sh\necho primer\n```\n\n[bad](javascript:alert(1)) and <script>alert(1)</script>");
+    await page.getByLabel("Category").selectOption("usage");
+    await page.getByLabel("Tags", { exact: true }).fill("primer");
+    await page.keyboard.press("Enter");
+    await page.getByLabel("Tags", { exact: true }).fill(" primer ");
+    await page.keyboard.press("Enter");
+    await page.getByLabel("Tags", { exact: true }).fill("temporary");
+    await page.keyboard.press("Enter");
+    expect(await page.getByRole("list", { name: "Article tags" }).getByRole("listitem").count()).toBe(2);
+    await page.getByRole("button", { name: "Remove tag temporary" }).click();
+    await page.getByRole("switch", { name: "Published" }).click();
+    await page.getByRole("button", { name: "Preview" }).click();
+    await page.getByRole("article", { name: "Preview" }).getByRole("heading", { name: "Backups & You: A Primer!" }).waitFor();
+    expect(await page.getByRole("article", { name: "Preview" }).locator('a[href^="javascript"], script').count()).toBe(0);
+    await env.screenshot(page, "admin-kb-editor-preview");
+    await page.getByRole("button", { name: "Edit" }).click();
+    await env.screenshot(page, "admin-kb-editor");
+    await page.getByRole("button", { name: "Save" }).click();
+    await toasts(page).getByText("Article created successfully").waitFor();
+    await page.waitForURL(/\/admin\/kb\/(?!new)[\w-]+$/);
+    const articleId = page.url().split("/").pop()!;
+    expect(await page.getByLabel("Title").inputValue()).toBe("Backups & You: A Primer!");
+
+    // A draft is invisible to visitors.
+    await visitor.page.goto("/kb/backups-you-a-primer");
+    await visitor.page.getByRole("heading", { name: "Article not found" }).waitFor();
+
+    // Edit the title.
+    await page.getByLabel("Title").fill("Backups and You");
+    await page.getByRole("button", { name: "Save" }).click();
+    await toasts(page).getByText("Article updated successfully").waitFor();
+
+    // Publish from the list.
+    await page.goto("/admin/kb");
+    await page.getByLabel("Status").selectOption("draft");
+    await page.getByTestId("admin-article-row").first().waitFor();
+    expect(await page.getByTestId("admin-article-row").count()).toBe(1);
+    await page.getByRole("switch", { name: "Publish Backups and You" }).click();
+    await toasts(page).getByText("Article published successfully").waitFor();
+    await visitorSees("backups-you-a-primer", "Backups and You");
+    expect(await visitor.page.locator("article script").count()).toBe(0);
+    expect(await visitor.page.getByRole("link", { name: "bad" }).count()).toBe(0);
+    await visitor.page.goto("/kb?search=primer");
+    await visitor.page.getByRole("link", { name: "Backups and You" }).waitFor();
+
+    // The admin sees 'Edit Article' on the reader.
+    await page.goto("/kb/backups-you-a-primer");
+    expect(await page.getByRole("link", { name: "Edit Article" }).getAttribute("href")).toBe(`/admin/kb/${articleId}`);
+
+    // Unpublish.
+    await page.goto("/admin/kb");
+    await page.getByLabel("Search articles").fill("Backups and You");
+    await page.getByRole("switch", { name: "Unpublish Backups and You" }).click();
+    await toasts(page).getByText("Article unpublished successfully").waitFor();
+    await visitor.page.goto("/kb/backups-you-a-primer");
+    await visitor.page.getByRole("heading", { name: "Article not found" }).waitFor();
+
+    // Delete, after confirming.
+    await page.getByRole("button", { name: "Delete Backups and You" }).click();
+    const dialog = page.getByRole("dialog");
+    await dialog.getByText("Are you sure you want to delete this article? This action cannot be undone.").waitFor();
+    await env.screenshot(page, "admin-kb-delete-confirm");
+    await dialog.getByRole("button", { name: "Delete" }).click();
+    await toasts(page).getByText("Article deleted successfully").waitFor();
+    await page.getByText("No articles found").waitFor();
+    const listed = await env.server.call("GET", "/api/kb/admin/all", { token: admin.token });
+    expect(listed.body.some((a: { _id: string }) => a._id === articleId)).toBe(false);
+
+    await visitor.context.close();
+    await context.close();
+  });
+
+  test("visitors and users cannot open the admin pages", async () => {
+    const { context, page } = await env.openPage();
+    await page.goto("/admin/kb");
+    await page.waitForURL("**/login");
+    await context.close();
+  });
+});

@@ -1,0 +1,105 @@
+// The agent protocol, shared by the server and the agent (which never imports Elysia): TypeBox
+// schemas for every message and request body, and the constants both sides must agree on.
+//
+// HTTP calls from the agent carry `Authorization: Bearer <user API key>`; once registered, also
+// `X-Agent-Id` and `X-Agent-Token`. The socket at /api/agents/ws takes the same headers.
+import { type Static, Type as T } from "@sinclair/typebox";
+
+export const AGENT_PROTOCOL_VERSION = 1;
+/** Backup files are uploaded in parts of this size (the last one shorter); a part is retried whole. */
+export const UPLOAD_PART_SIZE = 8 * 1024 * 1024;
+export const HEARTBEAT_INTERVAL_MS = 15_000;
+/** Reconnect delays after a dropped socket: 1 s doubling up to 5 s. */
+export const RECONNECT_MIN_MS = 1_000;
+export const RECONNECT_MAX_MS = 5_000;
+
+export const AgentHeaders = { agentId: "x-agent-id", agentToken: "x-agent-token" } as const;
+
+const Name = T.String({ minLength: 1, maxLength: 64, pattern: "^[A-Za-z0-9][A-Za-z0-9._ -]*$" });
+const ShortText = (max: number) => T.String({ minLength: 1, maxLength: max });
+
+export const Progress = T.Object({
+  current: T.Integer({ minimum: 0 }),
+  total: T.Integer({ minimum: 0 }),
+  percentage: T.Number({ minimum: 0, maximum: 100 }),
+  collection: T.String({ maxLength: 300 }),
+});
+export type Progress = Static<typeof Progress>;
+
+export const RegisterRequest = T.Object({
+  name: ShortText(100),
+  hostname: ShortText(255),
+  platform: ShortText(64),
+  version: ShortText(32),
+  databases: T.Array(Name, { maxItems: 1000 }),
+});
+export type RegisterRequest = Static<typeof RegisterRequest>;
+
+export const DatabaseEntry = T.Object({ name: T.String(), isActive: T.Boolean() });
+export const RegisterResponse = T.Object({
+  agentId: T.String(),
+  agentToken: T.String(),
+  databases: T.Array(DatabaseEntry),
+});
+export type RegisterResponse = Static<typeof RegisterResponse>;
+
+export const AddDatabaseRequest = T.Object({ name: Name });
+
+export const UploadStatus = T.Object({
+  parts: T.Array(T.Object({ partNumber: T.Integer(), size: T.Integer() })),
+  uploadedBytes: T.Integer(),
+});
+export type UploadStatus = Static<typeof UploadStatus>;
+
+export const CompleteUploadRequest = T.Object({
+  partCount: T.Integer({ minimum: 1 }),
+  size: T.Integer({ minimum: 1 }),
+  sha256: T.String({ pattern: "^[0-9a-f]{64}$" }),
+});
+export type CompleteUploadRequest = Static<typeof CompleteUploadRequest>;
+
+export const FailRequest = T.Object({ error: ShortText(2000) });
+
+export const RestoreStats = T.Record(T.String(), T.Object({ restored: T.Integer(), failed: T.Integer() }));
+export type RestoreStats = Static<typeof RestoreStats>;
+
+/** Messages the agent sends on its socket. */
+export const AgentMessage = T.Union([
+  T.Object({ type: T.Literal("hello"), version: ShortText(32), hostname: ShortText(255), platform: ShortText(64) }),
+  T.Object({ type: T.Literal("heartbeat") }),
+  T.Object({ type: T.Literal("backup.progress"), backupId: T.String(), progress: Progress }),
+  T.Object({ type: T.Literal("backup.failed"), backupId: T.String(), error: ShortText(2000) }),
+  T.Object({ type: T.Literal("restore.started"), restoreId: T.String() }),
+  T.Object({ type: T.Literal("restore.progress"), restoreId: T.String(), progress: Progress }),
+  T.Object({ type: T.Literal("restore.completed"), restoreId: T.String(), stats: RestoreStats }),
+  T.Object({ type: T.Literal("restore.failed"), restoreId: T.String(), error: ShortText(2000), stats: T.Optional(RestoreStats) }),
+  T.Object({
+    type: T.Literal("command.result"),
+    command: T.Union([T.Literal("restart"), T.Literal("update"), T.Literal("reset")]),
+    ok: T.Boolean(),
+    message: T.String({ maxLength: 2000 }),
+  }),
+]);
+export type AgentMessage = Static<typeof AgentMessage>;
+
+/** Messages the server sends to an agent. */
+export type ServerMessage =
+  | { type: "welcome"; agentId: string; serverTime: string }
+  | { type: "backup"; backupId: string; databaseName: string }
+  | { type: "restore"; restoreId: string; backupId: string; databaseName: string; size: number }
+  | { type: "restart" }
+  | { type: "update" }
+  | { type: "reset"; agentToken: string }
+  | { type: "close"; reason: string };
+
+/** Paths of the agent's HTTP API. */
+export const agentApi = {
+  register: "/api/agent/register",
+  databases: "/api/agent/databases",
+  uploadStatus: (backupId: string) => `/api/agent/backups/${backupId}/upload`,
+  part: (backupId: string, partNumber: number) => `/api/agent/backups/${backupId}/parts/${partNumber}`,
+  complete: (backupId: string) => `/api/agent/backups/${backupId}/complete`,
+  fail: (backupId: string) => `/api/agent/backups/${backupId}/fail`,
+  download: (backupId: string) => `/api/agent/backups/${backupId}/download`,
+  socket: "/api/agents/ws",
+} as const;

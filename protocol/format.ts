@@ -1,0 +1,9 @@
+const UNITS = ["Bytes", "KB", "MB", "GB", "TB"];
+
+/** A byte count in 1024 steps with units Bytes, KB, MB, GB, TB (spec section 9). */
+export function formatBytes(bytes: number, decimals = 2): string {
+  if (!Number.isFinite(bytes) || bytes <= 0) return "0 Bytes";
+  const exponent = Math.min(Math.floor(Math.log(bytes) / Math.log(1024)), UNITS.length - 1);
+  const value = bytes / 1024 ** exponent;
+  return `${Number.parseFloat(value.toFixed(Math.max(0, decimals)))} ${UNITS[exponent]}`;
+}

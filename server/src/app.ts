@@ -1,0 +1,45 @@
+import { openapi } from "@elysiajs/openapi";
+import { Elysia } from "elysia";
+import type { AppContext } from "./context";
+import { httpBasics } from "./lib/http";
+import { adminController } from "./modules/admin";
+import { agentsController } from "./modules/agents";
+import { authController } from "./modules/auth";
+import { backupsController } from "./modules/backups";
+import { kbController } from "./modules/kb";
+import { plansController } from "./modules/plans";
+import { realtimeController } from "./modules/realtime";
+import { settingsController } from "./modules/settings";
+import { usersController } from "./modules/users";
+import { webController } from "./modules/web";
+
+/** The whole HTTP application for one context; tests call `createApp(ctx).handle(request)`. */
+export function createApp(ctx: AppContext) {
+  return new Elysia()
+    .use(httpBasics(ctx.log))
+    .use(
+      openapi({
+        // The description as JSON; no bundled UI, whose CDN scripts our CSP (rightly) refuses.
+        path: "/api/docs",
+        specPath: "/api/docs",
+        provider: null,
+        documentation: {
+          info: { title: "DBVault API", version: "1.0.0", description: "Encrypted MongoDB backups: the web app's API." },
+          components: { securitySchemes: { bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT" } } },
+        },
+      }),
+    )
+    .use(authController(ctx))
+    .use(usersController(ctx))
+    .use(plansController(ctx))
+    .use(settingsController(ctx))
+    .use(agentsController(ctx))
+    .use(backupsController(ctx))
+    .use(realtimeController(ctx))
+    .use(kbController(ctx))
+    .use(adminController(ctx))
+    // Last: the single-page app answers every GET no API route took.
+    .use(webController(ctx));
+}
+
+export type App = ReturnType<typeof createApp>;

@@ -1,0 +1,79 @@
+import { join } from "node:path";
+import { eq } from "drizzle-orm";
+import { type Database, ensurePgliteCluster, openPglite, openPostgres } from "@db/client";
+import { migrate } from "@db/migrate";
+import { users } from "@db/schema";
+import type { Config } from "./config";
+import type { AppContext } from "./context";
+import { createApiKeyVault } from "./lib/api-key-vault";
+import { createClusterBus } from "./lib/cluster-bus";
+import { createEventBus } from "./lib/event-bus";
+import { createLogger, type Logger } from "./lib/logger";
+import { createRateLimiter } from "./lib/rate-limiter";
+import { loadServerSecrets } from "./lib/secrets";
+import { createUser } from "./modules/auth/service";
+import { createSessionTokens } from "./modules/auth/session-tokens";
+import { seedKnowledgeBase } from "./modules/kb/seed";
+import { createMailer } from "./modules/notifications/mailer";
+import { seedPlans } from "./modules/plans/service";
+import { createStorage } from "./storage";
+
+const MINUTE = 60_000;
+
+/** Opens the configured metadata database: Postgres when DATABASE_URL is set, else embedded PGlite. */
+export async function openDatabase(config: Config, initEmbedded: (dataDir: string) => Promise<void>): Promise<Database> {
+  if (config.databaseUrl) return openPostgres(config.databaseUrl);
+  const dir = join(config.dataDir, "pglite");
+  await ensurePgliteCluster(dir, initEmbedded);
+  return openPglite(dir);
+}
+
+/** Builds the context of a running server around an open database: migrations, seed data, services. */
+export async function createContext(
+  config: Config,
+  database: Database,
+  options: { log?: Logger; now?: () => Date } = {},
+): Promise<AppContext> {
+  const log = options.log ?? createLogger(config.logLevel);
+  const { applied } = await migrate(database.db);
+  if (applied.length > 0) log.info("database migrated", { applied });
+  const secrets = loadServerSecrets(config.dataDir, { jwtSecret: config.jwtSecret, apiKeySecret: config.apiKeySecret });
+  const ctx: AppContext = {
+    config,
+    database,
+    db: database.db,
+    log,
+    mailer: createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, log }),
+    apiKeys: createApiKeyVault(secrets.apiKeySecret),
+    tokens: createSessionTokens(secrets.jwtSecret, config.sessionHours),
+    events: createEventBus((error, event) => log.error("event handler failed", { event: event.type, error })),
+    bus: createClusterBus(database, log),
+    storage: createStorage(config.storageUrl),
+    rateLimits: {
+      loginByIp: createRateLimiter(30, 15 * MINUTE),
+      loginByAccount: createRateLimiter(10, 15 * MINUTE),
+      forgotByIp: createRateLimiter(10, 60 * MINUTE),
+      forgotByAccount: createRateLimiter(3, 60 * MINUTE),
+    },
+    now: options.now ?? (() => new Date()),
+  };
+  await ctx.bus.start();
+  await seedPlans(ctx.db);
+  await seedKnowledgeBase(ctx);
+  await ensureFirstAdmin(ctx);
+  return ctx;
+}
+
+/** Creates the ADMIN_EMAIL account (or gives it the admin role) when configured. */
+async function ensureFirstAdmin(ctx: AppContext) {
+  const { adminEmail, adminPassword } = ctx.config;
+  if (!adminEmail || !adminPassword) return;
+  const [existing] = await ctx.db.select().from(users).where(eq(users.email, adminEmail));
+  if (!existing) {
+    await createUser(ctx, { name: "Administrator", email: adminEmail, password: adminPassword, role: "admin" });
+    ctx.log.info("first admin created", { email: adminEmail });
+  } else if (existing.role !== "admin") {
+    await ctx.db.update(users).set({ role: "admin" }).where(eq(users.id, existing.id));
+    ctx.log.info("admin role granted", { email: adminEmail });
+  }
+}

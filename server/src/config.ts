@@ -1,0 +1,106 @@
+import { resolve } from "node:path";
+
+/** Every setting of the server, read once from the environment at start-up. */
+export type Config = {
+  port: number;
+  host: string;
+  publicUrl: string;
+  dataDir: string;
+  /** Empty: embedded PGlite in `${dataDir}/pglite`. */
+  databaseUrl: string | null;
+  /** `file:///abs/path` or `s3://bucket?endpoint=…`. */
+  storageUrl: string;
+  /** Empty: mail is written to the log. */
+  smtpUrl: string | null;
+  mailFrom: string;
+  /** Null: generated once and kept in `${dataDir}/secrets.json`. */
+  jwtSecret: string | null;
+  apiKeySecret: string | null;
+  sessionHours: number;
+  adminEmail: string | null;
+  adminPassword: string | null;
+  logLevel: "debug" | "info" | "warn" | "error";
+  /** Trust X-Forwarded-For for the client address (behind a reverse proxy). */
+  trustProxy: boolean;
+};
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+/** Reads and validates the configuration; throws ConfigError listing every bad variable. */
+export function loadConfig(env: Env = process.env): Config {
+  const problems: string[] = [];
+  const text = (name: string) => {
+    const value = env[name]?.trim();
+    return value ? value : null;
+  };
+  const integer = (name: string, fallback: number, min: number, max: number) => {
+    const raw = text(name);
+    if (raw === null) return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min || value > max) {
+      problems.push(`${name} must be a whole number from ${min} to ${max} (got "${raw}")`);
+      return fallback;
+    }
+    return value;
+  };
+
+  const port = integer("PORT", 3000, 0, 65535);
+  const host = text("HOST") ?? "0.0.0.0";
+  const dataDir = resolve(text("DATA_DIR") ?? "./data");
+
+  const publicUrl = (text("PUBLIC_URL") ?? `http://localhost:${port}`).replace(/\/+$/, "");
+  if (!/^https?:\/\/[^/\s]+/.test(publicUrl)) problems.push(`PUBLIC_URL must be an http(s) URL (got "${publicUrl}")`);
+
+  const databaseUrl = text("DATABASE_URL");
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    problems.push("DATABASE_URL must start with postgres:// or postgresql://");
+  }
+
+  const storageUrl = text("STORAGE_URL") ?? `file://${resolve(dataDir, "backups")}`;
+  if (!/^(file|s3):\/\/.+/.test(storageUrl)) problems.push("STORAGE_URL must be file://PATH or s3://BUCKET?endpoint=URL");
+
+  const smtpUrl = text("SMTP_URL");
+  if (smtpUrl && !/^smtps?:\/\/.+/.test(smtpUrl)) problems.push("SMTP_URL must start with smtp:// or smtps://");
+
+  const jwtSecret = text("JWT_SECRET");
+  if (jwtSecret && jwtSecret.length < 32) problems.push("JWT_SECRET must be at least 32 characters");
+  const apiKeySecret = text("API_KEY_SECRET");
+  if (apiKeySecret && apiKeySecret.length < 32) problems.push("API_KEY_SECRET must be at least 32 characters");
+
+  const adminEmail = text("ADMIN_EMAIL")?.toLowerCase() ?? null;
+  const adminPassword = text("ADMIN_PASSWORD");
+  if (Boolean(adminEmail) !== Boolean(adminPassword)) problems.push("ADMIN_EMAIL and ADMIN_PASSWORD must be set together");
+  if (adminPassword && adminPassword.length < 6) problems.push("ADMIN_PASSWORD must be at least 6 characters");
+
+  const logLevel = (text("LOG_LEVEL") ?? "info") as Config["logLevel"];
+  if (!["debug", "info", "warn", "error"].includes(logLevel)) problems.push("LOG_LEVEL must be debug, info, warn or error");
+
+  const trustProxyRaw = text("TRUST_PROXY") ?? "false";
+  if (!["true", "false", "1", "0"].includes(trustProxyRaw)) problems.push("TRUST_PROXY must be true or false");
+
+  const config: Config = {
+    port,
+    host,
+    publicUrl,
+    dataDir,
+    databaseUrl,
+    storageUrl,
+    smtpUrl,
+    mailFrom: text("MAIL_FROM") ?? "DBVault <no-reply@dbvault.local>",
+    jwtSecret,
+    apiKeySecret,
+    sessionHours: integer("SESSION_HOURS", 24 * 7, 1, 24 * 365),
+    adminEmail,
+    adminPassword,
+    logLevel,
+    trustProxy: trustProxyRaw === "true" || trustProxyRaw === "1",
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}

@@ -1,0 +1,35 @@
+import type { Database, Db } from "@db/client";
+import type { ApiKeyVault } from "./lib/api-key-vault";
+import type { Config } from "./config";
+import type { ClusterBus } from "./lib/cluster-bus";
+import type { EventBus } from "./lib/event-bus";
+import type { Logger } from "./lib/logger";
+import type { RateLimiter } from "./lib/rate-limiter";
+import type { Mailer } from "./modules/notifications/mailer";
+import type { SessionTokens } from "./modules/auth/session-tokens";
+import type { Storage } from "./storage";
+
+/** Rate limits on the sign-in and password-recovery routes, per client address and per account. */
+export type AuthRateLimiters = {
+  loginByIp: RateLimiter;
+  loginByAccount: RateLimiter;
+  forgotByIp: RateLimiter;
+  forgotByAccount: RateLimiter;
+};
+
+/** Everything a service needs, passed explicitly so tests can build one with their own parts. */
+export type AppContext = {
+  config: Config;
+  database: Database;
+  db: Db;
+  log: Logger;
+  mailer: Mailer;
+  apiKeys: ApiKeyVault;
+  tokens: SessionTokens;
+  events: EventBus;
+  /** Messages between server instances (agent commands, browser events) over LISTEN/NOTIFY. */
+  bus: ClusterBus;
+  storage: Storage;
+  rateLimits: AuthRateLimiters;
+  now: () => Date;
+};

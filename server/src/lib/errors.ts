@@ -1,0 +1,36 @@
+/** Machine-readable error codes sent beside every error message. */
+export type ErrorCode =
+  | "BAD_REQUEST"
+  | "UNAUTHORIZED"
+  | "TOKEN_EXPIRED"
+  | "FORBIDDEN"
+  | "BANNED"
+  | "NOT_FOUND"
+  | "CONFLICT"
+  | "PAYLOAD_TOO_LARGE"
+  | "RATE_LIMITED"
+  | "PLAN_LIMIT"
+  | "STORAGE_LIMIT_EXCEEDED"
+  | "AGENT_OFFLINE"
+  | "MAIL_FAILED"
+  | "INTERNAL";
+
+/** An error whose message is safe to show the user; the error handler answers `{ message, code }`. */
+export class AppError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: ErrorCode,
+    message: string,
+    /** Extra fields merged into the JSON answer (e.g. nextBackupAvailable). */
+    readonly extra: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = "AppError";
+  }
+}
+
+export const badRequest = (message: string) => new AppError(400, "BAD_REQUEST", message);
+export const unauthorized = (message = "Please sign in to continue.") => new AppError(401, "UNAUTHORIZED", message);
+export const forbidden = (message = "You do not have permission to do that.") => new AppError(403, "FORBIDDEN", message);
+export const notFound = (what: string) => new AppError(404, "NOT_FOUND", `${what} not found.`);
+export const conflict = (message: string) => new AppError(409, "CONFLICT", message);

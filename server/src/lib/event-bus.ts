@@ -1,0 +1,36 @@
+/** Something that happened which other modules (agents, realtime) react to. */
+export type AppEvent =
+  | { type: "apiKeyRegenerated"; userId: string }
+  | { type: "userDeleted"; userId: string }
+  | { type: "agentDeleted"; userId: string; agentId: string };
+
+type Handler<T extends AppEvent["type"]> = (event: Extract<AppEvent, { type: T }>) => void | Promise<void>;
+
+export type EventBus = {
+  /** Delivers the event to every handler of its type; a failing handler is logged, not thrown. */
+  emit(event: AppEvent): Promise<void>;
+  on<T extends AppEvent["type"]>(type: T, handler: Handler<T>): () => void;
+};
+
+/** An in-process event bus. */
+export function createEventBus(onHandlerError: (error: unknown, event: AppEvent) => void): EventBus {
+  const handlers = new Map<string, Set<(event: AppEvent) => void | Promise<void>>>();
+  return {
+    async emit(event) {
+      for (const handler of handlers.get(event.type) ?? []) {
+        try {
+          await handler(event);
+        } catch (error) {
+          onHandlerError(error, event);
+        }
+      }
+    },
+    on(type, handler) {
+      const set = handlers.get(type) ?? new Set();
+      handlers.set(type, set);
+      const wrapped = handler as (event: AppEvent) => void | Promise<void>;
+      set.add(wrapped);
+      return () => set.delete(wrapped);
+    },
+  };
+}

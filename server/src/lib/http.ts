@@ -1,0 +1,116 @@
+import { Elysia, ValidationError } from "elysia";
+import type { Logger } from "./logger";
+import { AppError } from "./errors";
+
+/** JSON request bodies above this are refused with 413 (backup uploads have their own route and limit). */
+export const MAX_JSON_BODY_BYTES = 1024 * 1024;
+
+// Strict enough that an injected <script> or inline handler cannot run, loose enough for the SPA
+// (its own scripts and styles, inline style attributes React sets, images as data URIs, our sockets).
+const CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self'",
+  "connect-src 'self' ws: wss:",
+  "object-src 'none'",
+  "base-uri 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join("; ");
+
+export const securityHeaders = {
+  "content-security-policy": CONTENT_SECURITY_POLICY,
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "strict-origin-when-cross-origin",
+  "x-frame-options": "DENY",
+  "cross-origin-opener-policy": "same-origin",
+};
+
+const tooLarge = () =>
+  new AppError(413, "PAYLOAD_TOO_LARGE", `The request body is too large (limit ${MAX_JSON_BODY_BYTES / 1024} KB).`);
+
+/** The body as text, refusing (413) as soon as it grows past `limit` bytes, whatever Content-Length said. */
+async function readCapped(request: Request, limit: number): Promise<string> {
+  if (!request.body) return "";
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
+    size += chunk.byteLength;
+    if (size > limit) throw tooLarge();
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** A field's own message when its schema has one, else a sentence naming the field. */
+function validationMessage(error: ValidationError): string {
+  const first = error.all[0] as { path?: string; summary?: string; message?: string; schema?: { error?: unknown } } | undefined;
+  const custom = first?.schema?.error;
+  if (typeof custom === "string") return custom;
+  const field = first?.path?.replace(/^\//, "").replace(/\//g, ".");
+  const reason = first?.summary ?? first?.message ?? "is invalid";
+  if (!field) return `Invalid request: ${reason}`;
+  return `Invalid ${field}: ${reason}`;
+}
+
+/**
+ * Cross-cutting HTTP behaviour: security headers on every answer, a body size limit, and one
+ * error handler that turns every failure into `{ message, code }` with the right status.
+ */
+export const httpBasics = (log: Logger) =>
+  new Elysia({ name: "http-basics" })
+    .onRequest(({ request, set }) => {
+      Object.assign(set.headers, securityHeaders);
+      const length = Number(request.headers.get("content-length") ?? 0);
+      const isUpload = new URL(request.url).pathname.startsWith("/api/agent/");
+      if (!isUpload && length > MAX_JSON_BODY_BYTES) {
+        throw tooLarge();
+      }
+    })
+    .onParse({ as: "global" }, async ({ request }, contentType) => {
+      // Anything but JSON stays a raw stream: binary uploads read it themselves, and JSON routes
+      // refuse it in validation. (Returning nothing here makes Elysia fail `parse: "none"` routes.)
+      if (!contentType?.startsWith("application/json")) return request.body ?? null;
+      const text = await readCapped(request, MAX_JSON_BODY_BYTES);
+      if (text === "") return undefined;
+      try {
+        return JSON.parse(text);
+      } catch {
+        throw new AppError(400, "BAD_REQUEST", "The request body is not valid JSON.");
+      }
+    })
+    .onError({ as: "global" }, ({ code, error, set, request }) => {
+      Object.assign(set.headers, securityHeaders);
+      // Errors thrown by our body parser reach here wrapped in Elysia's ParseError.
+      const cause = (error as { cause?: unknown }).cause;
+      const appError = error instanceof AppError ? error : cause instanceof AppError ? cause : null;
+      if (appError) {
+        set.status = appError.status;
+        return { message: appError.message, code: appError.code, ...appError.extra };
+      }
+      switch (code) {
+        case "VALIDATION":
+          set.status = 400;
+          return { message: validationMessage(error as ValidationError), code: "BAD_REQUEST" };
+        case "PARSE":
+          set.status = 400;
+          return { message: "The request body is not valid JSON.", code: "BAD_REQUEST" };
+        case "NOT_FOUND":
+          set.status = 404;
+          return { message: "Not found.", code: "NOT_FOUND" };
+        case "INVALID_COOKIE_SIGNATURE":
+        case "INVALID_FILE_TYPE":
+          set.status = 400;
+          return { message: "The request is invalid.", code: "BAD_REQUEST" };
+      }
+      const status = (error as { status?: number }).status;
+      if (typeof status === "number" && status >= 400 && status < 500) {
+        set.status = status;
+        return { message: (error as Error).message || "The request is invalid.", code: "BAD_REQUEST" };
+      }
+      log.error("unhandled error", { path: new URL(request.url).pathname, error });
+      set.status = 500;
+      return { message: "Something went wrong on our side. Please try again in a moment.", code: "INTERNAL" };
+    });

@@ -1,0 +1,58 @@
+import { initPgliteCluster } from "@db/client";
+import { createApp } from "./app";
+import { createContext, openDatabase } from "./bootstrap";
+import { ConfigError, loadConfig } from "./config";
+import { startBackgroundJobs } from "./modules/scheduler";
+
+const INIT_EMBEDDED_DB_FLAG = "--init-embedded-db";
+
+// Child mode: create the embedded database cluster and exit (see ensurePgliteCluster for why).
+const initIndex = process.argv.indexOf(INIT_EMBEDDED_DB_FLAG);
+if (initIndex !== -1) {
+  await initPgliteCluster(process.argv[initIndex + 1]!);
+  process.exit(0);
+}
+
+async function initEmbeddedInChild(dataDir: string) {
+  const child = Bun.spawn([process.execPath, process.argv[1]!, INIT_EMBEDDED_DB_FLAG, dataDir], {
+    stdout: "inherit",
+    stderr: "inherit",
+  });
+  if ((await child.exited) !== 0) throw new Error(`embedded database initialisation failed (exit ${child.exitCode})`);
+}
+
+try {
+  const config = loadConfig();
+  const database = await openDatabase(config, initEmbeddedInChild);
+  const ctx = await createContext(config, database);
+  const app = createApp(ctx);
+  app.listen({
+    port: config.port,
+    hostname: config.host,
+    // Backup parts are streamed in pieces well under this; JSON routes have their own 1 MB limit.
+    maxRequestBodySize: 64 * 1024 * 1024,
+  });
+  const server = app.server!;
+  const stopJobs = startBackgroundJobs(ctx);
+  ctx.log.info("DBVault is running", {
+    url: config.publicUrl,
+    listening: `http://${config.host}:${server.port}`,
+    database: database.kind,
+  });
+  console.log(`\n  DBVault is running at ${config.publicUrl}\n`);
+  const shutdown = async () => {
+    stopJobs();
+    await app.stop();
+    await ctx.bus.stop();
+    await database.close();
+    process.exit(0);
+  };
+  process.on("SIGINT", shutdown);
+  process.on("SIGTERM", shutdown);
+} catch (error) {
+  if (error instanceof ConfigError) {
+    console.error(`dbvault-server: ${error.message}`);
+    process.exit(2);
+  }
+  throw error;
+}

@@ -1,0 +1,119 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { eq } from "drizzle-orm";
+import { agents, auditLogs, backups, databases, settings, users } from "@db/schema";
+import { startTestServer, type TestServer, uniqueEmail } from "../../../test/harness";
+
+let server: TestServer;
+let admin: Awaited<ReturnType<TestServer["registerAdmin"]>>;
+beforeAll(async () => {
+  server = await startTestServer();
+  admin = await server.registerAdmin();
+});
+afterAll(() => server.close());
+
+const asAdmin = (method: string, path: string, body?: unknown) => server.call(method, path, { token: admin.token, body });
+
+describe("admin users", () => {
+  test("lists users with status, ban fields and the embedded plan", async () => {
+    const user = await server.registerUser({ name: "Listed User" });
+    const res = await asAdmin("GET", "/api/admin/users");
+    expect(res.status).toBe(200);
+    const row = res.body.find((u: { _id: string }) => u._id === user.id);
+    expect(row).toMatchObject({ name: "Listed User", email: user.email, role: "user", status: "active", isBanned: false });
+    expect(row.plan).toMatchObject({ name: "Free", dbLimit: 1, storageLimit: 1024 ** 3 });
+    expect(row.passwordHash).toBeUndefined();
+  });
+
+  test("changes plan, role, status and e-mail", async () => {
+    const user = await server.registerUser();
+    const plans = (await asAdmin("GET", "/api/admin/plans")).body as { _id: string; name: string }[];
+    const pro = plans.find((p) => p.name === "Pro")!;
+    expect((await asAdmin("PUT", `/api/admin/users/${user.id}`, { plan: pro._id })).body.plan.name).toBe("Pro");
+    expect((await asAdmin("PUT", `/api/admin/users/${user.id}`, { role: "admin" })).body.role).toBe("admin");
+    expect((await asAdmin("PUT", `/api/admin/users/${user.id}`, { status: "inactive" })).body.status).toBe("inactive");
+    const email = uniqueEmail("moved");
+    expect((await asAdmin("PUT", `/api/admin/users/${user.id}`, { email })).body.email).toBe(email);
+    const logs = await server.ctx.db.select().from(auditLogs).where(eq(auditLogs.userId, user.id));
+    expect(logs.map((l) => l.action).sort()).toEqual(["EMAIL_CHANGED", "PLAN_CHANGED"]);
+  });
+
+  test("rejects bad updates with 4xx and a message", async () => {
+    const user = await server.registerUser();
+    const other = await server.registerUser();
+    expect((await asAdmin("PUT", `/api/admin/users/${user.id}`, {})).status).toBe(400);
+    expect((await asAdmin("PUT", `/api/admin/users/${user.id}`, { role: "root" })).body.message).toBe("role must be user or admin");
+    expect((await asAdmin("PUT", `/api/admin/users/${user.id}`, { status: "gone" })).body.message).toBe("status must be active or inactive");
+    expect((await asAdmin("PUT", `/api/admin/users/${user.id}`, { email: "" })).status).toBe(400);
+    expect((await asAdmin("PUT", `/api/admin/users/${user.id}`, { email: other.email })).status).toBe(409);
+    expect((await asAdmin("PUT", `/api/admin/users/${user.id}`, { plan: "0123456789abcdef01234567" })).status).toBe(404);
+    expect((await asAdmin("PUT", "/api/admin/users/0123456789abcdef01234567", { role: "user" })).status).toBe(404);
+    const self = await asAdmin("PUT", `/api/admin/users/${admin.id}`, { role: "user" });
+    expect(self.status).toBe(400);
+    expect(self.body.message).toBe("You cannot remove your own admin role.");
+  });
+
+  test("ban with the default reason, the user is locked out, unban clears the reason", async () => {
+    const user = await server.registerUser();
+    const banned = await asAdmin("PUT", `/api/admin/users/${user.id}/ban`, { isBanned: true });
+    expect(banned.status).toBe(200);
+    expect(banned.body).toMatchObject({ isBanned: true, banReason: "Policy violation" });
+    expect(Date.parse(banned.body.bannedAt)).toBeGreaterThan(Date.now() - 60_000);
+
+    const locked = await server.call("GET", "/api/user/profile", { token: user.token });
+    expect(locked.status).toBe(403);
+    expect(locked.body).toMatchObject({ code: "BANNED", isBanned: true, banReason: "Policy violation" });
+    // Signing in still works, so the web app can show the /banned page with the reason.
+    const login = await server.call("POST", "/api/auth/login", { body: { email: user.email, password: user.password } });
+    expect(login.body.user).toMatchObject({ isBanned: true, banReason: "Policy violation" });
+
+    const custom = await asAdmin("PUT", `/api/admin/users/${user.id}/ban`, { isBanned: true, banReason: "Spam" });
+    expect(custom.body.banReason).toBe("Spam");
+    const unbanned = await asAdmin("PUT", `/api/admin/users/${user.id}/ban`, { isBanned: false, banReason: null });
+    expect(unbanned.body).toEqual({ isBanned: false, banReason: null, bannedAt: null });
+    expect((await server.call("GET", "/api/user/profile", { token: user.token })).status).toBe(200);
+    expect((await asAdmin("PUT", `/api/admin/users/${user.id}/ban`, { isBanned: "yes" })).status).toBe(400);
+  });
+
+  test("agents of a user, and deleting one", async () => {
+    const user = await server.registerUser();
+    const [agent] = await server.ctx.db
+      .insert(agents)
+      .values({ userId: user.id, name: "db-host-1", hostname: "db1.internal", platform: "linux", version: "1.0.0", status: "active" })
+      .returning();
+    const list = await asAdmin("GET", `/api/admin/users/${user.id}/agents`);
+    expect(list.body).toEqual([
+      expect.objectContaining({ _id: agent!.id, name: "db-host-1", hostname: "db1.internal", status: "active", version: "1.0.0" }),
+    ]);
+    expect((await asAdmin("DELETE", `/api/admin/agents/${agent!.id}`)).status).toBe(200);
+    expect((await asAdmin("GET", `/api/admin/users/${user.id}/agents`)).body).toEqual([]);
+    expect((await asAdmin("DELETE", `/api/admin/agents/${agent!.id}`)).status).toBe(404);
+    expect((await asAdmin("GET", "/api/admin/users/0123456789abcdef01234567/agents")).status).toBe(404);
+  });
+
+  test("deleting a user removes their data; an admin cannot delete themselves", async () => {
+    const user = await server.registerUser();
+    await server.ctx.db.insert(databases).values({ userId: user.id, name: "main" });
+    await server.ctx.db.insert(backups).values({ userId: user.id, databaseName: "main", status: "completed", size: 10 });
+    const res = await asAdmin("DELETE", `/api/admin/users/${user.id}`);
+    expect(res.status).toBe(200);
+    expect(await server.ctx.db.select().from(users).where(eq(users.id, user.id))).toEqual([]);
+    expect(await server.ctx.db.select().from(settings).where(eq(settings.userId, user.id))).toEqual([]);
+    expect(await server.ctx.db.select().from(databases).where(eq(databases.userId, user.id))).toEqual([]);
+    expect(await server.ctx.db.select().from(backups).where(eq(backups.userId, user.id))).toEqual([]);
+    expect((await server.call("GET", "/api/user/profile", { token: user.token })).status).toBe(401);
+    expect((await asAdmin("DELETE", `/api/admin/users/${admin.id}`)).status).toBe(400);
+  });
+
+  test("backup stats count every backup and format the total size", async () => {
+    const before = (await asAdmin("GET", "/api/admin/stats/backups")).body;
+    const user = await server.registerUser();
+    await server.ctx.db.insert(backups).values([
+      { userId: user.id, databaseName: "x", status: "completed", size: 1024 * 1024 },
+      { userId: user.id, databaseName: "x", status: "completed", size: 512 * 1024 },
+    ]);
+    const after = (await asAdmin("GET", "/api/admin/stats/backups")).body;
+    expect(after.totalCount).toBe(before.totalCount + 2);
+    expect(after.totalSize).toBe(before.totalSize + 1.5 * 1024 * 1024);
+    expect(after.formattedSize).toBeString();
+  });
+});

@@ -1,0 +1,41 @@
+import { Elysia } from "elysia";
+import type { AppContext } from "../../context";
+import { authGuard } from "../auth/guard";
+import { listPlans, toPlanView } from "../plans/service";
+import { adminModel } from "./model";
+import { backupStats, deleteAgent, deleteUser, listUserAgents, listUsers, setBan, updateUser } from "./service";
+
+/** The admin console's API; every route requires the admin role. */
+export const adminController = (ctx: AppContext) =>
+  new Elysia({ prefix: "/api/admin", detail: { tags: ["Admin"], security: [{ bearer: [] }] } })
+    .use(authGuard(ctx))
+    .get("/users", () => listUsers(ctx), { admin: true, detail: { summary: "All users" } })
+    .get("/stats/backups", () => backupStats(ctx), { admin: true, detail: { summary: "Backup count and size" } })
+    .get("/plans", async () => (await listPlans(ctx.db)).map(toPlanView), { admin: true, detail: { summary: "All plans" } })
+    .get("/users/:id/agents", ({ params }) => listUserAgents(ctx, params.id), {
+      admin: true,
+      params: adminModel.idParams,
+      detail: { summary: "A user's agents" },
+    })
+    .put("/users/:id", ({ user, params, body }) => updateUser(ctx, user, params.id, body), {
+      admin: true,
+      params: adminModel.idParams,
+      body: adminModel.userUpdate,
+      detail: { summary: "Change a user's plan, role, status or e-mail" },
+    })
+    .put("/users/:id/ban", ({ user, params, body }) => setBan(ctx, user, params.id, body), {
+      admin: true,
+      params: adminModel.idParams,
+      body: adminModel.ban,
+      detail: { summary: "Ban or unban a user" },
+    })
+    .delete("/agents/:id", ({ params }) => deleteAgent(ctx, params.id), {
+      admin: true,
+      params: adminModel.idParams,
+      detail: { summary: "Delete an agent" },
+    })
+    .delete("/users/:id", ({ user, params }) => deleteUser(ctx, user, params.id), {
+      admin: true,
+      params: adminModel.idParams,
+      detail: { summary: "Delete a user and their data" },
+    });

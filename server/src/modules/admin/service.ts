@@ -1,0 +1,143 @@
+import { and, asc, count, eq, ne, sum } from "drizzle-orm";
+import { agents, backups, plans, users } from "@db/schema";
+import { formatBytes } from "@protocol/format";
+import type { AppContext } from "../../context";
+import { badRequest, conflict, notFound } from "../../lib/errors";
+import { recordAudit } from "../audit/service";
+import type { AuthenticatedUser } from "../auth/guard";
+import { normaliseEmail } from "../auth/service";
+import { findPlan, toPlanView } from "../plans/service";
+import { switchPlan } from "../users/service";
+
+export const DEFAULT_BAN_REASON = "Policy violation";
+
+type UserRow = typeof users.$inferSelect;
+type PlanRow = typeof plans.$inferSelect;
+
+function toAdminUserView(user: UserRow, plan: PlanRow | null) {
+  return {
+    _id: user.id,
+    id: user.id,
+    name: user.name,
+    email: user.email,
+    role: user.role,
+    status: user.status,
+    isBanned: user.isBanned,
+    banReason: user.banReason,
+    bannedAt: user.bannedAt?.toISOString() ?? null,
+    plan: plan ? toPlanView(plan) : null,
+    storageUsed: user.storageUsed,
+    createdAt: user.createdAt.toISOString(),
+  };
+}
+
+export async function listUsers(ctx: AppContext) {
+  const rows = await ctx.db
+    .select({ user: users, plan: plans })
+    .from(users)
+    .leftJoin(plans, eq(users.planId, plans.id))
+    .orderBy(asc(users.createdAt), asc(users.id));
+  return rows.map((row) => toAdminUserView(row.user, row.plan));
+}
+
+async function findUser(ctx: AppContext, userId: string): Promise<UserRow> {
+  const [user] = await ctx.db.select().from(users).where(eq(users.id, userId));
+  if (!user) throw notFound("User");
+  return user;
+}
+
+async function adminUserView(ctx: AppContext, userId: string) {
+  const user = await findUser(ctx, userId);
+  const [plan] = user.planId ? await ctx.db.select().from(plans).where(eq(plans.id, user.planId)) : [];
+  return toAdminUserView(user, plan ?? null);
+}
+
+export async function backupStats(ctx: AppContext) {
+  const [row] = await ctx.db.select({ totalCount: count(), totalSize: sum(backups.size) }).from(backups);
+  const totalSize = Number(row?.totalSize ?? 0);
+  return { totalCount: row?.totalCount ?? 0, totalSize, formattedSize: formatBytes(totalSize) };
+}
+
+export async function listUserAgents(ctx: AppContext, userId: string) {
+  await findUser(ctx, userId);
+  const rows = await ctx.db.select().from(agents).where(eq(agents.userId, userId)).orderBy(asc(agents.createdAt));
+  return rows.map((agent) => ({
+    _id: agent.id,
+    id: agent.id,
+    name: agent.name,
+    hostname: agent.hostname,
+    platform: agent.platform,
+    version: agent.version,
+    status: agent.status,
+    lastSeen: agent.lastSeen?.toISOString() ?? null,
+  }));
+}
+
+type UserUpdate = { plan?: string; role?: string; status?: string; email?: string };
+
+/** An admin's change to a user's plan, role, status or e-mail. Admins cannot demote or deactivate themselves. */
+export async function updateUser(ctx: AppContext, admin: AuthenticatedUser, userId: string, input: UserUpdate) {
+  const user = await findUser(ctx, userId);
+  if (user.id === admin.id && input.role === "user") throw badRequest("You cannot remove your own admin role.");
+  if (user.id === admin.id && input.status === "inactive") throw badRequest("You cannot deactivate your own account.");
+  if (input.plan !== undefined && input.plan !== user.planId) {
+    await switchPlan(ctx, user.id, await findPlan(ctx.db, input.plan), "admin");
+  }
+  const changes: Partial<UserRow> = {};
+  if (input.role !== undefined) changes.role = input.role as UserRow["role"];
+  if (input.status !== undefined) changes.status = input.status as UserRow["status"];
+  if (input.email !== undefined) {
+    const email = normaliseEmail(input.email);
+    if (email !== user.email) {
+      const [taken] = await ctx.db.select({ id: users.id }).from(users).where(and(eq(users.email, email), ne(users.id, user.id)));
+      if (taken) throw conflict("An account with this email already exists.");
+      changes.email = email;
+    }
+  }
+  if (Object.keys(changes).length > 0) {
+    await ctx.db.transaction(async (tx) => {
+      await tx.update(users).set({ ...changes, updatedAt: ctx.now() }).where(eq(users.id, user.id));
+      if (changes.email) await recordAudit(tx, user.id, "EMAIL_CHANGED", { from: user.email, to: changes.email, by: "admin" });
+    });
+  }
+  return adminUserView(ctx, user.id);
+}
+
+/** Bans (with a reason, 'Policy violation' by default) or unbans a user. */
+export async function setBan(
+  ctx: AppContext,
+  admin: AuthenticatedUser,
+  userId: string,
+  input: { isBanned: boolean; banReason?: string | null },
+) {
+  const user = await findUser(ctx, userId);
+  if (user.id === admin.id && input.isBanned) throw badRequest("You cannot ban your own account.");
+  const values = input.isBanned
+    ? { isBanned: true, banReason: input.banReason?.trim() || DEFAULT_BAN_REASON, bannedAt: ctx.now() }
+    : { isBanned: false, banReason: null, bannedAt: null };
+  const [updated] = await ctx.db.update(users).set({ ...values, updatedAt: ctx.now() }).where(eq(users.id, user.id)).returning();
+  ctx.log.info(input.isBanned ? "user banned" : "user unbanned", { userId: user.id, adminId: admin.id });
+  return {
+    isBanned: updated!.isBanned,
+    banReason: updated!.banReason,
+    bannedAt: updated!.bannedAt?.toISOString() ?? null,
+  };
+}
+
+export async function deleteAgent(ctx: AppContext, agentId: string) {
+  const [agent] = await ctx.db.delete(agents).where(eq(agents.id, agentId)).returning();
+  if (!agent) throw notFound("Agent");
+  await ctx.events.emit({ type: "agentDeleted", userId: agent.userId, agentId: agent.id });
+  return { message: "Agent deleted" };
+}
+
+/** Deletes a user and, through the foreign keys, all their data; stored backup files follow. */
+export async function deleteUser(ctx: AppContext, admin: AuthenticatedUser, userId: string) {
+  if (userId === admin.id) throw badRequest("You cannot delete your own account from the admin console.");
+  await findUser(ctx, userId);
+  // Handlers (e.g. storage clean-up) run before the rows that point at the files are gone.
+  await ctx.events.emit({ type: "userDeleted", userId });
+  await ctx.db.delete(users).where(eq(users.id, userId));
+  ctx.log.info("user deleted", { userId, adminId: admin.id });
+  return { message: "User deleted" };
+}

@@ -1,0 +1,46 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+import { and, eq } from "drizzle-orm";
+import { agents, users } from "@db/schema";
+import { AgentHeaders } from "@protocol/agent-protocol";
+import type { AppContext } from "../../context";
+import { AppError, unauthorized } from "../../lib/errors";
+
+export type AgentUser = typeof users.$inferSelect;
+export type AgentRow = typeof agents.$inferSelect;
+
+export const hashAgentToken = (token: string) => createHash("sha256").update(token).digest("hex");
+
+function bearer(authorization: string | undefined) {
+  return authorization?.match(/^Bearer\s+(\S+)$/i)?.[1];
+}
+
+/** The account behind an agent's API key. Throws 401 for an unknown key, 403 for a banned account. */
+export async function authenticateApiKey(ctx: AppContext, authorization: string | undefined): Promise<AgentUser> {
+  const apiKey = bearer(authorization);
+  if (!apiKey) throw unauthorized("An API key is required (Authorization: Bearer <API key>).");
+  const [user] = await ctx.db.select().from(users).where(eq(users.apiKeyHash, ctx.apiKeys.hash(apiKey)));
+  if (!user) throw unauthorized("This API key is not valid. It may have been regenerated: run dbvault-agent setup with the current key.");
+  if (user.isBanned) throw new AppError(403, "BANNED", "This account has been suspended.");
+  return user;
+}
+
+/** A registered agent making a call: its API key, id and own token must all match. */
+export async function authenticateAgent(
+  ctx: AppContext,
+  headers: Record<string, string | undefined>,
+): Promise<{ user: AgentUser; agent: AgentRow }> {
+  const user = await authenticateApiKey(ctx, headers.authorization);
+  const agentId = headers[AgentHeaders.agentId];
+  const token = headers[AgentHeaders.agentToken];
+  if (!agentId || !token) throw unauthorized("Agent credentials are missing: run dbvault-agent setup.");
+  const [agent] = await ctx.db
+    .select()
+    .from(agents)
+    .where(and(eq(agents.id, agentId), eq(agents.userId, user.id)));
+  const expected = agent?.tokenHash ? Buffer.from(agent.tokenHash, "hex") : null;
+  const given = Buffer.from(hashAgentToken(token), "hex");
+  if (!agent || !expected || expected.length !== given.length || !timingSafeEqual(expected, given)) {
+    throw unauthorized("This agent's credentials are not valid (it may have been removed or reset): run dbvault-agent setup again.");
+  }
+  return { user, agent };
+}

@@ -1,0 +1,107 @@
+import { randomUUID } from "node:crypto";
+import { Value } from "@sinclair/typebox/value";
+import { and, eq } from "drizzle-orm";
+import { backups } from "@db/schema";
+import { AgentMessage, type ServerMessage } from "@protocol/agent-protocol";
+import type { AppContext } from "../../context";
+import { failBackup, recordBackupProgress } from "../backups/service";
+import { failRestore, recordRestoreCompleted, recordRestoreProgress, recordRestoreStarted } from "../restores/service";
+import type { AgentRow } from "./agent-auth";
+import { markAgentConnected, markAgentDisconnected, recordHeartbeat } from "./service";
+
+type AgentSocket = { id: string; send(data: string): unknown; close(code?: number, reason?: string): unknown };
+type Connection = { socket: AgentSocket; agentId: string; userId: string; connectionId: string };
+
+/**
+ * The agent sockets held by this server instance. Commands for agents arrive on the cluster bus
+ * (from any instance) and go out on the socket if this instance holds it.
+ */
+export function createAgentGateway(ctx: AppContext) {
+  const byAgent = new Map<string, Connection>();
+  const bySocket = new Map<string, Connection>();
+
+  const send = (connection: Connection, message: ServerMessage) => connection.socket.send(JSON.stringify(message));
+
+  ctx.bus.subscribe((message) => {
+    if (message.kind === "agent.send") {
+      const connection = byAgent.get(message.agentId);
+      if (connection) send(connection, message.message as ServerMessage);
+    } else if (message.kind === "agent.disconnect") {
+      for (const connection of byAgent.values()) {
+        if (connection.userId !== message.userId) continue;
+        if (message.agentId && connection.agentId !== message.agentId) continue;
+        send(connection, { type: "close", reason: message.reason });
+        connection.socket.close(4001, message.reason.slice(0, 120));
+      }
+    }
+  });
+
+  async function handleMessage(connection: Connection, raw: unknown) {
+    if (!Value.Check(AgentMessage, raw)) {
+      ctx.log.warn("ignored a malformed agent message", { agentId: connection.agentId });
+      return;
+    }
+    const { agentId } = connection;
+    switch (raw.type) {
+      case "hello":
+        await markAgentConnected(ctx, agentId, connection.connectionId, { version: raw.version, hostname: raw.hostname, platform: raw.platform });
+        return;
+      case "heartbeat":
+        await recordHeartbeat(ctx, agentId, connection.connectionId);
+        return;
+      case "backup.progress":
+        return recordBackupProgress(ctx, agentId, raw.backupId, raw.progress);
+      case "backup.failed":
+        if (await ownsBackup(agentId, raw.backupId)) await failBackup(ctx, raw.backupId, raw.error);
+        return;
+      case "restore.started":
+        return recordRestoreStarted(ctx, agentId, raw.restoreId);
+      case "restore.progress":
+        return recordRestoreProgress(ctx, agentId, raw.restoreId, raw.progress);
+      case "restore.completed":
+        return recordRestoreCompleted(ctx, agentId, raw.restoreId, raw.stats);
+      case "restore.failed":
+        return failRestore(ctx, raw.restoreId, raw.error, { agentId, stats: raw.stats });
+      case "command.result":
+        ctx.log.info("agent command result", { agentId, command: raw.command, ok: raw.ok, message: raw.message });
+        return;
+    }
+  }
+
+  async function ownsBackup(agentId: string, backupId: string) {
+    const rows = await ctx.db.select({ id: backups.id }).from(backups).where(and(eq(backups.id, backupId), eq(backups.agentId, agentId)));
+    return rows.length > 0;
+  }
+
+  return {
+    /** A newly authenticated agent socket. An older socket of the same agent is closed. */
+    async open(socket: AgentSocket, agent: AgentRow) {
+      const previous = byAgent.get(agent.id);
+      if (previous) previous.socket.close(4002, "replaced by a newer connection");
+      const connection: Connection = { socket, agentId: agent.id, userId: agent.userId, connectionId: randomUUID() };
+      byAgent.set(agent.id, connection);
+      bySocket.set(socket.id, connection);
+      await markAgentConnected(ctx, agent.id, connection.connectionId, {});
+      send(connection, { type: "welcome", agentId: agent.id, serverTime: ctx.now().toISOString() });
+    },
+    async message(socket: AgentSocket, raw: unknown) {
+      const connection = bySocket.get(socket.id);
+      if (!connection) return;
+      try {
+        await handleMessage(connection, raw);
+      } catch (error) {
+        ctx.log.error("agent message failed", { agentId: connection.agentId, error });
+      }
+    },
+    async close(socket: AgentSocket) {
+      const connection = bySocket.get(socket.id);
+      bySocket.delete(socket.id);
+      if (!connection) return;
+      if (byAgent.get(connection.agentId) === connection) byAgent.delete(connection.agentId);
+      await markAgentDisconnected(ctx, connection.agentId, connection.connectionId);
+    },
+    connectedCount: () => byAgent.size,
+  };
+}
+
+export type AgentGateway = ReturnType<typeof createAgentGateway>;

@@ -1,0 +1,123 @@
+import { Elysia } from "elysia";
+import { AddDatabaseRequest, CompleteUploadRequest, FailRequest, RegisterRequest } from "@protocol/agent-protocol";
+import type { AppContext } from "../../context";
+import { authGuard } from "../auth/guard";
+import { failBackup, findOwnBackup } from "../backups/service";
+import { downloadBackupResponse } from "../backups/download";
+import { completeUpload, getUploadStatus, receivePart } from "../backups/upload";
+import { checkServiceHealth } from "./health";
+import { authenticateAgent, authenticateApiKey, type AgentRow } from "./agent-auth";
+import { createAgentGateway } from "./gateway";
+import { agentsModel } from "./model";
+import { attachDatabases, disconnectUserAgents, listAgents, manageAgent, registerAgent } from "./service";
+
+/**
+ * Everything agents talk to (registration, uploads, downloads, their socket) and the user-facing
+ * agent routes (system status, manage). Agent routes authenticate with the API key plus the
+ * agent's own id and token; user routes with the session token.
+ */
+export const agentsController = (ctx: AppContext) => {
+  const gateway = createAgentGateway(ctx);
+  const socketAgents = new WeakMap<Request, AgentRow>();
+
+  ctx.events.on("apiKeyRegenerated", ({ userId }) =>
+    disconnectUserAgents(ctx, userId, "The API key was regenerated: run dbvault-agent setup with the new key."),
+  );
+  ctx.events.on("agentDeleted", ({ userId, agentId }) =>
+    ctx.bus.publish({ kind: "agent.disconnect", userId, agentId, reason: "This agent was removed from DBVault." }),
+  );
+
+  const agentApi = new Elysia({ prefix: "/api/agent", detail: { tags: ["Agent protocol"] } })
+    .post(
+      "/register",
+      async ({ headers, body, set }) => {
+        const user = await authenticateApiKey(ctx, headers.authorization);
+        set.status = 201;
+        return registerAgent(ctx, user, body);
+      },
+      { body: RegisterRequest, detail: { summary: "Register an agent and its database names (API key)" } },
+    )
+    .post(
+      "/databases",
+      async ({ headers, body }) => {
+        const { user, agent } = await authenticateAgent(ctx, headers);
+        return { databases: await attachDatabases(ctx, user, agent.id, [body.name]) };
+      },
+      { body: AddDatabaseRequest, detail: { summary: "Add a database name (dbvault-agent db add)" } },
+    )
+    .get(
+      "/backups/:backupId/upload",
+      async ({ headers, params }) => getUploadStatus(ctx, (await authenticateAgent(ctx, headers)).agent, params.backupId),
+      { params: agentsModel.backupParams, detail: { summary: "Parts received so far (resume)" } },
+    )
+    .put(
+      "/backups/:backupId/parts/:partNumber",
+      async ({ headers, params, request }) => {
+        const { agent } = await authenticateAgent(ctx, headers);
+        const length = request.headers.get("content-length");
+        return receivePart(ctx, agent, params.backupId, params.partNumber, request.body, length === null ? null : Number(length));
+      },
+      // The raw body is streamed to storage: no parsing.
+      { params: agentsModel.partParams, parse: "none", detail: { summary: "Upload one part of the encrypted file" } },
+    )
+    .post(
+      "/backups/:backupId/complete",
+      async ({ headers, params, body }) => completeUpload(ctx, (await authenticateAgent(ctx, headers)).agent, params.backupId, body),
+      { params: agentsModel.backupParams, body: CompleteUploadRequest, detail: { summary: "Finish an upload" } },
+    )
+    .post(
+      "/backups/:backupId/fail",
+      async ({ headers, params, body }) => {
+        const { agent } = await authenticateAgent(ctx, headers);
+        const backup = await findOwnBackup(ctx, agent.userId, params.backupId);
+        if (backup.agentId === agent.id) await failBackup(ctx, backup.id, body.error);
+        return { status: "failed" };
+      },
+      { params: agentsModel.backupParams, body: FailRequest, detail: { summary: "Report a failed backup" } },
+    )
+    .get(
+      "/backups/:backupId/download",
+      async ({ headers, params, request }) => {
+        const { agent } = await authenticateAgent(ctx, headers);
+        const backup = await findOwnBackup(ctx, agent.userId, params.backupId);
+        return downloadBackupResponse(ctx, backup, request.headers.get("range"));
+      },
+      { params: agentsModel.backupParams, detail: { summary: "Download a backup to restore it" } },
+    );
+
+  return new Elysia({ detail: { tags: ["Agents"] } })
+    .use(authGuard(ctx))
+    .use(agentApi)
+    .ws("/api/agents/ws", {
+      async beforeHandle({ request, headers, set }) {
+        try {
+          socketAgents.set(request, (await authenticateAgent(ctx, headers)).agent);
+        } catch (error) {
+          set.status = (error as { status?: number }).status ?? 401;
+          return { message: (error as Error).message };
+        }
+      },
+      async open(ws) {
+        const agent = socketAgents.get(ws.data.request);
+        if (!agent) return ws.close(4401, "unauthorized");
+        await gateway.open(ws, agent);
+      },
+      message: (ws, message) => gateway.message(ws, message),
+      close: (ws) => gateway.close(ws),
+    })
+    .get("/api/agents/server-status", async ({ set }) => {
+      const health = await checkServiceHealth(ctx);
+      if (!health.ok) set.status = 503;
+      return health;
+    }, { detail: { summary: "Backup service health (public)" } })
+    .get(
+      "/api/settings/system-status",
+      async ({ user }) => ({ agents: await listAgents(ctx, user.id), backupService: (await checkServiceHealth(ctx)).ok }),
+      { auth: true, detail: { summary: "The user's agents and the backup service state" } },
+    )
+    .post(
+      "/api/agents/manage/:agentId",
+      ({ user, params, body }) => manageAgent(ctx, user.id, params.agentId, body.action),
+      { auth: true, params: agentsModel.manageParams, body: agentsModel.manage, detail: { summary: "Restart, update-check or reset an agent" } },
+    );
+};

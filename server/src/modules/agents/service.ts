@@ -1,0 +1,171 @@
+import { randomBytes } from "node:crypto";
+import { and, asc, count, eq, lt, ne } from "drizzle-orm";
+import { agents, databases } from "@db/schema";
+import type { RegisterRequest, ServerMessage } from "@protocol/agent-protocol";
+import type { AppContext } from "../../context";
+import { AppError, notFound } from "../../lib/errors";
+import { recordAudit } from "../audit/service";
+import { notifyAgentDisconnected } from "../notifications/service";
+import { planOfUser } from "../plans/service";
+import { type AgentRow, type AgentUser, hashAgentToken } from "./agent-auth";
+
+/** An agent counts as inactive after this long without a heartbeat, and offline after OFFLINE_AFTER_MS. */
+export const INACTIVE_AFTER_MS = 60_000;
+export const OFFLINE_AFTER_MS = 5 * 60_000;
+
+export function toAgentView(agent: AgentRow) {
+  return {
+    _id: agent.id,
+    id: agent.id,
+    name: agent.name,
+    hostname: agent.hostname,
+    platform: agent.platform,
+    version: agent.version,
+    status: agent.status,
+    lastSeen: agent.lastSeen?.toISOString() ?? null,
+  };
+}
+
+const newAgentToken = () => `dbvt_${randomBytes(32).toString("base64url")}`;
+
+/** Adds database names for a user (attached to the agent); new ones are active while the plan's dbLimit allows. */
+export async function attachDatabases(ctx: AppContext, user: AgentUser, agentId: string, names: string[]) {
+  const plan = await planOfUser(ctx.db, user.planId);
+  await ctx.db.transaction(async (tx) => {
+    for (const name of [...new Set(names)]) {
+      const [existing] = await tx
+        .select()
+        .from(databases)
+        .where(and(eq(databases.userId, user.id), eq(databases.name, name)));
+      if (existing) {
+        await tx.update(databases).set({ agentId }).where(eq(databases.id, existing.id));
+        continue;
+      }
+      const [active] = await tx
+        .select({ total: count() })
+        .from(databases)
+        .where(and(eq(databases.userId, user.id), eq(databases.isActive, true)));
+      const isActive = (active?.total ?? 0) < plan.dbLimit;
+      // A new active database gets its first scheduled backup straight away.
+      await tx.insert(databases).values({ userId: user.id, agentId, name, isActive, nextBackupAt: isActive ? ctx.now() : null });
+    }
+  });
+  const rows = await ctx.db
+    .select({ name: databases.name, isActive: databases.isActive })
+    .from(databases)
+    .where(eq(databases.userId, user.id))
+    .orderBy(asc(databases.createdAt), asc(databases.id));
+  return rows;
+}
+
+/** Registers an agent and its database names; answers its id and its own connection token. */
+export async function registerAgent(ctx: AppContext, user: AgentUser, input: RegisterRequest) {
+  const agentToken = newAgentToken();
+  const [agent] = await ctx.db
+    .insert(agents)
+    .values({
+      userId: user.id,
+      name: input.name,
+      hostname: input.hostname,
+      platform: input.platform,
+      version: input.version,
+      status: "offline",
+      tokenHash: hashAgentToken(agentToken),
+    })
+    .returning();
+  await recordAudit(ctx.db, user.id, "AGENT_REGISTERED", { agentId: agent!.id, name: input.name, hostname: input.hostname });
+  const registered = await attachDatabases(ctx, user, agent!.id, input.databases);
+  ctx.log.info("agent registered", { userId: user.id, agentId: agent!.id });
+  return { agentId: agent!.id, agentToken, databases: registered };
+}
+
+export async function listAgents(ctx: AppContext, userId: string) {
+  const rows = await ctx.db.select().from(agents).where(eq(agents.userId, userId)).orderBy(asc(agents.createdAt));
+  return rows.map(toAgentView);
+}
+
+/** Sends a message to an agent through whichever server instance holds its socket. */
+export async function sendToAgent(ctx: AppContext, agentId: string, message: ServerMessage) {
+  await ctx.bus.publish({ kind: "agent.send", agentId, message });
+}
+
+const manageMessages = {
+  restart: "Restart command sent to agent",
+  update: "Update check command sent to agent",
+  reset: "Reset command sent to agent. It will reconnect with new connection credentials; if it stays offline, run dbvault-agent setup again on its server.",
+} as const;
+
+/** A user's command to one of their agents (restart, update check, reset of its credentials). */
+export async function manageAgent(ctx: AppContext, userId: string, agentId: string, action: keyof typeof manageMessages) {
+  const [agent] = await ctx.db
+    .select()
+    .from(agents)
+    .where(and(eq(agents.id, agentId), eq(agents.userId, userId)));
+  if (!agent) throw notFound("Agent");
+  if (agent.status === "offline") {
+    throw new AppError(409, "AGENT_OFFLINE", `The agent "${agent.name}" is offline. Start it with dbvault-agent run, then try again.`);
+  }
+  if (action === "reset") {
+    const agentToken = newAgentToken();
+    await ctx.db.update(agents).set({ tokenHash: hashAgentToken(agentToken) }).where(eq(agents.id, agent.id));
+    await sendToAgent(ctx, agent.id, { type: "reset", agentToken });
+  } else {
+    await sendToAgent(ctx, agent.id, { type: action });
+  }
+  ctx.log.info("agent command sent", { userId, agentId, action });
+  return { message: manageMessages[action] };
+}
+
+/** Records that an agent's socket opened on this instance. */
+export async function markAgentConnected(ctx: AppContext, agentId: string, connectionId: string, info: { version?: string; hostname?: string; platform?: string }) {
+  await ctx.db
+    .update(agents)
+    .set({ status: "active", lastSeen: ctx.now(), connectionId, ...info })
+    .where(eq(agents.id, agentId));
+}
+
+export async function recordHeartbeat(ctx: AppContext, agentId: string, connectionId: string) {
+  await ctx.db
+    .update(agents)
+    .set({ status: "active", lastSeen: ctx.now() })
+    .where(and(eq(agents.id, agentId), eq(agents.connectionId, connectionId)));
+}
+
+/** Marks an agent offline when its current socket closed; writes AGENT_DISCONNECTED and notifies. */
+export async function markAgentDisconnected(ctx: AppContext, agentId: string, connectionId: string) {
+  const [agent] = await ctx.db
+    .update(agents)
+    .set({ status: "offline", connectionId: null })
+    .where(and(eq(agents.id, agentId), eq(agents.connectionId, connectionId)))
+    .returning();
+  if (agent) await recordDisconnection(ctx, agent);
+}
+
+async function recordDisconnection(ctx: AppContext, agent: AgentRow) {
+  await recordAudit(ctx.db, agent.userId, "AGENT_DISCONNECTED", { agentId: agent.id, name: agent.name, hostname: agent.hostname });
+  await notifyAgentDisconnected(ctx, agent);
+}
+
+/**
+ * Moves agents whose heartbeats stopped to inactive, then offline (also covering sockets held by
+ * an instance that died without closing them).
+ */
+export async function sweepAgentStatuses(ctx: AppContext) {
+  const now = ctx.now().getTime();
+  await ctx.db
+    .update(agents)
+    .set({ status: "inactive" })
+    .where(and(eq(agents.status, "active"), lt(agents.lastSeen, new Date(now - INACTIVE_AFTER_MS))));
+  const gone = await ctx.db
+    .update(agents)
+    .set({ status: "offline", connectionId: null })
+    .where(and(ne(agents.status, "offline"), lt(agents.lastSeen, new Date(now - OFFLINE_AFTER_MS))))
+    .returning();
+  for (const agent of gone) await recordDisconnection(ctx, agent);
+}
+
+/** Forgets an agent on every instance: used when its user's API key changes. */
+export async function disconnectUserAgents(ctx: AppContext, userId: string, reason: string) {
+  await ctx.bus.publish({ kind: "agent.disconnect", userId, reason });
+}
+

@@ -1,0 +1,34 @@
+import { Elysia } from "elysia";
+import type { AppContext } from "../../context";
+import { clientIp } from "../../lib/client-ip";
+import { authModel } from "./model";
+import { checkResetToken, forgotPassword, login, register, resetPassword } from "./service";
+
+export const authController = (ctx: AppContext) =>
+  new Elysia({ prefix: "/api/auth", detail: { tags: ["Auth"] } })
+    .post(
+      "/register",
+      async ({ body, set }) => {
+        set.status = 201;
+        return register(ctx, body);
+      },
+      { body: authModel.register, detail: { summary: "Create an account" } },
+    )
+    .post("/login", ({ body, request, server }) => login(ctx, { ...body, clientIp: clientIp(ctx, request, server) }), {
+      body: authModel.login,
+      detail: { summary: "Sign in" },
+    })
+    .post(
+      "/forgot-password",
+      ({ body, request, server }) => forgotPassword(ctx, { ...body, clientIp: clientIp(ctx, request, server) }),
+      { body: authModel.forgotPassword, detail: { summary: "Mail a password reset link" } },
+    )
+    .get("/reset-password/:token", ({ params }) => checkResetToken(ctx, params.token), {
+      params: authModel.resetTokenParams,
+      detail: { summary: "Check a reset token" },
+    })
+    .post("/reset-password/:token", ({ params, body }) => resetPassword(ctx, { token: params.token, ...body }), {
+      params: authModel.resetTokenParams,
+      body: authModel.resetPassword,
+      detail: { summary: "Set a new password with a reset token" },
+    });

@@ -1,0 +1,181 @@
+import { createHash, randomBytes } from "node:crypto";
+import { and, eq, gt, isNull } from "drizzle-orm";
+import { passwordResetTokens, settings, users } from "@db/schema";
+import type { AppContext } from "../../context";
+import { AppError, badRequest, conflict, unauthorized } from "../../lib/errors";
+import { findDefaultPlan } from "../plans/service";
+
+export const RESET_TOKEN_TTL_MS = 60 * 60 * 1000;
+export const FORGOT_PASSWORD_MESSAGE = "If an account with that email exists, a password reset link has been sent.";
+
+type UserRow = typeof users.$inferSelect;
+
+/** The user as sign-in answers it (spec section 3). */
+export function toSessionUser(ctx: AppContext, user: UserRow) {
+  return {
+    id: user.id,
+    _id: user.id,
+    email: user.email,
+    name: user.name,
+    role: user.role,
+    apiKey: ctx.apiKeys.open(user.apiKeyCiphertext),
+    isBanned: user.isBanned,
+    banReason: user.banReason,
+    bannedAt: user.bannedAt?.toISOString() ?? null,
+  };
+}
+
+export const normaliseEmail = (email: string) => email.trim().toLowerCase();
+
+export const hashPassword = (password: string) => Bun.password.hash(password, { algorithm: "argon2id" });
+
+// Verified against when the e-mail is unknown, so a miss costs as much time as a wrong password.
+let dummyHash: Promise<string> | null = null;
+
+/** Checks a password against a stored hash (or a dummy one) in constant-ish time. */
+export async function verifyPassword(password: string, hash: string | null): Promise<boolean> {
+  dummyHash ??= hashPassword(randomBytes(16).toString("hex"));
+  const ok = await Bun.password.verify(password, hash ?? (await dummyHash));
+  return ok && hash !== null;
+}
+
+/** Creates an account on the default free plan, with settings and an API key. Throws 409 if the e-mail is taken. */
+export async function createUser(
+  ctx: AppContext,
+  input: { name: string; email: string; password: string; role?: "user" | "admin" },
+): Promise<UserRow> {
+  const email = normaliseEmail(input.email);
+  const [existing] = await ctx.db.select({ id: users.id }).from(users).where(eq(users.email, email));
+  if (existing) throw conflict("An account with this email already exists.");
+  const plan = await findDefaultPlan(ctx.db);
+  const apiKey = ctx.apiKeys.generate();
+  const passwordHash = await hashPassword(input.password);
+  return ctx.db.transaction(async (tx) => {
+    const [user] = await tx
+      .insert(users)
+      .values({
+        name: input.name.trim(),
+        email,
+        passwordHash,
+        role: input.role ?? "user",
+        planId: plan.id,
+        apiKeyCiphertext: ctx.apiKeys.seal(apiKey),
+        apiKeyHash: ctx.apiKeys.hash(apiKey),
+      })
+      .onConflictDoNothing({ target: users.email })
+      .returning();
+    // Two registrations racing for one address: the loser lands here.
+    if (!user) throw conflict("An account with this email already exists.");
+    await tx.insert(settings).values({ userId: user.id });
+    return user;
+  });
+}
+
+export async function register(ctx: AppContext, input: { name: string; email: string; password: string }) {
+  const user = await createUser(ctx, input);
+  ctx.log.info("user registered", { userId: user.id });
+  return { token: await ctx.tokens.issue(user.id, user.tokenVersion), user: toSessionUser(ctx, user) };
+}
+
+function throttle(retryAfterSeconds: number, what: string) {
+  if (retryAfterSeconds > 0) {
+    throw new AppError(429, "RATE_LIMITED", `Too many ${what}. Please wait ${retryAfterSeconds} seconds and try again.`, {
+      retryAfter: retryAfterSeconds,
+    });
+  }
+}
+
+export async function login(ctx: AppContext, input: { email: string; password: string; clientIp: string }) {
+  const email = normaliseEmail(input.email);
+  throttle(ctx.rateLimits.loginByIp.hit(input.clientIp), "sign-in attempts from your network");
+  throttle(ctx.rateLimits.loginByAccount.hit(email), "sign-in attempts for this account");
+  const [user] = await ctx.db.select().from(users).where(eq(users.email, email));
+  const ok = await verifyPassword(input.password, user?.passwordHash ?? null);
+  if (!user || !ok) throw unauthorized("Invalid email or password");
+  ctx.rateLimits.loginByAccount.reset(email);
+  return { token: await ctx.tokens.issue(user.id, user.tokenVersion), user: toSessionUser(ctx, user) };
+}
+
+const hashResetToken = (token: string) => createHash("sha256").update(token).digest("hex");
+
+/** Mails a single-use reset link when the account exists; answers the same either way. */
+export async function forgotPassword(ctx: AppContext, input: { email: string; clientIp: string }) {
+  const email = normaliseEmail(input.email);
+  throttle(ctx.rateLimits.forgotByIp.hit(input.clientIp), "password reset requests from your network");
+  throttle(ctx.rateLimits.forgotByAccount.hit(email), "password reset requests for this account");
+  const [user] = await ctx.db.select().from(users).where(eq(users.email, email));
+  if (user) {
+    const token = randomBytes(32).toString("base64url");
+    await ctx.db.insert(passwordResetTokens).values({
+      userId: user.id,
+      tokenHash: hashResetToken(token),
+      expiresAt: new Date(ctx.now().getTime() + RESET_TOKEN_TTL_MS),
+    });
+    const link = `${ctx.config.publicUrl}/reset-password/${token}`;
+    try {
+      await ctx.mailer.send({
+        to: user.email,
+        subject: "Reset your DBVault password",
+        text: [
+          `Someone asked to reset the password of your DBVault account (${user.email}).`,
+          "",
+          `To choose a new password, open this link within one hour:`,
+          link,
+          "",
+          "If it was not you, ignore this message: your password stays as it is.",
+        ].join("\n"),
+      });
+    } catch (error) {
+      // Same answer as for an unknown address; the operator sees the failure in the log.
+      ctx.log.error("password reset mail failed", { userId: user.id, error });
+    }
+  }
+  return { message: FORGOT_PASSWORD_MESSAGE };
+}
+
+async function findUsableResetToken(ctx: AppContext, token: string) {
+  const [row] = await ctx.db
+    .select()
+    .from(passwordResetTokens)
+    .where(
+      and(
+        eq(passwordResetTokens.tokenHash, hashResetToken(token)),
+        isNull(passwordResetTokens.usedAt),
+        gt(passwordResetTokens.expiresAt, ctx.now()),
+      ),
+    );
+  return row ?? null;
+}
+
+export async function checkResetToken(ctx: AppContext, token: string) {
+  if (!(await findUsableResetToken(ctx, token))) throw badRequest("Invalid or expired reset token");
+  return { valid: true, message: "Reset token is valid" };
+}
+
+/** Sets a new password with a reset token, once; every session of the account ends. */
+export async function resetPassword(ctx: AppContext, input: { token: string; password: string }) {
+  const passwordHash = await hashPassword(input.password);
+  const tokenHash = hashResetToken(input.token);
+  const used = await ctx.db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(passwordResetTokens)
+      .set({ usedAt: ctx.now() })
+      .where(
+        and(
+          eq(passwordResetTokens.tokenHash, tokenHash),
+          isNull(passwordResetTokens.usedAt),
+          gt(passwordResetTokens.expiresAt, ctx.now()),
+        ),
+      )
+      .returning();
+    if (!row) return null;
+    const [user] = await tx.select({ tokenVersion: users.tokenVersion }).from(users).where(eq(users.id, row.userId));
+    await tx
+      .update(users)
+      .set({ passwordHash, tokenVersion: (user?.tokenVersion ?? 0) + 1, updatedAt: ctx.now() })
+      .where(eq(users.id, row.userId));
+    return row;
+  });
+  if (!used) throw badRequest("Invalid or expired reset token");
+  return { message: "Your password has been reset. You can now sign in with your new password." };
+}

@@ -1,0 +1,50 @@
+import type { backups } from "@db/schema";
+import type { AppContext } from "../../context";
+import { AppError, conflict } from "../../lib/errors";
+import { backupFileName, backupStorage } from "./views";
+
+type BackupRow = typeof backups.$inferSelect;
+
+/** Parses a single `bytes=a-b`, `bytes=a-` or `bytes=-n` range; null when there is none. Throws 416 when unsatisfiable. */
+export function parseRange(header: string | null, size: number): { start: number; end: number } | null {
+  if (!header) return null;
+  const match = header.match(/^bytes=(\d*)-(\d*)$/);
+  if (!match || (match[1] === "" && match[2] === "")) return null;
+  let start: number;
+  let end: number;
+  if (match[1] === "") {
+    start = Math.max(0, size - Number(match[2]));
+    end = size - 1;
+  } else {
+    start = Number(match[1]);
+    end = match[2] === "" ? size - 1 : Math.min(Number(match[2]), size - 1);
+  }
+  if (start > end || start >= size) {
+    throw new AppError(416, "BAD_REQUEST", "The requested range is outside the file.", { size });
+  }
+  return { start, end };
+}
+
+/**
+ * The HTTP answer for downloading a completed backup: the ciphertext with Content-Length, the
+ * spec's file name, and single byte ranges (206) so interrupted downloads can resume. Local
+ * files go out as a Blob (Bun sends them with sendfile); S3 objects by a short-lived redirect.
+ */
+export async function downloadBackupResponse(ctx: AppContext, backup: BackupRow, rangeHeader: string | null): Promise<Response> {
+  if (backup.status !== "completed") throw conflict(`This backup is ${backup.status}; only completed backups can be downloaded.`);
+  const range = parseRange(rangeHeader, backup.size);
+  const source = await ctx.storage.httpSource(backupStorage.file(backup.userId, backup.id), range ?? undefined);
+  if (source.kind === "redirect") {
+    return new Response(null, { status: 302, headers: { location: source.url, "cache-control": "no-store" } });
+  }
+  const headers: Record<string, string> = {
+    "content-type": "application/octet-stream",
+    "content-length": String(source.size),
+    "content-disposition": `attachment; filename="${backupFileName(backup)}"`,
+    "accept-ranges": "bytes",
+    "cache-control": "no-store",
+    ...(backup.sha256 ? { "x-content-sha256": backup.sha256 } : {}),
+  };
+  if (range) headers["content-range"] = `bytes ${range.start}-${range.end}/${backup.size}`;
+  return new Response(source.blob, { status: range ? 206 : 200, headers });
+}

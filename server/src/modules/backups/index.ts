@@ -1,0 +1,65 @@
+import { Elysia } from "elysia";
+import type { AppContext } from "../../context";
+import { authGuard } from "../auth/guard";
+import { listRestores, requestRestore } from "../restores/service";
+import { downloadBackupResponse } from "./download";
+import { backupsModel } from "./model";
+import { deleteBackup, findOwnBackup, listBackups, summarizeBackups, triggerBackup } from "./service";
+import { backupStorage, toBackupView } from "./views";
+
+export const backupsController = (ctx: AppContext) => {
+  // A deleted account's files go with it (its rows go by foreign-key cascade).
+  ctx.events.on("userDeleted", async ({ userId }) => {
+    await ctx.storage.deletePrefix(backupStorage.userPrefix(userId));
+  });
+  return new Elysia({ prefix: "/api/backups", detail: { tags: ["Backups"], security: [{ bearer: [] }] } })
+    .use(authGuard(ctx))
+    .get(
+      "/",
+      ({ user, query }) => listBackups(ctx, user.id, query),
+      {
+        auth: true,
+        query: backupsModel.listQuery,
+        detail: { summary: "The user's backups, newest first: 100 a page (?limit up to 500, ?page, ?databaseName); totals in /summary" },
+      },
+    )
+    .get("/summary", ({ user }) => summarizeBackups(ctx, user.id), {
+      auth: true,
+      detail: { summary: "Counts for the dashboard: total, completed, failed, success rate, last backup time" },
+    })
+    .post(
+      "/",
+      async ({ user, body, set }) => {
+        set.status = 201;
+        return triggerBackup(ctx, user, body.databaseName);
+      },
+      { auth: true, body: backupsModel.trigger, detail: { summary: "Back a database up now (429 before the plan allows)" } },
+    )
+    .get("/restores/all", ({ user }) => listRestores(ctx, user.id), {
+      auth: true,
+      detail: { summary: "The user's restores, newest first" },
+    })
+    .get("/:id", async ({ user, params }) => toBackupView(await findOwnBackup(ctx, user.id, params.id)), {
+      auth: true,
+      params: backupsModel.idParams,
+      detail: { summary: "One backup's status" },
+    })
+    .delete("/:id", async ({ user, params }) => deleteBackup(ctx, await findOwnBackup(ctx, user.id, params.id), "manual"), {
+      auth: true,
+      params: backupsModel.idParams,
+      detail: { summary: "Delete a backup and its file" },
+    })
+    .get(
+      "/:id/download",
+      async ({ user, params, request }) => downloadBackupResponse(ctx, await findOwnBackup(ctx, user.id, params.id), request.headers.get("range")),
+      { auth: true, params: backupsModel.idParams, detail: { summary: "Download the encrypted file (ranges supported)" } },
+    )
+    .post(
+      "/:id/restore",
+      async ({ user, params, body, set }) => {
+        set.status = 201;
+        return requestRestore(ctx, user.id, params.id, body.databaseName);
+      },
+      { auth: true, params: backupsModel.idParams, body: backupsModel.restore, detail: { summary: "Restore a backup over its database" } },
+    );
+};

@@ -1,0 +1,221 @@
+import { and, count, desc, eq, inArray, ne, sql } from "drizzle-orm";
+import { agents, backupParts, backups, databases, users } from "@db/schema";
+import type { Progress } from "@protocol/agent-protocol";
+import type { AppContext } from "../../context";
+import { AppError, conflict, notFound } from "../../lib/errors";
+import { recordAudit } from "../audit/service";
+import { sendToAgent } from "../agents/service";
+import { notifyBackupCompleted, notifyBackupFailed } from "../notifications/service";
+import { planOfUser } from "../plans/service";
+import { publishToUser } from "../realtime/service";
+import { runningHashes } from "./running-hashes";
+import { backupStorage, toBackupView } from "./views";
+
+type BackupRow = typeof backups.$inferSelect;
+type DatabaseRow = typeof databases.$inferSelect;
+
+export const BACKUP_PAGE_SIZE = 100;
+export const MAX_BACKUP_PAGE_SIZE = 500;
+
+/**
+ * A page of the user's backups, newest first (100 by default: a user with years of hourly
+ * backups has tens of thousands, far too many for one answer), optionally of one database.
+ * Totals come from summarizeBackups: counting on every page would cost more than the page.
+ */
+export async function listBackups(
+  ctx: AppContext,
+  userId: string,
+  options: { limit?: number; page?: number; databaseName?: string } = {},
+) {
+  const limit = options.limit ?? BACKUP_PAGE_SIZE;
+  const where = options.databaseName
+    ? and(eq(backups.userId, userId), eq(backups.databaseName, options.databaseName))
+    : eq(backups.userId, userId);
+  const rows = await ctx.db
+    .select()
+    .from(backups)
+    .where(where)
+    .orderBy(desc(backups.createdAt), desc(backups.id))
+    .limit(limit)
+    .offset(((options.page ?? 1) - 1) * limit);
+  return rows.map(toBackupView);
+}
+
+/** Counts behind the dashboard's summary cards, over all of the user's backups. */
+export async function summarizeBackups(ctx: AppContext, userId: string) {
+  const [row] = await ctx.db
+    .select({
+      totalCount: count(),
+      completedCount: sql<number>`count(*) filter (where ${backups.status} = 'completed')`.mapWith(Number),
+      failedCount: sql<number>`count(*) filter (where ${backups.status} = 'failed')`.mapWith(Number),
+      lastBackupAt: sql<string | null>`max(${backups.createdAt})`,
+    })
+    .from(backups)
+    .where(eq(backups.userId, userId));
+  const totalCount = row?.totalCount ?? 0;
+  const completedCount = row?.completedCount ?? 0;
+  return {
+    totalCount,
+    completedCount,
+    failedCount: row?.failedCount ?? 0,
+    successRate: totalCount === 0 ? 0 : Math.round((completedCount / totalCount) * 1000) / 10,
+    lastBackupAt: row?.lastBackupAt ? new Date(row.lastBackupAt).toISOString() : null,
+  };
+}
+
+/** One of the user's backups; 404 for anyone else's. */
+export async function findOwnBackup(ctx: AppContext, userId: string, backupId: string): Promise<BackupRow> {
+  const [backup] = await ctx.db
+    .select()
+    .from(backups)
+    .where(and(eq(backups.id, backupId), eq(backups.userId, userId)));
+  if (!backup) throw notFound("Backup");
+  return backup;
+}
+
+/**
+ * Creates a pending backup of a database and asks its agent to run it. With no agent online the
+ * backup is recorded as failed at once, so a missed scheduled backup is visible and notified.
+ */
+export async function startBackup(ctx: AppContext, database: DatabaseRow, type: "manual" | "auto") {
+  const [agent] = database.agentId ? await ctx.db.select().from(agents).where(eq(agents.id, database.agentId)) : [];
+  const [backup] = await ctx.db
+    .insert(backups)
+    .values({
+      userId: database.userId,
+      databaseId: database.id,
+      databaseName: database.name,
+      agentId: agent?.id ?? null,
+      type,
+      status: "pending",
+      lastActivityAt: ctx.now(),
+    })
+    .returning();
+  await recordAudit(ctx.db, database.userId, "BACKUP_CREATED", { backupId: backup!.id, databaseName: database.name, type });
+  if (!agent || agent.status === "offline") {
+    return failBackup(ctx, backup!.id, "No agent is online for this database. Start it with `dbvault-agent run` on its server.");
+  }
+  await sendToAgent(ctx, agent.id, { type: "backup", backupId: backup!.id, databaseName: database.name });
+  await publishToUser(ctx, database.userId, { type: "backupProgress", backupId: backup!.id, status: "pending", progress: null });
+  return backup!;
+}
+
+/** A user's manual backup: active databases only, no sooner than the plan's frequency limit allows. */
+export async function triggerBackup(ctx: AppContext, user: { id: string; planId: string | null }, databaseName: string) {
+  const [database] = await ctx.db
+    .select()
+    .from(databases)
+    .where(and(eq(databases.userId, user.id), eq(databases.name, databaseName)));
+  if (!database) throw notFound(`Database "${databaseName}"`);
+  if (!database.isActive) {
+    throw new AppError(403, "PLAN_LIMIT", `The database "${databaseName}" is disabled: your plan's database limit is reached. Enable it in Settings → Databases or upgrade your plan.`);
+  }
+  const plan = await planOfUser(ctx.db, user.planId);
+  const [last] = await ctx.db
+    .select({ createdAt: backups.createdAt })
+    .from(backups)
+    .where(and(eq(backups.databaseId, database.id), eq(backups.type, "manual"), ne(backups.status, "failed")))
+    .orderBy(desc(backups.createdAt))
+    .limit(1);
+  if (last) {
+    const next = new Date(last.createdAt.getTime() + plan.frequencyLimit * 3_600_000);
+    if (next > ctx.now()) {
+      const every = plan.frequencyLimit === 1 ? "hour" : `${plan.frequencyLimit} hours`;
+      throw new AppError(429, "RATE_LIMITED", `Your ${plan.name} plan allows one manual backup every ${every}.`, {
+        nextBackupAvailable: next.toISOString(),
+      });
+    }
+  }
+  const running = await ctx.db
+    .select({ id: backups.id })
+    .from(backups)
+    .where(and(eq(backups.databaseId, database.id), inArray(backups.status, ["pending", "in-progress"])));
+  if (running.length > 0) throw conflict(`A backup of "${databaseName}" is already running.`);
+  const [agent] = database.agentId ? await ctx.db.select({ status: agents.status }).from(agents).where(eq(agents.id, database.agentId)) : [];
+  if (!agent || agent.status === "offline") {
+    throw new AppError(409, "AGENT_OFFLINE", `No agent is online for "${databaseName}". Start it with dbvault-agent run on its server, then try again.`);
+  }
+  return toBackupView(await startBackup(ctx, database, "manual"));
+}
+
+/** Progress reported by the backup's own agent. */
+export async function recordBackupProgress(ctx: AppContext, agentId: string, backupId: string, progress: Progress) {
+  const [backup] = await ctx.db
+    .update(backups)
+    .set({ status: "in-progress", progress, lastActivityAt: ctx.now(), startedAt: sql`coalesce(${backups.startedAt}, now())` })
+    .where(and(eq(backups.id, backupId), eq(backups.agentId, agentId), inArray(backups.status, ["pending", "in-progress"])))
+    .returning();
+  if (backup) await publishToUser(ctx, backup.userId, { type: "backupProgress", backupId, status: "in-progress", progress });
+}
+
+/**
+ * Fails a pending or running backup with a reason: its stored parts are deleted and their bytes
+ * released, BACKUP_FAILED is written and the user notified. Does nothing to a finished backup.
+ */
+export async function failBackup(ctx: AppContext, backupId: string, reason: string, options: { storageLimit?: boolean } = {}) {
+  const released = await ctx.db.transaction(async (tx) => {
+    const [backup] = await tx
+      .update(backups)
+      .set({ status: "failed", error: reason, completedAt: ctx.now(), progress: null })
+      .where(and(eq(backups.id, backupId), inArray(backups.status, ["pending", "in-progress"])))
+      .returning();
+    if (!backup) return null;
+    const parts = await tx.delete(backupParts).where(eq(backupParts.backupId, backupId)).returning({ size: backupParts.size });
+    const bytes = parts.reduce((sum, part) => sum + part.size, 0);
+    if (bytes > 0) {
+      await tx.update(users).set({ storageUsed: sql`greatest(0, ${users.storageUsed} - ${bytes})` }).where(eq(users.id, backup.userId));
+    }
+    if (options.storageLimit) await recordAudit(tx, backup.userId, "STORAGE_LIMIT_EXCEEDED", { backupId, databaseName: backup.databaseName });
+    await recordAudit(tx, backup.userId, "BACKUP_FAILED", { backupId, databaseName: backup.databaseName, type: backup.type, reason });
+    return backup;
+  });
+  runningHashes.delete(backupId);
+  if (!released) {
+    const [current] = await ctx.db.select().from(backups).where(eq(backups.id, backupId));
+    return current!;
+  }
+  await Promise.all([ctx.storage.abortUpload(released.id), ctx.storage.deletePrefix(backupStorage.prefix(released.userId, released.id))]).catch(
+    (error) => ctx.log.error("could not delete the data of a failed backup", { backupId, error }),
+  );
+  ctx.log.warn("backup failed", { backupId, reason });
+  await publishToUser(ctx, released.userId, { type: "backupProgress", backupId, status: "failed", progress: null });
+  await notifyBackupFailed(ctx, released, reason);
+  return released;
+}
+
+/** Marks a fully uploaded backup completed: audit entry, notification, live event. */
+export async function announceBackupCompleted(ctx: AppContext, backup: BackupRow) {
+  await recordAudit(ctx.db, backup.userId, "BACKUP_COMPLETED", {
+    backupId: backup.id,
+    databaseName: backup.databaseName,
+    type: backup.type,
+    size: backup.size,
+  });
+  await publishToUser(ctx, backup.userId, { type: "backupProgress", backupId: backup.id, status: "completed", progress: backup.progress });
+  await notifyBackupCompleted(ctx, backup);
+}
+
+/** Deletes a finished backup: its file, its row and its bytes from the user's storage used. */
+export async function deleteBackup(ctx: AppContext, backup: BackupRow, by: "manual" | "auto") {
+  if (backup.status === "pending" || backup.status === "in-progress") {
+    throw conflict("This backup is still running. Wait until it completes or fails, then delete it.");
+  }
+  // The file goes first: a crash in between leaves a row pointing at nothing, never an orphan file.
+  await ctx.storage.deletePrefix(backupStorage.prefix(backup.userId, backup.id));
+  await ctx.db.transaction(async (tx) => {
+    const [deleted] = await tx.delete(backups).where(eq(backups.id, backup.id)).returning();
+    if (!deleted) return;
+    if (deleted.status === "completed" && deleted.size > 0) {
+      await tx
+        .update(users)
+        .set({ storageUsed: sql`greatest(0, ${users.storageUsed} - ${deleted.size})` })
+        .where(eq(users.id, deleted.userId));
+    }
+    await recordAudit(tx, deleted.userId, by === "manual" ? "BACKUP_DELETED_MANUAL" : "BACKUP_DELETED_AUTO", {
+      backupId: deleted.id,
+      databaseName: deleted.databaseName,
+      type: by,
+    });
+  });
+  return { message: "Backup deleted successfully" };
+}

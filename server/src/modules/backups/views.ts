@@ -1,0 +1,55 @@
+import type { backups, restores } from "@db/schema";
+
+type BackupRow = typeof backups.$inferSelect;
+type RestoreRow = typeof restores.$inferSelect;
+
+/** A backup as the API shows it (spec section 3). */
+export function toBackupView(backup: BackupRow) {
+  return {
+    _id: backup.id,
+    id: backup.id,
+    databaseName: backup.databaseName,
+    timestamp: (backup.completedAt ?? backup.createdAt).toISOString(),
+    createdAt: backup.createdAt.toISOString(),
+    completedAt: backup.completedAt?.toISOString() ?? null,
+    size: backup.size,
+    status: backup.status,
+    type: backup.type,
+    progress: backup.progress ?? null,
+    error: backup.error,
+    sha256: backup.sha256,
+  };
+}
+
+/** A restore record as the API shows it (spec section 3). */
+export function toRestoreView(restore: RestoreRow) {
+  return {
+    _id: restore.id,
+    id: restore.id,
+    backupId: restore.backupId,
+    databaseName: restore.databaseName,
+    status: restore.status,
+    createdAt: restore.createdAt.toISOString(),
+    completedAt: restore.completedAt?.toISOString() ?? null,
+    error: restore.error,
+    progress: restore.progress ?? null,
+    stats: restore.stats ?? null,
+  };
+}
+
+/**
+ * Storage layout: each backup is a folder with its encrypted file and a manifest beside it (so the
+ * catalogue could be rebuilt from storage alone). While uploading, the file is a staged upload
+ * named by the backup id, invisible until completed.
+ */
+export const backupStorage = {
+  userPrefix: (userId: string) => `backups/${userId}/`,
+  prefix: (userId: string, backupId: string) => `backups/${userId}/${backupId}/`,
+  file: (userId: string, backupId: string) => `backups/${userId}/${backupId}/backup.enc.dbvault`,
+  manifest: (userId: string, backupId: string) => `backups/${userId}/${backupId}/manifest.json`,
+};
+
+/** The download name of a backup file: backup-{databaseName}-{ISO createdAt}.enc.dbvault */
+export function backupFileName(backup: Pick<BackupRow, "databaseName" | "createdAt">) {
+  return `backup-${backup.databaseName}-${backup.createdAt.toISOString()}.enc.dbvault`;
+}

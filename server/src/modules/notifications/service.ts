@@ -1,0 +1,47 @@
+import { eq } from "drizzle-orm";
+import { settings, users } from "@db/schema";
+import { formatBytes } from "@protocol/format";
+import type { AppContext } from "../../context";
+
+type Toggle = "notifyBackupSuccess" | "notifyBackupFailure" | "notifyAgentDisconnection";
+
+/** Mails the user about an event when they have that notification switched on. Never throws. */
+async function notifyUser(ctx: AppContext, userId: string, toggle: Toggle, subject: string, lines: string[]) {
+  try {
+    const [row] = await ctx.db
+      .select({ email: users.email, settings })
+      .from(users)
+      .leftJoin(settings, eq(settings.userId, users.id))
+      .where(eq(users.id, userId));
+    if (!row) return;
+    // Users without a settings row have the defaults: every notification on.
+    if (row.settings && !row.settings[toggle]) return;
+    const to = row.settings?.notificationEmail ?? row.email;
+    const text = [...lines, "", `Manage notifications: ${ctx.config.publicUrl}/settings?tab=notifications`].join("\n");
+    await ctx.mailer.send({ to, subject, text });
+  } catch (error) {
+    ctx.log.error("notification mail failed", { userId, subject, error });
+  }
+}
+
+export function notifyBackupCompleted(ctx: AppContext, backup: { userId: string; databaseName: string; size: number; id: string }) {
+  return notifyUser(ctx, backup.userId, "notifyBackupSuccess", `Backup completed: ${backup.databaseName}`, [
+    `The backup of "${backup.databaseName}" completed successfully.`,
+    `Size: ${formatBytes(backup.size)} (encrypted). Backup id: ${backup.id}.`,
+  ]);
+}
+
+export function notifyBackupFailed(ctx: AppContext, backup: { userId: string; databaseName: string; id: string }, reason: string) {
+  return notifyUser(ctx, backup.userId, "notifyBackupFailure", `Backup failed: ${backup.databaseName}`, [
+    `The backup of "${backup.databaseName}" failed.`,
+    `Reason: ${reason}`,
+    `Backup id: ${backup.id}. Your earlier backups are unaffected.`,
+  ]);
+}
+
+export function notifyAgentDisconnected(ctx: AppContext, agent: { userId: string; name: string; hostname: string | null }) {
+  return notifyUser(ctx, agent.userId, "notifyAgentDisconnection", `Agent disconnected: ${agent.name}`, [
+    `The DBVault agent "${agent.name}"${agent.hostname ? ` on ${agent.hostname}` : ""} disconnected.`,
+    "Scheduled backups of its databases cannot run until it reconnects. Check that `dbvault-agent run` is running on that server.",
+  ]);
+}

@@ -1,0 +1,70 @@
+import { Elysia } from "elysia";
+import type { AppContext } from "../../context";
+import { authenticate } from "../auth/guard";
+
+type BrowserSocket = { send(data: string): unknown; close(code?: number, reason?: string): unknown; id: string };
+
+const AUTH_TIMEOUT_MS = 10_000;
+
+/**
+ * /api/ws: the browser's realtime channel. The first message must be `{ "type": "auth", "token" }`
+ * (browsers cannot set headers on a WebSocket, and a token in the URL would end up in logs);
+ * after that the socket receives its user's backupProgress and restoreProgress events.
+ */
+export const realtimeController = (ctx: AppContext) => {
+  // Keyed by socket id: Elysia hands each event a fresh wrapper around the same socket.
+  const socketsByUser = new Map<string, Map<string, BrowserSocket>>();
+  const userOfSocket = new Map<string, string>();
+  const authTimers = new Map<string, Timer>();
+
+  ctx.bus.subscribe((message) => {
+    if (message.kind !== "browser.event") return;
+    const payload = JSON.stringify(message.event);
+    for (const socket of socketsByUser.get(message.userId)?.values() ?? []) socket.send(payload);
+  });
+
+  const forget = (socket: BrowserSocket) => {
+    clearTimeout(authTimers.get(socket.id));
+    authTimers.delete(socket.id);
+    const userId = userOfSocket.get(socket.id);
+    userOfSocket.delete(socket.id);
+    if (!userId) return;
+    const sockets = socketsByUser.get(userId);
+    sockets?.delete(socket.id);
+    if (sockets?.size === 0) socketsByUser.delete(userId);
+  };
+
+  return new Elysia().ws("/api/ws", {
+    open(ws) {
+      authTimers.set(
+        ws.id,
+        setTimeout(() => ws.close(4401, "authentication timeout"), AUTH_TIMEOUT_MS),
+      );
+    },
+    async message(ws, raw) {
+      if (userOfSocket.has(ws.id)) return; // Browsers only listen once authenticated.
+      const message = raw as { type?: unknown; token?: unknown };
+      if (message?.type !== "auth" || typeof message.token !== "string") {
+        ws.send(JSON.stringify({ type: "error", message: "Send { type: 'auth', token } first." }));
+        ws.close(4400, "expected auth");
+        return;
+      }
+      try {
+        const user = await authenticate(ctx, `Bearer ${message.token}`);
+        clearTimeout(authTimers.get(ws.id));
+        authTimers.delete(ws.id);
+        userOfSocket.set(ws.id, user.id);
+        const sockets = socketsByUser.get(user.id) ?? new Map();
+        sockets.set(ws.id, ws);
+        socketsByUser.set(user.id, sockets);
+        ws.send(JSON.stringify({ type: "ready" }));
+      } catch (error) {
+        ws.send(JSON.stringify({ type: "error", message: (error as Error).message }));
+        ws.close(4401, "unauthorized");
+      }
+    },
+    close(ws) {
+      forget(ws);
+    },
+  });
+};

@@ -1,0 +1,23 @@
+import type { OperationProgress, OperationStatus } from "@db/schema";
+import type { AppContext } from "../../context";
+
+/** The events browsers receive on /api/ws (spec section 7). */
+export type BrowserEvent =
+  | { type: "backupProgress"; backupId: string; status: OperationStatus; progress: OperationProgress | null }
+  | {
+      type: "restoreProgress";
+      restoreId: string;
+      status: OperationStatus;
+      progress: OperationProgress | null;
+      error: string | null;
+    };
+
+/** Sends an event to every open browser socket of the user, on whichever instance holds it. */
+export async function publishToUser(ctx: AppContext, userId: string, event: BrowserEvent) {
+  try {
+    await ctx.bus.publish({ kind: "browser.event", userId, event });
+  } catch (error) {
+    // Live updates are a convenience: the state is in the database and the page refetches it.
+    ctx.log.warn("could not publish a browser event", { userId, type: event.type, error });
+  }
+}

@@ -1,0 +1,23 @@
+import type { AppContext } from "../../context";
+import { runMaintenance } from "./service";
+
+export const MAINTENANCE_INTERVAL_MS = 15_000;
+
+/** Runs the scheduler, retention and sweepers every 15 s until stopped. */
+export function startBackgroundJobs(ctx: AppContext, intervalMs = MAINTENANCE_INTERVAL_MS) {
+  let running = false;
+  const tick = async () => {
+    if (running) return; // a slow tick is never overlapped by the next
+    running = true;
+    try {
+      await runMaintenance(ctx);
+    } catch (error) {
+      ctx.log.error("background jobs failed", { error });
+    } finally {
+      running = false;
+    }
+  };
+  const timer = setInterval(tick, intervalMs);
+  void tick();
+  return () => clearInterval(timer);
+}

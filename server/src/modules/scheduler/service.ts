@@ -1,0 +1,147 @@
+import { and, asc, desc, eq, inArray, isNotNull, lte, notInArray, sql } from "drizzle-orm";
+import { backups, databases, restores, settings } from "@db/schema";
+import { normaliseFrequencyHours } from "@protocol/schedule";
+import type { AppContext } from "../../context";
+import { sweepAgentStatuses } from "../agents/service";
+import { deleteBackup, failBackup, startBackup } from "../backups/service";
+import { failRestore } from "../restores/service";
+
+const HOUR = 3_600_000;
+/** A time as a query parameter both drivers pass through unchanged (cast with ::timestamptz). */
+const at = (ms: number) => new Date(ms).toISOString();
+/** A pending backup the agent never started, or a running one that went silent, fails after these. */
+export const PENDING_TIMEOUT_MS = 2 * 60_000;
+export const STALLED_TIMEOUT_MS = 10 * 60_000;
+
+/**
+ * Starts the scheduled backups that are due. Each due database is claimed with
+ * `FOR UPDATE SKIP LOCKED` and its next time moved on in the same transaction, so with several
+ * instances each backup runs once, and after downtime a missed slot runs once, not many times.
+ */
+export async function runDueBackups(ctx: AppContext, limit = 50) {
+  const now = ctx.now();
+  const claimed = await ctx.db.transaction(async (tx) => {
+    const due = await tx
+      .select({ database: databases, frequency: settings.frequency })
+      .from(databases)
+      .leftJoin(settings, eq(settings.userId, databases.userId))
+      .where(and(eq(databases.isActive, true), isNotNull(databases.nextBackupAt), lte(databases.nextBackupAt, now)))
+      .orderBy(asc(databases.nextBackupAt))
+      .limit(limit)
+      .for("update", { of: databases, skipLocked: true });
+    for (const { database, frequency } of due) {
+      const every = normaliseFrequencyHours(frequency ?? 24) * HOUR;
+      // Keep the slot's rhythm, but never schedule into the past after a long outage.
+      let next = database.nextBackupAt!.getTime() + every;
+      if (next <= now.getTime()) next = now.getTime() + every;
+      await tx.update(databases).set({ nextBackupAt: new Date(next) }).where(eq(databases.id, database.id));
+    }
+    return due.map((row) => row.database);
+  });
+  for (const database of claimed) {
+    try {
+      await startBackup(ctx, database, "auto");
+    } catch (error) {
+      ctx.log.error("scheduled backup could not start", { databaseId: database.id, error });
+    }
+  }
+  return claimed.length;
+}
+
+/** Moves a database's next scheduled backup when its user's frequency changes. */
+export async function rescheduleUser(ctx: AppContext, userId: string, frequencyHours: number) {
+  const [last] = await ctx.db
+    .select({ createdAt: backups.createdAt })
+    .from(backups)
+    .where(and(eq(backups.userId, userId), eq(backups.type, "auto")))
+    .orderBy(desc(backups.createdAt))
+    .limit(1);
+  const base = last?.createdAt.getTime() ?? ctx.now().getTime();
+  const next = new Date(Math.max(base + frequencyHours * HOUR, ctx.now().getTime()));
+  await ctx.db
+    .update(databases)
+    .set({ nextBackupAt: next })
+    .where(and(eq(databases.userId, userId), eq(databases.isActive, true)));
+}
+
+/**
+ * Deletes backups older than each user's retention (BACKUP_DELETED_AUTO). The newest completed
+ * backup of each database is always kept, so an agent that stays offline for weeks never leaves
+ * a database with no backup at all.
+ */
+export async function applyRetention(ctx: AppContext, options: { userId?: string; limit?: number } = {}) {
+  const now = ctx.now().getTime();
+  const newest = ctx.db
+    .selectDistinctOn([backups.userId, backups.databaseName], { id: backups.id })
+    .from(backups)
+    .where(eq(backups.status, "completed"))
+    .orderBy(backups.userId, backups.databaseName, desc(backups.createdAt));
+  const expired = await ctx.db
+    .select({ backup: backups })
+    .from(backups)
+    .innerJoin(settings, eq(settings.userId, backups.userId))
+    .where(
+      and(
+        inArray(backups.status, ["completed", "failed"]),
+        sql`${backups.createdAt} + ${settings.retention} * interval '1 hour' < ${at(now)}::timestamptz`,
+        notInArray(backups.id, newest),
+        ...(options.userId ? [eq(backups.userId, options.userId)] : []),
+      ),
+    )
+    .limit(options.limit ?? 200);
+  let deleted = 0;
+  for (const { backup } of expired) {
+    try {
+      await deleteBackup(ctx, backup, "auto");
+      deleted++;
+    } catch (error) {
+      ctx.log.error("retention could not delete a backup", { backupId: backup.id, error });
+    }
+  }
+  return deleted;
+}
+
+/** Fails backups and restores whose agent went silent (also those left running by a server restart). */
+export async function failStalledOperations(ctx: AppContext) {
+  const now = ctx.now().getTime();
+  const stalledBackups = await ctx.db
+    .select({ id: backups.id, status: backups.status })
+    .from(backups)
+    .where(
+      sql`(${backups.status} = 'pending' and ${backups.lastActivityAt} < ${at(now - PENDING_TIMEOUT_MS)}::timestamptz)
+        or (${backups.status} = 'in-progress' and ${backups.lastActivityAt} < ${at(now - STALLED_TIMEOUT_MS)}::timestamptz)`,
+    );
+  for (const backup of stalledBackups) {
+    await failBackup(
+      ctx,
+      backup.id,
+      backup.status === "pending"
+        ? "The agent did not start the backup. Check that dbvault-agent run is running and connected."
+        : "The agent stopped reporting during the backup (disconnected or stopped).",
+    );
+  }
+  const stalledRestores = await ctx.db
+    .select({ id: restores.id, status: restores.status })
+    .from(restores)
+    .where(
+      sql`(${restores.status} = 'pending' and ${restores.lastActivityAt} < ${at(now - PENDING_TIMEOUT_MS)}::timestamptz)
+        or (${restores.status} = 'in-progress' and ${restores.lastActivityAt} < ${at(now - STALLED_TIMEOUT_MS)}::timestamptz)`,
+    );
+  for (const restore of stalledRestores) {
+    await failRestore(
+      ctx,
+      restore.id,
+      restore.status === "pending" ? "The agent did not start the restore." : "The agent stopped reporting during the restore.",
+    );
+  }
+  return stalledBackups.length + stalledRestores.length;
+}
+
+/** Runs every periodic job of the backup service once. */
+export async function runMaintenance(ctx: AppContext) {
+  await sweepAgentStatuses(ctx);
+  await failStalledOperations(ctx);
+  await runDueBackups(ctx);
+  await applyRetention(ctx);
+}
+

@@ -1,0 +1,37 @@
+import { Elysia } from "elysia";
+import type { AppContext } from "../../context";
+import { authGuard } from "../auth/guard";
+import { settingsModel } from "./model";
+import {
+  getSettings,
+  listDatabases,
+  regenerateApiKey,
+  sendTestNotification,
+  setDatabaseActive,
+  updateSettings,
+} from "./service";
+
+export const settingsController = (ctx: AppContext) =>
+  new Elysia({ prefix: "/api/settings", detail: { tags: ["Settings"], security: [{ bearer: [] }] } })
+    .use(authGuard(ctx))
+    .get("/", ({ user }) => getSettings(ctx, user.id), { auth: true, detail: { summary: "Schedule, retention, notifications" } })
+    .put("/", ({ user, body }) => updateSettings(ctx, user, body), {
+      auth: true,
+      body: settingsModel.update,
+      detail: { summary: "Save settings (frequency as a word, retention in hours)" },
+    })
+    .get("/databases", ({ user }) => listDatabases(ctx, user.id), { auth: true, detail: { summary: "List databases" } })
+    .put("/databases/:id", ({ user, params, body }) => setDatabaseActive(ctx, user, params.id, body.isActive), {
+      auth: true,
+      params: settingsModel.databaseParams,
+      body: settingsModel.databaseUpdate,
+      detail: { summary: "Enable or disable a database" },
+    })
+    .post("/regenerate-api-key", ({ user }) => regenerateApiKey(ctx, user.id), {
+      auth: true,
+      detail: { summary: "Replace the API key" },
+    })
+    .post("/test-notification", ({ user }) => sendTestNotification(ctx, user), {
+      auth: true,
+      detail: { summary: "Send a test e-mail" },
+    });

@@ -1,0 +1,205 @@
+import { and, asc, count, eq } from "drizzle-orm";
+import { databases, settings, users } from "@db/schema";
+import {
+  FREQUENCY_HOURS,
+  type FrequencyWord,
+  isFrequencyAllowed,
+  isRetentionAllowed,
+  normaliseFrequencyHours,
+  RETENTION_OPTIONS_HOURS,
+} from "@protocol/schedule";
+import type { AppContext } from "../../context";
+import { AppError, badRequest, notFound } from "../../lib/errors";
+import { recordAudit } from "../audit/service";
+import type { AuthenticatedUser } from "../auth/guard";
+import { planOfUser } from "../plans/service";
+import { rescheduleUser } from "../scheduler/service";
+
+type SettingsRow = typeof settings.$inferSelect;
+
+function toSettingsView(row: SettingsRow) {
+  return {
+    frequency: normaliseFrequencyHours(row.frequency),
+    retention: row.retention,
+    notifications: {
+      backupSuccess: row.notifyBackupSuccess,
+      backupFailure: row.notifyBackupFailure,
+      agentDisconnection: row.notifyAgentDisconnection,
+    },
+    notificationEmail: row.notificationEmail,
+  };
+}
+
+async function loadSettings(ctx: AppContext, userId: string): Promise<SettingsRow> {
+  const [row] = await ctx.db.select().from(settings).where(eq(settings.userId, userId));
+  if (row) return row;
+  // Accounts created before settings existed get the defaults on first read.
+  const [created] = await ctx.db.insert(settings).values({ userId }).onConflictDoNothing().returning();
+  return created ?? (await loadSettings(ctx, userId));
+}
+
+export async function getSettings(ctx: AppContext, userId: string) {
+  return toSettingsView(await loadSettings(ctx, userId));
+}
+
+type SettingsUpdate = {
+  frequency?: string;
+  retention?: number;
+  notifications?: { backupSuccess?: boolean; backupFailure?: boolean; agentDisconnection?: boolean };
+  notificationEmail?: string | null;
+};
+
+/** Saves schedule, retention and notification choices; choices beyond the plan are refused. */
+export async function updateSettings(ctx: AppContext, user: AuthenticatedUser, input: SettingsUpdate) {
+  const current = await loadSettings(ctx, user.id);
+  const plan = await planOfUser(ctx.db, user.planId);
+  const next = { ...current };
+
+  if (input.frequency !== undefined) {
+    const hours = FREQUENCY_HOURS[input.frequency as FrequencyWord];
+    if (!isFrequencyAllowed(hours, plan)) {
+      throw new AppError(403, "PLAN_LIMIT", `Your ${plan.name} plan does not allow ${input.frequency} backups. Choose a less frequent schedule or upgrade your plan.`);
+    }
+    next.frequency = hours;
+  }
+  if (input.retention !== undefined) {
+    if (!(RETENTION_OPTIONS_HOURS as readonly number[]).includes(input.retention)) {
+      throw badRequest(`retention must be one of ${RETENTION_OPTIONS_HOURS.join(", ")} hours`);
+    }
+    if (!isRetentionAllowed(input.retention, plan)) {
+      throw new AppError(403, "PLAN_LIMIT", `Your ${plan.name} plan keeps backups for at most ${plan.retentionLimit / 24} days. Choose a shorter retention or upgrade your plan.`);
+    }
+    next.retention = input.retention;
+  }
+  if (input.notifications) {
+    next.notifyBackupSuccess = input.notifications.backupSuccess ?? current.notifyBackupSuccess;
+    next.notifyBackupFailure = input.notifications.backupFailure ?? current.notifyBackupFailure;
+    next.notifyAgentDisconnection = input.notifications.agentDisconnection ?? current.notifyAgentDisconnection;
+  }
+  if (input.notificationEmail !== undefined) {
+    next.notificationEmail = input.notificationEmail ? input.notificationEmail.trim().toLowerCase() : null;
+  }
+
+  const frequencyChanged = next.frequency !== current.frequency;
+  const retentionChanged = next.retention !== current.retention;
+  const notificationsChanged =
+    next.notifyBackupSuccess !== current.notifyBackupSuccess ||
+    next.notifyBackupFailure !== current.notifyBackupFailure ||
+    next.notifyAgentDisconnection !== current.notifyAgentDisconnection ||
+    next.notificationEmail !== current.notificationEmail;
+
+  const [saved] = await ctx.db.transaction(async (tx) => {
+    const rows = await tx
+      .update(settings)
+      .set({
+        frequency: next.frequency,
+        retention: next.retention,
+        notifyBackupSuccess: next.notifyBackupSuccess,
+        notifyBackupFailure: next.notifyBackupFailure,
+        notifyAgentDisconnection: next.notifyAgentDisconnection,
+        notificationEmail: next.notificationEmail,
+        updatedAt: ctx.now(),
+      })
+      .where(eq(settings.userId, user.id))
+      .returning();
+    if (frequencyChanged) await recordAudit(tx, user.id, "FREQUENCY_UPDATED", { from: current.frequency, to: next.frequency });
+    if (retentionChanged) await recordAudit(tx, user.id, "RETENTION_UPDATED", { from: current.retention, to: next.retention });
+    if (notificationsChanged) {
+      await recordAudit(tx, user.id, "NOTIFICATIONS_UPDATED", {
+        backupSuccess: next.notifyBackupSuccess,
+        backupFailure: next.notifyBackupFailure,
+        agentDisconnection: next.notifyAgentDisconnection,
+        notificationEmail: next.notificationEmail,
+      });
+    }
+    await recordAudit(tx, user.id, "SETTINGS_UPDATED", {
+      frequency: next.frequency,
+      retention: next.retention,
+    });
+    return rows;
+  });
+  if (frequencyChanged) await rescheduleUser(ctx, user.id, next.frequency);
+  return toSettingsView(saved!);
+}
+
+function toDatabaseView(row: typeof databases.$inferSelect) {
+  return {
+    _id: row.id,
+    id: row.id,
+    name: row.name,
+    isActive: row.isActive,
+    agentId: row.agentId,
+    createdAt: row.createdAt.toISOString(),
+  };
+}
+
+export async function listDatabases(ctx: AppContext, userId: string) {
+  const rows = await ctx.db
+    .select()
+    .from(databases)
+    .where(eq(databases.userId, userId))
+    .orderBy(asc(databases.createdAt), asc(databases.id));
+  return rows.map(toDatabaseView);
+}
+
+/** Enables or disables one of the user's databases; no more than the plan's dbLimit may be active. */
+export async function setDatabaseActive(ctx: AppContext, user: AuthenticatedUser, databaseId: string, isActive: boolean) {
+  const [database] = await ctx.db
+    .select()
+    .from(databases)
+    .where(and(eq(databases.id, databaseId), eq(databases.userId, user.id)));
+  if (!database) throw notFound("Database");
+  if (isActive && !database.isActive) {
+    const plan = await planOfUser(ctx.db, user.planId);
+    const [row] = await ctx.db
+      .select({ total: count() })
+      .from(databases)
+      .where(and(eq(databases.userId, user.id), eq(databases.isActive, true)));
+    if ((row?.total ?? 0) >= plan.dbLimit) {
+      throw new AppError(
+        403,
+        "PLAN_LIMIT",
+        `Your ${plan.name} plan allows ${plan.dbLimit} active database${plan.dbLimit === 1 ? "" : "s"}. Disable another database or upgrade your plan.`,
+      );
+    }
+  }
+  // A database switched on gets its first scheduled backup at the next scheduler run.
+  const nextBackupAt = isActive && !database.isActive ? (database.nextBackupAt ?? ctx.now()) : database.nextBackupAt;
+  await ctx.db.update(databases).set({ isActive, nextBackupAt }).where(eq(databases.id, database.id));
+  return listDatabases(ctx, user.id);
+}
+
+/** Replaces the user's API key; the old key stops working at once. Returns the new key. */
+export async function regenerateApiKey(ctx: AppContext, userId: string) {
+  const apiKey = ctx.apiKeys.generate();
+  await ctx.db.transaction(async (tx) => {
+    await tx
+      .update(users)
+      .set({ apiKeyCiphertext: ctx.apiKeys.seal(apiKey), apiKeyHash: ctx.apiKeys.hash(apiKey), updatedAt: ctx.now() })
+      .where(eq(users.id, userId));
+    await recordAudit(tx, userId, "API_KEY_REGENERATED");
+  });
+  await ctx.events.emit({ type: "apiKeyRegenerated", userId });
+  return { apiKey };
+}
+
+/** Sends a test e-mail to the notification address (or the account's). */
+export async function sendTestNotification(ctx: AppContext, user: AuthenticatedUser) {
+  const current = await loadSettings(ctx, user.id);
+  const to = current.notificationEmail ?? user.email;
+  try {
+    await ctx.mailer.send({
+      to,
+      subject: "DBVault test notification",
+      text: [
+        "This is a test notification from DBVault.",
+        "",
+        "Backup success, backup failure and agent disconnection alerts for your account will arrive at this address.",
+      ].join("\n"),
+    });
+  } catch (error) {
+    ctx.log.error("test notification failed", { userId: user.id, error });
+    throw new AppError(502, "MAIL_FAILED", "The test e-mail could not be sent. Please check the mail server settings and try again.");
+  }
+  return { message: "Test notification sent successfully. Please check your email.", to };
+}

@@ -1,0 +1,167 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { eq } from "drizzle-orm";
+import { databases, plans, users } from "@db/schema";
+import { startTestServer, type TestServer, type TestUser } from "../../../test/harness";
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server.close());
+
+async function moveToPlan(user: TestUser, name: string) {
+  const [plan] = await server.ctx.db.select().from(plans).where(eq(plans.name, name));
+  await server.ctx.db.update(users).set({ planId: plan!.id }).where(eq(users.id, user.id));
+}
+
+async function addDatabases(user: TestUser, names: string[], isActive = false) {
+  for (const [i, name] of names.entries()) {
+    await server.ctx.db.insert(databases).values({ userId: user.id, name, isActive, createdAt: new Date(Date.now() + i) });
+  }
+}
+
+describe("GET/PUT /api/settings", () => {
+  test("defaults: daily, 3 days, every notification on", async () => {
+    const user = await server.registerUser();
+    const res = await server.call("GET", "/api/settings", { token: user.token });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      frequency: 24,
+      retention: 72,
+      notifications: { backupSuccess: true, backupFailure: true, agentDisconnection: true },
+      notificationEmail: null,
+    });
+  });
+
+  test("saves the frequency word as hours and the retention in hours, with audit entries", async () => {
+    const user = await server.registerUser();
+    const res = await server.call("PUT", "/api/settings", {
+      token: user.token,
+      body: { frequency: "weekly", retention: 168, notifications: { backupSuccess: false } },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ frequency: 168, retention: 168, notifications: { backupSuccess: false, backupFailure: true } });
+    expect((await server.call("GET", "/api/settings", { token: user.token })).body.frequency).toBe(168);
+    const logs = await server.call("GET", "/api/user/audit-logs", { token: user.token });
+    const actions = logs.body.logs.map((l: { action: string }) => l.action).sort();
+    expect(actions).toEqual(["FREQUENCY_UPDATED", "NOTIFICATIONS_UPDATED", "RETENTION_UPDATED", "SETTINGS_UPDATED"]);
+  });
+
+  test("options beyond the plan are refused with a clear message and nothing changes", async () => {
+    const user = await server.registerUser();
+    const hourly = await server.call("PUT", "/api/settings", { token: user.token, body: { frequency: "hourly", retention: 168 } });
+    expect(hourly.status).toBe(403);
+    expect(hourly.body.message).toBe("Your Free plan does not allow hourly backups. Choose a less frequent schedule or upgrade your plan.");
+    const long = await server.call("PUT", "/api/settings", { token: user.token, body: { retention: 720 } });
+    expect(long.status).toBe(403);
+    expect(long.body.message).toContain("at most 7 days");
+    expect((await server.call("GET", "/api/settings", { token: user.token })).body).toMatchObject({ frequency: 24, retention: 72 });
+
+    await moveToPlan(user, "Pro");
+    const allowed = await server.call("PUT", "/api/settings", { token: user.token, body: { frequency: "hourly", retention: 2160 } });
+    expect(allowed.status).toBe(200);
+    expect(allowed.body).toMatchObject({ frequency: 1, retention: 2160 });
+  });
+
+  test.each([
+    [{ frequency: "fortnightly" }, "frequency must be one of hourly, daily, weekly, monthly"],
+    [{ retention: 100 }, "retention must be one of 72, 168, 336, 720, 2160, 4320 hours"],
+    [{ retention: "seventy" }, "retention must be one of 72, 168, 336, 720, 2160, 4320 hours"],
+    [{ notificationEmail: "not-mail" }, "Please enter a valid email address"],
+  ])("rejects %j", async (body, message) => {
+    const user = await server.registerUser();
+    const res = await server.call("PUT", "/api/settings", { token: user.token, body });
+    expect(res.status).toBe(400);
+    expect(res.body.message).toBe(message);
+  });
+
+  test("a downgrade brings settings back within the new plan", async () => {
+    const user = await server.registerUser();
+    await moveToPlan(user, "Pro");
+    await server.call("PUT", "/api/settings", { token: user.token, body: { frequency: "hourly", retention: 2160 } });
+    const [free] = await server.ctx.db.select().from(plans).where(eq(plans.name, "Free"));
+    const res = await server.call("PUT", "/api/user/plan", { token: user.token, body: { plan: free!.id } });
+    expect(res.status).toBe(200);
+    expect((await server.call("GET", "/api/settings", { token: user.token })).body).toMatchObject({ frequency: 24, retention: 168 });
+  });
+});
+
+describe("databases", () => {
+  test("lists the user's databases and enforces the plan's dbLimit on enable", async () => {
+    const user = await server.registerUser();
+    await addDatabases(user, ["orders", "analytics"]);
+    const list = await server.call("GET", "/api/settings/databases", { token: user.token });
+    expect(list.body.map((d: { name: string }) => d.name)).toEqual(["orders", "analytics"]);
+    const [orders, analytics] = list.body;
+
+    const on = await server.call("PUT", `/api/settings/databases/${orders._id}`, { token: user.token, body: { isActive: true } });
+    expect(on.status).toBe(200);
+    expect(on.body.map((d: { isActive: boolean }) => d.isActive)).toEqual([true, false]);
+
+    const second = await server.call("PUT", `/api/settings/databases/${analytics._id}`, { token: user.token, body: { isActive: true } });
+    expect(second.status).toBe(403);
+    expect(second.body.message).toBe("Your Free plan allows 1 active database. Disable another database or upgrade your plan.");
+
+    await server.call("PUT", `/api/settings/databases/${orders._id}`, { token: user.token, body: { isActive: false } });
+    const swapped = await server.call("PUT", `/api/settings/databases/${analytics._id}`, { token: user.token, body: { isActive: true } });
+    expect(swapped.body.map((d: { isActive: boolean }) => d.isActive)).toEqual([false, true]);
+  });
+
+  test("only the first dbLimit databases stay active after a downgrade", async () => {
+    const user = await server.registerUser();
+    await moveToPlan(user, "Starter");
+    await addDatabases(user, ["a", "b", "c"], true);
+    const [free] = await server.ctx.db.select().from(plans).where(eq(plans.name, "Free"));
+    await server.call("PUT", "/api/user/plan", { token: user.token, body: { plan: free!.id } });
+    const list = await server.call("GET", "/api/settings/databases", { token: user.token });
+    expect(list.body.map((d: { name: string; isActive: boolean }) => [d.name, d.isActive])).toEqual([
+      ["a", true],
+      ["b", false],
+      ["c", false],
+    ]);
+  });
+
+  test("another user's database, an unknown id and a bad body are 4xx", async () => {
+    const owner = await server.registerUser();
+    const other = await server.registerUser();
+    await addDatabases(owner, ["private"]);
+    const [db] = (await server.call("GET", "/api/settings/databases", { token: owner.token })).body;
+    const res = await server.call("PUT", `/api/settings/databases/${db._id}`, { token: other.token, body: { isActive: true } });
+    expect(res.status).toBe(404);
+    expect((await server.call("GET", "/api/settings/databases", { token: owner.token })).body[0].isActive).toBe(false);
+    expect((await server.call("PUT", "/api/settings/databases/nope", { token: owner.token, body: { isActive: true } })).status).toBe(404);
+    expect((await server.call("PUT", `/api/settings/databases/${db._id}`, { token: owner.token, body: { isActive: "yes" } })).status).toBe(400);
+  });
+});
+
+describe("API key", () => {
+  test("regenerating replaces the key at once and is audited", async () => {
+    const user = await server.registerUser();
+    const res = await server.call("POST", "/api/settings/regenerate-api-key", { token: user.token });
+    expect(res.status).toBe(200);
+    expect(res.body.apiKey).toStartWith("dbv_");
+    expect(res.body.apiKey).not.toBe(user.apiKey);
+    const profile = await server.call("GET", "/api/user/profile", { token: user.token });
+    expect(profile.body.apiKey).toBe(res.body.apiKey);
+    const [row] = await server.ctx.db.select().from(users).where(eq(users.id, user.id));
+    // Stored neither in the clear nor as a plain hash of the key.
+    expect(JSON.stringify(row)).not.toContain(res.body.apiKey);
+    expect(row!.apiKeyHash).toBe(server.ctx.apiKeys.hash(res.body.apiKey));
+    expect(row!.apiKeyHash).not.toBe(new Bun.CryptoHasher("sha256").update(res.body.apiKey).digest("hex"));
+    const logs = await server.call("GET", "/api/user/audit-logs?action=API_KEY_REGENERATED", { token: user.token });
+    expect(logs.body.logs).toHaveLength(1);
+  });
+});
+
+describe("test notification", () => {
+  test("mails the notification address, or the account's", async () => {
+    const user = await server.registerUser();
+    const res = await server.call("POST", "/api/settings/test-notification", { token: user.token });
+    expect(res.status).toBe(200);
+    expect(res.body.message).toBe("Test notification sent successfully. Please check your email.");
+    expect(server.sentMail.at(-1)).toMatchObject({ to: user.email, subject: "DBVault test notification" });
+    await server.call("PUT", "/api/settings", { token: user.token, body: { notificationEmail: "Ops@Example.com" } });
+    await server.call("POST", "/api/settings/test-notification", { token: user.token });
+    expect(server.sentMail.at(-1)!.to).toBe("ops@example.com");
+  });
+});

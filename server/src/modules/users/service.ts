@@ -1,0 +1,94 @@
+import { and, eq, ne } from "drizzle-orm";
+import { users } from "@db/schema";
+import type { AppContext } from "../../context";
+import { AppError, conflict } from "../../lib/errors";
+import { recordAudit } from "../audit/service";
+import { hashPassword, normaliseEmail, toSessionUser, verifyPassword } from "../auth/service";
+import type { AuthenticatedUser } from "../auth/guard";
+import { findPlan, planOfUser, type Plan } from "../plans/service";
+import { applyPlanLimits } from "../settings/plan-limits";
+
+export function toProfile(ctx: AppContext, user: AuthenticatedUser) {
+  return {
+    ...toSessionUser(ctx, user),
+    plan: user.planId,
+    storageUsed: user.storageUsed,
+    status: user.status,
+    createdAt: user.createdAt.toISOString(),
+  };
+}
+
+export async function getUserPlan(ctx: AppContext, user: AuthenticatedUser) {
+  const plan = await planOfUser(ctx.db, user.planId);
+  return { ...planLimitsView(plan), storageUsed: user.storageUsed };
+}
+
+export function planLimitsView(plan: Plan) {
+  return {
+    _id: plan.id,
+    id: plan.id,
+    name: plan.name,
+    price: plan.price,
+    storageLimit: plan.storageLimit,
+    dbLimit: plan.dbLimit,
+    frequencyLimit: plan.frequencyLimit,
+    retentionLimit: plan.retentionLimit,
+  };
+}
+
+/** Moves a user to another plan and brings their settings and databases within its limits. */
+export async function switchPlan(ctx: AppContext, userId: string, plan: Plan, by: "user" | "admin") {
+  await ctx.db.transaction(async (tx) => {
+    await tx.update(users).set({ planId: plan.id, updatedAt: ctx.now() }).where(eq(users.id, userId));
+    await applyPlanLimits(tx, userId, plan);
+    await recordAudit(tx, userId, "PLAN_CHANGED", { plan: plan.name, planId: plan.id, by });
+  });
+}
+
+/** A user's own plan change: only free plans, paid ones go through billing. */
+export async function changeOwnPlan(ctx: AppContext, user: AuthenticatedUser, planId: string) {
+  const plan = await findPlan(ctx.db, planId);
+  if (plan.price !== 0) {
+    throw new AppError(403, "FORBIDDEN", "Only free plans can be selected here. Please contact support to move to a paid plan.");
+  }
+  if (plan.id !== user.planId) await switchPlan(ctx, user.id, plan, "user");
+  return { message: `Plan updated to ${plan.name}!`, plan: planLimitsView(plan) };
+}
+
+/** Updates name and/or e-mail; the e-mail must not belong to another account. */
+export async function updateProfile(ctx: AppContext, user: AuthenticatedUser, input: { name?: string; email?: string }) {
+  const email = input.email === undefined ? user.email : normaliseEmail(input.email);
+  const name = input.name === undefined ? user.name : input.name.trim();
+  if (email !== user.email) {
+    const [taken] = await ctx.db
+      .select({ id: users.id })
+      .from(users)
+      .where(and(eq(users.email, email), ne(users.id, user.id)));
+    if (taken) throw conflict("An account with this email already exists.");
+  }
+  const [updated] = await ctx.db.transaction(async (tx) => {
+    const rows = await tx.update(users).set({ name, email, updatedAt: ctx.now() }).where(eq(users.id, user.id)).returning();
+    if (email !== user.email) await recordAudit(tx, user.id, "EMAIL_CHANGED", { from: user.email, to: email });
+    return rows;
+  });
+  return { message: "Profile updated successfully!", user: toProfile(ctx, updated!) };
+}
+
+/** Changes the password after checking the current one; every other session ends. */
+export async function changePassword(
+  ctx: AppContext,
+  user: AuthenticatedUser,
+  input: { currentPassword: string; newPassword: string },
+) {
+  if (!(await verifyPassword(input.currentPassword, user.passwordHash))) {
+    throw new AppError(400, "BAD_REQUEST", "Current password is incorrect");
+  }
+  const passwordHash = await hashPassword(input.newPassword);
+  const tokenVersion = user.tokenVersion + 1;
+  await ctx.db.transaction(async (tx) => {
+    await tx.update(users).set({ passwordHash, tokenVersion, updatedAt: ctx.now() }).where(eq(users.id, user.id));
+    await recordAudit(tx, user.id, "PASSWORD_CHANGED");
+  });
+  // The caller's own session carries on with this token; all earlier tokens stop working.
+  return { message: "Password updated successfully!", token: await ctx.tokens.issue(user.id, tokenVersion) };
+}

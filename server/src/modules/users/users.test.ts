@@ -1,0 +1,149 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { startTestServer, type TestServer, uniqueEmail } from "../../../test/harness";
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server.close());
+
+const plansByName = async () => {
+  const res = await server.call("GET", "/api/settings/plans");
+  return Object.fromEntries((res.body as { name: string; _id: string }[]).map((p) => [p.name, p])) as Record<string, { _id: string }>;
+};
+
+describe("GET /api/user/profile and /api/user/plan", () => {
+  test("the profile carries name, email, apiKey, plan id and storage used", async () => {
+    const user = await server.registerUser({ name: "Grace Hopper" });
+    const res = await server.call("GET", "/api/user/profile", { token: user.token });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ name: "Grace Hopper", email: user.email, apiKey: user.apiKey, storageUsed: 0 });
+    expect(res.body.plan).toBe((await plansByName()).Free!._id);
+    expect(res.body.passwordHash).toBeUndefined();
+    expect(res.body.apiKeyHash).toBeUndefined();
+  });
+
+  test("a new account is on the Free plan with its limits", async () => {
+    const user = await server.registerUser();
+    const res = await server.call("GET", "/api/user/plan", { token: user.token });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ name: "Free", storageLimit: 1024 ** 3, dbLimit: 1, frequencyLimit: 24, retentionLimit: 168 });
+  });
+});
+
+describe("PUT /api/user/plan", () => {
+  test("a paid plan cannot be chosen by the client", async () => {
+    const user = await server.registerUser();
+    const plans = await plansByName();
+    const res = await server.call("PUT", "/api/user/plan", { token: user.token, body: { plan: plans.Pro!._id } });
+    expect(res.status).toBe(403);
+    expect(res.body.message).toContain("Only free plans");
+    expect((await server.call("GET", "/api/user/plan", { token: user.token })).body.name).toBe("Free");
+  });
+
+  test("switching to a free plan answers the spec's message and logs PLAN_CHANGED", async () => {
+    const user = await server.registerUser();
+    const plans = await plansByName();
+    const res = await server.call("PUT", "/api/user/plan", { token: user.token, body: { plan: plans.Free!._id } });
+    expect(res.status).toBe(200);
+    expect(res.body.message).toBe("Plan updated to Free!");
+  });
+
+  test("an unknown or malformed plan id is a 4xx, not a 500", async () => {
+    const user = await server.registerUser();
+    expect((await server.call("PUT", "/api/user/plan", { token: user.token, body: { plan: "0123456789abcdef01234567" } })).status).toBe(404);
+    expect((await server.call("PUT", "/api/user/plan", { token: user.token, body: { plan: 7 } })).status).toBe(400);
+    expect((await server.call("PUT", "/api/user/plan", { token: user.token, body: {} })).status).toBe(400);
+  });
+});
+
+describe("PUT /api/user/update", () => {
+  test("changes name and e-mail, logs EMAIL_CHANGED, and the new e-mail signs in", async () => {
+    const user = await server.registerUser();
+    const email = uniqueEmail("renamed");
+    const res = await server.call("PUT", "/api/user/update", { token: user.token, body: { name: "New Name", email: email.toUpperCase() } });
+    expect(res.status).toBe(200);
+    expect(res.body.message).toBe("Profile updated successfully!");
+    expect(res.body.user).toMatchObject({ name: "New Name", email });
+    const login = await server.call("POST", "/api/auth/login", { body: { email, password: user.password } });
+    expect(login.status).toBe(200);
+    const logs = await server.call("GET", "/api/user/audit-logs?action=EMAIL_CHANGED", { token: user.token });
+    expect(logs.body.logs).toHaveLength(1);
+    expect(logs.body.logs[0].details).toMatchObject({ from: user.email, to: email });
+  });
+
+  test("refuses an e-mail that belongs to someone else, and bad input", async () => {
+    const a = await server.registerUser();
+    const b = await server.registerUser();
+    const taken = await server.call("PUT", "/api/user/update", { token: a.token, body: { email: b.email } });
+    expect(taken.status).toBe(409);
+    const bad = await server.call("PUT", "/api/user/update", { token: a.token, body: { email: "nope" } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toBe("Please enter a valid email address");
+    const shortName = await server.call("PUT", "/api/user/update", { token: a.token, body: { name: "x" } });
+    expect(shortName.body.message).toBe("Name must be at least 2 characters");
+  });
+});
+
+describe("PUT /api/user/password", () => {
+  test("needs the current password, then old tokens stop working and the new password signs in", async () => {
+    const user = await server.registerUser();
+    const wrong = await server.call("PUT", "/api/user/password", { token: user.token, body: { currentPassword: "nope-nope", newPassword: "brand-new-1" } });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.message).toBe("Current password is incorrect");
+
+    const ok = await server.call("PUT", "/api/user/password", { token: user.token, body: { currentPassword: user.password, newPassword: "brand-new-1" } });
+    expect(ok.status).toBe(200);
+    expect(ok.body.message).toBe("Password updated successfully!");
+    expect((await server.call("GET", "/api/user/profile", { token: user.token })).status).toBe(401);
+    expect((await server.call("GET", "/api/user/profile", { token: ok.body.token })).status).toBe(200);
+    expect((await server.call("POST", "/api/auth/login", { body: { email: user.email, password: user.password } })).status).toBe(401);
+    expect((await server.call("POST", "/api/auth/login", { body: { email: user.email, password: "brand-new-1" } })).status).toBe(200);
+  });
+
+  test("validates the new password", async () => {
+    const user = await server.registerUser();
+    const res = await server.call("PUT", "/api/user/password", { token: user.token, body: { currentPassword: user.password, newPassword: "123" } });
+    expect(res.status).toBe(400);
+    expect(res.body.message).toBe("Password must be at least 6 characters");
+  });
+});
+
+describe("audit log", () => {
+  test("pages 20 at a time, newest first, with an action filter", async () => {
+    const user = await server.registerUser();
+    for (let i = 0; i < 23; i++) {
+      const retention = i % 2 === 0 ? 168 : 72;
+      await server.call("PUT", "/api/settings", { token: user.token, body: { retention } });
+    }
+    const first = await server.call("GET", "/api/user/audit-logs?page=1&action=", { token: user.token });
+    expect(first.status).toBe(200);
+    expect(first.body.logs).toHaveLength(20);
+    expect(first.body.pagination).toMatchObject({ page: 1, pages: 3, total: 46 });
+    const times = first.body.logs.map((l: { timestamp: string }) => Date.parse(l.timestamp));
+    expect([...times].sort((x, y) => y - x)).toEqual(times);
+
+    const filtered = await server.call("GET", "/api/user/audit-logs?page=2&action=RETENTION_UPDATED", { token: user.token });
+    expect(filtered.body.pagination).toMatchObject({ page: 2, pages: 2, total: 23 });
+    expect(filtered.body.logs.every((l: { action: string }) => l.action === "RETENTION_UPDATED")).toBe(true);
+
+    const all = await server.call("GET", "/api/user/audit-logs?action=all", { token: user.token });
+    expect(all.body.pagination.total).toBe(46);
+  });
+
+  test("bad page or action values are a 400", async () => {
+    const user = await server.registerUser();
+    expect((await server.call("GET", "/api/user/audit-logs?page=0", { token: user.token })).status).toBe(400);
+    expect((await server.call("GET", "/api/user/audit-logs?page=abc", { token: user.token })).status).toBe(400);
+    expect((await server.call("GET", "/api/user/audit-logs?action=DROP_TABLE", { token: user.token })).status).toBe(400);
+  });
+
+  test("audit actions lists every action name", async () => {
+    const user = await server.registerUser();
+    const res = await server.call("GET", "/api/user/audit-actions", { token: user.token });
+    expect(res.status).toBe(200);
+    expect(res.body).toContain("BACKUP_CREATED");
+    expect(res.body).toContain("STORAGE_LIMIT_EXCEEDED");
+    expect(res.body).toHaveLength(20);
+  });
+});

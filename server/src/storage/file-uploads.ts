@@ -1,0 +1,64 @@
+import { constants } from "node:fs";
+import { mkdir, open, rm, stat } from "node:fs/promises";
+import { join } from "node:path";
+import { readBody } from "./body";
+import { UploadIncompleteError } from "./errors";
+import { assertKey } from "./keys";
+import type { PutOptions } from "./types";
+
+export const UPLOADS_DIR = ".uploads"; // inside the root (same filesystem: the final rename is atomic)
+
+/** The file holding a staged upload's bytes. */
+export function stagedUploadPath(root: string, uploadId: string): string {
+  assertKey(uploadId);
+  if (uploadId.includes("/")) throw new TypeError("an upload id is one key segment");
+  return join(root, UPLOADS_DIR, `${uploadId}.data`);
+}
+
+/**
+ * Writes a part at its offset in the upload's staging file (created on first use). Parts are not
+ * synced one by one: the file is synced once at completion, and a crash in between loses the
+ * upload, which the checksum at completion then reports, never a silently short backup.
+ */
+export async function writeStagedPart(
+  path: string,
+  uploadId: string,
+  offset: number,
+  body: ReadableStream<Uint8Array> | Uint8Array,
+  options: PutOptions,
+): Promise<{ size: number }> {
+  if (!Number.isSafeInteger(offset) || offset < 0) throw new TypeError(`offset must be a whole number ≥ 0 (got ${offset})`);
+  await mkdir(join(path, ".."), { recursive: true });
+  const handle = await open(path, constants.O_RDWR | constants.O_CREAT, 0o600);
+  let size = 0;
+  try {
+    for await (const chunk of readBody(uploadId, body, options)) {
+      let written = 0;
+      while (written < chunk.byteLength) {
+        const { bytesWritten } = await handle.write(chunk, written, chunk.byteLength - written, offset + size + written);
+        written += bytesWritten;
+      }
+      size += chunk.byteLength;
+    }
+  } finally {
+    await handle.close();
+  }
+  return { size };
+}
+
+/** Cuts the staging file to `size` bytes and syncs it; throws UploadIncompleteError when it is shorter. */
+export async function sealStagedUpload(path: string, uploadId: string, size: number): Promise<void> {
+  const staged = await stat(path).catch(() => null);
+  if (!staged || staged.size < size) throw new UploadIncompleteError(uploadId, staged?.size ?? 0, size);
+  const handle = await open(path, "r+");
+  try {
+    if (staged.size > size) await handle.truncate(size);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+export async function removeStagedUpload(path: string): Promise<void> {
+  await rm(path, { force: true });
+}

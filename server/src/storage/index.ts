@@ -1,0 +1,21 @@
+// Backup storage: one interface, a filesystem backend (the embedded default) and an S3 backend.
+// Both pass the shared contract suite in storage-suite.ts.
+import { FileStorage } from "./file-storage";
+import { S3Storage } from "./s3-storage";
+import { parseStorageUrl } from "./storage-url";
+import type { Storage } from "./types";
+
+export * from "./errors";
+export { FileStorage } from "./file-storage";
+export { assertKey, assertPrefix } from "./keys";
+export { S3Storage, type S3StorageOptions } from "./s3-storage";
+export { parseStorageUrl } from "./storage-url";
+export type { ByteRange, PutOptions, Storage, StoredObject } from "./types";
+
+/** Builds the backend STORAGE_URL names (file:///abs/path or s3://bucket?endpoint=…); throws StorageUrlError for anything else. Does not probe the backend: call check() for that. */
+export function createStorage(storageUrl: string): Storage {
+  const target = parseStorageUrl(storageUrl);
+  if (target.kind === "file") return new FileStorage(target.root);
+  const { kind: _, ...options } = target;
+  return new S3Storage(options);
+}

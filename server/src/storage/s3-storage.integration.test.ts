@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { S3Client } from "bun";
+import { type S3Server, startS3Server } from "../../../testkit/s3-server";
+import { createStorage, S3Storage, StorageUnavailableError } from ".";
+import { runStorageSuite } from "./storage-suite";
+import { patternBytes, readAll } from "./suite-helpers";
+
+let server: S3Server;
+beforeAll(async () => {
+  server = await startS3Server();
+});
+afterAll(() => server?.stop());
+
+const credentials = () => ({ endpoint: server.endpoint, bucket: server.bucket, accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey });
+
+let run = 0;
+runStorageSuite("s3 (s3rver)", async () => {
+  // One server for the file; each test gets a fresh key prefix, i.e. an empty storage. A page size
+  // of 3 makes every listing of more than three objects paginate.
+  const keyPrefix = `suite-${++run}/`;
+  const storage = new S3Storage({ ...credentials(), keyPrefix, pageSize: 3 });
+  const raw = new S3Client(credentials());
+  return {
+    storage,
+    // Unfinished multipart uploads, and staged upload parts left in the bucket.
+    debris: async () => [
+      ...(await server.pendingUploads()),
+      ...((await raw.list({ prefix: `${keyPrefix}.uploads/` })).contents ?? []).map((item) => item.key),
+    ],
+    async unavailableStorage() {
+      const own = await startS3Server();
+      const doomed = createStorage(own.url);
+      await doomed.check(); // it did work while the server ran
+      await own.stop();
+      return doomed;
+    },
+    async cleanup() {
+      await Promise.all((await storage.list("")).map((object) => storage.delete(object.key)));
+    },
+  };
+});
+
+describe("s3 storage", () => {
+  test("createStorage reads bucket, endpoint and credentials from the URL (query or user:password)", async () => {
+    const fromQuery = createStorage(server.url);
+    expect(fromQuery.kind).toBe("s3");
+    await fromQuery.put("url/query", patternBytes(5));
+    const fromUserInfo = createStorage(`s3://${server.accessKeyId}:${server.secretAccessKey}@${server.bucket}?endpoint=${server.endpoint}`);
+    expect(await readAll(await fromUserInfo.get("url/query"))).toEqual(patternBytes(5));
+    await fromUserInfo.deletePrefix("url/");
+  });
+
+  test("a key prefix in the URL keeps this storage's objects apart from the rest of the bucket", async () => {
+    const whole = createStorage(server.url);
+    const scoped = createStorage(`s3://${server.bucket}/dbvault/?endpoint=${server.endpoint}&accessKeyId=S3RVER&secretAccessKey=S3RVER`);
+    await whole.put("other/app-data", patternBytes(3));
+    await scoped.put("backups/part-000001", patternBytes(4));
+    expect((await scoped.list("")).map((o) => o.key)).toEqual(["backups/part-000001"]);
+    expect((await whole.list("dbvault/")).map((o) => o.key)).toEqual(["dbvault/backups/part-000001"]);
+    expect(await scoped.deletePrefix("backups/")).toBe(1);
+    expect((await whole.list("other/")).map((o) => o.key)).toEqual(["other/app-data"]);
+    await whole.delete("other/app-data");
+  });
+
+  test("lists past 1000 objects across pages of the server's default size", async () => {
+    const storage = new S3Storage({ ...credentials(), keyPrefix: "many/" });
+    const keys = Array.from({ length: 1003 }, (_, i) => `k/${String(i).padStart(4, "0")}`);
+    for (let i = 0; i < keys.length; i += 50) await Promise.all(keys.slice(i, i + 50).map((key) => storage.put(key, new Uint8Array(0))));
+    expect((await storage.list("k/")).map((o) => o.key)).toEqual(keys);
+    expect(await storage.deletePrefix("k/")).toBe(1003);
+    expect(await storage.list("")).toEqual([]);
+  });
+
+  test("check() fails with StorageUnavailableError on wrong credentials", async () => {
+    const storage = new S3Storage({ ...credentials(), accessKeyId: "WRONG", secretAccessKey: "WRONG" });
+    await expect(storage.check()).rejects.toBeInstanceOf(StorageUnavailableError);
+  });
+
+  test("check() fails on a missing bucket", async () => {
+    const storage = new S3Storage({ ...credentials(), bucket: "no-such-bucket" });
+    await expect(storage.check()).rejects.toBeInstanceOf(StorageUnavailableError);
+  });
+});

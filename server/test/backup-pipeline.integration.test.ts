@@ -1,0 +1,423 @@
+// The server side of the backup pipeline over real HTTP and WebSockets: agent registration and
+// socket, manual backups with multi-part uploads, downloads, restores, limits and failures.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { randomBytes } from "node:crypto";
+import { eq } from "drizzle-orm";
+import { agents, auditLogs, backups, plans, users } from "@db/schema";
+import { agentApi, UPLOAD_PART_SIZE } from "@protocol/agent-protocol";
+import { failStalledOperations } from "../src/modules/scheduler/service";
+import { startTestServer, type TestServer, type TestUser } from "./harness";
+import { registerScriptedAgent, type ScriptedAgent } from "./scripted-agent";
+
+let server: TestServer;
+let base: string;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  base = server.listen();
+});
+afterAll(() => server.close());
+
+async function auditActions(userId: string) {
+  const rows = await server.ctx.db.select().from(auditLogs).where(eq(auditLogs.userId, userId));
+  return rows.map((r) => r.action);
+}
+
+/** A browser-side realtime client, authenticated with the user's token. */
+async function openBrowserSocket(token: string) {
+  const events: Record<string, unknown>[] = [];
+  const socket = new WebSocket(`${base.replace(/^http/, "ws")}/api/ws`);
+  await new Promise<void>((resolve) => (socket.onopen = () => resolve()));
+  const ready = new Promise<void>((resolve) => {
+    socket.onmessage = (event) => {
+      const data = JSON.parse(String(event.data)) as Record<string, unknown>;
+      if (data.type === "ready") resolve();
+      else events.push(data);
+    };
+  });
+  socket.send(JSON.stringify({ type: "auth", token }));
+  await ready;
+  return { events, close: () => socket.close() };
+}
+
+async function setupUserWithAgent(databases = ["orders"]) {
+  const user = await server.registerUser();
+  const agent = await registerScriptedAgent(base, user.apiKey, databases);
+  await agent.connect();
+  return { user, agent };
+}
+
+async function trigger(user: TestUser, databaseName: string) {
+  return server.call("POST", "/api/backups", { token: user.token, body: { databaseName } });
+}
+
+async function completedBackup(user: TestUser, agent: ScriptedAgent, bytes: Uint8Array, databaseName = "orders") {
+  const created = await trigger(user, databaseName);
+  expect(created.status).toBe(201);
+  const command = await agent.waitFor("backup");
+  const done = await agent.upload(command.backupId, bytes);
+  expect(done.status).toBe(200);
+  return command.backupId;
+}
+
+describe("agents", () => {
+  test("registration records the agent and its databases; the first dbLimit are active", async () => {
+    const user = await server.registerUser();
+    const agent = await registerScriptedAgent(base, user.apiKey, ["orders", "analytics"]);
+    const dbs = await server.call("GET", "/api/settings/databases", { token: user.token });
+    expect(dbs.body.map((d: { name: string; isActive: boolean }) => [d.name, d.isActive])).toEqual([
+      ["orders", true],
+      ["analytics", false],
+    ]);
+    expect(await auditActions(user.id)).toContain("AGENT_REGISTERED");
+    let status = await server.call("GET", "/api/settings/system-status", { token: user.token });
+    expect(status.body.agents).toEqual([expect.objectContaining({ id: agent.agentId, name: "test-agent", status: "offline" })]);
+    expect(status.body.backupService).toBe(true);
+    await agent.connect();
+    await Bun.sleep(100);
+    status = await server.call("GET", "/api/settings/system-status", { token: user.token });
+    expect(status.body.agents[0]).toMatchObject({ status: "active", version: "1.0.0", platform: "linux-x64" });
+    await agent.disconnect();
+    await Bun.sleep(200);
+    status = await server.call("GET", "/api/settings/system-status", { token: user.token });
+    expect(status.body.agents[0].status).toBe("offline");
+    expect(await auditActions(user.id)).toContain("AGENT_DISCONNECTED");
+    expect(server.sentMail.some((m) => m.to === user.email && m.subject === "Agent disconnected: test-agent")).toBe(true);
+  });
+
+  test("a bad API key or agent token cannot register or connect", async () => {
+    const bad = await fetch(`${base}${agentApi.register}`, {
+      method: "POST",
+      headers: { authorization: "Bearer dbv_not-a-key", "content-type": "application/json" },
+      body: JSON.stringify({ name: "x", hostname: "h", platform: "p", version: "1", databases: [] }),
+    });
+    expect(bad.status).toBe(401);
+    const { user, agent } = await setupUserWithAgent();
+    const forged = await fetch(`${base}${agentApi.databases}`, {
+      method: "POST",
+      headers: { ...agent.headers(), "x-agent-token": "dbvt_forged", "content-type": "application/json" },
+      body: JSON.stringify({ name: "more" }),
+    });
+    expect(forged.status).toBe(401);
+    expect(user.id).toBeString();
+  });
+
+  test("regenerating the API key disconnects the agent, and the old key stops working", async () => {
+    const { user, agent } = await setupUserWithAgent();
+    await server.call("POST", "/api/settings/regenerate-api-key", { token: user.token });
+    const closing = await agent.waitFor("close");
+    expect(closing.reason).toContain("API key was regenerated");
+    const again = await fetch(`${base}${agentApi.databases}`, {
+      method: "POST",
+      headers: { ...agent.headers(), "content-type": "application/json" },
+      body: JSON.stringify({ name: "more" }),
+    });
+    expect(again.status).toBe(401);
+  });
+
+  test("manage: restart and update reach the agent; reset replaces its token; offline agents get 409", async () => {
+    const { user, agent } = await setupUserWithAgent();
+    const manage = (action: string, agentId = agent.agentId) =>
+      server.call("POST", `/api/agents/manage/${agentId}`, { token: user.token, body: { action } });
+    expect((await manage("restart")).body.message).toBe("Restart command sent to agent");
+    await agent.waitFor("restart");
+    expect((await manage("update")).body.message).toBe("Update check command sent to agent");
+    await agent.waitFor("update");
+    const reset = await manage("reset");
+    expect(reset.body.message).toContain("new connection credentials");
+    const { agentToken } = await agent.waitFor("reset");
+    const oldToken = agent.agentToken;
+    agent.agentToken = agentToken;
+    const withNew = await fetch(`${base}${agentApi.databases}`, {
+      method: "POST",
+      headers: { ...agent.headers(), "content-type": "application/json" },
+      body: JSON.stringify({ name: "extra" }),
+    });
+    expect(withNew.status).toBe(200);
+    agent.agentToken = oldToken;
+    expect((await fetch(`${base}${agentApi.uploadStatus("x")}`, { headers: agent.headers() })).status).toBe(401);
+    expect((await manage("explode")).status).toBe(400);
+    const other = await server.registerUser();
+    expect((await server.call("POST", `/api/agents/manage/${agent.agentId}`, { token: other.token, body: { action: "restart" } })).status).toBe(404);
+    await agent.disconnect();
+    await Bun.sleep(200);
+    expect((await manage("restart")).status).toBe(409);
+  });
+
+  test("the public service check answers ok", async () => {
+    const res = await fetch(`${base}/api/agents/server-status`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ ok: true, status: "ok" });
+  });
+});
+
+describe("backups", () => {
+  test("a manual backup uploads in parts, completes, and is announced live and by mail", async () => {
+    const { user, agent } = await setupUserWithAgent();
+    const browser = await openBrowserSocket(user.token);
+    const bytes = randomBytes(2 * UPLOAD_PART_SIZE + 12345);
+    const created = await trigger(user, "orders");
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ databaseName: "orders", status: "pending", type: "manual" });
+    expect(created.body._id).toMatch(/^[0-9a-f]{24}$/);
+    const command = await agent.waitFor("backup");
+    expect(command).toMatchObject({ backupId: created.body._id, databaseName: "orders" });
+    agent.send({ type: "backup.progress", backupId: command.backupId, progress: { current: 50, total: 100, percentage: 50, collection: "orders.items" } });
+    await Bun.sleep(100);
+    expect((await server.call("GET", `/api/backups/${command.backupId}`, { token: user.token })).body).toMatchObject({
+      status: "in-progress",
+      progress: { current: 50, total: 100, percentage: 50, collection: "orders.items" },
+    });
+    expect((await agent.upload(command.backupId, bytes)).status).toBe(200);
+
+    const backup = (await server.call("GET", `/api/backups/${command.backupId}`, { token: user.token })).body;
+    expect(backup).toMatchObject({ status: "completed", size: bytes.byteLength });
+    expect(backup.sha256).toBe(new Bun.CryptoHasher("sha256").update(bytes).digest("hex"));
+    expect((await server.call("GET", "/api/user/profile", { token: user.token })).body.storageUsed).toBe(bytes.byteLength);
+    expect(await auditActions(user.id)).toEqual(expect.arrayContaining(["BACKUP_CREATED", "BACKUP_COMPLETED"]));
+    expect(server.sentMail.some((m) => m.to === user.email && m.subject === "Backup completed: orders")).toBe(true);
+    await Bun.sleep(100);
+    expect(browser.events.map((e) => `${e.type}:${e.status}`)).toEqual([
+      "backupProgress:pending",
+      "backupProgress:in-progress",
+      "backupProgress:completed",
+    ]);
+    browser.close();
+
+    const list = await server.call("GET", "/api/backups", { token: user.token });
+    expect(list.body.map((b: { _id: string }) => b._id)).toEqual([command.backupId]);
+  });
+
+  test("download streams the whole file with its name, and byte ranges", async () => {
+    const { user, agent } = await setupUserWithAgent();
+    const bytes = randomBytes(UPLOAD_PART_SIZE + 1000);
+    const backupId = await completedBackup(user, agent, bytes);
+    const auth = { authorization: `Bearer ${user.token}` };
+    const whole = await fetch(`${base}/api/backups/${backupId}/download`, { headers: auth });
+    expect(whole.status).toBe(200);
+    expect(whole.headers.get("content-length")).toBe(String(bytes.byteLength));
+    const [row] = await server.ctx.db.select().from(backups).where(eq(backups.id, backupId));
+    expect(whole.headers.get("content-disposition")).toBe(`attachment; filename="backup-orders-${row!.createdAt.toISOString()}.enc.dbvault"`);
+    expect(Buffer.from(await whole.arrayBuffer()).equals(bytes)).toBe(true);
+
+    // A range across the part boundary.
+    const start = UPLOAD_PART_SIZE - 10;
+    const ranged = await fetch(`${base}/api/backups/${backupId}/download`, { headers: { ...auth, range: `bytes=${start}-${start + 19}` } });
+    expect(ranged.status).toBe(206);
+    expect(ranged.headers.get("content-range")).toBe(`bytes ${start}-${start + 19}/${bytes.byteLength}`);
+    expect(Buffer.from(await ranged.arrayBuffer()).equals(bytes.subarray(start, start + 20))).toBe(true);
+    const tail = await fetch(`${base}/api/backups/${backupId}/download`, { headers: { ...auth, range: "bytes=-5" } });
+    expect(Buffer.from(await tail.arrayBuffer()).equals(bytes.subarray(bytes.byteLength - 5))).toBe(true);
+    const outside = await fetch(`${base}/api/backups/${backupId}/download`, { headers: { ...auth, range: `bytes=${bytes.byteLength}-` } });
+    expect(outside.status).toBe(416);
+  });
+
+  test("a second manual backup before the plan allows answers 429 with the next time", async () => {
+    const { user, agent } = await setupUserWithAgent();
+    await completedBackup(user, agent, randomBytes(1000));
+    const again = await trigger(user, "orders");
+    expect(again.status).toBe(429);
+    expect(again.body.message).toBe("Your Free plan allows one manual backup every 24 hours.");
+    expect(Date.parse(again.body.nextBackupAvailable)).toBeGreaterThan(Date.now() + 23 * 3_600_000);
+  });
+
+  test("only active, existing databases of the user with an online agent can be backed up", async () => {
+    const { user, agent } = await setupUserWithAgent(["orders", "analytics"]);
+    expect((await trigger(user, "analytics")).status).toBe(403);
+    expect((await trigger(user, "nope")).status).toBe(404);
+    expect((await server.call("POST", "/api/backups", { token: user.token, body: {} })).status).toBe(400);
+    await agent.disconnect();
+    await Bun.sleep(200);
+    const offline = await trigger(user, "orders");
+    expect(offline.status).toBe(409);
+    expect(offline.body.message).toContain("No agent is online");
+  });
+
+  test("a dropped upload resumes from the parts already received, counted once", async () => {
+    const { user, agent } = await setupUserWithAgent();
+    await trigger(user, "orders");
+    const { backupId } = await agent.waitFor("backup");
+    const bytes = randomBytes(UPLOAD_PART_SIZE + 500);
+    expect((await agent.uploadPart(backupId, 0, bytes.subarray(0, UPLOAD_PART_SIZE))).status).toBe(200);
+    const status = await fetch(`${base}${agentApi.uploadStatus(backupId)}`, { headers: agent.headers() });
+    expect(await status.json()).toEqual({ parts: [{ partNumber: 0, size: UPLOAD_PART_SIZE }], uploadedBytes: UPLOAD_PART_SIZE });
+    // The agent was not sure part 0 arrived and sends it again: still counted once.
+    expect((await agent.uploadPart(backupId, 0, bytes.subarray(0, UPLOAD_PART_SIZE))).status).toBe(200);
+    expect((await agent.uploadPart(backupId, 1, bytes.subarray(UPLOAD_PART_SIZE))).status).toBe(200);
+    expect((await agent.complete(backupId, bytes, 2)).status).toBe(200);
+    expect((await server.call("GET", "/api/user/profile", { token: user.token })).body.storageUsed).toBe(bytes.byteLength);
+  });
+
+  test("an incomplete upload or a wrong checksum never becomes a completed backup", async () => {
+    const { user, agent } = await setupUserWithAgent();
+    await trigger(user, "orders");
+    const { backupId } = await agent.waitFor("backup");
+    const bytes = randomBytes(3000);
+    await agent.uploadPart(backupId, 0, bytes);
+    const incomplete = await agent.complete(backupId, bytes, 2);
+    expect(incomplete.status).toBe(409);
+    const corrupt = await agent.complete(backupId, randomBytes(3000), 1);
+    expect(corrupt.status).toBe(422);
+    const backup = (await server.call("GET", `/api/backups/${backupId}`, { token: user.token })).body;
+    expect(backup.status).toBe("failed");
+    expect(backup.error).toContain("checksum");
+    expect((await server.call("GET", "/api/user/profile", { token: user.token })).body.storageUsed).toBe(0);
+    expect((await fetch(`${base}/api/backups/${backupId}/download`, { headers: { authorization: `Bearer ${user.token}` } })).status).toBe(409);
+  });
+
+  test("a backup past the plan's storage fails with STORAGE_LIMIT_EXCEEDED and frees what it used", async () => {
+    const { user, agent } = await setupUserWithAgent();
+    const [tiny] = await server.ctx.db
+      .insert(plans)
+      .values({ name: `Tiny ${Date.now()}`, price: 0, storageLimit: UPLOAD_PART_SIZE + 100, dbLimit: 1, retentionLimit: 168, frequencyLimit: 24 })
+      .returning();
+    await server.ctx.db.update(users).set({ planId: tiny!.id }).where(eq(users.id, user.id));
+    await trigger(user, "orders");
+    const { backupId } = await agent.waitFor("backup");
+    expect((await agent.uploadPart(backupId, 0, randomBytes(UPLOAD_PART_SIZE))).status).toBe(200);
+    const over = await agent.uploadPart(backupId, 1, randomBytes(1000));
+    expect(over.status).toBe(413);
+    expect(((await over.json()) as { code: string }).code).toBe("STORAGE_LIMIT_EXCEEDED");
+    const backup = (await server.call("GET", `/api/backups/${backupId}`, { token: user.token })).body;
+    expect(backup).toMatchObject({ status: "failed" });
+    expect(backup.error).toContain("Storage limit exceeded");
+    expect(await auditActions(user.id)).toEqual(expect.arrayContaining(["STORAGE_LIMIT_EXCEEDED", "BACKUP_FAILED"]));
+    expect((await server.call("GET", "/api/user/profile", { token: user.token })).body.storageUsed).toBe(0);
+    expect(server.sentMail.some((m) => m.to === user.email && m.subject === "Backup failed: orders")).toBe(true);
+  });
+
+  test("delete removes the file and frees storage; running backups cannot be deleted", async () => {
+    const { user, agent } = await setupUserWithAgent();
+    const backupId = await completedBackup(user, agent, randomBytes(5000));
+    const del = await server.call("DELETE", `/api/backups/${backupId}`, { token: user.token });
+    expect(del.status).toBe(200);
+    expect(del.body.message).toBe("Backup deleted successfully");
+    expect((await server.call("GET", `/api/backups/${backupId}`, { token: user.token })).status).toBe(404);
+    expect((await server.call("GET", "/api/user/profile", { token: user.token })).body.storageUsed).toBe(0);
+    expect(await server.ctx.storage.list(`backups/${user.id}/${backupId}/`)).toEqual([]);
+    expect(await auditActions(user.id)).toContain("BACKUP_DELETED_MANUAL");
+
+    await server.ctx.db.update(backups).set({ createdAt: new Date(Date.now() - 48 * 3_600_000) });
+    await trigger(user, "orders");
+    const { backupId: running } = await agent.waitFor("backup");
+    expect((await server.call("DELETE", `/api/backups/${running}`, { token: user.token })).status).toBe(409);
+  });
+
+  test("another user's backup is invisible: read, download, delete and restore all 404", async () => {
+    const { user, agent } = await setupUserWithAgent();
+    const backupId = await completedBackup(user, agent, randomBytes(100));
+    const other = await server.registerUser();
+    for (const [method, path, body] of [
+      ["GET", `/api/backups/${backupId}`],
+      ["GET", `/api/backups/${backupId}/download`],
+      ["DELETE", `/api/backups/${backupId}`],
+      ["POST", `/api/backups/${backupId}/restore`, { databaseName: "orders" }],
+    ] as const) {
+      expect((await server.call(method, path, { token: other.token, body })).status).toBe(404);
+    }
+    expect((await server.call("GET", "/api/backups", { token: other.token })).body).toEqual([]);
+    const otherAgent = await registerScriptedAgent(base, other.apiKey, ["orders"]);
+    const stolen = await fetch(`${base}${agentApi.download(backupId)}`, { headers: otherAgent.headers() });
+    expect(stolen.status).toBe(404);
+  });
+
+  test("a backup whose agent goes silent is failed with the reason", async () => {
+    const { user, agent } = await setupUserWithAgent();
+    await trigger(user, "orders");
+    const { backupId } = await agent.waitFor("backup");
+    await server.ctx.db.update(backups).set({ lastActivityAt: new Date(Date.now() - 3_600_000) }).where(eq(backups.id, backupId));
+    await failStalledOperations(server.ctx);
+    const backup = (await server.call("GET", `/api/backups/${backupId}`, { token: user.token })).body;
+    expect(backup.status).toBe("failed");
+    expect(backup.error).toContain("did not start the backup");
+  });
+});
+
+describe("backup list", () => {
+  test("pages newest first, filters by database, and summarises", async () => {
+    const user = await server.registerUser();
+    const hour = 3_600_000;
+    await server.ctx.db.insert(backups).values(
+      Array.from({ length: 250 }, (_, i) => ({
+        userId: user.id,
+        databaseName: i % 5 === 0 ? "billing" : "orders",
+        status: i % 10 === 0 ? ("failed" as const) : ("completed" as const),
+        size: 1000,
+        createdAt: new Date(Date.now() - i * hour),
+      })),
+    );
+    const first = await server.call("GET", "/api/backups", { token: user.token });
+    expect(first.body).toHaveLength(100);
+    const times = first.body.map((b: { createdAt: string }) => Date.parse(b.createdAt));
+    expect([...times].sort((a, b) => b - a)).toEqual(times);
+    const last = await server.call("GET", "/api/backups?page=3&limit=100", { token: user.token });
+    expect(last.body).toHaveLength(50);
+    const billing = await server.call("GET", "/api/backups?databaseName=billing&limit=500", { token: user.token });
+    expect(billing.body).toHaveLength(50);
+    expect((await server.call("GET", "/api/backups?limit=501", { token: user.token })).status).toBe(400);
+    const summary = await server.call("GET", "/api/backups/summary", { token: user.token });
+    expect(summary.body).toEqual({
+      totalCount: 250,
+      completedCount: 225,
+      failedCount: 25,
+      successRate: 90,
+      lastBackupAt: first.body[0].createdAt,
+    });
+  });
+});
+
+describe("restores", () => {
+  test("the agent gets the restore command, downloads the file, and its progress reaches the history", async () => {
+    const { user, agent } = await setupUserWithAgent();
+    const bytes = randomBytes(70_000);
+    const backupId = await completedBackup(user, agent, bytes);
+    const browser = await openBrowserSocket(user.token);
+
+    const wrong = await server.call("POST", `/api/backups/${backupId}/restore`, { token: user.token, body: { databaseName: "Orders" } });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.message).toBe("Please type 'orders' to confirm");
+
+    const requested = await server.call("POST", `/api/backups/${backupId}/restore`, { token: user.token, body: { databaseName: "orders" } });
+    expect(requested.status).toBe(201);
+    const command = await agent.waitFor("restore");
+    expect(command).toMatchObject({ backupId, databaseName: "orders", size: bytes.byteLength });
+    const download = await fetch(`${base}${agentApi.download(backupId)}`, { headers: agent.headers() });
+    expect(Buffer.from(await download.arrayBuffer()).equals(bytes)).toBe(true);
+
+    const duplicate = await server.call("POST", `/api/backups/${backupId}/restore`, { token: user.token, body: { databaseName: "orders" } });
+    expect(duplicate.status).toBe(409);
+
+    agent.send({ type: "restore.started", restoreId: command.restoreId });
+    agent.send({ type: "restore.progress", restoreId: command.restoreId, progress: { current: 10, total: 20, percentage: 50, collection: "orders.items" } });
+    agent.send({ type: "restore.completed", restoreId: command.restoreId, stats: { "orders.items": { restored: 20, failed: 0 } } });
+    await Bun.sleep(200);
+    const history = await server.call("GET", "/api/backups/restores/all", { token: user.token });
+    expect(history.body[0]).toMatchObject({ _id: command.restoreId, databaseName: "orders", status: "completed", error: null });
+    expect(history.body[0].completedAt).toBeString();
+    expect(await auditActions(user.id)).toEqual(expect.arrayContaining(["RESTORE_REQUESTED", "RESTORE_INITIATED", "RESTORE_COMPLETED"]));
+    expect(browser.events.filter((e) => e.type === "restoreProgress").map((e) => e.status)).toEqual(["pending", "in-progress", "in-progress", "completed"]);
+    browser.close();
+  });
+
+  test("a restore the agent reports failed keeps its reason", async () => {
+    const { user, agent } = await setupUserWithAgent();
+    const backupId = await completedBackup(user, agent, randomBytes(100));
+    await server.call("POST", `/api/backups/${backupId}/restore`, { token: user.token, body: { databaseName: "orders" } });
+    const { restoreId } = await agent.waitFor("restore");
+    agent.send({ type: "restore.failed", restoreId, error: "wrong key: this file was encrypted with key 3f2a…, the agent has 91bc…" });
+    await Bun.sleep(200);
+    const [restore] = (await server.call("GET", "/api/backups/restores/all", { token: user.token })).body;
+    expect(restore).toMatchObject({ status: "failed", error: expect.stringContaining("wrong key") });
+    expect(await auditActions(user.id)).toContain("RESTORE_FAILED");
+  });
+});
+
+describe("agents of deleted users", () => {
+  test("an admin deleting an agent disconnects it", async () => {
+    const admin = await server.registerAdmin();
+    const { agent } = await setupUserWithAgent();
+    expect((await server.call("DELETE", `/api/admin/agents/${agent.agentId}`, { token: admin.token })).status).toBe(200);
+    await agent.waitFor("close");
+    expect(await server.ctx.db.select().from(agents).where(eq(agents.id, agent.agentId))).toEqual([]);
+  });
+});

@@ -1,0 +1,97 @@
+// Builds a real server context (real database, real services) for tests, and small helpers to
+// call the API in-process (`app.handle`) or over real HTTP on loopback.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { eq } from "drizzle-orm";
+import { users } from "@db/schema";
+import { openTestDatabase } from "../../testkit/test-database";
+import { createApp } from "../src/app";
+import { createContext } from "../src/bootstrap";
+import { loadConfig } from "../src/config";
+import type { AppContext } from "../src/context";
+import { silentLogger } from "../src/lib/logger";
+import type { Mail, Mailer } from "../src/modules/notifications/mailer";
+
+export type CallResult<T = any> = { status: number; body: T; headers: Headers };
+
+export type TestServer = {
+  ctx: AppContext;
+  app: ReturnType<typeof createApp>;
+  /** Mail sent through the context's mailer, when the test did not ask for real SMTP. */
+  sentMail: Mail[];
+  call<T = any>(method: string, path: string, options?: { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> }): Promise<CallResult<T>>;
+  /** Registers a new user with a unique e-mail; returns its token, user and password. */
+  registerUser(overrides?: { name?: string; email?: string; password?: string }): Promise<TestUser>;
+  /** Registers a user and gives it the admin role. */
+  registerAdmin(): Promise<TestUser>;
+  /** Listens on a loopback port; returns the base URL. */
+  listen(): string;
+  close(): Promise<void>;
+};
+
+export type TestUser = { token: string; id: string; email: string; password: string; apiKey: string; name: string };
+
+let counter = 0;
+export const uniqueEmail = (prefix = "user") => `${prefix}-${Date.now().toString(36)}-${++counter}@example.com`;
+
+export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+  const dataDir = mkdtempSync(join(tmpdir(), "dbvault-test-data-"));
+  const config = loadConfig({ DATA_DIR: dataDir, PORT: "0", ...env });
+  const database = await openTestDatabase();
+  const ctx = await createContext(config, database, { log: silentLogger });
+  const sentMail: Mail[] = [];
+  if (!config.smtpUrl) {
+    const recorder: Mailer = { send: async (mail) => void sentMail.push(mail), close() {} };
+    ctx.mailer = recorder;
+  }
+  const app = createApp(ctx);
+
+  const call: TestServer["call"] = async (method, path, options = {}) => {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.token) headers.authorization = `Bearer ${options.token}`;
+    let body: string | undefined = options.rawBody;
+    if (options.body !== undefined) {
+      headers["content-type"] = "application/json";
+      body = JSON.stringify(options.body);
+    }
+    const response = await app.handle(new Request(`http://localhost${path}`, { method, headers, body }));
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {}
+    return { status: response.status, body: parsed as any, headers: response.headers };
+  };
+
+  const registerUser: TestServer["registerUser"] = async (overrides = {}) => {
+    const input = { name: overrides.name ?? "Test User", email: overrides.email ?? uniqueEmail(), password: overrides.password ?? "secret123" };
+    const res = await call("POST", "/api/auth/register", { body: input });
+    if (res.status !== 201) throw new Error(`register failed: ${res.status} ${JSON.stringify(res.body)}`);
+    return { token: res.body.token, id: res.body.user.id, email: input.email, password: input.password, apiKey: res.body.user.apiKey, name: input.name };
+  };
+
+  return {
+    ctx,
+    app,
+    sentMail,
+    call,
+    registerUser,
+    async registerAdmin() {
+      const admin = await registerUser({ name: "Admin User", email: uniqueEmail("admin") });
+      await ctx.db.update(users).set({ role: "admin" }).where(eq(users.id, admin.id));
+      return admin;
+    },
+    listen() {
+      app.listen({ port: 0, hostname: "127.0.0.1" });
+      return `http://127.0.0.1:${app.server!.port}`;
+    },
+    async close() {
+      if (app.server) await app.stop(true);
+      ctx.mailer.close();
+      await ctx.bus.stop();
+      await database.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,157 @@
+// The accounts API over real HTTP on loopback, with mail delivered to a real SMTP server process.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { startSmtpSink, type SmtpSink } from "../../testkit/smtp-sink-client";
+import { startTestServer, type TestServer, uniqueEmail } from "./harness";
+
+let smtp: SmtpSink;
+let server: TestServer;
+let base: string;
+
+beforeAll(async () => {
+  smtp = await startSmtpSink();
+  server = await startTestServer({ SMTP_URL: smtp.smtpUrl, PUBLIC_URL: "https://vault.example.com" });
+  base = server.listen();
+});
+afterAll(async () => {
+  await server.close();
+  smtp.stop();
+});
+
+const post = (path: string, body: unknown, token?: string) =>
+  fetch(`${base}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify(body),
+  });
+
+describe("over HTTP", () => {
+  test("register, sign in and read the profile", async () => {
+    const email = uniqueEmail("http");
+    const registered = await post("/api/auth/register", { name: "Http User", email, password: "secret123" });
+    expect(registered.status).toBe(201);
+    const login = await post("/api/auth/login", { email, password: "secret123" });
+    const { token, user } = (await login.json()) as { token: string; user: { email: string } };
+    expect(user.email).toBe(email);
+    const profile = await fetch(`${base}/api/user/profile`, { headers: { authorization: `Bearer ${token}` } });
+    expect(profile.status).toBe(200);
+    expect(((await profile.json()) as { name: string }).name).toBe("Http User");
+  });
+
+  test("every answer carries the security headers, errors included", async () => {
+    for (const response of [
+      await fetch(`${base}/api/settings/plans`),
+      await fetch(`${base}/api/user/profile`),
+      await fetch(`${base}/api/nothing-here`),
+      await post("/api/auth/login", { email: "bad" }),
+    ]) {
+      expect(response.headers.get("content-security-policy")).toContain("script-src 'self'");
+      expect(response.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+      expect(response.headers.get("x-content-type-options")).toBe("nosniff");
+      expect(response.headers.get("referrer-policy")).toBe("strict-origin-when-cross-origin");
+      expect(response.headers.get("x-frame-options")).toBe("DENY");
+      expect(((await response.json()) as object)).toBeObject();
+    }
+  });
+
+  test("an unknown API path is a JSON 404", async () => {
+    const res = await fetch(`${base}/api/nothing-here`);
+    expect(res.status).toBe(404);
+    expect(await res.json()).toMatchObject({ message: "Not found." });
+  });
+
+  test("a body over the limit is refused before it is read", async () => {
+    const res = await fetch(`${base}/api/auth/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: "a@example.com", password: "x".repeat(3 * 1024 * 1024) }),
+    });
+    expect(res.status).toBe(413);
+  });
+
+  test("the OpenAPI description lists the accounts API", async () => {
+    const res = await fetch(`${base}/api/docs`);
+    expect(res.status).toBe(200);
+    const doc = (await res.json()) as { openapi: string; paths: Record<string, unknown> };
+    expect(doc.openapi).toStartWith("3.");
+    for (const path of ["/api/auth/login", "/api/user/profile", "/api/settings/databases/{id}", "/api/admin/users/{id}/ban"]) {
+      expect(Object.keys(doc.paths)).toContain(path);
+    }
+  });
+});
+
+describe("password recovery with real mail", () => {
+  test("the reset link arrives by mail, works once, and ends old sessions", async () => {
+    const email = uniqueEmail("forgot");
+    const registered = (await (await post("/api/auth/register", { name: "Forgetful", email, password: "old-pass-1" })).json()) as {
+      token: string;
+    };
+    const asked = await post("/api/auth/forgot-password", { email });
+    expect(asked.status).toBe(200);
+    const answer = (await asked.json()) as Record<string, unknown>;
+    expect(answer).toEqual({ message: "If an account with that email exists, a password reset link has been sent." });
+
+    const mail = await smtp.waitFor(email, /Reset your DBVault password/);
+    const link = mail.text.match(/https:\/\/vault\.example\.com\/reset-password\/([A-Za-z0-9_-]+)/);
+    expect(link).not.toBeNull();
+    const token = link![1]!;
+
+    expect((await fetch(`${base}/api/auth/reset-password/${token}`)).status).toBe(200);
+    const reset = await post(`/api/auth/reset-password/${token}`, { password: "new-pass-1" });
+    expect(reset.status).toBe(200);
+    const again = await post(`/api/auth/reset-password/${token}`, { password: "new-pass-2" });
+    expect(again.status).toBe(400);
+    expect(((await again.json()) as { message: string }).message).toBe("Invalid or expired reset token");
+    expect((await fetch(`${base}/api/auth/reset-password/${token}`)).status).toBe(400);
+
+    expect((await post("/api/auth/login", { email, password: "old-pass-1" })).status).toBe(401);
+    expect((await post("/api/auth/login", { email, password: "new-pass-1" })).status).toBe(200);
+    const oldSession = await fetch(`${base}/api/user/profile`, { headers: { authorization: `Bearer ${registered.token}` } });
+    expect(oldSession.status).toBe(401);
+  });
+
+  test("an unknown address gets the same answer and no mail", async () => {
+    const email = uniqueEmail("nobody");
+    const res = await post("/api/auth/forgot-password", { email });
+    expect(await res.json()).toEqual({ message: "If an account with that email exists, a password reset link has been sent." });
+    await Bun.sleep(300);
+    expect((await smtp.messages()).some((m) => m.to.includes(email))).toBe(false);
+  });
+
+  test("an invented or malformed token is refused", async () => {
+    expect((await fetch(`${base}/api/auth/reset-password/not-a-real-token`)).status).toBe(400);
+    expect((await post("/api/auth/reset-password/not-a-real-token", { password: "whatever1" })).status).toBe(400);
+    expect((await post("/api/auth/reset-password/x", { password: "1" })).status).toBe(400);
+  });
+
+  test("an expired token is refused", async () => {
+    const email = uniqueEmail("late");
+    await post("/api/auth/register", { name: "Late", email, password: "old-pass-1" });
+    await post("/api/auth/forgot-password", { email });
+    const mail = await smtp.waitFor(email, /Reset your DBVault password/);
+    const token = mail.text.match(/reset-password\/([A-Za-z0-9_-]+)/)![1]!;
+    const realNow = server.ctx.now;
+    server.ctx.now = () => new Date(Date.now() + 2 * 60 * 60 * 1000);
+    try {
+      expect((await fetch(`${base}/api/auth/reset-password/${token}`)).status).toBe(400);
+    } finally {
+      server.ctx.now = realNow;
+    }
+    expect((await fetch(`${base}/api/auth/reset-password/${token}`)).status).toBe(200);
+  });
+
+  test("repeated requests for one account are rate limited", async () => {
+    const email = uniqueEmail("spam");
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) statuses.push((await post("/api/auth/forgot-password", { email })).status);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+  });
+
+  test("a test notification is delivered over SMTP", async () => {
+    const email = uniqueEmail("notify");
+    const { token } = (await (await post("/api/auth/register", { name: "Notify", email, password: "secret123" })).json()) as { token: string };
+    const res = await post("/api/settings/test-notification", {}, token);
+    expect(res.status).toBe(200);
+    const mail = await smtp.waitFor(email, /DBVault test notification/);
+    expect(mail.text).toContain("test notification from DBVault");
+  });
+});

@@ -1,0 +1,120 @@
+// Two server processes sharing one PostgreSQL: a command given through one instance reaches an
+// agent connected to the other, and the agent's progress reaches a browser on the first
+// (LISTEN/NOTIFY). Needs a real PostgreSQL server, so it runs in the Postgres pass of the suite.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import postgres from "postgres";
+import { testDatabaseUrl } from "../../testkit/test-database";
+import { registerScriptedAgent } from "./scripted-agent";
+
+const root = join(import.meta.dir, "..", "..");
+
+type Instance = { url: string; process: ReturnType<typeof Bun.spawn> };
+
+async function startInstance(env: Record<string, string>): Promise<Instance> {
+  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  const child = Bun.spawn([process.execPath, join(root, "server/src/main.ts")], {
+    env: { ...process.env, ...env, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "warn" },
+    stdout: "ignore",
+    stderr: "inherit",
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      if ((await fetch(`${url}/api/agents/server-status`)).ok) return { url, process: child };
+    } catch {}
+    if (Date.now() > deadline) throw new Error("server instance did not start");
+    await Bun.sleep(100);
+  }
+}
+
+describe.skipIf(!testDatabaseUrl)("two server instances on one PostgreSQL", () => {
+  let a: Instance;
+  let b: Instance;
+  let dataDir: string;
+  let databaseName: string;
+  let admin: ReturnType<typeof postgres>;
+
+  beforeAll(async () => {
+    admin = postgres(testDatabaseUrl!, { max: 1, onnotice: () => {} });
+    databaseName = `dbvault_multi_${randomBytes(4).toString("hex")}`;
+    await admin.unsafe(`create database ${databaseName}`);
+    const url = new URL(testDatabaseUrl!);
+    url.pathname = `/${databaseName}`;
+    dataDir = mkdtempSync(join(tmpdir(), "dbvault-multi-"));
+    const shared = {
+      DATABASE_URL: url.toString(),
+      DATA_DIR: dataDir,
+      STORAGE_URL: `file://${join(dataDir, "backups")}`,
+      JWT_SECRET: randomBytes(32).toString("hex"),
+      API_KEY_SECRET: randomBytes(32).toString("hex"),
+    };
+    // Started together on an empty database: both try to migrate; the advisory lock serialises them.
+    [a, b] = await Promise.all([startInstance(shared), startInstance(shared)]);
+  });
+
+  afterAll(async () => {
+    a?.process.kill();
+    b?.process.kill();
+    await Promise.all([a?.process.exited, b?.process.exited]);
+    await admin.unsafe(`drop database if exists ${databaseName} with (force)`);
+    await admin.end();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  test("a backup triggered on A reaches the agent on B, and its progress reaches a browser on A", async () => {
+    const registered = await fetch(`${a.url}/api/auth/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name: "Multi", email: `multi-${Date.now()}@example.com`, password: "secret123" }),
+    });
+    const { token, user } = (await registered.json()) as { token: string; user: { apiKey: string } };
+
+    const agent = await registerScriptedAgent(b.url, user.apiKey, ["orders"]);
+    await agent.connect();
+    await Bun.sleep(200);
+
+    const events: { type: string; status: string }[] = [];
+    const browser = new WebSocket(`${a.url.replace("http", "ws")}/api/ws`);
+    await new Promise<void>((resolve) => (browser.onopen = () => resolve()));
+    const ready = new Promise<void>((resolve) => {
+      browser.onmessage = (event) => {
+        const data = JSON.parse(String(event.data));
+        if (data.type === "ready") resolve();
+        else events.push(data);
+      };
+    });
+    browser.send(JSON.stringify({ type: "auth", token }));
+    await ready;
+
+    const triggered = await fetch(`${a.url}/api/backups`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+      body: JSON.stringify({ databaseName: "orders" }),
+    });
+    expect(triggered.status).toBe(201);
+    const command = await agent.waitFor("backup", 10_000);
+    expect(command.databaseName).toBe("orders");
+
+    agent.send({ type: "backup.progress", backupId: command.backupId, progress: { current: 1, total: 2, percentage: 50, collection: "orders.x" } });
+    expect((await agent.upload(command.backupId, randomBytes(4096))).status).toBe(200);
+
+    const manage = await fetch(`${a.url}/api/agents/manage/${agent.agentId}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+      body: JSON.stringify({ action: "restart" }),
+    });
+    expect(manage.status).toBe(200);
+    await agent.waitFor("restart", 10_000);
+
+    const deadline = Date.now() + 5000;
+    while (!events.some((e) => e.status === "completed") && Date.now() < deadline) await Bun.sleep(50);
+    expect(events.map((e) => e.status)).toEqual(["pending", "in-progress", "completed"]);
+    browser.close();
+    await agent.disconnect();
+  });
+});

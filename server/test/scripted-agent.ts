@@ -1,0 +1,99 @@
+// A protocol-level stand-in for dbvault-agent, scripted by server tests: it registers over HTTP,
+// holds the agent socket, records the commands it receives, and uploads given bytes in parts.
+// It tests the server's side of the protocol in isolation; the real agent binary is exercised
+// end to end elsewhere.
+import { createHash } from "node:crypto";
+import { AgentHeaders, agentApi, type ServerMessage, UPLOAD_PART_SIZE } from "@protocol/agent-protocol";
+
+export type ScriptedAgent = {
+  agentId: string;
+  agentToken: string;
+  received: ServerMessage[];
+  headers(): Record<string, string>;
+  connect(): Promise<void>;
+  disconnect(): Promise<void>;
+  send(message: Record<string, unknown>): void;
+  waitFor<T extends ServerMessage["type"]>(type: T, timeoutMs?: number): Promise<Extract<ServerMessage, { type: T }>>;
+  uploadPart(backupId: string, partNumber: number, bytes: Uint8Array): Promise<Response>;
+  /** Uploads `bytes` in protocol-sized parts and completes; returns the completion response. */
+  upload(backupId: string, bytes: Uint8Array, partSize?: number): Promise<Response>;
+  complete(backupId: string, bytes: Uint8Array, partCount: number): Promise<Response>;
+};
+
+export async function registerScriptedAgent(
+  baseUrl: string,
+  apiKey: string,
+  databases: string[],
+  name = "test-agent",
+): Promise<ScriptedAgent> {
+  const res = await fetch(`${baseUrl}${agentApi.register}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
+    body: JSON.stringify({ name, hostname: "db-host.internal", platform: "linux-x64", version: "1.0.0", databases }),
+  });
+  if (res.status !== 201) throw new Error(`register failed: ${res.status} ${await res.text()}`);
+  const { agentId, agentToken } = (await res.json()) as { agentId: string; agentToken: string };
+  const received: ServerMessage[] = [];
+  const waiters: (() => void)[] = [];
+  let socket: WebSocket | null = null;
+
+  const agent: ScriptedAgent = {
+    agentId,
+    agentToken,
+    received,
+    headers: () => ({ authorization: `Bearer ${apiKey}`, [AgentHeaders.agentId]: agentId, [AgentHeaders.agentToken]: agent.agentToken }),
+    async connect() {
+      const url = `${baseUrl.replace(/^http/, "ws")}${agentApi.socket}`;
+      socket = new WebSocket(url, { headers: agent.headers() } as unknown as string[]);
+      socket.onmessage = (event) => {
+        received.push(JSON.parse(String(event.data)) as ServerMessage);
+        for (const wake of waiters.splice(0)) wake();
+      };
+      await new Promise<void>((resolve, reject) => {
+        socket!.onopen = () => resolve();
+        socket!.onerror = () => reject(new Error("agent socket failed to open"));
+      });
+      await agent.waitFor("welcome");
+      agent.send({ type: "hello", version: "1.0.0", hostname: "db-host.internal", platform: "linux-x64" });
+    },
+    async disconnect() {
+      if (!socket) return;
+      const closed = new Promise<void>((resolve) => (socket!.onclose = () => resolve()));
+      socket.close();
+      await closed;
+      socket = null;
+    },
+    send(message) {
+      socket?.send(JSON.stringify(message));
+    },
+    async waitFor(type, timeoutMs = 5000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const index = received.findIndex((m) => m.type === type);
+        if (index !== -1) return received.splice(index, 1)[0] as never;
+        if (Date.now() > deadline) throw new Error(`agent got no "${type}" within ${timeoutMs} ms (got ${received.map((m) => m.type)})`);
+        await new Promise<void>((resolve) => {
+          waiters.push(resolve);
+          setTimeout(resolve, 50);
+        });
+      }
+    },
+    uploadPart: (backupId, partNumber, bytes) =>
+      fetch(`${baseUrl}${agentApi.part(backupId, partNumber)}`, { method: "PUT", headers: agent.headers(), body: bytes as Uint8Array<ArrayBuffer> }),
+    complete: (backupId, bytes, partCount) =>
+      fetch(`${baseUrl}${agentApi.complete(backupId)}`, {
+        method: "POST",
+        headers: { ...agent.headers(), "content-type": "application/json" },
+        body: JSON.stringify({ partCount, size: bytes.byteLength, sha256: createHash("sha256").update(bytes).digest("hex") }),
+      }),
+    async upload(backupId, bytes, partSize = UPLOAD_PART_SIZE) {
+      let partCount = 0;
+      for (let offset = 0; offset < bytes.byteLength || partCount === 0; offset += partSize) {
+        const res = await agent.uploadPart(backupId, partCount++, bytes.subarray(offset, offset + partSize));
+        if (!res.ok) return res;
+      }
+      return agent.complete(backupId, bytes, partCount);
+    },
+  };
+  return agent;
+}

@@ -1,0 +1,161 @@
+// One collection in memory: documents as the exact bytes received (in insertion order, which is
+// the natural order find returns), its indexes with their unique entries, and its options.
+import { BSON, ObjectId, UUID } from "bson";
+import { computeCanonicalKey, toNumber } from "./bson-order";
+import { CommandError } from "./errors";
+import { createDuplicateKeyError, createIdIndex, extractIndexKeys, type IndexKey, type IndexState } from "./indexes";
+import { MAX_BSON_OBJECT_SIZE } from "./limits";
+import { placeIdFirst } from "./raw-bson";
+
+type Document = Record<string, unknown>;
+
+export type CollectionType = "collection" | "view" | "timeseries";
+
+export type StoredDocument = {
+  raw: Buffer;
+  idKey: string;
+  /** Keys held in each unique secondary index, so removal needs no re-parse. */
+  uniqueKeys: Map<string, string[]>;
+};
+
+/** How every stored document is read for matching: exact types, regexes kept as BSON regexes. */
+export function parseStoredDocument(raw: Uint8Array): Document {
+  return BSON.deserialize(raw, { promoteValues: false, bsonRegExp: true, validation: { utf8: false } });
+}
+
+export class CollectionState {
+  readonly uuid = new UUID();
+  readonly documents = new Map<string, StoredDocument>();
+  readonly indexes: IndexState[];
+  dataBytes = 0;
+
+  constructor(
+    readonly database: string,
+    readonly name: string,
+    readonly type: CollectionType,
+    readonly options: Document,
+  ) {
+    this.indexes = type === "view" ? [] : [createIdIndex()];
+  }
+
+  get ns(): string {
+    return `${this.database}.${this.name}`;
+  }
+
+  /** Stores one document (giving it an `_id` first if needed); throws E11000 and size errors. */
+  insertDocument(received: Buffer): StoredDocument {
+    const raw = placeIdFirst(received, () => new ObjectId());
+    if (raw.length > MAX_BSON_OBJECT_SIZE) {
+      throw new CommandError(10334, `object to insert too large. size in bytes: ${raw.length}, max size: ${MAX_BSON_OBJECT_SIZE}`);
+    }
+    const document = parseStoredDocument(raw);
+    const stored = this.prepareEntry(raw, document, undefined);
+    this.commitEntry(stored);
+    this.evictForCap();
+    return stored;
+  }
+
+  /** Swaps a document for a new version with the same `_id`; throws E11000 on a unique clash. */
+  replaceDocument(previous: StoredDocument, raw: Buffer): StoredDocument {
+    if (raw.length > MAX_BSON_OBJECT_SIZE) {
+      throw new CommandError(10334, `BSONObj size: ${raw.length} is invalid. Size must be between 0 and ${MAX_BSON_OBJECT_SIZE}`);
+    }
+    const stored = this.prepareEntry(raw, parseStoredDocument(raw), previous);
+    this.removeEntries(previous);
+    this.documents.set(stored.idKey, stored); // Map.set on an existing key keeps its position
+    this.addEntries(stored);
+    this.dataBytes += raw.length - previous.raw.length;
+    return stored;
+  }
+
+  /** Removes a stored document and its index entries. */
+  deleteDocument(stored: StoredDocument): void {
+    this.removeEntries(stored);
+    this.documents.delete(stored.idKey);
+    this.dataBytes -= stored.raw.length;
+  }
+
+  /** Adds an index after checking existing documents against it; throws E11000 if they clash. */
+  addIndex(index: IndexState): void {
+    if (index.unique) {
+      const built = new Map<string, string>();
+      const perDocument = new Map<string, string[]>();
+      for (const stored of this.documents.values()) {
+        const keys = extractIndexKeys(index, parseStoredDocument(stored.raw));
+        for (const { key, values } of keys) {
+          if (built.has(key)) {
+            const clash = createDuplicateKeyError(this.ns, index, values);
+            throw new CommandError(11000, `Index build failed: ${this.uuid.toHexString()}: Collection ${this.ns} ( ${this.uuid.toHexString()} ) :: caused by :: ${clash.message}`, clash.details);
+          }
+          built.set(key, stored.idKey);
+        }
+        perDocument.set(stored.idKey, keys.map(({ key }) => key));
+      }
+      index.entries = built;
+      for (const [idKey, keys] of perDocument) this.documents.get(idKey)!.uniqueKeys.set(index.name, keys);
+    }
+    this.indexes.push(index);
+  }
+
+  /** Drops a secondary index by name and forgets its entries. */
+  removeIndex(name: string): void {
+    const position = this.indexes.findIndex((index) => index.name === name);
+    if (position > 0) this.indexes.splice(position, 1);
+    for (const stored of this.documents.values()) stored.uniqueKeys.delete(name);
+  }
+
+  private prepareEntry(raw: Buffer, document: Document, previous: StoredDocument | undefined): StoredDocument {
+    const id = document._id;
+    if (Array.isArray(id)) throw new CommandError(53, "The '_id' value cannot be of type array");
+    if ((id as { _bsontype?: string })?._bsontype === "BSONRegExp") throw new CommandError(53, "can't use a regex for _id");
+    const idKey = computeCanonicalKey(id);
+    if (previous && previous.idKey !== idKey) {
+      throw new CommandError(66, "Performing an update on the path '_id' would modify the immutable field '_id'");
+    }
+    if (!previous && this.documents.has(idKey)) throw createDuplicateKeyError(this.ns, this.indexes[0]!, [id]);
+    const uniqueKeys = new Map<string, string[]>();
+    for (const index of this.indexes.slice(1)) {
+      if (!index.unique) continue;
+      const keys: IndexKey[] = extractIndexKeys(index, document);
+      for (const { key, values } of keys) {
+        const holder = index.entries.get(key);
+        if (holder !== undefined && holder !== previous?.idKey) throw createDuplicateKeyError(this.ns, index, values);
+      }
+      uniqueKeys.set(index.name, keys.map(({ key }) => key));
+    }
+    return { raw, idKey, uniqueKeys };
+  }
+
+  private commitEntry(stored: StoredDocument): void {
+    this.documents.set(stored.idKey, stored);
+    this.addEntries(stored);
+    this.dataBytes += stored.raw.length;
+  }
+
+  private addEntries(stored: StoredDocument): void {
+    for (const index of this.indexes) {
+      for (const key of stored.uniqueKeys.get(index.name) ?? []) index.entries.set(key, stored.idKey);
+    }
+  }
+
+  private removeEntries(stored: StoredDocument): void {
+    for (const index of this.indexes) {
+      for (const key of stored.uniqueKeys.get(index.name) ?? []) {
+        if (index.entries.get(key) === stored.idKey) index.entries.delete(key);
+      }
+    }
+  }
+
+  // Capped collections drop their oldest documents once over `max` documents or `size` bytes.
+  private evictForCap(): void {
+    if (this.options.capped !== true) return;
+    const maxDocuments = this.options.max !== undefined ? toNumber(this.options.max) : 0;
+    const maxBytes = this.options.size !== undefined ? toNumber(this.options.size) : 0;
+    for (const oldest of this.documents.values()) {
+      const overCount = maxDocuments > 0 && this.documents.size > maxDocuments;
+      const overSize = maxBytes > 0 && this.dataBytes > maxBytes && this.documents.size > 1;
+      if (!overCount && !overSize) break;
+      this.deleteDocument(oldest);
+    }
+  }
+}

@@ -1,0 +1,47 @@
+// What every command handler receives, and the helpers they share for answering with documents.
+import { BSON } from "bson";
+import type { CursorRegistry } from "./cursors";
+import type { ServerState } from "./server-state";
+
+export type Document = Record<string, unknown>;
+
+/** A user the server accepts with SCRAM-SHA-256 (when any are configured, auth is required). */
+export type TestUser = { username: string; password: string; database?: string };
+
+/** Per-connection facts: the id hello reports, the peer, and who has authenticated. */
+export type ConnectionInfo = {
+  id: number;
+  remoteAddress: string;
+  authenticatedUser?: { user: string; db: string };
+  scram?: unknown;
+};
+
+/** Server-wide facts handlers report (serverStatus, hello) and state they act on. */
+export type ServerContext = {
+  state: ServerState;
+  cursors: CursorRegistry;
+  users: TestUser[];
+  host: () => string;
+  connectionStats: () => { current: number; totalCreated: number };
+};
+
+export type CommandContext = ServerContext & {
+  /** The database the command runs against (`$db`, or the OP_QUERY namespace). */
+  db: string;
+  /** The command name as sent (its first field). */
+  name: string;
+  /** The body, deserialized with promoteValues: false so option values keep their BSON types. */
+  body: Document;
+  rawBody: Buffer;
+  sequences: Map<string, Buffer[]>;
+  connection: ConnectionInfo;
+};
+
+/** Reply fields without `ok`, which the dispatcher adds; values may be `RawDocuments`. */
+export type CommandReply = Document;
+export type CommandHandler = (context: CommandContext) => CommandReply;
+
+/** Encodes documents built by a handler (not stored ones) so they can travel in a cursor batch. */
+export function serializeAll(documents: Document[]): Uint8Array[] {
+  return documents.map((document) => BSON.serialize(document));
+}

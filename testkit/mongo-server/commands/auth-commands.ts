@@ -1,0 +1,104 @@
+// SCRAM-SHA-256 (RFC 7677), the mechanism the driver picks by default, so tests can exercise
+// authenticated URIs and wrong-password failures. Enabled only when the server is started with
+// users. Passwords are used as given: SASLprep is the identity for the ASCII passwords tests use.
+import { createHash, createHmac, pbkdf2Sync, randomBytes, timingSafeEqual } from "node:crypto";
+import { Binary } from "bson";
+import type { CommandContext, CommandHandler, Document, TestUser } from "../command-context";
+import { CommandError } from "../errors";
+
+const ITERATIONS = 15_000; // mongod's default scramSHA256IterationCount
+const MECHANISM = "SCRAM-SHA-256";
+
+type Conversation = {
+  user: TestUser;
+  db: string;
+  clientFirstBare: string;
+  serverFirst: string;
+  nonce: string;
+  saltedPassword: Buffer;
+  skipEmptyExchange: boolean;
+  done: boolean;
+};
+
+function failAuthentication(): never {
+  throw new CommandError(18, "Authentication failed.");
+}
+
+function readPayload(body: Document): string {
+  const payload = body.payload;
+  if (payload instanceof Binary) return Buffer.from(payload.buffer.subarray(0, payload.position)).toString("utf8");
+  if (typeof payload === "string") return payload;
+  return failAuthentication();
+}
+
+function parseAttributes(message: string): Map<string, string> {
+  return new Map(message.split(",").map((part) => [part.slice(0, 1), part.slice(2)]));
+}
+
+function decodeUsername(value: string): string {
+  return value.replaceAll("=2C", ",").replaceAll("=3D", "=");
+}
+
+function computeHmac(key: Buffer, text: string): Buffer {
+  return createHmac("sha256", key).update(text).digest();
+}
+
+function startSasl(context: CommandContext): Document {
+  if (context.body.mechanism !== MECHANISM) {
+    throw new CommandError(2, `Received authentication for mechanism ${String(context.body.mechanism)} which is not enabled`);
+  }
+  const clientFirst = readPayload(context.body);
+  if (!clientFirst.startsWith("n,,")) failAuthentication();
+  const clientFirstBare = clientFirst.slice(3);
+  const attributes = parseAttributes(clientFirstBare);
+  const username = decodeUsername(attributes.get("n") ?? "");
+  const user = context.users.find((candidate) => candidate.username === username && (candidate.database ?? "admin") === context.db);
+  const clientNonce = attributes.get("r");
+  if (!user || !clientNonce) failAuthentication();
+  const salt = randomBytes(16);
+  const nonce = clientNonce + randomBytes(24).toString("base64");
+  const serverFirst = `r=${nonce},s=${salt.toString("base64")},i=${ITERATIONS}`;
+  const saltedPassword = pbkdf2Sync(user.password, salt, ITERATIONS, 32, "sha256");
+  const skipEmptyExchange = (context.body.options as Document | undefined)?.skipEmptyExchange === true;
+  const conversation: Conversation = { user, db: context.db, clientFirstBare, serverFirst, nonce, saltedPassword, skipEmptyExchange, done: false };
+  context.connection.scram = conversation;
+  return { conversationId: 1, done: false, payload: new Binary(Buffer.from(serverFirst)) };
+}
+
+function continueSasl(context: CommandContext): Document {
+  const conversation = context.connection.scram as Conversation | undefined;
+  if (!conversation) throw new CommandError(17, "No SASL session state found");
+  if (conversation.done) {
+    // The empty final round of clients that do not ask to skip it.
+    context.connection.scram = undefined;
+    return { conversationId: 1, done: true, payload: new Binary(Buffer.alloc(0)) };
+  }
+  const clientFinal = readPayload(context.body);
+  const attributes = parseAttributes(clientFinal);
+  const proofAt = clientFinal.lastIndexOf(",p=");
+  if (attributes.get("r") !== conversation.nonce || proofAt < 0) failAuthentication();
+  const authMessage = `${conversation.clientFirstBare},${conversation.serverFirst},${clientFinal.slice(0, proofAt)}`;
+  const clientKey = computeHmac(conversation.saltedPassword, "Client Key");
+  const storedKey = createHash("sha256").update(clientKey).digest();
+  const signature = computeHmac(storedKey, authMessage);
+  const expectedProof = Buffer.from(clientKey.map((byte, i) => byte ^ signature[i]!));
+  const proof = Buffer.from(attributes.get("p") ?? "", "base64");
+  if (proof.length !== expectedProof.length || !timingSafeEqual(proof, expectedProof)) {
+    context.connection.scram = undefined;
+    failAuthentication();
+  }
+  const serverSignature = computeHmac(computeHmac(conversation.saltedPassword, "Server Key"), authMessage).toString("base64");
+  context.connection.authenticatedUser = { user: conversation.user.username, db: conversation.db };
+  conversation.done = true;
+  if (conversation.skipEmptyExchange) context.connection.scram = undefined;
+  return { conversationId: 1, done: conversation.skipEmptyExchange, payload: new Binary(Buffer.from(`v=${serverSignature}`)) };
+}
+
+export const authCommands: Record<string, CommandHandler> = {
+  saslStart: startSasl,
+  saslContinue: continueSasl,
+  logout: (context) => {
+    context.connection.authenticatedUser = undefined;
+    return {};
+  },
+};

@@ -1,0 +1,113 @@
+// Databases and collections as units: listing, creating (with options kept exactly as given,
+// since a restore must recreate them), dropping, and their statistics.
+import { Int32, Long } from "bson";
+import { computeCanonicalKey, isDocument, toNumber } from "../bson-order";
+import { readBoolean, readCollectionName, readDocument, readInteger } from "../command-args";
+import type { CollectionState, CollectionType } from "../collection-state";
+import { type CommandContext, type CommandHandler, type Document, serializeAll } from "../command-context";
+import { CommandError } from "../errors";
+import { matchesFilter } from "../query-match";
+import { createIdIndexFrom } from "../indexes";
+import { assertCollectionName } from "../server-state";
+import { describeDatabaseStats, describeStorage } from "./collection-stats";
+import { GENERIC_ARGUMENTS } from "./generic-arguments";
+
+function listDatabases(context: CommandContext): Document {
+  if (context.db !== "admin") throw new CommandError(13, "listDatabases may only be run against the admin database.");
+  const filter = readDocument(context.body, "filter") ?? {};
+  const names = [...context.state.databases.keys()].sort();
+  const entries = names
+    .map((name) => ({ name, sizeOnDisk: Long.fromNumber(context.state.measureDatabase(name)), empty: false }))
+    .filter((entry) => matchesFilter(entry, filter));
+  if (readBoolean(context.body.nameOnly)) return { databases: entries.map(({ name }) => ({ name })) };
+  const totalSize = entries.reduce((sum, entry) => sum + entry.sizeOnDisk.toNumber(), 0);
+  return { databases: entries, totalSize, totalSizeMb: Long.fromNumber(Math.floor(totalSize / (1024 * 1024))) };
+}
+
+function describeCollection(collection: CollectionState, nameOnly: boolean): Document {
+  const { name, type } = collection;
+  if (nameOnly) return { name, type };
+  if (type === "view") return { name, type, options: collection.options, info: { readOnly: true } };
+  const idIndex = type === "collection" ? { idIndex: collection.indexes[0]!.spec } : {};
+  return { name, type, options: collection.options, info: { readOnly: false, uuid: collection.uuid }, ...idIndex };
+}
+
+function listCollections(context: CommandContext): Document {
+  const filter = readDocument(context.body, "filter") ?? {};
+  const nameOnly = readBoolean(context.body.nameOnly);
+  const entries = [...(context.state.databases.get(context.db)?.values() ?? [])]
+    .map((collection) => describeCollection(collection, nameOnly))
+    .filter((entry) => matchesFilter(entry, filter));
+  const batchSize = readInteger(readDocument(context.body, "cursor") ?? {}, "batchSize");
+  return context.cursors.openCursor(`${context.db}.$cmd.listCollections`, serializeAll(entries), { batchSize });
+}
+
+// mongod raises a capped size to a multiple of 256 bytes, keeping the number's BSON type.
+function normalizeCappedSize(options: Document): void {
+  if (options.capped !== true) return;
+  if (options.size === undefined) throw new CommandError(72, "the 'size' field is required when 'capped' is true");
+  const rounded = Math.ceil(toNumber(options.size) / 256) * 256;
+  const tag = (options.size as { _bsontype?: string })._bsontype;
+  options.size = tag === "Long" ? Long.fromNumber(rounded) : tag === "Int32" ? new Int32(rounded) : options.size;
+  if (tag === "Double") (options.size as { value: number }).value = rounded;
+}
+
+function createCollection(context: CommandContext): Document {
+  const name = readCollectionName(context.body, "create");
+  const options: Document = {};
+  for (const [key, value] of Object.entries(context.body)) {
+    if (key !== "create" && !GENERIC_ARGUMENTS.has(key)) options[key] = value;
+  }
+  let type: CollectionType = "collection";
+  if (options.viewOn !== undefined) {
+    if (typeof options.viewOn !== "string") throw new CommandError(14, "'viewOn' option must be a string");
+    assertCollectionName(context.db, options.viewOn);
+    options.pipeline ??= [];
+    type = "view";
+  } else if (isDocument(options.timeseries)) {
+    type = "timeseries";
+  }
+  normalizeCappedSize(options);
+  // `idIndex` describes the _id index (a restore passes the dumped one); mongod does not keep it
+  // among the options but builds the index from it.
+  const idIndex = readDocument(options, "idIndex");
+  delete options.idIndex;
+  const existing = context.state.findCollection(context.db, name);
+  if (existing) {
+    if (existing.type === type && computeCanonicalKey(existing.options) === computeCanonicalKey(options)) return {};
+    throw new CommandError(48, `Collection ${existing.ns} already exists.`);
+  }
+  const collection = context.state.createCollection(context.db, name, type, options);
+  if (idIndex && type === "collection") collection.indexes[0] = createIdIndexFrom(idIndex);
+  return {};
+}
+
+function dropCollection(context: CommandContext): Document {
+  const name = readCollectionName(context.body, "drop");
+  const dropped = context.state.dropCollection(context.db, name);
+  // Since MongoDB 7.0 dropping a collection that does not exist succeeds.
+  return dropped ? { nIndexesWas: dropped.indexes.length, ns: dropped.ns } : {};
+}
+
+function dropDatabase(context: CommandContext): Document {
+  context.state.dropDatabase(context.db);
+  return { dropped: context.db };
+}
+
+function describeCollectionStats(context: CommandContext): Document {
+  const name = readCollectionName(context.body, "collStats");
+  const collection = context.state.findCollection(context.db, name);
+  if (!collection) throw new CommandError(26, `Collection [${context.db}.${name}] not found.`);
+  return { ns: collection.ns, ...describeStorage(collection) };
+}
+
+export const databaseCommands: Record<string, CommandHandler> = {
+  listDatabases,
+  listCollections,
+  create: createCollection,
+  drop: dropCollection,
+  dropDatabase,
+  dbStats: (context) => describeDatabaseStats(context.state, context.db),
+  collStats: describeCollectionStats,
+};
+

@@ -1,0 +1,121 @@
+// Handshake and server-level commands: what the driver sends while connecting and monitoring
+// (isMaster/hello, ping, endSessions) and the descriptive commands tools ask before working.
+import { Long, UUID } from "bson";
+import type { CommandContext, CommandHandler, Document } from "../command-context";
+import { CommandError } from "../errors";
+import {
+  MAX_BSON_OBJECT_SIZE,
+  MAX_MESSAGE_SIZE_BYTES,
+  MAX_WIRE_VERSION,
+  MAX_WRITE_BATCH_SIZE,
+  SERVER_VERSION,
+} from "../limits";
+
+const LOGICAL_SESSION_TIMEOUT_MINUTES = 30;
+
+function describeSaslMechanisms(context: CommandContext): Document {
+  const requested = context.body.saslSupportedMechs;
+  if (typeof requested !== "string" || context.users.length === 0) return {};
+  const known = context.users.some((user) => `${user.database ?? "admin"}.${user.username}` === requested);
+  return known ? { saslSupportedMechs: ["SCRAM-SHA-256"] } : {};
+}
+
+// No topologyVersion is reported on purpose: without it the driver polls with plain hello
+// instead of streaming awaitable hellos (exhaust replies), which this server does not implement.
+function answerHello(context: CommandContext): Document {
+  const legacyName = context.name !== "hello";
+  return {
+    ...(context.body.helloOk === true ? { helloOk: true } : {}),
+    [legacyName ? "ismaster" : "isWritablePrimary"]: true,
+    maxBsonObjectSize: MAX_BSON_OBJECT_SIZE,
+    maxMessageSizeBytes: MAX_MESSAGE_SIZE_BYTES,
+    maxWriteBatchSize: MAX_WRITE_BATCH_SIZE,
+    localTime: new Date(),
+    logicalSessionTimeoutMinutes: LOGICAL_SESSION_TIMEOUT_MINUTES,
+    connectionId: context.connection.id,
+    minWireVersion: 0,
+    maxWireVersion: MAX_WIRE_VERSION,
+    readOnly: false,
+    ...describeSaslMechanisms(context),
+  };
+}
+
+function answerBuildInfo(): Document {
+  const versionArray = [...SERVER_VERSION.split(".").map(Number), 0];
+  return {
+    version: SERVER_VERSION,
+    // Names the test double so logs and bug reports never mistake it for a real mongod.
+    gitVersion: "dbvault-mongo-test-server",
+    modules: [],
+    allocator: "system",
+    javascriptEngine: "none",
+    sysInfo: "deprecated",
+    versionArray,
+    bits: 64,
+    debug: false,
+    maxBsonObjectSize: MAX_BSON_OBJECT_SIZE,
+    storageEngines: ["wiredTiger"],
+  };
+}
+
+function answerGetParameter(context: CommandContext): Document {
+  const known: Document = {
+    featureCompatibilityVersion: { version: SERVER_VERSION.split(".").slice(0, 2).join(".") },
+    authenticationMechanisms: ["SCRAM-SHA-256"],
+  };
+  if (context.body.getParameter === "*") return known;
+  const wanted = Object.keys(context.body).filter((key) => key in known);
+  if (wanted.length === 0) throw new CommandError(72, "no option found to get");
+  return Object.fromEntries(wanted.map((key) => [key, known[key]]));
+}
+
+function answerServerStatus(context: CommandContext): Document {
+  const uptimeMillis = Date.now() - context.state.startedAt.getTime();
+  const connections = context.connectionStats();
+  return {
+    host: context.host(),
+    version: SERVER_VERSION,
+    process: "mongod",
+    pid: Long.fromNumber(process.pid),
+    uptime: uptimeMillis / 1000,
+    uptimeMillis: Long.fromNumber(uptimeMillis),
+    uptimeEstimate: Long.fromNumber(Math.floor(uptimeMillis / 1000)),
+    localTime: new Date(),
+    connections: { current: connections.current, available: 1_000_000 - connections.current, totalCreated: connections.totalCreated },
+    storageEngine: { name: "wiredTiger", supportsCommittedReads: true, persistent: false },
+  };
+}
+
+function answerConnectionStatus(context: CommandContext): Document {
+  const user = context.connection.authenticatedUser;
+  return { authInfo: { authenticatedUsers: user ? [user] : [], authenticatedUserRoles: [] } };
+}
+
+const answerNothing: CommandHandler = () => ({});
+
+function rejectTransactions(): Document {
+  throw new CommandError(20, "Transaction numbers are only allowed on a replica set member or mongos");
+}
+
+export const serverCommands: Record<string, CommandHandler> = {
+  hello: answerHello,
+  isMaster: answerHello,
+  ismaster: answerHello,
+  ping: answerNothing,
+  buildInfo: answerBuildInfo,
+  buildinfo: answerBuildInfo,
+  getParameter: answerGetParameter,
+  getCmdLineOpts: (context) => ({ argv: ["mongod"], parsed: { net: { bindIp: context.host().split(":")[0] } } }),
+  serverStatus: answerServerStatus,
+  whatsmyuri: (context) => ({ you: context.connection.remoteAddress }),
+  connectionStatus: answerConnectionStatus,
+  // Session ids (lsid) are accepted on every command and otherwise ignored.
+  startSession: () => ({ id: { id: new UUID() }, timeoutMinutes: LOGICAL_SESSION_TIMEOUT_MINUTES }),
+  endSessions: answerNothing,
+  killSessions: answerNothing,
+  killAllSessions: answerNothing,
+  killAllSessionsByPattern: answerNothing,
+  refreshSessions: answerNothing,
+  commitTransaction: rejectTransactions,
+  abortTransaction: rejectTransactions,
+};

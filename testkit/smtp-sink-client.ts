@@ -1,0 +1,41 @@
+import { join } from "node:path";
+
+export type ReceivedMail = { from: string; to: string[]; raw: string; subject: string; text: string };
+
+export type SmtpSink = {
+  smtpUrl: string;
+  /** Every message received so far. */
+  messages(): Promise<ReceivedMail[]>;
+  /** Waits (up to timeoutMs) for a message to `to` matching `subject`. */
+  waitFor(to: string, subject: RegExp, timeoutMs?: number): Promise<ReceivedMail>;
+  stop(): void;
+};
+
+/** Starts testkit/smtp-sink.ts as a child process. */
+export async function startSmtpSink(): Promise<SmtpSink> {
+  const child = Bun.spawn([process.execPath, join(import.meta.dir, "smtp-sink.ts")], { stdout: "pipe", stderr: "inherit" });
+  const reader = child.stdout.getReader();
+  let buffered = "";
+  while (!buffered.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error("smtp sink exited before it was ready");
+    buffered += new TextDecoder().decode(value);
+  }
+  reader.releaseLock();
+  const { smtpPort, httpPort } = JSON.parse(buffered.split("\n")[0]!) as { smtpPort: number; httpPort: number };
+  const messages = async () => (await (await fetch(`http://127.0.0.1:${httpPort}/messages`)).json()) as ReceivedMail[];
+  return {
+    smtpUrl: `smtp://127.0.0.1:${smtpPort}`,
+    messages,
+    async waitFor(to, subject, timeoutMs = 10_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (Date.now() < deadline) {
+        const found = (await messages()).find((m) => m.to.includes(to) && subject.test(m.subject));
+        if (found) return found;
+        await Bun.sleep(50);
+      }
+      throw new Error(`no mail to ${to} matching ${subject} within ${timeoutMs} ms`);
+    },
+    stop: () => child.kill(),
+  };
+}

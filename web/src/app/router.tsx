@@ -1,0 +1,66 @@
+import { type ComponentType, lazy, type LazyExoticComponent, Suspense } from "react";
+import { Route, Switch } from "wouter";
+import { LoadingScreen } from "../components/ui/spinner";
+import { RedirectIfSignedIn, RequireAdmin, RequireAuth } from "../features/auth/components/route-guards";
+
+// One chunk per page (React.lazy), so the landing page loads only what it shows.
+const page = (load: () => Promise<{ default: ComponentType }>) => lazy(load);
+
+const Landing = page(() => import("./routes/landing"));
+const Features = page(() => import("./routes/features"));
+const About = page(() => import("./routes/about"));
+const Contact = page(() => import("./routes/contact"));
+const Privacy = page(() => import("./routes/privacy"));
+const Terms = page(() => import("./routes/terms"));
+const Login = page(() => import("./routes/login"));
+const Register = page(() => import("./routes/register"));
+const ForgotPassword = page(() => import("./routes/forgot-password"));
+const ResetPassword = page(() => import("./routes/reset-password"));
+const Banned = page(() => import("./routes/banned"));
+const KbList = page(() => import("./routes/kb-list"));
+const KbArticle = page(() => import("./routes/kb-article"));
+const AdminKbList = page(() => import("./routes/admin-kb-list"));
+const AdminKbEditor = page(() => import("./routes/admin-kb-editor"));
+const MemberPlaceholder = page(() => import("./routes/member-placeholder"));
+const NotFound = page(() => import("./routes/not-found"));
+
+type Guard = "none" | "guest" | "auth" | "admin";
+
+function render(Page: LazyExoticComponent<ComponentType>, guard: Guard = "none") {
+  const content = <Page />;
+  if (guard === "auth") return <RequireAuth>{content}</RequireAuth>;
+  if (guard === "admin") return <RequireAdmin>{content}</RequireAdmin>;
+  if (guard === "guest") return <RedirectIfSignedIn>{content}</RedirectIfSignedIn>;
+  return content;
+}
+
+export function AppRouter() {
+  return (
+    <Suspense fallback={<LoadingScreen />}>
+      <Switch>
+        <Route path="/">{render(Landing)}</Route>
+        <Route path="/features">{render(Features)}</Route>
+        <Route path="/about">{render(About)}</Route>
+        <Route path="/contact">{render(Contact)}</Route>
+        <Route path="/privacy">{render(Privacy)}</Route>
+        <Route path="/terms">{render(Terms)}</Route>
+        <Route path="/login">{render(Login, "guest")}</Route>
+        <Route path="/register">{render(Register, "guest")}</Route>
+        <Route path="/forgot-password">{render(ForgotPassword)}</Route>
+        <Route path="/reset-password/:token?">{render(ResetPassword)}</Route>
+        <Route path="/banned">{render(Banned)}</Route>
+        <Route path="/kb">{render(KbList)}</Route>
+        <Route path="/kb/:slug">{render(KbArticle)}</Route>
+        <Route path="/dashboard">{render(MemberPlaceholder, "auth")}</Route>
+        <Route path="/settings">{render(MemberPlaceholder, "auth")}</Route>
+        <Route path="/profile">{render(MemberPlaceholder, "auth")}</Route>
+        <Route path="/audit-logs">{render(MemberPlaceholder, "auth")}</Route>
+        <Route path="/admin/kb">{render(AdminKbList, "admin")}</Route>
+        <Route path="/admin/kb/new">{render(AdminKbEditor, "admin")}</Route>
+        <Route path="/admin/kb/:id">{render(AdminKbEditor, "admin")}</Route>
+        <Route path="/admin">{render(MemberPlaceholder, "admin")}</Route>
+        <Route>{render(NotFound)}</Route>
+      </Switch>
+    </Suspense>
+  );
+}

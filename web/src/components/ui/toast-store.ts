@@ -1,0 +1,51 @@
+// The toast queue (spec 2 "Toasts"): one visible at a time, 5 s each. A plain external store so
+// anything (event handlers, the session timer, the API client's callbacks) can raise a toast.
+import { TOAST_DURATION_MS, TOAST_LIMIT, TOAST_REMOVE_DELAY_MS } from "../../config/constants";
+
+export type ToastVariant = "default" | "destructive" | "success";
+export type ToastInput = { title: string; description?: string; variant?: ToastVariant; durationMs?: number };
+export type Toast = ToastInput & { id: number; open: boolean };
+
+let toasts: Toast[] = [];
+let nextId = 1;
+const listeners = new Set<() => void>();
+const removalTimers = new Map<number, ReturnType<typeof setTimeout>>();
+
+function emit() {
+  for (const listener of listeners) listener();
+}
+
+export function subscribeToasts(listener: () => void): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+export function getToasts(): Toast[] {
+  return toasts;
+}
+
+/** Shows a toast; with the limit of one, it replaces whatever was showing. */
+export function toast(input: ToastInput): number {
+  const id = nextId++;
+  const next: Toast = { durationMs: TOAST_DURATION_MS, variant: "default", ...input, id, open: true };
+  toasts = [next, ...toasts].slice(0, TOAST_LIMIT);
+  emit();
+  return id;
+}
+
+/** Closes a toast (or all); closed toasts are dropped from memory after the removal delay. */
+export function dismissToast(id?: number) {
+  toasts = toasts.map((t) => (id === undefined || t.id === id ? { ...t, open: false } : t));
+  for (const t of toasts) {
+    if (t.open || removalTimers.has(t.id)) continue;
+    removalTimers.set(
+      t.id,
+      setTimeout(() => {
+        removalTimers.delete(t.id);
+        toasts = toasts.filter((x) => x.id !== t.id);
+        emit();
+      }, TOAST_REMOVE_DELAY_MS),
+    );
+  }
+  emit();
+}

@@ -1,0 +1,17 @@
+import { useEffect } from "react";
+import { TOKEN_CHECK_INTERVAL_MS } from "../../../config/constants";
+import { configureApiAuth } from "../../../lib/api-client";
+import { checkSessionExpiry, currentToken, handleAuthFailure, restoreSession } from "../session";
+
+// Wired at module load, before any component fetches, so the first calls already carry the token.
+configureApiAuth({ getToken: currentToken, onAuthFailure: handleAuthFailure });
+
+/** Restores the stored session on load and checks its expiry every 30 seconds. */
+export function SessionManager() {
+  useEffect(() => {
+    restoreSession();
+    const timer = setInterval(() => checkSessionExpiry(), TOKEN_CHECK_INTERVAL_MS);
+    return () => clearInterval(timer);
+  }, []);
+  return null;
+}

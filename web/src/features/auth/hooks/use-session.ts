@@ -1,0 +1,21 @@
+import { useAtomValue } from "jotai";
+import { signOut } from "../session";
+import { sessionAtom, sessionLoadingAtom } from "../stores/session-store";
+
+/** The session state of spec 3: token, user, isLoggedIn, loading, isBanned, isAdmin, ban details, logout. */
+export function useSession() {
+  const session = useAtomValue(sessionAtom);
+  const loading = useAtomValue(sessionLoadingAtom);
+  const user = session?.user ?? null;
+  return {
+    token: session?.token ?? null,
+    user,
+    loading,
+    isLoggedIn: Boolean(session?.token && user),
+    isAdmin: user?.role === "admin",
+    isBanned: Boolean(user?.isBanned),
+    banReason: user?.banReason ?? null,
+    bannedAt: user?.bannedAt ?? null,
+    logout: signOut,
+  };
+}

@@ -1,0 +1,12 @@
+import { atom, getDefaultStore } from "jotai";
+import type { SessionUser } from "../api/auth-api";
+
+export type Session = { token: string; user: SessionUser };
+
+/** The signed-in session, or null. */
+export const sessionAtom = atom<Session | null>(null);
+/** True until the stored session has been read at start-up. */
+export const sessionLoadingAtom = atom(true);
+
+/** The store the app renders with, also used by code outside components (timers, API callbacks). */
+export const sessionStore = getDefaultStore();

@@ -1,0 +1,54 @@
+// The typed API client: Eden treaty over the server's own `App` type, so request and response
+// shapes come from the server code and are never written by hand here.
+import { treaty } from "@elysiajs/eden";
+import type { App } from "@server/app";
+
+type AuthHooks = {
+  /** The signed-in user's token, sent as a bearer token on every call. */
+  getToken: () => string | null;
+  /** Told of every 401/403 answer to a call that carried a token (the session may be over). */
+  onAuthFailure: (status: number, body: unknown) => void;
+};
+
+// Set by the auth feature at start-up; shared code cannot import features (imports flow one way).
+let authHooks: AuthHooks = { getToken: () => null, onAuthFailure: () => {} };
+
+/** Connects the client to the session: where tokens come from and who hears of auth failures. */
+export function configureApiAuth(hooks: AuthHooks) {
+  authHooks = hooks;
+}
+
+async function fetchWithAuth(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+  const headers = new Headers(init?.headers);
+  const token = authHooks.getToken();
+  if (token && !headers.has("authorization")) headers.set("authorization", `Bearer ${token}`);
+  const response = await fetch(input, { ...init, headers });
+  if (token && (response.status === 401 || response.status === 403)) {
+    const body = await response
+      .clone()
+      .json()
+      .catch(() => null);
+    authHooks.onAuthFailure(response.status, body);
+  }
+  return response;
+}
+
+const origin = typeof window === "undefined" ? "http://localhost" : window.location.origin;
+
+// parseDate off: the server's types say dates are ISO strings, so they stay strings at run time.
+export const api = treaty<App>(origin, { fetcher: fetchWithAuth as typeof fetch, parseDate: false }).api;
+
+/** The `message` of an API error answer ({message, code}), if it has one. */
+export function readErrorMessage(error: unknown): string | null {
+  const value = (error as { value?: unknown } | null)?.value;
+  if (value && typeof value === "object" && "message" in value && typeof value.message === "string" && value.message) {
+    return value.message;
+  }
+  return null;
+}
+
+/** The HTTP status of an API error answer. */
+export function readErrorStatus(error: unknown): number | null {
+  const status = (error as { status?: unknown } | null)?.status;
+  return typeof status === "number" ? status : null;
+}
