@@ -1,6 +1,6 @@
 // Node entry point of the test S3 server (started by testkit/s3-server.ts; run it under node with
 // --openssl-legacy-provider, because s3rver encrypts ListObjectsV2 continuation tokens with DES).
-//   node --openssl-legacy-provider testkit/s3-server-node.cjs DIRECTORY BUCKET
+//   node --openssl-legacy-provider testkit/s3-server-node.cjs DIRECTORY BUCKET [CREATE_UPLOAD_DELAY_MS]
 //   -> prints {"port":…} on its first line once the bucket exists and the server listens.
 "use strict";
 
@@ -8,7 +8,7 @@ const path = require("node:path");
 const fs = require("node:fs/promises");
 const S3rver = require("s3rver");
 
-const [directory, bucket] = process.argv.slice(2);
+const [directory, bucket, createUploadDelay = "0"] = process.argv.slice(2);
 if (!directory || !bucket) {
   console.error("usage: s3-server-node.cjs DIRECTORY BUCKET");
   process.exit(2);
@@ -85,6 +85,14 @@ store.deleteObject = async (bucket, key) => {
     if (!removed) break; // not empty, or already pruned by a concurrent delete
   }
 };
+
+// A slow CreateMultipartUpload (as a loaded server or a far region gives) opens the window in which
+// a body can fail before the upload id is known; tests use it to show no upload is left behind.
+const createUploadDelayMs = Number(createUploadDelay);
+server.middleware.unshift(async (ctx, next) => {
+  if (createUploadDelayMs > 0 && ctx.method === "POST" && "uploads" in ctx.query) await new Promise((resolve) => setTimeout(resolve, createUploadDelayMs));
+  return next();
+});
 
 server.run().then(
   ({ port }) => console.log(JSON.stringify({ port })),

@@ -25,7 +25,7 @@ const credentials = "S3RVER"; // s3rver's only built-in account (key id and secr
 const readyTimeoutMs = 15_000;
 
 /** Starts s3rver under node on a free loopback port with one empty bucket; throws when node is missing or it does not come up. */
-export async function startS3Server(options: { bucket?: string } = {}): Promise<S3Server> {
+export async function startS3Server(options: { bucket?: string; /** Delays every CreateMultipartUpload answer. */ createUploadDelayMs?: number } = {}): Promise<S3Server> {
   const bucket = options.bucket ?? "dbvault-test";
   const node = Bun.which("node");
   if (!node) throw new Error("startS3Server: `node` is not on PATH (s3rver must run under node, not Bun)");
@@ -33,7 +33,7 @@ export async function startS3Server(options: { bucket?: string } = {}): Promise<
 
   // Port 0 lets the OS pick a free port; the server prints the one it got, so there is no race.
   // s3rver encrypts continuation tokens with DES, which OpenSSL 3 only offers from its legacy provider.
-  const child = Bun.spawn([node, "--openssl-legacy-provider", join(import.meta.dir, "s3-server-node.cjs"), directory, bucket], {
+  const child = Bun.spawn([node, "--openssl-legacy-provider", join(import.meta.dir, "s3-server-node.cjs"), directory, bucket, String(options.createUploadDelayMs ?? 0)], {
     stdout: "pipe",
     stderr: "inherit", // a failing s3rver explains itself in the test output
   });

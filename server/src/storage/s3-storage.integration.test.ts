@@ -3,7 +3,7 @@ import { S3Client } from "bun";
 import { type S3Server, startS3Server } from "../../../testkit/s3-server";
 import { createStorage, S3Storage, StorageUnavailableError } from ".";
 import { runStorageSuite } from "./storage-suite";
-import { patternBytes, readAll } from "./suite-helpers";
+import { MiB, patternBytes, patternStream, readAll } from "./suite-helpers";
 
 let server: S3Server;
 beforeAll(async () => {
@@ -79,5 +79,27 @@ describe("s3 storage", () => {
   test("check() fails on a missing bucket", async () => {
     const storage = new S3Storage({ ...credentials(), bucket: "no-such-bucket" });
     await expect(storage.check()).rejects.toBeInstanceOf(StorageUnavailableError);
+  });
+});
+
+describe("s3 storage on a slow CreateMultipartUpload", () => {
+  // Bun 1.4.5's own multipart upload loses track of an upload whose body fails before S3 answered
+  // CreateMultipartUpload; the upload then stays stored (and billed) for good. Ours must not.
+  test("a body failing before the upload id is known still leaves no upload behind", async () => {
+    const slow = await startS3Server({ createUploadDelayMs: 1500 });
+    try {
+      const storage = new S3Storage({ endpoint: slow.endpoint, bucket: slow.bucket, accessKeyId: slow.accessKeyId, secretAccessKey: slow.secretAccessKey });
+      const failure = new Error("agent went away");
+      const body = patternStream(20 * MiB, 1, { chunkSize: MiB, failAfter: { bytes: 13 * MiB, error: failure } });
+      await expect(storage.put("slow/fails", body)).rejects.toBe(failure);
+      await Bun.sleep(1800); // past the delayed CreateMultipartUpload answer
+      expect(await slow.pendingUploads()).toEqual([]);
+      expect(await storage.list("")).toEqual([]);
+      // and a body that does not fail still lands whole
+      expect(await storage.put("slow/whole", patternStream(12 * MiB, 2, { chunkSize: MiB }))).toEqual({ size: 12 * MiB });
+      expect((await storage.stat("slow/whole"))?.size).toBe(12 * MiB);
+    } finally {
+      await slow.stop();
+    }
   });
 });

@@ -2,6 +2,7 @@ import { S3Client } from "bun";
 import { assertPutOptions, readBody } from "./body";
 import { InvalidKeyError, ObjectNotFoundError, StorageError, StorageUnavailableError, UploadIncompleteError } from "./errors";
 import { assertKey, assertPrefix, resolveRange } from "./keys";
+import { partsOf, S3MultipartUploader } from "./s3-multipart";
 import type { ByteRange, HttpSource, PutOptions, Storage, StoredObject } from "./types";
 
 export type S3StorageOptions = {
@@ -27,13 +28,15 @@ const MiB = 1024 * 1024;
 const DELETE_CONCURRENCY = 8;
 
 /**
- * Objects in an S3 bucket through Bun's built-in client. A streamed put goes through Bun's
- * multipart upload, which S3 publishes only on completion; when the body fails, overflows or is
- * aborted the stream handed to Bun errors and Bun aborts the multipart upload, so nothing appears.
+ * Objects in an S3 bucket through Bun's built-in client. A streamed put larger than one part goes
+ * up as a multipart upload driven by S3MultipartUploader (see there why not Bun's), which S3
+ * publishes only on completion; when the body fails, overflows or is aborted the upload is
+ * aborted, so nothing appears.
  */
 export class S3Storage implements Storage {
   readonly kind = "s3" as const;
   private readonly client: S3Client;
+  private readonly uploader: S3MultipartUploader;
   private readonly keyPrefix: string;
   private readonly partSize: number;
   private readonly queueSize: number;
@@ -43,6 +46,7 @@ export class S3Storage implements Storage {
   constructor(options: S3StorageOptions) {
     const { bucket, endpoint, region, accessKeyId, secretAccessKey, sessionToken, virtualHostedStyle } = options;
     this.client = new S3Client({ bucket, endpoint, region, accessKeyId, secretAccessKey, sessionToken, virtualHostedStyle });
+    this.uploader = new S3MultipartUploader({ bucket, endpoint, region, accessKeyId, secretAccessKey, sessionToken, virtualHostedStyle });
     this.keyPrefix = options.keyPrefix ?? "";
     if (this.keyPrefix) assertPrefix(this.keyPrefix);
     this.partSize = options.partSize ?? 5 * MiB;
@@ -52,43 +56,51 @@ export class S3Storage implements Storage {
   }
 
   async put(key: string, body: ReadableStream<Uint8Array> | Uint8Array, options: PutOptions = {}, rawKey = false) {
-    const file = rawKey ? this.client.file(key) : this.fileOf(key);
+    const fullKey = rawKey ? key : this.keyPrefix + key;
+    if (!rawKey) assertKey(key);
     assertPutOptions(options);
     const chunks = readBody(key, body, options);
     if (body instanceof Uint8Array) {
       for await (const _ of chunks); // checks maxBytes and the signal; nothing is sent yet
-      await file.write(body).catch((error) => Promise.reject(toStorageError(error, key)));
+      await this.client.write(fullKey, body).catch((error) => Promise.reject(toStorageError(error, key)));
       return { size: body.byteLength };
     }
-
     let size = 0;
-    let failure: unknown;
-    const source = new ReadableStream<Uint8Array>(
-      {
-        async pull(controller) {
-          try {
-            const { value, done } = await chunks.next();
-            if (done) return controller.close();
-            size += value.byteLength;
-            controller.enqueue(value);
-          } catch (error) {
-            failure = error;
-            controller.error(error); // makes Bun abort the multipart upload instead of completing it
-          }
-        },
-        async cancel() {
-          await chunks.return(undefined); // Bun gave up (e.g. a part failed): cancel the body too
-        },
-      },
-      { highWaterMark: 0 },
+    await this.putChunks(fullKey, key, counted(chunks, (n) => (size += n)));
+    return { size };
+  }
+
+  /**
+   * Writes the chunks as one object: a body that fits in one part goes up in one PUT, a larger one
+   * as a multipart upload that S3 publishes only on completion. A failing body (its error is
+   * rethrown as is) or backend leaves no object and, once the abort went through, no parts.
+   */
+  private async putChunks(fullKey: string, label: string, chunks: AsyncIterable<Uint8Array>, contentDisposition?: string): Promise<void> {
+    let bodyFailure: { error: unknown } | undefined;
+    const parts = partsOf(
+      (async function* () {
+        try {
+          yield* chunks;
+        } catch (error) {
+          bodyFailure = { error };
+          throw error;
+        }
+      })(),
+      this.partSize,
     );
     try {
-      await file.write(new Response(source), { partSize: this.partSize, queueSize: this.queueSize });
+      const first = await parts.next();
+      const second = first.done ? first : await parts.next();
+      if (second.done) {
+        await this.client.write(fullKey, first.done ? new Uint8Array(0) : first.value, contentDisposition ? { contentDisposition } : {});
+      } else {
+        await this.uploader.upload(fullKey, prepend([first.value!, second.value], parts), { queueSize: this.queueSize, contentDisposition });
+      }
     } catch (error) {
-      throw failure ?? toStorageError(error, key);
+      throw bodyFailure ? bodyFailure.error : toStorageError(error, label);
+    } finally {
+      await parts.return(undefined); // stops reading (and cancels) the body when the upload failed early
     }
-    if (failure) throw failure;
-    return { size };
   }
 
   async get(key: string, range?: ByteRange): Promise<ReadableStream<Uint8Array>> {
@@ -161,33 +173,13 @@ export class S3Storage implements Storage {
     const parts = await this.listRaw(this.stagedPrefix(uploadId));
     const staged = parts.reduce((sum, part) => sum + part.size, 0);
     if (staged !== size) throw new UploadIncompleteError(uploadId, staged, size);
-    let index = 0;
-    let reader: ReadableStreamDefaultReader<Uint8Array> | null = null;
-    const concatenated = new ReadableStream<Uint8Array>(
-      {
-        pull: async (controller) => {
-          for (;;) {
-            if (!reader) {
-              const part = parts[index++];
-              if (!part) return controller.close();
-              reader = this.client.file(part.rawKey).stream().getReader();
-            }
-            const { value, done } = await reader.read();
-            if (done) {
-              reader = null;
-              continue;
-            }
-            return controller.enqueue(value);
-          }
-        },
-        cancel: (reason) => reader?.cancel(reason),
-      },
-      { highWaterMark: 0 },
-    );
-    const disposition = options.fileName ? { contentDisposition: `attachment; filename="${options.fileName}"` } : {};
-    await this.fileOf(key)
-      .write(new Response(concatenated), { partSize: this.partSize, queueSize: this.queueSize, ...disposition })
-      .catch((error) => Promise.reject(toStorageError(error, key)));
+    const client = this.client;
+    async function* concatenated() {
+      for (const part of parts) yield* client.file(part.rawKey).stream();
+    }
+    const disposition = options.fileName ? `attachment; filename="${options.fileName}"` : undefined;
+    assertKey(key);
+    await this.putChunks(this.keyPrefix + key, key, concatenated(), disposition);
     await this.abortUpload(uploadId);
   }
 
@@ -239,6 +231,18 @@ export class S3Storage implements Storage {
     assertKey(key);
     return this.client.file(this.keyPrefix + key);
   }
+}
+
+async function* counted(chunks: AsyncIterable<Uint8Array>, onChunk: (bytes: number) => void): AsyncGenerator<Uint8Array> {
+  for await (const chunk of chunks) {
+    onChunk(chunk.byteLength);
+    yield chunk;
+  }
+}
+
+async function* prepend<T>(first: T[], rest: AsyncIterator<T>): AsyncGenerator<T> {
+  yield* first;
+  for (let next = await rest.next(); !next.done; next = await rest.next()) yield next.value;
 }
 
 function isNotFound(error: unknown): boolean {
