@@ -1,5 +1,8 @@
 import { AwsClient } from "aws4fetch";
 
+/** Retries of a request S3 answered with 5xx or 429 (it asks for exactly that). */
+const RETRIES = 3;
+
 /** Where a bucket is and how to sign for it; the same fields Bun's S3Client takes. */
 export type S3Target = {
   bucket: string;
@@ -43,18 +46,19 @@ export class S3MultipartUploader {
     const secretAccessKey = target.secretAccessKey ?? env.S3_SECRET_ACCESS_KEY ?? env.AWS_SECRET_ACCESS_KEY ?? "";
     const sessionToken = target.sessionToken ?? env.S3_SESSION_TOKEN ?? env.AWS_SESSION_TOKEN;
     const region = target.region ?? env.S3_REGION ?? env.AWS_REGION ?? "us-east-1";
-    this.client = new AwsClient({ accessKeyId, secretAccessKey, sessionToken, region, service: "s3", retries: 3 });
+    this.client = new AwsClient({ accessKeyId, secretAccessKey, sessionToken, region, service: "s3" });
     const endpoint = new URL(target.endpoint ?? env.S3_ENDPOINT ?? env.AWS_ENDPOINT ?? `https://s3.${region}.amazonaws.com`);
     const root = endpoint.origin + endpoint.pathname.replace(/\/+$/, "");
     this.baseUrl = target.virtualHostedStyle ? `${endpoint.protocol}//${target.bucket}.${endpoint.host}` : `${root}/${target.bucket}`;
   }
 
   /**
-   * Uploads `parts` (each but the last at least 5 MiB, as S3 requires) with up to `queueSize`
-   * parts in flight, and completes the upload. On any failure, of a part or of `parts` itself,
-   * nothing is published: the in-flight parts are awaited, the upload is aborted, the error rethrown.
+   * Uploads `first` (a full part) and then the rest of `body` in parts of `first.byteLength` bytes,
+   * with up to `queueSize` parts in flight, and completes the upload. Memory is a fixed pool of
+   * queueSize + 1 part buffers, reused. On any failure, of a part or of the body itself, nothing
+   * is published: the parts in flight are awaited, the upload is aborted, the error rethrown.
    */
-  async upload(key: string, parts: AsyncIterable<Uint8Array>, options: { queueSize: number; contentDisposition?: string }): Promise<void> {
+  async upload(key: string, first: Uint8Array<ArrayBuffer>, body: PartReader, options: { queueSize: number; contentDisposition?: string }): Promise<void> {
     const headers: Record<string, string> = options.contentDisposition ? { "Content-Disposition": options.contentDisposition } : {};
     const created = await this.request("POST", key, { uploads: "" }, { headers });
     const uploadId = /<UploadId>([^<]+)<\/UploadId>/.exec(created)?.[1];
@@ -62,19 +66,24 @@ export class S3MultipartUploader {
 
     const etags: string[] = [];
     const inFlight = new Set<Promise<void>>();
+    const free = Array.from({ length: options.queueSize }, () => new Uint8Array(first.byteLength));
     let partFailure: { error: unknown } | undefined;
     try {
-      let partNumber = 0;
-      for await (const part of parts) {
-        const number = ++partNumber;
-        const sent = this.uploadPart(key, uploadId, number, part).then(
+      let buffer = first;
+      let filled = first.byteLength;
+      for (let number = 1; filled > 0; number++) {
+        const own = buffer;
+        const sent = this.uploadPart(key, uploadId, number, own.subarray(0, filled)).then(
           (etag) => void (etags[number - 1] = etag),
           (error) => void (partFailure ??= { error }),
         );
         inFlight.add(sent);
-        void sent.finally(() => inFlight.delete(sent));
-        while (inFlight.size >= options.queueSize && !partFailure) await Promise.race(inFlight);
+        void sent.finally(() => (inFlight.delete(sent), free.push(own)));
+        if (filled < own.byteLength) break; // a short part is the last one
+        while (free.length === 0 && !partFailure) await Promise.race(inFlight);
         if (partFailure) throw partFailure.error;
+        buffer = free.pop()!;
+        filled = await body.fill(buffer);
       }
       await Promise.all(inFlight);
       if (partFailure) throw partFailure.error;
@@ -88,7 +97,7 @@ export class S3MultipartUploader {
     }
   }
 
-  private async uploadPart(key: string, uploadId: string, partNumber: number, body: Uint8Array): Promise<string> {
+  private async uploadPart(key: string, uploadId: string, partNumber: number, body: Uint8Array<ArrayBuffer>): Promise<string> {
     const response = await this.send("PUT", key, { partNumber: String(partNumber), uploadId }, { body });
     const etag = response.headers.get("ETag");
     await response.body?.cancel();
@@ -111,10 +120,19 @@ export class S3MultipartUploader {
     return text;
   }
 
-  private async send(method: string, key: string, query: Record<string, string>, init: { headers?: Record<string, string>; body?: string | Uint8Array } = {}): Promise<Response> {
+  private async send(method: string, key: string, query: Record<string, string>, init: { headers?: Record<string, string>; body?: string | Uint8Array<ArrayBuffer> } = {}): Promise<Response> {
     const url = new URL(`${this.baseUrl}/${key.split("/").map(encodeURIComponent).join("/")}`);
     for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
-    const response = await this.client.fetch(url.toString(), { method, headers: init.headers, body: init.body });
+    let response: Response | undefined;
+    for (let attempt = 0; ; attempt++) {
+      // Signed without the body (S3 takes UNSIGNED-PAYLOAD): the part goes to fetch as is, not
+      // copied into a signed Request first; a part in flight then costs its own bytes only.
+      const signed = await this.client.sign(url.toString(), { method, headers: init.headers });
+      response = await fetch(signed.url, { method, headers: signed.headers, body: init.body });
+      if (response.ok || attempt >= RETRIES || (response.status < 500 && response.status !== 429)) break;
+      await response.body?.cancel();
+      await Bun.sleep(100 * 2 ** attempt);
+    }
     if (response.ok) return response;
     const text = await response.text().catch(() => "");
     const code = /<Code>([^<]+)<\/Code>/.exec(text)?.[1];
@@ -122,22 +140,31 @@ export class S3MultipartUploader {
   }
 }
 
-/** Regroups a stream of chunks into parts of exactly `partSize` bytes (the last one may be shorter). */
-export async function* partsOf(chunks: AsyncIterable<Uint8Array>, partSize: number): AsyncGenerator<Uint8Array> {
-  let part = new Uint8Array(partSize);
-  let filled = 0;
-  for await (let chunk of chunks) {
-    while (chunk.byteLength > 0) {
-      const taken = Math.min(chunk.byteLength, partSize - filled);
-      part.set(chunk.subarray(0, taken), filled);
-      filled += taken;
-      chunk = chunk.subarray(taken);
-      if (filled === partSize) {
-        yield part;
-        part = new Uint8Array(partSize);
-        filled = 0;
+/** Copies a stream of chunks of any size into part buffers, one buffer at a time. */
+export class PartReader {
+  private pending: Uint8Array = new Uint8Array(0);
+  private ended = false;
+
+  constructor(private readonly chunks: AsyncIterator<Uint8Array>) {}
+
+  /** Fills `buffer` from the body; fewer bytes than its length means the body ended. Throws the body's error. */
+  async fill(buffer: Uint8Array): Promise<number> {
+    let filled = 0;
+    while (filled < buffer.byteLength) {
+      if (this.pending.byteLength === 0) {
+        if (this.ended) break;
+        const next = await this.chunks.next();
+        if (next.done) {
+          this.ended = true;
+          break;
+        }
+        this.pending = next.value;
       }
+      const taken = Math.min(this.pending.byteLength, buffer.byteLength - filled);
+      buffer.set(this.pending.subarray(0, taken), filled);
+      filled += taken;
+      this.pending = this.pending.subarray(taken);
     }
+    return filled;
   }
-  if (filled > 0) yield part.subarray(0, filled);
 }

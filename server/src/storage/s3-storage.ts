@@ -2,7 +2,7 @@ import { S3Client } from "bun";
 import { assertPutOptions, readBody } from "./body";
 import { InvalidKeyError, ObjectNotFoundError, StorageError, StorageUnavailableError, UploadIncompleteError } from "./errors";
 import { assertKey, assertPrefix, resolveRange } from "./keys";
-import { partsOf, S3MultipartUploader } from "./s3-multipart";
+import { PartReader, S3MultipartUploader } from "./s3-multipart";
 import type { ByteRange, HttpSource, PutOptions, Storage, StoredObject } from "./types";
 
 export type S3StorageOptions = {
@@ -77,29 +77,27 @@ export class S3Storage implements Storage {
    */
   private async putChunks(fullKey: string, label: string, chunks: AsyncIterable<Uint8Array>, contentDisposition?: string): Promise<void> {
     let bodyFailure: { error: unknown } | undefined;
-    const parts = partsOf(
-      (async function* () {
-        try {
-          yield* chunks;
-        } catch (error) {
-          bodyFailure = { error };
-          throw error;
-        }
-      })(),
-      this.partSize,
-    );
+    const source = (async function* () {
+      try {
+        yield* chunks;
+      } catch (error) {
+        bodyFailure = { error };
+        throw error;
+      }
+    })();
+    const body = new PartReader(source);
     try {
-      const first = await parts.next();
-      const second = first.done ? first : await parts.next();
-      if (second.done) {
-        await this.client.write(fullKey, first.done ? new Uint8Array(0) : first.value, contentDisposition ? { contentDisposition } : {});
+      const first = new Uint8Array(this.partSize);
+      const filled = await body.fill(first);
+      if (filled < first.byteLength) {
+        await this.client.write(fullKey, first.subarray(0, filled), contentDisposition ? { contentDisposition } : {});
       } else {
-        await this.uploader.upload(fullKey, prepend([first.value!, second.value], parts), { queueSize: this.queueSize, contentDisposition });
+        await this.uploader.upload(fullKey, first, body, { queueSize: this.queueSize, contentDisposition });
       }
     } catch (error) {
       throw bodyFailure ? bodyFailure.error : toStorageError(error, label);
     } finally {
-      await parts.return(undefined); // stops reading (and cancels) the body when the upload failed early
+      await source.return(undefined); // stops reading (and cancels) the body when the upload failed early
     }
   }
 
@@ -238,11 +236,6 @@ async function* counted(chunks: AsyncIterable<Uint8Array>, onChunk: (bytes: numb
     onChunk(chunk.byteLength);
     yield chunk;
   }
-}
-
-async function* prepend<T>(first: T[], rest: AsyncIterator<T>): AsyncGenerator<T> {
-  yield* first;
-  for (let next = await rest.next(); !next.done; next = await rest.next()) yield next.value;
 }
 
 function isNotFound(error: unknown): boolean {

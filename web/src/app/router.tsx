@@ -21,7 +21,11 @@ const KbList = page(() => import("./routes/kb-list"));
 const KbArticle = page(() => import("./routes/kb-article"));
 const AdminKbList = page(() => import("./routes/admin-kb-list"));
 const AdminKbEditor = page(() => import("./routes/admin-kb-editor"));
-const MemberPlaceholder = page(() => import("./routes/member-placeholder"));
+const Dashboard = page(() => import("./routes/dashboard"));
+const Settings = page(() => import("./routes/settings"));
+const Profile = page(() => import("./routes/profile"));
+const AuditLogs = page(() => import("./routes/audit-logs"));
+const AdminDashboard = page(() => import("./routes/admin"));
 const NotFound = page(() => import("./routes/not-found"));
 
 type Guard = "none" | "guest" | "auth" | "admin";
@@ -51,14 +55,14 @@ export function AppRouter() {
         <Route path="/banned">{render(Banned)}</Route>
         <Route path="/kb">{render(KbList)}</Route>
         <Route path="/kb/:slug">{render(KbArticle)}</Route>
-        <Route path="/dashboard">{render(MemberPlaceholder, "auth")}</Route>
-        <Route path="/settings">{render(MemberPlaceholder, "auth")}</Route>
-        <Route path="/profile">{render(MemberPlaceholder, "auth")}</Route>
-        <Route path="/audit-logs">{render(MemberPlaceholder, "auth")}</Route>
+        <Route path="/dashboard">{render(Dashboard, "auth")}</Route>
+        <Route path="/settings">{render(Settings, "auth")}</Route>
+        <Route path="/profile">{render(Profile, "auth")}</Route>
+        <Route path="/audit-logs">{render(AuditLogs, "auth")}</Route>
         <Route path="/admin/kb">{render(AdminKbList, "admin")}</Route>
         <Route path="/admin/kb/new">{render(AdminKbEditor, "admin")}</Route>
         <Route path="/admin/kb/:id">{render(AdminKbEditor, "admin")}</Route>
-        <Route path="/admin">{render(MemberPlaceholder, "admin")}</Route>
+        <Route path="/admin">{render(AdminDashboard, "admin")}</Route>
         <Route>{render(NotFound)}</Route>
       </Switch>
     </Suspense>
