@@ -48,7 +48,7 @@ export async function createContext(
     tokens: createSessionTokens(secrets.jwtSecret, config.sessionHours),
     events: createEventBus((error, event) => log.error("event handler failed", { event: event.type, error })),
     bus: createClusterBus(database, log),
-    storage: createStorage(config.storageUrl),
+    storage: createStorage(config.storageUrl, config.s3Defaults),
     rateLimits: {
       loginByIp: createRateLimiter(30, 15 * MINUTE),
       loginByAccount: createRateLimiter(10, 15 * MINUTE),

@@ -10,6 +10,8 @@ export type Config = {
   databaseUrl: string | null;
   /** `file:///abs/path` or `s3://bucket?endpoint=…`. */
   storageUrl: string;
+  /** S3 settings from the usual S3_* / AWS_* variables, for what an s3:// STORAGE_URL leaves out. */
+  s3Defaults: S3Defaults;
   /** Empty: mail is written to the log. */
   smtpUrl: string | null;
   mailFrom: string;
@@ -23,6 +25,8 @@ export type Config = {
   /** Trust X-Forwarded-For for the client address (behind a reverse proxy). */
   trustProxy: boolean;
 };
+
+export type S3Defaults = { accessKeyId?: string; secretAccessKey?: string; sessionToken?: string; region?: string; endpoint?: string };
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -91,6 +95,14 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir,
     databaseUrl,
     storageUrl,
+    // The same variables Bun's S3 client reads by itself; read here so every S3 request signs alike.
+    s3Defaults: {
+      accessKeyId: text("S3_ACCESS_KEY_ID") ?? text("AWS_ACCESS_KEY_ID") ?? undefined,
+      secretAccessKey: text("S3_SECRET_ACCESS_KEY") ?? text("AWS_SECRET_ACCESS_KEY") ?? undefined,
+      sessionToken: text("S3_SESSION_TOKEN") ?? text("AWS_SESSION_TOKEN") ?? undefined,
+      region: text("S3_REGION") ?? text("AWS_REGION") ?? undefined,
+      endpoint: text("S3_ENDPOINT") ?? text("AWS_ENDPOINT") ?? undefined,
+    },
     smtpUrl,
     mailFrom: text("MAIL_FROM") ?? "DBVault <no-reply@dbvault.local>",
     jwtSecret,

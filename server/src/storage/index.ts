@@ -1,7 +1,7 @@
 // Backup storage: one interface, a filesystem backend (the embedded default) and an S3 backend.
 // Both pass the shared contract suite in storage-suite.ts.
 import { FileStorage } from "./file-storage";
-import { S3Storage } from "./s3-storage";
+import { S3Storage, type S3StorageOptions } from "./s3-storage";
 import { parseStorageUrl } from "./storage-url";
 import type { Storage } from "./types";
 
@@ -13,9 +13,11 @@ export { parseStorageUrl } from "./storage-url";
 export type { ByteRange, PutOptions, Storage, StoredObject } from "./types";
 
 /** Builds the backend STORAGE_URL names (file:///abs/path or s3://bucket?endpoint=…); throws StorageUrlError for anything else. Does not probe the backend: call check() for that. */
-export function createStorage(storageUrl: string): Storage {
+export function createStorage(storageUrl: string, s3Defaults: Partial<S3StorageOptions> = {}): Storage {
   const target = parseStorageUrl(storageUrl);
   if (target.kind === "file") return new FileStorage(target.root);
   const { kind: _, ...options } = target;
-  return new S3Storage(options);
+  // What the URL says wins; the environment's S3 settings (read by config.ts) fill the gaps.
+  const given = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
+  return new S3Storage({ ...s3Defaults, ...given } as S3StorageOptions);
 }

@@ -40,16 +40,12 @@ export class S3MultipartUploader {
   private readonly baseUrl: string;
 
   constructor(target: S3Target) {
-    const env = process.env;
-    // The same environment fallbacks as Bun's S3Client, so both sign with the same credentials.
-    const accessKeyId = target.accessKeyId ?? env.S3_ACCESS_KEY_ID ?? env.AWS_ACCESS_KEY_ID ?? "";
-    const secretAccessKey = target.secretAccessKey ?? env.S3_SECRET_ACCESS_KEY ?? env.AWS_SECRET_ACCESS_KEY ?? "";
-    const sessionToken = target.sessionToken ?? env.S3_SESSION_TOKEN ?? env.AWS_SESSION_TOKEN;
-    const region = target.region ?? env.S3_REGION ?? env.AWS_REGION ?? "us-east-1";
+    const { accessKeyId = "", secretAccessKey = "", sessionToken, virtualHostedStyle } = target;
+    const region = target.region ?? "us-east-1";
     this.client = new AwsClient({ accessKeyId, secretAccessKey, sessionToken, region, service: "s3" });
-    const endpoint = new URL(target.endpoint ?? env.S3_ENDPOINT ?? env.AWS_ENDPOINT ?? `https://s3.${region}.amazonaws.com`);
+    const endpoint = new URL(target.endpoint ?? `https://s3.${region}.amazonaws.com`);
     const root = endpoint.origin + endpoint.pathname.replace(/\/+$/, "");
-    this.baseUrl = target.virtualHostedStyle ? `${endpoint.protocol}//${target.bucket}.${endpoint.host}` : `${root}/${target.bucket}`;
+    this.baseUrl = virtualHostedStyle ? `${endpoint.protocol}//${target.bucket}.${endpoint.host}` : `${root}/${target.bucket}`;
   }
 
   /**

@@ -53,6 +53,16 @@ describe("s3 storage", () => {
     await fromUserInfo.deletePrefix("url/");
   });
 
+  test("credentials the URL leaves out come from the environment's S3 settings, for plain and multipart puts", async () => {
+    const storage = createStorage(`s3://${server.bucket}?endpoint=${server.endpoint}`, { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey, region: "eu-west-1" });
+    expect(await storage.put("env/small", patternBytes(10))).toEqual({ size: 10 });
+    expect(await storage.put("env/multi", patternStream(6 * MiB, 3, { chunkSize: MiB }))).toEqual({ size: 6 * MiB });
+    expect((await storage.list("env/")).map((o) => [o.key, o.size])).toEqual([["env/multi", 6 * MiB], ["env/small", 10]]);
+    expect(await storage.deletePrefix("env/")).toBe(2);
+    const wrong = createStorage(`s3://${server.bucket}?endpoint=${server.endpoint}&accessKeyId=WRONG&secretAccessKey=WRONG`, { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey });
+    await expect(wrong.put("env/refused", patternStream(6 * MiB, 3, { chunkSize: MiB }))).rejects.toBeInstanceOf(StorageUnavailableError);
+  });
+
   test("a key prefix in the URL keeps this storage's objects apart from the rest of the bucket", async () => {
     const whole = createStorage(server.url);
     const scoped = createStorage(`s3://${server.bucket}/dbvault/?endpoint=${server.endpoint}&accessKeyId=S3RVER&secretAccessKey=S3RVER`);
