@@ -2,12 +2,29 @@
 // `bun server/src/main.ts` on a fresh data directory, waits until it answers, lets it settle,
 // and prints its resident set size; then the same after a restart on the now-existing data.
 //   bun bench/server-idle-rss.ts            target: under 300 MB
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+//   bun bench/server-idle-rss.ts --binary [PATH]   the same for the single-file server
+//                                        (default dist/dbvault-server; `npm run build:server`)
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 
 const TARGET_MB = 300;
 const root = join(import.meta.dir, "..");
+
+/** The command that starts the server: from source, or the compiled binary with `--binary`. */
+function readServerCommand(argv: string[]): string[] {
+  const index = argv.indexOf("--binary");
+  if (index < 0) return [process.execPath, join(root, "server/src/main.ts")];
+  const next = argv[index + 1];
+  const binary = next && !next.startsWith("--") ? resolve(next) : join(root, "dist/dbvault-server");
+  if (!existsSync(binary)) {
+    console.error(`server-idle-rss: ${binary} not found (build it with \`npm run build:server\`)`);
+    process.exit(2);
+  }
+  return [binary];
+}
+
+const serverCommand = readServerCommand(process.argv.slice(2));
 
 function rssMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
@@ -16,7 +33,7 @@ function rssMb(pid: number): number {
 
 async function measure(dataDir: string, port: number, label: string) {
   const started = performance.now();
-  const child = Bun.spawn([process.execPath, join(root, "server/src/main.ts")], {
+  const child = Bun.spawn(serverCommand, {
     env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: "warn" },
     stdout: "ignore",
     stderr: "inherit",
@@ -45,6 +62,7 @@ async function measure(dataDir: string, port: number, label: string) {
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), "dbvault-bench-rss-"));
+console.log(`server: ${serverCommand.join(" ")}`);
 try {
   await measure(dataDir, 39_871, "first start (fresh data dir)");
   await measure(dataDir, 39_872, "restart (existing data)");

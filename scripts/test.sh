@@ -12,6 +12,8 @@ bun run build:web
 
 echo "== agent binary build (the agent's tests run dist/dbvault-agent) =="
 bun run build:agent
+echo "== server binary build (a test starts dist/dbvault-server from an empty directory) =="
+bun run build:server
 
 echo "== all tests on embedded PGlite =="
 bun test --timeout 60000 "$@"

@@ -16,8 +16,7 @@ export const NO_CACHE = "no-cache";
 
 /**
  * Where the built web app lives when nobody says otherwise: `web/dist` of this checkout.
- * The one place that knows the directory; a compiled single binary will hand embedded files
- * to `webAssetsFromFiles` instead.
+ * The compiled single binary has no checkout around it: it serves `embeddedWebAssets()`.
  */
 export function defaultWebDistDir(): string {
   return resolve(import.meta.dir, "../../../../web/dist");
@@ -49,6 +48,24 @@ export function webAssetsFromFiles(entries: Iterable<[urlPath: string, body: Blo
     });
   }
   return indexHtml ? { indexHtml, files } : null;
+}
+
+/**
+ * Name prefix of the web app's files inside a compiled binary: scripts/build-server.ts embeds
+ * `web/dist` with `--asset`, which keeps the folder's own name, so `web/dist/assets/x.js`
+ * becomes the embedded file `dist/assets/x.js`.
+ */
+export const EMBEDDED_WEB_PREFIX = "dist/";
+
+/** The web app embedded in this compiled binary; null when not compiled (or built without it). */
+export function embeddedWebAssets(embedded: readonly Blob[] = Bun.embeddedFiles): WebAssets | null {
+  const entries: [string, Blob][] = [];
+  for (const file of embedded) {
+    // Embedded files are Bun files: Blobs that carry their name.
+    const name = (file as Blob & { name?: string }).name ?? "";
+    if (name.startsWith(EMBEDDED_WEB_PREFIX)) entries.push([`/${name.slice(EMBEDDED_WEB_PREFIX.length)}`, file]);
+  }
+  return entries.length > 0 ? webAssetsFromFiles(entries) : null;
 }
 
 /** Reads the built app from a directory (synchronously, at start-up); null when it was not built. */

@@ -1,6 +1,6 @@
 import { Elysia, NotFoundError } from "elysia";
 import type { AppContext } from "../../context";
-import { defaultWebDistDir, loadWebAssets, NO_CACHE, type WebAssets } from "./assets";
+import { defaultWebDistDir, embeddedWebAssets, loadWebAssets, NO_CACHE, type WebAssets } from "./assets";
 
 const NOT_BUILT_PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>DBVault</title></head>
 <body><h1>DBVault</h1><p>The web app has not been built. Run <code>npm run build:web</code> and restart the server.</p></body></html>`;
@@ -17,11 +17,13 @@ const isApiPath = (path: string) => path === "/api" || path.startsWith("/api/");
  *
  * Not @elysiajs/static: its plugin is async, so its routes arrive after createApp returns (a
  * catch-all registered beside it answers first, even for JS and CSS), it sets one Cache-Control
- * for every file, and it reads a real directory where a compiled binary has embedded files.
+ * for every file, and it reads a real directory where a compiled binary has embedded files
+ * (scripts/build-server.ts).
  */
 export const webController = (ctx: AppContext, options: { distDir?: string; assets?: WebAssets | null } = {}) => {
   const distDir = options.distDir ?? defaultWebDistDir();
-  const assets = options.assets !== undefined ? options.assets : loadWebAssets(distDir);
+  // A compiled binary serves the copy built into it; everything else reads web/dist from disk.
+  const assets = options.assets !== undefined ? options.assets : (embeddedWebAssets() ?? loadWebAssets(distDir));
   if (!assets) ctx.log.warn("web app not built: pages answer with a notice until `npm run build:web` runs", { distDir });
 
   const app = new Elysia({ name: "web", detail: { hide: true } });

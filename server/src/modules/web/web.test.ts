@@ -3,7 +3,7 @@ import { Elysia } from "elysia";
 import { httpBasics } from "../../lib/http";
 import { silentLogger } from "../../lib/logger";
 import type { AppContext } from "../../context";
-import { IMMUTABLE_CACHE, NO_CACHE, webAssetsFromFiles } from "./assets";
+import { embeddedWebAssets, IMMUTABLE_CACHE, NO_CACHE, SHORT_CACHE, webAssetsFromFiles } from "./assets";
 import { webController } from "./index";
 
 // The controller on its own, over an in-memory asset table: no build or database needed.
@@ -66,6 +66,29 @@ describe("web controller", () => {
     const res = await buildApp(null).handle(new Request("http://localhost/dashboard"));
     expect(res.status).toBe(503);
     expect(await res.text()).toContain("npm run build:web");
+  });
+});
+
+describe("embedded web app (compiled binary)", () => {
+  // Bun.embeddedFiles holds named Blobs; File stands in for them outside a compiled binary.
+  const embedded = [
+    new File(["\0asm"], "pglite.wasm", { type: "application/wasm" }),
+    new File(["<!doctype html><div id=root></div>"], "dist/index.html", { type: "text/html;charset=utf-8" }),
+    new File(["x"], "dist/assets/fonts/inter-abc.woff2", { type: "font/woff2" }),
+    new File(["<svg/>"], "dist/robots-like.svg", { type: "image/svg+xml" }),
+  ];
+
+  test("takes the files under dist/ by URL path and leaves PGlite's files alone", () => {
+    const found = embeddedWebAssets(embedded)!;
+    expect(found).not.toBeNull();
+    expect([...found.files.keys()].sort()).toEqual(["/assets/fonts/inter-abc.woff2", "/robots-like.svg"]);
+    expect(found.files.get("/assets/fonts/inter-abc.woff2")!.cacheControl).toBe(IMMUTABLE_CACHE);
+    expect(found.files.get("/robots-like.svg")!.cacheControl).toBe(SHORT_CACHE);
+  });
+
+  test("is null outside a compiled binary or without the web app inside", () => {
+    expect(embeddedWebAssets()).toBeNull();
+    expect(embeddedWebAssets([embedded[0]!])).toBeNull();
   });
 });
 
