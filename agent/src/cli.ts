@@ -1,5 +1,5 @@
 #!/usr/bin/env bun
-// dbvault-agent: the customer-side command line (and, in a later task, the daemon). This file
+// dbvault-agent: the customer-side command line and daemon (`run`). This file
 // only wires the process to runCli: real streams, the environment, and Ctrl-C.
 import { runCli } from "./commands/run-cli.ts";
 
@@ -18,6 +18,7 @@ async function main(): Promise<void> {
     stdin: process.stdin,
     stdout: process.stdout,
     stderr: process.stderr,
+    stdinIsTTY: process.stdin.isTTY === true,
     stdoutIsTTY: process.stdout.isTTY === true,
     stderrIsTTY: process.stderr.isTTY === true,
     columns: process.stderr.columns,

@@ -21,7 +21,7 @@ export interface DatabaseEntry {
   uri: string;
 }
 
-/** Filled in by `setup` (a later task): where the server is and how the agent signs in. */
+/** Filled in by `setup`: where the server is and how the agent signs in (`run` needs all four). */
 export interface ServerSettings {
   url: string;
   apiKey: string;
@@ -47,7 +47,9 @@ export type ConfigErrorCode =
   | "no-key"
   | "key-exists"
   | "unknown-database"
-  | "write-failed";
+  | "write-failed"
+  | "not-set-up"
+  | "already-set-up";
 
 /** Every config problem: `code` for programs, `hint` for people. */
 export class ConfigError extends Error {
@@ -65,6 +67,11 @@ export class ConfigError extends Error {
 // The same rule the server applies to database names (protocol/agent-protocol.ts).
 const DATABASE_NAME = /^[A-Za-z0-9][A-Za-z0-9._ -]{0,63}$/;
 const COMPRESSIONS = ["zstd", "gzip", "none"];
+
+/** Tells whether a display name is one the config and the server accept; never throws. */
+export function isValidDatabaseName(name: string): boolean {
+  return DATABASE_NAME.test(name);
+}
 const TOOL_MODES = ["auto", "native", "builtin"];
 
 /** Returns --config when given, else $XDG_CONFIG_HOME/dbvault/agent.json, else ~/.config/dbvault/agent.json; never throws. */
@@ -198,4 +205,18 @@ export function readMasterKey(config: AgentConfig, path: string): Buffer {
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Returns the server settings `run` and `db add` need; throws ConfigError "not-set-up" when setup has not run. */
+export function readServerSettings(config: AgentConfig, path: string): Required<ServerSettings> {
+  const server = config.server;
+  if (!server?.url || !server.apiKey || !server.agentId || !server.agentToken) {
+    throw new ConfigError(
+      "not-set-up",
+      `the config file ${path} does not say how to reach a DBVault server`,
+      path,
+      `connect this agent first with: dbvault-agent setup --config ${path}`,
+    );
+  }
+  return { url: server.url, apiKey: server.apiKey, agentId: server.agentId, agentToken: server.agentToken };
 }

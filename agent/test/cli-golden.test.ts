@@ -224,3 +224,73 @@ test("an unreachable database exits 1 naming the host only, never the credential
   expect(run.stderr).not.toContain("//agent");
   expect(existsSync(out)).toBe(false);
 });
+
+describe("setup, run and db", () => {
+  const { SETUP_HELP, RUN_HELP, DB_HELP } = require("../src/commands/help-topics.ts") as typeof import("../src/commands/help-topics.ts");
+  const UNREACHABLE_URI = "mongodb://agent:hunter2-secret@127.0.0.1:1/shop?serverSelectionTimeoutMS=300";
+
+  test("help setup, setup --help, help run and help db print the command's own help", async () => {
+    await expectRun(["help", "setup"], { stdout: SETUP_HELP, stderr: "", exitCode: 0 });
+    await expectRun(["setup", "--help"], { stdout: SETUP_HELP, stderr: "", exitCode: 0 });
+    await expectRun(["help", "run"], { stdout: RUN_HELP, stderr: "", exitCode: 0 });
+    await expectRun(["db", "add", "--help"], { stdout: DB_HELP, stderr: "", exitCode: 0 });
+  });
+  test("help for an unknown topic", () =>
+    expectRun(["help", "nope"], { stderr: `dbvault-agent: help: no help for "nope" (commands with their own help: setup, run, db)\n${HINT_USAGE}`, exitCode: 2 }));
+  test("setup refuses a server URL that is not http(s)", () =>
+    expectRun(["setup", "--server", "ftp://example.com"], { stderr: `dbvault-agent: setup: --server must start with https:// or http://\n${HINT_USAGE}`, exitCode: 2 }));
+  test("setup without a terminal and without an API key says where the key can come from", () =>
+    expectRun(["setup", "--server", "https://dbvault.example.com", "--db", "shop", "--config", join(dir, "never.json")], {
+      stderr:
+        "dbvault-agent: setup: missing the API key\n" +
+        "dbvault-agent: hint: pass --api-key-file PATH (- for stdin) or set DBVAULT_API_KEY; see dbvault-agent help setup\n",
+      exitCode: 2,
+    }));
+  test("only one secret can come from stdin", () =>
+    expectRun(["setup", "--server", "https://x.example", "--api-key-file", "-", "--uri-file", "-", "--db", "shop"], {
+      stderr: `dbvault-agent: setup: only one of --api-key-file, --uri-file can read stdin (-)\n${HINT_USAGE}`,
+      exitCode: 2,
+    }));
+  test("a databases file line without NAME=URI is refused without quoting it", async () => {
+    const file = join(dir, "bad-databases.txt");
+    await writeFile(file, "# ok\nshop mongodb://u:do-not-print@h/x\n");
+    const keyFile = join(dir, "api-key.txt");
+    await writeFile(keyFile, "dbv_test-key\n");
+    const run = await expectRun(["setup", "--server", "https://x.example", "--api-key-file", keyFile, "--databases-file", file], {
+      stderr: `dbvault-agent: setup: line 2 of the databases file is not NAME=CONNECTION-STRING\n${HINT_USAGE}`,
+      exitCode: 2,
+    });
+    expect(run.stderr).not.toContain("do-not-print");
+  });
+  test("setup tests the database before anything else and saves nothing when it cannot connect", async () => {
+    const path = join(dir, "unreachable-setup.json");
+    const run = await runAgent(["setup", "--server", "http://127.0.0.1:1", "--db", "shop", "--config", path], {
+      env: { ...env(), DBVAULT_API_KEY: "dbv_never-printed-key", DBVAULT_DB_URI: UNREACHABLE_URI },
+    });
+    expect(run.stderr).toMatch(
+      /^dbvault-agent: cannot use the database "shop": cannot connect to mongodb at 127\.0\.0\.1:1: .*\ndbvault-agent: hint: check the connection string of "shop" \(user, password, host, database\) and that 127\.0\.0\.1:1 is reachable from this machine; nothing was saved\n$/,
+    );
+    expect(run.exitCode).toBe(1);
+    for (const secret of ["hunter2", "never-printed", "//agent"]) expect(run.stderr).not.toContain(secret);
+    expect(existsSync(path)).toBe(false);
+  });
+  test("run and db add need a set-up config", async () => {
+    const hint = `dbvault-agent: hint: connect this agent first with: dbvault-agent setup --config ${goldenConfig}\n`;
+    await expectRun(["run", "--config", goldenConfig], {
+      stderr: `dbvault-agent: the config file ${goldenConfig} does not say how to reach a DBVault server\n${hint}`,
+      exitCode: 4,
+    });
+    await expectRun(["db", "add", "--db", "x", "--config", goldenConfig], {
+      stderr: `dbvault-agent: the config file ${goldenConfig} does not say how to reach a DBVault server\n${hint}`,
+      exitCode: 4,
+    });
+    const missing = join(dir, "xdg", "dbvault", "agent.json");
+    await expectRun(["run"], {
+      stderr: `dbvault-agent: no config file at ${missing}\ndbvault-agent: hint: connect this agent first with: dbvault-agent setup --config ${missing}\n`,
+      exitCode: 4,
+    });
+  });
+  test("db without an action", () => expectRun(["db"], { stderr: `dbvault-agent: db: missing action (add or list)\n${HINT_USAGE}`, exitCode: 2 }));
+  test("db list prints names and hosts, never the connection string", () =>
+    expectRun(["db", "list", "--config", otherConfig], { stdout: "shop\t127.0.0.1:1\n", stderr: "", exitCode: 0 }));
+});

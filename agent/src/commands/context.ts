@@ -7,6 +7,8 @@ export interface CliIo {
   stdin: Readable;
   stdout: Writable;
   stderr: Writable;
+  /** True when stdin is a terminal: setup and db add may then ask their questions. */
+  stdinIsTTY?: boolean;
   stdoutIsTTY: boolean;
   stderrIsTTY: boolean;
   /** Terminal width of stderr, when it is a terminal. */

@@ -4,6 +4,13 @@ import { AGENT_VERSION } from "../dump/index.ts";
 export const HELP_TEXT = `usage: dbvault-agent <command> [options]
 
 commands:
+  setup                          connect this machine to your DBVault account: test the
+                                 databases, create the master key, register the agent
+                                 (see dbvault-agent help setup)
+  run                            the agent service: keep connected to the server and run the
+                                 backups and restores it asks for (dbvault-agent help run)
+  db add --db NAME               add a database later (dbvault-agent help db)
+  db list                        list the configured databases (names and hosts)
   dump --db NAME --out FILE      dump a database of the config file, compress and encrypt it
                                  into FILE (.enc.dbvault)
   restore --db NAME --in FILE    restore a .enc.dbvault backup into a database of the config
@@ -18,7 +25,7 @@ commands:
   key generate [--force]         create the config file's master key
   key export                     print the master key (keep it secret, keep a copy)
   version                        print the version
-  help                           print this help
+  help [COMMAND]                 print this help, or a command's (setup, run, db)
 
 options:
   --config PATH        the config file (default: $XDG_CONFIG_HOME/dbvault/agent.json,
@@ -30,11 +37,13 @@ options:
   dump --out).
 
 exit codes:
-  0  success
-  1  failure (database unreachable, tool or I/O error, partial restore)
+  0  success (run: stopped by SIGINT or SIGTERM)
+  1  failure (database unreachable, tool or I/O error, partial restore, the server
+     unreachable or refusing the API key)
   2  usage error
   3  verification or decryption failed (wrong key, damaged or foreign file)
-  4  config problem (missing, unreadable, readable by others, invalid, no key)
+  4  config problem (missing, unreadable, readable by others, invalid, no key, not set
+     up for run or db add, already set up for setup without --force)
   130 interrupted
 `;
 

@@ -3,17 +3,24 @@
 import { describeFailure } from "./report-error.ts";
 import { usageError } from "./cli-error.ts";
 import { type CliIo, createCommandContext, type CommandContext } from "./context.ts";
+import { runDbCommand } from "./db.ts";
 import { runDecryptCommand } from "./decrypt.ts";
 import { runDumpCommand } from "./dump.ts";
 import { runEncryptCommand } from "./encrypt.ts";
 import { describeVersion, HELP_TEXT } from "./help.ts";
+import { findCommandHelp } from "./help-topics.ts";
 import { runKeyCommand } from "./key.ts";
 import { runRestoreCommand } from "./restore.ts";
+import { runDaemonCommand } from "./run.ts";
+import { runSetupCommand } from "./setup.ts";
 import { runVerifyCommand } from "./verify.ts";
 
 type Command = (args: string[], context: CommandContext) => Promise<number>;
 
 const COMMANDS: Record<string, Command> = {
+  setup: runSetupCommand,
+  run: runDaemonCommand,
+  db: runDbCommand,
   dump: runDumpCommand,
   restore: runRestoreCommand,
   encrypt: runEncryptCommand,
@@ -25,8 +32,12 @@ const COMMANDS: Record<string, Command> = {
     context.io.stdout.write(`${describeVersion()}\n`);
     return 0;
   },
-  async help(_args, context) {
-    context.io.stdout.write(HELP_TEXT);
+  async help(args, context) {
+    if (args.length > 1) throw usageError(`help: unexpected argument "${args[1]}"`);
+    const topic = args[0];
+    const text = topic === undefined ? HELP_TEXT : findCommandHelp(topic);
+    if (text === undefined) throw usageError(`help: no help for "${topic}" (commands with their own help: setup, run, db)`);
+    context.io.stdout.write(text);
     return 0;
   },
 };
@@ -45,7 +56,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     if (name === "--version") return await COMMANDS.version!(args, context);
     const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
     if (!command) throw usageError(`unknown command "${name}"`);
-    if (args.includes("--help")) return await COMMANDS.help!([], context);
+    if (args.includes("--help")) return await COMMANDS.help!(findCommandHelp(name) ? [name] : [], context);
     configPath = findConfigArgument(args, io);
     return await command(args, context);
   } catch (error) {

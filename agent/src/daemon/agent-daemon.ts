@@ -17,7 +17,7 @@ export type DaemonRuntime = {
   restore(
     databaseName: string,
     encrypted: ReadableStream<Uint8Array>,
-    options: { onProgress: (p: Progress) => void; signal: AbortSignal },
+    options: { onProgress: (p: Progress) => void; signal: AbortSignal; inputBytes?: number },
   ): Promise<RestoreStats>;
   /** Stores new agent credentials (a reset) in the config file. */
   saveAgentToken(agentToken: string): Promise<void>;
@@ -29,6 +29,10 @@ export type DaemonRuntime = {
 /** A message for the server: the error's own text, never a stack, trimmed to the protocol's limit. */
 const describe = (error: unknown) => ((error as Error)?.message || String(error)).slice(0, 1900);
 
+/** How long stop() lets the running job report its failure (over HTTP) before giving up on it. */
+const STOP_GRACE_MS = 5_000;
+const STOPPED_REASON = "the agent was stopped during the backup (dbvault-agent run received a stop signal)";
+
 /**
  * The long-lived agent: holds the socket, runs one backup or restore at a time as the server
  * asks, streams uploads and downloads, reports progress, and answers restart/update/reset.
@@ -36,6 +40,7 @@ const describe = (error: unknown) => ((error as Error)?.message || String(error)
 export function startAgentDaemon(runtime: DaemonRuntime) {
   const jobs: (() => Promise<void>)[] = [];
   let running = false;
+  let current: Promise<void> | null = null;
   const abort = new AbortController();
   let socket: AgentSocket;
 
@@ -50,9 +55,11 @@ export function startAgentDaemon(runtime: DaemonRuntime) {
     if (!job) return;
     running = true;
     try {
-      await job();
+      current = job();
+      await current;
     } finally {
       running = false;
+      current = null;
       void runNext();
     }
   };
@@ -69,22 +76,23 @@ export function startAgentDaemon(runtime: DaemonRuntime) {
       const result = await uploadBackup(runtime.client(), backupId, encrypted);
       runtime.log("backup completed and uploaded", { backupId, databaseName, bytes: result.size });
     } catch (error) {
-      runtime.log("backup failed", { backupId, databaseName, error: describe(error) });
-      outbox.deliver({ type: "backup.failed", backupId, error: describe(error) });
+      const reason = abort.signal.aborted ? STOPPED_REASON : describe(error);
+      runtime.log("backup failed", { backupId, databaseName, error: reason });
+      outbox.deliver({ type: "backup.failed", backupId, error: reason });
       await runtime
         .client()
-        .fail(backupId, describe(error))
+        .fail(backupId, reason)
         .catch(() => {});
     }
   }
 
-  async function runRestore(restoreId: string, backupId: string, databaseName: string) {
+  async function runRestore(restoreId: string, backupId: string, databaseName: string, size: number) {
     runtime.log("restore started", { restoreId, backupId, databaseName });
     outbox.deliver({ type: "restore.started", restoreId });
     const report = throttleProgress((progress) => socket.send({ type: "restore.progress", restoreId, progress }));
     try {
       const download = openResumableDownload(runtime.client(), backupId, { signal: abort.signal });
-      const stats = await runtime.restore(databaseName, download, { onProgress: report, signal: abort.signal });
+      const stats = await runtime.restore(databaseName, download, { onProgress: report, signal: abort.signal, inputBytes: size });
       runtime.log("restore completed", { restoreId, databaseName });
       outbox.deliver({ type: "restore.completed", restoreId, stats });
     } catch (error) {
@@ -103,7 +111,7 @@ export function startAgentDaemon(runtime: DaemonRuntime) {
       case "backup":
         return enqueue(() => runBackup(message.backupId, message.databaseName));
       case "restore":
-        return enqueue(() => runRestore(message.restoreId, message.backupId, message.databaseName));
+        return enqueue(() => runRestore(message.restoreId, message.backupId, message.databaseName, message.size));
       case "restart":
         runtime.log("restart requested: reloading the configuration and reconnecting");
         await runtime.reloadConfig();
@@ -146,10 +154,15 @@ export function startAgentDaemon(runtime: DaemonRuntime) {
 
   return {
     isConnected: () => socket.isConnected(),
-    /** Stops taking work, aborts the running job and closes the socket. */
+    /** Stops taking work, aborts the running job (which reports its failure, briefly awaited) and closes the socket. */
     async stop() {
       jobs.length = 0;
       abort.abort(new Error("the agent is stopping"));
+      if (current) {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        await Promise.race([current.catch(() => {}), new Promise((resolve) => (timer = setTimeout(resolve, STOP_GRACE_MS)))]);
+        clearTimeout(timer);
+      }
       await socket.stop();
     },
   };

@@ -1,0 +1,109 @@
+// The real DaemonRuntime behind `dbvault-agent run`: backups are dump → compress → encrypt
+// streams, restores verify/decrypt → restore, credentials live in the 0600 config file. The
+// config is re-read before each job, so a database added with `db add` works without a restart.
+import type { RestoreStats } from "../../../protocol/agent-protocol";
+import { type AgentConfig, findDatabase, loadConfig, readMasterKey, readServerSettings, saveConfig } from "../config.ts";
+import { AGENT_VERSION, createBackupStream, DumpError, restoreFromEncrypted } from "../dump/index.ts";
+import { createServerClient } from "../transport/server-client.ts";
+import type { DaemonRuntime } from "./agent-daemon.ts";
+import type { DaemonLog } from "./daemon-log.ts";
+
+export interface RuntimeOptions {
+  configPath: string;
+  /** The config as loaded at start (already checked to hold server settings and a key). */
+  config: AgentConfig;
+  hello: { hostname: string; platform: string };
+  log: DaemonLog;
+}
+
+/** A restore that failed, with what was restored before the failure in the protocol's shape. */
+class RestoreFailure extends Error {
+  constructor(
+    message: string,
+    readonly stats: RestoreStats | undefined,
+  ) {
+    super(message);
+  }
+}
+
+/** Builds the runtime; never throws (failures surface from its methods). */
+export function createDaemonRuntime(options: RuntimeOptions): DaemonRuntime {
+  const path = options.configPath;
+  let config = options.config;
+
+  // A config broken by hand mid-run must not stop the agent: keep the last good one and say so.
+  const refresh = async () => {
+    try {
+      const fresh = await loadConfig(path);
+      readServerSettings(fresh, path);
+      config = fresh;
+    } catch (error) {
+      options.log("could not re-read the config file; using the last good one", { error: (error as Error).message });
+    }
+    return config;
+  };
+
+  return {
+    client: () => createServerClient(readServerSettings(config, path)),
+    hello: { version: AGENT_VERSION, ...options.hello },
+    async *backup(databaseName, { onProgress, signal }) {
+      const current = await refresh();
+      const database = findDatabase(current, databaseName, path);
+      const backup = createBackupStream({
+        uri: database.uri,
+        masterKey: readMasterKey(current, path),
+        compression: current.compression ?? "zstd",
+        tools: current.tools,
+        signal,
+        onProgress,
+        onNotice: (message) => options.log(message, { databaseName }),
+      });
+      try {
+        for await (const chunk of backup.stream) yield chunk as Uint8Array;
+        // The stream ending is not enough: the upload is completed only after the dump succeeded.
+        await backup.result;
+      } finally {
+        backup.stream.destroy();
+      }
+    },
+    async restore(databaseName, encrypted, { onProgress, signal, inputBytes }) {
+      const current = await refresh();
+      const database = findDatabase(current, databaseName, path);
+      try {
+        const result = await restoreFromEncrypted({
+          uri: database.uri,
+          masterKey: readMasterKey(current, path),
+          input: encrypted,
+          ...(inputBytes ? { inputBytes } : {}),
+          tools: current.tools,
+          signal,
+          onProgress,
+          onNotice: (message) => options.log(message, { databaseName }),
+        });
+        return result.collections;
+      } catch (error) {
+        throw describeRestoreFailure(error);
+      }
+    },
+    async saveAgentToken(agentToken) {
+      const current = await refresh();
+      const next = { ...current, server: { ...readServerSettings(current, path), agentToken } };
+      await saveConfig(path, next);
+      config = next;
+    },
+    async reloadConfig() {
+      const fresh = await loadConfig(path);
+      readServerSettings(fresh, path);
+      config = fresh;
+    },
+    log: options.log,
+  };
+}
+
+function describeRestoreFailure(error: unknown): Error {
+  if (error instanceof DumpError && error.code === "restore-incomplete") {
+    const cause = error.cause instanceof Error ? `: ${error.cause.message}` : "";
+    return new RestoreFailure(`${error.message}${cause}`, error.stats?.collections);
+  }
+  return error instanceof Error ? error : new Error(String(error));
+}

@@ -1,0 +1,139 @@
+// Pieces of the end-to-end test: the compiled agent built fresh, `dbvault-agent run` as a child
+// process whose log is captured, a browser-side realtime client, and polling helpers.
+import { existsSync, statSync } from "node:fs";
+import { readdir } from "node:fs/promises";
+import { join } from "node:path";
+import { BINARY_PATH, REPO_ROOT } from "./run-agent.ts";
+
+/** Builds dist/dbvault-agent when it is missing or older than the agent's sources. */
+export async function ensureFreshBinary(): Promise<void> {
+  let newest = 0;
+  for (const folder of ["agent/src", "protocol"]) {
+    for (const entry of await readdir(join(REPO_ROOT, folder), { withFileTypes: true, recursive: true })) {
+      if (entry.isFile() && entry.name.endsWith(".ts")) newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
+    }
+  }
+  if (existsSync(BINARY_PATH) && statSync(BINARY_PATH).mtimeMs >= newest) return;
+  const build = Bun.spawnSync([process.execPath, join(REPO_ROOT, "scripts/build-agent.ts")], { stdout: "pipe", stderr: "pipe" });
+  if (build.exitCode !== 0) throw new Error(`build-agent failed: ${build.stderr.toString()}`);
+}
+
+export interface RunningAgent {
+  /** Everything the daemon logged so far (stderr). */
+  log(): string;
+  /** Sends a signal and waits for the exit code. */
+  stop(signal?: "SIGTERM" | "SIGINT" | "SIGKILL"): Promise<number>;
+  exited: Promise<number>;
+}
+
+/** Starts `dbvault-agent run --config PATH` from the compiled binary. */
+export function startAgentProcess(configPath: string): RunningAgent {
+  const child = Bun.spawn([BINARY_PATH, "run", "--config", configPath], {
+    cwd: REPO_ROOT,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: "/nonexistent-home" },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  let text = "";
+  const decoder = new TextDecoder();
+  const drain = async (stream: ReadableStream<Uint8Array>) => {
+    for await (const chunk of stream) text += decoder.decode(chunk, { stream: true });
+  };
+  const drained = Promise.all([drain(child.stderr), drain(child.stdout)]);
+  const exited = child.exited.then(async (code) => {
+    await drained;
+    return code;
+  });
+  return {
+    log: () => text,
+    exited,
+    async stop(signal = "SIGTERM") {
+      child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/** Polls `check` until it returns a value other than undefined/false; throws after `timeoutMs`. */
+export async function waitUntil<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(25);
+  }
+}
+
+export type BrowserEvent = { type: string; [field: string]: unknown };
+
+/** A browser-side /api/ws client, authenticated with the user's session token like the web app. */
+export async function openBrowserSocket(baseUrl: string, token: string) {
+  const events: BrowserEvent[] = [];
+  const socket = new WebSocket(`${baseUrl.replace(/^http/, "ws")}/api/ws`);
+  await new Promise<void>((resolve, reject) => {
+    socket.onopen = () => resolve();
+    socket.onerror = () => reject(new Error("the realtime socket did not open"));
+  });
+  const ready = new Promise<void>((resolve) => {
+    socket.onmessage = (event) => {
+      const data = JSON.parse(String(event.data)) as BrowserEvent;
+      if (data.type === "ready") resolve();
+      else events.push(data);
+    };
+  });
+  socket.send(JSON.stringify({ type: "auth", token }));
+  await ready;
+  return {
+    events,
+    /** Waits for an event matching `match` and returns it. */
+    waitFor: (what: string, match: (event: BrowserEvent) => boolean, timeoutMs?: number) =>
+      waitUntil(what, () => events.find(match), timeoutMs),
+    close: () => socket.close(),
+  };
+}
+
+export interface SetUpAgent {
+  configPath: string;
+  stdout: string;
+  stderr: string;
+  exitCode: number;
+}
+
+/**
+ * Runs `dbvault-agent setup` non-interactively the way a script would: the API key on stdin,
+ * the connection strings in a 0600 databases file, nothing secret in argv.
+ */
+export async function runSetup(options: {
+  baseUrl: string;
+  apiKey: string;
+  databases: { name: string; uri: string }[];
+  directory: string;
+  name?: string;
+  extraArgs?: string[];
+}): Promise<SetUpAgent> {
+  const { writeFile } = await import("node:fs/promises");
+  const { runAgent } = await import("./run-agent.ts");
+  const configPath = join(options.directory, "agent.json");
+  const databasesFile = join(options.directory, "databases.txt");
+  await writeFile(databasesFile, `# name=uri\n${options.databases.map((d) => `${d.name}=${d.uri}`).join("\n")}\n`, { mode: 0o600 });
+  const run = await runAgent(
+    [
+      "setup",
+      "--server",
+      `${options.baseUrl}/api`,
+      "--api-key-file",
+      "-",
+      "--databases-file",
+      databasesFile,
+      "--name",
+      options.name ?? "e2e-agent",
+      "--config",
+      configPath,
+      ...(options.extraArgs ?? []),
+    ],
+    { command: [BINARY_PATH], stdin: new TextEncoder().encode(`${options.apiKey}\n`) },
+  );
+  return { configPath, stdout: run.stdout, stderr: run.stderr, exitCode: run.exitCode };
+}
