@@ -1,0 +1,277 @@
+// The Admin Dashboard (/admin): cards, search, User Details (email, role, status, plan and its
+// limits), ban with a reason (the banned user, in another browser, lands on /banned), unban,
+// agent and user deletion, errors shown at the top with the list unchanged, and the admin guard.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Page } from "playwright-core";
+import { backups } from "@db/schema";
+import { registerScriptedAgent } from "../server/test/scripted-agent";
+import { type TestUser, uniqueEmail } from "../server/test/harness";
+import { type E2EEnv, startE2E } from "./support/e2e-env";
+
+let env: E2EEnv;
+beforeAll(async () => {
+  env = await startE2E();
+});
+afterAll(async () => {
+  await env?.close();
+});
+
+async function signIn(page: Page, user: TestUser) {
+  await page.goto("/login");
+  await page.getByLabel("Email address").fill(user.email);
+  await page.getByLabel("Password", { exact: true }).fill(user.password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.waitForURL(/\/(dashboard|banned)$/);
+}
+
+const rows = (page: Page) => page.getByTestId("admin-user-row");
+const row = (page: Page, text: string) => rows(page).filter({ hasText: text });
+const details = (page: Page) => page.getByRole("region", { name: "User Details" });
+const card = (page: Page, name: string) => page.getByRole("group", { name, exact: true });
+const cardValue = (page: Page, name: string) => card(page, name).getByTestId("stat-value").innerText();
+const topError = (page: Page) => page.getByRole("alert");
+const asAdmin = (admin: TestUser, method: string, path: string, body?: unknown) => env.server.call(method, path, { token: admin.token, body });
+
+async function openAdmin(page: Page) {
+  await page.goto("/admin");
+  await page.getByRole("heading", { name: "Admin Dashboard", level: 1 }).waitFor();
+  await rows(page).first().waitFor();
+}
+
+async function selectUser(page: Page, name: string) {
+  await row(page, name).getByRole("button", { name }).click();
+  expect(await details(page).getByLabel("Name").inputValue()).toBe(name);
+}
+
+describe("admin dashboard", () => {
+  test("cards, search, details, plan/role/status/email, ban and unban, agents, delete user", async () => {
+    const admin = await env.server.registerAdmin();
+    const grace = await env.server.registerUser({ name: "Grace Hopper", email: uniqueEmail("grace") });
+    const linus = await env.server.registerUser({ name: "Linus Torvalds", email: uniqueEmail("linus") });
+    const agent = await registerScriptedAgent(env.baseUrl, grace.apiKey, ["orders-db"], "grace-prod-agent");
+    await env.server.ctx.db.insert(backups).values([
+      { userId: grace.id, databaseName: "orders-db", status: "completed", size: 1024 * 1024 },
+      { userId: grace.id, databaseName: "orders-db", status: "completed", size: 512 * 1024 },
+    ]);
+    const userCount = (await asAdmin(admin, "GET", "/api/admin/users")).body.length as number;
+
+    // Grace signs in first, in her own browser, and stays there while the admin works.
+    const graceBrowser = await env.openPage();
+    await signIn(graceBrowser.page, grace);
+    expect(graceBrowser.page.url()).toEndWith("/dashboard");
+
+    const { context, page } = await env.openPage();
+    await page.route("**/api/admin/users", async (route) => {
+      // Held back a little so the loading text can be seen.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await route.continue();
+    });
+    await signIn(page, admin);
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Admin" }).click();
+    await page.getByText("Loading admin data...").waitFor();
+    await openAdmin(page);
+    await page.unroute("**/api/admin/users");
+    expect(await page.title()).toBe("DBVault - Admin Dashboard");
+    await page.getByText("Manage users, plans, and monitor activity.").waitFor();
+    expect(await page.getByRole("link", { name: /Knowledge Base Management/ }).getAttribute("href")).toBe("/admin/kb");
+
+    // Cards and the table.
+    expect(await cardValue(page, "Users")).toBe(String(userCount));
+    expect(await cardValue(page, "Banned")).toBe("0");
+    expect(await cardValue(page, "Inactive")).toBe("0");
+    expect(await cardValue(page, "Backups")).toBe("2");
+    expect(await card(page, "Backups").innerText()).toContain("1.5 MB");
+    expect(await rows(page).count()).toBe(userCount);
+    for (const header of ["Name", "Email", "Role", "Plan", "Status"]) await page.getByRole("columnheader", { name: header }).waitFor();
+    // The first user is selected by default.
+    const firstName = await rows(page).first().locator("td").first().innerText();
+    expect(await details(page).getByLabel("Name").inputValue()).toBe(firstName);
+    expect(await rows(page).first().getAttribute("data-selected")).toBe("true");
+    await env.screenshot(page, "admin-dashboard");
+
+    // Search: name, email and plan name, any case.
+    const search = page.getByPlaceholder("Search by name, email, plan");
+    await search.fill("HOPPER");
+    expect(await rows(page).count()).toBe(1);
+    expect(await rows(page).first().innerText()).toContain(grace.email);
+    await search.fill(linus.email.slice(0, 12).toUpperCase());
+    expect(await rows(page).count()).toBe(1);
+    expect(await rows(page).first().innerText()).toContain("Linus Torvalds");
+    await search.fill("no-such-user-anywhere");
+    await page.getByText("No users match the search.").waitFor();
+    await env.screenshot(page, "admin-search-empty");
+    await search.fill("");
+    expect(await rows(page).count()).toBe(userCount);
+
+    // Details of Grace: plan with its limits.
+    await selectUser(page, "Grace Hopper");
+    const panel = details(page);
+    expect(await panel.getByLabel("Email").inputValue()).toBe(grace.email);
+    expect(await panel.getByLabel("Plan", { exact: true }).locator("option:checked").innerText()).toBe("Free");
+    expect(await panel.getByLabel("Plan limits").innerText()).toMatch(/Storage\s*1 GB\s*Retention\s*1 week\s*Frequency\s*every 24 hours\s*DB Limit\s*1/i);
+    const pro = ((await asAdmin(admin, "GET", "/api/admin/plans")).body as { _id: string; name: string }[]).find((p) => p.name === "Pro")!;
+    await panel.getByLabel("Plan", { exact: true }).selectOption(pro._id);
+    await row(page, "Grace Hopper").getByText("Pro").waitFor();
+    expect(await panel.getByLabel("Plan limits").innerText()).toMatch(/200 GB[\s\S]*12\.9 weeks[\s\S]*every 1 hour[\s\S]*10/);
+    const serverGrace = async () => ((await asAdmin(admin, "GET", "/api/admin/users")).body as any[]).find((u) => u._id === grace.id);
+    expect((await serverGrace()).plan.name).toBe("Pro");
+    await search.fill("pro");
+    expect(await rows(page).count()).toBe(1);
+    await search.fill("");
+
+    // Role and status.
+    await panel.getByLabel("Role").selectOption("admin");
+    await row(page, "Grace Hopper").getByText("admin").waitFor();
+    expect((await serverGrace()).role).toBe("admin");
+    await panel.getByLabel("Role").selectOption("user");
+    await row(page, "Grace Hopper").getByText("user", { exact: true }).waitFor();
+    await panel.getByLabel("Status").selectOption("inactive");
+    await row(page, "Grace Hopper").getByText("inactive").waitFor();
+    expect(await cardValue(page, "Inactive")).toBe("1");
+    expect((await serverGrace()).status).toBe("inactive");
+    await panel.getByLabel("Status").selectOption("active");
+    await row(page, "Grace Hopper").getByText("active", { exact: true }).waitFor();
+
+    // Email: blank cannot be saved; the trimmed value is sent.
+    const newEmail = uniqueEmail("grace-new");
+    await panel.getByLabel("Email").fill("   ");
+    expect(await panel.getByRole("button", { name: "Save" }).isDisabled()).toBe(true);
+    await panel.getByLabel("Email").fill(`  ${newEmail}  `);
+    await panel.getByRole("button", { name: "Save" }).click();
+    await row(page, "Grace Hopper").getByText(newEmail).waitFor();
+    expect(await panel.getByLabel("Email").inputValue()).toBe(newEmail);
+    expect((await serverGrace()).email).toBe(newEmail);
+
+    // Agents.
+    const agentItem = panel.getByTestId("admin-agent");
+    await agentItem.waitFor();
+    expect(await agentItem.innerText()).toMatch(/grace-prod-agent[\s\S]*db-host\.internal[\s\S]*v1\.0\.0/);
+    await env.screenshot(page, "admin-user-details");
+
+    // Ban with a reason; Grace's next request lands her on /banned with it.
+    await panel.getByLabel("Ban reason (optional)").fill("Chargeback fraud");
+    await panel.getByRole("button", { name: "Ban", exact: true }).click();
+    await panel.getByText("Reason: Chargeback fraud").waitFor();
+    await row(page, "Grace Hopper").getByText("banned").waitFor();
+    expect(await cardValue(page, "Banned")).toBe("1");
+    await env.screenshot(page, "admin-user-banned");
+    await graceBrowser.page.goto("/dashboard");
+    await graceBrowser.page.waitForURL("**/banned");
+    await graceBrowser.page.getByRole("heading", { name: "Account Suspended" }).waitFor();
+    await graceBrowser.page.getByText("Chargeback fraud").waitFor();
+    await env.screenshot(graceBrowser.page, "admin-banned-user-view");
+
+    // Unban: the reason is cleared, and Grace's token works again.
+    await panel.getByRole("button", { name: "Unban" }).click();
+    await panel.getByRole("button", { name: "Ban", exact: true }).waitFor();
+    expect(await panel.getByText(/^Reason:/).count()).toBe(0);
+    expect(await cardValue(page, "Banned")).toBe("0");
+    expect(await serverGrace()).toMatchObject({ isBanned: false, banReason: null, bannedAt: null });
+    expect((await env.server.call("GET", "/api/user/profile", { token: grace.token })).status).toBe(200);
+
+    // A ban without a reason gets 'Policy violation'; then unban again.
+    await panel.getByRole("button", { name: "Ban", exact: true }).click();
+    await panel.getByText("Reason: Policy violation").waitFor();
+    await panel.getByRole("button", { name: "Unban" }).click();
+    await panel.getByRole("button", { name: "Ban", exact: true }).waitFor();
+
+    // Delete the agent.
+    await panel.getByRole("button", { name: "Delete agent grace-prod-agent" }).click();
+    await panel.getByText("No agents registered.").waitFor();
+    expect((await asAdmin(admin, "GET", `/api/admin/users/${grace.id}/agents`)).body).toEqual([]);
+    expect(agent.agentId).toBeString();
+
+    // Delete Linus through the dialog: Cancel keeps him, Delete removes him.
+    await selectUser(page, "Linus Torvalds");
+    await panel.getByRole("button", { name: "Delete User" }).click();
+    const dialog = page.getByRole("dialog", { name: "Delete user" });
+    await dialog.getByText("This action cannot be undone. All user data may be lost.").waitFor();
+    await env.screenshot(page, "admin-delete-user-dialog");
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+    await dialog.waitFor({ state: "hidden" });
+    expect(await row(page, "Linus Torvalds").count()).toBe(1);
+    await panel.getByRole("button", { name: "Delete User" }).click();
+    await dialog.getByRole("button", { name: "Delete" }).click();
+    await dialog.waitFor({ state: "hidden" });
+    await row(page, "Linus Torvalds").waitFor({ state: "detached" });
+    await panel.getByText("Select a user from the list.").waitFor();
+    expect(await cardValue(page, "Users")).toBe(String(userCount - 1));
+    expect(((await asAdmin(admin, "GET", "/api/admin/users")).body as any[]).some((u) => u._id === linus.id)).toBe(false);
+
+    // The page reflects the server after a reload.
+    await openAdmin(page);
+    expect(await rows(page).count()).toBe(userCount - 1);
+    await graceBrowser.context.close();
+    await context.close();
+  });
+
+  test("API errors show at the top and the list is unchanged", async () => {
+    const admin = await env.server.registerAdmin();
+    const other = await env.server.registerUser({ name: "Error Target", email: uniqueEmail("target") });
+    const { context, page } = await env.openPage();
+    await signIn(page, admin);
+
+    // A load failure: the stats call fails, the users still show.
+    await page.route("**/api/admin/stats/backups", (route) => route.fulfill({ status: 500, contentType: "application/json", body: JSON.stringify({ message: "boom" }) }));
+    await openAdmin(page);
+    expect(await topError(page).innerText()).toContain("Failed to fetch stats");
+    expect(await cardValue(page, "Backups")).toBe("—");
+    await page.unroute("**/api/admin/stats/backups");
+
+    await openAdmin(page);
+    expect(await topError(page).count()).toBe(0);
+    const before = await rows(page).allInnerTexts();
+
+    // The server refuses: an admin cannot remove their own admin role.
+    const panel = details(page);
+    const adminRow = rows(page).filter({ hasText: admin.email });
+    await adminRow.getByRole("button", { name: "Admin User" }).click();
+    expect(await panel.getByLabel("Email").inputValue()).toBe(admin.email);
+    await panel.getByLabel("Role").selectOption("user");
+    await topError(page).getByText("Failed to update role").waitFor();
+    expect(await topError(page).innerText()).toContain("You cannot remove your own admin role.");
+    expect(await panel.getByLabel("Role").inputValue()).toBe("admin");
+    expect(await rows(page).allInnerTexts()).toEqual(before);
+    await env.screenshot(page, "admin-error");
+
+    // Deleting oneself is refused too.
+    await panel.getByRole("button", { name: "Delete User" }).click();
+    await page.getByRole("dialog", { name: "Delete user" }).getByRole("button", { name: "Delete" }).click();
+    await topError(page).getByText("Failed to delete user").waitFor();
+    expect(await rows(page).allInnerTexts()).toEqual(before);
+
+    // A failing network answer for a ban, an e-mail taken by someone else, a failing agent delete.
+    await selectUser(page, "Error Target");
+    await page.route("**/api/admin/users/*/ban", (route) => route.abort());
+    await panel.getByRole("button", { name: "Ban", exact: true }).click();
+    await topError(page).getByText("Failed to update ban status").waitFor();
+    expect(await rows(page).allInnerTexts()).toEqual(before);
+    await page.unroute("**/api/admin/users/*/ban");
+    await panel.getByLabel("Email").fill(admin.email);
+    await panel.getByRole("button", { name: "Save" }).click();
+    await topError(page).getByText("Failed to update email").waitFor();
+    expect(await rows(page).allInnerTexts()).toEqual(before);
+    expect(((await asAdmin(admin, "GET", "/api/admin/users")).body as any[]).find((u) => u._id === other.id).email).toBe(other.email);
+
+    await registerScriptedAgent(env.baseUrl, other.apiKey, ["db"], "doomed-agent");
+    await openAdmin(page);
+    await selectUser(page, "Error Target");
+    await panel.getByTestId("admin-agent").waitFor();
+    await page.route("**/api/admin/agents/*", (route) => route.fulfill({ status: 500, contentType: "application/json", body: "{}" }));
+    await panel.getByRole("button", { name: "Delete agent doomed-agent" }).click();
+    await topError(page).getByText("Failed to delete agent").waitFor();
+    expect(await panel.getByTestId("admin-agent").count()).toBe(1);
+    await context.close();
+  });
+
+  test("a non-admin is sent away from /admin", async () => {
+    const user = await env.server.registerUser();
+    const { context, page } = await env.openPage();
+    await signIn(page, user);
+    await page.goto("/admin");
+    await page.waitForURL("**/dashboard");
+    expect(await page.getByRole("heading", { name: "Admin Dashboard" }).count()).toBe(0);
+    expect((await env.server.call("GET", "/api/admin/users", { token: user.token })).status).toBe(403);
+    await context.close();
+  });
+});
