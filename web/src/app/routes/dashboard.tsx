@@ -1,7 +1,9 @@
+import { useSession } from "../../features/auth/hooks/use-session";
 import { DashboardPage } from "../../features/dashboard/components/dashboard-page";
 import { usePageTitle } from "../../lib/page-title";
 
 export default function DashboardPageRoute() {
   usePageTitle("Dashboard");
-  return <DashboardPage />;
+  const { token } = useSession();
+  return <DashboardPage token={token} />;
 }

@@ -1,8 +1,101 @@
-// Placeholder until this screen is built: shows its heading so navigation and guards work.
-export function DashboardPage() {
+import { useAtom, useAtomValue } from "jotai";
+import { useCallback, useEffect, useState } from "react";
+import { Card } from "../../../components/ui/card";
+import { askConfirmation } from "../../../components/ui/confirm-dialog";
+import { LoadingScreen } from "../../../components/ui/spinner";
+import { toast } from "../../../components/ui/toast-store";
+import { type Backup, deleteBackupRequest } from "../api/dashboard-api";
+import { useBackupDownload } from "../hooks/use-backup-download";
+import { useDashboardData, useDatabaseBackups } from "../hooks/use-dashboard-data";
+import { useRealtimeEvents } from "../hooks/use-realtime-events";
+import { useRestoreHistory } from "../hooks/use-restore-history";
+import { useSystemStatus } from "../hooks/use-system-status";
+import { useTriggerBackup } from "../hooks/use-trigger-backup";
+import { dashboardTabAtom, liveBackupsAtom, liveRestoresAtom, selectedDatabaseAtom } from "../stores/dashboard-atoms";
+import { chooseDatabase } from "../utils/database-selection";
+import { BackupSizeChart } from "./backup-size-chart";
+import { BackupsTable } from "./backups-table";
+import { DashboardHeader } from "./dashboard-header";
+import { DashboardTabs } from "./dashboard-tabs";
+import { RestoreDialog } from "./restore-dialog";
+import { RestoreHistoryPanel } from "./restore-history-panel";
+import { SummaryCards } from "./summary-cards";
+import { SystemStatusCard } from "./system-status-card";
+
+/** /dashboard (spec 2): the signed-in user's backups, restores and agents. `token` opens the realtime channel. */
+export function DashboardPage({ token }: { token: string | null }) {
+  const { backups, summary, plan, databases, reloadBackups } = useDashboardData();
+  const history = useRestoreHistory();
+  const system = useSystemStatus();
+  const [selected, setSelected] = useAtom(selectedDatabaseAtom);
+  const [tab, setTab] = useAtom(dashboardTabAtom);
+  const liveBackups = useAtomValue(liveBackupsAtom);
+  const liveRestores = useAtomValue(liveRestoresAtom);
+  const [restoring, setRestoring] = useState<Backup | null>(null);
+  const [listVersion, setListVersion] = useState(0);
+
+  const refreshBackups = useCallback(() => {
+    void reloadBackups();
+    setListVersion((v) => v + 1);
+  }, [reloadBackups]);
+  useRealtimeEvents(token, { onBackupSettled: refreshBackups, onRestoreSettled: () => void history.reload() });
+  const { trigger, busy } = useTriggerBackup(refreshBackups);
+  const { download, downloadingId } = useBackupDownload();
+  const chartBackups = useDatabaseBackups(selected, listVersion);
+
+  useEffect(() => {
+    if (databases) setSelected((current) => chooseDatabase(current, databases));
+  }, [databases, setSelected]);
+
+  const onDelete = useCallback(
+    async (backup: Backup) => {
+      const confirmed = await askConfirmation({ title: "Delete backup", message: "Are you sure you want to delete this backup?", confirmLabel: "Delete" });
+      if (!confirmed) return;
+      try {
+        const { error } = await deleteBackupRequest(backup.id);
+        if (error) throw new Error("delete failed");
+        toast({ title: "Backup deleted successfully", variant: "success" });
+      } catch {
+        toast({ title: "Failed to delete backup", variant: "destructive" });
+      }
+      refreshBackups();
+    },
+    [refreshBackups],
+  );
+
+  const onRestored = useCallback(() => {
+    setRestoring(null);
+    setTab("restores");
+    void history.reload();
+  }, [history.reload, setTab]);
+
   return (
-    <div className="mx-auto max-w-7xl px-4 py-12 sm:px-6 lg:px-8">
-      <h1 className="text-3xl font-bold tracking-tight text-slate-900">Dashboard</h1>
+    <div className="mx-auto max-w-7xl space-y-6 px-4 py-10 sm:px-6 lg:px-8">
+      <DashboardHeader databases={databases} selected={selected} onSelect={setSelected} onTrigger={() => void trigger(selected)} busy={busy} />
+      <SummaryCards summary={summary} plan={plan} />
+      <div className="grid gap-6 lg:grid-cols-3">
+        <div className="lg:col-span-2">
+          <BackupSizeChart databaseName={selected} backups={chartBackups} />
+        </div>
+        <SystemStatusCard status={system.status} checking={system.checking} onCheck={() => void system.checkService()} />
+      </div>
+      <Card>
+        <DashboardTabs tab={tab} onChange={setTab}>
+          {tab === "backups" ? (
+            <div>
+              <h2 className="p-5 text-lg font-semibold text-slate-900">Recent Backups</h2>
+              {backups === null ? (
+                <LoadingScreen label="Loading backups..." />
+              ) : (
+                <BackupsTable backups={backups} live={liveBackups} onDownload={download} onRestore={setRestoring} onDelete={onDelete} downloadingId={downloadingId} />
+              )}
+            </div>
+          ) : (
+            <RestoreHistoryPanel restores={history.restores} error={history.error} loading={history.loading} live={liveRestores} onRefresh={() => void history.reload()} />
+          )}
+        </DashboardTabs>
+      </Card>
+      <RestoreDialog backup={restoring} onClose={() => setRestoring(null)} onRestored={onRestored} />
     </div>
   );
 }

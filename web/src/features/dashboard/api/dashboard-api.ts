@@ -1,0 +1,35 @@
+// The dashboard's calls, all through the typed Eden client; answer types come from the server.
+import type { BrowserEvent } from "@server/modules/realtime/service";
+import { api } from "../../../lib/api-client";
+
+type BackupNode = ReturnType<typeof api.backups>;
+const backupNode = (id: string) => api.backups({ id }) as BackupNode;
+
+export const listBackupsRequest = (query: { databaseName?: string; limit?: number } = {}) => api.backups.get({ query });
+export const backupSummaryRequest = () => api.backups.summary.get();
+export const triggerBackupRequest = (databaseName: string) => api.backups.post({ databaseName });
+export const getBackupRequest = (id: string) => backupNode(id).get();
+export const deleteBackupRequest = (id: string) => backupNode(id).delete();
+/** One byte range of the encrypted file (inclusive end), so a download can report its progress. */
+export const downloadBackupRangeRequest = (id: string, start: number, end: number) =>
+  backupNode(id).download.get({ headers: { range: `bytes=${start}-${end}` } });
+export const restoreBackupRequest = (id: string, databaseName: string) => backupNode(id).restore.post({ databaseName });
+export const listRestoresRequest = () => api.backups.restores.all.get();
+export const systemStatusRequest = () => api.settings["system-status"].get();
+export const serviceHealthRequest = () => api.agents["server-status"].get();
+export const listDatabasesRequest = () => api.settings.databases.get();
+export const userPlanRequest = () => api.user.plan.get();
+/** Opens the realtime channel (/api/ws); the caller authenticates it with its first message. */
+export const openRealtimeChannel = () => api.ws.subscribe();
+
+type Answer<T extends (...args: never[]) => Promise<{ data: unknown }>> = NonNullable<Awaited<ReturnType<T>>["data"]>;
+
+export type Backup = Answer<typeof listBackupsRequest>[number];
+export type BackupSummary = Answer<typeof backupSummaryRequest>;
+export type RestoreRecord = Answer<typeof listRestoresRequest>[number];
+export type SystemStatus = Answer<typeof systemStatusRequest>;
+export type Agent = SystemStatus["agents"][number];
+export type DatabaseEntry = Answer<typeof listDatabasesRequest>[number];
+export type UserPlan = Answer<typeof userPlanRequest>;
+export type { BrowserEvent };
+export type OperationProgress = NonNullable<Backup["progress"]>;

@@ -1,0 +1,113 @@
+import { type ColumnDef, tableFeatures, useTable } from "@tanstack/react-table";
+import { useMemo } from "react";
+import { Button } from "../../../components/ui/button";
+import { Icon } from "../../../components/ui/icons";
+import { ProgressBar } from "../../../components/ui/progress-bar";
+import { formatDateTime } from "../../../lib/format-date";
+import type { Backup } from "../api/dashboard-api";
+import type { LiveBackup } from "../stores/dashboard-atoms";
+import { formatBytes, formatDocumentCount } from "../utils/dashboard-format";
+import { isRunning } from "../utils/operation-status";
+import { StatusBadge } from "./status-badge";
+
+const features = tableFeatures({});
+
+/** A backup with the realtime channel's latest word on it laid over the fetched row. */
+type BackupRow = Backup & { live?: LiveBackup };
+
+type Actions = {
+  onDownload: (backup: Backup) => void;
+  onRestore: (backup: Backup) => void;
+  onDelete: (backup: Backup) => void;
+  downloadingId: string | null;
+};
+
+function RunningProgress({ row }: { row: BackupRow }) {
+  const progress = row.live?.progress ?? row.progress;
+  if (!progress) return <span className="text-sm text-slate-500">Starting up...</span>;
+  return (
+    <div className="min-w-48">
+      <ProgressBar value={progress.percentage} label={`Backup of ${row.databaseName}`} />
+      <p className="mt-1 text-xs text-slate-500">
+        {progress.percentage}% · {formatDocumentCount(progress.current)} / {formatDocumentCount(progress.total)} documents
+        {progress.collection ? ` · ${progress.collection}` : ""}
+      </p>
+    </div>
+  );
+}
+
+function buildColumns({ onDownload, onRestore, onDelete, downloadingId }: Actions): ColumnDef<typeof features, BackupRow>[] {
+  const statusOf = (row: BackupRow) => row.live?.status ?? row.status;
+  return [
+    { accessorKey: "databaseName", header: "Database", cell: ({ row }) => <span className="font-medium text-slate-900">{row.original.databaseName}</span> },
+    {
+      id: "timestamp",
+      header: "Timestamp",
+      cell: ({ row }) => (isRunning(statusOf(row.original)) ? <RunningProgress row={row.original} /> : formatDateTime(row.original.timestamp)),
+    },
+    { id: "size", header: "Size", cell: ({ row }) => (isRunning(statusOf(row.original)) ? null : formatBytes(row.original.size)) },
+    { id: "status", header: "Status", cell: ({ row }) => <StatusBadge status={statusOf(row.original)} /> },
+    {
+      id: "actions",
+      header: "Actions",
+      cell: ({ row }) => {
+        const backup = row.original;
+        const usable = statusOf(backup) === "completed";
+        const label = `${backup.databaseName} backup of ${formatDateTime(backup.createdAt)}`;
+        return (
+          <div className="flex gap-1">
+            <Button variant="ghost" size="sm" disabled={!usable || downloadingId === backup.id} onClick={() => onDownload(backup)} aria-label={`Download ${label}`}>
+              <Icon name="cloud" className="h-4 w-4" /> Download
+            </Button>
+            <Button variant="ghost" size="sm" disabled={!usable} onClick={() => onRestore(backup)} aria-label={`Restore ${label}`}>
+              <Icon name="restore" className="h-4 w-4" /> Restore
+            </Button>
+            <Button variant="ghost" size="sm" className="text-red-600 hover:bg-red-50" disabled={!usable} onClick={() => onDelete(backup)} aria-label={`Delete ${label}`}>
+              <Icon name="trash" className="h-4 w-4" /> Delete
+            </Button>
+          </div>
+        );
+      },
+    },
+  ];
+}
+
+/** Recent Backups (spec 2), TanStack Table; running rows show their live progress. */
+export function BackupsTable({ backups, live, ...actions }: Actions & { backups: Backup[]; live: Record<string, LiveBackup> }) {
+  const { onDownload, onRestore, onDelete, downloadingId } = actions;
+  const columns = useMemo(() => buildColumns({ onDownload, onRestore, onDelete, downloadingId }), [onDownload, onRestore, onDelete, downloadingId]);
+  const rows = useMemo(() => backups.map((backup) => ({ ...backup, live: live[backup.id] })), [backups, live]);
+  const table = useTable({ features, columns, data: rows, getRowId: (row) => row.id });
+
+  if (backups.length === 0) {
+    return <p className="rounded-lg border border-dashed border-slate-300 p-10 text-center text-slate-600">No backups found. Trigger a backup to protect your data.</p>;
+  }
+  return (
+    <div className="overflow-x-auto">
+      <table className="min-w-full divide-y divide-slate-200 text-sm">
+        <thead className="bg-slate-50">
+          {table.getHeaderGroups().map((group) => (
+            <tr key={group.id}>
+              {group.headers.map((header) => (
+                <th key={header.id} scope="col" className="px-4 py-3 text-left text-xs font-semibold uppercase tracking-wide text-slate-600">
+                  <table.FlexRender header={header} />
+                </th>
+              ))}
+            </tr>
+          ))}
+        </thead>
+        <tbody className="divide-y divide-slate-100">
+          {table.getRowModel().rows.map((row) => (
+            <tr key={row.id} className="hover:bg-slate-50" data-testid="backup-row" data-backup-id={row.id}>
+              {row.getAllCells().map((cell) => (
+                <td key={cell.id} className="px-4 py-3 align-middle text-slate-700">
+                  <table.FlexRender cell={cell} />
+                </td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

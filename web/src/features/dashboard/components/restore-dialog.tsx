@@ -1,0 +1,148 @@
+import { useEffect, useId, useState } from "react";
+import { Alert } from "../../../components/ui/alert";
+import { Button } from "../../../components/ui/button";
+import { Dialog } from "../../../components/ui/dialog";
+import { inputClasses } from "../../../components/ui/field";
+import { cn } from "../../../lib/cn";
+import { formatDateTime } from "../../../lib/format-date";
+import { readErrorMessage } from "../../../lib/api-client";
+import { type Backup, restoreBackupRequest } from "../api/dashboard-api";
+
+type Props = { backup: Backup | null; onClose: () => void; onRestored: () => void };
+
+const STEP_TITLES = ["Restore database: step 1 of 3", "Restore database: step 2 of 3", "Restore database: step 3 of 3"];
+
+/** The three-step restore wizard (spec 2 and 5): warnings, then the exact database name to confirm. */
+export function RestoreDialog({ backup, onClose, onRestored }: Props) {
+  const [step, setStep] = useState(1);
+  const [typed, setTyped] = useState("");
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const inputId = useId();
+
+  // Every opening starts again at step 1.
+  useEffect(() => {
+    setStep(1);
+    setTyped("");
+    setBusy(false);
+    setError(null);
+  }, [backup?.id]);
+
+  const name = backup?.databaseName ?? "";
+  const matches = typed === name && name !== "";
+
+  const submit = async () => {
+    if (!backup || !matches) return;
+    setBusy(true);
+    setError(null);
+    try {
+      const { error: failure } = await restoreBackupRequest(backup.id, typed);
+      if (failure) {
+        setError(readErrorMessage(failure) ?? "Failed to initiate restore");
+        return;
+      }
+      onRestored();
+    } catch {
+      setError("An unexpected error occurred");
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const cancel = (
+    <Button variant="outline" onClick={onClose} disabled={busy}>
+      Cancel
+    </Button>
+  );
+  const footer =
+    step === 1 ? (
+      <>
+        {cancel}
+        <Button variant="destructive" onClick={() => setStep(2)} autoFocus>
+          I understand, continue
+        </Button>
+      </>
+    ) : step === 2 ? (
+      <>
+        {cancel}
+        <Button variant="destructive" onClick={() => setStep(3)} autoFocus>
+          Continue with restore
+        </Button>
+      </>
+    ) : (
+      <>
+        {cancel}
+        <Button variant="destructive" onClick={submit} disabled={!matches || busy}>
+          {busy ? "Processing..." : "Restore database"}
+        </Button>
+      </>
+    );
+
+  return (
+    <Dialog open={backup !== null} onClose={busy ? () => {} : onClose} title={STEP_TITLES[step - 1]} footer={footer}>
+      {backup ? (
+        <div className="mt-3 space-y-3 text-sm text-slate-700" data-testid="restore-dialog" data-step={step}>
+          <p className="text-slate-500">
+            Backup of <strong className="text-slate-900">{name}</strong> from {formatDateTime(backup.timestamp)}
+          </p>
+          {step === 1 ? (
+            <>
+              <Alert tone="warning" title="This restore cannot be reversed">
+                Restoring replaces all of the current data in <strong>{name}</strong> with the contents of this backup.
+              </Alert>
+              <p className="font-medium text-slate-900">Before you continue:</p>
+              <ul className="list-disc space-y-1 pl-5">
+                <li>Make sure you have a current backup of the database.</li>
+                <li>Consider testing the restore on a duplicate database first.</li>
+                <li>Warn your users: the database may be unavailable while it is restored.</li>
+              </ul>
+            </>
+          ) : null}
+          {step === 2 ? (
+            <>
+              <Alert tone="error" title="All collections will be dropped and replaced">
+                Every collection in <strong>{name}</strong> is dropped, then recreated from the backup.
+              </Alert>
+              <p className="font-medium text-slate-900">You will lose:</p>
+              <ul className="list-disc space-y-1 pl-5">
+                <li>Documents changed or added after the backup was taken.</li>
+                <li>Indexes created after the backup.</li>
+                <li>Configuration changes made after the backup.</li>
+              </ul>
+            </>
+          ) : null}
+          {step === 3 ? (
+            <>
+              <Alert tone="error" title="Final warning">
+                This cannot be undone.
+              </Alert>
+              <div>
+                <label htmlFor={inputId} className="block font-medium text-slate-900">
+                  Type <code className="rounded bg-slate-100 px-1">{name}</code> to confirm
+                </label>
+                <input
+                  id={inputId}
+                  value={typed}
+                  onChange={(event) => setTyped(event.target.value)}
+                  onKeyDown={(event) => {
+                    if (event.key === "Enter") void submit();
+                  }}
+                  autoComplete="off"
+                  spellCheck={false}
+                  autoFocus
+                  aria-invalid={typed !== "" && !matches ? true : undefined}
+                  aria-describedby={`${inputId}-hint`}
+                  className={cn(inputClasses, "mt-1 font-mono")}
+                />
+                <p id={`${inputId}-hint`} className={cn("mt-1 text-xs", typed !== "" && !matches ? "text-red-600" : "text-slate-500")}>
+                  Please type '{name}' to confirm
+                </p>
+              </div>
+              {error ? <Alert>{error}</Alert> : null}
+            </>
+          ) : null}
+        </div>
+      ) : null}
+    </Dialog>
+  );
+}

@@ -1,0 +1,94 @@
+import { Alert } from "../../../components/ui/alert";
+import { Button } from "../../../components/ui/button";
+import { Icon } from "../../../components/ui/icons";
+import { Spinner } from "../../../components/ui/spinner";
+import { formatDatePattern } from "../../../lib/date-pattern";
+import type { RestoreRecord } from "../api/dashboard-api";
+import type { LiveRestore } from "../stores/dashboard-atoms";
+import { describeRestoreDetails, isRunning } from "../utils/operation-status";
+import { RestoreProgress } from "./restore-progress";
+import { StatusBadge } from "./status-badge";
+
+export const HISTORY_DATE_PATTERN = "MMM d, yyyy h:mm a";
+
+type Props = {
+  restores: RestoreRecord[] | null;
+  error: string | null;
+  loading: boolean;
+  live: Record<string, LiveRestore>;
+  onRefresh: () => void;
+};
+
+/** Restore History (spec 2): columns, live progress for running restores, empty and error states. */
+export function RestoreHistoryPanel({ restores, error, loading, live, onRefresh }: Props) {
+  return (
+    <section aria-labelledby="restore-history-title">
+      <div className="flex flex-wrap items-start justify-between gap-3 p-5">
+        <div>
+          <h2 id="restore-history-title" className="text-lg font-semibold text-slate-900">
+            Restore History
+          </h2>
+          <p className="text-sm text-slate-500">Recent database restore operations</p>
+        </div>
+        <Button variant="outline" size="sm" onClick={onRefresh} disabled={loading}>
+          {loading ? <Spinner className="h-3.5 w-3.5" /> : <Icon name="restore" className="h-4 w-4" />} Refresh
+        </Button>
+      </div>
+      {error ? (
+        <div className="px-5 pb-5">
+          <Alert>
+            <p>{error}</p>
+            <Button variant="outline" size="sm" className="mt-2" onClick={onRefresh}>
+              Try Again
+            </Button>
+          </Alert>
+        </div>
+      ) : restores === null ? (
+        <p className="px-5 pb-5 text-sm text-slate-500">Loading...</p>
+      ) : restores.length === 0 ? (
+        <div className="mx-5 mb-5 rounded-lg border border-dashed border-slate-300 p-10 text-center">
+          <p className="font-medium text-slate-900">No restore operations found.</p>
+          <p className="mt-1 text-sm text-slate-500">When you restore a database, the history will appear here.</p>
+        </div>
+      ) : (
+        <div className="overflow-x-auto">
+          <table className="min-w-full divide-y divide-slate-200 text-sm">
+            <thead className="bg-slate-50">
+              <tr>
+                {["Database", "Status", "Requested", "Completed", "Details"].map((column) => (
+                  <th key={column} scope="col" className="px-4 py-3 text-left text-xs font-semibold uppercase tracking-wide text-slate-600">
+                    {column}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-slate-100">
+              {restores.map((restore) => {
+                const update = live[restore.id];
+                const status = update?.status ?? restore.status;
+                const progress = update?.progress ?? restore.progress;
+                return (
+                  <tr key={restore.id} data-testid="restore-row">
+                    <td className="px-4 py-3 font-medium text-slate-900">{restore.databaseName}</td>
+                    <td className="px-4 py-3">
+                      <StatusBadge status={status} />
+                    </td>
+                    <td className="px-4 py-3 text-slate-700">{formatDatePattern(restore.createdAt, HISTORY_DATE_PATTERN)}</td>
+                    <td className="px-4 py-3 text-slate-700">{restore.completedAt ? formatDatePattern(restore.completedAt, HISTORY_DATE_PATTERN) : "-"}</td>
+                    <td className="px-4 py-3 text-slate-700">
+                      {isRunning(status) ? (
+                        <RestoreProgress databaseName={restore.databaseName} progress={progress} />
+                      ) : (
+                        describeRestoreDetails({ status, error: update?.error ?? restore.error })
+                      )}
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,92 @@
+// The browser's realtime channel while the dashboard is open: authenticates with the session's
+// token, keeps the live backup and restore state in the feature's atoms, and reconnects after a
+// drop (1 s, growing to 5 s, spec 9). Connection errors are only logged (spec 8).
+import { useSetAtom } from "jotai";
+import { useEffect, useRef } from "react";
+import { type BrowserEvent, openRealtimeChannel } from "../api/dashboard-api";
+import { liveBackupsAtom, liveRestoresAtom } from "../stores/dashboard-atoms";
+import { isRunning } from "../utils/operation-status";
+
+export const BACKUP_PROGRESS_CLEANUP_MS = 2_000;
+export const HISTORY_PROGRESS_CLEANUP_MS = 2_000;
+export const DASHBOARD_RESTORE_CLEANUP_MS = 5_000;
+const RECONNECT_MIN_MS = 1_000;
+const RECONNECT_MAX_MS = 5_000;
+
+type Handlers = { onBackupSettled: () => void; onRestoreSettled: () => void };
+
+const without = <T,>(map: Record<string, T>, id: string) => {
+  const { [id]: _removed, ...rest } = map;
+  return rest;
+};
+
+function isBrowserEvent(value: unknown): value is BrowserEvent {
+  const type = (value as { type?: unknown } | null)?.type;
+  return type === "backupProgress" || type === "restoreProgress";
+}
+
+export function useRealtimeEvents(token: string | null, handlers: Handlers) {
+  const setBackups = useSetAtom(liveBackupsAtom);
+  const setRestores = useSetAtom(liveRestoresAtom);
+  const handlersRef = useRef(handlers);
+  handlersRef.current = handlers;
+
+  useEffect(() => {
+    if (!token) return;
+    let stopped = false;
+    let channel: ReturnType<typeof openRealtimeChannel> | null = null;
+    let retryDelay = RECONNECT_MIN_MS;
+    const timers = new Set<ReturnType<typeof setTimeout>>();
+    const later = (ms: number, run: () => void) => {
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        run();
+      }, ms);
+      timers.add(timer);
+    };
+
+    const onEvent = (event: BrowserEvent) => {
+      if (event.type === "backupProgress") {
+        setBackups((map) => ({ ...map, [event.backupId]: { status: event.status, progress: event.progress } }));
+        if (!isRunning(event.status)) {
+          later(BACKUP_PROGRESS_CLEANUP_MS, () => {
+            setBackups((map) => without(map, event.backupId));
+            handlersRef.current.onBackupSettled();
+          });
+        }
+        return;
+      }
+      setRestores((map) => ({ ...map, [event.restoreId]: { status: event.status, progress: event.progress, error: event.error } }));
+      if (!isRunning(event.status)) {
+        later(HISTORY_PROGRESS_CLEANUP_MS, () => handlersRef.current.onRestoreSettled());
+        later(DASHBOARD_RESTORE_CLEANUP_MS, () => setRestores((map) => without(map, event.restoreId)));
+      }
+    };
+
+    const connect = () => {
+      if (stopped) return;
+      const current = openRealtimeChannel();
+      channel = current;
+      current.on("open", () => {
+        retryDelay = RECONNECT_MIN_MS;
+        current.send({ type: "auth", token });
+      });
+      current.subscribe((message) => {
+        if (isBrowserEvent(message.data)) onEvent(message.data);
+      });
+      current.on("error", () => console.error("realtime channel error"));
+      current.on("close", () => {
+        if (stopped || channel !== current) return;
+        later(retryDelay, connect);
+        retryDelay = Math.min(RECONNECT_MAX_MS, retryDelay * 2);
+      });
+    };
+    connect();
+
+    return () => {
+      stopped = true;
+      for (const timer of timers) clearTimeout(timer);
+      channel?.close();
+    };
+  }, [token, setBackups, setRestores]);
+}

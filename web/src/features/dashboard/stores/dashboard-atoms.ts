@@ -1,0 +1,15 @@
+import { atom } from "jotai";
+import type { OperationProgress } from "../api/dashboard-api";
+import { DEFAULT_DATABASE_NAME } from "../utils/database-selection";
+
+export type DashboardTab = "backups" | "restores";
+export type LiveBackup = { status: string; progress: OperationProgress | null };
+export type LiveRestore = { status: string; progress: OperationProgress | null; error: string | null };
+
+/** The database the header's selector points at (Trigger Backup, the size chart). */
+export const selectedDatabaseAtom = atom(DEFAULT_DATABASE_NAME);
+export const dashboardTabAtom = atom<DashboardTab>("backups");
+/** Live state of running backups from the realtime channel, by backup id. */
+export const liveBackupsAtom = atom<Record<string, LiveBackup>>({});
+/** Live state of running restores from the realtime channel, by restore id. */
+export const liveRestoresAtom = atom<Record<string, LiveRestore>>({});
