@@ -1,8 +1,92 @@
-// Placeholder until this screen is built: shows its heading so navigation and guards work.
+import { useEffect, useRef, useState } from "react";
+import { Link, useLocation, useSearch } from "wouter";
+import { Alert } from "../../../components/ui/alert";
+import { Icon } from "../../../components/ui/icons";
+import { LoadingScreen } from "../../../components/ui/spinner";
+import { Tabs } from "../../../components/ui/tabs";
+import { useSession } from "../../auth/hooks/use-session";
+import { useSettingsData } from "../hooks/use-settings-data";
+import { readSettingsLocation, SETTINGS_TABS, type SettingsTab, settingsPathFor } from "../utils/settings-tabs";
+import { AgentsTab } from "./agents-tab";
+import { DatabasesTab } from "./databases-tab";
+import { GeneralTab } from "./general-tab";
+import { NotificationsTab } from "./notifications-tab";
+import { SecurityTab } from "./security-tab";
+
+/** Settings (spec 2, /settings): five tabs, opened by the tab and agent query parameters. */
 export function SettingsPage() {
+  const search = useSearch();
+  const [, setLocation] = useLocation();
+  const { user } = useSession();
+  const data = useSettingsData();
+  const [tab, setTab] = useState<SettingsTab>(() => readSettingsLocation(search, []).tab);
+  const [selectedAgentId, setSelectedAgentId] = useState<string | null>(null);
+  const [focusSetup, setFocusSetup] = useState(false);
+  const setupHeadingRef = useRef<HTMLHeadingElement>(null);
+  const agentsKnown = data.agents !== null;
+
+  // Once the agents are known, an agent parameter naming one of them opens it on the Agents tab.
+  useEffect(() => {
+    if (!data.agents) return;
+    const wanted = readSettingsLocation(search, data.agents.map((agent) => agent.id));
+    if (wanted.agentId) {
+      setTab("agents");
+      setSelectedAgentId(wanted.agentId);
+    }
+    // Only on arrival (once the agents are known): later address changes come from this page.
+  }, [agentsKnown]);
+
+  useEffect(() => {
+    if (tab !== "security" || !focusSetup) return;
+    setFocusSetup(false);
+    setupHeadingRef.current?.scrollIntoView({ behavior: "smooth", block: "start" });
+    setupHeadingRef.current?.focus({ preventScroll: true });
+  }, [tab, focusSetup]);
+
+  const changeTab = (next: SettingsTab) => {
+    setTab(next);
+    // The agent parameter has done its job once the user moves on: drop it from the address.
+    setLocation(settingsPathFor(next), { replace: true });
+  };
+
+  const openSetup = () => {
+    setFocusSetup(true);
+    changeTab("security");
+  };
+
+  const ready = data.settings && data.plan && data.databases && data.agents;
+
   return (
-    <div className="mx-auto max-w-7xl px-4 py-12 sm:px-6 lg:px-8">
-      <h1 className="text-3xl font-bold tracking-tight text-slate-900">Settings</h1>
+    <div className="mx-auto max-w-7xl px-4 py-10 sm:px-6 lg:px-8">
+      <Link href="/dashboard" className="focus-ring inline-flex items-center gap-1 rounded text-sm font-medium text-indigo-600 hover:text-indigo-500">
+        <Icon name="arrowLeft" className="h-4 w-4" /> Back to Dashboard
+      </Link>
+      <h1 className="mt-4 text-3xl font-bold tracking-tight text-slate-900">Settings</h1>
+      <p className="mt-1 text-slate-600">Schedule, agents, databases, security and notifications.</p>
+
+      <div className="mt-8">
+        {data.loadError ? (
+          <Alert>Failed to load settings. Please reload the page.</Alert>
+        ) : !ready ? (
+          <LoadingScreen label="Loading settings..." />
+        ) : (
+          <Tabs items={SETTINGS_TABS} value={tab} onValueChange={changeTab} label="Settings sections">
+            {tab === "general" ? <GeneralTab settings={data.settings!} plan={data.plan!} onSaved={data.setSettings} /> : null}
+            {tab === "agents" ? (
+              <AgentsTab
+                agents={data.agents!}
+                selectedId={selectedAgentId}
+                onSelect={setSelectedAgentId}
+                onRemove={data.removeAgent}
+                onSetupNew={openSetup}
+              />
+            ) : null}
+            {tab === "databases" ? <DatabasesTab databases={data.databases!} plan={data.plan!} onChanged={data.setDatabases} /> : null}
+            {tab === "security" ? <SecurityTab setupHeadingRef={setupHeadingRef} /> : null}
+            {tab === "notifications" ? <NotificationsTab settings={data.settings!} accountEmail={user?.email ?? ""} onSaved={data.setSettings} /> : null}
+          </Tabs>
+        )}
+      </div>
     </div>
   );
 }

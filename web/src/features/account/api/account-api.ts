@@ -1,0 +1,20 @@
+import { api } from "../../../lib/api-client";
+
+export const profileRequest = () => api.user.profile.get();
+export const userPlanRequest = () => api.user.plan.get();
+export const plansRequest = () => api.settings.plans.get();
+export const updateProfileRequest = (input: { name: string; email: string }) => api.user.update.put(input);
+export const changePasswordRequest = (input: { currentPassword: string; newPassword: string }) => api.user.password.put(input);
+export const switchPlanRequest = (planId: string) => api.user.plan.put({ plan: planId });
+// 'all' (the filter's default) is sent as empty: every action. The server's action schema (a union
+// spread from the list of actions) reaches Eden as only '' | 'all', so the name is passed through.
+export const auditLogsRequest = (page: number, action: string) =>
+  api.user["audit-logs"].get({ query: { page, action: (action === "all" ? "" : action) as never } });
+export const auditActionsRequest = () => api.user["audit-actions"].get();
+
+// Answers as the server types them.
+export type Profile = NonNullable<Awaited<ReturnType<typeof profileRequest>>["data"]>;
+export type UserPlan = NonNullable<Awaited<ReturnType<typeof userPlanRequest>>["data"]>;
+export type Plan = NonNullable<Awaited<ReturnType<typeof plansRequest>>["data"]>[number];
+export type AuditLogPage = NonNullable<Awaited<ReturnType<typeof auditLogsRequest>>["data"]>;
+export type AuditLogEntry = AuditLogPage["logs"][number];

@@ -1,0 +1,81 @@
+import { type FormEvent, useState } from "react";
+import { Alert } from "../../../components/ui/alert";
+import { Button } from "../../../components/ui/button";
+import { Card } from "../../../components/ui/card";
+import { Field, inputClasses } from "../../../components/ui/field";
+import { Icon } from "../../../components/ui/icons";
+import { toast } from "../../../components/ui/toast-store";
+import { readErrorMessage } from "../../../lib/api-client";
+import { useSession } from "../../auth/hooks/use-session";
+import { startSession } from "../../auth/session";
+import { changePasswordRequest } from "../api/account-api";
+import { validatePasswordChange } from "../utils/password-change";
+
+const EMPTY = { currentPassword: "", newPassword: "", confirmPassword: "" };
+
+/** The API key (Show/Hide) and Change Password. */
+export function ProfileSecurityTab({ apiKey }: { apiKey: string }) {
+  const { user } = useSession();
+  const [shown, setShown] = useState(false);
+  const [form, setForm] = useState(EMPTY);
+  const [problem, setProblem] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const update = (key: keyof typeof EMPTY) => (event: { target: { value: string } }) => setForm((f) => ({ ...f, [key]: event.target.value }));
+
+  const onSubmit = async (event: FormEvent) => {
+    event.preventDefault();
+    const invalid = validatePasswordChange(form);
+    setProblem(invalid);
+    if (invalid) return;
+    setBusy(true);
+    try {
+      const { data, error } = await changePasswordRequest({ currentPassword: form.currentPassword, newPassword: form.newPassword });
+      if (error || !data) throw error ?? new Error("change failed");
+      // The change ends every other session; this one carries on with the token it answers.
+      if (user) startSession(data.token, user);
+      setForm(EMPTY);
+      toast({ title: "Password updated successfully!", variant: "success" });
+    } catch (error) {
+      setProblem(readErrorMessage(error) ?? "Failed to update password");
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <div className="max-w-xl space-y-6">
+      <Card className="p-6">
+        <label htmlFor="profile-api-key" className="block text-sm font-medium text-slate-700">
+          API key
+        </label>
+        <p className="text-xs text-slate-500">Your agents sign in with this key. Regenerate it in Settings, Security.</p>
+        <div className="mt-2 flex gap-2">
+          <input
+            id="profile-api-key"
+            readOnly
+            type={shown ? "text" : "password"}
+            value={apiKey}
+            className={`${inputClasses} min-w-0 flex-1 font-mono`}
+            spellCheck={false}
+          />
+          <Button variant="outline" onClick={() => setShown((s) => !s)} aria-pressed={shown}>
+            <Icon name={shown ? "eyeOff" : "eye"} className="h-4 w-4" /> {shown ? "Hide" : "Show"}
+          </Button>
+        </div>
+      </Card>
+
+      <Card className="p-6">
+        <h2 className="text-lg font-semibold text-slate-900">Change Password</h2>
+        <form onSubmit={onSubmit} noValidate className="mt-4 space-y-4">
+          {problem ? <Alert>{problem}</Alert> : null}
+          <Field label="Current password" type="password" autoComplete="current-password" value={form.currentPassword} onChange={update("currentPassword")} />
+          <Field label="New password" type="password" autoComplete="new-password" value={form.newPassword} onChange={update("newPassword")} />
+          <Field label="Confirm new password" type="password" autoComplete="new-password" value={form.confirmPassword} onChange={update("confirmPassword")} />
+          <Button type="submit" disabled={busy}>
+            {busy ? "Updating..." : "Update Password"}
+          </Button>
+        </form>
+      </Card>
+    </div>
+  );
+}

@@ -1,0 +1,89 @@
+import { describe, expect, test } from "bun:test";
+import { auditBadgeTone, describeAuditEntity, formatAuditDetails, formatAuditTimestamp, labelAuditAction, truncateText } from "./audit-format";
+
+describe("timestamp", () => {
+  test("formats as 'MMM d, yyyy HH:mm:ss' with a 24-hour clock", () => {
+    expect(formatAuditTimestamp(new Date(2025, 2, 5, 14, 7, 9))).toBe("Mar 5, 2025 14:07:09");
+    expect(formatAuditTimestamp(new Date(2024, 11, 31, 0, 0, 0))).toBe("Dec 31, 2024 00:00:00");
+  });
+
+  test("a bad date gives empty text", () => {
+    expect(formatAuditTimestamp("not a date")).toBe("");
+  });
+});
+
+describe("details", () => {
+  test("short details are the raw JSON", () => {
+    expect(formatAuditDetails({ from: 24, to: 168 })).toEqual({ text: '{"from":24,"to":168}', full: '{"from":24,"to":168}' });
+  });
+
+  test("longer than 50 characters: the first 50 plus '...'", () => {
+    const details = { databaseName: "production-db", backupId: "0123456789abcdef01234567", type: "manual" };
+    const { text, full } = formatAuditDetails(details);
+    expect(full).toBe(JSON.stringify(details));
+    expect(text).toBe(`${full.slice(0, 50)}...`);
+    expect(text).toHaveLength(53);
+  });
+
+  test("exactly 50 characters is not cut", () => {
+    const fifty = "x".repeat(50);
+    expect(truncateText(fifty, 50)).toBe(fifty);
+    expect(truncateText(`${fifty}y`, 50)).toBe(`${fifty}...`);
+  });
+
+  test("no details show nothing", () => {
+    expect(formatAuditDetails({}).text).toBe("");
+    expect(formatAuditDetails(null).text).toBe("");
+  });
+});
+
+describe("entity column", () => {
+  test("agent actions name the agent, else its hostname", () => {
+    expect(describeAuditEntity("AGENT_REGISTERED", { name: "db-1", hostname: "h" })).toBe("Agent: db-1");
+    expect(describeAuditEntity("AGENT_DISCONNECTED", { hostname: "db-host.internal" })).toBe("Agent: db-host.internal");
+    expect(describeAuditEntity("AGENT_DISCONNECTED", {})).toBe("Agent: unknown");
+  });
+
+  test("automatic backups, AUTO actions and storage actions are the System", () => {
+    expect(describeAuditEntity("BACKUP_CREATED", { type: "auto" })).toBe("System");
+    expect(describeAuditEntity("BACKUP_FAILED", { type: "auto" })).toBe("System");
+    expect(describeAuditEntity("BACKUP_DELETED_AUTO", {})).toBe("System");
+    expect(describeAuditEntity("STORAGE_LIMIT_EXCEEDED", { databaseName: "x" })).toBe("System");
+  });
+
+  test("everything else is the User", () => {
+    expect(describeAuditEntity("BACKUP_CREATED", { type: "manual" })).toBe("User");
+    expect(describeAuditEntity("SETTINGS_UPDATED", {})).toBe("User");
+    expect(describeAuditEntity("PASSWORD_CHANGED", null)).toBe("User");
+    // 'type: auto' makes only backup actions automatic.
+    expect(describeAuditEntity("RESTORE_REQUESTED", { type: "auto" })).toBe("User");
+  });
+});
+
+describe("action badges", () => {
+  test("failures red, deletions orange, completions green, starts blue", () => {
+    expect(auditBadgeTone("BACKUP_FAILED")).toBe("red");
+    expect(auditBadgeTone("STORAGE_LIMIT_EXCEEDED")).toBe("red");
+    expect(auditBadgeTone("AGENT_DISCONNECTED")).toBe("red");
+    expect(auditBadgeTone("BACKUP_DELETED_MANUAL")).toBe("orange");
+    expect(auditBadgeTone("BACKUP_DELETED_AUTO")).toBe("orange");
+    expect(auditBadgeTone("RESTORE_COMPLETED")).toBe("green");
+    expect(auditBadgeTone("AGENT_REGISTERED")).toBe("green");
+    expect(auditBadgeTone("BACKUP_CREATED")).toBe("blue");
+    expect(auditBadgeTone("RESTORE_INITIATED")).toBe("blue");
+  });
+
+  test("account security amber, setting changes violet, unknown grey", () => {
+    expect(auditBadgeTone("API_KEY_REGENERATED")).toBe("amber");
+    expect(auditBadgeTone("PASSWORD_CHANGED")).toBe("amber");
+    expect(auditBadgeTone("EMAIL_CHANGED")).toBe("amber");
+    expect(auditBadgeTone("FREQUENCY_UPDATED")).toBe("violet");
+    expect(auditBadgeTone("PLAN_CHANGED")).toBe("violet");
+    expect(auditBadgeTone("SOMETHING_NEW")).toBe("grey");
+  });
+});
+
+test("action labels read as words", () => {
+  expect(labelAuditAction("API_KEY_REGENERATED")).toBe("API Key Regenerated");
+  expect(labelAuditAction("BACKUP_DELETED_AUTO")).toBe("Backup Deleted Auto");
+});

@@ -1,0 +1,65 @@
+// How the audit log shows its entries (spec 2 'Audit Logs', 9): timestamp format, action badge
+// colours, the Entity column and the Details text.
+
+const DETAILS_MAX_LENGTH = 50;
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+const pad = (value: number) => String(value).padStart(2, "0");
+
+/** 'MMM d, yyyy HH:mm:ss' in local time, e.g. 'Mar 5, 2025 14:07:09'; '' for a bad date. */
+export function formatAuditTimestamp(value: string | number | Date): string {
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime())) return "";
+  return `${MONTHS[date.getMonth()]} ${date.getDate()}, ${date.getFullYear()} ${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
+}
+
+export type BadgeTone = "red" | "orange" | "green" | "blue" | "amber" | "violet" | "grey";
+
+// First matching rule wins.
+const BADGE_RULES: { test: (action: string) => boolean; tone: BadgeTone }[] = [
+  { test: (a) => /FAILED|EXCEEDED|DISCONNECTED/.test(a), tone: "red" },
+  { test: (a) => a.includes("DELETED"), tone: "orange" },
+  { test: (a) => /COMPLETED|REGISTERED/.test(a), tone: "green" },
+  { test: (a) => /CREATED|REQUESTED|INITIATED/.test(a), tone: "blue" },
+  { test: (a) => /API_KEY|PASSWORD|EMAIL/.test(a), tone: "amber" },
+  { test: (a) => /UPDATED|CHANGED/.test(a), tone: "violet" },
+];
+
+/** The colour of an action's badge: failures red, deletions orange, successes green, starts blue,
+ * account security amber, setting changes violet, anything else grey. */
+export function auditBadgeTone(action: string): BadgeTone {
+  return BADGE_RULES.find((rule) => rule.test(action))?.tone ?? "grey";
+}
+
+type Details = Record<string, unknown> | null | undefined;
+const textOf = (value: unknown) => (typeof value === "string" && value.trim() ? value : null);
+
+/**
+ * The Entity column: 'Agent: {name or hostname}' for agent actions; 'System' for automatic backup
+ * actions, any action containing AUTO, and storage actions; otherwise 'User'.
+ */
+export function describeAuditEntity(action: string, details: Details): string {
+  if (action.startsWith("AGENT_")) return `Agent: ${textOf(details?.name) ?? textOf(details?.hostname) ?? "unknown"}`;
+  if (action.includes("AUTO") || action.startsWith("STORAGE_")) return "System";
+  if (action.startsWith("BACKUP_") && details?.type === "auto") return "System";
+  return "User";
+}
+
+/** The Details column: the raw JSON of the details, cut to 50 characters plus '...' if longer. */
+export function formatAuditDetails(details: Details): { text: string; full: string } {
+  const full = details && Object.keys(details).length > 0 ? JSON.stringify(details) : "";
+  return { full, text: truncateText(full, DETAILS_MAX_LENGTH) };
+}
+
+/** Text cut to `max` characters with '...' appended when it was longer. */
+export function truncateText(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}...` : text;
+}
+
+/** 'SETTINGS_UPDATED' as 'Settings Updated', for the filter's options. */
+export function labelAuditAction(action: string): string {
+  return action
+    .toLowerCase()
+    .split("_")
+    .map((word) => (word === "api" ? "API" : word.charAt(0).toUpperCase() + word.slice(1)))
+    .join(" ");
+}

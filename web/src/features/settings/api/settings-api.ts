@@ -1,0 +1,27 @@
+import type { FrequencyWord } from "@protocol/schedule";
+import { api } from "../../../lib/api-client";
+
+type ServerSettingsBody = NonNullable<Parameters<typeof api.settings.put>[0]>;
+// The server's frequency schema (a union built from a list) reaches Eden typed as undefined, so
+// the frequency is typed here from the same shared list of words; everything else is derived.
+export type SettingsChanges = Omit<ServerSettingsBody, "frequency"> & { frequency?: FrequencyWord };
+/** The commands POST /api/agents/manage/{agentId} takes (spec 7). */
+export type AgentAction = "restart" | "update" | "reset";
+
+export const getSettingsRequest = () => api.settings.get();
+export const saveSettingsRequest = (changes: SettingsChanges) => api.settings.put(changes as ServerSettingsBody);
+export const listDatabasesRequest = () => api.settings.databases.get();
+export const setDatabaseActiveRequest = (id: string, isActive: boolean) => api.settings.databases({ id }).put({ isActive });
+export const regenerateApiKeyRequest = () => api.settings["regenerate-api-key"].post();
+export const sendTestNotificationRequest = () => api.settings["test-notification"].post();
+export const systemStatusRequest = () => api.settings["system-status"].get();
+export const manageAgentRequest = (agentId: string, action: AgentAction) => api.agents.manage({ agentId }).post({ action });
+export const userPlanRequest = () => api.user.plan.get();
+export const profileRequest = () => api.user.profile.get();
+
+// Answers as the server types them.
+export type UserSettings = NonNullable<Awaited<ReturnType<typeof getSettingsRequest>>["data"]>;
+export type NotificationChoices = UserSettings["notifications"];
+export type UserDatabase = NonNullable<Awaited<ReturnType<typeof listDatabasesRequest>>["data"]>[number];
+export type UserAgent = NonNullable<Awaited<ReturnType<typeof systemStatusRequest>>["data"]>["agents"][number];
+export type UserPlan = NonNullable<Awaited<ReturnType<typeof userPlanRequest>>["data"]>;

@@ -1,0 +1,40 @@
+import { forwardRef } from "react";
+import { Button } from "../../../components/ui/button";
+import { Card } from "../../../components/ui/card";
+import { Icon } from "../../../components/ui/icons";
+import { copyText } from "../utils/copy-text";
+import { listAgentSetupSteps } from "../utils/agent-display";
+
+/** How to install dbvault-agent and run its setup against this server (opened by 'Setup New Agent'). */
+export const AgentSetupGuide = forwardRef<HTMLHeadingElement, { origin: string }>(function AgentSetupGuide({ origin }, headingRef) {
+  const steps = listAgentSetupSteps(origin);
+  return (
+    <Card className="p-6" role="region" aria-labelledby="agent-setup-heading">
+      <h2 id="agent-setup-heading" ref={headingRef} tabIndex={-1} className="text-lg font-semibold text-slate-900 outline-none">
+        Set up a new agent
+      </h2>
+      <p className="mt-1 text-sm text-slate-600">
+        The agent runs on your own server. Connection strings and the encryption key are entered there and never leave it.
+      </p>
+      <ol className="mt-4 space-y-4">
+        {steps.map((step, index) => (
+          <li key={step.command} className="text-sm">
+            <p className="text-slate-800">
+              <span className="font-semibold">{index + 1}.</span> {step.title}
+            </p>
+            <div className="mt-2 flex items-center gap-2">
+              <code className="block flex-1 overflow-x-auto rounded-md bg-slate-900 px-3 py-2 font-mono text-slate-100">{step.command}</code>
+              <Button variant="outline" size="icon" aria-label={`Copy command: ${step.command}`} onClick={() => copyText(step.command)}>
+                <Icon name="copy" className="h-4 w-4" />
+              </Button>
+            </div>
+          </li>
+        ))}
+      </ol>
+      <p className="mt-4 text-xs text-slate-500">
+        Setup prints your backup encryption key once: keep a copy somewhere safe, since without it no backup can be restored.
+        <code className="ml-1 font-mono">dbvault-agent key export</code> prints it again on that server.
+      </p>
+    </Card>
+  );
+});

@@ -1,0 +1,161 @@
+import { useState } from "react";
+import { Badge, Card } from "../../../components/ui/card";
+import { Button } from "../../../components/ui/button";
+import { askConfirmation } from "../../../components/ui/confirm-dialog";
+import { Icon } from "../../../components/ui/icons";
+import { toast } from "../../../components/ui/toast-store";
+import { readErrorMessage } from "../../../lib/api-client";
+import { formatDateTime } from "../../../lib/format-date";
+import { cn } from "../../../lib/cn";
+import { type AgentAction, manageAgentRequest, type UserAgent } from "../api/settings-api";
+import { describeAgentStatus } from "../utils/agent-display";
+
+const FAILURE_TITLES: Record<AgentAction, string> = {
+  restart: "Failed to send restart command",
+  update: "Failed to send update check command",
+  reset: "Failed to send reset command",
+};
+
+type AgentsTabProps = {
+  agents: UserAgent[];
+  selectedId: string | null;
+  onSelect: (agentId: string) => void;
+  onRemove: (agentId: string) => void;
+  onSetupNew: () => void;
+};
+
+// Full class strings here (a .tsx file) so the UnoCSS extractor finds every one.
+const STATUS_CLASSES = { green: "bg-emerald-100 text-emerald-800", yellow: "bg-amber-100 text-amber-800", red: "bg-red-100 text-red-800" };
+
+function StatusBadge({ status }: { status: string | null }) {
+  const view = describeAgentStatus(status);
+  return <Badge className={STATUS_CLASSES[view.tone]}>{view.label}</Badge>;
+}
+
+/** The agent list with a detail panel: status, last seen, platform, version, commands, maintenance. */
+export function AgentsTab({ agents, selectedId, onSelect, onRemove, onSetupNew }: AgentsTabProps) {
+  const [busy, setBusy] = useState<AgentAction | null>(null);
+  const selected = agents.find((agent) => agent.id === selectedId) ?? agents[0] ?? null;
+
+  if (agents.length === 0) {
+    return (
+      <div className="rounded-xl border border-dashed border-slate-300 p-10 text-center">
+        <Icon name="terminal" className="mx-auto h-8 w-8 text-slate-400" />
+        <p className="mt-3 font-medium text-slate-900">No agents connected yet</p>
+        <p className="mt-1 text-sm text-slate-600">An agent on your own server dumps, encrypts and uploads your backups.</p>
+        <Button className="mt-5" onClick={onSetupNew}>
+          Setup New Agent
+        </Button>
+      </div>
+    );
+  }
+
+  const send = async (agent: UserAgent, action: AgentAction) => {
+    setBusy(action);
+    try {
+      const { data, error } = await manageAgentRequest(agent.id, action);
+      if (error || !data) throw error ?? new Error("command failed");
+      toast({ title: data.message, variant: "success" });
+    } catch (error) {
+      toast({ title: FAILURE_TITLES[action], description: readErrorMessage(error) ?? undefined, variant: "destructive" });
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  const reset = async (agent: UserAgent) => {
+    const confirmed = await askConfirmation({
+      title: "Reset connection",
+      message: `New connection credentials will be generated for "${agent.name}" and its current ones stop working. If the agent does not reconnect, run dbvault-agent setup again on its server.`,
+      confirmLabel: "Reset Connection",
+    });
+    if (confirmed) await send(agent, "reset");
+  };
+
+  const remove = async (agent: UserAgent) => {
+    const confirmed = await askConfirmation({
+      title: "Remove agent",
+      message: `Remove "${agent.name}" from this list? This will not delete any existing backups.`,
+      confirmLabel: "Remove Agent",
+    });
+    if (confirmed) onRemove(agent.id);
+  };
+
+  return (
+    <div className="grid gap-6 lg:grid-cols-[18rem_1fr]">
+      <div>
+        <ul aria-label="Agents" className="space-y-2">
+          {agents.map((agent) => (
+            <li key={agent.id}>
+              <button
+                type="button"
+                aria-current={selected?.id === agent.id ? "true" : undefined}
+                onClick={() => onSelect(agent.id)}
+                className={cn(
+                  "focus-ring flex w-full items-center justify-between gap-3 rounded-lg border px-4 py-3 text-left",
+                  selected?.id === agent.id ? "border-indigo-500 bg-indigo-50" : "border-slate-200 bg-white hover:bg-slate-50",
+                )}
+              >
+                <span className="min-w-0">
+                  <span className="block truncate font-medium text-slate-900">{agent.name}</span>
+                  <span className="block truncate text-xs text-slate-500">{agent.hostname ?? "unknown host"}</span>
+                </span>
+                <StatusBadge status={agent.status} />
+              </button>
+            </li>
+          ))}
+        </ul>
+        <Button variant="outline" className="mt-4 w-full" onClick={onSetupNew}>
+          <Icon name="plus" className="h-4 w-4" /> Setup New Agent
+        </Button>
+      </div>
+
+      {selected ? (
+        <Card className="p-6" aria-label={`Agent ${selected.name}`} role="region">
+          <div className="flex flex-wrap items-center justify-between gap-3">
+            <h2 className="text-lg font-semibold text-slate-900">{selected.name}</h2>
+            <StatusBadge status={selected.status} />
+          </div>
+          <dl className="mt-4 grid gap-4 text-sm sm:grid-cols-2">
+            <div>
+              <dt className="text-slate-500">Status</dt>
+              <dd className="font-medium text-slate-900">{describeAgentStatus(selected.status).label}</dd>
+            </div>
+            <div>
+              <dt className="text-slate-500">Last seen</dt>
+              <dd className="font-medium text-slate-900">{selected.lastSeen ? formatDateTime(selected.lastSeen) : "Never"}</dd>
+            </div>
+            <div>
+              <dt className="text-slate-500">Platform</dt>
+              <dd className="font-medium text-slate-900">{selected.platform ?? "unknown"}</dd>
+            </div>
+            <div>
+              <dt className="text-slate-500">Version</dt>
+              <dd className="font-medium text-slate-900">{selected.version ?? "unknown"}</dd>
+            </div>
+          </dl>
+
+          <h3 className="mt-6 text-sm font-semibold text-slate-900">Commands</h3>
+          <div className="mt-2 flex flex-wrap gap-2">
+            <Button variant="outline" disabled={busy !== null} onClick={() => send(selected, "restart")}>
+              Restart Agent
+            </Button>
+            <Button variant="outline" disabled={busy !== null} onClick={() => send(selected, "update")}>
+              Check for Updates
+            </Button>
+          </div>
+
+          <h3 className="mt-6 text-sm font-semibold text-slate-900">Maintenance</h3>
+          <div className="mt-2 flex flex-wrap gap-2">
+            <Button variant="destructive" disabled={busy !== null} onClick={() => remove(selected)}>
+              Remove Agent
+            </Button>
+            <Button variant="outline" disabled={busy !== null} onClick={() => reset(selected)}>
+              Reset Connection
+            </Button>
+          </div>
+        </Card>
+      ) : null}
+    </div>
+  );
+}

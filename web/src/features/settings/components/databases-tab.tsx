@@ -1,0 +1,83 @@
+import { useState } from "react";
+import { Alert } from "../../../components/ui/alert";
+import { Badge } from "../../../components/ui/card";
+import { Switch } from "../../../components/ui/switch";
+import { toast } from "../../../components/ui/toast-store";
+import { readErrorMessage } from "../../../lib/api-client";
+import { setDatabaseActiveRequest, type UserDatabase, type UserPlan } from "../api/settings-api";
+import { canToggleDatabase, describeDatabaseAllowance } from "../utils/database-limits";
+
+type DatabasesTabProps = { databases: UserDatabase[]; plan: UserPlan; onChanged: (databases: UserDatabase[]) => void };
+
+/** The user's databases with an Enable/Disable switch; only the plan's dbLimit may be active. */
+export function DatabasesTab({ databases, plan, onChanged }: DatabasesTabProps) {
+  const [busyId, setBusyId] = useState<string | null>(null);
+  const activeCount = databases.filter((db) => db.isActive).length;
+
+  const toggle = async (database: UserDatabase, isActive: boolean) => {
+    setBusyId(database.id);
+    try {
+      const { data, error } = await setDatabaseActiveRequest(database.id, isActive);
+      if (error || !data) throw error ?? new Error("update failed");
+      onChanged(data);
+    } catch (error) {
+      toast({ title: "Failed to update database. Please try again.", description: readErrorMessage(error) ?? undefined, variant: "destructive" });
+    } finally {
+      setBusyId(null);
+    }
+  };
+
+  return (
+    <div className="space-y-4">
+      <div>
+        <h2 className="text-lg font-semibold text-slate-900">Databases</h2>
+        <p className="mt-1 text-sm text-slate-600">
+          Databases are added only through the agent's command-line setup (<code className="font-mono">dbvault-agent setup</code>). Connection strings stay on your
+          server and are never stored by DBVault.
+        </p>
+      </div>
+      <Alert tone="info">
+        {describeDatabaseAllowance(plan, activeCount)}
+      </Alert>
+      {databases.length === 0 ? (
+        <p className="rounded-xl border border-dashed border-slate-300 p-10 text-center text-slate-600">No databases yet. Run the agent setup to add one.</p>
+      ) : (
+        <div className="overflow-x-auto rounded-xl border border-slate-200">
+          <table className="min-w-full divide-y divide-slate-200 text-sm">
+            <thead className="bg-slate-50 text-left text-xs font-semibold uppercase tracking-wide text-slate-600">
+              <tr>
+                <th scope="col" className="px-4 py-3">Name</th>
+                <th scope="col" className="px-4 py-3">Status</th>
+                <th scope="col" className="px-4 py-3">Enable/Disable</th>
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-slate-100 bg-white">
+              {databases.map((database) => {
+                const allowed = canToggleDatabase(database, activeCount, plan.dbLimit);
+                return (
+                  <tr key={database.id}>
+                    <td className="px-4 py-3 font-medium text-slate-900">{database.name}</td>
+                    <td className="px-4 py-3">
+                      <Badge className={database.isActive ? "bg-emerald-100 text-emerald-800" : "bg-slate-100 text-slate-700"}>{database.isActive ? "Active" : "Disabled"}</Badge>
+                    </td>
+                    <td className="px-4 py-3">
+                      <div className="flex items-center gap-3">
+                        <Switch
+                          checked={database.isActive}
+                          label={`${database.name} enabled`}
+                          disabled={busyId !== null || !allowed}
+                          onCheckedChange={(checked) => toggle(database, checked)}
+                        />
+                        {!allowed ? <span className="text-xs text-slate-500">Plan limit reached: disable another database first</span> : null}
+                      </div>
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </div>
+  );
+}

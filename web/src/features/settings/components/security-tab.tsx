@@ -1,0 +1,122 @@
+import { type RefObject, useEffect, useState } from "react";
+import { Button } from "../../../components/ui/button";
+import { Card } from "../../../components/ui/card";
+import { askConfirmation } from "../../../components/ui/confirm-dialog";
+import { inputClasses } from "../../../components/ui/field";
+import { Icon } from "../../../components/ui/icons";
+import { toast } from "../../../components/ui/toast-store";
+import { useSession } from "../../auth/hooks/use-session";
+import { updateSessionUser } from "../../auth/session";
+import { profileRequest, regenerateApiKeyRequest } from "../api/settings-api";
+import { useTimedFlag } from "../hooks/use-timed-flag";
+import { formatServiceEndpoint, maskApiKey } from "../utils/agent-display";
+import { copyText } from "../utils/copy-text";
+import { AgentSetupGuide } from "./agent-setup-guide";
+
+/** A regenerated key stays visible this long so it can be copied into the agent (spec 9). */
+const NEW_KEY_VISIBLE_MS = 30_000;
+
+/** API key (masked, Show/Hide, Regenerate), the service endpoint with copy, and the agent setup. */
+export function SecurityTab({ setupHeadingRef }: { setupHeadingRef: RefObject<HTMLHeadingElement | null> }) {
+  const { user } = useSession();
+  const apiKey = user?.apiKey ?? "";
+
+  // The stored session may hold an older key (regenerated in another browser): ask the server.
+  useEffect(() => {
+    let active = true;
+    profileRequest()
+      .then(({ data }) => {
+        if (active && data && data.apiKey !== apiKey) updateSessionUser({ apiKey: data.apiKey });
+      })
+      .catch(() => {}); // the stored key stays shown
+    return () => {
+      active = false;
+    };
+    // Once per visit to the tab.
+  }, []);
+  const [shown, setShown] = useState(false);
+  const [newKeyShown, showNewKey, hideNewKey] = useTimedFlag(NEW_KEY_VISIBLE_MS);
+  const [busy, setBusy] = useState(false);
+  const visible = shown || newKeyShown;
+  const origin = window.location.origin;
+  const endpoint = formatServiceEndpoint(origin);
+
+  const regenerate = async () => {
+    const confirmed = await askConfirmation({
+      title: "Regenerate API key",
+      message:
+        "Your current API key stops working at once, and every agent using it disconnects. You must reconfigure each agent with the new key (run dbvault-agent setup again).",
+      confirmLabel: "Regenerate API Key",
+    });
+    if (!confirmed) return;
+    setBusy(true);
+    try {
+      const { data, error } = await regenerateApiKeyRequest();
+      if (error || !data) throw error ?? new Error("regenerate failed");
+      updateSessionUser({ apiKey: data.apiKey });
+      showNewKey();
+      toast({ title: "API key regenerated", description: "The new key is shown for 30 seconds: copy it into your agents.", variant: "success" });
+    } catch {
+      toast({ title: "Failed to regenerate API key. Please try again.", variant: "destructive" });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const toggleShown = () => {
+    if (visible) {
+      setShown(false);
+      hideNewKey();
+    } else setShown(true);
+  };
+
+  return (
+    <div className="space-y-6">
+      <Card className="space-y-6 p-6">
+        <div>
+          <label htmlFor="security-api-key" className="block text-sm font-medium text-slate-700">
+            API key
+          </label>
+          <p className="text-xs text-slate-500">Agents sign in with this key. Keep it secret.</p>
+          <div className="mt-2 flex flex-wrap gap-2">
+            <input
+              id="security-api-key"
+              readOnly
+              value={visible ? apiKey : maskApiKey(apiKey)}
+              className={`${inputClasses} min-w-0 flex-1 font-mono`}
+              spellCheck={false}
+              data-masked={visible ? "false" : "true"}
+            />
+            <Button variant="outline" onClick={toggleShown} aria-pressed={visible}>
+              <Icon name={visible ? "eyeOff" : "eye"} className="h-4 w-4" /> {visible ? "Hide" : "Show"}
+            </Button>
+            <Button variant="outline" aria-label="Copy API key" onClick={() => copyText(apiKey)} disabled={!apiKey}>
+              <Icon name="copy" className="h-4 w-4" />
+            </Button>
+          </div>
+          <Button variant="destructive" className="mt-3" onClick={regenerate} disabled={busy}>
+            {busy ? "Regenerating..." : "Regenerate API Key"}
+          </Button>
+        </div>
+
+        <div>
+          <label htmlFor="security-endpoint" className="block text-sm font-medium text-slate-700">
+            Service endpoint
+          </label>
+          <div className="mt-2 flex gap-2">
+            <input id="security-endpoint" readOnly value={endpoint} className={`${inputClasses} min-w-0 flex-1 font-mono`} />
+            <Button variant="outline" aria-label="Copy service endpoint" onClick={() => copyText(endpoint)}>
+              <Icon name="copy" className="h-4 w-4" /> Copy
+            </Button>
+          </div>
+        </div>
+
+        <p className="flex items-start gap-2 text-sm text-slate-600">
+          <Icon name="lock" className="mt-0.5 h-4 w-4 shrink-0 text-indigo-600" />
+          Encryption keys are generated and kept locally on your agent. DBVault never receives them, so only you can decrypt your backups.
+        </p>
+      </Card>
+      <AgentSetupGuide ref={setupHeadingRef} origin={origin} />
+    </div>
+  );
+}

@@ -1,0 +1,73 @@
+import { useCallback, useEffect, useRef, useState } from "react";
+import {
+  getSettingsRequest,
+  listDatabasesRequest,
+  systemStatusRequest,
+  type UserAgent,
+  type UserDatabase,
+  type UserPlan,
+  type UserSettings,
+  userPlanRequest,
+} from "../api/settings-api";
+
+/** How often the agents' status is refreshed while the page is open (spec 9: 30 s). */
+const AGENTS_REFRESH_MS = 30_000;
+
+export type SettingsData = {
+  settings: UserSettings | null;
+  plan: UserPlan | null;
+  databases: UserDatabase[] | null;
+  agents: UserAgent[] | null;
+  loadError: boolean;
+  setSettings: (settings: UserSettings) => void;
+  setDatabases: (databases: UserDatabase[]) => void;
+  /** Takes an agent off the list on this page only (spec 7: Remove Agent makes no call). */
+  removeAgent: (agentId: string) => void;
+};
+
+async function readAgents(): Promise<UserAgent[]> {
+  const { data, error } = await systemStatusRequest();
+  if (error || !data) throw new Error("system status failed");
+  return data.agents;
+}
+
+/** Everything the settings tabs show: settings, the plan's limits, databases and agents. */
+export function useSettingsData(): SettingsData {
+  const [settings, setSettings] = useState<UserSettings | null>(null);
+  const [plan, setPlan] = useState<UserPlan | null>(null);
+  const [databases, setDatabases] = useState<UserDatabase[] | null>(null);
+  const [agents, setAgentList] = useState<UserAgent[] | null>(null);
+  const [loadError, setLoadError] = useState(false);
+  // Removed agents stay off the list when it is refreshed.
+  const removed = useRef(new Set<string>());
+  const showAgents = useCallback((list: UserAgent[]) => setAgentList(list.filter((agent) => !removed.current.has(agent.id))), []);
+
+  useEffect(() => {
+    let active = true;
+    Promise.all([getSettingsRequest(), userPlanRequest(), listDatabasesRequest(), readAgents()])
+      .then(([s, p, d, a]) => {
+        if (!active) return;
+        if (!s.data || !p.data || !d.data) throw new Error("load failed");
+        setSettings(s.data);
+        setPlan(p.data);
+        setDatabases(d.data);
+        showAgents(a);
+      })
+      .catch(() => active && setLoadError(true));
+    const timer = setInterval(() => {
+      readAgents()
+        .then((list) => active && showAgents(list))
+        .catch(() => {}); // a missed refresh keeps the last list; the next one retries
+    }, AGENTS_REFRESH_MS);
+    return () => {
+      active = false;
+      clearInterval(timer);
+    };
+  }, [showAgents]);
+
+  const removeAgent = useCallback((agentId: string) => {
+    removed.current.add(agentId);
+    setAgentList((list) => list?.filter((agent) => agent.id !== agentId) ?? null);
+  }, []);
+  return { settings, plan, databases, agents, loadError, setSettings, setDatabases, removeAgent };
+}
