@@ -6,6 +6,7 @@ const RETRIES = 3;
 /** Where a bucket is and how to sign for it; the same fields Bun's S3Client takes. */
 export type S3Target = {
   bucket: string;
+  /** Any S3-compatible service; empty: AWS, from the region. */
   endpoint?: string;
   region?: string;
   accessKeyId?: string;

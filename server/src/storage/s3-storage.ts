@@ -2,21 +2,13 @@ import { S3Client } from "bun";
 import { assertPutOptions, readBody } from "./body";
 import { InvalidKeyError, ObjectNotFoundError, StorageError, StorageUnavailableError, UploadIncompleteError } from "./errors";
 import { assertKey, assertPrefix, resolveRange } from "./keys";
-import { PartReader, S3MultipartUploader } from "./s3-multipart";
+import { PartReader, S3MultipartUploader, type S3Target } from "./s3-multipart";
 import type { ByteRange, HttpSource, PutOptions, Storage, StoredObject } from "./types";
 
-export type S3StorageOptions = {
-  bucket: string;
-  /** Any S3-compatible service; empty: AWS, from the region. */
-  endpoint?: string;
-  region?: string;
-  accessKeyId?: string;
-  secretAccessKey?: string;
-  sessionToken?: string;
-  virtualHostedStyle?: boolean;
+export type S3StorageOptions = S3Target & {
   /** Every key is stored under this prefix (e.g. "dbvault/"), so one bucket can hold other data. */
   keyPrefix?: string;
-  /** Multipart part size; S3 needs ≥ 5 MiB. Memory per streamed put is about partSize × (queueSize + 1). */
+  /** Multipart part size; S3 needs ≥ 5 MiB. A streamed put holds queueSize + 1 part buffers. */
   partSize?: number;
   queueSize?: number;
   /** Keys per ListObjectsV2 page (1–1000); tests lower it to exercise pagination. */
@@ -45,8 +37,9 @@ export class S3Storage implements Storage {
 
   constructor(options: S3StorageOptions) {
     const { bucket, endpoint, region, accessKeyId, secretAccessKey, sessionToken, virtualHostedStyle } = options;
-    this.client = new S3Client({ bucket, endpoint, region, accessKeyId, secretAccessKey, sessionToken, virtualHostedStyle });
-    this.uploader = new S3MultipartUploader({ bucket, endpoint, region, accessKeyId, secretAccessKey, sessionToken, virtualHostedStyle });
+    const target: S3Target = { bucket, endpoint, region, accessKeyId, secretAccessKey, sessionToken, virtualHostedStyle };
+    this.client = new S3Client(target);
+    this.uploader = new S3MultipartUploader(target);
     this.keyPrefix = options.keyPrefix ?? "";
     if (this.keyPrefix) assertPrefix(this.keyPrefix);
     this.partSize = options.partSize ?? 5 * MiB;
