@@ -4,13 +4,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
-import { users } from "@db/schema";
+import { backups, users } from "@db/schema";
 import { openTestDatabase } from "../../testkit/test-database";
 import { createApp } from "../src/app";
 import { createContext } from "../src/bootstrap";
 import { loadConfig } from "../src/config";
 import type { AppContext } from "../src/context";
 import { silentLogger } from "../src/lib/logger";
+import { runningHashes } from "../src/modules/backups/running-hashes";
 import type { Mail, Mailer } from "../src/modules/notifications/mailer";
 
 export type CallResult<T = any> = { status: number; body: T; headers: Headers };
@@ -27,6 +28,12 @@ export type TestServer = {
   registerAdmin(): Promise<TestUser>;
   /** Listens on a loopback port; returns the base URL. */
   listen(): string;
+  /**
+   * Restarts the server as a crashed process would be: HTTP and sockets cut at once, requests in
+   * flight abandoned (never finished), in-memory state gone; then a new context on the same
+   * metadata database, data directory and port. `server.ctx` and `server.app` are the new ones.
+   */
+  restart(options?: { beforeStart?: () => void | Promise<void> }): Promise<void>;
   close(): Promise<void>;
 };
 
@@ -39,13 +46,18 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
   const dataDir = mkdtempSync(join(tmpdir(), "dbvault-test-data-"));
   const config = loadConfig({ DATA_DIR: dataDir, PORT: "0", ...env });
   const database = await openTestDatabase();
-  const ctx = await createContext(config, database, { log: silentLogger });
   const sentMail: Mail[] = [];
-  if (!config.smtpUrl) {
-    const recorder: Mailer = { send: async (mail) => void sentMail.push(mail), close() {} };
-    ctx.mailer = recorder;
-  }
-  const app = createApp(ctx);
+  const startContext = async () => {
+    const started = await createContext(config, database, { log: silentLogger });
+    if (!config.smtpUrl) {
+      const recorder: Mailer = { send: async (mail) => void sentMail.push(mail), close() {} };
+      started.mailer = recorder;
+    }
+    return started;
+  };
+  let ctx = await startContext();
+  let app = createApp(ctx);
+  let port = 0;
 
   const call: TestServer["call"] = async (method, path, options = {}) => {
     const headers: Record<string, string> = { ...options.headers };
@@ -72,8 +84,12 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
   };
 
   return {
-    ctx,
-    app,
+    get ctx() {
+      return ctx;
+    },
+    get app() {
+      return app;
+    },
     sentMail,
     call,
     registerUser,
@@ -83,8 +99,22 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
       return admin;
     },
     listen() {
-      app.listen({ port: 0, hostname: "127.0.0.1" });
-      return `http://127.0.0.1:${app.server!.port}`;
+      app.listen({ port, hostname: "127.0.0.1" });
+      port = app.server!.port!;
+      return `http://127.0.0.1:${port}`;
+    },
+    async restart(options = {}) {
+      const listening = Boolean(app.server);
+      // Force-closing cuts uploads and sockets mid-way; their handlers are left as a killed process leaves them.
+      if (app.server) await app.stop(true);
+      ctx.mailer.close();
+      await ctx.bus.stop();
+      // A new process starts without the running file hashes of this server's uploads.
+      for (const { id } of await ctx.db.select({ id: backups.id }).from(backups)) runningHashes.delete(id);
+      await options.beforeStart?.();
+      ctx = await startContext();
+      app = createApp(ctx);
+      if (listening) app.listen({ port, hostname: "127.0.0.1" });
     },
     async close() {
       if (app.server) await app.stop(true);

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, ne, sql } from "drizzle-orm";
 import { backupParts, backups, users } from "@db/schema";
 import { type CompleteUploadRequest, UPLOAD_PART_SIZE } from "@protocol/agent-protocol";
 import type { AppContext } from "../../context";
@@ -33,23 +33,61 @@ export async function getUploadStatus(ctx: AppContext, agent: AgentRow, backupId
   const parts = await ctx.db
     .select({ partNumber: backupParts.partNumber, size: backupParts.size })
     .from(backupParts)
-    .where(eq(backupParts.backupId, backupId))
+    .where(and(eq(backupParts.backupId, backupId), ne(backupParts.sha256, PART_IN_FLIGHT)))
     .orderBy(asc(backupParts.partNumber));
   return { parts, uploadedBytes: parts.reduce((sum, p) => sum + p.size, 0) };
 }
 
-/** Bytes of the user's plan still free; reserving them is atomic so parallel uploads cannot overshoot. */
-async function reserveStorage(ctx: AppContext, userId: string, bytes: number, limit: number) {
-  if (bytes <= 0) {
-    await ctx.db.update(users).set({ storageUsed: sql`greatest(0, ${users.storageUsed} + ${bytes})` }).where(eq(users.id, userId));
-    return true;
-  }
-  const reserved = await ctx.db
-    .update(users)
-    .set({ storageUsed: sql`${users.storageUsed} + ${bytes}` })
-    .where(and(eq(users.id, userId), sql`${users.storageUsed} + ${bytes} <= ${limit}`))
-    .returning({ id: users.id });
-  return reserved.length > 0;
+/** The mark of a part row whose bytes are reserved but not yet stored (its request is running or died). */
+const PART_IN_FLIGHT = "";
+
+/**
+ * Sets the bytes counted for one part (its row's size; null removes the row) and moves the user's
+ * storage used by the difference, in one transaction with the backup row locked. So storage used
+ * is always the sum of completed backups and of running backups' part rows: a request that dies
+ * with the server leaves its reservation on a row, which the resent part or failBackup settles.
+ * Answers "limit" (changing nothing) when growing would pass `limit`, "gone" when the backup
+ * stopped running (failBackup has released its parts).
+ */
+async function countPart(
+  ctx: AppContext,
+  backup: { id: string; userId: string },
+  partNumber: number,
+  next: { size: number; sha256: string } | null,
+  limit: number,
+): Promise<"counted" | "limit" | "gone"> {
+  return ctx.db.transaction(async (tx) => {
+    const [running] = await tx
+      .select({ id: backups.id })
+      .from(backups)
+      .where(and(eq(backups.id, backup.id), inArray(backups.status, ["pending", "in-progress"])))
+      .for("update");
+    if (!running) return "gone";
+    const part = and(eq(backupParts.backupId, backup.id), eq(backupParts.partNumber, partNumber));
+    const [row] = await tx.select({ size: backupParts.size }).from(backupParts).where(part);
+    const delta = (next?.size ?? 0) - (row?.size ?? 0);
+    if (delta > 0) {
+      const reserved = await tx
+        .update(users)
+        .set({ storageUsed: sql`${users.storageUsed} + ${delta}` })
+        .where(and(eq(users.id, backup.userId), sql`${users.storageUsed} + ${delta} <= ${limit}`))
+        .returning({ id: users.id });
+      if (reserved.length === 0) return "limit";
+    } else if (delta < 0) {
+      await tx.update(users).set({ storageUsed: sql`greatest(0, ${users.storageUsed} + ${delta})` }).where(eq(users.id, backup.userId));
+    }
+    if (!next) await tx.delete(backupParts).where(part);
+    else {
+      await tx
+        .insert(backupParts)
+        .values({ backupId: backup.id, partNumber, size: next.size, sha256: next.sha256 })
+        .onConflictDoUpdate({
+          target: [backupParts.backupId, backupParts.partNumber],
+          set: { size: next.size, sha256: next.sha256, createdAt: ctx.now() },
+        });
+    }
+    return "counted";
+  });
 }
 
 /**
@@ -74,13 +112,15 @@ export async function receivePart(
   const [owner] = await ctx.db.select({ planId: users.planId }).from(users).where(eq(users.id, backup.userId));
   const plan = await planOfUser(ctx.db, owner?.planId ?? null);
   const [previous] = await ctx.db
-    .select({ size: backupParts.size })
+    .select({ size: backupParts.size, sha256: backupParts.sha256 })
     .from(backupParts)
     .where(and(eq(backupParts.backupId, backupId), eq(backupParts.partNumber, partNumber)));
 
   // Reserve before writing, so a user at their limit cannot fill the disk first.
-  const reservation = (declaredLength ?? UPLOAD_PART_SIZE) - (previous?.size ?? 0);
-  if (!(await reserveStorage(ctx, backup.userId, reservation, plan.storageLimit))) {
+  const reservation = { size: declaredLength ?? UPLOAD_PART_SIZE, sha256: PART_IN_FLIGHT };
+  const reserved = await countPart(ctx, backup, partNumber, reservation, plan.storageLimit);
+  if (reserved === "gone") throw conflict("This backup stopped running; it no longer accepts uploads.");
+  if (reserved === "limit") {
     const message = `Storage limit exceeded: this backup does not fit in your ${plan.name} plan's storage. Delete old backups, shorten retention or upgrade your plan.`;
     await failBackup(ctx, backupId, message, { storageLimit: true });
     throw new AppError(413, "STORAGE_LIMIT_EXCEEDED", message);
@@ -103,18 +143,16 @@ export async function receivePart(
   try {
     await ctx.storage.writeUploadPart(backupId, partNumber, partNumber * UPLOAD_PART_SIZE, counted, { maxBytes: UPLOAD_PART_SIZE });
   } catch (error) {
-    await reserveStorage(ctx, backup.userId, -reservation, plan.storageLimit);
+    // Back to what was counted before this request (the earlier copy, or nothing).
+    await countPart(ctx, backup, partNumber, previous ?? null, Number.MAX_SAFE_INTEGER);
     throw error;
   }
-  // Settle the reservation to the real size.
-  await reserveStorage(ctx, backup.userId, size - (declaredLength ?? UPLOAD_PART_SIZE), plan.storageLimit);
-  await ctx.db
-    .insert(backupParts)
-    .values({ backupId, partNumber, size, sha256: partHash.digest("hex") })
-    .onConflictDoUpdate({
-      target: [backupParts.backupId, backupParts.partNumber],
-      set: { size, sha256: sql`excluded.sha256`, createdAt: ctx.now() },
-    });
+  // Settle the reservation to the real size (never past the limit: the real size is at most the reserved one).
+  if ((await countPart(ctx, backup, partNumber, { size, sha256: partHash.digest("hex") }, Number.MAX_SAFE_INTEGER)) === "gone") {
+    // Failed while this part was being written: its staged bytes were already discarded once.
+    await ctx.storage.abortUpload(backupId);
+    throw conflict("This backup stopped running; it no longer accepts uploads.");
+  }
   await ctx.db
     .update(backups)
     .set({ status: "in-progress", lastActivityAt: ctx.now(), startedAt: sql`coalesce(${backups.startedAt}, now())` })
@@ -143,7 +181,9 @@ export async function completeUpload(ctx: AppContext, agent: AgentRow, backupId:
   const problem =
     parts.length !== input.partCount || parts.some((p, i) => p.partNumber !== i)
       ? `expected parts 0..${input.partCount - 1}, received ${parts.length}`
-      : parts.slice(0, -1).some((p) => p.size !== UPLOAD_PART_SIZE)
+      : parts.some((p) => p.sha256 === PART_IN_FLIGHT)
+        ? "a part is still being received (or its request was cut); send it again"
+        : parts.slice(0, -1).some((p) => p.size !== UPLOAD_PART_SIZE)
         ? "a part other than the last is short"
         : parts.reduce((sum, p) => sum + p.size, 0) !== input.size
           ? "the total size does not match"
