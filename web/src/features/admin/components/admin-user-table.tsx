@@ -1,13 +1,10 @@
-import { type ColumnDef, tableFeatures, useTable } from "@tanstack/react-table";
-import { useMemo } from "react";
-import { cn } from "../../../lib/cn";
+import { type ComponentProps, useMemo } from "react";
+import { DataTable, type DataTableColumn } from "../../../components/ui/data-table";
 import type { AdminPlan, AdminUser } from "../api/admin-api";
 import { displayStatusOf, planNameOf } from "../utils/admin-users";
 import { UserStatusBadge } from "./user-status-badge";
 
-const features = tableFeatures({});
-
-function buildColumns(plans: AdminPlan[], onSelect: (userId: string) => void, selectedId: string | null): ColumnDef<typeof features, AdminUser>[] {
+function buildColumns(plans: AdminPlan[], onSelect: (userId: string) => void, selectedId: string | null): DataTableColumn<AdminUser>[] {
   return [
     {
       accessorKey: "name",
@@ -40,43 +37,22 @@ type Props = { users: AdminUser[]; plans: AdminPlan[]; selectedId: string | null
 /** The user table of the Admin Dashboard (TanStack Table); clicking a row selects the user. */
 export function AdminUserTable({ users, plans, selectedId, onSelect }: Props) {
   const columns = useMemo(() => buildColumns(plans, onSelect, selectedId), [plans, onSelect, selectedId]);
-  const table = useTable({ features, columns, data: users, getRowId: (row) => row._id });
-
   return (
-    <div className="overflow-x-auto rounded-xl border border-slate-200 bg-white">
-      <table className="min-w-full divide-y divide-slate-200 text-sm" aria-label="Users">
-        <thead className="bg-slate-50">
-          {table.getHeaderGroups().map((group) => (
-            <tr key={group.id}>
-              {group.headers.map((header) => (
-                <th key={header.id} scope="col" className="px-4 py-3 text-left text-xs font-semibold uppercase tracking-wide text-slate-600">
-                  <table.FlexRender header={header} />
-                </th>
-              ))}
-            </tr>
-          ))}
-        </thead>
-        <tbody className="divide-y divide-slate-100">
-          {table.getRowModel().rows.map((row) => {
-            const selected = row.original._id === selectedId;
-            return (
-              <tr
-                key={row.id}
-                data-testid="admin-user-row"
-                data-selected={selected ? "true" : undefined}
-                onClick={() => onSelect(row.original._id)}
-                className={cn("cursor-pointer", selected ? "bg-indigo-50" : "hover:bg-slate-50")}
-              >
-                {row.getAllCells().map((cell) => (
-                  <td key={cell.id} className="px-4 py-3 align-middle text-slate-700">
-                    <table.FlexRender cell={cell} />
-                  </td>
-                ))}
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      columns={columns}
+      data={users}
+      getRowId={(user) => user._id}
+      label="Users"
+      className="rounded-xl border border-slate-200 bg-white"
+      rowProps={(user) => {
+        const selected = user._id === selectedId;
+        return {
+          "data-testid": "admin-user-row",
+          "data-selected": selected ? "true" : undefined,
+          onClick: () => onSelect(user._id),
+          className: selected ? "cursor-pointer bg-indigo-50" : "cursor-pointer hover:bg-slate-50",
+        } as ComponentProps<"tr">;
+      }}
+    />
   );
 }

@@ -1,6 +1,6 @@
-import { type ColumnDef, tableFeatures, useTable } from "@tanstack/react-table";
-import { useMemo } from "react";
+import { type ComponentProps, useMemo } from "react";
 import { Button } from "../../../components/ui/button";
+import { DataTable, type DataTableColumn } from "../../../components/ui/data-table";
 import { Icon } from "../../../components/ui/icons";
 import { ProgressBar } from "../../../components/ui/progress-bar";
 import { formatDateTime } from "../../../lib/format-date";
@@ -10,7 +10,6 @@ import { formatBytes, formatDocumentCount } from "../utils/dashboard-format";
 import { isRunning } from "../utils/operation-status";
 import { StatusBadge } from "./status-badge";
 
-const features = tableFeatures({});
 
 /** A backup with the realtime channel's latest word on it laid over the fetched row. */
 type BackupRow = Backup & { live?: LiveBackup };
@@ -36,7 +35,7 @@ function RunningProgress({ row }: { row: BackupRow }) {
   );
 }
 
-function buildColumns({ onDownload, onRestore, onDelete, downloadingId }: Actions): ColumnDef<typeof features, BackupRow>[] {
+function buildColumns({ onDownload, onRestore, onDelete, downloadingId }: Actions): DataTableColumn<BackupRow>[] {
   const statusOf = (row: BackupRow) => row.live?.status ?? row.status;
   return [
     { accessorKey: "databaseName", header: "Database", cell: ({ row }) => <span className="font-medium text-slate-900">{row.original.databaseName}</span> },
@@ -77,37 +76,16 @@ export function BackupsTable({ backups, live, ...actions }: Actions & { backups:
   const { onDownload, onRestore, onDelete, downloadingId } = actions;
   const columns = useMemo(() => buildColumns({ onDownload, onRestore, onDelete, downloadingId }), [onDownload, onRestore, onDelete, downloadingId]);
   const rows = useMemo(() => backups.map((backup) => ({ ...backup, live: live[backup.id] })), [backups, live]);
-  const table = useTable({ features, columns, data: rows, getRowId: (row) => row.id });
 
   if (backups.length === 0) {
     return <p className="rounded-lg border border-dashed border-slate-300 p-10 text-center text-slate-600">No backups found. Trigger a backup to protect your data.</p>;
   }
   return (
-    <div className="overflow-x-auto">
-      <table className="min-w-full divide-y divide-slate-200 text-sm">
-        <thead className="bg-slate-50">
-          {table.getHeaderGroups().map((group) => (
-            <tr key={group.id}>
-              {group.headers.map((header) => (
-                <th key={header.id} scope="col" className="px-4 py-3 text-left text-xs font-semibold uppercase tracking-wide text-slate-600">
-                  <table.FlexRender header={header} />
-                </th>
-              ))}
-            </tr>
-          ))}
-        </thead>
-        <tbody className="divide-y divide-slate-100">
-          {table.getRowModel().rows.map((row) => (
-            <tr key={row.id} className="hover:bg-slate-50" data-testid="backup-row" data-backup-id={row.id}>
-              {row.getAllCells().map((cell) => (
-                <td key={cell.id} className="px-4 py-3 align-middle text-slate-700">
-                  <table.FlexRender cell={cell} />
-                </td>
-              ))}
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      columns={columns}
+      data={rows}
+      getRowId={(row) => row.id}
+      rowProps={(row) => ({ "data-testid": "backup-row", "data-backup-id": row.id }) as ComponentProps<"tr">}
+    />
   );
 }
