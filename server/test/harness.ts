@@ -118,6 +118,10 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     },
     async close() {
       if (app.server) await app.stop(true);
+      // The sockets just cut run their close handlers (agent disconnections) now; a query issued
+      // while the pool ends opens a connection that porsager never closes, and dropping the
+      // database under it then fails one of porsager's own queries unhandled.
+      await Bun.sleep(100);
       ctx.mailer.close();
       await ctx.bus.stop();
       await database.close();

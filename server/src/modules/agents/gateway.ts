@@ -10,7 +10,14 @@ import type { AgentRow } from "./agent-auth";
 import { markAgentConnected, markAgentDisconnected, recordHeartbeat } from "./service";
 
 type AgentSocket = { id: string; send(data: string): unknown; close(code?: number, reason?: string): unknown };
-type Connection = { socket: AgentSocket; agentId: string; userId: string; connectionId: string };
+type Connection = {
+  socket: AgentSocket;
+  agentId: string;
+  userId: string;
+  connectionId: string;
+  /** The message being handled: an agent's messages are handled one after another, in order. */
+  handling: Promise<void>;
+};
 
 /**
  * The agent sockets held by this server instance. Commands for agents arrive on the cluster bus
@@ -78,7 +85,7 @@ export function createAgentGateway(ctx: AppContext) {
     async open(socket: AgentSocket, agent: AgentRow) {
       const previous = byAgent.get(agent.id);
       if (previous) previous.socket.close(4002, "replaced by a newer connection");
-      const connection: Connection = { socket, agentId: agent.id, userId: agent.userId, connectionId: randomUUID() };
+      const connection: Connection = { socket, agentId: agent.id, userId: agent.userId, connectionId: randomUUID(), handling: Promise.resolve() };
       byAgent.set(agent.id, connection);
       bySocket.set(socket.id, connection);
       await markAgentConnected(ctx, agent.id, connection.connectionId, {});
@@ -87,18 +94,24 @@ export function createAgentGateway(ctx: AppContext) {
     async message(socket: AgentSocket, raw: unknown) {
       const connection = bySocket.get(socket.id);
       if (!connection) return;
-      try {
-        await handleMessage(connection, raw);
-      } catch (error) {
-        ctx.log.error("agent message failed", { agentId: connection.agentId, error });
-      }
+      // In order: "restore.started" handled after "restore.completed" would find the restore
+      // finished and drop its step (each message's queries may run on another pool connection).
+      connection.handling = connection.handling.then(() =>
+        handleMessage(connection, raw).catch((error) => ctx.log.error("agent message failed", { agentId: connection.agentId, error })),
+      );
+      await connection.handling;
     },
     async close(socket: AgentSocket) {
       const connection = bySocket.get(socket.id);
       bySocket.delete(socket.id);
       if (!connection) return;
       if (byAgent.get(connection.agentId) === connection) byAgent.delete(connection.agentId);
-      await markAgentDisconnected(ctx, connection.agentId, connection.connectionId);
+      // After the messages already received; a failure (e.g. the server shutting down) is logged,
+      // since nobody awaits a socket's close handler.
+      await connection.handling;
+      await markAgentDisconnected(ctx, connection.agentId, connection.connectionId).catch((error) =>
+        ctx.log.error("could not record an agent disconnection", { agentId: connection.agentId, error }),
+      );
     },
     connectedCount: () => byAgent.size,
   };
