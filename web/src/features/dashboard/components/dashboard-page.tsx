@@ -25,12 +25,12 @@ import { SystemStatusCard } from "./system-status-card";
 /** /dashboard (spec 2): the signed-in user's backups, restores and agents. `token` opens the realtime channel. */
 export function DashboardPage({ token }: { token: string | null }) {
   const { backups, summary, plan, databases, reloadBackups } = useDashboardData();
-  const history = useRestoreHistory();
+  const liveRestores = useAtomValue(liveRestoresAtom);
+  const history = useRestoreHistory(liveRestores);
   const system = useSystemStatus();
   const [selected, setSelected] = useAtom(selectedDatabaseAtom);
   const [tab, setTab] = useAtom(dashboardTabAtom);
   const liveBackups = useAtomValue(liveBackupsAtom);
-  const liveRestores = useAtomValue(liveRestoresAtom);
   const [restoring, setRestoring] = useState<Backup | null>(null);
   const [listVersion, setListVersion] = useState(0);
 
