@@ -7,7 +7,7 @@ import { BSON, type Document, Int32 } from "mongodb";
 import { createBackupStream, DumpError, type Progress, restoreDatabase, restoreFromEncrypted } from "../src/dump/index.ts";
 import { summarizeArchive, writeMongodumpArchive } from "../src/dump/mongodump-archive/index.ts";
 import { createDecryptStream } from "../src/archive/index.ts";
-import { AWKWARD_COLLECTIONS, buildAwkwardDatabase } from "./support/awkward-database.ts";
+import { AWKWARD_COLLECTIONS, type AnyIdDocument, buildAwkwardDatabase } from "./support/awkward-database.ts";
 import { snapshotDatabase } from "./support/database-snapshot.ts";
 import { type AgentTestEnv, openAgentTestEnv } from "./support/test-env.ts";
 
@@ -137,7 +137,7 @@ test("a restore counts documents that break _id or a unique index as failures an
   const result = await restoreDatabase({ uri: env.uriFor(target), input: archive, tools: { mode: "builtin" } });
   expect(result.collections).toEqual({ [`${target}.people`]: { restored: 2, failed: 2 } });
   expect(result).toMatchObject({ restored: 2, failed: 2, engine: "builtin" });
-  const ids = await env.client.db(target).collection("people").find().map((d) => d._id).toArray();
+  const ids = await env.client.db(target).collection<AnyIdDocument>("people").find().map((d) => d._id).toArray();
   expect(ids).toEqual([1, 3]);
 });
 

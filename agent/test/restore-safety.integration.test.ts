@@ -19,6 +19,7 @@ import { createBackupStream, DumpError, restoreDatabase, restoreFromEncrypted } 
 import { MongodumpArchiveError } from "../src/dump/mongodump-archive/index.ts";
 import { type CollectionSnapshot, snapshotDatabase } from "./support/database-snapshot.ts";
 import { type AgentTestEnv, openAgentTestEnv } from "./support/test-env.ts";
+import type { AnyIdDocument } from "./support/awkward-database.ts";
 
 const HEADER_LENGTH = 104;
 const CHUNK_SIZE = 4096;
@@ -36,11 +37,11 @@ beforeAll(async () => {
   target = env.uniqueDatabase("safety_dst");
   // Incompressible text, so the file has many chunks and damage can sit well past the prelude.
   const rows = (n: number) => Array.from({ length: n }, (_, i) => ({ _id: i, text: randomBytes(60).toString("base64") }));
-  await env.client.db(source).collection("keep").insertMany(rows(3000));
-  await env.client.db(source).collection("more").insertMany(rows(3000));
-  await env.client.db(target).collection("keep").insertMany([{ _id: "original", untouched: true }]);
+  await env.client.db(source).collection<AnyIdDocument>("keep").insertMany(rows(3000));
+  await env.client.db(source).collection<AnyIdDocument>("more").insertMany(rows(3000));
+  await env.client.db(target).collection<AnyIdDocument>("keep").insertMany([{ _id: "original", untouched: true }]);
   await env.client.db(target).collection("keep").createIndex({ untouched: 1 });
-  await env.client.db(target).collection("more").insertMany([{ _id: "original too" }]);
+  await env.client.db(target).collection<AnyIdDocument>("more").insertMany([{ _id: "original too" }]);
   before = await snapshotDatabase(env.client.db(target));
 
   const backup = createBackupStream({ uri: env.uriFor(source), masterKey, chunkSize: CHUNK_SIZE, tools: { mode: "builtin" } });

@@ -23,6 +23,9 @@ import {
 import type { Db, Document } from "mongodb";
 import { insertRawDocuments } from "../../src/dump/builtin/raw-insert.ts";
 
+/** A document whose _id is a number, string or ObjectId (the driver's default types allow only an ObjectId). */
+export type AnyIdDocument = { _id: number | string | ObjectId; [field: string]: unknown };
+
 export interface AwkwardOptions {
   /** Adds two documents of almost 16 MiB (slower); default true. */
   largeDocuments?: boolean;
@@ -61,7 +64,7 @@ export async function buildAwkwardDatabase(db: Db, options: AwkwardOptions = {})
   );
   await db.createCollection("empty");
 
-  await db.collection("indexed").insertMany(
+  await db.collection<AnyIdDocument>("indexed").insertMany(
     Array.from({ length: 120 }, (_, i) => ({
       _id: i,
       email: `user${i}@example.com`,
@@ -83,25 +86,25 @@ export async function buildAwkwardDatabase(db: Db, options: AwkwardOptions = {})
   ]);
 
   await db.command({ create: "capped", capped: true, size: new Int32(1 << 20), max: new Int32(500) });
-  await db.collection("capped").insertMany(Array.from({ length: 20 }, (_, i) => ({ _id: i, at: new Date(i * 1000) })));
+  await db.collection<AnyIdDocument>("capped").insertMany(Array.from({ length: 20 }, (_, i) => ({ _id: i, at: new Date(i * 1000) })));
   await db.command({
     create: "validated",
     validator: { $jsonSchema: { bsonType: "object", required: ["name"], properties: { name: { bsonType: "string" } } } },
     validationLevel: "moderate",
     validationAction: "warn",
   });
-  await db.collection("validated").insertMany([{ _id: 1, name: "ok" }, { _id: 2, name: "also ok" }]);
+  await db.collection<AnyIdDocument>("validated").insertMany([{ _id: 1, name: "ok" }, { _id: 2, name: "also ok" }]);
   await db.command({ create: "collated", collation: { locale: "en", strength: new Int32(2) } });
-  await db.collection("collated").insertMany([{ _id: "A", v: 1 }, { _id: "b", v: 2 }]);
-  await db.collection("with.dots.in.name").insertMany([{ _id: 1, here: "dots" }]);
-  await db.collection("ünïcødé 名前").insertMany([{ _id: "ключ", 値: "値", emoji: "🦊" }]);
+  await db.collection<AnyIdDocument>("collated").insertMany([{ _id: "A", v: 1 }, { _id: "b", v: 2 }]);
+  await db.collection<AnyIdDocument>("with.dots.in.name").insertMany([{ _id: 1, here: "dots" }]);
+  await db.collection<AnyIdDocument>("ünïcødé 名前").insertMany([{ _id: "ключ", 値: "値", emoji: "🦊" }]);
   await db.command({ create: "recent", viewOn: "indexed", pipeline: [{ $match: { score: { $gt: 1 } } }] });
 
   if (options.largeDocuments !== false) {
     // 16 MiB is the server's limit; these stay 1 KiB below it, incompressible.
     const size = 16 * 1024 * 1024 - 1024;
-    await db.collection("large").insertOne({ _id: 1, blob: new Binary(randomBytes(size)) });
-    await db.collection("large").insertOne({ _id: 2, text: randomBytes(size / 2).toString("hex"), tail: new Int32(7) });
+    await db.collection<AnyIdDocument>("large").insertOne({ _id: 1, blob: new Binary(randomBytes(size)) });
+    await db.collection<AnyIdDocument>("large").insertOne({ _id: 2, text: randomBytes(size / 2).toString("hex"), tail: new Int32(7) });
   }
 }
 

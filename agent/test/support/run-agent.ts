@@ -25,7 +25,7 @@ export async function runAgent(args: string[], options: RunOptions = {}): Promis
   const child = Bun.spawn([...(options.command ?? SOURCE_COMMAND), ...args], {
     cwd: options.cwd ?? REPO_ROOT,
     env: { PATH: process.env.PATH, HOME: "/nonexistent-home", ...options.env } as Record<string, string>,
-    stdin: options.stdin ? new Blob([options.stdin]) : "ignore",
+    stdin: options.stdin ? new Blob([options.stdin as Uint8Array<ArrayBuffer> | string]) : "ignore",
     stdout: "pipe",
     stderr: "pipe",
   });
