@@ -9,7 +9,7 @@ import { notifyBackupCompleted, notifyBackupFailed } from "../notifications/serv
 import { planOfUser } from "../plans/service";
 import { publishToUser } from "../realtime/service";
 import { runningHashes } from "./running-hashes";
-import { backupStorage, toBackupView } from "./views";
+import { backupStorage, backupViewColumns, toBackupView } from "./views";
 
 type BackupRow = typeof backups.$inferSelect;
 type DatabaseRow = typeof databases.$inferSelect;
@@ -32,7 +32,7 @@ export async function listBackups(
     ? and(eq(backups.userId, userId), eq(backups.databaseName, options.databaseName))
     : eq(backups.userId, userId);
   const rows = await ctx.db
-    .select()
+    .select(backupViewColumns)
     .from(backups)
     .where(where)
     .orderBy(desc(backups.createdAt), desc(backups.id))

@@ -1,10 +1,24 @@
-import type { backups, restores } from "@db/schema";
+import { backups, type restores } from "@db/schema";
 
 type BackupRow = typeof backups.$inferSelect;
 type RestoreRow = typeof restores.$inferSelect;
 
+/** The columns toBackupView reads: a list selects only these (not the storage key, agent, times of work). */
+export const backupViewColumns = {
+  id: backups.id,
+  databaseName: backups.databaseName,
+  createdAt: backups.createdAt,
+  completedAt: backups.completedAt,
+  size: backups.size,
+  status: backups.status,
+  type: backups.type,
+  progress: backups.progress,
+  error: backups.error,
+  sha256: backups.sha256,
+};
+
 /** A backup as the API shows it (spec section 3). */
-export function toBackupView(backup: BackupRow) {
+export function toBackupView(backup: Pick<BackupRow, keyof typeof backupViewColumns>) {
   return {
     _id: backup.id,
     id: backup.id,
