@@ -7,11 +7,12 @@ import { randomBytes } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { Binary } from "mongodb";
 import { backupParts, users } from "@db/schema";
-import { startTestServer, type TestServer, type TestUser } from "../../server/test/harness.ts";
+import { startTestServer, type TestServer } from "../../server/test/harness.ts";
 import { failStalledOperations, STALLED_TIMEOUT_MS } from "../../server/src/modules/scheduler/service.ts";
 import { snapshotDatabase } from "./support/database-snapshot.ts";
 import { ensureFreshBinary, openBrowserSocket, type RunningAgent, runSetup, startAgentProcess, waitUntil } from "./support/end-to-end.ts";
 import { BINARY_PATH, runAgent } from "./support/run-agent.ts";
+import { apiFor } from "./support/server-faults.ts";
 import { type AgentTestEnv, openAgentTestEnv } from "./support/test-env.ts";
 
 let env: AgentTestEnv;
@@ -32,21 +33,10 @@ afterAll(async () => {
   await env.close();
 });
 
-function apiFor(user: TestUser) {
-  return async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${base}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${user.token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: response.status, body: (await response.json()) as any };
-  };
-}
-
 /** A user whose agent is set up for one database and running; returns what the tests need. */
 async function startUserWithAgent(database: string) {
   const user = await server.registerUser();
-  const api = apiFor(user);
+  const api = apiFor(base, user.token);
   const setup = await runSetup({ baseUrl: base, apiKey: user.apiKey, databases: [{ name: "main", uri: env.uriFor(database) }], directory: await env.makeTempDir() });
   expect(setup.exitCode).toBe(0);
   const start = async () => {
