@@ -153,10 +153,17 @@ describe("setup, run, backup, download, decrypt, restore", () => {
     const fresh = env.uniqueDatabase("e2e_fresh");
     const config = JSON.parse(await readFile(configPath, "utf8"));
     await writeFile(configPath, JSON.stringify({ ...config, databases: [{ name: "shop", uri: env.uriFor(fresh) }] }), { mode: 0o600 });
+    // Until the old socket has closed the server still lists the agent active, so wait for the
+    // agent's next welcome before asking for the restore.
+    const welcomes = () => agent.log().split("connected to the DBVault server").length - 1;
+    const welcomedBefore = welcomes();
     const restart = await api("POST", `/api/agents/manage/${agentId}`, { action: "restart" });
     expect(restart.status).toBe(200);
     await waitUntil("the restart", () => agent.log().includes("restart requested"));
-    await waitUntil("the agent to reconnect", async () => (await api("GET", "/api/settings/system-status")).body.agents[0].status === "active");
+    await waitUntil(
+      "the agent to reconnect",
+      async () => welcomes() > welcomedBefore && (await api("GET", "/api/settings/system-status")).body.agents[0].status === "active",
+    );
 
     const requested = await api("POST", `/api/backups/${backupId}/restore`, { databaseName: "shop" });
     expect(requested.status).toBe(201);
