@@ -8,7 +8,7 @@ bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
 [ -x "$bin/initdb" ] || { echo "error: PostgreSQL server binaries not found (apt-get install postgresql)" >&2; exit 1; }
 
 dir=$(mktemp -d /tmp/dbvault-pg-XXXXXX)
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+port=$(node -e 'const s = require("node:net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); })')
 # initdb refuses to run as root: run the server as the postgres user then.
 run=()
 if [ "$(id -u)" -eq 0 ]; then
