@@ -1,10 +1,12 @@
 // The Billing & Plan tab's figures (spec 2, 5 and 9): storage bar, plan card lines, which plans
 // the user may switch to.
 import { formatBytes } from "@protocol/format";
+import { formatDatabaseLimit, formatFrequency, formatPlanPrice, formatRetention } from "../../../lib/plan-format";
+
+export { formatPlanPrice };
 
 const WARN_PERCENT = 70;
 const DANGER_PERCENT = 90;
-const UNLIMITED_DATABASES_ABOVE = 500;
 
 /** Storage used as a percentage of the limit, 0 to 100. */
 export function computeStoragePercent(used: number, limit: number): number {
@@ -19,18 +21,15 @@ export function storageBarTone(percent: number): "red" | "amber" | "green" {
   return "green";
 }
 
-/** 'Free' for price 0, otherwise dollars per month. */
-export function formatPlanPrice(price: number): string {
-  return price === 0 ? "Free" : `$${Number.isInteger(price) ? price : price.toFixed(2)}/month`;
-}
-
 /** The lines of a plan card: databases ('Unlimited' above 500), storage, retention, frequency. */
 export function describePlanLimits(plan: { dbLimit: number; storageLimit: number; retentionLimit: number; frequencyLimit: number }): string[] {
-  const databases = plan.dbLimit > UNLIMITED_DATABASES_ABOVE ? "Unlimited databases" : `${plan.dbLimit} database${plan.dbLimit === 1 ? "" : "s"}`;
-  const retention =
-    plan.retentionLimit > 720 ? `${Math.round(plan.retentionLimit / 24 / 30.42)} months retention` : `${Math.round(plan.retentionLimit / 24)} days retention`;
-  const frequency = plan.frequencyLimit === 1 ? "Hourly" : plan.frequencyLimit === 24 ? "Daily" : "Weekly";
-  return [databases, `${formatBytes(plan.storageLimit)} storage`, retention, `${frequency} backups`];
+  const databases = formatDatabaseLimit(plan.dbLimit);
+  return [
+    databases === "Unlimited" ? "Unlimited databases" : databases,
+    `${formatBytes(plan.storageLimit)} storage`,
+    `${formatRetention(plan.retentionLimit)} retention`,
+    `${formatFrequency(plan.frequencyLimit)} backups`,
+  ];
 }
 
 /** Only free plans (price 0) can be switched to by the user. */

@@ -5,7 +5,7 @@ import { buttonClasses } from "../../../components/ui/button";
 import { Icon } from "../../../components/ui/icons";
 import { cn } from "../../../lib/cn";
 import { type Plan, plansRequest } from "../api/plans-api";
-import { formatDatabaseLimit, formatFrequency, formatPlanPrice, formatRetention, formatStorage } from "../utils/pricing-format";
+import { formatDatabaseLimit, formatFrequency, formatPlanPrice, formatRetention, formatStorage } from "../../../lib/plan-format";
 
 type State = { status: "loading" } | { status: "error" } | { status: "ready"; plans: Plan[] };
 

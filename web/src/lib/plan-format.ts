@@ -1,4 +1,5 @@
-// Formatting rules of the landing pricing section (spec 2 and 9).
+// How a plan's price and limits read (spec 2 and 9): the landing pricing cards and the profile's
+// Billing & Plan cards use the same rules.
 import { formatBytes } from "@protocol/format";
 
 const HOURS_PER_DAY = 24;

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { formatDatabaseLimit, formatFrequency, formatPlanPrice, formatRetention, formatStorage } from "./pricing-format";
+import { formatDatabaseLimit, formatFrequency, formatPlanPrice, formatRetention, formatStorage } from "./plan-format";
 
 describe("pricing formatting", () => {
   test("price 0 is Free, anything else dollars per month", () => {
