@@ -112,8 +112,7 @@ export class S3MultipartUploader {
   private async request(method: string, key: string, query: Record<string, string>, init: { headers?: Record<string, string>; body?: string } = {}): Promise<string> {
     const response = await this.send(method, key, query, init);
     const text = await response.text();
-    const code = /<Error>[\s\S]*?<Code>([^<]+)<\/Code>/.exec(text)?.[1];
-    if (code) throw new S3RequestError(`${code}: ${/<Message>([^<]*)<\/Message>/.exec(text)?.[1] ?? "request failed"}`, code, response.status);
+    if (/<Error>/.test(text)) throw errorFromBody(text, response);
     return text;
   }
 
@@ -131,10 +130,15 @@ export class S3MultipartUploader {
       await Bun.sleep(100 * 2 ** attempt);
     }
     if (response.ok) return response;
-    const text = await response.text().catch(() => "");
-    const code = /<Code>([^<]+)<\/Code>/.exec(text)?.[1];
-    throw new S3RequestError(`${code ?? `HTTP ${response.status}`}: ${/<Message>([^<]*)<\/Message>/.exec(text)?.[1] ?? response.statusText}`, code, response.status);
+    throw errorFromBody(await response.text().catch(() => ""), response);
   }
+}
+
+/** The S3RequestError an error answer describes (its <Code> and <Message>), or its HTTP status. */
+function errorFromBody(text: string, response: Response): S3RequestError {
+  const code = /<Code>([^<]+)<\/Code>/.exec(text)?.[1];
+  const message = /<Message>([^<]*)<\/Message>/.exec(text)?.[1] ?? ((!response.ok && response.statusText) || "request failed");
+  return new S3RequestError(`${code ?? `HTTP ${response.status}`}: ${message}`, code, response.status);
 }
 
 /** Copies a stream of chunks of any size into part buffers, one buffer at a time. */
