@@ -1,4 +1,4 @@
-import { constants } from "node:fs";
+import { constants, writeSync } from "node:fs";
 import { mkdir, open, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { readBody } from "./body";
@@ -33,10 +33,14 @@ export async function writeStagedPart(
   let size = 0;
   try {
     for await (const chunk of readBody(uploadId, body, options)) {
+      // A synchronous write into the page cache, not FileHandle.write: Bun's async write copies each
+      // chunk on its thread pool, and at ingest speed that cost a third more server CPU (kernel time
+      // and page faults; bench/ingest.ts 180 → 230 MB/s). The write blocks the event loop only for
+      // the copy into the page cache (the file is synced once, at completion), as PGlite's own
+      // synchronous file I/O already does.
       let written = 0;
       while (written < chunk.byteLength) {
-        const { bytesWritten } = await handle.write(chunk, written, chunk.byteLength - written, offset + size + written);
-        written += bytesWritten;
+        written += writeSync(handle.fd, chunk, written, chunk.byteLength - written, offset + size + written);
       }
       size += chunk.byteLength;
     }
