@@ -9,10 +9,11 @@
 // Phase 1: one agent uploads --size. Phase 2: --agents agents (each its own user) upload --each
 // at the same time. The bytes are the server's opaque ciphertext, so they are generated cheaply:
 // each part is a view into one random pool (never the whole file in memory), and each agent
-// hashes and sends its parts as the real agent does (8 MiB parts, one in flight).
+// hashes and sends its parts as the real agent does (8 MiB parts, UPLOAD_PARTS_IN_FLIGHT at once).
 import { randomBytes, createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
-import { agentApi, UPLOAD_PART_SIZE } from "@protocol/agent-protocol";
+import { AgentHeaders, agentApi, UPLOAD_PART_SIZE, UPLOAD_PARTS_IN_FLIGHT } from "@protocol/agent-protocol";
+import { createGoSignals } from "../agent/src/transport/go-signals";
 import { registerScriptedAgent, type ScriptedAgent } from "../server/test/scripted-agent";
 import {
   type BenchUser,
@@ -20,6 +21,7 @@ import {
   makeDataDir,
   MB,
   MiB,
+  readCpuCounters,
   readRssMb,
   removeDataDir,
   type ServerProcess,
@@ -86,20 +88,36 @@ async function prepareAgent(server: ServerProcess, index: number): Promise<Bench
 async function upload(server: ServerProcess, bench: BenchAgent, size: number) {
   const hash = createHash("sha256");
   const headers = bench.agent.headers();
-  let inFlight: Promise<void> | null = null;
+  const inFlight: Promise<void>[] = [];
   let partCount = 0;
+  // As the agent's daemon does: each body waits for the server's upload.go (heard on the socket).
+  const goSignals = createGoSignals();
+  bench.agent.intercept = (message) => message.type === "upload.go" && (goSignals.signal(message.backupId, message.partNumber), true);
   const put = async (partNumber: number, bytes: Uint8Array) => {
-    const res = await fetch(`${server.url}${agentApi.part(bench.backupId, partNumber)}`, { method: "PUT", headers, body: bytes as Uint8Array<ArrayBuffer> });
+    const go = goSignals.wait(bench.backupId, partNumber);
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        await go;
+        controller.enqueue(bytes);
+        controller.close();
+      },
+    });
+    const res = await fetch(`${server.url}${agentApi.part(bench.backupId, partNumber)}`, {
+      method: "PUT",
+      headers: { ...headers, "content-length": String(bytes.byteLength), [AgentHeaders.awaitGo]: "1" },
+      body,
+      duplex: "half",
+    } as RequestInit);
     if (!res.ok) throw new Error(`part ${partNumber} failed: ${res.status} ${await res.text()}`);
     await res.arrayBuffer();
   };
   for (let offset = 0; offset < size; offset += UPLOAD_PART_SIZE) {
     const part = partOf(partCount, Math.min(UPLOAD_PART_SIZE, size - offset));
-    hash.update(part); // the agent hashes the next part while the previous one is uploading
-    if (inFlight) await inFlight;
-    inFlight = put(partCount++, part);
+    hash.update(part); // the agent hashes the next part while the earlier ones are uploading
+    if (inFlight.length >= UPLOAD_PARTS_IN_FLIGHT) await inFlight.shift();
+    inFlight.push(put(partCount++, part));
   }
-  await inFlight;
+  await Promise.all(inFlight);
   const partsDone = performance.now();
   const res = await fetch(`${server.url}${agentApi.complete(bench.backupId)}`, {
     method: "POST",
@@ -140,14 +158,16 @@ async function withPeakRss<T>(server: ServerProcess, work: () => Promise<T>) {
 async function runPhase(server: ServerProcess, label: string, agentCount: number, each: number, options: Options) {
   const benches: BenchAgent[] = [];
   for (let i = 0; i < agentCount; i++) benches.push(await prepareAgent(server, benches.length + (label === "single" ? 0 : 1000)));
-  let cpuBefore = 0;
+  let cpuBefore = readCpuCounters(server.pid);
   const { result, before, peak } = await withPeakRss(server, async () => {
-    cpuBefore = server.cpuSeconds();
+    cpuBefore = readCpuCounters(server.pid);
     const started = performance.now();
     const finished = await Promise.all(benches.map((bench) => upload(server, bench, each)));
     return { started, partsDone: Math.max(...finished.map((f) => f.partsDone)), completed: Math.max(...finished.map((f) => f.completed)) };
   });
-  const cpu = server.cpuSeconds() - cpuBefore;
+  const cpuAfter = readCpuCounters(server.pid);
+  const [user, system] = [cpuAfter.user - cpuBefore.user, cpuAfter.system - cpuBefore.system];
+  const cpu = user + system;
   for (const bench of benches) await bench.agent.disconnect();
   await verifyCompleted(server, benches, each);
   const total = agentCount * each;
@@ -157,7 +177,10 @@ async function runPhase(server: ServerProcess, label: string, agentCount: number
   console.log(`\n${agentCount} agent${agentCount > 1 ? "s" : ""} × ${(each / MB).toFixed(0)} MB (${(total / MB).toFixed(0)} MB in ${agentCount * Math.ceil(each / UPLOAD_PART_SIZE)} parts of 8 MiB)`);
   console.log(`  parts uploaded in   ${((result.partsDone - result.started) / 1000).toFixed(2)} s  = ${partsMbps.toFixed(0)} MB/s`);
   console.log(`  completed (fsync, checksum, manifest) after ${((result.completed - result.started) / 1000).toFixed(2)} s  = ${endMbps.toFixed(0)} MB/s end to end`);
-  console.log(`  server CPU          ${cpu.toFixed(1)} s (${((cpu / ((result.completed - result.started) / 1000)) * 100).toFixed(0)} % of one core)`);
+  console.log(
+    `  server CPU          ${cpu.toFixed(1)} s (${((cpu / ((result.completed - result.started) / 1000)) * 100).toFixed(0)} % of one core; ` +
+      `user ${user.toFixed(1)} s, kernel ${system.toFixed(1)} s; ${((cpuAfter.minorFaults - cpuBefore.minorFaults) / 1000).toFixed(0)}k page faults)`,
+  );
   console.log(`  server RSS          ${before.toFixed(0)} MB before, peak ${peak.toFixed(0)} MB, growth ${growth.toFixed(1)} MB`);
   return { endMbps, growth, label };
 }

@@ -8,12 +8,29 @@ import { type Static, Type as T } from "@sinclair/typebox";
 export const AGENT_PROTOCOL_VERSION = 1;
 /** Backup files are uploaded in parts of this size (the last one shorter); a part is retried whole. */
 export const UPLOAD_PART_SIZE = 8 * 1024 * 1024;
+/**
+ * Parts an agent sends at once: while one part's body streams, the server does the next one's
+ * bookkeeping (its database work) instead of idling between parts. The server still hashes and
+ * the agent still acknowledges parts in order.
+ */
+export const UPLOAD_PARTS_IN_FLIGHT = 2;
+/** How long an agent holds a part's body back waiting for `upload.go` before sending it anyway. */
+export const UPLOAD_GO_WAIT_MS = 15_000;
 export const HEARTBEAT_INTERVAL_MS = 15_000;
 /** Reconnect delays after a dropped socket: 1 s doubling up to 5 s. */
 export const RECONNECT_MIN_MS = 1_000;
 export const RECONNECT_MAX_MS = 5_000;
 
-export const AgentHeaders = { agentId: "x-agent-id", agentToken: "x-agent-token" } as const;
+export const AgentHeaders = {
+  agentId: "x-agent-id",
+  agentToken: "x-agent-token",
+  /**
+   * On a part upload: "1" when the agent holds the body back until an `upload.go` message for that
+   * part reaches its socket (or UPLOAD_GO_WAIT_MS pass). The server says go when it is ready to read
+   * the body, so bodies waiting for the server's turn wait on the agent's side, not in server memory.
+   */
+  awaitGo: "x-dbvault-await-go",
+} as const;
 
 const Name = T.String({ minLength: 1, maxLength: 64, pattern: "^[A-Za-z0-9][A-Za-z0-9._ -]*$" });
 const ShortText = (max: number) => T.String({ minLength: 1, maxLength: max });
@@ -87,6 +104,7 @@ export type ServerMessage =
   | { type: "welcome"; agentId: string; serverTime: string }
   | { type: "backup"; backupId: string; databaseName: string }
   | { type: "restore"; restoreId: string; backupId: string; databaseName: string; size: number }
+  | { type: "upload.go"; backupId: string; partNumber: number }
   | { type: "restart" }
   | { type: "update" }
   | { type: "reset"; agentToken: string }

@@ -37,11 +37,17 @@ export function readRssMb(pid: number): number {
   return (Number(status.match(/VmRSS:\s+(\d+) kB/)![1]) * 1024) / MB;
 }
 
-/** utime + stime of a process, in seconds (clock ticks are 100 Hz on Linux). */
-export function readCpuSeconds(pid: number): number {
+/** A process's CPU time in user space and in the kernel (seconds; 100 Hz ticks) and its minor page faults. */
+export function readCpuCounters(pid: number): { user: number; system: number; minorFaults: number } {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / 100;
+  return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100, minorFaults: Number(fields[7]) };
+}
+
+/** utime + stime of a process, in seconds. */
+export function readCpuSeconds(pid: number): number {
+  const { user, system } = readCpuCounters(pid);
+  return user + system;
 }
 
 /** Starts the server on embedded defaults (PGlite, filesystem storage, mail to the log) in dataDir. */

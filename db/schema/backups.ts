@@ -1,4 +1,4 @@
-import { bigint, index, integer, jsonb, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import { bigint, boolean, index, integer, jsonb, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
 import { agents } from "./agents";
 import { createdAtColumn, idColumn, timestampColumn } from "./columns";
 import { databases } from "./databases";
@@ -58,7 +58,8 @@ export const backupParts = pgTable(
       .references(() => backups.id, { onDelete: "cascade" }),
     partNumber: integer("part_number").notNull(),
     size: bigint("size", { mode: "number" }).notNull(),
-    sha256: text("sha256").notNull(),
+    // False while the part's request runs (its size is a reservation), true once its bytes are stored.
+    stored: boolean("stored").notNull().default(false),
     createdAt: createdAtColumn(),
   },
   (table) => [primaryKey({ columns: [table.backupId, table.partNumber] })],

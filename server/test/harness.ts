@@ -11,7 +11,7 @@ import { createContext } from "../src/bootstrap";
 import { loadConfig } from "../src/config";
 import type { AppContext } from "../src/context";
 import { silentLogger } from "../src/lib/logger";
-import { runningHashes } from "../src/modules/backups/running-hashes";
+import { dropRunningHash } from "../src/modules/backups/running-hashes";
 import type { Mail, Mailer } from "../src/modules/notifications/mailer";
 
 export type CallResult<T = any> = { status: number; body: T; headers: Headers };
@@ -110,7 +110,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
       ctx.mailer.close();
       await ctx.bus.stop();
       // A new process starts without the running file hashes of this server's uploads.
-      for (const { id } of await ctx.db.select({ id: backups.id }).from(backups)) runningHashes.delete(id);
+      for (const { id } of await ctx.db.select({ id: backups.id }).from(backups)) dropRunningHash(id);
       await options.beforeStart?.();
       ctx = await startContext();
       app = createApp(ctx);

@@ -9,6 +9,8 @@ export type ScriptedAgent = {
   agentId: string;
   agentToken: string;
   received: ServerMessage[];
+  /** Sees each message first; one it returns true for is not recorded in `received`. */
+  intercept?: (message: ServerMessage) => boolean;
   headers(): Record<string, string>;
   connect(): Promise<void>;
   disconnect(): Promise<void>;
@@ -46,7 +48,9 @@ export async function registerScriptedAgent(
       const url = `${baseUrl.replace(/^http/, "ws")}${agentApi.socket}`;
       socket = new WebSocket(url, { headers: agent.headers() } as unknown as string[]);
       socket.onmessage = (event) => {
-        received.push(JSON.parse(String(event.data)) as ServerMessage);
+        const message = JSON.parse(String(event.data)) as ServerMessage;
+        if (agent.intercept?.(message)) return;
+        received.push(message);
         for (const wake of waiters.splice(0)) wake();
       };
       await new Promise<void>((resolve, reject) => {

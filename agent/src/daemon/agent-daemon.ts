@@ -1,6 +1,7 @@
 import type { Progress, RestoreStats, ServerMessage } from "../../../protocol/agent-protocol";
 import { type AgentSocket, startAgentSocket } from "../transport/agent-socket";
 import type { ServerClient } from "../transport/server-client";
+import { createGoSignals } from "../transport/go-signals";
 import { uploadBackup } from "../transport/uploader";
 import { createOutbox } from "./outbox";
 import { throttleProgress } from "./progress-throttle";
@@ -43,6 +44,7 @@ export function startAgentDaemon(runtime: DaemonRuntime) {
   let current: Promise<void> | null = null;
   const abort = new AbortController();
   let socket: AgentSocket;
+  const goSignals = createGoSignals();
 
   const outbox = createOutbox(
     (message) => socket.send(message),
@@ -73,7 +75,7 @@ export function startAgentDaemon(runtime: DaemonRuntime) {
     const report = throttleProgress((progress) => socket.send({ type: "backup.progress", backupId, progress }));
     try {
       const encrypted = runtime.backup(databaseName, { onProgress: report, signal: abort.signal });
-      const result = await uploadBackup(runtime.client(), backupId, encrypted);
+      const result = await uploadBackup(runtime.client(), backupId, encrypted, { goSignals });
       runtime.log("backup completed and uploaded", { backupId, databaseName, bytes: result.size });
     } catch (error) {
       const reason = abort.signal.aborted ? STOPPED_REASON : describe(error);
@@ -112,6 +114,9 @@ export function startAgentDaemon(runtime: DaemonRuntime) {
         return enqueue(() => runBackup(message.backupId, message.databaseName));
       case "restore":
         return enqueue(() => runRestore(message.restoreId, message.backupId, message.databaseName, message.size));
+      case "upload.go":
+        goSignals.signal(message.backupId, message.partNumber);
+        return;
       case "restart":
         runtime.log("restart requested: reloading the configuration and reconnecting");
         await runtime.reloadConfig();

@@ -59,12 +59,30 @@ export function createServerClient(credentials: ServerCredentials) {
     async uploadStatus(backupId: string): Promise<UploadStatus> {
       return (await call(agentApi.uploadStatus(backupId))).json() as Promise<UploadStatus>;
     },
-    async uploadPart(backupId: string, partNumber: number, bytes: Uint8Array): Promise<void> {
+    /**
+     * Uploads one part. With `go`, the request goes out at once but its body only once `go`
+     * resolves (the server says when it is ready to read it; see AgentHeaders.awaitGo).
+     */
+    async uploadPart(backupId: string, partNumber: number, bytes: Uint8Array, go?: Promise<void>): Promise<void> {
+      const body = go
+        ? new ReadableStream<Uint8Array>({
+            async pull(controller) {
+              await go;
+              controller.enqueue(bytes);
+              controller.close();
+            },
+          })
+        : (bytes as Uint8Array<ArrayBuffer>);
       await call(agentApi.part(backupId, partNumber), {
         method: "PUT",
-        body: bytes as Uint8Array<ArrayBuffer>,
-        headers: { "content-type": "application/octet-stream" },
+        body,
+        headers: {
+          "content-type": "application/octet-stream",
+          "content-length": String(bytes.byteLength),
+          ...(go ? { [AgentHeaders.awaitGo]: "1" } : {}),
+        },
         timeoutMs: 5 * 60_000,
+        ...(go ? { duplex: "half" } : {}),
       });
     },
     async complete(backupId: string, input: CompleteUploadRequest): Promise<void> {

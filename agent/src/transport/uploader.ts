@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
-import { UPLOAD_PART_SIZE } from "../../../protocol/agent-protocol";
+import { UPLOAD_PART_SIZE, UPLOAD_PARTS_IN_FLIGHT } from "../../../protocol/agent-protocol";
 import { ServerRefusedError } from "./errors";
+import type { GoSignals } from "./go-signals";
 import type { ServerClient } from "./server-client";
 
 export type UploadResult = { size: number; partCount: number; sha256: string };
@@ -8,29 +9,39 @@ export type UploadResult = { size: number; partCount: number; sha256: string };
 const RETRY_DELAYS_MS = [1_000, 2_000, 4_000, 5_000, 5_000, 5_000, 5_000, 5_000];
 
 /**
- * Uploads an encrypted backup stream in parts as it is produced: at most two parts are held in
- * memory (one uploading, one filling). A part whose upload fails is sent again (the server
- * replaces it), so a dropped connection resumes from the last acknowledged part. Refusals that
- * retrying cannot fix (storage limit, revoked key) end the upload at once.
+ * Uploads an encrypted backup stream in parts as it is produced: UPLOAD_PARTS_IN_FLIGHT parts
+ * uploading at once and one filling are all it holds in memory. A part whose upload fails is sent
+ * again (the server replaces it), so a dropped connection resumes from the last acknowledged part.
+ * Refusals that retrying cannot fix (storage limit, revoked key) end the upload, once the parts
+ * still in flight have settled.
  */
 export async function uploadBackup(
   client: ServerClient,
   backupId: string,
   source: AsyncIterable<Uint8Array>,
-  options: { partSize?: number; sleep?: (ms: number) => Promise<void>; onPartUploaded?: (uploadedBytes: number) => void } = {},
+  options: {
+    partSize?: number;
+    sleep?: (ms: number) => Promise<void>;
+    onPartUploaded?: (uploadedBytes: number) => void;
+    /** The server's go for a part's body (the daemon's socket hears it); without it bodies go at once. */
+    goSignals?: GoSignals;
+  } = {},
 ): Promise<UploadResult> {
   const partSize = options.partSize ?? UPLOAD_PART_SIZE;
   const sleep = options.sleep ?? ((ms: number) => new Promise((resolve) => setTimeout(resolve, ms)));
   const hash = createHash("sha256");
   let size = 0;
   let partNumber = 0;
-  let inFlight: Promise<void> | null = null;
+  let uploadedBytes = 0;
+  const inFlight: Promise<void>[] = [];
 
   const sendWithRetries = async (number: number, bytes: Uint8Array) => {
     for (let attempt = 0; ; attempt++) {
       try {
-        await client.uploadPart(backupId, number, bytes);
-        options.onPartUploaded?.(number * partSize + bytes.byteLength);
+        await client.uploadPart(backupId, number, bytes, options.goSignals?.wait(backupId, number));
+        // Parts in flight may finish out of order: progress never goes back.
+        uploadedBytes = Math.max(uploadedBytes, number * partSize + bytes.byteLength);
+        options.onPartUploaded?.(uploadedBytes);
         return;
       } catch (error) {
         if ((error instanceof ServerRefusedError && error.isFinal) || attempt >= RETRY_DELAYS_MS.length) throw error;
@@ -39,12 +50,26 @@ export async function uploadBackup(
     }
   };
 
+  /** Waits for the oldest part in flight; on its failure, lets the others settle before throwing. */
+  const settleOldest = async () => {
+    try {
+      await inFlight.shift();
+    } catch (error) {
+      const others = await Promise.allSettled(inFlight.splice(0));
+      // "This backup stopped running" (409) for one part echoes another part's refusal (e.g. the
+      // storage limit, which failed the backup): that one says why.
+      const echo = (e: unknown) => e instanceof ServerRefusedError && e.status === 409;
+      const cause = others.find((r): r is PromiseRejectedResult => r.status === "rejected" && !echo(r.reason));
+      throw echo(error) && cause ? cause.reason : error;
+    }
+  };
+
   const ship = async (bytes: Uint8Array) => {
-    if (inFlight) await inFlight;
-    const number = partNumber++;
-    inFlight = sendWithRetries(number, bytes);
-    // Surface a failure on the next ship or at the end, not as an unhandled rejection now.
-    inFlight.catch(() => {});
+    while (inFlight.length >= UPLOAD_PARTS_IN_FLIGHT) await settleOldest();
+    const sending = sendWithRetries(partNumber++, bytes);
+    // Surface a failure when its turn to settle comes, not as an unhandled rejection now.
+    sending.catch(() => {});
+    inFlight.push(sending);
   };
 
   let buffer = new Uint8Array(partSize);
@@ -66,7 +91,7 @@ export async function uploadBackup(
     }
   }
   if (filled > 0 || partNumber === 0) await ship(buffer.subarray(0, filled));
-  if (inFlight) await inFlight;
+  while (inFlight.length > 0) await settleOldest();
   const sha256 = hash.digest("hex");
   await client.complete(backupId, { partCount: partNumber, size, sha256 });
   return { size, partCount: partNumber, sha256 };

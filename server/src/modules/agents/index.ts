@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { AddDatabaseRequest, CompleteUploadRequest, FailRequest, RegisterRequest } from "@protocol/agent-protocol";
+import { AddDatabaseRequest, AgentHeaders, CompleteUploadRequest, FailRequest, RegisterRequest } from "@protocol/agent-protocol";
 import type { AppContext } from "../../context";
 import { authGuard } from "../auth/guard";
 import { failBackup, findOwnBackup } from "../backups/service";
@@ -55,7 +55,13 @@ export const agentsController = (ctx: AppContext) => {
       async ({ headers, params, request }) => {
         const { agent } = await authenticateAgent(ctx, headers);
         const length = request.headers.get("content-length");
-        return receivePart(ctx, agent, params.backupId, params.partNumber, request.body, length === null ? null : Number(length));
+        const { backupId, partNumber } = params;
+        // The agent holds the body back until told to send it (see AgentHeaders.awaitGo).
+        const sayGo =
+          request.headers.get(AgentHeaders.awaitGo) === "1"
+            ? () => gateway.sendToAgent(agent.id, { type: "upload.go", backupId, partNumber }).catch((error) => ctx.log.warn("could not say go to an agent", { agentId: agent.id, error }))
+            : undefined;
+        return receivePart(ctx, agent, backupId, partNumber, request.body, length === null ? null : Number(length), sayGo);
       },
       // The raw body is streamed to storage: no parsing.
       { params: agentsModel.partParams, parse: "none", detail: { summary: "Upload one part of the encrypted file" } },

@@ -1,5 +1,119 @@
-import type { Hash } from "node:crypto";
+import { createHash, type Hash } from "node:crypto";
 
 // SHA-256 of a whole backup file, fed part by part while parts arrive in order on this instance.
 // When they do not (a retry on another instance, a restart), completion re-reads the stored parts.
-export const runningHashes = new Map<string, { nextPart: number; hash: Hash }>();
+type RunningHash = {
+  nextPart: number;
+  hash: Hash;
+  /** A part is feeding the hash. */
+  busy: boolean;
+  /** Parts whose requests are being handled here, whether or not they feed the hash yet. */
+  arriving: Map<number, number>;
+  /** Resolves at the next change of the fields above (then is replaced). */
+  changed: Promise<void>;
+  notify(): void;
+};
+const runningHashes = new Map<string, RunningHash>();
+
+/**
+ * How long a part waits for the parts before it to feed the hash. An agent keeps several parts in
+ * flight, so part N+1 usually arrives while part N still streams; past this wait (part N's client
+ * stalled) it is stored unhashed and completion re-reads the file instead.
+ */
+export const HASH_ORDER_WAIT_MS = 30_000;
+
+/** A part's place at its backup's running hash. Call `done` once the part is stored or failed. */
+export type HashTurn = {
+  /** Waits for the parts before this one (while they are being received here) and lends a copy of the hash, or null. */
+  ready(waitMs?: number): Promise<Hash | null>;
+  /** `stored`: the lent copy becomes the running hash; otherwise it is dropped (the part sent again can still extend it). */
+  done(stored: boolean): void;
+};
+
+const noTurn: HashTurn = { ready: async () => null, done() {} };
+
+function newRunningHash(): RunningHash {
+  const running = { nextPart: 0, hash: createHash("sha256"), busy: false, arriving: new Map() } as RunningHash;
+  const arm = () => {
+    running.changed = new Promise<void>((resolve) => {
+      running.notify = () => {
+        arm();
+        resolve();
+      };
+    });
+  };
+  arm();
+  return running;
+}
+
+/**
+ * Registers a part's request as it arrives (call it before any await, so parts register in the
+ * order their requests came). Part 0 starts a backup's running hash; a part with no running hash
+ * or an earlier number than it expects (a resend) gets a turn that lends nothing.
+ */
+export function joinRunningHash(backupId: string, partNumber: number): HashTurn {
+  let running = runningHashes.get(backupId);
+  if (!running && partNumber === 0) {
+    running = newRunningHash();
+    runningHashes.set(backupId, running);
+  }
+  if (!running || partNumber < running.nextPart) return noTurn;
+  const entry = running;
+  entry.arriving.set(partNumber, (entry.arriving.get(partNumber) ?? 0) + 1);
+  let lent: Hash | null = null;
+  let finished = false;
+  const current = () => runningHashes.get(backupId) === entry;
+  return {
+    async ready(waitMs = HASH_ORDER_WAIT_MS) {
+      const deadline = Date.now() + waitMs;
+      for (;;) {
+        if (finished || !current() || partNumber < entry.nextPart) return null;
+        if (partNumber === entry.nextPart && !entry.busy) {
+          entry.busy = true;
+          lent = entry.hash.copy();
+          entry.notify();
+          return lent;
+        }
+        // Wait only while every part before this one is on its way here; a gap is not worth waiting for.
+        for (let p = entry.nextPart; p < partNumber; p++) if (!entry.arriving.has(p)) return null;
+        const remaining = deadline - Date.now();
+        if (remaining <= 0) return null;
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        await Promise.race([entry.changed, new Promise<void>((resolve) => (timer = setTimeout(resolve, remaining)))]);
+        clearTimeout(timer);
+      }
+    },
+    done(stored) {
+      if (finished) return;
+      finished = true;
+      const count = entry.arriving.get(partNumber) ?? 1;
+      if (count > 1) entry.arriving.set(partNumber, count - 1);
+      else entry.arriving.delete(partNumber);
+      if (lent) {
+        // The backup may have failed (and its entry been dropped) while this part was streaming.
+        if (stored && current()) {
+          entry.hash = lent;
+          entry.nextPart++;
+        }
+        entry.busy = false;
+      }
+      // Nothing hashed and nothing on its way (e.g. part 0 of a backup this agent cannot upload to): forget it.
+      if (entry.nextPart === 0 && !entry.busy && entry.arriving.size === 0 && current()) runningHashes.delete(backupId);
+      entry.notify();
+    },
+  };
+}
+
+/** Forgets a backup's running hash (it failed or completed); parts still streaming keep their copy. */
+export function dropRunningHash(backupId: string): void {
+  const running = runningHashes.get(backupId);
+  runningHashes.delete(backupId);
+  running?.notify(); // waiters look again and find their entry gone
+}
+
+/** The whole file's SHA-256 when all `partCount` parts fed it, else null; forgets the running hash. */
+export function finishRunningHash(backupId: string, partCount: number): string | null {
+  const running = runningHashes.get(backupId);
+  dropRunningHash(backupId);
+  return running && running.nextPart === partCount && !running.busy ? running.hash.digest("hex") : null;
+}

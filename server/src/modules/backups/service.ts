@@ -8,7 +8,7 @@ import { sendToAgent } from "../agents/service";
 import { notifyBackupCompleted, notifyBackupFailed } from "../notifications/service";
 import { planOfUser } from "../plans/service";
 import { publishToUser } from "../realtime/service";
-import { runningHashes } from "./running-hashes";
+import { dropRunningHash } from "./running-hashes";
 import { backupStorage, backupViewColumns, toBackupView } from "./views";
 
 type BackupRow = typeof backups.$inferSelect;
@@ -169,7 +169,7 @@ export async function failBackup(ctx: AppContext, backupId: string, reason: stri
     await recordAudit(tx, backup.userId, "BACKUP_FAILED", { backupId, databaseName: backup.databaseName, type: backup.type, reason });
     return backup;
   });
-  runningHashes.delete(backupId);
+  dropRunningHash(backupId);
   if (!released) {
     const [current] = await ctx.db.select().from(backups).where(eq(backups.id, backupId));
     return current!;

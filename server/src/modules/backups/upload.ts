@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { and, asc, eq, inArray, ne, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { backupParts, backups, plans, users } from "@db/schema";
 import { type CompleteUploadRequest, UPLOAD_PART_SIZE } from "@protocol/agent-protocol";
 import type { AppContext } from "../../context";
@@ -8,7 +8,8 @@ import { UploadIncompleteError } from "../../storage";
 import { findDefaultPlan } from "../plans/service";
 import type { AgentRow } from "../agents/agent-auth";
 import { announceBackupCompleted, failBackup } from "./service";
-import { runningHashes } from "./running-hashes";
+import { enterBodyGate } from "./body-gate";
+import { finishRunningHash, type HashTurn, joinRunningHash } from "./running-hashes";
 import { backupFileName, backupStorage } from "./views";
 
 export const MAX_PARTS = 100_000;
@@ -53,45 +54,40 @@ export async function getUploadStatus(ctx: AppContext, agent: AgentRow, backupId
   const parts = await ctx.db
     .select({ partNumber: backupParts.partNumber, size: backupParts.size })
     .from(backupParts)
-    .where(and(eq(backupParts.backupId, backupId), ne(backupParts.sha256, PART_IN_FLIGHT)))
+    .where(and(eq(backupParts.backupId, backupId), eq(backupParts.stored, true)))
     .orderBy(asc(backupParts.partNumber));
   return { parts, uploadedBytes: parts.reduce((sum, p) => sum + p.size, 0) };
 }
 
-/** The mark of a part row whose bytes are reserved but not yet stored (its request is running or died). */
-const PART_IN_FLIGHT = "";
+type PartRow = { size: number; stored: boolean };
 
 /**
  * Sets the bytes counted for one part (its row's size; null removes the row) and moves the user's
  * storage used by the difference, in one transaction with the backup row locked. So storage used
  * is always the sum of completed backups and of running backups' part rows: a request that dies
- * with the server leaves its reservation on a row, which the resent part or failBackup settles.
- * Answers "limit" (changing nothing) when growing would pass `limit`, "gone" when the backup
- * stopped running (failBackup has released its parts). `previous` is the part row it replaced.
- * With `markStored` (only with an unreachable `limit`, so no "limit" answer can follow it) the
- * statement that locks the backup row also marks it in progress: one round trip less per part.
+ * with the server leaves its reservation on a row (not stored), which the resent part or
+ * failBackup settles. Answers "limit" (changing nothing) when growing would pass `limit`, "gone"
+ * when the backup stopped running (failBackup has released its parts). `previous` is the part
+ * row it replaced.
  */
 async function countPart(
   ctx: AppContext,
   backup: { id: string; userId: string },
   partNumber: number,
-  next: { size: number; sha256: string } | null,
+  next: PartRow | null,
   limit: number,
-  markStored = false,
-): Promise<{ result: "counted" | "limit" | "gone"; previous?: { size: number; sha256: string } }> {
+): Promise<{ result: "counted" | "limit" | "gone"; previous?: PartRow }> {
   return ctx.db.transaction(async (tx) => {
-    const isRunning = and(eq(backups.id, backup.id), inArray(backups.status, ["pending", "in-progress"]));
-    // Both statements lock the backup row, so failBackup cannot release parts in between.
-    const [running] = markStored
-      ? await tx
-          .update(backups)
-          .set({ status: "in-progress", lastActivityAt: ctx.now(), startedAt: sql`coalesce(${backups.startedAt}, now())` })
-          .where(isRunning)
-          .returning({ id: backups.id })
-      : await tx.select({ id: backups.id }).from(backups).where(isRunning).for("update");
-    if (!running) return { result: "gone" };
     const part = and(eq(backupParts.backupId, backup.id), eq(backupParts.partNumber, partNumber));
-    const [row] = await tx.select({ size: backupParts.size, sha256: backupParts.sha256 }).from(backupParts).where(part);
+    // Locks the backup row (so failBackup cannot release parts in between) and reads the part's row.
+    const [running] = await tx
+      .select({ id: backups.id, size: backupParts.size, stored: backupParts.stored })
+      .from(backups)
+      .leftJoin(backupParts, part)
+      .where(and(eq(backups.id, backup.id), inArray(backups.status, ["pending", "in-progress"])))
+      .for("update", { of: backups });
+    if (!running) return { result: "gone" };
+    const row = running.size === null || running.stored === null ? undefined : { size: running.size, stored: running.stored };
     const delta = (next?.size ?? 0) - (row?.size ?? 0);
     if (delta > 0) {
       const reserved = await tx
@@ -107,14 +103,34 @@ async function countPart(
     else {
       await tx
         .insert(backupParts)
-        .values({ backupId: backup.id, partNumber, size: next.size, sha256: next.sha256 })
-        .onConflictDoUpdate({
-          target: [backupParts.backupId, backupParts.partNumber],
-          set: { size: next.size, sha256: next.sha256, createdAt: ctx.now() },
-        });
+        .values({ backupId: backup.id, partNumber, ...next })
+        .onConflictDoUpdate({ target: [backupParts.backupId, backupParts.partNumber], set: { ...next, createdAt: ctx.now() } });
     }
     return { result: "counted", previous: row };
   });
+}
+
+/**
+ * The usual settlement of a stored part, in one statement: when the backup still runs and the
+ * part's reservation was its real size, marks the part stored and the backup in progress. The
+ * backup row is updated (so locked) first, as countPart locks it. False when it could not (the
+ * backup stopped, or the size differs): countPart then settles.
+ */
+async function markPartStored(ctx: AppContext, backupId: string, partNumber: number, size: number) {
+  const running = ctx.db.$with("running").as(
+    ctx.db
+      .update(backups)
+      .set({ status: "in-progress", lastActivityAt: ctx.now(), startedAt: sql`coalesce(${backups.startedAt}, now())` })
+      .where(and(eq(backups.id, backupId), inArray(backups.status, ["pending", "in-progress"])))
+      .returning({ id: backups.id }),
+  );
+  const marked = await ctx.db
+    .with(running)
+    .update(backupParts)
+    .set({ stored: true, createdAt: ctx.now() })
+    .where(and(eq(backupParts.backupId, sql`(select ${running.id} from ${running})`), eq(backupParts.partNumber, partNumber), eq(backupParts.size, size)))
+    .returning({ partNumber: backupParts.partNumber });
+  return marked.length === 1;
 }
 
 /**
@@ -159,7 +175,8 @@ function hashAndReleaseChunks(body: ReadableStream<Uint8Array>, inspect: (chunk:
 /**
  * Stores one part of a backup's ciphertext (streamed, at most UPLOAD_PART_SIZE bytes), counting
  * it against the plan's storage. A part sent again replaces the earlier copy. Past the storage
- * limit the whole backup fails with STORAGE_LIMIT_EXCEEDED.
+ * limit the whole backup fails with STORAGE_LIMIT_EXCEEDED. `sayGo` tells an agent that holds the
+ * body back that the server is ready to read it.
  */
 export async function receivePart(
   ctx: AppContext,
@@ -168,51 +185,79 @@ export async function receivePart(
   partNumber: number,
   body: ReadableStream<Uint8Array> | null,
   declaredLength: number | null,
+  sayGo?: () => void,
 ) {
   if (!Number.isInteger(partNumber) || partNumber < 0 || partNumber >= MAX_PARTS) throw badRequest("Invalid part number.");
   if (!body) throw badRequest("The part is empty.");
   if (declaredLength !== null && declaredLength > UPLOAD_PART_SIZE) {
     throw new AppError(413, "PAYLOAD_TOO_LARGE", `A part may hold at most ${UPLOAD_PART_SIZE} bytes.`);
   }
-  const { backup, plan } = await findBackupForPart(ctx, agent, backupId);
-
-  // Reserve before writing, so a user at their limit cannot fill the disk first.
-  const reservation = { size: declaredLength ?? UPLOAD_PART_SIZE, sha256: PART_IN_FLIGHT };
-  const { result: reserved, previous } = await countPart(ctx, backup, partNumber, reservation, plan.storageLimit);
-  if (reserved === "gone") throw conflict("This backup stopped running; it no longer accepts uploads.");
-  if (reserved === "limit") {
-    const message = `Storage limit exceeded: this backup does not fit in your ${plan.name} plan's storage. Delete old backups, shorten retention or upgrade your plan.`;
-    await failBackup(ctx, backupId, message, { storageLimit: true });
-    throw new AppError(413, "STORAGE_LIMIT_EXCEEDED", message);
-  }
-
-  const running = runningHashes.get(backupId) ?? (partNumber === 0 ? { nextPart: 0, hash: createHash("sha256") } : null);
-  const fileHash = running && running.nextPart === partNumber ? running.hash.copy() : null;
-  const partHash = createHash("sha256");
-  const counted = hashAndReleaseChunks(body, (chunk) => {
-    partHash.update(chunk);
-    fileHash?.update(chunk);
-  });
+  // Before any await: parts register with the running hash in the order their requests came.
+  const hashTurn = joinRunningHash(backupId, partNumber);
   try {
+    const { backup, plan } = await findBackupForPart(ctx, agent, backupId);
+
+    // Reserve before writing, so a user at their limit cannot fill the disk first.
+    const reservation = { size: declaredLength ?? UPLOAD_PART_SIZE, stored: false };
+    const { result: reserved, previous } = await countPart(ctx, backup, partNumber, reservation, plan.storageLimit);
+    if (reserved === "gone") throw conflict("This backup stopped running; it no longer accepts uploads.");
+    if (reserved === "limit") {
+      const message = `Storage limit exceeded: this backup does not fit in your ${plan.name} plan's storage. Delete old backups, shorten retention or upgrade your plan.`;
+      await failBackup(ctx, backupId, message, { storageLimit: true });
+      throw new AppError(413, "STORAGE_LIMIT_EXCEEDED", message);
+    }
+
+    let size: number;
+    try {
+      size = await storePartBody(ctx, backupId, partNumber, body, hashTurn, sayGo);
+    } catch (error) {
+      // Back to what was counted before this request (the earlier copy, or nothing).
+      await countPart(ctx, backup, partNumber, previous ?? null, Number.MAX_SAFE_INTEGER);
+      throw error;
+    }
+    // Settle the reservation to the real size (never past the limit: the real size is at most the
+    // reserved one) and mark the backup in progress.
+    const settled =
+      (await markPartStored(ctx, backupId, partNumber, size)) ||
+      (await countPart(ctx, backup, partNumber, { size, stored: true }, Number.MAX_SAFE_INTEGER)).result === "counted";
+    if (!settled) {
+      // Failed while this part was being written: its staged bytes were already discarded once.
+      await ctx.storage.abortUpload(backupId);
+      throw conflict("This backup stopped running; it no longer accepts uploads.");
+    }
+    return { partNumber, size };
+  } finally {
+    hashTurn.done(false); // no-op when the body was stored (done(true) came first)
+  }
+}
+
+/**
+ * Streams a part's body to storage once it is this part's turn: after the parts before it (the
+ * whole-file hash takes them in order) and through the server-wide body gate. Gives the turn back
+ * as soon as the bytes are stored, so the next part's body streams while this one settles.
+ */
+async function storePartBody(
+  ctx: AppContext,
+  backupId: string,
+  partNumber: number,
+  body: ReadableStream<Uint8Array>,
+  hashTurn: HashTurn,
+  sayGo?: () => void,
+) {
+  const fileHash = await hashTurn.ready();
+  const leaveGate = await enterBodyGate();
+  const counted = hashAndReleaseChunks(body, (chunk) => fileHash?.update(chunk));
+  let stored = false;
+  try {
+    sayGo?.();
     await ctx.storage.writeUploadPart(backupId, partNumber, partNumber * UPLOAD_PART_SIZE, counted.stream, { maxBytes: UPLOAD_PART_SIZE });
-  } catch (error) {
-    // Back to what was counted before this request (the earlier copy, or nothing).
-    await countPart(ctx, backup, partNumber, previous ?? null, Number.MAX_SAFE_INTEGER);
-    throw error;
+    stored = true;
   } finally {
     counted.releaseLast();
+    hashTurn.done(stored);
+    leaveGate(counted.size());
   }
-  const size = counted.size();
-  // Settle the reservation to the real size (never past the limit: the real size is at most the
-  // reserved one) and mark the backup in progress, in one transaction.
-  const settled = await countPart(ctx, backup, partNumber, { size, sha256: partHash.digest("hex") }, Number.MAX_SAFE_INTEGER, true);
-  if (settled.result === "gone") {
-    // Failed while this part was being written: its staged bytes were already discarded once.
-    await ctx.storage.abortUpload(backupId);
-    throw conflict("This backup stopped running; it no longer accepts uploads.");
-  }
-  if (fileHash) runningHashes.set(backupId, { nextPart: partNumber + 1, hash: fileHash });
-  return { partNumber, size };
+  return counted.size();
 }
 
 async function hashStoredFile(ctx: AppContext, key: string) {
@@ -235,7 +280,7 @@ export async function completeUpload(ctx: AppContext, agent: AgentRow, backupId:
   const problem =
     parts.length !== input.partCount || parts.some((p, i) => p.partNumber !== i)
       ? `expected parts 0..${input.partCount - 1}, received ${parts.length}`
-      : parts.some((p) => p.sha256 === PART_IN_FLIGHT)
+      : parts.some((p) => !p.stored)
         ? "a part is still being received (or its request was cut); send it again"
         : parts.slice(0, -1).some((p) => p.size !== UPLOAD_PART_SIZE)
         ? "a part other than the last is short"
@@ -254,9 +299,7 @@ export async function completeUpload(ctx: AppContext, agent: AgentRow, backupId:
     await failBackup(ctx, backupId, "Uploaded data was lost before the backup completed. The next backup will try again.");
     throw new AppError(409, "CONFLICT", "The uploaded data is incomplete on the server.");
   }
-  const running = runningHashes.get(backupId);
-  runningHashes.delete(backupId);
-  const sha256 = running && running.nextPart === parts.length ? running.hash.digest("hex") : await hashStoredFile(ctx, fileKey);
+  const sha256 = finishRunningHash(backupId, parts.length) ?? (await hashStoredFile(ctx, fileKey));
   if (sha256 !== input.sha256) {
     await failBackup(ctx, backupId, "The uploaded file does not match its checksum (corrupted in transit). The next backup will try again.");
     throw new AppError(422, "BAD_REQUEST", "Checksum mismatch: the uploaded file is corrupt.");
@@ -275,7 +318,7 @@ export async function completeUpload(ctx: AppContext, agent: AgentRow, backupId:
     sha256,
     file: "backup.enc.dbvault",
     fileName: backupFileName(backup),
-    parts: parts.map((p) => ({ partNumber: p.partNumber, size: p.size, sha256: p.sha256 })),
+    parts: parts.map((p) => ({ partNumber: p.partNumber, size: p.size })),
   };
   await ctx.storage.put(backupStorage.manifest(backup.userId, backupId), new TextEncoder().encode(JSON.stringify(manifest, null, 2)));
 

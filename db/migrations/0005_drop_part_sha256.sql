@@ -1,0 +1,1 @@
+ALTER TABLE "backup_parts" DROP COLUMN "sha256";
