@@ -4,7 +4,7 @@ import { dirname, join, relative, sep } from "node:path";
 import { assertPutOptions, readBody } from "./body";
 import { InvalidKeyError, ObjectNotFoundError, StorageUnavailableError } from "./errors";
 import { assertKey, assertPrefix, isKeySegment, resolveRange } from "./keys";
-import { removeStagedUpload, sealStagedUpload, stagedUploadPath, UPLOADS_DIR, writeStagedPart } from "./file-uploads";
+import { createEarlyWriteback, removeStagedUpload, sealStagedUpload, stagedUploadPath, UPLOADS_DIR, writeStagedPart } from "./file-uploads";
 import type { ByteRange, HttpSource, PutOptions, Storage, StoredObject } from "./types";
 
 const TEMP_DIR = ".tmp"; // inside the root, so renames stay on one filesystem (atomic)
@@ -24,6 +24,7 @@ export class FileStorage implements Storage {
   /** Settles once the start-up sweep of stale temp files is done (it never rejects). */
   readonly ready: Promise<void>;
   private readonly tempDir: string;
+  private readonly writeback = createEarlyWriteback();
 
   constructor(readonly root: string) {
     this.tempDir = join(root, TEMP_DIR);
@@ -147,20 +148,26 @@ export class FileStorage implements Storage {
     }
   }
 
-  writeUploadPart(uploadId: string, _partNumber: number, offset: number, body: ReadableStream<Uint8Array> | Uint8Array, options: PutOptions = {}) {
+  async writeUploadPart(uploadId: string, _partNumber: number, offset: number, body: ReadableStream<Uint8Array> | Uint8Array, options: PutOptions = {}) {
     assertPutOptions(options);
-    return writeStagedPart(stagedUploadPath(this.root, uploadId), uploadId, offset, body, options);
+    const staged = stagedUploadPath(this.root, uploadId);
+    const written = await writeStagedPart(staged, uploadId, offset, body, options);
+    this.writeback.wrote(staged, written.size);
+    return written;
   }
 
   async completeUpload(uploadId: string, key: string, size: number): Promise<void> {
     const staged = stagedUploadPath(this.root, uploadId);
     const target = this.pathOf(key);
+    await this.writeback.settle(staged);
     await sealStagedUpload(staged, uploadId, size);
     await this.moveIntoPlace(key, staged, target);
   }
 
   async abortUpload(uploadId: string): Promise<void> {
-    await removeStagedUpload(stagedUploadPath(this.root, uploadId));
+    const staged = stagedUploadPath(this.root, uploadId);
+    await this.writeback.settle(staged);
+    await removeStagedUpload(staged);
   }
 
   async httpSource(key: string, range?: ByteRange): Promise<HttpSource> {

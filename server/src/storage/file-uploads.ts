@@ -50,6 +50,45 @@ export async function writeStagedPart(
   return { size };
 }
 
+/**
+ * Writes staged uploads' bytes to disk while they are still arriving, in the background (a
+ * datasync on the thread pool every `everyBytes`, one at a time per upload), so the sync at
+ * completion finds little left to write: without it, completing a 1 GiB upload waited ~0.4 s for
+ * the whole file to reach the disk. It only starts work the kernel would do anyway; durability
+ * still comes from the sync at completion.
+ */
+export function createEarlyWriteback(everyBytes = 64 * 1024 * 1024) {
+  const uploads = new Map<string, { unsynced: number; running: Promise<void> | null }>();
+  return {
+    /** Records `bytes` written to the staging file at `path`; may start a background sync. */
+    wrote(path: string, bytes: number) {
+      const upload = uploads.get(path) ?? { unsynced: 0, running: null };
+      uploads.set(path, upload);
+      upload.unsynced += bytes;
+      if (upload.running || upload.unsynced < everyBytes) return;
+      upload.unsynced = 0;
+      // Errors are not this sync's to report: the sync at completion fails loudly if the disk does.
+      upload.running = syncData(path)
+        .catch(() => {})
+        .finally(() => (upload.running = null));
+    },
+    /** Waits for the upload's background sync (if any) and forgets it; call before sealing or removing it. */
+    async settle(path: string) {
+      await uploads.get(path)?.running;
+      uploads.delete(path);
+    },
+  };
+}
+
+async function syncData(path: string): Promise<void> {
+  const handle = await open(path, "r+");
+  try {
+    await handle.datasync();
+  } finally {
+    await handle.close();
+  }
+}
+
 /** Cuts the staging file to `size` bytes and syncs it; throws UploadIncompleteError when it is shorter. */
 export async function sealStagedUpload(path: string, uploadId: string, size: number): Promise<void> {
   const staged = await stat(path).catch(() => null);
