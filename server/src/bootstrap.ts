@@ -17,6 +17,7 @@ import { seedKnowledgeBase } from "./modules/kb/seed";
 import { createMailer } from "./modules/notifications/mailer";
 import { seedPlans } from "./modules/plans/service";
 import { createStorage } from "./storage";
+import { createBodyGate } from "./modules/backups/body-gate";
 
 const MINUTE = 60_000;
 
@@ -55,6 +56,7 @@ export async function createContext(
       forgotByIp: createRateLimiter(10, 60 * MINUTE),
       forgotByAccount: createRateLimiter(3, 60 * MINUTE),
     },
+    bodyGate: createBodyGate(),
     now: options.now ?? (() => new Date()),
   };
   await ctx.bus.start();

@@ -8,6 +8,7 @@ import type { RateLimiter } from "./lib/rate-limiter";
 import type { Mailer } from "./modules/notifications/mailer";
 import type { SessionTokens } from "./modules/auth/session-tokens";
 import type { Storage } from "./storage";
+import type { BodyGate } from "./modules/backups/body-gate";
 
 /** Rate limits on the sign-in and password-recovery routes, per client address and per account. */
 export type AuthRateLimiters = {
@@ -31,5 +32,7 @@ export type AppContext = {
   bus: ClusterBus;
   storage: Storage;
   rateLimits: AuthRateLimiters;
+  /** Admission of upload part bodies, server-wide (see body-gate.ts). */
+  bodyGate: BodyGate;
   now: () => Date;
 };

@@ -21,36 +21,44 @@ export const MAX_WAIT_MS = 10_000;
  */
 export const COLLECT_EVERY_BYTES = 128 * 1024 * 1024;
 
-let reading = 0;
-let bytesSinceCollection = 0;
-const waiting: Array<() => void> = [];
+export type BodyGate = {
+  /** Waits for a turn to read a body; call the returned function with the bytes read once done (or failed). */
+  enter(): Promise<(bytesRead: number) => void>;
+};
 
-/** Waits for a turn to read a body; call the returned function with the bytes read once done (or failed). */
-export async function enterBodyGate(): Promise<(bytesRead: number) => void> {
-  if (reading >= BODIES_AT_ONCE) {
-    await new Promise<void>((resolve) => {
-      const admit = () => {
-        clearTimeout(timer);
-        resolve();
+/** One per server process (it lives on the AppContext). */
+export function createBodyGate(): BodyGate {
+  let reading = 0;
+  let bytesSinceCollection = 0;
+  const waiting: Array<() => void> = [];
+  return {
+    async enter() {
+      if (reading >= BODIES_AT_ONCE) {
+        await new Promise<void>((resolve) => {
+          const admit = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+          const timer = setTimeout(() => {
+            waiting.splice(waiting.indexOf(admit), 1);
+            resolve();
+          }, MAX_WAIT_MS);
+          waiting.push(admit);
+        });
+      }
+      reading++;
+      let left = false;
+      return (bytesRead) => {
+        if (left) return;
+        left = true;
+        reading--;
+        if (reading < BODIES_AT_ONCE) waiting.shift()?.();
+        bytesSinceCollection += bytesRead;
+        if (bytesSinceCollection >= COLLECT_EVERY_BYTES) {
+          bytesSinceCollection = 0;
+          Bun.gc(true);
+        }
       };
-      const timer = setTimeout(() => {
-        waiting.splice(waiting.indexOf(admit), 1);
-        resolve();
-      }, MAX_WAIT_MS);
-      waiting.push(admit);
-    });
-  }
-  reading++;
-  let left = false;
-  return (bytesRead) => {
-    if (left) return;
-    left = true;
-    reading--;
-    if (reading < BODIES_AT_ONCE) waiting.shift()?.();
-    bytesSinceCollection += bytesRead;
-    if (bytesSinceCollection >= COLLECT_EVERY_BYTES) {
-      bytesSinceCollection = 0;
-      Bun.gc(true);
-    }
+    },
   };
 }

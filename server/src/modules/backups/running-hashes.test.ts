@@ -61,14 +61,29 @@ describe("running hashes", () => {
     expect(finishRunningHash(id, parts.length)).toBe(wholeFile);
   });
 
-  test("a part after a gap (its predecessor never joined) gets null at once, and the file gets no digest", async () => {
+  test("a part whose predecessor's request arrives late (within the grace) still extends the hash", async () => {
+    const id = uniqueBackupId();
+    await storePart(id, 0, parts[0]!);
+    const turn2 = joinRunningHash(id, 2);
+    const ready2 = turn2.ready(30_000, 1_000); // part 1 has not arrived yet
+    await Bun.sleep(20);
+    await storePart(id, 1, parts[1]!); // ...and now it does, is hashed and stored
+    const hash2 = await ready2;
+    expect(hash2).not.toBeNull();
+    hash2!.update(parts[2]!);
+    turn2.done(true);
+    expect(finishRunningHash(id, parts.length)).toBe(wholeFile);
+  });
+
+  test("a part after a gap (its predecessor never joined) waits only the arrival grace, and the file gets no digest", async () => {
     const id = uniqueBackupId();
     await storePart(id, 0, parts[0]!);
     const turn2 = joinRunningHash(id, 2); // part 1 never arrives here
     const started = performance.now();
-    // Default wait is 30 s: a gap must not be waited for at all.
-    expect(await turn2.ready()).toBeNull();
-    expect(performance.now() - started).toBeLessThan(100);
+    // The order wait is 30 s: a missing part is waited for only the (here 50 ms) arrival grace.
+    expect(await turn2.ready(30_000, 50)).toBeNull();
+    expect(performance.now() - started).toBeGreaterThanOrEqual(45);
+    expect(performance.now() - started).toBeLessThan(1_000);
     turn2.done(true); // stored, but unhashed
     expect(finishRunningHash(id, parts.length)).toBeNull();
   });

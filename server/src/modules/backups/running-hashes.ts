@@ -22,10 +22,17 @@ const runningHashes = new Map<string, RunningHash>();
  */
 export const HASH_ORDER_WAIT_MS = 30_000;
 
+/**
+ * How long a part waits for a missing earlier part to arrive: one whose request has not reached
+ * this instance yet (requests can overtake each other), or is being sent again after a failure
+ * (the agent retries after 1 s). Past it, the part is stored unhashed.
+ */
+export const HASH_ARRIVAL_GRACE_MS = 2_000;
+
 /** A part's place at its backup's running hash. Call `done` once the part is stored or failed. */
 export type HashTurn = {
   /** Waits for the parts before this one (while they are being received here) and lends a copy of the hash, or null. */
-  ready(waitMs?: number): Promise<Hash | null>;
+  ready(waitMs?: number, arrivalGraceMs?: number): Promise<Hash | null>;
   /** `stored`: the lent copy becomes the running hash; otherwise it is dropped (the part sent again can still extend it). */
   done(stored: boolean): void;
 };
@@ -60,12 +67,14 @@ export function joinRunningHash(backupId: string, partNumber: number): HashTurn 
   if (!running || partNumber < running.nextPart) return noTurn;
   const entry = running;
   entry.arriving.set(partNumber, (entry.arriving.get(partNumber) ?? 0) + 1);
+  entry.notify(); // a later part may be waiting for this one to arrive
   let lent: Hash | null = null;
   let finished = false;
   const current = () => runningHashes.get(backupId) === entry;
   return {
-    async ready(waitMs = HASH_ORDER_WAIT_MS) {
+    async ready(waitMs = HASH_ORDER_WAIT_MS, arrivalGraceMs = HASH_ARRIVAL_GRACE_MS) {
       const deadline = Date.now() + waitMs;
+      const arrivalDeadline = Date.now() + arrivalGraceMs;
       for (;;) {
         if (finished || !current() || partNumber < entry.nextPart) return null;
         if (partNumber === entry.nextPart && !entry.busy) {
@@ -74,9 +83,10 @@ export function joinRunningHash(backupId: string, partNumber: number): HashTurn 
           entry.notify();
           return lent;
         }
-        // Wait only while every part before this one is on its way here; a gap is not worth waiting for.
-        for (let p = entry.nextPart; p < partNumber; p++) if (!entry.arriving.has(p)) return null;
-        const remaining = deadline - Date.now();
+        // Wait while every part before this one is on its way here; for a missing one, only briefly.
+        let missing = false;
+        for (let p = entry.nextPart; p < partNumber && !missing; p++) missing = !entry.arriving.has(p);
+        const remaining = (missing ? Math.min(deadline, arrivalDeadline) : deadline) - Date.now();
         if (remaining <= 0) return null;
         let timer: ReturnType<typeof setTimeout> | undefined;
         await Promise.race([entry.changed, new Promise<void>((resolve) => (timer = setTimeout(resolve, remaining)))]);

@@ -8,7 +8,6 @@ import { UploadIncompleteError } from "../../storage";
 import { findDefaultPlan } from "../plans/service";
 import type { AgentRow } from "../agents/agent-auth";
 import { announceBackupCompleted, failBackup } from "./service";
-import { enterBodyGate } from "./body-gate";
 import { finishRunningHash, type HashTurn, joinRunningHash } from "./running-hashes";
 import { backupFileName, backupStorage } from "./views";
 
@@ -245,7 +244,7 @@ async function storePartBody(
   sayGo?: () => void,
 ) {
   const fileHash = await hashTurn.ready();
-  const leaveGate = await enterBodyGate();
+  const leaveGate = await ctx.bodyGate.enter();
   const counted = hashAndReleaseChunks(body, (chunk) => fileHash?.update(chunk));
   let stored = false;
   try {
@@ -299,7 +298,12 @@ export async function completeUpload(ctx: AppContext, agent: AgentRow, backupId:
     await failBackup(ctx, backupId, "Uploaded data was lost before the backup completed. The next backup will try again.");
     throw new AppError(409, "CONFLICT", "The uploaded data is incomplete on the server.");
   }
-  const sha256 = finishRunningHash(backupId, parts.length) ?? (await hashStoredFile(ctx, fileKey));
+  let sha256 = finishRunningHash(backupId, parts.length);
+  if (!sha256) {
+    // Parts arrived out of order, on another instance or across a restart: read the file once more.
+    ctx.log.warn("checksumming the stored file again (parts were not all hashed as they arrived)", { backupId, size: input.size });
+    sha256 = await hashStoredFile(ctx, fileKey);
+  }
   if (sha256 !== input.sha256) {
     await failBackup(ctx, backupId, "The uploaded file does not match its checksum (corrupted in transit). The next backup will try again.");
     throw new AppError(422, "BAD_REQUEST", "Checksum mismatch: the uploaded file is corrupt.");
