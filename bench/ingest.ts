@@ -13,7 +13,7 @@
 import { randomBytes, createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { AgentHeaders, agentApi, UPLOAD_PART_SIZE, UPLOAD_PARTS_IN_FLIGHT } from "@protocol/agent-protocol";
-import { createGoSignals } from "../agent/src/transport/go-signals";
+import { bodyAfterGo, createGoSignals } from "../agent/src/transport/go-signals";
 import { registerScriptedAgent, type ScriptedAgent } from "../server/test/scripted-agent";
 import {
   type BenchUser,
@@ -94,14 +94,7 @@ async function upload(server: ServerProcess, bench: BenchAgent, size: number) {
   const goSignals = createGoSignals();
   bench.agent.intercept = (message) => message.type === "upload.go" && (goSignals.signal(message.backupId, message.partNumber), true);
   const put = async (partNumber: number, bytes: Uint8Array) => {
-    const go = goSignals.wait(bench.backupId, partNumber);
-    const body = new ReadableStream<Uint8Array>({
-      async pull(controller) {
-        await go;
-        controller.enqueue(bytes);
-        controller.close();
-      },
-    });
+    const body = bodyAfterGo(bytes, goSignals.wait(bench.backupId, partNumber));
     const res = await fetch(`${server.url}${agentApi.part(bench.backupId, partNumber)}`, {
       method: "PUT",
       headers: { ...headers, "content-length": String(bytes.byteLength), [AgentHeaders.awaitGo]: "1" },

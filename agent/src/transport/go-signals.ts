@@ -36,3 +36,14 @@ export function createGoSignals(waitMs = UPLOAD_GO_WAIT_MS) {
 }
 
 export type GoSignals = ReturnType<typeof createGoSignals>;
+
+/** A part's request body that sends `bytes` only once `go` resolves (the request itself goes out at once). */
+export function bodyAfterGo(bytes: Uint8Array, go: Promise<void>): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      await go;
+      controller.enqueue(bytes);
+      controller.close();
+    },
+  });
+}

@@ -7,6 +7,7 @@ import {
   type UploadStatus,
 } from "../../../protocol/agent-protocol";
 import { ServerRefusedError, ServerUnreachableError } from "./errors";
+import { bodyAfterGo } from "./go-signals";
 
 export type ServerCredentials = { url: string; apiKey: string; agentId?: string; agentToken?: string };
 
@@ -64,15 +65,7 @@ export function createServerClient(credentials: ServerCredentials) {
      * resolves (the server says when it is ready to read it; see AgentHeaders.awaitGo).
      */
     async uploadPart(backupId: string, partNumber: number, bytes: Uint8Array, go?: Promise<void>): Promise<void> {
-      const body = go
-        ? new ReadableStream<Uint8Array>({
-            async pull(controller) {
-              await go;
-              controller.enqueue(bytes);
-              controller.close();
-            },
-          })
-        : (bytes as Uint8Array<ArrayBuffer>);
+      const body = go ? bodyAfterGo(bytes, go) : (bytes as Uint8Array<ArrayBuffer>);
       await call(agentApi.part(backupId, partNumber), {
         method: "PUT",
         body,
