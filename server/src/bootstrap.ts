@@ -18,6 +18,7 @@ import { createMailer } from "./modules/notifications/mailer";
 import { seedPlans } from "./modules/plans/service";
 import { createStorage } from "./storage";
 import { createBodyGate } from "./modules/backups/body-gate";
+import { createPendingWork } from "./lib/pending-work";
 
 const MINUTE = 60_000;
 
@@ -57,6 +58,7 @@ export async function createContext(
       forgotByAccount: createRateLimiter(3, 60 * MINUTE),
     },
     bodyGate: createBodyGate(),
+    pendingWork: createPendingWork(),
     now: options.now ?? (() => new Date()),
   };
   await ctx.bus.start();

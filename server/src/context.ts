@@ -9,6 +9,7 @@ import type { Mailer } from "./modules/notifications/mailer";
 import type { SessionTokens } from "./modules/auth/session-tokens";
 import type { Storage } from "./storage";
 import type { BodyGate } from "./modules/backups/body-gate";
+import type { PendingWork } from "./lib/pending-work";
 
 /** Rate limits on the sign-in and password-recovery routes, per client address and per account. */
 export type AuthRateLimiters = {
@@ -34,5 +35,7 @@ export type AppContext = {
   rateLimits: AuthRateLimiters;
   /** Admission of upload part bodies, server-wide (see body-gate.ts). */
   bodyGate: BodyGate;
+  /** Socket close handlers still running; shutdown waits for them before closing the database. */
+  pendingWork: PendingWork;
   now: () => Date;
 };

@@ -43,6 +43,7 @@ try {
   const shutdown = async () => {
     stopJobs();
     await app.stop();
+    await ctx.pendingWork.settled(); // agents' disconnections, recorded as their sockets closed
     await ctx.bus.stop();
     await database.close();
     process.exit(0);

@@ -118,10 +118,9 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     },
     async close() {
       if (app.server) await app.stop(true);
-      // The sockets just cut run their close handlers (agent disconnections) now; a query issued
-      // while the pool ends opens a connection that porsager never closes, and dropping the
-      // database under it then fails one of porsager's own queries unhandled.
-      await Bun.sleep(100);
+      // The sockets just cut run their close handlers (agent disconnections) now: let them finish
+      // before the pool ends, as the server's own shutdown does.
+      await ctx.pendingWork.settled();
       ctx.mailer.close();
       await ctx.bus.stop();
       await database.close();

@@ -109,7 +109,7 @@ export const agentsController = (ctx: AppContext) => {
         await gateway.open(ws, agent);
       },
       message: (ws, message) => gateway.message(ws, message),
-      close: (ws) => gateway.close(ws),
+      close: (ws) => ctx.pendingWork.track(gateway.close(ws)),
     })
     .get("/api/agents/server-status", async ({ set }) => {
       const health = await checkServiceHealth(ctx);

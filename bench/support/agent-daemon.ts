@@ -1,0 +1,189 @@
+// The agent's daemon path for bench/dump-memory.ts: a real DBVault server (its own process, on
+// embedded defaults), a user on a plan big enough for the backup, `dbvault-agent setup` run
+// non-interactively, `dbvault-agent run` as its own process, and one manual backup asked for
+// through the API (POST /api/backups, then GET /api/backups/{id} until it is completed). The
+// daemon is measured from outside like the dump and restore runs: VmHWM of its PID (reset through
+// /proc/PID/clear_refs just before the backup is triggered) and a 20 ms VmRSS sampler.
+import { readFileSync, writeFileSync } from "node:fs";
+import { readFile, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { runAgent } from "../../agent/test/support/run-agent.ts";
+import { createUser, MB, makeDataDir, removeDataDir, type ServerProcess, startServer } from "./server-process.ts";
+
+const AGENT_ONLINE_TIMEOUT_MS = 30_000;
+const BACKUP_TIMEOUT_MS = 60 * 60_000;
+
+export type DaemonBackup =
+  | { skipped: string }
+  | {
+      /** The daemon's peak resident set during the backup (MB, 10^6 bytes). */
+      peakMb: number;
+      /** Its resident set just before the backup was triggered (idle, connected). */
+      idleMb: number;
+      /** From POST /api/backups to GET /api/backups/{id} answering "completed". */
+      seconds: number;
+      /** The stored ciphertext's size, as the server reports it. */
+      sizeMb: number;
+      samplesMb: number[];
+    };
+
+/** A free loopback port (the kernel picks it; closed again before the server takes it). */
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+function readStatusKb(pid: number, field: "VmHWM" | "VmRSS"): number | undefined {
+  try {
+    const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return match ? Number(match[1]) : undefined;
+  } catch {
+    return undefined; // the process has exited
+  }
+}
+
+async function api<T>(server: ServerProcess, token: string, method: string, path: string, body?: unknown): Promise<T> {
+  const response = await fetch(`${server.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`${method} ${path} failed: ${response.status} ${await response.text()}`);
+  return (await response.json()) as T;
+}
+
+/** `dbvault-agent run --config PATH` as its own process; its output is kept for error messages. */
+function startDaemon(command: string[], configPath: string) {
+  const child = Bun.spawn([...command, "run", "--config", configPath], {
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: "/nonexistent-home" },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  let log = "";
+  const decoder = new TextDecoder();
+  const drain = async (stream: ReadableStream<Uint8Array>) => {
+    // Only the tail matters (for an error message); keeps a long run's log from growing unbounded.
+    for await (const chunk of stream) log = (log + decoder.decode(chunk, { stream: true })).slice(-20_000);
+  };
+  const drained = Promise.all([drain(child.stdout), drain(child.stderr)]);
+  return {
+    pid: child.pid,
+    log: () => log,
+    running: () => child.exitCode === null,
+    /** SIGTERM (the daemon reports a running job failed and closes its socket), SIGKILL after 10 s. */
+    async stop() {
+      if (child.exitCode === null) {
+        child.kill("SIGTERM");
+        const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+        await child.exited;
+        clearTimeout(timer);
+      }
+      await drained;
+    },
+  };
+}
+
+async function poll<T>(what: string, timeoutMs: number, intervalMs: number, check: () => Promise<T | undefined>): Promise<T> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(intervalMs);
+  }
+}
+
+/**
+ * Backs `databaseUri` up through the daemon once and measures the daemon. Starts and stops its
+ * own server and daemon and removes their directories, also when something fails.
+ * `expectedBytes` (the ciphertext's size from the file dump) is checked against the plan's storage.
+ */
+export async function measureDaemonBackup(options: {
+  command: string[];
+  databaseUri: string;
+  directory: string;
+  expectedBytes: number;
+  plan?: string;
+}): Promise<DaemonBackup> {
+  const plan = options.plan ?? "Business";
+  const dataDir = makeDataDir("dump-memory-server");
+  let server: ServerProcess | undefined;
+  let daemon: ReturnType<typeof startDaemon> | undefined;
+  try {
+    server = await startServer(dataDir, await freePort());
+    const user = await createUser(server, plan);
+    const limits = await api<{ name: string; storageLimit: number }>(server, user.token, "GET", "/api/user/plan");
+    if (limits.name !== plan) throw new Error(`the user is on ${limits.name}, not ${plan}`);
+    // The ciphertext is about the size of the file dump; leave room for a little variation.
+    if (limits.storageLimit < options.expectedBytes * 1.1) {
+      return { skipped: `the ${plan} plan stores ${(limits.storageLimit / MB).toFixed(0)} MB, less than this backup's ~${(options.expectedBytes / MB).toFixed(0)} MB` };
+    }
+
+    // Setup the way a script runs it (as agent/test/support/end-to-end.ts runSetup does, with the
+    // bench's agent command): the API key on stdin, the connection string in a 0600 file.
+    const configPath = join(options.directory, "agent.json");
+    const databasesFile = join(options.directory, "databases.txt");
+    await writeFile(databasesFile, `bench=${options.databaseUri}\n`, { mode: 0o600 });
+    const setup = await runAgent(
+      ["setup", "--server", `${server.url}/api`, "--api-key-file", "-", "--databases-file", databasesFile, "--name", "dump-memory-bench", "--config", configPath],
+      { command: options.command, stdin: new TextEncoder().encode(`${user.apiKey}\n`) },
+    );
+    if (setup.exitCode !== 0) throw new Error(`dbvault-agent setup failed (exit ${setup.exitCode}):\n${setup.stderr}`);
+    // The same engine as the file dump (setup leaves "auto", which would use mongodump if installed).
+    const config = JSON.parse(await readFile(configPath, "utf8"));
+    await writeFile(configPath, JSON.stringify({ ...config, tools: { mode: "builtin" } }), { mode: 0o600 });
+
+    daemon = startDaemon(options.command, configPath);
+    const running = daemon;
+    await poll("the agent to be online", AGENT_ONLINE_TIMEOUT_MS, 100, async () => {
+      if (!running.running()) throw new Error(`dbvault-agent run exited:\n${running.log()}`);
+      const status = await api<{ agents: { status: string }[] }>(server!, user.token, "GET", "/api/settings/system-status");
+      return status.agents[0]?.status === "active" ? true : undefined;
+    });
+    await Bun.sleep(2000); // let start-up garbage settle before the baseline
+
+    const idleKb = readStatusKb(daemon.pid, "VmRSS") ?? 0;
+    writeFileSync(`/proc/${daemon.pid}/clear_refs`, "5"); // resets VmHWM to the current RSS
+    let peakKb = idleKb;
+    const samplesKb: number[] = [];
+    const sampler = setInterval(() => {
+      const rss = readStatusKb(running.pid, "VmRSS");
+      if (rss !== undefined) samplesKb.push(rss);
+      peakKb = Math.max(peakKb, rss ?? 0, readStatusKb(running.pid, "VmHWM") ?? 0);
+    }, 20);
+    const started = performance.now();
+    let backup: { status: string; size: number | null; error: string | null };
+    try {
+      const created = await api<{ id: string }>(server, user.token, "POST", "/api/backups", { databaseName: "bench" });
+      backup = await poll("the backup to complete", BACKUP_TIMEOUT_MS, 100, async () => {
+        if (!running.running()) throw new Error(`dbvault-agent run exited during the backup:\n${running.log()}`);
+        const view = await api<{ status: string; size: number | null; error: string | null }>(server!, user.token, "GET", `/api/backups/${created.id}`);
+        return view.status === "completed" || view.status === "failed" ? view : undefined;
+      });
+    } finally {
+      clearInterval(sampler);
+    }
+    const seconds = (performance.now() - started) / 1000;
+    peakKb = Math.max(peakKb, readStatusKb(daemon.pid, "VmHWM") ?? 0);
+    if (backup.status !== "completed") throw new Error(`the daemon's backup failed: ${backup.error}\n${daemon.log()}`);
+    return {
+      peakMb: (peakKb * 1024) / MB,
+      idleMb: (idleKb * 1024) / MB,
+      seconds,
+      sizeMb: (backup.size ?? 0) / MB,
+      samplesMb: samplesKb.map((kb) => (kb * 1024) / MB),
+    };
+  } finally {
+    await daemon?.stop();
+    await server?.stop();
+    removeDataDir(dataDir);
+  }
+}
