@@ -9,9 +9,10 @@ export type UploadResult = { size: number; partCount: number; sha256: string };
 const RETRY_DELAYS_MS = [1_000, 2_000, 4_000, 5_000, 5_000, 5_000, 5_000, 5_000];
 
 /**
- * Uploads an encrypted backup stream in parts as it is produced: UPLOAD_PARTS_IN_FLIGHT parts
- * uploading at once and one filling are all it holds in memory. A part whose upload fails is sent
- * again (the server replaces it), so a dropped connection resumes from the last acknowledged part.
+ * Uploads an encrypted backup stream in parts as it is produced, holding UPLOAD_PARTS_IN_FLIGHT
+ * part buffers at most (uploading, or one filling while the others upload). A part whose upload
+ * fails is sent again (the server replaces it), so a dropped connection resumes from the last
+ * acknowledged part.
  * Refusals that retrying cannot fix (storage limit, revoked key) end the upload, once the parts
  * still in flight have settled.
  */
@@ -34,9 +35,8 @@ export async function uploadBackup(
   let partNumber = 0;
   let uploadedBytes = 0;
   const inFlight: Promise<void>[] = [];
-  // Buffers of acknowledged parts, filled again: a fresh 8 MiB buffer per part left the dead ones
-  // to the garbage collector, which freed them late (the daemon's peak climbed ~15 MB over a 2 GB
-  // backup, close to the 150 MB budget).
+  // Buffers of acknowledged parts, filled again: a fresh 8 MiB buffer per part leaves the dead
+  // ones to the garbage collector, which frees them late.
   const spare: Uint8Array[] = [];
   const takeBuffer = () => spare.pop() ?? new Uint8Array(partSize);
 
@@ -71,15 +71,24 @@ export async function uploadBackup(
     }
   };
 
-  const ship = async (bytes: Uint8Array) => {
-    while (inFlight.length >= UPLOAD_PARTS_IN_FLIGHT) await settleOldest();
+  const ship = (bytes: Uint8Array) => {
     const sending = sendWithRetries(partNumber++, bytes);
     // Surface a failure when its turn to settle comes, not as an unhandled rejection now.
     sending.catch(() => {});
     inFlight.push(sending);
   };
 
-  let buffer = takeBuffer();
+  /**
+   * A buffer for the next part once fewer than UPLOAD_PARTS_IN_FLIGHT parts are uploading. The
+   * source waits meanwhile (the dump pauses), so no more part buffers than that ever exist (the
+   * daemon's peak on a 2 GB backup is near its 150 MB budget: bench/dump-memory.ts).
+   */
+  const nextBuffer = async () => {
+    while (inFlight.length >= UPLOAD_PARTS_IN_FLIGHT) await settleOldest();
+    return takeBuffer();
+  };
+
+  let buffer = await nextBuffer();
   let filled = 0;
   for await (const chunk of source) {
     hash.update(chunk);
@@ -91,13 +100,13 @@ export async function uploadBackup(
       filled += take;
       offset += take;
       if (filled === partSize) {
-        await ship(buffer);
-        buffer = takeBuffer();
+        ship(buffer);
+        buffer = await nextBuffer();
         filled = 0;
       }
     }
   }
-  if (filled > 0 || partNumber === 0) await ship(buffer.subarray(0, filled));
+  if (filled > 0 || partNumber === 0) ship(buffer.subarray(0, filled));
   while (inFlight.length > 0) await settleOldest();
   const sha256 = hash.digest("hex");
   await client.complete(backupId, { partCount: partNumber, size, sha256 });
