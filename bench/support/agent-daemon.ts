@@ -8,6 +8,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { join } from "node:path";
+import { type RunningAgent, startAgentProcess } from "../../agent/test/support/end-to-end.ts";
 import { runAgent } from "../../agent/test/support/run-agent.ts";
 import { createUser, MB, makeDataDir, removeDataDir, type ServerProcess, startServer } from "./server-process.ts";
 
@@ -59,38 +60,6 @@ async function api<T>(server: ServerProcess, token: string, method: string, path
   return (await response.json()) as T;
 }
 
-/** `dbvault-agent run --config PATH` as its own process; its output is kept for error messages. */
-function startDaemon(command: string[], configPath: string) {
-  const child = Bun.spawn([...command, "run", "--config", configPath], {
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: "/nonexistent-home" },
-    stdin: "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  let log = "";
-  const decoder = new TextDecoder();
-  const drain = async (stream: ReadableStream<Uint8Array>) => {
-    // Only the tail matters (for an error message); keeps a long run's log from growing unbounded.
-    for await (const chunk of stream) log = (log + decoder.decode(chunk, { stream: true })).slice(-20_000);
-  };
-  const drained = Promise.all([drain(child.stdout), drain(child.stderr)]);
-  return {
-    pid: child.pid,
-    log: () => log,
-    running: () => child.exitCode === null,
-    /** SIGTERM (the daemon reports a running job failed and closes its socket), SIGKILL after 10 s. */
-    async stop() {
-      if (child.exitCode === null) {
-        child.kill("SIGTERM");
-        const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
-        await child.exited;
-        clearTimeout(timer);
-      }
-      await drained;
-    },
-  };
-}
-
 async function poll<T>(what: string, timeoutMs: number, intervalMs: number, check: () => Promise<T | undefined>): Promise<T> {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
@@ -116,7 +85,7 @@ export async function measureDaemonBackup(options: {
   const plan = options.plan ?? "Business";
   const dataDir = makeDataDir("dump-memory-server");
   let server: ServerProcess | undefined;
-  let daemon: ReturnType<typeof startDaemon> | undefined;
+  let daemon: RunningAgent | undefined;
   try {
     server = await startServer(dataDir, await freePort());
     const user = await createUser(server, plan);
@@ -141,7 +110,7 @@ export async function measureDaemonBackup(options: {
     const config = JSON.parse(await readFile(configPath, "utf8"));
     await writeFile(configPath, JSON.stringify({ ...config, tools: { mode: "builtin" } }), { mode: 0o600 });
 
-    daemon = startDaemon(options.command, configPath);
+    daemon = startAgentProcess(configPath, options.command);
     const running = daemon;
     await poll("the agent to be online", AGENT_ONLINE_TIMEOUT_MS, 100, async () => {
       if (!running.running()) throw new Error(`dbvault-agent run exited:\n${running.log()}`);
@@ -182,7 +151,12 @@ export async function measureDaemonBackup(options: {
       samplesMb: samplesKb.map((kb) => (kb * 1024) / MB),
     };
   } finally {
-    await daemon?.stop();
+    if (daemon?.running()) {
+      // SIGTERM lets the daemon report a running job failed and close its socket; SIGKILL after 10 s.
+      const timer = setTimeout(() => daemon?.stop("SIGKILL"), 10_000);
+      await daemon.stop("SIGTERM");
+      clearTimeout(timer);
+    }
     await server?.stop();
     removeDataDir(dataDir);
   }

@@ -19,16 +19,19 @@ export async function ensureFreshBinary(): Promise<void> {
 }
 
 export interface RunningAgent {
+  pid: number;
   /** Everything the daemon logged so far (stderr). */
   log(): string;
+  /** False once the process has exited. */
+  running(): boolean;
   /** Sends a signal and waits for the exit code. */
   stop(signal?: "SIGTERM" | "SIGINT" | "SIGKILL"): Promise<number>;
   exited: Promise<number>;
 }
 
-/** Starts `dbvault-agent run --config PATH` from the compiled binary. */
-export function startAgentProcess(configPath: string): RunningAgent {
-  const child = Bun.spawn([BINARY_PATH, "run", "--config", configPath], {
+/** Starts `dbvault-agent run --config PATH` (the compiled binary unless `command` says otherwise). */
+export function startAgentProcess(configPath: string, command: string[] = [BINARY_PATH]): RunningAgent {
+  const child = Bun.spawn([...command, "run", "--config", configPath], {
     cwd: REPO_ROOT,
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: "/nonexistent-home" },
     stdin: "ignore",
@@ -46,7 +49,9 @@ export function startAgentProcess(configPath: string): RunningAgent {
     return code;
   });
   return {
+    pid: child.pid,
     log: () => text,
+    running: () => child.exitCode === null,
     exited,
     async stop(signal = "SIGTERM") {
       child.kill(signal);
