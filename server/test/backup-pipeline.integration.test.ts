@@ -1,10 +1,10 @@
 // The server side of the backup pipeline over real HTTP and WebSockets: agent registration and
 // socket, manual backups with multi-part uploads, downloads, restores, limits and failures.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { agents, auditLogs, backups, plans, users } from "@db/schema";
-import { agentApi, UPLOAD_PART_SIZE } from "@protocol/agent-protocol";
+import { AgentHeaders, agentApi, UPLOAD_PART_SIZE } from "@protocol/agent-protocol";
 import { failStalledOperations } from "../src/modules/scheduler/service";
 import { startTestServer, type TestServer, type TestUser } from "./harness";
 import { registerScriptedAgent, type ScriptedAgent } from "./scripted-agent";
@@ -246,6 +246,52 @@ describe("backups", () => {
     expect((await agent.uploadPart(backupId, 1, bytes.subarray(UPLOAD_PART_SIZE))).status).toBe(200);
     expect((await agent.complete(backupId, bytes, 2)).status).toBe(200);
     expect((await server.call("GET", "/api/user/profile", { token: user.token })).body.storageUsed).toBe(bytes.byteLength);
+  });
+
+  test("two parts in flight that wait for upload.go: each gets its go in turn, the file is whole and hashed as it arrived", async () => {
+    const { user, agent } = await setupUserWithAgent();
+    await trigger(user, "orders");
+    const { backupId } = await agent.waitFor("backup");
+    const bytes = randomBytes(UPLOAD_PART_SIZE + 1234);
+    const gone: number[] = [];
+    const sayGo: Record<number, () => void> = {};
+    const goes: Record<number, Promise<void>> = Object.fromEntries([0, 1].map((n) => [n, new Promise<void>((resolve) => (sayGo[n] = resolve))]));
+    // Part 0's body is held 100 ms past its go: part 1 must not be told to send meanwhile.
+    let toldDuringPart0: number[] = [];
+    goes[0] = goes[0]!.then(async () => {
+      await Bun.sleep(100);
+      toldDuringPart0 = [...gone];
+    });
+    agent.intercept = (message) => {
+      if (message.type !== "upload.go" || message.backupId !== backupId) return false;
+      gone.push(message.partNumber);
+      sayGo[message.partNumber]?.();
+      return true;
+    };
+    // As dbvault-agent sends them: both requests at once, each body held back until its go.
+    const put = (partNumber: number, part: Uint8Array) =>
+      fetch(`${base}${agentApi.part(backupId, partNumber)}`, {
+        method: "PUT",
+        headers: { ...agent.headers(), "content-length": String(part.byteLength), [AgentHeaders.awaitGo]: "1" },
+        body: new ReadableStream<Uint8Array>({
+          async pull(controller) {
+            await goes[partNumber];
+            controller.enqueue(part);
+            controller.close();
+          },
+        }),
+        duplex: "half",
+      } as RequestInit);
+    const answers = await Promise.all([put(0, bytes.subarray(0, UPLOAD_PART_SIZE)), put(1, bytes.subarray(UPLOAD_PART_SIZE))]);
+    expect(answers.map((res) => res.status)).toEqual([200, 200]);
+    // Part 1's go came only after part 0's body was stored: the whole-file hash takes them in order.
+    expect(toldDuringPart0).toEqual([0]);
+    expect(gone).toEqual([0, 1]);
+    const done = await agent.complete(backupId, bytes, 2);
+    expect(done.status).toBe(200);
+    expect((await done.json()).sha256).toBe(createHash("sha256").update(bytes).digest("hex"));
+    const download = await fetch(`${base}/api/backups/${backupId}/download`, { headers: { authorization: `Bearer ${user.token}` } });
+    expect(Buffer.from(await download.arrayBuffer()).equals(bytes)).toBe(true);
   });
 
   test("an incomplete upload or a wrong checksum never becomes a completed backup", async () => {

@@ -12,9 +12,8 @@ const RETRY_DELAYS_MS = [1_000, 2_000, 4_000, 5_000, 5_000, 5_000, 5_000, 5_000]
  * Uploads an encrypted backup stream in parts as it is produced, holding UPLOAD_PARTS_IN_FLIGHT
  * part buffers at most (uploading, or one filling while the others upload). A part whose upload
  * fails is sent again (the server replaces it), so a dropped connection resumes from the last
- * acknowledged part.
- * Refusals that retrying cannot fix (storage limit, revoked key) end the upload, once the parts
- * still in flight have settled.
+ * acknowledged part. Refusals that retrying cannot fix (storage limit, revoked key) end the
+ * upload, once the parts still in flight have settled.
  */
 export async function uploadBackup(
   client: ServerClient,

@@ -113,8 +113,11 @@ export function createAgentGateway(ctx: AppContext) {
         ctx.log.error("could not record an agent disconnection", { agentId: connection.agentId, error }),
       );
     },
-    /** Sends at once when the agent's socket is on this instance, else through the cluster bus. */
-    async sendToAgent(agentId: string, message: ServerMessage) {
+    /**
+     * Sends at once when the agent's socket is on this instance, else through the cluster bus (as
+     * service.ts sendToAgent always does): for messages on a hot path, such as upload.go.
+     */
+    async deliver(agentId: string, message: ServerMessage) {
       const connection = byAgent.get(agentId);
       if (connection) send(connection, message);
       else await ctx.bus.publish({ kind: "agent.send", agentId, message });

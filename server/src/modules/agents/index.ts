@@ -59,7 +59,7 @@ export const agentsController = (ctx: AppContext) => {
         // The agent holds the body back until told to send it (see AgentHeaders.awaitGo).
         const sayGo =
           request.headers.get(AgentHeaders.awaitGo) === "1"
-            ? () => gateway.sendToAgent(agent.id, { type: "upload.go", backupId, partNumber }).catch((error) => ctx.log.warn("could not say go to an agent", { agentId: agent.id, error }))
+            ? () => gateway.deliver(agent.id, { type: "upload.go", backupId, partNumber }).catch((error) => ctx.log.warn("could not say go to an agent", { agentId: agent.id, error }))
             : undefined;
         return receivePart(ctx, agent, backupId, partNumber, request.body, length === null ? null : Number(length), sayGo);
       },
