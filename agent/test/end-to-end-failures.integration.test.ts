@@ -2,42 +2,24 @@
 // a restore with the wrong master key fails with a clear reason and leaves the data untouched,
 // and an agent killed or stopped mid-upload leaves a failed backup with a reason, never one
 // in progress forever.
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { randomBytes } from "node:crypto";
+import { expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { Binary } from "mongodb";
 import { backupParts, users } from "@db/schema";
-import { startTestServer, type TestServer } from "../../server/test/harness.ts";
 import { failStalledOperations, STALLED_TIMEOUT_MS } from "../../server/src/modules/scheduler/service.ts";
 import { snapshotDatabase } from "./support/database-snapshot.ts";
-import { ensureFreshBinary, openBrowserSocket, type RunningAgent, runSetup, startAgentProcess, waitUntil } from "./support/end-to-end.ts";
+import { openBrowserSocket, runSetup, startAgentProcess, waitUntil } from "./support/end-to-end.ts";
+import { seedLargeDatabase, useEndToEndWorld, waitForBackupEnd } from "./support/end-to-end-world.ts";
 import { BINARY_PATH, runAgent } from "./support/run-agent.ts";
 import { apiFor } from "./support/server-faults.ts";
-import { type AgentTestEnv, openAgentTestEnv } from "./support/test-env.ts";
 
-let env: AgentTestEnv;
-let server: TestServer;
-let base: string;
-const agents: RunningAgent[] = [];
-
-beforeAll(async () => {
-  await ensureFreshBinary();
-  env = await openAgentTestEnv();
-  server = await startTestServer();
-  base = server.listen();
-});
-
-afterAll(async () => {
-  for (const agent of agents) await agent.stop("SIGKILL");
-  await server.close();
-  await env.close();
-});
+const world = useEndToEndWorld();
+const { agents } = world;
 
 /** A user whose agent is set up for one database and running; returns what the tests need. */
 async function startUserWithAgent(database: string) {
-  const user = await server.registerUser();
-  const api = apiFor(base, user.token);
-  const setup = await runSetup({ baseUrl: base, apiKey: user.apiKey, databases: [{ name: "main", uri: env.uriFor(database) }], directory: await env.makeTempDir() });
+  const user = await world.server.registerUser();
+  const api = apiFor(world.base, user.token);
+  const setup = await runSetup({ baseUrl: world.base, apiKey: user.apiKey, databases: [{ name: "main", uri: world.env.uriFor(database) }], directory: await world.env.makeTempDir() });
   expect(setup.exitCode).toBe(0);
   const start = async () => {
     const agent = startAgentProcess(setup.configPath);
@@ -48,22 +30,9 @@ async function startUserWithAgent(database: string) {
   return { user, api, configPath: setup.configPath, start };
 }
 
-async function waitForBackupEnd(api: ReturnType<typeof apiFor>, backupId: string) {
-  return waitUntil("the backup to end", async () => {
-    const backup = (await api("GET", `/api/backups/${backupId}`)).body;
-    return backup.status === "completed" || backup.status === "failed" ? backup : undefined;
-  });
-}
-
-/** About 40 MiB of incompressible documents: five upload parts, so an upload can be caught midway. */
-async function seedLargeDatabase(database: string) {
-  const documents = Array.from({ length: 40 }, (_, i) => ({ _id: i, blob: new Binary(randomBytes(1024 * 1024)) }));
-  await env.client.db(database).collection("blobs").insertMany(documents as never[]);
-}
-
 test("a restore with the wrong master key fails with a clear reason and leaves the database untouched", async () => {
-  const database = env.uniqueDatabase("wrongkey");
-  await env.client.db(database).collection("orders").insertMany([{ _id: 1, total: 10 }, { _id: 2, total: 20 }] as never[]);
+  const database = world.env.uniqueDatabase("wrongkey");
+  await world.env.client.db(database).collection("orders").insertMany([{ _id: 1, total: 10 }, { _id: 2, total: 20 }] as never[]);
   const { user, api, configPath, start } = await startUserWithAgent(database);
   let agent = await start();
   const created = await api("POST", "/api/backups", { databaseName: "main" });
@@ -74,11 +43,11 @@ test("a restore with the wrong master key fails with a clear reason and leaves t
   expect(await agent.stop("SIGTERM")).toBe(0);
   const regenerated = await runAgent(["key", "generate", "--force", "--config", configPath], { command: [BINARY_PATH] });
   expect(regenerated.exitCode).toBe(0);
-  await env.client.db(database).collection("orders").insertOne({ _id: 3, total: 30, addedAfterBackup: true } as never);
-  const before = await snapshotDatabase(env.client.db(database));
+  await world.env.client.db(database).collection("orders").insertOne({ _id: 3, total: 30, addedAfterBackup: true } as never);
+  const before = await snapshotDatabase(world.env.client.db(database));
   agent = await start();
 
-  const socket = await openBrowserSocket(base, user.token);
+  const socket = await openBrowserSocket(world.base, user.token);
   const requested = await api("POST", `/api/backups/${created.body._id}/restore`, { databaseName: "main" });
   expect(requested.status).toBe(201);
   const restoreId = requested.body.restore._id;
@@ -87,55 +56,55 @@ test("a restore with the wrong master key fails with a clear reason and leaves t
   expect(String(failed.error)).toMatch(/^wrong key: this backup was encrypted with the key whose id is [0-9a-f]{32}, but the key supplied has id [0-9a-f]{32}/);
   const history = (await api("GET", "/api/backups/restores/all")).body;
   expect(history[0]).toMatchObject({ status: "failed", error: expect.stringContaining("dbvault-agent key export") });
-  expect(await snapshotDatabase(env.client.db(database))).toEqual(before);
+  expect(await snapshotDatabase(world.env.client.db(database))).toEqual(before);
   expect(agent.log()).toContain('"msg":"restore failed"');
 });
 
 test("an agent killed mid-upload leaves a backup that the server fails with a reason, its parts released", async () => {
-  const database = env.uniqueDatabase("killed");
-  await seedLargeDatabase(database);
+  const database = world.env.uniqueDatabase("killed");
+  await seedLargeDatabase(world.env, database);
   const { user, api, start } = await startUserWithAgent(database);
   const agent = await start();
   const created = await api("POST", "/api/backups", { databaseName: "main" });
   expect(created.status).toBe(201);
   const backupId = created.body._id;
-  await waitUntil("a first uploaded part", async () => (await server.ctx.db.select().from(backupParts).where(eq(backupParts.backupId, backupId))).length > 0, 60_000);
+  await waitUntil("a first uploaded part", async () => (await world.server.ctx.db.select().from(backupParts).where(eq(backupParts.backupId, backupId))).length > 0, 60_000);
   await agent.stop("SIGKILL");
   expect((await api("GET", `/api/backups/${backupId}`)).body.status).toBe("in-progress");
 
   // The sweeper runs every 15 s in production; here it runs once with the clock past the timeout.
-  const realNow = server.ctx.now;
-  server.ctx.now = () => new Date(Date.now() + STALLED_TIMEOUT_MS + 60_000);
+  const realNow = world.server.ctx.now;
+  world.server.ctx.now = () => new Date(Date.now() + STALLED_TIMEOUT_MS + 60_000);
   try {
-    await failStalledOperations(server.ctx);
+    await failStalledOperations(world.server.ctx);
   } finally {
-    server.ctx.now = realNow;
+    world.server.ctx.now = realNow;
   }
   const backup = (await api("GET", `/api/backups/${backupId}`)).body;
   expect(backup).toMatchObject({ status: "failed", error: "The agent stopped reporting during the backup (disconnected or stopped)." });
-  expect(await server.ctx.db.select().from(backupParts).where(eq(backupParts.backupId, backupId))).toEqual([]);
-  const [row] = await server.ctx.db.select({ storageUsed: users.storageUsed }).from(users).where(eq(users.id, user.id));
+  expect(await world.server.ctx.db.select().from(backupParts).where(eq(backupParts.backupId, backupId))).toEqual([]);
+  const [row] = await world.server.ctx.db.select({ storageUsed: users.storageUsed }).from(users).where(eq(users.id, user.id));
   expect(Number(row!.storageUsed)).toBe(0);
 }, 120_000);
 
 test("an agent stopped (SIGTERM) mid-upload reports the backup failed at once and exits 0", async () => {
-  const database = env.uniqueDatabase("stopped");
-  await seedLargeDatabase(database);
+  const database = world.env.uniqueDatabase("stopped");
+  await seedLargeDatabase(world.env, database);
   const { api, start } = await startUserWithAgent(database);
   const agent = await start();
   const created = await api("POST", "/api/backups", { databaseName: "main" });
   const backupId = created.body._id;
-  await waitUntil("a first uploaded part", async () => (await server.ctx.db.select().from(backupParts).where(eq(backupParts.backupId, backupId))).length > 0, 60_000);
+  await waitUntil("a first uploaded part", async () => (await world.server.ctx.db.select().from(backupParts).where(eq(backupParts.backupId, backupId))).length > 0, 60_000);
   expect(await agent.stop("SIGTERM")).toBe(0);
   const backup = await waitForBackupEnd(api, backupId);
   expect(backup).toMatchObject({ status: "failed", error: "the agent was stopped during the backup (dbvault-agent run received a stop signal)" });
 }, 120_000);
 
 test("setup with a refused API key explains it and writes no config", async () => {
-  const directory = await env.makeTempDir();
-  const database = env.uniqueDatabase("refused");
-  const setup = await runSetup({ baseUrl: base, apiKey: "dbv_not-a-real-key", databases: [{ name: "main", uri: env.uriFor(database) }], directory });
-  expect(setup.stderr).toContain(`dbvault-agent: registering with ${base} failed: the DBVault server answered 401: This API key is not valid.`);
+  const directory = await world.env.makeTempDir();
+  const database = world.env.uniqueDatabase("refused");
+  const setup = await runSetup({ baseUrl: world.base, apiKey: "dbv_not-a-real-key", databases: [{ name: "main", uri: world.env.uriFor(database) }], directory });
+  expect(setup.stderr).toContain(`dbvault-agent: registering with ${world.base} failed: the DBVault server answered 401: This API key is not valid.`);
   expect(setup.stderr).toContain("dbvault-agent: hint: copy the API key again from Settings → Security");
   expect(setup.stderr).not.toContain("dbv_not-a-real-key");
   expect(setup.exitCode).toBe(1);
@@ -143,8 +112,8 @@ test("setup with a refused API key explains it and writes no config", async () =
 });
 
 test("a reset from the web app gives the agent new credentials, which it saves and reconnects with", async () => {
-  const database = env.uniqueDatabase("reset");
-  await env.client.db(database).collection("x").insertOne({ _id: 1 } as never);
+  const database = world.env.uniqueDatabase("reset");
+  await world.env.client.db(database).collection("x").insertOne({ _id: 1 } as never);
   const { api, configPath, start } = await startUserWithAgent(database);
   const agent = await start();
   const before = JSON.parse(await Bun.file(configPath).text()).server;

@@ -3,58 +3,36 @@
 // was cut and the backup completes intact, counted once), the server restarted while the agent is
 // gone too (the stalled backup is failed with its reason, nothing left behind), and a backup that
 // does not fit the plan's storage (STORAGE_LIMIT_EXCEEDED, storage released, the agent carries on).
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { createHash, randomBytes } from "node:crypto";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
-import { Binary } from "mongodb";
 import { backupParts, plans, users } from "@db/schema";
-import { startTestServer, type TestServer } from "../../server/test/harness.ts";
 import { failStalledOperations, STALLED_TIMEOUT_MS } from "../../server/src/modules/scheduler/service.ts";
 import { summarizeArchive } from "../src/dump/mongodump-archive/index.ts";
 import { snapshotDatabase } from "./support/database-snapshot.ts";
-import { ensureFreshBinary, type RunningAgent, runSetup, startAgentProcess, waitUntil } from "./support/end-to-end.ts";
+import { runSetup, startAgentProcess, waitUntil } from "./support/end-to-end.ts";
+import { LARGE_DATABASE_BLOBS, seedLargeDatabase, useEndToEndWorld, waitForBackupEnd } from "./support/end-to-end-world.ts";
 import { BINARY_PATH, runAgent } from "./support/run-agent.ts";
 import { apiFor, freezeUploadPart, listStoredFiles } from "./support/server-faults.ts";
-import { type AgentTestEnv, openAgentTestEnv } from "./support/test-env.ts";
 
-let env: AgentTestEnv;
-let server: TestServer;
-let base: string;
-const agents: RunningAgent[] = [];
-const BLOBS = 40;
-
-beforeAll(async () => {
-  await ensureFreshBinary();
-  env = await openAgentTestEnv();
-  server = await startTestServer();
-  base = server.listen();
-});
-
-afterAll(async () => {
-  for (const agent of agents) await agent.stop("SIGKILL");
-  await server.close();
-  await env.close();
-});
-
-/** About 40 MiB of incompressible documents: five upload parts and a short sixth. */
-async function seedLargeDatabase(database: string) {
-  const documents = Array.from({ length: BLOBS }, (_, i) => ({ _id: i, blob: new Binary(randomBytes(1024 * 1024)) }));
-  await env.client.db(database).collection("blobs").insertMany(documents as never[]);
-}
+const world = useEndToEndWorld();
+const { agents } = world;
+// Backups here may wait out a server restart.
+const BACKUP_END_TIMEOUT_MS = 60_000;
 
 /** A user (optionally on `planId`, assigned by an admin) whose agent is set up for `databases` and running. */
 async function startUserWithAgent(databases: Record<string, string>, planId?: string) {
-  const user = await server.registerUser();
+  const user = await world.server.registerUser();
   if (planId) {
-    const admin = await server.registerAdmin();
-    const assigned = await apiFor(base, admin.token)("PUT", `/api/admin/users/${user.id}`, { plan: planId });
+    const admin = await world.server.registerAdmin();
+    const assigned = await apiFor(world.base, admin.token)("PUT", `/api/admin/users/${user.id}`, { plan: planId });
     expect(assigned.status).toBe(200);
   }
-  const api = apiFor(base, user.token);
-  const list = Object.entries(databases).map(([name, database]) => ({ name, uri: env.uriFor(database) }));
-  const setup = await runSetup({ baseUrl: base, apiKey: user.apiKey, databases: list, directory: await env.makeTempDir() });
+  const api = apiFor(world.base, user.token);
+  const list = Object.entries(databases).map(([name, database]) => ({ name, uri: world.env.uriFor(database) }));
+  const setup = await runSetup({ baseUrl: world.base, apiKey: user.apiKey, databases: list, directory: await world.env.makeTempDir() });
   expect(setup.exitCode).toBe(0);
   const agent = startAgentProcess(setup.configPath);
   agents.push(agent);
@@ -66,31 +44,20 @@ async function waitUntilOnline(api: ReturnType<typeof apiFor>) {
   await waitUntil("the agent to be online", async () => (await api("GET", "/api/settings/system-status")).body.agents?.[0]?.status === "active");
 }
 
-async function waitForBackupEnd(api: ReturnType<typeof apiFor>, backupId: string, timeoutMs = 60_000) {
-  return waitUntil(
-    "the backup to end",
-    async () => {
-      const backup = (await api("GET", `/api/backups/${backupId}`)).body;
-      return backup.status === "completed" || backup.status === "failed" ? backup : undefined;
-    },
-    timeoutMs,
-  );
-}
-
 async function storageUsedOf(userId: string) {
-  const [row] = await server.ctx.db.select({ storageUsed: users.storageUsed }).from(users).where(eq(users.id, userId));
+  const [row] = await world.server.ctx.db.select({ storageUsed: users.storageUsed }).from(users).where(eq(users.id, userId));
   return Number(row!.storageUsed);
 }
 
-const partsOf = (backupId: string) => server.ctx.db.select().from(backupParts).where(eq(backupParts.backupId, backupId));
+const partsOf = (backupId: string) => world.server.ctx.db.select().from(backupParts).where(eq(backupParts.backupId, backupId));
 
 test("a server restarted mid-upload: the agent resends the cut part, the backup completes intact and is counted once", async () => {
-  const database = env.uniqueDatabase("restarted");
-  await seedLargeDatabase(database);
-  const original = await snapshotDatabase(env.client.db(database));
+  const database = world.env.uniqueDatabase("restarted");
+  await seedLargeDatabase(world.env, database);
+  const original = await snapshotDatabase(world.env.client.db(database));
   const { user, api, agent, configPath } = await startUserWithAgent({ main: database });
 
-  const frozen = freezeUploadPart(server.ctx, 2);
+  const frozen = freezeUploadPart(world.server.ctx, 2);
   const created = await api("POST", "/api/backups", { databaseName: "main" });
   expect(created.status).toBe(201);
   const backupId = created.body._id;
@@ -102,8 +69,8 @@ test("a server restarted mid-upload: the agent resends the cut part, the backup 
   expect(before.slice(3).map((p) => [p.partNumber, p.stored])).toEqual(before.length > 3 ? [[3, false]] : []);
   expect((await api("GET", `/api/backups/${backupId}`)).body.status).toBe("in-progress");
 
-  await server.restart();
-  const backup = await waitForBackupEnd(api, backupId);
+  await world.server.restart();
+  const backup = await waitForBackupEnd(api, backupId, BACKUP_END_TIMEOUT_MS);
   expect(backup).toMatchObject({ status: "completed", error: null });
   const after = (await partsOf(backupId)).sort((a, b) => a.partNumber - b.partNumber);
   expect(after.map((p) => [p.partNumber, p.stored])).toEqual([0, 1, 2, 3, 4, 5].map((n) => [n, true]));
@@ -111,19 +78,19 @@ test("a server restarted mid-upload: the agent resends the cut part, the backup 
   expect(after.slice(0, 2).map((p) => p.createdAt.getTime())).toEqual(before.slice(0, 2).map((p) => p.createdAt.getTime()));
   // Every byte counted once: the reservation of the part cut by the restart is not counted again.
   expect(await storageUsedOf(user.id)).toBe(backup.size);
-  expect((await listStoredFiles(server.ctx)).filter((file) => file.includes(backupId) && file.startsWith(".uploads"))).toEqual([]);
+  expect((await listStoredFiles(world.server.ctx)).filter((file) => file.includes(backupId) && file.startsWith(".uploads"))).toEqual([]);
   await waitUntilOnline(api);
   // The agent logs once the completion call has answered, a moment after the server recorded it.
   await waitUntil("the agent to log the completed upload", () => agent.log().includes('"msg":"backup completed and uploaded"'));
   expect(agent.log()).not.toContain('"msg":"backup failed"');
 
   // The stored file is the agent's ciphertext, whole: its checksum matches and it decrypts.
-  const response = await fetch(`${base}/api/backups/${backupId}/download`, { headers: { authorization: `Bearer ${user.token}` } });
+  const response = await fetch(`${world.base}/api/backups/${backupId}/download`, { headers: { authorization: `Bearer ${user.token}` } });
   expect(response.status).toBe(200);
   const bytes = Buffer.from(await response.arrayBuffer());
   expect(bytes.length).toBe(backup.size);
   expect(createHash("sha256").update(bytes).digest("hex")).toBe(backup.sha256);
-  const directory = await env.makeTempDir();
+  const directory = await world.env.makeTempDir();
   await writeFile(join(directory, "download.enc.dbvault"), bytes);
   const decrypted = await runAgent(
     ["decrypt", "--in", join(directory, "download.enc.dbvault"), "--out", join(directory, "download.archive"), "--config", configPath],
@@ -131,10 +98,10 @@ test("a server restarted mid-upload: the agent resends the cut part, the backup 
   );
   expect(decrypted.exitCode).toBe(0);
   const summary = await summarizeArchive([await Bun.file(join(directory, "download.archive")).bytes()]);
-  expect(summary.namespaces.map((n) => [n.namespace, n.documentCount])).toEqual([[`${database}.blobs`, BLOBS]]);
+  expect(summary.namespaces.map((n) => [n.namespace, n.documentCount])).toEqual([[`${database}.blobs`, LARGE_DATABASE_BLOBS]]);
 
   // And a restore after losing the data brings back every document byte for byte.
-  await env.client.db(database).dropDatabase();
+  await world.env.client.db(database).dropDatabase();
   const requested = await api("POST", `/api/backups/${backupId}/restore`, { databaseName: "main" });
   expect(requested.status).toBe(201);
   const restoreId = requested.body.restore._id;
@@ -143,29 +110,29 @@ test("a server restarted mid-upload: the agent resends the cut part, the backup 
     return found && (found.status === "completed" || found.status === "failed") ? found : undefined;
   });
   expect(restore).toMatchObject({ status: "completed" });
-  expect(await snapshotDatabase(env.client.db(database))).toEqual(original);
+  expect(await snapshotDatabase(world.env.client.db(database))).toEqual(original);
 }, 180_000);
 
 test("a server restarted while the agent is gone too fails the stalled backup with its reason, leaving nothing behind", async () => {
-  const database = env.uniqueDatabase("orphaned");
-  await seedLargeDatabase(database);
+  const database = world.env.uniqueDatabase("orphaned");
+  await seedLargeDatabase(world.env, database);
   const { user, api, agent } = await startUserWithAgent({ main: database });
-  const frozen = freezeUploadPart(server.ctx, 2);
+  const frozen = freezeUploadPart(world.server.ctx, 2);
   const created = await api("POST", "/api/backups", { databaseName: "main" });
   const backupId = created.body._id;
   expect(await frozen).toBe(backupId);
   await agent.stop("SIGKILL");
-  await server.restart();
+  await world.server.restart();
   expect((await api("GET", `/api/backups/${backupId}`)).body.status).toBe("in-progress");
-  expect((await listStoredFiles(server.ctx)).some((file) => file.includes(backupId))).toBe(true);
+  expect((await listStoredFiles(world.server.ctx)).some((file) => file.includes(backupId))).toBe(true);
 
   // The new process's sweeper (every 15 s in production) runs once with the clock past the timeout.
-  const realNow = server.ctx.now;
-  server.ctx.now = () => new Date(Date.now() + STALLED_TIMEOUT_MS + 60_000);
+  const realNow = world.server.ctx.now;
+  world.server.ctx.now = () => new Date(Date.now() + STALLED_TIMEOUT_MS + 60_000);
   try {
-    await failStalledOperations(server.ctx);
+    await failStalledOperations(world.server.ctx);
   } finally {
-    server.ctx.now = realNow;
+    world.server.ctx.now = realNow;
   }
   expect((await api("GET", `/api/backups/${backupId}`)).body).toMatchObject({
     status: "failed",
@@ -173,32 +140,32 @@ test("a server restarted while the agent is gone too fails the stalled backup wi
   });
   expect(await partsOf(backupId)).toEqual([]);
   expect(await storageUsedOf(user.id)).toBe(0);
-  expect((await listStoredFiles(server.ctx)).filter((file) => file.includes(backupId))).toEqual([]);
+  expect((await listStoredFiles(world.server.ctx)).filter((file) => file.includes(backupId))).toEqual([]);
 }, 120_000);
 
 test("a backup past the plan's storage fails with STORAGE_LIMIT_EXCEEDED, frees what it used, and the agent carries on", async () => {
   const MiB = 1024 * 1024;
   // 20 MiB: the ~40 MiB backup stores parts 0 and 1 (8 MiB each), then part 2 does not fit.
-  const [tiny] = await server.ctx.db
+  const [tiny] = await world.server.ctx.db
     .insert(plans)
     .values({ name: `Tiny ${randomBytes(3).toString("hex")}`, price: 0, storageLimit: 20 * MiB, dbLimit: 2, retentionLimit: 168, frequencyLimit: 24 })
     .returning();
-  const small = env.uniqueDatabase("small");
-  await env.client.db(small).collection("orders").insertMany([{ _id: 1, total: 10 }, { _id: 2, total: 20 }] as never[]);
-  const big = env.uniqueDatabase("big");
-  await seedLargeDatabase(big);
+  const small = world.env.uniqueDatabase("small");
+  await world.env.client.db(small).collection("orders").insertMany([{ _id: 1, total: 10 }, { _id: 2, total: 20 }] as never[]);
+  const big = world.env.uniqueDatabase("big");
+  await seedLargeDatabase(world.env, big);
   const { user, api, agent } = await startUserWithAgent({ small, big }, tiny!.id);
 
   const first = await api("POST", "/api/backups", { databaseName: "small" });
   expect(first.status).toBe(201);
-  const kept = await waitForBackupEnd(api, first.body._id);
+  const kept = await waitForBackupEnd(api, first.body._id, BACKUP_END_TIMEOUT_MS);
   expect(kept.status).toBe("completed");
   expect((await api("GET", "/api/user/plan")).body).toMatchObject({ storageLimit: 20 * MiB, storageUsed: kept.size });
-  const filesBefore = await listStoredFiles(server.ctx);
+  const filesBefore = await listStoredFiles(world.server.ctx);
 
   const refused = await api("POST", "/api/backups", { databaseName: "big" });
   expect(refused.status).toBe(201);
-  const failed = await waitForBackupEnd(api, refused.body._id);
+  const failed = await waitForBackupEnd(api, refused.body._id, BACKUP_END_TIMEOUT_MS);
   const reason = `Storage limit exceeded: this backup does not fit in your ${tiny!.name} plan's storage. Delete old backups, shorten retention or upgrade your plan.`;
   expect(failed).toMatchObject({ status: "failed", error: reason });
   const audit = (await api("GET", "/api/user/audit-logs")).body.logs as { action: string; details: Record<string, unknown> }[];
@@ -207,18 +174,18 @@ test("a backup past the plan's storage fails with STORAGE_LIMIT_EXCEEDED, frees 
   expect((await api("GET", "/api/user/plan")).body.storageUsed).toBe(kept.size);
   expect(await partsOf(failed._id)).toEqual([]);
   // The staged parts are deleted just after the failure is recorded: give that a moment, not more.
-  const sameFiles = async () => JSON.stringify(await listStoredFiles(server.ctx)) === JSON.stringify(filesBefore);
+  const sameFiles = async () => JSON.stringify(await listStoredFiles(world.server.ctx)) === JSON.stringify(filesBefore);
   await waitUntil("the failed backup's staged parts to be deleted", sameFiles, 5_000);
   await waitUntil("the agent to log the refusal", () => agent.log().includes('"msg":"backup failed"'));
   expect(agent.log()).toContain("Storage limit exceeded");
 
   // Still connected: once the plan allows it, the same agent backs the database up.
   await waitUntilOnline(api);
-  await server.ctx.db.update(plans).set({ storageLimit: 1024 * MiB }).where(eq(plans.id, tiny!.id));
+  await world.server.ctx.db.update(plans).set({ storageLimit: 1024 * MiB }).where(eq(plans.id, tiny!.id));
   const retried = await api("POST", "/api/backups", { databaseName: "big" });
   expect(retried.status).toBe(201);
-  const done = await waitForBackupEnd(api, retried.body._id);
+  const done = await waitForBackupEnd(api, retried.body._id, BACKUP_END_TIMEOUT_MS);
   expect(done).toMatchObject({ status: "completed", error: null });
-  expect(done.size).toBeGreaterThan(BLOBS * MiB);
+  expect(done.size).toBeGreaterThan(LARGE_DATABASE_BLOBS * MiB);
   expect((await api("GET", "/api/user/plan")).body.storageUsed).toBe(kept.size + done.size);
 }, 180_000);

@@ -1,0 +1,49 @@
+// The world the agent's end-to-end failure files share: the MongoDB test server, a DBVault test
+// server listening on loopback, the compiled agent, and the daemons a file starts (killed at the end).
+import { afterAll, beforeAll } from "bun:test";
+import { randomBytes } from "node:crypto";
+import { Binary } from "mongodb";
+import { startTestServer, type TestServer } from "../../../server/test/harness.ts";
+import { ensureFreshBinary, type RunningAgent, waitUntil } from "./end-to-end.ts";
+import type { apiFor } from "./server-faults.ts";
+import { type AgentTestEnv, openAgentTestEnv } from "./test-env.ts";
+
+export type EndToEndWorld = { env: AgentTestEnv; server: TestServer; base: string; agents: RunningAgent[] };
+
+/** Sets the world up before the file's tests and tears it down after; its fields are set once beforeAll ran. */
+export function useEndToEndWorld(): EndToEndWorld {
+  const world = { agents: [] as RunningAgent[] } as EndToEndWorld;
+  beforeAll(async () => {
+    await ensureFreshBinary();
+    world.env = await openAgentTestEnv();
+    world.server = await startTestServer();
+    world.base = world.server.listen();
+  });
+  afterAll(async () => {
+    for (const agent of world.agents) await agent.stop("SIGKILL");
+    await world.server.close();
+    await world.env.close();
+  });
+  return world;
+}
+
+/** Blobs in a large database: ~40 MiB of incompressible documents, five upload parts and a short sixth. */
+export const LARGE_DATABASE_BLOBS = 40;
+
+/** Fills `database` with LARGE_DATABASE_BLOBS documents of 1 MiB random bytes, so an upload can be caught midway. */
+export async function seedLargeDatabase(env: AgentTestEnv, database: string) {
+  const documents = Array.from({ length: LARGE_DATABASE_BLOBS }, (_, i) => ({ _id: i, blob: new Binary(randomBytes(1024 * 1024)) }));
+  await env.client.db(database).collection("blobs").insertMany(documents as never[]);
+}
+
+/** The backup once it is completed or failed. */
+export async function waitForBackupEnd(api: ReturnType<typeof apiFor>, backupId: string, timeoutMs?: number) {
+  return waitUntil(
+    "the backup to end",
+    async () => {
+      const backup = (await api("GET", `/api/backups/${backupId}`)).body;
+      return backup.status === "completed" || backup.status === "failed" ? backup : undefined;
+    },
+    timeoutMs,
+  );
+}
