@@ -5,10 +5,9 @@
 import { expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { backupParts, users } from "@db/schema";
-import { failStalledOperations, STALLED_TIMEOUT_MS } from "../../server/src/modules/scheduler/service.ts";
 import { snapshotDatabase } from "./support/database-snapshot.ts";
 import { openBrowserSocket, runSetup, startAgentProcess, waitUntil } from "./support/end-to-end.ts";
-import { seedLargeDatabase, useEndToEndWorld, waitForBackupEnd } from "./support/end-to-end-world.ts";
+import { seedLargeDatabase, sweepStalledOperationsLater, useEndToEndWorld, waitForBackupEnd } from "./support/end-to-end-world.ts";
 import { BINARY_PATH, runAgent } from "./support/run-agent.ts";
 import { apiFor } from "./support/server-faults.ts";
 
@@ -72,14 +71,7 @@ test("an agent killed mid-upload leaves a backup that the server fails with a re
   await agent.stop("SIGKILL");
   expect((await api("GET", `/api/backups/${backupId}`)).body.status).toBe("in-progress");
 
-  // The sweeper runs every 15 s in production; here it runs once with the clock past the timeout.
-  const realNow = world.server.ctx.now;
-  world.server.ctx.now = () => new Date(Date.now() + STALLED_TIMEOUT_MS + 60_000);
-  try {
-    await failStalledOperations(world.server.ctx);
-  } finally {
-    world.server.ctx.now = realNow;
-  }
+  await sweepStalledOperationsLater(world.server);
   const backup = (await api("GET", `/api/backups/${backupId}`)).body;
   expect(backup).toMatchObject({ status: "failed", error: "The agent stopped reporting during the backup (disconnected or stopped)." });
   expect(await world.server.ctx.db.select().from(backupParts).where(eq(backupParts.backupId, backupId))).toEqual([]);

@@ -9,11 +9,10 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import { backupParts, plans, users } from "@db/schema";
-import { failStalledOperations, STALLED_TIMEOUT_MS } from "../../server/src/modules/scheduler/service.ts";
 import { summarizeArchive } from "../src/dump/mongodump-archive/index.ts";
 import { snapshotDatabase } from "./support/database-snapshot.ts";
 import { runSetup, startAgentProcess, waitUntil } from "./support/end-to-end.ts";
-import { LARGE_DATABASE_BLOBS, seedLargeDatabase, useEndToEndWorld, waitForBackupEnd } from "./support/end-to-end-world.ts";
+import { LARGE_DATABASE_BLOBS, seedLargeDatabase, sweepStalledOperationsLater, useEndToEndWorld, waitForBackupEnd } from "./support/end-to-end-world.ts";
 import { BINARY_PATH, runAgent } from "./support/run-agent.ts";
 import { apiFor, freezeUploadPart, listStoredFiles } from "./support/server-faults.ts";
 
@@ -126,14 +125,8 @@ test("a server restarted while the agent is gone too fails the stalled backup wi
   expect((await api("GET", `/api/backups/${backupId}`)).body.status).toBe("in-progress");
   expect((await listStoredFiles(world.server.ctx)).some((file) => file.includes(backupId))).toBe(true);
 
-  // The new process's sweeper (every 15 s in production) runs once with the clock past the timeout.
-  const realNow = world.server.ctx.now;
-  world.server.ctx.now = () => new Date(Date.now() + STALLED_TIMEOUT_MS + 60_000);
-  try {
-    await failStalledOperations(world.server.ctx);
-  } finally {
-    world.server.ctx.now = realNow;
-  }
+  // The new process's sweeper (every 15 s in production) runs once, its clock past the stall timeout.
+  await sweepStalledOperationsLater(world.server);
   expect((await api("GET", `/api/backups/${backupId}`)).body).toMatchObject({
     status: "failed",
     error: "The agent stopped reporting during the backup (disconnected or stopped).",

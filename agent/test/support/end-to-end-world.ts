@@ -4,6 +4,7 @@ import { afterAll, beforeAll } from "bun:test";
 import { randomBytes } from "node:crypto";
 import { Binary } from "mongodb";
 import { startTestServer, type TestServer } from "../../../server/test/harness.ts";
+import { failStalledOperations, STALLED_TIMEOUT_MS } from "../../../server/src/modules/scheduler/service.ts";
 import { ensureFreshBinary, type RunningAgent, waitUntil } from "./end-to-end.ts";
 import type { apiFor } from "./server-faults.ts";
 import { type AgentTestEnv, openAgentTestEnv } from "./test-env.ts";
@@ -46,4 +47,15 @@ export async function waitForBackupEnd(api: ReturnType<typeof apiFor>, backupId:
     },
     timeoutMs,
   );
+}
+
+/** Runs the stalled-operation sweeper once with the server's clock past the stall timeout (in production it runs every 15 s). */
+export async function sweepStalledOperationsLater(server: TestServer) {
+  const realNow = server.ctx.now;
+  server.ctx.now = () => new Date(Date.now() + STALLED_TIMEOUT_MS + 60_000);
+  try {
+    await failStalledOperations(server.ctx);
+  } finally {
+    server.ctx.now = realNow;
+  }
 }
