@@ -61,6 +61,20 @@ describe("running hashes", () => {
     expect(finishRunningHash(id, parts.length)).toBe(wholeFile);
   });
 
+  test("part 1 joining before part 0 of a new backup waits for it, and the file gets its digest", async () => {
+    const id = uniqueBackupId();
+    const turn1 = joinRunningHash(id, 1); // part 1's request got here first: no running hash yet
+    const ready1 = turn1.ready();
+    await Bun.sleep(20);
+    await storePart(id, 0, parts[0]!);
+    const hash1 = await ready1;
+    expect(hash1).not.toBeNull();
+    hash1!.update(parts[1]!);
+    turn1.done(true);
+    await storePart(id, 2, parts[2]!);
+    expect(finishRunningHash(id, parts.length)).toBe(wholeFile);
+  });
+
   test("a part whose predecessor's request arrives late (within the grace) still extends the hash", async () => {
     const id = uniqueBackupId();
     await storePart(id, 0, parts[0]!);

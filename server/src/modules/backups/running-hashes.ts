@@ -1,4 +1,5 @@
 import { createHash, type Hash } from "node:crypto";
+import { UPLOAD_PARTS_IN_FLIGHT } from "@protocol/agent-protocol";
 
 // SHA-256 of a whole backup file, fed part by part while parts arrive in order on this instance.
 // When they do not (a retry on another instance, a restart), completion re-reads the stored parts.
@@ -54,13 +55,15 @@ function newRunningHash(): RunningHash {
 }
 
 /**
- * Registers a part's request as it arrives (call it before any await, so parts register in the
- * order their requests came). Part 0 starts a backup's running hash; a part with no running hash
- * or an earlier number than it expects (a resend) gets a turn that lends nothing.
+ * Registers a part's request as it arrives. One of the first UPLOAD_PARTS_IN_FLIGHT parts starts a
+ * backup's running hash: the agent sends them together, and part 1's request can reach this point
+ * before part 0's (on PostgreSQL the requests' authentication queries run side by side), so part 1
+ * must wait for part 0 rather than find no hash. A part with no running hash, or an earlier number
+ * than it expects (a resend), gets a turn that lends nothing.
  */
 export function joinRunningHash(backupId: string, partNumber: number): HashTurn {
   let running = runningHashes.get(backupId);
-  if (!running && partNumber === 0) {
+  if (!running && partNumber < UPLOAD_PARTS_IN_FLIGHT) {
     running = newRunningHash();
     runningHashes.set(backupId, running);
   }

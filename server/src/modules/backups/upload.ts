@@ -191,7 +191,7 @@ export async function receivePart(
   if (declaredLength !== null && declaredLength > UPLOAD_PART_SIZE) {
     throw new AppError(413, "PAYLOAD_TOO_LARGE", `A part may hold at most ${UPLOAD_PART_SIZE} bytes.`);
   }
-  // Before any await: parts register with the running hash in the order their requests came.
+  // Before any await here: parts register with the running hash in the order they reach this point.
   const hashTurn = joinRunningHash(backupId, partNumber);
   try {
     const { backup, plan } = await findBackupForPart(ctx, agent, backupId);
