@@ -20,6 +20,11 @@ export const HEARTBEAT_INTERVAL_MS = 15_000;
 /** Reconnect delays after a dropped socket: 1 s doubling up to 5 s. */
 export const RECONNECT_MIN_MS = 1_000;
 export const RECONNECT_MAX_MS = 5_000;
+/**
+ * The server closes an agent's socket with this code when the agent was removed from the account
+ * (or connects after its removal): the agent must stop instead of reconnecting forever.
+ */
+export const AGENT_REMOVED_CLOSE_CODE = 4410;
 
 export const AgentHeaders = {
   agentId: "x-agent-id",
