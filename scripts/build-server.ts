@@ -2,16 +2,14 @@
 // dist/dbvault-server, the server with the built web app and PGlite's run-time files inside.
 // Copied to any Linux x64 machine and started, it serves everything on embedded defaults.
 //   bun scripts/build-server.ts [--outfile PATH]
-// The web app is (re)built first when web/dist is missing or older than its sources. Only the
+// The web app and the agent are (re)built first when missing or older than their sources. Only the
 // host target is built, for the same reason as scripts/build-agent.ts.
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { mkdir, stat } from "node:fs/promises";
 import { dirname, join, relative, resolve } from "node:path";
+import { AGENT_BUILD, isBuildCurrent, repoRoot as root, runBuildScript, WEB_BUILD } from "./build-freshness";
 
-const root = resolve(import.meta.dir, "..");
 const webDist = join(root, "web", "dist");
-/** What the web build reads: when any of it is newer than web/dist/index.html, rebuild. */
-const WEB_SOURCES = ["web/src", "web/public", "web/index.html", "web/uno.config.ts", "scripts/build-web.ts"];
 /**
  * Files PGlite loads at run time from beside its own module (`new URL("./pglite.wasm",
  * import.meta.url)`). Bundled into the binary that module lives at `/$bunfs/root/`, so each file
@@ -30,23 +28,6 @@ function readOutfile(argv: string[]): string {
   const value = argv[index + 1];
   if (!value) fail("--outfile needs a path");
   return resolve(value);
-}
-
-/** Newest modification time of a file or of every file below a directory. */
-function newestMtime(path: string): number {
-  if (!existsSync(path)) return 0;
-  const info = statSync(path);
-  if (!info.isDirectory()) return info.mtimeMs;
-  let newest = 0;
-  for (const entry of readdirSync(path)) newest = Math.max(newest, newestMtime(join(path, entry)));
-  return newest;
-}
-
-function isWebBuildCurrent(): boolean {
-  const index = join(webDist, "index.html");
-  if (!existsSync(index)) return false;
-  const built = statSync(index).mtimeMs;
-  return WEB_SOURCES.every((source) => newestMtime(join(root, source)) <= built);
 }
 
 function runOrFail(label: string, command: string[]) {
@@ -71,15 +52,20 @@ function locatePgliteFiles(): string[] {
 const outfile = readOutfile(process.argv.slice(2));
 const started = performance.now();
 
-if (!isWebBuildCurrent()) {
+if (!isBuildCurrent(WEB_BUILD)) {
   console.log("build-server: web/dist is missing or stale, building the web app first");
-  process.stdout.write(runOrFail("web build", [process.execPath, join(root, "scripts/build-web.ts")]).stdout);
+  runBuildScript("build-web.ts");
+}
+if (!isBuildCurrent(AGENT_BUILD)) {
+  console.log("build-server: dist/dbvault-agent is missing or stale, building the agent first");
+  runBuildScript("build-agent.ts");
 }
 
 await mkdir(dirname(outfile), { recursive: true });
 // `--asset DIR` keeps the folder's own name: web/dist/… is embedded as dist/…, which is where
-// server/src/modules/web/assets.ts (EMBEDDED_WEB_PREFIX) looks for it.
-const assets = [webDist, ...locatePgliteFiles()].flatMap((path) => ["--asset", relative(root, path)]);
+// server/src/modules/web/assets.ts (EMBEDDED_WEB_PREFIX) looks for it. The host's agent is
+// embedded too, so the single file hands out the agent (server/src/modules/downloads).
+const assets = [webDist, join(root, AGENT_BUILD.output), ...locatePgliteFiles()].flatMap((path) => ["--asset", relative(root, path)]);
 runOrFail("bun build", [
   process.execPath,
   "build",

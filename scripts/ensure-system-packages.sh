@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the test suite drives when they are missing:
-# PostgreSQL (a real server for the Postgres test run) and Chromium (browser tests).
+# PostgreSQL (a real server for the Postgres test run), Chromium (browser tests) and ShellCheck
+# (lints the agent installer the server hands out).
 set -euo pipefail
 
 missing=()
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
 command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ] || missing+=(chromium)
+command -v shellcheck >/dev/null 2>&1 || missing+=(shellcheck)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 echo "installing Debian packages: ${missing[*]}"

@@ -1,11 +1,13 @@
 import { openapi } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
+import { PRODUCT_VERSION } from "@protocol/version";
 import type { AppContext } from "./context";
 import { httpBasics } from "./lib/http";
 import { adminController } from "./modules/admin";
 import { agentsController } from "./modules/agents";
 import { authController } from "./modules/auth";
 import { backupsController } from "./modules/backups";
+import { downloadsController } from "./modules/downloads";
 import { kbController } from "./modules/kb";
 import { plansController } from "./modules/plans";
 import { realtimeController } from "./modules/realtime";
@@ -24,7 +26,7 @@ export function createApp(ctx: AppContext) {
         specPath: "/api/docs",
         provider: null,
         documentation: {
-          info: { title: "DBVault API", version: "1.0.0", description: "Encrypted MongoDB backups: the web app's API." },
+          info: { title: "DBVault API", version: PRODUCT_VERSION, description: "Encrypted MongoDB backups: the web app's API." },
           components: { securitySchemes: { bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT" } } },
         },
       }),
@@ -38,6 +40,7 @@ export function createApp(ctx: AppContext) {
     .use(realtimeController(ctx))
     .use(kbController(ctx))
     .use(adminController(ctx))
+    .use(downloadsController(ctx))
     // Last: the single-page app answers every GET no API route took.
     .use(webController(ctx));
 }

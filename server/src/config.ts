@@ -24,6 +24,12 @@ export type Config = {
   logLevel: "debug" | "info" | "warn" | "error";
   /** Trust X-Forwarded-For for the client address (behind a reverse proxy). */
   trustProxy: boolean;
+  /**
+   * Where the agent binaries to hand out live (`dbvault-agent-<platform>` or, for the host's own
+   * platform, the build's `dbvault-agent`). Null: the checkout's `dist/`, or the copy embedded in
+   * the single-file server.
+   */
+  agentDir: string | null;
 };
 
 export type S3Defaults = { accessKeyId?: string; secretAccessKey?: string; sessionToken?: string; region?: string; endpoint?: string };
@@ -112,6 +118,7 @@ export function loadConfig(env: Env = process.env): Config {
     adminPassword,
     logLevel,
     trustProxy: trustProxyRaw === "true" || trustProxyRaw === "1",
+    agentDir: text("AGENT_DIR") ? resolve(text("AGENT_DIR")!) : null,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -1,5 +1,2 @@
-// The agent's version, taken from the repository's package.json at build time (bun build
-// --compile inlines it), so the binary, the archive header and `version` always agree.
-import packageJson from "../../../package.json" with { type: "json" };
-
-export const AGENT_VERSION: string = packageJson.version;
+// The agent's version is the product's (protocol/version.ts): one number for server and agent.
+export { PRODUCT_VERSION as AGENT_VERSION } from "../../../protocol/version";

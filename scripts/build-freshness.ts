@@ -1,0 +1,42 @@
+// When a build output is older than what it is built from, for the scripts that rebuild only
+// what is stale (npm start, npm run build:server): a fresh clone builds once, later starts skip it.
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+
+export const repoRoot = resolve(import.meta.dir, "..");
+
+/** What the web build reads (scripts/build-web.ts) and what it writes last. */
+export const WEB_BUILD = {
+  output: "web/dist/index.html",
+  sources: ["web/src", "web/public", "web/index.html", "web/uno.config.ts", "scripts/build-web.ts", "protocol"],
+};
+
+/** What the agent build reads (scripts/build-agent.ts: agent/src/cli.ts and its imports) and writes. */
+export const AGENT_BUILD = {
+  output: "dist/dbvault-agent",
+  sources: ["agent/src", "protocol", "package.json", "scripts/build-agent.ts"],
+};
+
+/** Newest modification time of a file or of every file below a directory; 0 when absent. */
+function newestMtime(path: string): number {
+  if (!existsSync(path)) return 0;
+  const info = statSync(path);
+  if (!info.isDirectory()) return info.mtimeMs;
+  let newest = 0;
+  for (const entry of readdirSync(path)) newest = Math.max(newest, newestMtime(join(path, entry)));
+  return newest;
+}
+
+/** True when `build.output` exists and none of its sources changed after it was written. */
+export function isBuildCurrent(build: { output: string; sources: string[] }): boolean {
+  const output = join(repoRoot, build.output);
+  if (!existsSync(output)) return false;
+  const built = statSync(output).mtimeMs;
+  return build.sources.every((source) => newestMtime(join(repoRoot, source)) <= built);
+}
+
+/** Runs one of the build scripts with this Bun; its output goes to ours. Throws when it fails. */
+export function runBuildScript(script: string): void {
+  const run = Bun.spawnSync([process.execPath, join(repoRoot, "scripts", script)], { cwd: repoRoot, stdout: "inherit", stderr: "inherit" });
+  if (run.exitCode !== 0) throw new Error(`${script} failed (exit ${run.exitCode})`);
+}

@@ -1,0 +1,70 @@
+import { Elysia, t } from "elysia";
+import { PRODUCT_VERSION } from "@protocol/version";
+import type { AppContext } from "../../context";
+import { AppError } from "../../lib/errors";
+import { AGENT_PLATFORMS, type AgentBinaries, createAgentBinaries, defaultAgentDir } from "./agent-binaries";
+import { renderInstallScript } from "./install-script";
+
+/**
+ * The agent, handed out by the server it will connect to: `GET /install.sh` (the one-line
+ * installer), `GET /downloads/<file>` (the binaries, with their SHA-256) and
+ * `GET /api/agent/releases` (what is offered, for the web app and scripts). All public: a
+ * binary holds no secret, and the installer runs before the user has anything to sign in with.
+ */
+export const downloadsController = (ctx: AppContext, options: { binaries?: AgentBinaries } = {}) => {
+  const binaries = options.binaries ?? createAgentBinaries({ agentDir: ctx.config.agentDir ?? defaultAgentDir() });
+  const urlOf = (fileName: string) => `${ctx.config.publicUrl}/downloads/${fileName}`;
+  const offeredNames = () => AGENT_PLATFORMS.map((p) => p.fileName).join(", ");
+
+  return new Elysia({ detail: { tags: ["Agent downloads"] } })
+    .get(
+      "/install.sh",
+      async ({ set }) => {
+        set.headers["content-type"] = "text/x-shellscript; charset=utf-8";
+        // The checksums inside change with every build of the agent.
+        set.headers["cache-control"] = "no-store";
+        return renderInstallScript(ctx.config.publicUrl, await binaries.available());
+      },
+      { detail: { summary: "The agent installer: curl -fsSL <server>/install.sh | sh" } },
+    )
+    .get(
+      "/downloads/:file",
+      async ({ params, set }) => {
+        const platform = AGENT_PLATFORMS.find((p) => p.fileName === params.file);
+        if (!platform) {
+          throw new AppError(404, "NOT_FOUND", `There is no download named ${params.file}. This server offers: ${offeredNames()}.`, {
+            offered: AGENT_PLATFORMS.map((p) => p.fileName),
+          });
+        }
+        const binary = await binaries.find(platform);
+        if (!binary) {
+          throw new AppError(404, "NOT_FOUND", `The ${platform.id} agent has not been built on this server (npm run build:agent).`, {
+            offered: (await binaries.available()).map((b) => b.platform.fileName),
+          });
+        }
+        set.headers["content-type"] = "application/octet-stream";
+        set.headers["content-length"] = String(binary.size);
+        set.headers["content-disposition"] = `attachment; filename="dbvault-agent"`;
+        set.headers["x-content-sha256"] = binary.sha256;
+        set.headers["cache-control"] = "no-cache";
+        return binary.file;
+      },
+      { params: t.Object({ file: t.String({ maxLength: 200 }) }), detail: { summary: "An agent binary, with X-Content-SHA256" } },
+    )
+    .get(
+      "/api/agent/releases",
+      async () => ({
+        version: PRODUCT_VERSION,
+        installScript: `${ctx.config.publicUrl}/install.sh`,
+        platforms: (await binaries.available()).map(({ platform, sha256, size }) => ({
+          os: platform.os,
+          arch: platform.arch,
+          ...(platform.libc ? { libc: platform.libc } : {}),
+          url: urlOf(platform.fileName),
+          sha256,
+          size,
+        })),
+      }),
+      { detail: { summary: "The agent builds this server offers, with their checksums" } },
+    );
+};

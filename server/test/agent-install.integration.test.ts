@@ -1,0 +1,200 @@
+// Handing out the agent: /install.sh run by a real `sh` against the server over loopback, the
+// download route and the releases list. The "binary" is a few random bytes in a temporary
+// AGENT_DIR, so these tests need no agent build; the fresh-clone test installs the real one.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createHash, randomBytes } from "node:crypto";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startTestServer, type TestServer } from "./harness";
+
+const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
+
+let server: TestServer;
+let base: string;
+let agentDir: string;
+let work: string;
+const binary = randomBytes(200_000);
+
+beforeAll(async () => {
+  agentDir = mkdtempSync(join(tmpdir(), "dbvault-agent-dir-"));
+  work = mkdtempSync(join(tmpdir(), "dbvault-install-"));
+  chmodSync(work, 0o755); // the unprivileged user of one test runs the commands linked in here
+  writeFileSync(join(agentDir, "dbvault-agent-linux-x64"), binary);
+  server = await startTestServer({ AGENT_DIR: agentDir });
+  base = server.listen();
+});
+afterAll(async () => {
+  await server.close();
+  rmSync(agentDir, { recursive: true, force: true });
+  rmSync(work, { recursive: true, force: true });
+});
+
+/** A directory of commands for the installer's PATH: links to the real ones, plus shims. */
+function fakeBin(name: string, options: { omit?: string[]; shims?: Record<string, string> } = {}) {
+  const dir = join(work, `bin-${name}`);
+  mkdirSync(dir, { recursive: true });
+  const real = ["sh", "uname", "mktemp", "chmod", "mv", "mkdir", "rm", "cut", "sed", "grep", "cat", "curl", "wget", "sha256sum", "ldd"];
+  for (const tool of real.filter((t) => !options.omit?.includes(t) && !(t in (options.shims ?? {})))) {
+    const path = Bun.which(tool);
+    if (path) symlinkSync(path, join(dir, tool));
+  }
+  for (const [tool, script] of Object.entries(options.shims ?? {})) {
+    writeFileSync(join(dir, tool), `#!/bin/sh\n${script}\n`);
+    chmodSync(join(dir, tool), 0o755);
+  }
+  return dir;
+}
+
+async function runInstaller(env: Record<string, string>) {
+  const script = await (await fetch(`${base}/install.sh`)).text();
+  const child = Bun.spawn(["/bin/sh", "-s"], {
+    stdin: new Blob([script]),
+    stdout: "pipe",
+    stderr: "pipe",
+    env: { HOME: join(work, "home"), DBVAULT_URL: base, ...env },
+  });
+  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  return { stdout, stderr, code };
+}
+
+describe("install.sh", () => {
+  test("is a valid POSIX sh script (sh -n, and shellcheck when installed)", async () => {
+    const res = await fetch(`${base}/install.sh`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("shellscript");
+    const path = join(work, "install.sh");
+    writeFileSync(path, await res.text());
+    expect(Bun.spawnSync(["sh", "-n", path]).exitCode).toBe(0);
+    const shellcheck = Bun.which("shellcheck");
+    if (!shellcheck) console.warn("shellcheck is not installed: install.sh checked with sh -n only");
+    else {
+      const checked = Bun.spawnSync([shellcheck, "--shell=sh", path], { stdout: "pipe" });
+      expect(checked.stdout.toString()).toBe("");
+      expect(checked.exitCode).toBe(0);
+    }
+  });
+
+  test("installs the agent into DBVAULT_INSTALL_DIR with the server's checksum and prints the next command", async () => {
+    const target = join(work, "installed");
+    const { stdout, stderr, code } = await runInstaller({ PATH: fakeBin("ok"), DBVAULT_INSTALL_DIR: target });
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    const installed = readFileSync(join(target, "dbvault-agent"));
+    expect(sha256(installed)).toBe(sha256(binary));
+    expect(Bun.file(join(target, "dbvault-agent")).size).toBe(binary.byteLength);
+    expect(stdout).toContain(`installed ${target}/dbvault-agent (SHA-256 ${sha256(binary)})`);
+    expect(stdout).toContain(`next: ${target}/dbvault-agent setup --server ${base}`);
+  });
+
+  test("without DBVAULT_INSTALL_DIR and no write access to /usr/local/bin, says so and uses ~/.local/bin", async () => {
+    // Root may write anywhere: run the installer as an unprivileged user, as most users would.
+    const home = mkdtempSync(join(tmpdir(), "dbvault-install-home-"));
+    chmodSync(home, 0o777);
+    const env = { PATH: fakeBin("home"), HOME: home, DBVAULT_URL: base };
+    // runuser sets HOME to the user's own: `env` puts the test's back.
+    const asUser = process.getuid?.() === 0 ? [Bun.which("runuser")!, "-u", "nobody", "--", "/usr/bin/env", ...Object.entries(env).map(([k, v]) => `${k}=${v}`)] : [];
+    const script = await (await fetch(`${base}/install.sh`)).text();
+    const child = Bun.spawn([...asUser, "/bin/sh", "-s"], { stdin: new Blob([script]), stdout: "pipe", stderr: "pipe", env });
+    const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+    try {
+      expect(stderr).toBe("");
+      expect(code).toBe(0);
+      expect(stdout).toContain(`no write access to /usr/local/bin: installing into ${home}/.local/bin (run with sudo to install system-wide)`);
+      expect(sha256(readFileSync(join(home, ".local/bin/dbvault-agent")))).toBe(sha256(binary));
+      expect(stdout).toContain(`note: ${home}/.local/bin is not on your PATH`);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  test("refuses a download whose checksum does not match, and installs nothing", async () => {
+    const target = join(work, "mismatch");
+    const script = await (await fetch(`${base}/install.sh`)).text();
+    // The file changes between the script being served and the download (a tampering proxy, say).
+    writeFileSync(join(agentDir, "dbvault-agent-linux-x64"), randomBytes(1000));
+    try {
+      const child = Bun.spawn(["/bin/sh", "-s"], {
+        stdin: new Blob([script]),
+        stderr: "pipe",
+        stdout: "pipe",
+        env: { PATH: fakeBin("mismatch"), HOME: work, DBVAULT_URL: base, DBVAULT_INSTALL_DIR: target },
+      });
+      const [stderr, code] = await Promise.all([new Response(child.stderr).text(), child.exited]);
+      expect(code).toBe(1);
+      expect(stderr).toContain("dbvault-install: error: checksum mismatch");
+      expect(stderr).toContain("nothing was installed");
+      expect(Bun.spawnSync(["ls", "-A", target]).stdout.toString()).toBe("");
+    } finally {
+      writeFileSync(join(agentDir, "dbvault-agent-linux-x64"), binary);
+    }
+  });
+
+  test("refuses a platform the server does not offer, naming what it offers", async () => {
+    const arm = await runInstaller({ PATH: fakeBin("arm", { shims: { uname: '[ "$1" = -m ] && echo aarch64 || echo Linux' } }), DBVAULT_INSTALL_DIR: join(work, "arm") });
+    expect(arm.code).toBe(1);
+    expect(arm.stderr).toContain("this server offers no agent for linux-arm64 (offered: linux-x64)");
+    const bsd = await runInstaller({ PATH: fakeBin("bsd", { shims: { uname: '[ "$1" = -m ] && echo x86_64 || echo FreeBSD' } }), DBVAULT_INSTALL_DIR: join(work, "bsd") });
+    expect(bsd.code).toBe(1);
+    expect(bsd.stderr).toContain("no DBVault agent for FreeBSD on this server (offered: linux-x64)");
+    const musl = await runInstaller({
+      PATH: fakeBin("musl", { shims: { ldd: "echo 'musl libc (x86_64)' >&2" } }),
+      DBVAULT_INSTALL_DIR: join(work, "musl"),
+    });
+    expect(musl.code).toBe(1);
+    expect(musl.stderr).toContain("this server offers no agent for linux-x64-musl (offered: linux-x64)");
+  });
+
+  test("refuses clearly when neither curl nor wget is installed", async () => {
+    const { stderr, code } = await runInstaller({ PATH: fakeBin("nofetch", { omit: ["curl", "wget"] }), DBVAULT_INSTALL_DIR: join(work, "nofetch") });
+    expect(code).toBe(1);
+    expect(stderr).toContain("dbvault-install: error: neither curl nor wget is installed");
+  });
+
+  test("works with wget when curl is missing", async () => {
+    const target = join(work, "wget");
+    const { code, stderr } = await runInstaller({ PATH: fakeBin("wget", { omit: ["curl"] }), DBVAULT_INSTALL_DIR: target });
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    expect(sha256(readFileSync(join(target, "dbvault-agent")))).toBe(sha256(binary));
+  });
+});
+
+describe("downloads", () => {
+  test("the binary comes with its length and SHA-256", async () => {
+    const res = await fetch(`${base}/downloads/dbvault-agent-linux-x64`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-length")).toBe(String(binary.byteLength));
+    expect(res.headers.get("x-content-sha256")).toBe(sha256(binary));
+    expect(sha256(new Uint8Array(await res.arrayBuffer()))).toBe(sha256(binary));
+  });
+
+  test("an unknown platform gets a JSON 404 naming what is offered", async () => {
+    const res = await fetch(`${base}/downloads/dbvault-agent-darwin-arm64`);
+    expect(res.status).toBe(404);
+    const body = await res.json();
+    expect(body.message).toBe("There is no download named dbvault-agent-darwin-arm64. This server offers: dbvault-agent-linux-x64.");
+    expect(body.offered).toEqual(["dbvault-agent-linux-x64"]);
+  });
+
+  test("the releases list names each binary with its URL, checksum and size", async () => {
+    const res = await fetch(`${base}/api/agent/releases`);
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body.version).toBe((await Bun.file(join(import.meta.dir, "../../package.json")).json()).version);
+    expect(body.platforms).toEqual([
+      { os: "linux", arch: "x64", libc: "glibc", url: `${server.ctx.config.publicUrl}/downloads/dbvault-agent-linux-x64`, sha256: sha256(binary), size: binary.byteLength },
+    ]);
+  });
+
+  test("a rebuilt binary is hashed again", async () => {
+    const rebuilt = randomBytes(5000);
+    writeFileSync(join(agentDir, "dbvault-agent-linux-x64"), rebuilt);
+    try {
+      const res = await fetch(`${base}/downloads/dbvault-agent-linux-x64`);
+      expect(res.headers.get("x-content-sha256")).toBe(sha256(rebuilt));
+    } finally {
+      writeFileSync(join(agentDir, "dbvault-agent-linux-x64"), binary);
+    }
+  });
+});
