@@ -22,6 +22,7 @@ export const auditActions = [
   "EMAIL_CHANGED",
   "AGENT_REGISTERED",
   "AGENT_DISCONNECTED",
+  "AGENT_REMOVED",
   "STORAGE_LIMIT_EXCEEDED",
 ] as const;
 export type AuditAction = (typeof auditActions)[number];

@@ -10,7 +10,7 @@ const CHANNEL = "dbvault_bus";
  */
 export type BusMessage =
   | { kind: "agent.send"; agentId: string; message: Record<string, unknown> }
-  | { kind: "agent.disconnect"; userId: string; agentId?: string; reason: string }
+  | { kind: "agent.disconnect"; userId: string; agentId?: string; reason: string; closeCode?: number }
   | { kind: "browser.event"; userId: string; event: Record<string, unknown> };
 
 export type ClusterBus = {

@@ -12,6 +12,7 @@ export type ErrorCode =
   | "PLAN_LIMIT"
   | "STORAGE_LIMIT_EXCEEDED"
   | "AGENT_OFFLINE"
+  | "AGENT_REMOVED"
   | "MAIL_FAILED"
   | "INTERNAL";
 

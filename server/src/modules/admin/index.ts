@@ -29,7 +29,7 @@ export const adminController = (ctx: AppContext) =>
       body: adminModel.ban,
       detail: { summary: "Ban or unban a user" },
     })
-    .delete("/agents/:id", ({ params }) => deleteAgent(ctx, params.id), {
+    .delete("/agents/:id", ({ user, params }) => deleteAgent(ctx, user, params.id), {
       admin: true,
       params: adminModel.idParams,
       detail: { summary: "Delete an agent" },

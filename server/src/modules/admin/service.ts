@@ -8,6 +8,7 @@ import type { AuthenticatedUser } from "../auth/guard";
 import { normaliseEmail } from "../auth/service";
 import { findPlan, toPlanView } from "../plans/service";
 import { switchPlan } from "../users/service";
+import { removeAgent } from "../agents/remove-agent";
 
 export const DEFAULT_BAN_REASON = "Policy violation";
 
@@ -124,11 +125,8 @@ export async function setBan(
   };
 }
 
-export async function deleteAgent(ctx: AppContext, agentId: string) {
-  const [agent] = await ctx.db.delete(agents).where(eq(agents.id, agentId)).returning();
-  if (!agent) throw notFound("Agent");
-  await ctx.events.emit({ type: "agentDeleted", userId: agent.userId, agentId: agent.id });
-  return { message: "Agent deleted" };
+export async function deleteAgent(ctx: AppContext, admin: AuthenticatedUser, agentId: string) {
+  return removeAgent(ctx, agentId, { ownerId: null, removedBy: admin.id });
 }
 
 /** Deletes a user and, through the foreign keys, all their data; stored backup files follow. */

@@ -8,6 +8,8 @@ import { AppError, unauthorized } from "../../lib/errors";
 export type AgentUser = typeof users.$inferSelect;
 export type AgentRow = typeof agents.$inferSelect;
 
+export const AGENT_REMOVED_MESSAGE = "This agent was removed from DBVault: run dbvault-agent setup --force to connect this machine again.";
+
 export const hashAgentToken = (token: string) => createHash("sha256").update(token).digest("hex");
 
 function bearer(authorization: string | undefined) {
@@ -37,6 +39,8 @@ export async function authenticateAgent(
     .select()
     .from(agents)
     .where(and(eq(agents.id, agentId), eq(agents.userId, user.id)));
+  // The API key is the account's, so saying that this agent is gone tells its owner only.
+  if (!agent) throw new AppError(410, "AGENT_REMOVED", AGENT_REMOVED_MESSAGE);
   const expected = agent?.tokenHash ? Buffer.from(agent.tokenHash, "hex") : null;
   const given = Buffer.from(hashAgentToken(token), "hex");
   if (!agent || !expected || expected.length !== given.length || !timingSafeEqual(expected, given)) {

@@ -38,7 +38,7 @@ export function createAgentGateway(ctx: AppContext) {
         if (connection.userId !== message.userId) continue;
         if (message.agentId && connection.agentId !== message.agentId) continue;
         send(connection, { type: "close", reason: message.reason });
-        connection.socket.close(4001, message.reason.slice(0, 120));
+        connection.socket.close(message.closeCode ?? 4001, message.reason.slice(0, 120));
       }
     }
   });

@@ -1,12 +1,14 @@
 import { Elysia } from "elysia";
-import { AddDatabaseRequest, AgentHeaders, CompleteUploadRequest, FailRequest, RegisterRequest } from "@protocol/agent-protocol";
+import { AddDatabaseRequest, AGENT_REMOVED_CLOSE_CODE, AgentHeaders, CompleteUploadRequest, FailRequest, RegisterRequest } from "@protocol/agent-protocol";
 import type { AppContext } from "../../context";
+import { AppError } from "../../lib/errors";
 import { authGuard } from "../auth/guard";
 import { failBackup, findOwnBackup } from "../backups/service";
 import { downloadBackupResponse } from "../backups/download";
 import { completeUpload, getUploadStatus, receivePart } from "../backups/upload";
 import { checkServiceHealth } from "./health";
-import { authenticateAgent, authenticateApiKey, type AgentRow } from "./agent-auth";
+import { AGENT_REMOVED_MESSAGE, authenticateAgent, authenticateApiKey, type AgentRow } from "./agent-auth";
+import { removeAgent } from "./remove-agent";
 import { createAgentGateway } from "./gateway";
 import { agentsModel } from "./model";
 import { attachDatabases, disconnectUserAgents, listAgents, manageAgent, registerAgent } from "./service";
@@ -18,13 +20,15 @@ import { attachDatabases, disconnectUserAgents, listAgents, manageAgent, registe
  */
 export const agentsController = (ctx: AppContext) => {
   const gateway = createAgentGateway(ctx);
-  const socketAgents = new WeakMap<Request, AgentRow>();
+  // What each socket's upgrade request authenticated as; "removed" for a removed agent, which
+  // is let in only to be told so (AGENT_REMOVED_CLOSE_CODE) and stop reconnecting.
+  const socketAgents = new WeakMap<Request, AgentRow | "removed">();
 
   ctx.events.on("apiKeyRegenerated", ({ userId }) =>
     disconnectUserAgents(ctx, userId, "The API key was regenerated: run dbvault-agent setup with the new key."),
   );
   ctx.events.on("agentDeleted", ({ userId, agentId }) =>
-    ctx.bus.publish({ kind: "agent.disconnect", userId, agentId, reason: "This agent was removed from DBVault." }),
+    ctx.bus.publish({ kind: "agent.disconnect", userId, agentId, reason: AGENT_REMOVED_MESSAGE, closeCode: AGENT_REMOVED_CLOSE_CODE }),
   );
 
   const agentApi = new Elysia({ prefix: "/api/agent", detail: { tags: ["Agent protocol"] } })
@@ -99,6 +103,7 @@ export const agentsController = (ctx: AppContext) => {
         try {
           socketAgents.set(request, (await authenticateAgent(ctx, headers)).agent);
         } catch (error) {
+          if (error instanceof AppError && error.code === "AGENT_REMOVED") return void socketAgents.set(request, "removed");
           set.status = (error as { status?: number }).status ?? 401;
           return { message: (error as Error).message };
         }
@@ -106,6 +111,7 @@ export const agentsController = (ctx: AppContext) => {
       async open(ws) {
         const agent = socketAgents.get(ws.data.request);
         if (!agent) return ws.close(4401, "unauthorized");
+        if (agent === "removed") return ws.close(AGENT_REMOVED_CLOSE_CODE, AGENT_REMOVED_MESSAGE.slice(0, 120));
         await gateway.open(ws, agent);
       },
       message: (ws, message) => gateway.message(ws, message),
@@ -125,5 +131,10 @@ export const agentsController = (ctx: AppContext) => {
       "/api/agents/manage/:agentId",
       ({ user, params, body }) => manageAgent(ctx, user.id, params.agentId, body.action),
       { auth: true, params: agentsModel.manageParams, body: agentsModel.manage, detail: { summary: "Restart, update-check or reset an agent" } },
+    )
+    .delete(
+      "/api/agents/:agentId",
+      ({ user, params }) => removeAgent(ctx, params.agentId, { ownerId: user.role === "admin" ? null : user.id, removedBy: user.id }),
+      { auth: true, params: agentsModel.manageParams, detail: { summary: "Remove an agent: revokes its token and stops it; its backups are kept" } },
     );
 };

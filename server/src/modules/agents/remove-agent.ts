@@ -1,0 +1,40 @@
+import { and, eq, inArray } from "drizzle-orm";
+import { agents, backups, restores } from "@db/schema";
+import type { AppContext } from "../../context";
+import { notFound } from "../../lib/errors";
+import { recordAudit } from "../audit/service";
+import { failBackup } from "../backups/service";
+import { failRestore } from "../restores/service";
+
+const REMOVED_REASON = "The agent was removed from DBVault.";
+
+/**
+ * Removes an agent for good: its row (and so its token) goes, its live socket is told to stop
+ * (AGENT_REMOVED_CLOSE_CODE, on whichever instance holds it), work it had in hand fails with a
+ * reason, and past backups stay (their agent becomes unknown). `ownerId` limits it to that
+ * user's agents (404 otherwise, as for an agent that does not exist); null is an admin's removal.
+ */
+export async function removeAgent(ctx: AppContext, agentId: string, options: { ownerId: string | null; removedBy: string }) {
+  const ownership = options.ownerId === null ? eq(agents.id, agentId) : and(eq(agents.id, agentId), eq(agents.userId, options.ownerId));
+  const [agent] = await ctx.db.select().from(agents).where(ownership);
+  if (!agent) throw notFound("Agent");
+
+  // Fail its unfinished work first, while the rows still name the agent.
+  const openBackups = await ctx.db
+    .select({ id: backups.id })
+    .from(backups)
+    .where(and(eq(backups.agentId, agent.id), inArray(backups.status, ["pending", "in-progress"])));
+  for (const backup of openBackups) await failBackup(ctx, backup.id, REMOVED_REASON);
+  const openRestores = await ctx.db
+    .select({ id: restores.id })
+    .from(restores)
+    .where(and(eq(restores.agentId, agent.id), inArray(restores.status, ["pending", "in-progress"])));
+  for (const restore of openRestores) await failRestore(ctx, restore.id, REMOVED_REASON);
+
+  const [removed] = await ctx.db.delete(agents).where(eq(agents.id, agent.id)).returning({ id: agents.id });
+  if (!removed) throw notFound("Agent"); // removed meanwhile by another request
+  await recordAudit(ctx.db, agent.userId, "AGENT_REMOVED", { agentId: agent.id, name: agent.name, hostname: agent.hostname, removedBy: options.removedBy });
+  await ctx.events.emit({ type: "agentDeleted", userId: agent.userId, agentId: agent.id });
+  ctx.log.info("agent removed", { userId: agent.userId, agentId: agent.id, removedBy: options.removedBy });
+  return { message: `The agent "${agent.name}" was removed. Its backups are kept.` };
+}
