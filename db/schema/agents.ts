@@ -21,6 +21,10 @@ export const agents = pgTable(
     tokenHash: text("token_hash"),
     /** The socket currently holding this agent, so a late close of an older socket changes nothing. */
     connectionId: text("connection_id"),
+    /** When the agent first connected: its databases' scheduled backups start only from then. */
+    firstConnectedAt: timestampColumn("first_connected_at"),
+    /** When the user was told that scheduled backups are skipped while it is offline; cleared on reconnection. */
+    outageNoticeAt: timestampColumn("outage_notice_at"),
     createdAt: createdAtColumn(),
   },
   (table) => [index("agents_user_idx").on(table.userId)],

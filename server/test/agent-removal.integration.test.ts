@@ -37,7 +37,7 @@ async function userWithAgent(databases = ["orders"]) {
 }
 
 const removeAs = (user: TestUser, agentId: string) => server.call("DELETE", `/api/agents/${agentId}`, { token: user.token });
-const agentsOf = async (user: TestUser) => (await server.call("GET", "/api/settings/system-status", { token: user.token })).body.agents as { id: string }[];
+const agentsOf = async (user: TestUser) => (await server.call("GET", "/api/settings/system-status", { token: user.token })).body.agents as { id: string; status: string }[];
 
 describe("DELETE /api/agents/{id}", () => {
   test("removes the agent for good: gone after a reload, socket told to stop, token revoked, audited", async () => {

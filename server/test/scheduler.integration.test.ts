@@ -5,6 +5,7 @@ import { randomBytes } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { auditLogs, backups, databases, users } from "@db/schema";
 import { applyRetention, runDueBackups } from "../src/modules/scheduler/service";
+import { waitUntil } from "../../testkit/wait-until";
 import { startTestServer, type TestServer } from "./harness";
 import { registerScriptedAgent } from "./scripted-agent";
 
@@ -60,13 +61,52 @@ describe("scheduled backups", () => {
     expect(await backupsOf(user.id)).toHaveLength(1);
   });
 
-  test("with its agent offline the scheduled backup is recorded failed and the user told", async () => {
-    const { user } = await userWithDatabase("billing");
+  test("a database waits for its agent's first connection: no backup, no failure, no mail before it", async () => {
+    const { user, agent, database } = await userWithDatabase("billing");
     await runDueBackups(server.ctx);
-    const [backup] = await backupsOf(user.id);
-    expect(backup).toMatchObject({ type: "auto", status: "failed" });
-    expect(backup!.error).toContain("No agent is online");
-    expect(server.sentMail.some((m) => m.to === user.email && m.subject === "Backup failed: billing")).toBe(true);
+    expect(await backupsOf(user.id)).toHaveLength(0);
+    expect(server.sentMail.filter((m) => m.to === user.email)).toEqual([]);
+    // Still due: the first backup runs at the first tick after the agent connects.
+    const [waiting] = await server.ctx.db.select().from(databases).where(eq(databases.id, database.id));
+    expect(waiting!.nextBackupAt!.getTime()).toBeLessThanOrEqual(Date.now());
+    await agent.connect();
+    await runDueBackups(server.ctx);
+    expect(await agent.waitFor("backup")).toMatchObject({ databaseName: "billing" });
+    expect((await backupsOf(user.id)).map((b) => b.type)).toEqual(["auto"]);
+  });
+
+  test("with its agent offline a slot is skipped, not failed, with one notice per outage", async () => {
+    const { user, agent, database } = await userWithDatabase("billing");
+    await agent.connect();
+    await agent.disconnect();
+    await waitUntil(async () => (await server.call("GET", "/api/settings/system-status", { token: user.token })).body.agents[0].status === "offline", {
+      message: "the agent to be offline",
+    });
+    const skippedMail = () => server.sentMail.filter((m) => m.to === user.email && m.subject === "Scheduled backups paused: agent test-agent is offline");
+    for (let slot = 0; slot < 3; slot++) {
+      await server.ctx.db.update(databases).set({ nextBackupAt: new Date(Date.now() - HOUR) }).where(eq(databases.id, database.id));
+      await runDueBackups(server.ctx);
+    }
+    expect(await backupsOf(user.id)).toHaveLength(0);
+    expect(skippedMail()).toHaveLength(1);
+    expect(skippedMail()[0]!.text).toContain('The scheduled backup of "billing" was skipped');
+    const skips = await server.ctx.db.select().from(auditLogs).where(and(eq(auditLogs.userId, user.id), eq(auditLogs.action, "BACKUP_SKIPPED")));
+    expect(skips).toHaveLength(1);
+    expect(skips[0]!.details).toMatchObject({ databases: ["billing"], reason: "agent offline" });
+    // The skipped slot moved on to the next one (the last slot was an hour ago: 23 hours from now).
+    const [after] = await server.ctx.db.select().from(databases).where(eq(databases.id, database.id));
+    expect(after!.nextBackupAt!.getTime()).toBeGreaterThan(Date.now() + 22 * HOUR);
+
+    // Back online, then a new outage: told again, once.
+    await agent.connect();
+    await agent.disconnect();
+    await waitUntil(async () => (await server.call("GET", "/api/settings/system-status", { token: user.token })).body.agents[0].status === "offline", {
+      message: "the agent to be offline again",
+    });
+    await server.ctx.db.update(databases).set({ nextBackupAt: new Date(Date.now() - HOUR) }).where(eq(databases.id, database.id));
+    await runDueBackups(server.ctx);
+    expect(skippedMail()).toHaveLength(2);
+    expect(await backupsOf(user.id)).toHaveLength(0);
   });
 
   test("disabled databases are not backed up; a frequency change moves the next slot", async () => {

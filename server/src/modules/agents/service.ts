@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { and, asc, count, eq, lt, ne } from "drizzle-orm";
+import { and, asc, count, eq, lt, ne, sql } from "drizzle-orm";
 import { agents, databases } from "@db/schema";
 import type { RegisterRequest, ServerMessage } from "@protocol/agent-protocol";
 import type { AppContext } from "../../context";
@@ -116,11 +116,23 @@ export async function manageAgent(ctx: AppContext, userId: string, agentId: stri
   return { message: manageMessages[action] };
 }
 
-/** Records that an agent's socket opened on this instance. */
+/**
+ * Records that an agent's socket opened on this instance. The first time, its databases'
+ * scheduled backups begin (runDueBackups); every time, an outage ends (its notice may be sent
+ * again next time).
+ */
 export async function markAgentConnected(ctx: AppContext, agentId: string, connectionId: string, info: { version?: string; hostname?: string; platform?: string }) {
+  const now = ctx.now();
   await ctx.db
     .update(agents)
-    .set({ status: "active", lastSeen: ctx.now(), connectionId, ...info })
+    .set({
+      status: "active",
+      lastSeen: now,
+      connectionId,
+      outageNoticeAt: null,
+      firstConnectedAt: sql`coalesce(${agents.firstConnectedAt}, ${now.toISOString()}::timestamptz)`,
+      ...info,
+    })
     .where(eq(agents.id, agentId));
 }
 

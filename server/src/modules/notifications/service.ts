@@ -39,6 +39,15 @@ export function notifyBackupFailed(ctx: AppContext, backup: { userId: string; da
   ]);
 }
 
+/** Once per outage: scheduled backups are being skipped (not failed) while the agent is offline. */
+export function notifyBackupsSkipped(ctx: AppContext, agent: { userId: string; name: string; hostname: string | null }, databaseNames: string[]) {
+  const names = databaseNames.map((name) => `"${name}"`).join(", ");
+  return notifyUser(ctx, agent.userId, "notifyBackupFailure", `Scheduled backups paused: agent ${agent.name} is offline`, [
+    `The scheduled backup of ${names} was skipped: the DBVault agent "${agent.name}"${agent.hostname ? ` on ${agent.hostname}` : ""} is offline.`,
+    "Scheduled backups resume by themselves once it reconnects (start it with `dbvault-agent run` on that server). You will not be told again during this outage.",
+  ]);
+}
+
 export function notifyAgentDisconnected(ctx: AppContext, agent: { userId: string; name: string; hostname: string | null }) {
   return notifyUser(ctx, agent.userId, "notifyAgentDisconnection", `Agent disconnected: ${agent.name}`, [
     `The DBVault agent "${agent.name}"${agent.hostname ? ` on ${agent.hostname}` : ""} disconnected.`,

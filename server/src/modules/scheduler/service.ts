@@ -1,9 +1,11 @@
-import { and, asc, desc, eq, inArray, isNotNull, lte, notInArray, sql } from "drizzle-orm";
-import { backups, databases, restores, settings } from "@db/schema";
+import { and, asc, desc, eq, inArray, isNotNull, isNull, lte, notInArray, sql } from "drizzle-orm";
+import { agents, backups, databases, restores, settings } from "@db/schema";
 import { normaliseFrequencyHours } from "@protocol/schedule";
 import type { AppContext } from "../../context";
 import { sweepAgentStatuses } from "../agents/service";
+import { recordAudit } from "../audit/service";
 import { deleteBackup, failBackup, startBackup } from "../backups/service";
+import { notifyBackupsSkipped } from "../notifications/service";
 import { failRestore } from "../restores/service";
 
 const HOUR = 3_600_000;
@@ -17,17 +19,30 @@ export const STALLED_TIMEOUT_MS = 10 * 60_000;
  * Starts the scheduled backups that are due. Each due database is claimed with
  * `FOR UPDATE SKIP LOCKED` and its next time moved on in the same transaction, so with several
  * instances each backup runs once, and after downtime a missed slot runs once, not many times.
+ *
+ * A database is scheduled only once its agent has connected at least once: its first backup runs
+ * at the first tick after `dbvault-agent run` connects, not seconds after `setup` registered it
+ * (which used to fail it with no agent online). A slot whose agent is offline is skipped, not failed, with one notice
+ * per outage (skipForOfflineAgents).
  */
-export async function runDueBackups(ctx: AppContext, limit = 50) {
+export async function runDueBackups(ctx: AppContext, options: { limit?: number } = {}) {
   const now = ctx.now();
   const claimed = await ctx.db.transaction(async (tx) => {
     const due = await tx
-      .select({ database: databases, frequency: settings.frequency })
+      .select({ database: databases, frequency: settings.frequency, agent: { status: agents.status } })
       .from(databases)
+      .innerJoin(agents, eq(agents.id, databases.agentId))
       .leftJoin(settings, eq(settings.userId, databases.userId))
-      .where(and(eq(databases.isActive, true), isNotNull(databases.nextBackupAt), lte(databases.nextBackupAt, now)))
+      .where(
+        and(
+          eq(databases.isActive, true),
+          isNotNull(databases.nextBackupAt),
+          lte(databases.nextBackupAt, now),
+          isNotNull(agents.firstConnectedAt),
+        ),
+      )
       .orderBy(asc(databases.nextBackupAt))
-      .limit(limit)
+      .limit(options.limit ?? 50)
       .for("update", { of: databases, skipLocked: true });
     for (const { database, frequency } of due) {
       const every = normaliseFrequencyHours(frequency ?? 24) * HOUR;
@@ -36,16 +51,40 @@ export async function runDueBackups(ctx: AppContext, limit = 50) {
       if (next <= now.getTime()) next = now.getTime() + every;
       await tx.update(databases).set({ nextBackupAt: new Date(next) }).where(eq(databases.id, database.id));
     }
-    return due.map((row) => row.database);
+    return due;
   });
-  for (const database of claimed) {
+  const skipped = claimed.filter((row) => row.agent.status === "offline").map((row) => row.database);
+  for (const { database, agent } of claimed) {
+    if (agent.status === "offline") continue;
     try {
       await startBackup(ctx, database, "auto");
     } catch (error) {
       ctx.log.error("scheduled backup could not start", { databaseId: database.id, error });
     }
   }
+  await skipForOfflineAgents(ctx, skipped);
   return claimed.length;
+}
+
+/**
+ * Tells the user, once per outage of an agent, that its databases' scheduled backups are being
+ * skipped. The conditional update claims the notice, so several instances send it once.
+ */
+async function skipForOfflineAgents(ctx: AppContext, skipped: (typeof databases.$inferSelect)[]) {
+  const byAgent = new Map<string, (typeof databases.$inferSelect)[]>();
+  for (const database of skipped) byAgent.set(database.agentId!, [...(byAgent.get(database.agentId!) ?? []), database]);
+  for (const [agentId, group] of byAgent) {
+    const [agent] = await ctx.db
+      .update(agents)
+      .set({ outageNoticeAt: ctx.now() })
+      .where(and(eq(agents.id, agentId), isNull(agents.outageNoticeAt)))
+      .returning();
+    const names = group.map((database) => database.name);
+    ctx.log.info("scheduled backups skipped: agent offline", { agentId, databases: names });
+    if (!agent) continue;
+    await recordAudit(ctx.db, agent.userId, "BACKUP_SKIPPED", { agentId, name: agent.name, databases: names, reason: "agent offline" });
+    await notifyBackupsSkipped(ctx, agent, names);
+  }
 }
 
 /** Moves a database's next scheduled backup when its user's frequency changes. */
