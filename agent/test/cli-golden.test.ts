@@ -142,7 +142,7 @@ describe("verify and decrypt", () => {
   test("verify prints the header and every namespace", () =>
     expectRun(["verify", "--in", join(GOLDEN, "v1-gzip.enc.dbvault"), "--config", goldenConfig], {
       stdout: [
-        `file:         ${join(GOLDEN, "v1-gzip.enc.dbvault")} (1.6 KiB)`,
+        `file:         ${join(GOLDEN, "v1-gzip.enc.dbvault")} (1.6 KB)`,
         "created at:   2026-11-23T12:00:00.000Z",
         "compression:  gzip",
         `key id:       ${TEST_KEY_ID}`,
@@ -194,7 +194,7 @@ describe("verify and decrypt", () => {
     const plaintext = await readFile(join(GOLDEN, "plaintext.mongodump-archive"));
     const out = join(dir, "sealed.enc.dbvault");
     await expectRun(["encrypt", "--in", "-", "--out", out, "--config", goldenConfig], {
-      stderr: new RegExp(`^dbvault-agent: sealed 44 documents in 3 namespaces from stdin into ${out} \\(\\d+(\\.\\d)? (B|KiB), key id ${TEST_KEY_ID}\\)\\n$`),
+      stderr: new RegExp(`^dbvault-agent: sealed 44 documents in 3 namespaces from stdin into ${out} \\(\\d+(\\.\\d)? (Bytes|KB), key id ${TEST_KEY_ID}\\)\\n$`),
       exitCode: 0,
     }, plaintext);
     const verified = await runAgent(["verify", "--in", out, "--json", "--config", goldenConfig]);
