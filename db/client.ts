@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { PGlite, type QueryOptions, type Transaction, types } from "@electric-sql/pglite";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
@@ -101,17 +101,44 @@ export function openPostgres(url: string, options: { max?: number } = {}): Datab
 }
 
 /**
- * Makes sure `dataDir` holds an initialised PGlite cluster. initdb inside PGlite peaks near 1 GB
- * and Bun does not hand that memory back, so a fresh cluster is created by `runInit` (a child
- * process) and the long-lived server only ever opens an existing one.
+ * Makes sure `dataDir` holds an initialised PGlite cluster; says how it got one. From `template`
+ * (a `dumpDataDir` tarball of a fresh cluster, shipped inside the single-file server) that takes
+ * about a second. Without one, initdb runs: several seconds, and it peaks near 1 GB, which Bun
+ * does not hand back, so it runs in `runInit` (a child process) and the long-lived server only
+ * ever opens an existing cluster. A template that fails to load falls back to initdb.
  */
-export async function ensurePgliteCluster(dataDir: string, runInit: (dataDir: string) => Promise<void>) {
-  if (existsSync(join(dataDir, "PG_VERSION"))) return;
+export async function ensurePgliteCluster(
+  dataDir: string,
+  runInit: (dataDir: string) => Promise<void>,
+  template?: Blob | null,
+): Promise<"existing" | "template" | "initdb"> {
+  if (existsSync(join(dataDir, "PG_VERSION"))) return "existing";
   mkdirSync(dataDir, { recursive: true });
-  await runInit(dataDir);
+  let how: "template" | "initdb" = "initdb";
+  if (template) {
+    try {
+      const client = await PGlite.create(dataDir, { loadDataDir: template, postgresqlconf: pgliteSettings });
+      await client.query("select 1");
+      await client.close();
+      how = "template";
+    } catch {
+      for (const entry of readdirSync(dataDir)) rmSync(join(dataDir, entry), { recursive: true, force: true });
+    }
+  }
+  if (how === "initdb") await runInit(dataDir);
   if (!existsSync(join(dataDir, "PG_VERSION"))) {
     throw new Error(`could not initialise the embedded database in ${dataDir}`);
   }
+  return how;
+}
+
+/** A fresh cluster as a gzipped tarball, for `ensurePgliteCluster`'s template (built by scripts/build-server.ts). */
+export async function dumpFreshPgliteCluster(): Promise<Blob> {
+  const client = await PGlite.create({ postgresqlconf: pgliteSettings });
+  await client.query("select 1");
+  const dump = await client.dumpDataDir("gzip");
+  await client.close();
+  return dump;
 }
 
 /** Creates a PGlite cluster in `dataDir` and closes it: the body of the init child process. */

@@ -17,6 +17,12 @@ export const AGENT_BUILD = {
   sources: ["agent/src", "protocol", "package.json", "scripts/build-agent.ts"],
 };
 
+/** The fresh embedded-database cluster the single-file server unpacks on its first start. */
+export const PGLITE_TEMPLATE_BUILD = {
+  output: "dist/pglite-template.tar.gz",
+  sources: ["node_modules/@electric-sql/pglite/package.json", "db/client.ts", "scripts/build-pglite-template.ts"],
+};
+
 /** Newest modification time of a file or of every file below a directory; 0 when absent. */
 function newestMtime(path: string): number {
   if (!existsSync(path)) return 0;

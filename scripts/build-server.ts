@@ -7,7 +7,7 @@
 import { existsSync } from "node:fs";
 import { mkdir, stat } from "node:fs/promises";
 import { dirname, join, relative, resolve } from "node:path";
-import { AGENT_BUILD, isBuildCurrent, repoRoot as root, runBuildScript, WEB_BUILD } from "./build-freshness";
+import { AGENT_BUILD, isBuildCurrent, PGLITE_TEMPLATE_BUILD, repoRoot as root, runBuildScript, WEB_BUILD } from "./build-freshness";
 
 const webDist = join(root, "web", "dist");
 /**
@@ -60,12 +60,14 @@ if (!isBuildCurrent(AGENT_BUILD)) {
   console.log("build-server: dist/dbvault-agent is missing or stale, building the agent first");
   runBuildScript("build-agent.ts");
 }
+if (!isBuildCurrent(PGLITE_TEMPLATE_BUILD)) runBuildScript("build-pglite-template.ts");
 
 await mkdir(dirname(outfile), { recursive: true });
 // `--asset DIR` keeps the folder's own name: web/dist/… is embedded as dist/…, which is where
 // server/src/modules/web/assets.ts (EMBEDDED_WEB_PREFIX) looks for it. The host's agent is
-// embedded too, so the single file hands out the agent (server/src/modules/downloads).
-const assets = [webDist, join(root, AGENT_BUILD.output), ...locatePgliteFiles()].flatMap((path) => ["--asset", relative(root, path)]);
+// embedded too, so the single file hands out the agent (server/src/modules/downloads), and so is
+// a fresh database cluster for a fast first start (server/src/bootstrap.ts).
+const assets = [webDist, join(root, AGENT_BUILD.output), join(root, PGLITE_TEMPLATE_BUILD.output), ...locatePgliteFiles()].flatMap((path) => ["--asset", relative(root, path)]);
 runOrFail("bun build", [
   process.execPath,
   "build",

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import { type Database, ensurePgliteCluster, openPglite, openPostgres } from "@db/client";
@@ -7,6 +8,7 @@ import type { Config } from "./config";
 import type { AppContext } from "./context";
 import { createApiKeyVault } from "./lib/api-key-vault";
 import { createClusterBus } from "./lib/cluster-bus";
+import { findEmbeddedFile } from "./lib/embedded-files";
 import { createEventBus } from "./lib/event-bus";
 import { createLogger, type Logger } from "./lib/logger";
 import { createRateLimiter } from "./lib/rate-limiter";
@@ -22,13 +24,24 @@ import { createPendingWork } from "./lib/pending-work";
 
 const MINUTE = 60_000;
 
-/** Opens the configured metadata database: Postgres when DATABASE_URL is set, else embedded PGlite. */
-export async function openDatabase(config: Config, initEmbedded: (dataDir: string) => Promise<void>): Promise<Database> {
+/** Name of the fresh PGlite cluster embedded in the single-file server (scripts/build-server.ts). */
+export const PGLITE_TEMPLATE_FILE = "pglite-template.tar.gz";
+
+/**
+ * Opens the configured metadata database: Postgres when DATABASE_URL is set, else embedded
+ * PGlite, created on the first start from the template embedded in the single-file server when
+ * there is one (about a second), else by initdb in `initEmbedded` (several seconds).
+ */
+export async function openDatabase(config: Config, initEmbedded: (dataDir: string) => Promise<void>, log?: Logger): Promise<Database> {
   if (config.databaseUrl) return openPostgres(config.databaseUrl);
   const dir = join(config.dataDir, "pglite");
-  await ensurePgliteCluster(dir, initEmbedded);
+  if (!existsSync(join(dir, "PG_VERSION"))) log?.info("creating the embedded database (first start)", { dir });
+  const started = performance.now();
+  const how = await ensurePgliteCluster(dir, initEmbedded, findEmbeddedFile(PGLITE_TEMPLATE_FILE));
+  if (how !== "existing") log?.info("embedded database created", { from: how, seconds: Number(((performance.now() - started) / 1000).toFixed(1)) });
   return openPglite(dir);
 }
+
 
 /** Builds the context of a running server around an open database: migrations, seed data, services. */
 export async function createContext(

@@ -2,6 +2,7 @@ import { initPgliteCluster } from "@db/client";
 import { createApp } from "./app";
 import { createContext, openDatabase } from "./bootstrap";
 import { ConfigError, loadConfig } from "./config";
+import { createLogger } from "./lib/logger";
 import { startBackgroundJobs } from "./modules/scheduler";
 
 const INIT_EMBEDDED_DB_FLAG = "--init-embedded-db";
@@ -23,8 +24,9 @@ async function initEmbeddedInChild(dataDir: string) {
 
 try {
   const config = loadConfig();
-  const database = await openDatabase(config, initEmbeddedInChild);
-  const ctx = await createContext(config, database);
+  const log = createLogger(config.logLevel);
+  const database = await openDatabase(config, initEmbeddedInChild, log);
+  const ctx = await createContext(config, database, { log });
   const app = createApp(ctx);
   app.listen({
     port: config.port,

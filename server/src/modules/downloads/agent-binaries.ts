@@ -1,5 +1,6 @@
 import { existsSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { findEmbeddedFile } from "../../lib/embedded-files";
 
 /** A platform the agent can be built for, and the file name it is offered under. */
 export type AgentPlatform = { id: string; os: "linux" | "darwin" | "windows"; arch: "x64" | "arm64"; libc?: "glibc" | "musl"; fileName: string };
@@ -42,7 +43,7 @@ export function createAgentBinaries(options: { agentDir: string; embedded?: read
       if (info.isFile()) return { file: Bun.file(path), size: info.size, cacheKey: `${path}:${info.size}:${info.mtimeMs}` };
     }
     if (platform.id !== HOST_PLATFORM_ID) return null;
-    const embedded = (options.embedded ?? Bun.embeddedFiles).find((file) => (file as Blob & { name?: string }).name === HOST_BUILD_FILE);
+    const embedded = findEmbeddedFile(HOST_BUILD_FILE, options.embedded);
     return embedded ? { file: embedded, size: embedded.size, cacheKey: `embedded:${embedded.size}` } : null;
   }
 

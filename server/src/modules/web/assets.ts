@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join, relative, resolve, sep } from "node:path";
+import { embeddedNameOf } from "../../lib/embedded-files";
 
 /** One file of the built web app, ready to be sent. */
 export type WebAsset = { body: Blob; contentType: string; cacheControl: string };
@@ -61,8 +62,7 @@ export const EMBEDDED_WEB_PREFIX = "dist/";
 export function embeddedWebAssets(embedded: readonly Blob[] = Bun.embeddedFiles): WebAssets | null {
   const entries: [string, Blob][] = [];
   for (const file of embedded) {
-    // Embedded files are Bun files: Blobs that carry their name.
-    const name = (file as Blob & { name?: string }).name ?? "";
+    const name = embeddedNameOf(file);
     if (name.startsWith(EMBEDDED_WEB_PREFIX)) entries.push([`/${name.slice(EMBEDDED_WEB_PREFIX.length)}`, file]);
   }
   return entries.length > 0 ? webAssetsFromFiles(entries) : null;
