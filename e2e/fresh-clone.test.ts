@@ -11,6 +11,7 @@ import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { spawn } from "node:child_process";
 import { BSON } from "bson";
 import { MongoClient } from "mongodb";
 import { readMongodumpArchive } from "../agent/src/dump/mongodump-archive/index.ts";
@@ -23,7 +24,7 @@ const SEEDED = 500;
 
 let work: string;
 let mongo: MongoTestServer;
-const children: Bun.Subprocess[] = [];
+const groups: { pid: number; exited: Promise<void> }[] = [];
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), "dbvault-fresh-clone-"));
@@ -37,8 +38,12 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const child of children) child.kill("SIGTERM");
-  await Promise.all(children.map((child) => child.exited));
+  for (const group of groups) {
+    try {
+      process.kill(-group.pid, "SIGTERM");
+    } catch {} // already gone
+  }
+  await Promise.all(groups.map((group) => group.exited));
   await mongo?.stop();
   rmSync(work, { recursive: true, force: true });
 });
@@ -57,18 +62,18 @@ async function run(command: string[], options: { cwd: string; env?: Record<strin
   return { stdout, stderr };
 }
 
-/** Starts a long-running command, keeping its output for the error of a later failure. */
+/**
+ * Starts a long-running command in its own process group, keeping its output for the error of a
+ * later failure. `npm start` runs the server as a grandchild: the whole group is stopped at the end.
+ */
 function start(command: string[], options: { cwd: string; env?: Record<string, string> }) {
-  const child = Bun.spawn(command, { cwd: options.cwd, env: { ...process.env, ...options.env }, stdout: "pipe", stderr: "pipe" });
-  children.push(child);
+  const child = spawn(command[0]!, command.slice(1), { cwd: options.cwd, env: { ...process.env, ...options.env }, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  groups.push({ pid: child.pid!, exited });
   let output = "";
-  const decoder = new TextDecoder();
-  for (const stream of [child.stdout, child.stderr]) {
-    void (async () => {
-      for await (const chunk of stream) output += decoder.decode(chunk, { stream: true });
-    })();
-  }
-  return { child, output: () => output };
+  child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  return { exited: () => child.exitCode !== null, output: () => output };
 }
 
 async function freePort(): Promise<number> {
@@ -90,7 +95,7 @@ test(
     const server = start(["npm", "start"], { cwd: clone, env: { PORT: String(port), HOST: "127.0.0.1", PUBLIC_URL: base, DATA_DIR: join(work, "data") } });
     await waitUntil(
       async () => {
-        if (server.child.exitCode !== null) throw new Error(`npm start exited ${server.child.exitCode}:\n${server.output()}`);
+        if (server.exited()) throw new Error(`npm start exited:\n${server.output()}`);
         return (await fetch(`${base}/api/agents/server-status`).catch(() => null))?.ok;
       },
       { timeout: 180_000, interval: 200, message: "npm start to answer (it builds the web app and the agent first)" },
