@@ -2,6 +2,7 @@
 // what is stale (npm start, npm run build:server): a fresh clone builds once, later starts skip it.
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { AGENT_PLATFORMS } from "../protocol/agent-platforms";
 
 export const repoRoot = resolve(import.meta.dir, "..");
 
@@ -41,8 +42,20 @@ export function isBuildCurrent(build: { output: string; sources: string[] }): bo
   return build.sources.every((source) => newestMtime(join(repoRoot, source)) <= built);
 }
 
+/**
+ * Other platforms' agent builds (`build-agent.ts --all`) present in dist/ but older than the
+ * agent's sources: the server would hand out an old agent, so whoever rebuilds the host's
+ * rebuilds these too.
+ */
+export function staleAgentPlatformBuilds(): string[] {
+  return AGENT_PLATFORMS.filter((platform) => {
+    const output = join("dist", platform.fileName);
+    return existsSync(join(repoRoot, output)) && !isBuildCurrent({ output, sources: AGENT_BUILD.sources });
+  }).map((platform) => platform.id);
+}
+
 /** Runs one of the build scripts with this Bun; its output goes to ours. Throws when it fails. */
-export function runBuildScript(script: string): void {
-  const run = Bun.spawnSync([process.execPath, join(repoRoot, "scripts", script)], { cwd: repoRoot, stdout: "inherit", stderr: "inherit" });
+export function runBuildScript(script: string, args: string[] = []): void {
+  const run = Bun.spawnSync([process.execPath, join(repoRoot, "scripts", script), ...args], { cwd: repoRoot, stdout: "inherit", stderr: "inherit" });
   if (run.exitCode !== 0) throw new Error(`${script} failed (exit ${run.exitCode})`);
 }

@@ -7,7 +7,7 @@
 import { existsSync } from "node:fs";
 import { mkdir, stat } from "node:fs/promises";
 import { dirname, join, relative, resolve } from "node:path";
-import { AGENT_BUILD, isBuildCurrent, PGLITE_TEMPLATE_BUILD, repoRoot as root, runBuildScript, WEB_BUILD } from "./build-freshness";
+import { AGENT_BUILD, isBuildCurrent, PGLITE_TEMPLATE_BUILD, repoRoot as root, runBuildScript, staleAgentPlatformBuilds, WEB_BUILD } from "./build-freshness";
 
 const webDist = join(root, "web", "dist");
 /**
@@ -60,6 +60,7 @@ if (!isBuildCurrent(AGENT_BUILD)) {
   console.log("build-server: dist/dbvault-agent is missing or stale, building the agent first");
   runBuildScript("build-agent.ts");
 }
+for (const platform of staleAgentPlatformBuilds()) runBuildScript("build-agent.ts", ["--target", platform]);
 if (!isBuildCurrent(PGLITE_TEMPLATE_BUILD)) runBuildScript("build-pglite-template.ts");
 
 await mkdir(dirname(outfile), { recursive: true });

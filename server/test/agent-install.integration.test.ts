@@ -145,6 +145,28 @@ describe("install.sh", () => {
     expect(musl.stderr).toContain("this server offers no agent for linux-x64-musl (offered: linux-x64)");
   });
 
+  test("picks each Linux target from uname and the C library", async () => {
+    const builds: Record<string, Buffer> = {};
+    for (const id of ["linux-arm64", "linux-x64-musl", "linux-arm64-musl"]) {
+      builds[id] = randomBytes(3000);
+      writeFileSync(join(agentDir, `dbvault-agent-${id}`), builds[id]!);
+    }
+    builds["linux-x64"] = binary;
+    try {
+      const machines = { "linux-x64": "x86_64", "linux-arm64": "aarch64", "linux-x64-musl": "x86_64", "linux-arm64-musl": "aarch64" };
+      for (const [id, machine] of Object.entries(machines)) {
+        const musl = id.endsWith("-musl");
+        const shims: Record<string, string> = { uname: `[ "$1" = -m ] && echo ${machine} || echo Linux`, ldd: musl ? "echo 'musl libc' >&2" : "echo 'ldd (Debian GLIBC 2.36) 2.36'" };
+        const target = join(work, `target-${id}`);
+        const { code, stderr } = await runInstaller({ PATH: fakeBin(`target-${id}`, { shims }), DBVAULT_INSTALL_DIR: target });
+        expect({ id, code, stderr }).toEqual({ id, code: 0, stderr: "" });
+        expect(sha256(readFileSync(join(target, "dbvault-agent")))).toBe(sha256(builds[id]!));
+      }
+    } finally {
+      for (const id of ["linux-arm64", "linux-x64-musl", "linux-arm64-musl"]) rmSync(join(agentDir, `dbvault-agent-${id}`));
+    }
+  });
+
   test("refuses clearly when neither curl nor wget is installed", async () => {
     const { stderr, code } = await runInstaller({ PATH: fakeBin("nofetch", { omit: ["curl", "wget"] }), DBVAULT_INSTALL_DIR: join(work, "nofetch") });
     expect(code).toBe(1);
@@ -169,12 +191,20 @@ describe("downloads", () => {
     expect(sha256(new Uint8Array(await res.arrayBuffer()))).toBe(sha256(binary));
   });
 
-  test("an unknown platform gets a JSON 404 naming what is offered", async () => {
-    const res = await fetch(`${base}/downloads/dbvault-agent-darwin-arm64`);
-    expect(res.status).toBe(404);
-    const body = await res.json();
-    expect(body.message).toBe("There is no download named dbvault-agent-darwin-arm64. This server offers: dbvault-agent-linux-x64.");
-    expect(body.offered).toEqual(["dbvault-agent-linux-x64"]);
+  test("an unknown name or a platform this server has no build for gets a JSON 404 naming what it has", async () => {
+    const unknown = await fetch(`${base}/downloads/dbvault-agent-plan9-x64`);
+    expect(unknown.status).toBe(404);
+    const body = await unknown.json();
+    expect(body).toMatchObject({
+      message: "There is no download named dbvault-agent-plan9-x64. This server offers: dbvault-agent-linux-x64.",
+      offered: ["dbvault-agent-linux-x64"],
+    });
+    const notBuilt = await fetch(`${base}/downloads/dbvault-agent-darwin-arm64`);
+    expect(notBuilt.status).toBe(404);
+    expect(await notBuilt.json()).toMatchObject({
+      message: "The darwin-arm64 agent has not been built on this server. This server offers: dbvault-agent-linux-x64.",
+      offered: ["dbvault-agent-linux-x64"],
+    });
   });
 
   test("the releases list names each binary with its URL, checksum and size", async () => {

@@ -1,19 +1,10 @@
 import { existsSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { AGENT_PLATFORMS, type AgentPlatform, HOST_PLATFORM_ID } from "@protocol/agent-platforms";
 import { findEmbeddedFile } from "../../lib/embedded-files";
-
-/** A platform the agent can be built for, and the file name it is offered under. */
-export type AgentPlatform = { id: string; os: "linux" | "darwin" | "windows"; arch: "x64" | "arm64"; libc?: "glibc" | "musl"; fileName: string };
-
-/** The platforms this server offers, in the order the web app lists them. */
-export const AGENT_PLATFORMS: readonly AgentPlatform[] = [
-  { id: "linux-x64", os: "linux", arch: "x64", libc: "glibc", fileName: "dbvault-agent-linux-x64" },
-];
 
 /** The build's own output name (`npm run build:agent`), a binary for the machine that built it. */
 export const HOST_BUILD_FILE = "dbvault-agent";
-/** `linux-x64` on the machine that runs this: which platform the host build is. */
-export const HOST_PLATFORM_ID = `${process.platform === "win32" ? "windows" : process.platform}-${process.arch}`;
 
 /** One agent binary ready to be sent. */
 export type AgentBinary = { platform: AgentPlatform; file: Blob; size: number; sha256: string };

@@ -6,7 +6,8 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
 import { httpBasics } from "../../lib/http";
 import { silentLogger } from "../../lib/logger";
-import { createAgentBinaries, HOST_BUILD_FILE, HOST_PLATFORM_ID } from "./agent-binaries";
+import { HOST_PLATFORM_ID } from "@protocol/agent-platforms";
+import { createAgentBinaries, HOST_BUILD_FILE } from "./agent-binaries";
 import { downloadsController } from "./index";
 
 const emptyDir = mkdtempSync(join(tmpdir(), "dbvault-no-agent-"));
@@ -21,7 +22,7 @@ test("a server whose agent was not built says so instead of serving nothing", as
   const app = appWith(createAgentBinaries({ agentDir: emptyDir, embedded: [] }));
   const res = await app.handle(new Request("http://localhost/downloads/dbvault-agent-linux-x64"));
   expect(res.status).toBe(404);
-  expect((await res.json()).message).toBe("The linux-x64 agent has not been built on this server (npm run build:agent).");
+  expect((await res.json()).message).toBe("The linux-x64 agent has not been built on this server. This server offers: nothing yet (npm run build:agent).");
   const releases = await (await app.handle(new Request("http://localhost/api/agent/releases"))).json();
   expect(releases.platforms).toEqual([]);
   expect(releases.installScript).toBe("https://backups.example.com/install.sh");

@@ -2,7 +2,8 @@ import { Elysia, t } from "elysia";
 import { PRODUCT_VERSION } from "@protocol/version";
 import type { AppContext } from "../../context";
 import { AppError } from "../../lib/errors";
-import { AGENT_PLATFORMS, type AgentBinaries, createAgentBinaries, defaultAgentDir } from "./agent-binaries";
+import { AGENT_PLATFORMS } from "@protocol/agent-platforms";
+import { type AgentBinaries, createAgentBinaries, defaultAgentDir } from "./agent-binaries";
 import { renderInstallScript } from "./install-script";
 
 /**
@@ -14,7 +15,6 @@ import { renderInstallScript } from "./install-script";
 export const downloadsController = (ctx: AppContext, options: { binaries?: AgentBinaries } = {}) => {
   const binaries = options.binaries ?? createAgentBinaries({ agentDir: ctx.config.agentDir ?? defaultAgentDir() });
   const urlOf = (fileName: string) => `${ctx.config.publicUrl}/downloads/${fileName}`;
-  const offeredNames = () => AGENT_PLATFORMS.map((p) => p.fileName).join(", ");
 
   return new Elysia({ detail: { tags: ["Agent downloads"] } })
     .get(
@@ -31,16 +31,11 @@ export const downloadsController = (ctx: AppContext, options: { binaries?: Agent
       "/downloads/:file",
       async ({ params, set }) => {
         const platform = AGENT_PLATFORMS.find((p) => p.fileName === params.file);
-        if (!platform) {
-          throw new AppError(404, "NOT_FOUND", `There is no download named ${params.file}. This server offers: ${offeredNames()}.`, {
-            offered: AGENT_PLATFORMS.map((p) => p.fileName),
-          });
-        }
-        const binary = await binaries.find(platform);
+        const binary = platform ? await binaries.find(platform) : null;
         if (!binary) {
-          throw new AppError(404, "NOT_FOUND", `The ${platform.id} agent has not been built on this server (npm run build:agent).`, {
-            offered: (await binaries.available()).map((b) => b.platform.fileName),
-          });
+          const offered = (await binaries.available()).map((b) => b.platform.fileName);
+          const what = platform ? `The ${platform.id} agent has not been built on this server` : `There is no download named ${params.file}`;
+          throw new AppError(404, "NOT_FOUND", `${what}. This server offers: ${offered.join(", ") || "nothing yet (npm run build:agent)"}.`, { offered });
         }
         set.headers["content-type"] = "application/octet-stream";
         set.headers["content-length"] = String(binary.size);

@@ -111,6 +111,14 @@ mv -f "$tmp" "$dir/dbvault-agent"
 trap - EXIT INT TERM
 
 say "installed $dir/dbvault-agent (SHA-256 $sum)"
+# The musl builds link the C++ runtime dynamically; Alpine does not ship it by default.
+case "$platform" in
+  *-musl)
+    if ! ls /usr/lib/libstdc++.so.6 /lib/libstdc++.so.6 >/dev/null 2>&1; then
+      say "note: the agent needs the C++ runtime on this system: apk add libstdc++ libgcc"
+    fi
+    ;;
+esac
 case ":\${PATH:-}:" in
   *":$dir:"*) agent=dbvault-agent ;;
   *) agent="$dir/dbvault-agent"; say "note: $dir is not on your PATH" ;;
