@@ -9,6 +9,7 @@ import { authController } from "./modules/auth";
 import { backupsController } from "./modules/backups";
 import { downloadsController } from "./modules/downloads";
 import { kbController } from "./modules/kb";
+import { metricsController } from "./modules/metrics";
 import { plansController } from "./modules/plans";
 import { realtimeController } from "./modules/realtime";
 import { settingsController } from "./modules/settings";
@@ -41,6 +42,7 @@ export function createApp(ctx: AppContext) {
     .use(kbController(ctx))
     .use(adminController(ctx))
     .use(downloadsController(ctx))
+    .use(metricsController(ctx, ctx.metrics))
     // Last: the single-page app answers every GET no API route took.
     .use(webController(ctx));
 }

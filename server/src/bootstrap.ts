@@ -17,6 +17,7 @@ import { createUser } from "./modules/auth/service";
 import { createSessionTokens } from "./modules/auth/session-tokens";
 import { seedKnowledgeBase } from "./modules/kb/seed";
 import { createMailer } from "./modules/notifications/mailer";
+import { createMetrics } from "./modules/metrics/service";
 import { seedPlans } from "./modules/plans/service";
 import { createStorage } from "./storage";
 import { createBodyGate } from "./modules/backups/body-gate";
@@ -50,6 +51,7 @@ export async function createContext(
   options: { log?: Logger; now?: () => Date } = {},
 ): Promise<AppContext> {
   const log = options.log ?? createLogger(config.logLevel);
+  const now = options.now ?? (() => new Date());
   const { applied } = await migrate(database.db);
   if (applied.length > 0) log.info("database migrated", { applied });
   const secrets = loadServerSecrets(config.dataDir, { jwtSecret: config.jwtSecret, apiKeySecret: config.apiKeySecret });
@@ -72,7 +74,8 @@ export async function createContext(
     },
     bodyGate: createBodyGate(),
     pendingWork: createPendingWork(),
-    now: options.now ?? (() => new Date()),
+    now,
+    metrics: createMetrics({ db: database.db, now }),
   };
   await ctx.bus.start();
   await seedPlans(ctx.db);

@@ -30,6 +30,8 @@ export type Config = {
    * the single-file server.
    */
   agentDir: string | null;
+  /** Bearer token of GET /metrics (Prometheus); null: the route answers 404. */
+  metricsToken: string | null;
 };
 
 export type S3Defaults = { accessKeyId?: string; secretAccessKey?: string; sessionToken?: string; region?: string; endpoint?: string };
@@ -88,6 +90,9 @@ export function loadConfig(env: Env = process.env): Config {
   if (Boolean(adminEmail) !== Boolean(adminPassword)) problems.push("ADMIN_EMAIL and ADMIN_PASSWORD must be set together");
   if (adminPassword && adminPassword.length < 6) problems.push("ADMIN_PASSWORD must be at least 6 characters");
 
+  const metricsToken = text("METRICS_TOKEN");
+  if (metricsToken && metricsToken.length < 16) problems.push("METRICS_TOKEN must be at least 16 characters");
+
   const logLevel = (text("LOG_LEVEL") ?? "info") as Config["logLevel"];
   if (!["debug", "info", "warn", "error"].includes(logLevel)) problems.push("LOG_LEVEL must be debug, info, warn or error");
 
@@ -119,6 +124,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     trustProxy: trustProxyRaw === "true" || trustProxyRaw === "1",
     agentDir: text("AGENT_DIR") ? resolve(text("AGENT_DIR")!) : null,
+    metricsToken,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -10,6 +10,7 @@ import type { SessionTokens } from "./modules/auth/session-tokens";
 import type { Storage } from "./storage";
 import type { BodyGate } from "./modules/backups/body-gate";
 import type { PendingWork } from "./lib/pending-work";
+import type { Metrics } from "./modules/metrics/service";
 
 /** Rate limits on the sign-in and password-recovery routes, per client address and per account. */
 export type AuthRateLimiters = {
@@ -38,4 +39,6 @@ export type AppContext = {
   /** Socket close handlers still running; shutdown waits for them before closing the database. */
   pendingWork: PendingWork;
   now: () => Date;
+  /** This instance's Prometheus registry (GET /metrics). */
+  metrics: Metrics;
 };

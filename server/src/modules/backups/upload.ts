@@ -224,6 +224,7 @@ export async function receivePart(
       await ctx.storage.abortUpload(backupId);
       throw conflict("This backup stopped running; it no longer accepts uploads.");
     }
+    ctx.metrics.countUploadedBytes(size);
     return { partNumber, size };
   } finally {
     hashTurn.done(false); // no-op when the body was stored (done(true) came first)

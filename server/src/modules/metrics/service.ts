@@ -1,0 +1,110 @@
+import { and, count, eq, isNotNull, lte, sql, sum } from "drizzle-orm";
+import { agents, auditLogs, backups, databases } from "@db/schema";
+import { collectDefaultMetrics, Counter, type Metric, Registry } from "prom-client";
+import type { Db } from "@db/client";
+
+/** What the metrics read: the database, and the clock (so tests can move it). */
+type MetricsSource = { db: Db; now: () => Date };
+
+/** Upper bounds (seconds) of the backup-duration histogram's buckets: a minute to a few hours. */
+export const DURATION_BUCKETS = [10, 30, 60, 120, 300, 600, 1800, 3600, 7200, 14400];
+
+type Sample = { value: number; labels?: Record<string, string | number>; metricName?: string };
+type Collected = { name: string; help: string; type: "counter" | "gauge" | "histogram"; values: Sample[]; aggregator: "sum" };
+
+/**
+ * A metric read from the database at each scrape. Facts that must hold across every server
+ * instance (backups, restores, agents, the schedule) live in the database, so each instance
+ * reports the same global figure; Prometheus should take one instance's value (max), not the sum.
+ */
+function databaseMetric(name: string, help: string, type: Collected["type"], read: () => Promise<Sample[]>): Metric {
+  return { name, help, type, get: async (): Promise<Collected> => ({ name, help, type, aggregator: "sum", values: await read() }) } as unknown as Metric;
+}
+
+/** Counts of audit entries by action: the audit log keeps one per finished operation. */
+async function countAuditActions(ctx: MetricsSource, byStatus: Record<string, "BACKUP_COMPLETED" | "BACKUP_FAILED" | "RESTORE_COMPLETED" | "RESTORE_FAILED">) {
+  const rows = await ctx.db
+    .select({ action: auditLogs.action, total: count() })
+    .from(auditLogs)
+    .where(sql`${auditLogs.action} in (${sql.join(Object.values(byStatus).map((a) => sql`${a}`), sql`, `)})`)
+    .groupBy(auditLogs.action);
+  return Object.entries(byStatus).map(([status, action]) => ({ labels: { status }, value: rows.find((r) => r.action === action)?.total ?? 0 }));
+}
+
+/**
+ * The Prometheus registry of one server instance: the service's figures from the database,
+ * this process's upload traffic, and the process metrics (memory, CPU, event loop).
+ */
+export function createMetrics(ctx: MetricsSource) {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+
+  const uploadedBytes = new Counter({ name: "dbvault_upload_bytes_total", help: "Bytes of backup parts this instance received and stored.", registers: [registry] });
+
+  registry.registerMetric(
+    databaseMetric("dbvault_backups_total", "Backups finished, by status (from the audit log; every instance reports the same figure).", "counter", () =>
+      countAuditActions(ctx, { completed: "BACKUP_COMPLETED", failed: "BACKUP_FAILED" }),
+    ),
+  );
+  registry.registerMetric(
+    databaseMetric("dbvault_restores_total", "Restores finished, by status (from the audit log).", "counter", () =>
+      countAuditActions(ctx, { completed: "RESTORE_COMPLETED", failed: "RESTORE_FAILED" }),
+    ),
+  );
+  registry.registerMetric(
+    databaseMetric("dbvault_backup_bytes_stored", "Bytes of completed backups in storage.", "gauge", async () => {
+      const [row] = await ctx.db.select({ bytes: sum(backups.size) }).from(backups).where(eq(backups.status, "completed"));
+      return [{ value: Number(row?.bytes ?? 0) }];
+    }),
+  );
+  registry.registerMetric(
+    databaseMetric("dbvault_agents_connected", "Agents whose socket is open (status active).", "gauge", async () => {
+      const [row] = await ctx.db.select({ total: count() }).from(agents).where(eq(agents.status, "active"));
+      return [{ value: row?.total ?? 0 }];
+    }),
+  );
+  registry.registerMetric(
+    databaseMetric("dbvault_scheduler_lag_seconds", "How late the most overdue scheduled backup is (0 when none is due).", "gauge", async () => {
+      const now = ctx.now();
+      const [row] = await ctx.db
+        .select({ oldest: sql<string | null>`min(${databases.nextBackupAt})` })
+        .from(databases)
+        .innerJoin(agents, eq(agents.id, databases.agentId))
+        .where(and(eq(databases.isActive, true), isNotNull(agents.firstConnectedAt), lte(databases.nextBackupAt, now)));
+      const oldest = row?.oldest ? new Date(row.oldest).getTime() : now.getTime();
+      return [{ value: Math.max(0, (now.getTime() - oldest) / 1000) }];
+    }),
+  );
+  registry.registerMetric(
+    databaseMetric("dbvault_backup_duration_seconds", "Time from a backup's start to its completion, for the completed backups in storage.", "histogram", async () => {
+      const seconds = sql<number>`extract(epoch from (${backups.completedAt} - coalesce(${backups.startedAt}, ${backups.createdAt})))`;
+      const [row] = await ctx.db
+        .select({
+          total: count(),
+          sum: sql<string | null>`sum(${seconds})`,
+          buckets: sql<string>`json_build_array(${sql.join(DURATION_BUCKETS.map((le) => sql`count(*) filter (where ${seconds} <= ${le})`), sql`, `)})`,
+        })
+        .from(backups)
+        .where(and(eq(backups.status, "completed"), isNotNull(backups.completedAt)));
+      const buckets = (typeof row?.buckets === "string" ? JSON.parse(row.buckets) : (row?.buckets ?? [])) as number[];
+      const name = "dbvault_backup_duration_seconds";
+      return [
+        ...DURATION_BUCKETS.map((le, i) => ({ metricName: `${name}_bucket`, labels: { le }, value: Number(buckets[i] ?? 0) })),
+        { metricName: `${name}_bucket`, labels: { le: "+Inf" }, value: row?.total ?? 0 },
+        { metricName: `${name}_sum`, value: Number(row?.sum ?? 0) },
+        { metricName: `${name}_count`, value: row?.total ?? 0 },
+      ];
+    }),
+  );
+
+  return {
+    registry,
+    /** Called as each part's bytes are stored. */
+    countUploadedBytes: (bytes: number) => uploadedBytes.inc(bytes),
+    /** The exposition text for a scrape. */
+    render: () => registry.metrics(),
+    contentType: registry.contentType,
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;

@@ -1,0 +1,113 @@
+// GET /metrics: off unless METRICS_TOKEN is set, bearer-protected, parseable by a Prometheus
+// text-format parser, and its figures are the database's (so every instance reports the same).
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { randomBytes } from "node:crypto";
+import { and, count, eq, inArray } from "drizzle-orm";
+import parsePrometheus, { type MetricFamily } from "parse-prometheus-text-format";
+import { agents, auditLogs, backups, databases } from "@db/schema";
+import { DURATION_BUCKETS } from "../src/modules/metrics/service";
+import { startTestServer, type TestServer } from "./harness";
+import { registerScriptedAgent } from "./scripted-agent";
+
+const TOKEN = "metrics-token-for-tests-0123456789";
+let server: TestServer;
+let base: string;
+
+beforeAll(async () => {
+  server = await startTestServer({ METRICS_TOKEN: TOKEN });
+  base = server.listen();
+});
+afterAll(() => server.close());
+
+async function scrape(): Promise<Map<string, MetricFamily>> {
+  const res = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
+  expect(res.status).toBe(200);
+  expect(res.headers.get("content-type")).toContain("text/plain");
+  return new Map(parsePrometheus(await res.text()).map((family) => [family.name, family]));
+}
+
+const value = (families: Map<string, MetricFamily>, name: string, labels: Record<string, string> = {}) => {
+  const sample = families.get(name)?.metrics.find((m) => Object.entries(labels).every(([k, v]) => m.labels?.[k] === v)) as { value: string } | undefined;
+  return sample === undefined ? undefined : Number(sample.value);
+};
+
+async function auditCount(action: "BACKUP_COMPLETED" | "BACKUP_FAILED") {
+  const [row] = await server.ctx.db.select({ total: count() }).from(auditLogs).where(eq(auditLogs.action, action));
+  return row!.total;
+}
+
+describe("GET /metrics", () => {
+  test("answers 401 without the token or with a wrong one", async () => {
+    expect((await fetch(`${base}/metrics`)).status).toBe(401);
+    expect((await fetch(`${base}/metrics`, { headers: { authorization: "Bearer wrong-token-0123456789" } })).status).toBe(401);
+  });
+
+  test("is off (404) when METRICS_TOKEN is not set", async () => {
+    const plain = await startTestServer();
+    try {
+      expect((await plain.call("GET", "/metrics")).status).toBe(404);
+    } finally {
+      await plain.close();
+    }
+  });
+
+  test("parses as Prometheus text, with the service's and the process's metrics", async () => {
+    const families = await scrape();
+    for (const name of [
+      "dbvault_backups_total",
+      "dbvault_restores_total",
+      "dbvault_backup_bytes_stored",
+      "dbvault_backup_duration_seconds",
+      "dbvault_agents_connected",
+      "dbvault_scheduler_lag_seconds",
+      "dbvault_upload_bytes_total",
+      "process_resident_memory_bytes",
+      "process_cpu_seconds_total",
+    ]) {
+      expect(families.has(name)).toBe(true);
+    }
+    expect(families.get("dbvault_backups_total")!.type).toBe("COUNTER");
+    expect(families.get("dbvault_backup_duration_seconds")!.type).toBe("HISTOGRAM");
+    expect(value(families, "process_resident_memory_bytes")).toBeGreaterThan(1_000_000);
+  });
+
+  test("counters and gauges match the database after a real backup", async () => {
+    const before = await scrape();
+    const user = await server.registerUser();
+    const agent = await registerScriptedAgent(base, user.apiKey, ["orders"]);
+    await agent.connect();
+    await server.call("POST", "/api/backups", { token: user.token, body: { databaseName: "orders" } });
+    const { backupId } = await agent.waitFor("backup");
+    const bytes = randomBytes(12_345);
+    expect((await agent.upload(backupId, bytes)).status).toBe(200);
+
+    const after = await scrape();
+    expect(value(after, "dbvault_backups_total", { status: "completed" })).toBe(await auditCount("BACKUP_COMPLETED"));
+    expect(value(after, "dbvault_backups_total", { status: "failed" })).toBe(await auditCount("BACKUP_FAILED"));
+    expect(value(after, "dbvault_backups_total", { status: "completed" })).toBe(value(before, "dbvault_backups_total", { status: "completed" })! + 1);
+    expect(value(after, "dbvault_upload_bytes_total")).toBe(value(before, "dbvault_upload_bytes_total")! + bytes.byteLength);
+
+    const completed = await server.ctx.db.select().from(backups).where(eq(backups.status, "completed"));
+    expect(value(after, "dbvault_backup_bytes_stored")).toBe(completed.reduce((total, b) => total + b.size, 0));
+    const [connected] = await server.ctx.db.select({ total: count() }).from(agents).where(eq(agents.status, "active"));
+    expect(value(after, "dbvault_agents_connected")).toBe(connected!.total);
+
+    const histogram = after.get("dbvault_backup_duration_seconds")!.metrics[0] as { buckets: Record<string, string>; count: string };
+    expect(Number(histogram.count)).toBe(completed.length);
+    expect(Object.keys(histogram.buckets).map(Number).filter(Number.isFinite)).toEqual(DURATION_BUCKETS);
+    expect(Number(histogram.buckets["+Inf"] ?? histogram.count)).toBe(completed.length);
+  });
+
+  test("scheduler lag is how late the most overdue due backup is", async () => {
+    const user = await server.registerUser();
+    const agent = await registerScriptedAgent(base, user.apiKey, ["lagging"]);
+    await agent.connect();
+    await server.ctx.db
+      .update(databases)
+      .set({ nextBackupAt: new Date(Date.now() - 3_600_000) })
+      .where(and(eq(databases.userId, user.id), inArray(databases.name, ["lagging"])));
+    const lag = value(await scrape(), "dbvault_scheduler_lag_seconds")!;
+    expect(lag).toBeGreaterThanOrEqual(3600);
+    expect(lag).toBeLessThan(3600 + 120);
+  });
+});
