@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { uniqueEmail } from "../server/test/harness";
 import { type E2EEnv, startE2E } from "./support/e2e-env";
+import { eventually, holdUntilReleased } from "./support/eventually";
 
 let env: E2EEnv;
 beforeAll(async () => {
@@ -27,21 +28,21 @@ describe("sign-in flows", () => {
     const email = uniqueEmail("e2e");
     await page.goto("/register");
     await page.getByRole("heading", { name: "Create your account" }).waitFor();
-    expect(await page.title()).toBe("DBVault - Sign up");
+    await eventually(() => page.title(), (value) => expect(value).toBe("DBVault - Sign up"));
     const form = page.locator("form");
-    expect(await form.getByRole("link", { name: "Terms of Service" }).getAttribute("href")).toBe("/terms");
-    expect(await form.getByRole("link", { name: "Privacy Policy" }).getAttribute("href")).toBe("/privacy");
-    expect(await page.getByRole("main").locator('a[href="/login"]').count()).toBe(1);
+    await eventually(() => form.getByRole("link", { name: "Terms of Service" }).getAttribute("href"), (value) => expect(value).toBe("/terms"));
+    await eventually(() => form.getByRole("link", { name: "Privacy Policy" }).getAttribute("href"), (value) => expect(value).toBe("/privacy"));
+    await eventually(() => page.getByRole("main").locator('a[href="/login"]').count(), (value) => expect(value).toBe(1));
 
     await page.getByLabel("Full name").fill("A");
     await page.getByLabel("Email address").fill("not-an-email");
     await page.getByLabel("Password", { exact: true }).fill("123");
     await page.getByLabel("Confirm password").fill("456");
     await page.getByRole("button", { name: "Create account" }).click();
-    expect(await fieldMessage(page, "Full name")).toBe("Name must be at least 2 characters");
-    expect(await fieldMessage(page, "Email address")).toBe("Please enter a valid email address");
-    expect(await fieldMessage(page, "Password")).toBe("Password must be at least 6 characters");
-    expect(await fieldMessage(page, "Confirm password")).toBe("Passwords don't match");
+    await eventually(() => fieldMessage(page, "Full name"), (value) => expect(value).toBe("Name must be at least 2 characters"));
+    await eventually(() => fieldMessage(page, "Email address"), (value) => expect(value).toBe("Please enter a valid email address"));
+    await eventually(() => fieldMessage(page, "Password"), (value) => expect(value).toBe("Password must be at least 6 characters"));
+    await eventually(() => fieldMessage(page, "Confirm password"), (value) => expect(value).toBe("Passwords don't match"));
     await env.screenshot(page, "register-validation");
 
     await page.getByLabel("Full name").fill("Ada Lovelace");
@@ -57,7 +58,7 @@ describe("sign-in flows", () => {
     expect(typeof stored.timestamp).toBe("string");
     const nav = page.getByRole("navigation", { name: "Main" });
     for (const name of ["Dashboard", "Settings", "Profile", "Audit Logs"]) await nav.getByRole("link", { name, exact: true }).waitFor();
-    expect(await nav.getByRole("link", { name: "Admin" }).count()).toBe(0);
+    await eventually(() => nav.getByRole("link", { name: "Admin" }).count(), (value) => expect(value).toBe(0));
     await env.screenshot(page, "dashboard-placeholder");
 
     // The session survives a reload (restored from storage).
@@ -66,15 +67,15 @@ describe("sign-in flows", () => {
 
     await nav.getByRole("button", { name: "Log out" }).click();
     await page.waitForURL("**/login");
-    expect(await toastText(page)).toContain("Signed out");
-    expect(await toastText(page)).toContain("You have been signed out.");
-    expect(await page.evaluate(() => localStorage.getItem("dbvault.auth"))).toBeNull();
+    await eventually(() => toastText(page), (value) => expect(value).toContain("Signed out"));
+    await eventually(() => toastText(page), (value) => expect(value).toContain("You have been signed out."));
+    await eventually(() => page.evaluate(() => localStorage.getItem("dbvault.auth")), (value) => expect(value).toBeNull());
 
     await page.getByLabel("Email address").fill("bad");
     await page.getByLabel("Password", { exact: true }).fill("1");
     await page.getByRole("button", { name: "Sign in" }).click();
-    expect(await fieldMessage(page, "Email address")).toBe("Please enter a valid email address");
-    expect(await fieldMessage(page, "Password")).toBe("Password must be at least 6 characters");
+    await eventually(() => fieldMessage(page, "Email address"), (value) => expect(value).toBe("Please enter a valid email address"));
+    await eventually(() => fieldMessage(page, "Password"), (value) => expect(value).toBe("Password must be at least 6 characters"));
 
     await page.getByLabel("Email address").fill(email);
     await page.getByLabel("Password", { exact: true }).fill("wrong-password");
@@ -91,20 +92,22 @@ describe("sign-in flows", () => {
   test("login page links and busy label", async () => {
     const { context, page } = await env.openPage();
     await page.goto("/login");
-    expect(await page.getByRole("link", { name: "Forgot your password?" }).getAttribute("href")).toBe("/forgot-password");
-    expect(await page.getByRole("link", { name: "create a new account" }).getAttribute("href")).toBe("/register");
-    expect(await page.getByRole("link", { name: "Create Account" }).getAttribute("href")).toBe("/register");
+    await eventually(() => page.getByRole("link", { name: "Forgot your password?" }).getAttribute("href"), (value) => expect(value).toBe("/forgot-password"));
+    await eventually(() => page.getByRole("link", { name: "create a new account" }).getAttribute("href"), (value) => expect(value).toBe("/register"));
+    await eventually(() => page.getByRole("link", { name: "Create Account" }).getAttribute("href"), (value) => expect(value).toBe("/register"));
     await env.screenshot(page, "login");
     const user = await env.server.registerUser();
-    // Hold the answer back so the busy label can be seen.
+    // Hold the answer back until the busy label has been seen.
+    const loginHeld = holdUntilReleased();
     await page.route("**/api/auth/login", async (route) => {
-      await new Promise((resolve) => setTimeout(resolve, 400));
+      await loginHeld.wait();
       await route.continue();
     });
     await page.getByLabel("Email address").fill(user.email);
     await page.getByLabel("Password", { exact: true }).fill(user.password);
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByRole("button", { name: "Signing in..." }).waitFor();
+    loginHeld.release();
     await page.waitForURL("**/dashboard");
     await context.close();
   });
@@ -114,12 +117,12 @@ describe("sign-in flows", () => {
     const { context, page } = await env.openPage();
     await page.goto("/forgot-password");
     await page.getByRole("button", { name: "Send reset link" }).click();
-    expect(await fieldMessage(page, "Email address")).toBe("Please enter a valid email address");
+    await eventually(() => fieldMessage(page, "Email address"), (value) => expect(value).toBe("Please enter a valid email address"));
     await page.getByLabel("Email address").fill(user.email);
     await page.getByRole("button", { name: "Send reset link" }).click();
     await page.getByText("If an account with that email exists, a password reset link has been sent.").waitFor();
     await page.getByRole("button", { name: "Try another email" }).waitFor();
-    expect(await page.getByRole("link", { name: "Back to login" }).getAttribute("href")).toBe("/login");
+    await eventually(() => page.getByRole("link", { name: "Back to login" }).getAttribute("href"), (value) => expect(value).toBe("/login"));
     await env.screenshot(page, "forgot-password-sent");
 
     const mail = env.server.sentMail.find((m) => m.to === user.email);
@@ -128,20 +131,23 @@ describe("sign-in flows", () => {
 
     await page.goto("/reset-password/not-a-real-token");
     await page.getByText("Invalid or expired reset token").waitFor();
-    expect(await page.getByRole("link", { name: "Request a new reset link" }).getAttribute("href")).toBe("/forgot-password");
+    await eventually(() => page.getByRole("link", { name: "Request a new reset link" }).getAttribute("href"), (value) => expect(value).toBe("/forgot-password"));
     await env.screenshot(page, "reset-password-invalid");
 
+    // The token check is held back until its spinner text has been seen.
+    const checkHeld = holdUntilReleased();
     await page.route("**/api/auth/reset-password/*", async (route) => {
-      if (route.request().method() === "GET") await new Promise((resolve) => setTimeout(resolve, 300));
+      if (route.request().method() === "GET") await checkHeld.wait();
       await route.continue();
     });
     await page.goto(link!);
     await page.getByText("Verifying reset token...").waitFor();
+    checkHeld.release();
     await page.getByLabel("New Password").waitFor();
     await page.getByLabel("New Password").fill("brand-new-pass");
     await page.getByLabel("Confirm Password").fill("different");
     await page.getByRole("button", { name: "Reset password" }).click();
-    expect(await fieldMessage(page, "Confirm Password")).toBe("Passwords don't match");
+    await eventually(() => fieldMessage(page, "Confirm Password"), (value) => expect(value).toBe("Passwords don't match"));
     await page.getByLabel("Confirm Password").fill("brand-new-pass");
     await page.getByRole("button", { name: "Reset password" }).click();
     await page.getByRole("link", { name: "Go to login" }).waitFor();
@@ -185,9 +191,9 @@ describe("guards and session", () => {
     }, expired);
     await page.goto("/dashboard");
     await page.waitForURL("**/login");
-    expect(await toastText(page)).toContain("Session expired");
-    expect(await toastText(page)).toContain("Please sign in again.");
-    expect(await page.evaluate(() => localStorage.getItem("dbvault.auth"))).toBeNull();
+    await eventually(() => toastText(page), (value) => expect(value).toContain("Session expired"));
+    await eventually(() => toastText(page), (value) => expect(value).toContain("Please sign in again."));
+    await eventually(() => page.evaluate(() => localStorage.getItem("dbvault.auth")), (value) => expect(value).toBeNull());
     await context.close();
   });
 
@@ -204,13 +210,13 @@ describe("guards and session", () => {
     await page.waitForURL("**/banned");
     await page.getByRole("heading", { name: "Account Suspended" }).waitFor();
     await page.getByText("Abuse of service").waitFor();
-    expect(await page.getByText("Unknown date").count()).toBe(0);
+    await eventually(() => page.getByText("Unknown date").count(), (value) => expect(value).toBe(0));
     await env.screenshot(page, "banned");
     await page.goto("/dashboard");
     await page.waitForURL("**/banned");
     await page.getByRole("button", { name: "Sign Out" }).click();
     await page.waitForURL("**/login");
-    expect(await page.evaluate(() => localStorage.getItem("dbvault.auth"))).toBeNull();
+    await eventually(() => page.evaluate(() => localStorage.getItem("dbvault.auth")), (value) => expect(value).toBeNull());
     await context.close();
   });
 
@@ -219,7 +225,7 @@ describe("guards and session", () => {
     await page.goto("/");
     await page.getByRole("heading", { level: 1 }).waitFor();
     await page.keyboard.press("F8");
-    expect(await page.evaluate(() => document.activeElement?.getAttribute("data-testid"))).toBe("toasts");
+    await eventually(() => page.evaluate(() => document.activeElement?.getAttribute("data-testid")), (value) => expect(value).toBe("toasts"));
     await context.close();
   });
 });

@@ -11,6 +11,7 @@ import { startBackup } from "../server/src/modules/backups/service";
 import type { TestUser } from "../server/test/harness";
 import { registerScriptedAgent, type ScriptedAgent } from "../server/test/scripted-agent";
 import { type E2EEnv, startE2E } from "./support/e2e-env";
+import { eventually } from "./support/eventually";
 
 let env: E2EEnv;
 let agent: ScriptedAgent | null = null;
@@ -55,15 +56,15 @@ describe("dashboard", () => {
       };
     });
     await signIn(page, user);
-    expect(await page.title()).toBe("DBVault - Dashboard");
+    await eventually(() => page.title(), (value) => expect(value).toBe("DBVault - Dashboard"));
 
     // Empty states.
     await page.getByText("No backups found. Trigger a backup to protect your data.").waitFor();
     await page.getByText("No backup agents connected").waitFor();
-    expect(await page.getByRole("link", { name: "Set Up Agent" }).getAttribute("href")).toBe("/settings");
-    expect(await page.getByTestId("total-backups").innerText()).toBe("0");
+    await eventually(() => page.getByRole("link", { name: "Set Up Agent" }).getAttribute("href"), (value) => expect(value).toBe("/settings"));
+    await eventually(() => page.getByTestId("total-backups").innerText(), (value) => expect(value).toBe("0"));
     await page.getByText("Last backup: Never").waitFor();
-    expect(await page.getByLabel("Database").inputValue()).toBe("production-db");
+    await eventually(() => page.getByLabel("Database").inputValue(), (value) => expect(value).toBe("production-db"));
     await page.getByTestId("backup-service-state").getByText("Connected").waitFor();
     await env.screenshot(page, "dashboard-empty");
     await page.getByRole("tab", { name: "Restore History" }).click();
@@ -83,11 +84,11 @@ describe("dashboard", () => {
     await agentRow.getByText("prod-agent").waitFor();
     await agentRow.getByText("Online").waitFor();
     await agentRow.getByText("v1.0.0 · linux-x64").waitFor();
-    expect(await agentRow.getByRole("link", { name: "Manage prod-agent" }).getAttribute("href")).toBe(`/settings?agent=${agent.agentId}`);
+    await eventually(() => agentRow.getByRole("link", { name: "Manage prod-agent" }).getAttribute("href"), (value) => expect(value).toBe(`/settings?agent=${agent!.agentId}`));
     const selector = page.getByLabel("Database");
     await page.waitForFunction(() => (document.querySelector("select") as HTMLSelectElement | null)?.value === "shop");
     const [crm] = await env.server.ctx.db.select().from(databases).where(and(eq(databases.userId, user.id), eq(databases.name, "crm")));
-    if (crm?.isActive === false) expect(await selector.locator('option[value="crm"]').isDisabled()).toBe(true);
+    if (crm?.isActive === false) await eventually(() => selector.locator('option[value="crm"]').isDisabled(), (value) => expect(value).toBe(true));
     await env.screenshot(page, "dashboard-agent-online");
 
     // Trigger a backup and watch its row go from progress to Completed.
@@ -98,20 +99,20 @@ describe("dashboard", () => {
     await runBackup(command.backupId, first, async () => {
       const progress = backupRows(page).first().getByRole("progressbar");
       await progress.waitFor();
-      expect(await progress.getAttribute("aria-valuenow")).toBe("50");
+      await eventually(() => progress.getAttribute("aria-valuenow"), (value) => expect(value).toBe("50"));
       await backupRows(page).first().getByText("1.2K / 2.4K documents").waitFor();
       await env.screenshot(page, "dashboard-backup-progress");
     });
     await backupRows(page).first().getByText("Completed").waitFor({ timeout: 15_000 });
     await backupRows(page).first().getByText("300 KB").waitFor();
     await page.getByRole("button", { name: "Trigger Backup" }).waitFor();
-    expect(await page.getByTestId("total-backups").innerText()).toBe("1");
+    await eventually(() => page.getByTestId("total-backups").innerText(), (value) => expect(value).toBe("1"));
     await page.getByRole("img", { name: "Backup size over time: shop" }).waitFor();
 
     // A second manual backup is refused by the free plan: the limit toast names the next time.
     await page.getByRole("button", { name: "Trigger Backup" }).click();
     await page.getByText("Backup Limit Reached").waitFor();
-    expect(await toastText(page)).toMatch(/Next backup available at \d{1,2}:\d{2} [AP]M on [A-Z][a-z]{2} \d{1,2}, \d{4}\./);
+    await eventually(() => toastText(page), (value) => expect(value).toMatch(/Next backup available at \d{1,2}:\d{2} [AP]M on [A-Z][a-z]{2} \d{1,2}, \d{4}\./));
 
     // Download: the spec's file name and exactly the uploaded bytes.
     const [listed] = (await env.server.call("GET", "/api/backups", { token: user.token })).body as Array<{ id: string; createdAt: string }>;
@@ -119,7 +120,7 @@ describe("dashboard", () => {
     await backupRows(page).first().getByRole("button", { name: /^Download / }).click();
     const download = await downloadEvent;
     const expectedName = `backup-shop-${listed!.createdAt}.enc.dbvault`;
-    expect(await page.evaluate(() => (window as unknown as { savedNames?: string[] }).savedNames)).toEqual([expectedName]);
+    await eventually(() => page.evaluate(() => (window as unknown as { savedNames?: string[] }).savedNames), (value) => expect(value).toEqual([expectedName]));
     expect(download.suggestedFilename()).toBe(expectedName.replaceAll(":", "_"));
     expect(Buffer.compare(readFileSync((await download.path())!), first)).toBe(0);
     await page.getByText("Download complete (0.29 MB)").waitFor();
@@ -138,12 +139,12 @@ describe("dashboard", () => {
     await confirm.getByText("Are you sure you want to delete this backup?").waitFor();
     await env.screenshot(page, "dashboard-delete-confirm");
     await confirm.getByRole("button", { name: "Cancel" }).click();
-    expect(await backupRows(page).count()).toBe(2);
+    await eventually(() => backupRows(page).count(), (value) => expect(value).toBe(2));
     await newest.getByRole("button", { name: /^Delete / }).click();
     await page.getByRole("dialog", { name: "Delete backup" }).getByRole("button", { name: "Delete" }).click();
     await page.getByText("Backup deleted successfully").waitFor();
     await page.waitForFunction(() => document.querySelectorAll('[data-testid="backup-row"]').length === 1);
-    expect(await page.locator(`[data-backup-id="${scheduled.backupId}"]`).count()).toBe(0);
+    await eventually(() => page.locator(`[data-backup-id="${scheduled.backupId}"]`).count(), (value) => expect(value).toBe(0));
 
     // The restore wizard: three steps, the exact name, then Restore History.
     await backupRows(page).first().getByRole("button", { name: /^Restore / }).click();
@@ -156,12 +157,12 @@ describe("dashboard", () => {
     await page.getByRole("button", { name: "Continue with restore" }).click();
     const confirmName = page.getByLabel("Type shop to confirm");
     const restoreButton = page.getByRole("button", { name: "Restore database" });
-    expect(await restoreButton.isDisabled()).toBe(true);
+    await eventually(() => restoreButton.isDisabled(), (value) => expect(value).toBe(true));
     await confirmName.fill("Shop");
-    expect(await restoreButton.isDisabled()).toBe(true);
+    await eventually(() => restoreButton.isDisabled(), (value) => expect(value).toBe(true));
     await wizard.getByText("Please type 'shop' to confirm").waitFor();
     await confirmName.fill("shop");
-    expect(await restoreButton.isEnabled()).toBe(true);
+    await eventually(() => restoreButton.isEnabled(), (value) => expect(value).toBe(true));
     await env.screenshot(page, "restore-step-3");
     await restoreButton.click();
     const restore = await agent.waitFor("restore");
@@ -175,7 +176,8 @@ describe("dashboard", () => {
     await historyRow.getByText("1.5K / 3M documents").waitFor();
     await historyRow.getByText("Collection: orders").waitFor();
     await historyRow.getByText("Estimating time...").waitFor();
-    // A second report a moment later gives the first speed sample, hence an estimate.
+    // A second report a moment later gives the first speed sample, hence an estimate. This wait
+    // is about time itself: the page measures the speed against its own clock between reports.
     await Bun.sleep(1100);
     agent.send({ type: "restore.progress", restoreId: restore.restoreId, progress: { current: 4500, total: 3_000_000, percentage: 0.15, collection: "orders" } });
     await historyRow.getByText(/About \d+ (hours?|minutes?)( \d+ minutes?)? remaining/).waitFor();

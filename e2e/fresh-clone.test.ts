@@ -32,7 +32,7 @@ beforeAll(async () => {
   const client = await MongoClient.connect(mongo.uri);
   await client
     .db("shop")
-    .collection("orders")
+    .collection<{ _id: number; item: string; total: number }>("orders")
     .insertMany(Array.from({ length: SEEDED }, (_, i) => ({ _id: i, item: `item-${i}`, total: i * 1.5 })));
   await client.close();
 });

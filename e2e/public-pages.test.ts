@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { type E2EEnv, startE2E } from "./support/e2e-env";
+import { eventually } from "./support/eventually";
 
 let env: E2EEnv;
 beforeAll(async () => {
@@ -20,7 +21,7 @@ async function visit(path: string, screenshotName: string, check: (page: Page) =
     await page.goto(path);
     await check(page);
     for (const name of ["Privacy", "Terms of Service", "Contact"]) {
-      expect(await page.getByRole("contentinfo").getByRole("link", { name, exact: true }).count()).toBe(1);
+      await eventually(() => page.getByRole("contentinfo").getByRole("link", { name, exact: true }).count(), (value) => expect(value).toBe(1));
     }
     await page.waitForLoadState("networkidle");
     await env.screenshot(page, screenshotName);
@@ -37,26 +38,26 @@ describe("public pages", () => {
   test("landing: hero, features, two terminal demos, pricing from the API, closing call to action", async () => {
     await visit("/", "landing", async (page) => {
       await page.getByRole("heading", { level: 1 }).waitFor();
-      expect(await page.title()).toMatch(/^DBVault - /);
+      await eventually(() => page.title(), (value) => expect(value).toMatch(/^DBVault - /));
       await page.getByTestId("plan-card").first().waitFor();
       const cards = page.getByTestId("plan-card");
-      expect(await cards.count()).toBe(4);
+      await eventually(() => cards.count(), (value) => expect(value).toBe(4));
       const free = cards.filter({ hasText: "Free" }).first();
-      expect(await free.innerText()).toContain("1 GB");
-      expect(await free.innerText()).toContain("7 days");
-      expect(await free.innerText()).toContain("Daily");
+      await eventually(() => free.innerText(), (value) => expect(value).toContain("1 GB"));
+      await eventually(() => free.innerText(), (value) => expect(value).toContain("7 days"));
+      await eventually(() => free.innerText(), (value) => expect(value).toContain("Daily"));
       const business = cards.filter({ hasText: "Business" });
-      expect(await business.innerText()).toContain("Unlimited");
-      expect(await business.innerText()).toContain("6 months");
-      expect(await business.innerText()).toContain("Hourly");
-      expect(await business.innerText()).toContain("$99");
-      expect(await page.getByText("Popular", { exact: true }).count()).toBe(1);
-      expect(await page.getByRole("link", { name: "Get Started" }).count()).toBe(4);
-      expect(await page.getByRole("link", { name: "Get Started" }).first().getAttribute("href")).toBe("/register");
-      expect(await page.locator("figure").count()).toBe(2);
+      await eventually(() => business.innerText(), (value) => expect(value).toContain("Unlimited"));
+      await eventually(() => business.innerText(), (value) => expect(value).toContain("6 months"));
+      await eventually(() => business.innerText(), (value) => expect(value).toContain("Hourly"));
+      await eventually(() => business.innerText(), (value) => expect(value).toContain("$99"));
+      await eventually(() => page.getByText("Popular", { exact: true }).count(), (value) => expect(value).toBe(1));
+      await eventually(() => page.getByRole("link", { name: "Get Started" }).count(), (value) => expect(value).toBe(4));
+      await eventually(() => page.getByRole("link", { name: "Get Started" }).first().getAttribute("href"), (value) => expect(value).toBe("/register"));
+      await eventually(() => page.locator("figure").count(), (value) => expect(value).toBe(2));
       await text(page, "Backup");
       await text(page, "Restore");
-      expect(await page.getByRole("link", { name: "Start your free trial" }).count()).toBeGreaterThanOrEqual(1);
+      await eventually(() => page.getByRole("link", { name: "Start your free trial" }).count(), (value) => expect(value).toBeGreaterThanOrEqual(1));
     });
   });
 
@@ -74,8 +75,8 @@ describe("public pages", () => {
       ]) {
         await page.getByRole("heading", { name: title, level: 2 }).waitFor();
       }
-      expect(await page.title()).toBe("DBVault - Features");
-      expect(await page.getByRole("link", { name: "Start Free Trial" }).getAttribute("href")).toBe("/register");
+      await eventually(() => page.title(), (value) => expect(value).toBe("DBVault - Features"));
+      await eventually(() => page.getByRole("link", { name: "Start Free Trial" }).getAttribute("href"), (value) => expect(value).toBe("/register"));
     });
   });
 
@@ -84,9 +85,9 @@ describe("public pages", () => {
       for (const value of ["Trust", "Innovation", "Customer Focus"]) await page.getByRole("heading", { name: value }).waitFor();
       await page.getByText("run by a single person").waitFor();
       await page.getByRole("heading", { name: "The team" }).waitFor();
-      expect(await page.getByRole("main").locator('a[href="/features"]').count()).toBeGreaterThan(0);
-      expect(await page.getByRole("main").locator('a[href="/contact"]').count()).toBeGreaterThan(0);
-      expect(await page.title()).toBe("DBVault - About");
+      await eventually(() => page.getByRole("main").locator('a[href="/features"]').count(), (value) => expect(value).toBeGreaterThan(0));
+      await eventually(() => page.getByRole("main").locator('a[href="/contact"]').count(), (value) => expect(value).toBeGreaterThan(0));
+      await eventually(() => page.title(), (value) => expect(value).toBe("DBVault - About"));
     });
   });
 
@@ -94,14 +95,14 @@ describe("public pages", () => {
     await visit("/contact", "contact", async (page) => {
       await page.getByRole("heading", { name: "Email support" }).waitFor();
       await page.getByRole("heading", { name: "Join our community" }).waitFor();
-      expect(await page.locator('a[href^="mailto:"]').count()).toBeGreaterThan(0);
+      await eventually(() => page.locator('a[href^="mailto:"]').count(), (value) => expect(value).toBeGreaterThan(0));
     });
   });
 
   test("privacy: 16 sections, last updated September 19, 2025, anchors scroll to sections", async () => {
     await visit("/privacy", "privacy", async (page) => {
       await text(page, "Last updated September 19, 2025");
-      expect(await page.locator("main section[id]").count()).toBe(16);
+      await eventually(() => page.locator("main section[id]").count(), (value) => expect(value).toBe(16));
       await page.getByText("Global Privacy Control").first().waitFor();
       await page.getByText("no requests to third parties", { exact: false }).waitFor();
       await page.getByRole("link", { name: "9. Do we collect information from minors?" }).click();
@@ -116,7 +117,7 @@ describe("public pages", () => {
   test("terms: 26 sections, last updated April 30, 2025, with the spec's facts", async () => {
     await visit("/terms", "terms", async (page) => {
       await text(page, "Last updated April 30, 2025");
-      expect(await page.locator("main section[id]").count()).toBe(26);
+      await eventually(() => page.locator("main section[id]").count(), (value) => expect(value).toBe(26));
       const body = await page.locator("main").innerText();
       for (const fact of ["PayPal, Mastercard and Visa", "US dollars", "non-refundable", "Utrecht", "Netherlands", "six (6) month", "United States", "under the age of 13", "HIPAA"]) {
         expect(body).toContain(fact);
@@ -156,12 +157,12 @@ describe("navigation", () => {
     await help.focus();
     await page.keyboard.press("Enter");
     await page.getByRole("menuitem", { name: "Knowledge Base" }).waitFor();
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Knowledge Base");
+    await eventually(() => page.evaluate(() => document.activeElement?.textContent), (value) => expect(value).toBe("Knowledge Base"));
     await page.keyboard.press("ArrowDown");
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Terms of Service");
+    await eventually(() => page.evaluate(() => document.activeElement?.textContent), (value) => expect(value).toBe("Terms of Service"));
     await page.keyboard.press("Escape");
-    expect(await help.getAttribute("aria-expanded")).toBe("false");
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toContain("Help");
+    await eventually(() => help.getAttribute("aria-expanded"), (value) => expect(value).toBe("false"));
+    await eventually(() => page.evaluate(() => document.activeElement?.textContent), (value) => expect(value).toContain("Help"));
     await help.click();
     await page.getByRole("menuitem", { name: "Privacy Policy" }).click();
     await page.waitForURL("**/privacy");
@@ -175,13 +176,13 @@ describe("navigation", () => {
     const { context, page } = await env.openPage({ viewport: { width: 390, height: 844 } });
     await page.goto("/");
     const toggle = page.getByRole("button", { name: "Open main menu" });
-    expect(await page.locator("#mobile-menu").isVisible()).toBe(false);
+    await eventually(() => page.locator("#mobile-menu").isVisible(), (value) => expect(value).toBe(false));
     await toggle.click();
-    expect(await page.locator("#mobile-menu").isVisible()).toBe(true);
+    await eventually(() => page.locator("#mobile-menu").isVisible(), (value) => expect(value).toBe(true));
     await env.screenshot(page, "mobile-menu");
     await page.locator("#mobile-menu").getByRole("link", { name: "Features" }).click();
     await page.waitForURL("**/features");
-    expect(await page.locator("#mobile-menu").isVisible()).toBe(false);
+    await eventually(() => page.locator("#mobile-menu").isVisible(), (value) => expect(value).toBe(false));
     await context.close();
   });
 });

@@ -7,6 +7,7 @@ import { plans } from "@db/schema";
 import { registerScriptedAgent, type ScriptedAgent } from "../server/test/scripted-agent";
 import type { TestUser } from "../server/test/harness";
 import { type E2EEnv, startE2E } from "./support/e2e-env";
+import { eventually } from "./support/eventually";
 
 let env: E2EEnv;
 beforeAll(async () => {
@@ -42,6 +43,7 @@ describe("settings", () => {
   });
   afterAll(async () => {
     // Regenerating the key makes the server close the agent's socket; don't wait on a closed one.
+    // A deadline, not a wait for something: clean-up must not hang on a socket already gone.
     await Promise.race([agent?.disconnect(), Bun.sleep(1000)]);
   });
 
@@ -50,24 +52,28 @@ describe("settings", () => {
     await signIn(page, user);
     await page.goto("/settings");
     await page.getByRole("heading", { name: "Settings", level: 1 }).waitFor();
-    expect(await page.title()).toBe("DBVault - Settings");
-    expect(await page.getByRole("link", { name: "Back to Dashboard" }).getAttribute("href")).toBe("/dashboard");
-    expect(await isSelected(page, "General")).toBe(true);
+    await eventually(() => page.title(), (value) => expect(value).toBe("DBVault - Settings"));
+    await eventually(() => page.getByRole("link", { name: "Back to Dashboard" }).getAttribute("href"), (value) => expect(value).toBe("/dashboard"));
+    await eventually(() => isSelected(page, "General"), (value) => expect(value).toBe(true));
 
     // Free: daily at most, 7 days at most.
     await page.getByLabel("Backup frequency").waitFor();
-    expect(await optionDisabled(page, "#settings-frequency", "hourly")).toBe(true);
-    for (const word of ["daily", "weekly", "monthly"]) expect(await optionDisabled(page, "#settings-frequency", word)).toBe(false);
-    for (const hours of ["72", "168"]) expect(await optionDisabled(page, "#settings-retention", hours)).toBe(false);
-    for (const hours of ["336", "720", "2160", "4320"]) expect(await optionDisabled(page, "#settings-retention", hours)).toBe(true);
-    expect(await page.locator("#settings-retention option").allInnerTexts()).toEqual([
-      "3 days",
-      "7 days",
-      "14 days (upgrade required)",
-      "30 days (upgrade required)",
-      "90 days (upgrade required)",
-      "180 days (upgrade required)",
-    ]);
+    await eventually(() => optionDisabled(page, "#settings-frequency", "hourly"), (value) => expect(value).toBe(true));
+    for (const word of ["daily", "weekly", "monthly"]) await eventually(() => optionDisabled(page, "#settings-frequency", word), (value) => expect(value).toBe(false));
+    for (const hours of ["72", "168"]) await eventually(() => optionDisabled(page, "#settings-retention", hours), (value) => expect(value).toBe(false));
+    for (const hours of ["336", "720", "2160", "4320"]) await eventually(() => optionDisabled(page, "#settings-retention", hours), (value) => expect(value).toBe(true));
+    await eventually(
+      () => page.locator("#settings-retention option").allInnerTexts(),
+      (value) =>
+        expect(value).toEqual([
+          "3 days",
+          "7 days",
+          "14 days (upgrade required)",
+          "30 days (upgrade required)",
+          "90 days (upgrade required)",
+          "180 days (upgrade required)",
+        ]),
+    );
 
     await page.getByLabel("Backup frequency").selectOption("weekly");
     await page.getByLabel("Retention period").selectOption("168");
@@ -84,10 +90,10 @@ describe("settings", () => {
     // The tabs work from the keyboard: arrows move to and select the next tab.
     await tab(page, "General").focus();
     await page.keyboard.press("ArrowRight");
-    expect(await isSelected(page, "Agents")).toBe(true);
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Agents");
+    await eventually(() => isSelected(page, "Agents"), (value) => expect(value).toBe(true));
+    await eventually(() => page.evaluate(() => document.activeElement?.textContent), (value) => expect(value).toBe("Agents"));
     await page.keyboard.press("End");
-    expect(await isSelected(page, "Notifications")).toBe(true);
+    await eventually(() => isSelected(page, "Notifications"), (value) => expect(value).toBe(true));
     await context.close();
   });
 
@@ -96,11 +102,11 @@ describe("settings", () => {
     await signIn(page, user);
     await page.goto(`/settings?agent=${agent.agentId}`);
     await page.getByRole("region", { name: "Agent prod-agent" }).waitFor();
-    expect(await isSelected(page, "Agents")).toBe(true);
+    await eventually(() => isSelected(page, "Agents"), (value) => expect(value).toBe(true));
     const details = page.getByRole("region", { name: "Agent prod-agent" });
-    expect(await details.innerText()).toContain("Online");
-    expect(await details.innerText()).toContain("linux-x64");
-    expect(await details.innerText()).toContain("1.0.0");
+    await eventually(() => details.innerText(), (value) => expect(value).toContain("Online"));
+    await eventually(() => details.innerText(), (value) => expect(value).toContain("linux-x64"));
+    await eventually(() => details.innerText(), (value) => expect(value).toContain("1.0.0"));
     expect(new URL(page.url()).searchParams.get("agent")).toBe(agent.agentId);
     await env.screenshot(page, "settings-agents");
 
@@ -113,35 +119,35 @@ describe("settings", () => {
 
     await details.getByRole("button", { name: "Reset Connection" }).click();
     const dialog = page.getByRole("dialog");
-    expect(await dialog.innerText()).toContain("New connection credentials will be generated");
+    await eventually(() => dialog.innerText(), (value) => expect(value).toContain("New connection credentials will be generated"));
     await dialog.getByRole("button", { name: "Cancel" }).click();
     await dialog.waitFor({ state: "hidden" });
 
     await details.getByRole("button", { name: "Remove Agent" }).click();
-    expect(await dialog.innerText()).toContain("This will not delete any existing backups.");
+    await eventually(() => dialog.innerText(), (value) => expect(value).toContain("This will not delete any existing backups."));
     await dialog.getByRole("button", { name: "Remove Agent" }).click();
     // Removing is client-side only (spec 7): the list empties, the server still knows the agent.
     await page.getByText("No agents connected yet").waitFor();
     await page.getByRole("button", { name: "Setup New Agent" }).click();
-    expect(await isSelected(page, "Security")).toBe(true);
+    await eventually(() => isSelected(page, "Security"), (value) => expect(value).toBe(true));
     expect(new URL(page.url()).searchParams.get("agent")).toBeNull();
     expect(new URL(page.url()).searchParams.get("tab")).toBe("security");
     const guide = page.getByRole("region", { name: "Set up a new agent" });
-    expect(await guide.innerText()).toContain("dbvault-agent setup");
-    expect(await guide.innerText()).toContain(env.baseUrl);
+    await eventually(() => guide.innerText(), (value) => expect(value).toContain("dbvault-agent setup"));
+    await eventually(() => guide.innerText(), (value) => expect(value).toContain(env.baseUrl));
     await env.screenshot(page, "settings-agent-setup");
 
     // An unknown agent is ignored; a known one opens and the parameter goes once the tab changes.
     await page.goto("/settings?agent=not-an-agent");
     await tab(page, "General").waitFor();
-    expect(await isSelected(page, "General")).toBe(true);
+    await eventually(() => isSelected(page, "General"), (value) => expect(value).toBe(true));
     await page.goto(`/settings?agent=${agent.agentId}&tab=databases`);
     await page.getByRole("region", { name: "Agent prod-agent" }).waitFor();
     await tab(page, "General").click();
     await page.waitForURL((url) => !url.searchParams.has("agent"));
     await page.goto("/settings?tab=notifications");
     await tab(page, "Notifications").waitFor();
-    expect(await isSelected(page, "Notifications")).toBe(true);
+    await eventually(() => isSelected(page, "Notifications"), (value) => expect(value).toBe(true));
     await context.close();
   });
 
@@ -153,18 +159,18 @@ describe("settings", () => {
     const analytics = page.getByRole("switch", { name: "analytics-db enabled" });
     await orders.waitFor();
     // Free allows one active database: the first registered is active, the second is not.
-    expect(await orders.getAttribute("aria-checked")).toBe("true");
-    expect(await analytics.getAttribute("aria-checked")).toBe("false");
-    expect(await analytics.isDisabled()).toBe(true);
-    expect(await page.getByRole("row", { name: /analytics-db/ }).innerText()).toContain("Disabled");
+    await eventually(() => orders.getAttribute("aria-checked"), (value) => expect(value).toBe("true"));
+    await eventually(() => analytics.getAttribute("aria-checked"), (value) => expect(value).toBe("false"));
+    await eventually(() => analytics.isDisabled(), (value) => expect(value).toBe(true));
+    await eventually(() => page.getByRole("row", { name: /analytics-db/ }).innerText(), (value) => expect(value).toContain("Disabled"));
     await env.screenshot(page, "settings-databases");
 
     await orders.click();
     await page.getByRole("row", { name: /orders-db/ }).getByText("Disabled").waitFor();
-    expect(await analytics.isDisabled()).toBe(false);
+    await eventually(() => analytics.isDisabled(), (value) => expect(value).toBe(false));
     await analytics.click();
     await page.getByRole("row", { name: /analytics-db/ }).getByText("Active").waitFor();
-    expect(await orders.isDisabled()).toBe(true);
+    await eventually(() => orders.isDisabled(), (value) => expect(value).toBe(true));
     const listed = await env.server.call("GET", "/api/settings/databases", { token: user.token });
     expect(listed.body.map((d: { name: string; isActive: boolean }) => [d.name, d.isActive])).toEqual([
       ["orders-db", false],
@@ -179,7 +185,7 @@ describe("settings", () => {
     await page.goto("/settings?tab=notifications");
     const success = page.getByRole("switch", { name: "Backup Success" });
     await success.waitFor();
-    expect(await success.getAttribute("aria-checked")).toBe("true");
+    await eventually(() => success.getAttribute("aria-checked"), (value) => expect(value).toBe("true"));
     await success.click();
     await page.getByLabel("Notification email").fill("alerts@example.com");
     await page.getByRole("button", { name: "Save All Changes" }).click();
@@ -209,20 +215,20 @@ describe("settings", () => {
     await page.goto("/settings?tab=security");
     const keyField = page.getByLabel("API key", { exact: true });
     await keyField.waitFor();
-    expect(await keyField.inputValue()).not.toContain(user.apiKey.slice(0, 12));
+    await eventually(() => keyField.inputValue(), (value) => expect(value).not.toContain(user.apiKey.slice(0, 12)));
     await page.getByRole("button", { name: "Show" }).click();
-    expect(await keyField.inputValue()).toBe(user.apiKey);
+    await eventually(() => keyField.inputValue(), (value) => expect(value).toBe(user.apiKey));
     await page.getByRole("button", { name: "Hide" }).click();
-    expect(await keyField.inputValue()).not.toBe(user.apiKey);
+    await eventually(() => keyField.inputValue(), (value) => expect(value).not.toBe(user.apiKey));
 
-    expect(await page.getByRole("textbox", { name: "Service endpoint" }).inputValue()).toBe(`${env.baseUrl}/api`);
+    await eventually(() => page.getByRole("textbox", { name: "Service endpoint" }).inputValue(), (value) => expect(value).toBe(`${env.baseUrl}/api`));
     await page.getByRole("button", { name: "Copy service endpoint" }).click();
     await waitForToast(page, "Copied to clipboard!");
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(`${env.baseUrl}/api`);
+    await eventually(() => page.evaluate(() => navigator.clipboard.readText()), (value) => expect(value).toBe(`${env.baseUrl}/api`));
 
     await page.getByRole("button", { name: "Regenerate API Key" }).click();
     const dialog = page.getByRole("dialog");
-    expect(await dialog.innerText()).toContain("reconfigure each agent");
+    await eventually(() => dialog.innerText(), (value) => expect(value).toContain("reconfigure each agent"));
     await dialog.getByRole("button", { name: "Cancel" }).click();
     expect((await env.server.call("GET", "/api/user/profile", { token: user.token })).body.apiKey).toBe(user.apiKey);
 
@@ -232,7 +238,7 @@ describe("settings", () => {
     // The new key is shown straight away (for 30 s) and is the one the server now holds.
     const fresh = (await env.server.call("GET", "/api/user/profile", { token: user.token })).body.apiKey as string;
     expect(fresh).not.toBe(user.apiKey);
-    expect(await keyField.inputValue()).toBe(fresh);
+    await eventually(() => keyField.inputValue(), (value) => expect(value).toBe(fresh));
     await env.screenshot(page, "settings-security");
     await context.close();
   });
@@ -257,9 +263,9 @@ describe("profile and audit log", () => {
     await signIn(page, user);
     await page.goto("/profile");
     await page.getByRole("heading", { name: "My Profile" }).waitFor();
-    expect(await page.title()).toBe("DBVault - My Profile");
-    expect(await page.getByRole("link", { name: "Back to Dashboard" }).getAttribute("href")).toBe("/dashboard");
-    expect(await page.getByLabel("Full name").inputValue()).toBe("Profile User");
+    await eventually(() => page.title(), (value) => expect(value).toBe("DBVault - My Profile"));
+    await eventually(() => page.getByRole("link", { name: "Back to Dashboard" }).getAttribute("href"), (value) => expect(value).toBe("/dashboard"));
+    await eventually(() => page.getByLabel("Full name").inputValue(), (value) => expect(value).toBe("Profile User"));
     await page.getByLabel("Full name").fill("G");
     await page.getByRole("button", { name: "Save Changes" }).click();
     await page.getByText("Name must be at least 2 characters").waitFor();
@@ -283,10 +289,10 @@ describe("profile and audit log", () => {
     await page.goto("/profile");
     await tab(page, "Security").click();
     const key = page.getByLabel("API key", { exact: true });
-    expect(await key.getAttribute("type")).toBe("password");
+    await eventually(() => key.getAttribute("type"), (value) => expect(value).toBe("password"));
     await page.getByRole("button", { name: "Show" }).click();
-    expect(await key.getAttribute("type")).toBe("text");
-    expect(await key.inputValue()).toBe(user.apiKey);
+    await eventually(() => key.getAttribute("type"), (value) => expect(value).toBe("text"));
+    await eventually(() => key.inputValue(), (value) => expect(value).toBe(user.apiKey));
 
     const change = async (current: string, next: string, confirm: string) => {
       await page.getByLabel("Current password").fill(current);
@@ -303,7 +309,7 @@ describe("profile and audit log", () => {
     await env.screenshot(page, "profile-password-error");
     await change(user.password, "brand-new-pass", "brand-new-pass");
     await waitForToast(page, "Password updated successfully!");
-    expect(await page.getByLabel("Current password").inputValue()).toBe("");
+    await eventually(() => page.getByLabel("Current password").inputValue(), (value) => expect(value).toBe(""));
 
     // This session carries on with the new token; the new password signs in.
     await page.reload();
@@ -319,13 +325,13 @@ describe("profile and audit log", () => {
     await signIn(page, user);
     await page.goto("/profile");
     await tab(page, "Billing & Plan").click();
-    expect(await page.getByTestId("current-plan").innerText()).toBe("Free");
+    await eventually(() => page.getByTestId("current-plan").innerText(), (value) => expect(value).toBe("Free"));
     const bar = page.getByRole("progressbar", { name: "Storage used" });
-    expect(await bar.getAttribute("aria-valuenow")).toBe("0");
-    expect(await bar.locator("div").getAttribute("class")).toContain("bg-emerald-500");
+    await eventually(() => bar.getAttribute("aria-valuenow"), (value) => expect(value).toBe("0"));
+    await eventually(() => bar.locator("div").getAttribute("class"), (value) => expect(value).toContain("bg-emerald-500"));
     const starter = page.getByRole("group", { name: "Starter plan" });
-    expect(await starter.getByRole("button", { name: "Contact support to upgrade" }).isDisabled()).toBe(true);
-    expect(await page.getByRole("group", { name: "Free plan" }).innerText()).toContain("Current Plan");
+    await eventually(() => starter.getByRole("button", { name: "Contact support to upgrade" }).isDisabled(), (value) => expect(value).toBe(true));
+    await eventually(() => page.getByRole("group", { name: "Free plan" }).innerText(), (value) => expect(value).toContain("Current Plan"));
     await page.getByRole("group", { name: "Hobby plan" }).getByRole("button", { name: "Switch to Hobby" }).click();
     await waitForToast(page, "Plan updated to Hobby!");
     await page.getByTestId("current-plan").getByText("Hobby").waitFor();
@@ -346,32 +352,32 @@ describe("profile and audit log", () => {
     await page.goto("/audit-logs");
     await page.getByRole("heading", { name: "Audit Logs" }).waitFor();
     await page.getByText("Page 1 of 2").waitFor();
-    expect(await page.getByRole("button", { name: "Previous" }).isDisabled()).toBe(true);
-    expect(await page.getByRole("button", { name: "Next" }).isDisabled()).toBe(false);
+    await eventually(() => page.getByRole("button", { name: "Previous" }).isDisabled(), (value) => expect(value).toBe(true));
+    await eventually(() => page.getByRole("button", { name: "Next" }).isDisabled(), (value) => expect(value).toBe(false));
     const firstRow = page.locator("tbody tr").first();
-    expect(await firstRow.locator("td").first().innerText()).toMatch(/^[A-Z][a-z]{2} \d{1,2}, \d{4} \d{2}:\d{2}:\d{2}$/);
-    expect(await page.locator("tbody tr").count()).toBe(20);
+    await eventually(() => firstRow.locator("td").first().innerText(), (value) => expect(value).toMatch(/^[A-Z][a-z]{2} \d{1,2}, \d{4} \d{2}:\d{2}:\d{2}$/));
+    await eventually(() => page.locator("tbody tr").count(), (value) => expect(value).toBe(20));
     await env.screenshot(page, "audit-logs");
 
     await page.getByRole("button", { name: "Next" }).click();
     await page.getByText("Page 2 of 2").waitFor();
-    expect(await page.getByRole("button", { name: "Next" }).isDisabled()).toBe(true);
+    await eventually(() => page.getByRole("button", { name: "Next" }).isDisabled(), (value) => expect(value).toBe(true));
     const agentRow = page.getByRole("row", { name: /AGENT_REGISTERED/ });
-    expect(await agentRow.innerText()).toContain("Agent: audit-agent");
+    await eventually(() => agentRow.innerText(), (value) => expect(value).toContain("Agent: audit-agent"));
 
     const filter = page.getByLabel("Filter by action");
     await filter.selectOption("PLAN_CHANGED");
     await page.getByText("Page 1 of 1").waitFor();
     const planRow = page.getByRole("row", { name: /PLAN_CHANGED/ });
     await planRow.waitFor();
-    expect(await page.locator("tbody tr").count()).toBe(1);
-    expect(await planRow.locator("td").nth(2).innerText()).toBe("User");
+    await eventually(() => page.locator("tbody tr").count(), (value) => expect(value).toBe(1));
+    await eventually(() => planRow.locator("td").nth(2).innerText(), (value) => expect(value).toBe("User"));
     const badge = planRow.getByText("PLAN_CHANGED");
-    expect(await badge.getAttribute("class")).toContain("bg-violet-100");
+    await eventually(() => badge.getAttribute("class"), (value) => expect(value).toContain("bg-violet-100"));
     // The colour really reaches the page (the stylesheet holds the class).
-    expect(await badge.evaluate((el) => getComputedStyle(el).backgroundColor)).not.toBe("rgba(0, 0, 0, 0)");
-    expect(await page.getByRole("button", { name: "Previous" }).isDisabled()).toBe(true);
-    expect(await page.getByRole("button", { name: "Next" }).isDisabled()).toBe(true);
+    await eventually(() => badge.evaluate((el) => getComputedStyle(el).backgroundColor), (value) => expect(value).not.toBe("rgba(0, 0, 0, 0)"));
+    await eventually(() => page.getByRole("button", { name: "Previous" }).isDisabled(), (value) => expect(value).toBe(true));
+    await eventually(() => page.getByRole("button", { name: "Next" }).isDisabled(), (value) => expect(value).toBe(true));
 
     await filter.selectOption("EMAIL_CHANGED");
     const emailRow = page.getByRole("row", { name: /EMAIL_CHANGED/ });

@@ -15,6 +15,7 @@ import { type AgentTestEnv, openAgentTestEnv } from "../agent/test/support/test-
 import { uniqueEmail } from "../server/test/harness";
 import { type E2EEnv, startE2E } from "./support/e2e-env";
 import { damageShopDatabase, installJourneyRecorders, readJourneyRecord, SEEDED_COUNTS, seedShopDatabase } from "./support/journey-support";
+import { eventually } from "./support/eventually";
 
 const UI_TIMEOUT = 60_000;
 const BAN_REASON = "Crypto mining on the backup agent";
@@ -46,6 +47,7 @@ afterAll(async () => {
   const steps: Array<() => Promise<unknown>> = [
     async () => {
       if (!agent) return;
+      // A deadline for a clean stop (then SIGKILL), not a wait for something to happen.
       const stopped = await Promise.race([agent.stop("SIGTERM").then(() => true), Bun.sleep(5000).then(() => false)]);
       if (!stopped) await agent.stop("SIGKILL");
     },
@@ -94,7 +96,7 @@ describe("user journey", () => {
     // The screenshot shows the key masked again: CI output is no place for a key, even a test one.
     await page.getByRole("button", { name: "Hide", exact: true }).click();
     await page.getByRole("button", { name: "Show", exact: true }).waitFor(wait);
-    expect(await keyField.inputValue()).toBe(masked);
+    await eventually(() => keyField.inputValue(), (value) => expect(value).toBe(masked));
     await shoot(page, "journey-settings-security");
 
     // Setup as a script would run it: the key on stdin, the connection string in a 0600 file.
@@ -114,7 +116,7 @@ describe("user journey", () => {
     await agentRow.getByText("Online").waitFor(wait);
     // The selector leaves 'production-db' for the first active database once the agent's list is known.
     await page.getByLabel("Database").locator('option:checked[value="shop"]').waitFor({ state: "attached", ...wait });
-    expect(await page.getByLabel("Database").inputValue()).toBe("shop");
+    await eventually(() => page.getByLabel("Database").inputValue(), (value) => expect(value).toBe("shop"));
     await shoot(page, "journey-dashboard-agent-online");
   });
 
@@ -132,7 +134,7 @@ describe("user journey", () => {
     // The row was on screen while the agent worked: pending and/or in progress, then completed.
     expect(seen).toContain("in-progress");
     expect(seen.slice(0, -1).every((status) => status === "pending" || status === "in-progress")).toBe(true);
-    expect(await page.getByTestId("total-backups").innerText()).toBe("1");
+    await eventually(() => page.getByTestId("total-backups").innerText(), (value) => expect(value).toBe("1"));
     await shoot(page, "journey-backup-completed");
   });
 
@@ -165,7 +167,7 @@ describe("user journey", () => {
 
   test("the damaged data is restored through the three-step wizard, document by document", async () => {
     await damageShopDatabase(mongo.client.db(source));
-    expect(await mongo.client.db(source).collection("orders").countDocuments()).toBeLessThan(SEEDED_COUNTS.orders);
+    await eventually(() => mongo.client.db(source).collection("orders").countDocuments(), (value) => expect(value).toBeLessThan(SEEDED_COUNTS.orders));
 
     await backupRow().getByRole("button", { name: /^Restore / }).click();
     await page.getByRole("heading", { name: "Restore database: step 1 of 3" }).waitFor(wait);
@@ -176,7 +178,7 @@ describe("user journey", () => {
     await page.getByRole("button", { name: "Continue with restore" }).click();
     const restoreButton = page.getByRole("button", { name: "Restore database" });
     await page.getByLabel("Type shop to confirm").fill("shop");
-    expect(await restoreButton.isEnabled()).toBe(true);
+    await eventually(() => restoreButton.isEnabled(), (value) => expect(value).toBe(true));
     await shoot(page, "journey-restore-step-3");
     await restoreButton.click();
 
@@ -230,8 +232,8 @@ describe("user journey", () => {
     await page.reload();
     await page.getByRole("tab", { name: "General" }).click();
     await page.getByLabel(/frequency/i).waitFor(wait);
-    expect(await page.getByLabel(/frequency/i).inputValue()).toBe(weekly.value);
-    expect(await page.getByLabel(/retention/i).inputValue()).toBe(threeDays.value);
+    await eventually(() => page.getByLabel(/frequency/i).inputValue(), (value) => expect(value).toBe(weekly.value));
+    await eventually(() => page.getByLabel(/retention/i).inputValue(), (value) => expect(value).toBe(threeDays.value));
   });
 
   test("an admin bans the user, whose browser lands on /banned with the reason", async () => {
@@ -249,7 +251,7 @@ describe("user journey", () => {
     const userRow = adminPage.getByTestId("admin-user-row").filter({ hasText: email });
     await userRow.getByRole("button", { name: "Jules Journey" }).click();
     const panel = adminPage.getByRole("region", { name: "User Details" });
-    expect(await panel.getByLabel("Email").inputValue()).toBe(email);
+    await eventually(() => panel.getByLabel("Email").inputValue(), (value) => expect(value).toBe(email));
     await panel.getByLabel("Ban reason (optional)").fill(BAN_REASON);
     await panel.getByRole("button", { name: "Ban", exact: true }).click();
     await panel.getByText(`Reason: ${BAN_REASON}`).waitFor(wait);
