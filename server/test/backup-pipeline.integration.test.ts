@@ -6,6 +6,7 @@ import { eq } from "drizzle-orm";
 import { agents, auditLogs, backups, plans, users } from "@db/schema";
 import { AgentHeaders, agentApi, UPLOAD_PART_SIZE } from "@protocol/agent-protocol";
 import { failStalledOperations } from "../src/modules/scheduler/service";
+import { waitUntil } from "../../testkit/wait-until";
 import { startTestServer, type TestServer, type TestUser } from "./harness";
 import { registerScriptedAgent, type ScriptedAgent } from "./scripted-agent";
 
@@ -38,6 +39,12 @@ async function openBrowserSocket(token: string) {
   socket.send(JSON.stringify({ type: "auth", token }));
   await ready;
   return { events, close: () => socket.close() };
+}
+
+async function waitUntilOffline(user: TestUser) {
+  await waitUntil(async () => (await server.call("GET", "/api/settings/system-status", { token: user.token })).body.agents[0]?.status === "offline", {
+    message: "the agent to show as offline",
+  });
 }
 
 async function setupUserWithAgent(databases = ["orders"]) {
@@ -74,15 +81,26 @@ describe("agents", () => {
     expect(status.body.agents).toEqual([expect.objectContaining({ id: agent.agentId, name: "test-agent", status: "offline" })]);
     expect(status.body.backupService).toBe(true);
     await agent.connect();
-    await Bun.sleep(100);
-    status = await server.call("GET", "/api/settings/system-status", { token: user.token });
-    expect(status.body.agents[0]).toMatchObject({ status: "active", version: "1.0.0", platform: "linux-x64" });
+    await waitUntil(
+      async () => {
+        status = await server.call("GET", "/api/settings/system-status", { token: user.token });
+        expect(status.body.agents[0]).toMatchObject({ status: "active", version: "1.0.0", platform: "linux-x64" });
+        return true;
+      },
+      { message: "the agent to show as online with its hello" },
+    );
     await agent.disconnect();
-    await Bun.sleep(200);
-    status = await server.call("GET", "/api/settings/system-status", { token: user.token });
-    expect(status.body.agents[0].status).toBe("offline");
-    expect(await auditActions(user.id)).toContain("AGENT_DISCONNECTED");
-    expect(server.sentMail.some((m) => m.to === user.email && m.subject === "Agent disconnected: test-agent")).toBe(true);
+    // The close handler marks the agent offline, then writes the audit entry, then mails.
+    await waitUntil(
+      async () => {
+        status = await server.call("GET", "/api/settings/system-status", { token: user.token });
+        expect(status.body.agents[0].status).toBe("offline");
+        expect(await auditActions(user.id)).toContain("AGENT_DISCONNECTED");
+        expect(server.sentMail.some((m) => m.to === user.email && m.subject === "Agent disconnected: test-agent")).toBe(true);
+        return true;
+      },
+      { message: "the disconnection to be recorded and mailed" },
+    );
   });
 
   test("a bad API key or agent token cannot register or connect", async () => {
@@ -140,7 +158,7 @@ describe("agents", () => {
     const other = await server.registerUser();
     expect((await server.call("POST", `/api/agents/manage/${agent.agentId}`, { token: other.token, body: { action: "restart" } })).status).toBe(404);
     await agent.disconnect();
-    await Bun.sleep(200);
+    await waitUntilOffline(user);
     expect((await manage("restart")).status).toBe(409);
   });
 
@@ -163,11 +181,16 @@ describe("backups", () => {
     const command = await agent.waitFor("backup");
     expect(command).toMatchObject({ backupId: created.body._id, databaseName: "orders" });
     agent.send({ type: "backup.progress", backupId: command.backupId, progress: { current: 50, total: 100, percentage: 50, collection: "orders.items" } });
-    await Bun.sleep(100);
-    expect((await server.call("GET", `/api/backups/${command.backupId}`, { token: user.token })).body).toMatchObject({
-      status: "in-progress",
-      progress: { current: 50, total: 100, percentage: 50, collection: "orders.items" },
-    });
+    await waitUntil(
+      async () => {
+        expect((await server.call("GET", `/api/backups/${command.backupId}`, { token: user.token })).body).toMatchObject({
+          status: "in-progress",
+          progress: { current: 50, total: 100, percentage: 50, collection: "orders.items" },
+        });
+        return true;
+      },
+      { message: "the reported progress to show" },
+    );
     expect((await agent.upload(command.backupId, bytes)).status).toBe(200);
 
     const backup = (await server.call("GET", `/api/backups/${command.backupId}`, { token: user.token })).body;
@@ -176,7 +199,7 @@ describe("backups", () => {
     expect((await server.call("GET", "/api/user/profile", { token: user.token })).body.storageUsed).toBe(bytes.byteLength);
     expect(await auditActions(user.id)).toEqual(expect.arrayContaining(["BACKUP_CREATED", "BACKUP_COMPLETED"]));
     expect(server.sentMail.some((m) => m.to === user.email && m.subject === "Backup completed: orders")).toBe(true);
-    await Bun.sleep(100);
+    await waitUntil(() => browser.events.length >= 3, { message: "three realtime events in the browser" });
     expect(browser.events.map((e) => `${e.type}:${e.status}`)).toEqual([
       "backupProgress:pending",
       "backupProgress:in-progress",
@@ -227,7 +250,7 @@ describe("backups", () => {
     expect((await trigger(user, "nope")).status).toBe(404);
     expect((await server.call("POST", "/api/backups", { token: user.token, body: {} })).status).toBe(400);
     await agent.disconnect();
-    await Bun.sleep(200);
+    await waitUntilOffline(user);
     const offline = await trigger(user, "orders");
     expect(offline.status).toBe(409);
     expect(offline.body.message).toContain("No agent is online");
@@ -256,7 +279,8 @@ describe("backups", () => {
     const gone: number[] = [];
     const sayGo: Record<number, () => void> = {};
     const goes: Record<number, Promise<void>> = Object.fromEntries([0, 1].map((n) => [n, new Promise<void>((resolve) => (sayGo[n] = resolve))]));
-    // Part 0's body is held 100 ms past its go: part 1 must not be told to send meanwhile.
+    // Part 0's body is held 100 ms past its go: part 1 must not be told to send meanwhile. A
+    // window of time on purpose: what is checked is that nothing happens during it.
     let toldDuringPart0: number[] = [];
     goes[0] = goes[0]!.then(async () => {
       await Bun.sleep(100);
@@ -436,12 +460,19 @@ describe("restores", () => {
     agent.send({ type: "restore.started", restoreId: command.restoreId });
     agent.send({ type: "restore.progress", restoreId: command.restoreId, progress: { current: 10, total: 20, percentage: 50, collection: "orders.items" } });
     agent.send({ type: "restore.completed", restoreId: command.restoreId, stats: { "orders.items": { restored: 20, failed: 0 } } });
-    await Bun.sleep(200);
-    const history = await server.call("GET", "/api/backups/restores/all", { token: user.token });
+    const history = await waitUntil(
+      async () => {
+        const answer = await server.call("GET", "/api/backups/restores/all", { token: user.token });
+        return answer.body[0]?.status === "completed" && answer;
+      },
+      { message: "the restore to be recorded completed" },
+    );
     expect(history.body[0]).toMatchObject({ _id: command.restoreId, databaseName: "orders", status: "completed", error: null });
     expect(history.body[0].completedAt).toBeString();
     expect(await auditActions(user.id)).toEqual(expect.arrayContaining(["RESTORE_REQUESTED", "RESTORE_INITIATED", "RESTORE_COMPLETED"]));
-    expect(browser.events.filter((e) => e.type === "restoreProgress").map((e) => e.status)).toEqual(["pending", "in-progress", "in-progress", "completed"]);
+    const restoreEvents = () => browser.events.filter((e) => e.type === "restoreProgress").map((e) => e.status);
+    await waitUntil(() => restoreEvents().includes("completed"), { message: "the completed restore event in the browser" });
+    expect(restoreEvents()).toEqual(["pending", "in-progress", "in-progress", "completed"]);
     browser.close();
   });
 
@@ -451,8 +482,13 @@ describe("restores", () => {
     await server.call("POST", `/api/backups/${backupId}/restore`, { token: user.token, body: { databaseName: "orders" } });
     const { restoreId } = await agent.waitFor("restore");
     agent.send({ type: "restore.failed", restoreId, error: "wrong key: this file was encrypted with key 3f2a…, the agent has 91bc…" });
-    await Bun.sleep(200);
-    const [restore] = (await server.call("GET", "/api/backups/restores/all", { token: user.token })).body;
+    const restore = await waitUntil(
+      async () => {
+        const [row] = (await server.call("GET", "/api/backups/restores/all", { token: user.token })).body;
+        return row?.status === "failed" && row;
+      },
+      { message: "the restore to be recorded failed" },
+    );
     expect(restore).toMatchObject({ status: "failed", error: expect.stringContaining("wrong key") });
     expect(await auditActions(user.id)).toContain("RESTORE_FAILED");
   });

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import postgres from "postgres";
 import { testDatabaseUrl } from "../../testkit/test-database";
 import { registerScriptedAgent } from "./scripted-agent";
+import { waitUntil } from "../../testkit/wait-until";
 
 const root = join(import.meta.dir, "..", "..");
 
@@ -22,14 +23,12 @@ async function startInstance(env: Record<string, string>): Promise<Instance> {
     stderr: "inherit",
   });
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    try {
-      if ((await fetch(`${url}/api/agents/server-status`)).ok) return { url, process: child };
-    } catch {}
-    if (Date.now() > deadline) throw new Error("server instance did not start");
-    await Bun.sleep(100);
-  }
+  await waitUntil(() => fetch(`${url}/api/agents/server-status`).then((res) => res.ok, () => false), {
+    timeout: 120_000,
+    interval: 100,
+    message: "the server instance to answer",
+  });
+  return { url, process: child };
 }
 
 describe.skipIf(!testDatabaseUrl)("two server instances on one PostgreSQL", () => {
@@ -76,7 +75,13 @@ describe.skipIf(!testDatabaseUrl)("two server instances on one PostgreSQL", () =
 
     const agent = await registerScriptedAgent(b.url, user.apiKey, ["orders"]);
     await agent.connect();
-    await Bun.sleep(200);
+    await waitUntil(
+      async () => {
+        const res = await fetch(`${a.url}/api/settings/system-status`, { headers: { authorization: `Bearer ${token}` } });
+        return ((await res.json()) as { agents: { status: string }[] }).agents[0]?.status === "active";
+      },
+      { message: "instance A to see the agent connected to instance B" },
+    );
 
     const events: { type: string; status: string }[] = [];
     const browser = new WebSocket(`${a.url.replace("http", "ws")}/api/ws`);
@@ -111,8 +116,7 @@ describe.skipIf(!testDatabaseUrl)("two server instances on one PostgreSQL", () =
     expect(manage.status).toBe(200);
     await agent.waitFor("restart", 10_000);
 
-    const deadline = Date.now() + 5000;
-    while (!events.some((e) => e.status === "completed") && Date.now() < deadline) await Bun.sleep(50);
+    await waitUntil(() => events.some((e) => e.status === "completed"), { message: "the completed event on instance A's browser socket" });
     expect(events.map((e) => e.status)).toEqual(["pending", "in-progress", "completed"]);
     browser.close();
     await agent.disconnect();

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { waitUntil } from "../../testkit/wait-until";
 
 const REPO_ROOT = resolve(import.meta.dir, "../..");
 const BINARY_PATH = join(REPO_ROOT, "dist/dbvault-server");
@@ -57,17 +58,17 @@ async function startBinary(dir: string, binary: string): Promise<RunningServer> 
   };
   void collect(child.stdout);
   void collect(child.stderr);
-  const started = Date.now();
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`dbvault-server exited with ${child.exitCode}:\n${output}`);
-    try {
-      if ((await fetch(`${url}/api/settings/plans`)).ok) break;
-    } catch {}
-    if (Date.now() - started > START_TIMEOUT_MS) {
-      child.kill();
-      throw new Error(`dbvault-server did not answer within ${START_TIMEOUT_MS / 1000} s:\n${output}`);
-    }
-    await Bun.sleep(100);
+  try {
+    await waitUntil(
+      async () => {
+        if (child.exitCode !== null) throw new Error(`dbvault-server exited with ${child.exitCode}:\n${output}`);
+        return (await fetch(`${url}/api/settings/plans`).catch(() => null))?.ok;
+      },
+      { timeout: START_TIMEOUT_MS, interval: 100, message: `dbvault-server to answer` },
+    );
+  } catch (error) {
+    child.kill();
+    throw new Error(`${(error as Error).message}\n${output}`);
   }
   return { url, process: child, output: () => output };
 }
@@ -75,6 +76,7 @@ async function startBinary(dir: string, binary: string): Promise<RunningServer> 
 /** Stops it the way a service manager does (SIGTERM) and returns the exit code. */
 async function stopBinary(server: RunningServer): Promise<number> {
   server.process.kill("SIGTERM");
+  // A deadline for a clean stop, not a wait for something to happen.
   const timeout = Bun.sleep(15_000).then(() => "timeout" as const);
   const result = await Promise.race([server.process.exited, timeout]);
   if (result === "timeout") {
@@ -134,6 +136,16 @@ describeOnce("single-file server binary", () => {
     expect(html).not.toMatch(/https?:\/\/(?!www\.w3\.org)/);
 
     expect((await fetch(`${server.url}/assets/missing-123.js`)).status).toBe(404);
+
+    // The first start unpacked the embedded database template instead of running initdb.
+    expect(server.output()).toContain('"message":"embedded database created","from":"template"');
+    // It hands out the agent built into it, checksummed.
+    const releases = (await (await fetch(`${server.url}/api/agent/releases`)).json()) as { platforms: { url: string; sha256: string; size: number }[] };
+    const linux = releases.platforms.find((p) => p.url.endsWith("/downloads/dbvault-agent-linux-x64"));
+    expect(linux?.size).toBeGreaterThan(10_000_000);
+    const agentDownload = await fetch(`${server.url}/downloads/dbvault-agent-linux-x64`);
+    expect(agentDownload.headers.get("x-content-sha256")).toBe(linux!.sha256);
+    expect(new Bun.CryptoHasher("sha256").update(await agentDownload.arrayBuffer()).digest("hex")).toBe(linux!.sha256);
   }, START_TIMEOUT_MS + 30_000);
 
   test("runs the API on its embedded database and migrations", async () => {
