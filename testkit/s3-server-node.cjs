@@ -89,9 +89,14 @@ store.deleteObject = async (bucket, key) => {
 // A slow CreateMultipartUpload (as a loaded server or a far region gives) opens the window in which
 // a body can fail before the upload id is known; tests use it to show no upload is left behind.
 const createUploadDelayMs = Number(createUploadDelay);
+// Each answered CreateMultipartUpload adds a line to answered-creates.log beside the bucket, so a
+// test can wait for the delayed answer itself instead of sleeping past it.
+const answeredCreatesLog = path.join(directory, "answered-creates.log");
 server.middleware.unshift(async (ctx, next) => {
-  if (createUploadDelayMs > 0 && ctx.method === "POST" && "uploads" in ctx.query) await new Promise((resolve) => setTimeout(resolve, createUploadDelayMs));
-  return next();
+  const isCreate = ctx.method === "POST" && "uploads" in ctx.query;
+  if (createUploadDelayMs > 0 && isCreate) await new Promise((resolve) => setTimeout(resolve, createUploadDelayMs));
+  await next();
+  if (isCreate) await fs.appendFile(answeredCreatesLog, "answered\n");
 });
 
 server.run().then(

@@ -2,9 +2,10 @@
 // and the backup pipeline talk to it over HTTP exactly as they would to AWS, MinIO or R2.
 // s3rver runs under node, not Bun: under Bun its ListObjects answers come back unsorted
 // (see /work/shared/design/STACK-NOTES.md, "Object storage"). The node side is s3-server-node.cjs.
-import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { waitUntil } from "./wait-until";
 
 export type S3Server = {
   /** STORAGE_URL for the bucket: `s3://BUCKET?endpoint=http://127.0.0.1:PORT&accessKeyId=S3RVER&secretAccessKey=S3RVER`. */
@@ -17,6 +18,8 @@ export type S3Server = {
   directory: string;
   /** Ids of multipart uploads begun but neither completed nor aborted (parts S3 would bill for). */
   pendingUploads(): Promise<string[]>;
+  /** How many CreateMultipartUpload requests have been answered so far. */
+  answeredCreates(): Promise<number>;
   /** Stops the server and deletes its data directory. Safe to call twice. */
   stop(): Promise<void>;
 };
@@ -58,7 +61,8 @@ export async function startS3Server(options: { bucket?: string; /** Delays every
     // s3rver keeps unfinished multipart uploads in <directory>/<bucket>/._S3rver_uploads/<uploadId>/.
     const uploadsDir = join(directory, bucket, "._S3rver_uploads");
     const pendingUploads = () => readdir(uploadsDir).catch(() => [] as string[]);
-    return { url, endpoint, bucket, accessKeyId: credentials, secretAccessKey: credentials, directory, pendingUploads, stop };
+    const answeredCreates = () => readFile(join(directory, "answered-creates.log"), "utf8").then((text) => text.split("\n").length - 1, () => 0);
+    return { url, endpoint, bucket, accessKeyId: credentials, secretAccessKey: credentials, directory, pendingUploads, answeredCreates, stop };
   } catch (error) {
     await stop();
     throw new Error(`startS3Server: s3rver did not start: ${(error as Error).message}`);
@@ -86,14 +90,5 @@ async function readPort(stdout: ReadableStream<Uint8Array>, timeoutMs: number): 
 
 async function waitForBucket(endpoint: string, bucket: string): Promise<void> {
   const client = new Bun.S3Client({ endpoint, bucket, accessKeyId: credentials, secretAccessKey: credentials });
-  const deadline = Date.now() + readyTimeoutMs;
-  while (true) {
-    try {
-      await client.list({ maxKeys: 1 });
-      return;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await Bun.sleep(50);
-    }
-  }
+  await waitUntil(() => client.list({ maxKeys: 1 }).then(() => true), { timeout: readyTimeoutMs, interval: 50, message: "s3rver's bucket to answer" });
 }

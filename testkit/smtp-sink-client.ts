@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { waitUntil } from "./wait-until";
 
 export type ReceivedMail = { from: string; to: string[]; raw: string; subject: string; text: string };
 
@@ -27,15 +28,12 @@ export async function startSmtpSink(): Promise<SmtpSink> {
   return {
     smtpUrl: `smtp://127.0.0.1:${smtpPort}`,
     messages,
-    async waitFor(to, subject, timeoutMs = 10_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (Date.now() < deadline) {
-        const found = (await messages()).find((m) => m.to.includes(to) && subject.test(m.subject));
-        if (found) return found;
-        await Bun.sleep(50);
-      }
-      throw new Error(`no mail to ${to} matching ${subject} within ${timeoutMs} ms`);
-    },
+    waitFor: (to, subject, timeoutMs = 15_000) =>
+      waitUntil(async () => (await messages()).find((m) => m.to.includes(to) && subject.test(m.subject)), {
+        timeout: timeoutMs,
+        interval: 50,
+        message: `a mail to ${to} matching ${subject}`,
+      }),
     stop: () => child.kill(),
   };
 }

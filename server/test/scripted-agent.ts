@@ -4,6 +4,7 @@
 // end to end elsewhere.
 import { createHash } from "node:crypto";
 import { AgentHeaders, agentApi, type ServerMessage, UPLOAD_PART_SIZE } from "@protocol/agent-protocol";
+import { waitUntil } from "../../testkit/wait-until";
 
 export type ScriptedAgent = {
   agentId: string;
@@ -36,7 +37,6 @@ export async function registerScriptedAgent(
   if (res.status !== 201) throw new Error(`register failed: ${res.status} ${await res.text()}`);
   const { agentId, agentToken } = (await res.json()) as { agentId: string; agentToken: string };
   const received: ServerMessage[] = [];
-  const waiters: (() => void)[] = [];
   let socket: WebSocket | null = null;
 
   const agent: ScriptedAgent = {
@@ -51,7 +51,6 @@ export async function registerScriptedAgent(
         const message = JSON.parse(String(event.data)) as ServerMessage;
         if (agent.intercept?.(message)) return;
         received.push(message);
-        for (const wake of waiters.splice(0)) wake();
       };
       await new Promise<void>((resolve, reject) => {
         socket!.onopen = () => resolve();
@@ -70,17 +69,14 @@ export async function registerScriptedAgent(
     send(message) {
       socket?.send(JSON.stringify(message));
     },
-    async waitFor(type, timeoutMs = 5000) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
+    async waitFor(type, timeoutMs = 15_000) {
+      const take = () => {
         const index = received.findIndex((m) => m.type === type);
-        if (index !== -1) return received.splice(index, 1)[0] as never;
-        if (Date.now() > deadline) throw new Error(`agent got no "${type}" within ${timeoutMs} ms (got ${received.map((m) => m.type)})`);
-        await new Promise<void>((resolve) => {
-          waiters.push(resolve);
-          setTimeout(resolve, 50);
-        });
-      }
+        return index === -1 ? undefined : received.splice(index, 1)[0];
+      };
+      return waitUntil(take, { timeout: timeoutMs, interval: 10, message: `a "${type}" message for the scripted agent` }).catch((error: Error) => {
+        throw new Error(`${error.message} (got ${received.map((m) => m.type).join(", ") || "nothing"})`);
+      }) as never;
     },
     uploadPart: (backupId, partNumber, bytes) =>
       fetch(`${baseUrl}${agentApi.part(backupId, partNumber)}`, { method: "PUT", headers: agent.headers(), body: bytes as Uint8Array<ArrayBuffer> }),

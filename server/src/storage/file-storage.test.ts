@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { createStorage, FileStorage, InvalidKeyError } from ".";
 import { runStorageSuite } from "./storage-suite";
 import { patternBytes, readAll } from "./suite-helpers";
+import { waitUntil } from "../../../testkit/wait-until";
 
 const made: string[] = [];
 async function makeTempDir() {
@@ -101,7 +102,13 @@ describe("filesystem storage", () => {
       },
     });
     const put = storage.put("v/obj", body);
-    await Bun.sleep(50);
+    // The first 1000 bytes are in the staging file: the put is under way, the body not ended.
+    const staging = join((storage as FileStorage).root, ".tmp");
+    await waitUntil(async () => {
+      const files = await readdir(staging).catch(() => [] as string[]);
+      for (const file of files) if ((await stat(join(staging, file))).size === 1000) return true;
+      return false;
+    }, { message: "the first bytes in the staging file" });
     expect(await storage.stat("v/obj")).toBeNull();
     release();
     expect(await put).toEqual({ size: 1000 });

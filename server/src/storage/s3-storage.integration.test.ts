@@ -4,6 +4,7 @@ import { type S3Server, startS3Server } from "../../../testkit/s3-server";
 import { createStorage, S3Storage, StorageUnavailableError } from ".";
 import { runStorageSuite } from "./storage-suite";
 import { MiB, patternBytes, patternStream, readAll } from "./suite-helpers";
+import { waitUntil } from "../../../testkit/wait-until";
 
 let server: S3Server;
 beforeAll(async () => {
@@ -105,7 +106,11 @@ describe("s3 storage on a slow CreateMultipartUpload", () => {
       const failure = new Error("agent went away");
       const body = patternStream(20 * MiB, 1, { chunkSize: MiB, failAfter: { bytes: 13 * MiB, error: failure } });
       await expect(storage.put("slow/fails", body)).rejects.toBe(failure);
-      await Bun.sleep(1800); // past the delayed CreateMultipartUpload answer
+      // The delayed CreateMultipartUpload answer arrives after the failure; the upload it opened
+      // must then be aborted.
+      await waitUntil(async () => (await slow.answeredCreates()) >= 1 && (await slow.pendingUploads()).length === 0, {
+        message: "the late upload to be answered, then aborted",
+      });
       expect(await slow.pendingUploads()).toEqual([]);
       expect(await storage.list("")).toEqual([]);
       // and a body that does not fail still lands whole

@@ -206,8 +206,10 @@ export function runStorageSuite(name: string, createFixture: () => Promise<Stora
       await expect(storage.put("x/already", patternBytes(10), { signal: already })).rejects.toThrow("too late");
       const controller = new AbortController();
       // The body stalls after 11 MiB, so the put is waiting on a read when the abort arrives.
-      const put = storage.put("x/stalled", patternStream(20 * MiB, 1, { chunkSize: MiB, stallAfter: 11 * MiB }), { signal: controller.signal });
-      await Bun.sleep(300);
+      let stalled!: () => void;
+      const reachedStall = new Promise<void>((resolve) => (stalled = resolve));
+      const put = storage.put("x/stalled", patternStream(20 * MiB, 1, { chunkSize: MiB, stallAfter: 11 * MiB, onStall: () => stalled() }), { signal: controller.signal });
+      await reachedStall;
       controller.abort(new Error("upload cancelled"));
       await expect(put).rejects.toThrow("upload cancelled");
       await expectNothingAt("x/already");

@@ -1,3 +1,4 @@
+import { waitUntil } from "../../../testkit/wait-until";
 // Bodies and readers for the storage contract suite: deterministic content, generated chunk by
 // chunk so that a 64 MiB body never exists whole in the test's memory either.
 
@@ -24,6 +25,8 @@ export type BodyOptions = {
   stallAfter?: number;
   /** Called each time a chunk is produced. */
   onChunk?: () => void;
+  /** Called when the reader first waits on the stall (see stallAfter). */
+  onStall?: () => void;
 };
 
 /** A pull-based body of `size` bytes whose chunk i is patternBytes(chunkSize, seed + i). */
@@ -38,6 +41,7 @@ export function patternStream(size: number, seed = 1, options: BodyOptions = {})
         if (options.failAfter && produced >= options.failAfter.bytes) return controller.error(options.failAfter.error);
         if (options.stallAfter !== undefined && produced >= options.stallAfter) {
           // Stall, but not forever: a backend that never cancels the body fails the test instead of hanging it.
+          options.onStall?.();
           return new Promise<void>((resolve) => {
             stall = setTimeout(() => (controller.error(new Error("stalled body was never cancelled")), resolve()), 10_000);
             stall.unref();
@@ -83,13 +87,16 @@ export async function readAll(stream: ReadableStream<Uint8Array>): Promise<Uint8
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
-/** Polls `read` until it returns an empty list (or the time is up) and returns the last answer. */
-export async function waitForEmpty(read: () => Promise<string[]>, timeoutMs = 5000): Promise<string[]> {
-  const deadline = Date.now() + timeoutMs;
-  let last = await read();
-  while (last.length > 0 && Date.now() < deadline) {
-    await Bun.sleep(50);
-    last = await read();
+/**
+ * Polls `read` until it returns an empty list and returns it; when the time is up, returns the
+ * last (non-empty) answer, so the caller's assertion shows what was left.
+ */
+export async function waitForEmpty(read: () => Promise<string[]>, timeoutMs = 15_000): Promise<string[]> {
+  let last: string[] = [];
+  try {
+    await waitUntil(async () => (last = await read()).length === 0, { timeout: timeoutMs, interval: 50, message: "an empty listing" });
+  } catch {
+    // timed out: `last` is what remained
   }
   return last;
 }

@@ -8,6 +8,8 @@
  * A part that has waited MAX_WAIT_MS goes ahead anyway: a few slow clients holding the gate must
  * not stall everyone else's backups (slow bodies arrive slowly, so they cost little memory).
  */
+import { type Clock, systemClock } from "../../lib/clock";
+
 export const BODIES_AT_ONCE = 3;
 export const MAX_WAIT_MS = 10_000;
 
@@ -26,8 +28,8 @@ export type BodyGate = {
   enter(): Promise<(bytesRead: number) => void>;
 };
 
-/** One per server process (it lives on the AppContext). */
-export function createBodyGate(): BodyGate {
+/** One per server process (it lives on the AppContext); tests give it a manual clock. */
+export function createBodyGate(clock: Clock = systemClock): BodyGate {
   let reading = 0;
   let bytesSinceCollection = 0;
   const waiting: Array<() => void> = [];
@@ -36,13 +38,13 @@ export function createBodyGate(): BodyGate {
       if (reading >= BODIES_AT_ONCE) {
         await new Promise<void>((resolve) => {
           const admit = () => {
-            clearTimeout(timer);
+            cancel();
             resolve();
           };
-          const timer = setTimeout(() => {
+          const cancel = clock.after(MAX_WAIT_MS, () => {
             waiting.splice(waiting.indexOf(admit), 1);
             resolve();
-          }, MAX_WAIT_MS);
+          });
           waiting.push(admit);
         });
       }

@@ -1,8 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
+import { createManualClock, settle } from "../../../../testkit/manual-clock";
 import { dropRunningHash, finishRunningHash, joinRunningHash } from "./running-hashes";
 
 // The module keeps its running hashes in module-level state, so every test uses its own backup id.
+// Waits with a deadline run on a manual clock the test moves: no outcome depends on machine speed.
 let nextId = 0;
 const uniqueBackupId = () => `running-hash-test-${++nextId}`;
 
@@ -29,7 +31,6 @@ function track<T>(promise: Promise<T>) {
   void promise.then(() => (state.settled = true));
   return state;
 }
-const tick = () => new Promise((resolve) => setTimeout(resolve, 10));
 
 describe("running hashes", () => {
   test("parts fed in order give the SHA-256 of the whole file", async () => {
@@ -48,7 +49,7 @@ describe("running hashes", () => {
     const hash0 = await turn0.ready();
     expect(hash0).not.toBeNull();
     hash0!.update(parts[0]!);
-    await tick();
+    await settle();
     // Part 0 holds the hash but has not finished: part 1 must not get it yet.
     expect(ready1State.settled).toBe(false);
     turn0.done(true);
@@ -65,7 +66,9 @@ describe("running hashes", () => {
     const id = uniqueBackupId();
     const turn1 = joinRunningHash(id, 1); // part 1's request got here first: no running hash yet
     const ready1 = turn1.ready();
-    await Bun.sleep(20);
+    const ready1State = track(ready1);
+    await settle();
+    expect(ready1State.settled).toBe(false);
     await storePart(id, 0, parts[0]!);
     const hash1 = await ready1;
     expect(hash1).not.toBeNull();
@@ -79,8 +82,10 @@ describe("running hashes", () => {
     const id = uniqueBackupId();
     await storePart(id, 0, parts[0]!);
     const turn2 = joinRunningHash(id, 2);
-    const ready2 = turn2.ready(30_000, 1_000); // part 1 has not arrived yet
-    await Bun.sleep(20);
+    const { clock, advance } = createManualClock();
+    const ready2 = turn2.ready(30_000, 1_000, clock); // part 1 has not arrived yet
+    advance(999); // within the grace
+    await settle();
     await storePart(id, 1, parts[1]!); // ...and now it does, is hashed and stored
     const hash2 = await ready2;
     expect(hash2).not.toBeNull();
@@ -93,11 +98,15 @@ describe("running hashes", () => {
     const id = uniqueBackupId();
     await storePart(id, 0, parts[0]!);
     const turn2 = joinRunningHash(id, 2); // part 1 never arrives here
-    const started = performance.now();
+    const { clock, advance } = createManualClock();
     // The order wait is 30 s: a missing part is waited for only the (here 50 ms) arrival grace.
-    expect(await turn2.ready(30_000, 50)).toBeNull();
-    expect(performance.now() - started).toBeGreaterThanOrEqual(45);
-    expect(performance.now() - started).toBeLessThan(1_000);
+    const ready2 = turn2.ready(30_000, 50, clock);
+    const state = track(ready2);
+    advance(49);
+    await settle();
+    expect(state.settled).toBe(false);
+    advance(1);
+    expect(await ready2).toBeNull();
     turn2.done(true); // stored, but unhashed
     expect(finishRunningHash(id, parts.length)).toBeNull();
   });
@@ -133,11 +142,14 @@ describe("running hashes", () => {
     const id = uniqueBackupId();
     const turn0 = joinRunningHash(id, 0);
     const turn1 = joinRunningHash(id, 1);
-    const started = performance.now();
-    expect(await turn1.ready(50)).toBeNull();
-    const elapsed = performance.now() - started;
-    expect(elapsed).toBeGreaterThanOrEqual(45);
-    expect(elapsed).toBeLessThan(1000);
+    const { clock, advance } = createManualClock();
+    const ready1 = turn1.ready(50, 50, clock);
+    const state = track(ready1);
+    advance(49);
+    await settle();
+    expect(state.settled).toBe(false);
+    advance(1);
+    expect(await ready1).toBeNull();
     turn0.done(false);
     turn1.done(false);
     dropRunningHash(id);
@@ -148,9 +160,14 @@ describe("running hashes", () => {
     const turn0 = joinRunningHash(id, 0);
     expect(await turn0.ready()).not.toBeNull();
     const turn1 = joinRunningHash(id, 1);
-    const started = performance.now();
-    expect(await turn1.ready(50)).toBeNull();
-    expect(performance.now() - started).toBeGreaterThanOrEqual(45);
+    const { clock, advance } = createManualClock();
+    const ready1 = turn1.ready(50, 50, clock);
+    const state = track(ready1);
+    advance(49);
+    await settle();
+    expect(state.settled).toBe(false);
+    advance(1);
+    expect(await ready1).toBeNull();
     turn0.done(false);
     turn1.done(false);
     dropRunningHash(id);
@@ -160,15 +177,14 @@ describe("running hashes", () => {
     const id = uniqueBackupId();
     const turn0 = joinRunningHash(id, 0);
     const turn1 = joinRunningHash(id, 1);
-    const ready1 = turn1.ready(); // would wait up to 30 s for part 0
+    const { clock } = createManualClock(); // never advanced: only the drop can wake it
+    const ready1 = turn1.ready(undefined, undefined, clock); // would wait up to 30 s for part 0
     const ready1State = track(ready1);
-    await tick();
+    await settle();
     expect(ready1State.settled).toBe(false);
 
-    const started = performance.now();
     dropRunningHash(id);
     expect(await ready1).toBeNull();
-    expect(performance.now() - started).toBeLessThan(100);
 
     turn0.done(true);
     turn1.done(true);

@@ -1,5 +1,6 @@
 import { createHash, type Hash } from "node:crypto";
 import { UPLOAD_PARTS_IN_FLIGHT } from "@protocol/agent-protocol";
+import { type Clock, systemClock } from "../../lib/clock";
 
 // SHA-256 of a whole backup file, fed part by part while parts arrive in order on this instance.
 // When they do not (a retry on another instance, a restart), completion re-reads the stored parts.
@@ -33,7 +34,7 @@ export const HASH_ARRIVAL_GRACE_MS = 2_000;
 /** A part's place at its backup's running hash. Call `done` once the part is stored or failed. */
 export type HashTurn = {
   /** Waits for the parts before this one (while they are being received here) and lends a copy of the hash, or null. */
-  ready(waitMs?: number, arrivalGraceMs?: number): Promise<Hash | null>;
+  ready(waitMs?: number, arrivalGraceMs?: number, clock?: Clock): Promise<Hash | null>;
   /** `stored`: the lent copy becomes the running hash; otherwise it is dropped (the part sent again can still extend it). */
   done(stored: boolean): void;
 };
@@ -75,9 +76,9 @@ export function joinRunningHash(backupId: string, partNumber: number): HashTurn 
   let finished = false;
   const current = () => runningHashes.get(backupId) === entry;
   return {
-    async ready(waitMs = HASH_ORDER_WAIT_MS, arrivalGraceMs = HASH_ARRIVAL_GRACE_MS) {
-      const deadline = Date.now() + waitMs;
-      const arrivalDeadline = Date.now() + arrivalGraceMs;
+    async ready(waitMs = HASH_ORDER_WAIT_MS, arrivalGraceMs = HASH_ARRIVAL_GRACE_MS, clock = systemClock) {
+      const deadline = clock.now() + waitMs;
+      const arrivalDeadline = clock.now() + arrivalGraceMs;
       for (;;) {
         if (finished || !current() || partNumber < entry.nextPart) return null;
         if (partNumber === entry.nextPart && !entry.busy) {
@@ -89,11 +90,11 @@ export function joinRunningHash(backupId: string, partNumber: number): HashTurn 
         // Wait while every part before this one is on its way here; for a missing one, only briefly.
         let missing = false;
         for (let p = entry.nextPart; p < partNumber && !missing; p++) missing = !entry.arriving.has(p);
-        const remaining = (missing ? Math.min(deadline, arrivalDeadline) : deadline) - Date.now();
+        const remaining = (missing ? Math.min(deadline, arrivalDeadline) : deadline) - clock.now();
         if (remaining <= 0) return null;
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        await Promise.race([entry.changed, new Promise<void>((resolve) => (timer = setTimeout(resolve, remaining)))]);
-        clearTimeout(timer);
+        let cancel = () => {};
+        await Promise.race([entry.changed, new Promise<void>((resolve) => (cancel = clock.after(remaining, resolve)))]);
+        cancel();
       }
     },
     done(stored) {
