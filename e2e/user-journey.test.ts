@@ -9,7 +9,8 @@ import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
 import { type CollectionSnapshot, snapshotDatabase } from "../agent/test/support/database-snapshot";
-import { ensureFreshBinary, type RunningAgent, runSetup, startAgentProcess, waitUntil } from "../agent/test/support/end-to-end";
+import { ensureFreshBinary, type RunningAgent, runSetup, startAgentProcess } from "../agent/test/support/end-to-end";
+import { waitUntil } from "../testkit/wait-until";
 import { BINARY_PATH, runAgent } from "../agent/test/support/run-agent";
 import { type AgentTestEnv, openAgentTestEnv } from "../agent/test/support/test-env";
 import { uniqueEmail } from "../server/test/harness";
@@ -110,7 +111,7 @@ describe("user journey", () => {
   test("the agent runs and the dashboard shows it Online with the shop database selected", async () => {
     agent = startAgentProcess(configPath);
     // The dashboard refreshes System Status every 30 s; waiting for the connection first lets a fresh load show it.
-    await waitUntil("the agent to connect", () => agent!.log().includes('"msg":"connected to the DBVault server"'), UI_TIMEOUT);
+    await waitUntil(() => agent!.log().includes('"msg":"connected to the DBVault server"'), { message: "the agent to connect", timeout: UI_TIMEOUT });
     await page.goto("/dashboard");
     const agentRow = page.getByTestId("agent-row").filter({ hasText: "journey-agent" });
     await agentRow.getByText("Online").waitFor(wait);

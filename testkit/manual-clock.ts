@@ -1,4 +1,4 @@
-import type { Clock } from "../server/src/lib/clock";
+import type { Clock } from "../protocol/clock";
 
 /** A Clock whose time moves only when the test calls advance(): timeouts fire then, in order. */
 export function createManualClock() {

@@ -6,10 +6,11 @@ import { expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { backupParts, users } from "@db/schema";
 import { snapshotDatabase } from "./support/database-snapshot.ts";
-import { openBrowserSocket, runSetup, startAgentProcess, waitUntil } from "./support/end-to-end.ts";
+import { openBrowserSocket, runSetup, startAgentProcess } from "./support/end-to-end.ts";
 import { seedLargeDatabase, sweepStalledOperationsLater, useEndToEndWorld, waitForBackupEnd } from "./support/end-to-end-world.ts";
 import { BINARY_PATH, runAgent } from "./support/run-agent.ts";
 import { apiFor } from "./support/server-faults.ts";
+import { waitUntil } from "../../testkit/wait-until";
 
 const world = useEndToEndWorld();
 const { agents } = world;
@@ -23,7 +24,7 @@ async function startUserWithAgent(database: string) {
   const start = async () => {
     const agent = startAgentProcess(setup.configPath);
     agents.push(agent);
-    await waitUntil("the agent to be online", async () => (await api("GET", "/api/settings/system-status")).body.agents[0]?.status === "active");
+    await waitUntil(async () => (await api("GET", "/api/settings/system-status")).body.agents[0]?.status === "active", { message: "the agent to be online", timeout: 30_000 });
     return agent;
   };
   return { user, api, configPath: setup.configPath, start };
@@ -67,7 +68,7 @@ test("an agent killed mid-upload leaves a backup that the server fails with a re
   const created = await api("POST", "/api/backups", { databaseName: "main" });
   expect(created.status).toBe(201);
   const backupId = created.body._id;
-  await waitUntil("a first uploaded part", async () => (await world.server.ctx.db.select().from(backupParts).where(eq(backupParts.backupId, backupId))).length > 0, 60_000);
+  await waitUntil(async () => (await world.server.ctx.db.select().from(backupParts).where(eq(backupParts.backupId, backupId))).length > 0, { message: "a first uploaded part", timeout: 60_000 });
   await agent.stop("SIGKILL");
   expect((await api("GET", `/api/backups/${backupId}`)).body.status).toBe("in-progress");
 
@@ -86,7 +87,7 @@ test("an agent stopped (SIGTERM) mid-upload reports the backup failed at once an
   const agent = await start();
   const created = await api("POST", "/api/backups", { databaseName: "main" });
   const backupId = created.body._id;
-  await waitUntil("a first uploaded part", async () => (await world.server.ctx.db.select().from(backupParts).where(eq(backupParts.backupId, backupId))).length > 0, 60_000);
+  await waitUntil(async () => (await world.server.ctx.db.select().from(backupParts).where(eq(backupParts.backupId, backupId))).length > 0, { message: "a first uploaded part", timeout: 60_000 });
   expect(await agent.stop("SIGTERM")).toBe(0);
   const backup = await waitForBackupEnd(api, backupId);
   expect(backup).toMatchObject({ status: "failed", error: "the agent was stopped during the backup (dbvault-agent run received a stop signal)" });
@@ -111,17 +112,17 @@ test("a reset from the web app gives the agent new credentials, which it saves a
   const before = JSON.parse(await Bun.file(configPath).text()).server;
   const reset = await api("POST", `/api/agents/manage/${before.agentId}`, { action: "reset" });
   expect(reset.status).toBe(200);
-  const after = await waitUntil("the new token in the config", async () => {
+  const after = await waitUntil(async () => {
     const server = JSON.parse(await Bun.file(configPath).text()).server;
     return server.agentToken !== before.agentToken ? server : undefined;
-  });
+  }, { message: "the new token in the config", timeout: 30_000 });
   const newToken = String(after.agentToken);
   expect(newToken).toStartWith("dbvt_");
   expect(after).toMatchObject({ agentId: before.agentId, apiKey: before.apiKey });
-  const created = await waitUntil("a backup accepted after the reconnection", async () => {
+  const created = await waitUntil(async () => {
     const response = await api("POST", "/api/backups", { databaseName: "main" });
     return response.status === 201 ? response.body : undefined;
-  });
+  }, { message: "a backup accepted after the reconnection", timeout: 30_000 });
   expect(await waitForBackupEnd(api, created._id)).toMatchObject({ status: "completed" });
   expect(agent.log()).not.toContain(newToken);
 });

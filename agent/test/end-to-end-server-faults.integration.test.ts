@@ -11,10 +11,11 @@ import { eq } from "drizzle-orm";
 import { backupParts, plans, users } from "@db/schema";
 import { summarizeArchive } from "../src/dump/mongodump-archive/index.ts";
 import { snapshotDatabase } from "./support/database-snapshot.ts";
-import { runSetup, startAgentProcess, waitUntil } from "./support/end-to-end.ts";
+import { runSetup, startAgentProcess } from "./support/end-to-end.ts";
 import { LARGE_DATABASE_BLOBS, seedLargeDatabase, sweepStalledOperationsLater, useEndToEndWorld, waitForBackupEnd } from "./support/end-to-end-world.ts";
 import { BINARY_PATH, runAgent } from "./support/run-agent.ts";
 import { apiFor, freezeUploadPart, listStoredFiles } from "./support/server-faults.ts";
+import { waitUntil } from "../../testkit/wait-until";
 
 const world = useEndToEndWorld();
 const { agents } = world;
@@ -40,7 +41,7 @@ async function startUserWithAgent(databases: Record<string, string>, planId?: st
 }
 
 async function waitUntilOnline(api: ReturnType<typeof apiFor>) {
-  await waitUntil("the agent to be online", async () => (await api("GET", "/api/settings/system-status")).body.agents?.[0]?.status === "active");
+  await waitUntil(async () => (await api("GET", "/api/settings/system-status")).body.agents?.[0]?.status === "active", { message: "the agent to be online", timeout: 30_000 });
 }
 
 async function storageUsedOf(userId: string) {
@@ -80,7 +81,7 @@ test("a server restarted mid-upload: the agent resends the cut part, the backup 
   expect((await listStoredFiles(world.server.ctx)).filter((file) => file.includes(backupId) && file.startsWith(".uploads"))).toEqual([]);
   await waitUntilOnline(api);
   // The agent logs once the completion call has answered, a moment after the server recorded it.
-  await waitUntil("the agent to log the completed upload", () => agent.log().includes('"msg":"backup completed and uploaded"'));
+  await waitUntil(() => agent.log().includes('"msg":"backup completed and uploaded"'), { message: "the agent to log the completed upload", timeout: 30_000 });
   expect(agent.log()).not.toContain('"msg":"backup failed"');
 
   // The stored file is the agent's ciphertext, whole: its checksum matches and it decrypts.
@@ -104,10 +105,10 @@ test("a server restarted mid-upload: the agent resends the cut part, the backup 
   const requested = await api("POST", `/api/backups/${backupId}/restore`, { databaseName: "main" });
   expect(requested.status).toBe(201);
   const restoreId = requested.body.restore._id;
-  const restore = await waitUntil("the restore to end", async () => {
+  const restore = await waitUntil(async () => {
     const found = (await api("GET", "/api/backups/restores/all")).body.find((r: { _id: string }) => r._id === restoreId);
     return found && (found.status === "completed" || found.status === "failed") ? found : undefined;
-  });
+  }, { message: "the restore to end", timeout: 30_000 });
   expect(restore).toMatchObject({ status: "completed" });
   expect(await snapshotDatabase(world.env.client.db(database))).toEqual(original);
 }, 180_000);
@@ -168,8 +169,8 @@ test("a backup past the plan's storage fails with STORAGE_LIMIT_EXCEEDED, frees 
   expect(await partsOf(failed._id)).toEqual([]);
   // The staged parts are deleted just after the failure is recorded: give that a moment, not more.
   const sameFiles = async () => JSON.stringify(await listStoredFiles(world.server.ctx)) === JSON.stringify(filesBefore);
-  await waitUntil("the failed backup's staged parts to be deleted", sameFiles, 5_000);
-  await waitUntil("the agent to log the refusal", () => agent.log().includes('"msg":"backup failed"'));
+  await waitUntil(sameFiles, { message: "the failed backup's staged parts to be deleted", timeout: 5_000 });
+  await waitUntil(() => agent.log().includes('"msg":"backup failed"'), { message: "the agent to log the refusal", timeout: 30_000 });
   expect(agent.log()).toContain("Storage limit exceeded");
 
   // Still connected: once the plan allows it, the same agent backs the database up.

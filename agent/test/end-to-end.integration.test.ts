@@ -11,9 +11,10 @@ import { runDueBackups } from "../../server/src/modules/scheduler/service.ts";
 import { summarizeArchive } from "../src/dump/mongodump-archive/index.ts";
 import { buildAwkwardDatabase } from "./support/awkward-database.ts";
 import { snapshotDatabase } from "./support/database-snapshot.ts";
-import { ensureFreshBinary, openBrowserSocket, type RunningAgent, runSetup, startAgentProcess, waitUntil } from "./support/end-to-end.ts";
+import { ensureFreshBinary, openBrowserSocket, type RunningAgent, runSetup, startAgentProcess } from "./support/end-to-end.ts";
 import { BINARY_PATH, runAgent } from "./support/run-agent.ts";
 import { type AgentTestEnv, openAgentTestEnv } from "./support/test-env.ts";
+import { waitUntil } from "../../testkit/wait-until";
 
 let env: AgentTestEnv;
 let server: TestServer;
@@ -95,10 +96,10 @@ describe("setup, run, backup, download, decrypt, restore", () => {
 
   test("run connects: the agent shows online with its name, version and platform", async () => {
     agent = startAgentProcess(configPath);
-    const status = await waitUntil("the agent to be online", async () => {
+    const status = await waitUntil(async () => {
       const response = await api("GET", "/api/settings/system-status");
       return response.body.agents?.[0]?.status === "active" ? response.body : undefined;
-    });
+    }, { message: "the agent to be online", timeout: 30_000 });
     const { version } = JSON.parse(await readFile(join(import.meta.dir, "../../package.json"), "utf8"));
     expect(status.agents).toEqual([
       expect.objectContaining({ id: agentId, name: "e2e-agent", version, platform: `${process.platform}-${process.arch}`, status: "active" }),
@@ -159,11 +160,8 @@ describe("setup, run, backup, download, decrypt, restore", () => {
     const welcomedBefore = welcomes();
     const restart = await api("POST", `/api/agents/manage/${agentId}`, { action: "restart" });
     expect(restart.status).toBe(200);
-    await waitUntil("the restart", () => agent.log().includes("restart requested"));
-    await waitUntil(
-      "the agent to reconnect",
-      async () => welcomes() > welcomedBefore && (await api("GET", "/api/settings/system-status")).body.agents[0].status === "active",
-    );
+    await waitUntil(() => agent.log().includes("restart requested"), { message: "the restart", timeout: 30_000 });
+    await waitUntil(async () => welcomes() > welcomedBefore && (await api("GET", "/api/settings/system-status")).body.agents[0].status === "active", { message: "the agent to reconnect", timeout: 30_000 });
 
     const requested = await api("POST", `/api/backups/${backupId}/restore`, { databaseName: "shop" });
     expect(requested.status).toBe(201);
@@ -194,11 +192,11 @@ describe("setup, run, backup, download, decrypt, restore", () => {
   test("a scheduled backup runs through the same agent", async () => {
     const started = await runDueBackups(server.ctx);
     expect(started).toBeGreaterThanOrEqual(1);
-    const auto = await waitUntil("the scheduled backup to complete", async () => {
+    const auto = await waitUntil(async () => {
       const list = (await api("GET", "/api/backups?databaseName=shop")).body as { type: string; status: string }[];
       const found = list.find((b) => b.type === "auto");
       return found && found.status !== "pending" && found.status !== "in-progress" ? found : undefined;
-    });
+    }, { message: "the scheduled backup to complete", timeout: 30_000 });
     expect(auto).toMatchObject({ status: "completed", type: "auto" });
   });
 
@@ -225,6 +223,6 @@ describe("setup, run, backup, download, decrypt, restore", () => {
     expect(await agent.stop("SIGTERM")).toBe(0);
     expect(agent.log()).toContain('"msg":"stopped"');
     for (const secret of [user.apiKey, config.masterKey, config.server.agentToken, "mongodb://"]) expect(agent.log()).not.toContain(secret);
-    await waitUntil("the agent to be offline", async () => (await api("GET", "/api/settings/system-status")).body.agents[0].status === "offline");
+    await waitUntil(async () => (await api("GET", "/api/settings/system-status")).body.agents[0].status === "offline", { message: "the agent to be offline", timeout: 30_000 });
   });
 });

@@ -1,11 +1,12 @@
 import { UPLOAD_GO_WAIT_MS } from "../../../protocol/agent-protocol";
+import { type Clock, systemClock } from "../../../protocol/clock";
 
 /**
  * The server's `upload.go` messages (it is ready to read a part's body), matched to the part
  * uploads waiting for them. A go may arrive before its upload starts waiting, so recent ones are
  * remembered (a few hundred at most: they are consumed within seconds).
  */
-export function createGoSignals(waitMs = UPLOAD_GO_WAIT_MS) {
+export function createGoSignals(waitMs = UPLOAD_GO_WAIT_MS, clock: Clock = systemClock) {
   const keyOf = (backupId: string, partNumber: number) => `${backupId}/${partNumber}`;
   const waiters = new Map<string, () => void>();
   const early = new Set<string>();
@@ -24,11 +25,11 @@ export function createGoSignals(waitMs = UPLOAD_GO_WAIT_MS) {
       if (early.delete(key)) return Promise.resolve();
       return new Promise<void>((resolve) => {
         const done = () => {
-          clearTimeout(timer);
+          cancel();
           if (waiters.get(key) === done) waiters.delete(key);
           resolve();
         };
-        const timer = setTimeout(done, waitMs);
+        const cancel = clock.after(waitMs, done);
         waiters.set(key, done);
       });
     },

@@ -11,6 +11,7 @@ import { ServerRefusedError } from "./errors";
 import { createServerClient } from "./server-client";
 import { uploadBackup } from "./uploader";
 import type { ServerMessage } from "../../../protocol/agent-protocol";
+import { waitUntil } from "../../../testkit/wait-until";
 
 let server: TestServer;
 let base: string;
@@ -70,13 +71,13 @@ function collectMessages() {
     messages,
     onMessage: (message: ServerMessage) => void messages.push(message),
     async next(type: ServerMessage["type"], timeoutMs = 5000) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const index = messages.findIndex((m) => m.type === type);
-        if (index !== -1) return messages.splice(index, 1)[0]!;
-        if (Date.now() > deadline) throw new Error(`no ${type} message`);
-        await Bun.sleep(20);
-      }
+      return waitUntil(
+        () => {
+          const index = messages.findIndex((m) => m.type === type);
+          return index === -1 ? undefined : messages.splice(index, 1)[0]!;
+        },
+        { timeout: timeoutMs, message: `a ${type} message` },
+      );
     },
   };
 }
@@ -94,9 +95,15 @@ describe("agent transport", () => {
       { onMessage: inbox.onMessage },
     );
     expect(await inbox.next("welcome")).toMatchObject({ agentId });
-    await Bun.sleep(100);
-    const status = await server.call("GET", "/api/settings/system-status", { token: user.token });
-    expect(status.body.agents[0]).toMatchObject({ status: "active", version: "1.2.3", hostname: "host-1" });
+    // The hello (version, hostname) is recorded after the welcome went out.
+    await waitUntil(
+      async () => {
+        const status = await server.call("GET", "/api/settings/system-status", { token: user.token });
+        expect(status.body.agents[0]).toMatchObject({ status: "active", version: "1.2.3", hostname: "host-1" });
+        return true;
+      },
+      { message: "the agent's hello to be recorded" },
+    );
 
     const trigger = await server.call("POST", "/api/backups", { token: user.token, body: { databaseName: "orders" } });
     const command = await inbox.next("backup");

@@ -5,9 +5,10 @@ import { randomBytes } from "node:crypto";
 import { Binary } from "mongodb";
 import { startTestServer, type TestServer } from "../../../server/test/harness.ts";
 import { failStalledOperations, STALLED_TIMEOUT_MS } from "../../../server/src/modules/scheduler/service.ts";
-import { ensureFreshBinary, type RunningAgent, waitUntil } from "./end-to-end.ts";
+import { ensureFreshBinary, type RunningAgent } from "./end-to-end.ts";
 import type { apiFor } from "./server-faults.ts";
 import { type AgentTestEnv, openAgentTestEnv } from "./test-env.ts";
+import { waitUntil } from "../../../testkit/wait-until";
 
 export type EndToEndWorld = { env: AgentTestEnv; server: TestServer; base: string; agents: RunningAgent[] };
 
@@ -39,14 +40,10 @@ export async function seedLargeDatabase(env: AgentTestEnv, database: string) {
 
 /** The backup once it is completed or failed. */
 export async function waitForBackupEnd(api: ReturnType<typeof apiFor>, backupId: string, timeoutMs?: number) {
-  return waitUntil(
-    "the backup to end",
-    async () => {
+  return waitUntil(async () => {
       const backup = (await api("GET", `/api/backups/${backupId}`)).body;
       return backup.status === "completed" || backup.status === "failed" ? backup : undefined;
-    },
-    timeoutMs,
-  );
+    }, { message: "the backup to end", timeout: timeoutMs });
 }
 
 /** Runs the stalled-operation sweeper once with the server's clock past the stall timeout (in production it runs every 15 s). */

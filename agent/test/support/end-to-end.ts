@@ -4,6 +4,7 @@ import { existsSync, statSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { BINARY_PATH, REPO_ROOT } from "./run-agent.ts";
+import { waitUntil } from "../../../testkit/wait-until";
 
 /** Builds dist/dbvault-agent when it is missing or older than the agent's sources. */
 export async function ensureFreshBinary(): Promise<void> {
@@ -60,17 +61,6 @@ export function startAgentProcess(configPath: string, command: string[] = [BINAR
   };
 }
 
-/** Polls `check` until it returns a value other than undefined/false; throws after `timeoutMs`. */
-export async function waitUntil<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(25);
-  }
-}
-
 export type BrowserEvent = { type: string; [field: string]: unknown };
 
 /** A browser-side /api/ws client, authenticated with the user's session token like the web app. */
@@ -94,7 +84,7 @@ export async function openBrowserSocket(baseUrl: string, token: string) {
     events,
     /** Waits for an event matching `match` and returns it. */
     waitFor: (what: string, match: (event: BrowserEvent) => boolean, timeoutMs?: number) =>
-      waitUntil(what, () => events.find(match), timeoutMs),
+      waitUntil(() => events.find(match), { message: what, timeout: timeoutMs }),
     close: () => socket.close(),
   };
 }

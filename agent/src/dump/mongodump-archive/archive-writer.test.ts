@@ -5,6 +5,7 @@ import { createArchiveWriter } from "./archive-writer.ts";
 import { MongodumpArchiveError } from "./errors.ts";
 import { collectBytes, collectEvents, countDocuments, createRandom, toBson } from "./test-support.ts";
 import type { ArchivePrelude } from "./types.ts";
+import { settle } from "../../../../testkit/manual-clock";
 
 const prelude: ArchivePrelude = {
   header: { serverVersion: "7.0.0", concurrentCollections: 3 },
@@ -15,8 +16,6 @@ const prelude: ArchivePrelude = {
   ],
 };
 
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** Whether a promise is still pending after the event loop had a chance to settle it. */
 async function isPending(promise: Promise<unknown>): Promise<boolean> {
   let settled = false;
@@ -24,7 +23,8 @@ async function isPending(promise: Promise<unknown>): Promise<boolean> {
     () => (settled = true),
     () => (settled = true),
   );
-  await pause(5);
+  await settle();
+  await settle(); // two turns of the loop: a reaction that schedules another still gets to run
   return !settled;
 }
 
@@ -36,7 +36,7 @@ describe("createArchiveWriter", () => {
     const produce = async (namespace: string) => {
       for (let n = 0; n < 300; n++) {
         await writer.writeDocument(namespace, toBson({ namespace, n }));
-        if (random() < 0.1) await pause(0);
+        if (random() < 0.1) await settle(); // let the other producers interleave
       }
       await writer.endNamespace(namespace);
     };

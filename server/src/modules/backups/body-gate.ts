@@ -8,7 +8,7 @@
  * A part that has waited MAX_WAIT_MS goes ahead anyway: a few slow clients holding the gate must
  * not stall everyone else's backups (slow bodies arrive slowly, so they cost little memory).
  */
-import { type Clock, systemClock } from "../../lib/clock";
+import { type Clock, systemClock } from "@protocol/clock";
 
 export const BODIES_AT_ONCE = 3;
 export const MAX_WAIT_MS = 10_000;

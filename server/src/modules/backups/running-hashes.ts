@@ -1,6 +1,6 @@
 import { createHash, type Hash } from "node:crypto";
 import { UPLOAD_PARTS_IN_FLIGHT } from "@protocol/agent-protocol";
-import { type Clock, systemClock } from "../../lib/clock";
+import { type Clock, systemClock } from "@protocol/clock";
 
 // SHA-256 of a whole backup file, fed part by part while parts arrive in order on this instance.
 // When they do not (a retry on another instance, a restart), completion re-reads the stored parts.

@@ -1,5 +1,5 @@
 /**
- * Time as the server's waiting code sees it: what time it is, and a callback after a delay.
+ * Time as the server's and the agent's waiting code sees it: what time it is, and a callback after a delay.
  * Production uses the system's; tests pass testkit/manual-clock.ts and move time themselves,
  * so no outcome depends on how busy the machine is.
  */
