@@ -10,6 +10,11 @@ export const EXIT = {
   verification: 3,
   /** The config file is missing, unreadable, too open, invalid, or lacks what the command needs. */
   config: 4,
+  /**
+   * `run`: the server removed this agent (EX_CONFIG in sysexits.h). The systemd unit does not
+   * restart on it (RestartPreventExitStatus=78): reconnecting would be refused forever.
+   */
+  removed: 78,
   /** Interrupted (SIGINT/SIGTERM), as shells report it. */
   interrupted: 130,
 } as const;

@@ -44,6 +44,7 @@ exit codes:
   3  verification or decryption failed (wrong key, damaged or foreign file)
   4  config problem (missing, unreadable, readable by others, invalid, no key, not set
      up for run or db add, already set up for setup without --force)
+  78 run: this agent was removed from DBVault (connect it again with setup --force)
   130 interrupted
 `;
 

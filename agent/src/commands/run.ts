@@ -8,6 +8,7 @@ import { createDaemonLog } from "../daemon/daemon-log.ts";
 import { createDaemonRuntime } from "../daemon/runtime.ts";
 import { AGENT_VERSION } from "../dump/index.ts";
 import { deriveKeyId } from "../archive/index.ts";
+import { CliError, EXIT } from "./cli-error.ts";
 import type { CommandContext } from "./context.ts";
 import { parseOptions } from "./parse-args.ts";
 import { describeAgentHost, loadSetUpConfig } from "./server-link.ts";
@@ -29,9 +30,17 @@ export async function runDaemonCommand(args: string[], context: CommandContext):
   });
   const daemon = startAgentDaemon(createDaemonRuntime({ configPath: path, config, hello: describeAgentHost(), log }));
   const signal = context.io.signal;
-  if (!signal.aborted) await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+  const stopRequested = new Promise<"signal">((resolve) => {
+    if (signal.aborted) resolve("signal");
+    else signal.addEventListener("abort", () => resolve("signal"), { once: true });
+  });
+  const why = await Promise.race([stopRequested, daemon.removed.then(() => "removed" as const)]);
   log("stopping: finishing up and closing the connection");
   await daemon.stop();
   log("stopped");
+  if (why === "removed") {
+    // Not a failure to retry: a service manager must not restart it (the unit's RestartPreventExitStatus).
+    throw new CliError("this agent was removed from DBVault", EXIT.removed, "run dbvault-agent setup --force to connect this machine again");
+  }
   return 0;
 }

@@ -142,6 +142,8 @@ export function startAgentDaemon(runtime: DaemonRuntime) {
     }
   }
 
+  let resolveRemoved: (reason: string) => void = () => {};
+  const removed = new Promise<string>((resolve) => (resolveRemoved = resolve));
   socket = startAgentSocket(
     {
       url: () => runtime.client().socketUrl(),
@@ -154,11 +156,17 @@ export function startAgentDaemon(runtime: DaemonRuntime) {
       },
       onConnected: () => outbox.flush(),
       onDisconnected: (reason, retryInMs) => runtime.log("disconnected from the server", { reason, retryInMs }),
+      onRemoved: (reason) => {
+        runtime.log("this agent was removed from DBVault: stopping", { reason });
+        resolveRemoved(reason);
+      },
     },
   );
 
   return {
     isConnected: () => socket.isConnected(),
+    /** Resolves with the server's reason if it removes this agent; the socket has stopped by then. */
+    removed,
     /** Stops taking work, aborts the running job (which reports its failure, briefly awaited) and closes the socket. */
     async stop() {
       jobs.length = 0;

@@ -1,4 +1,5 @@
 import {
+  AGENT_REMOVED_CLOSE_CODE,
   type AgentMessage,
   HEARTBEAT_INTERVAL_MS,
   RECONNECT_MAX_MS,
@@ -12,6 +13,8 @@ export type SocketEvents = {
   onConnected?(): void;
   /** The socket dropped; `retryInMs` says when the next attempt is. */
   onDisconnected?(reason: string, retryInMs: number): void;
+  /** The server removed this agent (AGENT_REMOVED_CLOSE_CODE): the socket stops for good. */
+  onRemoved?(reason: string): void;
 };
 
 export type SocketOptions = {
@@ -77,6 +80,15 @@ export function startAgentSocket(options: SocketOptions, events: SocketEvents) {
     ws.onerror = () => {};
     ws.onclose = (event) => {
       if (socket !== ws) return;
+      if (event.code === AGENT_REMOVED_CLOSE_CODE) {
+        // Reconnecting would be refused the same way, forever: stop and say why.
+        stopped = true;
+        if (heartbeat) clearInterval(heartbeat);
+        socket = null;
+        resolveStopped();
+        events.onRemoved?.(event.reason || "this agent was removed from DBVault");
+        return;
+      }
       scheduleReconnect(opened ? `connection closed (${event.code}${event.reason ? `: ${event.reason}` : ""})` : "could not connect");
     };
   }

@@ -10,7 +10,7 @@ import { startAgentSocket } from "./agent-socket";
 import { ServerRefusedError } from "./errors";
 import { createServerClient } from "./server-client";
 import { uploadBackup } from "./uploader";
-import type { ServerMessage } from "../../../protocol/agent-protocol";
+import { AGENT_REMOVED_CLOSE_CODE, type ServerMessage } from "../../../protocol/agent-protocol";
 import { waitUntil } from "../../../testkit/wait-until";
 
 let server: TestServer;
@@ -235,4 +235,35 @@ describe("agent transport", () => {
     expect(ranges[0]).toBe(0);
     expect(ranges[1]).toBeGreaterThanOrEqual(1024 * 1024);
   });
+});
+
+test("a socket the server closes with AGENT_REMOVED_CLOSE_CODE stops for good and says why", async () => {
+  let connections = 0;
+  const removedServer = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    fetch(request, bunServer) {
+      connections++;
+      return bunServer.upgrade(request) ? undefined : new Response("no", { status: 400 });
+    },
+    websocket: {
+      open: (ws) => ws.close(AGENT_REMOVED_CLOSE_CODE, "This agent was removed from DBVault."),
+      message() {},
+    },
+  });
+  try {
+    const removed = Promise.withResolvers<string>();
+    const disconnects: string[] = [];
+    const socket = startAgentSocket(
+      { url: () => `ws://127.0.0.1:${removedServer.port}/`, headers: () => ({}), hello: { version: "1", hostname: "h", platform: "linux-x64" } },
+      { onMessage() {}, onRemoved: (reason) => removed.resolve(reason), onDisconnected: (reason) => disconnects.push(reason) },
+    );
+    expect(await removed.promise).toBe("This agent was removed from DBVault.");
+    await socket.stop(); // already stopped: resolves at once
+    expect(socket.isConnected()).toBe(false);
+    expect(disconnects).toEqual([]); // no reconnection was scheduled
+    expect(connections).toBe(1);
+  } finally {
+    removedServer.stop(true);
+  }
 });
