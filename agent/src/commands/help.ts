@@ -24,6 +24,9 @@ commands:
                                  list its namespaces and document counts
   key generate [--force]         create the config file's master key
   key export                     print the master key (keep it secret, keep a copy)
+  key import [--key-file PATH] [--force]
+                                 put a saved master key into the config (prompt, file or
+                                 stdin; never an argument): a new machine after a disaster
   version                        print the version
   help [COMMAND]                 print this help, or a command's (setup, run, db)
 

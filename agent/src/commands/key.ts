@@ -1,31 +1,39 @@
-// dbvault-agent key generate [--force] | key export: create the master key in the config file,
-// or print it (the only way it is ever shown). Backups can only be restored with this key.
-import { deriveKeyId, encodeMasterKey, generateMasterKey } from "../archive/index.ts";
+// dbvault-agent key generate [--force] | key export | key import: create the master key in the
+// config file, print it (the only way it is ever shown), or put a saved one back (a new machine
+// after a disaster). Backups can only be restored with this key.
+import { decodeMasterKey, deriveKeyId, encodeMasterKey, generateMasterKey } from "../archive/index.ts";
 import { type AgentConfig, CONFIG_VERSION, ConfigError, loadConfig, readMasterKey, saveConfig } from "../config.ts";
-import { usageError } from "./cli-error.ts";
+import { CliError, EXIT, usageError } from "./cli-error.ts";
 import type { CommandContext } from "./context.ts";
 import { parseOptions } from "./parse-args.ts";
+import { createPrompter } from "./prompt.ts";
+import { readSecretFile } from "./setup-inputs.ts";
 import { COMMON_OPTIONS } from "./shared.ts";
 
-/** Runs `key generate` or `key export`; returns the exit code or throws what describeFailure reports. */
+/** Runs `key generate`, `key export` or `key import`; returns the exit code or throws what describeFailure reports. */
 export async function runKeyCommand(args: string[], context: CommandContext): Promise<number> {
   const [action, ...rest] = args;
   if (action === "generate") return generateKey(rest, context);
   if (action === "export") return exportKey(rest, context);
-  if (action === undefined) throw usageError("key: missing action (generate or export)");
-  throw usageError(`key: unknown action "${action}" (expected generate or export)`);
+  if (action === "import") return importKey(rest, context);
+  if (action === undefined) throw usageError("key: missing action (generate, export or import)");
+  throw usageError(`key: unknown action "${action}" (expected generate, export or import)`);
+}
+
+/** The config at `path`, or a new empty one when there is no file yet. */
+async function loadOrCreateConfig(path: string): Promise<AgentConfig> {
+  try {
+    return await loadConfig(path);
+  } catch (error) {
+    if (!(error instanceof ConfigError && error.code === "missing")) throw error;
+    return { version: CONFIG_VERSION, databases: [] };
+  }
 }
 
 async function generateKey(args: string[], context: CommandContext): Promise<number> {
   const options = parseOptions("key generate", args, { ...COMMON_OPTIONS, force: "boolean" });
   const path = context.configPath(options.config);
-  let config: AgentConfig;
-  try {
-    config = await loadConfig(path);
-  } catch (error) {
-    if (!(error instanceof ConfigError && error.code === "missing")) throw error;
-    config = { version: CONFIG_VERSION, databases: [] };
-  }
+  const config = await loadOrCreateConfig(path);
   if (config.masterKey !== undefined && options.force !== true) {
     const existing = readMasterKey(config, path);
     throw new ConfigError(
@@ -39,6 +47,55 @@ async function generateKey(args: string[], context: CommandContext): Promise<num
   await saveConfig(path, { ...config, masterKey: encodeMasterKey(key) });
   context.say(`created a new master key (key id ${deriveKeyId(key)}) in ${path}`);
   context.warn("keep a copy of the key somewhere safe (dbvault-agent key export prints it): without it no backup can be restored");
+  return 0;
+}
+
+/**
+ * `key import`: the saved key from --key-file PATH (- for stdin), a hidden prompt on a terminal,
+ * or stdin; never from argv, where ps and shell history would show it.
+ */
+async function importKey(args: string[], context: CommandContext): Promise<number> {
+  const takesValue = new Set(["--key-file", "--config"]);
+  const positional = args.some((arg, i) => !arg.startsWith("--") && !takesValue.has(args[i - 1] ?? ""));
+  if (positional) {
+    throw usageError(
+      "key import: the key must not be given on the command line (ps and shell history would show it)",
+      "paste it at the prompt, or pass --key-file PATH, or pipe it on stdin",
+    );
+  }
+  const options = parseOptions("key import", args, { ...COMMON_OPTIONS, "key-file": "string", force: "boolean" });
+  const path = context.configPath(options.config);
+  let text: string;
+  if (typeof options["key-file"] === "string") text = await readSecretFile(options["key-file"], context);
+  else if (context.io.stdinIsTTY) text = await createPrompter(context.io.stdin, context.io.stderr).askSecret("master key (as dbvault-agent key export printed it; not shown): ");
+  else text = await readSecretFile("-", context);
+  let key: Buffer;
+  try {
+    key = decodeMasterKey(text);
+  } catch (error) {
+    throw new CliError(`key import: this is not a master key: ${(error as Error).message}`, EXIT.failure, "paste the whole line dbvault-agent key export printed (dbvk1-…)");
+  }
+  const keyId = deriveKeyId(key);
+  const config = await loadOrCreateConfig(path);
+  if (config.masterKey !== undefined) {
+    const existing = readMasterKey(config, path);
+    if (existing.equals(key)) {
+      context.say(`the config file ${path} already holds this master key (key id ${keyId}); nothing changed`);
+      return 0;
+    }
+    if (options.force !== true) {
+      throw new ConfigError(
+        "key-exists",
+        `the config file ${path} holds a different master key (key id ${deriveKeyId(existing)})`,
+        path,
+        "backups made with that key can only be restored with it: save it first (dbvault-agent key export), then pass --force to replace it",
+      );
+    }
+    context.warn(`replacing the master key ${deriveKeyId(existing)}: backups made with it can no longer be restored from this config`);
+  }
+  await saveConfig(path, { ...config, masterKey: encodeMasterKey(key) });
+  context.say(`imported the master key (key id ${keyId}) into ${path} (mode 0600)`);
+  if (!config.server) context.say("next: dbvault-agent setup --server https://your-dbvault-server, then restore your backups");
   return 0;
 }
 
