@@ -27,6 +27,9 @@ commands:
   key import [--key-file PATH] [--force]
                                  put a saved master key into the config (prompt, file or
                                  stdin; never an argument): a new machine after a disaster
+  service install|uninstall|status [--user]
+                                 run the agent as a systemd service (system-wide as root,
+                                 else a user service); without systemd, say how to run it
   version                        print the version
   help [COMMAND]                 print this help, or a command's (setup, run, db)
 

@@ -12,6 +12,7 @@ import { findCommandHelp } from "./help-topics.ts";
 import { runKeyCommand } from "./key.ts";
 import { runRestoreCommand } from "./restore.ts";
 import { runDaemonCommand } from "./run.ts";
+import { runServiceCommand } from "./service.ts";
 import { runSetupCommand } from "./setup.ts";
 import { runVerifyCommand } from "./verify.ts";
 
@@ -27,6 +28,7 @@ const COMMANDS: Record<string, Command> = {
   decrypt: runDecryptCommand,
   verify: runVerifyCommand,
   key: runKeyCommand,
+  service: runServiceCommand,
   async version(args, context) {
     if (args.length > 0) throw usageError(`version: unexpected argument "${args[0]}"`);
     context.io.stdout.write(`${describeVersion()}\n`);

@@ -10,6 +10,7 @@ import { usageError } from "./cli-error.ts";
 import type { CommandContext } from "./context.ts";
 import { parseOptions } from "./parse-args.ts";
 import { createPrompter, type Prompter } from "./prompt.ts";
+import { runServiceCommand } from "./service.ts";
 import { describeAgentHost, describeServerError, isInsecureServer, normalizeServerUrl, testDatabaseConnection } from "./server-link.ts";
 import { checkOneStdinReader, parseDatabasesText, promptDatabases, readApiKey, readSecretFile, readSingleDatabase } from "./setup-inputs.ts";
 import { COMMON_OPTIONS } from "./shared.ts";
@@ -79,7 +80,11 @@ export async function runSetupCommand(args: string[], context: CommandContext): 
   reportDatabaseStates(context, databases, registered.databases);
   if (newKey) printNewKey(context, newKey);
   else context.say(`kept the master key already in ${path} (key id ${deriveKeyId(masterKey)})`);
-  context.say(`start the agent with: dbvault-agent run${options.config ? ` --config ${path}` : ""}`);
+  const configArgument = options.config ? ` --config ${path}` : "";
+  if (prompter && (await prompter.ask("install the agent as a service that starts at boot (systemd)? [y/N] ")).toLowerCase().startsWith("y")) {
+    return runServiceCommand(["install", ...(options.config ? ["--config", path] : [])], context);
+  }
+  context.say(`start the agent as a service with: dbvault-agent service install${configArgument} (or run it yourself: dbvault-agent run${configArgument})`);
   return 0;
 }
 
