@@ -162,6 +162,16 @@ export function validateConfig(value: unknown, path: string): AgentConfig {
   return { ...(value as object), databases } as AgentConfig;
 }
 
+/** The config at `path`, or a new empty one (no key, no server, no databases) when there is no file yet. */
+export async function loadConfigOrEmpty(path: string): Promise<AgentConfig> {
+  try {
+    return await loadConfig(path);
+  } catch (error) {
+    if (error instanceof ConfigError && error.code === "missing") return { version: CONFIG_VERSION, databases: [] };
+    throw error;
+  }
+}
+
 /** Writes the config atomically with mode 0600 (its directory 0700 when created); throws ConfigError "write-failed". */
 export async function saveConfig(path: string, config: AgentConfig): Promise<void> {
   const temporary = join(dirname(path), `.${randomBytes(6).toString("hex")}.tmp`);

@@ -2,7 +2,7 @@
 // config file, print it (the only way it is ever shown), or put a saved one back (a new machine
 // after a disaster). Backups can only be restored with this key.
 import { decodeMasterKey, deriveKeyId, encodeMasterKey, generateMasterKey } from "../archive/index.ts";
-import { type AgentConfig, CONFIG_VERSION, ConfigError, loadConfig, readMasterKey, saveConfig } from "../config.ts";
+import { ConfigError, loadConfigOrEmpty, readMasterKey, saveConfig } from "../config.ts";
 import { CliError, EXIT, usageError } from "./cli-error.ts";
 import type { CommandContext } from "./context.ts";
 import { parseOptions } from "./parse-args.ts";
@@ -20,20 +20,10 @@ export async function runKeyCommand(args: string[], context: CommandContext): Pr
   throw usageError(`key: unknown action "${action}" (expected generate, export or import)`);
 }
 
-/** The config at `path`, or a new empty one when there is no file yet. */
-async function loadOrCreateConfig(path: string): Promise<AgentConfig> {
-  try {
-    return await loadConfig(path);
-  } catch (error) {
-    if (!(error instanceof ConfigError && error.code === "missing")) throw error;
-    return { version: CONFIG_VERSION, databases: [] };
-  }
-}
-
 async function generateKey(args: string[], context: CommandContext): Promise<number> {
   const options = parseOptions("key generate", args, { ...COMMON_OPTIONS, force: "boolean" });
   const path = context.configPath(options.config);
-  const config = await loadOrCreateConfig(path);
+  const config = await loadConfigOrEmpty(path);
   if (config.masterKey !== undefined && options.force !== true) {
     const existing = readMasterKey(config, path);
     throw new ConfigError(
@@ -76,7 +66,7 @@ async function importKey(args: string[], context: CommandContext): Promise<numbe
     throw new CliError(`key import: this is not a master key: ${(error as Error).message}`, EXIT.failure, "paste the whole line dbvault-agent key export printed (dbvk1-…)");
   }
   const keyId = deriveKeyId(key);
-  const config = await loadOrCreateConfig(path);
+  const config = await loadConfigOrEmpty(path);
   if (config.masterKey !== undefined) {
     const existing = readMasterKey(config, path);
     if (existing.equals(key)) {

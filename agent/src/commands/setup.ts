@@ -3,7 +3,7 @@
 // would orphan every earlier backup), registers the agent and the database *names* with the
 // server, writes the 0600 config, and shows the master key once.
 import { deriveKeyId, encodeMasterKey, generateMasterKey } from "../archive/index.ts";
-import { type AgentConfig, CONFIG_VERSION, ConfigError, type DatabaseEntry, loadConfig, readMasterKey, saveConfig } from "../config.ts";
+import { ConfigError, type DatabaseEntry, loadConfigOrEmpty, readMasterKey, saveConfig } from "../config.ts";
 import { AGENT_VERSION } from "../dump/index.ts";
 import { createServerClient } from "../transport/server-client.ts";
 import { usageError } from "./cli-error.ts";
@@ -34,7 +34,7 @@ export async function runSetupCommand(args: string[], context: CommandContext): 
     throw usageError("setup: give either --databases-file or --db with --uri-file, not both");
   }
   const path = context.configPath(options.config);
-  const existing = await loadExistingConfig(path);
+  const existing = await loadConfigOrEmpty(path);
   if (existing.server && options.force !== true) {
     throw new ConfigError(
       "already-set-up",
@@ -86,15 +86,6 @@ export async function runSetupCommand(args: string[], context: CommandContext): 
   }
   context.say(`start the agent as a service with: dbvault-agent service install${configArgument} (or run it yourself: dbvault-agent run${configArgument})`);
   return 0;
-}
-
-async function loadExistingConfig(path: string): Promise<AgentConfig> {
-  try {
-    return await loadConfig(path);
-  } catch (error) {
-    if (error instanceof ConfigError && error.code === "missing") return { version: CONFIG_VERSION, databases: [] };
-    throw error;
-  }
 }
 
 async function readDatabases(
