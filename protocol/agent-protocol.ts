@@ -118,6 +118,7 @@ export type ServerMessage =
 /** Paths of the agent's HTTP API. */
 export const agentApi = {
   register: "/api/agent/register",
+  checkKey: "/api/agent/check-key",
   databases: "/api/agent/databases",
   uploadStatus: (backupId: string) => `/api/agent/backups/${backupId}/upload`,
   part: (backupId: string, partNumber: number) => `/api/agent/backups/${backupId}/parts/${partNumber}`,

@@ -6,13 +6,14 @@ import { deriveKeyId, encodeMasterKey, generateMasterKey } from "../archive/inde
 import { ConfigError, type DatabaseEntry, loadConfigOrEmpty, readMasterKey, saveConfig } from "../config.ts";
 import { AGENT_VERSION } from "../dump/index.ts";
 import { createServerClient } from "../transport/server-client.ts";
-import { usageError } from "./cli-error.ts";
+import { ServerRefusedError } from "../transport/errors.ts";
+import { CliError, EXIT, usageError } from "./cli-error.ts";
 import type { CommandContext } from "./context.ts";
 import { parseOptions } from "./parse-args.ts";
 import { createPrompter, type Prompter } from "./prompt.ts";
 import { runServiceCommand } from "./service.ts";
 import { describeAgentHost, describeServerError, isInsecureServer, normalizeServerUrl, testDatabaseConnection } from "./server-link.ts";
-import { checkOneStdinReader, parseDatabasesText, promptDatabases, readApiKey, readSecretFile, readSingleDatabase } from "./setup-inputs.ts";
+import { API_KEY_ENV, checkOneStdinReader, parseDatabasesText, promptDatabases, readApiKey, readSecretFile, readSingleDatabase } from "./setup-inputs.ts";
 import { COMMON_OPTIONS } from "./shared.ts";
 
 const OPTIONS = {
@@ -45,11 +46,9 @@ export async function runSetupCommand(args: string[], context: CommandContext): 
   }
   const prompter = context.io.stdinIsTTY ? createPrompter(context.io.stdin, context.io.stderr) : null;
 
-  const serverAnswer = typeof options.server === "string" ? options.server : prompter ? await prompter.ask("DBVault server URL: ") : undefined;
-  if (!serverAnswer) throw usageError("setup: missing --server URL", "see dbvault-agent help setup");
-  const url = normalizeServerUrl("setup", serverAnswer);
+  const url = await chooseServer(options, context, prompter);
   if (isInsecureServer(url)) context.warn(`${url} is not https: the API key and backups cross the network unprotected by TLS`);
-  const apiKey = await readApiKey("setup", options, context, prompter);
+  const apiKey = await chooseApiKey(url, options, context, prompter);
   const given = await readDatabases(options, context, prompter);
   const agentName = typeof options.name === "string" ? options.name : describeAgentHost().hostname.slice(0, 100);
   if (agentName.length > 100) throw usageError("setup: --name must be at most 100 characters");
@@ -86,6 +85,63 @@ export async function runSetupCommand(args: string[], context: CommandContext): 
   }
   context.say(`start the agent as a service with: dbvault-agent service install${configArgument} (or run it yourself: dbvault-agent run${configArgument})`);
   return 0;
+}
+
+/** Questions asked again after a wrong answer, at most this many times in all. */
+const ATTEMPTS = 5;
+
+/**
+ * The server's URL: from --server (checked when registering, as scripts expect every input
+ * checked first), or asked on a terminal and checked at once, again after an answer that is not
+ * a URL or a server that does not answer.
+ */
+async function chooseServer(options: Record<string, string | boolean | undefined>, context: CommandContext, prompter: Prompter | null): Promise<string> {
+  const check = async (url: string) => {
+    await createServerClient({ url, apiKey: "" })
+      .checkService()
+      .catch((error) => {
+        throw describeServerError(error, `checking the DBVault server at ${url}`);
+      });
+    return url;
+  };
+  if (typeof options.server === "string") return normalizeServerUrl("setup", options.server);
+  if (!prompter) throw usageError("setup: missing --server URL", "see dbvault-agent help setup");
+  for (let attempt = 1; ; attempt++) {
+    const answer = await prompter.ask("DBVault server URL (e.g. https://dbvault.example.com): ");
+    try {
+      if (!answer) throw usageError("setup: the server URL is needed");
+      if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(answer)) {
+        throw new CliError(`setup: "${answer}" has no http:// or https://`, EXIT.usage, `did you mean https://${answer}?`);
+      }
+      return await check(normalizeServerUrl("setup", answer));
+    } catch (error) {
+      if (!(error instanceof CliError) || attempt >= ATTEMPTS) throw error;
+      context.say(error.message.replace(/^setup: /, ""));
+      if (error.hint) context.say(`hint: ${error.hint}`);
+    }
+  }
+}
+
+/**
+ * The API key. Typed at a terminal, it is checked with the server at once and asked again when
+ * refused; from a file or the environment, registration checks it.
+ */
+async function chooseApiKey(url: string, options: Record<string, string | boolean | undefined>, context: CommandContext, prompter: Prompter | null): Promise<string> {
+  const asked = prompter !== null && typeof options["api-key-file"] !== "string" && !context.io.env[API_KEY_ENV];
+  if (!asked) return readApiKey("setup", options, context, prompter);
+  for (let attempt = 1; ; attempt++) {
+    const apiKey = await readApiKey("setup", options, context, prompter);
+    try {
+      const { name } = await createServerClient({ url, apiKey }).checkApiKey();
+      context.say(`API key accepted (account: ${name || "unnamed"})`);
+      return apiKey;
+    } catch (error) {
+      const described = describeServerError(error, "checking the API key");
+      if (attempt >= ATTEMPTS || !(error instanceof ServerRefusedError && error.status === 401) || !(described instanceof CliError)) throw described;
+      context.say("the server does not know this API key");
+      if (described.hint) context.say(`hint: ${described.hint}`);
+    }
+  }
 }
 
 async function readDatabases(

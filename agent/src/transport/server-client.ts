@@ -6,7 +6,7 @@ import {
   type RegisterResponse,
   type UploadStatus,
 } from "../../../protocol/agent-protocol";
-import { ServerRefusedError, ServerUnreachableError } from "./errors";
+import { describeFetchFailure, ServerRefusedError, ServerUnreachableError } from "./errors";
 import { bodyAfterGo } from "./go-signals";
 
 export type ServerCredentials = { url: string; apiKey: string; agentId?: string; agentToken?: string };
@@ -32,7 +32,7 @@ export function createServerClient(credentials: ServerCredentials) {
         signal: init.signal ?? AbortSignal.timeout(init.timeoutMs ?? REQUEST_TIMEOUT_MS),
       });
     } catch (error) {
-      throw new ServerUnreachableError(`cannot reach the DBVault server at ${base}: ${(error as Error).message}`, error);
+      throw new ServerUnreachableError(`cannot reach the DBVault server at ${base}: ${describeFetchFailure(error, base)}`, error);
     }
     if (response.status >= 500) {
       throw new ServerUnreachableError(`the DBVault server answered ${response.status} for ${path}`);
@@ -48,6 +48,14 @@ export function createServerClient(credentials: ServerCredentials) {
 
   return {
     credentials,
+    /** Checks that the server is a DBVault server that answers (no credentials needed). */
+    async checkService(): Promise<void> {
+      await call("/api/agents/server-status", { timeoutMs: 15_000 });
+    },
+    /** Checks the API key; answers the account's name. Throws ServerRefusedError 401 for a wrong key. */
+    async checkApiKey(): Promise<{ name: string }> {
+      return (await call(agentApi.checkKey, { timeoutMs: 15_000 })).json() as Promise<{ name: string }>;
+    },
     /** Registers this agent and its database names; answers its id and token. */
     async register(input: RegisterRequest): Promise<RegisterResponse> {
       return (await call(agentApi.register, { method: "POST", ...json(input) })).json() as Promise<RegisterResponse>;

@@ -41,6 +41,11 @@ export const agentsController = (ctx: AppContext) => {
       },
       { body: RegisterRequest, detail: { summary: "Register an agent and its database names (API key)" } },
     )
+    .get(
+      "/check-key",
+      async ({ headers }) => ({ name: (await authenticateApiKey(ctx, headers.authorization)).name }),
+      { detail: { summary: "Check an API key (setup asks right after it is typed); answers the account's name" } },
+    )
     .post(
       "/databases",
       async ({ headers, body }) => {
