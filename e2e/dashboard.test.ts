@@ -61,10 +61,14 @@ describe("dashboard", () => {
     // Empty states.
     await page.getByText("No backups found. Trigger a backup to protect your data.").waitFor();
     await page.getByText("No backup agents connected").waitFor();
-    await eventually(() => page.getByRole("link", { name: "Set Up Agent" }).getAttribute("href"), (value) => expect(value).toBe("/settings"));
+    await eventually(() => page.getByRole("link", { name: "Set Up Agent" }).getAttribute("href"), (value) => expect(value).toBe("/settings?tab=security&setup=1"));
     await eventually(() => page.getByTestId("total-backups").innerText(), (value) => expect(value).toBe("0"));
     await page.getByText("Last backup: Never").waitFor();
-    await eventually(() => page.getByLabel("Database").inputValue(), (value) => expect(value).toBe("production-db"));
+    // No phantom database: nothing to select, and Trigger Backup says why it cannot run.
+    await eventually(() => page.getByLabel("Database").inputValue(), (value) => expect(value).toBe(""));
+    await page.getByTestId("trigger-blocked").getByText("Add a database with dbvault-agent setup first.").waitFor();
+    await eventually(() => page.getByRole("button", { name: "Trigger Backup" }).isDisabled(), (value) => expect(value).toBe(true));
+    await eventually(() => page.getByTestId("success-rate").innerText(), (value) => expect(value).toBe("—"));
     await page.getByTestId("backup-service-state").getByText("Connected").waitFor();
     await env.screenshot(page, "dashboard-empty");
     await page.getByRole("tab", { name: "Restore History" }).click();

@@ -98,7 +98,7 @@ describe("knowledge base for visitors", () => {
     const copy = page.getByRole("button", { name: "Copy code" }).first();
     await copy.click();
     await page.getByRole("button", { name: "Copied!" }).first().waitFor();
-    await eventually(() => page.evaluate(() => navigator.clipboard.readText()), (value) => expect(value).toContain("sudo install -m 0755 dbvault-agent"));
+    await eventually(() => page.evaluate(() => navigator.clipboard.readText()), (value) => expect(value).toContain(`curl -fsSL ${env.baseUrl}/install.sh | sh`));
     await page.getByRole("button", { name: "Copied!" }).first().waitFor({ state: "detached", timeout: 3500 });
     await page.evaluate(() => window.scrollTo(0, 0));
     await env.screenshot(page, "kb-article");
@@ -135,7 +135,7 @@ describe("knowledge base administration", () => {
     await page.goto("/admin/kb");
     await page.getByRole("heading", { name: "Knowledge Base Management" }).waitFor();
     await page.getByTestId("admin-article-row").first().waitFor();
-    await eventually(() => page.getByTestId("admin-article-row").count(), (value) => expect(value).toBe(17));
+    await eventually(() => page.getByTestId("admin-article-row").count(), (value) => expect(value).toBe(18));
     const updatedHeader = page.getByRole("columnheader", { name: /Updated/ });
     await eventually(() => updatedHeader.getAttribute("aria-sort"), (value) => expect(value).toBe("descending"));
     const titleHeader = page.getByRole("columnheader", { name: /Title/ });

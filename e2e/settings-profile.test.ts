@@ -126,13 +126,17 @@ describe("settings", () => {
     await details.getByRole("button", { name: "Remove Agent" }).click();
     await eventually(() => dialog.innerText(), (value) => expect(value).toContain("This will not delete any existing backups."));
     await dialog.getByRole("button", { name: "Remove Agent" }).click();
-    // Removing is client-side only (spec 7): the list empties, the server still knows the agent.
+    // Removing really removes: a toast, the list empties, and a reload does not bring it back.
+    await waitForToast(page, 'The agent "prod-agent" was removed. Its backups are kept.');
+    await page.getByText("No agents connected yet").waitFor();
+    await page.goto("/settings?tab=agents"); // a fresh load from the server
     await page.getByText("No agents connected yet").waitFor();
     await page.getByRole("button", { name: "Setup New Agent" }).click();
     await eventually(() => isSelected(page, "Security"), (value) => expect(value).toBe(true));
     expect(new URL(page.url()).searchParams.get("agent")).toBeNull();
     expect(new URL(page.url()).searchParams.get("tab")).toBe("security");
     const guide = page.getByRole("region", { name: "Set up a new agent" });
+    await eventually(() => guide.innerText(), (value) => expect(value).toContain(`curl -fsSL ${env.baseUrl}/install.sh | sh`));
     await eventually(() => guide.innerText(), (value) => expect(value).toContain("dbvault-agent setup"));
     await eventually(() => guide.innerText(), (value) => expect(value).toContain(env.baseUrl));
     await env.screenshot(page, "settings-agent-setup");
@@ -141,7 +145,9 @@ describe("settings", () => {
     await page.goto("/settings?agent=not-an-agent");
     await tab(page, "General").waitFor();
     await eventually(() => isSelected(page, "General"), (value) => expect(value).toBe(true));
-    await page.goto(`/settings?agent=${agent.agentId}&tab=databases`);
+    // The removed agent is gone for good; set the machine up again to see ?agent= open a known one.
+    const again = await registerScriptedAgent(env.baseUrl, user.apiKey, ["orders-db", "analytics-db"], "prod-agent");
+    await page.goto(`/settings?agent=${again.agentId}&tab=databases`);
     await page.getByRole("region", { name: "Agent prod-agent" }).waitFor();
     await tab(page, "General").click();
     await page.waitForURL((url) => !url.searchParams.has("agent"));

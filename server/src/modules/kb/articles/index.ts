@@ -9,6 +9,7 @@ import installingTheAgent from "./installing-the-agent.md" with { type: "text" }
 import keepingYourEncryptionKeySafe from "./keeping-your-encryption-key-safe.md" with { type: "text" };
 import notificationsAndAuditLog from "./notifications-and-audit-log.md" with { type: "text" };
 import quickStart from "./quick-start.md" with { type: "text" };
+import recoveringOnANewServer from "./recovering-on-a-new-server.md" with { type: "text" };
 import regeneratingYourApiKey from "./regenerating-your-api-key.md" with { type: "text" };
 import restoringABackup from "./restoring-a-backup.md" with { type: "text" };
 import runningTheAgentWithSystemd from "./running-the-agent-with-systemd.md" with { type: "text" };
@@ -28,6 +29,7 @@ export const articleFiles: Record<string, string> = {
   "keeping-your-encryption-key-safe.md": keepingYourEncryptionKeySafe,
   "notifications-and-audit-log.md": notificationsAndAuditLog,
   "quick-start.md": quickStart,
+  "recovering-on-a-new-server.md": recoveringOnANewServer,
   "regenerating-your-api-key.md": regeneratingYourApiKey,
   "restoring-a-backup.md": restoringABackup,
   "running-the-agent-with-systemd.md": runningTheAgentWithSystemd,

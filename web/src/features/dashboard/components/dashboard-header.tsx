@@ -13,14 +13,15 @@ type Props = {
   onSelect: (name: string) => void;
   onTrigger: () => void;
   busy: boolean;
+  /** Why a backup cannot be triggered now (shown under the button), or null. */
+  blockedReason: string | null;
 };
 
 /** The dashboard header: database selector (inactive ones disabled), Trigger Backup, Settings. */
-export function DashboardHeader({ databases, selected, onSelect, onTrigger, busy }: Props) {
+export function DashboardHeader({ databases, selected, onSelect, onTrigger, busy, blockedReason }: Props) {
   const selectId = useId();
+  const reasonId = useId();
   const list = databases ?? [];
-  // The selection may be the default name before (or without) a matching database.
-  const showSelected = !list.some((db) => db.name === selected);
   return (
     <div className="flex flex-wrap items-end justify-between gap-4">
       <div>
@@ -33,7 +34,11 @@ export function DashboardHeader({ databases, selected, onSelect, onTrigger, busy
             Database
           </label>
           <select id={selectId} value={selected} onChange={(event) => onSelect(event.target.value)} className={cn(inputClasses, "mt-1 min-w-48")}>
-            {showSelected ? <option value={selected}>{selected}</option> : null}
+            {selected === "" ? (
+              <option value="" disabled>
+                {databases === null ? "Loading..." : list.length === 0 ? "No databases yet" : "Choose a database"}
+              </option>
+            ) : null}
             {list.map((db) => (
               <option key={db.id} value={db.name} disabled={!db.isActive}>
                 {db.isActive ? db.name : `${db.name} (inactive)`}
@@ -41,13 +46,20 @@ export function DashboardHeader({ databases, selected, onSelect, onTrigger, busy
             ))}
           </select>
         </div>
-        <Button onClick={onTrigger} disabled={busy}>
-          {busy ? <Spinner /> : <Icon name="play" className="h-4 w-4" />}
-          {busy ? "Backing up..." : "Trigger Backup"}
-        </Button>
+        <div>
+          <Button onClick={onTrigger} disabled={busy || blockedReason !== null || selected === ""} aria-describedby={blockedReason ? reasonId : undefined}>
+            {busy ? <Spinner /> : <Icon name="play" className="h-4 w-4" />}
+            {busy ? "Backing up..." : "Trigger Backup"}
+          </Button>
+        </div>
         <Link href="/settings" className={buttonClasses({ variant: "outline" })}>
           <Icon name="settings" className="h-4 w-4" /> Settings
         </Link>
+        {blockedReason ? (
+          <p id={reasonId} className="basis-full text-right text-sm text-slate-600" data-testid="trigger-blocked">
+            {blockedReason}
+          </p>
+        ) : null}
       </div>
     </div>
   );

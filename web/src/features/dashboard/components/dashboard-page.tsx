@@ -12,7 +12,11 @@ import { useRestoreHistory } from "../hooks/use-restore-history";
 import { useSystemStatus } from "../hooks/use-system-status";
 import { useTriggerBackup } from "../hooks/use-trigger-backup";
 import { dashboardTabAtom, liveBackupsAtom, liveRestoresAtom, selectedDatabaseAtom } from "../stores/dashboard-atoms";
-import { chooseDatabase } from "../utils/database-selection";
+import { useAgentReleases } from "../../../lib/agent-install";
+import { ONBOARDING_REFRESH_MS, SYSTEM_STATUS_REFRESH_MS } from "../hooks/use-system-status";
+import { chooseDatabase, explainTriggerBlocked } from "../utils/database-selection";
+import { isOnboarding, listOnboardingSteps } from "../utils/onboarding";
+import { OnboardingChecklist } from "./onboarding-checklist";
 import { BackupSizeChart } from "./backup-size-chart";
 import { BackupsTable } from "./backups-table";
 import { DashboardHeader } from "./dashboard-header";
@@ -24,10 +28,12 @@ import { SystemStatusCard } from "./system-status-card";
 
 /** /dashboard (spec 2): the signed-in user's backups, restores and agents. `token` opens the realtime channel. */
 export function DashboardPage({ token }: { token: string | null }) {
-  const { backups, summary, plan, databases, reloadBackups } = useDashboardData();
+  const { backups, summary, plan, databases, reloadBackups, reloadDatabases } = useDashboardData();
   const liveRestores = useAtomValue(liveRestoresAtom);
   const history = useRestoreHistory(liveRestores);
-  const system = useSystemStatus();
+  const [onboarding, setOnboarding] = useState(false);
+  const system = useSystemStatus(onboarding ? ONBOARDING_REFRESH_MS : SYSTEM_STATUS_REFRESH_MS);
+  const releases = useAgentReleases();
   const [selected, setSelected] = useAtom(selectedDatabaseAtom);
   const [tab, setTab] = useAtom(dashboardTabAtom);
   const liveBackups = useAtomValue(liveBackupsAtom);
@@ -46,6 +52,17 @@ export function DashboardPage({ token }: { token: string | null }) {
   useEffect(() => {
     if (databases) setSelected((current) => chooseDatabase(current, databases));
   }, [databases, setSelected]);
+
+  // A newly set-up agent brings its databases: look again when the agents change.
+  const agentsKey = (system.status?.agents ?? []).map((agent) => `${agent.id}:${agent.status}`).join(",");
+  useEffect(() => {
+    if (agentsKey) void reloadDatabases();
+  }, [agentsKey, reloadDatabases]);
+
+  const steps = listOnboardingSteps({ agents: system.status?.agents ?? [], backups: backups ?? [], restores: history.restores ?? [] });
+  const onboardingNow = system.status !== null && backups !== null && isOnboarding(steps);
+  useEffect(() => setOnboarding(onboardingNow), [onboardingNow]);
+  const blockedReason = explainTriggerBlocked(selected, databases, system.status?.agents ?? null);
 
   const onDelete = useCallback(
     async (backup: Backup) => {
@@ -71,11 +88,22 @@ export function DashboardPage({ token }: { token: string | null }) {
 
   return (
     <div className="mx-auto max-w-7xl space-y-6 px-4 py-10 sm:px-6 lg:px-8">
-      <DashboardHeader databases={databases} selected={selected} onSelect={setSelected} onTrigger={() => void trigger(selected)} busy={busy} />
+      <DashboardHeader
+        databases={databases}
+        selected={selected}
+        onSelect={setSelected}
+        onTrigger={() => void trigger(selected)}
+        busy={busy}
+        blockedReason={blockedReason}
+      />
       <SummaryCards summary={summary} plan={plan} />
       <div className="grid gap-6 lg:grid-cols-3">
         <div className="lg:col-span-2">
-          <BackupSizeChart databaseName={selected} backups={chartBackups} />
+          {onboardingNow ? (
+            <OnboardingChecklist steps={steps} releases={releases} origin={window.location.origin} />
+          ) : (
+            <BackupSizeChart databaseName={selected} backups={chartBackups} />
+          )}
         </div>
         <SystemStatusCard status={system.status} checking={system.checking} onCheck={() => void system.checkService()} />
       </div>

@@ -38,7 +38,10 @@ export function SummaryCards({ summary, plan }: { summary: BackupSummary | null;
         <ProgressBar value={percent} label="Storage used" tone={storageBarTone(percent)} className="mt-3" />
       </SummaryCard>
       <SummaryCard title="Success Rate" icon="check">
-        <p className="text-3xl font-bold text-slate-900">{summary?.successRate ?? 0}%</p>
+        {/* No rate before the first backup: "0%" would read as a failure. */}
+        <p className="text-3xl font-bold text-slate-900" data-testid="success-rate">
+          {summary && summary.totalCount > 0 ? `${summary.successRate}%` : "—"}
+        </p>
         <p className="mt-1 text-sm text-slate-500">
           {summary?.failedCount ?? 0} {summary?.failedCount === 1 ? "failure" : "failures"} in total
         </p>

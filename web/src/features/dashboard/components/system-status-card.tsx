@@ -9,6 +9,9 @@ import { TONE_CLASSES } from "./status-badge";
 
 type Props = { status: SystemStatus | null; checking: boolean; onCheck: () => void };
 
+/** Settings → Security, scrolled to the agent's setup steps. */
+export const AGENT_SETUP_PATH = "/settings?tab=security&setup=1";
+
 /** System Status (spec 2): the user's agents, the backup service and its Check button. */
 export function SystemStatusCard({ status, checking, onCheck }: Props) {
   const agents = status?.agents ?? [];
@@ -23,7 +26,7 @@ export function SystemStatusCard({ status, checking, onCheck }: Props) {
       {agents.length === 0 ? (
         <div className="mt-2 rounded-lg border border-dashed border-slate-300 p-4 text-center">
           <p className="text-sm text-slate-600">No backup agents connected</p>
-          <Link href="/settings" className={buttonClasses({ size: "sm", className: "mt-3" })}>
+          <Link href={AGENT_SETUP_PATH} className={buttonClasses({ size: "sm", className: "mt-3" })}>
             Set Up Agent
           </Link>
         </div>

@@ -6,7 +6,10 @@ import { serviceHealthRequest, type SystemStatus, systemStatusRequest } from "..
 
 export const SYSTEM_STATUS_REFRESH_MS = 30_000;
 
-export function useSystemStatus() {
+/** While a new account waits for its agent, the card (and the checklist) look more often. */
+export const ONBOARDING_REFRESH_MS = 3_000;
+
+export function useSystemStatus(refreshMs = SYSTEM_STATUS_REFRESH_MS) {
   const [status, setStatus] = useState<SystemStatus | null>(null);
   const [checking, setChecking] = useState(false);
 
@@ -22,9 +25,9 @@ export function useSystemStatus() {
 
   useEffect(() => {
     void reload();
-    const timer = setInterval(() => void reload(), SYSTEM_STATUS_REFRESH_MS);
+    const timer = setInterval(() => void reload(), refreshMs);
     return () => clearInterval(timer);
-  }, [reload]);
+  }, [reload, refreshMs]);
 
   const checkService = useCallback(async () => {
     setChecking(true);

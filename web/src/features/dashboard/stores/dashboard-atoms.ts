@@ -1,13 +1,12 @@
 import { atom } from "jotai";
 import type { OperationProgress } from "../api/dashboard-api";
-import { DEFAULT_DATABASE_NAME } from "../utils/database-selection";
 
 export type DashboardTab = "backups" | "restores";
 export type LiveBackup = { status: string; progress: OperationProgress | null };
 export type LiveRestore = { status: string; progress: OperationProgress | null; error: string | null };
 
-/** The database the header's selector points at (Trigger Backup, the size chart). */
-export const selectedDatabaseAtom = atom(DEFAULT_DATABASE_NAME);
+/** The database the header's selector points at (Trigger Backup, the size chart); "" when there is none. */
+export const selectedDatabaseAtom = atom("");
 export const dashboardTabAtom = atom<DashboardTab>("backups");
 /** Live state of running backups from the realtime channel, by backup id. */
 export const liveBackupsAtom = atom<Record<string, LiveBackup>>({});

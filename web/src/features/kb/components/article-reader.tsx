@@ -9,6 +9,7 @@ import { usePageTitle } from "../../../lib/page-title";
 import { readErrorStatus } from "../../../lib/api-client";
 import { getArticleRequest } from "../api/kb-api";
 import { formatCategoryLabel } from "../utils/kb-format";
+import { fillServerAddress } from "../utils/kb-format";
 import { MarkdownContent } from "./markdown-content";
 import { TableOfContents } from "./table-of-contents";
 
@@ -68,7 +69,8 @@ export function ArticleReader({ slug, isAdmin }: { slug: string; isAdmin: boolea
   }, [slug]);
 
   const article = state.status === "ready" ? state.article : null;
-  const rendered = useMemo(() => (article ? renderMarkdown(article.content) : null), [article]);
+  // Articles say https://your-dbvault-server where the reader's own server goes (install commands).
+  const rendered = useMemo(() => (article ? renderMarkdown(fillServerAddress(article.content, window.location.origin)) : null), [article]);
   usePageTitle(article?.title ?? (state.status === "missing" ? state.title : "Knowledge Base"));
 
   if (state.status === "loading") return <ReaderSkeleton />;

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { addTag, findMissingField, formatCategoryLabel, generateSlug } from "./kb-format";
+import { addTag, fillServerAddress, findMissingField, formatCategoryLabel, generateSlug } from "./kb-format";
 
 describe("knowledge base helpers", () => {
   test("category labels are the id with hyphens turned to capitalised words", () => {
@@ -30,4 +30,8 @@ describe("knowledge base helpers", () => {
     expect(findMissingField({ title: "T", slug: "t", content: "\n" })).toBe("Content is required");
     expect(findMissingField({ title: "T", slug: "t", content: "x" })).toBeNull();
   });
+});
+
+test("articles name the reader's own server in commands", () => {
+  expect(fillServerAddress("curl -fsSL https://your-dbvault-server/install.sh | sh", "https://vault.example.com/")).toBe("curl -fsSL https://vault.example.com/install.sh | sh");
 });

@@ -46,3 +46,11 @@ export function findMissingField(draft: { title: string; slug: string; content: 
   if (!draft.content.trim()) return "Content is required";
   return null;
 }
+
+/** The placeholder articles use for the reader's own DBVault server. */
+export const SERVER_PLACEHOLDER = "https://your-dbvault-server";
+
+/** An article's markdown with the placeholder server address replaced by this site's origin. */
+export function fillServerAddress(markdown: string, origin: string): string {
+  return markdown.replaceAll(SERVER_PLACEHOLDER, origin.replace(/\/+$/, ""));
+}

@@ -16,6 +16,7 @@ export const regenerateApiKeyRequest = () => api.settings["regenerate-api-key"].
 export const sendTestNotificationRequest = () => api.settings["test-notification"].post();
 export const systemStatusRequest = () => api.settings["system-status"].get();
 export const manageAgentRequest = (agentId: string, action: AgentAction) => api.agents.manage({ agentId }).post({ action });
+export const removeAgentRequest = (agentId: string) => api.agents({ agentId }).delete();
 export const userPlanRequest = () => api.user.plan.get();
 export const profileRequest = () => api.user.profile.get();
 

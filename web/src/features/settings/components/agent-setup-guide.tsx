@@ -1,8 +1,6 @@
 import { forwardRef } from "react";
-import { Button } from "../../../components/ui/button";
 import { Card } from "../../../components/ui/card";
-import { Icon } from "../../../components/ui/icons";
-import { copyText } from "../utils/copy-text";
+import { CommandLine } from "../../../components/ui/command-line";
 import { listAgentSetupSteps } from "../utils/agent-display";
 
 /** How to install dbvault-agent and run its setup against this server (opened by 'Setup New Agent'). */
@@ -22,11 +20,8 @@ export const AgentSetupGuide = forwardRef<HTMLHeadingElement, { origin: string }
             <p className="text-slate-800">
               <span className="font-semibold">{index + 1}.</span> {step.title}
             </p>
-            <div className="mt-2 flex items-center gap-2">
-              <code className="block flex-1 overflow-x-auto rounded-md bg-slate-900 px-3 py-2 font-mono text-slate-100">{step.command}</code>
-              <Button variant="outline" size="icon" aria-label={`Copy command: ${step.command}`} onClick={() => copyText(step.command)}>
-                <Icon name="copy" className="h-4 w-4" />
-              </Button>
+            <div className="mt-2">
+              <CommandLine command={step.command} />
             </div>
           </li>
         ))}

@@ -7,7 +7,7 @@ import { toast } from "../../../components/ui/toast-store";
 import { readErrorMessage } from "../../../lib/api-client";
 import { formatDateTime } from "../../../lib/format-date";
 import { cn } from "../../../lib/cn";
-import { type AgentAction, manageAgentRequest, type UserAgent } from "../api/settings-api";
+import { type AgentAction, manageAgentRequest, removeAgentRequest, type UserAgent } from "../api/settings-api";
 import { describeAgentStatus } from "../utils/agent-display";
 
 const FAILURE_TITLES: Record<AgentAction, string> = {
@@ -75,10 +75,18 @@ export function AgentsTab({ agents, selectedId, onSelect, onRemove, onSetupNew }
   const remove = async (agent: UserAgent) => {
     const confirmed = await askConfirmation({
       title: "Remove agent",
-      message: `Remove "${agent.name}" from this list? This will not delete any existing backups.`,
+      message: `Remove "${agent.name}" from your account? Its connection is revoked and it stops; run dbvault-agent setup again to reconnect that machine. This will not delete any existing backups.`,
       confirmLabel: "Remove Agent",
     });
-    if (confirmed) onRemove(agent.id);
+    if (!confirmed) return;
+    try {
+      const { data, error } = await removeAgentRequest(agent.id);
+      if (error || !data) throw error ?? new Error("remove failed");
+      toast({ title: data.message, variant: "success" });
+      onRemove(agent.id);
+    } catch (error) {
+      toast({ title: "Failed to remove agent", description: readErrorMessage(error) ?? undefined, variant: "destructive" });
+    }
   };
 
   return (

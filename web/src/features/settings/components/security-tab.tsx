@@ -10,7 +10,8 @@ import { updateSessionUser } from "../../auth/session";
 import { profileRequest, regenerateApiKeyRequest } from "../api/settings-api";
 import { useTimedFlag } from "../hooks/use-timed-flag";
 import { formatServiceEndpoint, maskApiKey } from "../utils/agent-display";
-import { copyText } from "../utils/copy-text";
+import { copyText } from "../../../components/ui/copy-text";
+import { AgentDownloads } from "./agent-downloads";
 import { AgentSetupGuide } from "./agent-setup-guide";
 
 /** A regenerated key stays visible this long so it can be copied into the agent (spec 9). */
@@ -117,6 +118,7 @@ export function SecurityTab({ setupHeadingRef }: { setupHeadingRef: RefObject<HT
         </p>
       </Card>
       <AgentSetupGuide ref={setupHeadingRef} origin={origin} />
+      <AgentDownloads />
     </div>
   );
 }

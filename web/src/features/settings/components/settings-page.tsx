@@ -21,7 +21,8 @@ export function SettingsPage() {
   const data = useSettingsData();
   const [tab, setTab] = useState<SettingsTab>(() => readSettingsLocation(search, []).tab);
   const [selectedAgentId, setSelectedAgentId] = useState<string | null>(null);
-  const [focusSetup, setFocusSetup] = useState(false);
+  // /settings?tab=security&setup=1 (the dashboard's 'Set Up Agent') lands on the setup steps.
+  const [focusSetup, setFocusSetup] = useState(() => new URLSearchParams(search).has("setup"));
   const setupHeadingRef = useRef<HTMLHeadingElement>(null);
   const agentsKnown = data.agents !== null;
 
@@ -37,11 +38,11 @@ export function SettingsPage() {
   }, [agentsKnown]);
 
   useEffect(() => {
-    if (tab !== "security" || !focusSetup) return;
+    if (tab !== "security" || !focusSetup || !setupHeadingRef.current) return;
     setFocusSetup(false);
     setupHeadingRef.current?.scrollIntoView({ behavior: "smooth", block: "start" });
     setupHeadingRef.current?.focus({ preventScroll: true });
-  }, [tab, focusSetup]);
+  }, [tab, focusSetup, Boolean(data.settings && data.plan && data.databases && data.agents)]);
 
   const changeTab = (next: SettingsTab) => {
     setTab(next);

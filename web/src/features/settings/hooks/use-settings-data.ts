@@ -21,7 +21,7 @@ export type SettingsData = {
   loadError: boolean;
   setSettings: (settings: UserSettings) => void;
   setDatabases: (databases: UserDatabase[]) => void;
-  /** Takes an agent off the list on this page only (spec 7: Remove Agent makes no call). */
+  /** Takes an agent the server has removed (DELETE /api/agents/{id}) off this page's list. */
   removeAgent: (agentId: string) => void;
 };
 

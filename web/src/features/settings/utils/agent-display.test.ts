@@ -28,10 +28,12 @@ describe("security tab", () => {
 });
 
 describe("agent setup", () => {
-  test("the steps name this server's URL and the setup and run commands", () => {
+  test("the steps install from this server, set up against it and install the service", () => {
     const steps = listAgentSetupSteps("https://vault.example.org/");
-    expect(steps.map((s) => s.command)).toContain("dbvault-agent setup");
-    expect(steps.map((s) => s.command)).toContain("dbvault-agent run");
-    expect(steps.find((s) => s.command === "dbvault-agent setup")?.title).toContain("https://vault.example.org");
+    expect(steps.map((s) => s.command)).toEqual([
+      "curl -fsSL https://vault.example.org/install.sh | sh",
+      "dbvault-agent setup --server https://vault.example.org",
+      "sudo dbvault-agent service install",
+    ]);
   });
 });

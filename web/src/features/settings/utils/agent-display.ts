@@ -1,4 +1,5 @@
 // How agents and the service endpoint are shown on the Agents and Security tabs (spec 2 and 4).
+import { formatInstallCommand } from "../../../lib/agent-install";
 
 export type AgentStatusView = { label: "Online" | "Inactive" | "Offline"; tone: "green" | "yellow" | "red" };
 
@@ -21,18 +22,18 @@ export function maskApiKey(apiKey: string | null | undefined): string {
   return `${"•".repeat(Math.max(8, apiKey.length - visible.length))}${visible}`;
 }
 
-/** The Agents tab's 'Setup New Agent' steps for this server. */
+/** The 'Setup New Agent' steps for this server: install with its one-liner, set up, run as a service. */
 export function listAgentSetupSteps(origin: string): { title: string; command: string }[] {
   const serverUrl = origin.replace(/\/+$/, "");
   return [
     {
-      title: "Install the agent on the server that can reach your MongoDB (one self-contained file)",
-      command: "sudo install -m 0755 dbvault-agent /usr/local/bin/dbvault-agent",
+      title: "Install the agent on the server that can reach your MongoDB (the script checks the download's SHA-256)",
+      command: formatInstallCommand(`${serverUrl}/install.sh`),
     },
     {
-      title: `Run the setup: enter the server URL ${serverUrl}, your API key from the Security tab, and each database's name and connection string`,
-      command: "dbvault-agent setup",
+      title: "Run the setup: it asks for your API key (above) and each database's name and connection string, and prints your master key once",
+      command: `dbvault-agent setup --server ${serverUrl}`,
     },
-    { title: "Start the agent; it stays connected and runs your scheduled backups", command: "dbvault-agent run" },
+    { title: "Keep it running as a service; it stays connected and runs your scheduled backups", command: "sudo dbvault-agent service install" },
   ];
 }

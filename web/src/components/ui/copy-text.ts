@@ -1,4 +1,4 @@
-import { toast } from "../../../components/ui/toast-store";
+import { toast } from "./toast-store";
 
 /** Copies text to the clipboard and says so ('Copied to clipboard!'), or that it could not. */
 export async function copyText(text: string): Promise<boolean> {

@@ -1,0 +1,91 @@
+// A new account's first minutes on the dashboard, against the real server and a scripted agent:
+// the checklist in place of the empty chart (with this server's install one-liner), no phantom
+// database, Trigger Backup disabled with its reason, each step turning done as it happens
+// without a reload, and 'Set Up Agent' landing on the setup steps.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { randomBytes } from "node:crypto";
+import type { Page } from "playwright-core";
+import type { TestUser } from "../server/test/harness";
+import { registerScriptedAgent, type ScriptedAgent } from "../server/test/scripted-agent";
+import { type E2EEnv, startE2E } from "./support/e2e-env";
+import { eventually } from "./support/eventually";
+
+let env: E2EEnv;
+let agent: ScriptedAgent | null = null;
+beforeAll(async () => {
+  env = await startE2E();
+});
+afterAll(async () => {
+  await agent?.disconnect();
+  await env?.close();
+});
+
+async function signIn(page: Page, user: TestUser) {
+  await page.goto("/login");
+  await page.getByLabel("Email address").fill(user.email);
+  await page.getByLabel("Password", { exact: true }).fill(user.password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.waitForURL("**/dashboard");
+}
+
+const step = (page: Page, id: string) => page.getByTestId(`onboarding-step-${id}`);
+const stepDone = (page: Page, id: string) => step(page, id).getAttribute("data-done");
+
+test("the checklist follows a new account from install to first backup", async () => {
+  const user = await env.server.registerUser({ name: "New Comer" });
+  const { context, page } = await env.openPage();
+  await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: env.baseUrl });
+  await signIn(page, user);
+
+  const checklist = page.getByTestId("onboarding-checklist");
+  await checklist.waitFor();
+  const install = `curl -fsSL ${env.baseUrl}/install.sh | sh`;
+  await checklist.getByText(install).waitFor();
+  await checklist.getByRole("button", { name: `Copy command: ${install}` }).click();
+  await eventually(() => page.evaluate(() => navigator.clipboard.readText()), (value) => expect(value).toBe(install));
+  for (const id of ["install", "setup", "connected", "backup", "restore"]) await eventually(() => stepDone(page, id), (value) => expect(value).toBe("false"));
+  await eventually(() => page.getByTestId("success-rate").innerText(), (value) => expect(value).toBe("—"));
+  await eventually(() => page.getByLabel("Database").inputValue(), (value) => expect(value).toBe(""));
+  await page.getByTestId("trigger-blocked").getByText("Add a database with dbvault-agent setup first.").waitFor();
+  await env.screenshot(page, "onboarding-new-account");
+
+  // `dbvault-agent setup` registers the agent and its database: the first two steps turn done.
+  agent = await registerScriptedAgent(env.baseUrl, user.apiKey, ["orders"], "first-agent");
+  await eventually(() => stepDone(page, "setup"), (value) => expect(value).toBe("true"), 15_000);
+  await eventually(() => stepDone(page, "install"), (value) => expect(value).toBe("true"));
+  await eventually(() => stepDone(page, "connected"), (value) => expect(value).toBe("false"));
+  await eventually(() => page.getByLabel("Database").inputValue(), (value) => expect(value).toBe("orders"));
+  await page.getByTestId("trigger-blocked").getByText("The agent for orders is offline: start it with dbvault-agent run.").waitFor();
+
+  // `dbvault-agent run` connects.
+  await agent.connect();
+  await eventually(() => stepDone(page, "connected"), (value) => expect(value).toBe("true"), 15_000);
+  await page.getByTestId("trigger-blocked").waitFor({ state: "detached" });
+
+  // The first backup: started here (the scheduler's first run does the same), uploaded, done.
+  await page.getByRole("button", { name: "Trigger Backup" }).click();
+  const command = await agent.waitFor("backup");
+  expect((await agent.upload(command.backupId, randomBytes(4096))).status).toBe(200);
+  // Steps 1-4 done: the checklist gives the chart its place back.
+  await checklist.waitFor({ state: "detached" });
+  await eventually(() => page.getByTestId("success-rate").innerText(), (value) => expect(value).toBe("100%"));
+  await env.screenshot(page, "onboarding-done");
+  await context.close();
+});
+
+test("'Set Up Agent' lands on the setup steps, with this server's commands", async () => {
+  const user = await env.server.registerUser();
+  const { context, page } = await env.openPage();
+  await signIn(page, user);
+  await page.getByRole("link", { name: "Set Up Agent" }).click();
+  await page.waitForURL("**/settings?tab=security&setup=1");
+  const heading = page.getByRole("heading", { name: "Set up a new agent" });
+  await page.waitForFunction(() => document.activeElement?.id === "agent-setup-heading");
+  const guide = page.getByRole("region", { name: "Set up a new agent" });
+  await eventually(() => guide.innerText(), (value) => expect(value).toContain(`dbvault-agent setup --server ${env.baseUrl}`));
+  expect(await heading.isVisible()).toBe(true);
+  const downloads = page.getByRole("region", { name: "Download the agent" });
+  await downloads.getByTestId("agent-download").first().waitFor();
+  await eventually(() => downloads.innerText(), (value) => expect(value).toMatch(/SHA-256 [0-9a-f]{64}/));
+  await context.close();
+});

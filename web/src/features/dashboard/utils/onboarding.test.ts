@@ -1,0 +1,20 @@
+import { describe, expect, test } from "bun:test";
+import { isOnboarding, listOnboardingSteps } from "./onboarding";
+
+const done = (facts: Parameters<typeof listOnboardingSteps>[0]) => Object.fromEntries(listOnboardingSteps(facts).map((s) => [s.id, s.done]));
+
+describe("onboarding checklist", () => {
+  test("a new account has every step to do", () => {
+    const steps = listOnboardingSteps({ agents: [], backups: [], restores: [] });
+    expect(steps.map((s) => s.done)).toEqual([false, false, false, false, false]);
+    expect(isOnboarding(steps)).toBe(true);
+  });
+
+  test("steps turn done as the agent registers, connects, backs up and restores", () => {
+    expect(done({ agents: [{ status: "offline" }], backups: [], restores: [] })).toEqual({ install: true, setup: true, connected: false, backup: false, restore: false });
+    expect(done({ agents: [{ status: "active" }], backups: [{ status: "failed" }], restores: [] })).toMatchObject({ connected: true, backup: false });
+    const steps = listOnboardingSteps({ agents: [{ status: "active" }], backups: [{ status: "completed" }], restores: [] });
+    expect(isOnboarding(steps)).toBe(false); // the test restore is suggested, not required
+    expect(done({ agents: [{ status: "active" }], backups: [{ status: "completed" }], restores: [{ status: "completed" }] }).restore).toBe(true);
+  });
+});
