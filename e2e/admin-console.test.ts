@@ -8,6 +8,7 @@ import { registerScriptedAgent } from "../server/test/scripted-agent";
 import { type TestUser, uniqueEmail } from "../server/test/harness";
 import { type E2EEnv, startE2E } from "./support/e2e-env";
 import { eventually, holdUntilReleased } from "./support/eventually";
+import { signIn } from "./support/sign-in";
 
 let env: E2EEnv;
 beforeAll(async () => {
@@ -16,14 +17,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await env?.close();
 });
-
-async function signIn(page: Page, user: TestUser) {
-  await page.goto("/login");
-  await page.getByLabel("Email address").fill(user.email);
-  await page.getByLabel("Password", { exact: true }).fill(user.password);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.waitForURL(/\/(dashboard|banned)$/);
-}
 
 const rows = (page: Page) => page.getByTestId("admin-user-row");
 const row = (page: Page, text: string) => rows(page).filter({ hasText: text });
@@ -58,7 +51,7 @@ describe("admin dashboard", () => {
 
     // Grace signs in first, in her own browser, and stays there while the admin works.
     const graceBrowser = await env.openPage();
-    await signIn(graceBrowser.page, grace);
+    await signIn(graceBrowser.page, grace, /\/(dashboard|banned)$/);
     expect(graceBrowser.page.url()).toEndWith("/dashboard");
 
     const { context, page } = await env.openPage();
@@ -68,7 +61,7 @@ describe("admin dashboard", () => {
       await usersHeld.wait();
       await route.continue();
     });
-    await signIn(page, admin);
+    await signIn(page, admin, /\/(dashboard|banned)$/);
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Admin" }).click();
     await page.getByText("Loading admin data...").waitFor();
     usersHeld.release();
@@ -212,7 +205,7 @@ describe("admin dashboard", () => {
     const admin = await env.server.registerAdmin();
     const other = await env.server.registerUser({ name: "Error Target", email: uniqueEmail("target") });
     const { context, page } = await env.openPage();
-    await signIn(page, admin);
+    await signIn(page, admin, /\/(dashboard|banned)$/);
 
     // A load failure: the stats call fails, the users still show.
     await page.route("**/api/admin/stats/backups", (route) => route.fulfill({ status: 500, contentType: "application/json", body: JSON.stringify({ message: "boom" }) }));
@@ -270,7 +263,7 @@ describe("admin dashboard", () => {
   test("a non-admin is sent away from /admin", async () => {
     const user = await env.server.registerUser();
     const { context, page } = await env.openPage();
-    await signIn(page, user);
+    await signIn(page, user, /\/(dashboard|banned)$/);
     await page.goto("/admin");
     await page.waitForURL("**/dashboard");
     await eventually(() => page.getByRole("heading", { name: "Admin Dashboard" }).count(), (value) => expect(value).toBe(0));

@@ -12,6 +12,7 @@ import type { TestUser } from "../server/test/harness";
 import { registerScriptedAgent, type ScriptedAgent } from "../server/test/scripted-agent";
 import { type E2EEnv, startE2E } from "./support/e2e-env";
 import { eventually } from "./support/eventually";
+import { signIn as signInAs } from "./support/sign-in";
 
 let env: E2EEnv;
 let agent: ScriptedAgent | null = null;
@@ -27,11 +28,7 @@ const toastText = (page: Page) => page.getByTestId("toasts").innerText();
 const backupRows = (page: Page) => page.getByTestId("backup-row");
 
 async function signIn(page: Page, user: TestUser) {
-  await page.goto("/login");
-  await page.getByLabel("Email address").fill(user.email);
-  await page.getByLabel("Password", { exact: true }).fill(user.password);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.waitForURL("**/dashboard");
+  await signInAs(page, user);
   await page.getByRole("heading", { name: "Dashboard", level: 1 }).waitFor();
 }
 

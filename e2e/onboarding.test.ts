@@ -9,6 +9,7 @@ import type { TestUser } from "../server/test/harness";
 import { registerScriptedAgent, type ScriptedAgent } from "../server/test/scripted-agent";
 import { type E2EEnv, startE2E } from "./support/e2e-env";
 import { eventually } from "./support/eventually";
+import { signIn } from "./support/sign-in";
 
 let env: E2EEnv;
 let agent: ScriptedAgent | null = null;
@@ -19,14 +20,6 @@ afterAll(async () => {
   await agent?.disconnect();
   await env?.close();
 });
-
-async function signIn(page: Page, user: TestUser) {
-  await page.goto("/login");
-  await page.getByLabel("Email address").fill(user.email);
-  await page.getByLabel("Password", { exact: true }).fill(user.password);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.waitForURL("**/dashboard");
-}
 
 const step = (page: Page, id: string) => page.getByTestId(`onboarding-step-${id}`);
 const stepDone = (page: Page, id: string) => step(page, id).getAttribute("data-done");

@@ -8,6 +8,7 @@ import { registerScriptedAgent, type ScriptedAgent } from "../server/test/script
 import type { TestUser } from "../server/test/harness";
 import { type E2EEnv, startE2E } from "./support/e2e-env";
 import { eventually } from "./support/eventually";
+import { signIn } from "./support/sign-in";
 
 let env: E2EEnv;
 beforeAll(async () => {
@@ -23,14 +24,6 @@ const tab = (page: Page, name: string) => page.getByRole("tab", { name, exact: t
 const isSelected = async (page: Page, name: string) => (await tab(page, name).getAttribute("aria-selected")) === "true";
 const optionDisabled = (page: Page, select: string, value: string) =>
   page.locator(`${select} option[value="${value}"]`).evaluate((option) => (option as HTMLOptionElement).disabled);
-
-async function signIn(page: Page, user: { email: string; password: string }) {
-  await page.goto("/login");
-  await page.getByLabel("Email address").fill(user.email);
-  await page.getByLabel("Password", { exact: true }).fill(user.password);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.waitForURL("**/dashboard");
-}
 
 describe("settings", () => {
   let user: TestUser;

@@ -1,22 +1,12 @@
 // One real server (fresh database, the built SPA) and one Chromium per test file.
 import { existsSync, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { startTestServer, type TestServer } from "../../server/test/harness";
+import { launchChromium } from "./chromium";
 
 const root = resolve(import.meta.dir, "../..");
 export const SCREENSHOT_DIR = join(root, "test-output", "screenshots");
-
-const CHROMIUM_ARGS = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  // Without these Chromium phones home, and this machine's closed network refuses it.
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 
 /** Builds the web app once if web/dist is missing (scripts/test.sh builds it before the tests). */
 async function ensureWebBuilt() {
@@ -39,7 +29,7 @@ export async function startE2E(): Promise<E2EEnv> {
   await ensureWebBuilt();
   const server = await startTestServer();
   const baseUrl = server.listen();
-  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", args: CHROMIUM_ARGS });
+  const browser = await launchChromium();
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   const origin = new URL(baseUrl).origin;
   return {

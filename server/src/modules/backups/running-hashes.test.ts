@@ -16,6 +16,16 @@ const sha256 = (...chunks: Buffer[]) => {
 };
 const wholeFile = sha256(...parts);
 
+/** Checks that `waiting` still waits 1 ms before `ms` on the manual clock, and answers null at `ms`. */
+async function expectNullAfter(waiting: Promise<unknown>, advance: (ms: number) => void, ms: number) {
+  const state = track(waiting);
+  advance(ms - 1);
+  await settle();
+  expect(state.settled).toBe(false);
+  advance(1);
+  expect(await waiting).toBeNull();
+}
+
 /** Joins, waits for its turn, feeds `data` and reports it stored: one part received in order. */
 async function storePart(backupId: string, partNumber: number, data: Buffer): Promise<void> {
   const turn = joinRunningHash(backupId, partNumber);
@@ -101,12 +111,7 @@ describe("running hashes", () => {
     const { clock, advance } = createManualClock();
     // The order wait is 30 s: a missing part is waited for only the (here 50 ms) arrival grace.
     const ready2 = turn2.ready(30_000, 50, clock);
-    const state = track(ready2);
-    advance(49);
-    await settle();
-    expect(state.settled).toBe(false);
-    advance(1);
-    expect(await ready2).toBeNull();
+    await expectNullAfter(ready2, advance, 50);
     turn2.done(true); // stored, but unhashed
     expect(finishRunningHash(id, parts.length)).toBeNull();
   });
@@ -144,12 +149,7 @@ describe("running hashes", () => {
     const turn1 = joinRunningHash(id, 1);
     const { clock, advance } = createManualClock();
     const ready1 = turn1.ready(50, 50, clock);
-    const state = track(ready1);
-    advance(49);
-    await settle();
-    expect(state.settled).toBe(false);
-    advance(1);
-    expect(await ready1).toBeNull();
+    await expectNullAfter(ready1, advance, 50);
     turn0.done(false);
     turn1.done(false);
     dropRunningHash(id);
@@ -162,12 +162,7 @@ describe("running hashes", () => {
     const turn1 = joinRunningHash(id, 1);
     const { clock, advance } = createManualClock();
     const ready1 = turn1.ready(50, 50, clock);
-    const state = track(ready1);
-    advance(49);
-    await settle();
-    expect(state.settled).toBe(false);
-    advance(1);
-    expect(await ready1).toBeNull();
+    await expectNullAfter(ready1, advance, 50);
     turn0.done(false);
     turn1.done(false);
     dropRunningHash(id);
