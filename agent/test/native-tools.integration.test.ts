@@ -183,3 +183,34 @@ test("mode native without the tools on PATH is an error naming what to install",
     process.env.PATH = originalPath;
   }
 });
+
+test("with mongo-tools 100.16+ output (names in backticks), counts are exact and a failure after replacing says what was replaced", async () => {
+  const masterKey = generateMasterKey();
+  const file = await encryptBuffer(await readFile(ARCHIVE), { masterKey, chunkSize: 4096 });
+  const stderrFile = join(log, "..", `restore-stderr-ticks-${Date.now()}.txt`);
+  await writeFile(
+    stderrFile,
+    [
+      "2026-11-24T03:16:42.107+0000\trestoring `shop.orders` from `archive on stdin`",
+      "2026-11-24T03:16:42.118+0000\tfinished restoring `shop.orders` (4998 documents, 2 failures)",
+      "2026-11-24T03:16:42.119+0000\trestoring `shop.empty` from `archive on stdin`",
+      "2026-11-24T03:16:42.120+0000\tfinished restoring `shop.empty` (0 documents, 0 failures)",
+      "2026-11-24T03:16:42.121+0000\tno indexes to restore for collection `shop.empty`",
+      "2026-11-24T03:16:42.200+0000\t4998 document(s) restored successfully. 2 document(s) failed to restore.",
+    ].join("\n"),
+  );
+  process.env.FAKE_RESTORE_STDERR = stderrFile;
+  try {
+    const result = await restoreFromEncrypted({ uri: SECRET_URI, masterKey, input: Readable.from([file]), inputBytes: file.length, tools, progressIntervalMs: 0 });
+    expect(result.collections).toEqual({ "shop.orders": { restored: 4998, failed: 2 }, "shop.empty": { restored: 0, failed: 0 } });
+    expect(result.restored).toBe(4998);
+
+    process.env.FAKE_FAIL = "shop.types: error restoring from archive on stdin: write exception";
+    const failure = await restoreFromEncrypted({ uri: SECRET_URI, masterKey, input: Readable.from([file]), inputBytes: file.length, tools, progressIntervalMs: 0 }).catch((error) => error);
+    expect(failure).toBeInstanceOf(DumpError);
+    expect(failure.code).toBe("restore-incomplete");
+    expect(failure.message).toContain("replaced: shop.empty; partly restored: shop.orders");
+  } finally {
+    await rm(stderrFile, { force: true });
+  }
+});

@@ -28,7 +28,8 @@ export async function restoreWithTool(request: NativeRestoreRequest): Promise<Re
   const { uri, plan, tracker, signal, prelude } = request;
   const config = await writeToolConfig(removeUriDatabase(uri));
   const finished = new Map<string, CollectionRestoreStats>();
-  let touched = false;
+  // Namespaces mongorestore began replacing (it drops each before writing it), in order.
+  const reached = new Set<string>();
   const tool = startTool({
     name: "mongorestore",
     path: request.toolPath,
@@ -38,7 +39,7 @@ export async function restoreWithTool(request: NativeRestoreRequest): Promise<Re
     stdout: "ignore",
     signal,
     onLine(line) {
-      if (line.kind === "restore-started" || line.kind === "restore-progress") touched = true;
+      if (line.kind === "restore-started" || line.kind === "restore-progress") reached.add(line.namespace);
       if (line.kind === "restore-finished") finished.set(line.namespace, { restored: line.restored, failed: line.failed });
     },
   });
@@ -77,9 +78,9 @@ export async function restoreWithTool(request: NativeRestoreRequest): Promise<Re
     if (!(error instanceof DumpError) && code !== null && code !== 0) {
       failure = new DumpError("tool-failed", tool.describeFailure(code), { cause: error });
     }
-    if (!touched) throw failure;
+    if (reached.size === 0) throw failure;
     const reason = failure instanceof Error ? failure.message : String(failure);
-    throw new DumpError("restore-incomplete", `the restore stopped after mongorestore had started replacing collections: ${reason}`, {
+    throw new DumpError("restore-incomplete", `the restore stopped after mongorestore had started replacing collections: ${reason} (${describeReached(reached, finished)})`, {
       cause: failure,
       stats: buildResult(sent, finished, skipped),
       hint: "collections mongorestore had reached may hold partial data; the others are unchanged",
@@ -88,6 +89,13 @@ export async function restoreWithTool(request: NativeRestoreRequest): Promise<Re
     tool.stop();
     await config.dispose();
   }
+}
+
+/** "replaced: a, b; partly restored: c": what the user's database now holds from this restore. */
+function describeReached(reached: Set<string>, finished: Map<string, CollectionRestoreStats>): string {
+  const whole = [...reached].filter((namespace) => finished.get(namespace)?.failed === 0);
+  const partial = [...reached].filter((namespace) => !whole.includes(namespace));
+  return [whole.length > 0 ? `replaced: ${whole.join(", ")}` : "", partial.length > 0 ? `partly restored: ${partial.join(", ")}` : ""].filter(Boolean).join("; ");
 }
 
 function buildArguments(configPath: string, plan: RestorePlan): string[] {

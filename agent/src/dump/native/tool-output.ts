@@ -6,6 +6,8 @@
 //   2024-05-01T10:00:04.000+0000	finished restoring shop.orders (5000 documents, 0 failures)
 //   2024-05-01T10:00:04.000+0000	5000 document(s) restored successfully. 0 document(s) failed to restore.
 //   2024-05-01T10:00:04.000+0000	Failed: error connecting to host: ...
+// Since mongo-tools 100.16.0 names are in backticks (restoring `shop.orders` from `archive on
+// stdin`); both forms are read alike (test-data/mongo-tools-logs has real output of each).
 
 export type ToolLine =
   | { kind: "dump-started"; namespace: string }
@@ -23,9 +25,14 @@ export function stripTimestamp(line: string): string {
   return line.replace(TIMESTAMP, "").trim();
 }
 
+/** Unwraps the backticks mongo-tools 100.16.0+ put around namespaces and sources; never throws. */
+function unquoteNames(line: string): string {
+  return line.replace(/`([^`]*)`/g, "$1");
+}
+
 /** Parses one stderr line of mongodump or mongorestore; undefined for lines that say nothing useful. Never throws. */
 export function parseToolLine(rawLine: string): ToolLine | undefined {
-  const line = stripTimestamp(rawLine);
+  const line = unquoteNames(stripTimestamp(rawLine));
   let match: RegExpExecArray | null;
   if ((match = /^\[[#.]*\]\s+(.+?)\s+(\d+)\/(\d+)\s+\(\s*[\d.]+%\)$/.exec(line))) {
     return { kind: "dump-progress", namespace: match[1]!, done: Number(match[2]), total: Number(match[3]) };

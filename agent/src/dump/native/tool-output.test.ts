@@ -1,0 +1,55 @@
+// What real mongodump and mongorestore print (agent/test-data/mongo-tools-logs, captured from
+// mongo-tools 100.15.0, namespaces plain, and 100.18.0, namespaces in backticks), parsed the same.
+import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseToolLine, type ToolLine } from "./tool-output";
+
+const LOGS = join(import.meta.dir, "../../../test-data/mongo-tools-logs");
+const parseLog = (name: string) =>
+  readFileSync(join(LOGS, name), "utf8")
+    .split("\n")
+    .map(parseToolLine)
+    .filter((line): line is ToolLine => line !== undefined);
+const ofKind = <K extends ToolLine["kind"]>(lines: ToolLine[], kind: K) => lines.filter((line): line is Extract<ToolLine, { kind: K }> => line.kind === kind);
+
+describe.each(["100.15.0", "100.18.0"])("mongo-tools %s", (version) => {
+  test("a restore of 43,037 documents in 11 collections counts exactly that, with plain namespaces", () => {
+    const lines = parseLog(`mongorestore-${version}-rename-ok.log`);
+    const finished = ofKind(lines, "restore-finished");
+    expect(finished).toHaveLength(11);
+    expect(finished.reduce((total, line) => total + line.restored, 0)).toBe(43_037);
+    expect(finished.every((line) => line.failed === 0)).toBe(true);
+    for (const line of [...finished, ...ofKind(lines, "restore-started")]) expect(line.namespace).toMatch(/^r\d+\.[^`]+$/);
+    expect(new Set(ofKind(lines, "restore-started").map((line) => line.namespace))).toEqual(new Set(finished.map((line) => line.namespace)));
+    expect(finished.map((line) => line.namespace)).toContain(finished.find((line) => line.namespace.endsWith("ünïcødé_集合 ✓"))!.namespace);
+  });
+
+  test("a failing restore reports the failure and the collections it had reached", () => {
+    const lines = parseLog(`mongorestore-${version}-partial-failure.log`);
+    expect(ofKind(lines, "failed")).toEqual([{ kind: "failed", message: expect.stringContaining("failed to fix document with empty timestamp") }]);
+    const types = ofKind(lines, "restore-finished").find((line) => line.namespace.endsWith(".types"));
+    expect(types).toMatchObject({ restored: 0, failed: 1 });
+    expect(ofKind(lines, "restore-started").length).toBeGreaterThanOrEqual(2);
+  });
+
+  test("a dump names every collection it wrote, with document counts", () => {
+    const lines = parseLog(`mongodump-${version}-db-archive-stdout.log`);
+    const done = ofKind(lines, "dump-finished");
+    expect(done.find((line) => line.namespace === "srcz.people")?.documents).toBe(3000);
+    for (const line of [...done, ...ofKind(lines, "dump-started")]) expect(line.namespace).toMatch(/^srcz\.[^`]+$/);
+    expect(new Set(ofKind(lines, "dump-started").map((line) => line.namespace))).toEqual(new Set(done.map((line) => line.namespace)));
+  });
+});
+
+test("lines the parser does not know say nothing (no guessing, no crash)", () => {
+  for (const line of [
+    "2026-11-24T03:16:56.465+0000\tno indexes to restore for collection `r21903.big`",
+    "2026-11-24T03:16:41.889+0000\tpreparing collections to restore from",
+    "index: &idx.IndexDocument{Options:bson.M{}}",
+    "",
+    "garbage ` with ` stray backticks (and parens)",
+  ]) {
+    expect(parseToolLine(line)).toBeUndefined();
+  }
+});
