@@ -1,5 +1,6 @@
 import { and, desc, eq, inArray } from "drizzle-orm";
-import { agents, databases, restores } from "@db/schema";
+import type { DbOrTx } from "@db/client";
+import { type AuditAction, agents, databases, restores } from "@db/schema";
 import type { Progress, RestoreStats } from "@protocol/agent-protocol";
 import type { AppContext } from "../../context";
 import { AppError, badRequest, conflict } from "../../lib/errors";
@@ -43,11 +44,14 @@ export async function requestRestore(ctx: AppContext, userId: string, backupId: 
     .where(and(eq(restores.userId, userId), eq(restores.databaseName, backup.databaseName), inArray(restores.status, ["pending", "in-progress"])));
   if (running.length > 0) throw conflict(`A restore of "${backup.databaseName}" is already running.`);
 
-  const [restore] = await ctx.db
-    .insert(restores)
-    .values({ userId, backupId, databaseName: backup.databaseName, agentId: agent.id, status: "pending", lastActivityAt: ctx.now() })
-    .returning();
-  await recordAudit(ctx.db, userId, "RESTORE_REQUESTED", { restoreId: restore!.id, backupId, databaseName: backup.databaseName });
+  const restore = await ctx.db.transaction(async (tx) => {
+    const [row] = await tx
+      .insert(restores)
+      .values({ userId, backupId, databaseName: backup.databaseName, agentId: agent.id, status: "pending", lastActivityAt: ctx.now() })
+      .returning();
+    await recordAudit(tx, userId, "RESTORE_REQUESTED", restoreDetails(row!));
+    return row;
+  });
   await sendToAgent(ctx, agent.id, {
     type: "restore",
     restoreId: restore!.id,
@@ -69,50 +73,67 @@ function announce(ctx: AppContext, restore: RestoreRow) {
   });
 }
 
-/** Applies an update to a running restore of this agent; returns null when it is not running. */
-async function updateRunning(ctx: AppContext, agentId: string, restoreId: string, values: Partial<RestoreRow>) {
-  const [restore] = await ctx.db
-    .update(restores)
-    .set({ ...values, lastActivityAt: ctx.now() })
-    .where(and(eq(restores.id, restoreId), eq(restores.agentId, agentId), inArray(restores.status, ["pending", "in-progress"])))
-    .returning();
-  return restore ?? null;
+/**
+ * Applies an update to a running restore (of this agent, when one is given) and writes its audit
+ * entry in the same transaction, so the history and the audit log never disagree; returns null
+ * when the restore is not running.
+ */
+async function updateRunning(
+  ctx: AppContext,
+  restoreId: string,
+  values: Partial<RestoreRow>,
+  options: { agentId?: string; audit?: (restore: RestoreRow) => { action: AuditAction; details: Record<string, unknown> } } = {},
+) {
+  const update = async (db: DbOrTx) => {
+    const [restore] = await db
+      .update(restores)
+      .set({ ...values, lastActivityAt: ctx.now() })
+      .where(
+        and(
+          eq(restores.id, restoreId),
+          inArray(restores.status, ["pending", "in-progress"]),
+          ...(options.agentId ? [eq(restores.agentId, options.agentId)] : []),
+        ),
+      )
+      .returning();
+    if (restore && options.audit) {
+      const { action, details } = options.audit(restore);
+      await recordAudit(db, restore.userId, action, details);
+    }
+    return restore ?? null;
+  };
+  return options.audit ? ctx.db.transaction(update) : update(ctx.db);
 }
 
+const restoreDetails = (restore: RestoreRow) => ({ restoreId: restore.id, backupId: restore.backupId, databaseName: restore.databaseName });
+
 export async function recordRestoreStarted(ctx: AppContext, agentId: string, restoreId: string) {
-  const restore = await updateRunning(ctx, agentId, restoreId, { status: "in-progress" });
-  if (!restore) return;
-  await recordAudit(ctx.db, restore.userId, "RESTORE_INITIATED", { restoreId, backupId: restore.backupId, databaseName: restore.databaseName });
-  await announce(ctx, restore);
+  const restore = await updateRunning(ctx, restoreId, { status: "in-progress" }, {
+    agentId,
+    audit: (r) => ({ action: "RESTORE_INITIATED", details: restoreDetails(r) }),
+  });
+  if (restore) await announce(ctx, restore);
 }
 
 export async function recordRestoreProgress(ctx: AppContext, agentId: string, restoreId: string, progress: Progress) {
-  const restore = await updateRunning(ctx, agentId, restoreId, { status: "in-progress", progress });
+  const restore = await updateRunning(ctx, restoreId, { status: "in-progress", progress }, { agentId });
   if (restore) await announce(ctx, restore);
 }
 
 export async function recordRestoreCompleted(ctx: AppContext, agentId: string, restoreId: string, stats: RestoreStats) {
-  const restore = await updateRunning(ctx, agentId, restoreId, { status: "completed", stats, completedAt: ctx.now() });
-  if (!restore) return;
   const totals = Object.values(stats).reduce((t, s) => ({ restored: t.restored + s.restored, failed: t.failed + s.failed }), { restored: 0, failed: 0 });
-  await recordAudit(ctx.db, restore.userId, "RESTORE_COMPLETED", { restoreId, backupId: restore.backupId, databaseName: restore.databaseName, ...totals });
-  await announce(ctx, restore);
+  const restore = await updateRunning(ctx, restoreId, { status: "completed", stats, completedAt: ctx.now() }, {
+    agentId,
+    audit: (r) => ({ action: "RESTORE_COMPLETED", details: { ...restoreDetails(r), ...totals } }),
+  });
+  if (restore) await announce(ctx, restore);
 }
 
 /** Fails a running restore with the agent's (or the sweeper's) reason. */
 export async function failRestore(ctx: AppContext, restoreId: string, error: string, options: { agentId?: string; stats?: RestoreStats } = {}) {
-  const [restore] = await ctx.db
-    .update(restores)
-    .set({ status: "failed", error, completedAt: ctx.now(), ...(options.stats ? { stats: options.stats } : {}) })
-    .where(
-      and(
-        eq(restores.id, restoreId),
-        inArray(restores.status, ["pending", "in-progress"]),
-        ...(options.agentId ? [eq(restores.agentId, options.agentId)] : []),
-      ),
-    )
-    .returning();
-  if (!restore) return;
-  await recordAudit(ctx.db, restore.userId, "RESTORE_FAILED", { restoreId, backupId: restore.backupId, databaseName: restore.databaseName, reason: error });
-  await announce(ctx, restore);
+  const restore = await updateRunning(ctx, restoreId, { status: "failed", error, completedAt: ctx.now(), ...(options.stats ? { stats: options.stats } : {}) }, {
+    agentId: options.agentId,
+    audit: (r) => ({ action: "RESTORE_FAILED", details: { ...restoreDetails(r), reason: error } }),
+  });
+  if (restore) await announce(ctx, restore);
 }
