@@ -91,6 +91,30 @@ test("dump → verify → decrypt → restore through the binary reproduces the 
   expect(await snapshotDatabase(env.client.db(copy))).toEqual(await snapshotDatabase(env.client.db(source)));
 });
 
+test("restore --to-db restores chosen collections as a copy beside the original, and prints --json stats", async () => {
+  const file = join(dir, "backup.enc.dbvault"); // written by the test above
+  const chosen = (await env.client.db(source).listCollections({ type: "collection" }).toArray()).map((info) => info.name).sort().slice(0, 2);
+  const target = `${copy}_partial`;
+  const before = await snapshotDatabase(env.client.db(copy));
+  const run = await runAgent(["restore", "--db", "copy", "--in", file, "--to-db", target, "--collections", chosen.join(","), "--json", "--config", configPath], binary);
+  expect(run.exitCode).toBe(0);
+  const stats = JSON.parse(run.stdout);
+  const counts = await Promise.all(chosen.map((name) => env.client.db(source).collection(name).countDocuments()));
+  expect(stats).toEqual({
+    restored: counts[0]! + counts[1]!,
+    failed: 0,
+    collections: Object.fromEntries(chosen.map((name, i) => [`${target}.${name}`, { restored: counts[i], failed: 0 }])),
+  });
+  const names = (await env.client.db(target).listCollections({}, { nameOnly: true }).toArray()).map((info) => info.name).sort();
+  expect(names).toEqual(chosen);
+  expect(await snapshotDatabase(env.client.db(copy))).toEqual(before);
+
+  const unknown = await runAgent(["restore", "--db", "copy", "--in", file, "--to-db", target, "--collections", "nope", "--config", configPath], binary);
+  expect(unknown.exitCode).toBe(1);
+  expect(unknown.stderr).toContain(`the backup has no collection "nope"; it holds ${chosen[0]}`);
+  expect(unknown.stderr).toContain(`nothing was changed in ${target}`);
+});
+
 test("the binary runs mongodump from PATH when it is there (here a recording stand-in)", async () => {
   const log = await env.makeTempDir();
   const nativeConfig = join(dir, "native.json");

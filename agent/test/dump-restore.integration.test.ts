@@ -105,11 +105,18 @@ describe("built-in dump and restore through the encrypted pipeline", () => {
     const end = restoreProgress.at(-1)!;
     expect(end).toMatchObject({ current: last.current, total: last.current, percentage: 100 });
     expect(restoreProgress.some((p) => p.percentage > 0 && p.percentage < 100)).toBe(true);
-    expect(restoreProgress.every((p) => p.collection === "" || p.collection.startsWith(`${target}.`))).toBe(true);
+    // The whole file is verified first; its counts give the restore its real total from the start.
+    const verifying = restoreProgress.filter((p) => p.collection === "Verifying backup…");
+    expect(verifying[0]).toEqual({ current: 0, total: 0, percentage: 0, collection: "Verifying backup…" });
+    const restoring = restoreProgress.slice(verifying.length);
+    expect(restoreProgress.slice(0, verifying.length)).toEqual(verifying);
+    expect(restoring.every((p) => p.total === last.current)).toBe(true);
+    expect(restoring[0]!.percentage).toBeLessThan(50);
+    expect(restoring.every((p) => p.collection === "" || p.collection.startsWith(`${target}.`))).toBe(true);
   });
 });
 
-test("a restore counts documents that break _id or a unique index as failures and restores the rest", async () => {
+test("documents that break _id or a unique index fail the restore, naming the first, and replace nothing", async () => {
   const doc = (value: Document) => BSON.serialize(value);
   const archive = writeMongodumpArchive(
     {
@@ -134,11 +141,15 @@ test("a restore counts documents that break _id or a unique index as failures an
     ],
   );
   const target = env.uniqueDatabase("dups");
-  const result = await restoreDatabase({ uri: env.uriFor(target), input: archive, tools: { mode: "builtin" } });
-  expect(result.collections).toEqual({ [`${target}.people`]: { restored: 2, failed: 2 } });
-  expect(result).toMatchObject({ restored: 2, failed: 2, engine: "builtin" });
+  await env.client.db(target).collection<AnyIdDocument>("people").insertOne({ _id: "kept", email: "old@example.com" });
+  const error = await restoreDatabase({ uri: env.uriFor(target), input: archive, tools: { mode: "builtin" } }).catch((e: unknown) => e);
+  expect(error).toBeInstanceOf(DumpError);
+  expect((error as DumpError).code).toBe("database-error");
+  expect((error as DumpError).message).toMatch(/^MongoDB refused 2 document\(s\), so nothing was replaced \(first: .*\.people: E11000 duplicate key/);
   const ids = await env.client.db(target).collection<AnyIdDocument>("people").find().map((d) => d._id).toArray();
-  expect(ids).toEqual([1, 3]);
+  expect(ids).toEqual(["kept"]);
+  const names = (await env.client.db(target).listCollections({}, { nameOnly: true }).toArray()).map((entry) => entry.name);
+  expect(names).toEqual(["people"]);
 });
 
 test("an aborted dump stops with DumpError aborted and closes the stream with it", async () => {

@@ -11,7 +11,10 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { Readable, Writable } from "node:stream";
 import { encryptBuffer, generateMasterKey, WrongKeyError } from "../src/archive/index.ts";
+import { BSON, MongoClient } from "mongodb";
 import { chooseEngine, DumpError, dumpDatabase, type Progress, restoreFromEncrypted } from "../src/dump/index.ts";
+import { type MongoTestServer, startMongoTestServer } from "../../testkit/mongo-server/index.ts";
+import { snapshotDatabase } from "./support/database-snapshot.ts";
 
 const FAKE_TOOLS = new URL("./fake-tools/", import.meta.url).pathname;
 const ARCHIVE = new URL("../test-data/mongodump-archives/modern-5k.archive", import.meta.url).pathname;
@@ -19,11 +22,20 @@ const SECRET_URI = "mongodb://backup-user:s3cr%40t-pa55@db1.example.net:27017,db
 const tools = { mongodump: join(FAKE_TOOLS, "mongodump"), mongorestore: join(FAKE_TOOLS, "mongorestore") };
 
 let log: string;
+let server: MongoTestServer;
+let mongo: MongoClient;
+// A restore connects to MongoDB itself (staging and swap), so it needs a server on loopback; the
+// user and password are there to prove they never reach mongorestore's argv.
+const restoreUri = (db: string) => `mongodb://backup-user:s3cr%40t-pa55@127.0.0.1:${server.port}/${db}?authSource=admin`;
 
 beforeAll(async () => {
   log = await mkdtemp(join(tmpdir(), "dbvault-fake-tools-"));
+  server = await startMongoTestServer({ users: [{ username: "backup-user", password: "s3cr@t-pa55" }] });
+  mongo = await new MongoClient(restoreUri("admin")).connect();
 });
 afterAll(async () => {
+  await mongo.close();
+  await server.stop();
   await rm(log, { recursive: true, force: true });
 });
 beforeEach(async () => {
@@ -33,6 +45,7 @@ beforeEach(async () => {
   process.env.FAKE_DUMP_ARCHIVE = ARCHIVE;
   await rm(log, { recursive: true, force: true });
   await import("node:fs/promises").then((fs) => fs.mkdir(log, { recursive: true }));
+  server?.intercept(undefined);
 });
 afterAll(() => {
   for (const key of ["FAKE_FAIL", "FAKE_TOOL_VERSION", "FAKE_RESTORE_STDERR", "FAKE_TOOL_LOG", "FAKE_DUMP_ARCHIVE"]) delete process.env[key];
@@ -95,24 +108,42 @@ test("a failing mongodump is reported with its own reason, without the password,
   expect(existsSync(argv[0]!.slice("--config=".length))).toBe(false);
 });
 
-test("mongorestore reads the decrypted archive on stdin with --archive --drop, and its counts become the stats", async () => {
+// The fake mongorestore cannot write to MongoDB. The test server's interceptor stands in for what
+// the real one writes: the staging collection named by each --nsTo, created when the agent asks to
+// rename it (documents marked with the staging name they arrived under).
+function actAsMongorestoreWrites(server: MongoTestServer): string[] {
+  const renamed: string[] = [];
+  server.intercept(({ name, body }) => {
+    if (name !== "renameCollection") return;
+    const from = String(body.renameCollection);
+    const [db, ...rest] = from.split(".");
+    const collection = server.state.ensureCollection(db!, rest.join(".")).collection;
+    if (collection.documents.size === 0) collection.insertDocument(Buffer.from(BSON.serialize({ _id: 1, stagedAs: rest.join(".") })));
+    renamed.push(`${from} -> ${String(body.to)}`);
+  });
+  return renamed;
+}
+
+test("mongorestore restores into staging names (--nsFrom/--nsTo), then each is swapped in; its counts become the stats", async () => {
   const masterKey = generateMasterKey();
   const archive = await readFile(ARCHIVE);
   const file = await encryptBuffer(archive, { masterKey, chunkSize: 4096 });
+  await mongo.db("shop").collection("orders").insertOne({ _id: "old" } as never);
+  const renamed = actAsMongorestoreWrites(server);
   const stderrFile = join(log, "..", `restore-stderr-${Date.now()}.txt`);
   await writeFile(
     stderrFile,
     [
       "2024-05-01T10:00:00.000+0000\trestoring shop.orders from archive on stdin",
-      "2024-05-01T10:00:01.000+0000\tfinished restoring shop.orders (4998 documents, 2 failures)",
+      "2024-05-01T10:00:01.000+0000\tfinished restoring shop.orders (5000 documents, 0 failures)",
       "2024-05-01T10:00:01.000+0000\tfinished restoring shop.empty (0 documents, 0 failures)",
-      "2024-05-01T10:00:01.000+0000\t4998 document(s) restored successfully. 2 document(s) failed to restore.",
+      "2024-05-01T10:00:01.000+0000\t5000 document(s) restored successfully. 0 document(s) failed to restore.",
     ].join("\n"),
   );
   process.env.FAKE_RESTORE_STDERR = stderrFile;
   const progress: Progress[] = [];
   const result = await restoreFromEncrypted({
-    uri: SECRET_URI,
+    uri: restoreUri("shop"),
     masterKey,
     input: Readable.from([file]),
     inputBytes: file.length,
@@ -124,31 +155,50 @@ test("mongorestore reads the decrypted archive on stdin with --archive --drop, a
 
   expect((await readFile(join(log, "mongorestore.stdin"))).equals(archive)).toBe(true);
   const argv = (await readLog("mongorestore.argv")).trim().split("\n");
-  expect(argv.slice(1)).toEqual(["--archive", "--drop", "--nsInclude=shop.*"]);
+  expect(argv.slice(1, 3)).toEqual(["--archive", "--drop"]);
+  const staging = /^--nsTo=shop\.orders\.dbvault-restore-([0-9a-z]{6})$/.exec(argv[5]!)?.[1];
+  expect(staging).toBeString();
+  expect(argv.slice(3)).toEqual([
+    "--nsInclude=shop.orders",
+    "--nsFrom=shop.orders",
+    `--nsTo=shop.orders.dbvault-restore-${staging}`,
+    "--nsInclude=shop.empty",
+    "--nsFrom=shop.empty",
+    `--nsTo=shop.empty.dbvault-restore-${staging}`,
+  ]);
   expect(argv.join(" ")).not.toContain("s3cr");
   expect((await readLog("mongorestore.config-mode")).trim()).toBe("600");
+  expect(renamed).toEqual([
+    `shop.orders.dbvault-restore-${staging} -> shop.orders`,
+    `shop.empty.dbvault-restore-${staging} -> shop.empty`,
+  ]);
+  expect(await mongo.db("shop").collection("orders").find().toArray() as unknown[]).toEqual([{ _id: 1, stagedAs: `orders.dbvault-restore-${staging}` }]);
   expect(result).toEqual({
     engine: "native",
-    collections: { "shop.orders": { restored: 4998, failed: 2 }, "shop.empty": { restored: 0, failed: 0 } },
-    restored: 4998,
-    failed: 2,
+    collections: { "shop.orders": { restored: 5000, failed: 0 }, "shop.empty": { restored: 0, failed: 0 } },
+    restored: 5000,
+    failed: 0,
     skipped: ["other.x"],
   });
+  expect(progress[0]).toEqual({ current: 0, total: 0, percentage: 0, collection: "Verifying backup…" });
+  expect(progress.find((p) => p.collection === "shop.orders")).toMatchObject({ total: 5000 });
   expect(progress.at(-1)).toMatchObject({ current: 5000, total: 5000, percentage: 100 });
-  expect(progress.map((p) => p.collection)).toContain("shop.orders");
 });
 
-test("restoring into another database renames it with --nsFrom/--nsTo", async () => {
+test("restoring into another database stages under that database's name", async () => {
   const masterKey = generateMasterKey();
   const file = await encryptBuffer(await readFile(new URL("../test-data/mongodump-archives/test.bar.archive", import.meta.url)), { masterKey });
-  await restoreFromEncrypted({ uri: "mongodb://127.0.0.1:1/copy", masterKey, input: [file], tools });
+  actAsMongorestoreWrites(server);
+  await restoreFromEncrypted({ uri: restoreUri("copy"), masterKey, input: [file], tools });
   const argv = (await readLog("mongorestore.argv")).trim().split("\n");
-  expect(argv.slice(1)).toEqual(["--archive", "--drop", "--nsInclude=test.*", "--nsFrom=test.*", "--nsTo=copy.*"]);
+  expect(argv.slice(3, 5)).toEqual(["--nsInclude=test.bar", "--nsFrom=test.bar"]);
+  expect(argv[5]).toMatch(/^--nsTo=copy\.bar\.dbvault-restore-[0-9a-z]{6}$/);
+  expect(await mongo.db("copy").collection("bar").countDocuments()).toBe(1);
 });
 
 test("a wrong key fails before mongorestore is started", async () => {
   const file = await encryptBuffer(await readFile(ARCHIVE), { masterKey: generateMasterKey() });
-  const error = await restoreFromEncrypted({ uri: SECRET_URI, masterKey: generateMasterKey(), input: [file], tools }).catch((e: unknown) => e);
+  const error = await restoreFromEncrypted({ uri: restoreUri("shop"), masterKey: generateMasterKey(), input: [file], tools }).catch((e: unknown) => e);
   expect(error).toBeInstanceOf(WrongKeyError);
   expect(existsSync(join(log, "mongorestore.argv"))).toBe(false);
 });
@@ -184,32 +234,41 @@ test("mode native without the tools on PATH is an error naming what to install",
   }
 });
 
-test("with mongo-tools 100.16+ output (names in backticks), counts are exact and a failure after replacing says what was replaced", async () => {
+test("with mongo-tools 100.16+ output (names in backticks), counts are exact; refused documents or a failing mongorestore change nothing", async () => {
   const masterKey = generateMasterKey();
   const file = await encryptBuffer(await readFile(ARCHIVE), { masterKey, chunkSize: 4096 });
   const stderrFile = join(log, "..", `restore-stderr-ticks-${Date.now()}.txt`);
-  await writeFile(
-    stderrFile,
-    [
-      "2026-11-24T03:16:42.107+0000\trestoring `shop.orders` from `archive on stdin`",
-      "2026-11-24T03:16:42.118+0000\tfinished restoring `shop.orders` (4998 documents, 2 failures)",
-      "2026-11-24T03:16:42.119+0000\trestoring `shop.empty` from `archive on stdin`",
-      "2026-11-24T03:16:42.120+0000\tfinished restoring `shop.empty` (0 documents, 0 failures)",
-      "2026-11-24T03:16:42.121+0000\tno indexes to restore for collection `shop.empty`",
-      "2026-11-24T03:16:42.200+0000\t4998 document(s) restored successfully. 2 document(s) failed to restore.",
-    ].join("\n"),
-  );
+  const lines = (failures: number) => [
+    "2026-11-24T03:16:42.107+0000\trestoring `shop.orders` from `archive on stdin`",
+    `2026-11-24T03:16:42.118+0000\tfinished restoring \`shop.orders\` (${5000 - failures} documents, ${failures} failures)`,
+    "2026-11-24T03:16:42.119+0000\trestoring `shop.empty` from `archive on stdin`",
+    "2026-11-24T03:16:42.120+0000\tfinished restoring `shop.empty` (0 documents, 0 failures)",
+    "2026-11-24T03:16:42.121+0000\tno indexes to restore for collection `shop.empty`",
+    `2026-11-24T03:16:42.200+0000\t${5000 - failures} document(s) restored successfully. ${failures} document(s) failed to restore.`,
+  ].join("\n");
   process.env.FAKE_RESTORE_STDERR = stderrFile;
+  actAsMongorestoreWrites(server);
+  const restore = () => restoreFromEncrypted({ uri: restoreUri("shop"), masterKey, input: Readable.from([file]), inputBytes: file.length, tools, progressIntervalMs: 0 });
   try {
-    const result = await restoreFromEncrypted({ uri: SECRET_URI, masterKey, input: Readable.from([file]), inputBytes: file.length, tools, progressIntervalMs: 0 });
-    expect(result.collections).toEqual({ "shop.orders": { restored: 4998, failed: 2 }, "shop.empty": { restored: 0, failed: 0 } });
-    expect(result.restored).toBe(4998);
+    await writeFile(stderrFile, lines(0));
+    const result = await restore();
+    expect(result.collections).toEqual({ "shop.orders": { restored: 5000, failed: 0 }, "shop.empty": { restored: 0, failed: 0 } });
+    expect(result.restored).toBe(5000);
+
+    await mongo.db("shop").collection("orders").deleteMany({});
+    await mongo.db("shop").collection("orders").insertOne({ _id: "before" } as never);
+    const before = await snapshotDatabase(mongo.db("shop"));
+    await writeFile(stderrFile, lines(2));
+    const refused = await restore().catch((error) => error);
+    expect(refused.code).toBe("database-error");
+    expect(refused.message).toBe("mongorestore could not restore 2 document(s), so nothing was replaced");
+    expect(await snapshotDatabase(mongo.db("shop"))).toEqual(before);
 
     process.env.FAKE_FAIL = "shop.types: error restoring from archive on stdin: write exception";
-    const failure = await restoreFromEncrypted({ uri: SECRET_URI, masterKey, input: Readable.from([file]), inputBytes: file.length, tools, progressIntervalMs: 0 }).catch((error) => error);
+    const failure = await restore().catch((error) => error);
     expect(failure).toBeInstanceOf(DumpError);
-    expect(failure.code).toBe("restore-incomplete");
-    expect(failure.message).toContain("replaced: shop.empty; partly restored: shop.orders");
+    expect(failure.code).toBe("tool-failed");
+    expect(await snapshotDatabase(mongo.db("shop"))).toEqual(before);
   } finally {
     await rm(stderrFile, { force: true });
   }

@@ -30,8 +30,9 @@ export class CollectionState {
   dataBytes = 0;
 
   constructor(
-    readonly database: string,
-    readonly name: string,
+    /** Database and name change only through ServerState.renameCollection. */
+    public database: string,
+    public name: string,
     readonly type: CollectionType,
     readonly options: Document,
   ) {

@@ -181,3 +181,30 @@ describe("indexes", () => {
     expect(indexes[2]!.key.b).toEqual(new Double(1));
   });
 });
+
+describe("renameCollection", () => {
+  const rename = (from: string, to: string, dropTarget = false) =>
+    connection.client.db("admin").command({ renameCollection: `${db.databaseName}.${from}`, to: `${db.databaseName}.${to}`, dropTarget });
+
+  test("moves documents, indexes and options under the new name, replacing the target with dropTarget", async () => {
+    await db.createCollection("staged", { collation: { locale: "en", strength: 2 } });
+    await db.collection<LooseDocument>("staged").insertMany([{ _id: 1, a: "new" }, { _id: 2, a: "newer" }]);
+    await db.collection("staged").createIndex({ a: 1 }, { unique: true });
+    await db.collection<LooseDocument>("live").insertOne({ _id: 1, a: "old" });
+    expect((await rename("staged", "live").catch((error) => error)).code).toBe(48);
+    await rename("staged", "live", true);
+    expect(await db.collection<LooseDocument>("live").find().toArray()).toEqual([{ _id: 1, a: "new" }, { _id: 2, a: "newer" }]);
+    expect((await db.collection("live").indexes()).map((index) => index.name)).toEqual(["_id_", "a_1"]);
+    expect((await readCollectionInfo("live")).options).toEqual({ collation: expect.objectContaining({ locale: "en" }) });
+    expect(await readCollectionInfo("staged")).toBeUndefined();
+  });
+
+  test("a missing source is NamespaceNotFound, a view cannot be renamed, and only admin runs it", async () => {
+    expect((await rename("no-such", "anything").catch((error) => error)).code).toBe(26);
+    await db.createCollection("rename-view-source");
+    await db.createCollection("rename-view", { viewOn: "rename-view-source", pipeline: [] });
+    expect((await rename("rename-view", "other-view").catch((error) => error)).code).toBe(166);
+    const notAdmin = await db.command({ renameCollection: `${db.databaseName}.rename-view-source`, to: `${db.databaseName}.x` }).catch((error) => error);
+    expect(notAdmin.code).toBe(13);
+  });
+});

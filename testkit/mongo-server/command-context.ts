@@ -23,7 +23,12 @@ export type ServerContext = {
   users: TestUser[];
   host: () => string;
   connectionStats: () => { current: number; totalCreated: number };
+  /** Fault injection for tests: sees each command before it runs and may throw a CommandError. */
+  intercept?: CommandInterceptor;
 };
+
+/** Called with each command's name, database and body; throwing a CommandError refuses it. */
+export type CommandInterceptor = (command: { name: string; db: string; body: Document }) => void;
 
 export type CommandContext = ServerContext & {
   /** The database the command runs against (`$db`, or the OP_QUERY namespace). */

@@ -75,6 +75,7 @@ function runRequest(server: ServerContext, connection: ConnectionInfo, request: 
     connection,
   };
   applyCommonChecks(name, context);
+  server.intercept?.({ name, db, body });
   return handler(context);
 }
 

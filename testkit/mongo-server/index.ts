@@ -15,6 +15,8 @@ import { readRealServerUri } from "./config";
 import { startMongoTestServer } from "./server";
 
 export { startMongoTestServer, type MongoTestServer, type MongoTestServerOptions } from "./server";
+export { CommandError } from "./errors";
+export type { CommandInterceptor } from "./command-context";
 
 /** Where integration tests send their MongoDB traffic, and how to release it afterwards. */
 export type MongoTestTarget = {

@@ -71,6 +71,32 @@ export class ServerState {
     return collection;
   }
 
+  /**
+   * Moves a collection (documents, indexes, options, uuid) to another name, replacing the target
+   * when `dropTarget` is set, as renameCollection does. Throws mongod's errors: 26 when the source
+   * is missing, 48 when the target exists, 166 for views and time-series collections (a 7.0
+   * server cannot rename those), 20 for a rename onto itself.
+   */
+  renameCollection(from: { db: string; name: string }, to: { db: string; name: string }, dropTarget: boolean): void {
+    const source = this.findCollection(from.db, from.name);
+    if (!source) throw new CommandError(26, `Source collection ${from.db}.${from.name} does not exist`);
+    if (source.type !== "collection") throw new CommandError(166, `cannot rename ${source.type === "view" ? "view" : "time-series collection"} ${source.ns}`);
+    if (from.db === to.db && from.name === to.name) throw new CommandError(20, "Can't rename a collection to itself");
+    assertCollectionName(to.db, to.name);
+    const existing = this.findCollection(to.db, to.name);
+    if (existing && !dropTarget) throw new CommandError(48, "target namespace exists");
+    if (existing) this.dropCollection(to.db, to.name);
+    this.dropCollection(from.db, from.name);
+    source.database = to.db;
+    source.name = to.name;
+    let collections = this.databases.get(to.db);
+    if (!collections) {
+      collections = new Map();
+      this.databases.set(to.db, collections);
+    }
+    collections.set(to.name, source);
+  }
+
   /** Drops every collection of a database. */
   dropDatabase(database: string): void {
     this.databases.delete(database);

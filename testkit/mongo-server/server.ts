@@ -2,7 +2,7 @@
 // request order. Commands run synchronously against in-memory state, so each is atomic with
 // respect to every other connection without any locking.
 import { createServer, type Server, type Socket } from "node:net";
-import type { ConnectionInfo, ServerContext, TestUser } from "./command-context";
+import type { CommandInterceptor, ConnectionInfo, ServerContext, TestUser } from "./command-context";
 import { CursorRegistry } from "./cursors";
 import { executeRequest } from "./dispatch";
 import { ServerState } from "./server-state";
@@ -23,6 +23,11 @@ export type MongoTestServer = {
   /** The in-memory state, for tests that inspect the server directly. */
   state: ServerState;
   cursors: CursorRegistry;
+  /**
+   * Fault injection: `hook` sees every command before it runs and may throw a CommandError (a
+   * refused write), stop the server or signal a client; undefined removes it.
+   */
+  intercept(hook: CommandInterceptor | undefined): void;
   stop(): Promise<void>;
 };
 
@@ -84,6 +89,9 @@ export async function startMongoTestServer(options: MongoTestServerOptions = {})
     port,
     state,
     cursors,
+    intercept(hook) {
+      context.intercept = hook;
+    },
     async stop() {
       clearInterval(sweeper);
       for (const socket of sockets) socket.destroy();

@@ -15,6 +15,8 @@ export interface InputFile {
   size: number | undefined;
   /** "stdin" or the path, for messages. */
   label: string;
+  /** Opens a regular file again from its start (a restore reads it twice); absent for stdin. */
+  reopen?: () => Readable;
 }
 
 /** Opens a file or stdin ("-") for reading; throws CliError (exit 1) when the file cannot be read. */
@@ -23,7 +25,10 @@ export async function openInput(path: string, io: CliIo): Promise<InputFile> {
   try {
     const info = await stat(path);
     if (info.isDirectory()) throw Object.assign(new Error("is a directory"), { code: "EISDIR" });
-    return { stream: createReadStream(path, { highWaterMark: 1024 * 1024 }), size: info.isFile() ? info.size : undefined, label: path };
+    const open = () => createReadStream(path, { highWaterMark: 1024 * 1024 });
+    return info.isFile()
+      ? { stream: open(), size: info.size, label: path, reopen: open }
+      : { stream: open(), size: undefined, label: path };
   } catch (error) {
     throw describeFileError(error, path, "read");
   }

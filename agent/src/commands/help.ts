@@ -13,8 +13,11 @@ commands:
   db list                        list the configured databases (names and hosts)
   dump --db NAME --out FILE      dump a database of the config file, compress and encrypt it
                                  into FILE (.enc.dbvault)
-  restore --db NAME --in FILE    restore a .enc.dbvault backup into a database of the config
-                                 file, replacing the collections the backup holds
+  restore --db NAME --in FILE [--to-db TARGET] [--collections a,b] [--json]
+                                 verify a whole .enc.dbvault backup, then restore it into a
+                                 database of the config file (or into TARGET on the same
+                                 connection), replacing the collections it holds (or those
+                                 chosen), each swapped in only once all were restored
   encrypt --in ARCHIVE --out FILE
                                  seal a mongodump archive (mongodump --archive) into FILE
   decrypt --in FILE --out ARCHIVE

@@ -38,7 +38,7 @@ export function describeFailure(error: unknown, context: ErrorContext = {}): Err
   if (error instanceof ConfigError) return report(error.message, EXIT.config, error.hint);
   if (error instanceof DumpError && error.code === "restore-incomplete") {
     for (const [namespace, stats] of Object.entries(error.stats?.collections ?? {})) {
-      lines.push(`dbvault-agent: replaced ${namespace} (${formatCount(stats.restored)} documents restored before the failure)`);
+      lines.push(`dbvault-agent: replaced ${namespace} with the backup's ${formatCount(stats.restored)} documents`);
     }
     const inner = describeFailure(error.cause, context);
     const exitCode = inner.exitCode === EXIT.verification ? EXIT.verification : EXIT.failure;

@@ -1,16 +1,19 @@
-// dbvault-agent restore --db NAME --in FILE: verify, decrypt and restore a .enc.dbvault file into
-// a configured database, replacing the collections it holds. Nothing is changed when the key is
-// wrong or the file's start is damaged (see docs/agent.md, "restore safety").
+// dbvault-agent restore --db NAME --in FILE [--to-db TARGET] [--collections a,b] [--json]:
+// verify the whole .enc.dbvault file, then restore it into a configured database (or another
+// database TARGET on the same connection), replacing the collections it holds, or only those
+// chosen. Nothing is changed unless the whole file is good, and collections are swapped in only
+// once all of them were restored (docs/restore.md).
 import { findDatabase, readMasterKey } from "../config.ts";
-import { restoreFromEncrypted } from "../dump/index.ts";
-import { formatCount, pluralize } from "../ui/format.ts";
+import { isDumpError, restoreFromEncrypted } from "../dump/index.ts";
+import { pluralize } from "../ui/format.ts";
+import { CliError, EXIT } from "./cli-error.ts";
 import { createProgressDisplay } from "../ui/progress-display.ts";
 import type { CommandContext } from "./context.ts";
 import { openInput } from "./files.ts";
 import { parseOptions, requireString } from "./parse-args.ts";
 import { COMMON_OPTIONS, describeEngine } from "./shared.ts";
 
-const OPTIONS = { ...COMMON_OPTIONS, db: "string", in: "string" } as const;
+const OPTIONS = { ...COMMON_OPTIONS, db: "string", in: "string", "to-db": "string", collections: "string", json: "boolean" } as const;
 
 /** Runs `restore`; returns the exit code or throws what describeFailure reports. */
 export async function runRestoreCommand(args: string[], context: CommandContext): Promise<number> {
@@ -20,6 +23,8 @@ export async function runRestoreCommand(args: string[], context: CommandContext)
   const { config, path } = await context.loadConfig(options.config);
   const database = findDatabase(config, name, path);
   const masterKey = readMasterKey(config, path);
+  const targetDatabase = typeof options["to-db"] === "string" ? checkDatabaseName(options["to-db"]) : undefined;
+  const collections = typeof options.collections === "string" ? parseCollections(options.collections) : undefined;
   const input = await openInput(inPath, context.io);
   const display = createProgressDisplay({
     stream: context.io.stderr,
@@ -34,25 +39,45 @@ export async function runRestoreCommand(args: string[], context: CommandContext)
       masterKey,
       input: input.stream,
       ...(input.size === undefined ? {} : { inputBytes: input.size }),
+      ...(input.reopen ? { reopen: input.reopen } : {}),
+      ...(targetDatabase ? { database: targetDatabase } : {}),
+      ...(collections ? { collections } : {}),
       tools: config.tools,
       signal: context.io.signal,
       onProgress: (progress) => display.update(progress),
       onNotice: (message) => context.say(message),
     });
     display.finish();
-    const collections = Object.keys(result.collections).length;
-    context.say(
-      `restored ${pluralize(result.restored, "document")} into ${pluralize(collections, "collection")} of ${name} ` +
-        `with ${describeEngine(result.engine, "mongorestore")} from ${input.label}`,
-    );
-    for (const [namespace, stats] of Object.entries(result.collections)) {
-      if (stats.failed > 0) context.warn(`${namespace}: ${formatCount(stats.failed)} document(s) failed to restore (duplicate keys or rejected documents)`);
+    if (options.json === true) {
+      context.io.stdout.write(`${JSON.stringify({ restored: result.restored, failed: result.failed, collections: result.collections })}\n`);
     }
-    if (result.skipped.length > 0) context.say(`skipped ${result.skipped.join(", ")} (oplog, server or system collections, other databases)`);
+    const replaced = Object.keys(result.collections);
+    context.say(
+      `restored ${pluralize(result.restored, "document")} into ${pluralize(replaced.length, "collection")} of ${targetDatabase ?? name} ` +
+        `with ${describeEngine(result.engine, "mongorestore")} from ${input.label}; replaced ${replaced.length > 0 ? replaced.join(", ") : "nothing"}, nothing else changed`,
+    );
+    if (result.skipped.length > 0) context.say(`skipped ${result.skipped.join(", ")} (oplog, server or system collections, other databases or collections not chosen)`);
     return 0;
   } catch (error) {
     display.finish();
     input.stream.destroy();
+    // Any failure but a swap phase stopped part-way happens before the first collection is replaced.
+    if (!isDumpError(error, "restore-incomplete")) context.say(`nothing was changed in ${targetDatabase ?? name}`);
     throw error;
   }
+}
+
+// MongoDB refuses these in database names (and an empty one); the server would say so later,
+// after the whole file was verified.
+function checkDatabaseName(name: string): string {
+  if (name.length === 0 || name.length > 63 || /[/\\. "$*<>:|?\0]/.test(name)) {
+    throw new CliError(`--to-db ${JSON.stringify(name)} is not a valid MongoDB database name`, EXIT.usage, "use letters, digits, _ and -; at most 63 characters");
+  }
+  return name;
+}
+
+function parseCollections(list: string): string[] {
+  const names = [...new Set(list.split(",").map((name) => name.trim()).filter(Boolean))];
+  if (names.length === 0) throw new CliError("--collections needs at least one collection name", EXIT.usage, "e.g. --collections orders,customers");
+  return names;
 }

@@ -1,9 +1,15 @@
 // The backup pipeline the daemon and the CLI use: dump → compress → encrypt into a
 // `.enc.dbvault` byte stream, and back: ciphertext → verify/decrypt → decompress → restore.
-import { Readable } from "node:stream";
+import { createReadStream, createWriteStream } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PassThrough, Readable, type Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { type ArchiveHeader, type Compression, createDecryptStream, createEncryptStream } from "../archive/index.ts";
-import { countBytes } from "./byte-streams.ts";
+import { countBytes, iterateBytes } from "./byte-streams.ts";
+import { throwIfAborted } from "./errors.ts";
+import { summarizeArchive } from "./mongodump-archive/index.ts";
 import { dumpDatabase, restoreArchive } from "./operations.ts";
 import type { ByteSource, DumpOptions, DumpResult, RestoreOptions, RestoreResult } from "./types.ts";
 
@@ -41,32 +47,120 @@ export function createBackupStream(options: BackupStreamOptions): BackupStream {
   return { stream: encrypt, header: encrypt.header, result };
 }
 
-export interface RestoreEncryptedOptions extends Omit<RestoreOptions, "input" | "inputBytes"> {
+export interface RestoreEncryptedOptions extends Omit<RestoreOptions, "input" | "inputBytes" | "expectedNamespaces"> {
   masterKey: Uint8Array;
   /** The `.enc.dbvault` bytes (a download, a file). */
   input: ByteSource;
   /** Size of the `.enc.dbvault` file, when known, for the percentage. */
   inputBytes?: number;
+  /**
+   * Opens the same bytes again from the start (a file on disk): the backup is verified in a first
+   * read and restored in a second. Without it the input is copied to a private temporary file as
+   * it is verified, and restored from that copy.
+   */
+  reopen?: () => ByteSource;
+  /** Where that copy goes; the system's temporary directory (TMPDIR) by default. */
+  tempDir?: string;
 }
 
+/** What restore progress shows while the whole file is being checked. */
+export const VERIFYING_LABEL = "Verifying backup…";
+
 /**
- * Decrypts, verifies and restores a `.enc.dbvault` stream. The header and the first chunk are
- * authenticated, and the archive prelude parsed, before the database is touched: a wrong key
- * (WrongKeyError), a foreign or damaged file (the archive library's errors) leave it unchanged.
- * Later damage throws DumpError "restore-incomplete" whose cause is the archive error.
+ * Verifies, then restores, a `.enc.dbvault` backup. The whole file is authenticated and parsed
+ * first (every chunk and the final tag, the right key, no truncation or trailing bytes, every
+ * archive checksum) and only then is the database touched: a wrong key (WrongKeyError), a
+ * damaged, cut or foreign file (the archive library's errors, MongodumpArchiveError) leave it
+ * unchanged. The restore itself stages collections and swaps them in (see builtin/restore.ts).
  */
 export async function restoreFromEncrypted(options: RestoreEncryptedOptions): Promise<RestoreResult> {
-  const decrypt = createDecryptStream({ masterKey: options.masterKey });
-  let consumed = 0;
-  const ciphertext = Readable.from(countBytes(options.input, (count) => (consumed += count)));
-  pipeline(ciphertext, decrypt).catch((error: Error) => decrypt.destroy(error));
-  const total = options.inputBytes;
-  const fraction = total && total > 0 ? () => consumed / total : undefined;
-  const { masterKey: _key, input: _input, inputBytes: _bytes, ...rest } = options;
+  const { masterKey, input, inputBytes, reopen, tempDir, ...rest } = options;
+  throwIfAborted(options.signal);
+  const copy = reopen ? undefined : await createPrivateCopy(tempDir);
   try {
-    return await restoreArchive({ ...rest, input: decrypt }, fraction);
+    options.onNotice?.("verifying the whole backup before changing anything");
+    options.onProgress?.({ current: 0, total: 0, percentage: 0, collection: VERIFYING_LABEL });
+    const summary = await verifyEncrypted(countVerified(input, inputBytes, options), masterKey, copy?.stream, options.signal);
+    const again = reopen ? reopen() : copy!.read();
+    const decrypt = createDecryptStream({ masterKey });
+    pipeline(Readable.from(iterateBytes(again)), decrypt).catch((error: Error) => decrypt.destroy(error));
+    try {
+      return await restoreArchive({ ...rest, input: decrypt, expectedNamespaces: summary.namespaces }, undefined);
+    } finally {
+      decrypt.destroy();
+    }
+  } finally {
+    await copy?.remove();
+  }
+}
+
+/** Reports the share of the file verified, at most every progress interval, when its size is known. */
+function countVerified(input: ByteSource, inputBytes: number | undefined, options: RestoreEncryptedOptions): ByteSource {
+  if (!inputBytes || !options.onProgress) return input;
+  const interval = options.progressIntervalMs ?? 250;
+  let read = 0;
+  let last = performance.now();
+  return countBytes(input, (count) => {
+    read += count;
+    const now = performance.now();
+    if (now - last < interval) return;
+    last = now;
+    const percentage = Math.min(99.9, Math.round((read / inputBytes) * 1000) / 10);
+    options.onProgress!({ current: 0, total: 0, percentage, collection: VERIFYING_LABEL });
+  });
+}
+
+/** Decrypts and parses the whole backup, writing the ciphertext to `copy` as it passes; throws what is wrong with it. */
+async function verifyEncrypted(input: ByteSource, masterKey: Uint8Array, copy: Writable | undefined, signal: AbortSignal | undefined) {
+  const decrypt = createDecryptStream({ masterKey });
+  const ciphertext = Readable.from(iterateBytes(input));
+  const feeding = copy
+    ? pipeline(ciphertext, new PassThrough({ transform: teeInto(copy) }), decrypt).then(() => finishWriting(copy))
+    : pipeline(ciphertext, decrypt);
+  feeding.catch((error: Error) => decrypt.destroy(error));
+  try {
+    const summary = await summarizeArchive(decrypt);
+    await feeding;
+    throwIfAborted(signal);
+    return summary;
   } finally {
     decrypt.destroy();
     ciphertext.destroy();
   }
+}
+
+function teeInto(copy: Writable) {
+  return (chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error | null, data?: Buffer) => void) => {
+    if (copy.write(chunk)) done(null, chunk);
+    else copy.once("drain", () => done(null, chunk));
+  };
+}
+
+function finishWriting(stream: Writable): Promise<void> {
+  return new Promise((resolve, reject) => {
+    stream.once("error", reject);
+    stream.end(() => resolve());
+  });
+}
+
+interface PrivateCopy {
+  stream: Writable;
+  read(): ByteSource;
+  remove(): Promise<void>;
+}
+
+/** A 0600 file in a fresh 0700 directory: a restore's copy of the backup while it is verified. */
+async function createPrivateCopy(tempDir: string | undefined): Promise<PrivateCopy> {
+  const directory = await mkdtemp(join(tempDir ?? tmpdir(), "dbvault-restore-"));
+  const path = join(directory, "backup.enc.dbvault");
+  const stream = createWriteStream(path, { mode: 0o600, flags: "wx" });
+  stream.on("error", () => undefined); // reported through the pipeline that writes it
+  return {
+    stream,
+    read: () => createReadStream(path, { highWaterMark: 1024 * 1024 }),
+    remove: async () => {
+      stream.destroy();
+      await rm(directory, { recursive: true, force: true });
+    },
+  };
 }

@@ -15,6 +15,8 @@ export type DumpErrorCode =
   | "unsupported"
   /** The archive's databases do not fit the target database. */
   | "target-mismatch"
+  /** A collection chosen for the restore is not in the backup. */
+  | "unknown-collection"
   /** The restore failed after it had replaced collections; see `stats`. */
   | "restore-incomplete"
   /** The operation was aborted through its signal. */

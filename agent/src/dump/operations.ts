@@ -84,9 +84,13 @@ export async function restoreArchive(
     const choice = await chooseEngine("mongorestore", options.tools, options.onNotice);
     // The safety gate: a wrong key, a damaged first chunk or bad metadata fail here, untouched.
     prelude = await readArchivePrelude(countBytes(options.input, (count) => pacer.note(count)));
-    const plan = planRestore(prelude.collections, options.database ?? readUriDatabase(options.uri));
+    const plan = planRestore(prelude.collections, options.database ?? readUriDatabase(options.uri), options.collections);
     throwIfAborted(options.signal);
-    const tracker = new ProgressTracker(options.onProgress, options.progressIntervalMs, readFraction ?? (() => undefined));
+    const expected = options.expectedNamespaces
+      ?.filter((entry) => entry.metadata && plan.targetOf(entry.metadata) !== undefined)
+      .reduce((sum, entry) => sum + entry.documentCount, 0);
+    const tracker = new ProgressTracker(options.onProgress, options.progressIntervalMs, expected === undefined ? (readFraction ?? (() => undefined)) : undefined);
+    if (expected !== undefined) tracker.total = expected;
     const request = { uri: options.uri, prelude, plan, signal: options.signal, tracker };
     const result =
       choice.engine === "native"

@@ -10,6 +10,8 @@ export interface RestorePlan {
   onlyDatabase: string | undefined;
   /** When set, the source database `from` is restored as `to`. */
   rename: { from: string; to: string } | undefined;
+  /** The databases the restore writes into, sorted. */
+  targetDatabases: string[];
   /** The target namespace of a prelude entry, or undefined when it is skipped. */
   targetOf(entry: CollectionMetadata): string | undefined;
 }
@@ -30,7 +32,7 @@ export function isSkippedEntry(entry: CollectionMetadata): boolean {
  * writes. Throws DumpError "target-mismatch" when the archive holds several databases and none
  * of them is the target, since which one to rename would be a guess.
  */
-export function planRestore(collections: CollectionMetadata[], targetDatabase: string | undefined): RestorePlan {
+export function planRestore(collections: CollectionMetadata[], targetDatabase: string | undefined, onlyCollections?: string[]): RestorePlan {
   const sourceDatabases = [...new Set(collections.filter((entry) => !isSkippedEntry(entry)).map((entry) => entry.db))].sort();
   let onlyDatabase: string | undefined;
   let rename: RestorePlan["rename"];
@@ -45,15 +47,37 @@ export function planRestore(collections: CollectionMetadata[], targetDatabase: s
       );
     }
   }
+  const chosen = onlyCollections && checkCollections(collections, onlyCollections, onlyDatabase ?? rename?.from);
+  const restored = onlyDatabase !== undefined ? [onlyDatabase] : sourceDatabases;
+  const targetDatabases = restored.map((db) => (rename && db === rename.from ? rename.to : db)).sort();
   return {
     sourceDatabases,
     onlyDatabase,
     rename,
+    targetDatabases,
     targetOf(entry) {
       if (isSkippedEntry(entry)) return undefined;
       if (onlyDatabase !== undefined && entry.db !== onlyDatabase) return undefined;
+      if (chosen && !chosen.has(entry.collection)) return undefined;
       const db = rename && entry.db === rename.from ? rename.to : entry.db;
       return `${db}.${entry.collection}`;
     },
   };
+}
+
+/**
+ * Checks that every chosen collection is in the backup (in `database`, or its only database);
+ * throws DumpError "unknown-collection" listing what the backup holds.
+ */
+function checkCollections(collections: CollectionMetadata[], chosen: string[], database: string | undefined): Set<string> {
+  const available = collections.filter((entry) => !isSkippedEntry(entry) && (database === undefined || entry.db === database)).map((entry) => entry.collection);
+  const unknown = chosen.filter((name) => !available.includes(name));
+  if (unknown.length > 0) {
+    throw new DumpError(
+      "unknown-collection",
+      `the backup has no collection ${unknown.map((name) => `"${name}"`).join(", ")}; it holds ${available.length > 0 ? [...available].sort().join(", ") : "no collections"}`,
+      { hint: "choose collections from that list" },
+    );
+  }
+  return new Set(chosen);
 }

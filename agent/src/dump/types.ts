@@ -1,5 +1,6 @@
 // Types of the dump/restore API the CLI and the daemon call (see index.ts).
 import type { Writable } from "node:stream";
+import type { NamespaceSummary } from "./mongodump-archive/index.ts";
 
 /** Progress of a dump or restore: the shape of spec section 3 and of the agent protocol. */
 export interface Progress {
@@ -72,6 +73,10 @@ export interface RestoreOptions extends OperationOptions {
   database?: string;
   /** Size of `input` in bytes, when known: it turns bytes read into a percentage and a total estimate. */
   inputBytes?: number;
+  /** Only these collections of the backup's database (names without the database); all by default. */
+  collections?: string[];
+  /** The archive's namespaces with their document counts, when already read (a verified backup): progress then has the real total. */
+  expectedNamespaces?: NamespaceSummary[];
 }
 
 /** Documents restored and failed (duplicate keys, validation...) in one collection. */

@@ -89,6 +89,20 @@ function dropCollection(context: CommandContext): Document {
   return dropped ? { nIndexesWas: dropped.indexes.length, ns: dropped.ns } : {};
 }
 
+function splitNamespace(value: unknown, field: string): { db: string; name: string } {
+  const dot = typeof value === "string" ? value.indexOf(".") : -1;
+  if (typeof value !== "string" || dot <= 0 || dot === value.length - 1) throw new CommandError(73, `Invalid ${field} namespace: ${String(value)}`);
+  return { db: value.slice(0, dot), name: value.slice(dot + 1) };
+}
+
+function renameCollection(context: CommandContext): Document {
+  if (context.db !== "admin") throw new CommandError(13, "renameCollection may only be run against the admin database.");
+  const from = splitNamespace(context.body.renameCollection, "source");
+  const to = splitNamespace(context.body.to, "target");
+  context.state.renameCollection(from, to, readBoolean(context.body.dropTarget));
+  return {};
+}
+
 function dropDatabase(context: CommandContext): Document {
   context.state.dropDatabase(context.db);
   return { dropped: context.db };
@@ -106,6 +120,7 @@ export const databaseCommands: Record<string, CommandHandler> = {
   listCollections,
   create: createCollection,
   drop: dropCollection,
+  renameCollection,
   dropDatabase,
   dbStats: (context) => describeDatabaseStats(context.state, context.db),
   collStats: describeCollectionStats,

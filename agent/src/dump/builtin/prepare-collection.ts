@@ -4,6 +4,7 @@
 // as a duplicate _id does, instead of failing the whole index build at the end.
 import type { Db, Document } from "mongodb";
 import type { CollectionMetadata } from "../mongodump-archive/index.ts";
+import { dropIfExists } from "./staging.ts";
 
 // "ns" is what pre-4.4 servers wrote into index specs; newer servers refuse it in createIndexes.
 function cleanIndexSpec(spec: Document): Document {
@@ -36,13 +37,4 @@ export async function prepareCollection(db: Db, name: string, metadata: Collecti
   await db.command(command);
   const secondary = metadata.indexes.filter((index) => index.name !== "_id_").map(cleanIndexSpec);
   if (secondary.length > 0) await db.command({ createIndexes: name, indexes: secondary });
-}
-
-async function dropIfExists(db: Db, name: string): Promise<void> {
-  try {
-    await db.command({ drop: name });
-  } catch (error) {
-    // 26 NamespaceNotFound: older servers answer so when there is nothing to drop.
-    if ((error as { code?: unknown }).code !== 26) throw error;
-  }
 }

@@ -9,6 +9,8 @@ import * as driverCommands from "mongodb/lib/cmap/commands.js";
 export interface InsertOutcome {
   inserted: number;
   failed: number;
+  /** The server's message for the first refused document, when one was refused. */
+  firstError?: string;
 }
 
 export type RawInsertMode = "exact-bytes" | "re-encoded";
@@ -47,9 +49,11 @@ export async function insertRawDocuments(
   if (reply.writeConcernError) {
     throw new Error(`write concern error: ${String(reply.writeConcernError.errmsg ?? "unknown")}`);
   }
-  const failed = Array.isArray(reply.writeErrors) ? reply.writeErrors.length : 0;
+  const writeErrors: Document[] = Array.isArray(reply.writeErrors) ? reply.writeErrors : [];
+  const failed = writeErrors.length;
   const inserted = typeof reply.n === "number" ? reply.n : documents.length - failed;
-  return { inserted, failed };
+  const firstError = writeErrors[0] ? String(writeErrors[0].errmsg ?? `error ${String(writeErrors[0].code)}`) : undefined;
+  return firstError === undefined ? { inserted, failed } : { inserted, failed, firstError };
 }
 
 function readDocumentSequenceClass(): typeof driverCommands.DocumentSequence | undefined {

@@ -1,8 +1,9 @@
-// The built-in restorer: reads the mongodump archive and, per collection, drops it, recreates it
-// with its options and indexes, and inserts its documents in unordered batches of their exact
-// bytes. A collection is touched only when its first data arrives, after the whole prelude was
-// read (see archive-prelude.ts), so a file that fails early changes nothing.
-import type { Db, MongoClient } from "mongodb";
+// The built-in restorer. Phase one writes every collection of the archive into a staging
+// collection (options, indexes, then its documents as their exact bytes, in unordered batches);
+// phase two, only once the whole archive went in without a refused document, renames each staging
+// collection over its target and recreates the views. A failure in phase one leaves the target
+// database exactly as it was; a failure in phase two leaves each collection entirely old or
+// entirely new and says which. See docs/restore.md.
 import type { ArchivePrelude } from "../archive-prelude.ts";
 import { DumpError, throwIfAborted } from "../errors.ts";
 import { type CollectionMetadata, readMongodumpArchive } from "../mongodump-archive/index.ts";
@@ -12,19 +13,15 @@ import type { RestoreResult } from "../types.ts";
 import { connectClient, wrapDatabaseError } from "./client.ts";
 import { prepareCollection } from "./prepare-collection.ts";
 import { insertRawDocuments } from "./raw-insert.ts";
+import { createStagingArea, dropLeftoverStaging, type StagingArea } from "./staging.ts";
+import { dropStaged, isView, type StagedCollection, swapAll } from "./swap.ts";
 
 // mongorestore's default batch is 1000 documents; the byte cap keeps memory flat with big
 // documents while staying far below the server's 48 MB message limit.
 const BATCH_DOCUMENTS = 1000;
 const BATCH_BYTES = 8 * 1024 * 1024;
 
-interface TargetState {
-  metadata: CollectionMetadata;
-  /** "db.collection" shown in progress and stats. */
-  target: string;
-  db: Db;
-  /** The collection the documents go into (system.buckets.X for old time-series archives). */
-  insertInto: string;
+interface TargetState extends StagedCollection {
   prepared: boolean;
   /** The state that owns the collection when this one only names where its buckets go. */
   owner?: TargetState;
@@ -36,29 +33,36 @@ export interface BuiltinRestoreRequest {
   plan: RestorePlan;
   signal: AbortSignal | undefined;
   tracker: ProgressTracker;
+  /** Staging names; a fresh random area unless a test fixes one. */
+  staging?: StagingArea;
 }
 
 /**
- * Restores the archive that `prelude.replay` yields. Throws DumpError: "connect-failed" before
- * anything changed; "restore-incomplete" (with `stats` and the cause) once a collection was
- * replaced; "aborted". Archive damage surfaces as the cause's MongodumpArchiveError or the
- * decryptor's ArchiveError.
+ * Restores the archive that `prelude.replay` yields. Any error but DumpError "restore-incomplete"
+ * means nothing was changed: "connect-failed", "database-error" (a command or a refused
+ * document), the archive's own errors, "aborted". "restore-incomplete" (with `stats`, the cause
+ * and the replaced collections in its message) means the swap phase stopped part-way.
  */
 export async function restoreWithDriver(request: BuiltinRestoreRequest): Promise<RestoreResult> {
   const { uri, plan, signal, tracker } = request;
+  const staging = request.staging ?? createStagingArea();
   const result: RestoreResult = { engine: "builtin", collections: {}, restored: 0, failed: 0, skipped: [] };
   const client = await connectClient(uri);
-  let touched = false;
+  const states = new Map<string, TargetState>();
+  let firstRefusal: string | undefined;
   try {
-    const states = new Map<string, TargetState>();
+    await dropLeftoverStaging(client, plan.targetDatabases).catch((cause) => {
+      throw wrapDatabaseError(cause, "removing staging collections left by an earlier restore", uri);
+    });
     const batch = new Batch();
     const flush = async () => {
       const state = batch.state;
       if (!state || batch.documents.length === 0) return;
       const documents = batch.take();
+      const into = state.intoBuckets ? `system.buckets.${state.staged.name}` : state.staged.name;
       let outcome;
       try {
-        outcome = await insertRawDocuments(state.db, state.insertInto, documents);
+        outcome = await insertRawDocuments(client.db(state.staged.db), into, documents);
       } catch (cause) {
         throw wrapDatabaseError(cause, `inserting into ${state.target}`, uri);
       }
@@ -67,17 +71,20 @@ export async function restoreWithDriver(request: BuiltinRestoreRequest): Promise
       stats.failed += outcome.failed;
       result.restored += outcome.inserted;
       result.failed += outcome.failed;
+      firstRefusal ??= outcome.firstError && `${state.target}: ${outcome.firstError}`;
       tracker.add(documents.length, state.target);
     };
     const prepare = async (dataState: TargetState) => {
       const state = dataState.owner ?? dataState;
       if (state.prepared) return;
       throwIfAborted(signal);
-      touched = true;
-      try {
-        await prepareCollection(state.db, state.metadata.collection, state.metadata);
-      } catch (cause) {
-        throw wrapDatabaseError(cause, `recreating ${state.target}`, uri);
+      // Views hold no data: they are recreated in the swap phase.
+      if (!isView(state.metadata)) {
+        try {
+          await prepareCollection(client.db(state.staged.db), state.staged.name, state.metadata);
+        } catch (cause) {
+          throw wrapDatabaseError(cause, `creating ${state.target} (staged as ${state.staged.name})`, uri);
+        }
       }
       state.prepared = true;
       result.collections[state.target] ??= { restored: 0, failed: 0 };
@@ -86,12 +93,13 @@ export async function restoreWithDriver(request: BuiltinRestoreRequest): Promise
 
     for await (const event of readMongodumpArchive(request.prelude.replay)) {
       if (event.kind === "collection") {
-        registerCollection(event.metadata, plan, client, states, result);
+        registerCollection(event.metadata, plan, staging, states, result);
       } else if (event.kind === "document") {
         const state = states.get(event.namespace);
         if (!state) continue;
         if (batch.state !== state) await flush();
         await prepare(state);
+        if (state.intoBuckets && state.owner) state.owner.intoBuckets = true;
         batch.add(state, event.bytes);
         if (batch.isFull()) {
           throwIfAborted(signal);
@@ -105,29 +113,34 @@ export async function restoreWithDriver(request: BuiltinRestoreRequest): Promise
       }
     }
     await flush();
+    if (result.failed > 0) {
+      throw new DumpError("database-error", `MongoDB refused ${result.failed} document(s), so nothing was replaced (first: ${firstRefusal})`, {
+        hint: "a unique index or a validator of the target refused them; the backup itself is intact",
+      });
+    }
+    throwIfAborted(signal);
+
+    const staged = prepared(states);
+    await swapAll(client, staged, { uri, signal, result, onSwapped: (target) => tracker.enter(target) });
     return result;
   } catch (error) {
-    if (!touched) throw error;
-    const reason = error instanceof Error ? error.message : String(error);
-    const replaced = Object.keys(result.collections);
-    throw new DumpError(
-      "restore-incomplete",
-      `the restore stopped after replacing ${replaced.length} collection(s): ${reason}`,
-      {
-        cause: error,
-        stats: result,
-        hint: "the collections listed as replaced hold the backup's data up to the failure; the others are unchanged",
-      },
-    );
+    // Also retried by the next restore; a failed swap phase has already said what it replaced.
+    await dropStaged(client, prepared(states)).catch(() => undefined);
+    throw error;
   } finally {
     await client.close().catch(() => undefined);
   }
 }
 
+/** The collections and views whose staging was created, each once (bucket states name their owner). */
+function prepared(states: Map<string, TargetState>): TargetState[] {
+  return [...new Set(states.values())].filter((state) => !state.owner && state.prepared);
+}
+
 function registerCollection(
   metadata: CollectionMetadata,
   plan: RestorePlan,
-  client: MongoClient,
+  staging: StagingArea,
   states: Map<string, TargetState>,
   result: RestoreResult,
 ): void {
@@ -137,12 +150,20 @@ function registerCollection(
     return;
   }
   const targetDb = target.slice(0, target.indexOf("."));
-  const state: TargetState = { metadata, target, db: client.db(targetDb), insertInto: metadata.collection, prepared: false };
+  const targetName = target.slice(targetDb.length + 1);
+  const state: TargetState = {
+    metadata,
+    target,
+    targetDb,
+    targetName,
+    staged: staging.locate(targetDb, targetName),
+    intoBuckets: false,
+    prepared: false,
+  };
   states.set(metadata.namespace, state);
   if (metadata.type === "timeseries") {
     // Archives from servers before 8.3 carry a time-series collection's buckets separately.
-    const buckets = `system.buckets.${metadata.collection}`;
-    states.set(`${metadata.db}.${buckets}`, { ...state, insertInto: buckets, owner: state });
+    states.set(`${metadata.db}.system.buckets.${metadata.collection}`, { ...state, intoBuckets: true, owner: state });
   }
 }
 

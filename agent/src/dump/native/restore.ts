@@ -1,10 +1,14 @@
-// Restoring with MongoDB's own mongorestore: `--archive --drop` reads the archive from stdin.
-// The bytes pass through the agent's archive reader on their way, which counts documents for
-// progress and checks each namespace's CRC; a damaged stream kills mongorestore instead of
-// ending its input normally.
+// Restoring with MongoDB's own mongorestore, with the same guarantee as the built-in engine:
+// mongorestore writes every collection under a staging name (--nsFrom/--nsTo), and only when it
+// finished without a refused document are the staging collections swapped in (builtin/swap.ts).
+// The bytes pass through the agent's archive reader on their way to mongorestore's stdin, which
+// counts documents for progress and checks each namespace's CRC.
 import { once } from "node:events";
 import type { Writable } from "node:stream";
 import type { ArchivePrelude } from "../archive-prelude.ts";
+import { connectClient, wrapDatabaseError } from "../builtin/client.ts";
+import { createStagingArea, dropLeftoverStaging, type StagingArea } from "../builtin/staging.ts";
+import { dropStaged, isView, type StagedCollection, swapAll } from "../builtin/swap.ts";
 import { removeUriDatabase } from "../connection-string.ts";
 import { DumpError, throwIfAborted } from "../errors.ts";
 import { type CollectionMetadata, readMongodumpArchive } from "../mongodump-archive/index.ts";
@@ -21,26 +25,73 @@ export interface NativeRestoreRequest {
   plan: RestorePlan;
   signal: AbortSignal | undefined;
   tracker: ProgressTracker;
+  /** Staging names; a fresh random area unless a test fixes one. */
+  staging?: StagingArea;
 }
 
-/** Restores through mongorestore. Throws DumpError "tool-failed" before it touched anything, "restore-incomplete" after, "aborted". */
+/**
+ * Restores through mongorestore. Any error but DumpError "restore-incomplete" means nothing was
+ * changed ("tool-failed", "database-error", "connect-failed", "aborted"); "restore-incomplete"
+ * means the swap phase stopped part-way and names what it replaced.
+ */
 export async function restoreWithTool(request: NativeRestoreRequest): Promise<RestoreResult> {
+  const { uri, plan, tracker, signal, prelude } = request;
+  const staging = request.staging ?? createStagingArea();
+  const staged = stageCollections(prelude.collections, plan, staging);
+  const targetOfStaged = new Map(staged.map((entry) => [`${entry.staged.db}.${entry.staged.name}`, entry.target]));
+  const client = await connectClient(uri);
+  try {
+    await dropLeftoverStaging(client, plan.targetDatabases).catch((cause) => {
+      throw wrapDatabaseError(cause, "removing staging collections left by an earlier restore", uri);
+    });
+    const result = await runMongorestore(request, staged, targetOfStaged);
+    const refused = result.failed;
+    if (refused > 0) {
+      throw new DumpError("database-error", `mongorestore could not restore ${refused} document(s), so nothing was replaced`, {
+        hint: "a unique index or a validator of the target refused them; the backup itself is intact",
+      });
+    }
+    throwIfAborted(signal);
+    await swapAll(client, staged, { uri, signal, result, onSwapped: (target) => tracker.enter(target) });
+    return result;
+  } catch (error) {
+    await dropStaged(client, staged).catch(() => undefined); // also retried by the next restore
+    throw error;
+  } finally {
+    await client.close().catch(() => undefined);
+  }
+}
+
+/** Where each restored collection of the archive is staged (views are recreated, never staged). */
+function stageCollections(collections: CollectionMetadata[], plan: RestorePlan, staging: StagingArea): StagedCollection[] {
+  const staged: StagedCollection[] = [];
+  for (const metadata of collections) {
+    const target = plan.targetOf(metadata);
+    if (target === undefined) continue;
+    const targetDb = target.slice(0, target.indexOf("."));
+    const targetName = target.slice(targetDb.length + 1);
+    staged.push({ metadata, target, targetDb, targetName, staged: staging.locate(targetDb, targetName), intoBuckets: false });
+  }
+  return staged;
+}
+
+/** Runs mongorestore into the staging names; throws DumpError "tool-failed" or "aborted". */
+async function runMongorestore(request: NativeRestoreRequest, staged: StagedCollection[], targetOfStaged: Map<string, string>): Promise<RestoreResult> {
   const { uri, plan, tracker, signal, prelude } = request;
   const config = await writeToolConfig(removeUriDatabase(uri));
   const finished = new Map<string, CollectionRestoreStats>();
-  // Namespaces mongorestore began replacing (it drops each before writing it), in order.
-  const reached = new Set<string>();
   const tool = startTool({
     name: "mongorestore",
     path: request.toolPath,
-    args: buildArguments(config.path, plan),
+    args: buildArguments(config.path, staged),
     uri,
     stdin: "pipe",
     stdout: "ignore",
     signal,
     onLine(line) {
-      if (line.kind === "restore-started" || line.kind === "restore-progress") reached.add(line.namespace);
-      if (line.kind === "restore-finished") finished.set(line.namespace, { restored: line.restored, failed: line.failed });
+      if (line.kind !== "restore-finished") return;
+      const target = targetOfStaged.get(line.namespace) ?? line.namespace;
+      finished.set(target, { restored: line.restored, failed: line.failed });
     },
   });
   const stdin = tool.child.stdin as Writable;
@@ -73,37 +124,24 @@ export async function restoreWithTool(request: NativeRestoreRequest): Promise<Re
   } catch (error) {
     tool.stop();
     const code = await tool.exited.catch(() => null);
-    let failure = error;
     // mongorestore exiting first breaks its stdin; its own message says why.
     if (!(error instanceof DumpError) && code !== null && code !== 0) {
-      failure = new DumpError("tool-failed", tool.describeFailure(code), { cause: error });
+      throw new DumpError("tool-failed", tool.describeFailure(code), { cause: error });
     }
-    if (reached.size === 0) throw failure;
-    const reason = failure instanceof Error ? failure.message : String(failure);
-    throw new DumpError("restore-incomplete", `the restore stopped after mongorestore had started replacing collections: ${reason} (${describeReached(reached, finished)})`, {
-      cause: failure,
-      stats: buildResult(sent, finished, skipped),
-      hint: "collections mongorestore had reached may hold partial data; the others are unchanged",
-    });
+    throw error;
   } finally {
     tool.stop();
     await config.dispose();
   }
 }
 
-/** "replaced: a, b; partly restored: c": what the user's database now holds from this restore. */
-function describeReached(reached: Set<string>, finished: Map<string, CollectionRestoreStats>): string {
-  const whole = [...reached].filter((namespace) => finished.get(namespace)?.failed === 0);
-  const partial = [...reached].filter((namespace) => !whole.includes(namespace));
-  return [whole.length > 0 ? `replaced: ${whole.join(", ")}` : "", partial.length > 0 ? `partly restored: ${partial.join(", ")}` : ""].filter(Boolean).join("; ");
-}
-
-function buildArguments(configPath: string, plan: RestorePlan): string[] {
+/** Every restored collection goes to its staging name; nothing else (views, skipped) is included. */
+function buildArguments(configPath: string, staged: StagedCollection[]): string[] {
   const args = [`--config=${configPath}`, "--archive", "--drop"];
-  if (plan.onlyDatabase !== undefined) args.push(`--nsInclude=${escapePattern(plan.onlyDatabase)}.*`);
-  if (plan.rename) {
-    const from = `${escapePattern(plan.rename.from)}.*`;
-    args.push(`--nsInclude=${from}`, `--nsFrom=${from}`, `--nsTo=${escapePattern(plan.rename.to)}.*`);
+  for (const entry of staged) {
+    if (isView(entry.metadata)) continue;
+    const source = escapePattern(entry.metadata.namespace);
+    args.push(`--nsInclude=${source}`, `--nsFrom=${source}`, `--nsTo=${escapePattern(`${entry.staged.db}.${entry.staged.name}`)}`);
   }
   return args;
 }
