@@ -6,7 +6,9 @@ import { readMasterKey, readServerSettings } from "../config.ts";
 import { startAgentDaemon } from "../daemon/agent-daemon.ts";
 import { createDaemonLog } from "../daemon/daemon-log.ts";
 import { createDaemonRuntime } from "../daemon/runtime.ts";
-import { AGENT_VERSION } from "../dump/index.ts";
+import type { AgentConfig } from "../config.ts";
+import type { DaemonLog } from "../daemon/daemon-log.ts";
+import { AGENT_VERSION, removeLeftoverStaging } from "../dump/index.ts";
 import { deriveKeyId } from "../archive/index.ts";
 import { CliError, EXIT } from "./cli-error.ts";
 import type { CommandContext } from "./context.ts";
@@ -28,6 +30,9 @@ export async function runDaemonCommand(args: string[], context: CommandContext):
     keyId,
     databases: config.databases.map((entry) => entry.name),
   });
+  // A restore killed mid-way (crash, power loss) leaves staging collections; nothing else of the
+  // user's is touched. In the background: an unreachable database must not delay the start.
+  void removeLeftovers(config.databases, log);
   const daemon = startAgentDaemon(createDaemonRuntime({ configPath: path, config, hello: describeAgentHost(), log }));
   const signal = context.io.signal;
   const stopRequested = new Promise<"signal">((resolve) => {
@@ -43,4 +48,15 @@ export async function runDaemonCommand(args: string[], context: CommandContext):
     throw new CliError("this agent was removed from DBVault", EXIT.removed, "run dbvault-agent setup --force to connect this machine again");
   }
   return 0;
+}
+
+async function removeLeftovers(databases: AgentConfig["databases"], log: DaemonLog): Promise<void> {
+  for (const database of databases) {
+    try {
+      const dropped = await removeLeftoverStaging(database.uri);
+      if (dropped.length > 0) log("removed staging collections an interrupted restore left behind", { databaseName: database.name, dropped });
+    } catch (error) {
+      log("could not check for staging collections an interrupted restore left behind", { databaseName: database.name, error: (error as Error).message });
+    }
+  }
 }

@@ -6,6 +6,8 @@
 // the next restore or agent start if the agent was killed.
 import { randomBytes } from "node:crypto";
 import type { Db, Document, MongoClient } from "mongodb";
+import { readUriDatabase } from "../connection-string.ts";
+import { connectClient, wrapDatabaseError } from "./client.ts";
 
 /** Marks a staging collection: `<name>.dbvault-restore-<id>`. */
 export const STAGING_MARKER = ".dbvault-restore-";
@@ -103,5 +105,25 @@ export async function renameOver(client: MongoClient, from: { db: string; name: 
   } catch (error) {
     if (RENAME_REFUSED_CODES.has((error as { code?: number }).code ?? -1)) return false;
     throw error;
+  }
+}
+
+/**
+ * Connects to `uri` and drops what killed restores left behind, in the URI's database or, when it
+ * names none, in every database; returns the namespaces dropped. Throws DumpError
+ * "connect-failed" or "database-error".
+ */
+export async function removeLeftoverStaging(uri: string): Promise<string[]> {
+  const client = await connectClient(uri);
+  try {
+    const named = readUriDatabase(uri);
+    const databases = named
+      ? [named]
+      : ((await client.db("admin").command({ listDatabases: 1, nameOnly: true })) as { databases: { name: string }[] }).databases.map((entry) => entry.name);
+    return await dropLeftoverStaging(client, databases);
+  } catch (cause) {
+    throw wrapDatabaseError(cause, "removing staging collections left by an interrupted restore", uri);
+  } finally {
+    await client.close().catch(() => undefined);
   }
 }
