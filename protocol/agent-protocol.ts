@@ -108,7 +108,18 @@ export type AgentMessage = Static<typeof AgentMessage>;
 export type ServerMessage =
   | { type: "welcome"; agentId: string; serverTime: string }
   | { type: "backup"; backupId: string; databaseName: string }
-  | { type: "restore"; restoreId: string; backupId: string; databaseName: string; size: number }
+  | {
+      type: "restore";
+      restoreId: string;
+      backupId: string;
+      /** The config database whose connection is used (and, without targetDatabase, whose database is replaced). */
+      databaseName: string;
+      size: number;
+      /** Restore into this MongoDB database on that connection instead ("restore as a copy"). */
+      targetDatabase?: string;
+      /** Only these collections of the backup. */
+      collections?: string[];
+    }
   | { type: "upload.go"; backupId: string; partNumber: number }
   | { type: "restart" }
   | { type: "update" }

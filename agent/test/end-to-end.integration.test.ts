@@ -189,6 +189,26 @@ describe("setup, run, backup, download, decrypt, restore", () => {
     expect(history.body[0]).toMatchObject({ status: "completed", databaseName: "shop" });
   });
 
+  test("a restore as a copy of chosen collections lands beside the database, which stays as it was", async () => {
+    const fresh = JSON.parse(await readFile(configPath, "utf8")).databases[0].uri.split("/").pop().split("?")[0];
+    const before = await snapshotDatabase(env.client.db(fresh));
+    const chosen = before.filter((c) => c.type === "collection").map((c) => c.name).slice(0, 2);
+    const copy = `${fresh}_copy`;
+    const requested = await api("POST", `/api/backups/${backupId}/restore`, { databaseName: copy, targetDatabase: copy, collections: chosen });
+    expect(requested.status).toBe(201);
+    const restoreId = requested.body.restore._id ?? requested.body.restore.id;
+    const done = await socket.waitFor("the copy's end", (e) => e.type === "restoreProgress" && e.restoreId === restoreId && ["completed", "failed"].includes(String(e.status)));
+    expect(done).toMatchObject({ status: "completed", error: null });
+    const copied = await snapshotDatabase(env.client.db(copy));
+    expect(copied.map((c) => c.name)).toEqual(chosen);
+    const original = await snapshotDatabase(env.client.db(source));
+    for (const collection of copied) expect(collection.documents).toEqual(original.find((c) => c.name === collection.name)!.documents);
+    expect(await snapshotDatabase(env.client.db(fresh))).toEqual(before);
+    const history = await api("GET", "/api/backups/restores/all");
+    expect(history.body[0]).toMatchObject({ status: "completed", databaseName: "shop", targetDatabase: copy, collections: chosen });
+    expect(Object.keys(history.body[0].stats)).toEqual(chosen.map((name) => `${copy}.${name}`));
+  });
+
   test("a scheduled backup runs through the same agent", async () => {
     const started = await runDueBackups(server.ctx);
     expect(started).toBeGreaterThanOrEqual(1);

@@ -6,6 +6,7 @@ import m3 from "./0003_backup_list_index.sql" with { type: "text" };
 import m4 from "./0004_part_stored_flag.sql" with { type: "text" };
 import m5 from "./0005_drop_part_sha256.sql" with { type: "text" };
 import m6 from "./0006_agent_first_connection.sql" with { type: "text" };
+import m7 from "./0007_restore_target.sql" with { type: "text" };
 
 export const migrationFiles: { tag: string; when: number; sql: string }[] = [
   { tag: "0000_init", when: 1795432625268, sql: m0 },
@@ -15,4 +16,5 @@ export const migrationFiles: { tag: string; when: number; sql: string }[] = [
   { tag: "0004_part_stored_flag", when: 1795452550752, sql: m4 },
   { tag: "0005_drop_part_sha256", when: 1795452553748, sql: m5 },
   { tag: "0006_agent_first_connection", when: 1795530238962, sql: m6 },
+  { tag: "0007_restore_target", when: 1795543776874, sql: m7 },
 ];

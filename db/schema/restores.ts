@@ -12,7 +12,12 @@ export const restores = pgTable(
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
     backupId: text("backup_id").references(() => backups.id, { onDelete: "set null" }),
+    /** The backup's database (the source). */
     databaseName: text("database_name").notNull(),
+    /** Where the backup is restored when not over its own database ("restore as a copy", another agent's database). */
+    targetDatabase: text("target_database"),
+    /** Only these collections of the backup; null means all of them. */
+    collections: jsonb("collections").$type<string[]>(),
     agentId: text("agent_id").references(() => agents.id, { onDelete: "set null" }),
     status: text("status", { enum: operationStatuses }).notNull().default("pending"),
     progress: jsonb("progress").$type<OperationProgress>(),

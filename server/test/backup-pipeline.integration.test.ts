@@ -494,6 +494,62 @@ describe("restores", () => {
   });
 });
 
+describe("restoring somewhere else", () => {
+  test("a copy under a new name goes to the backup's agent with targetDatabase and the chosen collections; the typed name is the target", async () => {
+    const { user, agent } = await setupUserWithAgent(["orders", "analytics"]);
+    const backupId = await completedBackup(user, agent, randomBytes(500));
+    const body = { databaseName: "orders", targetDatabase: "orders_restored_2026-11-24", collections: ["items", "customers"] };
+    const wrong = await server.call("POST", `/api/backups/${backupId}/restore`, { token: user.token, body });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.message).toBe("Please type 'orders_restored_2026-11-24' to confirm");
+
+    const requested = await server.call("POST", `/api/backups/${backupId}/restore`, { token: user.token, body: { ...body, databaseName: body.targetDatabase } });
+    expect(requested.status).toBe(201);
+    expect(requested.body.restore).toMatchObject({ databaseName: "orders", targetDatabase: "orders_restored_2026-11-24", collections: ["items", "customers"] });
+    const command = await agent.waitFor("restore");
+    expect(command).toMatchObject({ backupId, databaseName: "orders", targetDatabase: "orders_restored_2026-11-24", collections: ["items", "customers"] });
+    const [listed] = (await server.call("GET", "/api/backups/restores/all", { token: user.token })).body;
+    expect(listed).toMatchObject({ databaseName: "orders", targetDatabase: "orders_restored_2026-11-24", collections: ["items", "customers"] });
+
+    // The copy is busy; the original can still be restored.
+    const again = await server.call("POST", `/api/backups/${backupId}/restore`, { token: user.token, body: { ...body, databaseName: body.targetDatabase } });
+    expect(again.status).toBe(409);
+    const original = await server.call("POST", `/api/backups/${backupId}/restore`, { token: user.token, body: { databaseName: "orders" } });
+    expect(original.status).toBe(201);
+    expect((await agent.waitFor("restore")).targetDatabase).toBeUndefined();
+  });
+
+  test("over another database of the user's, that database's agent restores it over its own connection", async () => {
+    const { user, agent } = await setupUserWithAgent(["orders"]);
+    const other = await registerScriptedAgent(base, user.apiKey, ["staging"]);
+    await other.connect();
+    const backupId = await completedBackup(user, agent, randomBytes(300));
+    const requested = await server.call("POST", `/api/backups/${backupId}/restore`, { token: user.token, body: { databaseName: "staging", targetDatabase: "staging" } });
+    expect(requested.status).toBe(201);
+    const command = await other.waitFor("restore");
+    expect(command).toMatchObject({ backupId, databaseName: "staging" });
+    expect(command.targetDatabase).toBeUndefined();
+  });
+
+  test.each([
+    [{ targetDatabase: "" }, "targetDatabase must be a MongoDB database name"],
+    [{ targetDatabase: "a.b" }, "targetDatabase must be a MongoDB database name"],
+    [{ targetDatabase: "x".repeat(64) }, "targetDatabase must be a MongoDB database name"],
+    [{ targetDatabase: 42 }, "targetDatabase must be a MongoDB database name"],
+    [{ collections: [] }, "collections must be a list of 1 to 1000 different collection names"],
+    [{ collections: "items" }, "collections must be a list of 1 to 1000 different collection names"],
+    [{ collections: ["a", "a"] }, "collections must be a list of 1 to 1000 different collection names"],
+    [{ collections: ["$bad"] }, "collections must be a list of 1 to 1000 different collection names"],
+  ])("%j is refused with a message naming the field", async (extra, message) => {
+    const { user, agent } = await setupUserWithAgent();
+    const backupId = await completedBackup(user, agent, randomBytes(100));
+    const answer = await server.call("POST", `/api/backups/${backupId}/restore`, { token: user.token, body: { databaseName: "orders", ...extra } });
+    expect(answer.status).toBe(400);
+    expect(answer.body.message).toStartWith(message);
+    expect((await server.call("GET", "/api/backups/restores/all", { token: user.token })).body).toEqual([]);
+  });
+});
+
 describe("agents of deleted users", () => {
   test("an admin deleting an agent disconnects it", async () => {
     const admin = await server.registerAdmin();

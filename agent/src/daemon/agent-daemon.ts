@@ -18,7 +18,15 @@ export type DaemonRuntime = {
   restore(
     databaseName: string,
     encrypted: ReadableStream<Uint8Array>,
-    options: { onProgress: (p: Progress) => void; signal: AbortSignal; inputBytes?: number },
+    options: {
+      onProgress: (p: Progress) => void;
+      signal: AbortSignal;
+      inputBytes?: number;
+      /** Another MongoDB database on the same connection ("restore as a copy"). */
+      targetDatabase?: string;
+      /** Only these collections of the backup. */
+      collections?: string[];
+    },
   ): Promise<RestoreStats>;
   /** Stores new agent credentials (a reset) in the config file. */
   saveAgentToken(agentToken: string): Promise<void>;
@@ -88,13 +96,20 @@ export function startAgentDaemon(runtime: DaemonRuntime) {
     }
   }
 
-  async function runRestore(restoreId: string, backupId: string, databaseName: string, size: number) {
-    runtime.log("restore started", { restoreId, backupId, databaseName });
+  async function runRestore(command: Extract<ServerMessage, { type: "restore" }>) {
+    const { restoreId, backupId, databaseName, size, targetDatabase, collections } = command;
+    runtime.log("restore started", { restoreId, backupId, databaseName, ...(targetDatabase ? { targetDatabase } : {}), ...(collections ? { collections } : {}) });
     outbox.deliver({ type: "restore.started", restoreId });
     const report = throttleProgress((progress) => socket.send({ type: "restore.progress", restoreId, progress }));
     try {
       const download = openResumableDownload(runtime.client(), backupId, { signal: abort.signal });
-      const stats = await runtime.restore(databaseName, download, { onProgress: report, signal: abort.signal, inputBytes: size });
+      const stats = await runtime.restore(databaseName, download, {
+        onProgress: report,
+        signal: abort.signal,
+        inputBytes: size,
+        ...(targetDatabase ? { targetDatabase } : {}),
+        ...(collections ? { collections } : {}),
+      });
       runtime.log("restore completed", { restoreId, databaseName });
       outbox.deliver({ type: "restore.completed", restoreId, stats });
     } catch (error) {
@@ -113,7 +128,7 @@ export function startAgentDaemon(runtime: DaemonRuntime) {
       case "backup":
         return enqueue(() => runBackup(message.backupId, message.databaseName));
       case "restore":
-        return enqueue(() => runRestore(message.restoreId, message.backupId, message.databaseName, message.size));
+        return enqueue(() => runRestore(message));
       case "upload.go":
         goSignals.signal(message.backupId, message.partNumber);
         return;

@@ -66,7 +66,7 @@ export function createDaemonRuntime(options: RuntimeOptions): DaemonRuntime {
         backup.stream.destroy();
       }
     },
-    async restore(databaseName, encrypted, { onProgress, signal, inputBytes }) {
+    async restore(databaseName, encrypted, { onProgress, signal, inputBytes, targetDatabase, collections }) {
       const current = await refresh();
       const database = findDatabase(current, databaseName, path);
       try {
@@ -75,6 +75,8 @@ export function createDaemonRuntime(options: RuntimeOptions): DaemonRuntime {
           masterKey: readMasterKey(current, path),
           input: encrypted,
           ...(inputBytes ? { inputBytes } : {}),
+          ...(targetDatabase ? { database: targetDatabase } : {}),
+          ...(collections ? { collections } : {}),
           tools: current.tools,
           signal,
           onProgress,

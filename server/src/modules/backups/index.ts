@@ -58,8 +58,13 @@ export const backupsController = (ctx: AppContext) => {
       "/:id/restore",
       async ({ user, params, body, set }) => {
         set.status = 201;
-        return requestRestore(ctx, user.id, params.id, body.databaseName);
+        return requestRestore(ctx, user.id, params.id, body);
       },
-      { auth: true, params: backupsModel.idParams, body: backupsModel.restore, detail: { summary: "Restore a backup over its database" } },
+      {
+        auth: true,
+        params: backupsModel.idParams,
+        body: backupsModel.restore,
+        detail: { summary: "Restore a backup over its database, or as a copy into another (targetDatabase), optionally only some collections" },
+      },
     );
 };

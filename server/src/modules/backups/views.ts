@@ -42,6 +42,8 @@ export function toRestoreView(restore: RestoreRow) {
     id: restore.id,
     backupId: restore.backupId,
     databaseName: restore.databaseName,
+    targetDatabase: restore.targetDatabase ?? restore.databaseName,
+    collections: restore.collections ?? null,
     status: restore.status,
     createdAt: restore.createdAt.toISOString(),
     completedAt: restore.completedAt?.toISOString() ?? null,

@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray } from "drizzle-orm";
+import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import type { DbOrTx } from "@db/client";
 import { type AuditAction, agents, databases, restores } from "@db/schema";
 import type { Progress, RestoreStats } from "@protocol/agent-protocol";
@@ -22,45 +22,68 @@ export async function listRestores(ctx: AppContext, userId: string) {
   return rows.map(toRestoreView);
 }
 
+export interface RestoreRequest {
+  /** The confirmation: the name of the database that will be replaced, typed by the user. */
+  databaseName: string;
+  /** Restore into this database instead of the backup's own; default: the backup's. */
+  targetDatabase?: string;
+  /** Only these collections of the backup; default: all. */
+  collections?: string[];
+}
+
 /**
- * Asks the database's agent to restore a completed backup over it. The typed database name must
- * be the backup's (the wizard's confirmation); one restore per database at a time.
+ * Asks an agent to restore a completed backup: over its own database, over another database of
+ * the user's (that database's agent does it), or as a copy under a new name on the backup's
+ * connection. The typed confirmation must be the target's name; one restore per target at a time.
  */
-export async function requestRestore(ctx: AppContext, userId: string, backupId: string, databaseName: string) {
+export async function requestRestore(ctx: AppContext, userId: string, backupId: string, input: RestoreRequest) {
   const backup = await findOwnBackup(ctx, userId, backupId);
   if (backup.status !== "completed") throw conflict(`This backup is ${backup.status}; only completed backups can be restored.`);
-  if (databaseName !== backup.databaseName) throw badRequest(`Please type '${backup.databaseName}' to confirm`);
-  const [database] = await ctx.db
-    .select()
-    .from(databases)
-    .where(and(eq(databases.userId, userId), eq(databases.name, backup.databaseName)));
+  const target = input.targetDatabase ?? backup.databaseName;
+  if (input.databaseName !== target) throw badRequest(`Please type '${target}' to confirm`);
+  // A database of the user's is restored by its own agent over its own connection; a new name is
+  // created on the backup's database's connection.
+  const [existing] = await ctx.db.select().from(databases).where(and(eq(databases.userId, userId), eq(databases.name, target)));
+  const [source] = existing ? [] : await ctx.db.select().from(databases).where(and(eq(databases.userId, userId), eq(databases.name, backup.databaseName)));
+  const database = existing ?? source;
   const [agent] = database?.agentId ? await ctx.db.select().from(agents).where(eq(agents.id, database.agentId)) : [];
   if (!agent || agent.status === "offline") {
-    throw new AppError(409, "AGENT_OFFLINE", `No agent is online for "${backup.databaseName}". Start it with dbvault-agent run, then try again.`);
+    throw new AppError(409, "AGENT_OFFLINE", `No agent is online for "${database?.name ?? target}". Start it with dbvault-agent run, then try again.`);
   }
   const running = await ctx.db
     .select({ id: restores.id })
     .from(restores)
-    .where(and(eq(restores.userId, userId), eq(restores.databaseName, backup.databaseName), inArray(restores.status, ["pending", "in-progress"])));
-  if (running.length > 0) throw conflict(`A restore of "${backup.databaseName}" is already running.`);
+    .where(
+      and(
+        eq(restores.userId, userId),
+        sql`coalesce(${restores.targetDatabase}, ${restores.databaseName}) = ${target}`,
+        inArray(restores.status, ["pending", "in-progress"]),
+      ),
+    );
+  if (running.length > 0) throw conflict(`A restore of "${target}" is already running.`);
 
+  const targetDatabase = target === backup.databaseName ? null : target;
+  const collections = input.collections ?? null;
   const restore = await ctx.db.transaction(async (tx) => {
     const [row] = await tx
       .insert(restores)
-      .values({ userId, backupId, databaseName: backup.databaseName, agentId: agent.id, status: "pending", lastActivityAt: ctx.now() })
+      .values({ userId, backupId, databaseName: backup.databaseName, targetDatabase, collections, agentId: agent.id, status: "pending", lastActivityAt: ctx.now() })
       .returning();
-    await recordAudit(tx, userId, "RESTORE_REQUESTED", restoreDetails(row!));
-    return row;
+    await recordAudit(tx, userId, "RESTORE_REQUESTED", { ...restoreDetails(row!), ...(targetDatabase ? { targetDatabase } : {}), ...(collections ? { collections } : {}) });
+    return row!;
   });
   await sendToAgent(ctx, agent.id, {
     type: "restore",
-    restoreId: restore!.id,
+    restoreId: restore.id,
     backupId,
-    databaseName: backup.databaseName,
+    databaseName: database!.name,
     size: backup.size,
+    // Over another database of the user's, its agent replaces that database itself.
+    ...(existing || targetDatabase === null ? {} : { targetDatabase }),
+    ...(collections ? { collections } : {}),
   });
-  await announce(ctx, restore!);
-  return { message: "Restore requested. Follow its progress in Restore History.", restore: toRestoreView(restore!) };
+  await announce(ctx, restore);
+  return { message: "Restore requested. Follow its progress in Restore History.", restore: toRestoreView(restore) };
 }
 
 function announce(ctx: AppContext, restore: RestoreRow) {
