@@ -147,10 +147,38 @@ describe("dashboard", () => {
     await page.waitForFunction(() => document.querySelectorAll('[data-testid="backup-row"]').length === 1);
     await eventually(() => page.locator(`[data-backup-id="${scheduled.backupId}"]`).count(), (value) => expect(value).toBe(0));
 
-    // The restore wizard: three steps, the exact name, then Restore History.
+    // The restore wizard as a copy of two collections: the confirmation names the copy.
     await backupRows(page).first().getByRole("button", { name: /^Restore / }).click();
     const wizard = page.getByTestId("restore-dialog");
-    await page.getByRole("heading", { name: "Restore database: step 1 of 3" }).waitFor();
+    await page.getByRole("heading", { name: "Restore database: step 1 of 4" }).waitFor();
+    await wizard.getByLabel(/Restore as a copy/).check();
+    const target = wizard.getByLabel("Target database");
+    expect(await target.inputValue()).toMatch(/^shop_restored_\d{4}-\d{2}-\d{2}$/);
+    await target.fill("shop.bad");
+    await wizard.getByText('A database name cannot contain / \\ . " $ * < > : | ? or spaces').waitFor();
+    await eventually(() => page.getByRole("button", { name: "Next" }).isDisabled(), (value) => expect(value).toBe(true));
+    await target.fill("shop_copy");
+    await wizard.getByLabel("Only these collections (optional)").fill("orders, customers");
+    await env.screenshot(page, "restore-step-where");
+    await page.getByRole("button", { name: "Next" }).click();
+    await wizard.getByText("Restoring replaces the collections orders, customers in").waitFor();
+    await page.getByRole("button", { name: "I understand, continue" }).click();
+    await page.getByRole("button", { name: "Continue with restore" }).click();
+    await page.getByLabel("Type shop_copy to confirm").fill("shop_copy");
+    await page.getByRole("button", { name: "Restore database" }).click();
+    const copy = await agent.waitFor("restore");
+    expect(copy).toMatchObject({ backupId: command.backupId, databaseName: "shop", targetDatabase: "shop_copy", collections: ["orders", "customers"] });
+    await page.getByRole("tab", { name: "Restore History", selected: true }).waitFor();
+    await page.getByTestId("restore-row").first().getByText("as a copy in shop_copy").waitFor();
+    agent.send({ type: "restore.failed", restoreId: copy.restoreId, error: "the backup has no collection \"customers\"; nothing was changed" });
+    await page.getByTestId("restore-row").first().getByText("Failed", { exact: true }).waitFor();
+    await page.getByRole("tab", { name: "Backups" }).click();
+
+    // Over the original: the spec's warnings, the exact name, then Restore History.
+    await backupRows(page).first().getByRole("button", { name: /^Restore / }).click();
+    await page.getByRole("heading", { name: "Restore database: step 1 of 4" }).waitFor();
+    await page.getByRole("button", { name: "Next" }).click();
+    await page.getByRole("heading", { name: "Restore database: step 2 of 4" }).waitFor();
     await wizard.getByText("This restore cannot be reversed").waitFor();
     await env.screenshot(page, "restore-step-1");
     await page.getByRole("button", { name: "I understand, continue" }).click();

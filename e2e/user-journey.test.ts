@@ -166,15 +166,18 @@ describe("user journey", () => {
     });
   });
 
-  test("the damaged data is restored through the three-step wizard, document by document", async () => {
+  test("the damaged data is restored through the wizard, document by document", async () => {
     await damageShopDatabase(mongo.client.db(source));
     await eventually(() => mongo.client.db(source).collection("orders").countDocuments(), (value) => expect(value).toBeLessThan(SEEDED_COUNTS.orders));
 
     await backupRow().getByRole("button", { name: /^Restore / }).click();
-    await page.getByRole("heading", { name: "Restore database: step 1 of 3" }).waitFor(wait);
+    await page.getByRole("heading", { name: "Restore database: step 1 of 4" }).waitFor(wait);
+    await shoot(page, "journey-restore-where");
+    await page.getByRole("button", { name: "Next" }).click();
+    await page.getByRole("heading", { name: "Restore database: step 2 of 4" }).waitFor(wait);
     await shoot(page, "journey-restore-step-1");
     await page.getByRole("button", { name: "I understand, continue" }).click();
-    await page.getByRole("heading", { name: "Restore database: step 2 of 3" }).waitFor(wait);
+    await page.getByRole("heading", { name: "Restore database: step 3 of 4" }).waitFor(wait);
     await shoot(page, "journey-restore-step-2");
     await page.getByRole("button", { name: "Continue with restore" }).click();
     const restoreButton = page.getByRole("button", { name: "Restore database" });

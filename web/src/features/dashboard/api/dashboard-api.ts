@@ -13,7 +13,9 @@ export const deleteBackupRequest = (id: string) => backupNode(id).delete();
 /** One byte range of the encrypted file (inclusive end), so a download can report its progress. */
 export const downloadBackupRangeRequest = (id: string, start: number, end: number) =>
   backupNode(id).download.get({ headers: { range: `bytes=${start}-${end}` } });
-export const restoreBackupRequest = (id: string, databaseName: string) => backupNode(id).restore.post({ databaseName });
+/** `databaseName` is the typed confirmation: the target's name. */
+export const restoreBackupRequest = (id: string, databaseName: string, where: { targetDatabase?: string; collections?: string[] } = {}) =>
+  backupNode(id).restore.post({ databaseName, ...where });
 export const listRestoresRequest = () => api.backups.restores.all.get();
 export const systemStatusRequest = () => api.settings["system-status"].get();
 export const serviceHealthRequest = () => api.agents["server-status"].get();

@@ -7,36 +7,57 @@ import { cn } from "../../../lib/cn";
 import { formatDateTime } from "../../../lib/format-date";
 import { readErrorMessage } from "../../../lib/api-client";
 import { type Backup, restoreBackupRequest } from "../api/dashboard-api";
+import {
+  DEFAULT_TARGET,
+  defaultCopyName,
+  describeDatabaseNameProblem,
+  parseCollectionList,
+  type RestoreTarget,
+  RestoreTargetStep,
+} from "./restore-target-step";
 
 type Props = { backup: Backup | null; onClose: () => void; onRestored: () => void };
 
-const STEP_TITLES = ["Restore database: step 1 of 3", "Restore database: step 2 of 3", "Restore database: step 3 of 3"];
+const STEP_COUNT = 4;
+const stepTitle = (step: number) => `Restore database: step ${step} of ${STEP_COUNT}`;
 
-/** The three-step restore wizard (spec 2 and 5): warnings, then the exact database name to confirm. */
+/**
+ * The restore wizard: where to restore (over the original, or as a copy, optionally only some
+ * collections), the spec's two warnings, then the exact target name to confirm.
+ */
 export function RestoreDialog({ backup, onClose, onRestored }: Props) {
   const [step, setStep] = useState(1);
   const [typed, setTyped] = useState("");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const [where, setWhere] = useState<RestoreTarget>(DEFAULT_TARGET);
   const inputId = useId();
 
-  // Every opening starts again at step 1.
+  // Every opening starts again at step 1, over the original.
   useEffect(() => {
     setStep(1);
     setTyped("");
     setBusy(false);
     setError(null);
+    setWhere(DEFAULT_TARGET);
   }, [backup?.id]);
 
-  const name = backup?.databaseName ?? "";
+  const source = backup?.databaseName ?? "";
+  const copyName = where.copyName ?? (backup ? defaultCopyName(backup) : "");
+  const name = where.mode === "copy" ? copyName.trim() : source;
+  const collections = parseCollectionList(where.collections);
   const matches = typed === name && name !== "";
+  const whereProblem = where.mode === "copy" ? describeDatabaseNameProblem(name) : null;
 
   const submit = async () => {
     if (!backup || !matches) return;
     setBusy(true);
     setError(null);
     try {
-      const { error: failure } = await restoreBackupRequest(backup.id, typed);
+      const { error: failure } = await restoreBackupRequest(backup.id, typed, {
+        ...(where.mode === "copy" ? { targetDatabase: name } : {}),
+        ...(collections.length > 0 ? { collections } : {}),
+      });
       if (failure) {
         setError(readErrorMessage(failure) ?? "Failed to initiate restore");
         return;
@@ -58,14 +79,21 @@ export function RestoreDialog({ backup, onClose, onRestored }: Props) {
     step === 1 ? (
       <>
         {cancel}
-        <Button variant="destructive" onClick={() => setStep(2)} autoFocus>
-          I understand, continue
+        <Button onClick={() => setStep(2)} disabled={whereProblem !== null}>
+          Next
         </Button>
       </>
     ) : step === 2 ? (
       <>
         {cancel}
         <Button variant="destructive" onClick={() => setStep(3)} autoFocus>
+          I understand, continue
+        </Button>
+      </>
+    ) : step === 3 ? (
+      <>
+        {cancel}
+        <Button variant="destructive" onClick={() => setStep(4)} autoFocus>
           Continue with restore
         </Button>
       </>
@@ -79,16 +107,26 @@ export function RestoreDialog({ backup, onClose, onRestored }: Props) {
     );
 
   return (
-    <Dialog open={backup !== null} onClose={busy ? () => {} : onClose} title={STEP_TITLES[step - 1]} footer={footer}>
+    <Dialog open={backup !== null} onClose={busy ? () => {} : onClose} title={stepTitle(step)} footer={footer}>
       {backup ? (
         <div className="mt-3 space-y-3 text-sm text-slate-700" data-testid="restore-dialog" data-step={step}>
           <p className="text-slate-500">
-            Backup of <strong className="text-slate-900">{name}</strong> from {formatDateTime(backup.timestamp)}
+            Backup of <strong className="text-slate-900">{source}</strong> from {formatDateTime(backup.timestamp)}
           </p>
-          {step === 1 ? (
+          {step === 1 ? <RestoreTargetStep source={source} copyName={copyName} where={where} onChange={setWhere} problem={whereProblem} /> : null}
+          {step === 2 ? (
             <>
               <Alert tone="warning" title="This restore cannot be reversed">
-                Restoring replaces all of the current data in <strong>{name}</strong> with the contents of this backup.
+                {collections.length > 0 ? (
+                  <>
+                    Restoring replaces the collections {collections.join(", ")} in <strong>{name}</strong> with their contents in this backup; its
+                    other collections are not touched.
+                  </>
+                ) : (
+                  <>
+                    Restoring replaces all of the current data in <strong>{name}</strong> with the contents of this backup.
+                  </>
+                )}
               </Alert>
               <p className="font-medium text-slate-900">Before you continue:</p>
               <ul className="list-disc space-y-1 pl-5">
@@ -98,10 +136,11 @@ export function RestoreDialog({ backup, onClose, onRestored }: Props) {
               </ul>
             </>
           ) : null}
-          {step === 2 ? (
+          {step === 3 ? (
             <>
               <Alert tone="error" title="All collections will be dropped and replaced">
-                Every collection in <strong>{name}</strong> is dropped, then recreated from the backup.
+                Every {collections.length > 0 ? "chosen " : ""}collection in <strong>{name}</strong> is replaced by the backup's. The whole backup is
+                checked first and each collection is swapped in only when all were restored, so a failure changes nothing.
               </Alert>
               <p className="font-medium text-slate-900">You will lose:</p>
               <ul className="list-disc space-y-1 pl-5">
@@ -111,7 +150,7 @@ export function RestoreDialog({ backup, onClose, onRestored }: Props) {
               </ul>
             </>
           ) : null}
-          {step === 3 ? (
+          {step === 4 ? (
             <>
               <Alert tone="error" title="Final warning">
                 This cannot be undone.

@@ -69,7 +69,11 @@ export function RestoreHistoryPanel({ restores, error, loading, live, onRefresh 
                 const progress = update?.progress ?? restore.progress;
                 return (
                   <tr key={restore.id} data-testid="restore-row">
-                    <td className="px-4 py-3 font-medium text-slate-900">{restore.databaseName}</td>
+                    <td className="px-4 py-3 font-medium text-slate-900">
+                      {restore.databaseName}
+                      {restore.targetDatabase !== restore.databaseName ? <span className="block text-xs font-normal text-slate-500">as a copy in {restore.targetDatabase}</span> : null}
+                      {restore.collections ? <span className="block text-xs font-normal text-slate-500">only {restore.collections.join(", ")}</span> : null}
+                    </td>
                     <td className="px-4 py-3">
                       <StatusBadge status={status} />
                     </td>

@@ -1,0 +1,82 @@
+// The restore wizard's first step: over the original database, or as a copy under another name
+// (default <name>_restored_<backup date>), and optionally only some collections. The agent checks
+// the collection names against the backup before it changes anything.
+import { Field } from "../../../components/ui/field";
+import type { Backup } from "../api/dashboard-api";
+
+export type RestoreTarget = {
+  mode: "replace" | "copy";
+  /** The copy's name as typed; null until the user edits the default. */
+  copyName: string | null;
+  /** Comma-separated collection names as typed; empty means all. */
+  collections: string;
+};
+
+export const DEFAULT_TARGET: RestoreTarget = { mode: "replace", copyName: null, collections: "" };
+
+/** `<name>_restored_<YYYY-MM-DD of the backup>`. */
+export function defaultCopyName(backup: Backup): string {
+  const date = new Date(backup.timestamp);
+  const day = Number.isNaN(date.getTime()) ? new Date() : date;
+  const pad = (value: number) => String(value).padStart(2, "0");
+  return `${backup.databaseName}_restored_${day.getFullYear()}-${pad(day.getMonth() + 1)}-${pad(day.getDate())}`;
+}
+
+export function parseCollectionList(text: string): string[] {
+  return [...new Set(text.split(",").map((name) => name.trim()).filter(Boolean))];
+}
+
+// MongoDB's own rules for database names, checked here so the user hears it before confirming.
+export function describeDatabaseNameProblem(name: string): string | null {
+  if (name === "") return "Enter a database name";
+  if (name.length > 63) return "A database name has at most 63 characters";
+  if (/[/\\. "$*<>:|?]/.test(name)) return 'A database name cannot contain / \\ . " $ * < > : | ? or spaces';
+  return null;
+}
+
+type Props = {
+  source: string;
+  copyName: string;
+  where: RestoreTarget;
+  onChange: (next: RestoreTarget) => void;
+  problem: string | null;
+};
+
+export function RestoreTargetStep({ source, copyName, where, onChange, problem }: Props) {
+  const option = (mode: RestoreTarget["mode"], title: string, text: string) => (
+    <label className="flex cursor-pointer gap-3 rounded-md border border-slate-200 p-3 has-[:checked]:border-indigo-500 has-[:checked]:bg-indigo-50">
+      <input type="radio" name="restore-mode" value={mode} checked={where.mode === mode} onChange={() => onChange({ ...where, mode })} className="mt-1" />
+      <span>
+        <span className="block font-medium text-slate-900">{title}</span>
+        <span className="block text-slate-500">{text}</span>
+      </span>
+    </label>
+  );
+  return (
+    <fieldset className="space-y-3">
+      <legend className="font-medium text-slate-900">Where should the backup go?</legend>
+      {option("replace", "Replace the original", `Restore over ${source}.`)}
+      {option("copy", "Restore as a copy", `Restore into another database on the same server; ${source} is not touched.`)}
+      {where.mode === "copy" ? (
+        <Field
+          label="Target database"
+          value={copyName}
+          onChange={(event) => onChange({ ...where, copyName: event.target.value })}
+          error={problem}
+          autoComplete="off"
+          spellCheck={false}
+          className="font-mono"
+        />
+      ) : null}
+      <Field
+        label="Only these collections (optional)"
+        placeholder="orders, customers"
+        value={where.collections}
+        onChange={(event) => onChange({ ...where, collections: event.target.value })}
+        hint="Comma-separated. Leave empty to restore every collection. A name the backup does not have stops the restore before anything changes."
+        autoComplete="off"
+        spellCheck={false}
+      />
+    </fieldset>
+  );
+}
