@@ -54,6 +54,7 @@ test("a restore with the wrong master key fails with a clear reason and leaves t
   const failed = await socket.waitFor("the restore to fail", (e) => e.type === "restoreProgress" && e.restoreId === restoreId && e.status === "failed");
   socket.close();
   expect(String(failed.error)).toMatch(/^wrong key: this backup was encrypted with the key whose id is [0-9a-f]{32}, but the key supplied has id [0-9a-f]{32}/);
+  expect(String(failed.error)).toEndWith("; nothing was changed");
   const history = (await api("GET", "/api/backups/restores/all")).body;
   expect(history[0]).toMatchObject({ status: "failed", error: expect.stringContaining("dbvault-agent key export") });
   expect(await snapshotDatabase(world.env.client.db(database))).toEqual(before);

@@ -102,10 +102,13 @@ export function createDaemonRuntime(options: RuntimeOptions): DaemonRuntime {
   };
 }
 
+// The restore history shows this text: it says what the database holds now. Only a swap phase
+// stopped part-way ("restore-incomplete") changed anything, and its message names what.
 function describeRestoreFailure(error: unknown): Error {
   if (error instanceof DumpError && error.code === "restore-incomplete") {
-    const cause = error.cause instanceof Error ? `: ${error.cause.message}` : "";
-    return new RestoreFailure(`${error.message}${cause}`, error.stats?.collections);
+    return new RestoreFailure(error.message, error.stats?.collections);
   }
-  return error instanceof Error ? error : new Error(String(error));
+  const message = error instanceof Error ? error.message : String(error);
+  const hint = error instanceof Error && "hint" in error && typeof error.hint === "string" ? ` (${error.hint})` : "";
+  return new RestoreFailure(`${message}${hint}; nothing was changed`, undefined);
 }
