@@ -77,6 +77,10 @@ export const CompleteUploadRequest = T.Object({
   partCount: T.Integer({ minimum: 1 }),
   size: T.Integer({ minimum: 1 }),
   sha256: T.String({ pattern: "^[0-9a-f]{64}$" }),
+  /** Documents per namespace ("db.collection") as dumped, for restore choices and progress totals. */
+  collections: T.Optional(
+    T.Record(T.String({ minLength: 3, maxLength: 400 }), T.Integer({ minimum: 0 }), { maxProperties: 10_000 }),
+  ),
 });
 export type CompleteUploadRequest = Static<typeof CompleteUploadRequest>;
 

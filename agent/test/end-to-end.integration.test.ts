@@ -105,7 +105,8 @@ describe("setup, run, backup, download, decrypt, restore", () => {
       expect.objectContaining({ id: agentId, name: "e2e-agent", version, platform: `${process.platform}-${process.arch}`, status: "active" }),
     ]);
     expect(status.backupService).toBe(true);
-    expect(agent.log()).toContain('"msg":"connected to the DBVault server"');
+    // The server lists the agent active on its hello; the agent logs once the welcome reached it.
+    await waitUntil(() => agent.log().includes('"msg":"connected to the DBVault server"'), { message: "the agent to log its connection" });
   });
 
   test("a manual backup runs on the agent with progress seen by a browser socket", async () => {
@@ -122,6 +123,12 @@ describe("setup, run, backup, download, decrypt, restore", () => {
     const backup = await api("GET", `/api/backups/${backupId}`);
     expect(backup.body).toMatchObject({ status: "completed", databaseName: "shop", type: "manual" });
     expect(backup.body.size).toBeGreaterThan(1000);
+    // The dump's per-collection counts (names and numbers, no data) come with the completed upload.
+    const counts: Record<string, number> = {};
+    for (const info of await env.client.db(source).listCollections().toArray()) {
+      counts[`${source}.${info.name}`] = info.type === "view" ? 0 : await env.client.db(source).collection(info.name).countDocuments();
+    }
+    expect(backup.body.collections).toEqual(counts);
   });
 
   test("a second manual backup before the plan allows answers 429 with nextBackupAvailable", async () => {

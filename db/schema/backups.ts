@@ -32,6 +32,8 @@ export const backups = pgTable(
     /** Bytes of ciphertext stored. */
     size: bigint("size", { mode: "number" }).notNull().default(0),
     sha256: text("sha256"),
+    /** Documents per collection ("db.collection") as the agent dumped them: names and counts only, never data. */
+    collections: jsonb("collections").$type<Record<string, number>>(),
     storageKey: text("storage_key"),
     error: text("error"),
     progress: jsonb("progress").$type<OperationProgress>(),

@@ -494,6 +494,23 @@ describe("restores", () => {
   });
 });
 
+describe("the backup's collections", () => {
+  test("counts sent with the completion are kept and listed; bad counts are refused and the upload can complete", async () => {
+    const { user, agent } = await setupUserWithAgent();
+    const created = await trigger(user, "orders");
+    const { backupId } = await agent.waitFor("backup");
+    const bytes = randomBytes(2000);
+    expect((await agent.uploadPart(backupId, 0, bytes)).status).toBe(200);
+    const bad = await agent.complete(backupId, bytes, 1, { collections: { "orders.items": -1 } });
+    expect(bad.status).toBe(400);
+    const good = await agent.complete(backupId, bytes, 1, { collections: { "orders.items": 20, "orders.empty": 0 } });
+    expect(good.status).toBe(200);
+    const [listed] = (await server.call("GET", "/api/backups", { token: user.token })).body;
+    expect(listed).toMatchObject({ _id: backupId, collections: { "orders.items": 20, "orders.empty": 0 } });
+    expect(created.status).toBe(201);
+  });
+});
+
 describe("restoring somewhere else", () => {
   test("a copy under a new name goes to the backup's agent with targetDatabase and the chosen collections; the typed name is the target", async () => {
     const { user, agent } = await setupUserWithAgent(["orders", "analytics"]);

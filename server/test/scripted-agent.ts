@@ -20,7 +20,7 @@ export type ScriptedAgent = {
   uploadPart(backupId: string, partNumber: number, bytes: Uint8Array): Promise<Response>;
   /** Uploads `bytes` in protocol-sized parts and completes; returns the completion response. */
   upload(backupId: string, bytes: Uint8Array, partSize?: number): Promise<Response>;
-  complete(backupId: string, bytes: Uint8Array, partCount: number): Promise<Response>;
+  complete(backupId: string, bytes: Uint8Array, partCount: number, extra?: Record<string, unknown>): Promise<Response>;
 };
 
 export async function registerScriptedAgent(
@@ -80,11 +80,11 @@ export async function registerScriptedAgent(
     },
     uploadPart: (backupId, partNumber, bytes) =>
       fetch(`${baseUrl}${agentApi.part(backupId, partNumber)}`, { method: "PUT", headers: agent.headers(), body: bytes as Uint8Array<ArrayBuffer> }),
-    complete: (backupId, bytes, partCount) =>
+    complete: (backupId, bytes, partCount, extra = {}) =>
       fetch(`${baseUrl}${agentApi.complete(backupId)}`, {
         method: "POST",
         headers: { ...agent.headers(), "content-type": "application/json" },
-        body: JSON.stringify({ partCount, size: bytes.byteLength, sha256: createHash("sha256").update(bytes).digest("hex") }),
+        body: JSON.stringify({ partCount, size: bytes.byteLength, sha256: createHash("sha256").update(bytes).digest("hex"), ...extra }),
       }),
     async upload(backupId, bytes, partSize = UPLOAD_PART_SIZE) {
       let partCount = 0;

@@ -12,8 +12,11 @@ export type DaemonRuntime = {
   /** The server client with the current credentials (re-read after a reset or restart). */
   client(): ServerClient;
   hello: { version: string; hostname: string; platform: string };
-  /** Dumps, compresses and encrypts a configured database: the ciphertext, as produced. */
-  backup(databaseName: string, options: { onProgress: (p: Progress) => void; signal: AbortSignal }): AsyncIterable<Uint8Array>;
+  /** Dumps, compresses and encrypts a configured database: the ciphertext, as produced; `onDumped` hears the counts before it ends. */
+  backup(
+    databaseName: string,
+    options: { onProgress: (p: Progress) => void; signal: AbortSignal; onDumped?: (collections: Record<string, number>) => void },
+  ): AsyncIterable<Uint8Array>;
   /** Verifies, decrypts and restores a backup file into a configured database. */
   restore(
     databaseName: string,
@@ -82,8 +85,9 @@ export function startAgentDaemon(runtime: DaemonRuntime) {
     runtime.log("backup started", { backupId, databaseName });
     const report = throttleProgress((progress) => socket.send({ type: "backup.progress", backupId, progress }));
     try {
-      const encrypted = runtime.backup(databaseName, { onProgress: report, signal: abort.signal });
-      const result = await uploadBackup(runtime.client(), backupId, encrypted, { goSignals });
+      let dumped: Record<string, number> | undefined;
+      const encrypted = runtime.backup(databaseName, { onProgress: report, signal: abort.signal, onDumped: (counts) => (dumped = counts) });
+      const result = await uploadBackup(runtime.client(), backupId, encrypted, { goSignals, collections: () => dumped });
       runtime.log("backup completed and uploaded", { backupId, databaseName, bytes: result.size });
     } catch (error) {
       const reason = abort.signal.aborted ? STOPPED_REASON : describe(error);

@@ -46,7 +46,7 @@ export function createDaemonRuntime(options: RuntimeOptions): DaemonRuntime {
   return {
     client: () => createServerClient(readServerSettings(config, path)),
     hello: { version: AGENT_VERSION, ...options.hello },
-    async *backup(databaseName, { onProgress, signal }) {
+    async *backup(databaseName, { onProgress, signal, onDumped }) {
       const current = await refresh();
       const database = findDatabase(current, databaseName, path);
       const backup = createBackupStream({
@@ -61,7 +61,7 @@ export function createDaemonRuntime(options: RuntimeOptions): DaemonRuntime {
       try {
         for await (const chunk of backup.stream) yield chunk as Uint8Array;
         // The stream ending is not enough: the upload is completed only after the dump succeeded.
-        await backup.result;
+        onDumped?.((await backup.result).collections);
       } finally {
         backup.stream.destroy();
       }

@@ -25,6 +25,8 @@ export async function uploadBackup(
     onPartUploaded?: (uploadedBytes: number) => void;
     /** The server's go for a part's body (the daemon's socket hears it); without it bodies go at once. */
     goSignals?: GoSignals;
+    /** Documents per namespace, read once the source has ended (the dump's result), sent with the completion. */
+    collections?: () => Record<string, number> | undefined;
   } = {},
 ): Promise<UploadResult> {
   const partSize = options.partSize ?? UPLOAD_PART_SIZE;
@@ -108,6 +110,7 @@ export async function uploadBackup(
   if (filled > 0 || partNumber === 0) ship(buffer.subarray(0, filled));
   while (inFlight.length > 0) await settleOldest();
   const sha256 = hash.digest("hex");
-  await client.complete(backupId, { partCount: partNumber, size, sha256 });
+  const collections = options.collections?.();
+  await client.complete(backupId, { partCount: partNumber, size, sha256, ...(collections ? { collections } : {}) });
   return { size, partCount: partNumber, sha256 };
 }

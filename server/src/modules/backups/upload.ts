@@ -333,6 +333,7 @@ export async function completeUpload(ctx: AppContext, agent: AgentRow, backupId:
       status: "completed",
       size: input.size,
       sha256,
+      collections: input.collections ?? null,
       storageKey: backupStorage.prefix(backup.userId, backupId),
       completedAt,
       lastActivityAt: completedAt,

@@ -15,6 +15,7 @@ export const backupViewColumns = {
   progress: backups.progress,
   error: backups.error,
   sha256: backups.sha256,
+  collections: backups.collections,
 };
 
 /** A backup as the API shows it (spec section 3). */
@@ -32,6 +33,8 @@ export function toBackupView(backup: Pick<BackupRow, keyof typeof backupViewColu
     progress: backup.progress ?? null,
     error: backup.error,
     sha256: backup.sha256,
+    /** Documents per collection as dumped (null for backups made before agents reported them). */
+    collections: backup.collections ?? null,
   };
 }
 

@@ -113,7 +113,7 @@ export function RestoreDialog({ backup, onClose, onRestored }: Props) {
           <p className="text-slate-500">
             Backup of <strong className="text-slate-900">{source}</strong> from {formatDateTime(backup.timestamp)}
           </p>
-          {step === 1 ? <RestoreTargetStep source={source} copyName={copyName} where={where} onChange={setWhere} problem={whereProblem} /> : null}
+          {step === 1 ? <RestoreTargetStep inventory={backup.collections} source={source} copyName={copyName} where={where} onChange={setWhere} problem={whereProblem} /> : null}
           {step === 2 ? (
             <>
               <Alert tone="warning" title="This restore cannot be reversed">

@@ -1,6 +1,7 @@
 // The restore wizard's first step: over the original database, or as a copy under another name
-// (default <name>_restored_<backup date>), and optionally only some collections. The agent checks
-// the collection names against the backup before it changes anything.
+// (default <name>_restored_<backup date>), and optionally only some collections: ticked from the
+// backup's list when the agent reported one, else typed (the agent checks the names against the
+// backup before it changes anything).
 import { Field } from "../../../components/ui/field";
 import type { Backup } from "../api/dashboard-api";
 
@@ -35,6 +36,8 @@ export function describeDatabaseNameProblem(name: string): string | null {
 }
 
 type Props = {
+  /** Documents per "db.collection" in the backup, when known. */
+  inventory: Record<string, number> | null;
   source: string;
   copyName: string;
   where: RestoreTarget;
@@ -42,7 +45,7 @@ type Props = {
   problem: string | null;
 };
 
-export function RestoreTargetStep({ source, copyName, where, onChange, problem }: Props) {
+export function RestoreTargetStep({ inventory, source, copyName, where, onChange, problem }: Props) {
   const option = (mode: RestoreTarget["mode"], title: string, text: string) => (
     <label className="flex cursor-pointer gap-3 rounded-md border border-slate-200 p-3 has-[:checked]:border-indigo-500 has-[:checked]:bg-indigo-50">
       <input type="radio" name="restore-mode" value={mode} checked={where.mode === mode} onChange={() => onChange({ ...where, mode })} className="mt-1" />
@@ -68,6 +71,9 @@ export function RestoreTargetStep({ source, copyName, where, onChange, problem }
           className="font-mono"
         />
       ) : null}
+      {inventory ? (
+        <CollectionChoice inventory={inventory} chosen={parseCollectionList(where.collections)} onChange={(names) => onChange({ ...where, collections: names.join(", ") })} />
+      ) : (
       <Field
         label="Only these collections (optional)"
         placeholder="orders, customers"
@@ -77,6 +83,32 @@ export function RestoreTargetStep({ source, copyName, where, onChange, problem }
         autoComplete="off"
         spellCheck={false}
       />
+      )}
+    </fieldset>
+  );
+}
+
+function CollectionChoice({ inventory, chosen, onChange }: { inventory: Record<string, number>; chosen: string[]; onChange: (names: string[]) => void }) {
+  // Names without the database: the restore's target may be another database.
+  const entries = Object.entries(inventory)
+    .map(([namespace, count]) => [namespace.slice(namespace.indexOf(".") + 1), count] as const)
+    .sort(([a], [b]) => a.localeCompare(b));
+  const toggle = (name: string) => onChange(chosen.includes(name) ? chosen.filter((entry) => entry !== name) : [...chosen, name]);
+  return (
+    <fieldset>
+      <legend className="text-sm font-medium text-slate-700">Only these collections (optional)</legend>
+      <p className="text-xs text-slate-500">None ticked: every collection is restored.</p>
+      <ul className="mt-1 max-h-48 overflow-y-auto rounded-md border border-slate-200">
+        {entries.map(([name, count]) => (
+          <li key={name}>
+            <label className="flex items-center gap-2 px-3 py-1.5 hover:bg-slate-50">
+              <input type="checkbox" checked={chosen.includes(name)} onChange={() => toggle(name)} />
+              <span className="font-mono text-slate-900">{name}</span>
+              <span className="ml-auto text-xs text-slate-500">{count.toLocaleString("en-US")} documents</span>
+            </label>
+          </li>
+        ))}
+      </ul>
     </fieldset>
   );
 }
