@@ -473,6 +473,8 @@ describe("restores", () => {
     const restoreEvents = () => browser.events.filter((e) => e.type === "restoreProgress").map((e) => e.status);
     await waitUntil(() => restoreEvents().includes("completed"), { message: "the completed restore event in the browser" });
     expect(restoreEvents()).toEqual(["pending", "in-progress", "in-progress", "completed"]);
+    const mail = await waitUntil(() => server.sentMail.find((m) => m.to === user.email && m.subject === "Restore completed: orders"), { message: "the restore mail" });
+    expect(mail.text).toContain('Replaced 1 collection(s): orders.items. Nothing else in "orders" was changed.');
     browser.close();
   });
 
@@ -491,6 +493,8 @@ describe("restores", () => {
     );
     expect(restore).toMatchObject({ status: "failed", error: expect.stringContaining("wrong key") });
     expect(await auditActions(user.id)).toContain("RESTORE_FAILED");
+    const mail = await waitUntil(() => server.sentMail.find((m) => m.to === user.email && m.subject === "Restore failed: orders"), { message: "the restore mail" });
+    expect(mail.text).toContain("Reason: wrong key: this file was encrypted with key 3f2a…");
   });
 });
 

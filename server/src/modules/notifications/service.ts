@@ -39,6 +39,28 @@ export function notifyBackupFailed(ctx: AppContext, backup: { userId: string; da
   ]);
 }
 
+/** A restore's end, under the backup toggles: which collections it replaced, or why it failed (the agent's message says what changed). */
+export function notifyRestoreFinished(
+  ctx: AppContext,
+  restore: { userId: string; databaseName: string; targetDatabase: string | null; id: string; status: string; error: string | null; stats: Record<string, unknown> | null },
+) {
+  const target = restore.targetDatabase ?? restore.databaseName;
+  const what = `The restore of a backup of "${restore.databaseName}"${target === restore.databaseName ? "" : ` into "${target}"`}`;
+  if (restore.status === "completed") {
+    const replaced = Object.keys(restore.stats ?? {});
+    return notifyUser(ctx, restore.userId, "notifyBackupSuccess", `Restore completed: ${target}`, [
+      `${what} completed.`,
+      `Replaced ${replaced.length} collection(s): ${replaced.join(", ") || "none"}. Nothing else in "${target}" was changed.`,
+      `Restore id: ${restore.id}.`,
+    ]);
+  }
+  return notifyUser(ctx, restore.userId, "notifyBackupFailure", `Restore failed: ${target}`, [
+    `${what} failed.`,
+    `Reason: ${restore.error ?? "unknown"}`,
+    `Restore id: ${restore.id}.`,
+  ]);
+}
+
 /** Once per outage: scheduled backups are being skipped (not failed) while the agent is offline. */
 export function notifyBackupsSkipped(ctx: AppContext, agent: { userId: string; name: string; hostname: string | null }, databaseNames: string[]) {
   const names = databaseNames.map((name) => `"${name}"`).join(", ");

@@ -8,6 +8,7 @@ import { recordAudit } from "../audit/service";
 import { sendToAgent } from "../agents/service";
 import { findOwnBackup } from "../backups/service";
 import { toRestoreView } from "../backups/views";
+import { notifyRestoreFinished } from "../notifications/service";
 import { publishToUser } from "../realtime/service";
 
 type RestoreRow = typeof restores.$inferSelect;
@@ -149,7 +150,9 @@ export async function recordRestoreCompleted(ctx: AppContext, agentId: string, r
     agentId,
     audit: (r) => ({ action: "RESTORE_COMPLETED", details: { ...restoreDetails(r), ...totals } }),
   });
-  if (restore) await announce(ctx, restore);
+  if (!restore) return;
+  await announce(ctx, restore);
+  await notifyRestoreFinished(ctx, restore);
 }
 
 /** Fails a running restore with the agent's (or the sweeper's) reason. */
@@ -158,5 +161,7 @@ export async function failRestore(ctx: AppContext, restoreId: string, error: str
     agentId: options.agentId,
     audit: (r) => ({ action: "RESTORE_FAILED", details: { ...restoreDetails(r), reason: error } }),
   });
-  if (restore) await announce(ctx, restore);
+  if (!restore) return;
+  await announce(ctx, restore);
+  await notifyRestoreFinished(ctx, restore);
 }
