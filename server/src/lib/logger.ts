@@ -16,10 +16,23 @@ function redact(fields: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(fields)) {
     if (secretField.test(key)) out[key] = "[redacted]";
-    else if (value instanceof Error) out[key] = { name: value.name, message: value.message };
+    else if (value instanceof Error) out[key] = describeError(value);
     else out[key] = value;
   }
   return out;
+}
+
+/**
+ * An error as a log shows it: name, code and message, never SQL. Drizzle wraps a failed statement
+ * as "Failed query: <sql> params: <values>", and those values can be password hashes, API-key
+ * ciphertexts and token hashes: only the database's own error (its code and message) is kept.
+ */
+export function describeError(error: Error): { name: string; code?: string; message: string } {
+  const failedQuery = "query" in error || "params" in error || error.message.startsWith("Failed query:");
+  const source = failedQuery ? error.cause : error;
+  const code = (source as { code?: unknown } | undefined)?.code;
+  const message = source instanceof Error ? source.message : failedQuery ? "a database query failed" : error.message;
+  return { name: error.name, ...(typeof code === "string" || typeof code === "number" ? { code: String(code) } : {}), message };
 }
 
 /** A JSON-lines logger on stdout (errors on stderr). */
