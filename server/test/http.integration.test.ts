@@ -53,6 +53,28 @@ describe("over HTTP", () => {
     }
   });
 
+  test("NUL characters and lone surrogates are refused with 400 naming the field, never a 500", async () => {
+    const email = uniqueEmail("nul");
+    const nul = await post("/api/auth/register", { name: "a\u0000b", email, password: "secret123" });
+    expect(nul.status).toBe(400);
+    expect((await nul.json()).message).toBe("name must not contain NUL characters");
+    // The raw JSON escape \ud800 alone is a lone surrogate.
+    const lone = await fetch(`${base}/api/auth/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: `{"name":"x","email":"${email}","password":"secret123","tags":["ok","\\ud800"]}`,
+    });
+    expect(lone.status).toBe(400);
+    expect((await lone.json()).message).toBe("tags.1 must be valid Unicode text (it has a lone surrogate)");
+    const query = await fetch(`${base}/api/kb?search=a%00b`);
+    expect(query.status).toBe(400);
+    expect((await query.json()).message).toBe("search must not contain NUL characters");
+    const path = await fetch(`${base}/api/kb/a%00b`);
+    expect(path.status).toBe(400);
+    // Nothing was created by the refused registrations.
+    expect((await post("/api/auth/login", { email, password: "secret123" })).status).toBe(401);
+  });
+
   test("an unknown API path is a JSON 404", async () => {
     const res = await fetch(`${base}/api/nothing-here`);
     expect(res.status).toBe(404);

@@ -68,6 +68,9 @@ export const httpBasics = (log: Logger) =>
       if (!isUpload && length > MAX_JSON_BODY_BYTES) {
         throw tooLarge();
       }
+      const url = new URL(request.url);
+      for (const [name, value] of url.searchParams) refuseUnstorableText(value, name);
+      for (const segment of url.pathname.split("/")) refuseUnstorableText(safeDecode(segment), "the address");
     })
     .onParse({ as: "global" }, async ({ request }, contentType) => {
       // Anything but JSON stays a raw stream: binary uploads read it themselves, and JSON routes
@@ -75,11 +78,14 @@ export const httpBasics = (log: Logger) =>
       if (!contentType?.startsWith("application/json")) return request.body ?? null;
       const text = await readCapped(request, MAX_JSON_BODY_BYTES);
       if (text === "") return undefined;
+      let body: unknown;
       try {
-        return JSON.parse(text);
+        body = JSON.parse(text);
       } catch {
         throw new AppError(400, "BAD_REQUEST", "The request body is not valid JSON.");
       }
+      refuseUnstorableStrings(body, "");
+      return body;
     })
     .onError({ as: "global" }, ({ code, error, set, request }) => {
       Object.assign(set.headers, securityHeaders);
@@ -114,3 +120,32 @@ export const httpBasics = (log: Logger) =>
       set.status = 500;
       return { message: "Something went wrong on our side. Please try again in a moment.", code: "INTERNAL" };
     });
+
+/**
+ * PostgreSQL text cannot hold NUL, and a lone surrogate half is not Unicode: refused at the door
+ * with the field's name, instead of failing (500) deep in a query or a transaction.
+ */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+function refuseUnstorableText(text: string, field: string): void {
+  if (text.includes("\u0000")) throw new AppError(400, "BAD_REQUEST", `${field} must not contain NUL characters`);
+  if (LONE_SURROGATE.test(text)) throw new AppError(400, "BAD_REQUEST", `${field} must be valid Unicode text (it has a lone surrogate)`);
+}
+
+function refuseUnstorableStrings(value: unknown, path: string): void {
+  if (typeof value === "string") return refuseUnstorableText(value, path || "the body");
+  if (value === null || typeof value !== "object") return;
+  for (const [key, item] of Object.entries(value)) {
+    const field = path ? `${path}.${key}` : key;
+    refuseUnstorableText(key, `the field name ${JSON.stringify(field.slice(0, 60))}`);
+    refuseUnstorableStrings(item, field);
+  }
+}
+
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
