@@ -425,6 +425,10 @@ describe("backup list", () => {
     const billing = await server.call("GET", "/api/backups?databaseName=billing&limit=500", { token: user.token });
     expect(billing.body).toHaveLength(50);
     expect((await server.call("GET", "/api/backups?limit=501", { token: user.token })).status).toBe(400);
+    for (const query of ["limit=1.5", "page=2.5", "limit=abc"]) {
+      const answer = await server.call("GET", `/api/backups?${query}`, { token: user.token });
+      expect([query, answer.status]).toEqual([query, 400]);
+    }
     const summary = await server.call("GET", "/api/backups/summary", { token: user.token });
     expect(summary.body).toEqual({
       totalCount: 250,
@@ -495,6 +499,19 @@ describe("restores", () => {
     expect(await auditActions(user.id)).toContain("RESTORE_FAILED");
     const mail = await waitUntil(() => server.sentMail.find((m) => m.to === user.email && m.subject === "Restore failed: orders"), { message: "the restore mail" });
     expect(mail.text).toContain("Reason: wrong key: this file was encrypted with key 3f2a…");
+  });
+});
+
+describe("part numbers", () => {
+  test("only plain decimal whole numbers are part numbers: 1e3, 0x10, 01, 1.5 and -1 are 400", async () => {
+    const { user, agent } = await setupUserWithAgent();
+    await trigger(user, "orders");
+    const { backupId } = await agent.waitFor("backup");
+    for (const part of ["1e3", "0x10", "01", "1.5", "-1"]) {
+      const answer = await fetch(`${base}${agentApi.part(backupId, 0).replace(/0$/, part)}`, { method: "PUT", headers: agent.headers(), body: new Uint8Array(10) });
+      expect([part, answer.status]).toEqual([part, 400]);
+    }
+    expect((await agent.uploadPart(backupId, 0, new Uint8Array(10))).status).toBe(200);
   });
 });
 

@@ -63,6 +63,10 @@ export const agentsController = (ctx: AppContext) => {
       "/backups/:backupId/parts/:partNumber",
       async ({ headers, params, request }) => {
         const { agent } = await authenticateAgent(ctx, headers);
+        // Numeric also reads "1e3" and "0x10"; a part number is written in plain decimal.
+        if (!/\/parts\/(0|[1-9][0-9]*)$/.test(new URL(request.url).pathname)) {
+          throw new AppError(400, "BAD_REQUEST", "partNumber must be a whole number from 0, in decimal");
+        }
         const length = request.headers.get("content-length");
         const { backupId, partNumber } = params;
         // The agent holds the body back until told to send it (see AgentHeaders.awaitGo).

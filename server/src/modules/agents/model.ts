@@ -7,6 +7,6 @@ export const agentsModel = {
   backupParams: t.Object({ backupId: t.String({ minLength: 1, maxLength: 64 }) }),
   partParams: t.Object({
     backupId: t.String({ minLength: 1, maxLength: 64 }),
-    partNumber: t.Numeric({ minimum: 0, maximum: 99_999, error: "partNumber must be a whole number from 0" }),
+    partNumber: t.Numeric({ multipleOf: 1, minimum: 0, maximum: 99_999, error: "partNumber must be a whole number from 0" }),
   }),
 };

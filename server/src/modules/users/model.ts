@@ -10,7 +10,7 @@ export const userModel = {
   }),
   plan: t.Object({ plan: t.String({ minLength: 1, maxLength: 64, error: "plan must be a plan id" }) }),
   auditQuery: t.Object({
-    page: t.Optional(t.Numeric({ minimum: 1, maximum: 100000, error: "page must be a whole number from 1" })),
+    page: t.Optional(t.Numeric({ multipleOf: 1, minimum: 1, maximum: 100000, error: "page must be a whole number from 1" })),
     action: t.Optional(
       t.Union([t.Literal(""), t.Literal("all"), ...auditActions.map((a) => t.Literal(a))], {
         error: "action must be empty, 'all' or one of the audit actions",
