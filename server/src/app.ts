@@ -19,7 +19,7 @@ import { webController } from "./modules/web";
 /** The whole HTTP application for one context; tests call `createApp(ctx).handle(request)`. */
 export function createApp(ctx: AppContext) {
   return new Elysia()
-    .use(httpBasics(ctx.log))
+    .use(httpBasics(ctx.log, { https: ctx.config.publicUrl.startsWith("https://") }))
     .use(
       openapi({
         // The description as JSON; no bundled UI, whose CDN scripts our CSP (rightly) refuses.

@@ -49,6 +49,11 @@ describe("over HTTP", () => {
       expect(response.headers.get("x-content-type-options")).toBe("nosniff");
       expect(response.headers.get("referrer-policy")).toBe("strict-origin-when-cross-origin");
       expect(response.headers.get("x-frame-options")).toBe("DENY");
+      expect(response.headers.get("content-security-policy")).toContain("connect-src 'self';");
+      expect(response.headers.get("permissions-policy")).toContain("camera=()");
+      // This server's PUBLIC_URL is https, and API answers may carry secrets.
+      expect(response.headers.get("strict-transport-security")).toBe("max-age=31536000; includeSubDomains");
+      expect(response.headers.get("cache-control")).toBe("no-store");
       expect(((await response.json()) as object)).toBeObject();
     }
   });

@@ -13,7 +13,8 @@ const CONTENT_SECURITY_POLICY = [
   "style-src 'self' 'unsafe-inline'",
   "img-src 'self' data:",
   "font-src 'self'",
-  "connect-src 'self' ws: wss:",
+  // CSP 3: 'self' also allows ws:/wss: to this same origin, and nothing else.
+  "connect-src 'self'",
   "object-src 'none'",
   "base-uri 'self'",
   "form-action 'self'",
@@ -26,7 +27,12 @@ export const securityHeaders = {
   "referrer-policy": "strict-origin-when-cross-origin",
   "x-frame-options": "DENY",
   "cross-origin-opener-policy": "same-origin",
+  // The app copies to the clipboard and needs no other powerful feature.
+  "permissions-policy": "camera=(), microphone=(), geolocation=(), payment=(), usb=(), clipboard-write=(self)",
 };
+
+/** One year, subdomains included: sent only when the server is reached over https (PUBLIC_URL). */
+const STRICT_TRANSPORT_SECURITY = "max-age=31536000; includeSubDomains";
 
 const tooLarge = () =>
   new AppError(413, "PAYLOAD_TOO_LARGE", `The request body is too large (limit ${MAX_JSON_BODY_BYTES / 1024} KB).`);
@@ -59,10 +65,13 @@ function validationMessage(error: ValidationError): string {
  * Cross-cutting HTTP behaviour: security headers on every answer, a body size limit, and one
  * error handler that turns every failure into `{ message, code }` with the right status.
  */
-export const httpBasics = (log: Logger) =>
+export const httpBasics = (log: Logger, options: { https?: boolean } = {}) =>
   new Elysia({ name: "http-basics" })
     .onRequest(({ request, set }) => {
       Object.assign(set.headers, securityHeaders);
+      if (options.https) set.headers["strict-transport-security"] = STRICT_TRANSPORT_SECURITY;
+      // API answers are per user and may carry secrets (tokens, the API key): never stored by a cache.
+      if (new URL(request.url).pathname.startsWith("/api/")) set.headers["cache-control"] = "no-store";
       const length = Number(request.headers.get("content-length") ?? 0);
       const isUpload = new URL(request.url).pathname.startsWith("/api/agent/");
       if (!isUpload && length > MAX_JSON_BODY_BYTES) {

@@ -41,6 +41,9 @@ describe("web controller", () => {
       expect(res.status).toBe(200);
       expect(res.headers.get("content-type")).toContain("text/html");
       expect(res.headers.get("cache-control")).toBe(NO_CACHE);
+      // Served over plain http here: no HSTS, which would lock browsers out of an http-only server.
+      expect(res.headers.get("strict-transport-security")).toBeNull();
+      expect(res.headers.get("permissions-policy")).toContain("geolocation=()");
       expect(await res.text()).toContain("<div id=root>");
     }
   });
