@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { createHeadingIdGenerator, isAllowedUrl, renderMarkdown } from "./markdown";
+import { createHeadingIdGenerator, isAllowedUrl, renderMarkdown, sanitizeUrls } from "./markdown";
 
 const htmlOf = (markdown: string) =>
   renderMarkdown(markdown)
@@ -93,4 +93,12 @@ describe("headings and code", () => {
   test("GFM tables render", () => {
     expect(htmlOf("| a | b |\n|---|---|\n| 1 | 2 |")).toContain("<table>");
   });
+});
+
+test("URL attributes are checked in any tag and attribute order, so a change in the HTML's shape fails closed", () => {
+  const html = sanitizeUrls('<a title="x" href="javascript:alert(1)">a</a><img alt="" src="data:text/html,x"><a HREF = "https://ok.example">b</a><area href="vbscript:x">');
+  expect(html).not.toContain("javascript:");
+  expect(html).not.toContain("data:text/html");
+  expect(html).not.toContain("vbscript:");
+  expect(html).toContain('href="https://ok.example" rel="noopener noreferrer nofollow"');
 });

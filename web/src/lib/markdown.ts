@@ -58,15 +58,17 @@ export function createHeadingIdGenerator(): (text: string) => string {
   };
 }
 
-function sanitizeUrls(html: string): string {
+/**
+ * Removes every href or src whose target is not allowed, in whatever tag and attribute order it
+ * appears (so a change in micromark's output cannot let one through), then marks external links.
+ */
+export function sanitizeUrls(html: string): string {
   return html
-    .replace(/<a href="([^"]*)"/g, (_, href: string) => {
-      const url = decodeHtmlEntities(href);
-      if (!isAllowedUrl(url)) return "<a";
-      const external = /^https?:/i.test(url.trim());
-      return external ? `<a href="${href}" rel="noopener noreferrer nofollow" target="_blank"` : `<a href="${href}"`;
+    .replace(/\s(href|src)\s*=\s*"([^"]*)"/gi, (_, name: string, value: string) => {
+      const schemes = name.toLowerCase() === "src" ? IMAGE_SCHEMES : LINK_SCHEMES;
+      return isAllowedUrl(decodeHtmlEntities(value), schemes) ? ` ${name}="${value}"` : "";
     })
-    .replace(/<img src="([^"]*)"/g, (_, src: string) => (isAllowedUrl(decodeHtmlEntities(src), IMAGE_SCHEMES) ? `<img src="${src}"` : "<img"));
+    .replace(/<a href="(https?:[^"]*)"/gi, (_, href: string) => `<a href="${href}" rel="noopener noreferrer nofollow" target="_blank"`);
 }
 
 const stripTags = (html: string) => html.replace(/<[^>]*>/g, "");
@@ -77,7 +79,8 @@ export function renderMarkdown(markdown: string): RenderedMarkdown {
     extensions: [gfm()],
     htmlExtensions: [gfmHtml()],
     allowDangerousHtml: false,
-    // micromark's own list lacks tel: and has irc/xmpp; isAllowedUrl applies ours to every URL.
+    // micromark's own list lacks tel: (which the spec allows) and has irc/xmpp; sanitizeUrls
+    // applies ours to every URL attribute in the output.
     allowDangerousProtocol: true,
   });
   const nextId = createHeadingIdGenerator();
