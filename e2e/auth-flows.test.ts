@@ -4,6 +4,7 @@ import type { Page } from "playwright-core";
 import { uniqueEmail } from "../server/test/harness";
 import { type E2EEnv, startE2E } from "./support/e2e-env";
 import { eventually, holdUntilReleased } from "./support/eventually";
+import { waitUntil } from "../testkit/wait-until";
 
 let env: E2EEnv;
 beforeAll(async () => {
@@ -125,8 +126,9 @@ describe("sign-in flows", () => {
     await eventually(() => page.getByRole("link", { name: "Back to login" }).getAttribute("href"), (value) => expect(value).toBe("/login"));
     await env.screenshot(page, "forgot-password-sent");
 
-    const mail = env.server.sentMail.find((m) => m.to === user.email);
-    const link = mail?.text.match(/\/reset-password\/[\w-]+/)?.[0];
+    // The mail goes out just after the answer (so timing does not reveal which addresses exist).
+    const mail = await waitUntil(() => env.server.sentMail.find((m) => m.to === user.email), { message: "the reset mail" });
+    const link = mail.text.match(/\/reset-password\/[\w-]+/)?.[0];
     expect(link).toBeTruthy();
 
     await page.goto("/reset-password/not-a-real-token");

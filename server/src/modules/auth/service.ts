@@ -98,39 +98,44 @@ export async function login(ctx: AppContext, input: { email: string; password: s
 
 const hashResetToken = (token: string) => createHash("sha256").update(token).digest("hex");
 
-/** Mails a single-use reset link when the account exists; answers the same either way. */
+/**
+ * Mails a single-use reset link when the account exists; answers the same either way, and as
+ * fast: the link is stored and mailed after the answer, so timing does not tell whether an
+ * address has an account.
+ */
 export async function forgotPassword(ctx: AppContext, input: { email: string; clientIp: string }) {
   const email = normaliseEmail(input.email);
   throttle(ctx.rateLimits.forgotByIp.hit(input.clientIp), "password reset requests from your network");
   throttle(ctx.rateLimits.forgotByAccount.hit(email), "password reset requests for this account");
   const [user] = await ctx.db.select().from(users).where(eq(users.email, email));
-  if (user) {
+  if (user) void ctx.pendingWork.track(sendResetLink(ctx, user));
+  return { message: FORGOT_PASSWORD_MESSAGE };
+}
+
+/** Stores a reset token and mails its link; never throws (the operator sees failures in the log). */
+async function sendResetLink(ctx: AppContext, user: { id: string; email: string }) {
+  try {
     const token = randomBytes(32).toString("base64url");
     await ctx.db.insert(passwordResetTokens).values({
       userId: user.id,
       tokenHash: hashResetToken(token),
       expiresAt: new Date(ctx.now().getTime() + RESET_TOKEN_TTL_MS),
     });
-    const link = `${ctx.config.publicUrl}/reset-password/${token}`;
-    try {
-      await ctx.mailer.send({
-        to: user.email,
-        subject: "Reset your DBVault password",
-        text: [
-          `Someone asked to reset the password of your DBVault account (${user.email}).`,
-          "",
-          `To choose a new password, open this link within one hour:`,
-          link,
-          "",
-          "If it was not you, ignore this message: your password stays as it is.",
-        ].join("\n"),
-      });
-    } catch (error) {
-      // Same answer as for an unknown address; the operator sees the failure in the log.
-      ctx.log.error("password reset mail failed", { userId: user.id, error });
-    }
+    await ctx.mailer.send({
+      to: user.email,
+      subject: "Reset your DBVault password",
+      text: [
+        `Someone asked to reset the password of your DBVault account (${user.email}).`,
+        "",
+        `To choose a new password, open this link within one hour:`,
+        `${ctx.config.publicUrl}/reset-password/${token}`,
+        "",
+        "If it was not you, ignore this message: your password stays as it is.",
+      ].join("\n"),
+    });
+  } catch (error) {
+    ctx.log.error("password reset mail failed", { userId: user.id, error });
   }
-  return { message: FORGOT_PASSWORD_MESSAGE };
 }
 
 async function findUsableResetToken(ctx: AppContext, token: string) {
