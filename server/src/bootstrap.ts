@@ -8,6 +8,7 @@ import type { Config } from "./config";
 import type { AppContext } from "./context";
 import { createApiKeyVault } from "./lib/api-key-vault";
 import { createClusterBus } from "./lib/cluster-bus";
+import { makeDataDirPrivate } from "./lib/private-data-dir";
 import { findEmbeddedFile } from "./lib/embedded-files";
 import { createEventBus } from "./lib/event-bus";
 import { createLogger, type Logger } from "./lib/logger";
@@ -34,13 +35,20 @@ export const PGLITE_TEMPLATE_FILE = "pglite-template.tar.gz";
  * there is one (about a second), else by initdb in `initEmbedded` (several seconds).
  */
 export async function openDatabase(config: Config, initEmbedded: (dataDir: string) => Promise<void>, log?: Logger): Promise<Database> {
+  const fixed = makeDataDirPrivate(config.dataDir);
+  if (fixed.length > 0) log?.warn("made the data directory private (folders 0700, files 0600)", { dataDir: config.dataDir, changed: fixed.length, examples: fixed.slice(0, 5) });
   if (config.databaseUrl) return openPostgres(config.databaseUrl);
   const dir = join(config.dataDir, "pglite");
   if (!existsSync(join(dir, "PG_VERSION"))) log?.info("creating the embedded database (first start)", { dir });
   const started = performance.now();
   const how = await ensurePgliteCluster(dir, initEmbedded, findEmbeddedFile(PGLITE_TEMPLATE_FILE));
   if (how !== "existing") log?.info("embedded database created", { from: how, seconds: Number(((performance.now() - started) / 1000).toFixed(1)) });
-  return openPglite(dir);
+  // PGlite sets its files' modes itself (0666 or 0644), whatever the umask: once open, make what
+  // it created private too. Files it adds while running sit inside these 0700 folders (nobody
+  // else can reach them) and are fixed at the next start.
+  const database = await openPglite(dir);
+  makeDataDirPrivate(dir);
+  return database;
 }
 
 
