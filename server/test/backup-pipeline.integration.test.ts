@@ -502,6 +502,45 @@ describe("restores", () => {
   });
 });
 
+describe("a part sent again", () => {
+  const sha = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
+
+  test("with other bytes after later parts: the checksum is the stored file's, so the agent's old one is refused", async () => {
+    const { user, agent } = await setupUserWithAgent();
+    await trigger(user, "orders");
+    const { backupId } = await agent.waitFor("backup");
+    const first = randomBytes(UPLOAD_PART_SIZE);
+    const last = randomBytes(1000);
+    const replaced = Buffer.from(first);
+    replaced[0] = replaced[0]! ^ 0xff;
+    expect((await agent.uploadPart(backupId, 0, first)).status).toBe(200);
+    expect((await agent.uploadPart(backupId, 1, last)).status).toBe(200);
+    expect((await agent.uploadPart(backupId, 0, replaced)).status).toBe(200);
+    const original = Buffer.concat([first, last]);
+    const answer = await agent.complete(backupId, original, 2);
+    expect(answer.status).toBe(422);
+    const [backup] = (await server.call("GET", "/api/backups", { token: user.token })).body;
+    expect(backup.status).toBe("failed");
+  });
+
+  test("with other bytes, completed with the stored file's checksum: recorded and downloaded checksums match the file", async () => {
+    const { user, agent } = await setupUserWithAgent();
+    await trigger(user, "orders");
+    const { backupId } = await agent.waitFor("backup");
+    const first = randomBytes(UPLOAD_PART_SIZE);
+    const last = randomBytes(1000);
+    const replaced = randomBytes(UPLOAD_PART_SIZE);
+    for (const [number, bytes] of [[0, first], [1, last], [0, replaced]] as const) expect((await agent.uploadPart(backupId, number, bytes)).status).toBe(200);
+    const stored = Buffer.concat([replaced, last]);
+    expect((await agent.complete(backupId, stored, 2)).status).toBe(200);
+    const download = await fetch(`${base}/api/backups/${backupId}/download`, { headers: { authorization: `Bearer ${user.token}` } });
+    const bytes = Buffer.from(await download.arrayBuffer());
+    expect(sha(bytes)).toBe(sha(stored));
+    expect(download.headers.get("x-content-sha256")).toBe(sha(stored));
+    expect((await server.call("GET", `/api/backups/${backupId}`, { token: user.token })).body.sha256).toBe(sha(stored));
+  });
+});
+
 describe("part numbers", () => {
   test("only plain decimal whole numbers are part numbers: 1e3, 0x10, 01, 1.5 and -1 are 400", async () => {
     const { user, agent } = await setupUserWithAgent();

@@ -131,16 +131,15 @@ describe("running hashes", () => {
     expect(finishRunningHash(id, parts.length)).toBe(wholeFile);
   });
 
-  test("a resend of a part already hashed gets null and does not disturb the hash", async () => {
+  test("a resend of a part already hashed gets null and drops the running hash (its bytes may differ)", async () => {
     const id = uniqueBackupId();
     await storePart(id, 0, parts[0]!);
     await storePart(id, 1, parts[1]!);
-    for (const partNumber of [0, 1]) {
-      const resend = joinRunningHash(id, partNumber);
-      expect(await resend.ready()).toBeNull();
-      resend.done(true);
-    }
-    expect(finishRunningHash(id, 2)).toBe(sha256(parts[0]!, parts[1]!));
+    const resend = joinRunningHash(id, 0);
+    expect(await resend.ready()).toBeNull();
+    resend.done(true);
+    // Completion then checksums the stored file itself.
+    expect(finishRunningHash(id, 2)).toBeNull();
   });
 
   test("ready(waitMs) gives up after waitMs while its predecessor has joined but never starts", async () => {

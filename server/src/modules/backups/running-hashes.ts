@@ -59,8 +59,8 @@ function newRunningHash(): RunningHash {
  * Registers a part's request as it arrives. One of the first UPLOAD_PARTS_IN_FLIGHT parts starts a
  * backup's running hash: the agent sends them together, and part 1's request can reach this point
  * before part 0's (on PostgreSQL the requests' authentication queries run side by side), so part 1
- * must wait for part 0 rather than find no hash. A part with no running hash, or an earlier number
- * than it expects (a resend), gets a turn that lends nothing.
+ * must wait for part 0 rather than find no hash. A part with no running hash gets a turn that
+ * lends nothing; so does a resend of a part already hashed, which also drops the running hash.
  */
 export function joinRunningHash(backupId: string, partNumber: number): HashTurn {
   let running = runningHashes.get(backupId);
@@ -68,7 +68,13 @@ export function joinRunningHash(backupId: string, partNumber: number): HashTurn 
     running = newRunningHash();
     runningHashes.set(backupId, running);
   }
-  if (!running || partNumber < running.nextPart) return noTurn;
+  if (running && partNumber < running.nextPart) {
+    // A part already hashed is sent again, maybe with other bytes: the running hash would no longer
+    // describe the stored file, so completion reads the file itself instead.
+    dropRunningHash(backupId);
+    return noTurn;
+  }
+  if (!running) return noTurn;
   const entry = running;
   entry.arriving.set(partNumber, (entry.arriving.get(partNumber) ?? 0) + 1);
   entry.notify(); // a later part may be waiting for this one to arrive
