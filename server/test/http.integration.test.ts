@@ -1,6 +1,7 @@
 // The accounts API over real HTTP on loopback, with mail delivered to a real SMTP server process.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startSmtpSink, type SmtpSink } from "../../testkit/smtp-sink-client";
+import { waitUntil } from "../../testkit/wait-until";
 import { startTestServer, type TestServer, uniqueEmail } from "./harness";
 
 let smtp: SmtpSink;
@@ -134,6 +135,39 @@ describe("password recovery with real mail", () => {
     expect((await post("/api/auth/login", { email, password: "new-pass-1" })).status).toBe(200);
     const oldSession = await fetch(`${base}/api/user/profile`, { headers: { authorization: `Bearer ${registered.token}` } });
     expect(oldSession.status).toBe(401);
+  });
+
+  test("a reset or a password change ends every other reset link", async () => {
+    const email = uniqueEmail("links");
+    expect((await post("/api/auth/register", { name: "Two Links", email, password: "first-pass-1" })).status).toBe(201);
+    const linksSent = async (count: number) => {
+      const found = await waitUntil(async () => {
+        const tokens = (await smtp.messages())
+          .filter((m) => m.to.includes(email))
+          .map((m) => m.text.match(/\/reset-password\/([A-Za-z0-9_-]+)/)?.[1])
+          .filter((token): token is string => Boolean(token));
+        return tokens.length >= count && tokens;
+      }, { message: `${count} reset mail(s)` });
+      return found;
+    };
+    await post("/api/auth/forgot-password", { email });
+    await linksSent(1);
+    await post("/api/auth/forgot-password", { email });
+    const [first, second] = await linksSent(2);
+    expect((await post(`/api/auth/reset-password/${second}`, { password: "second-pass-2" })).status).toBe(200);
+    expect((await post(`/api/auth/reset-password/${first}`, { password: "stolen-pass-3" })).status).toBe(400);
+
+    await post("/api/auth/forgot-password", { email });
+    const [, , third] = await linksSent(3);
+    const session = (await (await post("/api/auth/login", { email, password: "second-pass-2" })).json()) as { token: string };
+    const changed = await fetch(`${base}/api/user/password`, {
+      method: "PUT",
+      headers: { "content-type": "application/json", authorization: `Bearer ${session.token}` },
+      body: JSON.stringify({ currentPassword: "second-pass-2", newPassword: "changed-pass-4" }),
+    });
+    expect(changed.status).toBe(200);
+    expect((await post(`/api/auth/reset-password/${third}`, { password: "stolen-pass-5" })).status).toBe(400);
+    expect((await post("/api/auth/login", { email, password: "changed-pass-4" })).status).toBe(200);
   });
 
   test("an unknown address gets the same answer and no mail", async () => {

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { and, eq, gt, isNull } from "drizzle-orm";
+import type { DbOrTx } from "@db/client";
 import { passwordResetTokens, settings, users } from "@db/schema";
 import type { AppContext } from "../../context";
 import { AppError, badRequest, conflict, unauthorized } from "../../lib/errors";
@@ -158,6 +159,14 @@ export async function checkResetToken(ctx: AppContext, token: string) {
 }
 
 /** Sets a new password with a reset token, once; every session of the account ends. */
+/** Ends every reset link of a user not used yet: after a reset or a password change, none may work. */
+export async function revokeResetLinks(db: DbOrTx, userId: string, now: Date): Promise<void> {
+  await db
+    .update(passwordResetTokens)
+    .set({ usedAt: now })
+    .where(and(eq(passwordResetTokens.userId, userId), isNull(passwordResetTokens.usedAt)));
+}
+
 export async function resetPassword(ctx: AppContext, input: { token: string; password: string }) {
   const passwordHash = await hashPassword(input.password);
   const tokenHash = hashResetToken(input.token);
@@ -174,6 +183,7 @@ export async function resetPassword(ctx: AppContext, input: { token: string; pas
       )
       .returning();
     if (!row) return null;
+    await revokeResetLinks(tx, row.userId, ctx.now());
     const [user] = await tx.select({ tokenVersion: users.tokenVersion }).from(users).where(eq(users.id, row.userId));
     await tx
       .update(users)

@@ -3,7 +3,7 @@ import { users } from "@db/schema";
 import type { AppContext } from "../../context";
 import { AppError, conflict } from "../../lib/errors";
 import { recordAudit } from "../audit/service";
-import { hashPassword, normaliseEmail, toSessionUser, verifyPassword } from "../auth/service";
+import { hashPassword, normaliseEmail, revokeResetLinks, toSessionUser, verifyPassword } from "../auth/service";
 import type { AuthenticatedUser } from "../auth/guard";
 import { findPlan, planOfUser, type Plan } from "../plans/service";
 import { applyPlanLimits } from "../settings/plan-limits";
@@ -87,6 +87,7 @@ export async function changePassword(
   const tokenVersion = user.tokenVersion + 1;
   await ctx.db.transaction(async (tx) => {
     await tx.update(users).set({ passwordHash, tokenVersion, updatedAt: ctx.now() }).where(eq(users.id, user.id));
+    await revokeResetLinks(tx, user.id, ctx.now());
     await recordAudit(tx, user.id, "PASSWORD_CHANGED");
   });
   // The caller's own session carries on with this token; all earlier tokens stop working.
