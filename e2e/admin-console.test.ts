@@ -157,13 +157,15 @@ describe("admin dashboard", () => {
     await graceBrowser.page.getByText("Chargeback fraud").waitFor();
     await env.screenshot(graceBrowser.page, "admin-banned-user-view");
 
-    // Unban: the reason is cleared, and Grace's token works again.
+    // Unban: the reason is cleared; Grace signs in again (no token from before the ban works).
     await panel.getByRole("button", { name: "Unban" }).click();
     await panel.getByRole("button", { name: "Ban", exact: true }).waitFor();
     await eventually(() => panel.getByText(/^Reason:/).count(), (value) => expect(value).toBe(0));
     await eventually(() => cardValue(page, "Banned"), (value) => expect(value).toBe("0"));
     await eventually(() => serverGrace(), (value) => expect(value).toMatchObject({ isBanned: false, banReason: null, bannedAt: null }));
-    expect((await env.server.call("GET", "/api/user/profile", { token: grace.token })).status).toBe(200);
+    expect((await env.server.call("GET", "/api/user/profile", { token: grace.token })).status).toBe(401);
+    const signedIn = await env.server.call("POST", "/api/auth/login", { body: { email: (await serverGrace()).email, password: grace.password } });
+    expect((await env.server.call("GET", "/api/user/profile", { token: signedIn.body.token })).status).toBe(200);
 
     // A ban without a reason gets 'Policy violation'; then unban again.
     await panel.getByRole("button", { name: "Ban", exact: true }).click();

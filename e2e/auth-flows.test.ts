@@ -71,6 +71,8 @@ describe("sign-in flows", () => {
     await eventually(() => toastText(page), (value) => expect(value).toContain("Signed out"));
     await eventually(() => toastText(page), (value) => expect(value).toContain("You have been signed out."));
     await eventually(() => page.evaluate(() => localStorage.getItem("dbvault.auth")), (value) => expect(value).toBeNull());
+    // Signing out ended the session on the server too: the token the page held is refused.
+    await eventually(async () => (await env.server.call("GET", "/api/user/profile", { token: stored.token })).status, (value) => expect(value).toBe(401));
 
     await page.getByLabel("Email address").fill("bad");
     await page.getByLabel("Password", { exact: true }).fill("1");

@@ -11,7 +11,8 @@ const CHANNEL = "dbvault_bus";
 export type BusMessage =
   | { kind: "agent.send"; agentId: string; message: Record<string, unknown> }
   | { kind: "agent.disconnect"; userId: string; agentId?: string; reason: string; closeCode?: number }
-  | { kind: "browser.event"; userId: string; event: Record<string, unknown> };
+  | { kind: "browser.event"; userId: string; event: Record<string, unknown> }
+  | { kind: "browser.disconnect"; userId: string; reason: string };
 
 export type ClusterBus = {
   publish(message: BusMessage): Promise<void>;

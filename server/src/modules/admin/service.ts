@@ -1,4 +1,4 @@
-import { and, asc, count, eq, ne, sum } from "drizzle-orm";
+import { and, asc, count, eq, ne, sql, sum } from "drizzle-orm";
 import { agents, backups, plans, users } from "@db/schema";
 import { formatBytes } from "@protocol/format";
 import type { AppContext } from "../../context";
@@ -9,6 +9,8 @@ import { normaliseEmail } from "../auth/service";
 import { findPlan, toPlanView } from "../plans/service";
 import { switchPlan } from "../users/service";
 import { removeAgent } from "../agents/remove-agent";
+import { disconnectUserAgents } from "../agents/service";
+import { endBrowserSessions } from "../realtime/service";
 
 export const DEFAULT_BAN_REASON = "Policy violation";
 
@@ -113,11 +115,17 @@ export async function setBan(
 ) {
   const user = await findUser(ctx, userId);
   if (user.id === admin.id && input.isBanned) throw badRequest("You cannot ban your own account.");
+  // While banned, old tokens get 403 with the reason (the banned page); unbanning moves the token
+  // version on, so no token from before the ban works again.
   const values = input.isBanned
     ? { isBanned: true, banReason: input.banReason?.trim() || DEFAULT_BAN_REASON, bannedAt: ctx.now() }
-    : { isBanned: false, banReason: null, bannedAt: null };
+    : { isBanned: false, banReason: null, bannedAt: null, ...(user.isBanned ? { tokenVersion: sql`${users.tokenVersion} + 1` } : {}) };
   const [updated] = await ctx.db.update(users).set({ ...values, updatedAt: ctx.now() }).where(eq(users.id, user.id)).returning();
   ctx.log.info(input.isBanned ? "user banned" : "user unbanned", { userId: user.id, adminId: admin.id });
+  if (input.isBanned) {
+    await endBrowserSessions(ctx, user.id, "account suspended");
+    await disconnectUserAgents(ctx, user.id, "This DBVault account has been suspended.");
+  }
   return {
     isBanned: updated!.isBanned,
     banReason: updated!.banReason,

@@ -2,7 +2,8 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
 import { clientIp } from "../../lib/client-ip";
 import { authModel } from "./model";
-import { checkResetToken, forgotPassword, login, register, resetPassword } from "./service";
+import { authGuard } from "./guard";
+import { checkResetToken, forgotPassword, login, logout, register, resetPassword } from "./service";
 
 export const authController = (ctx: AppContext) =>
   new Elysia({ prefix: "/api/auth", detail: { tags: ["Auth"] } })
@@ -31,4 +32,9 @@ export const authController = (ctx: AppContext) =>
       params: authModel.resetTokenParams,
       body: authModel.resetPassword,
       detail: { summary: "Set a new password with a reset token" },
+    })
+    .use(authGuard(ctx))
+    .post("/logout", ({ user }) => logout(ctx, user.id), {
+      auth: true,
+      detail: { summary: "Sign out everywhere: every token issued so far stops working" },
     });

@@ -1,10 +1,11 @@
 import { createHash, randomBytes } from "node:crypto";
-import { and, eq, gt, isNull } from "drizzle-orm";
+import { and, eq, gt, isNull, sql } from "drizzle-orm";
 import type { DbOrTx } from "@db/client";
 import { passwordResetTokens, settings, users } from "@db/schema";
 import type { AppContext } from "../../context";
 import { AppError, badRequest, conflict, unauthorized } from "../../lib/errors";
 import { findDefaultPlan } from "../plans/service";
+import { endBrowserSessions } from "../realtime/service";
 
 export const RESET_TOKEN_TTL_MS = 60 * 60 * 1000;
 export const FORGOT_PASSWORD_MESSAGE = "If an account with that email exists, a password reset link has been sent.";
@@ -192,5 +193,16 @@ export async function resetPassword(ctx: AppContext, input: { token: string; pas
     return row;
   });
   if (!used) throw badRequest("Invalid or expired reset token");
+  await endBrowserSessions(ctx, used.userId, "password reset");
   return { message: "Your password has been reset. You can now sign in with your new password." };
+}
+
+/**
+ * Signs the user out everywhere: every token issued so far stops working (the token version
+ * moves on) and their open browser sockets close.
+ */
+export async function logout(ctx: AppContext, userId: string) {
+  await ctx.db.update(users).set({ tokenVersion: sql`${users.tokenVersion} + 1`, updatedAt: ctx.now() }).where(eq(users.id, userId));
+  await endBrowserSessions(ctx, userId, "signed out");
+  return { message: "Signed out" };
 }

@@ -18,6 +18,10 @@ export const realtimeController = (ctx: AppContext) => {
   const authTimers = new Map<string, Timer>();
 
   ctx.bus.subscribe((message) => {
+    if (message.kind === "browser.disconnect") {
+      for (const socket of socketsByUser.get(message.userId)?.values() ?? []) socket.close(4401, message.reason.slice(0, 120));
+      return;
+    }
     if (message.kind !== "browser.event") return;
     const payload = JSON.stringify(message.event);
     for (const socket of socketsByUser.get(message.userId)?.values() ?? []) socket.send(payload);

@@ -12,6 +12,16 @@ export type BrowserEvent =
       error: string | null;
     };
 
+/** Closes every open browser socket of the user, on whichever instance holds it (a session ended). */
+export async function endBrowserSessions(ctx: AppContext, userId: string, reason: string) {
+  try {
+    await ctx.bus.publish({ kind: "browser.disconnect", userId, reason });
+  } catch (error) {
+    // The tokens are already refused; a socket left open only receives progress events.
+    ctx.log.warn("could not close a user's browser sockets", { userId, error });
+  }
+}
+
 /** Sends an event to every open browser socket of the user, on whichever instance holds it. */
 export async function publishToUser(ctx: AppContext, userId: string, event: BrowserEvent) {
   try {

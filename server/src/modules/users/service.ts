@@ -3,6 +3,7 @@ import { users } from "@db/schema";
 import type { AppContext } from "../../context";
 import { AppError, conflict } from "../../lib/errors";
 import { recordAudit } from "../audit/service";
+import { endBrowserSessions } from "../realtime/service";
 import { hashPassword, normaliseEmail, revokeResetLinks, toSessionUser, verifyPassword } from "../auth/service";
 import type { AuthenticatedUser } from "../auth/guard";
 import { findPlan, planOfUser, type Plan } from "../plans/service";
@@ -90,6 +91,8 @@ export async function changePassword(
     await revokeResetLinks(tx, user.id, ctx.now());
     await recordAudit(tx, user.id, "PASSWORD_CHANGED");
   });
-  // The caller's own session carries on with this token; all earlier tokens stop working.
+  // The caller's own session carries on with this token; all earlier tokens stop working, and
+  // sockets opened with them close (this page reconnects with the new token).
+  await endBrowserSessions(ctx, user.id, "password changed");
   return { message: "Password updated successfully!", token: await ctx.tokens.issue(user.id, tokenVersion) };
 }

@@ -1,7 +1,7 @@
 // Session transitions of spec section 4: sign in, restore on load, sign out, expiry.
 import { navigate } from "wouter/use-browser-location";
 import { toast } from "../../components/ui/toast-store";
-import { profileRequest, type SessionUser } from "./api/auth-api";
+import { logoutRequest, profileRequest, type SessionUser } from "./api/auth-api";
 import { sessionAtom, sessionLoadingAtom, sessionStore } from "./stores/session-store";
 import { clearAuthStorage, readAuthRecord, writeAuthRecord } from "./utils/auth-storage";
 import { isTokenExpired } from "./utils/jwt";
@@ -15,8 +15,13 @@ export function startSession(token: string, user: SessionUser) {
   sessionStore.set(sessionLoadingAtom, false);
 }
 
-/** Ends the session: storage cleared, to /login, and a 'Signed out' toast unless silent. */
+/**
+ * Ends the session: storage cleared, to /login, and a 'Signed out' toast unless silent. A sign-out
+ * the user asked for (not silent) also revokes the token on the server, without waiting for it.
+ */
 export function signOut(options: { silent?: boolean } = {}) {
+  const token = sessionStore.get(sessionAtom)?.token ?? readAuthRecord()?.token;
+  if (!options.silent && token) void logoutRequest(token).catch(() => undefined);
   clearAuthStorage();
   sessionStore.set(sessionAtom, null);
   navigate("/login");

@@ -5,7 +5,7 @@ import { useSetAtom } from "jotai";
 import { useEffect, useRef } from "react";
 import { type BrowserEvent, openRealtimeChannel } from "../api/dashboard-api";
 import { liveBackupsAtom, liveRestoresAtom } from "../stores/dashboard-atoms";
-import { isRunning } from "../utils/operation-status";
+import { createFinishedFilter, isRunning } from "../utils/operation-status";
 
 export const BACKUP_PROGRESS_CLEANUP_MS = 2_000;
 export const HISTORY_PROGRESS_CLEANUP_MS = 2_000;
@@ -45,7 +45,9 @@ export function useRealtimeEvents(token: string | null, handlers: Handlers) {
       timers.add(timer);
     };
 
+    const accept = createFinishedFilter();
     const onEvent = (event: BrowserEvent) => {
+      if (!accept(event.type === "backupProgress" ? event.backupId : event.restoreId, event.status)) return;
       if (event.type === "backupProgress") {
         setBackups((map) => ({ ...map, [event.backupId]: { status: event.status, progress: event.progress } }));
         if (!isRunning(event.status)) {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { describeAgentStatus, describeRestoreDetails, describeStatus, isRunning } from "./operation-status";
+import { createFinishedFilter, describeAgentStatus, describeRestoreDetails, describeStatus, isRunning } from "./operation-status";
 
 describe("status badges", () => {
   test("the four operation statuses", () => {
@@ -43,4 +43,12 @@ describe("restore details column", () => {
     expect(describeRestoreDetails({ status: "pending" })).toBe("Restore in progress");
     expect(describeRestoreDetails({ status: "in-progress" })).toBe("Waiting for agent");
   });
+});
+
+test("a late progress event after an operation finished is dropped; other operations are not affected", () => {
+  const accept = createFinishedFilter();
+  expect(["in-progress", "completed", "in-progress", "completed"].map((status) => accept("a", status))).toEqual([true, true, false, false]);
+  expect(accept("b", "in-progress")).toBe(true);
+  expect(accept("b", "failed")).toBe(true);
+  expect(accept("b", "pending")).toBe(false);
 });

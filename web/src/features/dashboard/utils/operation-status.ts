@@ -47,3 +47,17 @@ export function describeAgentStatus(status: string): { label: string; tone: Stat
   if (status === "inactive") return { label: "Inactive", tone: "warning" };
   return { label: "Offline", tone: "danger" };
 }
+
+/**
+ * Lets an operation's live events through until its first finished status and drops any after
+ * it: a progress event published a moment before the completion can arrive after it (they travel
+ * different paths), and must not bring back a progress bar that nothing would clear.
+ */
+export function createFinishedFilter(): (id: string, status: string) => boolean {
+  const finished = new Set<string>();
+  return (id, status) => {
+    if (finished.has(id)) return false;
+    if (!isRunning(status)) finished.add(id);
+    return true;
+  };
+}
