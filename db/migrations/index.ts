@@ -8,6 +8,7 @@ import m5 from "./0005_drop_part_sha256.sql" with { type: "text" };
 import m6 from "./0006_agent_first_connection.sql" with { type: "text" };
 import m7 from "./0007_restore_target.sql" with { type: "text" };
 import m8 from "./0008_backup_collections.sql" with { type: "text" };
+import m9 from "./0009_rate_limits.sql" with { type: "text" };
 
 export const migrationFiles: { tag: string; when: number; sql: string }[] = [
   { tag: "0000_init", when: 1795432625268, sql: m0 },
@@ -19,4 +20,5 @@ export const migrationFiles: { tag: string; when: number; sql: string }[] = [
   { tag: "0006_agent_first_connection", when: 1795530238962, sql: m6 },
   { tag: "0007_restore_target", when: 1795543776874, sql: m7 },
   { tag: "0008_backup_collections", when: 1795544123294, sql: m8 },
+  { tag: "0009_rate_limits", when: 1795550960837, sql: m9 },
 ];

@@ -8,3 +8,4 @@ export * from "./plans";
 export * from "./restores";
 export * from "./settings";
 export * from "./users";
+export * from "./rate-limits";

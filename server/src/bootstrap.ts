@@ -24,8 +24,6 @@ import { createStorage } from "./storage";
 import { createBodyGate } from "./modules/backups/body-gate";
 import { createPendingWork } from "./lib/pending-work";
 
-const MINUTE = 60_000;
-
 /** Name of the fresh PGlite cluster embedded in the single-file server (scripts/build-server.ts). */
 export const PGLITE_TEMPLATE_FILE = "pglite-template.tar.gz";
 
@@ -74,12 +72,8 @@ export async function createContext(
     events: createEventBus((error, event) => log.error("event handler failed", { event: event.type, error })),
     bus: createClusterBus(database, log),
     storage: createStorage(config.storageUrl, config.s3Defaults),
-    rateLimits: {
-      loginByIp: createRateLimiter(30, 15 * MINUTE),
-      loginByAccount: createRateLimiter(10, 15 * MINUTE),
-      forgotByIp: createRateLimiter(10, 60 * MINUTE),
-      forgotByAccount: createRateLimiter(3, 60 * MINUTE),
-    },
+    // Read through ctx so a test that moves ctx.now moves the limits' clock too.
+    rateLimiter: createRateLimiter(database.db, () => ctx.now()),
     bodyGate: createBodyGate(),
     pendingWork: createPendingWork(),
     now,

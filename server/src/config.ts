@@ -22,8 +22,14 @@ export type Config = {
   adminEmail: string | null;
   adminPassword: string | null;
   logLevel: "debug" | "info" | "warn" | "error";
-  /** Trust X-Forwarded-For for the client address (behind a reverse proxy). */
-  trustProxy: boolean;
+  /**
+   * How many reverse proxies stand in front of the server: the client address is taken that many
+   * entries from the right of X-Forwarded-For (entries further left are the client's to choose).
+   * 0: the socket's address.
+   */
+  trustProxyHops: number;
+  /** Accounts one address may create per hour. */
+  registrationsPerHour: number;
   /**
    * Where the agent binaries to hand out live (`dbvault-agent-<platform>` or, for the host's own
    * platform, the build's `dbvault-agent`). Null: the checkout's `dist/`, or the copy embedded in
@@ -97,7 +103,10 @@ export function loadConfig(env: Env = process.env): Config {
   if (!["debug", "info", "warn", "error"].includes(logLevel)) problems.push("LOG_LEVEL must be debug, info, warn or error");
 
   const trustProxyRaw = text("TRUST_PROXY") ?? "false";
-  if (!["true", "false", "1", "0"].includes(trustProxyRaw)) problems.push("TRUST_PROXY must be true or false");
+  const trustProxyHops = trustProxyRaw === "true" ? 1 : trustProxyRaw === "false" ? 0 : Number(trustProxyRaw);
+  if (!Number.isInteger(trustProxyHops) || trustProxyHops < 0 || trustProxyHops > 10 || !/^(true|false|\d+)$/.test(trustProxyRaw)) {
+    problems.push(`TRUST_PROXY must be false, true (one proxy) or the number of proxies from 0 to 10 (got "${trustProxyRaw}")`);
+  }
 
   const config: Config = {
     port,
@@ -122,7 +131,8 @@ export function loadConfig(env: Env = process.env): Config {
     adminEmail,
     adminPassword,
     logLevel,
-    trustProxy: trustProxyRaw === "true" || trustProxyRaw === "1",
+    trustProxyHops: Number.isInteger(trustProxyHops) ? trustProxyHops : 0,
+    registrationsPerHour: integer("REGISTRATIONS_PER_HOUR", 10, 1, 1_000_000),
     agentDir: text("AGENT_DIR") ? resolve(text("AGENT_DIR")!) : null,
     metricsToken,
   };

@@ -12,14 +12,6 @@ import type { BodyGate } from "./modules/backups/body-gate";
 import type { PendingWork } from "./lib/pending-work";
 import type { Metrics } from "./modules/metrics/service";
 
-/** Rate limits on the sign-in and password-recovery routes, per client address and per account. */
-export type AuthRateLimiters = {
-  loginByIp: RateLimiter;
-  loginByAccount: RateLimiter;
-  forgotByIp: RateLimiter;
-  forgotByAccount: RateLimiter;
-};
-
 /** Everything a service needs, passed explicitly so tests can build one with their own parts. */
 export type AppContext = {
   config: Config;
@@ -33,7 +25,8 @@ export type AppContext = {
   /** Messages between server instances (agent commands, browser events) over LISTEN/NOTIFY. */
   bus: ClusterBus;
   storage: Storage;
-  rateLimits: AuthRateLimiters;
+  /** Rate-limit counters in the database, shared by every instance (see modules/auth/throttle.ts). */
+  rateLimiter: RateLimiter;
   /** Admission of upload part bodies, server-wide (see body-gate.ts). */
   bodyGate: BodyGate;
   /** Socket close handlers still running; shutdown waits for them before closing the database. */

@@ -1,6 +1,6 @@
 // Two server processes sharing one PostgreSQL: a command given through one instance reaches an
 // agent connected to the other, and the agent's progress reaches a browser on the first
-// (LISTEN/NOTIFY). Needs a real PostgreSQL server, so it runs in the Postgres pass of the suite.
+// (LISTEN/NOTIFY); rate limits are counted in the shared database. Needs a real PostgreSQL server, so it runs in the Postgres pass of the suite.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -120,5 +120,15 @@ describe.skipIf(!testDatabaseUrl)("two server instances on one PostgreSQL", () =
     expect(events.map((e) => e.status)).toEqual(["pending", "in-progress", "completed"]);
     browser.close();
     await agent.disconnect();
+  });
+
+  test("rate limits hold across instances: an account's three reset requests an hour are counted on A and B together", async () => {
+    const email = `limits-${Date.now()}@example.com`;
+    const ask = (instance: Instance) =>
+      fetch(`${instance.url}/api/auth/forgot-password`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email }) }).then(
+        (res) => res.status,
+      );
+    // Each instance alone would allow three.
+    expect([await ask(a), await ask(b), await ask(a), await ask(b)]).toEqual([200, 200, 200, 429]);
   });
 });

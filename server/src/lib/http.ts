@@ -103,6 +103,7 @@ export const httpBasics = (log: Logger, options: { https?: boolean } = {}) =>
       const appError = error instanceof AppError ? error : cause instanceof AppError ? cause : null;
       if (appError) {
         set.status = appError.status;
+        if (typeof appError.extra.retryAfter === "number") set.headers["retry-after"] = String(appError.extra.retryAfter);
         return { message: appError.message, code: appError.code, ...appError.extra };
       }
       switch (code) {

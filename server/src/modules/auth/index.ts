@@ -9,9 +9,10 @@ export const authController = (ctx: AppContext) =>
   new Elysia({ prefix: "/api/auth", detail: { tags: ["Auth"] } })
     .post(
       "/register",
-      async ({ body, set }) => {
+      async ({ body, set, request, server }) => {
+        const created = await register(ctx, { ...body, clientIp: clientIp(ctx, request, server) });
         set.status = 201;
-        return register(ctx, body);
+        return created;
       },
       { body: authModel.register, detail: { summary: "Create an account" } },
     )

@@ -6,6 +6,7 @@ import type { AppContext } from "../../context";
 import { AppError, badRequest, conflict, unauthorized } from "../../lib/errors";
 import { findDefaultPlan } from "../plans/service";
 import { endBrowserSessions } from "../realtime/service";
+import { admitRegistration, admitResetRequest, admitSignIn } from "./throttle";
 
 export const RESET_TOKEN_TTL_MS = 60 * 60 * 1000;
 export const FORGOT_PASSWORD_MESSAGE = "If an account with that email exists, a password reset link has been sent.";
@@ -73,28 +74,20 @@ export async function createUser(
   });
 }
 
-export async function register(ctx: AppContext, input: { name: string; email: string; password: string }) {
+export async function register(ctx: AppContext, input: { name: string; email: string; password: string; clientIp: string }) {
+  await admitRegistration(ctx, input.clientIp);
   const user = await createUser(ctx, input);
   ctx.log.info("user registered", { userId: user.id });
   return { token: await ctx.tokens.issue(user.id, user.tokenVersion), user: toSessionUser(ctx, user) };
 }
 
-function throttle(retryAfterSeconds: number, what: string) {
-  if (retryAfterSeconds > 0) {
-    throw new AppError(429, "RATE_LIMITED", `Too many ${what}. Please wait ${retryAfterSeconds} seconds and try again.`, {
-      retryAfter: retryAfterSeconds,
-    });
-  }
-}
-
 export async function login(ctx: AppContext, input: { email: string; password: string; clientIp: string }) {
   const email = normaliseEmail(input.email);
-  throttle(ctx.rateLimits.loginByIp.hit(input.clientIp), "sign-in attempts from your network");
-  throttle(ctx.rateLimits.loginByAccount.hit(email), "sign-in attempts for this account");
+  const attempt = await admitSignIn(ctx, email, input.clientIp);
   const [user] = await ctx.db.select().from(users).where(eq(users.email, email));
   const ok = await verifyPassword(input.password, user?.passwordHash ?? null);
   if (!user || !ok) throw unauthorized("Invalid email or password");
-  ctx.rateLimits.loginByAccount.reset(email);
+  await attempt.succeeded();
   return { token: await ctx.tokens.issue(user.id, user.tokenVersion), user: toSessionUser(ctx, user) };
 }
 
@@ -107,8 +100,7 @@ const hashResetToken = (token: string) => createHash("sha256").update(token).dig
  */
 export async function forgotPassword(ctx: AppContext, input: { email: string; clientIp: string }) {
   const email = normaliseEmail(input.email);
-  throttle(ctx.rateLimits.forgotByIp.hit(input.clientIp), "password reset requests from your network");
-  throttle(ctx.rateLimits.forgotByAccount.hit(email), "password reset requests for this account");
+  await admitResetRequest(ctx, email, input.clientIp);
   const [user] = await ctx.db.select().from(users).where(eq(users.email, email));
   if (user) void ctx.pendingWork.track(sendResetLink(ctx, user));
   return { message: FORGOT_PASSWORD_MESSAGE };

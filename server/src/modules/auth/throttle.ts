@@ -1,0 +1,79 @@
+// Limits on the routes an attacker can hammer: sign-in, registration, password recovery and the
+// current-password check of a password change. Counters live in the database (lib/rate-limiter),
+// so they hold across server instances.
+import type { AppContext } from "../../context";
+import { AppError } from "../../lib/errors";
+import { secondsUntil } from "../../lib/rate-limiter";
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+
+export const SIGN_IN_WINDOW_MS = 15 * MINUTE;
+/** Sign-in attempts that did not succeed, from one address, for any accounts. */
+export const SIGN_IN_ATTEMPTS_PER_ADDRESS = 50;
+/** Attempts on one account from one address before each further one waits 1 s, 2 s, 4 s… */
+export const SIGN_IN_FREE_ATTEMPTS_PER_ACCOUNT_AND_ADDRESS = 5;
+export const SIGN_IN_MAX_DELAY_SECONDS = 15 * 60;
+/**
+ * Attempts on one account from all addresses together; past it, only addresses that have already
+ * tried this account in the window are refused, so a guesser cannot lock the owner out.
+ */
+export const SIGN_IN_ATTEMPTS_PER_ACCOUNT = 20;
+export const PASSWORD_CHECKS_PER_USER = 10;
+export const RESET_REQUESTS_PER_ADDRESS = 10;
+export const RESET_REQUESTS_PER_ACCOUNT = 3;
+/** Registrations per address per hour: config.registrationsPerHour. */
+export const REGISTRATION_WINDOW_MS = HOUR;
+
+function tooMany(retryAfter: number, what: string) {
+  const wait = `${retryAfter} second${retryAfter === 1 ? "" : "s"}`;
+  return new AppError(429, "RATE_LIMITED", `Too many ${what}. Please wait ${wait} and try again.`, { retryAfter });
+}
+
+/** Refuses the request when `key` has passed `limit` hits in its window. */
+async function countAgainst(ctx: AppContext, key: string, windowMs: number, limit: number, what: string) {
+  const hit = await ctx.rateLimiter.hit(key, windowMs);
+  if (hit.count > limit) throw tooMany(secondsUntil(hit.windowEndsAt, ctx.now()), what);
+  return hit;
+}
+
+/**
+ * Admits one sign-in attempt or throws 429. The attempt is counted per address, per (account,
+ * address) with growing delays, and per account; call `succeeded` when the password was right,
+ * which takes the attempt back and clears the (account, address) delay.
+ */
+export async function admitSignIn(ctx: AppContext, email: string, address: string) {
+  const addressKey = `sign-in-address:${address}`;
+  const pairKey = `sign-in-pair:${email}|${address}`;
+  const accountKey = `sign-in-account:${email}`;
+  await countAgainst(ctx, addressKey, SIGN_IN_WINDOW_MS, SIGN_IN_ATTEMPTS_PER_ADDRESS, "sign-in attempts from your network");
+  const pair = await ctx.rateLimiter.spacedHit(pairKey, SIGN_IN_WINDOW_MS, SIGN_IN_FREE_ATTEMPTS_PER_ACCOUNT_AND_ADDRESS, SIGN_IN_MAX_DELAY_SECONDS);
+  if (!pair.admitted) throw tooMany(pair.retryAfter, "sign-in attempts for this account");
+  const account = await ctx.rateLimiter.hit(accountKey, SIGN_IN_WINDOW_MS);
+  if (account.count > SIGN_IN_ATTEMPTS_PER_ACCOUNT && pair.count > 1) {
+    throw tooMany(secondsUntil(account.windowEndsAt, ctx.now()), "sign-in attempts for this account");
+  }
+  return {
+    async succeeded() {
+      await ctx.rateLimiter.reset(pairKey);
+      await ctx.rateLimiter.forgive(addressKey);
+      await ctx.rateLimiter.forgive(accountKey);
+    },
+  };
+}
+
+export async function admitRegistration(ctx: AppContext, address: string) {
+  await countAgainst(ctx, `register-address:${address}`, REGISTRATION_WINDOW_MS, ctx.config.registrationsPerHour, "registrations from your network");
+}
+
+export async function admitResetRequest(ctx: AppContext, email: string, address: string) {
+  await countAgainst(ctx, `reset-address:${address}`, HOUR, RESET_REQUESTS_PER_ADDRESS, "password reset requests from your network");
+  await countAgainst(ctx, `reset-account:${email}`, HOUR, RESET_REQUESTS_PER_ACCOUNT, "password reset requests for this account");
+}
+
+/** Counts a current-password check of a password change; `succeeded` takes it back. */
+export async function admitPasswordCheck(ctx: AppContext, userId: string) {
+  const key = `password-check:${userId}`;
+  await countAgainst(ctx, key, SIGN_IN_WINDOW_MS, PASSWORD_CHECKS_PER_USER, "wrong current passwords");
+  return { succeeded: () => ctx.rateLimiter.forgive(key) };
+}
