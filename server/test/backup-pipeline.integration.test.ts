@@ -2,8 +2,8 @@
 // socket, manual backups with multi-part uploads, downloads, restores, limits and failures.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash, randomBytes } from "node:crypto";
-import { eq } from "drizzle-orm";
-import { agents, auditLogs, backups, plans, users } from "@db/schema";
+import { eq, sql } from "drizzle-orm";
+import { agents, auditLogs, backups, databases, plans, users } from "@db/schema";
 import { AgentHeaders, agentApi, UPLOAD_PART_SIZE } from "@protocol/agent-protocol";
 import { failStalledOperations } from "../src/modules/scheduler/service";
 import { waitUntil } from "../../testkit/wait-until";
@@ -118,6 +118,32 @@ describe("agents", () => {
     });
     expect(forged.status).toBe(401);
     expect(user.id).toBeString();
+  });
+
+  test("a registration that fails part-way leaves no agent, database or audit entry behind", async () => {
+    const user = await server.registerUser();
+    // A real failure inside the database on the second insert (the databases row), not a mock.
+    await server.ctx.db.execute(sql.raw(`
+      create or replace function refuse_doomed_database() returns trigger language plpgsql as $$
+      begin if new.name = 'doomed' then raise exception 'refused by the test'; end if; return new; end $$`));
+    await server.ctx.db.execute(sql.raw("create trigger refuse_doomed_database before insert on databases for each row execute function refuse_doomed_database()"));
+    try {
+      const answer = await fetch(`${base}${agentApi.register}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${user.apiKey}`, "content-type": "application/json" },
+        body: JSON.stringify({ name: "half", hostname: "h", platform: "linux-x64", version: "1.0.0", databases: ["doomed"] }),
+      });
+      expect(answer.status).toBe(500);
+    } finally {
+      await server.ctx.db.execute(sql.raw("drop trigger refuse_doomed_database on databases"));
+      await server.ctx.db.execute(sql.raw("drop function refuse_doomed_database()"));
+    }
+    const left = await Promise.all([
+      server.ctx.db.select().from(agents).where(eq(agents.userId, user.id)),
+      server.ctx.db.select().from(databases).where(eq(databases.userId, user.id)),
+      server.ctx.db.select().from(auditLogs).where(eq(auditLogs.userId, user.id)),
+    ]);
+    expect(left.map((rows) => rows.length)).toEqual([0, 0, 0]);
   });
 
   test("regenerating the API key disconnects the agent, and the old key stops working", async () => {
@@ -550,6 +576,32 @@ describe("part numbers", () => {
       const answer = await fetch(`${base}${agentApi.part(backupId, 0).replace(/0$/, part)}`, { method: "PUT", headers: agent.headers(), body: new Uint8Array(10) });
       expect([part, answer.status]).toEqual([part, 400]);
     }
+    expect((await agent.uploadPart(backupId, 0, new Uint8Array(10))).status).toBe(200);
+  });
+
+  test("a part past what the plan's storage can hold is 400 before anything is written", async () => {
+    const { user, agent } = await setupUserWithAgent();
+    await trigger(user, "orders");
+    const { backupId } = await agent.waitFor("backup");
+    const answer = await agent.uploadPart(backupId, 99_999, new Uint8Array(10));
+    expect(answer.status).toBe(400);
+    expect((await answer.json()).message).toMatch(/^Invalid part number: a backup on the \w+ plan has at most \d+ parts\.$/);
+    expect((await server.call("GET", agentApi.uploadStatus(backupId), { headers: agent.headers() })).body).toMatchObject({ parts: [], uploadedBytes: 0 });
+  });
+
+  test("a streamed part body (no Content-Length) longer than a part is 413, and the part can be sent again", async () => {
+    const { user, agent } = await setupUserWithAgent();
+    await trigger(user, "orders");
+    const { backupId } = await agent.waitFor("backup");
+    const tooLong = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let sent = 0; sent <= UPLOAD_PART_SIZE; sent += 1024 * 1024) controller.enqueue(new Uint8Array(1024 * 1024));
+        controller.close();
+      },
+    });
+    const answer = await fetch(`${base}${agentApi.part(backupId, 0)}`, { method: "PUT", headers: agent.headers(), body: tooLong });
+    expect(answer.status).toBe(413);
+    expect((await answer.json()).message).toBe(`A part may hold at most ${UPLOAD_PART_SIZE} bytes.`);
     expect((await agent.uploadPart(backupId, 0, new Uint8Array(10))).status).toBe(200);
   });
 });

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { and, asc, count, eq, lt, ne, sql } from "drizzle-orm";
 import { agents, databases } from "@db/schema";
 import type { RegisterRequest, ServerMessage } from "@protocol/agent-protocol";
+import type { DbOrTx } from "@db/client";
 import type { AppContext } from "../../context";
 import { AppError, notFound } from "../../lib/errors";
 import { recordAudit } from "../audit/service";
@@ -30,53 +31,59 @@ const newAgentToken = () => `dbvt_${randomBytes(32).toString("base64url")}`;
 
 /** Adds database names for a user (attached to the agent); new ones are active while the plan's dbLimit allows. */
 export async function attachDatabases(ctx: AppContext, user: AgentUser, agentId: string, names: string[]) {
-  const plan = await planOfUser(ctx.db, user.planId);
-  await ctx.db.transaction(async (tx) => {
-    for (const name of [...new Set(names)]) {
-      const [existing] = await tx
-        .select()
-        .from(databases)
-        .where(and(eq(databases.userId, user.id), eq(databases.name, name)));
-      if (existing) {
-        await tx.update(databases).set({ agentId }).where(eq(databases.id, existing.id));
-        continue;
-      }
-      const [active] = await tx
-        .select({ total: count() })
-        .from(databases)
-        .where(and(eq(databases.userId, user.id), eq(databases.isActive, true)));
-      const isActive = (active?.total ?? 0) < plan.dbLimit;
-      // A new active database gets its first scheduled backup straight away.
-      await tx.insert(databases).values({ userId: user.id, agentId, name, isActive, nextBackupAt: isActive ? ctx.now() : null });
+  return ctx.db.transaction((tx) => attachDatabasesIn(tx, ctx, user, agentId, names));
+}
+
+async function attachDatabasesIn(tx: DbOrTx, ctx: AppContext, user: AgentUser, agentId: string, names: string[]) {
+  const plan = await planOfUser(tx, user.planId);
+  for (const name of [...new Set(names)]) {
+    const [existing] = await tx
+      .select()
+      .from(databases)
+      .where(and(eq(databases.userId, user.id), eq(databases.name, name)));
+    if (existing) {
+      await tx.update(databases).set({ agentId }).where(eq(databases.id, existing.id));
+      continue;
     }
-  });
-  const rows = await ctx.db
+    const [active] = await tx
+      .select({ total: count() })
+      .from(databases)
+      .where(and(eq(databases.userId, user.id), eq(databases.isActive, true)));
+    const isActive = (active?.total ?? 0) < plan.dbLimit;
+    // A new active database gets its first scheduled backup straight away.
+    await tx.insert(databases).values({ userId: user.id, agentId, name, isActive, nextBackupAt: isActive ? ctx.now() : null });
+  }
+  return tx
     .select({ name: databases.name, isActive: databases.isActive })
     .from(databases)
     .where(eq(databases.userId, user.id))
     .orderBy(asc(databases.createdAt), asc(databases.id));
-  return rows;
 }
 
-/** Registers an agent and its database names; answers its id and its own connection token. */
+/**
+ * Registers an agent and its database names; answers its id and its own connection token. One
+ * transaction: a failure leaves no agent row behind.
+ */
 export async function registerAgent(ctx: AppContext, user: AgentUser, input: RegisterRequest) {
   const agentToken = newAgentToken();
-  const [agent] = await ctx.db
-    .insert(agents)
-    .values({
-      userId: user.id,
-      name: input.name,
-      hostname: input.hostname,
-      platform: input.platform,
-      version: input.version,
-      status: "offline",
-      tokenHash: hashAgentToken(agentToken),
-    })
-    .returning();
-  await recordAudit(ctx.db, user.id, "AGENT_REGISTERED", { agentId: agent!.id, name: input.name, hostname: input.hostname });
-  const registered = await attachDatabases(ctx, user, agent!.id, input.databases);
-  ctx.log.info("agent registered", { userId: user.id, agentId: agent!.id });
-  return { agentId: agent!.id, agentToken, databases: registered };
+  const { agentId, registered } = await ctx.db.transaction(async (tx) => {
+    const [agent] = await tx
+      .insert(agents)
+      .values({
+        userId: user.id,
+        name: input.name,
+        hostname: input.hostname,
+        platform: input.platform,
+        version: input.version,
+        status: "offline",
+        tokenHash: hashAgentToken(agentToken),
+      })
+      .returning();
+    await recordAudit(tx, user.id, "AGENT_REGISTERED", { agentId: agent!.id, name: input.name, hostname: input.hostname });
+    return { agentId: agent!.id, registered: await attachDatabasesIn(tx, ctx, user, agent!.id, input.databases) };
+  });
+  ctx.log.info("agent registered", { userId: user.id, agentId });
+  return { agentId, agentToken, databases: registered };
 }
 
 export async function listAgents(ctx: AppContext, userId: string) {

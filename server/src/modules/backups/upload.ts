@@ -4,7 +4,7 @@ import { backupParts, backups, plans, users } from "@db/schema";
 import { type CompleteUploadRequest, UPLOAD_PART_SIZE } from "@protocol/agent-protocol";
 import type { AppContext } from "../../context";
 import { AppError, badRequest, conflict, notFound } from "../../lib/errors";
-import { UploadIncompleteError } from "../../storage";
+import { StorageLimitError, UploadIncompleteError } from "../../storage";
 import { findDefaultPlan } from "../plans/service";
 import type { AgentRow } from "../agents/agent-auth";
 import { announceBackupCompleted, failBackup } from "./service";
@@ -195,6 +195,12 @@ export async function receivePart(
   const hashTurn = joinRunningHash(backupId, partNumber);
   try {
     const { backup, plan } = await findBackupForPart(ctx, agent, backupId);
+    // A part that starts past the plan's storage can never fit; refused before any byte is written
+    // (a huge offset would make a huge sparse staging file).
+    const possibleParts = Math.ceil(plan.storageLimit / UPLOAD_PART_SIZE);
+    if (partNumber >= possibleParts) {
+      throw badRequest(`Invalid part number: a backup on the ${plan.name} plan has at most ${possibleParts} parts.`);
+    }
 
     // Reserve before writing, so a user at their limit cannot fill the disk first.
     const reservation = { size: declaredLength ?? UPLOAD_PART_SIZE, stored: false };
@@ -252,6 +258,10 @@ async function storePartBody(
     sayGo?.();
     await ctx.storage.writeUploadPart(backupId, partNumber, partNumber * UPLOAD_PART_SIZE, counted.stream, { maxBytes: UPLOAD_PART_SIZE });
     stored = true;
+  } catch (error) {
+    // A body without Content-Length that turned out too long: nothing of it was kept.
+    if (error instanceof StorageLimitError) throw new AppError(413, "PAYLOAD_TOO_LARGE", `A part may hold at most ${UPLOAD_PART_SIZE} bytes.`);
+    throw error;
   } finally {
     counted.releaseLast();
     hashTurn.done(stored);
