@@ -57,6 +57,8 @@ describe("sign-in flows", () => {
     expect(stored.user.email).toBe(email);
     expect(typeof stored.token).toBe("string");
     expect(typeof stored.timestamp).toBe("string");
+    // The API key stays out of storage (it is fetched when Settings shows it).
+    expect(stored.user.apiKey).toBeUndefined();
     const nav = page.getByRole("navigation", { name: "Main" });
     for (const name of ["Dashboard", "Settings", "Profile", "Audit Logs"]) await nav.getByRole("link", { name, exact: true }).waitFor();
     await eventually(() => nav.getByRole("link", { name: "Admin" }).count(), (value) => expect(value).toBe(0));

@@ -1,4 +1,6 @@
-// The stored auth record (spec 3): {token, user, timestamp} under one product key.
+// The stored auth record (spec 3): {token, user, timestamp} under one product key. The user's API
+// key is left out: storage outlives the tab and is readable by any script on the origin, so the
+// key lives only in memory and Settings fetches it from the server when it is shown.
 import { AUTH_STORAGE_KEY, REGISTRATION_STORAGE_KEY } from "../../../config/constants";
 import type { SessionUser } from "../api/auth-api";
 
@@ -19,14 +21,15 @@ export function readAuthRecord(): AuthRecord | null {
   try {
     const record = JSON.parse(raw) as Partial<AuthRecord>;
     if (typeof record.token !== "string" || !record.user || typeof record.user !== "object") return null;
-    return { token: record.token, user: record.user as SessionUser, timestamp: String(record.timestamp ?? "") };
+    return { token: record.token, user: { ...(record.user as SessionUser), apiKey: "" }, timestamp: String(record.timestamp ?? "") };
   } catch {
     return null;
   }
 }
 
 export function writeAuthRecord(token: string, user: SessionUser) {
-  const record: AuthRecord = { token, user, timestamp: new Date().toISOString() };
+  const { apiKey: _kept, ...storedUser } = user;
+  const record = { token, user: storedUser, timestamp: new Date().toISOString() };
   storage()?.setItem(AUTH_STORAGE_KEY, JSON.stringify(record));
 }
 
