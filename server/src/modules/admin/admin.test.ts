@@ -70,7 +70,10 @@ describe("admin users", () => {
     expect(custom.body.banReason).toBe("Spam");
     const unbanned = await asAdmin("PUT", `/api/admin/users/${user.id}/ban`, { isBanned: false, banReason: null });
     expect(unbanned.body).toEqual({ isBanned: false, banReason: null, bannedAt: null });
-    expect((await server.call("GET", "/api/user/profile", { token: user.token })).status).toBe(200);
+    // No token from before the unban works again; a new sign-in does.
+    expect((await server.call("GET", "/api/user/profile", { token: user.token })).status).toBe(401);
+    const again = await server.call("POST", "/api/auth/login", { body: { email: user.email, password: user.password } });
+    expect((await server.call("GET", "/api/user/profile", { token: again.body.token })).status).toBe(200);
     expect((await asAdmin("PUT", `/api/admin/users/${user.id}/ban`, { isBanned: "yes" })).status).toBe(400);
   });
 
