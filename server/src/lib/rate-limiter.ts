@@ -1,4 +1,4 @@
-import { eq, lt, sql } from "drizzle-orm";
+import { eq, lt, type SQL, sql } from "drizzle-orm";
 import type { Db } from "@db/client";
 import { rateLimits } from "@db/schema";
 
@@ -40,46 +40,41 @@ export function createRateLimiter(db: Db, now: () => Date): RateLimiter {
     await db.delete(rateLimits).where(lt(rateLimits.lastHitAt, new Date(at.getTime() - IDLE_ROWS_KEPT_MS)));
   };
 
+  /**
+   * Counts a hit for `key` (a new window once the old one is over), only where `admit` holds for
+   * the row as it was; answers the row after the hit, or none when it was not admitted.
+   */
+  const upsertHit = async (key: string, at: Date, windowMs: number, admit?: (windowOver: SQL) => SQL) => {
+    await sweep(at);
+    // In ON CONFLICT … SET (and its WHERE), column names are the row's values before this hit.
+    const windowOver = sql`${rateLimits.windowStartedAt} <= ${new Date(at.getTime() - windowMs).toISOString()}::timestamptz`;
+    const [row] = await db
+      .insert(rateLimits)
+      .values({ key, count: 1, windowStartedAt: at, lastHitAt: at })
+      .onConflictDoUpdate({
+        target: rateLimits.key,
+        set: {
+          count: sql`case when ${windowOver} then 1 else ${rateLimits.count} + 1 end`,
+          windowStartedAt: sql`case when ${windowOver} then ${at.toISOString()}::timestamptz else ${rateLimits.windowStartedAt} end`,
+          lastHitAt: at,
+        },
+        ...(admit ? { setWhere: admit(windowOver) } : {}),
+      })
+      .returning();
+    return row;
+  };
+
   return {
     async hit(key, windowMs) {
-      const at = now();
-      await sweep(at);
-      // In ON CONFLICT … SET, column names are the row's values before this hit.
-      const windowOver = sql`${rateLimits.windowStartedAt} <= ${new Date(at.getTime() - windowMs).toISOString()}::timestamptz`;
-      const [row] = await db
-        .insert(rateLimits)
-        .values({ key, count: 1, windowStartedAt: at, lastHitAt: at })
-        .onConflictDoUpdate({
-          target: rateLimits.key,
-          set: {
-            count: sql`case when ${windowOver} then 1 else ${rateLimits.count} + 1 end`,
-            windowStartedAt: sql`case when ${windowOver} then ${at.toISOString()}::timestamptz else ${rateLimits.windowStartedAt} end`,
-            lastHitAt: at,
-          },
-        })
-        .returning();
-      return { count: row!.count, windowEndsAt: new Date(row!.windowStartedAt.getTime() + windowMs) };
+      const row = (await upsertHit(key, now(), windowMs))!;
+      return { count: row.count, windowEndsAt: new Date(row.windowStartedAt.getTime() + windowMs) };
     },
     async spacedHit(key, windowMs, freeHits, maxDelaySeconds) {
       const at = now();
-      await sweep(at);
-      const windowOver = sql`${rateLimits.windowStartedAt} <= ${new Date(at.getTime() - windowMs).toISOString()}::timestamptz`;
       const delay = sql`make_interval(secs => least(power(2, ${rateLimits.count} - ${freeHits}), ${maxDelaySeconds}))`;
       const nextAllowedAt = sql`${rateLimits.lastHitAt} + ${delay}`;
       // The condition is checked under the row's lock, so concurrent attempts are spaced too.
-      const [row] = await db
-        .insert(rateLimits)
-        .values({ key, count: 1, windowStartedAt: at, lastHitAt: at })
-        .onConflictDoUpdate({
-          target: rateLimits.key,
-          set: {
-            count: sql`case when ${windowOver} then 1 else ${rateLimits.count} + 1 end`,
-            windowStartedAt: sql`case when ${windowOver} then ${at.toISOString()}::timestamptz else ${rateLimits.windowStartedAt} end`,
-            lastHitAt: at,
-          },
-          setWhere: sql`${windowOver} or ${rateLimits.count} < ${freeHits} or ${nextAllowedAt} <= ${at.toISOString()}::timestamptz`,
-        })
-        .returning({ count: rateLimits.count });
+      const row = await upsertHit(key, at, windowMs, (windowOver) => sql`${windowOver} or ${rateLimits.count} < ${freeHits} or ${nextAllowedAt} <= ${at.toISOString()}::timestamptz`);
       if (row) return { admitted: true, count: row.count };
       const [blocked] = await db.select({ until: sql<string>`${nextAllowedAt}` }).from(rateLimits).where(eq(rateLimits.key, key));
       return { admitted: false, retryAfter: blocked ? secondsUntil(new Date(blocked.until), at) : 1 };
