@@ -1,7 +1,6 @@
-import { openapi } from "@elysiajs/openapi";
-import { Elysia } from "elysia";
-import { PRODUCT_VERSION } from "@protocol/version";
+import { type AnyElysia, Elysia } from "elysia";
 import type { AppContext } from "./context";
+import { describeApi } from "./lib/api-document";
 import { httpBasics } from "./lib/http";
 import { adminController } from "./modules/admin";
 import { agentsController } from "./modules/agents";
@@ -18,20 +17,13 @@ import { webController } from "./modules/web";
 
 /** The whole HTTP application for one context; tests call `createApp(ctx).handle(request)`. */
 export function createApp(ctx: AppContext) {
-  return new Elysia()
+  let apiDocument: ReturnType<typeof describeApi> | null = null;
+  const built: { app?: AnyElysia } = {};
+  const app = new Elysia()
     .use(httpBasics(ctx.log, { https: ctx.config.publicUrl.startsWith("https://") }))
-    .use(
-      openapi({
-        // The description as JSON; no bundled UI, whose CDN scripts our CSP (rightly) refuses.
-        path: "/api/docs",
-        specPath: "/api/docs",
-        provider: null,
-        documentation: {
-          info: { title: "DBVault API", version: PRODUCT_VERSION, description: "Encrypted MongoDB backups: the web app's API." },
-          components: { securitySchemes: { bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT" } } },
-        },
-      }),
-    )
+    // The description as JSON (lib/api-document.ts); no bundled UI, whose CDN scripts our CSP
+    // (rightly) refuses. Built once, on first request, when every route exists.
+    .get("/api/docs", () => (apiDocument ??= describeApi(built.app!)), { detail: { hide: true } })
     .use(authController(ctx))
     .use(usersController(ctx))
     .use(plansController(ctx))
@@ -45,6 +37,8 @@ export function createApp(ctx: AppContext) {
     .use(metricsController(ctx, ctx.metrics))
     // Last: the single-page app answers every GET no API route took.
     .use(webController(ctx));
+  built.app = app;
+  return app;
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -105,6 +105,18 @@ describe("over HTTP", () => {
       expect(Object.keys(doc.paths)).toContain(path);
     }
   });
+
+  test("every request body in the OpenAPI description lists its JSON fields", async () => {
+    type Operation = { requestBody?: { content: Record<string, { schema?: { properties?: object } }> } };
+    const doc = (await (await fetch(`${base}/api/docs`)).json()) as { paths: Record<string, Record<string, Operation>> };
+    const withBodies = Object.entries(doc.paths).flatMap(([path, operations]) =>
+      Object.entries(operations).flatMap(([method, operation]) => (operation.requestBody ? [{ at: `${method} ${path}`, operation }] : [])),
+    );
+    expect(withBodies.length).toBeGreaterThanOrEqual(20);
+    const undocumented = withBodies.filter(({ operation }) => !operation.requestBody!.content["application/json"]?.schema?.properties).map(({ at }) => at);
+    expect(undocumented).toEqual([]);
+    expect(doc.paths["/api/auth/login"]!.post!.requestBody!.content["application/json"]!.schema!.properties).toHaveProperty("password");
+  });
 });
 
 describe("password recovery with real mail", () => {

@@ -1,9 +1,8 @@
 // Every operation of the OpenAPI document at /api/docs gets a fixed set of bad values in each of
 // its inputs (body fields, the whole body, path and query parameters), signed in and anonymous:
 // NUL and lone surrogates, huge strings, wrong types, fractional and huge numbers, invalid ids,
-// prototype keys and operator objects. No answer may be a 5xx. Field names come from the routes'
-// own schemas (what the server validates); the other inputs stay valid so each bad value reaches
-// as far as it can.
+// prototype keys and operator objects. No answer may be a 5xx. Field names and parameters come
+// from the document; the other inputs stay valid so each bad value reaches as far as it can.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
 import { kbArticles, users } from "@db/schema";
@@ -130,11 +129,13 @@ const SKIPPED = new Set(["POST /api/auth/logout", "POST /api/settings/regenerate
 
 type Case = { label: string; method: string; path: string; query: string; body?: { contentType: string; text: string } };
 
-function casesFor(method: string, docPath: string, route: { hooks?: { body?: Schema; query?: Schema; params?: Schema } }): Case[] {
+type Operation = { parameters?: { in: string; name: string }[]; requestBody?: { content: Record<string, { schema: Schema }> } };
+
+function casesFor(method: string, docPath: string, operation: Operation): Case[] {
   const path = docPath.replace(/\{(\w+)\}/g, ":$1");
-  const params = Object.keys(route.hooks?.params?.properties ?? {});
-  const queryFields = Object.keys(route.hooks?.query?.properties ?? {});
-  const bodySchema = route.hooks?.body;
+  const params = (operation.parameters ?? []).filter((p) => p.in === "path").map((p) => p.name);
+  const queryFields = (operation.parameters ?? []).filter((p) => p.in === "query").map((p) => p.name);
+  const bodySchema = operation.requestBody?.content["application/json"]?.schema;
   const validBody = bodySchema ? (validValue(bodySchema, "body") as Record<string, unknown>) : undefined;
   const json = (value: unknown) => ({ contentType: "application/json", text: JSON.stringify(value) });
   const build = (paramValues: Record<string, string>, query = "", body = validBody === undefined ? undefined : json(validBody)) => ({
@@ -161,16 +162,12 @@ function casesFor(method: string, docPath: string, route: { hooks?: { body?: Sch
 }
 
 test("every operation × bad values in every input: no answer is a 5xx", async () => {
-  const doc = (await server.call("GET", "/api/docs")).body as { paths: Record<string, Record<string, unknown>> };
-  const routes = (server.app as unknown as { routes: { method: string; path: string; hooks?: object }[] }).routes;
+  const doc = (await server.call("GET", "/api/docs")).body as { paths: Record<string, Record<string, Operation>> };
   const cases: Case[] = [];
   for (const [docPath, operations] of Object.entries(doc.paths)) {
-    for (const method of Object.keys(operations).map((m) => m.toUpperCase())) {
-      if (method === "WS" || SKIPPED.has(`${method} ${docPath}`)) continue;
-      const routePath = docPath.replace(/\{(\w+)\}/g, ":$1");
-      const route = routes.find((r) => r.method === method && r.path === routePath);
-      expect(route, `${method} ${docPath} is in the document but not served`).toBeDefined();
-      cases.push(...casesFor(method, docPath, route as never));
+    for (const [method, operation] of Object.entries(operations)) {
+      if (method === "ws" || SKIPPED.has(`${method.toUpperCase()} ${docPath}`)) continue;
+      cases.push(...casesFor(method.toUpperCase(), docPath, operation));
     }
   }
 
