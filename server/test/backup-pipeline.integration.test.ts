@@ -58,6 +58,14 @@ async function trigger(user: TestUser, databaseName: string) {
   return server.call("POST", "/api/backups", { token: user.token, body: { databaseName } });
 }
 
+/** A user with an agent, and a manual backup of "orders" the agent was told to start. */
+async function runningBackup() {
+  const { user, agent } = await setupUserWithAgent();
+  await trigger(user, "orders");
+  const { backupId } = await agent.waitFor("backup");
+  return { user, agent, backupId };
+}
+
 async function completedBackup(user: TestUser, agent: ScriptedAgent, bytes: Uint8Array, databaseName = "orders") {
   const created = await trigger(user, databaseName);
   expect(created.status).toBe(201);
@@ -283,9 +291,7 @@ describe("backups", () => {
   });
 
   test("a dropped upload resumes from the parts already received, counted once", async () => {
-    const { user, agent } = await setupUserWithAgent();
-    await trigger(user, "orders");
-    const { backupId } = await agent.waitFor("backup");
+    const { user, agent, backupId } = await runningBackup();
     const bytes = randomBytes(UPLOAD_PART_SIZE + 500);
     expect((await agent.uploadPart(backupId, 0, bytes.subarray(0, UPLOAD_PART_SIZE))).status).toBe(200);
     const status = await fetch(`${base}${agentApi.uploadStatus(backupId)}`, { headers: agent.headers() });
@@ -298,9 +304,7 @@ describe("backups", () => {
   });
 
   test("two parts in flight that wait for upload.go: each gets its go in turn, the file is whole and hashed as it arrived", async () => {
-    const { user, agent } = await setupUserWithAgent();
-    await trigger(user, "orders");
-    const { backupId } = await agent.waitFor("backup");
+    const { user, agent, backupId } = await runningBackup();
     const bytes = randomBytes(UPLOAD_PART_SIZE + 1234);
     const gone: number[] = [];
     const sayGo: Record<number, () => void> = {};
@@ -345,9 +349,7 @@ describe("backups", () => {
   });
 
   test("an incomplete upload or a wrong checksum never becomes a completed backup", async () => {
-    const { user, agent } = await setupUserWithAgent();
-    await trigger(user, "orders");
-    const { backupId } = await agent.waitFor("backup");
+    const { user, agent, backupId } = await runningBackup();
     const bytes = randomBytes(3000);
     await agent.uploadPart(backupId, 0, bytes);
     const incomplete = await agent.complete(backupId, bytes, 2);
@@ -418,9 +420,7 @@ describe("backups", () => {
   });
 
   test("a backup whose agent goes silent is failed with the reason", async () => {
-    const { user, agent } = await setupUserWithAgent();
-    await trigger(user, "orders");
-    const { backupId } = await agent.waitFor("backup");
+    const { user, agent, backupId } = await runningBackup();
     await server.ctx.db.update(backups).set({ lastActivityAt: new Date(Date.now() - 3_600_000) }).where(eq(backups.id, backupId));
     await failStalledOperations(server.ctx);
     const backup = (await server.call("GET", `/api/backups/${backupId}`, { token: user.token })).body;
@@ -532,9 +532,7 @@ describe("a part sent again", () => {
   const sha = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 
   test("with other bytes after later parts: the checksum is the stored file's, so the agent's old one is refused", async () => {
-    const { user, agent } = await setupUserWithAgent();
-    await trigger(user, "orders");
-    const { backupId } = await agent.waitFor("backup");
+    const { user, agent, backupId } = await runningBackup();
     const first = randomBytes(UPLOAD_PART_SIZE);
     const last = randomBytes(1000);
     const replaced = Buffer.from(first);
@@ -550,9 +548,7 @@ describe("a part sent again", () => {
   });
 
   test("with other bytes, completed with the stored file's checksum: recorded and downloaded checksums match the file", async () => {
-    const { user, agent } = await setupUserWithAgent();
-    await trigger(user, "orders");
-    const { backupId } = await agent.waitFor("backup");
+    const { user, agent, backupId } = await runningBackup();
     const first = randomBytes(UPLOAD_PART_SIZE);
     const last = randomBytes(1000);
     const replaced = randomBytes(UPLOAD_PART_SIZE);
@@ -569,9 +565,7 @@ describe("a part sent again", () => {
 
 describe("part numbers", () => {
   test("only plain decimal whole numbers are part numbers: 1e3, 0x10, 01, 1.5 and -1 are 400", async () => {
-    const { user, agent } = await setupUserWithAgent();
-    await trigger(user, "orders");
-    const { backupId } = await agent.waitFor("backup");
+    const { agent, backupId } = await runningBackup();
     for (const part of ["1e3", "0x10", "01", "1.5", "-1"]) {
       const answer = await fetch(`${base}${agentApi.part(backupId, 0).replace(/0$/, part)}`, { method: "PUT", headers: agent.headers(), body: new Uint8Array(10) });
       expect([part, answer.status]).toEqual([part, 400]);
@@ -580,9 +574,7 @@ describe("part numbers", () => {
   });
 
   test("a part past what the plan's storage can hold is 400 before anything is written", async () => {
-    const { user, agent } = await setupUserWithAgent();
-    await trigger(user, "orders");
-    const { backupId } = await agent.waitFor("backup");
+    const { agent, backupId } = await runningBackup();
     const answer = await agent.uploadPart(backupId, 99_999, new Uint8Array(10));
     expect(answer.status).toBe(400);
     expect((await answer.json()).message).toMatch(/^Invalid part number: a backup on the \w+ plan has at most \d+ parts\.$/);
@@ -590,9 +582,7 @@ describe("part numbers", () => {
   });
 
   test("a streamed part body (no Content-Length) longer than a part is 413, and the part can be sent again", async () => {
-    const { user, agent } = await setupUserWithAgent();
-    await trigger(user, "orders");
-    const { backupId } = await agent.waitFor("backup");
+    const { agent, backupId } = await runningBackup();
     const tooLong = new ReadableStream<Uint8Array>({
       start(controller) {
         for (let sent = 0; sent <= UPLOAD_PART_SIZE; sent += 1024 * 1024) controller.enqueue(new Uint8Array(1024 * 1024));

@@ -70,14 +70,14 @@ export const httpBasics = (log: Logger, options: { https?: boolean } = {}) =>
     .onRequest(({ request, set }) => {
       Object.assign(set.headers, securityHeaders);
       if (options.https) set.headers["strict-transport-security"] = STRICT_TRANSPORT_SECURITY;
+      const url = new URL(request.url);
       // API answers are per user and may carry secrets (tokens, the API key): never stored by a cache.
-      if (new URL(request.url).pathname.startsWith("/api/")) set.headers["cache-control"] = "no-store";
+      if (url.pathname.startsWith("/api/")) set.headers["cache-control"] = "no-store";
       const length = Number(request.headers.get("content-length") ?? 0);
-      const isUpload = new URL(request.url).pathname.startsWith("/api/agent/");
+      const isUpload = url.pathname.startsWith("/api/agent/");
       if (!isUpload && length > MAX_JSON_BODY_BYTES) {
         throw tooLarge();
       }
-      const url = new URL(request.url);
       for (const [name, value] of url.searchParams) refuseUnstorableText(value, name);
       for (const segment of url.pathname.split("/")) refuseUnstorableText(safeDecode(segment), "the address");
     })

@@ -49,3 +49,9 @@ function redactCause(cause: unknown, uri: string): Error {
   if (code !== undefined) (error as Error & { code?: unknown }).code = code;
   return error;
 }
+
+/** Every database name on the server (listDatabases, names only); throws the driver's error. */
+export async function listDatabaseNames(client: MongoClient): Promise<string[]> {
+  const listing = await client.db("admin").command({ listDatabases: 1, nameOnly: true });
+  return (listing.databases as { name: unknown }[]).map((entry) => String(entry.name));
+}

@@ -1,12 +1,12 @@
 // The built-in dumper: the official driver reads each collection as raw BSON and the mongodump
 // archive writer turns it into the same byte stream `mongodump --archive` writes. Pull-based:
 // the next batch is fetched only when the consumer (compressor, encryptor, upload) wants bytes.
-import type { Document, MongoClient } from "mongodb";
+import type { MongoClient } from "mongodb";
 import { AGENT_VERSION } from "../agent-version.ts";
 import { DumpError, throwIfAborted } from "../errors.ts";
 import { type ArchiveWriteItem, writeMongodumpArchive } from "../mongodump-archive/index.ts";
 import type { ProgressTracker } from "../progress-tracker.ts";
-import { connectClient, wrapDatabaseError } from "./client.ts";
+import { connectClient, listDatabaseNames, wrapDatabaseError } from "./client.ts";
 import { type DumpPlanEntry, listDumpPlan } from "./list-collections.ts";
 
 // Documents asked per getMore; the server caps each reply at 16 MiB whatever this says.
@@ -53,8 +53,7 @@ async function planDump(
     let names: string[];
     if (database !== undefined) names = [database];
     else {
-      const listing = await client.db("admin").command({ listDatabases: 1, nameOnly: true });
-      names = (listing.databases as Document[]).map((entry) => String(entry.name)).filter((name) => !SKIPPED_DATABASES.has(name));
+      names = (await listDatabaseNames(client)).filter((name) => !SKIPPED_DATABASES.has(name));
       names.sort();
     }
     const plan: DumpPlanEntry[] = [];

@@ -7,7 +7,7 @@
 import { randomBytes } from "node:crypto";
 import type { Db, Document, MongoClient } from "mongodb";
 import { readUriDatabase } from "../connection-string.ts";
-import { connectClient, wrapDatabaseError } from "./client.ts";
+import { connectClient, listDatabaseNames, wrapDatabaseError } from "./client.ts";
 
 /** Marks a staging collection: `<name>.dbvault-restore-<id>`. */
 export const STAGING_MARKER = ".dbvault-restore-";
@@ -66,8 +66,7 @@ export async function dropLeftoverStaging(client: MongoClient, databases: string
       dropped.push(`${name}.${collection}`);
     }
   }
-  const { databases: all } = (await client.db("admin").command({ listDatabases: 1, nameOnly: true })) as { databases: { name: string }[] };
-  for (const { name } of all) {
+  for (const name of await listDatabaseNames(client)) {
     if (!STAGING_DATABASE_PATTERN.test(name)) continue;
     await client.db(name).dropDatabase();
     dropped.push(name);
@@ -117,10 +116,7 @@ export async function removeLeftoverStaging(uri: string): Promise<string[]> {
   const client = await connectClient(uri);
   try {
     const named = readUriDatabase(uri);
-    const databases = named
-      ? [named]
-      : ((await client.db("admin").command({ listDatabases: 1, nameOnly: true })) as { databases: { name: string }[] }).databases.map((entry) => entry.name);
-    return await dropLeftoverStaging(client, databases);
+    return await dropLeftoverStaging(client, named ? [named] : await listDatabaseNames(client));
   } catch (cause) {
     throw wrapDatabaseError(cause, "removing staging collections left by an interrupted restore", uri);
   } finally {

@@ -177,6 +177,9 @@ function hashAndReleaseChunks(body: ReadableStream<Uint8Array>, inspect: (chunk:
  * limit the whole backup fails with STORAGE_LIMIT_EXCEEDED. `sayGo` tells an agent that holds the
  * body back that the server is ready to read it.
  */
+/** A part over UPLOAD_PART_SIZE, whether its Content-Length said so or its streamed body did. */
+const partTooLarge = () => new AppError(413, "PAYLOAD_TOO_LARGE", `A part may hold at most ${UPLOAD_PART_SIZE} bytes.`);
+
 export async function receivePart(
   ctx: AppContext,
   agent: AgentRow,
@@ -189,7 +192,7 @@ export async function receivePart(
   if (!Number.isInteger(partNumber) || partNumber < 0 || partNumber >= MAX_PARTS) throw badRequest("Invalid part number.");
   if (!body) throw badRequest("The part is empty.");
   if (declaredLength !== null && declaredLength > UPLOAD_PART_SIZE) {
-    throw new AppError(413, "PAYLOAD_TOO_LARGE", `A part may hold at most ${UPLOAD_PART_SIZE} bytes.`);
+    throw partTooLarge();
   }
   // Before any await here: parts register with the running hash in the order they reach this point.
   const hashTurn = joinRunningHash(backupId, partNumber);
@@ -260,7 +263,7 @@ async function storePartBody(
     stored = true;
   } catch (error) {
     // A body without Content-Length that turned out too long: nothing of it was kept.
-    if (error instanceof StorageLimitError) throw new AppError(413, "PAYLOAD_TOO_LARGE", `A part may hold at most ${UPLOAD_PART_SIZE} bytes.`);
+    if (error instanceof StorageLimitError) throw partTooLarge();
     throw error;
   } finally {
     counted.releaseLast();

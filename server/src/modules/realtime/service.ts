@@ -1,5 +1,6 @@
 import type { OperationProgress, OperationStatus } from "@db/schema";
 import type { AppContext } from "../../context";
+import type { BusMessage } from "../../lib/cluster-bus";
 
 /** The events browsers receive on /api/ws (spec section 7). */
 export type BrowserEvent =
@@ -12,22 +13,27 @@ export type BrowserEvent =
       error: string | null;
     };
 
-/** Closes every open browser socket of the user, on whichever instance holds it (a session ended). */
-export async function endBrowserSessions(ctx: AppContext, userId: string, reason: string) {
+/** Publishes to the user's browser sockets on every instance; a failure is logged, never thrown. */
+async function publishQuietly(ctx: AppContext, message: BusMessage, warning: string, fields: Record<string, unknown>) {
   try {
-    await ctx.bus.publish({ kind: "browser.disconnect", userId, reason });
+    await ctx.bus.publish(message);
   } catch (error) {
-    // The tokens are already refused; a socket left open only receives progress events.
-    ctx.log.warn("could not close a user's browser sockets", { userId, error });
+    ctx.log.warn(warning, { ...fields, error });
   }
 }
 
-/** Sends an event to every open browser socket of the user, on whichever instance holds it. */
+/**
+ * Closes every open browser socket of the user, on whichever instance holds it (a session ended).
+ * Best effort: the tokens are already refused; a socket left open only receives progress events.
+ */
+export async function endBrowserSessions(ctx: AppContext, userId: string, reason: string) {
+  await publishQuietly(ctx, { kind: "browser.disconnect", userId, reason }, "could not close a user's browser sockets", { userId });
+}
+
+/**
+ * Sends an event to every open browser socket of the user, on whichever instance holds it. Best
+ * effort: live updates are a convenience; the state is in the database and the page refetches it.
+ */
 export async function publishToUser(ctx: AppContext, userId: string, event: BrowserEvent) {
-  try {
-    await ctx.bus.publish({ kind: "browser.event", userId, event });
-  } catch (error) {
-    // Live updates are a convenience: the state is in the database and the page refetches it.
-    ctx.log.warn("could not publish a browser event", { userId, type: event.type, error });
-  }
+  await publishQuietly(ctx, { kind: "browser.event", userId, event }, "could not publish a browser event", { userId, type: event.type });
 }
