@@ -4,7 +4,9 @@ import type { Page } from "playwright-core";
 import { uniqueEmail } from "../server/test/harness";
 import { type E2EEnv, startE2E } from "./support/e2e-env";
 import { eventually, holdUntilReleased } from "./support/eventually";
+import { totpCode } from "../testkit/totp";
 import { waitUntil } from "../testkit/wait-until";
+import { signIn } from "./support/sign-in";
 
 let env: E2EEnv;
 beforeAll(async () => {
@@ -164,6 +166,53 @@ describe("sign-in flows", () => {
 
     await page.getByLabel("Email address").fill(user.email);
     await page.getByLabel("Password", { exact: true }).fill("brand-new-pass");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL("**/dashboard");
+    await context.close();
+  });
+
+  test("two-factor sign-in: turned on in Profile → Security from the shown key, then sign-in asks for a code", async () => {
+    const user = await env.server.registerUser();
+    const { context, page } = await env.openPage();
+    await signIn(page, user);
+    await page.goto("/profile");
+    await page.getByRole("tab", { name: "Security", exact: true }).click();
+    const card = page.getByRole("region", { name: "Two-factor sign-in" });
+    await card.getByRole("button", { name: "Turn on two-factor sign-in" }).click();
+    await card.getByLabel("Current password").fill(user.password);
+    await card.getByRole("button", { name: "Continue" }).click();
+    const qr = card.getByRole("img", { name: "QR code for your authenticator app" });
+    await qr.waitFor();
+    // The QR image really decodes as an image in Chromium (an SVG of the otpauth URL).
+    await eventually(() => qr.evaluate((img) => (img as HTMLImageElement).naturalWidth), (value) => expect(value).toBeGreaterThan(0));
+    const secret = await card.getByTestId("two-factor-secret").innerText();
+    await env.screenshot(page, "two-factor-setup");
+    // What an authenticator app computes from the key (RFC 6238, testkit/totp.ts).
+    await card.getByLabel("Authentication code").fill(totpCode(secret, Date.now()));
+    await card.getByRole("button", { name: "Verify and turn on" }).click();
+    const codes = (await card.getByTestId("recovery-codes").locator("li").allInnerTexts()).map((c) => c.trim());
+    expect(codes).toHaveLength(10);
+    await env.screenshot(page, "two-factor-recovery-codes");
+    await card.getByRole("button", { name: "I have saved them" }).click();
+    await eventually(() => card.getByTestId("two-factor-status").innerText(), (value) => expect(value).toContain("10 recovery codes left"));
+    // This page carries on with the token the server answered (other sessions ended).
+    await page.reload();
+    await page.getByRole("tab", { name: "Security", exact: true }).click();
+    await eventually(() => card.getByTestId("two-factor-status").innerText(), (value) => expect(value).toContain("On since"));
+
+    await context.clearCookies();
+    await page.evaluate(() => localStorage.clear());
+    await page.goto("/login");
+    await page.getByLabel("Email address").fill(user.email);
+    await page.getByLabel("Password", { exact: true }).fill(user.password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByLabel("Authentication code").waitFor();
+    await page.getByLabel("Authentication code").fill("000000" === totpCode(secret, Date.now() + 30_000) ? "111111" : "000000");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByText("Invalid authentication code").waitFor();
+    await env.screenshot(page, "two-factor-sign-in");
+    // The next step's code: the step used to turn it on cannot be used again.
+    await page.getByLabel("Authentication code").fill(totpCode(secret, Date.now() + 30_000));
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.waitForURL("**/dashboard");
     await context.close();

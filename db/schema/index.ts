@@ -9,3 +9,4 @@ export * from "./restores";
 export * from "./settings";
 export * from "./users";
 export * from "./rate-limits";
+export * from "./recovery-codes";

@@ -26,6 +26,13 @@ export const users = pgTable(
     storageUsed: bigint("storage_used", { mode: "number" }).notNull().default(0),
     /** Bumped when the password changes; tokens carrying an older version are refused. */
     tokenVersion: integer("token_version").notNull().default(0),
+    /** Two-factor seed (sealed like the API key); null while two-factor sign-in is off. */
+    totpSecretCiphertext: text("totp_secret_ciphertext"),
+    /** A seed shown by setup and not yet confirmed with a code. */
+    totpPendingCiphertext: text("totp_pending_ciphertext"),
+    totpEnabledAt: timestampColumn("totp_enabled_at"),
+    /** The last accepted 30-second step: a code is accepted once (RFC 6238 section 5.2). */
+    totpLastStep: bigint("totp_last_step", { mode: "number" }),
     createdAt: createdAtColumn(),
     updatedAt: timestampColumn("updated_at").notNull().defaultNow(),
   },

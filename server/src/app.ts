@@ -12,6 +12,7 @@ import { metricsController } from "./modules/metrics";
 import { plansController } from "./modules/plans";
 import { realtimeController } from "./modules/realtime";
 import { settingsController } from "./modules/settings";
+import { twoFactorController } from "./modules/two-factor";
 import { usersController } from "./modules/users";
 import { webController } from "./modules/web";
 
@@ -25,6 +26,7 @@ export function createApp(ctx: AppContext) {
     // (rightly) refuses. Built once, on first request, when every route exists.
     .get("/api/docs", () => (apiDocument ??= describeApi(built.app!)), { detail: { hide: true } })
     .use(authController(ctx))
+    .use(twoFactorController(ctx))
     .use(usersController(ctx))
     .use(plansController(ctx))
     .use(settingsController(ctx))

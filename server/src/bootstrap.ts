@@ -7,6 +7,7 @@ import { users } from "@db/schema";
 import type { Config } from "./config";
 import type { AppContext } from "./context";
 import { createApiKeyVault } from "./lib/api-key-vault";
+import { createSecretBox } from "./lib/secret-box";
 import { createClusterBus } from "./lib/cluster-bus";
 import { makeDataDirPrivate } from "./lib/private-data-dir";
 import { findEmbeddedFile } from "./lib/embedded-files";
@@ -68,6 +69,7 @@ export async function createContext(
     log,
     mailer: createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, log }),
     apiKeys: createApiKeyVault(secrets.apiKeySecret),
+    twoFactorBox: createSecretBox(secrets.apiKeySecret, "two-factor"),
     tokens: createSessionTokens(secrets.jwtSecret, config.sessionHours),
     events: createEventBus((error, event) => log.error("event handler failed", { event: event.type, error })),
     bus: createClusterBus(database, log),

@@ -38,6 +38,8 @@ export type Config = {
   agentDir: string | null;
   /** Bearer token of GET /metrics (Prometheus); null: the route answers 404. */
   metricsToken: string | null;
+  /** REQUIRE_ADMIN_2FA: admins must turn two-factor sign-in on before the admin routes answer. */
+  requireAdminTwoFactor: boolean;
 };
 
 export type S3Defaults = { accessKeyId?: string; secretAccessKey?: string; sessionToken?: string; region?: string; endpoint?: string };
@@ -108,6 +110,11 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push(`TRUST_PROXY must be false, true (one proxy) or the number of proxies from 0 to 10 (got "${trustProxyRaw}")`);
   }
 
+  const requireAdminTwoFactorRaw = text("REQUIRE_ADMIN_2FA") ?? "false";
+  if (!["true", "false"].includes(requireAdminTwoFactorRaw)) {
+    problems.push(`REQUIRE_ADMIN_2FA must be true or false (got "${requireAdminTwoFactorRaw}")`);
+  }
+
   const config: Config = {
     port,
     host,
@@ -135,6 +142,7 @@ export function loadConfig(env: Env = process.env): Config {
     registrationsPerHour: integer("REGISTRATIONS_PER_HOUR", 10, 1, 1_000_000),
     agentDir: text("AGENT_DIR") ? resolve(text("AGENT_DIR")!) : null,
     metricsToken,
+    requireAdminTwoFactor: requireAdminTwoFactorRaw === "true",
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -1,5 +1,6 @@
 import type { Database, Db } from "@db/client";
 import type { ApiKeyVault } from "./lib/api-key-vault";
+import type { SecretBox } from "./lib/secret-box";
 import type { Config } from "./config";
 import type { ClusterBus } from "./lib/cluster-bus";
 import type { EventBus } from "./lib/event-bus";
@@ -20,6 +21,8 @@ export type AppContext = {
   log: Logger;
   mailer: Mailer;
   apiKeys: ApiKeyVault;
+  /** Seals two-factor seeds and hashes recovery codes (lib/secret-box.ts). */
+  twoFactorBox: SecretBox;
   tokens: SessionTokens;
   events: EventBus;
   /** Messages between server instances (agent commands, browser events) over LISTEN/NOTIFY. */

@@ -5,6 +5,7 @@ export type ErrorCode =
   | "TOKEN_EXPIRED"
   | "FORBIDDEN"
   | "BANNED"
+  | "TWO_FACTOR_REQUIRED"
   | "NOT_FOUND"
   | "CONFLICT"
   | "PAYLOAD_TOO_LARGE"

@@ -3,7 +3,7 @@ import type { AppContext } from "../../context";
 import { authGuard } from "../auth/guard";
 import { listPlans, toPlanView } from "../plans/service";
 import { adminModel } from "./model";
-import { backupStats, deleteAgent, deleteUser, listUserAgents, listUsers, setBan, updateUser } from "./service";
+import { backupStats, deleteAgent, deleteUser, listUserAgents, listUsers, resetTwoFactor, setBan, updateUser } from "./service";
 
 /** The admin console's API; every route requires the admin role. */
 export const adminController = (ctx: AppContext) =>
@@ -28,6 +28,11 @@ export const adminController = (ctx: AppContext) =>
       params: adminModel.idParams,
       body: adminModel.ban,
       detail: { summary: "Ban or unban a user" },
+    })
+    .delete("/users/:id/two-factor", ({ user, params }) => resetTwoFactor(ctx, user, params.id), {
+      admin: true,
+      params: adminModel.idParams,
+      detail: { summary: "Turn a user's two-factor sign-in off (lost authenticator and recovery codes)" },
     })
     .delete("/agents/:id", ({ user, params }) => deleteAgent(ctx, user, params.id), {
       admin: true,

@@ -11,6 +11,7 @@ import { switchPlan } from "../users/service";
 import { removeAgent } from "../agents/remove-agent";
 import { disconnectUserAgents } from "../agents/service";
 import { endBrowserSessions } from "../realtime/service";
+import { removeTwoFactor } from "../two-factor/service";
 
 export const DEFAULT_BAN_REASON = "Policy violation";
 
@@ -131,6 +132,18 @@ export async function setBan(
     banReason: updated!.banReason,
     bannedAt: updated!.bannedAt?.toISOString() ?? null,
   };
+}
+
+/**
+ * Turns a user's two-factor sign-in off, for someone who lost both their authenticator and their
+ * recovery codes (after the admin has checked who is asking, outside the product).
+ */
+export async function resetTwoFactor(ctx: AppContext, admin: AuthenticatedUser, userId: string) {
+  const user = await findUser(ctx, userId);
+  if (!user.totpSecretCiphertext) throw badRequest("Two-factor sign-in is already off for this user.");
+  await removeTwoFactor(ctx, user.id, "admin");
+  ctx.log.info("two-factor sign-in reset", { userId: user.id, adminId: admin.id });
+  return { message: "Two-factor sign-in turned off for this user." };
 }
 
 export async function deleteAgent(ctx: AppContext, admin: AuthenticatedUser, agentId: string) {

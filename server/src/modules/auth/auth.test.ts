@@ -67,7 +67,7 @@ describe("POST /api/auth/login", () => {
     const res = await server.call("POST", "/api/auth/login", { body: { email: user.email, password: user.password } });
     expect(res.status).toBe(200);
     expect(Object.keys(res.body.user).sort()).toEqual(
-      ["_id", "apiKey", "banReason", "bannedAt", "email", "id", "isBanned", "name", "role"].sort(),
+      ["_id", "apiKey", "banReason", "bannedAt", "email", "id", "isBanned", "name", "role", "twoFactorEnabled", "twoFactorRequired"].sort(),
     );
     expect(res.body.user.apiKey).toBe(user.apiKey);
     // The token carries an expiry claim the web app checks.

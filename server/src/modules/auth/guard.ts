@@ -54,6 +54,13 @@ export const authGuard = (ctx: AppContext) =>
       async transform({ request, headers }) {
         const user = await authenticate(ctx, headers.authorization);
         if (user.role !== "admin") throw forbidden("This page is for administrators only.");
+        if (ctx.config.requireAdminTwoFactor && !user.totpSecretCiphertext) {
+          throw new AppError(
+            403,
+            "TWO_FACTOR_REQUIRED",
+            "This server requires administrators to sign in with two factors. Turn two-factor sign-in on in Profile → Security.",
+          );
+        }
         authenticatedUsers.set(request, user);
       },
       resolve: ({ request }) => ({ user: authenticatedUsers.get(request)! }),

@@ -8,7 +8,12 @@ export const nameField = t.String({ minLength: 2, maxLength: 100, error: "Name m
 
 export const authModel = {
   register: t.Object({ name: nameField, email: emailField, password: passwordField }),
-  login: t.Object({ email: emailField, password: passwordField }),
+  login: t.Object({
+    email: emailField,
+    password: passwordField,
+    /** Required when the account has two-factor sign-in on: a 6-digit code or a recovery code. */
+    code: t.Optional(t.String({ minLength: 1, maxLength: 32, error: "Enter the 6-digit code from your authenticator app" })),
+  }),
   forgotPassword: t.Object({ email: emailField }),
   resetPassword: t.Object({ password: passwordField }),
   resetTokenParams: t.Object({ token: t.String({ minLength: 1, maxLength: 200, error: "Invalid reset token" }) }),

@@ -6,7 +6,8 @@ import type { AppContext } from "../../context";
 import { AppError, badRequest, conflict, unauthorized } from "../../lib/errors";
 import { findDefaultPlan } from "../plans/service";
 import { endBrowserSessions } from "../realtime/service";
-import { admitRegistration, admitResetRequest, admitSignIn } from "./throttle";
+import { isTwoFactorOn, isTwoFactorRequired, requireSecondFactor } from "../two-factor/service";
+import { admitPasswordCheck, admitRegistration, admitResetRequest, admitSignIn } from "./throttle";
 
 export const RESET_TOKEN_TTL_MS = 60 * 60 * 1000;
 export const FORGOT_PASSWORD_MESSAGE = "If an account with that email exists, a password reset link has been sent.";
@@ -25,10 +26,23 @@ export function toSessionUser(ctx: AppContext, user: UserRow) {
     isBanned: user.isBanned,
     banReason: user.banReason,
     bannedAt: user.bannedAt?.toISOString() ?? null,
+    twoFactorEnabled: isTwoFactorOn(user),
+    /** The server requires this user to turn two-factor sign-in on (REQUIRE_ADMIN_2FA). */
+    twoFactorRequired: isTwoFactorRequired(ctx, user),
   };
 }
 
 export const normaliseEmail = (email: string) => email.trim().toLowerCase();
+
+/**
+ * Checks the signed-in user's password before a sensitive change; 400 when wrong, and wrong
+ * answers are rate-limited per user.
+ */
+export async function confirmCurrentPassword(ctx: AppContext, user: UserRow, password: string) {
+  const check = await admitPasswordCheck(ctx, user.id);
+  if (!(await verifyPassword(password, user.passwordHash))) throw badRequest("Current password is incorrect");
+  await check.succeeded();
+}
 
 export const hashPassword = (password: string) => Bun.password.hash(password, { algorithm: "argon2id" });
 
@@ -81,12 +95,18 @@ export async function register(ctx: AppContext, input: { name: string; email: st
   return { token: await ctx.tokens.issue(user.id, user.tokenVersion), user: toSessionUser(ctx, user) };
 }
 
-export async function login(ctx: AppContext, input: { email: string; password: string; clientIp: string }) {
+/**
+ * Signs in with e-mail and password, and a code when the account has two-factor sign-in on.
+ * An attempt stays counted by the throttle until both factors pass, so codes cannot be guessed
+ * faster than passwords.
+ */
+export async function login(ctx: AppContext, input: { email: string; password: string; code?: string; clientIp: string }) {
   const email = normaliseEmail(input.email);
   const attempt = await admitSignIn(ctx, email, input.clientIp);
   const [user] = await ctx.db.select().from(users).where(eq(users.email, email));
   const ok = await verifyPassword(input.password, user?.passwordHash ?? null);
   if (!user || !ok) throw unauthorized("Invalid email or password");
+  await requireSecondFactor(ctx, user, input.code);
   await attempt.succeeded();
   return { token: await ctx.tokens.issue(user.id, user.tokenVersion), user: toSessionUser(ctx, user) };
 }
@@ -151,7 +171,6 @@ export async function checkResetToken(ctx: AppContext, token: string) {
   return { valid: true, message: "Reset token is valid" };
 }
 
-/** Sets a new password with a reset token, once; every session of the account ends. */
 /** Ends every reset link of a user not used yet: after a reset or a password change, none may work. */
 export async function revokeResetLinks(db: DbOrTx, userId: string, now: Date): Promise<void> {
   await db
@@ -160,6 +179,7 @@ export async function revokeResetLinks(db: DbOrTx, userId: string, now: Date): P
     .where(and(eq(passwordResetTokens.userId, userId), isNull(passwordResetTokens.usedAt)));
 }
 
+/** Sets a new password with a reset token, once; every session of the account ends. */
 export async function resetPassword(ctx: AppContext, input: { token: string; password: string }) {
   const passwordHash = await hashPassword(input.password);
   const tokenHash = hashResetToken(input.token);

@@ -4,8 +4,7 @@ import type { AppContext } from "../../context";
 import { AppError, conflict } from "../../lib/errors";
 import { recordAudit } from "../audit/service";
 import { endBrowserSessions } from "../realtime/service";
-import { admitPasswordCheck } from "../auth/throttle";
-import { hashPassword, normaliseEmail, revokeResetLinks, toSessionUser, verifyPassword } from "../auth/service";
+import { confirmCurrentPassword, hashPassword, normaliseEmail, revokeResetLinks, toSessionUser } from "../auth/service";
 import type { AuthenticatedUser } from "../auth/guard";
 import { findPlan, planOfUser, type Plan } from "../plans/service";
 import { applyPlanLimits } from "../settings/plan-limits";
@@ -82,11 +81,7 @@ export async function changePassword(
   user: AuthenticatedUser,
   input: { currentPassword: string; newPassword: string },
 ) {
-  const check = await admitPasswordCheck(ctx, user.id);
-  if (!(await verifyPassword(input.currentPassword, user.passwordHash))) {
-    throw new AppError(400, "BAD_REQUEST", "Current password is incorrect");
-  }
-  await check.succeeded();
+  await confirmCurrentPassword(ctx, user, input.currentPassword);
   const passwordHash = await hashPassword(input.newPassword);
   const tokenVersion = user.tokenVersion + 1;
   await ctx.db.transaction(async (tx) => {

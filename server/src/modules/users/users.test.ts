@@ -147,6 +147,7 @@ describe("audit log", () => {
     // The spec's 20 actions, plus BACKUP_SKIPPED (a slot skipped while the agent is offline) and AGENT_REMOVED.
     expect(res.body).toContain("BACKUP_SKIPPED");
     expect(res.body).toContain("AGENT_REMOVED");
-    expect(res.body).toHaveLength(22);
+    expect(res.body).toContain("TWO_FACTOR_ENABLED");
+    expect(res.body).toHaveLength(26);
   });
 });

@@ -10,10 +10,11 @@ import { useSession } from "../../auth/hooks/use-session";
 import { startSession } from "../../auth/session";
 import { changePasswordRequest } from "../api/account-api";
 import { validatePasswordChange } from "../utils/password-change";
+import { TwoFactorCard } from "./two-factor-card";
 
 const EMPTY = { currentPassword: "", newPassword: "", confirmPassword: "" };
 
-/** The API key (Show/Hide) and Change Password. */
+/** The API key (Show/Hide), two-factor sign-in and Change Password. */
 export function ProfileSecurityTab({ apiKey }: { apiKey: string }) {
   const { user } = useSession();
   const [shown, setShown] = useState(false);
@@ -63,6 +64,8 @@ export function ProfileSecurityTab({ apiKey }: { apiKey: string }) {
           </Button>
         </div>
       </Card>
+
+      <TwoFactorCard />
 
       <Card className="p-6">
         <h2 className="text-lg font-semibold text-slate-900">Change Password</h2>

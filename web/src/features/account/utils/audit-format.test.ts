@@ -77,6 +77,9 @@ describe("action badges", () => {
     expect(auditBadgeTone("API_KEY_REGENERATED")).toBe("amber");
     expect(auditBadgeTone("PASSWORD_CHANGED")).toBe("amber");
     expect(auditBadgeTone("EMAIL_CHANGED")).toBe("amber");
+    expect(auditBadgeTone("TWO_FACTOR_ENABLED")).toBe("amber");
+    expect(auditBadgeTone("TWO_FACTOR_DISABLED")).toBe("amber");
+    expect(auditBadgeTone("RECOVERY_CODE_USED")).toBe("amber");
     expect(auditBadgeTone("FREQUENCY_UPDATED")).toBe("violet");
     expect(auditBadgeTone("PLAN_CHANGED")).toBe("violet");
     expect(auditBadgeTone("SOMETHING_NEW")).toBe("grey");

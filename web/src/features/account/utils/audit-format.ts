@@ -20,7 +20,7 @@ const BADGE_RULES: { test: (action: string) => boolean; tone: BadgeTone }[] = [
   { test: (a) => a.includes("DELETED"), tone: "orange" },
   { test: (a) => /COMPLETED|REGISTERED/.test(a), tone: "green" },
   { test: (a) => /CREATED|REQUESTED|INITIATED/.test(a), tone: "blue" },
-  { test: (a) => /API_KEY|PASSWORD|EMAIL/.test(a), tone: "amber" },
+  { test: (a) => /API_KEY|PASSWORD|EMAIL|TWO_FACTOR|RECOVERY_CODE/.test(a), tone: "amber" },
   { test: (a) => /UPDATED|CHANGED/.test(a), tone: "violet" },
 ];
 

@@ -8,6 +8,12 @@ import { loginRequest } from "../api/auth-api";
 import { startSession } from "../session";
 import { type FieldErrors, validateLogin } from "../utils/validation";
 
+/** Whether a refused sign-in asks for (another) two-factor code. */
+function needsSecondFactor(error: unknown): boolean {
+  const value = (error as { value?: { twoFactorRequired?: unknown } } | null)?.value;
+  return Boolean(value && typeof value === "object" && value.twoFactorRequired === true);
+}
+
 export function LoginForm() {
   const [, setLocation] = useLocation();
   const [email, setEmail] = useState("");
@@ -15,6 +21,9 @@ export function LoginForm() {
   const [errors, setErrors] = useState<FieldErrors<"email" | "password">>({});
   const [failure, setFailure] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  // Set once the server says the account signs in with two factors: the code field appears.
+  const [askCode, setAskCode] = useState(false);
+  const [code, setCode] = useState("");
 
   async function onSubmit(event: FormEvent) {
     event.preventDefault();
@@ -24,8 +33,14 @@ export function LoginForm() {
     setBusy(true);
     setFailure(null);
     try {
-      const { data, error } = await loginRequest({ email: email.trim(), password });
+      const { data, error } = await loginRequest({ email: email.trim(), password, ...(askCode && code.trim() ? { code: code.trim() } : {}) });
       if (error || !data) {
+        if (needsSecondFactor(error)) {
+          // The first time, the prompt itself is the message; after that, the server's (wrong code).
+          setFailure(askCode ? (readErrorMessage(error) ?? "Invalid authentication code") : null);
+          setAskCode(true);
+          return;
+        }
         setFailure(readErrorMessage(error) ?? "Login failed");
         return;
       }
@@ -56,6 +71,18 @@ export function LoginForm() {
           </Link>
         }
       />
+      {askCode ? (
+        <Field
+          label="Authentication code"
+          name="code"
+          inputMode="numeric"
+          autoComplete="one-time-code"
+          autoFocus
+          value={code}
+          onChange={(e) => setCode(e.target.value)}
+          hint="Two-factor sign-in is on: enter the 6-digit code from your authenticator app, or a recovery code."
+        />
+      ) : null}
       <Button type="submit" className="w-full" disabled={busy}>
         {busy ? "Signing in..." : "Sign in"}
       </Button>

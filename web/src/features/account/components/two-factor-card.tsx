@@ -1,0 +1,218 @@
+import { type FormEvent, useCallback, useEffect, useState } from "react";
+import { Alert } from "../../../components/ui/alert";
+import { Button } from "../../../components/ui/button";
+import { Card } from "../../../components/ui/card";
+import { Field } from "../../../components/ui/field";
+import { toast } from "../../../components/ui/toast-store";
+import { readErrorMessage } from "../../../lib/api-client";
+import { useSession } from "../../auth/hooks/use-session";
+import { startSession } from "../../auth/session";
+import {
+  disableTwoFactorRequest,
+  enableTwoFactorRequest,
+  newRecoveryCodesRequest,
+  startTwoFactorSetupRequest,
+  type TwoFactorSetup,
+  type TwoFactorStatus,
+  twoFactorStatusRequest,
+} from "../api/two-factor-api";
+import { RecoveryCodesPanel } from "./recovery-codes-panel";
+
+type Step =
+  | { kind: "idle" }
+  | { kind: "password" }
+  | { kind: "scan"; setup: TwoFactorSetup }
+  | { kind: "codes"; codes: string[] }
+  | { kind: "regenerate" }
+  | { kind: "disable" };
+
+/** Answers `data` or throws the API's message. */
+async function unwrap<T>(call: Promise<{ data: T | null; error: unknown }>, fallback: string): Promise<T> {
+  const { data, error } = await call;
+  if (error || data === null) throw new Error(readErrorMessage(error) ?? fallback);
+  return data;
+}
+
+/** Profile → Security: two-factor sign-in with an authenticator app (TOTP) and recovery codes. */
+export function TwoFactorCard() {
+  const { user, token } = useSession();
+  const [status, setStatus] = useState<TwoFactorStatus | null>(null);
+  const [step, setStep] = useState<Step>({ kind: "idle" });
+  const [password, setPassword] = useState("");
+  const [code, setCode] = useState("");
+  const [problem, setProblem] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const reload = useCallback(async () => {
+    const { data } = await twoFactorStatusRequest();
+    if (data) setStatus(data);
+  }, []);
+  useEffect(() => void reload(), [reload]);
+
+  const go = (next: Step) => {
+    setStep(next);
+    setPassword("");
+    setCode("");
+    setProblem(null);
+  };
+
+  /** Runs one form's call with the busy flag and its error shown in the card. */
+  const submit = (action: () => Promise<void>) => async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setProblem(null);
+    try {
+      await action();
+    } catch (error) {
+      setProblem(error instanceof Error ? error.message : "Something went wrong");
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const onPassword = submit(async () => {
+    const setup = await unwrap(startTwoFactorSetupRequest(password), "Could not start the setup");
+    go({ kind: "scan", setup });
+  });
+  const onEnable = submit(async () => {
+    const done = await unwrap(enableTwoFactorRequest(code.trim()), "Could not turn two-factor sign-in on");
+    // Other sessions end; this one carries on with the token answered.
+    if (user) startSession(done.token, { ...user, twoFactorEnabled: true });
+    go({ kind: "codes", codes: done.recoveryCodes });
+    await reload();
+  });
+  const onRegenerate = submit(async () => {
+    const fresh = await unwrap(newRecoveryCodesRequest(code.trim()), "Could not make new recovery codes");
+    go({ kind: "codes", codes: fresh.recoveryCodes });
+    await reload();
+  });
+  const onDisable = submit(async () => {
+    await unwrap(disableTwoFactorRequest({ password, code: code.trim() }), "Could not turn two-factor sign-in off");
+    if (user && token) startSession(token, { ...user, twoFactorEnabled: false });
+    toast({ title: "Two-factor sign-in is off", variant: "success" });
+    go({ kind: "idle" });
+    await reload();
+  });
+
+  const codeField = (
+    <Field
+      label="Authentication code"
+      name="code"
+      inputMode="numeric"
+      autoComplete="one-time-code"
+      value={code}
+      onChange={(e) => setCode(e.target.value)}
+      hint="The 6-digit code from your authenticator app, or a recovery code."
+      required
+    />
+  );
+
+  return (
+    <Card className="p-6" role="region" aria-labelledby="two-factor-heading">
+      <h2 id="two-factor-heading" className="text-lg font-semibold text-slate-900">
+        Two-factor sign-in
+      </h2>
+      {status === null ? (
+        <p className="mt-2 text-sm text-slate-500">Loading...</p>
+      ) : (
+        <div className="mt-2 space-y-4">
+          {problem ? <Alert>{problem}</Alert> : null}
+          {step.kind === "idle" ? (
+            status.enabled ? (
+              <>
+                <p className="text-sm text-slate-700" data-testid="two-factor-status">
+                  On since {new Date(status.enabledAt ?? Date.now()).toLocaleDateString()}. Sign-in asks for a code from your authenticator app.{" "}
+                  {status.recoveryCodesLeft} recovery code{status.recoveryCodesLeft === 1 ? "" : "s"} left.
+                </p>
+                <div className="flex flex-wrap gap-2">
+                  <Button variant="outline" onClick={() => go({ kind: "regenerate" })}>
+                    New recovery codes
+                  </Button>
+                  {status.required ? null : (
+                    <Button variant="destructive" onClick={() => go({ kind: "disable" })}>
+                      Turn off
+                    </Button>
+                  )}
+                </div>
+              </>
+            ) : (
+              <>
+                <p className="text-sm text-slate-700" data-testid="two-factor-status">
+                  Off. With two-factor sign-in, a stolen password alone cannot open your account: sign-in also asks for a code from an
+                  authenticator app on your phone.
+                </p>
+                {status.required ? <Alert>This server requires administrators to turn two-factor sign-in on.</Alert> : null}
+                <Button onClick={() => go({ kind: "password" })}>Turn on two-factor sign-in</Button>
+              </>
+            )
+          ) : null}
+
+          {step.kind === "password" ? (
+            <form onSubmit={onPassword} className="space-y-4">
+              <Field label="Current password" type="password" name="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} required />
+              <div className="flex gap-2">
+                <Button type="submit" disabled={busy}>
+                  Continue
+                </Button>
+                <Button variant="ghost" onClick={() => go({ kind: "idle" })}>
+                  Cancel
+                </Button>
+              </div>
+            </form>
+          ) : null}
+
+          {step.kind === "scan" ? (
+            <form onSubmit={onEnable} className="space-y-4">
+              <p className="text-sm text-slate-700">Scan this QR code with your authenticator app (Google Authenticator, 1Password, Authy, ...), then enter the code it shows.</p>
+              <img src={step.setup.qrCode} alt="QR code for your authenticator app" className="h-48 w-48 rounded border border-slate-200" />
+              <p className="text-xs text-slate-500">
+                Cannot scan it? Enter this key: <code className="break-all font-mono text-slate-800" data-testid="two-factor-secret">{step.setup.secret}</code>
+              </p>
+              {codeField}
+              <div className="flex gap-2">
+                <Button type="submit" disabled={busy}>
+                  Verify and turn on
+                </Button>
+                <Button variant="ghost" onClick={() => go({ kind: "idle" })}>
+                  Cancel
+                </Button>
+              </div>
+            </form>
+          ) : null}
+
+          {step.kind === "codes" ? <RecoveryCodesPanel codes={step.codes} onDone={() => go({ kind: "idle" })} /> : null}
+
+          {step.kind === "regenerate" ? (
+            <form onSubmit={onRegenerate} className="space-y-4">
+              <p className="text-sm text-slate-700">New codes replace the old ones, which stop working.</p>
+              {codeField}
+              <div className="flex gap-2">
+                <Button type="submit" disabled={busy}>
+                  Make new codes
+                </Button>
+                <Button variant="ghost" onClick={() => go({ kind: "idle" })}>
+                  Cancel
+                </Button>
+              </div>
+            </form>
+          ) : null}
+
+          {step.kind === "disable" ? (
+            <form onSubmit={onDisable} className="space-y-4">
+              <Field label="Current password" type="password" name="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} required />
+              {codeField}
+              <div className="flex gap-2">
+                <Button type="submit" variant="destructive" disabled={busy}>
+                  Turn off two-factor sign-in
+                </Button>
+                <Button variant="ghost" onClick={() => go({ kind: "idle" })}>
+                  Cancel
+                </Button>
+              </div>
+            </form>
+          ) : null}
+        </div>
+      )}
+    </Card>
+  );
+}
