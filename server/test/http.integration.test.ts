@@ -117,6 +117,29 @@ describe("over HTTP", () => {
     expect(undocumented).toEqual([]);
     expect(doc.paths["/api/auth/login"]!.post!.requestBody!.content["application/json"]!.schema!.properties).toHaveProperty("password");
   });
+
+  test("every operation in the OpenAPI description declares the schema of its answer", async () => {
+    type Answer = { description?: string; content?: Record<string, { schema?: { type?: string; properties?: object; items?: object; anyOf?: object[] } }> };
+    type Operation = { responses?: Record<string, Answer> };
+    const doc = (await (await fetch(`${base}/api/docs`)).json()) as { paths: Record<string, Record<string, Operation>> };
+    const operations = Object.entries(doc.paths).flatMap(([path, byMethod]) => Object.entries(byMethod).map(([method, operation]) => ({ at: `${method} ${path}`, method, operation })));
+    expect(operations.length).toBeGreaterThanOrEqual(60);
+    const undocumented = operations
+      .filter(({ method, operation }) => {
+        const answers = Object.entries(operation.responses ?? {});
+        // A socket's answer is the protocol switch; its messages are in docs/ (not OpenAPI's to say).
+        if (method === "ws") return !answers.some(([status]) => status === "101");
+        return !answers.some(([status, answer]) => /^2\d\d$/.test(status) && Object.values(answer.content ?? {}).some((media) => media.schema && Object.keys(media.schema).length > 0));
+      })
+      .map(({ at }) => at);
+    expect(undocumented).toEqual([]);
+    // Fields, not just a type: the sign-in answer names the token and the user's fields.
+    const login = doc.paths["/api/auth/login"]!.post!.responses!["200"]!.content!["application/json"]!.schema as { properties: Record<string, { properties?: object }> };
+    expect(Object.keys(login.properties)).toEqual(expect.arrayContaining(["token", "user"]));
+    expect(Object.keys(login.properties.user!.properties!)).toEqual(expect.arrayContaining(["email", "role", "twoFactorEnabled"]));
+    // Errors share one documented shape.
+    expect(doc.paths["/api/user/profile"]!.get!.responses!["4XX"]!.content!["application/json"]!.schema).toHaveProperty("properties.message");
+  });
 });
 
 describe("password recovery with real mail", () => {

@@ -2,8 +2,27 @@ import { toOpenAPISchema } from "@elysiajs/openapi";
 import type { AnyElysia } from "elysia";
 import { PRODUCT_VERSION } from "@protocol/version";
 
-type Operation = { requestBody?: { content?: Record<string, unknown> } };
+type Operation = { requestBody?: { content?: Record<string, unknown> }; responses?: Record<string, unknown> };
 type RouteWithSchemas = { method: string; path: string; hooks?: { body?: unknown } };
+
+/** Every refusal and failure answers this shape (lib/http.ts's error handler), with extra fields for some codes. */
+const errorAnswer = {
+  description: "The request was refused (4XX) or failed (5XX)",
+  content: {
+    "application/json": {
+      schema: {
+        type: "object",
+        required: ["message", "code"],
+        properties: {
+          message: { type: "string", description: "What went wrong, fit to show the user" },
+          code: { type: "string", description: "e.g. BAD_REQUEST, UNAUTHORIZED, TWO_FACTOR_REQUIRED, RATE_LIMITED, PLAN_LIMIT" },
+          retryAfter: { type: "integer", description: "With RATE_LIMITED: seconds to wait (also the Retry-After header)" },
+        },
+        additionalProperties: true,
+      },
+    },
+  },
+};
 
 /**
  * The OpenAPI description of the app's routes, served at /api/docs. The generator leaves a JSON
@@ -15,6 +34,7 @@ export function describeApi(app: AnyElysia) {
   const routes = app.routes as unknown as RouteWithSchemas[];
   for (const [path, operations] of Object.entries(paths)) {
     for (const [method, operation] of Object.entries(operations)) {
+      if (method !== "ws") operation.responses = { ...operation.responses, "4XX": errorAnswer, "5XX": errorAnswer };
       const body = operation.requestBody;
       if (!body || Object.keys(body.content ?? {}).length > 0) continue;
       const route = routes.find((r) => r.method.toLowerCase() === method && r.path === path.replace(/\{(\w+)\}/g, ":$1"));

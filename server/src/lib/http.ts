@@ -108,6 +108,14 @@ export const httpBasics = (log: Logger, options: { https?: boolean } = {}) =>
       }
       switch (code) {
         case "VALIDATION":
+          // Our own answer broke its schema: a bug on our side, not the caller's. Logged by the
+          // field's path only (the value may be a secret).
+          if ((error as ValidationError).type === "response") {
+            const field = ((error as ValidationError).all[0] as { path?: string } | undefined)?.path ?? "";
+            log.error("answer does not match its schema", { path: new URL(request.url).pathname, field });
+            set.status = 500;
+            return { message: "Something went wrong on our side. Please try again in a moment.", code: "INTERNAL" };
+          }
           set.status = 400;
           return { message: validationMessage(error as ValidationError), code: "BAD_REQUEST" };
         case "PARSE":

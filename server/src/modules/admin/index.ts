@@ -2,45 +2,51 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
 import { authGuard } from "../auth/guard";
 import { listPlans, toPlanView } from "../plans/service";
-import { adminModel } from "./model";
+import { adminAnswers, adminModel } from "./model";
 import { backupStats, deleteAgent, deleteUser, listUserAgents, listUsers, resetTwoFactor, setBan, updateUser } from "./service";
 
 /** The admin console's API; every route requires the admin role. */
 export const adminController = (ctx: AppContext) =>
   new Elysia({ prefix: "/api/admin", detail: { tags: ["Admin"], security: [{ bearer: [] }] } })
     .use(authGuard(ctx))
-    .get("/users", () => listUsers(ctx), { admin: true, detail: { summary: "All users" } })
-    .get("/stats/backups", () => backupStats(ctx), { admin: true, detail: { summary: "Backup count and size" } })
-    .get("/plans", async () => (await listPlans(ctx.db)).map(toPlanView), { admin: true, detail: { summary: "All plans" } })
+    .get("/users", () => listUsers(ctx), { admin: true, response: { 200: adminAnswers.users }, detail: { summary: "All users" } })
+    .get("/stats/backups", () => backupStats(ctx), { admin: true, response: { 200: adminAnswers.backupStats }, detail: { summary: "Backup count and size" } })
+    .get("/plans", async () => (await listPlans(ctx.db)).map(toPlanView), { admin: true, response: { 200: adminAnswers.plans }, detail: { summary: "All plans" } })
     .get("/users/:id/agents", ({ params }) => listUserAgents(ctx, params.id), {
       admin: true,
       params: adminModel.idParams,
+      response: { 200: adminAnswers.agents },
       detail: { summary: "A user's agents" },
     })
     .put("/users/:id", ({ user, params, body }) => updateUser(ctx, user, params.id, body), {
       admin: true,
       params: adminModel.idParams,
       body: adminModel.userUpdate,
+      response: { 200: adminAnswers.user },
       detail: { summary: "Change a user's plan, role, status or e-mail" },
     })
     .put("/users/:id/ban", ({ user, params, body }) => setBan(ctx, user, params.id, body), {
       admin: true,
       params: adminModel.idParams,
       body: adminModel.ban,
+      response: { 200: adminAnswers.ban },
       detail: { summary: "Ban or unban a user" },
     })
     .delete("/users/:id/two-factor", ({ user, params }) => resetTwoFactor(ctx, user, params.id), {
       admin: true,
       params: adminModel.idParams,
+      response: { 200: adminAnswers.message },
       detail: { summary: "Turn a user's two-factor sign-in off (lost authenticator and recovery codes)" },
     })
     .delete("/agents/:id", ({ user, params }) => deleteAgent(ctx, user, params.id), {
       admin: true,
       params: adminModel.idParams,
+      response: { 200: adminAnswers.message },
       detail: { summary: "Delete an agent" },
     })
     .delete("/users/:id", ({ user, params }) => deleteUser(ctx, user, params.id), {
       admin: true,
       params: adminModel.idParams,
+      response: { 200: adminAnswers.message },
       detail: { summary: "Delete a user and their data" },
     });

@@ -1,6 +1,8 @@
 import { t } from "elysia";
 import { userRoles, userStatuses } from "@db/schema";
-import { oneOf } from "../../lib/schema";
+import { isoDate, messageAnswer, nullable, oneOf } from "../../lib/schema";
+import { agentAnswer } from "../agents/model";
+import { planAnswer } from "../plans/model";
 import { emailField } from "../auth/model";
 
 export const adminModel = {
@@ -18,4 +20,29 @@ export const adminModel = {
     isBanned: t.Boolean({ error: "isBanned must be true or false" }),
     banReason: t.Optional(t.Union([t.String({ maxLength: 500 }), t.Null()], { error: "banReason must be text or null" })),
   }),
+};
+
+const adminUserAnswer = t.Object({
+  _id: t.String(),
+  id: t.String(),
+  name: t.String(),
+  email: t.String(),
+  role: oneOf(userRoles, "role"),
+  status: oneOf(userStatuses, "status"),
+  isBanned: t.Boolean(),
+  banReason: nullable(t.String()),
+  bannedAt: nullable(isoDate()),
+  plan: nullable(planAnswer),
+  storageUsed: t.Number(),
+  createdAt: isoDate(),
+});
+
+export const adminAnswers = {
+  user: adminUserAnswer,
+  users: t.Array(adminUserAnswer),
+  backupStats: t.Object({ totalCount: t.Integer(), totalSize: t.Number({ description: "Bytes" }), formattedSize: t.String() }),
+  plans: t.Array(planAnswer),
+  agents: t.Array(agentAnswer),
+  ban: t.Object({ isBanned: t.Boolean(), banReason: nullable(t.String()), bannedAt: nullable(isoDate()) }),
+  message: messageAnswer,
 };

@@ -9,7 +9,7 @@ import { normaliseEmail } from "../auth/service";
 import { findPlan, toPlanView } from "../plans/service";
 import { switchPlan } from "../users/service";
 import { removeAgent } from "../agents/remove-agent";
-import { disconnectUserAgents } from "../agents/service";
+import { disconnectUserAgents, toAgentView } from "../agents/service";
 import { endBrowserSessions } from "../realtime/service";
 import { removeTwoFactor } from "../two-factor/service";
 
@@ -65,16 +65,7 @@ export async function backupStats(ctx: AppContext) {
 export async function listUserAgents(ctx: AppContext, userId: string) {
   await findUser(ctx, userId);
   const rows = await ctx.db.select().from(agents).where(eq(agents.userId, userId)).orderBy(asc(agents.createdAt));
-  return rows.map((agent) => ({
-    _id: agent.id,
-    id: agent.id,
-    name: agent.name,
-    hostname: agent.hostname,
-    platform: agent.platform,
-    version: agent.version,
-    status: agent.status,
-    lastSeen: agent.lastSeen?.toISOString() ?? null,
-  }));
+  return rows.map(toAgentView);
 }
 
 type UserUpdate = { plan?: string; role?: string; status?: string; email?: string };

@@ -10,7 +10,8 @@ import { checkServiceHealth } from "./health";
 import { AGENT_REMOVED_MESSAGE, authenticateAgent, authenticateApiKey, type AgentRow } from "./agent-auth";
 import { removeAgent } from "./remove-agent";
 import { createAgentGateway } from "./gateway";
-import { agentsModel } from "./model";
+import { agentAnswers, agentsModel } from "./model";
+import { encryptedFileAnswer } from "../backups/model";
 import { attachDatabases, disconnectUserAgents, listAgents, manageAgent, registerAgent } from "./service";
 
 /**
@@ -39,12 +40,12 @@ export const agentsController = (ctx: AppContext) => {
         set.status = 201;
         return registerAgent(ctx, user, body);
       },
-      { body: RegisterRequest, detail: { summary: "Register an agent and its database names (API key)" } },
+      { body: RegisterRequest, response: { 201: agentAnswers.registered }, detail: { summary: "Register an agent and its database names (API key)" } },
     )
     .get(
       "/check-key",
       async ({ headers }) => ({ name: (await authenticateApiKey(ctx, headers.authorization)).name }),
-      { detail: { summary: "Check an API key (setup asks right after it is typed); answers the account's name" } },
+      { response: { 200: agentAnswers.account }, detail: { summary: "Check an API key (setup asks right after it is typed); answers the account's name" } },
     )
     .post(
       "/databases",
@@ -52,12 +53,12 @@ export const agentsController = (ctx: AppContext) => {
         const { user, agent } = await authenticateAgent(ctx, headers);
         return { databases: await attachDatabases(ctx, user, agent.id, [body.name]) };
       },
-      { body: AddDatabaseRequest, detail: { summary: "Add a database name (dbvault-agent db add)" } },
+      { body: AddDatabaseRequest, response: { 200: agentAnswers.databases }, detail: { summary: "Add a database name (dbvault-agent db add)" } },
     )
     .get(
       "/backups/:backupId/upload",
       async ({ headers, params }) => getUploadStatus(ctx, (await authenticateAgent(ctx, headers)).agent, params.backupId),
-      { params: agentsModel.backupParams, detail: { summary: "Parts received so far (resume)" } },
+      { params: agentsModel.backupParams, response: { 200: agentAnswers.uploadStatus }, detail: { summary: "Parts received so far (resume)" } },
     )
     .put(
       "/backups/:backupId/parts/:partNumber",
@@ -77,12 +78,12 @@ export const agentsController = (ctx: AppContext) => {
         return receivePart(ctx, agent, backupId, partNumber, request.body, length === null ? null : Number(length), sayGo);
       },
       // The raw body is streamed to storage: no parsing.
-      { params: agentsModel.partParams, parse: "none", detail: { summary: "Upload one part of the encrypted file" } },
+      { params: agentsModel.partParams, parse: "none", response: { 200: agentAnswers.partStored }, detail: { summary: "Upload one part of the encrypted file" } },
     )
     .post(
       "/backups/:backupId/complete",
       async ({ headers, params, body }) => completeUpload(ctx, (await authenticateAgent(ctx, headers)).agent, params.backupId, body),
-      { params: agentsModel.backupParams, body: CompleteUploadRequest, detail: { summary: "Finish an upload" } },
+      { params: agentsModel.backupParams, body: CompleteUploadRequest, response: { 200: agentAnswers.completed }, detail: { summary: "Finish an upload" } },
     )
     .post(
       "/backups/:backupId/fail",
@@ -90,9 +91,9 @@ export const agentsController = (ctx: AppContext) => {
         const { agent } = await authenticateAgent(ctx, headers);
         const backup = await findOwnBackup(ctx, agent.userId, params.backupId);
         if (backup.agentId === agent.id) await failBackup(ctx, backup.id, body.error);
-        return { status: "failed" };
+        return { status: "failed" as const };
       },
-      { params: agentsModel.backupParams, body: FailRequest, detail: { summary: "Report a failed backup" } },
+      { params: agentsModel.backupParams, body: FailRequest, response: { 200: agentAnswers.failed }, detail: { summary: "Report a failed backup" } },
     )
     .get(
       "/backups/:backupId/download",
@@ -101,13 +102,14 @@ export const agentsController = (ctx: AppContext) => {
         const backup = await findOwnBackup(ctx, agent.userId, params.backupId);
         return downloadBackupResponse(ctx, backup, request.headers.get("range"));
       },
-      { params: agentsModel.backupParams, detail: { summary: "Download a backup to restore it" } },
+      { params: agentsModel.backupParams, detail: { summary: "Download a backup to restore it", responses: encryptedFileAnswer } },
     );
 
   return new Elysia({ detail: { tags: ["Agents"] } })
     .use(authGuard(ctx))
     .use(agentApi)
     .ws("/api/agents/ws", {
+      detail: { summary: "The agent's socket (agent id and token headers)", responses: { 101: { description: "Switching Protocols: messages as in protocol/agent-protocol.ts" } } },
       async beforeHandle({ request, headers, set }) {
         try {
           socketAgents.set(request, (await authenticateAgent(ctx, headers)).agent);
@@ -130,20 +132,20 @@ export const agentsController = (ctx: AppContext) => {
       const health = await checkServiceHealth(ctx);
       if (!health.ok) set.status = 503;
       return health;
-    }, { detail: { summary: "Backup service health (public)" } })
+    }, { response: { 200: agentAnswers.health, 503: agentAnswers.health }, detail: { summary: "Backup service health (public)" } })
     .get(
       "/api/settings/system-status",
       async ({ user }) => ({ agents: await listAgents(ctx, user.id), backupService: (await checkServiceHealth(ctx)).ok }),
-      { auth: true, detail: { summary: "The user's agents and the backup service state" } },
+      { auth: true, response: { 200: agentAnswers.systemStatus }, detail: { summary: "The user's agents and the backup service state" } },
     )
     .post(
       "/api/agents/manage/:agentId",
       ({ user, params, body }) => manageAgent(ctx, user.id, params.agentId, body.action),
-      { auth: true, params: agentsModel.manageParams, body: agentsModel.manage, detail: { summary: "Restart, update-check or reset an agent" } },
+      { auth: true, params: agentsModel.manageParams, body: agentsModel.manage, response: { 200: agentAnswers.message }, detail: { summary: "Restart, update-check or reset an agent" } },
     )
     .delete(
       "/api/agents/:agentId",
       ({ user, params }) => removeAgent(ctx, params.agentId, { ownerId: user.role === "admin" ? null : user.id, removedBy: user.id }),
-      { auth: true, params: agentsModel.manageParams, detail: { summary: "Remove an agent: revokes its token and stops it; its backups are kept" } },
+      { auth: true, params: agentsModel.manageParams, response: { 200: agentAnswers.message }, detail: { summary: "Remove an agent: revokes its token and stops it; its backups are kept" } },
     );
 };

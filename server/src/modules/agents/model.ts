@@ -1,5 +1,7 @@
 import { t } from "elysia";
-import { oneOf } from "../../lib/schema";
+import { agentStatuses } from "@db/schema";
+import { DatabaseEntry, RegisterResponse, UploadStatus } from "@protocol/agent-protocol";
+import { isoDate, messageAnswer, nullable, oneOf } from "../../lib/schema";
 
 export const agentsModel = {
   manageParams: t.Object({ agentId: t.String({ minLength: 1, maxLength: 64 }) }),
@@ -9,4 +11,36 @@ export const agentsModel = {
     backupId: t.String({ minLength: 1, maxLength: 64 }),
     partNumber: t.Numeric({ multipleOf: 1, minimum: 0, maximum: 99_999, error: "partNumber must be a whole number from 0" }),
   }),
+};
+
+const healthAnswer = t.Object({
+  ok: t.Boolean(),
+  status: t.String({ description: "ok or degraded" }),
+  checks: t.Object({ database: t.Boolean(), storage: t.Boolean() }),
+  time: isoDate(),
+});
+
+export const agentAnswer = t.Object({
+  _id: t.String(),
+  id: t.String(),
+  name: t.String(),
+  hostname: nullable(t.String()),
+  platform: nullable(t.String()),
+  version: nullable(t.String()),
+  status: oneOf(agentStatuses, "status"),
+  lastSeen: nullable(isoDate()),
+});
+
+/** The agent protocol's answers are the protocol's own schemas (protocol/agent-protocol.ts). */
+export const agentAnswers = {
+  registered: RegisterResponse,
+  account: t.Object({ name: t.String({ description: "The account's name, for setup to greet" }) }),
+  databases: t.Object({ databases: t.Array(DatabaseEntry) }),
+  uploadStatus: UploadStatus,
+  partStored: t.Object({ partNumber: t.Integer(), size: t.Integer() }),
+  completed: t.Object({ status: t.Literal("completed"), size: t.Integer(), sha256: t.String() }),
+  failed: t.Object({ status: t.Literal("failed") }),
+  health: healthAnswer,
+  systemStatus: t.Object({ agents: t.Array(agentAnswer), backupService: t.Boolean() }),
+  message: messageAnswer,
 };

@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
 import { clientIp } from "../../lib/client-ip";
-import { authModel } from "./model";
+import { authAnswers, authModel } from "./model";
 import { authGuard } from "./guard";
 import { checkResetToken, forgotPassword, login, logout, register, resetPassword } from "./service";
 
@@ -14,28 +14,32 @@ export const authController = (ctx: AppContext) =>
         set.status = 201;
         return created;
       },
-      { body: authModel.register, detail: { summary: "Create an account" } },
+      { body: authModel.register, response: { 201: authAnswers.session }, detail: { summary: "Create an account" } },
     )
     .post("/login", ({ body, request, server }) => login(ctx, { ...body, clientIp: clientIp(ctx, request, server) }), {
       body: authModel.login,
-      detail: { summary: "Sign in" },
+      response: { 200: authAnswers.session },
+      detail: { summary: "Sign in (with `code` when two-factor sign-in is on: 401 TWO_FACTOR_REQUIRED without it)" },
     })
     .post(
       "/forgot-password",
       ({ body, request, server }) => forgotPassword(ctx, { ...body, clientIp: clientIp(ctx, request, server) }),
-      { body: authModel.forgotPassword, detail: { summary: "Mail a password reset link" } },
+      { body: authModel.forgotPassword, response: { 200: authAnswers.message }, detail: { summary: "Mail a password reset link" } },
     )
     .get("/reset-password/:token", ({ params }) => checkResetToken(ctx, params.token), {
       params: authModel.resetTokenParams,
+      response: { 200: authAnswers.resetToken },
       detail: { summary: "Check a reset token" },
     })
     .post("/reset-password/:token", ({ params, body }) => resetPassword(ctx, { token: params.token, ...body }), {
       params: authModel.resetTokenParams,
       body: authModel.resetPassword,
+      response: { 200: authAnswers.message },
       detail: { summary: "Set a new password with a reset token" },
     })
     .use(authGuard(ctx))
     .post("/logout", ({ user }) => logout(ctx, user.id), {
       auth: true,
+      response: { 200: authAnswers.message },
       detail: { summary: "Sign out everywhere: every token issued so far stops working" },
     });

@@ -1,4 +1,6 @@
 import { t } from "elysia";
+import { userRoles } from "@db/schema";
+import { isoDate, messageAnswer, nullable, oneOf } from "../../lib/schema";
 
 // The messages are those of spec section 5, so the server and the web forms say the same thing.
 export const EMAIL_PATTERN = "^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$";
@@ -17,4 +19,25 @@ export const authModel = {
   forgotPassword: t.Object({ email: emailField }),
   resetPassword: t.Object({ password: passwordField }),
   resetTokenParams: t.Object({ token: t.String({ minLength: 1, maxLength: 200, error: "Invalid reset token" }) }),
+};
+
+/** The user as sign-in answers it (spec section 3). */
+export const sessionUserAnswer = t.Object({
+  id: t.String(),
+  _id: t.String(),
+  email: t.String(),
+  name: t.String(),
+  role: oneOf(userRoles, "role"),
+  apiKey: t.String({ description: "The key agents sign in with (dbv_…)" }),
+  isBanned: t.Boolean(),
+  banReason: nullable(t.String()),
+  bannedAt: nullable(isoDate()),
+  twoFactorEnabled: t.Boolean(),
+  twoFactorRequired: t.Boolean({ description: "The server requires this user to turn two-factor sign-in on (REQUIRE_ADMIN_2FA)" }),
+});
+
+export const authAnswers = {
+  session: t.Object({ token: t.String({ description: "Bearer token (JWT) for every other call" }), user: sessionUserAnswer }),
+  message: messageAnswer,
+  resetToken: t.Object({ valid: t.Boolean(), message: t.String() }),
 };

@@ -3,7 +3,7 @@ import type { AppContext } from "../../context";
 import { authGuard } from "../auth/guard";
 import { listRestores, requestRestore } from "../restores/service";
 import { downloadBackupResponse } from "./download";
-import { backupsModel } from "./model";
+import { backupAnswers, backupsModel, encryptedFileAnswer } from "./model";
 import { deleteBackup, findOwnBackup, listBackups, summarizeBackups, triggerBackup } from "./service";
 import { backupStorage, toBackupView } from "./views";
 
@@ -20,11 +20,13 @@ export const backupsController = (ctx: AppContext) => {
       {
         auth: true,
         query: backupsModel.listQuery,
+        response: { 200: backupAnswers.list },
         detail: { summary: "The user's backups, newest first: 100 a page (?limit up to 500, ?page, ?databaseName); totals in /summary" },
       },
     )
     .get("/summary", ({ user }) => summarizeBackups(ctx, user.id), {
       auth: true,
+      response: { 200: backupAnswers.summary },
       detail: { summary: "Counts for the dashboard: total, completed, failed, success rate, last backup time" },
     })
     .post(
@@ -33,26 +35,29 @@ export const backupsController = (ctx: AppContext) => {
         set.status = 201;
         return triggerBackup(ctx, user, body.databaseName);
       },
-      { auth: true, body: backupsModel.trigger, detail: { summary: "Back a database up now (429 before the plan allows)" } },
+      { auth: true, body: backupsModel.trigger, response: { 201: backupAnswers.backup }, detail: { summary: "Back a database up now (429 before the plan allows)" } },
     )
     .get("/restores/all", ({ user }) => listRestores(ctx, user.id), {
       auth: true,
+      response: { 200: backupAnswers.restores },
       detail: { summary: "The user's restores, newest first" },
     })
     .get("/:id", async ({ user, params }) => toBackupView(await findOwnBackup(ctx, user.id, params.id)), {
       auth: true,
       params: backupsModel.idParams,
+      response: { 200: backupAnswers.backup },
       detail: { summary: "One backup's status" },
     })
     .delete("/:id", async ({ user, params }) => deleteBackup(ctx, await findOwnBackup(ctx, user.id, params.id), "manual"), {
       auth: true,
       params: backupsModel.idParams,
+      response: { 200: backupAnswers.message },
       detail: { summary: "Delete a backup and its file" },
     })
     .get(
       "/:id/download",
       async ({ user, params, request }) => downloadBackupResponse(ctx, await findOwnBackup(ctx, user.id, params.id), request.headers.get("range")),
-      { auth: true, params: backupsModel.idParams, detail: { summary: "Download the encrypted file (ranges supported)" } },
+      { auth: true, params: backupsModel.idParams, detail: { summary: "Download the encrypted file (ranges supported)", responses: encryptedFileAnswer } },
     )
     .post(
       "/:id/restore",
@@ -64,6 +69,7 @@ export const backupsController = (ctx: AppContext) => {
         auth: true,
         params: backupsModel.idParams,
         body: backupsModel.restore,
+        response: { 201: backupAnswers.restoreRequested },
         detail: { summary: "Restore a backup over its database, or as a copy into another (targetDatabase), optionally only some collections" },
       },
     );

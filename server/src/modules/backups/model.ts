@@ -1,4 +1,6 @@
 import { t } from "elysia";
+import { backupTypes, operationStatuses } from "@db/schema";
+import { fileAnswer, isoDate, messageAnswer, nullable, oneOf } from "../../lib/schema";
 
 const databaseName = t.String({ minLength: 1, maxLength: 64, error: "databaseName is required" });
 
@@ -30,4 +32,60 @@ export const backupsModel = {
       }),
     ),
   }),
+};
+
+const progressAnswer = nullable(
+  t.Object({ current: t.Number(), total: t.Number(), percentage: t.Number(), collection: t.String() }, { description: "While running: where it is" }),
+);
+
+export const backupAnswer = t.Object({
+  _id: t.String(),
+  id: t.String(),
+  databaseName: t.String(),
+  timestamp: isoDate(),
+  createdAt: isoDate(),
+  completedAt: nullable(isoDate()),
+  size: t.Number({ description: "Bytes of the encrypted file" }),
+  status: oneOf(operationStatuses, "status"),
+  type: oneOf(backupTypes, "type"),
+  progress: progressAnswer,
+  error: nullable(t.String()),
+  sha256: nullable(t.String({ description: "SHA-256 (hex) of the encrypted file" })),
+  collections: nullable(t.Record(t.String(), t.Number(), { description: "Documents per collection as dumped" })),
+});
+
+export const restoreAnswer = t.Object({
+  _id: t.String(),
+  id: t.String(),
+  backupId: nullable(t.String()),
+  databaseName: t.String(),
+  targetDatabase: t.String(),
+  collections: nullable(t.Array(t.String(), { description: "Only these collections; null: all" })),
+  status: oneOf(operationStatuses, "status"),
+  createdAt: isoDate(),
+  completedAt: nullable(isoDate()),
+  error: nullable(t.String()),
+  progress: progressAnswer,
+  stats: nullable(t.Record(t.String(), t.Object({ restored: t.Number(), failed: t.Number() }), { description: "Per namespace" })),
+});
+
+export const backupAnswers = {
+  backup: backupAnswer,
+  list: t.Array(backupAnswer),
+  summary: t.Object({
+    totalCount: t.Integer(),
+    completedCount: t.Integer(),
+    failedCount: t.Integer(),
+    successRate: t.Number({ description: "Percent, one decimal" }),
+    lastBackupAt: nullable(isoDate()),
+  }),
+  restores: t.Array(restoreAnswer),
+  restoreRequested: t.Object({ message: t.String(), restore: restoreAnswer }),
+  message: messageAnswer,
+};
+
+/** The encrypted file: bytes, not JSON. */
+export const encryptedFileAnswer = {
+  200: fileAnswer("The encrypted backup file (.enc.dbvault); X-Content-SHA256 carries its SHA-256"),
+  206: fileAnswer("The requested byte range of it"),
 };

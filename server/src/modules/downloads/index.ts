@@ -5,6 +5,22 @@ import { AppError } from "../../lib/errors";
 import { AGENT_PLATFORMS } from "@protocol/agent-platforms";
 import { type AgentBinaries, createAgentBinaries, defaultAgentDir } from "./agent-binaries";
 import { renderInstallScript } from "./install-script";
+import { fileAnswer } from "../../lib/schema";
+
+const releasesAnswer = t.Object({
+  version: t.String(),
+  installScript: t.String({ description: "URL of install.sh" }),
+  platforms: t.Array(
+    t.Object({
+      os: t.String(),
+      arch: t.String(),
+      libc: t.Optional(t.String({ description: "musl for Alpine builds" })),
+      url: t.String(),
+      sha256: t.String(),
+      size: t.Integer(),
+    }),
+  ),
+});
 
 /**
  * The agent, handed out by the server it will connect to: `GET /install.sh` (the one-line
@@ -25,7 +41,7 @@ export const downloadsController = (ctx: AppContext, options: { binaries?: Agent
         set.headers["cache-control"] = "no-store";
         return renderInstallScript(ctx.config.publicUrl, await binaries.available());
       },
-      { detail: { summary: "The agent installer: curl -fsSL <server>/install.sh | sh" } },
+      { detail: { summary: "The agent installer: curl -fsSL <server>/install.sh | sh", responses: { 200: fileAnswer("A POSIX shell script", "text/x-shellscript") } } },
     )
     .get(
       "/downloads/:file",
@@ -44,7 +60,7 @@ export const downloadsController = (ctx: AppContext, options: { binaries?: Agent
         set.headers["cache-control"] = "no-cache";
         return binary.file;
       },
-      { params: t.Object({ file: t.String({ maxLength: 200 }) }), detail: { summary: "An agent binary, with X-Content-SHA256" } },
+      { params: t.Object({ file: t.String({ maxLength: 200 }) }), detail: { summary: "An agent binary, with X-Content-SHA256", responses: { 200: fileAnswer("The agent program for that platform") } } },
     )
     .get(
       "/api/agent/releases",
@@ -60,6 +76,6 @@ export const downloadsController = (ctx: AppContext, options: { binaries?: Agent
           size,
         })),
       }),
-      { detail: { summary: "The agent builds this server offers, with their checksums" } },
+      { response: { 200: releasesAnswer }, detail: { summary: "The agent builds this server offers, with their checksums" } },
     );
 };

@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
 import { authGuard } from "../auth/guard";
-import { kbModel } from "./model";
+import { kbAnswers, kbModel } from "./model";
 import { KB_PAGE_SIZE, listCategoryCounts, listPublishedArticles, listTagCounts } from "./search";
 import { createArticle, deleteArticle, getArticleBySlug, listAllArticles, updateArticle } from "./service";
 
@@ -16,16 +16,19 @@ export const kbController = (ctx: AppContext) =>
     .use(authGuard(ctx))
     .get("/", ({ query }) => listPublishedArticles(ctx, query), {
       query: kbModel.listQuery,
+      response: { 200: kbAnswers.list },
       detail: { summary: `Published articles, searched and filtered, ${KB_PAGE_SIZE} per page` },
     })
-    .get("/categories", () => listCategoryCounts(ctx), { detail: { summary: "Categories with published-article counts" } })
-    .get("/tags", () => listTagCounts(ctx), { detail: { summary: "Tags with published-article counts, most used first" } })
+    .get("/categories", () => listCategoryCounts(ctx), { response: { 200: kbAnswers.categories }, detail: { summary: "Categories with published-article counts" } })
+    .get("/tags", () => listTagCounts(ctx), { response: { 200: kbAnswers.tags }, detail: { summary: "Tags with published-article counts, most used first" } })
     .get("/admin/all", () => listAllArticles(ctx), {
       admin: true,
+      response: { 200: kbAnswers.articles },
       detail: { summary: "Every article, drafts included", security: bearer },
     })
     .get("/:slug", ({ params, headers }) => getArticleBySlug(ctx, params.slug, headers.authorization), {
       params: kbModel.slugParams,
+      response: { 200: kbAnswers.article },
       detail: { summary: "One published article (drafts too for an admin's token)" },
     })
     .post(
@@ -35,16 +38,18 @@ export const kbController = (ctx: AppContext) =>
         set.status = 201;
         return article;
       },
-      { admin: true, body: kbModel.create, detail: { summary: "Create an article", security: bearer } },
+      { admin: true, body: kbModel.create, response: { 201: kbAnswers.article }, detail: { summary: "Create an article", security: bearer } },
     )
     .put("/:id", ({ user, params, body }) => updateArticle(ctx, user, params.id, body), {
       admin: true,
       params: kbModel.idParams,
       body: kbModel.update,
+      response: { 200: kbAnswers.article },
       detail: { summary: "Update some or all of an article", security: bearer },
     })
     .delete("/:id", ({ user, params }) => deleteArticle(ctx, user, params.id), {
       admin: true,
       params: kbModel.idParams,
+      response: { 200: kbAnswers.message },
       detail: { summary: "Delete an article", security: bearer },
     });

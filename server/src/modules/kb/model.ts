@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { kbCategories } from "@db/schema";
-import { oneOf } from "../../lib/schema";
+import { isoDate, messageAnswer, nullable, oneOf } from "../../lib/schema";
 
 const CATEGORY_MESSAGE = `category must be one of ${kbCategories.join(", ")}`;
 
@@ -56,3 +56,44 @@ export const kbModel = {
 export type ArticleInput = typeof kbModel.create.static;
 export type ArticleUpdate = typeof kbModel.update.static;
 export type ArticleListQuery = typeof kbModel.listQuery.static;
+
+const categoryAnswer = oneOf(kbCategories, "category");
+
+const articleAnswer = t.Object({
+  _id: t.String(),
+  id: t.String(),
+  title: t.String(),
+  slug: t.String(),
+  content: t.String({ description: "Markdown" }),
+  category: categoryAnswer,
+  tags: t.Array(t.String()),
+  isPublished: t.Boolean(),
+  order: t.Integer(),
+  author: nullable(t.Object({ name: t.String() })),
+  createdAt: isoDate(),
+  updatedAt: isoDate(),
+});
+
+const countAnswer = (what: string) => t.Array(t.Object({ _id: t.String({ description: what }), count: t.Integer() }));
+
+export const kbAnswers = {
+  article: articleAnswer,
+  articles: t.Array(articleAnswer),
+  list: t.Object({
+    articles: t.Array(
+      t.Object({
+        _id: t.String(),
+        slug: t.String(),
+        title: t.String(),
+        category: categoryAnswer,
+        tags: t.Array(t.String()),
+        updatedAt: isoDate(),
+        excerpt: t.String({ description: "Plain text around the first search term (or the start)" }),
+      }),
+    ),
+    pagination: t.Object({ total: t.Integer(), page: t.Integer(), pages: t.Integer(), limit: t.Integer() }),
+  }),
+  categories: countAnswer("The category"),
+  tags: countAnswer("The tag"),
+  message: messageAnswer,
+};

@@ -3,6 +3,7 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
 import { AppError, unauthorized } from "../../lib/errors";
 import type { Metrics } from "./service";
+import { fileAnswer } from "../../lib/schema";
 
 const sameSecret = (given: string, expected: string) => {
   const a = Buffer.from(given);
@@ -26,5 +27,10 @@ export const metricsController = (ctx: AppContext, metrics: Metrics) =>
       set.headers["cache-control"] = "no-store";
       return metrics.render();
     },
-    { detail: { summary: "Prometheus metrics (text exposition format); needs METRICS_TOKEN" } },
+    {
+      detail: {
+        summary: "Prometheus metrics (text exposition format); needs METRICS_TOKEN",
+        responses: { 200: fileAnswer("Prometheus text exposition format", "text/plain; version=0.0.4") },
+      },
+    },
   );

@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
 import { authGuard } from "../auth/guard";
-import { settingsModel } from "./model";
+import { settingsAnswers, settingsModel } from "./model";
 import {
   getSettings,
   listDatabases,
@@ -14,24 +14,36 @@ import {
 export const settingsController = (ctx: AppContext) =>
   new Elysia({ prefix: "/api/settings", detail: { tags: ["Settings"], security: [{ bearer: [] }] } })
     .use(authGuard(ctx))
-    .get("/", ({ user }) => getSettings(ctx, user.id), { auth: true, detail: { summary: "Schedule, retention, notifications" } })
+    .get("/", ({ user }) => getSettings(ctx, user.id), {
+      auth: true,
+      response: { 200: settingsAnswers.settings },
+      detail: { summary: "Schedule, retention, notifications" },
+    })
     .put("/", ({ user, body }) => updateSettings(ctx, user, body), {
       auth: true,
       body: settingsModel.update,
+      response: { 200: settingsAnswers.settings },
       detail: { summary: "Save settings (frequency as a word, retention in hours)" },
     })
-    .get("/databases", ({ user }) => listDatabases(ctx, user.id), { auth: true, detail: { summary: "List databases" } })
+    .get("/databases", ({ user }) => listDatabases(ctx, user.id), {
+      auth: true,
+      response: { 200: settingsAnswers.databases },
+      detail: { summary: "List databases" },
+    })
     .put("/databases/:id", ({ user, params, body }) => setDatabaseActive(ctx, user, params.id, body.isActive), {
       auth: true,
       params: settingsModel.databaseParams,
       body: settingsModel.databaseUpdate,
+      response: { 200: settingsAnswers.databases },
       detail: { summary: "Enable or disable a database" },
     })
     .post("/regenerate-api-key", ({ user }) => regenerateApiKey(ctx, user.id), {
       auth: true,
+      response: { 200: settingsAnswers.apiKey },
       detail: { summary: "Replace the API key" },
     })
     .post("/test-notification", ({ user }) => sendTestNotification(ctx, user), {
       auth: true,
+      response: { 200: settingsAnswers.testNotification },
       detail: { summary: "Send a test e-mail" },
     });

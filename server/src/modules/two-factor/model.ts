@@ -1,4 +1,5 @@
 import { t } from "elysia";
+import { isoDate, messageAnswer, nullable } from "../../lib/schema";
 import { passwordField } from "../auth/model";
 
 /** A 6-digit TOTP code or a recovery code, as typed. */
@@ -9,4 +10,27 @@ export const twoFactorModel = {
   enable: t.Object({ code: secondFactorField }),
   disable: t.Object({ password: passwordField, code: secondFactorField }),
   recoveryCodes: t.Object({ code: secondFactorField }),
+};
+
+const recoveryCodesField = t.Array(t.String(), { description: "Shown once: each signs in once instead of a code" });
+
+export const twoFactorAnswers = {
+  status: t.Object({
+    enabled: t.Boolean(),
+    enabledAt: nullable(isoDate()),
+    recoveryCodesLeft: t.Integer(),
+    required: t.Boolean({ description: "The server requires this user to have it on (REQUIRE_ADMIN_2FA)" }),
+  }),
+  setup: t.Object({
+    secret: t.String({ description: "The seed in base32, for typing into an app" }),
+    otpauthUrl: t.String({ description: "otpauth://totp/… as in the QR code" }),
+    qrCode: t.String({ description: "data: URL of an SVG QR code of otpauthUrl" }),
+  }),
+  enabled: t.Object({
+    message: t.String(),
+    recoveryCodes: recoveryCodesField,
+    token: t.String({ description: "A new bearer token: every earlier one stopped working" }),
+  }),
+  message: messageAnswer,
+  recoveryCodes: t.Object({ message: t.String(), recoveryCodes: recoveryCodesField }),
 };

@@ -1,6 +1,7 @@
 import { t } from "elysia";
-import { auditActions } from "@db/schema";
-import { emailField, nameField, passwordField } from "../auth/model";
+import { auditActions, userStatuses } from "@db/schema";
+import { isoDate, nullable, oneOf } from "../../lib/schema";
+import { emailField, nameField, passwordField, sessionUserAnswer } from "../auth/model";
 
 export const userModel = {
   update: t.Object({ name: t.Optional(nameField), email: t.Optional(emailField) }),
@@ -17,4 +18,47 @@ export const userModel = {
       }),
     ),
   }),
+};
+
+const profileAnswer = t.Composite([
+  sessionUserAnswer,
+  t.Object({
+    plan: nullable(t.String({ description: "The plan's id" })),
+    storageUsed: t.Number({ description: "Bytes of stored backups" }),
+    status: oneOf(userStatuses, "status"),
+    createdAt: isoDate(),
+  }),
+]);
+
+/** A plan's limits (storage in bytes, frequency and retention in hours). */
+export const planLimitsAnswer = t.Object({
+  _id: t.String(),
+  id: t.String(),
+  name: t.String(),
+  price: t.Number(),
+  storageLimit: t.Number(),
+  dbLimit: t.Integer(),
+  frequencyLimit: t.Integer(),
+  retentionLimit: t.Integer(),
+});
+
+export const userAnswers = {
+  profile: profileAnswer,
+  plan: t.Composite([planLimitsAnswer, t.Object({ storageUsed: t.Number() })]),
+  planChanged: t.Object({ message: t.String(), plan: planLimitsAnswer }),
+  profileUpdated: t.Object({ message: t.String(), user: profileAnswer }),
+  passwordChanged: t.Object({ message: t.String(), token: t.String({ description: "A new bearer token: every earlier one stopped working" }) }),
+  auditLogs: t.Object({
+    logs: t.Array(
+      t.Object({
+        _id: t.String(),
+        id: t.String(),
+        timestamp: isoDate(),
+        action: oneOf(auditActions, "action"),
+        details: t.Record(t.String(), t.Unknown()),
+      }),
+    ),
+    pagination: t.Object({ total: t.Integer(), page: t.Integer(), pages: t.Integer(), limit: t.Integer() }),
+  }),
+  auditActions: t.Array(oneOf(auditActions, "action")),
 };
