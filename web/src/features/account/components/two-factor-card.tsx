@@ -5,6 +5,7 @@ import { Card } from "../../../components/ui/card";
 import { Field } from "../../../components/ui/field";
 import { toast } from "../../../components/ui/toast-store";
 import { readErrorMessage } from "../../../lib/api-client";
+import { AuthenticationCodeField } from "../../auth/components/authentication-code-field";
 import { useSession } from "../../auth/hooks/use-session";
 import { startSession } from "../../auth/session";
 import {
@@ -25,6 +26,20 @@ type Step =
   | { kind: "codes"; codes: string[] }
   | { kind: "regenerate" }
   | { kind: "disable" };
+
+/** A form's submit button and Cancel. */
+function FormButtons({ label, busy, destructive, onCancel }: { label: string; busy: boolean; destructive?: boolean; onCancel: () => void }) {
+  return (
+    <div className="flex gap-2">
+      <Button type="submit" variant={destructive ? "destructive" : "default"} disabled={busy}>
+        {label}
+      </Button>
+      <Button variant="ghost" onClick={onCancel}>
+        Cancel
+      </Button>
+    </div>
+  );
+}
 
 /** Answers `data` or throws the API's message. */
 async function unwrap<T>(call: Promise<{ data: T | null; error: unknown }>, fallback: string): Promise<T> {
@@ -95,16 +110,7 @@ export function TwoFactorCard() {
   });
 
   const codeField = (
-    <Field
-      label="Authentication code"
-      name="code"
-      inputMode="numeric"
-      autoComplete="one-time-code"
-      value={code}
-      onChange={(e) => setCode(e.target.value)}
-      hint="The 6-digit code from your authenticator app, or a recovery code."
-      required
-    />
+    <AuthenticationCodeField value={code} onChange={setCode} hint="The 6-digit code from your authenticator app, or a recovery code." />
   );
 
   return (
@@ -150,14 +156,7 @@ export function TwoFactorCard() {
           {step.kind === "password" ? (
             <form onSubmit={onPassword} className="space-y-4">
               <Field label="Current password" type="password" name="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} required />
-              <div className="flex gap-2">
-                <Button type="submit" disabled={busy}>
-                  Continue
-                </Button>
-                <Button variant="ghost" onClick={() => go({ kind: "idle" })}>
-                  Cancel
-                </Button>
-              </div>
+              <FormButtons label="Continue" busy={busy} onCancel={() => go({ kind: "idle" })} />
             </form>
           ) : null}
 
@@ -169,14 +168,7 @@ export function TwoFactorCard() {
                 Cannot scan it? Enter this key: <code className="break-all font-mono text-slate-800" data-testid="two-factor-secret">{step.setup.secret}</code>
               </p>
               {codeField}
-              <div className="flex gap-2">
-                <Button type="submit" disabled={busy}>
-                  Verify and turn on
-                </Button>
-                <Button variant="ghost" onClick={() => go({ kind: "idle" })}>
-                  Cancel
-                </Button>
-              </div>
+              <FormButtons label="Verify and turn on" busy={busy} onCancel={() => go({ kind: "idle" })} />
             </form>
           ) : null}
 
@@ -186,14 +178,7 @@ export function TwoFactorCard() {
             <form onSubmit={onRegenerate} className="space-y-4">
               <p className="text-sm text-slate-700">New codes replace the old ones, which stop working.</p>
               {codeField}
-              <div className="flex gap-2">
-                <Button type="submit" disabled={busy}>
-                  Make new codes
-                </Button>
-                <Button variant="ghost" onClick={() => go({ kind: "idle" })}>
-                  Cancel
-                </Button>
-              </div>
+              <FormButtons label="Make new codes" busy={busy} onCancel={() => go({ kind: "idle" })} />
             </form>
           ) : null}
 
@@ -201,14 +186,7 @@ export function TwoFactorCard() {
             <form onSubmit={onDisable} className="space-y-4">
               <Field label="Current password" type="password" name="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} required />
               {codeField}
-              <div className="flex gap-2">
-                <Button type="submit" variant="destructive" disabled={busy}>
-                  Turn off two-factor sign-in
-                </Button>
-                <Button variant="ghost" onClick={() => go({ kind: "idle" })}>
-                  Cancel
-                </Button>
-              </div>
+              <FormButtons label="Turn off two-factor sign-in" busy={busy} destructive onCancel={() => go({ kind: "idle" })} />
             </form>
           ) : null}
         </div>

@@ -5,6 +5,7 @@ import { Button, buttonClasses } from "../../../components/ui/button";
 import { Field } from "../../../components/ui/field";
 import { readErrorMessage } from "../../../lib/api-client";
 import { loginRequest } from "../api/auth-api";
+import { AuthenticationCodeField } from "./authentication-code-field";
 import { startSession } from "../session";
 import { type FieldErrors, validateLogin } from "../utils/validation";
 
@@ -72,14 +73,10 @@ export function LoginForm() {
         }
       />
       {askCode ? (
-        <Field
-          label="Authentication code"
-          name="code"
-          inputMode="numeric"
-          autoComplete="one-time-code"
+        <AuthenticationCodeField
           autoFocus
           value={code}
-          onChange={(e) => setCode(e.target.value)}
+          onChange={setCode}
           hint="Two-factor sign-in is on: enter the 6-digit code from your authenticator app, or a recovery code."
         />
       ) : null}
