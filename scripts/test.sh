@@ -9,6 +9,9 @@ export PATH="$PWD/node_modules/.bin:$PATH"
 
 bash scripts/ensure-system-packages.sh
 
+echo "== real MongoDB Database Tools (built once from source, then cached outside the repo) =="
+bash scripts/ensure-mongo-tools.sh
+
 echo "== web app build (the browser tests serve it) =="
 bun run build:web
 
