@@ -44,7 +44,7 @@ echo "building mongo-tools $VERSION ($COMMIT) into $bin"
 curl -fsSL --retry 3 -o "$work/src.zip" "$proxy/github.com/mongodb/mongo-tools/@v/$PSEUDO_VERSION.zip" ||
   give_up "could not download the mongo-tools source from $proxy"
 echo "$ZIP_SHA256  $work/src.zip" | sha256sum -c --quiet - || give_up "the mongo-tools source from $proxy does not match its pinned SHA-256"
-(cd "$work" && unzip -q src.zip)
+(cd "$work" && unzip -q src.zip) || give_up "could not unpack the mongo-tools source"
 src="$work/github.com/mongodb/mongo-tools@$PSEUDO_VERSION"
 mkdir -p "$work/bin"
 for tool in "${TOOLS[@]}"; do
