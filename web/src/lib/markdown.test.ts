@@ -102,3 +102,10 @@ test("URL attributes are checked in any tag and attribute order, so a change in 
   expect(html).not.toContain("vbscript:");
   expect(html).toContain('href="https://ok.example" rel="noopener noreferrer nofollow"');
 });
+
+test("single-quoted and unquoted URL attributes are checked too", () => {
+  const html = sanitizeUrls(`<a href='javascript:alert(1)'>a</a><img src=javascript:x><a href=https://ok.example>b</a><a href='/kb/"x'>c</a>`);
+  expect(html).not.toContain("javascript:");
+  expect(html).toContain('href="https://ok.example" rel="noopener noreferrer nofollow"');
+  expect(html).toContain('href="/kb/&quot;x"');
+});

@@ -64,9 +64,12 @@ export function createHeadingIdGenerator(): (text: string) => string {
  */
 export function sanitizeUrls(html: string): string {
   return html
-    .replace(/\s(href|src)\s*=\s*"([^"]*)"/gi, (_, name: string, value: string) => {
+    // Every attribute-value syntax HTML has (double-quoted, single-quoted, unquoted): micromark
+    // writes only the first, but a checker that knew only that one would fail open if it changed.
+    .replace(/\s(href|src)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+))/gi, (_, name: string, double?: string, single?: string, bare?: string) => {
+      const value = double ?? single ?? bare ?? "";
       const schemes = name.toLowerCase() === "src" ? IMAGE_SCHEMES : LINK_SCHEMES;
-      return isAllowedUrl(decodeHtmlEntities(value), schemes) ? ` ${name}="${value}"` : "";
+      return isAllowedUrl(decodeHtmlEntities(value), schemes) ? ` ${name}="${value.replaceAll('"', "&quot;")}"` : "";
     })
     .replace(/<a href="(https?:[^"]*)"/gi, (_, href: string) => `<a href="${href}" rel="noopener noreferrer nofollow" target="_blank"`);
 }
