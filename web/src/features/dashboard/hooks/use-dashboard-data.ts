@@ -63,6 +63,11 @@ export function useDashboardData() {
 export function useDatabaseBackups(databaseName: string, version: number) {
   const [backups, setBackups] = useState<Backup[]>([]);
   useEffect(() => {
+    // No database yet (a new account): nothing to chart, and an empty name is a bad request.
+    if (!databaseName) {
+      setBackups([]);
+      return;
+    }
     let active = true;
     void fetchOrLog("backups of the database", () => listBackupsRequest({ databaseName, limit: CHART_BACKUP_LIMIT })).then((list) => {
       if (active) setBackups(list ?? []);
