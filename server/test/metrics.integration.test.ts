@@ -2,10 +2,13 @@
 // text-format parser, and its figures are the database's (so every instance reports the same).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
-import { and, count, eq, inArray } from "drizzle-orm";
+import { and, count, eq, inArray, sql } from "drizzle-orm";
 import parsePrometheus, { type MetricFamily } from "parse-prometheus-text-format";
 import { agents, auditLogs, backups, databases } from "@db/schema";
 import { DURATION_BUCKETS } from "../src/modules/metrics/service";
+import { createApp } from "../src/app";
+import { createContext } from "../src/bootstrap";
+import { silentLogger } from "../src/lib/logger";
 import { startTestServer, type TestServer } from "./harness";
 import { registerScriptedAgent } from "./scripted-agent";
 
@@ -61,6 +64,7 @@ describe("GET /metrics", () => {
       "dbvault_agents_connected",
       "dbvault_scheduler_lag_seconds",
       "dbvault_upload_bytes_total",
+      "dbvault_verifications_total",
       "process_resident_memory_bytes",
       "process_cpu_seconds_total",
     ]) {
@@ -109,5 +113,46 @@ describe("GET /metrics", () => {
     const lag = value(await scrape(), "dbvault_scheduler_lag_seconds")!;
     expect(lag).toBeGreaterThanOrEqual(3600);
     expect(lag).toBeLessThan(3600 + 120);
+  });
+
+  test("verifications are counted by result from the backups' verification (0 until it exists)", async () => {
+    const families = await scrape();
+    expect(families.get("dbvault_verifications_total")!.type).toBe("COUNTER");
+    // Read independently of the server's code: the column, if the schema has it, else nothing.
+    // (PGlite answers { rows }, porsager an array.)
+    const rowsOf = async (query: ReturnType<typeof sql>) => {
+      const answer = (await server.ctx.db.execute(query)) as unknown as { rows?: Record<string, unknown>[] } & Record<string, unknown>[];
+      return answer.rows ?? [...answer];
+    };
+    const [column] = await rowsOf(sql`select 1 from information_schema.columns where table_name = 'backups' and column_name = 'verification'`);
+    for (const status of ["ok", "failed"]) {
+      const expected = column ? Number((await rowsOf(sql`select count(*) as n from backups where verification->>'status' = ${status}`))[0]!.n) : 0;
+      expect(value(families, "dbvault_verifications_total", { status })).toBe(expected);
+    }
+  });
+
+  test("a second instance on the same database reports the same service-wide figures", async () => {
+    const user = await server.registerUser();
+    const agent = await registerScriptedAgent(base, user.apiKey, ["twice"]);
+    await agent.connect();
+    await server.call("POST", "/api/backups", { token: user.token, body: { databaseName: "twice" } });
+    const { backupId } = await agent.waitFor("backup");
+    expect((await agent.upload(backupId, randomBytes(777))).status).toBe(200);
+
+    const other = await createContext(server.ctx.config, server.ctx.database, { log: silentLogger });
+    try {
+      const answer = await createApp(other).handle(new Request("http://localhost/metrics", { headers: { authorization: `Bearer ${TOKEN}` } }));
+      const fromOther = new Map(parsePrometheus(await answer.text()).map((family) => [family.name, family]));
+      const fromFirst = await scrape();
+      for (const name of ["dbvault_backups_total", "dbvault_restores_total", "dbvault_verifications_total", "dbvault_backup_bytes_stored", "dbvault_agents_connected"]) {
+        expect(fromOther.get(name)!.metrics).toEqual(fromFirst.get(name)!.metrics);
+      }
+      expect(fromOther.get("dbvault_backup_duration_seconds")!.metrics).toEqual(fromFirst.get("dbvault_backup_duration_seconds")!.metrics);
+      // Uploads are counted by the instance that stored them: the other one saw none.
+      expect(value(fromOther, "dbvault_upload_bytes_total")).toBe(0);
+      expect(value(fromFirst, "dbvault_upload_bytes_total")).toBeGreaterThanOrEqual(777);
+    } finally {
+      await other.bus.stop();
+    }
   });
 });
