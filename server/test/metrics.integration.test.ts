@@ -2,6 +2,8 @@
 // text-format parser, and its figures are the database's (so every instance reports the same).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { and, count, eq, inArray, sql } from "drizzle-orm";
 import parsePrometheus, { type MetricFamily } from "parse-prometheus-text-format";
 import { agents, auditLogs, backups, databases } from "@db/schema";
@@ -153,6 +155,28 @@ describe("GET /metrics", () => {
       expect(value(fromFirst, "dbvault_upload_bytes_total")).toBeGreaterThanOrEqual(777);
     } finally {
       await other.bus.stop();
+    }
+  });
+
+  test("docs/monitoring: the Grafana dashboard charts every dbvault metric, and the alert rules name only metrics that exist", async () => {
+    const families = await scrape();
+    const docs = join(import.meta.dir, "..", "..", "docs", "monitoring");
+    const dashboard = JSON.parse(readFileSync(join(docs, "grafana-dashboard.json"), "utf8")) as { panels: { targets?: { expr: string }[] }[] };
+    const charted = dashboard.panels.flatMap((panel) => (panel.targets ?? []).map((target) => target.expr)).join("\n");
+    const ours = [...families.keys()].filter((name) => name.startsWith("dbvault_"));
+    expect(ours.length).toBeGreaterThanOrEqual(8);
+    for (const name of ours) expect(charted).toContain(name);
+
+    const rules = Bun.YAML.parse(readFileSync(join(docs, "prometheus-alerts.yml"), "utf8")) as { groups: { rules: { alert: string; expr: string }[] }[] };
+    const exprs = rules.groups.flatMap((group) => group.rules.map((rule) => rule.expr));
+    for (const expr of [...exprs, charted]) {
+      for (const used of expr.match(/\b(dbvault|process|nodejs)_[a-z_]+/g) ?? []) {
+        const family = used.replace(/_(bucket|sum|count)$/, "");
+        expect([used, family].some((name) => families.has(name))).toBe(true);
+      }
+    }
+    for (const name of ["dbvault_backups_total", "dbvault_restores_total", "dbvault_verifications_total", "dbvault_scheduler_lag_seconds", "dbvault_agents_connected"]) {
+      expect(exprs.some((expr) => expr.includes(name))).toBe(true);
     }
   });
 });
