@@ -1,14 +1,8 @@
-// The events DBVault announces to webhooks, and the facts each carries. Names are the public
-// contract (X-DBVault-Event, the "event" field, the events a webhook subscribes to).
+// The facts each webhook event carries (the names live in protocol/webhook-events.ts).
 
-export const BACKUP_EVENTS = ["backup.completed", "backup.failed", "backup.verified", "backup.verification_failed", "backup.anomaly"] as const;
-export const RESTORE_EVENTS = ["restore.completed", "restore.failed", "drill.completed", "drill.failed"] as const;
-export const AGENT_EVENTS = ["agent.offline", "agent.online"] as const;
-export const WEBHOOK_EVENTS = [...BACKUP_EVENTS, ...RESTORE_EVENTS, ...AGENT_EVENTS] as const;
-export type WebhookEventName = (typeof WEBHOOK_EVENTS)[number];
+import { AGENT_EVENTS, BACKUP_EVENTS, RESTORE_EVENTS } from "@protocol/webhook-events";
 
-/** The event "Send test" delivers; no webhook subscribes to it, every webhook can be sent it. */
-export const TEST_EVENT = "webhook.test";
+export { AGENT_EVENTS, BACKUP_EVENTS, RESTORE_EVENTS, TEST_EVENT, WEBHOOK_EVENTS, type WebhookEventName } from "@protocol/webhook-events";
 
 /** What a webhook is told about a backup: names, sizes and outcomes, never data or secrets. */
 export type BackupFacts = {
