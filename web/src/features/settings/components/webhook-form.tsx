@@ -65,7 +65,7 @@ export function WebhookForm({ onCreated }: WebhookFormProps) {
           </select>
         </div>
       </div>
-      <fieldset className="grid gap-4 sm:grid-cols-3">
+      <fieldset className="grid gap-4 sm:grid-cols-2">
         <legend className="mb-2 text-sm font-medium text-slate-700">Events</legend>
         {EVENT_GROUPS.map((group) => (
           <div key={group.title} className="space-y-1">
@@ -73,7 +73,7 @@ export function WebhookForm({ onCreated }: WebhookFormProps) {
             {group.events.map((name) => (
               <label key={name} className="flex items-center gap-2 text-sm text-slate-700">
                 <input type="checkbox" checked={events.has(name)} onChange={(e) => toggle(name, e.target.checked)} />
-                <code>{name}</code>
+                <code className="break-all">{name}</code>
               </label>
             ))}
           </div>
