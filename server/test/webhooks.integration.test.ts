@@ -8,7 +8,10 @@ import { eq } from "drizzle-orm";
 import { databases, webhookDeliveries } from "@db/schema";
 import { runDueBackups } from "../src/modules/scheduler/service";
 import { WEBHOOK_EVENTS } from "../src/modules/webhooks/events";
-import { FIRST_RETRY_MS, RETRY_FOR_MS } from "../src/modules/webhooks/deliveries";
+import { FIRST_RETRY_MS, RETRY_FOR_MS, sendDueDeliveries } from "../src/modules/webhooks/deliveries";
+import { publishEvent } from "../src/modules/webhooks/service";
+import { createContext } from "../src/bootstrap";
+import { silentLogger } from "../src/lib/logger";
 import { isSignedBy, startWebhookReceiver, type WebhookReceiver } from "../../testkit/webhook-receiver";
 import { waitUntil } from "../../testkit/wait-until";
 import { startTestServer, type TestServer, type TestUser } from "./harness";
@@ -215,6 +218,44 @@ describe("retries", () => {
       expect(isSignedBy(hook.secret, second!.rawBody, second!.signature)).toBe(true);
     } finally {
       server.ctx.now = realNow;
+    }
+  });
+});
+
+describe("several instances", () => {
+  test("two instances sending from one queue send each delivery exactly once", async () => {
+    const user = await server.registerUser();
+    const hook = await addWebhook(user, { url: `${receiver.url}/once`, events: ["backup.completed"] });
+    const other = await createContext(server.ctx.config, server.ctx.database, { log: silentLogger });
+    try {
+      const events = Array.from({ length: 20 }, (_, i) => ({
+        event: "backup.completed" as const,
+        backup: { id: `b${i}`, databaseName: "once", type: "auto", status: "completed", size: i },
+      }));
+      // Queue them all first (no instance sending), then let both instances send from the queue at once.
+      const dispatcher = server.ctx.webhooks;
+      server.ctx.webhooks = { kick() {} };
+      try {
+        for (const event of events) await publishEvent(server.ctx, user.id, event);
+      } finally {
+        server.ctx.webhooks = dispatcher;
+      }
+      const [byFirst, bySecond] = await Promise.all([sendDueDeliveries(server.ctx, { batch: 3 }), sendDueDeliveries(other, { batch: 3 })]);
+      expect(byFirst + bySecond).toBe(events.length);
+      expect(byFirst).toBeGreaterThan(0);
+      expect(bySecond).toBeGreaterThan(0);
+      server.ctx.webhooks.kick();
+      const rows = await waitUntil(async () => {
+        const all = await server.ctx.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, hook.id));
+        return all.every((row) => row.status === "delivered") && all;
+      });
+      const received = receivedAt("/once");
+      expect(received).toHaveLength(events.length);
+      expect(new Set(received.map((d) => d.deliveryId)).size).toBe(events.length);
+      expect(received.map((d) => d.body.backup.id).sort()).toEqual(events.map((e) => e.backup.id).sort());
+      expect(rows.map((row) => row.attempts)).toEqual(events.map(() => 1));
+    } finally {
+      await other.bus.stop();
     }
   });
 });
