@@ -8,7 +8,7 @@ import { eq } from "drizzle-orm";
 import { databases, webhookDeliveries } from "@db/schema";
 import { runDueBackups } from "../src/modules/scheduler/service";
 import { WEBHOOK_EVENTS } from "../src/modules/webhooks/events";
-import { FIRST_RETRY_MS, RETRY_FOR_MS, sendDueDeliveries } from "../src/modules/webhooks/deliveries";
+import { FIRST_RETRY_MS, KEEP_FINISHED_MS, pruneFinishedDeliveries, RETRY_FOR_MS, sendDueDeliveries } from "../src/modules/webhooks/deliveries";
 import { publishEvent } from "../src/modules/webhooks/service";
 import { createContext } from "../src/bootstrap";
 import { silentLogger } from "../src/lib/logger";
@@ -219,6 +219,38 @@ describe("retries", () => {
     } finally {
       server.ctx.now = realNow;
     }
+  });
+});
+
+describe("the delivery log", () => {
+  test("keeps finished deliveries for 30 days, and pending ones until they finish", async () => {
+    const user = await server.registerUser();
+    const hook = await addWebhook(user, { url: `${receiver.url}/pruned`, events: ["backup.failed"] });
+    await server.call("POST", `/api/settings/webhooks/${hook.id}/test`, { token: user.token });
+    const dispatcher = server.ctx.webhooks;
+    server.ctx.webhooks = { kick() {} };
+    try {
+      await publishEvent(server.ctx, user.id, { event: "backup.failed", backup: { id: "p1", databaseName: "pruned", type: "auto", status: "failed", size: 0 } });
+    } finally {
+      server.ctx.webhooks = dispatcher;
+    }
+    const log = async () => (await server.call("GET", `/api/settings/webhooks/${hook.id}/deliveries`, { token: user.token })).body.map((d: { event: string; status: string }) => `${d.event}:${d.status}`);
+    expect(await log()).toEqual(["backup.failed:pending", "webhook.test:delivered"]);
+
+    const realNow = server.ctx.now;
+    try {
+      server.ctx.now = () => new Date(Date.now() + KEEP_FINISHED_MS - 60_000);
+      await pruneFinishedDeliveries(server.ctx);
+      expect(await log()).toEqual(["backup.failed:pending", "webhook.test:delivered"]);
+      server.ctx.now = () => new Date(Date.now() + KEEP_FINISHED_MS + 60_000);
+      await pruneFinishedDeliveries(server.ctx);
+      expect(await log()).toEqual(["backup.failed:pending"]);
+    } finally {
+      server.ctx.now = realNow;
+    }
+    // Leave no due delivery behind for the tests that count what a pass sends.
+    server.ctx.webhooks.kick();
+    await waitUntil(async () => (await log())[0] === "backup.failed:delivered", { message: "the pending delivery to be sent" });
   });
 });
 

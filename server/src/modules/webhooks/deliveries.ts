@@ -2,7 +2,7 @@
 // of them, each claimed with FOR UPDATE SKIP LOCKED and leased (lockedUntil) while it is sent, so
 // one instance sends each attempt; a crash mid-send leaves the lease to expire and the delivery is
 // tried again. Failures are retried with exponential backoff until 24 hours after the event.
-import { and, eq, inArray, isNull, lte, or, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, lt, lte, ne, or, sql } from "drizzle-orm";
 import { webhookAttempts, webhookDeliveries, webhooks } from "@db/schema";
 import type { AppContext } from "../../context";
 import { TEST_EVENT } from "./events";
@@ -122,6 +122,19 @@ export async function sendDueDeliveries(ctx: AppContext, options: { onlyId?: str
     attempted += claimed.length;
     if (options.onlyId) return attempted;
   }
+}
+
+/** How long the log keeps a delivery after it was delivered or given up. */
+export const KEEP_FINISHED_MS = 30 * 24 * 3_600_000;
+
+/** Deletes deliveries (and their attempts) finished more than 30 days ago; answers how many. */
+export async function pruneFinishedDeliveries(ctx: AppContext) {
+  const before = new Date(ctx.now().getTime() - KEEP_FINISHED_MS);
+  const gone = await ctx.db
+    .delete(webhookDeliveries)
+    .where(and(ne(webhookDeliveries.status, "pending"), lt(webhookDeliveries.finishedAt, before)))
+    .returning({ id: webhookDeliveries.id });
+  return gone.length;
 }
 
 export type WebhookDispatcher = {
