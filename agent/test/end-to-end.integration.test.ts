@@ -2,7 +2,8 @@
 // (dist/dbvault-agent) and the MongoDB test server. A user's API key sets the agent up, `run`
 // connects it, a manual and a scheduled backup go through it with progress seen by a browser
 // socket, the download is decrypted by the agent's CLI, and a restore into a fresh database
-// brings back every document byte for byte. Failure paths: end-to-end-failures.integration.test.ts.
+// brings back every document byte for byte; a webhook receiver on loopback is told of each step,
+// signed. Failure paths: end-to-end-failures.integration.test.ts.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { stat, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -15,6 +16,7 @@ import { ensureFreshBinary, openBrowserSocket, type RunningAgent, runSetup, star
 import { BINARY_PATH, runAgent } from "./support/run-agent.ts";
 import { type AgentTestEnv, openAgentTestEnv } from "./support/test-env.ts";
 import { waitUntil } from "../../testkit/wait-until";
+import { isSignedBy, startWebhookReceiver, type WebhookReceiver } from "../../testkit/webhook-receiver";
 
 let env: AgentTestEnv;
 let server: TestServer;
@@ -28,6 +30,8 @@ let source: string;
 let socket: Awaited<ReturnType<typeof openBrowserSocket>>;
 let backupId: string;
 let sourceCounts: Record<string, number>;
+let receiver: WebhookReceiver;
+let webhookSecret: string;
 const binary = { command: [BINARY_PATH] };
 
 async function api(method: string, path: string, body?: unknown) {
@@ -47,8 +51,9 @@ async function api(method: string, path: string, body?: unknown) {
 beforeAll(async () => {
   await ensureFreshBinary();
   env = await openAgentTestEnv();
-  server = await startTestServer();
+  server = await startTestServer({ WEBHOOK_ALLOW_PRIVATE: "true" });
   base = server.listen();
+  receiver = startWebhookReceiver();
   dir = await env.makeTempDir();
   source = env.uniqueDatabase("e2e_src");
   await buildAwkwardDatabase(env.client.db(source), { largeDocuments: false });
@@ -57,11 +62,18 @@ beforeAll(async () => {
     sourceCounts[`${source}.${info.name}`] = info.type === "view" ? 0 : await env.client.db(source).collection(info.name).countDocuments();
   }
   user = await server.registerUser();
+  const webhook = await server.call("POST", "/api/settings/webhooks", {
+    token: user.token,
+    body: { url: `${receiver.url}/dbvault`, events: ["agent.online", "agent.offline", "backup.completed", "backup.failed", "restore.completed", "restore.failed"] },
+  });
+  expect(webhook.status).toBe(201);
+  webhookSecret = webhook.body.secret;
 });
 
 afterAll(async () => {
   socket?.close();
   if (agent) await agent.stop("SIGKILL");
+  receiver?.close();
   await server.close();
   await env.close();
 });
@@ -251,5 +263,20 @@ describe("setup, run, backup, download, decrypt, restore", () => {
     expect(agent.log()).toContain('"msg":"stopped"');
     for (const secret of [user.apiKey, config.masterKey, config.server.agentToken, "mongodb://"]) expect(agent.log()).not.toContain(secret);
     await waitUntil(async () => (await api("GET", "/api/settings/system-status")).body.agents[0].status === "offline", { message: "the agent to be offline", timeout: 30_000 });
+  });
+
+  test("the webhook was told of each step, every delivery signed with its secret", async () => {
+    const events = await waitUntil(() => {
+      const seen = receiver.received.map((delivery) => delivery.event);
+      return seen.includes("agent.offline") && seen;
+    }, { message: "the agent.offline delivery" });
+    expect(events[0]).toBe("agent.online");
+    expect(events.at(-1)).toBe("agent.offline");
+    expect(events.filter((event) => event === "backup.completed").length).toBeGreaterThanOrEqual(2); // manual and scheduled
+    expect(events.filter((event) => event === "restore.completed").length).toBeGreaterThanOrEqual(2);
+    expect(events).not.toContain("backup.failed");
+    for (const delivery of receiver.received) expect(isSignedBy(webhookSecret, delivery.rawBody, delivery.signature)).toBe(true);
+    const manual = receiver.received.find((delivery) => delivery.body.backup?.id === backupId);
+    expect(manual?.body).toMatchObject({ event: "backup.completed", backup: { databaseName: "shop", status: "completed", collections: sourceCounts } });
   });
 });

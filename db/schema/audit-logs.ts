@@ -29,6 +29,8 @@ export const auditActions = [
   "AGENT_DISCONNECTED",
   "AGENT_REMOVED",
   "STORAGE_LIMIT_EXCEEDED",
+  "WEBHOOK_CREATED",
+  "WEBHOOK_DELETED",
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
 

@@ -10,3 +10,4 @@ export * from "./settings";
 export * from "./users";
 export * from "./rate-limits";
 export * from "./recovery-codes";
+export * from "./webhooks";

@@ -25,9 +25,10 @@ export type E2EEnv = {
   close(): Promise<void>;
 };
 
-export async function startE2E(): Promise<E2EEnv> {
+/** `serverEnv`: extra server settings (e.g. WEBHOOK_ALLOW_PRIVATE for a receiver on loopback). */
+export async function startE2E(serverEnv: Record<string, string> = {}): Promise<E2EEnv> {
   await ensureWebBuilt();
-  const server = await startTestServer();
+  const server = await startTestServer(serverEnv);
   const baseUrl = server.listen();
   const browser = await launchChromium();
   mkdirSync(SCREENSHOT_DIR, { recursive: true });

@@ -15,6 +15,7 @@ import { settingsController } from "./modules/settings";
 import { twoFactorController } from "./modules/two-factor";
 import { usersController } from "./modules/users";
 import { webController } from "./modules/web";
+import { webhooksController } from "./modules/webhooks";
 
 /** The whole HTTP application for one context; tests call `createApp(ctx).handle(request)`. */
 export function createApp(ctx: AppContext) {
@@ -30,6 +31,7 @@ export function createApp(ctx: AppContext) {
     .use(usersController(ctx))
     .use(plansController(ctx))
     .use(settingsController(ctx))
+    .use(webhooksController(ctx))
     .use(agentsController(ctx))
     .use(backupsController(ctx))
     .use(realtimeController(ctx))

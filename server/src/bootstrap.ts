@@ -21,6 +21,7 @@ import { seedKnowledgeBase } from "./modules/kb/seed";
 import { createMailer } from "./modules/notifications/mailer";
 import { createMetrics } from "./modules/metrics/service";
 import { seedPlans } from "./modules/plans/service";
+import { createWebhookDispatcher } from "./modules/webhooks/deliveries";
 import { createStorage } from "./storage";
 import { createBodyGate } from "./modules/backups/body-gate";
 import { createPendingWork } from "./lib/pending-work";
@@ -70,6 +71,7 @@ export async function createContext(
     mailer: createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, log }),
     apiKeys: createApiKeyVault(secrets.apiKeySecret),
     twoFactorBox: createSecretBox(secrets.apiKeySecret, "two-factor"),
+    webhookBox: createSecretBox(secrets.apiKeySecret, "webhook"),
     tokens: createSessionTokens(secrets.jwtSecret, config.sessionHours),
     events: createEventBus((error, event) => log.error("event handler failed", { event: event.type, error })),
     bus: createClusterBus(database, log),
@@ -80,6 +82,7 @@ export async function createContext(
     pendingWork: createPendingWork(),
     now,
     metrics: createMetrics({ db: database.db, now }),
+    webhooks: createWebhookDispatcher(() => ctx),
   };
   await ctx.bus.start();
   await seedPlans(ctx.db);

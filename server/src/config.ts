@@ -40,6 +40,12 @@ export type Config = {
   metricsToken: string | null;
   /** REQUIRE_ADMIN_2FA: admins must turn two-factor sign-in on before the admin routes answer. */
   requireAdminTwoFactor: boolean;
+  /**
+   * WEBHOOK_ALLOW_PRIVATE: webhooks may reach loopback, private, link-local and metadata addresses
+   * and use plain http (self-hosters on an internal network, and the tests). Off: https to public
+   * addresses only.
+   */
+  webhookAllowPrivate: boolean;
 };
 
 export type S3Defaults = { accessKeyId?: string; secretAccessKey?: string; sessionToken?: string; region?: string; endpoint?: string };
@@ -115,6 +121,11 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push(`REQUIRE_ADMIN_2FA must be true or false (got "${requireAdminTwoFactorRaw}")`);
   }
 
+  const webhookAllowPrivateRaw = text("WEBHOOK_ALLOW_PRIVATE") ?? "false";
+  if (!["true", "false"].includes(webhookAllowPrivateRaw)) {
+    problems.push(`WEBHOOK_ALLOW_PRIVATE must be true or false (got "${webhookAllowPrivateRaw}")`);
+  }
+
   const config: Config = {
     port,
     host,
@@ -143,6 +154,7 @@ export function loadConfig(env: Env = process.env): Config {
     agentDir: text("AGENT_DIR") ? resolve(text("AGENT_DIR")!) : null,
     metricsToken,
     requireAdminTwoFactor: requireAdminTwoFactorRaw === "true",
+    webhookAllowPrivate: webhookAllowPrivateRaw === "true",
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

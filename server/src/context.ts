@@ -12,6 +12,7 @@ import type { Storage } from "./storage";
 import type { BodyGate } from "./modules/backups/body-gate";
 import type { PendingWork } from "./lib/pending-work";
 import type { Metrics } from "./modules/metrics/service";
+import type { WebhookDispatcher } from "./modules/webhooks/deliveries";
 
 /** Everything a service needs, passed explicitly so tests can build one with their own parts. */
 export type AppContext = {
@@ -23,6 +24,8 @@ export type AppContext = {
   apiKeys: ApiKeyVault;
   /** Seals two-factor seeds and hashes recovery codes (lib/secret-box.ts). */
   twoFactorBox: SecretBox;
+  /** Seals webhooks' signing secrets (the server must read them back to sign). */
+  webhookBox: SecretBox;
   tokens: SessionTokens;
   events: EventBus;
   /** Messages between server instances (agent commands, browser events) over LISTEN/NOTIFY. */
@@ -37,4 +40,6 @@ export type AppContext = {
   now: () => Date;
   /** This instance's Prometheus registry (GET /metrics). */
   metrics: Metrics;
+  /** Sends queued webhook deliveries in the background (modules/webhooks/deliveries.ts). */
+  webhooks: WebhookDispatcher;
 };

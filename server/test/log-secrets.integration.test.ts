@@ -1,6 +1,7 @@
 // The server's own log (a real server process at LOG_LEVEL=debug, mail over real SMTP) through
 // the flows that handle secrets: registration, failed and good sign-ins, a password reset and
-// change, agent registration, an API-key regeneration, malformed requests and a sign-out. Then the
+// change, agent registration, an API-key regeneration, a webhook (with a token in its URL) whose
+// deliveries fail and succeed, malformed requests and a sign-out. Then the
 // whole log is searched for every secret the flows used or produced, and for the shapes of those
 // it cannot know (argon2 hashes, JWTs, keys, 64-hex digests such as key HMACs and token hashes,
 // SQL parameters).
@@ -11,9 +12,11 @@ import { join } from "node:path";
 import { agentApi } from "@protocol/agent-protocol";
 import { startSmtpSink, type SmtpSink } from "../../testkit/smtp-sink-client";
 import { waitUntil } from "../../testkit/wait-until";
+import { startWebhookReceiver, type WebhookReceiver } from "../../testkit/webhook-receiver";
 
 const root = join(import.meta.dir, "..", "..");
 let smtp: SmtpSink;
+let receiver: WebhookReceiver;
 let dataDir: string;
 let child: ReturnType<typeof Bun.spawn>;
 let base: string;
@@ -26,11 +29,12 @@ async function collect(stream: ReadableStream<Uint8Array>) {
 
 beforeAll(async () => {
   smtp = await startSmtpSink();
+  receiver = startWebhookReceiver();
   dataDir = mkdtempSync(join(tmpdir(), "dbvault-log-secrets-"));
   const port = 20_000 + Math.floor(Math.random() * 20_000);
   base = `http://127.0.0.1:${port}`;
   child = Bun.spawn([process.execPath, join(root, "server/src/main.ts")], {
-    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "debug", SMTP_URL: smtp.smtpUrl, PUBLIC_URL: base },
+    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "debug", SMTP_URL: smtp.smtpUrl, PUBLIC_URL: base, WEBHOOK_ALLOW_PRIVATE: "true" },
     stdout: "pipe",
     stderr: "pipe",
   });
@@ -42,6 +46,7 @@ beforeAll(async () => {
 afterAll(() => {
   child?.kill();
   smtp?.stop();
+  receiver?.close();
   rmSync(dataDir, { recursive: true, force: true });
 });
 
@@ -88,6 +93,17 @@ test("no password, token, key, hash or SQL parameter reaches the log", async () 
   expect(regenerated.status).toBe(200);
   secrets.push(regenerated.body.apiKey);
 
+  // A webhook whose URL carries a token: a failed and a good delivery, and a refused address.
+  const hookToken = "hook-url-token-Secret-9";
+  const webhook = await call("POST", "/api/settings/webhooks", { token, body: { url: `${receiver.url}/hook?token=${hookToken}`, events: ["backup.failed"] } });
+  expect(webhook.status).toBe(201);
+  secrets.push(webhook.body.secret, hookToken);
+  receiver.answers.push(500);
+  expect((await call("POST", `/api/settings/webhooks/${webhook.body.id}/test`, { token })).body.status).toBe("failed");
+  expect((await call("POST", `/api/settings/webhooks/${webhook.body.id}/test`, { token })).body.status).toBe("delivered");
+  secrets.push(...receiver.received.map((delivery) => delivery.signature!.slice("sha256=".length)));
+  expect((await call("POST", "/api/settings/webhooks", { token, body: { url: `ftp://x.example.com/?token=${hookToken}`, events: ["backup.failed"] } })).status).toBe(400);
+
   // Malformed and refused requests: their errors are logged too.
   expect((await call("POST", "/api/auth/register", { raw: '{"name":"a\\u0000b","email":"x@example.com","password":"secret-nul-1"}' })).status).toBe(400);
   expect((await call("POST", "/api/auth/login", { raw: "{" })).status).toBe(400);
@@ -97,7 +113,7 @@ test("no password, token, key, hash or SQL parameter reaches the log", async () 
   child.kill("SIGTERM");
   await child.exited;
   // The log did record the flows (so an empty log cannot pass).
-  for (const line of ["user registered", "agent registered"]) expect(log).toContain(line);
+  for (const line of ["user registered", "agent registered", "webhook created", "webhook delivery failed"]) expect(log).toContain(line);
 
   const found = secrets.filter((secret) => log.includes(secret));
   expect(found.map((secret) => `${secret.slice(0, 6)}…`)).toEqual([]);
@@ -106,6 +122,7 @@ test("no password, token, key, hash or SQL parameter reaches the log", async () 
     ["a JWT", /eyJ[A-Za-z0-9_-]{10,}\.eyJ/],
     ["an API key", /dbv_[A-Za-z0-9_-]{20,}/],
     ["an agent token", /dbvt_[A-Za-z0-9_-]{20,}/],
+    ["a webhook secret", /whsec_[A-Za-z0-9_-]{20,}/],
     ["a 64-hex digest (key HMAC, token hash)", /\b[0-9a-f]{64}\b/],
     ["SQL parameters", /params:|Failed query/],
   ];

@@ -2,10 +2,15 @@
 // text-format parser, and its figures are the database's (so every instance reports the same).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
-import { and, count, eq, inArray } from "drizzle-orm";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { and, count, eq, inArray, sql } from "drizzle-orm";
 import parsePrometheus, { type MetricFamily } from "parse-prometheus-text-format";
 import { agents, auditLogs, backups, databases } from "@db/schema";
 import { DURATION_BUCKETS } from "../src/modules/metrics/service";
+import { createApp } from "../src/app";
+import { createContext } from "../src/bootstrap";
+import { silentLogger } from "../src/lib/logger";
 import { startTestServer, type TestServer } from "./harness";
 import { registerScriptedAgent } from "./scripted-agent";
 
@@ -61,6 +66,7 @@ describe("GET /metrics", () => {
       "dbvault_agents_connected",
       "dbvault_scheduler_lag_seconds",
       "dbvault_upload_bytes_total",
+      "dbvault_verifications_total",
       "process_resident_memory_bytes",
       "process_cpu_seconds_total",
     ]) {
@@ -109,5 +115,68 @@ describe("GET /metrics", () => {
     const lag = value(await scrape(), "dbvault_scheduler_lag_seconds")!;
     expect(lag).toBeGreaterThanOrEqual(3600);
     expect(lag).toBeLessThan(3600 + 120);
+  });
+
+  test("verifications are counted by result from the backups' verification (0 until it exists)", async () => {
+    const families = await scrape();
+    expect(families.get("dbvault_verifications_total")!.type).toBe("COUNTER");
+    // Read independently of the server's code: the column, if the schema has it, else nothing.
+    // (PGlite answers { rows }, porsager an array.)
+    const rowsOf = async (query: ReturnType<typeof sql>) => {
+      const answer = (await server.ctx.db.execute(query)) as unknown as { rows?: Record<string, unknown>[] } & Record<string, unknown>[];
+      return answer.rows ?? [...answer];
+    };
+    const [column] = await rowsOf(sql`select 1 from information_schema.columns where table_name = 'backups' and column_name = 'verification'`);
+    for (const status of ["ok", "failed"]) {
+      const expected = column ? Number((await rowsOf(sql`select count(*) as n from backups where verification->>'status' = ${status}`))[0]!.n) : 0;
+      expect(value(families, "dbvault_verifications_total", { status })).toBe(expected);
+    }
+  });
+
+  test("a second instance on the same database reports the same service-wide figures", async () => {
+    const user = await server.registerUser();
+    const agent = await registerScriptedAgent(base, user.apiKey, ["twice"]);
+    await agent.connect();
+    await server.call("POST", "/api/backups", { token: user.token, body: { databaseName: "twice" } });
+    const { backupId } = await agent.waitFor("backup");
+    expect((await agent.upload(backupId, randomBytes(777))).status).toBe(200);
+
+    const other = await createContext(server.ctx.config, server.ctx.database, { log: silentLogger });
+    try {
+      const answer = await createApp(other).handle(new Request("http://localhost/metrics", { headers: { authorization: `Bearer ${TOKEN}` } }));
+      const fromOther = new Map(parsePrometheus(await answer.text()).map((family) => [family.name, family]));
+      const fromFirst = await scrape();
+      for (const name of ["dbvault_backups_total", "dbvault_restores_total", "dbvault_verifications_total", "dbvault_backup_bytes_stored", "dbvault_agents_connected"]) {
+        expect(fromOther.get(name)!.metrics).toEqual(fromFirst.get(name)!.metrics);
+      }
+      expect(fromOther.get("dbvault_backup_duration_seconds")!.metrics).toEqual(fromFirst.get("dbvault_backup_duration_seconds")!.metrics);
+      // Uploads are counted by the instance that stored them: the other one saw none.
+      expect(value(fromOther, "dbvault_upload_bytes_total")).toBe(0);
+      expect(value(fromFirst, "dbvault_upload_bytes_total")).toBeGreaterThanOrEqual(777);
+    } finally {
+      await other.bus.stop();
+    }
+  });
+
+  test("docs/monitoring: the Grafana dashboard charts every dbvault metric, and the alert rules name only metrics that exist", async () => {
+    const families = await scrape();
+    const docs = join(import.meta.dir, "..", "..", "docs", "monitoring");
+    const dashboard = JSON.parse(readFileSync(join(docs, "grafana-dashboard.json"), "utf8")) as { panels: { targets?: { expr: string }[] }[] };
+    const charted = dashboard.panels.flatMap((panel) => (panel.targets ?? []).map((target) => target.expr)).join("\n");
+    const ours = [...families.keys()].filter((name) => name.startsWith("dbvault_"));
+    expect(ours.length).toBeGreaterThanOrEqual(8);
+    for (const name of ours) expect(charted).toContain(name);
+
+    const rules = Bun.YAML.parse(readFileSync(join(docs, "prometheus-alerts.yml"), "utf8")) as { groups: { rules: { alert: string; expr: string }[] }[] };
+    const exprs = rules.groups.flatMap((group) => group.rules.map((rule) => rule.expr));
+    for (const expr of [...exprs, charted]) {
+      for (const used of expr.match(/\b(dbvault|process|nodejs)_[a-z_]+/g) ?? []) {
+        const family = used.replace(/_(bucket|sum|count)$/, "");
+        expect([used, family].some((name) => families.has(name))).toBe(true);
+      }
+    }
+    for (const name of ["dbvault_backups_total", "dbvault_restores_total", "dbvault_verifications_total", "dbvault_scheduler_lag_seconds", "dbvault_agents_connected"]) {
+      expect(exprs.some((expr) => expr.includes(name))).toBe(true);
+    }
   });
 });

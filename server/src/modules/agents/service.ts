@@ -6,7 +6,7 @@ import type { DbOrTx } from "@db/client";
 import type { AppContext } from "../../context";
 import { AppError, notFound } from "../../lib/errors";
 import { recordAudit } from "../audit/service";
-import { notifyAgentDisconnected } from "../notifications/service";
+import { notifyAgentConnected, notifyAgentDisconnected } from "../notifications/service";
 import { planOfUser } from "../plans/service";
 import { type AgentRow, type AgentUser, hashAgentToken } from "./agent-auth";
 
@@ -126,21 +126,28 @@ export async function manageAgent(ctx: AppContext, userId: string, agentId: stri
 /**
  * Records that an agent's socket opened on this instance. The first time, its databases'
  * scheduled backups begin (runDueBackups); every time, an outage ends (its notice may be sent
- * again next time).
+ * again next time). An agent that was offline is announced online (agent.online), once: the row
+ * is locked while its old status is read.
  */
 export async function markAgentConnected(ctx: AppContext, agentId: string, connectionId: string, info: { version?: string; hostname?: string; platform?: string }) {
   const now = ctx.now();
-  await ctx.db
-    .update(agents)
-    .set({
-      status: "active",
-      lastSeen: now,
-      connectionId,
-      outageNoticeAt: null,
-      firstConnectedAt: sql`coalesce(${agents.firstConnectedAt}, ${now.toISOString()}::timestamptz)`,
-      ...info,
-    })
-    .where(eq(agents.id, agentId));
+  const cameOnline = await ctx.db.transaction(async (tx) => {
+    const [before] = await tx.select({ status: agents.status }).from(agents).where(eq(agents.id, agentId)).for("update");
+    const [after] = await tx
+      .update(agents)
+      .set({
+        status: "active",
+        lastSeen: now,
+        connectionId,
+        outageNoticeAt: null,
+        firstConnectedAt: sql`coalesce(${agents.firstConnectedAt}, ${now.toISOString()}::timestamptz)`,
+        ...info,
+      })
+      .where(eq(agents.id, agentId))
+      .returning();
+    return before?.status === "offline" ? after : undefined;
+  });
+  if (cameOnline) await notifyAgentConnected(ctx, cameOnline);
 }
 
 export async function recordHeartbeat(ctx: AppContext, agentId: string, connectionId: string) {

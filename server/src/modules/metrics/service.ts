@@ -1,4 +1,4 @@
-import { and, count, eq, isNotNull, lte, sql, sum } from "drizzle-orm";
+import { type AnyColumn, and, count, eq, getTableColumns, isNotNull, lte, sql, sum } from "drizzle-orm";
 import { agents, auditLogs, backups, databases } from "@db/schema";
 import { collectDefaultMetrics, Counter, type Metric, Registry } from "prom-client";
 import type { Db } from "@db/client";
@@ -31,6 +31,25 @@ async function countAuditActions(ctx: MetricsSource, byStatus: Record<string, "B
   return Object.entries(byStatus).map(([status, action]) => ({ labels: { status }, value: rows.find((r) => r.action === action)?.total ?? 0 }));
 }
 
+export const VERIFICATION_STATUSES = ["ok", "failed"] as const;
+
+/**
+ * Verified backups by result, from the `verification` column of backups (`{"status": "ok" |
+ * "failed", …}`, written when the agent reports reading a stored backup back). Until the schema has
+ * that column every status counts 0. Backups deleted by retention leave the count with them.
+ */
+export async function countVerifications(ctx: MetricsSource) {
+  const verification = (getTableColumns(backups) as Record<string, AnyColumn | undefined>).verification;
+  const rows = verification
+    ? await ctx.db
+        .select({ status: sql<string>`${verification}->>'status'`, total: count() })
+        .from(backups)
+        .where(isNotNull(verification))
+        .groupBy(sql`1`)
+    : [];
+  return VERIFICATION_STATUSES.map((status) => ({ labels: { status }, value: rows.find((r) => r.status === status)?.total ?? 0 }));
+}
+
 /**
  * The Prometheus registry of one server instance: the service's figures from the database,
  * this process's upload traffic, and the process metrics (memory, CPU, event loop).
@@ -50,6 +69,9 @@ export function createMetrics(ctx: MetricsSource) {
     databaseMetric("dbvault_restores_total", "Restores finished, by status (from the audit log).", "counter", () =>
       countAuditActions(ctx, { completed: "RESTORE_COMPLETED", failed: "RESTORE_FAILED" }),
     ),
+  );
+  registry.registerMetric(
+    databaseMetric("dbvault_verifications_total", "Stored backups read back and checked by their agent, by result (ok or failed).", "counter", () => countVerifications(ctx)),
   );
   registry.registerMetric(
     databaseMetric("dbvault_backup_bytes_stored", "Bytes of completed backups in storage.", "gauge", async () => {

@@ -2,6 +2,11 @@ import { eq } from "drizzle-orm";
 import { settings, users } from "@db/schema";
 import { formatBytes } from "@protocol/format";
 import type { AppContext } from "../../context";
+import { agentFacts, backupFacts, restoreFacts } from "../webhooks/events";
+import { publishEvent } from "../webhooks/service";
+
+// Each notify* tells the user through every channel: e-mail (under its toggle) and the webhooks
+// subscribed to the event (modules/webhooks). Neither throws.
 
 type Toggle = "notifyBackupSuccess" | "notifyBackupFailure" | "notifyAgentDisconnection";
 
@@ -24,26 +29,38 @@ async function notifyUser(ctx: AppContext, userId: string, toggle: Toggle, subje
   }
 }
 
-export function notifyBackupCompleted(ctx: AppContext, backup: { userId: string; databaseName: string; size: number; id: string }) {
-  return notifyUser(ctx, backup.userId, "notifyBackupSuccess", `Backup completed: ${backup.databaseName}`, [
-    `The backup of "${backup.databaseName}" completed successfully.`,
-    `Size: ${formatBytes(backup.size)} (encrypted). Backup id: ${backup.id}.`,
+type BackupRow = Parameters<typeof backupFacts>[0] & { userId: string };
+
+export async function notifyBackupCompleted(ctx: AppContext, backup: BackupRow) {
+  await Promise.all([
+    notifyUser(ctx, backup.userId, "notifyBackupSuccess", `Backup completed: ${backup.databaseName}`, [
+      `The backup of "${backup.databaseName}" completed successfully.`,
+      `Size: ${formatBytes(backup.size)} (encrypted). Backup id: ${backup.id}.`,
+    ]),
+    publishEvent(ctx, backup.userId, { event: "backup.completed", backup: backupFacts(backup) }),
   ]);
 }
 
-export function notifyBackupFailed(ctx: AppContext, backup: { userId: string; databaseName: string; id: string }, reason: string) {
-  return notifyUser(ctx, backup.userId, "notifyBackupFailure", `Backup failed: ${backup.databaseName}`, [
-    `The backup of "${backup.databaseName}" failed.`,
-    `Reason: ${reason}`,
-    `Backup id: ${backup.id}. Your earlier backups are unaffected.`,
+export async function notifyBackupFailed(ctx: AppContext, backup: BackupRow, reason: string) {
+  await Promise.all([
+    notifyUser(ctx, backup.userId, "notifyBackupFailure", `Backup failed: ${backup.databaseName}`, [
+      `The backup of "${backup.databaseName}" failed.`,
+      `Reason: ${reason}`,
+      `Backup id: ${backup.id}. Your earlier backups are unaffected.`,
+    ]),
+    publishEvent(ctx, backup.userId, { event: "backup.failed", backup: { ...backupFacts(backup), error: reason } }),
   ]);
 }
 
 /** A restore's end, under the backup toggles: which collections it replaced, or why it failed (the agent's message says what changed). */
-export function notifyRestoreFinished(
-  ctx: AppContext,
-  restore: { userId: string; databaseName: string; targetDatabase: string | null; id: string; status: string; error: string | null; stats: Record<string, unknown> | null },
-) {
+export async function notifyRestoreFinished(ctx: AppContext, restore: Parameters<typeof restoreFacts>[0] & { userId: string }) {
+  await Promise.all([
+    mailRestoreFinished(ctx, restore),
+    publishEvent(ctx, restore.userId, { event: restore.status === "completed" ? "restore.completed" : "restore.failed", restore: restoreFacts(restore) }),
+  ]);
+}
+
+function mailRestoreFinished(ctx: AppContext, restore: Parameters<typeof notifyRestoreFinished>[1]) {
   const target = restore.targetDatabase ?? restore.databaseName;
   const what = `The restore of a backup of "${restore.databaseName}"${target === restore.databaseName ? "" : ` into "${target}"`}`;
   if (restore.status === "completed") {
@@ -70,9 +87,19 @@ export function notifyBackupsSkipped(ctx: AppContext, agent: { userId: string; n
   ]);
 }
 
-export function notifyAgentDisconnected(ctx: AppContext, agent: { userId: string; name: string; hostname: string | null }) {
-  return notifyUser(ctx, agent.userId, "notifyAgentDisconnection", `Agent disconnected: ${agent.name}`, [
-    `The DBVault agent "${agent.name}"${agent.hostname ? ` on ${agent.hostname}` : ""} disconnected.`,
-    "Scheduled backups of its databases cannot run until it reconnects. Check that `dbvault-agent run` is running on that server.",
+type AgentRow = Parameters<typeof agentFacts>[0] & { userId: string };
+
+export async function notifyAgentDisconnected(ctx: AppContext, agent: AgentRow) {
+  await Promise.all([
+    notifyUser(ctx, agent.userId, "notifyAgentDisconnection", `Agent disconnected: ${agent.name}`, [
+      `The DBVault agent "${agent.name}"${agent.hostname ? ` on ${agent.hostname}` : ""} disconnected.`,
+      "Scheduled backups of its databases cannot run until it reconnects. Check that `dbvault-agent run` is running on that server.",
+    ]),
+    publishEvent(ctx, agent.userId, { event: "agent.offline", agent: agentFacts(agent) }),
   ]);
+}
+
+/** An agent came online after being offline (or for the first time): webhooks only, e-mail has no such notice. */
+export async function notifyAgentConnected(ctx: AppContext, agent: AgentRow) {
+  await publishEvent(ctx, agent.userId, { event: "agent.online", agent: agentFacts(agent) });
 }

@@ -3,10 +3,12 @@ import { runMaintenance } from "./service";
 
 export const MAINTENANCE_INTERVAL_MS = 15_000;
 
-/** Runs the scheduler, retention and sweepers every 15 s until stopped. */
+/** Runs the scheduler, retention and sweepers every 15 s until stopped, and sends due webhook retries. */
 export function startBackgroundJobs(ctx: AppContext, intervalMs = MAINTENANCE_INTERVAL_MS) {
   let running = false;
   const tick = async () => {
+    // Retries that fell due (and, at start-up, deliveries left by the last run); never waits.
+    ctx.webhooks.kick();
     if (running) return; // a slow tick is never overlapped by the next
     running = true;
     try {

@@ -7,6 +7,7 @@ import { recordAudit } from "../audit/service";
 import { deleteBackup, failBackup, startBackup } from "../backups/service";
 import { notifyBackupsSkipped } from "../notifications/service";
 import { failRestore } from "../restores/service";
+import { pruneFinishedDeliveries } from "../webhooks/deliveries";
 
 const HOUR = 3_600_000;
 /** A time as a query parameter both drivers pass through unchanged (cast with ::timestamptz). */
@@ -182,5 +183,6 @@ export async function runMaintenance(ctx: AppContext) {
   await failStalledOperations(ctx);
   await runDueBackups(ctx);
   await applyRetention(ctx);
+  await pruneFinishedDeliveries(ctx);
 }
 

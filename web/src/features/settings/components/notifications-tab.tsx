@@ -7,6 +7,7 @@ import { toast } from "../../../components/ui/toast-store";
 import { readErrorMessage } from "../../../lib/api-client";
 import { type NotificationChoices, saveSettingsRequest, sendTestNotificationRequest, type UserSettings } from "../api/settings-api";
 import { useTimedFlag } from "../hooks/use-timed-flag";
+import { WebhooksCard } from "./webhooks-card";
 
 const SAVED_INDICATOR_MS = 3_000;
 
@@ -18,7 +19,7 @@ const TOGGLES: { key: keyof NotificationChoices; label: string; text: string }[]
 
 type NotificationsTabProps = { settings: UserSettings; accountEmail: string; onSaved: (settings: UserSettings) => void };
 
-/** Notification toggles, the address they go to, a test e-mail, and 'Save All Changes'. */
+/** Notification toggles, the address they go to, a test e-mail, 'Save All Changes'; then webhooks and Slack. */
 export function NotificationsTab({ settings, accountEmail, onSaved }: NotificationsTabProps) {
   const [choices, setChoices] = useState<NotificationChoices>(settings.notifications);
   const [email, setEmail] = useState(settings.notificationEmail ?? "");
@@ -100,6 +101,8 @@ export function NotificationsTab({ settings, accountEmail, onSaved }: Notificati
           <span aria-live="polite">{saved ? "Saved!" : busy === "save" ? "Saving..." : "Save All Changes"}</span>
         </Button>
       </div>
+
+      <WebhooksCard />
     </div>
   );
 }

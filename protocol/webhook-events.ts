@@ -1,0 +1,11 @@
+// The events DBVault announces to webhooks: the public contract (the "event" field, the
+// X-DBVault-Event header, the names a webhook subscribes to), shared by the server and the web app.
+
+export const BACKUP_EVENTS = ["backup.completed", "backup.failed", "backup.verified", "backup.verification_failed", "backup.anomaly"] as const;
+export const RESTORE_EVENTS = ["restore.completed", "restore.failed", "drill.completed", "drill.failed"] as const;
+export const AGENT_EVENTS = ["agent.offline", "agent.online"] as const;
+export const WEBHOOK_EVENTS = [...BACKUP_EVENTS, ...RESTORE_EVENTS, ...AGENT_EVENTS] as const;
+export type WebhookEventName = (typeof WEBHOOK_EVENTS)[number];
+
+/** The event "Send test" delivers; no webhook subscribes to it, every webhook can be sent it. */
+export const TEST_EVENT = "webhook.test";

@@ -1,0 +1,104 @@
+// The facts each webhook event carries (the names live in protocol/webhook-events.ts).
+
+import { AGENT_EVENTS, BACKUP_EVENTS, RESTORE_EVENTS } from "@protocol/webhook-events";
+
+export { AGENT_EVENTS, BACKUP_EVENTS, RESTORE_EVENTS, TEST_EVENT, WEBHOOK_EVENTS, type WebhookEventName } from "@protocol/webhook-events";
+
+/** What a webhook is told about a backup: names, sizes and outcomes, never data or secrets. */
+export type BackupFacts = {
+  id: string;
+  databaseName: string;
+  type: string;
+  status: string;
+  size: number;
+  sha256?: string | null;
+  createdAt?: string;
+  completedAt?: string | null;
+  error?: string | null;
+  /** Documents per collection as dumped ("db.collection": count). */
+  collections?: Record<string, number> | null;
+  /** backup.verified / backup.verification_failed: the agent's verification result. */
+  verification?: unknown;
+  /** backup.anomaly: what looked wrong. */
+  anomaly?: unknown;
+};
+
+export type RestoreFacts = {
+  id: string;
+  backupId: string | null;
+  databaseName: string;
+  targetDatabase: string | null;
+  status: string;
+  error?: string | null;
+  /** Documents restored and failed per collection. */
+  stats?: Record<string, unknown> | null;
+  completedAt?: string | null;
+};
+
+export type AgentFacts = { id: string; name: string; hostname: string | null; status: string };
+
+/** One event as the rest of the server hands it to publishEvent. */
+export type DBVaultEvent =
+  | { event: (typeof BACKUP_EVENTS)[number]; backup: BackupFacts }
+  | { event: (typeof RESTORE_EVENTS)[number]; restore: RestoreFacts }
+  | { event: (typeof AGENT_EVENTS)[number]; agent: AgentFacts };
+
+const iso = (date: Date | null | undefined) => (date ? date.toISOString() : null);
+
+/** The facts of a backup row (or any object with its columns). */
+export function backupFacts(backup: {
+  id: string;
+  databaseName: string;
+  type: string;
+  status: string;
+  size: number;
+  sha256?: string | null;
+  createdAt?: Date;
+  completedAt?: Date | null;
+  error?: string | null;
+  collections?: Record<string, number> | null;
+}): BackupFacts {
+  return {
+    id: backup.id,
+    databaseName: backup.databaseName,
+    type: backup.type,
+    status: backup.status,
+    size: backup.size,
+    sha256: backup.sha256 ?? null,
+    createdAt: iso(backup.createdAt) ?? undefined,
+    completedAt: iso(backup.completedAt),
+    error: backup.error ?? null,
+    collections: backup.collections ?? null,
+  };
+}
+
+/** The facts of a restore row. */
+export function restoreFacts(restore: {
+  id: string;
+  backupId: string | null;
+  databaseName: string;
+  targetDatabase: string | null;
+  status: string;
+  error: string | null;
+  stats: Record<string, unknown> | null;
+  completedAt?: Date | null;
+}): RestoreFacts {
+  return {
+    id: restore.id,
+    backupId: restore.backupId,
+    databaseName: restore.databaseName,
+    targetDatabase: restore.targetDatabase,
+    status: restore.status,
+    error: restore.error,
+    stats: restore.stats,
+    completedAt: iso(restore.completedAt),
+  };
+}
+
+/** The facts of an agent row. */
+export const agentFacts = (agent: { id: string; name: string; hostname: string | null; status: string }): AgentFacts => ({
+  id: agent.id,
+  name: agent.name,
+  hostname: agent.hostname,
+  status: agent.status,
+});

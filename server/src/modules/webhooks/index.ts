@@ -1,0 +1,48 @@
+import { Elysia } from "elysia";
+import type { AppContext } from "../../context";
+import { messageAnswer } from "../../lib/schema";
+import { authGuard } from "../auth/guard";
+import { webhookAnswers, webhookModel } from "./model";
+import { createWebhook, deleteWebhook, listDeliveries, listWebhooks, sendTestDelivery } from "./service";
+
+/** Settings → Notifications: the user's webhooks (JSON or Slack), their delivery log and Send test. */
+export const webhooksController = (ctx: AppContext) =>
+  new Elysia({ prefix: "/api/settings/webhooks", detail: { tags: ["Settings"], security: [{ bearer: [] }] } })
+    .use(authGuard(ctx))
+    .get("/", ({ user }) => listWebhooks(ctx, user.id), {
+      auth: true,
+      response: { 200: webhookAnswers.list },
+      detail: { summary: "List webhooks with their latest delivery" },
+    })
+    .post(
+      "/",
+      async ({ user, body, set }) => {
+        const created = await createWebhook(ctx, user.id, body);
+        set.status = 201;
+        return created;
+      },
+      {
+        auth: true,
+        body: webhookModel.create,
+        response: { 201: webhookAnswers.created },
+        detail: { summary: "Add a webhook (https; events; format json or slack); answers its signing secret once" },
+      },
+    )
+    .delete("/:id", ({ user, params }) => deleteWebhook(ctx, user.id, params.id), {
+      auth: true,
+      params: webhookModel.params,
+      response: { 200: messageAnswer },
+      detail: { summary: "Delete a webhook" },
+    })
+    .get("/:id/deliveries", ({ user, params }) => listDeliveries(ctx, user.id, params.id), {
+      auth: true,
+      params: webhookModel.params,
+      response: { 200: webhookAnswers.deliveries },
+      detail: { summary: "The webhook's latest deliveries with every attempt" },
+    })
+    .post("/:id/test", ({ user, params }) => sendTestDelivery(ctx, user.id, params.id), {
+      auth: true,
+      params: webhookModel.params,
+      response: { 200: webhookAnswers.delivery },
+      detail: { summary: "Send a test delivery now and answer how it went" },
+    });

@@ -1,0 +1,25 @@
+import { describe, expect, test } from "bun:test";
+import { createHmac } from "node:crypto";
+import { renderBody, signBody } from "./payload";
+
+const at = new Date("2026-03-01T10:00:00.000Z");
+const backup = { id: "b1", databaseName: "<!channel> shop & co", type: "auto", status: "failed", size: 0, error: "disk <full>" };
+
+describe("webhook bodies", () => {
+  test("JSON: event, occurredAt and the event's facts", () => {
+    const body = JSON.parse(renderBody({ event: "backup.failed", backup }, "json", at, "https://vault.example.com"));
+    expect(body).toEqual({ event: "backup.failed", occurredAt: "2026-03-01T10:00:00.000Z", backup });
+  });
+
+  test("Slack: text and blocks, with names escaped so they cannot mention or link", () => {
+    const body = JSON.parse(renderBody({ event: "backup.failed", backup }, "slack", at, "https://vault.example.com"));
+    expect(body.text).toBe(":x: Backup of *&lt;!channel&gt; shop &amp; co* failed: disk &lt;full&gt;");
+    expect(body.blocks[1].elements[0].text).toBe("`backup.failed` at 2026-03-01T10:00:00.000Z · <https://vault.example.com/dashboard|Open DBVault>");
+  });
+
+  test("the signature is sha256= and the hex HMAC-SHA256 of the exact body", () => {
+    const body = renderBody({ event: "agent.online", agent: { id: "a", name: "web", hostname: null, status: "active" } }, "json", at, "https://x");
+    expect(signBody("whsec_k", body)).toBe(`sha256=${createHmac("sha256", "whsec_k").update(body).digest("hex")}`);
+    expect(signBody("whsec_k", `${body} `)).not.toBe(signBody("whsec_k", body));
+  });
+});
