@@ -70,6 +70,90 @@ export function notifyBackupsSkipped(ctx: AppContext, agent: { userId: string; n
   ]);
 }
 
+/** Events of backup trust (verification, anomalies, drills); webhooks use the same names. */
+export type TrustEvent = "backup.verified" | "backup.verification_failed" | "backup.anomaly" | "drill.completed" | "drill.failed";
+
+/**
+ * One alert about a backup or a drill, in a shape any channel can take as it is (e-mail here;
+ * webhooks and Slack subscribe to the app's "alert" event): ids, the database, a status word and
+ * one sentence of detail. Never holds data, keys or connection strings.
+ */
+export type TrustAlert = {
+  event: TrustEvent;
+  userId: string;
+  occurredAt: string;
+  backupId: string | null;
+  restoreId: string | null;
+  agentId: string | null;
+  databaseName: string;
+  status: string;
+  detail: string;
+};
+
+/** Hands the alert to every channel: the app's "alert" event always, e-mail when `mail` is given and the toggle is on. */
+async function raiseAlert(ctx: AppContext, alert: TrustAlert, mail?: { subject: string; lines: string[] }) {
+  await ctx.events.emit({ type: "alert", alert });
+  if (mail) await notifyUser(ctx, alert.userId, "notifyBackupFailure", mail.subject, mail.lines);
+}
+
+type AlertSubject = { userId: string; databaseName: string; backupId: string | null; restoreId?: string | null; agentId: string | null };
+
+const alertOf = (ctx: AppContext, event: TrustEvent, subject: AlertSubject, status: string, detail: string): TrustAlert => ({
+  event,
+  userId: subject.userId,
+  occurredAt: ctx.now().toISOString(),
+  backupId: subject.backupId,
+  restoreId: subject.restoreId ?? null,
+  agentId: subject.agentId,
+  databaseName: subject.databaseName,
+  status,
+  detail,
+});
+
+/** A stored backup read back whole with the right counts: an event for webhooks, no e-mail (the completion mail said enough). */
+export function notifyBackupVerified(ctx: AppContext, subject: AlertSubject, detail: string) {
+  return raiseAlert(ctx, alertOf(ctx, "backup.verified", subject, "ok", detail));
+}
+
+/** A stored backup that does not read back, or holds other counts than were dumped: mailed under Backup Failure. */
+export function notifyVerificationFailed(ctx: AppContext, subject: AlertSubject, detail: string) {
+  return raiseAlert(ctx, alertOf(ctx, "backup.verification_failed", subject, "failed", detail), {
+    subject: `Backup verification failed: ${subject.databaseName}`,
+    lines: [
+      `A backup of "${subject.databaseName}" could not be read back from storage as it was written.`,
+      `Reason: ${detail}`,
+      `Backup id: ${subject.backupId}. Do not count on this backup for a restore; retention keeps your last verified backup.`,
+      "Trigger a new backup from the dashboard, and if this repeats, check the server's storage.",
+    ],
+  });
+}
+
+/** A completed backup much smaller than the ones before it: mailed under Backup Failure, before retention can remove the good copies. */
+export function notifyBackupAnomaly(ctx: AppContext, subject: AlertSubject, anomaly: { kind: string; detail: string }) {
+  return raiseAlert(ctx, alertOf(ctx, "backup.anomaly", subject, anomaly.kind, anomaly.detail), {
+    subject: `Unusual backup: ${subject.databaseName}`,
+    lines: [
+      `The latest backup of "${subject.databaseName}" looks wrong: ${anomaly.detail}`,
+      "This is what an accidental drop or a ransomware attack looks like. Check the database now.",
+      "Until you mark the backup as expected on the dashboard, retention keeps the last good backup from before it.",
+      `Backup id: ${subject.backupId}.`,
+    ],
+  });
+}
+
+/** A drill's end: mailed only when it failed (under Backup Failure); both raise the event. */
+export function notifyDrillFinished(ctx: AppContext, subject: AlertSubject & { restoreId: string }, outcome: { status: "completed" | "failed"; detail: string }) {
+  if (outcome.status === "completed") return raiseAlert(ctx, alertOf(ctx, "drill.completed", subject, "completed", outcome.detail));
+  return raiseAlert(ctx, alertOf(ctx, "drill.failed", subject, "failed", outcome.detail), {
+    subject: `Restore drill failed: ${subject.databaseName}`,
+    lines: [
+      `A test restore of the latest backup of "${subject.databaseName}" into a scratch database failed.`,
+      `Reason: ${outcome.detail}`,
+      `Drill id: ${subject.restoreId}. Your database itself was not touched.`,
+    ],
+  });
+}
+
 export function notifyAgentDisconnected(ctx: AppContext, agent: { userId: string; name: string; hostname: string | null }) {
   return notifyUser(ctx, agent.userId, "notifyAgentDisconnection", `Agent disconnected: ${agent.name}`, [
     `The DBVault agent "${agent.name}"${agent.hostname ? ` on ${agent.hostname}` : ""} disconnected.`,
