@@ -19,6 +19,7 @@ const median = (values: number[]) => {
 };
 const totalDocuments = (collections: Record<string, number>) => Object.values(collections).reduce((sum, count) => sum + count, 0);
 const plural = (count: number, word: string) => `${count.toLocaleString("en-US")} ${word}${count === 1 ? "" : "s"}`;
+const previousBackups = (count: number) => (count === 1 ? "the previous backup" : `the previous ${count} backups`);
 
 /**
  * What is wrong with `current` compared to `previous` (its database's earlier completed backups,
@@ -47,13 +48,13 @@ export function detectAnomaly(current: Measured, previous: Measured[]): BackupAn
     const typical = median(counted);
     const now = totalDocuments(current.collections);
     if (now < typical / 2) {
-      findings.push({ kind: "count_drop", detail: `${plural(now, "document")}, under half the median of ${plural(Math.round(typical), "document")} of the previous ${plural(counted.length, "backup")}.` });
+      findings.push({ kind: "count_drop", detail: `${plural(now, "document")}, under half the median of ${plural(Math.round(typical), "document")} of ${previousBackups(counted.length)}.` });
     }
   }
 
   const typicalSize = median(baseline.map((backup) => backup.size));
   if (current.size < typicalSize / 2) {
-    findings.push({ kind: "size_drop", detail: `${formatBytes(current.size)}, under half the median of ${formatBytes(typicalSize)} of the previous ${plural(baseline.length, "backup")}.` });
+    findings.push({ kind: "size_drop", detail: `${formatBytes(current.size)}, under half the median of ${formatBytes(typicalSize)} of ${previousBackups(baseline.length)}.` });
   }
 
   if (findings.length === 0) return null;

@@ -5,7 +5,7 @@
 import { and, eq } from "drizzle-orm";
 import { agents, backups, databases } from "@db/schema";
 import type { Verification } from "@protocol/agent-protocol";
-import { compareNamespaceCounts, describeCountDifferences } from "@protocol/verification";
+import { verificationOf } from "@protocol/verification";
 import type { AppContext } from "../../context";
 import { AppError, conflict } from "../../lib/errors";
 import type { AgentRow } from "../agents/agent-auth";
@@ -22,10 +22,7 @@ type BackupRow = typeof backups.$inferSelect;
  * from the ones dumped (known for backups made since agents report them) is a failure.
  */
 export function settleVerification(reported: Verification, dumped: Record<string, number> | null): Verification {
-  if (reported.status === "failed" || !dumped) return reported;
-  const differences = compareNamespaceCounts(dumped, reported.namespaces);
-  if (differences.length === 0) return reported;
-  return { status: "failed", namespaces: reported.namespaces, error: `the stored file does not hold what was dumped: ${describeCountDifferences(differences)}` };
+  return reported.status === "failed" ? reported : verificationOf(reported.namespaces, dumped);
 }
 
 const describeCounts = (namespaces: Record<string, number>) => {
