@@ -6,7 +6,8 @@ export type OnboardingStep = { id: "install" | "setup" | "connected" | "backup" 
 type Facts = {
   agents: ReadonlyArray<{ status: string }>;
   backups: ReadonlyArray<{ status: string }>;
-  restores: ReadonlyArray<{ status: string }>;
+  /** Restores and drills alike: a completed drill is a test restore. */
+  restores: ReadonlyArray<{ status: string; kind?: string }>;
 };
 
 /** The five steps; an agent that registered proves the first two (setup registers it). */
