@@ -8,6 +8,7 @@ import { PassThrough, Readable, type Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { type ArchiveHeader, type Compression, createDecryptStream, createEncryptStream } from "../archive/index.ts";
 import { countBytes, iterateBytes } from "./byte-streams.ts";
+import { createMemoryPacer } from "./memory-pacer.ts";
 import { throwIfAborted } from "./errors.ts";
 import { type ArchiveSummary, summarizeArchive } from "./mongodump-archive/index.ts";
 import { dumpDatabase, restoreArchive } from "./operations.ts";
@@ -131,8 +132,11 @@ async function verifyEncrypted(input: ByteSource, masterKey: Uint8Array, copy: W
     ? pipeline(ciphertext, new PassThrough({ transform: teeInto(copy) }), decrypt).then(() => finishWriting(copy))
     : pipeline(ciphertext, decrypt);
   feeding.catch((error: Error) => decrypt.destroy(error));
+  // Paced like dumps and restores (memory-pacer.ts): reading a large file otherwise lets the
+  // plaintext's garbage pile up to hundreds of MB.
+  const pacer = createMemoryPacer();
   try {
-    const summary = await summarizeArchive(decrypt);
+    const summary = await summarizeArchive(countBytes(decrypt, (count) => pacer.note(count)));
     await feeding;
     throwIfAborted(signal);
     return summary;
