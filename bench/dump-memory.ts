@@ -11,7 +11,9 @@
 // daemon dumps, compresses, encrypts and uploads in 8 MiB parts (two in flight, one filling). Its
 // peak is the daemon's VmHWM, reset through /proc/PID/clear_refs just before the backup is
 // triggered, so the connected idle daemon is the baseline; the time runs until the server reports
-// the backup completed. The server's own memory is not counted.
+// the backup completed. Then the daemon's verification (it reads the stored backup back through the
+// server, decrypts and parses it) is measured the same way, from the completion until the server
+// records it. The server's own memory is not counted.
 //
 //   bun bench/dump-memory.ts [--sizes 20MB,2GB] [--agent binary|source] [--limit-mb 150]
 //
@@ -206,6 +208,7 @@ try {
         `  daemon backup: peak ${daemon.peakMb.toFixed(1)} MB (idle before ${daemon.idleMb.toFixed(1)} MB), ${daemon.seconds.toFixed(1)} s, ` +
           `${daemon.sizeMb.toFixed(0)} MB uploaded; ${describeCurve(daemon.samplesMb)}`,
       );
+      console.error(`  daemon verification: ${daemon.verify.status}, peak ${daemon.verify.peakMb.toFixed(1)} MB, ${daemon.verify.seconds.toFixed(1)} s`);
     }
     await client.db(source).dropDatabase(); // frees the test server's memory for the restored copy
     const restore = await runMeasured(command, ["restore", "--db", "restore", "--in", file, "--config", config, "--quiet"]);
@@ -214,8 +217,9 @@ try {
     if (restored !== documents) throw new Error(`restored ${restored} documents, expected ${documents}`);
     await client.db(target).dropDatabase();
     await rm(file, { force: true });
-    const daemonPeakMb = "skipped" in daemon ? 0 : daemon.peakMb;
-    const ok = Math.max(dump.peakMb, restore.peakMb, daemonPeakMb) < options.limitMb;
+    const daemonPeakMb = "skipped" in daemon ? 0 : Math.max(daemon.peakMb, daemon.verify.peakMb);
+    const verifiedOk = "skipped" in daemon || daemon.verify.status === "ok";
+    const ok = Math.max(dump.peakMb, restore.peakMb, daemonPeakMb) < options.limitMb && verifiedOk;
     pass &&= ok;
     rows.push(
       [
@@ -226,8 +230,10 @@ try {
         `${dump.peakMb.toFixed(1)} MB`.padStart(10),
         `${restore.peakMb.toFixed(1)} MB`.padStart(10),
         ("skipped" in daemon ? "skipped" : `${daemon.peakMb.toFixed(1)} MB`).padStart(11),
+        ("skipped" in daemon ? "-" : `${daemon.verify.peakMb.toFixed(1)} MB`).padStart(11),
         `${dump.seconds.toFixed(0)} s / ${restore.seconds.toFixed(0)} s`.padStart(14),
         ("skipped" in daemon ? "-" : `${daemon.seconds.toFixed(0)} s`).padStart(8),
+        ("skipped" in daemon ? "-" : `${daemon.verify.seconds.toFixed(0)} s`).padStart(8),
         ok ? "PASS" : "FAIL",
       ].join("  "),
     );
@@ -239,12 +245,13 @@ try {
 }
 console.log(`agent: ${options.agent === "binary" ? "dist/dbvault-agent" : "bun agent/src/cli.ts"} (built-in engine, zstd, 1 MiB chunks); limit ${options.limitMb} MB peak RSS`);
 console.log("daemon: `dbvault-agent run`, one manual backup uploaded to a local server (8 MiB parts, two in flight); time until the server reports it completed");
-console.log(["size    ", "     data", "  documents", "     file", " dump peak", "rest. peak", "daemon peak", "  dump/restore", "  daemon", "result"].join("  "));
+console.log("verify: the daemon reading that backup back through the server right after (download, decrypt, parse, count); time until it is recorded");
+console.log(["size    ", "     data", "  documents", "     file", " dump peak", "rest. peak", "daemon peak", "verify peak", "  dump/restore", "  daemon", "  verify", "result"].join("  "));
 for (const row of rows) console.log(row);
 console.log(
   pass
-    ? `PASS: every dump, restore and daemon backup stayed under ${options.limitMb} MB RSS`
-    : `FAIL: a run reached ${options.limitMb} MB RSS or more`,
+    ? `PASS: every dump, restore, daemon backup and verification stayed under ${options.limitMb} MB RSS (and every backup verified)`
+    : `FAIL: a run reached ${options.limitMb} MB RSS or more, or a backup did not verify`,
 );
 if (skippedDaemon.length > 0) console.log(`NOTE: the daemon backup was skipped for ${skippedDaemon.join(", ")} (see above); the verdict does not cover it there`);
 process.exitCode = pass ? 0 : 1;

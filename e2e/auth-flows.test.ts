@@ -190,6 +190,8 @@ describe("sign-in flows", () => {
     // What an authenticator app computes from the key (RFC 6238, testkit/totp.ts).
     await card.getByLabel("Authentication code").fill(totpCode(secret, Date.now()));
     await card.getByRole("button", { name: "Verify and turn on" }).click();
+    // The codes appear once the server has answered: wait for them before reading the list.
+    await card.getByTestId("recovery-codes").locator("li").first().waitFor();
     const codes = (await card.getByTestId("recovery-codes").locator("li").allInnerTexts()).map((c) => c.trim());
     expect(codes).toHaveLength(10);
     await env.screenshot(page, "two-factor-recovery-codes");

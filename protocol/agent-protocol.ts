@@ -40,6 +40,9 @@ export const AgentHeaders = {
 const Name = T.String({ minLength: 1, maxLength: 64, pattern: "^[A-Za-z0-9][A-Za-z0-9._ -]*$" });
 const ShortText = (max: number) => T.String({ minLength: 1, maxLength: max });
 
+/** Documents per namespace ("db.collection"): names and numbers only. */
+const NamespaceCounts = T.Record(T.String({ minLength: 3, maxLength: 400 }), T.Integer({ minimum: 0 }), { maxProperties: 10_000 });
+
 export const Progress = T.Object({
   current: T.Integer({ minimum: 0 }),
   total: T.Integer({ minimum: 0 }),
@@ -78,9 +81,7 @@ export const CompleteUploadRequest = T.Object({
   size: T.Integer({ minimum: 1 }),
   sha256: T.String({ pattern: "^[0-9a-f]{64}$" }),
   /** Documents per namespace ("db.collection") as dumped, for restore choices and progress totals. */
-  collections: T.Optional(
-    T.Record(T.String({ minLength: 3, maxLength: 400 }), T.Integer({ minimum: 0 }), { maxProperties: 10_000 }),
-  ),
+  collections: T.Optional(NamespaceCounts),
 });
 export type CompleteUploadRequest = Static<typeof CompleteUploadRequest>;
 
@@ -88,6 +89,27 @@ export const FailRequest = T.Object({ error: ShortText(2000) });
 
 export const RestoreStats = T.Record(T.String(), T.Object({ restored: T.Integer(), failed: T.Integer() }));
 export type RestoreStats = Static<typeof RestoreStats>;
+
+
+/**
+ * What the agent found reading a stored backup back through the server: "ok" when the whole file
+ * decrypted and parsed and every namespace held the documents it should; else "failed" and why.
+ */
+export const Verification = T.Object({
+  status: T.Union([T.Literal("ok"), T.Literal("failed")]),
+  namespaces: NamespaceCounts,
+  error: T.Optional(ShortText(2000)),
+});
+export type Verification = Static<typeof Verification>;
+
+/** What a restore drill checked in its scratch database before dropping it. */
+export const DrillReport = T.Object({
+  durationMs: T.Integer({ minimum: 0 }),
+  documents: T.Object({ expected: T.Integer({ minimum: 0 }), restored: T.Integer({ minimum: 0 }) }),
+  indexes: T.Object({ expected: T.Integer({ minimum: 0 }), found: T.Integer({ minimum: 0 }) }),
+  scratchDropped: T.Boolean(),
+});
+export type DrillReport = Static<typeof DrillReport>;
 
 /** Messages the agent sends on its socket. */
 export const AgentMessage = T.Union([
@@ -97,8 +119,15 @@ export const AgentMessage = T.Union([
   T.Object({ type: T.Literal("backup.failed"), backupId: T.String(), error: ShortText(2000) }),
   T.Object({ type: T.Literal("restore.started"), restoreId: T.String() }),
   T.Object({ type: T.Literal("restore.progress"), restoreId: T.String(), progress: Progress }),
-  T.Object({ type: T.Literal("restore.completed"), restoreId: T.String(), stats: RestoreStats }),
-  T.Object({ type: T.Literal("restore.failed"), restoreId: T.String(), error: ShortText(2000), stats: T.Optional(RestoreStats) }),
+  T.Object({ type: T.Literal("restore.completed"), restoreId: T.String(), stats: RestoreStats, drill: T.Optional(DrillReport) }),
+  T.Object({
+    type: T.Literal("restore.failed"),
+    restoreId: T.String(),
+    error: ShortText(2000),
+    stats: T.Optional(RestoreStats),
+    drill: T.Optional(DrillReport),
+  }),
+  T.Object({ type: T.Literal("backup.verified"), backupId: T.String(), verification: Verification }),
   T.Object({
     type: T.Literal("command.result"),
     command: T.Union([T.Literal("restart"), T.Literal("update"), T.Literal("reset")]),
@@ -123,6 +152,27 @@ export type ServerMessage =
       targetDatabase?: string;
       /** Only these collections of the backup. */
       collections?: string[];
+    }
+  | {
+      /** Read a stored backup back (download, decrypt, parse it all) and report `backup.verified`. */
+      type: "verify";
+      backupId: string;
+      databaseName: string;
+      size: number;
+      /** Documents per namespace the file should hold (as dumped); absent for old backups. */
+      expected?: Record<string, number>;
+    }
+  | {
+      /**
+       * A restore drill: restore the backup into `scratchDatabase` on `databaseName`'s connection,
+       * check documents and indexes, drop it, report `restore.completed`/`restore.failed` with `drill`.
+       */
+      type: "drill";
+      restoreId: string;
+      backupId: string;
+      databaseName: string;
+      size: number;
+      scratchDatabase: string;
     }
   | { type: "upload.go"; backupId: string; partNumber: number }
   | { type: "restart" }

@@ -45,3 +45,7 @@ export function clampRetention(hours: number, plan: Pick<PlanLimits, "retentionL
   const allowed = RETENTION_OPTIONS_HOURS.filter((h) => isRetentionAllowed(h, plan));
   return allowed.length > 0 ? Math.max(...allowed) : RETENTION_OPTIONS_HOURS[0];
 }
+
+/** Largest counts a GFS retention may keep: about three months of days, two years of weeks, ten years of months. */
+export const GFS_LIMITS = { daily: 90, weekly: 104, monthly: 120 } as const;
+export const DEFAULT_GFS = { daily: 7, weekly: 4, monthly: 6 } as const;

@@ -27,6 +27,8 @@ export type DaemonBackup =
       /** The stored ciphertext's size, as the server reports it. */
       sizeMb: number;
       samplesMb: number[];
+      /** Reading the stored backup back (download, decrypt, parse, count) right after it completed. */
+      verify: { peakMb: number; seconds: number; status: string };
     };
 
 /** A free loopback port (the kernel picks it; closed again before the server takes it). */
@@ -67,6 +69,27 @@ async function poll<T>(what: string, timeoutMs: number, intervalMs: number, chec
     if (value !== undefined) return value;
     if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await Bun.sleep(intervalMs);
+  }
+}
+
+/**
+ * The daemon reading a completed backup back (its verification): its peak from the moment the
+ * backup completed (VmHWM reset then) and the time until the server records the verification.
+ */
+async function measureVerification(server: ServerProcess, token: string, backupId: string, daemon: RunningAgent) {
+  writeFileSync(`/proc/${daemon.pid}/clear_refs`, "5");
+  let peakKb = readStatusKb(daemon.pid, "VmRSS") ?? 0;
+  const sampler = setInterval(() => (peakKb = Math.max(peakKb, readStatusKb(daemon.pid, "VmRSS") ?? 0, readStatusKb(daemon.pid, "VmHWM") ?? 0)), 20);
+  const started = performance.now();
+  try {
+    const verified = await poll("the backup to be verified", BACKUP_TIMEOUT_MS, 100, async () => {
+      const view = await api<{ verification: { status: string } | null }>(server, token, "GET", `/api/backups/${backupId}`);
+      return view.verification ?? undefined;
+    });
+    peakKb = Math.max(peakKb, readStatusKb(daemon.pid, "VmHWM") ?? 0);
+    return { peakMb: (peakKb * 1024) / MB, seconds: (performance.now() - started) / 1000, status: verified.status };
+  } finally {
+    clearInterval(sampler);
   }
 }
 
@@ -129,12 +152,12 @@ export async function measureDaemonBackup(options: {
       peakKb = Math.max(peakKb, rss ?? 0, readStatusKb(running.pid, "VmHWM") ?? 0);
     }, 20);
     const started = performance.now();
-    let backup: { status: string; size: number | null; error: string | null };
+    let backup: { id: string; status: string; size: number | null; error: string | null };
     try {
       const created = await api<{ id: string }>(server, user.token, "POST", "/api/backups", { databaseName: "bench" });
       backup = await poll("the backup to complete", BACKUP_TIMEOUT_MS, 100, async () => {
         if (!running.running()) throw new Error(`dbvault-agent run exited during the backup:\n${running.log()}`);
-        const view = await api<{ status: string; size: number | null; error: string | null }>(server!, user.token, "GET", `/api/backups/${created.id}`);
+        const view = await api<{ id: string; status: string; size: number | null; error: string | null }>(server!, user.token, "GET", `/api/backups/${created.id}`);
         return view.status === "completed" || view.status === "failed" ? view : undefined;
       });
     } finally {
@@ -143,12 +166,14 @@ export async function measureDaemonBackup(options: {
     const seconds = (performance.now() - started) / 1000;
     peakKb = Math.max(peakKb, readStatusKb(daemon.pid, "VmHWM") ?? 0);
     if (backup.status !== "completed") throw new Error(`the daemon's backup failed: ${backup.error}\n${daemon.log()}`);
+    const verify = await measureVerification(server, user.token, backup.id, daemon);
     return {
       peakMb: (peakKb * 1024) / MB,
       idleMb: (idleKb * 1024) / MB,
       seconds,
       sizeMb: (backup.size ?? 0) / MB,
       samplesMb: samplesKb.map((kb) => (kb * 1024) / MB),
+      verify,
     };
   } finally {
     if (daemon?.running()) {

@@ -11,6 +11,7 @@ import m8 from "./0008_backup_collections.sql" with { type: "text" };
 import m9 from "./0009_rate_limits.sql" with { type: "text" };
 import m10 from "./0010_two_factor.sql" with { type: "text" };
 import m11 from "./0011_webhooks.sql" with { type: "text" };
+import m12 from "./0012_trust.sql" with { type: "text" };
 
 export const migrationFiles: { tag: string; when: number; sql: string }[] = [
   { tag: "0000_init", when: 1795432625268, sql: m0 },
@@ -25,4 +26,5 @@ export const migrationFiles: { tag: string; when: number; sql: string }[] = [
   { tag: "0009_rate_limits", when: 1795550960837, sql: m9 },
   { tag: "0010_two_factor", when: 1795557533462, sql: m10 },
   { tag: "0011_webhooks", when: 1795597727426, sql: m11 },
+  { tag: "0012_trust", when: 1795600145324, sql: m12 },
 ];

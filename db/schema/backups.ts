@@ -1,4 +1,5 @@
 import { bigint, boolean, index, integer, jsonb, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import type { Verification } from "../../protocol/agent-protocol";
 import { agents } from "./agents";
 import { createdAtColumn, idColumn, timestampColumn } from "./columns";
 import { databases } from "./databases";
@@ -7,6 +8,18 @@ import { users } from "./users";
 export const operationStatuses = ["pending", "in-progress", "completed", "failed"] as const;
 export type OperationStatus = (typeof operationStatuses)[number];
 export const backupTypes = ["manual", "auto"] as const;
+
+/**
+ * The agent's proof that a stored backup reads back: it downloaded the file, decrypted and parsed
+ * all of it (every chunk, every document, the archive's CRCs) and counted the documents of each
+ * namespace ("db.collection"). `error` says what was wrong when the status is "failed".
+ */
+export type BackupVerification = Verification;
+
+export const anomalyKinds = ["size_drop", "count_drop", "collection_missing"] as const;
+export type AnomalyKind = (typeof anomalyKinds)[number];
+/** A completed backup much smaller than the ones before it (see modules/backups/anomaly.ts). */
+export type BackupAnomaly = { kind: AnomalyKind; detail: string };
 
 /** Progress of a running backup or restore, as spec section 3 describes it. */
 export type OperationProgress = {
@@ -42,6 +55,13 @@ export const backups = pgTable(
     completedAt: timestampColumn("completed_at"),
     /** Last time the agent reported progress or sent a part: a stalled backup is failed from this. */
     lastActivityAt: timestampColumn("last_activity_at"),
+    /** When an agent last read the stored file back and reported on it (null: never verified). */
+    verifiedAt: timestampColumn("verified_at"),
+    verification: jsonb("verification").$type<BackupVerification>(),
+    /** Set at completion when the backup is much smaller than the ones before it. */
+    anomaly: jsonb("anomaly").$type<BackupAnomaly>(),
+    /** When the user marked the anomaly as expected; until then retention keeps the last good backup. */
+    anomalyResolvedAt: timestampColumn("anomaly_resolved_at"),
   },
   (table) => [
     // Serves the newest-first list (id breaks ties) without sorting.

@@ -1,8 +1,16 @@
 import { index, jsonb, pgTable, text } from "drizzle-orm/pg-core";
+import type { DrillReport } from "../../protocol/agent-protocol";
 import { agents } from "./agents";
 import { backups, operationStatuses, type OperationProgress } from "./backups";
 import { createdAtColumn, idColumn, timestampColumn } from "./columns";
 import { users } from "./users";
+
+/** A restore replaces data; a drill restores into a scratch database, checks it and drops it. */
+export const restoreKinds = ["restore", "drill"] as const;
+export type RestoreKind = (typeof restoreKinds)[number];
+
+/** What a drill found, as the agent reported it (protocol/agent-protocol.ts). */
+export type { DrillReport };
 
 export const restores = pgTable(
   "restores",
@@ -27,6 +35,9 @@ export const restores = pgTable(
     lastActivityAt: timestampColumn("last_activity_at"),
     /** Documents restored and failed per collection, as the agent reported them. */
     stats: jsonb("stats").$type<Record<string, { restored: number; failed: number }>>(),
+    kind: text("kind", { enum: restoreKinds }).notNull().default("restore"),
+    /** A drill's findings (null for restores, and for drills that failed before the checks). */
+    drill: jsonb("drill").$type<DrillReport>(),
   },
   (table) => [index("restores_user_created_idx").on(table.userId, table.createdAt)],
 );

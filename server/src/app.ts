@@ -7,6 +7,7 @@ import { agentsController } from "./modules/agents";
 import { authController } from "./modules/auth";
 import { backupsController } from "./modules/backups";
 import { downloadsController } from "./modules/downloads";
+import { drillsController } from "./modules/drills";
 import { kbController } from "./modules/kb";
 import { metricsController } from "./modules/metrics";
 import { plansController } from "./modules/plans";
@@ -34,6 +35,7 @@ export function createApp(ctx: AppContext) {
     .use(webhooksController(ctx))
     .use(agentsController(ctx))
     .use(backupsController(ctx))
+    .use(drillsController(ctx))
     .use(realtimeController(ctx))
     .use(kbController(ctx))
     .use(adminController(ctx))

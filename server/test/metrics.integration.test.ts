@@ -4,13 +4,14 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { and, count, eq, inArray, sql } from "drizzle-orm";
+import { and, count, eq, inArray } from "drizzle-orm";
 import parsePrometheus, { type MetricFamily } from "parse-prometheus-text-format";
 import { agents, auditLogs, backups, databases } from "@db/schema";
 import { DURATION_BUCKETS } from "../src/modules/metrics/service";
 import { createApp } from "../src/app";
 import { createContext } from "../src/bootstrap";
 import { silentLogger } from "../src/lib/logger";
+import { waitUntil } from "../../testkit/wait-until";
 import { startTestServer, type TestServer } from "./harness";
 import { registerScriptedAgent } from "./scripted-agent";
 
@@ -36,7 +37,7 @@ const value = (families: Map<string, MetricFamily>, name: string, labels: Record
   return sample === undefined ? undefined : Number(sample.value);
 };
 
-async function auditCount(action: "BACKUP_COMPLETED" | "BACKUP_FAILED") {
+async function auditCount(action: "BACKUP_COMPLETED" | "BACKUP_FAILED" | "BACKUP_VERIFIED") {
   const [row] = await server.ctx.db.select({ total: count() }).from(auditLogs).where(eq(auditLogs.action, action));
   return row!.total;
 }
@@ -117,20 +118,30 @@ describe("GET /metrics", () => {
     expect(lag).toBeLessThan(3600 + 120);
   });
 
-  test("verifications are counted by result from the backups' verification (0 until it exists)", async () => {
-    const families = await scrape();
-    expect(families.get("dbvault_verifications_total")!.type).toBe("COUNTER");
-    // Read independently of the server's code: the column, if the schema has it, else nothing.
-    // (PGlite answers { rows }, porsager an array.)
-    const rowsOf = async (query: ReturnType<typeof sql>) => {
-      const answer = (await server.ctx.db.execute(query)) as unknown as { rows?: Record<string, unknown>[] } & Record<string, unknown>[];
-      return answer.rows ?? [...answer];
+  test("verifications are counted by result as agents report them, and never go down", async () => {
+    const before = await scrape();
+    expect(before.get("dbvault_verifications_total")!.type).toBe("COUNTER");
+    // One user a backup: the free plan allows one database and one manual backup a period.
+    const verifiedBackup = async (status: "ok" | "failed") => {
+      const user = await server.registerUser();
+      const agent = await registerScriptedAgent(base, user.apiKey, ["checked"]);
+      await agent.connect();
+      expect((await server.call("POST", "/api/backups", { token: user.token, body: { databaseName: "checked" } })).status).toBe(201);
+      const { backupId } = await agent.waitFor("backup");
+      expect((await agent.upload(backupId, randomBytes(1024))).status).toBe(200);
+      agent.send({ type: "backup.verified", backupId, verification: { status, namespaces: {}, ...(status === "failed" ? { error: "a chunk failed authentication" } : {}) } });
+      await waitUntil(async () => (await server.ctx.db.select().from(backups).where(eq(backups.id, backupId)))[0]?.verifiedAt, { message: `the ${status} report recorded` });
+      return { backupId, user };
     };
-    const [column] = await rowsOf(sql`select 1 from information_schema.columns where table_name = 'backups' and column_name = 'verification'`);
-    for (const status of ["ok", "failed"]) {
-      const expected = column ? Number((await rowsOf(sql`select count(*) as n from backups where verification->>'status' = ${status}`))[0]!.n) : 0;
-      expect(value(families, "dbvault_verifications_total", { status })).toBe(expected);
-    }
+    const ok = await verifiedBackup("ok");
+    await verifiedBackup("failed");
+    const after = await scrape();
+    expect(value(after, "dbvault_verifications_total", { status: "ok" })).toBe(value(before, "dbvault_verifications_total", { status: "ok" })! + 1);
+    expect(value(after, "dbvault_verifications_total", { status: "failed" })).toBe(value(before, "dbvault_verifications_total", { status: "failed" })! + 1);
+    expect(value(after, "dbvault_verifications_total", { status: "ok" })).toBe(await auditCount("BACKUP_VERIFIED"));
+    // A deleted backup leaves the count as it was (a counter only rises).
+    expect((await server.call("DELETE", `/api/backups/${ok.backupId}`, { token: ok.user.token })).status).toBe(200);
+    expect(value(await scrape(), "dbvault_verifications_total", { status: "ok" })).toBe(value(after, "dbvault_verifications_total", { status: "ok" })!);
   });
 
   test("a second instance on the same database reports the same service-wide figures", async () => {

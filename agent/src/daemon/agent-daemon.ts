@@ -1,9 +1,10 @@
-import type { Progress, RestoreStats, ServerMessage } from "../../../protocol/agent-protocol";
+import type { DrillReport, Progress, RestoreStats, ServerMessage } from "../../../protocol/agent-protocol";
 import { type AgentSocket, startAgentSocket } from "../transport/agent-socket";
 import type { ServerClient } from "../transport/server-client";
 import { createGoSignals } from "../transport/go-signals";
 import { uploadBackup } from "../transport/uploader";
 import { createOutbox } from "./outbox";
+import { createTrustJobs } from "./trust-jobs";
 import { throttleProgress } from "./progress-throttle";
 import { openResumableDownload } from "./resumable-download";
 
@@ -31,6 +32,14 @@ export type DaemonRuntime = {
       collections?: string[];
     },
   ): Promise<RestoreStats>;
+  /** Decrypts and parses a whole backup file; answers its documents per namespace; throws what is wrong with it. */
+  verify(encrypted: ReadableStream<Uint8Array>, options: { signal: AbortSignal }): Promise<Record<string, number>>;
+  /** Restores a backup into a scratch database on a configured database's connection, checks it and drops it (see dump/drill.ts). */
+  drill(
+    databaseName: string,
+    encrypted: ReadableStream<Uint8Array>,
+    options: { scratchDatabase: string; onProgress: (p: Progress) => void; signal: AbortSignal; inputBytes?: number },
+  ): Promise<{ stats: RestoreStats; report: DrillReport }>;
   /** Stores new agent credentials (a reset) in the config file. */
   saveAgentToken(agentToken: string): Promise<void>;
   /** Re-reads the config file (a restart command). */
@@ -46,8 +55,9 @@ const STOP_GRACE_MS = 5_000;
 const STOPPED_REASON = "the agent was stopped during the backup (dbvault-agent run received a stop signal)";
 
 /**
- * The long-lived agent: holds the socket, runs one backup or restore at a time as the server
- * asks, streams uploads and downloads, reports progress, and answers restart/update/reset.
+ * The long-lived agent: holds the socket, runs one job at a time as the server asks (a backup and
+ * its verification, a restore, a re-verification, a drill), streams uploads and downloads,
+ * reports progress, and answers restart/update/reset.
  */
 export function startAgentDaemon(runtime: DaemonRuntime) {
   const jobs: (() => Promise<void>)[] = [];
@@ -61,6 +71,13 @@ export function startAgentDaemon(runtime: DaemonRuntime) {
     (message) => socket.send(message),
     () => socket.isConnected(),
   );
+  const trust = createTrustJobs({
+    runtime,
+    deliver: (message) => outbox.deliver(message),
+    send: (message) => socket.send(message),
+    signal: abort.signal,
+    describe,
+  });
 
   const runNext = async () => {
     if (running) return;
@@ -84,11 +101,13 @@ export function startAgentDaemon(runtime: DaemonRuntime) {
   async function runBackup(backupId: string, databaseName: string) {
     runtime.log("backup started", { backupId, databaseName });
     const report = throttleProgress((progress) => socket.send({ type: "backup.progress", backupId, progress }));
+    let uploaded = false;
+    let dumped: Record<string, number> | undefined;
     try {
-      let dumped: Record<string, number> | undefined;
       const encrypted = runtime.backup(databaseName, { onProgress: report, signal: abort.signal, onDumped: (counts) => (dumped = counts) });
       const result = await uploadBackup(runtime.client(), backupId, encrypted, { goSignals, collections: () => dumped });
       runtime.log("backup completed and uploaded", { backupId, databaseName, bytes: result.size });
+      uploaded = true;
     } catch (error) {
       const reason = abort.signal.aborted ? STOPPED_REASON : describe(error);
       runtime.log("backup failed", { backupId, databaseName, error: reason });
@@ -98,6 +117,8 @@ export function startAgentDaemon(runtime: DaemonRuntime) {
         .fail(backupId, reason)
         .catch(() => {});
     }
+    // Not done until proven readable: the stored file is read back through the server at once.
+    if (uploaded) await trust.verifyBackup(backupId, dumped);
   }
 
   async function runRestore(command: Extract<ServerMessage, { type: "restore" }>) {
@@ -133,6 +154,10 @@ export function startAgentDaemon(runtime: DaemonRuntime) {
         return enqueue(() => runBackup(message.backupId, message.databaseName));
       case "restore":
         return enqueue(() => runRestore(message));
+      case "verify":
+        return enqueue(() => trust.verifyBackup(message.backupId, message.expected));
+      case "drill":
+        return enqueue(() => trust.runDrill(message));
       case "upload.go":
         goSignals.signal(message.backupId, message.partNumber);
         return;

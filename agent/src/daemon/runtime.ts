@@ -3,7 +3,7 @@
 // config is re-read before each job, so a database added with `db add` works without a restart.
 import type { RestoreStats } from "../../../protocol/agent-protocol";
 import { type AgentConfig, findDatabase, loadConfig, readMasterKey, readServerSettings, saveConfig } from "../config.ts";
-import { AGENT_VERSION, createBackupStream, DumpError, restoreFromEncrypted } from "../dump/index.ts";
+import { AGENT_VERSION, createBackupStream, DumpError, restoreFromEncrypted, runRestoreDrill, verifyEncryptedBackup } from "../dump/index.ts";
 import { createServerClient } from "../transport/server-client.ts";
 import type { DaemonRuntime } from "./agent-daemon.ts";
 import type { DaemonLog } from "./daemon-log.ts";
@@ -86,6 +86,27 @@ export function createDaemonRuntime(options: RuntimeOptions): DaemonRuntime {
       } catch (error) {
         throw describeRestoreFailure(error);
       }
+    },
+    async verify(encrypted, { signal }) {
+      const current = await refresh();
+      const summary = await verifyEncryptedBackup(encrypted, readMasterKey(current, path), signal);
+      return Object.fromEntries(summary.namespaces.map((entry) => [entry.namespace, entry.documentCount]));
+    },
+    async drill(databaseName, encrypted, { scratchDatabase, onProgress, signal, inputBytes }) {
+      const current = await refresh();
+      const database = findDatabase(current, databaseName, path);
+      const outcome = await runRestoreDrill({
+        uri: database.uri,
+        masterKey: readMasterKey(current, path),
+        input: encrypted,
+        database: scratchDatabase,
+        ...(inputBytes ? { inputBytes } : {}),
+        tools: current.tools,
+        signal,
+        onProgress,
+        onNotice: (message) => options.log(message, { databaseName }),
+      });
+      return { stats: outcome.stats, report: outcome.report };
     },
     async saveAgentToken(agentToken) {
       const current = await refresh();

@@ -8,8 +8,9 @@ import { PassThrough, Readable, type Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { type ArchiveHeader, type Compression, createDecryptStream, createEncryptStream } from "../archive/index.ts";
 import { countBytes, iterateBytes } from "./byte-streams.ts";
+import { createMemoryPacer } from "./memory-pacer.ts";
 import { throwIfAborted } from "./errors.ts";
-import { summarizeArchive } from "./mongodump-archive/index.ts";
+import { type ArchiveSummary, summarizeArchive } from "./mongodump-archive/index.ts";
 import { dumpDatabase, restoreArchive } from "./operations.ts";
 import type { ByteSource, DumpOptions, DumpResult, RestoreOptions, RestoreResult } from "./types.ts";
 
@@ -61,6 +62,8 @@ export interface RestoreEncryptedOptions extends Omit<RestoreOptions, "input" | 
   reopen?: () => ByteSource;
   /** Where that copy goes; the system's temporary directory (TMPDIR) by default. */
   tempDir?: string;
+  /** Hears what the whole-file check found (namespaces, counts, indexes) before the database is touched. */
+  onVerified?: (summary: ArchiveSummary) => void;
 }
 
 /** What restore progress shows while the whole file is being checked. */
@@ -74,13 +77,14 @@ export const VERIFYING_LABEL = "Verifying backup…";
  * unchanged. The restore itself stages collections and swaps them in (see builtin/restore.ts).
  */
 export async function restoreFromEncrypted(options: RestoreEncryptedOptions): Promise<RestoreResult> {
-  const { masterKey, input, inputBytes, reopen, tempDir, ...rest } = options;
+  const { masterKey, input, inputBytes, reopen, tempDir, onVerified, ...rest } = options;
   throwIfAborted(options.signal);
   const copy = reopen ? undefined : await createPrivateCopy(tempDir);
   try {
     options.onNotice?.("verifying the whole backup before changing anything");
     options.onProgress?.({ current: 0, total: 0, percentage: 0, collection: VERIFYING_LABEL });
     const summary = await verifyEncrypted(countVerified(input, inputBytes, options), masterKey, copy?.stream, options.signal);
+    onVerified?.(summary);
     const again = reopen ? reopen() : copy!.read();
     const decrypt = createDecryptStream({ masterKey });
     pipeline(Readable.from(iterateBytes(again)), decrypt).catch((error: Error) => decrypt.destroy(error));
@@ -92,6 +96,16 @@ export async function restoreFromEncrypted(options: RestoreEncryptedOptions): Pr
   } finally {
     await copy?.remove();
   }
+}
+
+/**
+ * Reads a whole `.enc.dbvault` backup without restoring it: every chunk authenticated, the
+ * archive parsed and each namespace's CRC checked; answers its namespaces and counts. Throws the
+ * archive library's errors (wrong key, damaged, cut or foreign file), MongodumpArchiveError, or
+ * DumpError "aborted".
+ */
+export function verifyEncryptedBackup(input: ByteSource, masterKey: Uint8Array, signal?: AbortSignal): Promise<ArchiveSummary> {
+  return verifyEncrypted(input, masterKey, undefined, signal);
 }
 
 /** Reports the share of the file verified, at most every progress interval, when its size is known. */
@@ -118,8 +132,11 @@ async function verifyEncrypted(input: ByteSource, masterKey: Uint8Array, copy: W
     ? pipeline(ciphertext, new PassThrough({ transform: teeInto(copy) }), decrypt).then(() => finishWriting(copy))
     : pipeline(ciphertext, decrypt);
   feeding.catch((error: Error) => decrypt.destroy(error));
+  // Paced like dumps and restores (memory-pacer.ts): reading a large file otherwise lets the
+  // plaintext's garbage pile up to hundreds of MB.
+  const pacer = createMemoryPacer();
   try {
-    const summary = await summarizeArchive(decrypt);
+    const summary = await summarizeArchive(countBytes(decrypt, (count) => pacer.note(count)));
     await feeding;
     throwIfAborted(signal);
     return summary;

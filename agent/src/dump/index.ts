@@ -12,7 +12,9 @@ export {
   createBackupStream,
   type RestoreEncryptedOptions,
   restoreFromEncrypted,
+  verifyEncryptedBackup,
 } from "./encrypted.ts";
+export { type DrillOutcome, DrillError, runRestoreDrill } from "./drill.ts";
 export { DumpError, type DumpErrorCode, isDumpError } from "./errors.ts";
 export { chooseEngine, type EngineChoice } from "./native/find-tools.ts";
 export { dumpDatabase, restoreDatabase } from "./operations.ts";

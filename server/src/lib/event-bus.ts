@@ -1,6 +1,10 @@
+import type { TrustAlert } from "../modules/notifications/service";
+
 /** Something that happened which other modules (agents, realtime) react to. */
 export type AppEvent =
   | { type: "apiKeyRegenerated"; userId: string }
+  /** An alert was raised (verification, anomaly, drill): channels beyond e-mail subscribe here. */
+  | { type: "alert"; alert: TrustAlert }
   | { type: "userDeleted"; userId: string }
   | { type: "agentDeleted"; userId: string; agentId: string };
 

@@ -5,6 +5,7 @@ import { backups } from "@db/schema";
 import { AgentMessage, type ServerMessage } from "@protocol/agent-protocol";
 import type { AppContext } from "../../context";
 import { failBackup, recordBackupProgress } from "../backups/service";
+import { recordVerification } from "../backups/verification";
 import { failRestore, recordRestoreCompleted, recordRestoreProgress, recordRestoreStarted } from "../restores/service";
 import type { AgentRow } from "./agent-auth";
 import { markAgentConnected, markAgentDisconnected, recordHeartbeat } from "./service";
@@ -66,9 +67,11 @@ export function createAgentGateway(ctx: AppContext) {
       case "restore.progress":
         return recordRestoreProgress(ctx, agentId, raw.restoreId, raw.progress);
       case "restore.completed":
-        return recordRestoreCompleted(ctx, agentId, raw.restoreId, raw.stats);
+        return recordRestoreCompleted(ctx, agentId, raw.restoreId, raw.stats, raw.drill);
       case "restore.failed":
-        return failRestore(ctx, raw.restoreId, raw.error, { agentId, stats: raw.stats });
+        return failRestore(ctx, raw.restoreId, raw.error, { agentId, stats: raw.stats, drill: raw.drill });
+      case "backup.verified":
+        return recordVerification(ctx, { id: agentId, userId: connection.userId }, raw.backupId, raw.verification);
       case "command.result":
         ctx.log.info("agent command result", { agentId, command: raw.command, ok: raw.ok, message: raw.message });
         return;

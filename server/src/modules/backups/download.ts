@@ -1,6 +1,7 @@
 import type { backups } from "@db/schema";
 import type { AppContext } from "../../context";
 import { AppError, conflict } from "../../lib/errors";
+import { ObjectNotFoundError } from "../../storage";
 import { backupFileName, backupStorage } from "./views";
 
 type BackupRow = typeof backups.$inferSelect;
@@ -33,7 +34,12 @@ export function parseRange(header: string | null, size: number): { start: number
 export async function downloadBackupResponse(ctx: AppContext, backup: BackupRow, rangeHeader: string | null): Promise<Response> {
   if (backup.status !== "completed") throw conflict(`This backup is ${backup.status}; only completed backups can be downloaded.`);
   const range = parseRange(rangeHeader, backup.size);
-  const source = await ctx.storage.httpSource(backupStorage.file(backup.userId, backup.id), range ?? undefined);
+  const source = await ctx.storage.httpSource(backupStorage.file(backup.userId, backup.id), range ?? undefined).catch((error) => {
+    if (!(error instanceof ObjectNotFoundError)) throw error;
+    // Storage lost the file: a fact about this backup (verification reports it), not a server fault.
+    ctx.log.error("a completed backup's file is missing from storage", { backupId: backup.id });
+    throw new AppError(410, "NOT_FOUND", "This backup's file is missing from storage: it cannot be downloaded or restored. Back the database up again.");
+  });
   if (source.kind === "redirect") {
     return new Response(null, { status: 302, headers: { location: source.url, "cache-control": "no-store" } });
   }

@@ -4,7 +4,8 @@ import { authGuard } from "../auth/guard";
 import { listRestores, requestRestore } from "../restores/service";
 import { downloadBackupResponse } from "./download";
 import { backupAnswers, backupsModel, encryptedFileAnswer } from "./model";
-import { deleteBackup, findOwnBackup, listBackups, summarizeBackups, triggerBackup } from "./service";
+import { deleteBackup, findOwnBackup, listBackups, resolveAnomaly, summarizeBackups, triggerBackup } from "./service";
+import { requestVerification } from "./verification";
 import { backupStorage, toBackupView } from "./views";
 
 export const backupsController = (ctx: AppContext) => {
@@ -53,6 +54,25 @@ export const backupsController = (ctx: AppContext) => {
       params: backupsModel.idParams,
       response: { 200: backupAnswers.message },
       detail: { summary: "Delete a backup and its file" },
+    })
+    .post(
+      "/:id/verify",
+      async ({ user, params, set }) => {
+        set.status = 202;
+        return requestVerification(ctx, await findOwnBackup(ctx, user.id, params.id));
+      },
+      {
+        auth: true,
+        params: backupsModel.idParams,
+        response: { 202: backupAnswers.message },
+        detail: { summary: "Have the database's agent read the stored backup back again (download, decrypt, parse, count); the result arrives as verifiedAt/verification" },
+      },
+    )
+    .post("/:id/anomaly/resolve", async ({ user, params }) => resolveAnomaly(ctx, await findOwnBackup(ctx, user.id, params.id)), {
+      auth: true,
+      params: backupsModel.idParams,
+      response: { 200: backupAnswers.message },
+      detail: { summary: "Mark a backup's anomaly (and its database's earlier ones) as expected: retention stops holding the last good backup" },
     })
     .get(
       "/:id/download",

@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { backupTypes, operationStatuses } from "@db/schema";
+import { anomalyKinds, backupTypes, operationStatuses, restoreKinds } from "@db/schema";
 import { fileAnswer, isoDate, messageAnswer, nullable, oneOf } from "../../lib/schema";
 
 const databaseName = t.String({ minLength: 1, maxLength: 64, error: "databaseName is required" });
@@ -52,6 +52,24 @@ export const backupAnswer = t.Object({
   error: nullable(t.String()),
   sha256: nullable(t.String({ description: "SHA-256 (hex) of the encrypted file" })),
   collections: nullable(t.Record(t.String(), t.Number(), { description: "Documents per collection as dumped" })),
+  verifiedAt: nullable(isoDate()),
+  verification: nullable(
+    t.Object(
+      {
+        status: oneOf(["ok", "failed"] as const, "status"),
+        namespaces: t.Record(t.String(), t.Number(), { description: "Documents per namespace found in the stored file" }),
+        error: t.Optional(t.String()),
+      },
+      { description: "The agent read the stored file back, decrypted and parsed all of it and counted its documents" },
+    ),
+  ),
+  anomaly: nullable(
+    t.Object(
+      { kind: oneOf(anomalyKinds, "kind"), detail: t.String() },
+      { description: "Much smaller than the backups before it (size or documents under half their median, or a collection gone)" },
+    ),
+  ),
+  anomalyResolvedAt: nullable(isoDate()),
 });
 
 export const restoreAnswer = t.Object({
@@ -67,6 +85,18 @@ export const restoreAnswer = t.Object({
   error: nullable(t.String()),
   progress: progressAnswer,
   stats: nullable(t.Record(t.String(), t.Object({ restored: t.Number(), failed: t.Number() }), { description: "Per namespace" })),
+  kind: oneOf(restoreKinds, "kind"),
+  drill: nullable(
+    t.Object(
+      {
+        durationMs: t.Number(),
+        documents: t.Object({ expected: t.Number(), restored: t.Number() }),
+        indexes: t.Object({ expected: t.Number(), found: t.Number() }),
+        scratchDropped: t.Boolean(),
+      },
+      { description: "A drill's checks in its scratch database" },
+    ),
+  ),
 });
 
 export const backupAnswers = {

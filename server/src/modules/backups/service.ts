@@ -1,11 +1,12 @@
-import { and, count, desc, eq, inArray, ne, sql } from "drizzle-orm";
+import { and, count, desc, eq, inArray, isNotNull, isNull, lte, ne, sql } from "drizzle-orm";
 import { agents, backupParts, backups, databases, users } from "@db/schema";
 import type { Progress } from "@protocol/agent-protocol";
 import type { AppContext } from "../../context";
 import { AppError, conflict, notFound } from "../../lib/errors";
 import { recordAudit } from "../audit/service";
 import { sendToAgent } from "../agents/service";
-import { notifyBackupCompleted, notifyBackupFailed } from "../notifications/service";
+import { notifyBackupAnomaly, notifyBackupCompleted, notifyBackupFailed } from "../notifications/service";
+import { backupFacts } from "../webhooks/events";
 import { planOfUser } from "../plans/service";
 import { publishToUser } from "../realtime/service";
 import { dropRunningHash } from "./running-hashes";
@@ -183,7 +184,7 @@ export async function failBackup(ctx: AppContext, backupId: string, reason: stri
   return released;
 }
 
-/** Marks a fully uploaded backup completed: audit entry, notification, live event. */
+/** Marks a fully uploaded backup completed: audit entry, notification, live event; and its anomaly's alert when it has one. */
 export async function announceBackupCompleted(ctx: AppContext, backup: BackupRow) {
   await recordAudit(ctx.db, backup.userId, "BACKUP_COMPLETED", {
     backupId: backup.id,
@@ -193,6 +194,44 @@ export async function announceBackupCompleted(ctx: AppContext, backup: BackupRow
   });
   await publishToUser(ctx, backup.userId, { type: "backupProgress", backupId: backup.id, status: "completed", progress: backup.progress });
   await notifyBackupCompleted(ctx, backup);
+  if (backup.anomaly) {
+    ctx.log.warn("anomalous backup", { backupId: backup.id, kind: backup.anomaly.kind });
+    await recordAudit(ctx.db, backup.userId, "BACKUP_ANOMALY", { backupId: backup.id, databaseName: backup.databaseName, ...backup.anomaly });
+    await notifyBackupAnomaly(ctx, alertSubjectOf(backup), backup.anomaly, { ...backupFacts(backup), anomaly: backup.anomaly });
+  }
+}
+
+/** Who an alert about a backup concerns. */
+export const alertSubjectOf = (backup: Pick<BackupRow, "id" | "userId" | "databaseName" | "agentId">) => ({
+  userId: backup.userId,
+  databaseName: backup.databaseName,
+  backupId: backup.id,
+  agentId: backup.agentId,
+});
+
+/** Marks a backup's anomaly as expected (the data really shrank): retention stops holding the last good backup for it. */
+export async function resolveAnomaly(ctx: AppContext, backup: BackupRow) {
+  if (!backup.anomaly) throw conflict("This backup has no anomaly to resolve.");
+  // The earlier unresolved anomalies of the database go with it: the user has looked at the drop.
+  await ctx.db.transaction(async (tx) => {
+    const resolved = await tx
+      .update(backups)
+      .set({ anomalyResolvedAt: ctx.now() })
+      .where(
+        and(
+          eq(backups.userId, backup.userId),
+          eq(backups.databaseName, backup.databaseName),
+          isNotNull(backups.anomaly),
+          isNull(backups.anomalyResolvedAt),
+          lte(backups.createdAt, backup.createdAt),
+        ),
+      )
+      .returning({ id: backups.id });
+    if (resolved.length > 0) {
+      await recordAudit(tx, backup.userId, "ANOMALY_RESOLVED", { backupId: backup.id, databaseName: backup.databaseName, kind: backup.anomaly!.kind, backups: resolved.length });
+    }
+  });
+  return { message: "Marked as expected. Retention applies normally to this database again." };
 }
 
 /** Deletes a finished backup: its file, its row and its bytes from the user's storage used. */

@@ -7,6 +7,7 @@ import { AppError, badRequest, conflict, notFound } from "../../lib/errors";
 import { StorageLimitError, UploadIncompleteError } from "../../storage";
 import { findDefaultPlan } from "../plans/service";
 import type { AgentRow } from "../agents/agent-auth";
+import { flagAnomaly } from "./anomaly";
 import { announceBackupCompleted, failBackup } from "./service";
 import { finishRunningHash, type HashTurn, joinRunningHash } from "./running-hashes";
 import { backupFileName, backupStorage } from "./views";
@@ -356,6 +357,11 @@ export async function completeUpload(ctx: AppContext, agent: AgentRow, backupId:
     .returning();
   if (!completed) throw conflict("This backup was failed or deleted while it was completing.");
   ctx.log.info("backup completed", { backupId, size: input.size });
-  await announceBackupCompleted(ctx, completed);
+  // The backup is completed whatever happens here: a failed comparison is logged, not the upload's failure.
+  const anomaly = await flagAnomaly(ctx, completed).catch((error) => {
+    ctx.log.error("could not compare a backup with the ones before it", { backupId, error });
+    return null;
+  });
+  await announceBackupCompleted(ctx, { ...completed, anomaly });
   return { status: "completed" as const, size: input.size, sha256 };
 }

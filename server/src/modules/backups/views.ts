@@ -16,6 +16,10 @@ export const backupViewColumns = {
   error: backups.error,
   sha256: backups.sha256,
   collections: backups.collections,
+  verifiedAt: backups.verifiedAt,
+  verification: backups.verification,
+  anomaly: backups.anomaly,
+  anomalyResolvedAt: backups.anomalyResolvedAt,
 };
 
 /** A backup as the API shows it (spec section 3). */
@@ -35,6 +39,11 @@ export function toBackupView(backup: Pick<BackupRow, keyof typeof backupViewColu
     sha256: backup.sha256,
     /** Documents per collection as dumped (null for backups made before agents reported them). */
     collections: backup.collections ?? null,
+    /** When an agent last read the stored file back (null: not yet, or made before verification existed). */
+    verifiedAt: backup.verifiedAt?.toISOString() ?? null,
+    verification: backup.verification ?? null,
+    anomaly: backup.anomaly ?? null,
+    anomalyResolvedAt: backup.anomalyResolvedAt?.toISOString() ?? null,
   };
 }
 
@@ -53,6 +62,8 @@ export function toRestoreView(restore: RestoreRow) {
     error: restore.error,
     progress: restore.progress ?? null,
     stats: restore.stats ?? null,
+    kind: restore.kind,
+    drill: restore.drill ?? null,
   };
 }
 

@@ -1,5 +1,5 @@
-import { type AnyColumn, and, count, eq, getTableColumns, isNotNull, lte, sql, sum } from "drizzle-orm";
-import { agents, auditLogs, backups, databases } from "@db/schema";
+import { and, count, eq, isNotNull, lte, sql, sum } from "drizzle-orm";
+import { type AuditAction, agents, auditLogs, backups, databases } from "@db/schema";
 import { collectDefaultMetrics, Counter, type Metric, Registry } from "prom-client";
 import type { Db } from "@db/client";
 
@@ -22,32 +22,13 @@ function databaseMetric(name: string, help: string, type: Collected["type"], rea
 }
 
 /** Counts of audit entries by action: the audit log keeps one per finished operation. */
-async function countAuditActions(ctx: MetricsSource, byStatus: Record<string, "BACKUP_COMPLETED" | "BACKUP_FAILED" | "RESTORE_COMPLETED" | "RESTORE_FAILED">) {
+async function countAuditActions(ctx: MetricsSource, byStatus: Record<string, AuditAction>) {
   const rows = await ctx.db
     .select({ action: auditLogs.action, total: count() })
     .from(auditLogs)
     .where(sql`${auditLogs.action} in (${sql.join(Object.values(byStatus).map((a) => sql`${a}`), sql`, `)})`)
     .groupBy(auditLogs.action);
   return Object.entries(byStatus).map(([status, action]) => ({ labels: { status }, value: rows.find((r) => r.action === action)?.total ?? 0 }));
-}
-
-export const VERIFICATION_STATUSES = ["ok", "failed"] as const;
-
-/**
- * Verified backups by result, from the `verification` column of backups (`{"status": "ok" |
- * "failed", …}`, written when the agent reports reading a stored backup back). Until the schema has
- * that column every status counts 0. Backups deleted by retention leave the count with them.
- */
-export async function countVerifications(ctx: MetricsSource) {
-  const verification = (getTableColumns(backups) as Record<string, AnyColumn | undefined>).verification;
-  const rows = verification
-    ? await ctx.db
-        .select({ status: sql<string>`${verification}->>'status'`, total: count() })
-        .from(backups)
-        .where(isNotNull(verification))
-        .groupBy(sql`1`)
-    : [];
-  return VERIFICATION_STATUSES.map((status) => ({ labels: { status }, value: rows.find((r) => r.status === status)?.total ?? 0 }));
 }
 
 /**
@@ -71,7 +52,14 @@ export function createMetrics(ctx: MetricsSource) {
     ),
   );
   registry.registerMetric(
-    databaseMetric("dbvault_verifications_total", "Stored backups read back and checked by their agent, by result (ok or failed).", "counter", () => countVerifications(ctx)),
+    databaseMetric("dbvault_verifications_total", "Stored backups read back and checked by their agent, by result (from the audit log).", "counter", () =>
+      countAuditActions(ctx, { ok: "BACKUP_VERIFIED", failed: "BACKUP_VERIFICATION_FAILED" }),
+    ),
+  );
+  registry.registerMetric(
+    databaseMetric("dbvault_drills_total", "Restore drills (test restores into a scratch database) finished, by status (from the audit log).", "counter", () =>
+      countAuditActions(ctx, { completed: "DRILL_COMPLETED", failed: "DRILL_FAILED" }),
+    ),
   );
   registry.registerMetric(
     databaseMetric("dbvault_backup_bytes_stored", "Bytes of completed backups in storage.", "gauge", async () => {

@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { settings, users } from "@db/schema";
 import { formatBytes } from "@protocol/format";
 import type { AppContext } from "../../context";
-import { agentFacts, backupFacts, restoreFacts } from "../webhooks/events";
+import { type BackupFacts, type DBVaultEvent, type RestoreFacts, agentFacts, backupFacts, restoreFacts } from "../webhooks/events";
 import { publishEvent } from "../webhooks/service";
 
 // Each notify* tells the user through every channel: e-mail (under its toggle) and the webhooks
@@ -85,6 +85,107 @@ export function notifyBackupsSkipped(ctx: AppContext, agent: { userId: string; n
     `The scheduled backup of ${names} was skipped: the DBVault agent "${agent.name}"${agent.hostname ? ` on ${agent.hostname}` : ""} is offline.`,
     "Scheduled backups resume by themselves once it reconnects (start it with `dbvault-agent run` on that server). You will not be told again during this outage.",
   ]);
+}
+
+/** Events of backup trust (verification, anomalies, drills); webhooks use the same names. */
+export type TrustEvent = "backup.verified" | "backup.verification_failed" | "backup.anomaly" | "drill.completed" | "drill.failed";
+
+/**
+ * One alert about a backup or a drill, in a shape any channel can take as it is (the app's "alert"
+ * event; e-mail and webhooks are sent from it here): ids, the database, a status word and one
+ * sentence of detail. Never holds data, keys or connection strings.
+ */
+export type TrustAlert = {
+  event: TrustEvent;
+  userId: string;
+  occurredAt: string;
+  backupId: string | null;
+  restoreId: string | null;
+  agentId: string | null;
+  databaseName: string;
+  status: string;
+  detail: string;
+};
+
+/** What a trust alert's webhook event carries: the backup's facts, or the drill's (a restore). */
+type AlertFacts = { backup: BackupFacts } | { restore: RestoreFacts };
+
+/**
+ * Hands the alert to every channel: the app's "alert" event and the webhooks subscribed to it
+ * always, e-mail when `mail` is given and the toggle is on.
+ */
+async function raiseAlert(ctx: AppContext, alert: TrustAlert, facts: AlertFacts, mail?: { subject: string; lines: string[] }) {
+  await ctx.events.emit({ type: "alert", alert });
+  const event = (
+    "backup" in facts ? { event: alert.event, backup: facts.backup } : { event: alert.event, restore: facts.restore }
+  ) as DBVaultEvent;
+  await Promise.all([
+    publishEvent(ctx, alert.userId, event),
+    mail ? notifyUser(ctx, alert.userId, "notifyBackupFailure", mail.subject, mail.lines) : undefined,
+  ]);
+}
+
+type AlertSubject = { userId: string; databaseName: string; backupId: string | null; restoreId?: string | null; agentId: string | null };
+
+const alertOf = (ctx: AppContext, event: TrustEvent, subject: AlertSubject, status: string, detail: string): TrustAlert => ({
+  event,
+  userId: subject.userId,
+  occurredAt: ctx.now().toISOString(),
+  backupId: subject.backupId,
+  restoreId: subject.restoreId ?? null,
+  agentId: subject.agentId,
+  databaseName: subject.databaseName,
+  status,
+  detail,
+});
+
+/** A stored backup read back whole with the right counts: an event for webhooks, no e-mail (the completion mail said enough). */
+export function notifyBackupVerified(ctx: AppContext, subject: AlertSubject, detail: string, backup: BackupFacts) {
+  return raiseAlert(ctx, alertOf(ctx, "backup.verified", subject, "ok", detail), { backup });
+}
+
+/** A stored backup that does not read back, or holds other counts than were dumped: mailed under Backup Failure. */
+export function notifyVerificationFailed(ctx: AppContext, subject: AlertSubject, detail: string, backup: BackupFacts) {
+  return raiseAlert(ctx, alertOf(ctx, "backup.verification_failed", subject, "failed", detail), { backup }, {
+    subject: `Backup verification failed: ${subject.databaseName}`,
+    lines: [
+      `A backup of "${subject.databaseName}" could not be read back from storage as it was written.`,
+      `Reason: ${detail}`,
+      `Backup id: ${subject.backupId}. Do not count on this backup for a restore; retention keeps your last verified backup.`,
+      "Trigger a new backup from the dashboard, and if this repeats, check the server's storage.",
+    ],
+  });
+}
+
+/** A completed backup much smaller than the ones before it: mailed under Backup Failure, before retention can remove the good copies. */
+export function notifyBackupAnomaly(ctx: AppContext, subject: AlertSubject, anomaly: { kind: string; detail: string }, backup: BackupFacts) {
+  return raiseAlert(ctx, alertOf(ctx, "backup.anomaly", subject, anomaly.kind, anomaly.detail), { backup }, {
+    subject: `Unusual backup: ${subject.databaseName}`,
+    lines: [
+      `The latest backup of "${subject.databaseName}" looks wrong: ${anomaly.detail}`,
+      "This is what an accidental drop or a ransomware attack looks like. Check the database now.",
+      "Until you mark the backup as expected on the dashboard, retention keeps the last good backup from before it.",
+      `Backup id: ${subject.backupId}.`,
+    ],
+  });
+}
+
+/** A drill's end: mailed only when it failed (under Backup Failure); both raise the event. */
+export function notifyDrillFinished(
+  ctx: AppContext,
+  subject: AlertSubject & { restoreId: string },
+  outcome: { status: "completed" | "failed"; detail: string },
+  restore: RestoreFacts,
+) {
+  if (outcome.status === "completed") return raiseAlert(ctx, alertOf(ctx, "drill.completed", subject, "completed", outcome.detail), { restore });
+  return raiseAlert(ctx, alertOf(ctx, "drill.failed", subject, "failed", outcome.detail), { restore }, {
+    subject: `Restore drill failed: ${subject.databaseName}`,
+    lines: [
+      `A test restore of the latest backup of "${subject.databaseName}" into a scratch database failed.`,
+      `Reason: ${outcome.detail}`,
+      `Drill id: ${subject.restoreId}. Your database itself was not touched.`,
+    ],
+  });
 }
 
 type AgentRow = Parameters<typeof agentFacts>[0] & { userId: string };

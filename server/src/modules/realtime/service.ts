@@ -11,7 +11,9 @@ export type BrowserEvent =
       status: OperationStatus;
       progress: OperationProgress | null;
       error: string | null;
-    };
+    }
+  /** An agent reported on reading a stored backup back (the row's verification changed). */
+  | { type: "backupVerified"; backupId: string; status: "ok" | "failed" };
 
 /** Publishes to the user's browser sockets on every instance; a failure is logged, never thrown. */
 async function publishQuietly(ctx: AppContext, message: BusMessage, warning: string, fields: Record<string, unknown>) {

@@ -1,14 +1,15 @@
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import type { DbOrTx } from "@db/client";
-import { type AuditAction, agents, databases, restores } from "@db/schema";
-import type { Progress, RestoreStats } from "@protocol/agent-protocol";
+import { type AuditAction, agents, databases, type RestoreKind, restores } from "@db/schema";
+import type { DrillReport, Progress, RestoreStats } from "@protocol/agent-protocol";
 import type { AppContext } from "../../context";
 import { AppError, badRequest, conflict } from "../../lib/errors";
 import { recordAudit } from "../audit/service";
 import { sendToAgent } from "../agents/service";
 import { findOwnBackup } from "../backups/service";
 import { toRestoreView } from "../backups/views";
-import { notifyRestoreFinished } from "../notifications/service";
+import { notifyDrillFinished, notifyRestoreFinished } from "../notifications/service";
+import { restoreFacts } from "../webhooks/events";
 import { publishToUser } from "../realtime/service";
 
 type RestoreRow = typeof restores.$inferSelect;
@@ -83,11 +84,12 @@ export async function requestRestore(ctx: AppContext, userId: string, backupId: 
     ...(existing || targetDatabase === null ? {} : { targetDatabase }),
     ...(collections ? { collections } : {}),
   });
-  await announce(ctx, restore);
+  await announceRestore(ctx, restore);
   return { message: "Restore requested. Follow its progress in Restore History.", restore: toRestoreView(restore) };
 }
 
-function announce(ctx: AppContext, restore: RestoreRow) {
+/** Publishes a restore's (or drill's) state to its user's browsers. */
+export function announceRestore(ctx: AppContext, restore: RestoreRow) {
   return publishToUser(ctx, restore.userId, {
     type: "restoreProgress",
     restoreId: restore.id,
@@ -106,7 +108,7 @@ async function updateRunning(
   ctx: AppContext,
   restoreId: string,
   values: Partial<RestoreRow>,
-  options: { agentId?: string; audit?: (restore: RestoreRow) => { action: AuditAction; details: Record<string, unknown> } } = {},
+  options: { agentId?: string; audit?: (restore: RestoreRow) => { action: AuditAction; details: Record<string, unknown> } | null } = {},
 ) {
   const update = async (db: DbOrTx) => {
     const [restore] = await db
@@ -120,48 +122,79 @@ async function updateRunning(
         ),
       )
       .returning();
-    if (restore && options.audit) {
-      const { action, details } = options.audit(restore);
-      await recordAudit(db, restore.userId, action, details);
-    }
+    const entry = restore && options.audit?.(restore);
+    if (entry) await recordAudit(db, restore!.userId, entry.action, entry.details);
     return restore ?? null;
   };
   return options.audit ? ctx.db.transaction(update) : update(ctx.db);
 }
 
-const restoreDetails = (restore: RestoreRow) => ({ restoreId: restore.id, backupId: restore.backupId, databaseName: restore.databaseName });
+export const restoreDetails = (restore: RestoreRow) => ({ restoreId: restore.id, backupId: restore.backupId, databaseName: restore.databaseName });
+
+/** The audit actions of each step, by kind: a drill is not a restore (metrics count restores from the audit log). */
+const AUDIT_ACTIONS = {
+  restore: { started: "RESTORE_INITIATED", completed: "RESTORE_COMPLETED", failed: "RESTORE_FAILED" },
+  drill: { started: null, completed: "DRILL_COMPLETED", failed: "DRILL_FAILED" },
+} as const satisfies Record<RestoreKind, Record<string, AuditAction | null>>;
 
 export async function recordRestoreStarted(ctx: AppContext, agentId: string, restoreId: string) {
   const restore = await updateRunning(ctx, restoreId, { status: "in-progress" }, {
     agentId,
-    audit: (r) => ({ action: "RESTORE_INITIATED", details: restoreDetails(r) }),
+    audit: (r) => {
+      const action = AUDIT_ACTIONS[r.kind].started;
+      return action && { action, details: restoreDetails(r) };
+    },
   });
-  if (restore) await announce(ctx, restore);
+  if (restore) await announceRestore(ctx, restore);
 }
 
 export async function recordRestoreProgress(ctx: AppContext, agentId: string, restoreId: string, progress: Progress) {
   const restore = await updateRunning(ctx, restoreId, { status: "in-progress", progress }, { agentId });
-  if (restore) await announce(ctx, restore);
+  if (restore) await announceRestore(ctx, restore);
 }
 
-export async function recordRestoreCompleted(ctx: AppContext, agentId: string, restoreId: string, stats: RestoreStats) {
+export async function recordRestoreCompleted(ctx: AppContext, agentId: string, restoreId: string, stats: RestoreStats, drill?: DrillReport) {
   const totals = Object.values(stats).reduce((t, s) => ({ restored: t.restored + s.restored, failed: t.failed + s.failed }), { restored: 0, failed: 0 });
-  const restore = await updateRunning(ctx, restoreId, { status: "completed", stats, completedAt: ctx.now() }, {
+  const restore = await updateRunning(ctx, restoreId, { status: "completed", stats, completedAt: ctx.now(), ...(drill ? { drill } : {}) }, {
     agentId,
-    audit: (r) => ({ action: "RESTORE_COMPLETED", details: { ...restoreDetails(r), ...totals } }),
+    audit: (r) => ({ action: AUDIT_ACTIONS[r.kind].completed, details: { ...restoreDetails(r), ...totals, ...(drill ? { durationMs: drill.durationMs } : {}) } }),
   });
-  if (!restore) return;
-  await announce(ctx, restore);
-  await notifyRestoreFinished(ctx, restore);
+  if (restore) await announceFinished(ctx, restore);
 }
 
 /** Fails a running restore with the agent's (or the sweeper's) reason. */
-export async function failRestore(ctx: AppContext, restoreId: string, error: string, options: { agentId?: string; stats?: RestoreStats } = {}) {
-  const restore = await updateRunning(ctx, restoreId, { status: "failed", error, completedAt: ctx.now(), ...(options.stats ? { stats: options.stats } : {}) }, {
+export async function failRestore(
+  ctx: AppContext,
+  restoreId: string,
+  error: string,
+  options: { agentId?: string; stats?: RestoreStats; drill?: DrillReport } = {},
+) {
+  const values = { status: "failed" as const, error, completedAt: ctx.now(), ...(options.stats ? { stats: options.stats } : {}), ...(options.drill ? { drill: options.drill } : {}) };
+  const restore = await updateRunning(ctx, restoreId, values, {
     agentId: options.agentId,
-    audit: (r) => ({ action: "RESTORE_FAILED", details: { ...restoreDetails(r), reason: error } }),
+    audit: (r) => ({ action: AUDIT_ACTIONS[r.kind].failed, details: { ...restoreDetails(r), reason: error } }),
   });
-  if (!restore) return;
-  await announce(ctx, restore);
-  await notifyRestoreFinished(ctx, restore);
+  if (restore) await announceFinished(ctx, restore);
+}
+
+async function announceFinished(ctx: AppContext, restore: RestoreRow) {
+  await announceRestore(ctx, restore);
+  if (restore.kind === "restore") return notifyRestoreFinished(ctx, restore);
+  const subject = { userId: restore.userId, databaseName: restore.databaseName, backupId: restore.backupId, restoreId: restore.id, agentId: restore.agentId };
+  const status = restore.status === "completed" ? "completed" : "failed";
+  const detail = status === "completed" ? describeDrill(restore) : (restore.error ?? "unknown");
+  await notifyDrillFinished(ctx, subject, { status, detail }, { ...restoreFacts(restore), drill: restore.drill });
+}
+
+/** One sentence on a completed drill: what it restored and checked, and how long it took. */
+export function describeDrill(restore: Pick<RestoreRow, "drill" | "stats" | "targetDatabase">): string {
+  const collections = Object.keys(restore.stats ?? {}).length;
+  const report = restore.drill;
+  if (!report) return `Restored ${collections} collection(s) into ${restore.targetDatabase}.`;
+  const seconds = Math.max(1, Math.round(report.durationMs / 1000));
+  return (
+    `Restored ${report.documents.restored.toLocaleString("en-US")} of ${report.documents.expected.toLocaleString("en-US")} documents in ${collections} collection(s) ` +
+    `with ${report.indexes.found} of ${report.indexes.expected} indexes into ${restore.targetDatabase} in ${seconds} s; ` +
+    (report.scratchDropped ? "the scratch database was dropped." : "the scratch database could not be dropped: drop it by hand.")
+  );
 }

@@ -1,10 +1,12 @@
-import { and, asc, desc, eq, inArray, isNotNull, isNull, lte, notInArray, sql } from "drizzle-orm";
+import { and, asc, desc, eq, isNotNull, isNull, lte, sql } from "drizzle-orm";
 import { agents, backups, databases, restores, settings } from "@db/schema";
 import { normaliseFrequencyHours } from "@protocol/schedule";
 import type { AppContext } from "../../context";
 import { sweepAgentStatuses } from "../agents/service";
 import { recordAudit } from "../audit/service";
-import { deleteBackup, failBackup, startBackup } from "../backups/service";
+import { failBackup, startBackup } from "../backups/service";
+import { runDueDrills } from "../drills/service";
+import { applyRetention } from "../retention/service";
 import { notifyBackupsSkipped } from "../notifications/service";
 import { failRestore } from "../restores/service";
 import { pruneFinishedDeliveries } from "../webhooks/deliveries";
@@ -104,43 +106,6 @@ export async function rescheduleUser(ctx: AppContext, userId: string, frequencyH
     .where(and(eq(databases.userId, userId), eq(databases.isActive, true)));
 }
 
-/**
- * Deletes backups older than each user's retention (BACKUP_DELETED_AUTO). The newest completed
- * backup of each database is always kept, so an agent that stays offline for weeks never leaves
- * a database with no backup at all.
- */
-export async function applyRetention(ctx: AppContext, options: { userId?: string; limit?: number } = {}) {
-  const now = ctx.now().getTime();
-  const newest = ctx.db
-    .selectDistinctOn([backups.userId, backups.databaseName], { id: backups.id })
-    .from(backups)
-    .where(eq(backups.status, "completed"))
-    .orderBy(backups.userId, backups.databaseName, desc(backups.createdAt));
-  const expired = await ctx.db
-    .select({ backup: backups })
-    .from(backups)
-    .innerJoin(settings, eq(settings.userId, backups.userId))
-    .where(
-      and(
-        inArray(backups.status, ["completed", "failed"]),
-        sql`${backups.createdAt} + ${settings.retention} * interval '1 hour' < ${at(now)}::timestamptz`,
-        notInArray(backups.id, newest),
-        ...(options.userId ? [eq(backups.userId, options.userId)] : []),
-      ),
-    )
-    .limit(options.limit ?? 200);
-  let deleted = 0;
-  for (const { backup } of expired) {
-    try {
-      await deleteBackup(ctx, backup, "auto");
-      deleted++;
-    } catch (error) {
-      ctx.log.error("retention could not delete a backup", { backupId: backup.id, error });
-    }
-  }
-  return deleted;
-}
-
 /** Fails backups and restores whose agent went silent (also those left running by a server restart). */
 export async function failStalledOperations(ctx: AppContext) {
   const now = ctx.now().getTime();
@@ -182,6 +147,7 @@ export async function runMaintenance(ctx: AppContext) {
   await sweepAgentStatuses(ctx);
   await failStalledOperations(ctx);
   await runDueBackups(ctx);
+  await runDueDrills(ctx);
   await applyRetention(ctx);
   await pruneFinishedDeliveries(ctx);
 }

@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
 import { authGuard } from "../auth/guard";
+import { previewRetention } from "../retention/service";
 import { settingsAnswers, settingsModel } from "./model";
 import {
   getSettings,
@@ -24,6 +25,12 @@ export const settingsController = (ctx: AppContext) =>
       body: settingsModel.update,
       response: { 200: settingsAnswers.settings },
       detail: { summary: "Save settings (frequency as a word, retention in hours)" },
+    })
+    .get("/retention-preview", ({ user, query }) => previewRetention(ctx, user.id, query), {
+      auth: true,
+      query: settingsModel.retentionPreviewQuery,
+      response: { 200: settingsAnswers.retentionPreview },
+      detail: { summary: "Which completed backups a retention policy keeps (the saved one, changed by ?mode, ?retention, ?daily, ?weekly, ?monthly)" },
     })
     .get("/databases", ({ user }) => listDatabases(ctx, user.id), {
       auth: true,

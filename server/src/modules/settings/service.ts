@@ -1,5 +1,5 @@
 import { and, asc, count, eq } from "drizzle-orm";
-import { databases, settings, users } from "@db/schema";
+import { databases, type DrillFrequency, type RetentionMode, settings, users } from "@db/schema";
 import {
   FREQUENCY_HOURS,
   type FrequencyWord,
@@ -13,6 +13,7 @@ import { AppError, badRequest, notFound } from "../../lib/errors";
 import { recordAudit } from "../audit/service";
 import type { AuthenticatedUser } from "../auth/guard";
 import { planOfUser } from "../plans/service";
+import { nextDrillTime } from "../drills/service";
 import { rescheduleUser } from "../scheduler/service";
 
 type SettingsRow = typeof settings.$inferSelect;
@@ -27,6 +28,10 @@ function toSettingsView(row: SettingsRow) {
       agentDisconnection: row.notifyAgentDisconnection,
     },
     notificationEmail: row.notificationEmail,
+    retentionMode: row.retentionMode,
+    gfs: { daily: row.gfsDaily, weekly: row.gfsWeekly, monthly: row.gfsMonthly },
+    drillFrequency: row.drillFrequency,
+    nextDrillAt: row.nextDrillAt?.toISOString() ?? null,
   };
 }
 
@@ -47,6 +52,9 @@ type SettingsUpdate = {
   retention?: number;
   notifications?: { backupSuccess?: boolean; backupFailure?: boolean; agentDisconnection?: boolean };
   notificationEmail?: string | null;
+  retentionMode?: RetentionMode;
+  gfs?: { daily: number; weekly: number; monthly: number };
+  drillFrequency?: DrillFrequency;
 };
 
 /** Saves schedule, retention and notification choices; choices beyond the plan are refused. */
@@ -79,9 +87,23 @@ export async function updateSettings(ctx: AppContext, user: AuthenticatedUser, i
   if (input.notificationEmail !== undefined) {
     next.notificationEmail = input.notificationEmail ? input.notificationEmail.trim().toLowerCase() : null;
   }
+  if (input.retentionMode !== undefined) next.retentionMode = input.retentionMode;
+  if (input.gfs) {
+    if (input.gfs.daily + input.gfs.weekly + input.gfs.monthly === 0) throw badRequest("GFS retention must keep at least one daily, weekly or monthly backup.");
+    next.gfsDaily = input.gfs.daily;
+    next.gfsWeekly = input.gfs.weekly;
+    next.gfsMonthly = input.gfs.monthly;
+  }
+  if (input.drillFrequency !== undefined) next.drillFrequency = input.drillFrequency;
 
   const frequencyChanged = next.frequency !== current.frequency;
-  const retentionChanged = next.retention !== current.retention;
+  const retentionChanged =
+    next.retention !== current.retention ||
+    next.retentionMode !== current.retentionMode ||
+    next.gfsDaily !== current.gfsDaily ||
+    next.gfsWeekly !== current.gfsWeekly ||
+    next.gfsMonthly !== current.gfsMonthly;
+  const drillsChanged = next.drillFrequency !== current.drillFrequency;
   const notificationsChanged =
     next.notifyBackupSuccess !== current.notifyBackupSuccess ||
     next.notifyBackupFailure !== current.notifyBackupFailure ||
@@ -98,12 +120,28 @@ export async function updateSettings(ctx: AppContext, user: AuthenticatedUser, i
         notifyBackupFailure: next.notifyBackupFailure,
         notifyAgentDisconnection: next.notifyAgentDisconnection,
         notificationEmail: next.notificationEmail,
+        retentionMode: next.retentionMode,
+        gfsDaily: next.gfsDaily,
+        gfsWeekly: next.gfsWeekly,
+        gfsMonthly: next.gfsMonthly,
+        drillFrequency: next.drillFrequency,
+        // A new policy is applied at the next retention pass; a new drill schedule starts from now.
+        ...(retentionChanged ? { retentionCheckedAt: null } : {}),
+        ...(drillsChanged ? { nextDrillAt: nextDrillTime(next.drillFrequency, ctx.now()) } : {}),
         updatedAt: ctx.now(),
       })
       .where(eq(settings.userId, user.id))
       .returning();
     if (frequencyChanged) await recordAudit(tx, user.id, "FREQUENCY_UPDATED", { from: current.frequency, to: next.frequency });
-    if (retentionChanged) await recordAudit(tx, user.id, "RETENTION_UPDATED", { from: current.retention, to: next.retention });
+    if (retentionChanged) {
+      await recordAudit(tx, user.id, "RETENTION_UPDATED", {
+        from: current.retention,
+        to: next.retention,
+        mode: next.retentionMode,
+        ...(next.retentionMode === "gfs" ? { gfs: { daily: next.gfsDaily, weekly: next.gfsWeekly, monthly: next.gfsMonthly } } : {}),
+      });
+    }
+    if (drillsChanged) await recordAudit(tx, user.id, "DRILL_SETTINGS_UPDATED", { from: current.drillFrequency, to: next.drillFrequency });
     if (notificationsChanged) {
       await recordAudit(tx, user.id, "NOTIFICATIONS_UPDATED", {
         backupSuccess: next.notifyBackupSuccess,

@@ -21,7 +21,7 @@ async function addDatabases(user: TestUser, names: string[], isActive = false) {
 }
 
 describe("GET/PUT /api/settings", () => {
-  test("defaults: daily, 3 days, every notification on", async () => {
+  test("defaults: daily, 3 days, every notification on, age retention, no drills", async () => {
     const user = await server.registerUser();
     const res = await server.call("GET", "/api/settings", { token: user.token });
     expect(res.status).toBe(200);
@@ -30,7 +30,46 @@ describe("GET/PUT /api/settings", () => {
       retention: 72,
       notifications: { backupSuccess: true, backupFailure: true, agentDisconnection: true },
       notificationEmail: null,
+      retentionMode: "age",
+      gfs: { daily: 7, weekly: 4, monthly: 6 },
+      drillFrequency: "off",
+      nextDrillAt: null,
     });
+  });
+
+  test("GFS retention and the drill schedule are saved, audited and checked", async () => {
+    const user = await server.registerUser();
+    const before = Date.now();
+    const res = await server.call("PUT", "/api/settings", {
+      token: user.token,
+      body: { retentionMode: "gfs", gfs: { daily: 5, weekly: 3, monthly: 2 }, drillFrequency: "weekly" },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ retentionMode: "gfs", gfs: { daily: 5, weekly: 3, monthly: 2 }, drillFrequency: "weekly" });
+    // The first scheduled drill is a week from now.
+    const nextDrill = Date.parse(res.body.nextDrillAt);
+    expect(nextDrill).toBeGreaterThanOrEqual(before + 168 * 3_600_000 - 1000);
+    expect(nextDrill).toBeLessThanOrEqual(Date.now() + 168 * 3_600_000 + 1000);
+    const logs = await server.call("GET", "/api/user/audit-logs", { token: user.token });
+    const retention = logs.body.logs.find((l: { action: string }) => l.action === "RETENTION_UPDATED");
+    expect(retention.details).toEqual({ from: 72, to: 72, mode: "gfs", gfs: { daily: 5, weekly: 3, monthly: 2 } });
+    expect(logs.body.logs.find((l: { action: string }) => l.action === "DRILL_SETTINGS_UPDATED").details).toEqual({ from: "off", to: "weekly" });
+
+    const off = await server.call("PUT", "/api/settings", { token: user.token, body: { drillFrequency: "off" } });
+    expect(off.body).toMatchObject({ drillFrequency: "off", nextDrillAt: null, retentionMode: "gfs" });
+
+    for (const [body, message] of [
+      [{ gfs: { daily: 0, weekly: 0, monthly: 0 } }, "GFS retention must keep at least one daily, weekly or monthly backup."],
+      [{ gfs: { daily: 91, weekly: 1, monthly: 1 } }, "gfs.daily must be a whole number from 0 to 90"],
+      [{ gfs: { daily: 1.5, weekly: 1, monthly: 1 } }, "gfs.daily must be a whole number from 0 to 90"],
+      [{ gfs: { daily: 1 } }, "gfs.weekly must be a whole number from 0 to 104"],
+      [{ retentionMode: "forever" }, "retentionMode must be age or gfs"],
+      [{ drillFrequency: "daily" }, "drillFrequency must be off, weekly or monthly"],
+    ] as const) {
+      const refused = await server.call("PUT", "/api/settings", { token: user.token, body });
+      expect({ status: refused.status, message: refused.body.message }).toEqual({ status: 400, message });
+    }
+    expect((await server.call("GET", "/api/settings", { token: user.token })).body.gfs).toEqual({ daily: 5, weekly: 3, monthly: 2 });
   });
 
   test("saves the frequency word as hours and the retention in hours, with audit entries", async () => {

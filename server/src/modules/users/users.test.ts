@@ -148,6 +148,10 @@ describe("audit log", () => {
     expect(res.body).toContain("BACKUP_SKIPPED");
     expect(res.body).toContain("AGENT_REMOVED");
     expect(res.body).toContain("TWO_FACTOR_ENABLED");
-    expect(res.body).toHaveLength(26);
+    // Trust (issue 14): verification, anomalies and drills.
+    for (const action of ["BACKUP_VERIFIED", "BACKUP_VERIFICATION_FAILED", "BACKUP_ANOMALY", "ANOMALY_RESOLVED", "DRILL_REQUESTED", "DRILL_COMPLETED", "DRILL_FAILED", "DRILL_SETTINGS_UPDATED"]) {
+      expect(res.body).toContain(action);
+    }
+    expect(res.body).toHaveLength(34);
   });
 });

@@ -33,6 +33,8 @@ export type RestoreFacts = {
   /** Documents restored and failed per collection. */
   stats?: Record<string, unknown> | null;
   completedAt?: string | null;
+  /** drill.completed / drill.failed: what the drill restored and checked. */
+  drill?: unknown;
 };
 
 export type AgentFacts = { id: string; name: string; hostname: string | null; status: string };

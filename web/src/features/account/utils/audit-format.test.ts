@@ -68,6 +68,11 @@ describe("action badges", () => {
     expect(auditBadgeTone("BACKUP_DELETED_MANUAL")).toBe("orange");
     expect(auditBadgeTone("BACKUP_DELETED_AUTO")).toBe("orange");
     expect(auditBadgeTone("RESTORE_COMPLETED")).toBe("green");
+    expect(auditBadgeTone("BACKUP_ANOMALY")).toBe("red");
+    expect(auditBadgeTone("BACKUP_VERIFICATION_FAILED")).toBe("red");
+    expect(auditBadgeTone("DRILL_FAILED")).toBe("red");
+    expect(auditBadgeTone("BACKUP_VERIFIED")).toBe("green");
+    expect(auditBadgeTone("ANOMALY_RESOLVED")).toBe("green");
     expect(auditBadgeTone("AGENT_REGISTERED")).toBe("green");
     expect(auditBadgeTone("BACKUP_CREATED")).toBe("blue");
     expect(auditBadgeTone("RESTORE_INITIATED")).toBe("blue");

@@ -16,9 +16,9 @@ export type BadgeTone = "red" | "orange" | "green" | "blue" | "amber" | "violet"
 
 // First matching rule wins.
 const BADGE_RULES: { test: (action: string) => boolean; tone: BadgeTone }[] = [
-  { test: (a) => /FAILED|EXCEEDED|DISCONNECTED/.test(a), tone: "red" },
+  { test: (a) => /FAILED|EXCEEDED|DISCONNECTED|_ANOMALY$/.test(a), tone: "red" },
   { test: (a) => a.includes("DELETED"), tone: "orange" },
-  { test: (a) => /COMPLETED|REGISTERED/.test(a), tone: "green" },
+  { test: (a) => /COMPLETED|REGISTERED|VERIFIED|RESOLVED/.test(a), tone: "green" },
   { test: (a) => /CREATED|REQUESTED|INITIATED/.test(a), tone: "blue" },
   { test: (a) => /API_KEY|PASSWORD|EMAIL|TWO_FACTOR|RECOVERY_CODE/.test(a), tone: "amber" },
   { test: (a) => /UPDATED|CHANGED/.test(a), tone: "violet" },

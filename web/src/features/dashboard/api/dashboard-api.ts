@@ -17,6 +17,9 @@ export const downloadBackupRangeRequest = (id: string, start: number, end: numbe
 export const restoreBackupRequest = (id: string, databaseName: string, where: { targetDatabase?: string; collections?: string[] } = {}) =>
   backupNode(id).restore.post({ databaseName, ...where });
 export const listRestoresRequest = () => api.backups.restores.all.get();
+/** Asks the database's agent to read the stored backup back again (202; the result arrives on the row). */
+export const verifyBackupRequest = (id: string) => backupNode(id).verify.post();
+export const resolveAnomalyRequest = (id: string) => backupNode(id).anomaly.resolve.post();
 export const systemStatusRequest = () => api.settings["system-status"].get();
 export const serviceHealthRequest = () => api.agents["server-status"].get();
 export const listDatabasesRequest = () => api.settings.databases.get();

@@ -9,6 +9,7 @@ import type { LiveBackup } from "../stores/dashboard-atoms";
 import { formatBytes, formatDocumentCount } from "../utils/dashboard-format";
 import { isRunning } from "../utils/operation-status";
 import { StatusBadge } from "./status-badge";
+import { AnomalyBadge, VerificationBadge } from "./trust-badges";
 
 
 /** A backup with the realtime channel's latest word on it laid over the fetched row. */
@@ -18,6 +19,9 @@ type Actions = {
   onDownload: (backup: Backup) => void;
   onRestore: (backup: Backup) => void;
   onDelete: (backup: Backup) => void;
+  /** Asks the agent to read the backup back from storage again. */
+  onVerify: (backup: Backup) => void;
+  onResolveAnomaly: (backup: Backup) => void;
   downloadingId: string | null;
 };
 
@@ -35,7 +39,7 @@ function RunningProgress({ row }: { row: BackupRow }) {
   );
 }
 
-function buildColumns({ onDownload, onRestore, onDelete, downloadingId }: Actions): DataTableColumn<BackupRow>[] {
+function buildColumns({ onDownload, onRestore, onDelete, onVerify, onResolveAnomaly, downloadingId }: Actions): DataTableColumn<BackupRow>[] {
   const statusOf = (row: BackupRow) => row.live?.status ?? row.status;
   return [
     { accessorKey: "databaseName", header: "Database", cell: ({ row }) => <span className="font-medium text-slate-900">{row.original.databaseName}</span> },
@@ -45,7 +49,20 @@ function buildColumns({ onDownload, onRestore, onDelete, downloadingId }: Action
       cell: ({ row }) => (isRunning(statusOf(row.original)) ? <RunningProgress row={row.original} /> : formatDateTime(row.original.timestamp)),
     },
     { id: "size", header: "Size", cell: ({ row }) => (isRunning(statusOf(row.original)) ? null : formatBytes(row.original.size)) },
-    { id: "status", header: "Status", cell: ({ row }) => <StatusBadge status={statusOf(row.original)} /> },
+    {
+      id: "status",
+      header: "Status",
+      cell: ({ row }) => {
+        const status = statusOf(row.original);
+        return (
+          <div className="flex flex-col items-start gap-1.5">
+            <StatusBadge status={status} />
+            {status === "completed" ? <VerificationBadge backup={row.original} /> : null}
+            <AnomalyBadge backup={row.original} onResolve={onResolveAnomaly} />
+          </div>
+        );
+      },
+    },
     {
       id: "actions",
       header: "Actions",
@@ -61,6 +78,9 @@ function buildColumns({ onDownload, onRestore, onDelete, downloadingId }: Action
             <Button variant="ghost" size="sm" disabled={!usable} onClick={() => onRestore(backup)} aria-label={`Restore ${label}`}>
               <Icon name="restore" className="h-4 w-4" /> Restore
             </Button>
+            <Button variant="ghost" size="sm" disabled={!usable} onClick={() => onVerify(backup)} aria-label={`Verify ${label}`}>
+              <Icon name="shield" className="h-4 w-4" /> Verify
+            </Button>
             <Button variant="ghost" size="sm" className="text-red-600 hover:bg-red-50" disabled={!usable} onClick={() => onDelete(backup)} aria-label={`Delete ${label}`}>
               <Icon name="trash" className="h-4 w-4" /> Delete
             </Button>
@@ -73,8 +93,11 @@ function buildColumns({ onDownload, onRestore, onDelete, downloadingId }: Action
 
 /** Recent Backups (spec 2), TanStack Table; running rows show their live progress. */
 export function BackupsTable({ backups, live, ...actions }: Actions & { backups: Backup[]; live: Record<string, LiveBackup> }) {
-  const { onDownload, onRestore, onDelete, downloadingId } = actions;
-  const columns = useMemo(() => buildColumns({ onDownload, onRestore, onDelete, downloadingId }), [onDownload, onRestore, onDelete, downloadingId]);
+  const { onDownload, onRestore, onDelete, onVerify, onResolveAnomaly, downloadingId } = actions;
+  const columns = useMemo(
+    () => buildColumns({ onDownload, onRestore, onDelete, onVerify, onResolveAnomaly, downloadingId }),
+    [onDownload, onRestore, onDelete, onVerify, onResolveAnomaly, downloadingId],
+  );
   const rows = useMemo(() => backups.map((backup) => ({ ...backup, live: live[backup.id] })), [backups, live]);
 
   if (backups.length === 0) {

@@ -4,7 +4,8 @@ import { Card } from "../../../components/ui/card";
 import { askConfirmation } from "../../../components/ui/confirm-dialog";
 import { LoadingScreen } from "../../../components/ui/spinner";
 import { toast } from "../../../components/ui/toast-store";
-import { type Backup, deleteBackupRequest } from "../api/dashboard-api";
+import { readErrorMessage } from "../../../lib/api-client";
+import { type Backup, deleteBackupRequest, resolveAnomalyRequest, verifyBackupRequest } from "../api/dashboard-api";
 import { useBackupDownload } from "../hooks/use-backup-download";
 import { useDashboardData, useDatabaseBackups } from "../hooks/use-dashboard-data";
 import { useRealtimeEvents } from "../hooks/use-realtime-events";
@@ -80,6 +81,27 @@ export function DashboardPage({ token }: { token: string | null }) {
     [refreshBackups],
   );
 
+  const onVerify = useCallback(async (backup: Backup) => {
+    const { data, error } = await verifyBackupRequest(backup.id);
+    if (error || !data) toast({ title: "Could not ask for a verification", description: readErrorMessage(error) ?? undefined, variant: "destructive" });
+    else toast({ title: data.message, variant: "success" });
+  }, []);
+
+  const onResolveAnomaly = useCallback(
+    async (backup: Backup) => {
+      const confirmed = await askConfirmation({
+        title: "Mark as expected",
+        message: `Did the data of "${backup.databaseName}" really shrink? Retention then stops keeping the last good backup from before this one.`,
+        confirmLabel: "Mark as expected",
+      });
+      if (!confirmed) return;
+      const { error } = await resolveAnomalyRequest(backup.id);
+      if (error) toast({ title: "Could not mark the backup as expected", description: readErrorMessage(error) ?? undefined, variant: "destructive" });
+      refreshBackups();
+    },
+    [refreshBackups],
+  );
+
   const onRestored = useCallback(() => {
     setRestoring(null);
     setTab("restores");
@@ -115,7 +137,16 @@ export function DashboardPage({ token }: { token: string | null }) {
               {backups === null ? (
                 <LoadingScreen label="Loading backups..." />
               ) : (
-                <BackupsTable backups={backups} live={liveBackups} onDownload={download} onRestore={setRestoring} onDelete={onDelete} downloadingId={downloadingId} />
+                <BackupsTable
+                  backups={backups}
+                  live={liveBackups}
+                  onDownload={download}
+                  onRestore={setRestoring}
+                  onDelete={onDelete}
+                  onVerify={onVerify}
+                  onResolveAnomaly={onResolveAnomaly}
+                  downloadingId={downloadingId}
+                />
               )}
             </div>
           ) : (

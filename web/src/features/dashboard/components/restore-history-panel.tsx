@@ -1,15 +1,33 @@
 import { Alert } from "../../../components/ui/alert";
 import { Button } from "../../../components/ui/button";
+import { Badge } from "../../../components/ui/card";
+import { Tooltip } from "../../../components/ui/tooltip";
 import { Icon } from "../../../components/ui/icons";
 import { Spinner } from "../../../components/ui/spinner";
 import { formatDatePattern } from "../../../lib/date-pattern";
 import type { RestoreRecord } from "../api/dashboard-api";
 import type { LiveRestore } from "../stores/dashboard-atoms";
 import { describeRestoreDetails, isRunning } from "../utils/operation-status";
+import { describeDrillResult } from "../utils/trust-format";
 import { RestoreProgress } from "./restore-progress";
 import { StatusBadge } from "./status-badge";
 
 export const HISTORY_DATE_PATTERN = "MMM d, yyyy h:mm a";
+
+/** A finished restore's Details: the error or status in words; a drill's findings in full (its error on hover). */
+function RestoreDetails({ restore }: { restore: Omit<RestoreRecord, "status"> & { status: string } }) {
+  const short = describeRestoreDetails(restore);
+  const drill = describeDrillResult(restore);
+  if (!drill) return <>{short}</>;
+  if (restore.status === "failed") {
+    return (
+      <Tooltip content={drill}>
+        <span data-testid="drill-result">{short}</span>
+      </Tooltip>
+    );
+  }
+  return <span data-testid="drill-result">{drill}</span>;
+}
 
 type Props = {
   restores: RestoreRecord[] | null;
@@ -71,7 +89,16 @@ export function RestoreHistoryPanel({ restores, error, loading, live, onRefresh 
                   <tr key={restore.id} data-testid="restore-row">
                     <td className="px-4 py-3 font-medium text-slate-900">
                       {restore.databaseName}
-                      {restore.targetDatabase !== restore.databaseName ? <span className="block text-xs font-normal text-slate-500">as a copy in {restore.targetDatabase}</span> : null}
+                      {restore.kind === "drill" ? (
+                        <Badge className="ml-2 bg-indigo-100 text-indigo-800" data-testid="drill-badge">
+                          Drill
+                        </Badge>
+                      ) : null}
+                      {restore.kind === "drill" ? (
+                        <span className="block text-xs font-normal text-slate-500">test restore into {restore.targetDatabase}, dropped afterwards</span>
+                      ) : restore.targetDatabase !== restore.databaseName ? (
+                        <span className="block text-xs font-normal text-slate-500">as a copy in {restore.targetDatabase}</span>
+                      ) : null}
                       {restore.collections ? <span className="block text-xs font-normal text-slate-500">only {restore.collections.join(", ")}</span> : null}
                     </td>
                     <td className="px-4 py-3">
@@ -83,7 +110,7 @@ export function RestoreHistoryPanel({ restores, error, loading, live, onRefresh 
                       {isRunning(status) ? (
                         <RestoreProgress databaseName={restore.databaseName} progress={progress} />
                       ) : (
-                        describeRestoreDetails({ status, error: update?.error ?? restore.error })
+                        <RestoreDetails restore={{ ...restore, status, error: update?.error ?? restore.error }} />
                       )}
                     </td>
                   </tr>

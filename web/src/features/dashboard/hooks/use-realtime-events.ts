@@ -22,7 +22,7 @@ const without = <T,>(map: Record<string, T>, id: string) => {
 
 function isBrowserEvent(value: unknown): value is BrowserEvent {
   const type = (value as { type?: unknown } | null)?.type;
-  return type === "backupProgress" || type === "restoreProgress";
+  return type === "backupProgress" || type === "restoreProgress" || type === "backupVerified";
 }
 
 export function useRealtimeEvents(token: string | null, handlers: Handlers) {
@@ -47,6 +47,8 @@ export function useRealtimeEvents(token: string | null, handlers: Handlers) {
 
     const accept = createFinishedFilter();
     const onEvent = (event: BrowserEvent) => {
+      // A verification changes a finished backup's row only: the list is fetched again.
+      if (event.type === "backupVerified") return handlersRef.current.onBackupSettled();
       if (!accept(event.type === "backupProgress" ? event.backupId : event.restoreId, event.status)) return;
       if (event.type === "backupProgress") {
         setBackups((map) => ({ ...map, [event.backupId]: { status: event.status, progress: event.progress } }));

@@ -17,4 +17,11 @@ describe("onboarding checklist", () => {
     expect(isOnboarding(steps)).toBe(false); // the test restore is suggested, not required
     expect(done({ agents: [{ status: "active" }], backups: [{ status: "completed" }], restores: [{ status: "completed" }] }).restore).toBe(true);
   });
+
+  test("a completed restore drill counts as the first test restore; a failed one does not", () => {
+    const facts = { agents: [{ status: "active" }], backups: [{ status: "completed" }] };
+    expect(done({ ...facts, restores: [{ status: "completed", kind: "drill" }] }).restore).toBe(true);
+    expect(done({ ...facts, restores: [{ status: "failed", kind: "drill" }] }).restore).toBe(false);
+    expect(listOnboardingSteps({ ...facts, restores: [] }).find((step) => step.id === "restore")!.hint).toContain("run a restore drill (Settings → General)");
+  });
 });

@@ -18,6 +18,11 @@ export const systemStatusRequest = () => api.settings["system-status"].get();
 export const manageAgentRequest = (agentId: string, action: AgentAction) => api.agents.manage({ agentId }).post({ action });
 export const removeAgentRequest = (agentId: string) => api.agents({ agentId }).delete();
 export const userPlanRequest = () => api.user.plan.get();
+export type RetentionChoice = { mode: "age" | "gfs"; retention: number; daily: number; weekly: number; monthly: number };
+/** What retention would keep of the existing backups under a policy not saved yet. */
+export const retentionPreviewRequest = (choice: RetentionChoice) => api.settings["retention-preview"].get({ query: choice });
+/** A restore drill of a database's latest backup, now. */
+export const startDrillRequest = (databaseName: string) => api.drills.post({ databaseName });
 export const profileRequest = () => api.user.profile.get();
 
 // Answers as the server types them.
@@ -26,3 +31,4 @@ export type NotificationChoices = UserSettings["notifications"];
 export type UserDatabase = NonNullable<Awaited<ReturnType<typeof listDatabasesRequest>>["data"]>[number];
 export type UserAgent = NonNullable<Awaited<ReturnType<typeof systemStatusRequest>>["data"]>["agents"][number];
 export type UserPlan = NonNullable<Awaited<ReturnType<typeof userPlanRequest>>["data"]>;
+export type RetentionPreview = NonNullable<Awaited<ReturnType<typeof retentionPreviewRequest>>["data"]>;

@@ -5,34 +5,46 @@ import { Button } from "../../../components/ui/button";
 import { inputClasses } from "../../../components/ui/field";
 import { toast } from "../../../components/ui/toast-store";
 import { readErrorMessage } from "../../../lib/api-client";
-import { saveSettingsRequest, type UserPlan, type UserSettings } from "../api/settings-api";
+import { type RetentionChoice, saveSettingsRequest, type UserDatabase, type UserPlan, type UserSettings } from "../api/settings-api";
 import { useTimedFlag } from "../hooks/use-timed-flag";
-import { describePlanSchedule, listFrequencyOptions, listRetentionOptions, toFrequencyWord } from "../utils/schedule-options";
+import { describePlanSchedule, listFrequencyOptions, toFrequencyWord } from "../utils/schedule-options";
+import { DrillSettings } from "./drill-settings";
+import { RetentionFields } from "./retention-fields";
 
 const SAVED_INDICATOR_MS = 3_000;
 
-type GeneralTabProps = { settings: UserSettings; plan: UserPlan; onSaved: (settings: UserSettings) => void };
+type GeneralTabProps = { settings: UserSettings; plan: UserPlan; databases: UserDatabase[]; onSaved: (settings: UserSettings) => void };
 
-/** Backup frequency and retention; choices beyond the plan are shown but disabled (spec 5). */
-export function GeneralTab({ settings, plan, onSaved }: GeneralTabProps) {
+const retentionOf = (settings: UserSettings): RetentionChoice => ({ mode: settings.retentionMode, retention: settings.retention, ...settings.gfs });
+
+/** Backup frequency, retention (age or GFS, with a preview) and restore drills; choices beyond the plan are shown but disabled (spec 5). */
+export function GeneralTab({ settings, plan, databases, onSaved }: GeneralTabProps) {
   const [frequency, setFrequency] = useState<FrequencyWord>(toFrequencyWord(settings.frequency));
-  const [retention, setRetention] = useState(settings.retention);
+  const [retention, setRetention] = useState<RetentionChoice>(retentionOf(settings));
+  const [drillFrequency, setDrillFrequency] = useState(settings.drillFrequency);
   const [busy, setBusy] = useState(false);
   const [saved, showSaved] = useTimedFlag(SAVED_INDICATOR_MS);
 
   useEffect(() => {
     setFrequency(toFrequencyWord(settings.frequency));
-    setRetention(settings.retention);
-  }, [settings.frequency, settings.retention]);
+    setRetention(retentionOf(settings));
+    setDrillFrequency(settings.drillFrequency);
+  }, [settings]);
 
   const frequencyOptions = listFrequencyOptions(plan);
-  const retentionOptions = listRetentionOptions(plan);
 
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
     setBusy(true);
     try {
-      const { data, error } = await saveSettingsRequest({ frequency, retention });
+      const { mode, daily, weekly, monthly } = retention;
+      const { data, error } = await saveSettingsRequest({
+        frequency,
+        retention: retention.retention,
+        retentionMode: mode,
+        gfs: { daily, weekly, monthly },
+        drillFrequency,
+      });
       if (error || !data) throw error ?? new Error("save failed");
       onSaved(data);
       showSaved();
@@ -44,7 +56,7 @@ export function GeneralTab({ settings, plan, onSaved }: GeneralTabProps) {
   };
 
   return (
-    <form onSubmit={onSubmit} className="max-w-xl space-y-6">
+    <form onSubmit={onSubmit} className="max-w-2xl space-y-6">
       <div>
         <h2 className="text-lg font-semibold text-slate-900">Backup schedule</h2>
         <p className="mt-1 text-sm text-slate-600">How often your active databases are backed up, and how long backups are kept.</p>
@@ -62,19 +74,8 @@ export function GeneralTab({ settings, plan, onSaved }: GeneralTabProps) {
           ))}
         </select>
       </div>
-      <div>
-        <label htmlFor="settings-retention" className="block text-sm font-medium text-slate-700">
-          Retention period
-        </label>
-        <select id="settings-retention" value={retention} onChange={(e) => setRetention(Number(e.target.value))} className={`${inputClasses} mt-1`}>
-          {retentionOptions.map((option) => (
-            <option key={option.value} value={option.value} disabled={option.disabled}>
-              {option.disabled ? `${option.label} (upgrade required)` : option.label}
-            </option>
-          ))}
-        </select>
-        <p className="mt-1 text-xs text-slate-500">Older backups are deleted automatically.</p>
-      </div>
+      <RetentionFields choice={retention} plan={plan} onChange={setRetention} />
+      <DrillSettings frequency={drillFrequency} nextDrillAt={settings.nextDrillAt} databases={databases} onFrequencyChange={setDrillFrequency} />
       <Button type="submit" variant={saved ? "success" : "default"} disabled={busy}>
         <span aria-live="polite">{saved ? "Saved!" : busy ? "Saving..." : "Save Changes"}</span>
       </Button>

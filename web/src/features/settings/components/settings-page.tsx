@@ -72,7 +72,7 @@ export function SettingsPage() {
           <LoadingScreen label="Loading settings..." />
         ) : (
           <Tabs items={SETTINGS_TABS} value={tab} onValueChange={changeTab} label="Settings sections">
-            {tab === "general" ? <GeneralTab settings={data.settings!} plan={data.plan!} onSaved={data.setSettings} /> : null}
+            {tab === "general" ? <GeneralTab settings={data.settings!} plan={data.plan!} databases={data.databases!} onSaved={data.setSettings} /> : null}
             {tab === "agents" ? (
               <AgentsTab
                 agents={data.agents!}

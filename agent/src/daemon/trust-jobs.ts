@@ -1,0 +1,84 @@
+// The daemon's proofs that backups restore: reading a stored backup back through the server
+// (after each upload, and when the server asks again) and restore drills into a scratch database.
+import type { AgentMessage, RestoreStats, ServerMessage, Verification } from "../../../protocol/agent-protocol";
+import { verificationOf } from "../../../protocol/verification";
+import { ArchiveError } from "../archive/index.ts";
+import { MongodumpArchiveError } from "../dump/mongodump-archive/index.ts";
+import { DrillError } from "../dump/index.ts";
+import { ServerRefusedError, ServerUnreachableError } from "../transport/errors";
+import type { DaemonRuntime } from "./agent-daemon";
+import { throttleProgress } from "./progress-throttle";
+import { openResumableDownload } from "./resumable-download";
+
+type Deps = {
+  runtime: DaemonRuntime;
+  /** Results the server must not miss (queued until the socket is up). */
+  deliver(message: AgentMessage): void;
+  /** Progress, dropped when the socket is down. */
+  send(message: AgentMessage): void;
+  signal: AbortSignal;
+  describe(error: unknown): string;
+};
+
+/**
+ * True when the failure is the backup file's own: it does not decrypt or parse (damaged, cut,
+ * foreign, another key), or the server says its file is gone from storage (410).
+ */
+function isUnreadableFile(error: unknown): boolean {
+  return (
+    error instanceof ArchiveError ||
+    error instanceof MongodumpArchiveError ||
+    (error instanceof ServerRefusedError && error.status === 410) ||
+    (error instanceof DrillError && isUnreadableFile(error.cause))
+  );
+}
+
+export function createTrustJobs({ runtime, deliver, send, signal, describe }: Deps) {
+  const report = (backupId: string, verification: Verification) => deliver({ type: "backup.verified", backupId, verification });
+
+  /**
+   * Downloads a stored backup, decrypts and parses all of it, and reports what it holds compared
+   * with `expected` (the counts dumped). Not reported: a stop of the agent, or a server that could
+   * not be reached (the backup stays unverified rather than falsely failed).
+   */
+  async function verifyBackup(backupId: string, expected: Record<string, number> | undefined) {
+    runtime.log("verifying the stored backup", { backupId });
+    let verification: Verification;
+    try {
+      const namespaces = await runtime.verify(openResumableDownload(runtime.client(), backupId, { signal }), { signal });
+      verification = verificationOf(namespaces, expected);
+    } catch (error) {
+      if (signal.aborted || error instanceof ServerUnreachableError) {
+        runtime.log("could not verify the backup now; it stays unverified", { backupId, error: describe(error) });
+        return;
+      }
+      verification = { status: "failed", namespaces: {}, error: `the stored backup could not be read back: ${describe(error)}`.slice(0, 1900) };
+    }
+    runtime.log(verification.status === "ok" ? "backup verified" : "backup verification failed", { backupId, ...(verification.error ? { error: verification.error } : {}) });
+    report(backupId, verification);
+  }
+
+  /** Runs a drill: the backup restored into the scratch database, checked and dropped; reported like a restore, with the drill's report. */
+  async function runDrill(command: Extract<ServerMessage, { type: "drill" }>) {
+    const { restoreId, backupId, databaseName, size, scratchDatabase } = command;
+    runtime.log("restore drill started", { restoreId, backupId, databaseName, scratchDatabase });
+    deliver({ type: "restore.started", restoreId });
+    const onProgress = throttleProgress((progress) => send({ type: "restore.progress", restoreId, progress }));
+    try {
+      const download = openResumableDownload(runtime.client(), backupId, { signal });
+      const { stats, report: drill } = await runtime.drill(databaseName, download, { scratchDatabase, onProgress, signal, inputBytes: size });
+      runtime.log("restore drill passed", { restoreId, databaseName, durationMs: drill.durationMs });
+      deliver({ type: "restore.completed", restoreId, stats, drill });
+    } catch (error) {
+      const message = `drill failed: ${describe(error)}`;
+      runtime.log("restore drill failed", { restoreId, databaseName, error: message });
+      const stats: RestoreStats | undefined = error instanceof DrillError ? error.stats : undefined;
+      const drill = error instanceof DrillError ? error.report : undefined;
+      deliver({ type: "restore.failed", restoreId, error: message.slice(0, 1900), ...(stats ? { stats } : {}), ...(drill ? { drill } : {}) });
+      // The file itself did not read back: the backup's verification says so too.
+      if (isUnreadableFile(error)) report(backupId, { status: "failed", namespaces: {}, error: `a restore drill could not read the stored backup: ${describe(error)}`.slice(0, 1900) });
+    }
+  }
+
+  return { verifyBackup, runDrill };
+}

@@ -1,0 +1,95 @@
+// Verified backups. The server cannot read a backup (zero knowledge), so the agent proves it:
+// after each upload, and when asked again, it downloads the stored file through the server,
+// decrypts and parses all of it and counts the documents of each namespace. The server records
+// what it reports, checks the counts against what was dumped once more, and raises the alerts.
+import { and, eq } from "drizzle-orm";
+import { agents, backups, databases } from "@db/schema";
+import type { Verification } from "@protocol/agent-protocol";
+import { verificationOf } from "@protocol/verification";
+import type { AppContext } from "../../context";
+import { AppError, conflict } from "../../lib/errors";
+import type { AgentRow } from "../agents/agent-auth";
+import { sendToAgent } from "../agents/service";
+import { recordAudit } from "../audit/service";
+import { notifyBackupVerified, notifyVerificationFailed } from "../notifications/service";
+import { backupFacts } from "../webhooks/events";
+import { publishToUser } from "../realtime/service";
+import { alertSubjectOf } from "./service";
+
+type BackupRow = typeof backups.$inferSelect;
+
+/**
+ * The verification as it is recorded: the agent's word, except that an "ok" whose counts differ
+ * from the ones dumped (known for backups made since agents report them) is a failure.
+ */
+export function settleVerification(reported: Verification, dumped: Record<string, number> | null): Verification {
+  return reported.status === "failed" ? reported : verificationOf(reported.namespaces, dumped);
+}
+
+const describeCounts = (namespaces: Record<string, number>) => {
+  const documents = Object.values(namespaces).reduce((sum, count) => sum + count, 0);
+  const collections = Object.keys(namespaces).length;
+  return `${documents.toLocaleString("en-US")} document${documents === 1 ? "" : "s"} in ${collections} collection${collections === 1 ? "" : "s"} read back and decrypted`;
+};
+
+/**
+ * Records an agent's report on a completed backup of its user: verifiedAt and verification, an
+ * audit entry, a live event and the alert. Reports on backups that are gone are ignored.
+ */
+export async function recordVerification(ctx: AppContext, agent: Pick<AgentRow, "id" | "userId">, backupId: string, reported: Verification) {
+  const [backup] = await ctx.db
+    .select()
+    .from(backups)
+    .where(and(eq(backups.id, backupId), eq(backups.userId, agent.userId), eq(backups.status, "completed")));
+  if (!backup) return;
+  const verification = settleVerification(reported, backup.collections);
+  const ok = verification.status === "ok";
+  await ctx.db.transaction(async (tx) => {
+    await tx.update(backups).set({ verifiedAt: ctx.now(), verification }).where(eq(backups.id, backup.id));
+    await recordAudit(tx, backup.userId, ok ? "BACKUP_VERIFIED" : "BACKUP_VERIFICATION_FAILED", {
+      backupId: backup.id,
+      databaseName: backup.databaseName,
+      agentId: agent.id,
+      ...(ok ? {} : { reason: verification.error }),
+    });
+  });
+  await publishToUser(ctx, backup.userId, { type: "backupVerified", backupId: backup.id, status: verification.status });
+  const subject = { ...alertSubjectOf(backup), agentId: agent.id };
+  const facts = { ...backupFacts(backup), verification };
+  if (ok) await notifyBackupVerified(ctx, subject, describeCounts(verification.namespaces), facts);
+  else {
+    ctx.log.warn("backup verification failed", { backupId: backup.id, reason: verification.error });
+    await notifyVerificationFailed(ctx, subject, verification.error ?? "unknown", facts);
+  }
+}
+
+/**
+ * The agent serving a backup's database now (it may have moved since the backup), else the one
+ * that made the backup; 409 AGENT_OFFLINE when that agent is not connected.
+ */
+export async function findAgentOf(ctx: AppContext, backup: Pick<BackupRow, "userId" | "databaseName" | "agentId">) {
+  const [database] = await ctx.db
+    .select({ agentId: databases.agentId })
+    .from(databases)
+    .where(and(eq(databases.userId, backup.userId), eq(databases.name, backup.databaseName)));
+  const agentId = database?.agentId ?? backup.agentId;
+  const [agent] = agentId ? await ctx.db.select().from(agents).where(eq(agents.id, agentId)) : [];
+  if (!agent || agent.status === "offline") {
+    throw new AppError(409, "AGENT_OFFLINE", `No agent is online for "${backup.databaseName}". Start it with dbvault-agent run on its server, then try again.`);
+  }
+  return agent;
+}
+
+/** Asks the database's agent to read a completed backup back again; the result arrives as verifiedAt/verification. */
+export async function requestVerification(ctx: AppContext, backup: BackupRow) {
+  if (backup.status !== "completed") throw conflict(`This backup is ${backup.status}; only completed backups can be verified.`);
+  const agent = await findAgentOf(ctx, backup);
+  await sendToAgent(ctx, agent.id, {
+    type: "verify",
+    backupId: backup.id,
+    databaseName: backup.databaseName,
+    size: backup.size,
+    ...(backup.collections ? { expected: backup.collections } : {}),
+  });
+  return { message: "Verification requested: the agent reads the backup back from storage and reports within minutes." };
+}

@@ -1,0 +1,109 @@
+// Restore drills: a test restore of a database's latest backup into a scratch database on its
+// agent's server (`<name>_dbvault_drill`), checked (documents, indexes) and dropped by the agent.
+// Drills are restore records of kind "drill", so Restore History lists them; the schedule (off,
+// weekly, monthly) is a user setting, claimed by one server instance at a time.
+import { and, asc, desc, eq, inArray, isNotNull, lte, ne } from "drizzle-orm";
+import { backups, databases, type DrillFrequency, restores, settings } from "@db/schema";
+import { drillDatabaseName } from "@protocol/verification";
+import type { AppContext } from "../../context";
+import { conflict, notFound } from "../../lib/errors";
+import { sendToAgent } from "../agents/service";
+import { recordAudit } from "../audit/service";
+import { findAgentOf } from "../backups/verification";
+import { toRestoreView } from "../backups/views";
+import { announceRestore, restoreDetails } from "../restores/service";
+
+const HOUR = 3_600_000;
+/** Time between two scheduled drills of a user's databases. */
+export const DRILL_INTERVAL_HOURS: Record<Exclude<DrillFrequency, "off">, number> = { weekly: 168, monthly: 720 };
+
+/** When the next scheduled drill runs after `from`, for a frequency (null: drills are off). */
+export function nextDrillTime(frequency: DrillFrequency, from: Date): Date | null {
+  return frequency === "off" ? null : new Date(from.getTime() + DRILL_INTERVAL_HOURS[frequency] * HOUR);
+}
+
+/**
+ * Starts a drill of the latest completed backup of one of the user's databases: a restore record
+ * of kind "drill" into the scratch database, and the command to the database's agent. 404 for an
+ * unknown database, 409 when it has no completed backup, a drill of it is running or its agent is
+ * offline.
+ */
+export async function startDrill(ctx: AppContext, userId: string, databaseName: string, trigger: "manual" | "scheduled") {
+  const [database] = await ctx.db
+    .select({ id: databases.id })
+    .from(databases)
+    .where(and(eq(databases.userId, userId), eq(databases.name, databaseName)));
+  if (!database) throw notFound(`Database "${databaseName}"`);
+  const [backup] = await ctx.db
+    .select()
+    .from(backups)
+    .where(and(eq(backups.userId, userId), eq(backups.databaseName, databaseName), eq(backups.status, "completed")))
+    .orderBy(desc(backups.createdAt))
+    .limit(1);
+  if (!backup) throw conflict(`"${databaseName}" has no completed backup to drill yet. Back it up first.`);
+  const agent = await findAgentOf(ctx, backup);
+  const scratchDatabase = drillDatabaseName(databaseName);
+  const running = await ctx.db
+    .select({ id: restores.id })
+    .from(restores)
+    .where(and(eq(restores.userId, userId), eq(restores.kind, "drill"), eq(restores.databaseName, databaseName), inArray(restores.status, ["pending", "in-progress"])));
+  if (running.length > 0) throw conflict(`A drill of "${databaseName}" is already running.`);
+
+  const drill = await ctx.db.transaction(async (tx) => {
+    const [row] = await tx
+      .insert(restores)
+      .values({ userId, backupId: backup.id, databaseName, targetDatabase: scratchDatabase, kind: "drill", agentId: agent.id, status: "pending", lastActivityAt: ctx.now() })
+      .returning();
+    await recordAudit(tx, userId, "DRILL_REQUESTED", { ...restoreDetails(row!), scratchDatabase, trigger });
+    return row!;
+  });
+  await sendToAgent(ctx, agent.id, { type: "drill", restoreId: drill.id, backupId: backup.id, databaseName, size: backup.size, scratchDatabase });
+  await announceRestore(ctx, drill);
+  ctx.log.info("restore drill requested", { restoreId: drill.id, backupId: backup.id, trigger });
+  return { message: `Drill started: the latest backup of "${databaseName}" is restored into ${scratchDatabase}, checked and dropped. Follow it in Restore History.`, restore: toRestoreView(drill) };
+}
+
+/**
+ * Starts the scheduled drills that are due. Each due user's settings row is claimed with
+ * `FOR UPDATE SKIP LOCKED` and its next time moved on in the same transaction, so with several
+ * instances each user's drills start once. Every active database with a completed backup and an
+ * online agent is drilled; the others are skipped until the next time (and logged).
+ */
+export async function runDueDrills(ctx: AppContext, options: { limit?: number } = {}) {
+  const now = ctx.now();
+  const claimed = await ctx.db.transaction(async (tx) => {
+    const due = await tx
+      .select({ userId: settings.userId, frequency: settings.drillFrequency })
+      .from(settings)
+      .where(and(ne(settings.drillFrequency, "off"), isNotNull(settings.nextDrillAt), lte(settings.nextDrillAt, now)))
+      .orderBy(asc(settings.nextDrillAt))
+      .limit(options.limit ?? 50)
+      .for("update", { skipLocked: true });
+    for (const { userId, frequency } of due) {
+      await tx.update(settings).set({ nextDrillAt: nextDrillTime(frequency, now) }).where(eq(settings.userId, userId));
+    }
+    return due;
+  });
+  let started = 0;
+  for (const { userId } of claimed) {
+    const active = await ctx.db
+      .select({ name: databases.name })
+      .from(databases)
+      .where(and(eq(databases.userId, userId), eq(databases.isActive, true)))
+      .orderBy(asc(databases.createdAt));
+    for (const { name } of active) {
+      try {
+        await startDrill(ctx, userId, name, "scheduled");
+        started++;
+      } catch (error) {
+        ctx.log.info("scheduled drill skipped", { userId, databaseName: name, reason: (error as Error).message });
+      }
+    }
+  }
+  return started;
+}
+
+/** Moves a user's next drill when the drill frequency changes (null when drills are switched off). */
+export async function rescheduleDrills(ctx: AppContext, userId: string, frequency: DrillFrequency) {
+  await ctx.db.update(settings).set({ nextDrillAt: nextDrillTime(frequency, ctx.now()) }).where(eq(settings.userId, userId));
+}

@@ -1,0 +1,154 @@
+// Retention: deletes what each user's policy (age or GFS, within the plan's limit) does not keep,
+// and previews a policy on the existing backups. Both decide with policy.ts.
+import { and, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
+import { backups, settings, users } from "@db/schema";
+import type { AppContext } from "../../context";
+import { deleteBackup } from "../backups/service";
+import { planOfUser } from "../plans/service";
+import { decideRetention, type RetentionCandidate, type RetentionDecision, type RetentionPolicy } from "./policy";
+
+/** A user's backups are looked at again this long after the last pass (or at once after a settings change). */
+export const RETENTION_PASS_MS = 10 * 60_000;
+/** Rows the preview lists besides the kept ones: the newest backups it would delete. */
+export const PREVIEW_DELETED_ROWS = 100;
+
+type SettingsRow = typeof settings.$inferSelect;
+
+/** The policy a user's saved settings and plan make. */
+export function policyOf(saved: Pick<SettingsRow, "retentionMode" | "retention" | "gfsDaily" | "gfsWeekly" | "gfsMonthly">, plan: { retentionLimit: number }): RetentionPolicy {
+  if (saved.retentionMode === "gfs") {
+    return { mode: "gfs", daily: saved.gfsDaily, weekly: saved.gfsWeekly, monthly: saved.gfsMonthly, limitHours: plan.retentionLimit };
+  }
+  return { mode: "age", hours: Math.min(saved.retention, plan.retentionLimit) };
+}
+
+/** A user's finished backups as retention sees them, with their sizes for the preview. */
+async function loadCandidates(ctx: AppContext, userId: string) {
+  const rows = await ctx.db
+    .select({
+      id: backups.id,
+      databaseName: backups.databaseName,
+      status: backups.status,
+      createdAt: backups.createdAt,
+      size: backups.size,
+      verification: backups.verification,
+      anomaly: backups.anomaly,
+      anomalyResolvedAt: backups.anomalyResolvedAt,
+    })
+    .from(backups)
+    .where(and(eq(backups.userId, userId), inArray(backups.status, ["completed", "failed"])));
+  return rows.map((row) => ({
+    id: row.id,
+    databaseName: row.databaseName,
+    status: row.status as RetentionCandidate["status"],
+    createdAt: row.createdAt,
+    size: row.size,
+    verification: row.verification?.status ?? null,
+    anomaly: !row.anomaly ? "none" : row.anomalyResolvedAt ? "resolved" : "unresolved",
+  })) satisfies (RetentionCandidate & { size: number })[];
+}
+
+/** Settings rows of users due for a retention pass, claimed (SKIP LOCKED) and stamped so no other instance takes them now. */
+async function claimDueUsers(ctx: AppContext, limit: number): Promise<string[]> {
+  const now = ctx.now();
+  return ctx.db.transaction(async (tx) => {
+    const due = await tx
+      .select({ userId: settings.userId })
+      .from(settings)
+      .where(or(isNull(settings.retentionCheckedAt), lt(settings.retentionCheckedAt, new Date(now.getTime() - RETENTION_PASS_MS))))
+      .orderBy(sql`${settings.retentionCheckedAt} asc nulls first`)
+      .limit(limit)
+      .for("update", { skipLocked: true });
+    const ids = due.map((row) => row.userId);
+    if (ids.length > 0) await tx.update(settings).set({ retentionCheckedAt: now }).where(inArray(settings.userId, ids));
+    return ids;
+  });
+}
+
+/** The user's policy and every decision on their finished backups. */
+async function decideForUser(ctx: AppContext, userId: string, override?: (saved: SettingsRow) => SettingsRow) {
+  const [row] = await ctx.db
+    .select({ settings, planId: users.planId })
+    .from(settings)
+    .innerJoin(users, eq(users.id, settings.userId))
+    .where(eq(settings.userId, userId));
+  if (!row) return null;
+  const plan = await planOfUser(ctx.db, row.planId);
+  const policy = policyOf(override ? override(row.settings) : row.settings, plan);
+  const candidates = await loadCandidates(ctx, userId);
+  return { policy, candidates, decisions: decideRetention(candidates, policy, ctx.now()) };
+}
+
+/**
+ * Deletes the backups retention does not keep (BACKUP_DELETED_AUTO), at most `limit` a user per
+ * pass. Without `userId` it takes the users due for a pass (each every RETENTION_PASS_MS, claimed
+ * so several instances share the work); with it, that user now. Returns how many were deleted.
+ */
+export async function applyRetention(ctx: AppContext, options: { userId?: string; limit?: number; users?: number } = {}) {
+  const userIds = options.userId ? [options.userId] : await claimDueUsers(ctx, options.users ?? 50);
+  let deleted = 0;
+  for (const userId of userIds) {
+    const decided = await decideForUser(ctx, userId);
+    if (!decided) continue;
+    const doomed = decided.candidates.filter((backup) => !decided.decisions.get(backup.id)!.keep).slice(0, options.limit ?? 200);
+    if (doomed.length === 0) continue;
+    const rows = await ctx.db.select().from(backups).where(inArray(backups.id, doomed.map((backup) => backup.id)));
+    for (const backup of rows) {
+      try {
+        await deleteBackup(ctx, backup, "auto");
+        deleted++;
+      } catch (error) {
+        ctx.log.error("retention could not delete a backup", { backupId: backup.id, error });
+      }
+    }
+  }
+  return deleted;
+}
+
+/** Makes retention look at a user's backups at the next pass (after a change of their policy). */
+export async function requestRetentionPass(ctx: AppContext, userId: string) {
+  await ctx.db.update(settings).set({ retentionCheckedAt: null }).where(eq(settings.userId, userId));
+}
+
+export type PolicyChoice = { mode?: "age" | "gfs"; retention?: number; daily?: number; weekly?: number; monthly?: number };
+
+/**
+ * What retention would do to the user's completed backups under a policy (the saved one, changed
+ * by `choice`): every backup it keeps and why, the newest ones it would delete, and the totals.
+ */
+export async function previewRetention(ctx: AppContext, userId: string, choice: PolicyChoice) {
+  const decided = await decideForUser(ctx, userId, (saved) => ({
+    ...saved,
+    retentionMode: choice.mode ?? saved.retentionMode,
+    retention: choice.retention ?? saved.retention,
+    gfsDaily: choice.daily ?? saved.gfsDaily,
+    gfsWeekly: choice.weekly ?? saved.gfsWeekly,
+    gfsMonthly: choice.monthly ?? saved.gfsMonthly,
+  }));
+  if (!decided) return { policy: null, kept: 0, deleted: 0, backups: [] };
+  const completed = decided.candidates
+    .filter((backup) => backup.status === "completed")
+    .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || b.id.localeCompare(a.id));
+  const rows = completed.map((backup) => ({ backup, decision: decided.decisions.get(backup.id)! }));
+  const kept = rows.filter((row) => row.decision.keep);
+  const deleted = rows.filter((row) => !row.decision.keep);
+  return {
+    policy: decided.policy,
+    kept: kept.length,
+    deleted: deleted.length,
+    backups: [...kept, ...deleted.slice(0, PREVIEW_DELETED_ROWS)]
+      .sort((a, b) => b.backup.createdAt.getTime() - a.backup.createdAt.getTime())
+      .map(({ backup, decision }) => toPreviewRow(backup, decision)),
+  };
+}
+
+function toPreviewRow(backup: { id: string; databaseName: string; createdAt: Date; size: number }, decision: RetentionDecision) {
+  return {
+    id: backup.id,
+    databaseName: backup.databaseName,
+    createdAt: backup.createdAt.toISOString(),
+    size: backup.size,
+    keep: decision.keep,
+    reasons: decision.keep ? decision.reasons : [decision.reason],
+  };
+}
