@@ -44,11 +44,7 @@ describe.skipIf(missing !== null)("with the real mongodump and mongorestore", ()
     return { file: Buffer.concat(chunks), result: await backup.result };
   }
 
-  // Known to fail today (issue 12, in progress): the test server lists a collated collection's
-  // _id index without the collection's collation (a real mongod lists it with it), so
-  // mongorestore, by its rule for indexes listed without one, recreates it with
-  // {locale: "simple"}; and mongorestore takes about 80 s against the test server here.
-  test.skip("the built-in dump's archive restores with the real mongorestore, identical", async () => {
+  test("the built-in dump's archive restores with the real mongorestore, identical", async () => {
     const { file } = await builtInBackup(source);
     const { plaintext: archive } = await decryptBuffer(file, { masterKey });
     const target = env.uniqueDatabase("by-mongorestore");
@@ -65,8 +61,7 @@ describe.skipIf(missing !== null)("with the real mongodump and mongorestore", ()
     expect(await snapshotDatabase(env.client.db(target))).toEqual(await snapshotDatabase(env.client.db(source)));
   });
 
-  // Known to fail today for the same _id-index collation difference as above (the counts match).
-  test.skip("native mode runs the real tools and reports their counts exactly", async () => {
+  test("native mode runs the real tools and reports their counts exactly", async () => {
     const { file, result: dumped } = await builtInBackup(source, "native");
     expect(dumped.engine).toBe("native");
     // The same namespaces and counts as the built-in dump reports (views with 0), each count the
