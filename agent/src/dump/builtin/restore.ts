@@ -23,6 +23,8 @@ const BATCH_BYTES = 8 * 1024 * 1024;
 
 interface TargetState extends StagedCollection {
   prepared: boolean;
+  /** Whether its staging collection may exist (creating it began), so a failure must drop it. */
+  touched: boolean;
   /** The state that owns the collection when this one only names where its buckets go. */
   owner?: TargetState;
 }
@@ -80,6 +82,7 @@ export async function restoreWithDriver(request: BuiltinRestoreRequest): Promise
       throwIfAborted(signal);
       // Views hold no data: they are recreated in the swap phase.
       if (!isView(state.metadata)) {
+        state.touched = true;
         try {
           await prepareCollection(client.db(state.staged.db), state.staged.name, state.metadata);
         } catch (cause) {
@@ -125,7 +128,7 @@ export async function restoreWithDriver(request: BuiltinRestoreRequest): Promise
     return result;
   } catch (error) {
     // Also retried by the next restore; a failed swap phase has already said what it replaced.
-    await dropStaged(client, prepared(states)).catch(() => undefined);
+    await dropStaged(client, touched(states)).catch(() => undefined);
     throw error;
   } finally {
     await client.close().catch(() => undefined);
@@ -135,6 +138,11 @@ export async function restoreWithDriver(request: BuiltinRestoreRequest): Promise
 /** The collections and views whose staging was created, each once (bucket states name their owner). */
 function prepared(states: Map<string, TargetState>): TargetState[] {
   return [...new Set(states.values())].filter((state) => !state.owner && state.prepared);
+}
+
+/** The collections whose staging may exist, even half-created (its indexes refused, say). */
+function touched(states: Map<string, TargetState>): TargetState[] {
+  return [...new Set(states.values())].filter((state) => !state.owner && state.touched);
 }
 
 function registerCollection(
@@ -159,6 +167,7 @@ function registerCollection(
     staged: staging.locate(targetDb, targetName),
     intoBuckets: false,
     prepared: false,
+    touched: false,
   };
   states.set(metadata.namespace, state);
   if (metadata.type === "timeseries") {

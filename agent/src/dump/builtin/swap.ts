@@ -84,8 +84,8 @@ async function swapIn(client: MongoClient, entry: StagedCollection): Promise<voi
     return;
   }
   if (await renameOver(client, entry.staged, { db: entry.targetDb, name: entry.targetName })) return;
-  // Time-series collections cannot be renamed before MongoDB 8.0: recreate and copy instead (not
-  // one atomic step; docs/restore.md says so).
+  // Time-series collections cannot be renamed before MongoDB 8.0, nor anything on FerretDB 1.x:
+  // recreate and copy instead (not one atomic step; docs/restore.md says so).
   await prepareCollection(db, entry.targetName, entry.metadata);
   await copyDocuments(client.db(entry.staged.db), db, entry);
   await dropIfExists(client.db(entry.staged.db), entry.staged.name);
