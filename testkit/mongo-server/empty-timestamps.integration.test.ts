@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { BSON, Timestamp } from "bson";
 import { type Db, MongoClient } from "mongodb";
 import { startMongoTestServer, type MongoTestServer } from "./server";
-import { acceptsBypassEmptyTsReplacement } from "./server-version";
+import { acceptsBypassEmptyTsReplacement } from "../../protocol/mongodb-features";
 import { type TestConnection, createDatabaseName, openTestConnection } from "./test-support";
 
 const EMPTY = new Timestamp({ t: 0, i: 0 });

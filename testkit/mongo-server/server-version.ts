@@ -1,6 +1,7 @@
 // The MongoDB version this server impersonates, and what depends on it. Clients branch on the
 // version (mongorestore sends `bypassEmptyTsReplacement` only to servers that know it), so the
-// server must behave like that version too: an older one refuses the field as unknown.
+// server must behave like that version too: an older one refuses the field as unknown
+// (protocol/mongodb-features.ts holds that rule, shared with the agent).
 
 /** A version as major, minor and patch numbers ("7.0.14" → [7, 0, 14]). */
 export type VersionParts = [number, number, number];
@@ -17,14 +18,3 @@ export function describeFeatureCompatibility(version: string): string {
   return version.split(".").slice(0, 2).join(".");
 }
 
-/**
- * Whether insert and update accept `bypassEmptyTsReplacement` (SERVER-88750): 8.0 and later, and
- * the 7.0.13, 6.0.17 and 5.0.29 patch releases onwards; no other minor release received it.
- */
-export function acceptsBypassEmptyTsReplacement(version: string): boolean {
-  const [major, minor, patch] = parseVersion(version);
-  if (major >= 8) return true;
-  if (minor !== 0) return false;
-  const firstPatch: Record<number, number> = { 7: 13, 6: 17, 5: 29 };
-  return firstPatch[major] !== undefined && patch >= firstPatch[major];
-}

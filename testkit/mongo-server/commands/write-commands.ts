@@ -9,7 +9,7 @@ import { CommandError } from "../errors";
 import { MAX_BSON_OBJECT_SIZE, MAX_WRITE_BATCH_SIZE } from "../limits";
 import { matchesFilter, readIdEquality } from "../query-match";
 import { readRawArray, replaceEmptyTimestamps } from "../raw-bson";
-import { acceptsBypassEmptyTsReplacement } from "../server-version";
+import { acceptsBypassEmptyTsReplacement } from "../../../protocol/mongodb-features";
 import { applyUpdate, isReplacement, seedFromFilter } from "../update-document";
 
 function describeWriteError(index: number, error: CommandError): Document {

@@ -12,7 +12,7 @@ import type { RestorePlan } from "../restore-plan.ts";
 import type { RestoreResult } from "../types.ts";
 import { connectClient, wrapDatabaseError } from "./client.ts";
 import { prepareCollection } from "./prepare-collection.ts";
-import { insertRawDocuments } from "./raw-insert.ts";
+import { chooseEmptyTimestampPolicy, insertRestoredDocuments } from "./restored-documents.ts";
 import { createStagingArea, dropLeftoverStaging, type StagingArea } from "./staging.ts";
 import { dropStaged, isView, type StagedCollection, swapAll } from "./swap.ts";
 
@@ -56,6 +56,9 @@ export async function restoreWithDriver(request: BuiltinRestoreRequest): Promise
     await dropLeftoverStaging(client, plan.targetDatabases).catch((cause) => {
       throw wrapDatabaseError(cause, "removing staging collections left by an earlier restore", uri);
     });
+    const emptyTimestamps = await chooseEmptyTimestampPolicy(client).catch((cause) => {
+      throw wrapDatabaseError(cause, "asking the server its version", uri);
+    });
     const batch = new Batch();
     const flush = async () => {
       const state = batch.state;
@@ -64,7 +67,7 @@ export async function restoreWithDriver(request: BuiltinRestoreRequest): Promise
       const into = state.intoBuckets ? `system.buckets.${state.staged.name}` : state.staged.name;
       let outcome;
       try {
-        outcome = await insertRawDocuments(client.db(state.staged.db), into, documents);
+        outcome = await insertRestoredDocuments(client.db(state.staged.db), into, documents, emptyTimestamps);
       } catch (cause) {
         throw wrapDatabaseError(cause, `inserting into ${state.target}`, uri);
       }
@@ -124,7 +127,7 @@ export async function restoreWithDriver(request: BuiltinRestoreRequest): Promise
     throwIfAborted(signal);
 
     const staged = prepared(states);
-    await swapAll(client, staged, { uri, signal, result, onSwapped: (target) => tracker.enter(target) });
+    await swapAll(client, staged, { uri, signal, result, emptyTimestamps, onSwapped: (target) => tracker.enter(target) });
     return result;
   } catch (error) {
     // Also retried by the next restore; a failed swap phase has already said what it replaced.

@@ -8,7 +8,7 @@ import type { CollectionMetadata } from "../mongodump-archive/index.ts";
 import type { RestoreResult } from "../types.ts";
 import { describeDriverError, wrapDatabaseError } from "./client.ts";
 import { prepareCollection } from "./prepare-collection.ts";
-import { insertRawDocuments } from "./raw-insert.ts";
+import { type EmptyTimestampPolicy, insertRestoredDocuments } from "./restored-documents.ts";
 import { dropIfExists, renameOver } from "./staging.ts";
 
 const COPY_BATCH_DOCUMENTS = 1000;
@@ -38,7 +38,14 @@ export function isView(metadata: CollectionMetadata): boolean {
 export async function swapAll(
   client: MongoClient,
   collections: StagedCollection[],
-  options: { uri: string; signal: AbortSignal | undefined; result: RestoreResult; onSwapped(target: string): void },
+  options: {
+    uri: string;
+    signal: AbortSignal | undefined;
+    result: RestoreResult;
+    /** How copied documents keep their empty timestamps (the copy path re-inserts them). */
+    emptyTimestamps: EmptyTimestampPolicy;
+    onSwapped(target: string): void;
+  },
 ): Promise<void> {
   const ordered = [...collections.filter((entry) => !isView(entry.metadata)), ...collections.filter((entry) => isView(entry.metadata))];
   const replaced: string[] = [];
@@ -46,7 +53,7 @@ export async function swapAll(
     for (const entry of ordered) {
       throwIfAborted(options.signal);
       try {
-        await swapIn(client, entry);
+        await swapIn(client, entry, options.emptyTimestamps);
       } catch (cause) {
         throw wrapDatabaseError(cause, `replacing ${entry.target}`, options.uri);
       }
@@ -76,7 +83,7 @@ function describeIncomplete(error: unknown, replaced: string[], all: string[], r
 }
 
 /** Puts one staged collection in place of its target (or recreates a view); throws the driver's error. */
-async function swapIn(client: MongoClient, entry: StagedCollection): Promise<void> {
+async function swapIn(client: MongoClient, entry: StagedCollection, emptyTimestamps: EmptyTimestampPolicy): Promise<void> {
   const db = client.db(entry.targetDb);
   if (isView(entry.metadata)) {
     await dropIfExists(db, entry.targetName);
@@ -87,17 +94,17 @@ async function swapIn(client: MongoClient, entry: StagedCollection): Promise<voi
   // Time-series collections cannot be renamed before MongoDB 8.0, nor anything on FerretDB 1.x:
   // recreate and copy instead (not one atomic step; docs/restore.md says so).
   await prepareCollection(db, entry.targetName, entry.metadata);
-  await copyDocuments(client.db(entry.staged.db), db, entry);
+  await copyDocuments(client.db(entry.staged.db), db, entry, emptyTimestamps);
   await dropIfExists(client.db(entry.staged.db), entry.staged.name);
 }
 
-async function copyDocuments(from: Db, to: Db, entry: StagedCollection): Promise<void> {
+async function copyDocuments(from: Db, to: Db, entry: StagedCollection, emptyTimestamps: EmptyTimestampPolicy): Promise<void> {
   const source = entry.intoBuckets ? `system.buckets.${entry.staged.name}` : entry.staged.name;
   const target = entry.intoBuckets ? `system.buckets.${entry.targetName}` : entry.targetName;
   const cursor = from.collection(source).find({}, { raw: true, batchSize: COPY_BATCH_DOCUMENTS });
   let documents: Uint8Array[] = [];
   const insert = async () => {
-    const outcome = await insertRawDocuments(to, target, documents);
+    const outcome = await insertRestoredDocuments(to, target, documents, emptyTimestamps);
     if (outcome.failed > 0) throw new Error(`copying into ${entry.target} refused ${outcome.failed} document(s): ${outcome.firstError}`);
     documents = [];
   };

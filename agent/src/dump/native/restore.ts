@@ -9,6 +9,7 @@ import type { ArchivePrelude } from "../archive-prelude.ts";
 import { connectClient, wrapDatabaseError } from "../builtin/client.ts";
 import { createStagingArea, dropLeftoverStaging, type StagingArea } from "../builtin/staging.ts";
 import { dropStaged, isView, type StagedCollection, swapAll } from "../builtin/swap.ts";
+import { chooseEmptyTimestampPolicy } from "../builtin/restored-documents.ts";
 import { removeUriDatabase } from "../connection-string.ts";
 import { DumpError, throwIfAborted } from "../errors.ts";
 import { type CollectionMetadata, readMongodumpArchive } from "../mongodump-archive/index.ts";
@@ -44,6 +45,9 @@ export async function restoreWithTool(request: NativeRestoreRequest): Promise<Re
     await dropLeftoverStaging(client, plan.targetDatabases).catch((cause) => {
       throw wrapDatabaseError(cause, "removing staging collections left by an earlier restore", uri);
     });
+    const emptyTimestamps = await chooseEmptyTimestampPolicy(client).catch((cause) => {
+      throw wrapDatabaseError(cause, "asking the server its version", uri);
+    });
     const result = await runMongorestore(request, staged, targetOfStaged);
     const refused = result.failed;
     if (refused > 0) {
@@ -52,7 +56,7 @@ export async function restoreWithTool(request: NativeRestoreRequest): Promise<Re
       });
     }
     throwIfAborted(signal);
-    await swapAll(client, staged, { uri, signal, result, onSwapped: (target) => tracker.enter(target) });
+    await swapAll(client, staged, { uri, signal, result, emptyTimestamps, onSwapped: (target) => tracker.enter(target) });
     return result;
   } catch (error) {
     await dropStaged(client, staged).catch(() => undefined); // also retried by the next restore
