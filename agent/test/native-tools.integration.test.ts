@@ -40,7 +40,7 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   // The fake tools read these from the environment they inherit.
-  for (const key of ["FAKE_FAIL", "FAKE_TOOL_VERSION", "FAKE_RESTORE_STDERR"]) delete process.env[key];
+  for (const key of ["FAKE_FAIL", "FAKE_TOOL_VERSION", "FAKE_RESTORE_STDERR", "FAKE_EXIT_CODE"]) delete process.env[key];
   process.env.FAKE_TOOL_LOG = log;
   process.env.FAKE_DUMP_ARCHIVE = ARCHIVE;
   await rm(log, { recursive: true, force: true });
@@ -48,7 +48,7 @@ beforeEach(async () => {
   server?.intercept(undefined);
 });
 afterAll(() => {
-  for (const key of ["FAKE_FAIL", "FAKE_TOOL_VERSION", "FAKE_RESTORE_STDERR", "FAKE_TOOL_LOG", "FAKE_DUMP_ARCHIVE"]) delete process.env[key];
+  for (const key of ["FAKE_FAIL", "FAKE_TOOL_VERSION", "FAKE_RESTORE_STDERR", "FAKE_EXIT_CODE", "FAKE_TOOL_LOG", "FAKE_DUMP_ARCHIVE"]) delete process.env[key];
 });
 
 function collect(): { stream: Writable; bytes(): Buffer } {
@@ -273,3 +273,26 @@ test("with mongo-tools 100.16+ output (names in backticks), counts are exact; re
     await rm(stderrFile, { force: true });
   }
 });
+
+// What real mongorestore 100.15.0 and 100.18.0 printed when they failed part-way (a document it
+// could not write, an archive cut short): the agent reports mongorestore's own reason, and since
+// mongorestore only ever wrote staging collections, nothing of the user's was replaced.
+test.each(["100.15.0-partial-failure", "100.18.0-partial-failure", "100.15.0-truncated-input", "100.18.0-truncated-input"])(
+  "mongorestore %s: its reason is reported and the database is unchanged",
+  async (log) => {
+    const masterKey = generateMasterKey();
+    const file = await encryptBuffer(await readFile(ARCHIVE), { masterKey });
+    const stderrFile = new URL(`../test-data/mongo-tools-logs/mongorestore-${log}.log`, import.meta.url).pathname;
+    const reason = /\tFailed: (.+)$/m.exec(await readFile(stderrFile, "utf8"))![1]!;
+    process.env.FAKE_RESTORE_STDERR = stderrFile;
+    process.env.FAKE_EXIT_CODE = "1";
+    await mongo.db("shop").collection("orders").deleteMany({});
+    await mongo.db("shop").collection("orders").insertOne({ _id: `before ${log}` } as never);
+    const before = await snapshotDatabase(mongo.db("shop"));
+    const error = await restoreFromEncrypted({ uri: restoreUri("shop"), masterKey, input: [file], tools }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DumpError);
+    expect((error as DumpError).code).toBe("tool-failed");
+    expect((error as Error).message).toBe(`mongorestore exited with code 1: ${reason}`);
+    expect(await snapshotDatabase(mongo.db("shop"))).toEqual(before);
+  },
+);
