@@ -67,7 +67,7 @@ function describeFerretDb(unavailable: string | null): MongoTargetSpec {
       "partial-and-ttl-indexes": `${FERRETDB} implements neither partialFilterExpression nor expireAfterSeconds`,
       "time-series": `${FERRETDB} has no time-series collections`,
       "mongorestore-indexes": `${FERRETDB} refuses the index option "ns", which mongorestore 100.18 sends with every index it recreates`,
-      "users-and-roles": `${FERRETDB} has no _mergeAuthzCollections, through which users and roles are restored`,
+      "users-and-roles": `${FERRETDB} has neither createUser (without its experimental authentication) nor _mergeAuthzCollections, through which users and roles are restored`,
       "empty-timestamp-replacement": `${FERRETDB} keeps empty timestamps on insert, so there is nothing to bypass`,
     },
     async start() {

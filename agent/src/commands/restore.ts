@@ -13,7 +13,7 @@ import { openInput } from "./files.ts";
 import { parseOptions, requireString } from "./parse-args.ts";
 import { COMMON_OPTIONS, describeEngine } from "./shared.ts";
 
-const OPTIONS = { ...COMMON_OPTIONS, db: "string", in: "string", "to-db": "string", collections: "string", json: "boolean" } as const;
+const OPTIONS = { ...COMMON_OPTIONS, db: "string", in: "string", "to-db": "string", collections: "string", json: "boolean", "no-users-and-roles": "boolean" } as const;
 
 /** Runs `restore`; returns the exit code or throws what describeFailure reports. */
 export async function runRestoreCommand(args: string[], context: CommandContext): Promise<number> {
@@ -43,6 +43,7 @@ export async function runRestoreCommand(args: string[], context: CommandContext)
       ...(targetDatabase ? { database: targetDatabase } : {}),
       ...(collections ? { collections } : {}),
       tools: config.tools,
+      usersAndRoles: options["no-users-and-roles"] !== true && database.usersAndRoles !== false,
       signal: context.io.signal,
       onProgress: (progress) => display.update(progress),
       onNotice: (message) => context.say(message),
@@ -56,6 +57,10 @@ export async function runRestoreCommand(args: string[], context: CommandContext)
       `restored ${pluralize(result.restored, "document")} into ${pluralize(replaced.length, "collection")} of ${targetDatabase ?? name} ` +
         `with ${describeEngine(result.engine, "mongorestore")} from ${input.label}; replaced ${replaced.length > 0 ? replaced.join(", ") : "nothing"}, nothing else changed`,
     );
+    if (result.usersAndRoles) {
+      const { users, roles } = result.usersAndRoles;
+      context.say(`restored ${pluralize(users, "user")} and ${pluralize(roles, "role")}; they replaced the server's users and roles`);
+    }
     if (result.skipped.length > 0) context.say(`skipped ${result.skipped.join(", ")} (oplog, server or system collections, other databases or collections not chosen)`);
     return 0;
   } catch (error) {

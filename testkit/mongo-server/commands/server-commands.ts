@@ -10,6 +10,7 @@ import {
   MAX_WRITE_BATCH_SIZE,
 } from "../limits";
 import { describeFeatureCompatibility, parseVersion } from "../server-version";
+import { AUTH_SCHEMA_VERSION } from "./user-commands";
 
 const LOGICAL_SESSION_TIMEOUT_MINUTES = 30;
 
@@ -62,6 +63,7 @@ function answerGetParameter(context: CommandContext): Document {
   const known: Document = {
     featureCompatibilityVersion: { version: describeFeatureCompatibility(context.state.version) },
     authenticationMechanisms: ["SCRAM-SHA-256"],
+    authSchemaVersion: AUTH_SCHEMA_VERSION,
   };
   if (context.body.getParameter === "*") return known;
   const wanted = Object.keys(context.body).filter((key) => key in known);

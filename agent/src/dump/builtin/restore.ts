@@ -15,6 +15,7 @@ import { prepareCollection } from "./prepare-collection.ts";
 import { chooseEmptyTimestampPolicy, insertRestoredDocuments } from "./restored-documents.ts";
 import { createStagingArea, dropLeftoverStaging, type StagingArea } from "./staging.ts";
 import { dropStaged, isView, type StagedCollection, swapAll } from "./swap.ts";
+import { ROLES_NAMESPACE, type StagedUsersAndRoles, stageUsersAndRoles, USERS_NAMESPACE, UsersAndRoles } from "./users-and-roles.ts";
 
 // mongorestore's default batch is 1000 documents; the byte cap keeps memory flat with big
 // documents while staying far below the server's 48 MB message limit.
@@ -51,6 +52,8 @@ export async function restoreWithDriver(request: BuiltinRestoreRequest): Promise
   const result: RestoreResult = { engine: "builtin", collections: {}, restored: 0, failed: 0, skipped: [] };
   const client = await connectClient(uri);
   const states = new Map<string, TargetState>();
+  const auth = plan.usersAndRoles ? new UsersAndRoles() : undefined;
+  let stagedAuth: StagedUsersAndRoles | undefined;
   let firstRefusal: string | undefined;
   try {
     await dropLeftoverStaging(client, plan.targetDatabases).catch((cause) => {
@@ -101,6 +104,7 @@ export async function restoreWithDriver(request: BuiltinRestoreRequest): Promise
       if (event.kind === "collection") {
         registerCollection(event.metadata, plan, staging, states, result);
       } else if (event.kind === "document") {
+        if (auth?.collect(event.namespace, event.bytes)) continue;
         const state = states.get(event.namespace);
         if (!state) continue;
         if (batch.state !== state) await flush();
@@ -125,17 +129,26 @@ export async function restoreWithDriver(request: BuiltinRestoreRequest): Promise
       });
     }
     throwIfAborted(signal);
+    if (auth && !auth.isEmpty) stagedAuth = await stageUsersAndRoles(client, auth, staging, request.prelude.header.serverVersion);
 
     const staged = prepared(states);
-    await swapAll(client, staged, { uri, signal, result, emptyTimestamps, onSwapped: (target) => tracker.enter(target) });
-    return result;
+    await swapAll(client, staged, { uri, signal, result, emptyTimestamps, usersAndRoles: stagedAuth, onSwapped: (target) => tracker.enter(target) });
+    return describeUsersAndRoles(result, stagedAuth);
   } catch (error) {
     // Also retried by the next restore; a failed swap phase has already said what it replaced.
     await dropStaged(client, touched(states)).catch(() => undefined);
+    await stagedAuth?.discard().catch(() => undefined);
     throw error;
   } finally {
     await client.close().catch(() => undefined);
   }
+}
+
+/** Adds the users and roles restored to the result; they are no longer among the skipped namespaces. */
+export function describeUsersAndRoles(result: RestoreResult, staged: StagedUsersAndRoles | undefined): RestoreResult {
+  if (!staged) return result;
+  const restored = new Set([USERS_NAMESPACE, ROLES_NAMESPACE]);
+  return { ...result, skipped: result.skipped.filter((namespace) => !restored.has(namespace)), usersAndRoles: { users: staged.users, roles: staged.roles } };
 }
 
 /** The collections and views whose staging was created, each once (bucket states name their owner). */

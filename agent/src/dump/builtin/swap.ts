@@ -9,6 +9,7 @@ import type { RestoreResult } from "../types.ts";
 import { describeDriverError, wrapDatabaseError } from "./client.ts";
 import { prepareCollection } from "./prepare-collection.ts";
 import { type EmptyTimestampPolicy, insertRestoredDocuments } from "./restored-documents.ts";
+import type { StagedUsersAndRoles } from "./users-and-roles.ts";
 import { dropIfExists, renameOver } from "./staging.ts";
 
 const COPY_BATCH_DOCUMENTS = 1000;
@@ -44,27 +45,35 @@ export async function swapAll(
     result: RestoreResult;
     /** How copied documents keep their empty timestamps (the copy path re-inserts them). */
     emptyTimestamps: EmptyTimestampPolicy;
+    /** The backup's users and roles, merged last (users-and-roles.ts says why). */
+    usersAndRoles?: StagedUsersAndRoles | undefined;
     onSwapped(target: string): void;
   },
 ): Promise<void> {
   const ordered = [...collections.filter((entry) => !isView(entry.metadata)), ...collections.filter((entry) => isView(entry.metadata))];
+  const steps = ordered.map((entry) => ({ target: entry.target, run: () => swapIn(client, entry, options.emptyTimestamps) }));
+  const auth = options.usersAndRoles;
+  if (auth) steps.push({ target: USERS_AND_ROLES, run: () => auth.merge() });
   const replaced: string[] = [];
   try {
-    for (const entry of ordered) {
+    for (const step of steps) {
       throwIfAborted(options.signal);
       try {
-        await swapIn(client, entry, options.emptyTimestamps);
+        await step.run();
       } catch (cause) {
-        throw wrapDatabaseError(cause, `replacing ${entry.target}`, options.uri);
+        throw wrapDatabaseError(cause, `replacing ${step.target}`, options.uri);
       }
-      replaced.push(entry.target);
-      options.onSwapped(entry.target);
+      replaced.push(step.target);
+      if (step.target !== USERS_AND_ROLES) options.onSwapped(step.target);
     }
   } catch (error) {
     if (replaced.length === 0) throw error;
-    throw describeIncomplete(error, replaced, ordered.map((entry) => entry.target), options.result, options.uri);
+    throw describeIncomplete(error, replaced, steps.map((step) => step.target), options.result, options.uri);
   }
 }
+
+/** How the users and roles step is named in messages. */
+const USERS_AND_ROLES = "the users and roles";
 
 /** DumpError "restore-incomplete": which collections now hold the backup and which are unchanged. */
 function describeIncomplete(error: unknown, replaced: string[], all: string[], result: RestoreResult, uri: string): DumpError {
