@@ -19,6 +19,8 @@ export interface AwkwardOptions {
   largeDocuments?: boolean;
   /** What the server lacks (a target's `lacks`): those parts are left out. */
   lacking?: Partial<Record<TargetFeature, string>>;
+  /** Whether "indexed" gets its secondary indexes; default true. */
+  secondaryIndexes?: boolean;
 }
 
 /** What was built: the collections (views included) and the document count of each. */
@@ -55,18 +57,7 @@ export async function buildAwkwardDatabase(db: Db, options: AwkwardOptions = {})
   counts.empty = 0;
 
   await insert("indexed", createIndexedDocuments());
-  await db.collection("indexed").createIndexes([
-    { key: { email: 1 }, name: "email_unique", unique: true },
-    { key: { a: 1, b: -1 }, name: "a_b" },
-    { key: { sparseField: 1 }, name: "sparse", sparse: true },
-    ...(has("partial-and-ttl-indexes")
-      ? [
-          { key: { createdAt: 1 }, name: "ttl", expireAfterSeconds: 3600 },
-          { key: { score: 1 }, name: "partial_score", partialFilterExpression: { score: { $gt: 5 } } },
-        ]
-      : []),
-    ...(has("collations") ? [{ key: { name: 1 }, name: "name_fr", collation: { locale: "fr", strength: 2 } }] : []),
-  ]);
+  if (options.secondaryIndexes !== false) await createSecondaryIndexes(db, has);
 
   await db.command({ create: "capped", capped: true, size: new Int32(1 << 20), max: new Int32(500) });
   await insert("capped", Array.from({ length: 20 }, (_, i) => ({ _id: i, at: new Date(i * 1000) })));
@@ -97,6 +88,21 @@ export async function buildAwkwardDatabase(db: Db, options: AwkwardOptions = {})
     await insert("large", [{ _id: 2, text: randomBytes(size / 2).toString("hex"), tail: new Int32(7) }]);
   }
   return { collections: Object.keys(counts).sort(), counts };
+}
+
+async function createSecondaryIndexes(db: Db, has: (feature: TargetFeature) => boolean): Promise<void> {
+  await db.collection("indexed").createIndexes([
+    { key: { email: 1 }, name: "email_unique", unique: true },
+    { key: { a: 1, b: -1 }, name: "a_b" },
+    { key: { sparseField: 1 }, name: "sparse", sparse: true },
+    ...(has("partial-and-ttl-indexes")
+      ? [
+          { key: { createdAt: 1 }, name: "ttl", expireAfterSeconds: 3600 },
+          { key: { score: 1 }, name: "partial_score", partialFilterExpression: { score: { $gt: 5 } } },
+        ]
+      : []),
+    ...(has("collations") ? [{ key: { name: 1 }, name: "name_fr", collation: { locale: "fr", strength: 2 } }] : []),
+  ]);
 }
 
 function createIndexedDocuments(): Document[] {
