@@ -296,3 +296,19 @@ test.each(["100.15.0-partial-failure", "100.18.0-partial-failure", "100.15.0-tru
     expect(await snapshotDatabase(mongo.db("shop"))).toEqual(before);
   },
 );
+
+test("mongodump cannot leave users and roles out of a dump of every database: auto mode uses the built-in engine, native mode refuses", async () => {
+  const notices: string[] = [];
+  const output = collect();
+  const everything = restoreUri("");
+  const result = await dumpDatabase({ uri: everything, output: output.stream, tools: { mode: "auto", ...tools }, usersAndRoles: false, onNotice: (m) => notices.push(m) });
+  expect(result.engine).toBe("builtin");
+  expect(notices).toEqual(["mongodump cannot leave users and roles out of a dump of every database; using the built-in engine"]);
+  expect(existsSync(join(log, "mongodump.argv"))).toBe(false);
+  const destroyed = collect().stream.on("error", () => undefined); // the output is destroyed with the error
+  const refused = await dumpDatabase({ uri: everything, output: destroyed, tools: { mode: "native", ...tools }, usersAndRoles: false }).catch((e: unknown) => e);
+  expect(refused).toBeInstanceOf(DumpError);
+  expect((refused as DumpError).code).toBe("unsupported");
+  // With users and roles, or for one database, mongodump runs as usual.
+  expect((await dumpDatabase({ uri: restoreUri("shop"), output: collect().stream, tools: { mode: "native", ...tools }, usersAndRoles: false })).engine).toBe("native");
+});

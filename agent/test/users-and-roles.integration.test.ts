@@ -9,17 +9,20 @@ import { join } from "node:path";
 import { BSON, type Document, Int32 } from "mongodb";
 import { encodeMasterKey, generateMasterKey } from "../src/archive/index.ts";
 import { createDecryptStream } from "../src/archive/index.ts";
-import { createBackupStream, DumpError, restoreDatabase, restoreFromEncrypted } from "../src/dump/index.ts";
+import { createBackupStream, DumpError, restoreDatabase, restoreFromEncrypted, type ToolsConfig } from "../src/dump/index.ts";
 import { summarizeArchive, writeMongodumpArchive } from "../src/dump/mongodump-archive/index.ts";
 import { listMongoTargets, testOnTarget } from "../../testkit/mongo-targets.ts";
+import { findMongoTools } from "../../testkit/mongo-tools.ts";
 import { runAgent } from "./support/run-agent.ts";
 import { type AgentTestEnv, openAgentTestEnv } from "./support/test-env.ts";
 
 const masterKey = generateMasterKey();
 const AUTH_NAMESPACES = ["admin.system.roles", "admin.system.users", "admin.system.version"];
 
-async function backUp(uri: string, usersAndRoles?: boolean): Promise<Buffer> {
-  const backup = createBackupStream({ uri, masterKey, tools: { mode: "builtin" }, ...(usersAndRoles === undefined ? {} : { usersAndRoles }) });
+const { tools: realTools, missing: toolsMissing } = findMongoTools();
+
+async function backUp(uri: string, usersAndRoles?: boolean, tools: ToolsConfig = { mode: "builtin" }): Promise<Buffer> {
+  const backup = createBackupStream({ uri, masterKey, tools, ...(usersAndRoles === undefined ? {} : { usersAndRoles }) });
   const chunks: Buffer[] = [];
   for await (const chunk of backup.stream) chunks.push(chunk as Buffer);
   await backup.result;
@@ -84,6 +87,23 @@ for (const target of listMongoTargets()) {
       const names = (await env.client.db("admin").listCollections({}, { nameOnly: true }).toArray()).map((entry) => entry.name);
       expect(names.filter((name) => name.includes("dbvault-restore"))).toEqual([]);
     });
+
+    testOnTarget(
+      toolsMissing === null ? target : { ...target, unavailable: target.unavailable ?? toolsMissing },
+      ["users-and-roles", "private-server"],
+      "with the real mongodump and mongorestore (native mode) the users come back the same way",
+      async () => {
+        const native = { mode: "native", mongodump: realTools!.mongodump, mongorestore: realTools!.mongorestore } as const;
+        const before = await users();
+        const file = await backUp(everything, undefined, native);
+        expect(Object.keys(await listNamespaces(file))).toEqual(expect.arrayContaining(AUTH_NAMESPACES));
+        await env.client.db(db).command({ dropUser: "alice" });
+        const result = await restoreFromEncrypted({ uri: everything, masterKey, input: [file], tools: native });
+        expect(result.engine).toBe("native");
+        expect(result.usersAndRoles!.users).toBeGreaterThanOrEqual(1);
+        expect(await users()).toEqual(before);
+      },
+    );
 
     testOnTarget(target, ["users-and-roles", "private-server"], "with the option, or restoring one database, the server's users stay as they are", async () => {
       const file = await backUp(everything);
