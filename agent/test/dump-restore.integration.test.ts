@@ -10,38 +10,24 @@ import { createBackupStream, DumpError, type Progress, restoreDatabase, restoreF
 import { summarizeArchive, writeMongodumpArchive } from "../src/dump/mongodump-archive/index.ts";
 import { createDecryptStream } from "../src/archive/index.ts";
 import { listMongoTargets, testOnTarget } from "../../testkit/mongo-targets.ts";
-import { type AnyIdDocument, type AwkwardContent, buildAwkwardDatabase } from "./support/awkward-database.ts";
+import { type AnyIdDocument, type AwkwardContent, useAwkwardTarget } from "./support/awkward-database.ts";
 import { type CollectionSnapshot, snapshotDatabase } from "./support/database-snapshot.ts";
-import { type AgentTestEnv, openAgentTestEnv } from "./support/test-env.ts";
+import { backUpToBuffer } from "./support/back-up.ts";
+import type { AgentTestEnv } from "./support/test-env.ts";
 
 const masterKey = generateMasterKey();
 
 for (const target of listMongoTargets()) {
   describe(`on ${target.name}`, () => {
+    const awkward = useAwkwardTarget(target);
     let env: AgentTestEnv;
     let source: string;
     let content: AwkwardContent;
-
-    beforeAll(async () => {
-      if (target.unavailable !== null) return;
-      env = await openAgentTestEnv(target);
-      source = env.uniqueDatabase("awkward");
-      content = await buildAwkwardDatabase(env.client.db(source), { lacking: target.lacks });
-    });
-    afterAll(() => env?.close());
+    beforeAll(() => ({ env, source, content } = awkward));
 
     async function backUp(database: string, progress: Progress[] = []): Promise<Buffer> {
-      const backup = createBackupStream({
-        uri: env.uriFor(database),
-        masterKey,
-        tools: { mode: "builtin" },
-        progressIntervalMs: 0,
-        onProgress: (p) => progress.push(p),
-      });
-      const chunks: Buffer[] = [];
-      for await (const chunk of backup.stream) chunks.push(chunk as Buffer);
-      await backup.result;
-      return Buffer.concat(chunks);
+      const options = { uri: env.uriFor(database), masterKey, tools: { mode: "builtin" }, progressIntervalMs: 0 } as const;
+      return (await backUpToBuffer({ ...options, onProgress: (p) => progress.push(p) })).file;
     }
 
     describe("built-in dump and restore through the encrypted pipeline", () => {

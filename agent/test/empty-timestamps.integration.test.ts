@@ -8,10 +8,11 @@ import { BSON, Timestamp } from "bson";
 import { generateMasterKey } from "../src/archive/index.ts";
 import { hasReplaceableTimestamp } from "../src/dump/builtin/restored-documents.ts";
 import { acceptsBypassEmptyTsReplacement } from "../../protocol/mongodb-features.ts";
-import { createBackupStream, restoreFromEncrypted } from "../src/dump/index.ts";
+import { restoreFromEncrypted } from "../src/dump/index.ts";
 import { type MongoTargetSpec, listMongoTargets, testOnTarget } from "../../testkit/mongo-targets.ts";
 import { startMongoTestServer } from "../../testkit/mongo-server/index.ts";
 import { snapshotDatabase } from "./support/database-snapshot.ts";
+import { backUpToBuffer } from "./support/back-up.ts";
 import { type AgentTestEnv, openAgentTestEnv } from "./support/test-env.ts";
 
 const EMPTY = new Timestamp({ t: 0, i: 0 });
@@ -47,11 +48,8 @@ async function seed(env: AgentTestEnv, database: string): Promise<void> {
 }
 
 async function backUpAndRestore(env: AgentTestEnv, from: string, into: string): Promise<void> {
-  const backup = createBackupStream({ uri: env.uriFor(from), masterKey, tools: { mode: "builtin" } });
-  const chunks: Buffer[] = [];
-  for await (const chunk of backup.stream) chunks.push(chunk as Buffer);
-  await backup.result;
-  await restoreFromEncrypted({ uri: env.uriFor(into), masterKey, input: [Buffer.concat(chunks)], tools: { mode: "builtin" } });
+  const { file } = await backUpToBuffer({ uri: env.uriFor(from), masterKey, tools: { mode: "builtin" } });
+  await restoreFromEncrypted({ uri: env.uriFor(into), masterKey, input: [file], tools: { mode: "builtin" } });
 }
 
 function describeRoundTrip(title: string, spec: MongoTargetSpec): void {

@@ -11,11 +11,11 @@ import { encodeMasterKey, generateMasterKey } from "../src/archive/index.ts";
 import { findMongoTools } from "../../testkit/mongo-tools.ts";
 import { listMongoTargets, type MongoTargetSpec, testOnTarget } from "../../testkit/mongo-targets.ts";
 import { waitUntil } from "../../testkit/wait-until.ts";
-import { type AwkwardContent, buildAwkwardDatabase } from "./support/awkward-database.ts";
+import { type AwkwardContent, useAwkwardTarget } from "./support/awkward-database.ts";
 import { snapshotDatabase } from "./support/database-snapshot.ts";
 import { ensureFreshBinary, type RunningAgent, runSetup, startAgentProcess } from "./support/end-to-end.ts";
 import { runAgent } from "./support/run-agent.ts";
-import { type AgentTestEnv, openAgentTestEnv } from "./support/test-env.ts";
+import type { AgentTestEnv } from "./support/test-env.ts";
 
 const { tools, missing } = findMongoTools();
 const PATH_WITH_TOOLS = tools ? `${dirname(tools.mongodump)}:${process.env.PATH}` : "";
@@ -26,22 +26,18 @@ function withTools(target: MongoTargetSpec): MongoTargetSpec {
 
 for (const target of listMongoTargets().map(withTools)) {
   describe(`on ${target.name}, native mode with the real tools on PATH`, () => {
+    const awkward = useAwkwardTarget(target, { largeDocuments: false, secondaryIndexes: !target.lacks["mongorestore-indexes"] });
     let env: AgentTestEnv;
     let source: string;
     let content: AwkwardContent;
-    let dir: string;
     let total: number;
-
+    let dir: string;
     beforeAll(async () => {
       if (target.unavailable !== null) return;
-      await ensureFreshBinary();
-      env = await openAgentTestEnv(target);
+      ({ env, source, content, total } = awkward);
       dir = await env.makeTempDir();
-      source = env.uniqueDatabase("native_e2e");
-      content = await buildAwkwardDatabase(env.client.db(source), { lacking: target.lacks, largeDocuments: false, secondaryIndexes: !target.lacks["mongorestore-indexes"] });
-      total = Object.values(content.counts).reduce((sum, n) => sum + n, 0);
+      await ensureFreshBinary();
     });
-    afterAll(() => env?.close());
 
     const countsIn = (database: string) => Object.fromEntries(Object.entries(content.counts).map(([name, count]) => [`${database}.${name}`, count]));
 

@@ -6,16 +6,17 @@
 // accept every collection of the agent's archives. Each direction compares the restored database
 // with the source: documents byte for byte, collection options and index specs.
 // The daemon and the CLI with the real tools on PATH: real-tools-daemon.integration.test.ts.
-import { afterAll, beforeAll, describe, expect } from "bun:test";
+import { beforeAll, describe, expect } from "bun:test";
 import { Readable } from "node:stream";
 import { decryptBuffer, encryptBuffer, generateMasterKey } from "../src/archive/index.ts";
-import { createBackupStream, restoreFromEncrypted } from "../src/dump/index.ts";
+import { restoreFromEncrypted } from "../src/dump/index.ts";
 import { findMongoTools } from "../../testkit/mongo-tools.ts";
 import { listMongoTargets, type MongoTargetSpec, testOnTarget } from "../../testkit/mongo-targets.ts";
-import { type AwkwardContent, buildAwkwardDatabase } from "./support/awkward-database.ts";
+import { type AwkwardContent, useAwkwardTarget } from "./support/awkward-database.ts";
 import { snapshotDatabase } from "./support/database-snapshot.ts";
 import { runTool, writeBsonFiles } from "./support/real-tools.ts";
-import { type AgentTestEnv, openAgentTestEnv } from "./support/test-env.ts";
+import { backUpToBuffer } from "./support/back-up.ts";
+import type { AgentTestEnv } from "./support/test-env.ts";
 
 const { tools, missing } = findMongoTools();
 const masterKey = generateMasterKey();
@@ -27,25 +28,15 @@ function withTools(target: MongoTargetSpec): MongoTargetSpec {
 
 for (const target of listMongoTargets().map(withTools)) {
   describe(`on ${target.name}, with the real mongodump, mongorestore and bsondump`, () => {
+    // mongorestore recreates indexes only where the server takes the index option "ns".
+    const awkward = useAwkwardTarget(target, { secondaryIndexes: !target.lacks["mongorestore-indexes"] });
     let env: AgentTestEnv;
     let source: string;
     let content: AwkwardContent;
+    beforeAll(() => ({ env, source, content } = awkward));
 
-    beforeAll(async () => {
-      if (target.unavailable !== null) return;
-      env = await openAgentTestEnv(target);
-      source = env.uniqueDatabase("awkward");
-      // mongorestore recreates indexes only where the server takes the index option "ns".
-      content = await buildAwkwardDatabase(env.client.db(source), { lacking: target.lacks, secondaryIndexes: !target.lacks["mongorestore-indexes"] });
-    });
-    afterAll(() => env?.close());
-
-    async function backUp(database: string, mode: "builtin" | "native" = "builtin") {
-      const backup = createBackupStream({ uri: env.uriFor(database), masterKey, tools: mode === "builtin" ? { mode } : { mode, mongodump: tools!.mongodump }, progressIntervalMs: 0 });
-      const chunks: Buffer[] = [];
-      for await (const chunk of backup.stream) chunks.push(chunk as Buffer);
-      return { file: Buffer.concat(chunks), result: await backup.result };
-    }
+    const backUp = (database: string, mode: "builtin" | "native" = "builtin") =>
+      backUpToBuffer({ uri: env.uriFor(database), masterKey, tools: mode === "builtin" ? { mode } : { mode, mongodump: tools!.mongodump }, progressIntervalMs: 0 });
 
     testOnTarget(target, [], "the built-in dump's archive, decrypted, restores with the real mongorestore, identical", async () => {
       const { file } = await backUp(source);

@@ -18,9 +18,10 @@ import {
   TruncatedArchiveError,
   WrongKeyError,
 } from "../src/archive/index.ts";
-import { createBackupStream, DumpError, removeLeftoverStaging, restoreFromEncrypted } from "../src/dump/index.ts";
+import { DumpError, removeLeftoverStaging, restoreFromEncrypted } from "../src/dump/index.ts";
 import { CommandError, type MongoTestServer, startMongoTestServer } from "../../testkit/mongo-server/index.ts";
 import { waitUntil } from "../../testkit/wait-until.ts";
+import { backUpToBuffer } from "./support/back-up.ts";
 import { type CollectionSnapshot, snapshotDatabase } from "./support/database-snapshot.ts";
 import { SOURCE_COMMAND } from "./support/run-agent.ts";
 import { type AgentTestEnv, openAgentTestEnv } from "./support/test-env.ts";
@@ -64,11 +65,7 @@ beforeAll(async () => {
   await source.createCollection("recent_orders", { viewOn: "orders", pipeline: [{ $sort: { _id: -1 } }, { $limit: 5 }] });
   backupData = await snapshotDatabase(source);
 
-  const backup = createBackupStream({ uri: `${server.uri}source`, masterKey, chunkSize: CHUNK_SIZE, tools: { mode: "builtin" } });
-  const chunks: Buffer[] = [];
-  for await (const chunk of backup.stream) chunks.push(chunk as Buffer);
-  await backup.result;
-  file = Buffer.concat(chunks);
+  ({ file } = await backUpToBuffer({ uri: `${server.uri}source`, masterKey, chunkSize: CHUNK_SIZE, tools: { mode: "builtin" } }));
   expect(file.length).toBeGreaterThan(CHUNK_SIZE * 40);
 });
 afterAll(async () => {

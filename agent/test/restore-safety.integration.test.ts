@@ -16,10 +16,11 @@ import {
   WrongKeyError,
 } from "../src/archive/index.ts";
 import { BSON, Int32 } from "mongodb";
-import { createBackupStream, DumpError, restoreDatabase, restoreFromEncrypted } from "../src/dump/index.ts";
+import { DumpError, restoreDatabase, restoreFromEncrypted } from "../src/dump/index.ts";
 import { MongodumpArchiveError, writeMongodumpArchive } from "../src/dump/mongodump-archive/index.ts";
 import { listMongoTargets, testOnTarget } from "../../testkit/mongo-targets.ts";
 import { type CollectionSnapshot, snapshotDatabase } from "./support/database-snapshot.ts";
+import { backUpToBuffer } from "./support/back-up.ts";
 import { type AgentTestEnv, openAgentTestEnv } from "./support/test-env.ts";
 import type { AnyIdDocument } from "./support/awkward-database.ts";
 
@@ -49,11 +50,7 @@ for (const server of listMongoTargets()) {
       await env.client.db(target).collection<AnyIdDocument>("more").insertMany([{ _id: "original too" }]);
       before = await snapshotDatabase(env.client.db(target));
 
-      const backup = createBackupStream({ uri: env.uriFor(source), masterKey, chunkSize: CHUNK_SIZE, tools: { mode: "builtin" } });
-      const chunks: Buffer[] = [];
-      for await (const chunk of backup.stream) chunks.push(chunk as Buffer);
-      await backup.result;
-      file = Buffer.concat(chunks);
+      ({ file } = await backUpToBuffer({ uri: env.uriFor(source), masterKey, chunkSize: CHUNK_SIZE, tools: { mode: "builtin" } }));
       expect(file.length).toBeGreaterThan(CHUNK_SIZE * 40);
     });
     afterAll(() => env?.close());

@@ -9,10 +9,11 @@ import { join } from "node:path";
 import { BSON, type Document, Int32 } from "mongodb";
 import { encodeMasterKey, generateMasterKey } from "../src/archive/index.ts";
 import { createDecryptStream } from "../src/archive/index.ts";
-import { createBackupStream, DumpError, restoreDatabase, restoreFromEncrypted, type ToolsConfig } from "../src/dump/index.ts";
+import { DumpError, restoreDatabase, restoreFromEncrypted, type ToolsConfig } from "../src/dump/index.ts";
 import { summarizeArchive, writeMongodumpArchive } from "../src/dump/mongodump-archive/index.ts";
 import { listMongoTargets, testOnTarget } from "../../testkit/mongo-targets.ts";
 import { findMongoTools } from "../../testkit/mongo-tools.ts";
+import { backUpToBuffer } from "./support/back-up.ts";
 import { runAgent } from "./support/run-agent.ts";
 import { type AgentTestEnv, openAgentTestEnv } from "./support/test-env.ts";
 
@@ -22,11 +23,7 @@ const AUTH_NAMESPACES = ["admin.system.roles", "admin.system.users", "admin.syst
 const { tools: realTools, missing: toolsMissing } = findMongoTools();
 
 async function backUp(uri: string, usersAndRoles?: boolean, tools: ToolsConfig = { mode: "builtin" }): Promise<Buffer> {
-  const backup = createBackupStream({ uri, masterKey, tools, ...(usersAndRoles === undefined ? {} : { usersAndRoles }) });
-  const chunks: Buffer[] = [];
-  for await (const chunk of backup.stream) chunks.push(chunk as Buffer);
-  await backup.result;
-  return Buffer.concat(chunks);
+  return (await backUpToBuffer({ uri, masterKey, tools, ...(usersAndRoles === undefined ? {} : { usersAndRoles }) })).file;
 }
 
 async function listNamespaces(file: Buffer): Promise<Record<string, number>> {

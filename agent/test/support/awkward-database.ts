@@ -5,11 +5,13 @@
 // unicode. Tests compare a restored copy with it byte for byte. On a server lacking some of it
 // (testkit/mongo-targets.ts) the builder leaves those parts out and says which.
 import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll } from "bun:test";
 import { Binary, Decimal128, Double, Int32, Long, ObjectId } from "bson";
 import type { Db, Document } from "mongodb";
-import type { TargetFeature } from "../../../testkit/mongo-targets.ts";
+import type { MongoTargetSpec, TargetFeature } from "../../../testkit/mongo-targets.ts";
 import { insertRawDocuments } from "../../src/dump/builtin/raw-insert.ts";
 import { createRawDocuments, createTypedDocuments } from "./awkward-documents.ts";
+import { type AgentTestEnv, openAgentTestEnv } from "./test-env.ts";
 
 /** A document whose _id is a number, string or ObjectId (the driver's default types allow only an ObjectId). */
 export type AnyIdDocument = { _id: number | string | ObjectId; [field: string]: unknown };
@@ -27,6 +29,34 @@ export interface AwkwardOptions {
 export interface AwkwardContent {
   collections: string[];
   counts: Record<string, number>;
+}
+
+/** A target opened for the enclosing describe's tests, with the awkward database built on it. */
+export interface AwkwardTarget {
+  env: AgentTestEnv;
+  /** The awkward database's name. */
+  source: string;
+  content: AwkwardContent;
+  /** All its documents. */
+  total: number;
+}
+
+/**
+ * Opens `target` and builds the awkward content it can hold in a fresh database before the
+ * enclosing describe's tests (nothing when the target is unavailable), closing it after; the
+ * fields are set once beforeAll ran.
+ */
+export function useAwkwardTarget(target: MongoTargetSpec, options: Omit<AwkwardOptions, "lacking"> = {}): AwkwardTarget {
+  const opened = {} as AwkwardTarget;
+  beforeAll(async () => {
+    if (target.unavailable !== null) return;
+    opened.env = await openAgentTestEnv(target);
+    opened.source = opened.env.uniqueDatabase("awkward");
+    opened.content = await buildAwkwardDatabase(opened.env.client.db(opened.source), { ...options, lacking: target.lacks });
+    opened.total = Object.values(opened.content.counts).reduce((sum, n) => sum + n, 0);
+  });
+  afterAll(() => opened.env?.close());
+  return opened;
 }
 
 /** Fills `db` with the awkward content the server can hold; the database should be empty. */
