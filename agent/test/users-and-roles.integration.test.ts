@@ -4,7 +4,7 @@
 // _mergeAuthzCollections, replacing the server's); the option leaves them out of either, from the
 // library, the CLI flag and the config file. On every target that can (testkit/mongo-targets.ts).
 import { afterAll, beforeAll, describe, expect } from "bun:test";
-import { chmod, writeFile } from "node:fs/promises";
+import { chmod, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { BSON, type Document, Int32 } from "mongodb";
 import { encodeMasterKey, generateMasterKey } from "../src/archive/index.ts";
@@ -132,6 +132,26 @@ for (const target of listMongoTargets()) {
         const verified = await runAgent(["verify", "--in", out, "--json", "--config", path]);
         expect(Object.keys(JSON.parse(verified.stdout).namespaces).filter((namespace) => namespace.startsWith("admin.system."))).toEqual([]);
       }
+    });
+
+    testOnTarget(target, ["users-and-roles", "private-server"], "dbvault-agent restore says it replaced the users and roles, or leaves them with the flag", async () => {
+      const dir = await env.makeTempDir();
+      const path = join(dir, "agent.json");
+      await writeFile(path, JSON.stringify({ version: 1, masterKey: encodeMasterKey(masterKey), databases: [{ name: "all", uri: everything }] }));
+      await chmod(path, 0o600);
+      const file = join(dir, "all.enc.dbvault");
+      await writeFile(file, await backUp(everything));
+      const counts = await listNamespaces(await readFile(file));
+      const restore = (...flags: string[]) => runAgent(["restore", "--db", "all", "--in", file, "--config", path, "--quiet", ...flags], { env: { XDG_CONFIG_HOME: dir } });
+      const withUsers = await restore();
+      expect(withUsers.exitCode).toBe(0);
+      const users = `${counts["admin.system.users"]} user${counts["admin.system.users"] === 1 ? "" : "s"}`;
+      const roles = `${counts["admin.system.roles"]} role${counts["admin.system.roles"] === 1 ? "" : "s"}`;
+      expect(withUsers.stderr).toContain(` and the server's users and roles (with the backup's ${users} and ${roles}), nothing else changed`);
+      const without = await restore("--no-users-and-roles");
+      expect(without.exitCode).toBe(0);
+      expect(without.stderr).not.toContain("users and roles");
+      expect(without.stderr).toContain("skipped admin.system.roles, admin.system.users, admin.system.version");
     });
 
     testOnTarget(target, ["private-server"], "users a server cannot take fail the restore before anything is replaced", async () => {

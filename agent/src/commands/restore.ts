@@ -53,14 +53,12 @@ export async function runRestoreCommand(args: string[], context: CommandContext)
       context.io.stdout.write(`${JSON.stringify({ restored: result.restored, failed: result.failed, collections: result.collections })}\n`);
     }
     const replaced = Object.keys(result.collections);
+    const auth = result.usersAndRoles;
+    const alsoReplaced = auth ? ` and the server's users and roles (with the backup's ${pluralize(auth.users, "user")} and ${pluralize(auth.roles, "role")})` : "";
     context.say(
       `restored ${pluralize(result.restored, "document")} into ${pluralize(replaced.length, "collection")} of ${targetDatabase ?? name} ` +
-        `with ${describeEngine(result.engine, "mongorestore")} from ${input.label}; replaced ${replaced.length > 0 ? replaced.join(", ") : "nothing"}, nothing else changed`,
+        `with ${describeEngine(result.engine, "mongorestore")} from ${input.label}; replaced ${replaced.length > 0 ? replaced.join(", ") : "nothing"}${alsoReplaced}, nothing else changed`,
     );
-    if (result.usersAndRoles) {
-      const { users, roles } = result.usersAndRoles;
-      context.say(`restored ${pluralize(users, "user")} and ${pluralize(roles, "role")}; they replaced the server's users and roles`);
-    }
     if (result.skipped.length > 0) context.say(`skipped ${result.skipped.join(", ")} (oplog, server or system collections, other databases or collections not chosen)`);
     return 0;
   } catch (error) {
