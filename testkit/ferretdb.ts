@@ -75,6 +75,9 @@ export async function startFerretDb(): Promise<FerretDbServer> {
     const uri = `mongodb://127.0.0.1:${port}/`;
     const ready = await waitUntil(async () => gone || (await answersPing(uri)), { timeout: 30_000, message: `FerretDB on port ${port}` }).catch(() => false);
     if (ready === true && !gone) {
+      // Its log mattered only for a failed start; from now on it is drained and dropped.
+      child.stderr!.removeAllListeners("data");
+      child.stderr!.resume();
       return {
         uri,
         port,
