@@ -3,16 +3,17 @@
 // of every database brings users and roles back by mongorestore's rules (through
 // _mergeAuthzCollections, replacing the server's); the option leaves them out of either, from the
 // library, the CLI flag and the config file. On every target that can (testkit/mongo-targets.ts).
-import { afterAll, beforeAll, describe, expect } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmod, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { BSON, type Document, Int32 } from "mongodb";
+import { BSON, type Document, Int32, MongoClient } from "mongodb";
 import { encodeMasterKey, generateMasterKey } from "../src/archive/index.ts";
 import { createDecryptStream } from "../src/archive/index.ts";
 import { DumpError, restoreDatabase, restoreFromEncrypted, type ToolsConfig } from "../src/dump/index.ts";
 import { summarizeArchive, writeMongodumpArchive } from "../src/dump/mongodump-archive/index.ts";
 import { listMongoTargets, testOnTarget } from "../../testkit/mongo-targets.ts";
 import { findMongoTools } from "../../testkit/mongo-tools.ts";
+import { CommandError, startMongoTestServer } from "../../testkit/mongo-server/index.ts";
 import { backUpToBuffer } from "./support/back-up.ts";
 import { runAgent } from "./support/run-agent.ts";
 import { type AgentTestEnv, openAgentTestEnv } from "./support/test-env.ts";
@@ -187,3 +188,25 @@ for (const target of listMongoTargets()) {
     });
   });
 }
+
+test("a user without the right to restore users fails such a restore before anything is replaced", async () => {
+  const server = await startMongoTestServer();
+  try {
+    const client = await new MongoClient(server.uri).connect();
+    await client.db("shop").collection("data").insertOne({ _id: 1, v: "old" } as never);
+    await client.db("shop").command({ createUser: "alice", pwd: "pw", roles: [] });
+    const file = await backUp(server.uri);
+    await client.db("shop").collection("data").updateOne({ _id: 1 } as never, { $set: { v: "new" } });
+    server.intercept(({ name }) => {
+      if (name === "_mergeAuthzCollections") throw new CommandError(13, "not authorized on admin to execute command { _mergeAuthzCollections: 1 }");
+    });
+    const error = await restoreFromEncrypted({ uri: server.uri, masterKey, input: [file], tools: { mode: "builtin" } }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DumpError);
+    expect((error as DumpError).message).toBe("the MongoDB user of this connection may not restore users and roles");
+    expect((error as DumpError).hint).toContain("restore role");
+    expect(await client.db("shop").collection("data").findOne({ _id: 1 } as never)).toEqual({ _id: 1, v: "new" } as never);
+    await client.close();
+  } finally {
+    await server.stop();
+  }
+});

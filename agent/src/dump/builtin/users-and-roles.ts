@@ -116,8 +116,17 @@ async function checkMergeSupported(client: MongoClient): Promise<void> {
   try {
     await client.db("admin").command({ _mergeAuthzCollections: 1, drop: false, db: "" });
   } catch (error) {
-    if ((error as { code?: number }).code !== 59) return; // CommandNotFound
-    throw new DumpError("unsupported", "this server cannot restore users and roles (it has no _mergeAuthzCollections)", { hint: NO_USERS_HINT });
+    const code = (error as { code?: number }).code;
+    if (code === 59) {
+      // CommandNotFound
+      throw new DumpError("unsupported", "this server cannot restore users and roles (it has no _mergeAuthzCollections)", { hint: NO_USERS_HINT });
+    }
+    if (code === 13) {
+      // Unauthorized: found now rather than after every collection was replaced.
+      throw new DumpError("unsupported", "the MongoDB user of this connection may not restore users and roles", {
+        hint: `give it the restore role, or ${NO_USERS_HINT}`,
+      });
+    }
   }
 }
 
