@@ -66,9 +66,10 @@ export interface StagedUsersAndRoles {
 }
 
 /**
- * Checks the auth schema versions and writes the collected documents into temporary collections
- * of admin. Throws DumpError "unsupported" when this server cannot take them (an incompatible
- * auth schema, or no authSchemaVersion at all, as FerretDB), "database-error" when a write fails.
+ * Checks the server can take them and writes the collected documents into temporary collections
+ * of admin. Throws DumpError "unsupported" when it cannot (no _mergeAuthzCollections, as on
+ * FerretDB; a user not allowed to run it; an incompatible auth schema), "database-error" when a
+ * write fails.
  */
 export async function stageUsersAndRoles(client: MongoClient, collected: UsersAndRoles, staging: StagingArea, dumpServerVersion: string): Promise<StagedUsersAndRoles> {
   await checkMergeSupported(client);
