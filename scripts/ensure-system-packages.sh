@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the test suite drives when they are missing:
 # PostgreSQL (a real server for the Postgres test run), Chromium (browser tests) and ShellCheck
-# (lints the agent installer the server hands out), curl and unzip (the real mongo-tools' source).
+# (lints the agent installer the server hands out), curl and unzip (the Go sources of the real
+# mongo-tools and of FerretDB).
 set -euo pipefail
 
 missing=()
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
 command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ] || missing+=(chromium)
 command -v shellcheck >/dev/null 2>&1 || missing+=(shellcheck)
-# curl and unzip fetch and unpack the real mongo-tools' source (ensure-mongo-tools.sh).
+# curl and unzip fetch and unpack Go module sources (scripts/lib/go-source-build.sh).
 command -v curl >/dev/null 2>&1 || missing+=(curl)
 command -v unzip >/dev/null 2>&1 || missing+=(unzip)
 [ ${#missing[@]} -eq 0 ] && exit 0

@@ -9,8 +9,9 @@ export PATH="$PWD/node_modules/.bin:$PATH"
 
 bash scripts/ensure-system-packages.sh
 
-echo "== real MongoDB Database Tools (built once from source, then cached outside the repo) =="
+echo "== real MongoDB Database Tools and FerretDB (built once from source, then cached outside the repo) =="
 bash scripts/ensure-mongo-tools.sh
+bash scripts/ensure-ferretdb.sh
 
 echo "== web app build (the browser tests serve it) =="
 bun run build:web

@@ -2,7 +2,7 @@
 // the master key and connection strings, so it is written 0600 in a 0700 directory, refused when
 // others can read it, and never echoed: messages name fields and database names, not values.
 //
-// { "version": 1, "masterKey": "dbvk1_…", "databases": [{ "name": "shop", "uri": "mongodb://…" }],
+// { "version": 1, "masterKey": "dbvk1_…", "databases": [{ "name": "shop", "uri": "mongodb://…", "usersAndRoles": false }],
 //   "server": { "url", "apiKey", "agentId", "agentToken" }, "tools": { "mode", "mongodump", "mongorestore" },
 //   "compression": "zstd" }
 import { randomBytes } from "node:crypto";
@@ -19,6 +19,11 @@ export interface DatabaseEntry {
   name: string;
   /** The connection string; its path names the MongoDB database (none: every database). */
   uri: string;
+  /**
+   * With every database (or admin): whether backups hold admin's users, roles and version and
+   * restores bring users and roles back, as mongodump and mongorestore do. Default true.
+   */
+  usersAndRoles?: boolean;
 }
 
 /** Filled in by `setup`: where the server is and how the agent signs in (`run` needs all four). */
@@ -131,6 +136,7 @@ export function validateConfig(value: unknown, path: string): AgentConfig {
       if (typeof entry.uri !== "string" || !/^mongodb(\+srv)?:\/\//i.test(entry.uri)) {
         problems.push(`databases[${index}].uri must be a mongodb:// or mongodb+srv:// connection string`);
       }
+      if (entry.usersAndRoles !== undefined && typeof entry.usersAndRoles !== "boolean") problems.push(`databases[${index}].usersAndRoles must be true or false`);
     });
   }
   if (value.server !== undefined) {

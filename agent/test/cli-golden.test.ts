@@ -204,6 +204,27 @@ describe("verify and decrypt", () => {
       exitCode: 1,
     }, plaintext);
   });
+  test("verify lists a time-series collection under its own name, counting its buckets", async () => {
+    const sealed = join(dir, "timeseries.enc.dbvault");
+    await expectRun(["encrypt", "--in", new URL("../test-data/mongodump-archives/timeseries.archive", import.meta.url).pathname, "--out", sealed, "--config", goldenConfig], {
+      stderr: /^dbvault-agent: sealed 11 documents in 3 namespaces from /,
+      exitCode: 0,
+    });
+    await expectRun(["verify", "--in", sealed, "--json", "--config", goldenConfig], {
+      stdout: '{"namespaces":{"admin.system.version":1,"admin.system.views":0,"timeseries_test.foo_ts":10}}\n',
+      stderr: "",
+      exitCode: 0,
+    });
+    const listing = await runAgent(["verify", "--in", sealed, "--config", goldenConfig], { env: env() });
+    expect(listing.stdout.split("\n").slice(5)).toEqual([
+      "namespaces:",
+      "  admin.system.version               1 document",
+      "  admin.system.views                 0 documents",
+      "  timeseries_test.foo_ts            10 time-series buckets",
+      "ok: 11 documents in 3 namespaces; every chunk and checksum verified",
+      "",
+    ]);
+  });
   test("encrypt refuses a damaged mongodump archive and writes nothing", async () => {
     const out = join(dir, "refused.enc.dbvault");
     await expectRun(["encrypt", "--in", new URL("../test-data/mongodump-archives/bad-format.archive", import.meta.url).pathname, "--out", out, "--config", goldenConfig], {

@@ -40,7 +40,7 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   // The fake tools read these from the environment they inherit.
-  for (const key of ["FAKE_FAIL", "FAKE_TOOL_VERSION", "FAKE_RESTORE_STDERR"]) delete process.env[key];
+  for (const key of ["FAKE_FAIL", "FAKE_TOOL_VERSION", "FAKE_RESTORE_STDERR", "FAKE_EXIT_CODE"]) delete process.env[key];
   process.env.FAKE_TOOL_LOG = log;
   process.env.FAKE_DUMP_ARCHIVE = ARCHIVE;
   await rm(log, { recursive: true, force: true });
@@ -48,7 +48,7 @@ beforeEach(async () => {
   server?.intercept(undefined);
 });
 afterAll(() => {
-  for (const key of ["FAKE_FAIL", "FAKE_TOOL_VERSION", "FAKE_RESTORE_STDERR", "FAKE_TOOL_LOG", "FAKE_DUMP_ARCHIVE"]) delete process.env[key];
+  for (const key of ["FAKE_FAIL", "FAKE_TOOL_VERSION", "FAKE_RESTORE_STDERR", "FAKE_EXIT_CODE", "FAKE_TOOL_LOG", "FAKE_DUMP_ARCHIVE"]) delete process.env[key];
 });
 
 function collect(): { stream: Writable; bytes(): Buffer } {
@@ -272,4 +272,43 @@ test("with mongo-tools 100.16+ output (names in backticks), counts are exact; re
   } finally {
     await rm(stderrFile, { force: true });
   }
+});
+
+// What real mongorestore 100.15.0 and 100.18.0 printed when they failed part-way (a document it
+// could not write, an archive cut short): the agent reports mongorestore's own reason, and since
+// mongorestore only ever wrote staging collections, nothing of the user's was replaced.
+test.each(["100.15.0-partial-failure", "100.18.0-partial-failure", "100.15.0-truncated-input", "100.18.0-truncated-input"])(
+  "mongorestore %s: its reason is reported and the database is unchanged",
+  async (log) => {
+    const masterKey = generateMasterKey();
+    const file = await encryptBuffer(await readFile(ARCHIVE), { masterKey });
+    const stderrFile = new URL(`../test-data/mongo-tools-logs/mongorestore-${log}.log`, import.meta.url).pathname;
+    const reason = /\tFailed: (.+)$/m.exec(await readFile(stderrFile, "utf8"))![1]!;
+    process.env.FAKE_RESTORE_STDERR = stderrFile;
+    process.env.FAKE_EXIT_CODE = "1";
+    await mongo.db("shop").collection("orders").deleteMany({});
+    await mongo.db("shop").collection("orders").insertOne({ _id: `before ${log}` } as never);
+    const before = await snapshotDatabase(mongo.db("shop"));
+    const error = await restoreFromEncrypted({ uri: restoreUri("shop"), masterKey, input: [file], tools }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DumpError);
+    expect((error as DumpError).code).toBe("tool-failed");
+    expect((error as Error).message).toBe(`mongorestore exited with code 1: ${reason}`);
+    expect(await snapshotDatabase(mongo.db("shop"))).toEqual(before);
+  },
+);
+
+test("mongodump cannot leave users and roles out of a dump of every database: auto mode uses the built-in engine, native mode refuses", async () => {
+  const notices: string[] = [];
+  const output = collect();
+  const everything = restoreUri("");
+  const result = await dumpDatabase({ uri: everything, output: output.stream, tools: { mode: "auto", ...tools }, usersAndRoles: false, onNotice: (m) => notices.push(m) });
+  expect(result.engine).toBe("builtin");
+  expect(notices).toEqual(["mongodump cannot leave users and roles out of a dump of every database; using the built-in engine"]);
+  expect(existsSync(join(log, "mongodump.argv"))).toBe(false);
+  const destroyed = collect().stream.on("error", () => undefined); // the output is destroyed with the error
+  const refused = await dumpDatabase({ uri: everything, output: destroyed, tools: { mode: "native", ...tools }, usersAndRoles: false }).catch((e: unknown) => e);
+  expect(refused).toBeInstanceOf(DumpError);
+  expect((refused as DumpError).code).toBe("unsupported");
+  // With users and roles, or for one database, mongodump runs as usual.
+  expect((await dumpDatabase({ uri: restoreUri("shop"), output: collect().stream, tools: { mode: "native", ...tools }, usersAndRoles: false })).engine).toBe("native");
 });

@@ -18,9 +18,11 @@ import {
   TruncatedArchiveError,
   WrongKeyError,
 } from "../src/archive/index.ts";
-import { createBackupStream, DumpError, removeLeftoverStaging, restoreFromEncrypted } from "../src/dump/index.ts";
+import { DumpError, removeLeftoverStaging, restoreFromEncrypted, type ToolsConfig } from "../src/dump/index.ts";
+import { findMongoTools } from "../../testkit/mongo-tools.ts";
 import { CommandError, type MongoTestServer, startMongoTestServer } from "../../testkit/mongo-server/index.ts";
 import { waitUntil } from "../../testkit/wait-until.ts";
+import { backUpToBuffer } from "./support/back-up.ts";
 import { type CollectionSnapshot, snapshotDatabase } from "./support/database-snapshot.ts";
 import { SOURCE_COMMAND } from "./support/run-agent.ts";
 import { type AgentTestEnv, openAgentTestEnv } from "./support/test-env.ts";
@@ -64,11 +66,7 @@ beforeAll(async () => {
   await source.createCollection("recent_orders", { viewOn: "orders", pipeline: [{ $sort: { _id: -1 } }, { $limit: 5 }] });
   backupData = await snapshotDatabase(source);
 
-  const backup = createBackupStream({ uri: `${server.uri}source`, masterKey, chunkSize: CHUNK_SIZE, tools: { mode: "builtin" } });
-  const chunks: Buffer[] = [];
-  for await (const chunk of backup.stream) chunks.push(chunk as Buffer);
-  await backup.result;
-  file = Buffer.concat(chunks);
+  ({ file } = await backUpToBuffer({ uri: `${server.uri}source`, masterKey, chunkSize: CHUNK_SIZE, tools: { mode: "builtin" } }));
   expect(file.length).toBeGreaterThan(CHUNK_SIZE * 40);
 });
 afterAll(async () => {
@@ -94,8 +92,8 @@ function* slices(bytes: Buffer, size = 16 * 1024): Generator<Buffer> {
   for (let offset = 0; offset < bytes.length; offset += size) yield bytes.subarray(offset, offset + size);
 }
 
-function restore(bytes: Buffer, key = masterKey): Promise<unknown> {
-  return restoreFromEncrypted({ uri, masterKey: key, input: Readable.from(slices(bytes)), tools: { mode: "builtin" } }).then(
+function restore(bytes: Buffer, key = masterKey, tools: ToolsConfig = { mode: "builtin" }, collections?: string[]): Promise<unknown> {
+  return restoreFromEncrypted({ uri, masterKey: key, input: Readable.from(slices(bytes)), tools, ...(collections ? { collections } : {}) }).then(
     () => undefined,
     (error: unknown) => error,
   );
@@ -199,17 +197,28 @@ test("the agent killed mid-swap leaves each collection wholly old or wholly new;
   expect((await targetSnapshot()).filter((entry) => entry.name !== "unrelated")).toEqual(backupData);
 });
 
-test("a swap that fails part-way says which collections were replaced and which are unchanged", async () => {
+const realTools = findMongoTools();
+
+async function expectSwapFailureNamed(tools: ToolsConfig, collections?: string[]): Promise<void> {
   let renames = 0;
   server.intercept(({ name }) => {
     if (name === "renameCollection" && ++renames === 2) throw new CommandError(11600, "interrupted at shutdown");
   });
-  const error = (await restore(file)) as DumpError;
+  const error = (await restore(file, masterKey, tools, collections)) as DumpError;
   expect(error.code).toBe("restore-incomplete");
   const replaced = classify(await targetSnapshot());
   expect(replaced).toHaveLength(1);
-  expect(error.message).toContain(`the restore stopped after replacing 1 of 5 collection(s) (target.${replaced[0]})`);
+  expect(error.message).toContain(`the restore stopped after replacing 1 of ${collections?.length ?? 5} collection(s) (target.${replaced[0]})`);
   expect(Object.keys(error.stats!.collections)).toEqual([`target.${replaced[0]}`]);
   // The staging of the others was dropped on the way out.
   await waitUntil(async () => !(await targetSnapshot()).some((entry) => entry.name.includes(".dbvault-restore-")), { message: "no staging left" });
-});
+}
+
+test("a swap that fails part-way says which collections were replaced and which are unchanged", () => expectSwapFailureNamed({ mode: "builtin" }));
+
+// mongorestore only ever writes staging collections; the swap after it is the agent's. The test
+// server keeps no time-series buckets for mongorestore to write into, so metrics is left out.
+test.skipIf(realTools.missing !== null)(
+  `with the real mongorestore, a swap that fails part-way says the same${realTools.missing ? ` [skipped: ${realTools.missing}]` : ""}`,
+  () => expectSwapFailureNamed({ mode: "native", mongorestore: realTools.tools!.mongorestore }, ["orders", "customers", "log", "recent_orders"]),
+);

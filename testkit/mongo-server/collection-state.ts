@@ -36,7 +36,13 @@ export class CollectionState {
     readonly type: CollectionType,
     readonly options: Document,
   ) {
-    this.indexes = type === "view" ? [] : [createIdIndex()];
+    this.indexes = type === "view" ? [] : [createIdIndex(this.collation)];
+  }
+
+  /** The default collation every index without its own inherits; undefined for the simple one. */
+  get collation(): Document | undefined {
+    const collation = this.options.collation;
+    return collation !== null && typeof collation === "object" && !Array.isArray(collation) ? (collation as Document) : undefined;
   }
 
   get ns(): string {

@@ -9,6 +9,7 @@ import { databaseCommands } from "./commands/database-commands";
 import { indexCommands } from "./commands/index-commands";
 import { readCommands } from "./commands/read-commands";
 import { serverCommands } from "./commands/server-commands";
+import { userCommands } from "./commands/user-commands";
 import { writeCommands } from "./commands/write-commands";
 import { CommandError } from "./errors";
 import { MAX_MESSAGE_SIZE_BYTES } from "./limits";
@@ -23,6 +24,7 @@ const handlers: Record<string, CommandHandler> = {
   ...readCommands,
   ...writeCommands,
   ...authCommands,
+  ...userCommands,
 };
 
 const HANDSHAKE_COMMANDS = new Set(["hello", "isMaster", "ismaster"]);

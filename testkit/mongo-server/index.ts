@@ -21,8 +21,11 @@ export type { CommandInterceptor } from "./command-context";
 /** Where integration tests send their MongoDB traffic, and how to release it afterwards. */
 export type MongoTestTarget = {
   uri: string;
-  /** "real" when MONGODB_TEST_URI named a real server; tests must then use their own database names. */
-  kind: "test-server" | "real";
+  /**
+   * "real" when MONGODB_TEST_URI named a real server (tests must then use their own database
+   * names), "ferretdb" for FerretDB (testkit/mongo-targets.ts).
+   */
+  kind: "test-server" | "ferretdb" | "real";
   stop(): Promise<void>;
 };
 

@@ -25,18 +25,47 @@ export type IndexKey = { key: string; values: unknown[] };
 
 const ID_INDEX_NAME = "_id_";
 
-/** The `_id_` index every collection has; never unique-flagged in its spec, as in mongod. */
-export function createIdIndex(): IndexState {
-  return { name: ID_INDEX_NAME, spec: { v: new Int32(2), key: { _id: new Int32(1) }, name: ID_INDEX_NAME }, keyFields: ["_id"], unique: true, sparse: false, entries: new Map() };
+/**
+ * The `_id_` index every collection has, with the collection's default collation when it has one
+ * (as mongod lists it); never unique-flagged in its spec, as in mongod.
+ */
+export function createIdIndex(collation?: Document): IndexState {
+  const spec: Document = { v: new Int32(2), key: { _id: new Int32(1) }, name: ID_INDEX_NAME, ...(collation ? { collation } : {}) };
+  return { name: ID_INDEX_NAME, spec, keyFields: ["_id"], unique: true, sparse: false, entries: new Map() };
 }
 
-/** The `_id_` index built from a create command's `idIndex` spec; throws BadValue for another key. */
-export function createIdIndexFrom(spec: Document): IndexState {
-  const index = createIndexState({ ...spec, name: spec.name ?? ID_INDEX_NAME });
+/**
+ * The `_id_` index built from a create command's `idIndex` spec; throws BadValue for another key
+ * or for a collation other than the collection's (mongod's rule).
+ */
+export function createIdIndexFrom(spec: Document, collectionCollation: Document | undefined): IndexState {
+  const index = createIndexState(inheritCollation({ ...spec, name: spec.name ?? ID_INDEX_NAME }, collectionCollation));
   if (index.name !== ID_INDEX_NAME || computeCanonicalKey(index.keyFields) !== computeCanonicalKey(["_id"])) {
     throw createBadValue(`The _id index must have key { _id: 1 } and name '_id_': ${JSON.stringify(spec)}`);
   }
+  if (computeCanonicalKey(index.spec.collation ?? null) !== computeCanonicalKey(collectionCollation ?? null)) {
+    throw createBadValue("'idIndex' must have the same collation as the collection.");
+  }
   return index;
+}
+
+/** Whether a collation is the simple one, which mongod records as no collation at all. */
+export function isSimpleCollation(collation: unknown): boolean {
+  return isDocument(collation) && collation.locale === "simple";
+}
+
+/**
+ * An index spec as mongod records it in a collection with `collectionCollation` as its default:
+ * an explicit simple collation is dropped (it is the absence of one), a missing collation is the
+ * collection's. This is why mongorestore gives indexes listed without a collation in a collated
+ * collection an explicit `{ locale: "simple" }`: otherwise they would inherit the default.
+ */
+export function inheritCollation(spec: Document, collectionCollation: Document | undefined): Document {
+  if (isSimpleCollation(spec.collation)) {
+    const { collation: _simple, ...rest } = spec;
+    return rest;
+  }
+  return spec.collation === undefined && collectionCollation ? { ...spec, collation: collectionCollation } : spec;
 }
 
 /** Validates a createIndexes spec and builds its state; throws the error mongod gives for bad specs. */

@@ -5,7 +5,11 @@ export const MAX_BSON_OBJECT_SIZE = 16 * 1024 * 1024;
 export const MAX_MESSAGE_SIZE_BYTES = 48_000_000;
 export const MAX_WRITE_BATCH_SIZE = 100_000;
 export const MAX_WIRE_VERSION = 21;
-export const SERVER_VERSION = "7.0.0";
+/**
+ * The version reported by default: a 7.0 patch release that knows `bypassEmptyTsReplacement`
+ * (7.0.13 and later do). Tests of what clients do on older servers start one with `version`.
+ */
+export const DEFAULT_SERVER_VERSION = "7.0.14";
 /** Documents a find returns before its first getMore when the client names no batchSize. */
 export const DEFAULT_FIRST_BATCH_SIZE = 101;
 /** mongod fills a batch up to 16 MiB of documents; one larger document still goes alone. */

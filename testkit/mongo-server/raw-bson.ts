@@ -8,6 +8,7 @@ import { BSON, onDemand } from "bson";
 
 const TYPE_DOCUMENT = 0x03;
 const TYPE_ARRAY = 0x04;
+const TYPE_TIMESTAMP = 0x11;
 
 /** Pre-encoded documents that `composeDocument` writes as a BSON array, unchanged. */
 export class RawDocuments {
@@ -117,4 +118,22 @@ export function projectRawDocument(raw: Uint8Array, projection: Map<string, bool
     return includeMode ? rule === true : rule !== false;
   });
   return assembleElements(elements.map((element) => raw.subarray(element.start, element.end)));
+}
+
+/**
+ * Returns the document with every top-level `Timestamp(0, 0)` but `_id`'s set to a fresh cluster
+ * time from `next`, as mongod does on insert (SERVER-43014: `_id` is left alone); the same bytes
+ * when there is none. Nested timestamps are never replaced.
+ */
+export function replaceEmptyTimestamps(raw: Buffer, next: () => { seconds: number; increment: number }): Buffer {
+  let copy: Buffer | undefined;
+  for (const element of listRawElements(raw)) {
+    if (element.type !== TYPE_TIMESTAMP || element.name === "_id") continue;
+    if (raw.readBigUInt64LE(element.valueStart) !== 0n) continue;
+    copy ??= Buffer.from(raw);
+    const { seconds, increment } = next();
+    copy.writeUInt32LE(increment, element.valueStart);
+    copy.writeUInt32LE(seconds, element.valueStart + 4);
+  }
+  return copy ?? raw;
 }

@@ -4,8 +4,9 @@
 import { Int32, Long } from "bson";
 import { CollectionState, type CollectionType } from "./collection-state";
 import { CommandError } from "./errors";
-import { SERVER_VERSION } from "./limits";
+import { DEFAULT_SERVER_VERSION } from "./limits";
 import { composeDocument } from "./raw-bson";
+import { describeFeatureCompatibility, parseVersion } from "./server-version";
 
 type Document = Record<string, unknown>;
 
@@ -32,6 +33,23 @@ export function assertCollectionName(database: string, name: string): void {
 export class ServerState {
   readonly databases = new Map<string, Map<string, CollectionState>>();
   readonly startedAt = new Date();
+  private lastTimestamp = { seconds: 0, increment: 0 };
+
+  /** `version` is the MongoDB version the server reports and behaves as. */
+  constructor(readonly version: string = DEFAULT_SERVER_VERSION) {
+    parseVersion(version);
+  }
+
+  /**
+   * The next cluster time, as mongod hands out for empty timestamps: the current second, with an
+   * increment that keeps every value given out unique and increasing.
+   */
+  tickClusterTime(): { seconds: number; increment: number } {
+    const seconds = Math.floor(Date.now() / 1000);
+    const last = this.lastTimestamp;
+    this.lastTimestamp = seconds > last.seconds ? { seconds, increment: 1 } : { seconds: last.seconds, increment: last.increment + 1 };
+    return this.lastTimestamp;
+  }
 
   /** The collection, or undefined when it does not exist. */
   findCollection(database: string, name: string): CollectionState | undefined {
@@ -117,7 +135,7 @@ export class ServerState {
    */
   seedSystemCollections(): void {
     this.createCollection("admin", "system.version", "collection", {}).insertDocument(
-      composeDocument({ _id: "featureCompatibilityVersion", version: SERVER_VERSION.split(".").slice(0, 2).join(".") }),
+      composeDocument({ _id: "featureCompatibilityVersion", version: describeFeatureCompatibility(this.version) }),
     );
     const startupLog = this.createCollection("local", "startup_log", "collection", { capped: true, size: new Int32(10 * 1024 * 1024) });
     startupLog.insertDocument(
@@ -126,7 +144,7 @@ export class ServerState {
         hostname: "localhost",
         startTime: this.startedAt,
         pid: Long.fromNumber(process.pid),
-        buildinfo: { version: SERVER_VERSION },
+        buildinfo: { version: this.version },
       }),
     );
   }

@@ -15,6 +15,8 @@ export type MongoTestServerOptions = {
   users?: TestUser[];
   /** Whether to create admin.system.version and local.startup_log as a fresh mongod has; default true. */
   seedSystemCollections?: boolean;
+  /** The MongoDB version to report and behave as ("major.minor.patch"); default 7.0.14. */
+  version?: string;
 };
 
 export type MongoTestServer = {
@@ -57,7 +59,7 @@ function serveConnection(socket: Socket, server: ServerContext, connection: Conn
 
 /** Starts a test server on 127.0.0.1 in this process; resolves once it is listening. */
 export async function startMongoTestServer(options: MongoTestServerOptions = {}): Promise<MongoTestServer> {
-  const state = new ServerState();
+  const state = new ServerState(options.version);
   if (options.seedSystemCollections !== false) state.seedSystemCollections();
   const cursors = new CursorRegistry();
   const sockets = new Set<Socket>();

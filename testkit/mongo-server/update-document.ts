@@ -1,7 +1,8 @@
 // Applying an update to a parsed document. Updated documents are re-encoded by bson from values
 // that keep their BSON types (Int32 stays Int32, Double stays Double), so only what the update
 // changed differs from the stored bytes. Supported: replacement, $set, $unset, $inc,
-// $setOnInsert, $push, $addToSet, $currentDate.
+// $setOnInsert, $push, $addToSet, $currentDate, and the one pipeline-style update mongorestore
+// sends (a whole document as a literal new root, to repair empty timestamps).
 import { Decimal128, Double, Int32, Long, Timestamp } from "bson";
 import { isDocument, isNumeric, toNumber } from "./bson-order";
 import { CommandError } from "./errors";
@@ -112,7 +113,7 @@ export function isReplacement(update: Document): boolean {
  * class instances do not survive structuredClone); throws mongod's errors for invalid updates.
  */
 export function applyUpdate(original: Document, update: unknown, inserting: boolean): Document {
-  if (Array.isArray(update)) throw new CommandError(2, "pipeline-style updates are not supported by the DBVault test server");
+  if (Array.isArray(update)) return applyPipeline(original, update);
   if (!isDocument(update)) throw new CommandError(9, "Update argument must be either an object or an array");
   if (isReplacement(update)) {
     const { _id: replacementId, ...rest } = update;
@@ -124,6 +125,21 @@ export function applyUpdate(original: Document, update: unknown, inserting: bool
     applyOperator(original, operator, fields, inserting);
   }
   return original;
+}
+
+/**
+ * A pipeline of one `$replaceRoot: { newRoot: { $literal: doc } }` (or `$replaceWith: { $literal:
+ * doc }`): the document becomes `doc`, keeping the original `_id` when `doc` has none. Other
+ * pipelines throw: this server evaluates no aggregation expressions.
+ */
+function applyPipeline(original: Document, stages: unknown[]): Document {
+  const stage = stages.length === 1 && isDocument(stages[0]) ? stages[0] : undefined;
+  const root = stage && isDocument(stage.$replaceRoot) ? stage.$replaceRoot.newRoot : stage?.$replaceWith;
+  const literal = isDocument(root) && Object.keys(root).length === 1 && isDocument(root.$literal) ? root.$literal : undefined;
+  if (!literal) {
+    throw new CommandError(2, "pipeline-style updates other than [{ $replaceRoot: { newRoot: { $literal: <document> } } }] are not supported by the DBVault test server");
+  }
+  return literal._id === undefined ? { _id: original._id, ...literal } : literal;
 }
 
 /** The document an upsert starts from: the equality fields of its filter. */

@@ -10,7 +10,7 @@ import { createOutput } from "./files.ts";
 import { parseOptions, requireString } from "./parse-args.ts";
 import { COMMON_OPTIONS, createByteCounter, describeEngine, readCompression } from "./shared.ts";
 
-const OPTIONS = { ...COMMON_OPTIONS, db: "string", out: "string", compression: "string", force: "boolean" } as const;
+const OPTIONS = { ...COMMON_OPTIONS, db: "string", out: "string", compression: "string", force: "boolean", "no-users-and-roles": "boolean" } as const;
 
 /** Runs `dump`; returns the exit code or throws what describeFailure reports. */
 export async function runDumpCommand(args: string[], context: CommandContext): Promise<number> {
@@ -35,6 +35,7 @@ export async function runDumpCommand(args: string[], context: CommandContext): P
       masterKey,
       compression: compression ?? config.compression ?? "zstd",
       tools: config.tools,
+      usersAndRoles: options["no-users-and-roles"] !== true && database.usersAndRoles !== false,
       signal: context.io.signal,
       onProgress: (progress) => display.update(progress),
       onNotice: (message) => context.say(message),

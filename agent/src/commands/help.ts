@@ -42,6 +42,9 @@ options:
   --compression ALGO   zstd (default), gzip or none (dump, encrypt)
   --force              replace an existing output file, or key (key generate)
   --quiet              no progress display
+  --no-users-and-roles with a database entry for every database (or admin): leave admin's
+                       users and roles out of the backup (dump) or do not restore them
+                       (restore); usersAndRoles: false in the entry does so always
   FILE or ARCHIVE may be - for stdin or stdout (encrypt, decrypt, verify; restore --in;
   dump --out).
 

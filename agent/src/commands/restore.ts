@@ -13,7 +13,7 @@ import { openInput } from "./files.ts";
 import { parseOptions, requireString } from "./parse-args.ts";
 import { COMMON_OPTIONS, describeEngine } from "./shared.ts";
 
-const OPTIONS = { ...COMMON_OPTIONS, db: "string", in: "string", "to-db": "string", collections: "string", json: "boolean" } as const;
+const OPTIONS = { ...COMMON_OPTIONS, db: "string", in: "string", "to-db": "string", collections: "string", json: "boolean", "no-users-and-roles": "boolean" } as const;
 
 /** Runs `restore`; returns the exit code or throws what describeFailure reports. */
 export async function runRestoreCommand(args: string[], context: CommandContext): Promise<number> {
@@ -43,6 +43,7 @@ export async function runRestoreCommand(args: string[], context: CommandContext)
       ...(targetDatabase ? { database: targetDatabase } : {}),
       ...(collections ? { collections } : {}),
       tools: config.tools,
+      usersAndRoles: options["no-users-and-roles"] !== true && database.usersAndRoles !== false,
       signal: context.io.signal,
       onProgress: (progress) => display.update(progress),
       onNotice: (message) => context.say(message),
@@ -52,9 +53,11 @@ export async function runRestoreCommand(args: string[], context: CommandContext)
       context.io.stdout.write(`${JSON.stringify({ restored: result.restored, failed: result.failed, collections: result.collections })}\n`);
     }
     const replaced = Object.keys(result.collections);
+    const auth = result.usersAndRoles;
+    const alsoReplaced = auth ? ` and the server's users and roles (with the backup's ${pluralize(auth.users, "user")} and ${pluralize(auth.roles, "role")})` : "";
     context.say(
       `restored ${pluralize(result.restored, "document")} into ${pluralize(replaced.length, "collection")} of ${targetDatabase ?? name} ` +
-        `with ${describeEngine(result.engine, "mongorestore")} from ${input.label}; replaced ${replaced.length > 0 ? replaced.join(", ") : "nothing"}, nothing else changed`,
+        `with ${describeEngine(result.engine, "mongorestore")} from ${input.label}; replaced ${replaced.length > 0 ? replaced.join(", ") : "nothing"}${alsoReplaced}, nothing else changed`,
     );
     if (result.skipped.length > 0) context.say(`skipped ${result.skipped.join(", ")} (oplog, server or system collections, other databases or collections not chosen)`);
     return 0;

@@ -1,10 +1,11 @@
 // dbvault-agent verify --in FILE [--json]: decrypt and parse a whole backup without restoring it:
 // every chunk authenticated, every namespace's CRC checked. Prints the namespaces and counts;
-// --json prints exactly {"namespaces":{"db.collection":count,...}}.
+// --json prints exactly {"namespaces":{"db.collection":count,...}}. A time-series collection is
+// listed under its own name (its documents travel as db.system.buckets.<name>), counting buckets.
 import { pipeline } from "node:stream/promises";
 import { createDecryptStream } from "../archive/index.ts";
 import { readMasterKey } from "../config.ts";
-import { summarizeArchive } from "../dump/mongodump-archive/index.ts";
+import { type NamespaceSummary, summarizeArchive } from "../dump/mongodump-archive/index.ts";
 import { formatBytes, formatCount, pluralize } from "../ui/format.ts";
 import type { CommandContext } from "./context.ts";
 import { openInput } from "./files.ts";
@@ -33,12 +34,13 @@ export async function runVerifyCommand(args: string[], context: CommandContext):
   }
   const header = await decrypt.header;
   const out = context.io.stdout;
+  const listed = summary.namespaces.map(describeNamespace);
   if (options.json === true) {
-    const namespaces = Object.fromEntries(summary.namespaces.map((entry) => [entry.namespace, entry.documentCount]));
+    const namespaces = Object.fromEntries(listed.map((entry) => [entry.name, entry.count]));
     out.write(`${JSON.stringify({ namespaces })}\n`);
     return 0;
   }
-  const width = Math.max(0, ...summary.namespaces.map((entry) => entry.namespace.length));
+  const width = Math.max(0, ...listed.map((entry) => entry.name.length));
   const lines = [
     `file:         ${input.label} (${formatBytes(fileBytes)})`,
     `created at:   ${header.createdAt.toISOString()}`,
@@ -46,9 +48,18 @@ export async function runVerifyCommand(args: string[], context: CommandContext):
     `key id:       ${header.keyId}`,
     `archive:      written by ${summary.header.toolVersion || "unknown tool"} from mongodb ${summary.header.serverVersion}`,
     "namespaces:",
-    ...summary.namespaces.map((entry) => `  ${entry.namespace.padEnd(width)}  ${formatCount(entry.documentCount).padStart(12)} ${entry.documentCount === 1 ? "document" : "documents"}`),
+    ...listed.map((entry) => `  ${entry.name.padEnd(width)}  ${formatCount(entry.count).padStart(12)} ${entry.unit}`),
     `ok: ${pluralize(summary.totalDocuments, "document")} in ${pluralize(summary.namespaces.length, "namespace")}; every chunk and checksum verified`,
   ];
   out.write(`${lines.join("\n")}\n`);
   return 0;
+}
+
+/** How one namespace is listed: a time-series collection by its own name, counting its buckets. */
+function describeNamespace(entry: NamespaceSummary): { name: string; count: number; unit: string } {
+  const count = entry.documentCount;
+  if (entry.metadata?.type === "timeseries") {
+    return { name: entry.metadata.namespace, count, unit: count === 1 ? "time-series bucket" : "time-series buckets" };
+  }
+  return { name: entry.namespace, count, unit: count === 1 ? "document" : "documents" };
 }

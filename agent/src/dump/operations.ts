@@ -10,7 +10,7 @@ import { countBytes, toNodeWritable } from "./byte-streams.ts";
 import { readUriDatabase } from "./connection-string.ts";
 import { DumpError, throwIfAborted } from "./errors.ts";
 import { dumpWithTool } from "./native/dump.ts";
-import { chooseEngine } from "./native/find-tools.ts";
+import { chooseEngine, type EngineChoice } from "./native/find-tools.ts";
 import { restoreWithTool } from "./native/restore.ts";
 import { createMemoryPacer } from "./memory-pacer.ts";
 import { ProgressTracker } from "./progress-tracker.ts";
@@ -30,13 +30,14 @@ export async function dumpDatabase(options: DumpOptions): Promise<DumpResult> {
   let choice;
   try {
     choice = await chooseEngine("mongodump", options.tools, options.onNotice);
+    if (choice.engine === "native" && options.usersAndRoles === false && (database === undefined || database === "admin")) choice = avoidMongodumpUsers(options);
   } catch (error) {
     output.destroy(error as Error);
     throw error;
   }
   const tracker = new ProgressTracker(options.onProgress, options.progressIntervalMs);
   const counts: Record<string, number> = {};
-  const request = { uri: options.uri, database, signal: options.signal, tracker, counts };
+  const request = { uri: options.uri, database, signal: options.signal, tracker, counts, usersAndRoles: options.usersAndRoles !== false };
   const archive =
     choice.engine === "native" ? dumpWithTool({ ...request, toolPath: choice.path }) : dumpWithDriver(request);
   let archiveBytes = 0;
@@ -57,6 +58,18 @@ export async function dumpDatabase(options: DumpOptions): Promise<DumpResult> {
   tracker.finish();
   const documents = Object.values(counts).reduce((sum, count) => sum + count, 0);
   return { engine: choice.engine, collections: counts, documents, archiveBytes };
+}
+
+// mongodump puts admin's users and roles in every dump of all databases or of admin, and has no
+// option to leave them out; the built-in dumper has.
+function avoidMongodumpUsers(options: DumpOptions): EngineChoice {
+  if (options.tools?.mode === "native") {
+    throw new DumpError("unsupported", "mongodump cannot leave users and roles out of a dump of every database or of admin", {
+      hint: 'set tools.mode to "auto" or "builtin" in the config file, or keep users and roles in the backup',
+    });
+  }
+  options.onNotice?.("mongodump cannot leave users and roles out of a dump of every database; using the built-in engine");
+  return { engine: "builtin" };
 }
 
 /**
@@ -84,7 +97,7 @@ export async function restoreArchive(
     const choice = await chooseEngine("mongorestore", options.tools, options.onNotice);
     // The safety gate: a wrong key, a damaged first chunk or bad metadata fail here, untouched.
     prelude = await readArchivePrelude(countBytes(options.input, (count) => pacer.note(count)));
-    const plan = planRestore(prelude.collections, options.database ?? readUriDatabase(options.uri), options.collections);
+    const plan = planRestore(prelude.collections, options.database ?? readUriDatabase(options.uri), options.collections, { usersAndRoles: options.usersAndRoles });
     throwIfAborted(options.signal);
     const expected = options.expectedNamespaces
       ?.filter((entry) => entry.metadata && plan.targetOf(entry.metadata) !== undefined)

@@ -1,5 +1,6 @@
 // Which namespaces of an archive a restore writes, and under which database: shared by both
 // engines so the built-in restorer and mongorestore restore exactly the same things.
+import { ROLES_NAMESPACE, USERS_NAMESPACE } from "./builtin/users-and-roles.ts";
 import { DumpError } from "./errors.ts";
 import { type CollectionMetadata, OPLOG_NAMESPACE } from "./mongodump-archive/index.ts";
 
@@ -10,14 +11,20 @@ export interface RestorePlan {
   onlyDatabase: string | undefined;
   /** When set, the source database `from` is restored as `to`. */
   rename: { from: string; to: string } | undefined;
-  /** The databases the restore writes into, sorted. */
+  /** The databases the restore writes into, sorted (admin too when it restores users and roles). */
   targetDatabases: string[];
+  /**
+   * Whether the backup's users and roles are restored (builtin/users-and-roles.ts): by
+   * mongorestore's rule, when every database is restored or admin is, unless asked not to.
+   */
+  usersAndRoles: boolean;
   /** The target namespace of a prelude entry, or undefined when it is skipped. */
   targetOf(entry: CollectionMetadata): string | undefined;
 }
 
 // mongorestore does not restore these either: the oplog needs --oplogReplay, `local` and
-// `config` belong to the server, and system collections are the server's own state.
+// `config` belong to the server, and system collections are the server's own state (users and
+// roles come back separately, see usersAndRoles).
 const SKIPPED_DATABASES = new Set(["local", "config"]);
 
 /** Tells whether a prelude entry is never restored (oplog, server databases, system collections); never throws. */
@@ -32,7 +39,12 @@ export function isSkippedEntry(entry: CollectionMetadata): boolean {
  * writes. Throws DumpError "target-mismatch" when the archive holds several databases and none
  * of them is the target, since which one to rename would be a guess.
  */
-export function planRestore(collections: CollectionMetadata[], targetDatabase: string | undefined, onlyCollections?: string[]): RestorePlan {
+export function planRestore(
+  collections: CollectionMetadata[],
+  targetDatabase: string | undefined,
+  onlyCollections?: string[],
+  options: { usersAndRoles?: boolean } = {},
+): RestorePlan {
   const sourceDatabases = [...new Set(collections.filter((entry) => !isSkippedEntry(entry)).map((entry) => entry.db))].sort();
   let onlyDatabase: string | undefined;
   let rename: RestorePlan["rename"];
@@ -49,12 +61,17 @@ export function planRestore(collections: CollectionMetadata[], targetDatabase: s
   }
   const chosen = onlyCollections && checkCollections(collections, onlyCollections, onlyDatabase ?? rename?.from);
   const restored = onlyDatabase !== undefined ? [onlyDatabase] : sourceDatabases;
-  const targetDatabases = restored.map((db) => (rename && db === rename.from ? rename.to : db)).sort();
+  const hasUsersOrRoles = collections.some((entry) => entry.namespace === USERS_NAMESPACE || entry.namespace === ROLES_NAMESPACE);
+  const wholeServerOrAdmin = targetDatabase === undefined || (targetDatabase === "admin" && rename === undefined);
+  const usersAndRoles = hasUsersOrRoles && wholeServerOrAdmin && onlyCollections === undefined && options.usersAndRoles !== false;
+  const targets = restored.map((db) => (rename && db === rename.from ? rename.to : db));
+  const targetDatabases = [...new Set(usersAndRoles ? [...targets, "admin"] : targets)].sort();
   return {
     sourceDatabases,
     onlyDatabase,
     rename,
     targetDatabases,
+    usersAndRoles,
     targetOf(entry) {
       if (isSkippedEntry(entry)) return undefined;
       if (onlyDatabase !== undefined && entry.db !== onlyDatabase) return undefined;

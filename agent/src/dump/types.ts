@@ -45,8 +45,13 @@ export interface OperationOptions {
 }
 
 export interface DumpOptions extends OperationOptions {
-  /** The database to dump; defaults to the URI's database, else every database but admin, local and config. */
+  /** The database to dump; defaults to the URI's database, else every database but local and config. */
   database?: string;
+  /**
+   * Whether a dump of every database (or of admin) includes admin.system.users, system.roles and
+   * system.version, as mongodump's does; default true.
+   */
+  usersAndRoles?: boolean;
   /** Where the plain mongodump archive goes; ended when the dump succeeds. */
   output: Writable | WritableStream<Uint8Array>;
 }
@@ -77,6 +82,8 @@ export interface RestoreOptions extends OperationOptions {
   collections?: string[];
   /** The archive's namespaces with their document counts, when already read (a verified backup): progress then has the real total. */
   expectedNamespaces?: NamespaceSummary[];
+  /** Whether a restore of every database (or of admin) restores the backup's users and roles; default true. */
+  usersAndRoles?: boolean;
 }
 
 /** Documents restored and failed (duplicate keys, validation...) in one collection. */
@@ -93,4 +100,6 @@ export interface RestoreResult {
   failed: number;
   /** Namespaces in the archive that were not restored (the oplog, system collections, other databases). */
   skipped: string[];
+  /** Users and roles restored from the backup (mongorestore's rules); absent when none were. */
+  usersAndRoles?: { users: number; roles: number };
 }

@@ -30,11 +30,14 @@ export interface RunningAgent {
   exited: Promise<number>;
 }
 
-/** Starts `dbvault-agent run --config PATH` (the compiled binary unless `command` says otherwise). */
-export function startAgentProcess(configPath: string, command: string[] = [BINARY_PATH]): RunningAgent {
+/**
+ * Starts `dbvault-agent run --config PATH` (the compiled binary unless `command` says otherwise),
+ * with this PATH unless `path` gives another (to put the real mongodump and mongorestore on it).
+ */
+export function startAgentProcess(configPath: string, command: string[] = [BINARY_PATH], path = process.env.PATH ?? "/usr/bin:/bin"): RunningAgent {
   const child = Bun.spawn([...command, "run", "--config", configPath], {
     cwd: REPO_ROOT,
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: "/nonexistent-home" },
+    env: { PATH: path, HOME: "/nonexistent-home" },
     stdin: "ignore",
     stdout: "pipe",
     stderr: "pipe",

@@ -1,11 +1,13 @@
-// Shared setup of the agent's integration tests: a MongoDB target (the test server, or a real
-// server when MONGODB_TEST_URI is set), unique database names, a master key, temp directories.
+// Shared setup of the agent's integration tests: a MongoDB target (one of testkit's targets, or
+// by default the test server, or a real server when MONGODB_TEST_URI is set), unique database
+// names, a master key, temp directories.
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MongoClient } from "mongodb";
 import { mongoTestTarget, type MongoTestTarget } from "../../../testkit/mongo-server/index.ts";
+import type { MongoTargetSpec } from "../../../testkit/mongo-targets.ts";
 
 export interface AgentTestEnv {
   target: MongoTestTarget;
@@ -19,9 +21,9 @@ export interface AgentTestEnv {
   close(): Promise<void>;
 }
 
-/** Starts (or points at) a MongoDB server and connects a client for assertions. */
-export async function openAgentTestEnv(): Promise<AgentTestEnv> {
-  const target = await mongoTestTarget();
+/** Starts (or points at) a MongoDB server, `spec`'s or the default one, and connects a client for assertions. */
+export async function openAgentTestEnv(spec?: MongoTargetSpec): Promise<AgentTestEnv> {
+  const target = spec ? await spec.start() : await mongoTestTarget();
   const client = await new MongoClient(target.uri, { serverSelectionTimeoutMS: 5000 }).connect();
   const directories: string[] = [];
   const created: string[] = [];

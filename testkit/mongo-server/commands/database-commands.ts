@@ -7,7 +7,7 @@ import type { CollectionState, CollectionType } from "../collection-state";
 import { type CommandContext, type CommandHandler, type Document, serializeAll } from "../command-context";
 import { CommandError } from "../errors";
 import { matchesFilter } from "../query-match";
-import { createIdIndexFrom } from "../indexes";
+import { createIdIndexFrom, isSimpleCollation } from "../indexes";
 import { assertCollectionName } from "../server-state";
 import { describeDatabaseStats, describeStorage } from "./collection-stats";
 import { GENERIC_ARGUMENTS } from "./generic-arguments";
@@ -68,6 +68,8 @@ function createCollection(context: CommandContext): Document {
     type = "timeseries";
   }
   normalizeCappedSize(options);
+  // The simple collation is the absence of one: mongod lists no collation then.
+  if (isSimpleCollation(options.collation)) delete options.collation;
   // `idIndex` describes the _id index (a restore passes the dumped one); mongod does not keep it
   // among the options but builds the index from it.
   const idIndex = readDocument(options, "idIndex");
@@ -78,7 +80,14 @@ function createCollection(context: CommandContext): Document {
     throw new CommandError(48, `Collection ${existing.ns} already exists.`);
   }
   const collection = context.state.createCollection(context.db, name, type, options);
-  if (idIndex && type === "collection") collection.indexes[0] = createIdIndexFrom(idIndex);
+  if (idIndex && type === "collection") {
+    try {
+      collection.indexes[0] = createIdIndexFrom(idIndex, collection.collation);
+    } catch (error) {
+      context.state.dropCollection(context.db, name); // mongod creates nothing when it refuses
+      throw error;
+    }
+  }
   return {};
 }
 

@@ -1,11 +1,13 @@
 // listIndexes, createIndexes and dropIndexes, with mongod's conflict rules and replies. Specs are
-// returned exactly as created (plus `v: 2`), which is what a dump must capture and a restore replay.
+// returned exactly as created (plus `v: 2`), which is what a dump must capture and a restore replay,
+// except for collations: as in mongod, an index without one inherits the collection's default and
+// an explicit simple one is recorded as none.
 import { computeCanonicalKey, isDocument } from "../bson-order";
 import { readCollectionName, readDocument, readInteger } from "../command-args";
 import type { CollectionState } from "../collection-state";
 import { type CommandContext, type CommandHandler, type Document, serializeAll } from "../command-context";
 import { CommandError } from "../errors";
-import { createIndexState, haveSameOptions, type IndexState } from "../indexes";
+import { createIndexState, haveSameOptions, type IndexState, inheritCollation } from "../indexes";
 
 function requireCollection(context: CommandContext, name: string): CollectionState {
   const collection = context.state.findCollection(context.db, name);
@@ -40,9 +42,10 @@ function createIndexes(context: CommandContext): Document {
   const name = readCollectionName(context.body, "createIndexes");
   const specs = context.body.indexes;
   if (!Array.isArray(specs) || specs.length === 0) throw new CommandError(2, "Must specify at least one index to create");
+  const existing = context.state.findCollection(context.db, name);
   const requested = specs.map((spec) => {
     if (!isDocument(spec)) throw new CommandError(14, "index specification must be an object");
-    return createIndexState(spec);
+    return createIndexState(inheritCollation(spec, existing?.collation));
   });
   const { collection, created } = context.state.ensureCollection(context.db, name);
   const before = collection.indexes.length;

@@ -8,8 +8,9 @@ import {
   MAX_MESSAGE_SIZE_BYTES,
   MAX_WIRE_VERSION,
   MAX_WRITE_BATCH_SIZE,
-  SERVER_VERSION,
 } from "../limits";
+import { describeFeatureCompatibility, parseVersion } from "../server-version";
+import { AUTH_SCHEMA_VERSION } from "./user-commands";
 
 const LOGICAL_SESSION_TIMEOUT_MINUTES = 30;
 
@@ -40,17 +41,17 @@ function answerHello(context: CommandContext): Document {
   };
 }
 
-function answerBuildInfo(): Document {
-  const versionArray = [...SERVER_VERSION.split(".").map(Number), 0];
+function answerBuildInfo(context: CommandContext): Document {
+  const version = context.state.version;
   return {
-    version: SERVER_VERSION,
+    version,
     // Names the test double so logs and bug reports never mistake it for a real mongod.
     gitVersion: "dbvault-mongo-test-server",
     modules: [],
     allocator: "system",
     javascriptEngine: "none",
     sysInfo: "deprecated",
-    versionArray,
+    versionArray: [...parseVersion(version), 0],
     bits: 64,
     debug: false,
     maxBsonObjectSize: MAX_BSON_OBJECT_SIZE,
@@ -60,8 +61,9 @@ function answerBuildInfo(): Document {
 
 function answerGetParameter(context: CommandContext): Document {
   const known: Document = {
-    featureCompatibilityVersion: { version: SERVER_VERSION.split(".").slice(0, 2).join(".") },
+    featureCompatibilityVersion: { version: describeFeatureCompatibility(context.state.version) },
     authenticationMechanisms: ["SCRAM-SHA-256"],
+    authSchemaVersion: AUTH_SCHEMA_VERSION,
   };
   if (context.body.getParameter === "*") return known;
   const wanted = Object.keys(context.body).filter((key) => key in known);
@@ -74,7 +76,7 @@ function answerServerStatus(context: CommandContext): Document {
   const connections = context.connectionStats();
   return {
     host: context.host(),
-    version: SERVER_VERSION,
+    version: context.state.version,
     process: "mongod",
     pid: Long.fromNumber(process.pid),
     uptime: uptimeMillis / 1000,

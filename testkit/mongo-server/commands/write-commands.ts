@@ -8,7 +8,8 @@ import type { CommandContext, CommandHandler, Document } from "../command-contex
 import { CommandError } from "../errors";
 import { MAX_BSON_OBJECT_SIZE, MAX_WRITE_BATCH_SIZE } from "../limits";
 import { matchesFilter, readIdEquality } from "../query-match";
-import { readRawArray } from "../raw-bson";
+import { readRawArray, replaceEmptyTimestamps } from "../raw-bson";
+import { acceptsBypassEmptyTsReplacement } from "../../../protocol/mongodb-features";
 import { applyUpdate, isReplacement, seedFromFilter } from "../update-document";
 
 function describeWriteError(index: number, error: CommandError): Document {
@@ -51,6 +52,19 @@ function attachWriteErrors(reply: Document, writeErrors: Document[]): Document {
   return writeErrors.length > 0 ? { ...reply, writeErrors } : reply;
 }
 
+/**
+ * Whether the command asked to keep empty timestamps; throws mongod's unknown-field error (40415)
+ * when this server's version predates `bypassEmptyTsReplacement`.
+ */
+function readBypassEmptyTsReplacement(context: CommandContext): boolean {
+  const value = context.body.bypassEmptyTsReplacement;
+  if (value === undefined) return false;
+  if (!acceptsBypassEmptyTsReplacement(context.state.version)) {
+    throw new CommandError(40415, `BSON field '${context.name}.bypassEmptyTsReplacement' is an unknown field.`);
+  }
+  return readBoolean(value);
+}
+
 function insert(context: CommandContext): Document {
   const name = readCollectionName(context.body, "insert");
   const documents = context.sequences.get("documents") ?? readRawArray(context.rawBody, "documents");
@@ -58,10 +72,11 @@ function insert(context: CommandContext): Document {
   if (documents.length === 0 || documents.length > MAX_WRITE_BATCH_SIZE) {
     throw new CommandError(16, `Write batch sizes must be between 1 and ${MAX_WRITE_BATCH_SIZE}. Got ${documents.length} operations.`);
   }
+  const keepEmptyTimestamps = readBypassEmptyTsReplacement(context);
   const { collection } = context.state.ensureCollection(context.db, name);
   let n = 0;
   const writeErrors = runStatements(documents, readOrdered(context), (document) => {
-    collection.insertDocument(document);
+    collection.insertDocument(keepEmptyTimestamps ? document : replaceEmptyTimestamps(document, () => context.state.tickClusterTime()));
     n++;
   });
   return attachWriteErrors({ n }, writeErrors);
@@ -100,6 +115,8 @@ function encodeUpdated(document: Document): Buffer {
 function update(context: CommandContext): Document {
   const name = readCollectionName(context.body, "update");
   const statements = readStatements(context, "updates");
+  // Accepted (or refused) as mongod does; updates never replace empty timestamps here.
+  readBypassEmptyTsReplacement(context);
   let matched = 0;
   let modified = 0;
   const upserted: Document[] = [];

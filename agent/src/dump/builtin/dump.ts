@@ -20,17 +20,20 @@ export interface BuiltinDumpRequest {
   tracker: ProgressTracker;
   /** Filled in as the dump goes: documents per namespace. */
   counts: Record<string, number>;
+  /** Whether a dump of every database or of admin includes its users, roles and version. */
+  usersAndRoles: boolean;
 }
 
 /**
- * Yields the mongodump archive of one database (or of every database but local and config).
+ * Yields the mongodump archive of one database (or of every database but local and config, with
+ * admin's users and roles as mongodump includes them).
  * Throws DumpError ("connect-failed", "database-error", "unsupported", "aborted").
  */
 export async function* dumpWithDriver(request: BuiltinDumpRequest): AsyncGenerator<Uint8Array, void, undefined> {
   const { uri, signal, tracker } = request;
   const client = await connectClient(uri);
   try {
-    const { serverVersion, plan } = await planDump(client, request.database, uri);
+    const { serverVersion, plan } = await planDump(client, request, uri);
     tracker.total = plan.reduce((sum, entry) => sum + entry.estimatedCount, 0);
     const prelude = {
       header: { concurrentCollections: 1, serverVersion, toolVersion: `dbvault-agent ${AGENT_VERSION}` },
@@ -44,7 +47,7 @@ export async function* dumpWithDriver(request: BuiltinDumpRequest): AsyncGenerat
 
 async function planDump(
   client: MongoClient,
-  database: string | undefined,
+  { database, usersAndRoles }: BuiltinDumpRequest,
   uri: string,
 ): Promise<{ serverVersion: string; plan: DumpPlanEntry[] }> {
   try {
@@ -57,7 +60,9 @@ async function planDump(
       names.sort();
     }
     const plan: DumpPlanEntry[] = [];
-    for (const name of names) plan.push(...(await listDumpPlan(client.db(name), serverVersion)));
+    // mongodump's rule: users and roles go with a dump of every database or of admin.
+    const withUsersAndRoles = usersAndRoles && (database === undefined || database === "admin");
+    for (const name of names) plan.push(...(await listDumpPlan(client.db(name), serverVersion, withUsersAndRoles)));
     return { serverVersion, plan };
   } catch (cause) {
     throw wrapDatabaseError(cause, "listing the collections to dump", uri);

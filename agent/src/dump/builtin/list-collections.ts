@@ -4,6 +4,7 @@
 import type { Binary, Db, Document } from "mongodb";
 import { DumpError } from "../errors.ts";
 import type { CollectionSpec } from "../mongodump-archive/index.ts";
+import { isAuthCollection } from "./users-and-roles.ts";
 
 export interface DumpPlanEntry {
   spec: CollectionSpec;
@@ -17,9 +18,12 @@ export interface DumpPlanEntry {
 // Numbers keep their width (Int32 vs Double vs Long) so options and indexes restore exactly.
 export const TYPED_VALUES = { promoteValues: false, promoteBuffers: false, bsonRegExp: true } as const;
 
-/** Tells whether mongodump would skip a collection (system collections but system.js); never throws. */
-export function isSkippedCollection(db: string, name: string): boolean {
-  if (db === "admin" && name === "system.keys") return true;
+/**
+ * Tells whether mongodump would skip a collection: system collections but system.js, and the
+ * users, roles and version of admin unless `withUsersAndRoles`; never throws.
+ */
+export function isSkippedCollection(db: string, name: string, withUsersAndRoles = false): boolean {
+  if (isAuthCollection(db, name)) return !withUsersAndRoles;
   if (name.startsWith("system.")) return name !== "system.js";
   // Names with "$" are leftovers of old index namespaces, which mongodump skips too.
   return name.includes("$");
@@ -27,16 +31,17 @@ export function isSkippedCollection(db: string, name: string): boolean {
 
 /**
  * Lists a database's collections, views and time-series collections with their metadata and
- * estimated counts, sorted by name with views last. Throws DumpError "unsupported" for
+ * estimated counts, sorted by name with views last (admin's users, roles and version included
+ * when `withUsersAndRoles`). Throws DumpError "unsupported" for
  * time-series collections on servers from 8.3 (their buckets need mongodump there) and the
  * driver's error when a listing command fails.
  */
-export async function listDumpPlan(db: Db, serverVersion: string): Promise<DumpPlanEntry[]> {
+export async function listDumpPlan(db: Db, serverVersion: string, withUsersAndRoles = false): Promise<DumpPlanEntry[]> {
   const infos = (await db.listCollections({}, { ...TYPED_VALUES, nameOnly: false }).toArray()) as Document[];
   const entries: DumpPlanEntry[] = [];
   for (const info of infos.sort((a, b) => compareNames(String(a.name), String(b.name)))) {
     const name = String(info.name);
-    if (isSkippedCollection(db.databaseName, name)) continue;
+    if (isSkippedCollection(db.databaseName, name, withUsersAndRoles)) continue;
     const type = typeof info.type === "string" ? info.type : "collection";
     const options: Document = (info.options as Document | undefined) ?? {};
     const uuid = formatUuid(info.info?.uuid as Binary | undefined);

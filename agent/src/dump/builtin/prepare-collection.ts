@@ -2,19 +2,36 @@
 // with the same options (views and time-series included), then the secondary indexes. Indexes
 // come before the data so a document that breaks a unique index counts as one failed document,
 // as a duplicate _id does, instead of failing the whole index build at the end.
+//
+// Index specs are recreated by mongorestore's rules, so a backup restores the same whichever
+// engine restores it:
+// - "v" is left out: the server builds the index at its own default version (mongorestore does
+//   this unless --keepIndexVersion), and "ns", which pre-4.4 servers wrote, is refused by newer ones;
+// - in a collection with a default collation, a secondary index listed without a collation uses
+//   the simple one, so it gets an explicit {locale: "simple"}: without it the recreated index
+//   would inherit the collection's collation (a unique index would start treating "X" and "x" as
+//   duplicates). The _id index is exempt: it always has the collection's collation.
 import type { Db, Document } from "mongodb";
 import type { CollectionMetadata } from "../mongodump-archive/index.ts";
 import { dropIfExists } from "./staging.ts";
 
-// "ns" is what pre-4.4 servers wrote into index specs; newer servers refuse it in createIndexes.
-function cleanIndexSpec(spec: Document): Document {
-  const { ns: _ns, ...rest } = spec;
+const SIMPLE_COLLATION = { locale: "simple" };
+
+function hasDefaultCollation(options: Document): boolean {
+  const collation = options.collation as Document | undefined;
+  return collation !== undefined && collation !== null && collation.locale !== "simple";
+}
+
+/** A secondary index spec as the restore sends it to createIndexes (see the rules above). */
+export function prepareIndexSpec(spec: Document, collectionOptions: Document): Document {
+  const { ns: _ns, v: _v, ...rest } = spec;
+  if (rest.collation === undefined && hasDefaultCollation(collectionOptions)) rest.collation = SIMPLE_COLLATION;
   return rest;
 }
 
 // An _id index accepts only these fields; some servers and test doubles list more (unique: true),
-// which `create` would refuse.
-const ID_INDEX_FIELDS = new Set(["v", "key", "name", "collation"]);
+// which `create` would refuse. "v" is left to the server, as for the other indexes.
+const ID_INDEX_FIELDS = new Set(["key", "name", "collation"]);
 
 function cleanIdIndexSpec(spec: Document): Document {
   return Object.fromEntries(Object.entries(spec).filter(([field]) => ID_INDEX_FIELDS.has(field)));
@@ -35,6 +52,6 @@ export async function prepareCollection(db: Db, name: string, metadata: Collecti
   const takesIdIndex = options.clusteredIndex === undefined && options.timeseries === undefined && metadata.type !== "timeseries";
   if (idIndex && takesIdIndex) command.idIndex = cleanIdIndexSpec(idIndex);
   await db.command(command);
-  const secondary = metadata.indexes.filter((index) => index.name !== "_id_").map(cleanIndexSpec);
+  const secondary = metadata.indexes.filter((index) => index.name !== "_id_").map((index) => prepareIndexSpec(index, options));
   if (secondary.length > 0) await db.command({ createIndexes: name, indexes: secondary });
 }

@@ -30,6 +30,7 @@ export async function insertRawDocuments(
   collection: string,
   documents: Uint8Array[],
   mode: RawInsertMode = RAW_INSERT_MODE,
+  options: { bypassEmptyTsReplacement?: boolean } = {},
 ): Promise<InsertOutcome> {
   if (documents.length === 0) return { inserted: 0, failed: 0 };
   let payload: unknown;
@@ -43,7 +44,13 @@ export async function insertRawDocuments(
     );
   }
   const reply: Document = await db.command(
-    { insert: collection, documents: payload, ordered: false, bypassDocumentValidation: true },
+    {
+      insert: collection,
+      documents: payload,
+      ordered: false,
+      bypassDocumentValidation: true,
+      ...(options.bypassEmptyTsReplacement ? { bypassEmptyTsReplacement: true } : {}),
+    },
     { ignoreUndefined: false },
   );
   if (reply.writeConcernError) {

@@ -12,9 +12,10 @@ import type { RestorePlan } from "../restore-plan.ts";
 import type { RestoreResult } from "../types.ts";
 import { connectClient, wrapDatabaseError } from "./client.ts";
 import { prepareCollection } from "./prepare-collection.ts";
-import { insertRawDocuments } from "./raw-insert.ts";
+import { chooseEmptyTimestampPolicy, insertRestoredDocuments } from "./restored-documents.ts";
 import { createStagingArea, dropLeftoverStaging, type StagingArea } from "./staging.ts";
 import { dropStaged, isView, type StagedCollection, swapAll } from "./swap.ts";
+import { ROLES_NAMESPACE, type StagedUsersAndRoles, stageUsersAndRoles, USERS_NAMESPACE, UsersAndRoles } from "./users-and-roles.ts";
 
 // mongorestore's default batch is 1000 documents; the byte cap keeps memory flat with big
 // documents while staying far below the server's 48 MB message limit.
@@ -23,6 +24,8 @@ const BATCH_BYTES = 8 * 1024 * 1024;
 
 interface TargetState extends StagedCollection {
   prepared: boolean;
+  /** Whether its staging collection may exist (creating it began), so a failure must drop it. */
+  touched: boolean;
   /** The state that owns the collection when this one only names where its buckets go. */
   owner?: TargetState;
 }
@@ -49,10 +52,15 @@ export async function restoreWithDriver(request: BuiltinRestoreRequest): Promise
   const result: RestoreResult = { engine: "builtin", collections: {}, restored: 0, failed: 0, skipped: [] };
   const client = await connectClient(uri);
   const states = new Map<string, TargetState>();
+  const auth = plan.usersAndRoles ? new UsersAndRoles() : undefined;
+  let stagedAuth: StagedUsersAndRoles | undefined;
   let firstRefusal: string | undefined;
   try {
     await dropLeftoverStaging(client, plan.targetDatabases).catch((cause) => {
       throw wrapDatabaseError(cause, "removing staging collections left by an earlier restore", uri);
+    });
+    const emptyTimestamps = await chooseEmptyTimestampPolicy(client).catch((cause) => {
+      throw wrapDatabaseError(cause, "asking the server its version", uri);
     });
     const batch = new Batch();
     const flush = async () => {
@@ -62,7 +70,7 @@ export async function restoreWithDriver(request: BuiltinRestoreRequest): Promise
       const into = state.intoBuckets ? `system.buckets.${state.staged.name}` : state.staged.name;
       let outcome;
       try {
-        outcome = await insertRawDocuments(client.db(state.staged.db), into, documents);
+        outcome = await insertRestoredDocuments(client.db(state.staged.db), into, documents, emptyTimestamps);
       } catch (cause) {
         throw wrapDatabaseError(cause, `inserting into ${state.target}`, uri);
       }
@@ -80,6 +88,7 @@ export async function restoreWithDriver(request: BuiltinRestoreRequest): Promise
       throwIfAborted(signal);
       // Views hold no data: they are recreated in the swap phase.
       if (!isView(state.metadata)) {
+        state.touched = true;
         try {
           await prepareCollection(client.db(state.staged.db), state.staged.name, state.metadata);
         } catch (cause) {
@@ -95,6 +104,7 @@ export async function restoreWithDriver(request: BuiltinRestoreRequest): Promise
       if (event.kind === "collection") {
         registerCollection(event.metadata, plan, staging, states, result);
       } else if (event.kind === "document") {
+        if (auth?.collect(event.namespace, event.bytes)) continue;
         const state = states.get(event.namespace);
         if (!state) continue;
         if (batch.state !== state) await flush();
@@ -119,22 +129,36 @@ export async function restoreWithDriver(request: BuiltinRestoreRequest): Promise
       });
     }
     throwIfAborted(signal);
+    if (auth && !auth.isEmpty) stagedAuth = await stageUsersAndRoles(client, auth, staging, request.prelude.header.serverVersion);
 
     const staged = prepared(states);
-    await swapAll(client, staged, { uri, signal, result, onSwapped: (target) => tracker.enter(target) });
-    return result;
+    await swapAll(client, staged, { uri, signal, result, emptyTimestamps, usersAndRoles: stagedAuth, onSwapped: (target) => tracker.enter(target) });
+    return describeUsersAndRoles(result, stagedAuth);
   } catch (error) {
     // Also retried by the next restore; a failed swap phase has already said what it replaced.
-    await dropStaged(client, prepared(states)).catch(() => undefined);
+    await dropStaged(client, touched(states)).catch(() => undefined);
+    await stagedAuth?.discard().catch(() => undefined);
     throw error;
   } finally {
     await client.close().catch(() => undefined);
   }
 }
 
+/** Adds the users and roles restored to the result; they are no longer among the skipped namespaces. */
+export function describeUsersAndRoles(result: RestoreResult, staged: StagedUsersAndRoles | undefined): RestoreResult {
+  if (!staged) return result;
+  const restored = new Set([USERS_NAMESPACE, ROLES_NAMESPACE]);
+  return { ...result, skipped: result.skipped.filter((namespace) => !restored.has(namespace)), usersAndRoles: { users: staged.users, roles: staged.roles } };
+}
+
 /** The collections and views whose staging was created, each once (bucket states name their owner). */
 function prepared(states: Map<string, TargetState>): TargetState[] {
   return [...new Set(states.values())].filter((state) => !state.owner && state.prepared);
+}
+
+/** The collections whose staging may exist, even half-created (its indexes refused, say). */
+function touched(states: Map<string, TargetState>): TargetState[] {
+  return [...new Set(states.values())].filter((state) => !state.owner && state.touched);
 }
 
 function registerCollection(
@@ -159,6 +183,7 @@ function registerCollection(
     staged: staging.locate(targetDb, targetName),
     intoBuckets: false,
     prepared: false,
+    touched: false,
   };
   states.set(metadata.namespace, state);
   if (metadata.type === "timeseries") {

@@ -86,11 +86,16 @@ export async function dropIfExists(db: Db, name: string): Promise<void> {
   }
 }
 
-/** MongoDB's answers when a namespace cannot be renamed (views, time-series before 8.0). */
+/**
+ * Answers meaning this server cannot rename this namespace in one step: views and time-series
+ * before MongoDB 8.0, and FerretDB 1.x, which implements no dropTarget (and cannot rename a
+ * collection whose name holds a dot, as every staging name does).
+ */
 const RENAME_REFUSED_CODES = new Set([
   20, // IllegalOperation
   72, // InvalidOptions
   166, // CommandNotSupportedOnView
+  238, // NotImplemented
 ]);
 
 /**

@@ -8,7 +8,8 @@ import type { CollectionMetadata } from "../mongodump-archive/index.ts";
 import type { RestoreResult } from "../types.ts";
 import { describeDriverError, wrapDatabaseError } from "./client.ts";
 import { prepareCollection } from "./prepare-collection.ts";
-import { insertRawDocuments } from "./raw-insert.ts";
+import { type EmptyTimestampPolicy, insertRestoredDocuments } from "./restored-documents.ts";
+import type { StagedUsersAndRoles } from "./users-and-roles.ts";
 import { dropIfExists, renameOver } from "./staging.ts";
 
 const COPY_BATCH_DOCUMENTS = 1000;
@@ -38,26 +39,41 @@ export function isView(metadata: CollectionMetadata): boolean {
 export async function swapAll(
   client: MongoClient,
   collections: StagedCollection[],
-  options: { uri: string; signal: AbortSignal | undefined; result: RestoreResult; onSwapped(target: string): void },
+  options: {
+    uri: string;
+    signal: AbortSignal | undefined;
+    result: RestoreResult;
+    /** How copied documents keep their empty timestamps (the copy path re-inserts them). */
+    emptyTimestamps: EmptyTimestampPolicy;
+    /** The backup's users and roles, merged last (users-and-roles.ts says why). */
+    usersAndRoles?: StagedUsersAndRoles | undefined;
+    onSwapped(target: string): void;
+  },
 ): Promise<void> {
   const ordered = [...collections.filter((entry) => !isView(entry.metadata)), ...collections.filter((entry) => isView(entry.metadata))];
+  const steps = ordered.map((entry) => ({ target: entry.target, run: () => swapIn(client, entry, options.emptyTimestamps) }));
+  const auth = options.usersAndRoles;
+  if (auth) steps.push({ target: USERS_AND_ROLES, run: () => auth.merge() });
   const replaced: string[] = [];
   try {
-    for (const entry of ordered) {
+    for (const step of steps) {
       throwIfAborted(options.signal);
       try {
-        await swapIn(client, entry);
+        await step.run();
       } catch (cause) {
-        throw wrapDatabaseError(cause, `replacing ${entry.target}`, options.uri);
+        throw wrapDatabaseError(cause, `replacing ${step.target}`, options.uri);
       }
-      replaced.push(entry.target);
-      options.onSwapped(entry.target);
+      replaced.push(step.target);
+      if (step.target !== USERS_AND_ROLES) options.onSwapped(step.target);
     }
   } catch (error) {
     if (replaced.length === 0) throw error;
-    throw describeIncomplete(error, replaced, ordered.map((entry) => entry.target), options.result, options.uri);
+    throw describeIncomplete(error, replaced, steps.map((step) => step.target), options.result, options.uri);
   }
 }
+
+/** How the users and roles step is named in messages. */
+const USERS_AND_ROLES = "the users and roles";
 
 /** DumpError "restore-incomplete": which collections now hold the backup and which are unchanged. */
 function describeIncomplete(error: unknown, replaced: string[], all: string[], result: RestoreResult, uri: string): DumpError {
@@ -76,7 +92,7 @@ function describeIncomplete(error: unknown, replaced: string[], all: string[], r
 }
 
 /** Puts one staged collection in place of its target (or recreates a view); throws the driver's error. */
-async function swapIn(client: MongoClient, entry: StagedCollection): Promise<void> {
+async function swapIn(client: MongoClient, entry: StagedCollection, emptyTimestamps: EmptyTimestampPolicy): Promise<void> {
   const db = client.db(entry.targetDb);
   if (isView(entry.metadata)) {
     await dropIfExists(db, entry.targetName);
@@ -84,20 +100,20 @@ async function swapIn(client: MongoClient, entry: StagedCollection): Promise<voi
     return;
   }
   if (await renameOver(client, entry.staged, { db: entry.targetDb, name: entry.targetName })) return;
-  // Time-series collections cannot be renamed before MongoDB 8.0: recreate and copy instead (not
-  // one atomic step; docs/restore.md says so).
+  // Time-series collections cannot be renamed before MongoDB 8.0, nor anything on FerretDB 1.x:
+  // recreate and copy instead (not one atomic step; docs/restore.md says so).
   await prepareCollection(db, entry.targetName, entry.metadata);
-  await copyDocuments(client.db(entry.staged.db), db, entry);
+  await copyDocuments(client.db(entry.staged.db), db, entry, emptyTimestamps);
   await dropIfExists(client.db(entry.staged.db), entry.staged.name);
 }
 
-async function copyDocuments(from: Db, to: Db, entry: StagedCollection): Promise<void> {
+async function copyDocuments(from: Db, to: Db, entry: StagedCollection, emptyTimestamps: EmptyTimestampPolicy): Promise<void> {
   const source = entry.intoBuckets ? `system.buckets.${entry.staged.name}` : entry.staged.name;
   const target = entry.intoBuckets ? `system.buckets.${entry.targetName}` : entry.targetName;
   const cursor = from.collection(source).find({}, { raw: true, batchSize: COPY_BATCH_DOCUMENTS });
   let documents: Uint8Array[] = [];
   const insert = async () => {
-    const outcome = await insertRawDocuments(to, target, documents);
+    const outcome = await insertRestoredDocuments(to, target, documents, emptyTimestamps);
     if (outcome.failed > 0) throw new Error(`copying into ${entry.target} refused ${outcome.failed} document(s): ${outcome.firstError}`);
     documents = [];
   };

@@ -8,7 +8,10 @@ import type { Writable } from "node:stream";
 import type { ArchivePrelude } from "../archive-prelude.ts";
 import { connectClient, wrapDatabaseError } from "../builtin/client.ts";
 import { createStagingArea, dropLeftoverStaging, type StagingArea } from "../builtin/staging.ts";
+import { describeUsersAndRoles } from "../builtin/restore.ts";
 import { dropStaged, isView, type StagedCollection, swapAll } from "../builtin/swap.ts";
+import { type StagedUsersAndRoles, stageUsersAndRoles, UsersAndRoles } from "../builtin/users-and-roles.ts";
+import { chooseEmptyTimestampPolicy } from "../builtin/restored-documents.ts";
 import { removeUriDatabase } from "../connection-string.ts";
 import { DumpError, throwIfAborted } from "../errors.ts";
 import { type CollectionMetadata, readMongodumpArchive } from "../mongodump-archive/index.ts";
@@ -40,11 +43,16 @@ export async function restoreWithTool(request: NativeRestoreRequest): Promise<Re
   const staged = stageCollections(prelude.collections, plan, staging);
   const targetOfStaged = new Map(staged.map((entry) => [`${entry.staged.db}.${entry.staged.name}`, entry.target]));
   const client = await connectClient(uri);
+  const auth = plan.usersAndRoles ? new UsersAndRoles() : undefined;
+  let stagedAuth: StagedUsersAndRoles | undefined;
   try {
     await dropLeftoverStaging(client, plan.targetDatabases).catch((cause) => {
       throw wrapDatabaseError(cause, "removing staging collections left by an earlier restore", uri);
     });
-    const result = await runMongorestore(request, staged, targetOfStaged);
+    const emptyTimestamps = await chooseEmptyTimestampPolicy(client).catch((cause) => {
+      throw wrapDatabaseError(cause, "asking the server its version", uri);
+    });
+    const result = await runMongorestore(request, staged, targetOfStaged, auth);
     const refused = result.failed;
     if (refused > 0) {
       throw new DumpError("database-error", `mongorestore could not restore ${refused} document(s), so nothing was replaced`, {
@@ -52,10 +60,12 @@ export async function restoreWithTool(request: NativeRestoreRequest): Promise<Re
       });
     }
     throwIfAborted(signal);
-    await swapAll(client, staged, { uri, signal, result, onSwapped: (target) => tracker.enter(target) });
-    return result;
+    if (auth && !auth.isEmpty) stagedAuth = await stageUsersAndRoles(client, auth, staging, prelude.header.serverVersion);
+    await swapAll(client, staged, { uri, signal, result, emptyTimestamps, usersAndRoles: stagedAuth, onSwapped: (target) => tracker.enter(target) });
+    return describeUsersAndRoles(result, stagedAuth);
   } catch (error) {
     await dropStaged(client, staged).catch(() => undefined); // also retried by the next restore
+    await stagedAuth?.discard().catch(() => undefined);
     throw error;
   } finally {
     await client.close().catch(() => undefined);
@@ -75,8 +85,16 @@ function stageCollections(collections: CollectionMetadata[], plan: RestorePlan, 
   return staged;
 }
 
-/** Runs mongorestore into the staging names; throws DumpError "tool-failed" or "aborted". */
-async function runMongorestore(request: NativeRestoreRequest, staged: StagedCollection[], targetOfStaged: Map<string, string>): Promise<RestoreResult> {
+/**
+ * Runs mongorestore into the staging names (users and roles, which it never sees, go to `auth`
+ * as the archive passes); throws DumpError "tool-failed" or "aborted".
+ */
+async function runMongorestore(
+  request: NativeRestoreRequest,
+  staged: StagedCollection[],
+  targetOfStaged: Map<string, string>,
+  auth: UsersAndRoles | undefined,
+): Promise<RestoreResult> {
   const { uri, plan, tracker, signal, prelude } = request;
   const config = await writeToolConfig(removeUriDatabase(uri));
   const finished = new Map<string, CollectionRestoreStats>();
@@ -106,6 +124,7 @@ async function runMongorestore(request: NativeRestoreRequest, staged: StagedColl
         if (target === undefined) skipped.push(event.metadata.namespace);
         else for (const namespace of dataNamespaces(event.metadata)) targets.set(namespace, target);
       } else if (event.kind === "document") {
+        if (auth?.collect(event.namespace, event.bytes)) continue;
         const target = targets.get(event.namespace);
         if (target === undefined) continue;
         sent.set(target, (sent.get(target) ?? 0) + 1);

@@ -33,6 +33,22 @@ describe.each(["100.15.0", "100.18.0"])("mongo-tools %s", (version) => {
     expect(ofKind(lines, "restore-started").length).toBeGreaterThanOrEqual(2);
   });
 
+  test("a restore cut short by a truncated archive reports mongorestore's reason and what it had reached", () => {
+    const lines = parseLog(`mongorestore-${version}-truncated-input.log`);
+    expect(ofKind(lines, "failed")).toEqual([{ kind: "failed", message: expect.stringMatching(/\.people: error restoring from archive on stdin: reading bson input: error demultiplexing archive; archive io error$/) }]);
+    expect(ofKind(lines, "restore-finished").find((line) => line.namespace.endsWith(".people"))).toMatchObject({ restored: 896, failed: 0 });
+    for (const line of ofKind(lines, "restore-started")) expect(line.namespace).toMatch(/^t\d+\.[^`]+$/);
+  });
+
+  test("a verbose dump (-v) counts the same 43,037 documents in 11 collections as a plain one", () => {
+    const count = (name: string) => {
+      const done = ofKind(parseLog(name), "dump-finished");
+      return { collections: done.length, documents: done.reduce((total, line) => total + line.documents, 0) };
+    };
+    expect(count(`mongodump-${version}-db-archive-stdout-v.log`)).toEqual({ collections: 11, documents: 43_037 });
+    expect(count(`mongodump-${version}-db-archive-stdout.log`)).toEqual({ collections: 11, documents: 43_037 });
+  });
+
   test("a dump names every collection it wrote, with document counts", () => {
     const lines = parseLog(`mongodump-${version}-db-archive-stdout.log`);
     const done = ofKind(lines, "dump-finished");
@@ -42,6 +58,14 @@ describe.each(["100.15.0", "100.18.0"])("mongo-tools %s", (version) => {
   });
 });
 
+test("restore progress from an archive (a size, no bar, no total) and named archive files are recognised", () => {
+  // Captured from mongorestore 100.18.0 restoring --archive=/tmp/src.archive.
+  expect(parseToolLine("2026-11-25T09:29:48.067+0000\tsrc.large  0B")).toEqual({ kind: "restore-progress", namespace: "src.large" });
+  expect(parseToolLine("2026-11-25T09:29:51.068+0000\tsrc.with.dots  32.0MB")).toEqual({ kind: "restore-progress", namespace: "src.with.dots" });
+  expect(parseToolLine('2026-11-25T09:29:45.112+0000\trestoring `src.large` from "archive `/tmp/src.archive`"')).toEqual({ kind: "restore-started", namespace: "src.large" });
+  expect(parseToolLine('2026-11-25T09:12:20.109+0000\twriting `src.big` to "archive `/tmp/src.archive`"')).toEqual({ kind: "dump-started", namespace: "src.big" });
+});
+
 test("lines the parser does not know say nothing (no guessing, no crash)", () => {
   for (const line of [
     "2026-11-24T03:16:56.465+0000\tno indexes to restore for collection `r21903.big`",
@@ -49,6 +73,9 @@ test("lines the parser does not know say nothing (no guessing, no crash)", () =>
     "index: &idx.IndexDocument{Options:bson.M{}}",
     "",
     "garbage ` with ` stray backticks (and parens)",
+    "2026-11-24T03:17:01.087+0000\t0 document(s) restored successfully. 1 document(s) failed to restore.",
+    "2026-11-24T03:16:38.572+0000\tdumping up to 4 collections in parallel",
+    "exit 1",
   ]) {
     expect(parseToolLine(line)).toBeUndefined();
   }

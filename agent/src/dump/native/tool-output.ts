@@ -1,6 +1,7 @@
 // Understanding what mongodump and mongorestore print on stderr (mongo-tools' own formats):
 //   2024-05-01T10:00:00.000+0000	writing shop.orders to archive on stdout
 //   2024-05-01T10:00:01.000+0000	[############............]  shop.orders  2500/5000  (50.0%)
+//   2024-05-01T10:00:01.000+0000	shop.orders  12.5MB            (restoring from an archive: no total)
 //   2024-05-01T10:00:02.000+0000	done dumping shop.orders (5000 documents)
 //   2024-05-01T10:00:03.000+0000	restoring shop.orders from archive on stdin
 //   2024-05-01T10:00:04.000+0000	finished restoring shop.orders (5000 documents, 0 failures)
@@ -32,7 +33,11 @@ function unquoteNames(line: string): string {
 
 /** Parses one stderr line of mongodump or mongorestore; undefined for lines that say nothing useful. Never throws. */
 export function parseToolLine(rawLine: string): ToolLine | undefined {
-  const line = unquoteNames(stripTimestamp(rawLine));
+  const stripped = stripTimestamp(rawLine);
+  // The tool's own reason, as it wrote it (its backticks quote values, not only names).
+  const failure = /^Failed: (.+)$/.exec(stripped);
+  if (failure) return { kind: "failed", message: failure[1]! };
+  const line = unquoteNames(stripped);
   let match: RegExpExecArray | null;
   if ((match = /^\[[#.]*\]\s+(.+?)\s+(\d+)\/(\d+)\s+\(\s*[\d.]+%\)$/.exec(line))) {
     return { kind: "dump-progress", namespace: match[1]!, done: Number(match[2]), total: Number(match[3]) };
@@ -40,15 +45,17 @@ export function parseToolLine(rawLine: string): ToolLine | undefined {
   if ((match = /^\[[#.]*\]\s+(.+?)\s+[\d.]+\s?[KMGTP]?i?B\/[\d.]+\s?[KMGTP]?i?B\s+\(\s*[\d.]+%\)$/.exec(line))) {
     return { kind: "restore-progress", namespace: match[1]! };
   }
-  if ((match = /^writing (.+) to (?:archive|stdout)/.exec(line))) return { kind: "dump-started", namespace: match[1]! };
+  // Restoring from an archive, whose sizes mongorestore cannot know in advance: no bar, no total.
+  if ((match = /^(\S+\.\S.*?) {2}[\d.]+\s?[KMGTP]?i?B$/.exec(line))) return { kind: "restore-progress", namespace: match[1]! };
+  // `to archive on stdout` as the agent runs it; `to "archive /path"` for a named archive file.
+  if ((match = /^writing (.+) to "?(?:archive|stdout)/.exec(line))) return { kind: "dump-started", namespace: match[1]! };
   if ((match = /^done dumping (.+) \((\d+) documents?\)$/.exec(line))) {
     return { kind: "dump-finished", namespace: match[1]!, documents: Number(match[2]) };
   }
-  if ((match = /^restoring (.+) from (?:archive|stdin)/.exec(line))) return { kind: "restore-started", namespace: match[1]! };
+  if ((match = /^restoring (.+) from "?(?:archive|stdin)/.exec(line))) return { kind: "restore-started", namespace: match[1]! };
   if ((match = /^finished restoring (.+) \((\d+) documents?, (\d+) failures?\)$/.exec(line))) {
     return { kind: "restore-finished", namespace: match[1]!, restored: Number(match[2]), failed: Number(match[3]) };
   }
-  if ((match = /^Failed: (.+)$/.exec(line))) return { kind: "failed", message: match[1]! };
   return undefined;
 }
 

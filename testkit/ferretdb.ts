@@ -1,0 +1,101 @@
+// FerretDB (a MongoDB wire-compatible database) as a test target, built by
+// scripts/ensure-ferretdb.sh into a cache outside the repo. Each start runs its own process on a
+// free loopback port with the SQLite handler in a private temporary directory (no other server
+// needed), telemetry off, no debug HTTP listener, and removes everything when stopped.
+import { spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { MongoClient } from "mongodb";
+import { findBuiltPrograms } from "./built-programs";
+import { waitUntil } from "./wait-until";
+
+export const FERRETDB_VERSION = "v1.24.2";
+
+export type FerretDbServer = { uri: string; port: number; stop(): Promise<void> };
+
+/** The ferretdb binary, or why it is missing (to name in a skipped test). */
+export function findFerretDb(): { path: string; missing: null } | { path: null; missing: string } {
+  const found = findBuiltPrograms("ferretdb", FERRETDB_VERSION, ["ferretdb"], `FerretDB ${FERRETDB_VERSION}`);
+  return found.missing === null ? { path: found.paths.ferretdb, missing: null } : { path: null, missing: found.missing };
+}
+
+async function findFreePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve, reject) => probe.once("error", reject).listen(0, "127.0.0.1", () => resolve()));
+  const { port } = probe.address() as { port: number };
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
+/** Whether something answers MongoDB's ping at `uri`. */
+async function answersPing(uri: string): Promise<boolean> {
+  const client = new MongoClient(uri, { serverSelectionTimeoutMS: 500, connectTimeoutMS: 500 });
+  try {
+    await client.db("admin").command({ ping: 1 });
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.close().catch(() => undefined);
+  }
+}
+
+/**
+ * Starts FerretDB and resolves once it answers; throws with its log when it cannot start (a port
+ * taken between choosing and binding it is retried on another).
+ */
+export async function startFerretDb(): Promise<FerretDbServer> {
+  const { path, missing } = findFerretDb();
+  if (missing !== null) throw new Error(missing);
+  const directory = await mkdtemp(join(tmpdir(), "dbvault-ferretdb-"));
+  let lastLog = "";
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const port = await findFreePort();
+    const child = spawn(
+      path,
+      [
+        "--handler=sqlite",
+        `--sqlite-url=file:${directory}/`,
+        `--state-dir=${directory}`,
+        `--listen-addr=127.0.0.1:${port}`,
+        "--debug-addr=-", // its default, 127.0.0.1:8088, is one fixed port shared by every instance
+        "--telemetry=disable",
+        "--log-level=warn",
+        "--log-format=text",
+      ],
+      { stdio: ["ignore", "ignore", "pipe"], env: { PATH: process.env.PATH ?? "", DO_NOT_TRACK: "1" } },
+    );
+    const output: Buffer[] = [];
+    child.stderr!.on("data", (chunk: Buffer) => output.push(chunk));
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    let gone = false;
+    void exited.then(() => (gone = true));
+    const uri = `mongodb://127.0.0.1:${port}/`;
+    const ready = await waitUntil(async () => gone || (await answersPing(uri)), { timeout: 30_000, message: `FerretDB on port ${port}` }).catch(() => false);
+    if (ready === true && !gone) {
+      // Its log mattered only for a failed start; from now on it is drained and dropped.
+      child.stderr!.removeAllListeners("data");
+      child.stderr!.resume();
+      return {
+        uri,
+        port,
+        async stop() {
+          if (!gone) child.kill("SIGTERM");
+          const stopped = await Promise.race([exited.then(() => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), 10_000))]);
+          if (!stopped) {
+            child.kill("SIGKILL");
+            await exited;
+          }
+          await rm(directory, { recursive: true, force: true });
+        },
+      };
+    }
+    if (!gone) child.kill("SIGKILL");
+    await exited;
+    lastLog = Buffer.concat(output).toString("utf8");
+  }
+  await rm(directory, { recursive: true, force: true });
+  throw new Error(`FerretDB ${FERRETDB_VERSION} did not start:\n${lastLog.slice(-2000)}`);
+}
