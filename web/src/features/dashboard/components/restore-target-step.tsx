@@ -4,6 +4,7 @@
 // backup before it changes anything).
 import { Field } from "../../../components/ui/field";
 import type { Backup } from "../api/dashboard-api";
+import { restorableCollections } from "../utils/dashboard-format";
 
 export type RestoreTarget = {
   mode: "replace" | "copy";
@@ -90,9 +91,7 @@ export function RestoreTargetStep({ inventory, source, copyName, where, onChange
 
 function CollectionChoice({ inventory, chosen, onChange }: { inventory: Record<string, number>; chosen: string[]; onChange: (names: string[]) => void }) {
   // Names without the database: the restore's target may be another database.
-  const entries = Object.entries(inventory)
-    .map(([namespace, count]) => [namespace.slice(namespace.indexOf(".") + 1), count] as const)
-    .sort(([a], [b]) => a.localeCompare(b));
+  const entries = restorableCollections(inventory);
   const toggle = (name: string) => onChange(chosen.includes(name) ? chosen.filter((entry) => entry !== name) : [...chosen, name]);
   return (
     <fieldset>

@@ -5,6 +5,7 @@ import {
   formatBytes,
   formatDocumentCount,
   formatMegabytes,
+  restorableCollections,
   storageBarTone,
   storagePercent,
 } from "./dashboard-format";
@@ -53,4 +54,13 @@ describe("dashboard formatting", () => {
     );
     expect(describeBackupLimit("Too soon.", null)).toBe("Too soon.");
   });
+});
+
+test("the collections a restore can be limited to leave out admin's users, roles and auth version", () => {
+  const inventory = { "shop.orders": 5, "admin.system.users": 2, "admin.system.roles": 1, "admin.system.version": 1, "shop.customers": 3, "shop.system.js": 1 };
+  expect(restorableCollections(inventory)).toEqual([
+    ["customers", 3],
+    ["orders", 5],
+    ["system.js", 1],
+  ]);
 });

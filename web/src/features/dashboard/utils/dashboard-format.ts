@@ -46,3 +46,16 @@ export function describeBackupLimit(message: string | null, nextBackupAvailable:
   const date = next.toLocaleDateString("en-US", { month: "short", day: "numeric", year: "numeric" });
   return `${message ? `${message} ` : ""}Next backup available at ${time} on ${date}.`;
 }
+
+// admin's users, roles and auth version travel in whole-server backups and come back with the
+// rest by mongorestore's rules (or not, with --no-users-and-roles); they are not collections to
+// pick one by one.
+const USERS_AND_ROLES = new Set(["admin.system.users", "admin.system.roles", "admin.system.version"]);
+
+/** The collections of a backup's inventory a restore can be limited to, by name without the database, sorted. */
+export function restorableCollections(inventory: Record<string, number>): [name: string, documents: number][] {
+  return Object.entries(inventory)
+    .filter(([namespace]) => !USERS_AND_ROLES.has(namespace))
+    .map(([namespace, count]): [string, number] => [namespace.slice(namespace.indexOf(".") + 1), count])
+    .sort(([a], [b]) => a.localeCompare(b));
+}
