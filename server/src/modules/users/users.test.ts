@@ -152,6 +152,11 @@ describe("audit log", () => {
     for (const action of ["BACKUP_VERIFIED", "BACKUP_VERIFICATION_FAILED", "BACKUP_ANOMALY", "ANOMALY_RESOLVED", "DRILL_REQUESTED", "DRILL_COMPLETED", "DRILL_FAILED", "DRILL_SETTINGS_UPDATED"]) {
       expect(res.body).toContain(action);
     }
-    expect(res.body).toHaveLength(34);
+    // Webhooks (issue 14).
+    expect(res.body).toContain("WEBHOOK_CREATED");
+    expect(res.body).toContain("WEBHOOK_DELETED");
+    // Every name once: the filter menu lists each action a single time.
+    expect(new Set(res.body).size).toBe(res.body.length);
+    expect(res.body).toHaveLength(36);
   });
 });
