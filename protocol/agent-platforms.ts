@@ -32,3 +32,8 @@ export const AGENT_PLATFORMS: readonly AgentPlatform[] = [
 
 /** The platform of the machine running this (glibc assumed on Linux), e.g. `linux-x64`. */
 export const HOST_PLATFORM_ID = `${process.platform === "win32" ? "windows" : process.platform}-${process.arch}`;
+
+/** The platform with this id (`linux-arm64-musl`…), or undefined. */
+export function findAgentPlatform(id: string): AgentPlatform | undefined {
+  return AGENT_PLATFORMS.find((candidate) => candidate.id === id);
+}

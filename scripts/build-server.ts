@@ -7,7 +7,7 @@
 import { existsSync } from "node:fs";
 import { mkdir, stat } from "node:fs/promises";
 import { dirname, join, relative, resolve } from "node:path";
-import { AGENT_BUILD, isBuildCurrent, PGLITE_TEMPLATE_BUILD, repoRoot as root, runBuildScript, staleAgentPlatformBuilds, WEB_BUILD } from "./build-freshness";
+import { AGENT_BUILD, isAgentBuildCurrent, isBuildCurrent, PGLITE_TEMPLATE_BUILD, repoRoot as root, runBuildScript, staleAgentPlatformBuilds, WEB_BUILD } from "./build-freshness";
 
 const webDist = join(root, "web", "dist");
 /**
@@ -56,7 +56,7 @@ if (!isBuildCurrent(WEB_BUILD)) {
   console.log("build-server: web/dist is missing or stale, building the web app first");
   runBuildScript("build-web.ts");
 }
-if (!isBuildCurrent(AGENT_BUILD)) {
+if (!isAgentBuildCurrent(AGENT_BUILD.output)) {
   console.log("build-server: dist/dbvault-agent is missing or stale, building the agent first");
   runBuildScript("build-agent.ts");
 }

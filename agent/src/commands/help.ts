@@ -1,5 +1,5 @@
 // The help text and the version line: what `help`, `version` and usage errors show.
-import { AGENT_VERSION } from "../dump/index.ts";
+import { AGENT_PLATFORM, AGENT_VERSION } from "../build-info.ts";
 
 export const HELP_TEXT = `usage: dbvault-agent <command> [options]
 
@@ -59,5 +59,5 @@ exit codes:
 
 /** The `version` line; never throws. */
 export function describeVersion(): string {
-  return `dbvault-agent ${AGENT_VERSION} (${process.platform}-${process.arch}, bun ${Bun.version})`;
+  return `dbvault-agent ${AGENT_VERSION} (${AGENT_PLATFORM}, bun ${Bun.version})`;
 }
