@@ -142,7 +142,7 @@ describe("releases", () => {
 
   test("a binary that no longer matches its build record is not offered (altered in storage)", async () => {
     const altered = Buffer.from(arm);
-    altered[10] ^= 1;
+    altered[10] = altered[10]! ^ 1;
     writeFileSync(join(agentDir, "dbvault-agent-linux-arm64"), altered);
     try {
       const { manifest } = (await server.call("GET", "/api/agent/releases")).body;
