@@ -7,10 +7,10 @@
 //   "compression": "zstd" }
 import { randomBytes } from "node:crypto";
 import { chmod, mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
-import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { type Compression, decodeMasterKey, InvalidKeyError } from "./archive/index.ts";
 import type { ToolsConfig } from "./dump/index.ts";
+import { defaultConfigPath } from "./platform/locations.ts";
 
 export const CONFIG_VERSION = 1;
 
@@ -74,11 +74,10 @@ export function isValidDatabaseName(name: string): boolean {
 }
 const TOOL_MODES = ["auto", "native", "builtin"];
 
-/** Returns --config when given, else $XDG_CONFIG_HOME/dbvault/agent.json, else ~/.config/dbvault/agent.json; never throws. */
+/** Returns --config when given, else this system's default (platform/locations.ts); never throws. */
 export function resolveConfigPath(explicit: string | undefined, env: Record<string, string | undefined> = process.env): string {
   if (explicit !== undefined && explicit !== "") return explicit;
-  const base = env.XDG_CONFIG_HOME && env.XDG_CONFIG_HOME !== "" ? env.XDG_CONFIG_HOME : join(env.HOME || homedir(), ".config");
-  return join(base, "dbvault", "agent.json");
+  return defaultConfigPath(env);
 }
 
 /** Reads and validates the config file; throws ConfigError (missing, unreadable, insecure-permissions, invalid). */

@@ -38,7 +38,8 @@ commands:
 
 options:
   --config PATH        the config file (default: $XDG_CONFIG_HOME/dbvault/agent.json,
-                       else ~/.config/dbvault/agent.json)
+                       else ~/.config/dbvault/agent.json; on macOS ~/Library/Application
+                       Support/DBVault/agent.json; on Windows %APPDATA%\\DBVault\\agent.json)
   --compression ALGO   zstd (default), gzip or none (dump, encrypt)
   --force              replace an existing output file, or key (key generate)
   --quiet              no progress display

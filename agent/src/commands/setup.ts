@@ -9,6 +9,7 @@ import { createServerClient } from "../transport/server-client.ts";
 import { ServerRefusedError } from "../transport/errors.ts";
 import { CliError, EXIT, usageError } from "./cli-error.ts";
 import type { CommandContext } from "./context.ts";
+import { describeFileProtection, osFamily } from "../platform/locations.ts";
 import { parseOptions } from "./parse-args.ts";
 import { createPrompter, type Prompter } from "./prompt.ts";
 import { runServiceCommand } from "./service.ts";
@@ -75,17 +76,19 @@ export async function runSetupCommand(args: string[], context: CommandContext): 
     server: { url, apiKey, agentId: registered.agentId, agentToken: registered.agentToken },
   });
 
-  context.say(`registered agent "${agentName}" (id ${registered.agentId}) with ${url}; settings saved in ${path} (mode 0600)`);
+  context.say(`registered agent "${agentName}" (id ${registered.agentId}) with ${url}; settings saved in ${path} (${describeFileProtection()})`);
   reportDatabaseStates(context, databases, registered.databases);
   if (newKey) printNewKey(context, newKey);
   else context.say(`kept the master key already in ${path} (key id ${deriveKeyId(masterKey)})`);
   const configArgument = options.config ? ` --config ${path}` : "";
-  if (prompter && (await prompter.ask("install the agent as a service that starts at boot (systemd)? [y/N] ")).toLowerCase().startsWith("y")) {
+  if (prompter && (await prompter.ask(`install the agent as a service that starts by itself (${SERVICE_MANAGER_NAMES[osFamily()]})? [y/N] `)).toLowerCase().startsWith("y")) {
     return runServiceCommand(["install", ...(options.config ? ["--config", path] : [])], context);
   }
   context.say(`start the agent as a service with: dbvault-agent service install${configArgument} (or run it yourself: dbvault-agent run${configArgument})`);
   return 0;
 }
+
+const SERVICE_MANAGER_NAMES = { linux: "systemd", darwin: "launchd", windows: "a scheduled task" } as const;
 
 /** Questions asked again after a wrong answer, at most this many times in all. */
 const ATTEMPTS = 5;
