@@ -89,6 +89,16 @@ export const FailRequest = T.Object({ error: ShortText(2000) });
 export const RestoreStats = T.Record(T.String(), T.Object({ restored: T.Integer(), failed: T.Integer() }));
 export type RestoreStats = Static<typeof RestoreStats>;
 
+/**
+ * How far an update ("Check for Updates") got, as the agent reports it: `waiting` for a running
+ * backup or restore, `checking` the signed release manifest, `up-to-date`, `installing` (download
+ * and checks), `restarting` into the new version (the server records `updated` once the agent
+ * says hello as that version), or `failed` with the reason (the old version keeps running).
+ */
+export const UPDATE_STATUSES = ["waiting", "checking", "up-to-date", "installing", "restarting", "failed"] as const;
+export const UpdateStatus = T.Union(UPDATE_STATUSES.map((status) => T.Literal(status)));
+export type UpdateStatus = (typeof UPDATE_STATUSES)[number];
+
 /** Messages the agent sends on its socket. */
 export const AgentMessage = T.Union([
   T.Object({ type: T.Literal("hello"), version: ShortText(32), hostname: ShortText(255), platform: ShortText(64) }),
@@ -99,6 +109,13 @@ export const AgentMessage = T.Union([
   T.Object({ type: T.Literal("restore.progress"), restoreId: T.String(), progress: Progress }),
   T.Object({ type: T.Literal("restore.completed"), restoreId: T.String(), stats: RestoreStats }),
   T.Object({ type: T.Literal("restore.failed"), restoreId: T.String(), error: ShortText(2000), stats: T.Optional(RestoreStats) }),
+  T.Object({
+    type: T.Literal("update.status"),
+    status: UpdateStatus,
+    message: T.String({ maxLength: 2000 }),
+    /** The version being installed (installing, restarting) or found (up-to-date). */
+    version: T.Optional(T.String({ maxLength: 32 })),
+  }),
   T.Object({
     type: T.Literal("command.result"),
     command: T.Union([T.Literal("restart"), T.Literal("update"), T.Literal("reset")]),
@@ -141,4 +158,9 @@ export const agentApi = {
   fail: (backupId: string) => `/api/agent/backups/${backupId}/fail`,
   download: (backupId: string) => `/api/agent/backups/${backupId}/download`,
   socket: "/api/agents/ws",
+  releases: "/api/agent/releases",
+  binary: (fileName: string) => `/downloads/${fileName}`,
 } as const;
+
+/** GET /api/agent/releases, as far as an agent reads it (the server's model adds more). */
+export type ReleasesAnswer = { version: string; publicKey: string; manifest: string; signature: string };

@@ -10,6 +10,7 @@ import m7 from "./0007_restore_target.sql" with { type: "text" };
 import m8 from "./0008_backup_collections.sql" with { type: "text" };
 import m9 from "./0009_rate_limits.sql" with { type: "text" };
 import m10 from "./0010_two_factor.sql" with { type: "text" };
+import m11 from "./0011_agent_updates.sql" with { type: "text" };
 
 export const migrationFiles: { tag: string; when: number; sql: string }[] = [
   { tag: "0000_init", when: 1795432625268, sql: m0 },
@@ -23,4 +24,5 @@ export const migrationFiles: { tag: string; when: number; sql: string }[] = [
   { tag: "0008_backup_collections", when: 1795544123294, sql: m8 },
   { tag: "0009_rate_limits", when: 1795550960837, sql: m9 },
   { tag: "0010_two_factor", when: 1795557533462, sql: m10 },
+  { tag: "0011_agent_updates", when: 1795598555833, sql: m11 },
 ];

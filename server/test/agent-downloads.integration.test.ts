@@ -101,9 +101,9 @@ describe("releases", () => {
     const url = (file: string) => `${server.ctx.config.publicUrl}/downloads/${file}`;
     const packageVersion = (await Bun.file(join(import.meta.dir, "../../package.json")).json()).version;
     expect(body.platforms).toEqual([
-      { os: "linux", arch: "x64", libc: "glibc", url: url("dbvault-agent-linux-x64"), sha256: sha256(linux), size: linux.byteLength, version: packageVersion },
-      { os: "linux", arch: "arm64", libc: "glibc", url: url("dbvault-agent-linux-arm64"), sha256: sha256(arm), size: arm.byteLength, version: "1.0.1" },
-      { os: "windows", arch: "x64", url: url("dbvault-agent-windows-x64.exe"), sha256: sha256(windows), size: windows.byteLength, version: "1.0.1" },
+      { platform: "linux-x64", os: "linux", arch: "x64", libc: "glibc", url: url("dbvault-agent-linux-x64"), sha256: sha256(linux), size: linux.byteLength, version: packageVersion },
+      { platform: "linux-arm64", os: "linux", arch: "arm64", libc: "glibc", url: url("dbvault-agent-linux-arm64"), sha256: sha256(arm), size: arm.byteLength, version: "1.0.1" },
+      { platform: "windows-x64", os: "windows", arch: "x64", url: url("dbvault-agent-windows-x64.exe"), sha256: sha256(windows), size: windows.byteLength, version: "1.0.1" },
     ]);
     expect(body.version).toBe("1.0.1");
     expect(body.installScript).toBe(`${server.ctx.config.publicUrl}/install.sh`);
@@ -156,6 +156,30 @@ describe("releases", () => {
     utimesSync(join(agentDir, "dbvault-agent-linux-arm64"), new Date(), new Date(Date.now() + 5_000));
     const { manifest } = (await server.call("GET", "/api/agent/releases")).body;
     expect(parseManifest(manifest).map((entry) => entry.platform)).toEqual(["linux-x64", "linux-arm64", "windows-x64"]);
+  });
+  test("a binary altered after the server checked it (same size and time) is sent as it is, for the downloader to refuse, and never cached compressed", async () => {
+    const path = join(agentDir, "dbvault-agent-linux-arm64");
+    const time = new Date(Math.floor(Date.now() / 1000) * 1000 - 120_000);
+    utimesSync(path, time, time);
+    const { platforms } = (await server.call("GET", "/api/agent/releases")).body;
+    expect(platforms.find((p: { platform: string }) => p.platform === "linux-arm64").sha256).toBe(sha256(arm));
+    const altered = Buffer.from(arm);
+    altered[0] = altered[0]! ^ 1;
+    writeFileSync(path, altered);
+    utimesSync(path, time, time);
+    try {
+      const res = await download("dbvault-agent-linux-arm64", "zstd, gzip");
+      expect(res.headers.get("content-encoding")).toBeNull();
+      expect(res.headers.get("x-content-sha256")).toBe(sha256(arm));
+      expect(sha256(new Uint8Array(await res.arrayBuffer()))).toBe(sha256(altered));
+      expect(readdirSync(join(server.ctx.config.dataDir, "cache", "agent-downloads")).some((name) => name.startsWith(sha256(arm)))).toBe(false);
+    } finally {
+      writeFileSync(path, arm);
+      utimesSync(path, time, time);
+    }
+    const repaired = await download("dbvault-agent-linux-arm64", "zstd");
+    expect(repaired.headers.get("content-encoding")).toBe("zstd");
+    expect(sha256(zstdDecompressSync(new Uint8Array(await repaired.arrayBuffer())))).toBe(sha256(arm));
   });
 });
 

@@ -69,14 +69,16 @@ export async function runSetupCommand(args: string[], context: CommandContext): 
     .catch((error) => {
       throw describeServerError(error, `registering with ${url}`);
     });
+  const releaseKey = await readReleaseKey(client, context);
   await saveConfig(path, {
     ...existing,
     masterKey: encodeMasterKey(masterKey),
     databases,
-    server: { url, apiKey, agentId: registered.agentId, agentToken: registered.agentToken },
+    server: { url, apiKey, agentId: registered.agentId, agentToken: registered.agentToken, ...(releaseKey ? { releaseKey } : {}) },
   });
 
   context.say(`registered agent "${agentName}" (id ${registered.agentId}) with ${url}; settings saved in ${path} (${describeFileProtection()})`);
+  if (releaseKey) context.say(`release signing key ${releaseKey}: updates are installed only when this key signed them (Settings → Security in the web app shows the server's)`);
   reportDatabaseStates(context, databases, registered.databases);
   if (newKey) printNewKey(context, newKey);
   else context.say(`kept the master key already in ${path} (key id ${deriveKeyId(masterKey)})`);
@@ -155,6 +157,20 @@ async function readDatabases(
   if (typeof options["databases-file"] === "string") return parseDatabasesText("setup", await readSecretFile(options["databases-file"], context));
   if (options.db !== undefined || options["uri-file"] !== undefined || !prompter) return [await readSingleDatabase("setup", options, context, prompter)];
   return promptDatabases("setup", context, prompter);
+}
+
+/**
+ * The server's release signing key, pinned from now on: "Check for Updates" installs only what
+ * it signed. A server that does not answer it only costs the pin (the first update pins it then).
+ */
+async function readReleaseKey(client: ReturnType<typeof createServerClient>, context: CommandContext): Promise<string | undefined> {
+  try {
+    const { publicKey } = await client.releases();
+    return /^[A-Za-z0-9+/]{43}=$/.test(publicKey) ? publicKey : undefined;
+  } catch (error) {
+    context.warn(`could not read the server's release signing key (${(error as Error).message}); the first update will trust the key the server shows then`);
+    return undefined;
+  }
 }
 
 /** Says which databases the server will back up; those past the plan's limit start disabled. */

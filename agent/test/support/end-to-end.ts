@@ -31,10 +31,10 @@ export interface RunningAgent {
 }
 
 /** Starts `dbvault-agent run --config PATH` (the compiled binary unless `command` says otherwise). */
-export function startAgentProcess(configPath: string, command: string[] = [BINARY_PATH]): RunningAgent {
+export function startAgentProcess(configPath: string, command: string[] = [BINARY_PATH], env: Record<string, string> = {}): RunningAgent {
   const child = Bun.spawn([...command, "run", "--config", configPath], {
     cwd: REPO_ROOT,
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: "/nonexistent-home" },
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: "/nonexistent-home", ...env },
     stdin: "ignore",
     stdout: "pipe",
     stderr: "pipe",

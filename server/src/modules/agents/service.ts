@@ -9,6 +9,7 @@ import { recordAudit } from "../audit/service";
 import { notifyAgentDisconnected } from "../notifications/service";
 import { planOfUser } from "../plans/service";
 import { type AgentRow, type AgentUser, hashAgentToken } from "./agent-auth";
+import { recordUpdateRequested } from "./updates";
 
 /** An agent counts as inactive after this long without a heartbeat, and offline after OFFLINE_AFTER_MS. */
 export const INACTIVE_AFTER_MS = 60_000;
@@ -24,6 +25,9 @@ export function toAgentView(agent: AgentRow) {
     version: agent.version,
     status: agent.status,
     lastSeen: agent.lastSeen?.toISOString() ?? null,
+    lastUpdate: agent.updateStatus
+      ? { status: agent.updateStatus, message: agent.updateMessage ?? "", version: agent.updateVersion, at: agent.updateAt?.toISOString() ?? null }
+      : null,
   };
 }
 
@@ -118,6 +122,7 @@ export async function manageAgent(ctx: AppContext, userId: string, agentId: stri
     await sendToAgent(ctx, agent.id, { type: "reset", agentToken });
   } else {
     await sendToAgent(ctx, agent.id, { type: action });
+    if (action === "update") await recordUpdateRequested(ctx, agent.id);
   }
   ctx.log.info("agent command sent", { userId, agentId, action });
   return { message: manageMessages[action] };

@@ -4,12 +4,22 @@
 import { createWriteStream, existsSync, statSync } from "node:fs";
 import { mkdir, readdir, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { Readable } from "node:stream";
+import { Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { constants, createGzip, createZstdCompress } from "node:zlib";
 import type { Logger } from "../../lib/logger";
 
 export type DownloadEncoding = "zstd" | "gzip";
+
+/** The binary read for compressing is not the one its build recorded (altered in storage). */
+export class AlteredBinaryError extends Error {
+  constructor(
+    readonly expected: string,
+    readonly actual: string,
+  ) {
+    super(`the agent binary read has SHA-256 ${actual}, not the ${expected} its build recorded`);
+  }
+}
 
 const EXTENSIONS: Record<DownloadEncoding, string> = { zstd: "zst", gzip: "gz" };
 
@@ -43,7 +53,18 @@ export function createCompressedCopies(options: { dir: string; log?: Logger }) {
     const temporary = `${path}.${process.pid}.tmp`;
     const started = performance.now();
     try {
-      await pipeline(Readable.fromWeb(source.stream() as never), compressor(encoding), createWriteStream(temporary, { mode: 0o600 }));
+      // Hashed as it is read: a copy is kept only of the very bytes the build recorded, so a file
+      // altered in storage is never compressed into a copy that would outlive its repair.
+      const hasher = new Bun.CryptoHasher("sha256");
+      const hashing = new Transform({
+        transform(chunk: Buffer, _encoding, done) {
+          hasher.update(chunk);
+          done(null, chunk);
+        },
+      });
+      await pipeline(Readable.fromWeb(source.stream() as never), hashing, compressor(encoding), createWriteStream(temporary, { mode: 0o600 }));
+      const actual = hasher.digest("hex");
+      if (actual !== sha256) throw new AlteredBinaryError(sha256, actual);
       await rename(temporary, path);
     } catch (error) {
       await rm(temporary, { force: true });
@@ -54,7 +75,10 @@ export function createCompressedCopies(options: { dir: string; log?: Logger }) {
   }
 
   return {
-    /** The path of the binary's compressed copy, made first when missing (once, however many ask at a time). */
+    /**
+     * The path of the binary's compressed copy, made first when missing (once, however many ask at
+     * a time). Throws AlteredBinaryError when the binary read is not the one with this checksum.
+     */
     async pathOf(source: Blob, sha256: string, encoding: DownloadEncoding): Promise<string> {
       const path = join(options.dir, `${sha256}.${EXTENSIONS[encoding]}`);
       if (existsSync(path)) return path;

@@ -4,8 +4,8 @@ import { AGENT_PLATFORMS } from "@protocol/agent-platforms";
 import type { AppContext } from "../../context";
 import { AppError } from "../../lib/errors";
 import { fileAnswer } from "../../lib/schema";
-import { type AgentBinaries, createAgentBinaries, defaultAgentDir } from "./agent-binaries";
-import { chooseEncoding, type CompressedCopies, createCompressedCopies } from "./compressed-copies";
+import { type AgentBinaries, type AgentBinary, createAgentBinaries, defaultAgentDir } from "./agent-binaries";
+import { AlteredBinaryError, chooseEncoding, type CompressedCopies, createCompressedCopies, type DownloadEncoding } from "./compressed-copies";
 import { renderInstallScript } from "./install-script";
 import { renderPowerShellInstaller } from "./install-powershell";
 import { describeRelease, releasesAnswer } from "./release";
@@ -21,6 +21,22 @@ export const downloadsController = (ctx: AppContext, options: { binaries?: Agent
   const binaries = options.binaries ?? createAgentBinaries({ agentDir: ctx.config.agentDir ?? defaultAgentDir(), log: ctx.log });
   const compressed = options.compressed ?? createCompressedCopies({ dir: join(ctx.config.dataDir, "cache", "agent-downloads"), log: ctx.log });
   const release = async () => describeRelease(ctx, await binaries.available());
+
+  /**
+   * The compressed copy to send, or null to send the file as it is: when it was altered since the
+   * server checked it, the downloader's own SHA-256 check (against the signed manifest) refuses it.
+   */
+  const compressedCopy = async (binary: AgentBinary, encoding: DownloadEncoding) => {
+    try {
+      const copy = Bun.file(await compressed.pathOf(binary.file, binary.sha256, encoding));
+      void compressed.prune((await binaries.available()).map((b) => b.sha256)).catch(() => {});
+      return copy;
+    } catch (error) {
+      if (!(error instanceof AlteredBinaryError)) throw error;
+      ctx.log.error("an agent binary no longer matches what its build recorded: sent as it is, for the downloader to refuse", { platform: binary.platform.id, expected: error.expected, actual: error.actual });
+      return null;
+    }
+  };
 
   return new Elysia({ detail: { tags: ["Agent downloads"] } })
     .get(
@@ -59,12 +75,11 @@ export const downloadsController = (ctx: AppContext, options: { binaries?: Agent
         set.headers["cache-control"] = "no-cache";
         set.headers.vary = "Accept-Encoding";
         const encoding = chooseEncoding(request.headers.get("accept-encoding"));
-        if (!encoding) {
+        const copy = encoding ? await compressedCopy(binary, encoding) : null;
+        if (!encoding || !copy) {
           set.headers["content-length"] = String(binary.size);
           return binary.file;
         }
-        const copy = Bun.file(await compressed.pathOf(binary.file, binary.sha256, encoding));
-        void compressed.prune((await binaries.available()).map((b) => b.sha256)).catch(() => {});
         set.headers["content-encoding"] = encoding;
         set.headers["content-length"] = String(copy.size);
         return copy;

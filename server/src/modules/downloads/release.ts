@@ -13,6 +13,7 @@ export const releasesAnswer = t.Object({
   signature: t.String({ description: "Ed25519 signature of manifest, base64" }),
   platforms: t.Array(
     t.Object({
+      platform: t.String({ description: "linux-x64, linux-arm64-musl, windows-x64…: what agents report as their platform" }),
       os: t.String(),
       arch: t.String(),
       libc: t.Optional(t.String({ description: "glibc or musl (Alpine) on Linux" })),
@@ -41,6 +42,7 @@ export function describeRelease(ctx: AppContext, binaries: readonly AgentBinary[
     manifest,
     signature: ctx.releaseSigner.sign(manifest),
     platforms: binaries.map(({ platform, sha256, size, version }) => ({
+      platform: platform.id,
       os: platform.os,
       arch: platform.arch,
       ...(platform.libc ? { libc: platform.libc } : {}),
