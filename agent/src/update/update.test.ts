@@ -57,7 +57,7 @@ describe("checkRelease", () => {
 describe("replaceBinary", () => {
   let dir: string;
   const script = (version: string) => `#!/bin/sh\n[ "$1" = version ] && echo "dbvault-agent ${version} (linux-x64, test)"\n`;
-  const streamOf = (text: string | Uint8Array) => new Blob([text]).stream();
+  const streamOf = (text: string) => new Blob([text]).stream();
   const installed = () => {
     const target = join(dir, `agent-${randomBytes(3).toString("hex")}`);
     writeFileSync(target, script("1.0.0"));
