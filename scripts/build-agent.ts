@@ -16,7 +16,9 @@ import { copyFile, mkdir } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { AGENT_PLATFORMS, type AgentPlatform, findAgentPlatform, HOST_PLATFORM_ID } from "../protocol/agent-platforms";
 import { PRODUCT_VERSION } from "../protocol/version";
+import { unsign } from "macho-unsign";
 import { recordAgentBuild } from "../protocol/agent-builds";
+import { readExecutable } from "./executable-formats";
 import { isAgentBuildCurrent } from "./build-freshness";
 
 const root = resolve(import.meta.dir, "..");
@@ -87,10 +89,30 @@ async function build({ platform, outfile }: Build, version: string, built: Map<s
       process.exit(1);
     }
   }
+  if (platform?.os === "darwin") await repairMacSignature(outfile, platform.id);
   built.set(platformId, outfile);
   const entry = await recordAgentBuild(outfile, platformId, version);
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   console.log(`build-agent: ${outfile} (${(entry.size / 1024 / 1024).toFixed(1)} MiB, ${platformId}, version ${version}) in ${seconds} s`);
+}
+
+/**
+ * macOS checks a signed binary's pages against its code signature and kills it on a mismatch.
+ * Bun signs its darwin-arm64 output afresh (ad hoc), but a darwin-x64 output keeps the runtime's
+ * original signature, which no longer matches once the program is inside (oven-sh/bun#39837 fixed
+ * arm64 only): a broken signature is worse than none, so it is removed (Intel Macs, and Rosetta,
+ * run unsigned programs; Apple silicon needs the valid ad-hoc one, so a broken arm64 one fails the
+ * build).
+ */
+async function repairMacSignature(outfile: string, platformId: string): Promise<void> {
+  const bytes = await Bun.file(outfile).bytes();
+  const info = readExecutable(bytes);
+  if (info.format !== "macho" || info.signature === null || (info.signature.valid && info.signature.coversWholeFile)) return;
+  if (info.cpu === "arm64") fail(`the ${platformId} build's code signature does not match the file: Apple silicon would refuse to run it`);
+  const unsigned = unsign(bytes);
+  if (!unsigned) fail(`could not remove the stale code signature of the ${platformId} build`);
+  await Bun.write(outfile, new Uint8Array(unsigned));
+  console.log(`build-agent: removed the stale code signature Bun leaves on the ${platformId} build (it no longer matched the file)`);
 }
 
 const argv = process.argv.slice(2);
