@@ -6,6 +6,7 @@ import { createHash } from "node:crypto";
 import { createReadStream, existsSync, readFileSync } from "node:fs";
 import { rename, stat, writeFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
+import { SEMVER } from "./release-manifest";
 
 export const AGENT_BUILD_RECORD = "agent-release.json";
 
@@ -20,6 +21,7 @@ function isEntry(value: unknown): value is AgentBuildEntry {
     entry !== null &&
     typeof entry.platform === "string" &&
     typeof entry.version === "string" &&
+    SEMVER.test(entry.version) &&
     /^[0-9a-f]{64}$/.test(String(entry.sha256)) &&
     Number.isSafeInteger(entry.size)
   );

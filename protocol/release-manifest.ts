@@ -18,7 +18,10 @@ export class ManifestError extends Error {
   override readonly name = "ManifestError";
 }
 
-const ENTRY = /^([a-z0-9-]+) (dbvault-agent-[a-z0-9-]+(?:\.exe)?) ([0-9A-Za-z.+-]{1,32}) ([0-9a-f]{64}) ([0-9]{1,15})$/;
+const VERSION = String.raw`\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?`;
+/** A semantic version (what versions are compared as), at most 32 characters as the protocol allows. */
+export const SEMVER = new RegExp(`^(?=.{1,32}$)${VERSION}$`);
+const ENTRY = new RegExp(`^([a-z0-9-]+) (dbvault-agent-[a-z0-9-]+(?:\\.exe)?) (${VERSION}) ([0-9a-f]{64}) ([0-9]{1,15})$`);
 
 /** The manifest's text for these entries (one line each, newline-terminated); never throws. */
 export function renderManifest(entries: readonly ManifestEntry[]): string {

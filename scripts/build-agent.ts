@@ -18,6 +18,7 @@ import { AGENT_PLATFORMS, type AgentPlatform, findAgentPlatform, HOST_PLATFORM_I
 import { PRODUCT_VERSION } from "../protocol/version";
 import { unsign } from "macho-unsign";
 import { recordAgentBuild } from "../protocol/agent-builds";
+import { SEMVER } from "../protocol/release-manifest";
 import { readExecutable } from "./executable-formats";
 import { isAgentBuildCurrent } from "./build-freshness";
 
@@ -118,7 +119,7 @@ async function repairMacSignature(outfile: string, platformId: string): Promise<
 const argv = process.argv.slice(2);
 const outdir = resolve(optionValue(argv, "--outdir") ?? join(root, "dist"));
 const version = optionValue(argv, "--version") ?? PRODUCT_VERSION;
-if (!/^[0-9A-Za-z.+-]{1,32}$/.test(version)) fail(`--version must be 1 to 32 letters, digits, ".", "+" or "-" (got ${version})`);
+if (!SEMVER.test(version)) fail(`--version must be a semantic version of at most 32 characters, such as 1.2.3 or 1.2.4-rc.1 (got ${version})`);
 const ifStale = argv.includes("--if-stale");
 const built = new Map<string, string>();
 for (const job of readBuilds(argv, outdir)) {

@@ -121,8 +121,9 @@ export async function manageAgent(ctx: AppContext, userId: string, agentId: stri
     await ctx.db.update(agents).set({ tokenHash: hashAgentToken(agentToken) }).where(eq(agents.id, agent.id));
     await sendToAgent(ctx, agent.id, { type: "reset", agentToken });
   } else {
-    await sendToAgent(ctx, agent.id, { type: action });
+    // Recorded first: the agent's own reports, which may come back at once, must not be overwritten.
     if (action === "update") await recordUpdateRequested(ctx, agent.id);
+    await sendToAgent(ctx, agent.id, { type: action });
   }
   ctx.log.info("agent command sent", { userId, agentId, action });
   return { message: manageMessages[action] };

@@ -85,19 +85,22 @@ async function checkAgainstRecord(source: Source, log: Logger | undefined): Prom
   const sha256 = await hashStream(source.file.stream());
   const { recorded } = source;
   if (!recorded) {
-    log?.warn("an agent binary has no build record: offered with its checksum as it is now", { file: source.label, sha256 });
+    log?.warn("an agent binary has no build record: offered with its checksum as it is now", { file: source.label, sha256: shortDigest(sha256) });
     return { sha256, version: PRODUCT_VERSION };
   }
   if (recorded.sha256 !== sha256 || recorded.size !== source.size) {
     log?.error("an agent binary no longer matches what its build recorded: not offered (rebuild it with npm run build:agent)", {
       file: source.label,
-      recordedSha256: recorded.sha256,
-      sha256,
+      recordedSha256: shortDigest(recorded.sha256),
+      sha256: shortDigest(sha256),
     });
     return null;
   }
   return { sha256: recorded.sha256, version: recorded.version };
 }
+
+/** The start of a checksum, enough to tell builds apart in a log (full 64-hex digests stay out of logs). */
+export const shortDigest = (sha256: string) => `${sha256.slice(0, 16)}…`;
 
 async function hashStream(stream: ReadableStream<Uint8Array>): Promise<string> {
   const hasher = new Bun.CryptoHasher("sha256");

@@ -8,6 +8,7 @@ import { Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { constants, createGzip, createZstdCompress } from "node:zlib";
 import type { Logger } from "../../lib/logger";
+import { shortDigest } from "./agent-binaries";
 
 export type DownloadEncoding = "zstd" | "gzip";
 
@@ -70,7 +71,7 @@ export function createCompressedCopies(options: { dir: string; log?: Logger }) {
       await rm(temporary, { force: true });
       throw error;
     }
-    options.log?.info("compressed an agent binary for download", { sha256, encoding, bytes: statSync(path).size, seconds: Number(((performance.now() - started) / 1000).toFixed(1)) });
+    options.log?.info("compressed an agent binary for download", { sha256: shortDigest(sha256), encoding, bytes: statSync(path).size, seconds: Number(((performance.now() - started) / 1000).toFixed(1)) });
     return path;
   }
 

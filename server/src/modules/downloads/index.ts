@@ -4,7 +4,7 @@ import { AGENT_PLATFORMS } from "@protocol/agent-platforms";
 import type { AppContext } from "../../context";
 import { AppError } from "../../lib/errors";
 import { fileAnswer } from "../../lib/schema";
-import { type AgentBinaries, type AgentBinary, createAgentBinaries, defaultAgentDir } from "./agent-binaries";
+import { type AgentBinaries, type AgentBinary, createAgentBinaries, defaultAgentDir, shortDigest } from "./agent-binaries";
 import { AlteredBinaryError, chooseEncoding, type CompressedCopies, createCompressedCopies, type DownloadEncoding } from "./compressed-copies";
 import { renderInstallScript } from "./install-script";
 import { renderPowerShellInstaller } from "./install-powershell";
@@ -33,7 +33,7 @@ export const downloadsController = (ctx: AppContext, options: { binaries?: Agent
       return copy;
     } catch (error) {
       if (!(error instanceof AlteredBinaryError)) throw error;
-      ctx.log.error("an agent binary no longer matches what its build recorded: sent as it is, for the downloader to refuse", { platform: binary.platform.id, expected: error.expected, actual: error.actual });
+      ctx.log.error("an agent binary no longer matches what its build recorded: sent as it is, for the downloader to refuse", { platform: binary.platform.id, expected: shortDigest(error.expected), actual: shortDigest(error.actual) });
       return null;
     }
   };
