@@ -147,10 +147,11 @@ export function startAgentDaemon(runtime: DaemonRuntime) {
 
   /** An update waits its turn behind the running backup or restore, and restarts the agent only once idle. */
   function requestUpdate() {
-    if (updating || installedVersion) {
-      reportUpdate(installedVersion ? "restarting" : "checking", installedVersion ? `dbvault-agent ${installedVersion} is installed and starts once the running job ends` : "an update check is already under way", installedVersion ?? undefined);
+    if (installedVersion) {
+      reportUpdate("restarting", `dbvault-agent ${installedVersion} is installed and starts once the running job ends`, installedVersion);
       return;
     }
+    if (updating) return reportUpdate("checking", "an update check is already under way");
     updating = true;
     if (running || jobs.length > 0) reportUpdate("waiting", "the update waits for the running backup or restore to finish");
     enqueue(async () => {
