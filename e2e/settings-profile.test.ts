@@ -109,6 +109,15 @@ describe("settings", () => {
     await details.getByRole("button", { name: "Check for Updates" }).click();
     await waitForToast(page, "Update check command sent to agent");
     await agent.waitFor("update");
+    // Each step the agent reports shows within seconds (the page follows an update closely).
+    const lastUpdate = details.getByTestId("agent-last-update");
+    await eventually(() => lastUpdate.innerText(), (value) => expect(value).toContain("Update check sent"));
+    agent.send({ type: "update.status", status: "installing", message: "downloading dbvault-agent 1.0.1 for linux-x64 (105.2 MiB) and checking it", version: "1.0.1" });
+    await eventually(() => lastUpdate.innerText(), (value) => expect(value).toContain("Installing"));
+    await eventually(() => lastUpdate.innerText(), (value) => expect(value).toContain("downloading dbvault-agent 1.0.1 for linux-x64"), 10_000);
+    agent.send({ type: "update.status", status: "failed", message: "the downloaded agent does not match the signed release manifest (dbvault-agent 1.0.0 keeps running)" });
+    await eventually(() => lastUpdate.innerText(), (value) => expect(value).toContain("Update failed"), 10_000);
+    await eventually(() => lastUpdate.innerText(), (value) => expect(value).toContain("(dbvault-agent 1.0.0 keeps running)"));
 
     await details.getByRole("button", { name: "Reset Connection" }).click();
     const dialog = page.getByRole("dialog");
@@ -130,6 +139,15 @@ describe("settings", () => {
     expect(new URL(page.url()).searchParams.get("tab")).toBe("security");
     const guide = page.getByRole("region", { name: "Set up a new agent" });
     await eventually(() => guide.innerText(), (value) => expect(value).toContain(`curl -fsSL ${env.baseUrl}/install.sh | sh`));
+    await eventually(() => guide.innerText(), (value) => expect(value).toContain(`irm ${env.baseUrl}/install.ps1 | iex`));
+    // Every platform is listed, built here or not, with the key the checksums are signed with.
+    const { publicKey } = (await env.server.call("GET", "/api/agent/releases")).body;
+    await eventually(() => page.getByTestId("release-key").innerText(), (value) => expect(value).toBe(publicKey));
+    const downloads = page.getByRole("list", { name: "Agent downloads" });
+    await eventually(
+      () => downloads.getByTestId("agent-download").evaluateAll((items) => items.map((item) => item.getAttribute("data-platform"))),
+      (value) => expect(value).toEqual(["linux-x64", "linux-arm64", "linux-x64-musl", "linux-arm64-musl", "darwin-arm64", "darwin-x64", "windows-x64"]),
+    );
     await eventually(() => guide.innerText(), (value) => expect(value).toContain("dbvault-agent setup"));
     await eventually(() => guide.innerText(), (value) => expect(value).toContain(env.baseUrl));
     await env.screenshot(page, "settings-agent-setup");

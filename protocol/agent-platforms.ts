@@ -30,5 +30,10 @@ export const AGENT_PLATFORMS: readonly AgentPlatform[] = [
   platform("windows", "x64"),
 ];
 
-/** The platform of the machine running this (glibc assumed on Linux), e.g. `linux-x64`. */
-export const HOST_PLATFORM_ID = `${process.platform === "win32" ? "windows" : process.platform}-${process.arch}`;
+/** The platform of the machine running this (glibc assumed on Linux), e.g. `linux-x64`; "" in a browser. */
+export const HOST_PLATFORM_ID = typeof process === "undefined" ? "" : `${process.platform === "win32" ? "windows" : process.platform}-${process.arch}`;
+
+/** The platform with this id (`linux-arm64-musl`…), or undefined. */
+export function findAgentPlatform(id: string): AgentPlatform | undefined {
+  return AGENT_PLATFORMS.find((candidate) => candidate.id === id);
+}

@@ -110,6 +110,15 @@ export const DrillReport = T.Object({
   scratchDropped: T.Boolean(),
 });
 export type DrillReport = Static<typeof DrillReport>;
+/**
+ * How far an update ("Check for Updates") got, as the agent reports it: `waiting` for a running
+ * backup or restore, `checking` the signed release manifest, `up-to-date`, `installing` (download
+ * and checks), `restarting` into the new version (the server records `updated` once the agent
+ * says hello as that version), or `failed` with the reason (the old version keeps running).
+ */
+export const UPDATE_STATUSES = ["waiting", "checking", "up-to-date", "installing", "restarting", "failed"] as const;
+export const UpdateStatus = T.Union(UPDATE_STATUSES.map((status) => T.Literal(status)));
+export type UpdateStatus = (typeof UPDATE_STATUSES)[number];
 
 /** Messages the agent sends on its socket. */
 export const AgentMessage = T.Union([
@@ -128,6 +137,13 @@ export const AgentMessage = T.Union([
     drill: T.Optional(DrillReport),
   }),
   T.Object({ type: T.Literal("backup.verified"), backupId: T.String(), verification: Verification }),
+  T.Object({
+    type: T.Literal("update.status"),
+    status: UpdateStatus,
+    message: T.String({ maxLength: 2000 }),
+    /** The version being installed (installing, restarting) or found (up-to-date). */
+    version: T.Optional(T.String({ maxLength: 32 })),
+  }),
   T.Object({
     type: T.Literal("command.result"),
     command: T.Union([T.Literal("restart"), T.Literal("update"), T.Literal("reset")]),
@@ -191,4 +207,9 @@ export const agentApi = {
   fail: (backupId: string) => `/api/agent/backups/${backupId}/fail`,
   download: (backupId: string) => `/api/agent/backups/${backupId}/download`,
   socket: "/api/agents/ws",
+  releases: "/api/agent/releases",
+  binary: (fileName: string) => `/downloads/${fileName}`,
 } as const;
+
+/** GET /api/agent/releases, as far as an agent reads it (the server's model adds more). */
+export type ReleasesAnswer = { version: string; publicKey: string; manifest: string; signature: string };

@@ -3,14 +3,26 @@
 //   bun scripts/build-agent.ts --all            also every platform: dist/dbvault-agent-<platform>[.exe]
 //   bun scripts/build-agent.ts --target ID      one platform (linux-arm64, windows-x64, …)
 //   bun scripts/build-agent.ts --outfile PATH   this machine's, elsewhere
-// Other platforms' Bun runtimes come from the npm registry on first use (a few seconds each).
+//   --outdir DIR        write into DIR instead of dist/ (with its own agent-release.json)
+//   --version V         stamp the binaries with version V instead of package.json's (test builds)
+//   --if-stale          skip outputs already built from the current sources (npm test, CI)
+// Other platforms' Bun runtimes come from the npm registry (@oven/bun-<target>) on first use and
+// are kept in Bun's cache (~/.bun/install/cache), so later builds take about a second each.
 // The platforms are protocol/agent-platforms.ts: the server offers the same names for download.
-import { mkdir, stat } from "node:fs/promises";
+// Each build is recorded in <outdir>/agent-release.json (its version, SHA-256, size), which the
+// server signs and hands out as the release manifest: the checksum is fixed when the file is
+// built, so a binary changed in storage afterwards no longer matches what is offered.
+import { copyFile, mkdir } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
-import { AGENT_PLATFORMS, type AgentPlatform } from "../protocol/agent-platforms";
+import { AGENT_PLATFORMS, type AgentPlatform, findAgentPlatform, HOST_PLATFORM_ID } from "../protocol/agent-platforms";
+import { PRODUCT_VERSION } from "../protocol/version";
+import { unsign } from "macho-unsign";
+import { recordAgentBuild } from "../protocol/agent-builds";
+import { SEMVER } from "../protocol/release-manifest";
+import { readExecutable } from "./executable-formats";
+import { isAgentBuildCurrent } from "./build-freshness";
 
 const root = resolve(import.meta.dir, "..");
-const distDir = resolve(root, "dist");
 
 function fail(message: string): never {
   console.error(`build-agent: ${message}`);
@@ -25,45 +37,96 @@ function optionValue(argv: string[], name: string): string | undefined {
   return value;
 }
 
-/** What to build: [bun target or null for this machine, output path]. */
-function readBuilds(argv: string[]): { platform: AgentPlatform | null; outfile: string }[] {
+type Build = { platform: AgentPlatform | null; outfile: string };
+
+/** What to build: the platform (null: this machine, as whatever it is) and the output path. */
+function readBuilds(argv: string[], outdir: string): Build[] {
   const outfile = optionValue(argv, "--outfile");
   const target = optionValue(argv, "--target");
   if (target) {
-    const platform = AGENT_PLATFORMS.find((p) => p.id === target);
+    const platform = findAgentPlatform(target);
     if (!platform) fail(`unknown --target ${target} (one of: ${AGENT_PLATFORMS.map((p) => p.id).join(", ")})`);
-    return [{ platform, outfile: outfile ? resolve(outfile) : join(distDir, platform.fileName) }];
+    return [{ platform, outfile: outfile ? resolve(outfile) : join(outdir, platform.fileName) }];
   }
-  const host = { platform: null, outfile: outfile ? resolve(outfile) : join(distDir, "dbvault-agent") };
+  const host = { platform: null, outfile: outfile ? resolve(outfile) : join(outdir, "dbvault-agent") };
   if (!argv.includes("--all")) return [host];
-  return [host, ...AGENT_PLATFORMS.map((platform) => ({ platform, outfile: join(distDir, platform.fileName) }))];
+  return [host, ...AGENT_PLATFORMS.map((platform) => ({ platform, outfile: join(outdir, platform.fileName) }))];
 }
 
-async function build(platform: AgentPlatform | null, outfile: string) {
+/**
+ * The version and platform compiled into the binary (agent/src/build-info.ts reads them): the
+ * agent reports them, and an update fetches the build of exactly this platform (musl or glibc).
+ */
+function buildDefines(platformId: string, version: string): string[] {
+  return ["--define", `DBVAULT_BUILD_VERSION=${JSON.stringify(version)}`, "--define", `DBVAULT_BUILD_PLATFORM=${JSON.stringify(platformId)}`];
+}
+
+async function build({ platform, outfile }: Build, version: string, built: Map<string, string>): Promise<void> {
   await mkdir(dirname(outfile), { recursive: true });
+  const platformId = platform?.id ?? HOST_PLATFORM_ID;
   const started = performance.now();
-  const run = Bun.spawnSync(
-    [
-      process.execPath,
-      "build",
-      "--compile",
-      "--minify",
-      ...(platform ? [`--target=${platform.bunTarget}`] : []),
-      resolve(root, "agent/src/cli.ts"),
-      "--outfile",
-      outfile,
-    ],
-    { cwd: root, stdout: "pipe", stderr: "pipe" },
-  );
-  if (run.exitCode !== 0) {
-    console.error(`build-agent: bun build failed for ${platform?.id ?? "this machine"} (exit ${run.exitCode})`);
-    process.stderr.write(run.stderr);
-    process.stderr.write(run.stdout);
-    process.exit(1);
+  // The host's build and its platform's build are the same program: copy instead of compiling twice.
+  const twin = built.get(platformId);
+  if (twin) await copyFile(twin, outfile);
+  else {
+    const run = Bun.spawnSync(
+      [
+        process.execPath,
+        "build",
+        "--compile",
+        "--minify",
+        ...(platform ? [`--target=${platform.bunTarget}`] : []),
+        ...buildDefines(platformId, version),
+        resolve(root, "agent/src/cli.ts"),
+        "--outfile",
+        outfile,
+      ],
+      { cwd: root, stdout: "pipe", stderr: "pipe" },
+    );
+    if (run.exitCode !== 0) {
+      console.error(`build-agent: bun build failed for ${platform?.id ?? "this machine"} (exit ${run.exitCode})`);
+      process.stderr.write(run.stderr);
+      process.stderr.write(run.stdout);
+      process.exit(1);
+    }
   }
-  const size = (await stat(outfile)).size;
+  if (platform?.os === "darwin") await repairMacSignature(outfile, platform.id);
+  built.set(platformId, outfile);
+  const entry = await recordAgentBuild(outfile, platformId, version);
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
-  console.log(`build-agent: ${outfile} (${(size / 1024 / 1024).toFixed(1)} MiB, ${platform?.id ?? `${process.platform}-${process.arch}`}) in ${seconds} s`);
+  console.log(`build-agent: ${outfile} (${(entry.size / 1024 / 1024).toFixed(1)} MiB, ${platformId}, version ${version}) in ${seconds} s`);
 }
 
-for (const { platform, outfile } of readBuilds(process.argv.slice(2))) await build(platform, outfile);
+/**
+ * macOS checks a signed binary's pages against its code signature and kills it on a mismatch.
+ * Bun signs its darwin-arm64 output afresh (ad hoc), but a darwin-x64 output keeps the runtime's
+ * original signature, which no longer matches once the program is inside (oven-sh/bun#39837 fixed
+ * arm64 only): a broken signature is worse than none, so it is removed (Intel Macs, and Rosetta,
+ * run unsigned programs; Apple silicon needs the valid ad-hoc one, so a broken arm64 one fails the
+ * build).
+ */
+async function repairMacSignature(outfile: string, platformId: string): Promise<void> {
+  const bytes = await Bun.file(outfile).bytes();
+  const info = readExecutable(bytes);
+  if (info.format !== "macho" || info.signature === null || (info.signature.valid && info.signature.coversWholeFile)) return;
+  if (info.cpu === "arm64") fail(`the ${platformId} build's code signature does not match the file: Apple silicon would refuse to run it`);
+  const unsigned = unsign(bytes);
+  if (!unsigned) fail(`could not remove the stale code signature of the ${platformId} build`);
+  await Bun.write(outfile, new Uint8Array(unsigned));
+  console.log(`build-agent: removed the stale code signature Bun leaves on the ${platformId} build (it no longer matched the file)`);
+}
+
+const argv = process.argv.slice(2);
+const outdir = resolve(optionValue(argv, "--outdir") ?? join(root, "dist"));
+const version = optionValue(argv, "--version") ?? PRODUCT_VERSION;
+if (!SEMVER.test(version)) fail(`--version must be a semantic version of at most 32 characters, such as 1.2.3 or 1.2.4-rc.1 (got ${version})`);
+const ifStale = argv.includes("--if-stale");
+const built = new Map<string, string>();
+for (const job of readBuilds(argv, outdir)) {
+  const output = job.outfile;
+  if (ifStale && version === PRODUCT_VERSION && isAgentBuildCurrent(output)) {
+    console.log(`build-agent: ${output} is current`);
+    continue;
+  }
+  await build(job, version, built);
+}

@@ -1,8 +1,10 @@
 // When a build output is older than what it is built from, for the scripts that rebuild only
 // what is stale (npm start, npm run build:server): a fresh clone builds once, later starts skip it.
 import { existsSync, readdirSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { AGENT_PLATFORMS } from "../protocol/agent-platforms";
+import { readAgentBuildRecord } from "../protocol/agent-builds";
+import { PRODUCT_VERSION } from "../protocol/version";
 
 export const repoRoot = resolve(import.meta.dir, "..");
 
@@ -36,10 +38,20 @@ function newestMtime(path: string): number {
 
 /** True when `build.output` exists and none of its sources changed after it was written. */
 export function isBuildCurrent(build: { output: string; sources: string[] }): boolean {
-  const output = join(repoRoot, build.output);
+  const output = resolve(repoRoot, build.output);
   if (!existsSync(output)) return false;
   const built = statSync(output).mtimeMs;
   return build.sources.every((source) => newestMtime(join(repoRoot, source)) <= built);
+}
+
+/**
+ * True when the agent binary `output` was built from the current sources, as the current version,
+ * and is in its directory's build record (which the server signs; see protocol/agent-builds.ts).
+ */
+export function isAgentBuildCurrent(output: string): boolean {
+  const path = resolve(repoRoot, output);
+  const entry = readAgentBuildRecord(dirname(path))[basename(path)];
+  return entry?.version === PRODUCT_VERSION && isBuildCurrent({ output: path, sources: AGENT_BUILD.sources });
 }
 
 /**
@@ -50,7 +62,7 @@ export function isBuildCurrent(build: { output: string; sources: string[] }): bo
 export function staleAgentPlatformBuilds(): string[] {
   return AGENT_PLATFORMS.filter((platform) => {
     const output = join("dist", platform.fileName);
-    return existsSync(join(repoRoot, output)) && !isBuildCurrent({ output, sources: AGENT_BUILD.sources });
+    return existsSync(join(repoRoot, output)) && !isAgentBuildCurrent(output);
   }).map((platform) => platform.id);
 }
 

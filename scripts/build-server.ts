@@ -7,7 +7,8 @@
 import { existsSync } from "node:fs";
 import { mkdir, stat } from "node:fs/promises";
 import { dirname, join, relative, resolve } from "node:path";
-import { AGENT_BUILD, isBuildCurrent, PGLITE_TEMPLATE_BUILD, repoRoot as root, runBuildScript, staleAgentPlatformBuilds, WEB_BUILD } from "./build-freshness";
+import { AGENT_BUILD_RECORD } from "../protocol/agent-builds";
+import { AGENT_BUILD, isAgentBuildCurrent, isBuildCurrent, PGLITE_TEMPLATE_BUILD, repoRoot as root, runBuildScript, staleAgentPlatformBuilds, WEB_BUILD } from "./build-freshness";
 
 const webDist = join(root, "web", "dist");
 /**
@@ -56,7 +57,7 @@ if (!isBuildCurrent(WEB_BUILD)) {
   console.log("build-server: web/dist is missing or stale, building the web app first");
   runBuildScript("build-web.ts");
 }
-if (!isBuildCurrent(AGENT_BUILD)) {
+if (!isAgentBuildCurrent(AGENT_BUILD.output)) {
   console.log("build-server: dist/dbvault-agent is missing or stale, building the agent first");
   runBuildScript("build-agent.ts");
 }
@@ -68,7 +69,9 @@ await mkdir(dirname(outfile), { recursive: true });
 // server/src/modules/web/assets.ts (EMBEDDED_WEB_PREFIX) looks for it. The host's agent is
 // embedded too, so the single file hands out the agent (server/src/modules/downloads), and so is
 // a fresh database cluster for a fast first start (server/src/bootstrap.ts).
-const assets = [webDist, join(root, AGENT_BUILD.output), join(root, PGLITE_TEMPLATE_BUILD.output), ...locatePgliteFiles()].flatMap((path) => ["--asset", relative(root, path)]);
+// The agent's build record goes with it: the server offers the checksum recorded at build time.
+const agentRecord = join(dirname(join(root, AGENT_BUILD.output)), AGENT_BUILD_RECORD);
+const assets = [webDist, join(root, AGENT_BUILD.output), agentRecord, join(root, PGLITE_TEMPLATE_BUILD.output), ...locatePgliteFiles()].flatMap((path) => ["--asset", relative(root, path)]);
 runOrFail("bun build", [
   process.execPath,
   "build",

@@ -16,8 +16,10 @@ bash scripts/ensure-ferretdb.sh
 echo "== web app build (the browser tests serve it) =="
 bun run build:web
 
-echo "== agent binary build (the agent's tests run dist/dbvault-agent) =="
-bun run build:agent
+echo "== agent binary builds (the agent's tests run dist/dbvault-agent; every platform's is checked) =="
+# Each platform's Bun runtime is downloaded from the npm registry once and kept in Bun's cache
+# (~/.bun/install/cache); builds current with the sources are skipped: seconds after the first run.
+bun run build:agent -- --all --if-stale
 echo "== server binary build (a test starts dist/dbvault-server from an empty directory) =="
 bun run build:server
 

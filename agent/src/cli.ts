@@ -12,8 +12,9 @@ async function main(): Promise<void> {
     if (interrupts > 1) process.exit(130);
     controller.abort();
   };
-  process.on("SIGINT", interrupt);
-  process.on("SIGTERM", interrupt);
+  // Windows sends no SIGTERM; Ctrl-Break arrives as SIGBREAK (Ctrl-C as SIGINT everywhere).
+  const signals: NodeJS.Signals[] = process.platform === "win32" ? ["SIGINT", "SIGTERM", "SIGBREAK"] : ["SIGINT", "SIGTERM"];
+  for (const signal of signals) process.on(signal, interrupt);
   const code = await runCli(process.argv.slice(2), {
     stdin: process.stdin,
     stdout: process.stdout,
@@ -26,8 +27,7 @@ async function main(): Promise<void> {
     signal: controller.signal,
   });
   process.exitCode = code;
-  process.off("SIGINT", interrupt);
-  process.off("SIGTERM", interrupt);
+  for (const signal of signals) process.off(signal, interrupt);
 }
 
 if (import.meta.main) await main();

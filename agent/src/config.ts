@@ -3,14 +3,14 @@
 // others can read it, and never echoed: messages name fields and database names, not values.
 //
 // { "version": 1, "masterKey": "dbvk1_…", "databases": [{ "name": "shop", "uri": "mongodb://…", "usersAndRoles": false }],
-//   "server": { "url", "apiKey", "agentId", "agentToken" }, "tools": { "mode", "mongodump", "mongorestore" },
+//   "server": { "url", "apiKey", "agentId", "agentToken", "releaseKey" }, "tools": { "mode", "mongodump", "mongorestore" },
 //   "compression": "zstd" }
 import { randomBytes } from "node:crypto";
 import { chmod, mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
-import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { type Compression, decodeMasterKey, InvalidKeyError } from "./archive/index.ts";
 import type { ToolsConfig } from "./dump/index.ts";
+import { defaultConfigPath } from "./platform/locations.ts";
 
 export const CONFIG_VERSION = 1;
 
@@ -32,6 +32,11 @@ export interface ServerSettings {
   apiKey: string;
   agentId?: string;
   agentToken?: string;
+  /**
+   * The server's release signing key (Ed25519, base64), pinned at setup: an update is installed
+   * only from a release manifest this key signed.
+   */
+  releaseKey?: string;
 }
 
 export interface AgentConfig {
@@ -79,11 +84,10 @@ export function isValidDatabaseName(name: string): boolean {
 }
 const TOOL_MODES = ["auto", "native", "builtin"];
 
-/** Returns --config when given, else $XDG_CONFIG_HOME/dbvault/agent.json, else ~/.config/dbvault/agent.json; never throws. */
+/** Returns --config when given, else this system's default (platform/locations.ts); never throws. */
 export function resolveConfigPath(explicit: string | undefined, env: Record<string, string | undefined> = process.env): string {
   if (explicit !== undefined && explicit !== "") return explicit;
-  const base = env.XDG_CONFIG_HOME && env.XDG_CONFIG_HOME !== "" ? env.XDG_CONFIG_HOME : join(env.HOME || homedir(), ".config");
-  return join(base, "dbvault", "agent.json");
+  return defaultConfigPath(env);
 }
 
 /** Reads and validates the config file; throws ConfigError (missing, unreadable, insecure-permissions, invalid). */
@@ -143,6 +147,9 @@ export function validateConfig(value: unknown, path: string): AgentConfig {
     if (!isObject(value.server)) problems.push("server must be an object");
     else {
       for (const field of ["url", "apiKey"]) if (typeof value.server[field] !== "string") problems.push(`server.${field} must be a string`);
+      if (value.server.releaseKey !== undefined && (typeof value.server.releaseKey !== "string" || !/^[A-Za-z0-9+/]{43}=$/.test(value.server.releaseKey))) {
+        problems.push("server.releaseKey must be a release signing key (44 characters of base64, as the web app shows it)");
+      }
       for (const field of ["agentId", "agentToken"]) {
         if (value.server[field] !== undefined && typeof value.server[field] !== "string") problems.push(`server.${field} must be a string`);
       }
@@ -224,7 +231,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** Returns the server settings `run` and `db add` need; throws ConfigError "not-set-up" when setup has not run. */
-export function readServerSettings(config: AgentConfig, path: string): Required<ServerSettings> {
+export function readServerSettings(config: AgentConfig, path: string): Required<Omit<ServerSettings, "releaseKey">> {
   const server = config.server;
   if (!server?.url || !server.apiKey || !server.agentId || !server.agentToken) {
     throw new ConfigError(

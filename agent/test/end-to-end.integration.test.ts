@@ -86,7 +86,10 @@ describe("setup, run, backup, download, decrypt, restore", () => {
     configPath = setup.configPath;
     expect((await stat(configPath)).mode & 0o777).toBe(0o600);
     const config = JSON.parse(await readFile(configPath, "utf8"));
-    expect(config.server).toEqual({ url: base, apiKey: user.apiKey, agentId: expect.any(String), agentToken: expect.stringMatching(/^dbvt_/) });
+    // The server's release signing key is pinned: updates are installed only when it signed them.
+    const releaseKey = server.ctx.releaseSigner.publicKey;
+    expect(config.server).toEqual({ url: base, apiKey: user.apiKey, agentId: expect.any(String), agentToken: expect.stringMatching(/^dbvt_/), releaseKey });
+    expect(setup.stderr).toContain(`release signing key ${releaseKey}: updates are installed only when this key signed them`);
     expect(config.databases).toEqual([{ name: "shop", uri: env.uriFor(source) }]);
     agentId = config.server.agentId;
     expect(setup.stdout).toContain(`\n  ${config.masterKey}\n`);

@@ -92,7 +92,7 @@ for (const target of listMongoTargets().map(withTools)) {
         expect(setup.exitCode).toBe(0);
         const config = JSON.parse(await readFile(setup.configPath, "utf8"));
         await writeFile(setup.configPath, JSON.stringify({ ...config, tools: { mode: "native" } }), { mode: 0o600 });
-        agent = startAgentProcess(setup.configPath, undefined, PATH_WITH_TOOLS);
+        agent = startAgentProcess(setup.configPath, undefined, { PATH: PATH_WITH_TOOLS });
         await waitUntil(async () => (await api("GET", "/api/settings/system-status")).body.agents?.[0]?.status === "active", { message: "the agent to be online", timeout: 30_000 });
 
         const created = await api("POST", "/api/backups", { databaseName: "shop" });

@@ -12,6 +12,7 @@ import m9 from "./0009_rate_limits.sql" with { type: "text" };
 import m10 from "./0010_two_factor.sql" with { type: "text" };
 import m11 from "./0011_webhooks.sql" with { type: "text" };
 import m12 from "./0012_trust.sql" with { type: "text" };
+import m13 from "./0013_agent_updates.sql" with { type: "text" };
 
 export const migrationFiles: { tag: string; when: number; sql: string }[] = [
   { tag: "0000_init", when: 1795432625268, sql: m0 },
@@ -27,4 +28,5 @@ export const migrationFiles: { tag: string; when: number; sql: string }[] = [
   { tag: "0010_two_factor", when: 1795557533462, sql: m10 },
   { tag: "0011_webhooks", when: 1795597727426, sql: m11 },
   { tag: "0012_trust", when: 1795600145324, sql: m12 },
+  { tag: "0013_agent_updates", when: 1795601217828, sql: m13 },
 ];

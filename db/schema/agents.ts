@@ -4,6 +4,12 @@ import { users } from "./users";
 
 export const agentStatuses = ["active", "inactive", "offline"] as const;
 
+/**
+ * Where the last "Check for Updates" got: `requested` by the user, then what the agent reports
+ * (protocol/agent-protocol.ts UPDATE_STATUSES), and `updated` once it said hello as the new version.
+ */
+export const agentUpdateStatuses = ["requested", "waiting", "checking", "up-to-date", "installing", "restarting", "updated", "failed"] as const;
+
 export const agents = pgTable(
   "agents",
   {
@@ -25,6 +31,11 @@ export const agents = pgTable(
     firstConnectedAt: timestampColumn("first_connected_at"),
     /** When the user was told that scheduled backups are skipped while it is offline; cleared on reconnection. */
     outageNoticeAt: timestampColumn("outage_notice_at"),
+    /** The last update's state, what the agent said about it, the version it concerns and when. */
+    updateStatus: text("update_status", { enum: agentUpdateStatuses }),
+    updateMessage: text("update_message"),
+    updateVersion: text("update_version"),
+    updateAt: timestampColumn("update_at"),
     createdAt: createdAtColumn(),
   },
   (table) => [index("agents_user_idx").on(table.userId)],

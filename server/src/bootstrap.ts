@@ -15,6 +15,7 @@ import { createEventBus } from "./lib/event-bus";
 import { createLogger, type Logger } from "./lib/logger";
 import { createRateLimiter } from "./lib/rate-limiter";
 import { loadServerSecrets } from "./lib/secrets";
+import { createReleaseSigner } from "./lib/release-signer";
 import { createUser } from "./modules/auth/service";
 import { createSessionTokens } from "./modules/auth/session-tokens";
 import { seedKnowledgeBase } from "./modules/kb/seed";
@@ -62,7 +63,11 @@ export async function createContext(
   const now = options.now ?? (() => new Date());
   const { applied } = await migrate(database.db);
   if (applied.length > 0) log.info("database migrated", { applied });
-  const secrets = loadServerSecrets(config.dataDir, { jwtSecret: config.jwtSecret, apiKeySecret: config.apiKeySecret });
+  const secrets = loadServerSecrets(config.dataDir, {
+    jwtSecret: config.jwtSecret,
+    apiKeySecret: config.apiKeySecret,
+    releaseSigningKey: config.releaseSigningKey,
+  });
   const ctx: AppContext = {
     config,
     database,
@@ -73,6 +78,7 @@ export async function createContext(
     twoFactorBox: createSecretBox(secrets.apiKeySecret, "two-factor"),
     webhookBox: createSecretBox(secrets.apiKeySecret, "webhook"),
     tokens: createSessionTokens(secrets.jwtSecret, config.sessionHours),
+    releaseSigner: createReleaseSigner(secrets.releaseSigningKey),
     events: createEventBus((error, event) => log.error("event handler failed", { event: event.type, error })),
     bus: createClusterBus(database, log),
     storage: createStorage(config.storageUrl, config.s3Defaults),

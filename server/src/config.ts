@@ -18,6 +18,8 @@ export type Config = {
   /** Null: generated once and kept in `${dataDir}/secrets.json`. */
   jwtSecret: string | null;
   apiKeySecret: string | null;
+  /** Base64 of the 32-byte Ed25519 seed signing the agent release manifest; null: generated into secrets.json. */
+  releaseSigningKey: string | null;
   sessionHours: number;
   adminEmail: string | null;
   adminPassword: string | null;
@@ -99,6 +101,11 @@ export function loadConfig(env: Env = process.env): Config {
   const apiKeySecret = text("API_KEY_SECRET");
   if (apiKeySecret && apiKeySecret.length < 32) problems.push("API_KEY_SECRET must be at least 32 characters");
 
+  const releaseSigningKey = text("RELEASE_SIGNING_KEY");
+  if (releaseSigningKey && !(/^[A-Za-z0-9+/]{43}=$/.test(releaseSigningKey) && Buffer.from(releaseSigningKey, "base64").byteLength === 32)) {
+    problems.push("RELEASE_SIGNING_KEY must be 32 random bytes in base64 (44 characters ending in =; e.g. openssl rand -base64 32)");
+  }
+
   const adminEmail = text("ADMIN_EMAIL")?.toLowerCase() ?? null;
   const adminPassword = text("ADMIN_PASSWORD");
   if (Boolean(adminEmail) !== Boolean(adminPassword)) problems.push("ADMIN_EMAIL and ADMIN_PASSWORD must be set together");
@@ -145,6 +152,7 @@ export function loadConfig(env: Env = process.env): Config {
     mailFrom: text("MAIL_FROM") ?? "DBVault <no-reply@dbvault.local>",
     jwtSecret,
     apiKeySecret,
+    releaseSigningKey,
     sessionHours: integer("SESSION_HOURS", 24 * 7, 1, 24 * 365),
     adminEmail,
     adminPassword,

@@ -1,6 +1,7 @@
 import type { Database, Db } from "@db/client";
 import type { ApiKeyVault } from "./lib/api-key-vault";
 import type { SecretBox } from "./lib/secret-box";
+import type { ReleaseSigner } from "./lib/release-signer";
 import type { Config } from "./config";
 import type { ClusterBus } from "./lib/cluster-bus";
 import type { EventBus } from "./lib/event-bus";
@@ -27,6 +28,8 @@ export type AppContext = {
   /** Seals webhooks' signing secrets (the server must read them back to sign). */
   webhookBox: SecretBox;
   tokens: SessionTokens;
+  /** Signs the agent release manifest with this instance's Ed25519 key (lib/release-signer.ts). */
+  releaseSigner: ReleaseSigner;
   events: EventBus;
   /** Messages between server instances (agent commands, browser events) over LISTEN/NOTIFY. */
   bus: ClusterBus;

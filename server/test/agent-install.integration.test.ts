@@ -1,11 +1,13 @@
-// Handing out the agent: /install.sh run by a real `sh` against the server over loopback, the
-// download route and the releases list. The "binary" is a few random bytes in a temporary
-// AGENT_DIR, so these tests need no agent build; the fresh-clone test installs the real one.
+// /install.sh run by a real `sh` (with the real curl, sha256sum and openssl) against the server over
+// loopback. The "binary" is a few random bytes in a temporary AGENT_DIR, so these tests need no
+// agent build; the fresh-clone test installs the real one. The downloads themselves:
+// agent-downloads.integration.test.ts.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createHash, randomBytes } from "node:crypto";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { createHash, generateKeyPairSync, randomBytes } from "node:crypto";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { encodePublicKey } from "@protocol/release-manifest";
 import { startTestServer, type TestServer } from "./harness";
 
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
@@ -34,7 +36,7 @@ afterAll(async () => {
 function fakeBin(name: string, options: { omit?: string[]; shims?: Record<string, string> } = {}) {
   const dir = join(work, `bin-${name}`);
   mkdirSync(dir, { recursive: true });
-  const real = ["sh", "uname", "mktemp", "chmod", "mv", "mkdir", "rm", "cut", "sed", "grep", "cat", "curl", "wget", "sha256sum", "ldd"];
+  const real = ["sh", "uname", "mktemp", "chmod", "mv", "mkdir", "rm", "cut", "sed", "grep", "cat", "curl", "wget", "sha256sum", "ldd", "openssl"];
   for (const tool of real.filter((t) => !options.omit?.includes(t) && !(t in (options.shims ?? {})))) {
     const path = Bun.which(tool);
     if (path) symlinkSync(path, join(dir, tool));
@@ -46,8 +48,8 @@ function fakeBin(name: string, options: { omit?: string[]; shims?: Record<string
   return dir;
 }
 
-async function runInstaller(env: Record<string, string>) {
-  const script = await (await fetch(`${base}/install.sh`)).text();
+async function runInstaller(env: Record<string, string>, alter: (script: string) => string = (script) => script) {
+  const script = alter(await (await fetch(`${base}/install.sh`)).text());
   const child = Bun.spawn(["/bin/sh", "-s"], {
     stdin: new Blob([script]),
     stdout: "pipe",
@@ -83,7 +85,7 @@ describe("install.sh", () => {
     const installed = readFileSync(join(target, "dbvault-agent"));
     expect(sha256(installed)).toBe(sha256(binary));
     expect(Bun.file(join(target, "dbvault-agent")).size).toBe(binary.byteLength);
-    expect(stdout).toContain(`installed ${target}/dbvault-agent (SHA-256 ${sha256(binary)})`);
+    expect(stdout).toContain(`installed ${target}/dbvault-agent (SHA-256 ${sha256(binary)}, signed with release key `);
     expect(stdout).toContain(`next: ${target}/dbvault-agent setup --server ${base}`);
   });
 
@@ -180,51 +182,58 @@ describe("install.sh", () => {
     expect(code).toBe(0);
     expect(sha256(readFileSync(join(target, "dbvault-agent")))).toBe(sha256(binary));
   });
-});
 
-describe("downloads", () => {
-  test("the binary comes with its length and SHA-256", async () => {
-    const res = await fetch(`${base}/downloads/dbvault-agent-linux-x64`);
-    expect(res.status).toBe(200);
-    expect(res.headers.get("content-length")).toBe(String(binary.byteLength));
-    expect(res.headers.get("x-content-sha256")).toBe(sha256(binary));
-    expect(sha256(new Uint8Array(await res.arrayBuffer()))).toBe(sha256(binary));
+  test("checks the release manifest's signature with openssl and names the key", async () => {
+    const target = join(work, "signed");
+    const { publicKey } = await (await fetch(`${base}/api/agent/releases`)).json();
+    const { stdout, stderr, code } = await runInstaller({ PATH: fakeBin("signed"), DBVAULT_INSTALL_DIR: target });
+    expect({ stderr, code }).toEqual({ stderr: "", code: 0 });
+    expect(stdout).toContain(`installed ${target}/dbvault-agent (SHA-256 ${sha256(binary)}, signed with release key ${publicKey})`);
   });
 
-  test("an unknown name or a platform this server has no build for gets a JSON 404 naming what it has", async () => {
-    const unknown = await fetch(`${base}/downloads/dbvault-agent-plan9-x64`);
-    expect(unknown.status).toBe(404);
-    const body = await unknown.json();
-    expect(body).toMatchObject({
-      message: "There is no download named dbvault-agent-plan9-x64. This server offers: dbvault-agent-linux-x64.",
-      offered: ["dbvault-agent-linux-x64"],
-    });
-    const notBuilt = await fetch(`${base}/downloads/dbvault-agent-darwin-arm64`);
-    expect(notBuilt.status).toBe(404);
-    expect(await notBuilt.json()).toMatchObject({
-      message: "The darwin-arm64 agent has not been built on this server. This server offers: dbvault-agent-linux-x64.",
-      offered: ["dbvault-agent-linux-x64"],
-    });
+  test("refuses a manifest the pinned release key did not sign, and installs nothing", async () => {
+    const target = join(work, "other-key");
+    const otherKey = encodePublicKey(generateKeyPairSync("ed25519").privateKey);
+    const { stderr, code } = await runInstaller({ PATH: fakeBin("other-key"), DBVAULT_INSTALL_DIR: target, DBVAULT_RELEASE_KEY: otherKey });
+    expect(code).toBe(1);
+    expect(stderr).toContain(`dbvault-install: error: the release manifest's signature does not match the release signing key ${otherKey}: nothing was installed`);
+    expect(existsSync(target)).toBe(false);
   });
 
-  test("the releases list names each binary with its URL, checksum and size", async () => {
-    const res = await fetch(`${base}/api/agent/releases`);
-    expect(res.status).toBe(200);
-    const body = await res.json();
-    expect(body.version).toBe((await Bun.file(join(import.meta.dir, "../../package.json")).json()).version);
-    expect(body.platforms).toEqual([
-      { os: "linux", arch: "x64", libc: "glibc", url: `${server.ctx.config.publicUrl}/downloads/dbvault-agent-linux-x64`, sha256: sha256(binary), size: binary.byteLength },
-    ]);
-  });
-
-  test("a rebuilt binary is hashed again", async () => {
-    const rebuilt = randomBytes(5000);
-    writeFileSync(join(agentDir, "dbvault-agent-linux-x64"), rebuilt);
+  test("refuses a script whose checksum was swapped on its way (binary and manifest line both replaced)", async () => {
+    const target = join(work, "swapped");
+    const evil = randomBytes(4000);
     try {
-      const res = await fetch(`${base}/downloads/dbvault-agent-linux-x64`);
-      expect(res.headers.get("x-content-sha256")).toBe(sha256(rebuilt));
+      const swap = (script: string) => script.replace(`${sha256(binary)} ${binary.byteLength}`, `${sha256(evil)} ${evil.byteLength}`);
+      const { stderr, code } = await runInstaller({ PATH: fakeBin("swapped"), DBVAULT_INSTALL_DIR: target }, (script) => {
+        expect(swap(script)).not.toBe(script);
+        writeFileSync(join(agentDir, "dbvault-agent-linux-x64"), evil);
+        return swap(script);
+      });
+      expect(code).toBe(1);
+      expect(stderr).toContain("the release manifest's signature does not match");
+      expect(existsSync(join(target, "dbvault-agent"))).toBe(false);
     } finally {
       writeFileSync(join(agentDir, "dbvault-agent-linux-x64"), binary);
     }
+  });
+
+  test("without openssl it installs on the SHA-256 alone and says the signature was not checked; a pinned key then refuses", async () => {
+    const target = join(work, "no-openssl");
+    const unsigned = await runInstaller({ PATH: fakeBin("no-openssl", { omit: ["openssl"] }), DBVAULT_INSTALL_DIR: target });
+    expect({ stderr: unsigned.stderr, code: unsigned.code }).toEqual({ stderr: "", code: 0 });
+    expect(unsigned.stdout).toContain(`installed ${target}/dbvault-agent (SHA-256 ${sha256(binary)})\n`);
+    expect(unsigned.stdout).toContain("note: the release manifest's signature was not checked: that needs OpenSSL 3 (openssl pkeyutl -rawin)");
+    const { publicKey } = await (await fetch(`${base}/api/agent/releases`)).json();
+    const pinned = await runInstaller({ PATH: join(work, "bin-no-openssl"), DBVAULT_INSTALL_DIR: join(work, "no-openssl-pinned"), DBVAULT_RELEASE_KEY: publicKey });
+    expect(pinned.code).toBe(1);
+    expect(pinned.stderr).toContain("DBVAULT_RELEASE_KEY is set but this machine cannot check Ed25519 signatures: nothing was installed");
+  });
+
+  test("on Windows shells (Git Bash, MSYS) it points to the PowerShell installer", async () => {
+    const { stderr, code } = await runInstaller({ PATH: fakeBin("mingw", { shims: { uname: '[ "$1" = -m ] && echo x86_64 || echo MINGW64_NT-10.0-19045' } }) });
+    expect(code).toBe(1);
+    expect(stderr).toContain("this is Windows: install the agent from PowerShell instead");
+    expect(stderr).toContain(`hint: irm ${base}/install.ps1 | iex`);
   });
 });

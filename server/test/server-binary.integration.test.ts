@@ -6,6 +6,9 @@ import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } 
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { waitUntil } from "../../testkit/wait-until";
+import { readAgentBuildRecord } from "@protocol/agent-builds";
+import { verifyManifest } from "@protocol/release-manifest";
+import { PRODUCT_VERSION } from "@protocol/version";
 
 const REPO_ROOT = resolve(import.meta.dir, "../..");
 const BINARY_PATH = join(REPO_ROOT, "dist/dbvault-server");
@@ -146,6 +149,12 @@ describeOnce("single-file server binary", () => {
     const agentDownload = await fetch(`${server.url}/downloads/dbvault-agent-linux-x64`);
     expect(agentDownload.headers.get("x-content-sha256")).toBe(linux!.sha256);
     expect(new Bun.CryptoHasher("sha256").update(await agentDownload.arrayBuffer()).digest("hex")).toBe(linux!.sha256);
+    // Offered as its build recorded it (the record is embedded beside it), in a manifest signed
+    // with the key this instance generated into its data directory; only the host's build is inside.
+    const signed = releases as unknown as { manifest: string; signature: string; publicKey: string };
+    const entries = verifyManifest(signed.manifest, signed.signature, signed.publicKey);
+    expect(entries).toEqual([{ platform: "linux-x64", fileName: "dbvault-agent-linux-x64", version: PRODUCT_VERSION, sha256: linux!.sha256, size: linux!.size }]);
+    expect(readAgentBuildRecord(join(REPO_ROOT, "dist"))["dbvault-agent"]?.sha256).toBe(linux!.sha256);
   }, START_TIMEOUT_MS + 30_000);
 
   test("runs the API on its embedded database and migrations", async () => {

@@ -15,6 +15,11 @@ export const EXIT = {
    * restart on it (RestartPreventExitStatus=78): reconnecting would be refused forever.
    */
   removed: 78,
+  /**
+   * `run` under the relauncher (Windows; update/restart.ts): an update was installed, start the
+   * binary again (EX_TEMPFAIL in sysexits.h).
+   */
+  restart: 75,
   /** Interrupted (SIGINT/SIGTERM), as shells report it. */
   interrupted: 130,
 } as const;

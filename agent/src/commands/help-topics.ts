@@ -7,7 +7,7 @@ export const SETUP_HELP = `usage: dbvault-agent setup [--server URL] [--api-key-
 Connects this machine to your DBVault account. It tests each database by connecting to it,
 creates the master key (a config file that already has one keeps it), registers this agent
 (name, hostname, platform, version) and the database names with the server, and writes the
-config file with mode 0600. The master key is printed once: store a copy away from this server.
+config file readable by you alone (mode 0600; on Windows in your profile). The master key is printed once: store a copy away from this server.
 Without it no backup can be restored; dbvault-agent key export prints it again on this machine.
 
 Connection strings and the master key never leave this machine; the server only learns the
@@ -31,7 +31,8 @@ options:
   --force              register again a config file that is already set up (e.g. after the
                        API key was regenerated); its master key and databases are kept
   --config PATH        the config file (default: $XDG_CONFIG_HOME/dbvault/agent.json, else
-                       ~/.config/dbvault/agent.json)
+                       ~/.config/dbvault/agent.json; on macOS ~/Library/Application
+                       Support/DBVault/agent.json; on Windows %APPDATA%\\DBVault\\agent.json)
 
 A NAME is 1 to 64 letters, digits, ".", "_", "-" or spaces. A connection string's path names
 the database to back up (mongodb://user:pass@host/shop); without one, every database is.

@@ -1,5 +1,5 @@
 // The help text and the version line: what `help`, `version` and usage errors show.
-import { AGENT_VERSION } from "../dump/index.ts";
+import { AGENT_PLATFORM, AGENT_VERSION } from "../build-info.ts";
 
 export const HELP_TEXT = `usage: dbvault-agent <command> [options]
 
@@ -38,7 +38,8 @@ commands:
 
 options:
   --config PATH        the config file (default: $XDG_CONFIG_HOME/dbvault/agent.json,
-                       else ~/.config/dbvault/agent.json)
+                       else ~/.config/dbvault/agent.json; on macOS ~/Library/Application
+                       Support/DBVault/agent.json; on Windows %APPDATA%\\DBVault\\agent.json)
   --compression ALGO   zstd (default), gzip or none (dump, encrypt)
   --force              replace an existing output file, or key (key generate)
   --quiet              no progress display
@@ -62,5 +63,5 @@ exit codes:
 
 /** The `version` line; never throws. */
 export function describeVersion(): string {
-  return `dbvault-agent ${AGENT_VERSION} (${process.platform}-${process.arch}, bun ${Bun.version})`;
+  return `dbvault-agent ${AGENT_VERSION} (${AGENT_PLATFORM}, bun ${Bun.version})`;
 }

@@ -5,6 +5,7 @@ import { decodeMasterKey, deriveKeyId, encodeMasterKey, generateMasterKey } from
 import { ConfigError, loadConfigOrEmpty, readMasterKey, saveConfig } from "../config.ts";
 import { CliError, EXIT, usageError } from "./cli-error.ts";
 import type { CommandContext } from "./context.ts";
+import { describeFileProtection } from "../platform/locations.ts";
 import { parseOptions } from "./parse-args.ts";
 import { createPrompter } from "./prompt.ts";
 import { readSecretFile } from "./setup-inputs.ts";
@@ -84,7 +85,7 @@ async function importKey(args: string[], context: CommandContext): Promise<numbe
     context.warn(`replacing the master key ${deriveKeyId(existing)}: backups made with it can no longer be restored from this config`);
   }
   await saveConfig(path, { ...config, masterKey: encodeMasterKey(key) });
-  context.say(`imported the master key (key id ${keyId}) into ${path} (mode 0600)`);
+  context.say(`imported the master key (key id ${keyId}) into ${path} (${describeFileProtection()})`);
   if (!config.server) context.say("next: dbvault-agent setup --server https://your-dbvault-server, then restore your backups");
   return 0;
 }

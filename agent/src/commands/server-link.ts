@@ -2,6 +2,7 @@
 // saved, and turning the server's refusals into the CLI's messages. None of these messages quote
 // an API key or a connection string: they name hosts and display names only.
 import { hostname } from "node:os";
+import { AGENT_PLATFORM } from "../build-info.ts";
 import { type AgentConfig, ConfigError } from "../config.ts";
 import { DumpError } from "../dump/index.ts";
 import { connectClient } from "../dump/builtin/client.ts";
@@ -12,7 +13,7 @@ import type { CommandContext } from "./context.ts";
 
 /** How the agent describes itself to the server (registration and the socket's hello). */
 export function describeAgentHost(): { hostname: string; platform: string } {
-  return { hostname: hostname() || "unknown", platform: `${process.platform}-${process.arch}` };
+  return { hostname: hostname() || "unknown", platform: AGENT_PLATFORM };
 }
 
 /**

@@ -9,6 +9,7 @@ import { createServerClient } from "../transport/server-client.ts";
 import { ServerRefusedError } from "../transport/errors.ts";
 import { CliError, EXIT, usageError } from "./cli-error.ts";
 import type { CommandContext } from "./context.ts";
+import { describeFileProtection, osFamily } from "../platform/locations.ts";
 import { parseOptions } from "./parse-args.ts";
 import { createPrompter, type Prompter } from "./prompt.ts";
 import { runServiceCommand } from "./service.ts";
@@ -68,24 +69,28 @@ export async function runSetupCommand(args: string[], context: CommandContext): 
     .catch((error) => {
       throw describeServerError(error, `registering with ${url}`);
     });
+  const releaseKey = await readReleaseKey(client, context);
   await saveConfig(path, {
     ...existing,
     masterKey: encodeMasterKey(masterKey),
     databases,
-    server: { url, apiKey, agentId: registered.agentId, agentToken: registered.agentToken },
+    server: { url, apiKey, agentId: registered.agentId, agentToken: registered.agentToken, ...(releaseKey ? { releaseKey } : {}) },
   });
 
-  context.say(`registered agent "${agentName}" (id ${registered.agentId}) with ${url}; settings saved in ${path} (mode 0600)`);
+  context.say(`registered agent "${agentName}" (id ${registered.agentId}) with ${url}; settings saved in ${path} (${describeFileProtection()})`);
+  if (releaseKey) context.say(`release signing key ${releaseKey}: updates are installed only when this key signed them (Settings → Security in the web app shows the server's)`);
   reportDatabaseStates(context, databases, registered.databases);
   if (newKey) printNewKey(context, newKey);
   else context.say(`kept the master key already in ${path} (key id ${deriveKeyId(masterKey)})`);
   const configArgument = options.config ? ` --config ${path}` : "";
-  if (prompter && (await prompter.ask("install the agent as a service that starts at boot (systemd)? [y/N] ")).toLowerCase().startsWith("y")) {
+  if (prompter && (await prompter.ask(`install the agent as a service that starts by itself (${SERVICE_MANAGER_NAMES[osFamily()]})? [y/N] `)).toLowerCase().startsWith("y")) {
     return runServiceCommand(["install", ...(options.config ? ["--config", path] : [])], context);
   }
   context.say(`start the agent as a service with: dbvault-agent service install${configArgument} (or run it yourself: dbvault-agent run${configArgument})`);
   return 0;
 }
+
+const SERVICE_MANAGER_NAMES = { linux: "systemd", darwin: "launchd", windows: "a scheduled task" } as const;
 
 /** Questions asked again after a wrong answer, at most this many times in all. */
 const ATTEMPTS = 5;
@@ -152,6 +157,20 @@ async function readDatabases(
   if (typeof options["databases-file"] === "string") return parseDatabasesText("setup", await readSecretFile(options["databases-file"], context));
   if (options.db !== undefined || options["uri-file"] !== undefined || !prompter) return [await readSingleDatabase("setup", options, context, prompter)];
   return promptDatabases("setup", context, prompter);
+}
+
+/**
+ * The server's release signing key, pinned from now on: "Check for Updates" installs only what
+ * it signed. A server that does not answer it only costs the pin (the first update pins it then).
+ */
+async function readReleaseKey(client: ReturnType<typeof createServerClient>, context: CommandContext): Promise<string | undefined> {
+  try {
+    const { publicKey } = await client.releases();
+    return /^[A-Za-z0-9+/]{43}=$/.test(publicKey) ? publicKey : undefined;
+  } catch (error) {
+    context.warn(`could not read the server's release signing key (${(error as Error).message}); the first update will trust the key the server shows then`);
+    return undefined;
+  }
 }
 
 /** Says which databases the server will back up; those past the plan's limit start disabled. */

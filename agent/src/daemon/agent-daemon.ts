@@ -3,6 +3,7 @@ import { type AgentSocket, startAgentSocket } from "../transport/agent-socket";
 import type { ServerClient } from "../transport/server-client";
 import { createGoSignals } from "../transport/go-signals";
 import { uploadBackup } from "../transport/uploader";
+import type { UpdateReport } from "../update/update-agent.ts";
 import { createOutbox } from "./outbox";
 import { createTrustJobs } from "./trust-jobs";
 import { throttleProgress } from "./progress-throttle";
@@ -44,6 +45,11 @@ export type DaemonRuntime = {
   saveAgentToken(agentToken: string): Promise<void>;
   /** Re-reads the config file (a restart command). */
   reloadConfig(): Promise<void>;
+  /**
+   * Checks for a newer agent and installs it over this binary (update/update-agent.ts): answers
+   * the version installed, or null when this one is the newest; throws saying why not.
+   */
+  update(report: UpdateReport): Promise<string | null>;
   log(message: string, fields?: Record<string, unknown>): void;
 };
 
@@ -56,8 +62,10 @@ const STOPPED_REASON = "the agent was stopped during the backup (dbvault-agent r
 
 /**
  * The long-lived agent: holds the socket, runs one job at a time as the server asks (a backup and
- * its verification, a restore, a re-verification, a drill), streams uploads and downloads,
- * reports progress, and answers restart/update/reset.
+ * its verification, a restore, a re-verification, a drill, an update), streams uploads and
+ * downloads, reports progress, and answers restart/update/reset. An update (Check for Updates) is
+ * a job like the others, so it never runs during a backup or restore; once installed,
+ * `restartRequested` tells the run command to restart into it.
  */
 export function startAgentDaemon(runtime: DaemonRuntime) {
   const jobs: (() => Promise<void>)[] = [];
@@ -79,10 +87,19 @@ export function startAgentDaemon(runtime: DaemonRuntime) {
     describe,
   });
 
+  // An installed update restarts the agent once nothing is running or queued.
+  let updating = false;
+  let installedVersion: string | null = null;
+  let resolveRestart: (version: string) => void = () => {};
+  const restartRequested = new Promise<string>((resolve) => (resolveRestart = resolve));
+
   const runNext = async () => {
     if (running) return;
     const job = jobs.shift();
-    if (!job) return;
+    if (!job) {
+      if (installedVersion) resolveRestart(installedVersion);
+      return;
+    }
     running = true;
     try {
       current = job();
@@ -144,6 +161,35 @@ export function startAgentDaemon(runtime: DaemonRuntime) {
     }
   }
 
+  const reportUpdate: UpdateReport = (status, message, version) => {
+    runtime.log(`update: ${message}`, { status, ...(version ? { version } : {}) });
+    outbox.deliver({ type: "update.status", status, message: message.slice(0, 2000), ...(version ? { version } : {}) });
+  };
+
+  /** An update waits its turn behind the running backup or restore, and restarts the agent only once idle. */
+  function requestUpdate() {
+    if (installedVersion) {
+      reportUpdate("restarting", `dbvault-agent ${installedVersion} is installed and starts once the running job ends`, installedVersion);
+      return;
+    }
+    if (updating) return reportUpdate("checking", "an update check is already under way");
+    updating = true;
+    if (running || jobs.length > 0) reportUpdate("waiting", "the update waits for the running backup or restore to finish");
+    enqueue(async () => {
+      try {
+        const version = await runtime.update(reportUpdate);
+        if (version) {
+          installedVersion = version;
+          reportUpdate("restarting", `dbvault-agent ${version} is installed; restarting into it`, version);
+        }
+      } catch (error) {
+        reportUpdate("failed", `${describe(error)} (dbvault-agent ${runtime.hello.version} keeps running)`);
+      } finally {
+        updating = false;
+      }
+    });
+  }
+
   async function handle(message: ServerMessage) {
     switch (message.type) {
       case "welcome":
@@ -168,12 +214,7 @@ export function startAgentDaemon(runtime: DaemonRuntime) {
         socket.reconnect();
         return;
       case "update":
-        outbox.deliver({
-          type: "command.result",
-          command: "update",
-          ok: true,
-          message: `dbvault-agent ${runtime.hello.version} is running. To update, replace the binary and restart the service.`,
-        });
+        requestUpdate();
         return;
       case "reset":
         runtime.log("connection credentials reset by the server: saving the new agent token");
@@ -211,6 +252,8 @@ export function startAgentDaemon(runtime: DaemonRuntime) {
     isConnected: () => socket.isConnected(),
     /** Resolves with the server's reason if it removes this agent; the socket has stopped by then. */
     removed,
+    /** Resolves with the version installed by an update, once no job runs: stop(), then restart into it. */
+    restartRequested,
     /** Stops taking work, aborts the running job (which reports its failure, briefly awaited) and closes the socket. */
     async stop() {
       jobs.length = 0;

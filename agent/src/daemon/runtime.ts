@@ -3,7 +3,10 @@
 // config is re-read before each job, so a database added with `db add` works without a restart.
 import type { RestoreStats } from "../../../protocol/agent-protocol";
 import { type AgentConfig, findDatabase, loadConfig, readMasterKey, readServerSettings, saveConfig } from "../config.ts";
-import { AGENT_VERSION, createBackupStream, DumpError, restoreFromEncrypted, runRestoreDrill, verifyEncryptedBackup } from "../dump/index.ts";
+import { AGENT_VERSION, BUILD_PLATFORM } from "../build-info.ts";
+import { createBackupStream, DumpError, restoreFromEncrypted, runRestoreDrill, verifyEncryptedBackup } from "../dump/index.ts";
+import { osFamily } from "../platform/locations.ts";
+import { updateAgent } from "../update/update-agent.ts";
 import { createServerClient } from "../transport/server-client.ts";
 import type { DaemonRuntime } from "./agent-daemon.ts";
 import type { DaemonLog } from "./daemon-log.ts";
@@ -112,9 +115,27 @@ export function createDaemonRuntime(options: RuntimeOptions): DaemonRuntime {
     },
     async saveAgentToken(agentToken) {
       const current = await refresh();
-      const next = { ...current, server: { ...readServerSettings(current, path), agentToken } };
+      const next = { ...current, server: { ...current.server, ...readServerSettings(current, path), agentToken } };
       await saveConfig(path, next);
       config = next;
+    },
+    async update(report) {
+      const current = await refresh();
+      return updateAgent({
+        client: createServerClient(readServerSettings(current, path)),
+        trustedKey: current.server?.releaseKey,
+        pinKey: async (releaseKey) => {
+          const fresh = await refresh();
+          const next = { ...fresh, server: { ...fresh.server!, releaseKey } };
+          await saveConfig(path, next);
+          config = next;
+          options.log("trusting the server's release signing key from now on (this config was set up before keys were pinned)", { releaseKey });
+        },
+        current: { version: AGENT_VERSION, platform: BUILD_PLATFORM },
+        executable: process.execPath,
+        family: osFamily(),
+        report,
+      });
     },
     async reloadConfig() {
       const fresh = await loadConfig(path);

@@ -1,2 +1,2 @@
-// The agent's version is the product's (protocol/version.ts): one number for server and agent.
-export { PRODUCT_VERSION as AGENT_VERSION } from "../../../protocol/version";
+// The agent's version is the product's (protocol/version.ts), or what the build stamped in.
+export { AGENT_VERSION } from "../build-info.ts";

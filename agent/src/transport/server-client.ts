@@ -4,6 +4,7 @@ import {
   type CompleteUploadRequest,
   type RegisterRequest,
   type RegisterResponse,
+  type ReleasesAnswer,
   type UploadStatus,
 } from "../../../protocol/agent-protocol";
 import { describeFetchFailure, ServerRefusedError, ServerUnreachableError } from "./errors";
@@ -98,6 +99,14 @@ export function createServerClient(credentials: ServerCredentials) {
         headers: from > 0 ? { range: `bytes=${from}-` } : {},
         signal: signal ?? AbortSignal.timeout(24 * 3_600_000),
       });
+    },
+    /** What the server offers: the signed release manifest and its key (public: no credentials needed). */
+    async releases(): Promise<ReleasesAnswer> {
+      return (await call(agentApi.releases, { timeoutMs: 30_000 })).json() as Promise<ReleasesAnswer>;
+    },
+    /** An agent binary; the body is the binary itself (fetch decodes zstd/gzip on the way). */
+    async downloadBinary(fileName: string, signal?: AbortSignal): Promise<Response> {
+      return call(agentApi.binary(fileName), { signal: signal ?? AbortSignal.timeout(60 * 60_000) });
     },
     socketUrl: () => `${base.replace(/^http/, "ws")}${agentApi.socket}`,
     socketHeaders: () => headers(),

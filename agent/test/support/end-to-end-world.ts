@@ -12,13 +12,16 @@ import { waitUntil } from "../../../testkit/wait-until";
 
 export type EndToEndWorld = { env: AgentTestEnv; server: TestServer; base: string; agents: RunningAgent[] };
 
-/** Sets the world up before the file's tests and tears it down after; its fields are set once beforeAll ran. */
-export function useEndToEndWorld(): EndToEndWorld {
+/**
+ * Sets the world up before the file's tests and tears it down after; its fields are set once
+ * beforeAll ran. `serverEnv` is read then (after the file's own earlier beforeAll hooks).
+ */
+export function useEndToEndWorld(options: { serverEnv?: () => Record<string, string> } = {}): EndToEndWorld {
   const world = { agents: [] as RunningAgent[] } as EndToEndWorld;
   beforeAll(async () => {
     await ensureFreshBinary();
     world.env = await openAgentTestEnv();
-    world.server = await startTestServer();
+    world.server = await startTestServer(options.serverEnv?.() ?? {});
     world.base = world.server.listen();
   });
   afterAll(async () => {

@@ -32,12 +32,12 @@ export interface RunningAgent {
 
 /**
  * Starts `dbvault-agent run --config PATH` (the compiled binary unless `command` says otherwise),
- * with this PATH unless `path` gives another (to put the real mongodump and mongorestore on it).
+ * with `env` over a plain environment (e.g. a PATH with the real mongodump and mongorestore on it).
  */
-export function startAgentProcess(configPath: string, command: string[] = [BINARY_PATH], path = process.env.PATH ?? "/usr/bin:/bin"): RunningAgent {
+export function startAgentProcess(configPath: string, command: string[] = [BINARY_PATH], env: Record<string, string> = {}): RunningAgent {
   const child = Bun.spawn([...command, "run", "--config", configPath], {
     cwd: REPO_ROOT,
-    env: { PATH: path, HOME: "/nonexistent-home" },
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: "/nonexistent-home", ...env },
     stdin: "ignore",
     stdout: "pipe",
     stderr: "pipe",

@@ -2,26 +2,35 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
-export type ServerSecrets = { jwtSecret: string; apiKeySecret: string };
+export type ServerSecrets = {
+  jwtSecret: string;
+  apiKeySecret: string;
+  /** Base64 of the 32-byte Ed25519 seed that signs the agent release manifest (lib/release-signer.ts). */
+  releaseSigningKey: string;
+};
+
+const GENERATE: Record<keyof ServerSecrets, () => string> = {
+  jwtSecret: () => randomBytes(32).toString("base64url"),
+  apiKeySecret: () => randomBytes(32).toString("base64url"),
+  releaseSigningKey: () => randomBytes(32).toString("base64"),
+};
 
 /**
  * Returns the configured secrets; any not configured is generated once and kept (mode 0600) in
- * `${dataDir}/secrets.json`, so tokens and stored API keys survive restarts of a self-hosted server.
- * Several instances behind a load balancer must be given the same JWT_SECRET and API_KEY_SECRET.
+ * `${dataDir}/secrets.json`, so tokens, stored API keys and the release signing key (which set-up
+ * agents trust) survive restarts of a self-hosted server. Several instances behind a load
+ * balancer must be given the same JWT_SECRET, API_KEY_SECRET and RELEASE_SIGNING_KEY.
  */
 export function loadServerSecrets(dataDir: string, configured: Partial<Record<keyof ServerSecrets, string | null>>): ServerSecrets {
   const file = join(dataDir, "secrets.json");
   let stored: Partial<ServerSecrets> = {};
   if (existsSync(file)) stored = JSON.parse(readFileSync(file, "utf8")) as Partial<ServerSecrets>;
-  const secrets: ServerSecrets = {
-    jwtSecret: configured.jwtSecret ?? stored.jwtSecret ?? randomBytes(32).toString("base64url"),
-    apiKeySecret: configured.apiKeySecret ?? stored.apiKeySecret ?? randomBytes(32).toString("base64url"),
-  };
-  const toStore = {
-    jwtSecret: configured.jwtSecret ? stored.jwtSecret : secrets.jwtSecret,
-    apiKeySecret: configured.apiKeySecret ? stored.apiKeySecret : secrets.apiKeySecret,
-  };
-  if (toStore.jwtSecret !== stored.jwtSecret || toStore.apiKeySecret !== stored.apiKeySecret) {
+  const names = Object.keys(GENERATE) as (keyof ServerSecrets)[];
+  const secrets = Object.fromEntries(names.map((name) => [name, configured[name] ?? stored[name] ?? GENERATE[name]()])) as ServerSecrets;
+  // A configured secret is not written down; one generated earlier stays in the file for the day
+  // the variable is removed again.
+  const toStore = Object.fromEntries(names.map((name) => [name, configured[name] ? stored[name] : secrets[name]]));
+  if (names.some((name) => toStore[name] !== stored[name])) {
     mkdirSync(dataDir, { recursive: true });
     writeFileSync(file, JSON.stringify(toStore, null, 2), { mode: 0o600 });
   }

@@ -9,6 +9,7 @@ import { recordVerification } from "../backups/verification";
 import { failRestore, recordRestoreCompleted, recordRestoreProgress, recordRestoreStarted } from "../restores/service";
 import type { AgentRow } from "./agent-auth";
 import { markAgentConnected, markAgentDisconnected, recordHeartbeat } from "./service";
+import { confirmUpdateOnHello, recordUpdateStatus, recordUpdateUnsupported } from "./updates";
 
 type AgentSocket = { id: string; send(data: string): unknown; close(code?: number, reason?: string): unknown };
 type Connection = {
@@ -53,6 +54,7 @@ export function createAgentGateway(ctx: AppContext) {
     switch (raw.type) {
       case "hello":
         await markAgentConnected(ctx, agentId, connection.connectionId, { version: raw.version, hostname: raw.hostname, platform: raw.platform });
+        await confirmUpdateOnHello(ctx, agentId, raw.version);
         return;
       case "heartbeat":
         await recordHeartbeat(ctx, agentId, connection.connectionId);
@@ -72,8 +74,11 @@ export function createAgentGateway(ctx: AppContext) {
         return failRestore(ctx, raw.restoreId, raw.error, { agentId, stats: raw.stats, drill: raw.drill });
       case "backup.verified":
         return recordVerification(ctx, { id: agentId, userId: connection.userId }, raw.backupId, raw.verification);
+      case "update.status":
+        return recordUpdateStatus(ctx, agentId, raw.status, raw.message, raw.version);
       case "command.result":
         ctx.log.info("agent command result", { agentId, command: raw.command, ok: raw.ok, message: raw.message });
+        if (raw.command === "update") await recordUpdateUnsupported(ctx, agentId, raw.message);
         return;
     }
   }

@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { agentStatuses } from "@db/schema";
+import { agentStatuses, agentUpdateStatuses } from "@db/schema";
 import { DatabaseEntry, RegisterResponse, UploadStatus } from "@protocol/agent-protocol";
 import { isoDate, messageAnswer, nullable, oneOf } from "../../lib/schema";
 
@@ -29,6 +29,14 @@ export const agentAnswer = t.Object({
   version: nullable(t.String()),
   status: oneOf(agentStatuses, "status"),
   lastSeen: nullable(isoDate()),
+  lastUpdate: nullable(
+    t.Object({
+      status: oneOf(agentUpdateStatuses, "update status"),
+      message: t.String(),
+      version: nullable(t.String({ description: "The version installed or found" })),
+      at: nullable(isoDate()),
+    }),
+  ),
 });
 
 /** The agent protocol's answers are the protocol's own schemas (protocol/agent-protocol.ts). */

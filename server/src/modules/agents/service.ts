@@ -9,6 +9,7 @@ import { recordAudit } from "../audit/service";
 import { notifyAgentConnected, notifyAgentDisconnected } from "../notifications/service";
 import { planOfUser } from "../plans/service";
 import { type AgentRow, type AgentUser, hashAgentToken } from "./agent-auth";
+import { recordUpdateRequested } from "./updates";
 
 /** An agent counts as inactive after this long without a heartbeat, and offline after OFFLINE_AFTER_MS. */
 export const INACTIVE_AFTER_MS = 60_000;
@@ -24,6 +25,9 @@ export function toAgentView(agent: AgentRow) {
     version: agent.version,
     status: agent.status,
     lastSeen: agent.lastSeen?.toISOString() ?? null,
+    lastUpdate: agent.updateStatus
+      ? { status: agent.updateStatus, message: agent.updateMessage ?? "", version: agent.updateVersion, at: agent.updateAt?.toISOString() ?? null }
+      : null,
   };
 }
 
@@ -117,6 +121,8 @@ export async function manageAgent(ctx: AppContext, userId: string, agentId: stri
     await ctx.db.update(agents).set({ tokenHash: hashAgentToken(agentToken) }).where(eq(agents.id, agent.id));
     await sendToAgent(ctx, agent.id, { type: "reset", agentToken });
   } else {
+    // Recorded first: the agent's own reports, which may come back at once, must not be overwritten.
+    if (action === "update") await recordUpdateRequested(ctx, agent.id);
     await sendToAgent(ctx, agent.id, { type: action });
   }
   ctx.log.info("agent command sent", { userId, agentId, action });

@@ -2,7 +2,9 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { randomBytes } from "node:crypto";
 import { Elysia } from "elysia";
+import { createReleaseSigner } from "../../lib/release-signer";
 import type { AppContext } from "../../context";
 import { httpBasics } from "../../lib/http";
 import { silentLogger } from "../../lib/logger";
@@ -14,7 +16,11 @@ const emptyDir = mkdtempSync(join(tmpdir(), "dbvault-no-agent-"));
 afterAll(() => rmSync(emptyDir, { recursive: true, force: true }));
 
 function appWith(binaries: ReturnType<typeof createAgentBinaries>) {
-  const ctx = { log: silentLogger, config: { publicUrl: "https://backups.example.com", agentDir: emptyDir } } as unknown as AppContext;
+  const ctx = {
+    log: silentLogger,
+    config: { publicUrl: "https://backups.example.com", agentDir: emptyDir, dataDir: emptyDir },
+    releaseSigner: createReleaseSigner(randomBytes(32).toString("base64")),
+  } as unknown as AppContext;
   return new Elysia().use(httpBasics(silentLogger)).use(downloadsController(ctx, { binaries }));
 }
 

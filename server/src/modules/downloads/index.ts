@@ -1,36 +1,42 @@
+import { join } from "node:path";
 import { Elysia, t } from "elysia";
-import { PRODUCT_VERSION } from "@protocol/version";
+import { AGENT_PLATFORMS } from "@protocol/agent-platforms";
 import type { AppContext } from "../../context";
 import { AppError } from "../../lib/errors";
-import { AGENT_PLATFORMS } from "@protocol/agent-platforms";
-import { type AgentBinaries, createAgentBinaries, defaultAgentDir } from "./agent-binaries";
-import { renderInstallScript } from "./install-script";
 import { fileAnswer } from "../../lib/schema";
-
-const releasesAnswer = t.Object({
-  version: t.String(),
-  installScript: t.String({ description: "URL of install.sh" }),
-  platforms: t.Array(
-    t.Object({
-      os: t.String(),
-      arch: t.String(),
-      libc: t.Optional(t.String({ description: "musl for Alpine builds" })),
-      url: t.String(),
-      sha256: t.String(),
-      size: t.Integer(),
-    }),
-  ),
-});
+import { type AgentBinaries, type AgentBinary, createAgentBinaries, defaultAgentDir, shortDigest } from "./agent-binaries";
+import { AlteredBinaryError, chooseEncoding, type CompressedCopies, createCompressedCopies, type DownloadEncoding } from "./compressed-copies";
+import { renderInstallScript } from "./install-script";
+import { renderPowerShellInstaller } from "./install-powershell";
+import { describeRelease, releasesAnswer } from "./release";
 
 /**
- * The agent, handed out by the server it will connect to: `GET /install.sh` (the one-line
- * installer), `GET /downloads/<file>` (the binaries, with their SHA-256) and
- * `GET /api/agent/releases` (what is offered, for the web app and scripts). All public: a
- * binary holds no secret, and the installer runs before the user has anything to sign in with.
+ * The agent, handed out by the server it will connect to: `GET /install.sh` and `GET /install.ps1`
+ * (the one-line installers), `GET /downloads/<file>` (the binaries, with their SHA-256, compressed
+ * when the client accepts it) and `GET /api/agent/releases` (what is offered, in a manifest signed
+ * with this instance's key, for the web app, scripts and agents updating themselves). All public:
+ * a binary holds no secret, and the installer runs before the user has anything to sign in with.
  */
-export const downloadsController = (ctx: AppContext, options: { binaries?: AgentBinaries } = {}) => {
-  const binaries = options.binaries ?? createAgentBinaries({ agentDir: ctx.config.agentDir ?? defaultAgentDir() });
-  const urlOf = (fileName: string) => `${ctx.config.publicUrl}/downloads/${fileName}`;
+export const downloadsController = (ctx: AppContext, options: { binaries?: AgentBinaries; compressed?: CompressedCopies } = {}) => {
+  const binaries = options.binaries ?? createAgentBinaries({ agentDir: ctx.config.agentDir ?? defaultAgentDir(), log: ctx.log });
+  const compressed = options.compressed ?? createCompressedCopies({ dir: join(ctx.config.dataDir, "cache", "agent-downloads"), log: ctx.log });
+  const release = async () => describeRelease(ctx, await binaries.available());
+
+  /**
+   * The compressed copy to send, or null to send the file as it is: when it was altered since the
+   * server checked it, the downloader's own SHA-256 check (against the signed manifest) refuses it.
+   */
+  const compressedCopy = async (binary: AgentBinary, encoding: DownloadEncoding) => {
+    try {
+      const copy = Bun.file(await compressed.pathOf(binary.file, binary.sha256, encoding));
+      void compressed.prune((await binaries.available()).map((b) => b.sha256)).catch(() => {});
+      return copy;
+    } catch (error) {
+      if (!(error instanceof AlteredBinaryError)) throw error;
+      ctx.log.error("an agent binary no longer matches what its build recorded: sent as it is, for the downloader to refuse", { platform: binary.platform.id, expected: shortDigest(error.expected), actual: shortDigest(error.actual) });
+      return null;
+    }
+  };
 
   return new Elysia({ detail: { tags: ["Agent downloads"] } })
     .get(
@@ -39,13 +45,22 @@ export const downloadsController = (ctx: AppContext, options: { binaries?: Agent
         set.headers["content-type"] = "text/x-shellscript; charset=utf-8";
         // The checksums inside change with every build of the agent.
         set.headers["cache-control"] = "no-store";
-        return renderInstallScript(ctx.config.publicUrl, await binaries.available());
+        return renderInstallScript(await release());
       },
-      { detail: { summary: "The agent installer: curl -fsSL <server>/install.sh | sh", responses: { 200: fileAnswer("A POSIX shell script", "text/x-shellscript") } } },
+      { detail: { summary: "The agent installer for Linux and macOS: curl -fsSL <server>/install.sh | sh", responses: { 200: fileAnswer("A POSIX shell script", "text/x-shellscript") } } },
+    )
+    .get(
+      "/install.ps1",
+      async ({ set }) => {
+        set.headers["content-type"] = "text/plain; charset=utf-8";
+        set.headers["cache-control"] = "no-store";
+        return renderPowerShellInstaller(await release());
+      },
+      { detail: { summary: "The agent installer for Windows: irm <server>/install.ps1 | iex", responses: { 200: fileAnswer("A PowerShell script", "text/plain") } } },
     )
     .get(
       "/downloads/:file",
-      async ({ params, set }) => {
+      async ({ params, set, request }) => {
         const platform = AGENT_PLATFORMS.find((p) => p.fileName === params.file);
         const binary = platform ? await binaries.find(platform) : null;
         if (!binary) {
@@ -54,28 +69,31 @@ export const downloadsController = (ctx: AppContext, options: { binaries?: Agent
           throw new AppError(404, "NOT_FOUND", `${what}. This server offers: ${offered.join(", ") || "nothing yet (npm run build:agent)"}.`, { offered });
         }
         set.headers["content-type"] = "application/octet-stream";
-        set.headers["content-length"] = String(binary.size);
-        set.headers["content-disposition"] = `attachment; filename="dbvault-agent"`;
+        set.headers["content-disposition"] = `attachment; filename="${binary.platform.os === "windows" ? "dbvault-agent.exe" : "dbvault-agent"}"`;
+        // Of the binary itself, whatever the encoding on the wire: what the signed manifest names.
         set.headers["x-content-sha256"] = binary.sha256;
         set.headers["cache-control"] = "no-cache";
-        return binary.file;
+        set.headers.vary = "Accept-Encoding";
+        const encoding = chooseEncoding(request.headers.get("accept-encoding"));
+        const copy = encoding ? await compressedCopy(binary, encoding) : null;
+        if (!encoding || !copy) {
+          set.headers["content-length"] = String(binary.size);
+          return binary.file;
+        }
+        set.headers["content-encoding"] = encoding;
+        set.headers["content-length"] = String(copy.size);
+        return copy;
       },
-      { params: t.Object({ file: t.String({ maxLength: 200 }) }), detail: { summary: "An agent binary, with X-Content-SHA256", responses: { 200: fileAnswer("The agent program for that platform") } } },
+      {
+        params: t.Object({ file: t.String({ maxLength: 200 }) }),
+        detail: {
+          summary: "An agent binary, with X-Content-SHA256 (of the binary); zstd- or gzip-compressed when Accept-Encoding allows",
+          responses: { 200: fileAnswer("The agent program for that platform") },
+        },
+      },
     )
-    .get(
-      "/api/agent/releases",
-      async () => ({
-        version: PRODUCT_VERSION,
-        installScript: `${ctx.config.publicUrl}/install.sh`,
-        platforms: (await binaries.available()).map(({ platform, sha256, size }) => ({
-          os: platform.os,
-          arch: platform.arch,
-          ...(platform.libc ? { libc: platform.libc } : {}),
-          url: urlOf(platform.fileName),
-          sha256,
-          size,
-        })),
-      }),
-      { response: { 200: releasesAnswer }, detail: { summary: "The agent builds this server offers, with their checksums" } },
-    );
+    .get("/api/agent/releases", release, {
+      response: { 200: releasesAnswer },
+      detail: { summary: "The agent builds this server offers, with their checksums, in a manifest signed with the instance's release key" },
+    });
 };

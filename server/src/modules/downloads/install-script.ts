@@ -1,26 +1,42 @@
-import type { AgentBinary } from "./agent-binaries";
+import type { Release } from "./release";
 
 /** Single-quotes a value for POSIX sh. */
 const shellQuote = (value: string) => `'${value.replace(/'/g, `'\\''`)}'`;
 
+/** The platforms of a release manifest's lines (their first word), for messages. */
+const offeredIds = (release: Release) =>
+  release.manifest
+    .split("\n")
+    .slice(1)
+    .filter(Boolean)
+    .map((line) => line.split(" ")[0])
+    .join(", ") || "none";
+
 /**
  * The `curl -fsSL <server>/install.sh | sh` installer: a POSIX sh script that picks this machine's
- * binary among those the server offers (their checksums written into the script), downloads it
- * from the same server, checks its SHA-256 and installs it atomically. Every refusal says why.
+ * binary (uname and the C library) among those the server offers, checks the signed release
+ * manifest written into it with openssl when openssl can (Ed25519 needs OpenSSL 3), downloads the
+ * binary from the same server, checks its SHA-256 against the manifest and installs it atomically.
+ * Every refusal says why and installs nothing.
  */
-export function renderInstallScript(publicUrl: string, binaries: readonly AgentBinary[]): string {
-  const offered = binaries.map((b) => `${b.platform.id} ${b.sha256}`).join("\n");
-  const offeredNames = binaries.map((b) => b.platform.id).join(", ") || "none";
+export function renderInstallScript(release: Release): string {
+  const publicUrl = release.installScript.replace(/\/install\.sh$/, "");
+  const offered = offeredIds(release);
   return `#!/bin/sh
 # Installs the DBVault agent from ${publicUrl}.
 #   curl -fsSL ${publicUrl}/install.sh | sh
 # DBVAULT_INSTALL_DIR chooses the directory (default: /usr/local/bin when writable, else
-# ~/.local/bin). The agent is checked against the SHA-256 below before it is installed.
+# ~/.local/bin). The download is checked against the SHA-256 in the release manifest below, and
+# the manifest against this server's signature when openssl can check Ed25519 signatures.
+# DBVAULT_RELEASE_KEY pins the release signing key (the web app shows it in Settings → Security).
 set -eu
 
 DBVAULT_URL=\${DBVAULT_URL:-${shellQuote(publicUrl)}}
-# platform, SHA-256 of its binary
-OFFERED=${shellQuote(offered)}
+# What the server offers: platform, file, version, SHA-256, size (protocol/release-manifest.ts).
+MANIFEST=${shellQuote(release.manifest)}
+# The server's Ed25519 signature of MANIFEST, and its public key (32 bytes, base64).
+SIGNATURE=${shellQuote(release.signature)}
+RELEASE_KEY=\${DBVAULT_RELEASE_KEY:-${shellQuote(release.publicKey)}}
 
 say() { printf 'dbvault-install: %s\\n' "$*"; }
 fail() {
@@ -35,12 +51,13 @@ detect_platform() {
   case "$os" in
     Linux) os=linux ;;
     Darwin) os=darwin ;;
-    *) fail "no DBVault agent for $os on this server (offered: ${offeredNames})" ;;
+    MINGW* | MSYS* | CYGWIN*) fail "this is Windows: install the agent from PowerShell instead" "irm $DBVAULT_URL/install.ps1 | iex" ;;
+    *) fail "no DBVault agent for $os on this server (offered: ${offered})" ;;
   esac
   case "$machine" in
     x86_64 | amd64) arch=x64 ;;
     aarch64 | arm64) arch=arm64 ;;
-    *) fail "no DBVault agent for the $machine processor on this server (offered: ${offeredNames})" ;;
+    *) fail "no DBVault agent for the $machine processor on this server (offered: ${offered})" ;;
   esac
   suffix=
   if [ "$os" = linux ] && is_musl; then suffix=-musl; fi
@@ -54,10 +71,27 @@ is_musl() {
   return 1
 }
 
-expected_sha256() {
-  printf '%s\\n' "$OFFERED" | while read -r id sum; do
-    if [ "$id" = "$1" ]; then echo "$sum"; fi
+# Prints "<file> <sha256>" of the manifest's line for platform $1 (nothing when it has none).
+manifest_entry() {
+  printf '%s' "$MANIFEST" | while read -r id file _version sum _size; do
+    if [ "$id" = "$1" ]; then echo "$file $sum"; fi
   done
+}
+
+# Ed25519 needs OpenSSL 3 (pkeyutl -rawin); LibreSSL and OpenSSL 1.1 cannot check the signature.
+can_check_signature() {
+  command -v openssl >/dev/null 2>&1 && openssl pkeyutl -help 2>&1 | grep -q -- -rawin
+}
+
+check_signature() {
+  printf '%s' "$MANIFEST" >"$work/manifest"
+  # An Ed25519 public key's DER encoding is a fixed 12-byte prefix and the 32 raw bytes.
+  printf -- '-----BEGIN PUBLIC KEY-----\\nMCowBQYDK2VwAyEA%s\\n-----END PUBLIC KEY-----\\n' "$RELEASE_KEY" >"$work/key.pem"
+  printf '%s' "$SIGNATURE" | openssl base64 -d -A >"$work/signature" 2>/dev/null || true
+  if ! openssl pkeyutl -verify -pubin -inkey "$work/key.pem" -rawin -in "$work/manifest" -sigfile "$work/signature" >/dev/null 2>&1; then
+    fail "the release manifest's signature does not match the release signing key $RELEASE_KEY: nothing was installed" \\
+      "compare the key with Settings → Security in the web app; if they match, the script was altered on its way"
+  fi
 }
 
 sha256_of() {
@@ -69,7 +103,9 @@ sha256_of() {
 }
 
 download() {
-  if command -v curl >/dev/null 2>&1; then curl -fsSL -o "$2" "$1"
+  if command -v curl >/dev/null 2>&1; then
+    # Compressed on the wire when this curl can decode it (the binaries are about 100 MB).
+    if curl --version 2>/dev/null | grep -qi 'libz'; then curl -fsSL --compressed -o "$2" "$1"; else curl -fsSL -o "$2" "$1"; fi
   elif command -v wget >/dev/null 2>&1; then wget -q -O "$2" "$1"
   else fail "neither curl nor wget is installed" "install one of them (e.g. apt-get install curl) and run this again"
   fi
@@ -87,8 +123,22 @@ choose_dir() {
 }
 
 platform=$(detect_platform)
-sum=$(expected_sha256 "$platform")
-[ -n "$sum" ] || fail "this server offers no agent for $platform (offered: ${offeredNames})" "ask the server's administrator to build the agent for $platform"
+entry=$(manifest_entry "$platform")
+[ -n "$entry" ] || fail "this server offers no agent for $platform (offered: ${offered})" "ask the server's administrator to build the agent for $platform (npm run build:agent -- --all)"
+file=\${entry% *}
+sum=\${entry#* }
+
+work=$(mktemp -d "\${TMPDIR:-/tmp}/dbvault-install.XXXXXX") || fail "cannot create a temporary directory"
+tmp=
+trap 'rm -rf "$work"; [ -z "$tmp" ] || rm -f "$tmp"' EXIT INT TERM
+if can_check_signature; then
+  check_signature
+  signed=yes
+elif [ -n "\${DBVAULT_RELEASE_KEY:-}" ]; then
+  fail "DBVAULT_RELEASE_KEY is set but this machine cannot check Ed25519 signatures: nothing was installed" "install OpenSSL 3 (openssl pkeyutl -rawin), or unset DBVAULT_RELEASE_KEY to rely on the SHA-256 alone"
+else
+  signed=no
+fi
 
 dir=$(choose_dir)
 if [ -z "\${DBVAULT_INSTALL_DIR:-}" ] && [ "$dir" != /usr/local/bin ]; then
@@ -98,23 +148,27 @@ mkdir -p "$dir" || fail "cannot create $dir"
 [ -w "$dir" ] || fail "cannot write to $dir" "run with sudo, or set DBVAULT_INSTALL_DIR"
 
 tmp=$(mktemp "$dir/.dbvault-agent.XXXXXX") || fail "cannot create a file in $dir"
-trap 'rm -f "$tmp"' EXIT INT TERM
-url="$DBVAULT_URL/downloads/dbvault-agent-$platform"
+url="$DBVAULT_URL/downloads/$file"
 say "downloading $url"
 download "$url" "$tmp" || fail "the download from $url failed"
 actual=$(sha256_of "$tmp")
 if [ "$actual" != "$sum" ]; then
-  fail "checksum mismatch for $url (expected $sum, got $actual): nothing was installed" "try again; if it persists, the file was altered on its way"
+  fail "checksum mismatch for $url (expected $sum, got $actual): nothing was installed" "try again; if it persists, the file was altered on its way or in the server's storage"
 fi
 chmod 0755 "$tmp"
 mv -f "$tmp" "$dir/dbvault-agent"
-trap - EXIT INT TERM
+tmp=
 
-say "installed $dir/dbvault-agent (SHA-256 $sum)"
+if [ "$signed" = yes ]; then
+  say "installed $dir/dbvault-agent (SHA-256 $sum, signed with release key $RELEASE_KEY)"
+else
+  say "installed $dir/dbvault-agent (SHA-256 $sum)"
+  say "note: the release manifest's signature was not checked: that needs OpenSSL 3 (openssl pkeyutl -rawin)"
+fi
 # The musl builds link the C++ runtime dynamically; Alpine does not ship it by default.
 case "$platform" in
   *-musl)
-    if ! ls /usr/lib/libstdc++.so.6 /lib/libstdc++.so.6 >/dev/null 2>&1; then
+    if ! { [ -e /usr/lib/libstdc++.so.6 ] || [ -e /lib/libstdc++.so.6 ]; } || ! { [ -e /usr/lib/libgcc_s.so.1 ] || [ -e /lib/libgcc_s.so.1 ]; }; then
       say "note: the agent needs the C++ runtime on this system: apk add libstdc++ libgcc"
     fi
     ;;

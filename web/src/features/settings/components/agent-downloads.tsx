@@ -1,8 +1,14 @@
 import { formatBytes } from "@protocol/format";
 import { Card } from "../../../components/ui/card";
-import { describePlatform, useAgentReleases } from "../../../lib/agent-install";
+import { Button } from "../../../components/ui/button";
+import { Icon } from "../../../components/ui/icons";
+import { copyText } from "../../../components/ui/copy-text";
+import { describePlatform, listPlatformOffers, useAgentReleases } from "../../../lib/agent-install";
 
-/** Plain downloads of the agent for each platform this server has, with size and SHA-256. */
+/**
+ * Plain downloads of the agent for every platform it is built for, with size, version and SHA-256
+ * where this server has the build, and the release signing key those checksums are signed with.
+ */
 export function AgentDownloads() {
   const releases = useAgentReleases();
   return (
@@ -11,26 +17,50 @@ export function AgentDownloads() {
         Download the agent
       </h2>
       <p className="mt-1 text-sm text-slate-600">
-        The install command above picks the right file by itself. To copy the agent yourself, check its SHA-256 (<code className="font-mono">sha256sum dbvault-agent</code>).
+        The install commands above pick the right file by themselves. To copy the agent yourself, check its SHA-256 (
+        <code className="font-mono">sha256sum dbvault-agent</code>, or <code className="font-mono">Get-FileHash</code> on Windows).
       </p>
       {releases === null ? (
         <p className="mt-4 text-sm text-slate-500">Loading...</p>
-      ) : releases.platforms.length === 0 ? (
-        <p className="mt-4 text-sm text-slate-600">This server has no agent build to hand out yet (its administrator runs npm run build:agent).</p>
       ) : (
-        <ul className="mt-4 divide-y divide-slate-100" aria-label="Agent downloads">
-          {releases.platforms.map((platform) => (
-            <li key={platform.url} className="py-3 text-sm" data-testid="agent-download">
-              <a href={platform.url} className="font-medium text-indigo-600 underline" download>
-                {describePlatform(platform)}
-              </a>
-              <span className="ml-2 text-slate-500">
-                {formatBytes(platform.size)} · version {releases.version}
-              </span>
-              <p className="mt-1 break-all font-mono text-xs text-slate-600">SHA-256 {platform.sha256}</p>
-            </li>
-          ))}
-        </ul>
+        <>
+          <div className="mt-4">
+            <p className="text-sm font-medium text-slate-700">Release signing key</p>
+            <p className="text-xs text-slate-500">
+              This server signs the list of checksums with it. Agents trust it from their setup (which prints it) and install updates only when it signed them.
+            </p>
+            <div className="mt-2 flex items-center gap-2">
+              <code className="block flex-1 break-all rounded-md bg-slate-100 px-3 py-2 font-mono text-xs text-slate-800" data-testid="release-key">
+                {releases.publicKey}
+              </code>
+              <Button variant="outline" size="icon" aria-label="Copy release signing key" onClick={() => copyText(releases.publicKey)}>
+                <Icon name="copy" className="h-4 w-4" />
+              </Button>
+            </div>
+          </div>
+          <ul className="mt-4 divide-y divide-slate-100" aria-label="Agent downloads">
+            {listPlatformOffers(releases).map(({ platform, offered }) => (
+              <li key={platform.id} className="py-3 text-sm" data-testid="agent-download" data-platform={platform.id}>
+                {offered ? (
+                  <>
+                    <a href={offered.url} className="font-medium text-indigo-600 underline" download>
+                      {describePlatform(platform)}
+                    </a>
+                    <span className="ml-2 text-slate-500">
+                      {formatBytes(offered.size)} · version {offered.version}
+                    </span>
+                    <p className="mt-1 break-all font-mono text-xs text-slate-600">SHA-256 {offered.sha256}</p>
+                  </>
+                ) : (
+                  <>
+                    <span className="font-medium text-slate-500">{describePlatform(platform)}</span>
+                    <span className="ml-2 text-slate-500">not built on this server (its administrator runs npm run build:agent -- --all)</span>
+                  </>
+                )}
+              </li>
+            ))}
+          </ul>
+        </>
       )}
     </Card>
   );

@@ -16,13 +16,16 @@ export const AgentSetupGuide = forwardRef<HTMLHeadingElement, { origin: string }
       </p>
       <ol className="mt-4 space-y-4">
         {steps.map((step, index) => (
-          <li key={step.command} className="text-sm">
+          <li key={step.title} className="text-sm">
             <p className="text-slate-800">
               <span className="font-semibold">{index + 1}.</span> {step.title}
             </p>
-            <div className="mt-2">
-              <CommandLine command={step.command} />
-            </div>
+            {step.commands.map(({ label, command }) => (
+              <div key={command} className="mt-2">
+                {label ? <p className="mb-1 text-xs font-medium text-slate-500">{label}</p> : null}
+                <CommandLine command={command} />
+              </div>
+            ))}
           </li>
         ))}
       </ol>

@@ -8,7 +8,8 @@ import { readErrorMessage } from "../../../lib/api-client";
 import { formatDateTime } from "../../../lib/format-date";
 import { cn } from "../../../lib/cn";
 import { type AgentAction, manageAgentRequest, removeAgentRequest, type UserAgent } from "../api/settings-api";
-import { describeAgentStatus } from "../utils/agent-display";
+import { compareAgentVersion, type AgentReleases, useAgentReleases } from "../../../lib/agent-install";
+import { describeAgentStatus, describeLastUpdate } from "../utils/agent-display";
 
 const FAILURE_TITLES: Record<AgentAction, string> = {
   restart: "Failed to send restart command",
@@ -22,6 +23,8 @@ type AgentsTabProps = {
   onSelect: (agentId: string) => void;
   onRemove: (agentId: string) => void;
   onSetupNew: () => void;
+  /** Check for Updates was sent: follow the agents closely until it ends. */
+  onUpdateRequested?: () => void;
 };
 
 // Full class strings here (a .tsx file) so the UnoCSS extractor finds every one.
@@ -32,9 +35,38 @@ function StatusBadge({ status }: { status: string | null }) {
   return <Badge className={STATUS_CLASSES[view.tone]}>{view.label}</Badge>;
 }
 
+/** The agent's version against what this server offers for its platform. */
+function VersionNote({ agent, releases }: { agent: UserAgent; releases: AgentReleases | null }) {
+  const comparison = compareAgentVersion(agent, releases);
+  if (comparison.state === "unknown") return null;
+  if (comparison.state === "not-offered") return <span className="ml-2 text-xs font-normal text-slate-500">(this server has no build for {agent.platform})</span>;
+  if (comparison.state === "current") return <span className="ml-2 text-xs font-normal text-emerald-700">(the server's version)</span>;
+  if (comparison.state === "newer") return <span className="ml-2 text-xs font-normal text-slate-500">(newer than the server's {comparison.offered})</span>;
+  return <span className="ml-2 text-xs font-normal text-amber-700">(the server offers {comparison.offered}: use Check for Updates)</span>;
+}
+
+const UPDATE_TONES = { green: "text-emerald-700", yellow: "text-amber-700", red: "text-red-700", slate: "text-slate-700" };
+
+/** The last Check for Updates: where it got, what the agent said, and when. */
+function LastUpdate({ update }: { update: UserAgent["lastUpdate"] }) {
+  const view = describeLastUpdate(update);
+  if (!update || !view) return null;
+  return (
+    <div className="sm:col-span-2" data-testid="agent-last-update">
+      <dt className="text-slate-500">Last update</dt>
+      <dd className={cn("font-medium", UPDATE_TONES[view.tone])}>
+        {view.label}
+        {update.at ? <span className="ml-2 text-xs font-normal text-slate-500">{formatDateTime(update.at)}</span> : null}
+      </dd>
+      {update.message ? <dd className="mt-1 break-words text-xs text-slate-600">{update.message}</dd> : null}
+    </div>
+  );
+}
+
 /** The agent list with a detail panel: status, last seen, platform, version, commands, maintenance. */
-export function AgentsTab({ agents, selectedId, onSelect, onRemove, onSetupNew }: AgentsTabProps) {
+export function AgentsTab({ agents, selectedId, onSelect, onRemove, onSetupNew, onUpdateRequested }: AgentsTabProps) {
   const [busy, setBusy] = useState<AgentAction | null>(null);
+  const releases = useAgentReleases();
   const selected = agents.find((agent) => agent.id === selectedId) ?? agents[0] ?? null;
 
   if (agents.length === 0) {
@@ -56,6 +88,7 @@ export function AgentsTab({ agents, selectedId, onSelect, onRemove, onSetupNew }
       const { data, error } = await manageAgentRequest(agent.id, action);
       if (error || !data) throw error ?? new Error("command failed");
       toast({ title: data.message, variant: "success" });
+      if (action === "update") onUpdateRequested?.();
     } catch (error) {
       toast({ title: FAILURE_TITLES[action], description: readErrorMessage(error) ?? undefined, variant: "destructive" });
     } finally {
@@ -139,8 +172,12 @@ export function AgentsTab({ agents, selectedId, onSelect, onRemove, onSetupNew }
             </div>
             <div>
               <dt className="text-slate-500">Version</dt>
-              <dd className="font-medium text-slate-900">{selected.version ?? "unknown"}</dd>
+              <dd className="font-medium text-slate-900" data-testid="agent-version">
+                {selected.version ?? "unknown"}
+                <VersionNote agent={selected} releases={releases} />
+              </dd>
             </div>
+            <LastUpdate update={selected.lastUpdate} />
           </dl>
 
           <h3 className="mt-6 text-sm font-semibold text-slate-900">Commands</h3>

@@ -79,6 +79,7 @@ export function SettingsPage() {
                 selectedId={selectedAgentId}
                 onSelect={setSelectedAgentId}
                 onRemove={data.removeAgent}
+                onUpdateRequested={data.watchUpdates}
                 onSetupNew={openSetup}
               />
             ) : null}

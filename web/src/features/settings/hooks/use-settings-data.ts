@@ -9,9 +9,13 @@ import {
   type UserSettings,
   userPlanRequest,
 } from "../api/settings-api";
+import { describeLastUpdate } from "../utils/agent-display";
 
 /** How often the agents' status is refreshed while the page is open (spec 9: 30 s). */
 const AGENTS_REFRESH_MS = 30_000;
+/** While an update runs, the agents are refreshed this often, for at most UPDATE_WATCH_MS. */
+const UPDATE_REFRESH_MS = 2_000;
+const UPDATE_WATCH_MS = 5 * 60_000;
 
 export type SettingsData = {
   settings: UserSettings | null;
@@ -23,6 +27,8 @@ export type SettingsData = {
   setDatabases: (databases: UserDatabase[]) => void;
   /** Takes an agent the server has removed (DELETE /api/agents/{id}) off this page's list. */
   removeAgent: (agentId: string) => void;
+  /** Refreshes the agents every 2 s until no update is under way (Check for Updates was sent). */
+  watchUpdates: () => void;
 };
 
 async function readAgents(): Promise<UserAgent[]> {
@@ -65,9 +71,30 @@ export function useSettingsData(): SettingsData {
     };
   }, [showAgents]);
 
+  // An update is followed closely: each of its steps shows within seconds, not at the next 30 s refresh.
+  const watch = useRef<ReturnType<typeof setInterval> | null>(null);
+  useEffect(() => () => void (watch.current && clearInterval(watch.current)), []);
+  const watchUpdates = useCallback(() => {
+    if (watch.current) clearInterval(watch.current);
+    const until = Date.now() + UPDATE_WATCH_MS;
+    const timer = setInterval(() => {
+      readAgents()
+        .then((list) => {
+          showAgents(list);
+          const underWay = list.some((agent) => agent.lastUpdate && !describeLastUpdate(agent.lastUpdate)?.finished);
+          if ((!underWay || Date.now() > until) && watch.current === timer) {
+            clearInterval(timer);
+            watch.current = null;
+          }
+        })
+        .catch(() => {});
+    }, UPDATE_REFRESH_MS);
+    watch.current = timer;
+  }, [showAgents]);
+
   const removeAgent = useCallback((agentId: string) => {
     removed.current.add(agentId);
     setAgentList((list) => list?.filter((agent) => agent.id !== agentId) ?? null);
   }, []);
-  return { settings, plan, databases, agents, loadError, setSettings, setDatabases, removeAgent };
+  return { settings, plan, databases, agents, loadError, setSettings, setDatabases, removeAgent, watchUpdates };
 }

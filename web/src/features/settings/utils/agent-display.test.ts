@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { describeAgentStatus, formatServiceEndpoint, listAgentSetupSteps, maskApiKey } from "./agent-display";
+import { describeAgentStatus, describeLastUpdate, formatServiceEndpoint, listAgentSetupSteps, maskApiKey } from "./agent-display";
 
 describe("agent status", () => {
   test("active is Online in green, inactive Inactive in yellow, anything else Offline in red", () => {
@@ -28,12 +28,24 @@ describe("security tab", () => {
 });
 
 describe("agent setup", () => {
-  test("the steps install from this server, set up against it and install the service", () => {
+  test("the steps install from this server (Linux and macOS, or Windows), set up against it and install the service", () => {
     const steps = listAgentSetupSteps("https://vault.example.org/");
-    expect(steps.map((s) => s.command)).toEqual([
-      "curl -fsSL https://vault.example.org/install.sh | sh",
-      "dbvault-agent setup --server https://vault.example.org",
-      "sudo dbvault-agent service install",
+    expect(steps.map((s) => s.commands.map((c) => c.command))).toEqual([
+      ["curl -fsSL https://vault.example.org/install.sh | sh", "irm https://vault.example.org/install.ps1 | iex"],
+      ["dbvault-agent setup --server https://vault.example.org"],
+      ["sudo dbvault-agent service install", "dbvault-agent service install"],
     ]);
+    expect(steps[0]!.commands.map((c) => c.label)).toEqual(["Linux or macOS", "Windows (PowerShell)"]);
+  });
+});
+
+describe("last update", () => {
+  test("each step of Check for Updates has a label; only up to date, updated and failed are final", () => {
+    const at = "2026-11-25T10:00:00.000Z";
+    expect(describeLastUpdate(null)).toBeNull();
+    expect(describeLastUpdate({ status: "waiting", message: "", version: null, at })).toEqual({ label: "Waiting for the running backup or restore", tone: "yellow", finished: false });
+    expect(describeLastUpdate({ status: "updated", message: "", version: "1.0.1", at })).toEqual({ label: "Updated", tone: "green", finished: true });
+    expect(describeLastUpdate({ status: "failed", message: "no", version: null, at })).toEqual({ label: "Update failed", tone: "red", finished: true });
+    for (const status of ["requested", "checking", "installing", "restarting"]) expect(describeLastUpdate({ status, message: "", version: null, at })!.finished).toBe(false);
   });
 });

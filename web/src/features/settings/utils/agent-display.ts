@@ -1,5 +1,5 @@
 // How agents and the service endpoint are shown on the Agents and Security tabs (spec 2 and 4).
-import { formatInstallCommand } from "../../../lib/agent-install";
+import { formatInstallCommand, formatPowerShellInstallCommand } from "../../../lib/agent-install";
 
 export type AgentStatusView = { label: "Online" | "Inactive" | "Offline"; tone: "green" | "yellow" | "red" };
 
@@ -22,18 +22,49 @@ export function maskApiKey(apiKey: string | null | undefined): string {
   return `${"•".repeat(Math.max(8, apiKey.length - visible.length))}${visible}`;
 }
 
+export type SetupStep = { title: string; commands: { label?: string; command: string }[] };
+
 /** The 'Setup New Agent' steps for this server: install with its one-liner, set up, run as a service. */
-export function listAgentSetupSteps(origin: string): { title: string; command: string }[] {
+export function listAgentSetupSteps(origin: string): SetupStep[] {
   const serverUrl = origin.replace(/\/+$/, "");
   return [
     {
-      title: "Install the agent on the server that can reach your MongoDB (the script checks the download's SHA-256)",
-      command: formatInstallCommand(`${serverUrl}/install.sh`),
+      title: "Install the agent on the server that can reach your MongoDB (the installer checks the download against this server's signed checksums)",
+      commands: [
+        { label: "Linux or macOS", command: formatInstallCommand(`${serverUrl}/install.sh`) },
+        { label: "Windows (PowerShell)", command: formatPowerShellInstallCommand(`${serverUrl}/install.ps1`) },
+      ],
     },
     {
       title: "Run the setup: it asks for your API key (above) and each database's name and connection string, and prints your master key once",
-      command: `dbvault-agent setup --server ${serverUrl}`,
+      commands: [{ command: `dbvault-agent setup --server ${serverUrl}` }],
     },
-    { title: "Keep it running as a service; it stays connected and runs your scheduled backups", command: "sudo dbvault-agent service install" },
+    {
+      title: "Keep it running as a service; it stays connected and runs your scheduled backups",
+      commands: [
+        { label: "Linux (systemd) or macOS (launchd)", command: "sudo dbvault-agent service install" },
+        { label: "Windows (a scheduled task; in an administrator's PowerShell)", command: "dbvault-agent service install" },
+      ],
+    },
   ];
+}
+
+type LastUpdate = { status: string; message: string; version: string | null; at: string | null };
+export type UpdateView = { label: string; tone: "green" | "yellow" | "red" | "slate"; finished: boolean };
+
+const UPDATE_VIEWS: Record<string, UpdateView> = {
+  requested: { label: "Update check sent", tone: "slate", finished: false },
+  waiting: { label: "Waiting for the running backup or restore", tone: "yellow", finished: false },
+  checking: { label: "Checking for a new version", tone: "yellow", finished: false },
+  "up-to-date": { label: "Up to date", tone: "green", finished: true },
+  installing: { label: "Installing", tone: "yellow", finished: false },
+  restarting: { label: "Restarting into the new version", tone: "yellow", finished: false },
+  updated: { label: "Updated", tone: "green", finished: true },
+  failed: { label: "Update failed", tone: "red", finished: true },
+};
+
+/** How the last Check for Updates is shown; null when there was none. */
+export function describeLastUpdate(update: LastUpdate | null | undefined): UpdateView | null {
+  if (!update) return null;
+  return UPDATE_VIEWS[update.status] ?? { label: update.status, tone: "slate", finished: true };
 }
