@@ -15,7 +15,10 @@ let server: TestServer;
 let offsetMs = 0;
 beforeAll(async () => {
   server = await startTestServer({ TRUST_PROXY: "1", REGISTRATIONS_PER_HOUR: "3" });
-  server.ctx.now = () => new Date(Date.now() + offsetMs);
+  // The clock stands still between moves: a waiting time read a moment after it was set must be
+  // the one set (on a loaded machine a real second could pass and turn 4 s into 3).
+  const start = Date.now();
+  server.ctx.now = () => new Date(start + offsetMs);
 });
 afterAll(() => server.close());
 // Each test starts in a fresh hour, past every window the tests before it opened.
