@@ -50,6 +50,9 @@ const getBackup = async (user: TestUser, id: string) => (await server.call("GET"
 const auditActions = async (userId: string) =>
   (await server.ctx.db.select().from(auditLogs).where(eq(auditLogs.userId, userId))).map((row) => row.action);
 const mailTo = (user: TestUser, subject: string) => server.sentMail.filter((mail) => mail.to === user.email && mail.subject.startsWith(subject));
+// Alerts and mails go out after the change they announce is visible through the API: wait for them.
+const alertWhere = (match: (alert: TrustAlert) => boolean) => waitUntil(() => alerts.find(match), { message: "the alert" });
+const firstMailTo = (user: TestUser, subject: string) => waitUntil(() => mailTo(user, subject)[0], { message: `a mail "${subject}"` });
 
 describe("verification", () => {
   test("an agent's report is recorded with its time, counts and an alert; no mail for a success", async () => {
@@ -70,7 +73,7 @@ describe("verification", () => {
     const [listed] = (await server.call("GET", "/api/backups", { token: world.user.token })).body;
     expect(listed).toMatchObject({ id: backupId, verifiedAt: verified.verifiedAt, verification: { status: "ok" } });
     expect(await auditActions(world.user.id)).toContain("BACKUP_VERIFIED");
-    expect(alerts.find((alert) => alert.backupId === backupId)).toEqual({
+    expect(await alertWhere((alert) => alert.backupId === backupId)).toEqual({
       event: "backup.verified",
       userId: world.user.id,
       occurredAt: expect.any(String),
@@ -96,10 +99,10 @@ describe("verification", () => {
       namespaces: { "shop.orders": 11 },
       error: "the stored file does not hold what was dumped: shop.customers is missing (3 documents expected); shop.orders holds 11 documents, 12 expected",
     });
-    const [mail] = mailTo(world.user, "Backup verification failed: shop");
+    const mail = await firstMailTo(world.user, "Backup verification failed: shop");
     expect(mail!.text).toContain("shop.orders holds 11 documents, 12 expected");
     expect(mail!.text).toContain(`Backup id: ${backupId}.`);
-    expect(alerts.find((alert) => alert.backupId === backupId)).toMatchObject({ event: "backup.verification_failed", status: "failed" });
+    expect(await alertWhere((alert) => alert.backupId === backupId)).toMatchObject({ event: "backup.verification_failed", status: "failed" });
     expect(await auditActions(world.user.id)).toContain("BACKUP_VERIFICATION_FAILED");
   });
 
@@ -148,9 +151,9 @@ describe("anomalies and retention", () => {
     const flagged = await getBackup(world.user, dropped);
     expect(flagged.anomaly).toEqual({ kind: "size_drop", detail: "1000 Bytes, under half the median of 3.92 KB of the previous 3 backups." });
     expect(flagged.anomalyResolvedAt).toBeNull();
-    const [mail] = mailTo(world.user, "Unusual backup: shop");
+    const mail = await firstMailTo(world.user, "Unusual backup: shop");
     expect(mail!.text).toContain("1000 Bytes, under half the median");
-    expect(alerts.find((alert) => alert.backupId === dropped)).toMatchObject({ event: "backup.anomaly", status: "size_drop", databaseName: "shop" });
+    expect(await alertWhere((alert) => alert.backupId === dropped)).toMatchObject({ event: "backup.anomaly", status: "size_drop", databaseName: "shop" });
     expect(await auditActions(world.user.id)).toContain("BACKUP_ANOMALY");
 
     // Everything is past a 3-day retention; the newest (the anomalous one) and the last good one stay.
@@ -213,7 +216,7 @@ describe("restore drills", () => {
     const actions = await auditActions(world.user.id);
     expect(actions).toEqual(expect.arrayContaining(["DRILL_REQUESTED", "DRILL_COMPLETED"]));
     expect(actions).not.toContain("RESTORE_COMPLETED");
-    expect(alerts.find((alert) => alert.restoreId === command.restoreId)).toMatchObject({
+    expect(await alertWhere((alert) => alert.restoreId === command.restoreId)).toMatchObject({
       event: "drill.completed",
       detail: "Restored 2 of 2 documents in 1 collection(s) with 1 of 1 indexes into Shop_Main_eu_dbvault_drill in 4 s; the scratch database was dropped.",
     });
