@@ -63,8 +63,13 @@ test("a server restarted mid-upload: the agent resends the cut part, the backup 
   const backupId = created.body._id;
   expect(await frozen).toBe(backupId);
   // Parts 0 and 1 are acknowledged; part 2 is only reserved (not stored) when the server goes down,
-  // and so is part 3 if the agent had sent it too (it keeps two parts in flight).
-  const before = (await partsOf(backupId)).sort((a, b) => a.partNumber - b.partNumber);
+  // and so is part 3 if the agent had sent it too (it keeps two parts in flight). Part 1 can still
+  // be on its way to being marked stored when part 2 reaches storage: wait for it, not for a time.
+  const sortedParts = async () => (await partsOf(backupId)).sort((a, b) => a.partNumber - b.partNumber);
+  const before = await waitUntil(async () => {
+    const parts = await sortedParts();
+    return parts[1]?.stored === true && parts;
+  }, { message: "part 1 to be stored" });
   expect(before.slice(0, 3).map((p) => [p.partNumber, p.stored])).toEqual([[0, true], [1, true], [2, false]]);
   expect(before.slice(3).map((p) => [p.partNumber, p.stored])).toEqual(before.length > 3 ? [[3, false]] : []);
   expect((await api("GET", `/api/backups/${backupId}`)).body.status).toBe("in-progress");
