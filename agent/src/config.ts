@@ -10,7 +10,7 @@ import { chmod, mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/pro
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { type Compression, decodeMasterKey, InvalidKeyError } from "./archive/index.ts";
-import type { ToolsConfig } from "./dump/index.ts";
+import type { ToolsConfig } from "./dump/types.ts";
 
 export const CONFIG_VERSION = 1;
 

@@ -9,7 +9,8 @@ export {
   encryptWebStream,
 } from "./convenience.ts";
 export { createDecryptStream, type DecryptOptions, DecryptStream } from "./decrypt-stream.ts";
-export { createEncryptStream, EncryptStream } from "./encrypt-stream.ts";
+export { createEncryptStream, EncryptStream, type EncryptStreamOptions } from "./encrypt-stream.ts";
+export { COMPRESSION_BLOCK_SIZE, createBlockCompressor, defaultCompressionThreads, type BlockCompressor } from "./block-compressor.ts";
 export * from "./errors.ts";
 export {
   type ArchiveHeader,

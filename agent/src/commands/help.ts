@@ -1,5 +1,5 @@
 // The help text and the version line: what `help`, `version` and usage errors show.
-import { AGENT_VERSION } from "../dump/index.ts";
+import { AGENT_VERSION } from "../dump/agent-version.ts";
 
 export const HELP_TEXT = `usage: dbvault-agent <command> [options]
 

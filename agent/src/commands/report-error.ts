@@ -11,7 +11,7 @@ import {
   WrongKeyError,
 } from "../archive/index.ts";
 import { ConfigError } from "../config.ts";
-import { DumpError } from "../dump/index.ts";
+import { DumpError } from "../dump/errors.ts";
 import { MongodumpArchiveError } from "../dump/mongodump-archive/index.ts";
 import { formatCount } from "../ui/format.ts";
 import { CliError, EXIT, type ExitCode } from "./cli-error.ts";

@@ -10,7 +10,8 @@ export {
   OPLOG_NAMESPACE,
   splitNamespace,
 } from "./format.ts";
-export { readMongodumpArchive, type ReadArchiveOptions } from "./read-archive.ts";
+export { ArchiveScanner, type ScanOptions } from "./archive-scanner.ts";
+export { readArchiveStructure, readMongodumpArchive, type ReadArchiveOptions } from "./read-archive.ts";
 export { summarizeArchive, type ArchiveSummary, type NamespaceSummary } from "./summarize-archive.ts";
 export type {
   ArchiveEvent,
