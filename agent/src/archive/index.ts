@@ -1,7 +1,9 @@
 // Public API of the `.enc.dbvault` archive library. Everything else in this folder is internal.
 // The format is specified in docs/archive-format.md.
 
-export type { EncryptOptions } from "./archive-writer.ts";
+export { ArchiveReader } from "./archive-reader.ts";
+export { ArchiveWriter, type EncryptOptions, resolveEncryptOptions } from "./archive-writer.ts";
+export { createDecompressor } from "./compression.ts";
 export {
   decryptBuffer,
   decryptWebStream,
@@ -17,9 +19,11 @@ export {
   type Compression,
   CURRENT_FORMAT_VERSION,
   DEFAULT_CHUNK_SIZE,
+  FRAME_HEADER_LENGTH,
   MAX_CHUNK_SIZE,
   MIN_CHUNK_SIZE,
   type PayloadKind,
+  TAG_LENGTH,
 } from "./format.ts";
 export { readArchiveHeader } from "./header.ts";
 export { type ArchiveInspection, inspectArchive } from "./inspect.ts";
