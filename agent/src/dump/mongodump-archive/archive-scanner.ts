@@ -159,40 +159,53 @@ export class ArchiveScanner {
 
   // Takes every document that lies whole in the chunk, plus the terminator ending the segment.
   // Returns where it stopped: at a document that continues in the next chunk, or after the segment.
+  // A run of consecutive documents is checksummed in one call: they are adjacent in the stream.
   #readDocumentsInPlace(chunk: Uint8Array, at: number): number {
     const state = this.#state!;
-    const crc = state.crc;
     const end = chunk.length;
     const max = this.#maxDocumentBytes;
+    const runStart = at;
+    let count = 0;
+    const finishRun = () => {
+      state.crc.update(chunk, runStart, at);
+      state.documentCount += count;
+      state.documentBytes += at - runStart;
+      this.position += at - runStart;
+    };
     while (end - at >= 4) {
       const length = chunk[at]! | (chunk[at + 1]! << 8) | (chunk[at + 2]! << 16) | (chunk[at + 3]! << 24);
       if (length === TERMINATOR) {
+        finishRun();
         at += 4;
         this.position += 4;
         this.#step = Step.Block;
         return at;
       }
-      if (length < MIN_DOCUMENT_BYTES || length > max) throw this.#invalidLength(length, this.position);
+      if (length < MIN_DOCUMENT_BYTES || length > max) {
+        finishRun();
+        throw this.#invalidLength(length, this.position);
+      }
       if (end - at < length) {
+        finishRun();
         if (this.#wantDocuments) return at;
         // Checked in place: the part here now, the rest as it arrives.
         this.#unitStart = this.position;
         this.#bodyLength = length;
         this.#bodyLeft = length - (end - at);
-        crc.update(chunk.subarray(at, end));
+        state.crc.update(chunk, at, end);
         this.position += end - at;
         this.#step = Step.Body;
         return end;
       }
-      const document = chunk.subarray(at, at + length);
-      if (document[length - 1] !== 0) throw this.#badTerminator(length, this.position);
-      crc.update(document);
-      state.documentCount++;
-      state.documentBytes += length;
+      if (chunk[at + length - 1] !== 0) {
+        finishRun();
+        throw this.#badTerminator(length, this.position);
+      }
+      if (this.#wantDocuments) this.#emit({ kind: "document", namespace: this.#namespace, bytes: chunk.subarray(at, at + length) });
       at += length;
-      this.position += length;
-      if (this.#wantDocuments) this.#emit({ kind: "document", namespace: this.#namespace, bytes: document });
+      count++;
     }
+    finishRun();
     return at;
   }
 
