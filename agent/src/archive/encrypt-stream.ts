@@ -7,6 +7,7 @@ import {
 import { type BlockCompressor, createBlockCompressor } from "./block-compressor.ts";
 import { type ArchiveHeader, FRAME_HEADER_LENGTH, TAG_LENGTH } from "./format.ts";
 import { readArchiveHeader } from "./header.ts";
+import { createMemoryPacer } from "./memory-pacer.ts";
 
 /** Options of the encrypting stream: the file's, plus how many threads compress. */
 export interface EncryptStreamOptions extends EncryptOptions {
@@ -24,6 +25,7 @@ export class EncryptStream extends Duplex {
   readonly header: ArchiveHeader;
   readonly #writer: ArchiveWriter;
   readonly #compressor: BlockCompressor | undefined;
+  readonly #pacer = createMemoryPacer();
   #resumeWrite: (() => void) | undefined;
 
   constructor(options: EncryptStreamOptions) {
@@ -43,6 +45,7 @@ export class EncryptStream extends Duplex {
   }
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (e?: Error | null) => void) {
+    this.#pacer.note(chunk.length);
     const compressor = this.#compressor;
     if (!compressor) {
       const waiting = this.#seal(chunk);

@@ -12,7 +12,7 @@ import { DumpError, throwIfAborted } from "./errors.ts";
 import { dumpWithTool } from "./native/dump.ts";
 import { chooseEngine } from "./native/find-tools.ts";
 import { restoreWithTool } from "./native/restore.ts";
-import { createMemoryPacer } from "./memory-pacer.ts";
+import { createMemoryPacer } from "../archive/memory-pacer.ts";
 import { ProgressTracker } from "./progress-tracker.ts";
 import { planRestore } from "./restore-plan.ts";
 import type { DumpOptions, DumpResult, RestoreOptions, RestoreResult } from "./types.ts";
