@@ -44,6 +44,19 @@ export class EncryptStream extends Duplex {
     }
   }
 
+  /**
+   * Takes plaintext without a stream hop: the bytes are copied (into a compression block, or a
+   * chunk of their own) before this returns, so the caller may reuse its buffer. A returned
+   * promise settles when there is room again. Use either this or `write`, then `end()` as usual.
+   * Throws once the stream failed or was destroyed.
+   */
+  writeCopied(bytes: Uint8Array): Promise<void> | undefined {
+    if (this.destroyed) throw this.errored ?? new Error("the encrypt stream was destroyed");
+    this.#pacer.note(bytes.length);
+    if (this.#compressor) return this.#compressor.write(bytes);
+    return this.#seal(Buffer.from(bytes));
+  }
+
   override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (e?: Error | null) => void) {
     this.#pacer.note(chunk.length);
     const compressor = this.#compressor;

@@ -22,4 +22,4 @@ export type {
   CollectionMetadata,
   CollectionSpec,
 } from "./types.ts";
-export { writeMongodumpArchive, type WriteArchiveOptions } from "./write-archive.ts";
+export { ArchiveEncoder, writeMongodumpArchive, type WriteArchiveOptions } from "./write-archive.ts";
