@@ -6,7 +6,7 @@ import { CliError, EXIT } from "./cli-error.ts";
 import type { CommandContext } from "./context.ts";
 import { createOutput, openInput } from "./files.ts";
 import { parseOptions, requireString } from "./parse-args.ts";
-import { openSealedFile } from "./sealing.ts";
+import { openSealedFile } from "./open-sealed.ts";
 import { COMMON_OPTIONS } from "./shared.ts";
 
 const OPTIONS = { ...COMMON_OPTIONS, in: "string", out: "string", force: "boolean" } as const;

@@ -6,7 +6,7 @@ import { formatBytes, pluralize } from "../ui/format.ts";
 import type { CommandContext } from "./context.ts";
 import { createOutput, openInput } from "./files.ts";
 import { parseOptions, requireString } from "./parse-args.ts";
-import { sealArchive } from "./sealing.ts";
+import { sealArchive } from "./seal-archive.ts";
 import { COMMON_OPTIONS, readCompression } from "./shared.ts";
 
 const OPTIONS = { ...COMMON_OPTIONS, in: "string", out: "string", compression: "string", force: "boolean" } as const;

@@ -111,6 +111,9 @@ function pullChunks(stream: Readable) {
   };
 }
 
+/** Writes buffers in order; a returned promise settles once the output took them. */
+export type WriteOut = (buffers: readonly Uint8Array[]) => void | Promise<void>;
+
 export interface OutputFile {
   /** The output as a stream (for pipelines); use either this or `write`, not both. */
   readonly stream: Writable;

@@ -12,7 +12,7 @@ import {
 } from "../archive/index.ts";
 import { ConfigError } from "../config.ts";
 import { DumpError } from "../dump/errors.ts";
-import { MongodumpArchiveError } from "../dump/mongodump-archive/index.ts";
+import { MongodumpArchiveError } from "../dump/mongodump-archive/errors.ts";
 import { formatCount } from "../ui/format.ts";
 import { CliError, EXIT, type ExitCode } from "./cli-error.ts";
 
