@@ -1,27 +1,50 @@
 // Compression on every core. The payload is cut into blocks of a fixed number of input bytes,
-// each compressed on its own (one zstd frame or one gzip member per block) by node:zlib's
-// asynchronous one-shot calls, which run on the runtime's native thread pool (no JavaScript
-// thread, so no second heap), several at once; the results are handed on in input order. Block
-// boundaries depend only on the input bytes and each block is compressed alone with the same
-// settings, so the output is the same byte for byte whatever the number of blocks in flight.
-// Readers need nothing new: zstd streams may hold several frames and gzip streams several
-// members (docs/archive-format.md).
+// each compressed on its own (one zstd frame or one gzip member per block) by worker threads, and
+// the results are handed on in input order. Block boundaries depend only on the input bytes and
+// each block is compressed alone by the same call (zstdCompressSync / gzipSync), so the output is
+// the same byte for byte whatever the number of threads, with one or many. Readers need nothing
+// new: zstd streams may hold several frames and gzip streams several members
+// (docs/archive-format.md).
+//
+// Why worker threads: node:zlib's asynchronous calls and Bun.zstdCompress ran one at a time on
+// this runtime (2 cores: no faster than one), and their output arrived in 16 KiB pieces
+// concatenated on the main thread. A Bun worker costs ~8 MB; input blocks are SharedArrayBuffers
+// that the threads read in place and that are reused (no copy, no fresh memory per block).
 import { availableParallelism } from "node:os";
-import { constants, gzip, zstdCompress } from "node:zlib";
+import { constants, gzipSync, zstdCompressSync } from "node:zlib";
 import { GZIP_LEVEL, ZSTD_LEVEL } from "./compression.ts";
 import type { Compression } from "./format.ts";
 
 /** Input bytes per independently compressed block (4 MiB: zstd -3's window is 2 MiB). */
 export const COMPRESSION_BLOCK_SIZE = 4 * 1024 * 1024;
-// Blocks in flight per thread (being compressed or waiting to be handed on). One keeps the pool
-// busy (a 4 MiB block takes ~6 ms to compress, ~0.5 ms to copy in and seal) and bounds memory at
-// threads × (block + zstd context + output); two added ~20 MiB to a 256 MiB round trip's peak
-// for no measurable speed. Input blocks are reused, so their memory is touched once.
+// Blocks in flight per thread (being compressed or waiting to be handed on): one keeps the
+// threads busy (a 4 MiB block takes ~6 ms to compress, ~0.5 ms to copy in and seal) and bounds
+// memory at threads × (block + zstd context + output).
 const BLOCKS_PER_THREAD = 1;
+
+// The worker's whole program, as source text so that it needs no file of its own (the agent is
+// a single compiled executable). It calls exactly what compressBlock calls.
+const WORKER_SOURCE = `
+import { constants, gzipSync, zstdCompressSync } from "node:zlib";
+self.onmessage = (event) => {
+  const { id, ring, offset, length, compression, level } = event.data;
+  try {
+    const input = new Uint8Array(ring, offset, length);
+    const output = compression === "zstd"
+      ? zstdCompressSync(input, { params: { [constants.ZSTD_c_compressionLevel]: level } })
+      : gzipSync(input, { level });
+    const own = output.byteOffset === 0 && output.byteLength === output.buffer.byteLength
+      ? new Uint8Array(output.buffer) : new Uint8Array(output);
+    self.postMessage({ id, output: own }, [own.buffer]);
+  } catch (error) {
+    self.postMessage({ id, error: String((error && error.message) || error) });
+  }
+};
+`;
 
 export interface BlockCompressorOptions {
   compression: Exclude<Compression, "none">;
-  /** Blocks compressed at once (pool threads used); the cores this process may use unless told otherwise. */
+  /** Worker threads; the cores this process may use unless told otherwise. */
   threads?: number;
   /** Receives each compressed block in input order; a returned promise holds back later blocks. */
   onOutput: (block: Uint8Array) => void | Promise<void>;
@@ -33,50 +56,69 @@ export interface BlockCompressor {
   write(bytes: Uint8Array): Promise<void> | undefined;
   /** Compresses what is left; resolves once every block was handed on. Rejects with the first failure. */
   end(): Promise<void>;
-  /** Stops handing blocks on; pending ones are dropped. Never throws. */
+  /** Stops the threads; pending blocks are dropped. Never throws. */
   destroy(): void;
 }
 
-/** Returns how many blocks are compressed at once when not told: the cores available. */
+/** Returns the number of compression threads used when none is given: the cores available. */
 export function defaultCompressionThreads(): number {
   return Math.max(1, availableParallelism());
 }
 
-/** Compresses one block alone, on the thread pool; the same bytes always give the same output. Rejects on a zlib failure. */
-export function compressBlock(compression: Exclude<Compression, "none">, input: Uint8Array): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const done = (error: Error | null, output: Buffer) => (error ? reject(error) : resolve(output));
-    if (compression === "zstd") zstdCompress(input, { params: { [constants.ZSTD_c_compressionLevel]: ZSTD_LEVEL } }, done);
-    else gzip(input, { level: GZIP_LEVEL }, done);
-  });
+/** Compresses one block alone, as the threads do; the same bytes always give the same output. Throws zlib's error. */
+export function compressBlock(compression: Exclude<Compression, "none">, input: Uint8Array): Buffer {
+  return compression === "zstd"
+    ? zstdCompressSync(input, { params: { [constants.ZSTD_c_compressionLevel]: ZSTD_LEVEL } })
+    : gzipSync(input, { level: GZIP_LEVEL });
 }
 
-/** Starts a block compressor; never throws. */
+/** Starts a block compressor and its worker threads; throws only if a thread cannot start. */
 export function createBlockCompressor(options: BlockCompressorOptions): BlockCompressor {
   return new PooledCompressor(options);
 }
 
+// Bun's Worker can be left out of the event loop's reckoning (its DOM type does not say so).
+type ThreadWorker = Worker & { ref(): void; unref(): void };
+
+let workerUrl: string | undefined;
+
 class PooledCompressor implements BlockCompressor {
   readonly #options: BlockCompressorOptions;
-  readonly #maxInFlight: number;
+  readonly #level: number;
+  readonly #workers: ThreadWorker[];
+  readonly #idle: ThreadWorker[];
+  readonly #freeSlots: SharedArrayBuffer[] = [];
+  readonly #waiting: { id: number; slot: SharedArrayBuffer; length: number }[] = [];
+  readonly #slotOf = new Map<number, SharedArrayBuffer>();
   readonly #done = new Map<number, Uint8Array>();
-  readonly #freeBlocks: Uint8Array[] = [];
-  #block: Uint8Array;
+  #slot: SharedArrayBuffer;
+  #view: Uint8Array;
   #filled = 0;
   #nextId = 0;
   #nextToDeliver = 0;
   #inFlight = 0;
+  readonly #maxInFlight: number;
   #delivering = false;
-  #stopped = false;
   #failure: Error | undefined;
   #roomWaiters: { resolve: () => void; reject: (error: Error) => void }[] = [];
   #settled: { resolve: () => void; reject: (error: Error) => void } | undefined;
 
   constructor(options: BlockCompressorOptions) {
     this.#options = options;
+    this.#level = options.compression === "zstd" ? ZSTD_LEVEL : GZIP_LEVEL;
     const threads = Math.max(1, Math.floor(options.threads ?? defaultCompressionThreads()));
     this.#maxInFlight = threads * BLOCKS_PER_THREAD;
-    this.#block = new Uint8Array(COMPRESSION_BLOCK_SIZE);
+    this.#slot = new SharedArrayBuffer(COMPRESSION_BLOCK_SIZE);
+    this.#view = new Uint8Array(this.#slot);
+    workerUrl ??= URL.createObjectURL(new Blob([WORKER_SOURCE], { type: "application/javascript" }));
+    this.#workers = Array.from({ length: threads }, () => {
+      const worker = new Worker(workerUrl!) as ThreadWorker;
+      worker.onmessage = (event: MessageEvent) => this.#receive(worker, event.data);
+      worker.onerror = (event) => this.#fail(new Error(`a compression thread failed: ${event.message}`));
+      worker.unref(); // idle threads must not keep the process alive
+      return worker;
+    });
+    this.#idle = [...this.#workers];
   }
 
   write(bytes: Uint8Array): Promise<void> | undefined {
@@ -84,7 +126,7 @@ class PooledCompressor implements BlockCompressor {
     let offset = 0;
     while (offset < bytes.length) {
       const n = Math.min(bytes.length - offset, COMPRESSION_BLOCK_SIZE - this.#filled);
-      this.#block.set(n === bytes.length ? bytes : bytes.subarray(offset, offset + n), this.#filled);
+      this.#view.set(n === bytes.length ? bytes : bytes.subarray(offset, offset + n), this.#filled);
       this.#filled += n;
       offset += n;
       if (this.#filled === COMPRESSION_BLOCK_SIZE) this.#dispatchBlock();
@@ -104,27 +146,54 @@ class PooledCompressor implements BlockCompressor {
   }
 
   destroy(): void {
-    this.#stopped = true;
-    this.#freeBlocks.length = 0;
+    for (const worker of this.#workers) worker.terminate();
+    this.#workers.length = 0;
+    this.#idle.length = 0;
   }
 
-  // The filled block goes to the pool and a free one (or a new one) takes its place; the block
-  // comes back once its compression has finished.
+  // The filled slot goes to a thread and a free one is filled meanwhile (a new one only when a
+  // caller wrote past the room it was given, e.g. one huge write).
   #dispatchBlock(): void {
-    const block = this.#block;
-    const input = this.#filled === COMPRESSION_BLOCK_SIZE ? block : block.subarray(0, this.#filled);
     const id = this.#nextId++;
-    this.#block = this.#freeBlocks.pop() ?? new Uint8Array(COMPRESSION_BLOCK_SIZE);
-    this.#filled = 0;
+    this.#waiting.push({ id, slot: this.#slot, length: this.#filled });
+    this.#slotOf.set(id, this.#slot);
     this.#inFlight++;
-    compressBlock(this.#options.compression, input).then(
-      (output) => {
-        if (!this.#stopped) this.#freeBlocks.push(block);
-        this.#done.set(id, output);
-        void this.#deliver();
-      },
-      (error: Error) => this.#fail(new Error(`${this.#options.compression} compression failed: ${error.message}`)),
-    );
+    this.#slot = this.#freeSlots.pop() ?? new SharedArrayBuffer(COMPRESSION_BLOCK_SIZE);
+    this.#view = new Uint8Array(this.#slot);
+    this.#filled = 0;
+    this.#startWaiting();
+  }
+
+  #startWaiting(): void {
+    while (this.#waiting.length > 0 && this.#idle.length > 0) {
+      const job = this.#waiting.shift()!;
+      const worker = this.#idle.pop()!;
+      worker.ref();
+      worker.postMessage({
+        id: job.id,
+        ring: job.slot,
+        offset: 0,
+        length: job.length,
+        compression: this.#options.compression,
+        level: this.#level,
+      });
+    }
+  }
+
+  #receive(worker: ThreadWorker, message: { id: number; output?: Uint8Array; error?: string }): void {
+    worker.unref();
+    this.#idle.push(worker);
+    if (message.error !== undefined || !message.output) {
+      this.#fail(new Error(`${this.#options.compression} compression failed: ${message.error ?? "no output"}`));
+      return;
+    }
+    // The block's input slot is free again (kept for reuse, as many as can be in flight).
+    const slot = this.#slotOf.get(message.id)!;
+    this.#slotOf.delete(message.id);
+    if (this.#freeSlots.length < this.#maxInFlight) this.#freeSlots.push(slot);
+    this.#done.set(message.id, message.output);
+    this.#startWaiting();
+    void this.#deliver();
   }
 
   // Hands finished blocks on strictly in input order, one at a time.
