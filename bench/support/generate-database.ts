@@ -8,15 +8,19 @@ const DOCUMENT_BYTES = 1_000;
 const BATCH = 1_000;
 const WRITERS = 3;
 
-/** About 1 KB: numbers of several widths, a date, a decimal, a small array, a nested document, a payload. */
-export function createDocument(i: number): object {
+/**
+ * About 1 KB: numbers of several widths, a date, a decimal, a small array, a nested document, a
+ * payload. FerretDB 1.x has no Decimal128 (it drops the connection), so `decimals: false` stores
+ * the amount as a double.
+ */
+export function createDocument(i: number, decimals = true): object {
   return {
     _id: new ObjectId(),
     i: new Int32(i),
     name: `customer ${i} ${["alpha", "beta", "gamma", "delta"][i % 4]}`,
     email: `user${i}@example.com`,
     createdAt: new Date(Date.UTC(2020, 0, 1) + i * 1000),
-    amount: Decimal128.fromString(`${i % 10_000}.${i % 100}`),
+    amount: decimals ? Decimal128.fromString(`${i % 10_000}.${i % 100}`) : (i % 10_000) + (i % 100) / 100,
     tags: ["a", "b", `t${i % 50}`],
     address: { street: `${i % 999} main street`, city: "springfield", zip: `${10_000 + (i % 89_999)}` },
     payload: randomBytes(360).toString("base64") + "x".repeat(360),
@@ -35,6 +39,7 @@ export async function generateDatabase(
   database: string,
   layout: { name: string; bytes: number }[],
   onProgress?: (inserted: number, total: number) => void,
+  decimals = true,
 ): Promise<Record<string, number>> {
   const jobs: { collection: string; from: number; count: number }[] = [];
   const counts: Record<string, number> = {};
@@ -50,7 +55,7 @@ export async function generateDatabase(
   const writer = async () => {
     while (job < jobs.length) {
       const { collection, from, count } = jobs[job++]!;
-      const documents = Array.from({ length: count }, (_, k) => createDocument(from + k));
+      const documents = Array.from({ length: count }, (_, k) => createDocument(from + k, decimals));
       await client.db(database).collection(collection).insertMany(documents, { ordered: false });
       inserted += count;
       onProgress?.(inserted, next);
