@@ -36,7 +36,7 @@ describe("block compression on worker threads", () => {
       const one = Buffer.concat(await compress(input, compression, 1, 1024 * 1024));
       const two = Buffer.concat(await compress(input, compression, 2, 65_537));
       const three = await compress(input, compression, 3, 3 * 1024 * 1024 + 5);
-      expect(three).toHaveLength(4);
+      expect(three).toHaveLength(Math.ceil(input.length / COMPRESSION_BLOCK_SIZE));
       expect(two.equals(one)).toBe(true);
       expect(Buffer.concat(three).equals(one)).toBe(true);
       // Each block is what zstd/gzip give for that block alone, and opens alone.

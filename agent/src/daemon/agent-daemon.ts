@@ -87,7 +87,7 @@ export function startAgentDaemon(runtime: DaemonRuntime) {
     try {
       let dumped: Record<string, number> | undefined;
       const encrypted = runtime.backup(databaseName, { onProgress: report, signal: abort.signal, onDumped: (counts) => (dumped = counts) });
-      const result = await uploadBackup(runtime.client(), backupId, encrypted, { goSignals, collections: () => dumped });
+      const result = await uploadBackup(runtime.client(), backupId, encrypted, { goSignals, collections: () => dumped, ownsChunks: true });
       runtime.log("backup completed and uploaded", { backupId, databaseName, bytes: result.size });
     } catch (error) {
       const reason = abort.signal.aborted ? STOPPED_REASON : describe(error);
