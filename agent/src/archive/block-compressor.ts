@@ -49,7 +49,7 @@ self.onmessage = (event) => {
 
 export interface BlockCompressorOptions {
   compression: Exclude<Compression, "none">;
-  /** Worker threads; the cores this process may use unless told otherwise. */
+  /** Worker threads; defaultCompressionThreads() unless told otherwise. */
   threads?: number;
   /** Receives each compressed block in input order; a returned promise holds back later blocks. */
   onOutput: (block: Uint8Array) => void | Promise<void>;
@@ -65,9 +65,14 @@ export interface BlockCompressor {
   destroy(): void;
 }
 
-/** Returns the number of compression threads used when none is given: the cores available. */
+/**
+ * Returns the number of compression threads used when none is given: one less than the cores
+ * available (at least one), since the calling thread has as much to do (reading, the archive's
+ * checksums, encryption, writing or uploading) as one compressing thread. Each thread costs
+ * ~10 MB; the daemon's budget on 2 cores did not leave room for two.
+ */
 export function defaultCompressionThreads(): number {
-  return Math.max(1, availableParallelism());
+  return Math.max(1, availableParallelism() - 1);
 }
 
 /** Compresses one block alone, as the threads do; the same bytes always give the same output. Throws zlib's error. */
