@@ -32,8 +32,10 @@ const input = makeInput(Math.round(COMPRESSION_BLOCK_SIZE * 3.5));
 
 describe("block compression on worker threads", () => {
   for (const compression of ["zstd", "gzip"] as const) {
-    test(`${compression}: 1, 2 and 3 threads and any write size give the same bytes, one block per ${COMPRESSION_BLOCK_SIZE / 1024 / 1024} MiB`, async () => {
+    test(`${compression}: no thread, 1, 2 and 3 threads and any write size give the same bytes, one block per ${COMPRESSION_BLOCK_SIZE / 1024 / 1024} MiB`, async () => {
       const one = Buffer.concat(await compress(input, compression, 1, 1024 * 1024));
+      const inline = Buffer.concat(await compress(input, compression, 0, 700_001));
+      expect(inline.equals(one)).toBe(true);
       const two = Buffer.concat(await compress(input, compression, 2, 65_537));
       const three = await compress(input, compression, 3, 3 * 1024 * 1024 + 5);
       expect(three).toHaveLength(Math.ceil(input.length / COMPRESSION_BLOCK_SIZE));

@@ -49,7 +49,7 @@ self.onmessage = (event) => {
 
 export interface BlockCompressorOptions {
   compression: Exclude<Compression, "none">;
-  /** Worker threads; defaultCompressionThreads() unless told otherwise. */
+  /** Worker threads (0: compress on the calling thread); defaultCompressionThreads() unless told otherwise. */
   threads?: number;
   /** Receives each compressed block in input order; a returned promise holds back later blocks. */
   onOutput: (block: Uint8Array) => void | Promise<void>;
@@ -67,12 +67,12 @@ export interface BlockCompressor {
 
 /**
  * Returns the number of compression threads used when none is given: one less than the cores
- * available (at least one), since the calling thread has as much to do (reading, the archive's
- * checksums, encryption, writing or uploading) as one compressing thread. Each thread costs
- * ~10 MB; the daemon's budget on 2 cores did not leave room for two.
+ * available, since the calling thread has as much to do (reading, the archive's checksums,
+ * encryption, writing) as one compressing thread; none on one core (blocks are then compressed
+ * on the calling thread, with the same output). Each thread costs ~10 MB of memory.
  */
 export function defaultCompressionThreads(): number {
-  return Math.max(1, availableParallelism() - 1);
+  return availableParallelism() - 1;
 }
 
 /** Compresses one block alone, as the threads do; the same bytes always give the same output. Throws zlib's error. */
@@ -116,7 +116,7 @@ class PooledCompressor implements BlockCompressor {
   constructor(options: BlockCompressorOptions) {
     this.#options = options;
     this.#level = options.compression === "zstd" ? ZSTD_LEVEL : GZIP_LEVEL;
-    const threads = Math.max(1, Math.floor(options.threads ?? defaultCompressionThreads()));
+    const threads = Math.max(0, Math.floor(options.threads ?? defaultCompressionThreads()));
     this.#maxInFlight = threads + EXTRA_BLOCKS_IN_FLIGHT;
     this.#slot = new SharedArrayBuffer(COMPRESSION_BLOCK_SIZE);
     this.#view = new Uint8Array(this.#slot);
@@ -175,6 +175,7 @@ class PooledCompressor implements BlockCompressor {
   }
 
   #startWaiting(): void {
+    if (this.#workers.length === 0) return this.#compressInline();
     while (this.#waiting.length > 0 && this.#idle.length > 0) {
       const job = this.#waiting.shift()!;
       const worker = this.#idle.pop()!;
@@ -190,6 +191,18 @@ class PooledCompressor implements BlockCompressor {
     }
   }
 
+  // Without threads (one core): the same call, on this thread, one block at a time.
+  #compressInline(): void {
+    const job = this.#waiting.shift();
+    if (!job) return;
+    try {
+      const output = compressBlock(this.#options.compression, new Uint8Array(job.slot, 0, job.length));
+      this.#finishBlock(job.id, output);
+    } catch (error) {
+      this.#fail(new Error(`${this.#options.compression} compression failed: ${(error as Error).message}`));
+    }
+  }
+
   #receive(worker: ThreadWorker, message: { id: number; output?: Uint8Array; error?: string }): void {
     worker.unref();
     this.#idle.push(worker);
@@ -197,12 +210,16 @@ class PooledCompressor implements BlockCompressor {
       this.#fail(new Error(`${this.#options.compression} compression failed: ${message.error ?? "no output"}`));
       return;
     }
-    // The block's input slot is free again (kept for reuse, as many as can be in flight).
-    const slot = this.#slotOf.get(message.id)!;
-    this.#slotOf.delete(message.id);
-    if (this.#freeSlots.length < this.#maxInFlight) this.#freeSlots.push(slot);
-    this.#done.set(message.id, message.output);
+    this.#finishBlock(message.id, message.output);
     this.#startWaiting();
+  }
+
+  #finishBlock(id: number, output: Uint8Array): void {
+    // The block's input slot is free again (kept for reuse, as many as can be in flight).
+    const slot = this.#slotOf.get(id)!;
+    this.#slotOf.delete(id);
+    if (this.#freeSlots.length < this.#maxInFlight) this.#freeSlots.push(slot);
+    this.#done.set(id, output);
     void this.#deliver();
   }
 

@@ -2,7 +2,7 @@
 // `.enc.dbvault` byte stream, and back: ciphertext → verify/decrypt → decompress → restore.
 import { createReadStream, createWriteStream } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough, Readable, type Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -39,12 +39,24 @@ export function createBackupStream(options: BackupStreamOptions): BackupStream {
   const encrypt = createEncryptStream({
     masterKey: options.masterKey,
     compression: options.compression ?? "zstd",
+    compressionThreads: backupCompressionThreads(),
     ...(options.chunkSize === undefined ? {} : { chunkSize: options.chunkSize }),
   });
   const { masterKey: _key, compression: _compression, chunkSize: _chunkSize, ...dumpOptions } = options;
   const result = dumpDatabase({ ...dumpOptions, output: encrypt });
   result.catch(() => undefined); // the stream reports the failure too; `result` is for whoever awaits it
   return { stream: encrypt, header: encrypt.header, result };
+}
+
+/**
+ * Compression threads of a backup: two cores fewer than the machine has. A dump keeps one core
+ * busy itself (the driver, the archive, encryption, the upload) and the database server, often
+ * on the same machine, wants another: on 2 cores a compressing thread made the daemon's backup
+ * no faster and cost ~15 MB of its 150 MB budget (bench/dump-memory.ts), so there blocks are
+ * compressed on the dump's own thread. The output is the same either way.
+ */
+function backupCompressionThreads(): number {
+  return Math.max(0, availableParallelism() - 2);
 }
 
 export interface RestoreEncryptedOptions extends Omit<RestoreOptions, "input" | "inputBytes" | "expectedNamespaces"> {
