@@ -7,11 +7,12 @@ import {
   type ArchiveHeader,
   ArchiveReader,
   createDecompressor,
+  createMemoryPacer,
   DecompressionError,
   FRAME_HEADER_LENGTH,
   TAG_LENGTH,
 } from "../archive/index.ts";
-import type { InputFile, WriteOut } from "./files.ts";
+import { FILE_COMMAND_MEMORY_MARGIN, type InputFile, type WriteOut } from "./files.ts";
 
 // The version 1 header's length: reading it alone first aligns the following reads on frames.
 const FIRST_READ = 104;
@@ -31,6 +32,7 @@ export async function openSealedFile(options: {
     // Reads the size of one whole frame at a time, so a frame usually lies in one read and is
     // opened where it lies (the frame reader copies only frames split across reads).
     let buffer = Buffer.allocUnsafe(FIRST_READ);
+    const pacer = createMemoryPacer(undefined, FILE_COMMAND_MEMORY_MARGIN);
     for (;;) {
       const header = reader.header;
       const want = header ? FRAME_HEADER_LENGTH + header.chunkSize + TAG_LENGTH : FIRST_READ;
@@ -38,6 +40,7 @@ export async function openSealedFile(options: {
       const got = options.input.readInto(buffer, 0, want);
       const n = typeof got === "number" ? got : await got;
       if (n === 0) break;
+      pacer.note(n);
       const pieces = reader.write(buffer.subarray(0, n));
       if (pieces.length > 0) yield pieces;
     }

@@ -8,11 +8,12 @@ import {
   ArchiveWriter,
   type Compression,
   createBlockCompressor,
+  createMemoryPacer,
   readArchiveHeader,
   resolveEncryptOptions,
 } from "../archive/index.ts";
 import { ArchiveScanner } from "../dump/mongodump-archive/index.ts";
-import { type InputFile, streamInput, type WriteOut } from "./files.ts";
+import { FILE_COMMAND_MEMORY_MARGIN, type InputFile, streamInput, type WriteOut } from "./files.ts";
 
 export interface SealResult {
   header: ArchiveHeader;
@@ -65,7 +66,9 @@ export async function sealArchive(options: {
     if (gzipped) options.onGzip();
     const input = gzipped ? gunzipInput(options.input, buffers[0]!.subarray(0, first)) : options.input;
     let n = gzipped ? await input.readInto(buffers[0]!, 0, size) : first;
+    const pacer = createMemoryPacer(undefined, FILE_COMMAND_MEMORY_MARGIN);
     while (n > 0) {
+      pacer.note(n);
       const buffer = buffers[current]!;
       const piece = buffer.subarray(filled, filled + n);
       scanner.write(piece);
