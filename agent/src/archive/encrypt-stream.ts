@@ -11,7 +11,7 @@ import { createMemoryPacer } from "./memory-pacer.ts";
 
 /** Options of the encrypting stream: the file's, plus how many threads compress. */
 export interface EncryptStreamOptions extends EncryptOptions {
-  /** Compression threads; the cores available unless told otherwise (output is the same either way). */
+  /** Compression threads (0: on the calling thread); defaultCompressionThreads() unless told otherwise. The output is the same either way. */
   compressionThreads?: number;
 }
 
