@@ -19,6 +19,8 @@ export interface BackupStreamOptions extends Omit<DumpOptions, "output"> {
   compression?: Compression;
   /** Plaintext bytes per encrypted chunk; the archive library's default (1 MiB) unless told otherwise. */
   chunkSize?: number;
+  /** Compression threads (0: on the dump's own thread); backupCompressionThreads() unless told otherwise. */
+  compressionThreads?: number;
 }
 
 export interface BackupStream {
@@ -39,23 +41,24 @@ export function createBackupStream(options: BackupStreamOptions): BackupStream {
   const encrypt = createEncryptStream({
     masterKey: options.masterKey,
     compression: options.compression ?? "zstd",
-    compressionThreads: backupCompressionThreads(),
+    compressionThreads: options.compressionThreads ?? backupCompressionThreads(),
     ...(options.chunkSize === undefined ? {} : { chunkSize: options.chunkSize }),
   });
-  const { masterKey: _key, compression: _compression, chunkSize: _chunkSize, ...dumpOptions } = options;
+  const { masterKey: _key, compression: _compression, chunkSize: _chunkSize, compressionThreads: _threads, ...dumpOptions } = options;
   const result = dumpDatabase({ ...dumpOptions, output: encrypt });
   result.catch(() => undefined); // the stream reports the failure too; `result` is for whoever awaits it
   return { stream: encrypt, header: encrypt.header, result };
 }
 
 /**
- * Compression threads of a backup: two cores fewer than the machine has. A dump keeps one core
- * busy itself (the driver, the archive, encryption, the upload) and the database server, often
- * on the same machine, wants another: on 2 cores a compressing thread made the daemon's backup
- * no faster and cost ~15 MB of its 150 MB budget (bench/dump-memory.ts), so there blocks are
- * compressed on the dump's own thread. The output is the same either way.
+ * Compression threads of the daemon's backups: two cores fewer than the machine has. A dump keeps
+ * one core busy itself (the driver, the archive, encryption, the upload) and the database server,
+ * often on the same machine, wants another: on 2 cores a compressing thread cost the daemon ~15 MB
+ * of its 150 MB budget (bench/dump-memory.ts), so there blocks are compressed on the dump's own
+ * thread. The output is the same either way. (`dbvault-agent dump`, a one-off command, uses
+ * one thread fewer than the cores, as `encrypt` does.)
  */
-function backupCompressionThreads(): number {
+export function backupCompressionThreads(): number {
   return Math.max(0, availableParallelism() - 2);
 }
 

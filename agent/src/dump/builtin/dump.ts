@@ -16,9 +16,9 @@ import { type DumpPlanEntry, listDumpPlan } from "./list-collections.ts";
 // Documents asked per getMore; the server caps each reply at 16 MiB whatever this says.
 const CURSOR_BATCH_SIZE = 1000;
 /**
- * Collections read at once. Two keep the server busy while the agent encodes (the test server
- * and FerretDB answered no faster to four); each more costs ~6 MB of peak memory (cursor
- * batches and driver buffers), and the agent's budget is 150 MB.
+ * Collections read at once unless told otherwise. Two keep the server busy while the agent
+ * encodes (the test server and FerretDB answered no faster to four); each more costs ~6 MB of
+ * peak memory (cursor batches and driver buffers), and the agent's budget is 150 MB.
  */
 export const PARALLEL_COLLECTIONS = 2;
 const ARCHIVE_CHUNK_BYTES = 1024 * 1024;
@@ -34,6 +34,8 @@ export interface BuiltinDumpRequest {
   tracker: ProgressTracker;
   /** Filled in as the dump goes: documents per namespace. */
   counts: Record<string, number>;
+  /** Collections read at once; PARALLEL_COLLECTIONS unless told otherwise. */
+  parallelCollections?: number | undefined;
 }
 
 /**
@@ -47,8 +49,9 @@ export async function dumpWithDriver(request: BuiltinDumpRequest, sink: ArchiveS
   try {
     const { serverVersion, plan } = await planDump(client, request.database, uri);
     tracker.total = plan.reduce((sum, entry) => sum + entry.estimatedCount, 0);
+    const parallel = Math.max(1, request.parallelCollections ?? PARALLEL_COLLECTIONS);
     const prelude = {
-      header: { concurrentCollections: PARALLEL_COLLECTIONS, serverVersion, toolVersion: `dbvault-agent ${AGENT_VERSION}` },
+      header: { concurrentCollections: parallel, serverVersion, toolVersion: `dbvault-agent ${AGENT_VERSION}` },
       collections: plan.map((entry) => entry.spec),
     };
     let waiting: Promise<void> | undefined;
@@ -76,7 +79,7 @@ export async function dumpWithDriver(request: BuiltinDumpRequest, sink: ArchiveS
         }
       }
     };
-    await Promise.all(Array.from({ length: Math.min(PARALLEL_COLLECTIONS, Math.max(1, plan.length)) }, reader));
+    await Promise.all(Array.from({ length: Math.min(parallel, Math.max(1, plan.length)) }, reader));
     encoder.finish();
     await drained();
   } finally {
