@@ -51,8 +51,6 @@ export function createDaemonRuntime(options: RuntimeOptions): DaemonRuntime {
       const database = findDatabase(current, databaseName, path);
       const backup = createBackupStream({
         uri: database.uri,
-        // The daemon lives within 150 MB (a 2 GB backup peaked at 157 MB with two; bench/dump-memory.ts).
-        parallelCollections: 1,
         masterKey: readMasterKey(current, path),
         compression: current.compression ?? "zstd",
         tools: current.tools,

@@ -36,7 +36,7 @@ export async function dumpDatabase(options: DumpOptions): Promise<DumpResult> {
   }
   const tracker = new ProgressTracker(options.onProgress, options.progressIntervalMs);
   const counts: Record<string, number> = {};
-  const request = { uri: options.uri, database, signal: options.signal, tracker, counts, parallelCollections: options.parallelCollections };
+  const request = { uri: options.uri, database, signal: options.signal, tracker, counts };
   let archiveBytes = 0;
   const pacer = createMemoryPacer();
   const onBytes = (count: number) => {

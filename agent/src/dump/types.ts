@@ -49,8 +49,6 @@ export interface DumpOptions extends OperationOptions {
   database?: string;
   /** Where the plain mongodump archive goes; ended when the dump succeeds. */
   output: Writable | WritableStream<Uint8Array>;
-  /** Collections the built-in engine reads at once (each costs ~6 MB of peak memory); 2 unless told otherwise. */
-  parallelCollections?: number;
 }
 
 export interface DumpResult {
