@@ -18,14 +18,14 @@
 //   bun bench/dump-memory.ts [--sizes 20MB,2GB] [--agent binary|source] [--limit-mb 150]
 //
 // Generating 2 GB into the test server takes a few minutes; so do the dump and the restore.
-import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { Decimal128, Int32, MongoClient, ObjectId } from "mongodb";
+import { MongoClient } from "mongodb";
 import { encodeMasterKey, generateMasterKey } from "../agent/src/archive/index.ts";
 import { measureDaemonBackup } from "./support/agent-daemon.ts";
+import { generateDatabase } from "./support/generate-database.ts";
 
 const root = resolve(import.meta.dir, "..");
 const MB = 1_000_000;
@@ -76,43 +76,13 @@ async function startServer(): Promise<{ uri: string; stop(): Promise<void> }> {
   };
 }
 
-// About 1 KB per document: numbers of several widths, a date, a decimal, a small array, a
-// nested document and a random payload that compresses about as well as real data (2:1).
-function createDocument(i: number): object {
-  return {
-    _id: new ObjectId(),
-    i: new Int32(i),
-    name: `customer ${i} ${["alpha", "beta", "gamma", "delta"][i % 4]}`,
-    email: `user${i}@example.com`,
-    createdAt: new Date(Date.UTC(2020, 0, 1) + i * 1000),
-    amount: Decimal128.fromString(`${i % 10_000}.${i % 100}`),
-    tags: ["a", "b", `t${i % 50}`],
-    address: { street: `${i % 999} main street`, city: "springfield", zip: `${10_000 + (i % 89_999)}` },
-    payload: randomBytes(360).toString("base64") + "x".repeat(360),
-  };
-}
-
 async function generate(client: MongoClient, database: string, bytes: number): Promise<number> {
-  const collections = ["orders", "customers", "events", "audit"];
-  const perDocument = 1_000;
-  const total = Math.ceil(bytes / perDocument);
-  const batch = 2_000;
-  let next = 0;
-  let inserted = 0;
   const started = performance.now();
-  const worker = async () => {
-    for (;;) {
-      const from = next;
-      if (from >= total) return;
-      next += batch;
-      const count = Math.min(batch, total - from);
-      const collection = collections[Math.floor(from / batch) % collections.length]!;
-      await client.db(database).collection(collection).insertMany(Array.from({ length: count }, (_, k) => createDocument(from + k)), { ordered: false });
-      inserted += count;
-      if (inserted % 200_000 < batch) process.stderr.write(`  generated ${inserted.toLocaleString()} / ${total.toLocaleString()} documents\r`);
-    }
-  };
-  await Promise.all([worker(), worker(), worker()]);
+  const layout = ["orders", "customers", "events", "audit"].map((name) => ({ name, bytes: bytes / 4 }));
+  const counts = await generateDatabase(client, database, layout, (inserted) => {
+    if (inserted % 200_000 < 1_000) process.stderr.write(`  generated ${inserted.toLocaleString()} documents\r`);
+  });
+  const inserted = Object.values(counts).reduce((sum, n) => sum + n, 0);
   process.stderr.write(`  generated ${inserted.toLocaleString()} documents in ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
   return inserted;
 }
@@ -231,6 +201,7 @@ try {
         `${restore.peakMb.toFixed(1)} MB`.padStart(10),
         ("skipped" in daemon ? "skipped" : `${daemon.peakMb.toFixed(1)} MB`).padStart(11),
         ("skipped" in daemon ? "-" : `${daemon.verify.peakMb.toFixed(1)} MB`).padStart(11),
+        ("skipped" in daemon ? "-" : `${daemon.idleMb.toFixed(1)} MB`).padStart(11),
         `${dump.seconds.toFixed(0)} s / ${restore.seconds.toFixed(0)} s`.padStart(14),
         ("skipped" in daemon ? "-" : `${daemon.seconds.toFixed(0)} s`).padStart(8),
         ("skipped" in daemon ? "-" : `${daemon.verify.seconds.toFixed(0)} s`).padStart(8),
@@ -246,7 +217,7 @@ try {
 console.log(`agent: ${options.agent === "binary" ? "dist/dbvault-agent" : "bun agent/src/cli.ts"} (built-in engine, zstd, 1 MiB chunks); limit ${options.limitMb} MB peak RSS`);
 console.log("daemon: `dbvault-agent run`, one manual backup uploaded to a local server (8 MiB parts, two in flight); time until the server reports it completed");
 console.log("verify: the daemon reading that backup back through the server right after (download, decrypt, parse, count); time until it is recorded");
-console.log(["size    ", "     data", "  documents", "     file", " dump peak", "rest. peak", "daemon peak", "verify peak", "  dump/restore", "  daemon", "  verify", "result"].join("  "));
+console.log(["size    ", "     data", "  documents", "     file", " dump peak", "rest. peak", "daemon peak", "verify peak", "daemon idle", "  dump/restore", "  daemon", "  verify", "result"].join("  "));
 for (const row of rows) console.log(row);
 console.log(
   pass

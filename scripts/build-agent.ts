@@ -75,6 +75,10 @@ async function build({ platform, outfile }: Build, version: string, built: Map<s
         "build",
         "--compile",
         "--minify",
+        // Precompiled bytecode: every command starts in ~17 ms of CPU instead of ~45 ms (parsing
+        // the bundle), which is most of the gap to age on a 100 MB encrypt (bench/seal-cli.ts).
+        // Needs a bundle without top-level await (agent/src/cli.ts).
+        "--bytecode",
         ...(platform ? [`--target=${platform.bunTarget}`] : []),
         ...buildDefines(platformId, version),
         resolve(root, "agent/src/cli.ts"),

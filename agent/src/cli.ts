@@ -30,4 +30,6 @@ async function main(): Promise<void> {
   for (const signal of signals) process.off(signal, interrupt);
 }
 
-if (import.meta.main) await main();
+// Not awaited at the top level: the compiled agent is built as bytecode, which needs a bundle
+// without top-level await (scripts/build-agent.ts).
+if (import.meta.main) void main();

@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import { chmod, mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { type Compression, decodeMasterKey, InvalidKeyError } from "./archive/index.ts";
-import type { ToolsConfig } from "./dump/index.ts";
+import type { ToolsConfig } from "./dump/types.ts";
 import { defaultConfigPath } from "./platform/locations.ts";
 
 export const CONFIG_VERSION = 1;

@@ -3,6 +3,7 @@ import { ArchiveReader } from "./archive-reader.ts";
 import { createDecompressor } from "./compression.ts";
 import { DecompressionError } from "./errors.ts";
 import { type ArchiveHeader, DEFAULT_CHUNK_SIZE } from "./format.ts";
+import { createMemoryPacer } from "./memory-pacer.ts";
 
 /** Options of decryption. */
 export interface DecryptOptions {
@@ -19,6 +20,7 @@ export class DecryptStream extends Duplex {
   /** Resolves with the authenticated header as soon as it is read; rejects if the stream fails first. */
   readonly header: Promise<ArchiveHeader>;
   readonly #reader: ArchiveReader;
+  readonly #pacer = createMemoryPacer();
   #decompressor: Transform | undefined;
   #headerSettled = false;
   #resolveHeader!: (header: ArchiveHeader) => void;
@@ -38,6 +40,7 @@ export class DecryptStream extends Duplex {
   }
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (e?: Error | null) => void) {
+    this.#pacer.note(chunk.length);
     let payload: Buffer[];
     try {
       payload = this.#reader.write(chunk);

@@ -1,103 +1,112 @@
-import { Duplex, type Transform } from "node:stream";
+import { Duplex } from "node:stream";
 import {
   ArchiveWriter,
   type EncryptOptions,
   resolveEncryptOptions,
 } from "./archive-writer.ts";
-import { createCompressor } from "./compression.ts";
+import { type BlockCompressor, createBlockCompressor } from "./block-compressor.ts";
 import { type ArchiveHeader, FRAME_HEADER_LENGTH, TAG_LENGTH } from "./format.ts";
 import { readArchiveHeader } from "./header.ts";
+import { createMemoryPacer } from "./memory-pacer.ts";
 
-// Input is gathered into blocks of this size before it reaches the compressor: each zlib write
-// is a round trip to a worker thread, and 64 KiB pipe reads make that overhead dominate.
-const COMPRESSOR_INPUT_BLOCK = 1024 * 1024;
+/** Options of the encrypting stream: the file's, plus how many threads compress. */
+export interface EncryptStreamOptions extends EncryptOptions {
+  /** Compression threads (0: on the calling thread); defaultCompressionThreads() unless told otherwise. The output is the same either way. */
+  compressionThreads?: number;
+}
 
 /**
- * Plaintext in, `.enc.dbvault` bytes out: compresses, cuts into chunks, seals each chunk.
- * Memory stays around two chunks plus the compressor's window, whatever the input size.
+ * Plaintext in, `.enc.dbvault` bytes out: compresses (on worker threads), cuts into chunks,
+ * seals each chunk. Memory stays around a few compression blocks and two chunks, whatever the
+ * input size.
  */
 export class EncryptStream extends Duplex {
   /** The header written at the start of the file (key id, salt, chunk size, ...). */
   readonly header: ArchiveHeader;
   readonly #writer: ArchiveWriter;
-  readonly #compressor: Transform | undefined;
-  #staging: Buffer[] = [];
-  #stagedBytes = 0;
+  readonly #compressor: BlockCompressor | undefined;
+  readonly #pacer = createMemoryPacer();
   #resumeWrite: (() => void) | undefined;
-  #finalCallback: ((error?: Error | null) => void) | undefined;
 
-  constructor(options: EncryptOptions) {
+  constructor(options: EncryptStreamOptions) {
     const resolved = resolveEncryptOptions(options);
     const frameSize = FRAME_HEADER_LENGTH + resolved.chunkSize + TAG_LENGTH;
-    super({ readableHighWaterMark: frameSize, writableHighWaterMark: COMPRESSOR_INPUT_BLOCK });
+    super({ readableHighWaterMark: frameSize, writableHighWaterMark: 1024 * 1024 });
     this.#writer = new ArchiveWriter(resolved);
     this.header = readArchiveHeader(this.#writer.headerBytes);
     this.push(this.#writer.headerBytes);
-    this.#compressor = createCompressor(resolved.compression);
-    this.#compressor?.on("data", (data: Buffer) => this.#sealCompressed(data));
-    this.#compressor?.on("end", () => this.#finishFile());
-    this.#compressor?.on("error", (error) => this.destroy(error));
+    if (resolved.compression !== "none") {
+      this.#compressor = createBlockCompressor({
+        compression: resolved.compression,
+        ...(options.compressionThreads === undefined ? {} : { threads: options.compressionThreads }),
+        onOutput: (block) => this.#seal(block),
+      });
+    }
+  }
+
+  /**
+   * Takes plaintext without a stream hop: the bytes are copied (into a compression block, or a
+   * chunk of their own) before this returns, so the caller may reuse its buffer. A returned
+   * promise settles when there is room again. Use either this or `write`, then `end()` as usual.
+   * Throws once the stream failed or was destroyed.
+   */
+  writeCopied(bytes: Uint8Array): Promise<void> | undefined {
+    if (this.destroyed) throw this.errored ?? new Error("the encrypt stream was destroyed");
+    this.#pacer.note(bytes.length);
+    if (this.#compressor) return this.#compressor.write(bytes);
+    return this.#seal(Buffer.from(bytes));
   }
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (e?: Error | null) => void) {
+    this.#pacer.note(chunk.length);
     const compressor = this.#compressor;
     if (!compressor) {
-      this.#pushThen(this.#writer.write(chunk), callback);
+      const waiting = this.#seal(chunk);
+      if (waiting) waiting.then(() => callback(), callback);
+      else callback();
       return;
     }
-    this.#staging.push(chunk);
-    this.#stagedBytes += chunk.length;
-    if (this.#stagedBytes < COMPRESSOR_INPUT_BLOCK) return callback();
-    if (this.#flushStaging()) callback();
-    else compressor.once("drain", () => callback());
+    let room: Promise<void> | undefined;
+    try {
+      room = compressor.write(chunk);
+    } catch (error) {
+      callback(error as Error);
+      return;
+    }
+    if (room) room.then(() => callback(), callback);
+    else callback();
   }
 
   override _final(callback: (error?: Error | null) => void) {
-    if (!this.#compressor) {
+    const finish = () => {
       this.#pushAll(this.#writer.end());
       this.push(null);
       callback();
-      return;
-    }
-    this.#finalCallback = callback;
-    this.#flushStaging();
-    this.#compressor.end();
+    };
+    if (!this.#compressor) return finish();
+    this.#compressor.end().then(finish, callback);
   }
 
   override _read() {
     const resume = this.#resumeWrite;
     this.#resumeWrite = undefined;
     resume?.();
-    this.#compressor?.resume();
   }
 
   override _destroy(error: Error | null, callback: (error?: Error | null) => void) {
     this.#compressor?.destroy();
+    const resume = this.#resumeWrite;
+    this.#resumeWrite = undefined;
+    resume?.();
     callback(error);
   }
 
-  #flushStaging(): boolean {
-    if (this.#stagedBytes === 0) return true;
-    const block =
-      this.#staging.length === 1 ? this.#staging[0]! : Buffer.concat(this.#staging, this.#stagedBytes);
-    this.#staging = [];
-    this.#stagedBytes = 0;
-    return this.#compressor!.write(block);
-  }
-
-  #sealCompressed(data: Buffer) {
-    if (!this.#pushAll(this.#writer.write(data))) this.#compressor!.pause();
-  }
-
-  #finishFile() {
-    this.#pushAll(this.#writer.end());
-    this.push(null);
-    this.#finalCallback?.();
-  }
-
-  #pushThen(frames: Buffer[], callback: () => void) {
-    if (this.#pushAll(frames)) callback();
-    else this.#resumeWrite = callback;
+  // Seals what is complete; returns a promise while the reader has not caught up.
+  #seal(payload: Uint8Array): Promise<void> | undefined {
+    if (this.#pushAll(this.#writer.write(payload)) || this.destroyed) return undefined;
+    return new Promise((resolve) => {
+      this.#resumeWrite = resolve;
+    });
   }
 
   #pushAll(frames: Buffer[]): boolean {
@@ -108,6 +117,6 @@ export class EncryptStream extends Duplex {
 }
 
 /** Returns a Duplex turning plaintext into a `.enc.dbvault` file; throws InvalidOptionsError or InvalidKeyError. */
-export function createEncryptStream(options: EncryptOptions): EncryptStream {
+export function createEncryptStream(options: EncryptStreamOptions): EncryptStream {
   return new EncryptStream(options);
 }

@@ -1,14 +1,13 @@
 // dbvault-agent decrypt --in FILE --out ARCHIVE: turn a .enc.dbvault file into the plain
 // mongodump archive inside it, for `mongorestore --archive=ARCHIVE` anywhere. Needs only the key.
-import { pipeline } from "node:stream/promises";
-import { createDecryptStream } from "../archive/index.ts";
 import { readMasterKey } from "../config.ts";
 import { formatBytes } from "../ui/format.ts";
 import { CliError, EXIT } from "./cli-error.ts";
 import type { CommandContext } from "./context.ts";
 import { createOutput, openInput } from "./files.ts";
 import { parseOptions, requireString } from "./parse-args.ts";
-import { COMMON_OPTIONS, createByteCounter } from "./shared.ts";
+import { openSealedFile } from "./open-sealed.ts";
+import { COMMON_OPTIONS } from "./shared.ts";
 
 const OPTIONS = { ...COMMON_OPTIONS, in: "string", out: "string", force: "boolean" } as const;
 
@@ -24,18 +23,18 @@ export async function runDecryptCommand(args: string[], context: CommandContext)
   const masterKey = readMasterKey(config, path);
   const input = await openInput(inPath, context.io);
   const output = await createOutput(outPath, context.io, options.force === true);
-  const decrypt = createDecryptStream({ masterKey });
-  const counter = createByteCounter();
+  let opened;
   try {
-    await pipeline(input.stream, decrypt, counter, output.stream);
+    opened = await openSealedFile({ input, write: (buffers) => output.write(buffers), masterKey });
+    input.close();
     await output.commit();
   } catch (error) {
     await output.discard();
+    input.close();
     throw error;
   }
-  const header = await decrypt.header;
   context.say(
-    `decrypted ${input.label} (made ${header.createdAt.toISOString()}) into ${output.label}: ${formatBytes(counter.bytes)} of mongodump archive`,
+    `decrypted ${input.label} (made ${opened.header.createdAt.toISOString()}) into ${output.label}: ${formatBytes(opened.bytes)} of mongodump archive`,
   );
   if (outPath !== "-") context.say(`restore it with: mongorestore --archive=${output.label}`);
   return 0;

@@ -2,6 +2,7 @@
 // into a .enc.dbvault file (the same file the daemon uploads).
 import { pipeline } from "node:stream/promises";
 import { findDatabase, readMasterKey } from "../config.ts";
+import { defaultCompressionThreads } from "../archive/index.ts";
 import { createBackupStream } from "../dump/index.ts";
 import { formatBytes, pluralize } from "../ui/format.ts";
 import { createProgressDisplay } from "../ui/progress-display.ts";
@@ -32,6 +33,8 @@ export async function runDumpCommand(args: string[], context: CommandContext): P
   try {
     const backup = createBackupStream({
       uri: database.uri,
+      // A one-off command may take every core (the daemon's budget is tighter: encrypted.ts).
+      compressionThreads: defaultCompressionThreads(),
       masterKey,
       compression: compression ?? config.compression ?? "zstd",
       tools: config.tools,

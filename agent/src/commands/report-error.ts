@@ -11,8 +11,8 @@ import {
   WrongKeyError,
 } from "../archive/index.ts";
 import { ConfigError } from "../config.ts";
-import { DumpError } from "../dump/index.ts";
-import { MongodumpArchiveError } from "../dump/mongodump-archive/index.ts";
+import { DumpError } from "../dump/errors.ts";
+import { MongodumpArchiveError } from "../dump/mongodump-archive/errors.ts";
 import { formatCount } from "../ui/format.ts";
 import { CliError, EXIT, type ExitCode } from "./cli-error.ts";
 

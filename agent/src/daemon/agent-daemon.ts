@@ -122,7 +122,7 @@ export function startAgentDaemon(runtime: DaemonRuntime) {
     let dumped: Record<string, number> | undefined;
     try {
       const encrypted = runtime.backup(databaseName, { onProgress: report, signal: abort.signal, onDumped: (counts) => (dumped = counts) });
-      const result = await uploadBackup(runtime.client(), backupId, encrypted, { goSignals, collections: () => dumped });
+      const result = await uploadBackup(runtime.client(), backupId, encrypted, { goSignals, collections: () => dumped, ownsChunks: true });
       runtime.log("backup completed and uploaded", { backupId, databaseName, bytes: result.size });
       uploaded = true;
     } catch (error) {

@@ -6,13 +6,13 @@ import { pipeline } from "node:stream/promises";
 import { readArchivePrelude, type ArchivePrelude } from "./archive-prelude.ts";
 import { dumpWithDriver } from "./builtin/dump.ts";
 import { restoreWithDriver } from "./builtin/restore.ts";
-import { countBytes, toNodeWritable } from "./byte-streams.ts";
+import { countBytes, createArchiveSink, endWritable, toNodeWritable } from "./byte-streams.ts";
 import { readUriDatabase } from "./connection-string.ts";
 import { DumpError, throwIfAborted } from "./errors.ts";
 import { dumpWithTool } from "./native/dump.ts";
 import { chooseEngine, type EngineChoice } from "./native/find-tools.ts";
 import { restoreWithTool } from "./native/restore.ts";
-import { createMemoryPacer } from "./memory-pacer.ts";
+import { createMemoryPacer } from "../archive/memory-pacer.ts";
 import { ProgressTracker } from "./progress-tracker.ts";
 import { planRestore } from "./restore-plan.ts";
 import type { DumpOptions, DumpResult, RestoreOptions, RestoreResult } from "./types.ts";
@@ -38,20 +38,24 @@ export async function dumpDatabase(options: DumpOptions): Promise<DumpResult> {
   const tracker = new ProgressTracker(options.onProgress, options.progressIntervalMs);
   const counts: Record<string, number> = {};
   const request = { uri: options.uri, database, signal: options.signal, tracker, counts, usersAndRoles: options.usersAndRoles !== false };
-  const archive =
-    choice.engine === "native" ? dumpWithTool({ ...request, toolPath: choice.path }) : dumpWithDriver(request);
   let archiveBytes = 0;
   const pacer = createMemoryPacer();
+  const onBytes = (count: number) => {
+    archiveBytes += count;
+    pacer.note(count);
+  };
   try {
-    await pipeline(
-      Readable.from(
-        countBytes(archive, (count) => {
-          archiveBytes += count;
-          pacer.note(count);
-        }),
-      ),
-      output,
-    );
+    if (choice.engine === "native") {
+      await pipeline(Readable.from(countBytes(dumpWithTool({ ...request, toolPath: choice.path }), onBytes)), output);
+    } else {
+      try {
+        await dumpWithDriver(request, createArchiveSink(output, onBytes));
+        await endWritable(output);
+      } catch (error) {
+        output.destroy(error as Error);
+        throw error;
+      }
+    }
   } catch (error) {
     throw options.signal?.aborted ? new DumpError("aborted", "the operation was cancelled", { cause: error }) : error;
   }

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { UPLOAD_PART_SIZE, UPLOAD_PARTS_IN_FLIGHT } from "../../../protocol/agent-protocol";
+import { releaseWholeBuffer } from "../../../protocol/release-buffer";
 import { ServerRefusedError } from "./errors";
 import type { GoSignals } from "./go-signals";
 import type { ServerClient } from "./server-client";
@@ -27,6 +28,12 @@ export async function uploadBackup(
     goSignals?: GoSignals;
     /** Documents per namespace, read once the source has ended (the dump's result), sent with the completion. */
     collections?: () => Record<string, number> | undefined;
+    /**
+     * The source's chunks are the uploader's alone once yielded (a backup stream's ciphertext):
+     * each is freed as soon as it is copied into a part, instead of at the next garbage
+     * collection, which keeps the daemon's peak memory down.
+     */
+    ownsChunks?: boolean;
   } = {},
 ): Promise<UploadResult> {
   const partSize = options.partSize ?? UPLOAD_PART_SIZE;
@@ -106,6 +113,8 @@ export async function uploadBackup(
         filled = 0;
       }
     }
+    // Small chunks may share a pooled buffer; a frame's ciphertext is its own.
+    if (options.ownsChunks) releaseWholeBuffer(chunk, 64 * 1024);
   }
   if (filled > 0 || partNumber === 0) ship(buffer.subarray(0, filled));
   while (inFlight.length > 0) await settleOldest();

@@ -1,7 +1,7 @@
 // Showing dump/restore progress on stderr: a redrawn bar on a terminal, plain lines otherwise
 // (one when the collection changes, and at most one every 10 s), so logs stay readable.
 import type { Writable } from "node:stream";
-import type { Progress } from "../dump/index.ts";
+import type { Progress } from "../dump/types.ts";
 import { formatCount } from "./format.ts";
 
 export interface ProgressDisplay {

@@ -21,6 +21,10 @@ import { ROLES_NAMESPACE, type StagedUsersAndRoles, stageUsersAndRoles, USERS_NA
 // documents while staying far below the server's 48 MB message limit.
 const BATCH_DOCUMENTS = 1000;
 const BATCH_BYTES = 8 * 1024 * 1024;
+// Insert commands running at once (each into its own collection, or queued behind the one
+// before it into the same collection): the server inserts one batch while the agent reads,
+// decompresses and checks the next. Bounds memory at this many batches.
+const INSERTS_IN_FLIGHT = 3;
 
 interface TargetState extends StagedCollection {
   prepared: boolean;
@@ -55,6 +59,7 @@ export async function restoreWithDriver(request: BuiltinRestoreRequest): Promise
   const auth = plan.usersAndRoles ? new UsersAndRoles() : undefined;
   let stagedAuth: StagedUsersAndRoles | undefined;
   let firstRefusal: string | undefined;
+  let inserts: InsertPipeline | undefined;
   try {
     await dropLeftoverStaging(client, plan.targetDatabases).catch((cause) => {
       throw wrapDatabaseError(cause, "removing staging collections left by an earlier restore", uri);
@@ -63,24 +68,29 @@ export async function restoreWithDriver(request: BuiltinRestoreRequest): Promise
       throw wrapDatabaseError(cause, "asking the server its version", uri);
     });
     const batch = new Batch();
+    inserts = new InsertPipeline();
+    const pipeline = inserts;
     const flush = async () => {
       const state = batch.state;
       if (!state || batch.documents.length === 0) return;
       const documents = batch.take();
       const into = state.intoBuckets ? `system.buckets.${state.staged.name}` : state.staged.name;
-      let outcome;
-      try {
-        outcome = await insertRestoredDocuments(client.db(state.staged.db), into, documents, emptyTimestamps);
-      } catch (cause) {
-        throw wrapDatabaseError(cause, `inserting into ${state.target}`, uri);
-      }
-      const stats = result.collections[state.target]!;
-      stats.restored += outcome.inserted;
-      stats.failed += outcome.failed;
-      result.restored += outcome.inserted;
-      result.failed += outcome.failed;
-      firstRefusal ??= outcome.firstError && `${state.target}: ${outcome.firstError}`;
-      tracker.add(documents.length, state.target);
+      // The insert runs while the archive is read on; inserts into one collection stay in order.
+      await pipeline.start(state, async () => {
+        let outcome;
+        try {
+          outcome = await insertRestoredDocuments(client.db(state.staged.db), into, documents, emptyTimestamps);
+        } catch (cause) {
+          throw wrapDatabaseError(cause, `inserting into ${state.target}`, uri);
+        }
+        const stats = result.collections[state.target]!;
+        stats.restored += outcome.inserted;
+        stats.failed += outcome.failed;
+        result.restored += outcome.inserted;
+        result.failed += outcome.failed;
+        firstRefusal ??= outcome.firstError && `${state.target}: ${outcome.firstError}`;
+        tracker.add(documents.length, state.target);
+      });
     };
     const prepare = async (dataState: TargetState) => {
       const state = dataState.owner ?? dataState;
@@ -123,6 +133,7 @@ export async function restoreWithDriver(request: BuiltinRestoreRequest): Promise
       }
     }
     await flush();
+    await pipeline.finish();
     if (result.failed > 0) {
       throw new DumpError("database-error", `MongoDB refused ${result.failed} document(s), so nothing was replaced (first: ${firstRefusal})`, {
         hint: "a unique index or a validator of the target refused them; the backup itself is intact",
@@ -135,6 +146,8 @@ export async function restoreWithDriver(request: BuiltinRestoreRequest): Promise
     await swapAll(client, staged, { uri, signal, result, emptyTimestamps, usersAndRoles: stagedAuth, onSwapped: (target) => tracker.enter(target) });
     return describeUsersAndRoles(result, stagedAuth);
   } catch (error) {
+    // Inserts still running must end before their staging collections are dropped.
+    await inserts?.settle();
     // Also retried by the next restore; a failed swap phase has already said what it replaced.
     await dropStaged(client, touched(states)).catch(() => undefined);
     await stagedAuth?.discard().catch(() => undefined);
@@ -212,5 +225,50 @@ class Batch {
     this.documents = [];
     this.bytes = 0;
     return documents;
+  }
+}
+
+/**
+ * Runs insert commands while the archive is read on: at most INSERTS_IN_FLIGHT at once, one
+ * collection's in the order they were started. The first failure is thrown by the next
+ * `start` or by `finish`.
+ */
+class InsertPipeline {
+  private readonly running = new Set<Promise<void>>();
+  private readonly last = new Map<object, Promise<void>>();
+  private failure: { error: unknown } | undefined;
+
+  /** Starts `insert` after the previous insert of `key`; resolves once there is room for another. */
+  async start(key: object, insert: () => Promise<void>): Promise<void> {
+    this.throwIfFailed();
+    const previous = this.last.get(key);
+    const run = (async () => {
+      if (previous) await previous;
+      this.throwIfFailed();
+      await insert();
+    })();
+    const tracked = run.catch((error) => {
+      this.failure ??= { error };
+    });
+    this.last.set(key, tracked);
+    this.running.add(tracked);
+    void tracked.finally(() => this.running.delete(tracked));
+    while (this.running.size >= INSERTS_IN_FLIGHT) await Promise.race(this.running);
+    this.throwIfFailed();
+  }
+
+  /** Waits for every insert; throws the first failure. */
+  async finish(): Promise<void> {
+    await this.settle();
+    this.throwIfFailed();
+  }
+
+  /** Waits for every insert to end, failed or not; never throws. */
+  async settle(): Promise<void> {
+    await Promise.all(this.running);
+  }
+
+  private throwIfFailed(): void {
+    if (this.failure) throw this.failure.error;
   }
 }

@@ -52,17 +52,16 @@ export class Crc64 {
   private lo = -1;
   private hi = -1;
 
-  /** Feeds more bytes into the checksum and returns this object; never throws. */
-  update(bytes: Uint8Array): this {
+  /** Feeds `bytes[start..end)` (all of it by default) into the checksum and returns this object; never throws. */
+  update(bytes: Uint8Array, start = 0, end = bytes.length): this {
     const t = TABLE_LO;
     const u = TABLE_HI;
-    const length = bytes.length;
-    const fastEnd = length - (length % 8);
+    const fastEnd = end - ((end - start) % 8);
     let lo = this.lo;
     let hi = this.hi;
-    let i = 0;
-    if (length >= DATAVIEW_MIN_LENGTH) {
-      const view = new DataView(bytes.buffer, bytes.byteOffset, length);
+    let i = start;
+    if (end - start >= DATAVIEW_MIN_LENGTH) {
+      const view = new DataView(bytes.buffer, bytes.byteOffset, end);
       while (i < fastEnd) {
         const a = lo ^ view.getInt32(i, true);
         const c = hi ^ view.getInt32(i + 4, true);
@@ -95,7 +94,7 @@ export class Crc64 {
         hi = u[i7]! ^ u[i6]! ^ u[i5]! ^ u[i4]! ^ u[i3]! ^ u[i2]! ^ u[i1]! ^ u[i0]!;
       }
     }
-    while (i < length) {
+    while (i < end) {
       const index = (lo ^ bytes[i]!) & 0xff;
       lo = t[index]! ^ ((lo >>> 8) | (hi << 24));
       hi = u[index]! ^ (hi >>> 8);

@@ -10,7 +10,8 @@ export {
   OPLOG_NAMESPACE,
   splitNamespace,
 } from "./format.ts";
-export { readMongodumpArchive, type ReadArchiveOptions } from "./read-archive.ts";
+export { ArchiveScanner, type ScanOptions } from "./archive-scanner.ts";
+export { readArchiveStructure, readMongodumpArchive, type ReadArchiveOptions } from "./read-archive.ts";
 export { summarizeArchive, type ArchiveSummary, type NamespaceSummary } from "./summarize-archive.ts";
 export type {
   ArchiveEvent,
@@ -21,4 +22,4 @@ export type {
   CollectionMetadata,
   CollectionSpec,
 } from "./types.ts";
-export { writeMongodumpArchive, type WriteArchiveOptions } from "./write-archive.ts";
+export { ArchiveEncoder, writeMongodumpArchive, type WriteArchiveOptions } from "./write-archive.ts";

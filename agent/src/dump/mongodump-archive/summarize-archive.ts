@@ -1,6 +1,6 @@
 import type { Document } from "bson";
 import { splitNamespace } from "./format.ts";
-import { readMongodumpArchive, type ReadArchiveOptions } from "./read-archive.ts";
+import { readArchiveStructure, type ReadArchiveOptions } from "./read-archive.ts";
 import type { ArchiveHeader, ArchiveSource, CollectionMetadata } from "./types.ts";
 
 /** What `verify` shows for one namespace that carried data (or an empty segment) in the archive. */
@@ -38,7 +38,7 @@ export async function summarizeArchive(source: ArchiveSource, options: ReadArchi
   const collections: CollectionMetadata[] = [];
   const namespaces: NamespaceSummary[] = [];
   let archiveBytes = 0;
-  for await (const event of readMongodumpArchive(source, options)) {
+  for await (const event of readArchiveStructure(source, options)) {
     switch (event.kind) {
       case "header":
         header = event.header;

@@ -48,81 +48,122 @@ export async function* writeMongodumpArchive(
   items: AsyncIterable<ArchiveWriteItem> | Iterable<ArchiveWriteItem>,
   options: WriteArchiveOptions = {},
 ): AsyncGenerator<Uint8Array, void, undefined> {
-  const maxSegmentBytes = options.maxSegmentBytes ?? 16 * 1024 * 1024;
-  const maxDocumentBytes = options.maxDocumentBytes ?? MAX_DOCUMENT_BYTES;
-  const out = new ChunkBuilder(options.chunkBytes ?? 256 * 1024);
-  const header = completeArchiveHeader(prelude.header);
-  const states = planNamespaces(prelude.collections);
-
-  out.append(MAGIC_BYTES);
-  out.append(encodeArchiveHeader(header));
-  for (const spec of prelude.collections) out.append(encodeCollectionEntry(spec));
-  out.append(TERMINATOR_BYTES);
-
-  let current: NamespaceState | undefined; // the namespace whose segment is open
-  let segmentBytes = 0;
-  const closeSegment = () => {
-    if (current !== undefined) out.append(TERMINATOR_BYTES);
-    current = undefined;
+  const ready: Uint8Array[] = [];
+  // Each full chunk is handed out as it is: the encoder starts a fresh one (no reuse here).
+  const encoder = new ArchiveEncoder(prelude, options, (chunk) => void ready.push(chunk), false);
+  const drain = function* () {
+    while (ready.length > 0) yield ready.shift()!;
   };
-  const openSegment = (state: NamespaceState) => {
-    out.append(encodeNamespaceHeader(state.db, state.collection));
+  yield* drain();
+  for await (const item of items) {
+    if (item.kind === "namespace-end") encoder.endNamespace(item.namespace);
+    else encoder.writeDocument(item.namespace, item.bytes);
+    if (ready.length > 0) yield* drain();
+  }
+  encoder.finish();
+  yield* drain();
+}
+
+/**
+ * The synchronous core of writeMongodumpArchive: feed documents and namespace ends, get archive
+ * bytes through `emit` in chunks of `chunkBytes` (the last one shorter). With `reuseChunks` the
+ * same buffer is emitted again after each call returns, so `emit` must copy what it keeps; that
+ * spares a fresh chunk of memory per 256 KiB of a dump. Throws MongodumpArchiveError like the
+ * generator.
+ */
+export class ArchiveEncoder {
+  readonly #out: ChunkBuilder;
+  readonly #states: Map<string, NamespaceState>;
+  readonly #prelude: ArchivePrelude;
+  readonly #serverVersion: string;
+  readonly #maxSegmentBytes: number;
+  readonly #maxDocumentBytes: number;
+  #current: NamespaceState | undefined; // the namespace whose segment is open
+  #segmentBytes = 0;
+
+  constructor(prelude: ArchivePrelude, options: WriteArchiveOptions, emit: (chunk: Uint8Array) => void, reuseChunks: boolean) {
+    this.#maxSegmentBytes = options.maxSegmentBytes ?? 16 * 1024 * 1024;
+    this.#maxDocumentBytes = options.maxDocumentBytes ?? MAX_DOCUMENT_BYTES;
+    this.#out = new ChunkBuilder(options.chunkBytes ?? 256 * 1024, emit, reuseChunks);
+    const header = completeArchiveHeader(prelude.header);
+    this.#prelude = prelude;
+    this.#serverVersion = header.serverVersion;
+    this.#states = planNamespaces(prelude.collections);
+    this.#out.append(MAGIC_BYTES);
+    this.#out.append(encodeArchiveHeader(header));
+    for (const spec of prelude.collections) this.#out.append(encodeCollectionEntry(spec));
+    this.#out.append(TERMINATOR_BYTES);
+  }
+
+  /** Appends one raw BSON document of a namespace; throws MongodumpArchiveError when it is refused. */
+  writeDocument(namespace: string, bytes: Uint8Array): void {
+    const state = this.#openState(namespace, "document");
+    checkDocument(bytes, namespace, this.#maxDocumentBytes);
+    if (this.#current !== state || (this.#segmentBytes > 0 && this.#segmentBytes + bytes.length > this.#maxSegmentBytes)) {
+      this.#closeSegment();
+      this.#openSegment(state);
+    }
+    state.crc.update(bytes);
+    this.#out.append(bytes);
+    this.#segmentBytes += bytes.length;
+  }
+
+  /** Appends several documents of one namespace (a cursor batch). */
+  writeDocuments(namespace: string, documents: readonly Uint8Array[]): void {
+    for (const bytes of documents) this.writeDocument(namespace, bytes);
+  }
+
+  /** Writes a namespace's end marker with its CRC. */
+  endNamespace(namespace: string): void {
+    this.#endState(this.#openState(namespace, "namespace-end"));
+  }
+
+  /** Ends every namespace not ended yet, in prelude order, and emits the last (short) chunk. */
+  finish(): void {
+    for (const spec of this.#prelude.collections) {
+      const dataStates = listDataNamespaces(spec.db, spec.collection, spec.type).map((namespace) => this.#states.get(namespace)!);
+      const used = dataStates.filter((state) => state.segments > 0);
+      // An entry nobody wrote to ends under its default data namespace; the others under those used.
+      const toEnd = used.length > 0 ? used : [this.#states.get(defaultDataNamespace(spec, this.#serverVersion))!];
+      for (const state of toEnd) if (!state.ended) this.#endState(state);
+    }
+    this.#out.finish();
+  }
+
+  #openState(namespace: string, kind: ArchiveWriteItem["kind"]): NamespaceState {
+    const state = findState(this.#states, namespace);
+    if (state.ended) {
+      throw new MongodumpArchiveError(kind === "document" ? "segment-after-end" : "namespace-ended-twice", `${namespace} has already ended`, {
+        namespace,
+      });
+    }
+    return state;
+  }
+
+  #closeSegment(): void {
+    if (this.#current !== undefined) this.#out.append(TERMINATOR_BYTES);
+    this.#current = undefined;
+  }
+
+  #openSegment(state: NamespaceState): void {
+    this.#out.append(encodeNamespaceHeader(state.db, state.collection));
     state.segments++;
-    current = state;
-    segmentBytes = 0;
-  };
-  const endNamespace = (state: NamespaceState) => {
+    this.#current = state;
+    this.#segmentBytes = 0;
+  }
+
+  #endState(state: NamespaceState): void {
     // An empty segment first when nothing was written: mongorestore needs it to create an
     // empty collection or a view, and mongodump always writes one.
     if (state.segments === 0) {
-      closeSegment();
-      openSegment(state);
+      this.#closeSegment();
+      this.#openSegment(state);
     }
-    closeSegment();
-    out.append(encodeNamespaceHeader(state.db, state.collection, state.crc.digestInt64()));
-    out.append(TERMINATOR_BYTES);
+    this.#closeSegment();
+    this.#out.append(encodeNamespaceHeader(state.db, state.collection, state.crc.digestInt64()));
+    this.#out.append(TERMINATOR_BYTES);
     state.ended = true;
-  };
-
-  for await (const item of items) {
-    const state = findState(states, item.namespace);
-    if (state.ended) {
-      throw new MongodumpArchiveError(
-        item.kind === "document" ? "segment-after-end" : "namespace-ended-twice",
-        `${item.namespace} has already ended`,
-        { namespace: item.namespace },
-      );
-    }
-    if (item.kind === "namespace-end") {
-      endNamespace(state);
-    } else {
-      const bytes = item.bytes;
-      checkDocument(bytes, item.namespace, maxDocumentBytes);
-      if (current !== state || (segmentBytes > 0 && segmentBytes + bytes.length > maxSegmentBytes)) {
-        closeSegment();
-        openSegment(state);
-      }
-      state.crc.update(bytes);
-      out.append(bytes);
-      segmentBytes += bytes.length;
-    }
-    if (out.ready.length > 0) yield* out.drain();
   }
-
-  for (const spec of prelude.collections) {
-    const dataStates = listDataNamespaces(spec.db, spec.collection, spec.type).map((namespace) => states.get(namespace)!);
-    const used = dataStates.filter((state) => state.segments > 0);
-    // An entry nobody wrote to ends under its default data namespace; the others under those used.
-    const toEnd = used.length > 0 ? used : [states.get(defaultDataNamespace(spec, header.serverVersion))!];
-    for (const state of toEnd) {
-      if (state.ended) continue;
-      endNamespace(state);
-      if (out.ready.length > 0) yield* out.drain();
-    }
-  }
-  yield* out.drain();
-  const last = out.finish();
-  if (last.length > 0) yield last;
 }
 
 function planNamespaces(collections: CollectionSpec[]): Map<string, NamespaceState> {
@@ -181,11 +222,14 @@ function checkDocument(bytes: Uint8Array, namespace: string, maxDocumentBytes: n
 
 /** Copies small writes into fixed-size chunks so downstream stages see few, large buffers. */
 class ChunkBuilder {
-  readonly ready: Uint8Array[] = [];
   private buffer: Uint8Array;
   private used = 0;
 
-  constructor(private readonly chunkBytes: number) {
+  constructor(
+    private readonly chunkBytes: number,
+    private readonly emit: (chunk: Uint8Array) => void,
+    private readonly reuse: boolean,
+  ) {
     this.buffer = new Uint8Array(chunkBytes);
   }
 
@@ -197,20 +241,15 @@ class ChunkBuilder {
       this.used += count;
       offset += count;
       if (this.used === this.chunkBytes) {
-        this.ready.push(this.buffer);
-        this.buffer = new Uint8Array(this.chunkBytes);
+        this.emit(this.buffer);
+        if (!this.reuse) this.buffer = new Uint8Array(this.chunkBytes);
         this.used = 0;
       }
     }
   }
 
-  *drain(): Generator<Uint8Array> {
-    while (this.ready.length > 0) yield this.ready.shift()!;
-  }
-
-  finish(): Uint8Array {
-    const last = this.buffer.subarray(0, this.used);
+  finish(): void {
+    if (this.used > 0) this.emit(this.buffer.subarray(0, this.used));
     this.used = 0;
-    return last;
   }
 }

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { backupParts, backups, plans, users } from "@db/schema";
 import { type CompleteUploadRequest, UPLOAD_PART_SIZE } from "@protocol/agent-protocol";
+import { releaseWholeBuffer } from "@protocol/release-buffer";
 import type { AppContext } from "../../context";
 import { AppError, badRequest, conflict, notFound } from "../../lib/errors";
 import { StorageLimitError, UploadIncompleteError } from "../../storage";
@@ -147,11 +148,7 @@ function hashAndReleaseChunks(body: ReadableStream<Uint8Array>, inspect: (chunk:
   let last: Uint8Array | null = null;
   let size = 0;
   const releaseLast = () => {
-    // Only a chunk that is its whole own buffer: never memory shared with anything else.
-    const buffer = last?.buffer as (ArrayBuffer & { resizable?: boolean; transfer?(length: number): ArrayBuffer }) | undefined;
-    if (last && buffer instanceof ArrayBuffer && !buffer.resizable && last.byteOffset === 0 && last.byteLength === buffer.byteLength) {
-      buffer.transfer?.(0);
-    }
+    releaseWholeBuffer(last);
     last = null;
   };
   const stream = new ReadableStream<Uint8Array>(
