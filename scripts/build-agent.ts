@@ -57,6 +57,10 @@ function readBuilds(argv: string[], outdir: string): Build[] {
  * The version and platform compiled into the binary (agent/src/build-info.ts reads them): the
  * agent reports them, and an update fetches the build of exactly this platform (musl or glibc).
  */
+// Every `new Worker(new URL("./…", import.meta.url))` of the agent, so that the compiled program
+// carries it (a worker file missing here would be looked for on disk and fail at run time).
+const WORKER_ENTRY_POINTS = ["agent/src/dump/mongodump-archive/crc-worker.ts"];
+
 function buildDefines(platformId: string, version: string): string[] {
   return ["--define", `DBVAULT_BUILD_VERSION=${JSON.stringify(version)}`, "--define", `DBVAULT_BUILD_PLATFORM=${JSON.stringify(platformId)}`];
 }
@@ -82,6 +86,9 @@ async function build({ platform, outfile }: Build, version: string, built: Map<s
         ...(platform ? [`--target=${platform.bunTarget}`] : []),
         ...buildDefines(platformId, version),
         resolve(root, "agent/src/cli.ts"),
+        // Worker threads started from a file are entry points of their own (the compression
+        // threads need none: their program is inline source text).
+        ...WORKER_ENTRY_POINTS.map((path) => resolve(root, path)),
         "--outfile",
         outfile,
       ],

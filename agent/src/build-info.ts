@@ -14,3 +14,6 @@ export const BUILD_PLATFORM: string | null = typeof DBVAULT_BUILD_PLATFORM === "
 
 /** The platform as the agent reports it: the build's id, or the running process's os-arch from source. */
 export const AGENT_PLATFORM: string = BUILD_PLATFORM ?? `${process.platform === "win32" ? "windows" : process.platform}-${process.arch}`;
+
+/** Whether this process is the compiled agent (its program lives in Bun's embedded file system), not Bun running the source. */
+export const RUNNING_COMPILED: boolean = Bun.main.startsWith("/$bunfs/") || Bun.main.startsWith("B:/~BUN/") || Bun.main.startsWith("B:\\~BUN\\");

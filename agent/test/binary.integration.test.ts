@@ -63,6 +63,20 @@ test("the binary reports its version", async () => {
   expect(run.stdout).toStartWith(`dbvault-agent ${version} (${process.platform}-${process.arch}, bun `);
 });
 
+test("encrypt without compression and decrypt give back a mongodump archive byte for byte (the CRC thread is part of the binary)", async () => {
+  // Without compression, encrypt checksums on a worker thread (two cores or more), which the
+  // compiled program must carry as an entry point of its own (scripts/build-agent.ts).
+  const archive = join(REPO_ROOT, "agent/test-data/mongodump-archives/modern-5k.archive");
+  const sealed = join(dir, "modern-5k.enc.dbvault");
+  const opened = join(dir, "modern-5k.archive");
+  const encrypt = await runAgent(["encrypt", "--compression", "none", "--in", archive, "--out", sealed, "--config", configPath], binary);
+  expect(encrypt.stderr).toStartWith("dbvault-agent: sealed 5,001 documents in 3 namespaces");
+  expect(encrypt.exitCode).toBe(0);
+  const decrypt = await runAgent(["decrypt", "--in", sealed, "--out", opened, "--config", configPath, "--quiet"], binary);
+  expect(decrypt.exitCode).toBe(0);
+  expect(Buffer.compare(await readFile(opened), await readFile(archive))).toBe(0);
+});
+
 test("dump → verify → decrypt → restore through the binary reproduces the database exactly", async () => {
   const file = join(dir, "backup.enc.dbvault");
   const dumped = await runAgent(["dump", "--db", "source", "--out", file, "--config", configPath], binary);

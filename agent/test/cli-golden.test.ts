@@ -233,6 +233,37 @@ describe("verify and decrypt", () => {
     });
     expect(existsSync(out)).toBe(false);
   });
+  test("encrypt refuses an archive whose documents do not match their checksum, compressed or not, and writes nothing", async () => {
+    // One bit flipped where only the CRC-64 tells: without compression the checksum runs on its
+    // own thread (two cores or more), with zstd on the main one; both must refuse.
+    const original = new Uint8Array(await readFile(new URL("../test-data/mongodump-archives/modern-5k.archive", import.meta.url).pathname));
+    const { ArchiveScanner } = await import("../src/dump/mongodump-archive/index.ts");
+    const damaged = original.slice();
+    for (let at = Math.floor(original.length / 2); ; at += 97) {
+      damaged.set(original);
+      damaged[at]! ^= 0x10;
+      const scanner = new ArchiveScanner({ documents: false }, () => {});
+      const code = (() => {
+        try {
+          scanner.write(damaged);
+          scanner.end();
+        } catch (error) {
+          return (error as { code?: string }).code;
+        }
+      })();
+      if (code === "crc-mismatch") break;
+    }
+    const input = join(dir, "crc-damaged.archive");
+    await writeFile(input, damaged);
+    for (const compression of ["none", "zstd"]) {
+      const out = join(dir, `crc-damaged-${compression}.enc.dbvault`);
+      await expectRun(["encrypt", "--compression", compression, "--in", input, "--out", out, "--config", goldenConfig], {
+        stderr: /^dbvault-agent: the data is not a valid mongodump archive: the documents of \S+ do not match their checksum \(stored CRC -?\d+\); the archive is damaged \(at byte \d+\)\n$/,
+        exitCode: 3,
+      });
+      expect(existsSync(out)).toBe(false);
+    }
+  });
 });
 
 test("an unreachable database exits 1 naming the host only, never the credentials", async () => {

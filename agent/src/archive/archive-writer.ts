@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { releaseWholeBuffer } from "../../../protocol/release-buffer";
 import { sealChunk } from "./chunk-crypto.ts";
 import {
   type Compression,
@@ -50,6 +51,8 @@ export class ArchiveWriter {
   readonly #chunkSize: number;
   #pending: Uint8Array[] = [];
   #pendingLength = 0;
+  // Buffers handed over with writeOwned whose bytes are all in #pending or already sealed.
+  #owned: Uint8Array[] = [];
   #index = 0;
   #ended = false;
 
@@ -74,6 +77,17 @@ export class ArchiveWriter {
     return out;
   }
 
+  /**
+   * Like write, for a buffer nobody else holds (a compressed block, a private copy): its memory is
+   * freed as soon as its last byte is sealed, instead of at the next garbage collection, which
+   * keeps a long backup's memory flat. The caller must not read it afterwards.
+   */
+  writeOwned(input: Uint8Array): Buffer[] {
+    const frames = this.write(input);
+    this.#owned.push(input);
+    return frames;
+  }
+
   /** Ends the payload; returns the frame of the last chunk (empty only if the payload was empty). */
   end(): Buffer[] {
     if (this.#ended) return [];
@@ -85,6 +99,10 @@ export class ArchiveWriter {
     const frame = sealChunk(this.#payloadKey, this.#index++, isLast, this.#pending);
     this.#pending = [];
     this.#pendingLength = 0;
+    // Every owned buffer was written before the input now being cut (if any), so all its bytes
+    // were in the chunk just sealed or in earlier ones.
+    for (const buffer of this.#owned) releaseWholeBuffer(buffer);
+    this.#owned = [];
     return frame;
   }
 }

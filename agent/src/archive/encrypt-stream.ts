@@ -39,7 +39,7 @@ export class EncryptStream extends Duplex {
       this.#compressor = createBlockCompressor({
         compression: resolved.compression,
         ...(options.compressionThreads === undefined ? {} : { threads: options.compressionThreads }),
-        onOutput: (block) => this.#seal(block),
+        onOutput: (block) => this.#seal(block, true),
       });
     }
   }
@@ -54,14 +54,14 @@ export class EncryptStream extends Duplex {
     if (this.destroyed) throw this.errored ?? new Error("the encrypt stream was destroyed");
     this.#pacer.note(bytes.length);
     if (this.#compressor) return this.#compressor.write(bytes);
-    return this.#seal(Buffer.from(bytes));
+    return this.#seal(Buffer.from(bytes), true);
   }
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (e?: Error | null) => void) {
     this.#pacer.note(chunk.length);
     const compressor = this.#compressor;
     if (!compressor) {
-      const waiting = this.#seal(chunk);
+      const waiting = this.#seal(chunk, false);
       if (waiting) waiting.then(() => callback(), callback);
       else callback();
       return;
@@ -101,9 +101,11 @@ export class EncryptStream extends Duplex {
     callback(error);
   }
 
-  // Seals what is complete; returns a promise while the reader has not caught up.
-  #seal(payload: Uint8Array): Promise<void> | undefined {
-    if (this.#pushAll(this.#writer.write(payload)) || this.destroyed) return undefined;
+  // Seals what is complete; returns a promise while the reader has not caught up. An owned
+  // payload (a compressed block, a private copy) is freed once sealed.
+  #seal(payload: Uint8Array, owned: boolean): Promise<void> | undefined {
+    const frames = owned ? this.#writer.writeOwned(payload) : this.#writer.write(payload);
+    if (this.#pushAll(frames) || this.destroyed) return undefined;
     return new Promise((resolve) => {
       this.#resumeWrite = resolve;
     });

@@ -5,6 +5,7 @@
 // install prints the definition and how to run the agent under another supervisor instead.
 import { homedir, tmpdir, userInfo } from "node:os";
 import { join, resolve } from "node:path";
+import { RUNNING_COMPILED } from "../build-info.ts";
 import { loadConfig, readServerSettings } from "../config.ts";
 import { osFamily, type OsFamily } from "../platform/locations.ts";
 import { createLaunchdService } from "../service/launchd.ts";
@@ -91,8 +92,7 @@ export function chooseServiceManager(options: Options, host: ServiceHost): Servi
 
 /** The command line that starts this very binary (or, from source, Bun with this script). */
 function agentCommand(): string[] {
-  const compiled = Bun.main.startsWith("/$bunfs/") || Bun.main.startsWith("B:/~BUN/") || Bun.main.startsWith("B:\\~BUN\\");
-  return compiled ? [process.execPath] : [process.execPath, resolve(process.argv[1] ?? Bun.main)];
+  return RUNNING_COMPILED ? [process.execPath] : [process.execPath, resolve(process.argv[1] ?? Bun.main)];
 }
 
 async function install(options: Options, context: CommandContext, manager: ServiceManager): Promise<number> {

@@ -7,7 +7,6 @@
 // listener a body is only checksummed where it lies, however large. Only the small BSON
 // documents of the format itself (header, prelude entries, namespace headers) are assembled.
 import { decodeArchiveHeader, decodeCollectionMetadata, decodeNamespaceHeader } from "./block-codec.ts";
-import { Crc64 } from "./crc64.ts";
 import { MongodumpArchiveError } from "./errors.ts";
 import {
   formatNamespace,
@@ -17,6 +16,7 @@ import {
   MIN_DOCUMENT_BYTES,
   TERMINATOR,
 } from "./format.ts";
+import { type ChecksumFactory, inlineChecksums, type NamespaceChecksum } from "./namespace-checksum.ts";
 import type { ArchiveEvent, CollectionMetadata } from "./types.ts";
 
 export interface ReadArchiveOptions {
@@ -29,10 +29,15 @@ export interface ReadArchiveOptions {
 export interface ScanOptions extends ReadArchiveOptions {
   /** Whether `document` events are wanted (with each document's bytes); false checks them only. */
   documents: boolean;
+  /**
+   * Where document bytes are checksummed (inline by default). A deferred checksum (the CRC
+   * offload) reports namespace-end with crcOk true and fails its own `finish` on a mismatch.
+   */
+  checksums?: ChecksumFactory;
 }
 
 interface NamespaceState {
-  crc: Crc64;
+  crc: NamespaceChecksum;
   documentCount: number;
   documentBytes: number;
   started: boolean;
@@ -69,6 +74,7 @@ export class ArchiveScanner {
   readonly #maxDocumentBytes: number;
   readonly #reportCrcMismatch: boolean;
   readonly #wantDocuments: boolean;
+  readonly #checksums: ChecksumFactory;
   readonly #collections: CollectionMetadata[] = [];
   readonly #states = new Map<string, NamespaceState>();
   #step = Step.Magic;
@@ -90,6 +96,7 @@ export class ArchiveScanner {
     this.#maxDocumentBytes = options.maxDocumentBytes ?? MAX_DOCUMENT_BYTES;
     this.#reportCrcMismatch = options.crcMismatch === "report";
     this.#wantDocuments = options.documents;
+    this.#checksums = options.checksums ?? inlineChecksums;
   }
 
   /** Parses the next chunk of the archive; throws MongodumpArchiveError on damage. */
@@ -323,7 +330,7 @@ export class ArchiveScanner {
     }
     this.#collections.push(metadata);
     for (const namespace of listDataNamespaces(metadata.db, metadata.collection, metadata.type)) {
-      this.#states.set(namespace, { crc: new Crc64(), documentCount: 0, documentBytes: 0, started: false, ended: false });
+      this.#states.set(namespace, { crc: this.#checksums(namespace), documentCount: 0, documentBytes: 0, started: false, ended: false });
     }
     this.#emit({ kind: "collection", metadata });
   }
@@ -357,15 +364,8 @@ export class ArchiveScanner {
       throw new MongodumpArchiveError("namespace-ended-twice", `${namespace} has a second end marker`, { offset, namespace });
     }
     state.ended = true;
-    const actual = state.crc.digestInt64();
-    const crcOk = actual === storedCrc;
-    if (!crcOk && !this.#reportCrcMismatch) {
-      throw new MongodumpArchiveError(
-        "crc-mismatch",
-        `the documents of ${namespace} do not match their checksum (stored CRC ${storedCrc}, computed ${actual}); the archive is damaged`,
-        { offset, namespace },
-      );
-    }
+    const crcOk = state.crc.matches(storedCrc, offset) ?? true;
+    if (!crcOk && !this.#reportCrcMismatch) throw crcMismatchError(namespace, storedCrc, offset);
     return {
       kind: "namespace-end",
       namespace,
@@ -434,4 +434,13 @@ export class ArchiveScanner {
   #unexpectedTerminator(where: string, offset: number): MongodumpArchiveError {
     return new MongodumpArchiveError("unexpected-terminator", `found a terminator where ${where} belongs`, { offset });
   }
+}
+
+/** The error for documents that do not match their namespace's stored CRC; never throws. */
+export function crcMismatchError(namespace: string, storedCrc: bigint, offset: number): MongodumpArchiveError {
+  return new MongodumpArchiveError(
+    "crc-mismatch",
+    `the documents of ${namespace} do not match their checksum (stored CRC ${storedCrc}); the archive is damaged`,
+    { offset, namespace },
+  );
 }
