@@ -28,4 +28,4 @@ export {
 export { readArchiveHeader } from "./header.ts";
 export { type ArchiveInspection, inspectArchive } from "./inspect.ts";
 export { decodeMasterKey, deriveKeyId, encodeMasterKey, generateMasterKey } from "./keys.ts";
-export { createMemoryPacer, type MemoryPacer } from "./memory-pacer.ts";
+export { collectGarbageNow, createMemoryPacer, type MemoryPacer } from "./memory-pacer.ts";

@@ -38,13 +38,26 @@ export function createGoSignals(waitMs = UPLOAD_GO_WAIT_MS, clock: Clock = syste
 
 export type GoSignals = ReturnType<typeof createGoSignals>;
 
-/** A part's request body that sends `bytes` only once `go` resolves (the request itself goes out at once). */
+// Pieces of a part's body handed to fetch one at a time: given a whole 8 MiB part (as bytes or
+// as one piece), Bun copies it into its own send buffer, 8 MiB more per part in flight.
+const BODY_PIECE_BYTES = 1024 * 1024;
+
+/**
+ * A part's request body that sends `bytes` only once `go` resolves (the request itself goes out
+ * at once), in pieces that fetch pulls as it sends them.
+ */
 export function bodyAfterGo(bytes: Uint8Array, go: Promise<void>): ReadableStream<Uint8Array> {
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      await go;
-      controller.enqueue(bytes);
-      controller.close();
+  let offset = 0;
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        if (offset === 0) await go;
+        const end = Math.min(bytes.byteLength, offset + BODY_PIECE_BYTES);
+        if (end > offset) controller.enqueue(bytes.subarray(offset, end));
+        offset = end;
+        if (offset >= bytes.byteLength) controller.close();
+      },
     },
-  });
+    { highWaterMark: 0 },
+  );
 }
