@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { UPLOAD_PART_SIZE, UPLOAD_PARTS_IN_FLIGHT } from "../../../protocol/agent-protocol";
-import { releaseWholeBuffer } from "../../../protocol/release-buffer";
+import { CIPHER_OUTPUT_SPARE_BYTES, releaseWholeBuffer } from "../../../protocol/release-buffer";
 import { ServerRefusedError } from "./errors";
 import type { GoSignals } from "./go-signals";
 import type { ServerClient } from "./server-client";
@@ -113,8 +113,9 @@ export async function uploadBackup(
         filled = 0;
       }
     }
-    // Small chunks may share a pooled buffer; a frame's ciphertext is its own.
-    if (options.ownsChunks) releaseWholeBuffer(chunk, 64 * 1024);
+    // Small chunks may share a pooled buffer; a frame's ciphertext is its own (cipher.update's
+    // output, with a spare byte past it: freed only when that is allowed, 23 Nov to 25 Nov it was not).
+    if (options.ownsChunks) releaseWholeBuffer(chunk, 64 * 1024, CIPHER_OUTPUT_SPARE_BYTES);
   }
   if (filled > 0 || partNumber === 0) ship(buffer.subarray(0, filled));
   while (inFlight.length > 0) await settleOldest();
