@@ -57,7 +57,6 @@ export function startCrcOffload(slotCount: number, slotBytes: number): CrcOffloa
   post({ kind: "start", slots: shared, progress: progress.buffer as SharedArrayBuffer });
 
   const names: string[] = [];
-  const storedCrcs = new Map<number, bigint>();
   let operations: CrcOperation[] = [];
   let sequence = 0;
   const slotSequence = new Array<number>(slotCount).fill(0);
@@ -76,7 +75,6 @@ export function startCrcOffload(slotCount: number, slotBytes: number): CrcOffloa
           else operations.push({ namespace, slot, start: bytes.byteOffset + start, end: bytes.byteOffset + end });
         },
         matches(storedCrc, offset) {
-          storedCrcs.set(namespace, storedCrc);
           operations.push({ namespace, storedCrc, offset });
           return undefined;
         },
@@ -111,7 +109,7 @@ export function startCrcOffload(slotCount: number, slotBytes: number): CrcOffloa
         throw failure();
       }
       const first = reply.mismatches[0];
-      if (first) throw crcMismatchError(names[first.namespace]!, storedCrcs.get(first.namespace)!, first.offset);
+      if (first) throw crcMismatchError(names[first.namespace]!, first.storedCrc, first.offset);
     },
     close() {
       worker.terminate();

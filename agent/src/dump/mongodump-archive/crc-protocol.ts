@@ -18,4 +18,6 @@ export type CrcWorkerMessage =
   | { kind: "batch"; sequence: number; operations: CrcOperation[] }
   | { kind: "finish" };
 
-export type CrcWorkerReply = { mismatches: { namespace: number; offset: number }[] } | { error: string };
+export type CrcMismatch = { namespace: number; storedCrc: bigint; offset: number };
+
+export type CrcWorkerReply = { mismatches: CrcMismatch[] } | { error: string };

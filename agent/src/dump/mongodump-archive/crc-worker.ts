@@ -2,20 +2,20 @@
 // and says how far it got through a shared counter. Built into the agent as its own entry point
 // (scripts/build-agent.ts), so that a compiled agent can start it.
 import { Crc64 } from "./crc64.ts";
-import { type CrcOperation, type CrcWorkerMessage, PROGRESS_DONE, PROGRESS_FAILED } from "./crc-protocol.ts";
+import { type CrcMismatch, type CrcOperation, type CrcWorkerMessage, PROGRESS_DONE, PROGRESS_FAILED } from "./crc-protocol.ts";
 
 declare const self: Worker;
 
 let slots: Uint8Array[] = [];
 let progress: Int32Array = new Int32Array(2);
 const checksums = new Map<number, Crc64>();
-const mismatches: { namespace: number; offset: number }[] = [];
+const mismatches: CrcMismatch[] = [];
 
 function apply(operation: CrcOperation): void {
   let crc = checksums.get(operation.namespace);
   if (!crc) checksums.set(operation.namespace, (crc = new Crc64()));
   if ("storedCrc" in operation) {
-    if (crc.digestInt64() !== operation.storedCrc) mismatches.push({ namespace: operation.namespace, offset: operation.offset });
+    if (crc.digestInt64() !== operation.storedCrc) mismatches.push(operation);
   } else if ("bytes" in operation) crc.update(operation.bytes);
   else crc.update(slots[operation.slot]!, operation.start, operation.end);
 }
