@@ -174,6 +174,31 @@ for (const target of listMongoTargets()) {
       expect(names).toEqual(["people"]);
     });
 
+    // Two collections are read at once; without compression both can wait for the reader at the
+    // same time, and the encrypt stream used to release only the last of them (the dump hung).
+    testOnTarget(target, [], "without compression, several collections read two at a time are dumped whole", async () => {
+      const database = env.uniqueDatabase("uncompressed");
+      const padding = "p".repeat(1000);
+      const names = ["a", "b", "c", "d"];
+      for (const name of names) {
+        const documents = Array.from({ length: 3000 }, (_, i) => ({ _id: i, padding }));
+        await env.client.db(database).collection<AnyIdDocument>(name).insertMany(documents);
+      }
+      // A reader slower than the dump (a file, an upload), so that writers do wait.
+      const backup = createBackupStream({ uri: env.uriFor(database), masterKey, tools: { mode: "builtin" }, compression: "none" });
+      const chunks: Buffer[] = [];
+      for await (const chunk of backup.stream) {
+        chunks.push(chunk as Buffer);
+        await Bun.sleep(2);
+      }
+      const [file, result] = [Buffer.concat(chunks), await backup.result];
+      expect(result.collections).toEqual(Object.fromEntries(names.map((name) => [`${database}.${name}`, 3000])));
+      const decrypted = createDecryptStream({ masterKey });
+      decrypted.end(file);
+      const summary = await summarizeArchive(decrypted);
+      expect(summary.namespaces.map((ns) => [ns.collection, ns.documentCount]).sort()).toEqual(names.map((name) => [name, 3000]));
+    }, 30_000);
+
     testOnTarget(target, [], "an aborted dump stops with DumpError aborted and closes the stream with it", async () => {
       const controller = new AbortController();
       const backup = createBackupStream({ uri: env.uriFor(source), masterKey, tools: { mode: "builtin" }, signal: controller.signal });

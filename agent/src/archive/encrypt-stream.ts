@@ -26,7 +26,9 @@ export class EncryptStream extends Duplex {
   readonly #writer: ArchiveWriter;
   readonly #compressor: BlockCompressor | undefined;
   readonly #pacer = createMemoryPacer();
-  #resumeWrite: (() => void) | undefined;
+  // Every writer waiting for the reader to catch up: several can wait at once (a dump reading
+  // two collections writes from both), and each is released by the next read or the stream's end.
+  readonly #waitingWriters: (() => void)[] = [];
 
   constructor(options: EncryptStreamOptions) {
     const resolved = resolveEncryptOptions(options);
@@ -88,17 +90,17 @@ export class EncryptStream extends Duplex {
   }
 
   override _read() {
-    const resume = this.#resumeWrite;
-    this.#resumeWrite = undefined;
-    resume?.();
+    this.#releaseWriters();
   }
 
   override _destroy(error: Error | null, callback: (error?: Error | null) => void) {
     this.#compressor?.destroy();
-    const resume = this.#resumeWrite;
-    this.#resumeWrite = undefined;
-    resume?.();
+    this.#releaseWriters();
     callback(error);
+  }
+
+  #releaseWriters(): void {
+    for (const resume of this.#waitingWriters.splice(0)) resume();
   }
 
   // Seals what is complete; returns a promise while the reader has not caught up. An owned
@@ -107,7 +109,7 @@ export class EncryptStream extends Duplex {
     const frames = owned ? this.#writer.writeOwned(payload) : this.#writer.write(payload);
     if (this.#pushAll(frames) || this.destroyed) return undefined;
     return new Promise((resolve) => {
-      this.#resumeWrite = resolve;
+      this.#waitingWriters.push(resolve);
     });
   }
 
