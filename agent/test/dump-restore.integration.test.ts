@@ -199,6 +199,24 @@ for (const target of listMongoTargets()) {
       expect(summary.namespaces.map((ns) => [ns.collection, ns.documentCount]).sort()).toEqual(names.map((name) => [name, 3000]));
     }, 30_000);
 
+    testOnTarget(target, [], "a dump whose reader stopped reading still stops when cancelled", async () => {
+      const database = env.uniqueDatabase("stalled");
+      const padding = "p".repeat(1000);
+      for (const name of ["a", "b"]) {
+        const documents = Array.from({ length: 3000 }, (_, i) => ({ _id: i, padding }));
+        await env.client.db(database).collection<AnyIdDocument>(name).insertMany(documents);
+      }
+      const controller = new AbortController();
+      const backup = createBackupStream({ uri: env.uriFor(database), masterKey, tools: { mode: "builtin" }, compression: "none", signal: controller.signal });
+      backup.stream.on("error", () => undefined);
+      // Nobody reads: the dump fills the stream's buffer and waits for room that never comes.
+      await Bun.sleep(500);
+      controller.abort();
+      const error = await backup.result.catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(DumpError);
+      expect((error as DumpError).code).toBe("aborted");
+    }, 30_000);
+
     testOnTarget(target, [], "an aborted dump stops with DumpError aborted and closes the stream with it", async () => {
       const controller = new AbortController();
       const backup = createBackupStream({ uri: env.uriFor(source), masterKey, tools: { mode: "builtin" }, signal: controller.signal });

@@ -51,3 +51,27 @@ export function isDumpError(value: unknown, code?: DumpErrorCode): value is Dump
 export function throwIfAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw new DumpError("aborted", "the operation was cancelled");
 }
+
+/**
+ * Waits for `promise` unless the signal fires first, then throws DumpError "aborted": a dump
+ * waiting for a reader that stopped reading (a full pipe, a stalled upload) still stops when
+ * cancelled. Rethrows the promise's own rejection.
+ */
+export async function waitUnlessAborted(promise: Promise<unknown>, signal: AbortSignal | undefined): Promise<void> {
+  throwIfAborted(signal);
+  if (!signal) {
+    await promise;
+    return;
+  }
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<void>((resolve) => {
+    onAbort = resolve;
+    signal.addEventListener("abort", resolve, { once: true });
+  });
+  try {
+    await Promise.race([promise, aborted]);
+  } finally {
+    signal.removeEventListener("abort", onAbort!);
+  }
+  throwIfAborted(signal);
+}

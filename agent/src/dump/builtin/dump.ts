@@ -7,7 +7,7 @@
 // little besides the driver's replies.
 import type { MongoClient } from "mongodb";
 import { AGENT_VERSION } from "../agent-version.ts";
-import { DumpError, throwIfAborted } from "../errors.ts";
+import { DumpError, throwIfAborted, waitUnlessAborted } from "../errors.ts";
 import { ArchiveEncoder } from "../mongodump-archive/index.ts";
 import type { ProgressTracker } from "../progress-tracker.ts";
 import { connectClient, listDatabaseNames, wrapDatabaseError } from "./client.ts";
@@ -60,10 +60,11 @@ export async function dumpWithDriver(request: BuiltinDumpRequest, sink: ArchiveS
       const wait = sink(chunk);
       if (wait) waiting = wait;
     }, true);
+    // Waits until the sink took everything; a cancel ends the wait (the sink may never drain).
     const drained = async () => {
       while (waiting) {
         const wait = waiting;
-        await wait;
+        await waitUnlessAborted(wait, request.signal);
         if (waiting === wait) waiting = undefined;
       }
     };
