@@ -63,15 +63,15 @@ export async function waitUnlessAborted(promise: Promise<unknown>, signal: Abort
     await promise;
     return;
   }
-  let onAbort: (() => void) | undefined;
+  let onAbort: () => void = () => undefined;
   const aborted = new Promise<void>((resolve) => {
-    onAbort = resolve;
-    signal.addEventListener("abort", resolve, { once: true });
+    onAbort = () => resolve();
+    signal.addEventListener("abort", onAbort, { once: true });
   });
   try {
     await Promise.race([promise, aborted]);
   } finally {
-    signal.removeEventListener("abort", onAbort!);
+    signal.removeEventListener("abort", onAbort);
   }
   throwIfAborted(signal);
 }
