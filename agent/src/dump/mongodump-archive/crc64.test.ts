@@ -30,9 +30,9 @@ describe("CRC-64/XZ (Go crc64.ECMA)", () => {
     expect(new Crc64().digestInt64()).toBe(0n);
   });
 
-  test("matches the bit-by-bit definition for every length from 0 to 600 (both code paths)", () => {
+  test("matches the bit-by-bit definition for every length from 0 to 600 (both code paths, every remainder)", () => {
     const data = randomBytes(600, 7);
-    for (let length = 0; length <= 600; length += length < 40 ? 1 : 37) {
+    for (let length = 0; length <= 600; length++) {
       const slice = data.subarray(0, length);
       expect(computeCrc64(slice)).toBe(computeCrc64Slowly(slice));
     }
