@@ -3,6 +3,9 @@
 // only wires the process to runCli: real streams, the environment, and Ctrl-C.
 import { runCli } from "./commands/run-cli.ts";
 
+// How long a failed command may take to flush what it wrote before the process exits anyway.
+const FAILED_EXIT_GRACE_MS = 2000;
+
 async function main(): Promise<void> {
   const controller = new AbortController();
   let interrupts = 0;
@@ -28,6 +31,9 @@ async function main(): Promise<void> {
   });
   process.exitCode = code;
   for (const signal of signals) process.off(signal, interrupt);
+  // A failed or cancelled command is over; output nobody reads any more (stdout into a pipe whose
+  // reader stopped) must not keep the process alive. The timer does not itself hold the process.
+  if (code !== 0) setTimeout(() => process.exit(code), FAILED_EXIT_GRACE_MS).unref();
 }
 
 // Not awaited at the top level: the compiled agent is built as bytecode, which needs a bundle

@@ -2,10 +2,11 @@
 // a dump → verify → decrypt → restore round trip against the MongoDB test server reproduces the
 // database exactly, and the native path spawns mongodump from inside the compiled program.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, statSync } from "node:fs";
+import { closeSync, constants, existsSync, openSync, statSync } from "node:fs";
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { encodeMasterKey, generateMasterKey } from "../src/archive/index.ts";
+import { EXIT } from "../src/commands/cli-error.ts";
 import { summarizeArchive } from "../src/dump/mongodump-archive/index.ts";
 import { buildAwkwardDatabase } from "./support/awkward-database.ts";
 import { snapshotDatabase } from "./support/database-snapshot.ts";
@@ -104,6 +105,40 @@ test("dump → verify → decrypt → restore through the binary reproduces the 
   expect(restored.exitCode).toBe(0);
   expect(await snapshotDatabase(env.client.db(copy))).toEqual(await snapshotDatabase(env.client.db(source)));
 });
+
+test("a dump into stdout that nobody reads still ends when stopped (SIGTERM), instead of hanging", async () => {
+  const database = env.uniqueDatabase("bin_stalled");
+  const padding = "p".repeat(1000);
+  for (const name of ["a", "b"]) {
+    await env.client.db(database).collection<{ _id: number }>(name).insertMany(Array.from({ length: 3000 }, (_, i) => ({ _id: i, padding })));
+  }
+  const stalledConfig = join(dir, "stalled.json");
+  const config = JSON.parse(await readFile(configPath, "utf8"));
+  await writeFile(stalledConfig, JSON.stringify({ ...config, databases: [{ name: "stalled", uri: env.uriFor(database) }] }), { mode: 0o600 });
+  // stdout is a FIFO whose reader never reads: the dump fills it and waits for room for good.
+  const fifo = join(dir, "stdout.fifo");
+  expect(Bun.spawnSync(["mkfifo", fifo]).exitCode).toBe(0);
+  const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+  const writer = openSync(fifo, constants.O_WRONLY);
+  try {
+    const child = Bun.spawn([BINARY_PATH, "dump", "--db", "stalled", "--out", "-", "--compression", "none", "--config", stalledConfig], {
+      stdin: "ignore",
+      stdout: writer,
+      stderr: "pipe",
+    });
+    await Bun.sleep(1500);
+    child.kill("SIGTERM");
+    const started = performance.now();
+    const exitCode = await Promise.race([child.exited, Bun.sleep(15_000).then(() => "still running")]);
+    if (exitCode === "still running") child.kill("SIGKILL");
+    expect(exitCode).toBe(EXIT.interrupted);
+    expect(performance.now() - started).toBeLessThan(15_000);
+    expect(await new Response(child.stderr).text()).toContain("the operation was cancelled");
+  } finally {
+    closeSync(writer);
+    closeSync(reader);
+  }
+}, 30_000);
 
 test("restore --to-db restores chosen collections as a copy beside the original, and prints --json stats", async () => {
   const file = join(dir, "backup.enc.dbvault"); // written by the test above
