@@ -217,6 +217,24 @@ for (const target of listMongoTargets()) {
       expect((error as DumpError).code).toBe("aborted");
     }, 30_000);
 
+    testOnTarget(target, [], "a restore whose input stalls still stops when cancelled, before touching the database", async () => {
+      const file = await backUp(source);
+      const into = env.uniqueDatabase("stalled_restore");
+      // A download or a pipe that delivers the first part of the file, then nothing, for good.
+      async function* stalling(): AsyncGenerator<Uint8Array> {
+        yield file.subarray(0, Math.floor(file.length / 2));
+        await new Promise(() => undefined);
+      }
+      const controller = new AbortController();
+      const restoring = restoreFromEncrypted({ uri: env.uriFor(into), masterKey, input: stalling(), tools: { mode: "builtin" }, signal: controller.signal });
+      await Bun.sleep(300);
+      controller.abort();
+      const error = await restoring.catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(DumpError);
+      expect((error as DumpError).code).toBe("aborted");
+      expect(await env.client.db(into).listCollections().toArray()).toEqual([]);
+    }, 30_000);
+
     testOnTarget(target, [], "an aborted dump stops with DumpError aborted and closes the stream with it", async () => {
       const controller = new AbortController();
       const backup = createBackupStream({ uri: env.uriFor(source), masterKey, tools: { mode: "builtin" }, signal: controller.signal });
