@@ -140,6 +140,31 @@ test("a dump into stdout that nobody reads still ends when stopped (SIGTERM), in
   }
 }, 30_000);
 
+test("a restore whose private copy cannot be written fails clearly, changes nothing and leaves no copy behind", async () => {
+  const file = join(dir, "for-copy-failure.enc.dbvault");
+  expect((await runAgent(["dump", "--db", "source", "--out", file, "--config", configPath], binary)).exitCode).toBe(0);
+  expect(statSync(file).size).toBeGreaterThan(32 * 1024);
+  const tempDir = await env.makeTempDir();
+  const into = env.uniqueDatabase("bin_copy_failure");
+  await writeFile(join(dir, "copy-failure.json"), JSON.stringify({ ...JSON.parse(await readFile(configPath, "utf8")), databases: [{ name: "target", uri: env.uriFor(into) }] }), { mode: 0o600 });
+  // From stdin the backup is copied to a private file while it is verified. A 16 KiB file-size
+  // limit (with SIGXFSZ ignored, writes past it fail with EFBIG) stands in for a full disk.
+  const restore = `trap '' XFSZ; ulimit -f 16; exec "$0" restore --db target --in - --config "$1"`;
+  const child = Bun.spawn(["bash", "-c", restore, BINARY_PATH, join(dir, "copy-failure.json")], {
+    stdin: Bun.file(file),
+    stdout: "pipe",
+    stderr: "pipe",
+    env: { PATH: process.env.PATH!, HOME: "/nonexistent-home", TMPDIR: tempDir },
+  });
+  const [stderr, exitCode] = await Promise.all([new Response(child.stderr).text(), child.exited]);
+  expect(exitCode).toBe(EXIT.failure);
+  expect(stderr).toContain("could not keep the backup's private copy in");
+  expect(stderr).toContain("file too large");
+  expect(stderr).toContain("nothing was changed in target");
+  expect(await env.client.db(into).listCollections().toArray()).toEqual([]);
+  expect(await readdir(tempDir)).toEqual([]);
+}, 60_000);
+
 test("restore --to-db restores chosen collections as a copy beside the original, and prints --json stats", async () => {
   const file = join(dir, "backup.enc.dbvault"); // written by the test above
   const chosen = (await env.client.db(source).listCollections({ type: "collection" }).toArray()).map((info) => info.name).sort().slice(0, 2);

@@ -98,7 +98,7 @@ export async function restoreFromEncrypted(options: RestoreEncryptedOptions): Pr
   try {
     options.onNotice?.("verifying the whole backup before changing anything");
     options.onProgress?.({ current: 0, total: 0, percentage: 0, collection: VERIFYING_LABEL });
-    const summary = await verifyEncrypted(countVerified(input, inputBytes, options), masterKey, copy?.stream, options.signal);
+    const summary = await verifyEncrypted(countVerified(input, inputBytes, options), masterKey, copy, options.signal);
     onVerified?.(summary);
     const again = reopen ? reopen() : copy!.read();
     const decrypt = createDecryptStream({ masterKey });
@@ -140,11 +140,15 @@ function countVerified(input: ByteSource, inputBytes: number | undefined, option
 }
 
 /** Decrypts and parses the whole backup, writing the ciphertext to `copy` as it passes; throws what is wrong with it. */
-async function verifyEncrypted(input: ByteSource, masterKey: Uint8Array, copy: Writable | undefined, signal: AbortSignal | undefined) {
+async function verifyEncrypted(input: ByteSource, masterKey: Uint8Array, copy: PrivateCopy | undefined, signal: AbortSignal | undefined) {
   const decrypt = createDecryptStream({ masterKey });
   const ciphertext = Readable.from(iterateBytes(input));
   const feeding = copy
-    ? pipeline(ciphertext, new PassThrough({ transform: teeInto(copy) }), decrypt).then(() => finishWriting(copy))
+    ? pipeline(ciphertext, new PassThrough({ transform: teeInto(copy.stream) }), decrypt)
+        .then(() => finishWriting(copy.stream))
+        .catch((error: Error) => {
+          throw copy.stream.errored ? copyFailed(copy, copy.stream.errored) : error;
+        })
     : pipeline(ciphertext, decrypt);
   feeding.catch((error: Error) => decrypt.destroy(error));
   // A cancel stops the reading at once: the input may never deliver another byte (a stalled
@@ -160,6 +164,8 @@ async function verifyEncrypted(input: ByteSource, masterKey: Uint8Array, copy: W
     return summary;
   } catch (error) {
     throwIfAborted(signal);
+    // The copy's failure destroys the decrypt stream too; say what really went wrong.
+    if (copy?.stream.errored) throw copyFailed(copy, copy.stream.errored);
     throw error;
   } finally {
     signal?.removeEventListener("abort", abort);
@@ -168,21 +174,44 @@ async function verifyEncrypted(input: ByteSource, masterKey: Uint8Array, copy: W
   }
 }
 
+// Passes each chunk on once the copy took it. A copy that fails (a full disk) fails the
+// verification: waiting for a 'drain' that never comes left the process with nothing to do, and
+// it exited 0 in the middle of a restore.
 function teeInto(copy: Writable) {
   return (chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error | null, data?: Buffer) => void) => {
-    if (copy.write(chunk)) done(null, chunk);
-    else copy.once("drain", () => done(null, chunk));
+    if (copy.errored) return done(copy.errored);
+    if (copy.write(chunk)) return done(null, chunk);
+    const settle = (error?: Error) => {
+      copy.off("drain", onDrain);
+      copy.off("error", onError);
+      if (error) done(error);
+      else done(null, chunk);
+    };
+    const onDrain = () => settle();
+    const onError = (error: Error) => settle(error);
+    copy.on("drain", onDrain);
+    copy.on("error", onError);
   };
 }
 
 function finishWriting(stream: Writable): Promise<void> {
   return new Promise((resolve, reject) => {
+    if (stream.errored) return reject(stream.errored);
     stream.once("error", reject);
-    stream.end(() => resolve());
+    stream.end((error?: Error | null) => (error ? reject(error) : resolve()));
+  });
+}
+
+function copyFailed(copy: PrivateCopy, cause: Error): DumpError {
+  const reason = (cause as NodeJS.ErrnoException).code === "ENOSPC" ? "the disk is full" : cause.message;
+  return new DumpError("copy-failed", `could not keep the backup's private copy in ${copy.directory} while verifying it: ${reason}`, {
+    hint: "free some space there, or point TMPDIR at a disk with room for the whole backup file",
+    cause,
   });
 }
 
 interface PrivateCopy {
+  directory: string;
   stream: Writable;
   read(): ByteSource;
   remove(): Promise<void>;
@@ -195,6 +224,7 @@ async function createPrivateCopy(tempDir: string | undefined): Promise<PrivateCo
   const stream = createWriteStream(path, { mode: 0o600, flags: "wx" });
   stream.on("error", () => undefined); // reported through the pipeline that writes it
   return {
+    directory,
     stream,
     read: () => createReadStream(path, { highWaterMark: 1024 * 1024 }),
     remove: async () => {

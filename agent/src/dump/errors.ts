@@ -19,6 +19,8 @@ export type DumpErrorCode =
   | "unknown-collection"
   /** The restore failed after it had replaced collections; see `stats`. */
   | "restore-incomplete"
+  /** The restore's private copy of the backup could not be written (a full disk, TMPDIR). */
+  | "copy-failed"
   /** The operation was aborted through its signal. */
   | "aborted";
 
