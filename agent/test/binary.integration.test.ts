@@ -165,6 +165,45 @@ test("a restore whose private copy cannot be written fails clearly, changes noth
   expect(await readdir(tempDir)).toEqual([]);
 }, 60_000);
 
+// A 16 KiB file-size limit (SIGXFSZ ignored: writes past it fail with EFBIG) stands in for a full disk.
+function runLimited(script: string, args: string[]) {
+  const child = Bun.spawn(["bash", "-c", `trap '' XFSZ; ulimit -f 16; ${script}`, BINARY_PATH, ...args], {
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+    env: { PATH: process.env.PATH!, HOME: "/nonexistent-home" },
+  });
+  return Promise.all([new Response(child.stderr).text(), child.exited]);
+}
+
+test("a dump that cannot be written names the file or stdout, exits 1 and leaves no partial file", async () => {
+  const out = join(dir, "too-big.enc.dbvault");
+  const [fileStderr, fileExit] = await runLimited(`exec "$0" dump --db source --out "$1" --config "$2" --quiet`, [out, configPath]);
+  expect(fileExit).toBe(EXIT.failure);
+  expect(fileStderr).toBe(`dbvault-agent: cannot write ${out}: the file is larger than this system allows (a file size limit)\n`);
+  expect((await readdir(dir)).filter((name) => name.includes("too-big"))).toEqual([]);
+
+  // stdout redirected into a file past the limit used to crash with an unhandled 'error' event.
+  const redirected = join(dir, "redirected.enc.dbvault");
+  const [stdoutStderr, stdoutExit] = await runLimited(`exec "$0" dump --db source --out - --config "$2" --quiet > "$1"`, [redirected, configPath]);
+  expect(stdoutExit).toBe(EXIT.failure);
+  expect(stdoutStderr).toBe("dbvault-agent: cannot write stdout: the file is larger than this system allows (a file size limit)\n");
+});
+
+test("a dump into a pipe whose reader goes away says so and exits 1", async () => {
+  // Megabytes, far more than a pipe holds, so the dump is still writing when the reader leaves.
+  const database = env.uniqueDatabase("bin_epipe");
+  const padding = "p".repeat(1000);
+  await env.client.db(database).collection<{ _id: number }>("a").insertMany(Array.from({ length: 3000 }, (_, i) => ({ _id: i, padding })));
+  const epipeConfig = join(dir, "epipe.json");
+  await writeFile(epipeConfig, JSON.stringify({ ...JSON.parse(await readFile(configPath, "utf8")), databases: [{ name: "big", uri: env.uriFor(database) }] }), { mode: 0o600 });
+  const script = `"$0" dump --db big --out - --compression none --config "$1" --quiet | head -c 100 > /dev/null; exit "\${PIPESTATUS[0]}"`;
+  const child = Bun.spawn(["bash", "-c", script, BINARY_PATH, epipeConfig], { stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const [stderr, exitCode] = await Promise.all([new Response(child.stderr).text(), child.exited]);
+  expect(exitCode).toBe(EXIT.failure);
+  expect(stderr).toBe("dbvault-agent: cannot write stdout: its reader closed it\n");
+});
+
 test("restore --to-db restores chosen collections as a copy beside the original, and prints --json stats", async () => {
   const file = join(dir, "backup.enc.dbvault"); // written by the test above
   const chosen = (await env.client.db(source).listCollections({ type: "collection" }).toArray()).map((info) => info.name).sort().slice(0, 2);

@@ -7,7 +7,7 @@
 // the command-line tools users compare us with do. On Bun 1.4, fs streams cost more than the
 // encryption itself (bench/README.md).
 import { randomBytes } from "node:crypto";
-import { closeSync, createReadStream, createWriteStream, openSync, readSync, writevSync } from "node:fs";
+import { closeSync, createReadStream, openSync, readSync, writevSync } from "node:fs";
 import { rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { type Readable, Writable } from "node:stream";
@@ -139,15 +139,7 @@ export interface OutputFile {
  * decrypted archive is plaintext data). Throws CliError when `path` exists and `force` is not set.
  */
 export async function createOutput(path: string, io: CliIo, force: boolean): Promise<OutputFile> {
-  if (path === "-") {
-    return {
-      stream: wrapStdout(io.stdout),
-      label: "stdout",
-      write: (buffers) => writeToStdout(io.stdout, buffers),
-      commit: async () => {},
-      discard: async () => {},
-    };
-  }
+  if (path === "-") return stdoutOutput(io.stdout);
   const existing = await stat(path).catch(() => undefined);
   if (existing?.isDirectory()) throw new CliError(`${path} is a directory`, EXIT.usage, "give a file name to --out");
   if (existing && !force) {
@@ -165,21 +157,33 @@ export async function createOutput(path: string, io: CliIo, force: boolean): Pro
   const closeFd = () => {
     if (!open) return;
     open = false;
-    if (!stream) closeSync(fd);
+    closeSync(fd);
+  };
+  const write = (buffers: readonly Uint8Array[]) => {
+    try {
+      writeAllSync(fd, buffers);
+    } catch (error) {
+      throw describeFileError(error, path, "write");
+    }
   };
   return {
+    // The same writes as `write`, so that a failure (a full disk) names the file as well.
     get stream() {
-      stream ??= createWriteStream("", { fd, autoClose: true });
+      stream ??= new Writable({
+        highWaterMark: 1024 * 1024,
+        writev(chunks, callback) {
+          try {
+            write(chunks.map((entry) => entry.chunk as Uint8Array));
+            callback();
+          } catch (error) {
+            callback(error as Error);
+          }
+        },
+      });
       return stream;
     },
     label: path,
-    write(buffers) {
-      try {
-        writeAllSync(fd, buffers);
-      } catch (error) {
-        throw describeFileError(error, path, "write");
-      }
-    },
+    write,
     async commit() {
       closeFd();
       try {
@@ -194,7 +198,7 @@ export async function createOutput(path: string, io: CliIo, force: boolean): Pro
       try {
         closeFd();
       } catch {
-        // Already closed by the stream.
+        // Nothing more to do: the temporary file goes anyway.
       }
       await rm(temporary, { force: true }).catch(() => undefined);
     },
@@ -218,22 +222,40 @@ function writeAllSync(fd: number, buffers: readonly Uint8Array[]): void {
   }
 }
 
-async function writeToStdout(stdout: Writable, buffers: readonly Uint8Array[]): Promise<void> {
-  let accepting = true;
-  for (const buffer of buffers) accepting = stdout.write(buffer);
-  if (!accepting) await new Promise((resolve) => stdout.once("drain", resolve));
-}
-
-// stdout must not be ended by a pipeline (later messages and the process need it); this
-// forwards writes with backpressure and finishes without closing it.
-function wrapStdout(stdout: Writable): Writable {
-  return new Writable({
-    highWaterMark: 1024 * 1024,
-    write(chunk, _encoding, callback) {
-      if (stdout.write(chunk)) callback();
-      else stdout.once("drain", () => callback());
-    },
+// stdout as an output. A failure writing it (a reader that went away, a full disk behind a
+// redirection) becomes the command's error instead of an unhandled 'error' event that crashed
+// the process with a stack trace. stdout is never ended (later messages and the process need it).
+function stdoutOutput(stdout: Writable): OutputFile {
+  let failure: CliError | undefined;
+  const failed = new Promise<never>((_resolve, reject) => {
+    stdout.once("error", (error) => {
+      failure = describeFileError(error, "stdout", "write");
+      reject(failure);
+    });
   });
+  failed.catch(() => undefined);
+  const waitForRoom = () => Promise.race([new Promise<void>((resolve) => stdout.once("drain", resolve)), failed]);
+  const write = async (buffers: readonly Uint8Array[]) => {
+    if (failure) throw failure;
+    let accepting = true;
+    for (const buffer of buffers) accepting = stdout.write(buffer);
+    if (!accepting) await waitForRoom();
+  };
+  return {
+    // Forwards writes with backpressure and finishes without closing stdout.
+    stream: new Writable({
+      highWaterMark: 1024 * 1024,
+      write(chunk, _encoding, callback) {
+        write([chunk]).then(() => callback(), callback);
+      },
+    }),
+    label: "stdout",
+    write,
+    commit: async () => {
+      if (failure) throw failure;
+    },
+    discard: async () => {},
+  };
 }
 
 /** Turns a file system error into a CliError naming the file; never throws. */
@@ -246,6 +268,8 @@ export function describeFileError(error: unknown, path: string, doing: "read" | 
     EISDIR: "it is a directory",
     ENOSPC: "no space left on the device",
     EROFS: "read-only file system",
+    EFBIG: "the file is larger than this system allows (a file size limit)",
+    EPIPE: "its reader closed it",
   };
   const reason = (code && reasons[code]) ?? (error instanceof Error ? error.message : String(error));
   return new CliError(`cannot ${doing} ${path}: ${reason}`, EXIT.failure);
