@@ -227,9 +227,10 @@ function writeAllSync(fd: number, buffers: readonly Uint8Array[]): void {
 // the process with a stack trace. stdout is never ended (later messages and the process need it).
 function stdoutOutput(stdout: Writable): OutputFile {
   let failure: CliError | undefined;
+  // Every error is heard (several writes can fail in turn); the first one is the one told.
   const failed = new Promise<never>((_resolve, reject) => {
-    stdout.once("error", (error) => {
-      failure = describeFileError(error, "stdout", "write");
+    stdout.on("error", (error) => {
+      failure ??= describeFileError(error, "stdout", "write");
       reject(failure);
     });
   });
