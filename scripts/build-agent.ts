@@ -53,14 +53,14 @@ function readBuilds(argv: string[], outdir: string): Build[] {
   return [host, ...AGENT_PLATFORMS.map((platform) => ({ platform, outfile: join(outdir, platform.fileName) }))];
 }
 
-/**
- * The version and platform compiled into the binary (agent/src/build-info.ts reads them): the
- * agent reports them, and an update fetches the build of exactly this platform (musl or glibc).
- */
 // Every `new Worker(new URL("./…", import.meta.url))` of the agent, so that the compiled program
 // carries it (a worker file missing here would be looked for on disk and fail at run time).
 const WORKER_ENTRY_POINTS = ["agent/src/dump/mongodump-archive/crc-worker.ts"];
 
+/**
+ * The version and platform compiled into the binary (agent/src/build-info.ts reads them): the
+ * agent reports them, and an update fetches the build of exactly this platform (musl or glibc).
+ */
 function buildDefines(platformId: string, version: string): string[] {
   return ["--define", `DBVAULT_BUILD_VERSION=${JSON.stringify(version)}`, "--define", `DBVAULT_BUILD_PLATFORM=${JSON.stringify(platformId)}`];
 }

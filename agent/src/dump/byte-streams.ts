@@ -57,7 +57,8 @@ export async function endWritable(output: Writable): Promise<void> {
   await finished(output, { readable: false });
 }
 
-function waitForDrain(target: Writable): Promise<void> {
+/** Resolves once `target` has room again; rejects with its error (or a plain one) if it closes first. */
+export function waitForDrain(target: Writable): Promise<void> {
   return new Promise((resolve, reject) => {
     const cleanup = () => {
       target.off("drain", onDrain);

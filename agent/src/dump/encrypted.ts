@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { PassThrough, Readable, type Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { type ArchiveHeader, type Compression, createDecryptStream, createEncryptStream } from "../archive/index.ts";
-import { countBytes, iterateBytes } from "./byte-streams.ts";
+import { countBytes, iterateBytes, waitForDrain } from "./byte-streams.ts";
 import { DumpError, throwIfAborted } from "./errors.ts";
 import { type ArchiveSummary, summarizeArchive } from "./mongodump-archive/index.ts";
 import { dumpDatabase, restoreArchive } from "./operations.ts";
@@ -144,11 +144,7 @@ async function verifyEncrypted(input: ByteSource, masterKey: Uint8Array, copy: P
   const decrypt = createDecryptStream({ masterKey });
   const ciphertext = Readable.from(iterateBytes(input));
   const feeding = copy
-    ? pipeline(ciphertext, new PassThrough({ transform: teeInto(copy.stream) }), decrypt)
-        .then(() => finishWriting(copy.stream))
-        .catch((error: Error) => {
-          throw copy.stream.errored ? copyFailed(copy, copy.stream.errored) : error;
-        })
+    ? pipeline(ciphertext, new PassThrough({ transform: teeInto(copy.stream) }), decrypt).then(() => finishWriting(copy.stream))
     : pipeline(ciphertext, decrypt);
   feeding.catch((error: Error) => decrypt.destroy(error));
   // A cancel stops the reading at once: the input may never deliver another byte (a stalled
@@ -181,16 +177,7 @@ function teeInto(copy: Writable) {
   return (chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error | null, data?: Buffer) => void) => {
     if (copy.errored) return done(copy.errored);
     if (copy.write(chunk)) return done(null, chunk);
-    const settle = (error?: Error) => {
-      copy.off("drain", onDrain);
-      copy.off("error", onError);
-      if (error) done(error);
-      else done(null, chunk);
-    };
-    const onDrain = () => settle();
-    const onError = (error: Error) => settle(error);
-    copy.on("drain", onDrain);
-    copy.on("error", onError);
+    waitForDrain(copy).then(() => done(null, chunk), done);
   };
 }
 
