@@ -8,7 +8,7 @@ import { eq } from "drizzle-orm";
 import { databases, webhookDeliveries } from "@db/schema";
 import { runDueBackups } from "../src/modules/scheduler/service";
 import { WEBHOOK_EVENTS } from "../src/modules/webhooks/events";
-import { FIRST_RETRY_MS, KEEP_FINISHED_MS, pruneFinishedDeliveries, RETRY_FOR_MS, sendDueDeliveries } from "../src/modules/webhooks/deliveries";
+import { FIRST_RETRY_MS, KEEP_FINISHED_MS, pruneFinishedDeliveries, RETRY_FOR_MS, RETRY_JITTER, sendDueDeliveries } from "../src/modules/webhooks/deliveries";
 import { publishEvent } from "../src/modules/webhooks/service";
 import { createContext } from "../src/bootstrap";
 import { silentLogger } from "../src/lib/logger";
@@ -16,6 +16,9 @@ import { isSignedBy, startWebhookReceiver, type WebhookReceiver } from "../../te
 import { waitUntil } from "../../testkit/wait-until";
 import { startTestServer, type TestServer, type TestUser } from "./harness";
 import { registerScriptedAgent, type ScriptedAgent } from "./scripted-agent";
+
+/** When the first retry is due at the latest, whatever its jitter (plus a second of slack). */
+const LATEST_FIRST_RETRY_MS = FIRST_RETRY_MS * (1 + RETRY_JITTER) + 1000;
 
 let server: TestServer;
 let base: string;
@@ -145,7 +148,9 @@ describe("retries", () => {
       return delivery?.log.length === 1 && delivery;
     });
     expect(pending).toMatchObject({ status: "pending", attempts: 1, lastStatusCode: 500, lastError: "The endpoint answered HTTP 500." });
-    expect(new Date(pending.nextAttemptAt).getTime() - new Date(pending.log[0].attemptedAt).getTime()).toBeGreaterThanOrEqual(FIRST_RETRY_MS - 1000);
+    const wait = new Date(pending.nextAttemptAt).getTime() - new Date(pending.log[0].attemptedAt).getTime();
+    expect(wait).toBeGreaterThanOrEqual(FIRST_RETRY_MS - 1000);
+    expect(wait).toBeLessThanOrEqual(LATEST_FIRST_RETRY_MS);
 
     // Not yet due: a pass sends nothing.
     server.ctx.webhooks.kick();
@@ -153,7 +158,7 @@ describe("retries", () => {
     expect(receivedAt("/flaky")).toHaveLength(1);
 
     const realNow = server.ctx.now;
-    server.ctx.now = () => new Date(Date.now() + FIRST_RETRY_MS + 1000);
+    server.ctx.now = () => new Date(Date.now() + LATEST_FIRST_RETRY_MS);
     try {
       server.ctx.webhooks.kick();
       const [, second] = await waitForDeliveries("/flaky", 2);
@@ -210,7 +215,7 @@ describe("retries", () => {
     await waitUntil(async () => (await server.ctx.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, hook.id)))[0]?.lockedUntil === null);
     await server.restart();
     const realNow = server.ctx.now;
-    server.ctx.now = () => new Date(Date.now() + FIRST_RETRY_MS + 1000);
+    server.ctx.now = () => new Date(Date.now() + LATEST_FIRST_RETRY_MS);
     try {
       server.ctx.webhooks.kick(); // what the background jobs' first tick does
       const [first, second] = await waitForDeliveries("/after-restart", 2);

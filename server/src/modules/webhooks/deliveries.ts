@@ -10,15 +10,22 @@ import { signBody } from "./payload";
 import { parseWebhookUrl, postToTarget, resolveWebhookTarget, type SendOptions, WebhookTargetError } from "./target";
 
 export const RETRY_FOR_MS = 24 * 3_600_000;
-/** First retry after 30 s, doubling up to an hour between attempts. */
+/** First retry after 30 s, doubling up to an hour between attempts (plus up to RETRY_JITTER). */
 export const FIRST_RETRY_MS = 30_000;
 export const MAX_RETRY_GAP_MS = 3_600_000;
 const SEND_TIMEOUT_MS = 10_000;
 /** Longer than any send (SEND_TIMEOUT_MS plus the database work around it). */
 const LEASE_MS = 60_000;
 
-/** Wait before the attempt after `attempts` failed ones. */
-export const retryDelay = (attempts: number) => Math.min(MAX_RETRY_GAP_MS, FIRST_RETRY_MS * 2 ** Math.max(0, attempts - 1));
+/**
+ * Up to this fraction of each wait is added at random, so that the deliveries that failed together
+ * (every event while an endpoint was down) are not all retried in the same second when it is back.
+ */
+export const RETRY_JITTER = 0.2;
+
+/** Wait before the attempt after `attempts` failed ones; `random` in [0, 1) picks the jitter. */
+export const retryDelay = (attempts: number, random = Math.random()) =>
+  Math.round(Math.min(MAX_RETRY_GAP_MS, FIRST_RETRY_MS * 2 ** Math.max(0, attempts - 1)) * (1 + RETRY_JITTER * random));
 
 type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 
