@@ -42,6 +42,21 @@ export function freezeUploadPart(ctx: AppContext, partNumber: number): Promise<s
 }
 
 /**
+ * Makes the server's completion of an upload (staged parts into the backup file) hang forever, as
+ * in a process that dies during it: every part is stored, the completion call never answered.
+ * Resolves with the upload's id when it is reached. Only this context's storage is affected.
+ */
+export function freezeUploadCompletion(ctx: AppContext): Promise<string> {
+  const storage = ctx.storage;
+  return new Promise((reached) => {
+    storage.completeUpload = (uploadId) => {
+      reached(uploadId);
+      return new Promise(() => {});
+    };
+  });
+}
+
+/**
  * Holds the server's write of upload part `partNumber` until `release()`: the backup stays
  * running, deterministically, for as long as a test needs. `reached` resolves with the upload's
  * id when the write is reached. Only this context's storage is affected.
