@@ -2,7 +2,8 @@
 // loopback): the server restarted while a backup is uploading (the agent resends the part that
 // was cut and the backup completes intact, counted once), the server restarted while the agent is
 // gone too (the stalled backup is failed with its reason, nothing left behind), and a backup that
-// does not fit the plan's storage (STORAGE_LIMIT_EXCEEDED, storage released, the agent carries on).
+// does not fit the plan's storage (STORAGE_LIMIT_EXCEEDED, storage released, the agent carries on), and the
+// server restarted while it completes an upload (the agent asks again; the backup completes and verifies).
 import { expect, test } from "bun:test";
 import { createHash, randomBytes } from "node:crypto";
 import { writeFile } from "node:fs/promises";
@@ -14,7 +15,7 @@ import { snapshotDatabase } from "./support/database-snapshot.ts";
 import { runSetup, startAgentProcess } from "./support/end-to-end.ts";
 import { LARGE_DATABASE_BLOBS, seedLargeDatabase, sweepStalledOperationsLater, useEndToEndWorld, waitForBackupEnd } from "./support/end-to-end-world.ts";
 import { BINARY_PATH, runAgent } from "./support/run-agent.ts";
-import { apiFor, freezeUploadPart, listStoredFiles } from "./support/server-faults.ts";
+import { apiFor, freezeUploadCompletion, freezeUploadPart, listStoredFiles } from "./support/server-faults.ts";
 import { waitUntil } from "../../testkit/wait-until";
 
 const world = useEndToEndWorld();
@@ -116,6 +117,33 @@ test("a server restarted mid-upload: the agent resends the cut part, the backup 
   }, { message: "the restore to end", timeout: 30_000 });
   expect(restore).toMatchObject({ status: "completed" });
   expect(await snapshotDatabase(world.env.client.db(database))).toEqual(original);
+}, 180_000);
+
+test("a server restarted while completing the upload: the agent asks again and the backup completes, read back and verified", async () => {
+  const database = world.env.uniqueDatabase("completing");
+  await seedLargeDatabase(world.env, database);
+  const { user, api, agent } = await startUserWithAgent({ main: database });
+
+  const frozen = freezeUploadCompletion(world.server.ctx);
+  const created = await api("POST", "/api/backups", { databaseName: "main" });
+  expect(created.status).toBe(201);
+  const backupId = created.body._id;
+  // Every part is stored; the server dies while it puts them together.
+  expect(await frozen).toBe(backupId);
+  expect((await partsOf(backupId)).every((part) => part.stored)).toBe(true);
+  await world.server.restart();
+
+  const backup = await waitForBackupEnd(api, backupId, BACKUP_END_TIMEOUT_MS);
+  expect(backup).toMatchObject({ status: "completed", error: null });
+  expect(await storageUsedOf(user.id)).toBe(backup.size);
+  expect((await listStoredFiles(world.server.ctx)).filter((file) => file.includes(backupId) && file.startsWith(".uploads"))).toEqual([]);
+  // Proven readable: the agent read the stored file back through the restarted server.
+  const verified = await waitUntil(async () => {
+    const found = (await api("GET", `/api/backups/${backupId}`)).body;
+    return found.verifiedAt ? found : undefined;
+  }, { message: "the backup to be verified", timeout: 60_000 });
+  expect(verified.verification).toMatchObject({ status: "ok", namespaces: { [`${database}.blobs`]: LARGE_DATABASE_BLOBS } });
+  expect(agent.log()).not.toContain('"msg":"backup failed"');
 }, 180_000);
 
 test("a server restarted while the agent is gone too fails the stalled backup with its reason, leaving nothing behind", async () => {

@@ -363,6 +363,27 @@ describe("backups", () => {
     expect((await fetch(`${base}/api/backups/${backupId}/download`, { headers: { authorization: `Bearer ${user.token}` } })).status).toBe(409);
   });
 
+  test("a completion asked again after storage published the file (its manifest write failed) completes the backup, not fails it as lost", async () => {
+    const { user, agent, backupId } = await runningBackup();
+    const bytes = randomBytes(3000);
+    expect((await agent.uploadPart(backupId, 0, bytes)).status).toBe(200);
+    // The file is put together, then storage fails once (S3 answering 500 for the manifest, say).
+    const storage = server.ctx.storage;
+    const put = storage.put.bind(storage);
+    storage.put = async () => {
+      storage.put = put;
+      throw new Error("storage answered 500");
+    };
+    expect((await agent.complete(backupId, bytes, 1)).status).toBe(500);
+    // The agent asks again, as it does after a 5xx.
+    expect((await agent.complete(backupId, bytes, 1)).status).toBe(200);
+    const backup = (await server.call("GET", `/api/backups/${backupId}`, { token: user.token })).body;
+    expect(backup).toMatchObject({ status: "completed", error: null, size: 3000, sha256: createHash("sha256").update(bytes).digest("hex") });
+    const download = await fetch(`${base}/api/backups/${backupId}/download`, { headers: { authorization: `Bearer ${user.token}` } });
+    expect(Buffer.from(await download.arrayBuffer()).equals(bytes)).toBe(true);
+    expect((await server.call("GET", "/api/user/profile", { token: user.token })).body.storageUsed).toBe(3000);
+  });
+
   test("a backup past the plan's storage fails with STORAGE_LIMIT_EXCEEDED and frees what it used", async () => {
     const { user, agent } = await setupUserWithAgent();
     const [tiny] = await server.ctx.db

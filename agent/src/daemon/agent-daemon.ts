@@ -68,8 +68,14 @@ const STOPPED_REASON = "the agent was stopped during the backup (dbvault-agent r
  * a job like the others, so it never runs during a backup or restore; once installed,
  * `restartRequested` tells the run command to restart into it.
  */
+/** A job waiting its turn; a backup or restore names itself, so heartbeats can say it is queued. */
+type QueuedJob = { run: () => Promise<void>; backupId?: string; restoreId?: string };
+
+/** Ids the protocol takes in one heartbeat; more queued jobs than this is far beyond any real agent. */
+const MAX_QUEUED_IDS = 1000;
+
 export function startAgentDaemon(runtime: DaemonRuntime) {
-  const jobs: (() => Promise<void>)[] = [];
+  const jobs: QueuedJob[] = [];
   let running = false;
   let current: Promise<void> | null = null;
   const abort = new AbortController();
@@ -103,7 +109,7 @@ export function startAgentDaemon(runtime: DaemonRuntime) {
     }
     running = true;
     try {
-      current = job();
+      current = job.run();
       await current;
     } finally {
       running = false;
@@ -111,10 +117,16 @@ export function startAgentDaemon(runtime: DaemonRuntime) {
       void runNext();
     }
   };
-  const enqueue = (job: () => Promise<void>) => {
-    jobs.push(job);
+  const enqueue = (run: () => Promise<void>, names: { backupId?: string; restoreId?: string } = {}) => {
+    jobs.push({ run, ...names });
     void runNext();
   };
+  // The server fails a backup or restore that stays pending for minutes as never started (its
+  // command lost); one waiting here behind a long backup is not lost, and each heartbeat says so.
+  const queuedJobs = () => ({
+    queuedBackups: jobs.flatMap((job) => (job.backupId ? [job.backupId] : [])).slice(0, MAX_QUEUED_IDS),
+    queuedRestores: jobs.flatMap((job) => (job.restoreId ? [job.restoreId] : [])).slice(0, MAX_QUEUED_IDS),
+  });
 
   async function runBackup(backupId: string, databaseName: string) {
     runtime.log("backup started", { backupId, databaseName });
@@ -201,13 +213,13 @@ export function startAgentDaemon(runtime: DaemonRuntime) {
         outbox.flush();
         return;
       case "backup":
-        return enqueue(() => runBackup(message.backupId, message.databaseName));
+        return enqueue(() => runBackup(message.backupId, message.databaseName), { backupId: message.backupId });
       case "restore":
-        return enqueue(() => runRestore(message));
+        return enqueue(() => runRestore(message), { restoreId: message.restoreId });
       case "verify":
         return enqueue(() => trust.verifyBackup(message.backupId, message.expected));
       case "drill":
-        return enqueue(() => trust.runDrill(message));
+        return enqueue(() => trust.runDrill(message), { restoreId: message.restoreId });
       case "upload.go":
         goSignals.signal(message.backupId, message.partNumber);
         return;
@@ -238,6 +250,7 @@ export function startAgentDaemon(runtime: DaemonRuntime) {
       url: () => runtime.client().socketUrl(),
       headers: () => runtime.client().socketHeaders(),
       hello: runtime.hello,
+      heartbeat: queuedJobs,
     },
     {
       onMessage: (message) => {

@@ -4,6 +4,8 @@ export class ServerRefusedError extends Error {
     readonly status: number,
     readonly code: string | undefined,
     message: string,
+    /** The rest of the server's JSON answer (e.g. a backup's `status` beside a 409). */
+    readonly answer: Record<string, unknown> = {},
   ) {
     super(message);
     this.name = "ServerRefusedError";

@@ -39,8 +39,8 @@ export function createServerClient(credentials: ServerCredentials) {
       throw new ServerUnreachableError(`the DBVault server answered ${response.status} for ${path}`);
     }
     if (!response.ok) {
-      const body = (await response.json().catch(() => ({}))) as { message?: string; code?: string };
-      throw new ServerRefusedError(response.status, body.code, body.message ?? `the server refused ${path} (${response.status})`);
+      const body = (await response.json().catch(() => ({}))) as { message?: string; code?: string; [field: string]: unknown };
+      throw new ServerRefusedError(response.status, body.code, body.message ?? `the server refused ${path} (${response.status})`, body);
     }
     return response;
   }

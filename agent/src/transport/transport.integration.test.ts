@@ -23,9 +23,10 @@ afterAll(() => server.close());
 
 /**
  * A pass-through HTTP proxy in front of the server that fails chosen requests with 503, as a
- * load balancer does while an instance restarts: the agent must retry, not give up.
+ * load balancer does while an instance restarts: the agent must retry, not give up. With
+ * `loseAnswers`, a chosen request reaches the server first and only its answer is lost.
  */
-function startFlakyProxy(shouldFail: (request: Request, attempt: number) => boolean) {
+function startFlakyProxy(shouldFail: (request: Request, attempt: number) => boolean, options: { loseAnswers?: boolean } = {}) {
   const attempts = new Map<string, number>();
   const proxy = Bun.serve({
     port: 0,
@@ -36,7 +37,10 @@ function startFlakyProxy(shouldFail: (request: Request, attempt: number) => bool
       const attempt = (attempts.get(key) ?? 0) + 1;
       attempts.set(key, attempt);
       if (shouldFail(request, attempt)) {
-        await request.arrayBuffer().catch(() => {});
+        if (options.loseAnswers) {
+          const body = await request.arrayBuffer();
+          await fetch(`${base}${url.pathname}${url.search}`, { method: request.method, headers: request.headers, body }).then((answer) => answer.arrayBuffer());
+        } else await request.arrayBuffer().catch(() => {});
         return new Response("unavailable", { status: 503 });
       }
       return fetch(`${base}${url.pathname}${url.search}`, {
@@ -139,6 +143,31 @@ describe("agent transport", () => {
       expect(backup.body).toMatchObject({ status: "completed", size: bytes.byteLength, sha256: result.sha256 });
       expect((await server.call("GET", "/api/user/profile", { token: user.token })).body.storageUsed).toBe(bytes.byteLength);
       await directSocket.stop();
+    } finally {
+      proxy.stop();
+    }
+  });
+
+  test("a completion whose answer is lost is asked again, and the backup it completed counts as uploaded", async () => {
+    const proxy = startFlakyProxy((request, attempt) => request.url.endsWith("/complete") && attempt === 1, { loseAnswers: true });
+    try {
+      const { user, client } = await setupAgent(proxy.url);
+      const inbox = collectMessages();
+      const direct = createServerClient({ ...client.credentials, url: base });
+      const socket = startAgentSocket(
+        { url: direct.socketUrl, headers: direct.socketHeaders, hello: { version: "1", hostname: "h", platform: "p" } },
+        { onMessage: inbox.onMessage },
+      );
+      await inbox.next("welcome");
+      const trigger = await server.call("POST", "/api/backups", { token: user.token, body: { databaseName: "orders" } });
+      expect(trigger.status).toBe(201);
+      await socket.stop();
+      const bytes = randomBytes(100_000);
+      const result = await uploadBackup(client, trigger.body._id, generate(bytes), { sleep: async () => {} });
+      expect(proxy.attempts.get(`POST /api/agent/backups/${trigger.body._id}/complete`)).toBe(2);
+      expect(result).toMatchObject({ size: bytes.byteLength, partCount: 1 });
+      const backup = await server.call("GET", `/api/backups/${trigger.body._id}`, { token: user.token });
+      expect(backup.body).toMatchObject({ status: "completed", size: bytes.byteLength, sha256: result.sha256 });
     } finally {
       proxy.stop();
     }

@@ -49,20 +49,12 @@ export async function uploadBackup(
   const takeBuffer = () => spare.pop() ?? new Uint8Array(partSize);
 
   const sendWithRetries = async (number: number, bytes: Uint8Array) => {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await client.uploadPart(backupId, number, bytes, options.goSignals?.wait(backupId, number));
-        // Parts in flight may finish out of order: progress never goes back.
-        uploadedBytes = Math.max(uploadedBytes, number * partSize + bytes.byteLength);
-        options.onPartUploaded?.(uploadedBytes);
-        // The request is over (its answer came), so nothing reads these bytes any more.
-        if (bytes.byteLength === partSize) spare.push(bytes);
-        return;
-      } catch (error) {
-        if ((error instanceof ServerRefusedError && error.isFinal) || attempt >= RETRY_DELAYS_MS.length) throw error;
-        await sleep(RETRY_DELAYS_MS[attempt]!);
-      }
-    }
+    await retryUntilFinal(sleep, () => client.uploadPart(backupId, number, bytes, options.goSignals?.wait(backupId, number)));
+    // Parts in flight may finish out of order: progress never goes back.
+    uploadedBytes = Math.max(uploadedBytes, number * partSize + bytes.byteLength);
+    options.onPartUploaded?.(uploadedBytes);
+    // The request is over (its answer came), so nothing reads these bytes any more.
+    if (bytes.byteLength === partSize) spare.push(bytes);
   };
 
   /** Waits for the oldest part in flight; on its failure, lets the others settle before throwing. */
@@ -121,6 +113,26 @@ export async function uploadBackup(
   while (inFlight.length > 0) await settleOldest();
   const sha256 = hash.digest("hex");
   const collections = options.collections?.();
-  await client.complete(backupId, { partCount: partNumber, size, sha256, ...(collections ? { collections } : {}) });
+  const completion = { partCount: partNumber, size, sha256, ...(collections ? { collections } : {}) };
+  // Every part is stored by now: a server restarting or a connection cut while it completes must
+  // not throw the whole upload away, so the completion is asked again like a part. An attempt
+  // whose answer was lost may have completed it (after checking this very size and checksum):
+  // the next one then hears "this backup is completed".
+  await retryUntilFinal(sleep, () => client.complete(backupId, completion)).catch((error) => {
+    if (error instanceof ServerRefusedError && error.status === 409 && error.answer.status === "completed") return;
+    throw error;
+  });
   return { size, partCount: partNumber, sha256 };
+}
+
+/** Runs `call` until it succeeds, retrying failures that may pass (unreachable, 5xx, 408, 429) with growing delays. */
+async function retryUntilFinal(sleep: (ms: number) => Promise<void>, call: () => Promise<void>): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await call();
+    } catch (error) {
+      if ((error instanceof ServerRefusedError && error.isFinal) || attempt >= RETRY_DELAYS_MS.length) throw error;
+      await sleep(RETRY_DELAYS_MS[attempt]!);
+    }
+  }
 }

@@ -41,6 +41,43 @@ export function freezeUploadPart(ctx: AppContext, partNumber: number): Promise<s
   });
 }
 
+/**
+ * Makes the server's completion of an upload (staged parts into the backup file) hang forever, as
+ * in a process that dies during it: every part is stored, the completion call never answered.
+ * Resolves with the upload's id when it is reached. Only this context's storage is affected.
+ */
+export function freezeUploadCompletion(ctx: AppContext): Promise<string> {
+  const storage = ctx.storage;
+  return new Promise((reached) => {
+    storage.completeUpload = (uploadId) => {
+      reached(uploadId);
+      return new Promise(() => {});
+    };
+  });
+}
+
+/**
+ * Holds the server's write of upload part `partNumber` until `release()`: the backup stays
+ * running, deterministically, for as long as a test needs. `reached` resolves with the upload's
+ * id when the write is reached. Only this context's storage is affected.
+ */
+export function holdUploadPart(ctx: AppContext, partNumber: number) {
+  const storage = ctx.storage;
+  const write = storage.writeUploadPart.bind(storage);
+  let release: () => void = () => {};
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const reached = new Promise<string>((resolve) => {
+    storage.writeUploadPart = async (uploadId, number, offset, body, options) => {
+      if (number === partNumber) {
+        resolve(uploadId);
+        await released;
+      }
+      return write(uploadId, number, offset, body, options);
+    };
+  });
+  return { reached, release: () => release() };
+}
+
 /** Every file under the filesystem storage's root (staged uploads included), relative to it. */
 export async function listStoredFiles(ctx: AppContext): Promise<string[]> {
   const url = new URL(ctx.config.storageUrl);

@@ -300,16 +300,32 @@ export async function completeUpload(ctx: AppContext, agent: AgentRow, backupId:
           : null;
   if (problem) throw new AppError(409, "CONFLICT", `The upload is incomplete: ${problem}.`);
 
-  const completedAt = ctx.now();
   const fileKey = backupStorage.file(backup.userId, backupId);
   try {
     await ctx.storage.completeUpload(backupId, fileKey, input.size, { fileName: backupFileName(backup) });
   } catch (error) {
     if (!(error instanceof UploadIncompleteError)) throw error;
+    // A completion asked again: an earlier attempt published the file, then failed or died before
+    // recording it (a manifest write refused, a restart). The file is there whole; its checksum,
+    // read from storage since that attempt spent the running hash, decides as for any upload.
+    if ((await ctx.storage.stat(fileKey))?.size === input.size) return recordCompletedUpload(ctx, backup, parts, input);
     // The records say every part arrived but storage lost some (e.g. a crash before they reached disk).
     await failBackup(ctx, backupId, "Uploaded data was lost before the backup completed. The next backup will try again.");
     throw new AppError(409, "CONFLICT", "The uploaded data is incomplete on the server.");
   }
+  return recordCompletedUpload(ctx, backup, parts, input);
+}
+
+/** Checks the published file's checksum, writes the manifest beside it and marks the backup completed. */
+async function recordCompletedUpload(
+  ctx: AppContext,
+  backup: typeof backups.$inferSelect,
+  parts: (typeof backupParts.$inferSelect)[],
+  input: CompleteUploadRequest,
+) {
+  const backupId = backup.id;
+  const completedAt = ctx.now();
+  const fileKey = backupStorage.file(backup.userId, backupId);
   let sha256 = finishRunningHash(backupId, parts.length);
   if (!sha256) {
     // Parts arrived out of order, on another instance or across a restart: read the file once more.
