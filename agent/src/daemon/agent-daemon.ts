@@ -61,6 +61,12 @@ const describe = (error: unknown) => ((error as Error)?.message || String(error)
 const STOP_GRACE_MS = 5_000;
 const STOPPED_REASON = "the agent was stopped during the backup (dbvault-agent run received a stop signal)";
 
+/** A job waiting its turn; a backup or restore names itself, so heartbeats can say it is queued. */
+type QueuedJob = { run: () => Promise<void>; backupId?: string; restoreId?: string };
+
+/** Ids the protocol takes in one heartbeat; more queued jobs than this is far beyond any real agent. */
+const MAX_QUEUED_IDS = 1000;
+
 /**
  * The long-lived agent: holds the socket, runs one job at a time as the server asks (a backup and
  * its verification, a restore, a re-verification, a drill, an update), streams uploads and
@@ -68,12 +74,6 @@ const STOPPED_REASON = "the agent was stopped during the backup (dbvault-agent r
  * a job like the others, so it never runs during a backup or restore; once installed,
  * `restartRequested` tells the run command to restart into it.
  */
-/** A job waiting its turn; a backup or restore names itself, so heartbeats can say it is queued. */
-type QueuedJob = { run: () => Promise<void>; backupId?: string; restoreId?: string };
-
-/** Ids the protocol takes in one heartbeat; more queued jobs than this is far beyond any real agent. */
-const MAX_QUEUED_IDS = 1000;
-
 export function startAgentDaemon(runtime: DaemonRuntime) {
   const jobs: QueuedJob[] = [];
   let running = false;
