@@ -123,16 +123,7 @@ export type UpdateStatus = (typeof UPDATE_STATUSES)[number];
 /** Messages the agent sends on its socket. */
 export const AgentMessage = T.Union([
   T.Object({ type: T.Literal("hello"), version: ShortText(32), hostname: ShortText(255), platform: ShortText(64) }),
-  T.Object({
-    type: T.Literal("heartbeat"),
-    /**
-     * Backups and restores (drills too) the agent has received and holds in its queue behind the
-     * job it is running: the server keeps them pending instead of failing them as never started.
-     * The running job proves itself by its own progress. Older agents send neither.
-     */
-    queuedBackups: T.Optional(T.Array(ShortText(64), { maxItems: 1000 })),
-    queuedRestores: T.Optional(T.Array(ShortText(64), { maxItems: 1000 })),
-  }),
+  T.Object({ type: T.Literal("heartbeat") }),
   T.Object({ type: T.Literal("backup.progress"), backupId: T.String(), progress: Progress }),
   T.Object({ type: T.Literal("backup.failed"), backupId: T.String(), error: ShortText(2000) }),
   T.Object({ type: T.Literal("restore.started"), restoreId: T.String() }),

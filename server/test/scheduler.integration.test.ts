@@ -2,10 +2,10 @@
 // scripted agent on a real socket.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { auditLogs, backups, databases, users } from "@db/schema";
 import { applyRetention } from "../src/modules/retention/service";
-import { failStalledOperations, runDueBackups } from "../src/modules/scheduler/service";
+import { runDueBackups } from "../src/modules/scheduler/service";
 import { waitUntil } from "../../testkit/wait-until";
 import { startTestServer, type TestServer } from "./harness";
 import { registerScriptedAgent } from "./scripted-agent";
@@ -156,33 +156,5 @@ describe("retention", () => {
     await server.ctx.db.update(backups).set({ createdAt: new Date(Date.now() - 5000 * HOUR) }).where(eq(backups.id, backupId));
     expect(await applyRetention(server.ctx, { userId: user.id })).toBe(0);
     expect(await backupsOf(user.id)).toHaveLength(1);
-  });
-});
-
-describe("stalled operations", () => {
-  test("a heartbeat keeps the pending backups its agent has queued from being failed as never started, and no other agent's", async () => {
-    const mine = await userWithDatabase();
-    const theirs = await userWithDatabase();
-    await Promise.all([mine.agent.connect(), theirs.agent.connect()]);
-    const start = async (user: typeof mine.user, agent: typeof mine.agent) => {
-      expect((await server.call("POST", "/api/backups", { token: user.token, body: { databaseName: "orders" } })).status).toBe(201);
-      return (await agent.waitFor("backup")).backupId;
-    };
-    const queued = await start(mine.user, mine.agent);
-    const claimed = await start(theirs.user, theirs.agent);
-    const anHourAgo = new Date(Date.now() - HOUR);
-    await server.ctx.db.update(backups).set({ lastActivityAt: anHourAgo }).where(inArray(backups.id, [queued, claimed]));
-
-    // The agent names its own queued backup and, wrongly, another agent's: only its own counts.
-    mine.agent.send({ type: "heartbeat", queuedBackups: [queued, claimed] });
-    const lastActivity = async (id: string) => (await server.ctx.db.select().from(backups).where(eq(backups.id, id)))[0]!.lastActivityAt!.getTime();
-    await waitUntil(async () => (await lastActivity(queued)) > anHourAgo.getTime(), { message: "the queued backup to be refreshed" });
-    expect(await lastActivity(claimed)).toBe(anHourAgo.getTime());
-
-    await failStalledOperations(server.ctx);
-    const [kept] = await server.ctx.db.select().from(backups).where(eq(backups.id, queued));
-    const [failed] = await server.ctx.db.select().from(backups).where(eq(backups.id, claimed));
-    expect(kept).toMatchObject({ status: "pending", error: null });
-    expect(failed).toMatchObject({ status: "failed", error: "The agent did not start the backup. Check that dbvault-agent run is running and connected." });
   });
 });

@@ -61,12 +61,6 @@ const describe = (error: unknown) => ((error as Error)?.message || String(error)
 const STOP_GRACE_MS = 5_000;
 const STOPPED_REASON = "the agent was stopped during the backup (dbvault-agent run received a stop signal)";
 
-/** A job waiting its turn; a backup or restore names itself, so heartbeats can say it is queued. */
-type QueuedJob = { run: () => Promise<void>; backupId?: string; restoreId?: string };
-
-/** Ids the protocol takes in one heartbeat; more queued jobs than this is far beyond any real agent. */
-const MAX_QUEUED_IDS = 1000;
-
 /**
  * The long-lived agent: holds the socket, runs one job at a time as the server asks (a backup and
  * its verification, a restore, a re-verification, a drill, an update), streams uploads and
@@ -75,7 +69,7 @@ const MAX_QUEUED_IDS = 1000;
  * `restartRequested` tells the run command to restart into it.
  */
 export function startAgentDaemon(runtime: DaemonRuntime) {
-  const jobs: QueuedJob[] = [];
+  const jobs: (() => Promise<void>)[] = [];
   let running = false;
   let current: Promise<void> | null = null;
   const abort = new AbortController();
@@ -109,7 +103,7 @@ export function startAgentDaemon(runtime: DaemonRuntime) {
     }
     running = true;
     try {
-      current = job.run();
+      current = job();
       await current;
     } finally {
       running = false;
@@ -117,16 +111,10 @@ export function startAgentDaemon(runtime: DaemonRuntime) {
       void runNext();
     }
   };
-  const enqueue = (run: () => Promise<void>, names: { backupId?: string; restoreId?: string } = {}) => {
-    jobs.push({ run, ...names });
+  const enqueue = (job: () => Promise<void>) => {
+    jobs.push(job);
     void runNext();
   };
-  // The server fails a backup or restore that stays pending for minutes as never started (its
-  // command lost); one waiting here behind a long backup is not lost, and each heartbeat says so.
-  const queuedJobs = () => ({
-    queuedBackups: jobs.flatMap((job) => (job.backupId ? [job.backupId] : [])).slice(0, MAX_QUEUED_IDS),
-    queuedRestores: jobs.flatMap((job) => (job.restoreId ? [job.restoreId] : [])).slice(0, MAX_QUEUED_IDS),
-  });
 
   async function runBackup(backupId: string, databaseName: string) {
     runtime.log("backup started", { backupId, databaseName });
@@ -213,13 +201,13 @@ export function startAgentDaemon(runtime: DaemonRuntime) {
         outbox.flush();
         return;
       case "backup":
-        return enqueue(() => runBackup(message.backupId, message.databaseName), { backupId: message.backupId });
+        return enqueue(() => runBackup(message.backupId, message.databaseName));
       case "restore":
-        return enqueue(() => runRestore(message), { restoreId: message.restoreId });
+        return enqueue(() => runRestore(message));
       case "verify":
         return enqueue(() => trust.verifyBackup(message.backupId, message.expected));
       case "drill":
-        return enqueue(() => trust.runDrill(message), { restoreId: message.restoreId });
+        return enqueue(() => trust.runDrill(message));
       case "upload.go":
         goSignals.signal(message.backupId, message.partNumber);
         return;
@@ -250,7 +238,6 @@ export function startAgentDaemon(runtime: DaemonRuntime) {
       url: () => runtime.client().socketUrl(),
       headers: () => runtime.client().socketHeaders(),
       hello: runtime.hello,
-      heartbeat: queuedJobs,
     },
     {
       onMessage: (message) => {

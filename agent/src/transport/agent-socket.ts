@@ -23,8 +23,6 @@ export type SocketOptions = {
   headers: () => Record<string, string>;
   hello: { version: string; hostname: string; platform: string };
   heartbeatMs?: number;
-  /** What each heartbeat reports besides being alive (the jobs waiting their turn), read at each beat. */
-  heartbeat?: () => Omit<Extract<AgentMessage, { type: "heartbeat" }>, "type">;
 };
 
 /**
@@ -67,7 +65,7 @@ export function startAgentSocket(options: SocketOptions, events: SocketEvents) {
       opened = true;
       delay = RECONNECT_MIN_MS;
       send({ type: "hello", ...options.hello });
-      heartbeat = setInterval(() => send({ type: "heartbeat", ...options.heartbeat?.() }), options.heartbeatMs ?? HEARTBEAT_INTERVAL_MS);
+      heartbeat = setInterval(() => send({ type: "heartbeat" }), options.heartbeatMs ?? HEARTBEAT_INTERVAL_MS);
       events.onConnected?.();
     };
     ws.onmessage = (event) => {

@@ -6,7 +6,6 @@ import { AgentMessage, type ServerMessage } from "@protocol/agent-protocol";
 import type { AppContext } from "../../context";
 import { failBackup, recordBackupProgress } from "../backups/service";
 import { recordVerification } from "../backups/verification";
-import { keepQueuedOperationsPending } from "../scheduler/service";
 import { failRestore, recordRestoreCompleted, recordRestoreProgress, recordRestoreStarted } from "../restores/service";
 import type { AgentRow } from "./agent-auth";
 import { markAgentConnected, markAgentDisconnected, recordHeartbeat } from "./service";
@@ -59,7 +58,6 @@ export function createAgentGateway(ctx: AppContext) {
         return;
       case "heartbeat":
         await recordHeartbeat(ctx, agentId, connection.connectionId);
-        await keepQueuedOperationsPending(ctx, agentId, { backups: raw.queuedBackups, restores: raw.queuedRestores });
         return;
       case "backup.progress":
         return recordBackupProgress(ctx, agentId, raw.backupId, raw.progress);

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, isNotNull, isNull, lte, sql } from "drizzle-orm";
+import { and, asc, desc, eq, isNotNull, isNull, lte, sql } from "drizzle-orm";
 import { agents, backups, databases, restores, settings } from "@db/schema";
 import { normaliseFrequencyHours } from "@protocol/schedule";
 import type { AppContext } from "../../context";
@@ -104,28 +104,6 @@ export async function rescheduleUser(ctx: AppContext, userId: string, frequencyH
     .update(databases)
     .set({ nextBackupAt: next })
     .where(and(eq(databases.userId, userId), eq(databases.isActive, true)));
-}
-
-/**
- * Refreshes the pending backups and restores an agent's heartbeat says it holds in its queue
- * (behind a long backup, say): they were received, not lost, so failStalledOperations leaves
- * them pending. Only that agent's, and only pending ones: a running operation proves itself
- * by its progress, so one that hangs is still failed as stalled.
- */
-export async function keepQueuedOperationsPending(ctx: AppContext, agentId: string, queued: { backups?: string[]; restores?: string[] }) {
-  const now = ctx.now();
-  if (queued.backups?.length) {
-    await ctx.db
-      .update(backups)
-      .set({ lastActivityAt: now })
-      .where(and(eq(backups.agentId, agentId), eq(backups.status, "pending"), inArray(backups.id, queued.backups)));
-  }
-  if (queued.restores?.length) {
-    await ctx.db
-      .update(restores)
-      .set({ lastActivityAt: now })
-      .where(and(eq(restores.agentId, agentId), eq(restores.status, "pending"), inArray(restores.id, queued.restores)));
-  }
 }
 
 /** Fails backups and restores whose agent went silent (also those left running by a server restart). */
