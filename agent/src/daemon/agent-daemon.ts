@@ -1,5 +1,5 @@
 import { collectGarbageNow } from "../archive/index.ts";
-import type { DrillReport, Progress, RestoreStats, ServerMessage } from "../../../protocol/agent-protocol";
+import type { AgentMessage, DrillReport, Progress, RestoreStats, ServerMessage } from "../../../protocol/agent-protocol";
 import { type AgentSocket, startAgentSocket } from "../transport/agent-socket";
 import type { ServerClient } from "../transport/server-client";
 import { createGoSignals } from "../transport/go-signals";
@@ -9,6 +9,7 @@ import { createOutbox } from "./outbox";
 import { createTrustJobs } from "./trust-jobs";
 import { throttleProgress } from "./progress-throttle";
 import { openResumableDownload } from "./resumable-download";
+import { describeQueuedJobs, type QueuedJob } from "./queued-jobs";
 
 /** What the daemon needs from the rest of the agent; the run command wires the real ones in. */
 export type DaemonRuntime = {
@@ -69,7 +70,9 @@ const STOPPED_REASON = "the agent was stopped during the backup (dbvault-agent r
  * `restartRequested` tells the run command to restart into it.
  */
 export function startAgentDaemon(runtime: DaemonRuntime) {
-  const jobs: (() => Promise<void>)[] = [];
+  // Each queued job names the backup or restore it is, so heartbeats can tell the server which
+  // ones wait their turn here (it would otherwise fail them as never started).
+  const jobs: { run: () => Promise<void>; holds?: QueuedJob }[] = [];
   let running = false;
   let current: Promise<void> | null = null;
   const abort = new AbortController();
@@ -103,7 +106,7 @@ export function startAgentDaemon(runtime: DaemonRuntime) {
     }
     running = true;
     try {
-      current = job();
+      current = job.run();
       await current;
     } finally {
       running = false;
@@ -111,9 +114,13 @@ export function startAgentDaemon(runtime: DaemonRuntime) {
       void runNext();
     }
   };
-  const enqueue = (job: () => Promise<void>) => {
-    jobs.push(job);
+  const enqueue = (run: () => Promise<void>, holds?: QueuedJob) => {
+    jobs.push({ run, ...(holds ? { holds } : {}) });
     void runNext();
+  };
+  const heartbeat = (): AgentMessage => {
+    const queued = describeQueuedJobs(jobs.flatMap((job) => (job.holds ? [job.holds] : [])));
+    return queued ? { type: "heartbeat", queued } : { type: "heartbeat" };
   };
 
   async function runBackup(backupId: string, databaseName: string) {
@@ -201,13 +208,13 @@ export function startAgentDaemon(runtime: DaemonRuntime) {
         outbox.flush();
         return;
       case "backup":
-        return enqueue(() => runBackup(message.backupId, message.databaseName));
+        return enqueue(() => runBackup(message.backupId, message.databaseName), { backupId: message.backupId });
       case "restore":
-        return enqueue(() => runRestore(message));
+        return enqueue(() => runRestore(message), { restoreId: message.restoreId });
       case "verify":
         return enqueue(() => trust.verifyBackup(message.backupId, message.expected));
       case "drill":
-        return enqueue(() => trust.runDrill(message));
+        return enqueue(() => trust.runDrill(message), { restoreId: message.restoreId });
       case "upload.go":
         goSignals.signal(message.backupId, message.partNumber);
         return;
@@ -238,6 +245,7 @@ export function startAgentDaemon(runtime: DaemonRuntime) {
       url: () => runtime.client().socketUrl(),
       headers: () => runtime.client().socketHeaders(),
       hello: runtime.hello,
+      heartbeat,
     },
     {
       onMessage: (message) => {
