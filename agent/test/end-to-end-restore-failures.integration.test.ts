@@ -1,7 +1,9 @@
 // Failure paths of a restore requested through the server (server + compiled agent + MongoDB test
 // server over loopback): a restore that waits in the agent's queue behind a running backup is not
 // failed as "never started" by the server while the agent still holds it (it used to be failed
-// after two minutes, and then run anyway: the history said failed, the database was replaced).
+// after two minutes, and then run anyway: the history said failed, the database was replaced);
+// an agent stopped with SIGTERM mid-restore says so in the history ("the operation was
+// cancelled" had the user look for a cancel they never made) and changes nothing.
 import { expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { agents as agentRows, databases } from "@db/schema";
@@ -110,3 +112,53 @@ test("a restore queued behind a running backup waits for it (not failed as never
   expect(socket.events.some((e) => e.restoreId === restoreId && e.status === "failed")).toBe(false);
   expect(await snapshotDatabase(world.env.client.db(database))).toEqual(backedUp);
 }, 180_000);
+
+/**
+ * Makes the server's answer to the next backup download stop after `bytes` bytes without closing,
+ * as a stalled link does: the agent's restore is caught in its verification pass. Resolves when
+ * those bytes went out.
+ */
+function stallDownloadAfter(ctx: AppContext, bytes: number): Promise<void> {
+  const storage = ctx.storage;
+  const source = storage.httpSource.bind(storage);
+  return new Promise((sent) => {
+    storage.httpSource = async (key, range) => {
+      const answer = await source(key, range);
+      storage.httpSource = source;
+      if (answer.kind !== "blob") throw new Error("stallDownloadAfter needs the filesystem storage backend");
+      const head = new Uint8Array(await answer.blob.slice(0, bytes).arrayBuffer());
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(head);
+          sent();
+        },
+      });
+      return { ...answer, blob: body as unknown as Blob };
+    };
+  });
+}
+
+test("an agent stopped (SIGTERM) mid-restore reports the restore failed at once, saying why, and changes nothing", async () => {
+  const database = world.env.uniqueDatabase("stopped");
+  await seedLargeDatabase(world.env, database);
+  const { user, api, agent } = await startUserWithAgent(database);
+  const created = await api("POST", "/api/backups", { databaseName: "main" });
+  expect(await waitForBackupEnd(api, created.body._id, 60_000)).toMatchObject({ status: "completed" });
+  await world.env.client.db(database).collection("orders").insertOne({ _id: 1, addedAfterBackup: true } as never);
+  const before = await snapshotDatabase(world.env.client.db(database));
+
+  const stalled = stallDownloadAfter(world.server.ctx, 4 * 1024 * 1024);
+  const socket = await openBrowserSocket(world.base, user.token);
+  const requested = await api("POST", `/api/backups/${created.body._id}/restore`, { databaseName: "main" });
+  expect(requested.status).toBe(201);
+  const restoreId = requested.body.restore._id;
+  await stalled;
+  await socket.waitFor("the verification's progress", (e) => e.type === "restoreProgress" && e.restoreId === restoreId && e.status === "in-progress");
+  expect(await agent.stop("SIGTERM")).toBe(0);
+  const failed = await socket.waitFor("the restore to fail", (e) => e.type === "restoreProgress" && e.restoreId === restoreId && e.status === "failed", 30_000);
+  socket.close();
+  expect(failed.error).toBe("the agent was stopped (dbvault-agent run received a stop signal); nothing was changed");
+  const history = (await api("GET", "/api/backups/restores/all")).body;
+  expect(history[0]).toMatchObject({ _id: restoreId, status: "failed", error: failed.error });
+  expect(await snapshotDatabase(world.env.client.db(database))).toEqual(before);
+}, 120_000);

@@ -1,4 +1,5 @@
 import { collectGarbageNow } from "../archive/index.ts";
+import { DumpError } from "../dump/errors.ts";
 import type { AgentMessage, DrillReport, Progress, RestoreStats, ServerMessage } from "../../../protocol/agent-protocol";
 import { type AgentSocket, startAgentSocket } from "../transport/agent-socket";
 import type { ServerClient } from "../transport/server-client";
@@ -269,7 +270,9 @@ export function startAgentDaemon(runtime: DaemonRuntime) {
     /** Stops taking work, aborts the running job (which reports its failure, briefly awaited) and closes the socket. */
     async stop() {
       jobs.length = 0;
-      abort.abort(new Error("the agent is stopping"));
+      // The reason becomes the running job's error (dump/errors.ts abortedError): the restore
+      // history says the agent was stopped, not that someone cancelled the restore.
+      abort.abort(new DumpError("aborted", "the agent was stopped (dbvault-agent run received a stop signal)"));
       if (current) {
         let timer: ReturnType<typeof setTimeout> | undefined;
         await Promise.race([current.catch(() => {}), new Promise((resolve) => (timer = setTimeout(resolve, STOP_GRACE_MS)))]);
