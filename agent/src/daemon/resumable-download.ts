@@ -5,8 +5,9 @@ const RETRY_DELAYS_MS = [1_000, 2_000, 4_000, 5_000, 5_000];
 /**
  * No byte for this long (the request unanswered, or the body stopped mid-way) counts as a dropped
  * connection. A connection whose peer vanished without a reset (a NAT or load balancer forgetting
- * it, a host gone) is never closed, and fetch has no idle limit of its own: the restore waited
- * forever, and every job queued behind it with it.
+ * it, a host gone) is never closed; Bun's fetch gave up on it only after ~6 minutes, so each stall
+ * held the job (and those queued behind it) silent that long, and two in a row passed the
+ * server's 10-minute stall limit while the restore went on.
  */
 export const DOWNLOAD_IDLE_TIMEOUT_MS = 60_000;
 
