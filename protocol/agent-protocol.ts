@@ -120,10 +120,24 @@ export const UPDATE_STATUSES = ["waiting", "checking", "up-to-date", "installing
 export const UpdateStatus = T.Union(UPDATE_STATUSES.map((status) => T.Literal(status)));
 export type UpdateStatus = (typeof UPDATE_STATUSES)[number];
 
+/** The backups and restores (drills included) an agent holds in its queue, by id. */
+export const QueuedJobs = T.Object({
+  backupIds: T.Array(T.String({ maxLength: 64 }), { maxItems: 100 }),
+  restoreIds: T.Array(T.String({ maxLength: 64 }), { maxItems: 100 }),
+});
+export type QueuedJobs = Static<typeof QueuedJobs>;
+
 /** Messages the agent sends on its socket. */
 export const AgentMessage = T.Union([
   T.Object({ type: T.Literal("hello"), version: ShortText(32), hostname: ShortText(255), platform: ShortText(64) }),
-  T.Object({ type: T.Literal("heartbeat") }),
+  T.Object({
+    type: T.Literal("heartbeat"),
+    /**
+     * Jobs the agent received and holds in its queue, not started yet (it runs one at a time):
+     * the server keeps them pending instead of failing them as never started. Absent: none.
+     */
+    queued: T.Optional(QueuedJobs),
+  }),
   T.Object({ type: T.Literal("backup.progress"), backupId: T.String(), progress: Progress }),
   T.Object({ type: T.Literal("backup.failed"), backupId: T.String(), error: ShortText(2000) }),
   T.Object({ type: T.Literal("restore.started"), restoreId: T.String() }),

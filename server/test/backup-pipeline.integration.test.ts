@@ -5,7 +5,8 @@ import { createHash, randomBytes } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
 import { agents, auditLogs, backups, databases, plans, users } from "@db/schema";
 import { AgentHeaders, agentApi, UPLOAD_PART_SIZE } from "@protocol/agent-protocol";
-import { failStalledOperations } from "../src/modules/scheduler/service";
+import { QUEUED_LIMIT_MS } from "../src/modules/agents/queued-jobs";
+import { failStalledOperations, runDueBackups } from "../src/modules/scheduler/service";
 import { waitUntil } from "../../testkit/wait-until";
 import { startTestServer, type TestServer, type TestUser } from "./harness";
 import { registerScriptedAgent, type ScriptedAgent } from "./scripted-agent";
@@ -546,6 +547,52 @@ describe("restores", () => {
     expect(await auditActions(user.id)).toContain("RESTORE_FAILED");
     const mail = await waitUntil(() => server.sentMail.find((m) => m.to === user.email && m.subject === "Restore failed: orders"), { message: "the restore mail" });
     expect(mail.text).toContain("Reason: wrong key: this file was encrypted with key 3f2a…");
+  });
+});
+
+describe("jobs waiting in an agent's queue", () => {
+  /** Makes the agent's databases due and runs the scheduler: a scheduled backup is sent to it. */
+  async function runDueBackupsAgain(agentId: string) {
+    await server.ctx.db.update(databases).set({ nextBackupAt: new Date(0) }).where(eq(databases.agentId, agentId));
+    await runDueBackups(server.ctx);
+  }
+
+  test("a heartbeat naming a queued restore and backup keeps them pending past the timeout; other rows are not touched", async () => {
+    const { user, agent } = await setupUserWithAgent();
+    const backupId = await completedBackup(user, agent, randomBytes(10_000));
+    const other = await setupUserWithAgent();
+    const otherBackupId = await completedBackup(other.user, other.agent, randomBytes(10_000));
+    expect((await server.call("POST", `/api/backups/${backupId}/restore`, { token: user.token, body: { databaseName: "orders" } })).status).toBe(201);
+    const { restoreId } = await agent.waitFor("restore");
+    expect((await server.call("POST", `/api/backups/${otherBackupId}/restore`, { token: other.user.token, body: { databaseName: "orders" } })).status).toBe(201);
+    const { restoreId: otherRestoreId } = await other.agent.waitFor("restore");
+    // A scheduled backup comes due while the restore waits.
+    await runDueBackupsAgain(agent.agentId);
+    const { backupId: queuedBackupId } = await agent.waitFor("backup");
+    // And one that has waited past the limit (its agent's running job hung, say).
+    await runDueBackupsAgain(agent.agentId);
+    const { backupId: overdueBackupId } = await agent.waitFor("backup");
+    await server.ctx.db.update(backups).set({ createdAt: new Date(Date.now() - QUEUED_LIMIT_MS) }).where(eq(backups.id, overdueBackupId));
+
+    // Three minutes pass; the agent names what it holds, and also (wrongly) the other user's restore.
+    const later = new Date(Date.now() + 3 * 60_000);
+    const realNow = server.ctx.now;
+    server.ctx.now = () => later;
+    try {
+      agent.send({ type: "heartbeat", queued: { backupIds: [queuedBackupId, overdueBackupId], restoreIds: [restoreId, otherRestoreId] } });
+      await waitUntil(async () => {
+        const [row] = await server.ctx.db.select({ lastSeen: agents.lastSeen }).from(agents).where(eq(agents.id, agent.agentId));
+        return row!.lastSeen!.getTime() === later.getTime();
+      }, { message: "the heartbeat to be recorded" });
+      await failStalledOperations(server.ctx);
+    } finally {
+      server.ctx.now = realNow;
+    }
+    const restoreOf = async (token: string) => (await server.call("GET", "/api/backups/restores/all", { token })).body[0];
+    expect(await restoreOf(user.token)).toMatchObject({ _id: restoreId, status: "pending", error: null });
+    expect((await server.call("GET", `/api/backups/${queuedBackupId}`, { token: user.token })).body).toMatchObject({ status: "pending" });
+    expect((await server.call("GET", `/api/backups/${overdueBackupId}`, { token: user.token })).body).toMatchObject({ status: "failed", error: expect.stringContaining("did not start the backup") });
+    expect(await restoreOf(other.user.token)).toMatchObject({ _id: otherRestoreId, status: "failed", error: "The agent did not start the restore." });
   });
 });
 

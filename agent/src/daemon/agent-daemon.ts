@@ -1,5 +1,6 @@
 import { collectGarbageNow } from "../archive/index.ts";
-import type { DrillReport, Progress, RestoreStats, ServerMessage } from "../../../protocol/agent-protocol";
+import { DumpError } from "../dump/errors.ts";
+import type { AgentMessage, DrillReport, Progress, RestoreStats, ServerMessage } from "../../../protocol/agent-protocol";
 import { type AgentSocket, startAgentSocket } from "../transport/agent-socket";
 import type { ServerClient } from "../transport/server-client";
 import { createGoSignals } from "../transport/go-signals";
@@ -9,6 +10,7 @@ import { createOutbox } from "./outbox";
 import { createTrustJobs } from "./trust-jobs";
 import { throttleProgress } from "./progress-throttle";
 import { openResumableDownload } from "./resumable-download";
+import { describeQueuedJobs, type QueuedJob } from "./queued-jobs";
 
 /** What the daemon needs from the rest of the agent; the run command wires the real ones in. */
 export type DaemonRuntime = {
@@ -69,7 +71,9 @@ const STOPPED_REASON = "the agent was stopped during the backup (dbvault-agent r
  * `restartRequested` tells the run command to restart into it.
  */
 export function startAgentDaemon(runtime: DaemonRuntime) {
-  const jobs: (() => Promise<void>)[] = [];
+  // Each queued job names the backup or restore it is, so heartbeats can tell the server which
+  // ones wait their turn here (it would otherwise fail them as never started).
+  const jobs: { run: () => Promise<void>; holds?: QueuedJob }[] = [];
   let running = false;
   let current: Promise<void> | null = null;
   const abort = new AbortController();
@@ -103,7 +107,7 @@ export function startAgentDaemon(runtime: DaemonRuntime) {
     }
     running = true;
     try {
-      current = job();
+      current = job.run();
       await current;
     } finally {
       running = false;
@@ -111,9 +115,13 @@ export function startAgentDaemon(runtime: DaemonRuntime) {
       void runNext();
     }
   };
-  const enqueue = (job: () => Promise<void>) => {
-    jobs.push(job);
+  const enqueue = (run: () => Promise<void>, holds?: QueuedJob) => {
+    jobs.push({ run, ...(holds ? { holds } : {}) });
     void runNext();
+  };
+  const heartbeat = (): AgentMessage => {
+    const queued = describeQueuedJobs(jobs.flatMap((job) => (job.holds ? [job.holds] : [])));
+    return queued ? { type: "heartbeat", queued } : { type: "heartbeat" };
   };
 
   async function runBackup(backupId: string, databaseName: string) {
@@ -201,13 +209,13 @@ export function startAgentDaemon(runtime: DaemonRuntime) {
         outbox.flush();
         return;
       case "backup":
-        return enqueue(() => runBackup(message.backupId, message.databaseName));
+        return enqueue(() => runBackup(message.backupId, message.databaseName), { backupId: message.backupId });
       case "restore":
-        return enqueue(() => runRestore(message));
+        return enqueue(() => runRestore(message), { restoreId: message.restoreId });
       case "verify":
         return enqueue(() => trust.verifyBackup(message.backupId, message.expected));
       case "drill":
-        return enqueue(() => trust.runDrill(message));
+        return enqueue(() => trust.runDrill(message), { restoreId: message.restoreId });
       case "upload.go":
         goSignals.signal(message.backupId, message.partNumber);
         return;
@@ -238,6 +246,7 @@ export function startAgentDaemon(runtime: DaemonRuntime) {
       url: () => runtime.client().socketUrl(),
       headers: () => runtime.client().socketHeaders(),
       hello: runtime.hello,
+      heartbeat,
     },
     {
       onMessage: (message) => {
@@ -261,7 +270,9 @@ export function startAgentDaemon(runtime: DaemonRuntime) {
     /** Stops taking work, aborts the running job (which reports its failure, briefly awaited) and closes the socket. */
     async stop() {
       jobs.length = 0;
-      abort.abort(new Error("the agent is stopping"));
+      // The reason becomes the running job's error (dump/errors.ts abortedError): the restore
+      // history says the agent was stopped, not that someone cancelled the restore.
+      abort.abort(new DumpError("aborted", "the agent was stopped (dbvault-agent run received a stop signal)"));
       if (current) {
         let timer: ReturnType<typeof setTimeout> | undefined;
         await Promise.race([current.catch(() => {}), new Promise((resolve) => (timer = setTimeout(resolve, STOP_GRACE_MS)))]);

@@ -8,7 +8,7 @@ import { PassThrough, Readable, type Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { type ArchiveHeader, type Compression, createDecryptStream, createEncryptStream } from "../archive/index.ts";
 import { countBytes, iterateBytes, waitForDrain } from "./byte-streams.ts";
-import { DumpError, throwIfAborted } from "./errors.ts";
+import { abortedError, DumpError, throwIfAborted } from "./errors.ts";
 import { type ArchiveSummary, summarizeArchive } from "./mongodump-archive/index.ts";
 import { dumpDatabase, restoreArchive } from "./operations.ts";
 import type { ByteSource, DumpOptions, DumpResult, RestoreOptions, RestoreResult } from "./types.ts";
@@ -149,7 +149,7 @@ async function verifyEncrypted(input: ByteSource, masterKey: Uint8Array, copy: P
   feeding.catch((error: Error) => decrypt.destroy(error));
   // A cancel stops the reading at once: the input may never deliver another byte (a stalled
   // download, a pipe), and nothing was touched yet.
-  const abort = () => decrypt.destroy(new DumpError("aborted", "the operation was cancelled"));
+  const abort = () => decrypt.destroy(abortedError(signal));
   signal?.addEventListener("abort", abort, { once: true });
   // The decrypt stream paces collections (archive/memory-pacer.ts): unpaced, reading a large file
   // let the plaintext's garbage pile up to hundreds of MB.

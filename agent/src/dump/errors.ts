@@ -49,9 +49,21 @@ export function isDumpError(value: unknown, code?: DumpErrorCode): value is Dump
   return value instanceof DumpError && (code === undefined || value.code === code);
 }
 
-/** Throws DumpError "aborted" when the signal has fired. */
+/**
+ * The DumpError "aborted" for a fired signal. Its message is the signal's reason when that is a
+ * DumpError "aborted" itself (the daemon says "the agent was stopped ...": a user reading
+ * "cancelled" in the restore history would look for a cancel they never made), else
+ * "the operation was cancelled" (Ctrl-C on the command line).
+ */
+export function abortedError(signal: AbortSignal | undefined, cause?: unknown): DumpError {
+  const reason: unknown = signal?.reason;
+  const message = reason instanceof DumpError && reason.code === "aborted" ? reason.message : "the operation was cancelled";
+  return new DumpError("aborted", message, cause === undefined ? {} : { cause });
+}
+
+/** Throws DumpError "aborted" (abortedError) when the signal has fired. */
 export function throwIfAborted(signal: AbortSignal | undefined): void {
-  if (signal?.aborted) throw new DumpError("aborted", "the operation was cancelled");
+  if (signal?.aborted) throw abortedError(signal);
 }
 
 /**

@@ -8,7 +8,7 @@ import { dumpWithDriver } from "./builtin/dump.ts";
 import { restoreWithDriver } from "./builtin/restore.ts";
 import { countBytes, createArchiveSink, endWritable, toNodeWritable } from "./byte-streams.ts";
 import { readUriDatabase } from "./connection-string.ts";
-import { DumpError, throwIfAborted } from "./errors.ts";
+import { abortedError, DumpError, throwIfAborted } from "./errors.ts";
 import { dumpWithTool } from "./native/dump.ts";
 import { chooseEngine, type EngineChoice } from "./native/find-tools.ts";
 import { restoreWithTool } from "./native/restore.ts";
@@ -57,7 +57,7 @@ export async function dumpDatabase(options: DumpOptions): Promise<DumpResult> {
       }
     }
   } catch (error) {
-    throw options.signal?.aborted ? new DumpError("aborted", "the operation was cancelled", { cause: error }) : error;
+    throw options.signal?.aborted ? abortedError(options.signal, error) : error;
   }
   tracker.finish();
   const documents = Object.values(counts).reduce((sum, count) => sum + count, 0);
@@ -118,7 +118,7 @@ export async function restoreArchive(
   } catch (error) {
     await prelude?.cancel();
     if (options.signal?.aborted && !(error instanceof DumpError)) {
-      throw new DumpError("aborted", "the operation was cancelled", { cause: error });
+      throw abortedError(options.signal, error);
     }
     throw error;
   }

@@ -23,6 +23,8 @@ export type SocketOptions = {
   headers: () => Record<string, string>;
   hello: { version: string; hostname: string; platform: string };
   heartbeatMs?: number;
+  /** Builds each heartbeat (e.g. with the jobs the agent holds); a bare heartbeat by default. */
+  heartbeat?: () => AgentMessage;
 };
 
 /**
@@ -65,7 +67,8 @@ export function startAgentSocket(options: SocketOptions, events: SocketEvents) {
       opened = true;
       delay = RECONNECT_MIN_MS;
       send({ type: "hello", ...options.hello });
-      heartbeat = setInterval(() => send({ type: "heartbeat" }), options.heartbeatMs ?? HEARTBEAT_INTERVAL_MS);
+      const beat = options.heartbeat ?? (() => ({ type: "heartbeat" }) as AgentMessage);
+      heartbeat = setInterval(() => send(beat()), options.heartbeatMs ?? HEARTBEAT_INTERVAL_MS);
       events.onConnected?.();
     };
     ws.onmessage = (event) => {

@@ -5,7 +5,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { agents, plans, users } from "../../../db/schema";
 import { startTestServer, type TestServer } from "../../../server/test/harness";
-import { openResumableDownload } from "../daemon/resumable-download";
+import { DownloadStalledError, openResumableDownload } from "../daemon/resumable-download";
 import { startAgentSocket } from "./agent-socket";
 import { ServerRefusedError } from "./errors";
 import { createServerClient } from "./server-client";
@@ -263,6 +263,49 @@ describe("agent transport", () => {
     expect(received.equals(bytes)).toBe(true);
     expect(ranges[0]).toBe(0);
     expect(ranges[1]).toBeGreaterThanOrEqual(1024 * 1024);
+  });
+
+  test("a download that stalls midway without a reset is asked again from the byte it reached; one that always stalls fails saying so", async () => {
+    const { user, client } = await setupAgent();
+    const inbox = collectMessages();
+    const socket = startAgentSocket(
+      { url: client.socketUrl, headers: client.socketHeaders, hello: { version: "1", hostname: "h", platform: "p" } },
+      { onMessage: inbox.onMessage },
+    );
+    await inbox.next("welcome");
+    const trigger = await server.call("POST", "/api/backups", { token: user.token, body: { databaseName: "orders" } });
+    const bytes = randomBytes(3 * 1024 * 1024);
+    await uploadBackup(client, trigger.body._id, generate(bytes));
+    await socket.stop();
+
+    // The server's answers send `stallAfter` bytes and then nothing more, the connection left
+    // open: what a peer gone without a reset looks like from the agent.
+    const storage = server.ctx.storage;
+    const realSource = storage.httpSource.bind(storage);
+    let stallsLeft = 1;
+    let stallAfter = 1024 * 1024;
+    const ranges: string[] = [];
+    storage.httpSource = async (key, range) => {
+      ranges.push(`${range?.start ?? 0}-`);
+      const answer = await realSource(key, range);
+      if (stallsLeft-- <= 0 || answer.kind !== "blob") return answer;
+      const head = new Uint8Array(await answer.blob.slice(0, stallAfter).arrayBuffer());
+      return { ...answer, blob: new ReadableStream({ start: (controller) => controller.enqueue(head) }) as unknown as Blob };
+    };
+    try {
+      const resumed = openResumableDownload(client, trigger.body._id, { sleep: async () => {}, idleTimeoutMs: 500 });
+      expect(Buffer.from(await new Response(resumed).arrayBuffer()).equals(bytes)).toBe(true);
+      expect(ranges).toEqual(["0-", `${1024 * 1024}-`]);
+
+      stallsLeft = Number.POSITIVE_INFINITY;
+      stallAfter = 0;
+      const stalled = openResumableDownload(client, trigger.body._id, { sleep: async () => {}, idleTimeoutMs: 300 });
+      const error = await new Response(stalled).arrayBuffer().catch((failure: unknown) => failure);
+      expect(error).toBeInstanceOf(DownloadStalledError);
+      expect((error as Error).message).toBe("the download from the DBVault server stalled: no data for 0.3 s");
+    } finally {
+      storage.httpSource = realSource;
+    }
   });
 });
 

@@ -114,7 +114,7 @@ async function dumpCollection(
     };
     try {
       while (!stopped() && (await fetchNext())) {
-        if (signal?.aborted) throw new DumpError("aborted", "the operation was cancelled");
+        throwIfAborted(signal);
         const documents = cursor.readBufferedDocuments() as unknown as Uint8Array[];
         encoder.writeDocuments(namespace, documents);
         counts[shown] += documents.length;

@@ -8,6 +8,7 @@ import { failBackup, recordBackupProgress } from "../backups/service";
 import { recordVerification } from "../backups/verification";
 import { failRestore, recordRestoreCompleted, recordRestoreProgress, recordRestoreStarted } from "../restores/service";
 import type { AgentRow } from "./agent-auth";
+import { recordQueuedJobs } from "./queued-jobs";
 import { markAgentConnected, markAgentDisconnected, recordHeartbeat } from "./service";
 import { confirmUpdateOnHello, recordUpdateStatus, recordUpdateUnsupported } from "./updates";
 
@@ -58,6 +59,7 @@ export function createAgentGateway(ctx: AppContext) {
         return;
       case "heartbeat":
         await recordHeartbeat(ctx, agentId, connection.connectionId);
+        if (raw.queued) await recordQueuedJobs(ctx, agentId, raw.queued);
         return;
       case "backup.progress":
         return recordBackupProgress(ctx, agentId, raw.backupId, raw.progress);

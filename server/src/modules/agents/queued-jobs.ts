@@ -1,0 +1,33 @@
+import { and, eq, gt, inArray } from "drizzle-orm";
+import { backups, restores } from "@db/schema";
+import type { QueuedJobs } from "@protocol/agent-protocol";
+import type { AppContext } from "../../context";
+
+/** The longest a backup or restore may wait in an agent's queue (behind a very long backup, say). */
+export const QUEUED_LIMIT_MS = 12 * 3_600_000;
+
+/**
+ * Keeps the backups and restores an agent says it holds in its queue pending: an agent runs one
+ * job at a time, so a restore asked for during a long backup waits its turn in silence. Without
+ * this the stalled-operation sweeper failed it as never started after PENDING_TIMEOUT_MS, and
+ * the agent then ran it anyway: the history said failed while the database was replaced.
+ * Only pending rows of this agent are touched; a started job must report its own progress. A
+ * job waits at most QUEUED_LIMIT_MS: an agent whose running job hangs would otherwise keep every
+ * later backup pending, unfailed and unannounced, for ever.
+ */
+export async function recordQueuedJobs(ctx: AppContext, agentId: string, queued: QueuedJobs) {
+  const now = ctx.now();
+  const since = new Date(now.getTime() - QUEUED_LIMIT_MS);
+  if (queued.restoreIds.length > 0) {
+    await ctx.db
+      .update(restores)
+      .set({ lastActivityAt: now })
+      .where(and(eq(restores.agentId, agentId), eq(restores.status, "pending"), gt(restores.createdAt, since), inArray(restores.id, queued.restoreIds)));
+  }
+  if (queued.backupIds.length > 0) {
+    await ctx.db
+      .update(backups)
+      .set({ lastActivityAt: now })
+      .where(and(eq(backups.agentId, agentId), eq(backups.status, "pending"), gt(backups.createdAt, since), inArray(backups.id, queued.backupIds)));
+  }
+}
