@@ -3,10 +3,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash, randomBytes } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
-import { agents, auditLogs, backups, databases, plans, users } from "@db/schema";
+import { agents, auditLogs, backups, databases, plans, restores, users } from "@db/schema";
 import { AgentHeaders, agentApi, UPLOAD_PART_SIZE } from "@protocol/agent-protocol";
 import { QUEUED_LIMIT_MS } from "../src/modules/agents/queued-jobs";
-import { failStalledOperations, runDueBackups } from "../src/modules/scheduler/service";
+import { failStalledOperations, runDueBackups, STALLED_RESTORE_MESSAGE } from "../src/modules/scheduler/service";
 import { waitUntil } from "../../testkit/wait-until";
 import { startTestServer, type TestServer, type TestUser } from "./harness";
 import { registerScriptedAgent, type ScriptedAgent } from "./scripted-agent";
@@ -448,6 +448,25 @@ describe("backups", () => {
     const backup = (await server.call("GET", `/api/backups/${backupId}`, { token: user.token })).body;
     expect(backup.status).toBe("failed");
     expect(backup.error).toContain("did not start the backup");
+  });
+
+  test("a restore whose agent goes silent midway is failed saying what state its collections can be in; a drill's says less", async () => {
+    const user = await server.registerUser();
+    const silentSince = new Date(Date.now() - 3_600_000);
+    const [restore, drill] = await server.ctx.db
+      .insert(restores)
+      .values([
+        { userId: user.id, databaseName: "orders", status: "in-progress" as const, lastActivityAt: silentSince },
+        { userId: user.id, databaseName: "orders", status: "in-progress" as const, lastActivityAt: silentSince, kind: "drill" as const },
+      ])
+      .returning({ id: restores.id });
+    await failStalledOperations(server.ctx);
+    const rows = await server.ctx.db.select().from(restores).where(eq(restores.userId, user.id));
+    const errorOf = (id: string) => rows.find((row) => row.id === id)?.error;
+    expect(rows.every((row) => row.status === "failed")).toBe(true);
+    expect(errorOf(restore!.id)).toBe(STALLED_RESTORE_MESSAGE);
+    expect(errorOf(restore!.id)).toContain("either its data from before the restore or the backup's");
+    expect(errorOf(drill!.id)).toBe("The agent stopped reporting during the restore.");
   });
 });
 

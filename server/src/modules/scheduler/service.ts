@@ -106,6 +106,14 @@ export async function rescheduleUser(ctx: AppContext, userId: string, frequencyH
     .where(and(eq(databases.userId, userId), eq(databases.isActive, true)));
 }
 
+/**
+ * A restore the agent stopped reporting on may have swapped some collections in before it went
+ * silent (a kill mid-swap), so the user is told what state the database can be in: each
+ * collection is swapped whole (staging), never half-written.
+ */
+export const STALLED_RESTORE_MESSAGE =
+  "The agent stopped reporting during the restore (disconnected or stopped). Each collection holds either its data from before the restore or the backup's, never a mix; restore again to be sure every collection holds the backup's.";
+
 /** Fails backups and restores whose agent went silent (also those left running by a server restart). */
 export async function failStalledOperations(ctx: AppContext) {
   const now = ctx.now().getTime();
@@ -126,7 +134,7 @@ export async function failStalledOperations(ctx: AppContext) {
     );
   }
   const stalledRestores = await ctx.db
-    .select({ id: restores.id, status: restores.status })
+    .select({ id: restores.id, status: restores.status, kind: restores.kind })
     .from(restores)
     .where(
       sql`(${restores.status} = 'pending' and ${restores.lastActivityAt} < ${at(now - PENDING_TIMEOUT_MS)}::timestamptz)
@@ -136,7 +144,11 @@ export async function failStalledOperations(ctx: AppContext) {
     await failRestore(
       ctx,
       restore.id,
-      restore.status === "pending" ? "The agent did not start the restore." : "The agent stopped reporting during the restore.",
+      restore.status === "pending"
+        ? "The agent did not start the restore."
+        : restore.kind === "restore"
+          ? STALLED_RESTORE_MESSAGE
+          : "The agent stopped reporting during the restore.",
     );
   }
   return stalledBackups.length + stalledRestores.length;
