@@ -3,7 +3,7 @@
 // database exactly, and the native path spawns mongodump from inside the compiled program.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { closeSync, constants, existsSync, openSync, statSync } from "node:fs";
-import { readdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { encodeMasterKey, generateMasterKey } from "../src/archive/index.ts";
 import { EXIT } from "../src/commands/cli-error.ts";
@@ -163,6 +163,34 @@ test("a restore whose private copy cannot be written fails clearly, changes noth
   expect(stderr).toContain("nothing was changed in target");
   expect(await env.client.db(into).listCollections().toArray()).toEqual([]);
   expect(await readdir(tempDir)).toEqual([]);
+}, 60_000);
+
+test("a restore removes the backup copies that killed restores left behind, and only those", async () => {
+  const file = join(dir, "for-leftover-copies.enc.dbvault");
+  expect((await runAgent(["dump", "--db", "source", "--out", file, "--config", configPath], binary)).exitCode).toBe(0);
+  const tempDir = await env.makeTempDir();
+  // A process that has ended: its pid names the copy a SIGKILLed restore would have left.
+  const ended = Bun.spawn(["true"]);
+  await ended.exited;
+  const abandoned = `dbvault-restore-${ended.pid}-aB3dE6`;
+  const inUse = `dbvault-restore-${process.pid}-gH9jK1`; // this test's own, alive
+  const olderAgent = "dbvault-restore-mN4pQ7"; // no pid: whose it is cannot be told
+  for (const name of [abandoned, inUse, olderAgent]) {
+    await mkdir(join(tempDir, name), { mode: 0o700 });
+    await writeFile(join(tempDir, name, "backup.enc.dbvault"), "ciphertext", { mode: 0o600 });
+  }
+  const into = env.uniqueDatabase("bin_leftover_copies");
+  await writeFile(join(dir, "leftover-copies.json"), JSON.stringify({ ...JSON.parse(await readFile(configPath, "utf8")), databases: [{ name: "target", uri: env.uriFor(into) }] }), { mode: 0o600 });
+  const child = Bun.spawn([BINARY_PATH, "restore", "--db", "target", "--in", "-", "--config", join(dir, "leftover-copies.json")], {
+    stdin: Bun.file(file),
+    stdout: "pipe",
+    stderr: "pipe",
+    env: { PATH: process.env.PATH!, HOME: "/nonexistent-home", TMPDIR: tempDir },
+  });
+  const [stderr, exitCode] = await Promise.all([new Response(child.stderr).text(), child.exited]);
+  expect(stderr).not.toContain("error");
+  expect(exitCode).toBe(0);
+  expect((await readdir(tempDir)).sort()).toEqual([inUse, olderAgent].sort());
 }, 60_000);
 
 // A 16 KiB file-size limit (SIGXFSZ ignored: writes past it fail with EFBIG) stands in for a full disk.

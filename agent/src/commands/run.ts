@@ -8,7 +8,7 @@ import { createDaemonLog } from "../daemon/daemon-log.ts";
 import { createDaemonRuntime } from "../daemon/runtime.ts";
 import type { AgentConfig } from "../config.ts";
 import type { DaemonLog } from "../daemon/daemon-log.ts";
-import { AGENT_VERSION, removeLeftoverStaging } from "../dump/index.ts";
+import { AGENT_VERSION, removeAbandonedCopies, removeLeftoverStaging } from "../dump/index.ts";
 import { deriveKeyId } from "../archive/index.ts";
 import { CliError, EXIT } from "./cli-error.ts";
 import type { CommandContext } from "./context.ts";
@@ -37,6 +37,8 @@ export async function runDaemonCommand(args: string[], context: CommandContext):
   // A restore killed mid-way (crash, power loss) leaves staging collections; nothing else of the
   // user's is touched. In the background: an unreachable database must not delay the start.
   void removeLeftovers(config.databases, log);
+  // And its private copy of the backup (as large as the backup) in the temporary directory.
+  void removeAbandonedCopies().then((removed) => removed.length > 0 && log("removed backup copies a stopped restore left behind", { removed }));
   // What an earlier update left beside this binary (on Windows, the old binary it moved aside).
   if (BUILD_PLATFORM !== null) {
     void removeUpdateLeftovers(process.execPath).then((removed) => removed.length > 0 && log("removed what an earlier update left behind", { removed }));

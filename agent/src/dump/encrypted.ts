@@ -1,9 +1,6 @@
 // The backup pipeline the daemon and the CLI use: dump → compress → encrypt into a
 // `.enc.dbvault` byte stream, and back: ciphertext → verify/decrypt → decompress → restore.
-import { createReadStream, createWriteStream } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
-import { availableParallelism, tmpdir } from "node:os";
-import { join } from "node:path";
+import { availableParallelism } from "node:os";
 import { PassThrough, Readable, type Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { type ArchiveHeader, type Compression, createDecryptStream, createEncryptStream } from "../archive/index.ts";
@@ -11,6 +8,7 @@ import { countBytes, iterateBytes, waitForDrain } from "./byte-streams.ts";
 import { abortedError, DumpError, throwIfAborted } from "./errors.ts";
 import { type ArchiveSummary, summarizeArchive } from "./mongodump-archive/index.ts";
 import { dumpDatabase, restoreArchive } from "./operations.ts";
+import { copyFailed, createPrivateCopy, type PrivateCopy } from "./private-copy.ts";
 import type { ByteSource, DumpOptions, DumpResult, RestoreOptions, RestoreResult } from "./types.ts";
 
 export interface BackupStreamOptions extends Omit<DumpOptions, "output"> {
@@ -187,36 +185,4 @@ function finishWriting(stream: Writable): Promise<void> {
     stream.once("error", reject);
     stream.end((error?: Error | null) => (error ? reject(error) : resolve()));
   });
-}
-
-function copyFailed(copy: PrivateCopy, cause: Error): DumpError {
-  const reason = (cause as NodeJS.ErrnoException).code === "ENOSPC" ? "the disk is full" : cause.message;
-  return new DumpError("copy-failed", `could not keep the backup's private copy in ${copy.directory} while verifying it: ${reason}`, {
-    hint: "free some space there, or point TMPDIR at a disk with room for the whole backup file",
-    cause,
-  });
-}
-
-interface PrivateCopy {
-  directory: string;
-  stream: Writable;
-  read(): ByteSource;
-  remove(): Promise<void>;
-}
-
-/** A 0600 file in a fresh 0700 directory: a restore's copy of the backup while it is verified. */
-async function createPrivateCopy(tempDir: string | undefined): Promise<PrivateCopy> {
-  const directory = await mkdtemp(join(tempDir ?? tmpdir(), "dbvault-restore-"));
-  const path = join(directory, "backup.enc.dbvault");
-  const stream = createWriteStream(path, { mode: 0o600, flags: "wx" });
-  stream.on("error", () => undefined); // reported through the pipeline that writes it
-  return {
-    directory,
-    stream,
-    read: () => createReadStream(path, { highWaterMark: 1024 * 1024 }),
-    remove: async () => {
-      stream.destroy();
-      await rm(directory, { recursive: true, force: true });
-    },
-  };
 }
