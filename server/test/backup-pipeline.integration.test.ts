@@ -465,7 +465,7 @@ describe("backups", () => {
     const errorOf = (id: string) => rows.find((row) => row.id === id)?.error;
     expect(rows.every((row) => row.status === "failed")).toBe(true);
     expect(errorOf(restore!.id)).toBe(STALLED_RESTORE_MESSAGE);
-    expect(errorOf(restore!.id)).toContain("either its data from before the restore or the backup's");
+    expect(errorOf(restore!.id)).toContain("Collections it had swapped in hold the backup's data and the others their data from before");
     expect(errorOf(drill!.id)).toBe("The agent stopped reporting during the restore.");
   });
 });

@@ -108,11 +108,11 @@ export async function rescheduleUser(ctx: AppContext, userId: string, frequencyH
 
 /**
  * A restore the agent stopped reporting on may have swapped some collections in before it went
- * silent (a kill mid-swap), so the user is told what state the database can be in: each
- * collection is swapped whole (staging), never half-written.
+ * silent (a kill mid-swap), so the user is told what state the database can be in: collections
+ * are swapped whole from staging, except those copied in place (docs/restore.md, Limits).
  */
 export const STALLED_RESTORE_MESSAGE =
-  "The agent stopped reporting during the restore (disconnected or stopped). Each collection holds either its data from before the restore or the backup's, never a mix; restore again to be sure every collection holds the backup's.";
+  "The agent stopped reporting during the restore (disconnected or stopped). Collections it had swapped in hold the backup's data and the others their data from before (one being copied in place, as time-series collections before MongoDB 8.0 are, may be partly filled). Restore again to be sure every collection holds the backup's.";
 
 /** Fails backups and restores whose agent went silent (also those left running by a server restart). */
 export async function failStalledOperations(ctx: AppContext) {
