@@ -6,29 +6,14 @@ import { expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { backupParts, users } from "@db/schema";
 import { snapshotDatabase } from "./support/database-snapshot.ts";
-import { openBrowserSocket, runSetup, startAgentProcess } from "./support/end-to-end.ts";
-import { seedLargeDatabase, sweepStalledOperationsLater, useEndToEndWorld, waitForBackupEnd } from "./support/end-to-end-world.ts";
+import { openBrowserSocket, runSetup } from "./support/end-to-end.ts";
+import { seedLargeDatabase, setUpUserWithAgent, sweepStalledOperationsLater, useEndToEndWorld, waitForBackupEnd } from "./support/end-to-end-world.ts";
 import { BINARY_PATH, runAgent } from "./support/run-agent.ts";
-import { apiFor } from "./support/server-faults.ts";
 import { waitUntil } from "../../testkit/wait-until";
 
 const world = useEndToEndWorld();
-const { agents } = world;
 
-/** A user whose agent is set up for one database and running; returns what the tests need. */
-async function startUserWithAgent(database: string) {
-  const user = await world.server.registerUser();
-  const api = apiFor(world.base, user.token);
-  const setup = await runSetup({ baseUrl: world.base, apiKey: user.apiKey, databases: [{ name: "main", uri: world.env.uriFor(database) }], directory: await world.env.makeTempDir() });
-  expect(setup.exitCode).toBe(0);
-  const start = async () => {
-    const agent = startAgentProcess(setup.configPath);
-    agents.push(agent);
-    await waitUntil(async () => (await api("GET", "/api/settings/system-status")).body.agents[0]?.status === "active", { message: "the agent to be online", timeout: 30_000 });
-    return agent;
-  };
-  return { user, api, configPath: setup.configPath, start };
-}
+const startUserWithAgent = (database: string) => setUpUserWithAgent(world, database);
 
 test("a restore with the wrong master key fails with a clear reason and leaves the database untouched", async () => {
   const database = world.env.uniqueDatabase("wrongkey");

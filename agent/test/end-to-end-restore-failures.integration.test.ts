@@ -11,50 +11,19 @@ import { startBackup } from "../../server/src/modules/backups/service.ts";
 import { PENDING_TIMEOUT_MS, failStalledOperations } from "../../server/src/modules/scheduler/service.ts";
 import type { AppContext } from "../../server/src/context.ts";
 import { snapshotDatabase } from "./support/database-snapshot.ts";
-import { openBrowserSocket, runSetup, startAgentProcess } from "./support/end-to-end.ts";
-import { seedLargeDatabase, useEndToEndWorld, waitForBackupEnd } from "./support/end-to-end-world.ts";
-import { apiFor } from "./support/server-faults.ts";
+import { openBrowserSocket } from "./support/end-to-end.ts";
+import { seedLargeDatabase, setUpUserWithAgent, useEndToEndWorld, waitForBackupEnd } from "./support/end-to-end-world.ts";
+import { holdUploadPart } from "./support/server-faults.ts";
 import { waitUntil } from "../../testkit/wait-until";
 
 const world = useEndToEndWorld();
-const { agents } = world;
 
 /** A user whose agent is set up for one database and running. */
 async function startUserWithAgent(database: string) {
-  const user = await world.server.registerUser();
-  const api = apiFor(world.base, user.token);
-  const setup = await runSetup({ baseUrl: world.base, apiKey: user.apiKey, databases: [{ name: "main", uri: world.env.uriFor(database) }], directory: await world.env.makeTempDir() });
-  expect(setup.exitCode).toBe(0);
-  const agent = startAgentProcess(setup.configPath);
-  agents.push(agent);
-  await waitUntil(async () => (await api("GET", "/api/settings/system-status")).body.agents[0]?.status === "active", { message: "the agent to be online", timeout: 30_000 });
+  const { user, api, start } = await setUpUserWithAgent(world, database);
+  const agent = await start();
   const [row] = await world.server.ctx.db.select({ id: agentRows.id }).from(agentRows).where(eq(agentRows.userId, user.id));
   return { user, api, agent, agentId: row!.id };
-}
-
-/**
- * Holds the server's write of upload part `partNumber` until released, as a slow link would: the
- * backup stays running on the agent for as long as the test wants. Resolves `reached` with the
- * upload's id when the write is reached.
- */
-function holdUploadPart(ctx: AppContext, partNumber: number) {
-  const storage = ctx.storage;
-  const write = storage.writeUploadPart.bind(storage);
-  let release: () => void = () => {};
-  const released = new Promise<void>((resolve) => (release = resolve));
-  const reached = new Promise<string>((resolve) => {
-    storage.writeUploadPart = async (uploadId, number, offset, body, options) => {
-      if (number === partNumber) {
-        resolve(uploadId);
-        await released;
-      }
-      return write(uploadId, number, offset, body, options);
-    };
-  });
-  return { reached, release: () => {
-    storage.writeUploadPart = write;
-    release();
-  } };
 }
 
 /**

@@ -5,8 +5,9 @@ import { randomBytes } from "node:crypto";
 import { Binary } from "mongodb";
 import { startTestServer, type TestServer } from "../../../server/test/harness.ts";
 import { failStalledOperations, STALLED_TIMEOUT_MS } from "../../../server/src/modules/scheduler/service.ts";
-import { ensureFreshBinary, type RunningAgent } from "./end-to-end.ts";
-import type { apiFor } from "./server-faults.ts";
+import { expect } from "bun:test";
+import { ensureFreshBinary, type RunningAgent, runSetup, startAgentProcess } from "./end-to-end.ts";
+import { apiFor } from "./server-faults.ts";
 import { type AgentTestEnv, openAgentTestEnv } from "./test-env.ts";
 import { waitUntil } from "../../../testkit/wait-until";
 
@@ -58,4 +59,22 @@ export async function sweepStalledOperationsLater(server: TestServer) {
   } finally {
     server.ctx.now = realNow;
   }
+}
+
+/**
+ * A new user whose agent is set up for one database (named "main" in the agent); `start()` runs
+ * the agent (again, after a test stopped it) and resolves once the server shows it online.
+ */
+export async function setUpUserWithAgent(world: EndToEndWorld, database: string) {
+  const user = await world.server.registerUser();
+  const api = apiFor(world.base, user.token);
+  const setup = await runSetup({ baseUrl: world.base, apiKey: user.apiKey, databases: [{ name: "main", uri: world.env.uriFor(database) }], directory: await world.env.makeTempDir() });
+  expect(setup.exitCode).toBe(0);
+  const start = async () => {
+    const agent = startAgentProcess(setup.configPath);
+    world.agents.push(agent);
+    await waitUntil(async () => (await api("GET", "/api/settings/system-status")).body.agents[0]?.status === "active", { message: "the agent to be online", timeout: 30_000 });
+    return agent;
+  };
+  return { user, api, configPath: setup.configPath, start };
 }

@@ -57,9 +57,10 @@ export function freezeUploadCompletion(ctx: AppContext): Promise<string> {
 }
 
 /**
- * Holds the server's write of upload part `partNumber` until `release()`: the backup stays
- * running, deterministically, for as long as a test needs. `reached` resolves with the upload's
- * id when the write is reached. Only this context's storage is affected.
+ * Holds the server's write of upload part `partNumber` until `release()` (which also puts the
+ * storage's own write back): the backup stays running, deterministically, for as long as a test
+ * needs. `reached` resolves with the upload's id when the write is reached. Only this context's
+ * storage is affected.
  */
 export function holdUploadPart(ctx: AppContext, partNumber: number) {
   const storage = ctx.storage;
@@ -75,7 +76,13 @@ export function holdUploadPart(ctx: AppContext, partNumber: number) {
       return write(uploadId, number, offset, body, options);
     };
   });
-  return { reached, release: () => release() };
+  return {
+    reached,
+    release: () => {
+      storage.writeUploadPart = write;
+      release();
+    },
+  };
 }
 
 /** Every file under the filesystem storage's root (staged uploads included), relative to it. */
