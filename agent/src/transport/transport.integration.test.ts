@@ -90,6 +90,34 @@ async function* generate(bytes: Uint8Array, chunk = 100_000) {
   for (let offset = 0; offset < bytes.byteLength; offset += chunk) yield bytes.subarray(offset, offset + chunk);
 }
 
+/**
+ * A backup started for a new agent whose HTTP calls go to `serverUrl` (the server, or a proxy in
+ * front of it); its socket goes straight to the server (the test proxies do not forward upgrades) and
+ * is closed again once the backup was asked for.
+ */
+async function backupBehind(serverUrl: string) {
+  const { user, client } = await setupAgent(serverUrl);
+  const inbox = collectMessages();
+  const direct = createServerClient({ ...client.credentials, url: base });
+  const socket = startAgentSocket(
+    { url: direct.socketUrl, headers: direct.socketHeaders, hello: { version: "1", hostname: "h", platform: "p" } },
+    { onMessage: inbox.onMessage },
+  );
+  await inbox.next("welcome");
+  const trigger = await server.call("POST", "/api/backups", { token: user.token, body: { databaseName: "orders" } });
+  expect(trigger.status).toBe(201);
+  await socket.stop();
+  return { user, client, trigger };
+}
+
+/** A completed backup of `size` random bytes, uploaded by a new agent whose socket is closed again. */
+async function uploadedBackup(size: number) {
+  const { user, client, trigger } = await backupBehind(base);
+  const bytes = randomBytes(size);
+  await uploadBackup(client, trigger.body._id, generate(bytes));
+  return { user, client, trigger, bytes };
+}
+
 describe("agent transport", () => {
   test("the socket says hello, receives a backup command, and the upload completes the backup", async () => {
     const { user, client, agentId } = await setupAgent();
@@ -125,16 +153,7 @@ describe("agent transport", () => {
   test("a part that fails in transit is sent again, and the backup is intact", async () => {
     const proxy = startFlakyProxy((request, attempt) => request.method === "PUT" && request.url.endsWith("/parts/1") && attempt <= 2);
     try {
-      const { user, client } = await setupAgent(proxy.url);
-      const inbox = collectMessages();
-      // The socket goes straight to the server (this little proxy does not forward upgrades).
-      const direct = createServerClient({ ...client.credentials, url: base });
-      const directSocket = startAgentSocket(
-        { url: direct.socketUrl, headers: direct.socketHeaders, hello: { version: "1", hostname: "h", platform: "p" } },
-        { onMessage: inbox.onMessage },
-      );
-      await inbox.next("welcome");
-      const trigger = await server.call("POST", "/api/backups", { token: user.token, body: { databaseName: "orders" } });
+      const { user, client, trigger } = await backupBehind(proxy.url);
       const bytes = randomBytes(9 * 1024 * 1024);
       const result = await uploadBackup(client, trigger.body._id, generate(bytes), { sleep: async () => {} });
       expect(proxy.attempts.get(`PUT /api/agent/backups/${trigger.body._id}/parts/1`)).toBe(3);
@@ -142,7 +161,6 @@ describe("agent transport", () => {
       const backup = await server.call("GET", `/api/backups/${trigger.body._id}`, { token: user.token });
       expect(backup.body).toMatchObject({ status: "completed", size: bytes.byteLength, sha256: result.sha256 });
       expect((await server.call("GET", "/api/user/profile", { token: user.token })).body.storageUsed).toBe(bytes.byteLength);
-      await directSocket.stop();
     } finally {
       proxy.stop();
     }
@@ -151,17 +169,7 @@ describe("agent transport", () => {
   test("a completion whose answer is lost is asked again, and the backup it completed counts as uploaded", async () => {
     const proxy = startFlakyProxy((request, attempt) => request.url.endsWith("/complete") && attempt === 1, { loseAnswers: true });
     try {
-      const { user, client } = await setupAgent(proxy.url);
-      const inbox = collectMessages();
-      const direct = createServerClient({ ...client.credentials, url: base });
-      const socket = startAgentSocket(
-        { url: direct.socketUrl, headers: direct.socketHeaders, hello: { version: "1", hostname: "h", platform: "p" } },
-        { onMessage: inbox.onMessage },
-      );
-      await inbox.next("welcome");
-      const trigger = await server.call("POST", "/api/backups", { token: user.token, body: { databaseName: "orders" } });
-      expect(trigger.status).toBe(201);
-      await socket.stop();
+      const { user, client, trigger } = await backupBehind(proxy.url);
       const bytes = randomBytes(100_000);
       const result = await uploadBackup(client, trigger.body._id, generate(bytes), { sleep: async () => {} });
       expect(proxy.attempts.get(`POST /api/agent/backups/${trigger.body._id}/complete`)).toBe(2);
@@ -225,17 +233,7 @@ describe("agent transport", () => {
   });
 
   test("a download interrupted midway resumes from the byte it reached", async () => {
-    const { user, client } = await setupAgent();
-    const inbox = collectMessages();
-    const socket = startAgentSocket(
-      { url: client.socketUrl, headers: client.socketHeaders, hello: { version: "1", hostname: "h", platform: "p" } },
-      { onMessage: inbox.onMessage },
-    );
-    await inbox.next("welcome");
-    const trigger = await server.call("POST", "/api/backups", { token: user.token, body: { databaseName: "orders" } });
-    const bytes = randomBytes(3 * 1024 * 1024);
-    await uploadBackup(client, trigger.body._id, generate(bytes));
-    await socket.stop();
+    const { client, trigger, bytes } = await uploadedBackup(3 * 1024 * 1024);
 
     // The first response is cut after 1 MiB, as a dropped connection would.
     const realDownload = client.download.bind(client);
@@ -266,17 +264,7 @@ describe("agent transport", () => {
   });
 
   test("a download that stalls midway without a reset is asked again from the byte it reached; one that always stalls fails saying so", async () => {
-    const { user, client } = await setupAgent();
-    const inbox = collectMessages();
-    const socket = startAgentSocket(
-      { url: client.socketUrl, headers: client.socketHeaders, hello: { version: "1", hostname: "h", platform: "p" } },
-      { onMessage: inbox.onMessage },
-    );
-    await inbox.next("welcome");
-    const trigger = await server.call("POST", "/api/backups", { token: user.token, body: { databaseName: "orders" } });
-    const bytes = randomBytes(3 * 1024 * 1024);
-    await uploadBackup(client, trigger.body._id, generate(bytes));
-    await socket.stop();
+    const { client, trigger, bytes } = await uploadedBackup(3 * 1024 * 1024);
 
     // The server's answers send `stallAfter` bytes and then nothing more, the connection left
     // open: what a peer gone without a reset looks like from the agent.
