@@ -21,6 +21,9 @@ afterAll(async () => {
   await env?.close();
 });
 
+/** What any form or action says when its request never reached the server. */
+const CONNECTION_LOST = "Could not reach DBVault. Check your connection and try again.";
+
 async function signIn(page: Page, user: TestUser) {
   await signInAs(page, user);
   await page.getByRole("heading", { name: "Dashboard", level: 1 }).waitFor();
@@ -95,4 +98,58 @@ describe("while the server is away", () => {
     await backupRow.getByText("8 KB").waitFor();
     await context.close();
   }, 90_000);
+
+  test("the restore wizard submitted while the server is away says it could not be reached, and one restore starts once it is back", async () => {
+    const user = await env.server.registerUser();
+    const agent = await registerScriptedAgent(env.baseUrl, user.apiKey, ["shop"], "wizard-agent");
+    await agent.connect();
+    expect((await env.server.call("POST", "/api/backups", { token: user.token, body: { databaseName: "shop" } })).status).toBe(201);
+    const backup = await agent.waitFor("backup");
+    expect((await agent.upload(backup.backupId, randomBytes(2048))).status).toBe(200);
+
+    const { context, page } = await env.openPage();
+    await signIn(page, user);
+    await page.locator(`[data-backup-id="${backup.backupId}"]`).getByRole("button", { name: /^Restore / }).click();
+    await page.getByRole("button", { name: "Next" }).click();
+    await page.getByRole("button", { name: "I understand, continue" }).click();
+    await page.getByRole("button", { name: "Continue with restore" }).click();
+    await page.getByLabel("Type shop to confirm").fill("shop");
+    const wizard = page.getByTestId("restore-dialog");
+
+    await env.server.restart({
+      beforeStart: async () => {
+        await page.getByRole("button", { name: "Restore database" }).click();
+        await wizard.getByRole("alert").getByText(CONNECTION_LOST).waitFor();
+        expect(await wizard.innerText()).not.toContain("Failed to fetch");
+        await env.screenshot(page, "connection-loss-restore-wizard");
+      },
+    });
+
+    // The agent's socket was cut too; it connects again as the real one does.
+    await agent.connect();
+    // Still on the last step with the name typed: trying again starts the restore, once.
+    await page.getByRole("button", { name: "Restore database" }).click();
+    await page.getByRole("tab", { name: "Restore History", selected: true }).waitFor();
+    const [restore, ...more] = await env.server.ctx.db.select().from(restores).where(eq(restores.userId, user.id));
+    expect(restore?.backupId).toBe(backup.backupId);
+    expect(more).toEqual([]);
+    await context.close();
+  });
+
+  test("signing in while the server is away says it could not be reached", async () => {
+    const user = await env.server.registerUser();
+    const { context, page } = await env.openPage();
+    await page.goto("/login");
+    await page.getByLabel("Email address").fill(user.email);
+    await page.getByLabel("Password", { exact: true }).fill(user.password);
+    await env.server.restart({
+      beforeStart: async () => {
+        await page.getByRole("button", { name: "Sign in" }).click();
+        await page.getByRole("alert").getByText(CONNECTION_LOST).waitFor();
+      },
+    });
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL("**/dashboard");
+    await context.close();
+  });
 });
