@@ -1,10 +1,12 @@
-import { type ComponentType, lazy, type LazyExoticComponent, Suspense } from "react";
-import { Route, Switch } from "wouter";
+import { type ComponentType, Suspense } from "react";
+import { Route, Switch, useLocation } from "wouter";
 import { LoadingScreen } from "../components/ui/spinner";
 import { RedirectIfSignedIn, RequireAdmin, RequireAuth } from "../features/auth/components/route-guards";
+import { PageErrorBoundary } from "./layout/page-error-boundary";
+import { lazyPage, retryFailedPages } from "./lazy-page";
 
-// One chunk per page (React.lazy), so the landing page loads only what it shows.
-const page = (load: () => Promise<{ default: ComponentType }>) => lazy(load);
+// One chunk per page, so the landing page loads only what it shows.
+const page = lazyPage;
 
 const Landing = page(() => import("./routes/landing"));
 const Features = page(() => import("./routes/features"));
@@ -30,7 +32,7 @@ const NotFound = page(() => import("./routes/not-found"));
 
 type Guard = "none" | "guest" | "auth" | "admin";
 
-function render(Page: LazyExoticComponent<ComponentType>, guard: Guard = "none") {
+function render(Page: ComponentType, guard: Guard = "none") {
   const content = <Page />;
   if (guard === "auth") return <RequireAuth>{content}</RequireAuth>;
   if (guard === "admin") return <RequireAdmin>{content}</RequireAdmin>;
@@ -39,32 +41,36 @@ function render(Page: LazyExoticComponent<ComponentType>, guard: Guard = "none")
 }
 
 export function AppRouter() {
+  const [location] = useLocation();
   return (
-    <Suspense fallback={<LoadingScreen />}>
-      <Switch>
-        <Route path="/">{render(Landing)}</Route>
-        <Route path="/features">{render(Features)}</Route>
-        <Route path="/about">{render(About)}</Route>
-        <Route path="/contact">{render(Contact)}</Route>
-        <Route path="/privacy">{render(Privacy)}</Route>
-        <Route path="/terms">{render(Terms)}</Route>
-        <Route path="/login">{render(Login, "guest")}</Route>
-        <Route path="/register">{render(Register, "guest")}</Route>
-        <Route path="/forgot-password">{render(ForgotPassword)}</Route>
-        <Route path="/reset-password/:token?">{render(ResetPassword)}</Route>
-        <Route path="/banned">{render(Banned)}</Route>
-        <Route path="/kb">{render(KbList)}</Route>
-        <Route path="/kb/:slug">{render(KbArticle)}</Route>
-        <Route path="/dashboard">{render(Dashboard, "auth")}</Route>
-        <Route path="/settings">{render(Settings, "auth")}</Route>
-        <Route path="/profile">{render(Profile, "auth")}</Route>
-        <Route path="/audit-logs">{render(AuditLogs, "auth")}</Route>
-        <Route path="/admin/kb">{render(AdminKbList, "admin")}</Route>
-        <Route path="/admin/kb/new">{render(AdminKbEditor, "admin")}</Route>
-        <Route path="/admin/kb/:id">{render(AdminKbEditor, "admin")}</Route>
-        <Route path="/admin">{render(AdminDashboard, "admin")}</Route>
-        <Route>{render(NotFound)}</Route>
-      </Switch>
-    </Suspense>
+    // An error on one page does not follow the user to the next one.
+    <PageErrorBoundary resetKey={location} onRetry={retryFailedPages}>
+      <Suspense fallback={<LoadingScreen />}>
+        <Switch>
+          <Route path="/">{render(Landing)}</Route>
+          <Route path="/features">{render(Features)}</Route>
+          <Route path="/about">{render(About)}</Route>
+          <Route path="/contact">{render(Contact)}</Route>
+          <Route path="/privacy">{render(Privacy)}</Route>
+          <Route path="/terms">{render(Terms)}</Route>
+          <Route path="/login">{render(Login, "guest")}</Route>
+          <Route path="/register">{render(Register, "guest")}</Route>
+          <Route path="/forgot-password">{render(ForgotPassword)}</Route>
+          <Route path="/reset-password/:token?">{render(ResetPassword)}</Route>
+          <Route path="/banned">{render(Banned)}</Route>
+          <Route path="/kb">{render(KbList)}</Route>
+          <Route path="/kb/:slug">{render(KbArticle)}</Route>
+          <Route path="/dashboard">{render(Dashboard, "auth")}</Route>
+          <Route path="/settings">{render(Settings, "auth")}</Route>
+          <Route path="/profile">{render(Profile, "auth")}</Route>
+          <Route path="/audit-logs">{render(AuditLogs, "auth")}</Route>
+          <Route path="/admin/kb">{render(AdminKbList, "admin")}</Route>
+          <Route path="/admin/kb/new">{render(AdminKbEditor, "admin")}</Route>
+          <Route path="/admin/kb/:id">{render(AdminKbEditor, "admin")}</Route>
+          <Route path="/admin">{render(AdminDashboard, "admin")}</Route>
+          <Route>{render(NotFound)}</Route>
+        </Switch>
+      </Suspense>
+    </PageErrorBoundary>
   );
 }

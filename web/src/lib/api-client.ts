@@ -18,11 +18,32 @@ export function configureApiAuth(hooks: AuthHooks) {
   authHooks = hooks;
 }
 
+/** What the user reads when a call never got an answer (server down or restarting, network lost). */
+export const SERVER_UNREACHABLE_MESSAGE = "Could not reach DBVault. Check your connection and try again.";
+
+/**
+ * A call that got no answer at all. Eden turns whatever the fetcher throws into an error answer
+ * whose value is the thrown error, so without this the browser's own words ("Failed to fetch",
+ * "NetworkError when attempting to fetch resource.") reached the user as if the server said them.
+ */
+export class ServerUnreachableError extends Error {
+  constructor() {
+    super(SERVER_UNREACHABLE_MESSAGE);
+    this.name = "ServerUnreachableError";
+  }
+}
+
 async function fetchWithAuth(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
   const headers = new Headers(init?.headers);
   const token = authHooks.getToken();
   if (token && !headers.has("authorization")) headers.set("authorization", `Bearer ${token}`);
-  const response = await fetch(input, { ...init, headers });
+  let response: Response;
+  try {
+    response = await fetch(input, { ...init, headers });
+  } catch (error) {
+    // fetch rejects with a TypeError when no answer came; an abort we asked for stays itself.
+    throw error instanceof TypeError ? new ServerUnreachableError() : error;
+  }
   if (token && (response.status === 401 || response.status === 403)) {
     const body = await response
       .clone()
@@ -38,17 +59,24 @@ const origin = typeof window === "undefined" ? "http://localhost" : window.locat
 // parseDate off: the server's types say dates are ISO strings, so they stay strings at run time.
 export const api = treaty<App>(origin, { fetcher: fetchWithAuth as typeof fetch, parseDate: false }).api;
 
-/** The `message` of an API error answer ({message, code}), if it has one. */
+/**
+ * The `message` of an API error answer ({message, code}), if it has one; for a call that got no
+ * answer, SERVER_UNREACHABLE_MESSAGE. Other errors of the browser or of Eden give null, so the
+ * caller's fallback text shows instead of a raw technical one.
+ */
 export function readErrorMessage(error: unknown): string | null {
   const value = (error as { value?: unknown } | null)?.value;
+  if (value instanceof ServerUnreachableError) return value.message;
+  if (value instanceof Error) return null;
   if (value && typeof value === "object" && "message" in value && typeof value.message === "string" && value.message) {
     return value.message;
   }
   return null;
 }
 
-/** The HTTP status of an API error answer. */
+/** The HTTP status of an API error answer; null for a call that got no answer. */
 export function readErrorStatus(error: unknown): number | null {
+  if ((error as { value?: unknown } | null)?.value instanceof ServerUnreachableError) return null;
   const status = (error as { status?: unknown } | null)?.status;
   return typeof status === "number" ? status : null;
 }

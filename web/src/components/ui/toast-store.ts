@@ -3,7 +3,19 @@
 import { TOAST_DURATION_MS, TOAST_LIMIT, TOAST_REMOVE_DELAY_MS } from "../../config/constants";
 
 export type ToastVariant = "default" | "destructive" | "success";
-export type ToastInput = { title: string; description?: string; variant?: ToastVariant; durationMs?: number };
+export type ToastInput = {
+  title: string;
+  description?: string;
+  variant?: ToastVariant;
+  durationMs?: number;
+  /**
+   * While this toast shows, later ones do not replace it (they are dropped). For a toast that
+   * ends what the user was doing, 'Session expired': the call that found the session over fails
+   * right after, and its page's own failure toast ('Failed to save settings...') would otherwise
+   * take the only place, on the sign-in page, telling the user the wrong thing.
+   */
+  keepOnTop?: boolean;
+};
 export type Toast = ToastInput & { id: number; open: boolean };
 
 let toasts: Toast[] = [];
@@ -24,9 +36,10 @@ export function getToasts(): Toast[] {
   return toasts;
 }
 
-/** Shows a toast; with the limit of one, it replaces whatever was showing. */
+/** Shows a toast; with the limit of one, it replaces whatever was showing (unless that keeps on top). */
 export function toast(input: ToastInput): number {
   const id = nextId++;
+  if (toasts.some((t) => t.open && t.keepOnTop)) return id;
   const next: Toast = { durationMs: TOAST_DURATION_MS, variant: "default", ...input, id, open: true };
   toasts = [next, ...toasts].slice(0, TOAST_LIMIT);
   emit();

@@ -1,15 +1,18 @@
 // Session transitions of spec section 4: sign in, restore on load, sign out, expiry.
 import { navigate } from "wouter/use-browser-location";
-import { toast } from "../../components/ui/toast-store";
+import { dismissToast, toast } from "../../components/ui/toast-store";
 import { logoutRequest, profileRequest, type SessionUser } from "./api/auth-api";
 import { sessionAtom, sessionLoadingAtom, sessionStore } from "./stores/session-store";
 import { clearAuthStorage, readAuthRecord, writeAuthRecord } from "./utils/auth-storage";
+import { forgetReturnPath, rememberReturnPath } from "./utils/return-path";
 import { isTokenExpired } from "./utils/jwt";
 
 export const currentToken = () => sessionStore.get(sessionAtom)?.token ?? null;
 
 /** Stores and starts a session after sign-in or registration. */
 export function startSession(token: string, user: SessionUser) {
+  // 'Session expired' (kept on top) has been read: it must not hold back the new session's toasts.
+  dismissToast();
   writeAuthRecord(token, user);
   sessionStore.set(sessionAtom, { token, user });
   sessionStore.set(sessionLoadingAtom, false);
@@ -22,17 +25,23 @@ export function startSession(token: string, user: SessionUser) {
 export function signOut(options: { silent?: boolean } = {}) {
   const token = sessionStore.get(sessionAtom)?.token ?? readAuthRecord()?.token;
   if (!options.silent && token) void logoutRequest(token).catch(() => undefined);
+  if (!options.silent) forgetReturnPath();
   clearAuthStorage();
   sessionStore.set(sessionAtom, null);
   navigate("/login");
   if (!options.silent) toast({ title: "Signed out", description: "You have been signed out." });
 }
 
-/** The token ran out (or the server refused it): silent sign-out, 'Session expired', /login. */
+/**
+ * The token ran out (or the server refused it): silent sign-out, 'Session expired', /login. The
+ * page the user was on is remembered, so signing in again brings them back to it.
+ */
 export function expireSession() {
-  if (!sessionStore.get(sessionAtom) && !readAuthRecord()) return;
+  const user = sessionStore.get(sessionAtom)?.user ?? readAuthRecord()?.user;
+  if (!user) return;
+  rememberReturnPath(`${window.location.pathname}${window.location.search}`, user.id);
   signOut({ silent: true });
-  toast({ title: "Session expired", description: "Please sign in again.", variant: "destructive" });
+  toast({ title: "Session expired", description: "Please sign in again.", variant: "destructive", keepOnTop: true });
 }
 
 /** Merges fresh user fields (e.g. after a profile update) into the session and the stored record. */

@@ -45,7 +45,14 @@ export function DashboardPage({ token }: { token: string | null }) {
     void reloadBackups();
     setListVersion((v) => v + 1);
   }, [reloadBackups]);
-  useRealtimeEvents(token, { onBackupSettled: refreshBackups, onRestoreSettled: () => void history.reload() });
+  useRealtimeEvents(token, {
+    onBackupSettled: refreshBackups,
+    onRestoreSettled: () => void history.reload(),
+    onReconnected: () => {
+      setListVersion((v) => v + 1);
+      return Promise.all([reloadBackups(), history.reload(), system.reload()]);
+    },
+  });
   const { trigger, busy } = useTriggerBackup(refreshBackups);
   const { download, downloadingId } = useBackupDownload();
   const chartBackups = useDatabaseBackups(selected, listVersion);

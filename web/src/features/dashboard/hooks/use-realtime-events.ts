@@ -1,7 +1,8 @@
 // The browser's realtime channel while the dashboard is open: authenticates with the session's
 // token, keeps the live backup and restore state in the feature's atoms, and reconnects after a
-// drop (1 s, growing to 5 s, spec 9). Connection errors are only logged (spec 8).
-import { useSetAtom } from "jotai";
+// drop (1 s, growing to 5 s, spec 9). Connection errors are only logged (spec 8). Events sent
+// while the channel was down are lost, so each reconnection catches up from the lists.
+import { useSetAtom, useStore } from "jotai";
 import { useEffect, useRef } from "react";
 import { type BrowserEvent, openRealtimeChannel } from "../api/dashboard-api";
 import { liveBackupsAtom, liveRestoresAtom } from "../stores/dashboard-atoms";
@@ -13,12 +14,23 @@ export const DASHBOARD_RESTORE_CLEANUP_MS = 5_000;
 const RECONNECT_MIN_MS = 1_000;
 const RECONNECT_MAX_MS = 5_000;
 
-type Handlers = { onBackupSettled: () => void; onRestoreSettled: () => void };
+type Handlers = {
+  onBackupSettled: () => void;
+  onRestoreSettled: () => void;
+  /** The channel is back after a drop: fetch the lists again (events of the gap were missed). */
+  onReconnected: () => Promise<unknown>;
+};
 
 const without = <T,>(map: Record<string, T>, id: string) => {
   const { [id]: _removed, ...rest } = map;
   return rest;
 };
+
+/** `map` without the entries still exactly as they were in `before` (no event has touched them since). */
+function withoutUnchanged<T>(map: Record<string, T>, before: Record<string, T>): Record<string, T> {
+  const kept = Object.entries(map).filter(([id, value]) => before[id] !== value);
+  return kept.length === Object.keys(map).length ? map : Object.fromEntries(kept);
+}
 
 function isBrowserEvent(value: unknown): value is BrowserEvent {
   const type = (value as { type?: unknown } | null)?.type;
@@ -28,6 +40,7 @@ function isBrowserEvent(value: unknown): value is BrowserEvent {
 export function useRealtimeEvents(token: string | null, handlers: Handlers) {
   const setBackups = useSetAtom(liveBackupsAtom);
   const setRestores = useSetAtom(liveRestoresAtom);
+  const store = useStore();
   const handlersRef = useRef(handlers);
   handlersRef.current = handlers;
 
@@ -67,6 +80,19 @@ export function useRealtimeEvents(token: string | null, handlers: Handlers) {
       }
     };
 
+    // A live entry from before a drop can be stale for ever: its operation may have finished while
+    // no one listened, and the entry would still lay 'In Progress' over the refetched row. Once the
+    // lists are fetched again, the entries no event has updated since the reconnection are dropped.
+    let connectedBefore = false;
+    const catchUp = async () => {
+      const backupsBefore = store.get(liveBackupsAtom);
+      const restoresBefore = store.get(liveRestoresAtom);
+      await handlersRef.current.onReconnected().catch(() => undefined);
+      if (stopped) return;
+      setBackups((map) => withoutUnchanged(map, backupsBefore));
+      setRestores((map) => withoutUnchanged(map, restoresBefore));
+    };
+
     const connect = () => {
       if (stopped) return;
       const current = openRealtimeChannel();
@@ -76,7 +102,11 @@ export function useRealtimeEvents(token: string | null, handlers: Handlers) {
         current.send({ type: "auth", token });
       });
       current.subscribe((message) => {
-        if (isBrowserEvent(message.data)) onEvent(message.data);
+        if (isBrowserEvent(message.data)) return onEvent(message.data);
+        // 'ready': the server accepted the token and sends events from now on.
+        if ((message.data as { type?: unknown } | null)?.type !== "ready") return;
+        if (connectedBefore) void catchUp();
+        connectedBefore = true;
       });
       current.on("error", () => console.error("realtime channel error"));
       current.on("close", () => {
@@ -92,5 +122,5 @@ export function useRealtimeEvents(token: string | null, handlers: Handlers) {
       for (const timer of timers) clearTimeout(timer);
       channel?.close();
     };
-  }, [token, setBackups, setRestores]);
+  }, [token, setBackups, setRestores, store]);
 }
