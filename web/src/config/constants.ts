@@ -6,8 +6,6 @@ export const PRODUCT_NAME = "DBVault";
 export const AUTH_STORAGE_KEY = "dbvault.auth";
 /** What the browser also keeps after a registration (spec 3: logged-in flag, email, name, user id). */
 export const REGISTRATION_STORAGE_KEY = "dbvault.registration";
-/** The page to return to after signing in again (per tab, sessionStorage). */
-export const RETURN_PATH_STORAGE_KEY = "dbvault.returnTo";
 
 export const TOKEN_CHECK_INTERVAL_MS = 30_000;
 export const RESET_REDIRECT_MS = 3_000;

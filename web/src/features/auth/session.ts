@@ -4,7 +4,6 @@ import { dismissToast, toast } from "../../components/ui/toast-store";
 import { logoutRequest, profileRequest, type SessionUser } from "./api/auth-api";
 import { sessionAtom, sessionLoadingAtom, sessionStore } from "./stores/session-store";
 import { clearAuthStorage, readAuthRecord, writeAuthRecord } from "./utils/auth-storage";
-import { forgetReturnPath, rememberReturnPath } from "./utils/return-path";
 import { isTokenExpired } from "./utils/jwt";
 
 export const currentToken = () => sessionStore.get(sessionAtom)?.token ?? null;
@@ -25,7 +24,6 @@ export function startSession(token: string, user: SessionUser) {
 export function signOut(options: { silent?: boolean } = {}) {
   const token = sessionStore.get(sessionAtom)?.token ?? readAuthRecord()?.token;
   if (!options.silent && token) void logoutRequest(token).catch(() => undefined);
-  if (!options.silent) forgetReturnPath();
   clearAuthStorage();
   sessionStore.set(sessionAtom, null);
   navigate("/login");
@@ -34,12 +32,10 @@ export function signOut(options: { silent?: boolean } = {}) {
 
 /**
  * The token ran out (or the server refused it): silent sign-out, 'Session expired', /login. The
- * page the user was on is remembered, so signing in again brings them back to it.
+ * toast keeps its place over the refused call's own failure toast, which would replace it.
  */
 export function expireSession() {
-  const user = sessionStore.get(sessionAtom)?.user ?? readAuthRecord()?.user;
-  if (!user) return;
-  rememberReturnPath(`${window.location.pathname}${window.location.search}`, user.id);
+  if (!sessionStore.get(sessionAtom) && !readAuthRecord()) return;
   signOut({ silent: true });
   toast({ title: "Session expired", description: "Please sign in again.", variant: "destructive", keepOnTop: true });
 }

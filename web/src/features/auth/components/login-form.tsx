@@ -7,7 +7,6 @@ import { readErrorMessage } from "../../../lib/api-client";
 import { loginRequest } from "../api/auth-api";
 import { AuthenticationCodeField } from "./authentication-code-field";
 import { startSession } from "../session";
-import { takeReturnPath } from "../utils/return-path";
 import { type FieldErrors, validateLogin } from "../utils/validation";
 
 /** Whether a refused sign-in asks for (another) two-factor code. */
@@ -47,8 +46,7 @@ export function LoginForm() {
         return;
       }
       startSession(data.token, data.user);
-      // Back where an ended session left the user, if it did; otherwise the dashboard.
-      setLocation(data.user.isBanned ? "/banned" : (takeReturnPath(data.user.id) ?? "/dashboard"));
+      setLocation(data.user.isBanned ? "/banned" : "/dashboard");
     } catch (caught) {
       setFailure(caught instanceof Error ? caught.message || "Login failed" : "Invalid email or password. Please try again.");
     } finally {
