@@ -2,6 +2,7 @@ import { initPgliteCluster } from "@db/client";
 import { createApp } from "./app";
 import { createContext, openDatabase } from "./bootstrap";
 import { ConfigError, loadConfig } from "./config";
+import { EmbeddedDatabaseInUseError } from "./lib/embedded-database-lock";
 import { createLogger } from "./lib/logger";
 import { startBackgroundJobs } from "./modules/scheduler";
 
@@ -56,6 +57,10 @@ try {
   if (error instanceof ConfigError) {
     console.error(`dbvault-server: ${error.message}`);
     process.exit(2);
+  }
+  if (error instanceof EmbeddedDatabaseInUseError) {
+    console.error(`dbvault-server: ${error.message}`);
+    process.exit(1);
   }
   throw error;
 }
