@@ -83,9 +83,19 @@ export async function openPglite(dataDir: string): Promise<Database> {
   };
 }
 
+/**
+ * Seconds to wait before reconnecting after `retries` failed attempts in a row. The driver's
+ * default grows to 20 s, and its LISTEN connection (the cluster bus: agent commands, browser
+ * events) reconnects only at that pace: after an outage of a few seconds it stayed deaf for up to
+ * 20 s more once the database was back, and every message published meanwhile was lost (a backup
+ * triggered then answered 201 and never reached its agent). Capped at half a second: one attempt
+ * a connection every 0.5 s is nothing to a database server.
+ */
+const reconnectDelaySeconds = (retries: number) => Math.min(0.02 * 2 ** retries, 0.5);
+
 /** Connects to a Postgres server. Throws on a malformed URL; connection errors surface on first query. */
 export function openPostgres(url: string, options: { max?: number } = {}): Database {
-  const client = postgres(url, { max: options.max ?? 10, onnotice: () => {} });
+  const client = postgres(url, { max: options.max ?? 10, onnotice: () => {}, backoff: reconnectDelaySeconds });
   return {
     db: drizzlePostgres(client, { schema }) as unknown as Db,
     kind: "postgres",

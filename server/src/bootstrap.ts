@@ -10,6 +10,7 @@ import { createApiKeyVault } from "./lib/api-key-vault";
 import { createSecretBox } from "./lib/secret-box";
 import { createClusterBus } from "./lib/cluster-bus";
 import { makeDataDirPrivate } from "./lib/private-data-dir";
+import { lockEmbeddedDatabase } from "./lib/embedded-database-lock";
 import { findEmbeddedFile } from "./lib/embedded-files";
 import { createEventBus } from "./lib/event-bus";
 import { createLogger, type Logger } from "./lib/logger";
@@ -39,17 +40,33 @@ export async function openDatabase(config: Config, initEmbedded: (dataDir: strin
   const fixed = makeDataDirPrivate(config.dataDir);
   if (fixed.length > 0) log?.warn("made the data directory private (folders 0700, files 0600)", { dataDir: config.dataDir, changed: fixed.length, examples: fixed.slice(0, 5) });
   if (config.databaseUrl) return openPostgres(config.databaseUrl);
-  const dir = join(config.dataDir, "pglite");
-  if (!existsSync(join(dir, "PG_VERSION"))) log?.info("creating the embedded database (first start)", { dir });
-  const started = performance.now();
-  const how = await ensurePgliteCluster(dir, initEmbedded, findEmbeddedFile(PGLITE_TEMPLATE_FILE));
-  if (how !== "existing") log?.info("embedded database created", { from: how, seconds: Number(((performance.now() - started) / 1000).toFixed(1)) });
-  // PGlite sets its files' modes itself (0666 or 0644), whatever the umask: once open, make what
-  // it created private too. Files it adds while running sit inside these 0700 folders (nobody
-  // else can reach them) and are fixed at the next start.
-  const database = await openPglite(dir);
-  makeDataDirPrivate(dir);
-  return database;
+  // Before anything touches the cluster (even creating it): one process at a time.
+  const lock = lockEmbeddedDatabase(config.dataDir);
+  if (lock.takenOverFrom !== null) {
+    log?.warn("the previous server on this data directory did not stop cleanly; the embedded database recovers from its log", { pid: lock.takenOverFrom });
+  }
+  try {
+    const dir = join(config.dataDir, "pglite");
+    if (!existsSync(join(dir, "PG_VERSION"))) log?.info("creating the embedded database (first start)", { dir });
+    const started = performance.now();
+    const how = await ensurePgliteCluster(dir, initEmbedded, findEmbeddedFile(PGLITE_TEMPLATE_FILE));
+    if (how !== "existing") log?.info("embedded database created", { from: how, seconds: Number(((performance.now() - started) / 1000).toFixed(1)) });
+    // PGlite sets its files' modes itself (0666 or 0644), whatever the umask: once open, make what
+    // it created private too. Files it adds while running sit inside these 0700 folders (nobody
+    // else can reach them) and are fixed at the next start.
+    const database = await openPglite(dir);
+    makeDataDirPrivate(dir);
+    return {
+      ...database,
+      async close() {
+        await database.close();
+        lock.release();
+      },
+    };
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
 }
 
 

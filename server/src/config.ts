@@ -1,4 +1,6 @@
 import { resolve } from "node:path";
+import { StorageUrlError } from "./storage/errors";
+import { parseStorageUrl } from "./storage/storage-url";
 
 /** Every setting of the server, read once from the environment at start-up. */
 export type Config = {
@@ -60,6 +62,36 @@ export class ConfigError extends Error {
 
 type Env = Record<string, string | undefined>;
 
+/**
+ * What is wrong with a URL that may hold credentials, or null. Never quotes the URL: its password
+ * would end up in the terminal and the service manager's log.
+ */
+function urlProblem(value: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return "is not a valid URL";
+  }
+  try {
+    decodeURIComponent(url.username);
+    decodeURIComponent(url.password);
+  } catch {
+    return "has a malformed %-escape in its user name or password (write % itself as %25)";
+  }
+  return null;
+}
+
+/** STORAGE_URL's own rules (storage/storage-url.ts); its messages never quote credentials. */
+function storageUrlProblem(value: string): string | null {
+  try {
+    parseStorageUrl(value);
+    return null;
+  } catch (error) {
+    return error instanceof StorageUrlError ? error.message : "is not a valid storage URL";
+  }
+}
+
 /** Reads and validates the configuration; throws ConfigError listing every bad variable. */
 export function loadConfig(env: Env = process.env): Config {
   const problems: string[] = [];
@@ -83,18 +115,33 @@ export function loadConfig(env: Env = process.env): Config {
   const dataDir = resolve(text("DATA_DIR") ?? "./data");
 
   const publicUrl = (text("PUBLIC_URL") ?? `http://localhost:${port}`).replace(/\/+$/, "");
-  if (!/^https?:\/\/[^/\s]+/.test(publicUrl)) problems.push(`PUBLIC_URL must be an http(s) URL (got "${publicUrl}")`);
+  if (!/^https?:\/\/[^/\s]+/.test(publicUrl) || /\s/.test(publicUrl) || !URL.canParse(publicUrl)) {
+    problems.push(`PUBLIC_URL must be an http(s) URL (got "${publicUrl}")`);
+  }
 
   const databaseUrl = text("DATABASE_URL");
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     problems.push("DATABASE_URL must start with postgres:// or postgresql://");
+  } else if (databaseUrl) {
+    const problem = urlProblem(databaseUrl);
+    if (problem) problems.push(`DATABASE_URL ${problem} (postgres://user:password@host:5432/database)`);
   }
 
   const storageUrl = text("STORAGE_URL") ?? `file://${resolve(dataDir, "backups")}`;
   if (!/^(file|s3):\/\/.+/.test(storageUrl)) problems.push("STORAGE_URL must be file://PATH or s3://BUCKET?endpoint=URL");
+  else {
+    // Checked here, with the others, rather than when the storage is built after the database
+    // has been opened and migrated (then it ended the start with a stack trace).
+    const problem = urlProblem(storageUrl) ?? storageUrlProblem(storageUrl);
+    if (problem) problems.push(problem.startsWith("STORAGE_URL") ? problem : `STORAGE_URL ${problem}`);
+  }
 
   const smtpUrl = text("SMTP_URL");
   if (smtpUrl && !/^smtps?:\/\/.+/.test(smtpUrl)) problems.push("SMTP_URL must start with smtp:// or smtps://");
+  else if (smtpUrl) {
+    const problem = urlProblem(smtpUrl);
+    if (problem) problems.push(`SMTP_URL ${problem} (smtp://user:password@host:587)`);
+  }
 
   const jwtSecret = text("JWT_SECRET");
   if (jwtSecret && jwtSecret.length < 32) problems.push("JWT_SECRET must be at least 32 characters");

@@ -2,10 +2,13 @@ import { initPgliteCluster } from "@db/client";
 import { createApp } from "./app";
 import { createContext, openDatabase } from "./bootstrap";
 import { ConfigError, loadConfig } from "./config";
+import { EmbeddedDatabaseInUseError } from "./lib/embedded-database-lock";
 import { createLogger } from "./lib/logger";
 import { startBackgroundJobs } from "./modules/scheduler";
 
 const INIT_EMBEDDED_DB_FLAG = "--init-embedded-db";
+/** How long SIGTERM waits for requests in flight before cutting them (Docker kills after 10 s). */
+const SHUTDOWN_GRACE_MS = 5_000;
 
 // Child mode: create the embedded database cluster and exit (see ensurePgliteCluster for why).
 const initIndex = process.argv.indexOf(INIT_EMBEDDED_DB_FLAG);
@@ -44,7 +47,14 @@ try {
   console.log(`\n  DBVault is running at ${config.publicUrl}\n`);
   const shutdown = async () => {
     stopJobs();
-    await app.stop();
+    // Stop taking connections and let requests in flight finish, but not for ever: a graceful stop
+    // also waits for every WebSocket, and agents and browsers keep theirs open for good, so with
+    // one agent connected SIGTERM never ended the process (systemd then kills it after 90 s).
+    // What is still open after the grace is cut: agents and browsers reconnect, and an upload cut
+    // mid-part is not recorded as stored (the agent sends the part again).
+    const graceful = app.stop(false);
+    await Promise.race([graceful, Bun.sleep(SHUTDOWN_GRACE_MS)]);
+    await app.stop(true);
     await ctx.pendingWork.settled(); // agents' disconnections, recorded as their sockets closed
     await ctx.bus.stop();
     await database.close();
@@ -56,6 +66,10 @@ try {
   if (error instanceof ConfigError) {
     console.error(`dbvault-server: ${error.message}`);
     process.exit(2);
+  }
+  if (error instanceof EmbeddedDatabaseInUseError) {
+    console.error(`dbvault-server: ${error.message}`);
+    process.exit(1);
   }
   throw error;
 }

@@ -15,6 +15,7 @@ export type ErrorCode =
   | "AGENT_OFFLINE"
   | "AGENT_REMOVED"
   | "MAIL_FAILED"
+  | "SERVICE_UNAVAILABLE"
   | "INTERNAL";
 
 /** An error whose message is safe to show the user; the error handler answers `{ message, code }`. */

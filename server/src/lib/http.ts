@@ -1,6 +1,7 @@
 import { Elysia, ValidationError } from "elysia";
 import type { Logger } from "./logger";
 import { AppError } from "./errors";
+import { publicErrorOf } from "./public-error";
 
 /** JSON request bodies above this are refused with 413 (backup uploads have their own route and limit). */
 export const MAX_JSON_BODY_BYTES = 1024 * 1024;
@@ -100,12 +101,13 @@ export const httpBasics = (log: Logger, options: { https?: boolean } = {}) =>
       Object.assign(set.headers, securityHeaders);
       // Errors thrown by our body parser reach here wrapped in Elysia's ParseError.
       const cause = (error as { cause?: unknown }).cause;
-      const appError = error instanceof AppError ? error : cause instanceof AppError ? cause : null;
-      if (appError) {
+      const answer = (appError: AppError) => {
         set.status = appError.status;
         if (typeof appError.extra.retryAfter === "number") set.headers["retry-after"] = String(appError.extra.retryAfter);
         return { message: appError.message, code: appError.code, ...appError.extra };
-      }
+      };
+      const appError = error instanceof AppError ? error : cause instanceof AppError ? cause : null;
+      if (appError) return answer(appError);
       switch (code) {
         case "VALIDATION":
           // Our own answer broke its schema: a bug on our side, not the caller's. Logged by the
@@ -134,9 +136,8 @@ export const httpBasics = (log: Logger, options: { https?: boolean } = {}) =>
         set.status = status;
         return { message: (error as Error).message || "The request is invalid.", code: "BAD_REQUEST" };
       }
-      log.error("unhandled error", { path: new URL(request.url).pathname, error });
-      set.status = 500;
-      return { message: "Something went wrong on our side. Please try again in a moment.", code: "INTERNAL" };
+      // A database or storage outage is a 503 saying so; anything else a 500 without details.
+      return answer(publicErrorOf(error, log, { path: new URL(request.url).pathname }));
     });
 
 /**

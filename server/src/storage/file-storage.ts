@@ -15,6 +15,14 @@ type FsError = Error & { code?: string };
 const codeOf = (error: unknown) => (error as FsError)?.code;
 
 /**
+ * Filesystem errors that say the storage cannot be used now, whatever the key: full (ENOSPC,
+ * EDQUOT, EFBIG past the file size limit), read-only or forbidden, failing, or a root that is not
+ * a directory. They become StorageUnavailableError, as the S3 backend's failures do, so callers
+ * can tell "storage is down" from a bug.
+ */
+const UNAVAILABLE_CODES = new Set(["ENOSPC", "EDQUOT", "EFBIG", "EROFS", "EACCES", "EPERM", "EIO", "ENOTDIR"]);
+
+/**
  * Objects as files under a root directory. A put streams into `<root>/.tmp/<uuid>`, fsyncs and
  * renames into place, so readers see the old object or the whole new one and a crash leaves only
  * temp debris, removed at the next start once it is an hour old.
@@ -49,7 +57,11 @@ export class FileStorage implements Storage {
     return removed;
   }
 
-  async put(key: string, body: ReadableStream<Uint8Array> | Uint8Array, options: PutOptions = {}) {
+  put(key: string, body: ReadableStream<Uint8Array> | Uint8Array, options: PutOptions = {}) {
+    return this.unavailableOnFsFailure(() => this.putFile(key, body, options));
+  }
+
+  private async putFile(key: string, body: ReadableStream<Uint8Array> | Uint8Array, options: PutOptions) {
     const target = this.pathOf(key);
     assertPutOptions(options);
     options.signal?.throwIfAborted();
@@ -76,7 +88,11 @@ export class FileStorage implements Storage {
     return { size };
   }
 
-  async get(key: string, range?: ByteRange): Promise<ReadableStream<Uint8Array>> {
+  get(key: string, range?: ByteRange): Promise<ReadableStream<Uint8Array>> {
+    return this.unavailableOnFsFailure(() => this.openFile(key, range));
+  }
+
+  private async openFile(key: string, range?: ByteRange): Promise<ReadableStream<Uint8Array>> {
     const path = this.pathOf(key);
     // Read through one open descriptor: a concurrent overwrite or delete cannot change what this
     // reader sees halfway (the old file lives on until the descriptor closes).
@@ -151,7 +167,7 @@ export class FileStorage implements Storage {
   async writeUploadPart(uploadId: string, _partNumber: number, offset: number, body: ReadableStream<Uint8Array> | Uint8Array, options: PutOptions = {}) {
     assertPutOptions(options);
     const staged = stagedUploadPath(this.root, uploadId);
-    const written = await writeStagedPart(staged, uploadId, offset, body, options);
+    const written = await this.unavailableOnFsFailure(() => writeStagedPart(staged, uploadId, offset, body, options));
     this.writeback.wrote(staged, written.size);
     return written;
   }
@@ -160,8 +176,21 @@ export class FileStorage implements Storage {
     const staged = stagedUploadPath(this.root, uploadId);
     const target = this.pathOf(key);
     await this.writeback.settle(staged);
-    await sealStagedUpload(staged, uploadId, size);
-    await this.moveIntoPlace(key, staged, target);
+    await this.unavailableOnFsFailure(async () => {
+      await sealStagedUpload(staged, uploadId, size);
+      await this.moveIntoPlace(key, staged, target);
+    });
+  }
+
+  /** Runs `work`, turning the filesystem's "cannot be used now" errors into StorageUnavailableError. */
+  private async unavailableOnFsFailure<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      const code = codeOf(error);
+      if (!code || !UNAVAILABLE_CODES.has(code)) throw error;
+      throw new StorageUnavailableError(`storage directory ${this.root}: ${(error as Error).message}`, error);
+    }
   }
 
   async abortUpload(uploadId: string): Promise<void> {

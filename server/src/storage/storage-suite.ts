@@ -299,5 +299,11 @@ export function runStorageSuite(name: string, createFixture: () => Promise<Stora
       const broken = await fixture.unavailableStorage();
       await expect(broken.check()).rejects.toBeInstanceOf(StorageUnavailableError);
     });
+
+    test("writes to an unusable backend fail with StorageUnavailableError, not the backend's own error", async () => {
+      const broken = await fixture.unavailableStorage();
+      await expect(broken.put("a/object", patternBytes(1024))).rejects.toBeInstanceOf(StorageUnavailableError);
+      await expect(broken.writeUploadPart("upload-1", 0, 0, patternBytes(1024))).rejects.toBeInstanceOf(StorageUnavailableError);
+    });
   });
 }

@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import { AddDatabaseRequest, AGENT_REMOVED_CLOSE_CODE, AgentHeaders, CompleteUploadRequest, FailRequest, RegisterRequest } from "@protocol/agent-protocol";
 import type { AppContext } from "../../context";
 import { AppError } from "../../lib/errors";
+import { publicErrorOf } from "../../lib/public-error";
 import { authGuard } from "../auth/guard";
 import { failBackup, findOwnBackup } from "../backups/service";
 import { downloadBackupResponse } from "../backups/download";
@@ -115,8 +116,12 @@ export const agentsController = (ctx: AppContext) => {
           socketAgents.set(request, (await authenticateAgent(ctx, headers)).agent);
         } catch (error) {
           if (error instanceof AppError && error.code === "AGENT_REMOVED") return void socketAgents.set(request, "removed");
-          set.status = (error as { status?: number }).status ?? 401;
-          return { message: (error as Error).message };
+          // Refused credentials are the AppError's own answer; a database outage is a 503 saying
+          // so (never a 401, nor the driver's message naming the database's address).
+          const answer = publicErrorOf(error, ctx.log, { path: "/api/agents/ws" });
+          set.status = answer.status;
+          if (typeof answer.extra.retryAfter === "number") set.headers["retry-after"] = String(answer.extra.retryAfter);
+          return { message: answer.message, code: answer.code };
         }
       },
       async open(ws) {

@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
+import { publicErrorOf } from "../../lib/public-error";
 import { authenticate } from "../auth/guard";
 
 type BrowserSocket = { send(data: string): unknown; close(code?: number, reason?: string): unknown; id: string };
@@ -64,8 +65,12 @@ export const realtimeController = (ctx: AppContext) => {
         socketsByUser.set(user.id, sockets);
         ws.send(JSON.stringify({ type: "ready" }));
       } catch (error) {
-        ws.send(JSON.stringify({ type: "error", message: (error as Error).message }));
-        ws.close(4401, "unauthorized");
+        const answer = publicErrorOf(error, ctx.log, { path: "/api/ws" });
+        ws.send(JSON.stringify({ type: "error", message: answer.message }));
+        // 4401 only when the token itself was refused; an outage (1013: try again later) or a bug
+        // (1011) says nothing about the token, and the browser reconnects after either.
+        if (answer.status < 500) ws.close(4401, "unauthorized");
+        else ws.close(answer.status === 503 ? 1013 : 1011, answer.status === 503 ? "service unavailable" : "internal error");
       }
     },
     close(ws) {
