@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { findPostgresBin, type PostgresServer, startPostgresServer } from "../../testkit/postgres-server";
 import { type ServerProcess, startServer, stopServer } from "../../testkit/server-process";
 import { waitUntil } from "../../testkit/wait-until";
-import { registerScriptedAgent, type ScriptedAgent } from "./scripted-agent";
+import { registerUserWithScriptedAgent, type ScriptedAgent } from "./scripted-agent";
 
 const hasPostgres = findPostgresBin() !== null;
 if (!hasPostgres) console.warn("database-outage tests skipped: no PostgreSQL server binaries (apt-get install postgresql)");
@@ -52,16 +52,7 @@ describeOnce("PostgreSQL down while the server runs", () => {
     postgres = startPostgresServer();
     dataDir = mkdtempSync(join(tmpdir(), "dbvault-outage-"));
     server = await startServer({ DATA_DIR: dataDir, DATABASE_URL: postgres.url });
-    const registered = await call(`${server.url}/api/auth/register`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ name: "Outage Tester", email: "outage@example.com", password: "secret123" }),
-    });
-    expect(registered.status).toBe(201);
-    const { token: sessionToken, user } = JSON.parse(registered.text) as { token: string; user: { apiKey: string } };
-    token = sessionToken;
-    agent = await registerScriptedAgent(server.url, user.apiKey, ["orders"]);
-    await agent.connect();
+    ({ token, agent } = await registerUserWithScriptedAgent(server.url, { name: "Outage Tester", email: "outage@example.com", password: "secret123" }, ["orders"]));
   }, 120_000);
 
   afterAll(async () => {

@@ -97,3 +97,16 @@ export async function registerScriptedAgent(
   };
   return agent;
 }
+
+/**
+ * Registers a new user over HTTP at `baseUrl` (a server running as its own process, which the
+ * in-process harness cannot reach into) and connects a scripted agent of theirs for `databases`.
+ */
+export async function registerUserWithScriptedAgent(baseUrl: string, user: { name: string; email: string; password: string }, databases: string[]) {
+  const registered = await fetch(`${baseUrl}/api/auth/register`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(user) });
+  if (registered.status !== 201) throw new Error(`register failed: ${registered.status} ${await registered.text()}`);
+  const { token, user: created } = (await registered.json()) as { token: string; user: { apiKey: string } };
+  const agent = await registerScriptedAgent(baseUrl, created.apiKey, databases);
+  await agent.connect();
+  return { token, agent };
+}

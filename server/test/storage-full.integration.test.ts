@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { agentApi, UPLOAD_PART_SIZE } from "@protocol/agent-protocol";
 import { type ServerProcess, startServer, stopServer } from "../../testkit/server-process";
-import { registerScriptedAgent, type ScriptedAgent } from "./scripted-agent";
+import { registerUserWithScriptedAgent, type ScriptedAgent } from "./scripted-agent";
 
 // The PostgreSQL pass of scripts/test.sh reruns server/ tests; this one is about local storage.
 const describeOnce = process.env.TEST_DATABASE_URL ? describe.skip : describe;
@@ -29,15 +29,7 @@ describeOnce("backup storage full mid-upload", () => {
       // /bin/sh's ulimit -f counts 512-byte blocks (POSIX).
       shell: `trap '' XFSZ; ulimit -f ${FILE_SIZE_LIMIT_BYTES / 512};`,
     });
-    const registered = await fetch(`${server.url}/api/auth/register`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ name: "Full Disk", email: "full@example.com", password: "secret123" }),
-    });
-    const { token: sessionToken, user } = (await registered.json()) as { token: string; user: { apiKey: string } };
-    token = sessionToken;
-    agent = await registerScriptedAgent(server.url, user.apiKey, ["orders"]);
-    await agent.connect();
+    ({ token, agent } = await registerUserWithScriptedAgent(server.url, { name: "Full Disk", email: "full@example.com", password: "secret123" }, ["orders"]));
   }, 120_000);
 
   afterAll(async () => {

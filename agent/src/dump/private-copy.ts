@@ -8,6 +8,7 @@ import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Writable } from "node:stream";
+import { isProcessAlive } from "../../../protocol/process-alive.ts";
 import { DumpError } from "./errors.ts";
 import type { ByteSource } from "./types.ts";
 
@@ -67,14 +68,4 @@ export async function removeAbandonedCopies(parent: string = tmpdir()): Promise<
     );
   }
   return removed;
-}
-
-function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists, as another user's process.
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }

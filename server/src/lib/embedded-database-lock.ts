@@ -6,6 +6,7 @@
 // the real one.
 import { linkSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { isProcessAlive } from "@protocol/process-alive";
 
 /** Name of the lock file in the data directory, beside the `pglite` cluster it guards. */
 export const EMBEDDED_DATABASE_LOCK_FILE = "pglite.lock";
@@ -32,16 +33,6 @@ export type EmbeddedDatabaseLock = {
   release(): void;
 };
 
-/** Whether a process with this id exists (EPERM: it does, under another user). */
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as { code?: string }).code === "EPERM";
-  }
-}
-
 /** The process id a lock file names; null when it is unreadable or garbled. */
 function readHolder(lockFile: string): number | null {
   try {
@@ -49,6 +40,20 @@ function readHolder(lockFile: string): number | null {
     return Number.isSafeInteger(pid) && pid > 0 ? pid : null;
   } catch {
     return null;
+  }
+}
+
+/**
+ * Creates `lockFile` holding `content` unless it exists (EEXIST). A hard link of the draft is
+ * atomic and never seen half-written; on a filesystem without hard links, an exclusive create.
+ */
+function createExclusively(draft: string, lockFile: string, content: string) {
+  try {
+    linkSync(draft, lockFile);
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code !== "EPERM" && code !== "ENOTSUP" && code !== "EOPNOTSUPP" && code !== "ENOSYS") throw error;
+    writeFileSync(lockFile, content, { mode: 0o600, flag: "wx" });
   }
 }
 
@@ -70,13 +75,13 @@ export function lockEmbeddedDatabase(dataDir: string): EmbeddedDatabaseLock {
   try {
     for (let attempt = 0; ; attempt++) {
       try {
-        linkSync(draft, lockFile);
+        createExclusively(draft, lockFile, mine);
         break;
       } catch (error) {
         if ((error as { code?: string }).code !== "EEXIST" || attempt >= 5) throw error;
       }
       const holder = readHolder(lockFile);
-      if (holder !== null && holder !== process.pid && isRunning(holder)) throw new EmbeddedDatabaseInUseError(lockFile, holder);
+      if (holder !== null && holder !== process.pid && isProcessAlive(holder)) throw new EmbeddedDatabaseInUseError(lockFile, holder);
       takenOverFrom = holder;
       rmSync(lockFile, { force: true });
     }
