@@ -2,6 +2,7 @@ import { initPgliteCluster } from "@db/client";
 import { createApp } from "./app";
 import { createContext, openDatabase } from "./bootstrap";
 import { ConfigError, loadConfig } from "./config";
+import { describeDatabaseStartError } from "./lib/database-start-error";
 import { EmbeddedDatabaseInUseError } from "./lib/embedded-database-lock";
 import { createLogger } from "./lib/logger";
 import { startBackgroundJobs } from "./modules/scheduler";
@@ -69,6 +70,12 @@ try {
   }
   if (error instanceof EmbeddedDatabaseInUseError) {
     console.error(`dbvault-server: ${error.message}`);
+    process.exit(1);
+  }
+  const databaseReason = describeDatabaseStartError(error);
+  if (databaseReason) {
+    console.error(`dbvault-server: cannot use the PostgreSQL server in DATABASE_URL: ${databaseReason}.`);
+    console.error("hint: check DATABASE_URL, and that PostgreSQL is running and reachable from this machine.");
     process.exit(1);
   }
   throw error;

@@ -4,7 +4,8 @@ import { afterAll, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { spawnServer } from "../../testkit/server-process";
+import { findPostgresBin, startPostgresServer } from "../../testkit/postgres-server";
+import { findFreePort, spawnServer } from "../../testkit/server-process";
 
 const dataDir = mkdtempSync(join(tmpdir(), "dbvault-bad-config-"));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -35,3 +36,36 @@ test("every bad URL is listed before anything starts, none is quoted, and nothin
   expect(output).not.toMatch(/\n\s+at /); // no stack trace
   expect(existsSync(join(dataDir, "pglite"))).toBe(false);
 }, 60_000);
+
+/** Starts the server on `databaseUrl` and answers its output once it exited with status 1. */
+async function failedStart(databaseUrl: string): Promise<string> {
+  const server = spawnServer({ DATA_DIR: dataDir, DATABASE_URL: databaseUrl });
+  expect(await server.exited).toBe(1);
+  const output = server.output();
+  expect(output).not.toMatch(/\n\s+at /); // no stack trace
+  expect(output).toContain("hint: check DATABASE_URL, and that PostgreSQL is running and reachable from this machine.");
+  return output;
+}
+
+test("a PostgreSQL server that cannot be reached stops the start with one line naming where, and no password", async () => {
+  const port = findFreePort(); // nobody listens there
+  const output = await failedStart(`postgres://app:Unreachable%2FSecret@127.0.0.1:${port}/dbvault`);
+  expect(output).toContain(`dbvault-server: cannot use the PostgreSQL server in DATABASE_URL: the database server could not be reached at 127.0.0.1:${port} (ECONNREFUSED).`);
+  expect(output).not.toContain("Unreachable");
+}, 60_000);
+
+test.skipIf(findPostgresBin() === null)("a wrong password or a missing database is said as such, without quoting the URL", async () => {
+  const postgres = startPostgresServer();
+  try {
+    const url = new URL(postgres.url);
+    url.password = "Wrong-Secret-123";
+    const refused = await failedStart(url.href);
+    expect(refused).toContain("cannot use the PostgreSQL server in DATABASE_URL: it refused the user name or password.");
+    expect(refused).not.toContain("Wrong-Secret-123");
+    const missing = await failedStart(postgres.url.replace(/\/postgres$/, "/no_such_database"));
+    expect(missing).toContain("cannot use the PostgreSQL server in DATABASE_URL: the database named in it does not exist.");
+    expect(missing).not.toContain(postgres.password);
+  } finally {
+    postgres.destroy();
+  }
+}, 120_000);

@@ -4,7 +4,7 @@
 import { StorageUnavailableError } from "../storage/errors";
 
 /** Network errors of a connection to the database (the postgres driver passes Node's codes on). */
-const CONNECTION_CODES = new Set([
+export const CONNECTION_CODES = new Set([
   "ECONNREFUSED",
   "ECONNRESET",
   "ETIMEDOUT",
@@ -25,9 +25,10 @@ const CONNECTION_CODES = new Set([
  * (53: disk full, out of memory, too many connections), the server shutting down or starting
  * (57P01-57P03), and a read-only standby after a fail-over (25006).
  */
-const UNAVAILABLE_SQLSTATE = /^(08...|53...|57P0[123]|25006)$/;
+export const UNAVAILABLE_SQLSTATE = /^(08...|53...|57P0[123]|25006)$/;
 
-function* causes(error: unknown): Generator<object> {
+/** `error` and its chain of causes, outermost first. */
+export function* causes(error: unknown): Generator<object> {
   const seen = new Set<unknown>();
   for (let current = error; current && typeof current === "object" && !seen.has(current); current = (current as { cause?: unknown }).cause) {
     seen.add(current);
