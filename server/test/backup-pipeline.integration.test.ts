@@ -385,6 +385,23 @@ describe("backups", () => {
     expect((await server.call("GET", "/api/user/profile", { token: user.token })).body.storageUsed).toBe(3000);
   });
 
+  test("two completions of one upload at once (a retry while the first still runs) both answer completed; it counts once", async () => {
+    for (let round = 0; round < 5; round++) {
+      const { user, agent, backupId } = await runningBackup();
+      const bytes = randomBytes(3000 + round);
+      expect((await agent.uploadPart(backupId, 0, bytes)).status).toBe(200);
+      const answers = await Promise.all([agent.complete(backupId, bytes, 1), agent.complete(backupId, bytes, 1)]);
+      const sha256 = createHash("sha256").update(bytes).digest("hex");
+      for (const answer of answers) {
+        expect({ status: answer.status, body: await answer.json() }).toEqual({ status: 200, body: { status: "completed", size: bytes.byteLength, sha256 } });
+      }
+      const backup = (await server.call("GET", `/api/backups/${backupId}`, { token: user.token })).body;
+      expect(backup).toMatchObject({ status: "completed", error: null, size: bytes.byteLength, sha256 });
+      expect((await server.call("GET", "/api/user/profile", { token: user.token })).body.storageUsed).toBe(bytes.byteLength);
+      await agent.disconnect();
+    }
+  });
+
   test("a backup past the plan's storage fails with STORAGE_LIMIT_EXCEEDED and frees what it used", async () => {
     const { user, agent } = await setupUserWithAgent();
     const [tiny] = await server.ctx.db

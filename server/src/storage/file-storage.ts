@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { type FileHandle, mkdir, open, readdir, rename, rm, rmdir, stat, unlink, writeFile } from "node:fs/promises";
 import { dirname, join, relative, sep } from "node:path";
 import { assertPutOptions, readBody } from "./body";
-import { InvalidKeyError, ObjectNotFoundError, StorageUnavailableError } from "./errors";
+import { InvalidKeyError, ObjectNotFoundError, StorageUnavailableError, UploadIncompleteError } from "./errors";
 import { assertKey, assertPrefix, isKeySegment, resolveRange } from "./keys";
 import { createEarlyWriteback, removeStagedUpload, sealStagedUpload, stagedUploadPath, UPLOADS_DIR, writeStagedPart } from "./file-uploads";
 import type { ByteRange, HttpSource, PutOptions, Storage, StoredObject } from "./types";
@@ -177,8 +177,14 @@ export class FileStorage implements Storage {
     const target = this.pathOf(key);
     await this.writeback.settle(staged);
     await this.unavailableOnFsFailure(async () => {
-      await sealStagedUpload(staged, uploadId, size);
-      await this.moveIntoPlace(key, staged, target);
+      try {
+        await sealStagedUpload(staged, uploadId, size);
+        await this.moveIntoPlace(key, staged, target);
+      } catch (error) {
+        // Another completion of this upload (a retry while the first still ran) moved it first.
+        if (codeOf(error) === "ENOENT" && !(await stat(staged).catch(() => null))) throw new UploadIncompleteError(uploadId, 0, size);
+        throw error;
+      }
     });
   }
 

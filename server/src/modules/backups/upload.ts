@@ -368,7 +368,13 @@ async function recordCompletedUpload(
     })
     .where(and(eq(backups.id, backupId), inArray(backups.status, ["pending", "in-progress"])))
     .returning();
-  if (!completed) throw conflict("This backup was failed or deleted while it was completing.");
+  if (!completed) {
+    // Another completion of this upload (the agent's retry while its first try still ran) recorded
+    // it first: the same file, so the same answer, and it is counted and announced once.
+    const [current] = await ctx.db.select({ status: backups.status, size: backups.size, sha256: backups.sha256 }).from(backups).where(eq(backups.id, backupId));
+    if (current?.status === "completed" && current.size === input.size && current.sha256 === sha256) return { status: "completed" as const, size: input.size, sha256 };
+    throw conflict("This backup was failed or deleted while it was completing.");
+  }
   ctx.log.info("backup completed", { backupId, size: input.size });
   // The backup is completed whatever happens here: a failed comparison is logged, not the upload's failure.
   const anomaly = await flagAnomaly(ctx, completed).catch((error) => {
