@@ -385,6 +385,16 @@ describe("backups", () => {
     expect((await server.call("GET", "/api/user/profile", { token: user.token })).body.storageUsed).toBe(3000);
   });
 
+  test("two manual backups of one database asked at the same instant: one starts, the other is refused", async () => {
+    const { user, agent } = await setupUserWithAgent();
+    const answers = await Promise.all([trigger(user, "orders"), trigger(user, "orders")]);
+    // The plan's one manual backup per period is the first check the second request meets.
+    expect(answers.map((answer) => answer.status).sort()).toEqual([201, 429]);
+    expect(answers.find((answer) => answer.status === 429)!.body.message).toMatch(/plan allows one manual backup every/);
+    expect((await server.call("GET", "/api/backups", { token: user.token })).body).toHaveLength(1);
+    await agent.disconnect();
+  });
+
   test("two completions of one upload at once (a retry while the first still runs) both answer completed; it counts once", async () => {
     for (let round = 0; round < 5; round++) {
       const { user, agent, backupId } = await runningBackup();
@@ -525,6 +535,17 @@ describe("backup list", () => {
 });
 
 describe("restores", () => {
+  test("two restores of one database asked at the same instant: one starts, the other is told one is running", async () => {
+    const { user, agent } = await setupUserWithAgent();
+    const backupId = await completedBackup(user, agent, randomBytes(5000));
+    const ask = () => server.call("POST", `/api/backups/${backupId}/restore`, { token: user.token, body: { databaseName: "orders" } });
+    const answers = await Promise.all([ask(), ask()]);
+    expect(answers.map((answer) => answer.status).sort()).toEqual([201, 409]);
+    expect(answers.find((answer) => answer.status === 409)!.body.message).toBe('A restore of "orders" is already running.');
+    expect((await server.call("GET", "/api/backups/restores/all", { token: user.token })).body).toHaveLength(1);
+    await agent.disconnect();
+  });
+
   test("the agent gets the restore command, downloads the file, and its progress reaches the history", async () => {
     const { user, agent } = await setupUserWithAgent();
     const bytes = randomBytes(70_000);

@@ -1,8 +1,10 @@
 import { and, count, desc, eq, inArray, isNotNull, isNull, lte, ne, sql } from "drizzle-orm";
+import type { Tx } from "@db/client";
 import { agents, backupParts, backups, databases, users } from "@db/schema";
 import type { Progress } from "@protocol/agent-protocol";
 import type { AppContext } from "../../context";
 import { AppError, conflict, notFound } from "../../lib/errors";
+import { lockUntilCommit } from "../../lib/transaction-lock";
 import { recordAudit } from "../audit/service";
 import { sendToAgent } from "../agents/service";
 import { notifyBackupAnomaly, notifyBackupCompleted, notifyBackupFailed } from "../notifications/service";
@@ -78,21 +80,30 @@ export async function findOwnBackup(ctx: AppContext, userId: string, backupId: s
  * Creates a pending backup of a database and asks its agent to run it. With no agent online the
  * backup is recorded as failed at once, so a missed scheduled backup is visible and notified.
  */
-export async function startBackup(ctx: AppContext, database: DatabaseRow, type: "manual" | "auto") {
+export async function startBackup(ctx: AppContext, database: DatabaseRow, type: "manual" | "auto", options: { guard?: (tx: Tx) => Promise<void> } = {}) {
   const [agent] = database.agentId ? await ctx.db.select().from(agents).where(eq(agents.id, database.agentId)) : [];
-  const [backup] = await ctx.db
-    .insert(backups)
-    .values({
-      userId: database.userId,
-      databaseId: database.id,
-      databaseName: database.name,
-      agentId: agent?.id ?? null,
-      type,
-      status: "pending",
-      lastActivityAt: ctx.now(),
-    })
-    .returning();
-  await recordAudit(ctx.db, database.userId, "BACKUP_CREATED", { backupId: backup!.id, databaseName: database.name, type });
+  const backup = await ctx.db.transaction(async (tx) => {
+    // The guard's checks (a manual backup's rate limit, none already running) and the insert are
+    // one step: two requests at the same instant both passed them before.
+    if (options.guard) {
+      await lockUntilCommit(tx, `backup:${database.id}`);
+      await options.guard(tx);
+    }
+    const [row] = await tx
+      .insert(backups)
+      .values({
+        userId: database.userId,
+        databaseId: database.id,
+        databaseName: database.name,
+        agentId: agent?.id ?? null,
+        type,
+        status: "pending",
+        lastActivityAt: ctx.now(),
+      })
+      .returning();
+    await recordAudit(tx, database.userId, "BACKUP_CREATED", { backupId: row!.id, databaseName: database.name, type });
+    return row;
+  });
   if (!agent || agent.status === "offline") {
     return failBackup(ctx, backup!.id, "No agent is online for this database. Start it with `dbvault-agent run` on its server.");
   }
@@ -112,31 +123,33 @@ export async function triggerBackup(ctx: AppContext, user: { id: string; planId:
     throw new AppError(403, "PLAN_LIMIT", `The database "${databaseName}" is disabled: your plan's database limit is reached. Enable it in Settings → Databases or upgrade your plan.`);
   }
   const plan = await planOfUser(ctx.db, user.planId);
-  const [last] = await ctx.db
-    .select({ createdAt: backups.createdAt })
-    .from(backups)
-    .where(and(eq(backups.databaseId, database.id), eq(backups.type, "manual"), ne(backups.status, "failed")))
-    .orderBy(desc(backups.createdAt))
-    .limit(1);
-  if (last) {
-    const next = new Date(last.createdAt.getTime() + plan.frequencyLimit * 3_600_000);
-    if (next > ctx.now()) {
-      const every = plan.frequencyLimit === 1 ? "hour" : `${plan.frequencyLimit} hours`;
-      throw new AppError(429, "RATE_LIMITED", `Your ${plan.name} plan allows one manual backup every ${every}.`, {
-        nextBackupAvailable: next.toISOString(),
-      });
-    }
-  }
-  const running = await ctx.db
-    .select({ id: backups.id })
-    .from(backups)
-    .where(and(eq(backups.databaseId, database.id), inArray(backups.status, ["pending", "in-progress"])));
-  if (running.length > 0) throw conflict(`A backup of "${databaseName}" is already running.`);
   const [agent] = database.agentId ? await ctx.db.select({ status: agents.status }).from(agents).where(eq(agents.id, database.agentId)) : [];
-  if (!agent || agent.status === "offline") {
-    throw new AppError(409, "AGENT_OFFLINE", `No agent is online for "${databaseName}". Start it with dbvault-agent run on its server, then try again.`);
-  }
-  return toBackupView(await startBackup(ctx, database, "manual"));
+  const guard = async (tx: Tx) => {
+    const [last] = await tx
+      .select({ createdAt: backups.createdAt })
+      .from(backups)
+      .where(and(eq(backups.databaseId, database.id), eq(backups.type, "manual"), ne(backups.status, "failed")))
+      .orderBy(desc(backups.createdAt))
+      .limit(1);
+    if (last) {
+      const next = new Date(last.createdAt.getTime() + plan.frequencyLimit * 3_600_000);
+      if (next > ctx.now()) {
+        const every = plan.frequencyLimit === 1 ? "hour" : `${plan.frequencyLimit} hours`;
+        throw new AppError(429, "RATE_LIMITED", `Your ${plan.name} plan allows one manual backup every ${every}.`, {
+          nextBackupAvailable: next.toISOString(),
+        });
+      }
+    }
+    const running = await tx
+      .select({ id: backups.id })
+      .from(backups)
+      .where(and(eq(backups.databaseId, database.id), inArray(backups.status, ["pending", "in-progress"])));
+    if (running.length > 0) throw conflict(`A backup of "${databaseName}" is already running.`);
+    if (!agent || agent.status === "offline") {
+      throw new AppError(409, "AGENT_OFFLINE", `No agent is online for "${databaseName}". Start it with dbvault-agent run on its server, then try again.`);
+    }
+  };
+  return toBackupView(await startBackup(ctx, database, "manual", { guard }));
 }
 
 /** Progress reported by the backup's own agent. */

@@ -4,6 +4,7 @@ import { type AuditAction, agents, databases, type RestoreKind, restores } from 
 import type { DrillReport, Progress, RestoreStats } from "@protocol/agent-protocol";
 import type { AppContext } from "../../context";
 import { AppError, badRequest, conflict } from "../../lib/errors";
+import { lockUntilCommit } from "../../lib/transaction-lock";
 import { recordAudit } from "../audit/service";
 import { sendToAgent } from "../agents/service";
 import { findOwnBackup } from "../backups/service";
@@ -52,21 +53,22 @@ export async function requestRestore(ctx: AppContext, userId: string, backupId: 
   if (!agent || agent.status === "offline") {
     throw new AppError(409, "AGENT_OFFLINE", `No agent is online for "${database?.name ?? target}". Start it with dbvault-agent run, then try again.`);
   }
-  const running = await ctx.db
-    .select({ id: restores.id })
-    .from(restores)
-    .where(
-      and(
-        eq(restores.userId, userId),
-        sql`coalesce(${restores.targetDatabase}, ${restores.databaseName}) = ${target}`,
-        inArray(restores.status, ["pending", "in-progress"]),
-      ),
-    );
-  if (running.length > 0) throw conflict(`A restore of "${target}" is already running.`);
-
   const targetDatabase = target === backup.databaseName ? null : target;
   const collections = input.collections ?? null;
   const restore = await ctx.db.transaction(async (tx) => {
+    // The check and the insert are one step: two requests at the same instant both passed it before.
+    await lockUntilCommit(tx, `restore:${userId}:${target}`);
+    const running = await tx
+      .select({ id: restores.id })
+      .from(restores)
+      .where(
+        and(
+          eq(restores.userId, userId),
+          sql`coalesce(${restores.targetDatabase}, ${restores.databaseName}) = ${target}`,
+          inArray(restores.status, ["pending", "in-progress"]),
+        ),
+      );
+    if (running.length > 0) throw conflict(`A restore of "${target}" is already running.`);
     const [row] = await tx
       .insert(restores)
       .values({ userId, backupId, databaseName: backup.databaseName, targetDatabase, collections, agentId: agent.id, status: "pending", lastActivityAt: ctx.now() })
