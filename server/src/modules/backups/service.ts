@@ -124,32 +124,38 @@ export async function triggerBackup(ctx: AppContext, user: { id: string; planId:
   }
   const plan = await planOfUser(ctx.db, user.planId);
   const [agent] = database.agentId ? await ctx.db.select({ status: agents.status }).from(agents).where(eq(agents.id, database.agentId)) : [];
-  const guard = async (tx: Tx) => {
-    const [last] = await tx
-      .select({ createdAt: backups.createdAt })
-      .from(backups)
-      .where(and(eq(backups.databaseId, database.id), eq(backups.type, "manual"), ne(backups.status, "failed")))
-      .orderBy(desc(backups.createdAt))
-      .limit(1);
-    if (last) {
-      const next = new Date(last.createdAt.getTime() + plan.frequencyLimit * 3_600_000);
-      if (next > ctx.now()) {
-        const every = plan.frequencyLimit === 1 ? "hour" : `${plan.frequencyLimit} hours`;
-        throw new AppError(429, "RATE_LIMITED", `Your ${plan.name} plan allows one manual backup every ${every}.`, {
-          nextBackupAvailable: next.toISOString(),
-        });
-      }
-    }
-    const running = await tx
-      .select({ id: backups.id })
-      .from(backups)
-      .where(and(eq(backups.databaseId, database.id), inArray(backups.status, ["pending", "in-progress"])));
-    if (running.length > 0) throw conflict(`A backup of "${databaseName}" is already running.`);
-    if (!agent || agent.status === "offline") {
-      throw new AppError(409, "AGENT_OFFLINE", `No agent is online for "${databaseName}". Start it with dbvault-agent run on its server, then try again.`);
-    }
-  };
+  const guard = (tx: Tx) => checkManualBackupAllowed(tx, ctx, database, plan, agent?.status ?? null);
   return toBackupView(await startBackup(ctx, database, "manual", { guard }));
+}
+
+/**
+ * What refuses a manual backup, in the order the user meets it: the plan's one per period, one
+ * already running, no agent online. Run by startBackup under its lock, with the insert.
+ */
+async function checkManualBackupAllowed(tx: Tx, ctx: AppContext, database: DatabaseRow, plan: { name: string; frequencyLimit: number }, agentStatus: string | null) {
+  const [last] = await tx
+    .select({ createdAt: backups.createdAt })
+    .from(backups)
+    .where(and(eq(backups.databaseId, database.id), eq(backups.type, "manual"), ne(backups.status, "failed")))
+    .orderBy(desc(backups.createdAt))
+    .limit(1);
+  if (last) {
+    const next = new Date(last.createdAt.getTime() + plan.frequencyLimit * 3_600_000);
+    if (next > ctx.now()) {
+      const every = plan.frequencyLimit === 1 ? "hour" : `${plan.frequencyLimit} hours`;
+      throw new AppError(429, "RATE_LIMITED", `Your ${plan.name} plan allows one manual backup every ${every}.`, {
+        nextBackupAvailable: next.toISOString(),
+      });
+    }
+  }
+  const running = await tx
+    .select({ id: backups.id })
+    .from(backups)
+    .where(and(eq(backups.databaseId, database.id), inArray(backups.status, ["pending", "in-progress"])));
+  if (running.length > 0) throw conflict(`A backup of "${database.name}" is already running.`);
+  if (agentStatus === null || agentStatus === "offline") {
+    throw new AppError(409, "AGENT_OFFLINE", `No agent is online for "${database.name}". Start it with dbvault-agent run on its server, then try again.`);
+  }
 }
 
 /** Progress reported by the backup's own agent. */
