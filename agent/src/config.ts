@@ -6,7 +6,7 @@
 //   "server": { "url", "apiKey", "agentId", "agentToken", "releaseKey" }, "tools": { "mode", "mongodump", "mongorestore" },
 //   "compression": "zstd" }
 import { randomBytes } from "node:crypto";
-import { chmod, mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, mkdir, open, readFile, rename, rm, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { type Compression, decodeMasterKey, InvalidKeyError } from "./archive/index.ts";
 import type { ToolsConfig } from "./dump/types.ts";
@@ -185,19 +185,44 @@ export async function loadConfigOrEmpty(path: string): Promise<AgentConfig> {
   }
 }
 
-/** Writes the config atomically with mode 0600 (its directory 0700 when created); throws ConfigError "write-failed". */
+/**
+ * Writes the config atomically with mode 0600 (its directory 0700 when created): a temporary file,
+ * flushed to disk, renamed over the old one, then the directory flushed. A crash or power cut at
+ * any point leaves the old config or the new one, never an empty file in place of the master key.
+ * Throws ConfigError "write-failed" (the old file untouched).
+ */
 export async function saveConfig(path: string, config: AgentConfig): Promise<void> {
   const temporary = join(dirname(path), `.${randomBytes(6).toString("hex")}.tmp`);
   try {
     await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-    await writeFile(temporary, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600, flag: "wx" });
+    const file = await open(temporary, "wx", 0o600);
+    try {
+      await file.writeFile(`${JSON.stringify(config, null, 2)}\n`);
+      await file.sync();
+    } finally {
+      await file.close();
+    }
     await chmod(temporary, 0o600);
     await rename(temporary, path);
+    await syncDirectory(dirname(path));
   } catch (error) {
     await rm(temporary, { force: true }).catch(() => undefined);
     const code = (error as NodeJS.ErrnoException).code ?? "error";
     throw new ConfigError("write-failed", `cannot write the config file ${path} (${code})`, path);
   }
+}
+
+/**
+ * Flushes a directory's entries (the rename just made in it) to disk; never throws. Best effort:
+ * the new config is already in place, so a filesystem that cannot flush a directory (some network
+ * and FUSE ones refuse) must not turn a saved config into a reported failure. Windows cannot open
+ * a directory and needs no such step.
+ */
+async function syncDirectory(directory: string): Promise<void> {
+  if (process.platform === "win32") return;
+  const handle = await open(directory, "r").catch(() => null);
+  await handle?.sync().catch(() => undefined);
+  await handle?.close().catch(() => undefined);
 }
 
 /** Returns the database entry named `name`; throws ConfigError "unknown-database" listing the names there are. */

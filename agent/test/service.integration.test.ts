@@ -75,6 +75,35 @@ describe("service", () => {
     expect((await calls()).length).toBe(before);
   });
 
+  test("a manager that refuses to start the service leaves nothing installed, and says so", async () => {
+    // A user manager that cannot be reached (`systemctl --user` over sudo or su, no login session).
+    const refusingBin = join(dir, "refusing-bin");
+    await mkdir(refusingBin);
+    await writeFile(
+      join(refusingBin, "systemctl"),
+      `#!/bin/sh\necho "$*" >> ${join(dir, "refusing.log")}\ncase "$*" in *enable*) echo "Failed to connect to bus: No medium found" >&2; exit 1 ;; esac\n`,
+    );
+    await chmod(join(refusingBin, "systemctl"), 0o755);
+    const unitDir = join(dir, "refused-units");
+    const installed = await service(["install", "--user", "--unit-dir", unitDir, "--config", configPath], `${refusingBin}:/usr/bin:/bin`);
+    expect(installed.stderr).toStartWith(
+      "dbvault-agent: service install: `systemctl --user enable --now dbvault-agent.service` failed (exit 1): Failed to connect to bus: No medium found; nothing was installed\n",
+    );
+    expect(installed.exitCode).toBe(1);
+    await expect(stat(join(unitDir, "dbvault-agent.service"))).rejects.toThrow();
+  });
+
+  test("a unit folder that cannot be written is named, with what to do, not reported as a bug", async () => {
+    // A file where the folder should be stands in for a read-only /etc (these tests run as root too).
+    const blocked = join(dir, "blocked");
+    await writeFile(blocked, "");
+    const installed = await service(["install", "--unit-dir", join(blocked, "units"), "--config", configPath]);
+    expect(installed.stderr).toStartWith(`dbvault-agent: service install: cannot write ${join(blocked, "units")} (ENOTDIR); nothing was installed\n`);
+    expect(installed.stderr).toContain("dbvault-agent: hint: ");
+    expect(installed.stderr).not.toContain("unexpected error");
+    expect(installed.exitCode).toBe(1);
+  });
+
   test("refuses a config that is not set up, and an unknown action", async () => {
     const bare = join(dir, "bare.json");
     expect((await runAgent(["key", "generate", "--config", bare], { command: [BINARY_PATH] })).exitCode).toBe(0);

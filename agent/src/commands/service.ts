@@ -107,10 +107,30 @@ async function install(options: Options, context: CommandContext, manager: Servi
     context.io.stdout.write(`\n# For reference, what it would have installed:\n${manager.render(command, configPath)}`);
     return 0;
   }
-  const where = await manager.install(command, configPath);
+  let where: string;
+  try {
+    where = await manager.install(command, configPath);
+  } catch (error) {
+    // A definition written but never enabled looks installed (a file in the unit folder, a task in
+    // the scheduler) yet never starts: take it back out, so a failed install leaves nothing.
+    await manager.uninstall().catch(() => undefined);
+    throw describeInstallFailure(error);
+  }
   context.say(`wrote ${where}`);
   context.say(`the agent runs as ${manager.describe()} and starts by itself from now on; see it with: dbvault-agent service status`);
   const note = manager.afterInstallNote?.();
   if (note) context.warn(note);
   return 0;
+}
+
+/** The CLI's error for a failed install, saying that nothing was left installed; never throws. */
+function describeInstallFailure(error: unknown): unknown {
+  if (error instanceof CliError) return new CliError(`service install: ${error.message}; nothing was installed`, error.exitCode, error.hint);
+  const { code, path } = error as NodeJS.ErrnoException;
+  if (!code) return error;
+  return new CliError(
+    `service install: cannot write ${path ?? "the service definition"} (${code}); nothing was installed`,
+    EXIT.failure,
+    "a system service needs an administrator (sudo, or an administrator's terminal); pass --user for a service of your own, or --unit-dir for another folder",
+  );
 }

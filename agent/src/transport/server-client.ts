@@ -45,29 +45,43 @@ export function createServerClient(credentials: ServerCredentials) {
     return response;
   }
 
+  /**
+   * The JSON of a successful answer. An address that is not the DBVault server's API (a host that
+   * serves only the web app, a captive portal, a proxy's sign-in page) answers 200 with HTML:
+   * that is the wrong address, said as such, not a parse error.
+   */
+  async function readJson<T>(path: string, response: Response): Promise<T> {
+    const text = await response.text();
+    try {
+      return JSON.parse(text) as T;
+    } catch {
+      const type = (response.headers.get("content-type") ?? "").split(";")[0]!.trim();
+      const what = type.includes("html") ? `a ${type} page` : type ? `${type} content` : "something";
+      throw new ServerUnreachableError(`${base}${path} answered with ${what}, not the DBVault server's JSON: is ${base} the address of the DBVault server?`);
+    }
+  }
+
   const json = (body: unknown) => ({ body: JSON.stringify(body), headers: { "content-type": "application/json" } });
 
   return {
     credentials,
     /** Checks that the server is a DBVault server that answers (no credentials needed). */
     async checkService(): Promise<void> {
-      await call("/api/agents/server-status", { timeoutMs: 15_000 });
+      await readJson("/api/agents/server-status", await call("/api/agents/server-status", { timeoutMs: 15_000 }));
     },
     /** Checks the API key; answers the account's name. Throws ServerRefusedError 401 for a wrong key. */
     async checkApiKey(): Promise<{ name: string }> {
-      return (await call(agentApi.checkKey, { timeoutMs: 15_000 })).json() as Promise<{ name: string }>;
+      return readJson(agentApi.checkKey, await call(agentApi.checkKey, { timeoutMs: 15_000 }));
     },
     /** Registers this agent and its database names; answers its id and token. */
     async register(input: RegisterRequest): Promise<RegisterResponse> {
-      return (await call(agentApi.register, { method: "POST", ...json(input) })).json() as Promise<RegisterResponse>;
+      return readJson(agentApi.register, await call(agentApi.register, { method: "POST", ...json(input) }));
     },
     async addDatabase(name: string): Promise<{ databases: { name: string; isActive: boolean }[] }> {
-      return (await call(agentApi.databases, { method: "POST", ...json({ name }) })).json() as Promise<{
-        databases: { name: string; isActive: boolean }[];
-      }>;
+      return readJson(agentApi.databases, await call(agentApi.databases, { method: "POST", ...json({ name }) }));
     },
     async uploadStatus(backupId: string): Promise<UploadStatus> {
-      return (await call(agentApi.uploadStatus(backupId))).json() as Promise<UploadStatus>;
+      return readJson(agentApi.uploadStatus(backupId), await call(agentApi.uploadStatus(backupId)));
     },
     /**
      * Uploads one part. With `go`, the request goes out at once but its body only once `go`
@@ -102,7 +116,7 @@ export function createServerClient(credentials: ServerCredentials) {
     },
     /** What the server offers: the signed release manifest and its key (public: no credentials needed). */
     async releases(): Promise<ReleasesAnswer> {
-      return (await call(agentApi.releases, { timeoutMs: 30_000 })).json() as Promise<ReleasesAnswer>;
+      return readJson(agentApi.releases, await call(agentApi.releases, { timeoutMs: 30_000 }));
     },
     /** An agent binary; the body is the binary itself (fetch decodes zstd/gzip on the way). */
     async downloadBinary(fileName: string, signal?: AbortSignal): Promise<Response> {
