@@ -8,6 +8,7 @@
 import { randomBytes } from "node:crypto";
 import { chmod, mkdir, open, readFile, rename, rm, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { syncDirectory } from "./platform/sync-directory.ts";
 import { type Compression, decodeMasterKey, InvalidKeyError } from "./archive/index.ts";
 import type { ToolsConfig } from "./dump/types.ts";
 import { defaultConfigPath } from "./platform/locations.ts";
@@ -210,19 +211,6 @@ export async function saveConfig(path: string, config: AgentConfig): Promise<voi
     const code = (error as NodeJS.ErrnoException).code ?? "error";
     throw new ConfigError("write-failed", `cannot write the config file ${path} (${code})`, path);
   }
-}
-
-/**
- * Flushes a directory's entries (the rename just made in it) to disk; never throws. Best effort:
- * the new config is already in place, so a filesystem that cannot flush a directory (some network
- * and FUSE ones refuse) must not turn a saved config into a reported failure. Windows cannot open
- * a directory and needs no such step.
- */
-async function syncDirectory(directory: string): Promise<void> {
-  if (process.platform === "win32") return;
-  const handle = await open(directory, "r").catch(() => null);
-  await handle?.sync().catch(() => undefined);
-  await handle?.close().catch(() => undefined);
 }
 
 /** Returns the database entry named `name`; throws ConfigError "unknown-database" listing the names there are. */

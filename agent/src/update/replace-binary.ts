@@ -7,6 +7,7 @@ import { randomBytes } from "node:crypto";
 import { chmod, open, readdir, rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { OsFamily } from "../platform/locations.ts";
+import { syncDirectory } from "../platform/sync-directory.ts";
 import { UpdateError } from "./errors.ts";
 
 export type ExpectedBinary = { sha256: string; size: number; version: string };
@@ -77,12 +78,7 @@ async function swapInto(temporary: string, target: string, family: OsFamily): Pr
   if (family !== "windows") {
     await rename(temporary, target);
     // The rename itself reaches the disk only with its directory.
-    const directory = await open(dirname(target), "r");
-    try {
-      await directory.sync();
-    } finally {
-      await directory.close();
-    }
+    await syncDirectory(dirname(target));
     return;
   }
   const aside = `${target}${ASIDE_INFIX}${Date.now()}`;
