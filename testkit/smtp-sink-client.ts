@@ -9,6 +9,8 @@ export type SmtpSink = {
   messages(): Promise<ReceivedMail[]>;
   /** Waits (up to timeoutMs) for a message to `to` matching `subject`. */
   waitFor(to: string, subject: RegExp, timeoutMs?: number): Promise<ReceivedMail>;
+  /** Plays a mail server in trouble (see smtp-sink.ts), or a healthy one again ("accept"). */
+  setMode(mode: "accept" | "tempfail" | "reject" | "hang"): Promise<void>;
   stop(): void;
 };
 
@@ -34,6 +36,10 @@ export async function startSmtpSink(): Promise<SmtpSink> {
         interval: 50,
         message: `a mail to ${to} matching ${subject}`,
       }),
+    async setMode(mode) {
+      const res = await fetch(`http://127.0.0.1:${httpPort}/mode/${mode}`, { method: "POST" });
+      if (!res.ok) throw new Error(`smtp sink refused mode ${mode}`);
+    },
     stop: () => child.kill(),
   };
 }

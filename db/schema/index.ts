@@ -11,3 +11,4 @@ export * from "./users";
 export * from "./rate-limits";
 export * from "./recovery-codes";
 export * from "./webhooks";
+export * from "./mail-outbox";

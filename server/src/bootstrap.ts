@@ -21,6 +21,7 @@ import { createUser } from "./modules/auth/service";
 import { createSessionTokens } from "./modules/auth/session-tokens";
 import { seedKnowledgeBase } from "./modules/kb/seed";
 import { createMailer } from "./modules/notifications/mailer";
+import { createMailDispatcher } from "./modules/notifications/outbox";
 import { createMetrics } from "./modules/metrics/service";
 import { seedPlans } from "./modules/plans/service";
 import { createWebhookDispatcher } from "./modules/webhooks/deliveries";
@@ -106,6 +107,7 @@ export async function createContext(
     now,
     metrics: createMetrics({ db: database.db, now }),
     webhooks: createWebhookDispatcher(() => ctx),
+    mail: createMailDispatcher(() => ctx),
   };
   await ctx.bus.start();
   await seedPlans(ctx.db);

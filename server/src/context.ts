@@ -12,6 +12,7 @@ import type { SessionTokens } from "./modules/auth/session-tokens";
 import type { Storage } from "./storage";
 import type { BodyGate } from "./modules/backups/body-gate";
 import type { PendingWork } from "./lib/pending-work";
+import type { QueueDispatcher } from "./lib/delivery-queue";
 import type { Metrics } from "./modules/metrics/service";
 import type { WebhookDispatcher } from "./modules/webhooks/deliveries";
 
@@ -45,4 +46,6 @@ export type AppContext = {
   metrics: Metrics;
   /** Sends queued webhook deliveries in the background (modules/webhooks/deliveries.ts). */
   webhooks: WebhookDispatcher;
+  /** Sends queued e-mail in the background (modules/notifications/outbox.ts). */
+  mail: QueueDispatcher;
 };

@@ -105,6 +105,7 @@ describe("agents", () => {
         status = await server.call("GET", "/api/settings/system-status", { token: user.token });
         expect(status.body.agents[0].status).toBe("offline");
         expect(await auditActions(user.id)).toContain("AGENT_DISCONNECTED");
+        await server.ctx.pendingWork.settled(); // mail goes out through the outbox, in the background
         expect(server.sentMail.some((m) => m.to === user.email && m.subject === "Agent disconnected: test-agent")).toBe(true);
         return true;
       },
@@ -233,6 +234,7 @@ describe("backups", () => {
     expect(backup.sha256).toBe(new Bun.CryptoHasher("sha256").update(bytes).digest("hex"));
     expect((await server.call("GET", "/api/user/profile", { token: user.token })).body.storageUsed).toBe(bytes.byteLength);
     expect(await auditActions(user.id)).toEqual(expect.arrayContaining(["BACKUP_CREATED", "BACKUP_COMPLETED"]));
+    await server.ctx.pendingWork.settled(); // mail goes out through the outbox, in the background
     expect(server.sentMail.some((m) => m.to === user.email && m.subject === "Backup completed: orders")).toBe(true);
     await waitUntil(() => browser.events.length >= 3, { message: "three realtime events in the browser" });
     expect(browser.events.map((e) => `${e.type}:${e.status}`)).toEqual([
@@ -430,6 +432,7 @@ describe("backups", () => {
     expect(backup.error).toContain("Storage limit exceeded");
     expect(await auditActions(user.id)).toEqual(expect.arrayContaining(["STORAGE_LIMIT_EXCEEDED", "BACKUP_FAILED"]));
     expect((await server.call("GET", "/api/user/profile", { token: user.token })).body.storageUsed).toBe(0);
+    await server.ctx.pendingWork.settled(); // mail goes out through the outbox, in the background
     expect(server.sentMail.some((m) => m.to === user.email && m.subject === "Backup failed: orders")).toBe(true);
   });
 

@@ -66,6 +66,7 @@ describe("scheduled backups", () => {
     const { user, agent, database } = await userWithDatabase("billing");
     await runDueBackups(server.ctx);
     expect(await backupsOf(user.id)).toHaveLength(0);
+    await server.ctx.pendingWork.settled(); // mail goes out through the outbox, in the background
     expect(server.sentMail.filter((m) => m.to === user.email)).toEqual([]);
     // Still due: the first backup runs at the first tick after the agent connects.
     const [waiting] = await server.ctx.db.select().from(databases).where(eq(databases.id, database.id));
@@ -89,6 +90,7 @@ describe("scheduled backups", () => {
       await runDueBackups(server.ctx);
     }
     expect(await backupsOf(user.id)).toHaveLength(0);
+    await server.ctx.pendingWork.settled(); // mail goes out through the outbox, in the background
     expect(skippedMail()).toHaveLength(1);
     expect(skippedMail()[0]!.text).toContain('The scheduled backup of "billing" was skipped');
     const skips = await server.ctx.db.select().from(auditLogs).where(and(eq(auditLogs.userId, user.id), eq(auditLogs.action, "BACKUP_SKIPPED")));
@@ -106,6 +108,7 @@ describe("scheduled backups", () => {
     });
     await server.ctx.db.update(databases).set({ nextBackupAt: new Date(Date.now() - HOUR) }).where(eq(databases.id, database.id));
     await runDueBackups(server.ctx);
+    await server.ctx.pendingWork.settled();
     expect(skippedMail()).toHaveLength(2);
     expect(await backupsOf(user.id)).toHaveLength(0);
   });

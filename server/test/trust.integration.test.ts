@@ -84,6 +84,7 @@ describe("verification", () => {
       status: "ok",
       detail: "15 documents in 2 collections read back and decrypted",
     });
+    await server.ctx.pendingWork.settled(); // mail goes out through the outbox, in the background
     expect(mailTo(world.user, "Backup verification failed")).toEqual([]);
   });
 
@@ -220,6 +221,7 @@ describe("restore drills", () => {
       event: "drill.completed",
       detail: "Restored 2 of 2 documents in 1 collection(s) with 1 of 1 indexes into Shop_Main_eu_dbvault_drill in 4 s; the scratch database was dropped.",
     });
+    await server.ctx.pendingWork.settled(); // mail goes out through the outbox, in the background
     expect(mailTo(world.user, "Restore drill")).toEqual([]);
     expect(mailTo(world.user, "Restore completed")).toEqual([]);
   });

@@ -6,6 +6,7 @@ import type { AppContext } from "../../context";
 import { AppError, badRequest, conflict, unauthorized } from "../../lib/errors";
 import { findDefaultPlan } from "../plans/service";
 import { endBrowserSessions } from "../realtime/service";
+import { queueMail } from "../notifications/outbox";
 import { isTwoFactorOn, isTwoFactorRequired, requireSecondFactor } from "../two-factor/service";
 import { admitPasswordCheck, admitRegistration, admitResetRequest, admitSignIn } from "./throttle";
 
@@ -126,7 +127,10 @@ export async function forgotPassword(ctx: AppContext, input: { email: string; cl
   return { message: FORGOT_PASSWORD_MESSAGE };
 }
 
-/** Stores a reset token and mails its link; never throws (the operator sees failures in the log). */
+/**
+ * Stores a reset token and queues the mail with its link, retried while the mail server is down
+ * until the link expires; never throws (the operator sees failures in the log).
+ */
 async function sendResetLink(ctx: AppContext, user: { id: string; email: string }) {
   try {
     const token = randomBytes(32).toString("base64url");
@@ -135,7 +139,7 @@ async function sendResetLink(ctx: AppContext, user: { id: string; email: string 
       tokenHash: hashResetToken(token),
       expiresAt: new Date(ctx.now().getTime() + RESET_TOKEN_TTL_MS),
     });
-    await ctx.mailer.send({
+    await queueMail(ctx, {
       to: user.email,
       subject: "Reset your DBVault password",
       text: [
@@ -146,7 +150,7 @@ async function sendResetLink(ctx: AppContext, user: { id: string; email: string 
         "",
         "If it was not you, ignore this message: your password stays as it is.",
       ].join("\n"),
-    });
+    }, { giveUpAfterMs: RESET_TOKEN_TTL_MS });
   } catch (error) {
     ctx.log.error("password reset mail failed", { userId: user.id, error });
   }

@@ -4,13 +4,17 @@ import { formatBytes } from "@protocol/format";
 import type { AppContext } from "../../context";
 import { type BackupFacts, type DBVaultEvent, type RestoreFacts, agentFacts, backupFacts, restoreFacts } from "../webhooks/events";
 import { publishEvent } from "../webhooks/service";
+import { queueMail } from "./outbox";
 
 // Each notify* tells the user through every channel: e-mail (under its toggle) and the webhooks
 // subscribed to the event (modules/webhooks). Neither throws.
 
 type Toggle = "notifyBackupSuccess" | "notifyBackupFailure" | "notifyAgentDisconnection";
 
-/** Mails the user about an event when they have that notification switched on. Never throws. */
+/**
+ * Queues a mail to the user about an event when they have that notification switched on (the
+ * outbox sends it, and retries while the mail server is down). Never throws.
+ */
 async function notifyUser(ctx: AppContext, userId: string, toggle: Toggle, subject: string, lines: string[]) {
   try {
     const [row] = await ctx.db
@@ -23,9 +27,9 @@ async function notifyUser(ctx: AppContext, userId: string, toggle: Toggle, subje
     if (row.settings && !row.settings[toggle]) return;
     const to = row.settings?.notificationEmail ?? row.email;
     const text = [...lines, "", `Manage notifications: ${ctx.config.publicUrl}/settings?tab=notifications`].join("\n");
-    await ctx.mailer.send({ to, subject, text });
+    await queueMail(ctx, { to, subject, text });
   } catch (error) {
-    ctx.log.error("notification mail failed", { userId, subject, error });
+    ctx.log.error("notification mail could not be queued", { userId, subject, error });
   }
 }
 

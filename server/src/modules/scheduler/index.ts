@@ -3,12 +3,13 @@ import { runMaintenance } from "./service";
 
 export const MAINTENANCE_INTERVAL_MS = 15_000;
 
-/** Runs the scheduler, retention and sweepers every 15 s until stopped, and sends due webhook retries. */
+/** Runs the scheduler, retention and sweepers every 15 s until stopped, and sends due webhook and mail retries. */
 export function startBackgroundJobs(ctx: AppContext, intervalMs = MAINTENANCE_INTERVAL_MS) {
   let running = false;
   const tick = async () => {
-    // Retries that fell due (and, at start-up, deliveries left by the last run); never waits.
+    // Retries that fell due (and, at start-up, deliveries and mail left by the last run); never waits.
     ctx.webhooks.kick();
+    ctx.mail.kick();
     if (running) return; // a slow tick is never overlapped by the next
     running = true;
     try {

@@ -10,6 +10,7 @@ import { applyRetention } from "../retention/service";
 import { notifyBackupsSkipped } from "../notifications/service";
 import { failRestore } from "../restores/service";
 import { pruneFinishedDeliveries } from "../webhooks/deliveries";
+import { pruneFinishedMail } from "../notifications/outbox";
 
 const HOUR = 3_600_000;
 /** A time as a query parameter both drivers pass through unchanged (cast with ::timestamptz). */
@@ -162,5 +163,6 @@ export async function runMaintenance(ctx: AppContext) {
   await runDueDrills(ctx);
   await applyRetention(ctx);
   await pruneFinishedDeliveries(ctx);
+  await pruneFinishedMail(ctx);
 }
 

@@ -1,57 +1,24 @@
-// Sending queued deliveries. Rows in webhook_deliveries are the queue: any instance may send any
-// of them, each claimed with FOR UPDATE SKIP LOCKED and leased (lockedUntil) while it is sent, so
-// one instance sends each attempt; a crash mid-send leaves the lease to expire and the delivery is
-// tried again. Failures are retried with exponential backoff until 24 hours after the event.
-import { and, eq, inArray, isNull, lt, lte, ne, or, sql } from "drizzle-orm";
+// Sending queued deliveries. Rows in webhook_deliveries are the queue, sent by the mechanism all
+// outgoing queues share (lib/delivery-queue.ts: claimed with SKIP LOCKED under a lease, retried
+// with backoff); failures are retried until 24 hours after the event.
+import { and, eq, lt, ne } from "drizzle-orm";
 import { webhookAttempts, webhookDeliveries, webhooks } from "@db/schema";
 import type { AppContext } from "../../context";
+import { claimDueRows, createQueueDispatcher, type QueueDispatcher, RETRY_FOR_MS, retryDelay } from "../../lib/delivery-queue";
 import { TEST_EVENT } from "./events";
 import { signBody } from "./payload";
 import { parseWebhookUrl, postToTarget, resolveWebhookTarget, type SendOptions, WebhookTargetError } from "./target";
 
-export const RETRY_FOR_MS = 24 * 3_600_000;
-/** First retry after 30 s, doubling up to an hour between attempts (plus up to RETRY_JITTER). */
-export const FIRST_RETRY_MS = 30_000;
-export const MAX_RETRY_GAP_MS = 3_600_000;
+export { FIRST_RETRY_MS, MAX_RETRY_GAP_MS, RETRY_FOR_MS, RETRY_JITTER, retryDelay } from "../../lib/delivery-queue";
 const SEND_TIMEOUT_MS = 10_000;
 /** Longer than any send (SEND_TIMEOUT_MS plus the database work around it). */
 const LEASE_MS = 60_000;
 
-/**
- * Up to this fraction of each wait is added at random, so that the deliveries that failed together
- * (every event while an endpoint was down) are not all retried in the same second when it is back.
- */
-export const RETRY_JITTER = 0.2;
-
-/** Wait before the attempt after `attempts` failed ones; `random` in [0, 1) picks the jitter. */
-export const retryDelay = (attempts: number, random = Math.random()) =>
-  Math.round(Math.min(MAX_RETRY_GAP_MS, FIRST_RETRY_MS * 2 ** Math.max(0, attempts - 1)) * (1 + RETRY_JITTER * random));
-
 type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 
 /** Claims up to `limit` due deliveries for this instance (and counts the attempt). */
-async function claimDue(ctx: AppContext, limit: number, onlyId?: string): Promise<DeliveryRow[]> {
-  const now = ctx.now();
-  const due = ctx.db
-    .select({ id: webhookDeliveries.id })
-    .from(webhookDeliveries)
-    .where(
-      and(
-        eq(webhookDeliveries.status, "pending"),
-        lte(webhookDeliveries.nextAttemptAt, now),
-        or(isNull(webhookDeliveries.lockedUntil), lte(webhookDeliveries.lockedUntil, now)),
-        ...(onlyId ? [eq(webhookDeliveries.id, onlyId)] : []),
-      ),
-    )
-    .orderBy(webhookDeliveries.nextAttemptAt)
-    .limit(limit)
-    .for("update", { skipLocked: true });
-  return ctx.db
-    .update(webhookDeliveries)
-    .set({ lockedUntil: new Date(now.getTime() + LEASE_MS), attempts: sql`${webhookDeliveries.attempts} + 1` })
-    .where(inArray(webhookDeliveries.id, due))
-    .returning();
-}
+const claimDue = (ctx: AppContext, limit: number, onlyId?: string): Promise<DeliveryRow[]> =>
+  claimDueRows(ctx.db, webhookDeliveries, { now: ctx.now(), leaseMs: LEASE_MS, limit, where: onlyId ? eq(webhookDeliveries.id, onlyId) : undefined });
 
 type Outcome = { statusCode: number | null; error: string | null };
 
@@ -144,35 +111,8 @@ export async function pruneFinishedDeliveries(ctx: AppContext) {
   return gone.length;
 }
 
-export type WebhookDispatcher = {
-  /** Sends what is due soon, in the background (after an event, and on a timer for retries). */
-  kick(): void;
-};
+export type WebhookDispatcher = QueueDispatcher;
 
 /** Runs one sending pass at a time; a kick during a pass runs another pass after it. */
-export function createWebhookDispatcher(ctx: () => AppContext): WebhookDispatcher {
-  let running = false;
-  let again = false;
-  const run = async () => {
-    running = true;
-    try {
-      do {
-        again = false;
-        await sendDueDeliveries(ctx());
-      } while (again);
-    } catch (error) {
-      ctx().log.error("webhook deliveries failed", { error });
-    } finally {
-      running = false;
-    }
-  };
-  return {
-    kick() {
-      if (running) {
-        again = true;
-        return;
-      }
-      void ctx().pendingWork.track(run());
-    },
-  };
-}
+export const createWebhookDispatcher = (ctx: () => AppContext): WebhookDispatcher =>
+  createQueueDispatcher("webhook deliveries", ctx, (current) => sendDueDeliveries(current));
