@@ -16,6 +16,7 @@ export const mailOutbox = pgTable(
     /** The recipient as resolved when the mail was queued (the notification address then). */
     recipient: text("recipient").notNull(),
     subject: text("subject").notNull(),
+    /** The text, sealed (ctx.mailBox: a reset link's token is otherwise kept only hashed); "" once settled. */
     body: text("body").notNull(),
     status: text("status", { enum: mailStatuses }).notNull().default("pending"),
     attempts: integer("attempts").notNull().default(0),

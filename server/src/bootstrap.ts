@@ -95,6 +95,7 @@ export async function createContext(
     apiKeys: createApiKeyVault(secrets.apiKeySecret),
     twoFactorBox: createSecretBox(secrets.apiKeySecret, "two-factor"),
     webhookBox: createSecretBox(secrets.apiKeySecret, "webhook"),
+    mailBox: createSecretBox(secrets.apiKeySecret, "mail"),
     tokens: createSessionTokens(secrets.jwtSecret, config.sessionHours),
     releaseSigner: createReleaseSigner(secrets.releaseSigningKey),
     events: createEventBus((error, event) => log.error("event handler failed", { event: event.type, error })),

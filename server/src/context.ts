@@ -28,6 +28,8 @@ export type AppContext = {
   twoFactorBox: SecretBox;
   /** Seals webhooks' signing secrets (the server must read them back to sign). */
   webhookBox: SecretBox;
+  /** Seals queued e-mail bodies (a reset link holds a token the database otherwise keeps only hashed). */
+  mailBox: SecretBox;
   tokens: SessionTokens;
   /** Signs the agent release manifest with this instance's Ed25519 key (lib/release-signer.ts). */
   releaseSigner: ReleaseSigner;

@@ -24,7 +24,8 @@ export async function queueMail(ctx: AppContext, mail: Mail, options: { giveUpAf
   await ctx.db.insert(mailOutbox).values({
     recipient: mail.to,
     subject: mail.subject,
-    body: mail.text,
+    // Sealed: a reset link's token is otherwise kept only hashed; emptied once the mail is settled.
+    body: ctx.mailBox.seal(mail.text),
     nextAttemptAt: now,
     giveUpAt: new Date(now.getTime() + (options.giveUpAfterMs ?? RETRY_FOR_MS)),
     createdAt: now,
@@ -36,7 +37,7 @@ export async function queueMail(ctx: AppContext, mail: Mail, options: { giveUpAf
 async function sendOne(ctx: AppContext, row: OutboxRow) {
   let failure: MailError | null = null;
   try {
-    await ctx.mailer.send({ to: row.recipient, subject: row.subject, text: row.body });
+    await ctx.mailer.send({ to: row.recipient, subject: row.subject, text: ctx.mailBox.open(row.body) });
   } catch (error) {
     failure = error instanceof MailError ? error : new MailError("The mail could not be sent.", false);
   }
@@ -47,7 +48,7 @@ async function sendOne(ctx: AppContext, row: OutboxRow) {
     .update(mailOutbox)
     .set(
       failure === null || givenUp
-        ? { status: failure ? "failed" : "sent", finishedAt: now, lockedUntil: null, lastError: failure?.message ?? null }
+        ? { status: failure ? "failed" : "sent", finishedAt: now, lockedUntil: null, lastError: failure?.message ?? null, body: "" }
         : { nextAttemptAt: nextAt, lockedUntil: null, lastError: failure.message },
     )
     .where(eq(mailOutbox.id, row.id));
