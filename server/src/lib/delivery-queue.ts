@@ -2,7 +2,7 @@
 // queue; any instance may send any of them, each claimed with FOR UPDATE SKIP LOCKED and leased
 // (lockedUntil) while it is sent, so one instance sends each attempt; a crash mid-send leaves the
 // lease to expire and it is tried again. Failures are retried with exponential backoff and jitter.
-import { and, eq, inArray, isNull, lte, or, type SQL, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, lt, lte, ne, or, type SQL, sql } from "drizzle-orm";
 import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
 import type { Db } from "@db/client";
 import type { AppContext } from "../context";
@@ -64,6 +64,15 @@ export async function claimDueRows<T extends QueueTable>(
     .where(inArray(table.id, due))
     .returning();
   return claimed as T["$inferSelect"][];
+}
+
+/** Deletes the rows of `table` settled (sent, delivered or given up) before `before`; answers how many. */
+export async function pruneFinishedRows<T extends QueueTable & { finishedAt: PgColumn }>(db: Db, table: T, before: Date): Promise<number> {
+  const gone = await db
+    .delete(table as unknown as PgTable)
+    .where(and(ne(table.status, "pending"), lt(table.finishedAt, before)))
+    .returning({ id: table.id });
+  return gone.length;
 }
 
 export type QueueDispatcher = {

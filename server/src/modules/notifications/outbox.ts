@@ -2,10 +2,10 @@
 // webhooks use (lib/delivery-queue.ts): an alert raised while the mail server is down, answers
 // 4xx or hangs is kept, survives a restart and is retried with backoff, sent once by whichever
 // instance claims it; the job that raised it (a backup, the scheduler's sweep) never waits on SMTP.
-import { and, eq, lt, ne } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { mailOutbox } from "@db/schema";
 import type { AppContext } from "../../context";
-import { claimDueRows, createQueueDispatcher, type QueueDispatcher, RETRY_FOR_MS, retryDelay } from "../../lib/delivery-queue";
+import { claimDueRows, createQueueDispatcher, pruneFinishedRows, type QueueDispatcher, RETRY_FOR_MS, retryDelay } from "../../lib/delivery-queue";
 import { type Mail, MailError, MAIL_TIMEOUT_MS } from "./mailer";
 
 /** Longer than any send: connecting, greeting and each command are bounded by MAIL_TIMEOUT_MS. */
@@ -71,13 +71,6 @@ export async function sendDueMail(ctx: AppContext, options: { batch?: number } =
 }
 
 /** Deletes mail sent or given up more than 30 days ago; answers how many. */
-export async function pruneFinishedMail(ctx: AppContext) {
-  const before = new Date(ctx.now().getTime() - KEEP_FINISHED_MAIL_MS);
-  const gone = await ctx.db
-    .delete(mailOutbox)
-    .where(and(ne(mailOutbox.status, "pending"), lt(mailOutbox.finishedAt, before)))
-    .returning({ id: mailOutbox.id });
-  return gone.length;
-}
+export const pruneFinishedMail = (ctx: AppContext) => pruneFinishedRows(ctx.db, mailOutbox, new Date(ctx.now().getTime() - KEEP_FINISHED_MAIL_MS));
 
 export const createMailDispatcher = (ctx: () => AppContext): QueueDispatcher => createQueueDispatcher("mail sending", ctx, (current) => sendDueMail(current));

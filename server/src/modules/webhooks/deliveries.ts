@@ -1,10 +1,10 @@
 // Sending queued deliveries. Rows in webhook_deliveries are the queue, sent by the mechanism all
 // outgoing queues share (lib/delivery-queue.ts: claimed with SKIP LOCKED under a lease, retried
 // with backoff); failures are retried until 24 hours after the event.
-import { and, eq, lt, ne } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { webhookAttempts, webhookDeliveries, webhooks } from "@db/schema";
 import type { AppContext } from "../../context";
-import { claimDueRows, createQueueDispatcher, type QueueDispatcher, RETRY_FOR_MS, retryDelay } from "../../lib/delivery-queue";
+import { claimDueRows, createQueueDispatcher, pruneFinishedRows, type QueueDispatcher, RETRY_FOR_MS, retryDelay } from "../../lib/delivery-queue";
 import { TEST_EVENT } from "./events";
 import { signBody } from "./payload";
 import { parseWebhookUrl, postToTarget, resolveWebhookTarget, type SendOptions, WebhookTargetError } from "./target";
@@ -102,14 +102,7 @@ export async function sendDueDeliveries(ctx: AppContext, options: { onlyId?: str
 export const KEEP_FINISHED_MS = 30 * 24 * 3_600_000;
 
 /** Deletes deliveries (and their attempts) finished more than 30 days ago; answers how many. */
-export async function pruneFinishedDeliveries(ctx: AppContext) {
-  const before = new Date(ctx.now().getTime() - KEEP_FINISHED_MS);
-  const gone = await ctx.db
-    .delete(webhookDeliveries)
-    .where(and(ne(webhookDeliveries.status, "pending"), lt(webhookDeliveries.finishedAt, before)))
-    .returning({ id: webhookDeliveries.id });
-  return gone.length;
-}
+export const pruneFinishedDeliveries = (ctx: AppContext) => pruneFinishedRows(ctx.db, webhookDeliveries, new Date(ctx.now().getTime() - KEEP_FINISHED_MS));
 
 export type WebhookDispatcher = QueueDispatcher;
 
