@@ -99,6 +99,54 @@ server.middleware.unshift(async (ctx, next) => {
   if (isCreate) await fs.appendFile(answeredCreatesLog, "answered\n");
 });
 
+// Faults a test asks for (testkit/s3-server.ts injectFaults writes faults.json beside the bucket):
+// requests matching a fault's method and path fragment get its error answer instead of s3rver's,
+// as S3 gives during an outage or when it throttles (503 SlowDown), `times` times at most (then the
+// fault is spent), or have their connection cut: before the answer (`drop`), or after
+// `cutAfterBytes` bytes of its body. Read on every request, so a test
+// changes the faults between two requests without restarting the server.
+const faultsFile = path.join(directory, "faults.json");
+server.middleware.unshift(async (ctx, next) => {
+  const faults = await fs.readFile(faultsFile, "utf8").then(JSON.parse, () => []);
+  const fault = faults.find(
+    (f) => f.times > 0 && (!f.method || f.method === ctx.method) && (!f.pathIncludes || decodeURIComponent(ctx.path).includes(f.pathIncludes)),
+  );
+  if (!fault) return next();
+  fault.times--;
+  await fs.writeFile(faultsFile, JSON.stringify(faults));
+  if (fault.drop) {
+    ctx.req.socket.destroy();
+    return;
+  }
+  if (fault.cutAfterBytes !== undefined) {
+    // s3rver answers normally, but the connection dies after that many bytes of the body.
+    await next();
+    const { Readable } = require("node:stream");
+    const source = ctx.body;
+    const socket = ctx.req.socket;
+    const length = ctx.response.length; // Koa drops it when the body is replaced; the cut must show as short
+    ctx.body = Readable.from(
+      (async function* () {
+        let sent = 0;
+        for await (const chunk of source) {
+          const room = fault.cutAfterBytes - sent;
+          if (room > 0) yield chunk.subarray(0, room);
+          sent += Math.min(room, chunk.length);
+          if (sent >= fault.cutAfterBytes) break;
+        }
+        // Never ends the body: the connection dies with the answer unfinished.
+        setTimeout(() => socket.destroy(), 50);
+        await new Promise(() => {});
+      })(),
+    );
+    if (length !== undefined) ctx.length = length;
+    return;
+  }
+  ctx.status = fault.status ?? 503;
+  ctx.type = "application/xml";
+  ctx.body = `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${fault.code ?? "SlowDown"}</Code><Message>Injected by the test.</Message></Error>`;
+});
+
 server.run().then(
   ({ port }) => console.log(JSON.stringify({ port })),
   (error) => {

@@ -2,7 +2,7 @@
 // and the backup pipeline talk to it over HTTP exactly as they would to AWS, MinIO or R2.
 // s3rver runs under node, not Bun: under Bun its ListObjects answers come back unsorted
 // (see /work/shared/design/STACK-NOTES.md, "Object storage"). The node side is s3-server-node.cjs.
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { waitUntil } from "./wait-until";
@@ -20,9 +20,17 @@ export type S3Server = {
   pendingUploads(): Promise<string[]>;
   /** How many CreateMultipartUpload requests have been answered so far. */
   answeredCreates(): Promise<number>;
+  /**
+   * Makes the server answer matching requests with an error (default 503 SlowDown) or cut their
+   * connection (`drop`, or after `cutAfterBytes` bytes of the answer), each fault `times` times; replaces the faults given before ([] clears them).
+   */
+  injectFaults(faults: S3Fault[]): Promise<void>;
   /** Stops the server and deletes its data directory. Safe to call twice. */
   stop(): Promise<void>;
 };
+
+/** One fault: requests with this method (any when absent) whose path contains `pathIncludes`. */
+export type S3Fault = { method?: string; pathIncludes?: string; times: number; status?: number; code?: string; drop?: boolean; cutAfterBytes?: number };
 
 const credentials = "S3RVER"; // s3rver's only built-in account (key id and secret are both this)
 const readyTimeoutMs = 15_000;
@@ -62,7 +70,8 @@ export async function startS3Server(options: { bucket?: string; /** Delays every
     const uploadsDir = join(directory, bucket, "._S3rver_uploads");
     const pendingUploads = () => readdir(uploadsDir).catch(() => [] as string[]);
     const answeredCreates = () => readFile(join(directory, "answered-creates.log"), "utf8").then((text) => text.split("\n").length - 1, () => 0);
-    return { url, endpoint, bucket, accessKeyId: credentials, secretAccessKey: credentials, directory, pendingUploads, answeredCreates, stop };
+    const injectFaults = (faults: S3Fault[]) => writeFile(join(directory, "faults.json"), JSON.stringify(faults));
+    return { url, endpoint, bucket, accessKeyId: credentials, secretAccessKey: credentials, directory, pendingUploads, answeredCreates, injectFaults, stop };
   } catch (error) {
     await stop();
     throw new Error(`startS3Server: s3rver did not start: ${(error as Error).message}`);

@@ -46,3 +46,39 @@ test("a multi-part backup lands in S3 byte for byte, and downloads whole and by 
   const ranged = await fetch(`${base}/api/backups/${command.backupId}/download`, { headers: { ...auth, range: `bytes=${start}-${start + 19}` } });
   expect(Buffer.from(await ranged.arrayBuffer()).equals(bytes.subarray(start, start + 20))).toBe(true);
 });
+
+test("S3 failing while a part is stored or the parts are joined: the agent gets 503 with Retry-After, storage used stays right, and its retries complete the backup whole", async () => {
+  const user = await server.registerUser();
+  const agent = await registerScriptedAgent(base, user.apiKey, ["orders"]);
+  await agent.connect();
+  expect((await server.call("POST", "/api/backups", { token: user.token, body: { databaseName: "orders" } })).status).toBe(201);
+  const { backupId } = await agent.waitFor("backup");
+  const bytes = randomBytes(UPLOAD_PART_SIZE + 5000);
+  const storageUsed = async () => (await server.call("GET", "/api/user/profile", { token: user.token })).body.storageUsed;
+
+  // S3 throttles the part's PUT (the multipart upload's first part, every retry): nothing is counted.
+  await s3.injectFaults([{ method: "PUT", pathIncludes: `.uploads/${backupId}/part-000000`, status: 503, code: "SlowDown", times: 10 }]);
+  const throttled = await agent.uploadPart(backupId, 0, bytes.subarray(0, UPLOAD_PART_SIZE));
+  expect(throttled.status).toBe(503);
+  expect(throttled.headers.get("retry-after")).toMatch(/^\d+$/);
+  expect(((await throttled.json()) as { message: string }).message).toContain("storage is temporarily unavailable");
+  expect(await storageUsed()).toBe(0);
+  await s3.injectFaults([]);
+  expect((await agent.uploadPart(backupId, 0, bytes.subarray(0, UPLOAD_PART_SIZE))).status).toBe(200);
+  expect((await agent.uploadPart(backupId, 1, bytes.subarray(UPLOAD_PART_SIZE))).status).toBe(200);
+
+  // The connection to S3 dies while the server reads the second part back to join them.
+  await s3.injectFaults([{ method: "GET", pathIncludes: `.uploads/${backupId}/part-000001`, cutAfterBytes: 1000, times: 1 }]);
+  const cut = await agent.complete(backupId, bytes, 2);
+  expect(cut.status).toBe(503);
+  expect(cut.headers.get("retry-after")).toMatch(/^\d+$/);
+  await s3.injectFaults([]);
+  expect((await server.call("GET", `/api/backups/${backupId}`, { token: user.token })).body.status).toBe("in-progress");
+
+  expect((await agent.complete(backupId, bytes, 2)).status).toBe(200);
+  expect((await server.call("GET", `/api/backups/${backupId}`, { token: user.token })).body).toMatchObject({ status: "completed", size: bytes.byteLength });
+  expect(await storageUsed()).toBe(bytes.byteLength);
+  const download = await fetch(`${base}/api/backups/${backupId}/download`, { headers: { authorization: `Bearer ${user.token}` } });
+  expect(Buffer.from(await download.arrayBuffer()).equals(bytes)).toBe(true);
+  expect(await s3.pendingUploads()).toEqual([]);
+});

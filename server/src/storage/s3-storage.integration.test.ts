@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { S3Client } from "bun";
 import { type S3Server, startS3Server } from "../../../testkit/s3-server";
-import { createStorage, S3Storage, StorageUnavailableError } from ".";
+import { createStorage, S3Storage, StorageUnavailableError, UploadIncompleteError } from ".";
 import { runStorageSuite } from "./storage-suite";
 import { MiB, patternBytes, patternStream, readAll } from "./suite-helpers";
 import { waitUntil } from "../../../testkit/wait-until";
@@ -35,14 +35,20 @@ runStorageSuite("s3 (s3rver)", async () => {
       await own.stop();
       return doomed;
     },
+    async breakCompletion(uploadId) {
+      // The connection dies 2 MiB into reading back the second staged part.
+      await server.injectFaults([{ method: "GET", pathIncludes: `${keyPrefix}.uploads/${uploadId}/part-000001`, cutAfterBytes: 2 * MiB, times: 1 }]);
+      return () => server.injectFaults([]);
+    },
     async cleanup() {
+      await server.injectFaults([]);
       await Promise.all((await storage.list("")).map((object) => storage.delete(object.key)));
     },
     // A multipart put holds 3 part buffers of 5 MiB (2 in flight, 1 filling) and fetch keeps its
     // own copy of each part in flight: ~25 MiB measured, the same for any body size.
     streamingBoundMiB: 40,
   };
-});
+}, { canBreakCompletion: true });
 
 describe("s3 storage", () => {
   test("createStorage reads bucket, endpoint and credentials from the URL (query or user:password)", async () => {
@@ -93,6 +99,24 @@ describe("s3 storage", () => {
   test("check() fails on a missing bucket", async () => {
     const storage = new S3Storage({ ...credentials(), bucket: "no-such-bucket" });
     await expect(storage.check()).rejects.toBeInstanceOf(StorageUnavailableError);
+  });
+});
+
+describe("s3 staged uploads", () => {
+  test("a completion whose staged part vanished mid-way (another completion took it) is UploadIncompleteError", async () => {
+    // The agent's retried completion races its first one, which deletes the parts once it has
+    // published the object; upload.ts then finds that object whole instead of failing the backup.
+    const storage = new S3Storage({ ...credentials(), keyPrefix: "vanished/" });
+    await storage.writeUploadPart("upload1", 0, 0, patternBytes(1000, 1));
+    await storage.writeUploadPart("upload1", 1, 1000, patternBytes(1000, 2));
+    await server.injectFaults([{ method: "GET", pathIncludes: "vanished/.uploads/upload1/part-000001", status: 404, code: "NoSuchKey", times: 1 }]);
+    try {
+      await expect(storage.completeUpload("upload1", "b/whole", 2000)).rejects.toBeInstanceOf(UploadIncompleteError);
+    } finally {
+      await server.injectFaults([]);
+    }
+    expect(await storage.stat("b/whole")).toBeNull();
+    await storage.abortUpload("upload1");
   });
 });
 

@@ -165,8 +165,17 @@ export class S3Storage implements Storage {
     const staged = parts.reduce((sum, part) => sum + part.size, 0);
     if (staged !== size) throw new UploadIncompleteError(uploadId, staged, size);
     const client = this.client;
+    // The parts are this backend's own reads, not a caller's body: putChunks rethrows a body's
+    // error as it is, so S3's failures are typed here. A part gone since the listing was taken by
+    // another completion of this upload (an agent's retry), as the filesystem backend reports it.
     async function* concatenated() {
-      for (const part of parts) yield* client.file(part.rawKey).stream();
+      for (const part of parts) {
+        try {
+          yield* client.file(part.rawKey).stream();
+        } catch (error) {
+          throw isNotFound(error) ? new UploadIncompleteError(uploadId, 0, size) : toStorageError(error, uploadId);
+        }
+      }
     }
     const disposition = options.fileName ? `attachment; filename="${options.fileName}"` : undefined;
     assertKey(key);

@@ -18,13 +18,19 @@ export type StorageFixture = {
   debris(): Promise<string[]>;
   /** A storage of this kind whose backend is unwritable or unreachable (FS: root not writable; S3: server stopped). */
   unavailableStorage(): Promise<Storage>;
+  /**
+   * Makes the next completion of staged upload `uploadId` fail part-way, as an outage would (S3:
+   * the connection dies while a staged part is read back); the returned function ends the outage.
+   * Absent where no outage can be caused here (the suite then skips the tests that need one).
+   */
+  breakCompletion?(uploadId: string): Promise<() => Promise<void>>;
   cleanup(): Promise<void>;
   /** Most RSS growth (MiB) a streamed 64 MiB put or get may cause; default 32, half the body. */
   streamingBoundMiB?: number;
 };
 
-/** Registers the shared contract tests for one backend; `createFixture` runs before every test. */
-export function runStorageSuite(name: string, createFixture: () => Promise<StorageFixture>): void {
+/** Registers the shared contract tests for one backend; `createFixture` runs before every test. `canBreakCompletion`: its fixtures have breakCompletion. */
+export function runStorageSuite(name: string, createFixture: () => Promise<StorageFixture>, options: { canBreakCompletion?: boolean } = {}): void {
   describe(`storage contract: ${name}`, () => {
     let fixture: StorageFixture;
     let storage: Storage;
@@ -268,6 +274,23 @@ export function runStorageSuite(name: string, createFixture: () => Promise<Stora
       await storage.abortUpload("upload2");
       await expect(storage.completeUpload("upload2", "b/none", 5000)).rejects.toBeInstanceOf(UploadIncompleteError);
       expect(await keys()).toEqual([]);
+      expect(await waitForEmpty(() => fixture.debris())).toEqual([]);
+    });
+
+    test.skipIf(!options.canBreakCompletion)("a completion the backend fails part-way is StorageUnavailableError, publishes nothing, and completes whole when asked again", async () => {
+      // Two parts of 4 MiB: on S3 the object goes up as a multipart upload, whose first part is
+      // in flight when reading the second staged part fails.
+      const parts = [patternBytes(4 * MiB, 1), patternBytes(4 * MiB, 2), patternBytes(1000, 3)];
+      const whole = new Uint8Array(8 * MiB + 1000);
+      parts.forEach((part, i) => whole.set(part, i * 4 * MiB));
+      for (const [i, part] of parts.entries()) await storage.writeUploadPart("upload3", i, i * 4 * MiB, part);
+      const heal = await fixture.breakCompletion!("upload3");
+      await expect(storage.completeUpload("upload3", "c/whole", whole.byteLength)).rejects.toBeInstanceOf(StorageUnavailableError);
+      await heal();
+      expect(await storage.stat("c/whole")).toBeNull();
+      // The agent asks again once storage is back: the staged parts were kept for it.
+      await storage.completeUpload("upload3", "c/whole", whole.byteLength);
+      expect(await readAll(await storage.get("c/whole"))).toEqual(whole);
       expect(await waitForEmpty(() => fixture.debris())).toEqual([]);
     });
 
