@@ -82,3 +82,23 @@ test("S3 failing while a part is stored or the parts are joined: the agent gets 
   expect(Buffer.from(await download.arrayBuffer()).equals(bytes)).toBe(true);
   expect(await s3.pendingUploads()).toEqual([]);
 });
+
+test("a download asked for while S3 does not answer gets 503 with Retry-After, then the redirect once S3 is back", async () => {
+  const user = await server.registerUser();
+  const agent = await registerScriptedAgent(base, user.apiKey, ["orders"]);
+  await agent.connect();
+  expect((await server.call("POST", "/api/backups", { token: user.token, body: { databaseName: "orders" } })).status).toBe(201);
+  const { backupId } = await agent.waitFor("backup");
+  const bytes = randomBytes(10_000);
+  expect((await agent.upload(backupId, bytes)).status).toBe(200);
+
+  const auth = { authorization: `Bearer ${user.token}` };
+  await s3.injectFaults([{ method: "HEAD", status: 503, code: "SlowDown", times: 20 }]);
+  const refused = await fetch(`${base}/api/backups/${backupId}/download`, { headers: auth, redirect: "manual" });
+  await s3.injectFaults([]);
+  expect(refused.status).toBe(503);
+  expect(refused.headers.get("retry-after")).toMatch(/^\d+$/);
+  const redirected = await fetch(`${base}/api/backups/${backupId}/download`, { headers: auth, redirect: "manual" });
+  expect(redirected.status).toBe(302);
+  expect(Buffer.from(await (await fetch(redirected.headers.get("location")!)).arrayBuffer()).equals(bytes)).toBe(true);
+});
