@@ -62,6 +62,11 @@ export const backups = pgTable(
     anomaly: jsonb("anomaly").$type<BackupAnomaly>(),
     /** When the user marked the anomaly as expected; until then retention keeps the last good backup. */
     anomalyResolvedAt: timestampColumn("anomaly_resolved_at"),
+    /**
+     * A failed backup whose stored data (staged parts) could not be deleted when it failed (its
+     * storage was down): the scheduler deletes it later. Otherwise it would stay stored for good.
+     */
+    dataReleasePending: boolean("data_release_pending").notNull().default(false),
   },
   (table) => [
     // Serves the newest-first list (id breaks ties) without sorting.

@@ -2,10 +2,15 @@
 // socket, manual backups with multi-part uploads, downloads, restores, limits and failures.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash, randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { eq, sql } from "drizzle-orm";
 import { agents, auditLogs, backups, databases, plans, restores, users } from "@db/schema";
 import { AgentHeaders, agentApi, UPLOAD_PART_SIZE } from "@protocol/agent-protocol";
 import { QUEUED_LIMIT_MS } from "../src/modules/agents/queued-jobs";
+import { releasePendingBackupData } from "../src/modules/backups/service";
+import { StorageUnavailableError } from "../src/storage/errors";
+import { stagedUploadPath } from "../src/storage/file-uploads";
 import { failStalledOperations, runDueBackups, STALLED_RESTORE_MESSAGE } from "../src/modules/scheduler/service";
 import { waitUntil } from "../../testkit/wait-until";
 import { startTestServer, type TestServer, type TestUser } from "./harness";
@@ -469,6 +474,33 @@ describe("backups", () => {
     const otherAgent = await registerScriptedAgent(base, other.apiKey, ["orders"]);
     const stolen = await fetch(`${base}${agentApi.download(backupId)}`, { headers: otherAgent.headers() });
     expect(stolen.status).toBe(404);
+  });
+
+  test("a backup failed while storage is down keeps none of its data for good: the scheduler deletes it once storage is back", async () => {
+    const { user, agent, backupId } = await runningBackup();
+    expect((await agent.uploadPart(backupId, 0, randomBytes(3000))).status).toBe(200);
+    const staged = stagedUploadPath(fileURLToPath(server.ctx.config.storageUrl), backupId);
+    expect(existsSync(staged)).toBe(true);
+    const storage = server.ctx.storage;
+    const abortUpload = storage.abortUpload.bind(storage);
+    storage.abortUpload = async () => {
+      throw new StorageUnavailableError("storage directory: down for the test");
+    };
+    try {
+      agent.send({ type: "backup.failed", backupId, error: "the upload kept failing" });
+      await waitUntil(async () => (await server.ctx.db.select().from(backups).where(eq(backups.id, backupId)))[0]?.dataReleasePending === true, {
+        message: "the failed backup to be marked for a later clean-up",
+      });
+      expect(existsSync(staged)).toBe(true);
+      expect(await releasePendingBackupData(server.ctx)).toBe(0); // still down: kept for the next pass
+    } finally {
+      storage.abortUpload = abortUpload;
+    }
+    expect(await releasePendingBackupData(server.ctx)).toBe(1);
+    expect(existsSync(staged)).toBe(false);
+    const [row] = await server.ctx.db.select().from(backups).where(eq(backups.id, backupId));
+    expect(row).toMatchObject({ status: "failed", dataReleasePending: false });
+    expect((await server.call("GET", "/api/user/profile", { token: user.token })).body.storageUsed).toBe(0);
   });
 
   test("a backup whose agent goes silent is failed with the reason", async () => {

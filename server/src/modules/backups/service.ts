@@ -194,12 +194,43 @@ export async function failBackup(ctx: AppContext, backupId: string, reason: stri
     const [current] = await ctx.db.select().from(backups).where(eq(backups.id, backupId));
     return current!;
   }
-  await Promise.all([ctx.storage.abortUpload(released.id), ctx.storage.deletePrefix(backupStorage.prefix(released.userId, released.id))]).catch(
-    (error) => ctx.log.error("could not delete the data of a failed backup", { backupId, error }),
-  );
+  if (!(await deleteFailedBackupData(ctx, released))) {
+    // Storage down (the likely reason the backup failed): the scheduler deletes it later.
+    await ctx.db.update(backups).set({ dataReleasePending: true }).where(eq(backups.id, backupId));
+  }
   ctx.log.warn("backup failed", { backupId, reason });
   await publishToUser(ctx, released.userId, { type: "backupProgress", backupId, status: "failed", progress: null });
   await notifyBackupFailed(ctx, released, reason);
+  return released;
+}
+
+/** Deletes what a failed backup stored (its staged parts, anything published); false when storage refused. */
+async function deleteFailedBackupData(ctx: AppContext, backup: { id: string; userId: string }): Promise<boolean> {
+  try {
+    await Promise.all([ctx.storage.abortUpload(backup.id), ctx.storage.deletePrefix(backupStorage.prefix(backup.userId, backup.id))]);
+    return true;
+  } catch (error) {
+    ctx.log.error("could not delete the data of a failed backup", { backupId: backup.id, error });
+    return false;
+  }
+}
+
+/**
+ * Deletes the data of failed backups that storage refused to delete when they failed (a storage
+ * outage fails backups and keeps their parts at once); answers how many were cleaned up.
+ */
+export async function releasePendingBackupData(ctx: AppContext, batch = 20): Promise<number> {
+  const pending = await ctx.db
+    .select({ id: backups.id, userId: backups.userId })
+    .from(backups)
+    .where(and(eq(backups.dataReleasePending, true), eq(backups.status, "failed")))
+    .limit(batch);
+  let released = 0;
+  for (const backup of pending) {
+    if (!(await deleteFailedBackupData(ctx, backup))) break; // still down: the next pass tries again
+    await ctx.db.update(backups).set({ dataReleasePending: false }).where(eq(backups.id, backup.id));
+    released++;
+  }
   return released;
 }
 

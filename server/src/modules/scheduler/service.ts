@@ -4,7 +4,7 @@ import { normaliseFrequencyHours } from "@protocol/schedule";
 import type { AppContext } from "../../context";
 import { sweepAgentStatuses } from "../agents/service";
 import { recordAudit } from "../audit/service";
-import { failBackup, startBackup } from "../backups/service";
+import { failBackup, releasePendingBackupData, startBackup } from "../backups/service";
 import { runDueDrills } from "../drills/service";
 import { applyRetention } from "../retention/service";
 import { notifyBackupsSkipped } from "../notifications/service";
@@ -162,6 +162,7 @@ export async function runMaintenance(ctx: AppContext) {
   await runDueBackups(ctx);
   await runDueDrills(ctx);
   await applyRetention(ctx);
+  await releasePendingBackupData(ctx);
   await pruneFinishedDeliveries(ctx);
   await pruneFinishedMail(ctx);
 }

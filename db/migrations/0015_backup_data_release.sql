@@ -1,0 +1,1 @@
+ALTER TABLE "backups" ADD COLUMN "data_release_pending" boolean DEFAULT false NOT NULL;
