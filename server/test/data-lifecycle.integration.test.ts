@@ -2,12 +2,16 @@
 // while a restore or a drill reads it, and an account deleted by an admin while its agent is
 // connected and uploading. Over real HTTP and WebSockets with scripted agents.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { eq } from "drizzle-orm";
-import { auditLogs, backups, restores } from "@db/schema";
-import { agentApi } from "@protocol/agent-protocol";
+import { agents, auditLogs, backups, databases, restores } from "@db/schema";
+import { AGENT_REMOVED_CLOSE_CODE, agentApi } from "@protocol/agent-protocol";
 import { backupStorage } from "../src/modules/backups/views";
 import { applyRetention } from "../src/modules/retention/service";
+import type { FileStorage } from "../src/storage/file-storage";
+import { stagedUploadPath } from "../src/storage/file-uploads";
 import { waitUntil } from "../../testkit/wait-until";
 import { startTestServer, type TestServer, type TestUser } from "./harness";
 import { registerScriptedAgent, type ScriptedAgent } from "./scripted-agent";
@@ -38,6 +42,14 @@ async function completedBackup(user: TestUser, agent: ScriptedAgent, bytes: Uint
   // Moved back past the plan's one manual backup per period, so the test may take another.
   await server.ctx.db.update(backups).set({ createdAt: new Date(Date.now() - 25 * HOUR) }).where(eq(backups.id, backupId));
   return backupId;
+}
+
+/** An agent socket of our own (it replaces the scripted agent's), to see how the server closes it. */
+async function openAgentSocket(agent: ScriptedAgent) {
+  const socket = new WebSocket(`${base.replace(/^http/, "ws")}${agentApi.socket}`, { headers: agent.headers() } as unknown as string[]);
+  const closed = new Promise<{ code: number; reason: string }>((resolve) => (socket.onclose = (event) => resolve({ code: event.code, reason: event.reason })));
+  await new Promise<void>((resolve) => (socket.onmessage = (event) => JSON.parse(String(event.data)).type === "welcome" && resolve()));
+  return { closed };
 }
 
 const storageUsed = async (user: TestUser) => (await server.call("GET", "/api/user/profile", { token: user.token })).body.storageUsed as number;
@@ -102,5 +114,33 @@ describe("a backup deleted while a restore or drill reads it", () => {
     expect(await applyRetention(server.ctx, { userId: user.id })).toBe(1);
     expect(await backupFileExists(user, old)).toBeNull();
     expect(await storageUsed(user)).toBe(3000);
+  });
+});
+
+describe("an account deleted by an admin", () => {
+  test("its agent is told to stop, and a backup it was uploading leaves no staged file behind", async () => {
+    const admin = await server.registerAdmin();
+    const { user, agent } = await userWithAgent();
+    await completedBackup(user, agent, randomBytes(4000));
+    expect((await server.call("POST", "/api/backups", { token: user.token, body: { databaseName: "orders" } })).status).toBe(201);
+    const { backupId } = await agent.waitFor("backup");
+    expect((await agent.uploadPart(backupId, 0, randomBytes(5000))).status).toBe(200);
+    const staged = stagedUploadPath((server.ctx.storage as FileStorage).root, backupId);
+    expect(existsSync(staged)).toBe(true);
+
+    const live = await openAgentSocket(agent);
+    expect((await server.call("DELETE", `/api/admin/users/${user.id}`, { token: admin.token })).status).toBe(200);
+
+    const close = await Promise.race([live.closed, Bun.sleep(10_000).then(() => ({ code: 0, reason: "still open after 10 s" }))]);
+    expect(close.code).toBe(AGENT_REMOVED_CLOSE_CODE);
+    expect(close.reason).toBe("This DBVault account was deleted.");
+    expect(existsSync(staged)).toBe(false);
+    expect(existsSync(join((server.ctx.storage as FileStorage).root, backupStorage.userPrefix(user.id)))).toBe(false);
+    expect(await server.ctx.db.select().from(agents).where(eq(agents.userId, user.id))).toEqual([]);
+    expect(await server.ctx.db.select().from(databases).where(eq(databases.userId, user.id))).toEqual([]);
+    expect(await server.ctx.db.select().from(backups).where(eq(backups.userId, user.id))).toEqual([]);
+    // A part sent after the deletion is refused and stores nothing.
+    expect((await agent.uploadPart(backupId, 1, randomBytes(5000))).status).toBe(401);
+    expect(existsSync(staged)).toBe(false);
   });
 });
