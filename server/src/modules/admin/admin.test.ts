@@ -37,6 +37,29 @@ describe("admin users", () => {
     expect(logs.map((l) => l.action).sort()).toEqual(["EMAIL_CHANGED", "PLAN_CHANGED"]);
   });
 
+  test("a downgrade below the user's schedule and retention moves the planned backups and says so in the audit log", async () => {
+    const user = await server.registerUser();
+    const plans = (await asAdmin("GET", "/api/admin/plans")).body as { _id: string; name: string }[];
+    await asAdmin("PUT", `/api/admin/users/${user.id}`, { plan: plans.find((p) => p.name === "Pro")!._id });
+    expect((await server.call("PUT", "/api/settings", { token: user.token, body: { frequency: "hourly", retention: 2160 } })).status).toBe(200);
+    // A database whose next hourly backup is planned within the hour, as the scheduler leaves it.
+    const soon = new Date(Date.now() + 30 * 60_000);
+    const [database] = await server.ctx.db.insert(databases).values({ userId: user.id, name: "orders", isActive: true, nextBackupAt: soon }).returning();
+    await server.ctx.db.update(settings).set({ retentionCheckedAt: new Date() }).where(eq(settings.userId, user.id));
+
+    expect((await asAdmin("PUT", `/api/admin/users/${user.id}`, { plan: plans.find((p) => p.name === "Free")!._id })).status).toBe(200);
+
+    // Free allows one backup a day: the next one is a day away, not the old plan's next hour.
+    const [moved] = await server.ctx.db.select().from(databases).where(eq(databases.id, database!.id));
+    expect(moved!.nextBackupAt!.getTime()).toBeGreaterThan(Date.now() + 23 * 3_600_000);
+    // The shorter retention applies at the next pass, as a saved setting does.
+    const [saved] = await server.ctx.db.select().from(settings).where(eq(settings.userId, user.id));
+    expect(saved).toMatchObject({ frequency: 24, retention: 168, retentionCheckedAt: null });
+    const logs = await server.ctx.db.select().from(auditLogs).where(eq(auditLogs.userId, user.id));
+    expect(logs.find((l) => l.action === "FREQUENCY_UPDATED" && (l.details as { by?: string }).by === "plan")?.details).toEqual({ from: 1, to: 24, by: "plan" });
+    expect(logs.find((l) => l.action === "RETENTION_UPDATED" && (l.details as { by?: string }).by === "plan")?.details).toEqual({ from: 2160, to: 168, mode: "age", by: "plan" });
+  });
+
   test("rejects bad updates with 4xx and a message", async () => {
     const user = await server.registerUser();
     const other = await server.registerUser();

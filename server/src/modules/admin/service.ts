@@ -1,5 +1,6 @@
 import { and, asc, count, eq, ne, sql, sum } from "drizzle-orm";
 import { agents, backups, plans, users } from "@db/schema";
+import { AGENT_REMOVED_CLOSE_CODE } from "@protocol/agent-protocol";
 import { formatBytes } from "@protocol/format";
 import type { AppContext } from "../../context";
 import { badRequest, conflict, notFound } from "../../lib/errors";
@@ -14,6 +15,8 @@ import { endBrowserSessions } from "../realtime/service";
 import { removeTwoFactor } from "../two-factor/service";
 
 export const DEFAULT_BAN_REASON = "Policy violation";
+/** What a deleted account's agents are told as they are disconnected for good. */
+export const ACCOUNT_DELETED_MESSAGE = "This DBVault account was deleted.";
 
 type UserRow = typeof users.$inferSelect;
 type PlanRow = typeof plans.$inferSelect;
@@ -148,6 +151,10 @@ export async function deleteUser(ctx: AppContext, admin: AuthenticatedUser, user
   // Handlers (e.g. storage clean-up) run before the rows that point at the files are gone.
   await ctx.events.emit({ type: "userDeleted", userId });
   await ctx.db.delete(users).where(eq(users.id, userId));
+  // After the rows are gone, so closing the sockets records nothing for the deleted account. The
+  // removal close code makes its agents stop instead of retrying an API key that no longer exists.
+  await disconnectUserAgents(ctx, userId, ACCOUNT_DELETED_MESSAGE, AGENT_REMOVED_CLOSE_CODE);
+  await endBrowserSessions(ctx, userId, "account deleted");
   ctx.log.info("user deleted", { userId, adminId: admin.id });
   return { message: "User deleted" };
 }

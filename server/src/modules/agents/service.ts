@@ -197,7 +197,7 @@ export async function sweepAgentStatuses(ctx: AppContext) {
 }
 
 /** Forgets an agent on every instance: used when its user's API key changes. */
-export async function disconnectUserAgents(ctx: AppContext, userId: string, reason: string) {
-  await ctx.bus.publish({ kind: "agent.disconnect", userId, reason });
+export async function disconnectUserAgents(ctx: AppContext, userId: string, reason: string, closeCode?: number) {
+  await ctx.bus.publish({ kind: "agent.disconnect", userId, reason, ...(closeCode ? { closeCode } : {}) });
 }
 

@@ -1,6 +1,6 @@
 import { and, count, desc, eq, inArray, isNotNull, isNull, lte, ne, sql } from "drizzle-orm";
 import type { Tx } from "@db/client";
-import { agents, backupParts, backups, databases, users } from "@db/schema";
+import { agents, backupParts, backups, databases, type RestoreKind, restores, users } from "@db/schema";
 import type { Progress } from "@protocol/agent-protocol";
 import type { AppContext } from "../../context";
 import { AppError, conflict, notFound } from "../../lib/errors";
@@ -284,14 +284,21 @@ export async function resolveAnomaly(ctx: AppContext, backup: BackupRow) {
   return { message: "Marked as expected. Retention applies normally to this database again." };
 }
 
-/** Deletes a finished backup: its file, its row and its bytes from the user's storage used. */
+/** Deletes a finished backup: its file, its row and its bytes from the user's storage used. 409 while a restore or drill reads it. */
 export async function deleteBackup(ctx: AppContext, backup: BackupRow, by: "manual" | "auto") {
   if (backup.status === "pending" || backup.status === "in-progress") {
     throw conflict("This backup is still running. Wait until it completes or fails, then delete it.");
   }
-  // The file goes first: a crash in between leaves a row pointing at nothing, never an orphan file.
-  await ctx.storage.deletePrefix(backupStorage.prefix(backup.userId, backup.id));
   await ctx.db.transaction(async (tx) => {
+    // The row lock orders this against a restore or drill being requested of the backup (which
+    // locks it too, see lockBackupForReading): either that request sees the backup gone, or this
+    // sees its restore row and refuses. Deleting the file under an agent that is still reading it
+    // would fail the restore half-way, or retention would take the backup a user is restoring.
+    const [locked] = await tx.select({ id: backups.id }).from(backups).where(eq(backups.id, backup.id)).for("update");
+    if (!locked) return;
+    await refuseWhileRead(tx, backup.id);
+    // The file goes first: a crash in between leaves a row pointing at nothing, never an orphan file.
+    await ctx.storage.deletePrefix(backupStorage.prefix(backup.userId, backup.id));
     const [deleted] = await tx.delete(backups).where(eq(backups.id, backup.id)).returning();
     if (!deleted) return;
     if (deleted.status === "completed" && deleted.size > 0) {
@@ -307,4 +314,39 @@ export async function deleteBackup(ctx: AppContext, backup: BackupRow, by: "manu
     });
   });
   return { message: "Backup deleted successfully" };
+}
+
+/** Thrown by deleteBackup for a backup that a restore or drill still reads. */
+export class BackupInUseError extends AppError {
+  constructor(kind: RestoreKind) {
+    super(
+      409,
+      "CONFLICT",
+      kind === "drill"
+        ? "A restore drill is reading this backup. Wait until the drill finishes, then delete it."
+        : "This backup is being restored. Wait until the restore finishes, then delete it.",
+    );
+  }
+}
+
+async function refuseWhileRead(tx: Tx, backupId: string) {
+  const [reader] = await tx
+    .select({ kind: restores.kind })
+    .from(restores)
+    .where(and(eq(restores.backupId, backupId), inArray(restores.status, ["pending", "in-progress"])))
+    .limit(1);
+  if (reader) throw new BackupInUseError(reader.kind);
+}
+
+/**
+ * Locks a completed backup for a restore or drill about to be recorded in `tx` (against
+ * deleteBackup); 404 when it was deleted meanwhile.
+ */
+export async function lockBackupForReading(tx: Tx, backupId: string) {
+  const [row] = await tx
+    .select({ id: backups.id })
+    .from(backups)
+    .where(and(eq(backups.id, backupId), eq(backups.status, "completed")))
+    .for("share");
+  if (!row) throw notFound("Backup");
 }

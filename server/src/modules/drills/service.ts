@@ -9,6 +9,7 @@ import type { AppContext } from "../../context";
 import { conflict, notFound } from "../../lib/errors";
 import { sendToAgent } from "../agents/service";
 import { recordAudit } from "../audit/service";
+import { lockBackupForReading } from "../backups/service";
 import { findAgentOf } from "../backups/verification";
 import { toRestoreView } from "../backups/views";
 import { announceRestore, restoreDetails } from "../restores/service";
@@ -50,6 +51,7 @@ export async function startDrill(ctx: AppContext, userId: string, databaseName: 
   if (running.length > 0) throw conflict(`A drill of "${databaseName}" is already running.`);
 
   const drill = await ctx.db.transaction(async (tx) => {
+    await lockBackupForReading(tx, backup.id);
     const [row] = await tx
       .insert(restores)
       .values({ userId, backupId: backup.id, databaseName, targetDatabase: scratchDatabase, kind: "drill", agentId: agent.id, status: "pending", lastActivityAt: ctx.now() })

@@ -7,7 +7,7 @@ import { AppError, badRequest, conflict } from "../../lib/errors";
 import { lockUntilCommit } from "../../lib/transaction-lock";
 import { recordAudit } from "../audit/service";
 import { sendToAgent } from "../agents/service";
-import { findOwnBackup } from "../backups/service";
+import { findOwnBackup, lockBackupForReading } from "../backups/service";
 import { toRestoreView } from "../backups/views";
 import { notifyDrillFinished, notifyRestoreFinished } from "../notifications/service";
 import { restoreFacts } from "../webhooks/events";
@@ -58,6 +58,7 @@ export async function requestRestore(ctx: AppContext, userId: string, backupId: 
   const restore = await ctx.db.transaction(async (tx) => {
     // The check and the insert are one step: two requests at the same instant both passed it before.
     await lockUntilCommit(tx, `restore:${userId}:${target}`);
+    await lockBackupForReading(tx, backupId);
     const running = await tx
       .select({ id: restores.id })
       .from(restores)

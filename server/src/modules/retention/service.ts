@@ -3,7 +3,7 @@
 import { and, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import { backups, settings, users } from "@db/schema";
 import type { AppContext } from "../../context";
-import { deleteBackup } from "../backups/service";
+import { BackupInUseError, deleteBackup } from "../backups/service";
 import { planOfUser } from "../plans/service";
 import { decideRetention, type RetentionCandidate, type RetentionDecision, type RetentionPolicy } from "./policy";
 
@@ -98,6 +98,11 @@ export async function applyRetention(ctx: AppContext, options: { userId?: string
         await deleteBackup(ctx, backup, "auto");
         deleted++;
       } catch (error) {
+        // A backup a restore or drill still reads is kept until it finished: the next pass takes it.
+        if (error instanceof BackupInUseError) {
+          ctx.log.info("retention kept a backup a restore is reading", { backupId: backup.id });
+          continue;
+        }
         ctx.log.error("retention could not delete a backup", { backupId: backup.id, error });
       }
     }

@@ -7,6 +7,7 @@ import { endBrowserSessions } from "../realtime/service";
 import { confirmCurrentPassword, hashPassword, normaliseEmail, revokeResetLinks, toSessionUser } from "../auth/service";
 import type { AuthenticatedUser } from "../auth/guard";
 import { findPlan, planOfUser, type Plan } from "../plans/service";
+import { rescheduleUser } from "../scheduler/service";
 import { applyPlanLimits } from "../settings/plan-limits";
 
 export function toProfile(ctx: AppContext, user: AuthenticatedUser) {
@@ -39,11 +40,14 @@ export function planLimitsView(plan: Plan) {
 
 /** Moves a user to another plan and brings their settings and databases within its limits. */
 export async function switchPlan(ctx: AppContext, userId: string, plan: Plan, by: "user" | "admin") {
-  await ctx.db.transaction(async (tx) => {
+  const { frequencyChanged } = await ctx.db.transaction(async (tx) => {
     await tx.update(users).set({ planId: plan.id, updatedAt: ctx.now() }).where(eq(users.id, userId));
-    await applyPlanLimits(tx, userId, plan);
     await recordAudit(tx, userId, "PLAN_CHANGED", { plan: plan.name, planId: plan.id, by });
+    return applyPlanLimits(tx, userId, plan);
   });
+  // The slots already planned at the old frequency (the next hour's, after hourly) are moved too,
+  // as a frequency saved in Settings moves them: the new plan's limit holds from now on.
+  if (frequencyChanged !== null) await rescheduleUser(ctx, userId, frequencyChanged);
 }
 
 /** A user's own plan change: only free plans, paid ones go through billing. */
