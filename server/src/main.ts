@@ -46,6 +46,9 @@ try {
     database: database.kind,
   });
   console.log(`\n  DBVault is running at ${config.publicUrl}\n`);
+  // Told at once rather than at the first upload (a 503): wrong S3 credentials, a missing bucket,
+  // an unwritable folder. Not fatal: storage that is only down now may well come back.
+  void ctx.storage.check().catch((error: Error) => ctx.log.warn("backup storage cannot be used now: uploads and downloads will be refused until it can", { reason: error.message }));
   const shutdown = async () => {
     stopJobs();
     // Stop taking connections and let requests in flight finish, but not for ever: a graceful stop

@@ -5,7 +5,8 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { findPostgresBin, startPostgresServer } from "../../testkit/postgres-server";
-import { findFreePort, spawnServer } from "../../testkit/server-process";
+import { findFreePort, spawnServer, startServer, stopServer } from "../../testkit/server-process";
+import { waitUntil } from "../../testkit/wait-until";
 
 const dataDir = mkdtempSync(join(tmpdir(), "dbvault-bad-config-"));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -69,3 +70,18 @@ test.skipIf(findPostgresBin() === null)("a wrong password or a missing database 
     postgres.destroy();
   }
 }, 120_000);
+
+test("backup storage that cannot be used is named at start-up, without its secret; the server still starts", async () => {
+  const port = findFreePort(); // no S3 server listens there
+  const server = await startServer({
+    DATA_DIR: mkdtempSync(join(tmpdir(), "dbvault-storage-down-")),
+    STORAGE_URL: `s3://AKIAEXAMPLE:S3DownSecret123@backups?endpoint=http://127.0.0.1:${port}`,
+  });
+  try {
+    await waitUntil(async () => server.output().includes("backup storage cannot be used now"), { message: "the start-up storage warning" });
+    expect(server.output()).not.toContain("S3DownSecret123");
+    expect((await fetch(`${server.url}/api/settings/plans`)).status).toBe(200);
+  } finally {
+    await stopServer(server);
+  }
+}, 60_000);

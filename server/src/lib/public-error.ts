@@ -7,7 +7,7 @@ export const OUTAGE_RETRY_AFTER_SECONDS = 30;
 
 const OUTAGE_MESSAGES = {
   database: "The service is temporarily unavailable (its database cannot be reached). Please try again in a moment.",
-  storage: "Backup storage is temporarily unavailable on the server (it may be full or not writable). Please try again later.",
+  storage: "Backup storage is temporarily unavailable on the server (it may be full, not writable or unreachable). Please try again later.",
 };
 
 /**
