@@ -58,8 +58,10 @@ export function createAgentGateway(ctx: AppContext) {
         await confirmUpdateOnHello(ctx, agentId, raw.version);
         return;
       case "heartbeat":
-        await recordHeartbeat(ctx, agentId, connection.connectionId);
+        // The queued jobs first: a heartbeat seen recorded (the agent's lastSeen) has kept them
+        // pending too, so a sweep that follows it never fails one the heartbeat named.
         if (raw.queued) await recordQueuedJobs(ctx, agentId, raw.queued);
+        await recordHeartbeat(ctx, agentId, connection.connectionId);
         return;
       case "backup.progress":
         return recordBackupProgress(ctx, agentId, raw.backupId, raw.progress);
