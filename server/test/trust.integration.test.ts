@@ -190,6 +190,15 @@ describe("anomalies and retention", () => {
 });
 
 describe("restore drills", () => {
+  test("two drills of one database asked at the same instant: one starts, the other is told one is running", async () => {
+    const world = await connectedUser("twice");
+    await completeBackup(world, 700, { "x.a": 1 }, "twice");
+    const ask = () => server.call("POST", "/api/drills", { token: world.user.token, body: { databaseName: "twice" } });
+    const answers = await Promise.all([ask(), ask()]);
+    expect(answers.map((answer) => answer.status).sort()).toEqual([201, 409]);
+    expect(answers.find((answer) => answer.status === 409)!.body.message).toBe('A drill of "twice" is already running.');
+  });
+
   test("POST /api/drills restores the latest backup into <name>_dbvault_drill; the report lands in Restore History", async () => {
     const world = await connectedUser("Shop Main.eu");
     const noBackup = await server.call("POST", "/api/drills", { token: world.user.token, body: { databaseName: "Shop Main.eu" } });

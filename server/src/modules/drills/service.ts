@@ -7,6 +7,7 @@ import { backups, databases, type DrillFrequency, restores, settings } from "@db
 import { drillDatabaseName } from "@protocol/verification";
 import type { AppContext } from "../../context";
 import { conflict, notFound } from "../../lib/errors";
+import { lockUntilCommit } from "../../lib/transaction-lock";
 import { sendToAgent } from "../agents/service";
 import { recordAudit } from "../audit/service";
 import { lockBackupForReading } from "../backups/service";
@@ -44,14 +45,15 @@ export async function startDrill(ctx: AppContext, userId: string, databaseName: 
   if (!backup) throw conflict(`"${databaseName}" has no completed backup to drill yet. Back it up first.`);
   const agent = await findAgentOf(ctx, backup);
   const scratchDatabase = drillDatabaseName(databaseName);
-  const running = await ctx.db
-    .select({ id: restores.id })
-    .from(restores)
-    .where(and(eq(restores.userId, userId), eq(restores.kind, "drill"), eq(restores.databaseName, databaseName), inArray(restores.status, ["pending", "in-progress"])));
-  if (running.length > 0) throw conflict(`A drill of "${databaseName}" is already running.`);
-
   const drill = await ctx.db.transaction(async (tx) => {
+    // The check and the insert are one step, as for a restore (restores/service.ts).
+    await lockUntilCommit(tx, `drill:${userId}:${databaseName}`);
     await lockBackupForReading(tx, backup.id);
+    const running = await tx
+      .select({ id: restores.id })
+      .from(restores)
+      .where(and(eq(restores.userId, userId), eq(restores.kind, "drill"), eq(restores.databaseName, databaseName), inArray(restores.status, ["pending", "in-progress"])));
+    if (running.length > 0) throw conflict(`A drill of "${databaseName}" is already running.`);
     const [row] = await tx
       .insert(restores)
       .values({ userId, backupId: backup.id, databaseName, targetDatabase: scratchDatabase, kind: "drill", agentId: agent.id, status: "pending", lastActivityAt: ctx.now() })
