@@ -62,6 +62,13 @@ function validationMessage(error: ValidationError): string {
   return `Invalid ${field}: ${reason}`;
 }
 
+/** Sets the status (and Retry-After when it has one) of an AppError's answer; answers its JSON body. */
+export function answerAppError(set: { status?: number | string; headers: Record<string, string | number> }, appError: AppError) {
+  set.status = appError.status;
+  if (typeof appError.extra.retryAfter === "number") set.headers["retry-after"] = String(appError.extra.retryAfter);
+  return { message: appError.message, code: appError.code, ...appError.extra };
+}
+
 /**
  * Cross-cutting HTTP behaviour: security headers on every answer, a body size limit, and one
  * error handler that turns every failure into `{ message, code }` with the right status.
@@ -101,13 +108,8 @@ export const httpBasics = (log: Logger, options: { https?: boolean } = {}) =>
       Object.assign(set.headers, securityHeaders);
       // Errors thrown by our body parser reach here wrapped in Elysia's ParseError.
       const cause = (error as { cause?: unknown }).cause;
-      const answer = (appError: AppError) => {
-        set.status = appError.status;
-        if (typeof appError.extra.retryAfter === "number") set.headers["retry-after"] = String(appError.extra.retryAfter);
-        return { message: appError.message, code: appError.code, ...appError.extra };
-      };
       const appError = error instanceof AppError ? error : cause instanceof AppError ? cause : null;
-      if (appError) return answer(appError);
+      if (appError) return answerAppError(set, appError);
       switch (code) {
         case "VALIDATION":
           // Our own answer broke its schema: a bug on our side, not the caller's. Logged by the
@@ -137,7 +139,7 @@ export const httpBasics = (log: Logger, options: { https?: boolean } = {}) =>
         return { message: (error as Error).message || "The request is invalid.", code: "BAD_REQUEST" };
       }
       // A database or storage outage is a 503 saying so; anything else a 500 without details.
-      return answer(publicErrorOf(error, log, { path: new URL(request.url).pathname }));
+      return answerAppError(set, publicErrorOf(error, log, { path: new URL(request.url).pathname }));
     });
 
 /**

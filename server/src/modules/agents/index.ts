@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import { AddDatabaseRequest, AGENT_REMOVED_CLOSE_CODE, AgentHeaders, CompleteUploadRequest, FailRequest, RegisterRequest } from "@protocol/agent-protocol";
 import type { AppContext } from "../../context";
 import { AppError } from "../../lib/errors";
+import { answerAppError } from "../../lib/http";
 import { publicErrorOf } from "../../lib/public-error";
 import { authGuard } from "../auth/guard";
 import { failBackup, findOwnBackup } from "../backups/service";
@@ -118,10 +119,7 @@ export const agentsController = (ctx: AppContext) => {
           if (error instanceof AppError && error.code === "AGENT_REMOVED") return void socketAgents.set(request, "removed");
           // Refused credentials are the AppError's own answer; a database outage is a 503 saying
           // so (never a 401, nor the driver's message naming the database's address).
-          const answer = publicErrorOf(error, ctx.log, { path: "/api/agents/ws" });
-          set.status = answer.status;
-          if (typeof answer.extra.retryAfter === "number") set.headers["retry-after"] = String(answer.extra.retryAfter);
-          return { message: answer.message, code: answer.code };
+          return answerAppError(set, publicErrorOf(error, ctx.log, { path: "/api/agents/ws" }));
         }
       },
       async open(ws) {
