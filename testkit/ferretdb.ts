@@ -4,11 +4,11 @@
 // needed), telemetry off, no debug HTTP listener, and removes everything when stopped.
 import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MongoClient } from "mongodb";
 import { findBuiltPrograms } from "./built-programs";
+import { findFreePort } from "./server-process";
 import { waitUntil } from "./wait-until";
 
 export const FERRETDB_VERSION = "v1.24.2";
@@ -19,14 +19,6 @@ export type FerretDbServer = { uri: string; port: number; stop(): Promise<void> 
 export function findFerretDb(): { path: string; missing: null } | { path: null; missing: string } {
   const found = findBuiltPrograms("ferretdb", FERRETDB_VERSION, ["ferretdb"], `FerretDB ${FERRETDB_VERSION}`);
   return found.missing === null ? { path: found.paths.ferretdb, missing: null } : { path: null, missing: found.missing };
-}
-
-async function findFreePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve, reject) => probe.once("error", reject).listen(0, "127.0.0.1", () => resolve()));
-  const { port } = probe.address() as { port: number };
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
 }
 
 /** Whether something answers MongoDB's ping at `uri`. */
@@ -52,7 +44,7 @@ export async function startFerretDb(): Promise<FerretDbServer> {
   const directory = await mkdtemp(join(tmpdir(), "dbvault-ferretdb-"));
   let lastLog = "";
   for (let attempt = 0; attempt < 3; attempt++) {
-    const port = await findFreePort();
+    const port = findFreePort();
     const child = spawn(
       path,
       [
