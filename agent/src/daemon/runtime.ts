@@ -1,15 +1,58 @@
 // The real DaemonRuntime behind `dbvault-agent run`: backups are dump → compress → encrypt
 // streams, restores verify/decrypt → restore, credentials live in the 0600 config file. The
 // config is re-read before each job, so a database added with `db add` works without a restart.
-import type { RestoreStats } from "../../../protocol/agent-protocol";
+import type { DrillReport, Progress, RestoreStats } from "../../../protocol/agent-protocol";
 import { type AgentConfig, findDatabase, loadConfig, readMasterKey, readServerSettings, saveConfig } from "../config.ts";
 import { AGENT_VERSION, BUILD_PLATFORM } from "../build-info.ts";
 import { createBackupStream, DumpError, restoreFromEncrypted, runRestoreDrill, verifyEncryptedBackup } from "../dump/index.ts";
 import { osFamily } from "../platform/locations.ts";
-import { updateAgent } from "../update/update-agent.ts";
-import { createServerClient } from "../transport/server-client.ts";
-import type { DaemonRuntime } from "./agent-daemon.ts";
+import { type UpdateReport, updateAgent } from "../update/update-agent.ts";
+import { createServerClient, type ServerClient } from "../transport/server-client.ts";
 import type { DaemonLog } from "./daemon-log.ts";
+
+/** What the daemon needs from the rest of the agent; the run command wires the real ones in. */
+export type DaemonRuntime = {
+  /** The server client with the current credentials (re-read after a reset or restart). */
+  client(): ServerClient;
+  hello: { version: string; hostname: string; platform: string };
+  /** Dumps, compresses and encrypts a configured database: the ciphertext, as produced; `onDumped` hears the counts before it ends. */
+  backup(
+    databaseName: string,
+    options: { onProgress: (p: Progress) => void; signal: AbortSignal; onDumped?: (collections: Record<string, number>) => void },
+  ): AsyncIterable<Uint8Array>;
+  /** Verifies, decrypts and restores a backup file into a configured database. */
+  restore(
+    databaseName: string,
+    encrypted: ReadableStream<Uint8Array>,
+    options: {
+      onProgress: (p: Progress) => void;
+      signal: AbortSignal;
+      inputBytes?: number;
+      /** Another MongoDB database on the same connection ("restore as a copy"). */
+      targetDatabase?: string;
+      /** Only these collections of the backup. */
+      collections?: string[];
+    },
+  ): Promise<RestoreStats>;
+  /** Decrypts and parses a whole backup file; answers its documents per namespace; throws what is wrong with it. */
+  verify(encrypted: ReadableStream<Uint8Array>, options: { signal: AbortSignal }): Promise<Record<string, number>>;
+  /** Restores a backup into a scratch database on a configured database's connection, checks it and drops it (see dump/drill.ts). */
+  drill(
+    databaseName: string,
+    encrypted: ReadableStream<Uint8Array>,
+    options: { scratchDatabase: string; onProgress: (p: Progress) => void; signal: AbortSignal; inputBytes?: number },
+  ): Promise<{ stats: RestoreStats; report: DrillReport }>;
+  /** Stores new agent credentials (a reset) in the config file. */
+  saveAgentToken(agentToken: string): Promise<void>;
+  /** Re-reads the config file (a restart command). */
+  reloadConfig(): Promise<void>;
+  /**
+   * Checks for a newer agent and installs it over this binary (update/update-agent.ts): answers
+   * the version installed, or null when this one is the newest; throws saying why not.
+   */
+  update(report: UpdateReport): Promise<string | null>;
+  log(message: string, fields?: Record<string, unknown>): void;
+};
 
 export interface RuntimeOptions {
   configPath: string;

@@ -1,24 +1,14 @@
 // The daemon's proofs that backups restore: reading a stored backup back through the server
 // (after each upload, and when the server asks again) and restore drills into a scratch database.
-import type { AgentMessage, RestoreStats, ServerMessage, Verification } from "../../../protocol/agent-protocol";
-import { verificationOf } from "../../../protocol/verification";
-import { ArchiveError } from "../archive/index.ts";
-import { MongodumpArchiveError } from "../dump/mongodump-archive/index.ts";
-import { DrillError } from "../dump/index.ts";
-import { ServerRefusedError, ServerUnreachableError } from "../transport/errors";
-import type { DaemonRuntime } from "./agent-daemon";
-import { throttleProgress } from "./progress-throttle";
-import { openResumableDownload } from "./resumable-download";
-
-type Deps = {
-  runtime: DaemonRuntime;
-  /** Results the server must not miss (queued until the socket is up). */
-  deliver(message: AgentMessage): void;
-  /** Progress, dropped when the socket is down. */
-  send(message: AgentMessage): void;
-  signal: AbortSignal;
-  describe(error: unknown): string;
-};
+import type { RestoreStats, ServerMessage, Verification } from "../../../../protocol/agent-protocol";
+import { verificationOf } from "../../../../protocol/verification";
+import { ArchiveError } from "../../archive/index.ts";
+import { DrillError } from "../../dump/index.ts";
+import { MongodumpArchiveError } from "../../dump/mongodump-archive/index.ts";
+import { ServerRefusedError, ServerUnreachableError } from "../../transport/errors";
+import { describeError, type JobContext } from "../job-context.ts";
+import { throttleProgress } from "../progress-throttle";
+import { openResumableDownload } from "../resumable-download";
 
 /**
  * True when the failure is the backup file's own: it does not decrypt or parse (damaged, cut,
@@ -33,7 +23,7 @@ function isUnreadableFile(error: unknown): boolean {
   );
 }
 
-export function createTrustJobs({ runtime, deliver, send, signal, describe }: Deps) {
+export function createTrustJobs({ runtime, deliver, send, signal }: JobContext) {
   const report = (backupId: string, verification: Verification) => deliver({ type: "backup.verified", backupId, verification });
 
   /**
@@ -49,10 +39,10 @@ export function createTrustJobs({ runtime, deliver, send, signal, describe }: De
       verification = verificationOf(namespaces, expected);
     } catch (error) {
       if (signal.aborted || error instanceof ServerUnreachableError) {
-        runtime.log("could not verify the backup now; it stays unverified", { backupId, error: describe(error) });
+        runtime.log("could not verify the backup now; it stays unverified", { backupId, error: describeError(error) });
         return;
       }
-      verification = { status: "failed", namespaces: {}, error: `the stored backup could not be read back: ${describe(error)}`.slice(0, 1900) };
+      verification = { status: "failed", namespaces: {}, error: `the stored backup could not be read back: ${describeError(error)}`.slice(0, 1900) };
     }
     runtime.log(verification.status === "ok" ? "backup verified" : "backup verification failed", { backupId, ...(verification.error ? { error: verification.error } : {}) });
     report(backupId, verification);
@@ -70,15 +60,17 @@ export function createTrustJobs({ runtime, deliver, send, signal, describe }: De
       runtime.log("restore drill passed", { restoreId, databaseName, durationMs: drill.durationMs });
       deliver({ type: "restore.completed", restoreId, stats, drill });
     } catch (error) {
-      const message = `drill failed: ${describe(error)}`;
+      const message = `drill failed: ${describeError(error)}`;
       runtime.log("restore drill failed", { restoreId, databaseName, error: message });
       const stats: RestoreStats | undefined = error instanceof DrillError ? error.stats : undefined;
       const drill = error instanceof DrillError ? error.report : undefined;
       deliver({ type: "restore.failed", restoreId, error: message.slice(0, 1900), ...(stats ? { stats } : {}), ...(drill ? { drill } : {}) });
       // The file itself did not read back: the backup's verification says so too.
-      if (isUnreadableFile(error)) report(backupId, { status: "failed", namespaces: {}, error: `a restore drill could not read the stored backup: ${describe(error)}`.slice(0, 1900) });
+      if (isUnreadableFile(error)) report(backupId, { status: "failed", namespaces: {}, error: `a restore drill could not read the stored backup: ${describeError(error)}`.slice(0, 1900) });
     }
   }
 
   return { verifyBackup, runDrill };
 }
+
+export type TrustJobs = ReturnType<typeof createTrustJobs>;

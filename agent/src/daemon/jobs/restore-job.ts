@@ -1,0 +1,33 @@
+import type { RestoreStats, ServerMessage } from "../../../../protocol/agent-protocol";
+import { describeError, type JobContext } from "../job-context.ts";
+import { throttleProgress } from "../progress-throttle.ts";
+import { openResumableDownload } from "../resumable-download.ts";
+
+/**
+ * One restore the server asked for: the backup downloaded (resuming after drops), verified and
+ * restored by the runtime (dump/: verify, stage, swap); the outcome, with what was replaced when
+ * it failed part-way, is delivered to the server even across a lost connection.
+ */
+export async function runRestoreJob(job: JobContext, command: Extract<ServerMessage, { type: "restore" }>): Promise<void> {
+  const { runtime, signal } = job;
+  const { restoreId, backupId, databaseName, size, targetDatabase, collections } = command;
+  runtime.log("restore started", { restoreId, backupId, databaseName, ...(targetDatabase ? { targetDatabase } : {}), ...(collections ? { collections } : {}) });
+  job.deliver({ type: "restore.started", restoreId });
+  const report = throttleProgress((progress) => job.send({ type: "restore.progress", restoreId, progress }));
+  try {
+    const download = openResumableDownload(runtime.client(), backupId, { signal });
+    const stats = await runtime.restore(databaseName, download, {
+      onProgress: report,
+      signal,
+      inputBytes: size,
+      ...(targetDatabase ? { targetDatabase } : {}),
+      ...(collections ? { collections } : {}),
+    });
+    runtime.log("restore completed", { restoreId, databaseName });
+    job.deliver({ type: "restore.completed", restoreId, stats });
+  } catch (error) {
+    runtime.log("restore failed", { restoreId, databaseName, error: describeError(error) });
+    const stats = (error as { stats?: RestoreStats }).stats;
+    job.deliver({ type: "restore.failed", restoreId, error: describeError(error), ...(stats ? { stats } : {}) });
+  }
+}
