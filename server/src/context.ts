@@ -14,7 +14,6 @@ import type { BodyGate } from "./modules/backups/body-gate";
 import type { PendingWork } from "./lib/pending-work";
 import type { QueueDispatcher } from "./lib/delivery-queue";
 import type { Metrics } from "./modules/metrics/service";
-import type { WebhookDispatcher } from "./modules/webhooks/deliveries";
 
 /** Everything a service needs, passed explicitly so tests can build one with their own parts. */
 export type AppContext = {
@@ -47,7 +46,7 @@ export type AppContext = {
   /** This instance's Prometheus registry (GET /metrics). */
   metrics: Metrics;
   /** Sends queued webhook deliveries in the background (modules/webhooks/deliveries.ts). */
-  webhooks: WebhookDispatcher;
+  webhooks: QueueDispatcher;
   /** Sends queued e-mail in the background (modules/notifications/outbox.ts). */
   mail: QueueDispatcher;
 };

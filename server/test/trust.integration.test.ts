@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { auditLogs, backups, databases, settings } from "@db/schema";
-import type { TrustAlert } from "../src/modules/notifications/service";
+import type { TrustAlert } from "../src/lib/event-bus";
 import { startBackup } from "../src/modules/backups/service";
 import { runDueDrills } from "../src/modules/drills/service";
 import { applyRetention } from "../src/modules/retention/service";

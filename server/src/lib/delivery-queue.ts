@@ -5,7 +5,8 @@
 import { and, eq, inArray, isNull, lt, lte, ne, or, type SQL, sql } from "drizzle-orm";
 import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
 import type { Db } from "@db/client";
-import type { AppContext } from "../context";
+import type { Logger } from "./logger";
+import type { PendingWork } from "./pending-work";
 
 /** How long a failing delivery is retried after it was queued. */
 export const RETRY_FOR_MS = 24 * 3_600_000;
@@ -84,7 +85,11 @@ export type QueueDispatcher = {
  * Runs `sendDue` (one sending pass over a queue) one pass at a time; a kick during a pass runs
  * another pass after it. Passes are tracked as pending work, so shutting down lets them finish.
  */
-export function createQueueDispatcher(name: string, ctx: () => AppContext, sendDue: (ctx: AppContext) => Promise<unknown>): QueueDispatcher {
+export function createQueueDispatcher<Ctx extends { log: Logger; pendingWork: PendingWork }>(
+  name: string,
+  ctx: () => Ctx,
+  sendDue: (ctx: Ctx) => Promise<unknown>,
+): QueueDispatcher {
   let running = false;
   let again = false;
   const run = async () => {

@@ -1,4 +1,22 @@
-import type { TrustAlert } from "../modules/notifications/service";
+/** Events of backup trust (verification, anomalies, drills); webhooks use the same names. */
+export type TrustEvent = "backup.verified" | "backup.verification_failed" | "backup.anomaly" | "drill.completed" | "drill.failed";
+
+/**
+ * One alert about a backup or a drill, in a shape any channel can take as it is (the app's "alert"
+ * event; e-mail and webhooks are sent from it here): ids, the database, a status word and one
+ * sentence of detail. Never holds data, keys or connection strings.
+ */
+export type TrustAlert = {
+  event: TrustEvent;
+  userId: string;
+  occurredAt: string;
+  backupId: string | null;
+  restoreId: string | null;
+  agentId: string | null;
+  databaseName: string;
+  status: string;
+  detail: string;
+};
 
 /** Something that happened which other modules (agents, realtime) react to. */
 export type AppEvent =

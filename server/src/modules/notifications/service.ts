@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import { settings, users } from "@db/schema";
 import { formatBytes } from "@protocol/format";
 import type { AppContext } from "../../context";
+import type { TrustAlert, TrustEvent } from "../../lib/event-bus";
 import { type BackupFacts, type DBVaultEvent, type RestoreFacts, agentFacts, backupFacts, restoreFacts } from "../webhooks/events";
 import { publishEvent } from "../webhooks/service";
 import { queueMail } from "./outbox";
@@ -90,26 +91,6 @@ export function notifyBackupsSkipped(ctx: AppContext, agent: { userId: string; n
     "Scheduled backups resume by themselves once it reconnects (start it with `dbvault-agent run` on that server). You will not be told again during this outage.",
   ]);
 }
-
-/** Events of backup trust (verification, anomalies, drills); webhooks use the same names. */
-export type TrustEvent = "backup.verified" | "backup.verification_failed" | "backup.anomaly" | "drill.completed" | "drill.failed";
-
-/**
- * One alert about a backup or a drill, in a shape any channel can take as it is (the app's "alert"
- * event; e-mail and webhooks are sent from it here): ids, the database, a status word and one
- * sentence of detail. Never holds data, keys or connection strings.
- */
-export type TrustAlert = {
-  event: TrustEvent;
-  userId: string;
-  occurredAt: string;
-  backupId: string | null;
-  restoreId: string | null;
-  agentId: string | null;
-  databaseName: string;
-  status: string;
-  detail: string;
-};
 
 /** What a trust alert's webhook event carries: the backup's facts, or the drill's (a restore). */
 type AlertFacts = { backup: BackupFacts } | { restore: RestoreFacts };

@@ -104,8 +104,6 @@ export const KEEP_FINISHED_MS = 30 * 24 * 3_600_000;
 /** Deletes deliveries (and their attempts) finished more than 30 days ago; answers how many. */
 export const pruneFinishedDeliveries = (ctx: AppContext) => pruneFinishedRows(ctx.db, webhookDeliveries, new Date(ctx.now().getTime() - KEEP_FINISHED_MS));
 
-export type WebhookDispatcher = QueueDispatcher;
-
 /** Runs one sending pass at a time; a kick during a pass runs another pass after it. */
-export const createWebhookDispatcher = (ctx: () => AppContext): WebhookDispatcher =>
+export const createWebhookDispatcher = (ctx: () => AppContext): QueueDispatcher =>
   createQueueDispatcher("webhook deliveries", ctx, (current) => sendDueDeliveries(current));
