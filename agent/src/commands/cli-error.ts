@@ -1,4 +1,4 @@
-// Exit codes and the CLI's own error, documented in `help` and docs/agent.md.
+// Exit codes and the CLI's own error, documented in `help` and docs/agent-service.md (Exit codes).
 
 export const EXIT = {
   ok: 0,

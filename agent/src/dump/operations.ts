@@ -80,7 +80,7 @@ function avoidMongodumpUsers(options: DumpOptions): EngineChoice {
  * Restores a plain mongodump archive, replacing each collection it holds (drop, recreate with
  * options and indexes, insert). Reads the archive's whole prelude before touching the database.
  * Throws what the input throws, MongodumpArchiveError for a damaged archive, or DumpError
- * ("restore-incomplete" with `stats` once collections were replaced; see docs/agent.md).
+ * ("restore-incomplete" with `stats` once collections were replaced; see docs/restore.md).
  */
 export async function restoreDatabase(options: RestoreOptions): Promise<RestoreResult> {
   let consumed = 0;
