@@ -92,7 +92,7 @@ test(
     await run(["npm", "install", "--no-audit", "--no-fund", "--prefer-offline"], { cwd: clone });
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
-    const server = start(["npm", "start"], { cwd: clone, env: { PORT: String(port), HOST: "127.0.0.1", PUBLIC_URL: base, DATA_DIR: join(work, "data") } });
+    const server = start(["npm", "start"], { cwd: clone, env: { PORT: String(port), HOST: "127.0.0.1", PUBLIC_URL: base, DATA_DIR: join(work, "data"), LOG_LEVEL: "debug" } });
     await waitUntil(
       async () => {
         if (server.exited()) throw new Error(`npm start exited:\n${server.output()}`);
@@ -143,9 +143,11 @@ test(
       stdin: `${apiKey}\n`,
     });
 
-    // 5. The scenario under test is about time: the user takes a while before starting the
-    // service, during which the scheduler's 15 s tick used to fail the first backup.
-    await Bun.sleep(20_000);
+    // 5. The user takes a while before starting the service, during which the scheduler's tick
+    // used to fail the first backup: two whole passes of the background jobs go by first.
+    const passes = () => server.output().split("background jobs pass done").length - 1;
+    const passesAtSetup = passes();
+    await waitUntil(() => passes() >= passesAtSetup + 2, { timeout: 60_000, interval: 200, message: "two scheduler passes after setup" });
     const auth = { authorization: `Bearer ${token}` };
     const listBackups = async () => (await (await fetch(`${base}/api/backups`, { headers: auth })).json()) as { _id: string; status: string }[];
     expect(await listBackups()).toEqual([]);

@@ -42,6 +42,15 @@ export type TestUser = { token: string; id: string; email: string; password: str
 let counter = 0;
 export const uniqueEmail = (prefix = "user") => `${prefix}-${Date.now().toString(36)}-${++counter}@example.com`;
 
+/**
+ * Moves the server's clock forward by `ms` from now on (on top of real time), for tests whose
+ * timestamps must differ or come in order without waiting for real time to pass.
+ */
+export function advanceServerClock(server: TestServer, ms: number): void {
+  const previous = server.ctx.now;
+  server.ctx.now = () => new Date(previous().getTime() + ms);
+}
+
 export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), "dbvault-test-data-"));
   // Every request of the harness comes from one address; tests register far more accounts than

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { kbArticles } from "@db/schema";
-import { startTestServer, type TestServer, type TestUser } from "../../../test/harness";
+import { advanceServerClock, startTestServer, type TestServer, type TestUser } from "../../../test/harness";
 
 let server: TestServer;
 let admin: TestUser;
@@ -130,7 +130,7 @@ describe("POST /api/kb", () => {
 describe("PUT /api/kb/:id", () => {
   test("the list's publish toggle changes only isPublished and moves updatedAt", async () => {
     const article = await createArticle({ category: "faq", tags: ["one"], order: 3 });
-    await Bun.sleep(5); // about time: the update's updatedAt must differ from the creation's
+    advanceServerClock(server, 1000); // the update's updatedAt must differ from the creation's
     const res = await server.call("PUT", `/api/kb/${article._id}`, { token: admin.token, body: { isPublished: false } });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ ...article, isPublished: false, updatedAt: res.body.updatedAt });
@@ -271,7 +271,7 @@ describe("GET /api/kb/:slug", () => {
 describe("GET /api/kb/admin/all", () => {
   test("lists every article, drafts included, as full objects, most recently updated first", async () => {
     const draft = await createArticle({ isPublished: false, title: "Draft for the list" });
-    await Bun.sleep(5); // about time: the two articles' updatedAt must differ to have an order
+    advanceServerClock(server, 1000); // the two articles' updatedAt must differ to have an order
     const published = await createArticle({ title: "Published for the list" });
     const res = await server.call("GET", "/api/kb/admin/all", { token: admin.token });
     expect(res.status).toBe(200);

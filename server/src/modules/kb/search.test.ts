@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { kbArticles } from "@db/schema";
-import { startTestServer, type TestServer, type TestUser } from "../../../test/harness";
+import { advanceServerClock, startTestServer, type TestServer, type TestUser } from "../../../test/harness";
 import { KB_PAGE_SIZE } from "./search";
 
 let server: TestServer;
@@ -74,7 +74,7 @@ beforeAll(async () => {
   // Same order, different ages: bulk-question-1 becomes the most recently updated of the bulk.
   const all = await server.call("GET", "/api/kb/admin/all", { token: admin.token });
   const first = all.body.find((a: { slug: string }) => a.slug === "bulk-question-1");
-  await Bun.sleep(5); // about time: this update's updatedAt must come after the others'
+  advanceServerClock(server, 1000); // this update's updatedAt must come after the others'
   expect((await server.call("PUT", `/api/kb/${first._id}`, { token: admin.token, body: { order: 10 } })).status).toBe(200);
 });
 afterAll(() => server.close());

@@ -14,6 +14,7 @@ export function startBackgroundJobs(ctx: AppContext, intervalMs = MAINTENANCE_IN
     running = true;
     try {
       await runMaintenance(ctx);
+      ctx.log.debug("background jobs pass done");
     } catch (error) {
       ctx.log.error("background jobs failed", { error });
     } finally {
