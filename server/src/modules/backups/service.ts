@@ -1,6 +1,6 @@
 import { and, count, desc, eq, inArray, isNotNull, isNull, lte, ne, sql } from "drizzle-orm";
 import type { Tx } from "@db/client";
-import { agents, backupParts, backups, databases, type RestoreKind, restores, users } from "@db/schema";
+import { agents, backupParts, backups, databases, type RestoreKind, restores } from "@db/schema";
 import type { Progress } from "@protocol/agent-protocol";
 import type { AppContext } from "../../context";
 import { AppError, conflict, notFound } from "../../lib/errors";
@@ -10,6 +10,7 @@ import { sendToAgent } from "../agents/service";
 import { notifyBackupAnomaly, notifyBackupCompleted, notifyBackupFailed } from "../notifications/service";
 import { backupFacts } from "../webhooks/events";
 import { planOfUser } from "../plans/service";
+import { releaseStorage } from "../quota/storage-quota";
 import { publishToUser } from "../realtime/service";
 import { dropRunningHash } from "./running-hashes";
 import { backupStorage, backupViewColumns, toBackupView } from "./views";
@@ -182,9 +183,7 @@ export async function failBackup(ctx: AppContext, backupId: string, reason: stri
     if (!backup) return null;
     const parts = await tx.delete(backupParts).where(eq(backupParts.backupId, backupId)).returning({ size: backupParts.size });
     const bytes = parts.reduce((sum, part) => sum + part.size, 0);
-    if (bytes > 0) {
-      await tx.update(users).set({ storageUsed: sql`greatest(0, ${users.storageUsed} - ${bytes})` }).where(eq(users.id, backup.userId));
-    }
+    await releaseStorage(tx, backup.userId, bytes);
     if (options.storageLimit) await recordAudit(tx, backup.userId, "STORAGE_LIMIT_EXCEEDED", { backupId, databaseName: backup.databaseName });
     await recordAudit(tx, backup.userId, "BACKUP_FAILED", { backupId, databaseName: backup.databaseName, type: backup.type, reason });
     return backup;
@@ -301,12 +300,7 @@ export async function deleteBackup(ctx: AppContext, backup: BackupRow, by: "manu
     await ctx.storage.deletePrefix(backupStorage.prefix(backup.userId, backup.id));
     const [deleted] = await tx.delete(backups).where(eq(backups.id, backup.id)).returning();
     if (!deleted) return;
-    if (deleted.status === "completed" && deleted.size > 0) {
-      await tx
-        .update(users)
-        .set({ storageUsed: sql`greatest(0, ${users.storageUsed} - ${deleted.size})` })
-        .where(eq(users.id, deleted.userId));
-    }
+    if (deleted.status === "completed") await releaseStorage(tx, deleted.userId, deleted.size);
     await recordAudit(tx, deleted.userId, by === "manual" ? "BACKUP_DELETED_MANUAL" : "BACKUP_DELETED_AUTO", {
       backupId: deleted.id,
       databaseName: deleted.databaseName,

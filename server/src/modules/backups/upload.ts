@@ -7,6 +7,7 @@ import type { AppContext } from "../../context";
 import { AppError, badRequest, conflict, notFound } from "../../lib/errors";
 import { StorageLimitError, UploadIncompleteError } from "../../storage";
 import { findDefaultPlan } from "../plans/service";
+import { releaseStorage, reserveStorage } from "../quota/storage-quota";
 import type { AgentRow } from "../agents/agent-auth";
 import { flagAnomaly } from "./anomaly";
 import { announceBackupCompleted, failBackup } from "./service";
@@ -91,14 +92,9 @@ async function countPart(
     const row = running.size === null || running.stored === null ? undefined : { size: running.size, stored: running.stored };
     const delta = (next?.size ?? 0) - (row?.size ?? 0);
     if (delta > 0) {
-      const reserved = await tx
-        .update(users)
-        .set({ storageUsed: sql`${users.storageUsed} + ${delta}` })
-        .where(and(eq(users.id, backup.userId), sql`${users.storageUsed} + ${delta} <= ${limit}`))
-        .returning({ id: users.id });
-      if (reserved.length === 0) return { result: "limit", previous: row };
+      if (!(await reserveStorage(tx, backup.userId, delta, limit))) return { result: "limit", previous: row };
     } else if (delta < 0) {
-      await tx.update(users).set({ storageUsed: sql`greatest(0, ${users.storageUsed} + ${delta})` }).where(eq(users.id, backup.userId));
+      await releaseStorage(tx, backup.userId, -delta);
     }
     if (!next) await tx.delete(backupParts).where(part);
     else {
