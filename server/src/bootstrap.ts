@@ -27,6 +27,7 @@ import { seedPlans } from "./modules/plans/service";
 import { createWebhookDispatcher } from "./modules/webhooks/deliveries";
 import { createStorage } from "./storage";
 import { createBodyGate } from "./modules/backups/body-gate";
+import { createRunningHashes } from "./modules/backups/running-hashes";
 import { createPendingWork } from "./lib/pending-work";
 
 /** Name of the fresh PGlite cluster embedded in the single-file server (scripts/build-server.ts). */
@@ -104,6 +105,7 @@ export async function createContext(
     // Read through ctx so a test that moves ctx.now moves the limits' clock too.
     rateLimiter: createRateLimiter(database.db, () => ctx.now()),
     bodyGate: createBodyGate(),
+    runningHashes: createRunningHashes(),
     pendingWork: createPendingWork(),
     now,
     metrics: createMetrics({ db: database.db, now }),

@@ -11,6 +11,7 @@ import type { Mailer } from "./modules/notifications/mailer";
 import type { SessionTokens } from "./modules/auth/session-tokens";
 import type { Storage } from "./storage";
 import type { BodyGate } from "./modules/backups/body-gate";
+import type { RunningHashes } from "./modules/backups/running-hashes";
 import type { PendingWork } from "./lib/pending-work";
 import type { QueueDispatcher } from "./lib/delivery-queue";
 import type { Metrics } from "./modules/metrics/service";
@@ -40,6 +41,8 @@ export type AppContext = {
   rateLimiter: RateLimiter;
   /** Admission of upload part bodies, server-wide (see body-gate.ts). */
   bodyGate: BodyGate;
+  /** SHA-256 of each backup uploading here, fed part by part (see running-hashes.ts). */
+  runningHashes: RunningHashes;
   /** Socket close handlers still running; shutdown waits for them before closing the database. */
   pendingWork: PendingWork;
   now: () => Date;

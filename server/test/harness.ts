@@ -4,14 +4,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
-import { backups, users } from "@db/schema";
+import { users } from "@db/schema";
 import { openTestDatabase } from "../../testkit/test-database";
 import { createApp } from "../src/app";
 import { createContext } from "../src/bootstrap";
 import { loadConfig } from "../src/config";
 import type { AppContext } from "../src/context";
 import { silentLogger } from "../src/lib/logger";
-import { dropRunningHash } from "../src/modules/backups/running-hashes";
 import type { Mail, Mailer } from "../src/modules/notifications/mailer";
 
 export type CallResult<T = any> = { status: number; body: T; headers: Headers };
@@ -120,8 +119,6 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
       if (app.server) await app.stop(true);
       ctx.mailer.close();
       await ctx.bus.stop();
-      // A new process starts without the running file hashes of this server's uploads.
-      for (const { id } of await ctx.db.select({ id: backups.id }).from(backups)) dropRunningHash(id);
       await options.beforeStart?.();
       ctx = await startContext();
       app = createApp(ctx);

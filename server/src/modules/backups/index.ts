@@ -7,7 +7,6 @@ import { listRestores, requestRestore } from "../restores/service";
 import { downloadBackupResponse } from "./download";
 import { backupAnswers, backupsModel, encryptedFileAnswer } from "./model";
 import { deleteBackup, findOwnBackup, listBackups, resolveAnomaly, summarizeBackups, triggerBackup } from "./service";
-import { dropRunningHash } from "./running-hashes";
 import { requestVerification } from "./verification";
 import { backupStorage, toBackupView } from "./views";
 
@@ -22,7 +21,7 @@ export const backupsController = (ctx: AppContext) => {
       .where(and(eq(backups.userId, userId), inArray(backups.status, ["pending", "in-progress"])));
     for (const { id } of running) {
       await ctx.storage.abortUpload(id);
-      dropRunningHash(id);
+      ctx.runningHashes.drop(id);
     }
     await ctx.storage.deletePrefix(backupStorage.userPrefix(userId));
   });

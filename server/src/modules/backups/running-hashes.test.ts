@@ -1,7 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { createManualClock, settle } from "../../../../testkit/manual-clock";
-import { dropRunningHash, finishRunningHash, joinRunningHash } from "./running-hashes";
+import { createRunningHashes } from "./running-hashes";
+
+const { join: joinRunningHash, drop: dropRunningHash, finish: finishRunningHash } = createRunningHashes();
 
 // The module keeps its running hashes in module-level state, so every test uses its own backup id.
 // Waits with a deadline run on a manual clock the test moves: no outcome depends on machine speed.

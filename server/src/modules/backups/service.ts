@@ -12,7 +12,6 @@ import { backupFacts } from "../webhooks/events";
 import { planOfUser } from "../plans/service";
 import { releaseStorage } from "../quota/storage-quota";
 import { publishToUser } from "../realtime/service";
-import { dropRunningHash } from "./running-hashes";
 import { backupStorage, backupViewColumns, toBackupView } from "./views";
 
 type BackupRow = typeof backups.$inferSelect;
@@ -188,7 +187,7 @@ export async function failBackup(ctx: AppContext, backupId: string, reason: stri
     await recordAudit(tx, backup.userId, "BACKUP_FAILED", { backupId, databaseName: backup.databaseName, type: backup.type, reason });
     return backup;
   });
-  dropRunningHash(backupId);
+  ctx.runningHashes.drop(backupId);
   if (!released) {
     const [current] = await ctx.db.select().from(backups).where(eq(backups.id, backupId));
     return current!;

@@ -11,7 +11,7 @@ import { releaseStorage, reserveStorage } from "../quota/storage-quota";
 import type { AgentRow } from "../agents/agent-auth";
 import { flagAnomaly } from "./anomaly";
 import { announceBackupCompleted, failBackup } from "./service";
-import { finishRunningHash, type HashTurn, joinRunningHash } from "./running-hashes";
+import type { HashTurn } from "./running-hashes";
 import { backupFileName, backupStorage } from "./views";
 
 export const MAX_PARTS = 100_000;
@@ -189,7 +189,7 @@ export async function receivePart(
     throw partTooLarge();
   }
   // Before any await here: parts register with the running hash in the order they reach this point.
-  const hashTurn = joinRunningHash(backupId, partNumber);
+  const hashTurn = ctx.runningHashes.join(backupId, partNumber);
   try {
     const { backup, plan } = await findBackupForPart(ctx, agent, backupId);
     // A part that starts past the plan's storage can never fit; refused before any byte is written
@@ -322,7 +322,7 @@ async function recordCompletedUpload(
   const backupId = backup.id;
   const completedAt = ctx.now();
   const fileKey = backupStorage.file(backup.userId, backupId);
-  let sha256 = finishRunningHash(backupId, parts.length);
+  let sha256 = ctx.runningHashes.finish(backupId, parts.length);
   if (!sha256) {
     // Parts arrived out of order, on another instance or across a restart: read the file once more.
     ctx.log.warn("checksumming the stored file again (parts were not all hashed as they arrived)", { backupId, size: input.size });
