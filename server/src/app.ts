@@ -17,11 +17,13 @@ import { twoFactorController } from "./modules/two-factor";
 import { usersController } from "./modules/users";
 import { webController } from "./modules/web";
 import { webhooksController } from "./modules/webhooks";
+import { subscribeToEvents } from "./subscriptions";
 
 /** The whole HTTP application for one context; tests call `createApp(ctx).handle(request)`. */
 export function createApp(ctx: AppContext) {
   let apiDocument: ReturnType<typeof describeApi> | null = null;
   const built: { app?: AnyElysia } = {};
+  subscribeToEvents(ctx);
   const app = new Elysia()
     .use(httpBasics(ctx.log, { https: ctx.config.publicUrl.startsWith("https://") }))
     // The description as JSON (lib/api-document.ts); no bundled UI, whose CDN scripts our CSP

@@ -23,8 +23,7 @@ export type AppEvent =
   | { type: "apiKeyRegenerated"; userId: string }
   /** An alert was raised (verification, anomaly, drill): channels beyond e-mail subscribe here. */
   | { type: "alert"; alert: TrustAlert }
-  | { type: "userDeleted"; userId: string }
-  | { type: "agentDeleted"; userId: string; agentId: string };
+  | { type: "userDeleted"; userId: string };
 
 type Handler<T extends AppEvent["type"]> = (event: Extract<AppEvent, { type: T }>) => void | Promise<void>;
 

@@ -14,7 +14,7 @@ import { removeAgent } from "./remove-agent";
 import { createAgentGateway } from "./gateway";
 import { agentAnswers, agentsModel } from "./model";
 import { encryptedFileAnswer } from "../backups/model";
-import { attachDatabases, disconnectUserAgents, listAgents, manageAgent, registerAgent } from "./service";
+import { attachDatabases, listAgents, manageAgent, registerAgent } from "./service";
 
 /**
  * Everything agents talk to (registration, uploads, downloads, their socket) and the user-facing
@@ -26,13 +26,6 @@ export const agentsController = (ctx: AppContext) => {
   // What each socket's upgrade request authenticated as; "removed" for a removed agent, which
   // is let in only to be told so (AGENT_REMOVED_CLOSE_CODE) and stop reconnecting.
   const socketAgents = new WeakMap<Request, AgentRow | "removed">();
-
-  ctx.events.on("apiKeyRegenerated", ({ userId }) =>
-    disconnectUserAgents(ctx, userId, "The API key was regenerated: run dbvault-agent setup with the new key."),
-  );
-  ctx.events.on("agentDeleted", ({ userId, agentId }) =>
-    ctx.bus.publish({ kind: "agent.disconnect", userId, agentId, reason: AGENT_REMOVED_MESSAGE, closeCode: AGENT_REMOVED_CLOSE_CODE }),
-  );
 
   const agentApi = new Elysia({ prefix: "/api/agent", detail: { tags: ["Agent protocol"] } })
     .post(

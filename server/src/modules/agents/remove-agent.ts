@@ -1,10 +1,12 @@
 import { and, eq, inArray } from "drizzle-orm";
 import { agents, backups, restores } from "@db/schema";
+import { AGENT_REMOVED_CLOSE_CODE } from "@protocol/agent-protocol";
 import type { AppContext } from "../../context";
 import { notFound } from "../../lib/errors";
 import { recordAudit } from "../audit/service";
 import { failBackup } from "../backups/service";
 import { failRestore } from "../restores/service";
+import { AGENT_REMOVED_MESSAGE } from "./agent-auth";
 
 const REMOVED_REASON = "The agent was removed from DBVault.";
 
@@ -34,7 +36,7 @@ export async function removeAgent(ctx: AppContext, agentId: string, options: { o
   const [removed] = await ctx.db.delete(agents).where(eq(agents.id, agent.id)).returning({ id: agents.id });
   if (!removed) throw notFound("Agent"); // removed meanwhile by another request
   await recordAudit(ctx.db, agent.userId, "AGENT_REMOVED", { agentId: agent.id, name: agent.name, hostname: agent.hostname, removedBy: options.removedBy });
-  await ctx.events.emit({ type: "agentDeleted", userId: agent.userId, agentId: agent.id });
+  await ctx.bus.publish({ kind: "agent.disconnect", userId: agent.userId, agentId: agent.id, reason: AGENT_REMOVED_MESSAGE, closeCode: AGENT_REMOVED_CLOSE_CODE });
   ctx.log.info("agent removed", { userId: agent.userId, agentId: agent.id, removedBy: options.removedBy });
   return { message: `The agent "${agent.name}" was removed. Its backups are kept.` };
 }

@@ -1,6 +1,4 @@
-import { and, eq, inArray } from "drizzle-orm";
 import { Elysia } from "elysia";
-import { backups } from "@db/schema";
 import type { AppContext } from "../../context";
 import { authGuard } from "../auth/guard";
 import { listRestores, requestRestore } from "../restores/service";
@@ -8,23 +6,9 @@ import { downloadBackupResponse } from "./download";
 import { backupAnswers, backupsModel, encryptedFileAnswer } from "./model";
 import { deleteBackup, findOwnBackup, listBackups, resolveAnomaly, summarizeBackups, triggerBackup } from "./service";
 import { requestVerification } from "./verification";
-import { backupStorage, toBackupView } from "./views";
+import { toBackupView } from "./views";
 
 export const backupsController = (ctx: AppContext) => {
-  // A deleted account's files go with it (its rows go by foreign-key cascade), and so do the
-  // staged parts of backups it was uploading, which storage keeps by backup id outside the
-  // account's prefix: nothing would ever complete or abort them once the rows are gone.
-  ctx.events.on("userDeleted", async ({ userId }) => {
-    const running = await ctx.db
-      .select({ id: backups.id })
-      .from(backups)
-      .where(and(eq(backups.userId, userId), inArray(backups.status, ["pending", "in-progress"])));
-    for (const { id } of running) {
-      await ctx.storage.abortUpload(id);
-      ctx.runningHashes.drop(id);
-    }
-    await ctx.storage.deletePrefix(backupStorage.userPrefix(userId));
-  });
   return new Elysia({ prefix: "/api/backups", detail: { tags: ["Backups"], security: [{ bearer: [] }] } })
     .use(authGuard(ctx))
     .get(

@@ -343,3 +343,20 @@ export async function lockBackupForReading(tx: Tx, backupId: string) {
     .for("share");
   if (!row) throw notFound("Backup");
 }
+
+/**
+ * A deleted account's files go with it (its rows go by foreign-key cascade), and so do the
+ * staged parts of backups it was uploading, which storage keeps by backup id outside the
+ * account's prefix: nothing would ever complete or abort them once the rows are gone.
+ */
+export async function discardAccountBackupData(ctx: AppContext, userId: string) {
+  const running = await ctx.db
+    .select({ id: backups.id })
+    .from(backups)
+    .where(and(eq(backups.userId, userId), inArray(backups.status, ["pending", "in-progress"])));
+  for (const { id } of running) {
+    await ctx.storage.abortUpload(id);
+    ctx.runningHashes.drop(id);
+  }
+  await ctx.storage.deletePrefix(backupStorage.userPrefix(userId));
+}
