@@ -3,8 +3,8 @@ import { mkdir, mkdtemp, readdir, rm, stat, utimes, writeFile } from "node:fs/pr
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createStorage, FileStorage, InvalidKeyError } from ".";
-import { runStorageSuite } from "./storage-suite";
-import { patternBytes, readAll } from "./suite-helpers";
+import { runStorageSuite } from "../../test/storage/storage-suite";
+import { patternBytes, readAll } from "../../test/storage/suite-helpers";
 import { waitUntil } from "../../../testkit/wait-until";
 
 const made: string[] = [];

@@ -1,5 +1,5 @@
 // Backup storage: one interface, a filesystem backend (the embedded default) and an S3 backend.
-// Both pass the shared contract suite in storage-suite.ts.
+// Both pass the shared contract suite in server/test/storage/storage-suite.ts.
 import { FileStorage } from "./file-storage";
 import { S3Storage, type S3StorageOptions } from "./s3-storage";
 import { parseStorageUrl } from "./storage-url";

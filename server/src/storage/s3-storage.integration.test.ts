@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { S3Client } from "bun";
 import { type S3Server, startS3Server } from "../../../testkit/s3-server";
 import { createStorage, S3Storage, StorageUnavailableError, UploadIncompleteError } from ".";
-import { runStorageSuite } from "./storage-suite";
-import { MiB, patternBytes, patternStream, readAll } from "./suite-helpers";
+import { runStorageSuite } from "../../test/storage/storage-suite";
+import { MiB, patternBytes, patternStream, readAll } from "../../test/storage/suite-helpers";
 import { waitUntil } from "../../../testkit/wait-until";
 
 let server: S3Server;

@@ -12,7 +12,7 @@ export type PutOptions = {
 
 /**
  * Object storage for backup parts and their metadata. Keys are relative `/`-separated paths of
- * safe characters (see keys.ts); every backend passes the shared suite in storage-suite.ts.
+ * safe characters (see keys.ts); every backend passes the shared suite in server/test/storage/storage-suite.ts.
  */
 export interface Storage {
   readonly kind: "file" | "s3";

@@ -8,9 +8,9 @@ import {
   StorageLimitError,
   StorageUnavailableError,
   UploadIncompleteError,
-} from "./errors";
+} from "../../src/storage/errors";
 import { MiB, digestStream, patternBytes, patternStream, patternStreamDigest, readAll, waitForEmpty } from "./suite-helpers";
-import type { Storage } from "./types";
+import type { Storage } from "../../src/storage/types";
 
 export type StorageFixture = {
   storage: Storage;
