@@ -1,4 +1,4 @@
-import { afterEach, expect, test } from "bun:test";
+import { afterAll, afterEach, expect, test } from "bun:test";
 import { AUTH_STORAGE_KEY } from "../../../config/constants";
 import { readAuthRecord, writeAuthRecord } from "./auth-storage";
 
@@ -8,6 +8,8 @@ const items = new Map<string, string>();
   localStorage: { getItem: (key: string) => items.get(key) ?? null, setItem: (key: string, value: string) => items.set(key, value), removeItem: (key: string) => items.delete(key) },
 };
 afterEach(() => items.clear());
+// Later test files in the same process must not see this partial window (no location, no document).
+afterAll(() => delete (globalThis as { window?: unknown }).window);
 
 test("the API key is never written to storage; a record read back has an empty key to fetch", () => {
   const user = { id: "u1", email: "a@example.com", name: "A", role: "user", apiKey: "dbv_secret-key-value", isBanned: false, banReason: null, bannedAt: null };
