@@ -277,18 +277,39 @@ test("an unreachable database exits 1 naming the host only, never the credential
   expect(existsSync(out)).toBe(false);
 });
 
+describe("every command has its own help", () => {
+  const { findCommandHelp, HELP_TOPICS } = require("../src/commands/help-topics.ts") as typeof import("../src/commands/help-topics.ts");
+  const SOURCES: Record<string, string> = { setup: "setup.ts", run: "run.ts", db: "db.ts", dump: "dump.ts", restore: "restore.ts", encrypt: "encrypt.ts", decrypt: "decrypt.ts", verify: "verify.ts", key: "key.ts", service: "service.ts" };
+
+  test("the commands with help are every command of the general help", () => {
+    const listed = [...HELP_TEXT.matchAll(/^ {2}([a-z]+) /gm)].map((match) => match[1]).filter((word) => word !== "help");
+    expect(new Set(HELP_TOPICS)).toEqual(new Set(listed));
+  });
+  for (const command of ["setup", "run", "db", "dump", "restore", "encrypt", "decrypt", "verify", "key", "service", "version"]) {
+    test(`help ${command} and ${command} --help print its usage, every option it takes and an example`, async () => {
+      const text = findCommandHelp(command)!;
+      expect(text).toStartWith(`usage: dbvault-agent ${command}`);
+      expect(text).toMatch(/\nexample[^\n]*:\n {2}\S/);
+      // Every option the command's parser accepts (read from its source, so a new one without help fails here).
+      const source = SOURCES[command] ? await readFile(new URL(`../src/commands/${SOURCES[command]}`, import.meta.url), "utf8") : "";
+      const options = [...source.matchAll(/"?([a-z][a-z-]*)"?: "(?:string|boolean)"/g)].map((match) => match[1]!).filter((name) => name !== "quiet");
+      for (const option of new Set(options)) expect(text).toContain(`--${option}`);
+      await expectRun(["help", command], { stdout: text, stderr: "", exitCode: 0 });
+      await expectRun([command, "--help"], { stdout: text, stderr: "", exitCode: 0 });
+    });
+  }
+  test("an option of db add's own help asked after the action", () =>
+    expectRun(["db", "add", "--help"], { stdout: findCommandHelp("db")!, stderr: "", exitCode: 0 }));
+});
+
 describe("setup, run and db", () => {
-  const { SETUP_HELP, RUN_HELP, DB_HELP } = require("../src/commands/help-topics.ts") as typeof import("../src/commands/help-topics.ts");
   const UNREACHABLE_URI = "mongodb://agent:hunter2-secret@127.0.0.1:1/shop?serverSelectionTimeoutMS=300";
 
-  test("help setup, setup --help, help run and help db print the command's own help", async () => {
-    await expectRun(["help", "setup"], { stdout: SETUP_HELP, stderr: "", exitCode: 0 });
-    await expectRun(["setup", "--help"], { stdout: SETUP_HELP, stderr: "", exitCode: 0 });
-    await expectRun(["help", "run"], { stdout: RUN_HELP, stderr: "", exitCode: 0 });
-    await expectRun(["db", "add", "--help"], { stdout: DB_HELP, stderr: "", exitCode: 0 });
-  });
   test("help for an unknown topic", () =>
-    expectRun(["help", "nope"], { stderr: `dbvault-agent: help: no help for "nope" (commands with their own help: setup, run, db)\n${HINT_USAGE}`, exitCode: 2 }));
+    expectRun(["help", "nope"], {
+      stderr: `dbvault-agent: help: no command "nope" (commands: setup, run, db, dump, restore, encrypt, decrypt, verify, key, service, version)\n${HINT_USAGE}`,
+      exitCode: 2,
+    }));
   test("setup refuses a server URL that is not http(s)", () =>
     expectRun(["setup", "--server", "ftp://example.com"], { stderr: `dbvault-agent: setup: --server must start with https:// or http://\n${HINT_USAGE}`, exitCode: 2 }));
   test("setup without a terminal and without an API key says where the key can come from", () =>

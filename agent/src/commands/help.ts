@@ -34,7 +34,7 @@ commands:
                                  run the agent as a systemd service (system-wide as root,
                                  else a user service); without systemd, say how to run it
   version                        print the version
-  help [COMMAND]                 print this help, or a command's (setup, run, db)
+  help [COMMAND]                 print this help, or a command's own (also: COMMAND --help)
 
 options:
   --config PATH        the config file (default: $XDG_CONFIG_HOME/dbvault/agent.json,
