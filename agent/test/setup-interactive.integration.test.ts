@@ -1,7 +1,8 @@
 // Interactive `dbvault-agent setup`, answered the way a person at a terminal would (a scripted
 // terminal on the command's streams, in process): a URL without a scheme or with a wrong port is
-// asked again with a plain explanation, a wrong API key is caught right after it is typed, and
-// no runtime hint (Bun's `verbose: true`) ever shows.
+// asked again with a plain explanation, a wrong API key is caught right after it is typed, a
+// wrong connection string right after it is typed (and only it is asked again), `setup --force`
+// keeps each database on Enter, and no runtime hint (Bun's `verbose: true`) ever shows.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -15,17 +16,20 @@ import { runCli } from "../src/commands/run-cli.ts";
 let server: TestServer;
 let base: string;
 let mongo: MongoTestServer;
+let guarded: MongoTestServer;
 let dir: string;
 
 beforeAll(async () => {
   server = await startTestServer();
   base = server.listen();
   mongo = await startMongoTestServer();
+  guarded = await startMongoTestServer({ users: [{ username: "agent", password: "s3cret" }] });
   dir = await mkdtemp(join(tmpdir(), "dbvault-setup-tty-"));
 });
 afterAll(async () => {
   await server.close();
   await mongo.stop();
+  await guarded.stop();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -44,6 +48,10 @@ function scriptedTerminal() {
     stdin,
     stderr,
     output: () => output,
+    /** Waits until `question` has been asked `times` times (or once more than answered). */
+    async waitForQuestion(question: string, times = (answered.get(question) ?? 0) + 1) {
+      await waitUntil(() => output.split(question).length - 1 >= times, { message: `the question "${question}" (asked ${times} times)`, timeout: 30_000 });
+    },
     /** Waits until `question` has been asked once more than it was answered, then types `answer` and Enter. */
     async answer(question: string, answer: string) {
       const times = answered.get(question) ?? 0;
@@ -52,6 +60,20 @@ function scriptedTerminal() {
       stdin.write(`${answer}\n`);
     },
   };
+}
+
+/** Runs setup in process on a scripted terminal; answers the exit code. */
+function startSetup(args: string[], terminal: ReturnType<typeof scriptedTerminal>): Promise<number> {
+  return runCli(["setup", ...args], {
+    stdin: terminal.stdin,
+    stdout: new PassThrough(),
+    stderr: terminal.stderr,
+    stdinIsTTY: true,
+    stdoutIsTTY: false,
+    stderrIsTTY: false,
+    env: { HOME: dir, PATH: "/usr/bin:/bin" },
+    signal: new AbortController().signal,
+  });
 }
 
 test("asks again after a URL without a scheme or a wrong port, and after a wrong API key", async () => {
@@ -70,6 +92,7 @@ test("asks again after a URL without a scheme or a wrong port, and after a wrong
     signal: new AbortController().signal,
   });
   const host = new URL(base).host;
+
   await terminal.answer("DBVault server URL", host);
   await terminal.answer("DBVault server URL", "http://127.0.0.1:1");
   await terminal.answer("DBVault server URL", base);
@@ -91,4 +114,66 @@ test("asks again after a URL without a scheme or a wrong port, and after a wrong
   expect(said).not.toMatch(/verbose|Is the computer able/);
   expect(said).not.toContain(user.apiKey);
   expect(JSON.parse(await readFile(configPath, "utf8")).server.url).toBe(base);
+});
+
+test("a wrong connection string is explained and asked again at once; the API key and the name are kept", async () => {
+  const user = await server.registerUser({ name: "Typo User" });
+  const terminal = scriptedTerminal();
+  const configPath = join(dir, "typos.json");
+  const finished = startSetup(["--config", configPath, "--name", "typo-agent"], terminal);
+  await terminal.answer("DBVault server URL", base);
+  await terminal.answer("API key (", user.apiKey);
+  await terminal.answer("database display name", "shop");
+  const question = 'connection string of "shop"';
+  await terminal.answer(question, `localhost:${guarded.port}`);
+  await terminal.waitForQuestion(question, 2);
+  const typed = performance.now();
+  await terminal.answer(question, "mongodb://127.0.0.1:1/shop");
+  await terminal.waitForQuestion(question, 3);
+  const refusedAfter = performance.now() - typed;
+  await terminal.answer(question, `mongodb://agent:wrong@127.0.0.1:${guarded.port}/shop?authSource=admin`);
+  await terminal.answer(question, `mongodb://agent:s3cret@127.0.0.1:${guarded.port}/shop?authSource=admin`);
+  await terminal.answer("add another database", "n");
+  await terminal.answer("install the agent as a service", "n");
+  expect(await finished).toBe(0);
+
+  const said = terminal.output();
+  expect(said).toContain('cannot use the database "shop": this is not a MongoDB connection string: it must start with mongodb:// or mongodb+srv://\n');
+  expect(said).toContain(`hint: did you mean mongodb://localhost:${guarded.port}?\n`);
+  expect(said).toContain('cannot use the database "shop": nothing is listening at 127.0.0.1:1 (connection refused)\n');
+  expect(refusedAfter).toBeLessThan(10_000); // the driver's own 15 s would be a long wait at a prompt
+  expect(said).toContain(`cannot use the database "shop": 127.0.0.1:${guarded.port} refused the user name or password (authentication failed)\n`);
+  expect(said).toContain(`connected to "shop" at 127.0.0.1:${guarded.port}`);
+  expect(said).not.toContain("nothing was saved");
+  expect(said).not.toContain("help for usage");
+  expect(said).not.toContain("s3cret");
+  // Each was asked once: nothing typed before the connection string was asked again.
+  expect(said.split("API key (").length - 1).toBe(1);
+  expect(said.split("database display name").length - 1).toBe(1);
+  expect(said).toContain("backups run only while dbvault-agent run is running: as a service, systemd starts it at boot and again if it stops");
+  const saved = JSON.parse(await readFile(configPath, "utf8"));
+  expect(saved.databases.map((entry: { name: string }) => entry.name)).toEqual(["shop"]);
+
+  // setup --force on the same config: Enter keeps the database as it is.
+  const again = scriptedTerminal();
+  const forced = startSetup(["--config", configPath, "--name", "typo-agent", "--force"], again);
+  await again.answer("DBVault server URL", base);
+  await again.answer("API key (", user.apiKey);
+  await again.answer('connection string of "shop" (Enter keeps', "");
+  await again.answer("add another database", "n");
+  await again.answer("install the agent as a service", "n");
+  expect(await forced).toBe(0);
+  expect(again.output()).toContain('this config already has "shop": press Enter to keep each as it is');
+  expect(again.output()).not.toContain("is not a valid database name");
+  expect(JSON.parse(await readFile(configPath, "utf8")).databases).toEqual(saved.databases);
+}, 60_000);
+
+test("setup --server with a wrong address says so before the API key is asked, and saves nothing", async () => {
+  const terminal = scriptedTerminal();
+  const configPath = join(dir, "wrong-server.json");
+  const exitCode = await startSetup(["--config", configPath, "--server", "http://127.0.0.1:1"], terminal);
+  expect(exitCode).toBe(1);
+  expect(terminal.output()).toContain("checking the DBVault server at http://127.0.0.1:1 failed: cannot reach the DBVault server at http://127.0.0.1:1: nothing is listening at 127.0.0.1:1 (connection refused)");
+  expect(terminal.output()).not.toContain("API key (");
+  expect(await Bun.file(configPath).exists()).toBe(false);
 });
