@@ -5,7 +5,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { BINARY_PATH, buildBinaryWhenStale, runAgent } from "./support/run-agent.ts";
+import { ensureFreshBinary } from "./support/end-to-end.ts";
+import { BINARY_PATH, runAgent } from "./support/run-agent.ts";
 import { type AgentTestEnv, openAgentTestEnv } from "./support/test-env.ts";
 
 let env: AgentTestEnv;
@@ -16,9 +17,9 @@ const ORDERS = Array.from({ length: 300 }, (_, i) => ({ _id: i, total: i * 3 }))
 const CUSTOMERS = Array.from({ length: 5 }, (_, i) => ({ _id: `c${i}`, name: `customer ${i}` }));
 
 beforeAll(async () => {
-  await buildBinaryWhenStale();
+  await ensureFreshBinary();
   env = await openAgentTestEnv();
-});
+}, 120_000); // a stale binary is built first
 afterAll(() => env.close());
 
 const documentsOf = (database: string, collection: string) => env.client.db(database).collection(collection).find().sort({ _id: 1 }).toArray();

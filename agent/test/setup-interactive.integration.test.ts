@@ -108,7 +108,8 @@ test("asks again after a URL without a scheme or a wrong port, and after a wrong
   expect(said).toContain(`"${host}" has no http:// or https://`);
   expect(said).toContain(`hint: did you mean https://${host}?`);
   expect(said).toContain("nothing is listening at 127.0.0.1:1 (connection refused)");
-  expect(said).toContain("the server does not know this API key");
+  expect(said).toContain("the server does not know this API key\ndbvault-agent: hint: copy it again from Settings → Security in the web app (it changes when regenerated) and paste it below\n");
+  expect(said).not.toContain("then run dbvault-agent setup"); // setup is what is running
   expect(said).toContain("API key accepted (account: Terminal User)");
   expect(said).toContain("start the agent as a service with: dbvault-agent service install");
   expect(said).not.toMatch(/verbose|Is the computer able/);

@@ -1,8 +1,6 @@
 // Runs the agent as a separate process (from source or the compiled binary), the way users do,
 // and captures stdout, stderr and the exit code.
-import { existsSync, statSync } from "node:fs";
-import { readdir } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 
 export const REPO_ROOT = resolve(import.meta.dir, "../../..");
 export const SOURCE_COMMAND = [process.execPath, resolve(REPO_ROOT, "agent/src/cli.ts")];
@@ -37,15 +35,4 @@ export async function runAgent(args: string[], options: RunOptions = {}): Promis
     child.exited,
   ]);
   return { stdout: stdoutBytes.toString("utf8"), stdoutBytes, stderr, exitCode };
-}
-
-/** Builds dist/dbvault-agent when it is missing or older than agent/src (`bun run build:agent` runs before the suite). */
-export async function buildBinaryWhenStale(): Promise<void> {
-  let newest = 0;
-  for (const entry of await readdir(join(REPO_ROOT, "agent/src"), { withFileTypes: true, recursive: true })) {
-    if (entry.isFile() && entry.name.endsWith(".ts")) newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
-  }
-  if (existsSync(BINARY_PATH) && statSync(BINARY_PATH).mtimeMs >= newest) return;
-  const build = Bun.spawnSync([process.execPath, join(REPO_ROOT, "scripts/build-agent.ts")], { stdout: "pipe", stderr: "pipe" });
-  if (build.exitCode !== 0) throw new Error(`build-agent failed: ${build.stderr.toString()}`);
 }
