@@ -25,7 +25,7 @@ beforeAll(async () => {
   mongo = await startMongoTestServer();
   guarded = await startMongoTestServer({ users: [{ username: "agent", password: "s3cret" }] });
   dir = await mkdtemp(join(tmpdir(), "dbvault-setup-tty-"));
-});
+}, 60_000); // a server and two MongoDB test servers start; slow on a busy machine
 afterAll(async () => {
   await server.close();
   await mongo.stop();
@@ -177,4 +177,22 @@ test("setup --server with a wrong address says so before the API key is asked, a
   expect(terminal.output()).toContain("checking the DBVault server at http://127.0.0.1:1 failed: cannot reach the DBVault server at http://127.0.0.1:1: nothing is listening at 127.0.0.1:1 (connection refused)");
   expect(terminal.output()).not.toContain("API key (");
   expect(await Bun.file(configPath).exists()).toBe(false);
+});
+
+test("a refused API key in a script points at setup --force, which works whether or not the config is set up", async () => {
+  const stderr = scriptedTerminal();
+  const exitCode = await runCli(["setup", "--server", base, "--db", "shop", "--config", join(dir, "script.json")], {
+    stdin: new PassThrough(),
+    stdout: new PassThrough(),
+    stderr: stderr.stderr,
+    stdinIsTTY: false,
+    stdoutIsTTY: false,
+    stderrIsTTY: false,
+    env: { HOME: dir, PATH: "/usr/bin:/bin", DBVAULT_API_KEY: "dbv_not-the-key", DBVAULT_DB_URI: `${mongo.uri.replace(/\/?$/, "/")}shop` },
+    signal: new AbortController().signal,
+  });
+  expect(exitCode).toBe(1);
+  expect(stderr.output()).toContain(
+    "hint: copy the API key again from Settings → Security in the web app (it changes when regenerated), then connect again with: dbvault-agent setup --force (the master key and databases are kept)\n",
+  );
 });
