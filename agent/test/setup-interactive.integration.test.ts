@@ -62,16 +62,16 @@ function scriptedTerminal() {
   };
 }
 
-/** Runs setup in process on a scripted terminal; answers the exit code. */
-function startSetup(args: string[], terminal: ReturnType<typeof scriptedTerminal>): Promise<number> {
+/** Runs setup in process on a scripted terminal (or, with stdinIsTTY false, as a script would); answers the exit code. */
+function startSetup(args: string[], terminal: ReturnType<typeof scriptedTerminal>, as: { stdinIsTTY?: boolean; env?: Record<string, string> } = {}): Promise<number> {
   return runCli(["setup", ...args], {
     stdin: terminal.stdin,
     stdout: new PassThrough(),
     stderr: terminal.stderr,
-    stdinIsTTY: true,
+    stdinIsTTY: as.stdinIsTTY ?? true,
     stdoutIsTTY: false,
     stderrIsTTY: false,
-    env: { HOME: dir, PATH: "/usr/bin:/bin" },
+    env: { HOME: dir, PATH: "/usr/bin:/bin", ...as.env },
     signal: new AbortController().signal,
   });
 }
@@ -80,19 +80,8 @@ test("asks again after a URL without a scheme or a wrong port, and after a wrong
   const user = await server.registerUser({ name: "Terminal User" });
   const terminal = scriptedTerminal();
   const configPath = join(dir, "agent.json");
-  const stdout = new PassThrough();
-  const finished = runCli(["setup", "--config", configPath, "--name", "tty-agent"], {
-    stdin: terminal.stdin,
-    stdout,
-    stderr: terminal.stderr,
-    stdinIsTTY: true,
-    stdoutIsTTY: false,
-    stderrIsTTY: false,
-    env: { HOME: dir, PATH: "/usr/bin:/bin" },
-    signal: new AbortController().signal,
-  });
+  const finished = startSetup(["--config", configPath, "--name", "tty-agent"], terminal);
   const host = new URL(base).host;
-
   await terminal.answer("DBVault server URL", host);
   await terminal.answer("DBVault server URL", "http://127.0.0.1:1");
   await terminal.answer("DBVault server URL", base);
@@ -181,15 +170,9 @@ test("setup --server with a wrong address says so before the API key is asked, a
 
 test("a refused API key in a script points at setup --force, which works whether or not the config is set up", async () => {
   const stderr = scriptedTerminal();
-  const exitCode = await runCli(["setup", "--server", base, "--db", "shop", "--config", join(dir, "script.json")], {
-    stdin: new PassThrough(),
-    stdout: new PassThrough(),
-    stderr: stderr.stderr,
+  const exitCode = await startSetup(["--server", base, "--db", "shop", "--config", join(dir, "script.json")], stderr, {
     stdinIsTTY: false,
-    stdoutIsTTY: false,
-    stderrIsTTY: false,
-    env: { HOME: dir, PATH: "/usr/bin:/bin", DBVAULT_API_KEY: "dbv_not-the-key", DBVAULT_DB_URI: `${mongo.uri.replace(/\/?$/, "/")}shop` },
-    signal: new AbortController().signal,
+    env: { DBVAULT_API_KEY: "dbv_not-the-key", DBVAULT_DB_URI: `${mongo.uri.replace(/\/?$/, "/")}shop` },
   });
   expect(exitCode).toBe(1);
   expect(stderr.output()).toContain(
