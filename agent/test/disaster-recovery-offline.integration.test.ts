@@ -22,11 +22,11 @@ beforeAll(async () => {
 }, 120_000); // a stale binary is built first
 afterAll(() => env.close());
 
-const documentsOf = (database: string, collection: string) => env.client.db(database).collection(collection).find().sort({ _id: 1 }).toArray();
+const documentsOf = (database: string, collection: string): Promise<unknown[]> => env.client.db(database).collection(collection).find().sort({ _id: 1 }).toArray();
 
 test("a new machine with only the saved key restores a downloaded backup: no server, no database entry", async () => {
   const source = env.uniqueDatabase("dr_offline");
-  await env.client.db(source).collection("orders").insertMany(ORDERS.map((order) => ({ ...order })));
+  await env.client.db(source).collection<{ _id: number; total: number }>("orders").insertMany(ORDERS.map((order) => ({ ...order })));
   await env.client.db(source).collection<{ _id: string; name: string }>("customers").insertMany(CUSTOMERS.map((customer) => ({ ...customer })));
 
   // The old machine: a key, a database added with no server, a backup, and the key saved as told.
@@ -69,7 +69,7 @@ test("a new machine with only the saved key restores a downloaded backup: no ser
 
   // Again over the restored database: now the collections are replaced. Through a database entry
   // added with no server this time.
-  await env.client.db(source).collection("orders").deleteMany({ _id: { $gte: 100 } });
+  await env.client.db(source).collection<{ _id: number; total: number }>("orders").deleteMany({ _id: { $gte: 100 } });
   const entry = await agentCli(["db", "add", "--db", "shop", "--config", config], { env: { DBVAULT_DB_URI: env.uriFor(source) } });
   expect(entry.exitCode).toBe(0);
   const again = await agentCli(["restore", "--db", "shop", "--in", backup, "--config", config, "--quiet"]);
