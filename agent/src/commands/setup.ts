@@ -98,9 +98,9 @@ const SERVICE_MANAGER_NAMES = { linux: "systemd", darwin: "launchd", windows: "a
 const ATTEMPTS = 5;
 
 /**
- * The server's URL: from --server (checked when registering, as scripts expect every input
- * checked first), or asked on a terminal and checked at once, again after an answer that is not
- * a URL or a server that does not answer.
+ * The server's URL: from --server (checked at once when the API key is to be typed, else when
+ * registering, as scripts expect every input checked first), or asked on a terminal and checked
+ * at once, again after an answer that is not a URL or a server that does not answer.
  */
 async function chooseServer(options: Record<string, string | boolean | undefined>, context: CommandContext, prompter: Prompter | null): Promise<string> {
   const check = async (url: string) => {
