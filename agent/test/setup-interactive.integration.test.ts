@@ -64,7 +64,11 @@ function scriptedTerminal() {
 
 /** Runs setup in process on a scripted terminal (or, with stdinIsTTY false, as a script would); answers the exit code. */
 function startSetup(args: string[], terminal: ReturnType<typeof scriptedTerminal>, as: { stdinIsTTY?: boolean; env?: Record<string, string> } = {}): Promise<number> {
-  return runCli(["setup", ...args], {
+  return startCommand(["setup", ...args], terminal, as);
+}
+
+function startCommand(argv: string[], terminal: ReturnType<typeof scriptedTerminal>, as: { stdinIsTTY?: boolean; env?: Record<string, string> } = {}): Promise<number> {
+  return runCli(argv, {
     stdin: terminal.stdin,
     stdout: new PassThrough(),
     stderr: terminal.stderr,
@@ -178,4 +182,17 @@ test("a refused API key in a script points at setup --force, which works whether
   expect(stderr.output()).toContain(
     "hint: copy the API key again from Settings → Security in the web app (it changes when regenerated), then connect again with: dbvault-agent setup --force (the master key and databases are kept)\n",
   );
+});
+
+test("db add on a terminal with no server: a wrong connection string is asked again, the database is saved", async () => {
+  const terminal = scriptedTerminal();
+  const configPath = join(dir, "offline.json");
+  const finished = startCommand(["db", "add", "--config", configPath], terminal);
+  await terminal.answer("database display name", "crm");
+  await terminal.answer('connection string of "crm"', `127.0.0.1:${mongo.port}/crm`);
+  await terminal.answer('connection string of "crm"', `mongodb://127.0.0.1:${mongo.port}/crm`);
+  expect(await finished).toBe(0);
+  expect(terminal.output()).toContain(`hint: did you mean mongodb://127.0.0.1:${mongo.port}/crm?\n`);
+  expect(terminal.output()).toContain('this config is connected to no DBVault server, so "crm" was not registered');
+  expect(JSON.parse(await readFile(configPath, "utf8")).databases).toEqual([{ name: "crm", uri: `mongodb://127.0.0.1:${mongo.port}/crm` }]);
 });
