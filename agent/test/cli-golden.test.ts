@@ -71,10 +71,21 @@ describe("usage errors exit 2 with a hint", () => {
 });
 
 describe("config problems exit 4", () => {
-  test("no config file at the default place", () => {
+  test("no config file at the default place: decrypt, verify and restore point at key import, never key generate", async () => {
     const path = join(dir, "xdg", "dbvault", "agent.json");
-    return expectRun(["verify", "--in", join(GOLDEN, "v1-zstd.enc.dbvault")], {
-      stderr: `dbvault-agent: no config file at ${path}\ndbvault-agent: hint: create one with: dbvault-agent key generate --config ${path}\n`,
+    const hint = `dbvault-agent: hint: put the master key the backups were made with into it: dbvault-agent key import --config ${path} (a new key from key generate cannot open them)\n`;
+    const backup = join(GOLDEN, "v1-zstd.enc.dbvault");
+    for (const args of [["verify", "--in", backup], ["decrypt", "--in", backup, "--out", join(dir, "never.archive")], ["restore", "--uri", "mongodb://127.0.0.1:1/shop", "--in", backup]]) {
+      await expectRun(args, { stderr: `dbvault-agent: no config file at ${path}\n${hint}`, exitCode: 4 });
+    }
+    expect(existsSync(join(dir, "never.archive"))).toBe(false);
+  });
+  test("a config without a key (databases added first) points at key import too", async () => {
+    const path = await writeConfig("no-key.json", { version: 1, databases: [] });
+    await expectRun(["verify", "--in", join(GOLDEN, "v1-zstd.enc.dbvault"), "--config", path], {
+      stderr:
+        `dbvault-agent: the config file ${path} holds no master key\n` +
+        `dbvault-agent: hint: put the master key the backups were made with into it: dbvault-agent key import --config ${path} (a new key from key generate cannot open them)\n`,
       exitCode: 4,
     });
   });
@@ -277,18 +288,39 @@ test("an unreachable database exits 1 naming the host only, never the credential
   expect(existsSync(out)).toBe(false);
 });
 
+describe("every command has its own help", () => {
+  const { findCommandHelp, HELP_TOPICS } = require("../src/commands/help-topics.ts") as typeof import("../src/commands/help-topics.ts");
+  const SOURCES: Record<string, string> = { setup: "setup.ts", run: "run.ts", db: "db.ts", dump: "dump.ts", restore: "restore.ts", encrypt: "encrypt.ts", decrypt: "decrypt.ts", verify: "verify.ts", key: "key.ts", service: "service.ts" };
+
+  test("the commands with help are every command of the general help", () => {
+    const listed = [...HELP_TEXT.matchAll(/^ {2}([a-z]+) /gm)].map((match) => match[1]!).filter((word) => word !== "help");
+    expect(new Set(HELP_TOPICS)).toEqual(new Set(listed));
+  });
+  for (const command of ["setup", "run", "db", "dump", "restore", "encrypt", "decrypt", "verify", "key", "service", "version"]) {
+    test(`help ${command} and ${command} --help print its usage, every option it takes and an example`, async () => {
+      const text = findCommandHelp(command)!;
+      expect(text).toStartWith(`usage: dbvault-agent ${command}`);
+      expect(text).toMatch(/\nexample[^\n]*:\n {2}\S/);
+      // Every option the command's parser accepts (read from its source, so a new one without help fails here).
+      const source = SOURCES[command] ? await readFile(new URL(`../src/commands/${SOURCES[command]}`, import.meta.url), "utf8") : "";
+      const options = [...source.matchAll(/"?([a-z][a-z-]*)"?: "(?:string|boolean)"/g)].map((match) => match[1]!).filter((name) => name !== "quiet");
+      for (const option of new Set(options)) expect(text).toContain(`--${option}`);
+      await expectRun(["help", command], { stdout: text, stderr: "", exitCode: 0 });
+      await expectRun([command, "--help"], { stdout: text, stderr: "", exitCode: 0 });
+    });
+  }
+  test("an option of db add's own help asked after the action", () =>
+    expectRun(["db", "add", "--help"], { stdout: findCommandHelp("db")!, stderr: "", exitCode: 0 }));
+});
+
 describe("setup, run and db", () => {
-  const { SETUP_HELP, RUN_HELP, DB_HELP } = require("../src/commands/help-topics.ts") as typeof import("../src/commands/help-topics.ts");
   const UNREACHABLE_URI = "mongodb://agent:hunter2-secret@127.0.0.1:1/shop?serverSelectionTimeoutMS=300";
 
-  test("help setup, setup --help, help run and help db print the command's own help", async () => {
-    await expectRun(["help", "setup"], { stdout: SETUP_HELP, stderr: "", exitCode: 0 });
-    await expectRun(["setup", "--help"], { stdout: SETUP_HELP, stderr: "", exitCode: 0 });
-    await expectRun(["help", "run"], { stdout: RUN_HELP, stderr: "", exitCode: 0 });
-    await expectRun(["db", "add", "--help"], { stdout: DB_HELP, stderr: "", exitCode: 0 });
-  });
   test("help for an unknown topic", () =>
-    expectRun(["help", "nope"], { stderr: `dbvault-agent: help: no help for "nope" (commands with their own help: setup, run, db)\n${HINT_USAGE}`, exitCode: 2 }));
+    expectRun(["help", "nope"], {
+      stderr: `dbvault-agent: help: no command "nope" (commands: setup, run, db, dump, restore, encrypt, decrypt, verify, key, service, version)\n${HINT_USAGE}`,
+      exitCode: 2,
+    }));
   test("setup refuses a server URL that is not http(s)", () =>
     expectRun(["setup", "--server", "ftp://example.com"], { stderr: `dbvault-agent: setup: --server must start with https:// or http://\n${HINT_USAGE}`, exitCode: 2 }));
   test("setup without a terminal and without an API key says where the key can come from", () =>
@@ -319,20 +351,55 @@ describe("setup, run and db", () => {
     const run = await runAgent(["setup", "--server", "http://127.0.0.1:1", "--db", "shop", "--config", path], {
       env: { ...env(), DBVAULT_API_KEY: "dbv_never-printed-key", DBVAULT_DB_URI: UNREACHABLE_URI },
     });
-    expect(run.stderr).toMatch(
-      /^dbvault-agent: cannot use the database "shop": cannot connect to mongodb at 127\.0\.0\.1:1: .*\ndbvault-agent: hint: check the connection string of "shop" \(user, password, host, database\) and that 127\.0\.0\.1:1 is reachable from this machine; nothing was saved\n$/,
+    expect(run.stderr).toBe(
+      'dbvault-agent: cannot use the database "shop": nothing is listening at 127.0.0.1:1 (connection refused)\n' +
+        "dbvault-agent: hint: check the host and port (MongoDB listens on 27017 unless set otherwise) and that MongoDB is running; nothing was saved\n",
     );
     expect(run.exitCode).toBe(1);
     for (const secret of ["hunter2", "never-printed", "//agent"]) expect(run.stderr).not.toContain(secret);
     expect(existsSync(path)).toBe(false);
   });
-  test("run and db add need a set-up config", async () => {
+  test("a connection string without mongodb:// says what it should be, never the usage hint", async () => {
+    const keyFile = join(dir, "api-key-2.txt");
+    await writeFile(keyFile, "dbv_test-key\n");
+    const run = await runAgent(["setup", "--server", "https://x.example", "--api-key-file", keyFile, "--db", "shop", "--config", join(dir, "never.json")], {
+      env: { ...env(), DBVAULT_DB_URI: "localhost:27117" },
+    });
+    expect(run.stderr).toBe(
+      'dbvault-agent: setup: the connection string of "shop" is not usable: this is not a MongoDB connection string: it must start with mongodb:// or mongodb+srv://\n' +
+        "dbvault-agent: hint: did you mean mongodb://localhost:27117?\n",
+    );
+    const secret = await runAgent(["setup", "--server", "https://x.example", "--api-key-file", keyFile, "--db", "shop", "--config", join(dir, "never.json")], {
+      env: { ...env(), DBVAULT_DB_URI: "admin:hunter2@localhost:27117" },
+    });
+    expect(secret.stderr).toContain("hint: it looks like mongodb://user:password@host:27017/database\n");
+    expect(secret.stderr).not.toContain("hunter2");
+  });
+  test("restore --uri refuses a password on the command line and a string that is not a connection string", async () => {
+    const backup = join(GOLDEN, "v1-zstd.enc.dbvault");
+    const run = await expectRun(["restore", "--uri", "mongodb://admin:hunter2@127.0.0.1:1/shop", "--in", backup, "--config", goldenConfig], {
+      stderr:
+        "dbvault-agent: restore: --uri must not hold a password (ps and shell history would show it)\n" +
+        "dbvault-agent: hint: put the connection string in a file and pass --uri-file PATH (- reads stdin), or set DBVAULT_DB_URI\n",
+      exitCode: 2,
+    });
+    expect(run.stderr).not.toContain("hunter2");
+    await expectRun(["restore", "--uri", "127.0.0.1:1/shop", "--in", backup, "--config", goldenConfig], {
+      stderr:
+        "dbvault-agent: restore: the connection string to restore into is not usable: this is not a MongoDB connection string: it must start with mongodb:// or mongodb+srv://\n" +
+        "dbvault-agent: hint: did you mean mongodb://127.0.0.1:1/shop?\n",
+      exitCode: 2,
+    });
+    await expectRun(["restore", "--in", backup, "--config", goldenConfig], {
+      stderr:
+        "dbvault-agent: restore: missing --db NAME (a database of the config file) or --uri URI\n" +
+        "dbvault-agent: hint: with no database in the config file, name the MongoDB to restore into: --uri mongodb://localhost:27017/shop\n",
+      exitCode: 2,
+    });
+  });
+  test("run needs a set-up config", async () => {
     const hint = `dbvault-agent: hint: connect this agent first with: dbvault-agent setup --config ${goldenConfig}\n`;
     await expectRun(["run", "--config", goldenConfig], {
-      stderr: `dbvault-agent: the config file ${goldenConfig} does not say how to reach a DBVault server\n${hint}`,
-      exitCode: 4,
-    });
-    await expectRun(["db", "add", "--db", "x", "--config", goldenConfig], {
       stderr: `dbvault-agent: the config file ${goldenConfig} does not say how to reach a DBVault server\n${hint}`,
       exitCode: 4,
     });

@@ -65,11 +65,11 @@ describe("service", () => {
     expect((await calls()).slice(-1)).toEqual(["--user enable --now dbvault-agent.service"]);
   });
 
-  test("without systemd, install prints the unit and how to run the agent instead", async () => {
+  test("without systemd, install fails saying nothing was installed, and prints the unit and how to run the agent instead", async () => {
     const before = (await calls()).length;
     const installed = await service(["install", "--config", configPath], "/usr/bin:/bin");
-    expect(installed.exitCode).toBe(0);
-    expect(installed.stderr).toContain("systemd was not found on this machine, so no service was installed.");
+    expect(installed.exitCode).toBe(1);
+    expect(installed.stderr).toEndWith("dbvault-agent: service install: systemd was not found on this machine, so no service was installed\n");
     expect(installed.stderr).toContain(`${BINARY_PATH} run --config ${configPath}`);
     expect(installed.stdout).toContain("[Service]");
     expect((await calls()).length).toBe(before);

@@ -1,9 +1,9 @@
 // dbvault-agent decrypt --in FILE --out ARCHIVE: turn a .enc.dbvault file into the plain
 // mongodump archive inside it, for `mongorestore --archive=ARCHIVE` anywhere. Needs only the key.
-import { readMasterKey } from "../config.ts";
 import { formatBytes } from "../ui/format.ts";
 import { CliError, EXIT } from "./cli-error.ts";
 import type { CommandContext } from "./context.ts";
+import { loadMasterKeyConfig } from "./master-key.ts";
 import { createOutput, openInput } from "./files.ts";
 import { parseOptions, requireString } from "./parse-args.ts";
 import { openSealedFile } from "./open-sealed.ts";
@@ -19,8 +19,7 @@ export async function runDecryptCommand(args: string[], context: CommandContext)
   if (outPath === "-" && context.io.stdoutIsTTY) {
     throw new CliError("refusing to write a binary archive to the terminal", EXIT.usage, "redirect stdout to a file, or give --out a file name");
   }
-  const { config, path } = await context.loadConfig(options.config);
-  const masterKey = readMasterKey(config, path);
+  const { masterKey } = await loadMasterKeyConfig(context, options.config);
   const input = await openInput(inPath, context.io);
   const output = await createOutput(outPath, context.io, options.force === true);
   let opened;

@@ -1,5 +1,5 @@
-// The per-command help of the commands that talk to the server: `dbvault-agent help setup`,
-// `help run`, `help db` (and `setup --help` etc.).
+// Each command's own help: `dbvault-agent help COMMAND` and `COMMAND --help`. Every one names
+// all of the command's options and ends with an example (checked by the golden CLI tests).
 
 export const SETUP_HELP = `usage: dbvault-agent setup [--server URL] [--api-key-file PATH] [--db NAME --uri-file PATH |
                            --databases-file PATH] [--name NAME] [--config PATH] [--force]
@@ -54,7 +54,14 @@ dbvault-agent db add are used without a restart.
 
 It logs one line per event on stderr (JSON lines unless stderr is a terminal); logs never
 hold the API key, the master key or connection strings. SIGINT or SIGTERM stops it: a running
-backup is aborted and reported failed, and it exits 0. docs/agent-service.md has a systemd unit.
+backup is aborted and reported failed, and it exits 0. To have it start at boot and restart
+after a failure, install it as a service (dbvault-agent help service).
+
+options:
+  --config PATH        the config file setup wrote (default: see dbvault-agent help)
+
+example:
+  dbvault-agent run --config /etc/dbvault/agent.json
 `;
 
 export const DB_HELP = `usage: dbvault-agent db add [--db NAME] [--uri-file PATH] [--config PATH]
@@ -65,13 +72,190 @@ the connection string) and adds it to the config file. The connection string com
 --uri-file PATH (- reads stdin), else the DBVAULT_DB_URI environment variable, else a hidden
 prompt on a terminal. A database past your plan's database limit is registered disabled.
 
+Without a DBVault server in the config file (a new machine with only an imported master key),
+db add still tests the connection and saves the database; nothing is registered then, and
+dbvault-agent setup --server URL registers it with the others later.
+
 db list prints each configured database's name and hosts (never the whole connection string).
+
+options:
+  --db NAME            the display name (the web app shows it; asked on a terminal when absent)
+  --uri-file PATH      a file whose first line is the connection string (- reads stdin)
+  --config PATH        the config file (default: see dbvault-agent help)
+
+example:
+  dbvault-agent db add --db crm --uri-file /root/crm-uri.txt
 `;
+
+/** The options every command that reads the config file takes. */
+const CONFIG_OPTIONS = `  --config PATH        the config file (default: see dbvault-agent help)
+  --quiet              no progress display`;
+
+export const DUMP_HELP = `usage: dbvault-agent dump --db NAME --out FILE [--compression ALGO] [--force]
+                          [--no-users-and-roles] [--config PATH] [--quiet]
+
+Dumps a database of the config file (mongodump when it is installed, else the built-in
+engine), compresses and encrypts it with the master key into FILE (.enc.dbvault), the same file
+a scheduled backup makes. FILE may be - for stdout. A failed dump leaves no FILE behind.
+
+options:
+  --db NAME            the database's display name in the config file (dbvault-agent db list)
+  --out FILE           where the backup goes (- for stdout)
+  --compression ALGO   zstd (default), gzip or none
+  --force              replace FILE when it exists
+  --no-users-and-roles with a database entry for every database (or admin): leave admin's
+                       users and roles out of the backup
+${CONFIG_OPTIONS}
+
+example:
+  dbvault-agent dump --db shop --out shop-2026-11-27.enc.dbvault
+`;
+
+export const RESTORE_HELP = `usage: dbvault-agent restore (--db NAME | --uri URI | --uri-file PATH) --in FILE
+                             [--to-db TARGET] [--collections a,b] [--json]
+                             [--no-users-and-roles] [--config PATH] [--quiet]
+
+Verifies the whole .enc.dbvault backup first (every chunk, the key, every checksum), then
+restores it. Nothing is changed unless the whole file is good. Each collection in the backup
+(or each chosen) is restored beside the original and swapped in only once all were restored:
+it replaces the collection of that name, or creates it; other collections are left as they
+are. Needs only the master key in the config file: no DBVault server.
+
+The database restored into is one of the config file (--db NAME), or any MongoDB named by its
+connection string: --uri URI when it holds no password (ps and shell history would show it),
+else --uri-file PATH (its first line; - reads stdin) or the DBVAULT_DB_URI environment variable.
+
+options:
+  --db NAME            a database of the config file (dbvault-agent db list)
+  --uri URI            a connection string without a password, e.g. mongodb://localhost:27017
+  --uri-file PATH      a file whose first line is the connection string (- reads stdin)
+  --in FILE            the backup (.enc.dbvault, as downloaded from the web app; - for stdin)
+  --to-db TARGET       restore into the database TARGET on the same connection instead (a copy)
+  --collections a,b    restore only these collections of the backup
+  --json               also print {"restored","failed","collections"} on stdout
+  --no-users-and-roles with a backup of every database (or admin): do not restore admin's
+                       users and roles
+${CONFIG_OPTIONS}
+
+example (a new machine with only the saved master key, see dbvault-agent help key):
+  dbvault-agent restore --uri mongodb://localhost:27017/shop --in shop.enc.dbvault --to-db shop_copy
+`;
+
+export const ENCRYPT_HELP = `usage: dbvault-agent encrypt --in ARCHIVE --out FILE [--compression ALGO] [--force]
+                             [--config PATH]
+
+Seals a mongodump archive (mongodump --archive=ARCHIVE) with the master key of the config file
+into a .enc.dbvault FILE, checking every document's checksum on the way. ARCHIVE and FILE may
+be - for stdin and stdout.
+
+options:
+  --in ARCHIVE         the mongodump archive (- reads stdin)
+  --out FILE           the backup file to write (- for stdout)
+  --compression ALGO   zstd (default), gzip or none
+  --force              replace FILE when it exists
+${CONFIG_OPTIONS}
+
+example:
+  mongodump --archive --db shop | dbvault-agent encrypt --in - --out shop.enc.dbvault
+`;
+
+export const DECRYPT_HELP = `usage: dbvault-agent decrypt --in FILE --out ARCHIVE [--force] [--config PATH]
+
+Turns a .enc.dbvault backup into the plain mongodump archive inside it, which
+mongorestore --archive=ARCHIVE accepts anywhere. Needs only the master key that made the backup
+(on a new machine: dbvault-agent key import). A damaged file or a wrong key stops it with
+nothing written to ARCHIVE.
+
+options:
+  --in FILE            the backup (- reads stdin)
+  --out ARCHIVE        the mongodump archive to write (- for stdout, never a terminal)
+  --force              replace ARCHIVE when it exists
+${CONFIG_OPTIONS}
+
+example:
+  dbvault-agent decrypt --in shop.enc.dbvault --out shop.archive && mongorestore --archive=shop.archive
+`;
+
+export const VERIFY_HELP = `usage: dbvault-agent verify --in FILE [--json] [--config PATH]
+
+Decrypts and checks a whole .enc.dbvault backup without restoring it (every chunk
+authenticated, every namespace's checksum), and lists its namespaces and document counts.
+Exit code 3 when it is damaged, cut short or made with another key.
+
+options:
+  --in FILE            the backup (- reads stdin)
+  --json               print exactly {"namespaces":{"db.collection":count,...}} on stdout
+${CONFIG_OPTIONS}
+
+example:
+  dbvault-agent verify --in shop.enc.dbvault
+`;
+
+export const KEY_HELP = `usage: dbvault-agent key generate [--force] [--config PATH]
+       dbvault-agent key export [--config PATH]
+       dbvault-agent key import [--key-file PATH] [--force] [--config PATH]
+
+The master key encrypts every backup; DBVault never sees it and cannot recover it.
+
+key generate   creates a new master key in the config file (setup does this for you). A new key
+               cannot open backups made with another one.
+key export     prints the master key (dbvk1_…): keep a copy away from this server.
+key import     puts a saved master key into the config file (creating it when there is none):
+               a new machine after a disaster. The key comes from --key-file PATH (- reads
+               stdin), else a hidden prompt on a terminal, else stdin; never an argument.
+
+options:
+  --key-file PATH      (import) a file holding the key as key export printed it
+  --force              (generate, import) replace a different key already in the config file
+  --config PATH        the config file (default: see dbvault-agent help)
+
+example (a new machine, then restore without a server; see dbvault-agent help restore):
+  dbvault-agent key import --key-file /media/usb/dbvault-master-key.txt
+`;
+
+export const SERVICE_HELP = `usage: dbvault-agent service install|uninstall|status [--user] [--unit-dir DIR] [--config PATH]
+
+Runs dbvault-agent run as a service that starts at boot and restarts after a failure: systemd
+on Linux (a system unit as root, else a user unit), launchd on macOS, the Task Scheduler on
+Windows. Without a service manager, install installs nothing, exits 1 and says how to run
+the agent under another supervisor. uninstall removes the service (the config file and its
+master key stay); status prints its state (exit 0 when running).
+
+options:
+  --user               a service of your own even as root (systemd user unit, LaunchAgent)
+  --unit-dir DIR       write the service definition into DIR instead (tests, chroots)
+  --config PATH        the config file the service runs with (default: see dbvault-agent help)
+
+example:
+  sudo dbvault-agent service install && dbvault-agent service status
+`;
+
+export const VERSION_HELP = `usage: dbvault-agent version
+
+Prints the agent's version, platform and Bun runtime (also: dbvault-agent --version).
+
+example:
+  dbvault-agent version
+`;
+
+const TOPICS: Record<string, string> = {
+  setup: SETUP_HELP,
+  run: RUN_HELP,
+  db: DB_HELP,
+  dump: DUMP_HELP,
+  restore: RESTORE_HELP,
+  encrypt: ENCRYPT_HELP,
+  decrypt: DECRYPT_HELP,
+  verify: VERIFY_HELP,
+  key: KEY_HELP,
+  service: SERVICE_HELP,
+  version: VERSION_HELP,
+};
+
+/** The commands with help of their own, for messages. */
+export const HELP_TOPICS = Object.keys(TOPICS);
 
 /** The help of one command, when it has its own; undefined otherwise. */
 export function findCommandHelp(command: string | undefined): string | undefined {
-  if (command === "setup") return SETUP_HELP;
-  if (command === "run") return RUN_HELP;
-  if (command === "db") return DB_HELP;
-  return undefined;
+  return command !== undefined && Object.hasOwn(TOPICS, command) ? TOPICS[command] : undefined;
 }

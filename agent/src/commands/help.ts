@@ -9,15 +9,17 @@ commands:
                                  (see dbvault-agent help setup)
   run                            the agent service: keep connected to the server and run the
                                  backups and restores it asks for (dbvault-agent help run)
-  db add --db NAME               add a database later (dbvault-agent help db)
+  db add --db NAME               add a database later, with or without a server
+                                 (dbvault-agent help db)
   db list                        list the configured databases (names and hosts)
   dump --db NAME --out FILE      dump a database of the config file, compress and encrypt it
                                  into FILE (.enc.dbvault)
-  restore --db NAME --in FILE [--to-db TARGET] [--collections a,b] [--json]
+  restore --db NAME|--uri URI --in FILE [--to-db TARGET] [--collections a,b] [--json]
                                  verify a whole .enc.dbvault backup, then restore it into a
-                                 database of the config file (or into TARGET on the same
-                                 connection), replacing the collections it holds (or those
-                                 chosen), each swapped in only once all were restored
+                                 database of the config file or the one URI names (or into
+                                 TARGET on the same connection), replacing or creating the
+                                 collections it holds (or those chosen), each swapped in only
+                                 once all were restored; needs only the master key
   encrypt --in ARCHIVE --out FILE
                                  seal a mongodump archive (mongodump --archive) into FILE
   decrypt --in FILE --out ARCHIVE
@@ -32,9 +34,10 @@ commands:
                                  stdin; never an argument): a new machine after a disaster
   service install|uninstall|status [--user]
                                  run the agent as a systemd service (system-wide as root,
-                                 else a user service); without systemd, say how to run it
+                                 else a user service); without systemd, install nothing,
+                                 exit 1 and say how to run it
   version                        print the version
-  help [COMMAND]                 print this help, or a command's (setup, run, db)
+  help [COMMAND]                 print this help, or a command's own (also: COMMAND --help)
 
 options:
   --config PATH        the config file (default: $XDG_CONFIG_HOME/dbvault/agent.json,
@@ -56,7 +59,7 @@ exit codes:
   2  usage error
   3  verification or decryption failed (wrong key, damaged or foreign file)
   4  config problem (missing, unreadable, readable by others, invalid, no key, not set
-     up for run or db add, already set up for setup without --force)
+     up for run, already set up for setup without --force)
   78 run: this agent was removed from DBVault (connect it again with setup --force)
   130 interrupted
 `;

@@ -5,6 +5,13 @@ import { CliError, EXIT } from "./cli-error.ts";
 
 type RawCapable = Readable & { setRawMode?: (on: boolean) => unknown; isRaw?: boolean };
 
+/** The terminal's input ended (Ctrl-D, a closed pipe) before a question was answered: nothing more can be asked. */
+export class InputEndedError extends CliError {
+  constructor() {
+    super("setup: the input ended before the question was answered", EXIT.usage);
+  }
+}
+
 export interface Prompter {
   /** Asks a question and returns the trimmed answer (echoed). */
   ask(question: string): Promise<string>;
@@ -31,7 +38,7 @@ export function createPrompter(input: Readable, output: Writable): Prompter {
         if (error) reject(error);
         else resolve(answer.trim());
       };
-      const onEnd = () => finish(new CliError("setup: the input ended before the question was answered", EXIT.usage));
+      const onEnd = () => finish(new InputEndedError());
       const onData = (chunk: Buffer | string) => {
         for (const char of String(chunk)) {
           if (char === "\r" || char === "\n") return finish();

@@ -1,29 +1,30 @@
-// dbvault-agent restore --db NAME --in FILE [--to-db TARGET] [--collections a,b] [--json]:
-// verify the whole .enc.dbvault file, then restore it into a configured database (or another
-// database TARGET on the same connection), replacing the collections it holds, or only those
-// chosen. Nothing is changed unless the whole file is good, and collections are swapped in only
+// dbvault-agent restore (--db NAME | --uri URI | --uri-file PATH) --in FILE [--to-db TARGET]
+// [--collections a,b] [--json]: verify the whole .enc.dbvault file, then restore it into a
+// configured database or one named by its connection string (or another database TARGET on the
+// same connection), replacing or creating the collections it holds, or only those chosen. Nothing is changed unless the whole file is good, and collections are swapped in only
 // once all of them were restored (docs/restore.md).
-import { findDatabase, readMasterKey } from "../config.ts";
-import { isDumpError, restoreFromEncrypted } from "../dump/index.ts";
+import { isDumpError, readUriDatabase, restoreFromEncrypted, VERIFYING_LABEL } from "../dump/index.ts";
 import { pluralize } from "../ui/format.ts";
 import { CliError, EXIT } from "./cli-error.ts";
 import { createProgressDisplay } from "../ui/progress-display.ts";
 import type { CommandContext } from "./context.ts";
 import { openInput } from "./files.ts";
+import { loadMasterKeyConfig } from "./master-key.ts";
+import { chooseRestoreTarget } from "./restore-target.ts";
+import { describeRestoredCollections, listExistingNamespaces } from "./restore-summary.ts";
 import { parseOptions, requireString } from "./parse-args.ts";
 import { COMMON_OPTIONS, describeEngine } from "./shared.ts";
 
-const OPTIONS = { ...COMMON_OPTIONS, db: "string", in: "string", "to-db": "string", collections: "string", json: "boolean", "no-users-and-roles": "boolean" } as const;
+const OPTIONS = { ...COMMON_OPTIONS, db: "string", uri: "string", "uri-file": "string", in: "string", "to-db": "string", collections: "string", json: "boolean", "no-users-and-roles": "boolean" } as const;
 
 /** Runs `restore`; returns the exit code or throws what describeFailure reports. */
 export async function runRestoreCommand(args: string[], context: CommandContext): Promise<number> {
   const options = parseOptions("restore", args, OPTIONS);
-  const name = requireString("restore", options, "db", "NAME (a database of the config file)");
   const inPath = requireString("restore", options, "in", "FILE (a .enc.dbvault backup)");
-  const { config, path } = await context.loadConfig(options.config);
-  const database = findDatabase(config, name, path);
-  const masterKey = readMasterKey(config, path);
+  const { config, path, masterKey } = await loadMasterKeyConfig(context, options.config);
+  const target = await chooseRestoreTarget(options, config, path, context);
   const targetDatabase = typeof options["to-db"] === "string" ? checkDatabaseName(options["to-db"]) : undefined;
+  const name = targetDatabase ?? target.label;
   const collections = typeof options.collections === "string" ? parseCollections(options.collections) : undefined;
   const input = await openInput(inPath, context.io);
   const display = createProgressDisplay({
@@ -32,10 +33,12 @@ export async function runRestoreCommand(args: string[], context: CommandContext)
     columns: context.io.columns,
     verb: "restoring",
     quiet: options.quiet === true,
+    steps: { [VERIFYING_LABEL]: "verifying the backup" },
   });
   try {
+    const existing = await listExistingNamespaces(target.uri, targetDatabase ?? readUriDatabase(target.uri));
     const result = await restoreFromEncrypted({
-      uri: database.uri,
+      uri: target.uri,
       masterKey,
       input: input.stream,
       ...(input.size === undefined ? {} : { inputBytes: input.size }),
@@ -43,7 +46,7 @@ export async function runRestoreCommand(args: string[], context: CommandContext)
       ...(targetDatabase ? { database: targetDatabase } : {}),
       ...(collections ? { collections } : {}),
       tools: config.tools,
-      usersAndRoles: options["no-users-and-roles"] !== true && database.usersAndRoles !== false,
+      usersAndRoles: options["no-users-and-roles"] !== true && target.usersAndRoles,
       signal: context.io.signal,
       onProgress: (progress) => display.update(progress),
       onNotice: (message) => context.say(message),
@@ -52,12 +55,9 @@ export async function runRestoreCommand(args: string[], context: CommandContext)
     if (options.json === true) {
       context.io.stdout.write(`${JSON.stringify({ restored: result.restored, failed: result.failed, collections: result.collections })}\n`);
     }
-    const replaced = Object.keys(result.collections);
-    const auth = result.usersAndRoles;
-    const alsoReplaced = auth ? ` and the server's users and roles (with the backup's ${pluralize(auth.users, "user")} and ${pluralize(auth.roles, "role")})` : "";
     context.say(
-      `restored ${pluralize(result.restored, "document")} into ${pluralize(replaced.length, "collection")} of ${targetDatabase ?? name} ` +
-        `with ${describeEngine(result.engine, "mongorestore")} from ${input.label}; replaced ${replaced.length > 0 ? replaced.join(", ") : "nothing"}${alsoReplaced}, nothing else changed`,
+      `restored ${pluralize(result.restored, "document")} into ${pluralize(Object.keys(result.collections).length, "collection")} of ${name} ` +
+        `with ${describeEngine(result.engine, "mongorestore")} from ${input.label}; ${describeRestoredCollections(result, existing)}, nothing else changed`,
     );
     if (result.skipped.length > 0) context.say(`skipped ${result.skipped.join(", ")} (oplog, server or system collections, other databases or collections not chosen)`);
     return 0;
@@ -65,7 +65,7 @@ export async function runRestoreCommand(args: string[], context: CommandContext)
     display.finish();
     input.stream.destroy();
     // Any failure but a swap phase stopped part-way happens before the first collection is replaced.
-    if (!isDumpError(error, "restore-incomplete")) context.say(`nothing was changed in ${targetDatabase ?? name}`);
+    if (!isDumpError(error, "restore-incomplete")) context.say(`nothing was changed in ${name}`);
     throw error;
   }
 }

@@ -4,7 +4,7 @@ import { describeFailure } from "./report-error.ts";
 import { usageError } from "./cli-error.ts";
 import { type CliIo, createCommandContext, type CommandContext } from "./context.ts";
 import { describeVersion, HELP_TEXT } from "./help.ts";
-import { findCommandHelp } from "./help-topics.ts";
+import { findCommandHelp, HELP_TOPICS } from "./help-topics.ts";
 
 type Command = (args: string[], context: CommandContext) => Promise<number>;
 
@@ -35,8 +35,8 @@ const COMMANDS: Record<string, Command> = {
   async help(args, context) {
     if (args.length > 1) throw usageError(`help: unexpected argument "${args[1]}"`);
     const topic = args[0];
-    const text = topic === undefined ? HELP_TEXT : findCommandHelp(topic);
-    if (text === undefined) throw usageError(`help: no help for "${topic}" (commands with their own help: setup, run, db)`);
+    const text = topic === undefined || topic === "help" ? HELP_TEXT : findCommandHelp(topic);
+    if (text === undefined) throw usageError(`help: no command "${topic}" (commands: ${HELP_TOPICS.join(", ")})`);
     context.io.stdout.write(text);
     return 0;
   },
@@ -56,7 +56,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     if (name === "--version") return await COMMANDS.version!(args, context);
     const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
     if (!command) throw usageError(`unknown command "${name}"`);
-    if (args.includes("--help")) return await COMMANDS.help!(findCommandHelp(name) ? [name] : [], context);
+    if (args.includes("--help")) return await COMMANDS.help!([name], context);
     configPath = findConfigArgument(args, io);
     return await command(args, context);
   } catch (error) {

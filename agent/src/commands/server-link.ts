@@ -4,12 +4,10 @@
 import { hostname } from "node:os";
 import { AGENT_PLATFORM } from "../build-info.ts";
 import { type AgentConfig, ConfigError } from "../config.ts";
-import { DumpError } from "../dump/index.ts";
-import { connectClient } from "../dump/builtin/client.ts";
-import { describeUriHosts } from "../dump/index.ts";
 import { ServerRefusedError, ServerUnreachableError } from "../transport/errors.ts";
 import { CliError, EXIT, usageError } from "./cli-error.ts";
 import type { CommandContext } from "./context.ts";
+import { checkConnection, ConnectionCheckError, describeFailedCheck } from "./database-check.ts";
 
 /** How the agent describes itself to the server (registration and the socket's hello). */
 export function describeAgentHost(): { hostname: string; platform: string } {
@@ -39,20 +37,12 @@ export function isInsecureServer(url: string): boolean {
   return protocol === "http:" && !["localhost", "127.0.0.1", "[::1]", "::1"].includes(host);
 }
 
-/** Connects to a database and disconnects (the same path dumps use); throws CliError naming the host only. */
+/** Connects to a database and disconnects (the same path dumps use, quicker to give up); throws CliError naming the host only. */
 export async function testDatabaseConnection(name: string, uri: string): Promise<string> {
-  const host = describeUriHosts(uri);
   try {
-    const client = await connectClient(uri);
-    await client.close().catch(() => undefined);
-    return host;
+    return await checkConnection(uri);
   } catch (error) {
-    const detail = error instanceof DumpError ? error.message : "the connection failed";
-    throw new CliError(
-      `cannot use the database "${name}": ${detail}`,
-      EXIT.failure,
-      `check the connection string of "${name}" (user, password, host, database) and that ${host} is reachable from this machine; nothing was saved`,
-    );
+    throw error instanceof ConnectionCheckError ? describeFailedCheck(name, error) : error;
   }
 }
 
@@ -68,7 +58,7 @@ export function describeServerError(error: unknown, doing: string): unknown {
   if (error instanceof ServerRefusedError) {
     const hint =
       error.status === 401
-        ? "copy the API key again from Settings → Security in the web app (it changes when regenerated), then run dbvault-agent setup"
+        ? "copy the API key again from Settings → Security in the web app (it changes when regenerated), then connect again with: dbvault-agent setup --force (the master key and databases are kept)"
         : error.status === 403
           ? "sign in to the web app to see why this account cannot add agents or databases"
           : undefined;

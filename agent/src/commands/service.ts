@@ -2,7 +2,8 @@
 // service manager: systemd on Linux (a system unit as root, a user unit otherwise), launchd on
 // macOS (a LaunchDaemon as root, a LaunchAgent otherwise), the Task Scheduler on Windows (at boot
 // as SYSTEM from an administrator's terminal, at logon otherwise). Where the manager is absent,
-// install prints the definition and how to run the agent under another supervisor instead.
+// install fails (exit 1) after printing the definition and how to run the agent under another
+// supervisor instead.
 import { homedir, tmpdir, userInfo } from "node:os";
 import { join, resolve } from "node:path";
 import { RUNNING_COMPILED } from "../build-info.ts";
@@ -101,11 +102,11 @@ async function install(options: Options, context: CommandContext, manager: Servi
   readServerSettings(await loadConfig(configPath), configPath);
   const command = agentCommand();
   if (!manager.available()) {
-    context.say(`${manager.managerName} was not found on this machine, so no service was installed.`);
+    // Not a success: a script (or setup's question) that asked for a service must not go on as if it ran.
+    context.io.stdout.write(`# For reference, what it would have installed:\n${manager.render(command, configPath)}`);
     context.say(`run \`${command.join(" ")} run --config ${configPath}\` under your supervisor (runit, s6, supervisord, a container's command):`);
     context.say("it stops cleanly on SIGTERM, and exits with status 78 when the agent was removed in the web app (do not restart it then).");
-    context.io.stdout.write(`\n# For reference, what it would have installed:\n${manager.render(command, configPath)}`);
-    return 0;
+    throw new CliError(`service install: ${manager.managerName} was not found on this machine, so no service was installed`, EXIT.failure);
   }
   let where: string;
   try {

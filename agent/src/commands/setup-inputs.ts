@@ -7,12 +7,12 @@ import { CliError, EXIT, usageError } from "./cli-error.ts";
 import type { CommandContext } from "./context.ts";
 import type { ParsedOptions } from "./parse-args.ts";
 import type { Prompter } from "./prompt.ts";
+import { findConnectionStringProblem } from "./connection-string-check.ts";
 
 export const API_KEY_ENV = "DBVAULT_API_KEY";
 export const DB_URI_ENV = "DBVAULT_DB_URI";
 
-const URI = /^mongodb(\+srv)?:\/\//i;
-const NAME_RULE = 'a database name is 1 to 64 letters, digits, ".", "_", "-" or spaces, starting with a letter or digit';
+export const NAME_RULE = 'a database name is 1 to 64 letters, digits, ".", "_", "-" or spaces, starting with a letter or digit';
 
 /** Reads a whole file, or stdin for "-"; throws CliError (exit 1) naming the file. */
 export async function readSecretFile(path: string, context: CommandContext): Promise<string> {
@@ -56,7 +56,7 @@ export async function readSingleDatabase(command: string, options: ParsedOptions
   else if (context.io.env[DB_URI_ENV]) uri = context.io.env[DB_URI_ENV]!.trim();
   else if (prompter) uri = await prompter.askSecret(`connection string of "${name}" (mongodb://…; not shown): `);
   else throw usageError(`${command}: missing the connection string of "${name}"`, `pass --uri-file PATH (- for stdin) or set ${DB_URI_ENV}; see dbvault-agent help ${command}`);
-  checkUri(command, name, uri);
+  checkUri(command, `the connection string of "${name}"`, uri);
   return { name, uri };
 }
 
@@ -70,7 +70,7 @@ export function parseDatabasesText(command: string, text: string): DatabaseEntry
     if (equals < 0) throw usageError(`${command}: line ${index + 1} of the databases file is not NAME=CONNECTION-STRING`);
     const entry = { name: line.slice(0, equals).trim(), uri: line.slice(equals + 1).trim() };
     checkName(command, entry.name);
-    checkUri(command, entry.name, entry.uri);
+    checkUri(command, `the connection string of "${entry.name}"`, entry.uri);
     if (entries.some((other) => other.name === entry.name)) throw usageError(`${command}: the database "${entry.name}" is listed twice`);
     entries.push(entry);
   });
@@ -78,27 +78,19 @@ export function parseDatabasesText(command: string, text: string): DatabaseEntry
   return entries;
 }
 
-/** Asks for databases until the user has none left to add. */
-export async function promptDatabases(command: string, context: CommandContext, prompter: Prompter): Promise<DatabaseEntry[]> {
-  const entries: DatabaseEntry[] = [];
-  for (;;) {
-    const entry = await readSingleDatabase(command, {}, context, prompter);
-    if (entries.some((other) => other.name === entry.name)) context.warn(`"${entry.name}" is already in the list; skipped`);
-    else entries.push(entry);
-    const more = await prompter.ask("add another database? [y/N] ");
-    if (!/^y(es)?$/i.test(more)) return entries;
-  }
-}
-
-function checkName(command: string, name: string): void {
+/** Refuses a display name the config and the server would refuse; throws CliError (usage) with the rule. */
+export function checkName(command: string, name: string): void {
   if (!isValidDatabaseName(name)) throw usageError(`${command}: "${name}" is not a valid database name`, NAME_RULE);
 }
 
-function checkUri(command: string, name: string, uri: string | undefined): asserts uri is string {
+/** Refuses what is not a MongoDB connection string, saying what it should look like; throws CliError (usage). */
+export function checkUri(command: string, what: string, uri: string | undefined): asserts uri is string {
   // Never quote the value: a mistyped connection string still holds a password.
-  if (!uri || !URI.test(uri)) throw usageError(`${command}: the connection string of "${name}" must start with mongodb:// or mongodb+srv://`);
+  const problem = findConnectionStringProblem(uri ?? "");
+  if (problem) throw usageError(`${command}: ${what} is not usable: ${problem.problem}`, problem.hint);
 }
 
-function firstLine(text: string): string {
+/** The first line of a file that is not blank, trimmed. */
+export function firstLine(text: string): string {
   return (text.split(/\r?\n/).find((line) => line.trim() !== "") ?? "").trim();
 }

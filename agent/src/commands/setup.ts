@@ -11,10 +11,11 @@ import { CliError, EXIT, usageError } from "./cli-error.ts";
 import type { CommandContext } from "./context.ts";
 import { describeFileProtection, osFamily } from "../platform/locations.ts";
 import { parseOptions } from "./parse-args.ts";
-import { createPrompter, type Prompter } from "./prompt.ts";
+import { createPrompter, InputEndedError, type Prompter } from "./prompt.ts";
 import { runServiceCommand } from "./service.ts";
 import { describeAgentHost, describeServerError, isInsecureServer, normalizeServerUrl, testDatabaseConnection } from "./server-link.ts";
-import { API_KEY_ENV, checkOneStdinReader, parseDatabasesText, promptDatabases, readApiKey, readSecretFile, readSingleDatabase } from "./setup-inputs.ts";
+import { API_KEY_ENV, checkOneStdinReader, parseDatabasesText, readApiKey, readSecretFile, readSingleDatabase } from "./setup-inputs.ts";
+import { promptDatabases } from "./database-prompt.ts";
 import { COMMON_OPTIONS } from "./shared.ts";
 
 const OPTIONS = {
@@ -50,11 +51,11 @@ export async function runSetupCommand(args: string[], context: CommandContext): 
   const url = await chooseServer(options, context, prompter);
   if (isInsecureServer(url)) context.warn(`${url} is not https: the API key and backups cross the network unprotected by TLS`);
   const apiKey = await chooseApiKey(url, options, context, prompter);
-  const given = await readDatabases(options, context, prompter);
+  const { entries: given, tested } = await readDatabases(options, context, prompter, existing.databases);
   const agentName = typeof options.name === "string" ? options.name : describeAgentHost().hostname.slice(0, 100);
   if (agentName.length > 100) throw usageError("setup: --name must be at most 100 characters");
 
-  for (const database of given) {
+  for (const database of tested ? [] : given) {
     const host = await testDatabaseConnection(database.name, database.uri);
     context.say(`connected to "${database.name}" at ${host}`);
   }
@@ -83,6 +84,7 @@ export async function runSetupCommand(args: string[], context: CommandContext): 
   if (newKey) printNewKey(context, newKey);
   else context.say(`kept the master key already in ${path} (key id ${deriveKeyId(masterKey)})`);
   const configArgument = options.config ? ` --config ${path}` : "";
+  if (prompter) context.say(describeServiceChoice());
   if (prompter && (await prompter.ask(`install the agent as a service that starts by itself (${SERVICE_MANAGER_NAMES[osFamily()]})? [y/N] `)).toLowerCase().startsWith("y")) {
     return runServiceCommand(["install", ...(options.config ? ["--config", path] : [])], context);
   }
@@ -96,9 +98,9 @@ const SERVICE_MANAGER_NAMES = { linux: "systemd", darwin: "launchd", windows: "a
 const ATTEMPTS = 5;
 
 /**
- * The server's URL: from --server (checked when registering, as scripts expect every input
- * checked first), or asked on a terminal and checked at once, again after an answer that is not
- * a URL or a server that does not answer.
+ * The server's URL: from --server (checked at once when the API key is to be typed, else when
+ * registering, as scripts expect every input checked first), or asked on a terminal and checked
+ * at once, again after an answer that is not a URL or a server that does not answer.
  */
 async function chooseServer(options: Record<string, string | boolean | undefined>, context: CommandContext, prompter: Prompter | null): Promise<string> {
   const check = async (url: string) => {
@@ -109,7 +111,11 @@ async function chooseServer(options: Record<string, string | boolean | undefined
       });
     return url;
   };
-  if (typeof options.server === "string") return normalizeServerUrl("setup", options.server);
+  if (typeof options.server === "string") {
+    const url = normalizeServerUrl("setup", options.server);
+    // About to ask for the API key: a wrong address is said now, not after it was typed.
+    return apiKeyWillBeAsked(options, context, prompter) ? check(url) : url;
+  }
   if (!prompter) throw usageError("setup: missing --server URL", "see dbvault-agent help setup");
   for (let attempt = 1; ; attempt++) {
     const answer = await prompter.ask("DBVault server URL (e.g. https://dbvault.example.com): ");
@@ -120,7 +126,7 @@ async function chooseServer(options: Record<string, string | boolean | undefined
       }
       return await check(normalizeServerUrl("setup", answer));
     } catch (error) {
-      if (!(error instanceof CliError) || attempt >= ATTEMPTS) throw error;
+      if (!(error instanceof CliError) || error instanceof InputEndedError || attempt >= ATTEMPTS) throw error;
       context.say(error.message.replace(/^setup: /, ""));
       if (error.hint) context.say(`hint: ${error.hint}`);
     }
@@ -132,8 +138,7 @@ async function chooseServer(options: Record<string, string | boolean | undefined
  * refused; from a file or the environment, registration checks it.
  */
 async function chooseApiKey(url: string, options: Record<string, string | boolean | undefined>, context: CommandContext, prompter: Prompter | null): Promise<string> {
-  const asked = prompter !== null && typeof options["api-key-file"] !== "string" && !context.io.env[API_KEY_ENV];
-  if (!asked) return readApiKey("setup", options, context, prompter);
+  if (!apiKeyWillBeAsked(options, context, prompter)) return readApiKey("setup", options, context, prompter);
   for (let attempt = 1; ; attempt++) {
     const apiKey = await readApiKey("setup", options, context, prompter);
     try {
@@ -144,19 +149,31 @@ async function chooseApiKey(url: string, options: Record<string, string | boolea
       const described = describeServerError(error, "checking the API key");
       if (attempt >= ATTEMPTS || !(error instanceof ServerRefusedError && error.status === 401) || !(described instanceof CliError)) throw described;
       context.say("the server does not know this API key");
-      if (described.hint) context.say(`hint: ${described.hint}`);
+      context.say("hint: copy it again from Settings → Security in the web app (it changes when regenerated) and paste it below");
     }
   }
 }
 
+function apiKeyWillBeAsked(options: Record<string, string | boolean | undefined>, context: CommandContext, prompter: Prompter | null): prompter is Prompter {
+  return prompter !== null && typeof options["api-key-file"] !== "string" && !context.io.env[API_KEY_ENV];
+}
+
+/** The databases given, and whether their connections were already tested (asked on a terminal: each as it was typed). */
 async function readDatabases(
   options: Record<string, string | boolean | undefined>,
   context: CommandContext,
   prompter: Prompter | null,
-): Promise<DatabaseEntry[]> {
-  if (typeof options["databases-file"] === "string") return parseDatabasesText("setup", await readSecretFile(options["databases-file"], context));
-  if (options.db !== undefined || options["uri-file"] !== undefined || !prompter) return [await readSingleDatabase("setup", options, context, prompter)];
-  return promptDatabases("setup", context, prompter);
+  existing: DatabaseEntry[],
+): Promise<{ entries: DatabaseEntry[]; tested: boolean }> {
+  if (typeof options["databases-file"] === "string") return { entries: parseDatabasesText("setup", await readSecretFile(options["databases-file"], context)), tested: false };
+  if (options.db !== undefined || options["uri-file"] !== undefined || !prompter) return { entries: [await readSingleDatabase("setup", options, context, prompter)], tested: false };
+  return { entries: await promptDatabases("setup", context, prompter, existing), tested: true };
+}
+
+/** What installing a service does, said before the question. */
+function describeServiceChoice(): string {
+  const manager = SERVICE_MANAGER_NAMES[osFamily()];
+  return `backups run only while dbvault-agent run is running: as a service, ${manager} starts it at boot and again if it stops (answer n to start it yourself)`;
 }
 
 /**

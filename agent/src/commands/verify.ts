@@ -4,10 +4,10 @@
 // listed under its own name (its documents travel as db.system.buckets.<name>), counting buckets.
 import { pipeline } from "node:stream/promises";
 import { createDecryptStream } from "../archive/index.ts";
-import { readMasterKey } from "../config.ts";
 import { type NamespaceSummary, summarizeArchive } from "../dump/mongodump-archive/index.ts";
 import { formatBytes, formatCount, pluralize } from "../ui/format.ts";
 import type { CommandContext } from "./context.ts";
+import { loadMasterKeyConfig } from "./master-key.ts";
 import { openInput } from "./files.ts";
 import { parseOptions, requireString } from "./parse-args.ts";
 import { COMMON_OPTIONS } from "./shared.ts";
@@ -18,8 +18,7 @@ const OPTIONS = { ...COMMON_OPTIONS, in: "string", json: "boolean" } as const;
 export async function runVerifyCommand(args: string[], context: CommandContext): Promise<number> {
   const options = parseOptions("verify", args, OPTIONS);
   const inPath = requireString("verify", options, "in", "FILE (a .enc.dbvault backup, or - for stdin)");
-  const { config, path } = await context.loadConfig(options.config);
-  const masterKey = readMasterKey(config, path);
+  const { masterKey } = await loadMasterKeyConfig(context, options.config);
   const input = await openInput(inPath, context.io);
   const decrypt = createDecryptStream({ masterKey });
   let fileBytes = 0;

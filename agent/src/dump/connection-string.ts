@@ -37,6 +37,11 @@ export function describeUriHosts(uri: string): string {
   return parts.hosts;
 }
 
+/** Tells whether a connection string carries a password (user:password@); never throws. */
+export function hasUriPassword(uri: string): boolean {
+  return splitUri(uri)?.credentials?.includes(":") === true;
+}
+
 /** Returns the database named in the connection string's path, if any; never throws. */
 export function readUriDatabase(uri: string): string | undefined {
   return splitUri(uri)?.database;

@@ -6,13 +6,14 @@ export { AGENT_VERSION } from "./agent-version.ts";
 export { RAW_INSERT_MODE } from "./builtin/raw-insert.ts";
 export { removeLeftoverStaging } from "./builtin/staging.ts";
 export { removeAbandonedCopies } from "./private-copy.ts";
-export { describeUriHosts, readUriDatabase, redactSecrets } from "./connection-string.ts";
+export { describeUriHosts, hasUriPassword, readUriDatabase, redactSecrets } from "./connection-string.ts";
 export {
   type BackupStream,
   type BackupStreamOptions,
   createBackupStream,
   type RestoreEncryptedOptions,
   restoreFromEncrypted,
+  VERIFYING_LABEL,
   verifyEncryptedBackup,
 } from "./encrypted.ts";
 export { type DrillOutcome, DrillError, runRestoreDrill } from "./drill.ts";

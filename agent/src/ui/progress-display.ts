@@ -18,6 +18,12 @@ export interface ProgressDisplayOptions {
   /** Terminal width; 80 when unknown. */
   columns?: number;
   quiet?: boolean;
+  /**
+   * Progress "collections" that are steps of the work, not collections (the restore's whole-file
+   * check), with the words to show for them: "verifying the backup: 42.0%", not
+   * "restoring Verifying backup…: 0 documents".
+   */
+  steps?: Record<string, string>;
 }
 
 const BAR_WIDTH = 24;
@@ -35,6 +41,11 @@ function describeCounts(progress: Progress): string {
     : `${formatCount(progress.current)} documents`;
 }
 
+/** The step a progress report stands for, when it is one (options.steps); undefined for a collection. */
+function findStep(options: ProgressDisplayOptions, progress: Progress): string | undefined {
+  return options.steps && Object.hasOwn(options.steps, progress.collection) ? options.steps[progress.collection] : undefined;
+}
+
 function createBar(options: ProgressDisplayOptions): ProgressDisplay {
   let drawn = false;
   return {
@@ -42,7 +53,8 @@ function createBar(options: ProgressDisplayOptions): ProgressDisplay {
       const filled = Math.round((Math.min(100, progress.percentage) / 100) * BAR_WIDTH);
       const bar = `[${"#".repeat(filled)}${".".repeat(BAR_WIDTH - filled)}]`;
       const percent = `${progress.percentage.toFixed(1).padStart(5)}%`;
-      let line = `${options.verb} ${bar} ${percent}  ${describeCounts(progress)}  ${progress.collection}`;
+      const step = findStep(options, progress);
+      let line = step === undefined ? `${options.verb} ${bar} ${percent}  ${describeCounts(progress)}  ${progress.collection}` : `${step} ${bar} ${percent}`;
       const width = (options.columns ?? 80) - 1;
       if (line.length > width) line = `${line.slice(0, width - 1)}…`;
       options.stream.write(`\r\x1b[2K${line}`);
@@ -61,9 +73,16 @@ function createPlainLines(options: ProgressDisplayOptions): ProgressDisplay {
   return {
     update(progress) {
       const now = performance.now();
+      const step = findStep(options, progress);
+      // A step's start is already announced by the command's own message; its share done is news.
+      if (step !== undefined && progress.percentage === 0) return;
       if (progress.collection === lastCollection && now - lastLine < PLAIN_INTERVAL_MS) return;
       lastCollection = progress.collection;
       lastLine = now;
+      if (step !== undefined) {
+        options.stream.write(`dbvault-agent: ${step}: ${progress.percentage.toFixed(1)}%\n`);
+        return;
+      }
       const percent = progress.total > 0 ? ` (${progress.percentage.toFixed(1)}%)` : "";
       options.stream.write(`dbvault-agent: ${options.verb} ${progress.collection}: ${describeCounts(progress)}${percent}\n`);
     },

@@ -5,13 +5,16 @@ import { describeUriHosts, redactSecrets } from "../connection-string.ts";
 import { DumpError } from "../errors.ts";
 import { AGENT_VERSION } from "../agent-version.ts";
 
-/** Connects to the server (checking it answers); throws DumpError "connect-failed". */
-export async function connectClient(uri: string): Promise<MongoClient> {
+/**
+ * Connects to the server (checking it answers); throws DumpError "connect-failed". The server is
+ * looked for 15 s, or `selectionTimeoutMs` (a quick check while someone waits), unless the
+ * connection string says otherwise.
+ */
+export async function connectClient(uri: string, selectionTimeoutMs = 15_000): Promise<MongoClient> {
   const host = describeUriHosts(uri);
   let client: MongoClient;
   try {
-    // 15 s to find the server unless the connection string says otherwise.
-    const timeout = /[?&]serverSelectionTimeoutMS=/i.test(uri) ? {} : { serverSelectionTimeoutMS: 15_000 };
+    const timeout = /[?&]serverSelectionTimeoutMS=/i.test(uri) ? {} : { serverSelectionTimeoutMS: selectionTimeoutMs };
     client = new MongoClient(uri, { appName: `dbvault-agent ${AGENT_VERSION}`, ...timeout });
   } catch (cause) {
     throw new DumpError("connect-failed", `the connection string is not valid: ${describeDriverError(cause, uri)}`, {

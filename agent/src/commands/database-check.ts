@@ -1,0 +1,68 @@
+// Checking a database's connection string while the user is there to fix it (setup, db add):
+// the connection is tried the way dumps make it, but gives up after a few seconds, and a
+// failure is put in plain words (nothing listening, unknown host, wrong password, not a
+// connection string) with what to change. Nothing here quotes a connection string: a mistyped
+// one still holds a password. Only hosts are named.
+import { connectClient } from "../dump/builtin/client.ts";
+import { describeUriHosts, DumpError } from "../dump/index.ts";
+import { CliError, EXIT } from "./cli-error.ts";
+import { type ConnectionProblem, findConnectionStringProblem } from "./connection-string-check.ts";
+
+/** How long a check looks for the server: long enough for a remote TLS handshake, short enough to wait for. */
+export const CHECK_TIMEOUT_MS = 5_000;
+
+/** Connects and disconnects within CHECK_TIMEOUT_MS; answers the host, or throws ConnectionCheckError. */
+export async function checkConnection(uri: string): Promise<string> {
+  const host = describeUriHosts(uri);
+  const malformed = findConnectionStringProblem(uri);
+  if (malformed) throw new ConnectionCheckError(malformed);
+  try {
+    const client = await connectClient(uri, CHECK_TIMEOUT_MS);
+    await client.close().catch(() => undefined);
+    return host;
+  } catch (error) {
+    throw new ConnectionCheckError(describeConnectionFailure(error, host));
+  }
+}
+
+/** A failed connection check, put in plain words. */
+export class ConnectionCheckError extends Error {
+  override readonly name = "ConnectionCheckError";
+  readonly hint: string;
+  constructor(problem: ConnectionProblem) {
+    super(problem.problem);
+    this.hint = problem.hint;
+  }
+}
+
+/** The CLI's error for a database that failed its check in a script (nothing asked again); never throws. */
+export function describeFailedCheck(name: string, error: ConnectionCheckError): CliError {
+  return new CliError(`cannot use the database "${name}": ${error.message}`, EXIT.failure, `${error.hint}; nothing was saved`);
+}
+
+// The driver's messages, redacted by connectClient, sorted into what a user can act on.
+function describeConnectionFailure(error: unknown, host: string): ConnectionProblem {
+  const message = error instanceof Error ? error.message : String(error);
+  if (/Authentication failed|auth(entication)? mechanism|SCRAM/i.test(message)) {
+    return {
+      problem: `${host} refused the user name or password (authentication failed)`,
+      hint: "check the user and password in the connection string; a user created in the admin database needs ?authSource=admin at its end",
+    };
+  }
+  if (/ECONNREFUSED/.test(message)) {
+    return { problem: `nothing is listening at ${host} (connection refused)`, hint: "check the host and port (MongoDB listens on 27017 unless set otherwise) and that MongoDB is running" };
+  }
+  if (/ENOTFOUND|EAI_AGAIN|querySrv/.test(message)) {
+    return { problem: `the host name of ${host} is not known (the DNS lookup failed)`, hint: "check the spelling of the host name, and that this machine can resolve it" };
+  }
+  if (/timed out|timeout|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH/i.test(message)) {
+    return {
+      problem: `no answer from ${host} within ${CHECK_TIMEOUT_MS / 1000} s`,
+      hint: `check that MongoDB runs at ${host} and that no firewall stands between it and this machine`,
+    };
+  }
+  if (error instanceof DumpError && /not valid/.test(message)) {
+    return { problem: message, hint: "it looks like mongodb://user:password@host:27017/database (special characters in the password percent-encoded)" };
+  }
+  return { problem: message, hint: `check the connection string (user, password, host, database) and that ${host} is reachable from this machine` };
+}
