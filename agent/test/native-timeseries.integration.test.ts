@@ -1,0 +1,122 @@
+// Native restores (the real mongorestore 100.18.0) of time-series collections, on the project's
+// MongoDB test server standing in for a 7.0 mongod: the collection's data travels as its buckets,
+// `<db>.system.buckets.<name>`, which mongorestore names apart from the collection itself. Each
+// restore must write those buckets into the staging area like everything else, and must leave the
+// original database alone when it restores into a copy. (FerretDB 1.24 has no time-series
+// collections: `create` with `timeseries` is refused there, so these tests run on the test server.)
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { readFile } from "node:fs/promises";
+import { Readable } from "node:stream";
+import { type Db, MongoClient } from "mongodb";
+import { encryptBuffer, generateMasterKey } from "../src/archive/index.ts";
+import { restoreFromEncrypted, type RestoreResult } from "../src/dump/index.ts";
+import { findMongoTools } from "../../testkit/mongo-tools.ts";
+import { type MongoTestServer, startMongoTestServer } from "../../testkit/mongo-server/index.ts";
+import { type CollectionSnapshot, snapshotDatabase } from "./support/database-snapshot.ts";
+import { runTool } from "./support/real-tools.ts";
+
+const { tools, missing } = findMongoTools();
+const masterKey = generateMasterKey();
+// mongo-tools' own timeseries_tests/dump.archive (mongodump 100.3.1 from MongoDB 5.0.0-rc0).
+const MONGO_TOOLS_ARCHIVE = new URL("../test-data/mongodump-archives/timeseries.archive", import.meta.url).pathname;
+
+let server: MongoTestServer;
+let client: MongoClient;
+const uriFor = (database: string) => `${server.uri}${database}`;
+
+/** `count` buckets of `measurements` each, in the shape a 7.0 mongod stores them. */
+function buckets(count: number, tag: string, measurements = 5): Array<Record<string, unknown>> {
+  const start = Date.UTC(2026, 0, 1);
+  return Array.from({ length: count }, (_, i) => {
+    const times = Array.from({ length: measurements }, (_, j) => new Date(start + i * 3_600_000 + j * 60_000));
+    const column = <T>(values: T[]) => Object.fromEntries(values.map((value, j) => [String(j), value]));
+    return {
+      control: { version: 1, min: { at: times[0], temp: i }, max: { at: times.at(-1), temp: i + measurements } },
+      meta: { station: `${tag}-${i % 3}` },
+      data: { at: column(times), temp: column(times.map((_, j) => i + j)) },
+    };
+  });
+}
+
+/** Makes `db.weather` a time-series collection holding `count` buckets, beside a plain collection. */
+async function seedWeather(db: Db, count: number, tag: string): Promise<void> {
+  await db.dropDatabase();
+  await db.createCollection("weather", { timeseries: { timeField: "at", metaField: "meta", granularity: "hours" } });
+  // The test server keeps no buckets of its own: they are written as mongod keeps them.
+  await db.collection("system.buckets.weather").insertMany(buckets(count, tag));
+  await db.collection("stations").insertMany([{ _id: `${tag}-0` }, { _id: `${tag}-1` }] as never[]);
+}
+
+async function sealedDumpOf(database: string): Promise<Buffer> {
+  const { stdout } = await runTool(tools!.mongodump, [`--uri=${server.uri}`, `--db=${database}`, "--archive"]);
+  return encryptBuffer(stdout, { masterKey });
+}
+
+function restoreNative(sealed: Buffer, database: string): Promise<RestoreResult> {
+  return restoreFromEncrypted({ uri: uriFor(database), masterKey, input: Readable.from([sealed]), tools: { mode: "native", mongorestore: tools!.mongorestore } });
+}
+
+const snapshot = (database: string): Promise<CollectionSnapshot[]> => snapshotDatabase(client.db(database));
+const names = (snapshots: CollectionSnapshot[]) => snapshots.map((entry) => entry.name);
+
+describe.skipIf(missing !== null)(`native restore of time-series collections with the real mongorestore${missing ? ` [skipped: ${missing}]` : ""}`, () => {
+  beforeAll(async () => {
+    server = await startMongoTestServer();
+    client = await new MongoClient(server.uri).connect();
+  });
+  afterAll(async () => {
+    await client?.close();
+    await server?.stop();
+  });
+  beforeEach(async () => {
+    for (const name of await client.db("admin").admin().listDatabases({ nameOnly: true }).then((list) => list.databases.map((db) => db.name))) {
+      if (!["admin", "local", "config"].includes(name)) await client.db(name).dropDatabase();
+    }
+  });
+
+  test("--to-db restores the buckets into the copy and leaves the original database untouched", async () => {
+    await seedWeather(client.db("tsx"), 50, "old");
+    const sealed = await sealedDumpOf("tsx");
+    const before = await snapshot("tsx");
+
+    const result = await restoreNative(sealed, "tsx_copy");
+
+    expect(result).toMatchObject({ engine: "native", failed: 0, restored: 52 });
+    expect(result.collections).toEqual({ "tsx_copy.weather": { restored: 50, failed: 0 }, "tsx_copy.stations": { restored: 2, failed: 0 } });
+    expect(await snapshot("tsx")).toEqual(before);
+    const copy = await snapshot("tsx_copy");
+    expect(names(copy)).toEqual(["stations", "system.buckets.weather", "weather"]);
+    const bucketsOf = (snapshots: CollectionSnapshot[]) => snapshots.find((entry) => entry.name === "system.buckets.weather")!.documents;
+    expect(bucketsOf(copy)).toEqual(bucketsOf(before));
+    expect(copy.find((entry) => entry.name === "weather")!.options).toBe(before.find((entry) => entry.name === "weather")!.options);
+  });
+
+  test("a restore into the database itself replaces the collection with the backup's buckets and leaves no staging behind", async () => {
+    const db = client.db("tsx");
+    await seedWeather(db, 50, "backup");
+    const sealed = await sealedDumpOf("tsx");
+    const backup = await snapshot("tsx");
+    await seedWeather(db, 7, "live");
+
+    const result = await restoreNative(sealed, "tsx");
+
+    expect(result.collections).toEqual({ "tsx.weather": { restored: 50, failed: 0 }, "tsx.stations": { restored: 2, failed: 0 } });
+    expect(await snapshot("tsx")).toEqual(backup);
+  });
+
+  test("mongo-tools' own time-series archive restored --to-db a copy leaves the live timeseries_test alone", async () => {
+    const live = client.db("timeseries_test");
+    await live.createCollection("foo_ts", { timeseries: { timeField: "ts", metaField: "meta" } });
+    await live.collection("system.buckets.foo_ts").insertMany(buckets(3, "live"));
+    const before = await snapshot("timeseries_test");
+    const sealed = await encryptBuffer(await readFile(MONGO_TOOLS_ARCHIVE), { masterKey });
+
+    const result = await restoreNative(sealed, "tscopy");
+
+    expect(result.collections).toEqual({ "tscopy.foo_ts": { restored: 10, failed: 0 } });
+    expect(await snapshot("timeseries_test")).toEqual(before);
+    const copy = await snapshot("tscopy");
+    expect(names(copy)).toEqual(["foo_ts", "system.buckets.foo_ts"]);
+    expect(copy.find((entry) => entry.name === "system.buckets.foo_ts")!.documents).toHaveLength(10);
+  });
+});
