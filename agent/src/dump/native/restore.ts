@@ -98,6 +98,7 @@ async function runMongorestore(
   const { uri, plan, tracker, signal, prelude } = request;
   const config = await writeToolConfig(removeUriDatabase(uri));
   const finished = new Map<string, CollectionRestoreStats>();
+  let unplacedFailures = 0;
   const tool = startTool({
     name: "mongorestore",
     path: request.toolPath,
@@ -108,8 +109,11 @@ async function runMongorestore(
     signal,
     onLine(line) {
       if (line.kind !== "restore-finished") return;
-      const target = targetOfStaged.get(line.namespace) ?? line.namespace;
-      finished.set(target, { restored: line.restored, failed: line.failed });
+      const target = targetOfStaged.get(line.namespace);
+      // Every namespace it restores is a staging name; one it names otherwise is never listed as
+      // replaced, but its refused documents still stop the restore.
+      if (target === undefined) unplacedFailures += line.failed;
+      else finished.set(target, { restored: line.restored, failed: line.failed });
     },
   });
   const stdin = tool.child.stdin as Writable;
@@ -139,7 +143,7 @@ async function runMongorestore(
     const code = await tool.exited;
     throwIfAborted(signal);
     if (code !== 0) throw new DumpError("tool-failed", tool.describeFailure(code));
-    return buildResult(sent, finished, skipped);
+    return buildResult(sent, finished, skipped, unplacedFailures);
   } catch (error) {
     tool.stop();
     const code = await tool.exited.catch(() => null);
@@ -213,8 +217,9 @@ function buildResult(
   sent: Map<string, number>,
   finished: Map<string, CollectionRestoreStats>,
   skipped: string[],
+  unplacedFailures: number,
 ): RestoreResult {
-  const result: RestoreResult = { engine: "native", collections: {}, restored: 0, failed: 0, skipped };
+  const result: RestoreResult = { engine: "native", collections: {}, restored: 0, failed: unplacedFailures, skipped };
   // mongorestore's own "finished restoring" counts win; documents it did not report on are
   // counted as sent, which is what a successful exit means.
   for (const [namespace, count] of sent) result.collections[namespace] = finished.get(namespace) ?? { restored: count, failed: 0 };

@@ -1,9 +1,11 @@
 // What real mongodump and mongorestore print (agent/test-data/mongo-tools-logs, captured from
-// mongo-tools 100.15.0, namespaces plain, and 100.18.0, namespaces in backticks), parsed the same.
+// mongo-tools 100.15.0, namespaces plain, and 100.18.0, namespaces in backticks or Go-quoted),
+// parsed the same.
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseToolLine, type ToolLine } from "./tool-output";
+import { QUOTED_NAMES } from "../../../test-data/mongo-tools-logs/quoted-names.ts";
+import { decodeGoString, parseToolLine, type ToolLine } from "./tool-output";
 
 const LOGS = join(import.meta.dir, "../../../test-data/mongo-tools-logs");
 const parseLog = (name: string) =>
@@ -55,6 +57,30 @@ describe.each(["100.15.0", "100.18.0"])("mongo-tools %s", (version) => {
     expect(done.find((line) => line.namespace === "srcz.people")?.documents).toBe(3000);
     for (const line of [...done, ...ofKind(lines, "dump-started")]) expect(line.namespace).toMatch(/^srcz\.[^`]+$/);
     expect(new Set(ofKind(lines, "dump-started").map((line) => line.namespace))).toEqual(new Set(done.map((line) => line.namespace)));
+  });
+});
+
+describe("names mongo-tools 100.18.0 prints Go-quoted (a backtick, a newline, control characters)", () => {
+  const staged = (name: string) => `quoted.${name}.dbvault-restore-abc123`;
+
+  test("a restore counts each collection once, under its exact staging name", () => {
+    const lines = parseLog("mongorestore-100.18.0-quoted-names.log");
+    const finished = ofKind(lines, "restore-finished");
+    expect(finished.map((line) => line.namespace).sort()).toEqual(QUOTED_NAMES.map(staged).sort());
+    expect(finished.every((line) => line.restored === 2 && line.failed === 0)).toBe(true);
+    expect(ofKind(lines, "restore-started").map((line) => line.namespace).sort()).toEqual(QUOTED_NAMES.map(staged).sort());
+  });
+
+  test("a dump names each collection it wrote exactly", () => {
+    const lines = parseLog("mongodump-100.18.0-quoted-names.log");
+    expect(ofKind(lines, "dump-finished").map((line) => line.namespace).sort()).toEqual(QUOTED_NAMES.map((name) => `quoted.${name}`).sort());
+    expect(ofKind(lines, "dump-started").map((line) => line.namespace).sort()).toEqual(QUOTED_NAMES.map((name) => `quoted.${name}`).sort());
+  });
+
+  test("Go's escapes decode as strconv.Unquote does", () => {
+    expect(decodeGoString(String.raw`a\\x41\x41\101\u00e9\U0001F600\t\"`)).toBe('a\\x41AAé😀\t"');
+    expect(decodeGoString(String.raw`\xc3\xa9`)).toBe("é");
+    expect(decodeGoString(String.raw`\q stays`)).toBe(String.raw`\q stays`);
   });
 });
 

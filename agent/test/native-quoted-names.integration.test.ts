@@ -1,0 +1,54 @@
+// A native restore (the real mongorestore 100.18.0) of collections whose names mongorestore prints
+// Go-quoted ("…" with \n escaped) rather than in backticks: the result must list each restored
+// collection once, under its own name, with mongorestore's count; never a staging name, never a
+// collection twice. (The parser's side, over the captured logs: native/tool-output.test.ts.)
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Readable } from "node:stream";
+import { MongoClient } from "mongodb";
+import { encryptBuffer, generateMasterKey } from "../src/archive/index.ts";
+import { restoreFromEncrypted } from "../src/dump/index.ts";
+import { findMongoTools } from "../../testkit/mongo-tools.ts";
+import { type MongoTestServer, startMongoTestServer } from "../../testkit/mongo-server/index.ts";
+import { QUOTED_NAMES } from "../test-data/mongo-tools-logs/quoted-names.ts";
+import { snapshotDatabase } from "./support/database-snapshot.ts";
+import { runTool } from "./support/real-tools.ts";
+
+const { tools, missing } = findMongoTools();
+const masterKey = generateMasterKey();
+
+let server: MongoTestServer;
+let client: MongoClient;
+
+describe.skipIf(missing !== null)(`native restore of Go-quoted names with the real mongorestore${missing ? ` [skipped: ${missing}]` : ""}`, () => {
+  beforeAll(async () => {
+    server = await startMongoTestServer();
+    client = await new MongoClient(server.uri).connect();
+  });
+  afterAll(async () => {
+    await client?.close();
+    await server?.stop();
+  });
+
+  test("each collection is counted once under its own name, and the database holds exactly what the result says", async () => {
+    // Two documents a collection in the backup; the live copy holds one in some, and one collection of its own.
+    for (const name of QUOTED_NAMES) await client.db("quoted").collection(name).insertMany([{ _id: 1 }, { _id: 2 }]);
+    const { stdout: archive } = await runTool(tools!.mongodump, [`--uri=${server.uri}`, "--db=quoted", "--archive"]);
+    const backup = await snapshotDatabase(client.db("quoted"));
+    await client.db("quoted").dropDatabase();
+    for (const name of QUOTED_NAMES.slice(0, 3)) await client.db("quoted").collection(name).insertOne({ _id: "live" });
+    await client.db("quoted").collection("mine").insertOne({ _id: "kept" });
+
+    const result = await restoreFromEncrypted({
+      uri: `${server.uri}quoted`,
+      masterKey,
+      input: Readable.from([await encryptBuffer(archive, { masterKey })]),
+      tools: { mode: "native", mongorestore: tools!.mongorestore },
+    });
+
+    expect(result.collections).toEqual(Object.fromEntries(QUOTED_NAMES.map((name) => [`quoted.${name}`, { restored: 2, failed: 0 }])));
+    expect(result).toMatchObject({ engine: "native", restored: 2 * QUOTED_NAMES.length, failed: 0 });
+    const now = await snapshotDatabase(client.db("quoted"));
+    expect(now.filter((entry) => entry.name !== "mine")).toEqual(backup);
+    expect(now.map((entry) => entry.name)).toContain("mine");
+  });
+});
