@@ -31,12 +31,12 @@ describe.skipIf(missing !== null)(`native restore of Go-quoted names with the re
 
   test("each collection is counted once under its own name, and the database holds exactly what the result says", async () => {
     // Two documents a collection in the backup; the live copy holds one in some, and one collection of its own.
-    for (const name of QUOTED_NAMES) await client.db("quoted").collection(name).insertMany([{ _id: 1 }, { _id: 2 }]);
+    for (const name of QUOTED_NAMES) await client.db("quoted").collection(name).insertMany([{ _id: 1 }, { _id: 2 }] as never[]);
     const { stdout: archive } = await runTool(tools!.mongodump, [`--uri=${server.uri}`, "--db=quoted", "--archive"]);
     const backup = await snapshotDatabase(client.db("quoted"));
     await client.db("quoted").dropDatabase();
-    for (const name of QUOTED_NAMES.slice(0, 3)) await client.db("quoted").collection(name).insertOne({ _id: "live" });
-    await client.db("quoted").collection("mine").insertOne({ _id: "kept" });
+    for (const name of QUOTED_NAMES.slice(0, 3)) await client.db("quoted").collection(name).insertOne({ _id: "live" } as never);
+    await client.db("quoted").collection("mine").insertOne({ _id: "kept" } as never);
 
     const result = await restoreFromEncrypted({
       uri: `${server.uri}quoted`,

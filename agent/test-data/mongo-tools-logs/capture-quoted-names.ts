@@ -17,11 +17,11 @@ if (missing !== null) throw new Error(missing);
 const server = await startMongoTestServer();
 const client = await new MongoClient(server.uri).connect();
 try {
-  for (const name of QUOTED_NAMES) await client.db("quoted").collection(name).insertMany([{ _id: 1 }, { _id: 2 }]);
+  for (const name of QUOTED_NAMES) await client.db("quoted").collection(name).insertMany([{ _id: 1 }, { _id: 2 }] as never[]);
   const escape = (name: string) => name.replace(/[\\*]/g, (character) => `\\${character}`);
   // Asynchronously: the test server answers from this process.
   const run = async (args: string[], input?: Uint8Array) => {
-    const child = Bun.spawn([...args, `--uri=${server.uri}`], { stdin: input ? new Blob([input]) : "ignore", stdout: "pipe", stderr: "pipe" });
+    const child = Bun.spawn([...args, `--uri=${server.uri}`], { stdin: input ? new Blob([new Uint8Array(input)]) : "ignore", stdout: "pipe", stderr: "pipe" });
     const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).bytes(), new Response(child.stderr).text(), child.exited]);
     if (code !== 0) throw new Error(`${args[0]} exited with ${code}: ${stderr}`);
     return { stdout, stderr };
