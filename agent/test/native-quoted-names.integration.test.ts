@@ -1,7 +1,7 @@
-// A native restore (the real mongorestore 100.18.0) of collections whose names mongorestore prints
-// Go-quoted ("…" with \n escaped) rather than in backticks: the result must list each restored
-// collection once, under its own name, with mongorestore's count; never a staging name, never a
-// collection twice. (The parser's side, over the captured logs: native/tool-output.test.ts.)
+// Native dumps and restores (the real mongodump and mongorestore 100.18.0) of collections whose
+// names the tools print Go-quoted ("…" with \n escaped) rather than in backticks: the result must
+// list each collection once, under its own name, with the tool's count; never a staging name,
+// never a collection twice. (The parser's side, over the captured logs: native/tool-output.test.ts.)
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Readable } from "node:stream";
 import { MongoClient } from "mongodb";
@@ -10,6 +10,7 @@ import { restoreFromEncrypted } from "../src/dump/index.ts";
 import { findMongoTools } from "../../testkit/mongo-tools.ts";
 import { type MongoTestServer, startMongoTestServer } from "../../testkit/mongo-server/index.ts";
 import { QUOTED_NAMES } from "../test-data/mongo-tools-logs/quoted-names.ts";
+import { backUpToBuffer } from "./support/back-up.ts";
 import { snapshotDatabase } from "./support/database-snapshot.ts";
 import { runTool } from "./support/real-tools.ts";
 
@@ -29,8 +30,19 @@ describe.skipIf(missing !== null)(`native restore of Go-quoted names with the re
     await server?.stop();
   });
 
-  test("each collection is counted once under its own name, and the database holds exactly what the result says", async () => {
+  const eachTwice = () => Object.fromEntries(QUOTED_NAMES.map((name) => [`quoted.${name}`, 2]));
+
+  test("a native dump counts each collection under its own name", async () => {
+    await client.db("quoted").dropDatabase();
+    for (const name of QUOTED_NAMES) await client.db("quoted").collection(name).insertMany([{ _id: 1 }, { _id: 2 }] as never[]);
+    const { result } = await backUpToBuffer({ uri: `${server.uri}quoted`, masterKey, tools: { mode: "native", mongodump: tools!.mongodump } });
+    expect(result).toMatchObject({ engine: "native", documents: 2 * QUOTED_NAMES.length });
+    expect(result.collections).toEqual(eachTwice());
+  });
+
+  test("a restore counts each collection once under its own name, and the database holds exactly what the result says", async () => {
     // Two documents a collection in the backup; the live copy holds one in some, and one collection of its own.
+    await client.db("quoted").dropDatabase();
     for (const name of QUOTED_NAMES) await client.db("quoted").collection(name).insertMany([{ _id: 1 }, { _id: 2 }] as never[]);
     const { stdout: archive } = await runTool(tools!.mongodump, [`--uri=${server.uri}`, "--db=quoted", "--archive"]);
     const backup = await snapshotDatabase(client.db("quoted"));
