@@ -2,7 +2,7 @@
 // mongo-tools 100.15.0, namespaces plain, and 100.18.0, namespaces in backticks or Go-quoted),
 // parsed the same.
 import { describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { QUOTED_NAMES } from "../../../test-data/mongo-tools-logs/quoted-names.ts";
 import { decodeGoString, parseToolLine, type ToolLine } from "./tool-output";
@@ -82,6 +82,20 @@ describe("names mongo-tools 100.18.0 prints Go-quoted (a backtick, a newline, co
     expect(decodeGoString(String.raw`\xc3\xa9`)).toBe("é");
     expect(decodeGoString(String.raw`\q stays`)).toBe(String.raw`\q stays`);
   });
+});
+
+// Every real log of a restore that succeeded (no "Failed:" line): its "finished restoring" lines
+// add up to mongorestore's own closing total, each namespace once and unquoted, which is what
+// the agent reports as restored.
+const succeededRestoreLogs = readdirSync(LOGS).filter(
+  (name) => name.startsWith("mongorestore-") && name.endsWith(".log") && ofKind(parseLog(name), "failed").length === 0,
+);
+test.each(succeededRestoreLogs)("%s: the finished lines add up to mongorestore's total, each collection once", (name) => {
+  const total = /(\d+) document\(s\) restored successfully/.exec(readFileSync(join(LOGS, name), "utf8"));
+  const finished = ofKind(parseLog(name), "restore-finished");
+  expect(finished.reduce((sum, line) => sum + line.restored, 0)).toBe(Number(total?.[1]));
+  expect(new Set(finished.map((line) => line.namespace)).size).toBe(finished.length);
+  for (const line of finished) expect(line.namespace).not.toMatch(/^["`]|["`]$/);
 });
 
 test("restore progress from an archive (a size, no bar, no total) and named archive files are recognised", () => {
