@@ -5,58 +5,32 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BSON, Int32, MongoClient } from "mongodb";
 import { encodeMasterKey, encryptBuffer, generateMasterKey } from "../src/archive/index.ts";
-import { writeMongodumpArchive } from "../src/dump/mongodump-archive/index.ts";
-import { type MongoTestServer, startMongoTestServer } from "../../testkit/mongo-server/index.ts";
+import { useOwnTestServer } from "./support/own-test-server.ts";
+import { writeRefusedArchive } from "./support/refused-archive.ts";
 import { runAgent } from "./support/run-agent.ts";
 
 const masterKey = generateMasterKey();
-let server: MongoTestServer;
-let client: MongoClient;
+const own = useOwnTestServer();
 let dir: string;
 let config: string;
 
 beforeAll(async () => {
-  server = await startMongoTestServer();
-  client = await new MongoClient(server.uri).connect();
   dir = await mkdtemp(join(tmpdir(), "dbvault-cli-restore-"));
   config = join(dir, "agent.json");
-  const databases = [{ name: "shop", uri: `${server.uri}shop` }];
+  const databases = [{ name: "shop", uri: `${own.server.uri}shop` }];
   await writeFile(config, JSON.stringify({ version: 1, masterKey: encodeMasterKey(masterKey), databases, tools: { mode: "builtin" } }), { mode: 0o600 });
 });
 afterAll(async () => {
-  await client.close();
-  await server.stop();
   await rm(dir, { recursive: true, force: true });
 });
 
 test("documents the server refuses: nothing changed, and MongoDB is named with its capitals", async () => {
-  const chunks = writeMongodumpArchive(
-    {
-      header: { serverVersion: "7.0.0" },
-      collections: [
-        {
-          db: "shop",
-          collection: "people",
-          type: "collection",
-          indexes: [
-            { v: new Int32(2), key: { _id: new Int32(1) }, name: "_id_" },
-            { v: new Int32(2), key: { email: new Int32(1) }, name: "email_1", unique: true },
-          ],
-        },
-      ],
-    },
-    [
-      { kind: "document", namespace: "shop.people", bytes: BSON.serialize({ _id: 1, email: "a@example.com" }) },
-      { kind: "document", namespace: "shop.people", bytes: BSON.serialize({ _id: 2, email: "a@example.com" }) },
-    ],
-  );
   const archive: Uint8Array[] = [];
-  for await (const chunk of chunks) archive.push(chunk);
+  for await (const chunk of writeRefusedArchive("shop")) archive.push(chunk);
   const file = join(dir, "refused.enc.dbvault");
   await writeFile(file, await encryptBuffer(Buffer.concat(archive), { masterKey }));
-  await client.db("shop").collection("people").insertOne({ _id: "kept" } as never);
+  await own.client.db("shop").collection("people").insertOne({ _id: "kept" } as never);
 
   const run = await runAgent(["restore", "--db", "shop", "--in", file, "--config", config, "--quiet"]);
 
@@ -64,10 +38,10 @@ test("documents the server refuses: nothing changed, and MongoDB is named with i
     new RegExp(
       "^dbvault-agent: verifying the whole backup before changing anything\\n" +
         "dbvault-agent: nothing was changed in shop\\n" +
-        "dbvault-agent: MongoDB refused 1 document\\(s\\), so nothing was replaced \\(first: shop\\.people: E11000 duplicate key[^\\n]*\\)\\n" +
+        "dbvault-agent: MongoDB refused 2 document\\(s\\), so nothing was replaced \\(first: shop\\.people: E11000 duplicate key[^\\n]*\\)\\n" +
         "dbvault-agent: hint: a unique index or a validator of the target refused them; the backup itself is intact\\n$",
     ),
   );
   expect(run.exitCode).toBe(1);
-  expect(await client.db("shop").collection("people").find().toArray()).toEqual([{ _id: "kept" } as never]);
+  expect(await own.client.db("shop").collection("people").find().toArray()).toEqual([{ _id: "kept" } as never]);
 });

@@ -4,15 +4,15 @@
 // restore must write those buckets into the staging area like everything else, and must leave the
 // original database alone when it restores into a copy. (FerretDB 1.24 has no time-series
 // collections: `create` with `timeseries` is refused there, so these tests run on the test server.)
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { beforeEach, describe, expect, test } from "bun:test";
 import { readFile } from "node:fs/promises";
 import { Readable } from "node:stream";
-import { type Db, MongoClient } from "mongodb";
+import type { Db } from "mongodb";
 import { encryptBuffer, generateMasterKey } from "../src/archive/index.ts";
 import { restoreFromEncrypted, type RestoreResult } from "../src/dump/index.ts";
 import { findMongoTools } from "../../testkit/mongo-tools.ts";
-import { type MongoTestServer, startMongoTestServer } from "../../testkit/mongo-server/index.ts";
 import { type CollectionSnapshot, snapshotDatabase } from "./support/database-snapshot.ts";
+import { useOwnTestServer } from "./support/own-test-server.ts";
 import { runTool } from "./support/real-tools.ts";
 
 const { tools, missing } = findMongoTools();
@@ -20,9 +20,8 @@ const masterKey = generateMasterKey();
 // mongo-tools' own timeseries_tests/dump.archive (mongodump 100.3.1 from MongoDB 5.0.0-rc0).
 const MONGO_TOOLS_ARCHIVE = new URL("../test-data/mongodump-archives/timeseries.archive", import.meta.url).pathname;
 
-let server: MongoTestServer;
-let client: MongoClient;
-const uriFor = (database: string) => `${server.uri}${database}`;
+const own = useOwnTestServer();
+const uriFor = (database: string) => `${own.server.uri}${database}`;
 
 /** `count` buckets of `measurements` each, in the shape a 7.0 mongod stores them. */
 function buckets(count: number, tag: string, measurements = 5): Array<Record<string, unknown>> {
@@ -48,7 +47,7 @@ async function seedWeather(db: Db, count: number, tag: string): Promise<void> {
 }
 
 async function sealedDumpOf(database: string): Promise<Buffer> {
-  const { stdout } = await runTool(tools!.mongodump, [`--uri=${server.uri}`, `--db=${database}`, "--archive"]);
+  const { stdout } = await runTool(tools!.mongodump, [`--uri=${own.server.uri}`, `--db=${database}`, "--archive"]);
   return encryptBuffer(stdout, { masterKey });
 }
 
@@ -56,26 +55,18 @@ function restoreNative(sealed: Buffer, database: string): Promise<RestoreResult>
   return restoreFromEncrypted({ uri: uriFor(database), masterKey, input: Readable.from([sealed]), tools: { mode: "native", mongorestore: tools!.mongorestore } });
 }
 
-const snapshot = (database: string): Promise<CollectionSnapshot[]> => snapshotDatabase(client.db(database));
+const snapshot = (database: string): Promise<CollectionSnapshot[]> => snapshotDatabase(own.client.db(database));
 const names = (snapshots: CollectionSnapshot[]) => snapshots.map((entry) => entry.name);
 
 describe.skipIf(missing !== null)(`native restore of time-series collections with the real mongorestore${missing ? ` [skipped: ${missing}]` : ""}`, () => {
-  beforeAll(async () => {
-    server = await startMongoTestServer();
-    client = await new MongoClient(server.uri).connect();
-  });
-  afterAll(async () => {
-    await client?.close();
-    await server?.stop();
-  });
   beforeEach(async () => {
-    for (const name of await client.db("admin").admin().listDatabases({ nameOnly: true }).then((list) => list.databases.map((db) => db.name))) {
-      if (!["admin", "local", "config"].includes(name)) await client.db(name).dropDatabase();
+    for (const name of await own.client.db("admin").admin().listDatabases({ nameOnly: true }).then((list) => list.databases.map((db) => db.name))) {
+      if (!["admin", "local", "config"].includes(name)) await own.client.db(name).dropDatabase();
     }
   });
 
   test("--to-db restores the buckets into the copy and leaves the original database untouched", async () => {
-    await seedWeather(client.db("tsx"), 50, "old");
+    await seedWeather(own.client.db("tsx"), 50, "old");
     const sealed = await sealedDumpOf("tsx");
     const before = await snapshot("tsx");
 
@@ -92,7 +83,7 @@ describe.skipIf(missing !== null)(`native restore of time-series collections wit
   });
 
   test("a restore into the database itself replaces the collection with the backup's buckets and leaves no staging behind", async () => {
-    const db = client.db("tsx");
+    const db = own.client.db("tsx");
     await seedWeather(db, 50, "backup");
     const sealed = await sealedDumpOf("tsx");
     const backup = await snapshot("tsx");
@@ -105,7 +96,7 @@ describe.skipIf(missing !== null)(`native restore of time-series collections wit
   });
 
   test("mongo-tools' own time-series archive restored --to-db a copy leaves the live timeseries_test alone", async () => {
-    const live = client.db("timeseries_test");
+    const live = own.client.db("timeseries_test");
     await live.createCollection("foo_ts", { timeseries: { timeField: "ts", metaField: "meta" } });
     await live.collection("system.buckets.foo_ts").insertMany(buckets(3, "live"));
     const before = await snapshot("timeseries_test");
