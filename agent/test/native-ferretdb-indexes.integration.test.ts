@@ -73,7 +73,7 @@ describe.skipIf(missing !== null)(`on FerretDB, native restores of secondary ind
     expect(error).toMatchObject({
       code: "unsupported",
       message: 'mongorestore cannot recreate the secondary indexes of target.people on FerretDB v1.24.2 (it sends the index option "ns", which FerretDB refuses)',
-      hint: 'set tools.mode to "auto" or "builtin" in the config file: the built-in engine restores them',
+      hint: 'set tools.mode to "auto" or "builtin" in the config file to restore with the built-in engine',
     });
     expect(await snapshotDatabase(client.db("target"))).toEqual(live);
   });

@@ -77,13 +77,14 @@ function avoidMongodumpUsers(options: DumpOptions): EngineChoice {
   return { engine: "builtin" };
 }
 
-// Servers where mongorestore fails on what the built-in engine restores (native/server-fit.ts):
-// auto mode takes the built-in engine, native mode refuses; both before anything is changed.
+// Backups and servers where mongorestore cannot do safely what the built-in engine does
+// (native/server-fit.ts): auto mode takes the built-in engine, native mode refuses; both before
+// anything is changed.
 async function avoidMongorestoreMisfit(choice: EngineChoice, options: RestoreOptions, prelude: ArchivePrelude, plan: RestorePlan): Promise<EngineChoice> {
   const misfit = await findMongorestoreMisfit(options.uri, prelude.collections, plan);
   if (misfit === undefined) return choice;
   if (options.tools?.mode === "native") {
-    throw new DumpError("unsupported", misfit, { hint: 'set tools.mode to "auto" or "builtin" in the config file: the built-in engine restores them' });
+    throw new DumpError("unsupported", misfit, { hint: 'set tools.mode to "auto" or "builtin" in the config file to restore with the built-in engine' });
   }
   options.onNotice?.(`${misfit}; using the built-in engine`);
   return { engine: "builtin" };

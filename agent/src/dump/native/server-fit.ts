@@ -1,10 +1,14 @@
-// What mongorestore cannot do on some servers where the built-in engine can, found before a
+// What mongorestore cannot restore safely or at all where the built-in engine can, found before a
 // native restore changes anything, so that auto mode takes the built-in engine instead and native
-// mode refuses with the reason. Known: FerretDB 1.x refuses the index option "ns", which
-// mongorestore (100.x) sends with every secondary index it recreates.
+// mode refuses with the reason:
+// - a prelude describing `<db>.system.buckets.<name>` as a collection of its own: mongorestore
+//   folds that namespace into `<db>.<name>` (a time-series collection's buckets) whatever the
+//   staging names say, and 100.18.0 panics part-way on it;
+// - FerretDB 1.x refuses the index option "ns", which mongorestore (100.x) sends with every
+//   secondary index it recreates.
 import { connectClient, wrapDatabaseError } from "../builtin/client.ts";
 import { isView } from "../builtin/swap.ts";
-import type { CollectionMetadata } from "../mongodump-archive/index.ts";
+import { type CollectionMetadata, listDataNamespaces } from "../mongodump-archive/index.ts";
 import type { RestorePlan } from "../restore-plan.ts";
 
 const ID_INDEX = "_id_";
@@ -16,16 +20,28 @@ const LISTED = 3;
  * "connect-failed" or "database-error".
  */
 export async function findMongorestoreMisfit(uri: string, collections: CollectionMetadata[], plan: RestorePlan): Promise<string | undefined> {
-  const indexed = collections.flatMap((metadata) => {
-    const target = plan.targetOf(metadata);
-    const hasSecondary = !isView(metadata) && metadata.indexes.some((index) => index.name !== ID_INDEX);
-    return target !== undefined && hasSecondary ? [target] : [];
-  });
+  const restored = collections.filter((metadata) => plan.targetOf(metadata) !== undefined);
+  const bucketsApart = findBucketsDescribedApart(collections, restored);
+  if (bucketsApart.length > 0) {
+    return `the backup describes ${listNames(bucketsApart)} as a collection of its own, which mongorestore would restore over the collection of that name`;
+  }
+  const indexed = restored.filter((metadata) => !isView(metadata) && metadata.indexes.some((index) => index.name !== ID_INDEX));
   if (indexed.length === 0) return undefined;
   const ferretDbVersion = await readFerretDbVersion(uri);
   if (ferretDbVersion === undefined || !/^v?1\./.test(ferretDbVersion)) return undefined;
-  const named = indexed.length > LISTED ? `${indexed.slice(0, LISTED).join(", ")} and ${indexed.length - LISTED} more` : indexed.join(", ");
-  return `mongorestore cannot recreate the secondary indexes of ${named} on FerretDB ${ferretDbVersion} (it sends the index option "ns", which FerretDB refuses)`;
+  const targets = indexed.map((metadata) => plan.targetOf(metadata)!);
+  return `mongorestore cannot recreate the secondary indexes of ${listNames(targets)} on FerretDB ${ferretDbVersion} (it sends the index option "ns", which FerretDB refuses)`;
+}
+
+/** Prelude entries named as the buckets of a restored collection (never restored themselves). */
+function findBucketsDescribedApart(collections: CollectionMetadata[], restored: CollectionMetadata[]): string[] {
+  // Where each restored collection's buckets would travel, were it time-series.
+  const bucketsOfRestored = new Set(restored.map((metadata) => listDataNamespaces(metadata.db, metadata.collection, "timeseries")[1]));
+  return collections.map((metadata) => metadata.namespace).filter((namespace) => bucketsOfRestored.has(namespace));
+}
+
+function listNames(names: string[]): string {
+  return names.length > LISTED ? `${names.slice(0, LISTED).join(", ")} and ${names.length - LISTED} more` : names.join(", ");
 }
 
 /** FerretDB's version from buildInfo ("v1.24.2"), or undefined for any other server. */
