@@ -3,14 +3,18 @@
 // there. Auto mode must notice before anything is changed and restore with the built-in engine,
 // saying so; native mode must refuse, before anything is changed, and say what to do.
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Readable } from "node:stream";
 import { MongoClient } from "mongodb";
-import { generateMasterKey } from "../src/archive/index.ts";
+import { encodeMasterKey, generateMasterKey } from "../src/archive/index.ts";
 import { DumpError, restoreFromEncrypted, type ToolsConfig } from "../src/dump/index.ts";
 import { type FerretDbServer, findFerretDb, startFerretDb } from "../../testkit/ferretdb.ts";
 import { findMongoTools } from "../../testkit/mongo-tools.ts";
 import { backUpToBuffer } from "./support/back-up.ts";
 import { type CollectionSnapshot, snapshotDatabase } from "./support/database-snapshot.ts";
+import { runAgent } from "./support/run-agent.ts";
 
 const { tools, missing: toolsMissing } = findMongoTools();
 const missing = toolsMissing ?? findFerretDb().missing;
@@ -76,6 +80,28 @@ describe.skipIf(missing !== null)(`on FerretDB, native restores of secondary ind
       hint: 'set tools.mode to "auto" or "builtin" in the config file to restore with the built-in engine',
     });
     expect(await snapshotDatabase(client.db("target"))).toEqual(live);
+  });
+
+  test("the command line says which engine restored and why", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "dbvault-ferretdb-cli-"));
+    try {
+      const config = join(dir, "agent.json");
+      const file = join(dir, "indexed.enc.dbvault");
+      await writeFile(file, indexedBackup);
+      const databases = [{ name: "target", uri: uriFor("target") }];
+      await writeFile(config, JSON.stringify({ version: 1, masterKey: encodeMasterKey(masterKey), databases, tools: { mode: "auto", mongorestore: tools!.mongorestore } }), { mode: 0o600 });
+
+      const run = await runAgent(["restore", "--db", "target", "--in", file, "--config", config, "--quiet"]);
+
+      expect(run.stderr).toBe(
+        "dbvault-agent: verifying the whole backup before changing anything\n" +
+          'dbvault-agent: mongorestore cannot recreate the secondary indexes of target.people on FerretDB v1.24.2 (it sends the index option "ns", which FerretDB refuses); using the built-in engine\n' +
+          `dbvault-agent: restored 21 documents into 2 collections of target with the built-in engine from ${file}; replaced target.notes, target.people, nothing else changed\n`,
+      );
+      expect(run.exitCode).toBe(0);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   test("without secondary indexes auto mode keeps mongorestore", async () => {
