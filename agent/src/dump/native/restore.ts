@@ -166,7 +166,7 @@ async function runMongorestore(
  * (dropping it first, with --drop). So the buckets get their own mapping, into the staging
  * collection's buckets.
  */
-export function buildArguments(configPath: string, staged: StagedCollection[]): string[] {
+function buildArguments(configPath: string, staged: StagedCollection[]): string[] {
   const args = [`--config=${configPath}`, "--archive", "--drop"];
   for (const entry of staged) {
     if (isView(entry.metadata)) continue;
