@@ -5,14 +5,15 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Readable } from "node:stream";
 import { generateMasterKey } from "../src/archive/index.ts";
-import { BSON, type Document, Int32 } from "mongodb";
+import { Int32 } from "mongodb";
 import { createBackupStream, DumpError, type Progress, restoreDatabase, restoreFromEncrypted } from "../src/dump/index.ts";
-import { summarizeArchive, writeMongodumpArchive } from "../src/dump/mongodump-archive/index.ts";
+import { summarizeArchive } from "../src/dump/mongodump-archive/index.ts";
 import { createDecryptStream } from "../src/archive/index.ts";
 import { listMongoTargets, testOnTarget } from "../../testkit/mongo-targets.ts";
 import { type AnyIdDocument, type AwkwardContent, useAwkwardTarget } from "./support/awkward-database.ts";
 import { type CollectionSnapshot, snapshotDatabase } from "./support/database-snapshot.ts";
 import { backUpToBuffer } from "./support/back-up.ts";
+import { writeRefusedArchive } from "./support/refused-archive.ts";
 import type { AgentTestEnv } from "./support/test-env.ts";
 
 const masterKey = generateMasterKey();
@@ -139,29 +140,7 @@ for (const target of listMongoTargets()) {
     });
 
     testOnTarget(target, [], "documents that break _id or a unique index fail the restore, naming the first, and replace nothing", async () => {
-      const doc = (value: Document) => BSON.serialize(value);
-      const archive = writeMongodumpArchive(
-        {
-          header: { serverVersion: "7.0.0" },
-          collections: [
-            {
-              db: "src",
-              collection: "people",
-              type: "collection",
-              indexes: [
-                { v: new Int32(2), key: { _id: new Int32(1) }, name: "_id_" },
-                { v: new Int32(2), key: { email: new Int32(1) }, name: "email_1", unique: true },
-              ],
-            },
-          ],
-        },
-        [
-          { kind: "document", namespace: "src.people", bytes: doc({ _id: 1, email: "a@example.com" }) },
-          { kind: "document", namespace: "src.people", bytes: doc({ _id: 1, email: "c@example.com" }) },
-          { kind: "document", namespace: "src.people", bytes: doc({ _id: 2, email: "a@example.com" }) },
-          { kind: "document", namespace: "src.people", bytes: doc({ _id: 3, email: "b@example.com" }) },
-        ],
-      );
+      const archive = writeRefusedArchive("src");
       const into = env.uniqueDatabase("dups");
       await env.client.db(into).collection<AnyIdDocument>("people").insertOne({ _id: "kept", email: "old@example.com" });
       const error = await restoreDatabase({ uri: env.uriFor(into), input: archive, tools: { mode: "builtin" } }).catch((e: unknown) => e);

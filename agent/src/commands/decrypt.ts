@@ -1,5 +1,6 @@
 // dbvault-agent decrypt --in FILE --out ARCHIVE: turn a .enc.dbvault file into the plain
-// mongodump archive inside it, for `mongorestore --archive=ARCHIVE` anywhere. Needs only the key.
+// mongodump archive inside it, uncompressed, for `mongorestore --archive=ARCHIVE` anywhere. Needs
+// only the key.
 import { formatBytes } from "../ui/format.ts";
 import { CliError, EXIT } from "./cli-error.ts";
 import type { CommandContext } from "./context.ts";
@@ -32,8 +33,11 @@ export async function runDecryptCommand(args: string[], context: CommandContext)
     input.close();
     throw error;
   }
+  // The file does not record whether its archive was gzip-compressed when sealed (encrypt
+  // decompresses it), so the output is always plain, and says so.
   context.say(
-    `decrypted ${input.label} (made ${opened.header.createdAt.toISOString()}) into ${output.label}: ${formatBytes(opened.bytes)} of mongodump archive`,
+    `decrypted ${input.label} (made ${opened.header.createdAt.toISOString()}) into ${output.label}: ${formatBytes(opened.bytes)} of uncompressed mongodump archive ` +
+      "(encrypt seals mongodump --gzip archives decompressed: restore it without --gzip)",
   );
   if (outPath !== "-") context.say(`restore it with: mongorestore --archive=${output.label}`);
   return 0;

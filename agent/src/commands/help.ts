@@ -23,8 +23,8 @@ commands:
   encrypt --in ARCHIVE --out FILE
                                  seal a mongodump archive (mongodump --archive) into FILE
   decrypt --in FILE --out ARCHIVE
-                                 turn a .enc.dbvault backup into a mongodump archive that
-                                 mongorestore --archive accepts
+                                 turn a .enc.dbvault backup into an uncompressed mongodump
+                                 archive that mongorestore --archive accepts (without --gzip)
   verify --in FILE [--json]      decrypt and check a whole backup without restoring it, and
                                  list its namespaces and document counts
   key generate [--force]         create the config file's master key

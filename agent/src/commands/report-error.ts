@@ -70,6 +70,7 @@ export function describeFailure(error: unknown, context: ErrorContext = {}): Err
 }
 
 function lowerFirst(text: string): string {
-  // Only a leading capital of an ordinary word; acronyms ("URI", "EOF") stay as they are.
-  return /^[A-Z][a-z]/.test(text) ? text[0]!.toLowerCase() + text.slice(1) : text;
+  // Only a leading capital of an ordinary word; acronyms ("URI", "EOF") and names with capitals
+  // inside ("MongoDB", "FerretDB") stay as they are.
+  return /^[A-Z][a-z]*(?![A-Za-z0-9_])/.test(text) ? text[0]!.toLowerCase() + text.slice(1) : text;
 }

@@ -12,9 +12,10 @@ import { abortedError, DumpError, throwIfAborted } from "./errors.ts";
 import { dumpWithTool } from "./native/dump.ts";
 import { chooseEngine, type EngineChoice } from "./native/find-tools.ts";
 import { restoreWithTool } from "./native/restore.ts";
+import { findMongorestoreMisfit } from "./native/server-fit.ts";
 import { createMemoryPacer } from "../archive/memory-pacer.ts";
 import { ProgressTracker } from "./progress-tracker.ts";
-import { planRestore } from "./restore-plan.ts";
+import { planRestore, type RestorePlan } from "./restore-plan.ts";
 import type { DumpOptions, DumpResult, RestoreOptions, RestoreResult } from "./types.ts";
 
 /**
@@ -76,6 +77,19 @@ function avoidMongodumpUsers(options: DumpOptions): EngineChoice {
   return { engine: "builtin" };
 }
 
+// Backups and servers where mongorestore cannot do safely what the built-in engine does
+// (native/server-fit.ts): auto mode takes the built-in engine, native mode refuses; both before
+// anything is changed.
+async function avoidMongorestoreMisfit(choice: EngineChoice, options: RestoreOptions, prelude: ArchivePrelude, plan: RestorePlan): Promise<EngineChoice> {
+  const misfit = await findMongorestoreMisfit(options.uri, prelude.collections, plan);
+  if (misfit === undefined) return choice;
+  if (options.tools?.mode === "native") {
+    throw new DumpError("unsupported", misfit, { hint: 'set tools.mode to "auto" or "builtin" in the config file to restore with the built-in engine' });
+  }
+  options.onNotice?.(`${misfit}; using the built-in engine`);
+  return { engine: "builtin" };
+}
+
 /**
  * Restores a plain mongodump archive, replacing each collection it holds (drop, recreate with
  * options and indexes, insert). Reads the archive's whole prelude before touching the database.
@@ -98,11 +112,12 @@ export async function restoreArchive(
   const pacer = createMemoryPacer();
   try {
     throwIfAborted(options.signal);
-    const choice = await chooseEngine("mongorestore", options.tools, options.onNotice);
+    let choice = await chooseEngine("mongorestore", options.tools, options.onNotice);
     // The safety gate: a wrong key, a damaged first chunk or bad metadata fail here, untouched.
     prelude = await readArchivePrelude(countBytes(options.input, (count) => pacer.note(count)));
     const plan = planRestore(prelude.collections, options.database ?? readUriDatabase(options.uri), options.collections, { usersAndRoles: options.usersAndRoles });
     throwIfAborted(options.signal);
+    if (choice.engine === "native") choice = await avoidMongorestoreMisfit(choice, options, prelude, plan);
     const expected = options.expectedNamespaces
       ?.filter((entry) => entry.metadata && plan.targetOf(entry.metadata) !== undefined)
       .reduce((sum, entry) => sum + entry.documentCount, 0);

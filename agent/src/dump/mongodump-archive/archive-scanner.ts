@@ -7,6 +7,7 @@
 // listener a body is only checksummed where it lies, however large. Only the small BSON
 // documents of the format itself (header, prelude entries, namespace headers) are assembled.
 import { decodeArchiveHeader, decodeCollectionMetadata, decodeNamespaceHeader } from "./block-codec.ts";
+import { formatCrc64 } from "./crc64.ts";
 import { MongodumpArchiveError } from "./errors.ts";
 import {
   formatNamespace,
@@ -440,7 +441,7 @@ export class ArchiveScanner {
 export function crcMismatchError(namespace: string, storedCrc: bigint, offset: number): MongodumpArchiveError {
   return new MongodumpArchiveError(
     "crc-mismatch",
-    `the documents of ${namespace} do not match their checksum (stored CRC ${storedCrc}); the archive is damaged`,
+    `the documents of ${namespace} do not match their checksum (stored CRC-64 ${formatCrc64(storedCrc)}); the archive is damaged`,
     { offset, namespace },
   );
 }

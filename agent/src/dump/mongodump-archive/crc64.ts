@@ -120,3 +120,8 @@ export class Crc64 {
 export function computeCrc64(bytes: Uint8Array): bigint {
   return new Crc64().update(bytes).digest();
 }
+
+/** Formats a CRC-64 (stored signed or unsigned) as 16 hex digits of its unsigned value, as messages show it; never throws. */
+export function formatCrc64(crc: bigint): string {
+  return BigInt.asUintN(64, crc).toString(16).padStart(16, "0");
+}

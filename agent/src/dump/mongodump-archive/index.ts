@@ -7,6 +7,7 @@ export { isMongodumpArchiveError, MongodumpArchiveError, type MongodumpArchiveEr
 export {
   ARCHIVE_FORMAT_VERSION,
   formatNamespace,
+  listDataNamespaces,
   MAX_DOCUMENT_BYTES,
   OPLOG_NAMESPACE,
   splitNamespace,

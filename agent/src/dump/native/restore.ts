@@ -14,7 +14,7 @@ import { type StagedUsersAndRoles, stageUsersAndRoles, UsersAndRoles } from "../
 import { chooseEmptyTimestampPolicy } from "../builtin/restored-documents.ts";
 import { removeUriDatabase } from "../connection-string.ts";
 import { DumpError, throwIfAborted } from "../errors.ts";
-import { type CollectionMetadata, readMongodumpArchive } from "../mongodump-archive/index.ts";
+import { type CollectionMetadata, listDataNamespaces, readMongodumpArchive } from "../mongodump-archive/index.ts";
 import type { ProgressTracker } from "../progress-tracker.ts";
 import type { RestorePlan } from "../restore-plan.ts";
 import type { CollectionRestoreStats, RestoreResult } from "../types.ts";
@@ -98,6 +98,7 @@ async function runMongorestore(
   const { uri, plan, tracker, signal, prelude } = request;
   const config = await writeToolConfig(removeUriDatabase(uri));
   const finished = new Map<string, CollectionRestoreStats>();
+  let unplacedFailures = 0;
   const tool = startTool({
     name: "mongorestore",
     path: request.toolPath,
@@ -108,8 +109,11 @@ async function runMongorestore(
     signal,
     onLine(line) {
       if (line.kind !== "restore-finished") return;
-      const target = targetOfStaged.get(line.namespace) ?? line.namespace;
-      finished.set(target, { restored: line.restored, failed: line.failed });
+      const target = targetOfStaged.get(line.namespace);
+      // Every namespace it restores is a staging name; one it names otherwise is never listed as
+      // replaced, but its refused documents still stop the restore.
+      if (target === undefined) unplacedFailures += line.failed;
+      else finished.set(target, { restored: line.restored, failed: line.failed });
     },
   });
   const stdin = tool.child.stdin as Writable;
@@ -117,20 +121,20 @@ async function runMongorestore(
   const sent = new Map<string, number>();
   const skipped: string[] = [];
   try {
-    const targets = new Map<string, string>();
+    const byNamespace = new Map(staged.flatMap((entry) => dataNamespaces(entry.metadata).map((namespace) => [namespace, entry] as const)));
     for await (const event of readMongodumpArchive(forwardTo(prelude.replay, stdin, tool.exited))) {
       if (event.kind === "collection") {
-        const target = plan.targetOf(event.metadata);
-        if (target === undefined) skipped.push(event.metadata.namespace);
-        else for (const namespace of dataNamespaces(event.metadata)) targets.set(namespace, target);
+        if (plan.targetOf(event.metadata) === undefined) skipped.push(event.metadata.namespace);
       } else if (event.kind === "document") {
         if (auth?.collect(event.namespace, event.bytes)) continue;
-        const target = targets.get(event.namespace);
-        if (target === undefined) continue;
-        sent.set(target, (sent.get(target) ?? 0) + 1);
-        tracker.add(1, target);
+        const entry = byNamespace.get(event.namespace);
+        if (entry === undefined) continue;
+        // Buckets travelling apart from their collection are staged apart too, and swapped so.
+        if (event.namespace !== entry.metadata.namespace) entry.intoBuckets = true;
+        sent.set(entry.target, (sent.get(entry.target) ?? 0) + 1);
+        tracker.add(1, entry.target);
       } else if (event.kind === "namespace-end") {
-        const target = targets.get(event.namespace);
+        const target = byNamespace.get(event.namespace)?.target;
         if (target !== undefined && !sent.has(target)) sent.set(target, 0);
       }
       throwIfAborted(signal);
@@ -139,7 +143,7 @@ async function runMongorestore(
     const code = await tool.exited;
     throwIfAborted(signal);
     if (code !== 0) throw new DumpError("tool-failed", tool.describeFailure(code));
-    return buildResult(sent, finished, skipped);
+    return buildResult(sent, finished, skipped, unplacedFailures);
   } catch (error) {
     tool.stop();
     const code = await tool.exited.catch(() => null);
@@ -154,15 +158,30 @@ async function runMongorestore(
   }
 }
 
-/** Every restored collection goes to its staging name; nothing else (views, skipped) is included. */
+/**
+ * Every restored collection goes to its staging name; nothing else (views, skipped) is included.
+ * A time-series collection's buckets travel as `<db>.system.buckets.<name>` (archives from servers
+ * before 8.3), a namespace of its own to mongorestore's renamer: mapped only by the collection's
+ * name, mongorestore keeps the buckets' own name and restores them over the live collection
+ * (dropping it first, with --drop). So the buckets get their own mapping, into the staging
+ * collection's buckets.
+ */
 function buildArguments(configPath: string, staged: StagedCollection[]): string[] {
   const args = [`--config=${configPath}`, "--archive", "--drop"];
   for (const entry of staged) {
     if (isView(entry.metadata)) continue;
     const source = escapePattern(entry.metadata.namespace);
-    args.push(`--nsInclude=${source}`, `--nsFrom=${source}`, `--nsTo=${escapePattern(`${entry.staged.db}.${entry.staged.name}`)}`);
+    args.push(`--nsInclude=${source}`);
+    for (const [from, to] of stagingMappings(entry)) args.push(`--nsFrom=${escapePattern(from)}`, `--nsTo=${escapePattern(to)}`);
   }
   return args;
+}
+
+/** [source, staging] namespace pairs of one collection: its own, and its buckets' when time-series. */
+function stagingMappings(entry: StagedCollection): Array<[string, string]> {
+  const { metadata, staged } = entry;
+  const into = listDataNamespaces(staged.db, staged.name, metadata.type);
+  return dataNamespaces(metadata).map((from, i) => [from, into[i]!]);
 }
 
 // mongorestore namespace patterns: "*" is a wildcard and "\" escapes.
@@ -171,8 +190,7 @@ function escapePattern(name: string): string {
 }
 
 function dataNamespaces(metadata: CollectionMetadata): string[] {
-  const own = metadata.namespace;
-  return metadata.type === "timeseries" ? [own, `${metadata.db}.system.buckets.${metadata.collection}`] : [own];
+  return listDataNamespaces(metadata.db, metadata.collection, metadata.type);
 }
 
 /** Passes every chunk to mongorestore (waiting while its pipe is full) before the reader sees it. */
@@ -199,8 +217,9 @@ function buildResult(
   sent: Map<string, number>,
   finished: Map<string, CollectionRestoreStats>,
   skipped: string[],
+  unplacedFailures: number,
 ): RestoreResult {
-  const result: RestoreResult = { engine: "native", collections: {}, restored: 0, failed: 0, skipped };
+  const result: RestoreResult = { engine: "native", collections: {}, restored: 0, failed: unplacedFailures, skipped };
   // mongorestore's own "finished restoring" counts win; documents it did not report on are
   // counted as sent, which is what a successful exit means.
   for (const [namespace, count] of sent) result.collections[namespace] = finished.get(namespace) ?? { restored: count, failed: 0 };

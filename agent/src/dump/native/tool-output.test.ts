@@ -1,9 +1,11 @@
 // What real mongodump and mongorestore print (agent/test-data/mongo-tools-logs, captured from
-// mongo-tools 100.15.0, namespaces plain, and 100.18.0, namespaces in backticks), parsed the same.
+// mongo-tools 100.15.0, namespaces plain, and 100.18.0, namespaces in backticks or Go-quoted),
+// parsed the same.
 import { describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseToolLine, type ToolLine } from "./tool-output";
+import { QUOTED_NAMES } from "../../../test-data/mongo-tools-logs/quoted-names.ts";
+import { decodeGoString, parseToolLine, type ToolLine } from "./tool-output";
 
 const LOGS = join(import.meta.dir, "../../../test-data/mongo-tools-logs");
 const parseLog = (name: string) =>
@@ -56,6 +58,44 @@ describe.each(["100.15.0", "100.18.0"])("mongo-tools %s", (version) => {
     for (const line of [...done, ...ofKind(lines, "dump-started")]) expect(line.namespace).toMatch(/^srcz\.[^`]+$/);
     expect(new Set(ofKind(lines, "dump-started").map((line) => line.namespace))).toEqual(new Set(done.map((line) => line.namespace)));
   });
+});
+
+describe("names mongo-tools 100.18.0 prints Go-quoted (a backtick, a newline, control characters)", () => {
+  const staged = (name: string) => `quoted.${name}.dbvault-restore-abc123`;
+
+  test("a restore counts each collection once, under its exact staging name", () => {
+    const lines = parseLog("mongorestore-100.18.0-quoted-names.log");
+    const finished = ofKind(lines, "restore-finished");
+    expect(finished.map((line) => line.namespace).sort()).toEqual(QUOTED_NAMES.map(staged).sort());
+    expect(finished.every((line) => line.restored === 2 && line.failed === 0)).toBe(true);
+    expect(ofKind(lines, "restore-started").map((line) => line.namespace).sort()).toEqual(QUOTED_NAMES.map(staged).sort());
+  });
+
+  test("a dump names each collection it wrote exactly", () => {
+    const lines = parseLog("mongodump-100.18.0-quoted-names.log");
+    expect(ofKind(lines, "dump-finished").map((line) => line.namespace).sort()).toEqual(QUOTED_NAMES.map((name) => `quoted.${name}`).sort());
+    expect(ofKind(lines, "dump-started").map((line) => line.namespace).sort()).toEqual(QUOTED_NAMES.map((name) => `quoted.${name}`).sort());
+  });
+
+  test("Go's escapes decode as strconv.Unquote does", () => {
+    expect(decodeGoString(String.raw`a\\x41\x41\101\u00e9\U0001F600\t\"`)).toBe('a\\x41AAé😀\t"');
+    expect(decodeGoString(String.raw`\xc3\xa9`)).toBe("é");
+    expect(decodeGoString(String.raw`\q stays`)).toBe(String.raw`\q stays`);
+  });
+});
+
+// Every real log of a restore that succeeded (no "Failed:" line): its "finished restoring" lines
+// add up to mongorestore's own closing total, each namespace once and unquoted, which is what
+// the agent reports as restored.
+const succeededRestoreLogs = readdirSync(LOGS).filter(
+  (name) => name.startsWith("mongorestore-") && name.endsWith(".log") && ofKind(parseLog(name), "failed").length === 0,
+);
+test.each(succeededRestoreLogs)("%s: the finished lines add up to mongorestore's total, each collection once", (name) => {
+  const total = /(\d+) document\(s\) restored successfully/.exec(readFileSync(join(LOGS, name), "utf8"));
+  const finished = ofKind(parseLog(name), "restore-finished");
+  expect(finished.reduce((sum, line) => sum + line.restored, 0)).toBe(Number(total?.[1]));
+  expect(new Set(finished.map((line) => line.namespace)).size).toBe(finished.length);
+  for (const line of finished) expect(line.namespace).not.toMatch(/^["`]|["`]$/);
 });
 
 test("restore progress from an archive (a size, no bar, no total) and named archive files are recognised", () => {
