@@ -10,6 +10,7 @@ import { createBackupStream, DumpError, type Progress, restoreDatabase, restoreF
 import { summarizeArchive } from "../src/dump/mongodump-archive/index.ts";
 import { createDecryptStream } from "../src/archive/index.ts";
 import { listMongoTargets, testOnTarget } from "../../testkit/mongo-targets.ts";
+import { waitUntil } from "../../testkit/wait-until.ts";
 import { type AnyIdDocument, type AwkwardContent, useAwkwardTarget } from "./support/awkward-database.ts";
 import { type CollectionSnapshot, snapshotDatabase } from "./support/database-snapshot.ts";
 import { backUpToBuffer } from "./support/back-up.ts";
@@ -189,7 +190,7 @@ for (const target of listMongoTargets()) {
       const backup = createBackupStream({ uri: env.uriFor(database), masterKey, tools: { mode: "builtin" }, compression: "none", signal: controller.signal });
       backup.stream.on("error", () => undefined);
       // Nobody reads: the dump fills the stream's buffer and waits for room that never comes.
-      await Bun.sleep(500);
+      await waitUntil(() => backup.stream.readableLength >= backup.stream.readableHighWaterMark, { message: "the dump to fill the unread stream" });
       controller.abort();
       const error = await backup.result.catch((e: unknown) => e);
       expect(error).toBeInstanceOf(DumpError);
@@ -200,13 +201,15 @@ for (const target of listMongoTargets()) {
       const file = await backUp(source);
       const into = env.uniqueDatabase("stalled_restore");
       // A download or a pipe that delivers the first part of the file, then nothing, for good.
+      let stalled = false;
       async function* stalling(): AsyncGenerator<Uint8Array> {
         yield file.subarray(0, Math.floor(file.length / 2));
+        stalled = true;
         await new Promise(() => undefined);
       }
       const controller = new AbortController();
       const restoring = restoreFromEncrypted({ uri: env.uriFor(into), masterKey, input: stalling(), tools: { mode: "builtin" }, signal: controller.signal });
-      await Bun.sleep(300);
+      await waitUntil(() => stalled, { message: "the restore to wait for more input" });
       controller.abort();
       const error = await restoring.catch((e: unknown) => e);
       expect(error).toBeInstanceOf(DumpError);

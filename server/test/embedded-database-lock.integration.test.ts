@@ -92,7 +92,7 @@ describeOnce("one embedded database, one server", () => {
           else if (status === null) return;
         }
       });
-      while (acknowledged.length < 6) await Bun.sleep(20);
+      await waitUntil(() => acknowledged.length >= 6, { interval: 20, message: "six registrations acknowledged before the kill" });
       victim.process.kill("SIGKILL");
       await victim.exited;
       stop = true;
