@@ -53,7 +53,14 @@ export const downloadsController = (ctx: AppContext, options: { binaries?: Agent
         set.headers["cache-control"] = "no-store";
         return renderInstallScript(await release());
       },
-      { detail: { summary: "The agent installer for Linux and macOS: curl -fsSL <server>/install.sh | sh", responses: { 200: fileAnswer("A POSIX shell script", "text/x-shellscript") } } },
+      {
+        detail: {
+          summary: "The agent installer for Linux and macOS: curl -fsSL <server>/install.sh | sh",
+          description:
+            "A POSIX sh script with this server's signed release manifest written into it. It picks the build from uname and the C library (glibc or musl), checks the manifest's Ed25519 signature with openssl when OpenSSL 3 is there, downloads the binary from /downloads, checks its SHA-256 against the manifest and installs it atomically; every refusal says why and installs nothing. Environment: DBVAULT_INSTALL_DIR (default /usr/local/bin when writable, else ~/.local/bin), DBVAULT_RELEASE_KEY (pins the release key and then requires OpenSSL 3), DBVAULT_URL (another address of this server).",
+          responses: { 200: fileAnswer("A POSIX shell script", "text/x-shellscript") },
+        },
+      },
     )
     .get(
       "/install.ps1",
@@ -62,7 +69,14 @@ export const downloadsController = (ctx: AppContext, options: { binaries?: Agent
         set.headers["cache-control"] = "no-store";
         return renderPowerShellInstaller(await release());
       },
-      { detail: { summary: "The agent installer for Windows: irm <server>/install.ps1 | iex", responses: { 200: fileAnswer("A PowerShell script", "text/plain") } } },
+      {
+        detail: {
+          summary: "The agent installer for Windows: irm <server>/install.ps1 | iex",
+          description:
+            "A PowerShell script that downloads the windows-x64 build from /downloads into %LOCALAPPDATA%\\Programs\\DBVault (or $env:DBVAULT_INSTALL_DIR), checks its SHA-256 against the signed release manifest's (PowerShell cannot check the Ed25519 signature), installs it and puts the folder on the user's PATH. It never exits the user's shell: a refusal says why and returns.",
+          responses: { 200: fileAnswer("A PowerShell script", "text/plain") },
+        },
+      },
     )
     .get(
       "/downloads/:file",
