@@ -5,7 +5,7 @@ import { join } from "node:path";
 export type ServerSecrets = {
   jwtSecret: string;
   apiKeySecret: string;
-  /** Base64 of the 32-byte Ed25519 seed that signs the agent release manifest (lib/release-signer.ts). */
+  /** Base64 of the 32-byte Ed25519 seed that agent builds sign the release manifest with (scripts/lib/release-signing-key.ts); the server only derives its public half (lib/release-key.ts). */
   releaseSigningKey: string;
 };
 
