@@ -337,7 +337,7 @@ describe("setup, run and db", () => {
     await expectRun(["db", "add", "--help"], { stdout: DB_HELP, stderr: "", exitCode: 0 });
   });
   test("help for an unknown topic", () =>
-    expectRun(["help", "nope"], { stderr: `dbvault-agent: help: no help for "nope" (commands with their own help: setup, run, db, decrypt)\n${HINT_USAGE}`, exitCode: 2 }));
+    expectRun(["help", "nope"], { stderr: `dbvault-agent: help: no help for "nope" (commands with their own help: setup, run, db)\n${HINT_USAGE}`, exitCode: 2 }));
   test("setup refuses a server URL that is not http(s)", () =>
     expectRun(["setup", "--server", "ftp://example.com"], { stderr: `dbvault-agent: setup: --server must start with https:// or http://\n${HINT_USAGE}`, exitCode: 2 }));
   test("setup without a terminal and without an API key says where the key can come from", () =>

@@ -71,23 +71,29 @@ db list prints each configured database's name and hosts (never the whole connec
 export const DECRYPT_HELP = `usage: dbvault-agent decrypt --in FILE --out ARCHIVE [--verify-first | --no-verify-first]
                              [--force] [--config PATH]
 
-decrypt turns a .enc.dbvault backup into the mongodump archive inside it, for
-mongorestore --archive=ARCHIVE anywhere; it needs only the master key. FILE may be - for stdin
-and ARCHIVE - for stdout.
+Turns a .enc.dbvault backup into the plain mongodump archive inside it, which
+mongorestore --archive=ARCHIVE accepts anywhere. Needs only the master key that made the backup
+(on a new machine: dbvault-agent key import).
 
 Each chunk is written once it is authenticated, so a fault further on (a truncated or damaged
-file) is found after correct bytes were written. Into a file that does no harm: it is written
-aside and appears under ARCHIVE only when whole. Into stdout it would: the bytes already sent
-are gone, and a pipe into mongorestore without pipefail restores part of a backup. So with
---out - decrypt first verifies the whole file (every chunk and the decompression), writing
-nothing, and only then decrypts it (stdin is copied, still encrypted, into a private temporary
-file to be read twice); on a fault nothing reaches stdout and the exit code is 3.
+file) is found after correct bytes were written. Into a file that does no harm: ARCHIVE appears
+only when whole. Into stdout it would: what was sent is gone, and a pipe into mongorestore
+without pipefail restores part of a backup. So with --out - decrypt first verifies the whole
+file (every chunk, and the decompression) writing nothing, then decrypts it; stdin is copied,
+still encrypted, into a private temporary file to be read twice. On a fault nothing reaches
+stdout and the exit code is 3.
 
-  --verify-first      verify the whole file before writing, whatever the output
-  --no-verify-first   with --out -, write as chunks are authenticated (one pass, no temporary
-                      copy of stdin); check the exit code (set -o pipefail) before trusting
-                      what was restored
-  --force             replace an existing ARCHIVE
+options:
+  --in FILE            the backup (- reads stdin)
+  --out ARCHIVE        the mongodump archive to write (- for stdout, never a terminal)
+  --verify-first       verify the whole file before writing, whatever ARCHIVE is
+  --no-verify-first    with --out -, write as chunks are authenticated (one pass, no copy of
+                       stdin); check the exit code (set -o pipefail) before trusting a restore
+  --force              replace ARCHIVE when it exists
+  --config PATH        the config file holding the master key
+
+example:
+  dbvault-agent decrypt --in shop.enc.dbvault --out - | mongorestore --archive
 `;
 
 /** The help of one command, when it has its own; undefined otherwise. */

@@ -22,8 +22,7 @@ commands:
                                  seal a mongodump archive (mongodump --archive) into FILE
   decrypt --in FILE --out ARCHIVE
                                  turn a .enc.dbvault backup into a mongodump archive that
-                                 mongorestore --archive accepts (to stdout: verified whole
-                                 first; dbvault-agent help decrypt)
+                                 mongorestore --archive accepts
   verify --in FILE [--json]      decrypt and check a whole backup without restoring it, and
                                  list its namespaces and document counts
   key generate [--force]         create the config file's master key
@@ -35,7 +34,7 @@ commands:
                                  run the agent as a systemd service (system-wide as root,
                                  else a user service); without systemd, say how to run it
   version                        print the version
-  help [COMMAND]                 print this help, or a command's (setup, run, db, decrypt)
+  help [COMMAND]                 print this help, or a command's (setup, run, db)
 
 options:
   --config PATH        the config file (default: $XDG_CONFIG_HOME/dbvault/agent.json,

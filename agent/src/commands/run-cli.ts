@@ -36,7 +36,7 @@ const COMMANDS: Record<string, Command> = {
     if (args.length > 1) throw usageError(`help: unexpected argument "${args[1]}"`);
     const topic = args[0];
     const text = topic === undefined ? HELP_TEXT : findCommandHelp(topic);
-    if (text === undefined) throw usageError(`help: no help for "${topic}" (commands with their own help: setup, run, db, decrypt)`);
+    if (text === undefined) throw usageError(`help: no help for "${topic}" (commands with their own help: setup, run, db)`);
     context.io.stdout.write(text);
     return 0;
   },
