@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import { StorageUrlError } from "./storage/errors";
 import { parseStorageUrl } from "./storage/storage-url";
+import { encodePublicKey, signingKeyFromSeed } from "@protocol/release-manifest";
 
 /** Every setting of the server, read once from the environment at start-up. */
 export type Config = {
@@ -160,6 +161,10 @@ export function loadConfig(env: Env = process.env): Config {
   const releasePublicKey = text("RELEASE_PUBLIC_KEY");
   if (releasePublicKey && !(/^[A-Za-z0-9+/]{43}=$/.test(releasePublicKey) && Buffer.from(releasePublicKey, "base64").byteLength === 32)) {
     problems.push("RELEASE_PUBLIC_KEY must be an Ed25519 public key: 32 bytes in base64 (44 characters ending in =), as npm run build:agent prints it");
+  } else if (releasePublicKey && releaseSigningKey && !problems.some((problem) => problem.startsWith("RELEASE_SIGNING_KEY"))) {
+    if (encodePublicKey(signingKeyFromSeed(Buffer.from(releaseSigningKey, "base64"))) !== releasePublicKey) {
+      problems.push("RELEASE_PUBLIC_KEY is not the public half of RELEASE_SIGNING_KEY: give the server only RELEASE_PUBLIC_KEY");
+    }
   }
 
   const adminEmail = text("ADMIN_EMAIL")?.toLowerCase() ?? null;
