@@ -1,7 +1,7 @@
 // What scripts/build-agent.ts records about each agent binary it writes, in agent-release.json
-// beside them: the platform, version, SHA-256 and size, fixed when the file is built. The server
-// offers (and signs) these figures, so a binary altered after its build is refused by whoever
-// downloads it instead of being vouched for.
+// beside them: the platform, version, SHA-256 and size, fixed when the file is built. The build's
+// own bookkeeping (is a build current?): what the server offers is only what the build signed
+// (protocol/signed-release.ts); it never reads this file.
 import { createHash } from "node:crypto";
 import { createReadStream, existsSync, readFileSync } from "node:fs";
 import { rename, stat, writeFile } from "node:fs/promises";

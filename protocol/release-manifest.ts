@@ -1,6 +1,7 @@
 // The agent release manifest: which agent build the server offers for each platform, with its
-// version, SHA-256 and size. The server signs its exact text with the instance's Ed25519 key;
-// the agent (before an update) and install.sh (with openssl) check that signature with the key
+// version, SHA-256 and size. The build signs its exact text with the release key (Ed25519;
+// protocol/signed-release.ts), the server hands it out as it is, and the agent (before an update)
+// and install.sh (with openssl) check that signature with the key
 // they trust, then check the download against the SHA-256 the manifest names. A line format, so
 // a POSIX shell script can read it with `read`:
 //

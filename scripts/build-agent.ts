@@ -9,16 +9,20 @@
 // Other platforms' Bun runtimes come from the npm registry (@oven/bun-<target>) on first use and
 // are kept in Bun's cache (~/.bun/install/cache), so later builds take about a second each.
 // The platforms are protocol/agent-platforms.ts: the server offers the same names for download.
-// Each build is recorded in <outdir>/agent-release.json (its version, SHA-256, size), which the
-// server signs and hands out as the release manifest: the checksum is fixed when the file is
-// built, so a binary changed in storage afterwards no longer matches what is offered.
+// Each build is recorded in <outdir>/agent-release.json (its version, SHA-256, size, for the
+// build's own bookkeeping) and signed into <outdir>/agent-release.signed.json, the release
+// manifest the server hands out as it is: signed here, with the release key
+// (scripts/lib/release-signing-key.ts), so that the server needs no signing key and a binary
+// changed in storage afterwards, or a file no build made, is never vouched for.
 import { copyFile, mkdir } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { AGENT_PLATFORMS, type AgentPlatform, findAgentPlatform, HOST_PLATFORM_ID } from "../protocol/agent-platforms";
 import { PRODUCT_VERSION } from "../protocol/version";
 import { unsign } from "macho-unsign";
-import { recordAgentBuild } from "../protocol/agent-builds";
-import { SEMVER } from "../protocol/release-manifest";
+import { type AgentBuildEntry, recordAgentBuild } from "../protocol/agent-builds";
+import { type ManifestEntry, SEMVER } from "../protocol/release-manifest";
+import { readSignedRelease, verifiedEntries, writeSignedRelease } from "../protocol/signed-release";
+import { type BuildSigningKey, resolveReleaseSigningKey } from "./lib/release-signing-key";
 import { readExecutable } from "./executable-formats";
 import { isAgentBuildCurrent } from "./build-freshness";
 
@@ -65,7 +69,7 @@ function buildDefines(platformId: string, version: string): string[] {
   return ["--define", `DBVAULT_BUILD_VERSION=${JSON.stringify(version)}`, "--define", `DBVAULT_BUILD_PLATFORM=${JSON.stringify(platformId)}`];
 }
 
-async function build({ platform, outfile }: Build, version: string, built: Map<string, string>): Promise<void> {
+async function build({ platform, outfile }: Build, version: string, built: Map<string, string>): Promise<AgentBuildEntry> {
   await mkdir(dirname(outfile), { recursive: true });
   const platformId = platform?.id ?? HOST_PLATFORM_ID;
   const started = performance.now();
@@ -106,6 +110,24 @@ async function build({ platform, outfile }: Build, version: string, built: Map<s
   const entry = await recordAgentBuild(outfile, platformId, version);
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   console.log(`build-agent: ${outfile} (${(entry.size / 1024 / 1024).toFixed(1)} MiB, ${platformId}, version ${version}) in ${seconds} s`);
+  return entry;
+}
+
+/**
+ * Signs the release manifest of `dir`: the builds made now, and for other platforms the lines of
+ * the manifest already there when this same key signed it (built and signed earlier; never lines
+ * taken from the unsigned record, which anyone with write access to the folder could edit).
+ */
+async function signRelease(dir: string, builds: readonly AgentBuildEntry[], key: BuildSigningKey): Promise<void> {
+  const entries = new Map<string, ManifestEntry>();
+  for (const entry of verifiedEntries(readSignedRelease(dir), key.publicKey) ?? []) entries.set(entry.platform, entry);
+  for (const { platform: id, version, sha256, size } of builds) {
+    const platform = findAgentPlatform(id);
+    if (platform) entries.set(id, { platform: id, fileName: platform.fileName, version, sha256, size });
+  }
+  const ordered = AGENT_PLATFORMS.flatMap((platform) => entries.get(platform.id) ?? []);
+  await writeSignedRelease(dir, ordered, key.privateKey);
+  console.log(`build-agent: signed the release manifest of ${dir} (${ordered.map((e) => e.platform).join(", ")}) with the release key from ${key.source}: ${key.publicKey}`);
 }
 
 /**
@@ -132,12 +154,21 @@ const outdir = resolve(optionValue(argv, "--outdir") ?? join(root, "dist"));
 const version = optionValue(argv, "--version") ?? PRODUCT_VERSION;
 if (!SEMVER.test(version)) fail(`--version must be a semantic version of at most 32 characters, such as 1.2.3 or 1.2.4-rc.1 (got ${version})`);
 const ifStale = argv.includes("--if-stale");
+let signingKey: BuildSigningKey;
+try {
+  signingKey = resolveReleaseSigningKey();
+} catch (error) {
+  fail(`cannot sign the release: ${(error as Error).message} (RELEASE_SIGNING_KEY is 32 random bytes in base64, e.g. openssl rand -base64 32)`);
+}
 const built = new Map<string, string>();
+const signedBuilds = new Map<string, AgentBuildEntry[]>();
 for (const job of readBuilds(argv, outdir)) {
   const output = job.outfile;
   if (ifStale && version === PRODUCT_VERSION && isAgentBuildCurrent(output)) {
     console.log(`build-agent: ${output} is current`);
     continue;
   }
-  await build(job, version, built);
+  const entry = await build(job, version, built);
+  signedBuilds.set(dirname(output), [...(signedBuilds.get(dirname(output)) ?? []), entry]);
 }
+for (const [dir, builds] of signedBuilds) await signRelease(dir, builds, signingKey);

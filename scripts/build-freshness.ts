@@ -5,6 +5,8 @@ import { basename, dirname, join, resolve } from "node:path";
 import { AGENT_PLATFORMS } from "../protocol/agent-platforms";
 import { readAgentBuildRecord } from "../protocol/agent-builds";
 import { PRODUCT_VERSION } from "../protocol/version";
+import { readSignedRelease, verifiedEntries } from "../protocol/signed-release";
+import { resolveReleaseSigningKey } from "./lib/release-signing-key";
 
 export const repoRoot = resolve(import.meta.dir, "..");
 
@@ -46,12 +48,16 @@ export function isBuildCurrent(build: { output: string; sources: string[] }): bo
 
 /**
  * True when the agent binary `output` was built from the current sources, as the current version,
- * and is in its directory's build record (which the server signs; see protocol/agent-builds.ts).
+ * is in its directory's build record, and its platform is in the directory's release manifest as
+ * signed by the key builds sign with now (protocol/signed-release.ts): a build signed with another
+ * key (another DATA_DIR or RELEASE_SIGNING_KEY) is built and signed again.
  */
 export function isAgentBuildCurrent(output: string): boolean {
   const path = resolve(repoRoot, output);
   const entry = readAgentBuildRecord(dirname(path))[basename(path)];
-  return entry?.version === PRODUCT_VERSION && isBuildCurrent({ output: path, sources: AGENT_BUILD.sources });
+  if (entry?.version !== PRODUCT_VERSION || !isBuildCurrent({ output: path, sources: AGENT_BUILD.sources })) return false;
+  const signed = verifiedEntries(readSignedRelease(dirname(path)), resolveReleaseSigningKey().publicKey);
+  return signed?.some((line) => line.platform === entry.platform && line.version === PRODUCT_VERSION) ?? false;
 }
 
 /**

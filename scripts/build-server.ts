@@ -7,7 +7,7 @@
 import { existsSync } from "node:fs";
 import { mkdir, stat } from "node:fs/promises";
 import { dirname, join, relative, resolve } from "node:path";
-import { AGENT_BUILD_RECORD } from "../protocol/agent-builds";
+import { SIGNED_RELEASE_FILE } from "../protocol/signed-release";
 import { AGENT_BUILD, isAgentBuildCurrent, isBuildCurrent, PGLITE_TEMPLATE_BUILD, repoRoot as root, runBuildScript, staleAgentPlatformBuilds, WEB_BUILD } from "./build-freshness";
 
 const webDist = join(root, "web", "dist");
@@ -69,9 +69,10 @@ await mkdir(dirname(outfile), { recursive: true });
 // server/src/modules/web/assets.ts (EMBEDDED_WEB_PREFIX) looks for it. The host's agent is
 // embedded too, so the single file hands out the agent (server/src/modules/downloads), and so is
 // a fresh database cluster for a fast first start (server/src/bootstrap.ts).
-// The agent's build record goes with it: the server offers the checksum recorded at build time.
-const agentRecord = join(dirname(join(root, AGENT_BUILD.output)), AGENT_BUILD_RECORD);
-const assets = [webDist, join(root, AGENT_BUILD.output), agentRecord, join(root, PGLITE_TEMPLATE_BUILD.output), ...locatePgliteFiles()].flatMap((path) => ["--asset", relative(root, path)]);
+// The agent's signed release manifest goes with it (signed when the agent was built): the server
+// offers only what it lists, and trusts the key that signed it since it is part of the program.
+const signedRelease = join(dirname(join(root, AGENT_BUILD.output)), SIGNED_RELEASE_FILE);
+const assets = [webDist, join(root, AGENT_BUILD.output), signedRelease, join(root, PGLITE_TEMPLATE_BUILD.output), ...locatePgliteFiles()].flatMap((path) => ["--asset", relative(root, path)]);
 runOrFail("bun build", [
   process.execPath,
   "build",

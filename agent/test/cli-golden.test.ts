@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { encodeMasterKey, generateMasterKey } from "../src/archive/index.ts";
 import { HELP_TEXT } from "../src/commands/help.ts";
+import { DECRYPT_HELP } from "../src/commands/help-topics.ts";
 import { runAgent } from "./support/run-agent.ts";
 
 const GOLDEN = new URL("../test-data/golden/", import.meta.url).pathname;
@@ -211,6 +212,54 @@ describe("verify and decrypt", () => {
     expect(existsSync(out)).toBe(false);
     const { readdir } = await import("node:fs/promises");
     expect((await readdir(dir)).filter((name) => name.includes("partial"))).toEqual([]);
+  });
+  describe("decrypt --out - verifies the whole file before writing a byte", () => {
+    const truncatedMessage =
+      "dbvault-agent: backup file is truncated: it ends in the middle of chunk 17; the download or upload was cut short, fetch the file again\n";
+    const truncated = async () => {
+      const whole = await readFile(join(GOLDEN, "v1-none.enc.dbvault"));
+      const path = join(dir, "truncated.enc.dbvault");
+      await writeFile(path, whole.subarray(0, whole.length - 40));
+      return path;
+    };
+    // The private temporary copy of stdin goes here, to be seen removed.
+    const tmp = () => join(dir, "tmp");
+    const runWithTmp = async (args: string[], stdin?: Uint8Array) => {
+      const { mkdir, readdir } = await import("node:fs/promises");
+      await rm(tmp(), { recursive: true, force: true });
+      await mkdir(tmp());
+      const run = await runAgent(args, { env: { ...env(), TMPDIR: tmp() }, stdin });
+      return { ...run, leftovers: await readdir(tmp()) };
+    };
+
+    test("a truncated file: nothing on stdout, exit 3 (the bytes before the fault are not sent)", async () => {
+      const run = await runWithTmp(["decrypt", "--in", await truncated(), "--out", "-", "--config", goldenConfig]);
+      expect({ stdout: run.stdoutBytes.length, stderr: run.stderr, exitCode: run.exitCode }).toEqual({ stdout: 0, stderr: truncatedMessage, exitCode: 3 });
+    });
+    test("a truncated file on stdin: nothing on stdout, exit 3, no temporary copy left", async () => {
+      const run = await runWithTmp(["decrypt", "--in", "-", "--out", "-", "--config", goldenConfig], await readFile(await truncated()));
+      expect({ stdout: run.stdoutBytes.length, stderr: run.stderr, exitCode: run.exitCode, leftovers: run.leftovers }).toEqual({ stdout: 0, stderr: truncatedMessage, exitCode: 3, leftovers: [] });
+    });
+    test("a whole file on stdin: the archive byte for byte, said verified first, no temporary copy left", async () => {
+      const run = await runWithTmp(["decrypt", "--in", "-", "--out", "-", "--config", goldenConfig], await readFile(join(GOLDEN, "v1-none.enc.dbvault")));
+      expect(run.stderr).toBe("dbvault-agent: decrypted stdin (made 2026-11-23T12:00:00.000Z) into stdout: 4.4 KB of mongodump archive (every chunk verified before the first byte was written)\n");
+      expect(run.exitCode).toBe(0);
+      expect(run.stdoutBytes.equals(await readFile(join(GOLDEN, "plaintext.mongodump-archive")))).toBe(true);
+      expect(run.leftovers).toEqual([]);
+    });
+    test("--no-verify-first writes the authenticated chunks before the fault, then exits 3", async () => {
+      const run = await runAgent(["decrypt", "--in", await truncated(), "--out", "-", "--no-verify-first", "--config", goldenConfig], { env: env() });
+      expect({ stderr: run.stderr, exitCode: run.exitCode }).toEqual({ stderr: truncatedMessage, exitCode: 3 });
+      const plaintext = await readFile(join(GOLDEN, "plaintext.mongodump-archive"));
+      expect(run.stdoutBytes.length).toBeGreaterThan(0);
+      expect(run.stdoutBytes.equals(plaintext.subarray(0, run.stdoutBytes.length))).toBe(true);
+    });
+    test("--verify-first and --no-verify-first together are a usage error", () =>
+      expectRun(["decrypt", "--in", "x", "--out", "-", "--verify-first", "--no-verify-first"], {
+        stderr: `dbvault-agent: decrypt: --verify-first and --no-verify-first cannot be given together\n${HINT_USAGE}`,
+        exitCode: 2,
+      }));
+    test("decrypt --help says so", () => expectRun(["decrypt", "--help"], { stdout: DECRYPT_HELP, stderr: "", exitCode: 0 }));
   });
   test("a plain archive given to decrypt is named for what it is", () =>
     expectRun(["decrypt", "--in", join(GOLDEN, "plaintext.mongodump-archive"), "--out", join(dir, "never"), "--config", goldenConfig], {

@@ -87,7 +87,7 @@ describe("setup, run, backup, download, decrypt, restore", () => {
     expect((await stat(configPath)).mode & 0o777).toBe(0o600);
     const config = JSON.parse(await readFile(configPath, "utf8"));
     // The server's release signing key is pinned: updates are installed only when it signed them.
-    const releaseKey = server.ctx.releaseSigner.publicKey;
+    const releaseKey = server.ctx.releaseKey.publicKey;
     expect(config.server).toEqual({ url: base, apiKey: user.apiKey, agentId: expect.any(String), agentToken: expect.stringMatching(/^dbvt_/), releaseKey });
     expect(setup.stderr).toContain(`release signing key ${releaseKey}: updates are installed only when this key signed them`);
     expect(config.databases).toEqual([{ name: "shop", uri: env.uriFor(source) }]);

@@ -1,7 +1,8 @@
 // "Check for Updates" for real, on linux-x64: the compiled agent at version N (dist/dbvault-agent,
 // copied into a folder of its own as an install would put it) is connected to a server whose
-// AGENT_DIR offers N+1 (the same sources built with another version string). A manifest with a
-// bad signature and a binary altered in the server's storage are refused while N keeps running;
+// AGENT_DIR offers N+1 (the same sources built with another version string, signed by the build).
+// A release signed with another key, a server whose trusted key was changed and a binary altered
+// in the server's storage are refused while N keeps running;
 // then the update waits for a running backup, replaces the binary, restarts in place (same process)
 // and reconnects as N+1. The Windows way of restarting (a relauncher process) runs here too.
 import { beforeAll, describe, expect, test } from "bun:test";
@@ -10,7 +11,8 @@ import { copyFileSync, mkdtempSync, readFileSync, statSync, utimesSync, writeFil
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PRODUCT_VERSION } from "../../protocol/version";
-import { createReleaseSigner } from "../../server/src/lib/release-signer";
+import { SIGNED_RELEASE_FILE } from "../../protocol/signed-release";
+import { createTestReleaseKey, signAgentDir } from "../../testkit/signed-agent-release";
 import { waitUntil } from "../../testkit/wait-until";
 import { type RunningAgent, runSetup, startAgentProcess } from "./support/end-to-end.ts";
 import { seedLargeDatabase, useEndToEndWorld } from "./support/end-to-end-world.ts";
@@ -81,27 +83,39 @@ function expectStillN(process: RunningAgent, binary: string, originalSha: string
 }
 
 describe("Check for Updates", () => {
-  test("refuses a bad signature and an altered binary (N keeps running), then waits for a backup, replaces itself and comes back as N+1", async () => {
+  test("refuses a release signed with another key, a changed server key and an altered binary (N keeps running), then waits for a backup, replaces itself and comes back as N+1", async () => {
     const user = await world.server.registerUser();
     const api = apiFor(world.base, user.token);
     const { binary, process, agent, database } = await connectAgentN(api, user.apiKey, "updating");
     const originalSha = sha256(readFileSync(binary));
 
-    // 1. The manifest's signature does not hold (a server or proxy signing with another key).
-    const realSigner = world.server.ctx.releaseSigner;
-    const otherSigner = createReleaseSigner(randomBytes(32).toString("base64"));
-    world.server.ctx.releaseSigner = { publicKey: realSigner.publicKey, sign: otherSigner.sign };
+    // 1. Someone with write access to the server's files signs a release with a key of their own:
+    // the server does not offer it, and the agent installs nothing.
+    const signedRelease = readFileSync(join(agentDir, SIGNED_RELEASE_FILE));
+    const attackerKey = createTestReleaseKey();
+    await signAgentDir(agentDir, attackerKey, { "dbvault-agent-linux-x64": { platform: "linux-x64", version: NEXT_VERSION } });
     try {
       await checkForUpdates(api, agent.id);
       const failed = await agentNamed(api, "updating", (a) => a.lastUpdate?.status === "failed");
-      expect(failed.lastUpdate!.message).toContain("the release manifest's signature does not match this server's release signing key: nothing was installed");
+      expect(failed.lastUpdate!.message).toContain("the server offers no signed agent release: nothing was installed");
       expect(failed.lastUpdate!.message).toContain(`(dbvault-agent ${PRODUCT_VERSION} keeps running)`);
+
+      // ...and changes the key the server trusts too: the agent's pinned key refuses it.
+      const trusted = world.server.ctx.releaseKey;
+      world.server.ctx.releaseKey = { publicKey: attackerKey.publicKey, source: "test" };
+      try {
+        await checkForUpdates(api, agent.id);
+        const refused = await agentNamed(api, "updating", (a) => a.lastUpdate?.status === "failed" && a.lastUpdate.message.includes("another key"));
+        expect(refused.lastUpdate!.message).toContain(`the server now signs releases with another key (${attackerKey.publicKey}) than the one this agent trusts (${trusted.publicKey}): nothing was installed`);
+      } finally {
+        world.server.ctx.releaseKey = trusted;
+      }
     } finally {
-      world.server.ctx.releaseSigner = realSigner;
+      writeFileSync(join(agentDir, SIGNED_RELEASE_FILE), signedRelease);
     }
     expectStillN(process, binary, originalSha);
 
-    // 2. The offered binary is altered in storage after the server checked it (same size and time).
+    // 2. The offered binary is altered in the server's storage (same size and time).
     const good = readFileSync(offeredFile);
     const altered = Buffer.from(good);
     altered[altered.length - 100] = altered[altered.length - 100]! ^ 0xff;
@@ -109,8 +123,8 @@ describe("Check for Updates", () => {
     utimesSync(offeredFile, STORAGE_TIME, STORAGE_TIME);
     try {
       await checkForUpdates(api, agent.id);
-      const failed = await agentNamed(api, "updating", (a) => a.lastUpdate?.status === "failed" && a.lastUpdate.message.includes("does not match the signed release manifest"));
-      expect(failed.lastUpdate!.message).toContain(`expected ${sha256(good)}, ${good.byteLength} bytes`);
+      // The server no longer offers it (its hash is not the signed one): the download is refused.
+      const failed = await agentNamed(api, "updating", (a) => a.lastUpdate?.status === "failed" && a.lastUpdate.message.includes("downloading dbvault-agent-linux-x64 failed"));
       expect(failed.lastUpdate!.message).toContain("nothing was installed");
     } finally {
       writeFileSync(offeredFile, good);

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { startTestServer, type TestServer } from "../../server/test/harness";
+import { buildReleasePublicKey } from "../../testkit/signed-agent-release";
 import { launchChromium } from "./chromium";
 
 const root = resolve(import.meta.dir, "../..");
@@ -28,7 +29,8 @@ export type E2EEnv = {
 /** `serverEnv`: extra server settings (e.g. WEBHOOK_ALLOW_PRIVATE for a receiver on loopback). */
 export async function startE2E(serverEnv: Record<string, string> = {}): Promise<E2EEnv> {
   await ensureWebBuilt();
-  const server = await startTestServer(serverEnv);
+  // The server trusts the key this checkout's agent builds (dist/) are signed with, as npm start does.
+  const server = await startTestServer({ RELEASE_PUBLIC_KEY: buildReleasePublicKey(), ...serverEnv });
   const baseUrl = server.listen();
   const browser = await launchChromium();
   mkdirSync(SCREENSHOT_DIR, { recursive: true });

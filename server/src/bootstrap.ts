@@ -16,7 +16,7 @@ import { createEventBus } from "./lib/event-bus";
 import { createLogger, type Logger } from "./lib/logger";
 import { createRateLimiter } from "./lib/rate-limiter";
 import { loadServerSecrets } from "./lib/secrets";
-import { createReleaseSigner } from "./lib/release-signer";
+import { resolveReleaseKey } from "./lib/release-key";
 import { createUser } from "./modules/auth/service";
 import { createSessionTokens } from "./modules/auth/session-tokens";
 import { seedKnowledgeBase } from "./modules/kb/seed";
@@ -82,11 +82,7 @@ export async function createContext(
   const now = options.now ?? (() => new Date());
   const { applied } = await migrate(database.db);
   if (applied.length > 0) log.info("database migrated", { applied });
-  const secrets = loadServerSecrets(config.dataDir, {
-    jwtSecret: config.jwtSecret,
-    apiKeySecret: config.apiKeySecret,
-    releaseSigningKey: config.releaseSigningKey,
-  });
+  const secrets = loadServerSecrets(config.dataDir, { jwtSecret: config.jwtSecret, apiKeySecret: config.apiKeySecret }, ["jwtSecret", "apiKeySecret"]);
   const ctx: AppContext = {
     config,
     database,
@@ -98,7 +94,7 @@ export async function createContext(
     webhookBox: createSecretBox(secrets.apiKeySecret, "webhook"),
     mailBox: createSecretBox(secrets.apiKeySecret, "mail"),
     tokens: createSessionTokens(secrets.jwtSecret, config.sessionHours),
-    releaseSigner: createReleaseSigner(secrets.releaseSigningKey),
+    releaseKey: await resolveReleaseKey(config),
     events: createEventBus((error, event) => log.error("event handler failed", { event: event.type, error })),
     bus: createClusterBus(database, log),
     storage: createStorage(config.storageUrl, config.s3Defaults),

@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import { StorageUrlError } from "./storage/errors";
 import { parseStorageUrl } from "./storage/storage-url";
+import { encodePublicKey, signingKeyFromSeed } from "@protocol/release-manifest";
 
 /** Every setting of the server, read once from the environment at start-up. */
 export type Config = {
@@ -22,6 +23,11 @@ export type Config = {
   apiKeySecret: string | null;
   /** Base64 of the 32-byte Ed25519 seed signing the agent release manifest; null: generated into secrets.json. */
   releaseSigningKey: string | null;
+  /**
+   * Base64 of the 32-byte Ed25519 public key whose signature the agent release manifest must carry
+   * (the key itself stays where builds are made); null: the public half of releaseSigningKey.
+   */
+  releasePublicKey: string | null;
   sessionHours: number;
   adminEmail: string | null;
   adminPassword: string | null;
@@ -152,6 +158,14 @@ export function loadConfig(env: Env = process.env): Config {
   if (releaseSigningKey && !(/^[A-Za-z0-9+/]{43}=$/.test(releaseSigningKey) && Buffer.from(releaseSigningKey, "base64").byteLength === 32)) {
     problems.push("RELEASE_SIGNING_KEY must be 32 random bytes in base64 (44 characters ending in =; e.g. openssl rand -base64 32)");
   }
+  const releasePublicKey = text("RELEASE_PUBLIC_KEY");
+  if (releasePublicKey && !(/^[A-Za-z0-9+/]{43}=$/.test(releasePublicKey) && Buffer.from(releasePublicKey, "base64").byteLength === 32)) {
+    problems.push("RELEASE_PUBLIC_KEY must be an Ed25519 public key: 32 bytes in base64 (44 characters ending in =), as npm run build:agent prints it");
+  } else if (releasePublicKey && releaseSigningKey && !problems.some((problem) => problem.startsWith("RELEASE_SIGNING_KEY"))) {
+    if (encodePublicKey(signingKeyFromSeed(Buffer.from(releaseSigningKey, "base64"))) !== releasePublicKey) {
+      problems.push("RELEASE_PUBLIC_KEY is not the public half of RELEASE_SIGNING_KEY: give the server only RELEASE_PUBLIC_KEY");
+    }
+  }
 
   const adminEmail = text("ADMIN_EMAIL")?.toLowerCase() ?? null;
   const adminPassword = text("ADMIN_PASSWORD");
@@ -200,6 +214,7 @@ export function loadConfig(env: Env = process.env): Config {
     jwtSecret,
     apiKeySecret,
     releaseSigningKey,
+    releasePublicKey,
     sessionHours: integer("SESSION_HOURS", 24 * 7, 1, 24 * 365),
     adminEmail,
     adminPassword,

@@ -1,7 +1,7 @@
 import type { Database, Db } from "@db/client";
 import type { ApiKeyVault } from "./lib/api-key-vault";
 import type { SecretBox } from "./lib/secret-box";
-import type { ReleaseSigner } from "./lib/release-signer";
+import type { ReleaseKey } from "./lib/release-key";
 import type { Config } from "./config";
 import type { ClusterBus } from "./lib/cluster-bus";
 import type { EventBus } from "./lib/event-bus";
@@ -31,8 +31,8 @@ export type AppContext = {
   /** Seals queued e-mail bodies (a reset link holds a token the database otherwise keeps only hashed). */
   mailBox: SecretBox;
   tokens: SessionTokens;
-  /** Signs the agent release manifest with this instance's Ed25519 key (lib/release-signer.ts). */
-  releaseSigner: ReleaseSigner;
+  /** The public key the agent release manifest must be signed with; the server signs nothing (lib/release-key.ts). */
+  releaseKey: ReleaseKey;
   events: EventBus;
   /** Messages between server instances (agent commands, browser events) over LISTEN/NOTIFY. */
   bus: ClusterBus;

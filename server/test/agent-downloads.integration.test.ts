@@ -1,15 +1,18 @@
 // The agent downloads over real HTTP on loopback: binaries with their SHA-256, compressed when the
-// client accepts it, the signed release manifest, the build record's checksums (a binary altered
-// after its build is not offered) and the Windows installer. The "binaries" are bytes written into
-// a temporary AGENT_DIR, so no agent build is needed.
+// client accepts it, the release manifest as the build signed it (the server signs nothing: a file
+// replaced or added in AGENT_DIR is not offered, and what is sent is checked as it is sent) and the
+// Windows installer. The "binaries" are bytes written into a temporary AGENT_DIR and signed with a
+// test key (testkit/signed-agent-release.ts), so no agent build is needed.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync, zstdDecompressSync } from "node:zlib";
 import { AGENT_BUILD_RECORD } from "@protocol/agent-builds";
 import { parseManifest, verifyManifest } from "@protocol/release-manifest";
+import { SIGNED_RELEASE_FILE } from "@protocol/signed-release";
+import { createTestReleaseKey, signAgentDir } from "../../testkit/signed-agent-release";
 import { startTestServer, type TestServer } from "./harness";
 
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
@@ -17,35 +20,33 @@ const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest(
 let server: TestServer;
 let base: string;
 let agentDir: string;
+const key = createTestReleaseKey();
 // Compressible, like a real binary: half random, half repeated.
 const linux = Buffer.concat([randomBytes(100_000), Buffer.alloc(100_000, 7)]);
 const arm = randomBytes(3_000);
 const windows = randomBytes(2_000);
-
-function writeRecord(entries: Record<string, { platform: string; version: string; bytes: Uint8Array }>) {
-  const record = Object.fromEntries(
-    Object.entries(entries).map(([file, { platform, version, bytes }]) => [file, { platform, version, sha256: sha256(bytes), size: bytes.byteLength }]),
-  );
-  writeFileSync(join(agentDir, AGENT_BUILD_RECORD), JSON.stringify(record));
-}
+const SIGNED = {
+  "dbvault-agent-linux-x64": { platform: "linux-x64", version: "1.0.0" },
+  "dbvault-agent-linux-arm64": { platform: "linux-arm64", version: "1.0.1" },
+  "dbvault-agent-windows-x64.exe": { platform: "windows-x64", version: "1.0.1" },
+};
 
 beforeAll(async () => {
   agentDir = mkdtempSync(join(tmpdir(), "dbvault-agent-dir-"));
   writeFileSync(join(agentDir, "dbvault-agent-linux-x64"), linux);
   writeFileSync(join(agentDir, "dbvault-agent-linux-arm64"), arm);
   writeFileSync(join(agentDir, "dbvault-agent-windows-x64.exe"), windows);
-  // linux-x64 has no record (copied in by hand); the other two were built as 1.0.1.
-  writeRecord({
-    "dbvault-agent-linux-arm64": { platform: "linux-arm64", version: "1.0.1", bytes: arm },
-    "dbvault-agent-windows-x64.exe": { platform: "windows-x64", version: "1.0.1", bytes: windows },
-  });
-  server = await startTestServer({ AGENT_DIR: agentDir });
+  await signAgentDir(agentDir, key, SIGNED);
+  server = await startTestServer({ AGENT_DIR: agentDir, RELEASE_PUBLIC_KEY: key.publicKey });
   base = server.listen();
-});
+}, 60_000);
 afterAll(async () => {
   await server.close();
   rmSync(agentDir, { recursive: true, force: true });
 });
+
+const releases = async () => (await fetch(`${base}/api/agent/releases`)).json();
+const offeredPlatforms = async () => ((await releases()).platforms as { platform: string }[]).map((p) => p.platform);
 
 const download = (file: string, acceptEncoding: string) => fetch(`${base}/downloads/${file}`, { headers: { "accept-encoding": acceptEncoding }, decompress: false });
 
@@ -54,7 +55,6 @@ describe("downloads", () => {
     const res = await download("dbvault-agent-linux-x64", "identity");
     expect(res.status).toBe(200);
     expect(res.headers.get("content-encoding")).toBeNull();
-    expect(res.headers.get("content-length")).toBe(String(linux.byteLength));
     expect(res.headers.get("x-content-sha256")).toBe(sha256(linux));
     expect(sha256(new Uint8Array(await res.arrayBuffer()))).toBe(sha256(linux));
   });
@@ -64,7 +64,6 @@ describe("downloads", () => {
     expect(zstd.headers.get("content-encoding")).toBe("zstd");
     expect(zstd.headers.get("vary")).toContain("Accept-Encoding");
     const zstdBytes = new Uint8Array(await zstd.arrayBuffer());
-    expect(Number(zstd.headers.get("content-length"))).toBe(zstdBytes.byteLength);
     expect(zstdBytes.byteLength).toBeLessThan(linux.byteLength * 0.6);
     expect(sha256(zstdDecompressSync(zstdBytes))).toBe(sha256(linux));
     expect(zstd.headers.get("x-content-sha256")).toBe(sha256(linux));
@@ -94,92 +93,175 @@ describe("downloads", () => {
 });
 
 describe("releases", () => {
-  test("lists each binary with its URL, checksum, size and recorded version, in a manifest signed with the instance's key", async () => {
+  test("lists each signed binary with its URL, checksum, size and version, and hands out the manifest exactly as the build signed it", async () => {
     const res = await fetch(`${base}/api/agent/releases`);
     expect(res.status).toBe(200);
     const body = await res.json();
     const url = (file: string) => `${server.ctx.config.publicUrl}/downloads/${file}`;
-    const packageVersion = (await Bun.file(join(import.meta.dir, "../../package.json")).json()).version;
     expect(body.platforms).toEqual([
-      { platform: "linux-x64", os: "linux", arch: "x64", libc: "glibc", url: url("dbvault-agent-linux-x64"), sha256: sha256(linux), size: linux.byteLength, version: packageVersion },
+      { platform: "linux-x64", os: "linux", arch: "x64", libc: "glibc", url: url("dbvault-agent-linux-x64"), sha256: sha256(linux), size: linux.byteLength, version: "1.0.0" },
       { platform: "linux-arm64", os: "linux", arch: "arm64", libc: "glibc", url: url("dbvault-agent-linux-arm64"), sha256: sha256(arm), size: arm.byteLength, version: "1.0.1" },
       { platform: "windows-x64", os: "windows", arch: "x64", url: url("dbvault-agent-windows-x64.exe"), sha256: sha256(windows), size: windows.byteLength, version: "1.0.1" },
     ]);
     expect(body.version).toBe("1.0.1");
     expect(body.installScript).toBe(`${server.ctx.config.publicUrl}/install.sh`);
     expect(body.installPowerShell).toBe(`${server.ctx.config.publicUrl}/install.ps1`);
-    expect(verifyManifest(body.manifest, body.signature, body.publicKey)).toEqual([
-      { platform: "linux-x64", fileName: "dbvault-agent-linux-x64", version: packageVersion, sha256: sha256(linux), size: linux.byteLength },
-      { platform: "linux-arm64", fileName: "dbvault-agent-linux-arm64", version: "1.0.1", sha256: sha256(arm), size: arm.byteLength },
-      { platform: "windows-x64", fileName: "dbvault-agent-windows-x64.exe", version: "1.0.1", sha256: sha256(windows), size: windows.byteLength },
-    ]);
+    expect(body.publicKey).toBe(key.publicKey);
+    const signed = JSON.parse(readFileSync(join(agentDir, SIGNED_RELEASE_FILE), "utf8"));
+    expect({ manifest: body.manifest, signature: body.signature }).toEqual({ manifest: signed.manifest, signature: signed.signature });
+    expect(verifyManifest(body.manifest, body.signature, key.publicKey).map((entry) => entry.platform)).toEqual(["linux-x64", "linux-arm64", "windows-x64"]);
     // One changed character and the signature no longer holds.
     expect(() => verifyManifest(body.manifest.replace("1.0.1", "1.0.2"), body.signature, body.publicKey)).toThrow("signature does not match");
   });
 
-  test("the release signing key is the instance's: kept in the data directory across restarts, or RELEASE_SIGNING_KEY", async () => {
-    const before = (await (await fetch(`${base}/api/agent/releases`)).json()).publicKey;
-    await server.restart();
-    const after = (await (await fetch(`${base}/api/agent/releases`)).json()).publicKey;
-    expect(after).toBe(before);
-    const secrets = await Bun.file(join(server.ctx.config.dataDir, "secrets.json")).json();
-    expect(secrets.releaseSigningKey).toMatch(/^[A-Za-z0-9+/]{43}=$/);
+  test("the probe: a binary replaced with its line in agent-release.json, a file no build made, a deleted record: none is offered or signed", async () => {
+    const armPath = join(agentDir, "dbvault-agent-linux-arm64");
+    const macPath = join(agentDir, "dbvault-agent-darwin-arm64");
+    const script = Buffer.from("#!/bin/sh\necho pwned > /tmp/dbvault-probe\n");
+    writeFileSync(armPath, script);
+    writeFileSync(macPath, randomBytes(500));
+    writeFileSync(join(agentDir, AGENT_BUILD_RECORD), JSON.stringify({ "dbvault-agent-linux-arm64": { platform: "linux-arm64", version: "1.0.2", sha256: sha256(script), size: script.byteLength } }));
+    try {
+      const body = await releases();
+      expect(body.platforms.map((p: { platform: string }) => p.platform)).toEqual(["linux-x64", "windows-x64"]);
+      expect(body.version).toBe("1.0.1");
+      // The manifest is still the build's: no line vouches for the script or the unbuilt file.
+      const lines = verifyManifest(body.manifest, body.signature, key.publicKey);
+      expect(lines.find((line) => line.platform === "linux-arm64")).toMatchObject({ version: "1.0.1", sha256: sha256(arm) });
+      expect(body.manifest).not.toContain(sha256(script));
+      expect(lines.some((line) => line.platform === "darwin-arm64")).toBe(false);
+      expect((await fetch(`${base}/downloads/dbvault-agent-linux-arm64`)).status).toBe(404);
+      expect((await fetch(`${base}/downloads/dbvault-agent-darwin-arm64`)).status).toBe(404);
+      const installer = await (await fetch(`${base}/install.sh`)).text();
+      expect(installer).not.toContain(sha256(script));
+      expect(installer).not.toContain("1.0.2");
 
-    const seed = randomBytes(32).toString("base64");
+      // The record removed: what is offered does not change, since the server never read it.
+      rmSync(join(agentDir, AGENT_BUILD_RECORD));
+      expect(await offeredPlatforms()).toEqual(["linux-x64", "windows-x64"]);
+    } finally {
+      writeFileSync(armPath, arm);
+      rmSync(macPath);
+    }
+    expect(await offeredPlatforms()).toEqual(["linux-x64", "linux-arm64", "windows-x64"]);
+
+    // The signed release removed: nothing is offered at once (no answer is kept from before).
+    const signed = readFileSync(join(agentDir, SIGNED_RELEASE_FILE));
+    rmSync(join(agentDir, SIGNED_RELEASE_FILE));
+    try {
+      const body = await releases();
+      expect(body).toMatchObject({ platforms: [], manifest: "dbvault-agent-release 1\n", signature: "", publicKey: key.publicKey });
+      expect((await fetch(`${base}/downloads/dbvault-agent-linux-x64`)).status).toBe(404);
+    } finally {
+      writeFileSync(join(agentDir, SIGNED_RELEASE_FILE), signed);
+    }
+  });
+
+  test("a release signed with another key (written into AGENT_DIR by whoever can write there) is not offered", async () => {
+    const signed = readFileSync(join(agentDir, SIGNED_RELEASE_FILE));
+    const evil = Buffer.from("#!/bin/sh\necho pwned\n");
+    writeFileSync(join(agentDir, "dbvault-agent-linux-arm64"), evil);
+    await signAgentDir(agentDir, createTestReleaseKey(), { "dbvault-agent-linux-arm64": { platform: "linux-arm64", version: "9.9.9" } });
+    try {
+      const body = await releases();
+      expect(body).toMatchObject({ platforms: [], signature: "", publicKey: key.publicKey });
+      expect((await fetch(`${base}/downloads/dbvault-agent-linux-arm64`)).status).toBe(404);
+    } finally {
+      writeFileSync(join(agentDir, SIGNED_RELEASE_FILE), signed);
+      writeFileSync(join(agentDir, "dbvault-agent-linux-arm64"), arm);
+    }
+  });
+
+  test("the trusted key: RELEASE_PUBLIC_KEY, else the public half of RELEASE_SIGNING_KEY, else the data directory's (kept across restarts); the server holds no other", async () => {
+    const seed = Buffer.from(key.privateKey.export({ format: "der", type: "pkcs8" })).subarray(-32).toString("base64");
     const configured = await startTestServer({ AGENT_DIR: agentDir, RELEASE_SIGNING_KEY: seed });
     try {
-      const { publicKey } = (await configured.call("GET", "/api/agent/releases")).body;
-      expect(publicKey).not.toBe(before);
-      const again = await startTestServer({ AGENT_DIR: agentDir, RELEASE_SIGNING_KEY: seed });
-      expect((await again.call("GET", "/api/agent/releases")).body.publicKey).toBe(publicKey);
-      await again.close();
+      const body = (await configured.call("GET", "/api/agent/releases")).body;
+      expect(body.publicKey).toBe(key.publicKey);
+      expect(body.platforms).toHaveLength(3);
       // A configured key is not written down.
-      expect(existsSync(join(configured.ctx.config.dataDir, "secrets.json")) && (await Bun.file(join(configured.ctx.config.dataDir, "secrets.json")).json()).releaseSigningKey).toBeFalsy();
+      const secretsFile = join(configured.ctx.config.dataDir, "secrets.json");
+      expect(existsSync(secretsFile) && (await Bun.file(secretsFile).json()).releaseSigningKey).toBeFalsy();
     } finally {
       await configured.close();
     }
-  });
+    // With RELEASE_PUBLIC_KEY the server keeps no signing key at all.
+    const secretsFile = join(server.ctx.config.dataDir, "secrets.json");
+    expect((await Bun.file(secretsFile).json()).releaseSigningKey).toBeUndefined();
 
-  test("a binary that no longer matches its build record is not offered (altered in storage)", async () => {
-    const altered = Buffer.from(arm);
-    altered[10] = altered[10]! ^ 1;
-    writeFileSync(join(agentDir, "dbvault-agent-linux-arm64"), altered);
+    const unconfigured = await startTestServer({ AGENT_DIR: agentDir });
     try {
-      const { manifest } = (await server.call("GET", "/api/agent/releases")).body;
-      expect(parseManifest(manifest).map((entry) => entry.platform)).toEqual(["linux-x64", "windows-x64"]);
-      const res = await fetch(`${base}/downloads/dbvault-agent-linux-arm64`);
-      expect(res.status).toBe(404);
+      const before = (await unconfigured.call("GET", "/api/agent/releases")).body;
+      expect(before.publicKey).not.toBe(key.publicKey);
+      expect(before.platforms).toEqual([]);
+      await unconfigured.restart();
+      expect((await unconfigured.call("GET", "/api/agent/releases")).body.publicKey).toBe(before.publicKey);
     } finally {
-      writeFileSync(join(agentDir, "dbvault-agent-linux-arm64"), arm);
+      await unconfigured.close();
     }
-    // Put back as built (another mtime), it is offered again.
-    utimesSync(join(agentDir, "dbvault-agent-linux-arm64"), new Date(), new Date(Date.now() + 5_000));
-    const { manifest } = (await server.call("GET", "/api/agent/releases")).body;
-    expect(parseManifest(manifest).map((entry) => entry.platform)).toEqual(["linux-x64", "linux-arm64", "windows-x64"]);
-  });
-  test("a binary altered after the server checked it (same size and time) is sent as it is, for the downloader to refuse, and never cached compressed", async () => {
+  }, 60_000);
+
+  test("a binary altered in storage (same size and time) is no longer offered: a write changes its change time, so it is hashed again", async () => {
     const path = join(agentDir, "dbvault-agent-linux-arm64");
     const time = new Date(Math.floor(Date.now() / 1000) * 1000 - 120_000);
     utimesSync(path, time, time);
-    const { platforms } = (await server.call("GET", "/api/agent/releases")).body;
-    expect(platforms.find((p: { platform: string }) => p.platform === "linux-arm64").sha256).toBe(sha256(arm));
+    expect(await offeredPlatforms()).toContain("linux-arm64");
     const altered = Buffer.from(arm);
     altered[0] = altered[0]! ^ 1;
     writeFileSync(path, altered);
     utimesSync(path, time, time);
     try {
-      const res = await download("dbvault-agent-linux-arm64", "zstd, gzip");
-      expect(res.headers.get("content-encoding")).toBeNull();
-      expect(res.headers.get("x-content-sha256")).toBe(sha256(arm));
-      expect(sha256(new Uint8Array(await res.arrayBuffer()))).toBe(sha256(altered));
+      expect(await offeredPlatforms()).not.toContain("linux-arm64");
+      expect((await download("dbvault-agent-linux-arm64", "zstd, gzip")).status).toBe(404);
       expect(readdirSync(join(server.ctx.config.dataDir, "cache", "agent-downloads")).some((name) => name.startsWith(sha256(arm)))).toBe(false);
     } finally {
       writeFileSync(path, arm);
       utimesSync(path, time, time);
     }
-    const repaired = await download("dbvault-agent-linux-arm64", "zstd");
-    expect(repaired.headers.get("content-encoding")).toBe("zstd");
-    expect(sha256(zstdDecompressSync(new Uint8Array(await repaired.arrayBuffer())))).toBe(sha256(arm));
+    expect(await offeredPlatforms()).toContain("linux-arm64");
+  });
+
+  test("a binary changed while it is being sent, or its compressed copy changed in the data directory, is cut short: never delivered whole", async () => {
+    // Large enough that the server is still reading the file when it is changed.
+    const big = randomBytes(24 * 1024 * 1024);
+    const path = join(agentDir, "dbvault-agent-darwin-x64");
+    writeFileSync(path, big);
+    const signed = readFileSync(join(agentDir, SIGNED_RELEASE_FILE));
+    await signAgentDir(agentDir, key, { ...SIGNED, "dbvault-agent-darwin-x64": { platform: "darwin-x64" } });
+    try {
+      expect(await offeredPlatforms()).toContain("darwin-x64");
+      const res = await download("dbvault-agent-darwin-x64", "identity");
+      expect(res.headers.get("x-content-sha256")).toBe(sha256(big));
+      const reader = res.body!.getReader();
+      await reader.read();
+      const changed = Buffer.from(big);
+      changed[changed.length - 1] = changed[changed.length - 1]! ^ 1;
+      writeFileSync(path, changed);
+      let received = 0;
+      const outcome = await (async () => {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) return "complete";
+          received += value.byteLength;
+        }
+      })().catch(() => "cut short");
+      expect(outcome).toBe("cut short");
+      expect(received).toBeLessThan(big.byteLength);
+    } finally {
+      writeFileSync(join(agentDir, SIGNED_RELEASE_FILE), signed);
+      rmSync(path);
+    }
+
+    const fine = await download("dbvault-agent-linux-arm64", "zstd");
+    expect(fine.headers.get("content-encoding")).toBe("zstd");
+    expect(sha256(zstdDecompressSync(new Uint8Array(await fine.arrayBuffer())))).toBe(sha256(arm));
+    const copy = join(server.ctx.config.dataDir, "cache", "agent-downloads", `${sha256(arm)}.zst`);
+    const bad = readFileSync(copy);
+    bad[bad.length - 1] = bad[bad.length - 1]! ^ 1;
+    writeFileSync(copy, bad);
+    // Cut before or after the headers, depending on how soon the server reads the end.
+    const cut = await download("dbvault-agent-linux-arm64", "zstd").then((res) => res.arrayBuffer()).then(() => "complete", () => "cut short");
+    expect(cut).toBe("cut short");
   });
 });
 

@@ -1,6 +1,6 @@
 // /install.sh run by a real `sh` (with the real curl, sha256sum and openssl) against the server over
-// loopback. The "binary" is a few random bytes in a temporary AGENT_DIR, so these tests need no
-// agent build; the fresh-clone test installs the real one. The downloads themselves:
+// loopback. The "binary" is a few random bytes in a temporary AGENT_DIR, signed with a test release
+// key (testkit/signed-agent-release.ts), so these tests need no agent build; the fresh-clone test installs the real one. The downloads themselves:
 // agent-downloads.integration.test.ts.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash, generateKeyPairSync, randomBytes } from "node:crypto";
@@ -8,6 +8,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, sy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { encodePublicKey } from "@protocol/release-manifest";
+import { createTestReleaseKey, signAgentDir } from "../../testkit/signed-agent-release";
 import { startTestServer, type TestServer } from "./harness";
 
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
@@ -17,15 +18,18 @@ let base: string;
 let agentDir: string;
 let work: string;
 const binary = randomBytes(200_000);
+const key = createTestReleaseKey();
+const LINUX_X64 = { "dbvault-agent-linux-x64": { platform: "linux-x64" } };
 
 beforeAll(async () => {
   agentDir = mkdtempSync(join(tmpdir(), "dbvault-agent-dir-"));
   work = mkdtempSync(join(tmpdir(), "dbvault-install-"));
   chmodSync(work, 0o755); // the unprivileged user of one test runs the commands linked in here
   writeFileSync(join(agentDir, "dbvault-agent-linux-x64"), binary);
-  server = await startTestServer({ AGENT_DIR: agentDir });
+  await signAgentDir(agentDir, key, LINUX_X64);
+  server = await startTestServer({ AGENT_DIR: agentDir, RELEASE_PUBLIC_KEY: key.publicKey });
   base = server.listen();
-});
+}, 60_000);
 afterAll(async () => {
   await server.close();
   rmSync(agentDir, { recursive: true, force: true });
@@ -110,25 +114,42 @@ describe("install.sh", () => {
     }
   });
 
-  test("refuses a download whose checksum does not match, and installs nothing", async () => {
-    const target = join(work, "mismatch");
+  test("a binary replaced in the server's storage after the script was served is not sent, and nothing is installed", async () => {
+    const target = join(work, "replaced");
     const script = await (await fetch(`${base}/install.sh`)).text();
-    // The file changes between the script being served and the download (a tampering proxy, say).
     writeFileSync(join(agentDir, "dbvault-agent-linux-x64"), randomBytes(1000));
     try {
       const child = Bun.spawn(["/bin/sh", "-s"], {
         stdin: new Blob([script]),
         stderr: "pipe",
         stdout: "pipe",
-        env: { PATH: fakeBin("mismatch"), HOME: work, DBVAULT_URL: base, DBVAULT_INSTALL_DIR: target },
+        env: { PATH: fakeBin("replaced"), HOME: work, DBVAULT_URL: base, DBVAULT_INSTALL_DIR: target },
+      });
+      const [stderr, code] = await Promise.all([new Response(child.stderr).text(), child.exited]);
+      expect(code).toBe(1);
+      expect(stderr).toContain(`dbvault-install: error: the download from ${base}/downloads/dbvault-agent-linux-x64 failed`);
+      expect(Bun.spawnSync(["ls", "-A", target]).stdout.toString()).toBe("");
+    } finally {
+      writeFileSync(join(agentDir, "dbvault-agent-linux-x64"), binary);
+    }
+  });
+
+  test("refuses a download whose checksum does not match, and installs nothing", async () => {
+    const target = join(work, "mismatch");
+    // The checksum changed on the script's way (no openssl here to catch it by the signature).
+    const script = (await (await fetch(`${base}/install.sh`)).text()).replace(sha256(binary), "0".repeat(64));
+    {
+      const child = Bun.spawn(["/bin/sh", "-s"], {
+        stdin: new Blob([script]),
+        stderr: "pipe",
+        stdout: "pipe",
+        env: { PATH: fakeBin("mismatch", { omit: ["openssl"] }), HOME: work, DBVAULT_URL: base, DBVAULT_INSTALL_DIR: target },
       });
       const [stderr, code] = await Promise.all([new Response(child.stderr).text(), child.exited]);
       expect(code).toBe(1);
       expect(stderr).toContain("dbvault-install: error: checksum mismatch");
       expect(stderr).toContain("nothing was installed");
       expect(Bun.spawnSync(["ls", "-A", target]).stdout.toString()).toBe("");
-    } finally {
-      writeFileSync(join(agentDir, "dbvault-agent-linux-x64"), binary);
     }
   });
 
@@ -154,6 +175,7 @@ describe("install.sh", () => {
       writeFileSync(join(agentDir, `dbvault-agent-${id}`), builds[id]!);
     }
     builds["linux-x64"] = binary;
+    await signAgentDir(agentDir, key, { ...LINUX_X64, ...Object.fromEntries(Object.keys(builds).filter((id) => id !== "linux-x64").map((id) => [`dbvault-agent-${id}`, { platform: id }])) });
     try {
       const machines = { "linux-x64": "x86_64", "linux-arm64": "aarch64", "linux-x64-musl": "x86_64", "linux-arm64-musl": "aarch64" };
       for (const [id, machine] of Object.entries(machines)) {
@@ -166,6 +188,7 @@ describe("install.sh", () => {
       }
     } finally {
       for (const id of ["linux-arm64", "linux-x64-musl", "linux-arm64-musl"]) rmSync(join(agentDir, `dbvault-agent-${id}`));
+      await signAgentDir(agentDir, key, LINUX_X64);
     }
   });
 

@@ -118,6 +118,31 @@ describe("over HTTP", () => {
     expect(doc.paths["/api/auth/login"]!.post!.requestBody!.content["application/json"]!.schema!.properties).toHaveProperty("password");
   });
 
+  test("every operation in the OpenAPI description declares who may call it, with schemes it defines; the installers are described", async () => {
+    type Operation = { security?: Record<string, string[]>[]; summary?: string; description?: string };
+    const doc = (await (await fetch(`${base}/api/docs`)).json()) as { paths: Record<string, Record<string, Operation>>; components: { securitySchemes: Record<string, { type: string; in?: string; name?: string }> } };
+    const operations = Object.entries(doc.paths).flatMap(([path, byMethod]) => Object.entries(byMethod).map(([method, operation]) => ({ at: `${method.toUpperCase()} ${path}`, operation })));
+    expect(operations.filter(({ operation }) => !Array.isArray(operation.security)).map(({ at }) => at)).toEqual([]);
+    const schemes = doc.components.securitySchemes;
+    const unknown = operations.flatMap(({ at, operation }) => operation.security!.flatMap((requirement) => Object.keys(requirement).filter((name) => !schemes[name]).map((name) => `${at}: ${name}`)));
+    expect(unknown).toEqual([]);
+    const securityAt = (at: string) => operations.find((operation) => operation.at === at)?.operation.security;
+    expect(securityAt("GET /api/user/profile")).toEqual([{ bearer: [] }]);
+    expect(securityAt("POST /api/agent/register")).toEqual([{ apiKey: [] }]);
+    expect(securityAt("PUT /api/agent/backups/{backupId}/parts/{partNumber}")).toEqual([{ apiKey: [], agentId: [], agentToken: [] }]);
+    expect(securityAt("WS /api/agents/ws")).toEqual([{ apiKey: [], agentId: [], agentToken: [] }]);
+    expect(securityAt("GET /metrics")).toEqual([{ metricsToken: [] }]);
+    expect(securityAt("POST /api/auth/login")).toEqual([]);
+    expect(schemes.agentToken).toMatchObject({ type: "apiKey", in: "header", name: "X-Agent-Token" });
+    expect(schemes.agentId).toMatchObject({ type: "apiKey", in: "header", name: "X-Agent-Id" });
+    for (const installer of ["GET /install.sh", "GET /install.ps1"]) {
+      const operation = operations.find(({ at }) => at === installer)?.operation;
+      expect({ installer, security: operation?.security, described: (operation?.description?.length ?? 0) > 100 }).toEqual({ installer, security: [], described: true });
+    }
+    // Static files (the web app's assets) stay out.
+    expect(Object.keys(doc.paths).filter((path) => path.includes(".") && !path.startsWith("/install."))).toEqual([]);
+  });
+
   test("every operation in the OpenAPI description declares the schema of its answer", async () => {
     type Answer = { description?: string; content?: Record<string, { schema?: { type?: string; properties?: object; items?: object; anyOf?: object[] } }> };
     type Operation = { responses?: Record<string, Answer> };

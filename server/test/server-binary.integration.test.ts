@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { waitUntil } from "../../testkit/wait-until";
 import { readAgentBuildRecord } from "@protocol/agent-builds";
+import { buildReleasePublicKey } from "../../testkit/signed-agent-release";
 import { verifyManifest } from "@protocol/release-manifest";
 import { PRODUCT_VERSION } from "@protocol/version";
 
@@ -149,12 +150,14 @@ describeOnce("single-file server binary", () => {
     const agentDownload = await fetch(`${server.url}/downloads/dbvault-agent-linux-x64`);
     expect(agentDownload.headers.get("x-content-sha256")).toBe(linux!.sha256);
     expect(new Bun.CryptoHasher("sha256").update(await agentDownload.arrayBuffer()).digest("hex")).toBe(linux!.sha256);
-    // Offered as its build recorded it (the record is embedded beside it), in a manifest signed
-    // with the key this instance generated into its data directory; only the host's build is inside.
+    // Offered in the manifest the agent's build signed (embedded beside it), trusted by the key
+    // that signed it, compiled in with it: the server itself holds no signing key and signs
+    // nothing, so its own data directory has none. Only the host's build is inside.
     const signed = releases as unknown as { manifest: string; signature: string; publicKey: string };
     const entries = verifyManifest(signed.manifest, signed.signature, signed.publicKey);
     expect(entries).toEqual([{ platform: "linux-x64", fileName: "dbvault-agent-linux-x64", version: PRODUCT_VERSION, sha256: linux!.sha256, size: linux!.size }]);
     expect(readAgentBuildRecord(join(REPO_ROOT, "dist"))["dbvault-agent"]?.sha256).toBe(linux!.sha256);
+    expect(signed.publicKey).toBe(buildReleasePublicKey());
   }, START_TIMEOUT_MS + 30_000);
 
   test("runs the API on its embedded database and migrations", async () => {
@@ -181,6 +184,8 @@ describeOnce("single-file server binary", () => {
 
     // Everything it keeps is under DATA_DIR: the directory holds only the binary and data/.
     expect(readdirSync(dir).sort()).toEqual(["data", "dbvault-server"]);
+    // It trusts the release compiled into it: no signing key was generated for it.
+    expect((await Bun.file(join(dir, "data", "secrets.json")).json()).releaseSigningKey).toBeUndefined();
   });
 
   test("stops cleanly on SIGTERM and keeps its data across a restart", async () => {

@@ -1,16 +1,18 @@
 // dbvault-agent decrypt --in FILE --out ARCHIVE: turn a .enc.dbvault file into the plain
 // mongodump archive inside it, uncompressed, for `mongorestore --archive=ARCHIVE` anywhere. Needs
-// only the key.
+// only the key. To stdout it verifies the whole file before writing a byte (verify-first.ts,
+// DECRYPT_HELP).
 import { formatBytes } from "../ui/format.ts";
-import { CliError, EXIT } from "./cli-error.ts";
+import { CliError, EXIT, usageError } from "./cli-error.ts";
 import type { CommandContext } from "./context.ts";
 import { loadMasterKeyConfig } from "./master-key.ts";
 import { createOutput, openInput } from "./files.ts";
 import { parseOptions, requireString } from "./parse-args.ts";
 import { openSealedFile } from "./open-sealed.ts";
 import { COMMON_OPTIONS } from "./shared.ts";
+import { openVerifiedInput } from "./verify-first.ts";
 
-const OPTIONS = { ...COMMON_OPTIONS, in: "string", out: "string", force: "boolean" } as const;
+const OPTIONS = { ...COMMON_OPTIONS, in: "string", out: "string", force: "boolean", "verify-first": "boolean", "no-verify-first": "boolean" } as const;
 
 /** Runs `decrypt`; returns the exit code or throws what describeFailure reports. */
 export async function runDecryptCommand(args: string[], context: CommandContext): Promise<number> {
@@ -20,23 +22,30 @@ export async function runDecryptCommand(args: string[], context: CommandContext)
   if (outPath === "-" && context.io.stdoutIsTTY) {
     throw new CliError("refusing to write a binary archive to the terminal", EXIT.usage, "redirect stdout to a file, or give --out a file name");
   }
+  if (options["verify-first"] && options["no-verify-first"]) throw usageError("decrypt: --verify-first and --no-verify-first cannot be given together");
+  // A file is written aside and renamed only when whole; a stream cannot take back what it was sent.
+  const verifyFirst = options["verify-first"] === true || (outPath === "-" && options["no-verify-first"] !== true);
   const { masterKey } = await loadMasterKeyConfig(context, options.config);
-  const input = await openInput(inPath, context.io);
-  const output = await createOutput(outPath, context.io, options.force === true);
+  const verified = verifyFirst ? await openVerifiedInput(inPath, context.io, masterKey) : null;
+  const input = verified?.input ?? (await openInput(inPath, context.io));
+  const release = verified?.release ?? (async () => input.close());
+  let output;
   let opened;
   try {
-    opened = await openSealedFile({ input, write: (buffers) => output.write(buffers), masterKey });
-    input.close();
+    output = await createOutput(outPath, context.io, options.force === true);
+    opened = await openSealedFile({ input, write: (buffers) => output!.write(buffers), masterKey });
+    await release();
     await output.commit();
   } catch (error) {
-    await output.discard();
-    input.close();
+    await output?.discard();
+    await release();
     throw error;
   }
   // The file does not record whether its archive was gzip-compressed when sealed (encrypt
   // decompresses it), so the output is always plain, and says so.
+  const checked = verifyFirst ? " (every chunk verified before the first byte was written)" : "";
   context.say(
-    `decrypted ${input.label} (made ${opened.header.createdAt.toISOString()}) into ${output.label}: ${formatBytes(opened.bytes)} of uncompressed mongodump archive ` +
+    `decrypted ${input.label} (made ${opened.header.createdAt.toISOString()}) into ${output.label}: ${formatBytes(opened.bytes)} of uncompressed mongodump archive${checked} ` +
       "(encrypt seals mongodump --gzip archives decompressed: restore it without --gzip)",
   );
   if (outPath !== "-") context.say(`restore it with: mongorestore --archive=${output.label}`);

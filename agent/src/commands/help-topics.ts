@@ -159,21 +159,33 @@ example:
   mongodump --archive --db shop | dbvault-agent encrypt --in - --out shop.enc.dbvault
 `;
 
-export const DECRYPT_HELP = `usage: dbvault-agent decrypt --in FILE --out ARCHIVE [--force] [--config PATH]
+export const DECRYPT_HELP = `usage: dbvault-agent decrypt --in FILE --out ARCHIVE [--verify-first | --no-verify-first]
+                             [--force] [--config PATH]
 
 Turns a .enc.dbvault backup into the plain mongodump archive inside it, which
 mongorestore --archive=ARCHIVE accepts anywhere. Needs only the master key that made the backup
-(on a new machine: dbvault-agent key import). A damaged file or a wrong key stops it with
-nothing written to ARCHIVE.
+(on a new machine: dbvault-agent key import). The archive is uncompressed, even when it was sealed
+from a mongodump --gzip archive: restore it without --gzip.
+
+Each chunk is written once it is authenticated, so a fault further on (a truncated or damaged
+file) is found after correct bytes were written. Into a file that does no harm: ARCHIVE appears
+only when whole. Into stdout it would: what was sent is gone, and a pipe into mongorestore
+without pipefail restores part of a backup. So with --out - decrypt first verifies the whole
+file (every chunk, and the decompression) writing nothing, then decrypts it; stdin is copied,
+still encrypted, into a private temporary file to be read twice. On a fault nothing reaches
+stdout and the exit code is 3.
 
 options:
   --in FILE            the backup (- reads stdin)
   --out ARCHIVE        the mongodump archive to write (- for stdout, never a terminal)
+  --verify-first       verify the whole file before writing, whatever ARCHIVE is
+  --no-verify-first    with --out -, write as chunks are authenticated (one pass, no copy of
+                       stdin); check the exit code (set -o pipefail) before trusting a restore
   --force              replace ARCHIVE when it exists
 ${CONFIG_OPTIONS}
 
 example:
-  dbvault-agent decrypt --in shop.enc.dbvault --out shop.archive && mongorestore --archive=shop.archive
+  dbvault-agent decrypt --in shop.enc.dbvault --out - | mongorestore --archive
 `;
 
 export const VERIFY_HELP = `usage: dbvault-agent verify --in FILE [--json] [--config PATH]

@@ -21,6 +21,8 @@ export function checkRelease(answer: ReleasesAnswer, current: { version: string;
       `the server now signs releases with another key (${answer.publicKey}) than the one this agent trusts (${trustedKey}): nothing was installed. If the server's administrator replaced it, put the new key in server.releaseKey of the config file (or run dbvault-agent setup --force)`,
     );
   }
+  // A server without a signed release (nothing built, or not signed with its key) sends no signature.
+  if (answer.signature === "") throw new UpdateError("the server offers no signed agent release: nothing was installed; its administrator builds and signs one with npm run build:agent");
   let entries: ManifestEntry[];
   try {
     decodePublicKey(key);

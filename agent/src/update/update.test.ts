@@ -51,6 +51,9 @@ describe("checkRelease", () => {
     const offered = release([{ platform: "linux-x64", version: "2.0.0" }, { platform: "windows-x64", version: "2.0.0" }]);
     expect(() => checkRelease(offered, current, publicKey)).toThrow("the server offers no agent for linux-arm64-musl (offered: linux-x64, windows-x64)");
     expect(() => checkRelease(offered, { version: "1.0.0", platform: null }, publicKey)).toThrow("this agent runs from source");
+    // A server with no signed release (none built, or not signed with its key) sends no signature.
+    const unsigned = { version: "1.0.0", publicKey, manifest: renderManifest([]), signature: "" };
+    expect(() => checkRelease(unsigned, current, publicKey)).toThrow("the server offers no signed agent release: nothing was installed");
   });
 });
 

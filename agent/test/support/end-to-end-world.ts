@@ -3,6 +3,7 @@
 import { afterAll, beforeAll } from "bun:test";
 import { randomBytes } from "node:crypto";
 import { Binary } from "mongodb";
+import { buildReleasePublicKey } from "../../../testkit/signed-agent-release.ts";
 import { startTestServer, type TestServer } from "../../../server/test/harness.ts";
 import { failStalledOperations, STALLED_TIMEOUT_MS } from "../../../server/src/modules/scheduler/service.ts";
 import { expect } from "bun:test";
@@ -22,7 +23,8 @@ export function useEndToEndWorld(options: { serverEnv?: () => Record<string, str
   beforeAll(async () => {
     await ensureFreshBinary();
     world.env = await openAgentTestEnv();
-    world.server = await startTestServer(options.serverEnv?.() ?? {});
+    // The server trusts the key this checkout's builds are signed with (dist/ and test builds).
+    world.server = await startTestServer({ RELEASE_PUBLIC_KEY: buildReleasePublicKey(), ...options.serverEnv?.() });
     world.base = world.server.listen();
   });
   afterAll(async () => {

@@ -1,20 +1,13 @@
 // Pieces of the end-to-end test: the compiled agent built fresh, `dbvault-agent run` as a child
 // process whose log is captured, a browser-side realtime client, and polling helpers.
-import { existsSync, statSync } from "node:fs";
-import { readdir } from "node:fs/promises";
 import { join } from "node:path";
+import { isAgentBuildCurrent } from "../../../scripts/build-freshness.ts";
 import { BINARY_PATH, REPO_ROOT } from "./run-agent.ts";
 import { waitUntil } from "../../../testkit/wait-until";
 
-/** Builds dist/dbvault-agent when it is missing or older than the agent's sources. */
+/** Builds (and signs) dist/dbvault-agent when it is missing, older than the agent's sources or not signed with the build key. */
 export async function ensureFreshBinary(): Promise<void> {
-  let newest = 0;
-  for (const folder of ["agent/src", "protocol"]) {
-    for (const entry of await readdir(join(REPO_ROOT, folder), { withFileTypes: true, recursive: true })) {
-      if (entry.isFile() && entry.name.endsWith(".ts")) newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
-    }
-  }
-  if (existsSync(BINARY_PATH) && statSync(BINARY_PATH).mtimeMs >= newest) return;
+  if (isAgentBuildCurrent(BINARY_PATH)) return;
   const build = Bun.spawnSync([process.execPath, join(REPO_ROOT, "scripts/build-agent.ts")], { stdout: "pipe", stderr: "pipe" });
   if (build.exitCode !== 0) throw new Error(`build-agent failed: ${build.stderr.toString()}`);
 }

@@ -1,8 +1,9 @@
 import { toOpenAPISchema } from "@elysiajs/openapi";
 import type { AnyElysia } from "elysia";
 import { PRODUCT_VERSION } from "@protocol/version";
+import { securityOf, securitySchemes } from "./api-security";
 
-type Operation = { requestBody?: { content?: Record<string, unknown> }; responses?: Record<string, unknown> };
+type Operation = { requestBody?: { content?: Record<string, unknown> }; responses?: Record<string, unknown>; security?: unknown[] };
 type RouteWithSchemas = { method: string; path: string; hooks?: { body?: unknown } };
 
 /** Every refusal and failure answers this shape (lib/http.ts's error handler), with extra fields for some codes. */
@@ -24,17 +25,25 @@ const errorAnswer = {
   },
 };
 
+// Paths with a dot are static files to the generator, left out; the installers are operations.
+const STATIC_FILES = /^(?!\/install\.(sh|ps1)$).*\./;
+
 /**
  * The OpenAPI description of the app's routes, served at /api/docs. The generator leaves a JSON
  * body's fields out when a route has a parser it does not know by name (our global capped JSON
  * parser, lib/http.ts), so each empty request body is filled from the route's own body schema.
+ * Each operation says who may call it (lib/api-security.ts) when its controller did not.
  */
 export function describeApi(app: AnyElysia) {
-  const { paths, components } = toOpenAPISchema(app) as { paths: Record<string, Record<string, Operation>>; components: { schemas?: object } };
+  const { paths, components } = toOpenAPISchema(app, { staticFile: false, paths: [STATIC_FILES] }) as {
+    paths: Record<string, Record<string, Operation>>;
+    components: { schemas?: object };
+  };
   const routes = app.routes as unknown as RouteWithSchemas[];
   for (const [path, operations] of Object.entries(paths)) {
     for (const [method, operation] of Object.entries(operations)) {
       if (method !== "ws") operation.responses = { ...operation.responses, "4XX": errorAnswer, "5XX": errorAnswer };
+      operation.security ??= securityOf(method, path);
       const body = operation.requestBody;
       if (!body || Object.keys(body.content ?? {}).length > 0) continue;
       const route = routes.find((r) => r.method.toLowerCase() === method && r.path === path.replace(/\{(\w+)\}/g, ":$1"));
@@ -44,7 +53,7 @@ export function describeApi(app: AnyElysia) {
   return {
     openapi: "3.1.2",
     info: { title: "DBVault API", version: PRODUCT_VERSION, description: "Encrypted MongoDB backups: the web app's API." },
-    components: { ...components, securitySchemes: { bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT" } } },
+    components: { ...components, securitySchemes },
     paths,
   };
 }

@@ -2,6 +2,7 @@ import { Elysia, ValidationError } from "elysia";
 import type { Logger } from "./logger";
 import { AppError } from "./errors";
 import { publicErrorOf } from "./public-error";
+import { unstorableTextProblem, unstorableValueProblem } from "./storable-text";
 
 /** JSON request bodies above this are refused with 413 (backup uploads have their own route and limit). */
 export const MAX_JSON_BODY_BYTES = 1024 * 1024;
@@ -101,7 +102,7 @@ export const httpBasics = (log: Logger, options: { https?: boolean } = {}) =>
       } catch {
         throw new AppError(400, "BAD_REQUEST", "The request body is not valid JSON.");
       }
-      refuseUnstorableStrings(body, "");
+      refuseUnstorableStrings(body);
       return body;
     })
     .onError({ as: "global" }, ({ code, error, set, request }) => {
@@ -142,25 +143,15 @@ export const httpBasics = (log: Logger, options: { https?: boolean } = {}) =>
       return answerAppError(set, publicErrorOf(error, log, { path: new URL(request.url).pathname }));
     });
 
-/**
- * PostgreSQL text cannot hold NUL, and a lone surrogate half is not Unicode: refused at the door
- * with the field's name, instead of failing (500) deep in a query or a transaction.
- */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
+/** Refuses (400, naming the field) text PostgreSQL cannot store (lib/storable-text.ts). */
 function refuseUnstorableText(text: string, field: string): void {
-  if (text.includes("\u0000")) throw new AppError(400, "BAD_REQUEST", `${field} must not contain NUL characters`);
-  if (LONE_SURROGATE.test(text)) throw new AppError(400, "BAD_REQUEST", `${field} must be valid Unicode text (it has a lone surrogate)`);
+  const problem = unstorableTextProblem(text, field);
+  if (problem) throw new AppError(400, "BAD_REQUEST", problem);
 }
 
-function refuseUnstorableStrings(value: unknown, path: string): void {
-  if (typeof value === "string") return refuseUnstorableText(value, path || "the body");
-  if (value === null || typeof value !== "object") return;
-  for (const [key, item] of Object.entries(value)) {
-    const field = path ? `${path}.${key}` : key;
-    refuseUnstorableText(key, `the field name ${JSON.stringify(field.slice(0, 60))}`);
-    refuseUnstorableStrings(item, field);
-  }
+function refuseUnstorableStrings(value: unknown): void {
+  const problem = unstorableValueProblem(value);
+  if (problem) throw new AppError(400, "BAD_REQUEST", problem);
 }
 
 function safeDecode(segment: string): string {

@@ -4,6 +4,7 @@ import { and, eq } from "drizzle-orm";
 import { backups } from "@db/schema";
 import { AgentMessage, type ServerMessage } from "@protocol/agent-protocol";
 import type { AppContext } from "../../context";
+import { unstorableValueProblem } from "../../lib/storable-text";
 import { failBackup, recordBackupProgress } from "../backups/service";
 import { recordVerification } from "../backups/verification";
 import { failRestore, recordRestoreCompleted, recordRestoreProgress, recordRestoreStarted } from "../restores/service";
@@ -47,8 +48,16 @@ export function createAgentGateway(ctx: AppContext) {
   });
 
   async function handleMessage(connection: Connection, raw: unknown) {
+    // Checked as HTTP bodies are (lib/http.ts): the schema, then text the database can store. A
+    // message failing either is ignored with a warning naming the field, never tried on the database.
     if (!Value.Check(AgentMessage, raw)) {
-      ctx.log.warn("ignored a malformed agent message", { agentId: connection.agentId });
+      const first = Value.Errors(AgentMessage, raw).First();
+      ctx.log.warn("ignored a malformed agent message", { agentId: connection.agentId, field: first?.path || "the message", problem: first?.message });
+      return;
+    }
+    const unstorable = unstorableValueProblem(raw);
+    if (unstorable) {
+      ctx.log.warn("ignored an agent message with text the database cannot store", { agentId: connection.agentId, type: raw.type, problem: unstorable });
       return;
     }
     const { agentId } = connection;

@@ -1,103 +1,129 @@
 import { existsSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { AGENT_PLATFORMS, type AgentPlatform, HOST_PLATFORM_ID } from "@protocol/agent-platforms";
-import { AGENT_BUILD_RECORD, type AgentBuildEntry, parseAgentBuildRecord, readAgentBuildRecord } from "@protocol/agent-builds";
-import { PRODUCT_VERSION } from "@protocol/version";
+import type { ManifestEntry } from "@protocol/release-manifest";
+import { parseSignedRelease, readSignedRelease, SIGNED_RELEASE_FILE, type SignedRelease, verifiedEntries } from "@protocol/signed-release";
 import { findEmbeddedFile } from "../../lib/embedded-files";
 import type { Logger } from "../../lib/logger";
 
 /** The build's own output name (`npm run build:agent`), a binary for the machine that built it. */
 export const HOST_BUILD_FILE = "dbvault-agent";
 
-/** One agent binary ready to be sent: `sha256` and `version` are what its build recorded. */
+/** One agent binary ready to be sent: `sha256`, `size` and `version` are its signed manifest line's. */
 export type AgentBinary = { platform: AgentPlatform; file: Blob; size: number; sha256: string; version: string };
+
+/** The signed release the server hands out as it is, with the lines whose signature held. */
+export type VerifiedRelease = { signed: SignedRelease; entries: ManifestEntry[] };
 
 /** The checkout's build output, where `npm run build:agent` writes; absent in a compiled server. */
 export function defaultAgentDir(): string {
   return resolve(import.meta.dir, "../../../../dist");
 }
 
-type Source = { file: Blob; size: number; cacheKey: string; label: string; recorded: AgentBuildEntry | null };
+type Candidate = { file: Blob; size: number; identity: string; label: string };
 
 /**
- * Finds the agent binaries the server hands out: `<agentDir>/dbvault-agent-<platform>`, else for
- * the host's platform the build's `<agentDir>/dbvault-agent`, else the copy embedded in the
- * single-file server. What is offered is what the build recorded (agent-release.json: version,
- * SHA-256, size); each file is checked against its record once per version of the file (size
- * and mtime), on first use rather than at start-up where 700 MB would delay the first answer. A
- * file that no longer matches is not offered (and logged); one after the check is refused by
- * whoever downloads it, since the signed checksum is the recorded one. A file without a record
- * (copied in by hand) is offered with its checksum as it is, as this server's version.
+ * The agent binaries the server hands out: only those a build signed. The release manifest is
+ * `<agentDir>/agent-release.signed.json` (else the one compiled into the single-file server), read
+ * on every request and used only when it carries the trusted key's signature; the server never
+ * signs one itself. For each platform it lists, the file offered is the first of
+ * `<agentDir>/dbvault-agent-<platform>`, the host build `<agentDir>/dbvault-agent` and the
+ * embedded agent whose SHA-256 and size are the signed ones. That hash is remembered per file
+ * version (device, inode, size, modification and change time: a write or a `touch` changes the
+ * change time) so that a listing does not read 700 MB; what is sent is checked again as it is sent
+ * (downloads/verified-stream.ts).
  */
-export function createAgentBinaries(options: { agentDir: string; embedded?: readonly Blob[]; log?: Logger }) {
-  const checks = new Map<string, Promise<{ sha256: string; version: string } | null>>();
+export function createAgentBinaries(options: { agentDir: string; trustedKey: () => string; embedded?: readonly Blob[]; log?: Logger }) {
+  const hashes = new Map<string, Promise<string>>();
+  const logged = new Set<string>();
+  // Each listing would repeat the same line: a problem is logged once until it changes.
+  const logOnce = (level: "warn" | "error", message: string, fields: Record<string, unknown>) => {
+    const key = `${message}:${JSON.stringify(fields)}`;
+    if (logged.has(key)) return;
+    logged.add(key);
+    options.log?.[level](message, fields);
+  };
 
-  async function locate(platform: AgentPlatform): Promise<Source | null> {
+  async function readRelease(): Promise<{ signed: SignedRelease; label: string } | null> {
+    const onDisk = readSignedRelease(options.agentDir);
+    if (onDisk) return { signed: onDisk, label: join(options.agentDir, SIGNED_RELEASE_FILE) };
+    const embedded = findEmbeddedFile(SIGNED_RELEASE_FILE, options.embedded);
+    const signed = embedded ? parseSignedRelease(await embedded.text()) : null;
+    return signed ? { signed, label: "the release compiled into this server" } : null;
+  }
+
+  function candidates(platform: AgentPlatform): Candidate[] {
     const names = [platform.fileName, ...(platform.id === HOST_PLATFORM_ID ? [HOST_BUILD_FILE] : [])];
+    const found: Candidate[] = [];
     for (const name of names) {
       const path = join(options.agentDir, name);
       if (!existsSync(path)) continue;
       const info = statSync(path);
-      if (!info.isFile()) continue;
-      const recorded = readAgentBuildRecord(options.agentDir)[name] ?? null;
-      return { file: Bun.file(path), size: info.size, cacheKey: `${path}:${info.size}:${info.mtimeMs}`, label: path, recorded: matching(recorded, platform) };
+      if (info.isFile()) found.push({ file: Bun.file(path), size: info.size, identity: `${path}:${info.dev}:${info.ino}:${info.size}:${info.mtimeMs}:${info.ctimeMs}`, label: path });
     }
-    if (platform.id !== HOST_PLATFORM_ID) return null;
-    const embedded = findEmbeddedFile(HOST_BUILD_FILE, options.embedded);
-    if (!embedded) return null;
-    const record = findEmbeddedFile(AGENT_BUILD_RECORD, options.embedded);
-    const recorded = record ? (parseAgentBuildRecord(await record.text())[HOST_BUILD_FILE] ?? null) : null;
-    return { file: embedded, size: embedded.size, cacheKey: `embedded:${embedded.size}`, label: "the agent embedded in this server", recorded: matching(recorded, platform) };
+    const embedded = platform.id === HOST_PLATFORM_ID ? findEmbeddedFile(HOST_BUILD_FILE, options.embedded) : null;
+    if (embedded) found.push({ file: embedded, size: embedded.size, identity: `embedded:${embedded.size}`, label: "the agent embedded in this server" });
+    return found;
   }
 
-  function check(source: Source): Promise<{ sha256: string; version: string } | null> {
-    let result = checks.get(source.cacheKey);
-    if (!result) {
-      result = checkAgainstRecord(source, options.log);
-      checks.set(source.cacheKey, result);
+  function hashOf(candidate: Candidate): Promise<string> {
+    let hash = hashes.get(candidate.identity);
+    if (!hash) {
+      hash = hashStream(candidate.file.stream());
+      hashes.set(candidate.identity, hash);
       // A failed read must not be remembered: the next request tries again.
-      result.catch(() => checks.delete(source.cacheKey));
+      hash.catch(() => hashes.delete(candidate.identity));
     }
-    return result;
+    return hash;
+  }
+
+  async function locate(platform: AgentPlatform, line: ManifestEntry): Promise<AgentBinary | null> {
+    for (const candidate of candidates(platform)) {
+      if (candidate.size === line.size && (await hashOf(candidate)) === line.sha256) {
+        return { platform, file: candidate.file, size: line.size, sha256: line.sha256, version: line.version };
+      }
+    }
+    logOnce("error", "no agent binary matches its line of the signed release manifest: not offered (rebuild it with npm run build:agent)", {
+      platform: platform.id,
+      signedSha256: shortDigest(line.sha256),
+      files: candidates(platform).map((candidate) => candidate.label),
+    });
+    return null;
   }
 
   return {
-    /** The binary offered for `platform`, or null when this server has none (not built, or failing its check). */
-    async find(platform: AgentPlatform): Promise<AgentBinary | null> {
-      const source = await locate(platform);
-      const checked = source ? await check(source) : null;
-      return source && checked ? { platform, file: source.file, size: source.size, ...checked } : null;
+    /** The signed release when its signature holds with the trusted key; null (and logged once) otherwise. */
+    async release(): Promise<VerifiedRelease | null> {
+      const found = await readRelease();
+      if (!found) {
+        logOnce("warn", "no signed agent release: no agent is offered (build one with npm run build:agent)", { agentDir: options.agentDir });
+        return null;
+      }
+      const entries = verifiedEntries(found.signed, options.trustedKey());
+      if (!entries) {
+        logOnce("error", "the agent release manifest is not signed with this server's release key: no agent is offered", {
+          file: found.label,
+          trustedKey: options.trustedKey(),
+          hint: "build and sign with the key whose public half this server trusts (RELEASE_SIGNING_KEY for npm run build:agent, RELEASE_PUBLIC_KEY here)",
+        });
+        return null;
+      }
+      return { signed: found.signed, entries };
     },
-    /** Every binary this server has, in AGENT_PLATFORMS order. */
-    async available(): Promise<AgentBinary[]> {
-      const found = await Promise.all(AGENT_PLATFORMS.map((platform) => this.find(platform)));
+    /** The binary offered for `platform` under `release`, or null when none matches its signed line. */
+    async find(platform: AgentPlatform, release: VerifiedRelease | null): Promise<AgentBinary | null> {
+      const line = release?.entries.find((entry) => entry.platform === platform.id);
+      return line ? locate(platform, line) : null;
+    },
+    /** Every binary offered under `release`, in AGENT_PLATFORMS order. */
+    async available(release: VerifiedRelease | null): Promise<AgentBinary[]> {
+      const found = await Promise.all(AGENT_PLATFORMS.map((platform) => this.find(platform, release)));
       return found.filter((binary): binary is AgentBinary => binary !== null);
     },
   };
 }
 
 export type AgentBinaries = ReturnType<typeof createAgentBinaries>;
-
-/** A record entry counts only for the platform it was built for. */
-const matching = (entry: AgentBuildEntry | null, platform: AgentPlatform) => (entry?.platform === platform.id ? entry : null);
-
-async function checkAgainstRecord(source: Source, log: Logger | undefined): Promise<{ sha256: string; version: string } | null> {
-  const sha256 = await hashStream(source.file.stream());
-  const { recorded } = source;
-  if (!recorded) {
-    log?.warn("an agent binary has no build record: offered with its checksum as it is now", { file: source.label, sha256: shortDigest(sha256) });
-    return { sha256, version: PRODUCT_VERSION };
-  }
-  if (recorded.sha256 !== sha256 || recorded.size !== source.size) {
-    log?.error("an agent binary no longer matches what its build recorded: not offered (rebuild it with npm run build:agent)", {
-      file: source.label,
-      recordedSha256: shortDigest(recorded.sha256),
-      sha256: shortDigest(sha256),
-    });
-    return null;
-  }
-  return { sha256: recorded.sha256, version: recorded.version };
-}
 
 /** The start of a checksum, enough to tell builds apart in a log (full 64-hex digests stay out of logs). */
 export const shortDigest = (sha256: string) => `${sha256.slice(0, 16)}…`;

@@ -1,4 +1,3 @@
-import { parseManifest } from "@protocol/release-manifest";
 import type { Release } from "./release";
 
 /** Single-quotes a value for PowerShell (a quote inside is doubled). */
@@ -13,9 +12,9 @@ const psQuote = (value: string) => `'${value.replace(/'/g, "''")}'`;
  */
 export function renderPowerShellInstaller(release: Release): string {
   const publicUrl = release.installPowerShell.replace(/\/install\.ps1$/, "");
-  const entries = parseManifest(release.manifest);
-  const windows = entries.find((entry) => entry.platform === "windows-x64");
-  const offered = entries.map((entry) => entry.platform).join(", ") || "none";
+  // What is offered: the signed lines whose files are here (a line without its file would 404).
+  const windows = release.platforms.find((entry) => entry.platform === "windows-x64");
+  const offered = release.platforms.map((entry) => entry.platform).join(", ") || "none";
   return `# Installs the DBVault agent from ${publicUrl} on Windows.
 #   irm ${publicUrl}/install.ps1 | iex
 # $env:DBVAULT_INSTALL_DIR chooses the folder (default: %LOCALAPPDATA%\\Programs\\DBVault). The
@@ -27,7 +26,7 @@ export function renderPowerShellInstaller(release: Release): string {
   $ProgressPreference = 'SilentlyContinue'
   $server = ${psQuote(publicUrl)}
   if ($env:DBVAULT_URL) { $server = $env:DBVAULT_URL }
-  $file = ${psQuote(windows?.fileName ?? "")}
+  $file = ${psQuote(windows ? windows.url.slice(windows.url.lastIndexOf("/") + 1) : "")}
   $sha256 = ${psQuote(windows?.sha256 ?? "")}
   function Say([string]$message) { Write-Host "dbvault-install: $message" }
   function Refuse([string]$message, [string]$hint) {

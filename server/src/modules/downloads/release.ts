@@ -2,15 +2,15 @@ import { t } from "elysia";
 import { renderManifest } from "@protocol/release-manifest";
 import { PRODUCT_VERSION } from "@protocol/version";
 import type { AppContext } from "../../context";
-import type { AgentBinary } from "./agent-binaries";
+import type { AgentBinary, VerifiedRelease } from "./agent-binaries";
 
 export const releasesAnswer = t.Object({
   version: t.String({ description: "The newest agent version offered (this server's own when it offers none)" }),
   installScript: t.String({ description: "URL of install.sh (Linux, macOS)" }),
   installPowerShell: t.String({ description: "URL of install.ps1 (Windows)" }),
-  publicKey: t.String({ description: "The instance's Ed25519 release signing key: 32 bytes in base64" }),
-  manifest: t.String({ description: "The release manifest (protocol/release-manifest.ts), the exact text signed" }),
-  signature: t.String({ description: "Ed25519 signature of manifest, base64" }),
+  publicKey: t.String({ description: "The Ed25519 public key this server trusts for agent releases: 32 bytes in base64" }),
+  manifest: t.String({ description: "The release manifest (protocol/release-manifest.ts) as the build signed it; no lines when this server has no signed release" }),
+  signature: t.String({ description: "The build's Ed25519 signature of manifest, base64; empty when this server has no signed release" }),
   platforms: t.Array(
     t.Object({
       platform: t.String({ description: "linux-x64, linux-arm64-musl, windows-x64…: what agents report as their platform" }),
@@ -27,20 +27,21 @@ export const releasesAnswer = t.Object({
 
 export type Release = typeof releasesAnswer.static;
 
-/** What this server offers: each binary, and the manifest of them all signed with the instance's key. */
-export function describeRelease(ctx: AppContext, binaries: readonly AgentBinary[]): Release {
+/**
+ * What this server offers: each binary whose file matches its signed line, and the signed manifest
+ * exactly as the build signed it (this server cannot sign another; a line whose file is missing or
+ * altered stays in it, and its download answers 404 or is cut short).
+ */
+export function describeRelease(ctx: AppContext, release: VerifiedRelease | null, binaries: readonly AgentBinary[]): Release {
   const base = ctx.config.publicUrl;
-  const manifest = renderManifest(
-    binaries.map(({ platform, version, sha256, size }) => ({ platform: platform.id, fileName: platform.fileName, version, sha256, size })),
-  );
   const versions = binaries.map((binary) => binary.version).sort((a, b) => Bun.semver.order(b, a));
   return {
     version: versions[0] ?? PRODUCT_VERSION,
     installScript: `${base}/install.sh`,
     installPowerShell: `${base}/install.ps1`,
-    publicKey: ctx.releaseSigner.publicKey,
-    manifest,
-    signature: ctx.releaseSigner.sign(manifest),
+    publicKey: ctx.releaseKey.publicKey,
+    manifest: release?.signed.manifest ?? renderManifest([]),
+    signature: release?.signed.signature ?? "",
     platforms: binaries.map(({ platform, sha256, size, version }) => ({
       platform: platform.id,
       os: platform.os,

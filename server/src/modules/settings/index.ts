@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
+import { checkBodyAsSent } from "../../lib/strict-body";
 import { authGuard } from "../auth/guard";
 import { previewRetention } from "../retention/service";
 import { settingsAnswers, settingsModel } from "./model";
@@ -22,6 +23,7 @@ export const settingsController = (ctx: AppContext) =>
     })
     .put("/", ({ user, body }) => updateSettings(ctx, user, body), {
       auth: true,
+      transform: checkBodyAsSent(settingsModel.update),
       body: settingsModel.update,
       response: { 200: settingsAnswers.settings },
       detail: { summary: "Save settings (frequency as a word, retention in hours)" },

@@ -21,6 +21,32 @@ async function addDatabases(user: TestUser, names: string[], isActive = false) {
 }
 
 describe("GET/PUT /api/settings", () => {
+  test("a body that is not a JSON object, or a field of the wrong kind, is refused (400 naming it) and changes nothing", async () => {
+    const user = await server.registerUser();
+    const before = (await server.call("GET", "/api/settings", { token: user.token })).body;
+    const notObject = "The request body must be a JSON object (Content-Type: application/json).";
+    const json = { "content-type": "application/json" };
+    const cases: [name: string, headers: Record<string, string>, body: string | undefined, message: string][] = [
+      ["a string", json, JSON.stringify("daily"), notObject],
+      ["null", json, "null", notObject],
+      ["an array", json, JSON.stringify([{ frequency: "hourly" }]), notObject],
+      ["a number", json, "12345", notObject],
+      ["form data", { "content-type": "application/x-www-form-urlencoded" }, "frequency=hourly&retention=24", notObject],
+      ["plain text", { "content-type": "text/plain" }, "frequency=hourly", notObject],
+      ["no body", {}, undefined, notObject],
+      ["notifications: 12345", json, JSON.stringify({ notifications: 12345 }), "notifications must hold backupSuccess, backupFailure and agentDisconnection as true or false"],
+      ["notifications: a string", json, JSON.stringify({ frequency: "hourly", notifications: "all" }), "notifications must hold backupSuccess, backupFailure and agentDisconnection as true or false"],
+      ["gfs: []", json, JSON.stringify({ gfs: [] }), "gfs must hold daily (0-90), weekly (0-104) and monthly (0-120) as whole numbers"],
+    ];
+    for (const [name, headers, body, message] of cases) {
+      for (const path of ["/api/settings", "/api/settings/"]) {
+        const refused = await server.call("PUT", path, { token: user.token, headers, rawBody: body });
+        expect({ name, path, status: refused.status, message: refused.body.message }).toEqual({ name, path, status: 400, message });
+      }
+    }
+    expect((await server.call("GET", "/api/settings", { token: user.token })).body).toEqual(before);
+  });
+
   test("defaults: daily, 3 days, every notification on, age retention, no drills", async () => {
     const user = await server.registerUser();
     const res = await server.call("GET", "/api/settings", { token: user.token });

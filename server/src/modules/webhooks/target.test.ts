@@ -19,7 +19,7 @@ describe("parseWebhookUrl", () => {
     // The URL parser normalises other spellings of an address (hex, short forms) first.
     expect(() => parseWebhookUrl("https://0x7f.1/", strict)).toThrow("(loopback)");
     expect(() => parseWebhookUrl("https://100.100.100.200/", strict)).toThrow("(carrierGradeNat)");
-    expect(() => parseWebhookUrl("https://[2002:a00:1::]/", strict)).toThrow("(6to4)");
+    expect(() => parseWebhookUrl("https://[2002:a00:1::]/", strict)).toThrow("(6to4 of 10.0.0.1: private)");
     expect(() => parseWebhookUrl("https://0.0.0.0/", strict)).toThrow("(unspecified)");
     expect(parseWebhookUrl("http://127.0.0.1:8080/x", open).host).toBe("127.0.0.1:8080");
   });

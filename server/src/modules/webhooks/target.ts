@@ -6,6 +6,7 @@
 // a second DNS answer cannot swap in a private one. Redirects are never followed.
 import { lookup as dnsLookup } from "node:dns/promises";
 import ipaddr from "ipaddr.js";
+import { nonPublicRange } from "./public-address";
 
 /** A webhook URL or address the server refuses; the message is for the user. */
 export class WebhookTargetError extends Error {
@@ -70,12 +71,11 @@ function literalAddress(hostname: string): string | null {
   return ipaddr.isValid(bare) && (bare.includes(":") || ipaddr.IPv4.isValidFourPartDecimal(bare)) ? bare : null;
 }
 
-/** Public unicast only: refuses loopback, private, link-local (metadata), shared, reserved, multicast, and IPv6 forms that embed IPv4. */
+/** Public unicast only: refuses loopback, private, link-local (metadata), shared, reserved, multicast, and IPv6 forms carrying such IPv4 (public-address.ts). */
 function refuseForbidden(hostname: string, address: string, policy: Policy) {
   if (policy.allowPrivate) return;
-  // process() turns an IPv4-mapped IPv6 address (::ffff:10.0.0.1) into the IPv4 one it carries.
-  const range = ipaddr.process(address).range();
-  if (range !== "unicast") {
+  const range = nonPublicRange(address);
+  if (range) {
     const where = hostname === address || hostname === `[${address}]` ? address : `${hostname} (${address})`;
     throw new WebhookTargetError(
       `The webhook address ${where} is not a public internet address (${range}). Webhooks may not reach loopback, private, link-local or cloud metadata addresses.`,
