@@ -242,7 +242,7 @@ describe("verify and decrypt", () => {
     });
     test("a whole file on stdin: the archive byte for byte, said verified first, no temporary copy left", async () => {
       const run = await runWithTmp(["decrypt", "--in", "-", "--out", "-", "--config", goldenConfig], await readFile(join(GOLDEN, "v1-none.enc.dbvault")));
-      expect(run.stderr).toBe("dbvault-agent: decrypted stdin (made 2026-11-23T12:00:00.000Z) into stdout: 4.4 KB of mongodump archive (every chunk verified before the first byte was written)\n");
+      expect(run.stderr).toBe("dbvault-agent: decrypted stdin (made 2026-11-23T12:00:00.000Z) into stdout: 4.4 KB of uncompressed mongodump archive (every chunk verified before the first byte was written) (encrypt seals mongodump --gzip archives decompressed: restore it without --gzip)\n");
       expect(run.exitCode).toBe(0);
       expect(run.stdoutBytes.equals(await readFile(join(GOLDEN, "plaintext.mongodump-archive")))).toBe(true);
       expect(run.leftovers).toEqual([]);
