@@ -16,6 +16,7 @@ import { BSON } from "bson";
 import { DumpError } from "../errors.ts";
 import { insertRawDocuments } from "./raw-insert.ts";
 import { dropIfExists, STAGING_MARKER, type StagingArea } from "./staging.ts";
+import { readWriteLimits } from "./write-limits.ts";
 
 export const USERS_NAMESPACE = "admin.system.users";
 export const ROLES_NAMESPACE = "admin.system.roles";
@@ -75,6 +76,7 @@ export async function stageUsersAndRoles(client: MongoClient, collected: UsersAn
   await checkMergeSupported(client);
   checkAuthVersions(collected.readDumpAuthVersion(dumpServerVersion), await readServerAuthVersion(client));
   const admin = client.db("admin");
+  const limits = await readWriteLimits(client);
   const parts = [
     { documents: collected.users, name: `tempusers${STAGING_MARKER}${staging.id}`, parameter: "tempUsersCollection" },
     { documents: collected.roles, name: `temproles${STAGING_MARKER}${staging.id}`, parameter: "tempRolesCollection" },
@@ -86,7 +88,7 @@ export async function stageUsersAndRoles(client: MongoClient, collected: UsersAn
     for (const part of parts) {
       await dropIfExists(admin, part.name);
       await admin.createCollection(part.name);
-      const outcome = await insertRawDocuments(admin, part.name, part.documents);
+      const outcome = await insertRawDocuments(admin, part.name, part.documents, undefined, { limits });
       if (outcome.failed > 0) throw new Error(`the server refused ${outcome.failed} of them: ${outcome.firstError}`);
     }
   } catch (cause) {
