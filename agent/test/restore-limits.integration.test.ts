@@ -9,6 +9,7 @@ import { Readable } from "node:stream";
 import { type Document, MongoClient, ObjectId } from "mongodb";
 import { generateMasterKey } from "../src/archive/index.ts";
 import { restoreFromEncrypted } from "../src/dump/index.ts";
+import { createStagingArea } from "../src/dump/builtin/staging.ts";
 import type { ToolsConfig } from "../src/dump/types.ts";
 import { findMongoTools } from "../../testkit/mongo-tools.ts";
 import { listMongoTargets, testOnTarget } from "../../testkit/mongo-targets.ts";
@@ -61,6 +62,27 @@ for (const server of listMongoTargets()) {
       expect(now).toEqual(backup);
       expect(now[0]!.documents.length).toBe(1200);
     }, SLOW);
+
+    testOnTarget(server, [], "a restore removes leftover staging of long names, this agent's and older agents' staging databases", async () => {
+      const database = env.uniqueDatabase("lngx");
+      const collection = "y".repeat(255 - database.length - 1);
+      await env.client.db(database).collection<AnyIdDocument>(collection).insertOne({ _id: 1 });
+      const backup = await snapshotDatabase(env.client.db(database));
+      const { file } = await backUpToBuffer({ uri: env.uriFor(database), masterKey, tools: { mode: "builtin" } });
+      // What killed restores leave: a shortened staging name now, a staging database before.
+      const shortened = createStagingArea("k1ll3d").locate(database, collection);
+      await env.client.db(database).collection<AnyIdDocument>(shortened.name).insertOne({ _id: "left over" });
+      const legacy = "dbvault_restore_0ld4gt";
+      await env.client.db(legacy).collection<AnyIdDocument>("orders").insertOne({ _id: "left over" });
+      try {
+        await restoreFromEncrypted({ uri: env.uriFor(database), masterKey, input: Readable.from([file]), tools: { mode: "builtin" } });
+        expect(await snapshotDatabase(env.client.db(database))).toEqual(backup);
+        const databases = await env.client.db("admin").admin().listDatabases({ nameOnly: true });
+        expect(databases.databases.map((entry) => entry.name)).not.toContain(legacy);
+      } finally {
+        await env.client.db(legacy).dropDatabase();
+      }
+    });
 
     for (const engine of ENGINES) {
       testOnTarget(skipNative(engine), [], `three documents near 16 MiB replace a live collection of 2, ${engine} engine`, async () => {
