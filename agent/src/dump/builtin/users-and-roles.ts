@@ -76,7 +76,6 @@ export async function stageUsersAndRoles(client: MongoClient, collected: UsersAn
   await checkMergeSupported(client);
   checkAuthVersions(collected.readDumpAuthVersion(dumpServerVersion), await readServerAuthVersion(client));
   const admin = client.db("admin");
-  const limits = await readWriteLimits(client);
   const parts = [
     { documents: collected.users, name: `tempusers${STAGING_MARKER}${staging.id}`, parameter: "tempUsersCollection" },
     { documents: collected.roles, name: `temproles${STAGING_MARKER}${staging.id}`, parameter: "tempRolesCollection" },
@@ -85,6 +84,7 @@ export async function stageUsersAndRoles(client: MongoClient, collected: UsersAn
     for (const part of parts) await dropIfExists(admin, part.name);
   };
   try {
+    const limits = await readWriteLimits(client);
     for (const part of parts) {
       await dropIfExists(admin, part.name);
       await admin.createCollection(part.name);

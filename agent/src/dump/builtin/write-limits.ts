@@ -25,9 +25,14 @@ export const DEFAULT_WRITE_LIMITS: WriteLimits = {
 // collection name alone may take 255.
 const MESSAGE_OVERHEAD_BYTES = 16 * 1024;
 
-/** Asks the server its limits (hello), each defaulted when missing; throws the driver's error. */
+/** Asks the server its limits (hello, or isMaster before 4.4.2), each defaulted when missing; throws the driver's error. */
 export async function readWriteLimits(client: MongoClient): Promise<WriteLimits> {
-  const hello = await client.db("admin").command({ hello: 1 });
+  const admin = client.db("admin");
+  const hello = await admin.command({ hello: 1 }).catch((error: { code?: number }) => {
+    // 59 CommandNotFound: servers before hello (4.4.2, 4.2.10, 4.0.21) answer isMaster.
+    if (error.code === 59) return admin.command({ isMaster: 1 });
+    throw error;
+  });
   return {
     maxMessageBytes: readPositive(hello.maxMessageSizeBytes) ?? DEFAULT_WRITE_LIMITS.maxMessageBytes,
     maxDocumentBytes: readPositive(hello.maxBsonObjectSize) ?? DEFAULT_WRITE_LIMITS.maxDocumentBytes,
