@@ -112,7 +112,7 @@ for (const server of listMongoTargets()) {
 // Time-series collections as a 7.0 server keeps them: the test server stores a time-series
 // collection's buckets in system.buckets.<name> as written (it does not bucket measurements
 // itself) and refuses to rename time-series, as 7.0 does, so the swap copies the buckets.
-describe("on the test server, time-series collections (copied into place, as before MongoDB 8.0)", () => {
+describe("on the test server: time-series collections (copied into place, as before MongoDB 8.0), and smaller limits", () => {
   let server: MongoTestServer;
   let client: MongoClient;
   beforeAll(async () => {
@@ -148,6 +148,26 @@ describe("on the test server, time-series collections (copied into place, as bef
     const { backup, now } = await restoreOverLive("tsbig_src", "tsbig", "w");
     expect(now).toEqual(backup);
     expect(now.find((entry) => entry.name === "system.buckets.w")!.documents.length).toBe(1000);
+  }, SLOW);
+
+  test("a server stating smaller limits (2,000,000-byte messages, 100 writes a batch) gets inserts within them, staged and copied", async () => {
+    const small = await startMongoTestServer({ limits: { maxMessageSizeBytes: 2_000_000, maxWriteBatchSize: 100 } });
+    const smallClient = await new MongoClient(small.uri).connect();
+    try {
+      const source = smallClient.db("small_src");
+      await source.createCollection("w", { timeseries: { timeField: "at" } });
+      for (let start = 0; start < 500; start += 100) {
+        await source.collection<AnyIdDocument>("docs").insertMany(Array.from({ length: 100 }, (_, i) => makeDocument(start + i, 10_000)));
+        await source.collection("system.buckets.w").insertMany(Array.from({ length: 100 }, (_, i) => makeBucket(start + i, 10_000)));
+      }
+      const { file } = await backUpToBuffer({ uri: `${small.uri}small_src`, masterKey, tools: { mode: "builtin" } });
+      const result = await restoreFromEncrypted({ uri: `${small.uri}small_dst`, masterKey, input: Readable.from([file]), tools: { mode: "builtin" } });
+      expect(result.restored).toBe(1000);
+      expect(await snapshotDatabase(smallClient.db("small_dst"))).toEqual(await snapshotDatabase(source));
+    } finally {
+      await smallClient.close();
+      await small.stop();
+    }
   }, SLOW);
 
   test("a time-series collection whose buckets namespace has exactly 255 bytes", async () => {
