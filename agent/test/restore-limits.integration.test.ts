@@ -13,7 +13,7 @@ import { createStagingArea } from "../src/dump/builtin/staging.ts";
 import type { ToolsConfig } from "../src/dump/types.ts";
 import { findMongoTools } from "../../testkit/mongo-tools.ts";
 import { listMongoTargets, testOnTarget } from "../../testkit/mongo-targets.ts";
-import { type MongoTestServer, startMongoTestServer } from "../../testkit/mongo-server/index.ts";
+import { CommandError, type MongoTestServer, startMongoTestServer } from "../../testkit/mongo-server/index.ts";
 import { backUpToBuffer } from "./support/back-up.ts";
 import { type CollectionSnapshot, snapshotDatabase } from "./support/database-snapshot.ts";
 import type { AnyIdDocument } from "./support/awkward-database.ts";
@@ -112,7 +112,7 @@ for (const server of listMongoTargets()) {
 // Time-series collections as a 7.0 server keeps them: the test server stores a time-series
 // collection's buckets in system.buckets.<name> as written (it does not bucket measurements
 // itself) and refuses to rename time-series, as 7.0 does, so the swap copies the buckets.
-describe("on the test server: time-series collections (copied into place, as before MongoDB 8.0), and smaller limits", () => {
+describe("on the test server: time-series collections (copied into place, as before MongoDB 8.0), smaller limits, no hello", () => {
   let server: MongoTestServer;
   let client: MongoClient;
   beforeAll(async () => {
@@ -169,6 +169,26 @@ describe("on the test server: time-series collections (copied into place, as bef
       await small.stop();
     }
   }, SLOW);
+
+  test("a server without hello (before 4.4.2) is asked its limits with isMaster", async () => {
+    const source = client.db("old_src");
+    await source.collection<AnyIdDocument>("docs").insertMany(Array.from({ length: 50 }, (_, i) => makeDocument(i, 1000)));
+    const { file } = await backUpToBuffer({ uri: `${server.uri}old_src`, masterKey, tools: { mode: "builtin" } });
+    const asked: string[] = [];
+    // Only commands in a session (the agent's, not the driver's own monitoring) are refused.
+    server.intercept(({ name, body }) => {
+      if ((name === "hello" || name === "isMaster") && body.lsid !== undefined) asked.push(name);
+      if (name === "hello" && body.lsid !== undefined) throw new CommandError(59, "no such command: 'hello'");
+    });
+    try {
+      const result = await restoreFromEncrypted({ uri: `${server.uri}old_dst`, masterKey, input: Readable.from([file]), tools: { mode: "builtin" } });
+      expect(result.restored).toBe(50);
+    } finally {
+      server.intercept(undefined);
+    }
+    expect(asked).toEqual(["hello", "isMaster"]);
+    expect(await snapshotDatabase(client.db("old_dst"))).toEqual(await snapshotDatabase(source));
+  });
 
   test("a time-series collection whose buckets namespace has exactly 255 bytes", async () => {
     const name = "t".repeat(255 - "tslong.system.buckets.".length);
