@@ -1,6 +1,7 @@
 // What every command handler receives, and the helpers they share for answering with documents.
 import { BSON } from "bson";
 import type { CursorRegistry } from "./cursors";
+import type { WriteLimits } from "./limits";
 import type { ServerState } from "./server-state";
 
 export type Document = Record<string, unknown>;
@@ -23,6 +24,8 @@ export type ServerContext = {
   users: TestUser[];
   host: () => string;
   connectionStats: () => { current: number; totalCreated: number };
+  /** Stated in hello and enforced: messages over maxMessageSizeBytes close the connection. */
+  limits: WriteLimits;
   /** Fault injection for tests: sees each command before it runs and may throw a CommandError. */
   intercept?: CommandInterceptor;
 };

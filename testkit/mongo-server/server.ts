@@ -5,6 +5,7 @@ import { createServer, type Server, type Socket } from "node:net";
 import type { CommandInterceptor, ConnectionInfo, ServerContext, TestUser } from "./command-context";
 import { CursorRegistry } from "./cursors";
 import { executeRequest } from "./dispatch";
+import { DEFAULT_WRITE_LIMITS, type WriteLimits } from "./limits";
 import { ServerState } from "./server-state";
 import { encodeOpMsgReply, encodeOpReply, MessageReader, OP_QUERY, parseWireMessage } from "./wire-protocol";
 
@@ -17,6 +18,8 @@ export type MongoTestServerOptions = {
   seedSystemCollections?: boolean;
   /** The MongoDB version to report and behave as ("major.minor.patch"); default 7.0.14. */
   version?: string;
+  /** Smaller message and write batch limits than mongod's, stated in hello and enforced alike. */
+  limits?: Partial<WriteLimits>;
 };
 
 export type MongoTestServer = {
@@ -36,7 +39,7 @@ export type MongoTestServer = {
 let nextReplyId = 1;
 
 function serveConnection(socket: Socket, server: ServerContext, connection: ConnectionInfo): void {
-  const reader = new MessageReader();
+  const reader = new MessageReader(server.limits.maxMessageSizeBytes);
   socket.setNoDelay(true);
   socket.on("data", (chunk: Buffer) => {
     try {
@@ -71,6 +74,7 @@ export async function startMongoTestServer(options: MongoTestServerOptions = {})
     users: options.users ?? [],
     host: () => `127.0.0.1:${port}`,
     connectionStats: () => ({ current: sockets.size, totalCreated }),
+    limits: { ...DEFAULT_WRITE_LIMITS, ...options.limits },
   };
   const listener: Server = createServer((socket) => {
     totalCreated++;

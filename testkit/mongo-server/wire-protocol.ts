@@ -32,6 +32,8 @@ export class MessageReader {
   private chunks: Buffer[] = [];
   private buffered = 0;
 
+  constructor(private readonly maxMessageBytes = MAX_MESSAGE_SIZE_BYTES) {}
+
   /** Adds a chunk and returns every message it completes; throws WireProtocolError on a bad length. */
   pushChunk(chunk: Buffer): Buffer[] {
     this.chunks.push(chunk);
@@ -40,8 +42,8 @@ export class MessageReader {
     while (this.buffered >= 4) {
       const head = this.chunks[0]!.length >= 4 ? this.chunks[0]! : this.flatten();
       const length = head.readInt32LE(0);
-      if (length < HEADER_SIZE || length > MAX_MESSAGE_SIZE_BYTES) {
-        throw new WireProtocolError(`message length ${length} is outside 16..${MAX_MESSAGE_SIZE_BYTES}`);
+      if (length < HEADER_SIZE || length > this.maxMessageBytes) {
+        throw new WireProtocolError(`message length ${length} is outside 16..${this.maxMessageBytes}`);
       }
       if (this.buffered < length) break;
       const all = this.flatten();

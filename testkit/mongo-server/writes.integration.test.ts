@@ -1,7 +1,8 @@
 // Writes as a restore performs them: duplicate keys reported in MongoDB's exact shape, ordered and
 // unordered batches, and the updates and deletes tests use to set up data.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Double, Int32, ObjectId } from "bson";
+import { createConnection } from "node:net";
+import { BSON, Double, Int32, ObjectId } from "bson";
 import { type Db, MongoBulkWriteError, MongoServerError } from "mongodb";
 import { type LooseDocument, type TestConnection, createDatabaseName, openTestConnection } from "./test-support";
 
@@ -140,4 +141,63 @@ describe("updates and deletes", () => {
     expect((await collection.deleteMany({ k: 1 })).deletedCount).toBe(2);
     expect(await collection.countDocuments()).toBe(1);
   });
+});
+
+// mongod reads a message's length first and closes the connection, answering nothing, when it
+// passes maxMessageSizeBytes (48,000,000); a message of exactly that size is read. A client that
+// sends one insert too big therefore sees the connection drop and nothing inserted.
+describe("the message size limit", () => {
+  const MAX_MESSAGE_SIZE_BYTES = 48_000_000;
+
+  /** An OP_MSG insert of three documents into `collection`, padded to exactly `bytes` bytes. */
+  function frameInsert(collection: string, bytes: number): Buffer {
+    const body = Buffer.from(BSON.serialize({ insert: collection, $db: db.databaseName, ordered: false }));
+    const fixed = 16 + 4 + 1 + body.length + 1 + 4 + "documents\0".length;
+    const fillers = [0, 1, 2].map(() => 0);
+    const sizes = () => [0, 1, 2].map((i) => BSON.calculateObjectSize({ _id: i, filler: "x".repeat(fillers[i]!) }));
+    const room = bytes - fixed;
+    const base = sizes().reduce((sum, size) => sum + size, 0);
+    fillers[0] = fillers[1] = Math.floor((room - base) / 3);
+    fillers[2] = room - base - fillers[0] - fillers[1];
+    const documents = [0, 1, 2].map((i) => Buffer.from(BSON.serialize({ _id: i, filler: "x".repeat(fillers[i]!) })));
+    const sequenceSize = Buffer.alloc(4);
+    sequenceSize.writeInt32LE(4 + "documents\0".length + documents.reduce((sum, document) => sum + document.length, 0));
+    const header = Buffer.alloc(20);
+    const message = Buffer.concat([header, Buffer.from([0]), body, Buffer.from([1]), sequenceSize, Buffer.from("documents\0"), ...documents]);
+    message.writeInt32LE(message.length, 0);
+    message.writeInt32LE(1, 4); // requestID
+    message.writeInt32LE(2013, 12); // OP_MSG
+    expect(message.length).toBe(bytes);
+    return message;
+  }
+
+  /** Sends one message on a fresh connection; answers the reply's body, or "closed" when the server hung up first. */
+  function sendAlone(message: Buffer): Promise<LooseDocument | "closed"> {
+    const { hostname, port } = new URL(connection.target.uri);
+    return new Promise((resolve, reject) => {
+      const socket = createConnection({ host: hostname, port: Number(port) }, () => socket.write(message));
+      const chunks: Buffer[] = [];
+      socket.on("data", (chunk: Buffer) => {
+        chunks.push(chunk);
+        const received = Buffer.concat(chunks);
+        if (received.length >= 4 && received.length >= received.readInt32LE(0)) {
+          socket.destroy();
+          resolve(BSON.deserialize(received.subarray(21, received.readInt32LE(0))) as LooseDocument);
+        }
+      });
+      socket.on("close", () => resolve("closed"));
+      socket.on("error", (error: NodeJS.ErrnoException) => (error.code === "ECONNRESET" || error.code === "EPIPE" ? resolve("closed") : reject(error)));
+    });
+  }
+
+  test("a message of maxMessageSizeBytes + 1 closes the connection unanswered and inserts nothing", async () => {
+    expect(await sendAlone(frameInsert("too-big", MAX_MESSAGE_SIZE_BYTES + 1))).toBe("closed");
+    expect(await db.collection("too-big").countDocuments()).toBe(0);
+  }, 60_000);
+
+  test("a message of exactly maxMessageSizeBytes is read and inserted", async () => {
+    const reply = await sendAlone(frameInsert("just-fits", MAX_MESSAGE_SIZE_BYTES));
+    expect(reply).toMatchObject({ ok: 1, n: 3 });
+    expect(await db.collection("just-fits").countDocuments()).toBe(3);
+  }, 60_000);
 });

@@ -5,9 +5,7 @@ import type { CommandContext, CommandHandler, Document } from "../command-contex
 import { CommandError } from "../errors";
 import {
   MAX_BSON_OBJECT_SIZE,
-  MAX_MESSAGE_SIZE_BYTES,
   MAX_WIRE_VERSION,
-  MAX_WRITE_BATCH_SIZE,
 } from "../limits";
 import { describeFeatureCompatibility, parseVersion } from "../server-version";
 import { AUTH_SCHEMA_VERSION } from "./user-commands";
@@ -29,8 +27,8 @@ function answerHello(context: CommandContext): Document {
     ...(context.body.helloOk === true ? { helloOk: true } : {}),
     [legacyName ? "ismaster" : "isWritablePrimary"]: true,
     maxBsonObjectSize: MAX_BSON_OBJECT_SIZE,
-    maxMessageSizeBytes: MAX_MESSAGE_SIZE_BYTES,
-    maxWriteBatchSize: MAX_WRITE_BATCH_SIZE,
+    maxMessageSizeBytes: context.limits.maxMessageSizeBytes,
+    maxWriteBatchSize: context.limits.maxWriteBatchSize,
     localTime: new Date(),
     logicalSessionTimeoutMinutes: LOGICAL_SESSION_TIMEOUT_MINUTES,
     connectionId: context.connection.id,

@@ -6,7 +6,7 @@ import { readBoolean, readCollectionName } from "../command-args";
 import { parseStoredDocument, type CollectionState, type StoredDocument } from "../collection-state";
 import type { CommandContext, CommandHandler, Document } from "../command-context";
 import { CommandError } from "../errors";
-import { MAX_BSON_OBJECT_SIZE, MAX_WRITE_BATCH_SIZE } from "../limits";
+import { MAX_BSON_OBJECT_SIZE } from "../limits";
 import { matchesFilter, readIdEquality } from "../query-match";
 import { readRawArray, replaceEmptyTimestamps } from "../raw-bson";
 import { acceptsBypassEmptyTsReplacement } from "../../../protocol/mongodb-features";
@@ -38,8 +38,8 @@ function readStatements(context: CommandContext, field: string): Document[] {
   if (!Array.isArray(statements)) {
     throw new CommandError(40414, `BSON field '${context.name}.${field}' is missing but a required field`);
   }
-  if (statements.length === 0 || statements.length > MAX_WRITE_BATCH_SIZE) {
-    throw new CommandError(16, `Write batch sizes must be between 1 and ${MAX_WRITE_BATCH_SIZE}. Got ${statements.length} operations.`);
+  if (statements.length === 0 || statements.length > context.limits.maxWriteBatchSize) {
+    throw new CommandError(16, `Write batch sizes must be between 1 and ${context.limits.maxWriteBatchSize}. Got ${statements.length} operations.`);
   }
   return statements as Document[];
 }
@@ -69,8 +69,8 @@ function insert(context: CommandContext): Document {
   const name = readCollectionName(context.body, "insert");
   const documents = context.sequences.get("documents") ?? readRawArray(context.rawBody, "documents");
   if (!documents) throw new CommandError(40414, "BSON field 'insert.documents' is missing but a required field");
-  if (documents.length === 0 || documents.length > MAX_WRITE_BATCH_SIZE) {
-    throw new CommandError(16, `Write batch sizes must be between 1 and ${MAX_WRITE_BATCH_SIZE}. Got ${documents.length} operations.`);
+  if (documents.length === 0 || documents.length > context.limits.maxWriteBatchSize) {
+    throw new CommandError(16, `Write batch sizes must be between 1 and ${context.limits.maxWriteBatchSize}. Got ${documents.length} operations.`);
   }
   const keepEmptyTimestamps = readBypassEmptyTsReplacement(context);
   const { collection } = context.state.ensureCollection(context.db, name);

@@ -5,6 +5,7 @@
 // test that compares every restored document byte for byte.
 import { BSON, type Db, type Document } from "mongodb";
 import * as driverCommands from "mongodb/lib/cmap/commands.js";
+import { DEFAULT_WRITE_LIMITS, splitIntoCommands, type WriteLimits } from "./write-limits.ts";
 
 export interface InsertOutcome {
   inserted: number;
@@ -20,19 +21,37 @@ const documentSequenceClass = readDocumentSequenceClass();
 /** Which insert path this build of the driver allows; "re-encoded" only if the driver changed shape. */
 export const RAW_INSERT_MODE: RawInsertMode = documentSequenceClass ? "exact-bytes" : "re-encoded";
 
+export interface RawInsertOptions {
+  bypassEmptyTsReplacement?: boolean;
+  /** The server's limits (readWriteLimits); mongod's when not given. */
+  limits?: WriteLimits;
+}
+
 /**
  * Inserts raw BSON documents into a collection, unordered and bypassing validation (a restore
- * reproduces data that was valid when dumped). Per-document failures (duplicate keys...) are
- * counted, not thrown; throws the driver's error when the command as a whole fails.
+ * reproduces data that was valid when dumped), in as many commands as the server's limits need.
+ * Per-document failures (duplicate keys...) are counted, not thrown; throws the driver's error
+ * when a command as a whole fails.
  */
 export async function insertRawDocuments(
   db: Db,
   collection: string,
   documents: Uint8Array[],
   mode: RawInsertMode = RAW_INSERT_MODE,
-  options: { bypassEmptyTsReplacement?: boolean } = {},
+  options: RawInsertOptions = {},
 ): Promise<InsertOutcome> {
-  if (documents.length === 0) return { inserted: 0, failed: 0 };
+  const total: InsertOutcome = { inserted: 0, failed: 0 };
+  for (const part of splitIntoCommands(documents, options.limits ?? DEFAULT_WRITE_LIMITS)) {
+    const outcome = await insertInOneCommand(db, collection, part, mode, options.bypassEmptyTsReplacement === true);
+    total.inserted += outcome.inserted;
+    total.failed += outcome.failed;
+    total.firstError ??= outcome.firstError;
+  }
+  if (total.firstError === undefined) delete total.firstError;
+  return total;
+}
+
+async function insertInOneCommand(db: Db, collection: string, documents: Uint8Array[], mode: RawInsertMode, bypassEmptyTsReplacement: boolean): Promise<InsertOutcome> {
   let payload: unknown;
   if (mode === "exact-bytes" && documentSequenceClass) {
     const sequence = new documentSequenceClass("documents");
@@ -49,7 +68,7 @@ export async function insertRawDocuments(
       documents: payload,
       ordered: false,
       bypassDocumentValidation: true,
-      ...(options.bypassEmptyTsReplacement ? { bypassEmptyTsReplacement: true } : {}),
+      ...(bypassEmptyTsReplacement ? { bypassEmptyTsReplacement: true } : {}),
     },
     { ignoreUndefined: false },
   );

@@ -11,16 +11,14 @@ import type { ProgressTracker } from "../progress-tracker.ts";
 import type { RestorePlan } from "../restore-plan.ts";
 import type { RestoreResult } from "../types.ts";
 import { connectClient, wrapDatabaseError } from "./client.ts";
+import { DocumentBatch } from "./document-batch.ts";
 import { prepareCollection } from "./prepare-collection.ts";
 import { chooseEmptyTimestampPolicy, insertRestoredDocuments } from "./restored-documents.ts";
 import { createStagingArea, dropLeftoverStaging, type StagingArea } from "./staging.ts";
 import { dropStaged, isView, type StagedCollection, swapAll } from "./swap.ts";
 import { ROLES_NAMESPACE, type StagedUsersAndRoles, stageUsersAndRoles, USERS_NAMESPACE, UsersAndRoles } from "./users-and-roles.ts";
+import { readWriteLimits } from "./write-limits.ts";
 
-// mongorestore's default batch is 1000 documents; the byte cap keeps memory flat with big
-// documents while staying far below the server's 48 MB message limit.
-const BATCH_DOCUMENTS = 1000;
-const BATCH_BYTES = 8 * 1024 * 1024;
 // Insert commands running at once (each into its own collection, or queued behind the one
 // before it into the same collection): the server inserts one batch while the agent reads,
 // decompresses and checks the next. Bounds memory at this many batches.
@@ -67,11 +65,14 @@ export async function restoreWithDriver(request: BuiltinRestoreRequest): Promise
     const emptyTimestamps = await chooseEmptyTimestampPolicy(client).catch((cause) => {
       throw wrapDatabaseError(cause, "asking the server its version", uri);
     });
-    const batch = new Batch();
+    const limits = await readWriteLimits(client).catch((cause) => {
+      throw wrapDatabaseError(cause, "asking the server its limits", uri);
+    });
+    const batch = new DocumentBatch<TargetState>();
     inserts = new InsertPipeline();
     const pipeline = inserts;
     const flush = async () => {
-      const state = batch.state;
+      const state = batch.owner;
       if (!state || batch.documents.length === 0) return;
       const documents = batch.take();
       const into = state.intoBuckets ? `system.buckets.${state.staged.name}` : state.staged.name;
@@ -79,7 +80,7 @@ export async function restoreWithDriver(request: BuiltinRestoreRequest): Promise
       await pipeline.start(state, async () => {
         let outcome;
         try {
-          outcome = await insertRestoredDocuments(client.db(state.staged.db), into, documents, emptyTimestamps);
+          outcome = await insertRestoredDocuments(client.db(state.staged.db), into, documents, emptyTimestamps, limits);
         } catch (cause) {
           throw wrapDatabaseError(cause, `inserting into ${state.target}`, uri);
         }
@@ -117,10 +118,10 @@ export async function restoreWithDriver(request: BuiltinRestoreRequest): Promise
         if (auth?.collect(event.namespace, event.bytes)) continue;
         const state = states.get(event.namespace);
         if (!state) continue;
-        if (batch.state !== state) await flush();
+        if (batch.owner !== state) await flush();
         await prepare(state);
         if (state.intoBuckets && state.owner) state.owner.intoBuckets = true;
-        batch.add(state, event.bytes);
+        batch.add(event.bytes, state);
         if (batch.isFull()) {
           throwIfAborted(signal);
           await flush();
@@ -128,7 +129,7 @@ export async function restoreWithDriver(request: BuiltinRestoreRequest): Promise
       } else if (event.kind === "namespace-end") {
         const state = states.get(event.namespace);
         if (!state) continue;
-        if (batch.state === state) await flush();
+        if (batch.owner === state) await flush();
         await prepare(state);
       }
     }
@@ -202,29 +203,6 @@ function registerCollection(
   if (metadata.type === "timeseries") {
     // Archives from servers before 8.3 carry a time-series collection's buckets separately.
     states.set(`${metadata.db}.system.buckets.${metadata.collection}`, { ...state, intoBuckets: true, owner: state });
-  }
-}
-
-class Batch {
-  state: TargetState | undefined;
-  documents: Uint8Array[] = [];
-  private bytes = 0;
-
-  add(state: TargetState, document: Uint8Array): void {
-    this.state = state;
-    this.documents.push(document);
-    this.bytes += document.length;
-  }
-
-  isFull(): boolean {
-    return this.documents.length >= BATCH_DOCUMENTS || this.bytes >= BATCH_BYTES;
-  }
-
-  take(): Uint8Array[] {
-    const documents = this.documents;
-    this.documents = [];
-    this.bytes = 0;
-    return documents;
   }
 }
 

@@ -7,6 +7,7 @@ import { BSON, onDemand } from "bson";
 import type { Db, MongoClient } from "mongodb";
 import { acceptsBypassEmptyTsReplacement } from "../../../../protocol/mongodb-features.ts";
 import { insertRawDocuments, type InsertOutcome } from "./raw-insert.ts";
+import type { WriteLimits } from "./write-limits.ts";
 
 /** How empty timestamps survive on this server: "bypass" (the insert flag) or "repair" (insert, then fix). */
 export type EmptyTimestampPolicy = "bypass" | "repair";
@@ -33,11 +34,17 @@ export function hasReplaceableTimestamp(raw: Uint8Array): boolean {
 
 /**
  * Inserts restored documents (unordered, validation bypassed) keeping their empty timestamps,
- * in their order; refused documents are counted as insertRawDocuments counts them. Throws the
- * driver's error when a command as a whole fails.
+ * in their order, in commands within the server's `limits`; refused documents are counted as
+ * insertRawDocuments counts them. Throws the driver's error when a command as a whole fails.
  */
-export async function insertRestoredDocuments(db: Db, collection: string, documents: Uint8Array[], policy: EmptyTimestampPolicy): Promise<InsertOutcome> {
-  if (policy === "bypass") return insertRawDocuments(db, collection, documents, undefined, { bypassEmptyTsReplacement: true });
+export async function insertRestoredDocuments(
+  db: Db,
+  collection: string,
+  documents: Uint8Array[],
+  policy: EmptyTimestampPolicy,
+  limits: WriteLimits,
+): Promise<InsertOutcome> {
+  if (policy === "bypass") return insertRawDocuments(db, collection, documents, undefined, { bypassEmptyTsReplacement: true, limits });
   const total: InsertOutcome = { inserted: 0, failed: 0 };
   let plain: Uint8Array[] = [];
   const add = (outcome: InsertOutcome) => {
@@ -51,11 +58,11 @@ export async function insertRestoredDocuments(db: Db, collection: string, docume
       continue;
     }
     // Runs of plain documents go in one insert; the order of the documents is kept.
-    add(await insertRawDocuments(db, collection, plain));
+    add(await insertRawDocuments(db, collection, plain, undefined, { limits }));
     plain = [];
     add(await insertAndRepair(db, collection, document));
   }
-  add(await insertRawDocuments(db, collection, plain));
+  add(await insertRawDocuments(db, collection, plain, undefined, { limits }));
   if (total.firstError === undefined) delete total.firstError;
   return total;
 }

@@ -4,27 +4,36 @@
 // (renameCollection with dropTarget, which MongoDB does in one step). A failure before that
 // leaves the target exactly as it was; the staging collections are dropped then, and again by
 // the next restore or agent start if the agent was killed.
-import { randomBytes } from "node:crypto";
+//
+// A staging collection lives in its target's database and its name ends in
+// `.dbvault-restore-<id>`, which is how leftovers are found. The name is `<name>.dbvault-restore-<id>`
+// when that fits the server's limits; for longer names it is the start of the name, a hash of the
+// whole name (two long names sharing a start stay apart) and the same ending, always short
+// enough. Which target each staging collection stands for is kept by the restore, never read
+// back from the name.
+import { createHash, randomBytes } from "node:crypto";
 import type { Db, Document, MongoClient } from "mongodb";
 import { readUriDatabase } from "../connection-string.ts";
 import { connectClient, listDatabaseNames, wrapDatabaseError } from "./client.ts";
 
-/** Marks a staging collection: `<name>.dbvault-restore-<id>`. */
+/** Ends every staging collection's name: `….dbvault-restore-<id>`. */
 export const STAGING_MARKER = ".dbvault-restore-";
-/** The database used instead when a staging name would be too long: `dbvault_restore_<id>`. */
-export const STAGING_DATABASE_PREFIX = "dbvault_restore_";
 const STAGING_NAME_PATTERN = /\.dbvault-restore-[0-9a-z]{6}$/;
-const STAGING_DATABASE_PATTERN = /^dbvault_restore_[0-9a-z]{6}$/;
+// Agents before names were shortened staged long names in a database `dbvault_restore_<id>`;
+// such leftovers are still removed.
+const LEGACY_STAGING_DATABASE_PATTERN = /^dbvault_restore_[0-9a-z]{6}$/;
 
-// MongoDB 4.4+ allows 255 bytes for "db.collection"; time-series buckets add "system.buckets.",
-// and a margin keeps index builds' temporary names within bounds on older servers.
+// MongoDB 4.4+ allows 255 bytes for "db.collection", counted for time-series on their buckets
+// ("db.system.buckets.collection"); FerretDB 1.x allows 235 bytes for a collection name.
 const MAX_NAMESPACE_BYTES = 255;
+const MAX_COLLECTION_BYTES = 235;
 const BUCKETS_PREFIX = "system.buckets.";
+const NAME_HASH_CHARS = 12;
 
 /** One restore's staging names; `id` is random so two restores never share a name. */
 export interface StagingArea {
   id: string;
-  /** Where the collection `db.name` is staged. */
+  /** Where the collection `db.name` is staged: always in `db`, under a name that fits the limits above. */
   locate(db: string, name: string): { db: string; name: string };
 }
 
@@ -32,12 +41,37 @@ export function createStagingArea(id = createStagingId()): StagingArea {
   return {
     id,
     locate(db, name) {
-      const staged = `${name}${STAGING_MARKER}${id}`;
-      const bytes = Buffer.byteLength(`${db}.${BUCKETS_PREFIX}${staged}`);
-      if (bytes <= MAX_NAMESPACE_BYTES) return { db, name: staged };
-      return { db: `${STAGING_DATABASE_PREFIX}${id}`, name };
+      const readable = `${name}${STAGING_MARKER}${id}`;
+      if (fitsLimits(db, readable)) return { db, name: readable };
+      const tail = `.${hashName(name)}${STAGING_MARKER}${id}`;
+      const room = Math.min(MAX_NAMESPACE_BYTES - byteLength(`${db}.${BUCKETS_PREFIX}`), MAX_COLLECTION_BYTES) - byteLength(tail);
+      return { db, name: `${cutToBytes(name, room)}${tail}` };
     },
   };
+}
+
+function fitsLimits(db: string, staged: string): boolean {
+  return byteLength(`${db}.${BUCKETS_PREFIX}${staged}`) <= MAX_NAMESPACE_BYTES && byteLength(staged) <= MAX_COLLECTION_BYTES;
+}
+
+function byteLength(text: string): number {
+  return Buffer.byteLength(text, "utf8");
+}
+
+function hashName(name: string): string {
+  return createHash("sha256").update(name, "utf8").digest("hex").slice(0, NAME_HASH_CHARS);
+}
+
+/** The longest start of `text` within `bytes` bytes of UTF-8, never splitting a character. */
+function cutToBytes(text: string, bytes: number): string {
+  let cut = "";
+  let used = 0;
+  for (const character of text) {
+    used += byteLength(character);
+    if (used > bytes) break;
+    cut += character;
+  }
+  return cut;
 }
 
 function createStagingId(): string {
@@ -51,8 +85,8 @@ export function isStagingName(name: string): boolean {
 }
 
 /**
- * Drops leftover staging collections in `databases` (and every staging database): what a killed
- * or crashed restore left behind. Returns the namespaces dropped; throws the driver's error.
+ * Drops leftover staging collections in `databases` (and every staging database older agents
+ * made): what a killed or crashed restore left behind. Returns the namespaces dropped; throws the driver's error.
  */
 export async function dropLeftoverStaging(client: MongoClient, databases: string[]): Promise<string[]> {
   const dropped: string[] = [];
@@ -67,7 +101,7 @@ export async function dropLeftoverStaging(client: MongoClient, databases: string
     }
   }
   for (const name of await listDatabaseNames(client)) {
-    if (!STAGING_DATABASE_PATTERN.test(name)) continue;
+    if (!LEGACY_STAGING_DATABASE_PATTERN.test(name)) continue;
     await client.db(name).dropDatabase();
     dropped.push(name);
   }
@@ -76,15 +110,23 @@ export async function dropLeftoverStaging(client: MongoClient, databases: string
 
 /** Drops a collection (and, for time-series, its buckets) if it exists; throws the driver's error. */
 export async function dropIfExists(db: Db, name: string): Promise<void> {
-  for (const candidate of [name, `${BUCKETS_PREFIX}${name}`]) {
+  for (const [candidate, absent] of [
+    [name, NOTHING_TO_DROP],
+    [`${BUCKETS_PREFIX}${name}`, NO_SUCH_BUCKETS],
+  ] as const) {
     try {
       await db.command({ drop: candidate });
     } catch (error) {
-      // 26 NamespaceNotFound: older servers answer so when there is nothing to drop.
-      if ((error as { code?: unknown }).code !== 26) throw error;
+      if (!absent.has((error as { code?: number }).code ?? -1)) throw error;
     }
   }
 }
+
+// 26 NamespaceNotFound: older servers answer so when there is nothing to drop.
+const NOTHING_TO_DROP = new Set([26]);
+// 73 InvalidNamespace: the buckets of a long collection name would pass the length limit, so
+// they cannot exist (FerretDB and the test server refuse the name rather than find nothing).
+const NO_SUCH_BUCKETS = new Set([26, 73]);
 
 /**
  * Answers meaning this server cannot rename this namespace in one step: views and time-series

@@ -7,12 +7,14 @@ import { DumpError, throwIfAborted } from "../errors.ts";
 import type { CollectionMetadata } from "../mongodump-archive/index.ts";
 import type { RestoreResult } from "../types.ts";
 import { describeDriverError, wrapDatabaseError } from "./client.ts";
+import { DocumentBatch } from "./document-batch.ts";
 import { prepareCollection } from "./prepare-collection.ts";
 import { type EmptyTimestampPolicy, insertRestoredDocuments } from "./restored-documents.ts";
 import type { StagedUsersAndRoles } from "./users-and-roles.ts";
 import { dropIfExists, renameOver } from "./staging.ts";
+import { readWriteLimits, type WriteLimits } from "./write-limits.ts";
 
-const COPY_BATCH_DOCUMENTS = 1000;
+const COPY_READ_BATCH_DOCUMENTS = 1000;
 
 /** One collection (or view) of a restore, with where its data waits. */
 export interface StagedCollection {
@@ -101,25 +103,28 @@ async function swapIn(client: MongoClient, entry: StagedCollection, emptyTimesta
   }
   if (await renameOver(client, entry.staged, { db: entry.targetDb, name: entry.targetName })) return;
   // Time-series collections cannot be renamed before MongoDB 8.0, nor anything on FerretDB 1.x:
-  // recreate and copy instead (not one atomic step; docs/restore.md says so).
+  // recreate and copy instead (not one atomic step; docs/restore.md says so). The limits are asked
+  // before the target is dropped.
+  const limits = await readWriteLimits(client);
   await prepareCollection(db, entry.targetName, entry.metadata);
-  await copyDocuments(client.db(entry.staged.db), db, entry, emptyTimestamps);
+  await copyDocuments(client.db(entry.staged.db), db, entry, { emptyTimestamps, limits });
   await dropIfExists(client.db(entry.staged.db), entry.staged.name);
 }
 
-async function copyDocuments(from: Db, to: Db, entry: StagedCollection, emptyTimestamps: EmptyTimestampPolicy): Promise<void> {
+/** Copies the staged documents in commands within the server's limits; throws on a refused one. */
+async function copyDocuments(from: Db, to: Db, entry: StagedCollection, write: { emptyTimestamps: EmptyTimestampPolicy; limits: WriteLimits }): Promise<void> {
   const source = entry.intoBuckets ? `system.buckets.${entry.staged.name}` : entry.staged.name;
   const target = entry.intoBuckets ? `system.buckets.${entry.targetName}` : entry.targetName;
-  const cursor = from.collection(source).find({}, { raw: true, batchSize: COPY_BATCH_DOCUMENTS });
-  let documents: Uint8Array[] = [];
+  // The server answers in batches of at most 16 MiB whatever the count asked for.
+  const cursor = from.collection(source).find({}, { raw: true, batchSize: COPY_READ_BATCH_DOCUMENTS });
+  const batch = new DocumentBatch();
   const insert = async () => {
-    const outcome = await insertRestoredDocuments(to, target, documents, emptyTimestamps);
+    const outcome = await insertRestoredDocuments(to, target, batch.take(), write.emptyTimestamps, write.limits);
     if (outcome.failed > 0) throw new Error(`copying into ${entry.target} refused ${outcome.failed} document(s): ${outcome.firstError}`);
-    documents = [];
   };
   for await (const document of cursor) {
-    documents.push(document as unknown as Uint8Array);
-    if (documents.length >= COPY_BATCH_DOCUMENTS) await insert();
+    batch.add(document as unknown as Uint8Array);
+    if (batch.isFull()) await insert();
   }
   await insert();
 }

@@ -16,6 +16,7 @@ import { BSON } from "bson";
 import { DumpError } from "../errors.ts";
 import { insertRawDocuments } from "./raw-insert.ts";
 import { dropIfExists, STAGING_MARKER, type StagingArea } from "./staging.ts";
+import { readWriteLimits } from "./write-limits.ts";
 
 export const USERS_NAMESPACE = "admin.system.users";
 export const ROLES_NAMESPACE = "admin.system.roles";
@@ -83,10 +84,11 @@ export async function stageUsersAndRoles(client: MongoClient, collected: UsersAn
     for (const part of parts) await dropIfExists(admin, part.name);
   };
   try {
+    const limits = await readWriteLimits(client);
     for (const part of parts) {
       await dropIfExists(admin, part.name);
       await admin.createCollection(part.name);
-      const outcome = await insertRawDocuments(admin, part.name, part.documents);
+      const outcome = await insertRawDocuments(admin, part.name, part.documents, undefined, { limits });
       if (outcome.failed > 0) throw new Error(`the server refused ${outcome.failed} of them: ${outcome.firstError}`);
     }
   } catch (cause) {
