@@ -70,18 +70,4 @@ describe("CRC-64/XZ (Go crc64.ECMA)", () => {
     expect(crc.digestInt64()).toBe(BigInt.asIntN(64, 0x995dc9bbdf1939fan));
     expect(crc.digestInt64() < 0n).toBe(true);
   });
-
-  test("hashes large buffers fast enough for gigabyte dumps", () => {
-    const data = randomBytes(1 << 20, 5);
-    const crc = new Crc64();
-    crc.update(data); // warm up the JIT
-    const rounds = 128;
-    const started = performance.now();
-    for (let i = 0; i < rounds; i++) crc.update(data);
-    const seconds = (performance.now() - started) / 1000;
-    const megabytesPerSecond = (rounds * data.length) / 1e6 / seconds;
-    console.log(`crc64 throughput: ${megabytesPerSecond.toFixed(0)} MB/s over ${rounds} MiB`);
-    // Typically ~1,000 MB/s here; the floor leaves room for slow shared CI machines.
-    expect(megabytesPerSecond).toBeGreaterThan(200);
-  });
 });
