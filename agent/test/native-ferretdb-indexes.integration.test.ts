@@ -96,7 +96,7 @@ describe.skipIf(missing !== null)(`on FerretDB, native restores of secondary ind
       expect(run.stderr).toBe(
         "dbvault-agent: verifying the whole backup before changing anything\n" +
           'dbvault-agent: mongorestore cannot recreate the secondary indexes of target.people on FerretDB v1.24.2 (it sends the index option "ns", which FerretDB refuses); using the built-in engine\n' +
-          `dbvault-agent: restored 21 documents into 2 collections of target with the built-in engine from ${file}; replaced target.notes, target.people, nothing else changed\n`,
+          `dbvault-agent: restored 21 documents into 2 collections of target with the built-in engine from ${file}; created target.notes; replaced target.people, nothing else changed\n`,
       );
       expect(run.exitCode).toBe(0);
     } finally {
