@@ -4,6 +4,7 @@
 import type { AppContext } from "../../context";
 import { AppError } from "../../lib/errors";
 import { secondsUntil } from "../../lib/rate-limiter";
+import { queueMail } from "../notifications/outbox";
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -22,6 +23,14 @@ export const SIGN_IN_ATTEMPTS_PER_ACCOUNT = 20;
 export const PASSWORD_CHECKS_PER_USER = 10;
 export const RESET_REQUESTS_PER_ADDRESS = 10;
 export const RESET_REQUESTS_PER_ACCOUNT = 3;
+/**
+ * Second-factor codes checked for one account, from any address or session, before each further
+ * check waits 1 s, 2 s, 4 s… (at most CODE_CHECK_MAX_DELAY_SECONDS); a right code clears it.
+ */
+export const CODE_CHECKS_FREE_PER_ACCOUNT = 5;
+export const CODE_CHECK_WINDOW_MS = 24 * HOUR;
+export const CODE_CHECK_MAX_DELAY_SECONDS = 15 * 60;
+
 /** Registrations per address per hour: config.registrationsPerHour. */
 export const REGISTRATION_WINDOW_MS = HOUR;
 
@@ -76,4 +85,36 @@ export async function admitPasswordCheck(ctx: AppContext, userId: string) {
   const key = `password-check:${userId}`;
   await countAgainst(ctx, key, SIGN_IN_WINDOW_MS, PASSWORD_CHECKS_PER_USER, "wrong current passwords");
   return { succeeded: () => ctx.rateLimiter.forgive(key) };
+}
+
+/**
+ * Admits one check of a TOTP or recovery code for an account or throws 429, wherever the check
+ * happens (sign-in, re-authentication, two-factor settings). `failed` tells the owner by e-mail
+ * once the free checks are used up; `succeeded` clears the count.
+ */
+export async function admitCodeCheck(ctx: AppContext, user: { id: string; email: string }) {
+  const key = `code-check:${user.id}`;
+  const hit = await ctx.rateLimiter.spacedHit(key, CODE_CHECK_WINDOW_MS, CODE_CHECKS_FREE_PER_ACCOUNT, CODE_CHECK_MAX_DELAY_SECONDS);
+  if (!hit.admitted) throw tooMany(hit.retryAfter, "wrong authentication codes for this account");
+  return {
+    succeeded: () => ctx.rateLimiter.reset(key),
+    async failed() {
+      if (hit.count === CODE_CHECKS_FREE_PER_ACCOUNT) await tellOwnerOfWrongCodes(ctx, user);
+    },
+  };
+}
+
+async function tellOwnerOfWrongCodes(ctx: AppContext, user: { id: string; email: string }) {
+  ctx.log.warn("wrong two-factor codes for an account", { userId: user.id, count: CODE_CHECKS_FREE_PER_ACCOUNT });
+  await queueMail(ctx, {
+    to: user.email,
+    subject: "Wrong two-factor codes entered for your DBVault account",
+    text: [
+      `${CODE_CHECKS_FREE_PER_ACCOUNT} wrong two-factor codes were just entered for your DBVault account (${user.email}).`,
+      "Each further attempt now has to wait longer.",
+      "",
+      "If this was not you, someone may know your password or hold one of your signed-in sessions.",
+      `Change your password in Profile → Security (${ctx.config.publicUrl}/profile): every session is signed out.`,
+    ].join("\n"),
+  });
 }
