@@ -6,6 +6,9 @@ import { AppError, forbidden, unauthorized } from "../../lib/errors";
 
 export type AuthenticatedUser = typeof users.$inferSelect;
 
+/** What a request's token says beyond the user: when its holder last confirmed their password. */
+export type SessionInfo = { reauthenticatedAt: Date | null };
+
 function bearerToken(authorization: string | undefined): string | undefined {
   const match = authorization?.match(/^Bearer\s+(\S+)$/i);
   return match?.[1];
@@ -16,6 +19,14 @@ function bearerToken(authorization: string | undefined): string | undefined {
  * or superseded token (password changed since), 403 with the reason for a banned account.
  */
 export async function authenticate(ctx: AppContext, authorization: string | undefined): Promise<AuthenticatedUser> {
+  return (await authenticateSession(ctx, authorization)).user;
+}
+
+/** As `authenticate`, with the session's re-authentication stamp. */
+export async function authenticateSession(
+  ctx: AppContext,
+  authorization: string | undefined,
+): Promise<{ user: AuthenticatedUser; session: SessionInfo }> {
   const token = bearerToken(authorization);
   if (!token) throw unauthorized("Please sign in to continue.");
   const claims = await ctx.tokens.verify(token);
@@ -31,12 +42,12 @@ export async function authenticate(ctx: AppContext, authorization: string | unde
       bannedAt: user.bannedAt?.toISOString() ?? null,
     });
   }
-  return user;
+  return { user, session: { reauthenticatedAt: claims.ra === null ? null : new Date(claims.ra * 1000) } };
 }
 
 // Authentication runs in the transform phase, before body and params are validated, so an
 // anonymous caller learns nothing about a route's input rules; the handler then gets `user`.
-const authenticatedUsers = new WeakMap<Request, AuthenticatedUser>();
+const authenticatedUsers = new WeakMap<Request, { user: AuthenticatedUser; session: SessionInfo }>();
 
 /**
  * Route options `{ auth: true }` and `{ admin: true }`: the handler receives `user`, the
@@ -46,13 +57,14 @@ export const authGuard = (ctx: AppContext) =>
   new Elysia().macro({
     auth: {
       async transform({ request, headers }) {
-        authenticatedUsers.set(request, await authenticate(ctx, headers.authorization));
+        authenticatedUsers.set(request, await authenticateSession(ctx, headers.authorization));
       },
-      resolve: ({ request }) => ({ user: authenticatedUsers.get(request)! }),
+      resolve: ({ request }) => authenticatedUsers.get(request)!,
     },
     admin: {
       async transform({ request, headers }) {
-        const user = await authenticate(ctx, headers.authorization);
+        const authenticated = await authenticateSession(ctx, headers.authorization);
+        const { user } = authenticated;
         if (user.role !== "admin") throw forbidden("This page is for administrators only.");
         if (ctx.config.requireAdminTwoFactor && !user.totpSecretCiphertext) {
           throw new AppError(
@@ -61,8 +73,8 @@ export const authGuard = (ctx: AppContext) =>
             "This server requires administrators to sign in with two factors. Turn two-factor sign-in on in Profile → Security.",
           );
         }
-        authenticatedUsers.set(request, user);
+        authenticatedUsers.set(request, authenticated);
       },
-      resolve: ({ request }) => ({ user: authenticatedUsers.get(request)! }),
+      resolve: ({ request }) => authenticatedUsers.get(request)!,
     },
   });

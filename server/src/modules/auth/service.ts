@@ -112,7 +112,11 @@ export async function login(ctx: AppContext, input: { email: string; password: s
   return { token: await ctx.tokens.issue(user.id, user.tokenVersion), user: toSessionUser(ctx, user) };
 }
 
-const hashResetToken = (token: string) => createHash("sha256").update(token).digest("hex");
+/** How a single-use link's token is stored (reset links, e-mail change links): only its hash. */
+export const hashLinkToken = (token: string) => createHash("sha256").update(token).digest("hex");
+
+/** A new random token for a single-use link. */
+export const newLinkToken = () => randomBytes(32).toString("base64url");
 
 /**
  * Mails a single-use reset link when the account exists; answers the same either way, and as
@@ -133,11 +137,15 @@ export async function forgotPassword(ctx: AppContext, input: { email: string; cl
  */
 async function sendResetLink(ctx: AppContext, user: { id: string; email: string }) {
   try {
-    const token = randomBytes(32).toString("base64url");
-    await ctx.db.insert(passwordResetTokens).values({
-      userId: user.id,
-      tokenHash: hashResetToken(token),
-      expiresAt: new Date(ctx.now().getTime() + RESET_TOKEN_TTL_MS),
+    const token = newLinkToken();
+    // Only the newest link works: one mailed earlier (perhaps to a mailbox read by someone else) stops.
+    await ctx.db.transaction(async (tx) => {
+      await revokeResetLinks(tx, user.id, ctx.now());
+      await tx.insert(passwordResetTokens).values({
+        userId: user.id,
+        tokenHash: hashLinkToken(token),
+        expiresAt: new Date(ctx.now().getTime() + RESET_TOKEN_TTL_MS),
+      });
     });
     await queueMail(ctx, {
       to: user.email,
@@ -162,7 +170,7 @@ async function findUsableResetToken(ctx: AppContext, token: string) {
     .from(passwordResetTokens)
     .where(
       and(
-        eq(passwordResetTokens.tokenHash, hashResetToken(token)),
+        eq(passwordResetTokens.tokenHash, hashLinkToken(token)),
         isNull(passwordResetTokens.usedAt),
         gt(passwordResetTokens.expiresAt, ctx.now()),
       ),
@@ -186,7 +194,7 @@ export async function revokeResetLinks(db: DbOrTx, userId: string, now: Date): P
 /** Sets a new password with a reset token, once; every session of the account ends. */
 export async function resetPassword(ctx: AppContext, input: { token: string; password: string }) {
   const passwordHash = await hashPassword(input.password);
-  const tokenHash = hashResetToken(input.token);
+  const tokenHash = hashLinkToken(input.token);
   const used = await ctx.db.transaction(async (tx) => {
     const [row] = await tx
       .update(passwordResetTokens)

@@ -159,20 +159,17 @@ export async function removeTwoFactor(ctx: AppContext, userId: string, by: "user
   });
 }
 
-/** The user turns two-factor sign-in off, with their password and a code. */
-export async function disableTwoFactor(ctx: AppContext, user: UserRow, input: { password: string; code: string }) {
+/** The user turns two-factor sign-in off (once re-authenticated: reauthentication/service.ts). */
+export async function disableTwoFactor(ctx: AppContext, user: UserRow) {
   if (!isTwoFactorOn(user)) throw conflict("Two-factor sign-in is already off.");
   if (isTwoFactorRequired(ctx, user)) throw forbidden("Two-factor sign-in is required for administrators on this server.");
-  await confirmCurrentPassword(ctx, user, input.password);
-  if (!(await acceptSecondFactor(ctx, user, input.code))) throw invalidCode();
   await removeTwoFactor(ctx, user.id, "user");
   return { message: "Two-factor sign-in is off." };
 }
 
-/** A new set of recovery codes (the old ones stop working), after a code. */
-export async function regenerateRecoveryCodes(ctx: AppContext, user: UserRow, code: string) {
+/** A new set of recovery codes (the old ones stop working), once re-authenticated. */
+export async function regenerateRecoveryCodes(ctx: AppContext, user: UserRow) {
   if (!isTwoFactorOn(user)) throw conflict("Two-factor sign-in is off: there are no recovery codes.");
-  if (!(await acceptSecondFactor(ctx, user, code))) throw invalidCode();
   const codes = await ctx.db.transaction(async (tx) => {
     await recordAudit(tx, user.id, "RECOVERY_CODES_REGENERATED");
     return replaceRecoveryCodes(ctx, tx, user.id);
