@@ -217,6 +217,21 @@ describe("sign-in flows", () => {
     await page.getByLabel("Authentication code").fill(totpCode(secret, Date.now() + 30_000));
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.waitForURL("**/dashboard");
+
+    // New recovery codes ask for the password and a code (a session alone cannot make them).
+    await page.goto("/profile");
+    await page.getByRole("tab", { name: "Security", exact: true }).click();
+    await card.getByRole("button", { name: "New recovery codes" }).click();
+    await card.getByLabel("Current password").fill("not-my-password");
+    await card.getByLabel("Authentication code").fill(codes[0]!);
+    await card.getByRole("button", { name: "Make new codes" }).click();
+    await card.getByText("Current password is incorrect").waitFor();
+    await card.getByLabel("Current password").fill(user.password);
+    await card.getByRole("button", { name: "Make new codes" }).click();
+    await card.getByTestId("recovery-codes").locator("li").first().waitFor();
+    const fresh = (await card.getByTestId("recovery-codes").locator("li").allInnerTexts()).map((c) => c.trim());
+    expect(fresh).toHaveLength(10);
+    expect(fresh).not.toContain(codes[1]);
     await context.close();
   });
 });
