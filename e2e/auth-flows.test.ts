@@ -269,26 +269,33 @@ describe("guards and session", () => {
     await context.close();
   });
 
-  test("a banned user lands on /banned with the reason and can sign out", async () => {
+  test("a banned user lands on /banned with the reason and can sign out; signing in again answers the ban, not a session", async () => {
     const admin = await env.server.registerAdmin();
     const user = await env.server.registerUser();
+    const { context, page } = await env.openPage();
+    await signIn(page, user);
     const ban = await env.server.call("PUT", `/api/admin/users/${user.id}/ban`, { token: admin.token, body: { isBanned: true, banReason: "Abuse of service" } });
     expect(ban.status).toBe(200);
-    const { context, page } = await env.openPage();
-    await page.goto("/login");
+    // A session open when the ban came: its next call is refused and the page says why.
+    await page.goto("/dashboard");
+    await page.waitForURL("**/banned");
+    await page.getByRole("heading", { name: "Account Suspended" }).waitFor();
+    await page.getByText("Abuse of service").waitFor();
+    await page.getByRole("button", { name: "Sign Out" }).click();
+    await page.waitForURL("**/login");
+    await eventually(() => page.evaluate(() => localStorage.getItem("dbvault.auth")), (value) => expect(value).toBeNull());
+
+    // Signing in again: the server answers 403 with the reason, no token; the same page shows it.
     await page.getByLabel("Email address").fill(user.email);
     await page.getByLabel("Password", { exact: true }).fill(user.password);
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.waitForURL("**/banned");
-    await page.getByRole("heading", { name: "Account Suspended" }).waitFor();
     await page.getByText("Abuse of service").waitFor();
     await eventually(() => page.getByText("Unknown date").count(), (value) => expect(value).toBe(0));
     await env.screenshot(page, "banned");
-    await page.goto("/dashboard");
-    await page.waitForURL("**/banned");
+    await eventually(() => page.evaluate(() => localStorage.getItem("dbvault.auth")), (value) => expect(value).toBeNull());
     await page.getByRole("button", { name: "Sign Out" }).click();
     await page.waitForURL("**/login");
-    await eventually(() => page.evaluate(() => localStorage.getItem("dbvault.auth")), (value) => expect(value).toBeNull());
     await context.close();
   });
 

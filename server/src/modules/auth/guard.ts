@@ -14,9 +14,27 @@ function bearerToken(authorization: string | undefined): string | undefined {
   return match?.[1];
 }
 
+export const INACTIVE_ACCOUNT_MESSAGE = "This account is inactive. Please contact support to reactivate it.";
+
+/**
+ * Why an account may not be used, or null: a ban (403 with its reason, for the banned page) or the
+ * inactive status an admin set (403 INACTIVE). Sign-in, every token and a password reset ask this.
+ */
+export function accountRefusal(user: AuthenticatedUser): AppError | null {
+  if (user.isBanned) {
+    return new AppError(403, "BANNED", `Your account has been suspended. Reason: ${user.banReason ?? "No reason provided"}`, {
+      isBanned: true,
+      banReason: user.banReason,
+      bannedAt: user.bannedAt?.toISOString() ?? null,
+    });
+  }
+  if (user.status === "inactive") return new AppError(403, "INACTIVE", INACTIVE_ACCOUNT_MESSAGE);
+  return null;
+}
+
 /**
  * The signed-in user behind a request's bearer token. Throws 401 for a missing, forged, expired
- * or superseded token (password changed since), 403 with the reason for a banned account.
+ * or superseded token (password changed since), 403 for a banned or inactive account.
  */
 export async function authenticate(ctx: AppContext, authorization: string | undefined): Promise<AuthenticatedUser> {
   return (await authenticateSession(ctx, authorization)).user;
@@ -35,13 +53,8 @@ export async function authenticateSession(
   if (!user || user.tokenVersion !== claims.tv) {
     throw unauthorized("Your session has expired or is invalid. Please sign in again.");
   }
-  if (user.isBanned) {
-    throw new AppError(403, "BANNED", `Your account has been suspended. Reason: ${user.banReason ?? "No reason provided"}`, {
-      isBanned: true,
-      banReason: user.banReason,
-      bannedAt: user.bannedAt?.toISOString() ?? null,
-    });
-  }
+  const refused = accountRefusal(user);
+  if (refused) throw refused;
   return { user, session: { reauthenticatedAt: claims.ra === null ? null : new Date(claims.ra * 1000) } };
 }
 

@@ -8,6 +8,7 @@ import { findDefaultPlan } from "../plans/service";
 import { endBrowserSessions } from "../realtime/service";
 import { queueMail } from "../notifications/outbox";
 import { isTwoFactorOn, isTwoFactorRequired, requireSecondFactor } from "../two-factor/service";
+import { accountRefusal } from "./guard";
 import { admitPasswordCheck, admitRegistration, admitResetRequest, admitSignIn } from "./throttle";
 
 export const RESET_TOKEN_TTL_MS = 60 * 60 * 1000;
@@ -107,6 +108,9 @@ export async function login(ctx: AppContext, input: { email: string; password: s
   const [user] = await ctx.db.select().from(users).where(eq(users.email, email));
   const ok = await verifyPassword(input.password, user?.passwordHash ?? null);
   if (!user || !ok) throw unauthorized("Invalid email or password");
+  // Told only to whoever knows the password: a banned account gets its reason, not a token.
+  const refused = accountRefusal(user);
+  if (refused) throw refused;
   await requireSecondFactor(ctx, user, input.code);
   await attempt.succeeded();
   return { token: await ctx.tokens.issue(user.id, user.tokenVersion), user: toSessionUser(ctx, user) };
@@ -127,7 +131,8 @@ export async function forgotPassword(ctx: AppContext, input: { email: string; cl
   const email = normaliseEmail(input.email);
   await admitResetRequest(ctx, email, input.clientIp);
   const [user] = await ctx.db.select().from(users).where(eq(users.email, email));
-  if (user) void ctx.pendingWork.track(sendResetLink(ctx, user));
+  // A banned or inactive account gets no link (the answer is the same, so nobody learns which).
+  if (user && !accountRefusal(user)) void ctx.pendingWork.track(sendResetLink(ctx, user));
   return { message: FORGOT_PASSWORD_MESSAGE };
 }
 
@@ -208,8 +213,11 @@ export async function resetPassword(ctx: AppContext, input: { token: string; pas
       )
       .returning();
     if (!row) return null;
+    const [user] = await tx.select().from(users).where(eq(users.id, row.userId));
+    // A link mailed before a ban does not get the banned account a new password.
+    const refused = user ? accountRefusal(user) : null;
+    if (refused) throw refused;
     await revokeResetLinks(tx, row.userId, ctx.now());
-    const [user] = await tx.select({ tokenVersion: users.tokenVersion }).from(users).where(eq(users.id, row.userId));
     await tx
       .update(users)
       .set({ passwordHash, tokenVersion: (user?.tokenVersion ?? 0) + 1, updatedAt: ctx.now() })

@@ -6,10 +6,17 @@ import { Field } from "../../../components/ui/field";
 import { readErrorMessage } from "../../../lib/api-client";
 import { loginRequest } from "../api/auth-api";
 import { AuthenticationCodeField } from "./authentication-code-field";
-import { startSession } from "../session";
+import { showBanNotice, startSession } from "../session";
 import { type FieldErrors, validateLogin } from "../utils/validation";
 
 /** Whether a refused sign-in asks for (another) two-factor code. */
+/** A suspended account's answer (403 BANNED with the reason), or null. */
+function banOf(error: unknown): { banReason: string | null; bannedAt: string | null } | null {
+  const value = (error as { value?: { code?: unknown; banReason?: unknown; bannedAt?: unknown } } | null)?.value;
+  if (value?.code !== "BANNED") return null;
+  return { banReason: typeof value.banReason === "string" ? value.banReason : null, bannedAt: typeof value.bannedAt === "string" ? value.bannedAt : null };
+}
+
 function needsSecondFactor(error: unknown): boolean {
   const value = (error as { value?: { twoFactorRequired?: unknown } } | null)?.value;
   return Boolean(value && typeof value === "object" && value.twoFactorRequired === true);
@@ -40,6 +47,11 @@ export function LoginForm() {
           // The first time, the prompt itself is the message; after that, the server's (wrong code).
           setFailure(askCode ? (readErrorMessage(error) ?? "Invalid authentication code") : null);
           setAskCode(true);
+          return;
+        }
+        const ban = banOf(error);
+        if (ban) {
+          showBanNotice(ban);
           return;
         }
         setFailure(readErrorMessage(error) ?? "Login failed");
