@@ -7,8 +7,9 @@ import { AppError, badRequest, conflict, unauthorized } from "../../lib/errors";
 import { findDefaultPlan } from "../plans/service";
 import { endBrowserSessions } from "../realtime/service";
 import { queueMail } from "../notifications/outbox";
-import { isTwoFactorOn, isTwoFactorRequired, requireSecondFactor } from "../two-factor/service";
+import { acceptSecondFactor, isTwoFactorOn, isTwoFactorRequired, requireSecondFactor } from "../two-factor/service";
 import { accountRefusal } from "./guard";
+import { deviceTokenFor, knownDeviceId } from "./known-devices";
 import { admitPasswordCheck, admitRegistration, admitResetRequest, admitSignIn } from "./throttle";
 
 export const RESET_TOKEN_TTL_MS = 60 * 60 * 1000;
@@ -94,18 +95,20 @@ export async function register(ctx: AppContext, input: { name: string; email: st
   await admitRegistration(ctx, input.clientIp);
   const user = await createUser(ctx, input);
   ctx.log.info("user registered", { userId: user.id });
-  return { token: await ctx.tokens.issue(user.id, user.tokenVersion), user: toSessionUser(ctx, user) };
+  return session(ctx, user, undefined);
 }
 
 /**
  * Signs in with e-mail and password, and a code when the account has two-factor sign-in on.
  * An attempt stays counted by the throttle until both factors pass, so codes cannot be guessed
- * faster than passwords.
+ * faster than passwords. `device` is the token this browser got at its last sign-in to the account.
  */
-export async function login(ctx: AppContext, input: { email: string; password: string; code?: string; clientIp: string }) {
+export async function login(ctx: AppContext, input: { email: string; password: string; code?: string; device?: string; clientIp: string }) {
   const email = normaliseEmail(input.email);
-  const attempt = await admitSignIn(ctx, email, input.clientIp);
   const [user] = await ctx.db.select().from(users).where(eq(users.email, email));
+  const knownDevice = user ? knownDeviceId(ctx, user.id, input.device) : null;
+  const attempt = await admitSignIn(ctx, email, input.clientIp, knownDevice);
+  if (!attempt.admitted) return signInPastTheLimits(ctx, user, input, attempt.refusal);
   const ok = await verifyPassword(input.password, user?.passwordHash ?? null);
   if (!user || !ok) throw unauthorized("Invalid email or password");
   // Told only to whoever knows the password: a banned account gets its reason, not a token.
@@ -113,7 +116,33 @@ export async function login(ctx: AppContext, input: { email: string; password: s
   if (refused) throw refused;
   await requireSecondFactor(ctx, user, input.code);
   await attempt.succeeded();
-  return { token: await ctx.tokens.issue(user.id, user.tokenVersion), user: toSessionUser(ctx, user) };
+  return session(ctx, user, input.device);
+}
+
+async function session(ctx: AppContext, user: UserRow, device: string | undefined) {
+  return {
+    token: await ctx.tokens.issue(user.id, user.tokenVersion),
+    user: toSessionUser(ctx, user),
+    deviceToken: deviceTokenFor(ctx, user.id, device),
+  };
+}
+
+/**
+ * An attempt the limits refused still passes with both factors right (the owner with a second
+ * factor is never locked out by a guesser); anything else, a right password included, gets the
+ * same 429, so a refused guess learns nothing.
+ */
+async function signInPastTheLimits(
+  ctx: AppContext,
+  user: UserRow | undefined,
+  input: { password: string; code?: string; device?: string },
+  refusal: AppError,
+) {
+  if (!user || !isTwoFactorOn(user) || !input.code || accountRefusal(user)) throw refusal;
+  if (!(await verifyPassword(input.password, user.passwordHash))) throw refusal;
+  const accepted = await acceptSecondFactor(ctx, user, input.code).catch(() => false);
+  if (!accepted) throw refusal;
+  return session(ctx, user, input.device);
 }
 
 /** How a single-use link's token is stored (reset links, e-mail change links): only its hash. */

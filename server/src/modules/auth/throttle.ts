@@ -16,10 +16,16 @@ export const SIGN_IN_ATTEMPTS_PER_ADDRESS = 50;
 export const SIGN_IN_FREE_ATTEMPTS_PER_ACCOUNT_AND_ADDRESS = 5;
 export const SIGN_IN_MAX_DELAY_SECONDS = 15 * 60;
 /**
- * Attempts on one account from all addresses together; past it, only addresses that have already
- * tried this account in the window are refused, so a guesser cannot lock the owner out.
+ * Attempts on one account from all addresses together before each further one waits 1 s, 2 s,
+ * 4 s… (at most SIGN_IN_MAX_DELAY_SECONDS). Only the first SIGN_IN_FREE_ATTEMPTS_PER_ACCOUNT_AND_ADDRESS
+ * attempts of each address count here: one address guessing is slowed by its own limit, so it
+ * cannot slow the owner down elsewhere; many addresses guessing slow the account down.
  */
 export const SIGN_IN_ATTEMPTS_PER_ACCOUNT = 20;
+/** The account's count starts again a day after its first attempt (not 15 minutes: a guesser would wait that out). */
+export const SIGN_IN_ACCOUNT_WINDOW_MS = 24 * HOUR;
+/** A browser that signed in to the account before (known-devices.ts): its wrong passwords wait at most this. */
+export const SIGN_IN_KNOWN_DEVICE_MAX_DELAY_SECONDS = 30;
 export const PASSWORD_CHECKS_PER_USER = 10;
 export const RESET_REQUESTS_PER_ADDRESS = 10;
 export const RESET_REQUESTS_PER_ACCOUNT = 3;
@@ -46,27 +52,44 @@ async function countAgainst(ctx: AppContext, key: string, windowMs: number, limi
   return hit;
 }
 
+/** A sign-in attempt the limits let through (call `succeeded` once both factors passed), or refused with its 429. */
+export type SignInAdmission = { admitted: true; succeeded(): Promise<void> } | { admitted: false; refusal: AppError };
+
+const refusedSignIn = (retryAfter: number): SignInAdmission => ({ admitted: false, refusal: tooMany(retryAfter, "sign-in attempts for this account") });
+
 /**
- * Admits one sign-in attempt or throws 429. The attempt is counted per address, per (account,
- * address) with growing delays, and per account; call `succeeded` when the password was right,
- * which takes the attempt back and clears the (account, address) delay.
+ * Counts one sign-in attempt: per address, per (account, address) with growing delays, and per
+ * account (see SIGN_IN_ATTEMPTS_PER_ACCOUNT). An attempt from a browser that signed in to this
+ * account before (`knownDevice`) counts only against that browser, with short waits: the owner is
+ * not held back by a guesser, even one behind the same address. `succeeded` takes the attempt back.
  */
-export async function admitSignIn(ctx: AppContext, email: string, address: string) {
+export async function admitSignIn(ctx: AppContext, email: string, address: string, knownDevice: string | null): Promise<SignInAdmission> {
+  if (knownDevice) {
+    const deviceKey = `sign-in-device:${knownDevice}`;
+    const hit = await ctx.rateLimiter.spacedHit(deviceKey, SIGN_IN_WINDOW_MS, SIGN_IN_FREE_ATTEMPTS_PER_ACCOUNT_AND_ADDRESS, SIGN_IN_KNOWN_DEVICE_MAX_DELAY_SECONDS);
+    if (!hit.admitted) return refusedSignIn(hit.retryAfter);
+    return { admitted: true, succeeded: () => ctx.rateLimiter.reset(deviceKey) };
+  }
   const addressKey = `sign-in-address:${address}`;
   const pairKey = `sign-in-pair:${email}|${address}`;
   const accountKey = `sign-in-account:${email}`;
   await countAgainst(ctx, addressKey, SIGN_IN_WINDOW_MS, SIGN_IN_ATTEMPTS_PER_ADDRESS, "sign-in attempts from your network");
   const pair = await ctx.rateLimiter.spacedHit(pairKey, SIGN_IN_WINDOW_MS, SIGN_IN_FREE_ATTEMPTS_PER_ACCOUNT_AND_ADDRESS, SIGN_IN_MAX_DELAY_SECONDS);
-  if (!pair.admitted) throw tooMany(pair.retryAfter, "sign-in attempts for this account");
-  const account = await ctx.rateLimiter.hit(accountKey, SIGN_IN_WINDOW_MS);
-  if (account.count > SIGN_IN_ATTEMPTS_PER_ACCOUNT && pair.count > 1) {
-    throw tooMany(secondsUntil(account.windowEndsAt, ctx.now()), "sign-in attempts for this account");
+  if (!pair.admitted) return refusedSignIn(pair.retryAfter);
+  const countsForAccount = pair.count <= SIGN_IN_FREE_ATTEMPTS_PER_ACCOUNT_AND_ADDRESS;
+  if (countsForAccount) {
+    const account = await ctx.rateLimiter.spacedHit(accountKey, SIGN_IN_ACCOUNT_WINDOW_MS, SIGN_IN_ATTEMPTS_PER_ACCOUNT, SIGN_IN_MAX_DELAY_SECONDS);
+    if (!account.admitted) {
+      await ctx.rateLimiter.forgive(pairKey);
+      return refusedSignIn(account.retryAfter);
+    }
   }
   return {
+    admitted: true,
     async succeeded() {
       await ctx.rateLimiter.reset(pairKey);
       await ctx.rateLimiter.forgive(addressKey);
-      await ctx.rateLimiter.forgive(accountKey);
+      if (countsForAccount) await ctx.rateLimiter.forgive(accountKey);
     },
   };
 }

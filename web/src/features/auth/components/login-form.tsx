@@ -7,6 +7,7 @@ import { readErrorMessage } from "../../../lib/api-client";
 import { loginRequest } from "../api/auth-api";
 import { AuthenticationCodeField } from "./authentication-code-field";
 import { showBanNotice, startSession } from "../session";
+import { deviceTokenOf, rememberDeviceToken } from "../utils/device-tokens";
 import { type FieldErrors, validateLogin } from "../utils/validation";
 
 /** Whether a refused sign-in asks for (another) two-factor code. */
@@ -41,7 +42,13 @@ export function LoginForm() {
     setBusy(true);
     setFailure(null);
     try {
-      const { data, error } = await loginRequest({ email: email.trim(), password, ...(askCode && code.trim() ? { code: code.trim() } : {}) });
+      const device = deviceTokenOf(email);
+      const { data, error } = await loginRequest({
+        email: email.trim(),
+        password,
+        ...(askCode && code.trim() ? { code: code.trim() } : {}),
+        ...(device ? { device } : {}),
+      });
       if (error || !data) {
         if (needsSecondFactor(error)) {
           // The first time, the prompt itself is the message; after that, the server's (wrong code).
@@ -57,6 +64,7 @@ export function LoginForm() {
         setFailure(readErrorMessage(error) ?? "Login failed");
         return;
       }
+      rememberDeviceToken(data.user.email, data.deviceToken);
       startSession(data.token, data.user);
       setLocation(data.user.isBanned ? "/banned" : "/dashboard");
     } catch (caught) {
