@@ -14,9 +14,14 @@ afterAll(() => server.close());
 const update = (token: string, body: unknown) => server.call("PUT", "/api/user/update", { token, body });
 const login = (email: string, password: string) => server.call("POST", "/api/auth/login", { body: { email, password } });
 
-/** The link in the latest mail to `to` with `subject`, as a path (/email-change/…, /reset-password/…). */
-async function linkMailedTo(to: string, subject: string): Promise<string> {
-  const mail = await waitUntil(() => server.sentMail.findLast((m) => m.to === to && m.subject === subject), { message: `the mail '${subject}' to ${to}` });
+/**
+ * The link in the mail to `to` with `subject` (and `mentioning` in its text), as a path
+ * (/email-change/…, /reset-password/…).
+ */
+async function linkMailedTo(to: string, subject: string, mentioning = ""): Promise<string> {
+  const mail = await waitUntil(() => server.sentMail.find((m) => m.to === to && m.subject === subject && m.text.includes(mentioning)), {
+    message: `the mail '${subject}' to ${to}`,
+  });
   const url = mail.text.match(/https?:\/\/\S+/)?.[0];
   expect(url).toBeDefined();
   return new URL(url!).pathname;
@@ -101,7 +106,8 @@ describe("changing the e-mail", () => {
     await requestChange(owner, second);
     expect((await server.call("POST", `/api/auth${firstConfirm}`)).status).toBe(400);
     const secondConfirm = await linkMailedTo(second, "Confirm your new DBVault e-mail");
-    await server.call("POST", `/api/auth${await linkMailedTo(owner.email, "Your DBVault e-mail is being changed")}`);
+    const undo = await server.call("POST", `/api/auth${await linkMailedTo(owner.email, "Your DBVault e-mail is being changed", second)}`);
+    expect(undo.status).toBe(200);
     expect((await server.call("POST", `/api/auth${secondConfirm}`)).status).toBe(400);
     expect((await login(owner.email, owner.password)).status).toBe(200);
   });
