@@ -3,7 +3,7 @@ import type { AppContext } from "../../context";
 import { authGuard } from "../auth/guard";
 import { requireRecentReauthentication } from "../reauthentication/service";
 import { twoFactorAnswers, twoFactorModel } from "./model";
-import { disableTwoFactor, enableTwoFactor, regenerateRecoveryCodes, startTwoFactorSetup, twoFactorStatus } from "./service";
+import { disableTwoFactor, enableTwoFactor, refuseTurningOff, regenerateRecoveryCodes, startTwoFactorSetup, twoFactorStatus } from "./service";
 
 /** Two-factor sign-in (TOTP, RFC 6238) of the signed-in user: Profile → Security. */
 export const twoFactorController = (ctx: AppContext) =>
@@ -29,6 +29,7 @@ export const twoFactorController = (ctx: AppContext) =>
     .post(
       "/disable",
       async ({ user, session, body }) => {
+        refuseTurningOff(ctx, user);
         await requireRecentReauthentication(ctx, user, session, body);
         return disableTwoFactor(ctx, user);
       },

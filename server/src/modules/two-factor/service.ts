@@ -159,10 +159,15 @@ export async function removeTwoFactor(ctx: AppContext, userId: string, by: "user
   });
 }
 
-/** The user turns two-factor sign-in off (once re-authenticated: reauthentication/service.ts). */
-export async function disableTwoFactor(ctx: AppContext, user: UserRow) {
+/** Throws when the user may not turn two-factor sign-in off: checked before the password and code are spent. */
+export function refuseTurningOff(ctx: AppContext, user: UserRow) {
   if (!isTwoFactorOn(user)) throw conflict("Two-factor sign-in is already off.");
   if (isTwoFactorRequired(ctx, user)) throw forbidden("Two-factor sign-in is required for administrators on this server.");
+}
+
+/** The user turns two-factor sign-in off (once re-authenticated: reauthentication/service.ts). */
+export async function disableTwoFactor(ctx: AppContext, user: UserRow) {
+  refuseTurningOff(ctx, user);
   await removeTwoFactor(ctx, user.id, "user");
   return { message: "Two-factor sign-in is off." };
 }
