@@ -232,6 +232,24 @@ describe("sign-in flows", () => {
     const fresh = (await card.getByTestId("recovery-codes").locator("li").allInnerTexts()).map((c) => c.trim());
     expect(fresh).toHaveLength(10);
     expect(fresh).not.toContain(codes[1]);
+    await card.getByRole("button", { name: "I have saved them" }).click();
+
+    // A new API key asks for a code too (its dialog), and so does a password change (its form).
+    await page.goto("/settings?tab=security");
+    await page.getByRole("button", { name: "Regenerate API Key" }).click();
+    const dialog = page.getByRole("dialog");
+    await dialog.getByLabel("Current password").fill(user.password);
+    await dialog.getByLabel("Authentication code").fill(fresh[0]!);
+    await dialog.getByRole("button", { name: "Regenerate API Key" }).click();
+    await page.getByTestId("toasts").getByText("API key regenerated", { exact: true }).waitFor();
+    await page.goto("/profile");
+    await page.getByRole("tab", { name: "Security", exact: true }).click();
+    await page.getByLabel("Current password").fill(user.password);
+    await page.getByLabel("New password", { exact: true }).fill("brand-new-pass-2");
+    await page.getByLabel("Confirm new password").fill("brand-new-pass-2");
+    await page.getByLabel("Authentication code").last().fill(fresh[1]!);
+    await page.getByRole("button", { name: "Update Password" }).click();
+    await page.getByTestId("toasts").getByText("Password updated successfully!", { exact: true }).waitFor();
     await context.close();
   });
 });
