@@ -217,6 +217,39 @@ describe("sign-in flows", () => {
     await page.getByLabel("Authentication code").fill(totpCode(secret, Date.now() + 30_000));
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.waitForURL("**/dashboard");
+
+    // New recovery codes ask for the password and a code (a session alone cannot make them).
+    await page.goto("/profile");
+    await page.getByRole("tab", { name: "Security", exact: true }).click();
+    await card.getByRole("button", { name: "New recovery codes" }).click();
+    await card.getByLabel("Current password").fill("not-my-password");
+    await card.getByLabel("Authentication code").fill(codes[0]!);
+    await card.getByRole("button", { name: "Make new codes" }).click();
+    await card.getByText("Current password is incorrect").waitFor();
+    await card.getByLabel("Current password").fill(user.password);
+    await card.getByRole("button", { name: "Make new codes" }).click();
+    await card.getByTestId("recovery-codes").locator("li").first().waitFor();
+    const fresh = (await card.getByTestId("recovery-codes").locator("li").allInnerTexts()).map((c) => c.trim());
+    expect(fresh).toHaveLength(10);
+    expect(fresh).not.toContain(codes[1]);
+    await card.getByRole("button", { name: "I have saved them" }).click();
+
+    // A new API key asks for a code too (its dialog), and so does a password change (its form).
+    await page.goto("/settings?tab=security");
+    await page.getByRole("button", { name: "Regenerate API Key" }).click();
+    const dialog = page.getByRole("dialog");
+    await dialog.getByLabel("Current password").fill(user.password);
+    await dialog.getByLabel("Authentication code").fill(fresh[0]!);
+    await dialog.getByRole("button", { name: "Regenerate API Key" }).click();
+    await page.getByTestId("toasts").getByText("API key regenerated", { exact: true }).waitFor();
+    await page.goto("/profile");
+    await page.getByRole("tab", { name: "Security", exact: true }).click();
+    await page.getByLabel("Current password").fill(user.password);
+    await page.getByLabel("New password", { exact: true }).fill("brand-new-pass-2");
+    await page.getByLabel("Confirm new password").fill("brand-new-pass-2");
+    await page.getByLabel("Authentication code").last().fill(fresh[1]!);
+    await page.getByRole("button", { name: "Update Password" }).click();
+    await page.getByTestId("toasts").getByText("Password updated successfully!", { exact: true }).waitFor();
     await context.close();
   });
 });
@@ -254,26 +287,33 @@ describe("guards and session", () => {
     await context.close();
   });
 
-  test("a banned user lands on /banned with the reason and can sign out", async () => {
+  test("a banned user lands on /banned with the reason and can sign out; signing in again answers the ban, not a session", async () => {
     const admin = await env.server.registerAdmin();
     const user = await env.server.registerUser();
+    const { context, page } = await env.openPage();
+    await signIn(page, user);
     const ban = await env.server.call("PUT", `/api/admin/users/${user.id}/ban`, { token: admin.token, body: { isBanned: true, banReason: "Abuse of service" } });
     expect(ban.status).toBe(200);
-    const { context, page } = await env.openPage();
-    await page.goto("/login");
+    // A session open when the ban came: its next call is refused and the page says why.
+    await page.goto("/dashboard");
+    await page.waitForURL("**/banned");
+    await page.getByRole("heading", { name: "Account Suspended" }).waitFor();
+    await page.getByText("Abuse of service").waitFor();
+    await page.getByRole("button", { name: "Sign Out" }).click();
+    await page.waitForURL("**/login");
+    await eventually(() => page.evaluate(() => localStorage.getItem("dbvault.auth")), (value) => expect(value).toBeNull());
+
+    // Signing in again: the server answers 403 with the reason, no token; the same page shows it.
     await page.getByLabel("Email address").fill(user.email);
     await page.getByLabel("Password", { exact: true }).fill(user.password);
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.waitForURL("**/banned");
-    await page.getByRole("heading", { name: "Account Suspended" }).waitFor();
     await page.getByText("Abuse of service").waitFor();
     await eventually(() => page.getByText("Unknown date").count(), (value) => expect(value).toBe(0));
     await env.screenshot(page, "banned");
-    await page.goto("/dashboard");
-    await page.waitForURL("**/banned");
+    await eventually(() => page.evaluate(() => localStorage.getItem("dbvault.auth")), (value) => expect(value).toBeNull());
     await page.getByRole("button", { name: "Sign Out" }).click();
     await page.waitForURL("**/login");
-    await eventually(() => page.evaluate(() => localStorage.getItem("dbvault.auth")), (value) => expect(value).toBeNull());
     await context.close();
   });
 

@@ -9,6 +9,7 @@ import type { TestUser } from "../server/test/harness";
 import { type E2EEnv, startE2E } from "./support/e2e-env";
 import { eventually } from "./support/eventually";
 import { signIn } from "./support/sign-in";
+import { waitUntil } from "../testkit/wait-until";
 
 let env: E2EEnv;
 beforeAll(async () => {
@@ -249,7 +250,13 @@ describe("settings", () => {
     await dialog.getByRole("button", { name: "Cancel" }).click();
     expect((await env.server.call("GET", "/api/user/profile", { token: user.token })).body.apiKey).toBe(user.apiKey);
 
+    // The key is replaced only with the password: a signed-in session alone cannot.
     await page.getByRole("button", { name: "Regenerate API Key" }).click();
+    await dialog.getByLabel("Current password").fill("not-my-password");
+    await dialog.getByRole("button", { name: "Regenerate API Key" }).click();
+    await dialog.getByText("Current password is incorrect").waitFor();
+    expect((await env.server.call("GET", "/api/user/profile", { token: user.token })).body.apiKey).toBe(user.apiKey);
+    await dialog.getByLabel("Current password").fill(user.password);
     await dialog.getByRole("button", { name: "Regenerate API Key" }).click();
     await waitForToast(page, "API key regenerated");
     // The new key is shown straight away (for 30 s) and is the one the server now holds.
@@ -275,7 +282,7 @@ describe("profile and audit log", () => {
     newEmail = `renamed-with-a-rather-long-address-${Date.now().toString(36)}@example.com`;
   });
 
-  test("Account: name and e-mail change", async () => {
+  test("Account: name and e-mail change (the password in the form, then the link mailed to the new address)", async () => {
     const { context, page } = await env.openPage();
     await signIn(page, user);
     await page.goto("/profile");
@@ -287,16 +294,32 @@ describe("profile and audit log", () => {
     await page.getByRole("button", { name: "Save Changes" }).click();
     await page.getByText("Name must be at least 2 characters").waitFor();
     await page.getByLabel("Full name").fill("Grace Hopper");
+    // A new e-mail asks for the current password in the same form.
     await page.getByLabel("Email address").fill(newEmail);
     await page.getByRole("button", { name: "Save Changes" }).click();
+    await page.getByText("Enter your current password to change your e-mail").waitFor();
+    await page.getByLabel("Current password").fill("not-my-password");
+    await page.getByRole("button", { name: "Save Changes" }).click();
+    await waitForToast(page, "Current password is incorrect");
+    await page.getByLabel("Current password").fill(user.password);
+    await page.getByRole("button", { name: "Save Changes" }).click();
     await waitForToast(page, "Profile updated successfully!");
-    const profile = await env.server.call("GET", "/api/user/profile", { token: user.token });
+    await page.getByText(`Waiting for confirmation: open the link we sent to ${newEmail}`).waitFor();
+    let profile = await env.server.call("GET", "/api/user/profile", { token: user.token });
     expect(profile.body.name).toBe("Grace Hopper");
-    expect(profile.body.email).toBe(newEmail);
-    // The session's stored user follows the change.
-    const stored = await page.evaluate(() => JSON.parse(localStorage.getItem("dbvault.auth") ?? "null"));
-    expect(stored.user.email).toBe(newEmail);
+    expect(profile.body.email).toBe(user.email);
     await env.screenshot(page, "profile-account");
+
+    // The old address is told; the new one confirms with its link.
+    await waitUntil(() => env.server.sentMail.find((m) => m.to === user.email && m.subject === "Your DBVault e-mail is being changed"), { message: "the notice to the old address" });
+    const confirmMail = await waitUntil(() => env.server.sentMail.find((m) => m.to === newEmail), { message: "the confirmation link" });
+    const link = new URL(confirmMail.text.match(/https?:\/\/\S+/)![0]);
+    await page.goto(link.pathname);
+    await page.getByRole("button", { name: "Confirm my new e-mail" }).click();
+    await page.getByText(`Your e-mail is now ${newEmail}. Use it to sign in.`).waitFor();
+    await env.screenshot(page, "email-change-confirmed");
+    profile = await env.server.call("GET", "/api/user/profile", { token: user.token });
+    expect(profile.body.email).toBe(newEmail);
     await context.close();
   });
 

@@ -7,11 +7,13 @@ import { agentsController } from "./modules/agents";
 import { authController } from "./modules/auth";
 import { backupsController } from "./modules/backups";
 import { downloadsController } from "./modules/downloads";
+import { emailChangeController } from "./modules/email-change";
 import { drillsController } from "./modules/drills";
 import { kbController } from "./modules/kb";
 import { metricsController } from "./modules/metrics";
 import { plansController } from "./modules/plans";
 import { realtimeController } from "./modules/realtime";
+import { reauthenticationController } from "./modules/reauthentication";
 import { settingsController } from "./modules/settings";
 import { twoFactorController } from "./modules/two-factor";
 import { usersController } from "./modules/users";
@@ -31,6 +33,8 @@ export function createApp(ctx: AppContext) {
     .get("/api/docs", () => (apiDocument ??= describeApi(built.app!)), { detail: { hide: true } })
     .use(authController(ctx))
     .use(twoFactorController(ctx))
+    .use(reauthenticationController(ctx))
+    .use(emailChangeController(ctx))
     .use(usersController(ctx))
     .use(plansController(ctx))
     .use(settingsController(ctx))

@@ -163,7 +163,7 @@ describe("agents", () => {
 
   test("regenerating the API key disconnects the agent, and the old key stops working", async () => {
     const { user, agent } = await setupUserWithAgent();
-    await server.call("POST", "/api/settings/regenerate-api-key", { token: user.token });
+    expect((await server.call("POST", "/api/settings/regenerate-api-key", { token: user.token, body: { password: user.password } })).status).toBe(200);
     const closing = await agent.waitFor("close");
     expect(closing.reason).toContain("API key was regenerated");
     const again = await fetch(`${base}${agentApi.databases}`, {

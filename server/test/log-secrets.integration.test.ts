@@ -89,7 +89,7 @@ test("no password, token, key, hash or SQL parameter reaches the log", async () 
   });
   expect(agent.status).toBe(201);
   secrets.push(agent.body.agentToken);
-  const regenerated = await call("POST", "/api/settings/regenerate-api-key", { token });
+  const regenerated = await call("POST", "/api/settings/regenerate-api-key", { token, body: { password: passwords[2] } });
   expect(regenerated.status).toBe(200);
   secrets.push(regenerated.body.apiKey);
 

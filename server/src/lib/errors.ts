@@ -6,6 +6,8 @@ export type ErrorCode =
   | "FORBIDDEN"
   | "BANNED"
   | "TWO_FACTOR_REQUIRED"
+  | "REAUTHENTICATION_REQUIRED"
+  | "INACTIVE"
   | "NOT_FOUND"
   | "CONFLICT"
   | "PAYLOAD_TOO_LARGE"

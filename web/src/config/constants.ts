@@ -6,6 +6,8 @@ export const PRODUCT_NAME = "DBVault";
 export const AUTH_STORAGE_KEY = "dbvault.auth";
 /** What the browser also keeps after a registration (spec 3: logged-in flag, email, name, user id). */
 export const REGISTRATION_STORAGE_KEY = "dbvault.registration";
+/** Per account, the device token of this browser's last sign-in (kept after sign-out). */
+export const DEVICE_TOKENS_STORAGE_KEY = "dbvault.devices";
 
 export const TOKEN_CHECK_INTERVAL_MS = 30_000;
 export const RESET_REDIRECT_MS = 3_000;

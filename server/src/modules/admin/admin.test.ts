@@ -85,9 +85,11 @@ describe("admin users", () => {
     const locked = await server.call("GET", "/api/user/profile", { token: user.token });
     expect(locked.status).toBe(403);
     expect(locked.body).toMatchObject({ code: "BANNED", isBanned: true, banReason: "Policy violation" });
-    // Signing in still works, so the web app can show the /banned page with the reason.
+    // Signing in answers the ban and its reason (the web app shows the /banned page), not a token.
     const login = await server.call("POST", "/api/auth/login", { body: { email: user.email, password: user.password } });
-    expect(login.body.user).toMatchObject({ isBanned: true, banReason: "Policy violation" });
+    expect(login.status).toBe(403);
+    expect(login.body).toMatchObject({ code: "BANNED", isBanned: true, banReason: "Policy violation" });
+    expect(login.body.token).toBeUndefined();
 
     const custom = await asAdmin("PUT", `/api/admin/users/${user.id}/ban`, { isBanned: true, banReason: "Spam" });
     expect(custom.body.banReason).toBe("Spam");

@@ -92,11 +92,21 @@ export async function updateUser(ctx: AppContext, admin: AuthenticatedUser, user
       changes.email = email;
     }
   }
+  // Inactive: signed out everywhere now, sign-in and new agents refused (auth/guard.ts
+  // accountRefusal); agents already set up keep backing up. Active again: sign-in works again.
+  const deactivated = changes.status === "inactive" && user.status !== "inactive";
   if (Object.keys(changes).length > 0) {
     await ctx.db.transaction(async (tx) => {
-      await tx.update(users).set({ ...changes, updatedAt: ctx.now() }).where(eq(users.id, user.id));
+      await tx
+        .update(users)
+        .set({ ...changes, ...(deactivated ? { tokenVersion: sql`${users.tokenVersion} + 1` } : {}), updatedAt: ctx.now() })
+        .where(eq(users.id, user.id));
       if (changes.email) await recordAudit(tx, user.id, "EMAIL_CHANGED", { from: user.email, to: changes.email, by: "admin" });
     });
+  }
+  if (deactivated) {
+    ctx.log.info("user deactivated", { userId: user.id, adminId: admin.id });
+    await endBrowserSessions(ctx, user.id, "account deactivated");
   }
   return adminUserView(ctx, user.id);
 }

@@ -48,3 +48,10 @@ export async function authenticateAgent(
   }
   return { user, agent };
 }
+
+/** An inactive account keeps the agents it has (they keep backing up) but registers no new one. */
+export function refuseNewAgentFor(user: AgentUser) {
+  if (user.status === "inactive") {
+    throw new AppError(403, "INACTIVE", "This account is inactive, so no new agent can be set up. Agents already set up keep running.");
+  }
+}

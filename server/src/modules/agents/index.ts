@@ -9,7 +9,7 @@ import { failBackup, findOwnBackup } from "../backups/service";
 import { downloadBackupResponse } from "../backups/download";
 import { completeUpload, getUploadStatus, receivePart } from "../backups/upload";
 import { checkServiceHealth } from "./health";
-import { AGENT_REMOVED_MESSAGE, authenticateAgent, authenticateApiKey, type AgentRow } from "./agent-auth";
+import { AGENT_REMOVED_MESSAGE, authenticateAgent, authenticateApiKey, type AgentRow, refuseNewAgentFor } from "./agent-auth";
 import { removeAgent } from "./remove-agent";
 import { createAgentGateway } from "./gateway";
 import { agentAnswers, agentsModel } from "./model";
@@ -32,6 +32,7 @@ export const agentsController = (ctx: AppContext) => {
       "/register",
       async ({ headers, body, set }) => {
         const user = await authenticateApiKey(ctx, headers.authorization);
+        refuseNewAgentFor(user);
         set.status = 201;
         return registerAgent(ctx, user, body);
       },

@@ -6,16 +6,45 @@ import { AppError, forbidden, unauthorized } from "../../lib/errors";
 
 export type AuthenticatedUser = typeof users.$inferSelect;
 
+/** What a request's token says beyond the user: when its holder last confirmed their password. */
+export type SessionInfo = { reauthenticatedAt: Date | null };
+
 function bearerToken(authorization: string | undefined): string | undefined {
   const match = authorization?.match(/^Bearer\s+(\S+)$/i);
   return match?.[1];
 }
 
+export const INACTIVE_ACCOUNT_MESSAGE = "This account is inactive. Please contact support to reactivate it.";
+
+/**
+ * Why an account may not be used, or null: a ban (403 with its reason, for the banned page) or the
+ * inactive status an admin set (403 INACTIVE). Sign-in, every token and a password reset ask this.
+ */
+export function accountRefusal(user: AuthenticatedUser): AppError | null {
+  if (user.isBanned) {
+    return new AppError(403, "BANNED", `Your account has been suspended. Reason: ${user.banReason ?? "No reason provided"}`, {
+      isBanned: true,
+      banReason: user.banReason,
+      bannedAt: user.bannedAt?.toISOString() ?? null,
+    });
+  }
+  if (user.status === "inactive") return new AppError(403, "INACTIVE", INACTIVE_ACCOUNT_MESSAGE);
+  return null;
+}
+
 /**
  * The signed-in user behind a request's bearer token. Throws 401 for a missing, forged, expired
- * or superseded token (password changed since), 403 with the reason for a banned account.
+ * or superseded token (password changed since), 403 for a banned or inactive account.
  */
 export async function authenticate(ctx: AppContext, authorization: string | undefined): Promise<AuthenticatedUser> {
+  return (await authenticateSession(ctx, authorization)).user;
+}
+
+/** As `authenticate`, with the session's re-authentication stamp. */
+export async function authenticateSession(
+  ctx: AppContext,
+  authorization: string | undefined,
+): Promise<{ user: AuthenticatedUser; session: SessionInfo }> {
   const token = bearerToken(authorization);
   if (!token) throw unauthorized("Please sign in to continue.");
   const claims = await ctx.tokens.verify(token);
@@ -24,19 +53,14 @@ export async function authenticate(ctx: AppContext, authorization: string | unde
   if (!user || user.tokenVersion !== claims.tv) {
     throw unauthorized("Your session has expired or is invalid. Please sign in again.");
   }
-  if (user.isBanned) {
-    throw new AppError(403, "BANNED", `Your account has been suspended. Reason: ${user.banReason ?? "No reason provided"}`, {
-      isBanned: true,
-      banReason: user.banReason,
-      bannedAt: user.bannedAt?.toISOString() ?? null,
-    });
-  }
-  return user;
+  const refused = accountRefusal(user);
+  if (refused) throw refused;
+  return { user, session: { reauthenticatedAt: claims.ra === null ? null : new Date(claims.ra * 1000) } };
 }
 
 // Authentication runs in the transform phase, before body and params are validated, so an
 // anonymous caller learns nothing about a route's input rules; the handler then gets `user`.
-const authenticatedUsers = new WeakMap<Request, AuthenticatedUser>();
+const authenticatedUsers = new WeakMap<Request, { user: AuthenticatedUser; session: SessionInfo }>();
 
 /**
  * Route options `{ auth: true }` and `{ admin: true }`: the handler receives `user`, the
@@ -46,13 +70,14 @@ export const authGuard = (ctx: AppContext) =>
   new Elysia().macro({
     auth: {
       async transform({ request, headers }) {
-        authenticatedUsers.set(request, await authenticate(ctx, headers.authorization));
+        authenticatedUsers.set(request, await authenticateSession(ctx, headers.authorization));
       },
-      resolve: ({ request }) => ({ user: authenticatedUsers.get(request)! }),
+      resolve: ({ request }) => authenticatedUsers.get(request)!,
     },
     admin: {
       async transform({ request, headers }) {
-        const user = await authenticate(ctx, headers.authorization);
+        const authenticated = await authenticateSession(ctx, headers.authorization);
+        const { user } = authenticated;
         if (user.role !== "admin") throw forbidden("This page is for administrators only.");
         if (ctx.config.requireAdminTwoFactor && !user.totpSecretCiphertext) {
           throw new AppError(
@@ -61,8 +86,8 @@ export const authGuard = (ctx: AppContext) =>
             "This server requires administrators to sign in with two factors. Turn two-factor sign-in on in Profile → Security.",
           );
         }
-        authenticatedUsers.set(request, user);
+        authenticatedUsers.set(request, authenticated);
       },
-      resolve: ({ request }) => ({ user: authenticatedUsers.get(request)! }),
+      resolve: ({ request }) => authenticatedUsers.get(request)!,
     },
   });

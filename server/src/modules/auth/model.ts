@@ -15,6 +15,8 @@ export const authModel = {
     password: passwordField,
     /** Required when the account has two-factor sign-in on: a 6-digit code or a recovery code. */
     code: t.Optional(t.String({ minLength: 1, maxLength: 32, error: "Enter the 6-digit code from your authenticator app" })),
+    /** The `deviceToken` this browser got at its last sign-in to the account: the owner is not slowed down by a guesser. */
+    device: t.Optional(t.String({ maxLength: 200, error: "device must be the deviceToken of an earlier sign-in" })),
   }),
   forgotPassword: t.Object({ email: emailField }),
   resetPassword: t.Object({ password: passwordField }),
@@ -37,7 +39,11 @@ export const sessionUserAnswer = t.Object({
 });
 
 export const authAnswers = {
-  session: t.Object({ token: t.String({ description: "Bearer token (JWT) for every other call" }), user: sessionUserAnswer }),
+  session: t.Object({
+    token: t.String({ description: "Bearer token (JWT) for every other call" }),
+    user: sessionUserAnswer,
+    deviceToken: t.String({ description: "Send it back as `device` with this browser's next sign-in to this account: the owner's browser is not held back by someone guessing the password" }),
+  }),
   message: messageAnswer,
   resetToken: t.Object({ valid: t.Boolean(), message: t.String() }),
 };

@@ -7,7 +7,9 @@ import { AppError, badRequest, conflict, unauthorized } from "../../lib/errors";
 import { findDefaultPlan } from "../plans/service";
 import { endBrowserSessions } from "../realtime/service";
 import { queueMail } from "../notifications/outbox";
-import { isTwoFactorOn, isTwoFactorRequired, requireSecondFactor } from "../two-factor/service";
+import { acceptSecondFactor, isTwoFactorOn, isTwoFactorRequired, requireSecondFactor } from "../two-factor/service";
+import { accountRefusal } from "./guard";
+import { deviceTokenFor, knownDeviceId } from "./known-devices";
 import { admitPasswordCheck, admitRegistration, admitResetRequest, admitSignIn } from "./throttle";
 
 export const RESET_TOKEN_TTL_MS = 60 * 60 * 1000;
@@ -93,26 +95,61 @@ export async function register(ctx: AppContext, input: { name: string; email: st
   await admitRegistration(ctx, input.clientIp);
   const user = await createUser(ctx, input);
   ctx.log.info("user registered", { userId: user.id });
-  return { token: await ctx.tokens.issue(user.id, user.tokenVersion), user: toSessionUser(ctx, user) };
+  return session(ctx, user, undefined);
 }
 
 /**
  * Signs in with e-mail and password, and a code when the account has two-factor sign-in on.
  * An attempt stays counted by the throttle until both factors pass, so codes cannot be guessed
- * faster than passwords.
+ * faster than passwords. `device` is the token this browser got at its last sign-in to the account.
  */
-export async function login(ctx: AppContext, input: { email: string; password: string; code?: string; clientIp: string }) {
+export async function login(ctx: AppContext, input: { email: string; password: string; code?: string; device?: string; clientIp: string }) {
   const email = normaliseEmail(input.email);
-  const attempt = await admitSignIn(ctx, email, input.clientIp);
   const [user] = await ctx.db.select().from(users).where(eq(users.email, email));
+  const knownDevice = user ? knownDeviceId(ctx, user.id, input.device) : null;
+  const attempt = await admitSignIn(ctx, email, input.clientIp, knownDevice);
+  if (!attempt.admitted) return signInPastTheLimits(ctx, user, input, attempt.refusal);
   const ok = await verifyPassword(input.password, user?.passwordHash ?? null);
   if (!user || !ok) throw unauthorized("Invalid email or password");
+  // Told only to whoever knows the password: a banned account gets its reason, not a token.
+  const refused = accountRefusal(user);
+  if (refused) throw refused;
   await requireSecondFactor(ctx, user, input.code);
   await attempt.succeeded();
-  return { token: await ctx.tokens.issue(user.id, user.tokenVersion), user: toSessionUser(ctx, user) };
+  return session(ctx, user, input.device);
 }
 
-const hashResetToken = (token: string) => createHash("sha256").update(token).digest("hex");
+async function session(ctx: AppContext, user: UserRow, device: string | undefined) {
+  return {
+    token: await ctx.tokens.issue(user.id, user.tokenVersion),
+    user: toSessionUser(ctx, user),
+    deviceToken: deviceTokenFor(ctx, user.id, device),
+  };
+}
+
+/**
+ * An attempt the limits refused still passes with both factors right (the owner with a second
+ * factor is never locked out by a guesser); anything else, a right password included, gets the
+ * same 429, so a refused guess learns nothing.
+ */
+async function signInPastTheLimits(
+  ctx: AppContext,
+  user: UserRow | undefined,
+  input: { password: string; code?: string; device?: string },
+  refusal: AppError,
+) {
+  if (!user || !isTwoFactorOn(user) || !input.code || accountRefusal(user)) throw refusal;
+  if (!(await verifyPassword(input.password, user.passwordHash))) throw refusal;
+  const accepted = await acceptSecondFactor(ctx, user, input.code).catch(() => false);
+  if (!accepted) throw refusal;
+  return session(ctx, user, input.device);
+}
+
+/** How a single-use link's token is stored (reset links, e-mail change links): only its hash. */
+export const hashLinkToken = (token: string) => createHash("sha256").update(token).digest("hex");
+
+/** A new random token for a single-use link. */
+export const newLinkToken = () => randomBytes(32).toString("base64url");
 
 /**
  * Mails a single-use reset link when the account exists; answers the same either way, and as
@@ -123,7 +160,8 @@ export async function forgotPassword(ctx: AppContext, input: { email: string; cl
   const email = normaliseEmail(input.email);
   await admitResetRequest(ctx, email, input.clientIp);
   const [user] = await ctx.db.select().from(users).where(eq(users.email, email));
-  if (user) void ctx.pendingWork.track(sendResetLink(ctx, user));
+  // A banned or inactive account gets no link (the answer is the same, so nobody learns which).
+  if (user && !accountRefusal(user)) void ctx.pendingWork.track(sendResetLink(ctx, user));
   return { message: FORGOT_PASSWORD_MESSAGE };
 }
 
@@ -133,11 +171,15 @@ export async function forgotPassword(ctx: AppContext, input: { email: string; cl
  */
 async function sendResetLink(ctx: AppContext, user: { id: string; email: string }) {
   try {
-    const token = randomBytes(32).toString("base64url");
-    await ctx.db.insert(passwordResetTokens).values({
-      userId: user.id,
-      tokenHash: hashResetToken(token),
-      expiresAt: new Date(ctx.now().getTime() + RESET_TOKEN_TTL_MS),
+    const token = newLinkToken();
+    // Only the newest link works: one mailed earlier (perhaps to a mailbox read by someone else) stops.
+    await ctx.db.transaction(async (tx) => {
+      await revokeResetLinks(tx, user.id, ctx.now());
+      await tx.insert(passwordResetTokens).values({
+        userId: user.id,
+        tokenHash: hashLinkToken(token),
+        expiresAt: new Date(ctx.now().getTime() + RESET_TOKEN_TTL_MS),
+      });
     });
     await queueMail(ctx, {
       to: user.email,
@@ -162,7 +204,7 @@ async function findUsableResetToken(ctx: AppContext, token: string) {
     .from(passwordResetTokens)
     .where(
       and(
-        eq(passwordResetTokens.tokenHash, hashResetToken(token)),
+        eq(passwordResetTokens.tokenHash, hashLinkToken(token)),
         isNull(passwordResetTokens.usedAt),
         gt(passwordResetTokens.expiresAt, ctx.now()),
       ),
@@ -186,7 +228,7 @@ export async function revokeResetLinks(db: DbOrTx, userId: string, now: Date): P
 /** Sets a new password with a reset token, once; every session of the account ends. */
 export async function resetPassword(ctx: AppContext, input: { token: string; password: string }) {
   const passwordHash = await hashPassword(input.password);
-  const tokenHash = hashResetToken(input.token);
+  const tokenHash = hashLinkToken(input.token);
   const used = await ctx.db.transaction(async (tx) => {
     const [row] = await tx
       .update(passwordResetTokens)
@@ -200,8 +242,11 @@ export async function resetPassword(ctx: AppContext, input: { token: string; pas
       )
       .returning();
     if (!row) return null;
+    const [user] = await tx.select().from(users).where(eq(users.id, row.userId));
+    // A link mailed before a ban does not get the banned account a new password.
+    const refused = user ? accountRefusal(user) : null;
+    if (refused) throw refused;
     await revokeResetLinks(tx, row.userId, ctx.now());
-    const [user] = await tx.select({ tokenVersion: users.tokenVersion }).from(users).where(eq(users.id, row.userId));
     await tx
       .update(users)
       .set({ passwordHash, tokenVersion: (user?.tokenVersion ?? 0) + 1, updatedAt: ctx.now() })

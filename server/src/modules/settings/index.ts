@@ -1,7 +1,10 @@
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context";
 import { checkBodyAsSent } from "../../lib/strict-body";
 import { authGuard } from "../auth/guard";
+import { passwordField } from "../auth/model";
+import { givenCode } from "../reauthentication/model";
+import { requireRecentReauthentication } from "../reauthentication/service";
 import { previewRetention } from "../retention/service";
 import { settingsAnswers, settingsModel } from "./model";
 import {
@@ -46,11 +49,20 @@ export const settingsController = (ctx: AppContext) =>
       response: { 200: settingsAnswers.databases },
       detail: { summary: "Enable or disable a database" },
     })
-    .post("/regenerate-api-key", ({ user }) => regenerateApiKey(ctx, user.id), {
-      auth: true,
-      response: { 200: settingsAnswers.apiKey },
-      detail: { summary: "Replace the API key" },
-    })
+    .post(
+      "/regenerate-api-key",
+      async ({ user, session, body }) => {
+        await requireRecentReauthentication(ctx, user, session, body ?? {});
+        return regenerateApiKey(ctx, user.id);
+      },
+      {
+        auth: true,
+        // The password (and code) here, or a session re-authenticated in the last 10 minutes.
+        body: t.Optional(t.Object({ password: t.Optional(passwordField), code: givenCode })),
+        response: { 200: settingsAnswers.apiKey },
+        detail: { summary: "Replace the API key (`password` and `code`, or a token from POST /api/auth/reauthenticate)" },
+      },
+    )
     .post("/test-notification", ({ user }) => sendTestNotification(ctx, user), {
       auth: true,
       response: { 200: settingsAnswers.testNotification },

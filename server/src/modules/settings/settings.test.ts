@@ -202,7 +202,7 @@ describe("databases", () => {
 describe("API key", () => {
   test("regenerating replaces the key at once and is audited", async () => {
     const user = await server.registerUser();
-    const res = await server.call("POST", "/api/settings/regenerate-api-key", { token: user.token });
+    const res = await server.call("POST", "/api/settings/regenerate-api-key", { token: user.token, body: { password: user.password } });
     expect(res.status).toBe(200);
     expect(res.body.apiKey).toStartWith("dbv_");
     expect(res.body.apiKey).not.toBe(user.apiKey);

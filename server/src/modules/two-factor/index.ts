@@ -1,8 +1,9 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
 import { authGuard } from "../auth/guard";
+import { requireRecentReauthentication } from "../reauthentication/service";
 import { twoFactorAnswers, twoFactorModel } from "./model";
-import { disableTwoFactor, enableTwoFactor, regenerateRecoveryCodes, startTwoFactorSetup, twoFactorStatus } from "./service";
+import { disableTwoFactor, enableTwoFactor, refuseTurningOff, regenerateRecoveryCodes, startTwoFactorSetup, twoFactorStatus } from "./service";
 
 /** Two-factor sign-in (TOTP, RFC 6238) of the signed-in user: Profile → Security. */
 export const twoFactorController = (ctx: AppContext) =>
@@ -25,15 +26,32 @@ export const twoFactorController = (ctx: AppContext) =>
       response: { 200: twoFactorAnswers.enabled },
       detail: { summary: "Confirm the secret with a code; answers recovery codes and a new token" },
     })
-    .post("/disable", ({ user, body }) => disableTwoFactor(ctx, user, body), {
-      auth: true,
-      body: twoFactorModel.disable,
-      response: { 200: twoFactorAnswers.message },
-      detail: { summary: "Turn two-factor sign-in off (password and a code)" },
-    })
-    .post("/recovery-codes", ({ user, body }) => regenerateRecoveryCodes(ctx, user, body.code), {
-      auth: true,
-      body: twoFactorModel.recoveryCodes,
-      response: { 200: twoFactorAnswers.recoveryCodes },
-      detail: { summary: "Replace the recovery codes" },
-    });
+    .post(
+      "/disable",
+      async ({ user, session, body }) => {
+        refuseTurningOff(ctx, user);
+        await requireRecentReauthentication(ctx, user, session, body);
+        return disableTwoFactor(ctx, user);
+      },
+      {
+        auth: true,
+        body: twoFactorModel.disable,
+        response: { 200: twoFactorAnswers.message },
+        detail: { summary: "Turn two-factor sign-in off (password and a code)" },
+      },
+    )
+    .post(
+      "/recovery-codes",
+      async ({ user, session, body }) => {
+        await requireRecentReauthentication(ctx, user, session, body);
+        return regenerateRecoveryCodes(ctx, user);
+      },
+      {
+        auth: true,
+        body: twoFactorModel.recoveryCodes,
+        response: { 200: twoFactorAnswers.recoveryCodes },
+        detail: {
+          summary: "Replace the recovery codes (password and a code, or a token from POST /api/auth/reauthenticate)",
+        },
+      },
+    );

@@ -9,7 +9,8 @@ export const twoFactorModel = {
   setup: t.Object({ password: passwordField }),
   enable: t.Object({ code: secondFactorField }),
   disable: t.Object({ password: passwordField, code: secondFactorField }),
-  recoveryCodes: t.Object({ code: secondFactorField }),
+  /** The password and a code, unless the session re-authenticated in the last 10 minutes. */
+  recoveryCodes: t.Object({ password: t.Optional(passwordField), code: t.Optional(secondFactorField) }),
 };
 
 const recoveryCodesField = t.Array(t.String(), { description: "Shown once: each signs in once instead of a code" });

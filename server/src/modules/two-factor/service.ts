@@ -6,6 +6,7 @@ import type { AppContext } from "../../context";
 import { AppError, badRequest, conflict, forbidden } from "../../lib/errors";
 import { recordAudit } from "../audit/service";
 import { confirmCurrentPassword } from "../auth/service";
+import { admitCodeCheck } from "../auth/throttle";
 import { endBrowserSessions } from "../realtime/service";
 import { looksLikeRecoveryCode, newRecoveryCodes, normaliseRecoveryCode } from "./recovery-codes";
 import { matchTotpCode, newTotpSeed, totpUrl } from "./totp";
@@ -65,8 +66,13 @@ export async function enableTwoFactor(ctx: AppContext, user: UserRow, code: stri
   if (isTwoFactorOn(user)) throw conflict("Two-factor sign-in is already on.");
   const pending = user.totpPendingCiphertext;
   if (!pending) throw badRequest("Start the setup first: no two-factor secret is waiting to be confirmed.");
+  const check = await admitCodeCheck(ctx, user);
   const step = matchTotpCode(ctx.twoFactorBox.open(pending), code.trim(), ctx.now());
-  if (step === null) throw invalidCode();
+  if (step === null) {
+    await check.failed();
+    throw invalidCode();
+  }
+  await check.succeeded();
   const tokenVersion = user.tokenVersion + 1;
   const codes = await ctx.db.transaction(async (tx) => {
     const [updated] = await tx
@@ -90,10 +96,17 @@ export async function enableTwoFactor(ctx: AppContext, user: UserRow, code: stri
 /**
  * Accepts a second factor: a TOTP code (each 30-second step once, so a code seen over a
  * shoulder or replayed is refused) or an unused recovery code (spent). False when neither.
+ * Every check counts against the account's code limit (auth/throttle.ts): 429 past it.
  */
 export async function acceptSecondFactor(ctx: AppContext, user: UserRow, typed: string): Promise<boolean> {
   if (!user.totpSecretCiphertext) return false;
-  const code = typed.trim();
+  const check = await admitCodeCheck(ctx, user);
+  const accepted = await matchSecondFactor(ctx, user, user.totpSecretCiphertext, typed.trim());
+  await (accepted ? check.succeeded() : check.failed());
+  return accepted;
+}
+
+async function matchSecondFactor(ctx: AppContext, user: UserRow, sealedSeed: string, code: string): Promise<boolean> {
   if (looksLikeRecoveryCode(code)) {
     const spent = await ctx.db
       .update(recoveryCodes)
@@ -110,7 +123,7 @@ export async function acceptSecondFactor(ctx: AppContext, user: UserRow, typed: 
     await recordAudit(ctx.db, user.id, "RECOVERY_CODE_USED");
     return true;
   }
-  const step = matchTotpCode(ctx.twoFactorBox.open(user.totpSecretCiphertext), code, ctx.now());
+  const step = matchTotpCode(ctx.twoFactorBox.open(sealedSeed), code, ctx.now());
   if (step === null) return false;
   // One atomic claim of the step: of two requests racing with one code, one wins.
   const claimed = await ctx.db
@@ -146,20 +159,22 @@ export async function removeTwoFactor(ctx: AppContext, userId: string, by: "user
   });
 }
 
-/** The user turns two-factor sign-in off, with their password and a code. */
-export async function disableTwoFactor(ctx: AppContext, user: UserRow, input: { password: string; code: string }) {
+/** Throws when the user may not turn two-factor sign-in off: checked before the password and code are spent. */
+export function refuseTurningOff(ctx: AppContext, user: UserRow) {
   if (!isTwoFactorOn(user)) throw conflict("Two-factor sign-in is already off.");
   if (isTwoFactorRequired(ctx, user)) throw forbidden("Two-factor sign-in is required for administrators on this server.");
-  await confirmCurrentPassword(ctx, user, input.password);
-  if (!(await acceptSecondFactor(ctx, user, input.code))) throw invalidCode();
+}
+
+/** The user turns two-factor sign-in off (once re-authenticated: reauthentication/service.ts). */
+export async function disableTwoFactor(ctx: AppContext, user: UserRow) {
+  refuseTurningOff(ctx, user);
   await removeTwoFactor(ctx, user.id, "user");
   return { message: "Two-factor sign-in is off." };
 }
 
-/** A new set of recovery codes (the old ones stop working), after a code. */
-export async function regenerateRecoveryCodes(ctx: AppContext, user: UserRow, code: string) {
+/** A new set of recovery codes (the old ones stop working), once re-authenticated. */
+export async function regenerateRecoveryCodes(ctx: AppContext, user: UserRow) {
   if (!isTwoFactorOn(user)) throw conflict("Two-factor sign-in is off: there are no recovery codes.");
-  if (!(await acceptSecondFactor(ctx, user, code))) throw invalidCode();
   const codes = await ctx.db.transaction(async (tx) => {
     await recordAudit(tx, user.id, "RECOVERY_CODES_REGENERATED");
     return replaceRecoveryCodes(ctx, tx, user.id);

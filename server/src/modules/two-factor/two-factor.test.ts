@@ -7,11 +7,14 @@ import { auditLogs, recoveryCodes, users } from "@db/schema";
 import { startTestServer, type TestServer, type TestUser } from "../../../test/harness";
 import { base32Decode, totpCode, totpCodeForKey } from "../../../../testkit/totp";
 import { matchTotpCode } from "./totp";
-import { SIGN_IN_FREE_ATTEMPTS_PER_ACCOUNT_AND_ADDRESS } from "../auth/throttle";
+import { CODE_CHECKS_FREE_PER_ACCOUNT, SIGN_IN_FREE_ATTEMPTS_PER_ACCOUNT_AND_ADDRESS } from "../auth/throttle";
+import { waitUntil } from "../../../../testkit/wait-until";
 
 let server: TestServer;
 let offsetMs = 0;
-const now = () => Date.now() + offsetMs;
+// The clock stands still between moves: a wait the server named holds however slow the machine is.
+const start = Date.now();
+const now = () => start + offsetMs;
 /** Moves the server's clock to the next 30-second step, so a fresh code is due. */
 const nextStep = () => void (offsetMs += 30_000);
 
@@ -169,13 +172,87 @@ describe("signing in with two factors", () => {
 
   test("new recovery codes replace the old ones", async () => {
     const user = await userWithTwoFactor();
-    const wrong = await server.call("POST", "/api/auth/two-factor/recovery-codes", { token: user.token, body: { code: "999999" === totpCode(user.seed, now()) ? "000000" : "999999" } });
+    const wrong = await server.call("POST", "/api/auth/two-factor/recovery-codes", { token: user.token, body: { password: user.password, code: wrongCodeFor(user.seed) } });
     expect(wrong.status).toBe(400);
-    const fresh = await server.call("POST", "/api/auth/two-factor/recovery-codes", { token: user.token, body: { code: totpCode(user.seed, now()) } });
+    const fresh = await server.call("POST", "/api/auth/two-factor/recovery-codes", { token: user.token, body: { password: user.password, code: totpCode(user.seed, now()) } });
     expect(fresh.status).toBe(200);
     expect(fresh.body.recoveryCodes).toHaveLength(10);
     expect((await login(user, user.recoveryCodes[0])).status).toBe(401);
     expect((await login(user, fresh.body.recoveryCodes[0])).status).toBe(200);
+  });
+});
+
+/** A 6-digit code that is not the one due now (nor a step either side). */
+function wrongCodeFor(seed: string): string {
+  const due = [-30_000, 0, 30_000].map((shift) => totpCode(seed, now() + shift));
+  for (let n = 0; ; n++) {
+    const candidate = String(n).padStart(6, "0");
+    if (!due.includes(candidate)) return candidate;
+  }
+}
+
+// The attack: a stolen session token guesses codes where a code alone mints new recovery codes.
+// Each check of a code counts for the account, whatever the route, session or address.
+describe("guessing codes per account", () => {
+  test("a stolen session's wrong codes slow every later code check of the account, and the owner is told", async () => {
+    const owner = await userWithTwoFactor();
+    const stolen = owner.token;
+    // The thief also knows the password here (the probe's case was a code alone, now refused:
+    // reauthentication.test.ts); the codes are what is left to guess.
+    const guess = (token: string, code: string) => server.call("POST", "/api/auth/two-factor/recovery-codes", { token, body: { password: owner.password, code } });
+    for (let i = 0; i < CODE_CHECKS_FREE_PER_ACCOUNT; i++) expect((await guess(stolen, wrongCodeFor(owner.seed))).status).toBe(400);
+    const refused = await guess(stolen, wrongCodeFor(owner.seed));
+    expect(refused.status).toBe(429);
+    expect(refused.body.message).toMatch(/^Too many wrong authentication codes for this account\. Please wait \d+ seconds? and try again\.$/);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+
+    // Another route, another session and another address wait too, even with the right code.
+    const elsewhere = await server.call("POST", "/api/auth/login", {
+      body: { email: owner.email, password: owner.password, code: totpCode(owner.seed, now()) },
+      headers: { "x-forwarded-for": "198.51.100.99" },
+    });
+    expect(elsewhere.status).toBe(429);
+    const disable = await server.call("POST", "/api/auth/two-factor/disable", { token: stolen, body: { password: owner.password, code: owner.recoveryCodes[0] } });
+    expect(disable.status).toBe(429);
+
+    const mail = await waitUntil(() => server.sentMail.find((m) => m.to === owner.email && m.subject.startsWith("Wrong two-factor codes")), {
+      message: "the owner's notice of wrong codes",
+    });
+    expect(mail.text).toContain(`${CODE_CHECKS_FREE_PER_ACCOUNT} wrong two-factor codes`);
+    expect(mail.text).toContain("Change your password");
+
+    // Once the wait is over the owner's right code is accepted, and clears the count.
+    offsetMs += Number(refused.headers.get("retry-after")) * 1000;
+    nextStep();
+    const signedIn = await login(owner, totpCode(owner.seed, now()));
+    expect(signedIn.status).toBe(200);
+  });
+
+  test("the checks grow further apart and survive moving to another session", async () => {
+    const owner = await userWithTwoFactor();
+    for (let i = 0; i < CODE_CHECKS_FREE_PER_ACCOUNT; i++) {
+      const body = { password: owner.password, code: wrongCodeFor(owner.seed) };
+      expect((await server.call("POST", "/api/auth/two-factor/recovery-codes", { token: owner.token, body })).status).toBe(400);
+    }
+    const waits: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const refused = await login(owner, wrongCodeFor(owner.seed));
+      expect(refused.status).toBe(429);
+      const wait = Number(refused.headers.get("retry-after"));
+      waits.push(wait);
+      offsetMs += wait * 1000;
+      expect((await login(owner, wrongCodeFor(owner.seed))).status).toBe(401);
+    }
+    expect(waits[1]!).toBeGreaterThan(waits[0]!);
+    expect(waits[2]!).toBeGreaterThan(waits[1]!);
+  });
+
+  test("confirming a new authenticator counts the same way", async () => {
+    const user = await server.registerUser();
+    const setup = await server.call("POST", "/api/auth/two-factor/setup", { token: user.token, body: { password: user.password } });
+    const enable = (code: string) => server.call("POST", "/api/auth/two-factor/enable", { token: user.token, body: { code } });
+    for (let i = 0; i < CODE_CHECKS_FREE_PER_ACCOUNT; i++) expect((await enable(wrongCodeFor(setup.body.secret))).status).toBe(400);
+    expect((await enable(totpCode(setup.body.secret, now()))).status).toBe(429);
   });
 });
 

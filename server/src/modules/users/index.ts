@@ -1,7 +1,9 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
 import { listAuditActions, listAuditLogs } from "../audit/service";
+import { onlyJsonObjectOf } from "../../lib/json-body";
 import { authGuard } from "../auth/guard";
+import { requireRecentReauthentication } from "../reauthentication/service";
 import { userAnswers, userModel } from "./model";
 import { changeOwnPlan, changePassword, getUserPlan, toProfile, updateProfile } from "./service";
 
@@ -16,18 +18,30 @@ export const usersController = (ctx: AppContext) =>
       response: { 200: userAnswers.planChanged },
       detail: { summary: "Switch to another free plan" },
     })
-    .put("/update", ({ user, body }) => updateProfile(ctx, user, body), {
+    .put("/update", ({ user, session, body }) => updateProfile(ctx, user, session, body), {
       auth: true,
+      ...onlyJsonObjectOf(Object.keys(userModel.update.properties)),
       body: userModel.update,
       response: { 200: userAnswers.profileUpdated },
-      detail: { summary: "Update name and e-mail" },
+      detail: {
+        summary: "Update the name, or ask to change the e-mail",
+        description:
+          "A new e-mail needs `currentPassword` (and `code` when two-factor sign-in is on, unless the session re-authenticated in the last 10 minutes). It takes effect once confirmed by the link mailed to it; the old address gets a notice with a link that undoes the change for 7 days.",
+      },
     })
-    .put("/password", ({ user, body }) => changePassword(ctx, user, body), {
+    .put(
+      "/password",
+      async ({ user, session, body }) => {
+        await requireRecentReauthentication(ctx, user, session, { password: body.currentPassword, code: body.code });
+        return changePassword(ctx, user, body.newPassword);
+      },
+      {
       auth: true,
       body: userModel.password,
-      response: { 200: userAnswers.passwordChanged },
-      detail: { summary: "Change password (ends other sessions)" },
-    })
+        response: { 200: userAnswers.passwordChanged },
+        detail: { summary: "Change password (ends other sessions); `code` too when two-factor sign-in is on" },
+      },
+    )
     .get(
       "/audit-logs",
       ({ user, query }) =>

@@ -2,13 +2,21 @@ import { t } from "elysia";
 import { auditActions, userStatuses } from "@db/schema";
 import { isoDate, nullable, oneOf } from "../../lib/schema";
 import { emailField, nameField, passwordField, sessionUserAnswer } from "../auth/model";
+import { givenCode } from "../reauthentication/model";
+
+const currentPasswordField = t.String({ minLength: 1, maxLength: 1024, error: "Current password is required" });
 
 export const userModel = {
-  update: t.Object({ name: t.Optional(nameField), email: t.Optional(emailField) }),
-  password: t.Object({
-    currentPassword: t.String({ minLength: 1, maxLength: 1024, error: "Current password is required" }),
-    newPassword: passwordField,
-  }),
+  update: t.Object(
+    {
+      name: t.Optional(nameField),
+      email: t.Optional(emailField),
+      /** Needed to change the e-mail. */
+      currentPassword: t.Optional(currentPasswordField),
+      code: givenCode,
+    },
+  ),
+  password: t.Object({ currentPassword: currentPasswordField, newPassword: passwordField, code: givenCode }),
   plan: t.Object({ plan: t.String({ minLength: 1, maxLength: 64, error: "plan must be a plan id" }) }),
   auditQuery: t.Object({
     page: t.Optional(t.Numeric({ multipleOf: 1, minimum: 1, maximum: 100000, error: "page must be a whole number from 1" })),
@@ -46,7 +54,11 @@ export const userAnswers = {
   profile: profileAnswer,
   plan: t.Composite([planLimitsAnswer, t.Object({ storageUsed: t.Number() })]),
   planChanged: t.Object({ message: t.String(), plan: planLimitsAnswer }),
-  profileUpdated: t.Object({ message: t.String(), user: profileAnswer }),
+  profileUpdated: t.Object({
+    message: t.String(),
+    user: profileAnswer,
+    pendingEmail: nullable(t.String({ description: "A new e-mail waiting for its confirmation link to be opened" })),
+  }),
   passwordChanged: t.Object({ message: t.String(), token: t.String({ description: "A new bearer token: every earlier one stopped working" }) }),
   auditLogs: t.Object({
     logs: t.Array(

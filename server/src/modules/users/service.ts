@@ -1,11 +1,13 @@
-import { and, eq, ne } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { users } from "@db/schema";
 import type { AppContext } from "../../context";
-import { AppError, conflict } from "../../lib/errors";
+import { AppError } from "../../lib/errors";
 import { recordAudit } from "../audit/service";
 import { endBrowserSessions } from "../realtime/service";
-import { confirmCurrentPassword, hashPassword, normaliseEmail, revokeResetLinks, toSessionUser } from "../auth/service";
-import type { AuthenticatedUser } from "../auth/guard";
+import { hashPassword, normaliseEmail, revokeResetLinks, toSessionUser } from "../auth/service";
+import type { AuthenticatedUser, SessionInfo } from "../auth/guard";
+import { requestEmailChange } from "../email-change/service";
+import { requireRecentReauthentication } from "../reauthentication/service";
 import { findPlan, planOfUser, type Plan } from "../plans/service";
 import { rescheduleUser } from "../scheduler/service";
 import { applyPlanLimits } from "../settings/plan-limits";
@@ -60,33 +62,40 @@ export async function changeOwnPlan(ctx: AppContext, user: AuthenticatedUser, pl
   return { message: `Plan updated to ${plan.name}!`, plan: planLimitsView(plan) };
 }
 
-/** Updates name and/or e-mail; the e-mail must not belong to another account. */
-export async function updateProfile(ctx: AppContext, user: AuthenticatedUser, input: { name?: string; email?: string }) {
-  const email = input.email === undefined ? user.email : normaliseEmail(input.email);
-  const name = input.name === undefined ? user.name : input.name.trim();
-  if (email !== user.email) {
-    const [taken] = await ctx.db
-      .select({ id: users.id })
-      .from(users)
-      .where(and(eq(users.email, email), ne(users.id, user.id)));
-    if (taken) throw conflict("An account with this email already exists.");
-  }
-  const [updated] = await ctx.db.transaction(async (tx) => {
-    const rows = await tx.update(users).set({ name, email, updatedAt: ctx.now() }).where(eq(users.id, user.id)).returning();
-    if (email !== user.email) await recordAudit(tx, user.id, "EMAIL_CHANGED", { from: user.email, to: email });
-    return rows;
-  });
-  return { message: "Profile updated successfully!", user: toProfile(ctx, updated!) };
-}
-
-/** Changes the password after checking the current one; every other session ends. */
-export async function changePassword(
+/**
+ * Updates the name now; a new e-mail needs the current password (and a code, or a recent
+ * re-authentication) and takes effect once confirmed by the link mailed to it (email-change/).
+ */
+export async function updateProfile(
   ctx: AppContext,
   user: AuthenticatedUser,
-  input: { currentPassword: string; newPassword: string },
+  session: SessionInfo,
+  input: { name?: string; email?: string; currentPassword?: string; code?: string },
 ) {
-  await confirmCurrentPassword(ctx, user, input.currentPassword);
-  const passwordHash = await hashPassword(input.newPassword);
+  const email = input.email === undefined ? user.email : normaliseEmail(input.email);
+  let pendingEmail: string | null = null;
+  if (email !== user.email) {
+    if (input.currentPassword === undefined) {
+      throw new AppError(400, "BAD_REQUEST", "currentPassword: enter your current password to change your e-mail.", { field: "currentPassword" });
+    }
+    await requireRecentReauthentication(ctx, user, session, { password: input.currentPassword, code: input.code });
+    await requestEmailChange(ctx, user, email);
+    pendingEmail = email;
+  }
+  const name = input.name === undefined ? user.name : input.name.trim();
+  const [updated] = await ctx.db.update(users).set({ name, updatedAt: ctx.now() }).where(eq(users.id, user.id)).returning();
+  return {
+    message: pendingEmail
+      ? `Profile updated successfully! We sent a link to ${pendingEmail}: your e-mail changes once you open it.`
+      : "Profile updated successfully!",
+    user: toProfile(ctx, updated!),
+    pendingEmail,
+  };
+}
+
+/** Changes the password (once re-authenticated: reauthentication/service.ts); every other session ends. */
+export async function changePassword(ctx: AppContext, user: AuthenticatedUser, newPassword: string) {
+  const passwordHash = await hashPassword(newPassword);
   const tokenVersion = user.tokenVersion + 1;
   await ctx.db.transaction(async (tx) => {
     await tx.update(users).set({ passwordHash, tokenVersion, updatedAt: ctx.now() }).where(eq(users.id, user.id));

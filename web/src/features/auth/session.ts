@@ -2,7 +2,7 @@
 import { navigate } from "wouter/use-browser-location";
 import { dismissToast, toast } from "../../components/ui/toast-store";
 import { logoutRequest, profileRequest, type SessionUser } from "./api/auth-api";
-import { sessionAtom, sessionLoadingAtom, sessionStore } from "./stores/session-store";
+import { type BanNotice, banNoticeAtom, sessionAtom, sessionLoadingAtom, sessionStore } from "./stores/session-store";
 import { clearAuthStorage, readAuthRecord, writeAuthRecord } from "./utils/auth-storage";
 import { isTokenExpired } from "./utils/jwt";
 
@@ -26,8 +26,15 @@ export function signOut(options: { silent?: boolean } = {}) {
   if (!options.silent && token) void logoutRequest(token).catch(() => undefined);
   clearAuthStorage();
   sessionStore.set(sessionAtom, null);
+  sessionStore.set(banNoticeAtom, null);
   navigate("/login");
   if (!options.silent) toast({ title: "Signed out", description: "You have been signed out." });
+}
+
+/** A sign-in answered that the account is suspended: the /banned page shows the reason. */
+export function showBanNotice(notice: BanNotice) {
+  sessionStore.set(banNoticeAtom, notice);
+  navigate("/banned");
 }
 
 /**

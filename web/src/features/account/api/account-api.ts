@@ -3,8 +3,10 @@ import { api } from "../../../lib/api-client";
 export const profileRequest = () => api.user.profile.get();
 export const userPlanRequest = () => api.user.plan.get();
 export const plansRequest = () => api.settings.plans.get();
-export const updateProfileRequest = (input: { name: string; email: string }) => api.user.update.put(input);
-export const changePasswordRequest = (input: { currentPassword: string; newPassword: string }) => api.user.password.put(input);
+export const updateProfileRequest = (input: { name: string; email?: string; currentPassword?: string; code?: string }) => api.user.update.put(input);
+export const changePasswordRequest = (input: { currentPassword: string; newPassword: string; code?: string }) => api.user.password.put(input);
+export const confirmEmailChangeRequest = (token: string) => api.auth["email-change"].confirm({ token }).post();
+export const undoEmailChangeRequest = (token: string) => api.auth["email-change"].undo({ token }).post();
 export const switchPlanRequest = (planId: string) => api.user.plan.put({ plan: planId });
 // 'all' (the filter's default) is sent as empty: every action. The server's action schema (a union
 // spread from the list of actions) reaches Eden as only '' | 'all', so the name is passed through.

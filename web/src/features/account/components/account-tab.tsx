@@ -1,34 +1,53 @@
 import { type FormEvent, useState } from "react";
+import { Alert } from "../../../components/ui/alert";
 import { Button } from "../../../components/ui/button";
 import { Field } from "../../../components/ui/field";
 import { toast } from "../../../components/ui/toast-store";
 import { readErrorMessage } from "../../../lib/api-client";
+import { AuthenticationCodeField } from "../../auth/components/authentication-code-field";
 import { updateSessionUser } from "../../auth/session";
 import { type Profile, updateProfileRequest } from "../api/account-api";
-import { validateProfile } from "../utils/profile-validation";
+import { isEmailChange, validateProfile } from "../utils/profile-validation";
 
-/** Full name and e-mail address with Save Changes. */
+/**
+ * Full name and e-mail address with Save Changes. A new e-mail asks for the current password (and
+ * a code with two-factor sign-in) in the same form, and waits for the link mailed to it.
+ */
 export function AccountTab({ profile, onSaved }: { profile: Profile; onSaved: (changes: { name: string; email: string }) => void }) {
   const [name, setName] = useState(profile.name);
   const [email, setEmail] = useState(profile.email);
-  const [errors, setErrors] = useState<{ name?: string; email?: string }>({});
+  const [currentPassword, setCurrentPassword] = useState("");
+  const [code, setCode] = useState("");
+  const [pendingEmail, setPendingEmail] = useState<string | null>(null);
+  const [errors, setErrors] = useState<{ name?: string; email?: string; currentPassword?: string }>({});
   const [busy, setBusy] = useState(false);
+  const changingEmail = isEmailChange(profile.email, email);
 
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
-    const found = validateProfile({ name, email });
+    const found = validateProfile({ name, email, currentPassword: changingEmail ? currentPassword : undefined });
     setErrors(found);
-    if (found.name || found.email) return;
+    if (found.name || found.email || found.currentPassword) return;
     setBusy(true);
     try {
-      const { data, error } = await updateProfileRequest({ name: name.trim(), email: email.trim() });
+      const { data, error } = await updateProfileRequest({
+        name: name.trim(),
+        ...(changingEmail ? { email: email.trim(), currentPassword, ...(profile.twoFactorEnabled ? { code: code.trim() } : {}) } : {}),
+      });
       if (error || !data) throw error ?? new Error("update failed");
       const saved = { name: data.user.name, email: data.user.email };
       updateSessionUser(saved);
       onSaved(saved);
       setName(saved.name);
       setEmail(saved.email);
-      toast({ title: "Profile updated successfully!", variant: "success" });
+      setCurrentPassword("");
+      setCode("");
+      setPendingEmail(data.pendingEmail);
+      toast({
+        title: "Profile updated successfully!",
+        description: data.pendingEmail ? `We sent a link to ${data.pendingEmail}: your e-mail changes once you open it.` : undefined,
+        variant: "success",
+      });
     } catch (error) {
       toast({ title: readErrorMessage(error) ?? "Failed to update profile", variant: "destructive" });
     } finally {
@@ -38,8 +57,30 @@ export function AccountTab({ profile, onSaved }: { profile: Profile; onSaved: (c
 
   return (
     <form onSubmit={onSubmit} noValidate className="max-w-xl space-y-5">
+      {pendingEmail ? (
+        <Alert tone="info">
+          Waiting for confirmation: open the link we sent to {pendingEmail} to start using it. Until then, sign in with {profile.email}.
+        </Alert>
+      ) : null}
       <Field label="Full name" autoComplete="name" value={name} error={errors.name} onChange={(e) => setName(e.target.value)} />
       <Field label="Email address" type="email" autoComplete="email" value={email} error={errors.email} onChange={(e) => setEmail(e.target.value)} />
+      {changingEmail ? (
+        <>
+          <Field
+            label="Current password"
+            type="password"
+            name="currentPassword"
+            autoComplete="current-password"
+            value={currentPassword}
+            error={errors.currentPassword}
+            hint="To change your e-mail, confirm it is you. We mail a link to the new address, and tell the old one."
+            onChange={(e) => setCurrentPassword(e.target.value)}
+          />
+          {profile.twoFactorEnabled ? (
+            <AuthenticationCodeField value={code} onChange={setCode} hint="The 6-digit code from your authenticator app, or a recovery code." />
+          ) : null}
+        </>
+      ) : null}
       <Button type="submit" disabled={busy}>
         {busy ? "Saving..." : "Save Changes"}
       </Button>

@@ -6,6 +6,7 @@ import { Field, inputClasses } from "../../../components/ui/field";
 import { Icon } from "../../../components/ui/icons";
 import { toast } from "../../../components/ui/toast-store";
 import { readErrorMessage } from "../../../lib/api-client";
+import { AuthenticationCodeField } from "../../auth/components/authentication-code-field";
 import { useSession } from "../../auth/hooks/use-session";
 import { startSession } from "../../auth/session";
 import { changePasswordRequest } from "../api/account-api";
@@ -19,6 +20,8 @@ export function ProfileSecurityTab({ apiKey }: { apiKey: string }) {
   const { user } = useSession();
   const [shown, setShown] = useState(false);
   const [form, setForm] = useState(EMPTY);
+  const [code, setCode] = useState("");
+  const twoFactor = user?.twoFactorEnabled ?? false;
   const [problem, setProblem] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const update = (key: keyof typeof EMPTY) => (event: { target: { value: string } }) => setForm((f) => ({ ...f, [key]: event.target.value }));
@@ -30,11 +33,16 @@ export function ProfileSecurityTab({ apiKey }: { apiKey: string }) {
     if (invalid) return;
     setBusy(true);
     try {
-      const { data, error } = await changePasswordRequest({ currentPassword: form.currentPassword, newPassword: form.newPassword });
+      const { data, error } = await changePasswordRequest({
+        currentPassword: form.currentPassword,
+        newPassword: form.newPassword,
+        ...(twoFactor ? { code: code.trim() } : {}),
+      });
       if (error || !data) throw error ?? new Error("change failed");
       // The change ends every other session; this one carries on with the token it answers.
       if (user) startSession(data.token, user);
       setForm(EMPTY);
+      setCode("");
       toast({ title: "Password updated successfully!", variant: "success" });
     } catch (error) {
       setProblem(readErrorMessage(error) ?? "Failed to update password");
@@ -74,6 +82,7 @@ export function ProfileSecurityTab({ apiKey }: { apiKey: string }) {
           <Field label="Current password" type="password" autoComplete="current-password" value={form.currentPassword} onChange={update("currentPassword")} />
           <Field label="New password" type="password" autoComplete="new-password" value={form.newPassword} onChange={update("newPassword")} />
           <Field label="Confirm new password" type="password" autoComplete="new-password" value={form.confirmPassword} onChange={update("confirmPassword")} />
+          {twoFactor ? <AuthenticationCodeField value={code} onChange={setCode} hint="With two-factor sign-in on, a password change also needs a code." /> : null}
           <Button type="submit" disabled={busy}>
             {busy ? "Updating..." : "Update Password"}
           </Button>

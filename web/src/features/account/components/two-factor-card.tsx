@@ -97,7 +97,7 @@ export function TwoFactorCard() {
     await reload();
   });
   const onRegenerate = submit(async () => {
-    const fresh = await unwrap(newRecoveryCodesRequest(code.trim()), "Could not make new recovery codes");
+    const fresh = await unwrap(newRecoveryCodesRequest({ password, code: code.trim() }), "Could not make new recovery codes");
     go({ kind: "codes", codes: fresh.recoveryCodes });
     await reload();
   });
@@ -109,6 +109,9 @@ export function TwoFactorCard() {
     await reload();
   });
 
+  const passwordField = (
+    <Field label="Current password" type="password" name="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} required />
+  );
   const codeField = (
     <AuthenticationCodeField value={code} onChange={setCode} hint="The 6-digit code from your authenticator app, or a recovery code." />
   );
@@ -155,7 +158,7 @@ export function TwoFactorCard() {
 
           {step.kind === "password" ? (
             <form onSubmit={onPassword} className="space-y-4">
-              <Field label="Current password" type="password" name="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} required />
+              {passwordField}
               <FormButtons label="Continue" busy={busy} onCancel={() => go({ kind: "idle" })} />
             </form>
           ) : null}
@@ -176,7 +179,8 @@ export function TwoFactorCard() {
 
           {step.kind === "regenerate" ? (
             <form onSubmit={onRegenerate} className="space-y-4">
-              <p className="text-sm text-slate-700">New codes replace the old ones, which stop working.</p>
+              <p className="text-sm text-slate-700">New codes replace the old ones, which stop working. Confirm it is you first.</p>
+              {passwordField}
               {codeField}
               <FormButtons label="Make new codes" busy={busy} onCancel={() => go({ kind: "idle" })} />
             </form>
@@ -184,7 +188,7 @@ export function TwoFactorCard() {
 
           {step.kind === "disable" ? (
             <form onSubmit={onDisable} className="space-y-4">
-              <Field label="Current password" type="password" name="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} required />
+              {passwordField}
               {codeField}
               <FormButtons label="Turn off two-factor sign-in" busy={busy} destructive onCancel={() => go({ kind: "idle" })} />
             </form>

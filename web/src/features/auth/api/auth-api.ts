@@ -1,6 +1,6 @@
 import { api } from "../../../lib/api-client";
 
-export const loginRequest = (input: { email: string; password: string }) => api.auth.login.post(input);
+export const loginRequest = (input: { email: string; password: string; code?: string; device?: string }) => api.auth.login.post(input);
 export const registerRequest = (input: { name: string; email: string; password: string }) => api.auth.register.post(input);
 export const forgotPasswordRequest = (email: string) => api.auth["forgot-password"].post({ email });
 export const checkResetTokenRequest = (token: string) => api.auth["reset-password"]({ token }).get();

@@ -6,10 +6,18 @@ import { Field } from "../../../components/ui/field";
 import { readErrorMessage } from "../../../lib/api-client";
 import { loginRequest } from "../api/auth-api";
 import { AuthenticationCodeField } from "./authentication-code-field";
-import { startSession } from "../session";
+import { showBanNotice, startSession } from "../session";
+import { deviceTokenOf, rememberDeviceToken } from "../utils/device-tokens";
 import { type FieldErrors, validateLogin } from "../utils/validation";
 
 /** Whether a refused sign-in asks for (another) two-factor code. */
+/** A suspended account's answer (403 BANNED with the reason), or null. */
+function banOf(error: unknown): { banReason: string | null; bannedAt: string | null } | null {
+  const value = (error as { value?: { code?: unknown; banReason?: unknown; bannedAt?: unknown } } | null)?.value;
+  if (value?.code !== "BANNED") return null;
+  return { banReason: typeof value.banReason === "string" ? value.banReason : null, bannedAt: typeof value.bannedAt === "string" ? value.bannedAt : null };
+}
+
 function needsSecondFactor(error: unknown): boolean {
   const value = (error as { value?: { twoFactorRequired?: unknown } } | null)?.value;
   return Boolean(value && typeof value === "object" && value.twoFactorRequired === true);
@@ -34,7 +42,13 @@ export function LoginForm() {
     setBusy(true);
     setFailure(null);
     try {
-      const { data, error } = await loginRequest({ email: email.trim(), password, ...(askCode && code.trim() ? { code: code.trim() } : {}) });
+      const device = deviceTokenOf(email);
+      const { data, error } = await loginRequest({
+        email: email.trim(),
+        password,
+        ...(askCode && code.trim() ? { code: code.trim() } : {}),
+        ...(device ? { device } : {}),
+      });
       if (error || !data) {
         if (needsSecondFactor(error)) {
           // The first time, the prompt itself is the message; after that, the server's (wrong code).
@@ -42,9 +56,15 @@ export function LoginForm() {
           setAskCode(true);
           return;
         }
+        const ban = banOf(error);
+        if (ban) {
+          showBanNotice(ban);
+          return;
+        }
         setFailure(readErrorMessage(error) ?? "Login failed");
         return;
       }
+      rememberDeviceToken(data.user.email, data.deviceToken);
       startSession(data.token, data.user);
       setLocation(data.user.isBanned ? "/banned" : "/dashboard");
     } catch (caught) {

@@ -6,6 +6,7 @@ import { Field } from "../../../components/ui/field";
 import { readErrorMessage } from "../../../lib/api-client";
 import { registerRequest } from "../api/auth-api";
 import { startSession } from "../session";
+import { rememberDeviceToken } from "../utils/device-tokens";
 import { writeRegistrationInfo } from "../utils/auth-storage";
 import { type FieldErrors, validateRegistration } from "../utils/validation";
 
@@ -37,6 +38,7 @@ export function RegisterForm() {
         setFailure(readErrorMessage(error) ?? "Registration failed");
         return;
       }
+      rememberDeviceToken(data.user.email, data.deviceToken);
       startSession(data.token, data.user);
       writeRegistrationInfo({ id: data.user.id, email: data.user.email, name: data.user.name });
       setLocation("/dashboard");

@@ -1,11 +1,12 @@
 import { useAtomValue } from "jotai";
 import { signOut } from "../session";
-import { sessionAtom, sessionLoadingAtom } from "../stores/session-store";
+import { banNoticeAtom, sessionAtom, sessionLoadingAtom } from "../stores/session-store";
 
 /** The session state of spec 3: token, user, isLoggedIn, loading, isBanned, isAdmin, ban details, logout. */
 export function useSession() {
   const session = useAtomValue(sessionAtom);
   const loading = useAtomValue(sessionLoadingAtom);
+  const banNotice = useAtomValue(banNoticeAtom);
   const user = session?.user ?? null;
   return {
     token: session?.token ?? null,
@@ -14,8 +15,8 @@ export function useSession() {
     isLoggedIn: Boolean(session?.token && user),
     isAdmin: user?.role === "admin",
     isBanned: Boolean(user?.isBanned),
-    banReason: user?.banReason ?? null,
-    bannedAt: user?.bannedAt ?? null,
+    banReason: user?.banReason ?? banNotice?.banReason ?? null,
+    bannedAt: user?.bannedAt ?? banNotice?.bannedAt ?? null,
     logout: signOut,
   };
 }

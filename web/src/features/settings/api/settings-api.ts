@@ -12,7 +12,8 @@ export const getSettingsRequest = () => api.settings.get();
 export const saveSettingsRequest = (changes: SettingsChanges) => api.settings.put(changes as ServerSettingsBody);
 export const listDatabasesRequest = () => api.settings.databases.get();
 export const setDatabaseActiveRequest = (id: string, isActive: boolean) => api.settings.databases({ id }).put({ isActive });
-export const regenerateApiKeyRequest = () => api.settings["regenerate-api-key"].post();
+/** The password (and code) go with it: a session token alone cannot replace the key. */
+export const regenerateApiKeyRequest = (credentials: { password: string; code?: string }) => api.settings["regenerate-api-key"].post(credentials);
 export const sendTestNotificationRequest = () => api.settings["test-notification"].post();
 export const systemStatusRequest = () => api.settings["system-status"].get();
 export const manageAgentRequest = (agentId: string, action: AgentAction) => api.agents.manage({ agentId }).post({ action });

@@ -1,10 +1,11 @@
 import { type RefObject, useEffect, useState } from "react";
 import { Button } from "../../../components/ui/button";
 import { Card } from "../../../components/ui/card";
-import { askConfirmation } from "../../../components/ui/confirm-dialog";
 import { inputClasses } from "../../../components/ui/field";
 import { Icon } from "../../../components/ui/icons";
 import { toast } from "../../../components/ui/toast-store";
+import { readErrorMessage, readErrorStatus } from "../../../lib/api-client";
+import { type Credentials, ReauthenticationDialog } from "../../auth/components/reauthentication-dialog";
 import { useSession } from "../../auth/hooks/use-session";
 import { updateSessionUser } from "../../auth/session";
 import { profileRequest, regenerateApiKeyRequest } from "../api/settings-api";
@@ -38,26 +39,37 @@ export function SecurityTab({ setupHeadingRef }: { setupHeadingRef: RefObject<HT
   const [shown, setShown] = useState(false);
   const [newKeyShown, showNewKey, hideNewKey] = useTimedFlag(NEW_KEY_VISIBLE_MS);
   const [busy, setBusy] = useState(false);
+  const [asking, setAsking] = useState(false);
+  const [problem, setProblem] = useState<string | null>(null);
   const visible = shown || newKeyShown;
   const origin = window.location.origin;
   const endpoint = formatServiceEndpoint(origin);
 
-  const regenerate = async () => {
-    const confirmed = await askConfirmation({
-      title: "Regenerate API key",
-      message:
-        "Your current API key stops working at once, and every agent using it disconnects. You must reconfigure each agent with the new key (run dbvault-agent setup again).",
-      confirmLabel: "Regenerate API Key",
-    });
-    if (!confirmed) return;
+  const askToRegenerate = () => {
+    setProblem(null);
+    setAsking(true);
+  };
+
+  const regenerate = async (credentials: Credentials) => {
     setBusy(true);
+    setProblem(null);
     try {
-      const { data, error } = await regenerateApiKeyRequest();
-      if (error || !data) throw error ?? new Error("regenerate failed");
+      const { data, error } = await regenerateApiKeyRequest(credentials);
+      if (error || !data) {
+        // A wrong password or code is said in the dialog, to be typed again.
+        const status = readErrorStatus(error);
+        if (status === 400 || status === 403 || status === 429) {
+          setProblem(readErrorMessage(error) ?? "Please check your password and code.");
+          return;
+        }
+        throw error ?? new Error("regenerate failed");
+      }
+      setAsking(false);
       updateSessionUser({ apiKey: data.apiKey });
       showNewKey();
       toast({ title: "API key regenerated", description: "The new key is shown for 30 seconds: copy it into your agents.", variant: "success" });
     } catch {
+      setAsking(false);
       toast({ title: "Failed to regenerate API key. Please try again.", variant: "destructive" });
     } finally {
       setBusy(false);
@@ -95,9 +107,20 @@ export function SecurityTab({ setupHeadingRef }: { setupHeadingRef: RefObject<HT
               <Icon name="copy" className="h-4 w-4" />
             </Button>
           </div>
-          <Button variant="destructive" className="mt-3" onClick={regenerate} disabled={busy}>
+          <Button variant="destructive" className="mt-3" onClick={askToRegenerate} disabled={busy}>
             {busy ? "Regenerating..." : "Regenerate API Key"}
           </Button>
+          <ReauthenticationDialog
+            open={asking}
+            title="Regenerate API key"
+            message="Your current API key stops working at once, and every agent using it disconnects. You must reconfigure each agent with the new key (run dbvault-agent setup again)."
+            confirmLabel="Regenerate API Key"
+            twoFactor={user?.twoFactorEnabled ?? false}
+            busy={busy}
+            problem={problem}
+            onCancel={() => setAsking(false)}
+            onConfirm={regenerate}
+          />
         </div>
 
         <div>

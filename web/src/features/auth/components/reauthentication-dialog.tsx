@@ -1,0 +1,65 @@
+import { type FormEvent, useEffect, useState } from "react";
+import { Alert } from "../../../components/ui/alert";
+import { Button } from "../../../components/ui/button";
+import { Dialog } from "../../../components/ui/dialog";
+import { Field } from "../../../components/ui/field";
+import { AuthenticationCodeField } from "./authentication-code-field";
+
+export type Credentials = { password: string; code?: string };
+
+/**
+ * Asks for the password (and a code when two-factor sign-in is on) before a change the server
+ * accepts only from the owner, not from a session token alone (a new API key, ...).
+ */
+export function ReauthenticationDialog(props: {
+  open: boolean;
+  title: string;
+  message: string;
+  confirmLabel: string;
+  twoFactor: boolean;
+  busy: boolean;
+  problem: string | null;
+  onCancel: () => void;
+  onConfirm: (credentials: Credentials) => void;
+}) {
+  const [password, setPassword] = useState("");
+  const [code, setCode] = useState("");
+  useEffect(() => {
+    if (!props.open) return;
+    setPassword("");
+    setCode("");
+  }, [props.open]);
+
+  const onSubmit = (event: FormEvent) => {
+    event.preventDefault();
+    props.onConfirm({ password, ...(props.twoFactor ? { code: code.trim() } : {}) });
+  };
+
+  return (
+    <Dialog open={props.open} onClose={props.onCancel} title={props.title} description={props.message}>
+      <form onSubmit={onSubmit} className="mt-4 space-y-4">
+        {props.problem ? <Alert>{props.problem}</Alert> : null}
+        <Field
+          label="Current password"
+          type="password"
+          name="password"
+          autoComplete="current-password"
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+          hint="Confirm it is you: a signed-in session alone cannot make this change."
+          required
+          autoFocus
+        />
+        {props.twoFactor ? <AuthenticationCodeField value={code} onChange={setCode} hint="The 6-digit code from your authenticator app, or a recovery code." /> : null}
+        <div className="mt-6 flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
+          <Button variant="outline" onClick={props.onCancel}>
+            Cancel
+          </Button>
+          <Button type="submit" variant="destructive" disabled={props.busy || password === ""}>
+            {props.busy ? "Working..." : props.confirmLabel}
+          </Button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
