@@ -3,6 +3,7 @@ import { Elysia, t } from "elysia";
 import { AGENT_PLATFORMS } from "@protocol/agent-platforms";
 import type { AppContext } from "../../context";
 import { AppError } from "../../lib/errors";
+import { requestOrigin } from "../../lib/request-origin";
 import { fileAnswer } from "../../lib/schema";
 import { type AgentBinaries, type AgentBinary, createAgentBinaries, defaultAgentDir, shortDigest } from "./agent-binaries";
 import { AlteredBinaryError, chooseEncoding, type CompressedCopies, createCompressedCopies, type DownloadEncoding } from "./compressed-copies";
@@ -20,7 +21,7 @@ import { describeRelease, releasesAnswer } from "./release";
 export const downloadsController = (ctx: AppContext, options: { binaries?: AgentBinaries; compressed?: CompressedCopies } = {}) => {
   const binaries = options.binaries ?? createAgentBinaries({ agentDir: ctx.config.agentDir ?? defaultAgentDir(), log: ctx.log });
   const compressed = options.compressed ?? createCompressedCopies({ dir: join(ctx.config.dataDir, "cache", "agent-downloads"), log: ctx.log });
-  const release = async () => describeRelease(ctx, await binaries.available());
+  const release = async (request: Request) => describeRelease(ctx, await binaries.available(), requestOrigin(ctx.config, request));
 
   /**
    * The compressed copy to send, or null to send the file as it is: when it was altered since the
@@ -41,20 +42,20 @@ export const downloadsController = (ctx: AppContext, options: { binaries?: Agent
   return new Elysia({ detail: { tags: ["Agent downloads"] } })
     .get(
       "/install.sh",
-      async ({ set }) => {
+      async ({ set, request }) => {
         set.headers["content-type"] = "text/x-shellscript; charset=utf-8";
-        // The checksums inside change with every build of the agent.
+        // The checksums inside change with every build of the agent, and its URLs may with the Host.
         set.headers["cache-control"] = "no-store";
-        return renderInstallScript(await release());
+        return renderInstallScript(await release(request));
       },
       { detail: { summary: "The agent installer for Linux and macOS: curl -fsSL <server>/install.sh | sh", responses: { 200: fileAnswer("A POSIX shell script", "text/x-shellscript") } } },
     )
     .get(
       "/install.ps1",
-      async ({ set }) => {
+      async ({ set, request }) => {
         set.headers["content-type"] = "text/plain; charset=utf-8";
         set.headers["cache-control"] = "no-store";
-        return renderPowerShellInstaller(await release());
+        return renderPowerShellInstaller(await release(request));
       },
       { detail: { summary: "The agent installer for Windows: irm <server>/install.ps1 | iex", responses: { 200: fileAnswer("A PowerShell script", "text/plain") } } },
     )
@@ -92,7 +93,7 @@ export const downloadsController = (ctx: AppContext, options: { binaries?: Agent
         },
       },
     )
-    .get("/api/agent/releases", release, {
+    .get("/api/agent/releases", ({ request }) => release(request), {
       response: { 200: releasesAnswer },
       detail: { summary: "The agent builds this server offers, with their checksums, in a manifest signed with the instance's release key" },
     });

@@ -8,6 +8,7 @@ export const releasesAnswer = t.Object({
   version: t.String({ description: "The newest agent version offered (this server's own when it offers none)" }),
   installScript: t.String({ description: "URL of install.sh (Linux, macOS)" }),
   installPowerShell: t.String({ description: "URL of install.ps1 (Windows)" }),
+  publicUrlSet: t.Boolean({ description: "False when the server's PUBLIC_URL is not set: these URLs then use the address the request came to, and e-mailed links say http://localhost" }),
   publicKey: t.String({ description: "The instance's Ed25519 release signing key: 32 bytes in base64" }),
   manifest: t.String({ description: "The release manifest (protocol/release-manifest.ts), the exact text signed" }),
   signature: t.String({ description: "Ed25519 signature of manifest, base64" }),
@@ -27,9 +28,11 @@ export const releasesAnswer = t.Object({
 
 export type Release = typeof releasesAnswer.static;
 
-/** What this server offers: each binary, and the manifest of them all signed with the instance's key. */
-export function describeRelease(ctx: AppContext, binaries: readonly AgentBinary[]): Release {
-  const base = ctx.config.publicUrl;
+/**
+ * What this server offers: each binary, and the manifest of them all signed with the instance's
+ * key; its URLs start with `base`, the server as the requester reaches it (lib/request-origin.ts).
+ */
+export function describeRelease(ctx: AppContext, binaries: readonly AgentBinary[], base: string): Release {
   const manifest = renderManifest(
     binaries.map(({ platform, version, sha256, size }) => ({ platform: platform.id, fileName: platform.fileName, version, sha256, size })),
   );
@@ -38,6 +41,7 @@ export function describeRelease(ctx: AppContext, binaries: readonly AgentBinary[
     version: versions[0] ?? PRODUCT_VERSION,
     installScript: `${base}/install.sh`,
     installPowerShell: `${base}/install.ps1`,
+    publicUrlSet: ctx.config.publicUrlSet,
     publicKey: ctx.releaseSigner.publicKey,
     manifest,
     signature: ctx.releaseSigner.sign(manifest),

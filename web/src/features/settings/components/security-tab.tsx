@@ -11,6 +11,7 @@ import { profileRequest, regenerateApiKeyRequest } from "../api/settings-api";
 import { useTimedFlag } from "../hooks/use-timed-flag";
 import { formatServiceEndpoint, maskApiKey } from "../utils/agent-display";
 import { copyText } from "../../../components/ui/copy-text";
+import { useAgentReleases } from "../../../lib/agent-install";
 import { AgentDownloads } from "./agent-downloads";
 import { AgentSetupGuide } from "./agent-setup-guide";
 
@@ -40,6 +41,7 @@ export function SecurityTab({ setupHeadingRef }: { setupHeadingRef: RefObject<HT
   const [busy, setBusy] = useState(false);
   const visible = shown || newKeyShown;
   const origin = window.location.origin;
+  const releases = useAgentReleases();
   const endpoint = formatServiceEndpoint(origin);
 
   const regenerate = async () => {
@@ -117,8 +119,8 @@ export function SecurityTab({ setupHeadingRef }: { setupHeadingRef: RefObject<HT
           Encryption keys are generated and kept locally on your agent. DBVault never receives them, so only you can decrypt your backups.
         </p>
       </Card>
-      <AgentSetupGuide ref={setupHeadingRef} origin={origin} />
-      <AgentDownloads />
+      <AgentSetupGuide ref={setupHeadingRef} origin={origin} releases={releases} />
+      <AgentDownloads releases={releases} />
     </div>
   );
 }
