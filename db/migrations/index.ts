@@ -15,6 +15,8 @@ import m12 from "./0012_trust.sql" with { type: "text" };
 import m13 from "./0013_agent_updates.sql" with { type: "text" };
 import m14 from "./0014_mail_outbox.sql" with { type: "text" };
 import m15 from "./0015_backup_data_release.sql" with { type: "text" };
+import m16 from "./0016_declared_databases.sql" with { type: "text" };
+import m17 from "./0017_declared_databases_backfill.sql" with { type: "text" };
 
 export const migrationFiles: { tag: string; when: number; sql: string }[] = [
   { tag: "0000_init", when: 1795432625268, sql: m0 },
@@ -33,4 +35,6 @@ export const migrationFiles: { tag: string; when: number; sql: string }[] = [
   { tag: "0013_agent_updates", when: 1795601217828, sql: m13 },
   { tag: "0014_mail_outbox", when: 1795627076881, sql: m14 },
   { tag: "0015_backup_data_release", when: 1795628475771, sql: m15 },
+  { tag: "0016_declared_databases", when: 1795744964801, sql: m16 },
+  { tag: "0017_declared_databases_backfill", when: 1795744967012, sql: m17 },
 ];

@@ -12,3 +12,4 @@ export * from "./rate-limits";
 export * from "./recovery-codes";
 export * from "./webhooks";
 export * from "./mail-outbox";
+export * from "./agent-databases";

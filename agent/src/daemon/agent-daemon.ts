@@ -17,6 +17,8 @@ export type DaemonRuntime = {
   /** The server client with the current credentials (re-read after a reset or restart). */
   client(): ServerClient;
   hello: { version: string; hostname: string; platform: string };
+  /** The database names in the config as last read: the hello tells the server which it holds. */
+  databaseNames(): string[];
   /** Dumps, compresses and encrypts a configured database: the ciphertext, as produced; `onDumped` hears the counts before it ends. */
   backup(
     databaseName: string,
@@ -245,7 +247,9 @@ export function startAgentDaemon(runtime: DaemonRuntime) {
     {
       url: () => runtime.client().socketUrl(),
       headers: () => runtime.client().socketHeaders(),
-      hello: runtime.hello,
+      hello: () => ({ ...runtime.hello, databases: runtime.databaseNames() }),
+      // `setup --force` on this machine gave it new credentials: the next connection uses them.
+      beforeConnect: () => runtime.reloadConfig(),
       heartbeat,
     },
     {

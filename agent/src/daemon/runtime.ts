@@ -49,6 +49,7 @@ export function createDaemonRuntime(options: RuntimeOptions): DaemonRuntime {
   return {
     client: () => createServerClient(readServerSettings(config, path)),
     hello: { version: AGENT_VERSION, ...options.hello },
+    databaseNames: () => config.databases.map((entry) => entry.name),
     async *backup(databaseName, { onProgress, signal, onDumped }) {
       const current = await refresh();
       const database = findDatabase(current, databaseName, path);

@@ -12,9 +12,10 @@ import { checkServiceHealth } from "./health";
 import { AGENT_REMOVED_MESSAGE, authenticateAgent, authenticateApiKey, type AgentRow } from "./agent-auth";
 import { removeAgent } from "./remove-agent";
 import { createAgentGateway } from "./gateway";
-import { agentAnswers, agentsModel } from "./model";
+import { agentAnswer, agentAnswers, agentsModel } from "./model";
 import { encryptedFileAnswer } from "../backups/model";
-import { attachDatabases, disconnectUserAgents, listAgents, manageAgent, registerAgent } from "./service";
+import { disconnectUserAgents, listAgents, manageAgent, registerAgent, renameAgent } from "./service";
+import { declareDatabases } from "./declared-databases";
 
 /**
  * Everything agents talk to (registration, uploads, downloads, their socket) and the user-facing
@@ -28,7 +29,7 @@ export const agentsController = (ctx: AppContext) => {
   const socketAgents = new WeakMap<Request, AgentRow | "removed">();
 
   ctx.events.on("apiKeyRegenerated", ({ userId }) =>
-    disconnectUserAgents(ctx, userId, "The API key was regenerated: run dbvault-agent setup with the new key."),
+    disconnectUserAgents(ctx, userId, "The API key was regenerated: run dbvault-agent setup --force with the new key."),
   );
   ctx.events.on("agentDeleted", ({ userId, agentId }) =>
     ctx.bus.publish({ kind: "agent.disconnect", userId, agentId, reason: AGENT_REMOVED_MESSAGE, closeCode: AGENT_REMOVED_CLOSE_CODE }),
@@ -53,7 +54,7 @@ export const agentsController = (ctx: AppContext) => {
       "/databases",
       async ({ headers, body }) => {
         const { user, agent } = await authenticateAgent(ctx, headers);
-        return { databases: await attachDatabases(ctx, user, agent.id, [body.name]) };
+        return { databases: await declareDatabases(ctx, user, agent.id, [body.name], { exact: false }) };
       },
       { body: AddDatabaseRequest, response: { 200: agentAnswers.databases }, detail: { summary: "Add a database name (dbvault-agent db add)" } },
     )
@@ -145,6 +146,11 @@ export const agentsController = (ctx: AppContext) => {
       "/api/agents/manage/:agentId",
       ({ user, params, body }) => manageAgent(ctx, user.id, params.agentId, body.action),
       { auth: true, params: agentsModel.manageParams, body: agentsModel.manage, response: { 200: agentAnswers.message }, detail: { summary: "Restart, update-check or reset an agent" } },
+    )
+    .patch(
+      "/api/agents/:agentId",
+      ({ user, params, body }) => renameAgent(ctx, user.id, params.agentId, body.name),
+      { auth: true, params: agentsModel.manageParams, body: agentsModel.rename, response: { 200: agentAnswer }, detail: { summary: "Rename an agent (Settings → Agents)" } },
     )
     .delete(
       "/api/agents/:agentId",

@@ -6,6 +6,9 @@ import { isoDate, messageAnswer, nullable, oneOf } from "../../lib/schema";
 export const agentsModel = {
   manageParams: t.Object({ agentId: t.String({ minLength: 1, maxLength: 64 }) }),
   manage: t.Object({ action: oneOf(["restart", "update", "reset"] as const, "action must be restart, update or reset") }),
+  rename: t.Object({
+    name: t.String({ minLength: 1, maxLength: 100, pattern: "\\S", error: "name must be 1 to 100 characters, not only spaces" }),
+  }),
   backupParams: t.Object({ backupId: t.String({ minLength: 1, maxLength: 64 }) }),
   partParams: t.Object({
     backupId: t.String({ minLength: 1, maxLength: 64 }),
