@@ -111,7 +111,7 @@ export async function sendToAgent(ctx: AppContext, agentId: string, message: Ser
 const manageMessages = {
   restart: "Restart command sent to agent",
   update: "Update check command sent to agent",
-  reset: "Reset command sent to agent. It will reconnect with new connection credentials; if it stays offline, run dbvault-agent setup again on its server.",
+  reset: "Reset command sent to agent. It will reconnect with new connection credentials; if it stays offline, run dbvault-agent setup --force on its server.",
 } as const;
 
 /** A user's command to one of their agents (restart, update check, reset of its credentials). */

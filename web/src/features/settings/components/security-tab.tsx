@@ -48,7 +48,7 @@ export function SecurityTab({ setupHeadingRef }: { setupHeadingRef: RefObject<HT
     const confirmed = await askConfirmation({
       title: "Regenerate API key",
       message:
-        "Your current API key stops working at once, and every agent using it disconnects. You must reconfigure each agent with the new key (run dbvault-agent setup again).",
+        "Your current API key stops working at once, and every agent using it disconnects. You must reconfigure each agent with the new key (run dbvault-agent setup --force on its machine).",
       confirmLabel: "Regenerate API Key",
     });
     if (!confirmed) return;
