@@ -17,6 +17,7 @@ import m14 from "./0014_mail_outbox.sql" with { type: "text" };
 import m15 from "./0015_backup_data_release.sql" with { type: "text" };
 import m16 from "./0016_declared_databases.sql" with { type: "text" };
 import m17 from "./0017_declared_databases_backfill.sql" with { type: "text" };
+import m18 from "./0018_install_progress.sql" with { type: "text" };
 
 export const migrationFiles: { tag: string; when: number; sql: string }[] = [
   { tag: "0000_init", when: 1795432625268, sql: m0 },
@@ -37,4 +38,5 @@ export const migrationFiles: { tag: string; when: number; sql: string }[] = [
   { tag: "0015_backup_data_release", when: 1795628475771, sql: m15 },
   { tag: "0016_declared_databases", when: 1795744964801, sql: m16 },
   { tag: "0017_declared_databases_backfill", when: 1795744967012, sql: m17 },
+  { tag: "0018_install_progress", when: 1795745942885, sql: m18 },
 ];

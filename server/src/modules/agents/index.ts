@@ -9,6 +9,7 @@ import { failBackup, findOwnBackup } from "../backups/service";
 import { downloadBackupResponse } from "../backups/download";
 import { completeUpload, getUploadStatus, receivePart } from "../backups/upload";
 import { checkServiceHealth } from "./health";
+import { readInstallProgress } from "../downloads/install-progress";
 import { AGENT_REMOVED_MESSAGE, authenticateAgent, authenticateApiKey, type AgentRow } from "./agent-auth";
 import { removeAgent } from "./remove-agent";
 import { createAgentGateway } from "./gateway";
@@ -139,7 +140,7 @@ export const agentsController = (ctx: AppContext) => {
     }, { response: { 200: agentAnswers.health, 503: agentAnswers.health }, detail: { summary: "Backup service health (public)" } })
     .get(
       "/api/settings/system-status",
-      async ({ user }) => ({ agents: await listAgents(ctx, user.id), backupService: (await checkServiceHealth(ctx)).ok }),
+      async ({ user }) => ({ agents: await listAgents(ctx, user.id), backupService: (await checkServiceHealth(ctx)).ok, install: await readInstallProgress(ctx, user.id) }),
       { auth: true, response: { 200: agentAnswers.systemStatus }, detail: { summary: "The user's agents and the backup service state" } },
     )
     .post(

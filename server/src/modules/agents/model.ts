@@ -52,6 +52,17 @@ export const agentAnswers = {
   completed: t.Object({ status: t.Literal("completed"), size: t.Integer(), sha256: t.String() }),
   failed: t.Object({ status: t.Literal("failed") }),
   health: healthAnswer,
-  systemStatus: t.Object({ agents: t.Array(agentAnswer), backupService: t.Boolean() }),
+  systemStatus: t.Object({
+    agents: t.Array(agentAnswer),
+    backupService: t.Boolean(),
+    install: t.Object(
+      {
+        mark: t.String({ description: "Goes in the checklist's install command (?for=) so that its steps are seen" }),
+        scriptFetchedAt: nullable(isoDate()),
+        downloadedAt: nullable(isoDate()),
+      },
+      { description: "How far the onboarding checklist's install command got" },
+    ),
+  }),
   message: messageAnswer,
 };

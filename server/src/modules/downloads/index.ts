@@ -10,6 +10,7 @@ import { AlteredBinaryError, chooseEncoding, type CompressedCopies, createCompre
 import { renderInstallScript } from "./install-script";
 import { renderPowerShellInstaller } from "./install-powershell";
 import { describeRelease, releasesAnswer } from "./release";
+import { checkedMark, recordInstallStep } from "./install-progress";
 
 /**
  * The agent, handed out by the server it will connect to: `GET /install.sh` and `GET /install.ps1`
@@ -18,6 +19,9 @@ import { describeRelease, releasesAnswer } from "./release";
  * with this instance's key, for the web app, scripts and agents updating themselves). All public:
  * a binary holds no secret, and the installer runs before the user has anything to sign in with.
  */
+/** `?for=<mark>`: the onboarding checklist's install command (install-progress.ts); anything else is ignored. */
+const installQuery = t.Object({ for: t.Optional(t.String({ maxLength: 100 })) });
+
 export const downloadsController = (ctx: AppContext, options: { binaries?: AgentBinaries; compressed?: CompressedCopies } = {}) => {
   const binaries = options.binaries ?? createAgentBinaries({ agentDir: ctx.config.agentDir ?? defaultAgentDir(), log: ctx.log });
   const compressed = options.compressed ?? createCompressedCopies({ dir: join(ctx.config.dataDir, "cache", "agent-downloads"), log: ctx.log });
@@ -42,13 +46,17 @@ export const downloadsController = (ctx: AppContext, options: { binaries?: Agent
   return new Elysia({ detail: { tags: ["Agent downloads"] } })
     .get(
       "/install.sh",
-      async ({ set, request }) => {
+      async ({ set, request, query }) => {
         set.headers["content-type"] = "text/x-shellscript; charset=utf-8";
         // The checksums inside change with every build of the agent, and its URLs may with the Host.
         set.headers["cache-control"] = "no-store";
-        return renderInstallScript(await release(request));
+        await recordInstallStep(ctx, query.for, "script").catch((error) => ctx.log.warn("could not record an install step", { error }));
+        return renderInstallScript(await release(request), checkedMark(ctx, query.for));
       },
-      { detail: { summary: "The agent installer for Linux and macOS: curl -fsSL <server>/install.sh | sh", responses: { 200: fileAnswer("A POSIX shell script", "text/x-shellscript") } } },
+      {
+        query: installQuery,
+        detail: { summary: "The agent installer for Linux and macOS: curl -fsSL <server>/install.sh | sh", responses: { 200: fileAnswer("A POSIX shell script", "text/x-shellscript") } },
+      },
     )
     .get(
       "/install.ps1",
@@ -61,7 +69,7 @@ export const downloadsController = (ctx: AppContext, options: { binaries?: Agent
     )
     .get(
       "/downloads/:file",
-      async ({ params, set, request }) => {
+      async ({ params, set, request, query }) => {
         const platform = AGENT_PLATFORMS.find((p) => p.fileName === params.file);
         const binary = platform ? await binaries.find(platform) : null;
         if (!binary) {
@@ -69,6 +77,7 @@ export const downloadsController = (ctx: AppContext, options: { binaries?: Agent
           const what = platform ? `The ${platform.id} agent has not been built on this server` : `There is no download named ${params.file}`;
           throw new AppError(404, "NOT_FOUND", `${what}. This server offers: ${offered.join(", ") || "nothing yet (npm run build:agent)"}.`, { offered });
         }
+        await recordInstallStep(ctx, query.for, "download").catch((error) => ctx.log.warn("could not record an install step", { error }));
         set.headers["content-type"] = "application/octet-stream";
         set.headers["content-disposition"] = `attachment; filename="${binary.platform.os === "windows" ? "dbvault-agent.exe" : "dbvault-agent"}"`;
         // Of the binary itself, whatever the encoding on the wire: what the signed manifest names.
@@ -87,6 +96,7 @@ export const downloadsController = (ctx: AppContext, options: { binaries?: Agent
       },
       {
         params: t.Object({ file: t.String({ maxLength: 200 }) }),
+        query: installQuery,
         detail: {
           summary: "An agent binary, with X-Content-SHA256 (of the binary); zstd- or gzip-compressed when Accept-Encoding allows",
           responses: { 200: fileAnswer("The agent program for that platform") },
