@@ -15,31 +15,23 @@ export function DatabasesTab({ databases, plan, onChanged }: DatabasesTabProps) 
   const [busyId, setBusyId] = useState<string | null>(null);
   const activeCount = databases.filter((db) => db.isActive).length;
 
-  const toggle = async (database: UserDatabase, isActive: boolean) => {
+  /** One change to a database; the server answers the whole list, shown as it stands. */
+  const change = async (database: UserDatabase, request: () => Promise<{ data: UserDatabase[] | null; error: unknown }>, failure: string) => {
     setBusyId(database.id);
     try {
-      const { data, error } = await setDatabaseActiveRequest(database.id, isActive);
+      const { data, error } = await request();
       if (error || !data) throw error ?? new Error("update failed");
       onChanged(data);
     } catch (error) {
-      toast({ title: "Failed to update database. Please try again.", description: readErrorMessage(error) ?? undefined, variant: "destructive" });
+      toast({ title: failure, description: readErrorMessage(error) ?? undefined, variant: "destructive" });
     } finally {
       setBusyId(null);
     }
   };
-
-  const chooseAgent = async (database: UserDatabase, agentId: string) => {
-    setBusyId(database.id);
-    try {
-      const { data, error } = await chooseDatabaseAgentRequest(database.id, agentId);
-      if (error || !data) throw error ?? new Error("update failed");
-      onChanged(data);
-    } catch (error) {
-      toast({ title: "Failed to change the agent. Please try again.", description: readErrorMessage(error) ?? undefined, variant: "destructive" });
-    } finally {
-      setBusyId(null);
-    }
-  };
+  const toggle = (database: UserDatabase, isActive: boolean) =>
+    change(database, () => setDatabaseActiveRequest(database.id, isActive), "Failed to update database. Please try again.");
+  const chooseAgent = (database: UserDatabase, agentId: string) =>
+    change(database, () => chooseDatabaseAgentRequest(database.id, agentId), "Failed to change the agent. Please try again.");
 
   return (
     <div className="space-y-4">
