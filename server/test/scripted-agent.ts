@@ -62,6 +62,8 @@ export async function registerScriptedAgent(
       agent.send({ type: "hello", version: "1.0.0", hostname: "db-host.internal", platform: "linux-x64", ...hello });
     },
     async disconnect() {
+      // Closed already (e.g. by the server, when the agent was removed or set up again).
+      if (socket?.readyState === WebSocket.CLOSED) socket = null;
       if (!socket) return;
       const closed = new Promise<void>((resolve) => (socket!.onclose = () => resolve()));
       socket.close();
