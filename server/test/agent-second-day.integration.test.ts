@@ -126,6 +126,23 @@ describe("a database held by several agents", () => {
     expect(await backupGoesTo(user, "shop", [first, second])).toBe(second);
   });
 
+  test("an agent whose config no longer holds the database it runs leaves it to one that does", async () => {
+    const user = await world.server.registerUser();
+    const runner = await connectedAgent(user, ["shop"], "first-vm");
+    const holder = await connectedAgent(user, ["shop"], "second-vm");
+    expect((await databaseNamed(user, "shop")).agentId).toBe(runner.agentId);
+    await holder.disconnect();
+    await waitUntil(async () => (await agentsOf(user)).find((a) => a.id === holder.agentId)?.status === "offline", { message: "the holder offline" });
+    // The runner is restarted after shop was taken out of its config.
+    await runner.disconnect();
+    const back = await registerScriptedAgent(world.base, user.apiKey, ["crm"], "first-vm", { agentId: runner.agentId, hostname: "first-vm" });
+    await back.connect({ hostname: "first-vm", databases: ["crm"] });
+    await waitUntil(async () => (await databaseNamed(user, "crm")).agentId === runner.agentId, { message: "crm declared" });
+    const shop = await databaseNamed(user, "shop");
+    expect(shop.agents.map((agent) => agent.id)).toEqual([holder.agentId]);
+    expect(shop.agentId).toBe(holder.agentId);
+  });
+
   test("the user sees both agents and chooses which runs it; an agent that does not hold it is refused", async () => {
     const user = await world.server.registerUser();
     const first = await connectedAgent(user, ["shop"], "first-vm");

@@ -45,6 +45,8 @@ export async function declareDatabasesIn(tx: DbOrTx, ctx: AppContext, user: Pick
     await (declaredIds.length === 0
       ? dropped.where(eq(agentDatabases.agentId, agentId))
       : dropped.where(and(eq(agentDatabases.agentId, agentId), notInArray(agentDatabases.databaseId, declaredIds))));
+    // Those it runs but no longer holds go to an agent that does, if any.
+    await handOverDatabases(tx, agentId, { onlineOnly: false, except: declaredIds });
   }
   if (declaredIds.length > 0) {
     await tx
@@ -80,11 +82,16 @@ export async function declareDatabasesOnHello(ctx: AppContext, userId: string, a
 
 /**
  * Passes the databases this agent runs to another agent that declares them: the one online (else,
- * unless `onlineOnly`, the one seen last). Called when the agent goes offline (onlineOnly) and
- * before it is removed. Databases no other agent declares keep their runner.
+ * unless `onlineOnly`, the one seen last). Called when the agent goes offline (onlineOnly), before
+ * it is removed, and for those it no longer holds (all but `except`). Databases no other agent
+ * declares keep their runner.
  */
-export async function handOverDatabases(tx: DbOrTx, agentId: string, options: { onlineOnly: boolean }) {
-  const run = await tx.select({ id: databases.id }).from(databases).where(eq(databases.agentId, agentId));
+export async function handOverDatabases(tx: DbOrTx, agentId: string, options: { onlineOnly: boolean; except?: string[] }) {
+  const runs = eq(databases.agentId, agentId);
+  const run = await tx
+    .select({ id: databases.id })
+    .from(databases)
+    .where(options.except?.length ? and(runs, notInArray(databases.id, options.except)) : runs);
   for (const database of run) {
     const [next] = await tx
       .select({ id: agents.id })
