@@ -110,6 +110,7 @@ describe("while the server is away", () => {
     const { context, page } = await env.openPage();
     await signIn(page, user);
     await page.locator(`[data-backup-id="${backup.backupId}"]`).getByRole("button", { name: /^Restore / }).click();
+    await page.getByLabel(/Replace the original/).check();
     await page.getByRole("button", { name: "Next" }).click();
     await page.getByRole("button", { name: "I understand, continue" }).click();
     await page.getByRole("button", { name: "Continue with restore" }).click();

@@ -4,6 +4,9 @@
 // without a reload, and 'Set Up Agent' landing on the setup steps.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Page } from "playwright-core";
 import type { TestUser } from "../server/test/harness";
 import { registerScriptedAgent, type ScriptedAgent } from "../server/test/scripted-agent";
@@ -13,18 +16,24 @@ import { signIn } from "./support/sign-in";
 
 let env: E2EEnv;
 let agent: ScriptedAgent | null = null;
+// A stand-in agent build (a few random bytes) for the checklist's real `curl | sh` to install.
+const agentDir = mkdtempSync(join(tmpdir(), "dbvault-e2e-agent-"));
+const installDir = mkdtempSync(join(tmpdir(), "dbvault-e2e-install-"));
 beforeAll(async () => {
-  env = await startE2E();
+  writeFileSync(join(agentDir, "dbvault-agent-linux-x64"), randomBytes(50_000));
+  env = await startE2E({ AGENT_DIR: agentDir });
 });
 afterAll(async () => {
   await agent?.disconnect();
   await env?.close();
+  rmSync(agentDir, { recursive: true, force: true });
+  rmSync(installDir, { recursive: true, force: true });
 });
 
 const step = (page: Page, id: string) => page.getByTestId(`onboarding-step-${id}`);
 const stepDone = (page: Page, id: string) => step(page, id).getAttribute("data-done");
 
-test("the checklist follows a new account from install to first backup", async () => {
+test("the checklist follows a new account from install to first backup and test restore, until hidden", async () => {
   const user = await env.server.registerUser({ name: "New Comer" });
   const { context, page } = await env.openPage();
   await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: env.baseUrl });
@@ -38,7 +47,8 @@ test("the checklist follows a new account from install to first backup", async (
 
   const checklist = page.getByTestId("onboarding-checklist");
   await checklist.waitFor();
-  const install = `curl -fsSL ${env.baseUrl}/install.sh | sh`;
+  const { mark } = (await env.server.call("GET", "/api/settings/system-status", { token: user.token })).body.install;
+  const install = `curl -fsSL '${env.baseUrl}/install.sh?for=${mark}' | sh`;
   await checklist.getByText(install).waitFor();
   await checklist.getByRole("button", { name: `Copy command: ${install}` }).click();
   await eventually(() => page.evaluate(() => navigator.clipboard.readText()), (value) => expect(value).toBe(install));
@@ -48,6 +58,18 @@ test("the checklist follows a new account from install to first backup", async (
   await page.getByTestId("trigger-blocked").getByText("Add a database with dbvault-agent setup first.").waitFor();
   await env.screenshot(page, "onboarding-new-account");
   expect(refused).toEqual([]);
+
+  // The copied command, run as the user does: 'Install the agent' turns done before any setup.
+  const copied = await page.evaluate(() => navigator.clipboard.readText());
+  if (process.platform === "linux" && process.arch === "x64") {
+    // Not spawnSync: the server answering curl runs in this process.
+    const installer = Bun.spawn(["sh", "-c", copied], { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", DBVAULT_INSTALL_DIR: installDir, HOME: installDir }, stdout: "pipe", stderr: "pipe" });
+    const [stderr, code] = await Promise.all([new Response(installer.stderr).text(), installer.exited]);
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    await eventually(() => stepDone(page, "install"), (value) => expect(value).toBe("true"), 15_000);
+    await eventually(() => stepDone(page, "setup"), (value) => expect(value).toBe("false"));
+  } else console.warn("onboarding: the stand-in agent build is linux-x64: the install command was not run here");
 
   // `dbvault-agent setup` registers the agent and its database: the first two steps turn done.
   agent = await registerScriptedAgent(env.baseUrl, user.apiKey, ["orders"], "first-agent");
@@ -66,9 +88,18 @@ test("the checklist follows a new account from install to first backup", async (
   await page.getByRole("button", { name: "Trigger Backup" }).click();
   const command = await agent.waitFor("backup");
   expect((await agent.upload(command.backupId, randomBytes(4096))).status).toBe(200);
-  // Steps 1-4 done: the checklist gives the chart its place back.
-  await checklist.waitFor({ state: "detached" });
+  // Steps 1-4 done: the checklist stays for the test restore, which it now suggests.
+  await eventually(() => stepDone(page, "backup"), (value) => expect(value).toBe("true"), 15_000);
   await eventually(() => page.getByTestId("success-rate").innerText(), (value) => expect(value).toBe("100%"));
+  await step(page, "restore").getByText("Restore a backup into a copy, or run a restore drill").waitFor();
+  await env.screenshot(page, "onboarding-test-restore");
+  // Hidden, it gives the chart its place back, and stays hidden after a reload.
+  await checklist.getByRole("button", { name: "Hide" }).click();
+  await checklist.waitFor({ state: "detached" });
+  await page.reload();
+  await page.getByTestId("success-rate").waitFor();
+  await eventually(() => page.getByTestId("success-rate").innerText(), (value) => expect(value).toBe("100%"));
+  expect(await checklist.count()).toBe(0);
   await env.screenshot(page, "onboarding-done");
   await context.close();
 });

@@ -140,9 +140,17 @@ describe("settings", () => {
     expect(new URL(page.url()).searchParams.get("tab")).toBe("security");
     const guide = page.getByRole("region", { name: "Set up a new agent" });
     await eventually(() => guide.innerText(), (value) => expect(value).toContain(`curl -fsSL ${env.baseUrl}/install.sh | sh`));
-    await eventually(() => guide.innerText(), (value) => expect(value).toContain(`irm ${env.baseUrl}/install.ps1 | iex`));
+    // The Windows one-liner only when this server has a Windows build; otherwise how to add it.
+    const { publicKey, platforms } = (await env.server.call("GET", "/api/agent/releases")).body;
+    if (platforms.some((entry: { os: string }) => entry.os === "windows")) {
+      await eventually(() => guide.innerText(), (value) => expect(value).toContain(`irm ${env.baseUrl}/install.ps1 | iex`));
+    } else {
+      await eventually(() => guide.innerText(), (value) => expect(value).toContain("This server has no agent build for Windows: its administrator adds the missing builds with npm run build:agent -- --all."));
+      expect(await guide.innerText()).not.toContain("install.ps1");
+    }
+    // Without PUBLIC_URL, the page says once that e-mailed links need it.
+    expect(await guide.getByTestId("public-url-notice").count()).toBe(1);
     // Every platform is listed, built here or not, with the key the checksums are signed with.
-    const { publicKey } = (await env.server.call("GET", "/api/agent/releases")).body;
     await eventually(() => page.getByTestId("release-key").innerText(), (value) => expect(value).toBe(publicKey));
     const downloads = page.getByRole("list", { name: "Agent downloads" });
     await eventually(

@@ -175,6 +175,8 @@ describe("user journey", () => {
     // The agent reported the backup's collections: the wizard lists them with their counts.
     await page.getByRole("checkbox", { name: `orders ${SEEDED_COUNTS.orders.toLocaleString("en-US")} documents` }).waitFor(wait);
     await shoot(page, "journey-restore-where");
+    // A copy is the default; the damaged data is restored over the original on purpose.
+    await page.getByLabel(/Replace the original/).check();
     await page.getByRole("button", { name: "Next" }).click();
     await page.getByRole("heading", { name: "Restore database: step 2 of 4" }).waitFor(wait);
     await shoot(page, "journey-restore-step-1");

@@ -57,6 +57,11 @@ export const RegisterRequest = T.Object({
   platform: ShortText(64),
   version: ShortText(32),
   databases: T.Array(Name, { maxItems: 1000 }),
+  /**
+   * The agent this machine already is (from its config, on `setup --force`): the server gives it
+   * new credentials (the old ones stop working) instead of registering a second agent.
+   */
+  agentId: T.Optional(T.String({ minLength: 1, maxLength: 64 })),
 });
 export type RegisterRequest = Static<typeof RegisterRequest>;
 
@@ -64,6 +69,8 @@ export const DatabaseEntry = T.Object({ name: T.String(), isActive: T.Boolean() 
 export const RegisterResponse = T.Object({
   agentId: T.String(),
   agentToken: T.String(),
+  /** The agent's name in the web app (hostname plus a short id unless --name chose one); older servers omit it. */
+  name: T.Optional(T.String()),
   databases: T.Array(DatabaseEntry),
 });
 export type RegisterResponse = Static<typeof RegisterResponse>;
@@ -129,7 +136,14 @@ export type QueuedJobs = Static<typeof QueuedJobs>;
 
 /** Messages the agent sends on its socket. */
 export const AgentMessage = T.Union([
-  T.Object({ type: T.Literal("hello"), version: ShortText(32), hostname: ShortText(255), platform: ShortText(64) }),
+  T.Object({
+    type: T.Literal("hello"),
+    version: ShortText(32),
+    hostname: ShortText(255),
+    platform: ShortText(64),
+    /** The database names in the agent's config: the server lets it run those no online agent runs. Absent: older agents. */
+    databases: T.Optional(T.Array(Name, { maxItems: 1000 })),
+  }),
   T.Object({
     type: T.Literal("heartbeat"),
     /**

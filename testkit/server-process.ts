@@ -25,17 +25,19 @@ export function findFreePort(): number {
 
 /**
  * Starts the server with `env` (nothing inherited but PATH) on a free port; does not wait for it.
- * `shell` wraps the command (e.g. "trap '' XFSZ; ulimit -f 20480;") when the test needs limits.
+ * `shell` wraps the command (e.g. "trap '' XFSZ; ulimit -f 20480;") when the test needs limits;
+ * `host` is the address it listens on (default 127.0.0.1), e.g. one a network namespace reaches.
  */
-export function spawnServer(env: Record<string, string>, options: { shell?: string } = {}): ServerProcess {
+export function spawnServer(env: Record<string, string>, options: { shell?: string; host?: string } = {}): ServerProcess {
   const port = findFreePort();
-  const url = `http://127.0.0.1:${port}`;
+  const host = options.host ?? "127.0.0.1";
+  const url = `http://${host}:${port}`;
   const command = options.shell
     ? ["/bin/sh", "-c", `${options.shell} exec "$0" "$1"`, process.execPath, MAIN]
     : [process.execPath, MAIN];
   const child = Bun.spawn(command, {
     cwd: join(import.meta.dir, ".."),
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", PORT: String(port), HOST: "127.0.0.1", PUBLIC_URL: url, LOG_LEVEL: "info", ...env },
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", PORT: String(port), HOST: host, PUBLIC_URL: url, LOG_LEVEL: "info", ...env },
     stdin: "ignore",
     stdout: "pipe",
     stderr: "pipe",
@@ -55,7 +57,7 @@ export function spawnServer(env: Record<string, string>, options: { shell?: stri
 }
 
 /** Starts the server and waits until its API answers; throws with its output if it exits first. */
-export async function startServer(env: Record<string, string>, options: { shell?: string; timeout?: number } = {}): Promise<ServerProcess> {
+export async function startServer(env: Record<string, string>, options: { shell?: string; host?: string; timeout?: number } = {}): Promise<ServerProcess> {
   const server = spawnServer(env, options);
   try {
     await waitUntil(

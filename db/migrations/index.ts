@@ -16,6 +16,8 @@ import m13 from "./0013_agent_updates.sql" with { type: "text" };
 import m14 from "./0014_mail_outbox.sql" with { type: "text" };
 import m15 from "./0015_backup_data_release.sql" with { type: "text" };
 import m16 from "./0016_email_changes.sql" with { type: "text" };
+import m17 from "./0017_agent_databases_install_progress.sql" with { type: "text" };
+import m18 from "./0018_declared_databases_backfill.sql" with { type: "text" };
 
 export const migrationFiles: { tag: string; when: number; sql: string }[] = [
   { tag: "0000_init", when: 1795432625268, sql: m0 },
@@ -35,4 +37,6 @@ export const migrationFiles: { tag: string; when: number; sql: string }[] = [
   { tag: "0014_mail_outbox", when: 1795627076881, sql: m14 },
   { tag: "0015_backup_data_release", when: 1795628475771, sql: m15 },
   { tag: "0016_email_changes", when: 1795744892599, sql: m16 },
+  { tag: "0017_agent_databases_install_progress", when: 1795747867110, sql: m17 },
+  { tag: "0018_declared_databases_backfill", when: 1795747870266, sql: m18 },
 ];

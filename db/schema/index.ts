@@ -13,3 +13,4 @@ export * from "./recovery-codes";
 export * from "./webhooks";
 export * from "./mail-outbox";
 export * from "./email-changes";
+export * from "./agent-databases";

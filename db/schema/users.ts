@@ -33,6 +33,9 @@ export const users = pgTable(
     totpEnabledAt: timestampColumn("totp_enabled_at"),
     /** The last accepted 30-second step: a code is accepted once (RFC 6238 section 5.2). */
     totpLastStep: bigint("totp_last_step", { mode: "number" }),
+    /** When the onboarding checklist's install command (marked as this user's) fetched install.sh, and downloaded the agent. */
+    agentScriptFetchedAt: timestampColumn("agent_script_fetched_at"),
+    agentDownloadedAt: timestampColumn("agent_downloaded_at"),
     createdAt: createdAtColumn(),
     updatedAt: timestampColumn("updated_at").notNull().defaultNow(),
   },

@@ -8,6 +8,12 @@ export type Config = {
   port: number;
   host: string;
   publicUrl: string;
+  /**
+   * False when PUBLIC_URL is not set (publicUrl is then http://localhost:PORT): pages and scripts
+   * a user fetches from another machine take the address the request came to instead
+   * (lib/request-origin.ts); e-mailed links, sent outside any request, keep publicUrl.
+   */
+  publicUrlSet: boolean;
   dataDir: string;
   /** Empty: embedded PGlite in `${dataDir}/pglite`. */
   databaseUrl: string | null;
@@ -198,6 +204,7 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     host,
     publicUrl,
+    publicUrlSet: text("PUBLIC_URL") !== null,
     dataDir,
     databaseUrl,
     storageUrl,

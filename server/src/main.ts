@@ -46,10 +46,21 @@ try {
     database: database.kind,
   });
   console.log(`\n  DBVault is running at ${config.publicUrl}\n`);
+  if (!config.publicUrlSet) {
+    // Install commands follow the address each browser used; mail is sent outside any request.
+    ctx.log.warn("PUBLIC_URL is not set: e-mailed links (password resets, alerts) point to it; set it to the address users reach", { publicUrl: config.publicUrl });
+  }
   // Told at once rather than at the first upload (a 503): wrong S3 credentials, a missing bucket,
   // an unwritable folder. Not fatal: storage that is only down now may well come back.
   void ctx.storage.check().catch((error: Error) => ctx.log.warn("backup storage cannot be used now: uploads and downloads will be refused until it can", { reason: error.message }));
-  const shutdown = async () => {
+  let stopping = false;
+  const shutdown = async (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    ctx.log.info(
+      `stopping on ${signal}: no new connections; waiting up to ${SHUTDOWN_GRACE_MS / 1000} s for requests in flight (uploads, downloads) to finish, then closing agent and browser sockets, which reconnect by themselves`,
+      { requests: server.pendingRequests, sockets: server.pendingWebSockets },
+    );
     stopJobs();
     // Stop taking connections and let requests in flight finish, but not for ever: a graceful stop
     // also waits for every WebSocket, and agents and browsers keep theirs open for good, so with
@@ -62,6 +73,7 @@ try {
     await ctx.pendingWork.settled(); // agents' disconnections, recorded as their sockets closed
     await ctx.bus.stop();
     await database.close();
+    ctx.log.info("stopped");
     process.exit(0);
   };
   process.on("SIGINT", shutdown);

@@ -8,6 +8,6 @@ import { discardAccountBackupData } from "./modules/backups/service";
 export function subscribeToEvents(ctx: AppContext) {
   ctx.events.on("userDeleted", ({ userId }) => discardAccountBackupData(ctx, userId));
   ctx.events.on("apiKeyRegenerated", ({ userId }) =>
-    disconnectUserAgents(ctx, userId, "The API key was regenerated: run dbvault-agent setup with the new key."),
+    disconnectUserAgents(ctx, userId, "The API key was regenerated: run dbvault-agent setup --force with the new key."),
   );
 }

@@ -97,15 +97,16 @@ describe("releases", () => {
     const res = await fetch(`${base}/api/agent/releases`);
     expect(res.status).toBe(200);
     const body = await res.json();
-    const url = (file: string) => `${server.ctx.config.publicUrl}/downloads/${file}`;
+    // PUBLIC_URL is not set here: the URLs are the address the request came to.
+    const url = (file: string) => `${base}/downloads/${file}`;
     expect(body.platforms).toEqual([
       { platform: "linux-x64", os: "linux", arch: "x64", libc: "glibc", url: url("dbvault-agent-linux-x64"), sha256: sha256(linux), size: linux.byteLength, version: "1.0.0" },
       { platform: "linux-arm64", os: "linux", arch: "arm64", libc: "glibc", url: url("dbvault-agent-linux-arm64"), sha256: sha256(arm), size: arm.byteLength, version: "1.0.1" },
       { platform: "windows-x64", os: "windows", arch: "x64", url: url("dbvault-agent-windows-x64.exe"), sha256: sha256(windows), size: windows.byteLength, version: "1.0.1" },
     ]);
     expect(body.version).toBe("1.0.1");
-    expect(body.installScript).toBe(`${server.ctx.config.publicUrl}/install.sh`);
-    expect(body.installPowerShell).toBe(`${server.ctx.config.publicUrl}/install.ps1`);
+    expect(body.installScript).toBe(`${base}/install.sh`);
+    expect(body.installPowerShell).toBe(`${base}/install.ps1`);
     expect(body.publicKey).toBe(key.publicKey);
     const signed = JSON.parse(readFileSync(join(agentDir, SIGNED_RELEASE_FILE), "utf8"));
     expect({ manifest: body.manifest, signature: body.signature }).toEqual({ manifest: signed.manifest, signature: signed.signature });
@@ -270,7 +271,7 @@ describe("install.ps1", () => {
     const res = await fetch(`${base}/install.ps1`);
     expect(res.status).toBe(200);
     const script = await res.text();
-    expect(script).toContain(`#   irm ${server.ctx.config.publicUrl}/install.ps1 | iex`);
+    expect(script).toContain(`#   irm ${base}/install.ps1 | iex`);
     expect(script).toContain("$file = 'dbvault-agent-windows-x64.exe'");
     expect(script).toContain(`$sha256 = '${sha256(windows)}'`);
     expect(script).toContain("Get-FileHash -Algorithm SHA256");

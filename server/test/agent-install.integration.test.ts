@@ -52,8 +52,8 @@ function fakeBin(name: string, options: { omit?: string[]; shims?: Record<string
   return dir;
 }
 
-async function runInstaller(env: Record<string, string>, alter: (script: string) => string = (script) => script) {
-  const script = alter(await (await fetch(`${base}/install.sh`)).text());
+async function runInstaller(env: Record<string, string>, alter: (script: string) => string = (script) => script, scriptUrl = `${base}/install.sh`) {
+  const script = alter(await (await fetch(scriptUrl)).text());
   const child = Bun.spawn(["/bin/sh", "-s"], {
     stdin: new Blob([script]),
     stdout: "pipe",
@@ -91,6 +91,28 @@ describe("install.sh", () => {
     expect(Bun.file(join(target, "dbvault-agent")).size).toBe(binary.byteLength);
     expect(stdout).toContain(`installed ${target}/dbvault-agent (SHA-256 ${sha256(binary)}, signed with release key `);
     expect(stdout).toContain(`next: ${target}/dbvault-agent setup --server ${base}`);
+  });
+
+  test("the dashboard checklist's command (marked ?for=) turns 'Install the agent' green once it fetched the script and downloaded the agent", async () => {
+    const user = await server.registerUser();
+    const progress = async () => (await server.call("GET", "/api/settings/system-status", { token: user.token })).body.install;
+    const before = await progress();
+    expect(before).toMatchObject({ scriptFetchedAt: null, downloadedAt: null });
+    const target = join(work, "installed-marked");
+    const { code, stdout } = await runInstaller({ PATH: fakeBin("marked"), DBVAULT_INSTALL_DIR: target }, undefined, `${base}/install.sh?for=${before.mark}`);
+    expect(code).toBe(0);
+    expect(stdout).toContain(`downloading ${base}/downloads/dbvault-agent-linux-x64?for=${before.mark}`);
+    const after = await progress();
+    expect(after.scriptFetchedAt).not.toBeNull();
+    expect(after.downloadedAt).not.toBeNull();
+
+    // A mark this server did not make changes nothing, and is not written into the script.
+    const other = await server.registerUser();
+    const forged = `${other.id}.${"0".repeat(16)}`;
+    const script = await (await fetch(`${base}/install.sh?for=${forged}`)).text();
+    expect(script).not.toContain(forged);
+    await fetch(`${base}/downloads/dbvault-agent-linux-x64?for=${forged}`);
+    expect((await server.call("GET", "/api/settings/system-status", { token: other.token })).body.install).toMatchObject({ scriptFetchedAt: null, downloadedAt: null });
   });
 
   test("without DBVAULT_INSTALL_DIR and no write access to /usr/local/bin, says so and uses ~/.local/bin", async () => {

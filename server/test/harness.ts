@@ -1,5 +1,6 @@
 // Builds a real server context (real database, real services) for tests, and small helpers to
 // call the API in-process (`app.handle`) or over real HTTP on loopback.
+import { afterAll, beforeAll } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -135,4 +136,18 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A test server listening on loopback for the whole file: started before its tests (with time to
+ * spare on a loaded machine), closed after. Its fields are set once beforeAll ran.
+ */
+export function useListeningTestServer(env: Record<string, string> = {}): { server: TestServer; base: string } {
+  const world = {} as { server: TestServer; base: string };
+  beforeAll(async () => {
+    world.server = await startTestServer(env);
+    world.base = world.server.listen();
+  }, 60_000);
+  afterAll(() => world.server?.close());
+  return world;
 }

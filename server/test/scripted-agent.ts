@@ -13,7 +13,8 @@ export type ScriptedAgent = {
   /** Sees each message first; one it returns true for is not recorded in `received`. */
   intercept?: (message: ServerMessage) => boolean;
   headers(): Record<string, string>;
-  connect(): Promise<void>;
+  /** Opens the socket and says hello (with `hello`'s fields added, e.g. the databases it holds). */
+  connect(hello?: Record<string, unknown>): Promise<void>;
   disconnect(): Promise<void>;
   send(message: Record<string, unknown>): void;
   waitFor<T extends ServerMessage["type"]>(type: T, timeoutMs?: number): Promise<Extract<ServerMessage, { type: T }>>;
@@ -28,11 +29,12 @@ export async function registerScriptedAgent(
   apiKey: string,
   databases: string[],
   name = "test-agent",
+  extra: Record<string, unknown> = {},
 ): Promise<ScriptedAgent> {
   const res = await fetch(`${baseUrl}${agentApi.register}`, {
     method: "POST",
     headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
-    body: JSON.stringify({ name, hostname: "db-host.internal", platform: "linux-x64", version: "1.0.0", databases }),
+    body: JSON.stringify({ name, hostname: "db-host.internal", platform: "linux-x64", version: "1.0.0", databases, ...extra }),
   });
   if (res.status !== 201) throw new Error(`register failed: ${res.status} ${await res.text()}`);
   const { agentId, agentToken } = (await res.json()) as { agentId: string; agentToken: string };
@@ -44,7 +46,7 @@ export async function registerScriptedAgent(
     agentToken,
     received,
     headers: () => ({ authorization: `Bearer ${apiKey}`, [AgentHeaders.agentId]: agentId, [AgentHeaders.agentToken]: agent.agentToken }),
-    async connect() {
+    async connect(hello = {}) {
       const url = `${baseUrl.replace(/^http/, "ws")}${agentApi.socket}`;
       socket = new WebSocket(url, { headers: agent.headers() } as unknown as string[]);
       socket.onmessage = (event) => {
@@ -57,9 +59,11 @@ export async function registerScriptedAgent(
         socket!.onerror = () => reject(new Error("agent socket failed to open"));
       });
       await agent.waitFor("welcome");
-      agent.send({ type: "hello", version: "1.0.0", hostname: "db-host.internal", platform: "linux-x64" });
+      agent.send({ type: "hello", version: "1.0.0", hostname: "db-host.internal", platform: "linux-x64", ...hello });
     },
     async disconnect() {
+      // Closed already (e.g. by the server, when the agent was removed or set up again).
+      if (socket?.readyState === WebSocket.CLOSED) socket = null;
       if (!socket) return;
       const closed = new Promise<void>((resolve) => (socket!.onclose = () => resolve()));
       socket.close();

@@ -61,6 +61,10 @@ testOnce(
     // Before: a graceful stop waited for every socket, for ever (killed here after 20 s).
     expect(await stopServer(server, 20_000)).toBe(0);
     expect(await upload).toBeInstanceOf(Error);
+    // The operator watching the log knows why the stop takes its few seconds.
+    expect(server.output()).toContain("stopping on SIGTERM: no new connections; waiting up to 5 s for requests in flight (uploads, downloads) to finish");
+    expect(server.output()).toMatch(/"requests":[1-9]/);
+    expect(server.output()).toContain("stopped");
     browser.close();
 
     const restarted = await startServer({ DATA_DIR: dataDir });

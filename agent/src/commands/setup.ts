@@ -66,7 +66,8 @@ export async function runSetupCommand(args: string[], context: CommandContext): 
 
   const client = createServerClient({ url, apiKey });
   const registered = await client
-    .register({ name: agentName, ...describeAgentHost(), version: AGENT_VERSION, databases: databases.map((entry) => entry.name) })
+    // Set up before (--force): the same agent, given new credentials, rather than a second one.
+    .register({ name: agentName, ...describeAgentHost(), version: AGENT_VERSION, databases: databases.map((entry) => entry.name), ...(existing.server?.agentId ? { agentId: existing.server.agentId } : {}) })
     .catch((error) => {
       throw describeServerError(error, `registering with ${url}`);
     });
@@ -78,7 +79,8 @@ export async function runSetupCommand(args: string[], context: CommandContext): 
     server: { url, apiKey, agentId: registered.agentId, agentToken: registered.agentToken, ...(releaseKey ? { releaseKey } : {}) },
   });
 
-  context.say(`registered agent "${agentName}" (id ${registered.agentId}) with ${url}; settings saved in ${path} (${describeFileProtection()})`);
+  const again = existing.server?.agentId === registered.agentId ? " again (its old credentials no longer work)" : "";
+  context.say(`registered agent "${registered.name ?? agentName}"${again} (id ${registered.agentId}) with ${url}; settings saved in ${path} (${describeFileProtection()})`);
   if (releaseKey) context.say(`release signing key ${releaseKey}: updates are installed only when this key signed them (Settings → Security in the web app shows the server's)`);
   reportDatabaseStates(context, databases, registered.databases);
   if (newKey) printNewKey(context, newKey);

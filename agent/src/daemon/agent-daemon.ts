@@ -94,7 +94,9 @@ export function startAgentDaemon(runtime: DaemonRuntime) {
     {
       url: () => runtime.client().socketUrl(),
       headers: () => runtime.client().socketHeaders(),
-      hello: runtime.hello,
+      hello: () => ({ ...runtime.hello, databases: runtime.databaseNames() }),
+      // `setup --force` on this machine gave it new credentials: the next connection uses them.
+      beforeConnect: () => runtime.reloadConfig(),
       heartbeat,
     },
     {

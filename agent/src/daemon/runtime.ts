@@ -15,6 +15,8 @@ export type DaemonRuntime = {
   /** The server client with the current credentials (re-read after a reset or restart). */
   client(): ServerClient;
   hello: { version: string; hostname: string; platform: string };
+  /** The database names in the config as last read: the hello tells the server which it holds. */
+  databaseNames(): string[];
   /** Dumps, compresses and encrypts a configured database: the ciphertext, as produced; `onDumped` hears the counts before it ends. */
   backup(
     databaseName: string,
@@ -92,6 +94,7 @@ export function createDaemonRuntime(options: RuntimeOptions): DaemonRuntime {
   return {
     client: () => createServerClient(readServerSettings(config, path)),
     hello: { version: AGENT_VERSION, ...options.hello },
+    databaseNames: () => config.databases.map((entry) => entry.name),
     async *backup(databaseName, { onProgress, signal, onDumped }) {
       const current = await refresh();
       const database = findDatabase(current, databaseName, path);

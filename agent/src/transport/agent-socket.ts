@@ -17,11 +17,16 @@ export type SocketEvents = {
   onRemoved?(reason: string): void;
 };
 
+type HelloFields = { version: string; hostname: string; platform: string; databases?: string[] };
+
 export type SocketOptions = {
   url: () => string;
   /** Read on every attempt, so a reset's new token is used on the next connection. */
   headers: () => Record<string, string>;
-  hello: { version: string; hostname: string; platform: string };
+  /** What the hello says; a function is asked on every connection (the databases may have changed). */
+  hello: HelloFields | (() => HelloFields);
+  /** Runs before each attempt: e.g. re-reading the config, which `setup --force` may have given new credentials. */
+  beforeConnect?: () => Promise<void>;
   heartbeatMs?: number;
   /** Builds each heartbeat (e.g. with the jobs the agent holds); a bare heartbeat by default. */
   heartbeat?: () => AgentMessage;
@@ -53,12 +58,14 @@ export function startAgentSocket(options: SocketOptions, events: SocketEvents) {
     const wait = delay;
     delay = Math.min(delay * 2, RECONNECT_MAX_MS);
     events.onDisconnected?.(reason, wait);
-    reconnectTimer = setTimeout(connect, wait);
+    reconnectTimer = setTimeout(() => void connect(), wait);
   };
 
-  function connect() {
+  async function connect() {
     reconnectTimer = null;
     if (stopped) return;
+    await options.beforeConnect?.().catch(() => {});
+    if (stopped) return resolveStopped();
     // Bun's WebSocket takes headers, which carry the API key and agent token (never the URL).
     const ws = new WebSocket(options.url(), { headers: options.headers() } as unknown as string[]);
     socket = ws;
@@ -66,7 +73,7 @@ export function startAgentSocket(options: SocketOptions, events: SocketEvents) {
     ws.onopen = () => {
       opened = true;
       delay = RECONNECT_MIN_MS;
-      send({ type: "hello", ...options.hello });
+      send({ type: "hello", ...(typeof options.hello === "function" ? options.hello() : options.hello) });
       const beat = options.heartbeat ?? (() => ({ type: "heartbeat" }) as AgentMessage);
       heartbeat = setInterval(() => send(beat()), options.heartbeatMs ?? HEARTBEAT_INTERVAL_MS);
       events.onConnected?.();
@@ -96,7 +103,7 @@ export function startAgentSocket(options: SocketOptions, events: SocketEvents) {
     };
   }
 
-  connect();
+  void connect();
   return {
     send,
     isConnected: () => socket?.readyState === WebSocket.OPEN,

@@ -163,7 +163,7 @@ export async function deleteUser(ctx: AppContext, admin: AuthenticatedUser, user
   await ctx.db.delete(users).where(eq(users.id, userId));
   // After the rows are gone, so closing the sockets records nothing for the deleted account. The
   // removal close code makes its agents stop instead of retrying an API key that no longer exists.
-  await disconnectUserAgents(ctx, userId, ACCOUNT_DELETED_MESSAGE, AGENT_REMOVED_CLOSE_CODE);
+  await disconnectUserAgents(ctx, userId, ACCOUNT_DELETED_MESSAGE, { closeCode: AGENT_REMOVED_CLOSE_CODE });
   await endBrowserSessions(ctx, userId, "account deleted");
   ctx.log.info("user deleted", { userId, adminId: admin.id });
   return { message: "User deleted" };

@@ -21,7 +21,7 @@ export async function authenticateApiKey(ctx: AppContext, authorization: string 
   const apiKey = bearer(authorization);
   if (!apiKey) throw unauthorized("An API key is required (Authorization: Bearer <API key>).");
   const [user] = await ctx.db.select().from(users).where(eq(users.apiKeyHash, ctx.apiKeys.hash(apiKey)));
-  if (!user) throw unauthorized("This API key is not valid. It may have been regenerated: run dbvault-agent setup with the current key.");
+  if (!user) throw unauthorized("This API key is not valid. It may have been regenerated: copy the current one from Settings → Security (on a machine already set up, run dbvault-agent setup --force with it).");
   if (user.isBanned) throw new AppError(403, "BANNED", "This account has been suspended.");
   return user;
 }
@@ -44,7 +44,7 @@ export async function authenticateAgent(
   const expected = agent?.tokenHash ? Buffer.from(agent.tokenHash, "hex") : null;
   const given = Buffer.from(hashAgentToken(token), "hex");
   if (!agent || !expected || expected.length !== given.length || !timingSafeEqual(expected, given)) {
-    throw unauthorized("This agent's credentials are not valid (it may have been removed or reset): run dbvault-agent setup again.");
+    throw unauthorized("This agent's credentials are not valid (it may have been removed, reset or set up again elsewhere): run dbvault-agent setup --force on its machine.");
   }
   return { user, agent };
 }

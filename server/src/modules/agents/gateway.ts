@@ -10,6 +10,7 @@ import { recordVerification } from "../backups/verification";
 import { failRestore, recordRestoreCompleted, recordRestoreProgress, recordRestoreStarted } from "../restores/service";
 import type { AgentRow } from "./agent-auth";
 import { recordQueuedJobs } from "./queued-jobs";
+import { declareDatabasesOnHello } from "./declared-databases";
 import { markAgentConnected, markAgentDisconnected, recordHeartbeat } from "./service";
 import { confirmUpdateOnHello, recordUpdateStatus, recordUpdateUnsupported } from "./updates";
 
@@ -64,6 +65,8 @@ export function createAgentGateway(ctx: AppContext) {
     switch (raw.type) {
       case "hello":
         await markAgentConnected(ctx, agentId, connection.connectionId, { version: raw.version, hostname: raw.hostname, platform: raw.platform });
+        // After it is recorded online, so that it may take over databases whose runner is offline.
+        if (raw.databases) await declareDatabasesOnHello(ctx, connection.userId, agentId, raw.databases);
         await confirmUpdateOnHello(ctx, agentId, raw.version);
         return;
       case "heartbeat":

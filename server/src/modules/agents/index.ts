@@ -9,12 +9,14 @@ import { failBackup, findOwnBackup } from "../backups/service";
 import { downloadBackupResponse } from "../backups/download";
 import { completeUpload, getUploadStatus, receivePart } from "../backups/upload";
 import { checkServiceHealth } from "./health";
+import { readInstallProgress } from "../downloads/install-progress";
 import { AGENT_REMOVED_MESSAGE, authenticateAgent, authenticateApiKey, type AgentRow, refuseNewAgentFor } from "./agent-auth";
 import { removeAgent } from "./remove-agent";
 import { createAgentGateway } from "./gateway";
-import { agentAnswers, agentsModel } from "./model";
+import { agentAnswer, agentAnswers, agentsModel } from "./model";
 import { encryptedFileAnswer } from "../backups/model";
-import { attachDatabases, listAgents, manageAgent, registerAgent } from "./service";
+import { listAgents, manageAgent, registerAgent, renameAgent } from "./service";
+import { declareDatabases } from "./declared-databases";
 
 /**
  * Everything agents talk to (registration, uploads, downloads, their socket) and the user-facing
@@ -47,7 +49,7 @@ export const agentsController = (ctx: AppContext) => {
       "/databases",
       async ({ headers, body }) => {
         const { user, agent } = await authenticateAgent(ctx, headers);
-        return { databases: await attachDatabases(ctx, user, agent.id, [body.name]) };
+        return { databases: await declareDatabases(ctx, user, agent.id, [body.name], { exact: false }) };
       },
       { body: AddDatabaseRequest, response: { 200: agentAnswers.databases }, detail: { summary: "Add a database name (dbvault-agent db add)" } },
     )
@@ -132,13 +134,18 @@ export const agentsController = (ctx: AppContext) => {
     }, { response: { 200: agentAnswers.health, 503: agentAnswers.health }, detail: { summary: "Backup service health (public)" } })
     .get(
       "/api/settings/system-status",
-      async ({ user }) => ({ agents: await listAgents(ctx, user.id), backupService: (await checkServiceHealth(ctx)).ok }),
+      async ({ user }) => ({ agents: await listAgents(ctx, user.id), backupService: (await checkServiceHealth(ctx)).ok, install: await readInstallProgress(ctx, user.id) }),
       { auth: true, response: { 200: agentAnswers.systemStatus }, detail: { summary: "The user's agents and the backup service state" } },
     )
     .post(
       "/api/agents/manage/:agentId",
       ({ user, params, body }) => manageAgent(ctx, user.id, params.agentId, body.action),
       { auth: true, params: agentsModel.manageParams, body: agentsModel.manage, response: { 200: agentAnswers.message }, detail: { summary: "Restart, update-check or reset an agent" } },
+    )
+    .patch(
+      "/api/agents/:agentId",
+      ({ user, params, body }) => renameAgent(ctx, user.id, params.agentId, body.name),
+      { auth: true, params: agentsModel.manageParams, body: agentsModel.rename, response: { 200: agentAnswer }, detail: { summary: "Rename an agent (Settings → Agents)" } },
     )
     .delete(
       "/api/agents/:agentId",

@@ -6,6 +6,9 @@ import { isoDate, messageAnswer, nullable, oneOf } from "../../lib/schema";
 export const agentsModel = {
   manageParams: t.Object({ agentId: t.String({ minLength: 1, maxLength: 64 }) }),
   manage: t.Object({ action: oneOf(["restart", "update", "reset"] as const, "action must be restart, update or reset") }),
+  rename: t.Object({
+    name: t.String({ minLength: 1, maxLength: 100, pattern: "\\S", error: "name must be 1 to 100 characters, not only spaces" }),
+  }),
   backupParams: t.Object({ backupId: t.String({ minLength: 1, maxLength: 64 }) }),
   partParams: t.Object({
     backupId: t.String({ minLength: 1, maxLength: 64 }),
@@ -49,6 +52,17 @@ export const agentAnswers = {
   completed: t.Object({ status: t.Literal("completed"), size: t.Integer(), sha256: t.String() }),
   failed: t.Object({ status: t.Literal("failed") }),
   health: healthAnswer,
-  systemStatus: t.Object({ agents: t.Array(agentAnswer), backupService: t.Boolean() }),
+  systemStatus: t.Object({
+    agents: t.Array(agentAnswer),
+    backupService: t.Boolean(),
+    install: t.Object(
+      {
+        mark: t.String({ description: "Goes in the checklist's install command (?for=) so that its steps are seen" }),
+        scriptFetchedAt: nullable(isoDate()),
+        downloadedAt: nullable(isoDate()),
+      },
+      { description: "How far the onboarding checklist's install command got" },
+    ),
+  }),
   message: messageAnswer,
 };

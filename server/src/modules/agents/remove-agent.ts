@@ -7,6 +7,7 @@ import { recordAudit } from "../audit/service";
 import { failBackup } from "../backups/service";
 import { failRestore } from "../restores/service";
 import { AGENT_REMOVED_MESSAGE } from "./agent-auth";
+import { handOverDatabases } from "./declared-databases";
 
 const REMOVED_REASON = "The agent was removed from DBVault.";
 
@@ -33,7 +34,11 @@ export async function removeAgent(ctx: AppContext, agentId: string, options: { o
     .where(and(eq(restores.agentId, agent.id), inArray(restores.status, ["pending", "in-progress"])));
   for (const restore of openRestores) await failRestore(ctx, restore.id, REMOVED_REASON);
 
-  const [removed] = await ctx.db.delete(agents).where(eq(agents.id, agent.id)).returning({ id: agents.id });
+  // Its databases pass to another agent holding them, rather than to none.
+  const [removed] = await ctx.db.transaction(async (tx) => {
+    await handOverDatabases(tx, agent.id, { onlineOnly: false });
+    return tx.delete(agents).where(eq(agents.id, agent.id)).returning({ id: agents.id });
+  });
   if (!removed) throw notFound("Agent"); // removed meanwhile by another request
   await recordAudit(ctx.db, agent.userId, "AGENT_REMOVED", { agentId: agent.id, name: agent.name, hostname: agent.hostname, removedBy: options.removedBy });
   await ctx.bus.publish({ kind: "agent.disconnect", userId: agent.userId, agentId: agent.id, reason: AGENT_REMOVED_MESSAGE, closeCode: AGENT_REMOVED_CLOSE_CODE });

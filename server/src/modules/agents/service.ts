@@ -10,6 +10,8 @@ import { notifyAgentConnected, notifyAgentDisconnected } from "../notifications/
 import { planOfUser } from "../plans/service";
 import { type AgentRow, type AgentUser, hashAgentToken } from "./agent-auth";
 import { recordUpdateRequested } from "./updates";
+import { declareDatabasesIn, handOverDatabases } from "./declared-databases";
+import { newId } from "@db/ids";
 
 /** An agent counts as inactive after this long without a heartbeat, and offline after OFFLINE_AFTER_MS. */
 export const INACTIVE_AFTER_MS = 60_000;
@@ -33,61 +35,67 @@ export function toAgentView(agent: AgentRow) {
 
 const newAgentToken = () => `dbvt_${randomBytes(32).toString("base64url")}`;
 
-/** Adds database names for a user (attached to the agent); new ones are active while the plan's dbLimit allows. */
-export async function attachDatabases(ctx: AppContext, user: AgentUser, agentId: string, names: string[]) {
-  return ctx.db.transaction((tx) => attachDatabasesIn(tx, ctx, user, agentId, names));
-}
-
-async function attachDatabasesIn(tx: DbOrTx, ctx: AppContext, user: AgentUser, agentId: string, names: string[]) {
-  const plan = await planOfUser(tx, user.planId);
-  for (const name of [...new Set(names)]) {
-    const [existing] = await tx
-      .select()
-      .from(databases)
-      .where(and(eq(databases.userId, user.id), eq(databases.name, name)));
-    if (existing) {
-      await tx.update(databases).set({ agentId }).where(eq(databases.id, existing.id));
-      continue;
-    }
-    const [active] = await tx
-      .select({ total: count() })
-      .from(databases)
-      .where(and(eq(databases.userId, user.id), eq(databases.isActive, true)));
-    const isActive = (active?.total ?? 0) < plan.dbLimit;
-    // A new active database gets its first scheduled backup straight away.
-    await tx.insert(databases).values({ userId: user.id, agentId, name, isActive, nextBackupAt: isActive ? ctx.now() : null });
-  }
-  return tx
-    .select({ name: databases.name, isActive: databases.isActive })
-    .from(databases)
-    .where(eq(databases.userId, user.id))
-    .orderBy(asc(databases.createdAt), asc(databases.id));
+/** "db-host-3f2a": the host name and the end of the agent's id, so two agents on look-alike hosts differ. */
+export function defaultAgentName(hostname: string, agentId: string): string {
+  return `${hostname.slice(0, 90)}-${agentId.slice(-4)}`;
 }
 
 /**
- * Registers an agent and its database names; answers its id and its own connection token. One
- * transaction: a failure leaves no agent row behind.
+ * Registers an agent and its database names; answers its id, its own connection token and its
+ * name. `input.agentId` (setup --force on a machine already set up) names an agent of this user to
+ * register again: the same agent gets new credentials, the old ones stop working and its old
+ * socket is closed, instead of a second agent appearing beside it. One transaction: a failure
+ * leaves no agent row behind. A name equal to the host name (setup's default) gets a short id.
  */
 export async function registerAgent(ctx: AppContext, user: AgentUser, input: RegisterRequest) {
   const agentToken = newAgentToken();
-  const { agentId, registered } = await ctx.db.transaction(async (tx) => {
-    const [agent] = await tx
-      .insert(agents)
-      .values({
-        userId: user.id,
-        name: input.name,
-        hostname: input.hostname,
-        platform: input.platform,
-        version: input.version,
-        status: "offline",
-        tokenHash: hashAgentToken(agentToken),
-      })
-      .returning();
-    await recordAudit(tx, user.id, "AGENT_REGISTERED", { agentId: agent!.id, name: input.name, hostname: input.hostname });
-    return { agentId: agent!.id, registered: await attachDatabasesIn(tx, ctx, user, agent!.id, input.databases) };
+  const defaultName = input.name === input.hostname;
+  const { agentId, name, registered, again } = await ctx.db.transaction(async (tx) => {
+    const [existing] = input.agentId
+      ? await tx
+          .select()
+          .from(agents)
+          .where(and(eq(agents.id, input.agentId), eq(agents.userId, user.id)))
+          .for("update")
+      : [];
+    const details = { hostname: input.hostname, platform: input.platform, version: input.version, tokenHash: hashAgentToken(agentToken) };
+    let agent: AgentRow;
+    if (existing) {
+      [agent] = (await tx
+        .update(agents)
+        .set({ ...details, name: defaultName ? existing.name : input.name })
+        .where(eq(agents.id, existing.id))
+        .returning()) as [AgentRow];
+    } else {
+      const id = newId();
+      [agent] = (await tx
+        .insert(agents)
+        .values({ id, userId: user.id, ...details, name: defaultName ? defaultAgentName(input.hostname, id) : input.name, status: "offline" })
+        .returning()) as [AgentRow];
+    }
+    await recordAudit(tx, user.id, existing ? "AGENT_REREGISTERED" : "AGENT_REGISTERED", { agentId: agent.id, name: agent.name, hostname: input.hostname });
+    const registered = await declareDatabasesIn(tx, ctx, user, agent.id, input.databases, { exact: true });
+    return { agentId: agent.id, name: agent.name, registered, again: Boolean(existing) };
   });
-  ctx.log.info("agent registered", { userId: user.id, agentId });
-  return { agentId, agentToken, databases: registered };
+  if (again) {
+    // The process still holding the old credentials (if any) is told why and let go.
+    await disconnectUserAgents(ctx, user.id, REREGISTERED_MESSAGE, { agentId });
+  }
+  ctx.log.info(again ? "agent registered again" : "agent registered", { userId: user.id, agentId });
+  return { agentId, agentToken, name, databases: registered };
+}
+
+const REREGISTERED_MESSAGE = "This agent was set up again (setup --force): it reconnects with the new credentials from its config file.";
+
+/** Renames one of the user's agents (Settings → Agents); 404 for another user's. */
+export async function renameAgent(ctx: AppContext, userId: string, agentId: string, name: string) {
+  const trimmed = name.trim();
+  const [before] = await ctx.db.select({ name: agents.name }).from(agents).where(and(eq(agents.id, agentId), eq(agents.userId, userId)));
+  if (!before) throw notFound("Agent");
+  const [agent] = await ctx.db.update(agents).set({ name: trimmed }).where(eq(agents.id, agentId)).returning();
+  if (!agent) throw notFound("Agent");
+  await recordAudit(ctx.db, userId, "AGENT_RENAMED", { agentId, name: trimmed, previousName: before.name });
+  return toAgentView(agent);
 }
 
 export async function listAgents(ctx: AppContext, userId: string) {
@@ -103,7 +111,7 @@ export async function sendToAgent(ctx: AppContext, agentId: string, message: Ser
 const manageMessages = {
   restart: "Restart command sent to agent",
   update: "Update check command sent to agent",
-  reset: "Reset command sent to agent. It will reconnect with new connection credentials; if it stays offline, run dbvault-agent setup again on its server.",
+  reset: "Reset command sent to agent. It will reconnect with new connection credentials; if it stays offline, run dbvault-agent setup --force on its server.",
 } as const;
 
 /** A user's command to one of their agents (restart, update check, reset of its credentials). */
@@ -173,7 +181,9 @@ export async function markAgentDisconnected(ctx: AppContext, agentId: string, co
   if (agent) await recordDisconnection(ctx, agent);
 }
 
+/** An agent gone offline: another online agent holding its databases runs them from now on. */
 async function recordDisconnection(ctx: AppContext, agent: AgentRow) {
+  await handOverDatabases(ctx.db, agent.id, { onlineOnly: true });
   await recordAudit(ctx.db, agent.userId, "AGENT_DISCONNECTED", { agentId: agent.id, name: agent.name, hostname: agent.hostname });
   await notifyAgentDisconnected(ctx, agent);
 }
@@ -196,8 +206,8 @@ export async function sweepAgentStatuses(ctx: AppContext) {
   for (const agent of gone) await recordDisconnection(ctx, agent);
 }
 
-/** Forgets an agent on every instance: used when its user's API key changes. */
-export async function disconnectUserAgents(ctx: AppContext, userId: string, reason: string, closeCode?: number) {
-  await ctx.bus.publish({ kind: "agent.disconnect", userId, reason, ...(closeCode ? { closeCode } : {}) });
+/** Closes the sockets of a user's agents (or of one) on every instance: when its API key changes, or it is set up again. */
+export async function disconnectUserAgents(ctx: AppContext, userId: string, reason: string, options: { closeCode?: number; agentId?: string } = {}) {
+  await ctx.bus.publish({ kind: "agent.disconnect", userId, reason, ...options });
 }
 

@@ -1,4 +1,4 @@
-import { afterAll, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,10 +16,10 @@ const emptyDir = mkdtempSync(join(tmpdir(), "dbvault-no-agent-"));
 afterAll(() => rmSync(emptyDir, { recursive: true, force: true }));
 const key = createTestReleaseKey();
 
-function appWith(binaries: ReturnType<typeof createAgentBinaries>) {
+function appWith(binaries: ReturnType<typeof createAgentBinaries>, config: Partial<AppContext["config"]> = {}) {
   const ctx = {
     log: silentLogger,
-    config: { publicUrl: "https://backups.example.com", agentDir: emptyDir, dataDir: emptyDir },
+    config: { publicUrl: "https://backups.example.com", publicUrlSet: true, trustProxyHops: 0, agentDir: emptyDir, dataDir: emptyDir, ...config },
     releaseKey: { publicKey: key.publicKey, source: "test" },
   } as unknown as AppContext;
   return new Elysia().use(httpBasics(silentLogger)).use(downloadsController(ctx, { binaries }));
@@ -60,4 +60,44 @@ test.skipIf(HOST_PLATFORM_ID !== "linux-x64")("the host's own build (dist/dbvaul
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+describe("without PUBLIC_URL, the installers use the address the request came to", () => {
+  const unset = { publicUrl: "http://localhost:3000", publicUrlSet: false };
+  const fetchFrom = (app: ReturnType<typeof appWith>, path: string, headers: Record<string, string>) =>
+    app.handle(new Request(`http://localhost:3000${path}`, { headers }));
+
+  test("the Host of another machine's request", async () => {
+    const app = appWith(createAgentBinaries({ agentDir: emptyDir, trustedKey: () => key.publicKey, embedded: [] }), unset);
+    const script = await (await fetchFrom(app, "/install.sh", { host: "192.0.2.2:3000" })).text();
+    expect(script).toContain("DBVAULT_URL=${DBVAULT_URL:-'http://192.0.2.2:3000'}");
+    expect(script).not.toContain("localhost");
+    const ps = await (await fetchFrom(app, "/install.ps1", { host: "192.0.2.2:3000" })).text();
+    expect(ps).toContain("$server = 'http://192.0.2.2:3000'");
+    const releases = await (await fetchFrom(app, "/api/agent/releases", { host: "backup-box:3000" })).json();
+    expect(releases.installScript).toBe("http://backup-box:3000/install.sh");
+    expect(releases.publicUrlSet).toBe(false);
+  });
+
+  test("behind TRUST_PROXY, the host and scheme the proxy was reached at; without it, forwarded headers are ignored", async () => {
+    const behindProxy = appWith(createAgentBinaries({ agentDir: emptyDir, trustedKey: () => key.publicKey, embedded: [] }), { ...unset, trustProxyHops: 1 });
+    const headers = { host: "127.0.0.1:3000", "x-forwarded-host": "evil.example, vault.example.org", "x-forwarded-proto": "https" };
+    expect((await (await fetchFrom(behindProxy, "/api/agent/releases", headers)).json()).installScript).toBe("https://vault.example.org/install.sh");
+    const direct = appWith(createAgentBinaries({ agentDir: emptyDir, trustedKey: () => key.publicKey, embedded: [] }), unset);
+    expect((await (await fetchFrom(direct, "/api/agent/releases", headers)).json()).installScript).toBe("http://127.0.0.1:3000/install.sh");
+  });
+
+  test("a Host that is not a plain host[:port] is never written into the script", async () => {
+    const app = appWith(createAgentBinaries({ agentDir: emptyDir, trustedKey: () => key.publicKey, embedded: [] }), { ...unset, trustProxyHops: 1 });
+    const script = await (await fetchFrom(app, "/install.sh", { host: "x:1", "x-forwarded-host": "a'b;rm -rf ~" })).text();
+    expect(script).toContain("DBVAULT_URL=${DBVAULT_URL:-'http://localhost:3000'}");
+    expect(script).not.toContain("rm -rf ~");
+  });
+
+  test("PUBLIC_URL, when set, wins over the Host", async () => {
+    const app = appWith(createAgentBinaries({ agentDir: emptyDir, trustedKey: () => key.publicKey, embedded: [] }));
+    const releases = await (await fetchFrom(app, "/api/agent/releases", { host: "192.0.2.2:3000" })).json();
+    expect(releases.installScript).toBe("https://backups.example.com/install.sh");
+    expect(releases.publicUrlSet).toBe(true);
+  });
 });

@@ -3,6 +3,7 @@ import { Elysia, t } from "elysia";
 import { AGENT_PLATFORMS } from "@protocol/agent-platforms";
 import type { AppContext } from "../../context";
 import { AppError } from "../../lib/errors";
+import { requestOrigin } from "../../lib/request-origin";
 import { fileAnswer } from "../../lib/schema";
 import { type AgentBinaries, type AgentBinary, createAgentBinaries, defaultAgentDir, shortDigest } from "./agent-binaries";
 import { AlteredBinaryError, chooseEncoding, type CompressedCopies, createCompressedCopies, type DownloadEncoding } from "./compressed-copies";
@@ -10,6 +11,7 @@ import { verifyWhileSending } from "./verified-stream";
 import { renderInstallScript } from "./install-script";
 import { renderPowerShellInstaller } from "./install-powershell";
 import { describeRelease, releasesAnswer } from "./release";
+import { checkedMark, recordInstallStep } from "./install-progress";
 
 /**
  * The agent, handed out by the server it will connect to: `GET /install.sh` and `GET /install.ps1`
@@ -18,13 +20,16 @@ import { describeRelease, releasesAnswer } from "./release";
  * build signed, for the web app, scripts and agents updating themselves). All public: a binary
  * holds no secret, and the installer runs before the user has anything to sign in with.
  */
+/** `?for=<mark>`: the onboarding checklist's install command (install-progress.ts); anything else is ignored. */
+const installQuery = t.Object({ for: t.Optional(t.String({ maxLength: 100 })) });
+
 export const downloadsController = (ctx: AppContext, options: { binaries?: AgentBinaries; compressed?: CompressedCopies } = {}) => {
   // Read per request: ctx.releaseKey is the one place the trusted key lives.
   const binaries = options.binaries ?? createAgentBinaries({ agentDir: ctx.config.agentDir ?? defaultAgentDir(), trustedKey: () => ctx.releaseKey.publicKey, log: ctx.log });
   const compressed = options.compressed ?? createCompressedCopies({ dir: join(ctx.config.dataDir, "cache", "agent-downloads"), log: ctx.log });
-  const release = async () => {
+  const release = async (request: Request) => {
     const signed = await binaries.release();
-    return describeRelease(ctx, signed, await binaries.available(signed));
+    return describeRelease(ctx, signed, await binaries.available(signed), requestOrigin(ctx.config, request));
   };
 
   /**
@@ -47,13 +52,15 @@ export const downloadsController = (ctx: AppContext, options: { binaries?: Agent
   return new Elysia({ detail: { tags: ["Agent downloads"] } })
     .get(
       "/install.sh",
-      async ({ set }) => {
+      async ({ set, request, query }) => {
         set.headers["content-type"] = "text/x-shellscript; charset=utf-8";
-        // The checksums inside change with every build of the agent.
+        // The checksums inside change with every build of the agent, and its URLs may with the Host.
         set.headers["cache-control"] = "no-store";
-        return renderInstallScript(await release());
+        await recordInstallStep(ctx, query.for, "script").catch((error) => ctx.log.warn("could not record an install step", { error }));
+        return renderInstallScript(await release(request), checkedMark(ctx, query.for));
       },
       {
+        query: installQuery,
         detail: {
           summary: "The agent installer for Linux and macOS: curl -fsSL <server>/install.sh | sh",
           description:
@@ -64,10 +71,10 @@ export const downloadsController = (ctx: AppContext, options: { binaries?: Agent
     )
     .get(
       "/install.ps1",
-      async ({ set }) => {
+      async ({ set, request }) => {
         set.headers["content-type"] = "text/plain; charset=utf-8";
         set.headers["cache-control"] = "no-store";
-        return renderPowerShellInstaller(await release());
+        return renderPowerShellInstaller(await release(request));
       },
       {
         detail: {
@@ -80,7 +87,7 @@ export const downloadsController = (ctx: AppContext, options: { binaries?: Agent
     )
     .get(
       "/downloads/:file",
-      async ({ params, request, set }) => {
+      async ({ params, set, request, query }) => {
         const platform = AGENT_PLATFORMS.find((p) => p.fileName === params.file);
         const signed = await binaries.release();
         const binary = platform ? await binaries.find(platform, signed) : null;
@@ -89,6 +96,7 @@ export const downloadsController = (ctx: AppContext, options: { binaries?: Agent
           const what = platform ? `The ${platform.id} agent has not been built on this server` : `There is no download named ${params.file}`;
           throw new AppError(404, "NOT_FOUND", `${what}. This server offers: ${offered.join(", ") || "nothing yet (npm run build:agent)"}.`, { offered });
         }
+        await recordInstallStep(ctx, query.for, "download").catch((error) => ctx.log.warn("could not record an install step", { error }));
         set.headers["content-type"] = "application/octet-stream";
         set.headers["content-disposition"] = `attachment; filename="${binary.platform.os === "windows" ? "dbvault-agent.exe" : "dbvault-agent"}"`;
         // Of the binary itself, whatever the encoding on the wire: what the signed manifest names.
@@ -108,13 +116,14 @@ export const downloadsController = (ctx: AppContext, options: { binaries?: Agent
       },
       {
         params: t.Object({ file: t.String({ maxLength: 200 }) }),
+        query: installQuery,
         detail: {
           summary: "An agent binary, with X-Content-SHA256 (of the binary); zstd- or gzip-compressed when Accept-Encoding allows",
           responses: { 200: fileAnswer("The agent program for that platform") },
         },
       },
     )
-    .get("/api/agent/releases", release, {
+    .get("/api/agent/releases", ({ request }) => release(request), {
       response: { 200: releasesAnswer },
       detail: { summary: "The agent builds this server offers, with their checksums, in the release manifest their build signed" },
     });

@@ -19,8 +19,10 @@ const offeredIds = (release: Release) =>
  * binary from the same server, checks its SHA-256 against the manifest and installs it atomically.
  * Every refusal says why and installs nothing.
  */
-export function renderInstallScript(release: Release): string {
+export function renderInstallScript(release: Release, installMark: string | null = null): string {
   const publicUrl = release.installScript.replace(/\/install\.sh$/, "");
+  // The checklist's mark (install-progress.ts: hex and a dot only) goes on to the download.
+  const markQuery = installMark ? `?for=${installMark}` : "";
   const offered = offeredIds(release);
   return `#!/bin/sh
 # Installs the DBVault agent from ${publicUrl}.
@@ -148,7 +150,7 @@ mkdir -p "$dir" || fail "cannot create $dir"
 [ -w "$dir" ] || fail "cannot write to $dir" "run with sudo, or set DBVAULT_INSTALL_DIR"
 
 tmp=$(mktemp "$dir/.dbvault-agent.XXXXXX") || fail "cannot create a file in $dir"
-url="$DBVAULT_URL/downloads/$file"
+url="$DBVAULT_URL/downloads/$file${markQuery}"
 say "downloading $url"
 download "$url" "$tmp" || fail "the download from $url failed"
 actual=$(sha256_of "$tmp")

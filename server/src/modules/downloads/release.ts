@@ -8,6 +8,7 @@ export const releasesAnswer = t.Object({
   version: t.String({ description: "The newest agent version offered (this server's own when it offers none)" }),
   installScript: t.String({ description: "URL of install.sh (Linux, macOS)" }),
   installPowerShell: t.String({ description: "URL of install.ps1 (Windows)" }),
+  publicUrlSet: t.Boolean({ description: "False when the server's PUBLIC_URL is not set: these URLs then use the address the request came to, and e-mailed links say http://localhost" }),
   publicKey: t.String({ description: "The Ed25519 public key this server trusts for agent releases: 32 bytes in base64" }),
   manifest: t.String({ description: "The release manifest (protocol/release-manifest.ts) as the build signed it; no lines when this server has no signed release" }),
   signature: t.String({ description: "The build's Ed25519 signature of manifest, base64; empty when this server has no signed release" }),
@@ -30,15 +31,16 @@ export type Release = typeof releasesAnswer.static;
 /**
  * What this server offers: each binary whose file matches its signed line, and the signed manifest
  * exactly as the build signed it (this server cannot sign another; a line whose file is missing or
- * altered stays in it, and its download answers 404 or is cut short).
+ * altered stays in it, and its download answers 404 or is cut short). Its URLs start with `base`,
+ * the server as the requester reaches it (lib/request-origin.ts).
  */
-export function describeRelease(ctx: AppContext, release: VerifiedRelease | null, binaries: readonly AgentBinary[]): Release {
-  const base = ctx.config.publicUrl;
+export function describeRelease(ctx: AppContext, release: VerifiedRelease | null, binaries: readonly AgentBinary[], base: string): Release {
   const versions = binaries.map((binary) => binary.version).sort((a, b) => Bun.semver.order(b, a));
   return {
     version: versions[0] ?? PRODUCT_VERSION,
     installScript: `${base}/install.sh`,
     installPowerShell: `${base}/install.ps1`,
+    publicUrlSet: ctx.config.publicUrlSet,
     publicKey: ctx.releaseKey.publicKey,
     manifest: release?.signed.manifest ?? renderManifest([]),
     signature: release?.signed.signature ?? "",

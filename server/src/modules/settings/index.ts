@@ -8,6 +8,7 @@ import { requireRecentReauthentication } from "../reauthentication/service";
 import { previewRetention } from "../retention/service";
 import { settingsAnswers, settingsModel } from "./model";
 import {
+  chooseDatabaseAgent,
   getSettings,
   listDatabases,
   regenerateApiKey,
@@ -48,6 +49,13 @@ export const settingsController = (ctx: AppContext) =>
       body: settingsModel.databaseUpdate,
       response: { 200: settingsAnswers.databases },
       detail: { summary: "Enable or disable a database" },
+    })
+    .put("/databases/:id/agent", ({ user, params, body }) => chooseDatabaseAgent(ctx, user.id, params.id, body.agentId), {
+      auth: true,
+      params: settingsModel.databaseParams,
+      body: settingsModel.databaseAgent,
+      response: { 200: settingsAnswers.databases },
+      detail: { summary: "Choose which of the agents holding a database runs it" },
     })
     .post(
       "/regenerate-api-key",

@@ -53,6 +53,7 @@ export const settingsModel = {
   }),
   databaseParams: t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) }),
   databaseUpdate: t.Object({ isActive: t.Boolean({ error: "isActive must be true or false" }) }),
+  databaseAgent: t.Object({ agentId: t.String({ minLength: 1, maxLength: 64, error: "agentId must be the id of one of your agents" }) }),
 };
 
 export const settingsAnswers = {
@@ -100,7 +101,8 @@ export const settingsAnswers = {
       id: t.String(),
       name: t.String(),
       isActive: t.Boolean(),
-      agentId: nullable(t.String()),
+      agentId: nullable(t.String({ description: "The agent that runs its backups and restores" })),
+      agents: t.Array(t.Object({ id: t.String(), name: t.String(), status: t.String() }), { description: "The agents holding it in their config; the user may choose among them" }),
       createdAt: isoDate(),
     }),
   ),

@@ -1,5 +1,5 @@
-import { and, asc, count, eq } from "drizzle-orm";
-import { databases, type DrillFrequency, type RetentionMode, settings, users } from "@db/schema";
+import { and, asc, count, eq, inArray } from "drizzle-orm";
+import { agentDatabases, agents, databases, type DrillFrequency, type RetentionMode, settings, users } from "@db/schema";
 import {
   FREQUENCY_HOURS,
   type FrequencyWord,
@@ -160,24 +160,61 @@ export async function updateSettings(ctx: AppContext, user: AuthenticatedUser, i
   return toSettingsView(saved!);
 }
 
-function toDatabaseView(row: typeof databases.$inferSelect) {
+type DeclaringAgent = { id: string; name: string; status: string };
+
+function toDatabaseView(row: typeof databases.$inferSelect, declaring: DeclaringAgent[]) {
   return {
     _id: row.id,
     id: row.id,
     name: row.name,
     isActive: row.isActive,
     agentId: row.agentId,
+    agents: declaring,
     createdAt: row.createdAt.toISOString(),
   };
 }
 
+/** The user's databases, each with the agents holding it in their config (agentId is the one running it). */
 export async function listDatabases(ctx: AppContext, userId: string) {
   const rows = await ctx.db
     .select()
     .from(databases)
     .where(eq(databases.userId, userId))
     .orderBy(asc(databases.createdAt), asc(databases.id));
-  return rows.map(toDatabaseView);
+  const declarations =
+    rows.length === 0
+      ? []
+      : await ctx.db
+          .select({ databaseId: agentDatabases.databaseId, id: agents.id, name: agents.name, status: agents.status })
+          .from(agentDatabases)
+          .innerJoin(agents, eq(agents.id, agentDatabases.agentId))
+          .where(inArray(agentDatabases.databaseId, rows.map((row) => row.id)))
+          .orderBy(asc(agents.createdAt), asc(agents.id));
+  return rows.map((row) =>
+    toDatabaseView(
+      row,
+      declarations.filter((declaration) => declaration.databaseId === row.id).map(({ id, name, status }) => ({ id, name, status })),
+    ),
+  );
+}
+
+/** The user's choice of which agent runs a database that several agents hold (Settings → Databases). */
+export async function chooseDatabaseAgent(ctx: AppContext, userId: string, databaseId: string, agentId: string) {
+  const [database] = await ctx.db
+    .select({ id: databases.id, name: databases.name })
+    .from(databases)
+    .where(and(eq(databases.id, databaseId), eq(databases.userId, userId)));
+  if (!database) throw notFound("Database");
+  const [declared] = await ctx.db
+    .select({ agentId: agentDatabases.agentId })
+    .from(agentDatabases)
+    .innerJoin(agents, eq(agents.id, agentDatabases.agentId))
+    .where(and(eq(agentDatabases.databaseId, database.id), eq(agentDatabases.agentId, agentId), eq(agents.userId, userId)));
+  if (!declared) {
+    throw new AppError(409, "CONFLICT", `That agent does not have "${database.name}" in its configuration. Add it there first: dbvault-agent db add.`);
+  }
+  await ctx.db.update(databases).set({ agentId }).where(eq(databases.id, database.id));
+  return listDatabases(ctx, userId);
 }
 
 /** Enables or disables one of the user's databases; no more than the plan's dbLimit may be active. */

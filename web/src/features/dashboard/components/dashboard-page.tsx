@@ -18,6 +18,8 @@ import { ONBOARDING_REFRESH_MS, SYSTEM_STATUS_REFRESH_MS } from "../hooks/use-sy
 import { chooseDatabase, explainTriggerBlocked } from "../utils/database-selection";
 import { isOnboarding, listOnboardingSteps } from "../utils/onboarding";
 import { OnboardingChecklist } from "./onboarding-checklist";
+import { useOnboardingHidden } from "../hooks/use-onboarding-hidden";
+import { useSession } from "../../auth/hooks/use-session";
 import { BackupSizeChart } from "./backup-size-chart";
 import { BackupsTable } from "./backups-table";
 import { DashboardHeader } from "./dashboard-header";
@@ -29,6 +31,7 @@ import { SystemStatusCard } from "./system-status-card";
 
 /** /dashboard (spec 2): the signed-in user's backups, restores and agents. `token` opens the realtime channel. */
 export function DashboardPage({ token }: { token: string | null }) {
+  const { user } = useSession();
   const { backups, summary, plan, databases, reloadBackups, reloadDatabases } = useDashboardData();
   const liveRestores = useAtomValue(liveRestoresAtom);
   const history = useRestoreHistory(liveRestores);
@@ -67,8 +70,9 @@ export function DashboardPage({ token }: { token: string | null }) {
     if (agentsKey) void reloadDatabases();
   }, [agentsKey, reloadDatabases]);
 
-  const steps = listOnboardingSteps({ agents: system.status?.agents ?? [], backups: backups ?? [], restores: history.restores ?? [] });
-  const onboardingNow = system.status !== null && backups !== null && isOnboarding(steps);
+  const steps = listOnboardingSteps({ agents: system.status?.agents ?? [], backups: backups ?? [], restores: history.restores ?? [], install: system.status?.install });
+  const [checklistHidden, hideChecklist] = useOnboardingHidden(user?.id ?? null);
+  const onboardingNow = system.status !== null && backups !== null && isOnboarding(steps, checklistHidden);
   useEffect(() => setOnboarding(onboardingNow), [onboardingNow]);
   const blockedReason = explainTriggerBlocked(selected, databases, system.status?.agents ?? null);
 
@@ -129,7 +133,7 @@ export function DashboardPage({ token }: { token: string | null }) {
       <div className="grid gap-6 lg:grid-cols-3">
         <div className="lg:col-span-2">
           {onboardingNow ? (
-            <OnboardingChecklist steps={steps} releases={releases} origin={window.location.origin} />
+            <OnboardingChecklist steps={steps} releases={releases} origin={window.location.origin} installMark={system.status?.install.mark ?? null} onHide={hideChecklist} />
           ) : (
             <BackupSizeChart databaseName={selected} backups={chartBackups} />
           )}

@@ -1,4 +1,5 @@
 import { Link } from "wouter";
+import { Button } from "../../../components/ui/button";
 import { Card } from "../../../components/ui/card";
 import { CommandLine } from "../../../components/ui/command-line";
 import { Icon } from "../../../components/ui/icons";
@@ -7,17 +8,23 @@ import { cn } from "../../../lib/cn";
 import type { OnboardingStep } from "../utils/onboarding";
 import { AGENT_SETUP_PATH } from "./system-status-card";
 
-type Props = { steps: OnboardingStep[]; releases: AgentReleases | null; origin: string };
+type Props = { steps: OnboardingStep[]; releases: AgentReleases | null; origin: string; installMark: string | null; onHide: () => void };
 
-/** The new account's path to a first backup, each step turning done as it happens. */
-export function OnboardingChecklist({ steps, releases, origin }: Props) {
-  // The address this page was reached at, as everywhere in the app (Settings → Security too).
-  const install = formatInstallCommand(`${origin}/install.sh`);
+/** The new account's path to a first backup and test restore, each step turning done as it happens. */
+export function OnboardingChecklist({ steps, releases, origin, installMark, onHide }: Props) {
+  // The address this page was reached at, as everywhere in the app (Settings → Security too). The
+  // mark lets the step turn green once this command ran; quoted, since ? is a glob to the shell.
+  const install = formatInstallCommand(installMark ? `'${origin}/install.sh?for=${installMark}'` : `${origin}/install.sh`);
   return (
     <Card className="h-full p-5" role="region" aria-labelledby="onboarding-heading" data-testid="onboarding-checklist">
-      <h2 id="onboarding-heading" className="text-lg font-semibold text-slate-900">
-        Your first backup in five minutes
-      </h2>
+      <div className="flex items-start justify-between gap-3">
+        <h2 id="onboarding-heading" className="text-lg font-semibold text-slate-900">
+          Your first backup in five minutes
+        </h2>
+        <Button variant="ghost" size="sm" onClick={onHide}>
+          Hide
+        </Button>
+      </div>
       <p className="mt-1 text-sm text-slate-600">Each step turns green as it happens; this page follows along by itself.</p>
       <ol className="mt-4 space-y-4">
         {steps.map((step, index) => (

@@ -15,6 +15,8 @@ import {
   type RestoreTarget,
   RestoreTargetStep,
 } from "./restore-target-step";
+import { restorableCollections } from "../utils/dashboard-format";
+import { describeFinalWarning, describeFirstWarning, describeSecondWarning, type RestoreChoice, type RestoreWarning } from "../utils/restore-warnings";
 
 type Props = { backup: Backup | null; onClose: () => void; onRestored: () => void };
 
@@ -33,7 +35,7 @@ export function RestoreDialog({ backup, onClose, onRestored }: Props) {
   const [where, setWhere] = useState<RestoreTarget>(DEFAULT_TARGET);
   const inputId = useId();
 
-  // Every opening starts again at step 1, over the original.
+  // Every opening starts again at step 1, as a copy.
   useEffect(() => {
     setStep(1);
     setTyped("");
@@ -48,6 +50,16 @@ export function RestoreDialog({ backup, onClose, onRestored }: Props) {
   const collections = parseCollectionList(where.collections);
   const matches = typed === name && name !== "";
   const whereProblem = where.mode === "copy" ? describeDatabaseNameProblem(name) : null;
+  const choice: RestoreChoice = {
+    mode: where.mode,
+    source,
+    target: name,
+    chosen: collections,
+    inBackup: backup?.collections ? restorableCollections(backup.collections).map(([collection]) => collection) : null,
+  };
+  const finalWarning = describeFinalWarning(choice);
+  // The destructive buttons look destructive only when the original is at stake.
+  const proceedVariant = where.mode === "copy" ? "default" : "destructive";
 
   const submit = async () => {
     if (!backup || !matches) return;
@@ -86,21 +98,21 @@ export function RestoreDialog({ backup, onClose, onRestored }: Props) {
     ) : step === 2 ? (
       <>
         {cancel}
-        <Button variant="destructive" onClick={() => setStep(3)} autoFocus>
+        <Button variant={proceedVariant} onClick={() => setStep(3)} autoFocus>
           I understand, continue
         </Button>
       </>
     ) : step === 3 ? (
       <>
         {cancel}
-        <Button variant="destructive" onClick={() => setStep(4)} autoFocus>
+        <Button variant={proceedVariant} onClick={() => setStep(4)} autoFocus>
           Continue with restore
         </Button>
       </>
     ) : (
       <>
         {cancel}
-        <Button variant="destructive" onClick={submit} disabled={!matches || busy}>
+        <Button variant={proceedVariant} onClick={submit} disabled={!matches || busy}>
           {busy ? "Processing..." : "Restore database"}
         </Button>
       </>
@@ -114,46 +126,12 @@ export function RestoreDialog({ backup, onClose, onRestored }: Props) {
             Backup of <strong className="text-slate-900">{source}</strong> from {formatDateTime(backup.timestamp)}
           </p>
           {step === 1 ? <RestoreTargetStep inventory={backup.collections} source={source} copyName={copyName} where={where} onChange={setWhere} problem={whereProblem} /> : null}
-          {step === 2 ? (
-            <>
-              <Alert tone="warning" title="This restore cannot be reversed">
-                {collections.length > 0 ? (
-                  <>
-                    Restoring replaces the collections {collections.join(", ")} in <strong>{name}</strong> with their contents in this backup; its
-                    other collections are not touched.
-                  </>
-                ) : (
-                  <>
-                    Restoring replaces all of the current data in <strong>{name}</strong> with the contents of this backup.
-                  </>
-                )}
-              </Alert>
-              <p className="font-medium text-slate-900">Before you continue:</p>
-              <ul className="list-disc space-y-1 pl-5">
-                <li>Make sure you have a current backup of the database.</li>
-                <li>Consider testing the restore on a duplicate database first.</li>
-                <li>Warn your users: the database may be unavailable while it is restored.</li>
-              </ul>
-            </>
-          ) : null}
-          {step === 3 ? (
-            <>
-              <Alert tone="error" title="All collections will be dropped and replaced">
-                Every {collections.length > 0 ? "chosen " : ""}collection in <strong>{name}</strong> is replaced by the backup's. The whole backup is
-                checked first and each collection is swapped in only when all were restored, so a failure changes nothing.
-              </Alert>
-              <p className="font-medium text-slate-900">You will lose:</p>
-              <ul className="list-disc space-y-1 pl-5">
-                <li>Documents changed or added after the backup was taken.</li>
-                <li>Indexes created after the backup.</li>
-                <li>Configuration changes made after the backup.</li>
-              </ul>
-            </>
-          ) : null}
+          {step === 2 ? <WarningStep warning={describeFirstWarning(choice)} /> : null}
+          {step === 3 ? <WarningStep warning={describeSecondWarning(choice)} /> : null}
           {step === 4 ? (
             <>
-              <Alert tone="error" title="Final warning">
-                This cannot be undone.
+              <Alert tone={finalWarning.tone} title={finalWarning.title}>
+                {finalWarning.text}
               </Alert>
               <div>
                 <label htmlFor={inputId} className="block font-medium text-slate-900">
@@ -183,5 +161,22 @@ export function RestoreDialog({ backup, onClose, onRestored }: Props) {
         </div>
       ) : null}
     </Dialog>
+  );
+}
+
+/** One warning step: the boxed warning, then its list. */
+function WarningStep({ warning }: { warning: RestoreWarning }) {
+  return (
+    <>
+      <Alert tone={warning.tone} title={warning.title}>
+        {warning.text}
+      </Alert>
+      <p className="font-medium text-slate-900">{warning.listTitle}</p>
+      <ul className="list-disc space-y-1 pl-5">
+        {warning.list.map((item) => (
+          <li key={item}>{item}</li>
+        ))}
+      </ul>
+    </>
   );
 }

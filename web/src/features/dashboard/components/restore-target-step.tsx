@@ -14,7 +14,8 @@ export type RestoreTarget = {
   collections: string;
 };
 
-export const DEFAULT_TARGET: RestoreTarget = { mode: "replace", copyName: null, collections: "" };
+/** A copy by default: the choice that changes nothing of the original. */
+export const DEFAULT_TARGET: RestoreTarget = { mode: "copy", copyName: null, collections: "" };
 
 /** `<name>_restored_<YYYY-MM-DD of the backup>`. */
 export function defaultCopyName(backup: Backup): string {
@@ -59,8 +60,8 @@ export function RestoreTargetStep({ inventory, source, copyName, where, onChange
   return (
     <fieldset className="space-y-3">
       <legend className="font-medium text-slate-900">Where should the backup go?</legend>
-      {option("replace", "Replace the original", `Restore over ${source}.`)}
       {option("copy", "Restore as a copy", `Restore into another database on the same server; ${source} is not touched.`)}
+      {option("replace", "Replace the original", `Restore over ${source}: the backup's collections replace those in ${source}.`)}
       {where.mode === "copy" ? (
         <Field
           label="Target database"

@@ -14,8 +14,17 @@ describe("onboarding checklist", () => {
     expect(done({ agents: [{ status: "offline" }], backups: [], restores: [] })).toEqual({ install: true, setup: true, connected: false, backup: false, restore: false });
     expect(done({ agents: [{ status: "active" }], backups: [{ status: "failed" }], restores: [] })).toMatchObject({ connected: true, backup: false });
     const steps = listOnboardingSteps({ agents: [{ status: "active" }], backups: [{ status: "completed" }], restores: [] });
-    expect(isOnboarding(steps)).toBe(false); // the test restore is suggested, not required
+    // Until the first test restore, the checklist stays, so that its step is seen; hidden, it goes.
+    expect(isOnboarding(steps)).toBe(true);
+    expect(isOnboarding(steps, true)).toBe(false);
     expect(done({ agents: [{ status: "active" }], backups: [{ status: "completed" }], restores: [{ status: "completed" }] }).restore).toBe(true);
+    expect(isOnboarding(listOnboardingSteps({ agents: [{ status: "active" }], backups: [{ status: "completed" }], restores: [{ status: "completed" }] }))).toBe(false);
+  });
+
+  test("the install is done once the checklist's command fetched the script and downloaded the agent, before setup", () => {
+    const at = "2026-11-27T02:00:00.000Z";
+    expect(done({ agents: [], backups: [], restores: [], install: { scriptFetchedAt: at, downloadedAt: null } }).install).toBe(false);
+    expect(done({ agents: [], backups: [], restores: [], install: { scriptFetchedAt: at, downloadedAt: at } })).toMatchObject({ install: true, setup: false });
   });
 
   test("a completed restore drill counts as the first test restore; a failed one does not", () => {

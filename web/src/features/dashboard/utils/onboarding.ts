@@ -8,15 +8,21 @@ type Facts = {
   backups: ReadonlyArray<{ status: string }>;
   /** Restores and drills alike: a completed drill is a test restore. */
   restores: ReadonlyArray<{ status: string; kind?: string }>;
+  /** How far the checklist's own install command got (GET /api/settings/system-status). */
+  install?: { scriptFetchedAt: string | null; downloadedAt: string | null } | null;
 };
 
-/** The five steps; an agent that registered proves the first two (setup registers it). */
-export function listOnboardingSteps({ agents, backups, restores }: Facts): OnboardingStep[] {
+/**
+ * The five steps; an agent that registered proves the first two (setup registers it), and the
+ * install is done as soon as the checklist's command fetched the script and downloaded the agent.
+ */
+export function listOnboardingSteps({ agents, backups, restores, install }: Facts): OnboardingStep[] {
   const registered = agents.length > 0;
+  const installed = registered || Boolean(install?.scriptFetchedAt && install.downloadedAt);
   const connected = agents.some((agent) => agent.status === "active");
   const backedUp = backups.some((backup) => backup.status === "completed");
   return [
-    { id: "install", title: "Install the agent", done: registered },
+    { id: "install", title: "Install the agent", done: installed },
     { id: "setup", title: "Run dbvault-agent setup", done: registered },
     { id: "connected", title: "Agent connected", done: connected, hint: registered ? "Start it: sudo dbvault-agent service install (or dbvault-agent run)." : undefined },
     { id: "backup", title: "First backup completed", done: backedUp, hint: connected ? "It starts by itself within a few seconds of the agent connecting." : undefined },
@@ -24,7 +30,7 @@ export function listOnboardingSteps({ agents, backups, restores }: Facts): Onboa
   ];
 }
 
-/** The checklist takes the chart's place until an agent is connected and a backup completed. */
-export function isOnboarding(steps: readonly OnboardingStep[]): boolean {
-  return steps.some((step) => step.id !== "restore" && !step.done);
+/** The checklist takes the chart's place until every step is done (the test restore too) or the user hides it. */
+export function isOnboarding(steps: readonly OnboardingStep[], hidden = false): boolean {
+  return !hidden && steps.some((step) => !step.done);
 }

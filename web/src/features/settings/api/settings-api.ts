@@ -18,6 +18,9 @@ export const sendTestNotificationRequest = () => api.settings["test-notification
 export const systemStatusRequest = () => api.settings["system-status"].get();
 export const manageAgentRequest = (agentId: string, action: AgentAction) => api.agents.manage({ agentId }).post({ action });
 export const removeAgentRequest = (agentId: string) => api.agents({ agentId }).delete();
+export const renameAgentRequest = (agentId: string, name: string) => api.agents({ agentId }).patch({ name });
+/** Which of the agents holding a database runs it. */
+export const chooseDatabaseAgentRequest = (id: string, agentId: string) => api.settings.databases({ id }).agent.put({ agentId });
 export const userPlanRequest = () => api.user.plan.get();
 export type RetentionChoice = { mode: "age" | "gfs"; retention: number; daily: number; weekly: number; monthly: number };
 /** What retention would keep of the existing backups under a policy not saved yet. */

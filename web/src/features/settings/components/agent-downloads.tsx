@@ -3,14 +3,13 @@ import { Card } from "../../../components/ui/card";
 import { Button } from "../../../components/ui/button";
 import { Icon } from "../../../components/ui/icons";
 import { copyText } from "../../../components/ui/copy-text";
-import { describePlatform, listPlatformOffers, useAgentReleases } from "../../../lib/agent-install";
+import { type AgentReleases, describePlatform, listPlatformOffers } from "../../../lib/agent-install";
 
 /**
  * Plain downloads of the agent for every platform it is built for, with size, version and SHA-256
  * where this server has the build, and the release signing key those checksums are signed with.
  */
-export function AgentDownloads() {
-  const releases = useAgentReleases();
+export function AgentDownloads({ releases }: { releases: AgentReleases | null }) {
   return (
     <Card className="p-6" role="region" aria-labelledby="agent-downloads-heading">
       <h2 id="agent-downloads-heading" className="text-lg font-semibold text-slate-900">

@@ -1,11 +1,14 @@
 import { forwardRef } from "react";
 import { Card } from "../../../components/ui/card";
 import { CommandLine } from "../../../components/ui/command-line";
-import { listAgentSetupSteps } from "../utils/agent-display";
+import type { AgentReleases } from "../../../lib/agent-install";
+import { listAgentSetupSteps, listOfferedSystems } from "../utils/agent-display";
+
+type Props = { origin: string; releases: AgentReleases | null };
 
 /** How to install dbvault-agent and run its setup against this server (opened by 'Setup New Agent'). */
-export const AgentSetupGuide = forwardRef<HTMLHeadingElement, { origin: string }>(function AgentSetupGuide({ origin }, headingRef) {
-  const steps = listAgentSetupSteps(origin);
+export const AgentSetupGuide = forwardRef<HTMLHeadingElement, Props>(function AgentSetupGuide({ origin, releases }, headingRef) {
+  const steps = listAgentSetupSteps(origin, listOfferedSystems(releases));
   return (
     <Card className="p-6" role="region" aria-labelledby="agent-setup-heading">
       <h2 id="agent-setup-heading" ref={headingRef} tabIndex={-1} className="text-lg font-semibold text-slate-900 outline-none">
@@ -14,6 +17,12 @@ export const AgentSetupGuide = forwardRef<HTMLHeadingElement, { origin: string }
       <p className="mt-1 text-sm text-slate-600">
         The agent runs on your own server. Connection strings and the encryption key are entered there and never leave it.
       </p>
+      {releases && !releases.publicUrlSet ? (
+        <p className="mt-3 rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900" data-testid="public-url-notice">
+          These commands use the address you opened DBVault at ({origin}). E-mailed links (password resets, alerts) still say
+          http://localhost: its administrator sets PUBLIC_URL to the address users reach, then restarts DBVault.
+        </p>
+      ) : null}
       <ol className="mt-4 space-y-4">
         {steps.map((step, index) => (
           <li key={step.title} className="text-sm">
@@ -26,6 +35,7 @@ export const AgentSetupGuide = forwardRef<HTMLHeadingElement, { origin: string }
                 <CommandLine command={command} />
               </div>
             ))}
+            {step.note ? <p className="mt-2 text-xs text-slate-500" data-testid="setup-step-note">{step.note}</p> : null}
           </li>
         ))}
       </ol>

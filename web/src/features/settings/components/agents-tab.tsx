@@ -10,6 +10,7 @@ import { cn } from "../../../lib/cn";
 import { type AgentAction, manageAgentRequest, removeAgentRequest, type UserAgent } from "../api/settings-api";
 import { compareAgentVersion, type AgentReleases, useAgentReleases } from "../../../lib/agent-install";
 import { describeAgentStatus, describeLastUpdate } from "../utils/agent-display";
+import { AgentRenameForm } from "./agent-rename-form";
 
 const FAILURE_TITLES: Record<AgentAction, string> = {
   restart: "Failed to send restart command",
@@ -22,6 +23,7 @@ type AgentsTabProps = {
   selectedId: string | null;
   onSelect: (agentId: string) => void;
   onRemove: (agentId: string) => void;
+  onRenamed: (agent: UserAgent) => void;
   onSetupNew: () => void;
   /** Check for Updates was sent: follow the agents closely until it ends. */
   onUpdateRequested?: () => void;
@@ -64,8 +66,9 @@ function LastUpdate({ update }: { update: UserAgent["lastUpdate"] }) {
 }
 
 /** The agent list with a detail panel: status, last seen, platform, version, commands, maintenance. */
-export function AgentsTab({ agents, selectedId, onSelect, onRemove, onSetupNew, onUpdateRequested }: AgentsTabProps) {
+export function AgentsTab({ agents, selectedId, onSelect, onRemove, onRenamed, onSetupNew, onUpdateRequested }: AgentsTabProps) {
   const [busy, setBusy] = useState<AgentAction | null>(null);
+  const [renaming, setRenaming] = useState<string | null>(null);
   const releases = useAgentReleases();
   const selected = agents.find((agent) => agent.id === selectedId) ?? agents[0] ?? null;
 
@@ -99,7 +102,7 @@ export function AgentsTab({ agents, selectedId, onSelect, onRemove, onSetupNew, 
   const reset = async (agent: UserAgent) => {
     const confirmed = await askConfirmation({
       title: "Reset connection",
-      message: `New connection credentials will be generated for "${agent.name}" and its current ones stop working. If the agent does not reconnect, run dbvault-agent setup again on its server.`,
+      message: `New connection credentials will be generated for "${agent.name}" and its current ones stop working. If the agent does not reconnect, run dbvault-agent setup --force on its server.`,
       confirmLabel: "Reset Connection",
     });
     if (confirmed) await send(agent, "reset");
@@ -108,7 +111,7 @@ export function AgentsTab({ agents, selectedId, onSelect, onRemove, onSetupNew, 
   const remove = async (agent: UserAgent) => {
     const confirmed = await askConfirmation({
       title: "Remove agent",
-      message: `Remove "${agent.name}" from your account? Its connection is revoked and it stops; run dbvault-agent setup again to reconnect that machine. This will not delete any existing backups.`,
+      message: `Remove "${agent.name}" from your account? Its connection is revoked and it stops; to connect that machine again, run dbvault-agent setup --force on it. Databases another of your agents also holds move to that agent. This will not delete any existing backups.`,
       confirmLabel: "Remove Agent",
     });
     if (!confirmed) return;
@@ -153,10 +156,26 @@ export function AgentsTab({ agents, selectedId, onSelect, onRemove, onSetupNew, 
 
       {selected ? (
         <Card className="p-6" aria-label={`Agent ${selected.name}`} role="region">
-          <div className="flex flex-wrap items-center justify-between gap-3">
-            <h2 className="text-lg font-semibold text-slate-900">{selected.name}</h2>
-            <StatusBadge status={selected.status} />
-          </div>
+          {renaming === selected.id ? (
+            <AgentRenameForm
+              agent={selected}
+              onCancel={() => setRenaming(null)}
+              onRenamed={(agent) => {
+                setRenaming(null);
+                onRenamed(agent);
+              }}
+            />
+          ) : (
+            <div className="flex flex-wrap items-center justify-between gap-3">
+              <h2 className="text-lg font-semibold text-slate-900">{selected.name}</h2>
+              <div className="flex items-center gap-2">
+                <Button variant="outline" size="sm" onClick={() => setRenaming(selected.id)}>
+                  Rename
+                </Button>
+                <StatusBadge status={selected.status} />
+              </div>
+            </div>
+          )}
           <dl className="mt-4 grid gap-4 text-sm sm:grid-cols-2">
             <div>
               <dt className="text-slate-500">Status</dt>

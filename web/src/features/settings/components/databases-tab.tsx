@@ -4,7 +4,8 @@ import { Badge } from "../../../components/ui/card";
 import { Switch } from "../../../components/ui/switch";
 import { toast } from "../../../components/ui/toast-store";
 import { readErrorMessage } from "../../../lib/api-client";
-import { setDatabaseActiveRequest, type UserDatabase, type UserPlan } from "../api/settings-api";
+import { chooseDatabaseAgentRequest, setDatabaseActiveRequest, type UserDatabase, type UserPlan } from "../api/settings-api";
+import { describeDatabaseAgents } from "../utils/database-agents";
 import { canToggleDatabase, describeDatabaseAllowance } from "../utils/database-limits";
 
 type DatabasesTabProps = { databases: UserDatabase[]; plan: UserPlan; onChanged: (databases: UserDatabase[]) => void };
@@ -14,26 +15,32 @@ export function DatabasesTab({ databases, plan, onChanged }: DatabasesTabProps) 
   const [busyId, setBusyId] = useState<string | null>(null);
   const activeCount = databases.filter((db) => db.isActive).length;
 
-  const toggle = async (database: UserDatabase, isActive: boolean) => {
+  /** One change to a database; the server answers the whole list, shown as it stands. */
+  const change = async (database: UserDatabase, request: () => Promise<{ data: UserDatabase[] | null; error: unknown }>, failure: string) => {
     setBusyId(database.id);
     try {
-      const { data, error } = await setDatabaseActiveRequest(database.id, isActive);
+      const { data, error } = await request();
       if (error || !data) throw error ?? new Error("update failed");
       onChanged(data);
     } catch (error) {
-      toast({ title: "Failed to update database. Please try again.", description: readErrorMessage(error) ?? undefined, variant: "destructive" });
+      toast({ title: failure, description: readErrorMessage(error) ?? undefined, variant: "destructive" });
     } finally {
       setBusyId(null);
     }
   };
+  const toggle = (database: UserDatabase, isActive: boolean) =>
+    change(database, () => setDatabaseActiveRequest(database.id, isActive), "Failed to update database. Please try again.");
+  const chooseAgent = (database: UserDatabase, agentId: string) =>
+    change(database, () => chooseDatabaseAgentRequest(database.id, agentId), "Failed to change the agent. Please try again.");
 
   return (
     <div className="space-y-4">
       <div>
         <h2 className="text-lg font-semibold text-slate-900">Databases</h2>
         <p className="mt-1 text-sm text-slate-600">
-          Databases are added only through the agent's command-line setup (<code className="font-mono">dbvault-agent setup</code>). Connection strings stay on your
-          server and are never stored by DBVault.
+          Databases are added only through the agent's command line: <code className="font-mono">dbvault-agent setup</code>, or{" "}
+          <code className="font-mono">dbvault-agent db add</code> on a machine already set up. Connection strings stay on your server and are never stored by
+          DBVault.
         </p>
       </div>
       <Alert tone="info">
@@ -56,7 +63,10 @@ export function DatabasesTab({ databases, plan, onChanged }: DatabasesTabProps) 
                 const allowed = canToggleDatabase(database, activeCount, plan.dbLimit);
                 return (
                   <tr key={database.id}>
-                    <td className="px-4 py-3 font-medium text-slate-900">{database.name}</td>
+                    <td className="px-4 py-3">
+                      <span className="font-medium text-slate-900">{database.name}</span>
+                      <DatabaseAgents database={database} disabled={busyId !== null} onChoose={(agentId) => chooseAgent(database, agentId)} />
+                    </td>
                     <td className="px-4 py-3">
                       <Badge className={database.isActive ? "bg-emerald-100 text-emerald-800" : "bg-slate-100 text-slate-700"}>{database.isActive ? "Active" : "Disabled"}</Badge>
                     </td>
@@ -79,5 +89,31 @@ export function DatabasesTab({ databases, plan, onChanged }: DatabasesTabProps) 
         </div>
       )}
     </div>
+  );
+}
+
+/** Which agent runs the database; with several holding it, a choice among them. */
+function DatabaseAgents({ database, disabled, onChoose }: { database: UserDatabase; disabled: boolean; onChoose: (agentId: string) => void }) {
+  const view = describeDatabaseAgents(database);
+  if (view.kind === "none") return <p className="mt-1 text-xs text-amber-700">{view.text}</p>;
+  if (view.kind === "one") return <p className="mt-1 text-xs text-slate-500">{view.text}</p>;
+  return (
+    <label className="mt-1 flex flex-wrap items-center gap-2 text-xs text-slate-500">
+      Runs on
+      <select
+        className="rounded-md border border-slate-300 bg-white px-2 py-1 text-xs text-slate-900"
+        value={view.runnerId ?? ""}
+        disabled={disabled}
+        onChange={(event) => onChoose(event.target.value)}
+        aria-label={`Agent that backs up ${database.name}`}
+      >
+        {view.runnerId ? null : <option value="">choose an agent</option>}
+        {view.options.map((option) => (
+          <option key={option.id} value={option.id}>
+            {option.label}
+          </option>
+        ))}
+      </select>
+    </label>
   );
 }

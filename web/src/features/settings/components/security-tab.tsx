@@ -12,6 +12,7 @@ import { profileRequest, regenerateApiKeyRequest } from "../api/settings-api";
 import { useTimedFlag } from "../hooks/use-timed-flag";
 import { formatServiceEndpoint, maskApiKey } from "../utils/agent-display";
 import { copyText } from "../../../components/ui/copy-text";
+import { useAgentReleases } from "../../../lib/agent-install";
 import { AgentDownloads } from "./agent-downloads";
 import { AgentSetupGuide } from "./agent-setup-guide";
 
@@ -43,6 +44,7 @@ export function SecurityTab({ setupHeadingRef }: { setupHeadingRef: RefObject<HT
   const [problem, setProblem] = useState<string | null>(null);
   const visible = shown || newKeyShown;
   const origin = window.location.origin;
+  const releases = useAgentReleases();
   const endpoint = formatServiceEndpoint(origin);
 
   const askToRegenerate = () => {
@@ -113,7 +115,7 @@ export function SecurityTab({ setupHeadingRef }: { setupHeadingRef: RefObject<HT
           <ReauthenticationDialog
             open={asking}
             title="Regenerate API key"
-            message="Your current API key stops working at once, and every agent using it disconnects. You must reconfigure each agent with the new key (run dbvault-agent setup again)."
+            message="Your current API key stops working at once, and every agent using it disconnects. You must reconfigure each agent with the new key (run dbvault-agent setup --force on its machine)."
             confirmLabel="Regenerate API Key"
             twoFactor={user?.twoFactorEnabled ?? false}
             busy={busy}
@@ -140,8 +142,8 @@ export function SecurityTab({ setupHeadingRef }: { setupHeadingRef: RefObject<HT
           Encryption keys are generated and kept locally on your agent. DBVault never receives them, so only you can decrypt your backups.
         </p>
       </Card>
-      <AgentSetupGuide ref={setupHeadingRef} origin={origin} />
-      <AgentDownloads />
+      <AgentSetupGuide ref={setupHeadingRef} origin={origin} releases={releases} />
+      <AgentDownloads releases={releases} />
     </div>
   );
 }

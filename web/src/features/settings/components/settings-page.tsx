@@ -79,6 +79,7 @@ export function SettingsPage() {
                 selectedId={selectedAgentId}
                 onSelect={setSelectedAgentId}
                 onRemove={data.removeAgent}
+                onRenamed={data.replaceAgent}
                 onUpdateRequested={data.watchUpdates}
                 onSetupNew={openSetup}
               />

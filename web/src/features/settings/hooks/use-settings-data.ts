@@ -25,8 +25,10 @@ export type SettingsData = {
   loadError: boolean;
   setSettings: (settings: UserSettings) => void;
   setDatabases: (databases: UserDatabase[]) => void;
-  /** Takes an agent the server has removed (DELETE /api/agents/{id}) off this page's list. */
+  /** Takes an agent the server has removed (DELETE /api/agents/{id}) off this page's list; its databases may have moved. */
   removeAgent: (agentId: string) => void;
+  /** Shows an agent's new name (PATCH /api/agents/{id}). */
+  replaceAgent: (agent: UserAgent) => void;
   /** Refreshes the agents every 2 s until no update is under way (Check for Updates was sent). */
   watchUpdates: () => void;
 };
@@ -95,6 +97,11 @@ export function useSettingsData(): SettingsData {
   const removeAgent = useCallback((agentId: string) => {
     removed.current.add(agentId);
     setAgentList((list) => list?.filter((agent) => agent.id !== agentId) ?? null);
+    // Its databases passed to another agent holding them (or to none): the Databases tab says which.
+    listDatabasesRequest()
+      .then(({ data }) => data && setDatabases(data))
+      .catch(() => {});
   }, []);
-  return { settings, plan, databases, agents, loadError, setSettings, setDatabases, removeAgent, watchUpdates };
+  const replaceAgent = useCallback((changed: UserAgent) => setAgentList((list) => list?.map((agent) => (agent.id === changed.id ? changed : agent)) ?? null), []);
+  return { settings, plan, databases, agents, loadError, setSettings, setDatabases, removeAgent, replaceAgent, watchUpdates };
 }

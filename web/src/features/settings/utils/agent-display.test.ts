@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { describeAgentStatus, describeLastUpdate, formatServiceEndpoint, listAgentSetupSteps, maskApiKey } from "./agent-display";
+import { describeAgentStatus, describeLastUpdate, formatServiceEndpoint, listAgentSetupSteps, listOfferedSystems, maskApiKey } from "./agent-display";
 
 describe("agent status", () => {
   test("active is Online in green, inactive Inactive in yellow, anything else Offline in red", () => {
@@ -36,6 +36,17 @@ describe("agent setup", () => {
       ["sudo dbvault-agent service install", "dbvault-agent service install"],
     ]);
     expect(steps[0]!.commands.map((c) => c.label)).toEqual(["Linux or macOS", "Windows (PowerShell)"]);
+  });
+
+  test("only the one-liners of systems the server has builds for, and how to add the others", () => {
+    const linuxOnly = listOfferedSystems({ platforms: [{ os: "linux" }, { os: "darwin" }] });
+    const steps = listAgentSetupSteps("http://192.0.2.2:3000", linuxOnly);
+    expect(steps[0]!.commands.map((c) => c.command)).toEqual(["curl -fsSL http://192.0.2.2:3000/install.sh | sh"]);
+    expect(steps[0]!.note).toBe("This server has no agent build for Windows: its administrator adds the missing builds with npm run build:agent -- --all.");
+    const none = listAgentSetupSteps("http://192.0.2.2:3000", listOfferedSystems({ platforms: [] }));
+    expect(none[0]!.commands).toEqual([]);
+    expect(none[0]!.note).toBe("This server has no agent build for any system: its administrator adds the missing builds with npm run build:agent -- --all.");
+    expect(listAgentSetupSteps("http://h", listOfferedSystems({ platforms: [{ os: "linux" }, { os: "windows" }] }))[0]!.note).toBeUndefined();
   });
 });
 

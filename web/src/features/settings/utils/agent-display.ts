@@ -22,18 +22,36 @@ export function maskApiKey(apiKey: string | null | undefined): string {
   return `${"•".repeat(Math.max(8, apiKey.length - visible.length))}${visible}`;
 }
 
-export type SetupStep = { title: string; commands: { label?: string; command: string }[] };
+export type SetupStep = { title: string; commands: { label?: string; command: string }[]; note?: string };
 
-/** The 'Setup New Agent' steps for this server: install with its one-liner, set up, run as a service. */
-export function listAgentSetupSteps(origin: string): SetupStep[] {
+/** The operating systems this server has agent builds for; null while not known (both are shown). */
+export type OfferedSystems = { unix: boolean; windows: boolean } | null;
+
+/** Which install one-liners this server can honour, from the platforms it offers (GET /api/agent/releases). */
+export function listOfferedSystems(releases: { platforms: ReadonlyArray<{ os: string }> } | null): OfferedSystems {
+  if (!releases) return null;
+  return { unix: releases.platforms.some((entry) => entry.os !== "windows"), windows: releases.platforms.some((entry) => entry.os === "windows") };
+}
+
+const ADD_BUILDS = "its administrator adds the missing builds with npm run build:agent -- --all";
+
+/**
+ * The 'Setup New Agent' steps for this server: install with its one-liner, set up, run as a
+ * service. Only the one-liners for systems the server has builds for; the others are named.
+ */
+export function listAgentSetupSteps(origin: string, offered: OfferedSystems = null): SetupStep[] {
   const serverUrl = origin.replace(/\/+$/, "");
+  const unix = offered?.unix ?? true;
+  const windows = offered?.windows ?? true;
+  const missing = !unix && !windows ? "any system" : !unix ? "Linux or macOS" : !windows ? "Windows" : null;
   return [
     {
       title: "Install the agent on the server that can reach your MongoDB (the installer checks the download against this server's signed checksums)",
       commands: [
-        { label: "Linux or macOS", command: formatInstallCommand(`${serverUrl}/install.sh`) },
-        { label: "Windows (PowerShell)", command: formatPowerShellInstallCommand(`${serverUrl}/install.ps1`) },
+        ...(unix ? [{ label: "Linux or macOS", command: formatInstallCommand(`${serverUrl}/install.sh`) }] : []),
+        ...(windows ? [{ label: "Windows (PowerShell)", command: formatPowerShellInstallCommand(`${serverUrl}/install.ps1`) }] : []),
       ],
+      ...(missing ? { note: `This server has no agent build for ${missing}: ${ADD_BUILDS}.` } : {}),
     },
     {
       title: "Run the setup: it asks for your API key (above) and each database's name and connection string, and prints your master key once",

@@ -1,0 +1,111 @@
+// A database belongs to whichever of the user's agents declare it (hold it in their config, as
+// each says on registering, connecting and `db add`); the database's agent_id is the one of them
+// that runs it. Until now one agent "had" each database, so removing it, or setting a machine up
+// again, left the database with no agent although another online agent held it.
+import { and, asc, count, eq, inArray, notInArray, sql } from "drizzle-orm";
+import { agentDatabases, agents, databases, users } from "@db/schema";
+import type { DbOrTx } from "@db/client";
+import type { AppContext } from "../../context";
+import { planOfUser } from "../plans/service";
+import type { AgentUser } from "./agent-auth";
+
+/** The user's databases as the agent protocol answers them (name and whether backups run). */
+function listDatabaseStates(tx: DbOrTx, userId: string) {
+  return tx
+    .select({ name: databases.name, isActive: databases.isActive })
+    .from(databases)
+    .where(eq(databases.userId, userId))
+    .orderBy(asc(databases.createdAt), asc(databases.id));
+}
+
+/**
+ * Records that the agent holds these databases: names not known yet are created (active while the
+ * plan's dbLimit allows), and the agent runs each one that no agent runs or whose runner is
+ * offline. `exact`: the names are the agent's whole config (registration, connection), so what it
+ * no longer declares is forgotten; otherwise (`db add`) they are added to what it declared.
+ * Answers all the user's databases.
+ */
+export async function declareDatabasesIn(tx: DbOrTx, ctx: AppContext, user: Pick<AgentUser, "id" | "planId">, agentId: string, names: string[], options: { exact: boolean }) {
+  const plan = await planOfUser(tx, user.planId);
+  const unique = [...new Set(names)];
+  const known = unique.length === 0 ? [] : await tx.select().from(databases).where(and(eq(databases.userId, user.id), inArray(databases.name, unique)));
+  const declaredIds = known.map((row) => row.id);
+  for (const name of unique.filter((candidate) => !known.some((row) => row.name === candidate))) {
+    const [active] = await tx
+      .select({ total: count() })
+      .from(databases)
+      .where(and(eq(databases.userId, user.id), eq(databases.isActive, true)));
+    const isActive = (active?.total ?? 0) < plan.dbLimit;
+    // A new active database gets its first scheduled backup straight away.
+    const [created] = await tx.insert(databases).values({ userId: user.id, agentId, name, isActive, nextBackupAt: isActive ? ctx.now() : null }).returning({ id: databases.id });
+    declaredIds.push(created!.id);
+  }
+  if (options.exact) {
+    const dropped = tx.delete(agentDatabases);
+    await (declaredIds.length === 0
+      ? dropped.where(eq(agentDatabases.agentId, agentId))
+      : dropped.where(and(eq(agentDatabases.agentId, agentId), notInArray(agentDatabases.databaseId, declaredIds))));
+    // Those it runs but no longer holds go to an agent that does, if any.
+    await handOverDatabases(tx, agentId, { onlineOnly: false, except: declaredIds });
+  }
+  if (declaredIds.length > 0) {
+    await tx
+      .insert(agentDatabases)
+      .values(declaredIds.map((databaseId) => ({ agentId, databaseId })))
+      .onConflictDoNothing();
+    // Those with no runner, or a runner that is offline (or gone), are this agent's to run.
+    await tx
+      .update(databases)
+      .set({ agentId })
+      .where(
+        and(
+          inArray(databases.id, declaredIds),
+          sql`(${databases.agentId} is null or not exists (select 1 from ${agents} where ${agents.id} = ${databases.agentId} and ${agents.status} <> 'offline'))`,
+        ),
+      );
+  }
+  return listDatabaseStates(tx, user.id);
+}
+
+/** declareDatabasesIn in a transaction of its own (`db add`). */
+export async function declareDatabases(ctx: AppContext, user: Pick<AgentUser, "id" | "planId">, agentId: string, names: string[], options: { exact: boolean }) {
+  return ctx.db.transaction((tx) => declareDatabasesIn(tx, ctx, user, agentId, names, options));
+}
+
+/** What a connecting agent's hello says it holds: its whole config, so `exact`. */
+export async function declareDatabasesOnHello(ctx: AppContext, userId: string, agentId: string, names: string[]) {
+  await ctx.db.transaction(async (tx) => {
+    const [user] = await tx.select({ id: users.id, planId: users.planId }).from(users).where(eq(users.id, userId));
+    if (user) await declareDatabasesIn(tx, ctx, user, agentId, names, { exact: true });
+  });
+}
+
+/**
+ * Passes the databases this agent runs to another agent that declares them: the one online (else,
+ * unless `onlineOnly`, the one seen last). Called when the agent goes offline (onlineOnly), before
+ * it is removed, and for those it no longer holds (all but `except`). Databases no other agent
+ * declares keep their runner.
+ */
+export async function handOverDatabases(tx: DbOrTx, agentId: string, options: { onlineOnly: boolean; except?: string[] }) {
+  const runs = eq(databases.agentId, agentId);
+  const run = await tx
+    .select({ id: databases.id })
+    .from(databases)
+    .where(options.except?.length ? and(runs, notInArray(databases.id, options.except)) : runs);
+  for (const database of run) {
+    const [next] = await tx
+      .select({ id: agents.id })
+      .from(agentDatabases)
+      .innerJoin(agents, eq(agents.id, agentDatabases.agentId))
+      .where(
+        and(
+          eq(agentDatabases.databaseId, database.id),
+          sql`${agents.id} <> ${agentId}`,
+          options.onlineOnly ? sql`${agents.status} <> 'offline'` : undefined,
+        ),
+      )
+      .orderBy(sql`${agents.status} = 'active' desc`, sql`${agents.status} <> 'offline' desc`, sql`${agents.lastSeen} desc nulls last`)
+      .limit(1);
+    if (next) await tx.update(databases).set({ agentId: next.id }).where(eq(databases.id, database.id));
+  }
+}
