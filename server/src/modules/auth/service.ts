@@ -10,7 +10,8 @@ import { queueMail } from "../notifications/outbox";
 import { acceptSecondFactor, isTwoFactorOn, isTwoFactorRequired, requireSecondFactor } from "../two-factor/service";
 import { accountRefusal } from "./guard";
 import { deviceTokenFor, knownDeviceId } from "./known-devices";
-import { admitPasswordCheck, admitRegistration, admitResetRequest, admitSignIn } from "./throttle";
+import { hashPassword, verifyPassword } from "./password";
+import { admitRegistration, admitResetRequest, admitSignIn } from "./throttle";
 
 export const RESET_TOKEN_TTL_MS = 60 * 60 * 1000;
 export const FORGOT_PASSWORD_MESSAGE = "If an account with that email exists, a password reset link has been sent.";
@@ -36,28 +37,6 @@ export function toSessionUser(ctx: AppContext, user: UserRow) {
 }
 
 export const normaliseEmail = (email: string) => email.trim().toLowerCase();
-
-/**
- * Checks the signed-in user's password before a sensitive change; 400 when wrong, and wrong
- * answers are rate-limited per user.
- */
-export async function confirmCurrentPassword(ctx: AppContext, user: UserRow, password: string) {
-  const check = await admitPasswordCheck(ctx, user.id);
-  if (!(await verifyPassword(password, user.passwordHash))) throw badRequest("Current password is incorrect");
-  await check.succeeded();
-}
-
-export const hashPassword = (password: string) => Bun.password.hash(password, { algorithm: "argon2id" });
-
-// Verified against when the e-mail is unknown, so a miss costs as much time as a wrong password.
-let dummyHash: Promise<string> | null = null;
-
-/** Checks a password against a stored hash (or a dummy one) in constant-ish time. */
-export async function verifyPassword(password: string, hash: string | null): Promise<boolean> {
-  dummyHash ??= hashPassword(randomBytes(16).toString("hex"));
-  const ok = await Bun.password.verify(password, hash ?? (await dummyHash));
-  return ok && hash !== null;
-}
 
 /** Creates an account on the default free plan, with settings and an API key. Throws 409 if the e-mail is taken. */
 export async function createUser(

@@ -5,7 +5,7 @@ import { recoveryCodes, users } from "@db/schema";
 import type { AppContext } from "../../context";
 import { AppError, badRequest, conflict, forbidden } from "../../lib/errors";
 import { recordAudit } from "../audit/service";
-import { confirmCurrentPassword } from "../auth/service";
+import { confirmCurrentPassword } from "../auth/password";
 import { admitCodeCheck } from "../auth/throttle";
 import { endBrowserSessions } from "../realtime/service";
 import { looksLikeRecoveryCode, newRecoveryCodes, normaliseRecoveryCode } from "./recovery-codes";
