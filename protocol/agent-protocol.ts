@@ -25,6 +25,8 @@ export const RECONNECT_MAX_MS = 5_000;
  * (or connects after its removal): the agent must stop instead of reconnecting forever.
  */
 export const AGENT_REMOVED_CLOSE_CODE = 4410;
+/** What a removed agent is told (its socket closes with AGENT_REMOVED_CLOSE_CODE, its calls answer 410). */
+export const AGENT_REMOVED_MESSAGE = "This agent was removed from DBVault: run dbvault-agent setup --force to connect this machine again.";
 
 export const AgentHeaders = {
   agentId: "x-agent-id",

@@ -40,3 +40,6 @@ export const agents = pgTable(
   },
   (table) => [index("agents_user_idx").on(table.userId)],
 );
+
+/** An agent as stored. */
+export type AgentRow = typeof agents.$inferSelect;

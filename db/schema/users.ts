@@ -41,3 +41,6 @@ export const users = pgTable(
   },
   (table) => [index("users_plan_idx").on(table.planId)],
 );
+
+/** A user as stored (password hash and all: never answered as is). */
+export type UserRow = typeof users.$inferSelect;

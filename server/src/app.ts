@@ -3,6 +3,7 @@ import type { AppContext } from "./context";
 import { describeApi } from "./lib/api-document";
 import { httpBasics } from "./lib/http";
 import { adminController } from "./modules/admin";
+import { agentLinkController } from "./modules/agent-link";
 import { agentsController } from "./modules/agents";
 import { authController } from "./modules/auth";
 import { backupsController } from "./modules/backups";
@@ -13,6 +14,7 @@ import { kbController } from "./modules/kb";
 import { metricsController } from "./modules/metrics";
 import { plansController } from "./modules/plans";
 import { realtimeController } from "./modules/realtime";
+import { restoresController } from "./modules/restores";
 import { reauthenticationController } from "./modules/reauthentication";
 import { settingsController } from "./modules/settings";
 import { twoFactorController } from "./modules/two-factor";
@@ -39,8 +41,10 @@ export function createApp(ctx: AppContext) {
     .use(plansController(ctx))
     .use(settingsController(ctx))
     .use(webhooksController(ctx))
+    .use(agentLinkController(ctx))
     .use(agentsController(ctx))
     .use(backupsController(ctx))
+    .use(restoresController(ctx))
     .use(drillsController(ctx))
     .use(realtimeController(ctx))
     .use(kbController(ctx))

@@ -3,11 +3,10 @@
 // that runs it. Until now one agent "had" each database, so removing it, or setting a machine up
 // again, left the database with no agent although another online agent held it.
 import { and, asc, count, eq, inArray, notInArray, sql } from "drizzle-orm";
-import { agentDatabases, agents, databases, users } from "@db/schema";
+import { agentDatabases, agents, databases, users, type UserRow } from "@db/schema";
 import type { DbOrTx } from "@db/client";
 import type { AppContext } from "../../context";
 import { planOfUser } from "../plans/service";
-import type { AgentUser } from "./agent-auth";
 
 /** The user's databases as the agent protocol answers them (name and whether backups run). */
 function listDatabaseStates(tx: DbOrTx, userId: string) {
@@ -25,7 +24,7 @@ function listDatabaseStates(tx: DbOrTx, userId: string) {
  * no longer declares is forgotten; otherwise (`db add`) they are added to what it declared.
  * Answers all the user's databases.
  */
-export async function declareDatabasesIn(tx: DbOrTx, ctx: AppContext, user: Pick<AgentUser, "id" | "planId">, agentId: string, names: string[], options: { exact: boolean }) {
+export async function declareDatabasesIn(tx: DbOrTx, ctx: AppContext, user: Pick<UserRow, "id" | "planId">, agentId: string, names: string[], options: { exact: boolean }) {
   const plan = await planOfUser(tx, user.planId);
   const unique = [...new Set(names)];
   const known = unique.length === 0 ? [] : await tx.select().from(databases).where(and(eq(databases.userId, user.id), inArray(databases.name, unique)));
@@ -68,7 +67,7 @@ export async function declareDatabasesIn(tx: DbOrTx, ctx: AppContext, user: Pick
 }
 
 /** declareDatabasesIn in a transaction of its own (`db add`). */
-export async function declareDatabases(ctx: AppContext, user: Pick<AgentUser, "id" | "planId">, agentId: string, names: string[], options: { exact: boolean }) {
+export async function declareDatabases(ctx: AppContext, user: Pick<UserRow, "id" | "planId">, agentId: string, names: string[], options: { exact: boolean }) {
   return ctx.db.transaction((tx) => declareDatabasesIn(tx, ctx, user, agentId, names, options));
 }
 

@@ -1,132 +1,19 @@
 import { Elysia } from "elysia";
-import { AddDatabaseRequest, AGENT_REMOVED_CLOSE_CODE, AgentHeaders, CompleteUploadRequest, FailRequest, RegisterRequest } from "@protocol/agent-protocol";
 import type { AppContext } from "../../context";
-import { AppError } from "../../lib/errors";
-import { answerAppError } from "../../lib/http";
-import { publicErrorOf } from "../../lib/public-error";
 import { authGuard } from "../auth/guard";
-import { failBackup, findOwnBackup } from "../backups/service";
-import { downloadBackupResponse } from "../backups/download";
-import { completeUpload, getUploadStatus, receivePart } from "../backups/upload";
-import { checkServiceHealth } from "./health";
 import { readInstallProgress } from "../downloads/install-progress";
-import { AGENT_REMOVED_MESSAGE, authenticateAgent, authenticateApiKey, type AgentRow, refuseNewAgentFor } from "./agent-auth";
-import { removeAgent } from "./remove-agent";
-import { createAgentGateway } from "./gateway";
+import { checkServiceHealth } from "./health";
 import { agentAnswer, agentAnswers, agentsModel } from "./model";
-import { encryptedFileAnswer } from "../backups/model";
-import { listAgents, manageAgent, registerAgent, renameAgent } from "./service";
-import { declareDatabases } from "./declared-databases";
+import { removeAgent } from "./remove-agent";
+import { listAgents, manageAgent, renameAgent } from "./service";
 
 /**
- * Everything agents talk to (registration, uploads, downloads, their socket) and the user-facing
- * agent routes (system status, manage). Agent routes authenticate with the API key plus the
- * agent's own id and token; user routes with the session token.
+ * The user-facing agent routes: system status, manage, rename and remove. What agents themselves
+ * call is modules/agent-link.
  */
-export const agentsController = (ctx: AppContext) => {
-  const gateway = createAgentGateway(ctx);
-  // What each socket's upgrade request authenticated as; "removed" for a removed agent, which
-  // is let in only to be told so (AGENT_REMOVED_CLOSE_CODE) and stop reconnecting.
-  const socketAgents = new WeakMap<Request, AgentRow | "removed">();
-
-  const agentApi = new Elysia({ prefix: "/api/agent", detail: { tags: ["Agent protocol"] } })
-    .post(
-      "/register",
-      async ({ headers, body, set }) => {
-        const user = await authenticateApiKey(ctx, headers.authorization);
-        refuseNewAgentFor(user);
-        set.status = 201;
-        return registerAgent(ctx, user, body);
-      },
-      { body: RegisterRequest, response: { 201: agentAnswers.registered }, detail: { summary: "Register an agent and its database names (API key)" } },
-    )
-    .get(
-      "/check-key",
-      async ({ headers }) => ({ name: (await authenticateApiKey(ctx, headers.authorization)).name }),
-      { response: { 200: agentAnswers.account }, detail: { summary: "Check an API key (setup asks right after it is typed); answers the account's name" } },
-    )
-    .post(
-      "/databases",
-      async ({ headers, body }) => {
-        const { user, agent } = await authenticateAgent(ctx, headers);
-        return { databases: await declareDatabases(ctx, user, agent.id, [body.name], { exact: false }) };
-      },
-      { body: AddDatabaseRequest, response: { 200: agentAnswers.databases }, detail: { summary: "Add a database name (dbvault-agent db add)" } },
-    )
-    .get(
-      "/backups/:backupId/upload",
-      async ({ headers, params }) => getUploadStatus(ctx, (await authenticateAgent(ctx, headers)).agent, params.backupId),
-      { params: agentsModel.backupParams, response: { 200: agentAnswers.uploadStatus }, detail: { summary: "Parts received so far (resume)" } },
-    )
-    .put(
-      "/backups/:backupId/parts/:partNumber",
-      async ({ headers, params, request }) => {
-        const { agent } = await authenticateAgent(ctx, headers);
-        // Numeric also reads "1e3" and "0x10"; a part number is written in plain decimal.
-        if (!/\/parts\/(0|[1-9][0-9]*)$/.test(new URL(request.url).pathname)) {
-          throw new AppError(400, "BAD_REQUEST", "partNumber must be a whole number from 0, in decimal");
-        }
-        const length = request.headers.get("content-length");
-        const { backupId, partNumber } = params;
-        // The agent holds the body back until told to send it (see AgentHeaders.awaitGo).
-        const sayGo =
-          request.headers.get(AgentHeaders.awaitGo) === "1"
-            ? () => gateway.deliver(agent.id, { type: "upload.go", backupId, partNumber }).catch((error) => ctx.log.warn("could not say go to an agent", { agentId: agent.id, error }))
-            : undefined;
-        return receivePart(ctx, agent, backupId, partNumber, request.body, length === null ? null : Number(length), sayGo);
-      },
-      // The raw body is streamed to storage: no parsing.
-      { params: agentsModel.partParams, parse: "none", response: { 200: agentAnswers.partStored }, detail: { summary: "Upload one part of the encrypted file" } },
-    )
-    .post(
-      "/backups/:backupId/complete",
-      async ({ headers, params, body }) => completeUpload(ctx, (await authenticateAgent(ctx, headers)).agent, params.backupId, body),
-      { params: agentsModel.backupParams, body: CompleteUploadRequest, response: { 200: agentAnswers.completed }, detail: { summary: "Finish an upload" } },
-    )
-    .post(
-      "/backups/:backupId/fail",
-      async ({ headers, params, body }) => {
-        const { agent } = await authenticateAgent(ctx, headers);
-        const backup = await findOwnBackup(ctx, agent.userId, params.backupId);
-        if (backup.agentId === agent.id) await failBackup(ctx, backup.id, body.error);
-        return { status: "failed" as const };
-      },
-      { params: agentsModel.backupParams, body: FailRequest, response: { 200: agentAnswers.failed }, detail: { summary: "Report a failed backup" } },
-    )
-    .get(
-      "/backups/:backupId/download",
-      async ({ headers, params, request }) => {
-        const { agent } = await authenticateAgent(ctx, headers);
-        const backup = await findOwnBackup(ctx, agent.userId, params.backupId);
-        return downloadBackupResponse(ctx, backup, request.headers.get("range"));
-      },
-      { params: agentsModel.backupParams, detail: { summary: "Download a backup to restore it", responses: encryptedFileAnswer } },
-    );
-
-  return new Elysia({ detail: { tags: ["Agents"] } })
+export const agentsController = (ctx: AppContext) =>
+  new Elysia({ detail: { tags: ["Agents"] } })
     .use(authGuard(ctx))
-    .use(agentApi)
-    .ws("/api/agents/ws", {
-      detail: { summary: "The agent's socket (agent id and token headers)", responses: { 101: { description: "Switching Protocols: messages as in protocol/agent-protocol.ts" } } },
-      async beforeHandle({ request, headers, set }) {
-        try {
-          socketAgents.set(request, (await authenticateAgent(ctx, headers)).agent);
-        } catch (error) {
-          if (error instanceof AppError && error.code === "AGENT_REMOVED") return void socketAgents.set(request, "removed");
-          // Refused credentials are the AppError's own answer; a database outage is a 503 saying
-          // so (never a 401, nor the driver's message naming the database's address).
-          return answerAppError(set, publicErrorOf(error, ctx.log, { path: "/api/agents/ws" }));
-        }
-      },
-      async open(ws) {
-        const agent = socketAgents.get(ws.data.request);
-        if (!agent) return ws.close(4401, "unauthorized");
-        if (agent === "removed") return ws.close(AGENT_REMOVED_CLOSE_CODE, AGENT_REMOVED_MESSAGE.slice(0, 120));
-        await gateway.open(ws, agent);
-      },
-      message: (ws, message) => gateway.message(ws, message),
-      close: (ws) => ctx.pendingWork.track(gateway.close(ws)),
-    })
     .get("/api/agents/server-status", async ({ set }) => {
       const health = await checkServiceHealth(ctx);
       if (!health.ok) set.status = 503;
@@ -152,4 +39,3 @@ export const agentsController = (ctx: AppContext) => {
       ({ user, params }) => removeAgent(ctx, params.agentId, { ownerId: user.role === "admin" ? null : user.id, removedBy: user.id }),
       { auth: true, params: agentsModel.manageParams, response: { 200: agentAnswers.message }, detail: { summary: "Remove an agent: revokes its token and stops it; its backups are kept" } },
     );
-};

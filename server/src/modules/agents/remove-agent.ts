@@ -1,12 +1,11 @@
 import { and, eq, inArray } from "drizzle-orm";
 import { agents, backups, restores } from "@db/schema";
-import { AGENT_REMOVED_CLOSE_CODE } from "@protocol/agent-protocol";
+import { AGENT_REMOVED_CLOSE_CODE, AGENT_REMOVED_MESSAGE } from "@protocol/agent-protocol";
 import type { AppContext } from "../../context";
 import { notFound } from "../../lib/errors";
 import { recordAudit } from "../audit/service";
 import { failBackup } from "../backups/service";
 import { failRestore } from "../restores/service";
-import { AGENT_REMOVED_MESSAGE } from "./agent-auth";
 import { handOverDatabases } from "./declared-databases";
 
 const REMOVED_REASON = "The agent was removed from DBVault.";

@@ -1,14 +1,15 @@
 import { randomBytes } from "node:crypto";
 import { and, asc, count, eq, lt, ne, sql } from "drizzle-orm";
-import { agents, databases } from "@db/schema";
-import type { RegisterRequest, ServerMessage } from "@protocol/agent-protocol";
+import { type AgentRow, agents, databases, type UserRow } from "@db/schema";
+import type { RegisterRequest } from "@protocol/agent-protocol";
 import type { DbOrTx } from "@db/client";
 import type { AppContext } from "../../context";
+import { sendToAgent } from "../../lib/agent-commands";
 import { AppError, notFound } from "../../lib/errors";
 import { recordAudit } from "../audit/service";
 import { notifyAgentConnected, notifyAgentDisconnected } from "../notifications/service";
 import { planOfUser } from "../plans/service";
-import { type AgentRow, type AgentUser, hashAgentToken } from "./agent-auth";
+import { hashAgentToken } from "./agent-token";
 import { recordUpdateRequested } from "./updates";
 import { declareDatabasesIn, handOverDatabases } from "./declared-databases";
 import { newId } from "@db/ids";
@@ -47,7 +48,7 @@ export function defaultAgentName(hostname: string, agentId: string): string {
  * socket is closed, instead of a second agent appearing beside it. One transaction: a failure
  * leaves no agent row behind. A name equal to the host name (setup's default) gets a short id.
  */
-export async function registerAgent(ctx: AppContext, user: AgentUser, input: RegisterRequest) {
+export async function registerAgent(ctx: AppContext, user: UserRow, input: RegisterRequest) {
   const agentToken = newAgentToken();
   const defaultName = input.name === input.hostname;
   const { agentId, name, registered, again } = await ctx.db.transaction(async (tx) => {
@@ -104,10 +105,6 @@ export async function listAgents(ctx: AppContext, userId: string) {
 }
 
 /** Sends a message to an agent through whichever server instance holds its socket. */
-export async function sendToAgent(ctx: AppContext, agentId: string, message: ServerMessage) {
-  await ctx.bus.publish({ kind: "agent.send", agentId, message });
-}
-
 const manageMessages = {
   restart: "Restart command sent to agent",
   update: "Update check command sent to agent",

@@ -1,7 +1,6 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
 import { authGuard } from "../auth/guard";
-import { listRestores, requestRestore } from "../restores/service";
 import { downloadBackupResponse } from "./download";
 import { backupAnswers, backupsModel, encryptedFileAnswer } from "./model";
 import { deleteBackup, findOwnBackup, listBackups, resolveAnomaly, summarizeBackups, triggerBackup } from "./service";
@@ -34,11 +33,6 @@ export const backupsController = (ctx: AppContext) => {
       },
       { auth: true, body: backupsModel.trigger, response: { 201: backupAnswers.backup }, detail: { summary: "Back a database up now (429 before the plan allows)" } },
     )
-    .get("/restores/all", ({ user }) => listRestores(ctx, user.id), {
-      auth: true,
-      response: { 200: backupAnswers.restores },
-      detail: { summary: "The user's restores, newest first" },
-    })
     .get("/:id", async ({ user, params }) => toBackupView(await findOwnBackup(ctx, user.id, params.id)), {
       auth: true,
       params: backupsModel.idParams,
@@ -74,19 +68,5 @@ export const backupsController = (ctx: AppContext) => {
       "/:id/download",
       async ({ user, params, request }) => downloadBackupResponse(ctx, await findOwnBackup(ctx, user.id, params.id), request.headers.get("range")),
       { auth: true, params: backupsModel.idParams, detail: { summary: "Download the encrypted file (ranges supported)", responses: encryptedFileAnswer } },
-    )
-    .post(
-      "/:id/restore",
-      async ({ user, params, body, set }) => {
-        set.status = 201;
-        return requestRestore(ctx, user.id, params.id, body);
-      },
-      {
-        auth: true,
-        params: backupsModel.idParams,
-        body: backupsModel.restore,
-        response: { 201: backupAnswers.restoreRequested },
-        detail: { summary: "Restore a backup over its database, or as a copy into another (targetDatabase), optionally only some collections" },
-      },
     );
 };

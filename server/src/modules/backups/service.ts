@@ -6,7 +6,7 @@ import type { AppContext } from "../../context";
 import { AppError, conflict, notFound } from "../../lib/errors";
 import { lockUntilCommit } from "../../lib/transaction-lock";
 import { recordAudit } from "../audit/service";
-import { sendToAgent } from "../agents/service";
+import { sendToAgent } from "../../lib/agent-commands";
 import { notifyBackupAnomaly, notifyBackupCompleted, notifyBackupFailed } from "../notifications/service";
 import { backupFacts } from "../webhooks/events";
 import { planOfUser } from "../plans/service";

@@ -8,7 +8,7 @@ import { AppError, badRequest, conflict, notFound } from "../../lib/errors";
 import { StorageLimitError, UploadIncompleteError } from "../../storage";
 import { findDefaultPlan } from "../plans/service";
 import { releaseStorage, reserveStorage } from "../quota/storage-quota";
-import type { AgentRow } from "../agents/agent-auth";
+import type { AgentRow } from "@db/schema";
 import { flagAnomaly } from "./anomaly";
 import { announceBackupCompleted, failBackup } from "./service";
 import type { HashTurn } from "./running-hashes";

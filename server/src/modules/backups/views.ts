@@ -1,7 +1,6 @@
-import { backups, type restores } from "@db/schema";
+import { backups } from "@db/schema";
 
 type BackupRow = typeof backups.$inferSelect;
-type RestoreRow = typeof restores.$inferSelect;
 
 /** The columns toBackupView reads: a list selects only these (not the storage key, agent, times of work). */
 export const backupViewColumns = {
@@ -44,26 +43,6 @@ export function toBackupView(backup: Pick<BackupRow, keyof typeof backupViewColu
     verification: backup.verification ?? null,
     anomaly: backup.anomaly ?? null,
     anomalyResolvedAt: backup.anomalyResolvedAt?.toISOString() ?? null,
-  };
-}
-
-/** A restore record as the API shows it (spec section 3). */
-export function toRestoreView(restore: RestoreRow) {
-  return {
-    _id: restore.id,
-    id: restore.id,
-    backupId: restore.backupId,
-    databaseName: restore.databaseName,
-    targetDatabase: restore.targetDatabase ?? restore.databaseName,
-    collections: restore.collections ?? null,
-    status: restore.status,
-    createdAt: restore.createdAt.toISOString(),
-    completedAt: restore.completedAt?.toISOString() ?? null,
-    error: restore.error,
-    progress: restore.progress ?? null,
-    stats: restore.stats ?? null,
-    kind: restore.kind,
-    drill: restore.drill ?? null,
   };
 }
 

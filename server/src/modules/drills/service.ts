@@ -8,11 +8,11 @@ import { drillDatabaseName } from "@protocol/verification";
 import type { AppContext } from "../../context";
 import { conflict, notFound } from "../../lib/errors";
 import { lockUntilCommit } from "../../lib/transaction-lock";
-import { sendToAgent } from "../agents/service";
+import { sendToAgent } from "../../lib/agent-commands";
 import { recordAudit } from "../audit/service";
 import { lockBackupForReading } from "../backups/service";
 import { findAgentOf } from "../backups/verification";
-import { toRestoreView } from "../backups/views";
+import { toRestoreView } from "../restores/views";
 import { announceRestore, restoreDetails } from "../restores/service";
 
 const HOUR = 3_600_000;

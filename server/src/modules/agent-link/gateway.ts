@@ -1,18 +1,17 @@
 import { randomUUID } from "node:crypto";
 import { Value } from "@sinclair/typebox/value";
 import { and, eq } from "drizzle-orm";
-import { backups } from "@db/schema";
+import { type AgentRow, backups } from "@db/schema";
 import { AgentMessage, type ServerMessage } from "@protocol/agent-protocol";
 import type { AppContext } from "../../context";
 import { unstorableValueProblem } from "../../lib/storable-text";
 import { failBackup, recordBackupProgress } from "../backups/service";
 import { recordVerification } from "../backups/verification";
 import { failRestore, recordRestoreCompleted, recordRestoreProgress, recordRestoreStarted } from "../restores/service";
-import type { AgentRow } from "./agent-auth";
-import { recordQueuedJobs } from "./queued-jobs";
-import { declareDatabasesOnHello } from "./declared-databases";
-import { markAgentConnected, markAgentDisconnected, recordHeartbeat } from "./service";
-import { confirmUpdateOnHello, recordUpdateStatus, recordUpdateUnsupported } from "./updates";
+import { recordQueuedJobs } from "../agents/queued-jobs";
+import { declareDatabasesOnHello } from "../agents/declared-databases";
+import { markAgentConnected, markAgentDisconnected, recordHeartbeat } from "../agents/service";
+import { confirmUpdateOnHello, recordUpdateStatus, recordUpdateUnsupported } from "../agents/updates";
 
 type AgentSocket = { id: string; send(data: string): unknown; close(code?: number, reason?: string): unknown };
 type Connection = {

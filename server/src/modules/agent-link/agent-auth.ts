@@ -1,23 +1,17 @@
-import { createHash, timingSafeEqual } from "node:crypto";
+import { timingSafeEqual } from "node:crypto";
 import { and, eq } from "drizzle-orm";
-import { agents, users } from "@db/schema";
-import { AgentHeaders } from "@protocol/agent-protocol";
+import { type AgentRow, agents, type UserRow, users } from "@db/schema";
+import { AGENT_REMOVED_MESSAGE, AgentHeaders } from "@protocol/agent-protocol";
 import type { AppContext } from "../../context";
 import { AppError, unauthorized } from "../../lib/errors";
-
-export type AgentUser = typeof users.$inferSelect;
-export type AgentRow = typeof agents.$inferSelect;
-
-export const AGENT_REMOVED_MESSAGE = "This agent was removed from DBVault: run dbvault-agent setup --force to connect this machine again.";
-
-export const hashAgentToken = (token: string) => createHash("sha256").update(token).digest("hex");
+import { hashAgentToken } from "../agents/agent-token";
 
 function bearer(authorization: string | undefined) {
   return authorization?.match(/^Bearer\s+(\S+)$/i)?.[1];
 }
 
 /** The account behind an agent's API key. Throws 401 for an unknown key, 403 for a banned account. */
-export async function authenticateApiKey(ctx: AppContext, authorization: string | undefined): Promise<AgentUser> {
+export async function authenticateApiKey(ctx: AppContext, authorization: string | undefined): Promise<UserRow> {
   const apiKey = bearer(authorization);
   if (!apiKey) throw unauthorized("An API key is required (Authorization: Bearer <API key>).");
   const [user] = await ctx.db.select().from(users).where(eq(users.apiKeyHash, ctx.apiKeys.hash(apiKey)));
@@ -30,7 +24,7 @@ export async function authenticateApiKey(ctx: AppContext, authorization: string 
 export async function authenticateAgent(
   ctx: AppContext,
   headers: Record<string, string | undefined>,
-): Promise<{ user: AgentUser; agent: AgentRow }> {
+): Promise<{ user: UserRow; agent: AgentRow }> {
   const user = await authenticateApiKey(ctx, headers.authorization);
   const agentId = headers[AgentHeaders.agentId];
   const token = headers[AgentHeaders.agentToken];
@@ -50,7 +44,7 @@ export async function authenticateAgent(
 }
 
 /** An inactive account keeps the agents it has (they keep backing up) but registers no new one. */
-export function refuseNewAgentFor(user: AgentUser) {
+export function refuseNewAgentFor(user: UserRow) {
   if (user.status === "inactive") {
     throw new AppError(403, "INACTIVE", "This account is inactive, so no new agent can be set up. Agents already set up keep running.");
   }
