@@ -10,6 +10,8 @@ const PUBLIC_ROUTES = new Set([
   "POST /api/auth/forgot-password",
   "GET /api/auth/reset-password/:token",
   "POST /api/auth/reset-password/:token",
+  "POST /api/auth/email-change/confirm/:token",
+  "POST /api/auth/email-change/undo/:token",
   "GET /api/settings/plans",
   "GET /api/docs",
   "GET /api/kb",

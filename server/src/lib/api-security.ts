@@ -29,6 +29,9 @@ const BY_OPERATION: Record<string, Requirement[]> = {
   "GET /api/auth/reset-password/{token}": PUBLIC,
   "POST /api/auth/reset-password/{token}": PUBLIC,
   "POST /api/auth/logout": SESSION,
+  // The link e-mailed to the new address (confirm) or the old one (undo) is the credential.
+  "POST /api/auth/email-change/confirm/{token}": PUBLIC,
+  "POST /api/auth/email-change/undo/{token}": PUBLIC,
   "GET /api/settings/plans": PUBLIC,
   "GET /api/agents/server-status": PUBLIC,
   "GET /api/kb/": PUBLIC,
@@ -48,6 +51,7 @@ const BY_OPERATION: Record<string, Requirement[]> = {
   "GET /api/settings/system-status": SESSION,
   "POST /api/agents/manage/{agentId}": SESSION,
   "DELETE /api/agents/{agentId}": SESSION,
+  "PATCH /api/agents/{agentId}": SESSION,
   "GET /metrics": [{ metricsToken: [] }],
 };
 

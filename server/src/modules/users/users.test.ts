@@ -133,6 +133,8 @@ describe("audit log", () => {
     expect(new Set(res.body).size).toBe(res.body.length);
     // E-mail changes (issue 28): asked, confirmed (EMAIL_CHANGED), undone.
     for (const action of ["EMAIL_CHANGE_REQUESTED", "EMAIL_CHANGED", "EMAIL_CHANGE_UNDONE"]) expect(res.body).toContain(action);
-    expect(res.body).toHaveLength(38);
+    // Agents set up again on their machine, and renamed (issue 29).
+    for (const action of ["AGENT_REREGISTERED", "AGENT_RENAMED"]) expect(res.body).toContain(action);
+    expect(res.body).toHaveLength(40);
   });
 });
