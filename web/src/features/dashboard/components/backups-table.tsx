@@ -48,7 +48,7 @@ function buildColumns({ onDownload, onRestore, onDelete, onVerify, onResolveAnom
       header: "Timestamp",
       cell: ({ row }) => (isRunning(statusOf(row.original)) ? <RunningProgress row={row.original} /> : formatDateTime(row.original.timestamp)),
     },
-    { id: "size", header: "Size", cell: ({ row }) => (isRunning(statusOf(row.original)) ? null : formatBytes(row.original.size)) },
+    { id: "size", header: "Size", cell: ({ row }) => (isRunning(statusOf(row.original)) ? null : formatBytes(row.original.live?.size ?? row.original.size)) },
     {
       id: "status",
       header: "Status",
