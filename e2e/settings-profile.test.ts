@@ -211,12 +211,25 @@ describe("settings", () => {
     expect(stored.body.notifications).toEqual({ backupSuccess: false, backupFailure: true, agentDisconnection: true });
     expect(stored.body.notificationEmail).toBe("alerts@example.com");
 
+    // A toggle turned off but not saved yet stays off through the e-mail's own 'Update'; the
+    // red toast of the failed first try goes once the retry succeeds.
+    const failure = page.getByRole("switch", { name: "Backup Failure" });
+    await failure.click();
+    await eventually(() => failure.getAttribute("aria-checked"), (value) => expect(value).toBe("false"));
     await page.getByLabel("Notification email").fill("not-an-email");
     await page.getByRole("button", { name: "Update", exact: true }).click();
     await waitForToast(page, "Failed to save settings. Please try again.");
     await page.getByLabel("Notification email").fill("ops@example.com");
     await page.getByRole("button", { name: "Update", exact: true }).click();
     await page.getByRole("button", { name: "Updated!" }).waitFor();
+    // Read at once: the toast would close by itself after 5 s.
+    expect(await toasts(page).innerText()).not.toContain("Failed to save settings");
+    expect(await failure.getAttribute("aria-checked")).toBe("false");
+    await page.getByRole("button", { name: "Save All Changes" }).click();
+    await eventually(
+      async () => (await env.server.call("GET", "/api/settings", { token: user.token })).body.notifications,
+      (value) => expect(value).toEqual({ backupSuccess: false, backupFailure: false, agentDisconnection: true }),
+    );
 
     await page.getByRole("button", { name: "Send Test Notification" }).click();
     await waitForToast(page, "Test notification sent successfully. Please check your email.");
@@ -399,11 +412,15 @@ describe("profile and audit log", () => {
     await filter.selectOption("EMAIL_CHANGED");
     const emailRow = page.getByRole("row", { name: /EMAIL_CHANGED/ });
     await emailRow.waitFor();
-    const detailsCell = emailRow.locator("td").nth(3);
-    const shown = await detailsCell.innerText();
-    const full = await detailsCell.getAttribute("title");
-    expect(JSON.parse(full!).to).toBe(newEmail);
-    expect(shown).toBe(`${full!.slice(0, 50)}...`);
+    // Details: cut at 50 characters, the whole JSON on expanding the row (no hover needed).
+    const details = emailRow.getByTestId("audit-details");
+    const shown = await details.innerText();
+    expect(shown).toMatch(/^\{.{49}\.\.\.$/);
+    await emailRow.getByRole("button", { name: "Show all" }).click();
+    await eventually(() => details.innerText(), (value) => expect(JSON.parse(value).to).toBe(newEmail));
+    expect(await details.innerText()).toStartWith(shown.slice(0, 50));
+    await emailRow.getByRole("button", { name: "Show less" }).click();
+    await eventually(() => details.innerText(), (value) => expect(value).toBe(shown));
 
     await filter.selectOption("PASSWORD_CHANGED");
     await page.getByRole("row", { name: /PASSWORD_CHANGED/ }).waitFor();
