@@ -13,9 +13,10 @@ function bearerToken(authorization: string | undefined): string | undefined {
 
 /**
  * The signed-in user behind a request's bearer token. Throws 401 for a missing, forged, expired
- * or superseded token (password changed since), 403 with the reason for a banned account.
+ * or superseded token (password changed since), 403 with the reason for a banned account unless
+ * `allowBanned` (signing out only takes rights away, so a banned account may still do it).
  */
-export async function authenticate(ctx: AppContext, authorization: string | undefined): Promise<AuthenticatedUser> {
+export async function authenticate(ctx: AppContext, authorization: string | undefined, options: { allowBanned?: boolean } = {}): Promise<AuthenticatedUser> {
   const token = bearerToken(authorization);
   if (!token) throw unauthorized("Please sign in to continue.");
   const claims = await ctx.tokens.verify(token);
@@ -24,7 +25,7 @@ export async function authenticate(ctx: AppContext, authorization: string | unde
   if (!user || user.tokenVersion !== claims.tv) {
     throw unauthorized("Your session has expired or is invalid. Please sign in again.");
   }
-  if (user.isBanned) {
+  if (user.isBanned && !options.allowBanned) {
     throw new AppError(403, "BANNED", `Your account has been suspended. Reason: ${user.banReason ?? "No reason provided"}`, {
       isBanned: true,
       banReason: user.banReason,
@@ -41,12 +42,19 @@ const authenticatedUsers = new WeakMap<Request, AuthenticatedUser>();
 /**
  * Route options `{ auth: true }` and `{ admin: true }`: the handler receives `user`, the
  * authenticated account; admin routes also require the admin role, checked here on the server.
+ * `{ bannedToo: true }` is `auth` that lets a banned account through (sign-out only).
  */
 export const authGuard = (ctx: AppContext) =>
   new Elysia().macro({
     auth: {
       async transform({ request, headers }) {
         authenticatedUsers.set(request, await authenticate(ctx, headers.authorization));
+      },
+      resolve: ({ request }) => ({ user: authenticatedUsers.get(request)! }),
+    },
+    bannedToo: {
+      async transform({ request, headers }) {
+        authenticatedUsers.set(request, await authenticate(ctx, headers.authorization, { allowBanned: true }));
       },
       resolve: ({ request }) => ({ user: authenticatedUsers.get(request)! }),
     },
