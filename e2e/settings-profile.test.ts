@@ -3,7 +3,8 @@
 // have something real to show and commands really reach an agent socket.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
-import { plans } from "@db/schema";
+import { eq } from "drizzle-orm";
+import { plans, users } from "@db/schema";
 import { registerScriptedAgent, type ScriptedAgent } from "../server/test/scripted-agent";
 import type { TestUser } from "../server/test/harness";
 import { type E2EEnv, startE2E } from "./support/e2e-env";
@@ -367,6 +368,29 @@ describe("profile and audit log", () => {
     await page.getByTestId("current-plan").getByText("Hobby").waitFor();
     expect((await env.server.call("GET", "/api/user/plan", { token: user.token })).body.name).toBe("Hobby");
     await env.screenshot(page, "profile-billing");
+    await context.close();
+  });
+
+  test("Billing & Plan: leaving a paid plan for Free asks first; Cancel keeps the plan", async () => {
+    // Support put this account on Starter (a paid plan).
+    const payer = await env.server.registerUser({ name: "Paying Customer" });
+    const [starterPlan] = await env.server.ctx.db.select().from(plans).where(eq(plans.name, "Starter"));
+    await env.server.ctx.db.update(users).set({ planId: starterPlan!.id }).where(eq(users.id, payer.id));
+    const { context, page } = await env.openPage();
+    await signIn(page, payer);
+    await page.goto("/profile");
+    await tab(page, "Billing & Plan").click();
+    await page.getByTestId("current-plan").getByText("Starter").waitFor();
+    await page.getByRole("group", { name: "Free plan" }).getByRole("button", { name: "Switch to Free" }).click();
+    const confirm = page.getByRole("dialog", { name: "Switch to Free?" });
+    await confirm.getByText(/^The Free plan's limits apply at once: .+\. Moving back to Starter goes through support\.$/).waitFor();
+    await confirm.getByRole("button", { name: "Cancel" }).click();
+    await confirm.waitFor({ state: "hidden" });
+    expect((await env.server.call("GET", "/api/user/plan", { token: payer.token })).body.name).toBe("Starter");
+    await page.getByRole("group", { name: "Free plan" }).getByRole("button", { name: "Switch to Free" }).click();
+    await confirm.getByRole("button", { name: "Switch to Free" }).click();
+    await waitForToast(page, "Plan updated to Free!");
+    expect((await env.server.call("GET", "/api/user/plan", { token: payer.token })).body.name).toBe("Free");
     await context.close();
   });
 

@@ -2,10 +2,12 @@ import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { Link } from "wouter";
 import { Alert } from "../../../components/ui/alert";
 import { buttonClasses } from "../../../components/ui/button";
+import { askConfirmation } from "../../../components/ui/confirm-dialog";
 import { inputClasses } from "../../../components/ui/field";
 import { Icon } from "../../../components/ui/icons";
 import { LoadingScreen } from "../../../components/ui/spinner";
 import { scrollToElementIfHidden } from "../../../lib/scroll";
+import type { AdminAgent } from "../api/admin-api";
 import { useAdminDashboard } from "../hooks/use-admin-dashboard";
 import { countUsers, filterUsers } from "../utils/admin-users";
 import { AdminStatCards } from "./admin-stat-cards";
@@ -43,6 +45,16 @@ export function AdminDashboardPage() {
   useEffect(() => {
     if (admin.error) errorRef.current?.scrollIntoView({ block: "nearest", behavior: "smooth" });
   }, [admin.error]);
+
+  const confirmDeleteAgent = async (agent: AdminAgent) => {
+    const confirmed = await askConfirmation({
+      title: `Delete agent ${agent.name}?`,
+      message: "The agent can no longer connect, so its databases are not backed up until it is set up again.",
+      confirmLabel: "Delete",
+      variant: "destructive",
+    });
+    if (confirmed) await admin.deleteAgent(agent._id);
+  };
 
   if (admin.loading) return <LoadingScreen label="Loading admin data..." />;
 
@@ -113,7 +125,7 @@ export function AdminDashboardPage() {
               onSaveEmail={(email) => admin.saveEmail(user._id, email)}
               onBan={(reason) => admin.setBan(user._id, true, reason)}
               onUnban={() => admin.setBan(user._id, false)}
-              onDeleteAgent={(agent) => void admin.deleteAgent(agent._id)}
+              onDeleteAgent={(agent) => void confirmDeleteAgent(agent)}
               onDeleteUser={() => setConfirmingDelete(true)}
             />
           ) : null}
