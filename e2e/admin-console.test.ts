@@ -108,7 +108,7 @@ describe("admin dashboard", () => {
     const pro = ((await asAdmin(admin, "GET", "/api/admin/plans")).body as { _id: string; name: string }[]).find((p) => p.name === "Pro")!;
     await panel.getByLabel("Plan", { exact: true }).selectOption(pro._id);
     await row(page, "Grace Hopper").getByText("Pro").waitFor();
-    await eventually(() => panel.getByLabel("Plan limits").innerText(), (value) => expect(value).toMatch(/200 GB[\s\S]*12\.9 weeks[\s\S]*every 1 hour[\s\S]*10/));
+    await eventually(() => panel.getByLabel("Plan limits").innerText(), (value) => expect(value).toMatch(/200 GB[\s\S]*3 months[\s\S]*every 1 hour[\s\S]*10/));
     const serverGrace = async () => ((await asAdmin(admin, "GET", "/api/admin/users")).body as any[]).find((u) => u._id === grace.id);
     expect((await serverGrace()).plan.name).toBe("Pro");
     await search.fill("pro");

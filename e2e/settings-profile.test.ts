@@ -375,12 +375,15 @@ describe("profile and audit log", () => {
     // Support put this account on Starter (a paid plan).
     const payer = await env.server.registerUser({ name: "Paying Customer" });
     const [starterPlan] = await env.server.ctx.db.select().from(plans).where(eq(plans.name, "Starter"));
-    await env.server.ctx.db.update(users).set({ planId: starterPlan!.id }).where(eq(users.id, payer.id));
+    // A tenth of a percent stored: the dashboard and Billing give the same figure.
+    await env.server.ctx.db.update(users).set({ planId: starterPlan!.id, storageUsed: Math.round(starterPlan!.storageLimit / 1000) }).where(eq(users.id, payer.id));
     const { context, page } = await env.openPage();
     await signIn(page, payer);
+    await page.getByText(/ \(0\.1%\)$/).waitFor();
     await page.goto("/profile");
     await tab(page, "Billing & Plan").click();
     await page.getByTestId("current-plan").getByText("Starter").waitFor();
+    await page.getByText(/ \(0\.1%\)$/).waitFor();
     await page.getByRole("group", { name: "Free plan" }).getByRole("button", { name: "Switch to Free" }).click();
     const confirm = page.getByRole("dialog", { name: "Switch to Free?" });
     await confirm.getByText(/^The Free plan's limits apply at once: .+\. Moving back to Starter goes through support\.$/).waitFor();

@@ -8,6 +8,7 @@ import { Icon } from "../../../components/ui/icons";
 import { toast } from "../../../components/ui/toast-store";
 import { readErrorMessage } from "../../../lib/api-client";
 import { cn } from "../../../lib/cn";
+import { formatPercent } from "../../../lib/format-percent";
 import { type Plan, switchPlanRequest, type UserPlan } from "../api/account-api";
 import { canSwitchToPlan, computeStoragePercent, describePlanLimits, formatPlanPrice, storageBarTone } from "../utils/plan-display";
 
@@ -59,7 +60,7 @@ export function BillingTab({ plan, plans, plansError, onPlanChanged }: BillingTa
               Storage used
             </span>
             <span className="text-slate-600">
-              {formatBytes(plan.storageUsed)} of {formatBytes(plan.storageLimit)} ({Math.round(percent)}%)
+              {formatBytes(plan.storageUsed)} of {formatBytes(plan.storageLimit)} ({formatPercent(percent)})
             </span>
           </div>
           <div
