@@ -32,3 +32,21 @@ test("a signed-in user's pages open with the signed-in navigation bar from the f
   }
   await context.close();
 }, 60_000);
+
+test("one word each for signing in and out: the spec's on its buttons, 'sign in' and 'sign out' in text", async () => {
+  const { context, page } = await env.openPage();
+  await page.goto("/login");
+  // The spec's words: the bar's 'Log in' and 'Sign up', the form's 'Sign in'.
+  const nav = page.getByRole("navigation", { name: "Main" });
+  await nav.getByRole("link", { name: "Log in", exact: true }).waitFor();
+  await nav.getByRole("link", { name: "Sign up", exact: true }).waitFor();
+  await page.getByRole("button", { name: "Sign in", exact: true }).waitFor();
+  await page.getByRole("heading", { name: "Sign in to your account" }).waitFor();
+  expect(await page.title()).toBe("DBVault - Sign in");
+  await page.goto("/privacy");
+  await page.getByRole("heading", { level: 1 }).waitFor();
+  const privacy = await page.locator("main").innerText();
+  expect(privacy).toContain("when you sign out");
+  expect(privacy.toLowerCase()).not.toContain("log out");
+  await context.close();
+}, 60_000);
