@@ -104,7 +104,7 @@ describe("admin dashboard", () => {
     const panel = details(page);
     await eventually(() => panel.getByLabel("Email").inputValue(), (value) => expect(value).toBe(grace.email));
     await eventually(() => panel.getByLabel("Plan", { exact: true }).locator("option:checked").innerText(), (value) => expect(value).toBe("Free"));
-    await eventually(() => panel.getByLabel("Plan limits").innerText(), (value) => expect(value).toMatch(/Storage\s*1 GB\s*Retention\s*1 week\s*Frequency\s*every 24 hours\s*DB Limit\s*1/i));
+    await eventually(() => panel.getByLabel("Plan limits").innerText(), (value) => expect(value).toMatch(/Storage\s*1 GB\s*Retention\s*7 days\s*Frequency\s*every 24 hours\s*DB Limit\s*1/i));
     const pro = ((await asAdmin(admin, "GET", "/api/admin/plans")).body as { _id: string; name: string }[]).find((p) => p.name === "Pro")!;
     await panel.getByLabel("Plan", { exact: true }).selectOption(pro._id);
     await row(page, "Grace Hopper").getByText("Pro").waitFor();
