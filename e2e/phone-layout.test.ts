@@ -105,6 +105,21 @@ describe("a 390 px phone", () => {
     const firstResultTop = await page.getByTestId("kb-article").first().evaluate((el) => el.getBoundingClientRect().top + window.scrollY);
     if (firstResultTop > PHONE.height) found.problems.push(`/kb: the first result starts ${Math.round(firstResultTop)} px down, below the first screen`);
     await found.reachable("/kb", "Search", page.getByRole("button", { name: "Search", exact: true }));
+    // Choosing a category shows its results on screen (not somewhere above or below).
+    const filtersToggle = page.getByRole("button", { name: "Categories and tags" });
+    if (await filtersToggle.isVisible()) await filtersToggle.click();
+    const category = page.getByRole("complementary", { name: "Filters" }).getByRole("button", { name: /Troubleshooting/ });
+    await found.reachable("/kb", "Troubleshooting category", category);
+    await category.click();
+    await page.waitForURL(/category=troubleshooting/);
+    await waitForKbList(page);
+    const resultOnScreen = () => page.getByTestId("kb-article").first().evaluate((el) => el.getBoundingClientRect().top >= 0 && el.getBoundingClientRect().top < window.innerHeight - 100);
+    try {
+      await eventually(resultOnScreen, (onScreen) => expect(onScreen).toBe(true), 3_000);
+    } catch {
+      found.problems.push("/kb: choosing a category shows no result on screen");
+    }
+    await env.screenshot(page, "phone-kb-filtered");
 
     // The article: Copy does not cover the command, and the contents can be reached.
     await page.goto("/kb/installing-the-agent");
