@@ -104,11 +104,11 @@ describe("admin dashboard", () => {
     const panel = details(page);
     await eventually(() => panel.getByLabel("Email").inputValue(), (value) => expect(value).toBe(grace.email));
     await eventually(() => panel.getByLabel("Plan", { exact: true }).locator("option:checked").innerText(), (value) => expect(value).toBe("Free"));
-    await eventually(() => panel.getByLabel("Plan limits").innerText(), (value) => expect(value).toMatch(/Storage\s*1 GB\s*Retention\s*1 week\s*Frequency\s*every 24 hours\s*DB Limit\s*1/i));
+    await eventually(() => panel.getByLabel("Plan limits").innerText(), (value) => expect(value).toMatch(/Storage\s*1 GB\s*Retention\s*7 days\s*Frequency\s*every 24 hours\s*DB Limit\s*1/i));
     const pro = ((await asAdmin(admin, "GET", "/api/admin/plans")).body as { _id: string; name: string }[]).find((p) => p.name === "Pro")!;
     await panel.getByLabel("Plan", { exact: true }).selectOption(pro._id);
     await row(page, "Grace Hopper").getByText("Pro").waitFor();
-    await eventually(() => panel.getByLabel("Plan limits").innerText(), (value) => expect(value).toMatch(/200 GB[\s\S]*12\.9 weeks[\s\S]*every 1 hour[\s\S]*10/));
+    await eventually(() => panel.getByLabel("Plan limits").innerText(), (value) => expect(value).toMatch(/200 GB[\s\S]*3 months[\s\S]*every 1 hour[\s\S]*10/));
     const serverGrace = async () => ((await asAdmin(admin, "GET", "/api/admin/users")).body as any[]).find((u) => u._id === grace.id);
     expect((await serverGrace()).plan.name).toBe("Pro");
     await search.fill("pro");
@@ -144,9 +144,16 @@ describe("admin dashboard", () => {
     await eventually(() => agentItem.innerText(), (value) => expect(value).toMatch(/grace-prod-agent[\s\S]*db-host\.internal[\s\S]*v1\.0\.0/));
     await env.screenshot(page, "admin-user-details");
 
-    // Ban with a reason; Grace's next request lands her on /banned with it.
+    // Ban asks first (Cancel bans no one); then with a reason, Grace's next request lands her on /banned with it.
     await panel.getByLabel("Ban reason (optional)").fill("Chargeback fraud");
     await panel.getByRole("button", { name: "Ban", exact: true }).click();
+    const banDialog = page.getByRole("dialog", { name: "Ban Grace Hopper?" });
+    await banDialog.getByText('They can no longer use DBVault and are shown the reason: "Chargeback fraud". You can unban them later.').waitFor();
+    await banDialog.getByRole("button", { name: "Cancel" }).click();
+    await banDialog.waitFor({ state: "hidden" });
+    expect((await serverGrace()).isBanned).toBe(false);
+    await panel.getByRole("button", { name: "Ban", exact: true }).click();
+    await banDialog.getByRole("button", { name: "Ban", exact: true }).click();
     await panel.getByText("Reason: Chargeback fraud").waitFor();
     await row(page, "Grace Hopper").getByText("banned").waitFor();
     await eventually(() => cardValue(page, "Banned"), (value) => expect(value).toBe("1"));
@@ -169,12 +176,20 @@ describe("admin dashboard", () => {
 
     // A ban without a reason gets 'Policy violation'; then unban again.
     await panel.getByRole("button", { name: "Ban", exact: true }).click();
+    await banDialog.getByText('"Policy violation"', { exact: false }).waitFor();
+    await banDialog.getByRole("button", { name: "Ban", exact: true }).click();
     await panel.getByText("Reason: Policy violation").waitFor();
     await panel.getByRole("button", { name: "Unban" }).click();
     await panel.getByRole("button", { name: "Ban", exact: true }).waitFor();
 
-    // Delete the agent.
+    // Delete the agent, after confirming (Cancel keeps it).
     await panel.getByRole("button", { name: "Delete agent grace-prod-agent" }).click();
+    const agentDialog = page.getByRole("dialog", { name: "Delete agent grace-prod-agent?" });
+    await agentDialog.getByRole("button", { name: "Cancel" }).click();
+    await agentDialog.waitFor({ state: "hidden" });
+    expect((await asAdmin(admin, "GET", `/api/admin/users/${grace.id}/agents`)).body).toHaveLength(1);
+    await panel.getByRole("button", { name: "Delete agent grace-prod-agent" }).click();
+    await agentDialog.getByRole("button", { name: "Delete" }).click();
     await panel.getByText("No agents registered.").waitFor();
     expect((await asAdmin(admin, "GET", `/api/admin/users/${grace.id}/agents`)).body).toEqual([]);
     expect(agent.agentId).toBeString();
@@ -242,6 +257,7 @@ describe("admin dashboard", () => {
     await selectUser(page, "Error Target");
     await page.route("**/api/admin/users/*/ban", (route) => route.abort());
     await panel.getByRole("button", { name: "Ban", exact: true }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Ban", exact: true }).click();
     await topError(page).getByText("Failed to update ban status").waitFor();
     await eventually(() => rows(page).allInnerTexts(), (value) => expect(value).toEqual(before));
     await page.unroute("**/api/admin/users/*/ban");
@@ -257,6 +273,7 @@ describe("admin dashboard", () => {
     await panel.getByTestId("admin-agent").waitFor();
     await page.route("**/api/admin/agents/*", (route) => route.fulfill({ status: 500, contentType: "application/json", body: "{}" }));
     await panel.getByRole("button", { name: "Delete agent doomed-agent" }).click();
+    await page.getByRole("dialog", { name: "Delete agent doomed-agent?" }).getByRole("button", { name: "Delete" }).click();
     await topError(page).getByText("Failed to delete agent").waitFor();
     await eventually(() => panel.getByTestId("admin-agent").count(), (value) => expect(value).toBe(1));
     await context.close();

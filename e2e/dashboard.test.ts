@@ -92,7 +92,15 @@ describe("dashboard", () => {
     if (crm?.isActive === false) await eventually(() => selector.locator('option[value="crm"]').isDisabled(), (value) => expect(value).toBe(true));
     await env.screenshot(page, "dashboard-agent-online");
 
-    // Trigger a backup and watch its row go from progress to Completed.
+    // Trigger a backup and watch its row go from progress to Completed, never showing "0 Bytes"
+    // (the completion event carries the size; the list is fetched again only later).
+    await page.evaluate(() => {
+      const seen = window as unknown as { sawZeroBytes: boolean };
+      seen.sawZeroBytes = false;
+      new MutationObserver(() => {
+        for (const row of document.querySelectorAll('[data-testid="backup-row"]')) if (row.textContent?.includes("0 Bytes")) seen.sawZeroBytes = true;
+      }).observe(document.body, { subtree: true, childList: true, characterData: true });
+    });
     const first = randomBytes(300 * 1024);
     await page.getByRole("button", { name: "Trigger Backup" }).click();
     const command = await agent.waitFor("backup");
@@ -106,6 +114,7 @@ describe("dashboard", () => {
     });
     await backupRows(page).first().getByText("Completed").waitFor({ timeout: 15_000 });
     await backupRows(page).first().getByText("300 KB").waitFor();
+    expect(await page.evaluate(() => (window as unknown as { sawZeroBytes: boolean }).sawZeroBytes)).toBe(false);
     await page.getByRole("button", { name: "Trigger Backup" }).waitFor();
     await eventually(() => page.getByTestId("total-backups").innerText(), (value) => expect(value).toBe("1"));
     // The checklist waits for a test restore; hidden, it gives the chart its place.

@@ -136,6 +136,9 @@ describe("knowledge base administration", () => {
     await page.getByRole("heading", { name: "Knowledge Base Management" }).waitFor();
     await page.getByTestId("admin-article-row").first().waitFor();
     await eventually(() => page.getByTestId("admin-article-row").count(), (value) => expect(value).toBe(18));
+    // The spec's visible 'Actions' column header (a screen-reader-only one widened phones' pages).
+    const headerTextWidth = async () => (await page.getByRole("columnheader", { name: "Actions" }).getByText("Actions", { exact: true }).boundingBox())?.width ?? 0;
+    await eventually(headerTextWidth, (width) => expect(width).toBeGreaterThan(20));
     const updatedHeader = page.getByRole("columnheader", { name: /Updated/ });
     await eventually(() => updatedHeader.getAttribute("aria-sort"), (value) => expect(value).toBe("descending"));
     const titleHeader = page.getByRole("columnheader", { name: /Title/ });

@@ -3,7 +3,8 @@
 // have something real to show and commands really reach an agent socket.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
-import { plans } from "@db/schema";
+import { eq } from "drizzle-orm";
+import { plans, users } from "@db/schema";
 import { registerScriptedAgent, type ScriptedAgent } from "../server/test/scripted-agent";
 import type { TestUser } from "../server/test/harness";
 import { type E2EEnv, startE2E } from "./support/e2e-env";
@@ -220,12 +221,25 @@ describe("settings", () => {
     expect(stored.body.notifications).toEqual({ backupSuccess: false, backupFailure: true, agentDisconnection: true });
     expect(stored.body.notificationEmail).toBe("alerts@example.com");
 
+    // A toggle turned off but not saved yet stays off through the e-mail's own 'Update'; the
+    // red toast of the failed first try goes once the retry succeeds.
+    const failure = page.getByRole("switch", { name: "Backup Failure" });
+    await failure.click();
+    await eventually(() => failure.getAttribute("aria-checked"), (value) => expect(value).toBe("false"));
     await page.getByLabel("Notification email").fill("not-an-email");
     await page.getByRole("button", { name: "Update", exact: true }).click();
     await waitForToast(page, "Failed to save settings. Please try again.");
     await page.getByLabel("Notification email").fill("ops@example.com");
     await page.getByRole("button", { name: "Update", exact: true }).click();
     await page.getByRole("button", { name: "Updated!" }).waitFor();
+    // Read at once: the toast would close by itself after 5 s.
+    expect(await toasts(page).innerText()).not.toContain("Failed to save settings");
+    expect(await failure.getAttribute("aria-checked")).toBe("false");
+    await page.getByRole("button", { name: "Save All Changes" }).click();
+    await eventually(
+      async () => (await env.server.call("GET", "/api/settings", { token: user.token })).body.notifications,
+      (value) => expect(value).toEqual({ backupSuccess: false, backupFailure: false, agentDisconnection: true }),
+    );
 
     await page.getByRole("button", { name: "Send Test Notification" }).click();
     await waitForToast(page, "Test notification sent successfully. Please check your email.");
@@ -388,6 +402,32 @@ describe("profile and audit log", () => {
     await context.close();
   });
 
+  test("Billing & Plan: leaving a paid plan for Free asks first; Cancel keeps the plan", async () => {
+    // Support put this account on Starter (a paid plan).
+    const payer = await env.server.registerUser({ name: "Paying Customer" });
+    const [starterPlan] = await env.server.ctx.db.select().from(plans).where(eq(plans.name, "Starter"));
+    // A tenth of a percent stored: the dashboard and Billing give the same figure.
+    await env.server.ctx.db.update(users).set({ planId: starterPlan!.id, storageUsed: Math.round(starterPlan!.storageLimit / 1000) }).where(eq(users.id, payer.id));
+    const { context, page } = await env.openPage();
+    await signIn(page, payer);
+    await page.getByText(/ \(0\.1%\)$/).waitFor();
+    await page.goto("/profile");
+    await tab(page, "Billing & Plan").click();
+    await page.getByTestId("current-plan").getByText("Starter").waitFor();
+    await page.getByText(/ \(0\.1%\)$/).waitFor();
+    await page.getByRole("group", { name: "Free plan" }).getByRole("button", { name: "Switch to Free" }).click();
+    const confirm = page.getByRole("dialog", { name: "Switch to Free?" });
+    await confirm.getByText(/^The Free plan's limits apply at once: .+\. Moving back to Starter goes through support\.$/).waitFor();
+    await confirm.getByRole("button", { name: "Cancel" }).click();
+    await confirm.waitFor({ state: "hidden" });
+    expect((await env.server.call("GET", "/api/user/plan", { token: payer.token })).body.name).toBe("Starter");
+    await page.getByRole("group", { name: "Free plan" }).getByRole("button", { name: "Switch to Free" }).click();
+    await confirm.getByRole("button", { name: "Switch to Free" }).click();
+    await waitForToast(page, "Plan updated to Free!");
+    expect((await env.server.call("GET", "/api/user/plan", { token: payer.token })).body.name).toBe("Free");
+    await context.close();
+  });
+
   test("Audit Logs: the actions just done, entity and details rules, filter and paging", async () => {
     await registerScriptedAgent(env.baseUrl, user.apiKey, ["audit-db"], "audit-agent");
     // Enough entries for a second page (20 a page): each schedule change writes two.
@@ -430,11 +470,15 @@ describe("profile and audit log", () => {
     await filter.selectOption("EMAIL_CHANGED");
     const emailRow = page.getByRole("row", { name: /EMAIL_CHANGED/ });
     await emailRow.waitFor();
-    const detailsCell = emailRow.locator("td").nth(3);
-    const shown = await detailsCell.innerText();
-    const full = await detailsCell.getAttribute("title");
-    expect(JSON.parse(full!).to).toBe(newEmail);
-    expect(shown).toBe(`${full!.slice(0, 50)}...`);
+    // Details: cut at 50 characters, the whole JSON on expanding the row (no hover needed).
+    const details = emailRow.getByTestId("audit-details");
+    const shown = await details.innerText();
+    expect(shown).toMatch(/^\{.{49}\.\.\.$/);
+    await emailRow.getByRole("button", { name: "Show all" }).click();
+    await eventually(() => details.innerText(), (value) => expect(JSON.parse(value).to).toBe(newEmail));
+    expect(await details.innerText()).toStartWith(shown.slice(0, 50));
+    await emailRow.getByRole("button", { name: "Show less" }).click();
+    await eventually(() => details.innerText(), (value) => expect(value).toBe(shown));
 
     await filter.selectOption("PASSWORD_CHANGED");
     await page.getByRole("row", { name: /PASSWORD_CHANGED/ }).waitFor();

@@ -40,6 +40,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
+const SIGN_OUT = "POST /api/auth/logout";
 const fill = (path: string) => path.replace(/:[a-zA-Z]+/g, "0123456789abcdef01234567");
 const protectedRoutes = () =>
   routes.filter((r) => !PUBLIC_ROUTES.has(`${r.method} ${r.path}`) && !isAgentRoute(r.path) && !isBrowserSocket(r.path));
@@ -61,10 +62,18 @@ describe("every protected route", () => {
   test("answers 403 with the reason to a banned user", async () => {
     const banned = await server.registerUser();
     await server.call("PUT", `/api/admin/users/${banned.id}/ban`, { token: admin.token, body: { isBanned: true, banReason: "Chargeback" } });
-    for (const route of protectedRoutes()) {
+    for (const route of protectedRoutes().filter((r) => `${r.method} ${r.path}` !== SIGN_OUT)) {
       const res = await server.call(route.method, fill(route.path), { token: banned.token, body: {} });
       expect(`${route.method} ${route.path} -> ${res.status} ${res.body.banReason}`).toBe(`${route.method} ${route.path} -> 403 Chargeback`);
     }
+  });
+
+  test("lets a banned user sign out (the banned page's 'Sign Out'): 200, and the token stops working", async () => {
+    const banned = await server.registerUser();
+    await server.call("PUT", `/api/admin/users/${banned.id}/ban`, { token: admin.token, body: { isBanned: true, banReason: "Chargeback" } });
+    const signedOut = await server.call("POST", "/api/auth/logout", { token: banned.token });
+    expect([signedOut.status, signedOut.body.message]).toEqual([200, "Signed out"]);
+    expect((await server.call("GET", "/api/user/profile", { token: banned.token })).status).toBe(401);
   });
 });
 

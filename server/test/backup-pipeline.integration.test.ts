@@ -247,6 +247,8 @@ describe("backups", () => {
       "backupProgress:in-progress",
       "backupProgress:completed",
     ]);
+    // The completed event carries the stored size: the row never shows '0 Bytes' until a refetch.
+    expect(browser.events.at(-1)).toMatchObject({ status: "completed", size: bytes.byteLength });
     browser.close();
 
     const list = await server.call("GET", "/api/backups", { token: user.token });
@@ -566,6 +568,16 @@ describe("backup list", () => {
       successRate: 90,
       lastBackupAt: first.body[0].createdAt,
     });
+  });
+
+  test("the success rate counts finished backups only: one running beside three completed reads 100%", async () => {
+    const user = await server.registerUser();
+    await server.ctx.db.insert(backups).values([
+      ...[1, 2, 3].map((i) => ({ userId: user.id, databaseName: "orders", status: "completed" as const, size: 1000, createdAt: new Date(Date.now() - i * 3_600_000) })),
+      { userId: user.id, databaseName: "orders", status: "in-progress" as const },
+    ]);
+    const summary = await server.call("GET", "/api/backups/summary", { token: user.token });
+    expect(summary.body).toMatchObject({ totalCount: 4, completedCount: 3, failedCount: 0, successRate: 100 });
   });
 });
 

@@ -12,6 +12,14 @@ export function scrollToElement(target: Element | string, offset = SCROLL_OFFSET
   return true;
 }
 
+/** Scrolls to the element (as scrollToElement) only when none of it is on screen: a phone's stacked layout. */
+export function scrollToElementIfHidden(element: Element | null, offset = SCROLL_OFFSET_PX): boolean {
+  if (!element) return false;
+  const box = element.getBoundingClientRect();
+  if (box.top < window.innerHeight && box.bottom > offset) return false;
+  return scrollToElement(element, offset);
+}
+
 /**
  * Scrolls to the element with this id once it exists: pages load lazily, so the target may
  * appear a few frames after navigation. Gives up after `timeoutMs`.

@@ -34,7 +34,8 @@ export function accountRefusal(user: AuthenticatedUser): AppError | null {
 
 /**
  * The signed-in user behind a request's bearer token. Throws 401 for a missing, forged, expired
- * or superseded token (password changed since), 403 for a banned or inactive account.
+ * or superseded token (password changed since), 403 for a banned or inactive account, unless
+ * `allowBanned` (signing out only takes rights away, so a banned account may still do it).
  */
 export async function authenticate(ctx: AppContext, authorization: string | undefined): Promise<AuthenticatedUser> {
   return (await authenticateSession(ctx, authorization)).user;
@@ -44,6 +45,7 @@ export async function authenticate(ctx: AppContext, authorization: string | unde
 export async function authenticateSession(
   ctx: AppContext,
   authorization: string | undefined,
+  options: { allowBanned?: boolean } = {},
 ): Promise<{ user: AuthenticatedUser; session: SessionInfo }> {
   const token = bearerToken(authorization);
   if (!token) throw unauthorized("Please sign in to continue.");
@@ -53,7 +55,7 @@ export async function authenticateSession(
   if (!user || user.tokenVersion !== claims.tv) {
     throw unauthorized("Your session has expired or is invalid. Please sign in again.");
   }
-  const refused = accountRefusal(user);
+  const refused = user.isBanned && options.allowBanned ? null : accountRefusal(user);
   if (refused) throw refused;
   return { user, session: { reauthenticatedAt: claims.ra === null ? null : new Date(claims.ra * 1000) } };
 }
@@ -65,12 +67,19 @@ const authenticatedUsers = new WeakMap<Request, { user: AuthenticatedUser; sessi
 /**
  * Route options `{ auth: true }` and `{ admin: true }`: the handler receives `user`, the
  * authenticated account; admin routes also require the admin role, checked here on the server.
+ * `{ bannedToo: true }` is `auth` that lets a banned account through (sign-out only).
  */
 export const authGuard = (ctx: AppContext) =>
   new Elysia().macro({
     auth: {
       async transform({ request, headers }) {
         authenticatedUsers.set(request, await authenticateSession(ctx, headers.authorization));
+      },
+      resolve: ({ request }) => authenticatedUsers.get(request)!,
+    },
+    bannedToo: {
+      async transform({ request, headers }) {
+        authenticatedUsers.set(request, await authenticateSession(ctx, headers.authorization, { allowBanned: true }));
       },
       resolve: ({ request }) => authenticatedUsers.get(request)!,
     },

@@ -39,7 +39,8 @@ export const authController = (ctx: AppContext) =>
     })
     .use(authGuard(ctx))
     .post("/logout", ({ user }) => logout(ctx, user.id), {
-      auth: true,
+      // The banned page's 'Sign Out' signs out too (403 here left the token working).
+      bannedToo: true,
       response: { 200: authAnswers.message },
       detail: { summary: "Sign out everywhere: every token issued so far stops working" },
     });

@@ -106,7 +106,7 @@ export const backupAnswers = {
     totalCount: t.Integer(),
     completedCount: t.Integer(),
     failedCount: t.Integer(),
-    successRate: t.Number({ description: "Percent, one decimal" }),
+    successRate: t.Number({ description: "Percent of the finished (completed or failed) backups that completed, one decimal" }),
     lastBackupAt: nullable(isoDate()),
   }),
   restores: t.Array(restoreAnswer),

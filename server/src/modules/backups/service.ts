@@ -57,11 +57,14 @@ export async function summarizeBackups(ctx: AppContext, userId: string) {
     .where(eq(backups.userId, userId));
   const totalCount = row?.totalCount ?? 0;
   const completedCount = row?.completedCount ?? 0;
+  const failedCount = row?.failedCount ?? 0;
+  // Of the finished backups only: a running one is neither a success nor a failure yet.
+  const finishedCount = completedCount + failedCount;
   return {
     totalCount,
     completedCount,
-    failedCount: row?.failedCount ?? 0,
-    successRate: totalCount === 0 ? 0 : Math.round((completedCount / totalCount) * 1000) / 10,
+    failedCount,
+    successRate: finishedCount === 0 ? 0 : Math.round((completedCount / finishedCount) * 1000) / 10,
     lastBackupAt: row?.lastBackupAt ? new Date(row.lastBackupAt).toISOString() : null,
   };
 }
@@ -240,7 +243,7 @@ export async function announceBackupCompleted(ctx: AppContext, backup: BackupRow
     type: backup.type,
     size: backup.size,
   });
-  await publishToUser(ctx, backup.userId, { type: "backupProgress", backupId: backup.id, status: "completed", progress: backup.progress });
+  await publishToUser(ctx, backup.userId, { type: "backupProgress", backupId: backup.id, status: "completed", progress: backup.progress, size: backup.size });
   await notifyBackupCompleted(ctx, backup);
   if (backup.anomaly) {
     ctx.log.warn("anomalous backup", { backupId: backup.id, kind: backup.anomaly.kind });

@@ -4,7 +4,8 @@ import type { BusMessage } from "../../lib/cluster-bus";
 
 /** The events browsers receive on /api/ws (spec section 7). */
 export type BrowserEvent =
-  | { type: "backupProgress"; backupId: string; status: OperationStatus; progress: OperationProgress | null }
+  /** `size`: the stored bytes, sent with 'completed' so the row shows them before the list is fetched again. */
+  | { type: "backupProgress"; backupId: string; status: OperationStatus; progress: OperationProgress | null; size?: number }
   | {
       type: "restoreProgress";
       restoreId: string;

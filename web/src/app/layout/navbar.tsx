@@ -63,14 +63,15 @@ function Logo() {
 }
 
 export function Navbar() {
-  const { isLoggedIn, isAdmin, logout } = useSession();
+  const { isLoggedIn, isAdmin, logout, loading } = useSession();
   const [location] = useLocation();
   const [mobileOpen, setMobileOpen] = useState(false);
 
   // A navigation closes the mobile menu.
   useEffect(() => setMobileOpen(false), [location]);
 
-  const items = isLoggedIn ? [...MEMBER_ITEMS, ...(isAdmin ? [{ label: "Admin", href: "/admin" }] : [])] : PUBLIC_ITEMS;
+  // Until the stored session is read, neither bar: a signed-in user must not see 'Log in' first.
+  const items = loading ? [] : isLoggedIn ? [...MEMBER_ITEMS, ...(isAdmin ? [{ label: "Admin", href: "/admin" }] : [])] : PUBLIC_ITEMS;
   const closeMobile = () => setMobileOpen(false);
 
   return (
@@ -84,7 +85,7 @@ export function Navbar() {
           <DropdownMenu label="Help" items={HELP_LINKS} />
         </div>
         <div className="hidden items-center gap-2 md:flex">
-          {isLoggedIn ? (
+          {loading ? null : isLoggedIn ? (
             <Button variant="outline" size="sm" onClick={() => logout()}>
               Log out
             </Button>
@@ -131,7 +132,7 @@ export function Navbar() {
           ))}
         </ul>
         <div className="mt-4 flex gap-2 border-t border-slate-200 pt-4">
-          {isLoggedIn ? (
+          {loading ? null : isLoggedIn ? (
             <Button variant="outline" className="w-full" onClick={() => logout()}>
               Log out
             </Button>

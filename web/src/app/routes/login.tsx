@@ -4,7 +4,7 @@ import { LoginForm } from "../../features/auth/components/login-form";
 import { usePageTitle } from "../../lib/page-title";
 
 export default function LoginPage() {
-  usePageTitle("Log in");
+  usePageTitle("Sign in");
   return (
     <AuthCard
       title="Sign in to your account"

@@ -19,12 +19,17 @@ type DataTableProps<Row extends RowData> = {
   rowProps?: (row: Row) => ComponentProps<"tr">;
 };
 
-/** A TanStack table with the app's header and row styling. */
+/** The column's name shown beside each cell on a phone, where the rows are cards (global.css). */
+export function columnLabel(header: unknown, id: string): string {
+  return typeof header === "string" ? header : id;
+}
+
+/** A TanStack table with the app's header and row styling; on a phone each row is a card. */
 export function DataTable<Row extends RowData>({ columns, data, getRowId, label, className, rowProps }: DataTableProps<Row>) {
   const table = useTable({ features: plainFeatures, columns, data, getRowId });
   return (
     <div className={cn("overflow-x-auto", className)}>
-      <table className="min-w-full divide-y divide-slate-200 text-sm" aria-label={label}>
+      <table className="phone-cards min-w-full divide-y divide-slate-200 text-sm" aria-label={label}>
         <thead className="bg-slate-50">
           {table.getHeaderGroups().map((group) => (
             <tr key={group.id}>
@@ -40,7 +45,7 @@ export function DataTable<Row extends RowData>({ columns, data, getRowId, label,
           {table.getRowModel().rows.map((row) => (
             <tr key={row.id} className="hover:bg-slate-50" {...rowProps?.(row.original)}>
               {row.getAllCells().map((cell) => (
-                <td key={cell.id} className="px-4 py-3 align-middle text-slate-700">
+                <td key={cell.id} className="px-4 py-3 align-middle text-slate-700" data-label={columnLabel(cell.column.columnDef.header, cell.column.id)}>
                   <table.FlexRender cell={cell} />
                 </td>
               ))}

@@ -1,7 +1,8 @@
 import { type KeyboardEvent, type ReactNode, useId, useRef } from "react";
 import { cn } from "../../lib/cn";
+import { inputClasses } from "./field";
 
-export type TabItem<T extends string> = { id: T; label: ReactNode };
+export type TabItem<T extends string> = { id: T; label: string };
 
 type TabsProps<T extends string> = {
   items: readonly TabItem<T>[];
@@ -12,13 +13,15 @@ type TabsProps<T extends string> = {
   /** The panel of the selected tab. */
   children: ReactNode;
   className?: string;
+  /** On a phone, a select in place of a tab bar too wide to show every tab. */
+  phonePicker?: boolean;
 };
 
 /**
  * Tabs (WAI-ARIA tabs pattern, automatic activation): only the selected tab is in the Tab order;
  * Left/Right arrows, Home and End move to and select another tab. One panel, the selected one.
  */
-export function Tabs<T extends string>({ items, value, onValueChange, label, children, className }: TabsProps<T>) {
+export function Tabs<T extends string>({ items, value, onValueChange, label, children, className, phonePicker = false }: TabsProps<T>) {
   const baseId = useId();
   const listRef = useRef<HTMLDivElement>(null);
   const tabId = (id: T) => `${baseId}-tab-${id}`;
@@ -42,7 +45,22 @@ export function Tabs<T extends string>({ items, value, onValueChange, label, chi
 
   return (
     <div className={className}>
-      <div ref={listRef} role="tablist" aria-label={label} onKeyDown={onKeyDown} className="flex gap-1 overflow-x-auto border-b border-slate-200">
+      {phonePicker ? (
+        <select aria-label={label} value={value} onChange={(event) => onValueChange(event.target.value as T)} className={cn(inputClasses, "sm:hidden")}>
+          {items.map((item) => (
+            <option key={item.id} value={item.id}>
+              {item.label}
+            </option>
+          ))}
+        </select>
+      ) : null}
+      <div
+        ref={listRef}
+        role="tablist"
+        aria-label={label}
+        onKeyDown={onKeyDown}
+        className={cn("gap-1 overflow-x-auto border-b border-slate-200", phonePicker ? "hidden sm:flex" : "flex")}
+      >
         {items.map((item) => {
           const selected = item.id === value;
           return (

@@ -46,6 +46,23 @@ export function toast(input: ToastInput): number {
   return id;
 }
 
+/**
+ * A failure toast that the next success takes back: after a retry works, the red 'Failed to
+ * save...' does not stay on screen beside the green 'Saved!'.
+ */
+export function createRetractableToast() {
+  let shown: number | null = null;
+  return {
+    show(input: ToastInput) {
+      shown = toast(input);
+    },
+    retract() {
+      if (shown !== null) dismissToast(shown);
+      shown = null;
+    },
+  };
+}
+
 /** Closes a toast (or all); closed toasts are dropped from memory after the removal delay. */
 export function dismissToast(id?: number) {
   toasts = toasts.map((t) => (id === undefined || t.id === id ? { ...t, open: false } : t));

@@ -113,7 +113,7 @@ export const PRIVACY_SECTIONS: LegalSection[] = [
       <>
         <p>
           We do not use tracking cookies, analytics or advertising technologies. The web application stores your sign-in session in your browser's
-          local storage so that you stay signed in; it is removed when you log out.
+          local storage so that you stay signed in; it is removed when you sign out.
         </p>
         <p>
           Our pages make no requests to third parties. Fonts, scripts, styles and images are all served from our own servers, so no external service

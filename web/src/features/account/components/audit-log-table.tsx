@@ -1,3 +1,4 @@
+import { useState } from "react";
 import { Badge } from "../../../components/ui/card";
 import type { AuditLogEntry } from "../api/account-api";
 import { type BadgeTone, auditBadgeTone, describeAuditEntity, formatAuditDetails, formatAuditTimestamp } from "../utils/audit-format";
@@ -13,35 +14,55 @@ const BADGE_CLASSES: Record<BadgeTone, string> = {
   grey: "bg-slate-100 text-slate-800",
 };
 
-/** Timestamp, Action (coloured badge), Entity, Details (raw JSON, cut at 50 characters). */
+const COLUMNS = ["Timestamp", "Action", "Entity", "Details"] as const;
+
+/** The details as JSON: cut at 50 characters, the whole of it once the row is expanded (touch screens have no hover). */
+function AuditDetails({ details }: { details: { text: string; full: string } }) {
+  const [expanded, setExpanded] = useState(false);
+  if (details.full === details.text) return <>{details.text}</>;
+  return (
+    <>
+      <span className={expanded ? "whitespace-pre-wrap break-all" : undefined} data-testid="audit-details">
+        {expanded ? details.full : details.text}
+      </span>{" "}
+      <button type="button" aria-expanded={expanded} onClick={() => setExpanded((open) => !open)} className="focus-ring rounded font-sans font-medium text-indigo-600 hover:underline">
+        {expanded ? "Show less" : "Show all"}
+      </button>
+    </>
+  );
+}
+
+/** Timestamp, Action (coloured badge), Entity, Details (raw JSON, cut at 50 characters until expanded). */
 export function AuditLogTable({ logs }: { logs: AuditLogEntry[] }) {
   return (
     <div className="overflow-x-auto rounded-xl border border-slate-200">
-      <table className="min-w-full divide-y divide-slate-200 text-sm">
+      <table className="phone-cards min-w-full divide-y divide-slate-200 text-sm">
         <thead className="bg-slate-50 text-left text-xs font-semibold uppercase tracking-wide text-slate-600">
           <tr>
-            <th scope="col" className="px-4 py-3">Timestamp</th>
-            <th scope="col" className="px-4 py-3">Action</th>
-            <th scope="col" className="px-4 py-3">Entity</th>
-            <th scope="col" className="px-4 py-3">Details</th>
+            {COLUMNS.map((column) => (
+              <th key={column} scope="col" className="px-4 py-3">
+                {column}
+              </th>
+            ))}
           </tr>
         </thead>
         <tbody className="divide-y divide-slate-100 bg-white">
-          {logs.map((log) => {
-            const details = formatAuditDetails(log.details);
-            return (
-              <tr key={log.id}>
-                <td className="whitespace-nowrap px-4 py-3 tabular-nums text-slate-700">{formatAuditTimestamp(log.timestamp)}</td>
-                <td className="px-4 py-3">
-                  <Badge className={BADGE_CLASSES[auditBadgeTone(log.action)]}>{log.action}</Badge>
-                </td>
-                <td className="whitespace-nowrap px-4 py-3 text-slate-700">{describeAuditEntity(log.action, log.details)}</td>
-                <td className="px-4 py-3 font-mono text-xs text-slate-600" title={details.full !== details.text ? details.full : undefined}>
-                  {details.text}
-                </td>
-              </tr>
-            );
-          })}
+          {logs.map((log) => (
+            <tr key={log.id} data-testid="audit-row">
+              <td className="whitespace-nowrap px-4 py-3 tabular-nums text-slate-700" data-label={COLUMNS[0]}>
+                {formatAuditTimestamp(log.timestamp)}
+              </td>
+              <td className="px-4 py-3" data-label={COLUMNS[1]}>
+                <Badge className={BADGE_CLASSES[auditBadgeTone(log.action)]}>{log.action}</Badge>
+              </td>
+              <td className="whitespace-nowrap px-4 py-3 text-slate-700" data-label={COLUMNS[2]}>
+                {describeAuditEntity(log.action, log.details)}
+              </td>
+              <td className="px-4 py-3 font-mono text-xs text-slate-600" data-label={COLUMNS[3]}>
+                <AuditDetails details={formatAuditDetails(log.details)} />
+              </td>
+            </tr>
+          ))}
         </tbody>
       </table>
     </div>

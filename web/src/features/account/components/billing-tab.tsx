@@ -3,10 +3,12 @@ import { formatBytes } from "@protocol/format";
 import { Alert } from "../../../components/ui/alert";
 import { Button } from "../../../components/ui/button";
 import { Badge, Card } from "../../../components/ui/card";
+import { askConfirmation } from "../../../components/ui/confirm-dialog";
 import { Icon } from "../../../components/ui/icons";
 import { toast } from "../../../components/ui/toast-store";
 import { readErrorMessage } from "../../../lib/api-client";
 import { cn } from "../../../lib/cn";
+import { formatPercent } from "../../../lib/format-percent";
 import { type Plan, switchPlanRequest, type UserPlan } from "../api/account-api";
 import { canSwitchToPlan, computeStoragePercent, describePlanLimits, formatPlanPrice, storageBarTone } from "../utils/plan-display";
 
@@ -21,6 +23,17 @@ export function BillingTab({ plan, plans, plansError, onPlanChanged }: BillingTa
   const percent = computeStoragePercent(plan.storageUsed, plan.storageLimit);
 
   const switchTo = async (target: Plan) => {
+    // Leaving a paid plan is one click away from losing its limits, and coming back goes through support.
+    const leavingPaid = (plans?.find((p) => p.id === plan.id)?.price ?? 0) > 0;
+    if (leavingPaid) {
+      const confirmed = await askConfirmation({
+        title: `Switch to ${target.name}?`,
+        message: `The ${target.name} plan's limits apply at once: ${describePlanLimits(target).join(", ")}. Moving back to ${plan.name} goes through support.`,
+        confirmLabel: `Switch to ${target.name}`,
+        variant: "destructive",
+      });
+      if (!confirmed) return;
+    }
     setBusyId(target.id);
     try {
       const { error } = await switchPlanRequest(target.id);
@@ -47,7 +60,7 @@ export function BillingTab({ plan, plans, plansError, onPlanChanged }: BillingTa
               Storage used
             </span>
             <span className="text-slate-600">
-              {formatBytes(plan.storageUsed)} of {formatBytes(plan.storageLimit)} ({Math.round(percent)}%)
+              {formatBytes(plan.storageUsed)} of {formatBytes(plan.storageLimit)} ({formatPercent(percent)})
             </span>
           </div>
           <div

@@ -1,10 +1,13 @@
-import { useEffect, useMemo, useRef, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { Link } from "wouter";
 import { Alert } from "../../../components/ui/alert";
 import { buttonClasses } from "../../../components/ui/button";
+import { askConfirmation } from "../../../components/ui/confirm-dialog";
 import { inputClasses } from "../../../components/ui/field";
 import { Icon } from "../../../components/ui/icons";
 import { LoadingScreen } from "../../../components/ui/spinner";
+import { scrollToElementIfHidden } from "../../../lib/scroll";
+import type { AdminAgent } from "../api/admin-api";
 import { useAdminDashboard } from "../hooks/use-admin-dashboard";
 import { countUsers, filterUsers } from "../utils/admin-users";
 import { AdminStatCards } from "./admin-stat-cards";
@@ -21,11 +24,37 @@ export function AdminDashboardPage() {
   const counts = useMemo(() => countUsers(admin.users), [admin.users]);
   const user = admin.selectedUser;
   const errorRef = useRef<HTMLDivElement>(null);
+  const detailsRef = useRef<HTMLDivElement>(null);
+  const tappedUserId = useRef<string | null>(null);
+
+  // On a phone the details sit below the whole list: a tapped user's details come into view.
+  const selectUser = useCallback(
+    (userId: string) => {
+      tappedUserId.current = userId;
+      admin.selectUser(userId);
+    },
+    [admin.selectUser],
+  );
+  useEffect(() => {
+    if (!user || tappedUserId.current !== user._id) return;
+    tappedUserId.current = null;
+    scrollToElementIfHidden(detailsRef.current);
+  }, [user]);
 
   // The message sits at the top (spec 8); bring it into view when an action lower down fails.
   useEffect(() => {
     if (admin.error) errorRef.current?.scrollIntoView({ block: "nearest", behavior: "smooth" });
   }, [admin.error]);
+
+  const confirmDeleteAgent = async (agent: AdminAgent) => {
+    const confirmed = await askConfirmation({
+      title: `Delete agent ${agent.name}?`,
+      message: "The agent can no longer connect, so its databases are not backed up until it is set up again.",
+      confirmLabel: "Delete",
+      variant: "destructive",
+    });
+    if (confirmed) await admin.deleteAgent(agent._id);
+  };
 
   if (admin.loading) return <LoadingScreen label="Loading admin data..." />;
 
@@ -79,12 +108,12 @@ export function AdminDashboardPage() {
                 {search.trim() ? "No users match the search." : "No users found."}
               </p>
             ) : (
-              <AdminUserTable users={visible} plans={admin.plans} selectedId={user?._id ?? null} onSelect={admin.selectUser} />
+              <AdminUserTable users={visible} plans={admin.plans} selectedId={user?._id ?? null} onSelect={selectUser} />
             )}
           </div>
         </section>
 
-        <UserDetailsCard>
+        <UserDetailsCard ref={detailsRef}>
           {user ? (
             <UserDetailsPanel
               key={user._id}
@@ -96,7 +125,7 @@ export function AdminDashboardPage() {
               onSaveEmail={(email) => admin.saveEmail(user._id, email)}
               onBan={(reason) => admin.setBan(user._id, true, reason)}
               onUnban={() => admin.setBan(user._id, false)}
-              onDeleteAgent={(agent) => void admin.deleteAgent(agent._id)}
+              onDeleteAgent={(agent) => void confirmDeleteAgent(agent)}
               onDeleteUser={() => setConfirmingDelete(true)}
             />
           ) : null}

@@ -1,8 +1,10 @@
 import { useState } from "react";
 import { Button } from "../../../components/ui/button";
+import { askConfirmation } from "../../../components/ui/confirm-dialog";
 import { Field } from "../../../components/ui/field";
 import { formatDateTime } from "../../../lib/format-date";
 import type { AdminUser } from "../api/admin-api";
+import { banReasonToSend } from "../utils/admin-users";
 
 type Props = { user: AdminUser; busy: boolean; onBan: (reason: string) => Promise<boolean>; onUnban: () => Promise<boolean> };
 
@@ -30,7 +32,13 @@ export function UserBanSection({ user, busy, onBan, onUnban }: Props) {
           className="mt-3 flex flex-col gap-3 sm:flex-row sm:items-end"
           onSubmit={async (event) => {
             event.preventDefault();
-            if (await onBan(reason)) setReason("");
+            const confirmed = await askConfirmation({
+              title: `Ban ${user.name || user.email}?`,
+              message: `They can no longer use DBVault and are shown the reason: "${banReasonToSend(reason)}". You can unban them later.`,
+              confirmLabel: "Ban",
+              variant: "destructive",
+            });
+            if (confirmed && (await onBan(reason))) setReason("");
           }}
         >
           <Field

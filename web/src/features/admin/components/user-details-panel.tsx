@@ -1,4 +1,4 @@
-import { type ReactNode, useId, useState } from "react";
+import { type ReactNode, type Ref, useId, useState } from "react";
 import { Button } from "../../../components/ui/button";
 import { Card } from "../../../components/ui/card";
 import { Field, inputClasses } from "../../../components/ui/field";
@@ -117,9 +117,9 @@ export function UserDetailsPanel({ user, plans, agents, busy, onUpdate, onSaveEm
 }
 
 /** The panel's frame: 'Select a user from the list.' until one is selected. */
-export function UserDetailsCard({ children }: { children: ReactNode }) {
+export function UserDetailsCard({ children, ref }: { children: ReactNode; ref?: Ref<HTMLDivElement> }) {
   return (
-    <Card className="p-6" role="region" aria-labelledby="admin-user-details-heading">
+    <Card ref={ref} className="p-6" role="region" aria-labelledby="admin-user-details-heading">
       <h2 id="admin-user-details-heading" className="text-lg font-semibold text-slate-900">
         User Details
       </h2>

@@ -36,11 +36,16 @@ describe("plan limits", () => {
     expect(formatDatabaseLimit(501)).toBe("Unlimited");
   });
 
+  test("the panel's retention reads as Billing and Settings do: 7 and 30 days, not '1 week' and '4.3 weeks'", () => {
+    const retentionOf = (hours: number) => describePlanLimits({ storageLimit: 1, retentionLimit: hours, frequencyLimit: 24, dbLimit: 1 })[1]!.value;
+    expect([retentionOf(168), retentionOf(720), retentionOf(2160)]).toEqual(["7 days", "30 days", "3 months"]);
+  });
+
   test("the panel lists Storage, Retention, Frequency ('every ...') and DB Limit", () => {
     const limits = describePlanLimits({ storageLimit: 1024 ** 3, retentionLimit: 168, frequencyLimit: 24, dbLimit: 1 });
     expect(limits).toEqual([
       { label: "Storage", value: "1 GB" },
-      { label: "Retention", value: "1 week" },
+      { label: "Retention", value: "7 days" },
       { label: "Frequency", value: "every 24 hours" },
       { label: "DB Limit", value: "1" },
     ]);

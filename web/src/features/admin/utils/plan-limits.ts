@@ -1,5 +1,6 @@
 // How the User Details panel describes a plan's limits (spec 2 Admin Dashboard, spec 9).
 import { formatBytes } from "@protocol/format";
+import { formatRetention } from "../../../lib/plan-format";
 
 const HOURS_PER_DAY = 24;
 const HOURS_PER_WEEK = 168;
@@ -40,7 +41,8 @@ type LimitsOfPlan = { storageLimit: number; retentionLimit: number; frequencyLim
 export function describePlanLimits(plan: LimitsOfPlan): { label: string; value: string }[] {
   return [
     { label: "Storage", value: formatBytes(plan.storageLimit) },
-    { label: "Retention", value: formatDurationHours(plan.retentionLimit) },
+    // Read as everywhere else a plan's retention shows (Billing, pricing, Settings): '7 days', '3 months'.
+    { label: "Retention", value: formatRetention(plan.retentionLimit) },
     { label: "Frequency", value: `every ${formatDurationHours(plan.frequencyLimit)}` },
     { label: "DB Limit", value: formatDatabaseLimit(plan.dbLimit) },
   ];

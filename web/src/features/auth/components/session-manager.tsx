@@ -1,4 +1,4 @@
-import { useEffect } from "react";
+import { useLayoutEffect } from "react";
 import { TOKEN_CHECK_INTERVAL_MS } from "../../../config/constants";
 import { configureApiAuth } from "../../../lib/api-client";
 import { checkSessionExpiry, currentToken, handleAuthFailure, restoreSession } from "../session";
@@ -6,9 +6,13 @@ import { checkSessionExpiry, currentToken, handleAuthFailure, restoreSession } f
 // Wired at module load, before any component fetches, so the first calls already carry the token.
 configureApiAuth({ getToken: currentToken, onAuthFailure: handleAuthFailure });
 
-/** Restores the stored session on load and checks its expiry every 30 seconds. */
+/**
+ * Restores the stored session on load and checks its expiry every 30 seconds. A layout effect:
+ * the session is in place before the first paint, so a signed-in user never sees the signed-out
+ * navigation bar (Log in / Sign up) flash by.
+ */
 export function SessionManager() {
-  useEffect(() => {
+  useLayoutEffect(() => {
     restoreSession();
     const timer = setInterval(() => checkSessionExpiry(), TOKEN_CHECK_INTERVAL_MS);
     return () => clearInterval(timer);

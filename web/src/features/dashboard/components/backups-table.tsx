@@ -29,7 +29,7 @@ function RunningProgress({ row }: { row: BackupRow }) {
   const progress = row.live?.progress ?? row.progress;
   if (!progress) return <span className="text-sm text-slate-500">Starting up...</span>;
   return (
-    <div className="min-w-48">
+    <div className="min-w-0 sm:min-w-48">
       <ProgressBar value={progress.percentage} label={`Backup of ${row.databaseName}`} />
       <p className="mt-1 text-xs text-slate-500">
         {progress.percentage}% · {formatDocumentCount(progress.current)} / {formatDocumentCount(progress.total)} documents
@@ -48,7 +48,7 @@ function buildColumns({ onDownload, onRestore, onDelete, onVerify, onResolveAnom
       header: "Timestamp",
       cell: ({ row }) => (isRunning(statusOf(row.original)) ? <RunningProgress row={row.original} /> : formatDateTime(row.original.timestamp)),
     },
-    { id: "size", header: "Size", cell: ({ row }) => (isRunning(statusOf(row.original)) ? null : formatBytes(row.original.size)) },
+    { id: "size", header: "Size", cell: ({ row }) => (isRunning(statusOf(row.original)) ? null : formatBytes(row.original.live?.size ?? row.original.size)) },
     {
       id: "status",
       header: "Status",
@@ -71,7 +71,7 @@ function buildColumns({ onDownload, onRestore, onDelete, onVerify, onResolveAnom
         const usable = statusOf(backup) === "completed";
         const label = `${backup.databaseName} backup of ${formatDateTime(backup.createdAt)}`;
         return (
-          <div className="flex gap-1">
+          <div className="flex flex-wrap gap-1 sm:flex-nowrap">
             <Button variant="ghost" size="sm" disabled={!usable || downloadingId === backup.id} onClick={() => onDownload(backup)} aria-label={`Download ${label}`}>
               <Icon name="cloud" className="h-4 w-4" /> Download
             </Button>

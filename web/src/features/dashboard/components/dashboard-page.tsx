@@ -131,7 +131,7 @@ export function DashboardPage({ token }: { token: string | null }) {
       />
       <SummaryCards summary={summary} plan={plan} />
       <div className="grid gap-6 lg:grid-cols-3">
-        <div className="lg:col-span-2">
+        <div className="min-w-0 lg:col-span-2">
           {onboardingNow ? (
             <OnboardingChecklist steps={steps} releases={releases} origin={window.location.origin} installMark={system.status?.install.mark ?? null} onHide={hideChecklist} />
           ) : (

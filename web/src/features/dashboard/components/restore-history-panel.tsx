@@ -14,6 +14,8 @@ import { StatusBadge } from "./status-badge";
 
 export const HISTORY_DATE_PATTERN = "MMM d, yyyy h:mm a";
 
+const COLUMNS = ["Database", "Status", "Requested", "Completed", "Details"] as const;
+
 /** A finished restore's Details: the error or status in words; a drill's findings in full (its error on hover). */
 function RestoreDetails({ restore }: { restore: Omit<RestoreRecord, "status"> & { status: string } }) {
   const short = describeRestoreDetails(restore);
@@ -70,10 +72,10 @@ export function RestoreHistoryPanel({ restores, error, loading, live, onRefresh 
         </div>
       ) : (
         <div className="overflow-x-auto">
-          <table className="min-w-full divide-y divide-slate-200 text-sm">
+          <table className="phone-cards min-w-full divide-y divide-slate-200 text-sm">
             <thead className="bg-slate-50">
               <tr>
-                {["Database", "Status", "Requested", "Completed", "Details"].map((column) => (
+                {COLUMNS.map((column) => (
                   <th key={column} scope="col" className="px-4 py-3 text-left text-xs font-semibold uppercase tracking-wide text-slate-600">
                     {column}
                   </th>
@@ -87,7 +89,7 @@ export function RestoreHistoryPanel({ restores, error, loading, live, onRefresh 
                 const progress = update?.progress ?? restore.progress;
                 return (
                   <tr key={restore.id} data-testid="restore-row">
-                    <td className="px-4 py-3 font-medium text-slate-900">
+                    <td className="px-4 py-3 font-medium text-slate-900" data-label={COLUMNS[0]}>
                       {restore.databaseName}
                       {restore.kind === "drill" ? (
                         <Badge className="ml-2 bg-indigo-100 text-indigo-800" data-testid="drill-badge">
@@ -101,12 +103,12 @@ export function RestoreHistoryPanel({ restores, error, loading, live, onRefresh 
                       ) : null}
                       {restore.collections ? <span className="block text-xs font-normal text-slate-500">only {restore.collections.join(", ")}</span> : null}
                     </td>
-                    <td className="px-4 py-3">
+                    <td className="px-4 py-3" data-label={COLUMNS[1]}>
                       <StatusBadge status={status} />
                     </td>
-                    <td className="px-4 py-3 text-slate-700">{formatDatePattern(restore.createdAt, HISTORY_DATE_PATTERN)}</td>
-                    <td className="px-4 py-3 text-slate-700">{restore.completedAt ? formatDatePattern(restore.completedAt, HISTORY_DATE_PATTERN) : "-"}</td>
-                    <td className="px-4 py-3 text-slate-700">
+                    <td className="px-4 py-3 text-slate-700" data-label={COLUMNS[2]}>{formatDatePattern(restore.createdAt, HISTORY_DATE_PATTERN)}</td>
+                    <td className="px-4 py-3 text-slate-700" data-label={COLUMNS[3]}>{restore.completedAt ? formatDatePattern(restore.completedAt, HISTORY_DATE_PATTERN) : "-"}</td>
+                    <td className="px-4 py-3 text-slate-700" data-label={COLUMNS[4]}>
                       {isRunning(status) ? (
                         <RestoreProgress databaseName={restore.databaseName} progress={progress} />
                       ) : (

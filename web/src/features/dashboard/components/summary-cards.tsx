@@ -2,6 +2,7 @@ import { Card } from "../../../components/ui/card";
 import { Icon } from "../../../components/ui/icons";
 import { ProgressBar } from "../../../components/ui/progress-bar";
 import { formatDateTime } from "../../../lib/format-date";
+import { formatPercent } from "../../../lib/format-percent";
 import type { BackupSummary, UserPlan } from "../api/dashboard-api";
 import { formatBytes, storageBarTone, storagePercent } from "../utils/dashboard-format";
 
@@ -33,14 +34,14 @@ export function SummaryCards({ summary, plan }: { summary: BackupSummary | null;
       <SummaryCard title="Storage Used" icon="cloud">
         <p className="text-3xl font-bold text-slate-900">{formatBytes(used)}</p>
         <p className="mt-1 text-sm text-slate-500">
-          of {formatBytes(limit)} ({percent.toFixed(1)}%)
+          of {formatBytes(limit)} ({formatPercent(percent)})
         </p>
         <ProgressBar value={percent} label="Storage used" tone={storageBarTone(percent)} className="mt-3" />
       </SummaryCard>
       <SummaryCard title="Success Rate" icon="check">
         {/* No rate before the first backup: "0%" would read as a failure. */}
         <p className="text-3xl font-bold text-slate-900" data-testid="success-rate">
-          {summary && summary.totalCount > 0 ? `${summary.successRate}%` : "—"}
+          {summary && summary.completedCount + summary.failedCount > 0 ? formatPercent(summary.successRate) : "—"}
         </p>
         <p className="mt-1 text-sm text-slate-500">
           {summary?.failedCount ?? 0} {summary?.failedCount === 1 ? "failure" : "failures"} in total

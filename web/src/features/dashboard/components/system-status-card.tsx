@@ -17,7 +17,7 @@ export function SystemStatusCard({ status, checking, onCheck }: Props) {
   const agents = status?.agents ?? [];
   const serviceUp = status?.backupService ?? false;
   return (
-    <Card className="h-full p-5">
+    <Card className="h-full min-w-0 p-5">
       <h2 className="text-lg font-semibold text-slate-900">System Status</h2>
       <Alert tone="warning" className="mt-3">
         Your agent holds the only copy of the encryption key. Keep it backed up: without it no backup can be restored.

@@ -64,7 +64,7 @@ export function useRealtimeEvents(token: string | null, handlers: Handlers) {
       if (event.type === "backupVerified") return handlersRef.current.onBackupSettled();
       if (!accept(event.type === "backupProgress" ? event.backupId : event.restoreId, event.status)) return;
       if (event.type === "backupProgress") {
-        setBackups((map) => ({ ...map, [event.backupId]: { status: event.status, progress: event.progress } }));
+        setBackups((map) => ({ ...map, [event.backupId]: { status: event.status, progress: event.progress, size: event.size } }));
         if (!isRunning(event.status)) {
           later(BACKUP_PROGRESS_CLEANUP_MS, () => {
             setBackups((map) => without(map, event.backupId));

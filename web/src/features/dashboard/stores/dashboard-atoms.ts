@@ -2,7 +2,8 @@ import { atom } from "jotai";
 import type { OperationProgress } from "../api/dashboard-api";
 
 export type DashboardTab = "backups" | "restores";
-export type LiveBackup = { status: string; progress: OperationProgress | null };
+/** `size`: the stored bytes, which the completion event carries. */
+export type LiveBackup = { status: string; progress: OperationProgress | null; size?: number };
 export type LiveRestore = { status: string; progress: OperationProgress | null; error: string | null };
 
 /** The database the header's selector points at (Trigger Backup, the size chart); "" when there is none. */

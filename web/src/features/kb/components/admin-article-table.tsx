@@ -2,6 +2,7 @@ import { createSortedRowModel, rowSortingFeature, type ColumnDef, type SortFn, t
 import { useMemo } from "react";
 import { Link } from "wouter";
 import { Button } from "../../../components/ui/button";
+import { columnLabel } from "../../../components/ui/data-table";
 import { Icon } from "../../../components/ui/icons";
 import { Switch } from "../../../components/ui/switch";
 import { cn } from "../../../lib/cn";
@@ -64,10 +65,10 @@ function buildColumns({ onToggle, onDelete, busyId }: Actions): ColumnDef<typeof
     { accessorKey: "updatedAt", header: "Updated", sortFn: byDate, cell: ({ row }) => formatDate(row.original.updatedAt) },
     {
       id: "actions",
-      header: () => <span className="sr-only">Actions</span>,
+      header: "Actions",
       enableSorting: false,
       cell: ({ row }) => (
-        <div className="flex justify-end gap-1">
+        <div className="flex gap-1 sm:justify-end">
           <a
             href={`/kb/${row.original.slug}`}
             target="_blank"
@@ -100,7 +101,7 @@ export function AdminArticleTable({ articles, sort, onSortChange, onToggle, onDe
 
   return (
     <div className="overflow-x-auto rounded-xl border border-slate-200 bg-white">
-      <table className="min-w-full divide-y divide-slate-200 text-sm">
+      <table className="phone-cards min-w-full divide-y divide-slate-200 text-sm" data-sortable="">
         <thead className="bg-slate-50">
           {table.getHeaderGroups().map((group) => (
             <tr key={group.id}>
@@ -112,7 +113,7 @@ export function AdminArticleTable({ articles, sort, onSortChange, onToggle, onDe
                     key={header.id}
                     scope="col"
                     aria-sort={active ? (sort.desc ? "descending" : "ascending") : undefined}
-                    className="px-4 py-3 text-left text-xs font-semibold uppercase tracking-wide text-slate-600"
+                    className={cn("px-4 py-3 text-xs font-semibold uppercase tracking-wide text-slate-600", header.column.id === "actions" ? "text-right" : "text-left")}
                   >
                     {sortable ? (
                       <button type="button" className="inline-flex items-center gap-1 uppercase hover:text-slate-900" onClick={() => onSortChange(nextArticleSort(sort, header.column.id as SortableColumn))}>
@@ -132,7 +133,7 @@ export function AdminArticleTable({ articles, sort, onSortChange, onToggle, onDe
           {table.getRowModel().rows.map((row) => (
             <tr key={row.id} className="hover:bg-slate-50" data-testid="admin-article-row">
               {row.getAllCells().map((cell) => (
-                <td key={cell.id} className="px-4 py-3 align-middle text-slate-700">
+                <td key={cell.id} className="px-4 py-3 align-middle text-slate-700" data-label={columnLabel(cell.column.columnDef.header, cell.column.id)}>
                   <table.FlexRender cell={cell} />
                 </td>
               ))}

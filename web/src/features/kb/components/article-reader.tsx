@@ -11,7 +11,7 @@ import { getArticleRequest } from "../api/kb-api";
 import { formatCategoryLabel } from "../utils/kb-format";
 import { fillServerAddress } from "../utils/kb-format";
 import { MarkdownContent } from "./markdown-content";
-import { TableOfContents } from "./table-of-contents";
+import { FoldedTableOfContents, TableOfContents } from "./table-of-contents";
 
 type Article = NonNullable<Awaited<ReturnType<typeof getArticleRequest>>["data"]>;
 type State = { status: "loading" } | { status: "missing"; title: string } | { status: "ready"; article: Article };
@@ -129,6 +129,9 @@ export function ArticleReader({ slug, isAdmin }: { slug: string; isAdmin: boolea
               </ul>
             ) : null}
           </header>
+          <div className="lg:hidden">
+            <FoldedTableOfContents headings={rendered.headings} />
+          </div>
           <div className="mt-8">
             <MarkdownContent blocks={rendered.blocks} />
           </div>

@@ -8,6 +8,7 @@ import type { KbCategory } from "../../../config/constants";
 import { cn } from "../../../lib/cn";
 import { formatDate } from "../../../lib/format-date";
 import { scrollToElement } from "../../../lib/scroll";
+import { SCROLL_OFFSET_PX } from "../../../config/constants";
 import { type KbCategoryCount, type KbListAnswer, type KbTagCount, listArticlesRequest, listCategoriesRequest, listTagsRequest } from "../api/kb-api";
 import { CATEGORY_ICONS, formatCategoryLabel } from "../utils/kb-format";
 import { KbPagination } from "./kb-pagination";
@@ -38,6 +39,16 @@ const QUICK_CARDS: { title: string; text: string; icon: "rocket" | "wrench" | "s
 
 type ListState = { status: "loading" } | { status: "error" } | { status: "ready"; answer: KbListAnswer };
 
+/** Brings the top of the results into view when it is off screen, once the new list has rendered. */
+function showResultsTop() {
+  requestAnimationFrame(() => {
+    const results = document.getElementById("kb-results")?.parentElement;
+    if (!results) return;
+    const top = results.getBoundingClientRect().top;
+    if (top < SCROLL_OFFSET_PX || top > window.innerHeight * 0.75) scrollToElement(results);
+  });
+}
+
 /** The knowledge base list (spec 2, /kb): search, quick cards, sidebar, filter chips, pagination. */
 export function KbListView() {
   const search = useSearch();
@@ -48,7 +59,13 @@ export function KbListView() {
   const [categories, setCategories] = useState<KbCategoryCount[]>([]);
   const [tags, setTags] = useState<KbTagCount[]>([]);
 
-  const apply = (changes: Partial<Filters>) => setLocation(toQueryString({ ...filters, page: 1, ...changes }));
+  const [filtersOpen, setFiltersOpen] = useState(false);
+
+  const apply = (changes: Partial<Filters>) => {
+    setLocation(toQueryString({ ...filters, page: 1, ...changes }));
+    // A filter chosen away from the list (a phone's filter panel above it) shows its effect.
+    showResultsTop();
+  };
 
   useEffect(() => setQuery(filters.search), [filters.search]);
 
@@ -107,8 +124,9 @@ export function KbListView() {
         </div>
       </section>
 
-      <div className="mx-auto max-w-7xl px-4 sm:px-6 lg:px-8">
-        <ul className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
+      {/* Below lg the results come first: the quick cards move under them and the filters fold. */}
+      <div className="mx-auto flex max-w-7xl flex-col px-4 sm:px-6 lg:block lg:px-8">
+        <ul className="order-last mb-10 grid gap-4 sm:grid-cols-2 lg:order-none lg:mb-0 lg:grid-cols-4">
           {QUICK_CARDS.map((card) => (
             <li key={card.title}>
               <button
@@ -136,7 +154,13 @@ export function KbListView() {
         </ul>
 
         <div className="grid gap-8 py-10 lg:grid-cols-[16rem_1fr]">
-          <aside className="space-y-8" aria-label="Filters">
+          <Button variant="outline" className="justify-between lg:hidden" aria-expanded={filtersOpen} aria-controls="kb-filters" onClick={() => setFiltersOpen((open) => !open)}>
+            <span className="inline-flex items-center gap-2">
+              <Icon name="tag" className="h-4 w-4" /> Categories and tags
+            </span>
+            <Icon name={filtersOpen ? "chevronUp" : "chevronDown"} className="h-4 w-4" />
+          </Button>
+          <aside id="kb-filters" className={cn("space-y-8 lg:block", filtersOpen ? "" : "hidden")} aria-label="Filters">
             <section aria-labelledby="kb-categories">
               <h2 id="kb-categories" className="text-sm font-semibold uppercase tracking-wide text-slate-500">
                 Categories

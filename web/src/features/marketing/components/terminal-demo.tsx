@@ -64,7 +64,7 @@ export function TerminalDemo({ title, lines, className }: { title: string; lines
           const current = index === lineIndex;
           const text = line.kind === "command" && current ? line.text.slice(0, typed) : line.text;
           return (
-            <div key={index} className={cn("whitespace-pre-wrap break-all", LINE_CLASSES[line.kind])}>
+            <div key={index} className={cn("whitespace-pre-wrap break-words", LINE_CLASSES[line.kind])}>
               {line.kind === "command" ? <span className="text-indigo-400">$ </span> : null}
               {text}
               {current ? <span className="terminal-caret ml-0.5 inline-block h-4 w-2 translate-y-0.5 bg-slate-300" /> : null}

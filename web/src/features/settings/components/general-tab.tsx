@@ -3,7 +3,7 @@ import type { FrequencyWord } from "@protocol/schedule";
 import { Alert } from "../../../components/ui/alert";
 import { Button } from "../../../components/ui/button";
 import { inputClasses } from "../../../components/ui/field";
-import { toast } from "../../../components/ui/toast-store";
+import { createRetractableToast } from "../../../components/ui/toast-store";
 import { readErrorMessage } from "../../../lib/api-client";
 import { type RetentionChoice, saveSettingsRequest, type UserDatabase, type UserPlan, type UserSettings } from "../api/settings-api";
 import { useTimedFlag } from "../hooks/use-timed-flag";
@@ -23,6 +23,7 @@ export function GeneralTab({ settings, plan, databases, onSaved }: GeneralTabPro
   const [retention, setRetention] = useState<RetentionChoice>(retentionOf(settings));
   const [drillFrequency, setDrillFrequency] = useState(settings.drillFrequency);
   const [busy, setBusy] = useState(false);
+  const [failure] = useState(createRetractableToast);
   const [saved, showSaved] = useTimedFlag(SAVED_INDICATOR_MS);
 
   useEffect(() => {
@@ -47,9 +48,10 @@ export function GeneralTab({ settings, plan, databases, onSaved }: GeneralTabPro
       });
       if (error || !data) throw error ?? new Error("save failed");
       onSaved(data);
+      failure.retract();
       showSaved();
     } catch (error) {
-      toast({ title: "Failed to save settings. Please try again.", description: readErrorMessage(error) ?? undefined, variant: "destructive" });
+      failure.show({ title: "Failed to save settings. Please try again.", description: readErrorMessage(error) ?? undefined, variant: "destructive" });
     } finally {
       setBusy(false);
     }

@@ -1,9 +1,9 @@
-import { type FormEvent, useEffect, useState } from "react";
+import { type FormEvent, useState } from "react";
 import { Button } from "../../../components/ui/button";
 import { Card } from "../../../components/ui/card";
 import { Field } from "../../../components/ui/field";
 import { Switch } from "../../../components/ui/switch";
-import { toast } from "../../../components/ui/toast-store";
+import { createRetractableToast, toast } from "../../../components/ui/toast-store";
 import { readErrorMessage } from "../../../lib/api-client";
 import { type NotificationChoices, saveSettingsRequest, sendTestNotificationRequest, type UserSettings } from "../api/settings-api";
 import { useTimedFlag } from "../hooks/use-timed-flag";
@@ -26,11 +26,7 @@ export function NotificationsTab({ settings, accountEmail, onSaved }: Notificati
   const [busy, setBusy] = useState<"save" | "email" | "test" | null>(null);
   const [saved, showSaved] = useTimedFlag(SAVED_INDICATOR_MS);
   const [emailSaved, showEmailSaved] = useTimedFlag(SAVED_INDICATOR_MS);
-
-  useEffect(() => {
-    setChoices(settings.notifications);
-    setEmail(settings.notificationEmail ?? "");
-  }, [settings]);
+  const [failure] = useState(createRetractableToast);
 
   const save = async (changes: Parameters<typeof saveSettingsRequest>[0], kind: "save" | "email") => {
     setBusy(kind);
@@ -38,9 +34,13 @@ export function NotificationsTab({ settings, accountEmail, onSaved }: Notificati
       const { data, error } = await saveSettingsRequest(changes);
       if (error || !data) throw error ?? new Error("save failed");
       onSaved(data);
+      failure.retract();
+      // 'Update' saves the address only: toggles changed but not yet saved stay as the user set them.
+      if (kind === "save") setChoices(data.notifications);
+      setEmail(data.notificationEmail ?? "");
       (kind === "save" ? showSaved : showEmailSaved)();
     } catch (error) {
-      toast({ title: "Failed to save settings. Please try again.", description: readErrorMessage(error) ?? undefined, variant: "destructive" });
+      failure.show({ title: "Failed to save settings. Please try again.", description: readErrorMessage(error) ?? undefined, variant: "destructive" });
     } finally {
       setBusy(null);
     }

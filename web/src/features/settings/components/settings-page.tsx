@@ -71,7 +71,7 @@ export function SettingsPage() {
         ) : !ready ? (
           <LoadingScreen label="Loading settings..." />
         ) : (
-          <Tabs items={SETTINGS_TABS} value={tab} onValueChange={changeTab} label="Settings sections">
+          <Tabs items={SETTINGS_TABS} value={tab} onValueChange={changeTab} label="Settings sections" phonePicker>
             {tab === "general" ? <GeneralTab settings={data.settings!} plan={data.plan!} databases={data.databases!} onSaved={data.setSettings} /> : null}
             {tab === "agents" ? (
               <AgentsTab
