@@ -1,6 +1,7 @@
 // What every command handler receives, and the helpers they share for answering with documents.
 import { BSON } from "bson";
 import type { CursorRegistry } from "./cursors";
+import type { ReplicaSet } from "./replica-set/replica-set";
 import type { ServerState } from "./server-state";
 
 export type Document = Record<string, unknown>;
@@ -23,6 +24,8 @@ export type ServerContext = {
   users: TestUser[];
   host: () => string;
   connectionStats: () => { current: number; totalCreated: number };
+  /** Set when the server runs as a replica set (`--replSet`). */
+  replicaSet?: ReplicaSet;
   /** Fault injection for tests: sees each command before it runs and may throw a CommandError. */
   intercept?: CommandInterceptor;
 };
@@ -44,7 +47,8 @@ export type CommandContext = ServerContext & {
 
 /** Reply fields without `ok`, which the dispatcher adds; values may be `RawDocuments`. */
 export type CommandReply = Document;
-export type CommandHandler = (context: CommandContext) => CommandReply;
+/** Handlers answer at once; only commands that wait (awaitData getMore, awaitable hello) return a promise. */
+export type CommandHandler = (context: CommandContext) => CommandReply | Promise<CommandReply>;
 
 /** Encodes documents built by a handler (not stored ones) so they can travel in a cursor batch. */
 export function serializeAll(documents: Document[]): Uint8Array[] {

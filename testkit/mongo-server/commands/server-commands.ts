@@ -11,6 +11,7 @@ import {
 } from "../limits";
 import { describeFeatureCompatibility, parseVersion } from "../server-version";
 import { AUTH_SCHEMA_VERSION } from "./user-commands";
+import { awaitTopologyChange, describeMember } from "../replica-set/replica-set-commands";
 
 const LOGICAL_SESSION_TIMEOUT_MINUTES = 30;
 
@@ -21,13 +22,22 @@ function describeSaslMechanisms(context: CommandContext): Document {
   return known ? { saslSupportedMechs: ["SCRAM-SHA-256"] } : {};
 }
 
-// No topologyVersion is reported on purpose: without it the driver polls with plain hello
-// instead of streaming awaitable hellos (exhaust replies), which this server does not implement.
-function answerHello(context: CommandContext): Document {
+// A standalone server reports no topologyVersion, so drivers poll it with plain hellos. A
+// replica-set member reports one, and drivers then stream awaitable hellos over exhaust replies
+// (server.ts), which wait here until the topology changes or maxAwaitTimeMS passes.
+function answerHello(context: CommandContext): Document | Promise<Document> {
+  const waiting = awaitTopologyChange(context);
+  return waiting ? waiting.then(() => describeHello(context)) : describeHello(context);
+}
+
+function describeHello(context: CommandContext): Document {
   const legacyName = context.name !== "hello";
+  const member = context.replicaSet ? describeMember(context.replicaSet, context.host()) : undefined;
   return {
     ...(context.body.helloOk === true ? { helloOk: true } : {}),
+    ...member?.identity,
     [legacyName ? "ismaster" : "isWritablePrimary"]: true,
+    ...member?.position,
     maxBsonObjectSize: MAX_BSON_OBJECT_SIZE,
     maxMessageSizeBytes: MAX_MESSAGE_SIZE_BYTES,
     maxWriteBatchSize: MAX_WRITE_BATCH_SIZE,
@@ -95,9 +105,13 @@ function answerConnectionStatus(context: CommandContext): Document {
 
 const answerNothing: CommandHandler = () => ({});
 
-function rejectTransactions(): Document {
+function rejectTransactions(context: CommandContext): Document {
+  if (context.replicaSet) throw new CommandError(20, TRANSACTIONS_NOT_SUPPORTED);
   throw new CommandError(20, "Transaction numbers are only allowed on a replica set member or mongos");
 }
+
+/** What a replica-set test server answers to a multi-document transaction: not implemented yet. */
+export const TRANSACTIONS_NOT_SUPPORTED = "multi-document transactions are not supported by the DBVault test server yet";
 
 export const serverCommands: Record<string, CommandHandler> = {
   hello: answerHello,

@@ -1,0 +1,84 @@
+// A one-member replica set: the server is its only member and always its primary. What a client
+// sees of it: the set's name, the member's host, the term and election id (which grow at each
+// step-down, after which the member is at once elected again), the topology version awaitable
+// hellos wait on, and the oplog.
+import { Long, ObjectId } from "bson";
+import type { ServerState } from "../server-state";
+import { DEFAULT_OPLOG_SIZE_BYTES, Oplog } from "./oplog";
+
+export type ReplicaSetOptions = {
+  /** The set's name (`--replSet NAME`). */
+  name: string;
+  /** Bytes the oplog keeps before dropping its oldest entries; default 256 MiB. */
+  oplogSizeBytes?: number;
+};
+
+export class ReplicaSet {
+  readonly name: string;
+  readonly oplog: Oplog;
+  term = 1;
+  electionDate = new Date();
+  private readonly processId = new ObjectId();
+  private topologyCounter = 0;
+  private readonly topologyListeners = new Set<() => void>();
+
+  constructor(state: ServerState, options: ReplicaSetOptions) {
+    this.name = options.name;
+    this.oplog = new Oplog(state, options.oplogSizeBytes ?? DEFAULT_OPLOG_SIZE_BYTES, () => this.term);
+    this.oplog.append({ op: "n", ns: "", o: { msg: "initiating set" } });
+  }
+
+  /** `{processId, counter}`: an awaitable hello waits while the client's copy is current. */
+  get topologyVersion(): { processId: ObjectId; counter: Long } {
+    return { processId: this.processId, counter: Long.fromNumber(this.topologyCounter) };
+  }
+
+  /** mongod's election id: 0x7fffffff followed by the term as 8 bytes. */
+  get electionId(): ObjectId {
+    const bytes = Buffer.alloc(12);
+    bytes.writeUInt32BE(0x7fffffff, 0);
+    bytes.writeBigUInt64BE(BigInt(this.term), 4);
+    return new ObjectId(bytes);
+  }
+
+  /** Whether a client's topologyVersion is this server's current one. */
+  isCurrentTopology(version: { processId?: unknown; counter?: unknown }): boolean {
+    return String(version.processId) === this.processId.toHexString() && Number(version.counter) === this.topologyCounter;
+  }
+
+  /** Resolves when the topology changes or after `timeoutMs`. */
+  waitForTopologyChange(timeoutMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      const finish = () => {
+        clearTimeout(timer);
+        this.topologyListeners.delete(finish);
+        resolve();
+      };
+      const timer = setTimeout(finish, timeoutMs);
+      timer.unref?.();
+      this.topologyListeners.add(finish);
+    });
+  }
+
+  /**
+   * Steps down and is elected again at once under the next term, as the only member would be:
+   * the topology version changes (waking awaitable hellos) and the new primary writes its
+   * "new primary" no-op. Ending the open cursors is the caller's part.
+   */
+  stepDown(): void {
+    this.term++;
+    this.electionDate = new Date();
+    this.topologyCounter++;
+    this.oplog.append({ op: "n", ns: "", o: { msg: "new primary" } });
+    this.wakeTopologyListeners();
+  }
+
+  /** Releases every waiting hello (the server is stopping). */
+  close(): void {
+    this.wakeTopologyListeners();
+  }
+
+  private wakeTopologyListeners(): void {
+    for (const listener of [...this.topologyListeners]) listener();
+  }
+}
