@@ -160,10 +160,13 @@ export class CursorRegistry {
 
   /**
    * Ends every open cursor as a primary stepping down does: a getMore waiting now, or the next
-   * getMore on any of them, fails with InterruptedDueToReplStateChange (11602).
+   * getMore on any of them, fails with InterruptedDueToReplStateChange (11602), carrying the new
+   * topology version as mongod's state-change errors do (drivers use it to tell a stale error
+   * from news).
    */
-  endAllForStepDown(): void {
-    const error = () => new CommandError(11602, "operation was interrupted because of a replica set state change");
+  endAllForStepDown(topologyVersion?: Record<string, unknown>): void {
+    const details = topologyVersion ? { topologyVersion } : {};
+    const error = () => new CommandError(11602, "operation was interrupted because of a replica set state change", details);
     for (const [id, cursor] of [...this.cursors]) {
       this.cursors.delete(id);
       if (cursor.tail?.interrupt) cursor.tail.interrupt(error());

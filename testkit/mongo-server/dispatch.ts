@@ -12,7 +12,7 @@ import { serverCommands, TRANSACTIONS_NOT_SUPPORTED } from "./commands/server-co
 import { userCommands } from "./commands/user-commands";
 import { writeCommands } from "./commands/write-commands";
 import { createApplyOps } from "./replica-set/apply-ops";
-import { replicaSetCommands } from "./replica-set/replica-set-commands";
+import { assertWritable, replicaSetCommands } from "./replica-set/replica-set-commands";
 import { CommandError } from "./errors";
 import { MAX_MESSAGE_SIZE_BYTES } from "./limits";
 import { composeDocument } from "./raw-bson";
@@ -59,7 +59,7 @@ function applyCommonChecks(name: string, context: CommandContext): void {
   const { body, connection, users } = context;
   const inTransaction = body.startTransaction !== undefined || body.autocommit !== undefined;
   // A replica set takes retryable writes (txnNumber alone); transactions are not implemented.
-  if (context.replicaSet && inTransaction) throw new CommandError(20, TRANSACTIONS_NOT_SUPPORTED);
+  if (context.replicaSet && inTransaction) throw new CommandError(115, TRANSACTIONS_NOT_SUPPORTED);
   if (!context.replicaSet && (body.txnNumber !== undefined || inTransaction)) {
     throw new CommandError(20, "Transaction numbers are only allowed on a replica set member or mongos");
   }
@@ -67,6 +67,7 @@ function applyCommonChecks(name: string, context: CommandContext): void {
     throw new CommandError(13, `Command ${name} requires authentication`);
   }
   assertDatabaseName(context.db);
+  assertWritable(context, name);
 }
 
 function runRequest(server: ServerContext, connection: ConnectionInfo, request: WireRequest): Document | Promise<Document> {

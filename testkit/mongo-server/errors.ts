@@ -34,6 +34,7 @@ const codeNames: Record<number, string> = {
   237: "CursorKilled",
   11602: "InterruptedDueToReplStateChange",
   166: "CommandNotSupportedOnView",
+  10107: "NotWritablePrimary",
   10334: "BSONObjectTooLarge",
   11000: "DuplicateKey",
   352: "UnsupportedOpQueryCommand",

@@ -36,7 +36,7 @@ function describeHello(context: CommandContext): Document {
   return {
     ...(context.body.helloOk === true ? { helloOk: true } : {}),
     ...member?.identity,
-    [legacyName ? "ismaster" : "isWritablePrimary"]: true,
+    [legacyName ? "ismaster" : "isWritablePrimary"]: context.replicaSet?.isPrimary ?? true,
     ...member?.position,
     maxBsonObjectSize: MAX_BSON_OBJECT_SIZE,
     maxMessageSizeBytes: MAX_MESSAGE_SIZE_BYTES,
@@ -106,11 +106,15 @@ function answerConnectionStatus(context: CommandContext): Document {
 const answerNothing: CommandHandler = () => ({});
 
 function rejectTransactions(context: CommandContext): Document {
-  if (context.replicaSet) throw new CommandError(20, TRANSACTIONS_NOT_SUPPORTED);
+  if (context.replicaSet) throw new CommandError(115, TRANSACTIONS_NOT_SUPPORTED);
   throw new CommandError(20, "Transaction numbers are only allowed on a replica set member or mongos");
 }
 
-/** What a replica-set test server answers to a multi-document transaction: not implemented yet. */
+/**
+ * What a replica-set test server answers to a multi-document transaction: not implemented yet.
+ * Code 115 (CommandNotSupported), not 20: drivers rewrite code 20 on a write into advice about
+ * retryable writes, which would hide this message.
+ */
 export const TRANSACTIONS_NOT_SUPPORTED = "multi-document transactions are not supported by the DBVault test server yet";
 
 export const serverCommands: Record<string, CommandHandler> = {

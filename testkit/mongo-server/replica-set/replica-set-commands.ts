@@ -22,10 +22,10 @@ export function describeMember(replicaSet: ReplicaSet, host: string): { identity
   return {
     identity: { topologyVersion: replicaSet.topologyVersion, hosts: [host], setName: replicaSet.name, setVersion: 1 },
     position: {
-      secondary: false,
-      primary: host,
+      secondary: !replicaSet.isPrimary,
+      ...(replicaSet.isPrimary ? { primary: host } : {}),
       me: host,
-      electionId: replicaSet.electionId,
+      ...(replicaSet.isPrimary ? { electionId: replicaSet.electionId } : {}),
       lastWrite: { opTime: lastOpTime, lastWriteDate: lastWallTime, majorityOpTime: lastOpTime, majorityWriteDate: lastWallTime },
     },
   };
@@ -52,7 +52,7 @@ function replSetGetStatus(context: CommandContext): Document {
   return {
     set: replicaSet.name,
     date: new Date(),
-    myState: 1,
+    myState: replicaSet.isPrimary ? 1 : 2,
     term: Long.fromNumber(replicaSet.term),
     heartbeatIntervalMillis: Long.fromNumber(2000),
     majorityVoteCount: 1,
@@ -73,8 +73,8 @@ function replSetGetStatus(context: CommandContext): Document {
         _id: 0,
         name: context.host(),
         health: 1,
-        state: 1,
-        stateStr: "PRIMARY",
+        state: replicaSet.isPrimary ? 1 : 2,
+        stateStr: replicaSet.isPrimary ? "PRIMARY" : "SECONDARY",
         uptime,
         optime: lastOpTime,
         optimeDate: new Date(lastOpTime.ts.t * 1000),
@@ -110,15 +110,25 @@ function replSetGetConfig(context: CommandContext): Document {
 }
 
 /**
- * Steps down and is re-elected at once (see ReplicaSet.stepDown), ending every open cursor as an
- * election does. Admin only, as on mongod.
+ * Steps down (see ReplicaSet.stepDown), ending every open cursor as an election does. Admin
+ * only, as on mongod.
  */
 function replSetStepDown(context: CommandContext): Document {
   const replicaSet = requireReplicaSet(context);
   if (context.db !== "admin") throw new CommandError(13, "replSetStepDown may only be run against the admin database.");
-  context.cursors.endAllForStepDown();
   replicaSet.stepDown();
+  context.cursors.endAllForStepDown(replicaSet.topologyVersion);
   return {};
+}
+
+// Commands a secondary refuses with NotWritablePrimary while the member is between terms.
+const WRITE_COMMANDS = new Set(["insert", "update", "delete", "findAndModify", "create", "drop", "dropDatabase", "renameCollection", "createIndexes", "dropIndexes", "deleteIndexes", "applyOps", "createUser", "createRole", "dropUser", "dropRole"]);
+
+/** Throws NotWritablePrimary (10107) for a write while the member is a secondary. */
+export function assertWritable(context: CommandContext, name: string): void {
+  const replicaSet = context.replicaSet;
+  if (!replicaSet || replicaSet.isPrimary || !WRITE_COMMANDS.has(name)) return;
+  throw new CommandError(10107, "not primary", { topologyVersion: replicaSet.topologyVersion });
 }
 
 export const replicaSetCommands: Record<string, CommandHandler> = {

@@ -1,7 +1,7 @@
-// A one-member replica set: the server is its only member and always its primary. What a client
-// sees of it: the set's name, the member's host, the term and election id (which grow at each
-// step-down, after which the member is at once elected again), the topology version awaitable
-// hellos wait on, and the oplog.
+// A one-member replica set: the server is its only member and its primary. What a client sees of
+// it: the set's name, the member's host, the term and election id, the topology version awaitable
+// hellos wait on, and the oplog. A step-down makes it a secondary for a moment (writes are
+// refused), then it wins the election of the next term, as the only electable member would.
 import { Long, ObjectId } from "bson";
 import type { ServerState } from "../server-state";
 import { DEFAULT_OPLOG_SIZE_BYTES, Oplog } from "./oplog";
@@ -13,10 +13,15 @@ export type ReplicaSetOptions = {
   oplogSizeBytes?: number;
 };
 
+/** How long a stepped-down member stays a secondary before it is elected again. */
+const ELECTION_DELAY_MS = 100;
+
 export class ReplicaSet {
   readonly name: string;
   readonly oplog: Oplog;
   term = 1;
+  isPrimary = true;
+  private election: ReturnType<typeof setTimeout> | undefined;
   electionDate = new Date();
   private readonly processId = new ObjectId();
   private topologyCounter = 0;
@@ -61,20 +66,34 @@ export class ReplicaSet {
   }
 
   /**
-   * Steps down and is elected again at once under the next term, as the only member would be:
-   * the topology version changes (waking awaitable hellos) and the new primary writes its
-   * "new primary" no-op. Ending the open cursors is the caller's part.
+   * Steps down: a secondary at once (the topology version changes, waking awaitable hellos),
+   * then, ELECTION_DELAY_MS later, the primary of the next term, which writes its "new primary"
+   * no-op and changes the topology version again. Ending the open cursors is the caller's part.
    */
   stepDown(): void {
-    this.term++;
-    this.electionDate = new Date();
-    this.topologyCounter++;
-    this.oplog.append({ op: "n", ns: "", o: { msg: "new primary" } });
-    this.wakeTopologyListeners();
+    if (!this.isPrimary) return;
+    this.isPrimary = false;
+    this.changeTopology();
+    this.election = setTimeout(() => this.winElection(), ELECTION_DELAY_MS);
+    this.election.unref?.();
   }
 
   /** Releases every waiting hello (the server is stopping). */
   close(): void {
+    clearTimeout(this.election);
+    this.wakeTopologyListeners();
+  }
+
+  private winElection(): void {
+    this.term++;
+    this.electionDate = new Date();
+    this.isPrimary = true;
+    this.oplog.append({ op: "n", ns: "", o: { msg: "new primary" } });
+    this.changeTopology();
+  }
+
+  private changeTopology(): void {
+    this.topologyCounter++;
     this.wakeTopologyListeners();
   }
 
