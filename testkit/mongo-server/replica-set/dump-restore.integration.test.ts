@@ -27,7 +27,9 @@ function snapshot(state: ServerState, database: string): Record<string, { option
       collection.name,
       {
         options: JSON.stringify(collection.options),
-        indexes: collection.indexes.map((index) => JSON.stringify(index.spec)).sort(),
+        // mongorestore rebuilds index specs from a Go map, so their top-level field order varies
+        // from run to run on any server; the order of the key's fields does matter and is kept.
+        indexes: collection.indexes.map((index) => JSON.stringify(Object.fromEntries(Object.entries(index.spec).sort(([a], [b]) => (a < b ? -1 : 1))))).sort(),
         documents: [...collection.documents.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, stored]) => stored.raw.toString("base64")),
       },
     ]),
