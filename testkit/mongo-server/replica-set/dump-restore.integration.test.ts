@@ -14,6 +14,7 @@ import { findMongoTools } from "../../mongo-tools";
 import { isDocument } from "../bson-order";
 import { startMongoTestServer, type MongoTestServer } from "../server";
 import type { ServerState } from "../server-state";
+import type { LooseDocument } from "../test-support";
 import { parseTyped, runTool, splitBsonFile } from "./test-support";
 
 const { tools, missing } = findMongoTools();
@@ -65,11 +66,11 @@ afterAll(async () => {
 test.skipIf(missing !== null)(`mongodump --oplog under writes, then mongorestore --oplogReplay, gives the source as of the dump's last entry${missing ? ` (skipped: ${missing})` : ""}`, async () => {
   const db = client.db(DATABASE);
   await db.createCollection("orders", { validator: { total: { $exists: true } } });
-  await db.collection("orders").createIndex({ customer: 1, placed: -1 }, { name: "by_customer" });
-  await db.collection("lines").createIndex({ sku: 1 }, { unique: true, sparse: true });
+  await db.collection<LooseDocument>("orders").createIndex({ customer: 1, placed: -1 }, { name: "by_customer" });
+  await db.collection<LooseDocument>("lines").createIndex({ sku: 1 }, { unique: true, sparse: true });
   const pad = "x".repeat(300);
-  await db.collection("orders").insertMany(Array.from({ length: 4000 }, (_, i) => ({ _id: i, customer: `c${i % 97}`, placed: new Date(1_700_000_000_000 + i), total: new Int32(i), items: [i], pad })));
-  await db.collection("lines").insertMany(Array.from({ length: 4000 }, (_, i) => ({ _id: `l${i}`, order: i, sku: `sku-${i}`, qty: 1, pad })));
+  await db.collection<LooseDocument>("orders").insertMany(Array.from({ length: 4000 }, (_, i) => ({ _id: i, customer: `c${i % 97}`, placed: new Date(1_700_000_000_000 + i), total: new Int32(i), items: [i], pad })));
+  await db.collection<LooseDocument>("lines").insertMany(Array.from({ length: 4000 }, (_, i) => ({ _id: `l${i}`, order: i, sku: `sku-${i}`, qty: 1, pad })));
 
   // The state when mongodump reads the oplog's newest entry; the last such read ends its window.
   let atWindowEnd: ReturnType<typeof snapshot> | undefined;
@@ -86,13 +87,13 @@ test.skipIf(missing !== null)(`mongodump --oplog under writes, then mongorestore
     while (writing) {
       const id = Math.floor(random() * next);
       const pick = random();
-      if (pick < 0.3) await db.collection("orders").insertOne({ _id: next++, customer: "new", placed: new Date(), total: new Int32(1), items: [], pad });
-      else if (pick < 0.55) await db.collection("orders").updateOne({ _id: id }, { $inc: { total: 5 }, $push: { items: writes }, $set: { "meta.touched": writes } });
-      else if (pick < 0.65) await db.collection("orders").updateOne({ _id: id }, { $unset: { pad: "" }, $set: { customer: `moved${writes}` } });
-      else if (pick < 0.75) await db.collection("orders").replaceOne({ _id: id }, { customer: "replaced", total: new Int32(0), placed: new Date(0) });
-      else if (pick < 0.85) await db.collection("orders").deleteOne({ _id: id });
-      else if (pick < 0.95) await db.collection("lines").updateOne({ _id: `l${id}` }, { $set: { qty: writes } });
-      else await db.collection("lines").deleteOne({ _id: `l${id}` });
+      if (pick < 0.3) await db.collection<LooseDocument>("orders").insertOne({ _id: next++, customer: "new", placed: new Date(), total: new Int32(1), items: [], pad });
+      else if (pick < 0.55) await db.collection<LooseDocument>("orders").updateOne({ _id: id }, { $inc: { total: 5 }, $push: { items: writes } as never, $set: { "meta.touched": writes } });
+      else if (pick < 0.65) await db.collection<LooseDocument>("orders").updateOne({ _id: id }, { $unset: { pad: "" }, $set: { customer: `moved${writes}` } });
+      else if (pick < 0.75) await db.collection<LooseDocument>("orders").replaceOne({ _id: id }, { customer: "replaced", total: new Int32(0), placed: new Date(0) });
+      else if (pick < 0.85) await db.collection<LooseDocument>("orders").deleteOne({ _id: id });
+      else if (pick < 0.95) await db.collection<LooseDocument>("lines").updateOne({ _id: `l${id}` }, { $set: { qty: writes } });
+      else await db.collection<LooseDocument>("lines").deleteOne({ _id: `l${id}` });
       writes++;
     }
   })();

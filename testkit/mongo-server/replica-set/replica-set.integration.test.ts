@@ -7,21 +7,17 @@ import { Long, Timestamp } from "bson";
 import { type Document, MongoClient, MongoServerError } from "mongodb";
 import { startMongoTestServer, type MongoTestServer } from "../server";
 import { waitUntil } from "../../wait-until";
+import type { LooseDocument } from "../test-support";
+import { startReplicaSetWithClient, stopWithClient } from "./test-support";
 
 let server: MongoTestServer;
 let client: MongoClient;
-beforeAll(async () => {
-  server = await startMongoTestServer({ replicaSet: { name: "rs0" } });
-  client = await new MongoClient(server.uri, { serverSelectionTimeoutMS: 5000 }).connect();
-});
-afterAll(async () => {
-  await client.close();
-  await server.stop();
-});
+beforeAll(async () => ({ server, client } = await startReplicaSetWithClient()));
+afterAll(() => stopWithClient({ server, client }));
 
 const local = () => client.db("local");
 const lastTimestamp = async (): Promise<Timestamp> => {
-  const [last] = await local().collection("oplog.rs").find({}, { sort: { $natural: -1 }, limit: 1 }).toArray();
+  const [last] = await local().collection<LooseDocument>("oplog.rs").find({}, { sort: { $natural: -1 }, limit: 1 }).toArray();
   return last!.ts as Timestamp;
 };
 
@@ -44,8 +40,8 @@ describe("a one-member replica set", () => {
     const description = client.options.hosts.map(String);
     expect(description).toEqual([`127.0.0.1:${server.port}`]);
     // Discovered as a replica set, so retryable writes (txnNumber) are sent and must succeed.
-    await client.db("rs").collection("c").insertOne({ _id: "retryable" });
-    expect(await client.db("rs").collection("c").countDocuments({}, { readConcern: { level: "majority" } })).toBe(1);
+    await client.db("rs").collection<LooseDocument>("c").insertOne({ _id: "retryable" });
+    expect(await client.db("rs").collection<LooseDocument>("c").countDocuments({}, { readConcern: { level: "majority" } })).toBe(1);
   });
 
   test("replSetGetStatus reports this member as PRIMARY with the oplog's last optime", async () => {
@@ -57,7 +53,7 @@ describe("a one-member replica set", () => {
   test("multi-document transactions are refused with a message saying so (not implemented yet)", async () => {
     const session = client.startSession();
     session.startTransaction();
-    const failure = await client.db("rs").collection("c").insertOne({ _id: "in-txn" }, { session }).catch((error: unknown) => error);
+    const failure = await client.db("rs").collection<LooseDocument>("c").insertOne({ _id: "in-txn" }, { session }).catch((error: unknown) => error);
     await session.endSession();
     expect(failure).toBeInstanceOf(MongoServerError);
     expect((failure as MongoServerError).message).toBe("multi-document transactions are not supported by the DBVault test server yet");
@@ -79,7 +75,7 @@ describe("tailing the oplog", () => {
     const id = await tailAfter(await lastTimestamp());
     const started = Date.now();
     const waiting = getMore(id, 10_000);
-    await client.db("tail").collection("c").insertOne({ _id: 1, during: "wait" });
+    await client.db("tail").collection<LooseDocument>("c").insertOne({ _id: 1, during: "wait" });
     const reply = await waiting;
     expect(Date.now() - started).toBeLessThan(5000);
     const entries = reply.cursor.nextBatch as Document[];
@@ -87,14 +83,14 @@ describe("tailing the oplog", () => {
     expect(entries[1]!.o).toEqual({ _id: 1, during: "wait" });
 
     // Entries written between getMores arrive with the next one, at once.
-    await client.db("tail").collection("c").updateOne({ _id: 1 }, { $set: { during: "between" } });
+    await client.db("tail").collection<LooseDocument>("c").updateOne({ _id: 1 }, { $set: { during: "between" } });
     const next = await getMore(id, 10_000);
     expect((next.cursor.nextBatch as Document[]).map((entry) => entry.op)).toEqual(["u"]);
     await local().command({ killCursors: "oplog.rs", cursors: [id] });
   });
 
   test("the driver's own tailable awaitData cursor follows writes", async () => {
-    const cursor = local().collection("oplog.rs").find({ ts: { $gt: await lastTimestamp() }, ns: "tail.d" }, { tailable: true, awaitData: true, maxAwaitTimeMS: 200 });
+    const cursor = local().collection<LooseDocument>("oplog.rs").find({ ts: { $gt: await lastTimestamp() }, ns: "tail.d" }, { tailable: true, awaitData: true, maxAwaitTimeMS: 200 });
     const seen: unknown[] = [];
     const reading = (async () => {
       for await (const entry of cursor) {
@@ -102,7 +98,7 @@ describe("tailing the oplog", () => {
         if (seen.length === 3) break;
       }
     })();
-    for (const id of [1, 2, 3]) await client.db("tail").collection("d").insertOne({ _id: id });
+    for (const id of [1, 2, 3]) await client.db("tail").collection<LooseDocument>("d").insertOne({ _id: id });
     await reading;
     expect(seen).toEqual([1, 2, 3]);
   });
@@ -124,10 +120,10 @@ describe("tailing the oplog", () => {
     expect(server.cursors.openCount).toBe(0);
 
     // The driver rediscovers the primary (a new topology version, a higher election id).
-    await client.db("tail").collection("after").insertOne({ _id: "after step-down" });
-    const [entry] = await local().collection("oplog.rs").find({ ns: "tail.after", op: "i" }).toArray();
+    await client.db("tail").collection<LooseDocument>("after").insertOne({ _id: "after step-down" });
+    const [entry] = await local().collection<LooseDocument>("oplog.rs").find({ ns: "tail.after", op: "i" }).toArray();
     expect(Number(entry!.t)).toBe(Number(termBefore) + 1);
-    const [noop] = await local().collection("oplog.rs").find({ op: "n", "o.msg": "new primary" }).toArray();
+    const [noop] = await local().collection<LooseDocument>("oplog.rs").find({ op: "n", "o.msg": "new primary" }).toArray();
     expect(Number(noop!.t)).toBe(Number(termBefore) + 1);
   });
 });

@@ -3,6 +3,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { BSON, EJSON } from "bson";
+import { MongoClient } from "mongodb";
+import { startMongoTestServer, type MongoTestServer } from "../server";
 
 /**
  * ../shared/fixtures/mongo-oplogs beside the repository (CI places shared/ beside the clone),
@@ -50,6 +52,18 @@ function modernizeBinaries(value: unknown): unknown {
 /** Extended JSON (canonical, relaxed or legacy) entries as concatenated BSON, types kept. */
 export function encodeExtendedJson(entries: unknown[]): Buffer {
   return Buffer.concat(entries.map((entry) => BSON.serialize(EJSON.deserialize(modernizeBinaries(entry) as Record<string, unknown>, { relaxed: false }))));
+}
+
+/** A replica-set test server ("rs0") and a driver connected to it. */
+export async function startReplicaSetWithClient(): Promise<{ server: MongoTestServer; client: MongoClient }> {
+  const server = await startMongoTestServer({ replicaSet: { name: "rs0" } });
+  const client = await new MongoClient(server.uri, { serverSelectionTimeoutMS: 5000 }).connect();
+  return { server, client };
+}
+
+export async function stopWithClient({ server, client }: { server: MongoTestServer; client: MongoClient }): Promise<void> {
+  await client.close();
+  await server.stop();
 }
 
 export type ToolRun = { code: number; stdout: string; stderr: string };
