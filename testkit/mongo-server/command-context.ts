@@ -2,6 +2,7 @@
 import { BSON } from "bson";
 import type { CursorRegistry } from "./cursors";
 import type { ReplicaSet } from "./replica-set/replica-set";
+import type { Transaction } from "./replica-set/transactions";
 import type { ServerState } from "./server-state";
 
 export type Document = Record<string, unknown>;
@@ -43,6 +44,8 @@ export type CommandContext = ServerContext & {
   rawBody: Buffer;
   sequences: Map<string, Buffer[]>;
   connection: ConnectionInfo;
+  /** The multi-document transaction the command runs in (replica-set mode, `autocommit: false`). */
+  transaction?: Transaction;
 };
 
 /** Reply fields without `ok`, which the dispatcher adds; values may be `RawDocuments`. */

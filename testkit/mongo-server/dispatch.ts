@@ -8,7 +8,8 @@ import { authCommands } from "./commands/auth-commands";
 import { databaseCommands } from "./commands/database-commands";
 import { indexCommands } from "./commands/index-commands";
 import { readCommands } from "./commands/read-commands";
-import { serverCommands, TRANSACTIONS_NOT_SUPPORTED } from "./commands/server-commands";
+import { serverCommands } from "./commands/server-commands";
+import { describeSessionFields } from "./replica-set/write-log";
 import { userCommands } from "./commands/user-commands";
 import { writeCommands } from "./commands/write-commands";
 import { createApplyOps } from "./replica-set/apply-ops";
@@ -58,8 +59,6 @@ function locateCommand(request: WireRequest): { db: string; body: Document } {
 function applyCommonChecks(name: string, context: CommandContext): void {
   const { body, connection, users } = context;
   const inTransaction = body.startTransaction !== undefined || body.autocommit !== undefined;
-  // A replica set takes retryable writes (txnNumber alone); transactions are not implemented.
-  if (context.replicaSet && inTransaction) throw new CommandError(115, TRANSACTIONS_NOT_SUPPORTED);
   if (!context.replicaSet && (body.txnNumber !== undefined || inTransaction)) {
     throw new CommandError(20, "Transaction numbers are only allowed on a replica set member or mongos");
   }
@@ -68,6 +67,21 @@ function applyCommonChecks(name: string, context: CommandContext): void {
   }
   assertDatabaseName(context.db);
   assertWritable(context, name);
+  // A replica set takes retryable writes (txnNumber alone) and transactions (autocommit: false).
+  if (context.replicaSet && inTransaction) context.transaction = context.replicaSet.transactions.enter(context, name, describeSessionFields(context));
+}
+
+/** Runs a command in a transaction: a failed command or a write error aborts it, as on mongod. */
+function runInTransaction(handler: CommandHandler, context: CommandContext): Document | Promise<Document> {
+  const transaction = context.transaction!;
+  try {
+    const reply = handler(context);
+    if (!(reply instanceof Promise) && Array.isArray(reply.writeErrors) && reply.writeErrors.length > 0) transaction.abort();
+    return reply;
+  } catch (error) {
+    transaction.abort();
+    throw error;
+  }
 }
 
 function runRequest(server: ServerContext, connection: ConnectionInfo, request: WireRequest): Document | Promise<Document> {
@@ -86,7 +100,7 @@ function runRequest(server: ServerContext, connection: ConnectionInfo, request: 
   };
   applyCommonChecks(name, context);
   server.intercept?.({ name, db, body });
-  return handler(context);
+  return context.transaction ? runInTransaction(handler, context) : handler(context);
 }
 
 /** Encodes an error the way mongod does: `{ ok: 0, errmsg, code, codeName, ...extra }`. */

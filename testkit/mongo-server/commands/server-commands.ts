@@ -105,17 +105,21 @@ function answerConnectionStatus(context: CommandContext): Document {
 
 const answerNothing: CommandHandler = () => ({});
 
-function rejectTransactions(context: CommandContext): Document {
-  if (context.replicaSet) throw new CommandError(115, TRANSACTIONS_NOT_SUPPORTED);
-  throw new CommandError(20, "Transaction numbers are only allowed on a replica set member or mongos");
+function requireTransaction(context: CommandContext): NonNullable<CommandContext["transaction"]> {
+  if (!context.replicaSet) throw new CommandError(20, "Transaction numbers are only allowed on a replica set member or mongos");
+  if (!context.transaction) throw new CommandError(251, "no transaction in progress on this session", { errorLabels: ["TransientTransactionError"] });
+  return context.transaction;
 }
 
-/**
- * What a replica-set test server answers to a multi-document transaction: not implemented yet.
- * Code 115 (CommandNotSupported), not 20: drivers rewrite code 20 on a write into advice about
- * retryable writes, which would hide this message.
- */
-export const TRANSACTIONS_NOT_SUPPORTED = "multi-document transactions are not supported by the DBVault test server yet";
+function commitTransaction(context: CommandContext): Document {
+  context.replicaSet?.transactions.commit(requireTransaction(context));
+  return {};
+}
+
+function abortTransaction(context: CommandContext): Document {
+  requireTransaction(context).abort();
+  return {};
+}
 
 export const serverCommands: Record<string, CommandHandler> = {
   hello: answerHello,
@@ -136,6 +140,6 @@ export const serverCommands: Record<string, CommandHandler> = {
   killAllSessions: answerNothing,
   killAllSessionsByPattern: answerNothing,
   refreshSessions: answerNothing,
-  commitTransaction: rejectTransactions,
-  abortTransaction: rejectTransactions,
+  commitTransaction,
+  abortTransaction,
 };

@@ -49,15 +49,6 @@ describe("a one-member replica set", () => {
     expect(status).toMatchObject({ set: "rs0", myState: 1, members: [{ _id: 0, stateStr: "PRIMARY", self: true, health: 1 }] });
     expect(status.optimes.appliedOpTime.ts).toEqual(await lastTimestamp());
   });
-
-  test("multi-document transactions are refused with a message saying so (not implemented yet)", async () => {
-    const session = client.startSession();
-    session.startTransaction();
-    const failure = await client.db("rs").collection<LooseDocument>("c").insertOne({ _id: "in-txn" }, { session }).catch((error: unknown) => error);
-    await session.endSession();
-    expect(failure).toBeInstanceOf(MongoServerError);
-    expect((failure as MongoServerError).message).toBe("multi-document transactions are not supported by the DBVault test server yet");
-  });
 });
 
 describe("tailing the oplog", () => {

@@ -5,12 +5,15 @@
 import { Long, ObjectId } from "bson";
 import type { ServerState } from "../server-state";
 import { DEFAULT_OPLOG_SIZE_BYTES, Oplog } from "./oplog";
+import { DEFAULT_TRANSACTION_ENTRY_BYTES, Transactions } from "./transactions";
 
 export type ReplicaSetOptions = {
   /** The set's name (`--replSet NAME`). */
   name: string;
   /** Bytes the oplog keeps before dropping its oldest entries; default 256 MiB. */
   oplogSizeBytes?: number;
+  /** Operation bytes a transaction's oplog entry holds before it is split (partialTxn); ~16 MiB. */
+  maxTransactionEntryBytes?: number;
 };
 
 /** How long a stepped-down member stays a secondary before it is elected again. */
@@ -19,6 +22,7 @@ const ELECTION_DELAY_MS = 100;
 export class ReplicaSet {
   readonly name: string;
   readonly oplog: Oplog;
+  readonly transactions: Transactions;
   term = 1;
   isPrimary = true;
   private election: ReturnType<typeof setTimeout> | undefined;
@@ -31,6 +35,7 @@ export class ReplicaSet {
     this.name = options.name;
     this.oplog = new Oplog(state, options.oplogSizeBytes ?? DEFAULT_OPLOG_SIZE_BYTES, () => this.term);
     this.oplog.append({ op: "n", ns: "", o: { msg: "initiating set" } });
+    this.transactions = new Transactions(this.oplog, options.maxTransactionEntryBytes ?? DEFAULT_TRANSACTION_ENTRY_BYTES);
   }
 
   /** `{processId, counter}`: an awaitable hello waits while the client's copy is current. */

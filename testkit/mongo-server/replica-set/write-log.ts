@@ -13,6 +13,13 @@ import type { CommandContext } from "../command-context";
 import { assembleElements, listRawElements, RawDocument } from "../raw-bson";
 import { NULL_OP_TIME, type OpTime, type Oplog } from "./oplog";
 import { diffDocuments } from "./update-diff";
+import type { Transaction } from "./transactions";
+import type { ServerState } from "../server-state";
+import { computeCanonicalKey } from "../bson-order";
+
+function readIdKey(raw: Buffer): string {
+  return computeCanonicalKey(parseStoredDocument(raw)._id);
+}
 
 type Document = Record<string, unknown>;
 
@@ -22,7 +29,8 @@ export function extractIdDocument(raw: Uint8Array): Buffer {
   return assembleElements(id ? [raw.subarray(id.start, id.end)] : []);
 }
 
-function describeSession(context: CommandContext): Document | undefined {
+/** `{lsid: {id, uid}, txnNumber}` of a command sent in a session with a transaction number. */
+export function describeSessionFields(context: CommandContext): Document | undefined {
   const { lsid, txnNumber } = context.body;
   if (!isDocument(lsid) || txnNumber === undefined) return undefined;
   const user = context.connection.authenticatedUser;
@@ -33,28 +41,41 @@ function describeSession(context: CommandContext): Document | undefined {
 
 export class WriteLog {
   private readonly session: Document | undefined;
+  private readonly transaction: Transaction | undefined;
+  private readonly state: ServerState;
   private previous: OpTime = NULL_OP_TIME;
 
   constructor(
     private readonly oplog: Oplog,
     context: CommandContext,
   ) {
-    this.session = describeSession(context);
+    this.session = describeSessionFields(context);
+    this.transaction = context.transaction;
+    this.state = context.state;
   }
 
   insert(collection: CollectionState, raw: Buffer, stmtId: number): void {
-    this.writeDocumentEntry(collection, { op: "i", ns: collection.ns, ui: collection.uuid, o: new RawDocument(raw), o2: new RawDocument(extractIdDocument(raw)) }, stmtId);
+    const undo = () => {
+      const current = collection.documents.get(readIdKey(raw));
+      if (current) collection.deleteDocument(current);
+    };
+    this.writeDocumentEntry(collection, { op: "i", ns: collection.ns, ui: collection.uuid, o: new RawDocument(raw), o2: new RawDocument(extractIdDocument(raw)) }, stmtId, undo);
   }
 
   /** `style` "diff" logs a `$v: 2` diff when one can express the change, else the new document. */
   update(collection: CollectionState, before: Buffer, after: Buffer, style: "diff" | "replacement", stmtId: number): void {
     const diff = style === "diff" ? diffDocuments(parseStoredDocument(before), parseStoredDocument(after)) : undefined;
     const o = diff ? { $v: 2, diff } : new RawDocument(after);
-    this.writeDocumentEntry(collection, { op: "u", ns: collection.ns, ui: collection.uuid, o, o2: new RawDocument(extractIdDocument(after)) }, stmtId);
+    const undo = () => {
+      const current = collection.documents.get(readIdKey(after));
+      if (current) collection.replaceDocument(current, before);
+    };
+    this.writeDocumentEntry(collection, { op: "u", ns: collection.ns, ui: collection.uuid, o, o2: new RawDocument(extractIdDocument(after)) }, stmtId, undo);
   }
 
   delete(collection: CollectionState, raw: Buffer, stmtId: number): void {
-    this.writeDocumentEntry(collection, { op: "d", ns: collection.ns, ui: collection.uuid, o: new RawDocument(extractIdDocument(raw)) }, stmtId);
+    const undo = () => void collection.insertDocument(raw);
+    this.writeDocumentEntry(collection, { op: "d", ns: collection.ns, ui: collection.uuid, o: new RawDocument(extractIdDocument(raw)) }, stmtId, undo);
   }
 
   /** The `create` entry of a new collection or view: its options, then its `_id` index. */
@@ -66,11 +87,18 @@ export class WriteLog {
   /** A DDL entry on `<db>.$cmd`; `ui` is the collection's UUID when the command has one. */
   command(db: string, ui: UUID | undefined, o: Document, o2?: Document): void {
     if (db === "local") return;
-    this.oplog.append({ op: "c", ns: `${db}.$cmd`, ...(ui ? { ui } : {}), o, ...(o2 ? { o2 } : {}) });
+    const fields = { op: "c", ns: `${db}.$cmd`, ...(ui ? { ui } : {}), o, ...(o2 ? { o2 } : {}) };
+    // In a transaction only an implicit or explicit create runs (other DDL is refused).
+    if (this.transaction) this.transaction.record(fields, () => void this.state.dropCollection(db, String(o.create)));
+    else this.oplog.append(fields);
   }
 
-  private writeDocumentEntry(collection: CollectionState, fields: Document, stmtId: number): void {
+  private writeDocumentEntry(collection: CollectionState, fields: Document, stmtId: number, undo: () => void): void {
     if (collection.database === "local") return; // never replicated, as on mongod
+    if (this.transaction) {
+      this.transaction.record(fields, undo);
+      return;
+    }
     if (!this.session) {
       this.oplog.append(fields);
       return;
