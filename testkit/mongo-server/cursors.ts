@@ -10,6 +10,12 @@ import { RawDocuments } from "./raw-bson";
 /** Where a tailable cursor finds what was appended after it last looked (the oplog). */
 export type TailSource = {
   readAfter(position: number): { raw: Uint8Array; position: number }[];
+  /** Every entry still kept, oldest first. */
+  readAll(): { raw: Uint8Array; position: number }[];
+  /** Throws CappedPositionLost when the entry at `position` has already been dropped. */
+  assertKept(position: number): void;
+  /** The position of the newest entry. */
+  readonly lastPosition: number;
   waitForAppend(timeoutMs: number): { done: Promise<void>; cancel: () => void };
 };
 
@@ -17,6 +23,8 @@ type Tail = {
   source: TailSource;
   /** The source position of the last entry looked at, matching or not. */
   sourcePosition: number;
+  /** The source position of each entry in the cursor's results. */
+  positions: number[];
   accepts: (raw: Uint8Array) => boolean;
   awaitData: boolean;
   /** Set while a getMore waits for data: ends that wait with an error. */
@@ -74,9 +82,9 @@ export class CursorRegistry {
    * each getMore returns what was appended since (waiting for it when `awaitData`).
    */
   openTailableCursor(ns: string, source: TailSource, accepts: (raw: Uint8Array) => boolean, options: { batchSize?: number; awaitData: boolean }): CursorReply {
-    const scanned = source.readAfter(0);
-    const tail: Tail = { source, sourcePosition: scanned.at(-1)?.position ?? 0, accepts, awaitData: options.awaitData };
-    const results = scanned.filter((entry) => accepts(entry.raw)).map((entry) => entry.raw);
+    const scanned = source.readAll().filter((entry) => accepts(entry.raw));
+    const tail: Tail = { source, sourcePosition: source.lastPosition, positions: scanned.map((entry) => entry.position), accepts, awaitData: options.awaitData };
+    const results = scanned.map((entry) => entry.raw);
     const end = options.batchSize === 0 ? 0 : measureBatch(results, 0, options.batchSize);
     const id = createCursorId();
     this.cursors.set(id, { ns, results, position: end, lastUsed: Date.now(), tail });
@@ -116,8 +124,13 @@ export class CursorRegistry {
       if (cursor.position >= cursor.results.length) {
         const scanned = tail.source.readAfter(tail.sourcePosition);
         tail.sourcePosition = scanned.at(-1)?.position ?? tail.sourcePosition;
-        cursor.results = scanned.filter((entry) => tail.accepts(entry.raw)).map((entry) => entry.raw);
+        const kept = scanned.filter((entry) => tail.accepts(entry.raw));
+        cursor.results = kept.map((entry) => entry.raw);
+        tail.positions = kept.map((entry) => entry.position);
         cursor.position = 0;
+      } else {
+        // Entries read ahead but not yet returned are lost if the oplog has dropped them since.
+        tail.source.assertKept(tail.positions[cursor.position]!);
       }
       const end = measureBatch(cursor.results, cursor.position, batchSize);
       const batch = cursor.results.slice(cursor.position, end);

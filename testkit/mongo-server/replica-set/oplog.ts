@@ -62,16 +62,24 @@ export class Oplog {
     return this.nextPosition - 1;
   }
 
-  /**
-   * Entries after `position`, oldest first. Throws CappedPositionLost (136) when entries after
-   * it have already been trimmed, as a tailing cursor on mongod fails when it falls off the oplog.
-   */
+  /** Every entry still kept, oldest first. */
+  readAll(): { raw: Buffer; position: number }[] {
+    return this.entries.slice(this.head).map((entry) => ({ raw: entry.stored.raw, position: entry.position }));
+  }
+
+  /** Entries after `position`, oldest first; throws CappedPositionLost when some were trimmed. */
   readAfter(position: number): { raw: Buffer; position: number }[] {
+    if (position < this.lastPosition) this.assertKept(position + 1);
     const oldest = this.entries[this.head]?.position ?? this.nextPosition;
-    if (position + 1 < oldest) {
-      throw new CommandError(136, "CollectionScan died due to position in capped collection being deleted. Last seen record id: RecordId(" + position + ")");
+    return this.entries.slice(this.head + Math.max(0, position + 1 - oldest)).map((entry) => ({ raw: entry.stored.raw, position: entry.position }));
+  }
+
+  /** Throws CappedPositionLost (136), as mongod fails a tailing cursor that fell off the oplog, when the entry at `position` has been trimmed. */
+  assertKept(position: number): void {
+    const oldest = this.entries[this.head]?.position ?? this.nextPosition;
+    if (position < oldest) {
+      throw new CommandError(136, `CollectionScan died due to position in capped collection being deleted. Last seen record id: RecordId(${position - 1})`);
     }
-    return this.entries.slice(this.head + (position + 1 - oldest)).map((entry) => ({ raw: entry.stored.raw, position: entry.position }));
   }
 
   /** Resolves at the next append or after `timeoutMs`; `cancel` stops waiting early. */

@@ -134,3 +134,27 @@ test("a server started without a replica set still answers as a standalone", asy
     await standalone.stop();
   }
 });
+
+test("a small oplog drops its oldest entries, and a tailing cursor left behind fails with CappedPositionLost", async () => {
+  const small = await startMongoTestServer({ replicaSet: { name: "small", oplogSizeBytes: 4096 } });
+  const direct = await new MongoClient(small.uri, { serverSelectionTimeoutMS: 5000 }).connect();
+  try {
+    const oplog = direct.db("local").collection<LooseDocument>("oplog.rs");
+    const reply = await direct.db("local").command({ find: "oplog.rs", filter: {}, tailable: true, awaitData: true, batchSize: 0 });
+    const [first] = await oplog.find({}, { sort: { $natural: 1 }, limit: 1 }).toArray();
+    expect(first!.o).toEqual({ msg: "initiating set" });
+    for (let i = 0; i < 100; i++) await direct.db("big").collection<LooseDocument>("c").insertOne({ _id: i, pad: "p".repeat(100) });
+    const [oldest] = await oplog.find({}, { sort: { $natural: 1 }, limit: 1 }).toArray();
+    expect(oldest!.op).toBe("i");
+    expect(small.replicaSet!.oplog.collection.dataBytes).toBeLessThanOrEqual(4096);
+    // The cursor returned nothing yet; what it had not read is gone.
+    const lost = await direct.db("local").command({ getMore: reply.cursor.id, collection: "oplog.rs" }).catch((error: unknown) => error);
+    expect((lost as MongoServerError).code).toBe(136);
+    // A cursor opened now starts at the oldest entry kept.
+    const fresh = await direct.db("local").command({ find: "oplog.rs", filter: {}, tailable: true, awaitData: true });
+    expect(fresh.cursor.firstBatch[0].ts).toEqual(oldest!.ts);
+  } finally {
+    await direct.close();
+    await small.stop();
+  }
+});
