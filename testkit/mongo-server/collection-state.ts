@@ -62,6 +62,16 @@ export class CollectionState {
     return stored;
   }
 
+  /**
+   * Stores a document that has no `_id` under a key of the caller's choosing, with no index or
+   * cap checks: the oplog's entries have no `_id` and the oplog trims itself.
+   */
+  appendUnkeyed(raw: Buffer, key: string): StoredDocument {
+    const stored: StoredDocument = { raw, idKey: key, uniqueKeys: new Map() };
+    this.commitEntry(stored);
+    return stored;
+  }
+
   /** Swaps a document for a new version with the same `_id`; throws E11000 on a unique clash. */
   replaceDocument(previous: StoredDocument, raw: Buffer): StoredDocument {
     if (raw.length > MAX_BSON_OBJECT_SIZE) {

@@ -2,6 +2,8 @@
 import { BSON } from "bson";
 import type { CursorRegistry } from "./cursors";
 import type { WriteLimits } from "./limits";
+import type { ReplicaSet } from "./replica-set/replica-set";
+import type { Transaction } from "./replica-set/transactions";
 import type { ServerState } from "./server-state";
 
 export type Document = Record<string, unknown>;
@@ -26,6 +28,8 @@ export type ServerContext = {
   connectionStats: () => { current: number; totalCreated: number };
   /** Stated in hello and enforced: messages over maxMessageSizeBytes close the connection. */
   limits: WriteLimits;
+  /** Set when the server runs as a replica set (`--replSet`). */
+  replicaSet?: ReplicaSet;
   /** Fault injection for tests: sees each command before it runs and may throw a CommandError. */
   intercept?: CommandInterceptor;
 };
@@ -43,11 +47,14 @@ export type CommandContext = ServerContext & {
   rawBody: Buffer;
   sequences: Map<string, Buffer[]>;
   connection: ConnectionInfo;
+  /** The multi-document transaction the command runs in (replica-set mode, `autocommit: false`). */
+  transaction?: Transaction;
 };
 
 /** Reply fields without `ok`, which the dispatcher adds; values may be `RawDocuments`. */
 export type CommandReply = Document;
-export type CommandHandler = (context: CommandContext) => CommandReply;
+/** Handlers answer at once; only commands that wait (awaitData getMore, awaitable hello) return a promise. */
+export type CommandHandler = (context: CommandContext) => CommandReply | Promise<CommandReply>;
 
 /** Encodes documents built by a handler (not stored ones) so they can travel in a cursor batch. */
 export function serializeAll(documents: Document[]): Uint8Array[] {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { MAX_BATCH_BYTES } from "./limits";
-import { CursorRegistry, measureBatch } from "./cursors";
+import { CursorRegistry, measureBatch, type CursorReply } from "./cursors";
 
 const small = new Uint8Array(10);
 const big = new Uint8Array(MAX_BATCH_BYTES - 100);
@@ -25,7 +25,7 @@ describe("CursorRegistry", () => {
     const id = BigInt(String(first.cursor.id));
     expect(id).toBeGreaterThan(0n);
     expect(registry.openCount).toBe(1);
-    const next = registry.continueCursor(id, "d.c", undefined);
+    const next = registry.continueCursor(id, "d.c", undefined) as CursorReply; // not tailable: answered at once
     expect(String(next.cursor.id)).toBe("0");
     expect(registry.openCount).toBe(0);
     expect(() => registry.continueCursor(id, "d.c", undefined)).toThrow(`cursor id ${id} not found`);

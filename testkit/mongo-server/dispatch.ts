@@ -9,8 +9,11 @@ import { databaseCommands } from "./commands/database-commands";
 import { indexCommands } from "./commands/index-commands";
 import { readCommands } from "./commands/read-commands";
 import { serverCommands } from "./commands/server-commands";
+import { describeSessionFields } from "./replica-set/write-log";
 import { userCommands } from "./commands/user-commands";
 import { writeCommands } from "./commands/write-commands";
+import { createApplyOps } from "./replica-set/apply-ops";
+import { assertWritable, replicaSetCommands } from "./replica-set/replica-set-commands";
 import { CommandError } from "./errors";
 import { MAX_MESSAGE_SIZE_BYTES } from "./limits";
 import { composeDocument } from "./raw-bson";
@@ -25,6 +28,8 @@ const handlers: Record<string, CommandHandler> = {
   ...writeCommands,
   ...authCommands,
   ...userCommands,
+  ...replicaSetCommands,
+  applyOps: createApplyOps((name) => (Object.hasOwn(handlers, name) ? handlers[name] : undefined)),
 };
 
 const HANDSHAKE_COMMANDS = new Set(["hello", "isMaster", "ismaster"]);
@@ -53,16 +58,33 @@ function locateCommand(request: WireRequest): { db: string; body: Document } {
 
 function applyCommonChecks(name: string, context: CommandContext): void {
   const { body, connection, users } = context;
-  if (body.txnNumber !== undefined || body.startTransaction !== undefined || body.autocommit !== undefined) {
+  const inTransaction = body.startTransaction !== undefined || body.autocommit !== undefined;
+  if (!context.replicaSet && (body.txnNumber !== undefined || inTransaction)) {
     throw new CommandError(20, "Transaction numbers are only allowed on a replica set member or mongos");
   }
   if (users.length > 0 && !connection.authenticatedUser && !OPEN_COMMANDS.has(name)) {
     throw new CommandError(13, `Command ${name} requires authentication`);
   }
   assertDatabaseName(context.db);
+  assertWritable(context, name);
+  // A replica set takes retryable writes (txnNumber alone) and transactions (autocommit: false).
+  if (context.replicaSet && inTransaction) context.transaction = context.replicaSet.transactions.enter(context, name, describeSessionFields(context));
 }
 
-function runRequest(server: ServerContext, connection: ConnectionInfo, request: WireRequest): Document {
+/** Runs a command in a transaction: a failed command or a write error aborts it, as on mongod. */
+function runInTransaction(handler: CommandHandler, context: CommandContext): Document | Promise<Document> {
+  const transaction = context.transaction!;
+  try {
+    const reply = handler(context);
+    if (!(reply instanceof Promise) && Array.isArray(reply.writeErrors) && reply.writeErrors.length > 0) transaction.abort();
+    return reply;
+  } catch (error) {
+    transaction.abort();
+    throw error;
+  }
+}
+
+function runRequest(server: ServerContext, connection: ConnectionInfo, request: WireRequest): Document | Promise<Document> {
   const { db, body } = locateCommand(request);
   const name = Object.keys(body)[0] ?? "";
   const handler = Object.hasOwn(handlers, name) ? handlers[name] : undefined;
@@ -78,7 +100,7 @@ function runRequest(server: ServerContext, connection: ConnectionInfo, request: 
   };
   applyCommonChecks(name, context);
   server.intercept?.({ name, db, body });
-  return handler(context);
+  return context.transaction ? runInTransaction(handler, context) : handler(context);
 }
 
 /** Encodes an error the way mongod does: `{ ok: 0, errmsg, code, codeName, ...extra }`. */
@@ -86,20 +108,33 @@ export function encodeError(error: CommandError): Buffer {
   return composeDocument({ ok: new Double(0), errmsg: error.message, code: error.code, codeName: error.codeName, ...error.details });
 }
 
-/** Runs one request and returns the encoded reply body; never throws for command failures. */
-export function executeRequest(server: ServerContext, connection: ConnectionInfo, request: WireRequest): Buffer {
-  try {
-    const reply = composeDocument({ ...runRequest(server, connection, request), ok: new Double(1) });
-    // Cursor batches are already bounded; this catches any other reply that grew too large.
-    if (reply.length > MAX_MESSAGE_SIZE_BYTES - 1024) {
-      return encodeError(new CommandError(10334, `BSONObj size: ${reply.length} is invalid. Size must be between 0 and ${MAX_MESSAGE_SIZE_BYTES}`));
-    }
-    return reply;
-  } catch (error) {
-    if (error instanceof CommandError) return encodeError(error);
-    if (error instanceof BSONError) return encodeError(new CommandError(22, `invalid BSON: ${error.message}`));
-    // A fault in the test server itself: report it to the client and the test output alike.
-    console.error("mongo test server: internal error", error);
-    return encodeError(new CommandError(1, `internal error in the DBVault test server: ${String(error)}`));
+function encodeReply(fields: Document): Buffer {
+  const reply = composeDocument({ ...fields, ok: new Double(1) });
+  // Cursor batches are already bounded; this catches any other reply that grew too large.
+  if (reply.length > MAX_MESSAGE_SIZE_BYTES - 1024) {
+    return encodeError(new CommandError(10334, `BSONObj size: ${reply.length} is invalid. Size must be between 0 and ${MAX_MESSAGE_SIZE_BYTES}`));
   }
+  return reply;
+}
+
+/**
+ * Runs one request and returns the encoded reply body; never throws for command failures. The
+ * reply is a promise only for commands that wait (awaitData getMore, awaitable hello).
+ */
+export function executeRequest(server: ServerContext, connection: ConnectionInfo, request: WireRequest): Buffer | Promise<Buffer> {
+  try {
+    const fields = runRequest(server, connection, request);
+    if (fields instanceof Promise) return fields.then(encodeReply, encodeFailure);
+    return encodeReply(fields);
+  } catch (error) {
+    return encodeFailure(error);
+  }
+}
+
+function encodeFailure(error: unknown): Buffer {
+  if (error instanceof CommandError) return encodeError(error);
+  if (error instanceof BSONError) return encodeError(new CommandError(22, `invalid BSON: ${error.message}`));
+  // A fault in the test server itself: report it to the client and the test output alike.
+  console.error("mongo test server: internal error", error);
+  return encodeError(new CommandError(1, `internal error in the DBVault test server: ${String(error)}`));
 }

@@ -16,6 +16,7 @@ import { startMongoTestServer } from "./server";
 
 export { startMongoTestServer, type MongoTestServer, type MongoTestServerOptions } from "./server";
 export { CommandError } from "./errors";
+export type { ReplicaSetOptions } from "./replica-set/replica-set";
 export type { CommandInterceptor } from "./command-context";
 
 /** Where integration tests send their MongoDB traffic, and how to release it afterwards. */

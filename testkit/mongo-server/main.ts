@@ -1,13 +1,14 @@
 // Runs the DBVault MongoDB test server as its own process, for clients that cannot share the test
 // runner's process (a compiled agent binary, browser tests). It exists because no MongoDB server
 // can be installed here or in CI; it is a test double for dump/restore, not a database (index.ts).
-//   bun testkit/mongo-server/main.ts [--port N] [--user NAME:PASSWORD]...
+//   bun testkit/mongo-server/main.ts [--port N] [--user NAME:PASSWORD]... [--replSet NAME]
 // The first stdout line is the connection URI; the server runs until the process is signalled.
 import { startMongoTestServer } from "./server";
 import type { TestUser } from "./command-context";
 
-function readArguments(argv: string[]): { port: number; users: TestUser[] } {
+function readArguments(argv: string[]): { port: number; users: TestUser[]; replSet?: string } {
   let port = 0;
+  let replSet: string | undefined;
   const users: TestUser[] = [];
   for (let i = 0; i < argv.length; i++) {
     const value = argv[i + 1];
@@ -18,16 +19,19 @@ function readArguments(argv: string[]): { port: number; users: TestUser[] } {
       const at = value.indexOf(":");
       users.push({ username: value.slice(0, at), password: value.slice(at + 1) });
       i++;
+    } else if (argv[i] === "--replSet" && value && !value.startsWith("-")) {
+      replSet = value;
+      i++;
     } else {
-      console.error(`mongo-test-server: unknown argument '${argv[i]}'\nhint: usage: bun testkit/mongo-server/main.ts [--port N] [--user NAME:PASSWORD]`);
+      console.error(`mongo-test-server: unknown argument '${argv[i]}'\nhint: usage: bun testkit/mongo-server/main.ts [--port N] [--user NAME:PASSWORD] [--replSet NAME]`);
       process.exit(2);
     }
   }
-  return { port, users };
+  return { port, users, replSet };
 }
 
-const { port, users } = readArguments(process.argv.slice(2));
-const server = await startMongoTestServer({ port, users });
+const { port, users, replSet } = readArguments(process.argv.slice(2));
+const server = await startMongoTestServer({ port, users, ...(replSet ? { replicaSet: { name: replSet } } : {}) });
 console.log(server.uri);
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {

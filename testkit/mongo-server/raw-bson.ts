@@ -15,6 +15,11 @@ export class RawDocuments {
   constructor(readonly documents: readonly Uint8Array[]) {}
 }
 
+/** One pre-encoded document that `composeDocument` writes as an embedded document, unchanged. */
+export class RawDocument {
+  constructor(readonly bytes: Uint8Array) {}
+}
+
 /** One top-level element of a raw document: its name and the byte range of type, name and value. */
 export type RawElement = { name: string; type: number; start: number; end: number; valueStart: number };
 
@@ -37,7 +42,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 function containsRaw(value: unknown): boolean {
-  if (value instanceof RawDocuments) return true;
+  if (value instanceof RawDocuments || value instanceof RawDocument) return true;
   return isPlainObject(value) && Object.values(value).some(containsRaw);
 }
 
@@ -62,6 +67,7 @@ function encodeElement(name: string, value: unknown): Uint8Array {
   if (value instanceof RawDocuments) {
     return Buffer.concat([Buffer.from([TYPE_ARRAY]), encodeName(name), encodeRawArray(value.documents)]);
   }
+  if (value instanceof RawDocument) return Buffer.concat([Buffer.from([TYPE_DOCUMENT]), encodeName(name), value.bytes]);
   if (containsRaw(value)) {
     return Buffer.concat([Buffer.from([TYPE_DOCUMENT]), encodeName(name), composeDocument(value as Record<string, unknown>)]);
   }
@@ -88,6 +94,12 @@ export function readRawArray(bytes: Uint8Array, fieldName: string): Buffer[] | u
   return listRawElements(arrayBytes)
     .filter((element) => element.type === TYPE_DOCUMENT)
     .map((element) => Buffer.from(arrayBytes.subarray(element.valueStart, element.end)));
+}
+
+/** The bytes of a top-level embedded document field, or undefined when absent or not a document. */
+export function readRawDocumentField(bytes: Uint8Array, fieldName: string): Buffer | undefined {
+  const field = listRawElements(bytes).find((element) => element.name === fieldName);
+  return field?.type === TYPE_DOCUMENT ? Buffer.from(bytes.subarray(field.valueStart, field.end)) : undefined;
 }
 
 /**

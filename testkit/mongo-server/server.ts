@@ -1,13 +1,16 @@
 // The TCP side: a loopback listener, one message reader per connection, and replies written in
 // request order. Commands run synchronously against in-memory state, so each is atomic with
-// respect to every other connection without any locking.
+// respect to every other connection without any locking; the few that wait (an awaitData
+// getMore, an awaitable hello) hold back their connection's later requests until they answer.
 import { createServer, type Server, type Socket } from "node:net";
+import { BSON } from "bson";
 import type { CommandInterceptor, ConnectionInfo, ServerContext, TestUser } from "./command-context";
 import { CursorRegistry } from "./cursors";
 import { executeRequest } from "./dispatch";
 import { DEFAULT_WRITE_LIMITS, type WriteLimits } from "./limits";
+import { ReplicaSet, type ReplicaSetOptions } from "./replica-set/replica-set";
 import { ServerState } from "./server-state";
-import { encodeOpMsgReply, encodeOpReply, MessageReader, OP_QUERY, parseWireMessage } from "./wire-protocol";
+import { encodeOpMsgReply, encodeOpReply, MessageReader, OP_QUERY, parseWireMessage, type WireRequest } from "./wire-protocol";
 
 export type MongoTestServerOptions = {
   /** Port to listen on; 0 (the default) picks a free one. */
@@ -20,6 +23,8 @@ export type MongoTestServerOptions = {
   version?: string;
   /** Smaller message and write batch limits than mongod's, stated in hello and enforced alike. */
   limits?: Partial<WriteLimits>;
+  /** Runs as the primary of a one-member replica set with an oplog (`--replSet NAME`). */
+  replicaSet?: ReplicaSetOptions;
 };
 
 export type MongoTestServer = {
@@ -28,6 +33,8 @@ export type MongoTestServer = {
   /** The in-memory state, for tests that inspect the server directly. */
   state: ServerState;
   cursors: CursorRegistry;
+  /** The replica set, when started with `replicaSet`. */
+  replicaSet?: ReplicaSet;
   /**
    * Fault injection: `hook` sees every command before it runs and may throw a CommandError (a
    * refused write), stop the server or signal a client; undefined removes it.
@@ -38,25 +45,83 @@ export type MongoTestServer = {
 
 let nextReplyId = 1;
 
+/**
+ * The body of the next hello in an exhaust stream: the same request, now knowing the topology
+ * version the previous reply gave; undefined when the stream ends (not a streamable hello, or
+ * a failed one).
+ */
+function continueHelloStream(request: WireRequest, reply: Buffer): WireRequest | undefined {
+  if (!request.exhaustAllowed) return undefined;
+  const body = BSON.deserialize(request.body, { promoteValues: false });
+  const answer = BSON.deserialize(reply, { promoteValues: false });
+  const isHello = ["hello", "isMaster", "ismaster"].includes(Object.keys(body)[0] ?? "");
+  if (!isHello || body.topologyVersion === undefined || body.maxAwaitTimeMS === undefined || answer.topologyVersion === undefined) return undefined;
+  return { ...request, body: Buffer.from(BSON.serialize({ ...body, topologyVersion: answer.topologyVersion })) };
+}
+
 function serveConnection(socket: Socket, server: ServerContext, connection: ConnectionInfo): void {
   const reader = new MessageReader(server.limits.maxMessageSizeBytes);
+  const queue: Buffer[] = [];
+  let waiting = false;
   socket.setNoDelay(true);
-  socket.on("data", (chunk: Buffer) => {
-    try {
-      for (const message of reader.pushChunk(chunk)) {
-        const request = parseWireMessage(message);
-        const body = executeRequest(server, connection, request);
-        if (request.moreToCome) continue; // unacknowledged write: the client waits for nothing
-        const replyId = nextReplyId++ & 0x7fffffff;
-        const encode = request.opCode === OP_QUERY ? encodeOpReply : encodeOpMsgReply;
-        socket.write(encode(replyId, request.requestId, body));
+
+  const send = (request: WireRequest, responseTo: number, body: Buffer, moreToCome: boolean): number => {
+    const replyId = nextReplyId++ & 0x7fffffff;
+    const encode = request.opCode === OP_QUERY ? encodeOpReply : encodeOpMsgReply;
+    if (!socket.destroyed) socket.write(encode(replyId, responseTo, body, moreToCome));
+    return replyId;
+  };
+
+  // An awaitable hello sent with exhaustAllowed is answered again and again (moreToCome) until
+  // the connection closes: the streaming heartbeat drivers use on a replica set.
+  const streamHellos = async (request: WireRequest, responseTo: number, body: Buffer): Promise<void> => {
+    for (let next = continueHelloStream(request, body); next && !socket.destroyed; ) {
+      const replyId = send(request, responseTo, body, true);
+      body = await executeRequest(server, connection, next);
+      responseTo = replyId;
+      request = next;
+      next = continueHelloStream(request, body);
+    }
+    send(request, responseTo, body, false);
+  };
+
+  const answer = (request: WireRequest, body: Buffer): void | Promise<void> => {
+    if (request.moreToCome) return; // unacknowledged write: the client waits for nothing
+    if (request.exhaustAllowed && continueHelloStream(request, body)) return streamHellos(request, request.requestId, body);
+    send(request, request.requestId, body, false);
+  };
+
+  const drain = (): void => {
+    while (!waiting && queue.length > 0 && !socket.destroyed) {
+      const request = parseWireMessage(queue.shift()!);
+      const body = executeRequest(server, connection, request);
+      const done = body instanceof Promise ? body.then((reply) => answer(request, reply)) : answer(request, body);
+      if (done instanceof Promise) {
+        waiting = true;
+        void done.then(() => {
+          waiting = false;
+          safely(drain);
+        });
       }
+    }
+  };
+
+  const safely = (work: () => void): void => {
+    try {
+      work();
     } catch (error) {
       // A framing fault leaves the stream unreadable; mongod also just closes the connection.
       console.error(`mongo test server: closing connection ${connection.id}: ${String(error)}`);
       socket.destroy();
     }
-  });
+  };
+
+  socket.on("data", (chunk: Buffer) =>
+    safely(() => {
+      queue.push(...reader.pushChunk(chunk));
+      drain();
+    }),
+  );
   socket.on("error", () => socket.destroy());
 }
 
@@ -64,6 +129,7 @@ function serveConnection(socket: Socket, server: ServerContext, connection: Conn
 export async function startMongoTestServer(options: MongoTestServerOptions = {}): Promise<MongoTestServer> {
   const state = new ServerState(options.version);
   if (options.seedSystemCollections !== false) state.seedSystemCollections();
+  const replicaSet = options.replicaSet ? new ReplicaSet(state, options.replicaSet) : undefined;
   const cursors = new CursorRegistry();
   const sockets = new Set<Socket>();
   let totalCreated = 0;
@@ -75,6 +141,7 @@ export async function startMongoTestServer(options: MongoTestServerOptions = {})
     host: () => `127.0.0.1:${port}`,
     connectionStats: () => ({ current: sockets.size, totalCreated }),
     limits: { ...DEFAULT_WRITE_LIMITS, ...options.limits },
+    replicaSet,
   };
   const listener: Server = createServer((socket) => {
     totalCreated++;
@@ -95,12 +162,15 @@ export async function startMongoTestServer(options: MongoTestServerOptions = {})
     port,
     state,
     cursors,
+    replicaSet,
     intercept(hook) {
       context.intercept = hook;
     },
     async stop() {
       clearInterval(sweeper);
       for (const socket of sockets) socket.destroy();
+      replicaSet?.close();
+      cursors.endAllForStepDown();
       await new Promise<void>((resolve) => listener.close(() => resolve()));
     },
   };

@@ -11,6 +11,7 @@ export const OP_MSG = 2013;
 const HEADER_SIZE = 16;
 const FLAG_CHECKSUM_PRESENT = 1 << 0;
 const FLAG_MORE_TO_COME = 1 << 1;
+const FLAG_EXHAUST_ALLOWED = 1 << 16;
 
 /** A thrown framing fault: the connection cannot continue and is closed. */
 export class WireProtocolError extends Error {}
@@ -21,6 +22,8 @@ export type WireRequest = {
   opCode: typeof OP_MSG | typeof OP_QUERY;
   /** OP_MSG only: the client expects no reply (unacknowledged writes). */
   moreToCome: boolean;
+  /** OP_MSG only: the client accepts a stream of replies (a driver's awaitable hello). */
+  exhaustAllowed?: boolean;
   body: Buffer;
   sequences: Map<string, Buffer[]>;
   /** OP_QUERY only: "<db>.$cmd" or another namespace. */
@@ -105,7 +108,8 @@ function parseOpMsg(message: Buffer, requestId: number): WireRequest {
     }
   }
   if (!body) throw new WireProtocolError("OP_MSG has no body section");
-  return { requestId, opCode: OP_MSG, moreToCome: (flags & FLAG_MORE_TO_COME) !== 0, body: Buffer.from(body), sequences };
+  const exhaustAllowed = (flags & FLAG_EXHAUST_ALLOWED) !== 0;
+  return { requestId, opCode: OP_MSG, moreToCome: (flags & FLAG_MORE_TO_COME) !== 0, exhaustAllowed, body: Buffer.from(body), sequences };
 }
 
 function parseOpQuery(message: Buffer, requestId: number): WireRequest {
@@ -133,10 +137,11 @@ function writeHeader(length: number, requestId: number, responseTo: number, opCo
   return header;
 }
 
-/** Frames a reply body as OP_MSG (no flags, one body section). */
-export function encodeOpMsgReply(requestId: number, responseTo: number, body: Buffer): Buffer {
+/** Frames a reply body as OP_MSG (one body section); `moreToCome` announces another reply to follow. */
+export function encodeOpMsgReply(requestId: number, responseTo: number, body: Buffer, moreToCome = false): Buffer {
   const length = HEADER_SIZE + 4 + 1 + body.length;
-  const flagsAndKind = Buffer.alloc(5); // flags 0, section kind 0
+  const flagsAndKind = Buffer.alloc(5); // flags, then section kind 0
+  if (moreToCome) flagsAndKind.writeUInt32LE(FLAG_MORE_TO_COME, 0);
   return Buffer.concat([writeHeader(length, requestId, responseTo, OP_MSG), flagsAndKind, body], length);
 }
 

@@ -11,6 +11,7 @@ import { createIdIndexFrom, isSimpleCollation } from "../indexes";
 import { assertCollectionName } from "../server-state";
 import { describeDatabaseStats, describeStorage } from "./collection-stats";
 import { GENERIC_ARGUMENTS } from "./generic-arguments";
+import { openWriteLog, type WriteLog } from "../replica-set/write-log";
 
 function listDatabases(context: CommandContext): Document {
   if (context.db !== "admin") throw new CommandError(13, "listDatabases may only be run against the admin database.");
@@ -88,14 +89,21 @@ function createCollection(context: CommandContext): Document {
       throw error;
     }
   }
+  openWriteLog(context)?.created(collection);
   return {};
 }
 
 function dropCollection(context: CommandContext): Document {
   const name = readCollectionName(context.body, "drop");
   const dropped = context.state.dropCollection(context.db, name);
+  if (dropped) logDrop(openWriteLog(context), dropped);
   // Since MongoDB 7.0 dropping a collection that does not exist succeeds.
   return dropped ? { nIndexesWas: dropped.indexes.length, ns: dropped.ns } : {};
+}
+
+function logDrop(log: WriteLog | undefined, dropped: CollectionState): void {
+  if (dropped.type === "view") log?.command(dropped.database, undefined, { drop: dropped.name });
+  else log?.command(dropped.database, dropped.uuid, { drop: dropped.name }, { numRecords: dropped.documents.size });
 }
 
 function splitNamespace(value: unknown, field: string): { db: string; name: string } {
@@ -108,12 +116,23 @@ function renameCollection(context: CommandContext): Document {
   if (context.db !== "admin") throw new CommandError(13, "renameCollection may only be run against the admin database.");
   const from = splitNamespace(context.body.renameCollection, "source");
   const to = splitNamespace(context.body.to, "target");
+  const source = context.state.findCollection(from.db, from.name);
+  const target = context.state.findCollection(to.db, to.name);
   context.state.renameCollection(from, to, readBoolean(context.body.dropTarget));
+  const o: Document = { renameCollection: `${from.db}.${from.name}`, to: `${to.db}.${to.name}` };
+  if (target) o.dropTarget = target.uuid;
+  o.stayTemp = false;
+  openWriteLog(context)?.command(from.db, source?.uuid, o, target ? { numRecords: target.documents.size } : undefined);
   return {};
 }
 
 function dropDatabase(context: CommandContext): Document {
+  const log = openWriteLog(context);
+  const collections = [...(context.state.databases.get(context.db)?.values() ?? [])];
   context.state.dropDatabase(context.db);
+  // mongod drops the collections one by one, then records the database's drop.
+  for (const collection of collections) logDrop(log, collection);
+  if (collections.length > 0) log?.command(context.db, undefined, { dropDatabase: 1 });
   return { dropped: context.db };
 }
 

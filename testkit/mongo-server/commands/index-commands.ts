@@ -8,6 +8,8 @@ import type { CollectionState } from "../collection-state";
 import { type CommandContext, type CommandHandler, type Document, serializeAll } from "../command-context";
 import { CommandError } from "../errors";
 import { createIndexState, haveSameOptions, type IndexState, inheritCollation } from "../indexes";
+import { UUID } from "bson";
+import { openWriteLog } from "../replica-set/write-log";
 
 function requireCollection(context: CommandContext, name: string): CollectionState {
   const collection = context.state.findCollection(context.db, name);
@@ -50,11 +52,32 @@ function createIndexes(context: CommandContext): Document {
   const { collection, created } = context.state.ensureCollection(context.db, name);
   const before = collection.indexes.length;
   const fresh = requested.filter((index) => !findExisting(collection, index));
+  const wasEmpty = collection.documents.size === 0;
   for (const index of fresh) collection.addIndex(index);
+  logIndexBuild(context, collection, created, fresh, wasEmpty);
   const reply: Document = { numIndexesBefore: before, numIndexesAfter: collection.indexes.length };
   if (fresh.length === 0) reply.note = "all indexes already exist";
   else reply.createdCollectionAutomatically = created;
   return reply;
+}
+
+/**
+ * mongod 7.0 logs an index built on an empty collection as one `createIndexes` entry per index,
+ * and a build over documents as `startIndexBuild` then `commitIndexBuild` naming them all.
+ */
+function logIndexBuild(context: CommandContext, collection: CollectionState, created: boolean, fresh: IndexState[], wasEmpty: boolean): void {
+  const log = openWriteLog(context);
+  if (!log) return;
+  if (created) log.created(collection);
+  if (fresh.length === 0) return;
+  if (wasEmpty) {
+    for (const index of fresh) log.command(collection.database, collection.uuid, { createIndexes: collection.name, ...index.spec });
+    return;
+  }
+  const indexBuildUUID = new UUID();
+  const indexes = fresh.map((index) => index.spec);
+  log.command(collection.database, collection.uuid, { startIndexBuild: collection.name, indexBuildUUID, indexes });
+  log.command(collection.database, collection.uuid, { commitIndexBuild: collection.name, indexBuildUUID, indexes });
 }
 
 function selectIndexesToDrop(collection: CollectionState, target: unknown): IndexState[] {
@@ -78,7 +101,11 @@ function dropIndexes(context: CommandContext): Document {
   const collection = context.state.findCollection(context.db, name);
   if (!collection) throw new CommandError(26, `ns not found ${context.db}.${name}`);
   const before = collection.indexes.length;
-  for (const index of selectIndexesToDrop(collection, context.body.index)) collection.removeIndex(index.name);
+  const log = openWriteLog(context);
+  for (const index of selectIndexesToDrop(collection, context.body.index)) {
+    collection.removeIndex(index.name);
+    log?.command(collection.database, collection.uuid, { dropIndexes: collection.name, index: index.name }, index.spec);
+  }
   return { nIndexesWas: before };
 }
 

@@ -3,7 +3,7 @@
 import { BSON } from "bson";
 import { computeCanonicalKey, isDocument, isNumeric, toNumber } from "../bson-order";
 import { readBoolean, readCollectionName, readDocument, readInteger } from "../command-args";
-import type { CollectionState } from "../collection-state";
+import { type CollectionState, parseStoredDocument } from "../collection-state";
 import type { CommandContext, CommandHandler, Document } from "../command-context";
 import { CommandError } from "../errors";
 import { MAX_BSON_OBJECT_SIZE } from "../limits";
@@ -46,9 +46,28 @@ function readNonNegative(body: Document, field: string): number | undefined {
   return value;
 }
 
+/**
+ * A tailable find: on the oplog of a replica set, a cursor that follows new entries; mongod's
+ * error on a collection that is not capped; other capped collections are not implemented.
+ */
+function findTailable(context: CommandContext, name: string, filter: Document): Document {
+  const collection = context.state.findCollection(context.db, name);
+  if (!collection || collection.options.capped !== true) {
+    throw new CommandError(2, `error processing query: ns=${context.db}.${name} tree: ${JSON.stringify(filter)} :: caused by :: tailable cursor requested on non capped collection`);
+  }
+  const oplog = context.replicaSet?.oplog;
+  if (collection !== oplog?.collection) {
+    throw new CommandError(2, "tailable cursors are supported only on local.oplog.rs by the DBVault test server");
+  }
+  const accepts = (raw: Uint8Array) => matchesFilter(parseStoredDocument(raw), filter);
+  const batchSize = readNonNegative(context.body, "batchSize");
+  return context.cursors.openTailableCursor(collection.ns, oplog, accepts, { batchSize, awaitData: readBoolean(context.body.awaitData) });
+}
+
 function find(context: CommandContext): Document {
   const name = readCollectionName(context.body, "find");
   const filter = readDocument(context.body, "filter") ?? {};
+  if (readBoolean(context.body.tailable)) return findTailable(context, name, filter);
   const sort = readDocument(context.body, "sort");
   const projection = readProjection(readDocument(context.body, "projection") ?? {});
   const skip = readNonNegative(context.body, "skip") ?? 0;
@@ -66,11 +85,12 @@ function readCursorId(value: unknown): bigint {
   throw new CommandError(14, "BSON field 'getMore.getMore' is the wrong type, expected type 'long'");
 }
 
-function getMore(context: CommandContext): Document {
+function getMore(context: CommandContext): Document | Promise<Document> {
   const collection = context.body.collection;
   if (typeof collection !== "string") throw new CommandError(40414, "BSON field 'getMore.collection' is missing but a required field");
   const batchSize = readNonNegative(context.body, "batchSize");
-  return context.cursors.continueCursor(readCursorId(context.body.getMore), `${context.db}.${collection}`, batchSize);
+  const maxAwaitTimeMS = readNonNegative(context.body, "maxTimeMS");
+  return context.cursors.continueCursor(readCursorId(context.body.getMore), `${context.db}.${collection}`, batchSize, maxAwaitTimeMS);
 }
 
 function killCursors(context: CommandContext): Document {

@@ -9,6 +9,7 @@ import {
 } from "../limits";
 import { describeFeatureCompatibility, parseVersion } from "../server-version";
 import { AUTH_SCHEMA_VERSION } from "./user-commands";
+import { awaitTopologyChange, describeMember } from "../replica-set/replica-set-commands";
 
 const LOGICAL_SESSION_TIMEOUT_MINUTES = 30;
 
@@ -19,13 +20,22 @@ function describeSaslMechanisms(context: CommandContext): Document {
   return known ? { saslSupportedMechs: ["SCRAM-SHA-256"] } : {};
 }
 
-// No topologyVersion is reported on purpose: without it the driver polls with plain hello
-// instead of streaming awaitable hellos (exhaust replies), which this server does not implement.
-function answerHello(context: CommandContext): Document {
+// A standalone server reports no topologyVersion, so drivers poll it with plain hellos. A
+// replica-set member reports one, and drivers then stream awaitable hellos over exhaust replies
+// (server.ts), which wait here until the topology changes or maxAwaitTimeMS passes.
+function answerHello(context: CommandContext): Document | Promise<Document> {
+  const waiting = awaitTopologyChange(context);
+  return waiting ? waiting.then(() => describeHello(context)) : describeHello(context);
+}
+
+function describeHello(context: CommandContext): Document {
   const legacyName = context.name !== "hello";
+  const member = context.replicaSet ? describeMember(context.replicaSet, context.host()) : undefined;
   return {
     ...(context.body.helloOk === true ? { helloOk: true } : {}),
-    [legacyName ? "ismaster" : "isWritablePrimary"]: true,
+    ...member?.identity,
+    [legacyName ? "ismaster" : "isWritablePrimary"]: context.replicaSet?.isPrimary ?? true,
+    ...member?.position,
     maxBsonObjectSize: MAX_BSON_OBJECT_SIZE,
     maxMessageSizeBytes: context.limits.maxMessageSizeBytes,
     maxWriteBatchSize: context.limits.maxWriteBatchSize,
@@ -93,8 +103,20 @@ function answerConnectionStatus(context: CommandContext): Document {
 
 const answerNothing: CommandHandler = () => ({});
 
-function rejectTransactions(): Document {
-  throw new CommandError(20, "Transaction numbers are only allowed on a replica set member or mongos");
+function requireTransaction(context: CommandContext): NonNullable<CommandContext["transaction"]> {
+  if (!context.replicaSet) throw new CommandError(20, "Transaction numbers are only allowed on a replica set member or mongos");
+  if (!context.transaction) throw new CommandError(251, "no transaction in progress on this session", { errorLabels: ["TransientTransactionError"] });
+  return context.transaction;
+}
+
+function commitTransaction(context: CommandContext): Document {
+  context.replicaSet?.transactions.commit(requireTransaction(context));
+  return {};
+}
+
+function abortTransaction(context: CommandContext): Document {
+  requireTransaction(context).abort();
+  return {};
 }
 
 export const serverCommands: Record<string, CommandHandler> = {
@@ -116,6 +138,6 @@ export const serverCommands: Record<string, CommandHandler> = {
   killAllSessions: answerNothing,
   killAllSessionsByPattern: answerNothing,
   refreshSessions: answerNothing,
-  commitTransaction: rejectTransactions,
-  abortTransaction: rejectTransactions,
+  commitTransaction,
+  abortTransaction,
 };

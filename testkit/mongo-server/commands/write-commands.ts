@@ -11,6 +11,7 @@ import { matchesFilter, readIdEquality } from "../query-match";
 import { readRawArray, replaceEmptyTimestamps } from "../raw-bson";
 import { acceptsBypassEmptyTsReplacement } from "../../../protocol/mongodb-features";
 import { applyUpdate, isReplacement, seedFromFilter } from "../update-document";
+import { openWriteLog } from "../replica-set/write-log";
 
 function describeWriteError(index: number, error: CommandError): Document {
   // mongod writes the error's extra info (keyPattern, keyValue) between code and errmsg.
@@ -73,10 +74,13 @@ function insert(context: CommandContext): Document {
     throw new CommandError(16, `Write batch sizes must be between 1 and ${context.limits.maxWriteBatchSize}. Got ${documents.length} operations.`);
   }
   const keepEmptyTimestamps = readBypassEmptyTsReplacement(context);
-  const { collection } = context.state.ensureCollection(context.db, name);
+  const { collection, created } = context.state.ensureCollection(context.db, name);
+  const log = openWriteLog(context);
+  if (created) log?.created(collection);
   let n = 0;
-  const writeErrors = runStatements(documents, readOrdered(context), (document) => {
-    collection.insertDocument(keepEmptyTimestamps ? document : replaceEmptyTimestamps(document, () => context.state.tickClusterTime()));
+  const writeErrors = runStatements(documents, readOrdered(context), (document, index) => {
+    const stored = collection.insertDocument(keepEmptyTimestamps ? document : replaceEmptyTimestamps(document, () => context.state.tickClusterTime()));
+    log?.insert(collection, stored.raw, index);
     n++;
   });
   return attachWriteErrors({ n }, writeErrors);
@@ -120,6 +124,7 @@ function update(context: CommandContext): Document {
   let matched = 0;
   let modified = 0;
   const upserted: Document[] = [];
+  const log = openWriteLog(context);
   const writeErrors = runStatements(statements, readOrdered(context), (statement, index) => {
     const filter = (statement.q ?? {}) as Document;
     const multi = readBoolean(statement.multi);
@@ -133,12 +138,15 @@ function update(context: CommandContext): Document {
       matched++;
       if (Buffer.compare(updated, stored.raw) === 0) continue;
       collection!.replaceDocument(stored, updated);
+      log?.update(collection!, stored.raw, updated, Array.isArray(statement.u) || isReplacement(statement.u as Document) ? "replacement" : "diff", index);
       modified++;
     }
     if (targets.length === 0 && readBoolean(statement.upsert)) {
       const document = applyUpdate(seedFromFilter(filter), statement.u, true);
-      const target = context.state.ensureCollection(context.db, name).collection;
+      const { collection: target, created } = context.state.ensureCollection(context.db, name);
+      if (created) log?.created(target);
       const stored = target.insertDocument(encodeUpdated(document));
+      log?.insert(target, stored.raw, index);
       upserted.push({ index, _id: parseStoredDocument(stored.raw)._id });
     }
   });
@@ -151,11 +159,13 @@ function remove(context: CommandContext): Document {
   const name = readCollectionName(context.body, "delete");
   const statements = readStatements(context, "deletes");
   let n = 0;
-  const writeErrors = runStatements(statements, readOrdered(context), (statement) => {
+  const log = openWriteLog(context);
+  const writeErrors = runStatements(statements, readOrdered(context), (statement, index) => {
     const collection = findWritableCollection(context, name);
     const limit = statement.limit === undefined ? 0 : Number(readBoolean(statement.limit));
     for (const stored of selectMatches(collection, (statement.q ?? {}) as Document, limit === 1)) {
       collection!.deleteDocument(stored);
+      log?.delete(collection!, stored.raw, index);
       n++;
     }
   });

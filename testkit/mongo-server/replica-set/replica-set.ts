@@ -1,0 +1,108 @@
+// A one-member replica set: the server is its only member and its primary. What a client sees of
+// it: the set's name, the member's host, the term and election id, the topology version awaitable
+// hellos wait on, and the oplog. A step-down makes it a secondary for a moment (writes are
+// refused), then it wins the election of the next term, as the only electable member would.
+import { Long, ObjectId } from "bson";
+import type { ServerState } from "../server-state";
+import { DEFAULT_OPLOG_SIZE_BYTES, Oplog } from "./oplog";
+import { DEFAULT_TRANSACTION_ENTRY_BYTES, Transactions } from "./transactions";
+
+export type ReplicaSetOptions = {
+  /** The set's name (`--replSet NAME`). */
+  name: string;
+  /** Bytes the oplog keeps before dropping its oldest entries; default 256 MiB. */
+  oplogSizeBytes?: number;
+  /** Operation bytes a transaction's oplog entry holds before it is split (partialTxn); ~16 MiB. */
+  maxTransactionEntryBytes?: number;
+};
+
+/** How long a stepped-down member stays a secondary before it is elected again. */
+const ELECTION_DELAY_MS = 100;
+
+export class ReplicaSet {
+  readonly name: string;
+  readonly oplog: Oplog;
+  readonly transactions: Transactions;
+  term = 1;
+  isPrimary = true;
+  private election: ReturnType<typeof setTimeout> | undefined;
+  electionDate = new Date();
+  private readonly processId = new ObjectId();
+  private topologyCounter = 0;
+  private readonly topologyListeners = new Set<() => void>();
+
+  constructor(state: ServerState, options: ReplicaSetOptions) {
+    this.name = options.name;
+    this.oplog = new Oplog(state, options.oplogSizeBytes ?? DEFAULT_OPLOG_SIZE_BYTES, () => this.term);
+    this.oplog.append({ op: "n", ns: "", o: { msg: "initiating set" } });
+    this.transactions = new Transactions(this.oplog, options.maxTransactionEntryBytes ?? DEFAULT_TRANSACTION_ENTRY_BYTES);
+  }
+
+  /** `{processId, counter}`: an awaitable hello waits while the client's copy is current. */
+  get topologyVersion(): { processId: ObjectId; counter: Long } {
+    return { processId: this.processId, counter: Long.fromNumber(this.topologyCounter) };
+  }
+
+  /** mongod's election id: 0x7fffffff followed by the term as 8 bytes. */
+  get electionId(): ObjectId {
+    const bytes = Buffer.alloc(12);
+    bytes.writeUInt32BE(0x7fffffff, 0);
+    bytes.writeBigUInt64BE(BigInt(this.term), 4);
+    return new ObjectId(bytes);
+  }
+
+  /** Whether a client's topologyVersion is this server's current one. */
+  isCurrentTopology(version: { processId?: unknown; counter?: unknown }): boolean {
+    return String(version.processId) === this.processId.toHexString() && Number(version.counter) === this.topologyCounter;
+  }
+
+  /** Resolves when the topology changes or after `timeoutMs`. */
+  waitForTopologyChange(timeoutMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      const finish = () => {
+        clearTimeout(timer);
+        this.topologyListeners.delete(finish);
+        resolve();
+      };
+      const timer = setTimeout(finish, timeoutMs);
+      timer.unref?.();
+      this.topologyListeners.add(finish);
+    });
+  }
+
+  /**
+   * Steps down: a secondary at once (the topology version changes, waking awaitable hellos),
+   * then, ELECTION_DELAY_MS later, the primary of the next term, which writes its "new primary"
+   * no-op and changes the topology version again. Ending the open cursors is the caller's part.
+   */
+  stepDown(): void {
+    if (!this.isPrimary) return;
+    this.isPrimary = false;
+    this.changeTopology();
+    this.election = setTimeout(() => this.winElection(), ELECTION_DELAY_MS);
+    this.election.unref?.();
+  }
+
+  /** Releases every waiting hello (the server is stopping). */
+  close(): void {
+    clearTimeout(this.election);
+    this.wakeTopologyListeners();
+  }
+
+  private winElection(): void {
+    this.term++;
+    this.electionDate = new Date();
+    this.isPrimary = true;
+    this.oplog.append({ op: "n", ns: "", o: { msg: "new primary" } });
+    this.changeTopology();
+  }
+
+  private changeTopology(): void {
+    this.topologyCounter++;
+    this.wakeTopologyListeners();
+  }
+
+  private wakeTopologyListeners(): void {
+    for (const listener of [...this.topologyListeners]) listener();
+  }
+}
