@@ -26,8 +26,8 @@ import { createMetrics } from "./modules/metrics/service";
 import { seedPlans } from "./modules/plans/service";
 import { createWebhookDispatcher } from "./modules/webhooks/deliveries";
 import { createStorage } from "./storage";
-import { createBodyGate } from "./modules/backups/body-gate";
-import { createRunningHashes } from "./modules/backups/running-hashes";
+import { createBodyGate } from "./modules/uploads/body-gate";
+import { createRunningHashes } from "./modules/uploads/running-hashes";
 import { createPendingWork } from "./lib/pending-work";
 
 /** Name of the fresh PGlite cluster embedded in the single-file server (scripts/build-server.ts). */

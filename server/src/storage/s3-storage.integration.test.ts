@@ -105,7 +105,7 @@ describe("s3 storage", () => {
 describe("s3 staged uploads", () => {
   test("a completion whose staged part vanished mid-way (another completion took it) is UploadIncompleteError", async () => {
     // The agent's retried completion races its first one, which deletes the parts once it has
-    // published the object; upload.ts then finds that object whole instead of failing the backup.
+    // published the object; uploads/service.ts then finds that object whole instead of failing the backup.
     const storage = new S3Storage({ ...credentials(), keyPrefix: "vanished/" });
     await storage.writeUploadPart("upload1", 0, 0, patternBytes(1000, 1));
     await storage.writeUploadPart("upload1", 1, 1000, patternBytes(1000, 2));

@@ -11,7 +11,7 @@ import { registerAgent } from "../agents/service";
 import { downloadBackupResponse } from "../backups/download";
 import { encryptedFileAnswer } from "../backups/model";
 import { failBackup, findOwnBackup } from "../backups/service";
-import { completeUpload, getUploadStatus, receivePart } from "../backups/upload";
+import { completeUpload, getUploadStatus, receivePart } from "../uploads/service";
 import { authenticateAgent, authenticateApiKey, refuseNewAgentFor } from "./agent-auth";
 import { createAgentGateway } from "./gateway";
 

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
-import { backupParts, backups, plans, users } from "@db/schema";
+import { type AgentRow, backupParts, backups, plans, users } from "@db/schema";
 import { type CompleteUploadRequest, UPLOAD_PART_SIZE } from "@protocol/agent-protocol";
 import { releaseWholeBuffer } from "@protocol/release-buffer";
 import type { AppContext } from "../../context";
@@ -8,14 +8,16 @@ import { AppError, badRequest, conflict, notFound } from "../../lib/errors";
 import { StorageLimitError, UploadIncompleteError } from "../../storage";
 import { findDefaultPlan } from "../plans/service";
 import { releaseStorage, reserveStorage } from "../quota/storage-quota";
-import type { AgentRow } from "@db/schema";
-import { flagAnomaly } from "./anomaly";
-import { announceBackupCompleted, failBackup } from "./service";
+import { flagAnomaly } from "../backups/anomaly";
+import { announceBackupCompleted, failBackup } from "../backups/service";
+import { backupFileName, backupStorage } from "../backups/views";
 import type { HashTurn } from "./running-hashes";
-import { backupFileName, backupStorage } from "./views";
+
+// The upload pipeline of a backup file: parts received and stored as they come (each counted in
+// the storage quota, hashed in order while it streams), then completed: joined, checked against
+// the agent's size and SHA-256, and handed to backups as a completed backup.
 
 export const MAX_PARTS = 100_000;
-
 
 async function findUploadingBackup(ctx: AppContext, agent: AgentRow, backupId: string) {
   const [backup] = await ctx.db
