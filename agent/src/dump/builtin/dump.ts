@@ -116,15 +116,17 @@ async function dumpCollection(
     counts[shown] = written;
     tracker.add(documents, shown);
   };
+  // A failed read names the collection.
+  const read = async <T>(next: () => Promise<T>): Promise<T> => {
+    try {
+      return await next();
+    } catch (cause) {
+      throw wrapDatabaseError(cause, `reading ${shown}`, request.uri);
+    }
+  };
   if (entry.sourceCollection !== undefined && session !== undefined) {
     const batches = readRawBatches(client.db(entry.spec.db), entry.sourceCollection, session, CURSOR_BATCH_SIZE);
-    const fetchNext = async () => {
-      try {
-        return await batches.next();
-      } catch (cause) {
-        throw wrapDatabaseError(cause, `reading ${shown}`, request.uri);
-      }
-    };
+    const fetchNext = () => read(() => batches.next());
     try {
       for (let next = await fetchNext(); !next.done && !stopped(); next = await fetchNext()) {
         throwIfAborted(signal);
@@ -136,15 +138,8 @@ async function dumpCollection(
     }
   } else if (entry.sourceCollection !== undefined) {
     const cursor = client.db(entry.spec.db).collection(entry.sourceCollection).find({}, { raw: true, batchSize: CURSOR_BATCH_SIZE });
-    const fetchNext = async () => {
-      try {
-        return await cursor.hasNext();
-      } catch (cause) {
-        throw wrapDatabaseError(cause, `reading ${shown}`, request.uri);
-      }
-    };
     try {
-      while (!stopped() && (await fetchNext())) {
+      while (!stopped() && (await read(() => cursor.hasNext()))) {
         throwIfAborted(signal);
         const documents = cursor.readBufferedDocuments() as unknown as Uint8Array[];
         encoder.writeDocuments(namespace, documents);

@@ -6,6 +6,8 @@ import { Binary, Decimal128, Long, MongoClient, ObjectId, Timestamp } from "mong
 import { startMongoTestServer, type MongoTestServer } from "../../../../testkit/mongo-server/index.ts";
 import type { LooseDocument } from "../../../../testkit/mongo-server/test-support.ts";
 import { ArchiveEncoder } from "../mongodump-archive/index.ts";
+import { ProgressTracker } from "../progress-tracker.ts";
+import { dumpWithDriver } from "./dump.ts";
 import { canReadRawBatches, readRawBatches } from "./raw-batches.ts";
 
 let server: MongoTestServer;
@@ -82,5 +84,27 @@ describe("raw batches", () => {
     expect(new Set(cursorCommands.map((command) => command.lsid)).size).toBe(1);
     expect(cursorCommands[0]!.lsid).toBeDefined();
     expect(server.cursors.openCount).toBe(0);
+  });
+});
+
+describe("the dump's two ways of reading", () => {
+  async function dump(uri: string): Promise<Buffer> {
+    const chunks: Uint8Array[] = [];
+    const counts: Record<string, number> = {};
+    const request = { uri, database: "raw", signal: undefined, tracker: new ProgressTracker(undefined), counts, usersAndRoles: false };
+    await dumpWithDriver(request, (bytes) => void chunks.push(bytes.slice()));
+    expect(counts).toEqual({ "raw.mixed": 2_345 });
+    return Buffer.concat(chunks);
+  }
+
+  test("where a getMore could reach another server the driver's cursor reads, into the same archive", async () => {
+    const elsewhere = `${server.uri}?readPreference=secondaryPreferred`;
+    const secondary = await new MongoClient(elsewhere).connect();
+    try {
+      expect(await canReadRawBatches(secondary)).toBe(false);
+    } finally {
+      await secondary.close();
+    }
+    expect(Buffer.compare(await dump(elsewhere), await dump(server.uri))).toBe(0);
   });
 });
