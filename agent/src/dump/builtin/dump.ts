@@ -52,7 +52,8 @@ export async function dumpWithDriver(request: BuiltinDumpRequest, sink: ArchiveS
   let session: ClientSession | undefined;
   try {
     const { serverVersion, plan, raw } = await planDump(client, request, uri);
-    if (raw) session = client.startSession();
+    // Not causally consistent: like the driver's own sessions, each read asks for nothing more.
+    if (raw) session = client.startSession({ causalConsistency: false });
     tracker.total = plan.reduce((sum, entry) => sum + entry.estimatedCount, 0);
     const parallel = PARALLEL_COLLECTIONS;
     const prelude = {

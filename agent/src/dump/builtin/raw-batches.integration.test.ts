@@ -107,4 +107,16 @@ describe("the dump's two ways of reading", () => {
     }
     expect(Buffer.compare(await dump(elsewhere), await dump(server.uri))).toBe(0);
   });
+
+  test("the read concern of the connection string reaches the raw find, as it reaches the driver's", async () => {
+    const finds: unknown[] = [];
+    server.intercept(({ name, body }) => void (name === "find" && finds.push(body.readConcern)));
+    try {
+      await dump(`${server.uri}?readConcernLevel=majority`);
+      await dump(server.uri);
+    } finally {
+      server.intercept(undefined);
+    }
+    expect(finds).toEqual([{ level: "majority" }, undefined]);
+  });
 });

@@ -41,7 +41,10 @@ export async function canReadRawBatches(client: MongoClient): Promise<boolean> {
  * is malformed. Throws the driver's errors, or Error for a reply without a cursor batch.
  */
 export async function* readRawBatches(db: Db, collection: string, session: ClientSession, batchSize: number): AsyncGenerator<RawBatch, void, undefined> {
-  let reply = await db.command({ find: collection, filter: {}, batchSize }, { session, raw: true });
+  // db.command inherits nothing from the connection string: the read concern it names goes in
+  // by hand, as the driver's find would send it.
+  const level = db.readConcern?.level;
+  let reply = await db.command({ find: collection, filter: {}, batchSize, ...(level ? { readConcern: { level } } : {}) }, { session, raw: true });
   let cursor = readCursor(reply.cursor, collection);
   try {
     for (;;) {
