@@ -15,11 +15,11 @@
 // alone; on 2 cores, encrypt with zstd at least 1.7× its speed on one core.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { availableParallelism, cpus, tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { encodeMasterKey, generateMasterKey } from "../agent/src/archive/index.ts";
 import { type DocumentShape, writeBenchArchive } from "./support/generate-archive.ts";
-import { describeLoad, HAS_GNU_TIME, type Measurement, measurePaired, measureProcess, summarize } from "./support/measure-process.ts";
+import { describeLoad, HAS_GNU_TIME, type Measurement, measurePaired, measureProcess, readCpuModel, summarize } from "./support/measure-process.ts";
 
 const root = resolve(import.meta.dir, "..");
 const LIMIT_MB = 150;
@@ -61,7 +61,7 @@ try {
       archives.push({ name: `${shape} documents, ${formatMB(statSync(path).size)} MB (${documents.toLocaleString("en-US")} documents)`, path });
     }
   }
-  console.log(`machine: ${cpus()[0]?.model ?? "unknown CPU"}, ${availableParallelism()} cores; ${describeLoad()} at the start`);
+  console.log(`machine: ${readCpuModel()}, ${availableParallelism()} cores; ${describeLoad()} at the start`);
   console.log(`each pair: ${rounds} alternating runs, medians; wall s (CPU s) [peak RSS]; files in ${base}`);
   for (const archive of archives) benchArchive(archive, recipient);
   console.log(`\n${describeLoad()} at the end`);

@@ -44,6 +44,15 @@ export function median(values: number[]): number {
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
+/** The CPU's model name as /proc/cpuinfo gives it (os.cpus() can shorten it), or "unknown CPU". */
+export function readCpuModel(): string {
+  try {
+    return /^model name\s*:\s*(.+)$/m.exec(readFileSync("/proc/cpuinfo", "utf8"))?.[1]?.trim() ?? "unknown CPU";
+  } catch {
+    return "unknown CPU";
+  }
+}
+
 /** The machine's load averages (1, 5, 15 min) as printed by uptime. */
 export function describeLoad(): string {
   try {

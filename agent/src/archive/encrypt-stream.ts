@@ -50,11 +50,11 @@ export class EncryptStream extends Duplex {
    * Takes plaintext without a stream hop: the bytes are copied (into a compression block, or a
    * chunk of their own) before this returns, so the caller may reuse its buffer. A returned
    * promise settles when there is room again. Use either this or `write`, then `end()` as usual.
+   * The caller paces memory (the dump does, with its own margin: archive/memory-pacer.ts).
    * Throws once the stream failed or was destroyed.
    */
   writeCopied(bytes: Uint8Array): Promise<void> | undefined {
     if (this.destroyed) throw this.errored ?? new Error("the encrypt stream was destroyed");
-    this.#pacer.note(bytes.length);
     if (this.#compressor) return this.#compressor.write(bytes);
     return this.#seal(Buffer.from(bytes), true);
   }

@@ -7,7 +7,7 @@ import { createBackupStream } from "../dump/index.ts";
 import { formatBytes, pluralize } from "../ui/format.ts";
 import { createProgressDisplay } from "../ui/progress-display.ts";
 import type { CommandContext } from "./context.ts";
-import { createOutput } from "./files.ts";
+import { createOutput, releasingStream } from "./files.ts";
 import { parseOptions, requireString } from "./parse-args.ts";
 import { COMMON_OPTIONS, createByteCounter, describeEngine, readCompression } from "./shared.ts";
 
@@ -44,7 +44,7 @@ export async function runDumpCommand(args: string[], context: CommandContext): P
       onNotice: (message) => context.say(message),
     });
     const counter = createByteCounter();
-    await pipeline(backup.stream, counter, output.stream);
+    await pipeline(backup.stream, counter, releasingStream(output));
     const result = await backup.result;
     display.finish();
     await output.commit();

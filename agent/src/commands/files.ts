@@ -11,6 +11,7 @@ import { closeSync, createReadStream, openSync, readSync, writevSync } from "nod
 import { rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { type Readable, Writable } from "node:stream";
+import { CIPHER_OUTPUT_SPARE_BYTES, releaseWholeBuffer } from "../../../protocol/release-buffer";
 import { CliError, EXIT } from "./cli-error.ts";
 import type { CliIo } from "./context.ts";
 
@@ -132,6 +133,33 @@ export interface OutputFile {
   commit(): Promise<void>;
   /** Removes what was written; never throws. */
   discard(): Promise<void>;
+}
+
+// Chunks smaller than this are left to the collector (the file header, a short last frame).
+const RELEASE_MIN_BYTES = 64 * 1024;
+
+/**
+ * A stream into `output` for chunks nobody else holds (the encrypt stream's sealed frames): each
+ * chunk written synchronously (to a file) is freed at once (protocol/release-buffer.ts), so the
+ * collector need not run to give its memory back. Errors like `output.stream`.
+ */
+export function releasingStream(output: OutputFile): Writable {
+  return new Writable({
+    highWaterMark: 1024 * 1024,
+    writev(entries, callback) {
+      const chunks = entries.map((entry) => entry.chunk as Uint8Array);
+      let waiting: void | Promise<void>;
+      try {
+        waiting = output.write(chunks);
+      } catch (error) {
+        callback(error as Error);
+        return;
+      }
+      if (waiting) return void waiting.then(() => callback(), callback);
+      for (const chunk of chunks) releaseWholeBuffer(chunk, RELEASE_MIN_BYTES, CIPHER_OUTPUT_SPARE_BYTES);
+      callback();
+    },
+  });
 }
 
 /**

@@ -1,17 +1,19 @@
-// The built-in dumper: the official driver reads each collection as raw BSON and the mongodump
-// archive encoder turns it into the same byte stream `mongodump --archive` writes. Like
+// The built-in dumper: each collection is read as raw BSON batches (raw-batches.ts; the driver's
+// cursor where a getMore could reach another server) and the mongodump archive encoder turns
+// them into the same byte stream `mongodump --archive` writes. Like
 // `mongodump -j`, several collections are read at once (their segments interleave in the
 // archive, as mongodump's do), so the server prepares one reply while the agent encodes another.
 // Cursor batches are taken whole (no await per document) and the archive is written into the
 // sink in reused 1 MiB chunks that the sink copies (compression blocks), so a dump allocates
 // little besides the driver's replies.
-import type { MongoClient } from "mongodb";
+import type { ClientSession, MongoClient } from "mongodb";
 import { AGENT_VERSION } from "../agent-version.ts";
 import { DumpError, throwIfAborted, waitUnlessAborted } from "../errors.ts";
 import { ArchiveEncoder } from "../mongodump-archive/index.ts";
 import type { ProgressTracker } from "../progress-tracker.ts";
 import { connectClient, listDatabaseNames, wrapDatabaseError } from "./client.ts";
 import { type DumpPlanEntry, listDumpPlan } from "./list-collections.ts";
+import { canReadRawBatches, readRawBatches } from "./raw-batches.ts";
 
 // Documents asked per getMore; the server caps each reply at 16 MiB whatever this says.
 const CURSOR_BATCH_SIZE = 1000;
@@ -47,8 +49,11 @@ export interface BuiltinDumpRequest {
 export async function dumpWithDriver(request: BuiltinDumpRequest, sink: ArchiveSink): Promise<void> {
   const { uri, tracker } = request;
   const client = await connectClient(uri);
+  let session: ClientSession | undefined;
   try {
-    const { serverVersion, plan } = await planDump(client, request, uri);
+    const { serverVersion, plan, raw } = await planDump(client, request, uri);
+    // Not causally consistent: like the driver's own sessions, each read asks for nothing more.
+    if (raw) session = client.startSession({ causalConsistency: false });
     tracker.total = plan.reduce((sum, entry) => sum + entry.estimatedCount, 0);
     const parallel = PARALLEL_COLLECTIONS;
     const prelude = {
@@ -74,7 +79,7 @@ export async function dumpWithDriver(request: BuiltinDumpRequest, sink: ArchiveS
       while (!failed && queue.length > 0) {
         const entry = queue.shift()!;
         try {
-          await dumpCollection(client, entry, encoder, drained, request, () => failed);
+          await dumpCollection(client, session, entry, encoder, drained, request, () => failed);
         } catch (error) {
           failed = true;
           throw error;
@@ -85,12 +90,15 @@ export async function dumpWithDriver(request: BuiltinDumpRequest, sink: ArchiveS
     encoder.finish();
     await drained();
   } finally {
+    await session?.endSession().catch(() => undefined);
     await client.close().catch(() => undefined);
   }
 }
 
+// Reads one collection into the encoder: raw batches in `session` when given, else the driver's cursor.
 async function dumpCollection(
   client: MongoClient,
+  session: ClientSession | undefined,
   entry: DumpPlanEntry,
   encoder: ArchiveEncoder,
   drained: () => Promise<void>,
@@ -101,24 +109,42 @@ async function dumpCollection(
   throwIfAborted(signal);
   const namespace = entry.dataNamespace;
   const shown = `${entry.spec.db}.${entry.spec.collection}`;
+  let written = 0;
   counts[shown] = 0;
   tracker.enter(shown);
-  if (entry.sourceCollection !== undefined) {
-    const cursor = client.db(entry.spec.db).collection(entry.sourceCollection).find({}, { raw: true, batchSize: CURSOR_BATCH_SIZE });
-    const fetchNext = async () => {
-      try {
-        return await cursor.hasNext();
-      } catch (cause) {
-        throw wrapDatabaseError(cause, `reading ${shown}`, request.uri);
-      }
-    };
+  const wrote = (documents: number) => {
+    written += documents;
+    counts[shown] = written;
+    tracker.add(documents, shown);
+  };
+  // A failed read names the collection.
+  const read = async <T>(next: () => Promise<T>): Promise<T> => {
     try {
-      while (!stopped() && (await fetchNext())) {
+      return await next();
+    } catch (cause) {
+      throw wrapDatabaseError(cause, `reading ${shown}`, request.uri);
+    }
+  };
+  if (entry.sourceCollection !== undefined && session !== undefined) {
+    const batches = readRawBatches(client.db(entry.spec.db), entry.sourceCollection, session, CURSOR_BATCH_SIZE);
+    const fetchNext = () => read(() => batches.next());
+    try {
+      for (let next = await fetchNext(); !next.done && !stopped(); next = await fetchNext()) {
+        throwIfAborted(signal);
+        wrote(encoder.writeBatch(namespace, next.value.bytes, next.value.start, next.value.end));
+        await drained();
+      }
+    } finally {
+      await batches.return();
+    }
+  } else if (entry.sourceCollection !== undefined) {
+    const cursor = client.db(entry.spec.db).collection(entry.sourceCollection).find({}, { raw: true, batchSize: CURSOR_BATCH_SIZE });
+    try {
+      while (!stopped() && (await read(() => cursor.hasNext()))) {
         throwIfAborted(signal);
         const documents = cursor.readBufferedDocuments() as unknown as Uint8Array[];
         encoder.writeDocuments(namespace, documents);
-        counts[shown] += documents.length;
-        tracker.add(documents.length, shown);
+        wrote(documents.length);
         await drained();
       }
     } finally {
@@ -132,7 +158,7 @@ async function planDump(
   client: MongoClient,
   { database, usersAndRoles }: BuiltinDumpRequest,
   uri: string,
-): Promise<{ serverVersion: string; plan: DumpPlanEntry[] }> {
+): Promise<{ serverVersion: string; plan: DumpPlanEntry[]; raw: boolean }> {
   try {
     const buildInfo = await client.db("admin").command({ buildInfo: 1 });
     const serverVersion = typeof buildInfo.version === "string" && buildInfo.version !== "" ? buildInfo.version : "0.0.0";
@@ -146,7 +172,7 @@ async function planDump(
     // mongodump's rule: users and roles go with a dump of every database or of admin.
     const withUsersAndRoles = usersAndRoles && (database === undefined || database === "admin");
     for (const name of names) plan.push(...(await listDumpPlan(client.db(name), serverVersion, withUsersAndRoles)));
-    return { serverVersion, plan };
+    return { serverVersion, plan, raw: await canReadRawBatches(client) };
   } catch (cause) {
     throw wrapDatabaseError(cause, "listing the collections to dump", uri);
   }

@@ -17,7 +17,8 @@ import {
   toBson,
 } from "./test-support.ts";
 import type { ArchiveEvent, ArchivePrelude, ArchiveSource, ArchiveWriteItem } from "./types.ts";
-import { writeMongodumpArchive, type WriteArchiveOptions } from "./write-archive.ts";
+import { ArchiveEncoder, writeMongodumpArchive, type WriteArchiveOptions } from "./write-archive.ts";
+import type { MongodumpArchiveError } from "./errors.ts";
 
 async function writeToBytes(prelude: ArchivePrelude, items: ArchiveWriteItem[], options?: WriteArchiveOptions) {
   return collectBytes(writeMongodumpArchive(prelude, items, options));
@@ -258,5 +259,44 @@ describe("writer refusals", () => {
   test("a prelude naming a collection twice", async () => {
     const twice = { collections: [prelude.collections[0]!, prelude.collections[0]!] };
     expect((await refuse([], undefined, twice)).code).toBe("duplicate-namespace");
+  });
+});
+
+describe("writing whole cursor batches", () => {
+  const prelude: ArchivePrelude = { collections: [{ db: "shop", collection: "orders" }] };
+  // A batch as a reply carries it: the elements of a BSON array ("0", "1", ...), here the
+  // elements of a document with those keys, which have the same bytes.
+  const batchOf = (values: unknown[]) => BSON.serialize(Object.fromEntries(values.map((value, i) => [String(i), value])));
+  const encode = (write: (encoder: ArchiveEncoder) => void) => {
+    const chunks: Uint8Array[] = [];
+    const encoder = new ArchiveEncoder(prelude, { chunkBytes: 100 }, (chunk) => void chunks.push(chunk.slice()), true);
+    write(encoder);
+    encoder.finish();
+    return Buffer.concat(chunks);
+  };
+
+  test("writes the same bytes as the documents one by one, across chunk boundaries", () => {
+    const documents = Array.from({ length: 25 }, (_, i) => ({ _id: i, text: "x".repeat(i * 7) }));
+    const batch = batchOf(documents);
+    let written = 0;
+    const whole = encode((encoder) => (written = encoder.writeBatch("shop.orders", batch, 4, batch.length - 1)));
+    const oneByOne = encode((encoder) => encoder.writeDocuments("shop.orders", documents.map((document) => toBson(document))));
+    expect(written).toBe(25);
+    expect(Buffer.compare(whole, oneByOne)).toBe(0);
+  });
+
+  test("refuses a batch element that is not a document, and a batch cut inside a document", () => {
+    const refuse = (bytes: Uint8Array, end: number) => {
+      try {
+        encode((encoder) => encoder.writeBatch("shop.orders", bytes, 4, end));
+      } catch (error) {
+        return error as MongodumpArchiveError;
+      }
+      throw new Error("the batch was accepted");
+    };
+    const numbers = batchOf([{ a: 1 }, 5]);
+    expect(refuse(numbers, numbers.length - 1)).toMatchObject({ code: "invalid-document", message: expect.stringContaining("not a document") });
+    const documents = batchOf([{ a: 1 }, { b: 2 }]);
+    expect(refuse(documents, documents.length - 4)).toMatchObject({ code: "invalid-document", message: expect.stringContaining("ends inside a document") });
   });
 });

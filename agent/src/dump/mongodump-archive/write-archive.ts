@@ -26,6 +26,9 @@ export interface WriteArchiveOptions {
   maxDocumentBytes?: number;
 }
 
+// BSON's element type of an embedded document.
+const BSON_DOCUMENT_TYPE = 0x03;
+
 interface NamespaceState {
   db: string;
   collection: string;
@@ -97,20 +100,55 @@ export class ArchiveEncoder {
 
   /** Appends one raw BSON document of a namespace; throws MongodumpArchiveError when it is refused. */
   writeDocument(namespace: string, bytes: Uint8Array): void {
-    const state = this.#openState(namespace, "document");
-    checkDocument(bytes, namespace, this.#maxDocumentBytes);
-    if (this.#current !== state || (this.#segmentBytes > 0 && this.#segmentBytes + bytes.length > this.#maxSegmentBytes)) {
-      this.#closeSegment();
-      this.#openSegment(state);
+    if (!(bytes instanceof Uint8Array)) {
+      throw new MongodumpArchiveError("invalid-document", `a document of ${namespace} is not a byte array`, { namespace });
     }
-    state.crc.update(bytes);
-    this.#out.append(bytes);
-    this.#segmentBytes += bytes.length;
+    this.#writeDocumentAt(this.#openState(namespace, "document"), namespace, bytes, 0, bytes.length);
   }
 
   /** Appends several documents of one namespace (a cursor batch). */
   writeDocuments(namespace: string, documents: readonly Uint8Array[]): void {
     for (const bytes of documents) this.writeDocument(namespace, bytes);
+  }
+
+  /**
+   * Appends the documents of a BSON array's elements, `bytes[start..end)` (a cursor batch as the
+   * server sent it: between the array's length prefix and its final 0x00), straight from those
+   * bytes: no object or view per document. Returns how many documents it wrote; throws
+   * MongodumpArchiveError when an element is not a well-formed document.
+   */
+  writeBatch(namespace: string, bytes: Uint8Array, start: number, end: number): number {
+    const state = this.#openState(namespace, "document");
+    let offset = start;
+    let count = 0;
+    while (offset < end) {
+      if (bytes[offset] !== BSON_DOCUMENT_TYPE) {
+        throw new MongodumpArchiveError("invalid-document", `an element of a batch of ${namespace} is not a document`, { namespace });
+      }
+      offset = bytes.indexOf(0, offset + 1) + 1; // past the element's name (the array index)
+      if (offset <= 0 || offset + MIN_DOCUMENT_BYTES > end) {
+        throw new MongodumpArchiveError("invalid-document", `a batch of ${namespace} ends inside a document`, { namespace });
+      }
+      const length = readInt32LE(bytes, offset);
+      if (length < MIN_DOCUMENT_BYTES || offset + length > end) {
+        throw new MongodumpArchiveError("invalid-document", `a batch of ${namespace} ends inside a document`, { namespace });
+      }
+      this.#writeDocumentAt(state, namespace, bytes, offset, length);
+      offset += length;
+      count++;
+    }
+    return count;
+  }
+
+  #writeDocumentAt(state: NamespaceState, namespace: string, bytes: Uint8Array, offset: number, length: number): void {
+    checkDocument(bytes, offset, length, namespace, this.#maxDocumentBytes);
+    if (this.#current !== state || (this.#segmentBytes > 0 && this.#segmentBytes + length > this.#maxSegmentBytes)) {
+      this.#closeSegment();
+      this.#openSegment(state);
+    }
+    state.crc.update(bytes, offset, offset + length);
+    this.#out.append(bytes, offset, offset + length);
+    this.#segmentBytes += length;
   }
 
   /** Writes a namespace's end marker with its CRC. */
@@ -209,15 +247,15 @@ function findState(states: Map<string, NamespaceState>, namespace: string): Name
   return state;
 }
 
-function checkDocument(bytes: Uint8Array, namespace: string, maxDocumentBytes: number): void {
+// The document is bytes[offset..offset + length).
+function checkDocument(bytes: Uint8Array, offset: number, length: number, namespace: string, maxDocumentBytes: number): void {
   const fail = (why: string) =>
     new MongodumpArchiveError("invalid-document", `a document of ${namespace} ${why}`, { namespace });
-  if (!(bytes instanceof Uint8Array)) throw fail("is not a byte array");
-  if (bytes.length < MIN_DOCUMENT_BYTES || bytes.length > maxDocumentBytes) {
-    throw fail(`is ${bytes.length} bytes long, outside ${MIN_DOCUMENT_BYTES} to ${maxDocumentBytes}`);
+  if (length < MIN_DOCUMENT_BYTES || length > maxDocumentBytes) {
+    throw fail(`is ${length} bytes long, outside ${MIN_DOCUMENT_BYTES} to ${maxDocumentBytes}`);
   }
-  if (readInt32LE(bytes, 0) !== bytes.length) throw fail("has a length prefix that differs from its size");
-  if (bytes[bytes.length - 1] !== 0) throw fail("does not end with a 0x00 byte");
+  if (readInt32LE(bytes, offset) !== length) throw fail("has a length prefix that differs from its size");
+  if (bytes[offset + length - 1] !== 0) throw fail("does not end with a 0x00 byte");
 }
 
 /** Copies small writes into fixed-size chunks so downstream stages see few, large buffers. */
@@ -233,10 +271,11 @@ class ChunkBuilder {
     this.buffer = new Uint8Array(chunkBytes);
   }
 
-  append(bytes: Uint8Array): void {
-    let offset = 0;
-    while (offset < bytes.length) {
-      const count = Math.min(bytes.length - offset, this.chunkBytes - this.used);
+  /** Copies bytes[start..end) (all of them by default). */
+  append(bytes: Uint8Array, start = 0, end = bytes.length): void {
+    let offset = start;
+    while (offset < end) {
+      const count = Math.min(end - offset, this.chunkBytes - this.used);
       this.buffer.set(count === bytes.length ? bytes : bytes.subarray(offset, offset + count), this.used);
       this.used += count;
       offset += count;
