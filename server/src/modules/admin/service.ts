@@ -11,7 +11,7 @@ import { findPlan, toPlanView } from "../plans/service";
 import { switchPlan } from "../users/service";
 import { removeAgent } from "../agents/remove-agent";
 import { disconnectUserAgents, toAgentView } from "../agents/service";
-import { endBrowserSessions } from "../realtime/service";
+import { endBrowserSessions } from "../../lib/browser-events";
 import { removeTwoFactor } from "../two-factor/service";
 
 export const DEFAULT_BAN_REASON = "Policy violation";

@@ -5,7 +5,7 @@ import { passwordResetTokens, settings, users } from "@db/schema";
 import type { AppContext } from "../../context";
 import { AppError, badRequest, conflict, unauthorized } from "../../lib/errors";
 import { findDefaultPlan } from "../plans/service";
-import { endBrowserSessions } from "../realtime/service";
+import { endBrowserSessions } from "../../lib/browser-events";
 import { queueMail } from "../notifications/outbox";
 import { acceptSecondFactor, isTwoFactorOn, isTwoFactorRequired, requireSecondFactor } from "../two-factor/service";
 import { accountRefusal } from "./guard";

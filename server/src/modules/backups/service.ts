@@ -11,7 +11,7 @@ import { notifyBackupAnomaly, notifyBackupCompleted, notifyBackupFailed } from "
 import { backupFacts } from "../webhooks/events";
 import { planOfUser } from "../plans/service";
 import { releaseStorage } from "../quota/storage-quota";
-import { publishToUser } from "../realtime/service";
+import { publishToUser } from "../../lib/browser-events";
 import { backupStorage, backupViewColumns, toBackupView } from "./views";
 
 type BackupRow = typeof backups.$inferSelect;

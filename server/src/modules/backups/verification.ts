@@ -13,7 +13,7 @@ import { sendToAgent } from "../../lib/agent-commands";
 import { recordAudit } from "../audit/service";
 import { notifyBackupVerified, notifyVerificationFailed } from "../notifications/service";
 import { backupFacts } from "../webhooks/events";
-import { publishToUser } from "../realtime/service";
+import { publishToUser } from "../../lib/browser-events";
 import { alertSubjectOf } from "./service";
 
 type BackupRow = typeof backups.$inferSelect;

@@ -9,7 +9,7 @@ import { recordAudit } from "../audit/service";
 import type { AuthenticatedUser } from "../auth/guard";
 import { hashLinkToken, newLinkToken, revokeResetLinks } from "../auth/service";
 import { queueMail } from "../notifications/outbox";
-import { endBrowserSessions } from "../realtime/service";
+import { endBrowserSessions } from "../../lib/browser-events";
 
 export const EMAIL_CONFIRM_TTL_MS = 24 * 60 * 60 * 1000;
 export const EMAIL_UNDO_TTL_MS = 7 * 24 * 60 * 60 * 1000;

@@ -11,7 +11,7 @@ import { findOwnBackup, lockBackupForReading } from "../backups/service";
 import { toRestoreView } from "./views";
 import { notifyDrillFinished, notifyRestoreFinished } from "../notifications/service";
 import { restoreFacts } from "../webhooks/events";
-import { publishToUser } from "../realtime/service";
+import { publishToUser } from "../../lib/browser-events";
 
 type RestoreRow = typeof restores.$inferSelect;
 

@@ -7,7 +7,7 @@ import { AppError, badRequest, conflict, forbidden } from "../../lib/errors";
 import { recordAudit } from "../audit/service";
 import { confirmCurrentPassword } from "../auth/password";
 import { admitCodeCheck } from "../auth/throttle";
-import { endBrowserSessions } from "../realtime/service";
+import { endBrowserSessions } from "../../lib/browser-events";
 import { looksLikeRecoveryCode, newRecoveryCodes, normaliseRecoveryCode } from "./recovery-codes";
 import { matchTotpCode, newTotpSeed, totpUrl } from "./totp";
 

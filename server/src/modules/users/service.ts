@@ -3,7 +3,7 @@ import { users } from "@db/schema";
 import type { AppContext } from "../../context";
 import { AppError } from "../../lib/errors";
 import { recordAudit } from "../audit/service";
-import { endBrowserSessions } from "../realtime/service";
+import { endBrowserSessions } from "../../lib/browser-events";
 import { hashPassword } from "../auth/password";
 import { normaliseEmail, revokeResetLinks, toSessionUser } from "../auth/service";
 import type { AuthenticatedUser, SessionInfo } from "../auth/guard";

@@ -1,5 +1,5 @@
 // The dashboard's calls, all through the typed Eden client; answer types come from the server.
-import type { BrowserEvent } from "@server/modules/realtime/service";
+import type { BrowserEvent } from "@server/lib/browser-events";
 import { api } from "../../../lib/api-client";
 
 type BackupNode = ReturnType<typeof api.backups>;

@@ -1,6 +1,11 @@
+// Events for the user's open browser sockets (/api/ws), sent to whichever server instance holds
+// them over the cluster bus; modules/realtime serves the sockets themselves.
 import type { OperationProgress, OperationStatus } from "@db/schema";
-import type { AppContext } from "../../context";
-import type { BusMessage } from "../../lib/cluster-bus";
+import type { BusMessage, ClusterBus } from "./cluster-bus";
+import type { Logger } from "./logger";
+
+/** What publishing needs: the bus to every instance, and a log for what could not be sent. */
+type Publisher = { bus: ClusterBus; log: Logger };
 
 /** The events browsers receive on /api/ws (spec section 7). */
 export type BrowserEvent =
@@ -17,7 +22,7 @@ export type BrowserEvent =
   | { type: "backupVerified"; backupId: string; status: "ok" | "failed" };
 
 /** Publishes to the user's browser sockets on every instance; a failure is logged, never thrown. */
-async function publishQuietly(ctx: AppContext, message: BusMessage, warning: string, fields: Record<string, unknown>) {
+async function publishQuietly(ctx: Publisher, message: BusMessage, warning: string, fields: Record<string, unknown>) {
   try {
     await ctx.bus.publish(message);
   } catch (error) {
@@ -29,7 +34,7 @@ async function publishQuietly(ctx: AppContext, message: BusMessage, warning: str
  * Closes every open browser socket of the user, on whichever instance holds it (a session ended).
  * Best effort: the tokens are already refused; a socket left open only receives progress events.
  */
-export async function endBrowserSessions(ctx: AppContext, userId: string, reason: string) {
+export async function endBrowserSessions(ctx: Publisher, userId: string, reason: string) {
   await publishQuietly(ctx, { kind: "browser.disconnect", userId, reason }, "could not close a user's browser sockets", { userId });
 }
 
@@ -37,6 +42,6 @@ export async function endBrowserSessions(ctx: AppContext, userId: string, reason
  * Sends an event to every open browser socket of the user, on whichever instance holds it. Best
  * effort: live updates are a convenience; the state is in the database and the page refetches it.
  */
-export async function publishToUser(ctx: AppContext, userId: string, event: BrowserEvent) {
+export async function publishToUser(ctx: Publisher, userId: string, event: BrowserEvent) {
   await publishQuietly(ctx, { kind: "browser.event", userId, event }, "could not publish a browser event", { userId, type: event.type });
 }
