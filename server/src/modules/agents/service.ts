@@ -1,14 +1,12 @@
 import { randomBytes } from "node:crypto";
-import { and, asc, count, eq, lt, ne, sql } from "drizzle-orm";
-import { type AgentRow, agents, databases, type UserRow } from "@db/schema";
+import { and, asc, eq, lt, ne, sql } from "drizzle-orm";
+import { type AgentRow, agents, type UserRow } from "@db/schema";
 import type { RegisterRequest } from "@protocol/agent-protocol";
-import type { DbOrTx } from "@db/client";
 import type { AppContext } from "../../context";
 import { sendToAgent } from "../../lib/agent-commands";
 import { AppError, notFound } from "../../lib/errors";
 import { recordAudit } from "../audit/service";
 import { notifyAgentConnected, notifyAgentDisconnected } from "../notifications/service";
-import { planOfUser } from "../plans/service";
 import { hashAgentToken } from "./agent-token";
 import { recordUpdateRequested } from "./updates";
 import { declareDatabasesIn, handOverDatabases } from "./declared-databases";

@@ -47,3 +47,6 @@ export const authAnswers = {
   message: messageAnswer,
   resetToken: t.Object({ valid: t.Boolean(), message: t.String() }),
 };
+
+/** A 6-digit TOTP code or a recovery code, as typed. */
+export const secondFactorField = t.String({ minLength: 6, maxLength: 32, error: "Enter the 6-digit code from your authenticator app" });

@@ -7,7 +7,7 @@ import { AppError, badRequest, conflict, unauthorized } from "../../lib/errors";
 import { findDefaultPlan } from "../plans/service";
 import { endBrowserSessions } from "../../lib/browser-events";
 import { queueMail } from "../notifications/outbox";
-import { acceptSecondFactor, isTwoFactorOn, isTwoFactorRequired, requireSecondFactor } from "../two-factor/service";
+import { acceptSecondFactor, isTwoFactorOn, isTwoFactorRequired, requireSecondFactor } from "./second-factor";
 import { accountRefusal } from "./guard";
 import { deviceTokenFor, knownDeviceId } from "./known-devices";
 import { hashPassword, verifyPassword } from "./password";

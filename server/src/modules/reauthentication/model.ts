@@ -1,7 +1,7 @@
 import { t } from "elysia";
 import { isoDate } from "../../lib/schema";
 import { passwordField } from "../auth/model";
-import { secondFactorField } from "../two-factor/model";
+import { secondFactorField } from "../auth/model";
 
 /** Optional fields a sensitive request may carry to re-authenticate in place. */
 export const givenCode = t.Optional(secondFactorField);

@@ -7,7 +7,7 @@ import type { AppContext } from "../../context";
 import { AppError, badRequest } from "../../lib/errors";
 import type { AuthenticatedUser, SessionInfo } from "../auth/guard";
 import { confirmCurrentPassword } from "../auth/password";
-import { acceptSecondFactor, isTwoFactorOn } from "../two-factor/service";
+import { acceptSecondFactor, isTwoFactorOn } from "../auth/second-factor";
 
 export const REAUTHENTICATION_WINDOW_MS = 10 * 60 * 1000;
 

@@ -1,9 +1,7 @@
 import { t } from "elysia";
 import { isoDate, messageAnswer, nullable } from "../../lib/schema";
-import { passwordField } from "../auth/model";
+import { passwordField, secondFactorField } from "../auth/model";
 
-/** A 6-digit TOTP code or a recovery code, as typed. */
-export const secondFactorField = t.String({ minLength: 6, maxLength: 32, error: "Enter the 6-digit code from your authenticator app" });
 
 export const twoFactorModel = {
   setup: t.Object({ password: passwordField }),

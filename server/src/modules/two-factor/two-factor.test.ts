@@ -6,7 +6,7 @@ import { eq } from "drizzle-orm";
 import { auditLogs, recoveryCodes, users } from "@db/schema";
 import { startTestServer, type TestServer, type TestUser } from "../../../test/harness";
 import { base32Decode, totpCode, totpCodeForKey } from "../../../../testkit/totp";
-import { matchTotpCode } from "./totp";
+import { matchTotpCode } from "../auth/totp";
 import { CODE_CHECKS_FREE_PER_ACCOUNT, SIGN_IN_FREE_ATTEMPTS_PER_ACCOUNT_AND_ADDRESS } from "../auth/throttle";
 import { waitUntil } from "../../../../testkit/wait-until";
 
