@@ -17,6 +17,11 @@ export type MongoTestServerOptions = {
   seedSystemCollections?: boolean;
   /** The MongoDB version to report and behave as ("major.minor.patch"); default 7.0.14. */
   version?: string;
+  /**
+   * The data of a server stopped before (its `state`): a restart after a simulated crash keeps
+   * what was written, as a durable server would. `version` and `seedSystemCollections` are then unused.
+   */
+  state?: ServerState;
 };
 
 export type MongoTestServer = {
@@ -59,8 +64,8 @@ function serveConnection(socket: Socket, server: ServerContext, connection: Conn
 
 /** Starts a test server on 127.0.0.1 in this process; resolves once it is listening. */
 export async function startMongoTestServer(options: MongoTestServerOptions = {}): Promise<MongoTestServer> {
-  const state = new ServerState(options.version);
-  if (options.seedSystemCollections !== false) state.seedSystemCollections();
+  const state = options.state ?? new ServerState(options.version);
+  if (!options.state && options.seedSystemCollections !== false) state.seedSystemCollections();
   const cursors = new CursorRegistry();
   const sockets = new Set<Socket>();
   let totalCreated = 0;
