@@ -99,7 +99,7 @@ export async function restoreFromEncrypted(options: RestoreEncryptedOptions): Pr
     options.onProgress?.({ current: 0, total: 0, percentage: 0, collection: VERIFYING_LABEL });
     const summary = await verifyEncrypted(countVerified(input, inputBytes, options), masterKey, copy, options.signal);
     onVerified?.(summary);
-    pauseForTest("verified");
+    await pauseForTest("verified");
     const again = reopen ? reopen() : copy!.read();
     const decrypt = createDecryptStream({ masterKey });
     pipeline(Readable.from(iterateBytes(again)), decrypt).catch((error: Error) => decrypt.destroy(error));

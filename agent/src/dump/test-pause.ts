@@ -24,7 +24,7 @@ const requested = parseRequest(process.env.DBVAULT_TEST_PAUSE_AT);
 let passages = 0;
 
 /** Stops this process at `point` when DBVAULT_TEST_PAUSE_AT asks for it; otherwise does nothing. */
-export function pauseForTest(point: PausePoint): void {
+export async function pauseForTest(point: PausePoint): Promise<void> {
   if (requested?.point !== point || ++passages !== requested.passage) return;
   // Synchronous, so the line is out before the process stops.
   writeSync(2, `dbvault-test-paused-at ${point}\n`);

@@ -91,7 +91,7 @@ export async function restoreWithDriver(request: BuiltinRestoreRequest): Promise
         result.failed += outcome.failed;
         firstRefusal ??= outcome.firstError && `${state.target}: ${outcome.firstError}`;
         tracker.add(documents.length, state.target);
-        pauseForTest("staging-inserted");
+        await pauseForTest("staging-inserted");
       });
     };
     const prepare = async (dataState: TargetState) => {
@@ -106,7 +106,7 @@ export async function restoreWithDriver(request: BuiltinRestoreRequest): Promise
         } catch (cause) {
           throw wrapDatabaseError(cause, `creating ${state.target} (staged as ${state.staged.name})`, uri);
         }
-        pauseForTest("staging-created");
+        await pauseForTest("staging-created");
       }
       state.prepared = true;
       result.collections[state.target] ??= { restored: 0, failed: 0 };

@@ -58,7 +58,7 @@ export async function swapAll(
   },
 ): Promise<void> {
   const ordered = [...collections.filter((entry) => !isView(entry.metadata)), ...collections.filter((entry) => isView(entry.metadata))];
-  pauseForTest("staged");
+  await pauseForTest("staged");
   const existing = await listExistingTargets(client, ordered).catch((cause) => {
     throw wrapDatabaseError(cause, "listing the collections to replace", options.uri);
   });
@@ -188,16 +188,16 @@ async function swapIn(client: MongoClient, entry: StagedCollection, emptyTimesta
 export async function copyOver(client: MongoClient, record: CopyRecord, emptyTimestamps: EmptyTimestampPolicy, progress: SwapProgress = { phase: "untouched" }): Promise<void> {
   const db = client.db(record.targetDb);
   await recordCopy(client, record);
-  pauseForTest("copy-recorded");
+  await pauseForTest("copy-recorded");
   progress.phase = "partial";
   progress.partial = { target: record.target, kept: `${record.staged.db}.${record.staged.name}` };
   await prepareCollection(db, record.targetName, record.metadata);
-  pauseForTest("copy-target-created");
+  await pauseForTest("copy-target-created");
   await copyDocuments(client.db(record.staged.db), db, record, emptyTimestamps);
   progress.phase = "copied";
-  pauseForTest("copy-done");
+  await pauseForTest("copy-done");
   await clearCopy(client, record);
-  pauseForTest("copy-cleared");
+  await pauseForTest("copy-cleared");
   await dropIfExists(client.db(record.staged.db), record.staged.name);
 }
 
@@ -210,7 +210,7 @@ async function copyDocuments(from: Db, to: Db, entry: CopyRecord, emptyTimestamp
     const outcome = await insertRestoredDocuments(to, target, documents, emptyTimestamps);
     if (outcome.failed > 0) throw new Error(`copying into ${entry.target} refused ${outcome.failed} document(s): ${outcome.firstError}`);
     documents = [];
-    pauseForTest("copy-batch");
+    await pauseForTest("copy-batch");
   };
   for await (const document of cursor) {
     documents.push(document as unknown as Uint8Array);
