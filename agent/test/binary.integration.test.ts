@@ -2,7 +2,7 @@
 // a dump → verify → decrypt → restore round trip against the MongoDB test server reproduces the
 // database exactly, and the native path spawns mongodump from inside the compiled program.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { closeSync, constants, existsSync, openSync, statSync } from "node:fs";
+import { closeSync, constants, openSync, statSync } from "node:fs";
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { encodeMasterKey, generateMasterKey } from "../src/archive/index.ts";

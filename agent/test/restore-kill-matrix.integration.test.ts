@@ -110,6 +110,16 @@ async function startRelay(target: number): Promise<{ port: number; open(): Promi
   };
 }
 
+/** Gathers a process's output as it comes, so a test can wait for a line before the process ends. */
+function collectText(stream: ReadableStream<Uint8Array>): { text(): string; ended: Promise<void> } {
+  let text = "";
+  const decoder = new TextDecoder();
+  const ended = (async () => {
+    for await (const chunk of stream) text += decoder.decode(chunk, { stream: true });
+  })();
+  return { text: () => text, ended };
+}
+
 const rows = (n: number, tag: string) => Array.from({ length: n }, (_, i) => ({ _id: i, tag, text: `${tag}-${i}-${"x".repeat(40)}` }));
 
 interface ServerCase {
@@ -222,24 +232,20 @@ for (const serverCase of SERVERS) {
         stdout: "pipe",
         stderr: "pipe",
       });
-      let stderr = "";
-      const decoder = new TextDecoder();
-      const reading = (async () => {
-        for await (const chunk of child.stderr) stderr += decoder.decode(chunk);
-      })();
+      const stderr = collectText(child.stderr);
       const stdout = new Response(child.stdout).text();
       let exited = false;
       void child.exited.then(() => (exited = true));
-      await waitUntil(() => stderr.includes(`${PAUSED}${point.split("#")[0]}`) || exited, { timeout: 30_000, message: `the agent to reach ${point}` });
-      if (!stderr.includes(PAUSED)) throw new Error(`the agent never reached ${point}: ${stderr}`);
+      await waitUntil(() => stderr.text().includes(`${PAUSED}${point.split("#")[0]}`) || exited, { timeout: 30_000, message: `the agent to reach ${point}` });
+      if (!stderr.text().includes(PAUSED)) throw new Error(`the agent never reached ${point}: ${stderr.text()}`);
       // The line is written just before the agent stops itself: a SIGCONT sent in between would be lost.
       await waitUntil(async () => (await readFile(`/proc/${child.pid}/stat`, "utf8")).split(") ")[1]?.startsWith("T"), { message: "the agent to stop" });
       return {
         child,
-        peek: () => stderr,
+        peek: () => stderr.text(),
         output: async () => {
-          await reading;
-          return `${await stdout}${stderr}`;
+          await stderr.ended;
+          return `${await stdout}${stderr.text()}`;
         },
       };
     }
@@ -257,19 +263,15 @@ for (const serverCase of SERVERS) {
       const settings = { url: "http://127.0.0.1:9", apiKey: "dbv_unused", agentId: "agent-unused", agentToken: "unused" };
       await writeFile(daemonConfig, JSON.stringify({ ...config, server: settings }), { mode: 0o600 });
       const daemon = Bun.spawn([BINARY_PATH, "run", "--config", daemonConfig], { env: { PATH: process.env.PATH, HOME: "/nonexistent-home" } as Record<string, string>, stdout: "ignore", stderr: "pipe" });
-      let log = "";
-      const decoder = new TextDecoder();
-      const reading = (async () => {
-        for await (const chunk of daemon.stderr) log += decoder.decode(chunk);
-      })();
+      const log = collectText(daemon.stderr);
       try {
-        await waitUntil(() => log.includes(`${partial[0]} now holds all of that backup's documents`), { timeout: 30_000, message: `the agent's start to finish ${partial[0]}` });
+        await waitUntil(() => log.text().includes(`${partial[0]} now holds all of that backup's documents`), { timeout: 30_000, message: `the agent's start to finish ${partial[0]}` });
       } finally {
         daemon.kill("SIGTERM");
         await daemon.exited;
-        await reading;
+        await log.ended;
       }
-      expect(log).toContain(`${partial[0]} may be partial`);
+      expect(log.text()).toContain(`${partial[0]} may be partial`);
       const states = await classify(client.db("live"));
       expect(namesIn(states, "partial")).toEqual([]);
       expect(namesIn(states, "new")).toContain(partial[0]!);

@@ -6,7 +6,7 @@
 // staging collection kept until it is complete, so a failure or a kill in the middle leaves a
 // collection that the error, the next restore and the agent's start all name, and whose data
 // can still be copied in. The error says which collections are which.
-import { type Db, type MongoClient, MongoServerError } from "mongodb";
+import { type Db, type MongoClient, MongoServerError, MongoServerSelectionError } from "mongodb";
 import { DumpError, throwIfAborted } from "../errors.ts";
 import type { CollectionMetadata } from "../mongodump-archive/index.ts";
 import { pauseForTest } from "../test-pause.ts";
@@ -75,7 +75,7 @@ export async function swapAll(
       } catch (cause) {
         if (progress.phase === "copied") outcome.done.push(step.target);
         else if (progress.phase === "partial") outcome.partial.push(progress.partial!);
-        else if (progress.phase === "renaming" && !(cause instanceof MongoServerError)) outcome.inDoubt.push(step.target);
+        else if (progress.phase === "renaming" && !wasNeverApplied(cause)) outcome.inDoubt.push(step.target);
         throw wrapDatabaseError(cause, `replacing ${step.target}`, options.uri);
       }
       outcome.done.push(step.target);
@@ -114,6 +114,11 @@ interface SwapOutcome {
   /** Targets whose rename was sent but never answered: wholly old or wholly new, unknown which. */
   inDoubt: string[];
   all: string[];
+}
+
+/** Whether a failed command certainly changed nothing: the server refused it, or it was never sent. */
+function wasNeverApplied(cause: unknown): boolean {
+  return cause instanceof MongoServerError || cause instanceof MongoServerSelectionError;
 }
 
 /** How the users and roles step is named in messages. */
