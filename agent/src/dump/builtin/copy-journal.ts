@@ -55,7 +55,7 @@ export async function clearCopy(client: MongoClient, record: Pick<CopyRecord, "t
 export async function readCopyRecords(client: MongoClient, databases: string[]): Promise<CopyRecord[]> {
   const records: CopyRecord[] = [];
   for (const targetDb of databases) {
-    for (const document of await journal(client.db(targetDb)).find({}).toArray()) {
+    for (const document of await readJournal(client.db(targetDb))) {
       const targetName = String(document._id);
       const staged = document.staged as { db?: unknown; name?: unknown } | undefined;
       if (typeof staged?.db !== "string" || typeof staged.name !== "string") continue;
@@ -71,6 +71,17 @@ export async function readCopyRecords(client: MongoClient, databases: string[]):
     }
   }
   return records;
+}
+
+// A user who may not read the journal (code 13: a role without `find`) cannot have copied
+// either (the copy reads the staging collection), so there is nothing of theirs to find.
+async function readJournal(db: Db): Promise<Document[]> {
+  try {
+    return await journal(db).find({}).toArray();
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 13) return [];
+    throw error;
+  }
 }
 
 function journal(db: Db) {
