@@ -24,6 +24,7 @@ import { type Db, MongoClient } from "mongodb";
 import { encodeMasterKey, generateMasterKey } from "../src/archive/index.ts";
 import type { PausePoint } from "../src/dump/test-pause.ts";
 import { findFerretDb, startFerretDb } from "../../testkit/ferretdb.ts";
+import { findMongoTools } from "../../testkit/mongo-tools.ts";
 import { type MongoTestServer, startMongoTestServer } from "../../testkit/mongo-server/index.ts";
 import { waitUntil } from "../../testkit/wait-until.ts";
 import { backUpToBuffer } from "./support/back-up.ts";
@@ -126,9 +127,16 @@ interface ServerCase {
   name: string;
   missing: string | null;
   start(): Promise<KillableServer>;
-  /** Whether the backup holds a time-series collection (the test server's copy path). */
+  /** Whether the backup holds a time-series collection (the test server's copy path) and a secondary index. */
   timeSeries: boolean;
   points: string[];
+  /**
+   * Points also run with mongorestore staging the data (the swap is the agent's either way). Not
+   * on the test server, whose only copy is of time-series buckets, which it keeps none of for
+   * mongorestore to write; on FerretDB without secondary indexes (mongorestore sends their `ns`,
+   * which FerretDB refuses).
+   */
+  nativePoints: string[];
 }
 
 // Every step a restore passes; copy-batch#1 is after the first 1,000 of big's (or the buckets')
@@ -136,9 +144,17 @@ interface ServerCase {
 const STAGE_POINTS: PausePoint[] = ["verified", "staging-created", "staging-inserted", "staged"];
 const COPY_POINTS = ["copy-recorded", "copy-target-created", "copy-batch", "copy-done", "copy-cleared"];
 const ferret = findFerretDb();
+const tools = findMongoTools();
 const SERVERS: ServerCase[] = [
-  { name: "the test server", missing: null, start: startTestServer, timeSeries: true, points: [...STAGE_POINTS, "renamed", ...COPY_POINTS] },
-  { name: "FerretDB", missing: ferret.missing, start: startKillableFerretDb, timeSeries: false, points: [...STAGE_POINTS, ...COPY_POINTS, "copy-recorded#2"] },
+  { name: "the test server", missing: null, start: startTestServer, timeSeries: true, points: [...STAGE_POINTS, "renamed", ...COPY_POINTS], nativePoints: [] },
+  {
+    name: "FerretDB",
+    missing: ferret.missing,
+    start: startKillableFerretDb,
+    timeSeries: false,
+    points: [...STAGE_POINTS, ...COPY_POINTS, "copy-recorded#2"],
+    nativePoints: tools.missing === null ? ["copy-target-created", "copy-batch"] : [],
+  },
 ];
 
 for (const serverCase of SERVERS) {
@@ -147,6 +163,7 @@ for (const serverCase of SERVERS) {
     let dir: string;
     let client: MongoClient;
     let configPath: string;
+    let nativeConfigPath: string;
     let backupPath: string;
     let backup: CollectionSnapshot[];
     let original: CollectionSnapshot[];
@@ -160,7 +177,7 @@ for (const serverCase of SERVERS) {
       const source = client.db("source");
       // Names sorted as the swap takes them: big (copied in batches) first.
       await source.collection("big").insertMany(rows(1200, "new-big") as never[]);
-      await source.collection("big").createIndex({ tag: 1 });
+      if (serverCase.timeSeries) await source.collection("big").createIndex({ tag: 1 });
       await source.collection("few").insertMany(rows(3, "new-few") as never[]);
       await source.collection("fresh").insertMany(rows(2, "new-fresh") as never[]);
       if (serverCase.timeSeries) {
@@ -179,7 +196,10 @@ for (const serverCase of SERVERS) {
       configPath = join(dir, "agent.json");
       // A short server selection: a restore that finds MongoDB gone fails in half a second.
       const uri = `${server.uri}live?serverSelectionTimeoutMS=500`;
-      await writeFile(configPath, JSON.stringify({ version: 1, masterKey: encodeMasterKey(masterKey), databases: [{ name: "live", uri }], tools: { mode: "builtin" } }), { mode: 0o600 });
+      const config = { version: 1, masterKey: encodeMasterKey(masterKey), databases: [{ name: "live", uri }], tools: { mode: "builtin" } };
+      await writeFile(configPath, JSON.stringify(config), { mode: 0o600 });
+      nativeConfigPath = join(dir, "agent-native.json");
+      if (tools.missing === null) await writeFile(nativeConfigPath, JSON.stringify({ ...config, tools: { mode: "native", mongorestore: tools.tools.mongorestore } }), { mode: 0o600 });
     }, 60_000);
     afterAll(async () => {
       if (skip) return;
@@ -226,8 +246,8 @@ for (const serverCase of SERVERS) {
     }
 
     /** Starts the restore and resolves once the agent stopped itself at `point`. */
-    async function restoreUntil(point: string) {
-      const child = Bun.spawn([BINARY_PATH, "restore", "--db", "live", "--in", backupPath, "--config", configPath], {
+    async function restoreUntil(point: string, config = configPath) {
+      const child = Bun.spawn([BINARY_PATH, "restore", "--db", "live", "--in", backupPath, "--config", config], {
         env: { PATH: process.env.PATH, HOME: "/nonexistent-home", DBVAULT_TEST_PAUSE_AT: point } as Record<string, string>,
         stdout: "pipe",
         stderr: "pipe",
@@ -277,11 +297,13 @@ for (const serverCase of SERVERS) {
       expect(namesIn(states, "new")).toContain(partial[0]!);
     }, 60_000);
 
-    for (const point of serverCase.points) {
+    const cases = [...serverCase.points.map((point) => ({ point, engine: "builtin" })), ...serverCase.nativePoints.map((point) => ({ point, engine: "native" }))];
+    for (const { point, engine } of cases) {
       for (const victim of ["agent", "server"] as const) {
-        test.skipIf(skip)(`${victim} killed at ${point}${skip ? ` [skipped: ${serverCase.missing}]` : ""}`, async () => {
+        const name = `${victim} killed at ${point}${engine === "native" ? " (mongorestore staging)" : ""}`;
+        test.skipIf(skip)(`${name}${skip ? ` [skipped: ${serverCase.missing}]` : ""}`, async () => {
           await resetTarget();
-          const run = await restoreUntil(point);
+          const run = await restoreUntil(point, engine === "native" ? nativeConfigPath : configPath);
           // The failed restore's own output, when it wrote one.
           let message: string | undefined;
           if (victim === "agent") {
