@@ -38,43 +38,31 @@ async function answersPing(uri: string): Promise<boolean> {
  * Starts FerretDB and resolves once it answers; throws with its log when it cannot start (a port
  * taken between choosing and binding it is retried on another).
  */
-export async function startFerretDb(): Promise<FerretDbServer> {
+export async function startFerretDb(): Promise<FerretDbServer & { kill(): Promise<void>; restart(): Promise<void> }> {
   const { path, missing } = findFerretDb();
   if (missing !== null) throw new Error(missing);
   const directory = await mkdtemp(join(tmpdir(), "dbvault-ferretdb-"));
   let lastLog = "";
   for (let attempt = 0; attempt < 3; attempt++) {
     const port = findFreePort();
-    const child = spawn(
-      path,
-      [
-        "--handler=sqlite",
-        `--sqlite-url=file:${directory}/`,
-        `--state-dir=${directory}`,
-        `--listen-addr=127.0.0.1:${port}`,
-        "--debug-addr=-", // its default, 127.0.0.1:8088, is one fixed port shared by every instance
-        "--telemetry=disable",
-        "--log-level=warn",
-        "--log-format=text",
-      ],
-      { stdio: ["ignore", "ignore", "pipe"], env: { PATH: process.env.PATH ?? "", DO_NOT_TRACK: "1" } },
-    );
-    const output: Buffer[] = [];
-    child.stderr!.on("data", (chunk: Buffer) => output.push(chunk));
-    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-    let gone = false;
-    void exited.then(() => (gone = true));
-    const uri = `mongodb://127.0.0.1:${port}/`;
-    const ready = await waitUntil(async () => gone || (await answersPing(uri)), { timeout: 30_000, message: `FerretDB on port ${port}` }).catch(() => false);
-    if (ready === true && !gone) {
-      // Its log mattered only for a failed start; from now on it is drained and dropped.
-      child.stderr!.removeAllListeners("data");
-      child.stderr!.resume();
+    let running = await launch(path, directory, port);
+    if (running.ready) {
       return {
-        uri,
+        uri: running.uri,
         port,
+        // A crash: SIGKILL, no shutdown. What SQLite committed survives for restart().
+        async kill() {
+          running.child.kill("SIGKILL");
+          await running.exited;
+        },
+        /** Starts it again on the same port and data, as after a crash; throws when it cannot. */
+        async restart() {
+          running = await launch(path, directory, port);
+          if (!running.ready) throw new Error(`FerretDB ${FERRETDB_VERSION} did not restart:\n${running.log().slice(-2000)}`);
+        },
         async stop() {
-          if (!gone) child.kill("SIGTERM");
+          const { child, exited } = running;
+          if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
           const stopped = await Promise.race([exited.then(() => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), 10_000))]);
           if (!stopped) {
             child.kill("SIGKILL");
@@ -84,10 +72,42 @@ export async function startFerretDb(): Promise<FerretDbServer> {
         },
       };
     }
-    if (!gone) child.kill("SIGKILL");
-    await exited;
-    lastLog = Buffer.concat(output).toString("utf8");
+    lastLog = running.log();
   }
   await rm(directory, { recursive: true, force: true });
   throw new Error(`FerretDB ${FERRETDB_VERSION} did not start:\n${lastLog.slice(-2000)}`);
+}
+
+/** Runs FerretDB on `port` over `directory` and waits until it answers or exits (then `ready` is false). */
+async function launch(path: string, directory: string, port: number) {
+  const child = spawn(
+    path,
+    [
+      "--handler=sqlite",
+      `--sqlite-url=file:${directory}/`,
+      `--state-dir=${directory}`,
+      `--listen-addr=127.0.0.1:${port}`,
+      "--debug-addr=-", // its default, 127.0.0.1:8088, is one fixed port shared by every instance
+      "--telemetry=disable",
+      "--log-level=warn",
+      "--log-format=text",
+    ],
+    { stdio: ["ignore", "ignore", "pipe"], env: { PATH: process.env.PATH ?? "", DO_NOT_TRACK: "1" } },
+  );
+  const output: Buffer[] = [];
+  child.stderr!.on("data", (chunk: Buffer) => output.push(chunk));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  let gone = false;
+  void exited.then(() => (gone = true));
+  const uri = `mongodb://127.0.0.1:${port}/`;
+  const ready = (await waitUntil(async () => gone || (await answersPing(uri)), { timeout: 30_000, message: `FerretDB on port ${port}` }).catch(() => false)) === true && !gone;
+  if (ready) {
+    // Its log mattered only for a failed start; from now on it is drained and dropped.
+    child.stderr!.removeAllListeners("data");
+    child.stderr!.resume();
+  } else {
+    if (!gone) child.kill("SIGKILL");
+    await exited;
+  }
+  return { child, exited, uri, ready, log: () => Buffer.concat(output).toString("utf8") };
 }

@@ -2,7 +2,7 @@
 // a dump → verify → decrypt → restore round trip against the MongoDB test server reproduces the
 // database exactly, and the native path spawns mongodump from inside the compiled program.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { closeSync, constants, existsSync, openSync, statSync } from "node:fs";
+import { closeSync, constants, openSync, statSync } from "node:fs";
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { encodeMasterKey, generateMasterKey } from "../src/archive/index.ts";
@@ -10,7 +10,7 @@ import { EXIT } from "../src/commands/cli-error.ts";
 import { summarizeArchive } from "../src/dump/mongodump-archive/index.ts";
 import { buildAwkwardDatabase } from "./support/awkward-database.ts";
 import { snapshotDatabase } from "./support/database-snapshot.ts";
-import { BINARY_PATH, REPO_ROOT, runAgent } from "./support/run-agent.ts";
+import { BINARY_PATH, ensureAgentBinary, REPO_ROOT, runAgent } from "./support/run-agent.ts";
 import { type AgentTestEnv, openAgentTestEnv } from "./support/test-env.ts";
 
 let env: AgentTestEnv;
@@ -20,21 +20,8 @@ let source: string;
 let copy: string;
 const binary = { command: [BINARY_PATH] };
 
-async function newestSourceTime(folder: string): Promise<number> {
-  let newest = 0;
-  for (const entry of await readdir(folder, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile() && entry.name.endsWith(".ts")) newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
-  }
-  return newest;
-}
-
 beforeAll(async () => {
-  // `bun run build:agent` runs before the suite; build here too when the binary is missing or stale.
-  const stale = !existsSync(BINARY_PATH) || statSync(BINARY_PATH).mtimeMs < (await newestSourceTime(join(REPO_ROOT, "agent/src")));
-  if (stale) {
-    const build = Bun.spawnSync([process.execPath, join(REPO_ROOT, "scripts/build-agent.ts")], { stdout: "pipe", stderr: "pipe" });
-    if (build.exitCode !== 0) throw new Error(`build-agent failed: ${build.stderr.toString()}`);
-  }
+  await ensureAgentBinary();
   env = await openAgentTestEnv();
   dir = await env.makeTempDir();
   source = env.uniqueDatabase("bin_src");

@@ -208,7 +208,7 @@ async function expectSwapFailureNamed(tools: ToolsConfig, collections?: string[]
   expect(error.code).toBe("restore-incomplete");
   const replaced = classify(await targetSnapshot());
   expect(replaced).toHaveLength(1);
-  expect(error.message).toContain(`the restore stopped after replacing 1 of ${collections?.length ?? 5} collection(s) (target.${replaced[0]})`);
+  expect(error.message).toContain(`the restore stopped after swapping in 1 of ${collections?.length ?? 5} collection(s): replaced target.${replaced[0]}; `);
   expect(Object.keys(error.stats!.collections)).toEqual([`target.${replaced[0]}`]);
   // The staging of the others was dropped on the way out.
   await waitUntil(async () => !(await targetSnapshot()).some((entry) => entry.name.includes(".dbvault-restore-")), { message: "no staging left" });

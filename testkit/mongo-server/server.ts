@@ -25,6 +25,11 @@ export type MongoTestServerOptions = {
   limits?: Partial<WriteLimits>;
   /** Runs as the primary of a one-member replica set with an oplog (`--replSet NAME`). */
   replicaSet?: ReplicaSetOptions;
+  /**
+   * The data of a server stopped before (its `state`): a restart after a simulated crash keeps
+   * what was written, as a durable server would. `version` and `seedSystemCollections` are then unused.
+   */
+  state?: ServerState;
 };
 
 export type MongoTestServer = {
@@ -127,8 +132,8 @@ function serveConnection(socket: Socket, server: ServerContext, connection: Conn
 
 /** Starts a test server on 127.0.0.1 in this process; resolves once it is listening. */
 export async function startMongoTestServer(options: MongoTestServerOptions = {}): Promise<MongoTestServer> {
-  const state = new ServerState(options.version);
-  if (options.seedSystemCollections !== false) state.seedSystemCollections();
+  const state = options.state ?? new ServerState(options.version);
+  if (!options.state && options.seedSystemCollections !== false) state.seedSystemCollections();
   const replicaSet = options.replicaSet ? new ReplicaSet(state, options.replicaSet) : undefined;
   const cursors = new CursorRegistry();
   const sockets = new Set<Socket>();

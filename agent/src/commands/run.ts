@@ -8,7 +8,7 @@ import { createDaemonLog } from "../daemon/daemon-log.ts";
 import { createDaemonRuntime } from "../daemon/runtime.ts";
 import type { AgentConfig } from "../config.ts";
 import type { DaemonLog } from "../daemon/daemon-log.ts";
-import { AGENT_VERSION, removeAbandonedCopies, removeLeftoverStaging } from "../dump/index.ts";
+import { AGENT_VERSION, finishInterruptedCopies, removeAbandonedCopies, removeLeftoverStaging } from "../dump/index.ts";
 import { deriveKeyId } from "../archive/index.ts";
 import { CliError, EXIT } from "./cli-error.ts";
 import type { CommandContext } from "./context.ts";
@@ -87,6 +87,8 @@ async function restartIntoUpdate(args: string[], context: CommandContext, log: D
 async function removeLeftovers(databases: AgentConfig["databases"], log: DaemonLog): Promise<void> {
   for (const database of databases) {
     try {
+      // First, so a staging collection an unfinished copy needs is copied in, not dropped.
+      await finishInterruptedCopies(database.uri, undefined, (message) => log(message, { databaseName: database.name }));
       const dropped = await removeLeftoverStaging(database.uri);
       if (dropped.length > 0) log("removed staging collections an interrupted restore left behind", { databaseName: database.name, dropped });
     } catch (error) {

@@ -10,6 +10,7 @@ import { type ArchiveSummary, summarizeArchive } from "./mongodump-archive/index
 import { dumpDatabase, restoreArchive } from "./operations.ts";
 import { copyFailed, createPrivateCopy, type PrivateCopy } from "./private-copy.ts";
 import type { ByteSource, DumpOptions, DumpResult, RestoreOptions, RestoreResult } from "./types.ts";
+import { pauseForTest } from "./test-pause.ts";
 
 export interface BackupStreamOptions extends Omit<DumpOptions, "output"> {
   masterKey: Uint8Array;
@@ -98,6 +99,7 @@ export async function restoreFromEncrypted(options: RestoreEncryptedOptions): Pr
     options.onProgress?.({ current: 0, total: 0, percentage: 0, collection: VERIFYING_LABEL });
     const summary = await verifyEncrypted(countVerified(input, inputBytes, options), masterKey, copy, options.signal);
     onVerified?.(summary);
+    await pauseForTest("verified");
     const again = reopen ? reopen() : copy!.read();
     const decrypt = createDecryptStream({ masterKey });
     pipeline(Readable.from(iterateBytes(again)), decrypt).catch((error: Error) => decrypt.destroy(error));

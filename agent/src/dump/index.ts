@@ -4,6 +4,7 @@
 export { readArchivePrelude, type ArchivePrelude } from "./archive-prelude.ts";
 export { AGENT_VERSION } from "./agent-version.ts";
 export { RAW_INSERT_MODE } from "./builtin/raw-insert.ts";
+export { finishInterruptedCopies } from "./builtin/interrupted-copies.ts";
 export { removeLeftoverStaging } from "./builtin/staging.ts";
 export { removeAbandonedCopies } from "./private-copy.ts";
 export { describeUriHosts, hasUriPassword, readUriDatabase, redactSecrets } from "./connection-string.ts";

@@ -5,6 +5,7 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { readArchivePrelude, type ArchivePrelude } from "./archive-prelude.ts";
 import { dumpWithDriver } from "./builtin/dump.ts";
+import { finishInterruptedCopies } from "./builtin/interrupted-copies.ts";
 import { restoreWithDriver } from "./builtin/restore.ts";
 import { countBytes, createArchiveSink, endWritable, toNodeWritable } from "./byte-streams.ts";
 import { readUriDatabase } from "./connection-string.ts";
@@ -124,6 +125,10 @@ export async function restoreArchive(
       .reduce((sum, entry) => sum + entry.documentCount, 0);
     const tracker = new ProgressTracker(options.onProgress, options.progressIntervalMs, expected === undefined ? (readFraction ?? (() => undefined)) : undefined);
     if (expected !== undefined) tracker.total = expected;
+    // A copy an earlier restore left half done is finished first, so its staging collection
+    // (the backup's only complete copy of that target) is never dropped as a leftover.
+    await finishInterruptedCopies(options.uri, plan.targetDatabases, options.onNotice);
+    throwIfAborted(options.signal);
     const request = { uri: options.uri, prelude, plan, signal: options.signal, tracker };
     const result =
       choice.engine === "native"

@@ -1,6 +1,8 @@
 // Runs the agent as a separate process (from source or the compiled binary), the way users do,
 // and captures stdout, stderr and the exit code.
-import { resolve } from "node:path";
+import { existsSync, statSync } from "node:fs";
+import { readdir } from "node:fs/promises";
+import { join, resolve } from "node:path";
 
 export const REPO_ROOT = resolve(import.meta.dir, "../../..");
 export const SOURCE_COMMAND = [process.execPath, resolve(REPO_ROOT, "agent/src/cli.ts")];
@@ -35,4 +37,20 @@ export async function runAgent(args: string[], options: RunOptions = {}): Promis
     child.exited,
   ]);
   return { stdout: stdoutBytes.toString("utf8"), stdoutBytes, stderr, exitCode };
+}
+
+/** Builds dist/dbvault-agent when it is missing or older than a source file (`bun run build:agent` usually ran first); throws when the build fails. */
+export async function ensureAgentBinary(): Promise<void> {
+  const stale = !existsSync(BINARY_PATH) || statSync(BINARY_PATH).mtimeMs < (await newestSourceTime(join(REPO_ROOT, "agent/src")));
+  if (!stale) return;
+  const build = Bun.spawnSync([process.execPath, join(REPO_ROOT, "scripts/build-agent.ts")], { stdout: "pipe", stderr: "pipe" });
+  if (build.exitCode !== 0) throw new Error(`build-agent failed: ${build.stderr.toString()}`);
+}
+
+async function newestSourceTime(folder: string): Promise<number> {
+  let newest = 0;
+  for (const entry of await readdir(folder, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile() && entry.name.endsWith(".ts")) newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
+  }
+  return newest;
 }

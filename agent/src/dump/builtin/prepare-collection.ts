@@ -38,7 +38,7 @@ function cleanIdIndexSpec(spec: Document): Document {
 }
 
 /** Drops `name` if it exists and creates it as the metadata describes; throws the driver's error. */
-export async function prepareCollection(db: Db, name: string, metadata: CollectionMetadata): Promise<void> {
+export async function prepareCollection(db: Db, name: string, metadata: Pick<CollectionMetadata, "type" | "options" | "indexes">): Promise<void> {
   await dropIfExists(db, name);
   const options = metadata.options;
   const isView = metadata.type === "view" || options.viewOn !== undefined;

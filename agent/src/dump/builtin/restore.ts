@@ -9,6 +9,7 @@ import { DumpError, throwIfAborted } from "../errors.ts";
 import { type CollectionMetadata, readMongodumpArchive } from "../mongodump-archive/index.ts";
 import type { ProgressTracker } from "../progress-tracker.ts";
 import type { RestorePlan } from "../restore-plan.ts";
+import { pauseForTest } from "../test-pause.ts";
 import type { RestoreResult } from "../types.ts";
 import { connectClient, wrapDatabaseError } from "./client.ts";
 import { DocumentBatch } from "./document-batch.ts";
@@ -91,6 +92,7 @@ export async function restoreWithDriver(request: BuiltinRestoreRequest): Promise
         result.failed += outcome.failed;
         firstRefusal ??= outcome.firstError && `${state.target}: ${outcome.firstError}`;
         tracker.add(documents.length, state.target);
+        await pauseForTest("staging-inserted");
       });
     };
     const prepare = async (dataState: TargetState) => {
@@ -105,6 +107,7 @@ export async function restoreWithDriver(request: BuiltinRestoreRequest): Promise
         } catch (cause) {
           throw wrapDatabaseError(cause, `creating ${state.target} (staged as ${state.staged.name})`, uri);
         }
+        await pauseForTest("staging-created");
       }
       state.prepared = true;
       result.collections[state.target] ??= { restored: 0, failed: 0 };

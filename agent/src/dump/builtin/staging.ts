@@ -15,6 +15,7 @@ import { createHash, randomBytes } from "node:crypto";
 import type { Db, Document, MongoClient } from "mongodb";
 import { readUriDatabase } from "../connection-string.ts";
 import { connectClient, listDatabaseNames, wrapDatabaseError } from "./client.ts";
+import { readCopyRecords } from "./copy-journal.ts";
 
 /** Ends every staging collection's name: `….dbvault-restore-<id>`. */
 export const STAGING_MARKER = ".dbvault-restore-";
@@ -86,22 +87,24 @@ export function isStagingName(name: string): boolean {
 
 /**
  * Drops leftover staging collections in `databases` (and every staging database older agents
- * made): what a killed or crashed restore left behind. Returns the namespaces dropped; throws the driver's error.
+ * made): what a killed or crashed restore left behind, except those an unfinished copy still
+ * needs (copy-journal.ts). Returns the namespaces dropped; throws the driver's error.
  */
 export async function dropLeftoverStaging(client: MongoClient, databases: string[]): Promise<string[]> {
   const dropped: string[] = [];
+  const needed = (await readCopyRecords(client, databases)).map((record) => record.staged);
   for (const name of databases) {
     const db = client.db(name);
     const collections = await db.listCollections({}, { nameOnly: true }).toArray();
     for (const { name: collection } of collections) {
       const base = collection.startsWith(BUCKETS_PREFIX) ? collection.slice(BUCKETS_PREFIX.length) : collection;
-      if (!isStagingName(base)) continue;
+      if (!isStagingName(base) || needed.some((staged) => staged.db === name && staged.name === base)) continue;
       await dropIfExists(db, collection);
       dropped.push(`${name}.${collection}`);
     }
   }
   for (const name of await listDatabaseNames(client)) {
-    if (!LEGACY_STAGING_DATABASE_PATTERN.test(name)) continue;
+    if (!LEGACY_STAGING_DATABASE_PATTERN.test(name) || needed.some((staged) => staged.db === name)) continue;
     await client.db(name).dropDatabase();
     dropped.push(name);
   }
