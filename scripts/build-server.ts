@@ -4,10 +4,14 @@
 //   bun scripts/build-server.ts [--outfile PATH]
 // The web app and the agent are (re)built first when missing or older than their sources. Only the
 // host target is built, for the same reason as scripts/build-agent.ts.
+import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, stat } from "node:fs/promises";
 import { dirname, join, relative, resolve } from "node:path";
-import { SIGNED_RELEASE_FILE } from "../protocol/signed-release";
+import { findAgentPlatform, HOST_PLATFORM_ID } from "../protocol/agent-platforms";
+import { SIGNED_RELEASE_FILE, writeSignedRelease } from "../protocol/signed-release";
+import { PRODUCT_VERSION } from "../protocol/version";
+import { resolveReleaseSigningKey } from "./lib/release-signing-key";
 import { AGENT_BUILD, isAgentBuildCurrent, isBuildCurrent, PGLITE_TEMPLATE_BUILD, repoRoot as root, runBuildScript, staleAgentPlatformBuilds, WEB_BUILD } from "./build-freshness";
 
 const webDist = join(root, "web", "dist");
@@ -69,9 +73,25 @@ await mkdir(dirname(outfile), { recursive: true });
 // server/src/modules/web/assets.ts (EMBEDDED_WEB_PREFIX) looks for it. The host's agent is
 // embedded too, so the single file hands out the agent (server/src/modules/downloads), and so is
 // a fresh database cluster for a fast first start (server/src/bootstrap.ts).
-// The agent's signed release manifest goes with it (signed when the agent was built): the server
-// offers only what it lists, and trusts the key that signed it since it is part of the program.
-const signedRelease = join(dirname(join(root, AGENT_BUILD.output)), SIGNED_RELEASE_FILE);
+// The agent's signed release manifest goes with it, naming only the build inside (the builds'
+// manifest may list every platform, whose files the single file does not carry, and its host line
+// may be another build of the same platform): signed here, from the file embedded, with the
+// release key the builds use. The server offers only what it lists, and trusts the key that signed
+// it since it is part of the program.
+const signingKey = resolveReleaseSigningKey();
+const hostPlatform = findAgentPlatform(HOST_PLATFORM_ID) ?? fail(`no agent platform for this machine (${HOST_PLATFORM_ID})`);
+const hostBuild = await Bun.file(join(root, AGENT_BUILD.output)).bytes();
+const hostEntry = {
+  platform: hostPlatform.id,
+  fileName: hostPlatform.fileName,
+  version: PRODUCT_VERSION,
+  sha256: createHash("sha256").update(hostBuild).digest("hex"),
+  size: hostBuild.byteLength,
+};
+const releaseDir = join(root, "dist", "server-release");
+await mkdir(releaseDir, { recursive: true });
+await writeSignedRelease(releaseDir, [hostEntry], signingKey.privateKey);
+const signedRelease = join(releaseDir, SIGNED_RELEASE_FILE);
 const assets = [webDist, join(root, AGENT_BUILD.output), signedRelease, join(root, PGLITE_TEMPLATE_BUILD.output), ...locatePgliteFiles()].flatMap((path) => ["--asset", relative(root, path)]);
 runOrFail("bun build", [
   process.execPath,
