@@ -8,7 +8,9 @@ import { constants, gzipSync, zstdCompressSync } from "node:zlib";
 
 const index = process.argv.indexOf("--dir");
 const dir = resolve(index > 0 ? process.argv[index + 1]! : join(import.meta.dir, "..", "dist"));
-const files = readdirSync(dir).filter((name) => /^dbvault-agent-[a-z0-9-]+(\.exe)?$/.test(name)).sort();
+const files = readdirSync(dir)
+  .filter((name) => /^dbvault-agent-[a-z0-9-]+(\.exe)?$/.test(name))
+  .sort();
 if (files.length === 0) {
   console.error(`no agent builds in ${dir} (npm run build:agent -- --all)`);
   process.exit(1);

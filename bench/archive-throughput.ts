@@ -11,28 +11,11 @@
 // Installs nothing: a missing tool's rows are skipped with the command that installs it.
 import { spawnSync } from "node:child_process";
 import { once } from "node:events";
-import {
-  closeSync,
-  createWriteStream,
-  existsSync,
-  mkdtempSync,
-  openSync,
-  readFileSync,
-  readSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-  writeSync,
-} from "node:fs";
+import { closeSync, createWriteStream, existsSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createCompressor } from "../agent/src/archive/compression.ts";
-import {
-  type Compression,
-  createDecryptStream,
-  createEncryptStream,
-  generateMasterKey,
-} from "../agent/src/archive/index.ts";
+import { type Compression, createDecryptStream, createEncryptStream, generateMasterKey } from "../agent/src/archive/index.ts";
 
 const READ_BLOCK = Number(process.env.READ_BLOCK ?? 1024 * 1024);
 
@@ -76,18 +59,46 @@ async function runBench() {
     const ageTo = (out: string) => ["age", "-r", readAgeRecipient(file("age-key.txt")), "-o", out, input];
     const rows: Row[] = [
       { name: "dbvault encrypt (no compression)", command: ours("encrypt", "none", input, "/dev/null") },
-      { name: "dbvault decrypt (no compression)", prepare: ours("encrypt", "none", input, file("x.dbv")), command: ours("decrypt", file("x.dbv"), "/dev/null"), removeAfter: file("x.dbv") },
+      {
+        name: "dbvault decrypt (no compression)",
+        prepare: ours("encrypt", "none", input, file("x.dbv")),
+        command: ours("decrypt", file("x.dbv"), "/dev/null"),
+        removeAfter: file("x.dbv"),
+      },
       { name: "openssl enc -aes-256-cbc", tool: "openssl", command: [...ssl, "-in", input, "-out", "/dev/null"] },
-      { name: "openssl enc -d -aes-256-cbc", tool: "openssl", prepare: [...ssl, "-in", input, "-out", file("x.cbc")], command: [...ssl, "-d", "-in", file("x.cbc"), "-out", "/dev/null"], removeAfter: file("x.cbc") },
+      {
+        name: "openssl enc -d -aes-256-cbc",
+        tool: "openssl",
+        prepare: [...ssl, "-in", input, "-out", file("x.cbc")],
+        command: [...ssl, "-d", "-in", file("x.cbc"), "-out", "/dev/null"],
+        removeAfter: file("x.cbc"),
+      },
       { name: "age (X25519 recipient)", tool: "age", command: ageTo("/dev/null") },
-      { name: "age -d", tool: "age", prepare: ageTo(file("x.age")), command: ["age", "-d", "-i", file("age-key.txt"), "-o", "/dev/null", file("x.age")], removeAfter: file("x.age") },
+      {
+        name: "age -d",
+        tool: "age",
+        prepare: ageTo(file("x.age")),
+        command: ["age", "-d", "-i", file("age-key.txt"), "-o", "/dev/null", file("x.age")],
+        removeAfter: file("x.age"),
+      },
       { name: "gpg --symmetric AES256", tool: "gpg", command: [...gpgEncrypt, "-o", "/dev/null", input] },
-      { name: "gpg --decrypt", tool: "gpg", prepare: [...gpgEncrypt, "-o", file("x.gpg"), input], command: [...gpg, "--decrypt", "-o", "/dev/null", file("x.gpg")], removeAfter: file("x.gpg") },
+      {
+        name: "gpg --decrypt",
+        tool: "gpg",
+        prepare: [...gpgEncrypt, "-o", file("x.gpg"), input],
+        command: [...gpg, "--decrypt", "-o", "/dev/null", file("x.gpg")],
+        removeAfter: file("x.gpg"),
+      },
       { name: "zstd -3 alone (Bun node:zlib)", command: [...self, "compress", "zstd", input, "/dev/null"] },
       { name: "gzip -6 alone (Bun node:zlib)", command: [...self, "compress", "gzip", input, "/dev/null"] },
       { name: "dbvault zstd+encrypt (backup path)", command: ours("encrypt", "zstd", input, "/dev/null") },
-      { name: "dbvault decrypt+unzstd (restore path)", prepare: ours("encrypt", "zstd", input, file("z.dbv")), command: ours("decrypt", file("z.dbv"), "/dev/null"), removeAfter: file("z.dbv") },
-      { name: "gzip -6 alone (CLI)", tool: "gzip", command: ["gzip", "-6", "-c", input], },
+      {
+        name: "dbvault decrypt+unzstd (restore path)",
+        prepare: ours("encrypt", "zstd", input, file("z.dbv")),
+        command: ours("decrypt", file("z.dbv"), "/dev/null"),
+        removeAfter: file("z.dbv"),
+      },
+      { name: "gzip -6 alone (CLI)", tool: "gzip", command: ["gzip", "-6", "-c", input] },
       { name: "zstd -3 alone (CLI, for reference)", tool: "zstd", command: ["zstd", "-3", "-q", "-c", input] },
     ];
     console.log(`each row: own process, best wall time of ${runs}${pin ? ", pinned to one core (taskset -c 0)" : ""}`);
@@ -155,8 +166,7 @@ function verdict(label: string, value: number | undefined, target: number | unde
 // the command-line tools do. (Measured on Bun 1.4: Bun.file().stream() and fs streams cost
 // 0.1-0.3 s more per GiB than readSync into fresh buffers, which would swamp the comparison.)
 async function runWorker([op, ...rest]: string[]) {
-  const [input, output, keyFile] =
-    op === "decrypt" ? (rest as [string, string, string]) : (rest.slice(1) as [string, string, string]);
+  const [input, output, keyFile] = op === "decrypt" ? (rest as [string, string, string]) : (rest.slice(1) as [string, string, string]);
   const compression = rest[0] as Compression;
   const stream =
     op === "encrypt"
@@ -200,7 +210,7 @@ async function generateInput(path: string, size: number) {
   const words = ["alpha", "delta", "orbit", "maple", "quartz", "ember", "lumen", "cobalt", "sierra", "tango"];
   let written = 0;
   let seed = 12345;
-  const next = () => ((seed = (seed * 1103515245 + 12345) >>> 0) >>> 8);
+  const next = () => (seed = (seed * 1103515245 + 12345) >>> 0) >>> 8;
   for (let id = 0; written < size; ) {
     const lines: string[] = [];
     for (let i = 0; i < 2000; i++, id++) {

@@ -46,7 +46,7 @@ async function seedBackups(dataDir: string, userId: string, count: number) {
           type: i % 10 === 0 ? ("manual" as const) : ("auto" as const),
           status: failed ? ("failed" as const) : ("completed" as const),
           size: failed ? 0 : 50_000_000 + (i % 997) * 1000,
-          sha256: failed ? null : (i.toString(16).padStart(8, "0")).repeat(8),
+          sha256: failed ? null : i.toString(16).padStart(8, "0").repeat(8),
           storageKey: failed ? null : `users/${userId}/backups/seed-${i}`,
           error: failed ? "The agent lost its connection to MongoDB." : null,
           progress: failed ? null : { current: 12, total: 12, percentage: 100, collection: "orders" },

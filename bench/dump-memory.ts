@@ -214,15 +214,36 @@ try {
   await server.stop();
   await rm(directory, { recursive: true, force: true });
 }
-console.log(`agent: ${options.agent === "binary" ? "dist/dbvault-agent" : "bun agent/src/cli.ts"} (built-in engine, zstd, 1 MiB chunks); limit ${options.limitMb} MB peak RSS`);
-console.log("daemon: `dbvault-agent run`, one manual backup uploaded to a local server (8 MiB parts, two in flight); time until the server reports it completed");
+console.log(
+  `agent: ${options.agent === "binary" ? "dist/dbvault-agent" : "bun agent/src/cli.ts"} (built-in engine, zstd, 1 MiB chunks); limit ${options.limitMb} MB peak RSS`,
+);
+console.log(
+  "daemon: `dbvault-agent run`, one manual backup uploaded to a local server (8 MiB parts, two in flight); time until the server reports it completed",
+);
 console.log("verify: the daemon reading that backup back through the server right after (download, decrypt, parse, count); time until it is recorded");
-console.log(["size    ", "     data", "  documents", "     file", " dump peak", "rest. peak", "daemon peak", "verify peak", "daemon idle", "  dump/restore", "  daemon", "  verify", "result"].join("  "));
+console.log(
+  [
+    "size    ",
+    "     data",
+    "  documents",
+    "     file",
+    " dump peak",
+    "rest. peak",
+    "daemon peak",
+    "verify peak",
+    "daemon idle",
+    "  dump/restore",
+    "  daemon",
+    "  verify",
+    "result",
+  ].join("  "),
+);
 for (const row of rows) console.log(row);
 console.log(
   pass
     ? `PASS: every dump, restore, daemon backup and verification stayed under ${options.limitMb} MB RSS (and every backup verified)`
     : `FAIL: a run reached ${options.limitMb} MB RSS or more, or a backup did not verify`,
 );
-if (skippedDaemon.length > 0) console.log(`NOTE: the daemon backup was skipped for ${skippedDaemon.join(", ")} (see above); the verdict does not cover it there`);
+if (skippedDaemon.length > 0)
+  console.log(`NOTE: the daemon backup was skipped for ${skippedDaemon.join(", ")} (see above); the verdict does not cover it there`);
 process.exitCode = pass ? 0 : 1;

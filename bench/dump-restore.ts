@@ -93,12 +93,20 @@ async function benchServer(kind: ServerKind) {
   try {
     console.log(`\n== ${kind}`);
     const started = performance.now();
-    const counts = await generateDatabase(client, "bench", layoutManyAndOneLarge(size, smallCollections), (done, total) => {
-      if (done % 100_000 < 1_000) process.stderr.write(`  generating: ${done.toLocaleString("en-US")} / ${total.toLocaleString("en-US")} documents\r`);
-    }, kind !== "ferretdb");
+    const counts = await generateDatabase(
+      client,
+      "bench",
+      layoutManyAndOneLarge(size, smallCollections),
+      (done, total) => {
+        if (done % 100_000 < 1_000) process.stderr.write(`  generating: ${done.toLocaleString("en-US")} / ${total.toLocaleString("en-US")} documents\r`);
+      },
+      kind !== "ferretdb",
+    );
     const documents = Object.values(counts).reduce((sum, n) => sum + n, 0);
     const stats = await client.db("bench").command({ dbStats: 1 });
-    console.log(`  ${documents.toLocaleString("en-US")} documents, ${(Number(stats.dataSize) / 1e6).toFixed(0)} MB of data, generated in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+    console.log(
+      `  ${documents.toLocaleString("en-US")} documents, ${(Number(stats.dataSize) / 1e6).toFixed(0)} MB of data, generated in ${((performance.now() - started) / 1000).toFixed(0)} s`,
+    );
 
     const config = join(dir, "agent.json");
     writeFileSync(
@@ -156,9 +164,15 @@ async function benchServer(kind: ServerKind) {
     if (pipeline) {
       console.log(describeSide("mongodump --archive | zstd -3 | age -r", pipelineDump, dumpMb));
       const ratio = median(pipelineDump.runs.map((run) => run.seconds)) / median(ourDump.runs.map((run) => run.seconds));
-      verdict(ratio >= 1, `dump on ${kind}: ${ratio.toFixed(2)}× the speed of mongodump | zstd -3 | age -r (target ≥ 1; wall time, trust it on a quiet machine only)`);
+      verdict(
+        ratio >= 1,
+        `dump on ${kind}: ${ratio.toFixed(2)}× the speed of mongodump | zstd -3 | age -r (target ≥ 1; wall time, trust it on a quiet machine only)`,
+      );
       const cpuRatio = cpu(ourDump) / cpu(pipelineDump);
-      verdict(cpuRatio <= 1, `dump on ${kind}: ${cpu(ourDump).toFixed(2)} s CPU vs ${cpu(pipelineDump).toFixed(2)} s for mongodump | zstd -3 | age -r: ${cpuRatio.toFixed(2)}× (target ≤ 1)`);
+      verdict(
+        cpuRatio <= 1,
+        `dump on ${kind}: ${cpu(ourDump).toFixed(2)} s CPU vs ${cpu(pipelineDump).toFixed(2)} s for mongodump | zstd -3 | age -r: ${cpuRatio.toFixed(2)}× (target ≤ 1)`,
+      );
     }
     const plainRatio = cpu(ourPlainDump) / cpu(theirDump);
     verdict(
@@ -166,7 +180,10 @@ async function benchServer(kind: ServerKind) {
       `dump --compression none on ${kind}: ${cpu(ourPlainDump).toFixed(2)} s CPU vs mongodump's ${cpu(theirDump).toFixed(2)} s: ${plainRatio.toFixed(2)}× (target ≤ ${MAX_CPU_RATIO_UNCOMPRESSED})`,
     );
     const peakMb = Math.max(peak(ourDump), peak(ourPlainDump));
-    verdict(peakMb < LIMIT_MB, `dump on ${kind}: peak RSS ${Number.isNaN(peakMb) ? "unknown (apt-get install -y time)" : `${peakMb.toFixed(0)} MB`} (target < ${LIMIT_MB})`);
+    verdict(
+      peakMb < LIMIT_MB,
+      `dump on ${kind}: peak RSS ${Number.isNaN(peakMb) ? "unknown (apt-get install -y time)" : `${peakMb.toFixed(0)} MB`} (target < ${LIMIT_MB})`,
+    );
     if (dumpOnly) {
       if (keep) copyFileSync(archive, join(resolve(keep), `${kind}-mongodump.archive`));
       return;
@@ -197,7 +214,11 @@ async function benchServer(kind: ServerKind) {
       report(kind, "restore", "dbvault-agent restore (verify, stage, swap)", ourRestore, "mongorestore --archive --drop", theirRestore, dumpMb);
     } catch (error) {
       // A server may lack what the safe restore needs (FerretDB 1.x: renameCollection with dropTarget).
-      const reason = (error as Error).message.split("\n").filter((line) => line.includes("dbvault-agent:") || line.includes("restored")).slice(-1)[0] ?? (error as Error).message;
+      const reason =
+        (error as Error).message
+          .split("\n")
+          .filter((line) => line.includes("dbvault-agent:") || line.includes("restored"))
+          .slice(-1)[0] ?? (error as Error).message;
       const verdict = `FAIL  restore on ${kind}: did not complete: ${reason.trim()}`;
       console.log(`  ${verdict}`);
       verdicts.push(verdict);

@@ -167,9 +167,13 @@ async function runPhase(server: ServerProcess, label: string, agentCount: number
   const partsMbps = total / MB / ((result.partsDone - result.started) / 1000);
   const endMbps = total / MB / ((result.completed - result.started) / 1000);
   const growth = peak - before;
-  console.log(`\n${agentCount} agent${agentCount > 1 ? "s" : ""} × ${(each / MB).toFixed(0)} MB (${(total / MB).toFixed(0)} MB in ${agentCount * Math.ceil(each / UPLOAD_PART_SIZE)} parts of 8 MiB)`);
+  console.log(
+    `\n${agentCount} agent${agentCount > 1 ? "s" : ""} × ${(each / MB).toFixed(0)} MB (${(total / MB).toFixed(0)} MB in ${agentCount * Math.ceil(each / UPLOAD_PART_SIZE)} parts of 8 MiB)`,
+  );
   console.log(`  parts uploaded in   ${((result.partsDone - result.started) / 1000).toFixed(2)} s  = ${partsMbps.toFixed(0)} MB/s`);
-  console.log(`  completed (fsync, checksum, manifest) after ${((result.completed - result.started) / 1000).toFixed(2)} s  = ${endMbps.toFixed(0)} MB/s end to end`);
+  console.log(
+    `  completed (fsync, checksum, manifest) after ${((result.completed - result.started) / 1000).toFixed(2)} s  = ${endMbps.toFixed(0)} MB/s end to end`,
+  );
   console.log(
     `  server CPU          ${cpu.toFixed(1)} s (${((cpu / ((result.completed - result.started) / 1000)) * 100).toFixed(0)} % of one core; ` +
       `user ${user.toFixed(1)} s, kernel ${system.toFixed(1)} s; ${((cpuAfter.minorFaults - cpuBefore.minorFaults) / 1000).toFixed(0)}k page faults)`,

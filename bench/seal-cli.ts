@@ -102,7 +102,15 @@ function benchArchive(archive: { name: string; path: string }, recipient: string
 }
 
 // Prints both sides and the ratio (their median wall / ours): PASS when it reaches `atLeast`.
-function compare(archiveLabel: string, ours: string, theirs: string, runs: { a: Measurement[]; b: Measurement[] }, megabytes: number, atLeast: number, checkMemory: boolean) {
+function compare(
+  archiveLabel: string,
+  ours: string,
+  theirs: string,
+  runs: { a: Measurement[]; b: Measurement[] },
+  megabytes: number,
+  atLeast: number,
+  checkMemory: boolean,
+) {
   const a = summarize(runs.a);
   const b = summarize(runs.b);
   const show = (label: string, s: ReturnType<typeof summarize>, all: Measurement[]) =>

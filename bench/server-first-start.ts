@@ -32,7 +32,12 @@ async function freePort(): Promise<number> {
 async function timeStart(cwd: string): Promise<number> {
   const port = await freePort();
   const started = performance.now();
-  const child = Bun.spawn([binary], { cwd, env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "warn" }, stdout: "ignore", stderr: "inherit" });
+  const child = Bun.spawn([binary], {
+    cwd,
+    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "warn" },
+    stdout: "ignore",
+    stderr: "inherit",
+  });
   try {
     for (;;) {
       if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`);

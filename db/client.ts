@@ -51,9 +51,7 @@ const drizzleTextTypes = new Set<number>([types.TIMESTAMP, types.TIMESTAMPTZ, ty
 function installDrizzleParsers(client: PGlite) {
   for (const oid of drizzleTextTypes) client.parsers[oid] = (value: string) => value;
   const withoutDrizzleParsers = (options?: QueryOptions) =>
-    options?.parsers && Object.keys(options.parsers).every((oid) => drizzleTextTypes.has(Number(oid)))
-      ? { ...options, parsers: undefined }
-      : options;
+    options?.parsers && Object.keys(options.parsers).every((oid) => drizzleTextTypes.has(Number(oid))) ? { ...options, parsers: undefined } : options;
   const query = client.query.bind(client);
   client.query = (text, params, options) => query(text, params, withoutDrizzleParsers(options));
   const transaction = client.transaction.bind(client);

@@ -12,9 +12,7 @@ export async function migrate(db: Db): Promise<{ applied: string[] }> {
   return db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(${MIGRATION_LOCK_ID})`);
     await tx.execute(sql`create schema if not exists drizzle`);
-    await tx.execute(
-      sql`create table if not exists drizzle.__drizzle_migrations (id serial primary key, hash text not null, created_at bigint)`,
-    );
+    await tx.execute(sql`create table if not exists drizzle.__drizzle_migrations (id serial primary key, hash text not null, created_at bigint)`);
     const rows = await tx.execute<{ created_at: string | number | null }>(
       sql`select created_at from drizzle.__drizzle_migrations order by created_at desc limit 1`,
     );

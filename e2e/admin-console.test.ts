@@ -34,7 +34,10 @@ async function openAdmin(page: Page) {
 
 async function selectUser(page: Page, name: string) {
   await row(page, name).getByRole("button", { name }).click();
-  await eventually(() => details(page).getByLabel("Name").inputValue(), (value) => expect(value).toBe(name));
+  await eventually(
+    () => details(page).getByLabel("Name").inputValue(),
+    (value) => expect(value).toBe(name),
+  );
 }
 
 describe("admin dashboard", () => {
@@ -67,52 +70,112 @@ describe("admin dashboard", () => {
     usersHeld.release();
     await openAdmin(page);
     await page.unroute("**/api/admin/users");
-    await eventually(() => page.title(), (value) => expect(value).toBe("DBVault - Admin Dashboard"));
+    await eventually(
+      () => page.title(),
+      (value) => expect(value).toBe("DBVault - Admin Dashboard"),
+    );
     await page.getByText("Manage users, plans, and monitor activity.").waitFor();
-    await eventually(() => page.getByRole("link", { name: /Knowledge Base Management/ }).getAttribute("href"), (value) => expect(value).toBe("/admin/kb"));
+    await eventually(
+      () => page.getByRole("link", { name: /Knowledge Base Management/ }).getAttribute("href"),
+      (value) => expect(value).toBe("/admin/kb"),
+    );
 
     // Cards and the table.
-    await eventually(() => cardValue(page, "Users"), (value) => expect(value).toBe(String(userCount)));
-    await eventually(() => cardValue(page, "Banned"), (value) => expect(value).toBe("0"));
-    await eventually(() => cardValue(page, "Inactive"), (value) => expect(value).toBe("0"));
-    await eventually(() => cardValue(page, "Backups"), (value) => expect(value).toBe("2"));
-    await eventually(() => card(page, "Backups").innerText(), (value) => expect(value).toContain("1.5 MB"));
-    await eventually(() => rows(page).count(), (value) => expect(value).toBe(userCount));
+    await eventually(
+      () => cardValue(page, "Users"),
+      (value) => expect(value).toBe(String(userCount)),
+    );
+    await eventually(
+      () => cardValue(page, "Banned"),
+      (value) => expect(value).toBe("0"),
+    );
+    await eventually(
+      () => cardValue(page, "Inactive"),
+      (value) => expect(value).toBe("0"),
+    );
+    await eventually(
+      () => cardValue(page, "Backups"),
+      (value) => expect(value).toBe("2"),
+    );
+    await eventually(
+      () => card(page, "Backups").innerText(),
+      (value) => expect(value).toContain("1.5 MB"),
+    );
+    await eventually(
+      () => rows(page).count(),
+      (value) => expect(value).toBe(userCount),
+    );
     for (const header of ["Name", "Email", "Role", "Plan", "Status"]) await page.getByRole("columnheader", { name: header }).waitFor();
     // The first user is selected by default.
     const firstName = await rows(page).first().locator("td").first().innerText();
-    await eventually(() => details(page).getByLabel("Name").inputValue(), (value) => expect(value).toBe(firstName));
-    await eventually(() => rows(page).first().getAttribute("data-selected"), (value) => expect(value).toBe("true"));
+    await eventually(
+      () => details(page).getByLabel("Name").inputValue(),
+      (value) => expect(value).toBe(firstName),
+    );
+    await eventually(
+      () => rows(page).first().getAttribute("data-selected"),
+      (value) => expect(value).toBe("true"),
+    );
     await env.screenshot(page, "admin-dashboard");
 
     // Search: name, email and plan name, any case.
     const search = page.getByPlaceholder("Search by name, email, plan");
     await search.fill("HOPPER");
-    await eventually(() => rows(page).count(), (value) => expect(value).toBe(1));
-    await eventually(() => rows(page).first().innerText(), (value) => expect(value).toContain(grace.email));
+    await eventually(
+      () => rows(page).count(),
+      (value) => expect(value).toBe(1),
+    );
+    await eventually(
+      () => rows(page).first().innerText(),
+      (value) => expect(value).toContain(grace.email),
+    );
     await search.fill(linus.email.slice(0, 12).toUpperCase());
-    await eventually(() => rows(page).count(), (value) => expect(value).toBe(1));
-    await eventually(() => rows(page).first().innerText(), (value) => expect(value).toContain("Linus Torvalds"));
+    await eventually(
+      () => rows(page).count(),
+      (value) => expect(value).toBe(1),
+    );
+    await eventually(
+      () => rows(page).first().innerText(),
+      (value) => expect(value).toContain("Linus Torvalds"),
+    );
     await search.fill("no-such-user-anywhere");
     await page.getByText("No users match the search.").waitFor();
     await env.screenshot(page, "admin-search-empty");
     await search.fill("");
-    await eventually(() => rows(page).count(), (value) => expect(value).toBe(userCount));
+    await eventually(
+      () => rows(page).count(),
+      (value) => expect(value).toBe(userCount),
+    );
 
     // Details of Grace: plan with its limits.
     await selectUser(page, "Grace Hopper");
     const panel = details(page);
-    await eventually(() => panel.getByLabel("Email").inputValue(), (value) => expect(value).toBe(grace.email));
-    await eventually(() => panel.getByLabel("Plan", { exact: true }).locator("option:checked").innerText(), (value) => expect(value).toBe("Free"));
-    await eventually(() => panel.getByLabel("Plan limits").innerText(), (value) => expect(value).toMatch(/Storage\s*1 GB\s*Retention\s*7 days\s*Frequency\s*every 24 hours\s*DB Limit\s*1/i));
+    await eventually(
+      () => panel.getByLabel("Email").inputValue(),
+      (value) => expect(value).toBe(grace.email),
+    );
+    await eventually(
+      () => panel.getByLabel("Plan", { exact: true }).locator("option:checked").innerText(),
+      (value) => expect(value).toBe("Free"),
+    );
+    await eventually(
+      () => panel.getByLabel("Plan limits").innerText(),
+      (value) => expect(value).toMatch(/Storage\s*1 GB\s*Retention\s*7 days\s*Frequency\s*every 24 hours\s*DB Limit\s*1/i),
+    );
     const pro = ((await asAdmin(admin, "GET", "/api/admin/plans")).body as { _id: string; name: string }[]).find((p) => p.name === "Pro")!;
     await panel.getByLabel("Plan", { exact: true }).selectOption(pro._id);
     await row(page, "Grace Hopper").getByText("Pro").waitFor();
-    await eventually(() => panel.getByLabel("Plan limits").innerText(), (value) => expect(value).toMatch(/200 GB[\s\S]*3 months[\s\S]*every 1 hour[\s\S]*10/));
+    await eventually(
+      () => panel.getByLabel("Plan limits").innerText(),
+      (value) => expect(value).toMatch(/200 GB[\s\S]*3 months[\s\S]*every 1 hour[\s\S]*10/),
+    );
     const serverGrace = async () => ((await asAdmin(admin, "GET", "/api/admin/users")).body as any[]).find((u) => u._id === grace.id);
     expect((await serverGrace()).plan.name).toBe("Pro");
     await search.fill("pro");
-    await eventually(() => rows(page).count(), (value) => expect(value).toBe(1));
+    await eventually(
+      () => rows(page).count(),
+      (value) => expect(value).toBe(1),
+    );
     await search.fill("");
 
     // Role and status.
@@ -123,7 +186,10 @@ describe("admin dashboard", () => {
     await row(page, "Grace Hopper").getByText("user", { exact: true }).waitFor();
     await panel.getByLabel("Status").selectOption("inactive");
     await row(page, "Grace Hopper").getByText("inactive").waitFor();
-    await eventually(() => cardValue(page, "Inactive"), (value) => expect(value).toBe("1"));
+    await eventually(
+      () => cardValue(page, "Inactive"),
+      (value) => expect(value).toBe("1"),
+    );
     expect((await serverGrace()).status).toBe("inactive");
     await panel.getByLabel("Status").selectOption("active");
     await row(page, "Grace Hopper").getByText("active", { exact: true }).waitFor();
@@ -131,17 +197,26 @@ describe("admin dashboard", () => {
     // Email: blank cannot be saved; the trimmed value is sent.
     const newEmail = uniqueEmail("grace-new");
     await panel.getByLabel("Email").fill("   ");
-    await eventually(() => panel.getByRole("button", { name: "Save" }).isDisabled(), (value) => expect(value).toBe(true));
+    await eventually(
+      () => panel.getByRole("button", { name: "Save" }).isDisabled(),
+      (value) => expect(value).toBe(true),
+    );
     await panel.getByLabel("Email").fill(`  ${newEmail}  `);
     await panel.getByRole("button", { name: "Save" }).click();
     await row(page, "Grace Hopper").getByText(newEmail).waitFor();
-    await eventually(() => panel.getByLabel("Email").inputValue(), (value) => expect(value).toBe(newEmail));
+    await eventually(
+      () => panel.getByLabel("Email").inputValue(),
+      (value) => expect(value).toBe(newEmail),
+    );
     expect((await serverGrace()).email).toBe(newEmail);
 
     // Agents.
     const agentItem = panel.getByTestId("admin-agent");
     await agentItem.waitFor();
-    await eventually(() => agentItem.innerText(), (value) => expect(value).toMatch(/grace-prod-agent[\s\S]*db-host\.internal[\s\S]*v1\.0\.0/));
+    await eventually(
+      () => agentItem.innerText(),
+      (value) => expect(value).toMatch(/grace-prod-agent[\s\S]*db-host\.internal[\s\S]*v1\.0\.0/),
+    );
     await env.screenshot(page, "admin-user-details");
 
     // Ban asks first (Cancel bans no one); then with a reason, Grace's next request lands her on /banned with it.
@@ -156,7 +231,10 @@ describe("admin dashboard", () => {
     await banDialog.getByRole("button", { name: "Ban", exact: true }).click();
     await panel.getByText("Reason: Chargeback fraud").waitFor();
     await row(page, "Grace Hopper").getByText("banned").waitFor();
-    await eventually(() => cardValue(page, "Banned"), (value) => expect(value).toBe("1"));
+    await eventually(
+      () => cardValue(page, "Banned"),
+      (value) => expect(value).toBe("1"),
+    );
     await env.screenshot(page, "admin-user-banned");
     await graceBrowser.page.goto("/dashboard");
     await graceBrowser.page.waitForURL("**/banned");
@@ -167,9 +245,18 @@ describe("admin dashboard", () => {
     // Unban: the reason is cleared; Grace signs in again (no token from before the ban works).
     await panel.getByRole("button", { name: "Unban" }).click();
     await panel.getByRole("button", { name: "Ban", exact: true }).waitFor();
-    await eventually(() => panel.getByText(/^Reason:/).count(), (value) => expect(value).toBe(0));
-    await eventually(() => cardValue(page, "Banned"), (value) => expect(value).toBe("0"));
-    await eventually(() => serverGrace(), (value) => expect(value).toMatchObject({ isBanned: false, banReason: null, bannedAt: null }));
+    await eventually(
+      () => panel.getByText(/^Reason:/).count(),
+      (value) => expect(value).toBe(0),
+    );
+    await eventually(
+      () => cardValue(page, "Banned"),
+      (value) => expect(value).toBe("0"),
+    );
+    await eventually(
+      () => serverGrace(),
+      (value) => expect(value).toMatchObject({ isBanned: false, banReason: null, bannedAt: null }),
+    );
     expect((await env.server.call("GET", "/api/user/profile", { token: grace.token })).status).toBe(401);
     const signedIn = await env.server.call("POST", "/api/auth/login", { body: { email: (await serverGrace()).email, password: grace.password } });
     expect((await env.server.call("GET", "/api/user/profile", { token: signedIn.body.token })).status).toBe(200);
@@ -202,18 +289,27 @@ describe("admin dashboard", () => {
     await env.screenshot(page, "admin-delete-user-dialog");
     await dialog.getByRole("button", { name: "Cancel" }).click();
     await dialog.waitFor({ state: "hidden" });
-    await eventually(() => row(page, "Linus Torvalds").count(), (value) => expect(value).toBe(1));
+    await eventually(
+      () => row(page, "Linus Torvalds").count(),
+      (value) => expect(value).toBe(1),
+    );
     await panel.getByRole("button", { name: "Delete User" }).click();
     await dialog.getByRole("button", { name: "Delete" }).click();
     await dialog.waitFor({ state: "hidden" });
     await row(page, "Linus Torvalds").waitFor({ state: "detached" });
     await panel.getByText("Select a user from the list.").waitFor();
-    await eventually(() => cardValue(page, "Users"), (value) => expect(value).toBe(String(userCount - 1)));
+    await eventually(
+      () => cardValue(page, "Users"),
+      (value) => expect(value).toBe(String(userCount - 1)),
+    );
     expect(((await asAdmin(admin, "GET", "/api/admin/users")).body as any[]).some((u) => u._id === linus.id)).toBe(false);
 
     // The page reflects the server after a reload.
     await openAdmin(page);
-    await eventually(() => rows(page).count(), (value) => expect(value).toBe(userCount - 1));
+    await eventually(
+      () => rows(page).count(),
+      (value) => expect(value).toBe(userCount - 1),
+    );
     await graceBrowser.context.close();
     await context.close();
   });
@@ -225,33 +321,59 @@ describe("admin dashboard", () => {
     await signIn(page, admin, /\/(dashboard|banned)$/);
 
     // A load failure: the stats call fails, the users still show.
-    await page.route("**/api/admin/stats/backups", (route) => route.fulfill({ status: 500, contentType: "application/json", body: JSON.stringify({ message: "boom" }) }));
+    await page.route("**/api/admin/stats/backups", (route) =>
+      route.fulfill({ status: 500, contentType: "application/json", body: JSON.stringify({ message: "boom" }) }),
+    );
     await openAdmin(page);
-    await eventually(() => topError(page).innerText(), (value) => expect(value).toContain("Failed to fetch stats"));
-    await eventually(() => cardValue(page, "Backups"), (value) => expect(value).toBe("—"));
+    await eventually(
+      () => topError(page).innerText(),
+      (value) => expect(value).toContain("Failed to fetch stats"),
+    );
+    await eventually(
+      () => cardValue(page, "Backups"),
+      (value) => expect(value).toBe("—"),
+    );
     await page.unroute("**/api/admin/stats/backups");
 
     await openAdmin(page);
-    await eventually(() => topError(page).count(), (value) => expect(value).toBe(0));
+    await eventually(
+      () => topError(page).count(),
+      (value) => expect(value).toBe(0),
+    );
     const before = await rows(page).allInnerTexts();
 
     // The server refuses: an admin cannot remove their own admin role.
     const panel = details(page);
     const adminRow = rows(page).filter({ hasText: admin.email });
     await adminRow.getByRole("button", { name: "Admin User" }).click();
-    await eventually(() => panel.getByLabel("Email").inputValue(), (value) => expect(value).toBe(admin.email));
+    await eventually(
+      () => panel.getByLabel("Email").inputValue(),
+      (value) => expect(value).toBe(admin.email),
+    );
     await panel.getByLabel("Role").selectOption("user");
     await topError(page).getByText("Failed to update role").waitFor();
-    await eventually(() => topError(page).innerText(), (value) => expect(value).toContain("You cannot remove your own admin role."));
-    await eventually(() => panel.getByLabel("Role").inputValue(), (value) => expect(value).toBe("admin"));
-    await eventually(() => rows(page).allInnerTexts(), (value) => expect(value).toEqual(before));
+    await eventually(
+      () => topError(page).innerText(),
+      (value) => expect(value).toContain("You cannot remove your own admin role."),
+    );
+    await eventually(
+      () => panel.getByLabel("Role").inputValue(),
+      (value) => expect(value).toBe("admin"),
+    );
+    await eventually(
+      () => rows(page).allInnerTexts(),
+      (value) => expect(value).toEqual(before),
+    );
     await env.screenshot(page, "admin-error");
 
     // Deleting oneself is refused too.
     await panel.getByRole("button", { name: "Delete User" }).click();
     await page.getByRole("dialog", { name: "Delete user" }).getByRole("button", { name: "Delete" }).click();
     await topError(page).getByText("Failed to delete user").waitFor();
-    await eventually(() => rows(page).allInnerTexts(), (value) => expect(value).toEqual(before));
+    await eventually(
+      () => rows(page).allInnerTexts(),
+      (value) => expect(value).toEqual(before),
+    );
 
     // A failing network answer for a ban, an e-mail taken by someone else, a failing agent delete.
     await selectUser(page, "Error Target");
@@ -259,12 +381,18 @@ describe("admin dashboard", () => {
     await panel.getByRole("button", { name: "Ban", exact: true }).click();
     await page.getByRole("dialog").getByRole("button", { name: "Ban", exact: true }).click();
     await topError(page).getByText("Failed to update ban status").waitFor();
-    await eventually(() => rows(page).allInnerTexts(), (value) => expect(value).toEqual(before));
+    await eventually(
+      () => rows(page).allInnerTexts(),
+      (value) => expect(value).toEqual(before),
+    );
     await page.unroute("**/api/admin/users/*/ban");
     await panel.getByLabel("Email").fill(admin.email);
     await panel.getByRole("button", { name: "Save" }).click();
     await topError(page).getByText("Failed to update email").waitFor();
-    await eventually(() => rows(page).allInnerTexts(), (value) => expect(value).toEqual(before));
+    await eventually(
+      () => rows(page).allInnerTexts(),
+      (value) => expect(value).toEqual(before),
+    );
     expect(((await asAdmin(admin, "GET", "/api/admin/users")).body as any[]).find((u) => u._id === other.id).email).toBe(other.email);
 
     await registerScriptedAgent(env.baseUrl, other.apiKey, ["db"], "doomed-agent");
@@ -275,7 +403,10 @@ describe("admin dashboard", () => {
     await panel.getByRole("button", { name: "Delete agent doomed-agent" }).click();
     await page.getByRole("dialog", { name: "Delete agent doomed-agent?" }).getByRole("button", { name: "Delete" }).click();
     await topError(page).getByText("Failed to delete agent").waitFor();
-    await eventually(() => panel.getByTestId("admin-agent").count(), (value) => expect(value).toBe(1));
+    await eventually(
+      () => panel.getByTestId("admin-agent").count(),
+      (value) => expect(value).toBe(1),
+    );
     await context.close();
   });
 
@@ -285,7 +416,10 @@ describe("admin dashboard", () => {
     await signIn(page, user, /\/(dashboard|banned)$/);
     await page.goto("/admin");
     await page.waitForURL("**/dashboard");
-    await eventually(() => page.getByRole("heading", { name: "Admin Dashboard" }).count(), (value) => expect(value).toBe(0));
+    await eventually(
+      () => page.getByRole("heading", { name: "Admin Dashboard" }).count(),
+      (value) => expect(value).toBe(0),
+    );
     expect((await env.server.call("GET", "/api/admin/users", { token: user.token })).status).toBe(403);
     await context.close();
   });

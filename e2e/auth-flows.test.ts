@@ -31,21 +31,45 @@ describe("sign-in flows", () => {
     const email = uniqueEmail("e2e");
     await page.goto("/register");
     await page.getByRole("heading", { name: "Create your account" }).waitFor();
-    await eventually(() => page.title(), (value) => expect(value).toBe("DBVault - Sign up"));
+    await eventually(
+      () => page.title(),
+      (value) => expect(value).toBe("DBVault - Sign up"),
+    );
     const form = page.locator("form");
-    await eventually(() => form.getByRole("link", { name: "Terms of Service" }).getAttribute("href"), (value) => expect(value).toBe("/terms"));
-    await eventually(() => form.getByRole("link", { name: "Privacy Policy" }).getAttribute("href"), (value) => expect(value).toBe("/privacy"));
-    await eventually(() => page.getByRole("main").locator('a[href="/login"]').count(), (value) => expect(value).toBe(1));
+    await eventually(
+      () => form.getByRole("link", { name: "Terms of Service" }).getAttribute("href"),
+      (value) => expect(value).toBe("/terms"),
+    );
+    await eventually(
+      () => form.getByRole("link", { name: "Privacy Policy" }).getAttribute("href"),
+      (value) => expect(value).toBe("/privacy"),
+    );
+    await eventually(
+      () => page.getByRole("main").locator('a[href="/login"]').count(),
+      (value) => expect(value).toBe(1),
+    );
 
     await page.getByLabel("Full name").fill("A");
     await page.getByLabel("Email address").fill("not-an-email");
     await page.getByLabel("Password", { exact: true }).fill("123");
     await page.getByLabel("Confirm password").fill("456");
     await page.getByRole("button", { name: "Create account" }).click();
-    await eventually(() => fieldMessage(page, "Full name"), (value) => expect(value).toBe("Name must be at least 2 characters"));
-    await eventually(() => fieldMessage(page, "Email address"), (value) => expect(value).toBe("Please enter a valid email address"));
-    await eventually(() => fieldMessage(page, "Password"), (value) => expect(value).toBe("Password must be at least 6 characters"));
-    await eventually(() => fieldMessage(page, "Confirm password"), (value) => expect(value).toBe("Passwords don't match"));
+    await eventually(
+      () => fieldMessage(page, "Full name"),
+      (value) => expect(value).toBe("Name must be at least 2 characters"),
+    );
+    await eventually(
+      () => fieldMessage(page, "Email address"),
+      (value) => expect(value).toBe("Please enter a valid email address"),
+    );
+    await eventually(
+      () => fieldMessage(page, "Password"),
+      (value) => expect(value).toBe("Password must be at least 6 characters"),
+    );
+    await eventually(
+      () => fieldMessage(page, "Confirm password"),
+      (value) => expect(value).toBe("Passwords don't match"),
+    );
     await env.screenshot(page, "register-validation");
 
     await page.getByLabel("Full name").fill("Ada Lovelace");
@@ -63,7 +87,10 @@ describe("sign-in flows", () => {
     expect(stored.user.apiKey).toBeUndefined();
     const nav = page.getByRole("navigation", { name: "Main" });
     for (const name of ["Dashboard", "Settings", "Profile", "Audit Logs"]) await nav.getByRole("link", { name, exact: true }).waitFor();
-    await eventually(() => nav.getByRole("link", { name: "Admin" }).count(), (value) => expect(value).toBe(0));
+    await eventually(
+      () => nav.getByRole("link", { name: "Admin" }).count(),
+      (value) => expect(value).toBe(0),
+    );
     await env.screenshot(page, "dashboard-placeholder");
 
     // The session survives a reload (restored from storage).
@@ -72,17 +99,35 @@ describe("sign-in flows", () => {
 
     await nav.getByRole("button", { name: "Log out" }).click();
     await page.waitForURL("**/login");
-    await eventually(() => toastText(page), (value) => expect(value).toContain("Signed out"));
-    await eventually(() => toastText(page), (value) => expect(value).toContain("You have been signed out."));
-    await eventually(() => page.evaluate(() => localStorage.getItem("dbvault.auth")), (value) => expect(value).toBeNull());
+    await eventually(
+      () => toastText(page),
+      (value) => expect(value).toContain("Signed out"),
+    );
+    await eventually(
+      () => toastText(page),
+      (value) => expect(value).toContain("You have been signed out."),
+    );
+    await eventually(
+      () => page.evaluate(() => localStorage.getItem("dbvault.auth")),
+      (value) => expect(value).toBeNull(),
+    );
     // Signing out ended the session on the server too: the token the page held is refused.
-    await eventually(async () => (await env.server.call("GET", "/api/user/profile", { token: stored.token })).status, (value) => expect(value).toBe(401));
+    await eventually(
+      async () => (await env.server.call("GET", "/api/user/profile", { token: stored.token })).status,
+      (value) => expect(value).toBe(401),
+    );
 
     await page.getByLabel("Email address").fill("bad");
     await page.getByLabel("Password", { exact: true }).fill("1");
     await page.getByRole("button", { name: "Sign in" }).click();
-    await eventually(() => fieldMessage(page, "Email address"), (value) => expect(value).toBe("Please enter a valid email address"));
-    await eventually(() => fieldMessage(page, "Password"), (value) => expect(value).toBe("Password must be at least 6 characters"));
+    await eventually(
+      () => fieldMessage(page, "Email address"),
+      (value) => expect(value).toBe("Please enter a valid email address"),
+    );
+    await eventually(
+      () => fieldMessage(page, "Password"),
+      (value) => expect(value).toBe("Password must be at least 6 characters"),
+    );
 
     await page.getByLabel("Email address").fill(email);
     await page.getByLabel("Password", { exact: true }).fill("wrong-password");
@@ -99,9 +144,18 @@ describe("sign-in flows", () => {
   test("login page links and busy label", async () => {
     const { context, page } = await env.openPage();
     await page.goto("/login");
-    await eventually(() => page.getByRole("link", { name: "Forgot your password?" }).getAttribute("href"), (value) => expect(value).toBe("/forgot-password"));
-    await eventually(() => page.getByRole("link", { name: "create a new account" }).getAttribute("href"), (value) => expect(value).toBe("/register"));
-    await eventually(() => page.getByRole("link", { name: "Create Account" }).getAttribute("href"), (value) => expect(value).toBe("/register"));
+    await eventually(
+      () => page.getByRole("link", { name: "Forgot your password?" }).getAttribute("href"),
+      (value) => expect(value).toBe("/forgot-password"),
+    );
+    await eventually(
+      () => page.getByRole("link", { name: "create a new account" }).getAttribute("href"),
+      (value) => expect(value).toBe("/register"),
+    );
+    await eventually(
+      () => page.getByRole("link", { name: "Create Account" }).getAttribute("href"),
+      (value) => expect(value).toBe("/register"),
+    );
     await env.screenshot(page, "login");
     const user = await env.server.registerUser();
     // Hold the answer back until the busy label has been seen.
@@ -124,12 +178,18 @@ describe("sign-in flows", () => {
     const { context, page } = await env.openPage();
     await page.goto("/forgot-password");
     await page.getByRole("button", { name: "Send reset link" }).click();
-    await eventually(() => fieldMessage(page, "Email address"), (value) => expect(value).toBe("Please enter a valid email address"));
+    await eventually(
+      () => fieldMessage(page, "Email address"),
+      (value) => expect(value).toBe("Please enter a valid email address"),
+    );
     await page.getByLabel("Email address").fill(user.email);
     await page.getByRole("button", { name: "Send reset link" }).click();
     await page.getByText("If an account with that email exists, a password reset link has been sent.").waitFor();
     await page.getByRole("button", { name: "Try another email" }).waitFor();
-    await eventually(() => page.getByRole("link", { name: "Back to login" }).getAttribute("href"), (value) => expect(value).toBe("/login"));
+    await eventually(
+      () => page.getByRole("link", { name: "Back to login" }).getAttribute("href"),
+      (value) => expect(value).toBe("/login"),
+    );
     await env.screenshot(page, "forgot-password-sent");
 
     // The mail goes out just after the answer (so timing does not reveal which addresses exist).
@@ -139,7 +199,10 @@ describe("sign-in flows", () => {
 
     await page.goto("/reset-password/not-a-real-token");
     await page.getByText("Invalid or expired reset token").waitFor();
-    await eventually(() => page.getByRole("link", { name: "Request a new reset link" }).getAttribute("href"), (value) => expect(value).toBe("/forgot-password"));
+    await eventually(
+      () => page.getByRole("link", { name: "Request a new reset link" }).getAttribute("href"),
+      (value) => expect(value).toBe("/forgot-password"),
+    );
     await env.screenshot(page, "reset-password-invalid");
 
     // The token check is held back until its spinner text has been seen.
@@ -155,7 +218,10 @@ describe("sign-in flows", () => {
     await page.getByLabel("New Password").fill("brand-new-pass");
     await page.getByLabel("Confirm Password").fill("different");
     await page.getByRole("button", { name: "Reset password" }).click();
-    await eventually(() => fieldMessage(page, "Confirm Password"), (value) => expect(value).toBe("Passwords don't match"));
+    await eventually(
+      () => fieldMessage(page, "Confirm Password"),
+      (value) => expect(value).toBe("Passwords don't match"),
+    );
     await page.getByLabel("Confirm Password").fill("brand-new-pass");
     await page.getByRole("button", { name: "Reset password" }).click();
     await page.getByRole("link", { name: "Go to login" }).waitFor();
@@ -184,7 +250,10 @@ describe("sign-in flows", () => {
     const qr = card.getByRole("img", { name: "QR code for your authenticator app" });
     await qr.waitFor();
     // The QR image really decodes as an image in Chromium (an SVG of the otpauth URL).
-    await eventually(() => qr.evaluate((img) => (img as HTMLImageElement).naturalWidth), (value) => expect(value).toBeGreaterThan(0));
+    await eventually(
+      () => qr.evaluate((img) => (img as HTMLImageElement).naturalWidth),
+      (value) => expect(value).toBeGreaterThan(0),
+    );
     const secret = await card.getByTestId("two-factor-secret").innerText();
     await env.screenshot(page, "two-factor-setup");
     // What an authenticator app computes from the key (RFC 6238, testkit/totp.ts).
@@ -196,11 +265,17 @@ describe("sign-in flows", () => {
     expect(codes).toHaveLength(10);
     await env.screenshot(page, "two-factor-recovery-codes");
     await card.getByRole("button", { name: "I have saved them" }).click();
-    await eventually(() => card.getByTestId("two-factor-status").innerText(), (value) => expect(value).toContain("10 recovery codes left"));
+    await eventually(
+      () => card.getByTestId("two-factor-status").innerText(),
+      (value) => expect(value).toContain("10 recovery codes left"),
+    );
     // This page carries on with the token the server answered (other sessions ended).
     await page.reload();
     await page.getByRole("tab", { name: "Security", exact: true }).click();
-    await eventually(() => card.getByTestId("two-factor-status").innerText(), (value) => expect(value).toContain("On since"));
+    await eventually(
+      () => card.getByTestId("two-factor-status").innerText(),
+      (value) => expect(value).toContain("On since"),
+    );
 
     await context.clearCookies();
     await page.evaluate(() => localStorage.clear());
@@ -277,13 +352,25 @@ describe("guards and session", () => {
     const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
     const expired = `${encode({ alg: "HS256" })}.${encode({ sub: "x", exp: 1 })}.sig`;
     await page.evaluate((token) => {
-      localStorage.setItem("dbvault.auth", JSON.stringify({ token, user: { id: "x", email: "x@example.com", name: "X", role: "user" }, timestamp: new Date().toISOString() }));
+      localStorage.setItem(
+        "dbvault.auth",
+        JSON.stringify({ token, user: { id: "x", email: "x@example.com", name: "X", role: "user" }, timestamp: new Date().toISOString() }),
+      );
     }, expired);
     await page.goto("/dashboard");
     await page.waitForURL("**/login");
-    await eventually(() => toastText(page), (value) => expect(value).toContain("Session expired"));
-    await eventually(() => toastText(page), (value) => expect(value).toContain("Please sign in again."));
-    await eventually(() => page.evaluate(() => localStorage.getItem("dbvault.auth")), (value) => expect(value).toBeNull());
+    await eventually(
+      () => toastText(page),
+      (value) => expect(value).toContain("Session expired"),
+    );
+    await eventually(
+      () => toastText(page),
+      (value) => expect(value).toContain("Please sign in again."),
+    );
+    await eventually(
+      () => page.evaluate(() => localStorage.getItem("dbvault.auth")),
+      (value) => expect(value).toBeNull(),
+    );
     await context.close();
   });
 
@@ -292,7 +379,10 @@ describe("guards and session", () => {
     const user = await env.server.registerUser();
     const { context, page } = await env.openPage();
     await signIn(page, user);
-    const ban = await env.server.call("PUT", `/api/admin/users/${user.id}/ban`, { token: admin.token, body: { isBanned: true, banReason: "Abuse of service" } });
+    const ban = await env.server.call("PUT", `/api/admin/users/${user.id}/ban`, {
+      token: admin.token,
+      body: { isBanned: true, banReason: "Abuse of service" },
+    });
     expect(ban.status).toBe(200);
     // A session open when the ban came: its next call is refused and the page says why.
     await page.goto("/dashboard");
@@ -301,7 +391,10 @@ describe("guards and session", () => {
     await page.getByText("Abuse of service").waitFor();
     await page.getByRole("button", { name: "Sign Out" }).click();
     await page.waitForURL("**/login");
-    await eventually(() => page.evaluate(() => localStorage.getItem("dbvault.auth")), (value) => expect(value).toBeNull());
+    await eventually(
+      () => page.evaluate(() => localStorage.getItem("dbvault.auth")),
+      (value) => expect(value).toBeNull(),
+    );
 
     // Signing in again: the server answers 403 with the reason, no token; the same page shows it.
     await page.getByLabel("Email address").fill(user.email);
@@ -309,9 +402,15 @@ describe("guards and session", () => {
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.waitForURL("**/banned");
     await page.getByText("Abuse of service").waitFor();
-    await eventually(() => page.getByText("Unknown date").count(), (value) => expect(value).toBe(0));
+    await eventually(
+      () => page.getByText("Unknown date").count(),
+      (value) => expect(value).toBe(0),
+    );
     await env.screenshot(page, "banned");
-    await eventually(() => page.evaluate(() => localStorage.getItem("dbvault.auth")), (value) => expect(value).toBeNull());
+    await eventually(
+      () => page.evaluate(() => localStorage.getItem("dbvault.auth")),
+      (value) => expect(value).toBeNull(),
+    );
     await page.getByRole("button", { name: "Sign Out" }).click();
     await page.waitForURL("**/login");
     await context.close();
@@ -322,7 +421,10 @@ describe("guards and session", () => {
     await page.goto("/");
     await page.getByRole("heading", { level: 1 }).waitFor();
     await page.keyboard.press("F8");
-    await eventually(() => page.evaluate(() => document.activeElement?.getAttribute("data-testid")), (value) => expect(value).toBe("toasts"));
+    await eventually(
+      () => page.evaluate(() => document.activeElement?.getAttribute("data-testid")),
+      (value) => expect(value).toBe("toasts"),
+    );
     await context.close();
   });
 });

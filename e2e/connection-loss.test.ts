@@ -64,7 +64,10 @@ describe("while the server is away", () => {
     const restoreAsked = await env.server.call("POST", `/api/backups/${first.backupId}/restore`, { token: user.token, body: { databaseName: "shop" } });
     expect(restoreAsked.status).toBeLessThan(300);
     const restore = await agent.waitFor("restore");
-    const [shop] = await env.server.ctx.db.select().from(databases).where(and(eq(databases.userId, user.id), eq(databases.name, "shop")));
+    const [shop] = await env.server.ctx.db
+      .select()
+      .from(databases)
+      .where(and(eq(databases.userId, user.id), eq(databases.name, "shop")));
     await startBackup(env.server.ctx, shop!, "auto");
     const second = await agent.waitFor("backup");
 
@@ -85,7 +88,10 @@ describe("while the server is away", () => {
     await env.server.restart({
       beforeStart: async () => {
         const now = new Date();
-        await env.server.ctx.db.update(backups).set({ status: "completed", size: 8192, progress: null, completedAt: now }).where(eq(backups.id, second.backupId));
+        await env.server.ctx.db
+          .update(backups)
+          .set({ status: "completed", size: 8192, progress: null, completedAt: now })
+          .where(eq(backups.id, second.backupId));
         await env.server.ctx.db.update(restores).set({ status: "completed", progress: null, completedAt: now }).where(eq(restores.id, restore.restoreId));
       },
     });
@@ -109,7 +115,10 @@ describe("while the server is away", () => {
 
     const { context, page } = await env.openPage();
     await signIn(page, user);
-    await page.locator(`[data-backup-id="${backup.backupId}"]`).getByRole("button", { name: /^Restore / }).click();
+    await page
+      .locator(`[data-backup-id="${backup.backupId}"]`)
+      .getByRole("button", { name: /^Restore / })
+      .click();
     await page.getByLabel(/Replace the original/).check();
     await page.getByRole("button", { name: "Next" }).click();
     await page.getByRole("button", { name: "I understand, continue" }).click();

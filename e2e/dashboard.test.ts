@@ -53,19 +53,37 @@ describe("dashboard", () => {
       };
     });
     await signIn(page, user);
-    await eventually(() => page.title(), (value) => expect(value).toBe("DBVault - Dashboard"));
+    await eventually(
+      () => page.title(),
+      (value) => expect(value).toBe("DBVault - Dashboard"),
+    );
 
     // Empty states.
     await page.getByText("No backups found. Trigger a backup to protect your data.").waitFor();
     await page.getByText("No backup agents connected").waitFor();
-    await eventually(() => page.getByRole("link", { name: "Set Up Agent" }).getAttribute("href"), (value) => expect(value).toBe("/settings?tab=security&setup=1"));
-    await eventually(() => page.getByTestId("total-backups").innerText(), (value) => expect(value).toBe("0"));
+    await eventually(
+      () => page.getByRole("link", { name: "Set Up Agent" }).getAttribute("href"),
+      (value) => expect(value).toBe("/settings?tab=security&setup=1"),
+    );
+    await eventually(
+      () => page.getByTestId("total-backups").innerText(),
+      (value) => expect(value).toBe("0"),
+    );
     await page.getByText("Last backup: Never").waitFor();
     // No phantom database: nothing to select, and Trigger Backup says why it cannot run.
-    await eventually(() => page.getByLabel("Database").inputValue(), (value) => expect(value).toBe(""));
+    await eventually(
+      () => page.getByLabel("Database").inputValue(),
+      (value) => expect(value).toBe(""),
+    );
     await page.getByTestId("trigger-blocked").getByText("Add a database with dbvault-agent setup first.").waitFor();
-    await eventually(() => page.getByRole("button", { name: "Trigger Backup" }).isDisabled(), (value) => expect(value).toBe(true));
-    await eventually(() => page.getByTestId("success-rate").innerText(), (value) => expect(value).toBe("—"));
+    await eventually(
+      () => page.getByRole("button", { name: "Trigger Backup" }).isDisabled(),
+      (value) => expect(value).toBe(true),
+    );
+    await eventually(
+      () => page.getByTestId("success-rate").innerText(),
+      (value) => expect(value).toBe("—"),
+    );
     await page.getByTestId("backup-service-state").getByText("Connected").waitFor();
     await env.screenshot(page, "dashboard-empty");
     await page.getByRole("tab", { name: "Restore History" }).click();
@@ -85,11 +103,21 @@ describe("dashboard", () => {
     await agentRow.getByText("prod-agent").waitFor();
     await agentRow.getByText("Online").waitFor();
     await agentRow.getByText("v1.0.0 · linux-x64").waitFor();
-    await eventually(() => agentRow.getByRole("link", { name: "Manage prod-agent" }).getAttribute("href"), (value) => expect(value).toBe(`/settings?agent=${agent!.agentId}`));
+    await eventually(
+      () => agentRow.getByRole("link", { name: "Manage prod-agent" }).getAttribute("href"),
+      (value) => expect(value).toBe(`/settings?agent=${agent!.agentId}`),
+    );
     const selector = page.getByLabel("Database");
     await page.waitForFunction(() => (document.querySelector("select") as HTMLSelectElement | null)?.value === "shop");
-    const [crm] = await env.server.ctx.db.select().from(databases).where(and(eq(databases.userId, user.id), eq(databases.name, "crm")));
-    if (crm?.isActive === false) await eventually(() => selector.locator('option[value="crm"]').isDisabled(), (value) => expect(value).toBe(true));
+    const [crm] = await env.server.ctx.db
+      .select()
+      .from(databases)
+      .where(and(eq(databases.userId, user.id), eq(databases.name, "crm")));
+    if (crm?.isActive === false)
+      await eventually(
+        () => selector.locator('option[value="crm"]').isDisabled(),
+        (value) => expect(value).toBe(true),
+      );
     await env.screenshot(page, "dashboard-agent-online");
 
     // Trigger a backup and watch its row go from progress to Completed, never showing "0 Bytes"
@@ -108,7 +136,10 @@ describe("dashboard", () => {
     await runBackup(command.backupId, first, async () => {
       const progress = backupRows(page).first().getByRole("progressbar");
       await progress.waitFor();
-      await eventually(() => progress.getAttribute("aria-valuenow"), (value) => expect(value).toBe("50"));
+      await eventually(
+        () => progress.getAttribute("aria-valuenow"),
+        (value) => expect(value).toBe("50"),
+      );
       await backupRows(page).first().getByText("1.2K / 2.4K documents").waitFor();
       await env.screenshot(page, "dashboard-backup-progress");
     });
@@ -116,7 +147,10 @@ describe("dashboard", () => {
     await backupRows(page).first().getByText("300 KB").waitFor();
     expect(await page.evaluate(() => (window as unknown as { sawZeroBytes: boolean }).sawZeroBytes)).toBe(false);
     await page.getByRole("button", { name: "Trigger Backup" }).waitFor();
-    await eventually(() => page.getByTestId("total-backups").innerText(), (value) => expect(value).toBe("1"));
+    await eventually(
+      () => page.getByTestId("total-backups").innerText(),
+      (value) => expect(value).toBe("1"),
+    );
     // The checklist waits for a test restore; hidden, it gives the chart its place.
     await page.getByTestId("onboarding-checklist").getByRole("button", { name: "Hide" }).click();
     await page.getByRole("img", { name: "Backup size over time: shop" }).waitFor();
@@ -124,21 +158,33 @@ describe("dashboard", () => {
     // A second manual backup is refused by the free plan: the limit toast names the next time.
     await page.getByRole("button", { name: "Trigger Backup" }).click();
     await page.getByText("Backup Limit Reached").waitFor();
-    await eventually(() => toastText(page), (value) => expect(value).toMatch(/Next backup available at \d{1,2}:\d{2} [AP]M on [A-Z][a-z]{2} \d{1,2}, \d{4}\./));
+    await eventually(
+      () => toastText(page),
+      (value) => expect(value).toMatch(/Next backup available at \d{1,2}:\d{2} [AP]M on [A-Z][a-z]{2} \d{1,2}, \d{4}\./),
+    );
 
     // Download: the spec's file name and exactly the uploaded bytes.
     const [listed] = (await env.server.call("GET", "/api/backups", { token: user.token })).body as Array<{ id: string; createdAt: string }>;
     const downloadEvent = page.waitForEvent("download");
-    await backupRows(page).first().getByRole("button", { name: /^Download / }).click();
+    await backupRows(page)
+      .first()
+      .getByRole("button", { name: /^Download / })
+      .click();
     const download = await downloadEvent;
     const expectedName = `backup-shop-${listed!.createdAt}.enc.dbvault`;
-    await eventually(() => page.evaluate(() => (window as unknown as { savedNames?: string[] }).savedNames), (value) => expect(value).toEqual([expectedName]));
+    await eventually(
+      () => page.evaluate(() => (window as unknown as { savedNames?: string[] }).savedNames),
+      (value) => expect(value).toEqual([expectedName]),
+    );
     expect(download.suggestedFilename()).toBe(expectedName.replaceAll(":", "_"));
     expect(Buffer.compare(readFileSync((await download.path())!), first)).toBe(0);
     await page.getByText("Download complete (0.29 MB)").waitFor();
 
     // A scheduled backup arrives too, then is deleted after a confirmation (cancel first).
-    const [shop] = await env.server.ctx.db.select().from(databases).where(and(eq(databases.userId, user.id), eq(databases.name, "shop")));
+    const [shop] = await env.server.ctx.db
+      .select()
+      .from(databases)
+      .where(and(eq(databases.userId, user.id), eq(databases.name, "shop")));
     await startBackup(env.server.ctx, shop!, "auto");
     const scheduled = await agent.waitFor("backup");
     await runBackup(scheduled.backupId, randomBytes(2048));
@@ -151,15 +197,24 @@ describe("dashboard", () => {
     await confirm.getByText("Are you sure you want to delete this backup?").waitFor();
     await env.screenshot(page, "dashboard-delete-confirm");
     await confirm.getByRole("button", { name: "Cancel" }).click();
-    await eventually(() => backupRows(page).count(), (value) => expect(value).toBe(2));
+    await eventually(
+      () => backupRows(page).count(),
+      (value) => expect(value).toBe(2),
+    );
     await newest.getByRole("button", { name: /^Delete / }).click();
     await page.getByRole("dialog", { name: "Delete backup" }).getByRole("button", { name: "Delete" }).click();
     await page.getByText("Backup deleted successfully").waitFor();
     await page.waitForFunction(() => document.querySelectorAll('[data-testid="backup-row"]').length === 1);
-    await eventually(() => page.locator(`[data-backup-id="${scheduled.backupId}"]`).count(), (value) => expect(value).toBe(0));
+    await eventually(
+      () => page.locator(`[data-backup-id="${scheduled.backupId}"]`).count(),
+      (value) => expect(value).toBe(0),
+    );
 
     // The restore wizard as a copy of two collections: the confirmation names the copy.
-    await backupRows(page).first().getByRole("button", { name: /^Restore / }).click();
+    await backupRows(page)
+      .first()
+      .getByRole("button", { name: /^Restore / })
+      .click();
     const wizard = page.getByTestId("restore-dialog");
     await page.getByRole("heading", { name: "Restore database: step 1 of 4" }).waitFor();
     // Safe by default: a copy, which changes nothing of the original.
@@ -168,13 +223,18 @@ describe("dashboard", () => {
     expect(await target.inputValue()).toMatch(/^shop_restored_\d{4}-\d{2}-\d{2}$/);
     await target.fill("shop.bad");
     await wizard.getByText('A database name cannot contain / \\ . " $ * < > : | ? or spaces').waitFor();
-    await eventually(() => page.getByRole("button", { name: "Next" }).isDisabled(), (value) => expect(value).toBe(true));
+    await eventually(
+      () => page.getByRole("button", { name: "Next" }).isDisabled(),
+      (value) => expect(value).toBe(true),
+    );
     await target.fill("shop_copy");
     await wizard.getByLabel("Only these collections (optional)").fill("orders, customers");
     await env.screenshot(page, "restore-step-where");
     await page.getByRole("button", { name: "Next" }).click();
     await wizard.getByText("shop is not changed").waitFor();
-    await wizard.getByText(/If shop_copy already exists, the collections orders, customers are replaced there; its other collections are left as they are/).waitFor();
+    await wizard
+      .getByText(/If shop_copy already exists, the collections orders, customers are replaced there; its other collections are left as they are/)
+      .waitFor();
     expect(await wizard.getByText("This restore cannot be reversed").count()).toBe(0);
     await page.getByRole("button", { name: "I understand, continue" }).click();
     expect(await wizard.getByText(/will be dropped and replaced/).count()).toBe(0);
@@ -186,12 +246,15 @@ describe("dashboard", () => {
     expect(copy).toMatchObject({ backupId: command.backupId, databaseName: "shop", targetDatabase: "shop_copy", collections: ["orders", "customers"] });
     await page.getByRole("tab", { name: "Restore History", selected: true }).waitFor();
     await page.getByTestId("restore-row").first().getByText("as a copy in shop_copy").waitFor();
-    agent.send({ type: "restore.failed", restoreId: copy.restoreId, error: "the backup has no collection \"customers\"; nothing was changed" });
+    agent.send({ type: "restore.failed", restoreId: copy.restoreId, error: 'the backup has no collection "customers"; nothing was changed' });
     await page.getByTestId("restore-row").first().getByText("Failed", { exact: true }).waitFor();
     await page.getByRole("tab", { name: "Backups" }).click();
 
     // Over the original: the spec's warnings, the exact name, then Restore History.
-    await backupRows(page).first().getByRole("button", { name: /^Restore / }).click();
+    await backupRows(page)
+      .first()
+      .getByRole("button", { name: /^Restore / })
+      .click();
     await page.getByRole("heading", { name: "Restore database: step 1 of 4" }).waitFor();
     await wizard.getByLabel(/Replace the original/).check();
     await page.getByRole("button", { name: "Next" }).click();
@@ -204,12 +267,21 @@ describe("dashboard", () => {
     await page.getByRole("button", { name: "Continue with restore" }).click();
     const confirmName = page.getByLabel("Type shop to confirm");
     const restoreButton = page.getByRole("button", { name: "Restore database" });
-    await eventually(() => restoreButton.isDisabled(), (value) => expect(value).toBe(true));
+    await eventually(
+      () => restoreButton.isDisabled(),
+      (value) => expect(value).toBe(true),
+    );
     await confirmName.fill("Shop");
-    await eventually(() => restoreButton.isDisabled(), (value) => expect(value).toBe(true));
+    await eventually(
+      () => restoreButton.isDisabled(),
+      (value) => expect(value).toBe(true),
+    );
     await wizard.getByText("Please type 'shop' to confirm").waitFor();
     await confirmName.fill("shop");
-    await eventually(() => restoreButton.isEnabled(), (value) => expect(value).toBe(true));
+    await eventually(
+      () => restoreButton.isEnabled(),
+      (value) => expect(value).toBe(true),
+    );
     await env.screenshot(page, "restore-step-3");
     await restoreButton.click();
     const restore = await agent.waitFor("restore");
@@ -219,14 +291,22 @@ describe("dashboard", () => {
     await historyRow.getByText("Starting up...").waitFor();
 
     agent.send({ type: "restore.started", restoreId: restore.restoreId });
-    agent.send({ type: "restore.progress", restoreId: restore.restoreId, progress: { current: 1500, total: 3_000_000, percentage: 0.05, collection: "orders" } });
+    agent.send({
+      type: "restore.progress",
+      restoreId: restore.restoreId,
+      progress: { current: 1500, total: 3_000_000, percentage: 0.05, collection: "orders" },
+    });
     await historyRow.getByText("1.5K / 3M documents").waitFor();
     await historyRow.getByText("Collection: orders").waitFor();
     await historyRow.getByText("Estimating time...").waitFor();
     // A second report a moment later gives the first speed sample, hence an estimate. This wait
     // is about time itself: the page measures the speed against its own clock between reports.
     await Bun.sleep(1100);
-    agent.send({ type: "restore.progress", restoreId: restore.restoreId, progress: { current: 4500, total: 3_000_000, percentage: 0.15, collection: "orders" } });
+    agent.send({
+      type: "restore.progress",
+      restoreId: restore.restoreId,
+      progress: { current: 4500, total: 3_000_000, percentage: 0.15, collection: "orders" },
+    });
     await historyRow.getByText(/About \d+ (hours?|minutes?)( \d+ minutes?)? remaining/).waitFor();
     await env.screenshot(page, "restore-history-progress");
 

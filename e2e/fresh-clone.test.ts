@@ -67,7 +67,12 @@ async function run(command: string[], options: { cwd: string; env?: Record<strin
  * later failure. `npm start` runs the server as a grandchild: the whole group is stopped at the end.
  */
 function start(command: string[], options: { cwd: string; env?: Record<string, string> }) {
-  const child = spawn(command[0]!, command.slice(1), { cwd: options.cwd, env: { ...process.env, ...options.env }, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(command[0]!, command.slice(1), {
+    cwd: options.cwd,
+    env: { ...process.env, ...options.env },
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   groups.push({ pid: child.pid!, exited });
   let output = "";
@@ -83,93 +88,98 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-test(
-  "fresh clone → npm install && npm start → dashboard; install.sh → setup → run: the first backup completes by itself",
-  async () => {
-    // 1. The README's start command in a fresh clone.
-    const clone = join(work, "dbvault");
-    await run(["git", "clone", "--quiet", repoRoot, clone], { cwd: work });
-    await run(["npm", "install", "--no-audit", "--no-fund", "--prefer-offline"], { cwd: clone });
-    const port = await freePort();
-    const base = `http://127.0.0.1:${port}`;
-    const server = start(["npm", "start"], { cwd: clone, env: { PORT: String(port), HOST: "127.0.0.1", PUBLIC_URL: base, DATA_DIR: join(work, "data"), LOG_LEVEL: "debug" } });
-    await waitUntil(
-      async () => {
-        if (server.exited()) throw new Error(`npm start exited:\n${server.output()}`);
-        return (await fetch(`${base}/api/agents/server-status`).catch(() => null))?.ok;
-      },
-      { timeout: 180_000, interval: 200, message: "npm start to answer (it builds the web app and the agent first)" },
-    );
+test("fresh clone → npm install && npm start → dashboard; install.sh → setup → run: the first backup completes by itself", async () => {
+  // 1. The README's start command in a fresh clone.
+  const clone = join(work, "dbvault");
+  await run(["git", "clone", "--quiet", repoRoot, clone], { cwd: work });
+  await run(["npm", "install", "--no-audit", "--no-fund", "--prefer-offline"], { cwd: clone });
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const server = start(["npm", "start"], {
+    cwd: clone,
+    env: { PORT: String(port), HOST: "127.0.0.1", PUBLIC_URL: base, DATA_DIR: join(work, "data"), LOG_LEVEL: "debug" },
+  });
+  await waitUntil(
+    async () => {
+      if (server.exited()) throw new Error(`npm start exited:\n${server.output()}`);
+      return (await fetch(`${base}/api/agents/server-status`).catch(() => null))?.ok;
+    },
+    { timeout: 180_000, interval: 200, message: "npm start to answer (it builds the web app and the agent first)" },
+  );
 
-    // 2. A new user signs up through the API and sees the dashboard in a real browser.
-    const email = `newcomer-${Date.now()}@example.com`;
-    const registered = await fetch(`${base}/api/auth/register`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ name: "New Comer", email, password: "newcomer-password" }),
-    });
-    expect(registered.status).toBe(201);
-    const { token } = (await registered.json()) as { token: string };
-    const browser = await launchChromium();
-    try {
-      const page = await browser.newPage();
-      await page.goto(`${base}/login`);
-      await page.getByLabel(/email/i).fill(email);
-      await page.getByLabel(/^password/i).fill("newcomer-password");
-      await page.getByRole("button", { name: "Sign in" }).click();
-      await page.waitForURL(`${base}/dashboard`);
-      await page.getByRole("heading", { name: /backups/i }).first().waitFor();
-      expect(await page.title()).toContain("DBVault");
-    } finally {
-      await browser.close();
-    }
+  // 2. A new user signs up through the API and sees the dashboard in a real browser.
+  const email = `newcomer-${Date.now()}@example.com`;
+  const registered = await fetch(`${base}/api/auth/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ name: "New Comer", email, password: "newcomer-password" }),
+  });
+  expect(registered.status).toBe(201);
+  const { token } = (await registered.json()) as { token: string };
+  const browser = await launchChromium();
+  try {
+    const page = await browser.newPage();
+    await page.goto(`${base}/login`);
+    await page.getByLabel(/email/i).fill(email);
+    await page.getByLabel(/^password/i).fill("newcomer-password");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL(`${base}/dashboard`);
+    await page
+      .getByRole("heading", { name: /backups/i })
+      .first()
+      .waitFor();
+    expect(await page.title()).toContain("DBVault");
+  } finally {
+    await browser.close();
+  }
 
-    // 3. The one-line installer the web app shows, as a user pipes it into sh.
-    const installDir = join(work, "bin");
-    const installer = await (await fetch(`${base}/install.sh`)).text();
-    await run(["sh", "-s"], { cwd: work, env: { DBVAULT_INSTALL_DIR: installDir }, stdin: installer });
-    const agentPath = join(installDir, "dbvault-agent");
-    const download = await fetch(`${base}/downloads/dbvault-agent-linux-x64`);
-    await download.body?.cancel();
-    expect(createHash("sha256").update(readFileSync(agentPath)).digest("hex")).toBe(download.headers.get("x-content-sha256")!);
+  // 3. The one-line installer the web app shows, as a user pipes it into sh.
+  const installDir = join(work, "bin");
+  const installer = await (await fetch(`${base}/install.sh`)).text();
+  await run(["sh", "-s"], { cwd: work, env: { DBVAULT_INSTALL_DIR: installDir }, stdin: installer });
+  const agentPath = join(installDir, "dbvault-agent");
+  const download = await fetch(`${base}/downloads/dbvault-agent-linux-x64`);
+  await download.body?.cancel();
+  expect(createHash("sha256").update(readFileSync(agentPath)).digest("hex")).toBe(download.headers.get("x-content-sha256")!);
 
-    // 4. Non-interactive setup, nothing secret in argv.
-    const { apiKey } = (await (await fetch(`${base}/api/user/profile`, { headers: { authorization: `Bearer ${token}` } })).json()) as { apiKey: string };
-    const configPath = join(work, "agent.json");
-    const uriFile = join(work, "shop-uri.txt");
-    writeFileSync(uriFile, `${mongo.uri.replace(/\/?$/, "/")}shop\n`, { mode: 0o600 });
-    await run([agentPath, "setup", "--server", base, "--api-key-file", "-", "--db", "shop", "--uri-file", uriFile, "--name", "newcomer", "--config", configPath], {
+  // 4. Non-interactive setup, nothing secret in argv.
+  const { apiKey } = (await (await fetch(`${base}/api/user/profile`, { headers: { authorization: `Bearer ${token}` } })).json()) as { apiKey: string };
+  const configPath = join(work, "agent.json");
+  const uriFile = join(work, "shop-uri.txt");
+  writeFileSync(uriFile, `${mongo.uri.replace(/\/?$/, "/")}shop\n`, { mode: 0o600 });
+  await run(
+    [agentPath, "setup", "--server", base, "--api-key-file", "-", "--db", "shop", "--uri-file", uriFile, "--name", "newcomer", "--config", configPath],
+    {
       cwd: work,
       stdin: `${apiKey}\n`,
-    });
+    },
+  );
 
-    // 5. The user takes a while before starting the service, during which the scheduler's tick
-    // used to fail the first backup: two whole passes of the background jobs go by first.
-    const passes = () => server.output().split("background jobs pass done").length - 1;
-    const passesAtSetup = passes();
-    await waitUntil(() => passes() >= passesAtSetup + 2, { timeout: 60_000, interval: 200, message: "two scheduler passes after setup" });
-    const auth = { authorization: `Bearer ${token}` };
-    const listBackups = async () => (await (await fetch(`${base}/api/backups`, { headers: auth })).json()) as { _id: string; status: string }[];
-    expect(await listBackups()).toEqual([]);
-    const agent = start([agentPath, "run", "--config", configPath], { cwd: work });
+  // 5. The user takes a while before starting the service, during which the scheduler's tick
+  // used to fail the first backup: two whole passes of the background jobs go by first.
+  const passes = () => server.output().split("background jobs pass done").length - 1;
+  const passesAtSetup = passes();
+  await waitUntil(() => passes() >= passesAtSetup + 2, { timeout: 60_000, interval: 200, message: "two scheduler passes after setup" });
+  const auth = { authorization: `Bearer ${token}` };
+  const listBackups = async () => (await (await fetch(`${base}/api/backups`, { headers: auth })).json()) as { _id: string; status: string }[];
+  expect(await listBackups()).toEqual([]);
+  const agent = start([agentPath, "run", "--config", configPath], { cwd: work });
 
-    const completed = await waitUntil(async () => (await listBackups()).find((b) => b.status === "completed"), {
-      timeout: 120_000,
-      interval: 500,
-      message: `the first scheduled backup to complete (agent log:\n${agent.output()})`,
-    });
-    expect((await listBackups()).filter((b) => b.status === "failed")).toEqual([]);
+  const completed = await waitUntil(async () => (await listBackups()).find((b) => b.status === "completed"), {
+    timeout: 120_000,
+    interval: 500,
+    message: `the first scheduled backup to complete (agent log:\n${agent.output()})`,
+  });
+  expect((await listBackups()).filter((b) => b.status === "failed")).toEqual([]);
 
-    // 6. The stored file is the user's data: download it and decrypt it with the agent.
-    const encrypted = join(work, "backup.enc.dbvault");
-    await Bun.write(encrypted, await fetch(`${base}/api/backups/${completed._id}/download`, { headers: auth }));
-    const archive = join(work, "backup.archive");
-    await run([agentPath, "decrypt", "--in", encrypted, "--out", archive, "--config", configPath], { cwd: work });
-    const ids: number[] = [];
-    for await (const event of readMongodumpArchive(Bun.file(archive).stream())) {
-      if (event.kind === "document" && event.namespace === "shop.orders") ids.push(Number(BSON.deserialize(event.bytes)._id));
-    }
-    expect(ids.sort((a, b) => a - b)).toEqual(Array.from({ length: SEEDED }, (_, i) => i));
-  },
-  600_000,
-);
+  // 6. The stored file is the user's data: download it and decrypt it with the agent.
+  const encrypted = join(work, "backup.enc.dbvault");
+  await Bun.write(encrypted, await fetch(`${base}/api/backups/${completed._id}/download`, { headers: auth }));
+  const archive = join(work, "backup.archive");
+  await run([agentPath, "decrypt", "--in", encrypted, "--out", archive, "--config", configPath], { cwd: work });
+  const ids: number[] = [];
+  for await (const event of readMongodumpArchive(Bun.file(archive).stream())) {
+    if (event.kind === "document" && event.namespace === "shop.orders") ids.push(Number(BSON.deserialize(event.bytes)._id));
+  }
+  expect(ids.sort((a, b) => a - b)).toEqual(Array.from({ length: SEEDED }, (_, i) => i));
+}, 600_000);

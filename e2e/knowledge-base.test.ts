@@ -25,24 +25,46 @@ describe("knowledge base for visitors", () => {
     const { context, page, foreignRequests } = await env.openPage();
     await page.goto("/kb");
     await page.getByRole("heading", { name: "Knowledge Base", level: 1 }).waitFor();
-    await eventually(() => page.title(), (value) => expect(value).toBe("DBVault - Knowledge Base"));
+    await eventually(
+      () => page.title(),
+      (value) => expect(value).toBe("DBVault - Knowledge Base"),
+    );
     await articles(page).first().waitFor();
-    for (const card of ["Getting Started", "Troubleshooting", "Security Guide"]) await page.getByRole("button", { name: new RegExp(card) }).first().waitFor();
-    await eventually(() => page.getByRole("link", { name: /Contact Support/ }).getAttribute("href"), (value) => expect(value).toBe("/contact"));
+    for (const card of ["Getting Started", "Troubleshooting", "Security Guide"])
+      await page
+        .getByRole("button", { name: new RegExp(card) })
+        .first()
+        .waitFor();
+    await eventually(
+      () => page.getByRole("link", { name: /Contact Support/ }).getAttribute("href"),
+      (value) => expect(value).toBe("/contact"),
+    );
     await page.getByRole("heading", { name: "Categories" }).waitFor();
     await page.getByRole("heading", { name: "Popular Tags" }).waitFor();
     const sidebar = page.getByRole("complementary", { name: "Filters" });
-    await eventually(() => sidebar.getByRole("button", { name: /Setup/ }).innerText(), (value) => expect(value).toMatch(/Setup\s*\d+/));
+    await eventually(
+      () => sidebar.getByRole("button", { name: /Setup/ }).innerText(),
+      (value) => expect(value).toMatch(/Setup\s*\d+/),
+    );
     await env.screenshot(page, "kb-list");
 
     // 17 seeded articles, 9 a page: two pages.
     const pagination = page.getByRole("navigation", { name: "Pagination" });
-    await eventually(() => pagination.getByRole("button", { name: "Previous" }).isDisabled(), (value) => expect(value).toBe(true));
+    await eventually(
+      () => pagination.getByRole("button", { name: "Previous" }).isDisabled(),
+      (value) => expect(value).toBe(true),
+    );
     await pagination.getByRole("button", { name: "Next" }).click();
     await page.waitForURL("**/kb?page=2");
     await waitForList(page);
-    await eventually(() => pagination.getByRole("button", { name: "Next" }).isDisabled(), (value) => expect(value).toBe(true));
-    await eventually(() => pagination.getByRole("button", { name: "Page 2" }).getAttribute("aria-current"), (value) => expect(value).toBe("page"));
+    await eventually(
+      () => pagination.getByRole("button", { name: "Next" }).isDisabled(),
+      (value) => expect(value).toBe(true),
+    );
+    await eventually(
+      () => pagination.getByRole("button", { name: "Page 2" }).getAttribute("aria-current"),
+      (value) => expect(value).toBe("page"),
+    );
     await pagination.getByRole("button", { name: "Previous" }).click();
     await page.waitForURL(/\/kb$/);
 
@@ -50,10 +72,16 @@ describe("knowledge base for visitors", () => {
     await page.getByRole("button", { name: "Search" }).click();
     await page.waitForURL("**/kb?search=systemd");
     await waitForList(page);
-    await eventually(() => articles(page).first().innerText(), (value) => expect(value).toContain("systemd"));
+    await eventually(
+      () => articles(page).first().innerText(),
+      (value) => expect(value).toContain("systemd"),
+    );
     await page.getByText("Search: systemd").waitFor();
 
-    await page.getByRole("button", { name: /Troubleshooting/ }).first().click();
+    await page
+      .getByRole("button", { name: /Troubleshooting/ })
+      .first()
+      .click();
     await page.waitForURL(/category=troubleshooting/);
     await page.getByText("Category: Troubleshooting").waitFor();
     await page.getByRole("button", { name: "Remove filter Search: systemd" }).click();
@@ -61,7 +89,11 @@ describe("knowledge base for visitors", () => {
     await waitForList(page);
     const count = await articles(page).count();
     expect(count).toBeGreaterThan(0);
-    for (let i = 0; i < count; i++) await eventually(() => articles(page).nth(i).innerText(), (value) => expect(value).toContain("Troubleshooting"));
+    for (let i = 0; i < count; i++)
+      await eventually(
+        () => articles(page).nth(i).innerText(),
+        (value) => expect(value).toContain("Troubleshooting"),
+      );
 
     await page.getByRole("button", { name: "Clear all" }).click();
     await page.waitForURL(/\/kb$/);
@@ -74,7 +106,10 @@ describe("knowledge base for visitors", () => {
     await page.goto("/kb?tag=agent");
     await page.getByText("Tag: agent").waitFor();
     await waitForList(page);
-    await eventually(() => articles(page).count(), (value) => expect(value).toBeGreaterThan(0));
+    await eventually(
+      () => articles(page).count(),
+      (value) => expect(value).toBeGreaterThan(0),
+    );
     expect(foreignRequests).toEqual([]);
     await context.close();
   });
@@ -84,12 +119,27 @@ describe("knowledge base for visitors", () => {
     await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: env.baseUrl });
     await page.goto("/kb/installing-the-agent");
     await page.getByRole("heading", { name: "Installing the agent", level: 1 }).waitFor();
-    await eventually(() => page.title(), (value) => expect(value).toBe("DBVault - Installing the agent"));
-    await page.getByText(/Last updated/).first().waitFor();
-    await eventually(() => page.getByRole("list", { name: "Tags" }).getByRole("link", { name: "agent" }).getAttribute("href"), (value) => expect(value).toBe("/kb?tag=agent"));
-    await eventually(() => page.getByRole("link", { name: "Back to Knowledge Base" }).getAttribute("href"), (value) => expect(value).toBe("/kb"));
+    await eventually(
+      () => page.title(),
+      (value) => expect(value).toBe("DBVault - Installing the agent"),
+    );
+    await page
+      .getByText(/Last updated/)
+      .first()
+      .waitFor();
+    await eventually(
+      () => page.getByRole("list", { name: "Tags" }).getByRole("link", { name: "agent" }).getAttribute("href"),
+      (value) => expect(value).toBe("/kb?tag=agent"),
+    );
+    await eventually(
+      () => page.getByRole("link", { name: "Back to Knowledge Base" }).getAttribute("href"),
+      (value) => expect(value).toBe("/kb"),
+    );
     await page.getByText("Was this article helpful?").waitFor();
-    await eventually(() => page.getByRole("link", { name: "Edit Article" }).count(), (value) => expect(value).toBe(0));
+    await eventually(
+      () => page.getByRole("link", { name: "Edit Article" }).count(),
+      (value) => expect(value).toBe(0),
+    );
 
     const toc = page.getByRole("navigation", { name: "On this page" });
     await toc.getByRole("link", { name: "Run the setup" }).click();
@@ -98,7 +148,10 @@ describe("knowledge base for visitors", () => {
     const copy = page.getByRole("button", { name: "Copy code" }).first();
     await copy.click();
     await page.getByRole("button", { name: "Copied!" }).first().waitFor();
-    await eventually(() => page.evaluate(() => navigator.clipboard.readText()), (value) => expect(value).toContain(`curl -fsSL ${env.baseUrl}/install.sh | sh`));
+    await eventually(
+      () => page.evaluate(() => navigator.clipboard.readText()),
+      (value) => expect(value).toContain(`curl -fsSL ${env.baseUrl}/install.sh | sh`),
+    );
     await page.getByRole("button", { name: "Copied!" }).first().waitFor({ state: "detached", timeout: 3500 });
     await page.evaluate(() => window.scrollTo(0, 0));
     await env.screenshot(page, "kb-article");
@@ -135,21 +188,37 @@ describe("knowledge base administration", () => {
     await page.goto("/admin/kb");
     await page.getByRole("heading", { name: "Knowledge Base Management" }).waitFor();
     await page.getByTestId("admin-article-row").first().waitFor();
-    await eventually(() => page.getByTestId("admin-article-row").count(), (value) => expect(value).toBe(18));
+    await eventually(
+      () => page.getByTestId("admin-article-row").count(),
+      (value) => expect(value).toBe(18),
+    );
     // The spec's visible 'Actions' column header (a screen-reader-only one widened phones' pages).
-    const headerTextWidth = async () => (await page.getByRole("columnheader", { name: "Actions" }).getByText("Actions", { exact: true }).boundingBox())?.width ?? 0;
+    const headerTextWidth = async () =>
+      (await page.getByRole("columnheader", { name: "Actions" }).getByText("Actions", { exact: true }).boundingBox())?.width ?? 0;
     await eventually(headerTextWidth, (width) => expect(width).toBeGreaterThan(20));
     const updatedHeader = page.getByRole("columnheader", { name: /Updated/ });
-    await eventually(() => updatedHeader.getAttribute("aria-sort"), (value) => expect(value).toBe("descending"));
+    await eventually(
+      () => updatedHeader.getAttribute("aria-sort"),
+      (value) => expect(value).toBe("descending"),
+    );
     const titleHeader = page.getByRole("columnheader", { name: /Title/ });
     await titleHeader.getByRole("button").click();
-    await eventually(() => titleHeader.getAttribute("aria-sort"), (value) => expect(value).toBe("ascending"));
+    await eventually(
+      () => titleHeader.getAttribute("aria-sort"),
+      (value) => expect(value).toBe("ascending"),
+    );
     const firstTitles = async () => (await page.getByTestId("admin-article-row").locator("td:nth-child(2)").allInnerTexts()).slice(0, 3);
     const ascending = await firstTitles();
     expect([...ascending].sort((a, b) => a.localeCompare(b))).toEqual(ascending);
     await titleHeader.getByRole("button").click();
-    await eventually(() => titleHeader.getAttribute("aria-sort"), (value) => expect(value).toBe("descending"));
-    await eventually(() => firstTitles(), (value) => expect(value).not.toEqual(ascending));
+    await eventually(
+      () => titleHeader.getAttribute("aria-sort"),
+      (value) => expect(value).toBe("descending"),
+    );
+    await eventually(
+      () => firstTitles(),
+      (value) => expect(value).not.toEqual(ascending),
+    );
     await env.screenshot(page, "admin-kb-list");
 
     // Create (validation first), as a draft.
@@ -162,10 +231,15 @@ describe("knowledge base administration", () => {
     await page.getByRole("button", { name: "Save" }).click();
     await toasts(page).getByText("Slug is required").waitFor();
     await page.getByRole("button", { name: "Generate" }).click();
-    await eventually(() => page.getByLabel("Slug").inputValue(), (value) => expect(value).toBe("backups-you-a-primer"));
+    await eventually(
+      () => page.getByLabel("Slug").inputValue(),
+      (value) => expect(value).toBe("backups-you-a-primer"),
+    );
     await page.getByRole("button", { name: "Save" }).click();
     await toasts(page).getByText("Content is required").waitFor();
-    await page.getByLabel("Content (Markdown)").fill("## First steps\n\nRead this.\n\n```sh\necho primer\n```\n\n[bad](javascript:alert(1)) and <script>alert(1)</script>");
+    await page
+      .getByLabel("Content (Markdown)")
+      .fill("## First steps\n\nRead this.\n\n```sh\necho primer\n```\n\n[bad](javascript:alert(1)) and <script>alert(1)</script>");
     await page.getByLabel("Category").selectOption("usage");
     await page.getByLabel("Tags", { exact: true }).fill("primer");
     await page.keyboard.press("Enter");
@@ -173,12 +247,18 @@ describe("knowledge base administration", () => {
     await page.keyboard.press("Enter");
     await page.getByLabel("Tags", { exact: true }).fill("temporary");
     await page.keyboard.press("Enter");
-    await eventually(() => page.getByRole("list", { name: "Article tags" }).getByRole("listitem").count(), (value) => expect(value).toBe(2));
+    await eventually(
+      () => page.getByRole("list", { name: "Article tags" }).getByRole("listitem").count(),
+      (value) => expect(value).toBe(2),
+    );
     await page.getByRole("button", { name: "Remove tag temporary" }).click();
     await page.getByRole("switch", { name: "Published" }).click();
     await page.getByRole("button", { name: "Preview" }).click();
     await page.getByRole("article", { name: "Preview" }).getByRole("heading", { name: "Backups & You: A Primer!" }).waitFor();
-    await eventually(() => page.getByRole("article", { name: "Preview" }).locator('a[href^="javascript"], script').count(), (value) => expect(value).toBe(0));
+    await eventually(
+      () => page.getByRole("article", { name: "Preview" }).locator('a[href^="javascript"], script').count(),
+      (value) => expect(value).toBe(0),
+    );
     await env.screenshot(page, "admin-kb-editor-preview");
     await page.getByRole("button", { name: "Edit" }).click();
     await env.screenshot(page, "admin-kb-editor");
@@ -186,7 +266,10 @@ describe("knowledge base administration", () => {
     await toasts(page).getByText("Article created successfully").waitFor();
     await page.waitForURL(/\/admin\/kb\/(?!new)[\w-]+$/);
     const articleId = page.url().split("/").pop()!;
-    await eventually(() => page.getByLabel("Title").inputValue(), (value) => expect(value).toBe("Backups & You: A Primer!"));
+    await eventually(
+      () => page.getByLabel("Title").inputValue(),
+      (value) => expect(value).toBe("Backups & You: A Primer!"),
+    );
 
     // A draft is invisible to visitors.
     await visitor.page.goto("/kb/backups-you-a-primer");
@@ -201,18 +284,30 @@ describe("knowledge base administration", () => {
     await page.goto("/admin/kb");
     await page.getByLabel("Status").selectOption("draft");
     await page.getByTestId("admin-article-row").first().waitFor();
-    await eventually(() => page.getByTestId("admin-article-row").count(), (value) => expect(value).toBe(1));
+    await eventually(
+      () => page.getByTestId("admin-article-row").count(),
+      (value) => expect(value).toBe(1),
+    );
     await page.getByRole("switch", { name: "Publish Backups and You" }).click();
     await toasts(page).getByText("Article published successfully").waitFor();
     await visitorSees("backups-you-a-primer", "Backups and You");
-    await eventually(() => visitor.page.locator("article script").count(), (value) => expect(value).toBe(0));
-    await eventually(() => visitor.page.getByRole("link", { name: "bad" }).count(), (value) => expect(value).toBe(0));
+    await eventually(
+      () => visitor.page.locator("article script").count(),
+      (value) => expect(value).toBe(0),
+    );
+    await eventually(
+      () => visitor.page.getByRole("link", { name: "bad" }).count(),
+      (value) => expect(value).toBe(0),
+    );
     await visitor.page.goto("/kb?search=primer");
     await visitor.page.getByRole("link", { name: "Backups and You" }).waitFor();
 
     // The admin sees 'Edit Article' on the reader.
     await page.goto("/kb/backups-you-a-primer");
-    await eventually(() => page.getByRole("link", { name: "Edit Article" }).getAttribute("href"), (value) => expect(value).toBe(`/admin/kb/${articleId}`));
+    await eventually(
+      () => page.getByRole("link", { name: "Edit Article" }).getAttribute("href"),
+      (value) => expect(value).toBe(`/admin/kb/${articleId}`),
+    );
 
     // Unpublish.
     await page.goto("/admin/kb");

@@ -51,10 +51,23 @@ test("the checklist follows a new account from install to first backup and test 
   const install = `curl -fsSL '${env.baseUrl}/install.sh?for=${mark}' | sh`;
   await checklist.getByText(install).waitFor();
   await checklist.getByRole("button", { name: `Copy command: ${install}` }).click();
-  await eventually(() => page.evaluate(() => navigator.clipboard.readText()), (value) => expect(value).toBe(install));
-  for (const id of ["install", "setup", "connected", "backup", "restore"]) await eventually(() => stepDone(page, id), (value) => expect(value).toBe("false"));
-  await eventually(() => page.getByTestId("success-rate").innerText(), (value) => expect(value).toBe("—"));
-  await eventually(() => page.getByLabel("Database").inputValue(), (value) => expect(value).toBe(""));
+  await eventually(
+    () => page.evaluate(() => navigator.clipboard.readText()),
+    (value) => expect(value).toBe(install),
+  );
+  for (const id of ["install", "setup", "connected", "backup", "restore"])
+    await eventually(
+      () => stepDone(page, id),
+      (value) => expect(value).toBe("false"),
+    );
+  await eventually(
+    () => page.getByTestId("success-rate").innerText(),
+    (value) => expect(value).toBe("—"),
+  );
+  await eventually(
+    () => page.getByLabel("Database").inputValue(),
+    (value) => expect(value).toBe(""),
+  );
   await page.getByTestId("trigger-blocked").getByText("Add a database with dbvault-agent setup first.").waitFor();
   await env.screenshot(page, "onboarding-new-account");
   expect(refused).toEqual([]);
@@ -63,25 +76,53 @@ test("the checklist follows a new account from install to first backup and test 
   const copied = await page.evaluate(() => navigator.clipboard.readText());
   if (process.platform === "linux" && process.arch === "x64") {
     // Not spawnSync: the server answering curl runs in this process.
-    const installer = Bun.spawn(["sh", "-c", copied], { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", DBVAULT_INSTALL_DIR: installDir, HOME: installDir }, stdout: "pipe", stderr: "pipe" });
+    const installer = Bun.spawn(["sh", "-c", copied], {
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", DBVAULT_INSTALL_DIR: installDir, HOME: installDir },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     const [stderr, code] = await Promise.all([new Response(installer.stderr).text(), installer.exited]);
     expect(stderr).toBe("");
     expect(code).toBe(0);
-    await eventually(() => stepDone(page, "install"), (value) => expect(value).toBe("true"), 15_000);
-    await eventually(() => stepDone(page, "setup"), (value) => expect(value).toBe("false"));
+    await eventually(
+      () => stepDone(page, "install"),
+      (value) => expect(value).toBe("true"),
+      15_000,
+    );
+    await eventually(
+      () => stepDone(page, "setup"),
+      (value) => expect(value).toBe("false"),
+    );
   } else console.warn("onboarding: the stand-in agent build is linux-x64: the install command was not run here");
 
   // `dbvault-agent setup` registers the agent and its database: the first two steps turn done.
   agent = await registerScriptedAgent(env.baseUrl, user.apiKey, ["orders"], "first-agent");
-  await eventually(() => stepDone(page, "setup"), (value) => expect(value).toBe("true"), 15_000);
-  await eventually(() => stepDone(page, "install"), (value) => expect(value).toBe("true"));
-  await eventually(() => stepDone(page, "connected"), (value) => expect(value).toBe("false"));
-  await eventually(() => page.getByLabel("Database").inputValue(), (value) => expect(value).toBe("orders"));
+  await eventually(
+    () => stepDone(page, "setup"),
+    (value) => expect(value).toBe("true"),
+    15_000,
+  );
+  await eventually(
+    () => stepDone(page, "install"),
+    (value) => expect(value).toBe("true"),
+  );
+  await eventually(
+    () => stepDone(page, "connected"),
+    (value) => expect(value).toBe("false"),
+  );
+  await eventually(
+    () => page.getByLabel("Database").inputValue(),
+    (value) => expect(value).toBe("orders"),
+  );
   await page.getByTestId("trigger-blocked").getByText("The agent for orders is offline: start it with dbvault-agent run.").waitFor();
 
   // `dbvault-agent run` connects.
   await agent.connect();
-  await eventually(() => stepDone(page, "connected"), (value) => expect(value).toBe("true"), 15_000);
+  await eventually(
+    () => stepDone(page, "connected"),
+    (value) => expect(value).toBe("true"),
+    15_000,
+  );
   await page.getByTestId("trigger-blocked").waitFor({ state: "detached" });
 
   // The first backup: started here (the scheduler's first run does the same), uploaded, done.
@@ -89,8 +130,15 @@ test("the checklist follows a new account from install to first backup and test 
   const command = await agent.waitFor("backup");
   expect((await agent.upload(command.backupId, randomBytes(4096))).status).toBe(200);
   // Steps 1-4 done: the checklist stays for the test restore, which it now suggests.
-  await eventually(() => stepDone(page, "backup"), (value) => expect(value).toBe("true"), 15_000);
-  await eventually(() => page.getByTestId("success-rate").innerText(), (value) => expect(value).toBe("100%"));
+  await eventually(
+    () => stepDone(page, "backup"),
+    (value) => expect(value).toBe("true"),
+    15_000,
+  );
+  await eventually(
+    () => page.getByTestId("success-rate").innerText(),
+    (value) => expect(value).toBe("100%"),
+  );
   await step(page, "restore").getByText("Restore a backup into a copy, or run a restore drill").waitFor();
   await env.screenshot(page, "onboarding-test-restore");
   // Hidden, it gives the chart its place back, and stays hidden after a reload.
@@ -98,7 +146,10 @@ test("the checklist follows a new account from install to first backup and test 
   await checklist.waitFor({ state: "detached" });
   await page.reload();
   await page.getByTestId("success-rate").waitFor();
-  await eventually(() => page.getByTestId("success-rate").innerText(), (value) => expect(value).toBe("100%"));
+  await eventually(
+    () => page.getByTestId("success-rate").innerText(),
+    (value) => expect(value).toBe("100%"),
+  );
   expect(await checklist.count()).toBe(0);
   await env.screenshot(page, "onboarding-done");
   await context.close();
@@ -113,10 +164,16 @@ test("'Set Up Agent' lands on the setup steps, with this server's commands", asy
   const heading = page.getByRole("heading", { name: "Set up a new agent" });
   await page.waitForFunction(() => document.activeElement?.id === "agent-setup-heading");
   const guide = page.getByRole("region", { name: "Set up a new agent" });
-  await eventually(() => guide.innerText(), (value) => expect(value).toContain(`dbvault-agent setup --server ${env.baseUrl}`));
+  await eventually(
+    () => guide.innerText(),
+    (value) => expect(value).toContain(`dbvault-agent setup --server ${env.baseUrl}`),
+  );
   expect(await heading.isVisible()).toBe(true);
   const downloads = page.getByRole("region", { name: "Download the agent" });
   await downloads.getByTestId("agent-download").first().waitFor();
-  await eventually(() => downloads.innerText(), (value) => expect(value).toMatch(/SHA-256 [0-9a-f]{64}/));
+  await eventually(
+    () => downloads.innerText(),
+    (value) => expect(value).toMatch(/SHA-256 [0-9a-f]{64}/),
+  );
   await context.close();
 });

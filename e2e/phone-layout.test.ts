@@ -102,7 +102,10 @@ describe("a 390 px phone", () => {
     await page.goto("/kb");
     await waitForKbList(page);
     await found.fits(page, "/kb");
-    const firstResultTop = await page.getByTestId("kb-article").first().evaluate((el) => el.getBoundingClientRect().top + window.scrollY);
+    const firstResultTop = await page
+      .getByTestId("kb-article")
+      .first()
+      .evaluate((el) => el.getBoundingClientRect().top + window.scrollY);
     if (firstResultTop > PHONE.height) found.problems.push(`/kb: the first result starts ${Math.round(firstResultTop)} px down, below the first screen`);
     await found.reachable("/kb", "Search", page.getByRole("button", { name: "Search", exact: true }));
     // Choosing a category shows its results on screen (not somewhere above or below).
@@ -113,7 +116,11 @@ describe("a 390 px phone", () => {
     await category.click();
     await page.waitForURL(/category=troubleshooting/);
     await waitForKbList(page);
-    const resultOnScreen = () => page.getByTestId("kb-article").first().evaluate((el) => el.getBoundingClientRect().top >= 0 && el.getBoundingClientRect().top < window.innerHeight - 100);
+    const resultOnScreen = () =>
+      page
+        .getByTestId("kb-article")
+        .first()
+        .evaluate((el) => el.getBoundingClientRect().top >= 0 && el.getBoundingClientRect().top < window.innerHeight - 100);
     try {
       await eventually(resultOnScreen, (onScreen) => expect(onScreen).toBe(true), 3_000);
     } catch {
@@ -136,7 +143,10 @@ describe("a 390 px phone", () => {
     await found.reachable("/kb/installing-the-agent", "On this page: Run the setup", contentsLink);
     if (!(await findUnreachable(contentsLink))) {
       await contentsLink.click();
-      await eventually(() => page.getByRole("heading", { name: "Run the setup" }).evaluate((el) => Math.round(el.getBoundingClientRect().top)), (top) => expect(top).toBeLessThan(200));
+      await eventually(
+        () => page.getByRole("heading", { name: "Run the setup" }).evaluate((el) => Math.round(el.getBoundingClientRect().top)),
+        (top) => expect(top).toBeLessThan(200),
+      );
     }
     await env.screenshot(page, "phone-kb-article");
 
@@ -228,10 +238,14 @@ describe("a 390 px phone", () => {
     const rows = page.getByTestId("backup-row");
     await rows.first().waitFor();
     await found.fits(page, "/dashboard (backups)");
-    for (const action of ["Download", "Restore", "Verify", "Delete"]) await found.reachable("/dashboard (backups)", `${action} of the last row`, rows.last().getByRole("button", { name: new RegExp(`^${action} `) }));
+    for (const action of ["Download", "Restore", "Verify", "Delete"])
+      await found.reachable("/dashboard (backups)", `${action} of the last row`, rows.last().getByRole("button", { name: new RegExp(`^${action} `) }));
     await env.screenshot(page, "phone-dashboard-backups");
 
-    await rows.last().getByRole("button", { name: /^Delete / }).click();
+    await rows
+      .last()
+      .getByRole("button", { name: /^Delete / })
+      .click();
     const confirm = page.getByRole("dialog");
     await found.reachable("/dashboard (backups)", "Delete confirmation", confirm.getByRole("button", { name: "Delete" }));
     await confirm.getByRole("button", { name: "Cancel" }).click();
@@ -260,7 +274,10 @@ describe("a 390 px phone", () => {
     const lastRow = userRows.filter({ hasText: "Listed User 0" });
     await lastRow.getByRole("button", { name: "Listed User 0" }).click();
     const details = page.getByRole("region", { name: "User Details" });
-    await eventually(() => details.getByLabel("Name").inputValue(), (value) => expect(value).toBe("Listed User 0"));
+    await eventually(
+      () => details.getByLabel("Name").inputValue(),
+      (value) => expect(value).toBe("Listed User 0"),
+    );
     // The details appear where the user looks, without scrolling by hand.
     const detailsOnScreen = () => details.evaluate((el) => el.getBoundingClientRect().top < window.innerHeight * 0.5 && el.getBoundingClientRect().bottom > 0);
     try {
@@ -278,7 +295,10 @@ describe("a 390 px phone", () => {
     await found.fits(page, "/admin/kb");
     await found.reachable("/admin/kb", "New Article", page.getByRole("link", { name: /New Article/ }));
     await found.reachable("/admin/kb", "Edit of the first article", articleRows.first().getByRole("link", { name: /^Edit / }));
-    await articleRows.first().getByRole("button", { name: /^Delete / }).click();
+    await articleRows
+      .first()
+      .getByRole("button", { name: /^Delete / })
+      .click();
     const confirm = page.getByRole("dialog");
     await found.reachable("/admin/kb", "Delete confirmation", confirm.getByRole("button", { name: "Delete" }));
     await found.reachable("/admin/kb", "Cancel", confirm.getByRole("button", { name: "Cancel" }));

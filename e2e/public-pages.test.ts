@@ -21,7 +21,10 @@ async function visit(path: string, screenshotName: string, check: (page: Page) =
     await page.goto(path);
     await check(page);
     for (const name of ["Privacy", "Terms of Service", "Contact"]) {
-      await eventually(() => page.getByRole("contentinfo").getByRole("link", { name, exact: true }).count(), (value) => expect(value).toBe(1));
+      await eventually(
+        () => page.getByRole("contentinfo").getByRole("link", { name, exact: true }).count(),
+        (value) => expect(value).toBe(1),
+      );
     }
     await page.waitForLoadState("networkidle");
     await env.screenshot(page, screenshotName);
@@ -38,26 +41,68 @@ describe("public pages", () => {
   test("landing: hero, features, two terminal demos, pricing from the API, closing call to action", async () => {
     await visit("/", "landing", async (page) => {
       await page.getByRole("heading", { level: 1 }).waitFor();
-      await eventually(() => page.title(), (value) => expect(value).toMatch(/^DBVault - /));
+      await eventually(
+        () => page.title(),
+        (value) => expect(value).toMatch(/^DBVault - /),
+      );
       await page.getByTestId("plan-card").first().waitFor();
       const cards = page.getByTestId("plan-card");
-      await eventually(() => cards.count(), (value) => expect(value).toBe(4));
+      await eventually(
+        () => cards.count(),
+        (value) => expect(value).toBe(4),
+      );
       const free = cards.filter({ hasText: "Free" }).first();
-      await eventually(() => free.innerText(), (value) => expect(value).toContain("1 GB"));
-      await eventually(() => free.innerText(), (value) => expect(value).toContain("7 days"));
-      await eventually(() => free.innerText(), (value) => expect(value).toContain("Daily"));
+      await eventually(
+        () => free.innerText(),
+        (value) => expect(value).toContain("1 GB"),
+      );
+      await eventually(
+        () => free.innerText(),
+        (value) => expect(value).toContain("7 days"),
+      );
+      await eventually(
+        () => free.innerText(),
+        (value) => expect(value).toContain("Daily"),
+      );
       const business = cards.filter({ hasText: "Business" });
-      await eventually(() => business.innerText(), (value) => expect(value).toContain("Unlimited"));
-      await eventually(() => business.innerText(), (value) => expect(value).toContain("6 months"));
-      await eventually(() => business.innerText(), (value) => expect(value).toContain("Hourly"));
-      await eventually(() => business.innerText(), (value) => expect(value).toContain("$99"));
-      await eventually(() => page.getByText("Popular", { exact: true }).count(), (value) => expect(value).toBe(1));
-      await eventually(() => page.getByRole("link", { name: "Get Started" }).count(), (value) => expect(value).toBe(4));
-      await eventually(() => page.getByRole("link", { name: "Get Started" }).first().getAttribute("href"), (value) => expect(value).toBe("/register"));
-      await eventually(() => page.locator("figure").count(), (value) => expect(value).toBe(2));
+      await eventually(
+        () => business.innerText(),
+        (value) => expect(value).toContain("Unlimited"),
+      );
+      await eventually(
+        () => business.innerText(),
+        (value) => expect(value).toContain("6 months"),
+      );
+      await eventually(
+        () => business.innerText(),
+        (value) => expect(value).toContain("Hourly"),
+      );
+      await eventually(
+        () => business.innerText(),
+        (value) => expect(value).toContain("$99"),
+      );
+      await eventually(
+        () => page.getByText("Popular", { exact: true }).count(),
+        (value) => expect(value).toBe(1),
+      );
+      await eventually(
+        () => page.getByRole("link", { name: "Get Started" }).count(),
+        (value) => expect(value).toBe(4),
+      );
+      await eventually(
+        () => page.getByRole("link", { name: "Get Started" }).first().getAttribute("href"),
+        (value) => expect(value).toBe("/register"),
+      );
+      await eventually(
+        () => page.locator("figure").count(),
+        (value) => expect(value).toBe(2),
+      );
       await text(page, "Backup");
       await text(page, "Restore");
-      await eventually(() => page.getByRole("link", { name: "Start your free trial" }).count(), (value) => expect(value).toBeGreaterThanOrEqual(1));
+      await eventually(
+        () => page.getByRole("link", { name: "Start your free trial" }).count(),
+        (value) => expect(value).toBeGreaterThanOrEqual(1),
+      );
     });
   });
 
@@ -75,8 +120,14 @@ describe("public pages", () => {
       ]) {
         await page.getByRole("heading", { name: title, level: 2 }).waitFor();
       }
-      await eventually(() => page.title(), (value) => expect(value).toBe("DBVault - Features"));
-      await eventually(() => page.getByRole("link", { name: "Start Free Trial" }).getAttribute("href"), (value) => expect(value).toBe("/register"));
+      await eventually(
+        () => page.title(),
+        (value) => expect(value).toBe("DBVault - Features"),
+      );
+      await eventually(
+        () => page.getByRole("link", { name: "Start Free Trial" }).getAttribute("href"),
+        (value) => expect(value).toBe("/register"),
+      );
     });
   });
 
@@ -85,9 +136,18 @@ describe("public pages", () => {
       for (const value of ["Trust", "Innovation", "Customer Focus"]) await page.getByRole("heading", { name: value }).waitFor();
       await page.getByText("run by a single person").waitFor();
       await page.getByRole("heading", { name: "The team" }).waitFor();
-      await eventually(() => page.getByRole("main").locator('a[href="/features"]').count(), (value) => expect(value).toBeGreaterThan(0));
-      await eventually(() => page.getByRole("main").locator('a[href="/contact"]').count(), (value) => expect(value).toBeGreaterThan(0));
-      await eventually(() => page.title(), (value) => expect(value).toBe("DBVault - About"));
+      await eventually(
+        () => page.getByRole("main").locator('a[href="/features"]').count(),
+        (value) => expect(value).toBeGreaterThan(0),
+      );
+      await eventually(
+        () => page.getByRole("main").locator('a[href="/contact"]').count(),
+        (value) => expect(value).toBeGreaterThan(0),
+      );
+      await eventually(
+        () => page.title(),
+        (value) => expect(value).toBe("DBVault - About"),
+      );
     });
   });
 
@@ -95,14 +155,20 @@ describe("public pages", () => {
     await visit("/contact", "contact", async (page) => {
       await page.getByRole("heading", { name: "Email support" }).waitFor();
       await page.getByRole("heading", { name: "Join our community" }).waitFor();
-      await eventually(() => page.locator('a[href^="mailto:"]').count(), (value) => expect(value).toBeGreaterThan(0));
+      await eventually(
+        () => page.locator('a[href^="mailto:"]').count(),
+        (value) => expect(value).toBeGreaterThan(0),
+      );
     });
   });
 
   test("privacy: 16 sections, last updated September 19, 2025, anchors scroll to sections", async () => {
     await visit("/privacy", "privacy", async (page) => {
       await text(page, "Last updated September 19, 2025");
-      await eventually(() => page.locator("main section[id]").count(), (value) => expect(value).toBe(16));
+      await eventually(
+        () => page.locator("main section[id]").count(),
+        (value) => expect(value).toBe(16),
+      );
       await page.getByText("Global Privacy Control").first().waitFor();
       await page.getByText("no requests to third parties", { exact: false }).waitFor();
       await page.getByRole("link", { name: "9. Do we collect information from minors?" }).click();
@@ -117,9 +183,22 @@ describe("public pages", () => {
   test("terms: 26 sections, last updated April 30, 2025, with the spec's facts", async () => {
     await visit("/terms", "terms", async (page) => {
       await text(page, "Last updated April 30, 2025");
-      await eventually(() => page.locator("main section[id]").count(), (value) => expect(value).toBe(26));
+      await eventually(
+        () => page.locator("main section[id]").count(),
+        (value) => expect(value).toBe(26),
+      );
       const body = await page.locator("main").innerText();
-      for (const fact of ["PayPal, Mastercard and Visa", "US dollars", "non-refundable", "Utrecht", "Netherlands", "six (6) month", "United States", "under the age of 13", "HIPAA"]) {
+      for (const fact of [
+        "PayPal, Mastercard and Visa",
+        "US dollars",
+        "non-refundable",
+        "Utrecht",
+        "Netherlands",
+        "six (6) month",
+        "United States",
+        "under the age of 13",
+        "HIPAA",
+      ]) {
         expect(body).toContain(fact);
       }
     });
@@ -157,12 +236,24 @@ describe("navigation", () => {
     await help.focus();
     await page.keyboard.press("Enter");
     await page.getByRole("menuitem", { name: "Knowledge Base" }).waitFor();
-    await eventually(() => page.evaluate(() => document.activeElement?.textContent), (value) => expect(value).toBe("Knowledge Base"));
+    await eventually(
+      () => page.evaluate(() => document.activeElement?.textContent),
+      (value) => expect(value).toBe("Knowledge Base"),
+    );
     await page.keyboard.press("ArrowDown");
-    await eventually(() => page.evaluate(() => document.activeElement?.textContent), (value) => expect(value).toBe("Terms of Service"));
+    await eventually(
+      () => page.evaluate(() => document.activeElement?.textContent),
+      (value) => expect(value).toBe("Terms of Service"),
+    );
     await page.keyboard.press("Escape");
-    await eventually(() => help.getAttribute("aria-expanded"), (value) => expect(value).toBe("false"));
-    await eventually(() => page.evaluate(() => document.activeElement?.textContent), (value) => expect(value).toContain("Help"));
+    await eventually(
+      () => help.getAttribute("aria-expanded"),
+      (value) => expect(value).toBe("false"),
+    );
+    await eventually(
+      () => page.evaluate(() => document.activeElement?.textContent),
+      (value) => expect(value).toContain("Help"),
+    );
     await help.click();
     await page.getByRole("menuitem", { name: "Privacy Policy" }).click();
     await page.waitForURL("**/privacy");
@@ -176,13 +267,22 @@ describe("navigation", () => {
     const { context, page } = await env.openPage({ viewport: { width: 390, height: 844 } });
     await page.goto("/");
     const toggle = page.getByRole("button", { name: "Open main menu" });
-    await eventually(() => page.locator("#mobile-menu").isVisible(), (value) => expect(value).toBe(false));
+    await eventually(
+      () => page.locator("#mobile-menu").isVisible(),
+      (value) => expect(value).toBe(false),
+    );
     await toggle.click();
-    await eventually(() => page.locator("#mobile-menu").isVisible(), (value) => expect(value).toBe(true));
+    await eventually(
+      () => page.locator("#mobile-menu").isVisible(),
+      (value) => expect(value).toBe(true),
+    );
     await env.screenshot(page, "mobile-menu");
     await page.locator("#mobile-menu").getByRole("link", { name: "Features" }).click();
     await page.waitForURL("**/features");
-    await eventually(() => page.locator("#mobile-menu").isVisible(), (value) => expect(value).toBe(false));
+    await eventually(
+      () => page.locator("#mobile-menu").isVisible(),
+      (value) => expect(value).toBe(false),
+    );
     await context.close();
   });
 });

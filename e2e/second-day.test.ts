@@ -43,9 +43,16 @@ test("set up again, replace the machine, rename, back up and restore as a copy",
   expect(again.agentId).toBe(first.agentId);
   await page.goto("/settings?tab=agents");
   const list = page.getByRole("list", { name: "Agents" });
-  await eventually(() => list.getByRole("listitem").count(), (value) => expect(value).toBe(1));
+  await eventually(
+    () => list.getByRole("listitem").count(),
+    (value) => expect(value).toBe(1),
+  );
   await list.getByText(firstName).waitFor();
-  await page.getByRole("region", { name: `Agent ${firstName}` }).getByText("Online").first().waitFor();
+  await page
+    .getByRole("region", { name: `Agent ${firstName}` })
+    .getByText("Online")
+    .first()
+    .waitFor();
   await env.screenshot(page, "second-day-agents-after-setup-again");
 
   // A new machine holding the same database: both are shown and the user picks the new one.
@@ -53,11 +60,20 @@ test("set up again, replace the machine, rename, back up and restore as a copy",
   const secondName = `vm-${second.agentId.slice(-4)}`;
   expect(secondName).not.toBe(firstName);
   await page.goto("/settings?tab=databases");
-  await page.getByText(/dbvault-agent db add/).first().waitFor();
+  await page
+    .getByText(/dbvault-agent db add/)
+    .first()
+    .waitFor();
   const runsOn = page.getByLabel("Agent that backs up shop");
-  await eventually(() => runsOn.locator("option").allInnerTexts(), (value) => expect(value).toEqual([`${firstName} (Online)`, `${secondName} (Online)`]));
+  await eventually(
+    () => runsOn.locator("option").allInnerTexts(),
+    (value) => expect(value).toEqual([`${firstName} (Online)`, `${secondName} (Online)`]),
+  );
   await runsOn.selectOption(second.agentId);
-  await eventually(async () => (await env.server.call("GET", "/api/settings/databases", { token: user.token })).body[0].agentId, (value) => expect(value).toBe(second.agentId));
+  await eventually(
+    async () => (await env.server.call("GET", "/api/settings/databases", { token: user.token })).body[0].agentId,
+    (value) => expect(value).toBe(second.agentId),
+  );
   await env.screenshot(page, "second-day-databases-choice");
 
   // The old machine is removed: the dialog says how to connect it again; shop stays on the new one.
@@ -65,7 +81,10 @@ test("set up again, replace the machine, rename, back up and restore as a copy",
   const details = page.getByRole("region", { name: `Agent ${firstName}` });
   await details.getByRole("button", { name: "Remove Agent" }).click();
   const dialog = page.getByRole("dialog");
-  await eventually(() => dialog.innerText(), (value) => expect(value).toContain("run dbvault-agent setup --force on it"));
+  await eventually(
+    () => dialog.innerText(),
+    (value) => expect(value).toContain("run dbvault-agent setup --force on it"),
+  );
   await dialog.getByRole("button", { name: "Remove Agent" }).click();
   await toasts(page).getByText(`The agent "${firstName}" was removed. Its backups are kept.`).waitFor();
   await page.getByRole("tab", { name: "Databases" }).click();
@@ -73,7 +92,10 @@ test("set up again, replace the machine, rename, back up and restore as a copy",
 
   // Renamed, so that it can be told from the next one.
   await page.getByRole("tab", { name: "Agents" }).click();
-  await page.getByRole("region", { name: `Agent ${secondName}` }).getByRole("button", { name: "Rename" }).click();
+  await page
+    .getByRole("region", { name: `Agent ${secondName}` })
+    .getByRole("button", { name: "Rename" })
+    .click();
   await page.getByLabel("Agent name").fill("shop server");
   await page.getByRole("button", { name: "Save" }).click();
   await page.getByRole("region", { name: "Agent shop server" }).waitFor();
@@ -83,7 +105,10 @@ test("set up again, replace the machine, rename, back up and restore as a copy",
   // The dashboard: Trigger Backup is not blocked, the backup runs on the new machine.
   await page.goto("/dashboard");
   await page.getByRole("heading", { name: "Dashboard", level: 1 }).waitFor();
-  await eventually(() => page.getByRole("button", { name: "Trigger Backup" }).isEnabled(), (value) => expect(value).toBe(true));
+  await eventually(
+    () => page.getByRole("button", { name: "Trigger Backup" }).isEnabled(),
+    (value) => expect(value).toBe(true),
+  );
   await page.getByRole("button", { name: "Trigger Backup" }).click();
   const backup = await second.waitFor("backup");
   expect((await second.upload(backup.backupId, randomBytes(4096))).status).toBe(200);

@@ -47,16 +47,40 @@ describe("settings", () => {
     await signIn(page, user);
     await page.goto("/settings");
     await page.getByRole("heading", { name: "Settings", level: 1 }).waitFor();
-    await eventually(() => page.title(), (value) => expect(value).toBe("DBVault - Settings"));
-    await eventually(() => page.getByRole("link", { name: "Back to Dashboard" }).getAttribute("href"), (value) => expect(value).toBe("/dashboard"));
-    await eventually(() => isSelected(page, "General"), (value) => expect(value).toBe(true));
+    await eventually(
+      () => page.title(),
+      (value) => expect(value).toBe("DBVault - Settings"),
+    );
+    await eventually(
+      () => page.getByRole("link", { name: "Back to Dashboard" }).getAttribute("href"),
+      (value) => expect(value).toBe("/dashboard"),
+    );
+    await eventually(
+      () => isSelected(page, "General"),
+      (value) => expect(value).toBe(true),
+    );
 
     // Free: daily at most, 7 days at most.
     await page.getByLabel("Backup frequency").waitFor();
-    await eventually(() => optionDisabled(page, "#settings-frequency", "hourly"), (value) => expect(value).toBe(true));
-    for (const word of ["daily", "weekly", "monthly"]) await eventually(() => optionDisabled(page, "#settings-frequency", word), (value) => expect(value).toBe(false));
-    for (const hours of ["72", "168"]) await eventually(() => optionDisabled(page, "#settings-retention", hours), (value) => expect(value).toBe(false));
-    for (const hours of ["336", "720", "2160", "4320"]) await eventually(() => optionDisabled(page, "#settings-retention", hours), (value) => expect(value).toBe(true));
+    await eventually(
+      () => optionDisabled(page, "#settings-frequency", "hourly"),
+      (value) => expect(value).toBe(true),
+    );
+    for (const word of ["daily", "weekly", "monthly"])
+      await eventually(
+        () => optionDisabled(page, "#settings-frequency", word),
+        (value) => expect(value).toBe(false),
+      );
+    for (const hours of ["72", "168"])
+      await eventually(
+        () => optionDisabled(page, "#settings-retention", hours),
+        (value) => expect(value).toBe(false),
+      );
+    for (const hours of ["336", "720", "2160", "4320"])
+      await eventually(
+        () => optionDisabled(page, "#settings-retention", hours),
+        (value) => expect(value).toBe(true),
+      );
     await eventually(
       () => page.locator("#settings-retention option").allInnerTexts(),
       (value) =>
@@ -85,10 +109,19 @@ describe("settings", () => {
     // The tabs work from the keyboard: arrows move to and select the next tab.
     await tab(page, "General").focus();
     await page.keyboard.press("ArrowRight");
-    await eventually(() => isSelected(page, "Agents"), (value) => expect(value).toBe(true));
-    await eventually(() => page.evaluate(() => document.activeElement?.textContent), (value) => expect(value).toBe("Agents"));
+    await eventually(
+      () => isSelected(page, "Agents"),
+      (value) => expect(value).toBe(true),
+    );
+    await eventually(
+      () => page.evaluate(() => document.activeElement?.textContent),
+      (value) => expect(value).toBe("Agents"),
+    );
     await page.keyboard.press("End");
-    await eventually(() => isSelected(page, "Notifications"), (value) => expect(value).toBe(true));
+    await eventually(
+      () => isSelected(page, "Notifications"),
+      (value) => expect(value).toBe(true),
+    );
     await context.close();
   });
 
@@ -97,11 +130,23 @@ describe("settings", () => {
     await signIn(page, user);
     await page.goto(`/settings?agent=${agent.agentId}`);
     await page.getByRole("region", { name: "Agent prod-agent" }).waitFor();
-    await eventually(() => isSelected(page, "Agents"), (value) => expect(value).toBe(true));
+    await eventually(
+      () => isSelected(page, "Agents"),
+      (value) => expect(value).toBe(true),
+    );
     const details = page.getByRole("region", { name: "Agent prod-agent" });
-    await eventually(() => details.innerText(), (value) => expect(value).toContain("Online"));
-    await eventually(() => details.innerText(), (value) => expect(value).toContain("linux-x64"));
-    await eventually(() => details.innerText(), (value) => expect(value).toContain("1.0.0"));
+    await eventually(
+      () => details.innerText(),
+      (value) => expect(value).toContain("Online"),
+    );
+    await eventually(
+      () => details.innerText(),
+      (value) => expect(value).toContain("linux-x64"),
+    );
+    await eventually(
+      () => details.innerText(),
+      (value) => expect(value).toContain("1.0.0"),
+    );
     expect(new URL(page.url()).searchParams.get("agent")).toBe(agent.agentId);
     await env.screenshot(page, "settings-agents");
 
@@ -113,22 +158,54 @@ describe("settings", () => {
     await agent.waitFor("update");
     // Each step the agent reports shows within seconds (the page follows an update closely).
     const lastUpdate = details.getByTestId("agent-last-update");
-    await eventually(() => lastUpdate.innerText(), (value) => expect(value).toContain("Update check sent"));
-    agent.send({ type: "update.status", status: "installing", message: "downloading dbvault-agent 1.0.1 for linux-x64 (105.2 MiB) and checking it", version: "1.0.1" });
-    await eventually(() => lastUpdate.innerText(), (value) => expect(value).toContain("Installing"));
-    await eventually(() => lastUpdate.innerText(), (value) => expect(value).toContain("downloading dbvault-agent 1.0.1 for linux-x64"), 10_000);
-    agent.send({ type: "update.status", status: "failed", message: "the downloaded agent does not match the signed release manifest (dbvault-agent 1.0.0 keeps running)" });
-    await eventually(() => lastUpdate.innerText(), (value) => expect(value).toContain("Update failed"), 10_000);
-    await eventually(() => lastUpdate.innerText(), (value) => expect(value).toContain("(dbvault-agent 1.0.0 keeps running)"));
+    await eventually(
+      () => lastUpdate.innerText(),
+      (value) => expect(value).toContain("Update check sent"),
+    );
+    agent.send({
+      type: "update.status",
+      status: "installing",
+      message: "downloading dbvault-agent 1.0.1 for linux-x64 (105.2 MiB) and checking it",
+      version: "1.0.1",
+    });
+    await eventually(
+      () => lastUpdate.innerText(),
+      (value) => expect(value).toContain("Installing"),
+    );
+    await eventually(
+      () => lastUpdate.innerText(),
+      (value) => expect(value).toContain("downloading dbvault-agent 1.0.1 for linux-x64"),
+      10_000,
+    );
+    agent.send({
+      type: "update.status",
+      status: "failed",
+      message: "the downloaded agent does not match the signed release manifest (dbvault-agent 1.0.0 keeps running)",
+    });
+    await eventually(
+      () => lastUpdate.innerText(),
+      (value) => expect(value).toContain("Update failed"),
+      10_000,
+    );
+    await eventually(
+      () => lastUpdate.innerText(),
+      (value) => expect(value).toContain("(dbvault-agent 1.0.0 keeps running)"),
+    );
 
     await details.getByRole("button", { name: "Reset Connection" }).click();
     const dialog = page.getByRole("dialog");
-    await eventually(() => dialog.innerText(), (value) => expect(value).toContain("New connection credentials will be generated"));
+    await eventually(
+      () => dialog.innerText(),
+      (value) => expect(value).toContain("New connection credentials will be generated"),
+    );
     await dialog.getByRole("button", { name: "Cancel" }).click();
     await dialog.waitFor({ state: "hidden" });
 
     await details.getByRole("button", { name: "Remove Agent" }).click();
-    await eventually(() => dialog.innerText(), (value) => expect(value).toContain("This will not delete any existing backups."));
+    await eventually(
+      () => dialog.innerText(),
+      (value) => expect(value).toContain("This will not delete any existing backups."),
+    );
     await dialog.getByRole("button", { name: "Remove Agent" }).click();
     // Removing really removes: a toast, the list empties, and a reload does not bring it back.
     await waitForToast(page, 'The agent "prod-agent" was removed. Its backups are kept.');
@@ -136,36 +213,61 @@ describe("settings", () => {
     await page.goto("/settings?tab=agents"); // a fresh load from the server
     await page.getByText("No agents connected yet").waitFor();
     await page.getByRole("button", { name: "Setup New Agent" }).click();
-    await eventually(() => isSelected(page, "Security"), (value) => expect(value).toBe(true));
+    await eventually(
+      () => isSelected(page, "Security"),
+      (value) => expect(value).toBe(true),
+    );
     expect(new URL(page.url()).searchParams.get("agent")).toBeNull();
     expect(new URL(page.url()).searchParams.get("tab")).toBe("security");
     const guide = page.getByRole("region", { name: "Set up a new agent" });
-    await eventually(() => guide.innerText(), (value) => expect(value).toContain(`curl -fsSL ${env.baseUrl}/install.sh | sh`));
+    await eventually(
+      () => guide.innerText(),
+      (value) => expect(value).toContain(`curl -fsSL ${env.baseUrl}/install.sh | sh`),
+    );
     // The Windows one-liner only when this server has a Windows build; otherwise how to add it.
     const { publicKey, platforms } = (await env.server.call("GET", "/api/agent/releases")).body;
     if (platforms.some((entry: { os: string }) => entry.os === "windows")) {
-      await eventually(() => guide.innerText(), (value) => expect(value).toContain(`irm ${env.baseUrl}/install.ps1 | iex`));
+      await eventually(
+        () => guide.innerText(),
+        (value) => expect(value).toContain(`irm ${env.baseUrl}/install.ps1 | iex`),
+      );
     } else {
-      await eventually(() => guide.innerText(), (value) => expect(value).toContain("This server has no agent build for Windows: its administrator adds the missing builds with npm run build:agent -- --all."));
+      await eventually(
+        () => guide.innerText(),
+        (value) =>
+          expect(value).toContain("This server has no agent build for Windows: its administrator adds the missing builds with npm run build:agent -- --all."),
+      );
       expect(await guide.innerText()).not.toContain("install.ps1");
     }
     // Without PUBLIC_URL, the page says once that e-mailed links need it.
     expect(await guide.getByTestId("public-url-notice").count()).toBe(1);
     // Every platform is listed, built here or not, with the key the checksums are signed with.
-    await eventually(() => page.getByTestId("release-key").innerText(), (value) => expect(value).toBe(publicKey));
+    await eventually(
+      () => page.getByTestId("release-key").innerText(),
+      (value) => expect(value).toBe(publicKey),
+    );
     const downloads = page.getByRole("list", { name: "Agent downloads" });
     await eventually(
       () => downloads.getByTestId("agent-download").evaluateAll((items) => items.map((item) => item.getAttribute("data-platform"))),
       (value) => expect(value).toEqual(["linux-x64", "linux-arm64", "linux-x64-musl", "linux-arm64-musl", "darwin-arm64", "darwin-x64", "windows-x64"]),
     );
-    await eventually(() => guide.innerText(), (value) => expect(value).toContain("dbvault-agent setup"));
-    await eventually(() => guide.innerText(), (value) => expect(value).toContain(env.baseUrl));
+    await eventually(
+      () => guide.innerText(),
+      (value) => expect(value).toContain("dbvault-agent setup"),
+    );
+    await eventually(
+      () => guide.innerText(),
+      (value) => expect(value).toContain(env.baseUrl),
+    );
     await env.screenshot(page, "settings-agent-setup");
 
     // An unknown agent is ignored; a known one opens and the parameter goes once the tab changes.
     await page.goto("/settings?agent=not-an-agent");
     await tab(page, "General").waitFor();
-    await eventually(() => isSelected(page, "General"), (value) => expect(value).toBe(true));
+    await eventually(
+      () => isSelected(page, "General"),
+      (value) => expect(value).toBe(true),
+    );
     // The removed agent is gone for good; set the machine up again to see ?agent= open a known one.
     const again = await registerScriptedAgent(env.baseUrl, user.apiKey, ["orders-db", "analytics-db"], "prod-agent");
     await page.goto(`/settings?agent=${again.agentId}&tab=databases`);
@@ -174,7 +276,10 @@ describe("settings", () => {
     await page.waitForURL((url) => !url.searchParams.has("agent"));
     await page.goto("/settings?tab=notifications");
     await tab(page, "Notifications").waitFor();
-    await eventually(() => isSelected(page, "Notifications"), (value) => expect(value).toBe(true));
+    await eventually(
+      () => isSelected(page, "Notifications"),
+      (value) => expect(value).toBe(true),
+    );
     await context.close();
   });
 
@@ -186,18 +291,42 @@ describe("settings", () => {
     const analytics = page.getByRole("switch", { name: "analytics-db enabled" });
     await orders.waitFor();
     // Free allows one active database: the first registered is active, the second is not.
-    await eventually(() => orders.getAttribute("aria-checked"), (value) => expect(value).toBe("true"));
-    await eventually(() => analytics.getAttribute("aria-checked"), (value) => expect(value).toBe("false"));
-    await eventually(() => analytics.isDisabled(), (value) => expect(value).toBe(true));
-    await eventually(() => page.getByRole("row", { name: /analytics-db/ }).innerText(), (value) => expect(value).toContain("Disabled"));
+    await eventually(
+      () => orders.getAttribute("aria-checked"),
+      (value) => expect(value).toBe("true"),
+    );
+    await eventually(
+      () => analytics.getAttribute("aria-checked"),
+      (value) => expect(value).toBe("false"),
+    );
+    await eventually(
+      () => analytics.isDisabled(),
+      (value) => expect(value).toBe(true),
+    );
+    await eventually(
+      () => page.getByRole("row", { name: /analytics-db/ }).innerText(),
+      (value) => expect(value).toContain("Disabled"),
+    );
     await env.screenshot(page, "settings-databases");
 
     await orders.click();
-    await page.getByRole("row", { name: /orders-db/ }).getByText("Disabled").waitFor();
-    await eventually(() => analytics.isDisabled(), (value) => expect(value).toBe(false));
+    await page
+      .getByRole("row", { name: /orders-db/ })
+      .getByText("Disabled")
+      .waitFor();
+    await eventually(
+      () => analytics.isDisabled(),
+      (value) => expect(value).toBe(false),
+    );
     await analytics.click();
-    await page.getByRole("row", { name: /analytics-db/ }).getByText("Active").waitFor();
-    await eventually(() => orders.isDisabled(), (value) => expect(value).toBe(true));
+    await page
+      .getByRole("row", { name: /analytics-db/ })
+      .getByText("Active")
+      .waitFor();
+    await eventually(
+      () => orders.isDisabled(),
+      (value) => expect(value).toBe(true),
+    );
     const listed = await env.server.call("GET", "/api/settings/databases", { token: user.token });
     expect(listed.body.map((d: { name: string; isActive: boolean }) => [d.name, d.isActive])).toEqual([
       ["orders-db", false],
@@ -212,7 +341,10 @@ describe("settings", () => {
     await page.goto("/settings?tab=notifications");
     const success = page.getByRole("switch", { name: "Backup Success" });
     await success.waitFor();
-    await eventually(() => success.getAttribute("aria-checked"), (value) => expect(value).toBe("true"));
+    await eventually(
+      () => success.getAttribute("aria-checked"),
+      (value) => expect(value).toBe("true"),
+    );
     await success.click();
     await page.getByLabel("Notification email").fill("alerts@example.com");
     await page.getByRole("button", { name: "Save All Changes" }).click();
@@ -225,7 +357,10 @@ describe("settings", () => {
     // red toast of the failed first try goes once the retry succeeds.
     const failure = page.getByRole("switch", { name: "Backup Failure" });
     await failure.click();
-    await eventually(() => failure.getAttribute("aria-checked"), (value) => expect(value).toBe("false"));
+    await eventually(
+      () => failure.getAttribute("aria-checked"),
+      (value) => expect(value).toBe("false"),
+    );
     await page.getByLabel("Notification email").fill("not-an-email");
     await page.getByRole("button", { name: "Update", exact: true }).click();
     await waitForToast(page, "Failed to save settings. Please try again.");
@@ -255,20 +390,38 @@ describe("settings", () => {
     await page.goto("/settings?tab=security");
     const keyField = page.getByLabel("API key", { exact: true });
     await keyField.waitFor();
-    await eventually(() => keyField.inputValue(), (value) => expect(value).not.toContain(user.apiKey.slice(0, 12)));
+    await eventually(
+      () => keyField.inputValue(),
+      (value) => expect(value).not.toContain(user.apiKey.slice(0, 12)),
+    );
     await page.getByRole("button", { name: "Show" }).click();
-    await eventually(() => keyField.inputValue(), (value) => expect(value).toBe(user.apiKey));
+    await eventually(
+      () => keyField.inputValue(),
+      (value) => expect(value).toBe(user.apiKey),
+    );
     await page.getByRole("button", { name: "Hide" }).click();
-    await eventually(() => keyField.inputValue(), (value) => expect(value).not.toBe(user.apiKey));
+    await eventually(
+      () => keyField.inputValue(),
+      (value) => expect(value).not.toBe(user.apiKey),
+    );
 
-    await eventually(() => page.getByRole("textbox", { name: "Service endpoint" }).inputValue(), (value) => expect(value).toBe(`${env.baseUrl}/api`));
+    await eventually(
+      () => page.getByRole("textbox", { name: "Service endpoint" }).inputValue(),
+      (value) => expect(value).toBe(`${env.baseUrl}/api`),
+    );
     await page.getByRole("button", { name: "Copy service endpoint" }).click();
     await waitForToast(page, "Copied to clipboard!");
-    await eventually(() => page.evaluate(() => navigator.clipboard.readText()), (value) => expect(value).toBe(`${env.baseUrl}/api`));
+    await eventually(
+      () => page.evaluate(() => navigator.clipboard.readText()),
+      (value) => expect(value).toBe(`${env.baseUrl}/api`),
+    );
 
     await page.getByRole("button", { name: "Regenerate API Key" }).click();
     const dialog = page.getByRole("dialog");
-    await eventually(() => dialog.innerText(), (value) => expect(value).toContain("reconfigure each agent"));
+    await eventually(
+      () => dialog.innerText(),
+      (value) => expect(value).toContain("reconfigure each agent"),
+    );
     await dialog.getByRole("button", { name: "Cancel" }).click();
     expect((await env.server.call("GET", "/api/user/profile", { token: user.token })).body.apiKey).toBe(user.apiKey);
 
@@ -284,7 +437,10 @@ describe("settings", () => {
     // The new key is shown straight away (for 30 s) and is the one the server now holds.
     const fresh = (await env.server.call("GET", "/api/user/profile", { token: user.token })).body.apiKey as string;
     expect(fresh).not.toBe(user.apiKey);
-    await eventually(() => keyField.inputValue(), (value) => expect(value).toBe(fresh));
+    await eventually(
+      () => keyField.inputValue(),
+      (value) => expect(value).toBe(fresh),
+    );
     await env.screenshot(page, "settings-security");
     await context.close();
   });
@@ -309,9 +465,18 @@ describe("profile and audit log", () => {
     await signIn(page, user);
     await page.goto("/profile");
     await page.getByRole("heading", { name: "My Profile" }).waitFor();
-    await eventually(() => page.title(), (value) => expect(value).toBe("DBVault - My Profile"));
-    await eventually(() => page.getByRole("link", { name: "Back to Dashboard" }).getAttribute("href"), (value) => expect(value).toBe("/dashboard"));
-    await eventually(() => page.getByLabel("Full name").inputValue(), (value) => expect(value).toBe("Profile User"));
+    await eventually(
+      () => page.title(),
+      (value) => expect(value).toBe("DBVault - My Profile"),
+    );
+    await eventually(
+      () => page.getByRole("link", { name: "Back to Dashboard" }).getAttribute("href"),
+      (value) => expect(value).toBe("/dashboard"),
+    );
+    await eventually(
+      () => page.getByLabel("Full name").inputValue(),
+      (value) => expect(value).toBe("Profile User"),
+    );
     await page.getByLabel("Full name").fill("G");
     await page.getByRole("button", { name: "Save Changes" }).click();
     await page.getByText("Name must be at least 2 characters").waitFor();
@@ -333,7 +498,9 @@ describe("profile and audit log", () => {
     await env.screenshot(page, "profile-account");
 
     // The old address is told; the new one confirms with its link.
-    await waitUntil(() => env.server.sentMail.find((m) => m.to === user.email && m.subject === "Your DBVault e-mail is being changed"), { message: "the notice to the old address" });
+    await waitUntil(() => env.server.sentMail.find((m) => m.to === user.email && m.subject === "Your DBVault e-mail is being changed"), {
+      message: "the notice to the old address",
+    });
     const confirmMail = await waitUntil(() => env.server.sentMail.find((m) => m.to === newEmail), { message: "the confirmation link" });
     const link = new URL(confirmMail.text.match(/https?:\/\/\S+/)![0]);
     await page.goto(link.pathname);
@@ -351,10 +518,19 @@ describe("profile and audit log", () => {
     await page.goto("/profile");
     await tab(page, "Security").click();
     const key = page.getByLabel("API key", { exact: true });
-    await eventually(() => key.getAttribute("type"), (value) => expect(value).toBe("password"));
+    await eventually(
+      () => key.getAttribute("type"),
+      (value) => expect(value).toBe("password"),
+    );
     await page.getByRole("button", { name: "Show" }).click();
-    await eventually(() => key.getAttribute("type"), (value) => expect(value).toBe("text"));
-    await eventually(() => key.inputValue(), (value) => expect(value).toBe(user.apiKey));
+    await eventually(
+      () => key.getAttribute("type"),
+      (value) => expect(value).toBe("text"),
+    );
+    await eventually(
+      () => key.inputValue(),
+      (value) => expect(value).toBe(user.apiKey),
+    );
 
     const change = async (current: string, next: string, confirm: string) => {
       await page.getByLabel("Current password").fill(current);
@@ -371,7 +547,10 @@ describe("profile and audit log", () => {
     await env.screenshot(page, "profile-password-error");
     await change(user.password, "brand-new-pass", "brand-new-pass");
     await waitForToast(page, "Password updated successfully!");
-    await eventually(() => page.getByLabel("Current password").inputValue(), (value) => expect(value).toBe(""));
+    await eventually(
+      () => page.getByLabel("Current password").inputValue(),
+      (value) => expect(value).toBe(""),
+    );
 
     // This session carries on with the new token; the new password signs in.
     await page.reload();
@@ -387,13 +566,28 @@ describe("profile and audit log", () => {
     await signIn(page, user);
     await page.goto("/profile");
     await tab(page, "Billing & Plan").click();
-    await eventually(() => page.getByTestId("current-plan").innerText(), (value) => expect(value).toBe("Free"));
+    await eventually(
+      () => page.getByTestId("current-plan").innerText(),
+      (value) => expect(value).toBe("Free"),
+    );
     const bar = page.getByRole("progressbar", { name: "Storage used" });
-    await eventually(() => bar.getAttribute("aria-valuenow"), (value) => expect(value).toBe("0"));
-    await eventually(() => bar.locator("div").getAttribute("class"), (value) => expect(value).toContain("bg-emerald-500"));
+    await eventually(
+      () => bar.getAttribute("aria-valuenow"),
+      (value) => expect(value).toBe("0"),
+    );
+    await eventually(
+      () => bar.locator("div").getAttribute("class"),
+      (value) => expect(value).toContain("bg-emerald-500"),
+    );
     const starter = page.getByRole("group", { name: "Starter plan" });
-    await eventually(() => starter.getByRole("button", { name: "Contact support to upgrade" }).isDisabled(), (value) => expect(value).toBe(true));
-    await eventually(() => page.getByRole("group", { name: "Free plan" }).innerText(), (value) => expect(value).toContain("Current Plan"));
+    await eventually(
+      () => starter.getByRole("button", { name: "Contact support to upgrade" }).isDisabled(),
+      (value) => expect(value).toBe(true),
+    );
+    await eventually(
+      () => page.getByRole("group", { name: "Free plan" }).innerText(),
+      (value) => expect(value).toContain("Current Plan"),
+    );
     await page.getByRole("group", { name: "Hobby plan" }).getByRole("button", { name: "Switch to Hobby" }).click();
     await waitForToast(page, "Plan updated to Hobby!");
     await page.getByTestId("current-plan").getByText("Hobby").waitFor();
@@ -407,7 +601,10 @@ describe("profile and audit log", () => {
     const payer = await env.server.registerUser({ name: "Paying Customer" });
     const [starterPlan] = await env.server.ctx.db.select().from(plans).where(eq(plans.name, "Starter"));
     // A tenth of a percent stored: the dashboard and Billing give the same figure.
-    await env.server.ctx.db.update(users).set({ planId: starterPlan!.id, storageUsed: Math.round(starterPlan!.storageLimit / 1000) }).where(eq(users.id, payer.id));
+    await env.server.ctx.db
+      .update(users)
+      .set({ planId: starterPlan!.id, storageUsed: Math.round(starterPlan!.storageLimit / 1000) })
+      .where(eq(users.id, payer.id));
     const { context, page } = await env.openPage();
     await signIn(page, payer);
     await page.getByText(/ \(0\.1%\)$/).waitFor();
@@ -440,32 +637,68 @@ describe("profile and audit log", () => {
     await page.goto("/audit-logs");
     await page.getByRole("heading", { name: "Audit Logs" }).waitFor();
     await page.getByText("Page 1 of 2").waitFor();
-    await eventually(() => page.getByRole("button", { name: "Previous" }).isDisabled(), (value) => expect(value).toBe(true));
-    await eventually(() => page.getByRole("button", { name: "Next" }).isDisabled(), (value) => expect(value).toBe(false));
+    await eventually(
+      () => page.getByRole("button", { name: "Previous" }).isDisabled(),
+      (value) => expect(value).toBe(true),
+    );
+    await eventually(
+      () => page.getByRole("button", { name: "Next" }).isDisabled(),
+      (value) => expect(value).toBe(false),
+    );
     const firstRow = page.locator("tbody tr").first();
-    await eventually(() => firstRow.locator("td").first().innerText(), (value) => expect(value).toMatch(/^[A-Z][a-z]{2} \d{1,2}, \d{4} \d{2}:\d{2}:\d{2}$/));
-    await eventually(() => page.locator("tbody tr").count(), (value) => expect(value).toBe(20));
+    await eventually(
+      () => firstRow.locator("td").first().innerText(),
+      (value) => expect(value).toMatch(/^[A-Z][a-z]{2} \d{1,2}, \d{4} \d{2}:\d{2}:\d{2}$/),
+    );
+    await eventually(
+      () => page.locator("tbody tr").count(),
+      (value) => expect(value).toBe(20),
+    );
     await env.screenshot(page, "audit-logs");
 
     await page.getByRole("button", { name: "Next" }).click();
     await page.getByText("Page 2 of 2").waitFor();
-    await eventually(() => page.getByRole("button", { name: "Next" }).isDisabled(), (value) => expect(value).toBe(true));
+    await eventually(
+      () => page.getByRole("button", { name: "Next" }).isDisabled(),
+      (value) => expect(value).toBe(true),
+    );
     const agentRow = page.getByRole("row", { name: /AGENT_REGISTERED/ });
-    await eventually(() => agentRow.innerText(), (value) => expect(value).toContain("Agent: audit-agent"));
+    await eventually(
+      () => agentRow.innerText(),
+      (value) => expect(value).toContain("Agent: audit-agent"),
+    );
 
     const filter = page.getByLabel("Filter by action");
     await filter.selectOption("PLAN_CHANGED");
     await page.getByText("Page 1 of 1").waitFor();
     const planRow = page.getByRole("row", { name: /PLAN_CHANGED/ });
     await planRow.waitFor();
-    await eventually(() => page.locator("tbody tr").count(), (value) => expect(value).toBe(1));
-    await eventually(() => planRow.locator("td").nth(2).innerText(), (value) => expect(value).toBe("User"));
+    await eventually(
+      () => page.locator("tbody tr").count(),
+      (value) => expect(value).toBe(1),
+    );
+    await eventually(
+      () => planRow.locator("td").nth(2).innerText(),
+      (value) => expect(value).toBe("User"),
+    );
     const badge = planRow.getByText("PLAN_CHANGED");
-    await eventually(() => badge.getAttribute("class"), (value) => expect(value).toContain("bg-violet-100"));
+    await eventually(
+      () => badge.getAttribute("class"),
+      (value) => expect(value).toContain("bg-violet-100"),
+    );
     // The colour really reaches the page (the stylesheet holds the class).
-    await eventually(() => badge.evaluate((el) => getComputedStyle(el).backgroundColor), (value) => expect(value).not.toBe("rgba(0, 0, 0, 0)"));
-    await eventually(() => page.getByRole("button", { name: "Previous" }).isDisabled(), (value) => expect(value).toBe(true));
-    await eventually(() => page.getByRole("button", { name: "Next" }).isDisabled(), (value) => expect(value).toBe(true));
+    await eventually(
+      () => badge.evaluate((el) => getComputedStyle(el).backgroundColor),
+      (value) => expect(value).not.toBe("rgba(0, 0, 0, 0)"),
+    );
+    await eventually(
+      () => page.getByRole("button", { name: "Previous" }).isDisabled(),
+      (value) => expect(value).toBe(true),
+    );
+    await eventually(
+      () => page.getByRole("button", { name: "Next" }).isDisabled(),
+      (value) => expect(value).toBe(true),
+    );
 
     await filter.selectOption("EMAIL_CHANGED");
     const emailRow = page.getByRole("row", { name: /EMAIL_CHANGED/ });
@@ -475,10 +708,16 @@ describe("profile and audit log", () => {
     const shown = await details.innerText();
     expect(shown).toMatch(/^\{.{49}\.\.\.$/);
     await emailRow.getByRole("button", { name: "Show all" }).click();
-    await eventually(() => details.innerText(), (value) => expect(JSON.parse(value).to).toBe(newEmail));
+    await eventually(
+      () => details.innerText(),
+      (value) => expect(JSON.parse(value).to).toBe(newEmail),
+    );
     expect(await details.innerText()).toStartWith(shown.slice(0, 50));
     await emailRow.getByRole("button", { name: "Show less" }).click();
-    await eventually(() => details.innerText(), (value) => expect(value).toBe(shown));
+    await eventually(
+      () => details.innerText(),
+      (value) => expect(value).toBe(shown),
+    );
 
     await filter.selectOption("PASSWORD_CHANGED");
     await page.getByRole("row", { name: /PASSWORD_CHANGED/ }).waitFor();

@@ -97,11 +97,20 @@ describe("user journey", () => {
     // The screenshot shows the key masked again: CI output is no place for a key, even a test one.
     await page.getByRole("button", { name: "Hide", exact: true }).click();
     await page.getByRole("button", { name: "Show", exact: true }).waitFor(wait);
-    await eventually(() => keyField.inputValue(), (value) => expect(value).toBe(masked));
+    await eventually(
+      () => keyField.inputValue(),
+      (value) => expect(value).toBe(masked),
+    );
     await shoot(page, "journey-settings-security");
 
     // Setup as a script would run it: the key on stdin, the connection string in a 0600 file.
-    const setup = await runSetup({ baseUrl: env.baseUrl, apiKey, databases: [{ name: "shop", uri: mongo.uriFor(source) }], directory: workDir, name: "journey-agent" });
+    const setup = await runSetup({
+      baseUrl: env.baseUrl,
+      apiKey,
+      databases: [{ name: "shop", uri: mongo.uriFor(source) }],
+      directory: workDir,
+      name: "journey-agent",
+    });
     expect(setup.stderr).toContain('registered agent "journey-agent"');
     expect(setup.exitCode).toBe(0);
     configPath = setup.configPath;
@@ -116,8 +125,14 @@ describe("user journey", () => {
     const agentRow = page.getByTestId("agent-row").filter({ hasText: "journey-agent" });
     await agentRow.getByText("Online").waitFor(wait);
     // The selector leaves 'production-db' for the first active database once the agent's list is known.
-    await page.getByLabel("Database").locator('option:checked[value="shop"]').waitFor({ state: "attached", ...wait });
-    await eventually(() => page.getByLabel("Database").inputValue(), (value) => expect(value).toBe("shop"));
+    await page
+      .getByLabel("Database")
+      .locator('option:checked[value="shop"]')
+      .waitFor({ state: "attached", ...wait });
+    await eventually(
+      () => page.getByLabel("Database").inputValue(),
+      (value) => expect(value).toBe("shop"),
+    );
     await shoot(page, "journey-dashboard-agent-online");
   });
 
@@ -126,7 +141,11 @@ describe("user journey", () => {
     await page.getByRole("button", { name: "Trigger Backup" }).click();
     await page.getByRole("button", { name: "Backing up..." }).waitFor(wait);
     // On a fast machine the backup may be over before a screenshot: then the finished row is shot.
-    await backupRow().getByRole("progressbar").or(backupRow().getByText("Completed", { exact: true })).first().waitFor(wait);
+    await backupRow()
+      .getByRole("progressbar")
+      .or(backupRow().getByText("Completed", { exact: true }))
+      .first()
+      .waitFor(wait);
     await shoot(page, "journey-backup-running");
     await backupRow().getByText("Completed", { exact: true }).waitFor(wait);
     await page.getByRole("button", { name: "Trigger Backup" }).waitFor(wait);
@@ -135,13 +154,18 @@ describe("user journey", () => {
     // The row was on screen while the agent worked: pending and/or in progress, then completed.
     expect(seen).toContain("in-progress");
     expect(seen.slice(0, -1).every((status) => status === "pending" || status === "in-progress")).toBe(true);
-    await eventually(() => page.getByTestId("total-backups").innerText(), (value) => expect(value).toBe("1"));
+    await eventually(
+      () => page.getByTestId("total-backups").innerText(),
+      (value) => expect(value).toBe("1"),
+    );
     await shoot(page, "journey-backup-completed");
   });
 
   test("Download: the spec's file name, and the agent's CLI decrypts it into the shop's archive", async () => {
     const downloadEvent = page.waitForEvent("download", wait);
-    await backupRow().getByRole("button", { name: /^Download / }).click();
+    await backupRow()
+      .getByRole("button", { name: /^Download / })
+      .click();
     const download = await downloadEvent;
     const [asked] = (await readJourneyRecord(page)).savedNames;
     expect(asked).toMatch(/^backup-shop-\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z\.enc\.dbvault$/);
@@ -168,9 +192,14 @@ describe("user journey", () => {
 
   test("the damaged data is restored through the wizard, document by document", async () => {
     await damageShopDatabase(mongo.client.db(source));
-    await eventually(() => mongo.client.db(source).collection("orders").countDocuments(), (value) => expect(value).toBeLessThan(SEEDED_COUNTS.orders));
+    await eventually(
+      () => mongo.client.db(source).collection("orders").countDocuments(),
+      (value) => expect(value).toBeLessThan(SEEDED_COUNTS.orders),
+    );
 
-    await backupRow().getByRole("button", { name: /^Restore / }).click();
+    await backupRow()
+      .getByRole("button", { name: /^Restore / })
+      .click();
     await page.getByRole("heading", { name: "Restore database: step 1 of 4" }).waitFor(wait);
     // The agent reported the backup's collections: the wizard lists them with their counts.
     await page.getByRole("checkbox", { name: `orders ${SEEDED_COUNTS.orders.toLocaleString("en-US")} documents` }).waitFor(wait);
@@ -186,17 +215,27 @@ describe("user journey", () => {
     await page.getByRole("button", { name: "Continue with restore" }).click();
     const restoreButton = page.getByRole("button", { name: "Restore database" });
     await page.getByLabel("Type shop to confirm").fill("shop");
-    await eventually(() => restoreButton.isEnabled(), (value) => expect(value).toBe(true));
+    await eventually(
+      () => restoreButton.isEnabled(),
+      (value) => expect(value).toBe(true),
+    );
     await shoot(page, "journey-restore-step-3");
     await restoreButton.click();
 
     await page.getByRole("tab", { name: "Restore History", selected: true }).waitFor(wait);
-    await restoreRow().getByText(/ documents$|^Starting up\.\.\.$|^Restore completed successfully$/).first().waitFor(wait);
+    await restoreRow()
+      .getByText(/ documents$|^Starting up\.\.\.$|^Restore completed successfully$/)
+      .first()
+      .waitFor(wait);
     await shoot(page, "journey-restore-running");
     await restoreRow().getByText("Restore completed successfully").waitFor(wait);
     await restoreRow().getByText("Completed", { exact: true }).waitFor(wait);
     // The Completed column fills in once the list reloads (every 5 s while it held a running restore).
-    await restoreRow().locator("td").nth(3).getByText(/^[A-Z][a-z]{2} \d{1,2}, \d{4} \d{1,2}:\d{2} [AP]M$/).waitFor(wait);
+    await restoreRow()
+      .locator("td")
+      .nth(3)
+      .getByText(/^[A-Z][a-z]{2} \d{1,2}, \d{4} \d{1,2}:\d{2} [AP]M$/)
+      .waitFor(wait);
     const seen = (await readJourneyRecord(page)).restores;
     expect(seen.at(-1)).toBe("completed");
     expect(seen).toContain("in-progress");
@@ -207,7 +246,11 @@ describe("user journey", () => {
     expect(restored.map((c) => c.name)).toEqual(atBackup.map((c) => c.name));
     for (const [i, collection] of restored.entries()) {
       const before = atBackup[i]!;
-      expect({ name: collection.name, options: collection.options, indexes: collection.indexes }).toEqual({ name: before.name, options: before.options, indexes: before.indexes });
+      expect({ name: collection.name, options: collection.options, indexes: collection.indexes }).toEqual({
+        name: before.name,
+        options: before.options,
+        indexes: before.indexes,
+      });
       expect(collection.documents.length).toBe(before.documents.length);
       collection.documents.forEach((document, j) => {
         if (!document.equals(before.documents[j]!)) throw new Error(`${collection.name}: document ${j} differs from the backup`);
@@ -227,7 +270,8 @@ describe("user journey", () => {
     expect(frequencies.find((o) => /daily/i.test(o.label))?.disabled).toBe(false);
     const retentions = await readOptions(retention);
     expect(retentions.length).toBe(6);
-    for (const option of retentions) expect({ label: option.label, disabled: option.disabled }).toEqual({ label: option.label, disabled: Number.parseInt(option.label, 10) > 7 });
+    for (const option of retentions)
+      expect({ label: option.label, disabled: option.disabled }).toEqual({ label: option.label, disabled: Number.parseInt(option.label, 10) > 7 });
     await shoot(page, "journey-settings-general");
 
     const weekly = frequencies.find((o) => /weekly/i.test(o.label))!;
@@ -240,8 +284,14 @@ describe("user journey", () => {
     await page.reload();
     await page.getByRole("tab", { name: "General" }).click();
     await page.getByLabel(/frequency/i).waitFor(wait);
-    await eventually(() => page.getByLabel(/frequency/i).inputValue(), (value) => expect(value).toBe(weekly.value));
-    await eventually(() => page.getByLabel(/retention/i).inputValue(), (value) => expect(value).toBe(threeDays.value));
+    await eventually(
+      () => page.getByLabel(/frequency/i).inputValue(),
+      (value) => expect(value).toBe(weekly.value),
+    );
+    await eventually(
+      () => page.getByLabel(/retention/i).inputValue(),
+      (value) => expect(value).toBe(threeDays.value),
+    );
   });
 
   test("an admin bans the user, whose browser lands on /banned with the reason", async () => {
@@ -259,7 +309,10 @@ describe("user journey", () => {
     const userRow = adminPage.getByTestId("admin-user-row").filter({ hasText: email });
     await userRow.getByRole("button", { name: "Jules Journey" }).click();
     const panel = adminPage.getByRole("region", { name: "User Details" });
-    await eventually(() => panel.getByLabel("Email").inputValue(), (value) => expect(value).toBe(email));
+    await eventually(
+      () => panel.getByLabel("Email").inputValue(),
+      (value) => expect(value).toBe(email),
+    );
     await panel.getByLabel("Ban reason (optional)").fill(BAN_REASON);
     await panel.getByRole("button", { name: "Ban", exact: true }).click();
     await panel.getByText(`Reason: ${BAN_REASON}`).waitFor(wait);
@@ -278,7 +331,7 @@ describe("user journey", () => {
 
 /** The options of a select as the user sees them: label, value and whether it can be chosen. */
 function readOptions(select: ReturnType<Page["getByLabel"]>) {
-  return select.locator("option").evaluateAll((options) =>
-    (options as HTMLOptionElement[]).map((o) => ({ label: o.textContent ?? "", value: o.value, disabled: o.disabled })),
-  );
+  return select
+    .locator("option")
+    .evaluateAll((options) => (options as HTMLOptionElement[]).map((o) => ({ label: o.textContent ?? "", value: o.value, disabled: o.disabled })));
 }

@@ -55,7 +55,10 @@ describe("webhooks", () => {
     const [test] = receiver.received.filter((d) => d.path === "/from-the-ui");
     expect(test!.event).toBe("webhook.test");
     expect(isSignedBy(secret, test!.rawBody, test!.signature)).toBe(true);
-    await eventually(() => row.getByTestId("webhook-last-delivery").textContent(), (text) => expect(text).toBe("Last delivery: webhook.test · Delivered (HTTP 200)"));
+    await eventually(
+      () => row.getByTestId("webhook-last-delivery").textContent(),
+      (text) => expect(text).toBe("Last delivery: webhook.test · Delivered (HTTP 200)"),
+    );
 
     // A real event that the endpoint answers with a 500: logged, and retried later.
     receiver.answers.push(500);

@@ -99,7 +99,6 @@ export const FailRequest = T.Object({ error: ShortText(2000) });
 export const RestoreStats = T.Record(T.String(), T.Object({ restored: T.Integer(), failed: T.Integer() }));
 export type RestoreStats = Static<typeof RestoreStats>;
 
-
 /**
  * What the agent found reading a stored backup back through the server: "ok" when the whole file
  * decrypted and parsed and every namespace held the documents it should; else "failed" and why.

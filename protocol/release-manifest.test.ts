@@ -1,6 +1,16 @@
 import { expect, test } from "bun:test";
 import { generateKeyPairSync } from "node:crypto";
-import { decodePublicKey, encodePublicKey, ManifestError, parseManifest, renderManifest, SEMVER, signingKeyFromSeed, signManifest, verifyManifest } from "./release-manifest";
+import {
+  decodePublicKey,
+  encodePublicKey,
+  ManifestError,
+  parseManifest,
+  renderManifest,
+  SEMVER,
+  signingKeyFromSeed,
+  signManifest,
+  verifyManifest,
+} from "./release-manifest";
 
 // RFC 8032, section 7.1, TEST 1: the seed, its public key, and the signature of the empty message.
 const RFC_SEED = "9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60";
@@ -22,7 +32,9 @@ const entries = [
 
 test("a manifest is one line per build, read back as written; anything else is refused", () => {
   const text = renderManifest(entries);
-  expect(text).toBe(`dbvault-agent-release 1\nlinux-x64 dbvault-agent-linux-x64 1.2.3 ${"0".repeat(64)} 110278832\nwindows-x64 dbvault-agent-windows-x64.exe 1.2.4-rc.1 ${"f".repeat(64)} 1\n`);
+  expect(text).toBe(
+    `dbvault-agent-release 1\nlinux-x64 dbvault-agent-linux-x64 1.2.3 ${"0".repeat(64)} 110278832\nwindows-x64 dbvault-agent-windows-x64.exe 1.2.4-rc.1 ${"f".repeat(64)} 1\n`,
+  );
   expect(parseManifest(text)).toEqual(entries);
   expect(parseManifest(renderManifest([]))).toEqual([]);
   expect(() => parseManifest(text.replace("dbvault-agent-release 1", "dbvault-agent-release 2"))).toThrow("does not start with its header");

@@ -127,7 +127,9 @@ async function signRelease(dir: string, builds: readonly AgentBuildEntry[], key:
   }
   const ordered = AGENT_PLATFORMS.flatMap((platform) => entries.get(platform.id) ?? []);
   await writeSignedRelease(dir, ordered, key.privateKey);
-  console.log(`build-agent: signed the release manifest of ${dir} (${ordered.map((e) => e.platform).join(", ")}) with the release key from ${key.source}: ${key.publicKey}`);
+  console.log(
+    `build-agent: signed the release manifest of ${dir} (${ordered.map((e) => e.platform).join(", ")}) with the release key from ${key.source}: ${key.publicKey}`,
+  );
 }
 
 /**

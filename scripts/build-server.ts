@@ -12,7 +12,16 @@ import { findAgentPlatform, HOST_PLATFORM_ID } from "../protocol/agent-platforms
 import { SIGNED_RELEASE_FILE, writeSignedRelease } from "../protocol/signed-release";
 import { PRODUCT_VERSION } from "../protocol/version";
 import { resolveReleaseSigningKey } from "./lib/release-signing-key";
-import { AGENT_BUILD, isAgentBuildCurrent, isBuildCurrent, PGLITE_TEMPLATE_BUILD, repoRoot as root, runBuildScript, staleAgentPlatformBuilds, WEB_BUILD } from "./build-freshness";
+import {
+  AGENT_BUILD,
+  isAgentBuildCurrent,
+  isBuildCurrent,
+  PGLITE_TEMPLATE_BUILD,
+  repoRoot as root,
+  runBuildScript,
+  staleAgentPlatformBuilds,
+  WEB_BUILD,
+} from "./build-freshness";
 
 const webDist = join(root, "web", "dist");
 /**
@@ -92,7 +101,10 @@ const releaseDir = join(root, "dist", "server-release");
 await mkdir(releaseDir, { recursive: true });
 await writeSignedRelease(releaseDir, [hostEntry], signingKey.privateKey);
 const signedRelease = join(releaseDir, SIGNED_RELEASE_FILE);
-const assets = [webDist, join(root, AGENT_BUILD.output), signedRelease, join(root, PGLITE_TEMPLATE_BUILD.output), ...locatePgliteFiles()].flatMap((path) => ["--asset", relative(root, path)]);
+const assets = [webDist, join(root, AGENT_BUILD.output), signedRelease, join(root, PGLITE_TEMPLATE_BUILD.output), ...locatePgliteFiles()].flatMap((path) => [
+  "--asset",
+  relative(root, path),
+]);
 runOrFail("bun build", [
   process.execPath,
   "build",
@@ -108,6 +120,4 @@ runOrFail("bun build", [
 
 const size = (await stat(outfile)).size;
 const seconds = ((performance.now() - started) / 1000).toFixed(1);
-console.log(
-  `build-server: ${outfile} (${(size / 1024 / 1024).toFixed(1)} MiB, ${process.platform}-${process.arch}) in ${seconds} s`,
-);
+console.log(`build-server: ${outfile} (${(size / 1024 / 1024).toFixed(1)} MiB, ${process.platform}-${process.arch}) in ${seconds} s`);

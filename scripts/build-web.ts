@@ -38,10 +38,11 @@ function fail(message: string): never {
 async function generateUtilityCss(): Promise<string> {
   const tmp = mkdtempSync(join(tmpdir(), "dbvault-uno-"));
   const outFile = join(tmp, "uno.css");
-  const cli = Bun.spawn(
-    [join(root, "node_modules/.bin/unocss"), "web/src/**/*.tsx", "-c", "web/uno.config.ts", "-o", outFile, "--minify"],
-    { cwd: root, stdout: "pipe", stderr: "pipe" },
-  );
+  const cli = Bun.spawn([join(root, "node_modules/.bin/unocss"), "web/src/**/*.tsx", "-c", "web/uno.config.ts", "-o", outFile, "--minify"], {
+    cwd: root,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const [code, stdout, stderr] = await Promise.all([cli.exited, new Response(cli.stdout).text(), new Response(cli.stderr).text()]);
   // The CLI exits 1 without a word on a config error, so say where to look.
   if (code !== 0) fail(`UnoCSS failed (exit ${code}); check web/uno.config.ts\n${stdout}${stderr}`);
@@ -158,7 +159,8 @@ async function build() {
   console.log(
     `\nInitial JavaScript for the landing page: ${kb(landing.gzipped)} gzipped (${kb(landing.raw)} raw, ${landing.files.length} files); budget ${kb(INITIAL_JS_BUDGET_BYTES)}`,
   );
-  if (landing.gzipped > INITIAL_JS_BUDGET_BYTES) fail(`landing page JavaScript is over budget: ${kb(landing.gzipped)} > ${kb(INITIAL_JS_BUDGET_BYTES)} gzipped`);
+  if (landing.gzipped > INITIAL_JS_BUDGET_BYTES)
+    fail(`landing page JavaScript is over budget: ${kb(landing.gzipped)} > ${kb(INITIAL_JS_BUDGET_BYTES)} gzipped`);
   console.log(`web app built into ${relative(root, outDir)}/ in ${Math.round(performance.now() - started)} ms`);
 }
 

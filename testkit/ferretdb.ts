@@ -100,7 +100,9 @@ async function launch(path: string, directory: string, port: number) {
   let gone = false;
   void exited.then(() => (gone = true));
   const uri = `mongodb://127.0.0.1:${port}/`;
-  const ready = (await waitUntil(async () => gone || (await answersPing(uri)), { timeout: 30_000, message: `FerretDB on port ${port}` }).catch(() => false)) === true && !gone;
+  const ready =
+    (await waitUntil(async () => gone || (await answersPing(uri)), { timeout: 30_000, message: `FerretDB on port ${port}` }).catch(() => false)) === true &&
+    !gone;
   if (ready) {
     // Its log mattered only for a failed start; from now on it is drained and dropped.
     child.stderr!.removeAllListeners("data");

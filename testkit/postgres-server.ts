@@ -47,7 +47,17 @@ export function startPostgresServer(): PostgresServer {
   const data = join(dir, "data");
   run([join(bin, "initdb"), "-D", data, "-U", "app", "--auth=scram-sha-256", `--pwfile=${passwordFile}`, "-E", "UTF8", "--locale=C.UTF-8"]);
   const start = () =>
-    run([join(bin, "pg_ctl"), "-D", data, "-w", "-l", join(dir, "server.log"), "start", "-o", `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`]);
+    run([
+      join(bin, "pg_ctl"),
+      "-D",
+      data,
+      "-w",
+      "-l",
+      join(dir, "server.log"),
+      "start",
+      "-o",
+      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
+    ]);
   start();
   return {
     url: `postgres://app:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`,

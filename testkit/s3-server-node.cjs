@@ -36,7 +36,10 @@ server.middleware.unshift(async (ctx, next) => {
     return;
   }
   const uploadDir = path.join(server.store.getResourcePath(match[1], undefined, "uploads"), uploadId);
-  const exists = await fs.stat(path.join(uploadDir, "key")).then(() => true, () => false);
+  const exists = await fs.stat(path.join(uploadDir, "key")).then(
+    () => true,
+    () => false,
+  );
   if (!exists) {
     ctx.status = 404;
     ctx.type = "application/xml";
@@ -76,12 +79,13 @@ store.getObject = async (bucket, key, options) => {
   return object;
 };
 store.deleteObject = async (bucket, key) => {
-  await Promise.all(
-    ["object", "object.md5", "metadata.json"].map((resource) => fs.rm(store.getResourcePath(bucket, key, resource), { force: true })),
-  );
+  await Promise.all(["object", "object.md5", "metadata.json"].map((resource) => fs.rm(store.getResourcePath(bucket, key, resource), { force: true })));
   const parts = key.split("/").slice(0, -1);
   for (; parts.length > 0; parts.pop()) {
-    const removed = await fs.rmdir(path.join(store.getBucketPath(bucket), ...parts)).then(() => true, () => false);
+    const removed = await fs.rmdir(path.join(store.getBucketPath(bucket), ...parts)).then(
+      () => true,
+      () => false,
+    );
     if (!removed) break; // not empty, or already pruned by a concurrent delete
   }
 };

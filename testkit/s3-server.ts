@@ -36,7 +36,9 @@ const credentials = "S3RVER"; // s3rver's only built-in account (key id and secr
 const readyTimeoutMs = 15_000;
 
 /** Starts s3rver under node on a free loopback port with one empty bucket; throws when node is missing or it does not come up. */
-export async function startS3Server(options: { bucket?: string; /** Delays every CreateMultipartUpload answer. */ createUploadDelayMs?: number } = {}): Promise<S3Server> {
+export async function startS3Server(
+  options: { bucket?: string /** Delays every CreateMultipartUpload answer. */; createUploadDelayMs?: number } = {},
+): Promise<S3Server> {
   const bucket = options.bucket ?? "dbvault-test";
   const node = Bun.which("node");
   if (!node) throw new Error("startS3Server: `node` is not on PATH (s3rver must run under node, not Bun)");
@@ -44,10 +46,13 @@ export async function startS3Server(options: { bucket?: string; /** Delays every
 
   // Port 0 lets the OS pick a free port; the server prints the one it got, so there is no race.
   // s3rver encrypts continuation tokens with DES, which OpenSSL 3 only offers from its legacy provider.
-  const child = Bun.spawn([node, "--openssl-legacy-provider", join(import.meta.dir, "s3-server-node.cjs"), directory, bucket, String(options.createUploadDelayMs ?? 0)], {
-    stdout: "pipe",
-    stderr: "inherit", // a failing s3rver explains itself in the test output
-  });
+  const child = Bun.spawn(
+    [node, "--openssl-legacy-provider", join(import.meta.dir, "s3-server-node.cjs"), directory, bucket, String(options.createUploadDelayMs ?? 0)],
+    {
+      stdout: "pipe",
+      stderr: "inherit", // a failing s3rver explains itself in the test output
+    },
+  );
   const killOnExit = () => child.kill();
   process.once("exit", killOnExit);
 
@@ -69,7 +74,11 @@ export async function startS3Server(options: { bucket?: string; /** Delays every
     // s3rver keeps unfinished multipart uploads in <directory>/<bucket>/._S3rver_uploads/<uploadId>/.
     const uploadsDir = join(directory, bucket, "._S3rver_uploads");
     const pendingUploads = () => readdir(uploadsDir).catch(() => [] as string[]);
-    const answeredCreates = () => readFile(join(directory, "answered-creates.log"), "utf8").then((text) => text.split("\n").length - 1, () => 0);
+    const answeredCreates = () =>
+      readFile(join(directory, "answered-creates.log"), "utf8").then(
+        (text) => text.split("\n").length - 1,
+        () => 0,
+      );
     const injectFaults = (faults: S3Fault[]) => writeFile(join(directory, "faults.json"), JSON.stringify(faults));
     return { url, endpoint, bucket, accessKeyId: credentials, secretAccessKey: credentials, directory, pendingUploads, answeredCreates, injectFaults, stop };
   } catch (error) {

@@ -32,9 +32,7 @@ export function spawnServer(env: Record<string, string>, options: { shell?: stri
   const port = findFreePort();
   const host = options.host ?? "127.0.0.1";
   const url = `http://${host}:${port}`;
-  const command = options.shell
-    ? ["/bin/sh", "-c", `${options.shell} exec "$0" "$1"`, process.execPath, MAIN]
-    : [process.execPath, MAIN];
+  const command = options.shell ? ["/bin/sh", "-c", `${options.shell} exec "$0" "$1"`, process.execPath, MAIN] : [process.execPath, MAIN];
   const child = Bun.spawn(command, {
     cwd: join(import.meta.dir, ".."),
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", PORT: String(port), HOST: host, PUBLIC_URL: url, LOG_LEVEL: "info", ...env },

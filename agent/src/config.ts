@@ -141,7 +141,8 @@ export function validateConfig(value: unknown, path: string): AgentConfig {
       if (typeof entry.uri !== "string" || !/^mongodb(\+srv)?:\/\//i.test(entry.uri)) {
         problems.push(`databases[${index}].uri must be a mongodb:// or mongodb+srv:// connection string`);
       }
-      if (entry.usersAndRoles !== undefined && typeof entry.usersAndRoles !== "boolean") problems.push(`databases[${index}].usersAndRoles must be true or false`);
+      if (entry.usersAndRoles !== undefined && typeof entry.usersAndRoles !== "boolean")
+        problems.push(`databases[${index}].usersAndRoles must be true or false`);
     });
   }
   if (value.server !== undefined) {
@@ -235,7 +236,12 @@ export function readMasterKey(config: AgentConfig, path: string): Buffer {
     return decodeMasterKey(config.masterKey);
   } catch (error) {
     const detail = error instanceof InvalidKeyError ? error.message : "it cannot be decoded";
-    throw new ConfigError("invalid", `the master key in ${path} is not valid: ${detail}`, path, "put back the key exactly as dbvault-agent key export printed it");
+    throw new ConfigError(
+      "invalid",
+      `the master key in ${path} is not valid: ${detail}`,
+      path,
+      "put back the key exactly as dbvault-agent key export printed it",
+    );
   }
 }
 

@@ -77,7 +77,9 @@ test("dump → verify → decrypt → restore through the binary reproduces the 
     counts[`${source}.${info.name}`] = info.type === "view" ? 0 : await env.client.db(source).collection(info.name).countDocuments();
   }
   expect(JSON.parse(verified.stdout).namespaces).toEqual(counts);
-  const total = Object.values(counts).reduce((sum, count) => sum + count, 0).toLocaleString("en-US");
+  const total = Object.values(counts)
+    .reduce((sum, count) => sum + count, 0)
+    .toLocaleString("en-US");
   expect(dumped.stderr).toContain(`dumped ${total} documents from 12 collections of source with the built-in engine into ${file}`);
 
   const archivePath = join(dir, "backup.archive");
@@ -97,7 +99,10 @@ test("a dump into stdout that nobody reads still ends when stopped (SIGTERM), in
   const database = env.uniqueDatabase("bin_stalled");
   const padding = "p".repeat(1000);
   for (const name of ["a", "b"]) {
-    await env.client.db(database).collection<{ _id: number }>(name).insertMany(Array.from({ length: 3000 }, (_, i) => ({ _id: i, padding })));
+    await env.client
+      .db(database)
+      .collection<{ _id: number }>(name)
+      .insertMany(Array.from({ length: 3000 }, (_, i) => ({ _id: i, padding })));
   }
   const stalledConfig = join(dir, "stalled.json");
   const config = JSON.parse(await readFile(configPath, "utf8"));
@@ -133,7 +138,11 @@ test("a restore whose private copy cannot be written fails clearly, changes noth
   expect(statSync(file).size).toBeGreaterThan(32 * 1024);
   const tempDir = await env.makeTempDir();
   const into = env.uniqueDatabase("bin_copy_failure");
-  await writeFile(join(dir, "copy-failure.json"), JSON.stringify({ ...JSON.parse(await readFile(configPath, "utf8")), databases: [{ name: "target", uri: env.uriFor(into) }] }), { mode: 0o600 });
+  await writeFile(
+    join(dir, "copy-failure.json"),
+    JSON.stringify({ ...JSON.parse(await readFile(configPath, "utf8")), databases: [{ name: "target", uri: env.uriFor(into) }] }),
+    { mode: 0o600 },
+  );
   // From stdin the backup is copied to a private file while it is verified. A 16 KiB file-size
   // limit (with SIGXFSZ ignored, writes past it fail with EFBIG) stands in for a full disk.
   const restore = `trap '' XFSZ; ulimit -f 16; exec "$0" restore --db target --in - --config "$1"`;
@@ -167,7 +176,11 @@ test("a restore removes the backup copies that killed restores left behind, and 
     await writeFile(join(tempDir, name, "backup.enc.dbvault"), "ciphertext", { mode: 0o600 });
   }
   const into = env.uniqueDatabase("bin_leftover_copies");
-  await writeFile(join(dir, "leftover-copies.json"), JSON.stringify({ ...JSON.parse(await readFile(configPath, "utf8")), databases: [{ name: "target", uri: env.uriFor(into) }] }), { mode: 0o600 });
+  await writeFile(
+    join(dir, "leftover-copies.json"),
+    JSON.stringify({ ...JSON.parse(await readFile(configPath, "utf8")), databases: [{ name: "target", uri: env.uriFor(into) }] }),
+    { mode: 0o600 },
+  );
   const child = Bun.spawn([BINARY_PATH, "restore", "--db", "target", "--in", "-", "--config", join(dir, "leftover-copies.json")], {
     stdin: Bun.file(file),
     stdout: "pipe",
@@ -209,9 +222,14 @@ test("a dump into a pipe whose reader goes away says so and exits 1", async () =
   // Megabytes, far more than a pipe holds, so the dump is still writing when the reader leaves.
   const database = env.uniqueDatabase("bin_epipe");
   const padding = "p".repeat(1000);
-  await env.client.db(database).collection<{ _id: number }>("a").insertMany(Array.from({ length: 3000 }, (_, i) => ({ _id: i, padding })));
+  await env.client
+    .db(database)
+    .collection<{ _id: number }>("a")
+    .insertMany(Array.from({ length: 3000 }, (_, i) => ({ _id: i, padding })));
   const epipeConfig = join(dir, "epipe.json");
-  await writeFile(epipeConfig, JSON.stringify({ ...JSON.parse(await readFile(configPath, "utf8")), databases: [{ name: "big", uri: env.uriFor(database) }] }), { mode: 0o600 });
+  await writeFile(epipeConfig, JSON.stringify({ ...JSON.parse(await readFile(configPath, "utf8")), databases: [{ name: "big", uri: env.uriFor(database) }] }), {
+    mode: 0o600,
+  });
   const script = `"$0" dump --db big --out - --compression none --config "$1" --quiet | head -c 100 > /dev/null; exit "\${PIPESTATUS[0]}"`;
   const child = Bun.spawn(["bash", "-c", script, BINARY_PATH, epipeConfig], { stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   const [stderr, exitCode] = await Promise.all([new Response(child.stderr).text(), child.exited]);
@@ -221,10 +239,16 @@ test("a dump into a pipe whose reader goes away says so and exits 1", async () =
 
 test("restore --to-db restores chosen collections as a copy beside the original, and prints --json stats", async () => {
   const file = join(dir, "backup.enc.dbvault"); // written by the test above
-  const chosen = (await env.client.db(source).listCollections({ type: "collection" }).toArray()).map((info) => info.name).sort().slice(0, 2);
+  const chosen = (await env.client.db(source).listCollections({ type: "collection" }).toArray())
+    .map((info) => info.name)
+    .sort()
+    .slice(0, 2);
   const target = `${copy}_partial`;
   const before = await snapshotDatabase(env.client.db(copy));
-  const run = await runAgent(["restore", "--db", "copy", "--in", file, "--to-db", target, "--collections", chosen.join(","), "--json", "--config", configPath], binary);
+  const run = await runAgent(
+    ["restore", "--db", "copy", "--in", file, "--to-db", target, "--collections", chosen.join(","), "--json", "--config", configPath],
+    binary,
+  );
   expect(run.exitCode).toBe(0);
   const stats = JSON.parse(run.stdout);
   const counts = await Promise.all(chosen.map((name) => env.client.db(source).collection(name).countDocuments()));

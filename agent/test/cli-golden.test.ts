@@ -54,8 +54,7 @@ async function expectRun(args: string[], expected: { stdout?: string; stderr: st
 describe("usage errors exit 2 with a hint", () => {
   test("no command prints the help on stderr", () => expectRun([], { stderr: HELP_TEXT, exitCode: 2 }));
   test("help prints it on stdout", () => expectRun(["help"], { stdout: HELP_TEXT, stderr: "", exitCode: 0 }));
-  test("an unknown command", () =>
-    expectRun(["frobnicate"], { stderr: `dbvault-agent: unknown command "frobnicate"\n${HINT_USAGE}`, exitCode: 2 }));
+  test("an unknown command", () => expectRun(["frobnicate"], { stderr: `dbvault-agent: unknown command "frobnicate"\n${HINT_USAGE}`, exitCode: 2 }));
   test("a missing required option", () =>
     expectRun(["dump", "--db", "shop"], { stderr: `dbvault-agent: dump: missing --out FILE\n${HINT_USAGE}`, exitCode: 2 }));
   test("an unknown option", () =>
@@ -76,7 +75,11 @@ describe("config problems exit 4", () => {
     const path = join(dir, "xdg", "dbvault", "agent.json");
     const hint = `dbvault-agent: hint: put the master key the backups were made with into it: dbvault-agent key import --config ${path} (a new key from key generate cannot open them)\n`;
     const backup = join(GOLDEN, "v1-zstd.enc.dbvault");
-    for (const args of [["verify", "--in", backup], ["decrypt", "--in", backup, "--out", join(dir, "never.archive")], ["restore", "--uri", "mongodb://127.0.0.1:1/shop", "--in", backup]]) {
+    for (const args of [
+      ["verify", "--in", backup],
+      ["decrypt", "--in", backup, "--out", join(dir, "never.archive")],
+      ["restore", "--uri", "mongodb://127.0.0.1:1/shop", "--in", backup],
+    ]) {
       await expectRun(args, { stderr: `dbvault-agent: no config file at ${path}\n${hint}`, exitCode: 4 });
     }
     expect(existsSync(join(dir, "never.archive"))).toBe(false);
@@ -100,7 +103,10 @@ describe("config problems exit 4", () => {
   test("an invalid config lists every problem and never its connection strings", async () => {
     const path = await writeConfig("bad.json", {
       version: 2,
-      databases: [{ name: "", uri: "mongodb://u:do-not-print@h/x" }, { name: "ok", uri: "postgres://u:do-not-print@h" }],
+      databases: [
+        { name: "", uri: "mongodb://u:do-not-print@h/x" },
+        { name: "ok", uri: "postgres://u:do-not-print@h" },
+      ],
       compression: "lz4",
     });
     const run = await expectRun(["dump", "--db", "ok", "--out", join(dir, "x"), "--config", path], {
@@ -123,7 +129,8 @@ describe("keys", () => {
   test("key generate creates a 0600 config in a 0700 directory, refuses to replace the key, key export prints it", async () => {
     const path = join(dir, "fresh", "nested", "agent.json");
     const created = await expectRun(["key", "generate", "--config", path], {
-      stderr: /^dbvault-agent: created a new master key \(key id [0-9a-f]{32}\) in .*agent\.json\ndbvault-agent: warning: keep a copy of the key somewhere safe \(dbvault-agent key export prints it\): without it no backup can be restored\n$/,
+      stderr:
+        /^dbvault-agent: created a new master key \(key id [0-9a-f]{32}\) in .*agent\.json\ndbvault-agent: warning: keep a copy of the key somewhere safe \(dbvault-agent key export prints it\): without it no backup can be restored\n$/,
       exitCode: 0,
     });
     const keyId = /key id ([0-9a-f]{32})/.exec(created.stderr)![1];
@@ -206,7 +213,8 @@ describe("verify and decrypt", () => {
     await writeFile(input, damaged);
     const out = join(dir, "damaged.archive");
     await expectRun(["decrypt", "--in", input, "--out", out, "--config", goldenConfig], {
-      stderr: /^dbvault-agent: backup file is corrupted at chunk 5: it failed authentication; no data from that chunk was output; fetch the file again or use another backup\n$/,
+      stderr:
+        /^dbvault-agent: backup file is corrupted at chunk 5: it failed authentication; no data from that chunk was output; fetch the file again or use another backup\n$/,
       exitCode: 3,
     });
     expect(existsSync(out)).toBe(false);
@@ -238,11 +246,18 @@ describe("verify and decrypt", () => {
     });
     test("a truncated file on stdin: nothing on stdout, exit 3, no temporary copy left", async () => {
       const run = await runWithTmp(["decrypt", "--in", "-", "--out", "-", "--config", goldenConfig], await readFile(await truncated()));
-      expect({ stdout: run.stdoutBytes.length, stderr: run.stderr, exitCode: run.exitCode, leftovers: run.leftovers }).toEqual({ stdout: 0, stderr: truncatedMessage, exitCode: 3, leftovers: [] });
+      expect({ stdout: run.stdoutBytes.length, stderr: run.stderr, exitCode: run.exitCode, leftovers: run.leftovers }).toEqual({
+        stdout: 0,
+        stderr: truncatedMessage,
+        exitCode: 3,
+        leftovers: [],
+      });
     });
     test("a whole file on stdin: the archive byte for byte, said verified first, no temporary copy left", async () => {
       const run = await runWithTmp(["decrypt", "--in", "-", "--out", "-", "--config", goldenConfig], await readFile(join(GOLDEN, "v1-none.enc.dbvault")));
-      expect(run.stderr).toBe("dbvault-agent: decrypted stdin (made 2026-11-23T12:00:00.000Z) into stdout: 4.4 KB of uncompressed mongodump archive (every chunk verified before the first byte was written) (encrypt seals mongodump --gzip archives decompressed: restore it without --gzip)\n");
+      expect(run.stderr).toBe(
+        "dbvault-agent: decrypted stdin (made 2026-11-23T12:00:00.000Z) into stdout: 4.4 KB of uncompressed mongodump archive (every chunk verified before the first byte was written) (encrypt seals mongodump --gzip archives decompressed: restore it without --gzip)\n",
+      );
       expect(run.exitCode).toBe(0);
       expect(run.stdoutBytes.equals(await readFile(join(GOLDEN, "plaintext.mongodump-archive")))).toBe(true);
       expect(run.leftovers).toEqual([]);
@@ -271,23 +286,36 @@ describe("verify and decrypt", () => {
   test("encrypt from stdin and verify the result; an existing output needs --force", async () => {
     const plaintext = await readFile(join(GOLDEN, "plaintext.mongodump-archive"));
     const out = join(dir, "sealed.enc.dbvault");
-    await expectRun(["encrypt", "--in", "-", "--out", out, "--config", goldenConfig], {
-      stderr: new RegExp(`^dbvault-agent: sealed 44 documents in 3 namespaces from stdin into ${out} \\(\\d+(\\.\\d)? (Bytes|KB), key id ${TEST_KEY_ID}\\)\\n$`),
-      exitCode: 0,
-    }, plaintext);
+    await expectRun(
+      ["encrypt", "--in", "-", "--out", out, "--config", goldenConfig],
+      {
+        stderr: new RegExp(
+          `^dbvault-agent: sealed 44 documents in 3 namespaces from stdin into ${out} \\(\\d+(\\.\\d)? (Bytes|KB), key id ${TEST_KEY_ID}\\)\\n$`,
+        ),
+        exitCode: 0,
+      },
+      plaintext,
+    );
     const verified = await runAgent(["verify", "--in", out, "--json", "--config", goldenConfig]);
     expect(verified.stdout).toBe('{"namespaces":{"admin.system.version":1,"test.foo":25,".oplog":18}}\n');
-    await expectRun(["encrypt", "--in", "-", "--out", out, "--config", goldenConfig], {
-      stderr: `dbvault-agent: ${out} already exists\ndbvault-agent: hint: choose another name, or pass --force to replace it\n`,
-      exitCode: 1,
-    }, plaintext);
+    await expectRun(
+      ["encrypt", "--in", "-", "--out", out, "--config", goldenConfig],
+      {
+        stderr: `dbvault-agent: ${out} already exists\ndbvault-agent: hint: choose another name, or pass --force to replace it\n`,
+        exitCode: 1,
+      },
+      plaintext,
+    );
   });
   test("verify lists a time-series collection under its own name, counting its buckets", async () => {
     const sealed = join(dir, "timeseries.enc.dbvault");
-    await expectRun(["encrypt", "--in", new URL("../test-data/mongodump-archives/timeseries.archive", import.meta.url).pathname, "--out", sealed, "--config", goldenConfig], {
-      stderr: /^dbvault-agent: sealed 11 documents in 3 namespaces from /,
-      exitCode: 0,
-    });
+    await expectRun(
+      ["encrypt", "--in", new URL("../test-data/mongodump-archives/timeseries.archive", import.meta.url).pathname, "--out", sealed, "--config", goldenConfig],
+      {
+        stderr: /^dbvault-agent: sealed 11 documents in 3 namespaces from /,
+        exitCode: 0,
+      },
+    );
     await expectRun(["verify", "--in", sealed, "--json", "--config", goldenConfig], {
       stdout: '{"namespaces":{"admin.system.version":1,"admin.system.views":0,"timeseries_test.foo_ts":10}}\n',
       stderr: "",
@@ -305,10 +333,13 @@ describe("verify and decrypt", () => {
   });
   test("encrypt refuses a damaged mongodump archive and writes nothing", async () => {
     const out = join(dir, "refused.enc.dbvault");
-    await expectRun(["encrypt", "--in", new URL("../test-data/mongodump-archives/bad-format.archive", import.meta.url).pathname, "--out", out, "--config", goldenConfig], {
-      stderr: /^dbvault-agent: the data is not a valid mongodump archive: the metadata of test\.ixtest is not valid Extended JSON: .* \(at byte 106\)\n$/,
-      exitCode: 3,
-    });
+    await expectRun(
+      ["encrypt", "--in", new URL("../test-data/mongodump-archives/bad-format.archive", import.meta.url).pathname, "--out", out, "--config", goldenConfig],
+      {
+        stderr: /^dbvault-agent: the data is not a valid mongodump archive: the metadata of test\.ixtest is not valid Extended JSON: .* \(at byte 106\)\n$/,
+        exitCode: 3,
+      },
+    );
     expect(existsSync(out)).toBe(false);
   });
   test("encrypt refuses an archive whose documents do not match their checksum, compressed or not, and writes nothing", async () => {
@@ -337,7 +368,8 @@ describe("verify and decrypt", () => {
       const out = join(dir, `crc-damaged-${compression}.enc.dbvault`);
       await expectRun(["encrypt", "--compression", compression, "--in", input, "--out", out, "--config", goldenConfig], {
         // The stored CRC has its top bit set: printed unsigned, in hex (as a signed number it was negative).
-        stderr: "dbvault-agent: the data is not a valid mongodump archive: the documents of shop.orders do not match their checksum (stored CRC-64 f1b5964080be1f6c); the archive is damaged (at byte 1000374)\n",
+        stderr:
+          "dbvault-agent: the data is not a valid mongodump archive: the documents of shop.orders do not match their checksum (stored CRC-64 f1b5964080be1f6c); the archive is damaged (at byte 1000374)\n",
         exitCode: 3,
       });
       expect(existsSync(out)).toBe(false);
@@ -348,7 +380,8 @@ describe("verify and decrypt", () => {
 test("an unreachable database exits 1 naming the host only, never the credentials", async () => {
   const out = join(dir, "unreachable.enc.dbvault");
   const run = await expectRun(["dump", "--db", "shop", "--out", out, "--config", otherConfig, "--quiet"], {
-    stderr: /^dbvault-agent: cannot connect to mongodb at 127\.0\.0\.1:1: .*\ndbvault-agent: hint: check that the server at 127\.0\.0\.1:1 is running and reachable from this machine, and the credentials in the config file\n$/,
+    stderr:
+      /^dbvault-agent: cannot connect to mongodb at 127\.0\.0\.1:1: .*\ndbvault-agent: hint: check that the server at 127\.0\.0\.1:1 is running and reachable from this machine, and the credentials in the config file\n$/,
     exitCode: 1,
   });
   expect(run.stderr).not.toContain("hunter2");
@@ -358,7 +391,18 @@ test("an unreachable database exits 1 naming the host only, never the credential
 
 describe("every command has its own help", () => {
   const { findCommandHelp, HELP_TOPICS } = require("../src/commands/help-topics.ts") as typeof import("../src/commands/help-topics.ts");
-  const SOURCES: Record<string, string> = { setup: "setup.ts", run: "run.ts", db: "db.ts", dump: "dump.ts", restore: "restore.ts", encrypt: "encrypt.ts", decrypt: "decrypt.ts", verify: "verify.ts", key: "key.ts", service: "service.ts" };
+  const SOURCES: Record<string, string> = {
+    setup: "setup.ts",
+    run: "run.ts",
+    db: "db.ts",
+    dump: "dump.ts",
+    restore: "restore.ts",
+    encrypt: "encrypt.ts",
+    decrypt: "decrypt.ts",
+    verify: "verify.ts",
+    key: "key.ts",
+    service: "service.ts",
+  };
 
   test("the commands with help are every command of the general help", () => {
     const listed = [...HELP_TEXT.matchAll(/^ {2}([a-z]+) /gm)].map((match) => match[1]!).filter((word) => word !== "help");
@@ -390,7 +434,10 @@ describe("setup, run and db", () => {
       exitCode: 2,
     }));
   test("setup refuses a server URL that is not http(s)", () =>
-    expectRun(["setup", "--server", "ftp://example.com"], { stderr: `dbvault-agent: setup: --server must start with https:// or http://\n${HINT_USAGE}`, exitCode: 2 }));
+    expectRun(["setup", "--server", "ftp://example.com"], {
+      stderr: `dbvault-agent: setup: --server must start with https:// or http://\n${HINT_USAGE}`,
+      exitCode: 2,
+    }));
   test("setup without a terminal and without an API key says where the key can come from", () =>
     expectRun(["setup", "--server", "https://dbvault.example.com", "--db", "shop", "--config", join(dir, "never.json")], {
       stderr:

@@ -30,7 +30,10 @@ test("documents the server refuses: nothing changed, and MongoDB is named with i
   for await (const chunk of writeRefusedArchive("shop")) archive.push(chunk);
   const file = join(dir, "refused.enc.dbvault");
   await writeFile(file, await encryptBuffer(Buffer.concat(archive), { masterKey }));
-  await own.client.db("shop").collection("people").insertOne({ _id: "kept" } as never);
+  await own.client
+    .db("shop")
+    .collection("people")
+    .insertOne({ _id: "kept" } as never);
 
   const run = await runAgent(["restore", "--db", "shop", "--in", file, "--config", config, "--quiet"]);
 

@@ -44,9 +44,12 @@ describe("writing the config file", () => {
     const path = join(dir, "full.json");
     expect((await runAgent(["key", "generate", "--config", path])).exitCode).toBe(0);
     const before = await readFile(path, "utf8");
-    const run = await runAgent(["-c", `trap '' XFSZ; ulimit -f 0; exec "$0" "$@"`, process.execPath, "agent/src/cli.ts", "key", "generate", "--force", "--config", path], {
-      command: ["/bin/sh"],
-    });
+    const run = await runAgent(
+      ["-c", `trap '' XFSZ; ulimit -f 0; exec "$0" "$@"`, process.execPath, "agent/src/cli.ts", "key", "generate", "--force", "--config", path],
+      {
+        command: ["/bin/sh"],
+      },
+    );
     expect(run.stderr).toStartWith(`dbvault-agent: cannot write the config file ${path} (EFBIG)`);
     expect(run.exitCode).toBe(4);
     expect(await readFile(path, "utf8")).toBe(before);

@@ -22,12 +22,19 @@ beforeAll(async () => {
 }, 120_000); // a stale binary is built first
 afterAll(() => env.close());
 
-const documentsOf = (database: string, collection: string): Promise<unknown[]> => env.client.db(database).collection(collection).find().sort({ _id: 1 }).toArray();
+const documentsOf = (database: string, collection: string): Promise<unknown[]> =>
+  env.client.db(database).collection(collection).find().sort({ _id: 1 }).toArray();
 
 test("a new machine with only the saved key restores a downloaded backup: no server, no database entry", async () => {
   const source = env.uniqueDatabase("dr_offline");
-  await env.client.db(source).collection<{ _id: number; total: number }>("orders").insertMany(ORDERS.map((order) => ({ ...order })));
-  await env.client.db(source).collection<{ _id: string; name: string }>("customers").insertMany(CUSTOMERS.map((customer) => ({ ...customer })));
+  await env.client
+    .db(source)
+    .collection<{ _id: number; total: number }>("orders")
+    .insertMany(ORDERS.map((order) => ({ ...order })));
+  await env.client
+    .db(source)
+    .collection<{ _id: string; name: string }>("customers")
+    .insertMany(CUSTOMERS.map((customer) => ({ ...customer })));
 
   // The old machine: a key, a database added with no server, a backup, and the key saved as told.
   const oldDir = await env.makeTempDir();
@@ -61,15 +68,33 @@ test("a new machine with only the saved key restores a downloaded backup: no ser
 
   // Chosen collections into another database on the same server: a copy beside the original.
   const copy = env.uniqueDatabase("dr_offline_copy");
-  const partial = await agentCli(["restore", "--uri", env.uriFor(source), "--to-db", copy, "--collections", "orders", "--in", backup, "--config", config, "--quiet"]);
-  expect(partial.stderr).toContain(`restored 300 documents into 1 collection of ${copy} with the built-in engine from ${backup}; created ${copy}.orders, nothing else changed`);
+  const partial = await agentCli([
+    "restore",
+    "--uri",
+    env.uriFor(source),
+    "--to-db",
+    copy,
+    "--collections",
+    "orders",
+    "--in",
+    backup,
+    "--config",
+    config,
+    "--quiet",
+  ]);
+  expect(partial.stderr).toContain(
+    `restored 300 documents into 1 collection of ${copy} with the built-in engine from ${backup}; created ${copy}.orders, nothing else changed`,
+  );
   expect(partial.exitCode).toBe(0);
   expect(await documentsOf(copy, "orders")).toEqual(ORDERS);
   expect(await env.client.db(copy).listCollections().toArray()).toHaveLength(1);
 
   // Again over the restored database: now the collections are replaced. Through a database entry
   // added with no server this time.
-  await env.client.db(source).collection<{ _id: number; total: number }>("orders").deleteMany({ _id: { $gte: 100 } });
+  await env.client
+    .db(source)
+    .collection<{ _id: number; total: number }>("orders")
+    .deleteMany({ _id: { $gte: 100 } });
   const entry = await agentCli(["db", "add", "--db", "shop", "--config", config], { env: { DBVAULT_DB_URI: env.uriFor(source) } });
   expect(entry.exitCode).toBe(0);
   const again = await agentCli(["restore", "--db", "shop", "--in", backup, "--config", config, "--quiet"]);

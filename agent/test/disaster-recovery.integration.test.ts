@@ -10,17 +10,27 @@ import { BINARY_PATH, runAgent } from "./support/run-agent.ts";
 import { apiFor } from "./support/server-faults.ts";
 
 const world = useEndToEndWorld();
-const agentCli = (args: string[], stdin?: string) => runAgent(args, { command: [BINARY_PATH], ...(stdin === undefined ? {} : { stdin: new TextEncoder().encode(stdin) }) });
+const agentCli = (args: string[], stdin?: string) =>
+  runAgent(args, { command: [BINARY_PATH], ...(stdin === undefined ? {} : { stdin: new TextEncoder().encode(stdin) }) });
 
 test("new machine: key import, setup --force, restore the old machine's backup", async () => {
   const user = await world.server.registerUser();
   const api = apiFor(world.base, user.token);
   const source = "dr_source";
-  await world.env.client.db(source).collection<{ _id: number; total: number }>("orders").insertMany(Array.from({ length: 300 }, (_, i) => ({ _id: i, total: i })));
+  await world.env.client
+    .db(source)
+    .collection<{ _id: number; total: number }>("orders")
+    .insertMany(Array.from({ length: 300 }, (_, i) => ({ _id: i, total: i })));
 
   // The old machine: set up, back up, and the user saves the key as told.
   const oldDir = await world.env.makeTempDir();
-  const old = await runSetup({ baseUrl: world.base, apiKey: user.apiKey, databases: [{ name: "shop", uri: world.env.uriFor(source) }], directory: oldDir, name: "old-machine" });
+  const old = await runSetup({
+    baseUrl: world.base,
+    apiKey: user.apiKey,
+    databases: [{ name: "shop", uri: world.env.uriFor(source) }],
+    directory: oldDir,
+    name: "old-machine",
+  });
   expect(old.exitCode).toBe(0);
   const savedKey = (await agentCli(["key", "export", "--config", old.configPath])).stdout.trim();
   const oldAgent = startAgentProcess(old.configPath);
@@ -40,13 +50,23 @@ test("new machine: key import, setup --force, restore the old machine's backup",
   const configPath = `${newDir}/agent.json`;
   const imported = await agentCli(["key", "import", "--config", configPath], `${savedKey}\n`);
   expect(imported.exitCode).toBe(0);
-  const setup = await runSetup({ baseUrl: world.base, apiKey: user.apiKey, databases: [{ name: "shop", uri: world.env.uriFor(source) }], directory: newDir, name: "new-machine", extraArgs: ["--force"] });
+  const setup = await runSetup({
+    baseUrl: world.base,
+    apiKey: user.apiKey,
+    databases: [{ name: "shop", uri: world.env.uriFor(source) }],
+    directory: newDir,
+    name: "new-machine",
+    extraArgs: ["--force"],
+  });
   expect(setup.exitCode).toBe(0);
   expect((await agentCli(["key", "export", "--config", configPath])).stdout.trim()).toBe(savedKey); // setup kept the imported key
   const newAgent = startAgentProcess(configPath);
   world.agents.push(newAgent);
   await waitUntil(
-    async () => ((await api("GET", "/api/settings/system-status")).body.agents ?? []).some((a: { name: string; status: string }) => a.name === "new-machine" && a.status === "active"),
+    async () =>
+      ((await api("GET", "/api/settings/system-status")).body.agents ?? []).some(
+        (a: { name: string; status: string }) => a.name === "new-machine" && a.status === "active",
+      ),
     { message: "the new agent online" },
   );
 

@@ -90,11 +90,16 @@ for (const target of listMongoTargets()) {
         expect(await through(restoredDb)).toBeGreaterThan(0);
       });
 
-      testOnTarget(target, ["validators", "collations", "partial-and-ttl-indexes"], "a validator, collations, a TTL and a partial index come back as they were", () => {
-        for (const name of ["validated", "collated", "indexed"]) expect(byName(restored, name)).toEqual(byName(original, name)!);
-        const indexed = byName(restored, "indexed")!.indexes.map((index) => index.name);
-        expect(indexed).toEqual(expect.arrayContaining(["ttl", "partial_score", "name_fr"]));
-      });
+      testOnTarget(
+        target,
+        ["validators", "collations", "partial-and-ttl-indexes"],
+        "a validator, collations, a TTL and a partial index come back as they were",
+        () => {
+          for (const name of ["validated", "collated", "indexed"]) expect(byName(restored, name)).toEqual(byName(original, name)!);
+          const indexed = byName(restored, "indexed")!.indexes.map((index) => index.name);
+          expect(indexed).toEqual(expect.arrayContaining(["ttl", "partial_score", "name_fr"]));
+        },
+      );
 
       testOnTarget(target, [], "the decrypted file is a mongodump archive holding every collection with its document count", async () => {
         const decrypt = createDecryptStream({ masterKey });
@@ -132,8 +137,17 @@ for (const target of listMongoTargets()) {
       const db = env.uniqueDatabase("collation_rule");
       await env.client.db(db).command({ create: "codes", collation: { locale: "en", strength: new Int32(2) } });
       // Created with the simple collation, so listed without one: "X" and "x" are distinct keys.
-      await env.client.db(db).collection("codes").createIndex({ code: 1 }, { name: "code_unique", unique: true, collation: { locale: "simple" } });
-      await env.client.db(db).collection<AnyIdDocument>("codes").insertMany([{ _id: 1, code: "X" }, { _id: 2, code: "x" }]);
+      await env.client
+        .db(db)
+        .collection("codes")
+        .createIndex({ code: 1 }, { name: "code_unique", unique: true, collation: { locale: "simple" } });
+      await env.client
+        .db(db)
+        .collection<AnyIdDocument>("codes")
+        .insertMany([
+          { _id: 1, code: "X" },
+          { _id: 2, code: "x" },
+        ]);
       const copy = env.uniqueDatabase("collation_rule_copy");
       const result = await restoreFromEncrypted({ uri: env.uriFor(copy), masterKey, input: [await backUp(db)], tools: { mode: "builtin" } });
       expect(result.collections[`${copy}.codes`]).toEqual({ restored: 2, failed: 0 });
@@ -148,7 +162,12 @@ for (const target of listMongoTargets()) {
       expect(error).toBeInstanceOf(DumpError);
       expect((error as DumpError).code).toBe("database-error");
       expect((error as DumpError).message).toMatch(/^MongoDB refused 2 document\(s\), so nothing was replaced \(first: .*\.people: E11000 duplicate key/);
-      const ids = await env.client.db(into).collection<AnyIdDocument>("people").find().map((d) => d._id).toArray();
+      const ids = await env.client
+        .db(into)
+        .collection<AnyIdDocument>("people")
+        .find()
+        .map((d) => d._id)
+        .toArray();
       expect(ids).toEqual(["kept"]);
       const names = (await env.client.db(into).listCollections({}, { nameOnly: true }).toArray()).map((entry) => entry.name);
       expect(names).toEqual(["people"]);
@@ -156,66 +175,84 @@ for (const target of listMongoTargets()) {
 
     // Two collections are read at once; without compression both can wait for the reader at the
     // same time, and the encrypt stream used to release only the last of them (the dump hung).
-    testOnTarget(target, [], "without compression, several collections read two at a time are dumped whole", async () => {
-      const database = env.uniqueDatabase("uncompressed");
-      const padding = "p".repeat(1000);
-      const names = ["a", "b", "c", "d"];
-      for (const name of names) {
-        const documents = Array.from({ length: 3000 }, (_, i) => ({ _id: i, padding }));
-        await env.client.db(database).collection<AnyIdDocument>(name).insertMany(documents);
-      }
-      // A reader slower than the dump (a file, an upload), so that writers do wait.
-      const backup = createBackupStream({ uri: env.uriFor(database), masterKey, tools: { mode: "builtin" }, compression: "none" });
-      const chunks: Buffer[] = [];
-      for await (const chunk of backup.stream) {
-        chunks.push(chunk as Buffer);
-        await Bun.sleep(2);
-      }
-      const [file, result] = [Buffer.concat(chunks), await backup.result];
-      expect(result.collections).toEqual(Object.fromEntries(names.map((name) => [`${database}.${name}`, 3000])));
-      const decrypted = createDecryptStream({ masterKey });
-      decrypted.end(file);
-      const summary = await summarizeArchive(decrypted);
-      expect(summary.namespaces.map((ns) => [ns.collection, ns.documentCount]).sort()).toEqual(names.map((name) => [name, 3000]));
-    }, 30_000);
+    testOnTarget(
+      target,
+      [],
+      "without compression, several collections read two at a time are dumped whole",
+      async () => {
+        const database = env.uniqueDatabase("uncompressed");
+        const padding = "p".repeat(1000);
+        const names = ["a", "b", "c", "d"];
+        for (const name of names) {
+          const documents = Array.from({ length: 3000 }, (_, i) => ({ _id: i, padding }));
+          await env.client.db(database).collection<AnyIdDocument>(name).insertMany(documents);
+        }
+        // A reader slower than the dump (a file, an upload), so that writers do wait.
+        const backup = createBackupStream({ uri: env.uriFor(database), masterKey, tools: { mode: "builtin" }, compression: "none" });
+        const chunks: Buffer[] = [];
+        for await (const chunk of backup.stream) {
+          chunks.push(chunk as Buffer);
+          await Bun.sleep(2);
+        }
+        const [file, result] = [Buffer.concat(chunks), await backup.result];
+        expect(result.collections).toEqual(Object.fromEntries(names.map((name) => [`${database}.${name}`, 3000])));
+        const decrypted = createDecryptStream({ masterKey });
+        decrypted.end(file);
+        const summary = await summarizeArchive(decrypted);
+        expect(summary.namespaces.map((ns) => [ns.collection, ns.documentCount]).sort()).toEqual(names.map((name) => [name, 3000]));
+      },
+      30_000,
+    );
 
-    testOnTarget(target, [], "a dump whose reader stopped reading still stops when cancelled", async () => {
-      const database = env.uniqueDatabase("stalled");
-      const padding = "p".repeat(1000);
-      for (const name of ["a", "b"]) {
-        const documents = Array.from({ length: 3000 }, (_, i) => ({ _id: i, padding }));
-        await env.client.db(database).collection<AnyIdDocument>(name).insertMany(documents);
-      }
-      const controller = new AbortController();
-      const backup = createBackupStream({ uri: env.uriFor(database), masterKey, tools: { mode: "builtin" }, compression: "none", signal: controller.signal });
-      backup.stream.on("error", () => undefined);
-      // Nobody reads: the dump fills the stream's buffer and waits for room that never comes.
-      await waitUntil(() => backup.stream.readableLength >= backup.stream.readableHighWaterMark, { message: "the dump to fill the unread stream" });
-      controller.abort();
-      const error = await backup.result.catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(DumpError);
-      expect((error as DumpError).code).toBe("aborted");
-    }, 30_000);
+    testOnTarget(
+      target,
+      [],
+      "a dump whose reader stopped reading still stops when cancelled",
+      async () => {
+        const database = env.uniqueDatabase("stalled");
+        const padding = "p".repeat(1000);
+        for (const name of ["a", "b"]) {
+          const documents = Array.from({ length: 3000 }, (_, i) => ({ _id: i, padding }));
+          await env.client.db(database).collection<AnyIdDocument>(name).insertMany(documents);
+        }
+        const controller = new AbortController();
+        const backup = createBackupStream({ uri: env.uriFor(database), masterKey, tools: { mode: "builtin" }, compression: "none", signal: controller.signal });
+        backup.stream.on("error", () => undefined);
+        // Nobody reads: the dump fills the stream's buffer and waits for room that never comes.
+        await waitUntil(() => backup.stream.readableLength >= backup.stream.readableHighWaterMark, { message: "the dump to fill the unread stream" });
+        controller.abort();
+        const error = await backup.result.catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(DumpError);
+        expect((error as DumpError).code).toBe("aborted");
+      },
+      30_000,
+    );
 
-    testOnTarget(target, [], "a restore whose input stalls still stops when cancelled, before touching the database", async () => {
-      const file = await backUp(source);
-      const into = env.uniqueDatabase("stalled_restore");
-      // A download or a pipe that delivers the first part of the file, then nothing, for good.
-      let stalled = false;
-      async function* stalling(): AsyncGenerator<Uint8Array> {
-        yield file.subarray(0, Math.floor(file.length / 2));
-        stalled = true;
-        await new Promise(() => undefined);
-      }
-      const controller = new AbortController();
-      const restoring = restoreFromEncrypted({ uri: env.uriFor(into), masterKey, input: stalling(), tools: { mode: "builtin" }, signal: controller.signal });
-      await waitUntil(() => stalled, { message: "the restore to wait for more input" });
-      controller.abort();
-      const error = await restoring.catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(DumpError);
-      expect((error as DumpError).code).toBe("aborted");
-      expect(await env.client.db(into).listCollections().toArray()).toEqual([]);
-    }, 30_000);
+    testOnTarget(
+      target,
+      [],
+      "a restore whose input stalls still stops when cancelled, before touching the database",
+      async () => {
+        const file = await backUp(source);
+        const into = env.uniqueDatabase("stalled_restore");
+        // A download or a pipe that delivers the first part of the file, then nothing, for good.
+        let stalled = false;
+        async function* stalling(): AsyncGenerator<Uint8Array> {
+          yield file.subarray(0, Math.floor(file.length / 2));
+          stalled = true;
+          await new Promise(() => undefined);
+        }
+        const controller = new AbortController();
+        const restoring = restoreFromEncrypted({ uri: env.uriFor(into), masterKey, input: stalling(), tools: { mode: "builtin" }, signal: controller.signal });
+        await waitUntil(() => stalled, { message: "the restore to wait for more input" });
+        controller.abort();
+        const error = await restoring.catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(DumpError);
+        expect((error as DumpError).code).toBe("aborted");
+        expect(await env.client.db(into).listCollections().toArray()).toEqual([]);
+      },
+      30_000,
+    );
 
     testOnTarget(target, [], "an aborted dump stops with DumpError aborted and closes the stream with it", async () => {
       const controller = new AbortController();

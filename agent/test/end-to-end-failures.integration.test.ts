@@ -17,7 +17,13 @@ const startUserWithAgent = (database: string) => setUpUserWithAgent(world, datab
 
 test("a restore with the wrong master key fails with a clear reason and leaves the database untouched", async () => {
   const database = world.env.uniqueDatabase("wrongkey");
-  await world.env.client.db(database).collection("orders").insertMany([{ _id: 1, total: 10 }, { _id: 2, total: 20 }] as never[]);
+  await world.env.client
+    .db(database)
+    .collection("orders")
+    .insertMany([
+      { _id: 1, total: 10 },
+      { _id: 2, total: 20 },
+    ] as never[]);
   const { user, api, configPath, start } = await startUserWithAgent(database);
   let agent = await start();
   const created = await api("POST", "/api/backups", { databaseName: "main" });
@@ -28,7 +34,10 @@ test("a restore with the wrong master key fails with a clear reason and leaves t
   expect(await agent.stop("SIGTERM")).toBe(0);
   const regenerated = await runAgent(["key", "generate", "--force", "--config", configPath], { command: [BINARY_PATH] });
   expect(regenerated.exitCode).toBe(0);
-  await world.env.client.db(database).collection("orders").insertOne({ _id: 3, total: 30, addedAfterBackup: true } as never);
+  await world.env.client
+    .db(database)
+    .collection("orders")
+    .insertOne({ _id: 3, total: 30, addedAfterBackup: true } as never);
   const before = await snapshotDatabase(world.env.client.db(database));
   agent = await start();
 
@@ -54,7 +63,10 @@ test("an agent killed mid-upload leaves a backup that the server fails with a re
   const created = await api("POST", "/api/backups", { databaseName: "main" });
   expect(created.status).toBe(201);
   const backupId = created.body._id;
-  await waitUntil(async () => (await world.server.ctx.db.select().from(backupParts).where(eq(backupParts.backupId, backupId))).length > 0, { message: "a first uploaded part", timeout: 60_000 });
+  await waitUntil(async () => (await world.server.ctx.db.select().from(backupParts).where(eq(backupParts.backupId, backupId))).length > 0, {
+    message: "a first uploaded part",
+    timeout: 60_000,
+  });
   await agent.stop("SIGKILL");
   expect((await api("GET", `/api/backups/${backupId}`)).body.status).toBe("in-progress");
 
@@ -73,7 +85,10 @@ test("an agent stopped (SIGTERM) mid-upload reports the backup failed at once an
   const agent = await start();
   const created = await api("POST", "/api/backups", { databaseName: "main" });
   const backupId = created.body._id;
-  await waitUntil(async () => (await world.server.ctx.db.select().from(backupParts).where(eq(backupParts.backupId, backupId))).length > 0, { message: "a first uploaded part", timeout: 60_000 });
+  await waitUntil(async () => (await world.server.ctx.db.select().from(backupParts).where(eq(backupParts.backupId, backupId))).length > 0, {
+    message: "a first uploaded part",
+    timeout: 60_000,
+  });
   expect(await agent.stop("SIGTERM")).toBe(0);
   const backup = await waitForBackupEnd(api, backupId);
   expect(backup).toMatchObject({ status: "failed", error: "the agent was stopped during the backup (dbvault-agent run received a stop signal)" });
@@ -82,7 +97,12 @@ test("an agent stopped (SIGTERM) mid-upload reports the backup failed at once an
 test("setup with a refused API key explains it and writes no config", async () => {
   const directory = await world.env.makeTempDir();
   const database = world.env.uniqueDatabase("refused");
-  const setup = await runSetup({ baseUrl: world.base, apiKey: "dbv_not-a-real-key", databases: [{ name: "main", uri: world.env.uriFor(database) }], directory });
+  const setup = await runSetup({
+    baseUrl: world.base,
+    apiKey: "dbv_not-a-real-key",
+    databases: [{ name: "main", uri: world.env.uriFor(database) }],
+    directory,
+  });
   expect(setup.stderr).toContain(`dbvault-agent: registering with ${world.base} failed: the DBVault server answered 401: This API key is not valid.`);
   expect(setup.stderr).toContain("dbvault-agent: hint: copy the API key again from Settings → Security");
   expect(setup.stderr).not.toContain("dbv_not-a-real-key");
@@ -92,23 +112,32 @@ test("setup with a refused API key explains it and writes no config", async () =
 
 test("a reset from the web app gives the agent new credentials, which it saves and reconnects with", async () => {
   const database = world.env.uniqueDatabase("reset");
-  await world.env.client.db(database).collection("x").insertOne({ _id: 1 } as never);
+  await world.env.client
+    .db(database)
+    .collection("x")
+    .insertOne({ _id: 1 } as never);
   const { api, configPath, start } = await startUserWithAgent(database);
   const agent = await start();
   const before = JSON.parse(await Bun.file(configPath).text()).server;
   const reset = await api("POST", `/api/agents/manage/${before.agentId}`, { action: "reset" });
   expect(reset.status).toBe(200);
-  const after = await waitUntil(async () => {
-    const server = JSON.parse(await Bun.file(configPath).text()).server;
-    return server.agentToken !== before.agentToken ? server : undefined;
-  }, { message: "the new token in the config", timeout: 30_000 });
+  const after = await waitUntil(
+    async () => {
+      const server = JSON.parse(await Bun.file(configPath).text()).server;
+      return server.agentToken !== before.agentToken ? server : undefined;
+    },
+    { message: "the new token in the config", timeout: 30_000 },
+  );
   const newToken = String(after.agentToken);
   expect(newToken).toStartWith("dbvt_");
   expect(after).toMatchObject({ agentId: before.agentId, apiKey: before.apiKey });
-  const created = await waitUntil(async () => {
-    const response = await api("POST", "/api/backups", { databaseName: "main" });
-    return response.status === 201 ? response.body : undefined;
-  }, { message: "a backup accepted after the reconnection", timeout: 30_000 });
+  const created = await waitUntil(
+    async () => {
+      const response = await api("POST", "/api/backups", { databaseName: "main" });
+      return response.status === 201 ? response.body : undefined;
+    },
+    { message: "a backup accepted after the reconnection", timeout: 30_000 },
+  );
   expect(await waitForBackupEnd(api, created._id)).toMatchObject({ status: "completed" });
   expect(agent.log()).not.toContain(newToken);
 });

@@ -19,7 +19,13 @@ test("a backup queued behind a long one stays pending while the agent holds it, 
   const busy = world.env.uniqueDatabase("busy");
   await seedLargeDatabase(world.env, busy);
   const queued = world.env.uniqueDatabase("queued");
-  await world.env.client.db(queued).collection("orders").insertMany([{ _id: 1, total: 10 }, { _id: 2, total: 20 }] as never[]);
+  await world.env.client
+    .db(queued)
+    .collection("orders")
+    .insertMany([
+      { _id: 1, total: 10 },
+      { _id: 2, total: 20 },
+    ] as never[]);
   const user = await world.server.registerUser();
   // A plan with room for both databases (the free plan backs up one).
   const [plan] = await world.server.ctx.db
@@ -40,7 +46,10 @@ test("a backup queued behind a long one stays pending while the agent holds it, 
   expect(setup.exitCode).toBe(0);
   const agent = startAgentProcess(setup.configPath);
   world.agents.push(agent);
-  await waitUntil(async () => (await api("GET", "/api/settings/system-status")).body.agents?.[0]?.status === "active", { message: "the agent to be online", timeout: 30_000 });
+  await waitUntil(async () => (await api("GET", "/api/settings/system-status")).body.agents?.[0]?.status === "active", {
+    message: "the agent to be online",
+    timeout: 30_000,
+  });
   const agentId = JSON.parse(await Bun.file(setup.configPath).text()).server.agentId as string;
 
   // The first backup is kept running (its part 1 is held on the server), the second waits behind it.
@@ -59,7 +68,8 @@ test("a backup queued behind a long one stays pending while the agent holds it, 
   world.server.ctx.now = () => new Date(Date.now() + offsetMs);
   try {
     const shiftedAt = world.server.ctx.now().getTime();
-    const lastSeen = async () => (await world.server.ctx.db.select({ lastSeen: agentRows.lastSeen }).from(agentRows).where(eq(agentRows.id, agentId)))[0]?.lastSeen;
+    const lastSeen = async () =>
+      (await world.server.ctx.db.select({ lastSeen: agentRows.lastSeen }).from(agentRows).where(eq(agentRows.id, agentId)))[0]?.lastSeen;
     await waitUntil(async () => ((await lastSeen())?.getTime() ?? 0) >= shiftedAt, { message: "a heartbeat after the clock moved", timeout: 40_000 });
     await failStalledOperations(world.server.ctx);
   } finally {

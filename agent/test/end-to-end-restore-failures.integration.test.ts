@@ -37,10 +37,13 @@ async function sweepAfter(agentId: string, aheadMs: number) {
   world.server.ctx.now = ahead;
   try {
     const from = ahead().getTime();
-    await waitUntil(async () => {
-      const [row] = await world.server.ctx.db.select({ lastSeen: agentRows.lastSeen }).from(agentRows).where(eq(agentRows.id, agentId));
-      return (row?.lastSeen?.getTime() ?? 0) >= from;
-    }, { message: "a heartbeat at the later time", timeout: 40_000 });
+    await waitUntil(
+      async () => {
+        const [row] = await world.server.ctx.db.select({ lastSeen: agentRows.lastSeen }).from(agentRows).where(eq(agentRows.id, agentId));
+        return (row?.lastSeen?.getTime() ?? 0) >= from;
+      },
+      { message: "a heartbeat at the later time", timeout: 40_000 },
+    );
     await failStalledOperations(world.server.ctx);
   } finally {
     world.server.ctx.now = realNow;
@@ -50,13 +53,19 @@ async function sweepAfter(agentId: string, aheadMs: number) {
 test("a restore queued behind a running backup waits for it (not failed as never started), then runs and completes", async () => {
   const database = world.env.uniqueDatabase("queued");
   await seedLargeDatabase(world.env, database);
-  await world.env.client.db(database).collection("orders").insertOne({ _id: 1, total: 10 } as never);
+  await world.env.client
+    .db(database)
+    .collection("orders")
+    .insertOne({ _id: 1, total: 10 } as never);
   const { user, api, agentId } = await startUserWithAgent(database);
   const first = await api("POST", "/api/backups", { databaseName: "main" });
   expect(first.status).toBe(201);
   expect(await waitForBackupEnd(api, first.body._id, 60_000)).toMatchObject({ status: "completed" });
   const backedUp = await snapshotDatabase(world.env.client.db(database));
-  await world.env.client.db(database).collection("orders").insertOne({ _id: 2, total: 20, addedAfterBackup: true } as never);
+  await world.env.client
+    .db(database)
+    .collection("orders")
+    .insertOne({ _id: 2, total: 20, addedAfterBackup: true } as never);
 
   // A scheduled backup is under way (its upload held on the server) when the restore is asked for.
   const held = holdUploadPart(world.server.ctx, 1);
@@ -75,7 +84,11 @@ test("a restore queued behind a running backup waits for it (not failed as never
 
   held.release();
   expect(await waitForBackupEnd(api, second.id, 60_000)).toMatchObject({ status: "completed" });
-  const done = await socket.waitFor("the restore's end", (e) => e.type === "restoreProgress" && e.restoreId === restoreId && ["completed", "failed"].includes(String(e.status)), 60_000);
+  const done = await socket.waitFor(
+    "the restore's end",
+    (e) => e.type === "restoreProgress" && e.restoreId === restoreId && ["completed", "failed"].includes(String(e.status)),
+    60_000,
+  );
   socket.close();
   expect(done).toMatchObject({ status: "completed", error: null });
   expect(socket.events.some((e) => e.restoreId === restoreId && e.status === "failed")).toBe(false);
@@ -113,7 +126,10 @@ test("an agent stopped (SIGTERM) mid-restore reports the restore failed at once,
   const { user, api, agent } = await startUserWithAgent(database);
   const created = await api("POST", "/api/backups", { databaseName: "main" });
   expect(await waitForBackupEnd(api, created.body._id, 60_000)).toMatchObject({ status: "completed" });
-  await world.env.client.db(database).collection("orders").insertOne({ _id: 1, addedAfterBackup: true } as never);
+  await world.env.client
+    .db(database)
+    .collection("orders")
+    .insertOne({ _id: 1, addedAfterBackup: true } as never);
   const before = await snapshotDatabase(world.env.client.db(database));
 
   const stalled = stallDownloadAfter(world.server.ctx, 4 * 1024 * 1024);

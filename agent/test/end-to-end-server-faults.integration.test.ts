@@ -42,7 +42,10 @@ async function startUserWithAgent(databases: Record<string, string>, planId?: st
 }
 
 async function waitUntilOnline(api: ReturnType<typeof apiFor>) {
-  await waitUntil(async () => (await api("GET", "/api/settings/system-status")).body.agents?.[0]?.status === "active", { message: "the agent to be online", timeout: 30_000 });
+  await waitUntil(async () => (await api("GET", "/api/settings/system-status")).body.agents?.[0]?.status === "active", {
+    message: "the agent to be online",
+    timeout: 30_000,
+  });
 }
 
 async function storageUsedOf(userId: string) {
@@ -67,11 +70,18 @@ test("a server restarted mid-upload: the agent resends the cut part, the backup 
   // and so is part 3 if the agent had sent it too (it keeps two parts in flight). Part 1 can still
   // be on its way to being marked stored when part 2 reaches storage: wait for it, not for a time.
   const sortedParts = async () => (await partsOf(backupId)).sort((a, b) => a.partNumber - b.partNumber);
-  const before = await waitUntil(async () => {
-    const parts = await sortedParts();
-    return parts[1]?.stored === true && parts;
-  }, { message: "part 1 to be stored" });
-  expect(before.slice(0, 3).map((p) => [p.partNumber, p.stored])).toEqual([[0, true], [1, true], [2, false]]);
+  const before = await waitUntil(
+    async () => {
+      const parts = await sortedParts();
+      return parts[1]?.stored === true && parts;
+    },
+    { message: "part 1 to be stored" },
+  );
+  expect(before.slice(0, 3).map((p) => [p.partNumber, p.stored])).toEqual([
+    [0, true],
+    [1, true],
+    [2, false],
+  ]);
   expect(before.slice(3).map((p) => [p.partNumber, p.stored])).toEqual(before.length > 3 ? [[3, false]] : []);
   expect((await api("GET", `/api/backups/${backupId}`)).body.status).toBe("in-progress");
 
@@ -111,10 +121,13 @@ test("a server restarted mid-upload: the agent resends the cut part, the backup 
   const requested = await api("POST", `/api/backups/${backupId}/restore`, { databaseName: "main" });
   expect(requested.status).toBe(201);
   const restoreId = requested.body.restore._id;
-  const restore = await waitUntil(async () => {
-    const found = (await api("GET", "/api/backups/restores/all")).body.find((r: { _id: string }) => r._id === restoreId);
-    return found && (found.status === "completed" || found.status === "failed") ? found : undefined;
-  }, { message: "the restore to end", timeout: 30_000 });
+  const restore = await waitUntil(
+    async () => {
+      const found = (await api("GET", "/api/backups/restores/all")).body.find((r: { _id: string }) => r._id === restoreId);
+      return found && (found.status === "completed" || found.status === "failed") ? found : undefined;
+    },
+    { message: "the restore to end", timeout: 30_000 },
+  );
   expect(restore).toMatchObject({ status: "completed" });
   expect(await snapshotDatabase(world.env.client.db(database))).toEqual(original);
 }, 180_000);
@@ -138,10 +151,13 @@ test("a server restarted while completing the upload: the agent asks again and t
   expect(await storageUsedOf(user.id)).toBe(backup.size);
   expect((await listStoredFiles(world.server.ctx)).filter((file) => file.includes(backupId) && file.startsWith(".uploads"))).toEqual([]);
   // Proven readable: the agent read the stored file back through the restarted server.
-  const verified = await waitUntil(async () => {
-    const found = (await api("GET", `/api/backups/${backupId}`)).body;
-    return found.verifiedAt ? found : undefined;
-  }, { message: "the backup to be verified", timeout: 60_000 });
+  const verified = await waitUntil(
+    async () => {
+      const found = (await api("GET", `/api/backups/${backupId}`)).body;
+      return found.verifiedAt ? found : undefined;
+    },
+    { message: "the backup to be verified", timeout: 60_000 },
+  );
   expect(verified.verification).toMatchObject({ status: "ok", namespaces: { [`${database}.blobs`]: LARGE_DATABASE_BLOBS } });
   expect(agent.log()).not.toContain('"msg":"backup failed"');
 }, 180_000);
@@ -178,7 +194,13 @@ test("a backup past the plan's storage fails with STORAGE_LIMIT_EXCEEDED, frees 
     .values({ name: `Tiny ${randomBytes(3).toString("hex")}`, price: 0, storageLimit: 20 * MiB, dbLimit: 2, retentionLimit: 168, frequencyLimit: 24 })
     .returning();
   const small = world.env.uniqueDatabase("small");
-  await world.env.client.db(small).collection("orders").insertMany([{ _id: 1, total: 10 }, { _id: 2, total: 20 }] as never[]);
+  await world.env.client
+    .db(small)
+    .collection("orders")
+    .insertMany([
+      { _id: 1, total: 10 },
+      { _id: 2, total: 20 },
+    ] as never[]);
   const big = world.env.uniqueDatabase("big");
   await seedLargeDatabase(world.env, big);
   const { user, api, agent } = await startUserWithAgent({ small, big }, tiny!.id);
@@ -208,7 +230,10 @@ test("a backup past the plan's storage fails with STORAGE_LIMIT_EXCEEDED, frees 
 
   // Still connected: once the plan allows it, the same agent backs the database up.
   await waitUntilOnline(api);
-  await world.server.ctx.db.update(plans).set({ storageLimit: 1024 * MiB }).where(eq(plans.id, tiny!.id));
+  await world.server.ctx.db
+    .update(plans)
+    .set({ storageLimit: 1024 * MiB })
+    .where(eq(plans.id, tiny!.id));
   const retried = await api("POST", "/api/backups", { databaseName: "big" });
   expect(retried.status).toBe(201);
   const done = await waitForBackupEnd(api, retried.body._id, BACKUP_END_TIMEOUT_MS);

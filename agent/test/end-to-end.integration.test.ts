@@ -64,7 +64,10 @@ beforeAll(async () => {
   user = await server.registerUser();
   const webhook = await server.call("POST", "/api/settings/webhooks", {
     token: user.token,
-    body: { url: `${receiver.url}/dbvault`, events: ["agent.online", "agent.offline", "backup.completed", "backup.failed", "restore.completed", "restore.failed"] },
+    body: {
+      url: `${receiver.url}/dbvault`,
+      events: ["agent.online", "agent.offline", "backup.completed", "backup.failed", "restore.completed", "restore.failed"],
+    },
   });
   expect(webhook.status).toBe(201);
   webhookSecret = webhook.body.secret;
@@ -111,10 +114,13 @@ describe("setup, run, backup, download, decrypt, restore", () => {
 
   test("run connects: the agent shows online with its name, version and platform", async () => {
     agent = startAgentProcess(configPath);
-    const status = await waitUntil(async () => {
-      const response = await api("GET", "/api/settings/system-status");
-      return response.body.agents?.[0]?.status === "active" ? response.body : undefined;
-    }, { message: "the agent to be online", timeout: 30_000 });
+    const status = await waitUntil(
+      async () => {
+        const response = await api("GET", "/api/settings/system-status");
+        return response.body.agents?.[0]?.status === "active" ? response.body : undefined;
+      },
+      { message: "the agent to be online", timeout: 30_000 },
+    );
     const { version } = JSON.parse(await readFile(join(import.meta.dir, "../../package.json"), "utf8"));
     expect(status.agents).toEqual([
       expect.objectContaining({ id: agentId, name: "e2e-agent", version, platform: `${process.platform}-${process.arch}`, status: "active" }),
@@ -183,12 +189,18 @@ describe("setup, run, backup, download, decrypt, restore", () => {
     const restart = await api("POST", `/api/agents/manage/${agentId}`, { action: "restart" });
     expect(restart.status).toBe(200);
     await waitUntil(() => agent.log().includes("restart requested"), { message: "the restart", timeout: 30_000 });
-    await waitUntil(async () => welcomes() > welcomedBefore && (await api("GET", "/api/settings/system-status")).body.agents[0].status === "active", { message: "the agent to reconnect", timeout: 30_000 });
+    await waitUntil(async () => welcomes() > welcomedBefore && (await api("GET", "/api/settings/system-status")).body.agents[0].status === "active", {
+      message: "the agent to reconnect",
+      timeout: 30_000,
+    });
 
     const requested = await api("POST", `/api/backups/${backupId}/restore`, { databaseName: "shop" });
     expect(requested.status).toBe(201);
     const restoreId = requested.body.restore._id ?? requested.body.restore.id;
-    const done = await socket.waitFor("the restore's end", (e) => e.type === "restoreProgress" && e.restoreId === restoreId && ["completed", "failed"].includes(String(e.status)));
+    const done = await socket.waitFor(
+      "the restore's end",
+      (e) => e.type === "restoreProgress" && e.restoreId === restoreId && ["completed", "failed"].includes(String(e.status)),
+    );
     expect(done).toMatchObject({ status: "completed", error: null });
     expect(socket.events.some((e) => e.restoreId === restoreId && e.status === "in-progress")).toBe(true);
 
@@ -212,14 +224,23 @@ describe("setup, run, backup, download, decrypt, restore", () => {
   });
 
   test("a restore as a copy of chosen collections lands beside the database, which stays as it was", async () => {
-    const fresh = JSON.parse(await readFile(configPath, "utf8")).databases[0].uri.split("/").pop().split("?")[0];
+    const fresh = JSON.parse(await readFile(configPath, "utf8"))
+      .databases[0].uri.split("/")
+      .pop()
+      .split("?")[0];
     const before = await snapshotDatabase(env.client.db(fresh));
-    const chosen = before.filter((c) => c.type === "collection").map((c) => c.name).slice(0, 2);
+    const chosen = before
+      .filter((c) => c.type === "collection")
+      .map((c) => c.name)
+      .slice(0, 2);
     const copy = `${fresh}_copy`;
     const requested = await api("POST", `/api/backups/${backupId}/restore`, { databaseName: copy, targetDatabase: copy, collections: chosen });
     expect(requested.status).toBe(201);
     const restoreId = requested.body.restore._id ?? requested.body.restore.id;
-    const done = await socket.waitFor("the copy's end", (e) => e.type === "restoreProgress" && e.restoreId === restoreId && ["completed", "failed"].includes(String(e.status)));
+    const done = await socket.waitFor(
+      "the copy's end",
+      (e) => e.type === "restoreProgress" && e.restoreId === restoreId && ["completed", "failed"].includes(String(e.status)),
+    );
     expect(done).toMatchObject({ status: "completed", error: null });
     const copied = await snapshotDatabase(env.client.db(copy));
     expect(copied.map((c) => c.name)).toEqual(chosen);
@@ -234,17 +255,23 @@ describe("setup, run, backup, download, decrypt, restore", () => {
   test("a scheduled backup runs through the same agent", async () => {
     const started = await runDueBackups(server.ctx);
     expect(started).toBeGreaterThanOrEqual(1);
-    const auto = await waitUntil(async () => {
-      const list = (await api("GET", "/api/backups?databaseName=shop")).body as { type: string; status: string }[];
-      const found = list.find((b) => b.type === "auto");
-      return found && found.status !== "pending" && found.status !== "in-progress" ? found : undefined;
-    }, { message: "the scheduled backup to complete", timeout: 30_000 });
+    const auto = await waitUntil(
+      async () => {
+        const list = (await api("GET", "/api/backups?databaseName=shop")).body as { type: string; status: string }[];
+        const found = list.find((b) => b.type === "auto");
+        return found && found.status !== "pending" && found.status !== "in-progress" ? found : undefined;
+      },
+      { message: "the scheduled backup to complete", timeout: 30_000 },
+    );
     expect(auto).toMatchObject({ status: "completed", type: "auto" });
   });
 
   test("db add tests and registers a second database; past the plan's limit it is disabled and cannot be backed up", async () => {
     const other = env.uniqueDatabase("e2e_other");
-    await env.client.db(other).collection("x").insertOne({ _id: 1 } as never);
+    await env.client
+      .db(other)
+      .collection("x")
+      .insertOne({ _id: 1 } as never);
     const added = await runAgent(["db", "add", "--db", "analytics", "--uri-file", "-", "--config", configPath], {
       ...binary,
       stdin: new TextEncoder().encode(env.uriFor(other)),
@@ -265,14 +292,20 @@ describe("setup, run, backup, download, decrypt, restore", () => {
     expect(await agent.stop("SIGTERM")).toBe(0);
     expect(agent.log()).toContain('"msg":"stopped"');
     for (const secret of [user.apiKey, config.masterKey, config.server.agentToken, "mongodb://"]) expect(agent.log()).not.toContain(secret);
-    await waitUntil(async () => (await api("GET", "/api/settings/system-status")).body.agents[0].status === "offline", { message: "the agent to be offline", timeout: 30_000 });
+    await waitUntil(async () => (await api("GET", "/api/settings/system-status")).body.agents[0].status === "offline", {
+      message: "the agent to be offline",
+      timeout: 30_000,
+    });
   });
 
   test("the webhook was told of each step, every delivery signed with its secret", async () => {
-    const events = await waitUntil(() => {
-      const seen = receiver.received.map((delivery) => delivery.event);
-      return seen.includes("agent.offline") && seen;
-    }, { message: "the agent.offline delivery" });
+    const events = await waitUntil(
+      () => {
+        const seen = receiver.received.map((delivery) => delivery.event);
+        return seen.includes("agent.offline") && seen;
+      },
+      { message: "the agent.offline delivery" },
+    );
     expect(events[0]).toBe("agent.online");
     expect(events.at(-1)).toBe("agent.offline");
     expect(events.filter((event) => event === "backup.completed").length).toBeGreaterThanOrEqual(2); // manual and scheduled

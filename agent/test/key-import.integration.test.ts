@@ -13,7 +13,8 @@ beforeAll(async () => {
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-const agent = (args: string[], stdin?: string) => runAgent(args, { command: [BINARY_PATH], ...(stdin === undefined ? {} : { stdin: new TextEncoder().encode(stdin) }) });
+const agent = (args: string[], stdin?: string) =>
+  runAgent(args, { command: [BINARY_PATH], ...(stdin === undefined ? {} : { stdin: new TextEncoder().encode(stdin) }) });
 
 /** A fresh key as `key export` prints it, from a throw-away config. */
 async function exportedKey(name: string): Promise<string> {

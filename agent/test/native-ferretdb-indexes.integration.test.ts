@@ -34,7 +34,10 @@ describe.skipIf(missing !== null)(`on FerretDB, native restores of secondary ind
     client = await new MongoClient(ferretdb.uri).connect();
     const source = client.db("source");
     await source.collection("people").insertMany(Array.from({ length: 20 }, (_, i) => ({ _id: i, email: `p${i}@example.com`, age: i })) as never[]);
-    await source.collection("people").createIndexes([{ key: { email: 1 }, name: "email_unique", unique: true }, { key: { age: -1 }, name: "age" }]);
+    await source.collection("people").createIndexes([
+      { key: { email: 1 }, name: "email_unique", unique: true },
+      { key: { age: -1 }, name: "age" },
+    ]);
     await source.collection("notes").insertMany([{ _id: 1, text: "no secondary index" }] as never[]);
     backup = await snapshotDatabase(source);
     ({ file: indexedBackup } = await backUpToBuffer({ uri: uriFor("source"), masterKey, tools: { mode: "builtin" } }));
@@ -76,7 +79,8 @@ describe.skipIf(missing !== null)(`on FerretDB, native restores of secondary ind
     expect(error).toBeInstanceOf(DumpError);
     expect(error).toMatchObject({
       code: "unsupported",
-      message: 'mongorestore cannot recreate the secondary indexes of target.people on FerretDB v1.24.2 (it sends the index option "ns", which FerretDB refuses)',
+      message:
+        'mongorestore cannot recreate the secondary indexes of target.people on FerretDB v1.24.2 (it sends the index option "ns", which FerretDB refuses)',
       hint: 'set tools.mode to "auto" or "builtin" in the config file to restore with the built-in engine',
     });
     expect(await snapshotDatabase(client.db("target"))).toEqual(live);
@@ -89,7 +93,11 @@ describe.skipIf(missing !== null)(`on FerretDB, native restores of secondary ind
       const file = join(dir, "indexed.enc.dbvault");
       await writeFile(file, indexedBackup);
       const databases = [{ name: "target", uri: uriFor("target") }];
-      await writeFile(config, JSON.stringify({ version: 1, masterKey: encodeMasterKey(masterKey), databases, tools: { mode: "auto", mongorestore: tools!.mongorestore } }), { mode: 0o600 });
+      await writeFile(
+        config,
+        JSON.stringify({ version: 1, masterKey: encodeMasterKey(masterKey), databases, tools: { mode: "auto", mongorestore: tools!.mongorestore } }),
+        { mode: 0o600 },
+      );
 
       const run = await runAgent(["restore", "--db", "target", "--in", file, "--config", config, "--quiet"]);
 

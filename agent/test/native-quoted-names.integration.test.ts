@@ -23,7 +23,11 @@ describe.skipIf(missing !== null)(`native restore of Go-quoted names with the re
 
   test("a native dump counts each collection under its own name", async () => {
     await own.client.db("quoted").dropDatabase();
-    for (const name of QUOTED_NAMES) await own.client.db("quoted").collection(name).insertMany([{ _id: 1 }, { _id: 2 }] as never[]);
+    for (const name of QUOTED_NAMES)
+      await own.client
+        .db("quoted")
+        .collection(name)
+        .insertMany([{ _id: 1 }, { _id: 2 }] as never[]);
     const { result } = await backUpToBuffer({ uri: `${own.server.uri}quoted`, masterKey, tools: { mode: "native", mongodump: tools!.mongodump } });
     expect(result).toMatchObject({ engine: "native", documents: 2 * QUOTED_NAMES.length });
     expect(result.collections).toEqual(eachTwice());
@@ -32,12 +36,23 @@ describe.skipIf(missing !== null)(`native restore of Go-quoted names with the re
   test("a restore counts each collection once under its own name, and the database holds exactly what the result says", async () => {
     // Two documents a collection in the backup; the live copy holds one in some, and one collection of its own.
     await own.client.db("quoted").dropDatabase();
-    for (const name of QUOTED_NAMES) await own.client.db("quoted").collection(name).insertMany([{ _id: 1 }, { _id: 2 }] as never[]);
+    for (const name of QUOTED_NAMES)
+      await own.client
+        .db("quoted")
+        .collection(name)
+        .insertMany([{ _id: 1 }, { _id: 2 }] as never[]);
     const { stdout: archive } = await runTool(tools!.mongodump, [`--uri=${own.server.uri}`, "--db=quoted", "--archive"]);
     const backup = await snapshotDatabase(own.client.db("quoted"));
     await own.client.db("quoted").dropDatabase();
-    for (const name of QUOTED_NAMES.slice(0, 3)) await own.client.db("quoted").collection(name).insertOne({ _id: "live" } as never);
-    await own.client.db("quoted").collection("mine").insertOne({ _id: "kept" } as never);
+    for (const name of QUOTED_NAMES.slice(0, 3))
+      await own.client
+        .db("quoted")
+        .collection(name)
+        .insertOne({ _id: "live" } as never);
+    await own.client
+      .db("quoted")
+      .collection("mine")
+      .insertOne({ _id: "kept" } as never);
 
     const result = await restoreFromEncrypted({
       uri: `${own.server.uri}quoted`,

@@ -88,7 +88,11 @@ const names = (snapshots: CollectionSnapshot[]) => snapshots.map((entry) => entr
 
 describe.skipIf(missing !== null)(`native restore of time-series collections with the real mongorestore${missing ? ` [skipped: ${missing}]` : ""}`, () => {
   beforeEach(async () => {
-    for (const name of await own.client.db("admin").admin().listDatabases({ nameOnly: true }).then((list) => list.databases.map((db) => db.name))) {
+    for (const name of await own.client
+      .db("admin")
+      .admin()
+      .listDatabases({ nameOnly: true })
+      .then((list) => list.databases.map((db) => db.name))) {
       if (!["admin", "local", "config"].includes(name)) await own.client.db(name).dropDatabase();
     }
   });

@@ -128,7 +128,10 @@ test("mongorestore restores into staging names (--nsFrom/--nsTo), then each is s
   const masterKey = generateMasterKey();
   const archive = await readFile(ARCHIVE);
   const file = await encryptBuffer(archive, { masterKey, chunkSize: 4096 });
-  await mongo.db("shop").collection("orders").insertOne({ _id: "old" } as never);
+  await mongo
+    .db("shop")
+    .collection("orders")
+    .insertOne({ _id: "old" } as never);
   const renamed = actAsMongorestoreWrites(server);
   const stderrFile = join(log, "..", `restore-stderr-${Date.now()}.txt`);
   await writeFile(
@@ -168,11 +171,8 @@ test("mongorestore restores into staging names (--nsFrom/--nsTo), then each is s
   ]);
   expect(argv.join(" ")).not.toContain("s3cr");
   expect((await readLog("mongorestore.config-mode")).trim()).toBe("600");
-  expect(renamed).toEqual([
-    `shop.orders.dbvault-restore-${staging} -> shop.orders`,
-    `shop.empty.dbvault-restore-${staging} -> shop.empty`,
-  ]);
-  expect(await mongo.db("shop").collection("orders").find().toArray() as unknown[]).toEqual([{ _id: 1, stagedAs: `orders.dbvault-restore-${staging}` }]);
+  expect(renamed).toEqual([`shop.orders.dbvault-restore-${staging} -> shop.orders`, `shop.empty.dbvault-restore-${staging} -> shop.empty`]);
+  expect((await mongo.db("shop").collection("orders").find().toArray()) as unknown[]).toEqual([{ _id: 1, stagedAs: `orders.dbvault-restore-${staging}` }]);
   expect(result).toEqual({
     engine: "native",
     collections: { "shop.orders": { restored: 5000, failed: 0 }, "shop.empty": { restored: 0, failed: 0 } },
@@ -210,7 +210,9 @@ test("tools older than 100.3 are not used: auto mode falls back to built-in with
   try {
     const notices: string[] = [];
     expect(await chooseEngine("mongodump", undefined, (m) => notices.push(m))).toEqual({ engine: "builtin" });
-    expect(notices).toEqual([`mongodump 100.2.1 at ${tools.mongodump} is older than 100.3 and cannot read the connection string from a file; using the built-in engine`]);
+    expect(notices).toEqual([
+      `mongodump 100.2.1 at ${tools.mongodump} is older than 100.3 and cannot read the connection string from a file; using the built-in engine`,
+    ]);
     const error = await chooseEngine("mongodump", { mongodump: tools.mongodump }, undefined).catch((e: unknown) => e);
     expect((error as DumpError).code).toBe("tool-unavailable");
     delete process.env.FAKE_TOOL_VERSION;
@@ -238,17 +240,19 @@ test("with mongo-tools 100.16+ output (names in backticks), counts are exact; re
   const masterKey = generateMasterKey();
   const file = await encryptBuffer(await readFile(ARCHIVE), { masterKey, chunkSize: 4096 });
   const stderrFile = join(log, "..", `restore-stderr-ticks-${Date.now()}.txt`);
-  const lines = (failures: number) => [
-    "2026-11-24T03:16:42.107+0000\trestoring `shop.orders` from `archive on stdin`",
-    `2026-11-24T03:16:42.118+0000\tfinished restoring \`shop.orders\` (${5000 - failures} documents, ${failures} failures)`,
-    "2026-11-24T03:16:42.119+0000\trestoring `shop.empty` from `archive on stdin`",
-    "2026-11-24T03:16:42.120+0000\tfinished restoring `shop.empty` (0 documents, 0 failures)",
-    "2026-11-24T03:16:42.121+0000\tno indexes to restore for collection `shop.empty`",
-    `2026-11-24T03:16:42.200+0000\t${5000 - failures} document(s) restored successfully. ${failures} document(s) failed to restore.`,
-  ].join("\n");
+  const lines = (failures: number) =>
+    [
+      "2026-11-24T03:16:42.107+0000\trestoring `shop.orders` from `archive on stdin`",
+      `2026-11-24T03:16:42.118+0000\tfinished restoring \`shop.orders\` (${5000 - failures} documents, ${failures} failures)`,
+      "2026-11-24T03:16:42.119+0000\trestoring `shop.empty` from `archive on stdin`",
+      "2026-11-24T03:16:42.120+0000\tfinished restoring `shop.empty` (0 documents, 0 failures)",
+      "2026-11-24T03:16:42.121+0000\tno indexes to restore for collection `shop.empty`",
+      `2026-11-24T03:16:42.200+0000\t${5000 - failures} document(s) restored successfully. ${failures} document(s) failed to restore.`,
+    ].join("\n");
   process.env.FAKE_RESTORE_STDERR = stderrFile;
   actAsMongorestoreWrites(server);
-  const restore = () => restoreFromEncrypted({ uri: restoreUri("shop"), masterKey, input: Readable.from([file]), inputBytes: file.length, tools, progressIntervalMs: 0 });
+  const restore = () =>
+    restoreFromEncrypted({ uri: restoreUri("shop"), masterKey, input: Readable.from([file]), inputBytes: file.length, tools, progressIntervalMs: 0 });
   try {
     await writeFile(stderrFile, lines(0));
     const result = await restore();
@@ -256,7 +260,10 @@ test("with mongo-tools 100.16+ output (names in backticks), counts are exact; re
     expect(result.restored).toBe(5000);
 
     await mongo.db("shop").collection("orders").deleteMany({});
-    await mongo.db("shop").collection("orders").insertOne({ _id: "before" } as never);
+    await mongo
+      .db("shop")
+      .collection("orders")
+      .insertOne({ _id: "before" } as never);
     const before = await snapshotDatabase(mongo.db("shop"));
     await writeFile(stderrFile, lines(2));
     const refused = await restore().catch((error) => error);
@@ -287,7 +294,10 @@ test.each(["100.15.0-partial-failure", "100.18.0-partial-failure", "100.15.0-tru
     process.env.FAKE_RESTORE_STDERR = stderrFile;
     process.env.FAKE_EXIT_CODE = "1";
     await mongo.db("shop").collection("orders").deleteMany({});
-    await mongo.db("shop").collection("orders").insertOne({ _id: `before ${log}` } as never);
+    await mongo
+      .db("shop")
+      .collection("orders")
+      .insertOne({ _id: `before ${log}` } as never);
     const before = await snapshotDatabase(mongo.db("shop"));
     const error = await restoreFromEncrypted({ uri: restoreUri("shop"), masterKey, input: [file], tools }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DumpError);
@@ -301,14 +311,24 @@ test("mongodump cannot leave users and roles out of a dump of every database: au
   const notices: string[] = [];
   const output = collect();
   const everything = restoreUri("");
-  const result = await dumpDatabase({ uri: everything, output: output.stream, tools: { mode: "auto", ...tools }, usersAndRoles: false, onNotice: (m) => notices.push(m) });
+  const result = await dumpDatabase({
+    uri: everything,
+    output: output.stream,
+    tools: { mode: "auto", ...tools },
+    usersAndRoles: false,
+    onNotice: (m) => notices.push(m),
+  });
   expect(result.engine).toBe("builtin");
   expect(notices).toEqual(["mongodump cannot leave users and roles out of a dump of every database; using the built-in engine"]);
   expect(existsSync(join(log, "mongodump.argv"))).toBe(false);
   const destroyed = collect().stream.on("error", () => undefined); // the output is destroyed with the error
-  const refused = await dumpDatabase({ uri: everything, output: destroyed, tools: { mode: "native", ...tools }, usersAndRoles: false }).catch((e: unknown) => e);
+  const refused = await dumpDatabase({ uri: everything, output: destroyed, tools: { mode: "native", ...tools }, usersAndRoles: false }).catch(
+    (e: unknown) => e,
+  );
   expect(refused).toBeInstanceOf(DumpError);
   expect((refused as DumpError).code).toBe("unsupported");
   // With users and roles, or for one database, mongodump runs as usual.
-  expect((await dumpDatabase({ uri: restoreUri("shop"), output: collect().stream, tools: { mode: "native", ...tools }, usersAndRoles: false })).engine).toBe("native");
+  expect((await dumpDatabase({ uri: restoreUri("shop"), output: collect().stream, tools: { mode: "native", ...tools }, usersAndRoles: false })).engine).toBe(
+    "native",
+  );
 });

@@ -73,7 +73,11 @@ if (whyNoArm64) console.warn(`linux-arm64 build not run: ${whyNoArm64}`);
 
 describe.skipIf(whyNoArm64 !== null)("the linux-arm64 build under qemu-aarch64-static", () => {
   const runArm = (args: string[]) => {
-    const run = Bun.spawnSync([qemu!, fileOf("linux-arm64"), ...args], { stdout: "pipe", stderr: "pipe", env: { PATH: "/usr/bin:/bin", HOME: "/nonexistent-home" } });
+    const run = Bun.spawnSync([qemu!, fileOf("linux-arm64"), ...args], {
+      stdout: "pipe",
+      stderr: "pipe",
+      env: { PATH: "/usr/bin:/bin", HOME: "/nonexistent-home" },
+    });
     return { code: run.exitCode, stdout: run.stdout.toString(), stderr: run.stderr.toString() };
   };
 

@@ -44,20 +44,36 @@ for (const target of listMongoTargets().map(withTools)) {
     testOnTarget(target, [], "dbvault-agent dump and restore run mongodump and mongorestore and report their counts exactly", async () => {
       const masterKey = generateMasterKey();
       const config = join(dir, "cli.json");
-      await writeFile(config, JSON.stringify({ version: 1, masterKey: encodeMasterKey(masterKey), databases: [{ name: "shop", uri: env.uriFor(source) }], tools: { mode: "native" } }));
+      await writeFile(
+        config,
+        JSON.stringify({
+          version: 1,
+          masterKey: encodeMasterKey(masterKey),
+          databases: [{ name: "shop", uri: env.uriFor(source) }],
+          tools: { mode: "native" },
+        }),
+      );
       await chmod(config, 0o600);
       const file = join(dir, "shop.enc.dbvault");
       const run = (args: string[]) => runAgent([...args, "--config", config, "--quiet"], { env: { PATH: PATH_WITH_TOOLS, XDG_CONFIG_HOME: dir } });
       const dumped = await run(["dump", "--db", "shop", "--out", file]);
-      expect(dumped.stderr).toContain(`dumped ${total.toLocaleString("en-US")} documents from ${content.collections.length} collections of shop with mongodump into ${file}`);
+      expect(dumped.stderr).toContain(
+        `dumped ${total.toLocaleString("en-US")} documents from ${content.collections.length} collections of shop with mongodump into ${file}`,
+      );
       expect(dumped.exitCode).toBe(0);
 
       const copy = env.uniqueDatabase("native_cli_copy");
       const restored = await run(["restore", "--db", "shop", "--in", file, "--to-db", copy, "--json"]);
-      expect(restored.stderr).toContain(`restored ${total.toLocaleString("en-US")} documents into ${content.collections.length} collections of ${copy} with mongorestore from ${file}`);
+      expect(restored.stderr).toContain(
+        `restored ${total.toLocaleString("en-US")} documents into ${content.collections.length} collections of ${copy} with mongorestore from ${file}`,
+      );
       expect(restored.exitCode).toBe(0);
       const reported = JSON.parse(restored.stdout);
-      expect(reported).toEqual({ restored: total, failed: 0, collections: Object.fromEntries(Object.entries(countsIn(copy)).map(([ns, n]) => [ns, { restored: n, failed: 0 }])) });
+      expect(reported).toEqual({
+        restored: total,
+        failed: 0,
+        collections: Object.fromEntries(Object.entries(countsIn(copy)).map(([ns, n]) => [ns, { restored: n, failed: 0 }])),
+      });
       expect(await snapshotDatabase(env.client.db(copy))).toEqual(await snapshotDatabase(env.client.db(source)));
     });
 
@@ -86,35 +102,50 @@ for (const target of listMongoTargets().map(withTools)) {
         await server?.close();
       });
 
-      testOnTarget(target, [], "backs up and restores through the server with mongodump and mongorestore, counts recorded exactly", async () => {
-        const setupDir = await env.makeTempDir();
-        const setup = await runSetup({ baseUrl: base, apiKey: user.apiKey, databases: [{ name: "shop", uri: env.uriFor(source) }], directory: setupDir });
-        expect(setup.exitCode).toBe(0);
-        const config = JSON.parse(await readFile(setup.configPath, "utf8"));
-        await writeFile(setup.configPath, JSON.stringify({ ...config, tools: { mode: "native" } }), { mode: 0o600 });
-        agent = startAgentProcess(setup.configPath, undefined, { PATH: PATH_WITH_TOOLS });
-        await waitUntil(async () => (await api("GET", "/api/settings/system-status")).body.agents?.[0]?.status === "active", { message: "the agent to be online", timeout: 30_000 });
+      testOnTarget(
+        target,
+        [],
+        "backs up and restores through the server with mongodump and mongorestore, counts recorded exactly",
+        async () => {
+          const setupDir = await env.makeTempDir();
+          const setup = await runSetup({ baseUrl: base, apiKey: user.apiKey, databases: [{ name: "shop", uri: env.uriFor(source) }], directory: setupDir });
+          expect(setup.exitCode).toBe(0);
+          const config = JSON.parse(await readFile(setup.configPath, "utf8"));
+          await writeFile(setup.configPath, JSON.stringify({ ...config, tools: { mode: "native" } }), { mode: 0o600 });
+          agent = startAgentProcess(setup.configPath, undefined, { PATH: PATH_WITH_TOOLS });
+          await waitUntil(async () => (await api("GET", "/api/settings/system-status")).body.agents?.[0]?.status === "active", {
+            message: "the agent to be online",
+            timeout: 30_000,
+          });
 
-        const created = await api("POST", "/api/backups", { databaseName: "shop" });
-        expect(created.status).toBe(201);
-        const backupId = created.body._id ?? created.body.id;
-        const backup = await waitUntil(async () => {
-          const current = (await api("GET", `/api/backups/${backupId}`)).body;
-          return current.status === "completed" || current.status === "failed" ? current : undefined;
-        }, { message: "the backup to end", timeout: 60_000 });
-        expect(backup).toMatchObject({ status: "completed", collections: countsIn(source) });
+          const created = await api("POST", "/api/backups", { databaseName: "shop" });
+          expect(created.status).toBe(201);
+          const backupId = created.body._id ?? created.body.id;
+          const backup = await waitUntil(
+            async () => {
+              const current = (await api("GET", `/api/backups/${backupId}`)).body;
+              return current.status === "completed" || current.status === "failed" ? current : undefined;
+            },
+            { message: "the backup to end", timeout: 60_000 },
+          );
+          expect(backup).toMatchObject({ status: "completed", collections: countsIn(source) });
 
-        const copy = env.uniqueDatabase("native_daemon_copy");
-        const requested = await api("POST", `/api/backups/${backupId}/restore`, { databaseName: copy, targetDatabase: copy });
-        expect(requested.status).toBe(201);
-        const restore = await waitUntil(async () => {
-          const [latest] = (await api("GET", "/api/backups/restores/all")).body;
-          return latest?.status === "completed" || latest?.status === "failed" ? latest : undefined;
-        }, { message: "the restore to end", timeout: 60_000 });
-        expect(restore).toMatchObject({ status: "completed", targetDatabase: copy });
-        expect(restore.stats).toEqual(Object.fromEntries(Object.entries(countsIn(copy)).map(([ns, n]) => [ns, { restored: n, failed: 0 }])));
-        expect(await snapshotDatabase(env.client.db(copy))).toEqual(await snapshotDatabase(env.client.db(source)));
-      }, 120_000);
+          const copy = env.uniqueDatabase("native_daemon_copy");
+          const requested = await api("POST", `/api/backups/${backupId}/restore`, { databaseName: copy, targetDatabase: copy });
+          expect(requested.status).toBe(201);
+          const restore = await waitUntil(
+            async () => {
+              const [latest] = (await api("GET", "/api/backups/restores/all")).body;
+              return latest?.status === "completed" || latest?.status === "failed" ? latest : undefined;
+            },
+            { message: "the restore to end", timeout: 60_000 },
+          );
+          expect(restore).toMatchObject({ status: "completed", targetDatabase: copy });
+          expect(restore.stats).toEqual(Object.fromEntries(Object.entries(countsIn(copy)).map(([ns, n]) => [ns, { restored: n, failed: 0 }])));
+          expect(await snapshotDatabase(env.client.db(copy))).toEqual(await snapshotDatabase(env.client.db(source)));
+        },
+        120_000,
+      );
     });
   });
 }

@@ -36,14 +36,21 @@ for (const target of listMongoTargets().map(withTools)) {
     beforeAll(() => ({ env, source, content } = awkward));
 
     const backUp = (database: string, mode: "builtin" | "native" = "builtin") =>
-      backUpToBuffer({ uri: env.uriFor(database), masterKey, tools: mode === "builtin" ? { mode } : { mode, mongodump: tools!.mongodump }, progressIntervalMs: 0 });
+      backUpToBuffer({
+        uri: env.uriFor(database),
+        masterKey,
+        tools: mode === "builtin" ? { mode } : { mode, mongodump: tools!.mongodump },
+        progressIntervalMs: 0,
+      });
 
     testOnTarget(target, [], "the built-in dump's archive, decrypted, restores with the real mongorestore, identical", async () => {
       const { file } = await backUp(source);
       const { plaintext: archive } = await decryptBuffer(file, { masterKey });
       const copy = env.uniqueDatabase("by_mongorestore");
       const { stderr } = await runTool(tools!.mongorestore, [`--uri=${env.uriFor("")}`, "--archive", `--nsFrom=${source}.*`, `--nsTo=${copy}.*`], archive);
-      expect(stderr).toContain(`${Object.values(content.counts).reduce((sum, n) => sum + n, 0)} document(s) restored successfully. 0 document(s) failed to restore.`);
+      expect(stderr).toContain(
+        `${Object.values(content.counts).reduce((sum, n) => sum + n, 0)} document(s) restored successfully. 0 document(s) failed to restore.`,
+      );
       expect(await snapshotDatabase(env.client.db(copy))).toEqual(await snapshotDatabase(env.client.db(source)));
     });
 
@@ -81,7 +88,9 @@ for (const target of listMongoTargets().map(withTools)) {
       expect(restored.engine).toBe("native");
       expect(restored.failed).toBe(0);
       expect(restored.restored).toBe(dumped.documents);
-      expect(restored.collections).toEqual(Object.fromEntries(Object.entries(content.counts).map(([name, count]) => [`${copy}.${name}`, { restored: count, failed: 0 }])));
+      expect(restored.collections).toEqual(
+        Object.fromEntries(Object.entries(content.counts).map(([name, count]) => [`${copy}.${name}`, { restored: count, failed: 0 }])),
+      );
       expect(await snapshotDatabase(env.client.db(copy))).toEqual(await snapshotDatabase(env.client.db(source)));
     });
 

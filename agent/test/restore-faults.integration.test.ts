@@ -10,14 +10,7 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { MongoClient } from "mongodb";
-import {
-  CorruptChunkError,
-  encodeMasterKey,
-  encryptBuffer,
-  generateMasterKey,
-  TruncatedArchiveError,
-  WrongKeyError,
-} from "../src/archive/index.ts";
+import { CorruptChunkError, encodeMasterKey, encryptBuffer, generateMasterKey, TruncatedArchiveError, WrongKeyError } from "../src/archive/index.ts";
 import { DumpError, removeLeftoverStaging, restoreFromEncrypted, type ToolsConfig } from "../src/dump/index.ts";
 import { findMongoTools } from "../../testkit/mongo-tools.ts";
 import { CommandError, type MongoTestServer, startMongoTestServer } from "../../testkit/mongo-server/index.ts";
@@ -171,7 +164,11 @@ test("a document MongoDB refuses changes nothing and leaves no staging", async (
 test("the agent killed mid-swap leaves each collection wholly old or wholly new; the next start cleans up and a new restore completes", async () => {
   const dir = await env.makeTempDir();
   const configPath = join(dir, "agent.json");
-  await writeFile(configPath, JSON.stringify({ version: 1, masterKey: encodeMasterKey(masterKey), databases: [{ name: "target", uri }], tools: { mode: "builtin" } }), { mode: 0o600 });
+  await writeFile(
+    configPath,
+    JSON.stringify({ version: 1, masterKey: encodeMasterKey(masterKey), databases: [{ name: "target", uri }], tools: { mode: "builtin" } }),
+    { mode: 0o600 },
+  );
   const backupPath = join(dir, "backup.enc.dbvault");
   await writeFile(backupPath, file);
   const child = Bun.spawn([...SOURCE_COMMAND, "restore", "--db", "target", "--in", backupPath, "--config", configPath], { stdout: "ignore", stderr: "pipe" });

@@ -185,7 +185,10 @@ for (const serverCase of SERVERS) {
         // 7.0 server's dump carries them (restore-faults.integration.test.ts does the same).
         await source.createCollection("metrics", { timeseries: { timeField: "at" } });
         await source.collection("system.buckets.metrics").insertMany(
-          Array.from({ length: 1200 }, (_, i) => ({ control: { version: 1, min: { at: new Date(i * 60_000) }, max: { at: new Date(i * 60_000) } }, data: { at: { "0": new Date(i * 60_000) } } })),
+          Array.from({ length: 1200 }, (_, i) => ({
+            control: { version: 1, min: { at: new Date(i * 60_000) }, max: { at: new Date(i * 60_000) } },
+            data: { at: { "0": new Date(i * 60_000) } },
+          })),
         );
       }
       backup = await snapshotDatabase(source);
@@ -199,7 +202,8 @@ for (const serverCase of SERVERS) {
       const config = { version: 1, masterKey: encodeMasterKey(masterKey), databases: [{ name: "live", uri }], tools: { mode: "builtin" } };
       await writeFile(configPath, JSON.stringify(config), { mode: 0o600 });
       nativeConfigPath = join(dir, "agent-native.json");
-      if (tools.missing === null) await writeFile(nativeConfigPath, JSON.stringify({ ...config, tools: { mode: "native", mongorestore: tools.tools.mongorestore } }), { mode: 0o600 });
+      if (tools.missing === null)
+        await writeFile(nativeConfigPath, JSON.stringify({ ...config, tools: { mode: "native", mongorestore: tools.tools.mongorestore } }), { mode: 0o600 });
     }, 60_000);
     afterAll(async () => {
       if (skip) return;
@@ -270,82 +274,103 @@ for (const serverCase of SERVERS) {
       };
     }
 
-    test.skipIf(skip)(`dbvault-agent run, at its start, names and finishes a copy a killed restore left half done${skip ? ` [skipped: ${serverCase.missing}]` : ""}`, async () => {
-      await resetTarget();
-      const run = await restoreUntil("copy-batch");
-      run.child.kill("SIGKILL");
-      await run.child.exited;
-      const partial = namesIn(await classify(client.db("live")), "partial");
-      expect(partial).toHaveLength(1);
-      // A set-up config whose DBVault server is unreachable: the start-up clean-up runs anyway.
-      const daemonConfig = join(dir, "daemon.json");
-      const config = JSON.parse(await readFile(configPath, "utf8"));
-      const settings = { url: "http://127.0.0.1:9", apiKey: "dbv_unused", agentId: "agent-unused", agentToken: "unused" };
-      await writeFile(daemonConfig, JSON.stringify({ ...config, server: settings }), { mode: 0o600 });
-      const daemon = Bun.spawn([BINARY_PATH, "run", "--config", daemonConfig], { env: { PATH: process.env.PATH, HOME: "/nonexistent-home" } as Record<string, string>, stdout: "ignore", stderr: "pipe" });
-      const log = collectText(daemon.stderr);
-      try {
-        await waitUntil(() => log.text().includes(`${partial[0]} now holds all of that backup's documents`), { timeout: 30_000, message: `the agent's start to finish ${partial[0]}` });
-      } finally {
-        daemon.kill("SIGTERM");
-        await daemon.exited;
-        await log.ended;
-      }
-      expect(log.text()).toContain(`${partial[0]} may be partial`);
-      const states = await classify(client.db("live"));
-      expect(namesIn(states, "partial")).toEqual([]);
-      expect(namesIn(states, "new")).toContain(partial[0]!);
-    }, 60_000);
+    test.skipIf(skip)(
+      `dbvault-agent run, at its start, names and finishes a copy a killed restore left half done${skip ? ` [skipped: ${serverCase.missing}]` : ""}`,
+      async () => {
+        await resetTarget();
+        const run = await restoreUntil("copy-batch");
+        run.child.kill("SIGKILL");
+        await run.child.exited;
+        const partial = namesIn(await classify(client.db("live")), "partial");
+        expect(partial).toHaveLength(1);
+        // A set-up config whose DBVault server is unreachable: the start-up clean-up runs anyway.
+        const daemonConfig = join(dir, "daemon.json");
+        const config = JSON.parse(await readFile(configPath, "utf8"));
+        const settings = { url: "http://127.0.0.1:9", apiKey: "dbv_unused", agentId: "agent-unused", agentToken: "unused" };
+        await writeFile(daemonConfig, JSON.stringify({ ...config, server: settings }), { mode: 0o600 });
+        const daemon = Bun.spawn([BINARY_PATH, "run", "--config", daemonConfig], {
+          env: { PATH: process.env.PATH, HOME: "/nonexistent-home" } as Record<string, string>,
+          stdout: "ignore",
+          stderr: "pipe",
+        });
+        const log = collectText(daemon.stderr);
+        try {
+          await waitUntil(() => log.text().includes(`${partial[0]} now holds all of that backup's documents`), {
+            timeout: 30_000,
+            message: `the agent's start to finish ${partial[0]}`,
+          });
+        } finally {
+          daemon.kill("SIGTERM");
+          await daemon.exited;
+          await log.ended;
+        }
+        expect(log.text()).toContain(`${partial[0]} may be partial`);
+        const states = await classify(client.db("live"));
+        expect(namesIn(states, "partial")).toEqual([]);
+        expect(namesIn(states, "new")).toContain(partial[0]!);
+      },
+      60_000,
+    );
 
-    const cases = [...serverCase.points.map((point) => ({ point, engine: "builtin" })), ...serverCase.nativePoints.map((point) => ({ point, engine: "native" }))];
+    const cases = [
+      ...serverCase.points.map((point) => ({ point, engine: "builtin" })),
+      ...serverCase.nativePoints.map((point) => ({ point, engine: "native" })),
+    ];
     for (const { point, engine } of cases) {
       for (const victim of ["agent", "server"] as const) {
         const name = `${victim} killed at ${point}${engine === "native" ? " (mongorestore staging)" : ""}`;
-        test.skipIf(skip)(`${name}${skip ? ` [skipped: ${serverCase.missing}]` : ""}`, async () => {
-          await resetTarget();
-          const run = await restoreUntil(point, engine === "native" ? nativeConfigPath : configPath);
-          // The failed restore's own output, when it wrote one.
-          let message: string | undefined;
-          if (victim === "agent") {
-            run.child.kill("SIGKILL");
-            await run.child.exited;
-          } else {
-            await server.crash();
-            try {
-              run.child.kill("SIGCONT");
-              const code = await Promise.race([run.child.exited, waitUntil(() => false, { timeout: 10_000, message: "the agent to exit" }).catch(() => "hung")]);
-              if (code === "hung") {
-                // Bun 1.4 now and then never reports that a connection's peer went away
-                // (oven-sh/bun#31654), and the driver then waits on it forever: a runtime bug the
-                // restore cannot see. The agent is killed instead; the data checks below still hold.
-                console.warn(`the agent hung after MongoDB went away at ${point}; killing it: ${run.peek().slice(-300)}`);
-                run.child.kill("SIGKILL");
-                await run.child.exited;
-              } else {
-                expect(code).not.toBe(0);
-                message = await run.output();
+        test.skipIf(skip)(
+          `${name}${skip ? ` [skipped: ${serverCase.missing}]` : ""}`,
+          async () => {
+            await resetTarget();
+            const run = await restoreUntil(point, engine === "native" ? nativeConfigPath : configPath);
+            // The failed restore's own output, when it wrote one.
+            let message: string | undefined;
+            if (victim === "agent") {
+              run.child.kill("SIGKILL");
+              await run.child.exited;
+            } else {
+              await server.crash();
+              try {
+                run.child.kill("SIGCONT");
+                const code = await Promise.race([
+                  run.child.exited,
+                  waitUntil(() => false, { timeout: 10_000, message: "the agent to exit" }).catch(() => "hung"),
+                ]);
+                if (code === "hung") {
+                  // Bun 1.4 now and then never reports that a connection's peer went away
+                  // (oven-sh/bun#31654), and the driver then waits on it forever: a runtime bug the
+                  // restore cannot see. The agent is killed instead; the data checks below still hold.
+                  console.warn(`the agent hung after MongoDB went away at ${point}; killing it: ${run.peek().slice(-300)}`);
+                  run.child.kill("SIGKILL");
+                  await run.child.exited;
+                } else {
+                  expect(code).not.toBe(0);
+                  message = await run.output();
+                }
+              } finally {
+                await server.restart();
               }
-            } finally {
-              await server.restart();
             }
-          }
-          const states = await classify(client.db("live"));
-          expect(states.get("unrelated")).toBe("old");
-          const partial = namesIn(states, "partial");
-          if (message !== undefined) {
-            for (const name of partial) expect(message).toContain(`${name} partly copied`);
-            if (message.includes("nothing was changed")) expect([...partial, ...namesIn(states, "new")]).toEqual([]);
-            for (const name of namesIn(states, "new")) expect(message).toContain(name);
-          }
+            const states = await classify(client.db("live"));
+            expect(states.get("unrelated")).toBe("old");
+            const partial = namesIn(states, "partial");
+            if (message !== undefined) {
+              for (const name of partial) expect(message).toContain(`${name} partly copied`);
+              if (message.includes("nothing was changed")) expect([...partial, ...namesIn(states, "new")]).toEqual([]);
+              for (const name of namesIn(states, "new")) expect(message).toContain(name);
+            }
 
-          const next = await runAgent(["restore", "--db", "live", "--in", backupPath, "--config", configPath], { command: [BINARY_PATH] });
-          expect(next.exitCode).toBe(0);
-          for (const name of partial) expect(next.stderr).toContain(`${name} may be partial`);
-          const after = await classify(client.db("live"));
-          for (const [name, state] of after) expect(`${name}: ${state}`).toBe(`${name}: ${name === "unrelated" ? "old" : state === "same" ? "same" : "new"}`);
-          const left = (await client.db("live").listCollections({}, { nameOnly: true }).toArray()).map((entry) => entry.name);
-          expect(left.filter((name) => name.includes(".dbvault-restore-") || name === "dbvault_restore_copies")).toEqual([]);
-        }, 30_000);
+            const next = await runAgent(["restore", "--db", "live", "--in", backupPath, "--config", configPath], { command: [BINARY_PATH] });
+            expect(next.exitCode).toBe(0);
+            for (const name of partial) expect(next.stderr).toContain(`${name} may be partial`);
+            const after = await classify(client.db("live"));
+            for (const [name, state] of after) expect(`${name}: ${state}`).toBe(`${name}: ${name === "unrelated" ? "old" : state === "same" ? "same" : "new"}`);
+            const left = (await client.db("live").listCollections({}, { nameOnly: true }).toArray()).map((entry) => entry.name);
+            expect(left.filter((name) => name.includes(".dbvault-restore-") || name === "dbvault_restore_copies")).toEqual([]);
+          },
+          30_000,
+        );
       }
     }
   });

@@ -43,11 +43,18 @@ for (const server of listMongoTargets()) {
     afterAll(() => env?.close());
 
     /** Backs up `database`, puts other data in `collection`, restores; answers what the backup held and what is there now. */
-    async function backUpChangeAndRestore(database: string, collection: string, engine: Engine): Promise<{ backup: CollectionSnapshot[]; now: CollectionSnapshot[] }> {
+    async function backUpChangeAndRestore(
+      database: string,
+      collection: string,
+      engine: Engine,
+    ): Promise<{ backup: CollectionSnapshot[]; now: CollectionSnapshot[] }> {
       const backup = await snapshotDatabase(env.client.db(database));
       const { file } = await backUpToBuffer({ uri: env.uriFor(database), masterKey, tools: { mode: "builtin" } });
       await env.client.db(database).collection(collection).drop();
-      await env.client.db(database).collection<AnyIdDocument>(collection).insertMany([{ _id: "live 1" }, { _id: "live 2" }]);
+      await env.client
+        .db(database)
+        .collection<AnyIdDocument>(collection)
+        .insertMany([{ _id: "live 1" }, { _id: "live 2" }]);
       const result = await restoreFromEncrypted({ uri: env.uriFor(database), masterKey, input: Readable.from([file]), tools: toolsFor(engine) });
       expect(result.failed).toBe(0);
       return { backup, now: await snapshotDatabase(env.client.db(database)) };
@@ -55,13 +62,22 @@ for (const server of listMongoTargets()) {
 
     const skipNative = (engine: Engine) => (engine === "native" && toolsMissing !== null ? { ...server, unavailable: toolsMissing } : server);
 
-    testOnTarget(server, [], "1,200 documents of 60 KB (72 MB) replace a live collection of 2, built-in engine", async () => {
-      const database = env.uniqueDatabase("batch");
-      await env.client.db(database).collection<AnyIdDocument>("docs").insertMany(Array.from({ length: 1200 }, (_, i) => makeDocument(i, 60_000)));
-      const { backup, now } = await backUpChangeAndRestore(database, "docs", "builtin");
-      expect(now).toEqual(backup);
-      expect(now[0]!.documents.length).toBe(1200);
-    }, SLOW);
+    testOnTarget(
+      server,
+      [],
+      "1,200 documents of 60 KB (72 MB) replace a live collection of 2, built-in engine",
+      async () => {
+        const database = env.uniqueDatabase("batch");
+        await env.client
+          .db(database)
+          .collection<AnyIdDocument>("docs")
+          .insertMany(Array.from({ length: 1200 }, (_, i) => makeDocument(i, 60_000)));
+        const { backup, now } = await backUpChangeAndRestore(database, "docs", "builtin");
+        expect(now).toEqual(backup);
+        expect(now[0]!.documents.length).toBe(1200);
+      },
+      SLOW,
+    );
 
     testOnTarget(server, [], "a restore removes leftover staging of long names, this agent's and older agents' staging databases", async () => {
       const database = env.uniqueDatabase("lngx");
@@ -85,26 +101,41 @@ for (const server of listMongoTargets()) {
     });
 
     for (const engine of ENGINES) {
-      testOnTarget(skipNative(engine), [], `three documents near 16 MiB replace a live collection of 2, ${engine} engine`, async () => {
-        const database = env.uniqueDatabase("big");
-        const near16MiB = 16 * 1024 * 1024 - 1024;
-        for (let i = 0; i < 3; i++) await env.client.db(database).collection<AnyIdDocument>("big").insertOne(makeDocument(i, near16MiB));
-        const { backup, now } = await backUpChangeAndRestore(database, "big", engine);
-        expect(now).toEqual(backup);
-        expect(now[0]!.documents.length).toBe(3);
-        for (const document of now[0]!.documents) expect(document.length).toBeGreaterThan(near16MiB - 100);
-      }, SLOW);
+      testOnTarget(
+        skipNative(engine),
+        [],
+        `three documents near 16 MiB replace a live collection of 2, ${engine} engine`,
+        async () => {
+          const database = env.uniqueDatabase("big");
+          const near16MiB = 16 * 1024 * 1024 - 1024;
+          for (let i = 0; i < 3; i++) await env.client.db(database).collection<AnyIdDocument>("big").insertOne(makeDocument(i, near16MiB));
+          const { backup, now } = await backUpChangeAndRestore(database, "big", engine);
+          expect(now).toEqual(backup);
+          expect(now[0]!.documents.length).toBe(3);
+          for (const document of now[0]!.documents) expect(document.length).toBeGreaterThan(near16MiB - 100);
+        },
+        SLOW,
+      );
 
-      testOnTarget(skipNative(engine), [], `a namespace of exactly 255 bytes restores into its own database, ${engine} engine`, async () => {
-        const database = env.uniqueDatabase("lngx"); // 19 bytes; FerretDB allows 235 for the collection
-        const collection = "y".repeat(255 - database.length - 1);
-        expect(Buffer.byteLength(`${database}.${collection}`)).toBe(255);
-        await env.client.db(database).collection<AnyIdDocument>(collection).insertMany(Array.from({ length: 20 }, (_, i) => makeDocument(i, 100)));
-        await env.client.db(database).collection<AnyIdDocument>("short").insertOne({ _id: 1 });
-        const { backup, now } = await backUpChangeAndRestore(database, collection, engine);
-        expect(now).toEqual(backup);
-        expect(now.map((entry) => entry.name)).toEqual(["short", collection]);
-      }, SLOW);
+      testOnTarget(
+        skipNative(engine),
+        [],
+        `a namespace of exactly 255 bytes restores into its own database, ${engine} engine`,
+        async () => {
+          const database = env.uniqueDatabase("lngx"); // 19 bytes; FerretDB allows 235 for the collection
+          const collection = "y".repeat(255 - database.length - 1);
+          expect(Buffer.byteLength(`${database}.${collection}`)).toBe(255);
+          await env.client
+            .db(database)
+            .collection<AnyIdDocument>(collection)
+            .insertMany(Array.from({ length: 20 }, (_, i) => makeDocument(i, 100)));
+          await env.client.db(database).collection<AnyIdDocument>("short").insertOne({ _id: 1 });
+          const { backup, now } = await backUpChangeAndRestore(database, collection, engine);
+          expect(now).toEqual(backup);
+          expect(now.map((entry) => entry.name)).toEqual(["short", collection]);
+        },
+        SLOW,
+      );
     }
   });
 }
@@ -126,7 +157,11 @@ describe("on the test server: time-series collections (copied into place, as bef
 
   function makeBucket(i: number, bytes: number): Document {
     const at = new Date(1_700_000_000_000 + i * 60_000);
-    return { _id: new ObjectId(), control: { version: 1, min: { at, value: i }, max: { at, value: i } }, data: { at: { "0": at }, value: { "0": i }, note: { "0": "n".repeat(bytes) } } };
+    return {
+      _id: new ObjectId(),
+      control: { version: 1, min: { at, value: i }, max: { at, value: i } },
+      data: { at: { "0": at }, value: { "0": i }, note: { "0": "n".repeat(bytes) } },
+    };
   }
 
   async function createTimeSeries(database: string, name: string, buckets: Document[]): Promise<void> {
@@ -143,32 +178,44 @@ describe("on the test server: time-series collections (copied into place, as bef
     return { backup: await snapshotDatabase(client.db(source)), now: await snapshotDatabase(client.db(target)) };
   }
 
-  test("1,000 buckets of 50 KB (50 MB) replace a live time-series collection of 2", async () => {
-    await createTimeSeries("tsbig_src", "w", Array.from({ length: 1000 }, (_, i) => makeBucket(i, 50_000)));
-    const { backup, now } = await restoreOverLive("tsbig_src", "tsbig", "w");
-    expect(now).toEqual(backup);
-    expect(now.find((entry) => entry.name === "system.buckets.w")!.documents.length).toBe(1000);
-  }, SLOW);
+  test(
+    "1,000 buckets of 50 KB (50 MB) replace a live time-series collection of 2",
+    async () => {
+      await createTimeSeries(
+        "tsbig_src",
+        "w",
+        Array.from({ length: 1000 }, (_, i) => makeBucket(i, 50_000)),
+      );
+      const { backup, now } = await restoreOverLive("tsbig_src", "tsbig", "w");
+      expect(now).toEqual(backup);
+      expect(now.find((entry) => entry.name === "system.buckets.w")!.documents.length).toBe(1000);
+    },
+    SLOW,
+  );
 
-  test("a server stating smaller limits (2,000,000-byte messages, 100 writes a batch) gets inserts within them, staged and copied", async () => {
-    const small = await startMongoTestServer({ limits: { maxMessageSizeBytes: 2_000_000, maxWriteBatchSize: 100 } });
-    const smallClient = await new MongoClient(small.uri).connect();
-    try {
-      const source = smallClient.db("small_src");
-      await source.createCollection("w", { timeseries: { timeField: "at" } });
-      for (let start = 0; start < 500; start += 100) {
-        await source.collection<AnyIdDocument>("docs").insertMany(Array.from({ length: 100 }, (_, i) => makeDocument(start + i, 10_000)));
-        await source.collection("system.buckets.w").insertMany(Array.from({ length: 100 }, (_, i) => makeBucket(start + i, 10_000)));
+  test(
+    "a server stating smaller limits (2,000,000-byte messages, 100 writes a batch) gets inserts within them, staged and copied",
+    async () => {
+      const small = await startMongoTestServer({ limits: { maxMessageSizeBytes: 2_000_000, maxWriteBatchSize: 100 } });
+      const smallClient = await new MongoClient(small.uri).connect();
+      try {
+        const source = smallClient.db("small_src");
+        await source.createCollection("w", { timeseries: { timeField: "at" } });
+        for (let start = 0; start < 500; start += 100) {
+          await source.collection<AnyIdDocument>("docs").insertMany(Array.from({ length: 100 }, (_, i) => makeDocument(start + i, 10_000)));
+          await source.collection("system.buckets.w").insertMany(Array.from({ length: 100 }, (_, i) => makeBucket(start + i, 10_000)));
+        }
+        const { file } = await backUpToBuffer({ uri: `${small.uri}small_src`, masterKey, tools: { mode: "builtin" } });
+        const result = await restoreFromEncrypted({ uri: `${small.uri}small_dst`, masterKey, input: Readable.from([file]), tools: { mode: "builtin" } });
+        expect(result.restored).toBe(1000);
+        expect(await snapshotDatabase(smallClient.db("small_dst"))).toEqual(await snapshotDatabase(source));
+      } finally {
+        await smallClient.close();
+        await small.stop();
       }
-      const { file } = await backUpToBuffer({ uri: `${small.uri}small_src`, masterKey, tools: { mode: "builtin" } });
-      const result = await restoreFromEncrypted({ uri: `${small.uri}small_dst`, masterKey, input: Readable.from([file]), tools: { mode: "builtin" } });
-      expect(result.restored).toBe(1000);
-      expect(await snapshotDatabase(smallClient.db("small_dst"))).toEqual(await snapshotDatabase(source));
-    } finally {
-      await smallClient.close();
-      await small.stop();
-    }
-  }, SLOW);
+    },
+    SLOW,
+  );
 
   test("a server without hello (before 4.4.2) is asked its limits with isMaster", async () => {
     const source = client.db("old_src");
@@ -192,7 +239,11 @@ describe("on the test server: time-series collections (copied into place, as bef
 
   test("a time-series collection whose buckets namespace has exactly 255 bytes", async () => {
     const name = "t".repeat(255 - "tslong.system.buckets.".length);
-    await createTimeSeries("tslsrc", name, Array.from({ length: 5 }, (_, i) => makeBucket(i, 100)));
+    await createTimeSeries(
+      "tslsrc",
+      name,
+      Array.from({ length: 5 }, (_, i) => makeBucket(i, 100)),
+    );
     const { backup, now } = await restoreOverLive("tslsrc", "tslong", name);
     expect(Buffer.byteLength(`tslong.system.buckets.${name}`)).toBe(255);
     expect(now).toEqual(backup);

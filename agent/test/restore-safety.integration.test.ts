@@ -45,9 +45,15 @@ for (const server of listMongoTargets()) {
       const rows = (n: number) => Array.from({ length: n }, (_, i) => ({ _id: i, text: randomBytes(60).toString("base64") }));
       await env.client.db(source).collection<AnyIdDocument>("keep").insertMany(rows(3000));
       await env.client.db(source).collection<AnyIdDocument>("more").insertMany(rows(3000));
-      await env.client.db(target).collection<AnyIdDocument>("keep").insertMany([{ _id: "original", untouched: true }]);
+      await env.client
+        .db(target)
+        .collection<AnyIdDocument>("keep")
+        .insertMany([{ _id: "original", untouched: true }]);
       await env.client.db(target).collection("keep").createIndex({ untouched: 1 });
-      await env.client.db(target).collection<AnyIdDocument>("more").insertMany([{ _id: "original too" }]);
+      await env.client
+        .db(target)
+        .collection<AnyIdDocument>("more")
+        .insertMany([{ _id: "original too" }]);
       before = await snapshotDatabase(env.client.db(target));
 
       ({ file } = await backUpToBuffer({ uri: env.uriFor(source), masterKey, chunkSize: CHUNK_SIZE, tools: { mode: "builtin" } }));

@@ -106,7 +106,9 @@ describe("Check for Updates", () => {
       try {
         await checkForUpdates(api, agent.id);
         const refused = await agentNamed(api, "updating", (a) => a.lastUpdate?.status === "failed" && a.lastUpdate.message.includes("another key"));
-        expect(refused.lastUpdate!.message).toContain(`the server now signs releases with another key (${attackerKey.publicKey}) than the one this agent trusts (${trusted.publicKey}): nothing was installed`);
+        expect(refused.lastUpdate!.message).toContain(
+          `the server now signs releases with another key (${attackerKey.publicKey}) than the one this agent trusts (${trusted.publicKey}): nothing was installed`,
+        );
       } finally {
         world.server.ctx.releaseKey = trusted;
       }
@@ -124,7 +126,11 @@ describe("Check for Updates", () => {
     try {
       await checkForUpdates(api, agent.id);
       // The server no longer offers it (its hash is not the signed one): the download is refused.
-      const failed = await agentNamed(api, "updating", (a) => a.lastUpdate?.status === "failed" && a.lastUpdate.message.includes("downloading dbvault-agent-linux-x64 failed"));
+      const failed = await agentNamed(
+        api,
+        "updating",
+        (a) => a.lastUpdate?.status === "failed" && a.lastUpdate.message.includes("downloading dbvault-agent-linux-x64 failed"),
+      );
       expect(failed.lastUpdate!.message).toContain("nothing was installed");
     } finally {
       writeFileSync(offeredFile, good);

@@ -10,7 +10,11 @@ import { BINARY_PATH, runAgent } from "./support/run-agent.ts";
 let dir: string;
 let fakeBin: string;
 let configPath: string;
-const calls = () => readFile(join(dir, "systemctl.log"), "utf8").then((text) => text.trim().split("\n"), () => [] as string[]);
+const calls = () =>
+  readFile(join(dir, "systemctl.log"), "utf8").then(
+    (text) => text.trim().split("\n"),
+    () => [] as string[],
+  );
 
 beforeAll(async () => {
   await ensureFreshBinary();

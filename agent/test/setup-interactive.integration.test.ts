@@ -63,11 +63,19 @@ function scriptedTerminal() {
 }
 
 /** Runs setup in process on a scripted terminal (or, with stdinIsTTY false, as a script would); answers the exit code. */
-function startSetup(args: string[], terminal: ReturnType<typeof scriptedTerminal>, as: { stdinIsTTY?: boolean; env?: Record<string, string> } = {}): Promise<number> {
+function startSetup(
+  args: string[],
+  terminal: ReturnType<typeof scriptedTerminal>,
+  as: { stdinIsTTY?: boolean; env?: Record<string, string> } = {},
+): Promise<number> {
   return startCommand(["setup", ...args], terminal, as);
 }
 
-function startCommand(argv: string[], terminal: ReturnType<typeof scriptedTerminal>, as: { stdinIsTTY?: boolean; env?: Record<string, string> } = {}): Promise<number> {
+function startCommand(
+  argv: string[],
+  terminal: ReturnType<typeof scriptedTerminal>,
+  as: { stdinIsTTY?: boolean; env?: Record<string, string> } = {},
+): Promise<number> {
   return runCli(argv, {
     stdin: terminal.stdin,
     stdout: new PassThrough(),
@@ -101,7 +109,9 @@ test("asks again after a URL without a scheme or a wrong port, and after a wrong
   expect(said).toContain(`"${host}" has no http:// or https://`);
   expect(said).toContain(`hint: did you mean https://${host}?`);
   expect(said).toContain("nothing is listening at 127.0.0.1:1 (connection refused)");
-  expect(said).toContain("the server does not know this API key\ndbvault-agent: hint: copy it again from Settings → Security in the web app (it changes when regenerated) and paste it below\n");
+  expect(said).toContain(
+    "the server does not know this API key\ndbvault-agent: hint: copy it again from Settings → Security in the web app (it changes when regenerated) and paste it below\n",
+  );
   expect(said).not.toContain("then run dbvault-agent setup"); // setup is what is running
   expect(said).toContain("API key accepted (account: Terminal User)");
   expect(said).toContain("start the agent as a service with: dbvault-agent service install");
@@ -167,7 +177,9 @@ test("setup --server with a wrong address says so before the API key is asked, a
   const configPath = join(dir, "wrong-server.json");
   const exitCode = await startSetup(["--config", configPath, "--server", "http://127.0.0.1:1"], terminal);
   expect(exitCode).toBe(1);
-  expect(terminal.output()).toContain("checking the DBVault server at http://127.0.0.1:1 failed: cannot reach the DBVault server at http://127.0.0.1:1: nothing is listening at 127.0.0.1:1 (connection refused)");
+  expect(terminal.output()).toContain(
+    "checking the DBVault server at http://127.0.0.1:1 failed: cannot reach the DBVault server at http://127.0.0.1:1: nothing is listening at 127.0.0.1:1 (connection refused)",
+  );
   expect(terminal.output()).not.toContain("API key (");
   expect(await Bun.file(configPath).exists()).toBe(false);
 });

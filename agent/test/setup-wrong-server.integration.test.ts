@@ -35,7 +35,9 @@ test("a server address that answers with a web page is named as the wrong addres
   const run = await runAgent(["setup", "--server", base, "--db", "shop", "--name", "web-page", "--config", path], {
     env: { DBVAULT_API_KEY: "dbv_never-printed-key", DBVAULT_DB_URI: `${mongo.uri.replace(/\/?$/, "/")}shop` },
   });
-  expect(run.stderr).toContain(`dbvault-agent: registering with ${base} failed: ${base}/api/agent/register answered with a text/html page, not the DBVault server's JSON: is ${base} the address of the DBVault server?\n`);
+  expect(run.stderr).toContain(
+    `dbvault-agent: registering with ${base} failed: ${base}/api/agent/register answered with a text/html page, not the DBVault server's JSON: is ${base} the address of the DBVault server?\n`,
+  );
   expect(run.stderr).toContain("dbvault-agent: hint: check the server URL (the web app shows it in Settings → Security)");
   expect(run.stderr).not.toContain("unexpected error");
   expect(run.stderr).not.toContain("never-printed");

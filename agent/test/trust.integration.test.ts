@@ -37,23 +37,33 @@ async function countsOf(database: string) {
 
 /** A backup of the world's database through the scheduler's path (no manual rate limit), once the agent has verified it. */
 async function verifiedBackup(name = NAME) {
-  const [database] = await world.server.ctx.db.select().from(databases).where(and(eq(databases.userId, user.id), eq(databases.name, name)));
+  const [database] = await world.server.ctx.db
+    .select()
+    .from(databases)
+    .where(and(eq(databases.userId, user.id), eq(databases.name, name)));
   const { id } = await startBackup(world.server.ctx, database!, "auto");
   expect(await waitForBackupEnd(api, id)).toMatchObject({ status: "completed" });
-  return waitUntil(async () => {
-    const backup = (await api("GET", `/api/backups/${id}`)).body;
-    return backup.verifiedAt ? backup : undefined;
-  }, { message: "the backup to be verified", timeout: 60_000 });
+  return waitUntil(
+    async () => {
+      const backup = (await api("GET", `/api/backups/${id}`)).body;
+      return backup.verifiedAt ? backup : undefined;
+    },
+    { message: "the backup to be verified", timeout: 60_000 },
+  );
 }
 
 async function waitForRestoreEnd(restoreId: string) {
-  return waitUntil(async () => {
-    const row = (await api("GET", "/api/backups/restores/all")).body.find((r: { id: string }) => r.id === restoreId);
-    return row && ["completed", "failed"].includes(row.status) ? row : undefined;
-  }, { message: "the drill to end", timeout: 60_000 });
+  return waitUntil(
+    async () => {
+      const row = (await api("GET", "/api/backups/restores/all")).body.find((r: { id: string }) => r.id === restoreId);
+      return row && ["completed", "failed"].includes(row.status) ? row : undefined;
+    },
+    { message: "the drill to end", timeout: 60_000 },
+  );
 }
 
-const databaseNames = async () => ((await world.env.client.db("admin").command({ listDatabases: 1, nameOnly: true })).databases as { name: string }[]).map((d) => d.name);
+const databaseNames = async () =>
+  ((await world.env.client.db("admin").command({ listDatabases: 1, nameOnly: true })).databases as { name: string }[]).map((d) => d.name);
 const mailTo = (subject: string) => world.server.sentMail.filter((mail) => mail.to === user.email && mail.subject.startsWith(subject));
 
 beforeAll(async () => {
@@ -62,11 +72,19 @@ beforeAll(async () => {
   sourceCounts = await countsOf(source);
   user = await world.server.registerUser();
   api = apiFor(world.base, user.token);
-  const setup = await runSetup({ baseUrl: world.base, apiKey: user.apiKey, databases: [{ name: NAME, uri: world.env.uriFor(source) }], directory: await world.env.makeTempDir() });
+  const setup = await runSetup({
+    baseUrl: world.base,
+    apiKey: user.apiKey,
+    databases: [{ name: NAME, uri: world.env.uriFor(source) }],
+    directory: await world.env.makeTempDir(),
+  });
   expect(setup.exitCode).toBe(0);
   const agent = startAgentProcess(setup.configPath);
   world.agents.push(agent);
-  await waitUntil(async () => (await api("GET", "/api/settings/system-status")).body.agents[0]?.status === "active", { message: "the agent to be online", timeout: 30_000 });
+  await waitUntil(async () => (await api("GET", "/api/settings/system-status")).body.agents[0]?.status === "active", {
+    message: "the agent to be online",
+    timeout: 30_000,
+  });
 });
 
 describe("verified backups and drills", () => {
@@ -92,7 +110,11 @@ describe("verified backups and drills", () => {
     expect(drill.drill.indexes.expected).toBeGreaterThan(Object.keys(sourceCounts).length / 2);
     expect(drill.drill.durationMs).toBeGreaterThan(0);
     // Every collection went into the scratch database, which is gone again.
-    expect(Object.keys(drill.stats).sort()).toEqual(Object.keys(sourceCounts).map((ns) => ns.replace(`${source}.`, `${SCRATCH}.`)).sort());
+    expect(Object.keys(drill.stats).sort()).toEqual(
+      Object.keys(sourceCounts)
+        .map((ns) => ns.replace(`${source}.`, `${SCRATCH}.`))
+        .sort(),
+    );
     expect(await databaseNames()).not.toContain(SCRATCH);
     expect(await countsOf(source)).toEqual(sourceCounts); // the source was not touched
     await world.server.ctx.pendingWork.settled(); // mail goes out through the outbox, in the background
@@ -109,14 +131,20 @@ describe("verified backups and drills", () => {
 
     const asked = await api("POST", `/api/backups/${backupId}/verify`);
     expect(asked.status).toBe(202);
-    const failed = await waitUntil(async () => {
-      const backup = (await api("GET", `/api/backups/${backupId}`)).body;
-      return backup.verification?.status === "failed" ? backup : undefined;
-    }, { message: "the verification to fail", timeout: 60_000 });
+    const failed = await waitUntil(
+      async () => {
+        const backup = (await api("GET", `/api/backups/${backupId}`)).body;
+        return backup.verification?.status === "failed" ? backup : undefined;
+      },
+      { message: "the verification to fail", timeout: 60_000 },
+    );
     expect(failed.verification.error).toMatch(/^the stored backup could not be read back: .*chunk/i);
-    const [mail] = await waitUntil(() => (mailTo(`Backup verification failed: ${NAME}`).length > 0 ? mailTo(`Backup verification failed: ${NAME}`) : undefined), {
-      message: "the verification failure mail",
-    });
+    const [mail] = await waitUntil(
+      () => (mailTo(`Backup verification failed: ${NAME}`).length > 0 ? mailTo(`Backup verification failed: ${NAME}`) : undefined),
+      {
+        message: "the verification failure mail",
+      },
+    );
     expect(mail!.text).toContain(backupId);
 
     const started = await api("POST", "/api/drills", { databaseName: NAME });
@@ -136,14 +164,23 @@ describe("anomalies", () => {
     const collection = world.env.client.db(blobs).collection("files");
     await collection.insertMany(Array.from({ length: 200 }, (_, i) => ({ _id: i, data: randomBytes(4096) })) as never[]);
     // A second agent on the same account, for the database that shrinks.
-    const setup = await runSetup({ baseUrl: world.base, apiKey: user.apiKey, databases: [{ name, uri: world.env.uriFor(blobs) }], directory: await world.env.makeTempDir(), name: "shrink-agent" });
+    const setup = await runSetup({
+      baseUrl: world.base,
+      apiKey: user.apiKey,
+      databases: [{ name, uri: world.env.uriFor(blobs) }],
+      directory: await world.env.makeTempDir(),
+      name: "shrink-agent",
+    });
     expect(setup.exitCode).toBe(0);
     const agent = startAgentProcess(setup.configPath);
     world.agents.push(agent);
-    await waitUntil(async () => (await api("GET", "/api/settings/system-status")).body.agents.filter((a: { status: string }) => a.status === "active").length === 2, {
-      message: "the second agent to be online",
-      timeout: 30_000,
-    });
+    await waitUntil(
+      async () => (await api("GET", "/api/settings/system-status")).body.agents.filter((a: { status: string }) => a.status === "active").length === 2,
+      {
+        message: "the second agent to be online",
+        timeout: 30_000,
+      },
+    );
     const good = [await verifiedBackup(name), await verifiedBackup(name)];
     for (const backup of good) expect(backup.anomaly).toBeNull();
 
@@ -155,9 +192,18 @@ describe("anomalies", () => {
     await waitUntil(() => mailTo(`Unusual backup: ${name}`)[0], { message: "the anomaly mail" });
 
     // Past the retention, the older good backup goes; the last good one and the newest stay.
-    await world.server.ctx.db.update(backups).set({ createdAt: new Date(Date.now() - 9 * 86_400_000) }).where(eq(backups.id, good[0]!.id));
-    await world.server.ctx.db.update(backups).set({ createdAt: new Date(Date.now() - 8 * 86_400_000) }).where(eq(backups.id, good[1]!.id));
-    await world.server.ctx.db.update(backups).set({ createdAt: new Date(Date.now() - 7 * 86_400_000) }).where(eq(backups.id, shrunk.id));
+    await world.server.ctx.db
+      .update(backups)
+      .set({ createdAt: new Date(Date.now() - 9 * 86_400_000) })
+      .where(eq(backups.id, good[0]!.id));
+    await world.server.ctx.db
+      .update(backups)
+      .set({ createdAt: new Date(Date.now() - 8 * 86_400_000) })
+      .where(eq(backups.id, good[1]!.id));
+    await world.server.ctx.db
+      .update(backups)
+      .set({ createdAt: new Date(Date.now() - 7 * 86_400_000) })
+      .where(eq(backups.id, shrunk.id));
     await applyRetention(world.server.ctx, { userId: user.id });
     const ids = async () => (await api("GET", `/api/backups?databaseName=${name}`)).body.map((b: { id: string }) => b.id).sort();
     expect(await ids()).toEqual([good[1]!.id, shrunk.id].sort());

@@ -46,13 +46,23 @@ for (const target of listMongoTargets()) {
       env = await openAgentTestEnv(target);
       db = env.uniqueDatabase("with_users");
       everything = env.uriFor("");
-      await env.client.db(db).collection("data").insertOne({ _id: 1, kept: true } as never);
+      await env.client
+        .db(db)
+        .collection("data")
+        .insertOne({ _id: 1, kept: true } as never);
       await env.client.db(db).command({ createUser: "alice", pwd: "correct horse battery", roles: [{ role: "read", db }] });
       await env.client.db(db).command({ createRole: "auditor", privileges: [], roles: [{ role: "read", db }] });
     });
     afterAll(async () => {
-      for (const user of ["alice", "intruder"]) await env?.client.db(db).command({ dropUser: user }).catch(() => undefined);
-      await env?.client.db(db).command({ dropRole: "auditor" }).catch(() => undefined);
+      for (const user of ["alice", "intruder"])
+        await env?.client
+          .db(db)
+          .command({ dropUser: user })
+          .catch(() => undefined);
+      await env?.client
+        .db(db)
+        .command({ dropRole: "auditor" })
+        .catch(() => undefined);
       await env?.close();
     });
 
@@ -67,24 +77,42 @@ for (const target of listMongoTargets()) {
       expect(Object.keys(await listNamespaces(await backUp(env.uriFor(db))))).toEqual([`${db}.data`]);
     });
 
-    testOnTarget(target, ["users-and-roles", "private-server"], "a restore of every database brings the users and roles back, replacing the server's", async () => {
-      const before = await users();
-      const file = await backUp(everything);
-      await env.client.db(db).command({ dropUser: "alice" });
-      await env.client.db(db).command({ dropRole: "auditor" });
-      await env.client.db(db).command({ createUser: "intruder", pwd: "x", roles: [] });
-      await env.client.db(db).collection("data").updateOne({ _id: 1 } as never, { $set: { kept: false } });
+    testOnTarget(
+      target,
+      ["users-and-roles", "private-server"],
+      "a restore of every database brings the users and roles back, replacing the server's",
+      async () => {
+        const before = await users();
+        const file = await backUp(everything);
+        await env.client.db(db).command({ dropUser: "alice" });
+        await env.client.db(db).command({ dropRole: "auditor" });
+        await env.client.db(db).command({ createUser: "intruder", pwd: "x", roles: [] });
+        await env.client
+          .db(db)
+          .collection("data")
+          .updateOne({ _id: 1 } as never, { $set: { kept: false } });
 
-      const result = await restoreFromEncrypted({ uri: everything, masterKey, input: [file], tools: { mode: "builtin" } });
-      expect(result.usersAndRoles).toEqual({ users: expect.any(Number), roles: expect.any(Number) });
-      expect(result.usersAndRoles!.users).toBeGreaterThanOrEqual(1);
-      expect(result.skipped).not.toContain("admin.system.users");
-      expect(await users()).toEqual(before);
-      expect(await env.client.db("admin").collection("system.roles").countDocuments({ _id: `${db}.auditor` } as never)).toBe(1);
-      expect(await env.client.db(db).collection("data").findOne({ _id: 1 } as never)).toEqual({ _id: 1, kept: true } as never);
-      const names = (await env.client.db("admin").listCollections({}, { nameOnly: true }).toArray()).map((entry) => entry.name);
-      expect(names.filter((name) => name.includes("dbvault-restore"))).toEqual([]);
-    });
+        const result = await restoreFromEncrypted({ uri: everything, masterKey, input: [file], tools: { mode: "builtin" } });
+        expect(result.usersAndRoles).toEqual({ users: expect.any(Number), roles: expect.any(Number) });
+        expect(result.usersAndRoles!.users).toBeGreaterThanOrEqual(1);
+        expect(result.skipped).not.toContain("admin.system.users");
+        expect(await users()).toEqual(before);
+        expect(
+          await env.client
+            .db("admin")
+            .collection("system.roles")
+            .countDocuments({ _id: `${db}.auditor` } as never),
+        ).toBe(1);
+        expect(
+          await env.client
+            .db(db)
+            .collection("data")
+            .findOne({ _id: 1 } as never),
+        ).toEqual({ _id: 1, kept: true } as never);
+        const names = (await env.client.db("admin").listCollections({}, { nameOnly: true }).toArray()).map((entry) => entry.name);
+        expect(names.filter((name) => name.includes("dbvault-restore"))).toEqual([]);
+      },
+    );
 
     testOnTarget(
       toolsMissing === null ? target : { ...target, unavailable: target.unavailable ?? toolsMissing },
@@ -105,7 +133,10 @@ for (const target of listMongoTargets()) {
 
     testOnTarget(target, ["users-and-roles", "private-server"], "with the option, or restoring one database, the server's users stay as they are", async () => {
       const file = await backUp(everything);
-      await env.client.db(db).command({ createUser: "intruder", pwd: "x", roles: [] }).catch(() => undefined);
+      await env.client
+        .db(db)
+        .command({ createUser: "intruder", pwd: "x", roles: [] })
+        .catch(() => undefined);
       const expected = await users();
       const result = await restoreFromEncrypted({ uri: everything, masterKey, input: [file], tools: { mode: "builtin" }, usersAndRoles: false });
       expect(result.usersAndRoles).toBeUndefined();
@@ -122,7 +153,10 @@ for (const target of listMongoTargets()) {
         masterKey: encodeMasterKey(masterKey),
         databases: [{ name: "all", uri: everything, ...(usersAndRoles === undefined ? {} : { usersAndRoles }) }],
       });
-      for (const [name, contents, flag] of [["flag", config(), ["--no-users-and-roles"]], ["entry", config(false), []]] as const) {
+      for (const [name, contents, flag] of [
+        ["flag", config(), ["--no-users-and-roles"]],
+        ["entry", config(false), []],
+      ] as const) {
         const path = join(dir, `${name}.json`);
         await writeFile(path, JSON.stringify(contents));
         await chmod(path, 0o600);
@@ -135,31 +169,40 @@ for (const target of listMongoTargets()) {
       }
     });
 
-    testOnTarget(target, ["users-and-roles", "private-server"], "dbvault-agent restore says it replaced the users and roles, or leaves them with the flag", async () => {
-      const dir = await env.makeTempDir();
-      const path = join(dir, "agent.json");
-      await writeFile(path, JSON.stringify({ version: 1, masterKey: encodeMasterKey(masterKey), databases: [{ name: "all", uri: everything }] }));
-      await chmod(path, 0o600);
-      const file = join(dir, "all.enc.dbvault");
-      await writeFile(file, await backUp(everything));
-      const counts = await listNamespaces(await readFile(file));
-      const restore = (...flags: string[]) => runAgent(["restore", "--db", "all", "--in", file, "--config", path, "--quiet", ...flags], { env: { XDG_CONFIG_HOME: dir } });
-      const withUsers = await restore();
-      expect(withUsers.exitCode).toBe(0);
-      const users = `${counts["admin.system.users"]} user${counts["admin.system.users"] === 1 ? "" : "s"}`;
-      const roles = `${counts["admin.system.roles"]} role${counts["admin.system.roles"] === 1 ? "" : "s"}`;
-      expect(withUsers.stderr).toContain(` and the server's users and roles (with the backup's ${users} and ${roles}), nothing else changed`);
-      const without = await restore("--no-users-and-roles");
-      expect(without.exitCode).toBe(0);
-      expect(without.stderr).not.toContain("users and roles");
-      expect(without.stderr).toContain("skipped admin.system.roles, admin.system.users, admin.system.version");
-    });
+    testOnTarget(
+      target,
+      ["users-and-roles", "private-server"],
+      "dbvault-agent restore says it replaced the users and roles, or leaves them with the flag",
+      async () => {
+        const dir = await env.makeTempDir();
+        const path = join(dir, "agent.json");
+        await writeFile(path, JSON.stringify({ version: 1, masterKey: encodeMasterKey(masterKey), databases: [{ name: "all", uri: everything }] }));
+        await chmod(path, 0o600);
+        const file = join(dir, "all.enc.dbvault");
+        await writeFile(file, await backUp(everything));
+        const counts = await listNamespaces(await readFile(file));
+        const restore = (...flags: string[]) =>
+          runAgent(["restore", "--db", "all", "--in", file, "--config", path, "--quiet", ...flags], { env: { XDG_CONFIG_HOME: dir } });
+        const withUsers = await restore();
+        expect(withUsers.exitCode).toBe(0);
+        const users = `${counts["admin.system.users"]} user${counts["admin.system.users"] === 1 ? "" : "s"}`;
+        const roles = `${counts["admin.system.roles"]} role${counts["admin.system.roles"] === 1 ? "" : "s"}`;
+        expect(withUsers.stderr).toContain(` and the server's users and roles (with the backup's ${users} and ${roles}), nothing else changed`);
+        const without = await restore("--no-users-and-roles");
+        expect(without.exitCode).toBe(0);
+        expect(without.stderr).not.toContain("users and roles");
+        expect(without.stderr).toContain("skipped admin.system.roles, admin.system.users, admin.system.version");
+      },
+    );
 
     testOnTarget(target, ["private-server"], "users a server cannot take fail the restore before anything is replaced", async () => {
       const own = target.lacks["users-and-roles"] ? await openAgentTestEnv(target) : env;
       try {
         const into = own.uniqueDatabase("refused_users");
-        await own.client.db(into).collection("data").insertOne({ _id: 1, untouched: true } as never);
+        await own.client
+          .db(into)
+          .collection("data")
+          .insertOne({ _id: 1, untouched: true } as never);
         // Users of auth schema 1 (before MongoDB 2.6), which no current server takes; a server
         // without _mergeAuthzCollections refuses any.
         const archive = writeMongodumpArchive(
@@ -193,10 +236,16 @@ test("a user without the right to restore users fails such a restore before anyt
   const server = await startMongoTestServer();
   try {
     const client = await new MongoClient(server.uri).connect();
-    await client.db("shop").collection("data").insertOne({ _id: 1, v: "old" } as never);
+    await client
+      .db("shop")
+      .collection("data")
+      .insertOne({ _id: 1, v: "old" } as never);
     await client.db("shop").command({ createUser: "alice", pwd: "pw", roles: [] });
     const file = await backUp(server.uri);
-    await client.db("shop").collection("data").updateOne({ _id: 1 } as never, { $set: { v: "new" } });
+    await client
+      .db("shop")
+      .collection("data")
+      .updateOne({ _id: 1 } as never, { $set: { v: "new" } });
     server.intercept(({ name }) => {
       if (name === "_mergeAuthzCollections") throw new CommandError(13, "not authorized on admin to execute command { _mergeAuthzCollections: 1 }");
     });
@@ -204,7 +253,12 @@ test("a user without the right to restore users fails such a restore before anyt
     expect(error).toBeInstanceOf(DumpError);
     expect((error as DumpError).message).toBe("the MongoDB user of this connection may not restore users and roles");
     expect((error as DumpError).hint).toContain("restore role");
-    expect(await client.db("shop").collection("data").findOne({ _id: 1 } as never)).toEqual({ _id: 1, v: "new" } as never);
+    expect(
+      await client
+        .db("shop")
+        .collection("data")
+        .findOne({ _id: 1 } as never),
+    ).toEqual({ _id: 1, v: "new" } as never);
     await client.close();
   } finally {
     await server.stop();

@@ -116,7 +116,9 @@ export async function measureDaemonBackup(options: {
     if (limits.name !== plan) throw new Error(`the user is on ${limits.name}, not ${plan}`);
     // The ciphertext is about the size of the file dump; leave room for a little variation.
     if (limits.storageLimit < options.expectedBytes * 1.1) {
-      return { skipped: `the ${plan} plan stores ${(limits.storageLimit / MB).toFixed(0)} MB, less than this backup's ~${(options.expectedBytes / MB).toFixed(0)} MB` };
+      return {
+        skipped: `the ${plan} plan stores ${(limits.storageLimit / MB).toFixed(0)} MB, less than this backup's ~${(options.expectedBytes / MB).toFixed(0)} MB`,
+      };
     }
 
     // Setup the way a script runs it (as agent/test/support/end-to-end.ts runSetup does, with the
@@ -125,7 +127,19 @@ export async function measureDaemonBackup(options: {
     const databasesFile = join(options.directory, "databases.txt");
     await writeFile(databasesFile, `bench=${options.databaseUri}\n`, { mode: 0o600 });
     const setup = await runAgent(
-      ["setup", "--server", `${server.url}/api`, "--api-key-file", "-", "--databases-file", databasesFile, "--name", "dump-memory-bench", "--config", configPath],
+      [
+        "setup",
+        "--server",
+        `${server.url}/api`,
+        "--api-key-file",
+        "-",
+        "--databases-file",
+        databasesFile,
+        "--name",
+        "dump-memory-bench",
+        "--config",
+        configPath,
+      ],
       { command: options.command, stdin: new TextEncoder().encode(`${user.apiKey}\n`) },
     );
     if (setup.exitCode !== 0) throw new Error(`dbvault-agent setup failed (exit ${setup.exitCode}):\n${setup.stderr}`);
@@ -157,7 +171,12 @@ export async function measureDaemonBackup(options: {
       const created = await api<{ id: string }>(server, user.token, "POST", "/api/backups", { databaseName: "bench" });
       backup = await poll("the backup to complete", BACKUP_TIMEOUT_MS, 100, async () => {
         if (!running.running()) throw new Error(`dbvault-agent run exited during the backup:\n${running.log()}`);
-        const view = await api<{ id: string; status: string; size: number | null; error: string | null }>(server!, user.token, "GET", `/api/backups/${created.id}`);
+        const view = await api<{ id: string; status: string; size: number | null; error: string | null }>(
+          server!,
+          user.token,
+          "GET",
+          `/api/backups/${created.id}`,
+        );
         return view.status === "completed" || view.status === "failed" ? view : undefined;
       });
     } finally {

@@ -18,8 +18,5 @@ export const databases = pgTable(
     nextBackupAt: timestampColumn("next_backup_at"),
     createdAt: createdAtColumn(),
   },
-  (table) => [
-    uniqueIndex("databases_user_name_idx").on(table.userId, table.name),
-    index("databases_next_backup_idx").on(table.nextBackupAt),
-  ],
+  (table) => [uniqueIndex("databases_user_name_idx").on(table.userId, table.name), index("databases_next_backup_idx").on(table.nextBackupAt)],
 );

@@ -13,7 +13,9 @@ export async function findOverflow(page: Page): Promise<string | null> {
     if (width <= viewport) return null;
     // The deepest elements reaching past the right edge name the culprit.
     const culprits = [...document.querySelectorAll("body *")]
-      .filter((el) => el.getBoundingClientRect().right > viewport + 0.5 && ![...el.children].some((child) => child.getBoundingClientRect().right > viewport + 0.5))
+      .filter(
+        (el) => el.getBoundingClientRect().right > viewport + 0.5 && ![...el.children].some((child) => child.getBoundingClientRect().right > viewport + 0.5),
+      )
       .slice(0, 3)
       .map((el) => `<${el.tagName.toLowerCase()} class="${String(el.getAttribute("class") ?? "").slice(0, 60)}">${(el.textContent ?? "").trim().slice(0, 40)}`);
     return `page is ${width} px wide in ${viewport}: ${culprits.join(" | ")}`;

@@ -40,7 +40,8 @@ export const PGLITE_TEMPLATE_FILE = "pglite-template.tar.gz";
  */
 export async function openDatabase(config: Config, initEmbedded: (dataDir: string) => Promise<void>, log?: Logger): Promise<Database> {
   const fixed = makeDataDirPrivate(config.dataDir);
-  if (fixed.length > 0) log?.warn("made the data directory private (folders 0700, files 0600)", { dataDir: config.dataDir, changed: fixed.length, examples: fixed.slice(0, 5) });
+  if (fixed.length > 0)
+    log?.warn("made the data directory private (folders 0700, files 0600)", { dataDir: config.dataDir, changed: fixed.length, examples: fixed.slice(0, 5) });
   if (config.databaseUrl) return openPostgres(config.databaseUrl);
   // Before anything touches the cluster (even creating it): one process at a time.
   const lock = lockEmbeddedDatabase(config.dataDir);
@@ -71,13 +72,8 @@ export async function openDatabase(config: Config, initEmbedded: (dataDir: strin
   }
 }
 
-
 /** Builds the context of a running server around an open database: migrations, seed data, services. */
-export async function createContext(
-  config: Config,
-  database: Database,
-  options: { log?: Logger; now?: () => Date } = {},
-): Promise<AppContext> {
+export async function createContext(config: Config, database: Database, options: { log?: Logger; now?: () => Date } = {}): Promise<AppContext> {
   const log = options.log ?? createLogger(config.logLevel);
   const now = options.now ?? (() => new Date());
   const { applied } = await migrate(database.db);

@@ -48,11 +48,15 @@ try {
   console.log(`\n  DBVault is running at ${config.publicUrl}\n`);
   if (!config.publicUrlSet) {
     // Install commands follow the address each browser used; mail is sent outside any request.
-    ctx.log.warn("PUBLIC_URL is not set: e-mailed links (password resets, alerts) point to it; set it to the address users reach", { publicUrl: config.publicUrl });
+    ctx.log.warn("PUBLIC_URL is not set: e-mailed links (password resets, alerts) point to it; set it to the address users reach", {
+      publicUrl: config.publicUrl,
+    });
   }
   // Told at once rather than at the first upload (a 503): wrong S3 credentials, a missing bucket,
   // an unwritable folder. Not fatal: storage that is only down now may well come back.
-  void ctx.storage.check().catch((error: Error) => ctx.log.warn("backup storage cannot be used now: uploads and downloads will be refused until it can", { reason: error.message }));
+  void ctx.storage
+    .check()
+    .catch((error: Error) => ctx.log.warn("backup storage cannot be used now: uploads and downloads will be refused until it can", { reason: error.message }));
   let stopping = false;
   const shutdown = async (signal: NodeJS.Signals) => {
     if (stopping) return;

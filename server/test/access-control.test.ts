@@ -42,8 +42,7 @@ afterAll(() => server.close());
 
 const SIGN_OUT = "POST /api/auth/logout";
 const fill = (path: string) => path.replace(/:[a-zA-Z]+/g, "0123456789abcdef01234567");
-const protectedRoutes = () =>
-  routes.filter((r) => !PUBLIC_ROUTES.has(`${r.method} ${r.path}`) && !isAgentRoute(r.path) && !isBrowserSocket(r.path));
+const protectedRoutes = () => routes.filter((r) => !PUBLIC_ROUTES.has(`${r.method} ${r.path}`) && !isAgentRoute(r.path) && !isBrowserSocket(r.path));
 
 describe("every protected route", () => {
   test("the route table was read", () => {

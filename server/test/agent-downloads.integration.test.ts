@@ -48,7 +48,8 @@ afterAll(async () => {
 const releases = async () => (await fetch(`${base}/api/agent/releases`)).json();
 const offeredPlatforms = async () => ((await releases()).platforms as { platform: string }[]).map((p) => p.platform);
 
-const download = (file: string, acceptEncoding: string) => fetch(`${base}/downloads/${file}`, { headers: { "accept-encoding": acceptEncoding }, decompress: false });
+const download = (file: string, acceptEncoding: string) =>
+  fetch(`${base}/downloads/${file}`, { headers: { "accept-encoding": acceptEncoding }, decompress: false });
 
 describe("downloads", () => {
   test("without compression: the binary, its length and its SHA-256", async () => {
@@ -85,7 +86,10 @@ describe("downloads", () => {
     const offered = ["dbvault-agent-linux-x64", "dbvault-agent-linux-arm64", "dbvault-agent-windows-x64.exe"];
     const unknown = await fetch(`${base}/downloads/dbvault-agent-plan9-x64`);
     expect(unknown.status).toBe(404);
-    expect(await unknown.json()).toMatchObject({ message: `There is no download named dbvault-agent-plan9-x64. This server offers: ${offered.join(", ")}.`, offered });
+    expect(await unknown.json()).toMatchObject({
+      message: `There is no download named dbvault-agent-plan9-x64. This server offers: ${offered.join(", ")}.`,
+      offered,
+    });
     const notBuilt = await fetch(`${base}/downloads/dbvault-agent-darwin-arm64`);
     expect(notBuilt.status).toBe(404);
     expect((await notBuilt.json()).message).toBe(`The darwin-arm64 agent has not been built on this server. This server offers: ${offered.join(", ")}.`);
@@ -100,9 +104,35 @@ describe("releases", () => {
     // PUBLIC_URL is not set here: the URLs are the address the request came to.
     const url = (file: string) => `${base}/downloads/${file}`;
     expect(body.platforms).toEqual([
-      { platform: "linux-x64", os: "linux", arch: "x64", libc: "glibc", url: url("dbvault-agent-linux-x64"), sha256: sha256(linux), size: linux.byteLength, version: "1.0.0" },
-      { platform: "linux-arm64", os: "linux", arch: "arm64", libc: "glibc", url: url("dbvault-agent-linux-arm64"), sha256: sha256(arm), size: arm.byteLength, version: "1.0.1" },
-      { platform: "windows-x64", os: "windows", arch: "x64", url: url("dbvault-agent-windows-x64.exe"), sha256: sha256(windows), size: windows.byteLength, version: "1.0.1" },
+      {
+        platform: "linux-x64",
+        os: "linux",
+        arch: "x64",
+        libc: "glibc",
+        url: url("dbvault-agent-linux-x64"),
+        sha256: sha256(linux),
+        size: linux.byteLength,
+        version: "1.0.0",
+      },
+      {
+        platform: "linux-arm64",
+        os: "linux",
+        arch: "arm64",
+        libc: "glibc",
+        url: url("dbvault-agent-linux-arm64"),
+        sha256: sha256(arm),
+        size: arm.byteLength,
+        version: "1.0.1",
+      },
+      {
+        platform: "windows-x64",
+        os: "windows",
+        arch: "x64",
+        url: url("dbvault-agent-windows-x64.exe"),
+        sha256: sha256(windows),
+        size: windows.byteLength,
+        version: "1.0.1",
+      },
     ]);
     expect(body.version).toBe("1.0.1");
     expect(body.installScript).toBe(`${base}/install.sh`);
@@ -121,7 +151,10 @@ describe("releases", () => {
     const script = Buffer.from("#!/bin/sh\necho pwned > /tmp/dbvault-probe\n");
     writeFileSync(armPath, script);
     writeFileSync(macPath, randomBytes(500));
-    writeFileSync(join(agentDir, AGENT_BUILD_RECORD), JSON.stringify({ "dbvault-agent-linux-arm64": { platform: "linux-arm64", version: "1.0.2", sha256: sha256(script), size: script.byteLength } }));
+    writeFileSync(
+      join(agentDir, AGENT_BUILD_RECORD),
+      JSON.stringify({ "dbvault-agent-linux-arm64": { platform: "linux-arm64", version: "1.0.2", sha256: sha256(script), size: script.byteLength } }),
+    );
     try {
       const body = await releases();
       expect(body.platforms.map((p: { platform: string }) => p.platform)).toEqual(["linux-x64", "windows-x64"]);
@@ -174,7 +207,9 @@ describe("releases", () => {
   });
 
   test("the trusted key: RELEASE_PUBLIC_KEY, else the public half of RELEASE_SIGNING_KEY, else the data directory's (kept across restarts); the server holds no other", async () => {
-    const seed = Buffer.from(key.privateKey.export({ format: "der", type: "pkcs8" })).subarray(-32).toString("base64");
+    const seed = Buffer.from(key.privateKey.export({ format: "der", type: "pkcs8" }))
+      .subarray(-32)
+      .toString("base64");
     const configured = await startTestServer({ AGENT_DIR: agentDir, RELEASE_SIGNING_KEY: seed });
     try {
       const body = (await configured.call("GET", "/api/agent/releases")).body;
@@ -261,7 +296,12 @@ describe("releases", () => {
     bad[bad.length - 1] = bad[bad.length - 1]! ^ 1;
     writeFileSync(copy, bad);
     // Cut before or after the headers, depending on how soon the server reads the end.
-    const cut = await download("dbvault-agent-linux-arm64", "zstd").then((res) => res.arrayBuffer()).then(() => "complete", () => "cut short");
+    const cut = await download("dbvault-agent-linux-arm64", "zstd")
+      .then((res) => res.arrayBuffer())
+      .then(
+        () => "complete",
+        () => "cut short",
+      );
     expect(cut).toBe("cut short");
   });
 });

@@ -112,7 +112,10 @@ describe("install.sh", () => {
     const script = await (await fetch(`${base}/install.sh?for=${forged}`)).text();
     expect(script).not.toContain(forged);
     await fetch(`${base}/downloads/dbvault-agent-linux-x64?for=${forged}`);
-    expect((await server.call("GET", "/api/settings/system-status", { token: other.token })).body.install).toMatchObject({ scriptFetchedAt: null, downloadedAt: null });
+    expect((await server.call("GET", "/api/settings/system-status", { token: other.token })).body.install).toMatchObject({
+      scriptFetchedAt: null,
+      downloadedAt: null,
+    });
   });
 
   test("without DBVAULT_INSTALL_DIR and no write access to /usr/local/bin, says so and uses ~/.local/bin", async () => {
@@ -121,7 +124,8 @@ describe("install.sh", () => {
     chmodSync(home, 0o777);
     const env = { PATH: fakeBin("home"), HOME: home, DBVAULT_URL: base };
     // runuser sets HOME to the user's own: `env` puts the test's back.
-    const asUser = process.getuid?.() === 0 ? [Bun.which("runuser")!, "-u", "nobody", "--", "/usr/bin/env", ...Object.entries(env).map(([k, v]) => `${k}=${v}`)] : [];
+    const asUser =
+      process.getuid?.() === 0 ? [Bun.which("runuser")!, "-u", "nobody", "--", "/usr/bin/env", ...Object.entries(env).map(([k, v]) => `${k}=${v}`)] : [];
     const script = await (await fetch(`${base}/install.sh`)).text();
     const child = Bun.spawn([...asUser, "/bin/sh", "-s"], { stdin: new Blob([script]), stdout: "pipe", stderr: "pipe", env });
     const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
@@ -176,10 +180,16 @@ describe("install.sh", () => {
   });
 
   test("refuses a platform the server does not offer, naming what it offers", async () => {
-    const arm = await runInstaller({ PATH: fakeBin("arm", { shims: { uname: '[ "$1" = -m ] && echo aarch64 || echo Linux' } }), DBVAULT_INSTALL_DIR: join(work, "arm") });
+    const arm = await runInstaller({
+      PATH: fakeBin("arm", { shims: { uname: '[ "$1" = -m ] && echo aarch64 || echo Linux' } }),
+      DBVAULT_INSTALL_DIR: join(work, "arm"),
+    });
     expect(arm.code).toBe(1);
     expect(arm.stderr).toContain("this server offers no agent for linux-arm64 (offered: linux-x64)");
-    const bsd = await runInstaller({ PATH: fakeBin("bsd", { shims: { uname: '[ "$1" = -m ] && echo x86_64 || echo FreeBSD' } }), DBVAULT_INSTALL_DIR: join(work, "bsd") });
+    const bsd = await runInstaller({
+      PATH: fakeBin("bsd", { shims: { uname: '[ "$1" = -m ] && echo x86_64 || echo FreeBSD' } }),
+      DBVAULT_INSTALL_DIR: join(work, "bsd"),
+    });
     expect(bsd.code).toBe(1);
     expect(bsd.stderr).toContain("no DBVault agent for FreeBSD on this server (offered: linux-x64)");
     const musl = await runInstaller({
@@ -197,12 +207,22 @@ describe("install.sh", () => {
       writeFileSync(join(agentDir, `dbvault-agent-${id}`), builds[id]!);
     }
     builds["linux-x64"] = binary;
-    await signAgentDir(agentDir, key, { ...LINUX_X64, ...Object.fromEntries(Object.keys(builds).filter((id) => id !== "linux-x64").map((id) => [`dbvault-agent-${id}`, { platform: id }])) });
+    await signAgentDir(agentDir, key, {
+      ...LINUX_X64,
+      ...Object.fromEntries(
+        Object.keys(builds)
+          .filter((id) => id !== "linux-x64")
+          .map((id) => [`dbvault-agent-${id}`, { platform: id }]),
+      ),
+    });
     try {
       const machines = { "linux-x64": "x86_64", "linux-arm64": "aarch64", "linux-x64-musl": "x86_64", "linux-arm64-musl": "aarch64" };
       for (const [id, machine] of Object.entries(machines)) {
         const musl = id.endsWith("-musl");
-        const shims: Record<string, string> = { uname: `[ "$1" = -m ] && echo ${machine} || echo Linux`, ldd: musl ? "echo 'musl libc' >&2" : "echo 'ldd (Debian GLIBC 2.36) 2.36'" };
+        const shims: Record<string, string> = {
+          uname: `[ "$1" = -m ] && echo ${machine} || echo Linux`,
+          ldd: musl ? "echo 'musl libc' >&2" : "echo 'ldd (Debian GLIBC 2.36) 2.36'",
+        };
         const target = join(work, `target-${id}`);
         const { code, stderr } = await runInstaller({ PATH: fakeBin(`target-${id}`, { shims }), DBVAULT_INSTALL_DIR: target });
         expect({ id, code, stderr }).toEqual({ id, code: 0, stderr: "" });
@@ -241,7 +261,9 @@ describe("install.sh", () => {
     const otherKey = encodePublicKey(generateKeyPairSync("ed25519").privateKey);
     const { stderr, code } = await runInstaller({ PATH: fakeBin("other-key"), DBVAULT_INSTALL_DIR: target, DBVAULT_RELEASE_KEY: otherKey });
     expect(code).toBe(1);
-    expect(stderr).toContain(`dbvault-install: error: the release manifest's signature does not match the release signing key ${otherKey}: nothing was installed`);
+    expect(stderr).toContain(
+      `dbvault-install: error: the release manifest's signature does not match the release signing key ${otherKey}: nothing was installed`,
+    );
     expect(existsSync(target)).toBe(false);
   });
 
@@ -270,7 +292,11 @@ describe("install.sh", () => {
     expect(unsigned.stdout).toContain(`installed ${target}/dbvault-agent (SHA-256 ${sha256(binary)})\n`);
     expect(unsigned.stdout).toContain("note: the release manifest's signature was not checked: that needs OpenSSL 3 (openssl pkeyutl -rawin)");
     const { publicKey } = await (await fetch(`${base}/api/agent/releases`)).json();
-    const pinned = await runInstaller({ PATH: join(work, "bin-no-openssl"), DBVAULT_INSTALL_DIR: join(work, "no-openssl-pinned"), DBVAULT_RELEASE_KEY: publicKey });
+    const pinned = await runInstaller({
+      PATH: join(work, "bin-no-openssl"),
+      DBVAULT_INSTALL_DIR: join(work, "no-openssl-pinned"),
+      DBVAULT_RELEASE_KEY: publicKey,
+    });
     expect(pinned.code).toBe(1);
     expect(pinned.stderr).toContain("DBVAULT_RELEASE_KEY is set but this machine cannot check Ed25519 signatures: nothing was installed");
   });

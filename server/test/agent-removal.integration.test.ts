@@ -37,7 +37,8 @@ async function userWithAgent(databases = ["orders"]) {
 }
 
 const removeAs = (user: TestUser, agentId: string) => server.call("DELETE", `/api/agents/${agentId}`, { token: user.token });
-const agentsOf = async (user: TestUser) => (await server.call("GET", "/api/settings/system-status", { token: user.token })).body.agents as { id: string; status: string }[];
+const agentsOf = async (user: TestUser) =>
+  (await server.call("GET", "/api/settings/system-status", { token: user.token })).body.agents as { id: string; status: string }[];
 
 describe("DELETE /api/agents/{id}", () => {
   test("removes the agent for good: gone after a reload, socket told to stop, token revoked, audited", async () => {
@@ -80,7 +81,10 @@ describe("DELETE /api/agents/{id}", () => {
     const first = await agent.waitFor("backup");
     expect((await agent.upload(first.backupId, randomBytes(5000))).status).toBe(200);
     // A second one, started and not finished (the first moved back past the plan's manual-backup interval).
-    await server.ctx.db.update(backups).set({ createdAt: new Date(Date.now() - 25 * 3_600_000) }).where(eq(backups.id, first.backupId));
+    await server.ctx.db
+      .update(backups)
+      .set({ createdAt: new Date(Date.now() - 25 * 3_600_000) })
+      .where(eq(backups.id, first.backupId));
     const pending = await server.call("POST", "/api/backups", { token: user.token, body: { databaseName: "orders" } });
     expect(pending.status).toBe(201);
 

@@ -29,7 +29,9 @@ async function connectedAgent(user: TestUser, databases: string[], hostname = "d
 async function backupGoesTo(user: TestUser, name: string, candidates: ScriptedAgent[]) {
   const res = await world.server.call("POST", "/api/backups", { token: user.token, body: { databaseName: name } });
   expect(res.status).toBeLessThan(300);
-  return waitUntil(() => candidates.find((agent) => agent.received.some((message) => message.type === "backup")), { message: "an agent to receive the backup" });
+  return waitUntil(() => candidates.find((agent) => agent.received.some((message) => message.type === "backup")), {
+    message: "an agent to receive the backup",
+  });
 }
 
 describe("setup --force on a machine already set up", () => {
@@ -37,7 +39,9 @@ describe("setup --force on a machine already set up", () => {
     const user = await world.server.registerUser();
     const first = await registerScriptedAgent(world.base, user.apiKey, ["shop"], "vm", { hostname: "vm" });
     const oldSocket = new WebSocket(`${world.base.replace(/^http/, "ws")}${agentApi.socket}`, { headers: first.headers() } as unknown as string[]);
-    const closed = new Promise<{ code: number; reason: string }>((resolve) => (oldSocket.onclose = (event) => resolve({ code: event.code, reason: event.reason })));
+    const closed = new Promise<{ code: number; reason: string }>(
+      (resolve) => (oldSocket.onclose = (event) => resolve({ code: event.code, reason: event.reason })),
+    );
     await new Promise((resolve) => (oldSocket.onopen = resolve));
     await waitUntil(async () => (await agentsOf(user))[0]?.status === "active", { message: "the agent to be online" });
 
@@ -161,7 +165,9 @@ describe("a database held by several agents", () => {
     expect(refused.status).toBe(409);
     expect(refused.body.message).toBe('That agent does not have "crm" in its configuration. Add it there first: dbvault-agent db add.');
     const stranger = await world.server.registerUser();
-    expect((await world.server.call("PUT", `/api/settings/databases/${shop.id}/agent`, { token: stranger.token, body: { agentId: first.agentId } })).status).toBe(404);
+    expect(
+      (await world.server.call("PUT", `/api/settings/databases/${shop.id}/agent`, { token: stranger.token, body: { agentId: first.agentId } })).status,
+    ).toBe(404);
     expect((await world.server.call("PUT", `/api/settings/databases/${shop.id}/agent`, { token: user.token, body: {} })).status).toBe(400);
   });
 });

@@ -41,7 +41,10 @@ test("messages with NUL or lone surrogates in any text are ignored with a warnin
   const progress = (collection: string) => ({ current: 1, total: 2, percentage: 50, collection });
   const bad: [message: Record<string, unknown>, problem: string][] = [
     [{ type: "backup.progress", backupId, progress: progress("orders.items\u0000") }, "progress.collection must not contain NUL characters"],
-    [{ type: "backup.progress", backupId, progress: progress("orders.\ud800items") }, "progress.collection must be valid Unicode text (it has a lone surrogate)"],
+    [
+      { type: "backup.progress", backupId, progress: progress("orders.\ud800items") },
+      "progress.collection must be valid Unicode text (it has a lone surrogate)",
+    ],
     [{ type: "backup.progress", backupId: `${backupId}\u0000`, progress: progress("orders.items") }, "backupId must not contain NUL characters"],
     [{ type: "backup.failed", backupId, error: "mongodump said \u0000" }, "error must not contain NUL characters"],
     [{ type: "backup.failed", backupId, error: "broken \udc00 text" }, "error must be valid Unicode text (it has a lone surrogate)"],
@@ -51,7 +54,10 @@ test("messages with NUL or lone surrogates in any text are ignored with a warnin
     [{ type: "command.result", command: "update", ok: false, message: "no \u0000" }, "message must not contain NUL characters"],
     [{ type: "restore.failed", restoreId: "r\ud800", error: "x" }, "restoreId must be valid Unicode text (it has a lone surrogate)"],
     [{ type: "heartbeat", queued: { backupIds: ["a\u0000"], restoreIds: [] } }, "queued.backupIds.0 must not contain NUL characters"],
-    [{ type: "backup.verified", backupId, verification: { status: "failed", namespaces: { "db.c\u0000": 1 }, error: "x" } }, 'the field name "verification.namespaces.db.c\\u0000" must not contain NUL characters'],
+    [
+      { type: "backup.verified", backupId, verification: { status: "failed", namespaces: { "db.c\u0000": 1 }, error: "x" } },
+      'the field name "verification.namespaces.db.c\\u0000" must not contain NUL characters',
+    ],
   ];
   for (const [message] of bad) agent.send(message);
   // Off the schema: ignored too, naming where.

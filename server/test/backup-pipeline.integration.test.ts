@@ -138,10 +138,14 @@ describe("agents", () => {
   test("a registration that fails part-way leaves no agent, database or audit entry behind", async () => {
     const user = await server.registerUser();
     // A real failure inside the database on the second insert (the databases row), not a mock.
-    await server.ctx.db.execute(sql.raw(`
+    await server.ctx.db.execute(
+      sql.raw(`
       create or replace function refuse_doomed_database() returns trigger language plpgsql as $$
-      begin if new.name = 'doomed' then raise exception 'refused by the test'; end if; return new; end $$`));
-    await server.ctx.db.execute(sql.raw("create trigger refuse_doomed_database before insert on databases for each row execute function refuse_doomed_database()"));
+      begin if new.name = 'doomed' then raise exception 'refused by the test'; end if; return new; end $$`),
+    );
+    await server.ctx.db.execute(
+      sql.raw("create trigger refuse_doomed_database before insert on databases for each row execute function refuse_doomed_database()"),
+    );
     try {
       const answer = await fetch(`${base}${agentApi.register}`, {
         method: "POST",
@@ -176,8 +180,7 @@ describe("agents", () => {
 
   test("manage: restart and update reach the agent; reset replaces its token; offline agents get 409", async () => {
     const { user, agent } = await setupUserWithAgent();
-    const manage = (action: string, agentId = agent.agentId) =>
-      server.call("POST", `/api/agents/manage/${agentId}`, { token: user.token, body: { action } });
+    const manage = (action: string, agentId = agent.agentId) => server.call("POST", `/api/agents/manage/${agentId}`, { token: user.token, body: { action } });
     expect((await manage("restart")).body.message).toBe("Restart command sent to agent");
     await agent.waitFor("restart");
     expect((await manage("update")).body.message).toBe("Update check command sent to agent");
@@ -242,11 +245,7 @@ describe("backups", () => {
     await server.ctx.pendingWork.settled(); // mail goes out through the outbox, in the background
     expect(server.sentMail.some((m) => m.to === user.email && m.subject === "Backup completed: orders")).toBe(true);
     await waitUntil(() => browser.events.length >= 3, { message: "three realtime events in the browser" });
-    expect(browser.events.map((e) => `${e.type}:${e.status}`)).toEqual([
-      "backupProgress:pending",
-      "backupProgress:in-progress",
-      "backupProgress:completed",
-    ]);
+    expect(browser.events.map((e) => `${e.type}:${e.status}`)).toEqual(["backupProgress:pending", "backupProgress:in-progress", "backupProgress:completed"]);
     // The completed event carries the stored size: the row never shows '0 Bytes' until a refetch.
     expect(browser.events.at(-1)).toMatchObject({ status: "completed", size: bytes.byteLength });
     browser.close();
@@ -507,7 +506,10 @@ describe("backups", () => {
 
   test("a backup whose agent goes silent is failed with the reason", async () => {
     const { user, agent, backupId } = await runningBackup();
-    await server.ctx.db.update(backups).set({ lastActivityAt: new Date(Date.now() - 3_600_000) }).where(eq(backups.id, backupId));
+    await server.ctx.db
+      .update(backups)
+      .set({ lastActivityAt: new Date(Date.now() - 3_600_000) })
+      .where(eq(backups.id, backupId));
     await failStalledOperations(server.ctx);
     const backup = (await server.call("GET", `/api/backups/${backupId}`, { token: user.token })).body;
     expect(backup.status).toBe("failed");
@@ -573,7 +575,13 @@ describe("backup list", () => {
   test("the success rate counts finished backups only: one running beside three completed reads 100%", async () => {
     const user = await server.registerUser();
     await server.ctx.db.insert(backups).values([
-      ...[1, 2, 3].map((i) => ({ userId: user.id, databaseName: "orders", status: "completed" as const, size: 1000, createdAt: new Date(Date.now() - i * 3_600_000) })),
+      ...[1, 2, 3].map((i) => ({
+        userId: user.id,
+        databaseName: "orders",
+        status: "completed" as const,
+        size: 1000,
+        createdAt: new Date(Date.now() - i * 3_600_000),
+      })),
       { userId: user.id, databaseName: "orders", status: "in-progress" as const },
     ]);
     const summary = await server.call("GET", "/api/backups/summary", { token: user.token });
@@ -629,7 +637,9 @@ describe("restores", () => {
     const restoreEvents = () => browser.events.filter((e) => e.type === "restoreProgress").map((e) => e.status);
     await waitUntil(() => restoreEvents().includes("completed"), { message: "the completed restore event in the browser" });
     expect(restoreEvents()).toEqual(["pending", "in-progress", "in-progress", "completed"]);
-    const mail = await waitUntil(() => server.sentMail.find((m) => m.to === user.email && m.subject === "Restore completed: orders"), { message: "the restore mail" });
+    const mail = await waitUntil(() => server.sentMail.find((m) => m.to === user.email && m.subject === "Restore completed: orders"), {
+      message: "the restore mail",
+    });
     expect(mail.text).toContain('Replaced 1 collection(s): orders.items. Nothing else in "orders" was changed.');
     browser.close();
   });
@@ -649,7 +659,9 @@ describe("restores", () => {
     );
     expect(restore).toMatchObject({ status: "failed", error: expect.stringContaining("wrong key") });
     expect(await auditActions(user.id)).toContain("RESTORE_FAILED");
-    const mail = await waitUntil(() => server.sentMail.find((m) => m.to === user.email && m.subject === "Restore failed: orders"), { message: "the restore mail" });
+    const mail = await waitUntil(() => server.sentMail.find((m) => m.to === user.email && m.subject === "Restore failed: orders"), {
+      message: "the restore mail",
+    });
     expect(mail.text).toContain("Reason: wrong key: this file was encrypted with key 3f2a…");
   });
 });
@@ -657,7 +669,10 @@ describe("restores", () => {
 describe("jobs waiting in an agent's queue", () => {
   /** Makes the agent's databases due and runs the scheduler: a scheduled backup is sent to it. */
   async function runDueBackupsAgain(agentId: string) {
-    await server.ctx.db.update(databases).set({ nextBackupAt: new Date(0) }).where(eq(databases.agentId, agentId));
+    await server.ctx.db
+      .update(databases)
+      .set({ nextBackupAt: new Date(0) })
+      .where(eq(databases.agentId, agentId));
     await runDueBackups(server.ctx);
   }
 
@@ -668,7 +683,9 @@ describe("jobs waiting in an agent's queue", () => {
     const otherBackupId = await completedBackup(other.user, other.agent, randomBytes(10_000));
     expect((await server.call("POST", `/api/backups/${backupId}/restore`, { token: user.token, body: { databaseName: "orders" } })).status).toBe(201);
     const { restoreId } = await agent.waitFor("restore");
-    expect((await server.call("POST", `/api/backups/${otherBackupId}/restore`, { token: other.user.token, body: { databaseName: "orders" } })).status).toBe(201);
+    expect((await server.call("POST", `/api/backups/${otherBackupId}/restore`, { token: other.user.token, body: { databaseName: "orders" } })).status).toBe(
+      201,
+    );
     const { restoreId: otherRestoreId } = await other.agent.waitFor("restore");
     // A scheduled backup comes due while the restore waits.
     await runDueBackupsAgain(agent.agentId);
@@ -676,7 +693,10 @@ describe("jobs waiting in an agent's queue", () => {
     // And one that has waited past the limit (its agent's running job hung, say).
     await runDueBackupsAgain(agent.agentId);
     const { backupId: overdueBackupId } = await agent.waitFor("backup");
-    await server.ctx.db.update(backups).set({ createdAt: new Date(Date.now() - QUEUED_LIMIT_MS) }).where(eq(backups.id, overdueBackupId));
+    await server.ctx.db
+      .update(backups)
+      .set({ createdAt: new Date(Date.now() - QUEUED_LIMIT_MS) })
+      .where(eq(backups.id, overdueBackupId));
 
     // Three minutes pass; the agent names what it holds, and also (wrongly) the other user's restore.
     const later = new Date(Date.now() + 3 * 60_000);
@@ -684,10 +704,13 @@ describe("jobs waiting in an agent's queue", () => {
     server.ctx.now = () => later;
     try {
       agent.send({ type: "heartbeat", queued: { backupIds: [queuedBackupId, overdueBackupId], restoreIds: [restoreId, otherRestoreId] } });
-      await waitUntil(async () => {
-        const [row] = await server.ctx.db.select({ lastSeen: agents.lastSeen }).from(agents).where(eq(agents.id, agent.agentId));
-        return row!.lastSeen!.getTime() === later.getTime();
-      }, { message: "the heartbeat to be recorded" });
+      await waitUntil(
+        async () => {
+          const [row] = await server.ctx.db.select({ lastSeen: agents.lastSeen }).from(agents).where(eq(agents.id, agent.agentId));
+          return row!.lastSeen!.getTime() === later.getTime();
+        },
+        { message: "the heartbeat to be recorded" },
+      );
       await failStalledOperations(server.ctx);
     } finally {
       server.ctx.now = realNow;
@@ -695,7 +718,10 @@ describe("jobs waiting in an agent's queue", () => {
     const restoreOf = async (token: string) => (await server.call("GET", "/api/backups/restores/all", { token })).body[0];
     expect(await restoreOf(user.token)).toMatchObject({ _id: restoreId, status: "pending", error: null });
     expect((await server.call("GET", `/api/backups/${queuedBackupId}`, { token: user.token })).body).toMatchObject({ status: "pending" });
-    expect((await server.call("GET", `/api/backups/${overdueBackupId}`, { token: user.token })).body).toMatchObject({ status: "failed", error: expect.stringContaining("did not start the backup") });
+    expect((await server.call("GET", `/api/backups/${overdueBackupId}`, { token: user.token })).body).toMatchObject({
+      status: "failed",
+      error: expect.stringContaining("did not start the backup"),
+    });
     expect(await restoreOf(other.user.token)).toMatchObject({ _id: otherRestoreId, status: "failed", error: "The agent did not start the restore." });
   });
 });
@@ -724,7 +750,12 @@ describe("a part sent again", () => {
     const first = randomBytes(UPLOAD_PART_SIZE);
     const last = randomBytes(1000);
     const replaced = randomBytes(UPLOAD_PART_SIZE);
-    for (const [number, bytes] of [[0, first], [1, last], [0, replaced]] as const) expect((await agent.uploadPart(backupId, number, bytes)).status).toBe(200);
+    for (const [number, bytes] of [
+      [0, first],
+      [1, last],
+      [0, replaced],
+    ] as const)
+      expect((await agent.uploadPart(backupId, number, bytes)).status).toBe(200);
     const stored = Buffer.concat([replaced, last]);
     expect((await agent.complete(backupId, stored, 2)).status).toBe(200);
     const download = await fetch(`${base}/api/backups/${backupId}/download`, { headers: { authorization: `Bearer ${user.token}` } });
@@ -739,7 +770,11 @@ describe("part numbers", () => {
   test("only plain decimal whole numbers are part numbers: 1e3, 0x10, 01, 1.5 and -1 are 400", async () => {
     const { agent, backupId } = await runningBackup();
     for (const part of ["1e3", "0x10", "01", "1.5", "-1"]) {
-      const answer = await fetch(`${base}${agentApi.part(backupId, 0).replace(/0$/, part)}`, { method: "PUT", headers: agent.headers(), body: new Uint8Array(10) });
+      const answer = await fetch(`${base}${agentApi.part(backupId, 0).replace(/0$/, part)}`, {
+        method: "PUT",
+        headers: agent.headers(),
+        body: new Uint8Array(10),
+      });
       expect([part, answer.status]).toEqual([part, 400]);
     }
     expect((await agent.uploadPart(backupId, 0, new Uint8Array(10))).status).toBe(200);
@@ -794,7 +829,10 @@ describe("restoring somewhere else", () => {
     expect(wrong.status).toBe(400);
     expect(wrong.body.message).toBe("Please type 'orders_restored_2026-11-24' to confirm");
 
-    const requested = await server.call("POST", `/api/backups/${backupId}/restore`, { token: user.token, body: { ...body, databaseName: body.targetDatabase } });
+    const requested = await server.call("POST", `/api/backups/${backupId}/restore`, {
+      token: user.token,
+      body: { ...body, databaseName: body.targetDatabase },
+    });
     expect(requested.status).toBe(201);
     expect(requested.body.restore).toMatchObject({ databaseName: "orders", targetDatabase: "orders_restored_2026-11-24", collections: ["items", "customers"] });
     const command = await agent.waitFor("restore");
@@ -815,7 +853,10 @@ describe("restoring somewhere else", () => {
     const other = await registerScriptedAgent(base, user.apiKey, ["staging"]);
     await other.connect();
     const backupId = await completedBackup(user, agent, randomBytes(300));
-    const requested = await server.call("POST", `/api/backups/${backupId}/restore`, { token: user.token, body: { databaseName: "staging", targetDatabase: "staging" } });
+    const requested = await server.call("POST", `/api/backups/${backupId}/restore`, {
+      token: user.token,
+      body: { databaseName: "staging", targetDatabase: "staging" },
+    });
     expect(requested.status).toBe(201);
     const command = await other.waitFor("restore");
     expect(command).toMatchObject({ backupId, databaseName: "staging" });

@@ -51,25 +51,31 @@ async function failedStart(databaseUrl: string): Promise<string> {
 test("a PostgreSQL server that cannot be reached stops the start with one line naming where, and no password", async () => {
   const port = findFreePort(); // nobody listens there
   const output = await failedStart(`postgres://app:Unreachable%2FSecret@127.0.0.1:${port}/dbvault`);
-  expect(output).toContain(`dbvault-server: cannot use the PostgreSQL server in DATABASE_URL: the database server could not be reached at 127.0.0.1:${port} (ECONNREFUSED).`);
+  expect(output).toContain(
+    `dbvault-server: cannot use the PostgreSQL server in DATABASE_URL: the database server could not be reached at 127.0.0.1:${port} (ECONNREFUSED).`,
+  );
   expect(output).not.toContain("Unreachable");
 }, 60_000);
 
-test.skipIf(findPostgresBin() === null)("a wrong password or a missing database is said as such, without quoting the URL", async () => {
-  const postgres = startPostgresServer();
-  try {
-    const url = new URL(postgres.url);
-    url.password = "Wrong-Secret-123";
-    const refused = await failedStart(url.href);
-    expect(refused).toContain("cannot use the PostgreSQL server in DATABASE_URL: it refused the user name or password.");
-    expect(refused).not.toContain("Wrong-Secret-123");
-    const missing = await failedStart(postgres.url.replace(/\/postgres$/, "/no_such_database"));
-    expect(missing).toContain("cannot use the PostgreSQL server in DATABASE_URL: the database named in it does not exist.");
-    expect(missing).not.toContain(postgres.password);
-  } finally {
-    postgres.destroy();
-  }
-}, 120_000);
+test.skipIf(findPostgresBin() === null)(
+  "a wrong password or a missing database is said as such, without quoting the URL",
+  async () => {
+    const postgres = startPostgresServer();
+    try {
+      const url = new URL(postgres.url);
+      url.password = "Wrong-Secret-123";
+      const refused = await failedStart(url.href);
+      expect(refused).toContain("cannot use the PostgreSQL server in DATABASE_URL: it refused the user name or password.");
+      expect(refused).not.toContain("Wrong-Secret-123");
+      const missing = await failedStart(postgres.url.replace(/\/postgres$/, "/no_such_database"));
+      expect(missing).toContain("cannot use the PostgreSQL server in DATABASE_URL: the database named in it does not exist.");
+      expect(missing).not.toContain(postgres.password);
+    } finally {
+      postgres.destroy();
+    }
+  },
+  120_000,
+);
 
 test("backup storage that cannot be used is named at start-up, without its secret; the server still starts", async () => {
   const port = findFreePort(); // no S3 server listens there

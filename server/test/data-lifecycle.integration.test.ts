@@ -40,7 +40,10 @@ async function completedBackup(user: TestUser, agent: ScriptedAgent, bytes: Uint
   const { backupId } = await agent.waitFor("backup");
   expect((await agent.upload(backupId, bytes)).status).toBe(200);
   // Moved back past the plan's one manual backup per period, so the test may take another.
-  await server.ctx.db.update(backups).set({ createdAt: new Date(Date.now() - 25 * HOUR) }).where(eq(backups.id, backupId));
+  await server.ctx.db
+    .update(backups)
+    .set({ createdAt: new Date(Date.now() - 25 * HOUR) })
+    .where(eq(backups.id, backupId));
   return backupId;
 }
 
@@ -98,8 +101,14 @@ describe("a backup deleted while a restore or drill reads it", () => {
     const old = await completedBackup(user, agent, randomBytes(2000));
     const newest = await completedBackup(user, agent, randomBytes(3000));
     // The old one is past the default 3-day retention; the newest is always kept.
-    await server.ctx.db.update(backups).set({ createdAt: new Date(Date.now() - 10 * 24 * HOUR) }).where(eq(backups.id, old));
-    await server.ctx.db.update(backups).set({ createdAt: new Date(Date.now() - 9 * 24 * HOUR) }).where(eq(backups.id, newest));
+    await server.ctx.db
+      .update(backups)
+      .set({ createdAt: new Date(Date.now() - 10 * 24 * HOUR) })
+      .where(eq(backups.id, old));
+    await server.ctx.db
+      .update(backups)
+      .set({ createdAt: new Date(Date.now() - 9 * 24 * HOUR) })
+      .where(eq(backups.id, newest));
     expect((await server.call("POST", `/api/backups/${old}/restore`, { token: user.token, body: { databaseName: "orders" } })).status).toBe(201);
     const { restoreId } = await agent.waitFor("restore");
 

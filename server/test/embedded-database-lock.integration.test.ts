@@ -56,10 +56,10 @@ describeOnce("one embedded database, one server", () => {
       const second = spawnServer(env());
       running.push(second);
       // Without the lock the second one started too, and each then saw only its own writes.
-      const outcome = await waitUntil(
-        () => (second.process.exitCode !== null ? "exited" : second.output().includes("DBVault is running") && "started"),
-        { timeout: 60_000, message: "the second server to exit or start" },
-      );
+      const outcome = await waitUntil(() => (second.process.exitCode !== null ? "exited" : second.output().includes("DBVault is running") && "started"), {
+        timeout: 60_000,
+        message: "the second server to exit or start",
+      });
       expect(outcome).toBe("exited");
       expect(await second.exited).toBe(1);
       expect(second.output()).toContain("is in use by another DBVault server");

@@ -21,7 +21,11 @@ export type TestServer = {
   app: ReturnType<typeof createApp>;
   /** Mail sent through the context's mailer, when the test did not ask for real SMTP. */
   sentMail: Mail[];
-  call<T = any>(method: string, path: string, options?: { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> }): Promise<CallResult<T>>;
+  call<T = any>(
+    method: string,
+    path: string,
+    options?: { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> },
+  ): Promise<CallResult<T>>;
   /** Registers a new user with a unique e-mail; returns its token, user and password. */
   registerUser(overrides?: { name?: string; email?: string; password?: string }): Promise<TestUser>;
   /** Registers a user and gives it the admin role. */

@@ -55,7 +55,7 @@ describe("over HTTP", () => {
       // This server's PUBLIC_URL is https, and API answers may carry secrets.
       expect(response.headers.get("strict-transport-security")).toBe("max-age=31536000; includeSubDomains");
       expect(response.headers.get("cache-control")).toBe("no-store");
-      expect(((await response.json()) as object)).toBeObject();
+      expect((await response.json()) as object).toBeObject();
     }
   });
 
@@ -120,11 +120,22 @@ describe("over HTTP", () => {
 
   test("every operation in the OpenAPI description declares who may call it, with schemes it defines; the installers are described", async () => {
     type Operation = { security?: Record<string, string[]>[]; summary?: string; description?: string };
-    const doc = (await (await fetch(`${base}/api/docs`)).json()) as { paths: Record<string, Record<string, Operation>>; components: { securitySchemes: Record<string, { type: string; in?: string; name?: string }> } };
-    const operations = Object.entries(doc.paths).flatMap(([path, byMethod]) => Object.entries(byMethod).map(([method, operation]) => ({ at: `${method.toUpperCase()} ${path}`, operation })));
+    const doc = (await (await fetch(`${base}/api/docs`)).json()) as {
+      paths: Record<string, Record<string, Operation>>;
+      components: { securitySchemes: Record<string, { type: string; in?: string; name?: string }> };
+    };
+    const operations = Object.entries(doc.paths).flatMap(([path, byMethod]) =>
+      Object.entries(byMethod).map(([method, operation]) => ({ at: `${method.toUpperCase()} ${path}`, operation })),
+    );
     expect(operations.filter(({ operation }) => !Array.isArray(operation.security)).map(({ at }) => at)).toEqual([]);
     const schemes = doc.components.securitySchemes;
-    const unknown = operations.flatMap(({ at, operation }) => operation.security!.flatMap((requirement) => Object.keys(requirement).filter((name) => !schemes[name]).map((name) => `${at}: ${name}`)));
+    const unknown = operations.flatMap(({ at, operation }) =>
+      operation.security!.flatMap((requirement) =>
+        Object.keys(requirement)
+          .filter((name) => !schemes[name])
+          .map((name) => `${at}: ${name}`),
+      ),
+    );
     expect(unknown).toEqual([]);
     const securityAt = (at: string) => operations.find((operation) => operation.at === at)?.operation.security;
     expect(securityAt("GET /api/user/profile")).toEqual([{ bearer: [] }]);
@@ -137,7 +148,11 @@ describe("over HTTP", () => {
     expect(schemes.agentId).toMatchObject({ type: "apiKey", in: "header", name: "X-Agent-Id" });
     for (const installer of ["GET /install.sh", "GET /install.ps1"]) {
       const operation = operations.find(({ at }) => at === installer)?.operation;
-      expect({ installer, security: operation?.security, described: (operation?.description?.length ?? 0) > 100 }).toEqual({ installer, security: [], described: true });
+      expect({ installer, security: operation?.security, described: (operation?.description?.length ?? 0) > 100 }).toEqual({
+        installer,
+        security: [],
+        described: true,
+      });
     }
     // Static files (the web app's assets) stay out.
     expect(Object.keys(doc.paths).filter((path) => path.includes(".") && !path.startsWith("/install."))).toEqual([]);
@@ -147,19 +162,26 @@ describe("over HTTP", () => {
     type Answer = { description?: string; content?: Record<string, { schema?: { type?: string; properties?: object; items?: object; anyOf?: object[] } }> };
     type Operation = { responses?: Record<string, Answer> };
     const doc = (await (await fetch(`${base}/api/docs`)).json()) as { paths: Record<string, Record<string, Operation>> };
-    const operations = Object.entries(doc.paths).flatMap(([path, byMethod]) => Object.entries(byMethod).map(([method, operation]) => ({ at: `${method} ${path}`, method, operation })));
+    const operations = Object.entries(doc.paths).flatMap(([path, byMethod]) =>
+      Object.entries(byMethod).map(([method, operation]) => ({ at: `${method} ${path}`, method, operation })),
+    );
     expect(operations.length).toBeGreaterThanOrEqual(60);
     const undocumented = operations
       .filter(({ method, operation }) => {
         const answers = Object.entries(operation.responses ?? {});
         // A socket's answer is the protocol switch; its messages are in docs/ (not OpenAPI's to say).
         if (method === "ws") return !answers.some(([status]) => status === "101");
-        return !answers.some(([status, answer]) => /^2\d\d$/.test(status) && Object.values(answer.content ?? {}).some((media) => media.schema && Object.keys(media.schema).length > 0));
+        return !answers.some(
+          ([status, answer]) =>
+            /^2\d\d$/.test(status) && Object.values(answer.content ?? {}).some((media) => media.schema && Object.keys(media.schema).length > 0),
+        );
       })
       .map(({ at }) => at);
     expect(undocumented).toEqual([]);
     // Fields, not just a type: the sign-in answer names the token and the user's fields.
-    const login = doc.paths["/api/auth/login"]!.post!.responses!["200"]!.content!["application/json"]!.schema as { properties: Record<string, { properties?: object }> };
+    const login = doc.paths["/api/auth/login"]!.post!.responses!["200"]!.content!["application/json"]!.schema as {
+      properties: Record<string, { properties?: object }>;
+    };
     expect(Object.keys(login.properties)).toEqual(expect.arrayContaining(["token", "user"]));
     expect(Object.keys(login.properties.user!.properties!)).toEqual(expect.arrayContaining(["email", "role", "twoFactorEnabled"]));
     // Errors share one documented shape.
@@ -201,13 +223,16 @@ describe("password recovery with real mail", () => {
     const email = uniqueEmail("links");
     expect((await post("/api/auth/register", { name: "Two Links", email, password: "first-pass-1" })).status).toBe(201);
     const linksSent = async (count: number) => {
-      const found = await waitUntil(async () => {
-        const tokens = (await smtp.messages())
-          .filter((m) => m.to.includes(email))
-          .map((m) => m.text.match(/\/reset-password\/([A-Za-z0-9_-]+)/)?.[1])
-          .filter((token): token is string => Boolean(token));
-        return tokens.length >= count && tokens;
-      }, { message: `${count} reset mail(s)` });
+      const found = await waitUntil(
+        async () => {
+          const tokens = (await smtp.messages())
+            .filter((m) => m.to.includes(email))
+            .map((m) => m.text.match(/\/reset-password\/([A-Za-z0-9_-]+)/)?.[1])
+            .filter((token): token is string => Boolean(token));
+          return tokens.length >= count && tokens;
+        },
+        { message: `${count} reset mail(s)` },
+      );
       return found;
     };
     await post("/api/auth/forgot-password", { email });

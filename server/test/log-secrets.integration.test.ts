@@ -34,13 +34,29 @@ beforeAll(async () => {
   const port = 20_000 + Math.floor(Math.random() * 20_000);
   base = `http://127.0.0.1:${port}`;
   child = Bun.spawn([process.execPath, join(root, "server/src/main.ts")], {
-    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "debug", SMTP_URL: smtp.smtpUrl, PUBLIC_URL: base, WEBHOOK_ALLOW_PRIVATE: "true" },
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      LOG_LEVEL: "debug",
+      SMTP_URL: smtp.smtpUrl,
+      PUBLIC_URL: base,
+      WEBHOOK_ALLOW_PRIVATE: "true",
+    },
     stdout: "pipe",
     stderr: "pipe",
   });
   void collect(child.stdout as ReadableStream<Uint8Array>);
   void collect(child.stderr as ReadableStream<Uint8Array>);
-  await waitUntil(() => fetch(`${base}/api/agents/server-status`).then((res) => res.ok, () => false), { timeout: 120_000, interval: 100, message: "the server to answer" });
+  await waitUntil(
+    () =>
+      fetch(`${base}/api/agents/server-status`).then(
+        (res) => res.ok,
+        () => false,
+      ),
+    { timeout: 120_000, interval: 100, message: "the server to answer" },
+  );
 });
 
 afterAll(() => {
@@ -53,7 +69,11 @@ afterAll(() => {
 async function call(method: string, path: string, options: { body?: unknown; raw?: string; token?: string; headers?: Record<string, string> } = {}) {
   const headers: Record<string, string> = { "content-type": "application/json", ...options.headers };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
-  const response = await fetch(`${base}${path}`, { method, headers, body: options.raw ?? (options.body === undefined ? undefined : JSON.stringify(options.body)) });
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers,
+    body: options.raw ?? (options.body === undefined ? undefined : JSON.stringify(options.body)),
+  });
   const text = await response.text();
   return { status: response.status, body: text ? JSON.parse(text) : null };
 }
@@ -102,7 +122,9 @@ test("no password, token, key, hash or SQL parameter reaches the log", async () 
   expect((await call("POST", `/api/settings/webhooks/${webhook.body.id}/test`, { token })).body.status).toBe("failed");
   expect((await call("POST", `/api/settings/webhooks/${webhook.body.id}/test`, { token })).body.status).toBe("delivered");
   secrets.push(...receiver.received.map((delivery) => delivery.signature!.slice("sha256=".length)));
-  expect((await call("POST", "/api/settings/webhooks", { token, body: { url: `ftp://x.example.com/?token=${hookToken}`, events: ["backup.failed"] } })).status).toBe(400);
+  expect(
+    (await call("POST", "/api/settings/webhooks", { token, body: { url: `ftp://x.example.com/?token=${hookToken}`, events: ["backup.failed"] } })).status,
+  ).toBe(400);
 
   // Malformed and refused requests: their errors are logged too.
   expect((await call("POST", "/api/auth/register", { raw: '{"name":"a\\u0000b","email":"x@example.com","password":"secret-nul-1"}' })).status).toBe(400);

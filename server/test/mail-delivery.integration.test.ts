@@ -108,7 +108,8 @@ describe("e-mail alerts when the mail server is in trouble", () => {
     expect([asked.status, asked.body]).toEqual([unknown.status, unknown.body]);
     expect(asked.body).toEqual({ message: "If an account with that email exists, a password reset link has been sent." });
     await server.ctx.pendingWork.settled();
-    const queuedBodies = async () => (await server.ctx.db.select({ body: mailOutbox.body }).from(mailOutbox).where(eq(mailOutbox.recipient, user.email))).map((row) => row.body);
+    const queuedBodies = async () =>
+      (await server.ctx.db.select({ body: mailOutbox.body }).from(mailOutbox).where(eq(mailOutbox.recipient, user.email))).map((row) => row.body);
     const [waiting] = await queuedBodies();
     await smtp.setMode("accept");
     const [mail] = await runJobsUntil(async () => {

@@ -36,7 +36,16 @@ afterAll(async () => {
   await server?.close();
 });
 
-type Schema = { type?: string; properties?: Record<string, Schema>; anyOf?: Schema[]; const?: unknown; enum?: unknown[]; pattern?: string; minimum?: number; minLength?: number };
+type Schema = {
+  type?: string;
+  properties?: Record<string, Schema>;
+  anyOf?: Schema[];
+  const?: unknown;
+  enum?: unknown[];
+  pattern?: string;
+  minimum?: number;
+  minLength?: number;
+};
 
 /** A value the schema accepts, so that only the one bad input is bad. */
 function validValue(schema: Schema, name: string): unknown {
@@ -187,10 +196,14 @@ test("every operation × bad values in every input: no answer is a 5xx", async (
       await response.arrayBuffer();
       sent += 1;
       if (signedIn) signedInStatuses.set(response.status, (signedInStatuses.get(response.status) ?? 0) + 1);
-      if (response.status >= 500) failures.push(`${item.method} ${item.path.slice(0, 80)} ${item.label} (${signedIn ? "signed in" : "anonymous"}) → ${response.status}`);
+      if (response.status >= 500)
+        failures.push(`${item.method} ${item.path.slice(0, 80)} ${item.label} (${signedIn ? "signed in" : "anonymous"}) → ${response.status}`);
     }
   }
-  const histogram = [...signedInStatuses].sort(([a], [b]) => a - b).map(([status, times]) => `${status}×${times}`).join(" ");
+  const histogram = [...signedInStatuses]
+    .sort(([a], [b]) => a - b)
+    .map(([status, times]) => `${status}×${times}`)
+    .join(" ");
   console.log(`malformed-input: ${sent} requests over ${Object.keys(doc.paths).length} paths, ${failures.length} answered 5xx; signed in: ${histogram}`);
   expect(failures).toEqual([]);
   expect(sent).toBeGreaterThanOrEqual(2_000);

@@ -129,8 +129,14 @@ describe("GET /metrics", () => {
       expect((await server.call("POST", "/api/backups", { token: user.token, body: { databaseName: "checked" } })).status).toBe(201);
       const { backupId } = await agent.waitFor("backup");
       expect((await agent.upload(backupId, randomBytes(1024))).status).toBe(200);
-      agent.send({ type: "backup.verified", backupId, verification: { status, namespaces: {}, ...(status === "failed" ? { error: "a chunk failed authentication" } : {}) } });
-      await waitUntil(async () => (await server.ctx.db.select().from(backups).where(eq(backups.id, backupId)))[0]?.verifiedAt, { message: `the ${status} report recorded` });
+      agent.send({
+        type: "backup.verified",
+        backupId,
+        verification: { status, namespaces: {}, ...(status === "failed" ? { error: "a chunk failed authentication" } : {}) },
+      });
+      await waitUntil(async () => (await server.ctx.db.select().from(backups).where(eq(backups.id, backupId)))[0]?.verifiedAt, {
+        message: `the ${status} report recorded`,
+      });
       return { backupId, user };
     };
     const ok = await verifiedBackup("ok");
@@ -157,7 +163,13 @@ describe("GET /metrics", () => {
       const answer = await createApp(other).handle(new Request("http://localhost/metrics", { headers: { authorization: `Bearer ${TOKEN}` } }));
       const fromOther = new Map(parsePrometheus(await answer.text()).map((family) => [family.name, family]));
       const fromFirst = await scrape();
-      for (const name of ["dbvault_backups_total", "dbvault_restores_total", "dbvault_verifications_total", "dbvault_backup_bytes_stored", "dbvault_agents_connected"]) {
+      for (const name of [
+        "dbvault_backups_total",
+        "dbvault_restores_total",
+        "dbvault_verifications_total",
+        "dbvault_backup_bytes_stored",
+        "dbvault_agents_connected",
+      ]) {
         expect(fromOther.get(name)!.metrics).toEqual(fromFirst.get(name)!.metrics);
       }
       expect(fromOther.get("dbvault_backup_duration_seconds")!.metrics).toEqual(fromFirst.get("dbvault_backup_duration_seconds")!.metrics);
@@ -186,7 +198,13 @@ describe("GET /metrics", () => {
         expect([used, family].some((name) => families.has(name))).toBe(true);
       }
     }
-    for (const name of ["dbvault_backups_total", "dbvault_restores_total", "dbvault_verifications_total", "dbvault_scheduler_lag_seconds", "dbvault_agents_connected"]) {
+    for (const name of [
+      "dbvault_backups_total",
+      "dbvault_restores_total",
+      "dbvault_verifications_total",
+      "dbvault_scheduler_lag_seconds",
+      "dbvault_agents_connected",
+    ]) {
       expect(exprs.some((expr) => expr.includes(name))).toBe(true);
     }
   });

@@ -23,11 +23,18 @@ async function startInstance(env: Record<string, string>): Promise<Instance> {
     stderr: "inherit",
   });
   const url = `http://127.0.0.1:${port}`;
-  await waitUntil(() => fetch(`${url}/api/agents/server-status`).then((res) => res.ok, () => false), {
-    timeout: 120_000,
-    interval: 100,
-    message: "the server instance to answer",
-  });
+  await waitUntil(
+    () =>
+      fetch(`${url}/api/agents/server-status`).then(
+        (res) => res.ok,
+        () => false,
+      ),
+    {
+      timeout: 120_000,
+      interval: 100,
+      message: "the server instance to answer",
+    },
+  );
   return { url, process: child };
 }
 
@@ -125,9 +132,11 @@ describe.skipIf(!testDatabaseUrl)("two server instances on one PostgreSQL", () =
   test("rate limits hold across instances: an account's three reset requests an hour are counted on A and B together", async () => {
     const email = `limits-${Date.now()}@example.com`;
     const ask = (instance: Instance) =>
-      fetch(`${instance.url}/api/auth/forgot-password`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email }) }).then(
-        (res) => res.status,
-      );
+      fetch(`${instance.url}/api/auth/forgot-password`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ email }),
+      }).then((res) => res.status);
     // Each instance alone would allow three.
     expect([await ask(a), await ask(b), await ask(a), await ask(b)]).toEqual([200, 200, 200, 429]);
   });

@@ -23,7 +23,10 @@ afterAll(() => server.close());
 async function userWithDatabase(name = "orders") {
   const user = await server.registerUser();
   const agent = await registerScriptedAgent(base, user.apiKey, [name]);
-  const [database] = await server.ctx.db.select().from(databases).where(and(eq(databases.userId, user.id), eq(databases.name, name)));
+  const [database] = await server.ctx.db
+    .select()
+    .from(databases)
+    .where(and(eq(databases.userId, user.id), eq(databases.name, name)));
   return { user, agent, database: database! };
 }
 
@@ -47,7 +50,10 @@ describe("scheduled backups", () => {
   test("after a long outage a missed slot runs once, not once per missed day", async () => {
     const { user, agent, database } = await userWithDatabase();
     await agent.connect();
-    await server.ctx.db.update(databases).set({ nextBackupAt: new Date(Date.now() - 72 * HOUR) }).where(eq(databases.id, database.id));
+    await server.ctx.db
+      .update(databases)
+      .set({ nextBackupAt: new Date(Date.now() - 72 * HOUR) })
+      .where(eq(databases.id, database.id));
     await runDueBackups(server.ctx);
     await runDueBackups(server.ctx);
     expect(await backupsOf(user.id)).toHaveLength(1);
@@ -86,14 +92,20 @@ describe("scheduled backups", () => {
     });
     const skippedMail = () => server.sentMail.filter((m) => m.to === user.email && m.subject === "Scheduled backups paused: agent test-agent is offline");
     for (let slot = 0; slot < 3; slot++) {
-      await server.ctx.db.update(databases).set({ nextBackupAt: new Date(Date.now() - HOUR) }).where(eq(databases.id, database.id));
+      await server.ctx.db
+        .update(databases)
+        .set({ nextBackupAt: new Date(Date.now() - HOUR) })
+        .where(eq(databases.id, database.id));
       await runDueBackups(server.ctx);
     }
     expect(await backupsOf(user.id)).toHaveLength(0);
     await server.ctx.pendingWork.settled(); // mail goes out through the outbox, in the background
     expect(skippedMail()).toHaveLength(1);
     expect(skippedMail()[0]!.text).toContain('The scheduled backup of "billing" was skipped');
-    const skips = await server.ctx.db.select().from(auditLogs).where(and(eq(auditLogs.userId, user.id), eq(auditLogs.action, "BACKUP_SKIPPED")));
+    const skips = await server.ctx.db
+      .select()
+      .from(auditLogs)
+      .where(and(eq(auditLogs.userId, user.id), eq(auditLogs.action, "BACKUP_SKIPPED")));
     expect(skips).toHaveLength(1);
     expect(skips[0]!.details).toMatchObject({ databases: ["billing"], reason: "agent offline" });
     // The skipped slot moved on to the next one (the last slot was an hour ago: 23 hours from now).
@@ -106,7 +118,10 @@ describe("scheduled backups", () => {
     await waitUntil(async () => (await server.call("GET", "/api/settings/system-status", { token: user.token })).body.agents[0].status === "offline", {
       message: "the agent to be offline again",
     });
-    await server.ctx.db.update(databases).set({ nextBackupAt: new Date(Date.now() - HOUR) }).where(eq(databases.id, database.id));
+    await server.ctx.db
+      .update(databases)
+      .set({ nextBackupAt: new Date(Date.now() - HOUR) })
+      .where(eq(databases.id, database.id));
     await runDueBackups(server.ctx);
     await server.ctx.pendingWork.settled();
     expect(skippedMail()).toHaveLength(2);
@@ -133,19 +148,28 @@ describe("retention", () => {
     // Three real completed backups, then aged: 10 days, 5 days and 1 hour old. Retention is 3 days.
     const ids: string[] = [];
     for (const age of [240, 120, 1]) {
-      await server.ctx.db.update(backups).set({ createdAt: new Date(Date.now() - 1000 * HOUR) }).where(eq(backups.userId, user.id));
+      await server.ctx.db
+        .update(backups)
+        .set({ createdAt: new Date(Date.now() - 1000 * HOUR) })
+        .where(eq(backups.userId, user.id));
       await server.call("POST", "/api/backups", { token: user.token, body: { databaseName: "orders" } });
       const { backupId } = await agent.waitFor("backup");
       expect((await agent.upload(backupId, randomBytes(1000))).status).toBe(200);
       ids.push(backupId);
-      await server.ctx.db.update(backups).set({ createdAt: new Date(Date.now() - age * HOUR) }).where(eq(backups.id, backupId));
+      await server.ctx.db
+        .update(backups)
+        .set({ createdAt: new Date(Date.now() - age * HOUR) })
+        .where(eq(backups.id, backupId));
     }
     expect((await server.call("GET", "/api/user/profile", { token: user.token })).body.storageUsed).toBe(3000);
     const deleted = await applyRetention(server.ctx, { userId: user.id });
     expect(deleted).toBe(2);
     expect((await backupsOf(user.id)).map((b) => b.id)).toEqual([ids[2]!]);
     expect((await server.call("GET", "/api/user/profile", { token: user.token })).body.storageUsed).toBe(1000);
-    const logs = await server.ctx.db.select().from(auditLogs).where(and(eq(auditLogs.userId, user.id), eq(auditLogs.action, "BACKUP_DELETED_AUTO")));
+    const logs = await server.ctx.db
+      .select()
+      .from(auditLogs)
+      .where(and(eq(auditLogs.userId, user.id), eq(auditLogs.action, "BACKUP_DELETED_AUTO")));
     expect(logs).toHaveLength(2);
     expect(logs[0]!.details).toMatchObject({ type: "auto" });
   });
@@ -156,7 +180,10 @@ describe("retention", () => {
     await server.call("POST", "/api/backups", { token: user.token, body: { databaseName: "orders" } });
     const { backupId } = await agent.waitFor("backup");
     await agent.upload(backupId, randomBytes(10));
-    await server.ctx.db.update(backups).set({ createdAt: new Date(Date.now() - 5000 * HOUR) }).where(eq(backups.id, backupId));
+    await server.ctx.db
+      .update(backups)
+      .set({ createdAt: new Date(Date.now() - 5000 * HOUR) })
+      .where(eq(backups.id, backupId));
     expect(await applyRetention(server.ctx, { userId: user.id })).toBe(0);
     expect(await backupsOf(user.id)).toHaveLength(1);
   });

@@ -107,7 +107,11 @@ export async function registerScriptedAgent(
  * in-process harness cannot reach into) and connects a scripted agent of theirs for `databases`.
  */
 export async function registerUserWithScriptedAgent(baseUrl: string, user: { name: string; email: string; password: string }, databases: string[]) {
-  const registered = await fetch(`${baseUrl}/api/auth/register`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(user) });
+  const registered = await fetch(`${baseUrl}/api/auth/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(user),
+  });
   if (registered.status !== 201) throw new Error(`register failed: ${registered.status} ${await registered.text()}`);
   const { token, user: created } = (await registered.json()) as { token: string; user: { apiKey: string } };
   const agent = await registerScriptedAgent(baseUrl, created.apiKey, databases);

@@ -107,58 +107,64 @@ describeOnce("single-file server binary", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  test("starts alone in an empty directory and serves the web app", async () => {
-    expect(readdirSync(dir)).toEqual(["dbvault-server"]);
-    server = await startBinary(dir, binary);
+  test(
+    "starts alone in an empty directory and serves the web app",
+    async () => {
+      expect(readdirSync(dir)).toEqual(["dbvault-server"]);
+      server = await startBinary(dir, binary);
 
-    const home = await fetch(`${server.url}/`);
-    expect(home.status).toBe(200);
-    expect(home.headers.get("content-type")).toContain("text/html");
-    expect(home.headers.get("cache-control")).toBe("no-cache");
-    const html = await home.text();
-    expect(html).toContain('<div id="root"></div>');
+      const home = await fetch(`${server.url}/`);
+      expect(home.status).toBe(200);
+      expect(home.headers.get("content-type")).toContain("text/html");
+      expect(home.headers.get("cache-control")).toBe("no-cache");
+      const html = await home.text();
+      expect(html).toContain('<div id="root"></div>');
 
-    // A deep link gets the same shell (history fallback), so the client router can take over.
-    const deep = await fetch(`${server.url}/kb`);
-    expect(deep.status).toBe(200);
-    expect(await deep.text()).toBe(html);
+      // A deep link gets the same shell (history fallback), so the client router can take over.
+      const deep = await fetch(`${server.url}/kb`);
+      expect(deep.status).toBe(200);
+      expect(await deep.text()).toBe(html);
 
-    const script = html.match(/<script[^>]+src="(\/assets\/[^"]+\.js)"/)?.[1];
-    expect(script).toBeDefined();
-    const js = await fetch(`${server.url}${script}`);
-    expect(js.status).toBe(200);
-    expect(js.headers.get("content-type")).toContain("javascript");
-    expect(js.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
-    expect((await js.text()).length).toBeGreaterThan(1000);
+      const script = html.match(/<script[^>]+src="(\/assets\/[^"]+\.js)"/)?.[1];
+      expect(script).toBeDefined();
+      const js = await fetch(`${server.url}${script}`);
+      expect(js.status).toBe(200);
+      expect(js.headers.get("content-type")).toContain("javascript");
+      expect(js.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+      expect((await js.text()).length).toBeGreaterThan(1000);
 
-    // Fonts come from the binary itself, not a third-party service.
-    const font = html.match(/href="(\/assets\/fonts\/[^"]+\.woff2)"/)?.[1];
-    expect(font).toBeDefined();
-    const fontResponse = await fetch(`${server.url}${font}`);
-    expect(fontResponse.status).toBe(200);
-    expect(fontResponse.headers.get("content-type")).toContain("woff2");
-    expect(html).not.toMatch(/https?:\/\/(?!www\.w3\.org)/);
+      // Fonts come from the binary itself, not a third-party service.
+      const font = html.match(/href="(\/assets\/fonts\/[^"]+\.woff2)"/)?.[1];
+      expect(font).toBeDefined();
+      const fontResponse = await fetch(`${server.url}${font}`);
+      expect(fontResponse.status).toBe(200);
+      expect(fontResponse.headers.get("content-type")).toContain("woff2");
+      expect(html).not.toMatch(/https?:\/\/(?!www\.w3\.org)/);
 
-    expect((await fetch(`${server.url}/assets/missing-123.js`)).status).toBe(404);
+      expect((await fetch(`${server.url}/assets/missing-123.js`)).status).toBe(404);
 
-    // The first start unpacked the embedded database template instead of running initdb.
-    expect(server.output()).toContain('"message":"embedded database created","from":"template"');
-    // It hands out the agent built into it, checksummed.
-    const releases = (await (await fetch(`${server.url}/api/agent/releases`)).json()) as { platforms: { url: string; sha256: string; size: number }[] };
-    const linux = releases.platforms.find((p) => p.url.endsWith("/downloads/dbvault-agent-linux-x64"));
-    expect(linux?.size).toBeGreaterThan(10_000_000);
-    const agentDownload = await fetch(`${server.url}/downloads/dbvault-agent-linux-x64`);
-    expect(agentDownload.headers.get("x-content-sha256")).toBe(linux!.sha256);
-    expect(new Bun.CryptoHasher("sha256").update(await agentDownload.arrayBuffer()).digest("hex")).toBe(linux!.sha256);
-    // Offered in the manifest the agent's build signed (embedded beside it), trusted by the key
-    // that signed it, compiled in with it: the server itself holds no signing key and signs
-    // nothing, so its own data directory has none. Only the host's build is inside.
-    const signed = releases as unknown as { manifest: string; signature: string; publicKey: string };
-    const entries = verifyManifest(signed.manifest, signed.signature, signed.publicKey);
-    expect(entries).toEqual([{ platform: "linux-x64", fileName: "dbvault-agent-linux-x64", version: PRODUCT_VERSION, sha256: linux!.sha256, size: linux!.size }]);
-    expect(readAgentBuildRecord(join(REPO_ROOT, "dist"))["dbvault-agent"]?.sha256).toBe(linux!.sha256);
-    expect(signed.publicKey).toBe(buildReleasePublicKey());
-  }, START_TIMEOUT_MS + 30_000);
+      // The first start unpacked the embedded database template instead of running initdb.
+      expect(server.output()).toContain('"message":"embedded database created","from":"template"');
+      // It hands out the agent built into it, checksummed.
+      const releases = (await (await fetch(`${server.url}/api/agent/releases`)).json()) as { platforms: { url: string; sha256: string; size: number }[] };
+      const linux = releases.platforms.find((p) => p.url.endsWith("/downloads/dbvault-agent-linux-x64"));
+      expect(linux?.size).toBeGreaterThan(10_000_000);
+      const agentDownload = await fetch(`${server.url}/downloads/dbvault-agent-linux-x64`);
+      expect(agentDownload.headers.get("x-content-sha256")).toBe(linux!.sha256);
+      expect(new Bun.CryptoHasher("sha256").update(await agentDownload.arrayBuffer()).digest("hex")).toBe(linux!.sha256);
+      // Offered in the manifest the agent's build signed (embedded beside it), trusted by the key
+      // that signed it, compiled in with it: the server itself holds no signing key and signs
+      // nothing, so its own data directory has none. Only the host's build is inside.
+      const signed = releases as unknown as { manifest: string; signature: string; publicKey: string };
+      const entries = verifyManifest(signed.manifest, signed.signature, signed.publicKey);
+      expect(entries).toEqual([
+        { platform: "linux-x64", fileName: "dbvault-agent-linux-x64", version: PRODUCT_VERSION, sha256: linux!.sha256, size: linux!.size },
+      ]);
+      expect(readAgentBuildRecord(join(REPO_ROOT, "dist"))["dbvault-agent"]?.sha256).toBe(linux!.sha256);
+      expect(signed.publicKey).toBe(buildReleasePublicKey());
+    },
+    START_TIMEOUT_MS + 30_000,
+  );
 
   test("runs the API on its embedded database and migrations", async () => {
     const plans = await fetch(`${server!.url}/api/settings/plans`);
@@ -188,15 +194,19 @@ describeOnce("single-file server binary", () => {
     expect((await Bun.file(join(dir, "data", "secrets.json")).json()).releaseSigningKey).toBeUndefined();
   });
 
-  test("stops cleanly on SIGTERM and keeps its data across a restart", async () => {
-    expect(await stopBinary(server!)).toBe(0);
-    server = await startBinary(dir, binary);
-    const login = await fetch(`${server.url}/api/auth/login`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ email: account.email, password: account.password }),
-    });
-    expect(login.status).toBe(200);
-    expect(await stopBinary(server)).toBe(0);
-  }, START_TIMEOUT_MS + 30_000);
+  test(
+    "stops cleanly on SIGTERM and keeps its data across a restart",
+    async () => {
+      expect(await stopBinary(server!)).toBe(0);
+      server = await startBinary(dir, binary);
+      const login = await fetch(`${server.url}/api/auth/login`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ email: account.email, password: account.password }),
+      });
+      expect(login.status).toBe(200);
+      expect(await stopBinary(server)).toBe(0);
+    },
+    START_TIMEOUT_MS + 30_000,
+  );
 });

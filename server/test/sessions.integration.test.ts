@@ -44,7 +44,10 @@ test("sign-out revokes every token issued so far and closes the user's sockets",
 test("a password change closes the sockets opened with older tokens", async () => {
   const user = await server.registerUser();
   const socket = await openBrowserSocket(user.token);
-  const changed = await server.call("PUT", "/api/user/password", { token: user.token, body: { currentPassword: user.password, newPassword: "brand-new-pass-1" } });
+  const changed = await server.call("PUT", "/api/user/password", {
+    token: user.token,
+    body: { currentPassword: user.password, newPassword: "brand-new-pass-1" },
+  });
   expect(changed.status).toBe(200);
   await waitUntil(() => socket.closed()?.code === 4401, { message: "the socket to close" });
   expect((await profile(user.token)).status).toBe(401);

@@ -38,7 +38,11 @@ testOnce(
     await new Promise((resolve) => (browser.onopen = resolve));
     browser.send(JSON.stringify({ type: "auth", token: registered.token }));
 
-    await fetch(`${server.url}/api/backups`, { method: "POST", headers: { ...authorization, "content-type": "application/json" }, body: JSON.stringify({ databaseName: "orders" }) });
+    await fetch(`${server.url}/api/backups`, {
+      method: "POST",
+      headers: { ...authorization, "content-type": "application/json" },
+      body: JSON.stringify({ databaseName: "orders" }),
+    });
     const { backupId } = await agent.waitFor("backup");
     // A part whose sender stalls after its first MiB (a network gone quiet).
     let bodyStarted!: () => void;

@@ -36,7 +36,10 @@ async function connectedUser(name = "shop"): Promise<World> {
 
 /** One completed backup of `name` with `size` bytes and the given dumped counts. */
 async function completeBackup({ user, agent }: World, size: number, collections: Record<string, number>, name = "shop") {
-  const [database] = await server.ctx.db.select().from(databases).where(and(eq(databases.userId, user.id), eq(databases.name, name)));
+  const [database] = await server.ctx.db
+    .select()
+    .from(databases)
+    .where(and(eq(databases.userId, user.id), eq(databases.name, name)));
   const started = await startBackup(server.ctx, database!, "auto");
   const { backupId } = await agent.waitFor("backup");
   expect(backupId).toBe(started.id);
@@ -47,8 +50,7 @@ async function completeBackup({ user, agent }: World, size: number, collections:
 }
 
 const getBackup = async (user: TestUser, id: string) => (await server.call("GET", `/api/backups/${id}`, { token: user.token })).body;
-const auditActions = async (userId: string) =>
-  (await server.ctx.db.select().from(auditLogs).where(eq(auditLogs.userId, userId))).map((row) => row.action);
+const auditActions = async (userId: string) => (await server.ctx.db.select().from(auditLogs).where(eq(auditLogs.userId, userId))).map((row) => row.action);
 const mailTo = (user: TestUser, subject: string) => server.sentMail.filter((mail) => mail.to === user.email && mail.subject.startsWith(subject));
 // Alerts and mails go out after the change they announce is visible through the API: wait for them.
 const alertWhere = (match: (alert: TrustAlert) => boolean) => waitUntil(() => alerts.find(match), { message: "the alert" });
@@ -158,12 +160,25 @@ describe("anomalies and retention", () => {
     expect(await auditActions(world.user.id)).toContain("BACKUP_ANOMALY");
 
     // Everything is past a 3-day retention; the newest (the anomalous one) and the last good one stay.
-    await server.ctx.db.update(backups).set({ createdAt: new Date(Date.now() - 10 * 24 * 3_600_000) }).where(eq(backups.id, good[0]!));
-    await server.ctx.db.update(backups).set({ createdAt: new Date(Date.now() - 9 * 24 * 3_600_000) }).where(eq(backups.id, good[1]!));
-    await server.ctx.db.update(backups).set({ createdAt: new Date(Date.now() - 8 * 24 * 3_600_000) }).where(eq(backups.id, good[2]!));
-    await server.ctx.db.update(backups).set({ createdAt: new Date(Date.now() - 7 * 24 * 3_600_000) }).where(eq(backups.id, dropped));
+    await server.ctx.db
+      .update(backups)
+      .set({ createdAt: new Date(Date.now() - 10 * 24 * 3_600_000) })
+      .where(eq(backups.id, good[0]!));
+    await server.ctx.db
+      .update(backups)
+      .set({ createdAt: new Date(Date.now() - 9 * 24 * 3_600_000) })
+      .where(eq(backups.id, good[1]!));
+    await server.ctx.db
+      .update(backups)
+      .set({ createdAt: new Date(Date.now() - 8 * 24 * 3_600_000) })
+      .where(eq(backups.id, good[2]!));
+    await server.ctx.db
+      .update(backups)
+      .set({ createdAt: new Date(Date.now() - 7 * 24 * 3_600_000) })
+      .where(eq(backups.id, dropped));
     expect(await applyRetention(server.ctx, { userId: world.user.id })).toBe(2);
-    const left = async () => (await server.ctx.db.select({ id: backups.id }).from(backups).where(eq(backups.userId, world.user.id))).map((row) => row.id).sort();
+    const left = async () =>
+      (await server.ctx.db.select({ id: backups.id }).from(backups).where(eq(backups.userId, world.user.id))).map((row) => row.id).sort();
     expect(await left()).toEqual([good[2]!, dropped].sort());
 
     const resolved = await server.call("POST", `/api/backups/${dropped}/anomaly/resolve`, { token: world.user.token });
@@ -209,19 +224,40 @@ describe("restore drills", () => {
 
     const started = await server.call("POST", "/api/drills", { token: world.user.token, body: { databaseName: "Shop Main.eu" } });
     expect(started.status).toBe(201);
-    expect(started.body.restore).toMatchObject({ kind: "drill", status: "pending", backupId: latest, targetDatabase: "Shop_Main_eu_dbvault_drill", drill: null });
+    expect(started.body.restore).toMatchObject({
+      kind: "drill",
+      status: "pending",
+      backupId: latest,
+      targetDatabase: "Shop_Main_eu_dbvault_drill",
+      drill: null,
+    });
     const command = await world.agent.waitFor("drill");
-    expect(command).toEqual({ type: "drill", restoreId: started.body.restore.id, backupId: latest, databaseName: "Shop Main.eu", size: 901, scratchDatabase: "Shop_Main_eu_dbvault_drill" });
+    expect(command).toEqual({
+      type: "drill",
+      restoreId: started.body.restore.id,
+      backupId: latest,
+      databaseName: "Shop Main.eu",
+      size: 901,
+      scratchDatabase: "Shop_Main_eu_dbvault_drill",
+    });
     const again = await server.call("POST", "/api/drills", { token: world.user.token, body: { databaseName: "Shop Main.eu" } });
     expect(again.status).toBe(409);
 
     const report = { durationMs: 4200, documents: { expected: 2, restored: 2 }, indexes: { expected: 1, found: 1 }, scratchDropped: true };
     world.agent.send({ type: "restore.started", restoreId: command.restoreId });
-    world.agent.send({ type: "restore.completed", restoreId: command.restoreId, stats: { "Shop_Main_eu_dbvault_drill.a": { restored: 2, failed: 0 } }, drill: report });
-    const finished = await waitUntil(async () => {
-      const [row] = (await server.call("GET", "/api/backups/restores/all", { token: world.user.token })).body;
-      return row.status === "completed" ? row : undefined;
-    }, { message: "the drill to complete" });
+    world.agent.send({
+      type: "restore.completed",
+      restoreId: command.restoreId,
+      stats: { "Shop_Main_eu_dbvault_drill.a": { restored: 2, failed: 0 } },
+      drill: report,
+    });
+    const finished = await waitUntil(
+      async () => {
+        const [row] = (await server.call("GET", "/api/backups/restores/all", { token: world.user.token })).body;
+        return row.status === "completed" ? row : undefined;
+      },
+      { message: "the drill to complete" },
+    );
     expect(finished).toMatchObject({ kind: "drill", drill: report, completedAt: expect.any(String) });
     const actions = await auditActions(world.user.id);
     expect(actions).toEqual(expect.arrayContaining(["DRILL_REQUESTED", "DRILL_COMPLETED"]));
@@ -253,12 +289,18 @@ describe("restore drills", () => {
     await completeBackup(world, 900, { "shop.a": 2 });
     await server.call("PUT", "/api/settings", { token: world.user.token, body: { drillFrequency: "weekly" } });
     expect(await runDueDrills(server.ctx)).toBe(0); // the first is a week away
-    await server.ctx.db.update(settings).set({ nextDrillAt: new Date(Date.now() - 1000) }).where(eq(settings.userId, world.user.id));
+    await server.ctx.db
+      .update(settings)
+      .set({ nextDrillAt: new Date(Date.now() - 1000) })
+      .where(eq(settings.userId, world.user.id));
     await Promise.all([runDueDrills(server.ctx), runDueDrills(server.ctx), runDueDrills(server.ctx)]);
     const command = await world.agent.waitFor("drill");
     expect(command.scratchDatabase).toBe("shop_dbvault_drill");
     expect(world.agent.received.filter((message) => message.type === "drill")).toEqual([]);
-    const requested = (await server.ctx.db.select().from(auditLogs).where(and(eq(auditLogs.userId, world.user.id), eq(auditLogs.action, "DRILL_REQUESTED"))));
+    const requested = await server.ctx.db
+      .select()
+      .from(auditLogs)
+      .where(and(eq(auditLogs.userId, world.user.id), eq(auditLogs.action, "DRILL_REQUESTED")));
     expect(requested.map((row) => row.details.trigger)).toEqual(["scheduled"]);
     const [row] = await server.ctx.db.select().from(settings).where(eq(settings.userId, world.user.id));
     expect(row!.nextDrillAt!.getTime()).toBeGreaterThan(Date.now() + 167 * 3_600_000);

@@ -41,7 +41,10 @@ async function subscribedUser(path: string): Promise<World> {
 
 /** A scheduled backup of "shop" with `size` bytes and the dumped counts, completed by the agent. */
 async function completeBackup({ user, agent }: World, size: number, collections: Record<string, number>) {
-  const [database] = await server.ctx.db.select().from(databases).where(and(eq(databases.userId, user.id), eq(databases.name, "shop")));
+  const [database] = await server.ctx.db
+    .select()
+    .from(databases)
+    .where(and(eq(databases.userId, user.id), eq(databases.name, "shop")));
   await startBackup(server.ctx, database!, "auto");
   const { backupId } = await agent.waitFor("backup");
   const bytes = randomBytes(size);
@@ -52,10 +55,13 @@ async function completeBackup({ user, agent }: World, size: number, collections:
 
 /** The deliveries at the world's path once there are `count`, each checked against its secret. */
 async function deliveries(world: World, count: number) {
-  const received = await waitUntil(() => {
-    const at = receiver.received.filter((d) => d.path === world.path);
-    return at.length >= count && at;
-  }, { message: `${count} deliveries at ${world.path}` });
+  const received = await waitUntil(
+    () => {
+      const at = receiver.received.filter((d) => d.path === world.path);
+      return at.length >= count && at;
+    },
+    { message: `${count} deliveries at ${world.path}` },
+  );
   for (const delivery of received) {
     expect(isSignedBy(world.secret, delivery.rawBody, delivery.signature)).toBe(true);
     expect(delivery.body.event).toBe(delivery.event);
@@ -73,7 +79,10 @@ describe("trust events", () => {
     world.agent.send({ type: "backup.verified", backupId: bad, verification: { status: "failed", namespaces: {}, error: "chunk 3 failed authentication" } });
 
     const [verified, failed] = (await deliveries(world, 2)).map((d) => d.body);
-    expect(verified).toMatchObject({ event: "backup.verified", backup: { id: good, databaseName: "shop", status: "completed", verification: { status: "ok", namespaces: counts } } });
+    expect(verified).toMatchObject({
+      event: "backup.verified",
+      backup: { id: good, databaseName: "shop", status: "completed", verification: { status: "ok", namespaces: counts } },
+    });
     expect(failed).toMatchObject({
       event: "backup.verification_failed",
       backup: { id: bad, databaseName: "shop", verification: { status: "failed", error: "chunk 3 failed authentication" } },
@@ -102,7 +111,13 @@ describe("trust events", () => {
     world.agent.send({ type: "restore.failed", restoreId: second.restoreId, error: "drill failed: the stored file is gone" });
 
     const [completed, failed] = (await deliveries(world, 2)).map((d) => d.body);
-    expect(completed).toMatchObject({ event: "drill.completed", restore: { id: first.restoreId, backupId: latest, targetDatabase: "shop_dbvault_drill", status: "completed", drill: report } });
-    expect(failed).toMatchObject({ event: "drill.failed", restore: { id: second.restoreId, status: "failed", error: "drill failed: the stored file is gone" } });
+    expect(completed).toMatchObject({
+      event: "drill.completed",
+      restore: { id: first.restoreId, backupId: latest, targetDatabase: "shop_dbvault_drill", status: "completed", drill: report },
+    });
+    expect(failed).toMatchObject({
+      event: "drill.failed",
+      restore: { id: second.restoreId, status: "failed", error: "drill failed: the stored file is gone" },
+    });
   });
 });

@@ -82,7 +82,14 @@ describe("deliveries of each event", () => {
     await agent.disconnect(); // agent.offline
 
     const deliveries = await waitForDeliveries("/all-events", 6);
-    expect(deliveries.map((d) => d.event)).toEqual(["agent.online", "backup.failed", "backup.completed", "restore.completed", "restore.failed", "agent.offline"]);
+    expect(deliveries.map((d) => d.event)).toEqual([
+      "agent.online",
+      "backup.failed",
+      "backup.completed",
+      "restore.completed",
+      "restore.failed",
+      "agent.offline",
+    ]);
     for (const delivery of deliveries) {
       expect(isSignedBy(hook.secret, delivery.rawBody, delivery.signature)).toBe(true);
       expect(isSignedBy("whsec_some-other-secret", delivery.rawBody, delivery.signature)).toBe(false);
@@ -94,7 +101,13 @@ describe("deliveries of each event", () => {
     expect(online.agent).toMatchObject({ id: agent.agentId, name: "web-1", hostname: "db-host.internal", status: "active" });
     expect(completed.backup).toMatchObject({ id: backupId, databaseName: "orders", status: "completed", size: 2048 });
     expect(failed.backup).toMatchObject({ id: failing.backupId, databaseName: "orders", status: "failed", error: "mongodump: connection refused" });
-    expect(restored.restore).toMatchObject({ id: restore.restoreId, backupId, databaseName: "orders", status: "completed", stats: { "orders.items": { restored: 5, failed: 0 } } });
+    expect(restored.restore).toMatchObject({
+      id: restore.restoreId,
+      backupId,
+      databaseName: "orders",
+      status: "completed",
+      stats: { "orders.items": { restored: 5, failed: 0 } },
+    });
     expect(restoreFailed.restore).toMatchObject({ id: second.restoreId, status: "failed", error: "wrong key" });
     expect(offline.agent).toMatchObject({ id: agent.agentId, status: "offline" });
 
@@ -104,7 +117,11 @@ describe("deliveries of each event", () => {
       const answer = (await server.call("GET", "/api/settings/webhooks", { token: user.token })).body;
       return answer[0]?.lastDelivery?.status === "delivered" && answer;
     });
-    expect(listed).toMatchObject({ id: hook.id, url: `${receiver.url}/all-events`, lastDelivery: { event: "agent.offline", status: "delivered", lastStatusCode: 200 } });
+    expect(listed).toMatchObject({
+      id: hook.id,
+      url: `${receiver.url}/all-events`,
+      lastDelivery: { event: "agent.offline", status: "delivered", lastStatusCode: 200 },
+    });
     expect(listed.secret).toBeUndefined();
     const log = (await server.call("GET", `/api/settings/webhooks/${hook.id}/deliveries`, { token: user.token })).body;
     expect(log.map((d: { event: string }) => d.event)).toEqual(deliveries.map((d) => d.event).reverse());
@@ -122,9 +139,14 @@ describe("deliveries of each event", () => {
     await completedBackup(user, agent, "shop");
     await server.call("POST", "/api/backups", { token: other.token, body: { databaseName: "shop" } });
     otherAgent.send({ type: "backup.failed", backupId: (await otherAgent.waitFor("backup")).backupId, error: "another user's failure" });
-    await waitUntil(async () => (await server.call("GET", "/api/backups", { token: other.token })).body[0]?.status === "failed", { message: "the other user's backup to fail" });
+    await waitUntil(async () => (await server.call("GET", "/api/backups", { token: other.token })).body[0]?.status === "failed", {
+      message: "the other user's backup to fail",
+    });
     // The next scheduled backup of the user's database fails (a manual one would wait for the plan's limit).
-    await server.ctx.db.update(databases).set({ nextBackupAt: new Date(Date.now() - 1000) }).where(eq(databases.userId, user.id));
+    await server.ctx.db
+      .update(databases)
+      .set({ nextBackupAt: new Date(Date.now() - 1000) })
+      .where(eq(databases.userId, user.id));
     await runDueBackups(server.ctx);
     agent.send({ type: "backup.failed", backupId: (await agent.waitFor("backup")).backupId, error: "disk full" });
     const [only] = await waitForDeliveries("/failures-only", 1);
@@ -191,11 +213,14 @@ describe("retries", () => {
     const realNow = server.ctx.now;
     server.ctx.now = () => new Date(Date.now() + RETRY_FOR_MS);
     try {
-      await waitUntil(async () => {
-        server.ctx.webhooks.kick();
-        const [delivery] = (await server.call("GET", `/api/settings/webhooks/${hook.id}/deliveries`, { token: user.token })).body;
-        return delivery?.status === "failed" && delivery;
-      }, { interval: 200, message: "the delivery to be given up" }).then((delivery) => {
+      await waitUntil(
+        async () => {
+          server.ctx.webhooks.kick();
+          const [delivery] = (await server.call("GET", `/api/settings/webhooks/${hook.id}/deliveries`, { token: user.token })).body;
+          return delivery?.status === "failed" && delivery;
+        },
+        { interval: 200, message: "the delivery to be given up" },
+      ).then((delivery) => {
         expect(delivery.log.map((a: { statusCode: number }) => a.statusCode)).toEqual([503, 503]);
         expect(delivery.nextAttemptAt).toBeNull();
       });
@@ -212,7 +237,9 @@ describe("retries", () => {
     await agent.connect();
     await completedBackup(user, agent, "kept");
     await waitForDeliveries("/after-restart", 1);
-    await waitUntil(async () => (await server.ctx.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, hook.id)))[0]?.lockedUntil === null);
+    await waitUntil(
+      async () => (await server.ctx.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, hook.id)))[0]?.lockedUntil === null,
+    );
     await server.restart();
     const realNow = server.ctx.now;
     server.ctx.now = () => new Date(Date.now() + LATEST_FIRST_RETRY_MS);
@@ -235,11 +262,17 @@ describe("the delivery log", () => {
     const dispatcher = server.ctx.webhooks;
     server.ctx.webhooks = { kick() {} };
     try {
-      await publishEvent(server.ctx, user.id, { event: "backup.failed", backup: { id: "p1", databaseName: "pruned", type: "auto", status: "failed", size: 0 } });
+      await publishEvent(server.ctx, user.id, {
+        event: "backup.failed",
+        backup: { id: "p1", databaseName: "pruned", type: "auto", status: "failed", size: 0 },
+      });
     } finally {
       server.ctx.webhooks = dispatcher;
     }
-    const log = async () => (await server.call("GET", `/api/settings/webhooks/${hook.id}/deliveries`, { token: user.token })).body.map((d: { event: string; status: string }) => `${d.event}:${d.status}`);
+    const log = async () =>
+      (await server.call("GET", `/api/settings/webhooks/${hook.id}/deliveries`, { token: user.token })).body.map(
+        (d: { event: string; status: string }) => `${d.event}:${d.status}`,
+      );
     expect(await log()).toEqual(["backup.failed:pending", "webhook.test:delivered"]);
 
     const realNow = server.ctx.now;
@@ -392,7 +425,9 @@ describe("the API", () => {
       expect(res.status).toBe(400);
       expect(typeof res.body.message).toBe("string");
     }
-    expect((await post({ url: `${receiver.url}/x`, events: ["backup.deleted"] })).body.message).toContain("events must be a list of one or more of backup.completed");
+    expect((await post({ url: `${receiver.url}/x`, events: ["backup.deleted"] })).body.message).toContain(
+      "events must be a list of one or more of backup.completed",
+    );
     expect((await server.call("POST", "/api/settings/webhooks", { body: { url: `${receiver.url}/x`, events: ["backup.failed"] } })).status).toBe(401);
     expect((await server.call("GET", "/api/settings/webhooks")).status).toBe(401);
   });
@@ -400,7 +435,10 @@ describe("the API", () => {
   test("a user has at most 10 webhooks", async () => {
     const user = await server.registerUser();
     for (let i = 0; i < 10; i++) await addWebhook(user, { url: `${receiver.url}/many-${i}`, events: ["backup.failed"] });
-    const eleventh = await server.call("POST", "/api/settings/webhooks", { token: user.token, body: { url: `${receiver.url}/many-10`, events: ["backup.failed"] } });
+    const eleventh = await server.call("POST", "/api/settings/webhooks", {
+      token: user.token,
+      body: { url: `${receiver.url}/many-10`, events: ["backup.failed"] },
+    });
     expect(eleventh.status).toBe(409);
     expect(eleventh.body.message).toBe("You already have 10 webhooks. Delete one before adding another.");
   });

@@ -39,7 +39,8 @@ function readSortKey(document: Document, path: string, descending: boolean): unk
 /** Sorts rows by a sort spec (`{ a: 1, b: -1 }`, `$natural`); the sort is stable. */
 export function sortRows(rows: Row[], spec: Document): Row[] {
   const keys = Object.entries(spec).map(([path, direction]) => {
-    if (!isNumeric(direction) || Math.abs(toNumber(direction)) !== 1) throw createBadValue("$sort key ordering must be 1 (for ascending) or -1 (for descending)");
+    if (!isNumeric(direction) || Math.abs(toNumber(direction)) !== 1)
+      throw createBadValue("$sort key ordering must be 1 (for ascending) or -1 (for descending)");
     return { path, descending: toNumber(direction) < 0 };
   });
   if (keys.length === 1 && keys[0]!.path === "$natural") return keys[0]!.descending ? [...rows].reverse() : rows;

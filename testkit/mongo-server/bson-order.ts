@@ -39,18 +39,30 @@ export function rankBsonType(value: unknown): number {
   if (value instanceof Date) return 10;
   if (Array.isArray(value)) return 6;
   switch (readBsonTag(value)) {
-    case "MinKey": return 1;
-    case "BSONSymbol": return 4;
-    case "DBRef": return 5;
-    case "Binary": return 7;
-    case "ObjectId": return 8;
-    case "Timestamp": return 11;
-    case "BSONRegExp": return 12;
-    case "DBPointer": return 12.5;
-    case "Code": return 13;
-    case "MaxKey": return 100;
-    case undefined: return 5;
-    default: return 50;
+    case "MinKey":
+      return 1;
+    case "BSONSymbol":
+      return 4;
+    case "DBRef":
+      return 5;
+    case "Binary":
+      return 7;
+    case "ObjectId":
+      return 8;
+    case "Timestamp":
+      return 11;
+    case "BSONRegExp":
+      return 12;
+    case "DBPointer":
+      return 12.5;
+    case "Code":
+      return 13;
+    case "MaxKey":
+      return 100;
+    case undefined:
+      return 5;
+    default:
+      return 50;
   }
 }
 
@@ -140,13 +152,19 @@ export function computeCanonicalKey(value: unknown): string {
   if (isNumeric(value)) return `n${formatCanonicalNumber(value)}`;
   if (Array.isArray(value)) return `[${value.map(computeCanonicalKey).join(",")}]`;
   if (isDocument(value)) {
-    return `{${Object.entries(value).map(([name, field]) => `${JSON.stringify(name)}:${computeCanonicalKey(field)}`).join(",")}}`;
+    return `{${Object.entries(value)
+      .map(([name, field]) => `${JSON.stringify(name)}:${computeCanonicalKey(field)}`)
+      .join(",")}}`;
   }
   switch (readBsonTag(value)) {
-    case "ObjectId": return `o${(value as { toHexString(): string }).toHexString()}`;
-    case "MinKey": return "minKey";
-    case "MaxKey": return "maxKey";
-    case "BSONSymbol": return `s${JSON.stringify(String((value as { value: string }).value))}`;
+    case "ObjectId":
+      return `o${(value as { toHexString(): string }).toHexString()}`;
+    case "MinKey":
+      return "minKey";
+    case "MaxKey":
+      return "maxKey";
+    case "BSONSymbol":
+      return `s${JSON.stringify(String((value as { value: string }).value))}`;
   }
   return `x${EJSON.stringify(value as never, { relaxed: false })}`;
 }

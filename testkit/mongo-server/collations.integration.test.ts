@@ -22,7 +22,10 @@ const typed = { promoteValues: false } as const;
 const english = { locale: "en", strength: new Int32(2) };
 
 async function listIndexes(name: string): Promise<Record<string, Document>> {
-  const specs = (await db.collection(name).listIndexes(typed as never).toArray()) as Document[];
+  const specs = (await db
+    .collection(name)
+    .listIndexes(typed as never)
+    .toArray()) as Document[];
   return Object.fromEntries(specs.map((spec) => [spec.name, spec]));
 }
 

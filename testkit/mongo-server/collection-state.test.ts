@@ -43,7 +43,10 @@ describe("CollectionState", () => {
     const second = collection.documents.get("n2")!;
     collection.deleteDocument(second);
     collection.insertDocument(encode({ _id: 3, u: "a" }));
-    expect([...collection.documents.values()].map((stored) => BSON.deserialize(stored.raw))).toEqual([{ _id: 1, u: "b" }, { _id: 3, u: "a" }]);
+    expect([...collection.documents.values()].map((stored) => BSON.deserialize(stored.raw))).toEqual([
+      { _id: 1, u: "b" },
+      { _id: 3, u: "a" },
+    ]);
   });
 
   test("multikey unique indexes treat each array element as a key", () => {

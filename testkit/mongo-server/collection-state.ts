@@ -102,11 +102,18 @@ export class CollectionState {
         for (const { key, values } of keys) {
           if (built.has(key)) {
             const clash = createDuplicateKeyError(this.ns, index, values);
-            throw new CommandError(11000, `Index build failed: ${this.uuid.toHexString()}: Collection ${this.ns} ( ${this.uuid.toHexString()} ) :: caused by :: ${clash.message}`, clash.details);
+            throw new CommandError(
+              11000,
+              `Index build failed: ${this.uuid.toHexString()}: Collection ${this.ns} ( ${this.uuid.toHexString()} ) :: caused by :: ${clash.message}`,
+              clash.details,
+            );
           }
           built.set(key, stored.idKey);
         }
-        perDocument.set(stored.idKey, keys.map(({ key }) => key));
+        perDocument.set(
+          stored.idKey,
+          keys.map(({ key }) => key),
+        );
       }
       index.entries = built;
       for (const [idKey, keys] of perDocument) this.documents.get(idKey)!.uniqueKeys.set(index.name, keys);
@@ -138,7 +145,10 @@ export class CollectionState {
         const holder = index.entries.get(key);
         if (holder !== undefined && holder !== previous?.idKey) throw createDuplicateKeyError(this.ns, index, values);
       }
-      uniqueKeys.set(index.name, keys.map(({ key }) => key));
+      uniqueKeys.set(
+        index.name,
+        keys.map(({ key }) => key),
+      );
     }
     return { raw, idKey, uniqueKeys };
   }

@@ -60,7 +60,12 @@ describe("collections", () => {
     await db.createCollection("a-view", { viewOn: "filter-me", pipeline: [{ $match: { shown: true } }] });
     expect(await db.listCollections({ name: "filter-me" }, { nameOnly: true }).toArray()).toEqual([{ name: "filter-me", type: "collection" }]);
     const view = await readCollectionInfo("a-view");
-    expect(view).toMatchObject({ name: "a-view", type: "view", options: { viewOn: "filter-me", pipeline: [{ $match: { shown: true } }] }, info: { readOnly: true } });
+    expect(view).toMatchObject({
+      name: "a-view",
+      type: "view",
+      options: { viewOn: "filter-me", pipeline: [{ $match: { shown: true } }] },
+      info: { readOnly: true },
+    });
     expect(view.idIndex).toBeUndefined();
     const views = await db.listCollections({ type: "view" }).toArray();
     expect(views.map((entry) => entry.name)).toEqual(["a-view"]);
@@ -108,7 +113,10 @@ describe("collections", () => {
     const stats = await scratch.stats();
     expect(stats).toMatchObject({ db: scratch.databaseName, collections: 1, objects: 10 });
     expect(stats.dataSize).toBeGreaterThan(1000);
-    const [collStats] = await scratch.collection("sized").aggregate([{ $collStats: { count: {}, storageStats: {} } }]).toArray();
+    const [collStats] = await scratch
+      .collection("sized")
+      .aggregate([{ $collStats: { count: {}, storageStats: {} } }])
+      .toArray();
     expect(collStats!.count).toBe(10);
     expect(collStats!.storageStats).toMatchObject({ count: 10, nindexes: 1 });
     expect(collStats!.storageStats.size).toBe(stats.dataSize);
@@ -172,11 +180,17 @@ describe("indexes", () => {
   });
 
   test("numeric types inside index specs survive: a Double key and a Long in a partial filter", async () => {
-    await db.command({ createIndexes: "typed", indexes: [
-      { key: { a: 1 }, name: "long_filter", partialFilterExpression: { a: { $gt: Long.fromNumber(5) } } },
-      { key: { b: new Double(1) }, name: "double_key" },
-    ] });
-    const indexes = await db.collection<LooseDocument>("typed").listIndexes({ promoteValues: false } as never).toArray();
+    await db.command({
+      createIndexes: "typed",
+      indexes: [
+        { key: { a: 1 }, name: "long_filter", partialFilterExpression: { a: { $gt: Long.fromNumber(5) } } },
+        { key: { b: new Double(1) }, name: "double_key" },
+      ],
+    });
+    const indexes = await db
+      .collection<LooseDocument>("typed")
+      .listIndexes({ promoteValues: false } as never)
+      .toArray();
     expect(indexes[1]!.partialFilterExpression).toEqual({ a: { $gt: Long.fromNumber(5) } });
     expect(indexes[2]!.key.b).toEqual(new Double(1));
   });
@@ -188,12 +202,18 @@ describe("renameCollection", () => {
 
   test("moves documents, indexes and options under the new name, replacing the target with dropTarget", async () => {
     await db.createCollection("staged", { collation: { locale: "en", strength: 2 } });
-    await db.collection<LooseDocument>("staged").insertMany([{ _id: 1, a: "new" }, { _id: 2, a: "newer" }]);
+    await db.collection<LooseDocument>("staged").insertMany([
+      { _id: 1, a: "new" },
+      { _id: 2, a: "newer" },
+    ]);
     await db.collection("staged").createIndex({ a: 1 }, { unique: true });
     await db.collection<LooseDocument>("live").insertOne({ _id: 1, a: "old" });
     expect((await rename("staged", "live").catch((error) => error)).code).toBe(48);
     await rename("staged", "live", true);
-    expect(await db.collection<LooseDocument>("live").find().toArray()).toEqual([{ _id: 1, a: "new" }, { _id: 2, a: "newer" }]);
+    expect(await db.collection<LooseDocument>("live").find().toArray()).toEqual([
+      { _id: 1, a: "new" },
+      { _id: 2, a: "newer" },
+    ]);
     expect((await db.collection("live").indexes()).map((index) => index.name)).toEqual(["_id_", "a_1"]);
     expect((await readCollectionInfo("live")).options).toEqual({ collation: expect.objectContaining({ locale: "en" }) });
     expect(await readCollectionInfo("staged")).toBeUndefined();

@@ -83,7 +83,13 @@ export class CursorRegistry {
    */
   openTailableCursor(ns: string, source: TailSource, accepts: (raw: Uint8Array) => boolean, options: { batchSize?: number; awaitData: boolean }): CursorReply {
     const scanned = source.readAll().filter((entry) => accepts(entry.raw));
-    const tail: Tail = { source, sourcePosition: source.lastPosition, positions: scanned.map((entry) => entry.position), accepts, awaitData: options.awaitData };
+    const tail: Tail = {
+      source,
+      sourcePosition: source.lastPosition,
+      positions: scanned.map((entry) => entry.position),
+      accepts,
+      awaitData: options.awaitData,
+    };
     const results = scanned.map((entry) => entry.raw);
     const end = options.batchSize === 0 ? 0 : measureBatch(results, 0, options.batchSize);
     const id = createCursorId();

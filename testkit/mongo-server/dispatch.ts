@@ -34,7 +34,18 @@ const handlers: Record<string, CommandHandler> = {
 
 const HANDSHAKE_COMMANDS = new Set(["hello", "isMaster", "ismaster"]);
 // What mongod lets an unauthenticated connection run when access control is on.
-const OPEN_COMMANDS = new Set([...HANDSHAKE_COMMANDS, "ping", "buildInfo", "buildinfo", "saslStart", "saslContinue", "logout", "endSessions", "whatsmyuri", "connectionStatus"]);
+const OPEN_COMMANDS = new Set([
+  ...HANDSHAKE_COMMANDS,
+  "ping",
+  "buildInfo",
+  "buildinfo",
+  "saslStart",
+  "saslContinue",
+  "logout",
+  "endSessions",
+  "whatsmyuri",
+  "connectionStatus",
+]);
 
 function parseBody(raw: Buffer): Document {
   return BSON.deserialize(raw, { promoteValues: false, bsonRegExp: true, validation: { utf8: false } });

@@ -1,9 +1,7 @@
 // Documents in and out: exact bytes for every BSON type, batching across getMores by count and by
 // the 16 MiB budget, queries, sorting, projection and counting.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import {
-  Binary, BSON, BSONRegExp, BSONSymbol, Code, DBRef, Decimal128, Double, Int32, Long, MaxKey, MinKey, ObjectId, Timestamp, UUID,
-} from "bson";
+import { Binary, BSON, BSONRegExp, BSONSymbol, Code, DBRef, Decimal128, Double, Int32, Long, MaxKey, MinKey, ObjectId, Timestamp, UUID } from "bson";
 import type { CommandSucceededEvent, Db } from "mongodb";
 import { type LooseDocument, type TestConnection, createDatabaseName, openTestConnection } from "./test-support";
 
@@ -61,7 +59,10 @@ describe("exact bytes", () => {
     const document = createEveryTypeDocument();
     const sent = Buffer.from(BSON.serialize(document));
     await db.collection<LooseDocument>("types").insertOne(document);
-    const [raw] = await db.collection<LooseDocument>("types").find({ _id: document._id as ObjectId }, { raw: true }).toArray();
+    const [raw] = await db
+      .collection<LooseDocument>("types")
+      .find({ _id: document._id as ObjectId }, { raw: true })
+      .toArray();
     expect(Buffer.from(raw as unknown as Uint8Array).equals(sent)).toBe(true);
     const typed = BSON.deserialize(raw as unknown as Uint8Array, { promoteValues: false, bsonRegExp: true });
     expect(typed.wholeDouble).toBeInstanceOf(Double);
@@ -169,16 +170,42 @@ describe("queries", () => {
 
   test("top-level projection keeps or drops fields", async () => {
     expect(await db.collection<LooseDocument>("people").findOne({ _id: 1 }, { projection: { name: 1 } })).toEqual({ _id: 1, name: "Ana" });
-    expect(await db.collection<LooseDocument>("people").findOne<object>({ _id: 1 }, { projection: { _id: 0, tags: 0, address: 0 } })).toEqual({ name: "Ana", age: 29 });
+    expect(await db.collection<LooseDocument>("people").findOne<object>({ _id: 1 }, { projection: { _id: 0, tags: 0, address: 0 } })).toEqual({
+      name: "Ana",
+      age: 29,
+    });
   });
 
   test("aggregate handles $match, $sort, $count and $group; a view reads through its pipeline", async () => {
-    const grouped = await db.collection<LooseDocument>("people").aggregate([{ $group: { _id: "$address.city", n: { $sum: 1 } } }, { $sort: { _id: 1 } }]).toArray();
-    expect(grouped).toEqual([{ _id: null, n: 1 }, { _id: "Lyon", n: 2 }, { _id: "Porto", n: 1 }]);
-    expect(await db.collection<LooseDocument>("people").aggregate([{ $match: { age: { $gt: 30 } } }, { $count: "older" }]).toArray()).toEqual([{ older: 2 }]);
+    const grouped = await db
+      .collection<LooseDocument>("people")
+      .aggregate([{ $group: { _id: "$address.city", n: { $sum: 1 } } }, { $sort: { _id: 1 } }])
+      .toArray();
+    expect(grouped).toEqual([
+      { _id: null, n: 1 },
+      { _id: "Lyon", n: 2 },
+      { _id: "Porto", n: 1 },
+    ]);
+    expect(
+      await db
+        .collection<LooseDocument>("people")
+        .aggregate([{ $match: { age: { $gt: 30 } } }, { $count: "older" }])
+        .toArray(),
+    ).toEqual([{ older: 2 }]);
     await db.createCollection("lyon", { viewOn: "people", pipeline: [{ $match: { "address.city": "Lyon" } }] });
-    expect((await db.collection<LooseDocument>("lyon").find({ age: { $gt: 40 } }).toArray()).map((person) => person.name)).toEqual(["Cleo"]);
-    const unknown = await db.collection<LooseDocument>("people").aggregate([{ $bogus: {} }]).toArray().catch((error) => error);
+    expect(
+      (
+        await db
+          .collection<LooseDocument>("lyon")
+          .find({ age: { $gt: 40 } })
+          .toArray()
+      ).map((person) => person.name),
+    ).toEqual(["Cleo"]);
+    const unknown = await db
+      .collection<LooseDocument>("people")
+      .aggregate([{ $bogus: {} }])
+      .toArray()
+      .catch((error) => error);
     expect(unknown.code).toBe(40324);
   });
 

@@ -79,10 +79,15 @@ test("dumping and restoring through the driver reproduces options, indexes and e
     const original = dumped[i]!;
     expect(BSON.serialize(collection.options)).toEqual(BSON.serialize(original.options));
     expect(collection.indexes.map((index) => BSON.serialize(index))).toEqual(original.indexes.map((index) => BSON.serialize(index)));
-    expect(collection.documents.map((raw) => Buffer.from(raw).toString("base64"))).toEqual(original.documents.map((raw) => Buffer.from(raw).toString("base64")));
+    expect(collection.documents.map((raw) => Buffer.from(raw).toString("base64"))).toEqual(
+      original.documents.map((raw) => Buffer.from(raw).toString("base64")),
+    );
   }
   expect(restored.find((collection) => collection.name === "users")!.documents).toHaveLength(1200);
   // The unique index came back working, not just listed.
-  const again = await target.collection<LooseDocument>("users").insertOne({ email: "user7@example.com" }).catch((error) => error);
+  const again = await target
+    .collection<LooseDocument>("users")
+    .insertOne({ email: "user7@example.com" })
+    .catch((error) => error);
   expect(again.code).toBe(11000);
 });

@@ -33,7 +33,10 @@ describe("driver handshake and server commands", () => {
   });
 
   test("an unknown command fails with MongoDB's CommandNotFound shape", async () => {
-    const failure = await connection.client.db("admin").command({ frobnicate: 1 }).catch((error) => error);
+    const failure = await connection.client
+      .db("admin")
+      .command({ frobnicate: 1 })
+      .catch((error) => error);
     expect(failure).toBeInstanceOf(MongoServerError);
     expect(failure.errorResponse).toMatchObject({ ok: 0, errmsg: "no such command: 'frobnicate'", code: 59, codeName: "CommandNotFound" });
   });
@@ -47,7 +50,10 @@ describe("driver handshake and server commands", () => {
     expect(Number(entry!.sizeOnDisk)).toBeGreaterThan(0);
     const names = await connection.client.db("admin").command({ listDatabases: 1, nameOnly: true, filter: { name } });
     expect(names.databases).toEqual([{ name }]);
-    const elsewhere = await connection.client.db(name).command({ listDatabases: 1 }).catch((error) => error);
+    const elsewhere = await connection.client
+      .db(name)
+      .command({ listDatabases: 1 })
+      .catch((error) => error);
     expect(elsewhere.code).toBe(13);
     await connection.client.db(name).dropDatabase();
     const after = await connection.client.db("admin").admin().listDatabases({ nameOnly: true });
@@ -59,7 +65,11 @@ describe("driver handshake and server commands", () => {
     const name = createDatabaseName("txn");
     try {
       session.startTransaction();
-      const failure = await connection.client.db(name).collection("c").insertOne({ a: 1 }, { session }).catch((error) => error);
+      const failure = await connection.client
+        .db(name)
+        .collection("c")
+        .insertOne({ a: 1 }, { session })
+        .catch((error) => error);
       // The driver turns mongod's code 20 answer into this advice, as it does for a real standalone.
       expect(failure.message).toContain("does not support retryable writes");
     } finally {
@@ -72,13 +82,15 @@ describe("driver handshake and server commands", () => {
     const clients = await Promise.all(Array.from({ length: 8 }, () => new MongoClient(connection.target.uri).connect()));
     try {
       await connection.client.db(name).collection("c").createIndex({ slot: 1 }, { unique: true, sparse: true });
-      await Promise.all(clients.map(async (client, worker) => {
-        const collection = client.db(name).collection("c");
-        for (let batch = 0; batch < 5; batch++) {
-          await collection.insertMany(Array.from({ length: 50 }, (_, i) => ({ worker, batch, i })));
-        }
-        expect(await collection.countDocuments({ worker })).toBe(250);
-      }));
+      await Promise.all(
+        clients.map(async (client, worker) => {
+          const collection = client.db(name).collection("c");
+          for (let batch = 0; batch < 5; batch++) {
+            await collection.insertMany(Array.from({ length: 50 }, (_, i) => ({ worker, batch, i })));
+          }
+          expect(await collection.countDocuments({ worker })).toBe(250);
+        }),
+      );
       const race = await Promise.allSettled(clients.map((client) => client.db(name).collection("c").insertOne({ slot: "only-one" })));
       expect(race.filter((outcome) => outcome.status === "fulfilled")).toHaveLength(1);
       expect(await connection.client.db(name).collection("c").countDocuments()).toBe(8 * 250 + 1);
@@ -127,7 +139,10 @@ describe("legacy OP_QUERY", () => {
 
   test("an unacknowledged (w: 0) insert is applied without a reply being sent", async () => {
     const name = createDatabaseName("w0");
-    await connection.client.db(name).collection("c").insertOne({ fireAndForget: true }, { writeConcern: { w: 0 } });
+    await connection.client
+      .db(name)
+      .collection("c")
+      .insertOne({ fireAndForget: true }, { writeConcern: { w: 0 } });
     expect(await connection.client.db(name).collection("c").countDocuments({ fireAndForget: true })).toBe(1);
     await connection.client.db(name).dropDatabase();
   });
@@ -146,7 +161,11 @@ describe("authentication (SCRAM-SHA-256)", () => {
       expect(wrong.code).toBe(18);
       expect(wrong.message).toContain("Authentication failed");
       const anonymous = await new MongoClient(`mongodb://127.0.0.1:${server.port}/`).connect();
-      const refused = await anonymous.db("x").collection("c").findOne({}).catch((error) => error);
+      const refused = await anonymous
+        .db("x")
+        .collection("c")
+        .findOne({})
+        .catch((error) => error);
       expect(refused.code).toBe(13);
       await anonymous.close();
     } finally {

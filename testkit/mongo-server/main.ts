@@ -23,7 +23,9 @@ function readArguments(argv: string[]): { port: number; users: TestUser[]; replS
       replSet = value;
       i++;
     } else {
-      console.error(`mongo-test-server: unknown argument '${argv[i]}'\nhint: usage: bun testkit/mongo-server/main.ts [--port N] [--user NAME:PASSWORD] [--replSet NAME]`);
+      console.error(
+        `mongo-test-server: unknown argument '${argv[i]}'\nhint: usage: bun testkit/mongo-server/main.ts [--port N] [--user NAME:PASSWORD] [--replSet NAME]`,
+      );
       process.exit(2);
     }
   }

@@ -49,7 +49,17 @@ describe("matchesFilter", () => {
     expect(matches({ a: 1 }, { $nor: [{ a: 2 }] })).toBe(true);
     expect(matches({ a: 5 }, { a: { $not: { $gt: 3 } } })).toBe(false);
     expect(matches({ a: [1, 2, 3] }, { a: { $size: 3, $all: [3, 1] } })).toBe(true);
-    expect(matches({ a: [{ x: 1, y: 2 }, { x: 2, y: 1 }] }, { a: { $elemMatch: { x: 2, y: 1 } } })).toBe(true);
+    expect(
+      matches(
+        {
+          a: [
+            { x: 1, y: 2 },
+            { x: 2, y: 1 },
+          ],
+        },
+        { a: { $elemMatch: { x: 2, y: 1 } } },
+      ),
+    ).toBe(true);
     expect(matches({ a: Long.fromNumber(3) }, { a: { $type: "long" } })).toBe(true);
     expect(matches({ a: new Int32(3) }, { a: { $type: "number" } })).toBe(true);
   });

@@ -70,9 +70,27 @@ function compareInBracket(value: unknown, target: unknown, accept: (order: numbe
 }
 
 const typeAliases: Record<string, number> = {
-  double: 1, string: 2, object: 3, array: 4, binData: 5, undefined: 6, objectId: 7, bool: 8, date: 9, null: 10,
-  regex: 11, dbPointer: 12, javascript: 13, symbol: 14, javascriptWithScope: 15, int: 16, timestamp: 17,
-  long: 18, decimal: 19, minKey: -1, maxKey: 127,
+  double: 1,
+  string: 2,
+  object: 3,
+  array: 4,
+  binData: 5,
+  undefined: 6,
+  objectId: 7,
+  bool: 8,
+  date: 9,
+  null: 10,
+  regex: 11,
+  dbPointer: 12,
+  javascript: 13,
+  symbol: 14,
+  javascriptWithScope: 15,
+  int: 16,
+  timestamp: 17,
+  long: 18,
+  decimal: 19,
+  minKey: -1,
+  maxKey: 127,
 };
 
 function readTypeNumber(value: unknown): number | undefined {
@@ -84,8 +102,19 @@ function readTypeNumber(value: unknown): number | undefined {
   if (value instanceof Date) return 9;
   if (Array.isArray(value)) return 4;
   const tags: Record<string, number> = {
-    Double: 1, Int32: 16, Long: 18, Decimal128: 19, Binary: 5, ObjectId: 7, BSONRegExp: 11, DBPointer: 12,
-    BSONSymbol: 14, Timestamp: 17, MinKey: -1, MaxKey: 127, DBRef: 3,
+    Double: 1,
+    Int32: 16,
+    Long: 18,
+    Decimal128: 19,
+    Binary: 5,
+    ObjectId: 7,
+    BSONRegExp: 11,
+    DBPointer: 12,
+    BSONSymbol: 14,
+    Timestamp: 17,
+    MinKey: -1,
+    MaxKey: 127,
+    DBRef: 3,
   };
   const tag = (value as { _bsontype?: string })._bsontype;
   if (tag === "Code") return (value as { scope?: unknown }).scope ? 15 : 13;
@@ -111,12 +140,18 @@ function matchesElement(element: unknown, spec: Document): boolean {
 
 function matchesOperator(candidates: unknown[], operator: string, operand: unknown, spec: Document): boolean {
   switch (operator) {
-    case "$eq": return matchesEquality(candidates, operand);
-    case "$ne": return !matchesEquality(candidates, operand);
-    case "$gt": return testAnyElement(candidates, (value) => compareInBracket(value, operand, (order) => order > 0));
-    case "$gte": return testAnyElement(candidates, (value) => compareInBracket(value, operand, (order) => order >= 0));
-    case "$lt": return testAnyElement(candidates, (value) => compareInBracket(value, operand, (order) => order < 0));
-    case "$lte": return testAnyElement(candidates, (value) => compareInBracket(value, operand, (order) => order <= 0));
+    case "$eq":
+      return matchesEquality(candidates, operand);
+    case "$ne":
+      return !matchesEquality(candidates, operand);
+    case "$gt":
+      return testAnyElement(candidates, (value) => compareInBracket(value, operand, (order) => order > 0));
+    case "$gte":
+      return testAnyElement(candidates, (value) => compareInBracket(value, operand, (order) => order >= 0));
+    case "$lt":
+      return testAnyElement(candidates, (value) => compareInBracket(value, operand, (order) => order < 0));
+    case "$lte":
+      return testAnyElement(candidates, (value) => compareInBracket(value, operand, (order) => order <= 0));
     case "$in":
     case "$nin": {
       if (!Array.isArray(operand)) throw createBadValue(`${operator} needs an array`);
@@ -127,8 +162,10 @@ function matchesOperator(candidates: unknown[], operator: string, operand: unkno
       const exists = candidates.some((value) => value !== undefined);
       return (operand === true || (operand !== false && isNumeric(operand) && toNumber(operand) !== 0)) === exists;
     }
-    case "$type": return matchesType(candidates, operand);
-    case "$size": return candidates.some((value) => Array.isArray(value) && value.length === toNumber(operand));
+    case "$type":
+      return matchesType(candidates, operand);
+    case "$size":
+      return candidates.some((value) => Array.isArray(value) && value.length === toNumber(operand));
     case "$all":
       if (!Array.isArray(operand)) throw createBadValue("$all needs an array");
       return operand.length > 0 && operand.every((target) => matchesEquality(candidates, target));
@@ -144,7 +181,8 @@ function matchesOperator(candidates: unknown[], operator: string, operand: unkno
       const regex = isRegex(operand) ? operand : new BSONRegExp(String(operand), options);
       return testAnyElement(candidates, (value) => matchesRegex(value, regex));
     }
-    case "$options": return true;
+    case "$options":
+      return true;
     case "$mod": {
       const [divisor, remainder] = (operand as unknown[]).map(toNumber);
       return testAnyElement(candidates, (value) => isNumeric(value) && Math.trunc(toNumber(value)) % divisor! === remainder);
@@ -184,9 +222,7 @@ export function matchesFilter(document: Document, filter: Document): boolean {
       continue;
     }
     const candidates = collectPathValues(document, field);
-    const matched = isOperatorObject(condition)
-      ? matchesOperators(candidates, condition)
-      : matchesEquality(candidates, condition);
+    const matched = isOperatorObject(condition) ? matchesOperators(candidates, condition) : matchesEquality(candidates, condition);
     if (!matched) return false;
   }
   return true;

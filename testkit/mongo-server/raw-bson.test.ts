@@ -6,7 +6,10 @@ describe("composeDocument", () => {
   test("embeds raw documents byte for byte inside an otherwise bson-encoded reply", () => {
     const stored = [BSON.serialize({ _id: 1, v: new Double(2) }), BSON.serialize({ _id: 2, s: "é" })];
     const reply = composeDocument({ cursor: { firstBatch: new RawDocuments(stored), id: 0, ns: "d.c" }, ok: new Double(1) });
-    const expected = BSON.serialize({ cursor: { firstBatch: stored.map((raw) => BSON.deserialize(raw, { promoteValues: false })), id: 0, ns: "d.c" }, ok: new Double(1) });
+    const expected = BSON.serialize({
+      cursor: { firstBatch: stored.map((raw) => BSON.deserialize(raw, { promoteValues: false })), id: 0, ns: "d.c" },
+      ok: new Double(1),
+    });
     expect(Buffer.from(reply).equals(Buffer.from(expected))).toBe(true);
     const batch = BSON.deserialize(reply, { fieldsAsRaw: { firstBatch: true } }).cursor.firstBatch as Buffer[];
     expect(batch.map((raw) => Buffer.from(raw).toString("hex"))).toEqual(stored.map((raw) => Buffer.from(raw).toString("hex")));
@@ -44,6 +47,16 @@ describe("readRawArray and projectRawDocument", () => {
   test("includes or excludes top-level fields, keeping _id unless excluded", () => {
     const raw = BSON.serialize({ _id: 1, a: 1, b: 2, c: 3 });
     expect(BSON.deserialize(projectRawDocument(raw, new Map([["b", true]])))).toEqual({ _id: 1, b: 2 });
-    expect(BSON.deserialize(projectRawDocument(raw, new Map([["b", false], ["_id", false]])))).toEqual({ a: 1, c: 3 });
+    expect(
+      BSON.deserialize(
+        projectRawDocument(
+          raw,
+          new Map([
+            ["b", false],
+            ["_id", false],
+          ]),
+        ),
+      ),
+    ).toEqual({ a: 1, c: 3 });
   });
 });

@@ -58,9 +58,7 @@ function frameDocument(elements: Uint8Array[]): Buffer {
 }
 
 function encodeRawArray(documents: readonly Uint8Array[]): Buffer {
-  return frameDocument(
-    documents.map((document, index) => Buffer.concat([Buffer.from([TYPE_DOCUMENT]), encodeName(String(index)), document])),
-  );
+  return frameDocument(documents.map((document, index) => Buffer.concat([Buffer.from([TYPE_DOCUMENT]), encodeName(String(index)), document])));
 }
 
 function encodeElement(name: string, value: unknown): Uint8Array {

@@ -17,4 +17,3 @@ export function parseVersion(version: string): VersionParts {
 export function describeFeatureCompatibility(version: string): string {
   return version.split(".").slice(0, 2).join(".");
 }
-

@@ -86,12 +86,24 @@ function appendValues(document: Document, path: string, spec: unknown, unique: b
 function applyOperator(document: Document, operator: string, fields: Document, inserting: boolean): void {
   for (const [path, value] of Object.entries(fields)) {
     switch (operator) {
-      case "$set": setPath(document, path, value); break;
-      case "$setOnInsert": if (inserting) setPath(document, path, value); break;
-      case "$unset": unsetPath(document, path); break;
-      case "$inc": setPath(document, path, addNumbers(getPath(document, path), value, path)); break;
-      case "$push": appendValues(document, path, value, false); break;
-      case "$addToSet": appendValues(document, path, value, true); break;
+      case "$set":
+        setPath(document, path, value);
+        break;
+      case "$setOnInsert":
+        if (inserting) setPath(document, path, value);
+        break;
+      case "$unset":
+        unsetPath(document, path);
+        break;
+      case "$inc":
+        setPath(document, path, addNumbers(getPath(document, path), value, path));
+        break;
+      case "$push":
+        appendValues(document, path, value, false);
+        break;
+      case "$addToSet":
+        appendValues(document, path, value, true);
+        break;
       case "$currentDate": {
         const wantsTimestamp = isDocument(value) && value.$type === "timestamp";
         setPath(document, path, wantsTimestamp ? Timestamp.fromNumber(Math.floor(Date.now() / 1000) * 2 ** 32) : new Date());
@@ -137,7 +149,10 @@ function applyPipeline(original: Document, stages: unknown[]): Document {
   const root = stage && isDocument(stage.$replaceRoot) ? stage.$replaceRoot.newRoot : stage?.$replaceWith;
   const literal = isDocument(root) && Object.keys(root).length === 1 && isDocument(root.$literal) ? root.$literal : undefined;
   if (!literal) {
-    throw new CommandError(2, "pipeline-style updates other than [{ $replaceRoot: { newRoot: { $literal: <document> } } }] are not supported by the DBVault test server");
+    throw new CommandError(
+      2,
+      "pipeline-style updates other than [{ $replaceRoot: { newRoot: { $literal: <document> } } }] are not supported by the DBVault test server",
+    );
   }
   return literal._id === undefined ? { _id: original._id, ...literal } : literal;
 }

@@ -15,8 +15,15 @@ beforeAll(async () => {
   db = createDatabaseName("users");
 });
 afterAll(async () => {
-  await connection.client.db(db).command({ dropAllUsersFromDatabase: 1 }).catch(() => undefined);
-  for (const role of ["reader"]) await connection.client.db(db).command({ dropRole: role }).catch(() => undefined);
+  await connection.client
+    .db(db)
+    .command({ dropAllUsersFromDatabase: 1 })
+    .catch(() => undefined);
+  for (const role of ["reader"])
+    await connection.client
+      .db(db)
+      .command({ dropRole: role })
+      .catch(() => undefined);
   await connection.close();
 });
 

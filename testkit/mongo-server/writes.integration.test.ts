@@ -25,14 +25,23 @@ describe("duplicate keys", () => {
     const failure = await collection.insertOne({ _id: id }).catch((error) => error);
     expect(failure).toBeInstanceOf(MongoServerError);
     expect(failure.code).toBe(11000);
-    expect(failure.message).toBe(`E11000 duplicate key error collection: ${db.databaseName}.dup-id index: _id_ dup key: { _id: ObjectId('65a1b2c3d4e5f60718293a4b') }`);
+    expect(failure.message).toBe(
+      `E11000 duplicate key error collection: ${db.databaseName}.dup-id index: _id_ dup key: { _id: ObjectId('65a1b2c3d4e5f60718293a4b') }`,
+    );
     expect(failure.keyPattern).toEqual({ _id: 1 });
     expect(failure.keyValue).toEqual({ _id: id });
   });
 
   test("numerically equal _ids of different types collide, as in MongoDB", async () => {
     await db.collection<LooseDocument>("dup-numeric").insertOne({ _id: new Int32(1) });
-    expect((await db.collection<LooseDocument>("dup-numeric").insertOne({ _id: new Double(1) }).catch((error) => error)).code).toBe(11000);
+    expect(
+      (
+        await db
+          .collection<LooseDocument>("dup-numeric")
+          .insertOne({ _id: new Double(1) })
+          .catch((error) => error)
+      ).code,
+    ).toBe(11000);
   });
 
   test("a unique index rejects a repeated value and names itself and the value", async () => {
@@ -48,7 +57,10 @@ describe("duplicate keys", () => {
   test("a compound unique index compares the whole key; sparse and partial indexes skip what they exclude", async () => {
     const compound = db.collection<LooseDocument>("dup-compound");
     await compound.createIndex({ tenant: 1, slug: 1 }, { unique: true });
-    await compound.insertMany([{ tenant: 1, slug: "a" }, { tenant: 2, slug: "a" }]);
+    await compound.insertMany([
+      { tenant: 1, slug: "a" },
+      { tenant: 2, slug: "a" },
+    ]);
     expect((await compound.insertOne({ tenant: 1, slug: "a" }).catch((error) => error)).code).toBe(11000);
 
     const sparse = db.collection<LooseDocument>("dup-sparse");
@@ -61,7 +73,11 @@ describe("duplicate keys", () => {
 
     const partial = db.collection<LooseDocument>("dup-partial");
     await partial.createIndex({ code: 1 }, { unique: true, partialFilterExpression: { active: true } });
-    await partial.insertMany([{ code: "x", active: false }, { code: "x", active: false }, { code: "x", active: true }]);
+    await partial.insertMany([
+      { code: "x", active: false },
+      { code: "x", active: false },
+      { code: "x", active: true },
+    ]);
     expect((await partial.insertOne({ code: "x", active: true }).catch((error) => error)).code).toBe(11000);
   });
 
@@ -81,7 +97,10 @@ describe("batches", () => {
     const failure = await collection.insertMany([{ _id: 1 }, { _id: 2 }, { _id: 3 }, { _id: 1 }, { _id: 4 }], { ordered: false }).catch((error) => error);
     expect(failure).toBeInstanceOf(MongoBulkWriteError);
     expect(failure.result.insertedCount).toBe(3);
-    expect(failure.writeErrors.map((error: { index: number; code: number }) => [error.index, error.code])).toEqual([[1, 11000], [3, 11000]]);
+    expect(failure.writeErrors.map((error: { index: number; code: number }) => [error.index, error.code])).toEqual([
+      [1, 11000],
+      [3, 11000],
+    ]);
     expect((await collection.find().toArray()).map((document) => document._id)).toEqual([2, 1, 3, 4]);
   });
 
@@ -128,7 +147,10 @@ describe("updates and deletes", () => {
   test("an update that would break a unique index fails with E11000 and changes nothing", async () => {
     const collection = db.collection<LooseDocument>("updates-unique");
     await collection.createIndex({ u: 1 }, { unique: true });
-    await collection.insertMany([{ _id: 1, u: "a" }, { _id: 2, u: "b" }]);
+    await collection.insertMany([
+      { _id: 1, u: "a" },
+      { _id: 2, u: "b" },
+    ]);
     expect((await collection.updateOne({ _id: 2 }, { $set: { u: "a" } }).catch((error) => error)).code).toBe(11000);
     expect(await collection.findOne({ _id: 2 })).toEqual({ _id: 2, u: "b" });
     expect((await collection.updateOne({ _id: 2 }, { $set: { _id: 3 } }).catch((error) => error)).code).toBe(66);

@@ -44,9 +44,7 @@ export class ArchiveReader {
   /** Signals end of file; throws TruncatedArchiveError (or CorruptChunkError) if it is incomplete. */
   end(): void {
     if (!this.#frames) return this.#headerInput.fail();
-    this.#frames.end((header, partialBody, position) =>
-      this.#diagnosePartialFrame(header, partialBody, position),
-    );
+    this.#frames.end((header, partialBody, position) => this.#diagnosePartialFrame(header, partialBody, position));
   }
 
   // Returns the bytes after the header once it is complete and opened.

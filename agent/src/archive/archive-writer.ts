@@ -1,12 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { releaseWholeBuffer } from "../../../protocol/release-buffer";
 import { sealChunk } from "./chunk-crypto.ts";
-import {
-  type Compression,
-  DEFAULT_CHUNK_SIZE,
-  type PayloadKind,
-  SALT_LENGTH,
-} from "./format.ts";
+import { type Compression, DEFAULT_CHUNK_SIZE, type PayloadKind, SALT_LENGTH } from "./format.ts";
 import { assertChunkSize, encodeHeaderV1 } from "./header.ts";
 
 /** Options of a new backup file. */

@@ -30,12 +30,7 @@ export function buildFrameHeader(index: number, flag: number, length: number): B
  * Seals one chunk given as consecutive pieces (so callers need not copy them together); returns
  * the frame as [frame header, ciphertext pieces..., tag].
  */
-export function sealChunk(
-  payloadKey: Buffer,
-  index: number,
-  isLast: boolean,
-  pieces: readonly Uint8Array[],
-): Buffer[] {
+export function sealChunk(payloadKey: Buffer, index: number, isLast: boolean, pieces: readonly Uint8Array[]): Buffer[] {
   const flag = isLast ? FLAG_LAST : FLAG_MORE;
   let length = 0;
   for (const piece of pieces) length += piece.length;
@@ -60,12 +55,7 @@ export function sealChunk(
  * Returns the plaintext only when the tag verifies, otherwise undefined: callers never see
  * unauthenticated bytes.
  */
-export function openChunk(
-  payloadKey: Buffer,
-  nonce: Buffer,
-  frameHeader: Uint8Array,
-  body: Uint8Array,
-): Buffer | undefined {
+export function openChunk(payloadKey: Buffer, nonce: Buffer, frameHeader: Uint8Array, body: Uint8Array): Buffer | undefined {
   if (body.length < TAG_LENGTH) return undefined;
   const split = body.length - TAG_LENGTH;
   const decipher = createDecipheriv("aes-256-gcm", payloadKey, nonce, {

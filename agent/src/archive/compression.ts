@@ -1,11 +1,5 @@
 import type { Transform } from "node:stream";
-import {
-  constants,
-  createGunzip,
-  createGzip,
-  createZstdCompress,
-  createZstdDecompress,
-} from "node:zlib";
+import { constants, createGunzip, createGzip, createZstdCompress, createZstdDecompress } from "node:zlib";
 import type { Compression } from "./format.ts";
 
 // Larger zlib output buffers than the 16 KiB default: fewer, bigger pieces reach the sealer.

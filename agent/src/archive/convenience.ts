@@ -11,20 +11,14 @@ export async function encryptBuffer(plaintext: Uint8Array, options: EncryptOptio
 }
 
 /** Decrypts whole in-memory file bytes; rejects with the ArchiveError that names the problem. */
-export async function decryptBuffer(
-  file: Uint8Array,
-  options: DecryptOptions,
-): Promise<{ header: ArchiveHeader; plaintext: Buffer }> {
+export async function decryptBuffer(file: Uint8Array, options: DecryptOptions): Promise<{ header: ArchiveHeader; plaintext: Buffer }> {
   const stream = createDecryptStream(options);
   const plaintext = await collect(Readable.from(file.length > 0 ? [file] : []), stream);
   return { header: await stream.header, plaintext };
 }
 
 /** Pipes a web ReadableStream (e.g. a fetch body) through the encryptor into a web ReadableStream. */
-export function encryptWebStream(
-  input: ReadableStream<Uint8Array>,
-  options: EncryptOptions,
-): ReadableStream<Uint8Array> {
+export function encryptWebStream(input: ReadableStream<Uint8Array>, options: EncryptOptions): ReadableStream<Uint8Array> {
   return pipeWeb(input, createEncryptStream(options));
 }
 

@@ -94,9 +94,7 @@ export class DecryptStream extends Duplex {
         this.push(null);
         this.#finalCallback?.();
       });
-      decompressor.on("error", (error) =>
-        this.destroy(new DecompressionError(header.compression, error)),
-      );
+      decompressor.on("error", (error) => this.destroy(new DecompressionError(header.compression, error)));
       this.#decompressor = decompressor;
     }
     this.#resolveHeader(header);

@@ -1,9 +1,5 @@
 import { Duplex } from "node:stream";
-import {
-  ArchiveWriter,
-  type EncryptOptions,
-  resolveEncryptOptions,
-} from "./archive-writer.ts";
+import { ArchiveWriter, type EncryptOptions, resolveEncryptOptions } from "./archive-writer.ts";
 import { type BlockCompressor, createBlockCompressor } from "./block-compressor.ts";
 import { type ArchiveHeader, FRAME_HEADER_LENGTH, TAG_LENGTH } from "./format.ts";
 import { readArchiveHeader } from "./header.ts";

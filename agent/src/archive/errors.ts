@@ -36,10 +36,7 @@ export class NotAnArchiveError extends ArchiveError {
 export class UnsupportedVersionError extends ArchiveError {
   readonly code = "ARCHIVE_UNSUPPORTED_VERSION";
   constructor(readonly version: number) {
-    super(
-      `unsupported backup file format version ${version}: this agent reads version 1; ` +
-        "upgrade dbvault-agent to read it",
-    );
+    super(`unsupported backup file format version ${version}: this agent reads version 1; ` + "upgrade dbvault-agent to read it");
   }
 }
 
@@ -61,10 +58,7 @@ export class TruncatedArchiveError extends ArchiveError {
           : chunkIndex === 0
             ? "right after the header, before any chunk"
             : `after chunk ${chunkIndex - 1}, which is not the last chunk`;
-    super(
-      `backup file is truncated: it ends ${where}; ` +
-        "the download or upload was cut short, fetch the file again",
-    );
+    super(`backup file is truncated: it ends ${where}; ` + "the download or upload was cut short, fetch the file again");
   }
 }
 
@@ -87,9 +81,7 @@ export class WrongKeyError extends ArchiveError {
 export class HeaderTamperedError extends ArchiveError {
   readonly code = "ARCHIVE_HEADER_TAMPERED";
   constructor() {
-    super(
-      "backup file header failed authentication: it was modified or corrupted after it was written",
-    );
+    super("backup file header failed authentication: it was modified or corrupted after it was written");
   }
 }
 
@@ -105,10 +97,7 @@ export class MalformedHeaderError extends ArchiveError {
 export class UnsupportedCompressionError extends ArchiveError {
   readonly code = "ARCHIVE_UNSUPPORTED_COMPRESSION";
   constructor(readonly value: number) {
-    super(
-      `unsupported compression ${value} in backup file header: ` +
-        "upgrade dbvault-agent to read this file",
-    );
+    super(`unsupported compression ${value} in backup file header: ` + "upgrade dbvault-agent to read this file");
   }
 }
 
@@ -116,10 +105,7 @@ export class UnsupportedCompressionError extends ArchiveError {
 export class UnsupportedPayloadKindError extends ArchiveError {
   readonly code = "ARCHIVE_UNSUPPORTED_PAYLOAD_KIND";
   constructor(readonly value: number) {
-    super(
-      `unsupported payload kind ${value} in backup file header: ` +
-        "upgrade dbvault-agent to read this file",
-    );
+    super(`unsupported payload kind ${value} in backup file header: ` + "upgrade dbvault-agent to read this file");
   }
 }
 
@@ -130,10 +116,7 @@ export class CorruptChunkError extends ArchiveError {
     readonly chunkIndex: number,
     detail = "it failed authentication",
   ) {
-    super(
-      `backup file is corrupted at chunk ${chunkIndex}: ${detail}; ` +
-        "no data from that chunk was output; fetch the file again or use another backup",
-    );
+    super(`backup file is corrupted at chunk ${chunkIndex}: ${detail}; ` + "no data from that chunk was output; fetch the file again or use another backup");
   }
 }
 
@@ -156,8 +139,7 @@ export class TrailingDataError extends ArchiveError {
   readonly code = "ARCHIVE_TRAILING_DATA";
   constructor(readonly lastChunkIndex: number) {
     super(
-      `backup file has unexpected bytes after its last chunk (chunk ${lastChunkIndex}); ` +
-        "the file was appended to or badly reassembled, fetch it again",
+      `backup file has unexpected bytes after its last chunk (chunk ${lastChunkIndex}); ` + "the file was appended to or badly reassembled, fetch it again",
     );
   }
 }

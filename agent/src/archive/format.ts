@@ -66,7 +66,5 @@ export function findCompressionName(code: number): Compression | undefined {
 
 /** Looks up the name of a payload kind code, or undefined when unknown. */
 export function findPayloadKindName(code: number): PayloadKind | undefined {
-  return (Object.keys(PAYLOAD_KIND_CODES) as PayloadKind[]).find(
-    (n) => PAYLOAD_KIND_CODES[n] === code,
-  );
+  return (Object.keys(PAYLOAD_KIND_CODES) as PayloadKind[]).find((n) => PAYLOAD_KIND_CODES[n] === code);
 }

@@ -48,9 +48,7 @@ export class FrameReader {
 
   /** Feeds input bytes; throws TrailingDataError, CorruptChunkError, or whatever `onFrame` throws. */
   write(input: Uint8Array): void {
-    const data = Buffer.isBuffer(input)
-      ? input
-      : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
+    const data = Buffer.isBuffer(input) ? input : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
     let offset = 0;
     while (offset < data.length) {
       if (this.#done) throw new TrailingDataError(this.#position - 1);
@@ -70,11 +68,7 @@ export class FrameReader {
     if (this.#done) return;
     if (this.#have === 0) throw new TruncatedArchiveError("chunk-boundary", this.#position);
     if (this.#have > FRAME_HEADER_LENGTH && onPartialFrame) {
-      onPartialFrame(
-        this.#buffer.subarray(0, FRAME_HEADER_LENGTH),
-        this.#buffer.subarray(FRAME_HEADER_LENGTH, this.#have),
-        this.#position,
-      );
+      onPartialFrame(this.#buffer.subarray(0, FRAME_HEADER_LENGTH), this.#buffer.subarray(FRAME_HEADER_LENGTH, this.#have), this.#position);
     }
     throw new TruncatedArchiveError("mid-chunk", this.#position);
   }
@@ -99,10 +93,7 @@ export class FrameReader {
     }
     if (this.#have === this.#frameLength && this.#have > FRAME_HEADER_LENGTH) {
       this.#have = 0;
-      this.#acceptFrame(
-        this.#buffer.subarray(0, FRAME_HEADER_LENGTH),
-        this.#buffer.subarray(FRAME_HEADER_LENGTH, this.#frameLength),
-      );
+      this.#acceptFrame(this.#buffer.subarray(0, FRAME_HEADER_LENGTH), this.#buffer.subarray(FRAME_HEADER_LENGTH, this.#frameLength));
     }
     return n;
   }
@@ -111,10 +102,7 @@ export class FrameReader {
   #checkFrameHeader(header: Buffer): number {
     const flag = header[8]!;
     const length = header.readUInt32BE(9);
-    const damaged =
-      (flag !== FLAG_MORE && flag !== FLAG_LAST) ||
-      length > this.#chunkSize ||
-      (flag === FLAG_MORE && length !== this.#chunkSize);
+    const damaged = (flag !== FLAG_MORE && flag !== FLAG_LAST) || length > this.#chunkSize || (flag === FLAG_MORE && length !== this.#chunkSize);
     if (damaged) throw new CorruptChunkError(this.#position, "its frame header is damaged");
     return FRAME_HEADER_LENGTH + length + TAG_LENGTH;
   }

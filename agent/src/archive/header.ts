@@ -89,9 +89,7 @@ export function encodeHeaderV1(input: HeaderV1Input): { bytes: Buffer; payloadKe
 /** Throws InvalidOptionsError unless the chunk size is an integer in the allowed range. */
 export function assertChunkSize(chunkSize: number): void {
   if (!Number.isInteger(chunkSize) || chunkSize < MIN_CHUNK_SIZE || chunkSize > MAX_CHUNK_SIZE) {
-    throw new InvalidOptionsError(
-      `chunkSize must be an integer from ${MIN_CHUNK_SIZE} to ${MAX_CHUNK_SIZE} bytes`,
-    );
+    throw new InvalidOptionsError(`chunkSize must be an integer from ${MIN_CHUNK_SIZE} to ${MAX_CHUNK_SIZE} bytes`);
   }
 }
 

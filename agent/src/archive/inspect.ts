@@ -20,9 +20,7 @@ export interface ArchiveInspection {
  * trailing bytes, chunk indexes out of order, damaged frame headers). Throws the same ArchiveError
  * classes as decryption; a file that passes can still fail authentication, which needs the key.
  */
-export async function inspectArchive(
-  source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
-): Promise<ArchiveInspection> {
+export async function inspectArchive(source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<ArchiveInspection> {
   const headerInput = new HeaderAccumulator();
   let header: ArchiveHeader | undefined;
   let frames: FrameReader | undefined;

@@ -1,13 +1,6 @@
 import { createHash, hkdfSync, randomBytes } from "node:crypto";
 import { InvalidKeyError } from "./errors.ts";
-import {
-  KEY_ID_LENGTH,
-  LABEL_HEADER_V1,
-  LABEL_KEY_ID,
-  LABEL_PAYLOAD_V1,
-  MASTER_KEY_LENGTH,
-  SALT_LENGTH,
-} from "./format.ts";
+import { KEY_ID_LENGTH, LABEL_HEADER_V1, LABEL_KEY_ID, LABEL_PAYLOAD_V1, MASTER_KEY_LENGTH, SALT_LENGTH } from "./format.ts";
 
 // Text form of a master key: a versioned prefix so a key is recognisable in a config file or a
 // password manager, and a 4-byte checksum so a mistyped key is reported as mistyped instead of
@@ -40,16 +33,11 @@ export function decodeMasterKey(text: string): Buffer {
   const trimmed = text.trim();
   if (/^[0-9a-fA-F]{64}$/.test(trimmed)) return Buffer.from(trimmed, "hex");
   if (!trimmed.startsWith(KEY_TEXT_PREFIX)) {
-    throw new InvalidKeyError(
-      `expected text starting with "${KEY_TEXT_PREFIX}" (as printed by dbvault-agent key export) or 64 hex digits`,
-    );
+    throw new InvalidKeyError(`expected text starting with "${KEY_TEXT_PREFIX}" (as printed by dbvault-agent key export) or 64 hex digits`);
   }
   const encoded = trimmed.slice(KEY_TEXT_PREFIX.length);
   const body = Buffer.from(encoded, "base64url");
-  if (
-    !/^[A-Za-z0-9_-]+$/.test(encoded) ||
-    body.length !== MASTER_KEY_LENGTH + KEY_CHECKSUM_LENGTH
-  ) {
+  if (!/^[A-Za-z0-9_-]+$/.test(encoded) || body.length !== MASTER_KEY_LENGTH + KEY_CHECKSUM_LENGTH) {
     throw new InvalidKeyError("the key text has the wrong length or characters; copy it again");
   }
   const key = body.subarray(0, MASTER_KEY_LENGTH);

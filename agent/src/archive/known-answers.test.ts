@@ -18,9 +18,7 @@ describe("key derivation (version 1)", () => {
 
   test("header and payload keys for a fixed salt are pinned", () => {
     const keys = deriveFileKeysV1(TEST_KEY, SALT);
-    expect(keys.headerKey.toString("hex")).toBe(
-      "7717bb99fd3c947b35c23796a961ff6a3afe649ebd5cf3a3f54eb19ad7a46520",
-    );
+    expect(keys.headerKey.toString("hex")).toBe("7717bb99fd3c947b35c23796a961ff6a3afe649ebd5cf3a3f54eb19ad7a46520");
     expect(keys.payloadKey.toString("hex")).toBe(PAYLOAD_KEY);
   });
 
@@ -38,9 +36,7 @@ describe("byte layout (version 1)", () => {
   });
 
   test("frame header is the u64 index, the flag, and the u32 plaintext length, big-endian", () => {
-    expect(buildFrameHeader(2 ** 32 + 5, 1, 1048576).toString("hex")).toBe(
-      "00000001000000050100100000",
-    );
+    expect(buildFrameHeader(2 ** 32 + 5, 1, 1048576).toString("hex")).toBe("00000001000000050100100000");
   });
 
   test("header bytes for fixed inputs are pinned, MAC included", () => {
@@ -64,21 +60,15 @@ describe("byte layout (version 1)", () => {
         "76ab640d7893508fb78e67685c328800a189c7405dac2f80684bf846b8d46f1a", // HMAC
     );
     expect(payloadKey.toString("hex")).toBe(PAYLOAD_KEY);
-    expect(openHeader(bytes, TEST_KEY).header.createdAt.toISOString()).toBe(
-      "2026-01-02T03:04:05.678Z",
-    );
+    expect(openHeader(bytes, TEST_KEY).header.createdAt.toISOString()).toBe("2026-01-02T03:04:05.678Z");
   });
 
   test("sealed chunks for fixed inputs are pinned", () => {
     const key = Buffer.from(PAYLOAD_KEY, "hex");
     const first = Buffer.concat(sealChunk(key, 0, false, [Buffer.from("dbvault")]));
     const last = Buffer.concat(sealChunk(key, 1, true, [Buffer.from("dbvault")]));
-    expect(first.toString("hex")).toBe(
-      "00000000000000000000000007" + "be078c41ccf53a" + "df7cead9a00b870916f27dd4a50141ab",
-    );
-    expect(last.toString("hex")).toBe(
-      "00000000000000010100000007" + "26c3e7c1322c09" + "b212c7585dfe1f0d0a149a6c463d7792",
-    );
+    expect(first.toString("hex")).toBe("00000000000000000000000007" + "be078c41ccf53a" + "df7cead9a00b870916f27dd4a50141ab");
+    expect(last.toString("hex")).toBe("00000000000000010100000007" + "26c3e7c1322c09" + "b212c7585dfe1f0d0a149a6c463d7792");
   });
 
   test("a chunk opens only with its own index and flag", () => {

@@ -1,18 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import {
-  encryptForTest,
-  makePayload,
-  readPieces,
-  TEST_KEY,
-} from "./archive-test-helpers.ts";
-import {
-  decryptBuffer,
-  decryptWebStream,
-  encryptBuffer,
-  encryptWebStream,
-} from "./convenience.ts";
+import { encryptForTest, makePayload, readPieces, TEST_KEY } from "./archive-test-helpers.ts";
+import { decryptBuffer, decryptWebStream, encryptBuffer, encryptWebStream } from "./convenience.ts";
 import { createDecryptStream } from "./decrypt-stream.ts";
 import { createEncryptStream } from "./encrypt-stream.ts";
 import { InvalidKeyError, InvalidOptionsError } from "./errors.ts";
@@ -60,9 +50,7 @@ describe("payload sizes around chunk boundaries (no compression, 64-byte chunks)
 });
 
 describe("compressions", () => {
-  const text = Buffer.from(
-    Array.from({ length: 2000 }, (_, i) => `{"_id":${i},"name":"user ${i % 37}","ok":true}\n`).join(""),
-  );
+  const text = Buffer.from(Array.from({ length: 2000 }, (_, i) => `{"_id":${i},"name":"user ${i % 37}","ok":true}\n`).join(""));
   for (const compression of ["zstd", "gzip", "none"] as Compression[]) {
     test(`${compression} round-trips text, random and empty payloads`, async () => {
       for (const plaintext of [text, makePayload(5000, 3), Buffer.alloc(0)]) {
@@ -165,13 +153,9 @@ describe("web streams, damaged input", () => {
 describe("options", () => {
   test("out-of-range chunk sizes and bad keys are refused before any byte is written", () => {
     expect(() => createEncryptStream({ masterKey: TEST_KEY, chunkSize: 63 })).toThrow(InvalidOptionsError);
-    expect(() => createEncryptStream({ masterKey: TEST_KEY, chunkSize: 16 * 1024 * 1024 + 1 })).toThrow(
-      InvalidOptionsError,
-    );
+    expect(() => createEncryptStream({ masterKey: TEST_KEY, chunkSize: 16 * 1024 * 1024 + 1 })).toThrow(InvalidOptionsError);
     expect(() => createEncryptStream({ masterKey: Buffer.alloc(31) })).toThrow(InvalidKeyError);
     expect(() => createDecryptStream({ masterKey: Buffer.alloc(33) })).toThrow(InvalidKeyError);
-    expect(() =>
-      createEncryptStream({ masterKey: TEST_KEY, compression: "lz4" as Compression }),
-    ).toThrow(InvalidOptionsError);
+    expect(() => createEncryptStream({ masterKey: TEST_KEY, compression: "lz4" as Compression })).toThrow(InvalidOptionsError);
   });
 });

@@ -8,7 +8,6 @@ import { createDecryptStream } from "./decrypt-stream.ts";
 import { createEncryptStream } from "./encrypt-stream.ts";
 import type { Compression } from "./format.ts";
 
-
 const MiB = 1024 * 1024;
 // Measured on a 2-core machine: ~35-65 MiB whatever the size (64 MiB to 4 GiB tried), which is
 // Bun's heap plus freed-but-not-yet-collected chunk buffers. Buffering the stream would exceed

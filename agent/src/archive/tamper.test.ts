@@ -2,16 +2,7 @@
 import { describe, expect, test } from "bun:test";
 import { createHmac } from "node:crypto";
 import { pipeline } from "node:stream/promises";
-import {
-  captureDecryptError,
-  encryptForTest,
-  flipBit,
-  locateFrames,
-  makePayload,
-  OTHER_TEST_KEY,
-  readPieces,
-  TEST_KEY,
-} from "./archive-test-helpers.ts";
+import { captureDecryptError, encryptForTest, flipBit, locateFrames, makePayload, OTHER_TEST_KEY, readPieces, TEST_KEY } from "./archive-test-helpers.ts";
 import { createDecryptStream } from "./decrypt-stream.ts";
 import {
   CorruptChunkError,
@@ -167,14 +158,8 @@ describe("damage the length field could disguise", () => {
 
 describe("authenticated payload that does not decompress", () => {
   test("is reported as a decompression failure", async () => {
-    const writer = new ArchiveWriter(
-      resolveEncryptOptions({ masterKey: TEST_KEY, compression: "zstd", chunkSize: CHUNK }),
-    );
-    const bogus = Buffer.concat([
-      writer.headerBytes,
-      ...writer.write(Buffer.from("this is not a zstd frame at all")),
-      ...writer.end(),
-    ]);
+    const writer = new ArchiveWriter(resolveEncryptOptions({ masterKey: TEST_KEY, compression: "zstd", chunkSize: CHUNK }));
+    const bogus = Buffer.concat([writer.headerBytes, ...writer.write(Buffer.from("this is not a zstd frame at all")), ...writer.end()]);
     const error = await captureDecryptError(bogus);
     expect(error).toBeInstanceOf(DecompressionError);
     expect(error.message).toContain("zstd");
@@ -205,8 +190,7 @@ describe("key-less inspection", () => {
 
 describe("reordering", () => {
   const cut = (i: number) => file.subarray(frames[i]!.offset, frames[i]!.offset + frames[i]!.length);
-  const assemble = (order: number[]) =>
-    Buffer.concat([file.subarray(0, 104), ...order.map((i) => cut(i))]);
+  const assemble = (order: number[]) => Buffer.concat([file.subarray(0, 104), ...order.map((i) => cut(i))]);
 
   test("two swapped chunks are reported as reordering, not corruption", async () => {
     const error = await captureDecryptError(assemble([0, 2, 1, 3, 4, 5]));
@@ -267,9 +251,7 @@ describe("truncation and trailing data", () => {
     const empty = await encryptForTest(Buffer.alloc(0));
     expect(empty.length).toBe(104 + 29);
     expect(await captureDecryptError(empty.subarray(0, 104))).toBeInstanceOf(TruncatedArchiveError);
-    expect(await captureDecryptError(Buffer.concat([empty, Buffer.of(1)]))).toBeInstanceOf(
-      TrailingDataError,
-    );
+    expect(await captureDecryptError(Buffer.concat([empty, Buffer.of(1)]))).toBeInstanceOf(TrailingDataError);
   });
 });
 

@@ -25,4 +25,3 @@ export function findConnectionStringProblem(uri: string): ConnectionProblem | un
   const hint = looksLikeHost ? `did you mean mongodb://${bare}?` : "it looks like mongodb://user:password@host:27017/database";
   return { problem, hint };
 }
-

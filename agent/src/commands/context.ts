@@ -32,8 +32,7 @@ export interface CommandContext {
 
 /** Builds the context the command functions use; never throws. */
 export function createCommandContext(io: CliIo): CommandContext {
-  const configPath = (explicit: string | boolean | undefined) =>
-    resolveConfigPath(typeof explicit === "string" ? explicit : undefined, io.env);
+  const configPath = (explicit: string | boolean | undefined) => resolveConfigPath(typeof explicit === "string" ? explicit : undefined, io.env);
   return {
     io,
     say: (message) => void io.stderr.write(`dbvault-agent: ${message}\n`),

@@ -50,10 +50,16 @@ function describeConnectionFailure(error: unknown, host: string): ConnectionProb
     };
   }
   if (/ECONNREFUSED/.test(message)) {
-    return { problem: `nothing is listening at ${host} (connection refused)`, hint: "check the host and port (MongoDB listens on 27017 unless set otherwise) and that MongoDB is running" };
+    return {
+      problem: `nothing is listening at ${host} (connection refused)`,
+      hint: "check the host and port (MongoDB listens on 27017 unless set otherwise) and that MongoDB is running",
+    };
   }
   if (/ENOTFOUND|EAI_AGAIN|querySrv/.test(message)) {
-    return { problem: `the host name of ${host} is not known (the DNS lookup failed)`, hint: "check the spelling of the host name, and that this machine can resolve it" };
+    return {
+      problem: `the host name of ${host} is not known (the DNS lookup failed)`,
+      hint: "check the spelling of the host name, and that this machine can resolve it",
+    };
   }
   if (/timed out|timeout|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH/i.test(message)) {
     return {

@@ -52,7 +52,9 @@ async function addDatabase(args: string[], context: CommandContext): Promise<num
   await saveConfig(path, { ...config, databases: [...config.databases, entry] });
   context.say(`added "${entry.name}" to ${path}`);
   if (!registered) {
-    context.say(`this config is connected to no DBVault server, so "${entry.name}" was not registered; it can be restored into now (dbvault-agent restore --db ${quoteArgument(entry.name)} --in FILE)`);
+    context.say(
+      `this config is connected to no DBVault server, so "${entry.name}" was not registered; it can be restored into now (dbvault-agent restore --db ${quoteArgument(entry.name)} --in FILE)`,
+    );
     context.say("to back it up on a schedule, connect this machine with: dbvault-agent setup --server URL (it registers every database of the config)");
     return 0;
   }

@@ -58,13 +58,18 @@ async function importKey(args: string[], context: CommandContext): Promise<numbe
   const path = context.configPath(options.config);
   let text: string;
   if (typeof options["key-file"] === "string") text = await readSecretFile(options["key-file"], context);
-  else if (context.io.stdinIsTTY) text = await createPrompter(context.io.stdin, context.io.stderr).askSecret("master key (as dbvault-agent key export printed it; not shown): ");
+  else if (context.io.stdinIsTTY)
+    text = await createPrompter(context.io.stdin, context.io.stderr).askSecret("master key (as dbvault-agent key export printed it; not shown): ");
   else text = await readSecretFile("-", context);
   let key: Buffer;
   try {
     key = decodeMasterKey(text);
   } catch (error) {
-    throw new CliError(`key import: this is not a master key: ${(error as Error).message}`, EXIT.failure, "paste the whole line dbvault-agent key export printed (dbvk1-…)");
+    throw new CliError(
+      `key import: this is not a master key: ${(error as Error).message}`,
+      EXIT.failure,
+      "paste the whole line dbvault-agent key export printed (dbvk1-…)",
+    );
   }
   const keyId = deriveKeyId(key);
   const config = await loadConfigOrEmpty(path);

@@ -5,7 +5,10 @@ import { ConfigError, type AgentConfig, readMasterKey } from "../config.ts";
 import type { CommandContext } from "./context.ts";
 
 /** Loads the config and its master key; throws ConfigError whose hint points at key import. */
-export async function loadMasterKeyConfig(context: CommandContext, explicit: string | boolean | undefined): Promise<{ config: AgentConfig; path: string; masterKey: Buffer }> {
+export async function loadMasterKeyConfig(
+  context: CommandContext,
+  explicit: string | boolean | undefined,
+): Promise<{ config: AgentConfig; path: string; masterKey: Buffer }> {
   const path = context.configPath(explicit);
   try {
     const { config } = await context.loadConfig(explicit);

@@ -2,14 +2,7 @@
 //   dbvault-agent: <what happened, lowercase>
 //   dbvault-agent: hint: <what to do>
 // Secrets never reach here: the libraries' messages name hosts and key ids, never URIs or keys.
-import {
-  ArchiveError,
-  CorruptChunkError,
-  InvalidKeyError,
-  NotAnArchiveError,
-  TruncatedArchiveError,
-  WrongKeyError,
-} from "../archive/index.ts";
+import { ArchiveError, CorruptChunkError, InvalidKeyError, NotAnArchiveError, TruncatedArchiveError, WrongKeyError } from "../archive/index.ts";
 import { ConfigError } from "../config.ts";
 import { DumpError } from "../dump/errors.ts";
 import { MongodumpArchiveError } from "../dump/mongodump-archive/errors.ts";

@@ -32,7 +32,9 @@ export async function listExistingNamespaces(uri: string, database: string | und
 export function describeRestoredCollections(result: RestoreResult, existing: Set<string> | undefined): string {
   const namespaces = Object.keys(result.collections);
   const auth = result.usersAndRoles;
-  const usersAndRoles = auth ? `the server's users and roles (with the backup's ${pluralize(auth.users, "user")} and ${pluralize(auth.roles, "role")})` : undefined;
+  const usersAndRoles = auth
+    ? `the server's users and roles (with the backup's ${pluralize(auth.users, "user")} and ${pluralize(auth.roles, "role")})`
+    : undefined;
   if (existing === undefined) {
     const changed = [namespaces.length > 0 ? namespaces.join(", ") : undefined, usersAndRoles].filter(Boolean).join(" and ");
     return `replaced or created ${changed || "nothing"}`;

@@ -15,7 +15,17 @@ import { describeRestoredCollections, listExistingNamespaces } from "./restore-s
 import { parseOptions, requireString } from "./parse-args.ts";
 import { COMMON_OPTIONS, describeEngine } from "./shared.ts";
 
-const OPTIONS = { ...COMMON_OPTIONS, db: "string", uri: "string", "uri-file": "string", in: "string", "to-db": "string", collections: "string", json: "boolean", "no-users-and-roles": "boolean" } as const;
+const OPTIONS = {
+  ...COMMON_OPTIONS,
+  db: "string",
+  uri: "string",
+  "uri-file": "string",
+  in: "string",
+  "to-db": "string",
+  collections: "string",
+  json: "boolean",
+  "no-users-and-roles": "boolean",
+} as const;
 
 /** Runs `restore`; returns the exit code or throws what describeFailure reports. */
 export async function runRestoreCommand(args: string[], context: CommandContext): Promise<number> {
@@ -59,7 +69,8 @@ export async function runRestoreCommand(args: string[], context: CommandContext)
       `restored ${pluralize(result.restored, "document")} into ${pluralize(Object.keys(result.collections).length, "collection")} of ${name} ` +
         `with ${describeEngine(result.engine, "mongorestore")} from ${input.label}; ${describeRestoredCollections(result, existing)}, nothing else changed`,
     );
-    if (result.skipped.length > 0) context.say(`skipped ${result.skipped.join(", ")} (oplog, server or system collections, other databases or collections not chosen)`);
+    if (result.skipped.length > 0)
+      context.say(`skipped ${result.skipped.join(", ")} (oplog, server or system collections, other databases or collections not chosen)`);
     return 0;
   } catch (error) {
     display.finish();
@@ -74,13 +85,24 @@ export async function runRestoreCommand(args: string[], context: CommandContext)
 // after the whole file was verified.
 function checkDatabaseName(name: string): string {
   if (name.length === 0 || name.length > 63 || /[/\\. "$*<>:|?\0]/.test(name)) {
-    throw new CliError(`--to-db ${JSON.stringify(name)} is not a valid MongoDB database name`, EXIT.usage, "use letters, digits, _ and -; at most 63 characters");
+    throw new CliError(
+      `--to-db ${JSON.stringify(name)} is not a valid MongoDB database name`,
+      EXIT.usage,
+      "use letters, digits, _ and -; at most 63 characters",
+    );
   }
   return name;
 }
 
 function parseCollections(list: string): string[] {
-  const names = [...new Set(list.split(",").map((name) => name.trim()).filter(Boolean))];
+  const names = [
+    ...new Set(
+      list
+        .split(",")
+        .map((name) => name.trim())
+        .filter(Boolean),
+    ),
+  ];
   if (names.length === 0) throw new CliError("--collections needs at least one collection name", EXIT.usage, "e.g. --collections orders,customers");
   return names;
 }

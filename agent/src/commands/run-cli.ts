@@ -12,21 +12,51 @@ type Command = (args: string[], context: CommandContext) => Promise<number>;
 // without evaluating the MongoDB driver, the daemon and the rest (~60 ms and ~40 MB of a
 // 100 MB encrypt; bench/seal-cli.ts).
 const lazy =
-  <Module,>(load: () => Promise<Module>, pick: (module: Module) => Command): Command =>
+  <Module>(load: () => Promise<Module>, pick: (module: Module) => Command): Command =>
   async (args, context) =>
     pick(await load())(args, context);
 
 const COMMANDS: Record<string, Command> = {
-  setup: lazy(() => import("./setup.ts"), (m) => m.runSetupCommand),
-  run: lazy(() => import("./run.ts"), (m) => m.runDaemonCommand),
-  db: lazy(() => import("./db.ts"), (m) => m.runDbCommand),
-  dump: lazy(() => import("./dump.ts"), (m) => m.runDumpCommand),
-  restore: lazy(() => import("./restore.ts"), (m) => m.runRestoreCommand),
-  encrypt: lazy(() => import("./encrypt.ts"), (m) => m.runEncryptCommand),
-  decrypt: lazy(() => import("./decrypt.ts"), (m) => m.runDecryptCommand),
-  verify: lazy(() => import("./verify.ts"), (m) => m.runVerifyCommand),
-  key: lazy(() => import("./key.ts"), (m) => m.runKeyCommand),
-  service: lazy(() => import("./service.ts"), (m) => m.runServiceCommand),
+  setup: lazy(
+    () => import("./setup.ts"),
+    (m) => m.runSetupCommand,
+  ),
+  run: lazy(
+    () => import("./run.ts"),
+    (m) => m.runDaemonCommand,
+  ),
+  db: lazy(
+    () => import("./db.ts"),
+    (m) => m.runDbCommand,
+  ),
+  dump: lazy(
+    () => import("./dump.ts"),
+    (m) => m.runDumpCommand,
+  ),
+  restore: lazy(
+    () => import("./restore.ts"),
+    (m) => m.runRestoreCommand,
+  ),
+  encrypt: lazy(
+    () => import("./encrypt.ts"),
+    (m) => m.runEncryptCommand,
+  ),
+  decrypt: lazy(
+    () => import("./decrypt.ts"),
+    (m) => m.runDecryptCommand,
+  ),
+  verify: lazy(
+    () => import("./verify.ts"),
+    (m) => m.runVerifyCommand,
+  ),
+  key: lazy(
+    () => import("./key.ts"),
+    (m) => m.runKeyCommand,
+  ),
+  service: lazy(
+    () => import("./service.ts"),
+    (m) => m.runServiceCommand,
+  ),
   async version(args, context) {
     if (args.length > 0) throw usageError(`version: unexpected argument "${args[0]}"`);
     context.io.stdout.write(`${describeVersion()}\n`);

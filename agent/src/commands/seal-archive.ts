@@ -60,8 +60,7 @@ export async function sealArchive(options: {
   // (crc-offload.ts) over a ring of shared input slots. With compression the compression thread
   // sets the pace and a CRC thread only competes with it (1 GiB, 2 cores: 1.56-1.69 s with it,
   // 1.46-1.50 s without), so the CRC stays here, as it does on one core.
-  const offload =
-    resolved.compression === "none" && availableParallelism() > 1 ? startCrcOffload(OFFLOAD_SLOTS, size) : undefined;
+  const offload = resolved.compression === "none" && availableParallelism() > 1 ? startCrcOffload(OFFLOAD_SLOTS, size) : undefined;
   const scanner = new ArchiveScanner({ documents: false, ...(offload ? { checksums: offload.checksums } : {}) }, (event) => {
     if (event.kind !== "namespace-end") return;
     namespaces++;

@@ -43,7 +43,12 @@ export async function runServiceCommand(args: string[], context: CommandContext)
   const options = parseOptions(`service ${action}`, rest, OPTIONS);
   const manager = chooseServiceManager(options, await describeThisHost(context, options));
   if (action === "install") return install(options, context, manager);
-  if (!manager.available()) throw new CliError(`service ${action}: ${manager.managerName} was not found on this machine`, EXIT.failure, "manage `dbvault-agent run` with the supervisor that runs it");
+  if (!manager.available())
+    throw new CliError(
+      `service ${action}: ${manager.managerName} was not found on this machine`,
+      EXIT.failure,
+      "manage `dbvault-agent run` with the supervisor that runs it",
+    );
   if (action === "uninstall") {
     await manager.uninstall();
     context.say(`removed ${manager.describe()}; the config and its master key are untouched`);
@@ -62,7 +67,11 @@ async function describeThisHost(context: CommandContext, options: Options): Prom
   const has = (tool: string) => Boolean(Bun.which(tool, { PATH: env.PATH ?? env.Path ?? "" }));
   // --unit-dir counts as "present" for tests and chroots (the unit is written where asked).
   const managerPresent =
-    family === "windows" ? has("schtasks") : family === "darwin" ? has("launchctl") : has("systemctl") && (typeof options["unit-dir"] === "string" || systemdRunsThisMachine());
+    family === "windows"
+      ? has("schtasks")
+      : family === "darwin"
+        ? has("launchctl")
+        : has("systemctl") && (typeof options["unit-dir"] === "string" || systemdRunsThisMachine());
   // `net session` succeeds only in an elevated process: the usual test for administrator rights.
   const privileged = family === "windows" ? (await run(["net", "session"], { allowFailure: true })).code === 0 : process.getuid?.() === 0;
   return { family, env, privileged, uid: process.getuid?.() ?? -1, run, managerPresent };
@@ -88,7 +97,13 @@ export function chooseServiceManager(options: Options, host: ServiceHost): Servi
       run: host.run,
     });
   }
-  return createSystemdService({ scope, unitDir: unitDir ?? defaultUnitDir(scope, host.env, home), available: host.managerPresent, run: host.run, user: host.env.USER });
+  return createSystemdService({
+    scope,
+    unitDir: unitDir ?? defaultUnitDir(scope, host.env, home),
+    available: host.managerPresent,
+    run: host.run,
+    user: host.env.USER,
+  });
 }
 
 /** The command line that starts this very binary (or, from source, Bun with this script). */

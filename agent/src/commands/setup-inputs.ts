@@ -55,7 +55,11 @@ export async function readSingleDatabase(command: string, options: ParsedOptions
   if (typeof options["uri-file"] === "string") uri = firstLine(await readSecretFile(options["uri-file"], context));
   else if (context.io.env[DB_URI_ENV]) uri = context.io.env[DB_URI_ENV]!.trim();
   else if (prompter) uri = await prompter.askSecret(`connection string of "${name}" (mongodb://…; not shown): `);
-  else throw usageError(`${command}: missing the connection string of "${name}"`, `pass --uri-file PATH (- for stdin) or set ${DB_URI_ENV}; see dbvault-agent help ${command}`);
+  else
+    throw usageError(
+      `${command}: missing the connection string of "${name}"`,
+      `pass --uri-file PATH (- for stdin) or set ${DB_URI_ENV}; see dbvault-agent help ${command}`,
+    );
   checkUri(command, `the connection string of "${name}"`, uri);
   return { name, uri };
 }

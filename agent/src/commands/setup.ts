@@ -67,7 +67,13 @@ export async function runSetupCommand(args: string[], context: CommandContext): 
   const client = createServerClient({ url, apiKey });
   const registered = await client
     // Set up before (--force): the same agent, given new credentials, rather than a second one.
-    .register({ name: agentName, ...describeAgentHost(), version: AGENT_VERSION, databases: databases.map((entry) => entry.name), ...(existing.server?.agentId ? { agentId: existing.server.agentId } : {}) })
+    .register({
+      name: agentName,
+      ...describeAgentHost(),
+      version: AGENT_VERSION,
+      databases: databases.map((entry) => entry.name),
+      ...(existing.server?.agentId ? { agentId: existing.server.agentId } : {}),
+    })
     .catch((error) => {
       throw describeServerError(error, `registering with ${url}`);
     });
@@ -80,14 +86,22 @@ export async function runSetupCommand(args: string[], context: CommandContext): 
   });
 
   const again = existing.server?.agentId === registered.agentId ? " again (its old credentials no longer work)" : "";
-  context.say(`registered agent "${registered.name ?? agentName}"${again} (id ${registered.agentId}) with ${url}; settings saved in ${path} (${describeFileProtection()})`);
-  if (releaseKey) context.say(`release signing key ${releaseKey}: updates are installed only when this key signed them (Settings → Security in the web app shows the server's)`);
+  context.say(
+    `registered agent "${registered.name ?? agentName}"${again} (id ${registered.agentId}) with ${url}; settings saved in ${path} (${describeFileProtection()})`,
+  );
+  if (releaseKey)
+    context.say(
+      `release signing key ${releaseKey}: updates are installed only when this key signed them (Settings → Security in the web app shows the server's)`,
+    );
   reportDatabaseStates(context, databases, registered.databases);
   if (newKey) printNewKey(context, newKey);
   else context.say(`kept the master key already in ${path} (key id ${deriveKeyId(masterKey)})`);
   const configArgument = options.config ? ` --config ${path}` : "";
   if (prompter) context.say(describeServiceChoice());
-  if (prompter && (await prompter.ask(`install the agent as a service that starts by itself (${SERVICE_MANAGER_NAMES[osFamily()]})? [y/N] `)).toLowerCase().startsWith("y")) {
+  if (
+    prompter &&
+    (await prompter.ask(`install the agent as a service that starts by itself (${SERVICE_MANAGER_NAMES[osFamily()]})? [y/N] `)).toLowerCase().startsWith("y")
+  ) {
     return runServiceCommand(["install", ...(options.config ? ["--config", path] : [])], context);
   }
   context.say(`start the agent as a service with: dbvault-agent service install${configArgument} (or run it yourself: dbvault-agent run${configArgument})`);
@@ -139,7 +153,12 @@ async function chooseServer(options: Record<string, string | boolean | undefined
  * The API key. Typed at a terminal, it is checked with the server at once and asked again when
  * refused; from a file or the environment, registration checks it.
  */
-async function chooseApiKey(url: string, options: Record<string, string | boolean | undefined>, context: CommandContext, prompter: Prompter | null): Promise<string> {
+async function chooseApiKey(
+  url: string,
+  options: Record<string, string | boolean | undefined>,
+  context: CommandContext,
+  prompter: Prompter | null,
+): Promise<string> {
   if (!apiKeyWillBeAsked(options, context, prompter)) return readApiKey("setup", options, context, prompter);
   for (let attempt = 1; ; attempt++) {
     const apiKey = await readApiKey("setup", options, context, prompter);
@@ -167,8 +186,10 @@ async function readDatabases(
   prompter: Prompter | null,
   existing: DatabaseEntry[],
 ): Promise<{ entries: DatabaseEntry[]; tested: boolean }> {
-  if (typeof options["databases-file"] === "string") return { entries: parseDatabasesText("setup", await readSecretFile(options["databases-file"], context)), tested: false };
-  if (options.db !== undefined || options["uri-file"] !== undefined || !prompter) return { entries: [await readSingleDatabase("setup", options, context, prompter)], tested: false };
+  if (typeof options["databases-file"] === "string")
+    return { entries: parseDatabasesText("setup", await readSecretFile(options["databases-file"], context)), tested: false };
+  if (options.db !== undefined || options["uri-file"] !== undefined || !prompter)
+    return { entries: [await readSingleDatabase("setup", options, context, prompter)], tested: false };
   return { entries: await promptDatabases("setup", context, prompter, existing), tested: true };
 }
 

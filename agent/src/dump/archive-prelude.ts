@@ -2,11 +2,7 @@
 // every collection's metadata) has been read and parsed. For an encrypted backup that means the
 // file header was authenticated and at least the first chunk decrypted and verified, so a wrong
 // key, a foreign file, a damaged first chunk or bad metadata fail while the database is intact.
-import {
-  type ArchiveHeader,
-  type CollectionMetadata,
-  readMongodumpArchive,
-} from "./mongodump-archive/index.ts";
+import { type ArchiveHeader, type CollectionMetadata, readMongodumpArchive } from "./mongodump-archive/index.ts";
 import { iterateBytes } from "./byte-streams.ts";
 import type { ByteSource } from "./types.ts";
 

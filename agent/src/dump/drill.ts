@@ -46,7 +46,8 @@ export async function runRestoreDrill(options: RestoreEncryptedOptions & { datab
   const started = performance.now();
   const scratch = options.database;
   // Whatever the server asks, a drill only ever writes and drops a database named as a drill's.
-  if (!scratch.endsWith(DRILL_DATABASE_SUFFIX)) throw new DrillError(`refusing to drill into ${scratch}: a drill's database name ends with ${DRILL_DATABASE_SUFFIX}`, undefined, undefined);
+  if (!scratch.endsWith(DRILL_DATABASE_SUFFIX))
+    throw new DrillError(`refusing to drill into ${scratch}: a drill's database name ends with ${DRILL_DATABASE_SUFFIX}`, undefined, undefined);
   const client = await connectClient(options.uri);
   let outcome: DrillOutcome | undefined;
   let failure: unknown;
@@ -69,7 +70,8 @@ export async function runRestoreDrill(options: RestoreEncryptedOptions & { datab
     if (outcome) outcome.report = { ...outcome.report, scratchDropped: dropped, durationMs: Math.round(performance.now() - started) };
   }
   if (failure) throw new DrillError(describe(failure), outcome?.report, outcome?.stats, failure);
-  if (!outcome!.report.scratchDropped) throw new DrillError(`the drill passed, but the scratch database ${scratch} could not be dropped: drop it by hand`, outcome!.report, outcome!.stats);
+  if (!outcome!.report.scratchDropped)
+    throw new DrillError(`the drill passed, but the scratch database ${scratch} could not be dropped: drop it by hand`, outcome!.report, outcome!.stats);
   return outcome!;
 }
 

@@ -32,11 +32,7 @@ export class DumpError extends Error {
   /** For "restore-incomplete": what was restored before the failure. */
   readonly stats: RestoreResult | undefined;
 
-  constructor(
-    code: DumpErrorCode,
-    message: string,
-    details: { hint?: string; cause?: unknown; stats?: RestoreResult } = {},
-  ) {
+  constructor(code: DumpErrorCode, message: string, details: { hint?: string; cause?: unknown; stats?: RestoreResult } = {}) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
     this.code = code;
     this.hint = details.hint;

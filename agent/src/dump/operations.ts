@@ -32,7 +32,8 @@ export async function dumpDatabase(options: DumpOptions): Promise<DumpResult> {
   let choice;
   try {
     choice = await chooseEngine("mongodump", options.tools, options.onNotice);
-    if (choice.engine === "native" && options.usersAndRoles === false && (database === undefined || database === "admin")) choice = avoidMongodumpUsers(options);
+    if (choice.engine === "native" && options.usersAndRoles === false && (database === undefined || database === "admin"))
+      choice = avoidMongodumpUsers(options);
   } catch (error) {
     output.destroy(error as Error);
     throw error;
@@ -106,10 +107,7 @@ export async function restoreDatabase(options: RestoreOptions): Promise<RestoreR
 }
 
 /** restoreDatabase with the progress fraction supplied by the caller (encrypted.ts counts ciphertext). */
-export async function restoreArchive(
-  options: RestoreOptions,
-  readFraction: (() => number | undefined) | undefined,
-): Promise<RestoreResult> {
+export async function restoreArchive(options: RestoreOptions, readFraction: (() => number | undefined) | undefined): Promise<RestoreResult> {
   let prelude: ArchivePrelude | undefined;
   const pacer = createMemoryPacer();
   try {
@@ -117,23 +115,26 @@ export async function restoreArchive(
     let choice = await chooseEngine("mongorestore", options.tools, options.onNotice);
     // The safety gate: a wrong key, a damaged first chunk or bad metadata fail here, untouched.
     prelude = await readArchivePrelude(countBytes(options.input, (count) => pacer.note(count)));
-    const plan = planRestore(prelude.collections, options.database ?? readUriDatabase(options.uri), options.collections, { usersAndRoles: options.usersAndRoles });
+    const plan = planRestore(prelude.collections, options.database ?? readUriDatabase(options.uri), options.collections, {
+      usersAndRoles: options.usersAndRoles,
+    });
     throwIfAborted(options.signal);
     if (choice.engine === "native") choice = await avoidMongorestoreMisfit(choice, options, prelude, plan);
     const expected = options.expectedNamespaces
       ?.filter((entry) => entry.metadata && plan.targetOf(entry.metadata) !== undefined)
       .reduce((sum, entry) => sum + entry.documentCount, 0);
-    const tracker = new ProgressTracker(options.onProgress, options.progressIntervalMs, expected === undefined ? (readFraction ?? (() => undefined)) : undefined);
+    const tracker = new ProgressTracker(
+      options.onProgress,
+      options.progressIntervalMs,
+      expected === undefined ? (readFraction ?? (() => undefined)) : undefined,
+    );
     if (expected !== undefined) tracker.total = expected;
     // A copy an earlier restore left half done is finished first, so its staging collection
     // (the backup's only complete copy of that target) is never dropped as a leftover.
     await finishInterruptedCopies(options.uri, plan.targetDatabases, options.onNotice);
     throwIfAborted(options.signal);
     const request = { uri: options.uri, prelude, plan, signal: options.signal, tracker };
-    const result =
-      choice.engine === "native"
-        ? await restoreWithTool({ ...request, toolPath: choice.path })
-        : await restoreWithDriver(request);
+    const result = choice.engine === "native" ? await restoreWithTool({ ...request, toolPath: choice.path }) : await restoreWithDriver(request);
     tracker.finish();
     return result;
   } catch (error) {

@@ -5,7 +5,9 @@ import { defaultConfigPath, describeFileProtection, osFamily } from "./locations
 test("the config lives where each system keeps a user's settings", () => {
   expect(defaultConfigPath({ HOME: "/home/ann" }, "linux")).toBe("/home/ann/.config/dbvault/agent.json");
   expect(defaultConfigPath({ HOME: "/home/ann", XDG_CONFIG_HOME: "/srv/conf" }, "linux")).toBe("/srv/conf/dbvault/agent.json");
-  expect(defaultConfigPath({ HOME: "/Users/ann", XDG_CONFIG_HOME: "/Users/ann/.xdg" }, "darwin")).toBe("/Users/ann/Library/Application Support/DBVault/agent.json");
+  expect(defaultConfigPath({ HOME: "/Users/ann", XDG_CONFIG_HOME: "/Users/ann/.xdg" }, "darwin")).toBe(
+    "/Users/ann/Library/Application Support/DBVault/agent.json",
+  );
   expect(defaultConfigPath({ APPDATA: "C:\\Users\\ann\\AppData\\Roaming", USERPROFILE: "C:\\Users\\ann" }, "windows")).toBe(
     "C:\\Users\\ann\\AppData\\Roaming\\DBVault\\agent.json",
   );

@@ -31,7 +31,5 @@ export function defaultConfigPath(env: Env = process.env, family: OsFamily = osF
 
 /** How the config file is kept private, for messages: a file mode where POSIX, the profile's ACL on Windows. */
 export function describeFileProtection(family: OsFamily = osFamily()): string {
-  return family === "windows"
-    ? "in your user profile, which only you, SYSTEM and administrators can read (Windows has no file modes)"
-    : "mode 0600";
+  return family === "windows" ? "in your user profile, which only you, SYSTEM and administrators can read (Windows has no file modes)" : "mode 0600";
 }

@@ -93,6 +93,7 @@ export function createLaunchdService(options: LaunchdOptions): ServiceManager {
       const state = /^\s*state = (.+)$/m.exec(printed.stdout)?.[1]?.trim() ?? "unknown";
       return { active: state === "running", state, details: printed.stdout.split("\n").slice(0, 12).join("\n") };
     },
-    afterInstallNote: () => (options.scope === "user" ? "a LaunchAgent runs only while you are logged in; run with sudo to install a LaunchDaemon that starts at boot" : undefined),
+    afterInstallNote: () =>
+      options.scope === "user" ? "a LaunchAgent runs only while you are logged in; run with sudo to install a LaunchDaemon that starts at boot" : undefined,
   };
 }

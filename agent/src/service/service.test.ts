@@ -50,13 +50,19 @@ describe("systemd (Linux)", () => {
     expect(unit).toContain("Restart=on-failure\nRestartSec=5\n");
     expect(unit).toContain("RestartPreventExitStatus=78");
     expect(unit).toContain("WantedBy=multi-user.target");
-    expect(renderUnit(["/opt/my agent/dbvault-agent"], "/home/a b/agent.json", "user")).toContain('ExecStart="/opt/my agent/dbvault-agent" run --config "/home/a b/agent.json"');
+    expect(renderUnit(["/opt/my agent/dbvault-agent"], "/home/a b/agent.json", "user")).toContain(
+      'ExecStart="/opt/my agent/dbvault-agent" run --config "/home/a b/agent.json"',
+    );
   });
 });
 
 describe("launchd (macOS)", () => {
   test("the plist is a valid property list that keeps the agent alive after a failure only", () => {
-    const plist = renderPlist(["/usr/local/bin/dbvault-agent"], "/Users/ann/Library/Application Support/DBVault/agent.json", "/Users/ann/Library/Logs/dbvault-agent.log");
+    const plist = renderPlist(
+      ["/usr/local/bin/dbvault-agent"],
+      "/Users/ann/Library/Application Support/DBVault/agent.json",
+      "/Users/ann/Library/Logs/dbvault-agent.log",
+    );
     const parsed = parsesWithPython(
       "import plistlib,sys,json; p=plistlib.load(sys.stdin.buffer); assert p['ProgramArguments']==['/usr/local/bin/dbvault-agent','run','--config','/Users/ann/Library/Application Support/DBVault/agent.json'], p; assert p['KeepAlive']=={'SuccessfulExit': False}; assert p['RunAtLoad'] is True; assert p['EnvironmentVariables']=={'DBVAULT_SUPERVISOR':'launchd'}",
       new TextEncoder().encode(plist),

@@ -112,6 +112,8 @@ export function createWindowsTaskService(options: WindowsTaskOptions): ServiceMa
       return { active: state === "Running", state, details: queried.stdout.trim() };
     },
     afterInstallNote: () =>
-      options.scope === "user" ? "the task runs only while you are logged on; run service install from an administrator's terminal to run it at boot as SYSTEM" : undefined,
+      options.scope === "user"
+        ? "the task runs only while you are logged on; run service install from an administrator's terminal to run it at boot as SYSTEM"
+        : undefined,
   };
 }

@@ -146,7 +146,11 @@ describe("agent transport", () => {
     expect(result).toEqual({ size: bytes.byteLength, partCount: 3, sha256: createHash("sha256").update(bytes).digest("hex") });
     const download = await fetch(`${base}/api/backups/${trigger.body._id}/download`, { headers: { authorization: `Bearer ${user.token}` } });
     expect(download.headers.get("content-length")).toBe(String(bytes.byteLength));
-    expect(createHash("sha256").update(Buffer.from(await download.arrayBuffer())).digest("hex")).toBe(result.sha256);
+    expect(
+      createHash("sha256")
+        .update(Buffer.from(await download.arrayBuffer()))
+        .digest("hex"),
+    ).toBe(result.sha256);
     await socket.stop();
   });
 

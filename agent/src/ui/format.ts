@@ -3,7 +3,9 @@ import { formatBytes as formatProductBytes } from "../../../protocol/format";
 
 /** 1234567 → "1,234,567"; never throws. */
 export function formatCount(value: number): string {
-  return Math.round(value).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  return Math.round(value)
+    .toString()
+    .replace(/\B(?=(\d{3})+(?!\d))/g, ",");
 }
 
 /**

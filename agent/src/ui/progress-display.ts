@@ -36,9 +36,7 @@ export function createProgressDisplay(options: ProgressDisplayOptions): Progress
 }
 
 function describeCounts(progress: Progress): string {
-  return progress.total > 0
-    ? `${formatCount(progress.current)}/${formatCount(progress.total)} documents`
-    : `${formatCount(progress.current)} documents`;
+  return progress.total > 0 ? `${formatCount(progress.current)}/${formatCount(progress.total)} documents` : `${formatCount(progress.current)} documents`;
 }
 
 /** The step a progress report stands for, when it is one (options.steps); undefined for a collection. */

@@ -4,9 +4,7 @@ import { decodePublicKey, type ManifestEntry, ManifestError, verifyManifest } fr
 import type { ReleasesAnswer } from "../../../protocol/agent-protocol";
 import { UpdateError } from "./errors.ts";
 
-export type UpdateCheck =
-  | { kind: "up-to-date"; offered: string | null }
-  | { kind: "available"; entry: ManifestEntry };
+export type UpdateCheck = { kind: "up-to-date"; offered: string | null } | { kind: "available"; entry: ManifestEntry };
 
 /**
  * Decides from the server's answer; `trustedKey` is the pinned key (undefined: none pinned yet,
@@ -22,7 +20,8 @@ export function checkRelease(answer: ReleasesAnswer, current: { version: string;
     );
   }
   // A server without a signed release (nothing built, or not signed with its key) sends no signature.
-  if (answer.signature === "") throw new UpdateError("the server offers no signed agent release: nothing was installed; its administrator builds and signs one with npm run build:agent");
+  if (answer.signature === "")
+    throw new UpdateError("the server offers no signed agent release: nothing was installed; its administrator builds and signs one with npm run build:agent");
   let entries: ManifestEntry[];
   try {
     decodePublicKey(key);
@@ -34,7 +33,9 @@ export function checkRelease(answer: ReleasesAnswer, current: { version: string;
   const entry = entries.find((candidate) => candidate.platform === current.platform);
   if (!entry) {
     const offered = entries.map((candidate) => candidate.platform).join(", ") || "none";
-    throw new UpdateError(`the server offers no agent for ${current.platform} (offered: ${offered}); its administrator builds it with npm run build:agent -- --all`);
+    throw new UpdateError(
+      `the server offers no agent for ${current.platform} (offered: ${offered}); its administrator builds it with npm run build:agent -- --all`,
+    );
   }
   return Bun.semver.order(entry.version, current.version) > 0 ? { kind: "available", entry } : { kind: "up-to-date", offered: entry.version };
 }

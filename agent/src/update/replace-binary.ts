@@ -30,7 +30,10 @@ export async function replaceBinary(options: { target: string; family: OsFamily;
     await rm(temporary, { force: true }).catch(() => {});
     if (error instanceof UpdateError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
-    const hint = code === "EACCES" || code === "EPERM" ? `: this agent's user cannot write to ${dir} (run it as the user that owns ${basename(target)}, or reinstall it with install.sh)` : "";
+    const hint =
+      code === "EACCES" || code === "EPERM"
+        ? `: this agent's user cannot write to ${dir} (run it as the user that owns ${basename(target)}, or reinstall it with install.sh)`
+        : "";
     throw new UpdateError(`could not install the new version: ${(error as Error).message}${hint}; nothing was changed`);
   }
 }
@@ -99,7 +102,10 @@ export async function removeUpdateLeftovers(target: string): Promise<string[]> {
   for (const entry of await readdir(dir).catch(() => [] as string[])) {
     if (!entry.startsWith(TEMP_PREFIX) && !entry.startsWith(`${name}${ASIDE_INFIX}`)) continue;
     // A file still in use (a relaunching parent's own binary on Windows) stays for next time.
-    const gone = await rm(join(dir, entry), { force: true }).then(() => true, () => false);
+    const gone = await rm(join(dir, entry), { force: true }).then(
+      () => true,
+      () => false,
+    );
     if (gone) removed.push(entry);
   }
   return removed;

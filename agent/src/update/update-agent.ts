@@ -39,7 +39,11 @@ export async function updateAgent(options: UpdateOptions): Promise<string | null
     return null;
   }
   const { entry } = check;
-  report("installing", `downloading dbvault-agent ${entry.version} for ${entry.platform} (${(entry.size / 1024 / 1024).toFixed(1)} MiB) and checking it`, entry.version);
+  report(
+    "installing",
+    `downloading dbvault-agent ${entry.version} for ${entry.platform} (${(entry.size / 1024 / 1024).toFixed(1)} MiB) and checking it`,
+    entry.version,
+  );
   const response = await serverCall(() => client.downloadBinary(entry.fileName), `downloading ${entry.fileName}`);
   if (!response.body) throw new UpdateError(`the server sent no body for ${entry.fileName}: nothing was installed`);
   await replaceBinary({ target: options.executable, family: options.family, body: response.body, expected: entry });

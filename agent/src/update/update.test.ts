@@ -26,7 +26,10 @@ describe("checkRelease", () => {
   const current = { version: "1.2.0", platform: "linux-arm64-musl" };
 
   test("a newer version for this very platform is an update; the same or an older one is not", () => {
-    const offered = release([{ platform: "linux-arm64", version: "9.0.0" }, { platform: "linux-arm64-musl", version: "1.2.1" }]);
+    const offered = release([
+      { platform: "linux-arm64", version: "9.0.0" },
+      { platform: "linux-arm64-musl", version: "1.2.1" },
+    ]);
     expect(checkRelease(offered, current, publicKey)).toMatchObject({ kind: "available", entry: { platform: "linux-arm64-musl", version: "1.2.1" } });
     expect(checkRelease(release([{ platform: "linux-arm64-musl", version: "1.2.0" }]), current, publicKey)).toEqual({ kind: "up-to-date", offered: "1.2.0" });
     // A replayed old manifest cannot downgrade an agent.
@@ -37,18 +40,25 @@ describe("checkRelease", () => {
   test("refuses a manifest changed after signing, one signed by another key, and a server whose key changed", () => {
     const offered = release([{ platform: "linux-arm64-musl", version: "1.3.0" }]);
     const tampered = { ...offered, manifest: offered.manifest.replace("a".repeat(64), "b".repeat(64)) };
-    expect(() => checkRelease(tampered, current, publicKey)).toThrow("the release manifest's signature does not match this server's release signing key: nothing was installed");
+    expect(() => checkRelease(tampered, current, publicKey)).toThrow(
+      "the release manifest's signature does not match this server's release signing key: nothing was installed",
+    );
     const forged = release([{ platform: "linux-arm64-musl", version: "1.3.0" }], generateKeyPairSync("ed25519").privateKey);
     expect(() => checkRelease(forged, current, publicKey)).toThrow(UpdateError);
     const otherKey = encodePublicKey(generateKeyPairSync("ed25519").privateKey);
-    expect(() => checkRelease(offered, current, otherKey)).toThrow(`the server now signs releases with another key (${publicKey}) than the one this agent trusts (${otherKey})`);
+    expect(() => checkRelease(offered, current, otherKey)).toThrow(
+      `the server now signs releases with another key (${publicKey}) than the one this agent trusts (${otherKey})`,
+    );
     // With no key pinned yet (an older config), the server's own key is used, and must verify.
     expect(checkRelease(offered, current, undefined).kind).toBe("available");
     expect(() => checkRelease(tampered, current, undefined)).toThrow(UpdateError);
   });
 
   test("says what is missing: no build for this platform, or an agent run from source", () => {
-    const offered = release([{ platform: "linux-x64", version: "2.0.0" }, { platform: "windows-x64", version: "2.0.0" }]);
+    const offered = release([
+      { platform: "linux-x64", version: "2.0.0" },
+      { platform: "windows-x64", version: "2.0.0" },
+    ]);
     expect(() => checkRelease(offered, current, publicKey)).toThrow("the server offers no agent for linux-arm64-musl (offered: linux-x64, windows-x64)");
     expect(() => checkRelease(offered, { version: "1.0.0", platform: null }, publicKey)).toThrow("this agent runs from source");
     // A server with no signed release (none built, or not signed with its key) sends no signature.
@@ -92,7 +102,10 @@ describe("replaceBinary", () => {
       [streamOf("not a program"), expected("not a program", "1.1.0"), "the new version does not"],
     ];
     for (const [body, wanted, message] of cases) {
-      const refused = await replaceBinary({ target, family: "linux", body, expected: wanted }).then(() => null, (error: unknown) => error);
+      const refused = await replaceBinary({ target, family: "linux", body, expected: wanted }).then(
+        () => null,
+        (error: unknown) => error,
+      );
       expect(refused).toBeInstanceOf(UpdateError);
       expect((refused as Error).message).toContain(message);
       expect(readFileSync(target, "utf8")).toBe(script("1.0.0"));
@@ -129,7 +142,10 @@ describe("restart", () => {
     try {
       // Exits 75 twice (two updates), then 0; counts its runs in a file.
       const program = join(dir, "agent.sh");
-      writeFileSync(program, `#!/bin/sh\necho run >> ${dir}/runs\n[ "$(wc -l < ${dir}/runs)" -lt 3 ] && exit ${EXIT.restart}\n[ "$${RELAUNCHED_ENV}" = 1 ] && exit 0\nexit 9\n`);
+      writeFileSync(
+        program,
+        `#!/bin/sh\necho run >> ${dir}/runs\n[ "$(wc -l < ${dir}/runs)" -lt 3 ] && exit ${EXIT.restart}\n[ "$${RELAUNCHED_ENV}" = 1 ] && exit 0\nexit 9\n`,
+      );
       chmodSync(program, 0o755);
       const code = await restartAgent({ executable: program, args: [], env: { PATH: process.env.PATH }, family: "windows" }, () => () => {});
       expect(code).toBe(0);

@@ -17,7 +17,11 @@ if (missing !== null) throw new Error(missing);
 const server = await startMongoTestServer();
 const client = await new MongoClient(server.uri).connect();
 try {
-  for (const name of QUOTED_NAMES) await client.db("quoted").collection(name).insertMany([{ _id: 1 }, { _id: 2 }] as never[]);
+  for (const name of QUOTED_NAMES)
+    await client
+      .db("quoted")
+      .collection(name)
+      .insertMany([{ _id: 1 }, { _id: 2 }] as never[]);
   const escape = (name: string) => name.replace(/[\\*]/g, (character) => `\\${character}`);
   // Asynchronously: the test server answers from this process.
   const run = async (args: string[], input?: Uint8Array) => {

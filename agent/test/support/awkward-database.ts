@@ -82,7 +82,10 @@ export async function buildAwkwardDatabase(db: Db, options: AwkwardOptions = {})
     { _id: "int64-max", value: Long.MAX_VALUE },
     { _id: "int32-min", value: new Int32(-2147483648) },
   ]);
-  await insert("bulk", Array.from({ length: 3500 }, (_, i) => ({ _id: new ObjectId(), i: new Int32(i), text: `row ${i} ${"x".repeat(i % 200)}` })));
+  await insert(
+    "bulk",
+    Array.from({ length: 3500 }, (_, i) => ({ _id: new ObjectId(), i: new Int32(i), text: `row ${i} ${"x".repeat(i % 200)}` })),
+  );
   await db.createCollection("empty");
   counts.empty = 0;
 
@@ -90,7 +93,10 @@ export async function buildAwkwardDatabase(db: Db, options: AwkwardOptions = {})
   if (options.secondaryIndexes !== false) await createSecondaryIndexes(db, has);
 
   await db.command({ create: "capped", capped: true, size: new Int32(1 << 20), max: new Int32(500) });
-  await insert("capped", Array.from({ length: 20 }, (_, i) => ({ _id: i, at: new Date(i * 1000) })));
+  await insert(
+    "capped",
+    Array.from({ length: 20 }, (_, i) => ({ _id: i, at: new Date(i * 1000) })),
+  );
   if (has("validators")) {
     await db.command({
       create: "validated",
@@ -98,11 +104,17 @@ export async function buildAwkwardDatabase(db: Db, options: AwkwardOptions = {})
       validationLevel: "moderate",
       validationAction: "warn",
     });
-    await insert("validated", [{ _id: 1, name: "ok" }, { _id: 2, name: "also ok" }]);
+    await insert("validated", [
+      { _id: 1, name: "ok" },
+      { _id: 2, name: "also ok" },
+    ]);
   }
   if (has("collations")) {
     await db.command({ create: "collated", collation: { locale: "en", strength: new Int32(2) } });
-    await insert("collated", [{ _id: "A", v: 1 }, { _id: "b", v: 2 }]);
+    await insert("collated", [
+      { _id: "A", v: 1 },
+      { _id: "b", v: 2 },
+    ]);
   }
   await insert("with.dots.in.name", [{ _id: 1, here: "dots" }]);
   await insert("ünïcødé 名前", [{ _id: "ключ", 値: "値", emoji: "🦊" }]);

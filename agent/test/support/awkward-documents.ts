@@ -2,26 +2,26 @@
 // deprecated ones the JavaScript driver cannot produce (written as raw bytes), and a portable
 // variant for servers that store only the common types (FerretDB: no Decimal128, MinKey/MaxKey,
 // JavaScript, symbol, undefined, DBPointer, NaN or infinities, nested arrays, "$" field names).
-import {
-  Binary,
-  BSONRegExp,
-  BSONSymbol,
-  Code,
-  DBRef,
-  Decimal128,
-  Double,
-  Int32,
-  Long,
-  MaxKey,
-  MinKey,
-  ObjectId,
-  Timestamp,
-  UUID,
-} from "bson";
+import { Binary, BSONRegExp, BSONSymbol, Code, DBRef, Decimal128, Double, Int32, Long, MaxKey, MinKey, ObjectId, Timestamp, UUID } from "bson";
 import type { Document } from "mongodb";
 
 // Fields of the typed document that only servers with every BSON type can store.
-const EXOTIC_FIELDS = ["negativeZero", "infinity", "nan", "array", "code", "symbol", "codeWithScope", "decimal", "decimalNaN", "decimalNegativeZero", "decimalInfinity", "min", "max", "ref"];
+const EXOTIC_FIELDS = [
+  "negativeZero",
+  "infinity",
+  "nan",
+  "array",
+  "code",
+  "symbol",
+  "codeWithScope",
+  "decimal",
+  "decimalNaN",
+  "decimalNegativeZero",
+  "decimalInfinity",
+  "min",
+  "max",
+  "ref",
+];
 
 /** The "types" collection: one document of every type plus documents with unusual _ids. */
 export function createTypedDocuments(allTypes: boolean): Document[] {

@@ -27,8 +27,7 @@ export async function snapshotDatabase(db: Db): Promise<CollectionSnapshot[]> {
         : ((await db.collection(name).listIndexes(TYPED).toArray()) as Document[])
             .map((spec) => ({ name: String(spec.name), spec: hex(spec) }))
             .sort((a, b) => (a.name < b.name ? -1 : 1));
-    const documents =
-      type === "view" ? [] : ((await db.collection(name).find({}, { raw: true }).toArray()) as unknown as Buffer[]).map((d) => Buffer.from(d));
+    const documents = type === "view" ? [] : ((await db.collection(name).find({}, { raw: true }).toArray()) as unknown as Buffer[]).map((d) => Buffer.from(d));
     snapshots.push({ name, type, options: hex(info.options ?? {}), idIndex: hex(info.idIndex ?? {}), indexes, documents });
   }
   return snapshots;

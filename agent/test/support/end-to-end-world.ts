@@ -41,15 +41,21 @@ export const LARGE_DATABASE_BLOBS = 40;
 /** Fills `database` with LARGE_DATABASE_BLOBS documents of 1 MiB random bytes, so an upload can be caught midway. */
 export async function seedLargeDatabase(env: AgentTestEnv, database: string) {
   const documents = Array.from({ length: LARGE_DATABASE_BLOBS }, (_, i) => ({ _id: i, blob: new Binary(randomBytes(1024 * 1024)) }));
-  await env.client.db(database).collection("blobs").insertMany(documents as never[]);
+  await env.client
+    .db(database)
+    .collection("blobs")
+    .insertMany(documents as never[]);
 }
 
 /** The backup once it is completed or failed. */
 export async function waitForBackupEnd(api: ReturnType<typeof apiFor>, backupId: string, timeoutMs?: number) {
-  return waitUntil(async () => {
+  return waitUntil(
+    async () => {
       const backup = (await api("GET", `/api/backups/${backupId}`)).body;
       return backup.status === "completed" || backup.status === "failed" ? backup : undefined;
-    }, { message: "the backup to end", timeout: timeoutMs });
+    },
+    { message: "the backup to end", timeout: timeoutMs },
+  );
 }
 
 /** Runs the stalled-operation sweeper once with the server's clock past the stall timeout (in production it runs every 15 s). */
@@ -70,12 +76,20 @@ export async function sweepStalledOperationsLater(server: TestServer) {
 export async function setUpUserWithAgent(world: EndToEndWorld, database: string) {
   const user = await world.server.registerUser();
   const api = apiFor(world.base, user.token);
-  const setup = await runSetup({ baseUrl: world.base, apiKey: user.apiKey, databases: [{ name: "main", uri: world.env.uriFor(database) }], directory: await world.env.makeTempDir() });
+  const setup = await runSetup({
+    baseUrl: world.base,
+    apiKey: user.apiKey,
+    databases: [{ name: "main", uri: world.env.uriFor(database) }],
+    directory: await world.env.makeTempDir(),
+  });
   expect(setup.exitCode).toBe(0);
   const start = async () => {
     const agent = startAgentProcess(setup.configPath);
     world.agents.push(agent);
-    await waitUntil(async () => (await api("GET", "/api/settings/system-status")).body.agents[0]?.status === "active", { message: "the agent to be online", timeout: 30_000 });
+    await waitUntil(async () => (await api("GET", "/api/settings/system-status")).body.agents[0]?.status === "active", {
+      message: "the agent to be online",
+      timeout: 30_000,
+    });
     return agent;
   };
   return { user, api, configPath: setup.configPath, start };

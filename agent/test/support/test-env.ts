@@ -45,7 +45,11 @@ export async function openAgentTestEnv(spec?: MongoTargetSpec): Promise<AgentTes
       return directory;
     },
     async close() {
-      for (const name of created) await client.db(name).dropDatabase().catch(() => undefined);
+      for (const name of created)
+        await client
+          .db(name)
+          .dropDatabase()
+          .catch(() => undefined);
       await client.close();
       await target.stop();
       for (const directory of directories) await rm(directory, { recursive: true, force: true });

@@ -11,7 +11,12 @@ export const securitySchemes = {
     description: "The account's API key (Settings → Security), as Authorization: Bearer <key>: what dbvault-agent setup registers an agent with",
   },
   agentId: { type: "apiKey", in: "header", name: "X-Agent-Id", description: "The registered agent's id (with its token and the API key)" },
-  agentToken: { type: "apiKey", in: "header", name: "X-Agent-Token", description: "The registered agent's own token (dbvt_…), shown to it once at registration" },
+  agentToken: {
+    type: "apiKey",
+    in: "header",
+    name: "X-Agent-Token",
+    description: "The registered agent's own token (dbvt_…), shown to it once at registration",
+  },
   metricsToken: { type: "http", scheme: "bearer", description: "METRICS_TOKEN, for Prometheus (without it /metrics answers 404)" },
 } as const;
 

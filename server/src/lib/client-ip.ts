@@ -36,14 +36,21 @@ function ipv6Groups(address: string): number[] | null {
  * 2^64 addresses of a /64 would count as another caller.
  */
 export function rateLimitAddress(raw: string): string {
-  const address = raw.trim().replace(/^\[|\]$/g, "").replace(/%.*$/, "").toLowerCase();
+  const address = raw
+    .trim()
+    .replace(/^\[|\]$/g, "")
+    .replace(/%.*$/, "")
+    .toLowerCase();
   if (isIPv4(address)) return address;
   const groups = ipv6Groups(address);
   if (!groups) return address;
   if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff) {
     return [groups[6]! >> 8, groups[6]! & 255, groups[7]! >> 8, groups[7]! & 255].join(".");
   }
-  return `${groups.slice(0, 4).map((g) => g.toString(16)).join(":")}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.toString(16))
+    .join(":")}::/64`;
 }
 
 export function forwardedClientAddress(header: string | null, hops: number): string | null {

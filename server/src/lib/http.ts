@@ -36,8 +36,7 @@ export const securityHeaders = {
 /** One year, subdomains included: sent only when the server is reached over https (PUBLIC_URL). */
 const STRICT_TRANSPORT_SECURITY = "max-age=31536000; includeSubDomains";
 
-const tooLarge = () =>
-  new AppError(413, "PAYLOAD_TOO_LARGE", `The request body is too large (limit ${MAX_JSON_BODY_BYTES / 1024} KB).`);
+const tooLarge = () => new AppError(413, "PAYLOAD_TOO_LARGE", `The request body is too large (limit ${MAX_JSON_BODY_BYTES / 1024} KB).`);
 
 /** The body as text, refusing (413) as soon as it grows past `limit` bytes, whatever Content-Length said. */
 async function readCapped(request: Request, limit: number): Promise<string> {

@@ -1,7 +1,6 @@
 import { badRequest } from "./errors";
 
-const listOf = (fields: readonly string[]) =>
-  fields.length === 1 ? fields[0]! : `${fields.slice(0, -1).join(", ")} or ${fields.at(-1)}`;
+const listOf = (fields: readonly string[]) => (fields.length === 1 ? fields[0]! : `${fields.slice(0, -1).join(", ")} or ${fields.at(-1)}`);
 
 function problemWith(body: unknown, fields: readonly string[]): string | null {
   const isPlainObject = typeof body === "object" && body !== null && Object.getPrototypeOf(body) === Object.prototype;

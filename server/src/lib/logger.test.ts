@@ -9,7 +9,7 @@ function capture() {
 
 test("a failed query is logged by the database's code and message, without its SQL or parameters", () => {
   const { logger, lines } = capture();
-  const cause = Object.assign(new Error("invalid byte sequence for encoding \"UTF8\": 0x00"), { code: "22021" });
+  const cause = Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), { code: "22021" });
   const hash = "$argon2id$v=19$m=65536,t=2,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNo";
   const error = new DrizzleQueryError('insert into "users" ("email", "password_hash") values ($1, $2)', ["a@example.com", hash], cause);
   logger.error("unhandled error", { path: "/api/auth/register", error });

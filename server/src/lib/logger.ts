@@ -36,9 +36,12 @@ export function describeError(error: Error): { name: string; code?: string; mess
 }
 
 /** A JSON-lines logger on stdout (errors on stderr). */
-export function createLogger(level: Level = "info", write = (line: string, isError: boolean) => {
-  (isError ? process.stderr : process.stdout).write(`${line}\n`);
-}): Logger {
+export function createLogger(
+  level: Level = "info",
+  write = (line: string, isError: boolean) => {
+    (isError ? process.stderr : process.stdout).write(`${line}\n`);
+  },
+): Logger {
   const emit = (at: Level, message: string, fields: Record<string, unknown> = {}) => {
     if (rank[at] < rank[level]) return;
     write(JSON.stringify({ time: new Date().toISOString(), level: at, message, ...redact(fields) }), at === "error");

@@ -11,12 +11,13 @@ import { outageOf } from "./outages";
 const dir = mkdtempSync(join(tmpdir(), "dbvault-outages-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const caught = (work: () => Promise<unknown>) => work().then(
-  () => {
-    throw new Error("expected a failure");
-  },
-  (error: unknown) => error,
-);
+const caught = (work: () => Promise<unknown>) =>
+  work().then(
+    () => {
+      throw new Error("expected a failure");
+    },
+    (error: unknown) => error,
+  );
 
 test("a query whose database cannot be reached is a database outage, in a transaction too", async () => {
   // A real driver error: nothing listens on this port.

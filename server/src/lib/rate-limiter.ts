@@ -74,9 +74,17 @@ export function createRateLimiter(db: Db, now: () => Date): RateLimiter {
       const delay = sql`make_interval(secs => least(power(2, ${rateLimits.count} - ${freeHits}), ${maxDelaySeconds}))`;
       const nextAllowedAt = sql`${rateLimits.lastHitAt} + ${delay}`;
       // The condition is checked under the row's lock, so concurrent attempts are spaced too.
-      const row = await upsertHit(key, at, windowMs, (windowOver) => sql`${windowOver} or ${rateLimits.count} < ${freeHits} or ${nextAllowedAt} <= ${at.toISOString()}::timestamptz`);
+      const row = await upsertHit(
+        key,
+        at,
+        windowMs,
+        (windowOver) => sql`${windowOver} or ${rateLimits.count} < ${freeHits} or ${nextAllowedAt} <= ${at.toISOString()}::timestamptz`,
+      );
       if (row) return { admitted: true, count: row.count };
-      const [blocked] = await db.select({ until: sql<string>`${nextAllowedAt}` }).from(rateLimits).where(eq(rateLimits.key, key));
+      const [blocked] = await db
+        .select({ until: sql<string>`${nextAllowedAt}` })
+        .from(rateLimits)
+        .where(eq(rateLimits.key, key));
       return { admitted: false, retryAfter: blocked ? secondsUntil(new Date(blocked.until), at) : 1 };
     },
     async forgive(key) {

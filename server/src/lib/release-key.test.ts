@@ -31,7 +31,10 @@ test("RELEASE_PUBLIC_KEY, else RELEASE_SIGNING_KEY's public half, else the compi
   expect(existsSync(join(withPublic, "secrets.json"))).toBe(false);
   expect((await resolveReleaseKey({ ...base, dataDir: freshDir(), releaseSigningKey: seed }, compiled)).publicKey).toBe(publicKeyOfSeed(seed));
   const withCompiled = freshDir();
-  expect(await resolveReleaseKey({ ...base, dataDir: withCompiled }, compiled)).toEqual({ publicKey: compiledKey, source: "the release compiled into this server" });
+  expect(await resolveReleaseKey({ ...base, dataDir: withCompiled }, compiled)).toEqual({
+    publicKey: compiledKey,
+    source: "the release compiled into this server",
+  });
   expect(existsSync(join(withCompiled, "secrets.json"))).toBe(false);
 
   const plain = freshDir();

@@ -17,7 +17,10 @@ export type ReleaseKey = { publicKey: string; source: string };
 export const publicKeyOfSeed = (seedBase64: string) => encodePublicKey(signingKeyFromSeed(Buffer.from(seedBase64, "base64")));
 
 /** Decides the trusted release key; reads (or creates) secrets.json only when nothing else names one. */
-export async function resolveReleaseKey(config: Pick<Config, "dataDir" | "releasePublicKey" | "releaseSigningKey">, embedded: readonly Blob[] = Bun.embeddedFiles): Promise<ReleaseKey> {
+export async function resolveReleaseKey(
+  config: Pick<Config, "dataDir" | "releasePublicKey" | "releaseSigningKey">,
+  embedded: readonly Blob[] = Bun.embeddedFiles,
+): Promise<ReleaseKey> {
   if (config.releasePublicKey) return { publicKey: config.releasePublicKey, source: "RELEASE_PUBLIC_KEY" };
   if (config.releaseSigningKey) return { publicKey: publicKeyOfSeed(config.releaseSigningKey), source: "RELEASE_SIGNING_KEY" };
   const compiledIn = findEmbeddedFile(SIGNED_RELEASE_FILE, embedded);

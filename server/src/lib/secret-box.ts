@@ -14,8 +14,7 @@ export type SecretBox = {
   open(sealed: string): string;
 };
 
-const derive = (secret: string, label: string) =>
-  Buffer.from(hkdfSync("sha256", Buffer.from(secret), Buffer.alloc(0), Buffer.from(label), 32));
+const derive = (secret: string, label: string) => Buffer.from(hkdfSync("sha256", Buffer.from(secret), Buffer.alloc(0), Buffer.from(label), 32));
 
 /** A box for one purpose, e.g. "api-key" or "two-factor". */
 export function createSecretBox(secret: string, purpose: string): SecretBox {

@@ -74,7 +74,11 @@ export class StorageUrlError extends StorageError {
 
 /** A staged upload holds fewer bytes than the object it should become. */
 export class UploadIncompleteError extends StorageError {
-  constructor(readonly uploadId: string, readonly staged: number, readonly expected: number) {
+  constructor(
+    readonly uploadId: string,
+    readonly staged: number,
+    readonly expected: number,
+  ) {
     super("UPLOAD_INCOMPLETE", `upload ${uploadId} holds ${staged} of ${expected} bytes`);
   }
 }

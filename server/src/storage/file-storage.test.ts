@@ -23,10 +23,7 @@ runStorageSuite("filesystem", async () => {
   const storage = createStorage(`file://${root}`);
   return {
     storage,
-    debris: async () => [
-      ...(await readdir(join(root, ".tmp")).catch(() => [])),
-      ...(await readdir(join(root, ".uploads")).catch(() => [])),
-    ],
+    debris: async () => [...(await readdir(join(root, ".tmp")).catch(() => [])), ...(await readdir(join(root, ".uploads")).catch(() => []))],
     async unavailableStorage() {
       // A regular file where a directory should be: no user (root included) can write below it.
       await writeFile(join(dir, "not-a-dir"), "x");
@@ -108,11 +105,14 @@ describe("filesystem storage", () => {
     const put = storage.put("v/obj", body);
     // The first 1000 bytes are in the staging file: the put is under way, the body not ended.
     const staging = join((storage as FileStorage).root, ".tmp");
-    await waitUntil(async () => {
-      const files = await readdir(staging).catch(() => [] as string[]);
-      for (const file of files) if ((await stat(join(staging, file))).size === 1000) return true;
-      return false;
-    }, { message: "the first bytes in the staging file" });
+    await waitUntil(
+      async () => {
+        const files = await readdir(staging).catch(() => [] as string[]);
+        for (const file of files) if ((await stat(join(staging, file))).size === 1000) return true;
+        return false;
+      },
+      { message: "the first bytes in the staging file" },
+    );
     expect(await storage.stat("v/obj")).toBeNull();
     release();
     expect(await put).toEqual({ size: 1000 });

@@ -109,14 +109,24 @@ export class S3MultipartUploader {
     });
   }
 
-  private async request(method: string, key: string, query: Record<string, string>, init: { headers?: Record<string, string>; body?: string } = {}): Promise<string> {
+  private async request(
+    method: string,
+    key: string,
+    query: Record<string, string>,
+    init: { headers?: Record<string, string>; body?: string } = {},
+  ): Promise<string> {
     const response = await this.send(method, key, query, init);
     const text = await response.text();
     if (/<Error>/.test(text)) throw errorFromBody(text, response);
     return text;
   }
 
-  private async send(method: string, key: string, query: Record<string, string>, init: { headers?: Record<string, string>; body?: string | Uint8Array<ArrayBuffer> } = {}): Promise<Response> {
+  private async send(
+    method: string,
+    key: string,
+    query: Record<string, string>,
+    init: { headers?: Record<string, string>; body?: string | Uint8Array<ArrayBuffer> } = {},
+  ): Promise<Response> {
     const url = new URL(`${this.baseUrl}/${key.split("/").map(encodeURIComponent).join("/")}`);
     for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
     let response: Response | undefined;

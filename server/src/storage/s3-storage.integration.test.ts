@@ -15,40 +15,44 @@ afterAll(() => server?.stop());
 const credentials = () => ({ endpoint: server.endpoint, bucket: server.bucket, accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey });
 
 let run = 0;
-runStorageSuite("s3 (s3rver)", async () => {
-  // One server for the file; each test gets a fresh key prefix, i.e. an empty storage. A page size
-  // of 3 makes every listing of more than three objects paginate.
-  const keyPrefix = `suite-${++run}/`;
-  const storage = new S3Storage({ ...credentials(), keyPrefix, pageSize: 3 });
-  const raw = new S3Client(credentials());
-  return {
-    storage,
-    // Unfinished multipart uploads, and staged upload parts left in the bucket.
-    debris: async () => [
-      ...(await server.pendingUploads()),
-      ...((await raw.list({ prefix: `${keyPrefix}.uploads/` })).contents ?? []).map((item) => item.key),
-    ],
-    async unavailableStorage() {
-      const own = await startS3Server();
-      const doomed = createStorage(own.url);
-      await doomed.check(); // it did work while the server ran
-      await own.stop();
-      return doomed;
-    },
-    async breakCompletion(uploadId) {
-      // The connection dies 2 MiB into reading back the second staged part.
-      await server.injectFaults([{ method: "GET", pathIncludes: `${keyPrefix}.uploads/${uploadId}/part-000001`, cutAfterBytes: 2 * MiB, times: 1 }]);
-      return () => server.injectFaults([]);
-    },
-    async cleanup() {
-      await server.injectFaults([]);
-      await Promise.all((await storage.list("")).map((object) => storage.delete(object.key)));
-    },
-    // A multipart put holds 3 part buffers of 5 MiB (2 in flight, 1 filling) and fetch keeps its
-    // own copy of each part in flight: ~25 MiB measured, the same for any body size.
-    streamingBoundMiB: 40,
-  };
-}, { canBreakCompletion: true });
+runStorageSuite(
+  "s3 (s3rver)",
+  async () => {
+    // One server for the file; each test gets a fresh key prefix, i.e. an empty storage. A page size
+    // of 3 makes every listing of more than three objects paginate.
+    const keyPrefix = `suite-${++run}/`;
+    const storage = new S3Storage({ ...credentials(), keyPrefix, pageSize: 3 });
+    const raw = new S3Client(credentials());
+    return {
+      storage,
+      // Unfinished multipart uploads, and staged upload parts left in the bucket.
+      debris: async () => [
+        ...(await server.pendingUploads()),
+        ...((await raw.list({ prefix: `${keyPrefix}.uploads/` })).contents ?? []).map((item) => item.key),
+      ],
+      async unavailableStorage() {
+        const own = await startS3Server();
+        const doomed = createStorage(own.url);
+        await doomed.check(); // it did work while the server ran
+        await own.stop();
+        return doomed;
+      },
+      async breakCompletion(uploadId) {
+        // The connection dies 2 MiB into reading back the second staged part.
+        await server.injectFaults([{ method: "GET", pathIncludes: `${keyPrefix}.uploads/${uploadId}/part-000001`, cutAfterBytes: 2 * MiB, times: 1 }]);
+        return () => server.injectFaults([]);
+      },
+      async cleanup() {
+        await server.injectFaults([]);
+        await Promise.all((await storage.list("")).map((object) => storage.delete(object.key)));
+      },
+      // A multipart put holds 3 part buffers of 5 MiB (2 in flight, 1 filling) and fetch keeps its
+      // own copy of each part in flight: ~25 MiB measured, the same for any body size.
+      streamingBoundMiB: 40,
+    };
+  },
+  { canBreakCompletion: true },
+);
 
 describe("s3 storage", () => {
   test("createStorage reads bucket, endpoint and credentials from the URL (query or user:password)", async () => {
@@ -61,12 +65,22 @@ describe("s3 storage", () => {
   });
 
   test("credentials the URL leaves out come from the environment's S3 settings, for plain and multipart puts", async () => {
-    const storage = createStorage(`s3://${server.bucket}?endpoint=${server.endpoint}`, { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey, region: "eu-west-1" });
+    const storage = createStorage(`s3://${server.bucket}?endpoint=${server.endpoint}`, {
+      accessKeyId: server.accessKeyId,
+      secretAccessKey: server.secretAccessKey,
+      region: "eu-west-1",
+    });
     expect(await storage.put("env/small", patternBytes(10))).toEqual({ size: 10 });
     expect(await storage.put("env/multi", patternStream(6 * MiB, 3, { chunkSize: MiB }))).toEqual({ size: 6 * MiB });
-    expect((await storage.list("env/")).map((o) => [o.key, o.size])).toEqual([["env/multi", 6 * MiB], ["env/small", 10]]);
+    expect((await storage.list("env/")).map((o) => [o.key, o.size])).toEqual([
+      ["env/multi", 6 * MiB],
+      ["env/small", 10],
+    ]);
     expect(await storage.deletePrefix("env/")).toBe(2);
-    const wrong = createStorage(`s3://${server.bucket}?endpoint=${server.endpoint}&accessKeyId=WRONG&secretAccessKey=WRONG`, { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey });
+    const wrong = createStorage(`s3://${server.bucket}?endpoint=${server.endpoint}&accessKeyId=WRONG&secretAccessKey=WRONG`, {
+      accessKeyId: server.accessKeyId,
+      secretAccessKey: server.secretAccessKey,
+    });
     await expect(wrong.put("env/refused", patternStream(6 * MiB, 3, { chunkSize: MiB }))).rejects.toBeInstanceOf(StorageUnavailableError);
   });
 

@@ -59,7 +59,11 @@ export class S3Storage implements Storage {
       return { size: body.byteLength };
     }
     let size = 0;
-    await this.putChunks(fullKey, key, counted(chunks, (n) => (size += n)));
+    await this.putChunks(
+      fullKey,
+      key,
+      counted(chunks, (n) => (size += n)),
+    );
     return { size };
   }
 
@@ -185,7 +189,10 @@ export class S3Storage implements Storage {
 
   async abortUpload(uploadId: string): Promise<void> {
     for (const part of await this.listRaw(this.stagedPrefix(uploadId))) {
-      await this.client.file(part.rawKey).delete().catch((error) => (isNotFound(error) ? undefined : Promise.reject(toStorageError(error, uploadId))));
+      await this.client
+        .file(part.rawKey)
+        .delete()
+        .catch((error) => (isNotFound(error) ? undefined : Promise.reject(toStorageError(error, uploadId))));
     }
   }
 

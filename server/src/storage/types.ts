@@ -35,7 +35,13 @@ export interface Storage {
   // any order, each may be sent again) and becomes visible, whole, only when completed.
 
   /** Writes `body` as the bytes at `offset` of the staged upload `uploadId` (a key-like id), replacing what a repeated part wrote. Throws StorageLimitError past options.maxBytes. */
-  writeUploadPart(uploadId: string, partNumber: number, offset: number, body: ReadableStream<Uint8Array> | Uint8Array, options?: PutOptions): Promise<{ size: number }>;
+  writeUploadPart(
+    uploadId: string,
+    partNumber: number,
+    offset: number,
+    body: ReadableStream<Uint8Array> | Uint8Array,
+    options?: PutOptions,
+  ): Promise<{ size: number }>;
   /** Publishes the first `size` bytes of the staged upload as the object `key`, atomically, with `fileName` as its download name; the staged parts go. Throws UploadIncompleteError when fewer bytes were staged. */
   completeUpload(uploadId: string, key: string, size: number, options?: { fileName?: string }): Promise<void>;
   /** Discards a staged upload. Idempotent. */

@@ -139,7 +139,13 @@ export function runStorageSuite(name: string, createFixture: () => Promise<Stora
     test("rejects unsatisfiable ranges with RangeNotSatisfiableError", async () => {
       await storage.put("r/obj", patternBytes(1000));
       await storage.put("r/empty", new Uint8Array(0));
-      for (const bad of [{ start: 1000, end: 1000 }, { start: 5000, end: 6000 }, { start: 10, end: 9 }, { start: -1, end: 5 }, { start: 0.5, end: 5 }]) {
+      for (const bad of [
+        { start: 1000, end: 1000 },
+        { start: 5000, end: 6000 },
+        { start: 10, end: 9 },
+        { start: -1, end: 5 },
+        { start: 0.5, end: 5 },
+      ]) {
         await expect(storage.get("r/obj", bad)).rejects.toBeInstanceOf(RangeNotSatisfiableError);
       }
       await expect(storage.get("r/empty", { start: 0, end: 0 })).rejects.toBeInstanceOf(RangeNotSatisfiableError);
@@ -202,7 +208,9 @@ export function runStorageSuite(name: string, createFixture: () => Promise<Stora
     test("a failing body rejects the put and leaves no object and no debris", async () => {
       const failure = new Error("client went away");
       await expect(storage.put("f/small", patternStream(MiB, 1, { failAfter: { bytes: 100_000, error: failure } }))).rejects.toBe(failure);
-      await expect(storage.put("f/multi", patternStream(20 * MiB, 1, { chunkSize: MiB, failAfter: { bytes: 11 * MiB, error: failure } }))).rejects.toBe(failure);
+      await expect(storage.put("f/multi", patternStream(20 * MiB, 1, { chunkSize: MiB, failAfter: { bytes: 11 * MiB, error: failure } }))).rejects.toBe(
+        failure,
+      );
       await expectNothingAt("f/small");
       await expectNothingAt("f/multi");
     });
@@ -214,7 +222,9 @@ export function runStorageSuite(name: string, createFixture: () => Promise<Stora
       // The body stalls after 11 MiB, so the put is waiting on a read when the abort arrives.
       let stalled!: () => void;
       const reachedStall = new Promise<void>((resolve) => (stalled = resolve));
-      const put = storage.put("x/stalled", patternStream(20 * MiB, 1, { chunkSize: MiB, stallAfter: 11 * MiB, onStall: () => stalled() }), { signal: controller.signal });
+      const put = storage.put("x/stalled", patternStream(20 * MiB, 1, { chunkSize: MiB, stallAfter: 11 * MiB, onStall: () => stalled() }), {
+        signal: controller.signal,
+      });
       await reachedStall;
       controller.abort(new Error("upload cancelled"));
       await expect(put).rejects.toThrow("upload cancelled");
@@ -224,7 +234,9 @@ export function runStorageSuite(name: string, createFixture: () => Promise<Stora
 
     test("concurrent puts to different keys all land intact", async () => {
       const count = 12;
-      await Promise.all(Array.from({ length: count }, (_, i) => storage.put(`c/k${String(i).padStart(2, "0")}`, patternStream(200_000 + i, i, { chunkSize: 16_384 }))));
+      await Promise.all(
+        Array.from({ length: count }, (_, i) => storage.put(`c/k${String(i).padStart(2, "0")}`, patternStream(200_000 + i, i, { chunkSize: 16_384 }))),
+      );
       expect(await keys("c/")).toHaveLength(count);
       for (let i = 0; i < count; i++) {
         expect((await digestStream(await storage.get(`c/k${String(i).padStart(2, "0")}`))).sha256).toBe(patternStreamDigest(200_000 + i, i, 16_384));
@@ -232,7 +244,24 @@ export function runStorageSuite(name: string, createFixture: () => Promise<Stora
     });
 
     test("rejects unsafe keys and prefixes with InvalidKeyError, before touching the backend", async () => {
-      const unsafe = ["", "/etc/passwd", "../x", "a/../../b", "..", ".", "a/./b", "a//b", "a/", "a\\b", "a\0b", ".tmp/x", "a/.hidden", "a b", "é", "a".repeat(1025)];
+      const unsafe = [
+        "",
+        "/etc/passwd",
+        "../x",
+        "a/../../b",
+        "..",
+        ".",
+        "a/./b",
+        "a//b",
+        "a/",
+        "a\\b",
+        "a\0b",
+        ".tmp/x",
+        "a/.hidden",
+        "a b",
+        "é",
+        "a".repeat(1025),
+      ];
       for (const key of unsafe) {
         await expect(storage.put(key, patternBytes(1))).rejects.toBeInstanceOf(InvalidKeyError);
         await expect(storage.get(key)).rejects.toBeInstanceOf(InvalidKeyError);
@@ -277,22 +306,25 @@ export function runStorageSuite(name: string, createFixture: () => Promise<Stora
       expect(await waitForEmpty(() => fixture.debris())).toEqual([]);
     });
 
-    test.skipIf(!options.canBreakCompletion)("a completion the backend fails part-way is StorageUnavailableError, publishes nothing, and completes whole when asked again", async () => {
-      // Two parts of 4 MiB: on S3 the object goes up as a multipart upload, whose first part is
-      // in flight when reading the second staged part fails.
-      const parts = [patternBytes(4 * MiB, 1), patternBytes(4 * MiB, 2), patternBytes(1000, 3)];
-      const whole = new Uint8Array(8 * MiB + 1000);
-      parts.forEach((part, i) => whole.set(part, i * 4 * MiB));
-      for (const [i, part] of parts.entries()) await storage.writeUploadPart("upload3", i, i * 4 * MiB, part);
-      const heal = await fixture.breakCompletion!("upload3");
-      await expect(storage.completeUpload("upload3", "c/whole", whole.byteLength)).rejects.toBeInstanceOf(StorageUnavailableError);
-      await heal();
-      expect(await storage.stat("c/whole")).toBeNull();
-      // The agent asks again once storage is back: the staged parts were kept for it.
-      await storage.completeUpload("upload3", "c/whole", whole.byteLength);
-      expect(await readAll(await storage.get("c/whole"))).toEqual(whole);
-      expect(await waitForEmpty(() => fixture.debris())).toEqual([]);
-    });
+    test.skipIf(!options.canBreakCompletion)(
+      "a completion the backend fails part-way is StorageUnavailableError, publishes nothing, and completes whole when asked again",
+      async () => {
+        // Two parts of 4 MiB: on S3 the object goes up as a multipart upload, whose first part is
+        // in flight when reading the second staged part fails.
+        const parts = [patternBytes(4 * MiB, 1), patternBytes(4 * MiB, 2), patternBytes(1000, 3)];
+        const whole = new Uint8Array(8 * MiB + 1000);
+        parts.forEach((part, i) => whole.set(part, i * 4 * MiB));
+        for (const [i, part] of parts.entries()) await storage.writeUploadPart("upload3", i, i * 4 * MiB, part);
+        const heal = await fixture.breakCompletion!("upload3");
+        await expect(storage.completeUpload("upload3", "c/whole", whole.byteLength)).rejects.toBeInstanceOf(StorageUnavailableError);
+        await heal();
+        expect(await storage.stat("c/whole")).toBeNull();
+        // The agent asks again once storage is back: the staged parts were kept for it.
+        await storage.completeUpload("upload3", "c/whole", whole.byteLength);
+        expect(await readAll(await storage.get("c/whole"))).toEqual(whole);
+        expect(await waitForEmpty(() => fixture.debris())).toEqual([]);
+      },
+    );
 
     test("httpSource hands out the object, or a range of it, with its length", async () => {
       const bytes = patternBytes(300_000, 9);

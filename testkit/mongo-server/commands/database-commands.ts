@@ -153,4 +153,3 @@ export const databaseCommands: Record<string, CommandHandler> = {
   dbStats: (context) => describeDatabaseStats(context.state, context.db),
   collStats: describeCollectionStats,
 };
-

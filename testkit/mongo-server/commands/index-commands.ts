@@ -30,10 +30,16 @@ function findExisting(collection: CollectionState, requested: IndexState): boole
   const byName = collection.indexes.find((index) => index.name === requested.name);
   if (byName) {
     if (!sameKey(byName)) {
-      throw new CommandError(86, `An existing index has the same name as the requested index. When index names are not specified, they are auto generated and can cause conflicts. Please refer to our documentation. Requested index: ${JSON.stringify(requested.spec)}, existing index: ${JSON.stringify(byName.spec)}`);
+      throw new CommandError(
+        86,
+        `An existing index has the same name as the requested index. When index names are not specified, they are auto generated and can cause conflicts. Please refer to our documentation. Requested index: ${JSON.stringify(requested.spec)}, existing index: ${JSON.stringify(byName.spec)}`,
+      );
     }
     if (byName.name === "_id_" || haveSameOptions(byName.spec, requested.spec)) return true;
-    throw new CommandError(85, `An existing index has the same name as the requested index. Requested index: ${JSON.stringify(requested.spec)}, existing index: ${JSON.stringify(byName.spec)}`);
+    throw new CommandError(
+      85,
+      `An existing index has the same name as the requested index. Requested index: ${JSON.stringify(requested.spec)}, existing index: ${JSON.stringify(byName.spec)}`,
+    );
   }
   const byKey = collection.indexes.find((index) => sameKey(index) && haveSameOptions(index.spec, requested.spec));
   if (byKey) throw new CommandError(85, `Index already exists with a different name: ${byKey.name}`);

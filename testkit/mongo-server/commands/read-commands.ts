@@ -53,7 +53,10 @@ function readNonNegative(body: Document, field: string): number | undefined {
 function findTailable(context: CommandContext, name: string, filter: Document): Document {
   const collection = context.state.findCollection(context.db, name);
   if (!collection || collection.options.capped !== true) {
-    throw new CommandError(2, `error processing query: ns=${context.db}.${name} tree: ${JSON.stringify(filter)} :: caused by :: tailable cursor requested on non capped collection`);
+    throw new CommandError(
+      2,
+      `error processing query: ns=${context.db}.${name} tree: ${JSON.stringify(filter)} :: caused by :: tailable cursor requested on non capped collection`,
+    );
   }
   const oplog = context.replicaSet?.oplog;
   if (collection !== oplog?.collection) {

@@ -3,10 +3,7 @@
 import { Long, UUID } from "bson";
 import type { CommandContext, CommandHandler, Document } from "../command-context";
 import { CommandError } from "../errors";
-import {
-  MAX_BSON_OBJECT_SIZE,
-  MAX_WIRE_VERSION,
-} from "../limits";
+import { MAX_BSON_OBJECT_SIZE, MAX_WIRE_VERSION } from "../limits";
 import { describeFeatureCompatibility, parseVersion } from "../server-version";
 import { AUTH_SCHEMA_VERSION } from "./user-commands";
 import { awaitTopologyChange, describeMember } from "../replica-set/replica-set-commands";

@@ -37,7 +37,7 @@ function createCredentials(password: string): Document {
 }
 
 function readRoles(value: unknown, db: string): Document[] {
-  if (!Array.isArray(value)) throw new CommandError(14, "\"roles\" field must be an array");
+  if (!Array.isArray(value)) throw new CommandError(14, '"roles" field must be an array');
   return value.map((role) => (typeof role === "string" ? { role, db } : (role as Document)));
 }
 
@@ -65,7 +65,14 @@ function createUser(context: CommandContext): Document {
   const id = `${context.db}.${user}`;
   if (findById(users, id)) throw new CommandError(51003, `User "${user}@${context.db}" already exists`);
   users.insertDocument(
-    composeDocument({ _id: id, userId: new UUID(), user, db: context.db, credentials: createCredentials(context.body.pwd), roles: readRoles(context.body.roles ?? [], context.db) }),
+    composeDocument({
+      _id: id,
+      userId: new UUID(),
+      user,
+      db: context.db,
+      credentials: createCredentials(context.body.pwd),
+      roles: readRoles(context.body.roles ?? [], context.db),
+    }),
   );
   recordAuthSchema(context.state);
   return {};
@@ -108,9 +115,12 @@ function mergeAuthzCollections(context: CommandContext): Document {
   const scope = typeof context.body.db === "string" ? context.body.db : "";
   const drop = readBoolean(context.body.drop);
   if (context.body.tempUsersCollection === undefined && context.body.tempRolesCollection === undefined) {
-    throw new CommandError(2, "Must provide at least one of \"tempUsersCollection\" and \"tempRolescollection\"");
+    throw new CommandError(2, 'Must provide at least one of "tempUsersCollection" and "tempRolescollection"');
   }
-  for (const [field, target] of [["tempUsersCollection", "system.users"], ["tempRolesCollection", "system.roles"]] as const) {
+  for (const [field, target] of [
+    ["tempUsersCollection", "system.users"],
+    ["tempRolesCollection", "system.roles"],
+  ] as const) {
     const source = context.body[field];
     if (source === undefined) continue;
     if (typeof source !== "string" || !source.startsWith("admin.")) throw new CommandError(2, `${field} must name a collection of the admin database`);

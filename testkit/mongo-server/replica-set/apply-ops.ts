@@ -113,7 +113,10 @@ function applyIndexCollMod(context: CommandContext, db: string, o: Document): vo
   if (!isDocument(change) || extra.length > 0) throw new CommandError(2, "applyOps: only index changes of collMod are supported by the DBVault test server");
   const collection = context.state.findCollection(db, String(o.collMod));
   if (!collection) throw new CommandError(26, `ns does not exist: ${db}.${String(o.collMod)}`);
-  const index = collection.indexes.find((candidate) => candidate.name === change.name || (change.keyPattern !== undefined && computeCanonicalKey(candidate.spec.key) === computeCanonicalKey(change.keyPattern)));
+  const index = collection.indexes.find(
+    (candidate) =>
+      candidate.name === change.name || (change.keyPattern !== undefined && computeCanonicalKey(candidate.spec.key) === computeCanonicalKey(change.keyPattern)),
+  );
   if (!index) throw new CommandError(27, `cannot find index ${String(change.name)} for ns ${collection.ns}`);
   for (const [option, value] of Object.entries(change)) {
     if (option === "name" || option === "keyPattern") continue;

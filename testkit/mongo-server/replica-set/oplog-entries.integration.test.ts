@@ -65,7 +65,9 @@ describe.skipIf(OPLOG_FIXTURES === undefined)(`entries compared with real ones${
     const db = client.db("mongodump_test_db");
     const validator = { $jsonSchema: { bsonType: "object", title: "Test validator", properties: { testField: { enum: ["valid"] } } } };
     const [create] = await entriesOf(() => db.createCollection("coll1", { validator }));
-    const [insert] = await entriesOf(() => db.collection<LooseDocument>("coll1").insertOne({ _id: new ObjectId("69971dae4522979744225826"), testField: "valid" }));
+    const [insert] = await entriesOf(() =>
+      db.collection<LooseDocument>("coll1").insertOne({ _id: new ObjectId("69971dae4522979744225826"), testField: "valid" }),
+    );
     const [index] = await entriesOf(() => db.collection<LooseDocument>("coll1").createIndex({ c: 1 }, { name: "c_1", expireAfterSeconds: 100000 }));
     const realCreate = fixture("oplogs/bson/bypassDocumentValidation.bson", 1);
     const realInsert = fixture("oplogs/bson/bypassDocumentValidation.bson", 2);
@@ -74,7 +76,11 @@ describe.skipIf(OPLOG_FIXTURES === undefined)(`entries compared with real ones${
     // The collection holds a document now, so mongod would build this index in two phases; the
     // single-entry form is checked on an empty collection below.
     expect((index!.o as Document).startIndexBuild).toBe("coll1");
-    for (const [ours, real] of [[create, realCreate], [insert, realInsert]] as const) expect(describeClock(ours!)).toEqual(describeClock(real));
+    for (const [ours, real] of [
+      [create, realCreate],
+      [insert, realInsert],
+    ] as const)
+      expect(describeClock(ours!)).toEqual(describeClock(real));
 
     const [emptyIndex] = await entriesOf(async () => {
       await db.createCollection("coll2");
@@ -123,7 +129,9 @@ describe.skipIf(OPLOG_FIXTURES === undefined)(`entries compared with real ones${
     const before = server.replicaSet!.oplog.lastPosition;
     await client.db("admin").command({ replSetStepDown: 60, force: true });
     // The member is elected again a moment later; the new primary's no-op comes then.
-    const noop = await waitUntil(() => server.replicaSet!.oplog.readAfter(before).map((entry) => parseTyped(entry.raw))[0], { message: "the new primary's no-op" });
+    const noop = await waitUntil(() => server.replicaSet!.oplog.readAfter(before).map((entry) => parseTyped(entry.raw))[0], {
+      message: "the new primary's no-op",
+    });
     const realNoop = fixture("oplogs/bson/bypassDocumentValidation.bson", 0);
     expect(operationPart({ ...noop, o: { msg: "periodic noop" } })).toBe(operationPart(realNoop));
     expect(describeClock(noop)).toEqual(describeClock(realNoop));
@@ -162,12 +170,25 @@ describe("entries without a real fixture: updates as $v: 2 diffs, renames", () =
       [{ $push: { list: 4 } }, { slist: { a: true, u3: new Int32(4) } }],
       [{ $set: { "list.0": 9 } }, { slist: { a: true, u0: new Int32(9) } }],
       [{ $set: { list: [9] } }, { slist: { a: true, l: new Int32(1) } }],
-      [{ $set: { a: "text", n: Long.fromNumber(1) }, $unset: { added: "" } }, { d: { added: false }, u: { a: "text" }, i: { n: Long.fromNumber(1) } }],
+      [
+        { $set: { a: "text", n: Long.fromNumber(1) }, $unset: { added: "" } },
+        { d: { added: false }, u: { a: "text" }, i: { n: Long.fromNumber(1) } },
+      ],
     ];
     for (const [change, diff] of expectations) {
       const entry = await update(db, change);
       expect(EJSON.stringify(entry.o, { relaxed: false })).toBe(EJSON.stringify({ $v: new Int32(2), diff }, { relaxed: false }));
-      expect(Object.keys(entry).filter((key) => !["lsid", "txnNumber", "stmtId", "prevOpTime"].includes(key))).toEqual(["op", "ns", "ui", "o", "o2", "ts", "t", "v", "wall"]);
+      expect(Object.keys(entry).filter((key) => !["lsid", "txnNumber", "stmtId", "prevOpTime"].includes(key))).toEqual([
+        "op",
+        "ns",
+        "ui",
+        "o",
+        "o2",
+        "ts",
+        "t",
+        "v",
+        "wall",
+      ]);
       entries.push(entry);
     }
     const [replacement] = await entriesOf(() => db.collection<LooseDocument>("docs").replaceOne({ _id: 1 }, { whole: "new" }));
@@ -177,7 +198,10 @@ describe("entries without a real fixture: updates as $v: 2 diffs, renames", () =
     // Applied as a secondary would (applyOps), the entries rebuild the document byte for byte.
     const ops = entries.map(({ lsid: _l, txnNumber: _t, stmtId: _s, prevOpTime: _p, ...op }) => op);
     for (const op of ops) await copyClient.db("admin").command({ applyOps: [op] });
-    const read = async (target: Db) => ((await target.collection<LooseDocument>("docs").find({}, { raw: true }).toArray()) as unknown as Uint8Array[]).map((raw) => Buffer.from(raw).toString("base64"));
+    const read = async (target: Db) =>
+      ((await target.collection<LooseDocument>("docs").find({}, { raw: true }).toArray()) as unknown as Uint8Array[]).map((raw) =>
+        Buffer.from(raw).toString("base64"),
+      );
     expect(await read(copyClient.db("diffs"))).toEqual(await read(db));
     expect(await oplogView().countDocuments({ ns: "diffs.docs", op: "u" })).toBe(expectations.length + 1);
   });
@@ -195,6 +219,12 @@ describe("entries without a real fixture: updates as $v: 2 diffs, renames", () =
     await copyClient.db("renames").collection<LooseDocument>("a").insertOne({ _id: 1 });
     const { ts: _ts, t: _t, v: _v, wall: _wall, ...op } = rename!;
     await copyClient.db("admin").command({ applyOps: [op] });
-    expect(await copyClient.db("renames").listCollections().toArray().then((infos) => infos.map((info) => info.name))).toEqual(["b"]);
+    expect(
+      await copyClient
+        .db("renames")
+        .listCollections()
+        .toArray()
+        .then((infos) => infos.map((info) => info.name)),
+    ).toEqual(["b"]);
   });
 });

@@ -43,11 +43,21 @@ const COLL1_WITH_TTL_INDEX: Base = {
 
 const bsonFile = (path: string) => () => readFileSync(join(fixtures, "mongorestore/testdata", path));
 const jsonLines = (path: string) => () =>
-  encodeExtendedJson(readFileSync(join(fixtures, "mongorestore/testdata", path), "utf8").split("\n").filter((line) => line.trim() !== "").map((line) => JSON.parse(line)));
+  encodeExtendedJson(
+    readFileSync(join(fixtures, "mongorestore/testdata", path), "utf8")
+      .split("\n")
+      .filter((line) => line.trim() !== "")
+      .map((line) => JSON.parse(line)),
+  );
 const jsonArray = (path: string) => () => encodeExtendedJson(JSON.parse(readFileSync(join(fixtures, "mongorestore/testdata", path), "utf8")));
 
 async function indexesOf({ client }: Replayed, db: string, collection: string): Promise<Document[]> {
-  return client.db(db).collection(collection).listIndexes({ promoteValues: false } as never).toArray().catch(() => []);
+  return client
+    .db(db)
+    .collection(collection)
+    .listIndexes({ promoteValues: false } as never)
+    .toArray()
+    .catch(() => []);
 }
 
 async function countOf({ client }: Replayed, db: string, collection: string): Promise<number> {
@@ -56,11 +66,16 @@ async function countOf({ client }: Replayed, db: string, collection: string): Pr
 
 /** The collection's documents by `_id`, as canonical extended JSON (types visible). */
 async function contentsOf({ client }: Replayed, db: string, collection: string): Promise<string[]> {
-  const raw = (await client.db(db).collection(collection).find({}, { raw: true, sort: { _id: 1 } }).toArray()) as unknown as Uint8Array[];
+  const raw = (await client
+    .db(db)
+    .collection(collection)
+    .find({}, { raw: true, sort: { _id: 1 } })
+    .toArray()) as unknown as Uint8Array[];
   return raw.map((bytes) => EJSON.stringify(parseTyped(bytes), { relaxed: false }));
 }
 
-const canonical = (documents: unknown[]) => documents.map((document) => EJSON.stringify(EJSON.deserialize(document as Document, { relaxed: false }), { relaxed: false }));
+const canonical = (documents: unknown[]) =>
+  documents.map((document) => EJSON.stringify(EJSON.deserialize(document as Document, { relaxed: false }), { relaxed: false }));
 
 function expectIndexNames(indexes: Document[], names: string[]): void {
   expect(indexes.map((index) => index.name).sort()).toEqual([...names].sort());
@@ -133,7 +148,13 @@ const replayCases: Case[] = [
     name: "oplogs/bson/vectored_insert.bson: a vectored insert's documents, exactly",
     oplog: bsonFile("oplogs/bson/vectored_insert.bson"),
     base: COLL_WITHOUT_INDEX,
-    check: async (r) => expect(await contentsOf(r, "mongodump_test_db", "coll1")).toEqual(canonical([{ _id: 100, a: 1 }, { _id: 200, a: 2 }])),
+    check: async (r) =>
+      expect(await contentsOf(r, "mongodump_test_db", "coll1")).toEqual(
+        canonical([
+          { _id: 100, a: 1 },
+          { _id: 200, a: 2 },
+        ]),
+      ),
   },
   {
     name: "oplogs/bson/linked_vectored_inserts.bson: both linked batches, exactly",
@@ -184,7 +205,8 @@ const replayCases: Case[] = [
   {
     name: "dump_with_noop_in_oplog/oplog.bson: the no-ops skipped, the insert applied",
     oplog: bsonFile("dump_with_noop_in_oplog/oplog.bson"),
-    check: async (r) => expect(await contentsOf(r, "test", "data")).toEqual(canonical([{ _id: { $oid: "5473b75c8e32da600b686ed7" }, a: { $numberDouble: "1.0" } }])),
+    check: async (r) =>
+      expect(await contentsOf(r, "test", "data")).toEqual(canonical([{ _id: { $oid: "5473b75c8e32da600b686ed7" }, a: { $numberDouble: "1.0" } }])),
   },
   {
     name: "oplog_partial_skips/oplog.bson: db3.c1's five inserts, no session or cache entry reaches the oplog",
@@ -207,9 +229,15 @@ const replayCases: Case[] = [
 
 // The json/ files are the bson/ ones as extended JSON: replayed too, with their twin's check.
 const jsonTwins: Case[] = replayCases
-  .filter((candidate) => candidate.name.startsWith("oplogs/bson/") && !candidate.name.includes("bypassDocumentValidation") && !candidate.name.includes("collMod_indexUniqueness"))
+  .filter(
+    (candidate) =>
+      candidate.name.startsWith("oplogs/bson/") && !candidate.name.includes("bypassDocumentValidation") && !candidate.name.includes("collMod_indexUniqueness"),
+  )
   .map((twin) => {
-    const file = twin.name.slice("oplogs/bson/".length).split(":")[0]!.replace(/\.bson$/, ".json");
+    const file = twin.name
+      .slice("oplogs/bson/".length)
+      .split(":")[0]!
+      .replace(/\.bson$/, ".json");
     const isArray = file === "linked_vectored_inserts.json";
     return { ...twin, name: `oplogs/json/${file}: as its bson twin`, oplog: isArray ? jsonArray(`oplogs/json/${file}`) : jsonLines(`oplogs/json/${file}`) };
   });
@@ -228,7 +256,12 @@ function transactionCases(): Case[] {
         expect(await contentsOf(r, db, collection)).toEqual(canonical(postimage));
       } else {
         // "not transaction with multiOpType": an applyOps of two inserts into test.foo.
-        expect(await contentsOf(r, "test", "foo")).toEqual(canonical([{ _id: 4, x: -20, y: 4 }, { _id: 5, x: -30, y: 11 }]));
+        expect(await contentsOf(r, "test", "foo")).toEqual(
+          canonical([
+            { _id: 4, x: -20, y: 4 },
+            { _id: 5, x: -30, y: 11 },
+          ]),
+        );
       }
     },
   }));
@@ -262,21 +295,24 @@ async function replay(item: Case): Promise<Replayed> {
   return { client, server };
 }
 
-describe.skipIf(skipReason !== null)(`real oplog fixtures replayed with the real mongorestore --oplogReplay${skipReason ? ` (skipped: ${skipReason})` : ""}`, () => {
-  test("every fixture file is covered by a case below", () => {
-    const covered = new Set([...replayCases, ...jsonTwins].map((item) => item.name.split(":")[0]));
-    const files = [
-      ...readdirSync(join(fixtures, "mongorestore/testdata/oplogs/bson")).map((file) => `oplogs/bson/${file}`),
-      ...readdirSync(join(fixtures, "mongorestore/testdata/oplogs/json")).map((file) => `oplogs/json/${file}`),
-      "oplogs/oplog.json",
-      ...readdirSync(join(fixtures, "mongorestore/testdata"))
-        .filter((name) => name !== "oplogs")
-        .map((name) => `${name}/oplog.bson`),
-    ];
-    expect(files.filter((file) => !covered.has(file))).toEqual([]);
-  });
+describe.skipIf(skipReason !== null)(
+  `real oplog fixtures replayed with the real mongorestore --oplogReplay${skipReason ? ` (skipped: ${skipReason})` : ""}`,
+  () => {
+    test("every fixture file is covered by a case below", () => {
+      const covered = new Set([...replayCases, ...jsonTwins].map((item) => item.name.split(":")[0]));
+      const files = [
+        ...readdirSync(join(fixtures, "mongorestore/testdata/oplogs/bson")).map((file) => `oplogs/bson/${file}`),
+        ...readdirSync(join(fixtures, "mongorestore/testdata/oplogs/json")).map((file) => `oplogs/json/${file}`),
+        "oplogs/oplog.json",
+        ...readdirSync(join(fixtures, "mongorestore/testdata"))
+          .filter((name) => name !== "oplogs")
+          .map((name) => `${name}/oplog.bson`),
+      ];
+      expect(files.filter((file) => !covered.has(file))).toEqual([]);
+    });
 
-  for (const item of [...replayCases, ...jsonTwins, ...transactionCases()]) {
-    test(item.name, async () => item.check(await replay(item)));
-  }
-});
+    for (const item of [...replayCases, ...jsonTwins, ...transactionCases()]) {
+      test(item.name, async () => item.check(await replay(item)));
+    }
+  },
+);

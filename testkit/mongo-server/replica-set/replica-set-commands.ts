@@ -101,7 +101,19 @@ function replSetGetConfig(context: CommandContext): Document {
       _id: replicaSet.name,
       version: 1,
       term: replicaSet.term,
-      members: [{ _id: 0, host: context.host(), arbiterOnly: false, buildIndexes: true, hidden: false, priority: 1, tags: {}, secondaryDelaySecs: Long.fromNumber(0), votes: 1 }],
+      members: [
+        {
+          _id: 0,
+          host: context.host(),
+          arbiterOnly: false,
+          buildIndexes: true,
+          hidden: false,
+          priority: 1,
+          tags: {},
+          secondaryDelaySecs: Long.fromNumber(0),
+          votes: 1,
+        },
+      ],
       protocolVersion: Long.fromNumber(1),
       writeConcernMajorityJournalDefault: true,
       settings: { chainingAllowed: true, heartbeatIntervalMillis: 2000, electionTimeoutMillis: 10000 },
@@ -122,7 +134,24 @@ function replSetStepDown(context: CommandContext): Document {
 }
 
 // Commands a secondary refuses with NotWritablePrimary while the member is between terms.
-const WRITE_COMMANDS = new Set(["insert", "update", "delete", "findAndModify", "create", "drop", "dropDatabase", "renameCollection", "createIndexes", "dropIndexes", "deleteIndexes", "applyOps", "createUser", "createRole", "dropUser", "dropRole"]);
+const WRITE_COMMANDS = new Set([
+  "insert",
+  "update",
+  "delete",
+  "findAndModify",
+  "create",
+  "drop",
+  "dropDatabase",
+  "renameCollection",
+  "createIndexes",
+  "dropIndexes",
+  "deleteIndexes",
+  "applyOps",
+  "createUser",
+  "createRole",
+  "dropUser",
+  "dropRole",
+]);
 
 /** Throws NotWritablePrimary (10107) for a write while the member is a secondary. */
 export function assertWritable(context: CommandContext, name: string): void {

@@ -17,7 +17,10 @@ afterAll(() => stopWithClient({ server, client }));
 
 const local = () => client.db("local");
 const lastTimestamp = async (): Promise<Timestamp> => {
-  const [last] = await local().collection<LooseDocument>("oplog.rs").find({}, { sort: { $natural: -1 }, limit: 1 }).toArray();
+  const [last] = await local()
+    .collection<LooseDocument>("oplog.rs")
+    .find({}, { sort: { $natural: -1 }, limit: 1 })
+    .toArray();
   return last!.ts as Timestamp;
 };
 
@@ -41,7 +44,12 @@ describe("a one-member replica set", () => {
     expect(description).toEqual([`127.0.0.1:${server.port}`]);
     // Discovered as a replica set, so retryable writes (txnNumber) are sent and must succeed.
     await client.db("rs").collection<LooseDocument>("c").insertOne({ _id: "retryable" });
-    expect(await client.db("rs").collection<LooseDocument>("c").countDocuments({}, { readConcern: { level: "majority" } })).toBe(1);
+    expect(
+      await client
+        .db("rs")
+        .collection<LooseDocument>("c")
+        .countDocuments({}, { readConcern: { level: "majority" } }),
+    ).toBe(1);
   });
 
   test("replSetGetStatus reports this member as PRIMARY with the oplog's last optime", async () => {
@@ -70,18 +78,26 @@ describe("tailing the oplog", () => {
     const reply = await waiting;
     expect(Date.now() - started).toBeLessThan(5000);
     const entries = reply.cursor.nextBatch as Document[];
-    expect(entries.map((entry) => [entry.op, entry.ns])).toEqual([["c", "tail.$cmd"], ["i", "tail.c"]]);
+    expect(entries.map((entry) => [entry.op, entry.ns])).toEqual([
+      ["c", "tail.$cmd"],
+      ["i", "tail.c"],
+    ]);
     expect(entries[1]!.o).toEqual({ _id: 1, during: "wait" });
 
     // Entries written between getMores arrive with the next one, at once.
-    await client.db("tail").collection<LooseDocument>("c").updateOne({ _id: 1 }, { $set: { during: "between" } });
+    await client
+      .db("tail")
+      .collection<LooseDocument>("c")
+      .updateOne({ _id: 1 }, { $set: { during: "between" } });
     const next = await getMore(id, 10_000);
     expect((next.cursor.nextBatch as Document[]).map((entry) => entry.op)).toEqual(["u"]);
     await local().command({ killCursors: "oplog.rs", cursors: [id] });
   });
 
   test("the driver's own tailable awaitData cursor follows writes", async () => {
-    const cursor = local().collection<LooseDocument>("oplog.rs").find({ ts: { $gt: await lastTimestamp() }, ns: "tail.d" }, { tailable: true, awaitData: true, maxAwaitTimeMS: 200 });
+    const cursor = local()
+      .collection<LooseDocument>("oplog.rs")
+      .find({ ts: { $gt: await lastTimestamp() }, ns: "tail.d" }, { tailable: true, awaitData: true, maxAwaitTimeMS: 200 });
     const seen: unknown[] = [];
     const reading = (async () => {
       for await (const entry of cursor) {
@@ -126,7 +142,10 @@ test("a server started without a replica set still answers as a standalone", asy
     const hello = await direct.db("admin").command({ hello: 1 });
     expect(hello.setName).toBeUndefined();
     expect(hello.topologyVersion).toBeUndefined();
-    const status = await direct.db("admin").command({ replSetGetStatus: 1 }).catch((error: unknown) => error);
+    const status = await direct
+      .db("admin")
+      .command({ replSetGetStatus: 1 })
+      .catch((error: unknown) => error);
     expect((status as MongoServerError).code).toBe(76);
     expect(await direct.db("local").listCollections({ name: "oplog.rs" }).toArray()).toEqual([]);
   } finally {
@@ -143,12 +162,19 @@ test("a small oplog drops its oldest entries, and a tailing cursor left behind f
     const reply = await direct.db("local").command({ find: "oplog.rs", filter: {}, tailable: true, awaitData: true, batchSize: 0 });
     const [first] = await oplog.find({}, { sort: { $natural: 1 }, limit: 1 }).toArray();
     expect(first!.o).toEqual({ msg: "initiating set" });
-    for (let i = 0; i < 100; i++) await direct.db("big").collection<LooseDocument>("c").insertOne({ _id: i, pad: "p".repeat(100) });
+    for (let i = 0; i < 100; i++)
+      await direct
+        .db("big")
+        .collection<LooseDocument>("c")
+        .insertOne({ _id: i, pad: "p".repeat(100) });
     const [oldest] = await oplog.find({}, { sort: { $natural: 1 }, limit: 1 }).toArray();
     expect(oldest!.op).toBe("i");
     expect(small.replicaSet!.oplog.collection.dataBytes).toBeLessThanOrEqual(4096);
     // The cursor returned nothing yet; what it had not read is gone.
-    const lost = await direct.db("local").command({ getMore: reply.cursor.id, collection: "oplog.rs" }).catch((error: unknown) => error);
+    const lost = await direct
+      .db("local")
+      .command({ getMore: reply.cursor.id, collection: "oplog.rs" })
+      .catch((error: unknown) => error);
     expect((lost as MongoServerError).code).toBe(136);
     // A cursor opened now starts at the oldest entry kept.
     const fresh = await direct.db("local").command({ find: "oplog.rs", filter: {}, tailable: true, awaitData: true });

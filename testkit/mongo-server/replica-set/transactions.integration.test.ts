@@ -36,7 +36,12 @@ async function entriesOf(work: () => Promise<unknown>): Promise<Document[]> {
   return server.replicaSet!.oplog.readAfter(before).map((entry) => parseTyped(entry.raw));
 }
 
-const contents = async (db: string, collection: string): Promise<unknown[]> => client.db(db).collection(collection).find({}, { sort: { _id: 1 } }).toArray();
+const contents = async (db: string, collection: string): Promise<unknown[]> =>
+  client
+    .db(db)
+    .collection(collection)
+    .find({}, { sort: { _id: 1 } })
+    .toArray();
 
 describe("transactions", () => {
   test("a committed transaction is one applyOps entry on admin.$cmd with the session, shaped like the real one", async () => {
@@ -59,14 +64,25 @@ describe("transactions", () => {
     expect(entry).toMatchObject({ op: "c", ns: "admin.$cmd", prevOpTime: { ts: new Timestamp({ t: 0, i: 0 }), t: Long.fromNumber(-1) } });
     const operations = (entry!.o as Document).applyOps as Document[];
     expect(Object.keys(entry!.o as Document)).toEqual(["applyOps"]);
-    expect(operations.map((operation) => [operation.op, operation.ns])).toEqual([["i", "txn.small"], ["u", "txn.small"], ["d", "txn.small"]]);
-    expect(operations.map((operation) => Object.keys(operation))).toEqual([["op", "ns", "ui", "o", "o2"], ["op", "ns", "ui", "o", "o2"], ["op", "ns", "ui", "o"]]);
+    expect(operations.map((operation) => [operation.op, operation.ns])).toEqual([
+      ["i", "txn.small"],
+      ["u", "txn.small"],
+      ["d", "txn.small"],
+    ]);
+    expect(operations.map((operation) => Object.keys(operation))).toEqual([
+      ["op", "ns", "ui", "o", "o2"],
+      ["op", "ns", "ui", "o", "o2"],
+      ["op", "ns", "ui", "o"],
+    ]);
     expect(await contents("txn", "small")).toEqual([{ _id: 2, x: 1 }]);
   });
 
   test("an aborted transaction writes nothing and its writes are undone", async () => {
     const items = client.db("txn").collection<LooseDocument>("aborted");
-    await items.insertMany([{ _id: 1, x: 0 }, { _id: 2, x: 0 }]);
+    await items.insertMany([
+      { _id: 1, x: 0 },
+      { _id: 2, x: 0 },
+    ]);
     const session = client.startSession();
     const entries = await entriesOf(async () => {
       session.startTransaction();
@@ -77,14 +93,20 @@ describe("transactions", () => {
     });
     await session.endSession();
     expect(entries).toEqual([]);
-    expect(await contents("txn", "aborted")).toEqual([{ _id: 1, x: 0 }, { _id: 2, x: 0 }]);
+    expect(await contents("txn", "aborted")).toEqual([
+      { _id: 1, x: 0 },
+      { _id: 2, x: 0 },
+    ]);
   });
 
   test("a command other transactions cannot run is refused and aborts the transaction", async () => {
     const session = client.startSession();
     session.startTransaction();
     await client.db("txn").collection<LooseDocument>("refused").insertOne({ _id: 1 }, { session });
-    const failure = await client.db("txn").command({ listCollections: 1 }, { session }).catch((error: unknown) => error);
+    const failure = await client
+      .db("txn")
+      .command({ listCollections: 1 }, { session })
+      .catch((error: unknown) => error);
     expect((failure as MongoServerError).code).toBe(263);
     await session.abortTransaction().catch(() => {});
     await session.endSession();
@@ -95,7 +117,11 @@ describe("transactions", () => {
     const session = client.startSession();
     const entries = await entriesOf(() =>
       session.withTransaction(async () => {
-        for (let i = 0; i < 6; i++) await client.db("txn").collection<LooseDocument>("large").insertOne({ _id: i, x: i, pad: "p".repeat(100) }, { session });
+        for (let i = 0; i < 6; i++)
+          await client
+            .db("txn")
+            .collection<LooseDocument>("large")
+            .insertOne({ _id: i, x: i, pad: "p".repeat(100) }, { session });
       }),
     );
     await session.endSession();
@@ -116,7 +142,11 @@ describe("transactions", () => {
       const fixture = JSON.parse(readFileSync(join(OPLOG_FIXTURES!, "common/txn/testdata/oplog_entries.json"), "utf8"));
       // The real chain's shape: applyOps + partialTxn, then applyOps + count.
       const realLarge = fixture["large, unprepared"].ops as Document[];
-      expect(realLarge.map((entry) => Object.keys(entry.o))).toEqual([["applyOps", "partialTxn"], ["applyOps", "partialTxn"], ["applyOps", "count"]]);
+      expect(realLarge.map((entry) => Object.keys(entry.o))).toEqual([
+        ["applyOps", "partialTxn"],
+        ["applyOps", "partialTxn"],
+        ["applyOps", "count"],
+      ]);
 
       const raw = server.replicaSet!.oplog.readAfter(0).map((entry) => entry.raw);
       const dir = mkdtempSync(join(tmpdir(), "dbvault-txn-replay-"));
@@ -127,7 +157,11 @@ describe("transactions", () => {
         const run = await runTool(tools!.mongorestore, [`--uri=${target.uri}`, "--oplogReplay", `--dir=${dir}`]);
         expect(run.code).toBe(0);
         for (const name of ["small", "aborted", "refused", "large"]) {
-          const replayed: unknown[] = await check.db("txn").collection(name).find({}, { sort: { _id: 1 } }).toArray();
+          const replayed: unknown[] = await check
+            .db("txn")
+            .collection(name)
+            .find({}, { sort: { _id: 1 } })
+            .toArray();
           expect(replayed).toEqual(await contents("txn", name));
         }
       } finally {

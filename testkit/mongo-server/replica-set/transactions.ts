@@ -13,7 +13,19 @@ import { composeDocument, RawDocuments } from "../raw-bson";
 import { NULL_OP_TIME, type OpTime, type Oplog } from "./oplog";
 
 /** What a transaction may run, as in mongod (DDL other than implicit creation is refused). */
-const ALLOWED_IN_TRANSACTION = new Set(["find", "getMore", "killCursors", "insert", "update", "delete", "aggregate", "distinct", "count", "commitTransaction", "abortTransaction"]);
+const ALLOWED_IN_TRANSACTION = new Set([
+  "find",
+  "getMore",
+  "killCursors",
+  "insert",
+  "update",
+  "delete",
+  "aggregate",
+  "distinct",
+  "count",
+  "commitTransaction",
+  "abortTransaction",
+]);
 
 /** 16 MiB less room for the entry's other fields, as mongod splits large transactions. */
 export const DEFAULT_TRANSACTION_ENTRY_BYTES = 16 * 1024 * 1024 - 64 * 1024;
@@ -74,7 +86,8 @@ export class Transactions {
       this.bySession.set(key, started);
       return started;
     }
-    if (!current || current.txnNumber !== txnNumber) throw noSuchTransaction(`Given transaction number ${txnNumber} does not match any in-progress transactions.`);
+    if (!current || current.txnNumber !== txnNumber)
+      throw noSuchTransaction(`Given transaction number ${txnNumber} does not match any in-progress transactions.`);
     if (current.state === "aborted") throw noSuchTransaction(`Transaction ${txnNumber} has been aborted.`);
     if (current.state === "committed" && name !== "commitTransaction") throw new CommandError(256, `Transaction ${txnNumber} has been committed.`);
     return current;

@@ -35,7 +35,9 @@ export function describeSessionFields(context: CommandContext): Document | undef
   if (!isDocument(lsid) || txnNumber === undefined) return undefined;
   const user = context.connection.authenticatedUser;
   // mongod records the session's owner as the SHA-256 of "user@db" ("" when unauthenticated).
-  const digest = createHash("sha256").update(user ? `${user.user}@${user.db}` : "").digest();
+  const digest = createHash("sha256")
+    .update(user ? `${user.user}@${user.db}` : "")
+    .digest();
   return { lsid: { id: lsid.id, uid: new Binary(digest, 0) }, txnNumber };
 }
 
@@ -59,7 +61,12 @@ export class WriteLog {
       const current = collection.documents.get(readIdKey(raw));
       if (current) collection.deleteDocument(current);
     };
-    this.writeDocumentEntry(collection, { op: "i", ns: collection.ns, ui: collection.uuid, o: new RawDocument(raw), o2: new RawDocument(extractIdDocument(raw)) }, stmtId, undo);
+    this.writeDocumentEntry(
+      collection,
+      { op: "i", ns: collection.ns, ui: collection.uuid, o: new RawDocument(raw), o2: new RawDocument(extractIdDocument(raw)) },
+      stmtId,
+      undo,
+    );
   }
 
   /** `style` "diff" logs a `$v: 2` diff when one can express the change, else the new document. */

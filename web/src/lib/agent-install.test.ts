@@ -1,5 +1,13 @@
 import { expect, test } from "bun:test";
-import { compareAgentVersion, compareVersions, describePlatform, formatInstallCommand, formatPowerShellInstallCommand, listPlatformOffers, type AgentReleases } from "./agent-install";
+import {
+  compareAgentVersion,
+  compareVersions,
+  describePlatform,
+  formatInstallCommand,
+  formatPowerShellInstallCommand,
+  listPlatformOffers,
+  type AgentReleases,
+} from "./agent-install";
 
 test("the one-line install commands and platform names", () => {
   expect(formatInstallCommand("https://vault.example.com/install.sh")).toBe("curl -fsSL https://vault.example.com/install.sh | sh");
@@ -42,7 +50,11 @@ test("versions compare as semver: numbers as numbers, a pre-release before its r
   expect(compareVersions("1.0.1-rc.2", "1.0.1")).toBe(-1);
   expect(compareVersions("1.0.1-rc.10", "1.0.1-rc.2")).toBe(1);
   expect(compareVersions("2.0.0", "2.0.0")).toBe(0);
-  for (const [a, b] of [["1.0.0", "1.0.1"], ["0.9.0", "1.0.0-alpha"], ["1.0.0-alpha", "1.0.0-beta"]]) {
+  for (const [a, b] of [
+    ["1.0.0", "1.0.1"],
+    ["0.9.0", "1.0.0-alpha"],
+    ["1.0.0-alpha", "1.0.0-beta"],
+  ]) {
     expect(compareVersions(a!, b!)).toBe(Bun.semver.order(a!, b!));
   }
 });

@@ -32,10 +32,7 @@ export function listPlatformOffers(releases: AgentReleases): { platform: AgentPl
   return AGENT_PLATFORMS.map((platform) => ({ platform, offered: releases.platforms.find((entry) => entry.platform === platform.id) ?? null }));
 }
 
-export type VersionComparison =
-  | { state: "unknown" }
-  | { state: "not-offered" }
-  | { state: "current" | "outdated" | "newer"; offered: string };
+export type VersionComparison = { state: "unknown" } | { state: "not-offered" } | { state: "current" | "outdated" | "newer"; offered: string };
 
 /** An agent's version against the one offered for its platform; compared as semver (pre-releases before releases). */
 export function compareAgentVersion(agent: { version: string | null; platform: string | null }, releases: AgentReleases | null): VersionComparison {

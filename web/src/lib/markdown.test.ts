@@ -31,7 +31,9 @@ describe("markdown safety", () => {
   }
 
   test("raw HTML is escaped, never rendered", () => {
-    const html = htmlOf('<script>alert(1)</script>\n\n<img src=x onerror="alert(1)">\n\nText <b onclick="x()">bold</b> <iframe src="https://evil.example"></iframe>');
+    const html = htmlOf(
+      '<script>alert(1)</script>\n\n<img src=x onerror="alert(1)">\n\nText <b onclick="x()">bold</b> <iframe src="https://evil.example"></iframe>',
+    );
     expect(html).not.toContain("<script");
     expect(html).not.toContain("<img");
     expect(html).not.toContain("<b ");
@@ -40,7 +42,9 @@ describe("markdown safety", () => {
   });
 
   test("http, https, mailto, tel and relative links are kept", () => {
-    const html = htmlOf("[a](https://example.com/x?y=1&z=2) [b](http://example.com) [c](mailto:help@example.com) [d](tel:+31201234567) [e](/kb/quick-start) [f](#install)");
+    const html = htmlOf(
+      "[a](https://example.com/x?y=1&z=2) [b](http://example.com) [c](mailto:help@example.com) [d](tel:+31201234567) [e](/kb/quick-start) [f](#install)",
+    );
     expect(html).toContain('href="https://example.com/x?y=1&amp;z=2"');
     expect(html).toContain('href="http://example.com"');
     expect(html).toContain('href="mailto:help@example.com"');
@@ -61,7 +65,9 @@ describe("markdown safety", () => {
 
 describe("headings and code", () => {
   test("heading ids: lowercased, non-alphanumeric runs to hyphens, numeric suffix on duplicates", () => {
-    const { headings, blocks } = renderMarkdown("# Getting Started!\n\n## Install & Run the *agent*\n\n## Install & run the agent\n\n### FAQ\n\n## Install & Run the Agent");
+    const { headings, blocks } = renderMarkdown(
+      "# Getting Started!\n\n## Install & Run the *agent*\n\n## Install & run the agent\n\n### FAQ\n\n## Install & Run the Agent",
+    );
     expect(headings).toEqual([
       { id: "getting-started", text: "Getting Started!", level: 1 },
       { id: "install-run-the-agent", text: "Install & Run the agent", level: 2 },
@@ -82,7 +88,7 @@ describe("headings and code", () => {
   });
 
   test("fenced code blocks come out as their own blocks with the raw code", () => {
-    const { blocks } = renderMarkdown("Intro\n\n```bash\necho \"<hi>\" && ls\n```\n\nAfter");
+    const { blocks } = renderMarkdown('Intro\n\n```bash\necho "<hi>" && ls\n```\n\nAfter');
     expect(blocks.map((b) => b.kind)).toEqual(["html", "code", "html"]);
     const code = blocks[1]!;
     expect(code.kind === "code" && code.code).toBe('echo "<hi>" && ls');
@@ -96,7 +102,9 @@ describe("headings and code", () => {
 });
 
 test("URL attributes are checked in any tag and attribute order, so a change in the HTML's shape fails closed", () => {
-  const html = sanitizeUrls('<a title="x" href="javascript:alert(1)">a</a><img alt="" src="data:text/html,x"><a HREF = "https://ok.example">b</a><area href="vbscript:x">');
+  const html = sanitizeUrls(
+    '<a title="x" href="javascript:alert(1)">a</a><img alt="" src="data:text/html,x"><a HREF = "https://ok.example">b</a><area href="vbscript:x">',
+  );
   expect(html).not.toContain("javascript:");
   expect(html).not.toContain("data:text/html");
   expect(html).not.toContain("vbscript:");

@@ -63,15 +63,17 @@ export function createHeadingIdGenerator(): (text: string) => string {
  * appears (so a change in micromark's output cannot let one through), then marks external links.
  */
 export function sanitizeUrls(html: string): string {
-  return html
-    // Every attribute-value syntax HTML has (double-quoted, single-quoted, unquoted): micromark
-    // writes only the first, but a checker that knew only that one would fail open if it changed.
-    .replace(/\s(href|src)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+))/gi, (_, name: string, double?: string, single?: string, bare?: string) => {
-      const value = double ?? single ?? bare ?? "";
-      const schemes = name.toLowerCase() === "src" ? IMAGE_SCHEMES : LINK_SCHEMES;
-      return isAllowedUrl(decodeHtmlEntities(value), schemes) ? ` ${name}="${value.replaceAll('"', "&quot;")}"` : "";
-    })
-    .replace(/<a href="(https?:[^"]*)"/gi, (_, href: string) => `<a href="${href}" rel="noopener noreferrer nofollow" target="_blank"`);
+  return (
+    html
+      // Every attribute-value syntax HTML has (double-quoted, single-quoted, unquoted): micromark
+      // writes only the first, but a checker that knew only that one would fail open if it changed.
+      .replace(/\s(href|src)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+))/gi, (_, name: string, double?: string, single?: string, bare?: string) => {
+        const value = double ?? single ?? bare ?? "";
+        const schemes = name.toLowerCase() === "src" ? IMAGE_SCHEMES : LINK_SCHEMES;
+        return isAllowedUrl(decodeHtmlEntities(value), schemes) ? ` ${name}="${value.replaceAll('"', "&quot;")}"` : "";
+      })
+      .replace(/<a href="(https?:[^"]*)"/gi, (_, href: string) => `<a href="${href}" rel="noopener noreferrer nofollow" target="_blank"`)
+  );
 }
 
 const stripTags = (html: string) => html.replace(/<[^>]*>/g, "");
@@ -101,7 +103,12 @@ export function renderMarkdown(markdown: string): RenderedMarkdown {
   for (const match of html.matchAll(codePattern)) {
     if (match.index > last) blocks.push({ kind: "html", html: html.slice(last, match.index) });
     const encoded = match[2] ?? "";
-    blocks.push({ kind: "code", language: match[1] ? decodeHtmlEntities(match[1]) : null, code: decodeHtmlEntities(encoded).replace(/\n$/, ""), html: encoded });
+    blocks.push({
+      kind: "code",
+      language: match[1] ? decodeHtmlEntities(match[1]) : null,
+      code: decodeHtmlEntities(encoded).replace(/\n$/, ""),
+      html: encoded,
+    });
     last = match.index + match[0].length;
   }
   if (last < html.length) blocks.push({ kind: "html", html: html.slice(last) });

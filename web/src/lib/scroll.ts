@@ -1,7 +1,6 @@
 import { SCROLL_OFFSET_PX } from "../config/constants";
 
-const prefersReducedMotion = () =>
-  typeof window !== "undefined" && window.matchMedia?.("(prefers-reduced-motion: reduce)").matches;
+const prefersReducedMotion = () => typeof window !== "undefined" && window.matchMedia?.("(prefers-reduced-motion: reduce)").matches;
 
 /** Scrolls smoothly so the element sits `offset` pixels below the top (clear of the sticky bar). */
 export function scrollToElement(target: Element | string, offset = SCROLL_OFFSET_PX): boolean {

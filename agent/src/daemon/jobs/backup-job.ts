@@ -12,11 +12,7 @@ const STOPPED_REASON = "the agent was stopped during the backup (dbvault-agent r
  * stored file back (a backup is not done until it is proven readable). A failure is reported to
  * the server over the socket and over HTTP, so either path records it.
  */
-export async function runBackupJob(
-  job: JobContext & { goSignals: GoSignals; trust: TrustJobs },
-  backupId: string,
-  databaseName: string,
-): Promise<void> {
+export async function runBackupJob(job: JobContext & { goSignals: GoSignals; trust: TrustJobs }, backupId: string, databaseName: string): Promise<void> {
   const { runtime, signal } = job;
   runtime.log("backup started", { backupId, databaseName });
   const report = throttleProgress((progress) => job.send({ type: "backup.progress", backupId, progress }));

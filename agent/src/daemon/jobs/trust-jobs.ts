@@ -44,7 +44,10 @@ export function createTrustJobs({ runtime, deliver, send, signal }: JobContext) 
       }
       verification = { status: "failed", namespaces: {}, error: `the stored backup could not be read back: ${describeError(error)}`.slice(0, 1900) };
     }
-    runtime.log(verification.status === "ok" ? "backup verified" : "backup verification failed", { backupId, ...(verification.error ? { error: verification.error } : {}) });
+    runtime.log(verification.status === "ok" ? "backup verified" : "backup verification failed", {
+      backupId,
+      ...(verification.error ? { error: verification.error } : {}),
+    });
     report(backupId, verification);
   }
 
@@ -66,7 +69,12 @@ export function createTrustJobs({ runtime, deliver, send, signal }: JobContext) 
       const drill = error instanceof DrillError ? error.report : undefined;
       deliver({ type: "restore.failed", restoreId, error: message.slice(0, 1900), ...(stats ? { stats } : {}), ...(drill ? { drill } : {}) });
       // The file itself did not read back: the backup's verification says so too.
-      if (isUnreadableFile(error)) report(backupId, { status: "failed", namespaces: {}, error: `a restore drill could not read the stored backup: ${describeError(error)}`.slice(0, 1900) });
+      if (isUnreadableFile(error))
+        report(backupId, {
+          status: "failed",
+          namespaces: {},
+          error: `a restore drill could not read the stored backup: ${describeError(error)}`.slice(0, 1900),
+        });
     }
   }
 

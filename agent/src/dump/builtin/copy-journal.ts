@@ -66,7 +66,11 @@ export async function readCopyRecords(client: MongoClient, databases: string[]):
         target: `${targetDb}.${targetName}`,
         staged: { db: staged.db, name: staged.name },
         intoBuckets: document.intoBuckets === true,
-        metadata: { type: typeof parsed.type === "string" ? parsed.type : undefined, options: (parsed.options as Document) ?? {}, indexes: (parsed.indexes as Document[]) ?? [] },
+        metadata: {
+          type: typeof parsed.type === "string" ? parsed.type : undefined,
+          options: (parsed.options as Document) ?? {},
+          indexes: (parsed.indexes as Document[]) ?? [],
+        },
       });
     }
   }

@@ -61,10 +61,15 @@ export async function dumpWithDriver(request: BuiltinDumpRequest, sink: ArchiveS
       collections: plan.map((entry) => entry.spec),
     };
     let waiting: Promise<void> | undefined;
-    const encoder = new ArchiveEncoder(prelude, { chunkBytes: ARCHIVE_CHUNK_BYTES }, (chunk) => {
-      const wait = sink(chunk);
-      if (wait) waiting = wait;
-    }, true);
+    const encoder = new ArchiveEncoder(
+      prelude,
+      { chunkBytes: ARCHIVE_CHUNK_BYTES },
+      (chunk) => {
+        const wait = sink(chunk);
+        if (wait) waiting = wait;
+      },
+      true,
+    );
     // Waits until the sink took everything; a cancel ends the wait (the sink may never drain).
     const drained = async () => {
       while (waiting) {

@@ -72,7 +72,9 @@ async function finishCopy(
   if (staged.length === 0) {
     // Removed by hand: nothing can finish the copy, and the record would only repeat this.
     await clearCopy(client, record);
-    onNotice?.(`${record.target} may be partial: a restore was interrupted while copying it, and the backup's copy of it (${kept}) is gone; restore that collection again`);
+    onNotice?.(
+      `${record.target} may be partial: a restore was interrupted while copying it, and the backup's copy of it (${kept}) is gone; restore that collection again`,
+    );
     return { target: record.target, outcome: "lost" };
   }
   onNotice?.(`${record.target} may be partial: a restore was interrupted while copying it; finishing the copy from ${kept}`);

@@ -51,16 +51,20 @@ export async function insertRawDocuments(
   return total;
 }
 
-async function insertInOneCommand(db: Db, collection: string, documents: Uint8Array[], mode: RawInsertMode, bypassEmptyTsReplacement: boolean): Promise<InsertOutcome> {
+async function insertInOneCommand(
+  db: Db,
+  collection: string,
+  documents: Uint8Array[],
+  mode: RawInsertMode,
+  bypassEmptyTsReplacement: boolean,
+): Promise<InsertOutcome> {
   let payload: unknown;
   if (mode === "exact-bytes" && documentSequenceClass) {
     const sequence = new documentSequenceClass("documents");
     for (const bytes of documents) sequence.push(undefined, bytes);
     payload = sequence;
   } else {
-    payload = documents.map((bytes) =>
-      BSON.deserialize(bytes, { promoteValues: false, promoteBuffers: false, bsonRegExp: true }),
-    );
+    payload = documents.map((bytes) => BSON.deserialize(bytes, { promoteValues: false, promoteBuffers: false, bsonRegExp: true }));
   }
   const reply: Document = await db.command(
     {

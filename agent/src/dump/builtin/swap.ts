@@ -154,11 +154,15 @@ function describeIncomplete(error: unknown, outcome: SwapOutcome, result: Restor
     partial.length > 0
       ? `${partial.map((entry) => entry.target).join(", ")} ${partial.length === 1 ? "is" : "are"} not complete: restore again (or start dbvault-agent run), which finishes the copy first; every other collection holds either its old data or the backup's`
       : "each collection holds either its old data or the backup's; restore again to replace the rest";
-  return new DumpError("restore-incomplete", `the restore stopped after swapping in ${done.length} of ${all.length} collection(s): ${parts.join("; ")}: ${reason}`, {
-    cause: error,
-    stats: { ...result, collections: Object.fromEntries(done.map((target) => [target, result.collections[target] ?? { restored: 0, failed: 0 }])) },
-    hint,
-  });
+  return new DumpError(
+    "restore-incomplete",
+    `the restore stopped after swapping in ${done.length} of ${all.length} collection(s): ${parts.join("; ")}: ${reason}`,
+    {
+      cause: error,
+      stats: { ...result, collections: Object.fromEntries(done.map((target) => [target, result.collections[target] ?? { restored: 0, failed: 0 }])) },
+      hint,
+    },
+  );
 }
 
 /** Says which collection may be partial and where the backup's complete copy of it waits. */
@@ -193,7 +197,12 @@ async function swapIn(client: MongoClient, entry: StagedCollection, emptyTimesta
  * last. Also finishes an interrupted copy (interrupted-copies.ts). The server's write limits are
  * asked before the target is dropped. Throws the driver's error.
  */
-export async function copyOver(client: MongoClient, record: CopyRecord, emptyTimestamps: EmptyTimestampPolicy, progress: SwapProgress = { phase: "untouched" }): Promise<void> {
+export async function copyOver(
+  client: MongoClient,
+  record: CopyRecord,
+  emptyTimestamps: EmptyTimestampPolicy,
+  progress: SwapProgress = { phase: "untouched" },
+): Promise<void> {
   const db = client.db(record.targetDb);
   const limits = await readWriteLimits(client);
   await recordCopy(client, record);

@@ -36,7 +36,8 @@ export class UsersAndRoles {
 
   /** Keeps the document if it belongs to one of the three; returns whether it did. */
   collect(namespace: string, document: Uint8Array): boolean {
-    const into = namespace === USERS_NAMESPACE ? this.users : namespace === ROLES_NAMESPACE ? this.roles : namespace === VERSION_NAMESPACE ? this.versions : undefined;
+    const into =
+      namespace === USERS_NAMESPACE ? this.users : namespace === ROLES_NAMESPACE ? this.roles : namespace === VERSION_NAMESPACE ? this.versions : undefined;
     into?.push(document);
     return into !== undefined;
   }
@@ -72,7 +73,12 @@ export interface StagedUsersAndRoles {
  * FerretDB; a user not allowed to run it; an incompatible auth schema), "database-error" when a
  * write fails.
  */
-export async function stageUsersAndRoles(client: MongoClient, collected: UsersAndRoles, staging: StagingArea, dumpServerVersion: string): Promise<StagedUsersAndRoles> {
+export async function stageUsersAndRoles(
+  client: MongoClient,
+  collected: UsersAndRoles,
+  staging: StagingArea,
+  dumpServerVersion: string,
+): Promise<StagedUsersAndRoles> {
   await checkMergeSupported(client);
   checkAuthVersions(collected.readDumpAuthVersion(dumpServerVersion), await readServerAuthVersion(client));
   const admin = client.db("admin");
@@ -140,7 +146,9 @@ async function readServerAuthVersion(client: MongoClient): Promise<number> {
   } catch {
     // Answered below.
   }
-  throw new DumpError("unsupported", "this server does not say which auth schema it uses, so the backup's users and roles cannot be restored to it", { hint: NO_USERS_HINT });
+  throw new DumpError("unsupported", "this server does not say which auth schema it uses, so the backup's users and roles cannot be restored to it", {
+    hint: NO_USERS_HINT,
+  });
 }
 
 // mongorestore's ValidateAuthVersions: which backups' users a server can take.

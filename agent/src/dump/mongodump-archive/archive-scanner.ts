@@ -9,14 +9,7 @@
 import { decodeArchiveHeader, decodeCollectionMetadata, decodeNamespaceHeader } from "./block-codec.ts";
 import { formatCrc64 } from "./crc64.ts";
 import { MongodumpArchiveError } from "./errors.ts";
-import {
-  formatNamespace,
-  listDataNamespaces,
-  MAGIC_BYTES,
-  MAX_DOCUMENT_BYTES,
-  MIN_DOCUMENT_BYTES,
-  TERMINATOR,
-} from "./format.ts";
+import { formatNamespace, listDataNamespaces, MAGIC_BYTES, MAX_DOCUMENT_BYTES, MIN_DOCUMENT_BYTES, TERMINATOR } from "./format.ts";
 import { type ChecksumFactory, inlineChecksums, type NamespaceChecksum } from "./namespace-checksum.ts";
 import type { ArchiveEvent, CollectionMetadata } from "./types.ts";
 
@@ -390,9 +383,7 @@ export class ArchiveScanner {
     // mongodump writes at least an empty segment and an end marker for every prelude entry
     // (views included), so a missing one means whole namespaces were cut off.
     for (const metadata of this.#collections) {
-      const ended = listDataNamespaces(metadata.db, metadata.collection, metadata.type).some(
-        (namespace) => this.#states.get(namespace)?.ended,
-      );
+      const ended = listDataNamespaces(metadata.db, metadata.collection, metadata.type).some((namespace) => this.#states.get(namespace)?.ended);
       if (!ended) {
         throw new MongodumpArchiveError(
           "unfinished-namespace",

@@ -47,9 +47,7 @@ describe("createArchiveWriter", () => {
     const namespaces = events.flatMap((e) => (e.kind === "document" ? [e.namespace] : []));
     expect(new Set(namespaces.slice(0, 60)).size).toBeGreaterThan(1); // really interleaved
     for (const namespace of ["a.one", "a.two", "b.three"]) {
-      const sequence = events.flatMap((e) =>
-        e.kind === "document" && e.namespace === namespace ? [BSON.deserialize(e.bytes).n as number] : [],
-      );
+      const sequence = events.flatMap((e) => (e.kind === "document" && e.namespace === namespace ? [BSON.deserialize(e.bytes).n as number] : []));
       expect(sequence).toEqual(Array.from({ length: 300 }, (_, n) => n));
     }
   });

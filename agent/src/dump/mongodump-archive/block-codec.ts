@@ -18,8 +18,7 @@ export interface NamespaceHeader {
 
 /** Decodes the archive header document; throws MongodumpArchiveError "invalid-header". */
 export function decodeArchiveHeader(bytes: Uint8Array, offset: number): ArchiveHeader {
-  const fail = (why: string, cause?: unknown) =>
-    new MongodumpArchiveError("invalid-header", `the archive header ${why}`, { offset, cause });
+  const fail = (why: string, cause?: unknown) => new MongodumpArchiveError("invalid-header", `the archive header ${why}`, { offset, cause });
   const document = deserialize(bytes, (cause) => fail(`is not valid BSON (${describeCause(cause)})`, cause));
   return {
     concurrentCollections: readNumber(document, "concurrent_collections", () => fail("has a non-numeric concurrent_collections")),
@@ -31,11 +30,8 @@ export function decodeArchiveHeader(bytes: Uint8Array, offset: number): ArchiveH
 
 /** Decodes one prelude entry and parses its metadata JSON; throws MongodumpArchiveError "invalid-metadata". */
 export function decodeCollectionMetadata(bytes: Uint8Array, offset: number): CollectionMetadata {
-  const fail = (why: string, cause?: unknown, namespace?: string) =>
-    new MongodumpArchiveError("invalid-metadata", why, { offset, cause, namespace });
-  const entry = deserialize(bytes, (cause) =>
-    fail(`a collection metadata entry is not valid BSON (${describeCause(cause)})`, cause),
-  );
+  const fail = (why: string, cause?: unknown, namespace?: string) => new MongodumpArchiveError("invalid-metadata", why, { offset, cause, namespace });
+  const entry = deserialize(bytes, (cause) => fail(`a collection metadata entry is not valid BSON (${describeCause(cause)})`, cause));
   const db = entry.db;
   const collection = entry.collection;
   if (typeof db !== "string" || typeof collection !== "string" || collection === "") {
@@ -71,8 +67,7 @@ export function decodeCollectionMetadata(bytes: Uint8Array, offset: number): Col
 
 /** Decodes a namespace or EOF header; throws MongodumpArchiveError "invalid-namespace-header". */
 export function decodeNamespaceHeader(bytes: Uint8Array, offset: number): NamespaceHeader {
-  const fail = (why: string, cause?: unknown) =>
-    new MongodumpArchiveError("invalid-namespace-header", `a namespace header ${why}`, { offset, cause });
+  const fail = (why: string, cause?: unknown) => new MongodumpArchiveError("invalid-namespace-header", `a namespace header ${why}`, { offset, cause });
   const document = deserialize(bytes, (cause) => fail(`is not valid BSON (${describeCause(cause)})`, cause));
   const { db, collection, EOF: eof = false, CRC: crc = 0n } = document;
   if (typeof db !== "string" || typeof collection !== "string" || collection === "") {
@@ -133,11 +128,10 @@ export function buildMetadataJson(spec: CollectionSpec): string {
   try {
     return EJSON.stringify(document, { relaxed: false });
   } catch (cause) {
-    throw new MongodumpArchiveError(
-      "invalid-metadata",
-      `the metadata of ${namespace} cannot be written as Extended JSON (${describeCause(cause)})`,
-      { namespace, cause },
-    );
+    throw new MongodumpArchiveError("invalid-metadata", `the metadata of ${namespace} cannot be written as Extended JSON (${describeCause(cause)})`, {
+      namespace,
+      cause,
+    });
   }
 }
 
@@ -189,12 +183,7 @@ function deserialize(bytes: Uint8Array, fail: (cause: unknown) => Error): Docume
 }
 
 function isPlainDocument(value: unknown): value is Document {
-  return (
-    typeof value === "object" &&
-    value !== null &&
-    !Array.isArray(value) &&
-    (value as { _bsontype?: unknown })._bsontype === undefined
-  );
+  return typeof value === "object" && value !== null && !Array.isArray(value) && (value as { _bsontype?: unknown })._bsontype === undefined;
 }
 
 function toNumber(value: unknown): number | undefined {

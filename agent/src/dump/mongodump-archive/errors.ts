@@ -46,11 +46,7 @@ export class MongodumpArchiveError extends Error {
   /** The namespace ("db.collection") concerned, when there is one. */
   readonly namespace: string | undefined;
 
-  constructor(
-    code: MongodumpArchiveErrorCode,
-    message: string,
-    details: { offset?: number; namespace?: string; cause?: unknown } = {},
-  ) {
+  constructor(code: MongodumpArchiveErrorCode, message: string, details: { offset?: number; namespace?: string; cause?: unknown } = {}) {
     const where = details.offset === undefined ? "" : ` (at byte ${details.offset})`;
     super(`mongodump archive: ${message}${where}`, details.cause === undefined ? undefined : { cause: details.cause });
     this.code = code;
@@ -60,10 +56,7 @@ export class MongodumpArchiveError extends Error {
 }
 
 /** Tells whether a value is a MongodumpArchiveError, optionally with the given code; never throws. */
-export function isMongodumpArchiveError(
-  value: unknown,
-  code?: MongodumpArchiveErrorCode,
-): value is MongodumpArchiveError {
+export function isMongodumpArchiveError(value: unknown, code?: MongodumpArchiveErrorCode): value is MongodumpArchiveError {
   return value instanceof MongodumpArchiveError && (code === undefined || value.code === code);
 }
 

@@ -11,10 +11,7 @@ type Streamed = { documents: number; documentBytes: number; crcOk: boolean[]; gr
 
 describe("a large archive streamed end to end", () => {
   test("~780 MB pass through writer and reader with bounded memory", async () => {
-    const { documents, documentBytes, crcOk, growthMb } = await runIsolated<Streamed>(
-      join(import.meta.dir, "large-archive-probe.ts"),
-      "streamLargeArchive",
-    );
+    const { documents, documentBytes, crcOk, growthMb } = await runIsolated<Streamed>(join(import.meta.dir, "large-archive-probe.ts"), "streamLargeArchive");
     expect(documents).toBe(SMALL_DOCUMENTS + SMALL_DOCUMENTS / HUGE_EVERY);
     expect(documentBytes).toBeGreaterThan(700 * 1024 * 1024);
     expect(crcOk).toEqual([true, true, true]);

@@ -2,16 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { BSON } from "bson";
 import { encodeNamespaceHeader } from "./block-codec.ts";
 import { MAX_DOCUMENT_BYTES, TERMINATOR_BYTES } from "./format.ts";
-import {
-  assembleArchive,
-  catchArchiveError,
-  collectEvents,
-  concatBytes,
-  eofBlock,
-  readFixture,
-  segmentBlock,
-  toBson,
-} from "./test-support.ts";
+import { assembleArchive, catchArchiveError, collectEvents, concatBytes, eofBlock, readFixture, segmentBlock, toBson } from "./test-support.ts";
 import type { CollectionSpec } from "./types.ts";
 
 const shop: CollectionSpec[] = [{ db: "shop", collection: "orders", type: "collection" }];
@@ -40,7 +31,7 @@ describe("reader rejections", () => {
 
   test("empty input and foreign bytes: bad-magic, with a hint for compressed input", async () => {
     await expectError(new Uint8Array(0), "bad-magic", "too short");
-    await expectError(new TextEncoder().encode("{\"not\":\"an archive\"}"), "bad-magic", "magic number");
+    await expectError(new TextEncoder().encode('{"not":"an archive"}'), "bad-magic", "magic number");
     await expectError(await readFixture("modern-5k.archive.gz"), "bad-magic", "gzip-compressed, decompress it first");
     await expectError(new Uint8Array([0x28, 0xb5, 0x2f, 0xfd, 0, 0]), "bad-magic", "zstd-compressed");
   });
@@ -123,11 +114,7 @@ describe("reader rejections", () => {
 
   test("metadata that is not a JSON object, or with indexes that are not a list, is rejected", async () => {
     await expectError(assembleArchive([{ ...shop[0]!, metadataJson: "[1,2]" }]), "invalid-metadata", "not a JSON object");
-    await expectError(
-      assembleArchive([{ ...shop[0]!, metadataJson: '{"indexes":{"a":1}}' }]),
-      "invalid-metadata",
-      "indexes of shop.orders",
-    );
+    await expectError(assembleArchive([{ ...shop[0]!, metadataJson: '{"indexes":{"a":1}}' }]), "invalid-metadata", "indexes of shop.orders");
   });
 
   test("a namespace header without a collection name or with a non-BSON body is rejected", async () => {

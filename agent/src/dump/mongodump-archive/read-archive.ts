@@ -11,10 +11,7 @@ export type { ReadArchiveOptions } from "./archive-scanner.ts";
  * (see its `code`) on anything damaged, truncated or inconsistent, after the events before the
  * damage; stops the source when the caller stops iterating early.
  */
-export function readMongodumpArchive(
-  source: ArchiveSource,
-  options: ReadArchiveOptions = {},
-): AsyncGenerator<ArchiveEvent, void, undefined> {
+export function readMongodumpArchive(source: ArchiveSource, options: ReadArchiveOptions = {}): AsyncGenerator<ArchiveEvent, void, undefined> {
   return scanArchive(source, { ...options, documents: true });
 }
 
@@ -22,19 +19,13 @@ export function readMongodumpArchive(
  * Like readMongodumpArchive without `document` events: documents are checked (length, final
  * byte, checksum) where they lie in the input and never copied. Used by summaries and verification.
  */
-export function readArchiveStructure(
-  source: ArchiveSource,
-  options: ReadArchiveOptions = {},
-): AsyncGenerator<ArchiveEvent, void, undefined> {
+export function readArchiveStructure(source: ArchiveSource, options: ReadArchiveOptions = {}): AsyncGenerator<ArchiveEvent, void, undefined> {
   return scanArchive(source, { ...options, documents: false });
 }
 
 // The events of one input chunk are parsed synchronously, then yielded: a document costs no
 // await of its own.
-async function* scanArchive(
-  source: ArchiveSource,
-  options: ReadArchiveOptions & { documents: boolean },
-): AsyncGenerator<ArchiveEvent, void, undefined> {
+async function* scanArchive(source: ArchiveSource, options: ReadArchiveOptions & { documents: boolean }): AsyncGenerator<ArchiveEvent, void, undefined> {
   let events: ArchiveEvent[] = [];
   const scanner = new ArchiveScanner(options, (event) => events.push(event));
   const iterator = openIterator(source);

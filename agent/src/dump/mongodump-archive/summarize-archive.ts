@@ -50,8 +50,7 @@ export async function summarizeArchive(source: ArchiveSource, options: ReadArchi
         const { db, collection } = splitNamespace(event.namespace);
         const metadata = collections.find(
           (entry) =>
-            entry.namespace === event.namespace ||
-            (entry.type === "timeseries" && entry.db === db && `system.buckets.${entry.collection}` === collection),
+            entry.namespace === event.namespace || (entry.type === "timeseries" && entry.db === db && `system.buckets.${entry.collection}` === collection),
         );
         namespaces.push({
           namespace: event.namespace,

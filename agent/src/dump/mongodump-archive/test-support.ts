@@ -1,13 +1,7 @@
 // Helpers shared by this folder's tests: fixtures, chunked sources, event collection.
 
 import { BSON, type Document } from "bson";
-import {
-  completeArchiveHeader,
-  createCollectionSpec,
-  encodeArchiveHeader,
-  encodeCollectionEntry,
-  encodeNamespaceHeader,
-} from "./block-codec.ts";
+import { completeArchiveHeader, createCollectionSpec, encodeArchiveHeader, encodeCollectionEntry, encodeNamespaceHeader } from "./block-codec.ts";
 import { computeCrc64 } from "./crc64.ts";
 import { MongodumpArchiveError } from "./errors.ts";
 import { readMongodumpArchive, type ReadArchiveOptions } from "./read-archive.ts";

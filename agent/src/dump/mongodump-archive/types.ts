@@ -85,7 +85,4 @@ export type ArchiveWriteItem =
   | { kind: "namespace-end"; namespace: string };
 
 /** Anything the reader accepts as input: Node Readable, web ReadableStream, or any byte iterable. */
-export type ArchiveSource =
-  | AsyncIterable<Uint8Array | ArrayBuffer>
-  | Iterable<Uint8Array | ArrayBuffer>
-  | ReadableStream<Uint8Array>;
+export type ArchiveSource = AsyncIterable<Uint8Array | ArrayBuffer> | Iterable<Uint8Array | ArrayBuffer> | ReadableStream<Uint8Array>;

@@ -228,8 +228,7 @@ describe("writing archives", () => {
 describe("writer refusals", () => {
   const prelude: ArchivePrelude = { collections: [{ db: "shop", collection: "orders" }] };
   const doc = toBson({ _id: 1 });
-  const refuse = (items: ArchiveWriteItem[], options?: WriteArchiveOptions, custom = prelude) =>
-    catchArchiveError(() => writeToBytes(custom, items, options));
+  const refuse = (items: ArchiveWriteItem[], options?: WriteArchiveOptions, custom = prelude) => catchArchiveError(() => writeToBytes(custom, items, options));
 
   test("a namespace the prelude does not describe", async () => {
     const error = await refuse([{ kind: "document", namespace: "shop.other", bytes: doc }]);
@@ -280,7 +279,12 @@ describe("writing whole cursor batches", () => {
     const batch = batchOf(documents);
     let written = 0;
     const whole = encode((encoder) => (written = encoder.writeBatch("shop.orders", batch, 4, batch.length - 1)));
-    const oneByOne = encode((encoder) => encoder.writeDocuments("shop.orders", documents.map((document) => toBson(document))));
+    const oneByOne = encode((encoder) =>
+      encoder.writeDocuments(
+        "shop.orders",
+        documents.map((document) => toBson(document)),
+      ),
+    );
     expect(written).toBe(25);
     expect(Buffer.compare(whole, oneByOne)).toBe(0);
   });

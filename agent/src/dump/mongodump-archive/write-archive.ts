@@ -1,20 +1,7 @@
-import {
-  completeArchiveHeader,
-  encodeArchiveHeader,
-  encodeCollectionEntry,
-  encodeNamespaceHeader,
-} from "./block-codec.ts";
+import { completeArchiveHeader, encodeArchiveHeader, encodeCollectionEntry, encodeNamespaceHeader } from "./block-codec.ts";
 import { Crc64 } from "./crc64.ts";
 import { MongodumpArchiveError } from "./errors.ts";
-import {
-  formatNamespace,
-  listDataNamespaces,
-  MAGIC_BYTES,
-  MAX_DOCUMENT_BYTES,
-  MIN_DOCUMENT_BYTES,
-  readInt32LE,
-  TERMINATOR_BYTES,
-} from "./format.ts";
+import { formatNamespace, listDataNamespaces, MAGIC_BYTES, MAX_DOCUMENT_BYTES, MIN_DOCUMENT_BYTES, readInt32LE, TERMINATOR_BYTES } from "./format.ts";
 import type { ArchivePrelude, ArchiveWriteItem, CollectionSpec } from "./types.ts";
 
 export interface WriteArchiveOptions {
@@ -249,8 +236,7 @@ function findState(states: Map<string, NamespaceState>, namespace: string): Name
 
 // The document is bytes[offset..offset + length).
 function checkDocument(bytes: Uint8Array, offset: number, length: number, namespace: string, maxDocumentBytes: number): void {
-  const fail = (why: string) =>
-    new MongodumpArchiveError("invalid-document", `a document of ${namespace} ${why}`, { namespace });
+  const fail = (why: string) => new MongodumpArchiveError("invalid-document", `a document of ${namespace} ${why}`, { namespace });
   if (length < MIN_DOCUMENT_BYTES || length > maxDocumentBytes) {
     throw fail(`is ${length} bytes long, outside ${MIN_DOCUMENT_BYTES} to ${maxDocumentBytes}`);
   }

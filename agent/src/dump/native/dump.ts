@@ -63,7 +63,7 @@ export async function* dumpWithTool(request: NativeDumpRequest): AsyncGenerator<
     throwIfAborted(signal);
     if (code !== 0) {
       throw new DumpError("tool-failed", tool.describeFailure(code), {
-        hint: "the message above is mongodump's own; fix its cause, or set tools.mode to \"builtin\" in the config file",
+        hint: 'the message above is mongodump\'s own; fix its cause, or set tools.mode to "builtin" in the config file',
       });
     }
   } finally {

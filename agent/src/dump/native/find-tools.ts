@@ -15,11 +15,7 @@ const MINIMUM_VERSION = [100, 3, 0] as const;
  * Throws DumpError "tool-unavailable" when a configured path cannot run or is too old, or when
  * mode "native" finds no usable tool; otherwise falls back to built-in, telling `onNotice` why.
  */
-export async function chooseEngine(
-  tool: ToolName,
-  tools: ToolsConfig | undefined,
-  onNotice: ((message: string) => void) | undefined,
-): Promise<EngineChoice> {
+export async function chooseEngine(tool: ToolName, tools: ToolsConfig | undefined, onNotice: ((message: string) => void) | undefined): Promise<EngineChoice> {
   const mode = tools?.mode ?? "auto";
   if (mode === "builtin") return { engine: "builtin" };
   const configured = tools?.[tool];

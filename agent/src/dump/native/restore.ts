@@ -194,11 +194,7 @@ function dataNamespaces(metadata: CollectionMetadata): string[] {
 }
 
 /** Passes every chunk to mongorestore (waiting while its pipe is full) before the reader sees it. */
-async function* forwardTo(
-  source: AsyncIterable<Uint8Array>,
-  stdin: Writable,
-  exited: Promise<number | null>,
-): AsyncGenerator<Uint8Array> {
+async function* forwardTo(source: AsyncIterable<Uint8Array>, stdin: Writable, exited: Promise<number | null>): AsyncGenerator<Uint8Array> {
   const stopped = exited.then(
     () => "exited" as const,
     () => "exited" as const,
@@ -213,12 +209,7 @@ async function* forwardTo(
   }
 }
 
-function buildResult(
-  sent: Map<string, number>,
-  finished: Map<string, CollectionRestoreStats>,
-  skipped: string[],
-  unplacedFailures: number,
-): RestoreResult {
+function buildResult(sent: Map<string, number>, finished: Map<string, CollectionRestoreStats>, skipped: string[], unplacedFailures: number): RestoreResult {
   const result: RestoreResult = { engine: "native", collections: {}, restored: 0, failed: unplacedFailures, skipped };
   // mongorestore's own "finished restoring" counts win; documents it did not report on are
   // counted as sent, which is what a successful exit means.

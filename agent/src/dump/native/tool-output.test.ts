@@ -37,7 +37,12 @@ describe.each(["100.15.0", "100.18.0"])("mongo-tools %s", (version) => {
 
   test("a restore cut short by a truncated archive reports mongorestore's reason and what it had reached", () => {
     const lines = parseLog(`mongorestore-${version}-truncated-input.log`);
-    expect(ofKind(lines, "failed")).toEqual([{ kind: "failed", message: expect.stringMatching(/\.people: error restoring from archive on stdin: reading bson input: error demultiplexing archive; archive io error$/) }]);
+    expect(ofKind(lines, "failed")).toEqual([
+      {
+        kind: "failed",
+        message: expect.stringMatching(/\.people: error restoring from archive on stdin: reading bson input: error demultiplexing archive; archive io error$/),
+      },
+    ]);
     expect(ofKind(lines, "restore-finished").find((line) => line.namespace.endsWith(".people"))).toMatchObject({ restored: 896, failed: 0 });
     for (const line of ofKind(lines, "restore-started")) expect(line.namespace).toMatch(/^t\d+\.[^`]+$/);
   });
@@ -68,13 +73,25 @@ describe("names mongo-tools 100.18.0 prints Go-quoted (a backtick, a newline, co
     const finished = ofKind(lines, "restore-finished");
     expect(finished.map((line) => line.namespace).sort()).toEqual(QUOTED_NAMES.map(staged).sort());
     expect(finished.every((line) => line.restored === 2 && line.failed === 0)).toBe(true);
-    expect(ofKind(lines, "restore-started").map((line) => line.namespace).sort()).toEqual(QUOTED_NAMES.map(staged).sort());
+    expect(
+      ofKind(lines, "restore-started")
+        .map((line) => line.namespace)
+        .sort(),
+    ).toEqual(QUOTED_NAMES.map(staged).sort());
   });
 
   test("a dump names each collection it wrote exactly", () => {
     const lines = parseLog("mongodump-100.18.0-quoted-names.log");
-    expect(ofKind(lines, "dump-finished").map((line) => line.namespace).sort()).toEqual(QUOTED_NAMES.map((name) => `quoted.${name}`).sort());
-    expect(ofKind(lines, "dump-started").map((line) => line.namespace).sort()).toEqual(QUOTED_NAMES.map((name) => `quoted.${name}`).sort());
+    expect(
+      ofKind(lines, "dump-finished")
+        .map((line) => line.namespace)
+        .sort(),
+    ).toEqual(QUOTED_NAMES.map((name) => `quoted.${name}`).sort());
+    expect(
+      ofKind(lines, "dump-started")
+        .map((line) => line.namespace)
+        .sort(),
+    ).toEqual(QUOTED_NAMES.map((name) => `quoted.${name}`).sort());
   });
 
   test("Go's escapes decode as strconv.Unquote does", () => {
@@ -102,8 +119,14 @@ test("restore progress from an archive (a size, no bar, no total) and named arch
   // Captured from mongorestore 100.18.0 restoring --archive=/tmp/src.archive.
   expect(parseToolLine("2026-11-25T09:29:48.067+0000\tsrc.large  0B")).toEqual({ kind: "restore-progress", namespace: "src.large" });
   expect(parseToolLine("2026-11-25T09:29:51.068+0000\tsrc.with.dots  32.0MB")).toEqual({ kind: "restore-progress", namespace: "src.with.dots" });
-  expect(parseToolLine('2026-11-25T09:29:45.112+0000\trestoring `src.large` from "archive `/tmp/src.archive`"')).toEqual({ kind: "restore-started", namespace: "src.large" });
-  expect(parseToolLine('2026-11-25T09:12:20.109+0000\twriting `src.big` to "archive `/tmp/src.archive`"')).toEqual({ kind: "dump-started", namespace: "src.big" });
+  expect(parseToolLine('2026-11-25T09:29:45.112+0000\trestoring `src.large` from "archive `/tmp/src.archive`"')).toEqual({
+    kind: "restore-started",
+    namespace: "src.large",
+  });
+  expect(parseToolLine('2026-11-25T09:12:20.109+0000\twriting `src.big` to "archive `/tmp/src.archive`"')).toEqual({
+    kind: "dump-started",
+    namespace: "src.big",
+  });
 });
 
 test("lines the parser does not know say nothing (no guessing, no crash)", () => {

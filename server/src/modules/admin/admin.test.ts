@@ -56,8 +56,17 @@ describe("admin users", () => {
     const [saved] = await server.ctx.db.select().from(settings).where(eq(settings.userId, user.id));
     expect(saved).toMatchObject({ frequency: 24, retention: 168, retentionCheckedAt: null });
     const logs = await server.ctx.db.select().from(auditLogs).where(eq(auditLogs.userId, user.id));
-    expect(logs.find((l) => l.action === "FREQUENCY_UPDATED" && (l.details as { by?: string }).by === "plan")?.details).toEqual({ from: 1, to: 24, by: "plan" });
-    expect(logs.find((l) => l.action === "RETENTION_UPDATED" && (l.details as { by?: string }).by === "plan")?.details).toEqual({ from: 2160, to: 168, mode: "age", by: "plan" });
+    expect(logs.find((l) => l.action === "FREQUENCY_UPDATED" && (l.details as { by?: string }).by === "plan")?.details).toEqual({
+      from: 1,
+      to: 24,
+      by: "plan",
+    });
+    expect(logs.find((l) => l.action === "RETENTION_UPDATED" && (l.details as { by?: string }).by === "plan")?.details).toEqual({
+      from: 2160,
+      to: 168,
+      mode: "age",
+      by: "plan",
+    });
   });
 
   test("rejects bad updates with 4xx and a message", async () => {
@@ -109,9 +118,7 @@ describe("admin users", () => {
       .values({ userId: user.id, name: "db-host-1", hostname: "db1.internal", platform: "linux", version: "1.0.0", status: "active" })
       .returning();
     const list = await asAdmin("GET", `/api/admin/users/${user.id}/agents`);
-    expect(list.body).toEqual([
-      expect.objectContaining({ _id: agent!.id, name: "db-host-1", hostname: "db1.internal", status: "active", version: "1.0.0" }),
-    ]);
+    expect(list.body).toEqual([expect.objectContaining({ _id: agent!.id, name: "db-host-1", hostname: "db1.internal", status: "active", version: "1.0.0" })]);
     expect((await asAdmin("DELETE", `/api/admin/agents/${agent!.id}`)).status).toBe(200);
     expect((await asAdmin("GET", `/api/admin/users/${user.id}/agents`)).body).toEqual([]);
     expect((await asAdmin("DELETE", `/api/admin/agents/${agent!.id}`)).status).toBe(404);

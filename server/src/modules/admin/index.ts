@@ -11,7 +11,11 @@ export const adminController = (ctx: AppContext) =>
     .use(authGuard(ctx))
     .get("/users", () => listUsers(ctx), { admin: true, response: { 200: adminAnswers.users }, detail: { summary: "All users" } })
     .get("/stats/backups", () => backupStats(ctx), { admin: true, response: { 200: adminAnswers.backupStats }, detail: { summary: "Backup count and size" } })
-    .get("/plans", async () => (await listPlans(ctx.db)).map(toPlanView), { admin: true, response: { 200: adminAnswers.plans }, detail: { summary: "All plans" } })
+    .get("/plans", async () => (await listPlans(ctx.db)).map(toPlanView), {
+      admin: true,
+      response: { 200: adminAnswers.plans },
+      detail: { summary: "All plans" },
+    })
     .get("/users/:id/agents", ({ params }) => listUserAgents(ctx, params.id), {
       admin: true,
       params: adminModel.idParams,

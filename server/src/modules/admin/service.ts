@@ -87,7 +87,10 @@ export async function updateUser(ctx: AppContext, admin: AuthenticatedUser, user
   if (input.email !== undefined) {
     const email = normaliseEmail(input.email);
     if (email !== user.email) {
-      const [taken] = await ctx.db.select({ id: users.id }).from(users).where(and(eq(users.email, email), ne(users.id, user.id)));
+      const [taken] = await ctx.db
+        .select({ id: users.id })
+        .from(users)
+        .where(and(eq(users.email, email), ne(users.id, user.id)));
       if (taken) throw conflict("An account with this email already exists.");
       changes.email = email;
     }
@@ -112,12 +115,7 @@ export async function updateUser(ctx: AppContext, admin: AuthenticatedUser, user
 }
 
 /** Bans (with a reason, 'Policy violation' by default) or unbans a user. */
-export async function setBan(
-  ctx: AppContext,
-  admin: AuthenticatedUser,
-  userId: string,
-  input: { isBanned: boolean; banReason?: string | null },
-) {
+export async function setBan(ctx: AppContext, admin: AuthenticatedUser, userId: string, input: { isBanned: boolean; banReason?: string | null }) {
   const user = await findUser(ctx, userId);
   if (user.id === admin.id && input.isBanned) throw badRequest("You cannot ban your own account.");
   // While banned, old tokens get 403 with the reason (the banned page); unbanning moves the token
@@ -125,7 +123,11 @@ export async function setBan(
   const values = input.isBanned
     ? { isBanned: true, banReason: input.banReason?.trim() || DEFAULT_BAN_REASON, bannedAt: ctx.now() }
     : { isBanned: false, banReason: null, bannedAt: null, ...(user.isBanned ? { tokenVersion: sql`${users.tokenVersion} + 1` } : {}) };
-  const [updated] = await ctx.db.update(users).set({ ...values, updatedAt: ctx.now() }).where(eq(users.id, user.id)).returning();
+  const [updated] = await ctx.db
+    .update(users)
+    .set({ ...values, updatedAt: ctx.now() })
+    .where(eq(users.id, user.id))
+    .returning();
   ctx.log.info(input.isBanned ? "user banned" : "user unbanned", { userId: user.id, adminId: admin.id });
   if (input.isBanned) {
     await endBrowserSessions(ctx, user.id, "account suspended");

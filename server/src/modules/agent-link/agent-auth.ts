@@ -14,17 +14,20 @@ function bearer(authorization: string | undefined) {
 export async function authenticateApiKey(ctx: AppContext, authorization: string | undefined): Promise<UserRow> {
   const apiKey = bearer(authorization);
   if (!apiKey) throw unauthorized("An API key is required (Authorization: Bearer <API key>).");
-  const [user] = await ctx.db.select().from(users).where(eq(users.apiKeyHash, ctx.apiKeys.hash(apiKey)));
-  if (!user) throw unauthorized("This API key is not valid. It may have been regenerated: copy the current one from Settings → Security (on a machine already set up, run dbvault-agent setup --force with it).");
+  const [user] = await ctx.db
+    .select()
+    .from(users)
+    .where(eq(users.apiKeyHash, ctx.apiKeys.hash(apiKey)));
+  if (!user)
+    throw unauthorized(
+      "This API key is not valid. It may have been regenerated: copy the current one from Settings → Security (on a machine already set up, run dbvault-agent setup --force with it).",
+    );
   if (user.isBanned) throw new AppError(403, "BANNED", "This account has been suspended.");
   return user;
 }
 
 /** A registered agent making a call: its API key, id and own token must all match. */
-export async function authenticateAgent(
-  ctx: AppContext,
-  headers: Record<string, string | undefined>,
-): Promise<{ user: UserRow; agent: AgentRow }> {
+export async function authenticateAgent(ctx: AppContext, headers: Record<string, string | undefined>): Promise<{ user: UserRow; agent: AgentRow }> {
   const user = await authenticateApiKey(ctx, headers.authorization);
   const agentId = headers[AgentHeaders.agentId];
   const token = headers[AgentHeaders.agentToken];
@@ -38,7 +41,9 @@ export async function authenticateAgent(
   const expected = agent?.tokenHash ? Buffer.from(agent.tokenHash, "hex") : null;
   const given = Buffer.from(hashAgentToken(token), "hex");
   if (!agent || !expected || expected.length !== given.length || !timingSafeEqual(expected, given)) {
-    throw unauthorized("This agent's credentials are not valid (it may have been removed, reset or set up again elsewhere): run dbvault-agent setup --force on its machine.");
+    throw unauthorized(
+      "This agent's credentials are not valid (it may have been removed, reset or set up again elsewhere): run dbvault-agent setup --force on its machine.",
+    );
   }
   return { user, agent };
 }

@@ -99,7 +99,10 @@ export function createAgentGateway(ctx: AppContext) {
   }
 
   async function ownsBackup(agentId: string, backupId: string) {
-    const rows = await ctx.db.select({ id: backups.id }).from(backups).where(and(eq(backups.id, backupId), eq(backups.agentId, agentId)));
+    const rows = await ctx.db
+      .select({ id: backups.id })
+      .from(backups)
+      .where(and(eq(backups.id, backupId), eq(backups.agentId, agentId)));
     return rows.length > 0;
   }
 

@@ -1,6 +1,14 @@
 import { Elysia } from "elysia";
 import type { AgentRow } from "@db/schema";
-import { AddDatabaseRequest, AGENT_REMOVED_CLOSE_CODE, AGENT_REMOVED_MESSAGE, AgentHeaders, CompleteUploadRequest, FailRequest, RegisterRequest } from "@protocol/agent-protocol";
+import {
+  AddDatabaseRequest,
+  AGENT_REMOVED_CLOSE_CODE,
+  AGENT_REMOVED_MESSAGE,
+  AgentHeaders,
+  CompleteUploadRequest,
+  FailRequest,
+  RegisterRequest,
+} from "@protocol/agent-protocol";
 import type { AppContext } from "../../context";
 import { AppError } from "../../lib/errors";
 import { answerAppError } from "../../lib/http";
@@ -38,11 +46,10 @@ export const agentLinkController = (ctx: AppContext) => {
       },
       { body: RegisterRequest, response: { 201: agentAnswers.registered }, detail: { summary: "Register an agent and its database names (API key)" } },
     )
-    .get(
-      "/check-key",
-      async ({ headers }) => ({ name: (await authenticateApiKey(ctx, headers.authorization)).name }),
-      { response: { 200: agentAnswers.account }, detail: { summary: "Check an API key (setup asks right after it is typed); answers the account's name" } },
-    )
+    .get("/check-key", async ({ headers }) => ({ name: (await authenticateApiKey(ctx, headers.authorization)).name }), {
+      response: { 200: agentAnswers.account },
+      detail: { summary: "Check an API key (setup asks right after it is typed); answers the account's name" },
+    })
     .post(
       "/databases",
       async ({ headers, body }) => {
@@ -51,11 +58,11 @@ export const agentLinkController = (ctx: AppContext) => {
       },
       { body: AddDatabaseRequest, response: { 200: agentAnswers.databases }, detail: { summary: "Add a database name (dbvault-agent db add)" } },
     )
-    .get(
-      "/backups/:backupId/upload",
-      async ({ headers, params }) => getUploadStatus(ctx, (await authenticateAgent(ctx, headers)).agent, params.backupId),
-      { params: agentsModel.backupParams, response: { 200: agentAnswers.uploadStatus }, detail: { summary: "Parts received so far (resume)" } },
-    )
+    .get("/backups/:backupId/upload", async ({ headers, params }) => getUploadStatus(ctx, (await authenticateAgent(ctx, headers)).agent, params.backupId), {
+      params: agentsModel.backupParams,
+      response: { 200: agentAnswers.uploadStatus },
+      detail: { summary: "Parts received so far (resume)" },
+    })
     .put(
       "/backups/:backupId/parts/:partNumber",
       async ({ headers, params, request }) => {
@@ -69,12 +76,20 @@ export const agentLinkController = (ctx: AppContext) => {
         // The agent holds the body back until told to send it (see AgentHeaders.awaitGo).
         const sayGo =
           request.headers.get(AgentHeaders.awaitGo) === "1"
-            ? () => gateway.deliver(agent.id, { type: "upload.go", backupId, partNumber }).catch((error) => ctx.log.warn("could not say go to an agent", { agentId: agent.id, error }))
+            ? () =>
+                gateway
+                  .deliver(agent.id, { type: "upload.go", backupId, partNumber })
+                  .catch((error) => ctx.log.warn("could not say go to an agent", { agentId: agent.id, error }))
             : undefined;
         return receivePart(ctx, agent, backupId, partNumber, request.body, length === null ? null : Number(length), sayGo);
       },
       // The raw body is streamed to storage: no parsing.
-      { params: agentsModel.partParams, parse: "none", response: { 200: agentAnswers.partStored }, detail: { summary: "Upload one part of the encrypted file" } },
+      {
+        params: agentsModel.partParams,
+        parse: "none",
+        response: { 200: agentAnswers.partStored },
+        detail: { summary: "Upload one part of the encrypted file" },
+      },
     )
     .post(
       "/backups/:backupId/complete",
@@ -101,27 +116,28 @@ export const agentLinkController = (ctx: AppContext) => {
       { params: agentsModel.backupParams, detail: { summary: "Download a backup to restore it", responses: encryptedFileAnswer } },
     );
 
-  return new Elysia({ detail: { tags: ["Agents"] } })
-    .use(agentApi)
-    .ws("/api/agents/ws", {
-      detail: { summary: "The agent's socket (agent id and token headers)", responses: { 101: { description: "Switching Protocols: messages as in protocol/agent-protocol.ts" } } },
-      async beforeHandle({ request, headers, set }) {
-        try {
-          socketAgents.set(request, (await authenticateAgent(ctx, headers)).agent);
-        } catch (error) {
-          if (error instanceof AppError && error.code === "AGENT_REMOVED") return void socketAgents.set(request, "removed");
-          // Refused credentials are the AppError's own answer; a database outage is a 503 saying
-          // so (never a 401, nor the driver's message naming the database's address).
-          return answerAppError(set, publicErrorOf(error, ctx.log, { path: "/api/agents/ws" }));
-        }
-      },
-      async open(ws) {
-        const agent = socketAgents.get(ws.data.request);
-        if (!agent) return ws.close(4401, "unauthorized");
-        if (agent === "removed") return ws.close(AGENT_REMOVED_CLOSE_CODE, AGENT_REMOVED_MESSAGE.slice(0, 120));
-        await gateway.open(ws, agent);
-      },
-      message: (ws, message) => gateway.message(ws, message),
-      close: (ws) => ctx.pendingWork.track(gateway.close(ws)),
-    });
+  return new Elysia({ detail: { tags: ["Agents"] } }).use(agentApi).ws("/api/agents/ws", {
+    detail: {
+      summary: "The agent's socket (agent id and token headers)",
+      responses: { 101: { description: "Switching Protocols: messages as in protocol/agent-protocol.ts" } },
+    },
+    async beforeHandle({ request, headers, set }) {
+      try {
+        socketAgents.set(request, (await authenticateAgent(ctx, headers)).agent);
+      } catch (error) {
+        if (error instanceof AppError && error.code === "AGENT_REMOVED") return void socketAgents.set(request, "removed");
+        // Refused credentials are the AppError's own answer; a database outage is a 503 saying
+        // so (never a 401, nor the driver's message naming the database's address).
+        return answerAppError(set, publicErrorOf(error, ctx.log, { path: "/api/agents/ws" }));
+      }
+    },
+    async open(ws) {
+      const agent = socketAgents.get(ws.data.request);
+      if (!agent) return ws.close(4401, "unauthorized");
+      if (agent === "removed") return ws.close(AGENT_REMOVED_CLOSE_CODE, AGENT_REMOVED_MESSAGE.slice(0, 120));
+      await gateway.open(ws, agent);
+    },
+    message: (ws, message) => gateway.message(ws, message),
+    close: (ws) => ctx.pendingWork.track(gateway.close(ws)),
+  });
 };

@@ -24,10 +24,23 @@ function listDatabaseStates(tx: DbOrTx, userId: string) {
  * no longer declares is forgotten; otherwise (`db add`) they are added to what it declared.
  * Answers all the user's databases.
  */
-export async function declareDatabasesIn(tx: DbOrTx, ctx: AppContext, user: Pick<UserRow, "id" | "planId">, agentId: string, names: string[], options: { exact: boolean }) {
+export async function declareDatabasesIn(
+  tx: DbOrTx,
+  ctx: AppContext,
+  user: Pick<UserRow, "id" | "planId">,
+  agentId: string,
+  names: string[],
+  options: { exact: boolean },
+) {
   const plan = await planOfUser(tx, user.planId);
   const unique = [...new Set(names)];
-  const known = unique.length === 0 ? [] : await tx.select().from(databases).where(and(eq(databases.userId, user.id), inArray(databases.name, unique)));
+  const known =
+    unique.length === 0
+      ? []
+      : await tx
+          .select()
+          .from(databases)
+          .where(and(eq(databases.userId, user.id), inArray(databases.name, unique)));
   const declaredIds = known.map((row) => row.id);
   for (const name of unique.filter((candidate) => !known.some((row) => row.name === candidate))) {
     const [active] = await tx
@@ -36,7 +49,10 @@ export async function declareDatabasesIn(tx: DbOrTx, ctx: AppContext, user: Pick
       .where(and(eq(databases.userId, user.id), eq(databases.isActive, true)));
     const isActive = (active?.total ?? 0) < plan.dbLimit;
     // A new active database gets its first scheduled backup straight away.
-    const [created] = await tx.insert(databases).values({ userId: user.id, agentId, name, isActive, nextBackupAt: isActive ? ctx.now() : null }).returning({ id: databases.id });
+    const [created] = await tx
+      .insert(databases)
+      .values({ userId: user.id, agentId, name, isActive, nextBackupAt: isActive ? ctx.now() : null })
+      .returning({ id: databases.id });
     declaredIds.push(created!.id);
   }
   if (options.exact) {
@@ -97,11 +113,7 @@ export async function handOverDatabases(tx: DbOrTx, agentId: string, options: { 
       .from(agentDatabases)
       .innerJoin(agents, eq(agents.id, agentDatabases.agentId))
       .where(
-        and(
-          eq(agentDatabases.databaseId, database.id),
-          sql`${agents.id} <> ${agentId}`,
-          options.onlineOnly ? sql`${agents.status} <> 'offline'` : undefined,
-        ),
+        and(eq(agentDatabases.databaseId, database.id), sql`${agents.id} <> ${agentId}`, options.onlineOnly ? sql`${agents.status} <> 'offline'` : undefined),
       )
       .orderBy(sql`${agents.status} = 'active' desc`, sql`${agents.status} <> 'offline' desc`, sql`${agents.lastSeen} desc nulls last`)
       .limit(1);

@@ -14,28 +14,45 @@ import { listAgents, manageAgent, renameAgent } from "./service";
 export const agentsController = (ctx: AppContext) =>
   new Elysia({ detail: { tags: ["Agents"] } })
     .use(authGuard(ctx))
-    .get("/api/agents/server-status", async ({ set }) => {
-      const health = await checkServiceHealth(ctx);
-      if (!health.ok) set.status = 503;
-      return health;
-    }, { response: { 200: agentAnswers.health, 503: agentAnswers.health }, detail: { summary: "Backup service health (public)" } })
+    .get(
+      "/api/agents/server-status",
+      async ({ set }) => {
+        const health = await checkServiceHealth(ctx);
+        if (!health.ok) set.status = 503;
+        return health;
+      },
+      { response: { 200: agentAnswers.health, 503: agentAnswers.health }, detail: { summary: "Backup service health (public)" } },
+    )
     .get(
       "/api/settings/system-status",
-      async ({ user }) => ({ agents: await listAgents(ctx, user.id), backupService: (await checkServiceHealth(ctx)).ok, install: await readInstallProgress(ctx, user.id) }),
+      async ({ user }) => ({
+        agents: await listAgents(ctx, user.id),
+        backupService: (await checkServiceHealth(ctx)).ok,
+        install: await readInstallProgress(ctx, user.id),
+      }),
       { auth: true, response: { 200: agentAnswers.systemStatus }, detail: { summary: "The user's agents and the backup service state" } },
     )
-    .post(
-      "/api/agents/manage/:agentId",
-      ({ user, params, body }) => manageAgent(ctx, user.id, params.agentId, body.action),
-      { auth: true, params: agentsModel.manageParams, body: agentsModel.manage, response: { 200: agentAnswers.message }, detail: { summary: "Restart, update-check or reset an agent" } },
-    )
-    .patch(
-      "/api/agents/:agentId",
-      ({ user, params, body }) => renameAgent(ctx, user.id, params.agentId, body.name),
-      { auth: true, params: agentsModel.manageParams, body: agentsModel.rename, response: { 200: agentAnswer }, detail: { summary: "Rename an agent (Settings → Agents)" } },
-    )
+    .post("/api/agents/manage/:agentId", ({ user, params, body }) => manageAgent(ctx, user.id, params.agentId, body.action), {
+      auth: true,
+      params: agentsModel.manageParams,
+      body: agentsModel.manage,
+      response: { 200: agentAnswers.message },
+      detail: { summary: "Restart, update-check or reset an agent" },
+    })
+    .patch("/api/agents/:agentId", ({ user, params, body }) => renameAgent(ctx, user.id, params.agentId, body.name), {
+      auth: true,
+      params: agentsModel.manageParams,
+      body: agentsModel.rename,
+      response: { 200: agentAnswer },
+      detail: { summary: "Rename an agent (Settings → Agents)" },
+    })
     .delete(
       "/api/agents/:agentId",
       ({ user, params }) => removeAgent(ctx, params.agentId, { ownerId: user.role === "admin" ? null : user.id, removedBy: user.id }),
-      { auth: true, params: agentsModel.manageParams, response: { 200: agentAnswers.message }, detail: { summary: "Remove an agent: revokes its token and stops it; its backups are kept" } },
+      {
+        auth: true,
+        params: agentsModel.manageParams,
+        response: { 200: agentAnswers.message },
+        detail: { summary: "Remove an agent: revokes its token and stops it; its backups are kept" },
+      },
     );

@@ -40,7 +40,13 @@ export async function removeAgent(ctx: AppContext, agentId: string, options: { o
   });
   if (!removed) throw notFound("Agent"); // removed meanwhile by another request
   await recordAudit(ctx.db, agent.userId, "AGENT_REMOVED", { agentId: agent.id, name: agent.name, hostname: agent.hostname, removedBy: options.removedBy });
-  await ctx.bus.publish({ kind: "agent.disconnect", userId: agent.userId, agentId: agent.id, reason: AGENT_REMOVED_MESSAGE, closeCode: AGENT_REMOVED_CLOSE_CODE });
+  await ctx.bus.publish({
+    kind: "agent.disconnect",
+    userId: agent.userId,
+    agentId: agent.id,
+    reason: AGENT_REMOVED_MESSAGE,
+    closeCode: AGENT_REMOVED_CLOSE_CODE,
+  });
   ctx.log.info("agent removed", { userId: agent.userId, agentId: agent.id, removedBy: options.removedBy });
   return { message: `The agent "${agent.name}" was removed. Its backups are kept.` };
 }

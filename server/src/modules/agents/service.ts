@@ -89,7 +89,10 @@ const REREGISTERED_MESSAGE = "This agent was set up again (setup --force): it re
 /** Renames one of the user's agents (Settings → Agents); 404 for another user's. */
 export async function renameAgent(ctx: AppContext, userId: string, agentId: string, name: string) {
   const trimmed = name.trim();
-  const [before] = await ctx.db.select({ name: agents.name }).from(agents).where(and(eq(agents.id, agentId), eq(agents.userId, userId)));
+  const [before] = await ctx.db
+    .select({ name: agents.name })
+    .from(agents)
+    .where(and(eq(agents.id, agentId), eq(agents.userId, userId)));
   if (!before) throw notFound("Agent");
   const [agent] = await ctx.db.update(agents).set({ name: trimmed }).where(eq(agents.id, agentId)).returning();
   if (!agent) throw notFound("Agent");
@@ -121,7 +124,10 @@ export async function manageAgent(ctx: AppContext, userId: string, agentId: stri
   }
   if (action === "reset") {
     const agentToken = newAgentToken();
-    await ctx.db.update(agents).set({ tokenHash: hashAgentToken(agentToken) }).where(eq(agents.id, agent.id));
+    await ctx.db
+      .update(agents)
+      .set({ tokenHash: hashAgentToken(agentToken) })
+      .where(eq(agents.id, agent.id));
     await sendToAgent(ctx, agent.id, { type: "reset", agentToken });
   } else {
     // Recorded first: the agent's own reports, which may come back at once, must not be overwritten.
@@ -138,7 +144,12 @@ export async function manageAgent(ctx: AppContext, userId: string, agentId: stri
  * again next time). An agent that was offline is announced online (agent.online), once: the row
  * is locked while its old status is read.
  */
-export async function markAgentConnected(ctx: AppContext, agentId: string, connectionId: string, info: { version?: string; hostname?: string; platform?: string }) {
+export async function markAgentConnected(
+  ctx: AppContext,
+  agentId: string,
+  connectionId: string,
+  info: { version?: string; hostname?: string; platform?: string },
+) {
   const now = ctx.now();
   const cameOnline = await ctx.db.transaction(async (tx) => {
     const [before] = await tx.select({ status: agents.status }).from(agents).where(eq(agents.id, agentId)).for("update");
@@ -205,4 +216,3 @@ export async function sweepAgentStatuses(ctx: AppContext) {
 export async function disconnectUserAgents(ctx: AppContext, userId: string, reason: string, options: { closeCode?: number; agentId?: string } = {}) {
   await ctx.bus.publish({ kind: "agent.disconnect", userId, reason, ...options });
 }
-

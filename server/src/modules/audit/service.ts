@@ -11,9 +11,7 @@ export async function recordAudit(db: DbOrTx, userId: string, action: AuditActio
 
 /** One page of a user's audit log, newest first, optionally only one action. */
 export async function listAuditLogs(db: Db, input: { userId: string; page: number; action: AuditAction | null }) {
-  const where = input.action
-    ? and(eq(auditLogs.userId, input.userId), eq(auditLogs.action, input.action))
-    : eq(auditLogs.userId, input.userId);
+  const where = input.action ? and(eq(auditLogs.userId, input.userId), eq(auditLogs.action, input.action)) : eq(auditLogs.userId, input.userId);
   const [rows, [counted]] = await Promise.all([
     db
       .select()

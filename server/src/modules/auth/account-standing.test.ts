@@ -48,7 +48,9 @@ describe("a banned account", () => {
     await server.call("POST", "/api/auth/forgot-password", { body: { email: user.email } });
     const mail = await waitUntil(() => server.sentMail.find((m) => m.to === user.email), { message: "the reset link" });
     const resetToken = mail.text.match(/reset-password\/([A-Za-z0-9_-]+)/)![1]!;
-    expect((await server.call("PUT", `/api/admin/users/${user.id}/ban`, { token: admin.token, body: { isBanned: true, banReason: "Chargebacks" } })).status).toBe(200);
+    expect(
+      (await server.call("PUT", `/api/admin/users/${user.id}/ban`, { token: admin.token, body: { isBanned: true, banReason: "Chargebacks" } })).status,
+    ).toBe(200);
 
     const signIn = await login(user);
     expect(signIn.status).toBe(403);
@@ -88,7 +90,11 @@ describe("an inactive account", () => {
     const another = await register("new-one");
     expect(another.status).toBe(403);
     expect(another.body.message).toBe("This account is inactive, so no new agent can be set up. Agents already set up keep running.");
-    const agentHeaders = { authorization: `Bearer ${user.apiKey}`, [AgentHeaders.agentId]: agent.body.agentId, [AgentHeaders.agentToken]: agent.body.agentToken };
+    const agentHeaders = {
+      authorization: `Bearer ${user.apiKey}`,
+      [AgentHeaders.agentId]: agent.body.agentId,
+      [AgentHeaders.agentToken]: agent.body.agentToken,
+    };
     expect((await server.call("POST", agentApi.databases, { headers: agentHeaders, body: { name: "billing" } })).status).toBe(200);
 
     expect((await server.call("PUT", `/api/admin/users/${user.id}`, { token: admin.token, body: { status: "active" } })).status).toBe(200);
@@ -100,10 +106,13 @@ test("a new reset link ends the older ones", async () => {
   const user = await server.registerUser();
   const linkOf = async (count: number) => {
     await server.call("POST", "/api/auth/forgot-password", { body: { email: user.email } });
-    const mails = await waitUntil(() => {
-      const found = server.sentMail.filter((m) => m.to === user.email);
-      return found.length >= count ? found : null;
-    }, { message: `reset mail ${count}` });
+    const mails = await waitUntil(
+      () => {
+        const found = server.sentMail.filter((m) => m.to === user.email);
+        return found.length >= count ? found : null;
+      },
+      { message: `reset mail ${count}` },
+    );
     return mails[count - 1]!.text.match(/reset-password\/([A-Za-z0-9_-]+)/)![1]!;
   };
   const older = await linkOf(1);

@@ -21,11 +21,11 @@ export const authController = (ctx: AppContext) =>
       response: { 200: authAnswers.session },
       detail: { summary: "Sign in (with `code` when two-factor sign-in is on: 401 TWO_FACTOR_REQUIRED without it)" },
     })
-    .post(
-      "/forgot-password",
-      ({ body, request, server }) => forgotPassword(ctx, { ...body, clientIp: clientIp(ctx, request, server) }),
-      { body: authModel.forgotPassword, response: { 200: authAnswers.message }, detail: { summary: "Mail a password reset link" } },
-    )
+    .post("/forgot-password", ({ body, request, server }) => forgotPassword(ctx, { ...body, clientIp: clientIp(ctx, request, server) }), {
+      body: authModel.forgotPassword,
+      response: { 200: authAnswers.message },
+      detail: { summary: "Mail a password reset link" },
+    })
     .get("/reset-password/:token", ({ params }) => checkResetToken(ctx, params.token), {
       params: authModel.resetTokenParams,
       response: { 200: authAnswers.resetToken },

@@ -5,8 +5,7 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import type { AppContext } from "../../context";
 
-const macOf = (ctx: AppContext, userId: string, deviceId: string) =>
-  ctx.twoFactorBox.hash(`sign-in-device:${userId}:${deviceId}`).slice(0, 32);
+const macOf = (ctx: AppContext, userId: string, deviceId: string) => ctx.twoFactorBox.hash(`sign-in-device:${userId}:${deviceId}`).slice(0, 32);
 
 /** A new device token for the account (or `presented` back, when it is already valid for it). */
 export function deviceTokenFor(ctx: AppContext, userId: string, presented?: string): string {

@@ -42,7 +42,10 @@ export const authAnswers = {
   session: t.Object({
     token: t.String({ description: "Bearer token (JWT) for every other call" }),
     user: sessionUserAnswer,
-    deviceToken: t.String({ description: "Send it back as `device` with this browser's next sign-in to this account: the owner's browser is not held back by someone guessing the password" }),
+    deviceToken: t.String({
+      description:
+        "Send it back as `device` with this browser's next sign-in to this account: the owner's browser is not held back by someone guessing the password",
+    }),
   }),
   message: messageAnswer,
   resetToken: t.Object({ valid: t.Boolean(), message: t.String() }),

@@ -36,11 +36,7 @@ async function matchSecondFactor(ctx: AppContext, user: UserRow, sealedSeed: str
       .update(recoveryCodes)
       .set({ usedAt: ctx.now() })
       .where(
-        and(
-          eq(recoveryCodes.userId, user.id),
-          eq(recoveryCodes.codeHash, ctx.twoFactorBox.hash(normaliseRecoveryCode(code))),
-          isNull(recoveryCodes.usedAt),
-        ),
+        and(eq(recoveryCodes.userId, user.id), eq(recoveryCodes.codeHash, ctx.twoFactorBox.hash(normaliseRecoveryCode(code))), isNull(recoveryCodes.usedAt)),
       )
       .returning({ id: recoveryCodes.id });
     if (spent.length === 0) return false;

@@ -39,10 +39,7 @@ export function toSessionUser(ctx: AppContext, user: UserRow) {
 export const normaliseEmail = (email: string) => email.trim().toLowerCase();
 
 /** Creates an account on the default free plan, with settings and an API key. Throws 409 if the e-mail is taken. */
-export async function createUser(
-  ctx: AppContext,
-  input: { name: string; email: string; password: string; role?: "user" | "admin" },
-): Promise<UserRow> {
+export async function createUser(ctx: AppContext, input: { name: string; email: string; password: string; role?: "user" | "admin" }): Promise<UserRow> {
   const email = normaliseEmail(input.email);
   const [existing] = await ctx.db.select({ id: users.id }).from(users).where(eq(users.email, email));
   if (existing) throw conflict("An account with this email already exists.");
@@ -111,12 +108,7 @@ async function session(ctx: AppContext, user: UserRow, device: string | undefine
  * factor is never locked out by a guesser); anything else, a right password included, gets the
  * same 429, so a refused guess learns nothing.
  */
-async function signInPastTheLimits(
-  ctx: AppContext,
-  user: UserRow | undefined,
-  input: { password: string; code?: string; device?: string },
-  refusal: AppError,
-) {
+async function signInPastTheLimits(ctx: AppContext, user: UserRow | undefined, input: { password: string; code?: string; device?: string }, refusal: AppError) {
   if (!user || !isTwoFactorOn(user) || !input.code || accountRefusal(user)) throw refusal;
   if (!(await verifyPassword(input.password, user.passwordHash))) throw refusal;
   const accepted = await acceptSecondFactor(ctx, user, input.code).catch(() => false);
@@ -160,18 +152,22 @@ async function sendResetLink(ctx: AppContext, user: { id: string; email: string 
         expiresAt: new Date(ctx.now().getTime() + RESET_TOKEN_TTL_MS),
       });
     });
-    await queueMail(ctx, {
-      to: user.email,
-      subject: "Reset your DBVault password",
-      text: [
-        `Someone asked to reset the password of your DBVault account (${user.email}).`,
-        "",
-        `To choose a new password, open this link within one hour:`,
-        `${ctx.config.publicUrl}/reset-password/${token}`,
-        "",
-        "If it was not you, ignore this message: your password stays as it is.",
-      ].join("\n"),
-    }, { giveUpAfterMs: RESET_TOKEN_TTL_MS });
+    await queueMail(
+      ctx,
+      {
+        to: user.email,
+        subject: "Reset your DBVault password",
+        text: [
+          `Someone asked to reset the password of your DBVault account (${user.email}).`,
+          "",
+          `To choose a new password, open this link within one hour:`,
+          `${ctx.config.publicUrl}/reset-password/${token}`,
+          "",
+          "If it was not you, ignore this message: your password stays as it is.",
+        ].join("\n"),
+      },
+      { giveUpAfterMs: RESET_TOKEN_TTL_MS },
+    );
   } catch (error) {
     ctx.log.error("password reset mail failed", { userId: user.id, error });
   }
@@ -181,13 +177,7 @@ async function findUsableResetToken(ctx: AppContext, token: string) {
   const [row] = await ctx.db
     .select()
     .from(passwordResetTokens)
-    .where(
-      and(
-        eq(passwordResetTokens.tokenHash, hashLinkToken(token)),
-        isNull(passwordResetTokens.usedAt),
-        gt(passwordResetTokens.expiresAt, ctx.now()),
-      ),
-    );
+    .where(and(eq(passwordResetTokens.tokenHash, hashLinkToken(token)), isNull(passwordResetTokens.usedAt), gt(passwordResetTokens.expiresAt, ctx.now())));
   return row ?? null;
 }
 
@@ -212,13 +202,7 @@ export async function resetPassword(ctx: AppContext, input: { token: string; pas
     const [row] = await tx
       .update(passwordResetTokens)
       .set({ usedAt: ctx.now() })
-      .where(
-        and(
-          eq(passwordResetTokens.tokenHash, tokenHash),
-          isNull(passwordResetTokens.usedAt),
-          gt(passwordResetTokens.expiresAt, ctx.now()),
-        ),
-      )
+      .where(and(eq(passwordResetTokens.tokenHash, tokenHash), isNull(passwordResetTokens.usedAt), gt(passwordResetTokens.expiresAt, ctx.now())))
       .returning();
     if (!row) return null;
     const [user] = await tx.select().from(users).where(eq(users.id, row.userId));
@@ -242,7 +226,10 @@ export async function resetPassword(ctx: AppContext, input: { token: string; pas
  * moves on) and their open browser sockets close.
  */
 export async function logout(ctx: AppContext, userId: string) {
-  await ctx.db.update(users).set({ tokenVersion: sql`${users.tokenVersion} + 1`, updatedAt: ctx.now() }).where(eq(users.id, userId));
+  await ctx.db
+    .update(users)
+    .set({ tokenVersion: sql`${users.tokenVersion} + 1`, updatedAt: ctx.now() })
+    .where(eq(users.id, userId));
   await endBrowserSessions(ctx, userId, "signed out");
   return { message: "Signed out" };
 }

@@ -79,7 +79,10 @@ describe("the owner while someone guesses", () => {
     expect(Math.max(...typos)).toBeLessThanOrEqual(SIGN_IN_KNOWN_DEVICE_MAX_DELAY_SECONDS);
     // A device token of another account, or a forged one, is no help.
     const other = await signIn((await ownerAccount()).email, "secret123", newAddress());
-    const foreign = await server.call("POST", "/api/auth/login", { body: { email: owner.email, password: owner.password, device: other.body.deviceToken }, headers: { "x-forwarded-for": newAddress() } });
+    const foreign = await server.call("POST", "/api/auth/login", {
+      body: { email: owner.email, password: owner.password, device: other.body.deviceToken },
+      headers: { "x-forwarded-for": newAddress() },
+    });
     expect(foreign.status).toBe(429);
   });
 
@@ -87,7 +90,9 @@ describe("the owner while someone guesses", () => {
     const owner = await ownerAccount();
     const setup = await server.call("POST", "/api/auth/two-factor/setup", { token: owner.token, body: { password: owner.password } });
     const seed = setup.body.secret as string;
-    expect((await server.call("POST", "/api/auth/two-factor/enable", { token: owner.token, body: { code: totpCode(seed, server.ctx.now().getTime()) } })).status).toBe(200);
+    expect(
+      (await server.call("POST", "/api/auth/two-factor/enable", { token: owner.token, body: { code: totpCode(seed, server.ctx.now().getTime()) } })).status,
+    ).toBe(200);
     later(30);
     await slowDownAccount(owner.email);
     const passwordOnly = await signIn(owner.email, owner.password, newAddress());
@@ -162,7 +167,8 @@ describe("sign-in", () => {
   test("IPv6 addresses of one /64 count as one address", async () => {
     const owner = await ownerAccount();
     const statuses: number[] = [];
-    for (let i = 1; i <= SIGN_IN_FREE_ATTEMPTS_PER_ACCOUNT_AND_ADDRESS + 1; i++) statuses.push((await signIn(owner.email, "wrong-guess", `2001:db8:7:9::${i.toString(16)}`)).status);
+    for (let i = 1; i <= SIGN_IN_FREE_ATTEMPTS_PER_ACCOUNT_AND_ADDRESS + 1; i++)
+      statuses.push((await signIn(owner.email, "wrong-guess", `2001:db8:7:9::${i.toString(16)}`)).status);
     expect(statuses.at(-1)).toBe(429);
     expect((await signIn(owner.email, "wrong-guess", "2001:db8:7:a::1")).status).toBe(401);
   });

@@ -66,7 +66,12 @@ const refusedSignIn = (retryAfter: number): SignInAdmission => ({ admitted: fals
 export async function admitSignIn(ctx: AppContext, email: string, address: string, knownDevice: string | null): Promise<SignInAdmission> {
   if (knownDevice) {
     const deviceKey = `sign-in-device:${knownDevice}`;
-    const hit = await ctx.rateLimiter.spacedHit(deviceKey, SIGN_IN_WINDOW_MS, SIGN_IN_FREE_ATTEMPTS_PER_ACCOUNT_AND_ADDRESS, SIGN_IN_KNOWN_DEVICE_MAX_DELAY_SECONDS);
+    const hit = await ctx.rateLimiter.spacedHit(
+      deviceKey,
+      SIGN_IN_WINDOW_MS,
+      SIGN_IN_FREE_ATTEMPTS_PER_ACCOUNT_AND_ADDRESS,
+      SIGN_IN_KNOWN_DEVICE_MAX_DELAY_SECONDS,
+    );
     if (!hit.admitted) return refusedSignIn(hit.retryAfter);
     return { admitted: true, succeeded: () => ctx.rateLimiter.reset(deviceKey) };
   }

@@ -22,7 +22,8 @@ describe("detectAnomaly", () => {
   test("a document count under half the median is count_drop, and a size drop beside it is named too", () => {
     expect(detectAnomaly({ size: 400, collections: counts(10) }, previous([1000, 1200]))).toEqual({
       kind: "count_drop",
-      detail: "10 documents, under half the median of 1,000 documents of the previous 2 backups. 400 Bytes, under half the median of 1.07 KB of the previous 2 backups.",
+      detail:
+        "10 documents, under half the median of 1,000 documents of the previous 2 backups. 400 Bytes, under half the median of 1.07 KB of the previous 2 backups.",
     });
   });
 

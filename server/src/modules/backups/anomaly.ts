@@ -39,7 +39,10 @@ export function detectAnomaly(current: Measured, previous: Measured[]): BackupAn
       .sort();
     if (gone.length > 0) {
       const named = gone.slice(0, 5).join(", ") + (gone.length > 5 ? ` and ${gone.length - 5} more` : "");
-      findings.push({ kind: "collection_missing", detail: `${gone.length === 1 ? "a collection" : `${gone.length} collections`} of the previous backup ${gone.length === 1 ? "is" : "are"} gone: ${named}.` });
+      findings.push({
+        kind: "collection_missing",
+        detail: `${gone.length === 1 ? "a collection" : `${gone.length} collections`} of the previous backup ${gone.length === 1 ? "is" : "are"} gone: ${named}.`,
+      });
     }
   }
 
@@ -48,13 +51,19 @@ export function detectAnomaly(current: Measured, previous: Measured[]): BackupAn
     const typical = median(counted);
     const now = totalDocuments(current.collections);
     if (now < typical / 2) {
-      findings.push({ kind: "count_drop", detail: `${plural(now, "document")}, under half the median of ${plural(Math.round(typical), "document")} of ${previousBackups(counted.length)}.` });
+      findings.push({
+        kind: "count_drop",
+        detail: `${plural(now, "document")}, under half the median of ${plural(Math.round(typical), "document")} of ${previousBackups(counted.length)}.`,
+      });
     }
   }
 
   const typicalSize = median(baseline.map((backup) => backup.size));
   if (current.size < typicalSize / 2) {
-    findings.push({ kind: "size_drop", detail: `${formatBytes(current.size)}, under half the median of ${formatBytes(typicalSize)} of ${previousBackups(baseline.length)}.` });
+    findings.push({
+      kind: "size_drop",
+      detail: `${formatBytes(current.size)}, under half the median of ${formatBytes(typicalSize)} of ${previousBackups(baseline.length)}.`,
+    });
   }
 
   if (findings.length === 0) return null;

@@ -10,16 +10,12 @@ import { toBackupView } from "./views";
 export const backupsController = (ctx: AppContext) => {
   return new Elysia({ prefix: "/api/backups", detail: { tags: ["Backups"], security: [{ bearer: [] }] } })
     .use(authGuard(ctx))
-    .get(
-      "/",
-      ({ user, query }) => listBackups(ctx, user.id, query),
-      {
-        auth: true,
-        query: backupsModel.listQuery,
-        response: { 200: backupAnswers.list },
-        detail: { summary: "The user's backups, newest first: 100 a page (?limit up to 500, ?page, ?databaseName); totals in /summary" },
-      },
-    )
+    .get("/", ({ user, query }) => listBackups(ctx, user.id, query), {
+      auth: true,
+      query: backupsModel.listQuery,
+      response: { 200: backupAnswers.list },
+      detail: { summary: "The user's backups, newest first: 100 a page (?limit up to 500, ?page, ?databaseName); totals in /summary" },
+    })
     .get("/summary", ({ user }) => summarizeBackups(ctx, user.id), {
       auth: true,
       response: { 200: backupAnswers.summary },
@@ -31,7 +27,12 @@ export const backupsController = (ctx: AppContext) => {
         set.status = 201;
         return triggerBackup(ctx, user, body.databaseName);
       },
-      { auth: true, body: backupsModel.trigger, response: { 201: backupAnswers.backup }, detail: { summary: "Back a database up now (429 before the plan allows)" } },
+      {
+        auth: true,
+        body: backupsModel.trigger,
+        response: { 201: backupAnswers.backup },
+        detail: { summary: "Back a database up now (429 before the plan allows)" },
+      },
     )
     .get("/:id", async ({ user, params }) => toBackupView(await findOwnBackup(ctx, user.id, params.id)), {
       auth: true,
@@ -55,7 +56,10 @@ export const backupsController = (ctx: AppContext) => {
         auth: true,
         params: backupsModel.idParams,
         response: { 202: backupAnswers.message },
-        detail: { summary: "Have the database's agent read the stored backup back again (download, decrypt, parse, count); the result arrives as verifiedAt/verification" },
+        detail: {
+          summary:
+            "Have the database's agent read the stored backup back again (download, decrypt, parse, count); the result arrives as verifiedAt/verification",
+        },
       },
     )
     .post("/:id/anomaly/resolve", async ({ user, params }) => resolveAnomaly(ctx, await findOwnBackup(ctx, user.id, params.id)), {

@@ -24,12 +24,15 @@ export const backupsModel = {
       }),
     ),
     collections: t.Optional(
-      t.Array(t.String({ minLength: 1, maxLength: 255, pattern: "^[^$\\u0000]+$", error: "collections must be a list of 1 to 1000 different collection names" }), {
-        minItems: 1,
-        maxItems: 1000,
-        uniqueItems: true,
-        error: "collections must be a list of 1 to 1000 different collection names",
-      }),
+      t.Array(
+        t.String({ minLength: 1, maxLength: 255, pattern: "^[^$\\u0000]+$", error: "collections must be a list of 1 to 1000 different collection names" }),
+        {
+          minItems: 1,
+          maxItems: 1000,
+          uniqueItems: true,
+          error: "collections must be a list of 1 to 1000 different collection names",
+        },
+      ),
     ),
   }),
 };

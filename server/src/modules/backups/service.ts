@@ -25,15 +25,9 @@ export const MAX_BACKUP_PAGE_SIZE = 500;
  * backups has tens of thousands, far too many for one answer), optionally of one database.
  * Totals come from summarizeBackups: counting on every page would cost more than the page.
  */
-export async function listBackups(
-  ctx: AppContext,
-  userId: string,
-  options: { limit?: number; page?: number; databaseName?: string } = {},
-) {
+export async function listBackups(ctx: AppContext, userId: string, options: { limit?: number; page?: number; databaseName?: string } = {}) {
   const limit = options.limit ?? BACKUP_PAGE_SIZE;
-  const where = options.databaseName
-    ? and(eq(backups.userId, userId), eq(backups.databaseName, options.databaseName))
-    : eq(backups.userId, userId);
+  const where = options.databaseName ? and(eq(backups.userId, userId), eq(backups.databaseName, options.databaseName)) : eq(backups.userId, userId);
   const rows = await ctx.db
     .select(backupViewColumns)
     .from(backups)
@@ -123,7 +117,11 @@ export async function triggerBackup(ctx: AppContext, user: { id: string; planId:
     .where(and(eq(databases.userId, user.id), eq(databases.name, databaseName)));
   if (!database) throw notFound(`Database "${databaseName}"`);
   if (!database.isActive) {
-    throw new AppError(403, "PLAN_LIMIT", `The database "${databaseName}" is disabled: your plan's database limit is reached. Enable it in Settings → Databases or upgrade your plan.`);
+    throw new AppError(
+      403,
+      "PLAN_LIMIT",
+      `The database "${databaseName}" is disabled: your plan's database limit is reached. Enable it in Settings → Databases or upgrade your plan.`,
+    );
   }
   const plan = await planOfUser(ctx.db, user.planId);
   const [agent] = database.agentId ? await ctx.db.select({ status: agents.status }).from(agents).where(eq(agents.id, database.agentId)) : [];
@@ -135,7 +133,13 @@ export async function triggerBackup(ctx: AppContext, user: { id: string; planId:
  * What refuses a manual backup, in the order the user meets it: the plan's one per period, one
  * already running, no agent online. Run by startBackup under its lock, with the insert.
  */
-async function checkManualBackupAllowed(tx: Tx, ctx: AppContext, database: DatabaseRow, plan: { name: string; frequencyLimit: number }, agentStatus: string | null) {
+async function checkManualBackupAllowed(
+  tx: Tx,
+  ctx: AppContext,
+  database: DatabaseRow,
+  plan: { name: string; frequencyLimit: number },
+  agentStatus: string | null,
+) {
   const [last] = await tx
     .select({ createdAt: backups.createdAt })
     .from(backups)
@@ -279,7 +283,12 @@ export async function resolveAnomaly(ctx: AppContext, backup: BackupRow) {
       )
       .returning({ id: backups.id });
     if (resolved.length > 0) {
-      await recordAudit(tx, backup.userId, "ANOMALY_RESOLVED", { backupId: backup.id, databaseName: backup.databaseName, kind: backup.anomaly!.kind, backups: resolved.length });
+      await recordAudit(tx, backup.userId, "ANOMALY_RESOLVED", {
+        backupId: backup.id,
+        databaseName: backup.databaseName,
+        kind: backup.anomaly!.kind,
+        backups: resolved.length,
+      });
     }
   });
   return { message: "Marked as expected. Retention applies normally to this database again." };

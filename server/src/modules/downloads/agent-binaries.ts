@@ -59,7 +59,13 @@ export function createAgentBinaries(options: { agentDir: string; trustedKey: () 
       const path = join(options.agentDir, name);
       if (!existsSync(path)) continue;
       const info = statSync(path);
-      if (info.isFile()) found.push({ file: Bun.file(path), size: info.size, identity: `${path}:${info.dev}:${info.ino}:${info.size}:${info.mtimeMs}:${info.ctimeMs}`, label: path });
+      if (info.isFile())
+        found.push({
+          file: Bun.file(path),
+          size: info.size,
+          identity: `${path}:${info.dev}:${info.ino}:${info.size}:${info.mtimeMs}:${info.ctimeMs}`,
+          label: path,
+        });
     }
     const embedded = platform.id === HOST_PLATFORM_ID ? findEmbeddedFile(HOST_BUILD_FILE, options.embedded) : null;
     if (embedded) found.push({ file: embedded, size: embedded.size, identity: `embedded:${embedded.size}`, label: "the agent embedded in this server" });

@@ -66,7 +66,13 @@ export function createCompressedCopies(options: { dir: string; log?: Logger }) {
       // altered in storage is never compressed into a copy that would outlive its repair.
       const hasher = new Bun.CryptoHasher("sha256");
       const copyHasher = new Bun.CryptoHasher("sha256");
-      await pipeline(Readable.fromWeb(source.stream() as never), hashingWith(hasher), compressor(encoding), hashingWith(copyHasher), createWriteStream(temporary, { mode: 0o600 }));
+      await pipeline(
+        Readable.fromWeb(source.stream() as never),
+        hashingWith(hasher),
+        compressor(encoding),
+        hashingWith(copyHasher),
+        createWriteStream(temporary, { mode: 0o600 }),
+      );
       const actual = hasher.digest("hex");
       if (actual !== sha256) throw new AlteredBinaryError(sha256, actual);
       await rename(temporary, path);
@@ -76,7 +82,12 @@ export function createCompressedCopies(options: { dir: string; log?: Logger }) {
       await rm(temporary, { force: true });
       throw error;
     }
-    options.log?.info("compressed an agent binary for download", { sha256: shortDigest(sha256), encoding, bytes: statSync(path).size, seconds: Number(((performance.now() - started) / 1000).toFixed(1)) });
+    options.log?.info("compressed an agent binary for download", {
+      sha256: shortDigest(sha256),
+      encoding,
+      bytes: statSync(path).size,
+      seconds: Number(((performance.now() - started) / 1000).toFixed(1)),
+    });
     return copy;
   }
 

@@ -39,28 +39,34 @@ test("a server whose agent was not built says so instead of serving nothing", as
   expect(script).toContain("(offered: none)");
 });
 
-test.skipIf(HOST_PLATFORM_ID !== "linux-x64")("the host's own build (dist/dbvault-agent) and the embedded copy stand for its platform when signed", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "dbvault-host-agent-"));
-  try {
-    writeFileSync(join(dir, HOST_BUILD_FILE), "host build");
-    const binaries = createAgentBinaries({ agentDir: dir, trustedKey: () => key.publicKey, embedded: [] });
-    expect(await binaries.available(await binaries.release())).toEqual([]);
-    await signAgentDir(dir, key, { [HOST_BUILD_FILE]: { platform: "linux-x64" } });
-    const fromDisk = await binaries.available(await binaries.release());
-    expect(fromDisk.map((b) => [b.platform.id, b.size])).toEqual([["linux-x64", 10]]);
+test.skipIf(HOST_PLATFORM_ID !== "linux-x64")(
+  "the host's own build (dist/dbvault-agent) and the embedded copy stand for its platform when signed",
+  async () => {
+    const dir = mkdtempSync(join(tmpdir(), "dbvault-host-agent-"));
+    try {
+      writeFileSync(join(dir, HOST_BUILD_FILE), "host build");
+      const binaries = createAgentBinaries({ agentDir: dir, trustedKey: () => key.publicKey, embedded: [] });
+      expect(await binaries.available(await binaries.release())).toEqual([]);
+      await signAgentDir(dir, key, { [HOST_BUILD_FILE]: { platform: "linux-x64" } });
+      const fromDisk = await binaries.available(await binaries.release());
+      expect(fromDisk.map((b) => [b.platform.id, b.size])).toEqual([["linux-x64", 10]]);
 
-    // The single-file server: the binary and the signed release compiled in.
-    writeFileSync(join(dir, HOST_BUILD_FILE), "embedded!");
-    const signed = await signAgentDir(dir, key, { [HOST_BUILD_FILE]: { platform: "linux-x64" } });
-    const embedded = [Object.assign(new Blob(["embedded!"]), { name: HOST_BUILD_FILE }), Object.assign(new Blob([JSON.stringify(signed)]), { name: SIGNED_RELEASE_FILE })];
-    const compiled = createAgentBinaries({ agentDir: emptyDir, trustedKey: () => key.publicKey, embedded });
-    const fromBinary = await compiled.available(await compiled.release());
-    expect(fromBinary.map((b) => [b.platform.id, b.size])).toEqual([["linux-x64", 9]]);
-    expect(parseSignedRelease(JSON.stringify(signed))?.publicKey).toBe(key.publicKey);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+      // The single-file server: the binary and the signed release compiled in.
+      writeFileSync(join(dir, HOST_BUILD_FILE), "embedded!");
+      const signed = await signAgentDir(dir, key, { [HOST_BUILD_FILE]: { platform: "linux-x64" } });
+      const embedded = [
+        Object.assign(new Blob(["embedded!"]), { name: HOST_BUILD_FILE }),
+        Object.assign(new Blob([JSON.stringify(signed)]), { name: SIGNED_RELEASE_FILE }),
+      ];
+      const compiled = createAgentBinaries({ agentDir: emptyDir, trustedKey: () => key.publicKey, embedded });
+      const fromBinary = await compiled.available(await compiled.release());
+      expect(fromBinary.map((b) => [b.platform.id, b.size])).toEqual([["linux-x64", 9]]);
+      expect(parseSignedRelease(JSON.stringify(signed))?.publicKey).toBe(key.publicKey);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);
 
 describe("without PUBLIC_URL, the installers use the address the request came to", () => {
   const unset = { publicUrl: "http://localhost:3000", publicUrlSet: false };

@@ -25,7 +25,8 @@ const installQuery = t.Object({ for: t.Optional(t.String({ maxLength: 100 })) })
 
 export const downloadsController = (ctx: AppContext, options: { binaries?: AgentBinaries; compressed?: CompressedCopies } = {}) => {
   // Read per request: ctx.releaseKey is the one place the trusted key lives.
-  const binaries = options.binaries ?? createAgentBinaries({ agentDir: ctx.config.agentDir ?? defaultAgentDir(), trustedKey: () => ctx.releaseKey.publicKey, log: ctx.log });
+  const binaries =
+    options.binaries ?? createAgentBinaries({ agentDir: ctx.config.agentDir ?? defaultAgentDir(), trustedKey: () => ctx.releaseKey.publicKey, log: ctx.log });
   const compressed = options.compressed ?? createCompressedCopies({ dir: join(ctx.config.dataDir, "cache", "agent-downloads"), log: ctx.log });
   const release = async (request: Request) => {
     const signed = await binaries.release();
@@ -47,7 +48,11 @@ export const downloadsController = (ctx: AppContext, options: { binaries?: Agent
     }
   };
   const cutShort = (platform: string) => (error: { expected: string; actual: string }) =>
-    ctx.log.error("an agent download is not what its build signed (changed in storage after it was listed): cut short", { platform, expected: shortDigest(error.expected), actual: shortDigest(error.actual) });
+    ctx.log.error("an agent download is not what its build signed (changed in storage after it was listed): cut short", {
+      platform,
+      expected: shortDigest(error.expected),
+      actual: shortDigest(error.actual),
+    });
 
   return new Elysia({ detail: { tags: ["Agent downloads"] } })
     .get(

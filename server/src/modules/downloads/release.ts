@@ -8,9 +8,13 @@ export const releasesAnswer = t.Object({
   version: t.String({ description: "The newest agent version offered (this server's own when it offers none)" }),
   installScript: t.String({ description: "URL of install.sh (Linux, macOS)" }),
   installPowerShell: t.String({ description: "URL of install.ps1 (Windows)" }),
-  publicUrlSet: t.Boolean({ description: "False when the server's PUBLIC_URL is not set: these URLs then use the address the request came to, and e-mailed links say http://localhost" }),
+  publicUrlSet: t.Boolean({
+    description: "False when the server's PUBLIC_URL is not set: these URLs then use the address the request came to, and e-mailed links say http://localhost",
+  }),
   publicKey: t.String({ description: "The Ed25519 public key this server trusts for agent releases: 32 bytes in base64" }),
-  manifest: t.String({ description: "The release manifest (protocol/release-manifest.ts) as the build signed it; no lines when this server has no signed release" }),
+  manifest: t.String({
+    description: "The release manifest (protocol/release-manifest.ts) as the build signed it; no lines when this server has no signed release",
+  }),
   signature: t.String({ description: "The build's Ed25519 signature of manifest, base64; empty when this server has no signed release" }),
   platforms: t.Array(
     t.Object({

@@ -15,7 +15,11 @@ export class UnsignedBytesError extends Error {
 }
 
 /** `source` passed through unchanged when its SHA-256 is `expected`; errors before its last chunk otherwise. */
-export function verifyWhileSending(source: ReadableStream<Uint8Array>, expected: string, onMismatch: (error: UnsignedBytesError) => void): ReadableStream<Uint8Array> {
+export function verifyWhileSending(
+  source: ReadableStream<Uint8Array>,
+  expected: string,
+  onMismatch: (error: UnsignedBytesError) => void,
+): ReadableStream<Uint8Array> {
   const reader = source.getReader();
   const hasher = new Bun.CryptoHasher("sha256");
   let held: Uint8Array | null = null;

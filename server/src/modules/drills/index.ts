@@ -6,18 +6,16 @@ import { startDrill } from "./service";
 
 /** Restore drills on demand; the schedule is in /api/settings (drillFrequency), results in the restore list. */
 export const drillsController = (ctx: AppContext) =>
-  new Elysia({ prefix: "/api/drills", detail: { tags: ["Backups"], security: [{ bearer: [] }] } })
-    .use(authGuard(ctx))
-    .post(
-      "/",
-      async ({ user, body, set }) => {
-        set.status = 201;
-        return startDrill(ctx, user.id, body.databaseName, "manual");
-      },
-      {
-        auth: true,
-        body: drillsModel.start,
-        response: { 201: drillAnswers.started },
-        detail: { summary: "Test-restore a database's latest backup into <name>_dbvault_drill on its agent's server, check it and drop it" },
-      },
-    );
+  new Elysia({ prefix: "/api/drills", detail: { tags: ["Backups"], security: [{ bearer: [] }] } }).use(authGuard(ctx)).post(
+    "/",
+    async ({ user, body, set }) => {
+      set.status = 201;
+      return startDrill(ctx, user.id, body.databaseName, "manual");
+    },
+    {
+      auth: true,
+      body: drillsModel.start,
+      response: { 201: drillAnswers.started },
+      detail: { summary: "Test-restore a database's latest backup into <name>_dbvault_drill on its agent's server, check it and drop it" },
+    },
+  );

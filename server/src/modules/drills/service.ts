@@ -52,11 +52,27 @@ export async function startDrill(ctx: AppContext, userId: string, databaseName: 
     const running = await tx
       .select({ id: restores.id })
       .from(restores)
-      .where(and(eq(restores.userId, userId), eq(restores.kind, "drill"), eq(restores.databaseName, databaseName), inArray(restores.status, ["pending", "in-progress"])));
+      .where(
+        and(
+          eq(restores.userId, userId),
+          eq(restores.kind, "drill"),
+          eq(restores.databaseName, databaseName),
+          inArray(restores.status, ["pending", "in-progress"]),
+        ),
+      );
     if (running.length > 0) throw conflict(`A drill of "${databaseName}" is already running.`);
     const [row] = await tx
       .insert(restores)
-      .values({ userId, backupId: backup.id, databaseName, targetDatabase: scratchDatabase, kind: "drill", agentId: agent.id, status: "pending", lastActivityAt: ctx.now() })
+      .values({
+        userId,
+        backupId: backup.id,
+        databaseName,
+        targetDatabase: scratchDatabase,
+        kind: "drill",
+        agentId: agent.id,
+        status: "pending",
+        lastActivityAt: ctx.now(),
+      })
       .returning();
     await recordAudit(tx, userId, "DRILL_REQUESTED", { ...restoreDetails(row!), scratchDatabase, trigger });
     return row!;
@@ -64,7 +80,10 @@ export async function startDrill(ctx: AppContext, userId: string, databaseName: 
   await sendToAgent(ctx, agent.id, { type: "drill", restoreId: drill.id, backupId: backup.id, databaseName, size: backup.size, scratchDatabase });
   await announceRestore(ctx, drill);
   ctx.log.info("restore drill requested", { restoreId: drill.id, backupId: backup.id, trigger });
-  return { message: `Drill started: the latest backup of "${databaseName}" is restored into ${scratchDatabase}, checked and dropped. Follow it in Restore History.`, restore: toRestoreView(drill) };
+  return {
+    message: `Drill started: the latest backup of "${databaseName}" is restored into ${scratchDatabase}, checked and dropped. Follow it in Restore History.`,
+    restore: toRestoreView(drill),
+  };
 }
 
 /**
@@ -84,7 +103,10 @@ export async function runDueDrills(ctx: AppContext, options: { limit?: number } 
       .limit(options.limit ?? 50)
       .for("update", { skipLocked: true });
     for (const { userId, frequency } of due) {
-      await tx.update(settings).set({ nextDrillAt: nextDrillTime(frequency, now) }).where(eq(settings.userId, userId));
+      await tx
+        .update(settings)
+        .set({ nextDrillAt: nextDrillTime(frequency, now) })
+        .where(eq(settings.userId, userId));
     }
     return due;
   });
@@ -109,5 +131,8 @@ export async function runDueDrills(ctx: AppContext, options: { limit?: number } 
 
 /** Moves a user's next drill when the drill frequency changes (null when drills are switched off). */
 export async function rescheduleDrills(ctx: AppContext, userId: string, frequency: DrillFrequency) {
-  await ctx.db.update(settings).set({ nextDrillAt: nextDrillTime(frequency, ctx.now()) }).where(eq(settings.userId, userId));
+  await ctx.db
+    .update(settings)
+    .set({ nextDrillAt: nextDrillTime(frequency, ctx.now()) })
+    .where(eq(settings.userId, userId));
 }

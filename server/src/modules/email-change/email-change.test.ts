@@ -62,7 +62,9 @@ describe("changing the e-mail", () => {
     expect((await login(newEmail, owner.password)).status).toBe(401);
     expect((await server.call("GET", `/api/auth${resetLink}`)).status).toBe(400);
 
-    const notice = await waitUntil(() => server.sentMail.find((m) => m.to === owner.email && m.subject === "Your DBVault e-mail is being changed"), { message: "the notice to the old address" });
+    const notice = await waitUntil(() => server.sentMail.find((m) => m.to === owner.email && m.subject === "Your DBVault e-mail is being changed"), {
+      message: "the notice to the old address",
+    });
     expect(notice.text).toContain(newEmail);
     expect(notice.text).toContain("within 7 days");
 
@@ -135,7 +137,12 @@ describe("PUT /api/user/update bodies", () => {
     ["a string", '"hello"', "application/json", "The request body must be a JSON object with name, email, currentPassword or code."],
     ["null", "null", "application/json", "The request body must be a JSON object with name, email, currentPassword or code."],
     ["an array", '[{"name":"Ada"}]', "application/json", "The request body must be a JSON object with name, email, currentPassword or code."],
-    ["form data", "name=Ada+Lovelace", "application/x-www-form-urlencoded", "The request body must be a JSON object with name, email, currentPassword or code."],
+    [
+      "form data",
+      "name=Ada+Lovelace",
+      "application/x-www-form-urlencoded",
+      "The request body must be a JSON object with name, email, currentPassword or code.",
+    ],
     ["an unknown field", '{"notifications":12345}', "application/json", "notifications is not a field here: send name, email, currentPassword or code."],
   ])("%s gets 400 naming what is wrong", async (_, rawBody, contentType, message) => {
     const user = await server.registerUser();

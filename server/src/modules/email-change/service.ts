@@ -134,7 +134,10 @@ export async function undoEmailChange(ctx: AppContext, token: string) {
       .returning();
     if (!row) throw invalid();
     if (row.confirmedAt) {
-      const [taken] = await tx.select({ id: users.id }).from(users).where(and(eq(users.email, row.oldEmail), ne(users.id, row.userId)));
+      const [taken] = await tx
+        .select({ id: users.id })
+        .from(users)
+        .where(and(eq(users.email, row.oldEmail), ne(users.id, row.userId)));
       if (taken) throw conflict("Your old e-mail now belongs to another account. Contact support to get your account back.");
       const [back] = await tx
         .update(users)
@@ -143,7 +146,10 @@ export async function undoEmailChange(ctx: AppContext, token: string) {
         .returning({ id: users.id });
       if (!back) throw conflict("The account's e-mail changed again since. Contact support to get your account back.");
     }
-    await tx.update(users).set({ tokenVersion: sql`${users.tokenVersion} + 1`, updatedAt: now }).where(eq(users.id, row.userId));
+    await tx
+      .update(users)
+      .set({ tokenVersion: sql`${users.tokenVersion} + 1`, updatedAt: now })
+      .where(eq(users.id, row.userId));
     await revokeResetLinks(tx, row.userId, now);
     await recordAudit(tx, row.userId, "EMAIL_CHANGE_UNDONE", { from: row.newEmail, to: row.oldEmail });
     return row;

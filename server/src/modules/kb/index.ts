@@ -19,7 +19,10 @@ export const kbController = (ctx: AppContext) =>
       response: { 200: kbAnswers.list },
       detail: { summary: `Published articles, searched and filtered, ${KB_PAGE_SIZE} per page` },
     })
-    .get("/categories", () => listCategoryCounts(ctx), { response: { 200: kbAnswers.categories }, detail: { summary: "Categories with published-article counts" } })
+    .get("/categories", () => listCategoryCounts(ctx), {
+      response: { 200: kbAnswers.categories },
+      detail: { summary: "Categories with published-article counts" },
+    })
     .get("/tags", () => listTagCounts(ctx), { response: { 200: kbAnswers.tags }, detail: { summary: "Tags with published-article counts, most used first" } })
     .get("/admin/all", () => listAllArticles(ctx), {
       admin: true,

@@ -81,7 +81,10 @@ describe("POST /api/kb", () => {
     [{ title: "Title", slug: " \t", content: "text" }, "Slug is required"],
     [{ title: "Title", slug: "ok-slug" }, "Content is required"],
     [{ title: "Title", slug: "ok-slug", content: "\n  \n" }, "Content is required"],
-    [{ title: "Title", slug: "ok-slug", content: "text", category: "news" }, "category must be one of getting-started, setup, usage, troubleshooting, faq, security"],
+    [
+      { title: "Title", slug: "ok-slug", content: "text", category: "news" },
+      "category must be one of getting-started, setup, usage, troubleshooting, faq, security",
+    ],
     [{ title: "Title", slug: "ok-slug", content: "text", tags: "agent" }, "tags must be a list of at most 30 texts"],
     [{ title: "Title", slug: "ok-slug", content: "text", tags: Array.from({ length: 31 }, (_, i) => `t${i}`) }, "tags must be a list of at most 30 texts"],
     [{ title: "Title", slug: "ok-slug", content: "text", tags: ["x".repeat(51)] }, "A tag must be at most 50 characters"],
@@ -94,14 +97,11 @@ describe("POST /api/kb", () => {
     expect(res.body).toEqual({ message, code: "BAD_REQUEST" });
   });
 
-  test.each(["Has Spaces", "UPPER-case", "double--hyphen", "-leading", "trailing-", "under_score", "émigré"])(
-    "refuses the malformed slug %p",
-    async (slug) => {
-      const res = await server.call("POST", "/api/kb", { token: admin.token, body: { title: "T", slug, content: "text" } });
-      expect(res.status).toBe(400);
-      expect(res.body.message).toStartWith("Slug may contain only lowercase letters, digits and single hyphens");
-    },
-  );
+  test.each(["Has Spaces", "UPPER-case", "double--hyphen", "-leading", "trailing-", "under_score", "émigré"])("refuses the malformed slug %p", async (slug) => {
+    const res = await server.call("POST", "/api/kb", { token: admin.token, body: { title: "T", slug, content: "text" } });
+    expect(res.status).toBe(400);
+    expect(res.body.message).toStartWith("Slug may contain only lowercase letters, digits and single hyphens");
+  });
 
   test("a slug already in use answers 409 and creates nothing", async () => {
     const first = await createArticle();

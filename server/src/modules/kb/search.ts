@@ -52,10 +52,8 @@ function searchConditions(search: string) {
   const query = sql`websearch_to_tsquery('english', ${search})`;
   const { include, exclude } = searchTerms(search);
   // Every word appears somewhere, as a whole word or inside one ("mongore" finds "mongorestore").
-  const substring =
-    include.length > 0 ? and(...include.map(containsTerm), ...exclude.map((term) => not(containsTerm(term))))! : sql`false`;
-  const titleSubstring =
-    include.length > 0 ? and(...include.map((term) => sql`${kbArticles.title} ilike ${likePattern(term)}`))! : sql`false`;
+  const substring = include.length > 0 ? and(...include.map(containsTerm), ...exclude.map((term) => not(containsTerm(term))))! : sql`false`;
+  const titleSubstring = include.length > 0 ? and(...include.map((term) => sql`${kbArticles.title} ilike ${likePattern(term)}`))! : sql`false`;
   return {
     matches: sql`(${searchVector} @@ ${query} or ${substring})`,
     titleRank: sql`case when to_tsvector('english', ${kbArticles.title}) @@ ${query} or ${titleSubstring} then 1 else 0 end`,

@@ -42,7 +42,14 @@ describe("the built-in articles", () => {
 
   test("describe the agent's real commands", () => {
     const all = articles.map((a) => a.content).join("\n");
-    for (const command of ["dbvault-agent setup", "dbvault-agent run", "dbvault-agent db add", "dbvault-agent key export", "dbvault-agent decrypt", "dbvault-agent verify"]) {
+    for (const command of [
+      "dbvault-agent setup",
+      "dbvault-agent run",
+      "dbvault-agent db add",
+      "dbvault-agent key export",
+      "dbvault-agent decrypt",
+      "dbvault-agent verify",
+    ]) {
       expect(all).toContain(command);
     }
     expect(all).toContain("mongorestore --uri");

@@ -26,7 +26,12 @@ async function countAuditActions(ctx: MetricsSource, byStatus: Record<string, Au
   const rows = await ctx.db
     .select({ action: auditLogs.action, total: count() })
     .from(auditLogs)
-    .where(sql`${auditLogs.action} in (${sql.join(Object.values(byStatus).map((a) => sql`${a}`), sql`, `)})`)
+    .where(
+      sql`${auditLogs.action} in (${sql.join(
+        Object.values(byStatus).map((a) => sql`${a}`),
+        sql`, `,
+      )})`,
+    )
     .groupBy(auditLogs.action);
   return Object.entries(byStatus).map(([status, action]) => ({ labels: { status }, value: rows.find((r) => r.action === action)?.total ?? 0 }));
 }
@@ -39,7 +44,11 @@ export function createMetrics(ctx: MetricsSource) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
 
-  const uploadedBytes = new Counter({ name: "dbvault_upload_bytes_total", help: "Bytes of backup parts this instance received and stored.", registers: [registry] });
+  const uploadedBytes = new Counter({
+    name: "dbvault_upload_bytes_total",
+    help: "Bytes of backup parts this instance received and stored.",
+    registers: [registry],
+  });
 
   registry.registerMetric(
     databaseMetric("dbvault_backups_total", "Backups finished, by status (from the audit log; every instance reports the same figure).", "counter", () =>
@@ -63,7 +72,10 @@ export function createMetrics(ctx: MetricsSource) {
   );
   registry.registerMetric(
     databaseMetric("dbvault_backup_bytes_stored", "Bytes of completed backups in storage.", "gauge", async () => {
-      const [row] = await ctx.db.select({ bytes: sum(backups.size) }).from(backups).where(eq(backups.status, "completed"));
+      const [row] = await ctx.db
+        .select({ bytes: sum(backups.size) })
+        .from(backups)
+        .where(eq(backups.status, "completed"));
       return [{ value: Number(row?.bytes ?? 0) }];
     }),
   );
@@ -86,25 +98,33 @@ export function createMetrics(ctx: MetricsSource) {
     }),
   );
   registry.registerMetric(
-    databaseMetric("dbvault_backup_duration_seconds", "Time from a backup's start to its completion, for the completed backups in storage.", "histogram", async () => {
-      const seconds = sql<number>`extract(epoch from (${backups.completedAt} - coalesce(${backups.startedAt}, ${backups.createdAt})))`;
-      const [row] = await ctx.db
-        .select({
-          total: count(),
-          sum: sql<string | null>`sum(${seconds})`,
-          buckets: sql<string>`json_build_array(${sql.join(DURATION_BUCKETS.map((le) => sql`count(*) filter (where ${seconds} <= ${le})`), sql`, `)})`,
-        })
-        .from(backups)
-        .where(and(eq(backups.status, "completed"), isNotNull(backups.completedAt)));
-      const buckets = (typeof row?.buckets === "string" ? JSON.parse(row.buckets) : (row?.buckets ?? [])) as number[];
-      const name = "dbvault_backup_duration_seconds";
-      return [
-        ...DURATION_BUCKETS.map((le, i) => ({ metricName: `${name}_bucket`, labels: { le }, value: Number(buckets[i] ?? 0) })),
-        { metricName: `${name}_bucket`, labels: { le: "+Inf" }, value: row?.total ?? 0 },
-        { metricName: `${name}_sum`, value: Number(row?.sum ?? 0) },
-        { metricName: `${name}_count`, value: row?.total ?? 0 },
-      ];
-    }),
+    databaseMetric(
+      "dbvault_backup_duration_seconds",
+      "Time from a backup's start to its completion, for the completed backups in storage.",
+      "histogram",
+      async () => {
+        const seconds = sql<number>`extract(epoch from (${backups.completedAt} - coalesce(${backups.startedAt}, ${backups.createdAt})))`;
+        const [row] = await ctx.db
+          .select({
+            total: count(),
+            sum: sql<string | null>`sum(${seconds})`,
+            buckets: sql<string>`json_build_array(${sql.join(
+              DURATION_BUCKETS.map((le) => sql`count(*) filter (where ${seconds} <= ${le})`),
+              sql`, `,
+            )})`,
+          })
+          .from(backups)
+          .where(and(eq(backups.status, "completed"), isNotNull(backups.completedAt)));
+        const buckets = (typeof row?.buckets === "string" ? JSON.parse(row.buckets) : (row?.buckets ?? [])) as number[];
+        const name = "dbvault_backup_duration_seconds";
+        return [
+          ...DURATION_BUCKETS.map((le, i) => ({ metricName: `${name}_bucket`, labels: { le }, value: Number(buckets[i] ?? 0) })),
+          { metricName: `${name}_bucket`, labels: { le: "+Inf" }, value: row?.total ?? 0 },
+          { metricName: `${name}_sum`, value: Number(row?.sum ?? 0) },
+          { metricName: `${name}_count`, value: row?.total ?? 0 },
+        ];
+      },
+    ),
   );
 
   return {

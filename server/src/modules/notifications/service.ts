@@ -101,9 +101,7 @@ type AlertFacts = { backup: BackupFacts } | { restore: RestoreFacts };
  */
 async function raiseAlert(ctx: AppContext, alert: TrustAlert, facts: AlertFacts, mail?: { subject: string; lines: string[] }) {
   await ctx.events.emit({ type: "alert", alert });
-  const event = (
-    "backup" in facts ? { event: alert.event, backup: facts.backup } : { event: alert.event, restore: facts.restore }
-  ) as DBVaultEvent;
+  const event = ("backup" in facts ? { event: alert.event, backup: facts.backup } : { event: alert.event, restore: facts.restore }) as DBVaultEvent;
   await Promise.all([
     publishEvent(ctx, alert.userId, event),
     mail ? notifyUser(ctx, alert.userId, "notifyBackupFailure", mail.subject, mail.lines) : undefined,
@@ -131,28 +129,38 @@ export function notifyBackupVerified(ctx: AppContext, subject: AlertSubject, det
 
 /** A stored backup that does not read back, or holds other counts than were dumped: mailed under Backup Failure. */
 export function notifyVerificationFailed(ctx: AppContext, subject: AlertSubject, detail: string, backup: BackupFacts) {
-  return raiseAlert(ctx, alertOf(ctx, "backup.verification_failed", subject, "failed", detail), { backup }, {
-    subject: `Backup verification failed: ${subject.databaseName}`,
-    lines: [
-      `A backup of "${subject.databaseName}" could not be read back from storage as it was written.`,
-      `Reason: ${detail}`,
-      `Backup id: ${subject.backupId}. Do not count on this backup for a restore; retention keeps your last verified backup.`,
-      "Trigger a new backup from the dashboard, and if this repeats, check the server's storage.",
-    ],
-  });
+  return raiseAlert(
+    ctx,
+    alertOf(ctx, "backup.verification_failed", subject, "failed", detail),
+    { backup },
+    {
+      subject: `Backup verification failed: ${subject.databaseName}`,
+      lines: [
+        `A backup of "${subject.databaseName}" could not be read back from storage as it was written.`,
+        `Reason: ${detail}`,
+        `Backup id: ${subject.backupId}. Do not count on this backup for a restore; retention keeps your last verified backup.`,
+        "Trigger a new backup from the dashboard, and if this repeats, check the server's storage.",
+      ],
+    },
+  );
 }
 
 /** A completed backup much smaller than the ones before it: mailed under Backup Failure, before retention can remove the good copies. */
 export function notifyBackupAnomaly(ctx: AppContext, subject: AlertSubject, anomaly: { kind: string; detail: string }, backup: BackupFacts) {
-  return raiseAlert(ctx, alertOf(ctx, "backup.anomaly", subject, anomaly.kind, anomaly.detail), { backup }, {
-    subject: `Unusual backup: ${subject.databaseName}`,
-    lines: [
-      `The latest backup of "${subject.databaseName}" looks wrong: ${anomaly.detail}`,
-      "This is what an accidental drop or a ransomware attack looks like. Check the database now.",
-      "Until you mark the backup as expected on the dashboard, retention keeps the last good backup from before it.",
-      `Backup id: ${subject.backupId}.`,
-    ],
-  });
+  return raiseAlert(
+    ctx,
+    alertOf(ctx, "backup.anomaly", subject, anomaly.kind, anomaly.detail),
+    { backup },
+    {
+      subject: `Unusual backup: ${subject.databaseName}`,
+      lines: [
+        `The latest backup of "${subject.databaseName}" looks wrong: ${anomaly.detail}`,
+        "This is what an accidental drop or a ransomware attack looks like. Check the database now.",
+        "Until you mark the backup as expected on the dashboard, retention keeps the last good backup from before it.",
+        `Backup id: ${subject.backupId}.`,
+      ],
+    },
+  );
 }
 
 /** A drill's end: mailed only when it failed (under Backup Failure); both raise the event. */
@@ -163,14 +171,19 @@ export function notifyDrillFinished(
   restore: RestoreFacts,
 ) {
   if (outcome.status === "completed") return raiseAlert(ctx, alertOf(ctx, "drill.completed", subject, "completed", outcome.detail), { restore });
-  return raiseAlert(ctx, alertOf(ctx, "drill.failed", subject, "failed", outcome.detail), { restore }, {
-    subject: `Restore drill failed: ${subject.databaseName}`,
-    lines: [
-      `A test restore of the latest backup of "${subject.databaseName}" into a scratch database failed.`,
-      `Reason: ${outcome.detail}`,
-      `Drill id: ${subject.restoreId}. Your database itself was not touched.`,
-    ],
-  });
+  return raiseAlert(
+    ctx,
+    alertOf(ctx, "drill.failed", subject, "failed", outcome.detail),
+    { restore },
+    {
+      subject: `Restore drill failed: ${subject.databaseName}`,
+      lines: [
+        `A test restore of the latest backup of "${subject.databaseName}" into a scratch database failed.`,
+        `Reason: ${outcome.detail}`,
+        `Drill id: ${subject.restoreId}. Your database itself was not touched.`,
+      ],
+    },
+  );
 }
 
 type AgentRow = Parameters<typeof agentFacts>[0] & { userId: string };

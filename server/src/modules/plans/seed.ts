@@ -40,12 +40,7 @@ export const defaultPlans: {
     retentionLimit: 720,
     frequencyLimit: 24,
     sortOrder: 1,
-    features: [
-      { text: "Everything in Free" },
-      { text: "Up to 3 databases" },
-      { text: "30 days of backup history" },
-      { text: "E-mail alerts on failure" },
-    ],
+    features: [{ text: "Everything in Free" }, { text: "Up to 3 databases" }, { text: "30 days of backup history" }, { text: "E-mail alerts on failure" }],
   },
   {
     name: "Pro",
@@ -56,12 +51,7 @@ export const defaultPlans: {
     retentionLimit: 2160,
     frequencyLimit: 1,
     sortOrder: 2,
-    features: [
-      { text: "Everything in Starter" },
-      { text: "Hourly backups" },
-      { text: "3 months of backup history" },
-      { text: "Audit logs" },
-    ],
+    features: [{ text: "Everything in Starter" }, { text: "Hourly backups" }, { text: "3 months of backup history" }, { text: "Audit logs" }],
   },
   {
     name: "Business",
@@ -72,11 +62,6 @@ export const defaultPlans: {
     retentionLimit: 4320,
     frequencyLimit: 1,
     sortOrder: 3,
-    features: [
-      { text: "Everything in Pro" },
-      { text: "Unlimited databases" },
-      { text: "6 months of backup history" },
-      { text: "Priority support" },
-    ],
+    features: [{ text: "Everything in Pro" }, { text: "Unlimited databases" }, { text: "6 months of backup history" }, { text: "Priority support" }],
   },
 ];

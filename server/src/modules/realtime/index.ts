@@ -40,7 +40,10 @@ export const realtimeController = (ctx: AppContext) => {
   };
 
   return new Elysia().ws("/api/ws", {
-    detail: { summary: "The browser's event socket (token in the first message)", responses: { 101: { description: "Switching Protocols: events as in protocol/" } } },
+    detail: {
+      summary: "The browser's event socket (token in the first message)",
+      responses: { 101: { description: "Switching Protocols: events as in protocol/" } },
+    },
     open(ws) {
       authTimers.set(
         ws.id,

@@ -23,21 +23,26 @@ type TwoFactorUser = TestUser & { seed: string };
 async function signedInWithTwoFactor(): Promise<TwoFactorUser> {
   const user = await server.registerUser();
   const setup = await server.call("POST", "/api/auth/two-factor/setup", { token: user.token, body: { password: user.password } });
-  expect((await server.call("POST", "/api/auth/two-factor/enable", { token: user.token, body: { code: totpCode(setup.body.secret, now()) } })).status).toBe(200);
+  expect((await server.call("POST", "/api/auth/two-factor/enable", { token: user.token, body: { code: totpCode(setup.body.secret, now()) } })).status).toBe(
+    200,
+  );
   nextStep();
-  const login = await server.call("POST", "/api/auth/login", { body: { email: user.email, password: user.password, code: totpCode(setup.body.secret, now()) } });
+  const login = await server.call("POST", "/api/auth/login", {
+    body: { email: user.email, password: user.password, code: totpCode(setup.body.secret, now()) },
+  });
   expect(login.status).toBe(200);
   nextStep();
   return { ...user, token: login.body.token, seed: setup.body.secret };
 }
 
 /** Each security change, as a thief holding only the session token (and a code seen once) tries it. */
-const changes = (user: TwoFactorUser) => [
-  ["new recovery codes with a code alone", "POST", "/api/auth/two-factor/recovery-codes", { code: totpCode(user.seed, now()) }],
-  ["a new API key", "POST", "/api/settings/regenerate-api-key", undefined],
-  ["a new password with the current one but no code", "PUT", "/api/user/password", { currentPassword: user.password, newPassword: "stolen-pass-1" }],
-  ["a new e-mail with the password but no code", "PUT", "/api/user/update", { email: uniqueEmail("thief"), currentPassword: user.password }],
-] as const;
+const changes = (user: TwoFactorUser) =>
+  [
+    ["new recovery codes with a code alone", "POST", "/api/auth/two-factor/recovery-codes", { code: totpCode(user.seed, now()) }],
+    ["a new API key", "POST", "/api/settings/regenerate-api-key", undefined],
+    ["a new password with the current one but no code", "PUT", "/api/user/password", { currentPassword: user.password, newPassword: "stolen-pass-1" }],
+    ["a new e-mail with the password but no code", "PUT", "/api/user/update", { email: uniqueEmail("thief"), currentPassword: user.password }],
+  ] as const;
 
 describe("a session token alone", () => {
   test("gets 403 REAUTHENTICATION_REQUIRED for every security change, and changes nothing", async () => {
@@ -50,7 +55,10 @@ describe("a session token alone", () => {
     const profile = await server.call("GET", "/api/user/profile", { token: owner.token });
     expect(profile.body).toMatchObject({ email: owner.email, apiKey: owner.apiKey });
     expect((await server.call("GET", "/api/auth/two-factor", { token: owner.token })).body.recoveryCodesLeft).toBe(10);
-    const disable = await server.call("POST", "/api/auth/two-factor/disable", { token: owner.token, body: { password: "a-guess-1", code: totpCode(owner.seed, now()) } });
+    const disable = await server.call("POST", "/api/auth/two-factor/disable", {
+      token: owner.token,
+      body: { password: "a-guess-1", code: totpCode(owner.seed, now()) },
+    });
     expect(disable.status).toBe(400);
   });
 });
@@ -60,9 +68,15 @@ describe("POST /api/auth/reauthenticate", () => {
     const owner = await signedInWithTwoFactor();
     const noCode = await server.call("POST", "/api/auth/reauthenticate", { token: owner.token, body: { password: owner.password } });
     expect(noCode.status).toBe(403);
-    const wrong = await server.call("POST", "/api/auth/reauthenticate", { token: owner.token, body: { password: "not-it-at-all", code: totpCode(owner.seed, now()) } });
+    const wrong = await server.call("POST", "/api/auth/reauthenticate", {
+      token: owner.token,
+      body: { password: "not-it-at-all", code: totpCode(owner.seed, now()) },
+    });
     expect(wrong.status).toBe(400);
-    const done = await server.call("POST", "/api/auth/reauthenticate", { token: owner.token, body: { password: owner.password, code: totpCode(owner.seed, now()) } });
+    const done = await server.call("POST", "/api/auth/reauthenticate", {
+      token: owner.token,
+      body: { password: owner.password, code: totpCode(owner.seed, now()) },
+    });
     expect(done.status).toBe(200);
     expect(Date.parse(done.body.reauthenticatedUntil) - now()).toBeWithin(9 * 60_000, 10 * 60_000 + 1);
     const stamped = done.body.token as string;
@@ -92,20 +106,32 @@ describe("POST /api/auth/reauthenticate", () => {
 describe("credentials in the request", () => {
   test("the password and a code in the body re-authenticate that request", async () => {
     const owner = await signedInWithTwoFactor();
-    const codes = await server.call("POST", "/api/auth/two-factor/recovery-codes", { token: owner.token, body: { password: owner.password, code: totpCode(owner.seed, now()) } });
+    const codes = await server.call("POST", "/api/auth/two-factor/recovery-codes", {
+      token: owner.token,
+      body: { password: owner.password, code: totpCode(owner.seed, now()) },
+    });
     expect(codes.status).toBe(200);
     nextStep();
-    const key = await server.call("POST", "/api/settings/regenerate-api-key", { token: owner.token, body: { password: owner.password, code: totpCode(owner.seed, now()) } });
+    const key = await server.call("POST", "/api/settings/regenerate-api-key", {
+      token: owner.token,
+      body: { password: owner.password, code: totpCode(owner.seed, now()) },
+    });
     expect(key.status).toBe(200);
     nextStep();
-    const password = await server.call("PUT", "/api/user/password", { token: owner.token, body: { currentPassword: owner.password, newPassword: "fresh-pass-1", code: totpCode(owner.seed, now()) } });
+    const password = await server.call("PUT", "/api/user/password", {
+      token: owner.token,
+      body: { currentPassword: owner.password, newPassword: "fresh-pass-1", code: totpCode(owner.seed, now()) },
+    });
     expect(password.status).toBe(200);
   });
 
   test("a wrong password in the body is refused even with a stamped token", async () => {
     const user = await server.registerUser();
     const done = await server.call("POST", "/api/auth/reauthenticate", { token: user.token, body: { password: user.password } });
-    const res = await server.call("PUT", "/api/user/password", { token: done.body.token, body: { currentPassword: "not-mine-1", newPassword: "fresh-pass-1" } });
+    const res = await server.call("PUT", "/api/user/password", {
+      token: done.body.token,
+      body: { currentPassword: "not-mine-1", newPassword: "fresh-pass-1" },
+    });
     expect(res.status).toBe(400);
     expect(res.body.message).toBe("Current password is incorrect");
   });

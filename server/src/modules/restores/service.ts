@@ -16,12 +16,7 @@ import { publishToUser } from "../../lib/browser-events";
 type RestoreRow = typeof restores.$inferSelect;
 
 export async function listRestores(ctx: AppContext, userId: string) {
-  const rows = await ctx.db
-    .select()
-    .from(restores)
-    .where(eq(restores.userId, userId))
-    .orderBy(desc(restores.createdAt), desc(restores.id))
-    .limit(500);
+  const rows = await ctx.db.select().from(restores).where(eq(restores.userId, userId)).orderBy(desc(restores.createdAt), desc(restores.id)).limit(500);
   return rows.map(toRestoreView);
 }
 
@@ -46,8 +41,16 @@ export async function requestRestore(ctx: AppContext, userId: string, backupId: 
   if (input.databaseName !== target) throw badRequest(`Please type '${target}' to confirm`);
   // A database of the user's is restored by its own agent over its own connection; a new name is
   // created on the backup's database's connection.
-  const [existing] = await ctx.db.select().from(databases).where(and(eq(databases.userId, userId), eq(databases.name, target)));
-  const [source] = existing ? [] : await ctx.db.select().from(databases).where(and(eq(databases.userId, userId), eq(databases.name, backup.databaseName)));
+  const [existing] = await ctx.db
+    .select()
+    .from(databases)
+    .where(and(eq(databases.userId, userId), eq(databases.name, target)));
+  const [source] = existing
+    ? []
+    : await ctx.db
+        .select()
+        .from(databases)
+        .where(and(eq(databases.userId, userId), eq(databases.name, backup.databaseName)));
   const database = existing ?? source;
   const [agent] = database?.agentId ? await ctx.db.select().from(agents).where(eq(agents.id, database.agentId)) : [];
   if (!agent || agent.status === "offline") {
@@ -72,9 +75,22 @@ export async function requestRestore(ctx: AppContext, userId: string, backupId: 
     if (running.length > 0) throw conflict(`A restore of "${target}" is already running.`);
     const [row] = await tx
       .insert(restores)
-      .values({ userId, backupId, databaseName: backup.databaseName, targetDatabase, collections, agentId: agent.id, status: "pending", lastActivityAt: ctx.now() })
+      .values({
+        userId,
+        backupId,
+        databaseName: backup.databaseName,
+        targetDatabase,
+        collections,
+        agentId: agent.id,
+        status: "pending",
+        lastActivityAt: ctx.now(),
+      })
       .returning();
-    await recordAudit(tx, userId, "RESTORE_REQUESTED", { ...restoreDetails(row!), ...(targetDatabase ? { targetDatabase } : {}), ...(collections ? { collections } : {}) });
+    await recordAudit(tx, userId, "RESTORE_REQUESTED", {
+      ...restoreDetails(row!),
+      ...(targetDatabase ? { targetDatabase } : {}),
+      ...(collections ? { collections } : {}),
+    });
     return row!;
   });
   await sendToAgent(ctx, agent.id, {
@@ -141,13 +157,18 @@ const AUDIT_ACTIONS = {
 } as const satisfies Record<RestoreKind, Record<string, AuditAction | null>>;
 
 export async function recordRestoreStarted(ctx: AppContext, agentId: string, restoreId: string) {
-  const restore = await updateRunning(ctx, restoreId, { status: "in-progress" }, {
-    agentId,
-    audit: (r) => {
-      const action = AUDIT_ACTIONS[r.kind].started;
-      return action && { action, details: restoreDetails(r) };
+  const restore = await updateRunning(
+    ctx,
+    restoreId,
+    { status: "in-progress" },
+    {
+      agentId,
+      audit: (r) => {
+        const action = AUDIT_ACTIONS[r.kind].started;
+        return action && { action, details: restoreDetails(r) };
+      },
     },
-  });
+  );
   if (restore) await announceRestore(ctx, restore);
 }
 
@@ -158,10 +179,18 @@ export async function recordRestoreProgress(ctx: AppContext, agentId: string, re
 
 export async function recordRestoreCompleted(ctx: AppContext, agentId: string, restoreId: string, stats: RestoreStats, drill?: DrillReport) {
   const totals = Object.values(stats).reduce((t, s) => ({ restored: t.restored + s.restored, failed: t.failed + s.failed }), { restored: 0, failed: 0 });
-  const restore = await updateRunning(ctx, restoreId, { status: "completed", stats, completedAt: ctx.now(), ...(drill ? { drill } : {}) }, {
-    agentId,
-    audit: (r) => ({ action: AUDIT_ACTIONS[r.kind].completed, details: { ...restoreDetails(r), ...totals, ...(drill ? { durationMs: drill.durationMs } : {}) } }),
-  });
+  const restore = await updateRunning(
+    ctx,
+    restoreId,
+    { status: "completed", stats, completedAt: ctx.now(), ...(drill ? { drill } : {}) },
+    {
+      agentId,
+      audit: (r) => ({
+        action: AUDIT_ACTIONS[r.kind].completed,
+        details: { ...restoreDetails(r), ...totals, ...(drill ? { durationMs: drill.durationMs } : {}) },
+      }),
+    },
+  );
   if (restore) await announceFinished(ctx, restore);
 }
 
@@ -172,7 +201,13 @@ export async function failRestore(
   error: string,
   options: { agentId?: string; stats?: RestoreStats; drill?: DrillReport } = {},
 ) {
-  const values = { status: "failed" as const, error, completedAt: ctx.now(), ...(options.stats ? { stats: options.stats } : {}), ...(options.drill ? { drill: options.drill } : {}) };
+  const values = {
+    status: "failed" as const,
+    error,
+    completedAt: ctx.now(),
+    ...(options.stats ? { stats: options.stats } : {}),
+    ...(options.drill ? { drill: options.drill } : {}),
+  };
   const restore = await updateRunning(ctx, restoreId, values, {
     agentId: options.agentId,
     audit: (r) => ({ action: AUDIT_ACTIONS[r.kind].failed, details: { ...restoreDetails(r), reason: error } }),

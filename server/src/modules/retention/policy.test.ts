@@ -7,7 +7,15 @@ const NOW = new Date("2026-03-18T12:00:00Z"); // a Wednesday
 
 let counter = 0;
 function backup(createdAt: Date | string, extra: Partial<RetentionCandidate> = {}): RetentionCandidate {
-  return { id: `b${String(++counter).padStart(4, "0")}`, databaseName: "shop", status: "completed", createdAt: new Date(createdAt), verification: null, anomaly: "none", ...extra };
+  return {
+    id: `b${String(++counter).padStart(4, "0")}`,
+    databaseName: "shop",
+    status: "completed",
+    createdAt: new Date(createdAt),
+    verification: null,
+    anomaly: "none",
+    ...extra,
+  };
 }
 /** One backup a day at 02:00 UTC for `days` days back from NOW (newest first). */
 const daily = (days: number, extra: Partial<RetentionCandidate> = {}) =>
@@ -75,7 +83,11 @@ describe("GFS retention", () => {
   });
 
   test("failed backups (history only) stay for the daily window", () => {
-    const list = [backup(new Date(NOW.getTime() - 2 * DAY), { status: "failed" }), backup(new Date(NOW.getTime() - 5 * DAY), { status: "failed" }), backup(NOW)];
+    const list = [
+      backup(new Date(NOW.getTime() - 2 * DAY), { status: "failed" }),
+      backup(new Date(NOW.getTime() - 5 * DAY), { status: "failed" }),
+      backup(NOW),
+    ];
     const decisions = decideRetention(list, { mode: "gfs", daily: 3, weekly: 0, monthly: 0, limitHours: 30 * 24 }, NOW);
     expect(list.map((b) => decisions.get(b.id)!.keep)).toEqual([true, false, true]);
     expect(reasonsOf(decisions, list[1]!)).toEqual(["expired"]);
@@ -84,7 +96,11 @@ describe("GFS retention", () => {
 
 describe("protected backups", () => {
   test("the newest verified backup stays when newer ones failed verification", () => {
-    const list = [backup(new Date(NOW.getTime() - 300 * HOUR), { verification: "ok" }), backup(new Date(NOW.getTime() - 200 * HOUR), { verification: "failed" }), backup(new Date(NOW.getTime() - 100 * HOUR), { verification: "failed" })];
+    const list = [
+      backup(new Date(NOW.getTime() - 300 * HOUR), { verification: "ok" }),
+      backup(new Date(NOW.getTime() - 200 * HOUR), { verification: "failed" }),
+      backup(new Date(NOW.getTime() - 100 * HOUR), { verification: "failed" }),
+    ];
     const decisions = decideRetention(list, { mode: "age", hours: 72 }, NOW);
     expect(list.map((b) => reasonsOf(decisions, b))).toEqual([["last-verified"], ["expired"], ["newest"]]);
   });

@@ -69,7 +69,10 @@ export function decideRetention(candidates: RetentionCandidate[], policy: Retent
     const completed = newestFirst.filter((backup) => backup.status === "completed");
 
     keep(completed[0], "newest");
-    keep(completed.find((backup) => backup.verification === "ok"), "last-verified");
+    keep(
+      completed.find((backup) => backup.verification === "ok"),
+      "last-verified",
+    );
     keep(findLastGood(completed), "last-good");
     const choose = policy.mode === "age" ? chooseByAge(newestFirst, policy, now) : chooseByGfs(newestFirst, completed, policy, now);
     for (const [id, reason] of choose.kept) reasons.get(id)!.push(reason);
@@ -87,9 +90,7 @@ function findLastGood(completedNewestFirst: RetentionCandidate[]): RetentionCand
   const unresolved = completedNewestFirst.filter((backup) => backup.anomaly === "unresolved");
   const oldest = unresolved.at(-1);
   if (!oldest) return undefined;
-  return completedNewestFirst.find(
-    (backup) => backup.createdAt < oldest.createdAt && backup.anomaly !== "unresolved" && backup.verification !== "failed",
-  );
+  return completedNewestFirst.find((backup) => backup.createdAt < oldest.createdAt && backup.anomaly !== "unresolved" && backup.verification !== "failed");
 }
 
 type Chosen = { kept: [string, KeepReason][]; dropped: Map<string, DropReason> };
@@ -99,12 +100,7 @@ function chooseByAge(newestFirst: RetentionCandidate[], policy: { hours: number 
   return { kept: newestFirst.filter((backup) => backup.createdAt.getTime() > cutoff).map((backup) => [backup.id, "retention"]), dropped: new Map() };
 }
 
-function chooseByGfs(
-  newestFirst: RetentionCandidate[],
-  completed: RetentionCandidate[],
-  policy: Extract<RetentionPolicy, { mode: "gfs" }>,
-  now: Date,
-): Chosen {
+function chooseByGfs(newestFirst: RetentionCandidate[], completed: RetentionCandidate[], policy: Extract<RetentionPolicy, { mode: "gfs" }>, now: Date): Chosen {
   const limit = now.getTime() - policy.limitHours * HOUR;
   const kept: [string, KeepReason][] = [];
   const keptIds = new Set<string>();

@@ -15,7 +15,10 @@ export const PREVIEW_DELETED_ROWS = 100;
 type SettingsRow = typeof settings.$inferSelect;
 
 /** The policy a user's saved settings and plan make. */
-export function policyOf(saved: Pick<SettingsRow, "retentionMode" | "retention" | "gfsDaily" | "gfsWeekly" | "gfsMonthly">, plan: { retentionLimit: number }): RetentionPolicy {
+export function policyOf(
+  saved: Pick<SettingsRow, "retentionMode" | "retention" | "gfsDaily" | "gfsWeekly" | "gfsMonthly">,
+  plan: { retentionLimit: number },
+): RetentionPolicy {
   if (saved.retentionMode === "gfs") {
     return { mode: "gfs", daily: saved.gfsDaily, weekly: saved.gfsWeekly, monthly: saved.gfsMonthly, limitHours: plan.retentionLimit };
   }
@@ -92,7 +95,15 @@ export async function applyRetention(ctx: AppContext, options: { userId?: string
     if (!decided) continue;
     const doomed = decided.candidates.filter((backup) => !decided.decisions.get(backup.id)!.keep).slice(0, options.limit ?? 200);
     if (doomed.length === 0) continue;
-    const rows = await ctx.db.select().from(backups).where(inArray(backups.id, doomed.map((backup) => backup.id)));
+    const rows = await ctx.db
+      .select()
+      .from(backups)
+      .where(
+        inArray(
+          backups.id,
+          doomed.map((backup) => backup.id),
+        ),
+      );
     for (const backup of rows) {
       try {
         await deleteBackup(ctx, backup, "auto");

@@ -37,14 +37,7 @@ export async function runDueBackups(ctx: AppContext, options: { limit?: number }
       .from(databases)
       .innerJoin(agents, eq(agents.id, databases.agentId))
       .leftJoin(settings, eq(settings.userId, databases.userId))
-      .where(
-        and(
-          eq(databases.isActive, true),
-          isNotNull(databases.nextBackupAt),
-          lte(databases.nextBackupAt, now),
-          isNotNull(agents.firstConnectedAt),
-        ),
-      )
+      .where(and(eq(databases.isActive, true), isNotNull(databases.nextBackupAt), lte(databases.nextBackupAt, now), isNotNull(agents.firstConnectedAt)))
       .orderBy(asc(databases.nextBackupAt))
       .limit(options.limit ?? 50)
       .for("update", { of: databases, skipLocked: true });
@@ -53,7 +46,10 @@ export async function runDueBackups(ctx: AppContext, options: { limit?: number }
       // Keep the slot's rhythm, but never schedule into the past after a long outage.
       let next = database.nextBackupAt!.getTime() + every;
       if (next <= now.getTime()) next = now.getTime() + every;
-      await tx.update(databases).set({ nextBackupAt: new Date(next) }).where(eq(databases.id, database.id));
+      await tx
+        .update(databases)
+        .set({ nextBackupAt: new Date(next) })
+        .where(eq(databases.id, database.id));
     }
     return due;
   });
@@ -166,4 +162,3 @@ export async function runMaintenance(ctx: AppContext) {
   await pruneFinishedDeliveries(ctx);
   await pruneFinishedMail(ctx);
 }
-

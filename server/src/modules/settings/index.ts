@@ -7,15 +7,7 @@ import { givenCode } from "../reauthentication/model";
 import { requireRecentReauthentication } from "../reauthentication/service";
 import { previewRetention } from "../retention/service";
 import { settingsAnswers, settingsModel } from "./model";
-import {
-  chooseDatabaseAgent,
-  getSettings,
-  listDatabases,
-  regenerateApiKey,
-  sendTestNotification,
-  setDatabaseActive,
-  updateSettings,
-} from "./service";
+import { chooseDatabaseAgent, getSettings, listDatabases, regenerateApiKey, sendTestNotification, setDatabaseActive, updateSettings } from "./service";
 
 export const settingsController = (ctx: AppContext) =>
   new Elysia({ prefix: "/api/settings", detail: { tags: ["Settings"], security: [{ bearer: [] }] } })

@@ -10,16 +10,24 @@ const gfsCount = (rule: keyof typeof GFS_LIMITS) =>
 const gfsNumeric = (rule: keyof typeof GFS_LIMITS) =>
   t.Numeric({ multipleOf: 1, minimum: 0, maximum: GFS_LIMITS[rule], error: `${rule} must be a whole number from 0 to ${GFS_LIMITS[rule]}` });
 
-const keepReasons = ["newest", "last-verified", "last-good", "retention", "recent", "daily", "weekly", "monthly", "expired", "not-selected", "beyond-plan"] as const;
+const keepReasons = [
+  "newest",
+  "last-verified",
+  "last-good",
+  "retention",
+  "recent",
+  "daily",
+  "weekly",
+  "monthly",
+  "expired",
+  "not-selected",
+  "beyond-plan",
+] as const;
 
 export const settingsModel = {
   update: t.Object({
-    frequency: t.Optional(
-      oneOf(FREQUENCY_WORDS, "frequency must be one of hourly, daily, weekly, monthly"),
-    ),
-    retention: t.Optional(
-      t.Integer({ error: `retention must be one of ${RETENTION_OPTIONS_HOURS.join(", ")} hours` }),
-    ),
+    frequency: t.Optional(oneOf(FREQUENCY_WORDS, "frequency must be one of hourly, daily, weekly, monthly")),
+    retention: t.Optional(t.Integer({ error: `retention must be one of ${RETENTION_OPTIONS_HOURS.join(", ")} hours` })),
     notifications: t.Optional(
       t.Object(
         {
@@ -102,7 +110,9 @@ export const settingsAnswers = {
       name: t.String(),
       isActive: t.Boolean(),
       agentId: nullable(t.String({ description: "The agent that runs its backups and restores" })),
-      agents: t.Array(t.Object({ id: t.String(), name: t.String(), status: t.String() }), { description: "The agents holding it in their config; the user may choose among them" }),
+      agents: t.Array(t.Object({ id: t.String(), name: t.String(), status: t.String() }), {
+        description: "The agents holding it in their config; the user may choose among them",
+      }),
       createdAt: isoDate(),
     }),
   ),

@@ -66,7 +66,11 @@ export async function updateSettings(ctx: AppContext, user: AuthenticatedUser, i
   if (input.frequency !== undefined) {
     const hours = FREQUENCY_HOURS[input.frequency as FrequencyWord];
     if (!isFrequencyAllowed(hours, plan)) {
-      throw new AppError(403, "PLAN_LIMIT", `Your ${plan.name} plan does not allow ${input.frequency} backups. Choose a less frequent schedule or upgrade your plan.`);
+      throw new AppError(
+        403,
+        "PLAN_LIMIT",
+        `Your ${plan.name} plan does not allow ${input.frequency} backups. Choose a less frequent schedule or upgrade your plan.`,
+      );
     }
     next.frequency = hours;
   }
@@ -75,7 +79,11 @@ export async function updateSettings(ctx: AppContext, user: AuthenticatedUser, i
       throw badRequest(`retention must be one of ${RETENTION_OPTIONS_HOURS.join(", ")} hours`);
     }
     if (!isRetentionAllowed(input.retention, plan)) {
-      throw new AppError(403, "PLAN_LIMIT", `Your ${plan.name} plan keeps backups for at most ${plan.retentionLimit / 24} days. Choose a shorter retention or upgrade your plan.`);
+      throw new AppError(
+        403,
+        "PLAN_LIMIT",
+        `Your ${plan.name} plan keeps backups for at most ${plan.retentionLimit / 24} days. Choose a shorter retention or upgrade your plan.`,
+      );
     }
     next.retention = input.retention;
   }
@@ -176,11 +184,7 @@ function toDatabaseView(row: typeof databases.$inferSelect, declaring: Declaring
 
 /** The user's databases, each with the agents holding it in their config (agentId is the one running it). */
 export async function listDatabases(ctx: AppContext, userId: string) {
-  const rows = await ctx.db
-    .select()
-    .from(databases)
-    .where(eq(databases.userId, userId))
-    .orderBy(asc(databases.createdAt), asc(databases.id));
+  const rows = await ctx.db.select().from(databases).where(eq(databases.userId, userId)).orderBy(asc(databases.createdAt), asc(databases.id));
   const declarations =
     rows.length === 0
       ? []
@@ -188,7 +192,12 @@ export async function listDatabases(ctx: AppContext, userId: string) {
           .select({ databaseId: agentDatabases.databaseId, id: agents.id, name: agents.name, status: agents.status })
           .from(agentDatabases)
           .innerJoin(agents, eq(agents.id, agentDatabases.agentId))
-          .where(inArray(agentDatabases.databaseId, rows.map((row) => row.id)))
+          .where(
+            inArray(
+              agentDatabases.databaseId,
+              rows.map((row) => row.id),
+            ),
+          )
           .orderBy(asc(agents.createdAt), asc(agents.id));
   return rows.map((row) =>
     toDatabaseView(

@@ -34,8 +34,18 @@ describe("GET/PUT /api/settings", () => {
       ["form data", { "content-type": "application/x-www-form-urlencoded" }, "frequency=hourly&retention=24", notObject],
       ["plain text", { "content-type": "text/plain" }, "frequency=hourly", notObject],
       ["no body", {}, undefined, notObject],
-      ["notifications: 12345", json, JSON.stringify({ notifications: 12345 }), "notifications must hold backupSuccess, backupFailure and agentDisconnection as true or false"],
-      ["notifications: a string", json, JSON.stringify({ frequency: "hourly", notifications: "all" }), "notifications must hold backupSuccess, backupFailure and agentDisconnection as true or false"],
+      [
+        "notifications: 12345",
+        json,
+        JSON.stringify({ notifications: 12345 }),
+        "notifications must hold backupSuccess, backupFailure and agentDisconnection as true or false",
+      ],
+      [
+        "notifications: a string",
+        json,
+        JSON.stringify({ frequency: "hourly", notifications: "all" }),
+        "notifications must hold backupSuccess, backupFailure and agentDisconnection as true or false",
+      ],
       ["gfs: []", json, JSON.stringify({ gfs: [] }), "gfs must hold daily (0-90), weekly (0-104) and monthly (0-120) as whole numbers"],
     ];
     for (const [name, headers, body, message] of cases) {

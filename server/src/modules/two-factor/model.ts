@@ -2,7 +2,6 @@ import { t } from "elysia";
 import { isoDate, messageAnswer, nullable } from "../../lib/schema";
 import { passwordField, secondFactorField } from "../auth/model";
 
-
 export const twoFactorModel = {
   setup: t.Object({ password: passwordField }),
   enable: t.Object({ code: secondFactorField }),

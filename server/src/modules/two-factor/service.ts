@@ -1,4 +1,4 @@
-import { and, count, eq, isNull, } from "drizzle-orm";
+import { and, count, eq, isNull } from "drizzle-orm";
 import QRCode from "qrcode";
 import type { DbOrTx } from "@db/client";
 import { recoveryCodes, users } from "@db/schema";

@@ -91,7 +91,10 @@ describe("turning two-factor sign-in on", () => {
 
     // Not on until confirmed: sign-in still takes the password alone.
     expect((await login(user)).status).toBe(200);
-    const wrong = await server.call("POST", "/api/auth/two-factor/enable", { token: user.token, body: { code: "000000" === totpCode(setup.body.secret, now()) ? "111111" : "000000" } });
+    const wrong = await server.call("POST", "/api/auth/two-factor/enable", {
+      token: user.token,
+      body: { code: "000000" === totpCode(setup.body.secret, now()) ? "111111" : "000000" },
+    });
     expect(wrong.status).toBe(400);
     expect(wrong.body.message).toBe("Invalid authentication code");
 
@@ -172,9 +175,15 @@ describe("signing in with two factors", () => {
 
   test("new recovery codes replace the old ones", async () => {
     const user = await userWithTwoFactor();
-    const wrong = await server.call("POST", "/api/auth/two-factor/recovery-codes", { token: user.token, body: { password: user.password, code: wrongCodeFor(user.seed) } });
+    const wrong = await server.call("POST", "/api/auth/two-factor/recovery-codes", {
+      token: user.token,
+      body: { password: user.password, code: wrongCodeFor(user.seed) },
+    });
     expect(wrong.status).toBe(400);
-    const fresh = await server.call("POST", "/api/auth/two-factor/recovery-codes", { token: user.token, body: { password: user.password, code: totpCode(user.seed, now()) } });
+    const fresh = await server.call("POST", "/api/auth/two-factor/recovery-codes", {
+      token: user.token,
+      body: { password: user.password, code: totpCode(user.seed, now()) },
+    });
     expect(fresh.status).toBe(200);
     expect(fresh.body.recoveryCodes).toHaveLength(10);
     expect((await login(user, user.recoveryCodes[0])).status).toBe(401);
@@ -199,7 +208,8 @@ describe("guessing codes per account", () => {
     const stolen = owner.token;
     // The thief also knows the password here (the probe's case was a code alone, now refused:
     // reauthentication.test.ts); the codes are what is left to guess.
-    const guess = (token: string, code: string) => server.call("POST", "/api/auth/two-factor/recovery-codes", { token, body: { password: owner.password, code } });
+    const guess = (token: string, code: string) =>
+      server.call("POST", "/api/auth/two-factor/recovery-codes", { token, body: { password: owner.password, code } });
     for (let i = 0; i < CODE_CHECKS_FREE_PER_ACCOUNT; i++) expect((await guess(stolen, wrongCodeFor(owner.seed))).status).toBe(400);
     const refused = await guess(stolen, wrongCodeFor(owner.seed));
     expect(refused.status).toBe(429);
@@ -212,7 +222,10 @@ describe("guessing codes per account", () => {
       headers: { "x-forwarded-for": "198.51.100.99" },
     });
     expect(elsewhere.status).toBe(429);
-    const disable = await server.call("POST", "/api/auth/two-factor/disable", { token: stolen, body: { password: owner.password, code: owner.recoveryCodes[0] } });
+    const disable = await server.call("POST", "/api/auth/two-factor/disable", {
+      token: stolen,
+      body: { password: owner.password, code: owner.recoveryCodes[0] },
+    });
     expect(disable.status).toBe(429);
 
     const mail = await waitUntil(() => server.sentMail.find((m) => m.to === owner.email && m.subject.startsWith("Wrong two-factor codes")), {
@@ -259,13 +272,19 @@ describe("guessing codes per account", () => {
 describe("turning two-factor sign-in off", () => {
   test("needs the password and a code; then the password alone signs in again", async () => {
     const user = await userWithTwoFactor();
-    const noPassword = await server.call("POST", "/api/auth/two-factor/disable", { token: user.token, body: { password: "nope-nope", code: totpCode(user.seed, now()) } });
+    const noPassword = await server.call("POST", "/api/auth/two-factor/disable", {
+      token: user.token,
+      body: { password: "nope-nope", code: totpCode(user.seed, now()) },
+    });
     expect(noPassword.status).toBe(400);
     const noCode = await server.call("POST", "/api/auth/two-factor/disable", { token: user.token, body: { password: user.password, code: "abcde-fghij" } });
     expect(noCode.status).toBe(400);
     expect((await login(user)).status).toBe(401);
 
-    const off = await server.call("POST", "/api/auth/two-factor/disable", { token: user.token, body: { password: user.password, code: user.recoveryCodes[3] } });
+    const off = await server.call("POST", "/api/auth/two-factor/disable", {
+      token: user.token,
+      body: { password: user.password, code: user.recoveryCodes[3] },
+    });
     expect(off.status).toBe(200);
     expect((await login(user)).status).toBe(200);
     expect(await server.ctx.db.select().from(recoveryCodes).where(eq(recoveryCodes.userId, user.id))).toHaveLength(0);
@@ -303,7 +322,10 @@ describe("REQUIRE_ADMIN_2FA=true", () => {
     expect((await strict.call("GET", "/api/admin/users", { token: enabled.body.token })).status).toBe(200);
 
     nextStep();
-    const off = await strict.call("POST", "/api/auth/two-factor/disable", { token: enabled.body.token, body: { password: admin.password, code: totpCode(setup.body.secret, now()) } });
+    const off = await strict.call("POST", "/api/auth/two-factor/disable", {
+      token: enabled.body.token,
+      body: { password: admin.password, code: totpCode(setup.body.secret, now()) },
+    });
     expect(off.status).toBe(403);
   });
 

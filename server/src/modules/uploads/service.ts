@@ -241,14 +241,7 @@ export async function receivePart(
  * whole-file hash takes them in order) and through the server-wide body gate. Gives the turn back
  * as soon as the bytes are stored, so the next part's body streams while this one settles.
  */
-async function storePartBody(
-  ctx: AppContext,
-  backupId: string,
-  partNumber: number,
-  body: ReadableStream<Uint8Array>,
-  hashTurn: HashTurn,
-  sayGo?: () => void,
-) {
+async function storePartBody(ctx: AppContext, backupId: string, partNumber: number, body: ReadableStream<Uint8Array>, hashTurn: HashTurn, sayGo?: () => void) {
   const fileHash = await hashTurn.ready();
   const leaveGate = await ctx.bodyGate.enter();
   const counted = hashAndReleaseChunks(body, (chunk) => fileHash?.update(chunk));
@@ -281,21 +274,17 @@ async function hashStoredFile(ctx: AppContext, key: string) {
  */
 export async function completeUpload(ctx: AppContext, agent: AgentRow, backupId: string, input: CompleteUploadRequest) {
   const backup = await findUploadingBackup(ctx, agent, backupId);
-  const parts = await ctx.db
-    .select()
-    .from(backupParts)
-    .where(eq(backupParts.backupId, backupId))
-    .orderBy(asc(backupParts.partNumber));
+  const parts = await ctx.db.select().from(backupParts).where(eq(backupParts.backupId, backupId)).orderBy(asc(backupParts.partNumber));
   const problem =
     parts.length !== input.partCount || parts.some((p, i) => p.partNumber !== i)
       ? `expected parts 0..${input.partCount - 1}, received ${parts.length}`
       : parts.some((p) => !p.stored)
         ? "a part is still being received (or its request was cut); send it again"
         : parts.slice(0, -1).some((p) => p.size !== UPLOAD_PART_SIZE)
-        ? "a part other than the last is short"
-        : parts.reduce((sum, p) => sum + p.size, 0) !== input.size
-          ? "the total size does not match"
-          : null;
+          ? "a part other than the last is short"
+          : parts.reduce((sum, p) => sum + p.size, 0) !== input.size
+            ? "the total size does not match"
+            : null;
   if (problem) throw new AppError(409, "CONFLICT", `The upload is incomplete: ${problem}.`);
 
   const fileKey = backupStorage.file(backup.userId, backupId);
@@ -370,7 +359,8 @@ async function recordCompletedUpload(
     // Another completion of this upload (the agent's retry while its first try still ran) recorded
     // it first: the same file, so the same answer, and it is counted and announced once.
     const [current] = await ctx.db.select({ status: backups.status, size: backups.size, sha256: backups.sha256 }).from(backups).where(eq(backups.id, backupId));
-    if (current?.status === "completed" && current.size === input.size && current.sha256 === sha256) return { status: "completed" as const, size: input.size, sha256 };
+    if (current?.status === "completed" && current.size === input.size && current.sha256 === sha256)
+      return { status: "completed" as const, size: input.size, sha256 };
     throw conflict("This backup was failed or deleted while it was completing.");
   }
   ctx.log.info("backup completed", { backupId, size: input.size });

@@ -10,8 +10,16 @@ import { changeOwnPlan, changePassword, getUserPlan, toProfile, updateProfile } 
 export const usersController = (ctx: AppContext) =>
   new Elysia({ prefix: "/api/user", detail: { tags: ["User"], security: [{ bearer: [] }] } })
     .use(authGuard(ctx))
-    .get("/profile", ({ user }) => toProfile(ctx, user), { auth: true, response: { 200: userAnswers.profile }, detail: { summary: "The signed-in user's profile" } })
-    .get("/plan", ({ user }) => getUserPlan(ctx, user), { auth: true, response: { 200: userAnswers.plan }, detail: { summary: "The user's plan and its limits" } })
+    .get("/profile", ({ user }) => toProfile(ctx, user), {
+      auth: true,
+      response: { 200: userAnswers.profile },
+      detail: { summary: "The signed-in user's profile" },
+    })
+    .get("/plan", ({ user }) => getUserPlan(ctx, user), {
+      auth: true,
+      response: { 200: userAnswers.plan },
+      detail: { summary: "The user's plan and its limits" },
+    })
     .put("/plan", ({ user, body }) => changeOwnPlan(ctx, user, body.plan), {
       auth: true,
       body: userModel.plan,
@@ -36,8 +44,8 @@ export const usersController = (ctx: AppContext) =>
         return changePassword(ctx, user, body.newPassword);
       },
       {
-      auth: true,
-      body: userModel.password,
+        auth: true,
+        body: userModel.password,
         response: { 200: userAnswers.passwordChanged },
         detail: { summary: "Change password (ends other sessions); `code` too when two-factor sign-in is on" },
       },
@@ -52,4 +60,8 @@ export const usersController = (ctx: AppContext) =>
         }),
       { auth: true, query: userModel.auditQuery, response: { 200: userAnswers.auditLogs }, detail: { summary: "The user's audit log, 20 per page" } },
     )
-    .get("/audit-actions", () => [...listAuditActions()], { auth: true, response: { 200: userAnswers.auditActions }, detail: { summary: "Audit action names" } });
+    .get("/audit-actions", () => [...listAuditActions()], {
+      auth: true,
+      response: { 200: userAnswers.auditActions },
+      detail: { summary: "Audit action names" },
+    });

@@ -7,15 +7,13 @@ import { givenCode } from "../reauthentication/model";
 const currentPasswordField = t.String({ minLength: 1, maxLength: 1024, error: "Current password is required" });
 
 export const userModel = {
-  update: t.Object(
-    {
-      name: t.Optional(nameField),
-      email: t.Optional(emailField),
-      /** Needed to change the e-mail. */
-      currentPassword: t.Optional(currentPasswordField),
-      code: givenCode,
-    },
-  ),
+  update: t.Object({
+    name: t.Optional(nameField),
+    email: t.Optional(emailField),
+    /** Needed to change the e-mail. */
+    currentPassword: t.Optional(currentPasswordField),
+    code: givenCode,
+  }),
   password: t.Object({ currentPassword: currentPasswordField, newPassword: passwordField, code: givenCode }),
   plan: t.Object({ plan: t.String({ minLength: 1, maxLength: 64, error: "plan must be a plan id" }) }),
   auditQuery: t.Object({

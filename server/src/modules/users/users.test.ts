@@ -123,7 +123,16 @@ describe("audit log", () => {
     expect(res.body).toContain("AGENT_REMOVED");
     expect(res.body).toContain("TWO_FACTOR_ENABLED");
     // Trust (issue 14): verification, anomalies and drills.
-    for (const action of ["BACKUP_VERIFIED", "BACKUP_VERIFICATION_FAILED", "BACKUP_ANOMALY", "ANOMALY_RESOLVED", "DRILL_REQUESTED", "DRILL_COMPLETED", "DRILL_FAILED", "DRILL_SETTINGS_UPDATED"]) {
+    for (const action of [
+      "BACKUP_VERIFIED",
+      "BACKUP_VERIFICATION_FAILED",
+      "BACKUP_ANOMALY",
+      "ANOMALY_RESOLVED",
+      "DRILL_REQUESTED",
+      "DRILL_COMPLETED",
+      "DRILL_FAILED",
+      "DRILL_SETTINGS_UPDATED",
+    ]) {
       expect(res.body).toContain(action);
     }
     // Webhooks (issue 14).

@@ -71,7 +71,5 @@ export function embeddedWebAssets(embedded: readonly Blob[] = Bun.embeddedFiles)
 /** Reads the built app from a directory (synchronously, at start-up); null when it was not built. */
 export function loadWebAssets(distDir: string): WebAssets | null {
   if (!existsSync(join(distDir, "index.html")) || !statSync(distDir).isDirectory()) return null;
-  return webAssetsFromFiles(
-    listFiles(distDir).map((path): [string, Blob] => [`/${relative(distDir, path).split(sep).join("/")}`, Bun.file(path)]),
-  );
+  return webAssetsFromFiles(listFiles(distDir).map((path): [string, Blob] => [`/${relative(distDir, path).split(sep).join("/")}`, Bun.file(path)]));
 }

@@ -37,11 +37,15 @@ async function attempt(ctx: AppContext, delivery: DeliveryRow, options: Partial<
       { timeoutMs: SEND_TIMEOUT_MS, ...options },
     );
     if (statusCode >= 200 && statusCode < 300) return { statusCode, error: null };
-    const error = statusCode >= 300 && statusCode < 400 ? `Redirected (HTTP ${statusCode}); redirects are not followed.` : `The endpoint answered HTTP ${statusCode}.`;
+    const error =
+      statusCode >= 300 && statusCode < 400 ? `Redirected (HTTP ${statusCode}); redirects are not followed.` : `The endpoint answered HTTP ${statusCode}.`;
     return { statusCode, error };
   } catch (error) {
     if (error instanceof WebhookTargetError) return { statusCode: null, error: error.message };
-    const reason = error instanceof Error && error.name === "TimeoutError" ? `No answer within ${SEND_TIMEOUT_MS / 1000} seconds.` : `Could not connect: ${describeNetworkError(error)}`;
+    const reason =
+      error instanceof Error && error.name === "TimeoutError"
+        ? `No answer within ${SEND_TIMEOUT_MS / 1000} seconds.`
+        : `Could not connect: ${describeNetworkError(error)}`;
     return { statusCode: null, error: reason };
   }
 }
@@ -73,7 +77,15 @@ async function recordOutcome(ctx: AppContext, delivery: DeliveryRow, outcome: Ou
     if (!settled) return;
     await tx.insert(webhookAttempts).values({ deliveryId: delivery.id, attemptedAt, statusCode: outcome.statusCode, error: outcome.error, durationMs });
   });
-  if (!delivered) ctx.log.warn("webhook delivery failed", { deliveryId: delivery.id, webhookId: delivery.webhookId, event: delivery.event, attempt: delivery.attempts, givenUp, statusCode: outcome.statusCode });
+  if (!delivered)
+    ctx.log.warn("webhook delivery failed", {
+      deliveryId: delivery.id,
+      webhookId: delivery.webhookId,
+      event: delivery.event,
+      attempt: delivery.attempts,
+      givenUp,
+      statusCode: outcome.statusCode,
+    });
 }
 
 /**

@@ -91,14 +91,22 @@ describe("nonPublicRange", () => {
 });
 
 describe("webhook URLs spelling an IPv6 address", () => {
-  test.each(["[::127.0.0.1]", "[::7f00:1]", "[::a9fe:a9fe]", "[::ffff:127.0.0.1]", "[64:ff9b::127.0.0.1]", "[2002:7f00:1::]", "[2001:0:808:808::80ff:fffe]", "[fd00::1]"])(
-    "https://%s/ is refused",
-    (host) => {
-      expect(() => parseWebhookUrl(`https://${host}/hook`, { allowPrivate: false })).toThrow("is not a public internet address");
-    },
-  );
+  test.each([
+    "[::127.0.0.1]",
+    "[::7f00:1]",
+    "[::a9fe:a9fe]",
+    "[::ffff:127.0.0.1]",
+    "[64:ff9b::127.0.0.1]",
+    "[2002:7f00:1::]",
+    "[2001:0:808:808::80ff:fffe]",
+    "[fd00::1]",
+  ])("https://%s/ is refused", (host) => {
+    expect(() => parseWebhookUrl(`https://${host}/hook`, { allowPrivate: false })).toThrow("is not a public internet address");
+  });
   test("a public one is taken, and WEBHOOK_ALLOW_PRIVATE takes the rest", () => {
-    expect(parseWebhookUrl("https://[2606:2800:21f:cb07:6820:80da:af6b:8b2c]/hook", { allowPrivate: false }).hostname).toBe("[2606:2800:21f:cb07:6820:80da:af6b:8b2c]");
+    expect(parseWebhookUrl("https://[2606:2800:21f:cb07:6820:80da:af6b:8b2c]/hook", { allowPrivate: false }).hostname).toBe(
+      "[2606:2800:21f:cb07:6820:80da:af6b:8b2c]",
+    );
     expect(parseWebhookUrl("http://[::7f00:1]/hook", { allowPrivate: true }).hostname).toBe("[::7f00:1]");
   });
 });

@@ -14,7 +14,8 @@ function embeddedIPv4(address: IPv6): { form: string; carried: ipaddr.IPv4[] } |
   const range = address.range();
   // IPv4-mapped (::ffff:0:0/96), IPv4-translated (::ffff:0:0:0/96) and NAT64 (64:ff9b::/96; the
   // local-use 64:ff9b:1::/48 is refused as a whole below): the last 32 bits.
-  if (range === "ipv4Mapped" || range === "rfc6145" || address.match(ipaddr.IPv6.parse("64:ff9b::"), 96)) return { form: range === "rfc6052" ? "NAT64" : range, carried: [v4(12)] };
+  if (range === "ipv4Mapped" || range === "rfc6145" || address.match(ipaddr.IPv6.parse("64:ff9b::"), 96))
+    return { form: range === "rfc6052" ? "NAT64" : range, carried: [v4(12)] };
   // 6to4 (2002::/16): bits 16–47.
   if (range === "6to4") return { form: "6to4", carried: [v4(2)] };
   // Teredo (2001::/32): the server at bits 32–63 and the client, inverted, in the last 32 bits.

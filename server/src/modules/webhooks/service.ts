@@ -43,7 +43,11 @@ function toWebhookView(webhook: WebhookRow, lastDelivery: ReturnType<typeof toDe
 async function attemptsOf(ctx: AppContext, deliveryIds: string[]) {
   const byDelivery = new Map<string, AttemptRow[]>();
   if (deliveryIds.length === 0) return byDelivery;
-  const rows = await ctx.db.select().from(webhookAttempts).where(inArray(webhookAttempts.deliveryId, deliveryIds)).orderBy(asc(webhookAttempts.attemptedAt), asc(webhookAttempts.id));
+  const rows = await ctx.db
+    .select()
+    .from(webhookAttempts)
+    .where(inArray(webhookAttempts.deliveryId, deliveryIds))
+    .orderBy(asc(webhookAttempts.attemptedAt), asc(webhookAttempts.id));
   for (const row of rows) byDelivery.set(row.deliveryId, [...(byDelivery.get(row.deliveryId) ?? []), row]);
   return byDelivery;
 }
@@ -98,9 +102,17 @@ export async function listWebhooks(ctx: AppContext, userId: string) {
   const latest = await ctx.db
     .selectDistinctOn([webhookDeliveries.webhookId])
     .from(webhookDeliveries)
-    .where(inArray(webhookDeliveries.webhookId, rows.map((row) => row.id)))
+    .where(
+      inArray(
+        webhookDeliveries.webhookId,
+        rows.map((row) => row.id),
+      ),
+    )
     .orderBy(webhookDeliveries.webhookId, desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id));
-  const attempts = await attemptsOf(ctx, latest.map((delivery) => delivery.id));
+  const attempts = await attemptsOf(
+    ctx,
+    latest.map((delivery) => delivery.id),
+  );
   return rows.map((webhook) => {
     const delivery = latest.find((d) => d.webhookId === webhook.id);
     return toWebhookView(webhook, delivery ? toDeliveryView(delivery, attempts.get(delivery.id) ?? []) : null);
@@ -125,7 +137,10 @@ export async function listDeliveries(ctx: AppContext, userId: string, webhookId:
     .where(eq(webhookDeliveries.webhookId, webhook.id))
     .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
     .limit(DELIVERY_LOG_SIZE);
-  const attempts = await attemptsOf(ctx, rows.map((row) => row.id));
+  const attempts = await attemptsOf(
+    ctx,
+    rows.map((row) => row.id),
+  );
   return rows.map((row) => toDeliveryView(row, attempts.get(row.id) ?? []));
 }
 

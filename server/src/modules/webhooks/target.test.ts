@@ -32,13 +32,19 @@ describe("resolveWebhookTarget", () => {
   };
 
   test("answers the first address when every address is public", async () => {
-    const target = await resolveWebhookTarget(new URL("https://hooks.example.com/"), strict, lookupOf({ "hooks.example.com": ["93.184.215.14", "2606:2800:21f:cb07:6820:80da:af6b:8b2c"] }));
+    const target = await resolveWebhookTarget(
+      new URL("https://hooks.example.com/"),
+      strict,
+      lookupOf({ "hooks.example.com": ["93.184.215.14", "2606:2800:21f:cb07:6820:80da:af6b:8b2c"] }),
+    );
     expect(target.address).toBe("93.184.215.14");
   });
 
   test("refuses a name when any of its addresses is private, and an unknown name", async () => {
     const lookup = lookupOf({ "mixed.example.com": ["93.184.215.14", "10.0.0.7"], "meta.example.com": ["169.254.169.254"] });
-    await expect(resolveWebhookTarget(new URL("https://mixed.example.com/"), strict, lookup)).rejects.toThrow("mixed.example.com (10.0.0.7) is not a public internet address (private)");
+    await expect(resolveWebhookTarget(new URL("https://mixed.example.com/"), strict, lookup)).rejects.toThrow(
+      "mixed.example.com (10.0.0.7) is not a public internet address (private)",
+    );
     await expect(resolveWebhookTarget(new URL("https://meta.example.com/"), strict, lookup)).rejects.toThrow("(linkLocal)");
     await expect(resolveWebhookTarget(new URL("https://nowhere.example.com/"), strict, lookup)).rejects.toBeInstanceOf(WebhookTargetError);
     expect((await resolveWebhookTarget(new URL("https://mixed.example.com/"), open, lookup)).address).toBe("93.184.215.14");
@@ -54,7 +60,26 @@ describe("postToTarget over TLS", () => {
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), "dbvault-webhook-tls-"));
     const made = Bun.spawnSync(
-      ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2", "-subj", "/CN=hooks.test", "-addext", "subjectAltName=DNS:hooks.test", "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem")],
+      [
+        "openssl",
+        "req",
+        "-x509",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:P-256",
+        "-nodes",
+        "-days",
+        "2",
+        "-subj",
+        "/CN=hooks.test",
+        "-addext",
+        "subjectAltName=DNS:hooks.test",
+        "-keyout",
+        join(dir, "key.pem"),
+        "-out",
+        join(dir, "cert.pem"),
+      ],
       { stderr: "pipe" },
     );
     if (made.exitCode !== 0) throw new Error(`openssl failed: ${made.stderr.toString()}`);

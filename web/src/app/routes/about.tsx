@@ -33,20 +33,21 @@ export default function AboutPage() {
       </section>
 
       <section aria-labelledby="story-title" className="mx-auto max-w-3xl px-4 py-12 sm:px-6">
-        <h2 id="story-title" className="text-2xl font-bold text-slate-900">Our story</h2>
+        <h2 id="story-title" className="text-2xl font-bold text-slate-900">
+          Our story
+        </h2>
         <div className="mt-4 space-y-4 text-slate-700">
           <p>
-            DBVault started after a long night spent recovering a production MongoDB database from a backup that turned out to be incomplete. The backup
-            tools that existed either needed full access to the database from someone else's cloud, or left encryption and verification as an exercise for
-            the reader.
+            DBVault started after a long night spent recovering a production MongoDB database from a backup that turned out to be incomplete. The backup tools
+            that existed either needed full access to the database from someone else's cloud, or left encryption and verification as an exercise for the reader.
           </p>
           <p>
-            So the idea was simple: run the backup where the data already lives, encrypt it there with a key that never leaves the server, and let the
-            service handle only what it must: scheduling, storage, history and restores. That is the zero-knowledge design DBVault still follows today.
+            So the idea was simple: run the backup where the data already lives, encrypt it there with a key that never leaves the server, and let the service
+            handle only what it must: scheduling, storage, history and restores. That is the zero-knowledge design DBVault still follows today.
           </p>
           <p>
-            DBVault is run by a single person. That keeps the product focused and means the person answering your support e-mail is the one who wrote the
-            code. There are no investors to please, only customers whose data has to be safe.
+            DBVault is run by a single person. That keeps the product focused and means the person answering your support e-mail is the one who wrote the code.
+            There are no investors to please, only customers whose data has to be safe.
           </p>
         </div>
       </section>
@@ -71,7 +72,9 @@ export default function AboutPage() {
       </section>
 
       <section aria-labelledby="team-title" className="mx-auto max-w-3xl px-4 py-16 sm:px-6">
-        <h2 id="team-title" className="text-2xl font-bold text-slate-900">The team</h2>
+        <h2 id="team-title" className="text-2xl font-bold text-slate-900">
+          The team
+        </h2>
         <div className="mt-6 flex flex-col gap-6 rounded-xl border border-slate-200 p-6 sm:flex-row sm:items-center">
           <span aria-hidden="true" className="flex h-20 w-20 shrink-0 items-center justify-center rounded-full bg-indigo-600 text-2xl font-bold text-white">
             DB
@@ -79,8 +82,8 @@ export default function AboutPage() {
           <div>
             <p className="text-lg font-semibold text-slate-900">Founder &amp; engineer</p>
             <p className="mt-2 text-slate-600">
-              One person designs, builds, operates and supports DBVault: the agent, the encryption format, the service and this website. A small team by
-              choice, with a long-term commitment to keeping your backups safe.
+              One person designs, builds, operates and supports DBVault: the agent, the encryption format, the service and this website. A small team by choice,
+              with a long-term commitment to keeping your backups safe.
             </p>
           </div>
         </div>

@@ -46,8 +46,8 @@ export default function LandingPage() {
               Encrypted backups for your MongoDB, <span className="text-indigo-600">on autopilot</span>
             </h1>
             <p className="mt-6 max-w-xl text-lg text-slate-600">
-              DBVault backs up your databases on a schedule. A lightweight agent on your server dumps, encrypts with AES-256 and uploads, so we never
-              see your data, your connection strings or your keys.
+              DBVault backs up your databases on a schedule. A lightweight agent on your server dumps, encrypts with AES-256 and uploads, so we never see your
+              data, your connection strings or your keys.
             </p>
             <div className="mt-8 flex flex-col gap-3 sm:flex-row">
               <Link href="/register" className={buttonClasses({ size: "lg" })}>
@@ -96,9 +96,7 @@ export default function LandingPage() {
             <h2 id="demo-title" className="text-3xl font-bold tracking-tight sm:text-4xl">
               See a backup and a restore
             </h2>
-            <p className="mt-4 text-lg text-slate-300">
-              The agent does the work on your server. The dashboard shows progress as it happens.
-            </p>
+            <p className="mt-4 text-lg text-slate-300">The agent does the work on your server. The dashboard shows progress as it happens.</p>
           </div>
           <div className="mt-12 grid gap-8 lg:grid-cols-2">
             <div>

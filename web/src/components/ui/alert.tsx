@@ -9,7 +9,17 @@ const TONES = {
 };
 
 /** A boxed message; errors are announced to screen readers as they appear. */
-export function Alert({ tone = "error", title, children, className }: { tone?: keyof typeof TONES; title?: ReactNode; children?: ReactNode; className?: string }) {
+export function Alert({
+  tone = "error",
+  title,
+  children,
+  className,
+}: {
+  tone?: keyof typeof TONES;
+  title?: ReactNode;
+  children?: ReactNode;
+  className?: string;
+}) {
   return (
     <div role={tone === "error" ? "alert" : "status"} className={cn("rounded-md border px-4 py-3 text-sm", TONES[tone], className)}>
       {title ? <p className="font-semibold">{title}</p> : null}

@@ -87,7 +87,14 @@ export function DropdownMenu({ label, items, className }: { label: ReactNode; it
         className="inline-flex items-center gap-1 rounded-md px-3 py-2 text-sm font-medium text-slate-700 hover:bg-slate-100 hover:text-slate-900"
       >
         {label}
-        <svg aria-hidden="true" viewBox="0 0 16 16" className={cn("h-4 w-4 transition-transform", open && "rotate-180")} fill="none" stroke="currentColor" strokeWidth="2">
+        <svg
+          aria-hidden="true"
+          viewBox="0 0 16 16"
+          className={cn("h-4 w-4 transition-transform", open && "rotate-180")}
+          fill="none"
+          stroke="currentColor"
+          strokeWidth="2"
+        >
           <path d="M4 6l4 4 4-4" />
         </svg>
       </button>

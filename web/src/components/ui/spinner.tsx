@@ -2,12 +2,7 @@ import { cn } from "../../lib/cn";
 
 /** A small spinning ring; decorative, so pair it with visible text. */
 export function Spinner({ className }: { className?: string }) {
-  return (
-    <span
-      aria-hidden="true"
-      className={cn("inline-block h-4 w-4 animate-spin rounded-full border-2 border-current border-r-transparent", className)}
-    />
-  );
+  return <span aria-hidden="true" className={cn("inline-block h-4 w-4 animate-spin rounded-full border-2 border-current border-r-transparent", className)} />;
 }
 
 /** The text shown while a guarded page waits for the session. */

@@ -1,7 +1,10 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { dismissToast, getToasts, toast } from "./toast-store";
 
-const visibleTitles = () => getToasts().filter((t) => t.open).map((t) => t.title);
+const visibleTitles = () =>
+  getToasts()
+    .filter((t) => t.open)
+    .map((t) => t.title);
 
 afterEach(() => dismissToast());
 

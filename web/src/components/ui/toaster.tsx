@@ -89,9 +89,11 @@ export function Toaster() {
   return (
     <section aria-label={`Notifications (${TOAST_HOTKEY})`} className="pointer-events-none fixed bottom-0 right-0 z-[100] w-full p-4 sm:max-w-sm">
       <ol ref={listRef} tabIndex={-1} className="flex flex-col gap-2 outline-none" data-testid="toasts">
-        {toasts.filter((t) => t.open).map((t) => (
-          <ToastItem key={t.id} toast={t} />
-        ))}
+        {toasts
+          .filter((t) => t.open)
+          .map((t) => (
+            <ToastItem key={t.id} toast={t} />
+          ))}
       </ol>
     </section>
   );

@@ -78,6 +78,10 @@ export const PRODUCT_FEATURES: ProductFeature[] = [
     icon: "cloud",
     title: "Scalable cloud storage",
     summary: "Encrypted backups land in durable object storage that grows with your data.",
-    points: ["Storage that scales from megabytes to terabytes", "Uploads in parts, resumable and verified by checksum", "Plans sized for hobby projects up to large fleets"],
+    points: [
+      "Storage that scales from megabytes to terabytes",
+      "Uploads in parts, resumable and verified by checksum",
+      "Plans sized for hobby projects up to large fleets",
+    ],
   },
 ];

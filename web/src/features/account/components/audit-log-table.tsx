@@ -25,7 +25,12 @@ function AuditDetails({ details }: { details: { text: string; full: string } }) 
       <span className={expanded ? "whitespace-pre-wrap break-all" : undefined} data-testid="audit-details">
         {expanded ? details.full : details.text}
       </span>{" "}
-      <button type="button" aria-expanded={expanded} onClick={() => setExpanded((open) => !open)} className="focus-ring rounded font-sans font-medium text-indigo-600 hover:underline">
+      <button
+        type="button"
+        aria-expanded={expanded}
+        onClick={() => setExpanded((open) => !open)}
+        className="focus-ring rounded font-sans font-medium text-indigo-600 hover:underline"
+      >
         {expanded ? "Show less" : "Show all"}
       </button>
     </>

@@ -86,7 +86,12 @@ export function BillingTab({ plan, plans, plansError, onPlanChanged }: BillingTa
           {(plans ?? []).map((card) => {
             const current = card.id === plan.id;
             return (
-              <Card key={card.id} className={cn("flex flex-col p-5", current && "border-indigo-500 ring-1 ring-indigo-500")} role="group" aria-label={`${card.name} plan`}>
+              <Card
+                key={card.id}
+                className={cn("flex flex-col p-5", current && "border-indigo-500 ring-1 ring-indigo-500")}
+                role="group"
+                aria-label={`${card.name} plan`}
+              >
                 <div className="flex items-center justify-between gap-2">
                   <h3 className="font-semibold text-slate-900">{card.name}</h3>
                   {card.popular ? <Badge className="bg-indigo-100 text-indigo-800">Popular</Badge> : null}

@@ -82,7 +82,9 @@ export function ProfileSecurityTab({ apiKey }: { apiKey: string }) {
           <Field label="Current password" type="password" autoComplete="current-password" value={form.currentPassword} onChange={update("currentPassword")} />
           <Field label="New password" type="password" autoComplete="new-password" value={form.newPassword} onChange={update("newPassword")} />
           <Field label="Confirm new password" type="password" autoComplete="new-password" value={form.confirmPassword} onChange={update("confirmPassword")} />
-          {twoFactor ? <AuthenticationCodeField value={code} onChange={setCode} hint="With two-factor sign-in on, a password change also needs a code." /> : null}
+          {twoFactor ? (
+            <AuthenticationCodeField value={code} onChange={setCode} hint="With two-factor sign-in on, a password change also needs a code." />
+          ) : null}
           <Button type="submit" disabled={busy}>
             {busy ? "Updating..." : "Update Password"}
           </Button>

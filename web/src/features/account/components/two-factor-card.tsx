@@ -110,11 +110,17 @@ export function TwoFactorCard() {
   });
 
   const passwordField = (
-    <Field label="Current password" type="password" name="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} required />
+    <Field
+      label="Current password"
+      type="password"
+      name="password"
+      autoComplete="current-password"
+      value={password}
+      onChange={(e) => setPassword(e.target.value)}
+      required
+    />
   );
-  const codeField = (
-    <AuthenticationCodeField value={code} onChange={setCode} hint="The 6-digit code from your authenticator app, or a recovery code." />
-  );
+  const codeField = <AuthenticationCodeField value={code} onChange={setCode} hint="The 6-digit code from your authenticator app, or a recovery code." />;
 
   return (
     <Card className="p-6" role="region" aria-labelledby="two-factor-heading">
@@ -147,8 +153,8 @@ export function TwoFactorCard() {
             ) : (
               <>
                 <p className="text-sm text-slate-700" data-testid="two-factor-status">
-                  Off. With two-factor sign-in, a stolen password alone cannot open your account: sign-in also asks for a code from an
-                  authenticator app on your phone.
+                  Off. With two-factor sign-in, a stolen password alone cannot open your account: sign-in also asks for a code from an authenticator app on your
+                  phone.
                 </p>
                 {status.required ? <Alert>This server requires administrators to turn two-factor sign-in on.</Alert> : null}
                 <Button onClick={() => go({ kind: "password" })}>Turn on two-factor sign-in</Button>
@@ -165,10 +171,15 @@ export function TwoFactorCard() {
 
           {step.kind === "scan" ? (
             <form onSubmit={onEnable} className="space-y-4">
-              <p className="text-sm text-slate-700">Scan this QR code with your authenticator app (Google Authenticator, 1Password, Authy, ...), then enter the code it shows.</p>
+              <p className="text-sm text-slate-700">
+                Scan this QR code with your authenticator app (Google Authenticator, 1Password, Authy, ...), then enter the code it shows.
+              </p>
               <img src={step.setup.qrCode} alt="QR code for your authenticator app" className="h-48 w-48 rounded border border-slate-200" />
               <p className="text-xs text-slate-500">
-                Cannot scan it? Enter this key: <code className="break-all font-mono text-slate-800" data-testid="two-factor-secret">{step.setup.secret}</code>
+                Cannot scan it? Enter this key:{" "}
+                <code className="break-all font-mono text-slate-800" data-testid="two-factor-secret">
+                  {step.setup.secret}
+                </code>
               </p>
               {codeField}
               <FormButtons label="Verify and turn on" busy={busy} onCancel={() => go({ kind: "idle" })} />

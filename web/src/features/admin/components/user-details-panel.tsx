@@ -10,7 +10,19 @@ import { UserAgentsList } from "./user-agents-list";
 import { UserBanSection } from "./user-ban-section";
 import { UserStatusBadge } from "./user-status-badge";
 
-function SelectField({ label, value, disabled, onChange, children }: { label: string; value: string; disabled: boolean; onChange: (value: string) => void; children: ReactNode }) {
+function SelectField({
+  label,
+  value,
+  disabled,
+  onChange,
+  children,
+}: {
+  label: string;
+  value: string;
+  disabled: boolean;
+  onChange: (value: string) => void;
+  children: ReactNode;
+}) {
   const id = useId();
   return (
     <div>
@@ -62,7 +74,16 @@ export function UserDetailsPanel({ user, plans, agents, busy, onUpdate, onSaveEm
       >
         {/* Text rather than type=email: Chromium hides the spaces of an email input, so the trimming
             the save applies (spec 5) would not show. The server validates the address. */}
-        <Field label="Email" type="text" inputMode="email" spellCheck={false} value={email} onChange={(event) => setEmail(event.target.value)} className="flex-1" autoComplete="off" />
+        <Field
+          label="Email"
+          type="text"
+          inputMode="email"
+          spellCheck={false}
+          value={email}
+          onChange={(event) => setEmail(event.target.value)}
+          className="flex-1"
+          autoComplete="off"
+        />
         <Button type="submit" disabled={busy || emailToSave(email) === null}>
           Save
         </Button>
@@ -73,7 +94,12 @@ export function UserDetailsPanel({ user, plans, agents, busy, onUpdate, onSaveEm
           <option value="user">User</option>
           <option value="admin">Admin</option>
         </SelectField>
-        <SelectField label="Status" value={user.status || "active"} disabled={busy} onChange={(status) => void onUpdate({ status: status as UserUpdate["status"] })}>
+        <SelectField
+          label="Status"
+          value={user.status || "active"}
+          disabled={busy}
+          onChange={(status) => void onUpdate({ status: status as UserUpdate["status"] })}
+        >
           <option value="active">Active</option>
           <option value="inactive">Inactive</option>
         </SelectField>

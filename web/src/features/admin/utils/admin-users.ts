@@ -20,7 +20,11 @@ export function planNameOf(user: Pick<AdminUser, "plan">, plans: readonly Pick<A
 }
 
 /** Users whose name, email or plan name contains the search, ignoring case (spec 2). */
-export function filterUsers<T extends Pick<AdminUser, "name" | "email" | "plan">>(users: readonly T[], search: string, plans: readonly Pick<AdminPlan, "_id" | "name">[] = []): T[] {
+export function filterUsers<T extends Pick<AdminUser, "name" | "email" | "plan">>(
+  users: readonly T[],
+  search: string,
+  plans: readonly Pick<AdminPlan, "_id" | "name">[] = [],
+): T[] {
   const needle = search.trim().toLowerCase();
   if (!needle) return [...users];
   return users.filter((user) => [user.name, user.email, planNameOf(user, plans)].some((text) => (text ?? "").toLowerCase().includes(needle)));

@@ -50,7 +50,9 @@ export function ReauthenticationDialog(props: {
           required
           autoFocus
         />
-        {props.twoFactor ? <AuthenticationCodeField value={code} onChange={setCode} hint="The 6-digit code from your authenticator app, or a recovery code." /> : null}
+        {props.twoFactor ? (
+          <AuthenticationCodeField value={code} onChange={setCode} hint="The 6-digit code from your authenticator app, or a recovery code." />
+        ) : null}
         <div className="mt-6 flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
           <Button variant="outline" onClick={props.onCancel}>
             Cancel

@@ -5,7 +5,11 @@ import { readAuthRecord, writeAuthRecord } from "./auth-storage";
 // Bun has no localStorage; a Map-backed one stands in for the browser's (the e2e tests use Chromium's).
 const items = new Map<string, string>();
 (globalThis as { window?: unknown }).window = {
-  localStorage: { getItem: (key: string) => items.get(key) ?? null, setItem: (key: string, value: string) => items.set(key, value), removeItem: (key: string) => items.delete(key) },
+  localStorage: {
+    getItem: (key: string) => items.get(key) ?? null,
+    setItem: (key: string, value: string) => items.set(key, value),
+    removeItem: (key: string) => items.delete(key),
+  },
 };
 afterEach(() => items.clear());
 // Later test files in the same process must not see this partial window (no location, no document).

@@ -11,7 +11,6 @@ import { isRunning } from "../utils/operation-status";
 import { StatusBadge } from "./status-badge";
 import { AnomalyBadge, VerificationBadge } from "./trust-badges";
 
-
 /** A backup with the realtime channel's latest word on it laid over the fetched row. */
 type BackupRow = Backup & { live?: LiveBackup };
 
@@ -72,7 +71,13 @@ function buildColumns({ onDownload, onRestore, onDelete, onVerify, onResolveAnom
         const label = `${backup.databaseName} backup of ${formatDateTime(backup.createdAt)}`;
         return (
           <div className="flex flex-wrap gap-1 sm:flex-nowrap">
-            <Button variant="ghost" size="sm" disabled={!usable || downloadingId === backup.id} onClick={() => onDownload(backup)} aria-label={`Download ${label}`}>
+            <Button
+              variant="ghost"
+              size="sm"
+              disabled={!usable || downloadingId === backup.id}
+              onClick={() => onDownload(backup)}
+              aria-label={`Download ${label}`}
+            >
               <Icon name="cloud" className="h-4 w-4" /> Download
             </Button>
             <Button variant="ghost" size="sm" disabled={!usable} onClick={() => onRestore(backup)} aria-label={`Restore ${label}`}>
@@ -81,7 +86,14 @@ function buildColumns({ onDownload, onRestore, onDelete, onVerify, onResolveAnom
             <Button variant="ghost" size="sm" disabled={!usable} onClick={() => onVerify(backup)} aria-label={`Verify ${label}`}>
               <Icon name="shield" className="h-4 w-4" /> Verify
             </Button>
-            <Button variant="ghost" size="sm" className="text-red-600 hover:bg-red-50" disabled={!usable} onClick={() => onDelete(backup)} aria-label={`Delete ${label}`}>
+            <Button
+              variant="ghost"
+              size="sm"
+              className="text-red-600 hover:bg-red-50"
+              disabled={!usable}
+              onClick={() => onDelete(backup)}
+              aria-label={`Delete ${label}`}
+            >
               <Icon name="trash" className="h-4 w-4" /> Delete
             </Button>
           </div>
@@ -101,7 +113,11 @@ export function BackupsTable({ backups, live, ...actions }: Actions & { backups:
   const rows = useMemo(() => backups.map((backup) => ({ ...backup, live: live[backup.id] })), [backups, live]);
 
   if (backups.length === 0) {
-    return <p className="rounded-lg border border-dashed border-slate-300 p-10 text-center text-slate-600">No backups found. Trigger a backup to protect your data.</p>;
+    return (
+      <p className="rounded-lg border border-dashed border-slate-300 p-10 text-center text-slate-600">
+        No backups found. Trigger a backup to protect your data.
+      </p>
+    );
   }
   return (
     <DataTable

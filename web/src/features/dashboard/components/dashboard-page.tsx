@@ -70,7 +70,12 @@ export function DashboardPage({ token }: { token: string | null }) {
     if (agentsKey) void reloadDatabases();
   }, [agentsKey, reloadDatabases]);
 
-  const steps = listOnboardingSteps({ agents: system.status?.agents ?? [], backups: backups ?? [], restores: history.restores ?? [], install: system.status?.install });
+  const steps = listOnboardingSteps({
+    agents: system.status?.agents ?? [],
+    backups: backups ?? [],
+    restores: history.restores ?? [],
+    install: system.status?.install,
+  });
   const [checklistHidden, hideChecklist] = useOnboardingHidden(user?.id ?? null);
   const onboardingNow = system.status !== null && backups !== null && isOnboarding(steps, checklistHidden);
   useEffect(() => setOnboarding(onboardingNow), [onboardingNow]);
@@ -133,7 +138,13 @@ export function DashboardPage({ token }: { token: string | null }) {
       <div className="grid gap-6 lg:grid-cols-3">
         <div className="min-w-0 lg:col-span-2">
           {onboardingNow ? (
-            <OnboardingChecklist steps={steps} releases={releases} origin={window.location.origin} installMark={system.status?.install.mark ?? null} onHide={hideChecklist} />
+            <OnboardingChecklist
+              steps={steps}
+              releases={releases}
+              origin={window.location.origin}
+              installMark={system.status?.install.mark ?? null}
+              onHide={hideChecklist}
+            />
           ) : (
             <BackupSizeChart databaseName={selected} backups={chartBackups} />
           )}
@@ -161,7 +172,13 @@ export function DashboardPage({ token }: { token: string | null }) {
               )}
             </div>
           ) : (
-            <RestoreHistoryPanel restores={history.restores} error={history.error} loading={history.loading} live={liveRestores} onRefresh={() => void history.reload()} />
+            <RestoreHistoryPanel
+              restores={history.restores}
+              error={history.error}
+              loading={history.loading}
+              live={liveRestores}
+              onRefresh={() => void history.reload()}
+            />
           )}
         </DashboardTabs>
       </Card>

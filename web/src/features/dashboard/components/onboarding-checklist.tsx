@@ -51,7 +51,11 @@ export function OnboardingChecklist({ steps, releases, origin, installMark, onHi
                     <p className="text-slate-600">This server has no agent build to hand out yet: ask its administrator to run npm run build:agent.</p>
                   )}
                   <p className="text-xs text-slate-500">
-                    On the machine that can reach your MongoDB. Other platforms and checksums: <Link href={AGENT_SETUP_PATH} className="text-indigo-600 underline">Settings → Security</Link>.
+                    On the machine that can reach your MongoDB. Other platforms and checksums:{" "}
+                    <Link href={AGENT_SETUP_PATH} className="text-indigo-600 underline">
+                      Settings → Security
+                    </Link>
+                    .
                   </p>
                 </div>
               ) : null}

@@ -125,7 +125,9 @@ export function RestoreDialog({ backup, onClose, onRestored }: Props) {
           <p className="text-slate-500">
             Backup of <strong className="text-slate-900">{source}</strong> from {formatDateTime(backup.timestamp)}
           </p>
-          {step === 1 ? <RestoreTargetStep inventory={backup.collections} source={source} copyName={copyName} where={where} onChange={setWhere} problem={whereProblem} /> : null}
+          {step === 1 ? (
+            <RestoreTargetStep inventory={backup.collections} source={source} copyName={copyName} where={where} onChange={setWhere} problem={whereProblem} />
+          ) : null}
           {step === 2 ? <WarningStep warning={describeFirstWarning(choice)} /> : null}
           {step === 3 ? <WarningStep warning={describeSecondWarning(choice)} /> : null}
           {step === 4 ? (

@@ -106,8 +106,12 @@ export function RestoreHistoryPanel({ restores, error, loading, live, onRefresh 
                     <td className="px-4 py-3" data-label={COLUMNS[1]}>
                       <StatusBadge status={status} />
                     </td>
-                    <td className="px-4 py-3 text-slate-700" data-label={COLUMNS[2]}>{formatDatePattern(restore.createdAt, HISTORY_DATE_PATTERN)}</td>
-                    <td className="px-4 py-3 text-slate-700" data-label={COLUMNS[3]}>{restore.completedAt ? formatDatePattern(restore.completedAt, HISTORY_DATE_PATTERN) : "-"}</td>
+                    <td className="px-4 py-3 text-slate-700" data-label={COLUMNS[2]}>
+                      {formatDatePattern(restore.createdAt, HISTORY_DATE_PATTERN)}
+                    </td>
+                    <td className="px-4 py-3 text-slate-700" data-label={COLUMNS[3]}>
+                      {restore.completedAt ? formatDatePattern(restore.completedAt, HISTORY_DATE_PATTERN) : "-"}
+                    </td>
                     <td className="px-4 py-3 text-slate-700" data-label={COLUMNS[4]}>
                       {isRunning(status) ? (
                         <RestoreProgress databaseName={restore.databaseName} progress={progress} />

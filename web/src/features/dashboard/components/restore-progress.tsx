@@ -20,7 +20,8 @@ export function RestoreProgress({ databaseName, progress }: { databaseName: stri
       <div className="flex justify-between text-xs text-slate-600">
         <span>
           {/* The agent estimates the total from the share of the file read; 0 means not known yet. */}
-          {progress.total > 0 ? `${formatDocumentCount(progress.current)} / ${formatDocumentCount(progress.total)}` : formatDocumentCount(progress.current)} documents
+          {progress.total > 0 ? `${formatDocumentCount(progress.current)} / ${formatDocumentCount(progress.total)}` : formatDocumentCount(progress.current)}{" "}
+          documents
         </span>
         <span className="font-medium">{progress.percentage}%</span>
       </div>

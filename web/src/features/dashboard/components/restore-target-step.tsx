@@ -26,7 +26,14 @@ export function defaultCopyName(backup: Backup): string {
 }
 
 export function parseCollectionList(text: string): string[] {
-  return [...new Set(text.split(",").map((name) => name.trim()).filter(Boolean))];
+  return [
+    ...new Set(
+      text
+        .split(",")
+        .map((name) => name.trim())
+        .filter(Boolean),
+    ),
+  ];
 }
 
 // MongoDB's own rules for database names, checked here so the user hears it before confirming.
@@ -74,17 +81,21 @@ export function RestoreTargetStep({ inventory, source, copyName, where, onChange
         />
       ) : null}
       {inventory ? (
-        <CollectionChoice inventory={inventory} chosen={parseCollectionList(where.collections)} onChange={(names) => onChange({ ...where, collections: names.join(", ") })} />
+        <CollectionChoice
+          inventory={inventory}
+          chosen={parseCollectionList(where.collections)}
+          onChange={(names) => onChange({ ...where, collections: names.join(", ") })}
+        />
       ) : (
-      <Field
-        label="Only these collections (optional)"
-        placeholder="orders, customers"
-        value={where.collections}
-        onChange={(event) => onChange({ ...where, collections: event.target.value })}
-        hint="Comma-separated. Leave empty to restore every collection. A name the backup does not have stops the restore before anything changes."
-        autoComplete="off"
-        spellCheck={false}
-      />
+        <Field
+          label="Only these collections (optional)"
+          placeholder="orders, customers"
+          value={where.collections}
+          onChange={(event) => onChange({ ...where, collections: event.target.value })}
+          hint="Comma-separated. Leave empty to restore every collection. A name the backup does not have stops the restore before anything changes."
+          autoComplete="off"
+          spellCheck={false}
+        />
       )}
     </fieldset>
   );

@@ -44,7 +44,11 @@ export function SystemStatusCard({ status, checking, onCheck }: Props) {
                 </div>
                 <div className="flex items-center gap-2">
                   <Badge className={TONE_CLASSES[look.tone]}>{look.label}</Badge>
-                  <Link href={`/settings?agent=${encodeURIComponent(agent.id)}`} className="rounded text-sm font-medium text-indigo-600 hover:underline" aria-label={`Manage ${agent.name}`}>
+                  <Link
+                    href={`/settings?agent=${encodeURIComponent(agent.id)}`}
+                    className="rounded text-sm font-medium text-indigo-600 hover:underline"
+                    aria-label={`Manage ${agent.name}`}
+                  >
                     Manage
                   </Link>
                 </div>

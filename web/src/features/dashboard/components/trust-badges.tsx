@@ -17,7 +17,11 @@ export function VerificationBadge({ backup }: { backup: Backup }) {
         content={
           <>
             <p className="font-medium">{look.detail}</p>
-            {look.time ? <p className="text-slate-300">{look.label === "Verified" ? "Verified" : "Checked"} {look.time}</p> : null}
+            {look.time ? (
+              <p className="text-slate-300">
+                {look.label === "Verified" ? "Verified" : "Checked"} {look.time}
+              </p>
+            ) : null}
             {look.lines.length > 0 ? (
               <ul className="mt-1 space-y-0.5 font-mono text-[11px]">
                 {look.lines.map((line) => (
@@ -33,7 +37,11 @@ export function VerificationBadge({ backup }: { backup: Backup }) {
           {look.label}
         </Badge>
       </Tooltip>
-      {look.time ? <span className="text-[11px] text-slate-500" data-testid="verified-at">{look.time}</span> : null}
+      {look.time ? (
+        <span className="text-[11px] text-slate-500" data-testid="verified-at">
+          {look.time}
+        </span>
+      ) : null}
     </div>
   );
 }

@@ -21,7 +21,7 @@ type Handlers = {
   onReconnected: () => Promise<unknown>;
 };
 
-const without = <T,>(map: Record<string, T>, id: string) => {
+const without = <T>(map: Record<string, T>, id: string) => {
   const { [id]: _removed, ...rest } = map;
   return rest;
 };

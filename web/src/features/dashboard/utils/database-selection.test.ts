@@ -5,11 +5,20 @@ describe("database selection", () => {
   test("no placeholder: nothing is selected until an active database exists", () => {
     expect(chooseDatabase("", [])).toBe("");
     expect(chooseDatabase("", [{ name: "shop", isActive: false }])).toBe("");
-    expect(chooseDatabase("", [{ name: "shop", isActive: false }, { name: "crm", isActive: true }])).toBe("crm");
+    expect(
+      chooseDatabase("", [
+        { name: "shop", isActive: false },
+        { name: "crm", isActive: true },
+      ]),
+    ).toBe("crm");
   });
 
   test("keeps an active selection and leaves an inactive one", () => {
-    const databases = [{ name: "a", isActive: true }, { name: "b", isActive: true }, { name: "c", isActive: false }];
+    const databases = [
+      { name: "a", isActive: true },
+      { name: "b", isActive: true },
+      { name: "c", isActive: false },
+    ];
     expect(chooseDatabase("b", databases)).toBe("b");
     expect(chooseDatabase("c", databases)).toBe("a");
   });

@@ -12,7 +12,11 @@ export function chooseDatabase(current: string, databases: ReadonlyArray<Databas
 }
 
 /** Why Trigger Backup cannot run for `selected` now, or null when it can; shown beside the button. */
-export function explainTriggerBlocked(selected: string, databases: ReadonlyArray<DatabaseChoice> | null, agents: ReadonlyArray<AgentState> | null): string | null {
+export function explainTriggerBlocked(
+  selected: string,
+  databases: ReadonlyArray<DatabaseChoice> | null,
+  agents: ReadonlyArray<AgentState> | null,
+): string | null {
   if (databases === null) return null; // still loading: the button waits quietly
   if (databases.length === 0) return "Add a database with dbvault-agent setup first.";
   const database = databases.find((db) => db.name === selected);

@@ -11,14 +11,22 @@ describe("onboarding checklist", () => {
   });
 
   test("steps turn done as the agent registers, connects, backs up and restores", () => {
-    expect(done({ agents: [{ status: "offline" }], backups: [], restores: [] })).toEqual({ install: true, setup: true, connected: false, backup: false, restore: false });
+    expect(done({ agents: [{ status: "offline" }], backups: [], restores: [] })).toEqual({
+      install: true,
+      setup: true,
+      connected: false,
+      backup: false,
+      restore: false,
+    });
     expect(done({ agents: [{ status: "active" }], backups: [{ status: "failed" }], restores: [] })).toMatchObject({ connected: true, backup: false });
     const steps = listOnboardingSteps({ agents: [{ status: "active" }], backups: [{ status: "completed" }], restores: [] });
     // Until the first test restore, the checklist stays, so that its step is seen; hidden, it goes.
     expect(isOnboarding(steps)).toBe(true);
     expect(isOnboarding(steps, true)).toBe(false);
     expect(done({ agents: [{ status: "active" }], backups: [{ status: "completed" }], restores: [{ status: "completed" }] }).restore).toBe(true);
-    expect(isOnboarding(listOnboardingSteps({ agents: [{ status: "active" }], backups: [{ status: "completed" }], restores: [{ status: "completed" }] }))).toBe(false);
+    expect(isOnboarding(listOnboardingSteps({ agents: [{ status: "active" }], backups: [{ status: "completed" }], restores: [{ status: "completed" }] }))).toBe(
+      false,
+    );
   });
 
   test("the install is done once the checklist's command fetched the script and downloaded the agent, before setup", () => {

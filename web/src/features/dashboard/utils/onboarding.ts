@@ -24,9 +24,24 @@ export function listOnboardingSteps({ agents, backups, restores, install }: Fact
   return [
     { id: "install", title: "Install the agent", done: installed },
     { id: "setup", title: "Run dbvault-agent setup", done: registered },
-    { id: "connected", title: "Agent connected", done: connected, hint: registered ? "Start it: sudo dbvault-agent service install (or dbvault-agent run)." : undefined },
-    { id: "backup", title: "First backup completed", done: backedUp, hint: connected ? "It starts by itself within a few seconds of the agent connecting." : undefined },
-    { id: "restore", title: "First test restore", done: restores.some((restore) => restore.status === "completed"), hint: backedUp ? "Restore a backup into a copy, or run a restore drill (Settings → General), to see that it works." : undefined },
+    {
+      id: "connected",
+      title: "Agent connected",
+      done: connected,
+      hint: registered ? "Start it: sudo dbvault-agent service install (or dbvault-agent run)." : undefined,
+    },
+    {
+      id: "backup",
+      title: "First backup completed",
+      done: backedUp,
+      hint: connected ? "It starts by itself within a few seconds of the agent connecting." : undefined,
+    },
+    {
+      id: "restore",
+      title: "First test restore",
+      done: restores.some((restore) => restore.status === "completed"),
+      hint: backedUp ? "Restore a backup into a copy, or run a restore drill (Settings → General), to see that it works." : undefined,
+    },
   ];
 }
 

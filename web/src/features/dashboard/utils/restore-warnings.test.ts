@@ -3,12 +3,19 @@ import { describeFinalWarning, describeFirstWarning, describeSecondWarning, type
 
 const copy: RestoreChoice = { mode: "copy", source: "shop", target: "shop_restored_2026-11-26", chosen: [], inBackup: ["customers", "orders"] };
 const replace: RestoreChoice = { mode: "replace", source: "fshop", target: "fshop", chosen: [], inBackup: ["customers", "orders"] };
-const everything = (choice: RestoreChoice) => [describeFirstWarning(choice), describeSecondWarning(choice), describeFinalWarning(choice)].map((w) => `${w.title} ${w.text} ${"list" in w ? w.list.join(" ") : ""}`).join(" ");
+const everything = (choice: RestoreChoice) =>
+  [describeFirstWarning(choice), describeSecondWarning(choice), describeFinalWarning(choice)]
+    .map((w) => `${w.title} ${w.text} ${"list" in w ? w.list.join(" ") : ""}`)
+    .join(" ");
 
 describe("restore as a copy", () => {
   test("says the original is not changed, and never that the restore is irreversible or loses documents", () => {
     expect(describeFirstWarning(copy).title).toBe("shop is not changed");
-    expect(describeFinalWarning(copy)).toEqual({ tone: "info", title: "Confirm the copy", text: "shop stays as it is; only shop_restored_2026-11-26 is written." });
+    expect(describeFinalWarning(copy)).toEqual({
+      tone: "info",
+      title: "Confirm the copy",
+      text: "shop stays as it is; only shop_restored_2026-11-26 is written.",
+    });
     const all = everything(copy);
     expect(all).not.toContain("cannot be reversed");
     expect(all).not.toContain("cannot be undone");
@@ -27,7 +34,9 @@ describe("replace the original", () => {
       title: "The backup's collections will be dropped and replaced",
       listTitle: "In those collections, you will lose:",
     });
-    expect(describeSecondWarning(replace).text).toStartWith("In fshop, the collections this backup holds (customers, orders) are replaced by the backup's; its other collections are left as they are.");
+    expect(describeSecondWarning(replace).text).toStartWith(
+      "In fshop, the collections this backup holds (customers, orders) are replaced by the backup's; its other collections are left as they are.",
+    );
     expect(everything(replace)).not.toContain("Every collection in fshop");
   });
 
@@ -35,6 +44,8 @@ describe("replace the original", () => {
     expect(describeFirstWarning({ ...replace, chosen: ["orders"] }).text).toBe(
       "Restoring replaces the collections orders in fshop with their contents in this backup. Collections of fshop that are not in the backup or not chosen are left as they are.",
     );
-    expect(describeSecondWarning({ ...replace, inBackup: null }).text).toStartWith("In fshop, the collections this backup holds are replaced by the backup's; its other collections are left as they are.");
+    expect(describeSecondWarning({ ...replace, inBackup: null }).text).toStartWith(
+      "In fshop, the collections this backup holds are replaced by the backup's; its other collections are left as they are.",
+    );
   });
 });

@@ -33,7 +33,10 @@ export function describeFirstWarning(choice: RestoreChoice): RestoreWarning {
       title: `${choice.source} is not changed`,
       text: `The backup is restored into ${choice.target}, a separate database on the same MongoDB server. Nothing in ${choice.source} is changed or removed. If ${choice.target} already exists, ${replacedCollections(choice)} are replaced there; its other collections are left as they are.`,
       listTitle: "Before you continue:",
-      list: [`Make sure the MongoDB server has room for another copy of ${choice.source}.`, `Point your application at ${choice.target} only if you mean to switch to it.`],
+      list: [
+        `Make sure the MongoDB server has room for another copy of ${choice.source}.`,
+        `Point your application at ${choice.target} only if you mean to switch to it.`,
+      ],
     };
   }
   return {

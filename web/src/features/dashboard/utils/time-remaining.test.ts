@@ -26,7 +26,10 @@ describe("time-remaining estimator", () => {
   });
 
   test("a sample is taken only after at least 100 more documents", () => {
-    let state = feed([[0, 0], [99, 1]]);
+    let state = feed([
+      [0, 0],
+      [99, 1],
+    ]);
     expect(state.speeds).toEqual([]);
     expect(state.remaining).toBeNull();
     // The anchor stayed at 0 documents, 0 s: 100 documents in 2 s is 50 documents a second.
@@ -39,7 +42,16 @@ describe("time-remaining estimator", () => {
   test("only the last 3 samples count, weighted 1-2-3 toward the most recent", () => {
     expect(weightedSpeed([10, 20, 30])).toBeCloseTo((10 + 40 + 90) / 6);
     expect(weightedSpeed([100])).toBe(100);
-    const state = feed([[0, 0], [1000, 1], [3000, 2], [6000, 3], [10_000, 4]], 1_000_000);
+    const state = feed(
+      [
+        [0, 0],
+        [1000, 1],
+        [3000, 2],
+        [6000, 3],
+        [10_000, 4],
+      ],
+      1_000_000,
+    );
     // Samples 1000, 2000, 3000, 4000 docs/s: the first drops out.
     expect(state.speeds).toEqual([2000, 3000, 4000]);
     expect(state.remaining).toBe(Math.ceil(990_000 / ((2000 + 6000 + 12_000) / 6)));
@@ -48,7 +60,13 @@ describe("time-remaining estimator", () => {
 
   test("the shown estimate changes only when a new one differs by more than 15 s", () => {
     // 100 docs/s over 10 000 documents: 9 000 left → 90 s.
-    let state = feed([[0, 0], [1000, 10]], 10_000);
+    let state = feed(
+      [
+        [0, 0],
+        [1000, 10],
+      ],
+      10_000,
+    );
     expect(state.remaining).toBe(90);
     // Same speed, further on: a new estimate of 80 s (within 15 s of 90) keeps the shown 90.
     state = observeProgress(state, at(2000, 10_000), 20_000);
@@ -61,7 +79,13 @@ describe("time-remaining estimator", () => {
   });
 
   test("counts down one second a tick, never below the floor", () => {
-    let state = feed([[0, 0], [1000, 10]], 10_000); // 90 s
+    let state = feed(
+      [
+        [0, 0],
+        [1000, 10],
+      ],
+      10_000,
+    ); // 90 s
     state = tickCountdown(state);
     expect(state.remaining).toBe(89);
     for (let i = 0; i < 100; i++) state = tickCountdown(state);
@@ -83,7 +107,10 @@ describe("time-remaining estimator", () => {
   });
 
   test("a count that goes backwards restarts the measurement", () => {
-    let state = feed([[0, 0], [5000, 5]]);
+    let state = feed([
+      [0, 0],
+      [5000, 5],
+    ]);
     state = observeProgress(state, at(10), 6000);
     expect(state.anchor).toEqual({ current: 10, at: 6000 });
   });

@@ -21,7 +21,11 @@ describe("describeVerification", () => {
   });
 
   test("failed: red with the agent's reason", () => {
-    const look = describeVerification({ ...completed, verifiedAt: "2026-03-18T12:00:00Z", verification: { status: "failed", namespaces: {}, error: "chunk 3 failed authentication" } });
+    const look = describeVerification({
+      ...completed,
+      verifiedAt: "2026-03-18T12:00:00Z",
+      verification: { status: "failed", namespaces: {}, error: "chunk 3 failed authentication" },
+    });
     expect(look).toMatchObject({ label: "Verification failed", tone: "danger", detail: "chunk 3 failed authentication" });
   });
 });
@@ -32,7 +36,9 @@ describe("drills", () => {
     expect(describeDrillResult({ kind: "drill", status: "completed", error: null, drill: report })).toBe(
       "Drill passed: 10 documents restored of 10, 4 of 4 indexes, in 2 min 5 s; scratch database dropped",
     );
-    expect(describeDrillResult({ kind: "drill", status: "completed", error: null, drill: { ...report, scratchDropped: false } })).toEndWith("scratch database NOT dropped");
+    expect(describeDrillResult({ kind: "drill", status: "completed", error: null, drill: { ...report, scratchDropped: false } })).toEndWith(
+      "scratch database NOT dropped",
+    );
     expect(describeDrillResult({ kind: "drill", status: "failed", error: "drill failed: x", drill: null })).toBe("drill failed: x");
     expect(describeDrillResult({ kind: "restore", status: "completed", error: null, drill: null })).toBeNull();
   });

@@ -56,7 +56,12 @@ type DrillRecord = {
   kind: string;
   status: string;
   error: string | null;
-  drill: { durationMs: number; documents: { expected: number; restored: number }; indexes: { expected: number; found: number }; scratchDropped: boolean } | null;
+  drill: {
+    durationMs: number;
+    documents: { expected: number; restored: number };
+    indexes: { expected: number; found: number };
+    scratchDropped: boolean;
+  } | null;
 };
 
 /** The Details of a finished drill in Restore History; null for restores (they keep their own wording). */

@@ -107,7 +107,14 @@ export function AdminArticleList() {
           <label htmlFor="admin-kb-search" className="sr-only">
             Search articles
           </label>
-          <input id="admin-kb-search" type="search" placeholder="Search articles..." value={search} onChange={(e) => setSearch(e.target.value)} className={inputClasses} />
+          <input
+            id="admin-kb-search"
+            type="search"
+            placeholder="Search articles..."
+            value={search}
+            onChange={(e) => setSearch(e.target.value)}
+            className={inputClasses}
+          />
         </div>
         <div>
           <label htmlFor="admin-kb-category" className="sr-only">

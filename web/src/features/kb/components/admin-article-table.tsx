@@ -79,10 +79,22 @@ function buildColumns({ onToggle, onDelete, busyId }: Actions): ColumnDef<typeof
           >
             <Icon name="eye" className="h-4 w-4" />
           </a>
-          <Link href={`/admin/kb/${row.original._id}`} className="rounded-md p-2 text-slate-600 hover:bg-slate-100" aria-label={`Edit ${row.original.title}`} title="Edit">
+          <Link
+            href={`/admin/kb/${row.original._id}`}
+            className="rounded-md p-2 text-slate-600 hover:bg-slate-100"
+            aria-label={`Edit ${row.original.title}`}
+            title="Edit"
+          >
             <Icon name="pencil" className="h-4 w-4" />
           </Link>
-          <Button variant="ghost" size="icon" className="h-8 w-8 text-red-600 hover:bg-red-50" aria-label={`Delete ${row.original.title}`} title="Delete" onClick={() => onDelete(row.original)}>
+          <Button
+            variant="ghost"
+            size="icon"
+            className="h-8 w-8 text-red-600 hover:bg-red-50"
+            aria-label={`Delete ${row.original.title}`}
+            title="Delete"
+            onClick={() => onDelete(row.original)}
+          >
             <Icon name="trash" className="h-4 w-4" />
           </Button>
         </div>
@@ -113,12 +125,22 @@ export function AdminArticleTable({ articles, sort, onSortChange, onToggle, onDe
                     key={header.id}
                     scope="col"
                     aria-sort={active ? (sort.desc ? "descending" : "ascending") : undefined}
-                    className={cn("px-4 py-3 text-xs font-semibold uppercase tracking-wide text-slate-600", header.column.id === "actions" ? "text-right" : "text-left")}
+                    className={cn(
+                      "px-4 py-3 text-xs font-semibold uppercase tracking-wide text-slate-600",
+                      header.column.id === "actions" ? "text-right" : "text-left",
+                    )}
                   >
                     {sortable ? (
-                      <button type="button" className="inline-flex items-center gap-1 uppercase hover:text-slate-900" onClick={() => onSortChange(nextArticleSort(sort, header.column.id as SortableColumn))}>
+                      <button
+                        type="button"
+                        className="inline-flex items-center gap-1 uppercase hover:text-slate-900"
+                        onClick={() => onSortChange(nextArticleSort(sort, header.column.id as SortableColumn))}
+                      >
                         <table.FlexRender header={header} />
-                        <Icon name={active && !sort.desc ? "chevronUp" : "chevronDown"} className={cn("h-3.5 w-3.5", active ? "text-indigo-600" : "text-slate-300")} />
+                        <Icon
+                          name={active && !sort.desc ? "chevronUp" : "chevronDown"}
+                          className={cn("h-3.5 w-3.5", active ? "text-indigo-600" : "text-slate-300")}
+                        />
                       </button>
                     ) : (
                       <table.FlexRender header={header} />

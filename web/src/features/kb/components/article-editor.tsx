@@ -143,7 +143,12 @@ export function ArticleEditor({ articleId }: { articleId: string | null }) {
               <label htmlFor="article-category" className="block text-sm font-medium text-slate-700">
                 Category
               </label>
-              <select id="article-category" value={draft.category} onChange={(e) => update("category", e.target.value as KbCategory)} className={`${inputClasses} mt-1`}>
+              <select
+                id="article-category"
+                value={draft.category}
+                onChange={(e) => update("category", e.target.value as KbCategory)}
+                className={`${inputClasses} mt-1`}
+              >
                 {KB_CATEGORIES.map((id) => (
                   <option key={id} value={id}>
                     {formatCategoryLabel(id)}
@@ -151,7 +156,12 @@ export function ArticleEditor({ articleId }: { articleId: string | null }) {
                 ))}
               </select>
             </div>
-            <Field label="Display order" type="number" value={String(draft.order)} onChange={(e) => update("order", Number.parseInt(e.target.value, 10) || 0)} />
+            <Field
+              label="Display order"
+              type="number"
+              value={String(draft.order)}
+              onChange={(e) => update("order", Number.parseInt(e.target.value, 10) || 0)}
+            />
             <div>
               <span id="article-status-label" className="block text-sm font-medium text-slate-700">
                 Status
@@ -163,13 +173,30 @@ export function ArticleEditor({ articleId }: { articleId: string | null }) {
             </div>
           </div>
           <div>
-            <Field label="Tags" value={tagInput} onChange={(e) => setTagInput(e.target.value)} onKeyDown={onTagKeyDown} hint="Type a tag and press Enter." placeholder="backup" />
+            <Field
+              label="Tags"
+              value={tagInput}
+              onChange={(e) => setTagInput(e.target.value)}
+              onKeyDown={onTagKeyDown}
+              hint="Type a tag and press Enter."
+              placeholder="backup"
+            />
             {draft.tags.length > 0 ? (
               <ul className="mt-2 flex flex-wrap gap-2" aria-label="Article tags">
                 {draft.tags.map((tag) => (
                   <li key={tag} className="inline-flex items-center gap-1 rounded-full bg-indigo-50 py-1 pl-3 pr-1 text-sm text-indigo-800">
                     {tag}
-                    <button type="button" aria-label={`Remove tag ${tag}`} onClick={() => update("tags", draft.tags.filter((t) => t !== tag))} className="rounded-full p-0.5 hover:bg-indigo-100">
+                    <button
+                      type="button"
+                      aria-label={`Remove tag ${tag}`}
+                      onClick={() =>
+                        update(
+                          "tags",
+                          draft.tags.filter((t) => t !== tag),
+                        )
+                      }
+                      className="rounded-full p-0.5 hover:bg-indigo-100"
+                    >
                       <Icon name="x" className="h-3.5 w-3.5" />
                     </button>
                   </li>
@@ -177,7 +204,13 @@ export function ArticleEditor({ articleId }: { articleId: string | null }) {
               </ul>
             ) : null}
           </div>
-          <TextAreaField label="Content (Markdown)" rows={18} value={draft.content} onChange={(e) => update("content", e.target.value)} placeholder="# Heading" />
+          <TextAreaField
+            label="Content (Markdown)"
+            rows={18}
+            value={draft.content}
+            onChange={(e) => update("content", e.target.value)}
+            placeholder="# Heading"
+          />
         </div>
       )}
     </div>

@@ -121,7 +121,10 @@ export function ArticleReader({ slug, isAdmin }: { slug: string; isAdmin: boolea
               <ul className="mt-4 flex flex-wrap gap-2" aria-label="Tags">
                 {article.tags.map((tag) => (
                   <li key={tag}>
-                    <Link href={`/kb?tag=${encodeURIComponent(tag)}`} className="rounded-full bg-slate-100 px-2.5 py-1 text-xs text-slate-700 hover:bg-indigo-50 hover:text-indigo-700">
+                    <Link
+                      href={`/kb?tag=${encodeURIComponent(tag)}`}
+                      className="rounded-full bg-slate-100 px-2.5 py-1 text-xs text-slate-700 hover:bg-indigo-50 hover:text-indigo-700"
+                    >
                       {tag}
                     </Link>
                   </li>

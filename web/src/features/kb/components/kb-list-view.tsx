@@ -18,7 +18,12 @@ type Filters = { search: string; category: string; tag: string; page: number };
 function readFilters(search: string): Filters {
   const params = new URLSearchParams(search);
   const page = Number.parseInt(params.get("page") ?? "1", 10);
-  return { search: params.get("search") ?? "", category: params.get("category") ?? "", tag: params.get("tag") ?? "", page: Number.isFinite(page) && page > 0 ? page : 1 };
+  return {
+    search: params.get("search") ?? "",
+    category: params.get("category") ?? "",
+    tag: params.get("tag") ?? "",
+    page: Number.isFinite(page) && page > 0 ? page : 1,
+  };
 }
 
 function toQueryString(filters: Filters): string {
@@ -116,7 +121,14 @@ export function KbListView() {
             <label htmlFor="kb-search" className="sr-only">
               Search articles
             </label>
-            <input id="kb-search" type="search" value={query} onChange={(e) => setQuery(e.target.value)} placeholder="Search articles..." className={cn(inputClasses, "h-11")} />
+            <input
+              id="kb-search"
+              type="search"
+              value={query}
+              onChange={(e) => setQuery(e.target.value)}
+              placeholder="Search articles..."
+              className={cn(inputClasses, "h-11")}
+            />
             <Button type="submit" size="lg" className="h-11">
               <Icon name="search" className="h-4 w-4" /> Search
             </Button>
@@ -154,7 +166,13 @@ export function KbListView() {
         </ul>
 
         <div className="grid gap-8 py-10 lg:grid-cols-[16rem_1fr]">
-          <Button variant="outline" className="justify-between lg:hidden" aria-expanded={filtersOpen} aria-controls="kb-filters" onClick={() => setFiltersOpen((open) => !open)}>
+          <Button
+            variant="outline"
+            className="justify-between lg:hidden"
+            aria-expanded={filtersOpen}
+            aria-controls="kb-filters"
+            onClick={() => setFiltersOpen((open) => !open)}
+          >
             <span className="inline-flex items-center gap-2">
               <Icon name="tag" className="h-4 w-4" /> Categories and tags
             </span>
@@ -212,7 +230,12 @@ export function KbListView() {
                 {chips.map((chip) => (
                   <span key={chip.key} className="inline-flex items-center gap-1 rounded-full bg-indigo-50 py-1 pl-3 pr-1 text-sm text-indigo-800">
                     {chip.label}
-                    <button type="button" aria-label={`Remove filter ${chip.label}`} onClick={() => apply(chip.clear)} className="rounded-full p-0.5 hover:bg-indigo-100">
+                    <button
+                      type="button"
+                      aria-label={`Remove filter ${chip.label}`}
+                      onClick={() => apply(chip.clear)}
+                      className="rounded-full p-0.5 hover:bg-indigo-100"
+                    >
                       <Icon name="x" className="h-3.5 w-3.5" />
                     </button>
                   </span>
@@ -241,7 +264,11 @@ export function KbListView() {
               <>
                 <ul className="space-y-4">
                   {list.answer.articles.map((article) => (
-                    <li key={article._id} className="rounded-xl border border-slate-200 bg-white p-5 shadow-sm hover:border-indigo-300" data-testid="kb-article">
+                    <li
+                      key={article._id}
+                      className="rounded-xl border border-slate-200 bg-white p-5 shadow-sm hover:border-indigo-300"
+                      data-testid="kb-article"
+                    >
                       <Link href={`/kb/${article.slug}`} className="text-lg font-semibold text-slate-900 hover:text-indigo-600">
                         {article.title}
                       </Link>
@@ -261,11 +288,15 @@ export function KbListView() {
                     </li>
                   ))}
                 </ul>
-                <KbPagination page={list.answer.pagination.page} pages={list.answer.pagination.pages} onPage={(page) => {
+                <KbPagination
+                  page={list.answer.pagination.page}
+                  pages={list.answer.pagination.pages}
+                  onPage={(page) => {
                     setLocation(toQueryString({ ...filters, page }));
                     // A new page starts at its first article, not where the pager was.
                     scrollToElement("kb-results");
-                  }} />
+                  }}
+                />
               </>
             )}
           </section>

@@ -45,7 +45,11 @@ export function MarkdownContent({ blocks }: { blocks: MarkdownBlock[] }) {
   return (
     <div className="prose max-w-none">
       {blocks.map((block, index) =>
-        block.kind === "code" ? <CodeBlock key={index} block={block} /> : <div key={index} className="contents" dangerouslySetInnerHTML={{ __html: block.html }} />,
+        block.kind === "code" ? (
+          <CodeBlock key={index} block={block} />
+        ) : (
+          <div key={index} className="contents" dangerouslySetInnerHTML={{ __html: block.html }} />
+        ),
       )}
     </div>
   );

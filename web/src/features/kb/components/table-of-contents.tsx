@@ -12,7 +12,10 @@ type Props = { headings: MarkdownHeading[] };
 export function TableOfContents({ headings }: Props) {
   if (headings.length === 0) return null;
   return (
-    <nav aria-labelledby="toc-heading" className="sticky top-24 max-h-[calc(100vh-8rem)] overflow-y-auto rounded-xl border border-slate-200 bg-white p-4 print:hidden">
+    <nav
+      aria-labelledby="toc-heading"
+      className="sticky top-24 max-h-[calc(100vh-8rem)] overflow-y-auto rounded-xl border border-slate-200 bg-white p-4 print:hidden"
+    >
       <h2 id="toc-heading" className="text-xs font-semibold uppercase tracking-wide text-slate-500">
         On this page
       </h2>

@@ -33,5 +33,7 @@ describe("knowledge base helpers", () => {
 });
 
 test("articles name the reader's own server in commands", () => {
-  expect(fillServerAddress("curl -fsSL https://your-dbvault-server/install.sh | sh", "https://vault.example.com/")).toBe("curl -fsSL https://vault.example.com/install.sh | sh");
+  expect(fillServerAddress("curl -fsSL https://your-dbvault-server/install.sh | sh", "https://vault.example.com/")).toBe(
+    "curl -fsSL https://vault.example.com/install.sh | sh",
+  );
 });

@@ -43,10 +43,13 @@ export function TerminalDemo({ title, lines, className }: { title: string; lines
       const timer = setTimeout(() => setTyped((n) => n + 1), TYPE_MS);
       return () => clearTimeout(timer);
     }
-    const timer = setTimeout(() => {
-      setLineIndex((i) => i + 1);
-      setTyped(0);
-    }, line.kind === "command" ? LINE_MS * 1.4 : LINE_MS);
+    const timer = setTimeout(
+      () => {
+        setLineIndex((i) => i + 1);
+        setTyped(0);
+      },
+      line.kind === "command" ? LINE_MS * 1.4 : LINE_MS,
+    );
     return () => clearTimeout(timer);
   }, [reduced, lineIndex, typed, lines]);
 

@@ -26,7 +26,8 @@ export function AgentDownloads({ releases }: { releases: AgentReleases | null })
           <div className="mt-4">
             <p className="text-sm font-medium text-slate-700">Release signing key</p>
             <p className="text-xs text-slate-500">
-              The agent's builds sign the list of checksums with it; this server offers only what it signed. Agents trust it from their setup (which prints it) and install updates only when it signed them.
+              The agent's builds sign the list of checksums with it; this server offers only what it signed. Agents trust it from their setup (which prints it)
+              and install updates only when it signed them.
             </p>
             <div className="mt-2 flex items-center gap-2">
               <code className="block flex-1 break-all rounded-md bg-slate-100 px-3 py-2 font-mono text-xs text-slate-800" data-testid="release-key">

@@ -32,7 +32,15 @@ export function AgentRenameForm({ agent, onRenamed, onCancel }: Props) {
 
   return (
     <form onSubmit={submit} className="flex flex-wrap items-end gap-2" aria-label={`Rename ${agent.name}`}>
-      <Field label="Agent name" value={name} onChange={(event) => setName(event.target.value)} error={error} maxLength={100} autoFocus className="min-w-0 flex-1" />
+      <Field
+        label="Agent name"
+        value={name}
+        onChange={(event) => setName(event.target.value)}
+        error={error}
+        maxLength={100}
+        autoFocus
+        className="min-w-0 flex-1"
+      />
       <Button type="submit" disabled={busy}>
         {busy ? "Saving..." : "Save"}
       </Button>

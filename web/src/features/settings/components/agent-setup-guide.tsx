@@ -19,8 +19,8 @@ export const AgentSetupGuide = forwardRef<HTMLHeadingElement, Props>(function Ag
       </p>
       {releases && !releases.publicUrlSet ? (
         <p className="mt-3 rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900" data-testid="public-url-notice">
-          These commands use the address you opened DBVault at ({origin}). E-mailed links (password resets, alerts) still say
-          http://localhost: its administrator sets PUBLIC_URL to the address users reach, then restarts DBVault.
+          These commands use the address you opened DBVault at ({origin}). E-mailed links (password resets, alerts) still say http://localhost: its
+          administrator sets PUBLIC_URL to the address users reach, then restarts DBVault.
         </p>
       ) : null}
       <ol className="mt-4 space-y-4">
@@ -35,7 +35,11 @@ export const AgentSetupGuide = forwardRef<HTMLHeadingElement, Props>(function Ag
                 <CommandLine command={command} />
               </div>
             ))}
-            {step.note ? <p className="mt-2 text-xs text-slate-500" data-testid="setup-step-note">{step.note}</p> : null}
+            {step.note ? (
+              <p className="mt-2 text-xs text-slate-500" data-testid="setup-step-note">
+                {step.note}
+              </p>
+            ) : null}
           </li>
         ))}
       </ol>

@@ -41,7 +41,8 @@ function StatusBadge({ status }: { status: string | null }) {
 function VersionNote({ agent, releases }: { agent: UserAgent; releases: AgentReleases | null }) {
   const comparison = compareAgentVersion(agent, releases);
   if (comparison.state === "unknown") return null;
-  if (comparison.state === "not-offered") return <span className="ml-2 text-xs font-normal text-slate-500">(this server has no build for {agent.platform})</span>;
+  if (comparison.state === "not-offered")
+    return <span className="ml-2 text-xs font-normal text-slate-500">(this server has no build for {agent.platform})</span>;
   if (comparison.state === "current") return <span className="ml-2 text-xs font-normal text-emerald-700">(the server's version)</span>;
   if (comparison.state === "newer") return <span className="ml-2 text-xs font-normal text-slate-500">(newer than the server's {comparison.offered})</span>;
   return <span className="ml-2 text-xs font-normal text-amber-700">(the server offers {comparison.offered}: use Check for Updates)</span>;

@@ -43,9 +43,7 @@ export function DatabasesTab({ databases, plan, onChanged }: DatabasesTabProps) 
           DBVault.
         </p>
       </div>
-      <Alert tone="info">
-        {describeDatabaseAllowance(plan, activeCount)}
-      </Alert>
+      <Alert tone="info">{describeDatabaseAllowance(plan, activeCount)}</Alert>
       {databases.length === 0 ? (
         <p className="rounded-xl border border-dashed border-slate-300 p-10 text-center text-slate-600">No databases yet. Run the agent setup to add one.</p>
       ) : (
@@ -53,9 +51,15 @@ export function DatabasesTab({ databases, plan, onChanged }: DatabasesTabProps) 
           <table className="min-w-full divide-y divide-slate-200 text-sm">
             <thead className="bg-slate-50 text-left text-xs font-semibold uppercase tracking-wide text-slate-600">
               <tr>
-                <th scope="col" className="px-4 py-3">Name</th>
-                <th scope="col" className="px-4 py-3">Status</th>
-                <th scope="col" className="px-4 py-3">Enable/Disable</th>
+                <th scope="col" className="px-4 py-3">
+                  Name
+                </th>
+                <th scope="col" className="px-4 py-3">
+                  Status
+                </th>
+                <th scope="col" className="px-4 py-3">
+                  Enable/Disable
+                </th>
               </tr>
             </thead>
             <tbody className="divide-y divide-slate-100 bg-white">
@@ -68,7 +72,9 @@ export function DatabasesTab({ databases, plan, onChanged }: DatabasesTabProps) 
                       <DatabaseAgents database={database} disabled={busyId !== null} onChoose={(agentId) => chooseAgent(database, agentId)} />
                     </td>
                     <td className="px-4 py-3">
-                      <Badge className={database.isActive ? "bg-emerald-100 text-emerald-800" : "bg-slate-100 text-slate-700"}>{database.isActive ? "Active" : "Disabled"}</Badge>
+                      <Badge className={database.isActive ? "bg-emerald-100 text-emerald-800" : "bg-slate-100 text-slate-700"}>
+                        {database.isActive ? "Active" : "Disabled"}
+                      </Badge>
                     </td>
                     <td className="px-4 py-3">
                       <div className="flex items-center gap-3">

@@ -35,8 +35,8 @@ export function DrillSettings({ frequency, nextDrillAt, databases, onFrequencyCh
       <div>
         <h3 className="text-sm font-semibold text-slate-800">Restore drills</h3>
         <p className="mt-1 text-xs text-slate-500">
-          A drill restores the latest backup into a scratch database (<code>&lt;name&gt;_dbvault_drill</code>) on your agent's server, checks every
-          collection's documents and indexes, and drops it. Your database is not touched. Results are listed in the dashboard's{" "}
+          A drill restores the latest backup into a scratch database (<code>&lt;name&gt;_dbvault_drill</code>) on your agent's server, checks every collection's
+          documents and indexes, and drops it. Your database is not touched. Results are listed in the dashboard's{" "}
           <Link href="/dashboard" className="text-indigo-600 underline">
             Restore History
           </Link>
@@ -61,7 +61,13 @@ export function DrillSettings({ frequency, nextDrillAt, databases, onFrequencyCh
           <label htmlFor="drill-database" className="block text-sm font-medium text-slate-700">
             Drill a database now
           </label>
-          <select id="drill-database" value={database} onChange={(e) => setDatabase(e.target.value)} className={`${inputClasses} mt-1`} disabled={active.length === 0}>
+          <select
+            id="drill-database"
+            value={database}
+            onChange={(e) => setDatabase(e.target.value)}
+            className={`${inputClasses} mt-1`}
+            disabled={active.length === 0}
+          >
             {active.length === 0 ? <option value="">No active database</option> : null}
             {active.map((entry) => (
               <option key={entry.id} value={entry.name}>

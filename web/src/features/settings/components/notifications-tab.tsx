@@ -97,7 +97,11 @@ export function NotificationsTab({ settings, accountEmail, onSaved }: Notificati
         <Button variant="outline" onClick={sendTest} disabled={busy !== null}>
           {busy === "test" ? "Sending..." : "Send Test Notification"}
         </Button>
-        <Button variant={saved ? "success" : "default"} disabled={busy !== null} onClick={() => save({ notifications: choices, notificationEmail: email.trim() }, "save")}>
+        <Button
+          variant={saved ? "success" : "default"}
+          disabled={busy !== null}
+          onClick={() => save({ notifications: choices, notificationEmail: email.trim() }, "save")}
+        >
           <span aria-live="polite">{saved ? "Saved!" : busy === "save" ? "Saving..." : "Save All Changes"}</span>
         </Button>
       </div>

@@ -34,7 +34,12 @@ export function RetentionFields({ choice, plan, onChange }: Props) {
           <label htmlFor="settings-retention" className="block text-sm font-medium text-slate-700">
             Retention period
           </label>
-          <select id="settings-retention" value={choice.retention} onChange={(e) => set({ retention: Number(e.target.value) })} className={`${inputClasses} mt-1`}>
+          <select
+            id="settings-retention"
+            value={choice.retention}
+            onChange={(e) => set({ retention: Number(e.target.value) })}
+            className={`${inputClasses} mt-1`}
+          >
             {retentionOptions.map((option) => (
               <option key={option.value} value={option.value} disabled={option.disabled}>
                 {option.disabled ? `${option.label} (upgrade required)` : option.label}
@@ -66,14 +71,14 @@ export function RetentionFields({ choice, plan, onChange }: Props) {
             ))}
           </div>
           <p className="mt-2 text-xs text-slate-500">
-            Keeps the newest backup of each of the last days, weeks and months (UTC), and every backup of the last 24 hours; nothing older than your
-            plan's {labelRetention(plan.retentionLimit)}.
+            Keeps the newest backup of each of the last days, weeks and months (UTC), and every backup of the last 24 hours; nothing older than your plan's{" "}
+            {labelRetention(plan.retentionLimit)}.
           </p>
         </div>
       )}
       <p className="text-xs text-slate-500">
-        Whatever the policy, the newest and the last verified backup of each database are kept, and while a database has an unusual backup
-        (an anomaly) not marked as expected, so is its last good backup.
+        Whatever the policy, the newest and the last verified backup of each database are kept, and while a database has an unusual backup (an anomaly) not
+        marked as expected, so is its last good backup.
       </p>
       <RetentionPreview choice={choice} />
     </fieldset>

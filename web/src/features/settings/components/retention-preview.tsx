@@ -28,9 +28,15 @@ export function RetentionPreview({ choice }: { choice: RetentionChoice }) {
               <table className="min-w-full text-xs">
                 <thead className="sticky top-0 bg-white text-left text-slate-500">
                   <tr>
-                    <th scope="col" className="px-4 py-1.5 font-medium">Backup</th>
-                    <th scope="col" className="px-4 py-1.5 font-medium">Size</th>
-                    <th scope="col" className="px-4 py-1.5 font-medium">Retention</th>
+                    <th scope="col" className="px-4 py-1.5 font-medium">
+                      Backup
+                    </th>
+                    <th scope="col" className="px-4 py-1.5 font-medium">
+                      Size
+                    </th>
+                    <th scope="col" className="px-4 py-1.5 font-medium">
+                      Retention
+                    </th>
                   </tr>
                 </thead>
                 <tbody className="divide-y divide-slate-100">

@@ -29,7 +29,10 @@ export function SettingsPage() {
   // Once the agents are known, an agent parameter naming one of them opens it on the Agents tab.
   useEffect(() => {
     if (!data.agents) return;
-    const wanted = readSettingsLocation(search, data.agents.map((agent) => agent.id));
+    const wanted = readSettingsLocation(
+      search,
+      data.agents.map((agent) => agent.id),
+    );
     if (wanted.agentId) {
       setTab("agents");
       setSelectedAgentId(wanted.agentId);

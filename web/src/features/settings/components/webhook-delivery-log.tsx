@@ -42,7 +42,8 @@ export function WebhookDeliveryLog({ webhookId, version }: { webhookId: string; 
               <ol className="space-y-0.5 text-xs text-slate-600">
                 {delivery.log.map((attempt) => (
                   <li key={attempt.attemptedAt}>
-                    {formatDateTime(attempt.attemptedAt)}: {attempt.statusCode !== null ? `HTTP ${attempt.statusCode}` : (attempt.error ?? "no answer")} ({attempt.durationMs} ms)
+                    {formatDateTime(attempt.attemptedAt)}: {attempt.statusCode !== null ? `HTTP ${attempt.statusCode}` : (attempt.error ?? "no answer")} (
+                    {attempt.durationMs} ms)
                   </li>
                 ))}
               </ol>

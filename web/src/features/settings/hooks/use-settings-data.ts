@@ -102,6 +102,9 @@ export function useSettingsData(): SettingsData {
       .then(({ data }) => data && setDatabases(data))
       .catch(() => {});
   }, []);
-  const replaceAgent = useCallback((changed: UserAgent) => setAgentList((list) => list?.map((agent) => (agent.id === changed.id ? changed : agent)) ?? null), []);
+  const replaceAgent = useCallback(
+    (changed: UserAgent) => setAgentList((list) => list?.map((agent) => (agent.id === changed.id ? changed : agent)) ?? null),
+    [],
+  );
   return { settings, plan, databases, agents, loadError, setSettings, setDatabases, removeAgent, replaceAgent, watchUpdates };
 }

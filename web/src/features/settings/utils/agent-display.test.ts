@@ -54,9 +54,14 @@ describe("last update", () => {
   test("each step of Check for Updates has a label; only up to date, updated and failed are final", () => {
     const at = "2026-11-25T10:00:00.000Z";
     expect(describeLastUpdate(null)).toBeNull();
-    expect(describeLastUpdate({ status: "waiting", message: "", version: null, at })).toEqual({ label: "Waiting for the running backup or restore", tone: "yellow", finished: false });
+    expect(describeLastUpdate({ status: "waiting", message: "", version: null, at })).toEqual({
+      label: "Waiting for the running backup or restore",
+      tone: "yellow",
+      finished: false,
+    });
     expect(describeLastUpdate({ status: "updated", message: "", version: "1.0.1", at })).toEqual({ label: "Updated", tone: "green", finished: true });
     expect(describeLastUpdate({ status: "failed", message: "no", version: null, at })).toEqual({ label: "Update failed", tone: "red", finished: true });
-    for (const status of ["requested", "checking", "installing", "restarting"]) expect(describeLastUpdate({ status, message: "", version: null, at })!.finished).toBe(false);
+    for (const status of ["requested", "checking", "installing", "restarting"])
+      expect(describeLastUpdate({ status, message: "", version: null, at })!.finished).toBe(false);
   });
 });

@@ -6,7 +6,10 @@ const fresh = { id: "a2", name: "vm-9c01", status: "active" };
 
 test("one agent holding it: where it runs; none: how to add it; several: a choice with each agent's state", () => {
   expect(describeDatabaseAgents({ agentId: "a2", agents: [fresh] })).toEqual({ kind: "one", text: "Runs on vm-9c01 (Online)" });
-  expect(describeDatabaseAgents({ agentId: null, agents: [] })).toEqual({ kind: "none", text: "No agent holds it: add it on a machine with dbvault-agent db add." });
+  expect(describeDatabaseAgents({ agentId: null, agents: [] })).toEqual({
+    kind: "none",
+    text: "No agent holds it: add it on a machine with dbvault-agent db add.",
+  });
   expect(describeDatabaseAgents({ agentId: "a2", agents: [old, fresh] })).toEqual({
     kind: "choice",
     runnerId: "a2",

@@ -21,7 +21,9 @@ describe("labels", () => {
 
 describe("plan limits disable choices beyond the plan", () => {
   test("a daily plan disables only hourly", () => {
-    const disabled = listFrequencyOptions(free).filter((o) => o.disabled).map((o) => o.value);
+    const disabled = listFrequencyOptions(free)
+      .filter((o) => o.disabled)
+      .map((o) => o.value);
     expect(disabled).toEqual(["hourly"]);
   });
 
@@ -30,12 +32,18 @@ describe("plan limits disable choices beyond the plan", () => {
   });
 
   test("a 7-day plan disables retention beyond 7 days", () => {
-    const enabled = listRetentionOptions(free).filter((o) => !o.disabled).map((o) => o.value);
+    const enabled = listRetentionOptions(free)
+      .filter((o) => !o.disabled)
+      .map((o) => o.value);
     expect(enabled).toEqual([72, 168]);
   });
 
   test("a 90-day plan disables only 180 days", () => {
-    expect(listRetentionOptions(pro).filter((o) => o.disabled).map((o) => o.value)).toEqual([4320]);
+    expect(
+      listRetentionOptions(pro)
+        .filter((o) => o.disabled)
+        .map((o) => o.value),
+    ).toEqual([4320]);
   });
 
   test("with no plan known yet nothing is disabled", () => {

@@ -12,6 +12,8 @@ describe("webhook display", () => {
     expect(describeDelivery({ ...base, status: "delivered", lastStatusCode: 200 })).toBe("Delivered (HTTP 200)");
     expect(describeDelivery({ ...base, status: "failed", lastError: "The endpoint answered HTTP 404." })).toBe("Failed: The endpoint answered HTTP 404.");
     expect(describeDelivery({ ...base, status: "pending", attempts: 0 })).toBe("Sending…");
-    expect(describeDelivery({ ...base, status: "pending", lastError: "The endpoint answered HTTP 500.", nextAttemptAt: "2026-03-01T10:00:30.000Z" })).toMatch(/^Retrying at Mar 1, 2026, .* \(The endpoint answered HTTP 500\.\)$/);
+    expect(describeDelivery({ ...base, status: "pending", lastError: "The endpoint answered HTTP 500.", nextAttemptAt: "2026-03-01T10:00:30.000Z" })).toMatch(
+      /^Retrying at Mar 1, 2026, .* \(The endpoint answered HTTP 500\.\)$/,
+    );
   });
 });

@@ -9,9 +9,22 @@ export const EVENT_GROUPS: { title: string; events: readonly WebhookEventName[] 
 ];
 
 /** What the user should do by default: hear about everything that went wrong. */
-export const DEFAULT_EVENTS: WebhookEventName[] = ["backup.failed", "backup.verification_failed", "backup.anomaly", "restore.failed", "drill.failed", "agent.offline"];
+export const DEFAULT_EVENTS: WebhookEventName[] = [
+  "backup.failed",
+  "backup.verification_failed",
+  "backup.anomaly",
+  "restore.failed",
+  "drill.failed",
+  "agent.offline",
+];
 
-type DeliveryLike = { status: "pending" | "delivered" | "failed"; lastStatusCode: number | null; lastError: string | null; nextAttemptAt: string | null; attempts: number };
+type DeliveryLike = {
+  status: "pending" | "delivered" | "failed";
+  lastStatusCode: number | null;
+  lastError: string | null;
+  nextAttemptAt: string | null;
+  attempts: number;
+};
 
 /** One line for a delivery's state: "Delivered (HTTP 200)", "Failed: …", "Retrying at …". */
 export function describeDelivery(delivery: DeliveryLike): string {
