@@ -22,7 +22,7 @@ try {
       .db("quoted")
       .collection(name)
       .insertMany([{ _id: 1 }, { _id: 2 }] as never[]);
-  const escape = (name: string) => name.replace(/[\\*]/g, (character) => `\\${character}`);
+  const escapePattern = (name: string) => name.replace(/[\\*]/g, (character) => `\\${character}`);
   // Asynchronously: the test server answers from this process.
   const run = async (args: string[], input?: Uint8Array) => {
     const child = Bun.spawn([...args, `--uri=${server.uri}`], { stdin: input ? new Blob([new Uint8Array(input)]) : "ignore", stdout: "pipe", stderr: "pipe" });
@@ -37,8 +37,8 @@ try {
       "--archive",
       "--drop",
       ...QUOTED_NAMES.flatMap((name) => {
-        const source = escape(`quoted.${name}`);
-        return [`--nsInclude=${source}`, `--nsFrom=${source}`, `--nsTo=${escape(`quoted.${name}.dbvault-restore-abc123`)}`];
+        const source = escapePattern(`quoted.${name}`);
+        return [`--nsInclude=${source}`, `--nsFrom=${source}`, `--nsTo=${escapePattern(`quoted.${name}.dbvault-restore-abc123`)}`];
       }),
     ],
     dump.stdout,

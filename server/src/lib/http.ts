@@ -1,4 +1,4 @@
-import { Elysia, ValidationError } from "elysia";
+import { Elysia, type ValidationError } from "elysia";
 import type { Logger } from "./logger";
 import { AppError } from "./errors";
 import { publicErrorOf } from "./public-error";

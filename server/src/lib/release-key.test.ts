@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { SIGNED_RELEASE_FILE } from "@protocol/signed-release";
-import { ConfigError, loadConfig } from "../config";
+import { type ConfigError, loadConfig } from "../config";
 import { createTestReleaseKey } from "../../../testkit/signed-agent-release";
 import { publicKeyOfSeed, resolveReleaseKey } from "./release-key";
 

@@ -3,7 +3,7 @@
 // they are written, and a step-down ends open cursors with the error an election gives
 // (InterruptedDueToReplStateChange, 11602) while the driver carries on with the new primary.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Long, Timestamp } from "bson";
+import type { Long, Timestamp } from "bson";
 import { type Document, MongoClient, MongoServerError } from "mongodb";
 import { startMongoTestServer, type MongoTestServer } from "../server";
 import { waitUntil } from "../../wait-until";

@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Long, Timestamp } from "bson";
-import { type Document, MongoClient, MongoServerError } from "mongodb";
+import { type Document, MongoClient, type MongoServerError } from "mongodb";
 import { findMongoTools } from "../../mongo-tools";
 import { startMongoTestServer, type MongoTestServer } from "../server";
 import type { LooseDocument } from "../test-support";

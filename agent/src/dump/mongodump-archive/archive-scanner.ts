@@ -39,7 +39,7 @@ interface NamespaceState {
 }
 
 // Where the scanner is in the archive's grammar.
-const enum Step {
+enum Step {
   Magic,
   Header,
   Prelude,

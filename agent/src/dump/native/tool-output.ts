@@ -84,9 +84,9 @@ export function decodeGoString(inner: string): string {
   const encoder = new TextEncoder();
   const bytes: number[] = [];
   const pushText = (text: string) => bytes.push(...encoder.encode(text));
-  const escape = /\\(?:([abfnrtv\\"'])|x([0-9a-fA-F]{2})|([0-7]{3})|u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8}))/g;
+  const goEscape = /\\(?:([abfnrtv\\"'])|x([0-9a-fA-F]{2})|([0-7]{3})|u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8}))/g;
   let last = 0;
-  for (let match = escape.exec(inner); match !== null; match = escape.exec(inner)) {
+  for (let match = goEscape.exec(inner); match !== null; match = goEscape.exec(inner)) {
     pushText(inner.slice(last, match.index));
     const [, simple, hex, octal, short, long] = match;
     if (simple !== undefined) pushText(SIMPLE_ESCAPES[simple]!);
@@ -96,7 +96,7 @@ export function decodeGoString(inner: string): string {
       const codePoint = parseInt((short ?? long)!, 16);
       pushText(codePoint <= 0x10ffff ? String.fromCodePoint(codePoint) : match[0]);
     }
-    last = escape.lastIndex;
+    last = goEscape.lastIndex;
   }
   pushText(inner.slice(last));
   return new TextDecoder().decode(new Uint8Array(bytes));

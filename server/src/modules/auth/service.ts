@@ -3,7 +3,7 @@ import { and, eq, gt, isNull, sql } from "drizzle-orm";
 import type { DbOrTx } from "@db/client";
 import { passwordResetTokens, settings, users } from "@db/schema";
 import type { AppContext } from "../../context";
-import { AppError, badRequest, conflict, unauthorized } from "../../lib/errors";
+import { type AppError, badRequest, conflict, unauthorized } from "../../lib/errors";
 import { findDefaultPlan } from "../plans/service";
 import { endBrowserSessions } from "../../lib/browser-events";
 import { queueMail } from "../notifications/outbox";

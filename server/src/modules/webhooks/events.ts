@@ -1,6 +1,6 @@
 // The facts each webhook event carries (the names live in protocol/webhook-events.ts).
 
-import { AGENT_EVENTS, BACKUP_EVENTS, RESTORE_EVENTS } from "@protocol/webhook-events";
+import type { AGENT_EVENTS, BACKUP_EVENTS, RESTORE_EVENTS } from "@protocol/webhook-events";
 
 export { AGENT_EVENTS, BACKUP_EVENTS, RESTORE_EVENTS, TEST_EVENT, WEBHOOK_EVENTS, type WebhookEventName } from "@protocol/webhook-events";
 
