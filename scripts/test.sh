@@ -32,6 +32,8 @@ run_phase fast bash scripts/fast-lane.sh
 echo "== real MongoDB Database Tools and FerretDB (built once from source, then cached outside the repo) =="
 bash scripts/ensure-mongo-tools.sh
 bash scripts/ensure-ferretdb.sh
+echo "== moto S3 server (Object Lock tests; installed once from PyPI into the same cache) =="
+bash scripts/ensure-moto.sh
 
 echo "== web app build (the browser tests serve it) =="
 bun run build:web

@@ -93,7 +93,7 @@ export async function createContext(config: Config, database: Database, options:
     releaseKey: await resolveReleaseKey(config),
     events: createEventBus((error, event) => log.error("event handler failed", { event: event.type, error })),
     bus: createClusterBus(database, log),
-    storage: createStorage(config.storageUrl, config.s3Defaults),
+    storage: createStorage(config.storageUrl, config.s3Defaults, config.storageObjectLock),
     // Read through ctx so a test that moves ctx.now moves the limits' clock too.
     rateLimiter: createRateLimiter(database.db, () => ctx.now()),
     bodyGate: createBodyGate(),

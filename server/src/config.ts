@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { StorageUrlError } from "./storage/errors";
+import { ObjectLockUnsupportedError, StorageUrlError } from "./storage/errors";
 import { parseStorageUrl } from "./storage/storage-url";
 import { encodePublicKey, signingKeyFromSeed } from "@protocol/release-manifest";
 
@@ -21,6 +21,11 @@ export type Config = {
   storageUrl: string;
   /** S3 settings from the usual S3_* / AWS_* variables, for what an s3:// STORAGE_URL leaves out. */
   s3Defaults: S3Defaults;
+  /**
+   * STORAGE_OBJECT_LOCK: every backup file and manifest gets an S3 Object Lock retention in this
+   * mode until its retention rule lets it go; null (the default): no lock. s3:// only.
+   */
+  storageObjectLock: "compliance" | "governance" | null;
   /** Empty: mail is written to the log. */
   smtpUrl: string | null;
   mailFrom: string;
@@ -148,6 +153,13 @@ export function loadConfig(env: Env = process.env): Config {
     if (problem) problems.push(problem.startsWith("STORAGE_URL") ? problem : `STORAGE_URL ${problem}`);
   }
 
+  const storageObjectLock = text("STORAGE_OBJECT_LOCK")?.toLowerCase() ?? null;
+  if (storageObjectLock !== null && storageObjectLock !== "compliance" && storageObjectLock !== "governance") {
+    problems.push(`STORAGE_OBJECT_LOCK must be compliance or governance, or unset for no lock (got "${storageObjectLock}")`);
+  } else if (storageObjectLock && storageUrl.startsWith("file:")) {
+    problems.push(new ObjectLockUnsupportedError("file (file://)").message);
+  }
+
   const smtpUrl = text("SMTP_URL");
   if (smtpUrl && !/^smtps?:\/\/.+/.test(smtpUrl)) problems.push("SMTP_URL must start with smtp:// or smtps://");
   else if (smtpUrl) {
@@ -216,6 +228,7 @@ export function loadConfig(env: Env = process.env): Config {
       region: text("S3_REGION") ?? text("AWS_REGION") ?? undefined,
       endpoint: text("S3_ENDPOINT") ?? text("AWS_ENDPOINT") ?? undefined,
     },
+    storageObjectLock: storageObjectLock as Config["storageObjectLock"],
     smtpUrl,
     mailFrom: text("MAIL_FROM") ?? "DBVault <no-reply@dbvault.local>",
     jwtSecret,

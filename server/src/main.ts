@@ -6,6 +6,7 @@ import { describeDatabaseStartError } from "./lib/database-start-error";
 import { EmbeddedDatabaseInUseError } from "./lib/embedded-database-lock";
 import { createLogger } from "./lib/logger";
 import { startBackgroundJobs } from "./modules/scheduler";
+import { S3Storage, StorageError } from "./storage";
 
 const INIT_EMBEDDED_DB_FLAG = "--init-embedded-db";
 /** How long SIGTERM waits for requests in flight before cutting them (Docker kills after 10 s). */
@@ -31,6 +32,9 @@ try {
   const log = createLogger(config.logLevel);
   const database = await openDatabase(config, initEmbeddedInChild, log);
   const ctx = await createContext(config, database, { log });
+  // STORAGE_OBJECT_LOCK promises backups nobody can delete early: a bucket that cannot keep that
+  // promise (no versioning, no Object Lock) stops the start, before any backup is written unlocked.
+  if (ctx.storage instanceof S3Storage) await ctx.storage.checkObjectLock();
   const app = createApp(ctx);
   app.listen({
     port: config.port,
@@ -87,7 +91,7 @@ try {
     console.error(`dbvault-server: ${error.message}`);
     process.exit(2);
   }
-  if (error instanceof EmbeddedDatabaseInUseError) {
+  if (error instanceof EmbeddedDatabaseInUseError || error instanceof StorageError) {
     console.error(`dbvault-server: ${error.message}`);
     process.exit(1);
   }

@@ -8,7 +8,9 @@ export type StorageErrorCode =
   | "STORAGE_LIMIT"
   | "STORAGE_UNAVAILABLE"
   | "INVALID_STORAGE_URL"
-  | "UPLOAD_INCOMPLETE";
+  | "UPLOAD_INCOMPLETE"
+  | "OBJECT_LOCKED"
+  | "OBJECT_LOCK_UNSUPPORTED";
 
 export class StorageError extends Error {
   constructor(
@@ -80,5 +82,22 @@ export class UploadIncompleteError extends StorageError {
     readonly expected: number,
   ) {
     super("UPLOAD_INCOMPLETE", `upload ${uploadId} holds ${staged} of ${expected} bytes`);
+  }
+}
+
+/** S3 Object Lock keeps the object (a version of it) until its retention ends; nothing was deleted. */
+export class ObjectLockedError extends StorageError {
+  constructor(readonly key: string) {
+    super("OBJECT_LOCKED", `${JSON.stringify(key)} is under Object Lock retention; it can be deleted once that ends`);
+  }
+}
+
+/** STORAGE_OBJECT_LOCK was asked of a backend that cannot lock objects. */
+export class ObjectLockUnsupportedError extends StorageError {
+  constructor(backend: string) {
+    super(
+      "OBJECT_LOCK_UNSUPPORTED",
+      `STORAGE_OBJECT_LOCK: the ${backend} backend cannot lock objects; use an s3:// STORAGE_URL whose bucket has Object Lock enabled, or leave STORAGE_OBJECT_LOCK unset`,
+    );
   }
 }

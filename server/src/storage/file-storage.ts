@@ -29,6 +29,8 @@ const UNAVAILABLE_CODES = new Set(["ENOSPC", "EDQUOT", "EFBIG", "EROFS", "EACCES
  */
 export class FileStorage implements Storage {
   readonly kind = "file" as const;
+  /** A file on a disk has no retention its owner cannot undo: this backend cannot lock (STORAGE_OBJECT_LOCK needs s3://). */
+  readonly objectLock = null;
   /** Settles once the start-up sweep of stale temp files is done (it never rejects). */
   readonly ready: Promise<void>;
   private readonly tempDir: string;
@@ -151,6 +153,10 @@ export class FileStorage implements Storage {
     const found: StoredObject[] = [];
     await this.walk(base, prefix, found);
     return found.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  }
+
+  async retain(key: string): Promise<void> {
+    if (!(await this.stat(key))) throw new ObjectNotFoundError(key);
   }
 
   async check(): Promise<void> {

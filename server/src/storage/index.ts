@@ -1,6 +1,8 @@
 // Backup storage: one interface, a filesystem backend (the embedded default) and an S3 backend.
 // Both pass the shared contract suite in server/test/storage/storage-suite.ts.
+import { ObjectLockUnsupportedError } from "./errors";
 import { FileStorage } from "./file-storage";
+import type { ObjectLockMode } from "./s3-object-lock";
 import { S3Storage, type S3StorageOptions } from "./s3-storage";
 import { parseStorageUrl } from "./storage-url";
 import type { Storage } from "./types";
@@ -8,16 +10,24 @@ import type { Storage } from "./types";
 export * from "./errors";
 export { FileStorage } from "./file-storage";
 export { assertKey, assertPrefix } from "./keys";
+export type { ObjectLockMode } from "./s3-object-lock";
 export { S3Storage, type S3StorageOptions } from "./s3-storage";
 export { parseStorageUrl } from "./storage-url";
 export type { ByteRange, PutOptions, Storage, StoredObject } from "./types";
 
-/** Builds the backend STORAGE_URL names (file:///abs/path or s3://bucket?endpoint=…); throws StorageUrlError for anything else. Does not probe the backend: call check() for that. */
-export function createStorage(storageUrl: string, s3Defaults: Partial<S3StorageOptions> = {}): Storage {
+/**
+ * Builds the backend STORAGE_URL names (file:///abs/path or s3://bucket?endpoint=…); throws
+ * StorageUrlError for anything else, ObjectLockUnsupportedError for a lock the backend cannot
+ * keep. Does not probe the backend: call check() (and S3Storage.checkObjectLock()) for that.
+ */
+export function createStorage(storageUrl: string, s3Defaults: Partial<S3StorageOptions> = {}, objectLock: ObjectLockMode | null = null): Storage {
   const target = parseStorageUrl(storageUrl);
-  if (target.kind === "file") return new FileStorage(target.root);
+  if (target.kind === "file") {
+    if (objectLock) throw new ObjectLockUnsupportedError("file");
+    return new FileStorage(target.root);
+  }
   const { kind: _, ...options } = target;
   // What the URL says wins; the environment's S3 settings (read by config.ts) fill the gaps.
   const given = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
-  return new S3Storage({ ...s3Defaults, ...given } as S3StorageOptions);
+  return new S3Storage({ ...s3Defaults, ...given, ...(objectLock ? { objectLock } : {}) } as S3StorageOptions);
 }

@@ -1,31 +1,4 @@
-import { AwsClient } from "aws4fetch";
-
-/** Retries of a request S3 answered with 5xx or 429 (it asks for exactly that). */
-const RETRIES = 3;
-
-/** Where a bucket is and how to sign for it; the same fields Bun's S3Client takes. */
-export type S3Target = {
-  bucket: string;
-  /** Any S3-compatible service; empty: AWS, from the region. */
-  endpoint?: string;
-  region?: string;
-  accessKeyId?: string;
-  secretAccessKey?: string;
-  sessionToken?: string;
-  virtualHostedStyle?: boolean;
-};
-
-/** An error answer of S3 (or a malformed one), with S3's error code when it gave one. */
-export class S3RequestError extends Error {
-  constructor(
-    message: string,
-    readonly code: string | undefined,
-    readonly status: number,
-  ) {
-    super(message);
-    this.name = "S3RequestError";
-  }
-}
+import { type S3Http, S3RequestError } from "./s3-http";
 
 /**
  * S3's multipart upload API (Create, UploadPart, Complete, Abort), signed by aws4fetch.
@@ -37,17 +10,7 @@ export class S3RequestError extends Error {
  * is ours: a failure waits for every part in flight to settle, then aborts.
  */
 export class S3MultipartUploader {
-  private readonly client: AwsClient;
-  private readonly baseUrl: string;
-
-  constructor(target: S3Target) {
-    const { accessKeyId = "", secretAccessKey = "", sessionToken, virtualHostedStyle } = target;
-    const region = target.region ?? "us-east-1";
-    this.client = new AwsClient({ accessKeyId, secretAccessKey, sessionToken, region, service: "s3" });
-    const endpoint = new URL(target.endpoint ?? `https://s3.${region}.amazonaws.com`);
-    const root = endpoint.origin + endpoint.pathname.replace(/\/+$/, "");
-    this.baseUrl = virtualHostedStyle ? `${endpoint.protocol}//${target.bucket}.${endpoint.host}` : `${root}/${target.bucket}`;
-  }
+  constructor(private readonly http: S3Http) {}
 
   /**
    * Uploads `first` (a full part) and then the rest of `body` in parts of `first.byteLength` bytes,
@@ -57,7 +20,7 @@ export class S3MultipartUploader {
    */
   async upload(key: string, first: Uint8Array<ArrayBuffer>, body: PartReader, options: { queueSize: number; contentDisposition?: string }): Promise<void> {
     const headers: Record<string, string> = options.contentDisposition ? { "Content-Disposition": options.contentDisposition } : {};
-    const created = await this.request("POST", key, { uploads: "" }, { headers });
+    const created = await this.http.request("POST", key, { uploads: "" }, { headers });
     const uploadId = /<UploadId>([^<]+)<\/UploadId>/.exec(created)?.[1];
     if (!uploadId) throw new S3RequestError("CreateMultipartUpload answered without an UploadId", undefined, 200);
 
@@ -86,7 +49,7 @@ export class S3MultipartUploader {
       if (partFailure) throw partFailure.error;
       const list = etags.map((etag, i) => `<Part><PartNumber>${i + 1}</PartNumber><ETag>${etag}</ETag></Part>`).join("");
       // Complete may answer 200 and still fail, with an <Error> body; request() checks for it.
-      await this.request("POST", key, { uploadId }, { body: `<CompleteMultipartUpload>${list}</CompleteMultipartUpload>` });
+      await this.http.request("POST", key, { uploadId }, { body: `<CompleteMultipartUpload>${list}</CompleteMultipartUpload>` });
     } catch (error) {
       await Promise.allSettled(inFlight); // a part S3 stores after the abort would stay stored
       await this.abort(key, uploadId);
@@ -95,7 +58,7 @@ export class S3MultipartUploader {
   }
 
   private async uploadPart(key: string, uploadId: string, partNumber: number, body: Uint8Array<ArrayBuffer>): Promise<string> {
-    const response = await this.send("PUT", key, { partNumber: String(partNumber), uploadId }, { body });
+    const response = await this.http.send("PUT", key, { partNumber: String(partNumber), uploadId }, { body });
     const etag = response.headers.get("ETag");
     await response.body?.cancel();
     if (!etag) throw new S3RequestError(`UploadPart ${partNumber} answered without an ETag`, undefined, response.status);
@@ -104,51 +67,10 @@ export class S3MultipartUploader {
 
   /** Best effort: an upload that cannot be aborted now is left to the bucket's lifecycle rule. */
   private async abort(key: string, uploadId: string): Promise<void> {
-    await this.request("DELETE", key, { uploadId }).catch((error) => {
+    await this.http.request("DELETE", key, { uploadId }).catch((error) => {
       if ((error as S3RequestError).code !== "NoSuchUpload") console.warn(`S3: could not abort multipart upload of ${key}: ${(error as Error).message}`);
     });
   }
-
-  private async request(
-    method: string,
-    key: string,
-    query: Record<string, string>,
-    init: { headers?: Record<string, string>; body?: string } = {},
-  ): Promise<string> {
-    const response = await this.send(method, key, query, init);
-    const text = await response.text();
-    if (/<Error>/.test(text)) throw errorFromBody(text, response);
-    return text;
-  }
-
-  private async send(
-    method: string,
-    key: string,
-    query: Record<string, string>,
-    init: { headers?: Record<string, string>; body?: string | Uint8Array<ArrayBuffer> } = {},
-  ): Promise<Response> {
-    const url = new URL(`${this.baseUrl}/${key.split("/").map(encodeURIComponent).join("/")}`);
-    for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
-    let response: Response | undefined;
-    for (let attempt = 0; ; attempt++) {
-      // Signed without the body (S3 takes UNSIGNED-PAYLOAD): the part goes to fetch as is, not
-      // copied into a signed Request first; a part in flight then costs its own bytes only.
-      const signed = await this.client.sign(url.toString(), { method, headers: init.headers });
-      response = await fetch(signed.url, { method, headers: signed.headers, body: init.body });
-      if (response.ok || attempt >= RETRIES || (response.status < 500 && response.status !== 429)) break;
-      await response.body?.cancel();
-      await Bun.sleep(100 * 2 ** attempt);
-    }
-    if (response.ok) return response;
-    throw errorFromBody(await response.text().catch(() => ""), response);
-  }
-}
-
-/** The S3RequestError an error answer describes (its <Code> and <Message>), or its HTTP status. */
-function errorFromBody(text: string, response: Response): S3RequestError {
-  const code = /<Code>([^<]+)<\/Code>/.exec(text)?.[1];
-  const message = /<Message>([^<]*)<\/Message>/.exec(text)?.[1] ?? ((!response.ok && response.statusText) || "request failed");
-  return new S3RequestError(`${code ?? `HTTP ${response.status}`}: ${message}`, code, response.status);
 }
 
 /** Copies a stream of chunks of any size into part buffers, one buffer at a time. */

@@ -1,8 +1,10 @@
 import { S3Client } from "bun";
 import { assertPutOptions, readBody } from "./body";
-import { InvalidKeyError, ObjectNotFoundError, StorageError, StorageUnavailableError, UploadIncompleteError } from "./errors";
+import { InvalidKeyError, ObjectLockedError, ObjectNotFoundError, StorageError, StorageUnavailableError, UploadIncompleteError } from "./errors";
 import { assertKey, assertPrefix, resolveRange } from "./keys";
-import { PartReader, S3MultipartUploader, type S3Target } from "./s3-multipart";
+import { S3Http, S3RequestError, type S3Target } from "./s3-http";
+import { PartReader, S3MultipartUploader } from "./s3-multipart";
+import { type ObjectLockMode, type ObjectVersion, S3ObjectLock } from "./s3-object-lock";
 import type { ByteRange, HttpSource, PutOptions, Storage, StoredObject } from "./types";
 
 export type S3StorageOptions = S3Target & {
@@ -14,6 +16,8 @@ export type S3StorageOptions = S3Target & {
   /** Keys per ListObjectsV2 page (1–1000); tests lower it to exercise pagination. */
   pageSize?: number;
   checkTimeoutMs?: number;
+  /** STORAGE_OBJECT_LOCK: objects put with a retainUntil get an Object Lock retention in this mode, and deletes remove versions. */
+  objectLock?: ObjectLockMode;
 };
 
 const MiB = 1024 * 1024;
@@ -29,6 +33,7 @@ export class S3Storage implements Storage {
   readonly kind = "s3" as const;
   private readonly client: S3Client;
   private readonly uploader: S3MultipartUploader;
+  private readonly lock: S3ObjectLock | null;
   private readonly keyPrefix: string;
   private readonly partSize: number;
   private readonly queueSize: number;
@@ -39,13 +44,19 @@ export class S3Storage implements Storage {
     const { bucket, endpoint, region, accessKeyId, secretAccessKey, sessionToken, virtualHostedStyle } = options;
     const target: S3Target = { bucket, endpoint, region, accessKeyId, secretAccessKey, sessionToken, virtualHostedStyle };
     this.client = new S3Client(target);
-    this.uploader = new S3MultipartUploader(target);
+    const http = new S3Http(target);
+    this.uploader = new S3MultipartUploader(http);
+    this.lock = options.objectLock ? new S3ObjectLock(http, options.objectLock) : null;
     this.keyPrefix = options.keyPrefix ?? "";
     if (this.keyPrefix) assertPrefix(this.keyPrefix);
     this.partSize = options.partSize ?? 5 * MiB;
     this.queueSize = options.queueSize ?? 2;
     this.pageSize = options.pageSize ?? 1000;
     this.checkTimeoutMs = options.checkTimeoutMs ?? 5000;
+  }
+
+  get objectLock(): ObjectLockMode | null {
+    return this.lock?.mode ?? null;
   }
 
   async put(key: string, body: ReadableStream<Uint8Array> | Uint8Array, options: PutOptions = {}, rawKey = false) {
@@ -55,7 +66,7 @@ export class S3Storage implements Storage {
     const chunks = readBody(key, body, options);
     if (body instanceof Uint8Array) {
       for await (const _ of chunks); // checks maxBytes and the signal; nothing is sent yet
-      await this.client.write(fullKey, body).catch((error) => Promise.reject(toStorageError(error, key)));
+      await this.writeOne(fullKey, body as Uint8Array<ArrayBuffer>, options.retainUntil).catch((error) => Promise.reject(toStorageError(error, key)));
       return { size: body.byteLength };
     }
     let size = 0;
@@ -63,6 +74,7 @@ export class S3Storage implements Storage {
       fullKey,
       key,
       counted(chunks, (n) => (size += n)),
+      { retainUntil: options.retainUntil },
     );
     return { size };
   }
@@ -72,7 +84,13 @@ export class S3Storage implements Storage {
    * as a multipart upload that S3 publishes only on completion. A failing body (its error is
    * rethrown as is) or backend leaves no object and, once the abort went through, no parts.
    */
-  private async putChunks(fullKey: string, label: string, chunks: AsyncIterable<Uint8Array>, contentDisposition?: string): Promise<void> {
+  private async putChunks(
+    fullKey: string,
+    label: string,
+    chunks: AsyncIterable<Uint8Array>,
+    options: { contentDisposition?: string; retainUntil?: Date } = {},
+  ): Promise<void> {
+    const { contentDisposition, retainUntil } = options;
     let bodyFailure: { error: unknown } | undefined;
     const source = (async function* () {
       try {
@@ -87,15 +105,25 @@ export class S3Storage implements Storage {
       const first = new Uint8Array(this.partSize);
       const filled = await body.fill(first);
       if (filled < first.byteLength) {
-        await this.client.write(fullKey, first.subarray(0, filled), contentDisposition ? { contentDisposition } : {});
+        await this.writeOne(fullKey, first.subarray(0, filled), retainUntil, contentDisposition);
       } else {
         await this.uploader.upload(fullKey, first, body, { queueSize: this.queueSize, contentDisposition });
+        // S3 would take the lock headers on CreateMultipartUpload only with a checksum on every
+        // part; the retention set right after completion is the same lock. Should it fail, the
+        // retention pass sets it (it extends every kept backup's lock to what its rule keeps).
+        if (this.lock && retainUntil) await this.lock.extend(fullKey, retainUntil);
       }
     } catch (error) {
       throw bodyFailure ? bodyFailure.error : toStorageError(error, label);
     } finally {
       await source.return(undefined); // stops reading (and cancels) the body when the upload failed early
     }
+  }
+
+  /** One PUT: Bun's client, or with a retention the lock's signed PutObject (Bun's cannot send the lock headers). */
+  private async writeOne(fullKey: string, body: Uint8Array<ArrayBuffer>, retainUntil?: Date, contentDisposition?: string): Promise<void> {
+    if (this.lock && retainUntil) return this.lock.put(fullKey, body, retainUntil, contentDisposition);
+    await this.client.write(fullKey, body, contentDisposition ? { contentDisposition } : {});
   }
 
   async get(key: string, range?: ByteRange): Promise<ReadableStream<Uint8Array>> {
@@ -118,6 +146,15 @@ export class S3Storage implements Storage {
   }
 
   async delete(key: string): Promise<void> {
+    if (this.lock) {
+      assertKey(key);
+      const fullKey = this.keyPrefix + key;
+      await this.deleteVersions(
+        (await this.lock.versions(fullKey).catch((error) => Promise.reject(toStorageError(error, key)))).filter((v) => v.rawKey === fullKey),
+        key,
+      );
+      return;
+    }
     await this.fileOf(key)
       .delete()
       .catch((error) => (isNotFound(error) ? undefined : Promise.reject(toStorageError(error, key))));
@@ -125,6 +162,12 @@ export class S3Storage implements Storage {
 
   async deletePrefix(prefix: string): Promise<number> {
     if (prefix === "") throw new InvalidKeyError(prefix, "refusing to delete every object (empty prefix)");
+    if (this.lock) {
+      assertPrefix(prefix);
+      const versions = await this.lock.versions(this.keyPrefix + prefix).catch((error) => Promise.reject(toStorageError(error, prefix)));
+      await this.deleteVersions(versions, prefix);
+      return new Set(versions.map((version) => version.rawKey)).size;
+    }
     const keys = (await this.list(prefix)).map((object) => object.key);
     let next = 0;
     const worker = async () => {
@@ -140,6 +183,52 @@ export class S3Storage implements Storage {
     return found
       .map(({ rawKey, size, modifiedAt }) => ({ key: rawKey.slice(this.keyPrefix.length), size, modifiedAt }))
       .filter(({ key }) => !key.startsWith(".")); // staged upload parts are not objects yet
+  }
+
+  /**
+   * With a lock on, every version goes by id (a plain DELETE in a versioned bucket only adds a
+   * delete marker and the bytes stay). Versions under retention stay: ObjectLockedError once the
+   * others are gone.
+   */
+  private async deleteVersions(versions: ObjectVersion[], label: string): Promise<void> {
+    let next = 0;
+    let locked: unknown;
+    const worker = async () => {
+      while (next < versions.length) {
+        await this.lock!.deleteVersion(versions[next++]!, label).catch((error) => {
+          if (error instanceof ObjectLockedError) locked ??= error;
+          else throw error;
+        });
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(DELETE_CONCURRENCY, versions.length) }, worker));
+    if (locked) throw locked;
+  }
+
+  async retain(key: string, until: Date): Promise<void> {
+    const fullKey = this.keyPrefix + key;
+    assertKey(key);
+    if (!this.lock) {
+      if (!(await this.stat(key))) throw new ObjectNotFoundError(key);
+      return;
+    }
+    await this.lock
+      .extend(fullKey, until)
+      .catch((error) => Promise.reject(error instanceof S3RequestError && error.status === 404 ? new ObjectNotFoundError(key) : toStorageError(error, key)));
+  }
+
+  /** STORAGE_OBJECT_LOCK's start-up check: throws, naming what the bucket lacks, unless it has versioning and Object Lock enabled. */
+  async checkObjectLock(): Promise<void> {
+    if (!this.lock) return;
+    const missing = await this.lock
+      .missingBucketSettings()
+      .catch((error) => Promise.reject(new StorageUnavailableError(`S3 storage is unreachable: ${describe(error)}`, error)));
+    if (missing.length > 0) {
+      throw new StorageUnavailableError(
+        `STORAGE_OBJECT_LOCK=${this.lock.mode} needs a bucket with versioning and Object Lock enabled; this bucket has no ${missing.join(" and no ")}. ` +
+          "Object Lock can only be enabled on a new bucket (or by AWS support): create one with it (aws s3api create-bucket --object-lock-enabled-for-bucket), or unset STORAGE_OBJECT_LOCK.",
+      );
+    }
   }
 
   async check(): Promise<void> {
@@ -164,7 +253,7 @@ export class S3Storage implements Storage {
     return this.put(this.stagedPartKey(uploadId, partNumber), body, options, true);
   }
 
-  async completeUpload(uploadId: string, key: string, size: number, options: { fileName?: string } = {}): Promise<void> {
+  async completeUpload(uploadId: string, key: string, size: number, options: { fileName?: string; retainUntil?: Date } = {}): Promise<void> {
     const parts = await this.listRaw(this.stagedPrefix(uploadId));
     const staged = parts.reduce((sum, part) => sum + part.size, 0);
     if (staged !== size) throw new UploadIncompleteError(uploadId, staged, size);
@@ -183,11 +272,15 @@ export class S3Storage implements Storage {
     }
     const disposition = options.fileName ? `attachment; filename="${options.fileName}"` : undefined;
     assertKey(key);
-    await this.putChunks(this.keyPrefix + key, key, concatenated(), disposition);
+    await this.putChunks(this.keyPrefix + key, key, concatenated(), { contentDisposition: disposition, retainUntil: options.retainUntil });
     await this.abortUpload(uploadId);
   }
 
   async abortUpload(uploadId: string): Promise<void> {
+    if (this.lock) {
+      const versions = await this.lock.versions(this.stagedPrefix(uploadId)).catch((error) => Promise.reject(toStorageError(error, uploadId)));
+      return this.deleteVersions(versions, uploadId);
+    }
     for (const part of await this.listRaw(this.stagedPrefix(uploadId))) {
       await this.client
         .file(part.rawKey)

@@ -8,6 +8,8 @@ export type PutOptions = {
   maxBytes?: number;
   /** Aborting fails the put with the signal's reason and stores nothing. */
   signal?: AbortSignal;
+  /** With an Object Lock (Storage.objectLock), the object can be neither deleted nor its retention shortened before then; ignored without one. */
+  retainUntil?: Date;
 };
 
 /**
@@ -16,18 +18,22 @@ export type PutOptions = {
  */
 export interface Storage {
   readonly kind: "file" | "s3";
+  /** The Object Lock mode objects given a retainUntil are written with; null when off (the file backend cannot lock). */
+  readonly objectLock: "compliance" | "governance" | null;
   /** Writes `body` to `key` atomically (readers never see a partial object; a failed or aborted write leaves no object); returns bytes written. Throws StorageLimitError (and writes nothing) when body exceeds options.maxBytes. */
   put(key: string, body: ReadableStream<Uint8Array> | Uint8Array, options?: PutOptions): Promise<{ size: number }>;
   /** Streams the object or a byte range of it (an end past the last byte is clamped, as in HTTP). Throws ObjectNotFoundError, RangeNotSatisfiableError. */
   get(key: string, range?: ByteRange): Promise<ReadableStream<Uint8Array>>;
   /** Size and modification time of an object, or null when there is none. */
   stat(key: string): Promise<StoredObject | null>;
-  /** Idempotent. */
+  /** Idempotent. Throws ObjectLockedError (and keeps the object) while its Object Lock retention lasts. */
   delete(key: string): Promise<void>;
-  /** Deletes every object under the prefix; returns how many. Refuses the empty prefix. */
+  /** Deletes every object under the prefix; returns how many. Refuses the empty prefix. Throws ObjectLockedError when one is locked (the others may be gone). */
   deletePrefix(prefix: string): Promise<number>;
   /** Objects under the prefix, sorted by key. */
   list(prefix: string): Promise<StoredObject[]>;
+  /** Extends the object's Object Lock retention to `until` (never shortens it); nothing without a lock. Throws ObjectNotFoundError. */
+  retain(key: string, until: Date): Promise<void>;
   /** Cheap health check (used by the service status endpoint); throws when the backend is unreachable/unwritable. */
   check(): Promise<void>;
 
@@ -43,7 +49,7 @@ export interface Storage {
     options?: PutOptions,
   ): Promise<{ size: number }>;
   /** Publishes the first `size` bytes of the staged upload as the object `key`, atomically, with `fileName` as its download name; the staged parts go. Throws UploadIncompleteError when fewer bytes were staged. */
-  completeUpload(uploadId: string, key: string, size: number, options?: { fileName?: string }): Promise<void>;
+  completeUpload(uploadId: string, key: string, size: number, options?: { fileName?: string; retainUntil?: Date }): Promise<void>;
   /** Discards a staged upload. Idempotent. */
   abortUpload(uploadId: string): Promise<void>;
   /**

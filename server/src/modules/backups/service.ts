@@ -5,6 +5,7 @@ import type { Progress } from "@protocol/agent-protocol";
 import type { AppContext } from "../../context";
 import { AppError, conflict, notFound } from "../../lib/errors";
 import { lockUntilCommit } from "../../lib/transaction-lock";
+import { ObjectLockedError } from "../../storage";
 import { recordAudit } from "../audit/service";
 import { sendToAgent } from "../../lib/agent-commands";
 import { notifyBackupAnomaly, notifyBackupCompleted, notifyBackupFailed } from "../notifications/service";
@@ -308,7 +309,9 @@ export async function deleteBackup(ctx: AppContext, backup: BackupRow, by: "manu
     if (!locked) return;
     await refuseWhileRead(tx, backup.id);
     // The file goes first: a crash in between leaves a row pointing at nothing, never an orphan file.
-    await ctx.storage.deletePrefix(backupStorage.prefix(backup.userId, backup.id));
+    await ctx.storage.deletePrefix(backupStorage.prefix(backup.userId, backup.id)).catch((error) => {
+      throw error instanceof ObjectLockedError ? new BackupLockedError() : error;
+    });
     const [deleted] = await tx.delete(backups).where(eq(backups.id, backup.id)).returning();
     if (!deleted) return;
     if (deleted.status === "completed") await releaseStorage(tx, deleted.userId, deleted.size);
@@ -319,6 +322,13 @@ export async function deleteBackup(ctx: AppContext, backup: BackupRow, by: "manu
     });
   });
   return { message: "Backup deleted successfully" };
+}
+
+/** Thrown by deleteBackup for a backup whose files S3 Object Lock (STORAGE_OBJECT_LOCK) still keeps; the backup stays whole. */
+export class BackupLockedError extends AppError {
+  constructor() {
+    super(409, "CONFLICT", "This backup is locked in storage (Object Lock) until its retention ends. It can be deleted then.");
+  }
 }
 
 /** Thrown by deleteBackup for a backup that a restore or drill still reads. */

@@ -3,8 +3,9 @@
 import { and, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import { backups, settings, users } from "@db/schema";
 import type { AppContext } from "../../context";
-import { BackupInUseError, deleteBackup } from "../backups/service";
+import { BackupInUseError, BackupLockedError, deleteBackup } from "../backups/service";
 import { planOfUser } from "../plans/service";
+import { extendLocks, lockUntil } from "./lock";
 import { decideRetention, type RetentionCandidate, type RetentionDecision, type RetentionPolicy } from "./policy";
 
 /** A user's backups are looked at again this long after the last pass (or at once after a settings change). */
@@ -68,8 +69,8 @@ async function claimDueUsers(ctx: AppContext, limit: number): Promise<string[]> 
   });
 }
 
-/** The user's policy and every decision on their finished backups. */
-async function decideForUser(ctx: AppContext, userId: string, override?: (saved: SettingsRow) => SettingsRow) {
+/** The user's retention policy (their saved settings, changed by `override`, within their plan); null without settings. */
+async function policyOfUser(ctx: AppContext, userId: string, override?: (saved: SettingsRow) => SettingsRow) {
   const [row] = await ctx.db
     .select({ settings, planId: users.planId })
     .from(settings)
@@ -77,7 +78,21 @@ async function decideForUser(ctx: AppContext, userId: string, override?: (saved:
     .where(eq(settings.userId, userId));
   if (!row) return null;
   const plan = await planOfUser(ctx.db, row.planId);
-  const policy = policyOf(override ? override(row.settings) : row.settings, plan);
+  return policyOf(override ? override(row.settings) : row.settings, plan);
+}
+
+/** The Object Lock a new backup's file and manifest are written with (STORAGE_OBJECT_LOCK): what its owner's rule keeps any new backup for; undefined without a lock. */
+export async function lockForNewBackup(ctx: AppContext, backup: { userId: string; createdAt: Date }): Promise<Date | undefined> {
+  if (!ctx.storage.objectLock) return undefined;
+  const policy = await policyOfUser(ctx, backup.userId);
+  if (!policy) return undefined;
+  return lockUntil(backup.createdAt, [policy.mode === "age" ? "retention" : "recent"], policy, ctx.now()) ?? undefined;
+}
+
+/** The user's policy and every decision on their finished backups. */
+async function decideForUser(ctx: AppContext, userId: string, override?: (saved: SettingsRow) => SettingsRow) {
+  const policy = await policyOfUser(ctx, userId, override);
+  if (!policy) return null;
   const candidates = await loadCandidates(ctx, userId);
   return { policy, candidates, decisions: decideRetention(candidates, policy, ctx.now()) };
 }
@@ -93,6 +108,13 @@ export async function applyRetention(ctx: AppContext, options: { userId?: string
   for (const userId of userIds) {
     const decided = await decideForUser(ctx, userId);
     if (!decided) continue;
+    if (ctx.storage.objectLock) {
+      const kept = decided.candidates.flatMap((backup) => {
+        const decision = decided.decisions.get(backup.id)!;
+        return backup.status === "completed" && decision.keep ? [{ ...backup, userId, reasons: decision.reasons }] : [];
+      });
+      await extendLocks(ctx, kept, decided.policy);
+    }
     const doomed = decided.candidates.filter((backup) => !decided.decisions.get(backup.id)!.keep).slice(0, options.limit ?? 200);
     if (doomed.length === 0) continue;
     const rows = await ctx.db
@@ -112,6 +134,12 @@ export async function applyRetention(ctx: AppContext, options: { userId?: string
         // A backup a restore or drill still reads is kept until it finished: the next pass takes it.
         if (error instanceof BackupInUseError) {
           ctx.log.info("retention kept a backup a restore is reading", { backupId: backup.id });
+          continue;
+        }
+        // Not yet: its Object Lock outlasts the rule (the rule was shortened after it was written,
+        // or storage's clock runs behind). The row and its bytes stay counted; a later pass takes it.
+        if (error instanceof BackupLockedError) {
+          ctx.log.info("retention kept a backup its Object Lock still protects", { backupId: backup.id });
           continue;
         }
         ctx.log.error("retention could not delete a backup", { backupId: backup.id, error });

@@ -7,6 +7,7 @@ import type { AppContext } from "../../context";
 import { AppError, badRequest, conflict, notFound } from "../../lib/errors";
 import { StorageLimitError, UploadIncompleteError } from "../../storage";
 import { findDefaultPlan } from "../plans/service";
+import { lockForNewBackup } from "../retention/service";
 import { releaseStorage, reserveStorage } from "../quota/storage-quota";
 import { flagAnomaly } from "../backups/anomaly";
 import { announceBackupCompleted, failBackup } from "../backups/service";
@@ -339,7 +340,10 @@ async function recordCompletedUpload(
     fileName: backupFileName(backup),
     parts: parts.map((p) => ({ partNumber: p.partNumber, size: p.size })),
   };
-  await ctx.storage.put(backupStorage.manifest(backup.userId, backupId), new TextEncoder().encode(JSON.stringify(manifest, null, 2)));
+  // Locked (STORAGE_OBJECT_LOCK) once its checksum is known good: a corrupt upload is not kept.
+  const retainUntil = await lockForNewBackup(ctx, backup);
+  if (retainUntil) await ctx.storage.retain(fileKey, retainUntil);
+  await ctx.storage.put(backupStorage.manifest(backup.userId, backupId), new TextEncoder().encode(JSON.stringify(manifest, null, 2)), { retainUntil });
 
   const [completed] = await ctx.db
     .update(backups)
