@@ -381,7 +381,7 @@ describe("addresses", () => {
       expect(await refused("https://192.168.0.10/hook")).toContain("(private)");
       expect(await refused("https://169.254.169.254/latest/meta-data/")).toContain("(linkLocal)");
       expect(await refused("https://[::1]/hook")).toContain("(loopback)");
-      expect(await refused("https://[::ffff:10.0.0.1]/hook")).toContain("(private)");
+      expect(await refused("https://[::ffff:10.0.0.1]/hook")).toContain("(ipv4Mapped of 10.0.0.1: private)");
       expect(await refused("https://[fd00:ec2::254]/hook")).toContain("(uniqueLocal)");
       expect(await refused(`https://localhost:${receiver.port}/hook`)).toContain("localhost (127.0.0.1) is not a public internet address");
       expect(await refused("https://user:pass@hooks.example.com/x")).toContain("must not contain a user name or password");
