@@ -1,7 +1,7 @@
 #!/usr/bin/env bun
 // dbvault-agent: the customer-side command line and daemon (`run`). This file
 // only wires the process to runCli: real streams, the environment, and Ctrl-C.
-import { EXIT } from "./commands/cli-error.ts";
+import { EXIT } from "./cli-error.ts";
 import { runCli } from "./commands/run-cli.ts";
 
 // How long a failed command may take to flush what it wrote before the process exits anyway.

@@ -6,7 +6,7 @@ import { closeSync, constants, openSync, statSync } from "node:fs";
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { encodeMasterKey, generateMasterKey } from "../src/archive/index.ts";
-import { EXIT } from "../src/commands/cli-error.ts";
+import { EXIT } from "../src/cli-error.ts";
 import { summarizeArchive } from "../src/dump/mongodump-archive/index.ts";
 import { buildAwkwardDatabase } from "./support/awkward-database.ts";
 import { snapshotDatabase } from "./support/database-snapshot.ts";

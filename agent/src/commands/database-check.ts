@@ -5,7 +5,7 @@
 // one still holds a password. Only hosts are named.
 import { connectClient } from "../dump/builtin/client.ts";
 import { describeUriHosts, DumpError } from "../dump/index.ts";
-import { CliError, EXIT } from "./cli-error.ts";
+import { CliError, EXIT } from "../cli-error.ts";
 import { type ConnectionProblem, findConnectionStringProblem } from "./connection-string-check.ts";
 
 /** How long a check looks for the server: long enough for a remote TLS handshake, short enough to wait for. */

@@ -3,7 +3,7 @@
 // key, the name) is kept. A config that already has databases keeps each one when Enter is
 // pressed (setup --force).
 import type { DatabaseEntry } from "../config.ts";
-import { CliError, EXIT } from "./cli-error.ts";
+import { CliError, EXIT } from "../cli-error.ts";
 import type { CommandContext } from "./context.ts";
 import { checkConnection, ConnectionCheckError, describeFailedCheck } from "./database-check.ts";
 import { InputEndedError, type Prompter } from "./prompt.ts";

@@ -3,7 +3,7 @@
 import { ConfigError, loadConfigOrEmpty, readServerSettings, saveConfig } from "../config.ts";
 import { describeUriHosts } from "../dump/index.ts";
 import { createServerClient } from "../transport/server-client.ts";
-import { usageError } from "./cli-error.ts";
+import { usageError } from "../cli-error.ts";
 import type { CommandContext } from "./context.ts";
 import { parseOptions } from "./parse-args.ts";
 import { createPrompter } from "./prompt.ts";

@@ -3,7 +3,7 @@
 // only the key. To stdout it verifies the whole file before writing a byte (verify-first.ts,
 // DECRYPT_HELP).
 import { formatBytes } from "../ui/format.ts";
-import { CliError, EXIT, usageError } from "./cli-error.ts";
+import { CliError, EXIT, usageError } from "../cli-error.ts";
 import type { CommandContext } from "./context.ts";
 import { loadMasterKeyConfig } from "./master-key.ts";
 import { createOutput, openInput } from "./files.ts";

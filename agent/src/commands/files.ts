@@ -12,7 +12,7 @@ import { rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { type Readable, Writable } from "node:stream";
 import { CIPHER_OUTPUT_SPARE_BYTES, releaseWholeBuffer } from "../../../protocol/release-buffer";
-import { CliError, EXIT } from "./cli-error.ts";
+import { CliError, EXIT } from "../cli-error.ts";
 import type { CliIo } from "./context.ts";
 
 export interface InputFile {

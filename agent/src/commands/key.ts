@@ -3,7 +3,7 @@
 // after a disaster). Backups can only be restored with this key.
 import { decodeMasterKey, deriveKeyId, encodeMasterKey, generateMasterKey } from "../archive/index.ts";
 import { ConfigError, loadConfigOrEmpty, readMasterKey, saveConfig } from "../config.ts";
-import { CliError, EXIT, usageError } from "./cli-error.ts";
+import { CliError, EXIT, usageError } from "../cli-error.ts";
 import type { CommandContext } from "./context.ts";
 import { describeFileProtection } from "../platform/locations.ts";
 import { parseOptions } from "./parse-args.ts";

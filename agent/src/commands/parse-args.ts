@@ -1,6 +1,6 @@
 // A small strict argument parser: `--name value`, `--name=value` and boolean flags; "-" is a
 // value (stdin/stdout). Its messages are the CLI's own, so usage errors read like every other.
-import { usageError } from "./cli-error.ts";
+import { usageError } from "../cli-error.ts";
 
 export type OptionSpec = Record<string, "string" | "boolean">;
 export type ParsedOptions = Record<string, string | boolean | undefined>;

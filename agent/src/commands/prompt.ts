@@ -1,7 +1,7 @@
 // Questions on the terminal for setup and db add. Secrets (API key, connection strings) are read
 // without echo, so they never sit in the terminal's scrollback, shell history or argv.
 import type { Readable, Writable } from "node:stream";
-import { CliError, EXIT } from "./cli-error.ts";
+import { CliError, EXIT } from "../cli-error.ts";
 
 type RawCapable = Readable & { setRawMode?: (on: boolean) => unknown; isRaw?: boolean };
 

@@ -7,7 +7,7 @@ import { ConfigError } from "../config.ts";
 import { DumpError } from "../dump/errors.ts";
 import { MongodumpArchiveError } from "../dump/mongodump-archive/errors.ts";
 import { formatCount } from "../ui/format.ts";
-import { CliError, EXIT, type ExitCode } from "./cli-error.ts";
+import { CliError, EXIT, type ExitCode } from "../cli-error.ts";
 
 export interface ErrorReport {
   lines: string[];

@@ -4,7 +4,7 @@
 // with a password is never taken from argv, where ps and shell history would show it.
 import { type AgentConfig, findDatabase } from "../config.ts";
 import { describeUriHosts, hasUriPassword, readUriDatabase } from "../dump/index.ts";
-import { usageError } from "./cli-error.ts";
+import { usageError } from "../cli-error.ts";
 import type { CommandContext } from "./context.ts";
 import type { ParsedOptions } from "./parse-args.ts";
 import { checkUri, DB_URI_ENV, firstLine, readSecretFile } from "./setup-inputs.ts";

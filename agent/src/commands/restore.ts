@@ -5,7 +5,7 @@
 // once all of them were restored (docs/restore.md).
 import { isDumpError, readUriDatabase, restoreFromEncrypted, VERIFYING_LABEL } from "../dump/index.ts";
 import { pluralize } from "../ui/format.ts";
-import { CliError, EXIT } from "./cli-error.ts";
+import { CliError, EXIT } from "../cli-error.ts";
 import { createProgressDisplay } from "../ui/progress-display.ts";
 import type { CommandContext } from "./context.ts";
 import { openInput } from "./files.ts";

@@ -1,7 +1,7 @@
 // The CLI's dispatcher: command word → command function; any failure → describeFailure's lines
 // and exit code. In-process and stream-based, so tests can run it without a subprocess.
 import { describeFailure } from "./report-error.ts";
-import { usageError } from "./cli-error.ts";
+import { usageError } from "../cli-error.ts";
 import { type CliIo, createCommandContext, type CommandContext } from "./context.ts";
 import { describeVersion, HELP_TEXT } from "./help.ts";
 import { findCommandHelp, HELP_TOPICS } from "./help-topics.ts";

@@ -10,7 +10,7 @@ import type { AgentConfig } from "../config.ts";
 import type { DaemonLog } from "../daemon/daemon-log.ts";
 import { AGENT_VERSION, finishInterruptedCopies, removeAbandonedCopies, removeLeftoverStaging } from "../dump/index.ts";
 import { deriveKeyId } from "../archive/index.ts";
-import { CliError, EXIT } from "./cli-error.ts";
+import { CliError, EXIT } from "../cli-error.ts";
 import type { CommandContext } from "./context.ts";
 import { parseOptions } from "./parse-args.ts";
 import { describeAgentHost, loadSetUpConfig } from "./server-link.ts";

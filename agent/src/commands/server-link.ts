@@ -5,7 +5,7 @@ import { hostname } from "node:os";
 import { AGENT_PLATFORM } from "../build-info.ts";
 import { type AgentConfig, ConfigError } from "../config.ts";
 import { ServerRefusedError, ServerUnreachableError } from "../transport/errors.ts";
-import { CliError, EXIT, usageError } from "./cli-error.ts";
+import { CliError, EXIT, usageError } from "../cli-error.ts";
 import type { CommandContext } from "./context.ts";
 import { checkConnection, ConnectionCheckError, describeFailedCheck } from "./database-check.ts";
 

@@ -13,7 +13,7 @@ import { createLaunchdService } from "../service/launchd.ts";
 import { type CommandRunner, createCommandRunner, type ServiceManager } from "../service/service-manager.ts";
 import { createSystemdService, defaultUnitDir, systemdRunsThisMachine } from "../service/systemd.ts";
 import { createWindowsTaskService } from "../service/windows-task.ts";
-import { CliError, EXIT, usageError } from "./cli-error.ts";
+import { CliError, EXIT, usageError } from "../cli-error.ts";
 import type { CommandContext } from "./context.ts";
 import { parseOptions } from "./parse-args.ts";
 import { COMMON_OPTIONS } from "./shared.ts";

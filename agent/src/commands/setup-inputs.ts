@@ -3,7 +3,7 @@
 // terminal. Values are never printed back.
 import { readFile } from "node:fs/promises";
 import { type DatabaseEntry, isValidDatabaseName } from "../config.ts";
-import { CliError, EXIT, usageError } from "./cli-error.ts";
+import { CliError, EXIT, usageError } from "../cli-error.ts";
 import type { CommandContext } from "./context.ts";
 import type { ParsedOptions } from "./parse-args.ts";
 import type { Prompter } from "./prompt.ts";

@@ -7,7 +7,7 @@ import { ConfigError, type DatabaseEntry, loadConfigOrEmpty, readMasterKey, save
 import { AGENT_VERSION } from "../dump/index.ts";
 import { createServerClient } from "../transport/server-client.ts";
 import { ServerRefusedError } from "../transport/errors.ts";
-import { CliError, EXIT, usageError } from "./cli-error.ts";
+import { CliError, EXIT, usageError } from "../cli-error.ts";
 import type { CommandContext } from "./context.ts";
 import { describeFileProtection, osFamily } from "../platform/locations.ts";
 import { parseOptions } from "./parse-args.ts";

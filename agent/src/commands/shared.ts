@@ -1,7 +1,7 @@
 // Pieces several commands share: option specs, the compression option, byte counting.
 import { Transform } from "node:stream";
 import type { Compression } from "../archive/index.ts";
-import { usageError } from "./cli-error.ts";
+import { usageError } from "../cli-error.ts";
 import type { OptionSpec, ParsedOptions } from "./parse-args.ts";
 
 /** Options every command takes. */

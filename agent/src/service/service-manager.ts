@@ -1,7 +1,7 @@
 // What `dbvault-agent service` needs from a service manager (systemd, launchd, the Windows Task
 // Scheduler), and the one way the managers run their command-line tools (systemctl, launchctl,
 // schtasks), injectable so each manager's calls are unit-tested on any machine.
-import { CliError, EXIT } from "../commands/cli-error.ts";
+import { CliError, EXIT } from "../cli-error.ts";
 
 export type CommandResult = { stdout: string; stderr: string; code: number };
 /** Runs a tool; throws CliError when it fails unless `allowFailure`. */

@@ -4,7 +4,7 @@
 // small relauncher and runs the binary again whenever it exits with EXIT.restart, so the scheduled
 // task (or the terminal) that started it keeps it too. DBVAULT_RESTART=relaunch chooses the
 // relauncher elsewhere (the tests use it to run the Windows path on Linux).
-import { EXIT } from "../commands/cli-error.ts";
+import { EXIT } from "../cli-error.ts";
 import type { OsFamily } from "../platform/locations.ts";
 
 /** Set in a child of the relauncher: its restart is an exit with EXIT.restart. */

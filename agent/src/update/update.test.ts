@@ -7,7 +7,7 @@ import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { encodePublicKey, renderManifest, signManifest } from "../../../protocol/release-manifest";
-import { EXIT } from "../commands/cli-error.ts";
+import { EXIT } from "../cli-error.ts";
 import { UpdateError } from "./errors.ts";
 import { checkRelease } from "./release-check.ts";
 import { removeUpdateLeftovers, replaceBinary } from "./replace-binary.ts";
