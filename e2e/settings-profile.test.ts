@@ -37,7 +37,6 @@ describe("settings", () => {
     await agent.connect();
   });
   afterAll(async () => {
-    // Regenerating the key makes the server close the agent's socket; don't wait on a closed one.
     // A deadline, not a wait for something: clean-up must not hang on a socket already gone.
     await Promise.race([agent?.disconnect(), Bun.sleep(1000)]);
   });
@@ -420,7 +419,11 @@ describe("settings", () => {
     const dialog = page.getByRole("dialog");
     await eventually(
       () => dialog.innerText(),
-      (value) => expect(value).toContain("reconfigure each agent"),
+      (value) => expect(value).toContain("agents must be set up (or set up again with dbvault-agent setup --force) with the new key"),
+    );
+    await eventually(
+      () => dialog.innerText(),
+      (value) => expect(value).toContain("Agents already set up keep running on their own credentials."),
     );
     await dialog.getByRole("button", { name: "Cancel" }).click();
     expect((await env.server.call("GET", "/api/user/profile", { token: user.token })).body.apiKey).toBe(user.apiKey);
@@ -545,19 +548,42 @@ describe("profile and audit log", () => {
     await change("not-my-password", "brand-new-pass", "brand-new-pass");
     await page.getByRole("alert").getByText("Current password is incorrect").waitFor();
     await env.screenshot(page, "profile-password-error");
+    // "Also replace the API key" is ticked by default: whoever learnt the old password may have
+    // copied the key shown above, and the change takes it from them in the same step.
+    const rotate = page.getByRole("checkbox", { name: /Also replace the API key/ });
+    expect(await rotate.isChecked()).toBe(true);
     await change(user.password, "brand-new-pass", "brand-new-pass");
     await waitForToast(page, "Password updated successfully!");
     await eventually(
       () => page.getByLabel("Current password").inputValue(),
       (value) => expect(value).toBe(""),
     );
+    const checkKey = (apiKey: string) => env.server.call("GET", "/api/agent/check-key", { headers: { authorization: `Bearer ${apiKey}` } });
+    expect((await checkKey(user.apiKey)).status).toBe(401);
+    const rotated = (await env.server.call("POST", "/api/auth/login", { body: { email: newEmail, password: "brand-new-pass" } })).body.user.apiKey as string;
+    expect(rotated).not.toBe(user.apiKey);
+    await eventually(
+      () => key.inputValue(),
+      (value) => expect(value).toBe(rotated),
+    );
+    await env.screenshot(page, "profile-password-changed-key-replaced");
+    // Unticked, the key stays.
+    await rotate.uncheck();
+    await change("brand-new-pass", "brand-new-pass-2", "brand-new-pass-2");
+    await waitForToast(page, "Password updated successfully!");
+    await eventually(
+      () => page.getByLabel("Current password").inputValue(),
+      (value) => expect(value).toBe(""),
+    );
+    expect((await checkKey(rotated)).status).toBe(200);
 
     // This session carries on with the new token; the new password signs in.
     await page.reload();
     await page.getByRole("heading", { name: "My Profile" }).waitFor();
-    const login = await env.server.call("POST", "/api/auth/login", { body: { email: newEmail, password: "brand-new-pass" } });
+    const login = await env.server.call("POST", "/api/auth/login", { body: { email: newEmail, password: "brand-new-pass-2" } });
     expect(login.status).toBe(200);
-    user = { ...user, email: newEmail, password: "brand-new-pass", token: login.body.token };
+    expect(login.body.user.apiKey).toBe(rotated);
+    user = { ...user, email: newEmail, password: "brand-new-pass-2", token: login.body.token, apiKey: rotated };
     await context.close();
   });
 
@@ -720,7 +746,10 @@ describe("profile and audit log", () => {
     );
 
     await filter.selectOption("PASSWORD_CHANGED");
-    await page.getByRole("row", { name: /PASSWORD_CHANGED/ }).waitFor();
+    await page
+      .getByRole("row", { name: /PASSWORD_CHANGED/ })
+      .first()
+      .waitFor();
     await filter.selectOption("BACKUP_FAILED");
     await page.getByText("No logs found").waitFor();
     await filter.selectOption("all");

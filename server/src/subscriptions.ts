@@ -1,13 +1,9 @@
 // Which module reacts to which app event (lib/event-bus.ts), in one place: the modules that emit
 // them (admin, settings) must not import the modules that react.
 import type { AppContext } from "./context";
-import { disconnectUserAgents } from "./modules/agents/service";
 import { discardAccountBackupData } from "./modules/backups/service";
 
 /** Registers every event handler of the app on `ctx.events`; once per context. */
 export function subscribeToEvents(ctx: AppContext) {
   ctx.events.on("userDeleted", ({ userId }) => discardAccountBackupData(ctx, userId));
-  ctx.events.on("apiKeyRegenerated", ({ userId }) =>
-    disconnectUserAgents(ctx, userId, "The API key was regenerated: run dbvault-agent setup --force with the new key."),
-  );
 }

@@ -148,8 +148,8 @@ describe("an account deleted by an admin", () => {
     expect(await server.ctx.db.select().from(agents).where(eq(agents.userId, user.id))).toEqual([]);
     expect(await server.ctx.db.select().from(databases).where(eq(databases.userId, user.id))).toEqual([]);
     expect(await server.ctx.db.select().from(backups).where(eq(backups.userId, user.id))).toEqual([]);
-    // A part sent after the deletion is refused and stores nothing.
-    expect((await agent.uploadPart(backupId, 1, randomBytes(5000))).status).toBe(401);
+    // A part sent after the deletion is refused (the agent is gone: 410, so it stops) and stores nothing.
+    expect((await agent.uploadPart(backupId, 1, randomBytes(5000))).status).toBe(410);
     expect(existsSync(staged)).toBe(false);
   });
 });

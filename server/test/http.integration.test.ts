@@ -140,8 +140,8 @@ describe("over HTTP", () => {
     const securityAt = (at: string) => operations.find((operation) => operation.at === at)?.operation.security;
     expect(securityAt("GET /api/user/profile")).toEqual([{ bearer: [] }]);
     expect(securityAt("POST /api/agent/register")).toEqual([{ apiKey: [] }]);
-    expect(securityAt("PUT /api/agent/backups/{backupId}/parts/{partNumber}")).toEqual([{ apiKey: [], agentId: [], agentToken: [] }]);
-    expect(securityAt("WS /api/agents/ws")).toEqual([{ apiKey: [], agentId: [], agentToken: [] }]);
+    expect(securityAt("PUT /api/agent/backups/{backupId}/parts/{partNumber}")).toEqual([{ agentId: [], agentToken: [] }]);
+    expect(securityAt("WS /api/agents/ws")).toEqual([{ agentId: [], agentToken: [] }]);
     expect(securityAt("GET /metrics")).toEqual([{ metricsToken: [] }]);
     expect(securityAt("POST /api/auth/login")).toEqual([]);
     expect(schemes.agentToken).toMatchObject({ type: "apiKey", in: "header", name: "X-Agent-Token" });

@@ -101,10 +101,12 @@ test("no password, token, key, hash or SQL parameter reaches the log", async () 
   const changed = await call("PUT", "/api/user/password", { token: signedIn.body.token, body: { currentPassword: passwords[1], newPassword: passwords[2] } });
   expect(changed.status).toBe(200);
   const token = changed.body.token as string;
-  secrets.push(token);
+  // The change replaced the API key too (rotateApiKey defaults to true).
+  const apiKey = changed.body.apiKey as string;
+  secrets.push(token, apiKey);
 
   const agent = await call("POST", agentApi.register, {
-    headers: { authorization: `Bearer ${registered.body.user.apiKey}` },
+    headers: { authorization: `Bearer ${apiKey}` },
     body: { name: "secret-agent", hostname: "db.internal", platform: "linux-x64", version: "1.0.0", databases: ["orders"] },
   });
   expect(agent.status).toBe(201);

@@ -29,7 +29,9 @@ options:
                        web app shows in Settings → Security may be included)
   --name NAME          the agent's name in the web app (default: this machine's hostname)
   --force              register again a config file that is already set up (e.g. after the
-                       API key was regenerated); its master key and databases are kept
+                       agent was reset or removed in the web app); its master key and
+                       databases are kept. A regenerated API key does not need it: agents
+                       already set up run on their own credentials
   --config PATH        the config file (default: $XDG_CONFIG_HOME/dbvault/agent.json, else
                        ~/.config/dbvault/agent.json; on macOS ~/Library/Application
                        Support/DBVault/agent.json; on Windows %APPDATA%\\DBVault\\agent.json)

@@ -8,9 +8,15 @@ export const securitySchemes = {
   apiKey: {
     type: "http",
     scheme: "bearer",
-    description: "The account's API key (Settings → Security), as Authorization: Bearer <key>: what dbvault-agent setup registers an agent with",
+    description:
+      "The account's API key (Settings → Security), as Authorization: Bearer <key>: it only registers agents (dbvault-agent setup) and checks itself",
   },
-  agentId: { type: "apiKey", in: "header", name: "X-Agent-Id", description: "The registered agent's id (with its token and the API key)" },
+  agentId: {
+    type: "apiKey",
+    in: "header",
+    name: "X-Agent-Id",
+    description: "The registered agent's id (with its token; an API key sent alongside is ignored)",
+  },
   agentToken: {
     type: "apiKey",
     in: "header",
@@ -25,7 +31,8 @@ type Requirement = Partial<Record<keyof typeof securitySchemes, string[]>>;
 const PUBLIC: Requirement[] = [];
 const SESSION: Requirement[] = [{ bearer: [] }];
 const API_KEY: Requirement[] = [{ apiKey: [] }];
-const AGENT: Requirement[] = [{ apiKey: [], agentId: [], agentToken: [] }];
+// An agent set up runs on its own id and token: the API key is not needed (agent-link/agent-auth.ts).
+const AGENT: Requirement[] = [{ agentId: [], agentToken: [] }];
 
 const BY_OPERATION: Record<string, Requirement[]> = {
   "POST /api/auth/register": PUBLIC,

@@ -20,10 +20,8 @@ export type TrustAlert = {
 
 /** Something that happened which other modules (agents, realtime) react to. */
 export type AppEvent =
-  | { type: "apiKeyRegenerated"; userId: string }
   /** An alert was raised (verification, anomaly, drill): channels beyond e-mail subscribe here. */
-  | { type: "alert"; alert: TrustAlert }
-  | { type: "userDeleted"; userId: string };
+  { type: "alert"; alert: TrustAlert } | { type: "userDeleted"; userId: string };
 
 type Handler<T extends AppEvent["type"]> = (event: Extract<AppEvent, { type: T }>) => void | Promise<void>;
 

@@ -1,5 +1,5 @@
 import { timingSafeEqual } from "node:crypto";
-import { and, eq } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { type AgentRow, agents, type UserRow, users } from "@db/schema";
 import { AGENT_REMOVED_MESSAGE, AgentHeaders } from "@protocol/agent-protocol";
 import type { AppContext } from "../../context";
@@ -10,7 +10,7 @@ function bearer(authorization: string | undefined) {
   return authorization?.match(/^Bearer\s+(\S+)$/i)?.[1];
 }
 
-/** The account behind an agent's API key. Throws 401 for an unknown key, 403 for a banned account. */
+/** The account behind an API key (registration and its check only). Throws 401 for an unknown key, 403 for a banned account. */
 export async function authenticateApiKey(ctx: AppContext, authorization: string | undefined): Promise<UserRow> {
   const apiKey = bearer(authorization);
   if (!apiKey) throw unauthorized("An API key is required (Authorization: Bearer <API key>).");
@@ -20,31 +20,34 @@ export async function authenticateApiKey(ctx: AppContext, authorization: string 
     .where(eq(users.apiKeyHash, ctx.apiKeys.hash(apiKey)));
   if (!user)
     throw unauthorized(
-      "This API key is not valid. It may have been regenerated: copy the current one from Settings → Security (on a machine already set up, run dbvault-agent setup --force with it).",
+      "This API key is not valid. It may have been regenerated or replaced with a password change: copy the current one from Settings → Security.",
     );
   if (user.isBanned) throw new AppError(403, "BANNED", "This account has been suspended.");
   return user;
 }
 
-/** A registered agent making a call: its API key, id and own token must all match. */
+/**
+ * A registered agent making a call: its id and its own token must match. The account's API key is
+ * not asked for (agents still send it; it is ignored here): it only registers agents, so replacing
+ * it (Settings, or with a password change) leaves running agents alone, and a stolen key gives no
+ * way into an agent already set up. An agent is revoked on its own by removing or resetting it.
+ */
 export async function authenticateAgent(ctx: AppContext, headers: Record<string, string | undefined>): Promise<{ user: UserRow; agent: AgentRow }> {
-  const user = await authenticateApiKey(ctx, headers.authorization);
   const agentId = headers[AgentHeaders.agentId];
   const token = headers[AgentHeaders.agentToken];
   if (!agentId || !token) throw unauthorized("Agent credentials are missing: run dbvault-agent setup.");
-  const [agent] = await ctx.db
-    .select()
-    .from(agents)
-    .where(and(eq(agents.id, agentId), eq(agents.userId, user.id)));
-  // The API key is the account's, so saying that this agent is gone tells its owner only.
-  if (!agent) throw new AppError(410, "AGENT_REMOVED", AGENT_REMOVED_MESSAGE);
-  const expected = agent?.tokenHash ? Buffer.from(agent.tokenHash, "hex") : null;
+  const [found] = await ctx.db.select({ agent: agents, user: users }).from(agents).innerJoin(users, eq(users.id, agents.userId)).where(eq(agents.id, agentId));
+  // An id that names no agent tells its holder only that this id is gone, nothing of any account.
+  if (!found) throw new AppError(410, "AGENT_REMOVED", AGENT_REMOVED_MESSAGE);
+  const { agent, user } = found;
+  const expected = agent.tokenHash ? Buffer.from(agent.tokenHash, "hex") : null;
   const given = Buffer.from(hashAgentToken(token), "hex");
-  if (!agent || !expected || expected.length !== given.length || !timingSafeEqual(expected, given)) {
+  if (!expected || expected.length !== given.length || !timingSafeEqual(expected, given)) {
     throw unauthorized(
       "This agent's credentials are not valid (it may have been removed, reset or set up again elsewhere): run dbvault-agent setup --force on its machine.",
     );
   }
+  if (user.isBanned) throw new AppError(403, "BANNED", "This account has been suspended.");
   return { user, agent };
 }
 

@@ -21,12 +21,13 @@ import { encryptedFileAnswer } from "../backups/model";
 import { failBackup, findOwnBackup } from "../backups/service";
 import { completeUpload, getUploadStatus, receivePart } from "../uploads/service";
 import { authenticateAgent, authenticateApiKey, refuseNewAgentFor } from "./agent-auth";
+import { findBackupForAgent } from "./agent-backups";
 import { createAgentGateway } from "./gateway";
 
 /**
- * Everything agents talk to: registration, uploads, downloads (`/api/agent/*`, API key plus the
- * agent's own id and token) and their socket (`/api/agents/ws`), whose messages the gateway hands
- * to the feature they concern. It sits above the features: none of them imports it; they reach an
+ * Everything agents talk to: registration (the account's API key), uploads and downloads
+ * (`/api/agent/*`, the agent's own id and token) and their socket (`/api/agents/ws`), whose
+ * messages the gateway hands to the feature they concern. It sits above the features: none of them imports it; they reach an
  * agent through lib/agent-commands.ts.
  */
 export const agentLinkController = (ctx: AppContext) => {
@@ -110,7 +111,7 @@ export const agentLinkController = (ctx: AppContext) => {
       "/backups/:backupId/download",
       async ({ headers, params, request }) => {
         const { agent } = await authenticateAgent(ctx, headers);
-        const backup = await findOwnBackup(ctx, agent.userId, params.backupId);
+        const backup = await findBackupForAgent(ctx, agent, params.backupId);
         return downloadBackupResponse(ctx, backup, request.headers.get("range"));
       },
       { params: agentsModel.backupParams, detail: { summary: "Download a backup to restore it", responses: encryptedFileAnswer } },

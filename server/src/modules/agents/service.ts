@@ -6,6 +6,7 @@ import type { AppContext } from "../../context";
 import { sendToAgent } from "../../lib/agent-commands";
 import { AppError, notFound } from "../../lib/errors";
 import { recordAudit } from "../audit/service";
+import { queueMail } from "../notifications/outbox";
 import { notifyAgentConnected, notifyAgentDisconnected } from "../notifications/service";
 import { hashAgentToken } from "./agent-token";
 import { recordUpdateRequested } from "./updates";
@@ -81,7 +82,29 @@ export async function registerAgent(ctx: AppContext, user: UserRow, input: Regis
     await disconnectUserAgents(ctx, user.id, REREGISTERED_MESSAGE, { agentId });
   }
   ctx.log.info(again ? "agent registered again" : "agent registered", { userId: user.id, agentId });
+  await tellOwnerOfRegistration(ctx, user, { name, hostname: input.hostname, again });
   return { agentId, agentToken, name, databases: registered };
+}
+
+/**
+ * Whoever holds the API key can set up agents, so the owner hears of each one (a key copied by
+ * someone else shows up here, also after the owner signed out everywhere).
+ */
+async function tellOwnerOfRegistration(ctx: AppContext, user: UserRow, agent: { name: string; hostname: string; again: boolean }) {
+  try {
+    await queueMail(ctx, {
+      to: user.email,
+      subject: agent.again ? "A DBVault agent was set up again" : "A new DBVault agent was set up",
+      text: [
+        `${agent.again ? "The agent" : "A new agent"} "${agent.name}" on host ${agent.hostname} was set up with your account's API key at ${ctx.now().toISOString()}.`,
+        "",
+        "If it was not you: remove the agent in Settings → Agents, and regenerate the API key in Settings → Security",
+        "(agents already set up keep running with their own credentials; only new set-ups need the new key).",
+      ].join("\n"),
+    });
+  } catch (error) {
+    ctx.log.error("agent registration notice failed", { userId: user.id, error });
+  }
 }
 
 const REREGISTERED_MESSAGE = "This agent was set up again (setup --force): it reconnects with the new credentials from its config file.";

@@ -1,5 +1,5 @@
 import { and, asc, count, eq, inArray } from "drizzle-orm";
-import { agentDatabases, agents, databases, type DrillFrequency, type RetentionMode, settings, users } from "@db/schema";
+import { agentDatabases, agents, databases, type DrillFrequency, type RetentionMode, settings } from "@db/schema";
 import {
   FREQUENCY_HOURS,
   type FrequencyWord,
@@ -11,6 +11,7 @@ import {
 import type { AppContext } from "../../context";
 import { AppError, badRequest, notFound } from "../../lib/errors";
 import { recordAudit } from "../audit/service";
+import { replaceApiKey } from "./api-key";
 import type { AuthenticatedUser } from "../auth/guard";
 import { planOfUser } from "../plans/service";
 import { nextDrillTime } from "../drills/service";
@@ -253,18 +254,9 @@ export async function setDatabaseActive(ctx: AppContext, user: AuthenticatedUser
   return listDatabases(ctx, user.id);
 }
 
-/** Replaces the user's API key; the old key stops working at once. Returns the new key. */
+/** Replaces the user's API key; the old key stops registering agents at once. Returns the new key. */
 export async function regenerateApiKey(ctx: AppContext, userId: string) {
-  const apiKey = ctx.apiKeys.generate();
-  await ctx.db.transaction(async (tx) => {
-    await tx
-      .update(users)
-      .set({ apiKeyCiphertext: ctx.apiKeys.seal(apiKey), apiKeyHash: ctx.apiKeys.hash(apiKey), updatedAt: ctx.now() })
-      .where(eq(users.id, userId));
-    await recordAudit(tx, userId, "API_KEY_REGENERATED");
-  });
-  await ctx.events.emit({ type: "apiKeyRegenerated", userId });
-  return { apiKey };
+  return { apiKey: await ctx.db.transaction((tx) => replaceApiKey(ctx, tx, userId)) };
 }
 
 /** Sends a test e-mail to the notification address (or the account's). */

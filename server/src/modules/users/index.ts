@@ -41,13 +41,17 @@ export const usersController = (ctx: AppContext) =>
       "/password",
       async ({ user, session, body }) => {
         await requireRecentReauthentication(ctx, user, session, { password: body.currentPassword, code: body.code });
-        return changePassword(ctx, user, body.newPassword);
+        return changePassword(ctx, user, body.newPassword, { rotateApiKey: body.rotateApiKey ?? true });
       },
       {
         auth: true,
         body: userModel.password,
         response: { 200: userAnswers.passwordChanged },
-        detail: { summary: "Change password (ends other sessions); `code` too when two-factor sign-in is on" },
+        detail: {
+          summary: "Change password (ends other sessions); `code` too when two-factor sign-in is on",
+          description:
+            "Also replaces the API key unless `rotateApiKey` is false; the answer then carries the new key. Agents already set up keep running (they authenticate with their own credentials).",
+        },
       },
     )
     .get(

@@ -14,7 +14,17 @@ export const userModel = {
     currentPassword: t.Optional(currentPasswordField),
     code: givenCode,
   }),
-  password: t.Object({ currentPassword: currentPasswordField, newPassword: passwordField, code: givenCode }),
+  password: t.Object({
+    currentPassword: currentPasswordField,
+    newPassword: passwordField,
+    code: givenCode,
+    rotateApiKey: t.Optional(
+      t.Boolean({
+        description: "Also replace the API key (default true): the old one stops registering agents; agents already set up keep running",
+        error: "rotateApiKey must be true or false",
+      }),
+    ),
+  }),
   plan: t.Object({ plan: t.String({ minLength: 1, maxLength: 64, error: "plan must be a plan id" }) }),
   auditQuery: t.Object({
     page: t.Optional(t.Numeric({ multipleOf: 1, minimum: 1, maximum: 100000, error: "page must be a whole number from 1" })),
@@ -57,7 +67,11 @@ export const userAnswers = {
     user: profileAnswer,
     pendingEmail: nullable(t.String({ description: "A new e-mail waiting for its confirmation link to be opened" })),
   }),
-  passwordChanged: t.Object({ message: t.String(), token: t.String({ description: "A new bearer token: every earlier one stopped working" }) }),
+  passwordChanged: t.Object({
+    message: t.String(),
+    token: t.String({ description: "A new bearer token: every earlier one stopped working" }),
+    apiKey: t.Optional(t.String({ description: "The new API key, when the change replaced it (rotateApiKey)" })),
+  }),
   auditLogs: t.Object({
     logs: t.Array(
       t.Object({

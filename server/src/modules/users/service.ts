@@ -11,6 +11,7 @@ import { requestEmailChange } from "../email-change/service";
 import { requireRecentReauthentication } from "../reauthentication/service";
 import { findPlan, planOfUser, type Plan } from "../plans/service";
 import { rescheduleUser } from "../scheduler/service";
+import { replaceApiKey } from "../settings/api-key";
 import { applyPlanLimits } from "../settings/plan-limits";
 
 export function toProfile(ctx: AppContext, user: AuthenticatedUser) {
@@ -95,16 +96,18 @@ export async function updateProfile(
 }
 
 /** Changes the password (once re-authenticated: reauthentication/service.ts); every other session ends. */
-export async function changePassword(ctx: AppContext, user: AuthenticatedUser, newPassword: string) {
+export async function changePassword(ctx: AppContext, user: AuthenticatedUser, newPassword: string, options: { rotateApiKey: boolean }) {
   const passwordHash = await hashPassword(newPassword);
   const tokenVersion = user.tokenVersion + 1;
-  await ctx.db.transaction(async (tx) => {
+  const apiKey = await ctx.db.transaction(async (tx) => {
     await tx.update(users).set({ passwordHash, tokenVersion, updatedAt: ctx.now() }).where(eq(users.id, user.id));
     await revokeResetLinks(tx, user.id, ctx.now());
     await recordAudit(tx, user.id, "PASSWORD_CHANGED");
+    // Whoever learnt the old password may have copied the API key too (it is shown in Settings).
+    return options.rotateApiKey ? replaceApiKey(ctx, tx, user.id) : undefined;
   });
   // The caller's own session carries on with this token; all earlier tokens stop working, and
   // sockets opened with them close (this page reconnects with the new token).
   await endBrowserSessions(ctx, user.id, "password changed");
-  return { message: "Password updated successfully!", token: await ctx.tokens.issue(user.id, tokenVersion) };
+  return { message: "Password updated successfully!", token: await ctx.tokens.issue(user.id, tokenVersion), ...(apiKey ? { apiKey } : {}) };
 }

@@ -4,7 +4,8 @@ export const profileRequest = () => api.user.profile.get();
 export const userPlanRequest = () => api.user.plan.get();
 export const plansRequest = () => api.settings.plans.get();
 export const updateProfileRequest = (input: { name: string; email?: string; currentPassword?: string; code?: string }) => api.user.update.put(input);
-export const changePasswordRequest = (input: { currentPassword: string; newPassword: string; code?: string }) => api.user.password.put(input);
+export const changePasswordRequest = (input: { currentPassword: string; newPassword: string; code?: string; rotateApiKey: boolean }) =>
+  api.user.password.put(input);
 export const confirmEmailChangeRequest = (token: string) => api.auth["email-change"].confirm({ token }).post();
 export const undoEmailChangeRequest = (token: string) => api.auth["email-change"].undo({ token }).post();
 export const switchPlanRequest = (planId: string) => api.user.plan.put({ plan: planId });

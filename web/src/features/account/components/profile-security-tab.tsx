@@ -15,12 +15,16 @@ import { TwoFactorCard } from "./two-factor-card";
 
 const EMPTY = { currentPassword: "", newPassword: "", confirmPassword: "" };
 
-/** The API key (Show/Hide), two-factor sign-in and Change Password. */
-export function ProfileSecurityTab({ apiKey }: { apiKey: string }) {
+/**
+ * The API key (Show/Hide), two-factor sign-in and Change Password, which also replaces the API key
+ * unless unticked: whoever learnt the old password may have copied the key shown here.
+ */
+export function ProfileSecurityTab({ apiKey, onApiKeyReplaced }: { apiKey: string; onApiKeyReplaced: (apiKey: string) => void }) {
   const { user } = useSession();
   const [shown, setShown] = useState(false);
   const [form, setForm] = useState(EMPTY);
   const [code, setCode] = useState("");
+  const [rotateApiKey, setRotateApiKey] = useState(true);
   const twoFactor = user?.twoFactorEnabled ?? false;
   const [problem, setProblem] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -37,13 +41,19 @@ export function ProfileSecurityTab({ apiKey }: { apiKey: string }) {
         currentPassword: form.currentPassword,
         newPassword: form.newPassword,
         ...(twoFactor ? { code: code.trim() } : {}),
+        rotateApiKey,
       });
       if (error || !data) throw error ?? new Error("change failed");
       // The change ends every other session; this one carries on with the token it answers.
-      if (user) startSession(data.token, user);
+      if (user) startSession(data.token, data.apiKey ? { ...user, apiKey: data.apiKey } : user);
+      if (data.apiKey) onApiKeyReplaced(data.apiKey);
       setForm(EMPTY);
       setCode("");
-      toast({ title: "Password updated successfully!", variant: "success" });
+      toast({
+        title: "Password updated successfully!",
+        ...(data.apiKey ? { description: "Your API key was replaced too: set up new agents with the new one. Agents already set up keep running." } : {}),
+        variant: "success",
+      });
     } catch (error) {
       setProblem(readErrorMessage(error) ?? "Failed to update password");
     } finally {
@@ -57,7 +67,7 @@ export function ProfileSecurityTab({ apiKey }: { apiKey: string }) {
         <label htmlFor="profile-api-key" className="block text-sm font-medium text-slate-700">
           API key
         </label>
-        <p className="text-xs text-slate-500">Your agents sign in with this key. Regenerate it in Settings, Security.</p>
+        <p className="text-xs text-slate-500">New agents are set up with this key. Regenerate it in Settings, Security.</p>
         <div className="mt-2 flex gap-2">
           <input
             id="profile-api-key"
@@ -85,6 +95,13 @@ export function ProfileSecurityTab({ apiKey }: { apiKey: string }) {
           {twoFactor ? (
             <AuthenticationCodeField value={code} onChange={setCode} hint="With two-factor sign-in on, a password change also needs a code." />
           ) : null}
+          <label className="flex items-start gap-2 text-sm text-slate-700">
+            <input type="checkbox" className="mt-1" checked={rotateApiKey} onChange={(event) => setRotateApiKey(event.target.checked)} />
+            <span>
+              Also replace the API key
+              <span className="block text-xs text-slate-500">The old key stops setting up agents. Agents already set up keep running.</span>
+            </span>
+          </label>
           <Button type="submit" disabled={busy}>
             {busy ? "Updating..." : "Update Password"}
           </Button>

@@ -69,7 +69,7 @@ export function SecurityTab({ setupHeadingRef }: { setupHeadingRef: RefObject<HT
       setAsking(false);
       updateSessionUser({ apiKey: data.apiKey });
       showNewKey();
-      toast({ title: "API key regenerated", description: "The new key is shown for 30 seconds: copy it into your agents.", variant: "success" });
+      toast({ title: "API key regenerated", description: "The new key is shown for 30 seconds: copy it to set up new agents.", variant: "success" });
     } catch {
       setAsking(false);
       toast({ title: "Failed to regenerate API key. Please try again.", variant: "destructive" });
@@ -115,7 +115,7 @@ export function SecurityTab({ setupHeadingRef }: { setupHeadingRef: RefObject<HT
           <ReauthenticationDialog
             open={asking}
             title="Regenerate API key"
-            message="Your current API key stops working at once, and every agent using it disconnects. You must reconfigure each agent with the new key (run dbvault-agent setup --force on its machine)."
+            message="Your current API key stops working at once: agents must be set up (or set up again with dbvault-agent setup --force) with the new key. Agents already set up keep running on their own credentials."
             confirmLabel="Regenerate API Key"
             twoFactor={user?.twoFactorEnabled ?? false}
             busy={busy}

@@ -1,0 +1,26 @@
+import { and, eq } from "drizzle-orm";
+import { type AgentRow, backups, databases, restores } from "@db/schema";
+import type { AppContext } from "../../context";
+import { notFound } from "../../lib/errors";
+import { findOwnBackup } from "../backups/service";
+
+/**
+ * A backup an agent may download: one it made, one of a database it runs now (a verification goes
+ * there, backups/verification.ts), or one it was asked to restore or drill. Any other backup of
+ * the account is not found: an agent registered with a copied API key reads none of the others.
+ */
+export async function findBackupForAgent(ctx: AppContext, agent: AgentRow, backupId: string): Promise<typeof backups.$inferSelect> {
+  const backup = await findOwnBackup(ctx, agent.userId, backupId);
+  if (backup.agentId === agent.id) return backup;
+  const [runs] = await ctx.db
+    .select({ id: databases.id })
+    .from(databases)
+    .where(and(eq(databases.userId, agent.userId), eq(databases.name, backup.databaseName), eq(databases.agentId, agent.id)));
+  if (runs) return backup;
+  const [asked] = await ctx.db
+    .select({ id: restores.id })
+    .from(restores)
+    .where(and(eq(restores.backupId, backup.id), eq(restores.agentId, agent.id)));
+  if (asked) return backup;
+  throw notFound("Backup");
+}
