@@ -184,12 +184,14 @@ for (const serverCase of SERVERS) {
         // The test server keeps no buckets of its own; they are written in their real shape, as a
         // 7.0 server's dump carries them (restore-faults.integration.test.ts does the same).
         await source.createCollection("metrics", { timeseries: { timeField: "at" } });
-        await source.collection("system.buckets.metrics").insertMany(
-          Array.from({ length: 1200 }, (_, i) => ({
-            control: { version: 1, min: { at: new Date(i * 60_000) }, max: { at: new Date(i * 60_000) } },
-            data: { at: { "0": new Date(i * 60_000) } },
-          })),
-        );
+        await source
+          .collection("system.buckets.metrics")
+          .insertMany(
+            Array.from({ length: 1200 }, (_, i) => ({
+              control: { version: 1, min: { at: new Date(i * 60_000) }, max: { at: new Date(i * 60_000) } },
+              data: { at: { "0": new Date(i * 60_000) } },
+            })),
+          );
       }
       backup = await snapshotDatabase(source);
       const { file } = await backUpToBuffer({ uri: `${server.uri}source`, masterKey, tools: { mode: "builtin" } });

@@ -574,16 +574,18 @@ describe("backup list", () => {
 
   test("the success rate counts finished backups only: one running beside three completed reads 100%", async () => {
     const user = await server.registerUser();
-    await server.ctx.db.insert(backups).values([
-      ...[1, 2, 3].map((i) => ({
-        userId: user.id,
-        databaseName: "orders",
-        status: "completed" as const,
-        size: 1000,
-        createdAt: new Date(Date.now() - i * 3_600_000),
-      })),
-      { userId: user.id, databaseName: "orders", status: "in-progress" as const },
-    ]);
+    await server.ctx.db
+      .insert(backups)
+      .values([
+        ...[1, 2, 3].map((i) => ({
+          userId: user.id,
+          databaseName: "orders",
+          status: "completed" as const,
+          size: 1000,
+          createdAt: new Date(Date.now() - i * 3_600_000),
+        })),
+        { userId: user.id, databaseName: "orders", status: "in-progress" as const },
+      ]);
     const summary = await server.call("GET", "/api/backups/summary", { token: user.token });
     expect(summary.body).toMatchObject({ totalCount: 4, completedCount: 3, failedCount: 0, successRate: 100 });
   });

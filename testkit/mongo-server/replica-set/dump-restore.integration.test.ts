@@ -71,16 +71,18 @@ test.skipIf(missing !== null)(
     await db.collection<LooseDocument>("orders").createIndex({ customer: 1, placed: -1 }, { name: "by_customer" });
     await db.collection<LooseDocument>("lines").createIndex({ sku: 1 }, { unique: true, sparse: true });
     const pad = "x".repeat(300);
-    await db.collection<LooseDocument>("orders").insertMany(
-      Array.from({ length: 4000 }, (_, i) => ({
-        _id: i,
-        customer: `c${i % 97}`,
-        placed: new Date(1_700_000_000_000 + i),
-        total: new Int32(i),
-        items: [i],
-        pad,
-      })),
-    );
+    await db
+      .collection<LooseDocument>("orders")
+      .insertMany(
+        Array.from({ length: 4000 }, (_, i) => ({
+          _id: i,
+          customer: `c${i % 97}`,
+          placed: new Date(1_700_000_000_000 + i),
+          total: new Int32(i),
+          items: [i],
+          pad,
+        })),
+      );
     await db.collection<LooseDocument>("lines").insertMany(Array.from({ length: 4000 }, (_, i) => ({ _id: `l${i}`, order: i, sku: `sku-${i}`, qty: 1, pad })));
 
     // The state when mongodump reads the oplog's newest entry; the last such read ends its window.
