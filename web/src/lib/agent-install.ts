@@ -1,9 +1,9 @@
 // The agent this server hands out (GET /api/agent/releases) and the one-line install commands, for
 // every page that tells a user how to install it (dashboard checklist, settings, knowledge base),
 // and how an agent's version compares with what is offered.
-import { useEffect, useState } from "react";
+import { useQuery } from "@tanstack/react-query";
 import { AGENT_PLATFORMS, type AgentPlatform } from "@protocol/agent-platforms";
-import { api } from "./api-client";
+import { answerOrLog, api } from "./api-client";
 
 export const agentReleasesRequest = () => api.agent.releases.get();
 
@@ -63,17 +63,9 @@ export function compareVersions(a: string, b: string): number {
 
 /** What this server hands out (the install one-liners' URLs, platforms, signing key); null until known or on failure. */
 export function useAgentReleases(): AgentReleases | null {
-  const [releases, setReleases] = useState<AgentReleases | null>(null);
-  useEffect(() => {
-    let active = true;
-    agentReleasesRequest()
-      .then(({ data }) => {
-        if (active && data) setReleases(data);
-      })
-      .catch(() => console.error("failed to fetch the agent releases"));
-    return () => {
-      active = false;
-    };
-  }, []);
-  return releases;
+  const query = useQuery({
+    queryKey: ["agent", "releases"],
+    queryFn: () => answerOrLog("failed to fetch the agent releases", agentReleasesRequest()),
+  });
+  return query.data ?? null;
 }

@@ -80,3 +80,47 @@ export function readErrorStatus(error: unknown): number | null {
   const status = (error as { status?: unknown } | null)?.status;
   return typeof status === "number" ? status : null;
 }
+
+/** What a call answers when it succeeds, as the server types it (the one answer type of the app). */
+export type Answer<T extends (...args: never[]) => Promise<{ data: unknown }>> = NonNullable<Awaited<ReturnType<T>>["data"]>;
+
+/**
+ * A call that did not succeed, thrown for the query cache: `value` and `status` as Eden gives
+ * them, so readErrorMessage and readErrorStatus read it like any error answer.
+ */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number | null,
+    readonly value: unknown,
+  ) {
+    super(readErrorMessage({ value }) ?? "The request failed");
+    this.name = "ApiError";
+  }
+}
+
+/** The data of a call's answer, or an ApiError: what query functions and mutations return. */
+export async function answerOf<T>(call: Promise<{ data: T; error: unknown; status?: number }>): Promise<NonNullable<T>> {
+  let answer: { data: T; error: unknown; status?: number };
+  try {
+    answer = await call;
+  } catch (error) {
+    throw new ApiError(null, error);
+  }
+  if (answer.error || answer.data === null || answer.data === undefined) {
+    const { error } = answer;
+    throw error instanceof ApiError
+      ? error
+      : new ApiError(readErrorStatus(error) ?? answer.status ?? null, (error as { value?: unknown } | null)?.value ?? error);
+  }
+  return answer.data as NonNullable<T>;
+}
+
+/** answerOf for a read whose failure the screen does not show: the failure is only logged (spec 8). */
+export async function answerOrLog<T>(message: string, call: Promise<{ data: T; error: unknown; status?: number }>): Promise<NonNullable<T>> {
+  try {
+    return await answerOf(call);
+  } catch (error) {
+    console.error(message);
+    throw error;
+  }
+}

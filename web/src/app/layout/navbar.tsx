@@ -4,7 +4,7 @@ import { Button, buttonClasses } from "../../components/ui/button";
 import { DropdownMenu, type MenuLink } from "../../components/ui/dropdown-menu";
 import { HashLink } from "../../components/navigation/hash-link";
 import { cn } from "../../lib/cn";
-import { useSession } from "../../features/auth/hooks/use-session";
+import { useSession } from "../../lib/auth/use-session";
 
 const HELP_LINKS: MenuLink[] = [
   { label: "Knowledge Base", href: "/kb" },

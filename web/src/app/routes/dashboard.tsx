@@ -1,4 +1,4 @@
-import { useSession } from "../../features/auth/hooks/use-session";
+import { useSession } from "../../lib/auth/use-session";
 import { DashboardPage } from "../../features/dashboard/components/dashboard-page";
 import { usePageTitle } from "../../lib/page-title";
 

@@ -1,5 +1,5 @@
 import { useParams } from "wouter";
-import { useSession } from "../../features/auth/hooks/use-session";
+import { useSession } from "../../lib/auth/use-session";
 import { ArticleReader } from "../../features/kb/components/article-reader";
 
 export default function KbArticlePage() {

@@ -1,6 +1,6 @@
 import { type KeyboardEvent, type ReactNode, useId, useRef } from "react";
 import { cn } from "../../lib/cn";
-import { inputClasses } from "./field";
+import { Select } from "./select";
 
 export type TabItem<T extends string> = { id: T; label: string };
 
@@ -46,13 +46,13 @@ export function Tabs<T extends string>({ items, value, onValueChange, label, chi
   return (
     <div className={className}>
       {phonePicker ? (
-        <select aria-label={label} value={value} onChange={(event) => onValueChange(event.target.value as T)} className={cn(inputClasses, "sm:hidden")}>
+        <Select aria-label={label} value={value} onChange={(event) => onValueChange(event.target.value as T)} className="sm:hidden">
           {items.map((item) => (
             <option key={item.id} value={item.id}>
               {item.label}
             </option>
           ))}
-        </select>
+        </Select>
       ) : null}
       <div
         ref={listRef}

@@ -1,8 +1,5 @@
 import { api } from "../../../lib/api-client";
 
-export const profileRequest = () => api.user.profile.get();
-export const userPlanRequest = () => api.user.plan.get();
-export const plansRequest = () => api.settings.plans.get();
 export const updateProfileRequest = (input: { name: string; email?: string; currentPassword?: string; code?: string }) => api.user.update.put(input);
 export const changePasswordRequest = (input: { currentPassword: string; newPassword: string; code?: string; rotateApiKey: boolean }) =>
   api.user.password.put(input);
@@ -16,8 +13,8 @@ export const auditLogsRequest = (page: number, action: string) =>
 export const auditActionsRequest = () => api.user["audit-actions"].get();
 
 // Answers as the server types them.
-export type Profile = NonNullable<Awaited<ReturnType<typeof profileRequest>>["data"]>;
-export type UserPlan = NonNullable<Awaited<ReturnType<typeof userPlanRequest>>["data"]>;
-export type Plan = NonNullable<Awaited<ReturnType<typeof plansRequest>>["data"]>[number];
+export type { Profile } from "../../../lib/api/get-profile";
+export type { UserPlan } from "../../../lib/api/get-user-plan";
+export type { Plan } from "../../../lib/api/get-plans";
 export type AuditLogPage = NonNullable<Awaited<ReturnType<typeof auditLogsRequest>>["data"]>;
 export type AuditLogEntry = AuditLogPage["logs"][number];

@@ -4,8 +4,8 @@ import { Button } from "../../../components/ui/button";
 import { Field } from "../../../components/ui/field";
 import { toast } from "../../../components/ui/toast-store";
 import { readErrorMessage } from "../../../lib/api-client";
-import { AuthenticationCodeField } from "../../auth/components/authentication-code-field";
-import { updateSessionUser } from "../../auth/session";
+import { AuthenticationCodeField } from "../../../components/auth/authentication-code-field";
+import { updateSessionUser } from "../../../lib/auth/session";
 import { type Profile, updateProfileRequest } from "../api/account-api";
 import { isEmailChange, validateProfile } from "../utils/profile-validation";
 

@@ -1,5 +1,6 @@
 import { useState } from "react";
 import { Badge } from "../../../components/ui/card";
+import { DataTable, type DataTableColumn } from "../../../components/ui/data-table";
 import type { AuditLogEntry } from "../api/account-api";
 import { type BadgeTone, auditBadgeTone, describeAuditEntity, formatAuditDetails, formatAuditTimestamp } from "../utils/audit-format";
 
@@ -13,8 +14,6 @@ const BADGE_CLASSES: Record<BadgeTone, string> = {
   violet: "bg-violet-100 text-violet-800",
   grey: "bg-slate-100 text-slate-800",
 };
-
-const COLUMNS = ["Timestamp", "Action", "Entity", "Details"] as const;
 
 /** The details as JSON: cut at 50 characters, the whole of it once the row is expanded (touch screens have no hover). */
 function AuditDetails({ details }: { details: { text: string; full: string } }) {
@@ -37,39 +36,30 @@ function AuditDetails({ details }: { details: { text: string; full: string } }) 
   );
 }
 
+const COLUMNS: DataTableColumn<AuditLogEntry>[] = [
+  {
+    id: "timestamp",
+    header: "Timestamp",
+    cell: ({ row }) => <span className="whitespace-nowrap tabular-nums">{formatAuditTimestamp(row.original.timestamp)}</span>,
+  },
+  { id: "action", header: "Action", cell: ({ row }) => <Badge className={BADGE_CLASSES[auditBadgeTone(row.original.action)]}>{row.original.action}</Badge> },
+  {
+    id: "entity",
+    header: "Entity",
+    cell: ({ row }) => <span className="whitespace-nowrap">{describeAuditEntity(row.original.action, row.original.details)}</span>,
+  },
+  {
+    id: "details",
+    header: "Details",
+    cell: ({ row }) => (
+      <span className="font-mono text-xs text-slate-600">
+        <AuditDetails details={formatAuditDetails(row.original.details)} />
+      </span>
+    ),
+  },
+];
+
 /** Timestamp, Action (coloured badge), Entity, Details (raw JSON, cut at 50 characters until expanded). */
 export function AuditLogTable({ logs }: { logs: AuditLogEntry[] }) {
-  return (
-    <div className="overflow-x-auto rounded-xl border border-slate-200">
-      <table className="phone-cards min-w-full divide-y divide-slate-200 text-sm">
-        <thead className="bg-slate-50 text-left text-xs font-semibold uppercase tracking-wide text-slate-600">
-          <tr>
-            {COLUMNS.map((column) => (
-              <th key={column} scope="col" className="px-4 py-3">
-                {column}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody className="divide-y divide-slate-100 bg-white">
-          {logs.map((log) => (
-            <tr key={log.id} data-testid="audit-row">
-              <td className="whitespace-nowrap px-4 py-3 tabular-nums text-slate-700" data-label={COLUMNS[0]}>
-                {formatAuditTimestamp(log.timestamp)}
-              </td>
-              <td className="px-4 py-3" data-label={COLUMNS[1]}>
-                <Badge className={BADGE_CLASSES[auditBadgeTone(log.action)]}>{log.action}</Badge>
-              </td>
-              <td className="whitespace-nowrap px-4 py-3 text-slate-700" data-label={COLUMNS[2]}>
-                {describeAuditEntity(log.action, log.details)}
-              </td>
-              <td className="px-4 py-3 font-mono text-xs text-slate-600" data-label={COLUMNS[3]}>
-                <AuditDetails details={formatAuditDetails(log.details)} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
-  );
+  return <DataTable columns={COLUMNS} data={logs} getRowId={(log) => log.id} className="rounded-xl border border-slate-200 bg-white" />;
 }

@@ -1,11 +1,11 @@
 import { useState } from "react";
 import { Alert } from "../../../components/ui/alert";
 import { Button } from "../../../components/ui/button";
-import { inputClasses } from "../../../components/ui/field";
 import { LoadingScreen } from "../../../components/ui/spinner";
 import { useAuditActions, useAuditLogs } from "../hooks/use-audit-logs";
 import { labelAuditAction } from "../utils/audit-format";
 import { AuditLogTable } from "./audit-log-table";
+import { Select } from "../../../components/ui/select";
 
 /** The user's own audit log (spec 2, /audit-logs): action filter, table, paging. */
 export function AuditLogsPage() {
@@ -26,14 +26,14 @@ export function AuditLogsPage() {
           <label htmlFor="audit-action-filter" className="block text-sm font-medium text-slate-700">
             Filter by action
           </label>
-          <select
+          <Select
             id="audit-action-filter"
             value={action}
             onChange={(e) => {
               setAction(e.target.value);
               setPage(1);
             }}
-            className={`${inputClasses} mt-1`}
+            className="mt-1"
           >
             <option value="all">All Actions</option>
             {actions.map((name) => (
@@ -41,7 +41,7 @@ export function AuditLogsPage() {
                 {labelAuditAction(name)}
               </option>
             ))}
-          </select>
+          </Select>
         </div>
       </div>
 

@@ -1,22 +1,22 @@
-import { type FormEvent, useCallback, useEffect, useState } from "react";
+import { useQueryClient } from "@tanstack/react-query";
+import { type FormEvent, useState } from "react";
 import { Alert } from "../../../components/ui/alert";
 import { Button } from "../../../components/ui/button";
 import { Card } from "../../../components/ui/card";
 import { Field } from "../../../components/ui/field";
 import { toast } from "../../../components/ui/toast-store";
 import { readErrorMessage } from "../../../lib/api-client";
-import { AuthenticationCodeField } from "../../auth/components/authentication-code-field";
-import { useSession } from "../../auth/hooks/use-session";
-import { startSession } from "../../auth/session";
+import { AuthenticationCodeField } from "../../../components/auth/authentication-code-field";
+import { useSession } from "../../../lib/auth/use-session";
+import { startSession } from "../../../lib/auth/session";
 import {
   disableTwoFactorRequest,
   enableTwoFactorRequest,
   newRecoveryCodesRequest,
   startTwoFactorSetupRequest,
   type TwoFactorSetup,
-  type TwoFactorStatus,
-  twoFactorStatusRequest,
 } from "../api/two-factor-api";
+import { twoFactorStatusQueryKey, useTwoFactorStatus } from "../api/get-two-factor-status";
 import { RecoveryCodesPanel } from "./recovery-codes-panel";
 
 type Step =
@@ -51,18 +51,15 @@ async function unwrap<T>(call: Promise<{ data: T | null; error: unknown }>, fall
 /** Profile → Security: two-factor sign-in with an authenticator app (TOTP) and recovery codes. */
 export function TwoFactorCard() {
   const { user, token } = useSession();
-  const [status, setStatus] = useState<TwoFactorStatus | null>(null);
   const [step, setStep] = useState<Step>({ kind: "idle" });
   const [password, setPassword] = useState("");
   const [code, setCode] = useState("");
   const [problem, setProblem] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
 
-  const reload = useCallback(async () => {
-    const { data } = await twoFactorStatusRequest();
-    if (data) setStatus(data);
-  }, []);
-  useEffect(() => void reload(), [reload]);
+  const queryClient = useQueryClient();
+  const status = useTwoFactorStatus().data ?? null;
+  const reload = () => queryClient.invalidateQueries({ queryKey: twoFactorStatusQueryKey });
 
   const go = (next: Step) => {
     setStep(next);

@@ -1,14 +1,14 @@
 import { type ReactNode, type Ref, useId, useState } from "react";
 import { Button } from "../../../components/ui/button";
 import { Card } from "../../../components/ui/card";
-import { Field, inputClasses } from "../../../components/ui/field";
-import { cn } from "../../../lib/cn";
+import { Field } from "../../../components/ui/field";
 import type { AdminAgent, AdminPlan, AdminUser, UserUpdate } from "../api/admin-api";
 import { displayStatusOf, emailToSave } from "../utils/admin-users";
 import { describePlanLimits } from "../utils/plan-limits";
 import { UserAgentsList } from "./user-agents-list";
 import { UserBanSection } from "./user-ban-section";
 import { UserStatusBadge } from "./user-status-badge";
+import { Select } from "../../../components/ui/select";
 
 function SelectField({
   label,
@@ -29,9 +29,9 @@ function SelectField({
       <label htmlFor={id} className="block text-sm font-medium text-slate-700">
         {label}
       </label>
-      <select id={id} value={value} disabled={disabled} onChange={(event) => onChange(event.target.value)} className={cn(inputClasses, "mt-1")}>
+      <Select id={id} value={value} disabled={disabled} onChange={(event) => onChange(event.target.value)} className="mt-1">
         {children}
-      </select>
+      </Select>
     </div>
   );
 }

@@ -1,42 +1,25 @@
 // The Admin Dashboard's data and actions. Every action changes the list only after the server
 // agreed; a failure leaves the list as it was and shows the spec's message at the top (spec 8).
-import { useCallback, useEffect, useState } from "react";
-import { readErrorMessage } from "../../../lib/api-client";
+import { useQueryClient } from "@tanstack/react-query";
+import { useCallback, useState } from "react";
 import {
   type AdminAgent,
   type AdminPlan,
   type AdminUser,
-  type BackupStats,
-  backupStatsRequest,
   deleteAgentRequest,
   deleteUserRequest,
-  listPlansRequest,
-  listUserAgentsRequest,
-  listUsersRequest,
   setBanRequest,
   type UserUpdate,
   updateUserRequest,
 } from "../api/admin-api";
+import { adminUsersQueryKey, expectData, useAdminPlans, useAdminUsers, useBackupStats, userAgentsQueryKey, useUserAgents } from "../api/get-admin-dashboard";
 import { ADMIN_ACTION_ERRORS, ADMIN_LOAD_ERRORS, type AdminError } from "../utils/admin-messages";
 import { applyBanState, banReasonToSend, emailToSave, removeById, replaceUser } from "../utils/admin-users";
 
-type Answer<T> = { data: T | null; error: unknown };
-
-/** Runs a call; resolves the answer's data, or throws an AdminError built from the failure. */
-async function expectData<T>(call: () => Promise<Answer<T>>, message: string): Promise<T> {
-  let answer: Answer<T>;
-  try {
-    answer = await call();
-  } catch {
-    throw { message, detail: null } satisfies AdminError;
-  }
-  if (answer.error || answer.data === null || answer.data === undefined) {
-    throw { message, detail: readErrorMessage(answer.error) } satisfies AdminError;
-  }
-  return answer.data;
-}
-
 const isAdminError = (value: unknown): value is AdminError => typeof value === "object" && value !== null && "message" in value && "detail" in value;
+
+const NO_USERS: AdminUser[] = [];
+const NO_PLANS: AdminPlan[] = [];
 
 const UPDATE_ERRORS: Record<keyof UserUpdate, string> = {
   plan: ADMIN_ACTION_ERRORS.plan,
@@ -46,54 +29,27 @@ const UPDATE_ERRORS: Record<keyof UserUpdate, string> = {
 };
 
 export function useAdminDashboard() {
-  const [users, setUsers] = useState<AdminUser[]>([]);
-  const [plans, setPlans] = useState<AdminPlan[]>([]);
-  const [stats, setStats] = useState<BackupStats | null>(null);
-  const [loading, setLoading] = useState(true);
-  const [error, setError] = useState<AdminError | null>(null);
-  const [selectedId, setSelectedId] = useState<string | null>(null);
-  // Agents belong to the user they were fetched for, so a late answer for another user is ignored.
-  const [agents, setAgents] = useState<{ userId: string; list: AdminAgent[] } | null>(null);
+  const queryClient = useQueryClient();
+  const usersQuery = useAdminUsers();
+  const statsQuery = useBackupStats();
+  const plansQuery = useAdminPlans();
+  const users = usersQuery.data ?? NO_USERS;
+  // Until the admin picks one, the first user of the list is shown.
+  const [chosenId, setChosenId] = useState<string | null | undefined>(undefined);
+  const selectedId = chosenId === undefined ? (users[0]?._id ?? null) : chosenId;
+  const agentsQuery = useUserAgents(selectedId);
+  // undefined until an action ran: the page then shows what failed to load, if anything did.
+  const [actionError, setError] = useState<AdminError | null | undefined>(undefined);
   const [busy, setBusy] = useState(false);
+  const loading = usersQuery.isPending || statsQuery.isPending || plansQuery.isPending;
+  const loadError = [usersQuery, statsQuery, plansQuery].find((query) => query.isError)?.error ?? null;
+  const error =
+    actionError === undefined ? loadError && (isAdminError(loadError) ? loadError : { message: ADMIN_LOAD_ERRORS.fallback, detail: null }) : actionError;
 
-  useEffect(() => {
-    let active = true;
-    const settle = <T>(call: () => Promise<Answer<T>>, message: string) => expectData(call, message);
-    Promise.allSettled([
-      settle(listUsersRequest, ADMIN_LOAD_ERRORS.users),
-      settle(backupStatsRequest, ADMIN_LOAD_ERRORS.stats),
-      settle(listPlansRequest, ADMIN_LOAD_ERRORS.plans),
-    ]).then(([usersResult, statsResult, plansResult]) => {
-      if (!active) return;
-      if (usersResult.status === "fulfilled") {
-        setUsers(usersResult.value);
-        setSelectedId(usersResult.value[0]?._id ?? null);
-      }
-      if (statsResult.status === "fulfilled") setStats(statsResult.value);
-      if (plansResult.status === "fulfilled") setPlans(plansResult.value);
-      const failure = [usersResult, statsResult, plansResult].find((result) => result.status === "rejected");
-      if (failure) setError(isAdminError(failure.reason) ? failure.reason : { message: ADMIN_LOAD_ERRORS.fallback, detail: null });
-      setLoading(false);
-    });
-    return () => {
-      active = false;
-    };
-  }, []);
-
-  useEffect(() => {
-    if (!selectedId) return;
-    let active = true;
-    // Spec 7: a failure to list a user's agents reads as no agents.
-    listUserAgentsRequest(selectedId)
-      .then(({ data }) => data ?? [])
-      .catch(() => [])
-      .then((list) => {
-        if (active) setAgents({ userId: selectedId, list });
-      });
-    return () => {
-      active = false;
-    };
-  }, [selectedId]);
+  const setUsers = useCallback(
+    (change: (list: AdminUser[]) => AdminUser[]) => queryClient.setQueryData<AdminUser[]>(adminUsersQueryKey, (list) => (list ? change(list) : list)),
+    [queryClient],
+  );
 
   /** Runs one admin action: clears the last error, and on failure shows the new one. */
   const perform = useCallback(async (action: () => Promise<void>): Promise<boolean> => {
@@ -118,7 +74,7 @@ export function useAdminDashboard() {
         setUsers((list) => replaceUser(list, updated));
       });
     },
-    [perform],
+    [perform, setUsers],
   );
 
   const saveEmail = useCallback(
@@ -137,16 +93,16 @@ export function useAdminDashboard() {
         const state = await expectData(() => setBanRequest(userId, body), ADMIN_ACTION_ERRORS.ban);
         setUsers((list) => applyBanState(list, userId, state));
       }),
-    [perform],
+    [perform, setUsers],
   );
 
   const deleteAgent = useCallback(
     (agentId: string) =>
       perform(async () => {
         await expectData(() => deleteAgentRequest(agentId), ADMIN_ACTION_ERRORS.deleteAgent);
-        setAgents((current) => (current ? { ...current, list: removeById(current.list, agentId) } : current));
+        queryClient.setQueryData<AdminAgent[]>(userAgentsQueryKey(selectedId), (list) => (list ? removeById(list, agentId) : list));
       }),
-    [perform],
+    [perform, queryClient, selectedId],
   );
 
   const deleteUser = useCallback(
@@ -154,23 +110,22 @@ export function useAdminDashboard() {
       perform(async () => {
         await expectData(() => deleteUserRequest(userId), ADMIN_ACTION_ERRORS.deleteUser);
         setUsers((list) => removeById(list, userId));
-        setSelectedId((id) => (id === userId ? null : id));
-        setAgents(null);
+        setChosenId(selectedId === userId ? null : selectedId);
       }),
-    [perform],
+    [perform, setUsers, selectedId],
   );
 
   const selectedUser = users.find((user) => user._id === selectedId) ?? null;
   return {
     users,
-    plans,
-    stats,
+    plans: plansQuery.data ?? NO_PLANS,
+    stats: statsQuery.data ?? null,
     loading,
     error,
     busy,
     selectedUser,
-    agents: agents && agents.userId === selectedId ? agents.list : null,
-    selectUser: setSelectedId,
+    agents: selectedId ? (agentsQuery.data ?? null) : null,
+    selectUser: setChosenId as (userId: string | null) => void,
     updateUser,
     saveEmail,
     setBan,

@@ -2,7 +2,7 @@ import { Link } from "wouter";
 import { Button, buttonClasses } from "../../../components/ui/button";
 import { SUPPORT_EMAIL } from "../../../config/site";
 import { formatDateTime } from "../../../lib/format-date";
-import { useSession } from "../hooks/use-session";
+import { useSession } from "../../../lib/auth/use-session";
 
 /** The Account Suspended page (spec 2, /banned). */
 export function BannedView() {

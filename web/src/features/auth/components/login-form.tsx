@@ -5,8 +5,8 @@ import { Button, buttonClasses } from "../../../components/ui/button";
 import { Field } from "../../../components/ui/field";
 import { readErrorMessage } from "../../../lib/api-client";
 import { loginRequest } from "../api/auth-api";
-import { AuthenticationCodeField } from "./authentication-code-field";
-import { showBanNotice, startSession } from "../session";
+import { AuthenticationCodeField } from "../../../components/auth/authentication-code-field";
+import { showBanNotice, startSession } from "../../../lib/auth/session";
 import { deviceTokenOf, rememberDeviceToken } from "../utils/device-tokens";
 import { type FieldErrors, validateLogin } from "../utils/validation";
 

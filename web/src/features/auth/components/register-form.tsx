@@ -5,9 +5,9 @@ import { Button } from "../../../components/ui/button";
 import { Field } from "../../../components/ui/field";
 import { readErrorMessage } from "../../../lib/api-client";
 import { registerRequest } from "../api/auth-api";
-import { startSession } from "../session";
+import { startSession } from "../../../lib/auth/session";
 import { rememberDeviceToken } from "../utils/device-tokens";
-import { writeRegistrationInfo } from "../utils/auth-storage";
+import { writeRegistrationInfo } from "../../../lib/auth/auth-storage";
 import { type FieldErrors, validateRegistration } from "../utils/validation";
 
 type Fields = "name" | "email" | "password" | "confirmPassword";

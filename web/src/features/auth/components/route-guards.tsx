@@ -1,7 +1,7 @@
 import type { ReactNode } from "react";
 import { Redirect } from "wouter";
 import { LoadingScreen } from "../../../components/ui/spinner";
-import { useSession } from "../hooks/use-session";
+import { useSession } from "../../../lib/auth/use-session";
 
 /** Signed-in pages: 'Loading...' while the session loads, else /login, /banned, or the page. */
 export function RequireAuth({ children }: { children: ReactNode }) {

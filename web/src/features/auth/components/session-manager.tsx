@@ -1,7 +1,7 @@
 import { useLayoutEffect } from "react";
 import { TOKEN_CHECK_INTERVAL_MS } from "../../../config/constants";
 import { configureApiAuth } from "../../../lib/api-client";
-import { checkSessionExpiry, currentToken, handleAuthFailure, restoreSession } from "../session";
+import { checkSessionExpiry, currentToken, handleAuthFailure, restoreSession } from "../../../lib/auth/session";
 
 // Wired at module load, before any component fetches, so the first calls already carry the token.
 configureApiAuth({ getToken: currentToken, onAuthFailure: handleAuthFailure });

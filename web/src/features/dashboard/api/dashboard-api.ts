@@ -1,6 +1,8 @@
 // The dashboard's calls, all through the typed Eden client; answer types come from the server.
 import type { BrowserEvent } from "@server/lib/browser-events";
-import { api } from "../../../lib/api-client";
+import { type Answer, api } from "../../../lib/api-client";
+import type { SystemStatus } from "../../../lib/api/get-system-status";
+import type { UserDatabase } from "../../../lib/api/get-databases";
 
 type BackupNode = ReturnType<typeof api.backups>;
 const backupNode = (id: string) => api.backups({ id }) as BackupNode;
@@ -20,21 +22,16 @@ export const listRestoresRequest = () => api.backups.restores.all.get();
 /** Asks the database's agent to read the stored backup back again (202; the result arrives on the row). */
 export const verifyBackupRequest = (id: string) => backupNode(id).verify.post();
 export const resolveAnomalyRequest = (id: string) => backupNode(id).anomaly.resolve.post();
-export const systemStatusRequest = () => api.settings["system-status"].get();
 export const serviceHealthRequest = () => api.agents["server-status"].get();
-export const listDatabasesRequest = () => api.settings.databases.get();
-export const userPlanRequest = () => api.user.plan.get();
 /** Opens the realtime channel (/api/ws); the caller authenticates it with its first message. */
 export const openRealtimeChannel = () => api.ws.subscribe();
-
-type Answer<T extends (...args: never[]) => Promise<{ data: unknown }>> = NonNullable<Awaited<ReturnType<T>>["data"]>;
 
 export type Backup = Answer<typeof listBackupsRequest>[number];
 export type BackupSummary = Answer<typeof backupSummaryRequest>;
 export type RestoreRecord = Answer<typeof listRestoresRequest>[number];
-export type SystemStatus = Answer<typeof systemStatusRequest>;
+export type { SystemStatus };
 export type Agent = SystemStatus["agents"][number];
-export type DatabaseEntry = Answer<typeof listDatabasesRequest>[number];
-export type UserPlan = Answer<typeof userPlanRequest>;
+export type DatabaseEntry = UserDatabase;
+export type { UserPlan } from "../../../lib/api/get-user-plan";
 export type { BrowserEvent };
 export type OperationProgress = NonNullable<Backup["progress"]>;

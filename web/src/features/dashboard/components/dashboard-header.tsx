@@ -1,11 +1,10 @@
 import { useId } from "react";
 import { Link } from "wouter";
 import { Button, buttonClasses } from "../../../components/ui/button";
-import { inputClasses } from "../../../components/ui/field";
 import { Icon } from "../../../components/ui/icons";
 import { Spinner } from "../../../components/ui/spinner";
-import { cn } from "../../../lib/cn";
 import type { DatabaseEntry } from "../api/dashboard-api";
+import { Select } from "../../../components/ui/select";
 
 type Props = {
   databases: DatabaseEntry[] | null;
@@ -33,7 +32,7 @@ export function DashboardHeader({ databases, selected, onSelect, onTrigger, busy
           <label htmlFor={selectId} className="block text-xs font-medium text-slate-600">
             Database
           </label>
-          <select id={selectId} value={selected} onChange={(event) => onSelect(event.target.value)} className={cn(inputClasses, "mt-1 min-w-48")}>
+          <Select id={selectId} value={selected} onChange={(event) => onSelect(event.target.value)} className="mt-1 min-w-48">
             {selected === "" ? (
               <option value="" disabled>
                 {databases === null ? "Loading..." : list.length === 0 ? "No databases yet" : "Choose a database"}
@@ -44,7 +43,7 @@ export function DashboardHeader({ databases, selected, onSelect, onTrigger, busy
                 {db.isActive ? db.name : `${db.name} (inactive)`}
               </option>
             ))}
-          </select>
+          </Select>
         </div>
         <div>
           <Button onClick={onTrigger} disabled={busy || blockedReason !== null || selected === ""} aria-describedby={blockedReason ? reasonId : undefined}>

@@ -19,7 +19,7 @@ import { chooseDatabase, explainTriggerBlocked } from "../utils/database-selecti
 import { isOnboarding, listOnboardingSteps } from "../utils/onboarding";
 import { OnboardingChecklist } from "./onboarding-checklist";
 import { useOnboardingHidden } from "../hooks/use-onboarding-hidden";
-import { useSession } from "../../auth/hooks/use-session";
+import { useSession } from "../../../lib/auth/use-session";
 import { BackupSizeChart } from "./backup-size-chart";
 import { BackupsTable } from "./backups-table";
 import { DashboardHeader } from "./dashboard-header";
@@ -42,23 +42,16 @@ export function DashboardPage({ token }: { token: string | null }) {
   const [tab, setTab] = useAtom(dashboardTabAtom);
   const liveBackups = useAtomValue(liveBackupsAtom);
   const [restoring, setRestoring] = useState<Backup | null>(null);
-  const [listVersion, setListVersion] = useState(0);
-
-  const refreshBackups = useCallback(() => {
-    void reloadBackups();
-    setListVersion((v) => v + 1);
-  }, [reloadBackups]);
+  // The list, the counts, the storage use and the chart are all read again.
+  const refreshBackups = useCallback(() => void reloadBackups(), [reloadBackups]);
   useRealtimeEvents(token, {
     onBackupSettled: refreshBackups,
     onRestoreSettled: () => void history.reload(),
-    onReconnected: () => {
-      setListVersion((v) => v + 1);
-      return Promise.all([reloadBackups(), history.reload(), system.reload()]);
-    },
+    onReconnected: () => Promise.all([reloadBackups(), history.reload(), system.reload()]),
   });
   const { trigger, busy } = useTriggerBackup(refreshBackups);
   const { download, downloadingId } = useBackupDownload();
-  const chartBackups = useDatabaseBackups(selected, listVersion);
+  const chartBackups = useDatabaseBackups(selected);
 
   useEffect(() => {
     if (databases) setSelected((current) => chooseDatabase(current, databases));

@@ -1,8 +1,10 @@
 // The System Status card's data, refreshed every 30 seconds (spec 4 and 9), and the manual
 // 'Check' of the backup service with the texts of spec 8.
-import { useCallback, useEffect, useState } from "react";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useCallback, useState } from "react";
 import { toast } from "../../../components/ui/toast-store";
-import { serviceHealthRequest, type SystemStatus, systemStatusRequest } from "../api/dashboard-api";
+import { type SystemStatus, systemStatusQuery, systemStatusQueryKey } from "../../../lib/api/get-system-status";
+import { serviceHealthRequest } from "../api/dashboard-api";
 
 export const SYSTEM_STATUS_REFRESH_MS = 30_000;
 
@@ -10,24 +12,15 @@ export const SYSTEM_STATUS_REFRESH_MS = 30_000;
 export const ONBOARDING_REFRESH_MS = 3_000;
 
 export function useSystemStatus(refreshMs = SYSTEM_STATUS_REFRESH_MS) {
-  const [status, setStatus] = useState<SystemStatus | null>(null);
+  const queryClient = useQueryClient();
+  const query = useQuery({ ...systemStatusQuery, refetchInterval: refreshMs });
+  const status = query.data ?? null;
   const [checking, setChecking] = useState(false);
-
-  const reload = useCallback(async () => {
-    try {
-      const { data, error } = await systemStatusRequest();
-      if (error || !data) console.error("failed to fetch system status");
-      else setStatus(data);
-    } catch {
-      console.error("failed to fetch system status");
-    }
-  }, []);
-
-  useEffect(() => {
-    void reload();
-    const timer = setInterval(() => void reload(), refreshMs);
-    return () => clearInterval(timer);
-  }, [reload, refreshMs]);
+  const reload = useCallback(() => queryClient.invalidateQueries({ queryKey: systemStatusQueryKey }), [queryClient]);
+  const setServiceUp = useCallback(
+    (ok: boolean) => queryClient.setQueryData<SystemStatus>(systemStatusQueryKey, (current) => (current ? { ...current, backupService: ok } : current)),
+    [queryClient],
+  );
 
   const checkService = useCallback(async () => {
     setChecking(true);
@@ -36,19 +29,19 @@ export function useSystemStatus(refreshMs = SYSTEM_STATUS_REFRESH_MS) {
       // No response at all means the request never reached the server.
       if (!response) throw new Error("network");
       const ok = Boolean(data?.ok);
-      setStatus((current) => (current ? { ...current, backupService: ok } : current));
+      setServiceUp(ok);
       toast(
         ok
           ? { title: "Backup service is online and functioning properly", variant: "success" }
           : { title: "Backup service appears to be offline", variant: "destructive" },
       );
     } catch {
-      setStatus((current) => (current ? { ...current, backupService: false } : current));
+      setServiceUp(false);
       toast({ title: "Failed to connect to backup service. Please check your network connection", variant: "destructive" });
     } finally {
       setChecking(false);
     }
-  }, []);
+  }, [setServiceUp]);
 
   return { status, checking, checkService, reload };
 }

@@ -1,3 +1,4 @@
+import { useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useMemo, useState } from "react";
 import { Link } from "wouter";
 import { Alert } from "../../../components/ui/alert";
@@ -9,17 +10,30 @@ import { LoadingScreen } from "../../../components/ui/spinner";
 import { toast } from "../../../components/ui/toast-store";
 import { KB_CATEGORIES } from "../../../config/constants";
 import { cn } from "../../../lib/cn";
-import { type KbArticle, deleteArticleRequest, listAllArticlesRequest, updateArticleRequest } from "../api/kb-api";
+import { type KbArticle, deleteArticleRequest, updateArticleRequest } from "../api/kb-api";
+import { allArticlesQuery, kbQueryKey, useAllArticles } from "../api/get-articles";
 import { type ArticleSort, DEFAULT_ARTICLE_SORT } from "../utils/article-sorting";
 import { formatCategoryLabel } from "../utils/kb-format";
 import { AdminArticleTable } from "./admin-article-table";
+import { Select } from "../../../components/ui/select";
 
 type StatusFilter = "all" | "published" | "draft";
 
 /** Knowledge Base Management (spec 2, /admin/kb). */
 export function AdminArticleList() {
-  const [articles, setArticles] = useState<KbArticle[] | null>(null);
-  const [loadError, setLoadError] = useState(false);
+  const queryClient = useQueryClient();
+  const query = useAllArticles();
+  const articles = query.data ?? null;
+  const loadError = query.isError && !query.data;
+  // Changes show as soon as the server accepts them (spec 4: no reload of the list); the readers'
+  // pages are read again when next shown.
+  const setArticles = useCallback(
+    (change: (list: KbArticle[]) => KbArticle[]) => {
+      queryClient.setQueryData<KbArticle[]>(allArticlesQuery.queryKey, (list) => (list ? change(list) : list));
+      void queryClient.invalidateQueries({ queryKey: kbQueryKey, predicate: (entry) => entry.queryKey[1] !== "admin" });
+    },
+    [queryClient],
+  );
   const [search, setSearch] = useState("");
   const [category, setCategory] = useState("all");
   const [status, setStatus] = useState<StatusFilter>("all");
@@ -27,57 +41,47 @@ export function AdminArticleList() {
   const [busyId, setBusyId] = useState<string | null>(null);
 
   useEffect(() => {
-    let active = true;
-    listAllArticlesRequest()
-      .then(({ data, error }) => {
-        if (!active) return;
-        if (error || !data) {
-          setLoadError(true);
-          toast({ title: "Failed to load articles", variant: "destructive" });
-        } else setArticles(data);
-      })
-      .catch(() => {
-        if (!active) return;
-        setLoadError(true);
-        toast({ title: "Failed to load articles", variant: "destructive" });
+    if (loadError) toast({ title: "Failed to load articles", variant: "destructive" });
+  }, [loadError]);
+
+  const onToggle = useCallback(
+    async (article: KbArticle) => {
+      const isPublished = !article.isPublished;
+      setBusyId(article._id);
+      try {
+        const { data, error } = await updateArticleRequest(article._id, { isPublished });
+        if (error || !data) throw new Error("update failed");
+        // Updated locally after success (spec 4), no reload.
+        setArticles((list) => list.map((a) => (a._id === article._id ? { ...a, isPublished, updatedAt: data.updatedAt ?? a.updatedAt } : a)));
+        toast({ title: isPublished ? "Article published successfully" : "Article unpublished successfully", variant: "success" });
+      } catch {
+        toast({ title: "Failed to update article status", variant: "destructive" });
+      } finally {
+        setBusyId(null);
+      }
+    },
+    [setArticles],
+  );
+
+  const onDelete = useCallback(
+    async (article: KbArticle) => {
+      const confirmed = await askConfirmation({
+        title: "Delete article",
+        message: "Are you sure you want to delete this article? This action cannot be undone.",
+        confirmLabel: "Delete",
       });
-    return () => {
-      active = false;
-    };
-  }, []);
-
-  const onToggle = useCallback(async (article: KbArticle) => {
-    const isPublished = !article.isPublished;
-    setBusyId(article._id);
-    try {
-      const { data, error } = await updateArticleRequest(article._id, { isPublished });
-      if (error || !data) throw new Error("update failed");
-      // Updated locally after success (spec 4), no reload.
-      setArticles((list) => list?.map((a) => (a._id === article._id ? { ...a, isPublished, updatedAt: data.updatedAt ?? a.updatedAt } : a)) ?? null);
-      toast({ title: isPublished ? "Article published successfully" : "Article unpublished successfully", variant: "success" });
-    } catch {
-      toast({ title: "Failed to update article status", variant: "destructive" });
-    } finally {
-      setBusyId(null);
-    }
-  }, []);
-
-  const onDelete = useCallback(async (article: KbArticle) => {
-    const confirmed = await askConfirmation({
-      title: "Delete article",
-      message: "Are you sure you want to delete this article? This action cannot be undone.",
-      confirmLabel: "Delete",
-    });
-    if (!confirmed) return;
-    try {
-      const { error } = await deleteArticleRequest(article._id);
-      if (error) throw new Error("delete failed");
-      setArticles((list) => list?.filter((a) => a._id !== article._id) ?? null);
-      toast({ title: "Article deleted successfully", variant: "success" });
-    } catch {
-      toast({ title: "Failed to delete article", variant: "destructive" });
-    }
-  }, []);
+      if (!confirmed) return;
+      try {
+        const { error } = await deleteArticleRequest(article._id);
+        if (error) throw new Error("delete failed");
+        setArticles((list) => list.filter((a) => a._id !== article._id));
+        toast({ title: "Article deleted successfully", variant: "success" });
+      } catch {
+        toast({ title: "Failed to delete article", variant: "destructive" });
+      }
+    },
+    [setArticles],
+  );
 
   const visible = useMemo(() => {
     const needle = search.trim().toLowerCase();
@@ -120,24 +124,24 @@ export function AdminArticleList() {
           <label htmlFor="admin-kb-category" className="sr-only">
             Category
           </label>
-          <select id="admin-kb-category" value={category} onChange={(e) => setCategory(e.target.value)} className={inputClasses}>
+          <Select id="admin-kb-category" value={category} onChange={(e) => setCategory(e.target.value)}>
             <option value="all">All categories</option>
             {KB_CATEGORIES.map((id) => (
               <option key={id} value={id}>
                 {formatCategoryLabel(id)}
               </option>
             ))}
-          </select>
+          </Select>
         </div>
         <div>
           <label htmlFor="admin-kb-status" className="sr-only">
             Status
           </label>
-          <select id="admin-kb-status" value={status} onChange={(e) => setStatus(e.target.value as StatusFilter)} className={inputClasses}>
+          <Select id="admin-kb-status" value={status} onChange={(e) => setStatus(e.target.value as StatusFilter)}>
             <option value="all">All statuses</option>
             <option value="published">Published</option>
             <option value="draft">Draft</option>
-          </select>
+          </Select>
         </div>
       </div>
 

@@ -1,7 +1,8 @@
+import { useQueryClient } from "@tanstack/react-query";
 import { type KeyboardEvent, useEffect, useMemo, useState } from "react";
 import { useLocation } from "wouter";
 import { Button } from "../../../components/ui/button";
-import { Field, inputClasses, TextAreaField } from "../../../components/ui/field";
+import { Field, TextAreaField } from "../../../components/ui/field";
 import { Icon } from "../../../components/ui/icons";
 import { LoadingScreen } from "../../../components/ui/spinner";
 import { Switch } from "../../../components/ui/switch";
@@ -10,9 +11,11 @@ import { KB_CATEGORIES, type KbCategory } from "../../../config/constants";
 import { readErrorMessage } from "../../../lib/api-client";
 import { renderMarkdown } from "../../../lib/markdown";
 import { usePageTitle } from "../../../lib/page-title";
-import { type ArticleDraft, createArticleRequest, listAllArticlesRequest, updateArticleRequest } from "../api/kb-api";
+import { type ArticleDraft, createArticleRequest, updateArticleRequest } from "../api/kb-api";
+import { allArticlesQuery, kbQueryKey } from "../api/get-articles";
 import { addTag, findMissingField, formatCategoryLabel, generateSlug } from "../utils/kb-format";
 import { MarkdownContent } from "./markdown-content";
+import { Select } from "../../../components/ui/select";
 
 type Draft = Required<ArticleDraft> & { category: KbCategory };
 
@@ -21,6 +24,7 @@ const NEW_ARTICLE: Draft = { title: "", slug: "", content: "", category: "gettin
 /** The article editor (spec 2, /admin/kb/new and /admin/kb/{id}). */
 export function ArticleEditor({ articleId }: { articleId: string | null }) {
   const [, setLocation] = useLocation();
+  const queryClient = useQueryClient();
   const [draft, setDraft] = useState<Draft>(NEW_ARTICLE);
   const [loading, setLoading] = useState(articleId !== null);
   const [saving, setSaving] = useState(false);
@@ -37,13 +41,11 @@ export function ArticleEditor({ articleId }: { articleId: string | null }) {
     }
     let active = true;
     setLoading(true);
-    listAllArticlesRequest()
-      .then(({ data, error }) => {
+    // Read once to fill the form (the list cached by the admin page may be out of date).
+    queryClient
+      .fetchQuery({ ...allArticlesQuery, staleTime: 0 })
+      .then((data) => {
         if (!active) return;
-        if (error || !data) {
-          toast({ title: "Failed to load article", variant: "destructive" });
-          return;
-        }
         const found = data.find((article) => article._id === articleId);
         if (!found) {
           toast({ title: "Article not found", variant: "destructive" });
@@ -65,7 +67,7 @@ export function ArticleEditor({ articleId }: { articleId: string | null }) {
     return () => {
       active = false;
     };
-  }, [articleId, setLocation]);
+  }, [articleId, setLocation, queryClient]);
 
   const rendered = useMemo(() => (preview ? renderMarkdown(draft.content) : null), [preview, draft.content]);
   const update = <K extends keyof Draft>(key: K, value: Draft[K]) => setDraft((d) => ({ ...d, [key]: value }));
@@ -89,10 +91,12 @@ export function ArticleEditor({ articleId }: { articleId: string | null }) {
       if (articleId) {
         const { data, error } = await updateArticleRequest(articleId, body);
         if (error || !data) throw new Error(readErrorMessage(error) ?? "Failed to save article");
+        void queryClient.invalidateQueries({ queryKey: kbQueryKey });
         toast({ title: "Article updated successfully", variant: "success" });
       } else {
         const { data, error } = await createArticleRequest(body);
         if (error || !data) throw new Error(readErrorMessage(error) ?? "Failed to save article");
+        void queryClient.invalidateQueries({ queryKey: kbQueryKey });
         toast({ title: "Article created successfully", variant: "success" });
         setLocation(`/admin/kb/${data._id}`);
       }
@@ -143,18 +147,13 @@ export function ArticleEditor({ articleId }: { articleId: string | null }) {
               <label htmlFor="article-category" className="block text-sm font-medium text-slate-700">
                 Category
               </label>
-              <select
-                id="article-category"
-                value={draft.category}
-                onChange={(e) => update("category", e.target.value as KbCategory)}
-                className={`${inputClasses} mt-1`}
-              >
+              <Select id="article-category" value={draft.category} onChange={(e) => update("category", e.target.value as KbCategory)} className="mt-1">
                 {KB_CATEGORIES.map((id) => (
                   <option key={id} value={id}>
                     {formatCategoryLabel(id)}
                   </option>
                 ))}
-              </select>
+              </Select>
             </div>
             <Field
               label="Display order"

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState } from "react";
+import { useMemo } from "react";
 import { Link } from "wouter";
 import { Button, buttonClasses } from "../../../components/ui/button";
 import { Icon } from "../../../components/ui/icons";
@@ -7,7 +7,8 @@ import { formatDate } from "../../../lib/format-date";
 import { renderMarkdown } from "../../../lib/markdown";
 import { usePageTitle } from "../../../lib/page-title";
 import { readErrorStatus } from "../../../lib/api-client";
-import { getArticleRequest } from "../api/kb-api";
+import type { getArticleRequest } from "../api/kb-api";
+import { useArticle } from "../api/get-articles";
 import { formatCategoryLabel } from "../utils/kb-format";
 import { fillServerAddress } from "../utils/kb-format";
 import { MarkdownContent } from "./markdown-content";
@@ -51,22 +52,12 @@ async function shareArticle(title: string) {
 
 /** The article reader (spec 2, /kb/{slug}). */
 export function ArticleReader({ slug, isAdmin }: { slug: string; isAdmin: boolean }) {
-  const [state, setState] = useState<State>({ status: "loading" });
-
-  useEffect(() => {
-    let active = true;
-    setState({ status: "loading" });
-    getArticleRequest(slug)
-      .then(({ data, error }) => {
-        if (!active) return;
-        if (data && !error) setState({ status: "ready", article: data });
-        else setState({ status: "missing", title: readErrorStatus(error) === 404 ? "Article not found" : "Error loading article" });
-      })
-      .catch(() => active && setState({ status: "missing", title: "Error loading article" }));
-    return () => {
-      active = false;
-    };
-  }, [slug]);
+  const query = useArticle(slug);
+  const state: State = query.isPending
+    ? { status: "loading" }
+    : query.isError
+      ? { status: "missing", title: readErrorStatus(query.error) === 404 ? "Article not found" : "Error loading article" }
+      : { status: "ready", article: query.data };
 
   const article = state.status === "ready" ? state.article : null;
   // Articles say https://your-dbvault-server where the reader's own server goes (install commands).

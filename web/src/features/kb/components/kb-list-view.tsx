@@ -9,7 +9,8 @@ import { cn } from "../../../lib/cn";
 import { formatDate } from "../../../lib/format-date";
 import { scrollToElement } from "../../../lib/scroll";
 import { SCROLL_OFFSET_PX } from "../../../config/constants";
-import { type KbCategoryCount, type KbListAnswer, type KbTagCount, listArticlesRequest, listCategoriesRequest, listTagsRequest } from "../api/kb-api";
+import type { KbListAnswer } from "../api/kb-api";
+import { useArticleList, useKbCategories, useKbTags } from "../api/get-articles";
 import { CATEGORY_ICONS, formatCategoryLabel } from "../utils/kb-format";
 import { KbPagination } from "./kb-pagination";
 
@@ -54,15 +55,15 @@ function showResultsTop() {
   });
 }
 
+/** No categories or tags (yet, or their fetch failed: the sidebar stays empty). */
+const NONE: never[] = [];
+
 /** The knowledge base list (spec 2, /kb): search, quick cards, sidebar, filter chips, pagination. */
 export function KbListView() {
   const search = useSearch();
   const [, setLocation] = useLocation();
   const filters = readFilters(search);
   const [query, setQuery] = useState(filters.search);
-  const [list, setList] = useState<ListState>({ status: "loading" });
-  const [categories, setCategories] = useState<KbCategoryCount[]>([]);
-  const [tags, setTags] = useState<KbTagCount[]>([]);
 
   const [filtersOpen, setFiltersOpen] = useState(false);
 
@@ -74,30 +75,15 @@ export function KbListView() {
 
   useEffect(() => setQuery(filters.search), [filters.search]);
 
-  useEffect(() => {
-    let active = true;
-    Promise.all([listCategoriesRequest(), listTagsRequest()])
-      .then(([c, t]) => {
-        if (!active) return;
-        setCategories(c.data ?? []);
-        setTags(t.data ?? []);
-      })
-      .catch(() => {});
-    return () => {
-      active = false;
-    };
-  }, []);
-
-  useEffect(() => {
-    let active = true;
-    setList({ status: "loading" });
-    listArticlesRequest({ search: filters.search || undefined, category: filters.category || undefined, tag: filters.tag || undefined, page: filters.page })
-      .then(({ data, error }) => active && setList(error || !data ? { status: "error" } : { status: "ready", answer: data }))
-      .catch(() => active && setList({ status: "error" }));
-    return () => {
-      active = false;
-    };
-  }, [filters.search, filters.category, filters.tag, filters.page]);
+  const categories = useKbCategories().data ?? NONE;
+  const tags = useKbTags().data ?? NONE;
+  const articles = useArticleList({
+    search: filters.search || undefined,
+    category: filters.category || undefined,
+    tag: filters.tag || undefined,
+    page: filters.page,
+  });
+  const list: ListState = articles.isPending ? { status: "loading" } : articles.isError ? { status: "error" } : { status: "ready", answer: articles.data };
 
   const onSearch = (event: FormEvent) => {
     event.preventDefault();

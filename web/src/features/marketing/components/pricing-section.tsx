@@ -1,13 +1,10 @@
-import { useEffect, useState } from "react";
 import { Link } from "wouter";
 import { Alert } from "../../../components/ui/alert";
 import { buttonClasses } from "../../../components/ui/button";
 import { Icon } from "../../../components/ui/icons";
 import { cn } from "../../../lib/cn";
-import { type Plan, plansRequest } from "../api/plans-api";
+import { type Plan, usePlans } from "../api/get-plans";
 import { formatDatabaseLimit, formatFrequency, formatPlanPrice, formatRetention, formatStorage } from "../../../lib/plan-format";
-
-type State = { status: "loading" } | { status: "error" } | { status: "ready"; plans: Plan[] };
 
 function PlanCard({ plan }: { plan: Plan }) {
   const price = formatPlanPrice(plan.price);
@@ -63,20 +60,7 @@ function PlanCard({ plan }: { plan: Plan }) {
 
 /** The landing page's plans, from the public catalogue, in a 4-column grid. */
 export function PricingSection() {
-  const [state, setState] = useState<State>({ status: "loading" });
-
-  useEffect(() => {
-    let active = true;
-    plansRequest()
-      .then(({ data, error }) => {
-        if (!active) return;
-        setState(error || !data ? { status: "error" } : { status: "ready", plans: data });
-      })
-      .catch(() => active && setState({ status: "error" }));
-    return () => {
-      active = false;
-    };
-  }, []);
+  const plans = usePlans();
 
   return (
     <section id="pricing" aria-labelledby="pricing-title" className="scroll-mt-32 bg-slate-50 py-20">
@@ -87,9 +71,9 @@ export function PricingSection() {
           </h2>
           <p className="mt-4 text-lg text-slate-600">Pick the plan that fits your databases. Start free and upgrade when you grow.</p>
         </div>
-        {state.status === "error" ? (
+        {plans.isError ? (
           <Alert className="mx-auto mt-10 max-w-md text-center">Failed to fetch plans</Alert>
-        ) : state.status === "loading" ? (
+        ) : plans.isPending ? (
           <div className="mt-12 grid gap-6 sm:grid-cols-2 lg:grid-cols-4" role="status" aria-label="Loading plans">
             {[0, 1, 2, 3].map((i) => (
               <div key={i} className="h-96 animate-pulse rounded-2xl bg-slate-200" />
@@ -97,7 +81,7 @@ export function PricingSection() {
           </div>
         ) : (
           <ul className="mt-12 grid gap-6 sm:grid-cols-2 lg:grid-cols-4">
-            {state.plans.map((plan) => (
+            {plans.data.map((plan) => (
               <PlanCard key={plan._id} plan={plan} />
             ))}
           </ul>

@@ -10,29 +10,25 @@ export type AgentAction = "restart" | "update" | "reset";
 
 export const getSettingsRequest = () => api.settings.get();
 export const saveSettingsRequest = (changes: SettingsChanges) => api.settings.put(changes as ServerSettingsBody);
-export const listDatabasesRequest = () => api.settings.databases.get();
 export const setDatabaseActiveRequest = (id: string, isActive: boolean) => api.settings.databases({ id }).put({ isActive });
 /** The password (and code) go with it: a session token alone cannot replace the key. */
 export const regenerateApiKeyRequest = (credentials: { password: string; code?: string }) => api.settings["regenerate-api-key"].post(credentials);
 export const sendTestNotificationRequest = () => api.settings["test-notification"].post();
-export const systemStatusRequest = () => api.settings["system-status"].get();
 export const manageAgentRequest = (agentId: string, action: AgentAction) => api.agents.manage({ agentId }).post({ action });
 export const removeAgentRequest = (agentId: string) => api.agents({ agentId }).delete();
 export const renameAgentRequest = (agentId: string, name: string) => api.agents({ agentId }).patch({ name });
 /** Which of the agents holding a database runs it. */
 export const chooseDatabaseAgentRequest = (id: string, agentId: string) => api.settings.databases({ id }).agent.put({ agentId });
-export const userPlanRequest = () => api.user.plan.get();
 export type RetentionChoice = { mode: "age" | "gfs"; retention: number; daily: number; weekly: number; monthly: number };
 /** What retention would keep of the existing backups under a policy not saved yet. */
 export const retentionPreviewRequest = (choice: RetentionChoice) => api.settings["retention-preview"].get({ query: choice });
 /** A restore drill of a database's latest backup, now. */
 export const startDrillRequest = (databaseName: string) => api.drills.post({ databaseName });
-export const profileRequest = () => api.user.profile.get();
 
 // Answers as the server types them.
 export type UserSettings = NonNullable<Awaited<ReturnType<typeof getSettingsRequest>>["data"]>;
 export type NotificationChoices = UserSettings["notifications"];
-export type UserDatabase = NonNullable<Awaited<ReturnType<typeof listDatabasesRequest>>["data"]>[number];
-export type UserAgent = NonNullable<Awaited<ReturnType<typeof systemStatusRequest>>["data"]>["agents"][number];
-export type UserPlan = NonNullable<Awaited<ReturnType<typeof userPlanRequest>>["data"]>;
+export type { UserDatabase } from "../../../lib/api/get-databases";
+export type { UserAgent } from "../../../lib/api/get-system-status";
+export type { UserPlan } from "../../../lib/api/get-user-plan";
 export type RetentionPreview = NonNullable<Awaited<ReturnType<typeof retentionPreviewRequest>>["data"]>;

@@ -7,6 +7,7 @@ import { readErrorMessage } from "../../../lib/api-client";
 import { chooseDatabaseAgentRequest, setDatabaseActiveRequest, type UserDatabase, type UserPlan } from "../api/settings-api";
 import { describeDatabaseAgents } from "../utils/database-agents";
 import { canToggleDatabase, describeDatabaseAllowance } from "../utils/database-limits";
+import { Select } from "../../../components/ui/select";
 
 type DatabasesTabProps = { databases: UserDatabase[]; plan: UserPlan; onChanged: (databases: UserDatabase[]) => void };
 
@@ -104,10 +105,11 @@ function DatabaseAgents({ database, disabled, onChoose }: { database: UserDataba
   if (view.kind === "none") return <p className="mt-1 text-xs text-amber-700">{view.text}</p>;
   if (view.kind === "one") return <p className="mt-1 text-xs text-slate-500">{view.text}</p>;
   return (
+    // biome-ignore lint/a11y/noLabelWithoutControl: the Select inside is its control (a native <select>)
     <label className="mt-1 flex flex-wrap items-center gap-2 text-xs text-slate-500">
       Runs on
-      <select
-        className="rounded-md border border-slate-300 bg-white px-2 py-1 text-xs text-slate-900"
+      <Select
+        compact
         value={view.runnerId ?? ""}
         disabled={disabled}
         onChange={(event) => onChoose(event.target.value)}
@@ -119,7 +121,7 @@ function DatabaseAgents({ database, disabled, onChoose }: { database: UserDataba
             {option.label}
           </option>
         ))}
-      </select>
+      </Select>
     </label>
   );
 }

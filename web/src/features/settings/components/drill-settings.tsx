@@ -1,12 +1,12 @@
 import { useState } from "react";
 import { Link } from "wouter";
 import { Button } from "../../../components/ui/button";
-import { inputClasses } from "../../../components/ui/field";
 import { toast } from "../../../components/ui/toast-store";
 import { readErrorMessage } from "../../../lib/api-client";
 import { formatDateTime } from "../../../lib/format-date";
 import { startDrillRequest, type UserDatabase, type UserSettings } from "../api/settings-api";
 import { DRILL_FREQUENCY_OPTIONS } from "../utils/retention-display";
+import { Select } from "../../../components/ui/select";
 
 type Frequency = UserSettings["drillFrequency"];
 type Props = { frequency: Frequency; nextDrillAt: string | null; databases: UserDatabase[]; onFrequencyChange: (frequency: Frequency) => void };
@@ -47,13 +47,13 @@ export function DrillSettings({ frequency, nextDrillAt, databases, onFrequencyCh
         <label htmlFor="settings-drills" className="block text-sm font-medium text-slate-700">
           Scheduled drills
         </label>
-        <select id="settings-drills" value={frequency} onChange={(e) => onFrequencyChange(e.target.value as Frequency)} className={`${inputClasses} mt-1`}>
+        <Select id="settings-drills" value={frequency} onChange={(e) => onFrequencyChange(e.target.value as Frequency)} className="mt-1">
           {DRILL_FREQUENCY_OPTIONS.map((option) => (
             <option key={option.value} value={option.value}>
               {option.label}
             </option>
           ))}
-        </select>
+        </Select>
         {nextDrillAt && frequency !== "off" ? <p className="mt-1 text-xs text-slate-500">Next drill: {formatDateTime(nextDrillAt)}</p> : null}
       </div>
       <div className="flex flex-wrap items-end gap-2">
@@ -61,20 +61,14 @@ export function DrillSettings({ frequency, nextDrillAt, databases, onFrequencyCh
           <label htmlFor="drill-database" className="block text-sm font-medium text-slate-700">
             Drill a database now
           </label>
-          <select
-            id="drill-database"
-            value={database}
-            onChange={(e) => setDatabase(e.target.value)}
-            className={`${inputClasses} mt-1`}
-            disabled={active.length === 0}
-          >
+          <Select id="drill-database" value={database} onChange={(e) => setDatabase(e.target.value)} className="mt-1" disabled={active.length === 0}>
             {active.length === 0 ? <option value="">No active database</option> : null}
             {active.map((entry) => (
               <option key={entry.id} value={entry.name}>
                 {entry.name}
               </option>
             ))}
-          </select>
+          </Select>
         </div>
         <Button type="button" variant="outline" onClick={() => void runNow()} disabled={starting || !database}>
           {starting ? "Starting..." : "Run drill now"}

@@ -2,7 +2,6 @@ import { type FormEvent, useEffect, useState } from "react";
 import type { FrequencyWord } from "@protocol/schedule";
 import { Alert } from "../../../components/ui/alert";
 import { Button } from "../../../components/ui/button";
-import { inputClasses } from "../../../components/ui/field";
 import { createRetractableToast } from "../../../components/ui/toast-store";
 import { readErrorMessage } from "../../../lib/api-client";
 import { type RetentionChoice, saveSettingsRequest, type UserDatabase, type UserPlan, type UserSettings } from "../api/settings-api";
@@ -10,6 +9,7 @@ import { useTimedFlag } from "../hooks/use-timed-flag";
 import { describePlanSchedule, listFrequencyOptions, toFrequencyWord } from "../utils/schedule-options";
 import { DrillSettings } from "./drill-settings";
 import { RetentionFields } from "./retention-fields";
+import { Select } from "../../../components/ui/select";
 
 const SAVED_INDICATOR_MS = 3_000;
 
@@ -68,13 +68,13 @@ export function GeneralTab({ settings, plan, databases, onSaved }: GeneralTabPro
         <label htmlFor="settings-frequency" className="block text-sm font-medium text-slate-700">
           Backup frequency
         </label>
-        <select id="settings-frequency" value={frequency} onChange={(e) => setFrequency(e.target.value as FrequencyWord)} className={`${inputClasses} mt-1`}>
+        <Select id="settings-frequency" value={frequency} onChange={(e) => setFrequency(e.target.value as FrequencyWord)} className="mt-1">
           {frequencyOptions.map((option) => (
             <option key={option.value} value={option.value} disabled={option.disabled}>
               {option.disabled ? `${option.label} (upgrade required)` : option.label}
             </option>
           ))}
-        </select>
+        </Select>
       </div>
       <RetentionFields choice={retention} plan={plan} onChange={setRetention} />
       <DrillSettings frequency={drillFrequency} nextDrillAt={settings.nextDrillAt} databases={databases} onFrequencyChange={setDrillFrequency} />

@@ -1,8 +1,8 @@
 import { GFS_LIMITS } from "@protocol/schedule";
-import { inputClasses } from "../../../components/ui/field";
 import type { RetentionChoice, UserPlan } from "../api/settings-api";
 import { labelRetention, listRetentionOptions } from "../utils/schedule-options";
 import { RetentionPreview } from "./retention-preview";
+import { Select } from "../../../components/ui/select";
 
 type Props = { choice: RetentionChoice; plan: UserPlan; onChange: (choice: RetentionChoice) => void };
 
@@ -34,18 +34,13 @@ export function RetentionFields({ choice, plan, onChange }: Props) {
           <label htmlFor="settings-retention" className="block text-sm font-medium text-slate-700">
             Retention period
           </label>
-          <select
-            id="settings-retention"
-            value={choice.retention}
-            onChange={(e) => set({ retention: Number(e.target.value) })}
-            className={`${inputClasses} mt-1`}
-          >
+          <Select id="settings-retention" value={choice.retention} onChange={(e) => set({ retention: Number(e.target.value) })} className="mt-1">
             {retentionOptions.map((option) => (
               <option key={option.value} value={option.value} disabled={option.disabled}>
                 {option.disabled ? `${option.label} (upgrade required)` : option.label}
               </option>
             ))}
-          </select>
+          </Select>
           <p className="mt-1 text-xs text-slate-500">Older backups are deleted automatically.</p>
         </div>
       ) : (
@@ -64,7 +59,7 @@ export function RetentionFields({ choice, plan, onChange }: Props) {
                   step={1}
                   value={choice[rule.key]}
                   onChange={(e) => set({ [rule.key]: Math.max(0, Math.min(GFS_LIMITS[rule.key], Math.floor(Number(e.target.value) || 0))) })}
-                  className={`${inputClasses} mt-1`}
+                  className="mt-1"
                 />
                 <p className="mt-1 text-xs text-slate-500">last {rule.unit}</p>
               </div>

@@ -1,3 +1,4 @@
+import { useQueryClient } from "@tanstack/react-query";
 import { type RefObject, useEffect, useState } from "react";
 import { Button } from "../../../components/ui/button";
 import { Card } from "../../../components/ui/card";
@@ -5,10 +6,11 @@ import { inputClasses } from "../../../components/ui/field";
 import { Icon } from "../../../components/ui/icons";
 import { toast } from "../../../components/ui/toast-store";
 import { readErrorMessage, readErrorStatus } from "../../../lib/api-client";
-import { type Credentials, ReauthenticationDialog } from "../../auth/components/reauthentication-dialog";
-import { useSession } from "../../auth/hooks/use-session";
-import { updateSessionUser } from "../../auth/session";
-import { profileRequest, regenerateApiKeyRequest } from "../api/settings-api";
+import { type Credentials, ReauthenticationDialog } from "../../../components/auth/reauthentication-dialog";
+import { useSession } from "../../../lib/auth/use-session";
+import { updateSessionUser } from "../../../lib/auth/session";
+import { regenerateApiKeyRequest } from "../api/settings-api";
+import { type Profile, profileQueryKey, useProfile } from "../../../lib/api/get-profile";
 import { useTimedFlag } from "../hooks/use-timed-flag";
 import { formatServiceEndpoint, maskApiKey } from "../utils/agent-display";
 import { copyText } from "../../../components/ui/copy-text";
@@ -24,19 +26,13 @@ export function SecurityTab({ setupHeadingRef }: { setupHeadingRef: RefObject<HT
   const { user } = useSession();
   const apiKey = user?.apiKey ?? "";
 
-  // The stored session may hold an older key (regenerated in another browser): ask the server.
+  const queryClient = useQueryClient();
+  // The stored session may hold an older key (regenerated in another browser): the server's wins.
+  const freshKey = useProfile().data?.apiKey;
   useEffect(() => {
-    let active = true;
-    profileRequest()
-      .then(({ data }) => {
-        if (active && data && data.apiKey !== apiKey) updateSessionUser({ apiKey: data.apiKey });
-      })
-      .catch(() => {}); // the stored key stays shown
-    return () => {
-      active = false;
-    };
-    // Once per visit to the tab.
-  }, []);
+    if (freshKey && freshKey !== apiKey) updateSessionUser({ apiKey: freshKey });
+    // Only when the server's answer arrives; a failed one leaves the stored key shown.
+  }, [freshKey, apiKey]);
   const [shown, setShown] = useState(false);
   const [newKeyShown, showNewKey, hideNewKey] = useTimedFlag(NEW_KEY_VISIBLE_MS);
   const [busy, setBusy] = useState(false);
@@ -68,6 +64,7 @@ export function SecurityTab({ setupHeadingRef }: { setupHeadingRef: RefObject<HT
       }
       setAsking(false);
       updateSessionUser({ apiKey: data.apiKey });
+      queryClient.setQueryData<Profile>(profileQueryKey, (profile) => (profile ? { ...profile, apiKey: data.apiKey } : profile));
       showNewKey();
       toast({ title: "API key regenerated", description: "The new key is shown for 30 seconds: copy it to set up new agents.", variant: "success" });
     } catch {

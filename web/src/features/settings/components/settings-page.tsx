@@ -4,7 +4,7 @@ import { Alert } from "../../../components/ui/alert";
 import { Icon } from "../../../components/ui/icons";
 import { LoadingScreen } from "../../../components/ui/spinner";
 import { Tabs } from "../../../components/ui/tabs";
-import { useSession } from "../../auth/hooks/use-session";
+import { useSession } from "../../../lib/auth/use-session";
 import { useSettingsData } from "../hooks/use-settings-data";
 import { readSettingsLocation, SETTINGS_TABS, type SettingsTab, settingsPathFor } from "../utils/settings-tabs";
 import { AgentsTab } from "./agents-tab";

@@ -2,10 +2,11 @@ import { type FormEvent, useState } from "react";
 import type { WebhookEventName } from "@protocol/webhook-events";
 import { Alert } from "../../../components/ui/alert";
 import { Button } from "../../../components/ui/button";
-import { Field, inputClasses } from "../../../components/ui/field";
+import { Field } from "../../../components/ui/field";
 import { readErrorMessage } from "../../../lib/api-client";
 import { createWebhookRequest, type Webhook, type WebhookFormat } from "../api/webhooks-api";
 import { DEFAULT_EVENTS, EVENT_GROUPS } from "../utils/webhook-display";
+import { Select } from "../../../components/ui/select";
 
 type WebhookFormProps = { onCreated: (webhook: Webhook, secret: string) => void };
 
@@ -59,10 +60,10 @@ export function WebhookForm({ onCreated }: WebhookFormProps) {
           <label htmlFor="webhook-format" className="block text-sm font-medium text-slate-700">
             Format
           </label>
-          <select id="webhook-format" className={`${inputClasses} mt-1`} value={format} onChange={(e) => setFormat(e.target.value as WebhookFormat)}>
+          <Select id="webhook-format" className="mt-1" value={format} onChange={(e) => setFormat(e.target.value as WebhookFormat)}>
             <option value="json">JSON (signed)</option>
             <option value="slack">Slack incoming webhook</option>
-          </select>
+          </Select>
         </div>
       </div>
       <fieldset className="grid gap-4 sm:grid-cols-2">

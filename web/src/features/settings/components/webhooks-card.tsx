@@ -1,4 +1,5 @@
-import { useCallback, useEffect, useState } from "react";
+import { useQueryClient } from "@tanstack/react-query";
+import { useCallback, useState } from "react";
 import { Alert } from "../../../components/ui/alert";
 import { Badge, Card } from "../../../components/ui/card";
 import { Button } from "../../../components/ui/button";
@@ -6,27 +7,21 @@ import { askConfirmation } from "../../../components/ui/confirm-dialog";
 import { copyText } from "../../../components/ui/copy-text";
 import { toast } from "../../../components/ui/toast-store";
 import { readErrorMessage } from "../../../lib/api-client";
-import { deleteWebhookRequest, listWebhooksRequest, testWebhookRequest, type Webhook } from "../api/webhooks-api";
+import { deleteWebhookRequest, testWebhookRequest, type Webhook } from "../api/webhooks-api";
+import { useWebhooks, webhooksQueryKey } from "../api/get-webhooks";
 import { describeDelivery } from "../utils/webhook-display";
 import { WebhookDeliveryLog } from "./webhook-delivery-log";
 import { WebhookForm } from "./webhook-form";
 
 /** Settings → Notifications: webhooks and Slack, with each one's last delivery, log and Send test. */
 export function WebhooksCard() {
-  const [webhooks, setWebhooks] = useState<Webhook[] | null>(null);
-  const [loadError, setLoadError] = useState(false);
+  const queryClient = useQueryClient();
+  const query = useWebhooks();
+  const webhooks = query.data ?? null;
+  // A failed read says so above the list as last loaded.
+  const loadError = query.isError;
   const [secret, setSecret] = useState<{ url: string; value: string } | null>(null);
-
-  const reload = useCallback(async () => {
-    const { data, error } = await listWebhooksRequest();
-    if (error || !data) return setLoadError(true);
-    setLoadError(false);
-    setWebhooks(data);
-  }, []);
-
-  useEffect(() => {
-    void reload();
-  }, [reload]);
+  const reload = useCallback(() => queryClient.invalidateQueries({ queryKey: webhooksQueryKey }), [queryClient]);
 
   return (
     <Card className="divide-y divide-slate-100" aria-labelledby="webhooks-title">
@@ -73,7 +68,6 @@ export function WebhooksCard() {
 function WebhookRow({ webhook, onChanged }: { webhook: Webhook; onChanged: () => Promise<void> }) {
   const [busy, setBusy] = useState<"test" | "delete" | null>(null);
   const [showLog, setShowLog] = useState(false);
-  const [logVersion, setLogVersion] = useState(0);
 
   const sendTest = async () => {
     setBusy("test");
@@ -82,7 +76,6 @@ function WebhookRow({ webhook, onChanged }: { webhook: Webhook; onChanged: () =>
       if (error || !data) throw error ?? new Error("test failed");
       if (data.status === "delivered") toast({ title: "Test delivered.", description: describeDelivery(data), variant: "success" });
       else toast({ title: "The test delivery failed.", description: describeDelivery(data), variant: "destructive" });
-      setLogVersion((v) => v + 1);
       await onChanged();
     } catch (error) {
       toast({ title: "Failed to send the test. Please try again.", description: readErrorMessage(error) ?? undefined, variant: "destructive" });
@@ -134,7 +127,7 @@ function WebhookRow({ webhook, onChanged }: { webhook: Webhook; onChanged: () =>
           </Button>
         </div>
       </div>
-      {showLog ? <WebhookDeliveryLog webhookId={webhook.id} version={logVersion} /> : null}
+      {showLog ? <WebhookDeliveryLog webhookId={webhook.id} /> : null}
     </section>
   );
 }

@@ -1,14 +1,10 @@
-import { useCallback, useEffect, useRef, useState } from "react";
-import {
-  getSettingsRequest,
-  listDatabasesRequest,
-  systemStatusRequest,
-  type UserAgent,
-  type UserDatabase,
-  type UserPlan,
-  type UserSettings,
-  userPlanRequest,
-} from "../api/settings-api";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useCallback, useMemo, useRef, useState } from "react";
+import { databasesQueryKey, type UserDatabase, useDatabases } from "../../../lib/api/get-databases";
+import { type SystemStatus, systemStatusQuery, systemStatusQueryKey, type UserAgent } from "../../../lib/api/get-system-status";
+import { type UserPlan, useUserPlan } from "../../../lib/api/get-user-plan";
+import { settingsQueryKey, useSettings } from "../api/get-settings";
+import type { UserSettings } from "../api/settings-api";
 import { describeLastUpdate } from "../utils/agent-display";
 
 /** How often the agents' status is refreshed while the page is open (spec 9: 30 s). */
@@ -33,78 +29,62 @@ export type SettingsData = {
   watchUpdates: () => void;
 };
 
-async function readAgents(): Promise<UserAgent[]> {
-  const { data, error } = await systemStatusRequest();
-  if (error || !data) throw new Error("system status failed");
-  return data.agents;
-}
-
 /** Everything the settings tabs show: settings, the plan's limits, databases and agents. */
 export function useSettingsData(): SettingsData {
-  const [settings, setSettings] = useState<UserSettings | null>(null);
-  const [plan, setPlan] = useState<UserPlan | null>(null);
-  const [databases, setDatabases] = useState<UserDatabase[] | null>(null);
-  const [agents, setAgentList] = useState<UserAgent[] | null>(null);
-  const [loadError, setLoadError] = useState(false);
+  const queryClient = useQueryClient();
+  // While an update runs the agents are read every 2 s: each of its steps shows within seconds,
+  // not at the next 30 s refresh. `since`: when Check for Updates was sent.
+  const [watch, setWatch] = useState<{ since: number; until: number } | null>(null);
+  const settings = useSettings();
+  const plan = useUserPlan();
+  const databases = useDatabases();
+  const agentsQuery = useQuery({
+    ...systemStatusQuery,
+    refetchInterval: (query) => {
+      if (!watch || Date.now() > watch.until) return AGENTS_REFRESH_MS;
+      const list = query.state.data?.agents ?? [];
+      const underWay = list.some((agent) => agent.lastUpdate && !describeLastUpdate(agent.lastUpdate)?.finished);
+      return underWay || query.state.dataUpdatedAt <= watch.since ? UPDATE_REFRESH_MS : AGENTS_REFRESH_MS;
+    },
+  });
   // Removed agents stay off the list when it is refreshed.
   const removed = useRef(new Set<string>());
-  const showAgents = useCallback((list: UserAgent[]) => setAgentList(list.filter((agent) => !removed.current.has(agent.id))), []);
+  const agents = useMemo(() => agentsQuery.data?.agents.filter((agent) => !removed.current.has(agent.id)) ?? null, [agentsQuery.data]);
 
-  useEffect(() => {
-    let active = true;
-    Promise.all([getSettingsRequest(), userPlanRequest(), listDatabasesRequest(), readAgents()])
-      .then(([s, p, d, a]) => {
-        if (!active) return;
-        if (!s.data || !p.data || !d.data) throw new Error("load failed");
-        setSettings(s.data);
-        setPlan(p.data);
-        setDatabases(d.data);
-        showAgents(a);
-      })
-      .catch(() => active && setLoadError(true));
-    const timer = setInterval(() => {
-      readAgents()
-        .then((list) => active && showAgents(list))
-        .catch(() => {}); // a missed refresh keeps the last list; the next one retries
-    }, AGENTS_REFRESH_MS);
-    return () => {
-      active = false;
-      clearInterval(timer);
-    };
-  }, [showAgents]);
+  const failed = (query: { isError: boolean; data: unknown }) => query.isError && !query.data;
+  const loadError = failed(settings) || failed(plan) || failed(databases) || failed(agentsQuery);
 
-  // An update is followed closely: each of its steps shows within seconds, not at the next 30 s refresh.
-  const watch = useRef<ReturnType<typeof setInterval> | null>(null);
-  useEffect(() => () => void (watch.current && clearInterval(watch.current)), []);
-  const watchUpdates = useCallback(() => {
-    if (watch.current) clearInterval(watch.current);
-    const until = Date.now() + UPDATE_WATCH_MS;
-    const timer = setInterval(() => {
-      readAgents()
-        .then((list) => {
-          showAgents(list);
-          const underWay = list.some((agent) => agent.lastUpdate && !describeLastUpdate(agent.lastUpdate)?.finished);
-          if ((!underWay || Date.now() > until) && watch.current === timer) {
-            clearInterval(timer);
-            watch.current = null;
-          }
-        })
-        .catch(() => {});
-    }, UPDATE_REFRESH_MS);
-    watch.current = timer;
-  }, [showAgents]);
-
-  const removeAgent = useCallback((agentId: string) => {
-    removed.current.add(agentId);
-    setAgentList((list) => list?.filter((agent) => agent.id !== agentId) ?? null);
-    // Its databases passed to another agent holding them (or to none): the Databases tab says which.
-    listDatabasesRequest()
-      .then(({ data }) => data && setDatabases(data))
-      .catch(() => {});
-  }, []);
-  const replaceAgent = useCallback(
-    (changed: UserAgent) => setAgentList((list) => list?.map((agent) => (agent.id === changed.id ? changed : agent)) ?? null),
-    [],
+  const setSettings = useCallback((next: UserSettings) => queryClient.setQueryData(settingsQueryKey, next), [queryClient]);
+  const setDatabases = useCallback((next: UserDatabase[]) => queryClient.setQueryData(databasesQueryKey, next), [queryClient]);
+  const updateAgents = useCallback(
+    (change: (list: UserAgent[]) => UserAgent[]) =>
+      queryClient.setQueryData<SystemStatus>(systemStatusQueryKey, (current) => (current ? { ...current, agents: change(current.agents) } : current)),
+    [queryClient],
   );
-  return { settings, plan, databases, agents, loadError, setSettings, setDatabases, removeAgent, replaceAgent, watchUpdates };
+  const watchUpdates = useCallback(() => setWatch({ since: Date.now(), until: Date.now() + UPDATE_WATCH_MS }), []);
+  const removeAgent = useCallback(
+    (agentId: string) => {
+      removed.current.add(agentId);
+      updateAgents((list) => list.filter((agent) => agent.id !== agentId));
+      // Its databases passed to another agent holding them (or to none): the Databases tab says which.
+      void queryClient.invalidateQueries({ queryKey: databasesQueryKey });
+    },
+    [queryClient, updateAgents],
+  );
+  const replaceAgent = useCallback(
+    (changed: UserAgent) => updateAgents((list) => list.map((agent) => (agent.id === changed.id ? changed : agent))),
+    [updateAgents],
+  );
+  return {
+    settings: settings.data ?? null,
+    plan: plan.data ?? null,
+    databases: databases.data ?? null,
+    agents,
+    loadError,
+    setSettings,
+    setDatabases,
+    removeAgent,
+    replaceAgent,
+    watchUpdates,
+  };
 }

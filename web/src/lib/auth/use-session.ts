@@ -1,6 +1,6 @@
 import { useAtomValue } from "jotai";
-import { signOut } from "../session";
-import { banNoticeAtom, sessionAtom, sessionLoadingAtom } from "../stores/session-store";
+import { signOut } from "./session";
+import { banNoticeAtom, sessionAtom, sessionLoadingAtom } from "./session-store";
 
 /** The session state of spec 3: token, user, isLoggedIn, loading, isBanned, isAdmin, ban details, logout. */
 export function useSession() {

@@ -1,10 +1,12 @@
 // Session transitions of spec section 4: sign in, restore on load, sign out, expiry.
 import { navigate } from "wouter/use-browser-location";
 import { dismissToast, toast } from "../../components/ui/toast-store";
-import { logoutRequest, profileRequest, type SessionUser } from "./api/auth-api";
-import { type BanNotice, banNoticeAtom, sessionAtom, sessionLoadingAtom, sessionStore } from "./stores/session-store";
-import { clearAuthStorage, readAuthRecord, writeAuthRecord } from "./utils/auth-storage";
-import { isTokenExpired } from "./utils/jwt";
+import { profileQuery } from "../api/get-profile";
+import { queryClient } from "../query-client";
+import { logoutRequest, type SessionUser } from "./session-api";
+import { type BanNotice, banNoticeAtom, sessionAtom, sessionLoadingAtom, sessionStore } from "./session-store";
+import { clearAuthStorage, readAuthRecord, writeAuthRecord } from "./auth-storage";
+import { isTokenExpired } from "./jwt";
 
 export const currentToken = () => sessionStore.get(sessionAtom)?.token ?? null;
 
@@ -25,6 +27,8 @@ export function signOut(options: { silent?: boolean } = {}) {
   const token = sessionStore.get(sessionAtom)?.token ?? readAuthRecord()?.token;
   if (!options.silent && token) void logoutRequest(token).catch(() => undefined);
   clearAuthStorage();
+  // The next user of this tab must not see the previous one's cached answers.
+  queryClient.clear();
   sessionStore.set(sessionAtom, null);
   sessionStore.set(banNoticeAtom, null);
   navigate("/login");
@@ -98,7 +102,8 @@ export function restoreSession() {
 
 // The stored user may be stale (role changed, account banned since): ask the server once.
 async function refreshSessionUser() {
-  const { data } = await profileRequest().catch(() => ({ data: null }));
+  // Through the cache, so the profile page and Settings start from this answer.
+  const data = await queryClient.fetchQuery(profileQuery).catch(() => null);
   if (!data) return; // refusals are handled by the client's auth-failure hook
   updateSessionUser({
     email: data.email,

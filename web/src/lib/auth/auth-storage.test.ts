@@ -1,5 +1,5 @@
 import { afterAll, afterEach, expect, test } from "bun:test";
-import { AUTH_STORAGE_KEY } from "../../../config/constants";
+import { AUTH_STORAGE_KEY } from "../../config/constants";
 import { readAuthRecord, writeAuthRecord } from "./auth-storage";
 
 // Bun has no localStorage; a Map-backed one stands in for the browser's (the e2e tests use Chromium's).

@@ -1,8 +1,8 @@
 // The stored auth record (spec 3): {token, user, timestamp} under one product key. The user's API
 // key is left out: storage outlives the tab and is readable by any script on the origin, so the
 // key lives only in memory and Settings fetches it from the server when it is shown.
-import { AUTH_STORAGE_KEY, REGISTRATION_STORAGE_KEY } from "../../../config/constants";
-import type { SessionUser } from "../api/auth-api";
+import { AUTH_STORAGE_KEY, REGISTRATION_STORAGE_KEY } from "../../config/constants";
+import type { SessionUser } from "./session-api";
 
 export type AuthRecord = { token: string; user: SessionUser; timestamp: string };
 

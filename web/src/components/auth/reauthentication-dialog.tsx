@@ -1,8 +1,8 @@
 import { type FormEvent, useEffect, useState } from "react";
-import { Alert } from "../../../components/ui/alert";
-import { Button } from "../../../components/ui/button";
-import { Dialog } from "../../../components/ui/dialog";
-import { Field } from "../../../components/ui/field";
+import { Alert } from "../ui/alert";
+import { Button } from "../ui/button";
+import { Dialog } from "../ui/dialog";
+import { Field } from "../ui/field";
 import { AuthenticationCodeField } from "./authentication-code-field";
 
 export type Credentials = { password: string; code?: string };

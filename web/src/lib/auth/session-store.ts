@@ -1,5 +1,5 @@
 import { atom, getDefaultStore } from "jotai";
-import type { SessionUser } from "../api/auth-api";
+import type { SessionUser } from "./session-api";
 
 export type Session = { token: string; user: SessionUser };
 

@@ -1,4 +1,4 @@
-import { Field } from "../../../components/ui/field";
+import { Field } from "../ui/field";
 
 /** The second factor's input: a 6-digit code from an authenticator app, or a recovery code. */
 export function AuthenticationCodeField(props: { value: string; onChange: (value: string) => void; hint: string; autoFocus?: boolean }) {

@@ -1,0 +1,1 @@
+export { type Plan, usePlans } from "../../../lib/api/get-plans";
