@@ -7,10 +7,12 @@
 // no snapshot isolation), and a document restored by an abort moves to the collection's end.
 import { computeCanonicalKey } from "../bson-order";
 import { readBoolean } from "../command-args";
-import type { CommandContext, Document } from "../command-context";
 import { CommandError } from "../errors";
 import { composeDocument, RawDocuments } from "../raw-bson";
 import { NULL_OP_TIME, type OpTime, type Oplog } from "./oplog";
+
+// The command context (command-context.ts) refers to a Transaction: only its body is read here.
+type Document = Record<string, unknown>;
 
 /** What a transaction may run, as in mongod (DDL other than implicit creation is refused). */
 const ALLOWED_IN_TRANSACTION = new Set([
@@ -71,7 +73,7 @@ export class Transactions {
    * `startTransaction`, else the session's open one with the same txnNumber. Throws mongod's
    * errors for anything else.
    */
-  enter(context: CommandContext, name: string, sessionFields: Document | undefined): Transaction {
+  enter(context: { body: Document }, name: string, sessionFields: Document | undefined): Transaction {
     const { body } = context;
     if (body.autocommit === undefined || readBoolean(body.autocommit)) throw new CommandError(72, "autocommit must be false in a transaction");
     if (!sessionFields) throw new CommandError(50768, "Transaction requires a session id and a transaction number");
