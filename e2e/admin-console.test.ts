@@ -191,6 +191,9 @@ describe("admin dashboard", () => {
       (value) => expect(value).toBe("1"),
     );
     expect((await serverGrace()).status).toBe("inactive");
+    // Inactive signs the account out everywhere: Grace's open page is sent to sign in again.
+    await graceBrowser.page.goto("/dashboard");
+    await graceBrowser.page.waitForURL(/\/login/);
     await panel.getByLabel("Status").selectOption("active");
     await row(page, "Grace Hopper").getByText("active", { exact: true }).waitFor();
 
@@ -209,6 +212,8 @@ describe("admin dashboard", () => {
       (value) => expect(value).toBe(newEmail),
     );
     expect((await serverGrace()).email).toBe(newEmail);
+    // Active again, Grace signs in with the address the admin set.
+    await signIn(graceBrowser.page, { email: newEmail, password: grace.password });
 
     // Agents.
     const agentItem = panel.getByTestId("admin-agent");
