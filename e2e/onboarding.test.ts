@@ -10,6 +10,7 @@ import { join } from "node:path";
 import type { Page } from "playwright-core";
 import type { TestUser } from "../server/test/harness";
 import { registerScriptedAgent, type ScriptedAgent } from "../server/test/scripted-agent";
+import { createTestReleaseKey, signAgentDir } from "../testkit/signed-agent-release";
 import { type E2EEnv, startE2E } from "./support/e2e-env";
 import { eventually } from "./support/eventually";
 import { signIn } from "./support/sign-in";
@@ -21,7 +22,10 @@ const agentDir = mkdtempSync(join(tmpdir(), "dbvault-e2e-agent-"));
 const installDir = mkdtempSync(join(tmpdir(), "dbvault-e2e-install-"));
 beforeAll(async () => {
   writeFileSync(join(agentDir, "dbvault-agent-linux-x64"), randomBytes(50_000));
-  env = await startE2E({ AGENT_DIR: agentDir });
+  // Offered only when signed: a release key of the test's own, which the server is told to trust.
+  const key = createTestReleaseKey();
+  await signAgentDir(agentDir, key, { "dbvault-agent-linux-x64": { platform: "linux-x64" } });
+  env = await startE2E({ AGENT_DIR: agentDir, RELEASE_PUBLIC_KEY: key.publicKey });
 });
 afterAll(async () => {
   await agent?.disconnect();
