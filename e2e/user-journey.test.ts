@@ -315,6 +315,8 @@ describe("user journey", () => {
     );
     await panel.getByLabel("Ban reason (optional)").fill(BAN_REASON);
     await panel.getByRole("button", { name: "Ban", exact: true }).click();
+    // Banning asks first (issue 33).
+    await adminPage.getByRole("dialog", { name: "Ban Jules Journey?" }).getByRole("button", { name: "Ban", exact: true }).click();
     await panel.getByText(`Reason: ${BAN_REASON}`).waitFor(wait);
     await userRow.getByText("banned").waitFor(wait);
     await shoot(adminPage, "journey-admin-banned");

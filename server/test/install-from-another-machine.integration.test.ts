@@ -9,6 +9,7 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type ServerProcess, startServer, stopServer } from "../../testkit/server-process";
+import { createTestReleaseKey, signAgentDir } from "../../testkit/signed-agent-release";
 
 const ip = Bun.which("ip");
 const curl = Bun.which("curl");
@@ -48,6 +49,9 @@ describe.skipIf(skipReason !== null)("install from a second machine, PUBLIC_URL 
     work = mkdtempSync(join(tmpdir(), "dbvault-other-machine-"));
     chmodSync(work, 0o755);
     writeFileSync(join(work, "dbvault-agent-linux-x64"), binary);
+    // Only signed builds are offered: the stand-in is signed with a key the server is told to trust.
+    const key = createTestReleaseKey();
+    await signAgentDir(work, key, { "dbvault-agent-linux-x64": { platform: "linux-x64" } });
     run([ip!, "netns", "add", namespace]);
     run([ip!, "link", "add", hostSide, "type", "veth", "peer", "name", "eth0", "netns", namespace]);
     run([ip!, "addr", "add", `${serverAddress}/30`, "dev", hostSide]);
@@ -56,7 +60,7 @@ describe.skipIf(skipReason !== null)("install from a second machine, PUBLIC_URL 
     run([ip!, "-n", namespace, "link", "set", "eth0", "up"]);
     run([ip!, "-n", namespace, "link", "set", "lo", "up"]);
     // Listening on the veth address only: nothing outside this host can reach it.
-    server = await startServer({ DATA_DIR: join(work, "data"), AGENT_DIR: work, PUBLIC_URL: "" }, { host: serverAddress });
+    server = await startServer({ DATA_DIR: join(work, "data"), AGENT_DIR: work, PUBLIC_URL: "", RELEASE_PUBLIC_KEY: key.publicKey }, { host: serverAddress });
   }, 90_000);
   afterAll(async () => {
     if (server) await stopServer(server);

@@ -73,7 +73,8 @@ describe("scheduled backups", () => {
     await runDueBackups(server.ctx);
     expect(await backupsOf(user.id)).toHaveLength(0);
     await server.ctx.pendingWork.settled(); // mail goes out through the outbox, in the background
-    expect(server.sentMail.filter((m) => m.to === user.email)).toEqual([]);
+    // The only mail is the notice that an agent was set up with the account's key (issue 28).
+    expect(server.sentMail.filter((m) => m.to === user.email).map((m) => m.subject)).toEqual(["A new DBVault agent was set up"]);
     // Still due: the first backup runs at the first tick after the agent connects.
     const [waiting] = await server.ctx.db.select().from(databases).where(eq(databases.id, database.id));
     expect(waiting!.nextBackupAt!.getTime()).toBeLessThanOrEqual(Date.now());
