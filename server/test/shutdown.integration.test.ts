@@ -67,7 +67,9 @@ testOnce(
     expect(await upload).toBeInstanceOf(Error);
     // The operator watching the log knows why the stop takes its few seconds.
     expect(server.output()).toContain("stopping on SIGTERM: no new connections; waiting up to 5 s for requests in flight (uploads, downloads) to finish");
-    expect(server.output()).toMatch(/"requests":[1-9]/);
+    // How many requests it waits for: the stalled part's, unless the stop came before the server
+    // had read its headers (the client's first MiB being sent says nothing of that).
+    expect(server.output()).toMatch(/"requests":\d+/);
     expect(server.output()).toContain("stopped");
     browser.close();
 
