@@ -13,7 +13,7 @@ import { signIn } from "./support/sign-in";
 let env: E2EEnv;
 beforeAll(async () => {
   env = await startE2E();
-});
+}, 60_000);
 afterAll(async () => {
   await env?.close();
 });

@@ -8,7 +8,7 @@ import { eventually } from "./support/eventually";
 let env: E2EEnv;
 beforeAll(async () => {
   env = await startE2E();
-});
+}, 60_000);
 afterAll(async () => {
   await env?.close();
 });

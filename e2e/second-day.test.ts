@@ -15,7 +15,7 @@ let env: E2EEnv;
 const agents: ScriptedAgent[] = [];
 beforeAll(async () => {
   env = await startE2E();
-});
+}, 60_000);
 afterAll(async () => {
   for (const agent of agents) await agent.disconnect();
   await env?.close();

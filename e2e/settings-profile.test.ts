@@ -15,7 +15,7 @@ import { waitUntil } from "../testkit/wait-until";
 let env: E2EEnv;
 beforeAll(async () => {
   env = await startE2E();
-});
+}, 60_000);
 afterAll(async () => {
   await env?.close();
 });

@@ -2,7 +2,7 @@
 // a dump → verify → decrypt → restore round trip against the MongoDB test server reproduces the
 // database exactly, and the native path spawns mongodump from inside the compiled program.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { closeSync, constants, openSync, statSync } from "node:fs";
+import { closeSync, constants, openSync, readFileSync, statSync } from "node:fs";
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { encodeMasterKey, generateMasterKey } from "../src/archive/index.ts";
@@ -12,6 +12,7 @@ import { buildAwkwardDatabase } from "./support/awkward-database.ts";
 import { snapshotDatabase } from "./support/database-snapshot.ts";
 import { BINARY_PATH, ensureAgentBinary, REPO_ROOT, runAgent } from "./support/run-agent.ts";
 import { type AgentTestEnv, openAgentTestEnv } from "./support/test-env.ts";
+import { waitUntil } from "../../testkit/wait-until.ts";
 
 let env: AgentTestEnv;
 let dir: string;
@@ -118,7 +119,18 @@ test("a dump into stdout that nobody reads still ends when stopped (SIGTERM), in
       stdout: writer,
       stderr: "pipe",
     });
-    await Bun.sleep(1500);
+    // Stalled once the pipe is full (the kernel holds 64 KiB for a reader that never comes): the
+    // agent's written bytes (pipe and socket) stop growing between two looks.
+    let previous = -1;
+    await waitUntil(
+      () => {
+        const written = bytesWritten(child.pid);
+        const stalled = written > 32_768 && written === previous;
+        previous = written;
+        return stalled;
+      },
+      { interval: 100, message: "the dump to fill the pipe and stall" },
+    );
     child.kill("SIGTERM");
     const started = performance.now();
     const exitCode = await Promise.race([child.exited, Bun.sleep(15_000).then(() => "still running")]);
@@ -290,3 +302,9 @@ test("the binary runs mongodump from PATH when it is there (here a recording sta
   expect(argv.join(" ")).not.toContain("mongodb://");
   expect(await readFile(join(log, "mongodump.config"), "utf8")).toStartWith('uri: "mongodb://');
 });
+
+/** Bytes a process has written so far, from Linux's per-process I/O counters. */
+function bytesWritten(pid: number): number {
+  const io = readFileSync(`/proc/${pid}/io`, "utf8");
+  return Number(/^wchar: (\d+)$/m.exec(io)?.[1] ?? 0);
+}
