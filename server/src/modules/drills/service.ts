@@ -2,18 +2,16 @@
 // agent's server (`<name>_dbvault_drill`), checked (documents, indexes) and dropped by the agent.
 // Drills are restore records of kind "drill", so Restore History lists them; the schedule (off,
 // weekly, monthly) is a user setting, claimed by one server instance at a time.
-import { and, asc, desc, eq, inArray, isNotNull, lte, ne } from "drizzle-orm";
+import { and, asc, desc, eq, isNotNull, lte, ne } from "drizzle-orm";
 import { backups, databases, type DrillFrequency, restores, settings } from "@db/schema";
 import { drillDatabaseName } from "@protocol/verification";
 import type { AppContext } from "../../context";
 import { conflict, notFound } from "../../lib/errors";
-import { lockUntilCommit } from "../../lib/transaction-lock";
 import { sendToAgent } from "../../lib/agent-commands";
 import { recordAudit } from "../audit/service";
-import { lockBackupForReading } from "../backups/service";
 import { findAgentOf } from "../backups/verification";
 import { toRestoreView } from "../restores/views";
-import { announceRestore, restoreDetails } from "../restores/service";
+import { announceRestore, insertRestoreUnlessBusy, restoreDetails } from "../restores/service";
 
 const HOUR = 3_600_000;
 /** Time between two scheduled drills of a user's databases. */
@@ -47,35 +45,14 @@ export async function startDrill(ctx: AppContext, userId: string, databaseName: 
   const scratchDatabase = drillDatabaseName(databaseName);
   const drill = await ctx.db.transaction(async (tx) => {
     // The check and the insert are one step, as for a restore (restores/service.ts).
-    await lockUntilCommit(tx, `drill:${userId}:${databaseName}`);
-    await lockBackupForReading(tx, backup.id);
-    const running = await tx
-      .select({ id: restores.id })
-      .from(restores)
-      .where(
-        and(
-          eq(restores.userId, userId),
-          eq(restores.kind, "drill"),
-          eq(restores.databaseName, databaseName),
-          inArray(restores.status, ["pending", "in-progress"]),
-        ),
-      );
-    if (running.length > 0) throw conflict(`A drill of "${databaseName}" is already running.`);
-    const [row] = await tx
-      .insert(restores)
-      .values({
-        userId,
-        backupId: backup.id,
-        databaseName,
-        targetDatabase: scratchDatabase,
-        kind: "drill",
-        agentId: agent.id,
-        status: "pending",
-        lastActivityAt: ctx.now(),
-      })
-      .returning();
-    await recordAudit(tx, userId, "DRILL_REQUESTED", { ...restoreDetails(row!), scratchDatabase, trigger });
-    return row!;
+    const row = await insertRestoreUnlessBusy(ctx, tx, {
+      lockKey: `drill:${userId}:${databaseName}`,
+      busy: and(eq(restores.userId, userId), eq(restores.kind, "drill"), eq(restores.databaseName, databaseName))!,
+      busyMessage: `A drill of "${databaseName}" is already running.`,
+      values: { userId, backupId: backup.id, databaseName, targetDatabase: scratchDatabase, kind: "drill", agentId: agent.id },
+    });
+    await recordAudit(tx, userId, "DRILL_REQUESTED", { ...restoreDetails(row), scratchDatabase, trigger });
+    return row;
   });
   await sendToAgent(ctx, agent.id, { type: "drill", restoreId: drill.id, backupId: backup.id, databaseName, size: backup.size, scratchDatabase });
   await announceRestore(ctx, drill);

@@ -1,5 +1,5 @@
-import { and, desc, eq, inArray, sql } from "drizzle-orm";
-import type { DbOrTx } from "@db/client";
+import { and, desc, eq, inArray, type SQL, sql } from "drizzle-orm";
+import type { DbOrTx, Tx } from "@db/client";
 import { type AuditAction, agents, databases, type RestoreKind, restores } from "@db/schema";
 import type { DrillReport, Progress, RestoreStats } from "@protocol/agent-protocol";
 import type { AppContext } from "../../context";
@@ -14,6 +14,29 @@ import { restoreFacts } from "../webhooks/events";
 import { publishToUser } from "../../lib/browser-events";
 
 type RestoreRow = typeof restores.$inferSelect;
+
+/**
+ * Inserts a pending restore record unless one matching `busy` is pending or running. The check
+ * and the insert are one step: two requests at the same instant both passed a check made apart.
+ */
+export async function insertRestoreUnlessBusy(
+  ctx: AppContext,
+  tx: Tx,
+  input: { lockKey: string; busy: SQL; busyMessage: string; values: Omit<typeof restores.$inferInsert, "status" | "lastActivityAt"> & { backupId: string } },
+): Promise<RestoreRow> {
+  await lockUntilCommit(tx, input.lockKey);
+  await lockBackupForReading(tx, input.values.backupId);
+  const running = await tx
+    .select({ id: restores.id })
+    .from(restores)
+    .where(and(input.busy, inArray(restores.status, ["pending", "in-progress"])));
+  if (running.length > 0) throw conflict(input.busyMessage);
+  const [row] = await tx
+    .insert(restores)
+    .values({ ...input.values, status: "pending", lastActivityAt: ctx.now() })
+    .returning();
+  return row!;
+}
 
 export async function listRestores(ctx: AppContext, userId: string) {
   const rows = await ctx.db.select().from(restores).where(eq(restores.userId, userId)).orderBy(desc(restores.createdAt), desc(restores.id)).limit(500);
@@ -59,39 +82,18 @@ export async function requestRestore(ctx: AppContext, userId: string, backupId: 
   const targetDatabase = target === backup.databaseName ? null : target;
   const collections = input.collections ?? null;
   const restore = await ctx.db.transaction(async (tx) => {
-    // The check and the insert are one step: two requests at the same instant both passed it before.
-    await lockUntilCommit(tx, `restore:${userId}:${target}`);
-    await lockBackupForReading(tx, backupId);
-    const running = await tx
-      .select({ id: restores.id })
-      .from(restores)
-      .where(
-        and(
-          eq(restores.userId, userId),
-          sql`coalesce(${restores.targetDatabase}, ${restores.databaseName}) = ${target}`,
-          inArray(restores.status, ["pending", "in-progress"]),
-        ),
-      );
-    if (running.length > 0) throw conflict(`A restore of "${target}" is already running.`);
-    const [row] = await tx
-      .insert(restores)
-      .values({
-        userId,
-        backupId,
-        databaseName: backup.databaseName,
-        targetDatabase,
-        collections,
-        agentId: agent.id,
-        status: "pending",
-        lastActivityAt: ctx.now(),
-      })
-      .returning();
+    const row = await insertRestoreUnlessBusy(ctx, tx, {
+      lockKey: `restore:${userId}:${target}`,
+      busy: and(eq(restores.userId, userId), sql`coalesce(${restores.targetDatabase}, ${restores.databaseName}) = ${target}`)!,
+      busyMessage: `A restore of "${target}" is already running.`,
+      values: { userId, backupId, databaseName: backup.databaseName, targetDatabase, collections, agentId: agent.id },
+    });
     await recordAudit(tx, userId, "RESTORE_REQUESTED", {
-      ...restoreDetails(row!),
+      ...restoreDetails(row),
       ...(targetDatabase ? { targetDatabase } : {}),
       ...(collections ? { collections } : {}),
     });
-    return row!;
+    return row;
   });
   await sendToAgent(ctx, agent.id, {
     type: "restore",
