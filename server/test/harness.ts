@@ -55,6 +55,26 @@ export function advanceServerClock(server: TestServer, ms: number): void {
   server.ctx.now = () => new Date(previous().getTime() + ms);
 }
 
+/** A server clock that stands still: it moves only when the test moves it. */
+export interface StoppedClock {
+  /** The server's time, in milliseconds since the epoch. */
+  now(): number;
+  /** Moves the clock by `ms` (negative: back). */
+  move(ms: number): void;
+}
+
+/**
+ * Stops the server's clock at the present. Tests of codes that change every 30 s, and of waits the
+ * server names, move it instead of waiting: a wait holds however slow the machine is.
+ */
+export function stopServerClock(server: TestServer): StoppedClock {
+  const start = Date.now();
+  let offset = 0;
+  const clock: StoppedClock = { now: () => start + offset, move: (ms) => void (offset += ms) };
+  server.ctx.now = () => new Date(clock.now());
+  return clock;
+}
+
 export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), "dbvault-test-data-"));
   // Every request of the harness comes from one address; tests register far more accounts than

@@ -2,18 +2,17 @@
 // the thief need the password (and a code when two-factor sign-in is on), in the request or in a
 // re-authentication of the last 10 minutes. Codes come from testkit/totp.ts; the clock is moved.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startTestServer, type TestServer, type TestUser, uniqueEmail } from "../../../test/harness";
+import { type StoppedClock, startTestServer, stopServerClock, type TestServer, type TestUser, uniqueEmail } from "../../../test/harness";
 import { totpCode } from "../../../../testkit/totp";
 
 let server: TestServer;
-let offsetMs = 0;
-const start = Date.now();
-const now = () => start + offsetMs;
-const nextStep = () => void (offsetMs += 30_000);
+let clock: StoppedClock;
+const now = () => clock.now();
+const nextStep = () => clock.move(30_000);
 
 beforeAll(async () => {
   server = await startTestServer();
-  server.ctx.now = () => new Date(now());
+  clock = stopServerClock(server);
 });
 afterAll(() => server.close());
 
@@ -87,12 +86,12 @@ describe("POST /api/auth/reauthenticate", () => {
     expect(key.status).toBe(200);
     expect(key.body.apiKey).not.toBe(owner.apiKey);
 
-    offsetMs += 10 * 60_000 + 1000;
+    clock.move(10 * 60_000 + 1000);
     expect((await server.call("POST", "/api/settings/regenerate-api-key", { token: stamped })).status).toBe(403);
     // The unstamped token it came from never could.
-    offsetMs -= 10 * 60_000 + 1000;
+    clock.move(-(10 * 60_000 + 1000));
     expect((await server.call("POST", "/api/settings/regenerate-api-key", { token: owner.token })).status).toBe(403);
-    offsetMs += 10 * 60_000 + 1000;
+    clock.move(10 * 60_000 + 1000);
   });
 
   test("a user without two-factor sign-in confirms with the password alone", async () => {

@@ -4,27 +4,25 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { auditLogs, recoveryCodes, users } from "@db/schema";
-import { startTestServer, type TestServer, type TestUser } from "../../../test/harness";
+import { type StoppedClock, startTestServer, stopServerClock, type TestServer, type TestUser } from "../../../test/harness";
 import { base32Decode, totpCode, totpCodeForKey } from "../../../../testkit/totp";
 import { matchTotpCode } from "../auth/totp";
 import { CODE_CHECKS_FREE_PER_ACCOUNT, SIGN_IN_FREE_ATTEMPTS_PER_ACCOUNT_AND_ADDRESS } from "../auth/throttle";
 import { waitUntil } from "../../../../testkit/wait-until";
 
 let server: TestServer;
-let offsetMs = 0;
-// The clock stands still between moves: a wait the server named holds however slow the machine is.
-const start = Date.now();
-const now = () => start + offsetMs;
+let clock: StoppedClock;
+const now = () => clock.now();
 /** Moves the server's clock to the next 30-second step, so a fresh code is due. */
-const nextStep = () => void (offsetMs += 30_000);
+const nextStep = () => clock.move(30_000);
 
 beforeAll(async () => {
   server = await startTestServer();
-  server.ctx.now = () => new Date(now());
+  clock = stopServerClock(server);
 });
 afterAll(() => server.close());
 // Past the sign-in throttle's window: each test starts with clean counters.
-beforeEach(() => void (offsetMs += 60 * 60 * 1000));
+beforeEach(() => clock.move(60 * 60 * 1000));
 
 const login = (user: { email: string; password: string }, code?: string) =>
   server.call("POST", "/api/auth/login", { body: { email: user.email, password: user.password, ...(code === undefined ? {} : { code }) } });
@@ -235,7 +233,7 @@ describe("guessing codes per account", () => {
     expect(mail.text).toContain("Change your password");
 
     // Once the wait is over the owner's right code is accepted, and clears the count.
-    offsetMs += Number(refused.headers.get("retry-after")) * 1000;
+    clock.move(Number(refused.headers.get("retry-after")) * 1000);
     nextStep();
     const signedIn = await login(owner, totpCode(owner.seed, now()));
     expect(signedIn.status).toBe(200);
@@ -253,7 +251,7 @@ describe("guessing codes per account", () => {
       expect(refused.status).toBe(429);
       const wait = Number(refused.headers.get("retry-after"));
       waits.push(wait);
-      offsetMs += wait * 1000;
+      clock.move(wait * 1000);
       expect((await login(owner, wrongCodeFor(owner.seed))).status).toBe(401);
     }
     expect(waits[1]!).toBeGreaterThan(waits[0]!);
