@@ -70,12 +70,12 @@ export async function authenticateSession(
  */
 async function authenticateRequest(
   ctx: AppContext,
-  request: { request: Request; headers: Record<string, string | undefined>; route: string },
+  call: { request: Request; headers: Record<string, string | undefined>; route: string },
   options: { allowBanned?: boolean } = {},
 ): Promise<{ user: AuthenticatedUser; session: SessionInfo }> {
-  const token = bearerToken(request.headers.authorization);
-  if (!token || !isApiToken(token)) return authenticateSession(ctx, request.headers.authorization, options);
-  const { userId } = await verifyApiToken(ctx, token, tokenScopeOf(request.request.method, request.route));
+  const token = bearerToken(call.headers.authorization);
+  if (!token || !isApiToken(token)) return authenticateSession(ctx, call.headers.authorization, options);
+  const { userId } = await verifyApiToken(ctx, token, tokenScopeOf(call.request.method, call.route));
   const [user] = await ctx.db.select().from(users).where(eq(users.id, userId));
   if (!user) throw unauthorized("This API token's account no longer exists.");
   const refused = accountRefusal(user);
@@ -96,20 +96,20 @@ const authenticatedUsers = new WeakMap<Request, { user: AuthenticatedUser; sessi
 export const authGuard = (ctx: AppContext) =>
   new Elysia().macro({
     auth: {
-      async transform(request) {
-        authenticatedUsers.set(request.request, await authenticateRequest(ctx, request));
+      async transform(call) {
+        authenticatedUsers.set(call.request, await authenticateRequest(ctx, call));
       },
       resolve: ({ request }) => authenticatedUsers.get(request)!,
     },
     bannedToo: {
-      async transform(request) {
-        authenticatedUsers.set(request.request, await authenticateRequest(ctx, request, { allowBanned: true }));
+      async transform(call) {
+        authenticatedUsers.set(call.request, await authenticateRequest(ctx, call, { allowBanned: true }));
       },
       resolve: ({ request }) => authenticatedUsers.get(request)!,
     },
     admin: {
-      async transform(request) {
-        const authenticated = await authenticateRequest(ctx, request);
+      async transform(call) {
+        const authenticated = await authenticateRequest(ctx, call);
         const { user } = authenticated;
         if (user.role !== "admin") throw forbidden("This page is for administrators only.");
         if (ctx.config.requireAdminTwoFactor && !user.totpSecretCiphertext) {
@@ -119,7 +119,7 @@ export const authGuard = (ctx: AppContext) =>
             "This server requires administrators to sign in with two factors. Turn two-factor sign-in on in Profile → Security.",
           );
         }
-        authenticatedUsers.set(request.request, authenticated);
+        authenticatedUsers.set(call.request, authenticated);
       },
       resolve: ({ request }) => authenticatedUsers.get(request)!,
     },
