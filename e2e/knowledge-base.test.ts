@@ -2,10 +2,12 @@
 // and an admin writing, publishing, unpublishing and deleting an article that a visitor reads.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
+import { loadSeedArticles } from "../server/src/modules/kb/seed";
 import { type E2EEnv, startE2E } from "./support/e2e-env";
 import { eventually } from "./support/eventually";
 
 let env: E2EEnv;
+const seededArticles = loadSeedArticles().length;
 beforeAll(async () => {
   env = await startE2E();
 }, 60_000);
@@ -48,7 +50,9 @@ describe("knowledge base for visitors", () => {
     );
     await env.screenshot(page, "kb-list");
 
-    // 17 seeded articles, 9 a page: two pages.
+    // The seeded articles, 9 a page: Next, then the last page, then back to the first.
+    const lastPage = Math.ceil(seededArticles / 9);
+    expect(lastPage).toBeGreaterThanOrEqual(2);
     const pagination = page.getByRole("navigation", { name: "Pagination" });
     await eventually(
       () => pagination.getByRole("button", { name: "Previous" }).isDisabled(),
@@ -58,14 +62,19 @@ describe("knowledge base for visitors", () => {
     await page.waitForURL("**/kb?page=2");
     await waitForList(page);
     await eventually(
-      () => pagination.getByRole("button", { name: "Next" }).isDisabled(),
-      (value) => expect(value).toBe(true),
-    );
-    await eventually(
       () => pagination.getByRole("button", { name: "Page 2" }).getAttribute("aria-current"),
       (value) => expect(value).toBe("page"),
     );
-    await pagination.getByRole("button", { name: "Previous" }).click();
+    if (lastPage > 2) {
+      await pagination.getByRole("button", { name: `Page ${lastPage}` }).click();
+      await page.waitForURL(`**/kb?page=${lastPage}`);
+      await waitForList(page);
+    }
+    await eventually(
+      () => pagination.getByRole("button", { name: "Next" }).isDisabled(),
+      (value) => expect(value).toBe(true),
+    );
+    await pagination.getByRole("button", { name: "Page 1" }).click();
     await page.waitForURL(/\/kb$/);
 
     await page.getByLabel("Search articles").fill("systemd");
@@ -190,7 +199,7 @@ describe("knowledge base administration", () => {
     await page.getByTestId("admin-article-row").first().waitFor();
     await eventually(
       () => page.getByTestId("admin-article-row").count(),
-      (value) => expect(value).toBe(18),
+      (value) => expect(value).toBe(seededArticles),
     );
     // The spec's visible 'Actions' column header (a screen-reader-only one widened phones' pages).
     const headerTextWidth = async () =>

@@ -2,7 +2,8 @@
 # Installs the Debian packages the test suite drives when they are missing:
 # PostgreSQL (a real server for the Postgres test run), Chromium (browser tests) and ShellCheck
 # (lints the agent installer the server hands out), curl and unzip (the Go sources of the real
-# mongo-tools and of FerretDB), strace (what the agent asks of the disk), and, when they can be
+# mongo-tools and of FerretDB; curl also runs the API token article's examples, with jq), strace
+# (what the agent asks of the disk), and, when they can be
 # had, qemu-user-static and the arm64 C library (the linux-arm64 agent build).
 set -euo pipefail
 
@@ -13,6 +14,8 @@ command -v shellcheck >/dev/null 2>&1 || missing+=(shellcheck)
 # curl and unzip fetch and unpack Go module sources (scripts/lib/go-source-build.sh).
 command -v curl >/dev/null 2>&1 || missing+=(curl)
 command -v unzip >/dev/null 2>&1 || missing+=(unzip)
+# jq reads the API's answers in the KB article's curl examples (server/test/api-token-curl.*).
+command -v jq >/dev/null 2>&1 || missing+=(jq)
 # strace records the agent's system calls (the config is flushed before it replaces the old one).
 command -v strace >/dev/null 2>&1 || missing+=(strace)
 # Optional: the linux-arm64 agent build runs under emulation (agent/test/platform-builds.*), with

@@ -43,6 +43,8 @@ export const auditActions = [
   "STORAGE_LIMIT_EXCEEDED",
   "WEBHOOK_CREATED",
   "WEBHOOK_DELETED",
+  "API_TOKEN_CREATED",
+  "API_TOKEN_REVOKED",
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
 

@@ -5,6 +5,7 @@ import { httpBasics } from "./lib/http";
 import { adminController } from "./modules/admin";
 import { agentLinkController } from "./modules/agent-link";
 import { agentsController } from "./modules/agents";
+import { apiTokensController } from "./modules/api-tokens";
 import { authController } from "./modules/auth";
 import { backupsController } from "./modules/backups";
 import { downloadsController } from "./modules/downloads";
@@ -38,6 +39,7 @@ export function createApp(ctx: AppContext) {
     .use(reauthenticationController(ctx))
     .use(emailChangeController(ctx))
     .use(usersController(ctx))
+    .use(apiTokensController(ctx))
     .use(plansController(ctx))
     .use(settingsController(ctx))
     .use(webhooksController(ctx))

@@ -30,6 +30,8 @@ export type AppContext = {
   webhookBox: SecretBox;
   /** Seals queued e-mail bodies (a reset link holds a token the database otherwise keeps only hashed). */
   mailBox: SecretBox;
+  /** Hashes API tokens for automation (modules/api-tokens): looked up, never read back. */
+  apiTokenBox: SecretBox;
   tokens: SessionTokens;
   /** The public key the agent release manifest must be signed with; the server signs nothing (lib/release-key.ts). */
   releaseKey: ReleaseKey;

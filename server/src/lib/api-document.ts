@@ -1,7 +1,7 @@
 import { toOpenAPISchema } from "@elysiajs/openapi";
 import type { AnyElysia } from "elysia";
 import { PRODUCT_VERSION } from "@protocol/version";
-import { securityOf, securitySchemes } from "./api-security";
+import { securityOf, securitySchemes, tokenScopeOf } from "./api-security";
 
 type Operation = { requestBody?: { content?: Record<string, unknown> }; responses?: Record<string, unknown>; security?: unknown[] };
 type RouteWithSchemas = { method: string; path: string; hooks?: { body?: unknown } };
@@ -32,7 +32,8 @@ const STATIC_FILES = /^(?!\/install\.(sh|ps1)$).*\./;
  * The OpenAPI description of the app's routes, served at /api/docs. The generator leaves a JSON
  * body's fields out when a route has a parser it does not know by name (our global capped JSON
  * parser, lib/http.ts), so each empty request body is filled from the route's own body schema.
- * Each operation says who may call it (lib/api-security.ts) when its controller did not.
+ * Each operation says who may call it (lib/api-security.ts) when its controller did not, and
+ * which API token scope it accepts, if any.
  */
 export function describeApi(app: AnyElysia) {
   const { paths, components } = toOpenAPISchema(app, { staticFile: false, paths: [STATIC_FILES] }) as {
@@ -44,6 +45,8 @@ export function describeApi(app: AnyElysia) {
     for (const [method, operation] of Object.entries(operations)) {
       if (method !== "ws") operation.responses = { ...operation.responses, "4XX": errorAnswer, "5XX": errorAnswer };
       operation.security ??= securityOf(method, path);
+      const scope = tokenScopeOf(method, path);
+      if (scope) operation.security = [...(operation.security ?? []), { apiToken: [scope] }];
       const body = operation.requestBody;
       if (!body || Object.keys(body.content ?? {}).length > 0) continue;
       const route = routes.find((r) => r.method.toLowerCase() === method && r.path === path.replace(/\{(\w+)\}/g, ":$1"));

@@ -1,10 +1,19 @@
+import type { ApiTokenScope } from "@db/schema";
+
 // Who may call each operation, for /api/docs (lib/api-document.ts): the security schemes (a
-// session, the account's API key, an agent's own credentials, the metrics token) and, for each
-// operation whose controller does not declare it, the requirement it enforces. An operation that
-// is in neither stays without one, and the API description test names it.
+// session, an API token, the account's API key, an agent's own credentials, the metrics token)
+// and, for each operation whose controller does not declare it, the requirement it enforces. An
+// operation that is in neither stays without one, and the API description test names it.
+// TOKEN_SCOPE_BY_OPERATION is also what the auth guard enforces for API tokens (auth/guard.ts).
 
 export const securitySchemes = {
   bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "A session token (POST /api/auth/login), as the web app sends it" },
+  apiToken: {
+    type: "http",
+    scheme: "bearer",
+    description:
+      "An API token (Profile → Security → API tokens), as Authorization: Bearer dbvp_…; the operation's requirement names the scope it needs. Operations without one refuse tokens",
+  },
   apiKey: {
     type: "http",
     scheme: "bearer",
@@ -74,4 +83,69 @@ export function securityOf(method: string, path: string): Requirement[] | undefi
   // Every other call of the agent protocol is a registered agent's.
   if (path.startsWith("/api/agent/")) return AGENT;
   return undefined;
+}
+
+/**
+ * The scope an API token needs for each operation (method and path as in /api/docs). Operations
+ * not listed refuse tokens: signing in and out, the account's own security (password, two-factor,
+ * e-mail, API key, API tokens themselves), the plan, sockets and the agent protocol. A token
+ * acts as its creator, so admin-console operations also need the creator to be an admin.
+ */
+const TOKEN_SCOPE_BY_OPERATION: Record<string, ApiTokenScope> = {
+  // read: what the dashboard, histories and audit log show; nothing secret, no download.
+  "GET /api/user/plan": "read",
+  "GET /api/user/audit-logs": "read",
+  "GET /api/user/audit-actions": "read",
+  "GET /api/settings/": "read",
+  "GET /api/settings/retention-preview": "read",
+  "GET /api/settings/databases": "read",
+  "GET /api/settings/system-status": "read",
+  "GET /api/backups/": "read",
+  "GET /api/backups/summary": "read",
+  "GET /api/backups/{id}": "read",
+  "GET /api/backups/restores/all": "read",
+  // backup: make backups, check them and fetch their (encrypted) files.
+  "POST /api/backups/": "backup",
+  "POST /api/backups/{id}/verify": "backup",
+  "POST /api/backups/{id}/anomaly/resolve": "backup",
+  "GET /api/backups/{id}/download": "backup",
+  // restore: restores and restore drills.
+  "POST /api/backups/{id}/restore": "restore",
+  "POST /api/drills/": "restore",
+  // admin: settings, databases, agents, webhooks, deleting backups; the admin console and
+  // knowledge-base editing when the creator is an admin.
+  "PUT /api/settings/": "admin",
+  "PUT /api/settings/databases/{id}": "admin",
+  "PUT /api/settings/databases/{id}/agent": "admin",
+  "POST /api/settings/test-notification": "admin",
+  "GET /api/settings/webhooks/": "admin",
+  "POST /api/settings/webhooks/": "admin",
+  "DELETE /api/settings/webhooks/{id}": "admin",
+  "GET /api/settings/webhooks/{id}/deliveries": "admin",
+  "POST /api/settings/webhooks/{id}/test": "admin",
+  "POST /api/agents/manage/{agentId}": "admin",
+  "PATCH /api/agents/{agentId}": "admin",
+  "DELETE /api/agents/{agentId}": "admin",
+  "DELETE /api/backups/{id}": "admin",
+  "GET /api/kb/admin/all": "admin",
+  "POST /api/kb/": "admin",
+  "PUT /api/kb/{id}": "admin",
+  "DELETE /api/kb/{id}": "admin",
+  "GET /api/admin/users": "admin",
+  "GET /api/admin/stats/backups": "admin",
+  "GET /api/admin/plans": "admin",
+  "GET /api/admin/users/{id}/agents": "admin",
+  "PUT /api/admin/users/{id}": "admin",
+  "DELETE /api/admin/users/{id}": "admin",
+  "PUT /api/admin/users/{id}/ban": "admin",
+  "DELETE /api/admin/users/{id}/two-factor": "admin",
+  "DELETE /api/admin/agents/{id}": "admin",
+};
+
+/**
+ * The scope an API token needs for an operation, or undefined when tokens may not call it.
+ * `path` is the route as declared (`/api/backups/:id`) or as documented (`/api/backups/{id}`).
+ */
+export function tokenScopeOf(method: string, path: string): ApiTokenScope | undefined {
+  return TOKEN_SCOPE_BY_OPERATION[`${method.toUpperCase()} ${path.replace(/:(\w+)/g, "{$1}")}`];
 }

@@ -2,7 +2,9 @@ import { eq } from "drizzle-orm";
 import { Elysia } from "elysia";
 import { users } from "@db/schema";
 import type { AppContext } from "../../context";
+import { tokenScopeOf } from "../../lib/api-security";
 import { AppError, forbidden, unauthorized } from "../../lib/errors";
+import { isApiToken, verifyApiToken } from "../api-tokens/verify";
 
 export type AuthenticatedUser = typeof users.$inferSelect;
 
@@ -60,32 +62,54 @@ export async function authenticateSession(
   return { user, session: { reauthenticatedAt: claims.ra === null ? null : new Date(claims.ra * 1000) } };
 }
 
+/**
+ * The user behind a request: a session as `authenticateSession`, or an API token allowed the
+ * route's scope (lib/api-security.ts). A token acts as its creator as the creator is now: a
+ * banned, inactive or deleted account's tokens stop working, and the checks of each route (the
+ * admin role, ownership) apply to the creator as to their session.
+ */
+async function authenticateRequest(
+  ctx: AppContext,
+  call: { request: Request; headers: Record<string, string | undefined>; route: string },
+  options: { allowBanned?: boolean } = {},
+): Promise<{ user: AuthenticatedUser; session: SessionInfo }> {
+  const token = bearerToken(call.headers.authorization);
+  if (!token || !isApiToken(token)) return authenticateSession(ctx, call.headers.authorization, options);
+  const { userId } = await verifyApiToken(ctx, token, tokenScopeOf(call.request.method, call.route));
+  const [user] = await ctx.db.select().from(users).where(eq(users.id, userId));
+  if (!user) throw unauthorized("This API token's account no longer exists.");
+  const refused = accountRefusal(user);
+  if (refused) throw refused;
+  // A token never stands for a fresh password confirmation.
+  return { user, session: { reauthenticatedAt: null } };
+}
+
 // Authentication runs in the transform phase, before body and params are validated, so an
 // anonymous caller learns nothing about a route's input rules; the handler then gets `user`.
 const authenticatedUsers = new WeakMap<Request, { user: AuthenticatedUser; session: SessionInfo }>();
 
 /**
  * Route options `{ auth: true }` and `{ admin: true }`: the handler receives `user`, the
- * authenticated account; admin routes also require the admin role, checked here on the server.
+ * account of the session or API token (`authenticateRequest`); admin routes also require the admin role, checked here on the server.
  * `{ bannedToo: true }` is `auth` that lets a banned account through (sign-out only).
  */
 export const authGuard = (ctx: AppContext) =>
   new Elysia().macro({
     auth: {
-      async transform({ request, headers }) {
-        authenticatedUsers.set(request, await authenticateSession(ctx, headers.authorization));
+      async transform(call) {
+        authenticatedUsers.set(call.request, await authenticateRequest(ctx, call));
       },
       resolve: ({ request }) => authenticatedUsers.get(request)!,
     },
     bannedToo: {
-      async transform({ request, headers }) {
-        authenticatedUsers.set(request, await authenticateSession(ctx, headers.authorization, { allowBanned: true }));
+      async transform(call) {
+        authenticatedUsers.set(call.request, await authenticateRequest(ctx, call, { allowBanned: true }));
       },
       resolve: ({ request }) => authenticatedUsers.get(request)!,
     },
     admin: {
-      async transform({ request, headers }) {
-        const authenticated = await authenticateSession(ctx, headers.authorization);
+      async transform(call) {
+        const authenticated = await authenticateRequest(ctx, call);
         const { user } = authenticated;
         if (user.role !== "admin") throw forbidden("This page is for administrators only.");
         if (ctx.config.requireAdminTwoFactor && !user.totpSecretCiphertext) {
@@ -95,7 +119,7 @@ export const authGuard = (ctx: AppContext) =>
             "This server requires administrators to sign in with two factors. Turn two-factor sign-in on in Profile → Security.",
           );
         }
-        authenticatedUsers.set(request, authenticated);
+        authenticatedUsers.set(call.request, authenticated);
       },
       resolve: ({ request }) => authenticatedUsers.get(request)!,
     },

@@ -144,6 +144,8 @@ describe("audit log", () => {
     for (const action of ["EMAIL_CHANGE_REQUESTED", "EMAIL_CHANGED", "EMAIL_CHANGE_UNDONE"]) expect(res.body).toContain(action);
     // Agents set up again on their machine, and renamed (issue 29).
     for (const action of ["AGENT_REREGISTERED", "AGENT_RENAMED"]) expect(res.body).toContain(action);
-    expect(res.body).toHaveLength(40);
+    // API tokens for automation (issue 30): created and revoked.
+    for (const action of ["API_TOKEN_CREATED", "API_TOKEN_REVOKED"]) expect(res.body).toContain(action);
+    expect(res.body).toHaveLength(42);
   });
 });

@@ -11,12 +11,13 @@ import { useSession } from "../../../lib/auth/use-session";
 import { startSession } from "../../../lib/auth/session";
 import { changePasswordRequest } from "../api/account-api";
 import { validatePasswordChange } from "../utils/password-change";
+import { ApiTokensCard } from "./api-tokens-card";
 import { TwoFactorCard } from "./two-factor-card";
 
 const EMPTY = { currentPassword: "", newPassword: "", confirmPassword: "" };
 
 /**
- * The API key (Show/Hide), two-factor sign-in and Change Password, which also replaces the API key
+ * The API key (Show/Hide), two-factor sign-in, API tokens and Change Password, which also replaces the API key
  * unless unticked: whoever learnt the old password may have copied the key shown here.
  */
 export function ProfileSecurityTab({ apiKey, onApiKeyReplaced }: { apiKey: string; onApiKeyReplaced: (apiKey: string) => void }) {
@@ -84,6 +85,8 @@ export function ProfileSecurityTab({ apiKey, onApiKeyReplaced }: { apiKey: strin
       </Card>
 
       <TwoFactorCard />
+
+      <ApiTokensCard />
 
       <Card className="p-6">
         <h2 className="text-lg font-semibold text-slate-900">Change Password</h2>
