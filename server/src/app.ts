@@ -6,6 +6,7 @@ import { adminController } from "./modules/admin";
 import { agentLinkController } from "./modules/agent-link";
 import { agentsController } from "./modules/agents";
 import { authController } from "./modules/auth";
+import { backupProtectionController } from "./modules/backup-protection";
 import { backupsController } from "./modules/backups";
 import { downloadsController } from "./modules/downloads";
 import { emailChangeController } from "./modules/email-change";
@@ -40,6 +41,7 @@ export function createApp(ctx: AppContext) {
     .use(usersController(ctx))
     .use(plansController(ctx))
     .use(settingsController(ctx))
+    .use(backupProtectionController(ctx))
     .use(webhooksController(ctx))
     .use(agentLinkController(ctx))
     .use(agentsController(ctx))

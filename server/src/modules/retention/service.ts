@@ -6,7 +6,7 @@ import type { AppContext } from "../../context";
 import { BackupInUseError, BackupLockedError, deleteBackup } from "../backups/service";
 import { planOfUser } from "../plans/service";
 import { extendLocks, lockUntil } from "./lock";
-import { decideRetention, type RetentionCandidate, type RetentionDecision, type RetentionPolicy } from "./policy";
+import { decideRetention, policyOf, type RetentionCandidate, type RetentionDecision } from "./policy";
 
 /** A user's backups are looked at again this long after the last pass (or at once after a settings change). */
 export const RETENTION_PASS_MS = 10 * 60_000;
@@ -14,17 +14,6 @@ export const RETENTION_PASS_MS = 10 * 60_000;
 export const PREVIEW_DELETED_ROWS = 100;
 
 type SettingsRow = typeof settings.$inferSelect;
-
-/** The policy a user's saved settings and plan make. */
-export function policyOf(
-  saved: Pick<SettingsRow, "retentionMode" | "retention" | "gfsDaily" | "gfsWeekly" | "gfsMonthly">,
-  plan: { retentionLimit: number },
-): RetentionPolicy {
-  if (saved.retentionMode === "gfs") {
-    return { mode: "gfs", daily: saved.gfsDaily, weekly: saved.gfsWeekly, monthly: saved.gfsMonthly, limitHours: plan.retentionLimit };
-  }
-  return { mode: "age", hours: Math.min(saved.retention, plan.retentionLimit) };
-}
 
 /** A user's finished backups as retention sees them, with their sizes for the preview. */
 async function loadCandidates(ctx: AppContext, userId: string) {
