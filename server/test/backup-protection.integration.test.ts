@@ -131,14 +131,21 @@ describe("with the policy on", () => {
     expect(listed.backupProtection).toMatchObject({ state: "on", offAt: null });
   });
 
-  test("retention's own pass still deletes what has expired", async () => {
+  test("retention's own pass still deletes what it lets go, which the owner could not delete by hand", async () => {
     const owner = await ownerWithTwoFactor();
-    const newer = await completedBackup(owner, 1 * HOUR);
-    const expired = await completedBackup(owner, 100 * HOUR);
+    expect((await server.call("PUT", "/api/settings", { token: owner.token, body: { retentionMode: "gfs" } })).status).toBe(200);
+    // Two backups of one day three days ago: GFS keeps that day's newest and lets the other go.
+    const day = new Date(now() - 3 * DAY);
+    const at = (hour: number) => now() - Date.UTC(day.getUTCFullYear(), day.getUTCMonth(), day.getUTCDate(), hour);
+    const newest = await completedBackup(owner, 1 * HOUR);
+    const dayPick = await completedBackup(owner, at(11));
+    const thinned = await completedBackup(owner, at(10));
     await protect(owner);
+    expect((await server.call("DELETE", `/api/backups/${thinned.id}`, { token: owner.token })).status).toBe(409);
     await runMaintenance(server.ctx);
-    expect(await backupExists(expired.id)).toBe(false);
-    expect(await backupExists(newer.id)).toBe(true);
+    expect(await backupExists(thinned.id)).toBe(false);
+    expect(await backupExists(dayPick.id)).toBe(true);
+    expect(await backupExists(newest.id)).toBe(true);
   });
 
   test("retention cannot be shortened, by the owner or by an admin's plan change; lengthening is fine", async () => {
