@@ -144,6 +144,10 @@ describe("audit log", () => {
     for (const action of ["EMAIL_CHANGE_REQUESTED", "EMAIL_CHANGED", "EMAIL_CHANGE_UNDONE"]) expect(res.body).toContain(action);
     // Agents set up again on their machine, and renamed (issue 29).
     for (const action of ["AGENT_REREGISTERED", "AGENT_RENAMED"]) expect(res.body).toContain(action);
-    expect(res.body).toHaveLength(40);
+    // Protect backups (issue 27): on, asked off, cancelled, off once the wait is over.
+    for (const action of ["BACKUP_PROTECTION_ON", "BACKUP_PROTECTION_OFF_REQUESTED", "BACKUP_PROTECTION_OFF_CANCELLED", "BACKUP_PROTECTION_OFF"]) {
+      expect(res.body).toContain(action);
+    }
+    expect(res.body).toHaveLength(44);
   });
 });
