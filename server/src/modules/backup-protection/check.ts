@@ -4,17 +4,17 @@
 // a plan change that shortens it. Features not built yet call it too: turning point-in-time
 // recovery off ("turn-off-pitr") and removing a copy destination ("remove-copy-destination").
 // Retention's own passes do not ask: what has expired goes.
-import { eq } from "drizzle-orm";
-import { settings, users } from "@db/schema";
-import { clampRetention } from "@protocol/schedule";
 import type { AppContext } from "../../context";
 import { AppError } from "../../lib/errors";
 import { planOfUser } from "../plans/service";
 import { policyOf, type RetentionPolicy } from "../retention/policy";
+import { policyOfUser } from "../retention/user-policy";
 import { shortensRetention } from "./retention-shortening";
 import { formatWhen, type ProtectionState, protectionOf, TURN_OFF_WAIT_MS } from "./state";
 
 const HOUR = 3_600_000;
+/** The settings table's defaults, for an account whose row was never made. */
+const DEFAULT_RETENTION = { retentionMode: "age", retention: 72, gfsDaily: 7, gfsWeekly: 4, gfsMonthly: 6 } as const;
 
 export type ProtectedChange =
   | { kind: "delete-backup"; backup: { status: string; createdAt: Date } }
@@ -24,19 +24,9 @@ export type ProtectedChange =
   | { kind: "turn-off-pitr" }
   | { kind: "remove-copy-destination" };
 
-type SavedRetention = Parameters<typeof policyOf>[0];
-const DEFAULT_RETENTION: SavedRetention = { retentionMode: "age", retention: 72, gfsDaily: 7, gfsWeekly: 4, gfsMonthly: 6 };
-
-/** The user's saved retention settings and plan limit (a plan given replaces theirs, its limits applied as a switch would). */
+/** The user's retention policy (on another plan, when given); the defaults for an account that never saved settings. */
 async function retentionOf(ctx: AppContext, userId: string, plan?: { retentionLimit: number }): Promise<RetentionPolicy> {
-  const [row] = await ctx.db
-    .select({ planId: users.planId, settings })
-    .from(users)
-    .leftJoin(settings, eq(settings.userId, users.id))
-    .where(eq(users.id, userId));
-  const saved = row?.settings ?? DEFAULT_RETENTION;
-  const limits = plan ?? (await planOfUser(ctx.db, row?.planId ?? null));
-  return policyOf({ ...saved, retention: clampRetention(saved.retention, limits) }, limits);
+  return (await policyOfUser(ctx, userId, { plan })) ?? policyOf(DEFAULT_RETENTION, plan ?? (await planOfUser(ctx.db, null)));
 }
 
 /** The retention policy the user would have on another plan: switchPlan asks the check with it. */
@@ -70,13 +60,16 @@ export async function refuseIfProtected(ctx: AppContext, userId: string, change:
     case "delete-backup": {
       // A failed or unfinished backup holds no data to protect; other rules decide about it.
       if (change.backup.status !== "completed") return;
-      const until = keptUntil(change.backup, await retentionOf(ctx, userId));
+      const policy = await retentionOf(ctx, userId);
+      const until = keptUntil(change.backup, policy);
       if (until.getTime() <= ctx.now().getTime()) return;
       const off = offDate(ctx, protection);
       if (protection.state === "turning-off" && off < until) {
         throw refused(`${prefix}: this backup cannot be deleted before ${formatWhen(off)}, when turning the protection off takes effect.`, off);
       }
-      throw refused(`${prefix}: this backup is kept until ${formatWhen(until)}, when its retention lets it go. It cannot be deleted before then.`, until);
+      // GFS may let a backup go sooner (a newer pick of its period), but no later than the plan's limit.
+      const when = policy.mode === "age" ? "when its retention lets it go" : "the longest its GFS retention may keep it";
+      throw refused(`${prefix}: this backup is kept until ${formatWhen(until)}, ${when}. It cannot be deleted before then.`, until);
     }
     case "delete-account":
       throw refused(

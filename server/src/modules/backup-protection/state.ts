@@ -44,7 +44,8 @@ async function finishTurnOff(ctx: AppContext, userId: string, offAt: Date) {
       .delete(backupProtections)
       .where(and(eq(backupProtections.userId, userId), eq(backupProtections.offAt, offAt)))
       .returning();
-    if (removed) await recordAudit(tx, userId, "BACKUP_PROTECTION_OFF", { type: "auto", requestedAt: removed.offRequestedAt?.toISOString(), offAt: offAt.toISOString() });
+    if (removed)
+      await recordAudit(tx, userId, "BACKUP_PROTECTION_OFF", { type: "auto", requestedAt: removed.offRequestedAt?.toISOString(), offAt: offAt.toISOString() });
   });
 }
 
