@@ -92,6 +92,15 @@ describe("turning Protect backups on", () => {
     await protect(owner);
     expect((await server.call("GET", "/api/settings/backup-protection", { token: owner.token })).body).toMatchObject({ state: "on", offAt: null, waitDays: 7 });
     expect(await auditActions(owner.id)).toEqual(["BACKUP_PROTECTION_ON"]);
+
+    // The protection rests on the second factor: it cannot be turned off underneath it.
+    const twoFactorOff = await server.call("POST", "/api/auth/two-factor/disable", { token: owner.token, body: credentials(owner) });
+    expect(twoFactorOff.status).toBe(409);
+    expect(twoFactorOff.body.code).toBe("BACKUPS_PROTECTED");
+    expect(twoFactorOff.body.message).toStartWith(
+      "Protect backups is on for this account, and it needs two-factor sign-in: that stays on until the protection is off",
+    );
+    expect((await server.call("GET", "/api/auth/two-factor", { token: owner.token })).body.enabled).toBe(true);
   });
 });
 

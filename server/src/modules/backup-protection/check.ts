@@ -21,6 +21,8 @@ export type ProtectedChange =
   | { kind: "delete-account" }
   /** New retention settings, as the policy they make (retention/policy.ts policyOf). */
   | { kind: "change-retention"; to: RetentionPolicy }
+  /** The user's own; an admin's reset for a lost authenticator stays possible (the owner is checked outside the product). */
+  | { kind: "turn-off-two-factor" }
   | { kind: "turn-off-pitr" }
   | { kind: "remove-copy-destination" };
 
@@ -80,6 +82,11 @@ export async function refuseIfProtected(ctx: AppContext, userId: string, change:
       if (!shortensRetention(await retentionOf(ctx, userId), change.to)) return;
       throw refused(
         `${prefix}: retention cannot be shortened, as kept backups would expire earlier. Keep or lengthen it; a shorter retention is possible ${offClause(ctx, protection)}.`,
+        offDate(ctx, protection),
+      );
+    case "turn-off-two-factor":
+      throw refused(
+        `${prefix}, and it needs two-factor sign-in: that stays on until the protection is off, ${offClause(ctx, protection)}.`,
         offDate(ctx, protection),
       );
     case "turn-off-pitr":
