@@ -3,7 +3,7 @@
 // password and a second factor, and the card shows the date the turn-off takes effect.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
-import { auditLogs } from "@db/schema";
+import { auditLogs, backups } from "@db/schema";
 import { totpCode } from "../testkit/totp";
 import { waitUntil } from "../testkit/wait-until";
 import { type E2EEnv, startE2E } from "./support/e2e-env";
@@ -68,6 +68,22 @@ describe("Protect backups", () => {
       (value) => expect(value).toStartWith("On since"),
     );
     await env.screenshot(page, "backup-protection-on");
+
+    // A kept backup's Delete on the dashboard says until when it is protected.
+    const [kept] = await env.server.ctx.db
+      .insert(backups)
+      .values({ userId: user.id, databaseName: "orders", status: "completed", size: 1000, createdAt: new Date(Date.now() - 3_600_000) })
+      .returning();
+    await page.goto("/dashboard");
+    const row = page.locator(`[data-backup-id="${kept!.id}"]`);
+    await row.getByRole("button", { name: /^Delete / }).click();
+    await page.getByRole("dialog", { name: "Delete backup" }).getByRole("button", { name: "Delete" }).click();
+    await eventually(
+      () => page.getByTestId("toasts").innerText(),
+      (value) => expect(value).toContain("Protect backups is on for this account: this backup is kept until"),
+    );
+    await env.screenshot(page, "backup-protection-delete-refused");
+    await page.goto("/settings?tab=security");
 
     await card.getByRole("button", { name: "Turn off…" }).click();
     await dialog.getByLabel("Current password").fill(user.password);
