@@ -4,7 +4,9 @@
 export const BACKUP_EVENTS = ["backup.completed", "backup.failed", "backup.verified", "backup.verification_failed", "backup.anomaly"] as const;
 export const RESTORE_EVENTS = ["restore.completed", "restore.failed", "drill.completed", "drill.failed"] as const;
 export const AGENT_EVENTS = ["agent.offline", "agent.online"] as const;
-export const WEBHOOK_EVENTS = [...BACKUP_EVENTS, ...RESTORE_EVENTS, ...AGENT_EVENTS] as const;
+/** The account's "Protect backups" policy: someone asked to turn it off (it takes effect 7 days later unless cancelled). */
+export const ACCOUNT_EVENTS = ["backup_protection.off_requested"] as const;
+export const WEBHOOK_EVENTS = [...BACKUP_EVENTS, ...RESTORE_EVENTS, ...AGENT_EVENTS, ...ACCOUNT_EVENTS] as const;
 export type WebhookEventName = (typeof WEBHOOK_EVENTS)[number];
 
 /** The event "Send test" delivers; no webhook subscribes to it, every webhook can be sent it. */

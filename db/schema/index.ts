@@ -15,3 +15,4 @@ export * from "./mail-outbox";
 export * from "./email-changes";
 export * from "./agent-databases";
 export * from "./api-tokens";
+export * from "./backup-protections";

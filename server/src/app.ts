@@ -7,6 +7,7 @@ import { agentLinkController } from "./modules/agent-link";
 import { agentsController } from "./modules/agents";
 import { apiTokensController } from "./modules/api-tokens";
 import { authController } from "./modules/auth";
+import { backupProtectionController } from "./modules/backup-protection";
 import { backupsController } from "./modules/backups";
 import { downloadsController } from "./modules/downloads";
 import { emailChangeController } from "./modules/email-change";
@@ -42,6 +43,7 @@ export function createApp(ctx: AppContext) {
     .use(apiTokensController(ctx))
     .use(plansController(ctx))
     .use(settingsController(ctx))
+    .use(backupProtectionController(ctx))
     .use(webhooksController(ctx))
     .use(agentLinkController(ctx))
     .use(agentsController(ctx))

@@ -11,6 +11,7 @@ export type ErrorCode =
   | "INACTIVE"
   | "NOT_FOUND"
   | "CONFLICT"
+  | "BACKUPS_PROTECTED"
   | "PAYLOAD_TOO_LARGE"
   | "RATE_LIMITED"
   | "PLAN_LIMIT"

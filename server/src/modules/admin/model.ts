@@ -1,4 +1,5 @@
 import { t } from "elysia";
+import { protectionView } from "../backup-protection/model";
 import { userRoles, userStatuses } from "@db/schema";
 import { isoDate, messageAnswer, nullable, oneOf } from "../../lib/schema";
 import { agentAnswer } from "../agents/model";
@@ -34,6 +35,7 @@ const adminUserAnswer = t.Object({
   bannedAt: nullable(isoDate()),
   plan: nullable(planAnswer),
   storageUsed: t.Number(),
+  backupProtection: protectionView,
   createdAt: isoDate(),
 });
 

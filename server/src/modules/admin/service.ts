@@ -1,10 +1,13 @@
 import { and, asc, count, eq, ne, sql, sum } from "drizzle-orm";
-import { agents, backups, plans, users } from "@db/schema";
+import { agents, backupProtections, backups, plans, users } from "@db/schema";
 import { AGENT_REMOVED_CLOSE_CODE } from "@protocol/agent-protocol";
 import { formatBytes } from "@protocol/format";
 import type { AppContext } from "../../context";
 import { badRequest, conflict, notFound } from "../../lib/errors";
 import { recordAudit } from "../audit/service";
+import { refuseIfProtected } from "../backup-protection/check";
+import { toProtectionView } from "../backup-protection/service";
+import { stateOfRow } from "../backup-protection/state";
 import type { AuthenticatedUser } from "../auth/guard";
 import { normaliseEmail } from "../auth/service";
 import { findPlan, toPlanView } from "../plans/service";
@@ -21,7 +24,9 @@ export const ACCOUNT_DELETED_MESSAGE = "This DBVault account was deleted.";
 type UserRow = typeof users.$inferSelect;
 type PlanRow = typeof plans.$inferSelect;
 
-function toAdminUserView(user: UserRow, plan: PlanRow | null) {
+type ProtectionRow = typeof backupProtections.$inferSelect;
+
+function toAdminUserView(ctx: AppContext, user: UserRow, plan: PlanRow | null, protection: ProtectionRow | null) {
   return {
     _id: user.id,
     id: user.id,
@@ -34,17 +39,19 @@ function toAdminUserView(user: UserRow, plan: PlanRow | null) {
     bannedAt: user.bannedAt?.toISOString() ?? null,
     plan: plan ? toPlanView(plan) : null,
     storageUsed: user.storageUsed,
+    backupProtection: toProtectionView(stateOfRow(protection, ctx.now())),
     createdAt: user.createdAt.toISOString(),
   };
 }
 
 export async function listUsers(ctx: AppContext) {
   const rows = await ctx.db
-    .select({ user: users, plan: plans })
+    .select({ user: users, plan: plans, protection: backupProtections })
     .from(users)
     .leftJoin(plans, eq(users.planId, plans.id))
+    .leftJoin(backupProtections, eq(backupProtections.userId, users.id))
     .orderBy(asc(users.createdAt), asc(users.id));
-  return rows.map((row) => toAdminUserView(row.user, row.plan));
+  return rows.map((row) => toAdminUserView(ctx, row.user, row.plan, row.protection));
 }
 
 async function findUser(ctx: AppContext, userId: string): Promise<UserRow> {
@@ -56,7 +63,8 @@ async function findUser(ctx: AppContext, userId: string): Promise<UserRow> {
 async function adminUserView(ctx: AppContext, userId: string) {
   const user = await findUser(ctx, userId);
   const [plan] = user.planId ? await ctx.db.select().from(plans).where(eq(plans.id, user.planId)) : [];
-  return toAdminUserView(user, plan ?? null);
+  const [protection] = await ctx.db.select().from(backupProtections).where(eq(backupProtections.userId, userId));
+  return toAdminUserView(ctx, user, plan ?? null, protection ?? null);
 }
 
 export async function backupStats(ctx: AppContext) {
@@ -160,6 +168,7 @@ export async function deleteAgent(ctx: AppContext, admin: AuthenticatedUser, age
 export async function deleteUser(ctx: AppContext, admin: AuthenticatedUser, userId: string) {
   if (userId === admin.id) throw badRequest("You cannot delete your own account from the admin console.");
   await findUser(ctx, userId);
+  await refuseIfProtected(ctx, userId, { kind: "delete-account" });
   // Handlers (e.g. storage clean-up) run before the rows that point at the files are gone.
   await ctx.events.emit({ type: "userDeleted", userId });
   await ctx.db.delete(users).where(eq(users.id, userId));

@@ -7,6 +7,7 @@ import { AppError, conflict, notFound } from "../../lib/errors";
 import { lockUntilCommit } from "../../lib/transaction-lock";
 import { ObjectLockedError } from "../../storage";
 import { recordAudit } from "../audit/service";
+import { refuseIfProtected } from "../backup-protection/check";
 import { sendToAgent } from "../../lib/agent-commands";
 import { notifyBackupAnomaly, notifyBackupCompleted, notifyBackupFailed } from "../notifications/service";
 import { backupFacts } from "../webhooks/events";
@@ -300,6 +301,8 @@ export async function deleteBackup(ctx: AppContext, backup: BackupRow, by: "manu
   if (backup.status === "pending" || backup.status === "in-progress") {
     throw conflict("This backup is still running. Wait until it completes or fails, then delete it.");
   }
+  // Retention's own passes delete what has expired; everyone else asks the account's policy.
+  if (by === "manual") await refuseIfProtected(ctx, backup.userId, { kind: "delete-backup", backup });
   await ctx.db.transaction(async (tx) => {
     // The row lock orders this against a restore or drill being requested of the backup (which
     // locks it too, see lockBackupForReading): either that request sees the backup gone, or this

@@ -24,6 +24,17 @@ export type RetentionCandidate = {
   anomaly: "none" | "unresolved" | "resolved";
 };
 
+/** The policy a user's saved settings and plan make. */
+export function policyOf(
+  saved: { retentionMode: "age" | "gfs"; retention: number; gfsDaily: number; gfsWeekly: number; gfsMonthly: number },
+  plan: { retentionLimit: number },
+): RetentionPolicy {
+  if (saved.retentionMode === "gfs") {
+    return { mode: "gfs", daily: saved.gfsDaily, weekly: saved.gfsWeekly, monthly: saved.gfsMonthly, limitHours: plan.retentionLimit };
+  }
+  return { mode: "age", hours: Math.min(saved.retention, plan.retentionLimit) };
+}
+
 /** Why a backup is kept. */
 export type KeepReason = "newest" | "last-verified" | "last-good" | "retention" | "recent" | "daily" | "weekly" | "monthly";
 /** Why a backup goes: past the age, chosen by no GFS rule, or chosen but older than the plan allows. */

@@ -1,30 +1,17 @@
 // Retention: deletes what each user's policy (age or GFS, within the plan's limit) does not keep,
 // and previews a policy on the existing backups. Both decide with policy.ts.
 import { and, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
-import { backups, settings, users } from "@db/schema";
+import { backups, settings } from "@db/schema";
 import type { AppContext } from "../../context";
 import { BackupInUseError, BackupLockedError, deleteBackup } from "../backups/service";
-import { planOfUser } from "../plans/service";
 import { extendLocks, lockUntil } from "./lock";
-import { decideRetention, type RetentionCandidate, type RetentionDecision, type RetentionPolicy } from "./policy";
+import { policyOfUser, type SettingsRow } from "./user-policy";
+import { decideRetention, type RetentionCandidate, type RetentionDecision } from "./policy";
 
 /** A user's backups are looked at again this long after the last pass (or at once after a settings change). */
 export const RETENTION_PASS_MS = 10 * 60_000;
 /** Rows the preview lists besides the kept ones: the newest backups it would delete. */
 export const PREVIEW_DELETED_ROWS = 100;
-
-type SettingsRow = typeof settings.$inferSelect;
-
-/** The policy a user's saved settings and plan make. */
-export function policyOf(
-  saved: Pick<SettingsRow, "retentionMode" | "retention" | "gfsDaily" | "gfsWeekly" | "gfsMonthly">,
-  plan: { retentionLimit: number },
-): RetentionPolicy {
-  if (saved.retentionMode === "gfs") {
-    return { mode: "gfs", daily: saved.gfsDaily, weekly: saved.gfsWeekly, monthly: saved.gfsMonthly, limitHours: plan.retentionLimit };
-  }
-  return { mode: "age", hours: Math.min(saved.retention, plan.retentionLimit) };
-}
 
 /** A user's finished backups as retention sees them, with their sizes for the preview. */
 async function loadCandidates(ctx: AppContext, userId: string) {
@@ -69,18 +56,6 @@ async function claimDueUsers(ctx: AppContext, limit: number): Promise<string[]> 
   });
 }
 
-/** The user's retention policy (their saved settings, changed by `override`, within their plan); null without settings. */
-async function policyOfUser(ctx: AppContext, userId: string, override?: (saved: SettingsRow) => SettingsRow) {
-  const [row] = await ctx.db
-    .select({ settings, planId: users.planId })
-    .from(settings)
-    .innerJoin(users, eq(users.id, settings.userId))
-    .where(eq(settings.userId, userId));
-  if (!row) return null;
-  const plan = await planOfUser(ctx.db, row.planId);
-  return policyOf(override ? override(row.settings) : row.settings, plan);
-}
-
 /** The Object Lock a new backup's file and manifest are written with (STORAGE_OBJECT_LOCK): what its owner's rule keeps any new backup for; undefined without a lock. */
 export async function lockForNewBackup(ctx: AppContext, backup: { userId: string; createdAt: Date }): Promise<Date | undefined> {
   if (!ctx.storage.objectLock) return undefined;
@@ -91,7 +66,7 @@ export async function lockForNewBackup(ctx: AppContext, backup: { userId: string
 
 /** The user's policy and every decision on their finished backups. */
 async function decideForUser(ctx: AppContext, userId: string, override?: (saved: SettingsRow) => SettingsRow) {
-  const policy = await policyOfUser(ctx, userId, override);
+  const policy = await policyOfUser(ctx, userId, { override });
   if (!policy) return null;
   const candidates = await loadCandidates(ctx, userId);
   return { policy, candidates, decisions: decideRetention(candidates, policy, ctx.now()) };

@@ -4,6 +4,7 @@ import { normaliseFrequencyHours } from "@protocol/schedule";
 import type { AppContext } from "../../context";
 import { sweepAgentStatuses } from "../agents/service";
 import { recordAudit } from "../audit/service";
+import { finishDueTurnOffs } from "../backup-protection/state";
 import { failBackup, releasePendingBackupData, startBackup } from "../backups/service";
 import { runDueDrills } from "../drills/service";
 import { applyRetention } from "../retention/service";
@@ -157,6 +158,7 @@ export async function runMaintenance(ctx: AppContext) {
   await failStalledOperations(ctx);
   await runDueBackups(ctx);
   await runDueDrills(ctx);
+  await finishDueTurnOffs(ctx);
   await applyRetention(ctx);
   await releasePendingBackupData(ctx);
   await pruneFinishedDeliveries(ctx);

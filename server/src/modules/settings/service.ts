@@ -11,6 +11,8 @@ import {
 import type { AppContext } from "../../context";
 import { AppError, badRequest, notFound } from "../../lib/errors";
 import { recordAudit } from "../audit/service";
+import { refuseIfProtected } from "../backup-protection/check";
+import { policyOf } from "../retention/policy";
 import { replaceApiKey } from "./api-key";
 import type { AuthenticatedUser } from "../auth/guard";
 import { planOfUser } from "../plans/service";
@@ -112,6 +114,7 @@ export async function updateSettings(ctx: AppContext, user: AuthenticatedUser, i
     next.gfsDaily !== current.gfsDaily ||
     next.gfsWeekly !== current.gfsWeekly ||
     next.gfsMonthly !== current.gfsMonthly;
+  if (retentionChanged) await refuseIfProtected(ctx, user.id, { kind: "change-retention", to: policyOf(next, plan) });
   const drillsChanged = next.drillFrequency !== current.drillFrequency;
   const notificationsChanged =
     next.notifyBackupSuccess !== current.notifyBackupSuccess ||

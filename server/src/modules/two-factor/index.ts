@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
 import { authGuard } from "../auth/guard";
+import { refuseIfProtected } from "../backup-protection/check";
 import { requireRecentReauthentication } from "../reauthentication/service";
 import { twoFactorAnswers, twoFactorModel } from "./model";
 import { disableTwoFactor, enableTwoFactor, refuseTurningOff, regenerateRecoveryCodes, startTwoFactorSetup, twoFactorStatus } from "./service";
@@ -30,6 +31,7 @@ export const twoFactorController = (ctx: AppContext) =>
       "/disable",
       async ({ user, session, body }) => {
         refuseTurningOff(ctx, user);
+        await refuseIfProtected(ctx, user.id, { kind: "turn-off-two-factor" });
         await requireRecentReauthentication(ctx, user, session, body);
         return disableTwoFactor(ctx, user);
       },

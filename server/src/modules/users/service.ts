@@ -12,6 +12,7 @@ import { requireRecentReauthentication } from "../reauthentication/service";
 import { findPlan, planOfUser, type Plan } from "../plans/service";
 import { rescheduleUser } from "../scheduler/service";
 import { replaceApiKey } from "../settings/api-key";
+import { refuseIfProtected, retentionUnderPlan } from "../backup-protection/check";
 import { applyPlanLimits } from "../settings/plan-limits";
 
 export function toProfile(ctx: AppContext, user: AuthenticatedUser) {
@@ -44,6 +45,8 @@ export function planLimitsView(plan: Plan) {
 
 /** Moves a user to another plan and brings their settings and databases within its limits. */
 export async function switchPlan(ctx: AppContext, userId: string, plan: Plan, by: "user" | "admin") {
+  // A smaller plan clamps retention; under Protect backups that must not let kept backups go.
+  await refuseIfProtected(ctx, userId, { kind: "change-retention", to: await retentionUnderPlan(ctx, userId, plan) });
   const { frequencyChanged } = await ctx.db.transaction(async (tx) => {
     await tx.update(users).set({ planId: plan.id, updatedAt: ctx.now() }).where(eq(users.id, userId));
     await recordAudit(tx, userId, "PLAN_CHANGED", { plan: plan.name, planId: plan.id, by });

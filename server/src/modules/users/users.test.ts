@@ -146,6 +146,10 @@ describe("audit log", () => {
     for (const action of ["AGENT_REREGISTERED", "AGENT_RENAMED"]) expect(res.body).toContain(action);
     // API tokens for automation (issue 30): created and revoked.
     for (const action of ["API_TOKEN_CREATED", "API_TOKEN_REVOKED"]) expect(res.body).toContain(action);
-    expect(res.body).toHaveLength(42);
+    // Protect backups (issue 27): on, asked off, cancelled, off once the wait is over.
+    for (const action of ["BACKUP_PROTECTION_ON", "BACKUP_PROTECTION_OFF_REQUESTED", "BACKUP_PROTECTION_OFF_CANCELLED", "BACKUP_PROTECTION_OFF"]) {
+      expect(res.body).toContain(action);
+    }
+    expect(res.body).toHaveLength(46);
   });
 });

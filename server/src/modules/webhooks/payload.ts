@@ -48,6 +48,8 @@ export function describeEvent(event: DeliveredEvent): string {
       return `:electric_plug: Agent ${name(event.agent.name)}${event.agent.hostname ? ` on ${escapeSlack(event.agent.hostname)}` : ""} went offline.`;
     case "agent.online":
       return `:large_green_circle: Agent ${name(event.agent.name)}${event.agent.hostname ? ` on ${escapeSlack(event.agent.hostname)}` : ""} is online.`;
+    case "backup_protection.off_requested":
+      return `:warning: Someone asked to turn *Protect backups* off. It takes effect on ${event.protection.offAt} unless cancelled in Settings → Security.`;
     case TEST_EVENT:
       return "A test message from DBVault: this Slack webhook works.";
   }

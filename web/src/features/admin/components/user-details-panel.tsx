@@ -3,7 +3,8 @@ import { Button } from "../../../components/ui/button";
 import { Card } from "../../../components/ui/card";
 import { Field } from "../../../components/ui/field";
 import type { AdminAgent, AdminPlan, AdminUser, UserUpdate } from "../api/admin-api";
-import { displayStatusOf, emailToSave } from "../utils/admin-users";
+import { describeBackupProtection, displayStatusOf, emailToSave } from "../utils/admin-users";
+import { formatDateTime } from "../../../lib/format-date";
 import { describePlanLimits } from "../utils/plan-limits";
 import { UserAgentsList } from "./user-agents-list";
 import { UserBanSection } from "./user-ban-section";
@@ -129,6 +130,11 @@ export function UserDetailsPanel({ user, plans, agents, busy, onUpdate, onSaveEm
           </dl>
         ) : null}
       </div>
+
+      <p className="text-sm text-slate-700" data-testid="admin-backup-protection">
+        <span className="font-medium text-slate-900">Protect backups:</span> {describeBackupProtection(user.backupProtection, formatDateTime)}
+        {user.backupProtection.state === "off" ? null : ". Its backups and the account cannot be deleted early, from here either."}
+      </p>
 
       <UserBanSection user={user} busy={busy} onBan={onBan} onUnban={onUnban} />
       <UserAgentsList agents={agents} busy={busy} onDelete={onDeleteAgent} />

@@ -4,6 +4,7 @@ import {
   agentHostOf,
   applyBanState,
   banReasonToSend,
+  describeBackupProtection,
   countUsers,
   displayStatusOf,
   emailToSave,
@@ -31,6 +32,7 @@ function user(overrides: Partial<AdminUser>): AdminUser {
     bannedAt: null,
     plan: free,
     storageUsed: 0,
+    backupProtection: { state: "off", enabledAt: null, offRequestedAt: null, offAt: null, waitDays: 7 },
     createdAt: "2025-01-01T00:00:00.000Z",
     ...overrides,
   };
@@ -116,5 +118,27 @@ describe("list transitions", () => {
   test("removeById drops exactly one entry", () => {
     expect(removeById(everyone, "g").map((u) => u._id)).toEqual(["a", "l"]);
     expect(removeById(everyone, "missing")).toHaveLength(3);
+  });
+});
+
+describe("describeBackupProtection", () => {
+  const when = (iso: string | null) => `[${iso}]`;
+  test("says on, off, or turning off at its date", () => {
+    expect(describeBackupProtection({ state: "off", enabledAt: null, offRequestedAt: null, offAt: null, waitDays: 7 }, when)).toBe("Off");
+    expect(describeBackupProtection({ state: "on", enabledAt: "2026-01-01T00:00:00.000Z", offRequestedAt: null, offAt: null, waitDays: 7 }, when)).toBe(
+      "On since [2026-01-01T00:00:00.000Z]",
+    );
+    expect(
+      describeBackupProtection(
+        {
+          state: "turning-off",
+          enabledAt: "2026-01-01T00:00:00.000Z",
+          offRequestedAt: "2026-01-02T00:00:00.000Z",
+          offAt: "2026-01-09T00:00:00.000Z",
+          waitDays: 7,
+        },
+        when,
+      ),
+    ).toBe("Turning off at [2026-01-09T00:00:00.000Z]");
   });
 });

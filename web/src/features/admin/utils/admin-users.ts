@@ -69,3 +69,10 @@ export function removeById<T extends { _id: string }>(items: readonly T[], id: s
 export function agentHostOf(agent: Pick<AdminAgent, "hostname">): string {
   return agent.hostname?.trim() || "unknown";
 }
+
+/** The user's "Protect backups" policy in one line for the admin console: on, off, or turning off at a date. */
+export function describeBackupProtection(protection: AdminUser["backupProtection"], formatWhen: (iso: string | null) => string): string {
+  if (protection.state === "on") return `On since ${formatWhen(protection.enabledAt)}`;
+  if (protection.state === "turning-off") return `Turning off at ${formatWhen(protection.offAt)}`;
+  return "Off";
+}

@@ -80,8 +80,9 @@ export function DashboardPage({ token }: { token: string | null }) {
       if (!confirmed) return;
       try {
         const { error } = await deleteBackupRequest(backup.id);
-        if (error) throw new Error("delete failed");
-        toast({ title: "Backup deleted successfully", variant: "success" });
+        // The server says why (a restore reading it, Protect backups and until when).
+        if (error) toast({ title: "Failed to delete backup", description: readErrorMessage(error) ?? undefined, variant: "destructive" });
+        else toast({ title: "Backup deleted successfully", variant: "success" });
       } catch {
         toast({ title: "Failed to delete backup", variant: "destructive" });
       }

@@ -17,6 +17,7 @@ import { copyText } from "../../../components/ui/copy-text";
 import { useAgentReleases } from "../../../lib/agent-install";
 import { AgentDownloads } from "./agent-downloads";
 import { AgentSetupGuide } from "./agent-setup-guide";
+import { BackupProtectionCard } from "./backup-protection-card";
 
 /** A regenerated key stays visible this long so it can be copied into the agent (spec 9). */
 const NEW_KEY_VISIBLE_MS = 30_000;
@@ -139,6 +140,7 @@ export function SecurityTab({ setupHeadingRef }: { setupHeadingRef: RefObject<HT
           Encryption keys are generated and kept locally on your agent. DBVault never receives them, so only you can decrypt your backups.
         </p>
       </Card>
+      <BackupProtectionCard />
       <AgentSetupGuide ref={setupHeadingRef} origin={origin} releases={releases} />
       <AgentDownloads releases={releases} />
     </div>
