@@ -41,7 +41,7 @@ export class TransactionBuffer {
     let open = this.open.get(meta.id);
     if (previous === undefined) {
       open = { seen: new Set(), operations: [] };
-    } else if (!open || !open.seen.has(formatTimestamp(previous))) {
+    } else if (!open?.seen.has(formatTimestamp(previous))) {
       throw new OplogApplyError(
         `a transaction's entry follows ${formatTimestamp(previous)}, which is not among the entries replayed (the oplog is incomplete)`,
         entry.ts,
