@@ -167,7 +167,7 @@ describe("restoring a backup that carries an oplog", () => {
     const failure = await restore(archive).catch((error: unknown) => error);
     expect(isDumpError(failure, "database-error")).toBe(true);
     expect((failure as Error).message).toBe(
-      "replaying the backup's oplog into shop failed, so nothing was replaced: applying failed: oplog entry 1800000000,2: the view recent was created while the backup ran, and views cannot be replayed",
+      "replaying the backup's oplog into shop failed, so nothing was replaced: oplog entry 1800000000,2: the view recent was created while the backup ran, and views cannot be replayed",
     );
     expect(snapshotState(target.state, DATABASE)).toEqual(before);
     expect(await targetNames()).toEqual(["drafts", "orders"]);

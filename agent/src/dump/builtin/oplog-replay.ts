@@ -9,7 +9,7 @@ import { applyOplog, OplogApplyError } from "../../oplog/apply/index.ts";
 import { DumpError } from "../errors.ts";
 import type { CollectionMetadata } from "../mongodump-archive/index.ts";
 import type { RestorePlan } from "../restore-plan.ts";
-import { wrapDatabaseError } from "./client.ts";
+import { describeDriverError, wrapDatabaseError } from "./client.ts";
 import type { StagingArea } from "./staging.ts";
 import { dropStaged, isView, type StagedCollection } from "./swap.ts";
 
@@ -77,9 +77,9 @@ export async function replayArchiveOplog<State extends ReplayedState>(request: O
       if (!(cause instanceof OplogApplyError)) throw wrapDatabaseError(cause, `replaying the backup's oplog into ${db}`, request.uri);
       throw new DumpError(
         "database-error",
-        `replaying the backup's oplog into ${db} failed, so nothing was replaced: ${wrapDatabaseError(cause, "applying", request.uri).message}`,
+        `replaying the backup's oplog into ${db} failed, so nothing was replaced: ${describeDriverError(cause, request.uri)}`,
         {
-          hint: "the target database is unchanged and the backup itself is intact",
+          hint: "the target database is unchanged and the backup itself is intact; an earlier or a later backup may restore",
         },
       );
     }
