@@ -157,6 +157,22 @@ describe("restoring a backup that carries an oplog", () => {
     expect((await shop.collection("fresh").listIndexes().toArray()).map((index) => index.name)).toEqual(["_id_", "made_1"]);
   });
 
+  test("into another database: the entries follow the collections there", async () => {
+    const archive = await archiveWith([
+      entry(1, { op: "i", ns: `${DATABASE}.orders`, o: { _id: 2, total: 20 } }),
+      entry(2, { op: "c", ns: `${DATABASE}.$cmd`, o: { renameCollection: `${DATABASE}.drafts`, to: `${DATABASE}.published`, stayTemp: false } }),
+    ]);
+    await targetClient.db("copy").dropDatabase();
+    const result = await restoreDatabase({ uri: target.uri, database: "copy", input: [archive], tools: { mode: "builtin" } });
+    expect(Object.keys(result.collections).sort()).toEqual(["copy.orders", "copy.published"]);
+    const copy = targetClient.db("copy");
+    expect((await copy.listCollections({}, { nameOnly: true }).toArray()).map((info) => info.name).sort()).toEqual(["orders", "published"]);
+    expect(await copy.collection("orders").find().toArray()).toEqual([
+      { _id: 1, total: 10 },
+      { _id: 2, total: 20 },
+    ] as never);
+  });
+
   test("an entry that cannot be applied fails the restore before the swap: the target is untouched, no staging is left", async () => {
     await fillTargetWithOldData();
     const before = snapshotState(target.state, DATABASE);
