@@ -7,8 +7,9 @@
 import type { MongoClient } from "mongodb";
 import { applyOplog, OplogApplyError } from "../../oplog/apply/index.ts";
 import { DumpError } from "../errors.ts";
-import type { CollectionMetadata } from "../mongodump-archive/index.ts";
+import { type CollectionMetadata, OPLOG_NAMESPACE } from "../mongodump-archive/index.ts";
 import type { RestorePlan } from "../restore-plan.ts";
+import type { RestoreResult } from "../types.ts";
 import { describeDriverError, wrapDatabaseError } from "./client.ts";
 import type { StagingArea } from "./staging.ts";
 import { dropStaged, isView, type StagedCollection } from "./swap.ts";
@@ -163,4 +164,15 @@ export async function replayIntoStaged(request: {
     await dropStaged(request.client, created).catch(() => undefined);
     throw error;
   }
+}
+
+/** Puts the replay in the restore's result: the collections it staged and dropped, its counts; the oplog is no longer skipped. */
+export function recordReplay(
+  result: RestoreResult,
+  replay: { entries: number; applied: number; swapped: StagedCollection[]; removed: StagedCollection[] },
+): void {
+  for (const entry of replay.swapped) result.collections[entry.target] ??= { restored: 0, failed: 0 };
+  for (const entry of replay.removed) delete result.collections[entry.target];
+  result.oplog = { entries: replay.entries, applied: replay.applied, dropped: replay.removed.map((entry) => entry.target) };
+  result.skipped = result.skipped.filter((namespace) => namespace !== OPLOG_NAMESPACE);
 }

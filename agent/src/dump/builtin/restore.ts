@@ -13,7 +13,7 @@ import { pauseForTest } from "../test-pause.ts";
 import type { RestoreResult } from "../types.ts";
 import { connectClient, wrapDatabaseError } from "./client.ts";
 import { DocumentBatch } from "./document-batch.ts";
-import { replayArchiveOplog } from "./oplog-replay.ts";
+import { recordReplay, replayArchiveOplog } from "./oplog-replay.ts";
 import { prepareCollection } from "./prepare-collection.ts";
 import { chooseEmptyTimestampPolicy, insertRestoredDocuments } from "./restored-documents.ts";
 import { createStagingArea, dropLeftoverStaging, type StagingArea } from "./staging.ts";
@@ -159,10 +159,7 @@ export async function restoreWithDriver(request: BuiltinRestoreRequest): Promise
       };
       const replayed = await replayArchiveOplog({ client, uri, plan, entries: oplogEntries, states, register, signal });
       removed = replayed.removed;
-      for (const state of prepared(states)) result.collections[state.target] ??= { restored: 0, failed: 0 };
-      for (const state of removed) delete result.collections[state.target];
-      result.oplog = { entries: oplogEntries.length, applied: replayed.applied, dropped: removed.map((state) => state.target) };
-      result.skipped = result.skipped.filter((namespace) => namespace !== OPLOG_NAMESPACE);
+      recordReplay(result, { entries: oplogEntries.length, applied: replayed.applied, swapped: prepared(states), removed });
     }
     throwIfAborted(signal);
     if (auth && !auth.isEmpty) stagedAuth = await stageUsersAndRoles(client, auth, staging, request.prelude.header.serverVersion);

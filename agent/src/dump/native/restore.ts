@@ -8,7 +8,7 @@ import type { Writable } from "node:stream";
 import type { ArchivePrelude } from "../archive-prelude.ts";
 import { connectClient, wrapDatabaseError } from "../builtin/client.ts";
 import { createStagingArea, dropLeftoverStaging, type StagingArea } from "../builtin/staging.ts";
-import { replayIntoStaged } from "../builtin/oplog-replay.ts";
+import { recordReplay, replayIntoStaged } from "../builtin/oplog-replay.ts";
 import { describeUsersAndRoles } from "../builtin/restore.ts";
 import { dropStaged, isView, type StagedCollection, swapAll } from "../builtin/swap.ts";
 import { type StagedUsersAndRoles, stageUsersAndRoles, UsersAndRoles } from "../builtin/users-and-roles.ts";
@@ -68,10 +68,7 @@ export async function restoreWithTool(request: NativeRestoreRequest): Promise<Re
     if (oplog.length > 0) {
       const replayed = await replayIntoStaged({ client, uri, plan, staging, staged, entries: oplog, signal });
       ({ swap, removed } = replayed);
-      for (const entry of swap) result.collections[entry.target] ??= { restored: 0, failed: 0 };
-      for (const entry of removed) delete result.collections[entry.target];
-      result.oplog = { entries: oplog.length, applied: replayed.applied, dropped: removed.map((entry) => entry.target) };
-      result.skipped = result.skipped.filter((namespace) => namespace !== OPLOG_NAMESPACE);
+      recordReplay(result, { entries: oplog.length, applied: replayed.applied, swapped: swap, removed });
     }
     throwIfAborted(signal);
     if (auth && !auth.isEmpty) stagedAuth = await stageUsersAndRoles(client, auth, staging, prelude.header.serverVersion);
