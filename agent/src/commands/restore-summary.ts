@@ -47,3 +47,15 @@ export function describeRestoredCollections(result: RestoreResult, existing: Set
   if (replacedParts.length > 0) clauses.push(`replaced ${replacedParts.join(" and ")}`);
   return clauses.length > 0 ? clauses.join("; ") : "replaced nothing";
 }
+
+/**
+ * "applied 12 operations of the backup's oplog …": what a consistent backup's oplog changed, or
+ * undefined when the backup held none. Dropped targets are named: a restore changes nothing
+ * else outside the backup's collections, so a drop must be said.
+ */
+export function describeOplogReplay(result: RestoreResult): string | undefined {
+  const oplog = result.oplog;
+  if (!oplog) return undefined;
+  const dropped = oplog.dropped.length > 0 ? `; dropped ${oplog.dropped.join(", ")}, which the source dropped while the backup was taken` : "";
+  return `applied ${pluralize(oplog.applied, "operation")} of the backup's oplog (the writes made while the backup was taken)${dropped}`;
+}

@@ -11,7 +11,7 @@ import type { CommandContext } from "./context.ts";
 import { openInput } from "./files.ts";
 import { loadMasterKeyConfig } from "./master-key.ts";
 import { chooseRestoreTarget } from "./restore-target.ts";
-import { describeRestoredCollections, listExistingNamespaces } from "./restore-summary.ts";
+import { describeOplogReplay, describeRestoredCollections, listExistingNamespaces } from "./restore-summary.ts";
 import { parseOptions, requireString } from "./parse-args.ts";
 import { COMMON_OPTIONS, describeEngine } from "./shared.ts";
 
@@ -67,8 +67,10 @@ export async function runRestoreCommand(args: string[], context: CommandContext)
     }
     context.say(
       `restored ${pluralize(result.restored, "document")} into ${pluralize(Object.keys(result.collections).length, "collection")} of ${name} ` +
-        `with ${describeEngine(result.engine, "mongorestore")} from ${input.label}; ${describeRestoredCollections(result, existing)}, nothing else changed`,
+        `with ${describeEngine(result.engine, "mongorestore")} from ${input.label}; ${describeRestoredCollections(result, existing)}${result.oplog?.dropped.length ? "" : ", nothing else changed"}`,
     );
+    const replayed = describeOplogReplay(result);
+    if (replayed) context.say(replayed);
     if (result.skipped.length > 0)
       context.say(`skipped ${result.skipped.join(", ")} (oplog, server or system collections, other databases or collections not chosen)`);
     return 0;

@@ -102,4 +102,10 @@ export interface RestoreResult {
   skipped: string[];
   /** Users and roles restored from the backup (mongorestore's rules); absent when none were. */
   usersAndRoles?: { users: number; roles: number };
+  /**
+   * The backup's oplog (a consistent backup's), applied before the swap: its entries, the
+   * operations applied, and the targets dropped because the source dropped them meanwhile.
+   * Absent when the backup holds none.
+   */
+  oplog?: { entries: number; applied: number; dropped: string[] };
 }

@@ -1,271 +1,20 @@
 // Every real oplog fixture (../shared/fixtures/mongo-oplogs: entries written by real mongod
 // servers) replayed into the replica-set test server with the real mongorestore --oplogReplay,
-// which applies them through applyOps and createIndexes as it would on mongod. The expected
-// results are the fixtures' own: the transaction cases' `postimage`, and for the others what
-// mongo-tools' own tests (mongorestore/oplog_test.go, mongorestore_test.go at the same commit)
-// assert after replaying them onto the same base dumps, rebuilt here from those tests' testdata.
+// which applies them through applyOps and createIndexes as it would on mongod; the cases and
+// what must hold after each are in oplog-fixture-cases.ts.
 import { afterEach, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BSON, Double, EJSON, Int32, ObjectId } from "bson";
+import { BSON, EJSON } from "bson";
 import { MongoClient } from "mongodb";
 import { findMongoTools } from "../../mongo-tools";
 import { startMongoTestServer, type MongoTestServer } from "../server";
-import { encodeExtendedJson, FIXTURES_MISSING, OPLOG_FIXTURES, parseTyped, runTool } from "./test-support";
+import { type Base, type Case, fixtureFiles, jsonTwins, replayCases, type Replayed, transactionCases } from "./oplog-fixture-cases";
+import { FIXTURES_MISSING, OPLOG_FIXTURES, runTool } from "./test-support";
 
 const { tools, missing: toolsMissing } = findMongoTools();
 const skipReason = OPLOG_FIXTURES === undefined ? FIXTURES_MISSING : toolsMissing;
-const fixtures = OPLOG_FIXTURES ?? "";
-
-type Document = Record<string, unknown>;
-/** A dump the oplog is replayed on top of: one collection, its documents and index specs. */
-type Base = { db: string; collection: string; documents: Document[]; indexes: Document[] };
-type Replayed = { client: MongoClient; server: MongoTestServer };
-type Case = { name: string; oplog: () => Buffer; base?: Base; check: (replayed: Replayed) => Promise<void> };
-
-const ID_INDEX = { v: new Int32(2), key: { _id: new Int32(1) }, name: "_id_" };
-// mongo-tools' testdata/coll_with_index, coll_with_ttl_index and coll_without_index: test.foo
-// holding one document, with an f_1 index, a TTL f_1 index, or none.
-const FOO_DOCUMENT = { _id: new ObjectId("605c74db479d533a6e39d860"), f: new Double(1) };
-const F_INDEX = { v: new Int32(2), key: { f: new Double(1) }, name: "f_1" };
-const fooWith = (indexes: Document[]): Base => ({ db: "test", collection: "foo", documents: [FOO_DOCUMENT], indexes: [ID_INDEX, ...indexes] });
-const COLL_WITH_INDEX = fooWith([F_INDEX]);
-const COLL_WITH_TTL_INDEX = fooWith([{ ...F_INDEX, expireAfterSeconds: new Int32(1000) }]);
-const COLL_WITHOUT_INDEX = fooWith([]);
-// testdata/collMod_ttl_index's dump: mongodump_test_db.coll1 with a TTL index on a.
-const COLL1_WITH_TTL_INDEX: Base = {
-  db: "mongodump_test_db",
-  collection: "coll1",
-  documents: [],
-  indexes: [ID_INDEX, { v: new Int32(2), key: { a: new Int32(1) }, name: "a_1", expireAfterSeconds: new Int32(1000) }],
-};
-
-const bsonFile = (path: string) => () => readFileSync(join(fixtures, "mongorestore/testdata", path));
-const jsonLines = (path: string) => () =>
-  encodeExtendedJson(
-    readFileSync(join(fixtures, "mongorestore/testdata", path), "utf8")
-      .split("\n")
-      .filter((line) => line.trim() !== "")
-      .map((line) => JSON.parse(line)),
-  );
-const jsonArray = (path: string) => () => encodeExtendedJson(JSON.parse(readFileSync(join(fixtures, "mongorestore/testdata", path), "utf8")));
-
-async function indexesOf({ client }: Replayed, db: string, collection: string): Promise<Document[]> {
-  return client
-    .db(db)
-    .collection(collection)
-    .listIndexes({ promoteValues: false } as never)
-    .toArray()
-    .catch(() => []);
-}
-
-async function countOf({ client }: Replayed, db: string, collection: string): Promise<number> {
-  return client.db(db).collection(collection).countDocuments();
-}
-
-/** The collection's documents by `_id`, as canonical extended JSON (types visible). */
-async function contentsOf({ client }: Replayed, db: string, collection: string): Promise<string[]> {
-  const raw = (await client
-    .db(db)
-    .collection(collection)
-    .find({}, { raw: true, sort: { _id: 1 } })
-    .toArray()) as unknown as Uint8Array[];
-  return raw.map((bytes) => EJSON.stringify(parseTyped(bytes), { relaxed: false }));
-}
-
-const canonical = (documents: unknown[]) =>
-  documents.map((document) => EJSON.stringify(EJSON.deserialize(document as Document, { relaxed: false }), { relaxed: false }));
-
-function expectIndexNames(indexes: Document[], names: string[]): void {
-  expect(indexes.map((index) => index.name).sort()).toEqual([...names].sort());
-}
-
-const indexNamed = (indexes: Document[], name: string) => indexes.find((index) => index.name === name)!;
-
-const replayCases: Case[] = [
-  {
-    name: "oplogs/bson/drop_index.bson: the dropped index is gone, the document stays",
-    oplog: bsonFile("oplogs/bson/drop_index.bson"),
-    base: COLL_WITH_INDEX,
-    check: async (r) => {
-      expect(await countOf(r, "test", "foo")).toBe(1);
-      expectIndexNames(await indexesOf(r, "test", "foo"), ["_id_"]);
-    },
-  },
-  {
-    name: "oplogs/bson/drop_collection.bson: the collection and its indexes are gone",
-    oplog: bsonFile("oplogs/bson/drop_collection.bson"),
-    base: COLL_WITH_INDEX,
-    check: async (r) => {
-      expect(await countOf(r, "test", "foo")).toBe(0);
-      expect(await indexesOf(r, "test", "foo")).toEqual([]);
-    },
-  },
-  {
-    name: "oplogs/bson/drop_db.bson: the database is gone",
-    oplog: bsonFile("oplogs/bson/drop_db.bson"),
-    base: COLL_WITH_INDEX,
-    check: async (r) => {
-      expect(await countOf(r, "test", "foo")).toBe(0);
-      expect(await indexesOf(r, "test", "foo")).toEqual([]);
-    },
-  },
-  {
-    name: "oplogs/bson/create_index.bson: the index is created",
-    oplog: bsonFile("oplogs/bson/create_index.bson"),
-    base: COLL_WITH_TTL_INDEX,
-    check: async (r) => {
-      expect(await countOf(r, "test", "foo")).toBe(1);
-      expectIndexNames(await indexesOf(r, "test", "foo"), ["_id_", "f_1"]);
-    },
-  },
-  {
-    name: "oplogs/bson/collMod.bson: the TTL index's expiry becomes 3600",
-    oplog: bsonFile("oplogs/bson/collMod.bson"),
-    base: COLL_WITH_TTL_INDEX,
-    check: async (r) => {
-      expect(await countOf(r, "test", "foo")).toBe(1);
-      expect(Number(indexNamed(await indexesOf(r, "test", "foo"), "f_1").expireAfterSeconds)).toBe(3600);
-    },
-  },
-  {
-    name: "oplogs/bson/collMod_with_hidden.bson: the index is hidden with expiry 3600",
-    oplog: bsonFile("oplogs/bson/collMod_with_hidden.bson"),
-    base: COLL_WITH_TTL_INDEX,
-    check: async (r) => {
-      const index = indexNamed(await indexesOf(r, "test", "foo"), "f_1");
-      expect(Number(index.expireAfterSeconds)).toBe(3600);
-      expect(index.hidden).toBe(true);
-    },
-  },
-  {
-    name: "oplogs/bson/commit_index.bson: a committed two-phase build creates its index",
-    oplog: bsonFile("oplogs/bson/commit_index.bson"),
-    check: async (r) => expectIndexNames(await indexesOf(r, "test", "foo"), ["_id_", "a_1"]),
-  },
-  {
-    name: "oplogs/bson/vectored_insert.bson: a vectored insert's documents, exactly",
-    oplog: bsonFile("oplogs/bson/vectored_insert.bson"),
-    base: COLL_WITHOUT_INDEX,
-    check: async (r) =>
-      expect(await contentsOf(r, "mongodump_test_db", "coll1")).toEqual(
-        canonical([
-          { _id: 100, a: 1 },
-          { _id: 200, a: 2 },
-        ]),
-      ),
-  },
-  {
-    name: "oplogs/bson/linked_vectored_inserts.bson: both linked batches, exactly",
-    oplog: bsonFile("oplogs/bson/linked_vectored_inserts.bson"),
-    base: COLL_WITHOUT_INDEX,
-    check: async (r) =>
-      expect(await contentsOf(r, "mongodump_test_db", "coll1")).toEqual(canonical([300, 400, 500, 600, 700].map((id) => ({ _id: id, a: id / 100 })))),
-  },
-  {
-    name: "oplogs/bson/bypassDocumentValidation.bson: all three documents, the invalid ones too",
-    oplog: bsonFile("oplogs/bson/bypassDocumentValidation.bson"),
-    base: COLL_WITHOUT_INDEX,
-    check: async (r) => expect(await countOf(r, "mongodump_test_db", "coll1")).toBe(3),
-  },
-  {
-    name: "oplogs/bson/collMod_indexUniqueness.bson: five indexes, every secondary one prepareUnique",
-    oplog: bsonFile("oplogs/bson/collMod_indexUniqueness.bson"),
-    base: COLL_WITHOUT_INDEX,
-    check: async (r) => {
-      const indexes = await indexesOf(r, "mongodump_test_db", "coll1");
-      expect(indexes).toHaveLength(5);
-      for (const index of indexes.filter((candidate) => candidate.name !== "_id_")) expect(index.prepareUnique).toBe(true);
-    },
-  },
-  {
-    name: "collMod_ttl_index/oplog.bson: two indexes, the TTL one at 1000 seconds",
-    oplog: bsonFile("collMod_ttl_index/oplog.bson"),
-    base: COLL1_WITH_TTL_INDEX,
-    check: async (r) => {
-      const indexes = await indexesOf(r, "mongodump_test_db", "coll1");
-      expect(indexes).toHaveLength(2);
-      expect(Number(indexNamed(indexes, "a_1").expireAfterSeconds)).toBe(1000);
-    },
-  },
-  {
-    name: "commit_indexes_build/oplog.bson: three indexes (a_1 and the partial b_1) and the document",
-    oplog: bsonFile("commit_indexes_build/oplog.bson"),
-    check: async (r) => {
-      expectIndexNames(await indexesOf(r, "commit_index", "test"), ["_id_", "a_1", "b_1"]);
-      expect(await countOf(r, "commit_index", "test")).toBe(1);
-    },
-  },
-  {
-    name: "create_indexes/oplog.bson: three indexes",
-    oplog: bsonFile("create_indexes/oplog.bson"),
-    check: async (r) => expectIndexNames(await indexesOf(r, "create_indexes", "test"), ["_id_", "a_1", "b_1"]),
-  },
-  {
-    name: "dump_with_noop_in_oplog/oplog.bson: the no-ops skipped, the insert applied",
-    oplog: bsonFile("dump_with_noop_in_oplog/oplog.bson"),
-    check: async (r) =>
-      expect(await contentsOf(r, "test", "data")).toEqual(canonical([{ _id: { $oid: "5473b75c8e32da600b686ed7" }, a: { $numberDouble: "1.0" } }])),
-  },
-  {
-    name: "oplog_partial_skips/oplog.bson: db3.c1's five inserts, no session or cache entry reaches the oplog",
-    oplog: bsonFile("oplog_partial_skips/oplog.bson"),
-    check: async (r) => {
-      expect(await countOf(r, "db3", "c1")).toBe(5);
-      const skipped = { $or: [{ ns: { $regex: /^config\.system\.sessions/ } }, { ns: { $regex: /^config\.cache\./ } }] };
-      expect(await r.client.db("local").collection("oplog.rs").countDocuments(skipped)).toBe(0);
-    },
-  },
-  {
-    name: "oplogs/oplog.json: the mixed sequence ends with test2.foo and its f_1 index, test2.bar dropped",
-    oplog: jsonLines("oplogs/oplog.json"),
-    check: async (r) => {
-      expectIndexNames(await indexesOf(r, "test2", "foo"), ["_id_", "f_1"]);
-      expect((await r.client.db("test2").listCollections().toArray()).map((info) => info.name)).toEqual(["foo"]);
-    },
-  },
-];
-
-// The json/ files are the bson/ ones as extended JSON: replayed too, with their twin's check.
-const jsonTwins: Case[] = replayCases
-  .filter(
-    (candidate) =>
-      candidate.name.startsWith("oplogs/bson/") && !candidate.name.includes("bypassDocumentValidation") && !candidate.name.includes("collMod_indexUniqueness"),
-  )
-  .map((twin) => {
-    const file = twin.name
-      .slice("oplogs/bson/".length)
-      .split(":")[0]!
-      .replace(/\.bson$/, ".json");
-    const isArray = file === "linked_vectored_inserts.json";
-    return { ...twin, name: `oplogs/json/${file}: as its bson twin`, oplog: isArray ? jsonArray(`oplogs/json/${file}`) : jsonLines(`oplogs/json/${file}`) };
-  });
-
-type TransactionCase = { ops: unknown[]; ns: string; postimage?: unknown[] };
-
-function transactionCases(): Case[] {
-  if (OPLOG_FIXTURES === undefined) return [];
-  const cases = JSON.parse(readFileSync(join(fixtures, "common/txn/testdata/oplog_entries.json"), "utf8")) as Record<string, TransactionCase>;
-  return Object.entries(cases).map(([label, { ops, ns, postimage }]) => ({
-    name: `common/txn oplog_entries.json "${label}": ${postimage ? "the documented postimage" : "its documents"}`,
-    oplog: () => encodeExtendedJson(ops),
-    check: async (r: Replayed) => {
-      if (postimage) {
-        const [db, collection] = [ns.slice(0, ns.indexOf(".")), ns.slice(ns.indexOf(".") + 1)];
-        expect(await contentsOf(r, db, collection)).toEqual(canonical(postimage));
-      } else {
-        // "not transaction with multiOpType": an applyOps of two inserts into test.foo.
-        expect(await contentsOf(r, "test", "foo")).toEqual(
-          canonical([
-            { _id: 4, x: -20, y: 4 },
-            { _id: 5, x: -30, y: 11 },
-          ]),
-        );
-      }
-    },
-  }));
-}
 
 let open: { server: MongoTestServer; client: MongoClient; dir: string } | undefined;
 afterEach(async () => {
@@ -292,7 +41,7 @@ async function replay(item: Case): Promise<Replayed> {
   const run = await runTool(tools!.mongorestore, [`--uri=${server.uri}`, "--oplogReplay", `--dir=${dir}`]);
   expect({ code: run.code, failed: run.stderr.split("\n").filter((line) => /Failed|error/.test(line)) }).toEqual({ code: 0, failed: [] });
   await client.connect();
-  return { client, server };
+  return { client };
 }
 
 describe.skipIf(skipReason !== null)(
@@ -300,15 +49,7 @@ describe.skipIf(skipReason !== null)(
   () => {
     test("every fixture file is covered by a case below", () => {
       const covered = new Set([...replayCases, ...jsonTwins].map((item) => item.name.split(":")[0]));
-      const files = [
-        ...readdirSync(join(fixtures, "mongorestore/testdata/oplogs/bson")).map((file) => `oplogs/bson/${file}`),
-        ...readdirSync(join(fixtures, "mongorestore/testdata/oplogs/json")).map((file) => `oplogs/json/${file}`),
-        "oplogs/oplog.json",
-        ...readdirSync(join(fixtures, "mongorestore/testdata"))
-          .filter((name) => name !== "oplogs")
-          .map((name) => `${name}/oplog.bson`),
-      ];
-      expect(files.filter((file) => !covered.has(file))).toEqual([]);
+      expect(fixtureFiles().filter((file) => !covered.has(file))).toEqual([]);
     });
 
     for (const item of [...replayCases, ...jsonTwins, ...transactionCases()]) {

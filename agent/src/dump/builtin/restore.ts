@@ -6,13 +6,14 @@
 // entirely new and says which. See docs/restore.md.
 import type { ArchivePrelude } from "../archive-prelude.ts";
 import { DumpError, throwIfAborted } from "../errors.ts";
-import { type CollectionMetadata, readMongodumpArchive } from "../mongodump-archive/index.ts";
+import { type CollectionMetadata, OPLOG_NAMESPACE, readMongodumpArchive } from "../mongodump-archive/index.ts";
 import type { ProgressTracker } from "../progress-tracker.ts";
 import type { RestorePlan } from "../restore-plan.ts";
 import { pauseForTest } from "../test-pause.ts";
 import type { RestoreResult } from "../types.ts";
 import { connectClient, wrapDatabaseError } from "./client.ts";
 import { DocumentBatch } from "./document-batch.ts";
+import { recordReplay, replayArchiveOplog } from "./oplog-replay.ts";
 import { prepareCollection } from "./prepare-collection.ts";
 import { chooseEmptyTimestampPolicy, insertRestoredDocuments } from "./restored-documents.ts";
 import { createStagingArea, dropLeftoverStaging, type StagingArea } from "./staging.ts";
@@ -59,6 +60,8 @@ export async function restoreWithDriver(request: BuiltinRestoreRequest): Promise
   let stagedAuth: StagedUsersAndRoles | undefined;
   let firstRefusal: string | undefined;
   let inserts: InsertPipeline | undefined;
+  // mongodump --oplog writes the entries after the collections; they are applied once all are staged.
+  const oplogEntries: Uint8Array[] = [];
   try {
     await dropLeftoverStaging(client, plan.targetDatabases).catch((cause) => {
       throw wrapDatabaseError(cause, "removing staging collections left by an earlier restore", uri);
@@ -118,6 +121,10 @@ export async function restoreWithDriver(request: BuiltinRestoreRequest): Promise
       if (event.kind === "collection") {
         registerCollection(event.metadata, plan, staging, states, result);
       } else if (event.kind === "document") {
+        if (event.namespace === OPLOG_NAMESPACE) {
+          oplogEntries.push(event.bytes);
+          continue;
+        }
         if (auth?.collect(event.namespace, event.bytes)) continue;
         const state = states.get(event.namespace);
         if (!state) continue;
@@ -144,10 +151,22 @@ export async function restoreWithDriver(request: BuiltinRestoreRequest): Promise
       });
     }
     throwIfAborted(signal);
+    let removed: TargetState[] = [];
+    if (oplogEntries.length > 0) {
+      const register = (metadata: CollectionMetadata) => {
+        registerCollection(metadata, plan, staging, states, result);
+        return states.get(metadata.namespace)!;
+      };
+      const replayed = await replayArchiveOplog({ client, uri, plan, entries: oplogEntries, states, register, signal });
+      removed = replayed.removed;
+      recordReplay(result, { entries: oplogEntries.length, applied: replayed.applied, swapped: prepared(states), removed });
+    }
+    throwIfAborted(signal);
     if (auth && !auth.isEmpty) stagedAuth = await stageUsersAndRoles(client, auth, staging, request.prelude.header.serverVersion);
 
     const staged = prepared(states);
-    await swapAll(client, staged, { uri, signal, result, emptyTimestamps, usersAndRoles: stagedAuth, onSwapped: (target) => tracker.enter(target) });
+    const swap = { uri, signal, result, emptyTimestamps, usersAndRoles: stagedAuth, removed, onSwapped: (target: string) => tracker.enter(target) };
+    await swapAll(client, staged, swap);
     return describeUsersAndRoles(result, stagedAuth);
   } catch (error) {
     // Inserts still running must end before their staging collections are dropped.

@@ -56,6 +56,8 @@ export async function swapAll(
     emptyTimestamps: EmptyTimestampPolicy;
     /** The backup's users and roles, merged last (users-and-roles.ts says why). */
     usersAndRoles?: StagedUsersAndRoles | undefined;
+    /** Collections the backup's oplog dropped: their targets are dropped (oplog-replay.ts). */
+    removed?: StagedCollection[];
     onSwapped(target: string): void;
   },
 ): Promise<void> {
@@ -65,6 +67,7 @@ export async function swapAll(
     throw wrapDatabaseError(cause, "listing the collections to replace", options.uri);
   });
   const steps = ordered.map((entry) => ({ target: entry.target, run: (progress: SwapProgress) => swapIn(client, entry, options.emptyTimestamps, progress) }));
+  for (const entry of options.removed ?? []) steps.push({ target: entry.target, run: (progress) => dropTarget(client, entry, progress) });
   const auth = options.usersAndRoles;
   if (auth) steps.push({ target: USERS_AND_ROLES, run: () => auth.merge() });
   const outcome: SwapOutcome = { done: [], created: existing, partial: [], inDoubt: [], all: steps.map((step) => step.target) };
@@ -189,6 +192,12 @@ async function swapIn(client: MongoClient, entry: StagedCollection, emptyTimesta
   // Time-series collections cannot be renamed before MongoDB 8.0, nor anything on FerretDB 1.x:
   // recreate and copy instead (not one atomic step; docs/restore.md says so).
   await copyOver(client, entry, emptyTimestamps, progress);
+}
+
+/** Drops a target the backup's oplog dropped (one step, like a rename); throws the driver's error. */
+async function dropTarget(client: MongoClient, entry: StagedCollection, progress: SwapProgress): Promise<void> {
+  progress.phase = "renaming";
+  await dropIfExists(client.db(entry.targetDb), entry.targetName);
 }
 
 /**

@@ -8,13 +8,14 @@ import type { Writable } from "node:stream";
 import type { ArchivePrelude } from "../archive-prelude.ts";
 import { connectClient, wrapDatabaseError } from "../builtin/client.ts";
 import { createStagingArea, dropLeftoverStaging, type StagingArea } from "../builtin/staging.ts";
+import { recordReplay, replayIntoStaged } from "../builtin/oplog-replay.ts";
 import { describeUsersAndRoles } from "../builtin/restore.ts";
 import { dropStaged, isView, type StagedCollection, swapAll } from "../builtin/swap.ts";
 import { type StagedUsersAndRoles, stageUsersAndRoles, UsersAndRoles } from "../builtin/users-and-roles.ts";
 import { chooseEmptyTimestampPolicy } from "../builtin/restored-documents.ts";
 import { removeUriDatabase } from "../connection-string.ts";
 import { DumpError, throwIfAborted } from "../errors.ts";
-import { type CollectionMetadata, listDataNamespaces, readMongodumpArchive } from "../mongodump-archive/index.ts";
+import { type CollectionMetadata, listDataNamespaces, OPLOG_NAMESPACE, readMongodumpArchive } from "../mongodump-archive/index.ts";
 import type { ProgressTracker } from "../progress-tracker.ts";
 import type { RestorePlan } from "../restore-plan.ts";
 import type { CollectionRestoreStats, RestoreResult } from "../types.ts";
@@ -45,6 +46,8 @@ export async function restoreWithTool(request: NativeRestoreRequest): Promise<Re
   const client = await connectClient(uri);
   const auth = plan.usersAndRoles ? new UsersAndRoles() : undefined;
   let stagedAuth: StagedUsersAndRoles | undefined;
+  // What is swapped in: the archive's collections, as the backup's oplog left them.
+  let swap = staged;
   try {
     await dropLeftoverStaging(client, plan.targetDatabases).catch((cause) => {
       throw wrapDatabaseError(cause, "removing staging collections left by an earlier restore", uri);
@@ -52,7 +55,8 @@ export async function restoreWithTool(request: NativeRestoreRequest): Promise<Re
     const emptyTimestamps = await chooseEmptyTimestampPolicy(client).catch((cause) => {
       throw wrapDatabaseError(cause, "asking the server its version", uri);
     });
-    const result = await runMongorestore(request, staged, targetOfStaged, auth);
+    const oplog: Uint8Array[] = [];
+    const result = await runMongorestore(request, staged, targetOfStaged, auth, oplog);
     const refused = result.failed;
     if (refused > 0) {
       throw new DumpError("database-error", `mongorestore could not restore ${refused} document(s), so nothing was replaced`, {
@@ -60,11 +64,19 @@ export async function restoreWithTool(request: NativeRestoreRequest): Promise<Re
       });
     }
     throwIfAborted(signal);
+    let removed: StagedCollection[] = [];
+    if (oplog.length > 0) {
+      const replayed = await replayIntoStaged({ client, uri, plan, staging, staged, entries: oplog, signal });
+      ({ swap, removed } = replayed);
+      recordReplay(result, { entries: oplog.length, applied: replayed.applied, swapped: swap, removed });
+    }
+    throwIfAborted(signal);
     if (auth && !auth.isEmpty) stagedAuth = await stageUsersAndRoles(client, auth, staging, prelude.header.serverVersion);
-    await swapAll(client, staged, { uri, signal, result, emptyTimestamps, usersAndRoles: stagedAuth, onSwapped: (target) => tracker.enter(target) });
+    const onSwapped = (target: string) => tracker.enter(target);
+    await swapAll(client, swap, { uri, signal, result, emptyTimestamps, usersAndRoles: stagedAuth, removed, onSwapped });
     return describeUsersAndRoles(result, stagedAuth);
   } catch (error) {
-    await dropStaged(client, staged).catch(() => undefined); // also retried by the next restore
+    await dropStaged(client, [...staged, ...swap]).catch(() => undefined); // also retried by the next restore
     await stagedAuth?.discard().catch(() => undefined);
     throw error;
   } finally {
@@ -94,6 +106,8 @@ async function runMongorestore(
   staged: StagedCollection[],
   targetOfStaged: Map<string, string>,
   auth: UsersAndRoles | undefined,
+  /** Receives the archive's oplog entries (mongorestore does not apply them: restoreWithTool does). */
+  oplog: Uint8Array[],
 ): Promise<RestoreResult> {
   const { uri, plan, tracker, signal, prelude } = request;
   const config = await writeToolConfig(removeUriDatabase(uri));
@@ -126,6 +140,10 @@ async function runMongorestore(
       if (event.kind === "collection") {
         if (plan.targetOf(event.metadata) === undefined) skipped.push(event.metadata.namespace);
       } else if (event.kind === "document") {
+        if (event.namespace === OPLOG_NAMESPACE) {
+          oplog.push(event.bytes);
+          continue;
+        }
         if (auth?.collect(event.namespace, event.bytes)) continue;
         const entry = byNamespace.get(event.namespace);
         if (entry === undefined) continue;
