@@ -7,8 +7,10 @@ import { createMemoryPacer } from "./memory-pacer.ts";
 
 /** Options of decryption. */
 export interface DecryptOptions {
-  /** The 32-byte master key the file was written with. */
+  /** The 32-byte master key the file was written with (the current key of a keyring). */
   masterKey: Uint8Array;
+  /** Older keys of the keyring, tried when the file names one of them by key id. */
+  keyring?: readonly Uint8Array[];
 }
 
 /**
@@ -30,7 +32,7 @@ export class DecryptStream extends Duplex {
 
   constructor(options: DecryptOptions) {
     super({ readableHighWaterMark: DEFAULT_CHUNK_SIZE, writableHighWaterMark: DEFAULT_CHUNK_SIZE });
-    this.#reader = new ArchiveReader(options.masterKey);
+    this.#reader = new ArchiveReader([options.masterKey, ...(options.keyring ?? [])]);
     this.header = new Promise<ArchiveHeader>((resolve, reject) => {
       this.#resolveHeader = resolve;
       this.#rejectHeader = reject;
