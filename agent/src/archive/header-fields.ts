@@ -61,9 +61,7 @@ export function checkMagicPrefix(bytes: Uint8Array): void {
 }
 
 /** Checks stored field values (after the MAC, so a damaged byte reads as tampering). */
-export function validateHeaderFields(
-  raw: RawHeaderFields,
-): Pick<ArchiveHeader, "compression" | "payloadKind" | "chunkSize" | "createdAt"> {
+export function validateHeaderFields(raw: RawHeaderFields): Pick<ArchiveHeader, "compression" | "payloadKind" | "chunkSize" | "createdAt"> {
   const compression = findCompressionName(raw.compressionCode);
   if (!compression) throw new UnsupportedCompressionError(raw.compressionCode);
   const payloadKind = findPayloadKindName(raw.payloadKindCode);

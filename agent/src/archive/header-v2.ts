@@ -106,7 +106,12 @@ export function openHeaderV2(bytes: Uint8Array, keys: readonly Uint8Array[]): Op
  * master-key stanza for the new key (stanzas of other kinds are kept), and a new MAC. The result
  * has the same length when the old header held one master-key stanza, so only the header changes.
  */
-export function rewrapHeaderV2(bytes: Uint8Array, keys: readonly Uint8Array[], newKey: Uint8Array, wrapSalt: Uint8Array = randomBytes(WRAP_SALT_LENGTH)): Buffer {
+export function rewrapHeaderV2(
+  bytes: Uint8Array,
+  keys: readonly Uint8Array[],
+  newKey: Uint8Array,
+  wrapSalt: Uint8Array = randomBytes(WRAP_SALT_LENGTH),
+): Buffer {
   const { dataKey } = openHeaderV2(bytes, keys);
   const raw = parseHeaderV2(bytes);
   const kept = raw.stanzas.filter((stanza) => stanza.kind !== WRAP_KIND_MASTER_KEY);

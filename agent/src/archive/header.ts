@@ -12,14 +12,7 @@ import {
   V1_MAC_OFFSET,
   V2_LENGTH_PREFIX,
 } from "./format.ts";
-import {
-  checkMagicPrefix,
-  computeHeaderMac,
-  encodeHeaderFields,
-  type HeaderFieldsInput,
-  type RawHeaderFields,
-  validateHeaderFields,
-} from "./header-fields.ts";
+import { checkMagicPrefix, computeHeaderMac, encodeHeaderFields, type HeaderFieldsInput, type RawHeaderFields, validateHeaderFields } from "./header-fields.ts";
 import { openHeaderV2, readHeaderLengthV2, readHeaderV2 } from "./header-v2.ts";
 import { deriveFileKeysV1, deriveKeyIdBytes, findKeyById, missingKeyError } from "./keys.ts";
 
