@@ -4,7 +4,7 @@ import { type ArchiveHeader, FRAME_HEADER_LENGTH, TAG_LENGTH } from "./format.ts
 import { type Frame, FrameReader } from "./frame-reader.ts";
 import { HeaderAccumulator } from "./header-accumulator.ts";
 import { openHeader } from "./header.ts";
-import { assertMasterKey } from "./keys.ts";
+import { assertMasterKey, type MasterKeys } from "./keys.ts";
 
 /**
  * Synchronous core of decryption: feed file bytes, get back authenticated payload bytes (still
@@ -20,7 +20,7 @@ export class ArchiveReader {
   #output: Buffer[] = [];
 
   /** `keys`: the master key, or the keyring (current key first); the header's key id picks one. */
-  constructor(keys: Uint8Array | readonly Uint8Array[]) {
+  constructor(keys: MasterKeys) {
     this.#keys = keys instanceof Uint8Array ? [keys] : [...keys];
     if (this.#keys.length === 0) assertMasterKey(new Uint8Array(0));
     for (const key of this.#keys) assertMasterKey(key);

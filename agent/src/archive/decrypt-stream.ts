@@ -3,14 +3,16 @@ import { ArchiveReader } from "./archive-reader.ts";
 import { createDecompressor } from "./compression.ts";
 import { DecompressionError } from "./errors.ts";
 import { type ArchiveHeader, DEFAULT_CHUNK_SIZE } from "./format.ts";
+import type { MasterKeys } from "./keys.ts";
 import { createMemoryPacer } from "./memory-pacer.ts";
 
 /** Options of decryption. */
 export interface DecryptOptions {
-  /** The 32-byte master key the file was written with (the current key of a keyring). */
-  masterKey: Uint8Array;
-  /** Older keys of the keyring, tried when the file names one of them by key id. */
-  keyring?: readonly Uint8Array[];
+  /**
+   * The 32-byte master key the file was written with, or a keyring (the current key first, then
+   * the older ones a rotation kept): the file's key id picks the key.
+   */
+  masterKey: MasterKeys;
 }
 
 /**
@@ -32,7 +34,7 @@ export class DecryptStream extends Duplex {
 
   constructor(options: DecryptOptions) {
     super({ readableHighWaterMark: DEFAULT_CHUNK_SIZE, writableHighWaterMark: DEFAULT_CHUNK_SIZE });
-    this.#reader = new ArchiveReader([options.masterKey, ...(options.keyring ?? [])]);
+    this.#reader = new ArchiveReader(options.masterKey);
     this.header = new Promise<ArchiveHeader>((resolve, reject) => {
       this.#resolveHeader = resolve;
       this.#rejectHeader = reject;

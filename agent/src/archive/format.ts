@@ -77,8 +77,11 @@ export interface ArchiveHeader {
   createdAt: Date;
   /** Hex of the 16-byte key id (fingerprint): which master key can open the file. */
   keyId: string;
-  /** Hex of the 32-byte per-file random salt (version 1; version 2 files have a random data key instead). */
-  salt?: string;
+  /**
+   * Hex of the header's 32-byte random salt: version 1's per-file key-derivation salt; in version 2
+   * the wrap salt of the stanza that names `keyId` (new after each rewrap).
+   */
+  salt: string;
   /** Total header length in bytes; chunk frames start at this offset. */
   headerLength: number;
 }

@@ -72,7 +72,8 @@ export function readHeaderLengthV2(prefix: Uint8Array): number {
 /** Reads the fields without a key (nothing is authenticated); keyId names the first master-key stanza. */
 export function readHeaderV2(bytes: Uint8Array): ArchiveHeader {
   const raw = parseHeaderV2(bytes);
-  return describeHeaderV2(raw, findMasterKeyStanzas(raw)[0]?.keyId ?? Buffer.alloc(0));
+  const stanza = findMasterKeyStanzas(raw)[0];
+  return describeHeaderV2(raw, stanza?.keyId ?? Buffer.alloc(0), stanza?.wrapSalt ?? Buffer.alloc(0));
 }
 
 /**
@@ -98,7 +99,7 @@ export function openHeaderV2(bytes: Uint8Array, keys: readonly Uint8Array[]): Op
   const { headerKey, payloadKey } = deriveFileKeysV2(dataKey);
   const expected = computeHeaderMac(headerKey, bytes.subarray(0, raw.length), raw.length - HEADER_MAC_LENGTH);
   if (!timingSafeEqual(expected, raw.mac)) throw new HeaderTamperedError();
-  return { header: describeHeaderV2(raw, stanza.keyId), dataKey, payloadKey };
+  return { header: describeHeaderV2(raw, stanza.keyId, stanza.wrapSalt), dataKey, payloadKey };
 }
 
 /**
@@ -204,11 +205,12 @@ function findMasterKeyStanzas(raw: RawHeaderV2) {
     });
 }
 
-function describeHeaderV2(raw: RawHeaderV2, keyId: Uint8Array): ArchiveHeader {
+function describeHeaderV2(raw: RawHeaderV2, keyId: Uint8Array, wrapSalt: Uint8Array): ArchiveHeader {
   return {
     version: FORMAT_VERSION_2,
     ...validateHeaderFields(raw),
     keyId: Buffer.from(keyId).toString("hex"),
+    salt: Buffer.from(wrapSalt).toString("hex"),
     headerLength: raw.length,
   };
 }

@@ -14,7 +14,7 @@ import {
 } from "./format.ts";
 import { checkMagicPrefix, computeHeaderMac, encodeHeaderFields, type HeaderFieldsInput, type RawHeaderFields, validateHeaderFields } from "./header-fields.ts";
 import { openHeaderV2, readHeaderLengthV2, readHeaderV2 } from "./header-v2.ts";
-import { deriveFileKeysV1, deriveKeyIdBytes, findKeyById, missingKeyError } from "./keys.ts";
+import { deriveFileKeysV1, deriveKeyIdBytes, findKeyById, type MasterKeys, missingKeyError } from "./keys.ts";
 
 export { assertChunkSize, checkMagicPrefix } from "./header-fields.ts";
 
@@ -78,7 +78,7 @@ export function readArchiveHeader(bytes: Uint8Array): ArchiveHeader {
  * Authenticates a complete header with a master key: `keys` is the current key, then the older
  * keys of the keyring; the header's key id picks one. Wrong key, then MAC, then field values.
  */
-export function openHeader(bytes: Uint8Array, keys: Uint8Array | readonly Uint8Array[]): OpenedHeader {
+export function openHeader(bytes: Uint8Array, keys: MasterKeys): OpenedHeader {
   const keyring = keys instanceof Uint8Array ? [keys] : keys;
   measureWhole(bytes);
   if (isVersion2(bytes)) return openHeaderV2(bytes, keyring);

@@ -27,5 +27,5 @@ export {
 } from "./format.ts";
 export { readArchiveHeader } from "./header.ts";
 export { type ArchiveInspection, inspectArchive } from "./inspect.ts";
-export { decodeMasterKey, deriveKeyId, encodeMasterKey, generateMasterKey } from "./keys.ts";
+export { decodeMasterKey, deriveKeyId, encodeMasterKey, generateMasterKey, type MasterKeys } from "./keys.ts";
 export { collectGarbageNow, createMemoryPacer, type MemoryPacer } from "./memory-pacer.ts";

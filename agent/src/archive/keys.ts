@@ -8,6 +8,9 @@ import { KEY_ID_LENGTH, LABEL_HEADER_V1, LABEL_KEY_ID, LABEL_PAYLOAD_V1, MASTER_
 const KEY_TEXT_PREFIX = "dbvk1_";
 const KEY_CHECKSUM_LENGTH = 4;
 
+/** A master key, or a keyring: the current key first, then older ones; a file's key id picks one. */
+export type MasterKeys = Uint8Array | readonly Uint8Array[];
+
 /** Returns a new random 32-byte master key. */
 export function generateMasterKey(): Buffer {
   return randomBytes(MASTER_KEY_LENGTH);

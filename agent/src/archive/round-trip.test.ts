@@ -80,6 +80,7 @@ describe("header", () => {
       chunkSize: 4096,
       createdAt,
       keyId: deriveKeyId(TEST_KEY),
+      salt: expect.stringMatching(/^[0-9a-f]{64}$/),
       headerLength: 158,
     });
   });

@@ -67,7 +67,7 @@ describe("version 2 files", () => {
     Buffer.from(deriveKeyId(OTHER_TEST_KEY), "hex").copy(forged, KEY_ID);
     const error = await captureDecryptError(forged, OTHER_TEST_KEY);
     expect(error).toBeInstanceOf(HeaderTamperedError);
-    await expect(decryptBuffer(forged, { masterKey: TEST_KEY, keyring: [OTHER_TEST_KEY] })).rejects.toBeInstanceOf(HeaderTamperedError);
+    await expect(decryptBuffer(forged, { masterKey: [TEST_KEY, OTHER_TEST_KEY] })).rejects.toBeInstanceOf(HeaderTamperedError);
   });
 
   test("another file's stanza (same key, valid wrap) moved onto this header fails the MAC", async () => {
@@ -95,7 +95,10 @@ describe("version 2 files", () => {
 
   test("a keyring without the file's key names the key id needed and every id it holds", async () => {
     const newest = generateMasterKey();
-    const error = await decryptBuffer(file, { masterKey: newest, keyring: [OTHER_TEST_KEY] }).catch((e) => e as WrongKeyError);
+    const error = await decryptBuffer(file, { masterKey: [newest, OTHER_TEST_KEY] }).then(
+      () => expect.unreachable(),
+      (e) => e as WrongKeyError,
+    );
     expect(error).toBeInstanceOf(WrongKeyError);
     expect(error.fileKeyId).toBe(deriveKeyId(TEST_KEY));
     expect(error.keyringKeyIds).toEqual([deriveKeyId(newest), deriveKeyId(OTHER_TEST_KEY)]);
@@ -105,7 +108,7 @@ describe("version 2 files", () => {
   test("a keyring opens version 1 and version 2 files of an older key", async () => {
     const v1 = await encryptForTest(PLAINTEXT, { formatVersion: 1 });
     for (const old of [v1, file]) {
-      const { plaintext } = await decryptBuffer(old, { masterKey: OTHER_TEST_KEY, keyring: [TEST_KEY] });
+      const { plaintext } = await decryptBuffer(old, { masterKey: [OTHER_TEST_KEY, TEST_KEY] });
       expect(plaintext.equals(PLAINTEXT)).toBe(true);
     }
   });

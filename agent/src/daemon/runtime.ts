@@ -2,7 +2,7 @@
 // streams, restores verify/decrypt → restore, credentials live in the 0600 config file. The
 // config is re-read before each job, so a database added with `db add` works without a restart.
 import type { DrillReport, Progress, RestoreStats } from "../../../protocol/agent-protocol";
-import { type AgentConfig, findDatabase, loadConfig, readMasterKey, readServerSettings, saveConfig } from "../config.ts";
+import { type AgentConfig, findDatabase, loadConfig, readKeyring, readMasterKey, readServerSettings, saveConfig } from "../config.ts";
 import { AGENT_VERSION, BUILD_PLATFORM } from "../build-info.ts";
 import { createBackupStream, DumpError, restoreFromEncrypted, runRestoreDrill, verifyEncryptedBackup } from "../dump/index.ts";
 import { osFamily } from "../platform/locations.ts";
@@ -122,7 +122,7 @@ export function createDaemonRuntime(options: RuntimeOptions): DaemonRuntime {
       try {
         const result = await restoreFromEncrypted({
           uri: database.uri,
-          masterKey: readMasterKey(current, path),
+          masterKey: readKeyring(current, path),
           input: encrypted,
           ...(inputBytes ? { inputBytes } : {}),
           ...(targetDatabase ? { database: targetDatabase } : {}),
@@ -140,7 +140,7 @@ export function createDaemonRuntime(options: RuntimeOptions): DaemonRuntime {
     },
     async verify(encrypted, { signal }) {
       const current = await refresh();
-      const summary = await verifyEncryptedBackup(encrypted, readMasterKey(current, path), signal);
+      const summary = await verifyEncryptedBackup(encrypted, readKeyring(current, path), signal);
       return Object.fromEntries(summary.namespaces.map((entry) => [entry.namespace, entry.documentCount]));
     },
     async drill(databaseName, encrypted, { scratchDatabase, onProgress, signal, inputBytes }) {
@@ -148,7 +148,7 @@ export function createDaemonRuntime(options: RuntimeOptions): DaemonRuntime {
       const database = findDatabase(current, databaseName, path);
       const outcome = await runRestoreDrill({
         uri: database.uri,
-        masterKey: readMasterKey(current, path),
+        masterKey: readKeyring(current, path),
         input: encrypted,
         database: scratchDatabase,
         ...(inputBytes ? { inputBytes } : {}),
