@@ -235,10 +235,30 @@ export const agentApi = {
   complete: (backupId: string) => `/api/agent/backups/${backupId}/complete`,
   fail: (backupId: string) => `/api/agent/backups/${backupId}/fail`,
   download: (backupId: string) => `/api/agent/backups/${backupId}/download`,
+  backupKeys: "/api/agent/backup-keys",
+  header: (backupId: string) => `/api/agent/backups/${backupId}/header`,
   socket: "/api/agents/ws",
   releases: "/api/agent/releases",
   binary: (fileName: string) => `/downloads/${fileName}`,
 } as const;
+
+/** GET /api/agent/backup-keys: the completed backups an agent may rewrap, with the key id each was last recorded under. */
+export const BackupKeysAnswer = T.Object({
+  backups: T.Array(
+    T.Object({
+      id: T.String(),
+      databaseName: T.String(),
+      createdAt: T.String({ format: "date-time" }),
+      /** Key id (public fingerprint) the agent reported; null for backups made before agents reported it. */
+      keyId: T.Union([T.String(), T.Null()]),
+    }),
+  ),
+});
+export type BackupKeysAnswer = Static<typeof BackupKeysAnswer>;
+
+/** PUT /api/agent/backups/:id/header: the stored file now starts with the new header; its new size and checksum. */
+export const HeaderReplaced = T.Object({ keyId: T.String(), size: T.Integer(), sha256: T.String() });
+export type HeaderReplaced = Static<typeof HeaderReplaced>;
 
 /** GET /api/agent/releases, as far as an agent reads it (the server's model adds more). */
 export type ReleasesAnswer = { version: string; publicKey: string; manifest: string; signature: string };
