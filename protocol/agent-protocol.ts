@@ -91,6 +91,8 @@ export const CompleteUploadRequest = T.Object({
   sha256: T.String({ pattern: "^[0-9a-f]{64}$" }),
   /** Documents per namespace ("db.collection") as dumped, for restore choices and progress totals. */
   collections: T.Optional(NamespaceCounts),
+  /** Key id (public fingerprint) of the master key the file's header names; never the key. */
+  keyId: T.Optional(T.String({ pattern: "^[0-9a-f]{32}$" })),
 });
 export type CompleteUploadRequest = Static<typeof CompleteUploadRequest>;
 

@@ -2,6 +2,8 @@ import { Elysia } from "elysia";
 import type { AgentRow } from "@db/schema";
 import {
   AddDatabaseRequest,
+  BackupKeysAnswer,
+  HeaderReplaced,
   AGENT_REMOVED_CLOSE_CODE,
   AGENT_REMOVED_MESSAGE,
   AgentHeaders,
@@ -22,6 +24,7 @@ import { failBackup, findOwnBackup } from "../backups/service";
 import { completeUpload, getUploadStatus, receivePart } from "../uploads/service";
 import { authenticateAgent, authenticateApiKey, refuseNewAgentFor } from "./agent-auth";
 import { findBackupForAgent } from "./agent-backups";
+import { headerResponse, listRewrappableBackups, replaceHeaderFromRequest } from "./agent-key-rotation";
 import { createAgentGateway } from "./gateway";
 
 /**
@@ -115,6 +118,25 @@ export const agentLinkController = (ctx: AppContext) => {
         return downloadBackupResponse(ctx, backup, request.headers.get("range"));
       },
       { params: agentsModel.backupParams, detail: { summary: "Download a backup to restore it", responses: encryptedFileAnswer } },
+    )
+    .get("/backup-keys", async ({ headers }) => listRewrappableBackups(ctx, (await authenticateAgent(ctx, headers)).agent), {
+      response: { 200: BackupKeysAnswer },
+      detail: { summary: "The completed backups this agent may rewrap after a key rotation, with the key id each names" },
+    })
+    .get("/backups/:backupId/header", async ({ headers, params }) => headerResponse(ctx, (await authenticateAgent(ctx, headers)).agent, params.backupId), {
+      params: agentsModel.backupParams,
+      detail: { summary: "The header of a stored backup file (key rotation reads it to rewrap it)" },
+    })
+    .put(
+      "/backups/:backupId/header",
+      async ({ headers, params, request }) => replaceHeaderFromRequest(ctx, (await authenticateAgent(ctx, headers)).agent, params.backupId, request),
+      // The raw header bytes: no parsing.
+      {
+        params: agentsModel.backupParams,
+        parse: "none",
+        response: { 200: HeaderReplaced },
+        detail: { summary: "Replace a stored backup file's header with a rewrapped one (same length and fields; the data is untouched)" },
+      },
     );
 
   return new Elysia({ detail: { tags: ["Agents"] } }).use(agentApi).ws("/api/agents/ws", {
