@@ -146,6 +146,8 @@ export const AgentMessage = T.Union([
     platform: ShortText(64),
     /** The database names in the agent's config: the server lets it run those no online agent runs. Absent: older agents. */
     databases: T.Optional(T.Array(Name, { maxItems: 1000 })),
+    /** Key ids (public fingerprints) of the agent's keyring, master key first; never a key. Absent: older agents. */
+    keyIds: T.Optional(T.Array(T.String({ pattern: "^[0-9a-f]{32}$" }), { maxItems: 100 })),
   }),
   T.Object({
     type: T.Literal("heartbeat"),

@@ -4,6 +4,7 @@
 import type { DrillReport, Progress, RestoreStats } from "../../../protocol/agent-protocol";
 import { type AgentConfig, findDatabase, loadConfig, readKeyring, readMasterKey, readServerSettings, saveConfig } from "../config.ts";
 import { AGENT_VERSION, BUILD_PLATFORM } from "../build-info.ts";
+import { deriveKeyId } from "../archive/index.ts";
 import { createBackupStream, DumpError, restoreFromEncrypted, runRestoreDrill, verifyEncryptedBackup } from "../dump/index.ts";
 import { osFamily } from "../platform/locations.ts";
 import { type UpdateReport, updateAgent } from "../update/update-agent.ts";
@@ -17,6 +18,8 @@ export type DaemonRuntime = {
   hello: { version: string; hostname: string; platform: string };
   /** The database names in the config as last read: the hello tells the server which it holds. */
   databaseNames(): string[];
+  /** Key ids of the keyring in the config as last read (master key first): the hello tells the server which backups it can open. */
+  keyIds(): string[];
   /** Dumps, compresses and encrypts a configured database: the ciphertext, as produced; `onDumped` hears the counts before it ends. */
   backup(
     databaseName: string,
@@ -95,6 +98,13 @@ export function createDaemonRuntime(options: RuntimeOptions): DaemonRuntime {
     client: () => createServerClient(readServerSettings(config, path)),
     hello: { version: AGENT_VERSION, ...options.hello },
     databaseNames: () => config.databases.map((entry) => entry.name),
+    keyIds: () => {
+      try {
+        return readKeyring(config, path).map((key) => deriveKeyId(key));
+      } catch {
+        return [];
+      }
+    },
     async *backup(databaseName, { onProgress, signal, onDumped }) {
       const current = await refresh();
       const database = findDatabase(current, databaseName, path);

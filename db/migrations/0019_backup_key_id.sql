@@ -1,1 +1,0 @@
-ALTER TABLE "backups" ADD COLUMN "key_id" text;
