@@ -156,6 +156,26 @@ describe("agent transport", () => {
     await socket.stop();
   });
 
+  test("the hello's keyring key ids are recorded on the agent and shown; keys never leave it", async () => {
+    const { user, client } = await setupAgent();
+    const inbox = collectMessages();
+    const keyIds = [deriveKeyId(generateMasterKey()), deriveKeyId(generateMasterKey())];
+    const socket = startAgentSocket(
+      { url: client.socketUrl, headers: client.socketHeaders, hello: { version: "1.2.3", hostname: "host-k", platform: "linux-x64", keyIds } },
+      { onMessage: inbox.onMessage },
+    );
+    await inbox.next("welcome");
+    await waitUntil(
+      async () => {
+        const status = await server.call("GET", "/api/settings/system-status", { token: user.token });
+        expect(status.body.agents[0]).toMatchObject({ status: "active", keyIds });
+        return true;
+      },
+      { message: "the agent's key ids to be recorded" },
+    );
+    await socket.stop();
+  });
+
   test("the key id the backup's header names is reported at completion, recorded and shown; never the key", async () => {
     const { user, client, trigger } = await backupBehind(base);
     const masterKey = generateMasterKey();
@@ -166,7 +186,12 @@ describe("agent transport", () => {
       for (let i = 0; i < 200; i++) yield file.subarray(i, i + 1);
       yield* generate(file.subarray(200), 7_000);
     }
-    await uploadBackup(client, trigger.body._id, noteKeyId(pieces(), (id) => (keyId = id)), { keyId: () => keyId });
+    await uploadBackup(
+      client,
+      trigger.body._id,
+      noteKeyId(pieces(), (id) => (keyId = id)),
+      { keyId: () => keyId },
+    );
     expect(keyId).toBe(deriveKeyId(masterKey));
     const backup = await server.call("GET", `/api/backups/${trigger.body._id}`, { token: user.token });
     expect(backup.body).toMatchObject({ status: "completed", keyId: deriveKeyId(masterKey), size: file.length });
