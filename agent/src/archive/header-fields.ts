@@ -31,6 +31,27 @@ export interface RawHeaderFields {
   createdAtMs: bigint;
 }
 
+/**
+ * Writes the shared fields at `offset` (10 in version 1, 12 in version 2), in the order every
+ * version keeps: compression (1), payload kind (1), chunk size (4), created-at (8).
+ */
+export function writeHeaderFields(bytes: Buffer, offset: number, fields: RawHeaderFields): void {
+  bytes.writeUInt8(fields.compressionCode, offset);
+  bytes.writeUInt8(fields.payloadKindCode, offset + 1);
+  bytes.writeUInt32BE(fields.chunkSize, offset + 2);
+  bytes.writeBigUInt64BE(fields.createdAtMs, offset + 6);
+}
+
+/** Reads the shared fields written by writeHeaderFields. */
+export function readHeaderFields(bytes: Buffer, offset: number): RawHeaderFields {
+  return {
+    compressionCode: bytes.readUInt8(offset),
+    payloadKindCode: bytes.readUInt8(offset + 1),
+    chunkSize: bytes.readUInt32BE(offset + 2),
+    createdAtMs: bytes.readBigUInt64BE(offset + 6),
+  };
+}
+
 /** Checks writer options and returns their stored form; throws InvalidOptionsError. */
 export function encodeHeaderFields(input: HeaderFieldsInput): RawHeaderFields {
   assertChunkSize(input.chunkSize);

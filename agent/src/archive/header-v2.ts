@@ -21,7 +21,15 @@ import {
   WRAP_KIND_MASTER_KEY,
   WRAP_SALT_LENGTH,
 } from "./format.ts";
-import { computeHeaderMac, encodeHeaderFields, type HeaderFieldsInput, type RawHeaderFields, validateHeaderFields } from "./header-fields.ts";
+import {
+  computeHeaderMac,
+  encodeHeaderFields,
+  type HeaderFieldsInput,
+  type RawHeaderFields,
+  readHeaderFields,
+  validateHeaderFields,
+  writeHeaderFields,
+} from "./header-fields.ts";
 import { deriveFileKeysV2, unwrapDataKey, wrapDataKey } from "./key-wrap.ts";
 import { deriveKeyIdBytes, findKeyById, missingKeyError } from "./keys.ts";
 
@@ -140,10 +148,7 @@ function assembleHeaderV2(fields: RawHeaderFields, stanzas: KeyStanza[], dataKey
   bytes.set(MAGIC, 0);
   bytes.writeUInt16BE(FORMAT_VERSION_2, 8);
   bytes.writeUInt16BE(length, 10);
-  bytes.writeUInt8(fields.compressionCode, 12);
-  bytes.writeUInt8(fields.payloadKindCode, 13);
-  bytes.writeUInt32BE(fields.chunkSize, 14);
-  bytes.writeBigUInt64BE(fields.createdAtMs, 18);
+  writeHeaderFields(bytes, 12, fields);
   bytes.writeUInt8(stanzas.length, V2_STANZA_COUNT_OFFSET);
   let offset = V2_STANZAS_OFFSET;
   for (const stanza of stanzas) {
@@ -180,10 +185,7 @@ function parseHeaderV2(bytes: Uint8Array): RawHeaderV2 {
   if (offset !== macOffset) throw new MalformedHeaderError("its key stanzas do not fill the header");
   return {
     length,
-    compressionCode: b.readUInt8(12),
-    payloadKindCode: b.readUInt8(13),
-    chunkSize: b.readUInt32BE(14),
-    createdAtMs: b.readBigUInt64BE(18),
+    ...readHeaderFields(b, 12),
     stanzas,
     mac: b.subarray(macOffset, length),
   };

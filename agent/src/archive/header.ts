@@ -12,7 +12,16 @@ import {
   V1_MAC_OFFSET,
   V2_LENGTH_PREFIX,
 } from "./format.ts";
-import { checkMagicPrefix, computeHeaderMac, encodeHeaderFields, type HeaderFieldsInput, type RawHeaderFields, validateHeaderFields } from "./header-fields.ts";
+import {
+  checkMagicPrefix,
+  computeHeaderMac,
+  encodeHeaderFields,
+  type HeaderFieldsInput,
+  type RawHeaderFields,
+  readHeaderFields,
+  validateHeaderFields,
+  writeHeaderFields,
+} from "./header-fields.ts";
 import { openHeaderV2, readHeaderLengthV2, readHeaderV2 } from "./header-v2.ts";
 import { deriveFileKeysV1, deriveKeyIdBytes, findKeyById, type MasterKeys, missingKeyError } from "./keys.ts";
 
@@ -43,10 +52,7 @@ export function encodeHeaderV1(input: HeaderV1Input): { bytes: Buffer; payloadKe
   const bytes = Buffer.alloc(V1_HEADER_LENGTH);
   bytes.set(MAGIC, 0);
   bytes.writeUInt16BE(FORMAT_VERSION_1, 8);
-  bytes.writeUInt8(fields.compressionCode, 10);
-  bytes.writeUInt8(fields.payloadKindCode, 11);
-  bytes.writeUInt32BE(fields.chunkSize, 12);
-  bytes.writeBigUInt64BE(fields.createdAtMs, 16);
+  writeHeaderFields(bytes, 10, fields);
   bytes.set(input.salt, 24);
   bytes.set(deriveKeyIdBytes(input.masterKey), 56);
   computeHeaderMac(headerKey, bytes, V1_MAC_OFFSET).copy(bytes, V1_MAC_OFFSET);
@@ -114,10 +120,7 @@ function openHeaderV1(bytes: Uint8Array, keys: readonly Uint8Array[]): OpenedHea
 function parseHeaderV1(bytes: Uint8Array): RawHeaderV1 {
   const b = Buffer.from(bytes.buffer, bytes.byteOffset, V1_HEADER_LENGTH);
   return {
-    compressionCode: b.readUInt8(10),
-    payloadKindCode: b.readUInt8(11),
-    chunkSize: b.readUInt32BE(12),
-    createdAtMs: b.readBigUInt64BE(16),
+    ...readHeaderFields(b, 10),
     salt: b.subarray(24, 24 + SALT_LENGTH),
     keyId: b.subarray(56, 56 + KEY_ID_LENGTH),
     mac: b.subarray(V1_MAC_OFFSET, V1_HEADER_LENGTH),
