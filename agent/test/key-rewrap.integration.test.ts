@@ -12,7 +12,7 @@ import { backups } from "../../db/schema";
 import { backupStorage } from "../../server/src/modules/backups/views";
 import { startTestServer, type TestServer, type TestUser } from "../../server/test/harness";
 import { waitUntil } from "../../testkit/wait-until";
-import { decodeMasterKey, decryptBuffer, deriveKeyId, encryptBuffer, readArchiveHeader, WrongKeyError } from "../src/archive/index.ts";
+import { decodeMasterKey, decryptBuffer, deriveKeyId, encryptBuffer, generateMasterKey, readArchiveHeader, WrongKeyError } from "../src/archive/index.ts";
 import { createServerClient } from "../src/transport/server-client.ts";
 import { SOURCE_COMMAND } from "./support/run-agent.ts";
 
@@ -158,6 +158,27 @@ describe("key rotate --rewrap", () => {
     for (const { id } of seeded) {
       expect((await decryptBuffer(await storedFile(user, id), { masterKey: newKey })).plaintext.equals(PLAINTEXT)).toBe(true);
     }
+  }, 60_000);
+});
+
+describe("key rewrap and a backup whose key the keyring lacks", () => {
+  test("rewraps the others, names the backup and the key id it needs, and exits 3", async () => {
+    const { user, agentId, configPath, seeded } = await setUp("rewrap-foreign", [2]);
+    const foreign = generateMasterKey();
+    const foreignFile = await encryptBuffer(PLAINTEXT, { masterKey: foreign, chunkSize: 256 });
+    const foreignId = await storeBackup(user, agentId, foreignFile, 5);
+    const run = await spawnAgent(["key", "rotate", "--rewrap", "--config", configPath]).done();
+    const newId = deriveKeyId(decodeMasterKey(JSON.parse(await readFile(configPath, "utf8")).masterKey));
+    const [row] = await server.ctx.db.select({ createdAt: backups.createdAt }).from(backups).where(eq(backups.id, foreignId));
+    expect(run.stderr).toContain(`dbvault-agent: rewrapped 1 backups to key id ${newId}\n`);
+    expect(run.stderr).toEndWith(
+      `dbvault-agent: the backup of shop from ${row!.createdAt.toISOString()} needs key id ${deriveKeyId(foreign)}, which the keyring lacks\n` +
+        `dbvault-agent: 1 backups were not rewrapped: no key of the keyring of ${configPath} opens them\n` +
+        "dbvault-agent: hint: import their key (dbvault-agent key import --add) from the keyring export of the machine that made them, then run dbvault-agent key rewrap\n",
+    );
+    expect(run.exitCode).toBe(3);
+    expect((await storedFile(user, foreignId)).equals(foreignFile)).toBe(true);
+    expect(readArchiveHeader(await storedFile(user, seeded[0]!.id)).keyId).toBe(newId);
   }, 60_000);
 });
 
