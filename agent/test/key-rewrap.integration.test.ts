@@ -90,7 +90,12 @@ function spawnAgent(args: string[], env: Record<string, string> = {}) {
   const reading = (async () => {
     for await (const chunk of child.stderr) stderr += decoder.decode(chunk, { stream: true });
   })();
-  return { child, stderr: () => stderr, done: async () => ({ exitCode: await child.exited, stderr: (await reading, stderr) }) };
+  const done = async () => {
+    const exitCode = await child.exited;
+    await reading;
+    return { exitCode, stderr };
+  };
+  return { child, stderr: () => stderr, done };
 }
 
 const bodyOf = (file: Buffer) => file.subarray(readArchiveHeader(file).headerLength);
@@ -158,6 +163,21 @@ describe("key rotate --rewrap", () => {
     for (const { id } of seeded) {
       expect((await decryptBuffer(await storedFile(user, id), { masterKey: newKey })).plaintext.equals(PLAINTEXT)).toBe(true);
     }
+
+    // Stopped after a header was swapped but before the server recorded it: the same header is
+    // sent again, which only records its key id and checksum.
+    const lagging = seeded[0]!.id;
+    await server.ctx.db
+      .update(backups)
+      .set({ keyId: deriveKeyId(OLD_KEY), sha256: null })
+      .where(eq(backups.id, lagging));
+    const before = await storedFile(user, lagging);
+    const again = await spawnAgent(["key", "rewrap", "--config", configPath]).done();
+    expect(again.stderr).toContain(`dbvault-agent: rewrapped 0 backups to key id ${deriveKeyId(newKey)}; 4 already used it\n`);
+    expect(again.exitCode).toBe(0);
+    const [row] = await server.ctx.db.select().from(backups).where(eq(backups.id, lagging));
+    expect(row).toMatchObject({ keyId: deriveKeyId(newKey), sha256: createHash("sha256").update(before).digest("hex") });
+    expect((await storedFile(user, lagging)).equals(before)).toBe(true);
   }, 60_000);
 });
 
