@@ -14,6 +14,7 @@ import {
 import type { AppContext } from "../../context";
 import { AppError } from "../../lib/errors";
 import { answerAppError } from "../../lib/http";
+import { fileAnswer } from "../../lib/schema";
 import { publicErrorOf } from "../../lib/public-error";
 import { declareDatabases } from "../agents/declared-databases";
 import { agentAnswers, agentsModel } from "../agents/model";
@@ -125,7 +126,10 @@ export const agentLinkController = (ctx: AppContext) => {
     })
     .get("/backups/:backupId/header", async ({ headers, params }) => headerResponse(ctx, (await authenticateAgent(ctx, headers)).agent, params.backupId), {
       params: agentsModel.backupParams,
-      detail: { summary: "The header of a stored backup file (key rotation reads it to rewrap it)" },
+      detail: {
+        summary: "The header of a stored backup file (key rotation reads it to rewrap it)",
+        responses: { 200: fileAnswer("The first bytes of the stored .enc.dbvault file: its whole header, as long as its format says") },
+      },
     })
     .put(
       "/backups/:backupId/header",
