@@ -91,6 +91,8 @@ export const CompleteUploadRequest = T.Object({
   sha256: T.String({ pattern: "^[0-9a-f]{64}$" }),
   /** Documents per namespace ("db.collection") as dumped, for restore choices and progress totals. */
   collections: T.Optional(NamespaceCounts),
+  /** Key id (public fingerprint) of the master key the file's header names; never the key. */
+  keyId: T.Optional(T.String({ pattern: "^[0-9a-f]{32}$" })),
 });
 export type CompleteUploadRequest = Static<typeof CompleteUploadRequest>;
 
@@ -144,6 +146,8 @@ export const AgentMessage = T.Union([
     platform: ShortText(64),
     /** The database names in the agent's config: the server lets it run those no online agent runs. Absent: older agents. */
     databases: T.Optional(T.Array(Name, { maxItems: 1000 })),
+    /** Key ids (public fingerprints) of the agent's keyring, master key first; never a key. Absent: older agents. */
+    keyIds: T.Optional(T.Array(T.String({ pattern: "^[0-9a-f]{32}$" }), { maxItems: 100 })),
   }),
   T.Object({
     type: T.Literal("heartbeat"),
@@ -235,10 +239,30 @@ export const agentApi = {
   complete: (backupId: string) => `/api/agent/backups/${backupId}/complete`,
   fail: (backupId: string) => `/api/agent/backups/${backupId}/fail`,
   download: (backupId: string) => `/api/agent/backups/${backupId}/download`,
+  backupKeys: "/api/agent/backup-keys",
+  header: (backupId: string) => `/api/agent/backups/${backupId}/header`,
   socket: "/api/agents/ws",
   releases: "/api/agent/releases",
   binary: (fileName: string) => `/downloads/${fileName}`,
 } as const;
+
+/** GET /api/agent/backup-keys: the completed backups an agent may rewrap, with the key id each was last recorded under. */
+export const BackupKeysAnswer = T.Object({
+  backups: T.Array(
+    T.Object({
+      id: T.String(),
+      databaseName: T.String(),
+      createdAt: T.String({ format: "date-time" }),
+      /** Key id (public fingerprint) the agent reported; null for backups made before agents reported it. */
+      keyId: T.Union([T.String(), T.Null()]),
+    }),
+  ),
+});
+export type BackupKeysAnswer = Static<typeof BackupKeysAnswer>;
+
+/** PUT /api/agent/backups/:id/header: the stored file now starts with the new header; its new size and checksum. */
+export const HeaderReplaced = T.Object({ keyId: T.String(), size: T.Integer(), sha256: T.String() });
+export type HeaderReplaced = Static<typeof HeaderReplaced>;
 
 /** GET /api/agent/releases, as far as an agent reads it (the server's model adds more). */
 export type ReleasesAnswer = { version: string; publicKey: string; manifest: string; signature: string };

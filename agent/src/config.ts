@@ -2,7 +2,7 @@
 // the master key and connection strings, so it is written 0600 in a 0700 directory, refused when
 // others can read it, and never echoed: messages name fields and database names, not values.
 //
-// { "version": 1, "masterKey": "dbvk1_…", "databases": [{ "name": "shop", "uri": "mongodb://…", "usersAndRoles": false }],
+// { "version": 1, "masterKey": "dbvk1_…", "oldKeys": ["dbvk1_…"], "databases": [{ "name": "shop", "uri": "mongodb://…", "usersAndRoles": false }],
 //   "server": { "url", "apiKey", "agentId", "agentToken", "releaseKey" }, "tools": { "mode", "mongodump", "mongorestore" },
 //   "compression": "zstd" }
 import { randomBytes } from "node:crypto";
@@ -42,8 +42,13 @@ export interface ServerSettings {
 
 export interface AgentConfig {
   version: typeof CONFIG_VERSION;
-  /** The master key in its `dbvk1_` text form; absent until `key generate`. */
+  /** The master key in its `dbvk1_` text form; absent until `key generate`. New backups use it. */
   masterKey?: string;
+  /**
+   * The keys `key rotate` replaced, newest first (`dbvk1_` text): with the master key they make
+   * the keyring, which opens every backup whatever key it was made with.
+   */
+  oldKeys?: string[];
   databases: DatabaseEntry[];
   server?: ServerSettings;
   tools?: ToolsConfig;
@@ -128,6 +133,9 @@ export function validateConfig(value: unknown, path: string): AgentConfig {
   if (!isObject(value)) throw new ConfigError("invalid", `the config file ${path} is not a JSON object`, path);
   if (value.version !== CONFIG_VERSION) problems.push(`version must be ${CONFIG_VERSION}`);
   if (value.masterKey !== undefined && typeof value.masterKey !== "string") problems.push("masterKey must be a string");
+  if (value.oldKeys !== undefined && !(Array.isArray(value.oldKeys) && value.oldKeys.every((key) => typeof key === "string"))) {
+    problems.push("oldKeys must be a list of keys");
+  }
   const databases = value.databases ?? [];
   if (!Array.isArray(databases)) problems.push("databases must be a list");
   else {
@@ -232,16 +240,25 @@ export function readMasterKey(config: AgentConfig, path: string): Buffer {
   if (config.masterKey === undefined) {
     throw new ConfigError("no-key", `the config file ${path} holds no master key`, path, `create one with: dbvault-agent key generate --config ${path}`);
   }
+  return decodeConfigKey(config.masterKey, `the master key in ${path}`, path);
+}
+
+/**
+ * The keyring: the master key, then the older keys a rotation kept (newest first). Opening a
+ * backup tries the one its header names. Throws like readMasterKey.
+ */
+export function readKeyring(config: AgentConfig, path: string): Buffer[] {
+  const current = readMasterKey(config, path);
+  const old = (config.oldKeys ?? []).map((text, index) => decodeConfigKey(text, `old key ${index + 1} of ${path}`, path));
+  return [current, ...old];
+}
+
+function decodeConfigKey(text: string, what: string, path: string): Buffer {
   try {
-    return decodeMasterKey(config.masterKey);
+    return decodeMasterKey(text);
   } catch (error) {
     const detail = error instanceof InvalidKeyError ? error.message : "it cannot be decoded";
-    throw new ConfigError(
-      "invalid",
-      `the master key in ${path} is not valid: ${detail}`,
-      path,
-      "put back the key exactly as dbvault-agent key export printed it",
-    );
+    throw new ConfigError("invalid", `${what} is not valid: ${detail}`, path, "put back the key exactly as dbvault-agent key export printed it");
   }
 }
 

@@ -1,4 +1,4 @@
-import { index, pgTable, text } from "drizzle-orm/pg-core";
+import { index, jsonb, pgTable, text } from "drizzle-orm/pg-core";
 import { createdAtColumn, idColumn, timestampColumn } from "./columns";
 import { users } from "./users";
 
@@ -21,6 +21,11 @@ export const agents = pgTable(
     hostname: text("hostname"),
     platform: text("platform"),
     version: text("version"),
+    /**
+     * Key ids (public fingerprints) of the agent's keyring, as its last hello said: which backups
+     * it can open (the restore wizard warns when it lacks a backup's key). Never a key. Null: not said.
+     */
+    keyIds: jsonb("key_ids").$type<string[]>(),
     status: text("status", { enum: agentStatuses }).notNull().default("offline"),
     lastSeen: timestampColumn("last_seen"),
     /** SHA-256 of the agent's own connection token (given at registration, replaced by a reset). */

@@ -45,6 +45,11 @@ export const backups = pgTable(
     /** Bytes of ciphertext stored. */
     size: bigint("size", { mode: "number" }).notNull().default(0),
     sha256: text("sha256"),
+    /**
+     * Key id (public fingerprint, 32 hex digits) of the master key the file's header names, as the
+     * agent reported it at upload and after each rewrap; never the key. Null for older backups.
+     */
+    keyId: text("key_id"),
     /** Documents per collection ("db.collection") as the agent dumped them: names and counts only, never data. */
     collections: jsonb("collections").$type<Record<string, number>>(),
     storageKey: text("storage_key"),

@@ -4,7 +4,7 @@ import { type ArchiveHeader, FRAME_HEADER_LENGTH, TAG_LENGTH } from "./format.ts
 import { type Frame, FrameReader } from "./frame-reader.ts";
 import { HeaderAccumulator } from "./header-accumulator.ts";
 import { openHeader } from "./header.ts";
-import { assertMasterKey } from "./keys.ts";
+import { assertMasterKey, type MasterKeys } from "./keys.ts";
 
 /**
  * Synchronous core of decryption: feed file bytes, get back authenticated payload bytes (still
@@ -12,16 +12,18 @@ import { assertMasterKey } from "./keys.ts";
  * chunk is returned only after its tag verified.
  */
 export class ArchiveReader {
-  readonly #masterKey: Uint8Array;
+  readonly #keys: readonly Uint8Array[];
   readonly #headerInput = new HeaderAccumulator();
   #header: ArchiveHeader | undefined;
   #payloadKey: Buffer | undefined;
   #frames: FrameReader | undefined;
   #output: Buffer[] = [];
 
-  constructor(masterKey: Uint8Array) {
-    assertMasterKey(masterKey);
-    this.#masterKey = masterKey;
+  /** `keys`: the master key, or the keyring (current key first); the header's key id picks one. */
+  constructor(keys: MasterKeys) {
+    this.#keys = keys instanceof Uint8Array ? [keys] : [...keys];
+    if (this.#keys.length === 0) assertMasterKey(new Uint8Array(0));
+    for (const key of this.#keys) assertMasterKey(key);
   }
 
   /** The authenticated header, once it has been read. */
@@ -51,10 +53,10 @@ export class ArchiveReader {
   #readHeader(data: Uint8Array): Uint8Array {
     const taken = this.#headerInput.take(data);
     if (!taken) return data.subarray(data.length);
-    const opened = openHeader(taken.headerBytes, this.#masterKey);
+    const opened = openHeader(taken.headerBytes, this.#keys);
     this.#header = opened.header;
     this.#payloadKey = opened.payloadKey;
-    // Version dispatch: version 1 is the only chunk layout; a version 2 picks its own here.
+    // Versions 1 and 2 share the chunk layout; they differ only in where the payload key comes from.
     this.#frames = new FrameReader(opened.header.chunkSize, (frame) => this.#openFrame(frame));
     return taken.rest;
   }

@@ -3,7 +3,8 @@ import { createHash } from "node:crypto";
 import { Readable } from "node:stream";
 import { decryptBuffer, encryptBuffer } from "./convenience.ts";
 import type { EncryptOptions } from "./archive-writer.ts";
-import { FRAME_HEADER_LENGTH, TAG_LENGTH, V1_HEADER_LENGTH } from "./format.ts";
+import { FRAME_HEADER_LENGTH, TAG_LENGTH } from "./format.ts";
+import { readArchiveHeader } from "./header.ts";
 
 /** A fixed test key (bytes 0x00..0x1f). Never a real customer key. */
 export const TEST_KEY = Buffer.from(Array.from({ length: 32 }, (_, i) => i));
@@ -46,7 +47,7 @@ export async function captureDecryptError(file: Uint8Array, masterKey = TEST_KEY
 /** Start offset and total length of each chunk frame in a file (walks the declared lengths). */
 export function locateFrames(file: Buffer): { offset: number; length: number }[] {
   const frames: { offset: number; length: number }[] = [];
-  let offset = V1_HEADER_LENGTH;
+  let offset = readArchiveHeader(file).headerLength;
   while (offset < file.length) {
     const length = FRAME_HEADER_LENGTH + file.readUInt32BE(offset + 9) + TAG_LENGTH;
     frames.push({ offset, length });

@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { releaseWholeBuffer } from "../../../protocol/release-buffer";
 import { sealChunk } from "./chunk-crypto.ts";
-import { type Compression, DEFAULT_CHUNK_SIZE, type PayloadKind, SALT_LENGTH } from "./format.ts";
+import { type Compression, CURRENT_FORMAT_VERSION, DEFAULT_CHUNK_SIZE, type FormatVersion, type PayloadKind, SALT_LENGTH } from "./format.ts";
 import { assertChunkSize, encodeHeaderV1 } from "./header.ts";
+import { drawFileSecretsV2, encodeHeaderV2, type FileSecretsV2 } from "./header-v2.ts";
 
 /** Options of a new backup file. */
 export interface EncryptOptions {
@@ -15,6 +16,8 @@ export interface EncryptOptions {
   payloadKind?: PayloadKind;
   /** Recorded in the header; now unless told otherwise. */
   createdAt?: Date;
+  /** The newest (2, envelope encryption) unless told otherwise; 1 only to write files as older agents did. */
+  formatVersion?: FormatVersion;
 }
 
 /** The options with every default filled in. */
@@ -28,6 +31,7 @@ export function resolveEncryptOptions(options: EncryptOptions): ResolvedEncryptO
     chunkSize: options.chunkSize ?? DEFAULT_CHUNK_SIZE,
     payloadKind: options.payloadKind ?? "mongodump-archive",
     createdAt: options.createdAt ?? new Date(),
+    formatVersion: options.formatVersion ?? CURRENT_FORMAT_VERSION,
   } satisfies ResolvedEncryptOptions;
   assertChunkSize(resolved.chunkSize);
   return resolved;
@@ -40,7 +44,7 @@ export function resolveEncryptOptions(options: EncryptOptions): ResolvedEncryptO
  * bytes arrive, because whether it is the last one is part of its nonce.
  */
 export class ArchiveWriter {
-  /** The 104-byte header; the caller outputs it before any chunk. */
+  /** The header; the caller outputs it before any chunk. */
   readonly headerBytes: Buffer;
   readonly #payloadKey: Buffer;
   readonly #chunkSize: number;
@@ -51,8 +55,15 @@ export class ArchiveWriter {
   #index = 0;
   #ended = false;
 
-  constructor(options: ResolvedEncryptOptions, salt: Uint8Array = randomBytes(SALT_LENGTH)) {
-    const { bytes, payloadKey } = encodeHeaderV1({ ...options, salt });
+  /**
+   * `pinned` fixes the per-file randomness, for known-answer and golden tests only: a 32-byte salt
+   * re-creates a version 1 file, data key and wrap salt a version 2 file.
+   */
+  constructor(options: ResolvedEncryptOptions, pinned?: Uint8Array | FileSecretsV2) {
+    const { bytes, payloadKey } =
+      pinned instanceof Uint8Array || (pinned === undefined && options.formatVersion === 1)
+        ? encodeHeaderV1({ ...options, salt: pinned ?? randomBytes(SALT_LENGTH) })
+        : encodeHeaderV2({ ...options, ...(pinned ?? drawFileSecretsV2()) });
     this.headerBytes = bytes;
     this.#payloadKey = payloadKey;
     this.#chunkSize = options.chunkSize;

@@ -3,12 +3,16 @@ import { ArchiveReader } from "./archive-reader.ts";
 import { createDecompressor } from "./compression.ts";
 import { DecompressionError } from "./errors.ts";
 import { type ArchiveHeader, DEFAULT_CHUNK_SIZE } from "./format.ts";
+import type { MasterKeys } from "./keys.ts";
 import { createMemoryPacer } from "./memory-pacer.ts";
 
 /** Options of decryption. */
 export interface DecryptOptions {
-  /** The 32-byte master key the file was written with. */
-  masterKey: Uint8Array;
+  /**
+   * The 32-byte master key the file was written with, or a keyring (the current key first, then
+   * the older ones a rotation kept): the file's key id picks the key.
+   */
+  masterKey: MasterKeys;
 }
 
 /**

@@ -36,7 +36,7 @@ export class NotAnArchiveError extends ArchiveError {
 export class UnsupportedVersionError extends ArchiveError {
   readonly code = "ARCHIVE_UNSUPPORTED_VERSION";
   constructor(readonly version: number) {
-    super(`unsupported backup file format version ${version}: this agent reads version 1; ` + "upgrade dbvault-agent to read it");
+    super(`unsupported backup file format version ${version}: this agent reads versions 1 and 2; ` + "upgrade dbvault-agent to read it");
   }
 }
 
@@ -62,18 +62,29 @@ export class TruncatedArchiveError extends ArchiveError {
   }
 }
 
-/** The file was encrypted with a different master key than the one supplied. */
+/**
+ * The file was encrypted with a master key other than the one supplied, and other than every key
+ * of the keyring when one was supplied. Names key ids (public fingerprints) only.
+ */
 export class WrongKeyError extends ArchiveError {
   readonly code = "ARCHIVE_WRONG_KEY";
+  /** Ids of every key tried: the current key first, then the keyring's older keys. */
+  readonly keyringKeyIds: string[];
   constructor(
     readonly fileKeyId: string,
     readonly suppliedKeyId: string,
+    keyringKeyIds: string[] = [suppliedKeyId],
   ) {
     super(
-      `wrong key: this backup was encrypted with the key whose id is ${fileKeyId}, ` +
-        `but the key supplied has id ${suppliedKeyId}; ` +
-        "use the master key of the agent that made the backup (dbvault-agent key export)",
+      keyringKeyIds.length > 1
+        ? `wrong key: this backup was encrypted with the key whose id is ${fileKeyId}, ` +
+            `and no key of the keyring (ids ${keyringKeyIds.join(", ")}) has that id; ` +
+            "import that key (dbvault-agent key import) from the keyring export of the agent that made the backup"
+        : `wrong key: this backup was encrypted with the key whose id is ${fileKeyId}, ` +
+            `but the key supplied has id ${suppliedKeyId}; ` +
+            "use the master key of the agent that made the backup (dbvault-agent key export)",
     );
+    this.keyringKeyIds = keyringKeyIds;
   }
 }
 

@@ -1,45 +1,35 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
-import {
-  HeaderTamperedError,
-  InvalidOptionsError,
-  MalformedHeaderError,
-  NotAnArchiveError,
-  TruncatedArchiveError,
-  UnsupportedCompressionError,
-  UnsupportedPayloadKindError,
-  UnsupportedVersionError,
-  WrongKeyError,
-} from "./errors.ts";
+import { timingSafeEqual } from "node:crypto";
+import { HeaderTamperedError, TruncatedArchiveError, UnsupportedVersionError } from "./errors.ts";
 import {
   type ArchiveHeader,
-  COMPRESSION_CODES,
-  type Compression,
   FORMAT_VERSION_1,
-  findCompressionName,
-  findPayloadKindName,
+  FORMAT_VERSION_2,
   KEY_ID_LENGTH,
   MAGIC,
-  MAX_CHUNK_SIZE,
-  MIN_CHUNK_SIZE,
-  PAYLOAD_KIND_CODES,
-  type PayloadKind,
   PREFIX_LENGTH,
   SALT_LENGTH,
   V1_HEADER_LENGTH,
   V1_MAC_OFFSET,
+  V2_LENGTH_PREFIX,
 } from "./format.ts";
-import { deriveFileKeysV1, deriveKeyIdBytes } from "./keys.ts";
+import {
+  checkMagicPrefix,
+  computeHeaderMac,
+  encodeHeaderFields,
+  type HeaderFieldsInput,
+  type RawHeaderFields,
+  readHeaderFields,
+  validateHeaderFields,
+  writeHeaderFields,
+} from "./header-fields.ts";
+import { openHeaderV2, readHeaderLengthV2, readHeaderV2 } from "./header-v2.ts";
+import { deriveFileKeysV1, deriveKeyIdBytes, findKeyById, type MasterKeys, missingKeyError } from "./keys.ts";
 
-/** Header length of every version this build reads; the decrypt path dispatches on it. */
-const HEADER_LENGTHS: Record<number, number> = { [FORMAT_VERSION_1]: V1_HEADER_LENGTH };
+export { assertChunkSize, checkMagicPrefix } from "./header-fields.ts";
 
 /** What the writer needs to produce a version 1 header. */
-export interface HeaderV1Input {
+export interface HeaderV1Input extends HeaderFieldsInput {
   masterKey: Uint8Array;
-  compression: Compression;
-  payloadKind: PayloadKind;
-  chunkSize: number;
-  createdAt: Date;
   salt: Uint8Array;
 }
 
@@ -49,11 +39,7 @@ export interface OpenedHeader {
   payloadKey: Buffer;
 }
 
-interface RawHeaderV1 {
-  compressionCode: number;
-  payloadKindCode: number;
-  chunkSize: number;
-  createdAtMs: bigint;
+interface RawHeaderV1 extends RawHeaderFields {
   salt: Buffer;
   keyId: Buffer;
   mac: Buffer;
@@ -61,118 +47,96 @@ interface RawHeaderV1 {
 
 /** Encodes and MACs a version 1 header; returns its 104 bytes and the payload key. Throws InvalidOptionsError. */
 export function encodeHeaderV1(input: HeaderV1Input): { bytes: Buffer; payloadKey: Buffer } {
-  assertChunkSize(input.chunkSize);
-  const createdAtMs = input.createdAt.getTime();
-  if (!Number.isSafeInteger(createdAtMs) || createdAtMs < 0) {
-    throw new InvalidOptionsError("createdAt must be a valid date after 1970-01-01");
-  }
-  const compressionCode = COMPRESSION_CODES[input.compression];
-  if (compressionCode === undefined) {
-    throw new InvalidOptionsError(`compression must be zstd, gzip or none`);
-  }
-  const kindCode = PAYLOAD_KIND_CODES[input.payloadKind];
-  if (kindCode === undefined) throw new InvalidOptionsError(`payloadKind must be mongodump-archive`);
+  const fields = encodeHeaderFields(input);
   const { headerKey, payloadKey } = deriveFileKeysV1(input.masterKey, input.salt);
   const bytes = Buffer.alloc(V1_HEADER_LENGTH);
   bytes.set(MAGIC, 0);
   bytes.writeUInt16BE(FORMAT_VERSION_1, 8);
-  bytes.writeUInt8(compressionCode, 10);
-  bytes.writeUInt8(kindCode, 11);
-  bytes.writeUInt32BE(input.chunkSize, 12);
-  bytes.writeBigUInt64BE(BigInt(createdAtMs), 16);
+  writeHeaderFields(bytes, 10, fields);
   bytes.set(input.salt, 24);
   bytes.set(deriveKeyIdBytes(input.masterKey), 56);
-  computeHeaderMac(headerKey, bytes).copy(bytes, V1_MAC_OFFSET);
+  computeHeaderMac(headerKey, bytes, V1_MAC_OFFSET).copy(bytes, V1_MAC_OFFSET);
   return { bytes, payloadKey };
 }
 
-/** Throws InvalidOptionsError unless the chunk size is an integer in the allowed range. */
-export function assertChunkSize(chunkSize: number): void {
-  if (!Number.isInteger(chunkSize) || chunkSize < MIN_CHUNK_SIZE || chunkSize > MAX_CHUNK_SIZE) {
-    throw new InvalidOptionsError(`chunkSize must be an integer from ${MIN_CHUNK_SIZE} to ${MAX_CHUNK_SIZE} bytes`);
-  }
-}
-
-/** Checks the magic on the bytes seen so far; throws NotAnArchiveError on the first mismatch. */
-export function checkMagicPrefix(bytes: Uint8Array): void {
-  const n = Math.min(bytes.length, MAGIC.length);
-  for (let i = 0; i < n; i++) if (bytes[i] !== MAGIC[i]) throw new NotAnArchiveError();
-}
-
-/** Returns the full header length for the version in a 10-byte prefix; throws on bad magic or version. */
-export function findHeaderLength(prefix: Uint8Array): number {
-  checkMagicPrefix(prefix);
-  if (prefix.length < PREFIX_LENGTH) throw new TruncatedArchiveError("header", 0);
-  const version = (prefix[8]! << 8) | prefix[9]!;
-  const length = HEADER_LENGTHS[version];
-  if (length === undefined) throw new UnsupportedVersionError(version);
-  return length;
+/**
+ * How many header bytes to read, from the bytes read so far (at least the 10-byte prefix): the
+ * whole header's length once known, else how many bytes tell it (version 2 stores its length in
+ * bytes 10-11). Throws on bad magic, an unknown version or an impossible length.
+ */
+export function measureHeader(bytes: Uint8Array): number {
+  checkMagicPrefix(bytes);
+  if (bytes.length < PREFIX_LENGTH) throw new TruncatedArchiveError("header", 0);
+  const version = (bytes[8]! << 8) | bytes[9]!;
+  if (version === FORMAT_VERSION_1) return V1_HEADER_LENGTH;
+  if (version === FORMAT_VERSION_2) return bytes.length < V2_LENGTH_PREFIX ? V2_LENGTH_PREFIX : readHeaderLengthV2(bytes);
+  throw new UnsupportedVersionError(version);
 }
 
 /** Reads the header without a key (for verify/diagnostics): nothing in it is authenticated yet. */
 export function readArchiveHeader(bytes: Uint8Array): ArchiveHeader {
-  const length = findHeaderLength(bytes.subarray(0, PREFIX_LENGTH));
-  if (bytes.length < length) throw new TruncatedArchiveError("header", 0);
-  return validateHeaderV1(parseHeaderV1(bytes));
+  const length = measureWhole(bytes);
+  if (isVersion2(bytes)) return readHeaderV2(bytes.subarray(0, length));
+  return describeHeaderV1(parseHeaderV1(bytes));
 }
 
-/** Authenticates a complete header with the master key: wrong key, then MAC, then field values. */
-export function openHeader(bytes: Uint8Array, masterKey: Uint8Array): OpenedHeader {
-  findHeaderLength(bytes.subarray(0, PREFIX_LENGTH));
-  // Only version 1 exists; a version 2 adds its branch here and version 1 stays as it is.
-  return openHeaderV1(bytes, masterKey);
+/**
+ * Authenticates a complete header with a master key: `keys` is the current key, then the older
+ * keys of the keyring; the header's key id picks one. Wrong key, then MAC, then field values.
+ */
+export function openHeader(bytes: Uint8Array, keys: MasterKeys): OpenedHeader {
+  const keyring = keys instanceof Uint8Array ? [keys] : keys;
+  measureWhole(bytes);
+  if (isVersion2(bytes)) return openHeaderV2(bytes, keyring);
+  return openHeaderV1(bytes, keyring);
 }
 
-function openHeaderV1(bytes: Uint8Array, masterKey: Uint8Array): OpenedHeader {
-  const raw = parseHeaderV1(bytes);
-  const suppliedKeyId = deriveKeyIdBytes(masterKey);
-  if (!suppliedKeyId.equals(raw.keyId)) {
-    throw new WrongKeyError(raw.keyId.toString("hex"), suppliedKeyId.toString("hex"));
+function measureWhole(bytes: Uint8Array): number {
+  let length = PREFIX_LENGTH;
+  for (;;) {
+    if (bytes.length < length) throw new TruncatedArchiveError("header", 0);
+    const next = measureHeader(bytes.subarray(0, length));
+    if (next === length) return length;
+    length = next;
   }
+}
+
+function isVersion2(bytes: Uint8Array): boolean {
+  return ((bytes[8]! << 8) | bytes[9]!) === FORMAT_VERSION_2;
+}
+
+function openHeaderV1(bytes: Uint8Array, keys: readonly Uint8Array[]): OpenedHeader {
+  const raw = parseHeaderV1(bytes);
+  const masterKey = findKeyById(keys, raw.keyId);
+  if (!masterKey) throw missingKeyError(raw.keyId, keys);
   const { headerKey, payloadKey } = deriveFileKeysV1(masterKey, raw.salt);
-  const expected = computeHeaderMac(headerKey, bytes.subarray(0, V1_HEADER_LENGTH));
+  const expected = computeHeaderMac(headerKey, bytes.subarray(0, V1_HEADER_LENGTH), V1_MAC_OFFSET);
   if (!timingSafeEqual(expected, raw.mac)) throw new HeaderTamperedError();
   // Field values are checked only after the MAC, so a flipped compression byte reads as
   // tampering rather than as "unsupported compression".
-  return { header: validateHeaderV1(raw), payloadKey };
+  return { header: describeHeaderV1(raw), payloadKey };
 }
 
 function parseHeaderV1(bytes: Uint8Array): RawHeaderV1 {
   const b = Buffer.from(bytes.buffer, bytes.byteOffset, V1_HEADER_LENGTH);
   return {
-    compressionCode: b.readUInt8(10),
-    payloadKindCode: b.readUInt8(11),
-    chunkSize: b.readUInt32BE(12),
-    createdAtMs: b.readBigUInt64BE(16),
+    ...readHeaderFields(b, 10),
     salt: b.subarray(24, 24 + SALT_LENGTH),
     keyId: b.subarray(56, 56 + KEY_ID_LENGTH),
     mac: b.subarray(V1_MAC_OFFSET, V1_HEADER_LENGTH),
   };
 }
 
-function validateHeaderV1(raw: RawHeaderV1): ArchiveHeader {
-  const compression = findCompressionName(raw.compressionCode);
-  if (!compression) throw new UnsupportedCompressionError(raw.compressionCode);
-  const payloadKind = findPayloadKindName(raw.payloadKindCode);
-  if (!payloadKind) throw new UnsupportedPayloadKindError(raw.payloadKindCode);
-  if (raw.chunkSize < MIN_CHUNK_SIZE || raw.chunkSize > MAX_CHUNK_SIZE) {
-    throw new MalformedHeaderError(`chunk size ${raw.chunkSize} is out of range`);
-  }
-  if (raw.createdAtMs > BigInt(Number.MAX_SAFE_INTEGER)) {
-    throw new MalformedHeaderError("created-at is out of range");
-  }
+function describeHeaderV1(raw: RawHeaderV1): ArchiveHeader {
+  const { compression, payloadKind, chunkSize, createdAt } = validateHeaderFields(raw);
   return {
     version: FORMAT_VERSION_1,
     compression,
     payloadKind,
-    chunkSize: raw.chunkSize,
-    createdAt: new Date(Number(raw.createdAtMs)),
+    chunkSize,
+    createdAt,
     keyId: raw.keyId.toString("hex"),
     salt: raw.salt.toString("hex"),
     headerLength: V1_HEADER_LENGTH,
   };
-}
-
-function computeHeaderMac(headerKey: Buffer, header: Uint8Array): Buffer {
-  return createHmac("sha256", headerKey).update(header.subarray(0, V1_MAC_OFFSET)).digest();
 }

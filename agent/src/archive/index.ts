@@ -26,6 +26,7 @@ export {
   TAG_LENGTH,
 } from "./format.ts";
 export { readArchiveHeader } from "./header.ts";
+export { rewrapHeaderV2 } from "./header-v2.ts";
 export { type ArchiveInspection, inspectArchive } from "./inspect.ts";
-export { decodeMasterKey, deriveKeyId, encodeMasterKey, generateMasterKey } from "./keys.ts";
+export { decodeMasterKey, deriveKeyId, encodeMasterKey, generateMasterKey, type MasterKeys } from "./keys.ts";
 export { collectGarbageNow, createMemoryPacer, type MemoryPacer } from "./memory-pacer.ts";

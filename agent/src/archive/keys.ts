@@ -1,5 +1,5 @@
 import { createHash, hkdfSync, randomBytes } from "node:crypto";
-import { InvalidKeyError } from "./errors.ts";
+import { InvalidKeyError, WrongKeyError } from "./errors.ts";
 import { KEY_ID_LENGTH, LABEL_HEADER_V1, LABEL_KEY_ID, LABEL_PAYLOAD_V1, MASTER_KEY_LENGTH, SALT_LENGTH } from "./format.ts";
 
 // Text form of a master key: a versioned prefix so a key is recognisable in a config file or a
@@ -7,6 +7,9 @@ import { KEY_ID_LENGTH, LABEL_HEADER_V1, LABEL_KEY_ID, LABEL_PAYLOAD_V1, MASTER_
 // as "wrong key" after downloading a whole backup.
 const KEY_TEXT_PREFIX = "dbvk1_";
 const KEY_CHECKSUM_LENGTH = 4;
+
+/** A master key, or a keyring: the current key first, then older ones; a file's key id picks one. */
+export type MasterKeys = Uint8Array | readonly Uint8Array[];
 
 /** Returns a new random 32-byte master key. */
 export function generateMasterKey(): Buffer {
@@ -74,4 +77,15 @@ export function deriveFileKeysV1(masterKey: Uint8Array, salt: Uint8Array): FileK
 
 function computeKeyChecksum(masterKey: Uint8Array): Buffer {
   return createHash("sha256").update(masterKey).digest().subarray(0, KEY_CHECKSUM_LENGTH);
+}
+
+/** The master key among `keys` whose key id is `keyId`, or undefined. */
+export function findKeyById(keys: readonly Uint8Array[], keyId: Uint8Array): Uint8Array | undefined {
+  return keys.find((key) => deriveKeyIdBytes(key).equals(keyId));
+}
+
+/** The error for a file whose key id no supplied key has: names the id needed and the ids tried. */
+export function missingKeyError(fileKeyId: Uint8Array, keys: readonly Uint8Array[]): WrongKeyError {
+  const tried = keys.map((key) => deriveKeyId(key));
+  return new WrongKeyError(Buffer.from(fileKeyId).toString("hex"), tried[0] ?? "", tried);
 }

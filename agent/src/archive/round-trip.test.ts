@@ -31,8 +31,8 @@ describe("payload sizes around chunk boundaries (no compression, 64-byte chunks)
       const inspection = await inspectArchive([file]);
       expect(inspection.chunkCount).toBe(chunks);
       expect(inspection.payloadBytes).toBe(size);
-      // header + per chunk: 13-byte frame header + data + 16-byte tag
-      expect(file.length).toBe(104 + chunks * 29 + size);
+      // version 2 header with one master-key stanza + per chunk: 13-byte frame header + data + 16-byte tag
+      expect(file.length).toBe(158 + chunks * 29 + size);
       const { plaintext: back } = await decryptBuffer(file, { masterKey: TEST_KEY });
       expect(back.equals(plaintext)).toBe(true);
     });
@@ -74,22 +74,23 @@ describe("header", () => {
     const createdAt = new Date("2025-06-30T12:00:00.123Z");
     const file = await encryptForTest(Buffer.from("x"), { compression: "gzip", chunkSize: 4096, createdAt });
     expect(readArchiveHeader(file)).toEqual({
-      version: 1,
+      version: 2,
       compression: "gzip",
       payloadKind: "mongodump-archive",
       chunkSize: 4096,
       createdAt,
       keyId: deriveKeyId(TEST_KEY),
       salt: expect.stringMatching(/^[0-9a-f]{64}$/),
-      headerLength: 104,
+      headerLength: 158,
     });
   });
 
-  test("every file gets a fresh salt, so equal inputs give unrelated ciphertexts", async () => {
+  test("every file gets a fresh data key, so equal inputs give unrelated ciphertexts", async () => {
     const plaintext = makePayload(300);
     const a = await encryptForTest(plaintext);
     const b = await encryptForTest(plaintext);
-    expect(readArchiveHeader(a).salt).not.toBe(readArchiveHeader(b).salt);
+    // Wrap salt and wrapped key (bytes 46-125 of the stanza), then the chunks.
+    expect(a.subarray(46, 126).equals(b.subarray(46, 126))).toBe(false);
     expect(a.subarray(200, 240).equals(b.subarray(200, 240))).toBe(false);
   });
 

@@ -24,7 +24,8 @@ import { deriveFileKeysV1, deriveKeyId, encodeMasterKey } from "./keys.ts";
 
 const CHUNK = 64;
 const PLAINTEXT = makePayload(CHUNK * 5 + 10, 42); // 6 chunks, the last one short
-const file = await encryptForTest(PLAINTEXT);
+// This file pins version 1's header and its damage; tamper-v2.test.ts covers version 2's.
+const file = await encryptForTest(PLAINTEXT, { formatVersion: 1 });
 const frames = locateFrames(file);
 
 // Rewrites header bytes and recomputes a valid MAC: what only a key holder (a buggy or newer
@@ -69,14 +70,14 @@ describe("not a dbvault file, or a version or value this build does not know", (
     expect(error.message).toContain("not a dbvault backup file");
   });
 
-  test("version 2 is refused with the version number and an upgrade hint", async () => {
-    const v2 = Buffer.from(file);
-    v2.writeUInt16BE(2, 8);
-    const error = await captureDecryptError(v2);
+  test("version 3 is refused with the version number and an upgrade hint", async () => {
+    const v3 = Buffer.from(file);
+    v3.writeUInt16BE(3, 8);
+    const error = await captureDecryptError(v3);
     expect(error).toBeInstanceOf(UnsupportedVersionError);
-    expect((error as UnsupportedVersionError).version).toBe(2);
+    expect((error as UnsupportedVersionError).version).toBe(3);
     expect(error.message).toContain("upgrade");
-    expect(() => readArchiveHeader(v2)).toThrow(UnsupportedVersionError);
+    expect(() => readArchiveHeader(v3)).toThrow(UnsupportedVersionError);
   });
 
   test("an authenticated but unknown compression value is reported as unsupported", async () => {
@@ -248,7 +249,7 @@ describe("truncation and trailing data", () => {
   });
 
   test("a lone final chunk of an empty payload cannot be stripped or extended", async () => {
-    const empty = await encryptForTest(Buffer.alloc(0));
+    const empty = await encryptForTest(Buffer.alloc(0), { formatVersion: 1 });
     expect(empty.length).toBe(104 + 29);
     expect(await captureDecryptError(empty.subarray(0, 104))).toBeInstanceOf(TruncatedArchiveError);
     expect(await captureDecryptError(Buffer.concat([empty, Buffer.of(1)]))).toBeInstanceOf(TrailingDataError);

@@ -25,15 +25,15 @@ export async function runDecryptCommand(args: string[], context: CommandContext)
   if (options["verify-first"] && options["no-verify-first"]) throw usageError("decrypt: --verify-first and --no-verify-first cannot be given together");
   // A file is written aside and renamed only when whole; a stream cannot take back what it was sent.
   const verifyFirst = options["verify-first"] === true || (outPath === "-" && options["no-verify-first"] !== true);
-  const { masterKey } = await loadMasterKeyConfig(context, options.config);
-  const verified = verifyFirst ? await openVerifiedInput(inPath, context.io, masterKey) : null;
+  const { keyring } = await loadMasterKeyConfig(context, options.config);
+  const verified = verifyFirst ? await openVerifiedInput(inPath, context.io, keyring) : null;
   const input = verified?.input ?? (await openInput(inPath, context.io));
   const release = verified?.release ?? (async () => input.close());
   let output;
   let opened;
   try {
     output = await createOutput(outPath, context.io, options.force === true);
-    opened = await openSealedFile({ input, write: (buffers) => output!.write(buffers), masterKey });
+    opened = await openSealedFile({ input, write: (buffers) => output!.write(buffers), masterKey: keyring });
     await release();
     await output.commit();
   } catch (error) {

@@ -206,21 +206,35 @@ example:
 `;
 
 export const KEY_HELP = `usage: dbvault-agent key generate [--force] [--config PATH]
-       dbvault-agent key export [--config PATH]
-       dbvault-agent key import [--key-file PATH] [--force] [--config PATH]
+       dbvault-agent key export [--all] [--config PATH]
+       dbvault-agent key import [--key-file PATH] [--force] [--add] [--config PATH]
+       dbvault-agent key rotate [--rewrap] [--config PATH]
+       dbvault-agent key rewrap [--config PATH]
 
-The master key encrypts every backup; DBVault never sees it and cannot recover it.
+The master key encrypts every backup; DBVault never sees it and cannot recover it. The keyring
+is the master key and the older keys a rotation replaced: each backup names its key by key id,
+and the keyring opens it whatever key made it.
 
 key generate   creates a new master key in the config file (setup does this for you). A new key
                cannot open backups made with another one.
-key export     prints the master key (dbvk1_…): keep a copy away from this server.
+key export     prints the master key (dbvk1_…), or with --all the whole keyring: keep a copy
+               away from this server.
 key import     puts a saved master key into the config file (creating it when there is none):
                a new machine after a disaster. The key comes from --key-file PATH (- reads
-               stdin), else a hidden prompt on a terminal, else stdin; never an argument.
+               stdin), else a hidden prompt on a terminal, else stdin; never an argument. A
+               keyring (key export --all), or a key with --add, joins the keyring instead.
+key rotate     makes a new master key: new backups use it at once, the old key stays in the
+               keyring. With --rewrap, every stored backup's data key is then rewrapped to the
+               new key on the server (only each file's header changes; its data is not sent
+               again). Backups in the older file format (version 1) keep their key.
+key rewrap     rewraps the stored backups not yet under the master key (a stopped --rewrap).
 
 options:
-  --key-file PATH      (import) a file holding the key as key export printed it
+  --all                (export) the whole keyring, one key a line, the master key first
+  --key-file PATH      (import) a file holding the key or keyring as key export printed it
   --force              (generate, import) replace a different key already in the config file
+  --add                (import) add the key to the keyring; the master key stays
+  --rewrap             (rotate) rewrap every stored backup to the new key
   --config PATH        the config file (default: see dbvault-agent help)
 
 example (a new machine, then restore without a server; see dbvault-agent help restore):

@@ -28,10 +28,14 @@ commands:
   verify --in FILE [--json]      decrypt and check a whole backup without restoring it, and
                                  list its namespaces and document counts
   key generate [--force]         create the config file's master key
-  key export                     print the master key (keep it secret, keep a copy)
-  key import [--key-file PATH] [--force]
-                                 put a saved master key into the config (prompt, file or
-                                 stdin; never an argument): a new machine after a disaster
+  key export [--all]             print the master key, or the whole keyring (keep it secret,
+                                 keep a copy)
+  key import [--key-file PATH] [--force] [--add]
+                                 put a saved master key or keyring into the config (prompt,
+                                 file or stdin; never an argument): a new machine after a disaster
+  key rotate [--rewrap]          a new master key for new backups; older keys stay in the
+                                 keyring; --rewrap rewraps every stored backup to it
+  key rewrap                     finish a rewrap that was stopped
   service install|uninstall|status [--user]
                                  run the agent as a systemd service (system-wide as root,
                                  else a user service); without systemd, install nothing,

@@ -1,8 +1,10 @@
-// dbvault-agent key generate [--force] | key export | key import: create the master key in the
-// config file, print it (the only way it is ever shown), or put a saved one back (a new machine
-// after a disaster). Backups can only be restored with this key.
-import { decodeMasterKey, deriveKeyId, encodeMasterKey, generateMasterKey } from "../archive/index.ts";
-import { ConfigError, loadConfigOrEmpty, readMasterKey, saveConfig } from "../config.ts";
+// dbvault-agent key generate [--force] | key export [--all] | key import [--add] | key rotate
+// [--rewrap] | key rewrap: create the master key in the config file, print it or the whole
+// keyring (the only way they are ever shown), put saved keys back (a new machine after a
+// disaster), or replace the master key (key-rotate.ts). Backups can only be restored with the
+// key that made them, so a rotation keeps the old keys in the keyring.
+import { deriveKeyId, encodeMasterKey, generateMasterKey } from "../archive/index.ts";
+import { type AgentConfig, ConfigError, loadConfigOrEmpty, readKeyring, readMasterKey, saveConfig } from "../config.ts";
 import { CliError, EXIT, usageError } from "../cli-error.ts";
 import type { CommandContext } from "./context.ts";
 import { describeFileProtection } from "../platform/locations.ts";
@@ -10,15 +12,19 @@ import { parseOptions } from "./parse-args.ts";
 import { createPrompter } from "./prompt.ts";
 import { readSecretFile } from "./setup-inputs.ts";
 import { COMMON_OPTIONS } from "./shared.ts";
+import { formatKeyring, parseKeyring } from "./keyring-text.ts";
+import { rewrapKeys, rotateKey } from "./key-rotate.ts";
 
-/** Runs `key generate`, `key export` or `key import`; returns the exit code or throws what describeFailure reports. */
+/** Runs a `key` action; returns the exit code or throws what describeFailure reports. */
 export async function runKeyCommand(args: string[], context: CommandContext): Promise<number> {
   const [action, ...rest] = args;
   if (action === "generate") return generateKey(rest, context);
   if (action === "export") return exportKey(rest, context);
   if (action === "import") return importKey(rest, context);
-  if (action === undefined) throw usageError("key: missing action (generate, export or import)");
-  throw usageError(`key: unknown action "${action}" (expected generate, export or import)`);
+  if (action === "rotate") return rotateKey(rest, context);
+  if (action === "rewrap") return rewrapKeys(rest, context);
+  if (action === undefined) throw usageError("key: missing action (generate, export, import, rotate or rewrap)");
+  throw usageError(`key: unknown action "${action}" (expected generate, export, import, rotate or rewrap)`);
 }
 
 async function generateKey(args: string[], context: CommandContext): Promise<number> {
@@ -54,16 +60,16 @@ async function importKey(args: string[], context: CommandContext): Promise<numbe
       "paste it at the prompt, or pass --key-file PATH, or pipe it on stdin",
     );
   }
-  const options = parseOptions("key import", args, { ...COMMON_OPTIONS, "key-file": "string", force: "boolean" });
+  const options = parseOptions("key import", args, { ...COMMON_OPTIONS, "key-file": "string", force: "boolean", add: "boolean" });
   const path = context.configPath(options.config);
   let text: string;
   if (typeof options["key-file"] === "string") text = await readSecretFile(options["key-file"], context);
   else if (context.io.stdinIsTTY)
     text = await createPrompter(context.io.stdin, context.io.stderr).askSecret("master key (as dbvault-agent key export printed it; not shown): ");
   else text = await readSecretFile("-", context);
-  let key: Buffer;
+  let keys: Buffer[];
   try {
-    key = decodeMasterKey(text);
+    keys = parseKeyring(text);
   } catch (error) {
     throw new CliError(
       `key import: this is not a master key: ${(error as Error).message}`,
@@ -71,8 +77,11 @@ async function importKey(args: string[], context: CommandContext): Promise<numbe
       "paste the whole line dbvault-agent key export printed (dbvk1-…)",
     );
   }
-  const keyId = deriveKeyId(key);
   const config = await loadConfigOrEmpty(path);
+  // A keyring export, or --add: the keys join the keyring; the master key stays (or is the first one when there is none).
+  if (keys.length > 1 || options.add === true) return mergeKeys(keys, config, path, context);
+  const key = keys[0]!;
+  const keyId = deriveKeyId(key);
   if (config.masterKey !== undefined) {
     const existing = readMasterKey(config, path);
     if (existing.equals(key)) {
@@ -96,9 +105,29 @@ async function importKey(args: string[], context: CommandContext): Promise<numbe
 }
 
 async function exportKey(args: string[], context: CommandContext): Promise<number> {
-  const options = parseOptions("key export", args, COMMON_OPTIONS);
+  const options = parseOptions("key export", args, { ...COMMON_OPTIONS, all: "boolean" });
   const { config, path } = await context.loadConfig(options.config);
+  if (options.all === true) {
+    context.io.stdout.write(formatKeyring(readKeyring(config, path)));
+    return 0;
+  }
   const key = readMasterKey(config, path);
   context.io.stdout.write(`${encodeMasterKey(key)}\n`);
+  return 0;
+}
+
+/** Adds keys to the keyring as older keys; a config without a master key takes the first as its master key. */
+async function mergeKeys(keys: Buffer[], config: AgentConfig, path: string, context: CommandContext): Promise<number> {
+  const known = config.masterKey === undefined ? [] : readKeyring(config, path);
+  const fresh = keys.filter((key) => !known.some((k) => k.equals(key)));
+  if (fresh.length === 0) {
+    context.say(`the keyring of ${path} already holds ${keys.length === 1 ? "this key" : `these ${keys.length} keys`}; nothing changed`);
+    return 0;
+  }
+  const [master, ...older] = known.length === 0 ? fresh : [known[0]!, ...known.slice(1), ...fresh];
+  await saveConfig(path, { ...config, masterKey: encodeMasterKey(master!), oldKeys: older.map((key) => encodeMasterKey(key)) });
+  const ids = fresh.map((key) => deriveKeyId(key)).join(", ");
+  context.say(`added ${fresh.length === 1 ? "1 key" : `${fresh.length} keys`} (key id ${ids}) to the keyring of ${path} (${describeFileProtection()})`);
+  context.say(`new backups use the master key ${deriveKeyId(master!)}; the others open the backups made with them`);
   return 0;
 }

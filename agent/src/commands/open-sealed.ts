@@ -10,6 +10,7 @@ import {
   createMemoryPacer,
   DecompressionError,
   FRAME_HEADER_LENGTH,
+  type MasterKeys,
   TAG_LENGTH,
 } from "../archive/index.ts";
 import { FILE_COMMAND_MEMORY_MARGIN, type InputFile, type WriteOut } from "./files.ts";
@@ -21,7 +22,7 @@ const FIRST_READ = 104;
  * Opens a `.enc.dbvault` file into its plaintext (decompressed), verifying every chunk before
  * writing it. Returns the header and the bytes written; throws the archive library's typed errors.
  */
-export async function openSealedFile(options: { input: InputFile; write: WriteOut; masterKey: Uint8Array }): Promise<{ header: ArchiveHeader; bytes: number }> {
+export async function openSealedFile(options: { input: InputFile; write: WriteOut; masterKey: MasterKeys }): Promise<{ header: ArchiveHeader; bytes: number }> {
   const reader = new ArchiveReader(options.masterKey);
   let bytes = 0;
   async function* payload(): AsyncGenerator<Uint8Array[]> {

@@ -40,6 +40,14 @@ export function describeFailure(error: unknown, context: ErrorContext = {}): Err
   if (error instanceof DumpError) {
     return report(error.message, error.code === "aborted" ? EXIT.interrupted : EXIT.failure, error.hint);
   }
+  if (error instanceof WrongKeyError && error.keyringKeyIds.length > 1) {
+    const where = context.configPath ? ` of ${context.configPath}` : "";
+    return report(
+      `wrong key: this backup was encrypted with the key whose id is ${error.fileKeyId}, and no key of the keyring${where} has that id (it holds ${error.keyringKeyIds.join(", ")})`,
+      EXIT.verification,
+      "import that key: on the machine that made the backup run dbvault-agent key export --all, then here dbvault-agent key import --add",
+    );
+  }
   if (error instanceof WrongKeyError) {
     const where = context.configPath ? ` in ${context.configPath}` : "";
     return report(

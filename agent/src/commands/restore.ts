@@ -31,7 +31,7 @@ const OPTIONS = {
 export async function runRestoreCommand(args: string[], context: CommandContext): Promise<number> {
   const options = parseOptions("restore", args, OPTIONS);
   const inPath = requireString("restore", options, "in", "FILE (a .enc.dbvault backup)");
-  const { config, path, masterKey } = await loadMasterKeyConfig(context, options.config);
+  const { config, path, keyring } = await loadMasterKeyConfig(context, options.config);
   const target = await chooseRestoreTarget(options, config, path, context);
   const targetDatabase = typeof options["to-db"] === "string" ? checkDatabaseName(options["to-db"]) : undefined;
   const name = targetDatabase ?? target.label;
@@ -49,7 +49,7 @@ export async function runRestoreCommand(args: string[], context: CommandContext)
     const existing = await listExistingNamespaces(target.uri, targetDatabase ?? readUriDatabase(target.uri));
     const result = await restoreFromEncrypted({
       uri: target.uri,
-      masterKey,
+      masterKey: keyring,
       input: input.stream,
       ...(input.size === undefined ? {} : { inputBytes: input.size }),
       ...(input.reopen ? { reopen: input.reopen } : {}),

@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { CliIo } from "./context.ts";
 import { describeFileError, type InputFile, openInput } from "./files.ts";
+import type { MasterKeys } from "../archive/index.ts";
 import { openSealedFile } from "./open-sealed.ts";
 
 /**
@@ -18,7 +19,7 @@ import { openSealedFile } from "./open-sealed.ts";
  * again for decrypting. Throws the archive library's typed errors when any chunk fails, and
  * CliError when the temporary copy cannot be written; removes the copy in every case.
  */
-export async function openVerifiedInput(inPath: string, io: CliIo, masterKey: Uint8Array): Promise<{ input: InputFile; release(): Promise<void> }> {
+export async function openVerifiedInput(inPath: string, io: CliIo, masterKey: MasterKeys): Promise<{ input: InputFile; release(): Promise<void> }> {
   if (inPath !== "-") {
     const first = await openInput(inPath, io);
     try {

@@ -18,9 +18,9 @@ const OPTIONS = { ...COMMON_OPTIONS, in: "string", json: "boolean" } as const;
 export async function runVerifyCommand(args: string[], context: CommandContext): Promise<number> {
   const options = parseOptions("verify", args, OPTIONS);
   const inPath = requireString("verify", options, "in", "FILE (a .enc.dbvault backup, or - for stdin)");
-  const { masterKey } = await loadMasterKeyConfig(context, options.config);
+  const { keyring } = await loadMasterKeyConfig(context, options.config);
   const input = await openInput(inPath, context.io);
-  const decrypt = createDecryptStream({ masterKey });
+  const decrypt = createDecryptStream({ masterKey: keyring });
   let fileBytes = 0;
   input.stream.on("data", (chunk: Buffer) => (fileBytes += chunk.length));
   pipeline(input.stream, decrypt).catch((error: Error) => decrypt.destroy(error));

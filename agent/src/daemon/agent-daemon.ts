@@ -94,7 +94,7 @@ export function startAgentDaemon(runtime: DaemonRuntime) {
     {
       url: () => runtime.client().socketUrl(),
       headers: () => runtime.client().socketHeaders(),
-      hello: () => ({ ...runtime.hello, databases: runtime.databaseNames() }),
+      hello: () => ({ ...runtime.hello, databases: runtime.databaseNames(), keyIds: runtime.keyIds() }),
       // `setup --force` on this machine gave it new credentials: the next connection uses them.
       beforeConnect: () => runtime.reloadConfig(),
       heartbeat,

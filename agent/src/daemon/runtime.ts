@@ -2,8 +2,9 @@
 // streams, restores verify/decrypt → restore, credentials live in the 0600 config file. The
 // config is re-read before each job, so a database added with `db add` works without a restart.
 import type { DrillReport, Progress, RestoreStats } from "../../../protocol/agent-protocol";
-import { type AgentConfig, findDatabase, loadConfig, readMasterKey, readServerSettings, saveConfig } from "../config.ts";
+import { type AgentConfig, findDatabase, loadConfig, readKeyring, readMasterKey, readServerSettings, saveConfig } from "../config.ts";
 import { AGENT_VERSION, BUILD_PLATFORM } from "../build-info.ts";
+import { deriveKeyId } from "../archive/index.ts";
 import { createBackupStream, DumpError, restoreFromEncrypted, runRestoreDrill, verifyEncryptedBackup } from "../dump/index.ts";
 import { osFamily } from "../platform/locations.ts";
 import { type UpdateReport, updateAgent } from "../update/update-agent.ts";
@@ -17,6 +18,8 @@ export type DaemonRuntime = {
   hello: { version: string; hostname: string; platform: string };
   /** The database names in the config as last read: the hello tells the server which it holds. */
   databaseNames(): string[];
+  /** Key ids of the keyring in the config as last read (master key first): the hello tells the server which backups it can open. */
+  keyIds(): string[];
   /** Dumps, compresses and encrypts a configured database: the ciphertext, as produced; `onDumped` hears the counts before it ends. */
   backup(
     databaseName: string,
@@ -95,6 +98,13 @@ export function createDaemonRuntime(options: RuntimeOptions): DaemonRuntime {
     client: () => createServerClient(readServerSettings(config, path)),
     hello: { version: AGENT_VERSION, ...options.hello },
     databaseNames: () => config.databases.map((entry) => entry.name),
+    keyIds: () => {
+      try {
+        return readKeyring(config, path).map((key) => deriveKeyId(key));
+      } catch {
+        return [];
+      }
+    },
     async *backup(databaseName, { onProgress, signal, onDumped }) {
       const current = await refresh();
       const database = findDatabase(current, databaseName, path);
@@ -122,7 +132,7 @@ export function createDaemonRuntime(options: RuntimeOptions): DaemonRuntime {
       try {
         const result = await restoreFromEncrypted({
           uri: database.uri,
-          masterKey: readMasterKey(current, path),
+          masterKey: readKeyring(current, path),
           input: encrypted,
           ...(inputBytes ? { inputBytes } : {}),
           ...(targetDatabase ? { database: targetDatabase } : {}),
@@ -140,7 +150,7 @@ export function createDaemonRuntime(options: RuntimeOptions): DaemonRuntime {
     },
     async verify(encrypted, { signal }) {
       const current = await refresh();
-      const summary = await verifyEncryptedBackup(encrypted, readMasterKey(current, path), signal);
+      const summary = await verifyEncryptedBackup(encrypted, readKeyring(current, path), signal);
       return Object.fromEntries(summary.namespaces.map((entry) => [entry.namespace, entry.documentCount]));
     },
     async drill(databaseName, encrypted, { scratchDatabase, onProgress, signal, inputBytes }) {
@@ -148,7 +158,7 @@ export function createDaemonRuntime(options: RuntimeOptions): DaemonRuntime {
       const database = findDatabase(current, databaseName, path);
       const outcome = await runRestoreDrill({
         uri: database.uri,
-        masterKey: readMasterKey(current, path),
+        masterKey: readKeyring(current, path),
         input: encrypted,
         database: scratchDatabase,
         ...(inputBytes ? { inputBytes } : {}),

@@ -3,7 +3,7 @@
 import { availableParallelism } from "node:os";
 import { PassThrough, Readable, type Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { type ArchiveHeader, type Compression, createDecryptStream, createEncryptStream } from "../archive/index.ts";
+import { type ArchiveHeader, type Compression, createDecryptStream, createEncryptStream, type MasterKeys } from "../archive/index.ts";
 import { countBytes, iterateBytes, waitForDrain } from "./byte-streams.ts";
 import { abortedError, DumpError, throwIfAborted } from "./errors.ts";
 import { type ArchiveSummary, summarizeArchive } from "./mongodump-archive/index.ts";
@@ -63,7 +63,8 @@ export function backupCompressionThreads(): number {
 }
 
 export interface RestoreEncryptedOptions extends Omit<RestoreOptions, "input" | "inputBytes" | "expectedNamespaces"> {
-  masterKey: Uint8Array;
+  /** The keyring (or one master key): the backup's key id picks the key. */
+  masterKey: MasterKeys;
   /** The `.enc.dbvault` bytes (a download, a file). */
   input: ByteSource;
   /** Size of the `.enc.dbvault` file, when known, for the percentage. */
@@ -119,7 +120,7 @@ export async function restoreFromEncrypted(options: RestoreEncryptedOptions): Pr
  * archive library's errors (wrong key, damaged, cut or foreign file), MongodumpArchiveError, or
  * DumpError "aborted".
  */
-export function verifyEncryptedBackup(input: ByteSource, masterKey: Uint8Array, signal?: AbortSignal): Promise<ArchiveSummary> {
+export function verifyEncryptedBackup(input: ByteSource, masterKey: MasterKeys, signal?: AbortSignal): Promise<ArchiveSummary> {
   return verifyEncrypted(input, masterKey, undefined, signal);
 }
 
@@ -140,7 +141,7 @@ function countVerified(input: ByteSource, inputBytes: number | undefined, option
 }
 
 /** Decrypts and parses the whole backup, writing the ciphertext to `copy` as it passes; throws what is wrong with it. */
-async function verifyEncrypted(input: ByteSource, masterKey: Uint8Array, copy: PrivateCopy | undefined, signal: AbortSignal | undefined) {
+async function verifyEncrypted(input: ByteSource, masterKey: MasterKeys, copy: PrivateCopy | undefined, signal: AbortSignal | undefined) {
   const decrypt = createDecryptStream({ masterKey });
   const ciphertext = Readable.from(iterateBytes(input));
   const feeding = copy

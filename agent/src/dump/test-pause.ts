@@ -18,7 +18,9 @@ export type PausePoint =
   | "copy-target-created"
   | "copy-batch"
   | "copy-done"
-  | "copy-cleared";
+  | "copy-cleared"
+  // key rewrap (commands/key-rotate.ts): after the server replaced one backup's header.
+  | "header-rewrapped";
 
 const requested = parseRequest(process.env.DBVAULT_TEST_PAUSE_AT);
 let passages = 0;

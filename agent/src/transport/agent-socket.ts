@@ -17,7 +17,7 @@ export type SocketEvents = {
   onRemoved?(reason: string): void;
 };
 
-type HelloFields = { version: string; hostname: string; platform: string; databases?: string[] };
+type HelloFields = { version: string; hostname: string; platform: string; databases?: string[]; keyIds?: string[] };
 
 export type SocketOptions = {
   url: () => string;

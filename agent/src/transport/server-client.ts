@@ -1,6 +1,8 @@
 import {
   AgentHeaders,
   agentApi,
+  type BackupKeysAnswer,
+  type HeaderReplaced,
   type CompleteUploadRequest,
   type RegisterRequest,
   type RegisterResponse,
@@ -113,6 +115,20 @@ export function createServerClient(credentials: ServerCredentials) {
         headers: from > 0 ? { range: `bytes=${from}-` } : {},
         signal: signal ?? AbortSignal.timeout(24 * 3_600_000),
       });
+    },
+    /** The completed backups this agent may rewrap after a key rotation. */
+    async backupKeys(): Promise<BackupKeysAnswer> {
+      return readJson(agentApi.backupKeys, await call(agentApi.backupKeys));
+    },
+    /** The stored backup file's header, as bytes (the server reads its length from the file). */
+    async readHeader(backupId: string): Promise<Buffer> {
+      return Buffer.from(await (await call(agentApi.header(backupId))).arrayBuffer());
+    },
+    /** Replaces the stored file's header (same length, same fields; only the key stanzas and MAC differ). */
+    async replaceHeader(backupId: string, header: Uint8Array): Promise<HeaderReplaced> {
+      const path = agentApi.header(backupId);
+      const body = header as Uint8Array<ArrayBuffer>;
+      return readJson(path, await call(path, { method: "PUT", body, headers: { "content-type": "application/octet-stream" }, timeoutMs: 60 * 60_000 }));
     },
     /** What the server offers: the signed release manifest and its key (public: no credentials needed). */
     async releases(): Promise<ReleasesAnswer> {

@@ -12,6 +12,8 @@ import { createServerClient } from "./server-client";
 import { uploadBackup } from "./uploader";
 import { AGENT_REMOVED_CLOSE_CODE, type ServerMessage } from "../../../protocol/agent-protocol";
 import { waitUntil } from "../../../testkit/wait-until";
+import { deriveKeyId, encryptBuffer, generateMasterKey } from "../archive/index.ts";
+import { noteKeyId } from "../daemon/jobs/backup-key-id.ts";
 
 let server: TestServer;
 let base: string;
@@ -152,6 +154,48 @@ describe("agent transport", () => {
         .digest("hex"),
     ).toBe(result.sha256);
     await socket.stop();
+  });
+
+  test("the hello's keyring key ids are recorded on the agent and shown; keys never leave it", async () => {
+    const { user, client } = await setupAgent();
+    const inbox = collectMessages();
+    const keyIds = [deriveKeyId(generateMasterKey()), deriveKeyId(generateMasterKey())];
+    const socket = startAgentSocket(
+      { url: client.socketUrl, headers: client.socketHeaders, hello: { version: "1.2.3", hostname: "host-k", platform: "linux-x64", keyIds } },
+      { onMessage: inbox.onMessage },
+    );
+    await inbox.next("welcome");
+    await waitUntil(
+      async () => {
+        const status = await server.call("GET", "/api/settings/system-status", { token: user.token });
+        expect(status.body.agents[0]).toMatchObject({ status: "active", keyIds });
+        return true;
+      },
+      { message: "the agent's key ids to be recorded" },
+    );
+    await socket.stop();
+  });
+
+  test("the key id the backup's header names is reported at completion, recorded and shown; never the key", async () => {
+    const { user, client, trigger } = await backupBehind(base);
+    const masterKey = generateMasterKey();
+    const file = await encryptBuffer(randomBytes(300_000), { masterKey, compression: "none" });
+    let keyId: string | undefined;
+    // One byte at a time at first: the header is read across pieces.
+    async function* pieces() {
+      for (let i = 0; i < 200; i++) yield file.subarray(i, i + 1);
+      yield* generate(file.subarray(200), 7_000);
+    }
+    await uploadBackup(
+      client,
+      trigger.body._id,
+      noteKeyId(pieces(), (id) => (keyId = id)),
+      { keyId: () => keyId },
+    );
+    expect(keyId).toBe(deriveKeyId(masterKey));
+    const backup = await server.call("GET", `/api/backups/${trigger.body._id}`, { token: user.token });
+    expect(backup.body).toMatchObject({ status: "completed", keyId: deriveKeyId(masterKey), size: file.length });
+    expect(JSON.stringify(backup.body)).not.toContain(masterKey.toString("hex"));
   });
 
   test("a part that fails in transit is sent again, and the backup is intact", async () => {

@@ -28,6 +28,8 @@ export async function uploadBackup(
     goSignals?: GoSignals;
     /** Documents per namespace, read once the source has ended (the dump's result), sent with the completion. */
     collections?: () => Record<string, number> | undefined;
+    /** The key id the file's header names, read once the source has ended, sent with the completion. */
+    keyId?: () => string | undefined;
     /**
      * The source's chunks are the uploader's alone once yielded (a backup stream's ciphertext):
      * each is freed as soon as it is copied into a part, instead of at the next garbage
@@ -113,7 +115,8 @@ export async function uploadBackup(
   while (inFlight.length > 0) await settleOldest();
   const sha256 = hash.digest("hex");
   const collections = options.collections?.();
-  const completion = { partCount: partNumber, size, sha256, ...(collections ? { collections } : {}) };
+  const keyId = options.keyId?.();
+  const completion = { partCount: partNumber, size, sha256, ...(collections ? { collections } : {}), ...(keyId ? { keyId } : {}) };
   // Every part is stored by now: a server restarting or a connection cut while it completes must
   // not throw the whole upload away, so the completion is asked again like a part. An attempt
   // whose answer was lost may have completed it (after checking this very size and checksum):

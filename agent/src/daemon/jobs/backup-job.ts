@@ -3,6 +3,7 @@ import type { GoSignals } from "../../transport/go-signals.ts";
 import { uploadBackup } from "../../transport/uploader.ts";
 import { describeError, type JobContext } from "../job-context.ts";
 import { throttleProgress } from "../progress-throttle.ts";
+import { noteKeyId } from "./backup-key-id.ts";
 import type { TrustJobs } from "./trust-jobs.ts";
 
 const STOPPED_REASON = "the agent was stopped during the backup (dbvault-agent run received a stop signal)";
@@ -18,9 +19,20 @@ export async function runBackupJob(job: JobContext & { goSignals: GoSignals; tru
   const report = throttleProgress((progress) => job.send({ type: "backup.progress", backupId, progress }));
   let uploaded = false;
   let dumped: Record<string, number> | undefined;
+  let keyId: string | undefined;
   try {
     const encrypted = runtime.backup(databaseName, { onProgress: report, signal, onDumped: (counts) => (dumped = counts) });
-    const result = await uploadBackup(runtime.client(), backupId, encrypted, { goSignals: job.goSignals, collections: () => dumped, ownsChunks: true });
+    const result = await uploadBackup(
+      runtime.client(),
+      backupId,
+      noteKeyId(encrypted, (id) => (keyId = id)),
+      {
+        goSignals: job.goSignals,
+        collections: () => dumped,
+        keyId: () => keyId,
+        ownsChunks: true,
+      },
+    );
     runtime.log("backup completed and uploaded", { backupId, databaseName, bytes: result.size });
     uploaded = true;
   } catch (error) {

@@ -1,5 +1,5 @@
 import { and, eq } from "drizzle-orm";
-import { type AgentRow, backups, databases, restores } from "@db/schema";
+import { type AgentRow, type backups, databases, restores } from "@db/schema";
 import type { AppContext } from "../../context";
 import { notFound } from "../../lib/errors";
 import { findOwnBackup } from "../backups/service";
@@ -11,16 +11,20 @@ import { findOwnBackup } from "../backups/service";
  */
 export async function findBackupForAgent(ctx: AppContext, agent: AgentRow, backupId: string): Promise<typeof backups.$inferSelect> {
   const backup = await findOwnBackup(ctx, agent.userId, backupId);
-  if (backup.agentId === agent.id) return backup;
-  const [runs] = await ctx.db
-    .select({ id: databases.id })
-    .from(databases)
-    .where(and(eq(databases.userId, agent.userId), eq(databases.name, backup.databaseName), eq(databases.agentId, agent.id)));
-  if (runs) return backup;
+  if (backup.agentId === agent.id || (await agentRunsDatabase(ctx, agent, backup.databaseName))) return backup;
   const [asked] = await ctx.db
     .select({ id: restores.id })
     .from(restores)
     .where(and(eq(restores.backupId, backup.id), eq(restores.agentId, agent.id)));
   if (asked) return backup;
   throw notFound("Backup");
+}
+
+/** Whether the agent runs the account's database of this name now. */
+export async function agentRunsDatabase(ctx: AppContext, agent: AgentRow, databaseName: string): Promise<boolean> {
+  const [runs] = await ctx.db
+    .select({ id: databases.id })
+    .from(databases)
+    .where(and(eq(databases.userId, agent.userId), eq(databases.name, databaseName), eq(databases.agentId, agent.id)));
+  return runs !== undefined;
 }

@@ -63,7 +63,12 @@ export function createAgentGateway(ctx: AppContext) {
     const { agentId } = connection;
     switch (raw.type) {
       case "hello":
-        await markAgentConnected(ctx, agentId, connection.connectionId, { version: raw.version, hostname: raw.hostname, platform: raw.platform });
+        await markAgentConnected(ctx, agentId, connection.connectionId, {
+          version: raw.version,
+          hostname: raw.hostname,
+          platform: raw.platform,
+          ...(raw.keyIds ? { keyIds: raw.keyIds } : {}),
+        });
         // After it is recorded online, so that it may take over databases whose runner is offline.
         if (raw.databases) await declareDatabasesOnHello(ctx, connection.userId, agentId, raw.databases);
         await confirmUpdateOnHello(ctx, agentId, raw.version);

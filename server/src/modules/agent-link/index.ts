@@ -2,6 +2,8 @@ import { Elysia } from "elysia";
 import type { AgentRow } from "@db/schema";
 import {
   AddDatabaseRequest,
+  BackupKeysAnswer,
+  HeaderReplaced,
   AGENT_REMOVED_CLOSE_CODE,
   AGENT_REMOVED_MESSAGE,
   AgentHeaders,
@@ -12,6 +14,7 @@ import {
 import type { AppContext } from "../../context";
 import { AppError } from "../../lib/errors";
 import { answerAppError } from "../../lib/http";
+import { fileAnswer } from "../../lib/schema";
 import { publicErrorOf } from "../../lib/public-error";
 import { declareDatabases } from "../agents/declared-databases";
 import { agentAnswers, agentsModel } from "../agents/model";
@@ -22,6 +25,7 @@ import { failBackup, findOwnBackup } from "../backups/service";
 import { completeUpload, getUploadStatus, receivePart } from "../uploads/service";
 import { authenticateAgent, authenticateApiKey, refuseNewAgentFor } from "./agent-auth";
 import { findBackupForAgent } from "./agent-backups";
+import { headerResponse, listRewrappableBackups, replaceHeaderFromRequest } from "./agent-key-rotation";
 import { createAgentGateway } from "./gateway";
 
 /**
@@ -115,6 +119,28 @@ export const agentLinkController = (ctx: AppContext) => {
         return downloadBackupResponse(ctx, backup, request.headers.get("range"));
       },
       { params: agentsModel.backupParams, detail: { summary: "Download a backup to restore it", responses: encryptedFileAnswer } },
+    )
+    .get("/backup-keys", async ({ headers }) => listRewrappableBackups(ctx, (await authenticateAgent(ctx, headers)).agent), {
+      response: { 200: BackupKeysAnswer },
+      detail: { summary: "The completed backups this agent may rewrap after a key rotation, with the key id each names" },
+    })
+    .get("/backups/:backupId/header", async ({ headers, params }) => headerResponse(ctx, (await authenticateAgent(ctx, headers)).agent, params.backupId), {
+      params: agentsModel.backupParams,
+      detail: {
+        summary: "The header of a stored backup file (key rotation reads it to rewrap it)",
+        responses: { 200: fileAnswer("The first bytes of the stored .enc.dbvault file: its whole header, as long as its format says") },
+      },
+    })
+    .put(
+      "/backups/:backupId/header",
+      async ({ headers, params, request }) => replaceHeaderFromRequest(ctx, (await authenticateAgent(ctx, headers)).agent, params.backupId, request),
+      // The raw header bytes: no parsing.
+      {
+        params: agentsModel.backupParams,
+        parse: "none",
+        response: { 200: HeaderReplaced },
+        detail: { summary: "Replace a stored backup file's header with a rewrapped one (same length and fields; the data is untouched)" },
+      },
     );
 
   return new Elysia({ detail: { tags: ["Agents"] } }).use(agentApi).ws("/api/agents/ws", {

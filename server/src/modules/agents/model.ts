@@ -30,6 +30,7 @@ export const agentAnswer = t.Object({
   hostname: nullable(t.String()),
   platform: nullable(t.String()),
   version: nullable(t.String()),
+  keyIds: nullable(t.Array(t.String(), { description: "Key ids (public fingerprints) of the agent's keyring; never a key" })),
   status: oneOf(agentStatuses, "status"),
   lastSeen: nullable(isoDate()),
   lastUpdate: nullable(

@@ -25,6 +25,8 @@ export function toAgentView(agent: AgentRow) {
     hostname: agent.hostname,
     platform: agent.platform,
     version: agent.version,
+    /** Key ids of the agent's keyring (public fingerprints), as it last said; null when it did not. */
+    keyIds: agent.keyIds ?? null,
     status: agent.status,
     lastSeen: agent.lastSeen?.toISOString() ?? null,
     lastUpdate: agent.updateStatus
@@ -171,7 +173,7 @@ export async function markAgentConnected(
   ctx: AppContext,
   agentId: string,
   connectionId: string,
-  info: { version?: string; hostname?: string; platform?: string },
+  info: { version?: string; hostname?: string; platform?: string; keyIds?: string[] },
 ) {
   const now = ctx.now();
   const cameOnline = await ctx.db.transaction(async (tx) => {

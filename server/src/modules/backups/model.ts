@@ -54,6 +54,7 @@ export const backupAnswer = t.Object({
   progress: progressAnswer,
   error: nullable(t.String()),
   sha256: nullable(t.String({ description: "SHA-256 (hex) of the encrypted file" })),
+  keyId: nullable(t.String({ description: "Key id (public fingerprint) of the master key that opens the file; never the key" })),
   collections: nullable(t.Record(t.String(), t.Number(), { description: "Documents per collection as dumped" })),
   verifiedAt: nullable(isoDate()),
   verification: nullable(

@@ -14,6 +14,7 @@ export const backupViewColumns = {
   progress: backups.progress,
   error: backups.error,
   sha256: backups.sha256,
+  keyId: backups.keyId,
   collections: backups.collections,
   verifiedAt: backups.verifiedAt,
   verification: backups.verification,
@@ -36,6 +37,8 @@ export function toBackupView(backup: Pick<BackupRow, keyof typeof backupViewColu
     progress: backup.progress ?? null,
     error: backup.error,
     sha256: backup.sha256,
+    /** Key id (public fingerprint) of the master key that opens the file; null for backups made before agents reported it. */
+    keyId: backup.keyId ?? null,
     /** Documents per collection as dumped (null for backups made before agents reported them). */
     collections: backup.collections ?? null,
     /** When an agent last read the stored file back (null: not yet, or made before verification existed). */

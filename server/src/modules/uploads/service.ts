@@ -352,6 +352,7 @@ async function recordCompletedUpload(
       size: input.size,
       sha256,
       collections: input.collections ?? null,
+      keyId: input.keyId ?? null,
       storageKey: backupStorage.prefix(backup.userId, backupId),
       completedAt,
       lastActivityAt: completedAt,

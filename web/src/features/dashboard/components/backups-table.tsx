@@ -8,6 +8,7 @@ import type { Backup } from "../api/dashboard-api";
 import type { LiveBackup } from "../stores/dashboard-atoms";
 import { formatBytes, formatDocumentCount } from "../utils/dashboard-format";
 import { isRunning } from "../utils/operation-status";
+import { shortKeyId } from "../utils/key-warning";
 import { StatusBadge } from "./status-badge";
 import { AnomalyBadge, VerificationBadge } from "./trust-badges";
 
@@ -47,7 +48,25 @@ function buildColumns({ onDownload, onRestore, onDelete, onVerify, onResolveAnom
       header: "Timestamp",
       cell: ({ row }) => (isRunning(statusOf(row.original)) ? <RunningProgress row={row.original} /> : formatDateTime(row.original.timestamp)),
     },
-    { id: "size", header: "Size", cell: ({ row }) => (isRunning(statusOf(row.original)) ? null : formatBytes(row.original.live?.size ?? row.original.size)) },
+    {
+      id: "size",
+      header: "Size",
+      cell: ({ row }) =>
+        isRunning(statusOf(row.original)) ? null : (
+          <div className="flex flex-col">
+            <span>{formatBytes(row.original.live?.size ?? row.original.size)}</span>
+            {row.original.keyId ? (
+              <span
+                className="font-mono text-xs text-slate-500"
+                title={`Encrypted with the master key whose key id (fingerprint) is ${row.original.keyId}`}
+                data-testid="backup-key-id"
+              >
+                key {shortKeyId(row.original.keyId)}
+              </span>
+            ) : null}
+          </div>
+        ),
+    },
     {
       id: "status",
       header: "Status",

@@ -25,6 +25,7 @@ import { BackupsTable } from "./backups-table";
 import { DashboardHeader } from "./dashboard-header";
 import { DashboardTabs } from "./dashboard-tabs";
 import { RestoreDialog } from "./restore-dialog";
+import { describeMissingKey } from "../utils/key-warning";
 import { RestoreHistoryPanel } from "./restore-history-panel";
 import { SummaryCards } from "./summary-cards";
 import { SystemStatusCard } from "./system-status-card";
@@ -176,7 +177,12 @@ export function DashboardPage({ token }: { token: string | null }) {
           )}
         </DashboardTabs>
       </Card>
-      <RestoreDialog backup={restoring} onClose={() => setRestoring(null)} onRestored={onRestored} />
+      <RestoreDialog
+        backup={restoring}
+        onClose={() => setRestoring(null)}
+        onRestored={onRestored}
+        keyWarning={restoring ? describeMissingKey(restoring, databases, system.status?.agents ?? []) : null}
+      />
     </div>
   );
 }

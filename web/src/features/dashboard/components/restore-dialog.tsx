@@ -18,7 +18,13 @@ import {
 import { restorableCollections } from "../utils/dashboard-format";
 import { describeFinalWarning, describeFirstWarning, describeSecondWarning, type RestoreChoice, type RestoreWarning } from "../utils/restore-warnings";
 
-type Props = { backup: Backup | null; onClose: () => void; onRestored: () => void };
+type Props = {
+  backup: Backup | null;
+  onClose: () => void;
+  onRestored: () => void;
+  /** Why the restoring agent cannot open this backup (it lacks its key), shown before anything is chosen. */
+  keyWarning?: string | null;
+};
 
 const STEP_COUNT = 4;
 const stepTitle = (step: number) => `Restore database: step ${step} of ${STEP_COUNT}`;
@@ -27,7 +33,7 @@ const stepTitle = (step: number) => `Restore database: step ${step} of ${STEP_CO
  * The restore wizard: where to restore (over the original, or as a copy, optionally only some
  * collections), the spec's two warnings, then the exact target name to confirm.
  */
-export function RestoreDialog({ backup, onClose, onRestored }: Props) {
+export function RestoreDialog({ backup, onClose, onRestored, keyWarning = null }: Props) {
   const [step, setStep] = useState(1);
   const [typed, setTyped] = useState("");
   const [busy, setBusy] = useState(false);
@@ -125,6 +131,11 @@ export function RestoreDialog({ backup, onClose, onRestored }: Props) {
           <p className="text-slate-500">
             Backup of <strong className="text-slate-900">{source}</strong> from {formatDateTime(backup.timestamp)}
           </p>
+          {step === 1 && keyWarning ? (
+            <Alert tone="warning" title="This agent lacks the backup's key">
+              <span data-testid="restore-key-warning">{keyWarning}</span>
+            </Alert>
+          ) : null}
           {step === 1 ? (
             <RestoreTargetStep inventory={backup.collections} source={source} copyName={copyName} where={where} onChange={setWhere} problem={whereProblem} />
           ) : null}

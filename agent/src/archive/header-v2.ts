@@ -1,0 +1,218 @@
+// Version 2 header: the shared fields, then one or more key stanzas each wrapping the file's random
+// data key for one recipient, then an HMAC (under a key derived from the data key) over all of it.
+// Rewrapping replaces the stanzas and the MAC; the chunks, sealed under the data key, stay.
+import { randomBytes, timingSafeEqual } from "node:crypto";
+import { HeaderTamperedError, InvalidKeyError, MalformedHeaderError, TruncatedArchiveError } from "./errors.ts";
+import {
+  type ArchiveHeader,
+  DATA_KEY_LENGTH,
+  FORMAT_VERSION_2,
+  HEADER_MAC_LENGTH,
+  KEY_ID_LENGTH,
+  MAGIC,
+  MASTER_KEY_STANZA_LENGTH,
+  STANZA_HEAD_LENGTH,
+  TAG_LENGTH,
+  V2_LENGTH_PREFIX,
+  V2_MAX_HEADER_LENGTH,
+  V2_MIN_HEADER_LENGTH,
+  V2_STANZA_COUNT_OFFSET,
+  V2_STANZAS_OFFSET,
+  WRAP_KIND_MASTER_KEY,
+  WRAP_SALT_LENGTH,
+} from "./format.ts";
+import {
+  computeHeaderMac,
+  encodeHeaderFields,
+  type HeaderFieldsInput,
+  type RawHeaderFields,
+  readHeaderFields,
+  validateHeaderFields,
+  writeHeaderFields,
+} from "./header-fields.ts";
+import { deriveFileKeysV2, unwrapDataKey, wrapDataKey } from "./key-wrap.ts";
+import { deriveKeyIdBytes, findKeyById, missingKeyError } from "./keys.ts";
+
+/** Per-file secrets of a version 2 file; random unless pinned (known-answer and golden tests). */
+export interface FileSecretsV2 {
+  dataKey: Uint8Array;
+  wrapSalt: Uint8Array;
+}
+
+/** One key stanza as stored: its wrap kind and body. Unknown kinds are kept and skipped by readers. */
+export interface KeyStanza {
+  kind: number;
+  body: Buffer;
+}
+
+interface RawHeaderV2 extends RawHeaderFields {
+  length: number;
+  stanzas: KeyStanza[];
+  mac: Buffer;
+}
+
+/** An opened version 2 header: its fields, its data key and the key that opens its chunks. */
+export interface OpenedHeaderV2 {
+  header: ArchiveHeader;
+  dataKey: Buffer;
+  payloadKey: Buffer;
+}
+
+/** Returns fresh random per-file secrets. */
+export function drawFileSecretsV2(): FileSecretsV2 {
+  return { dataKey: randomBytes(DATA_KEY_LENGTH), wrapSalt: randomBytes(WRAP_SALT_LENGTH) };
+}
+
+/** Encodes a version 2 header wrapping the data key to one master key; returns it and the payload key. */
+export function encodeHeaderV2(input: HeaderFieldsInput & { masterKey: Uint8Array } & FileSecretsV2): { bytes: Buffer; payloadKey: Buffer } {
+  const fields = encodeHeaderFields(input);
+  const stanza = sealMasterKeyStanza(input.masterKey, input.wrapSalt, input.dataKey);
+  return { bytes: assembleHeaderV2(fields, [stanza], input.dataKey), payloadKey: deriveFileKeysV2(input.dataKey).payloadKey };
+}
+
+/** Total header length from the first 12 bytes (magic, version, length); throws MalformedHeaderError. */
+export function readHeaderLengthV2(prefix: Uint8Array): number {
+  const length = (prefix[10]! << 8) | prefix[11]!;
+  if (length < V2_MIN_HEADER_LENGTH) throw new MalformedHeaderError(`header length ${length} is too small`);
+  return length;
+}
+
+/** Reads the fields without a key (nothing is authenticated); keyId names the first master-key stanza. */
+export function readHeaderV2(bytes: Uint8Array): ArchiveHeader {
+  const raw = parseHeaderV2(bytes);
+  const stanza = findMasterKeyStanzas(raw)[0];
+  return describeHeaderV2(raw, stanza?.keyId ?? Buffer.alloc(0), stanza?.wrapSalt ?? Buffer.alloc(0));
+}
+
+/**
+ * Authenticates a version 2 header with the first key of `keys` (current key, then older ones)
+ * named by a master-key stanza: wrong key, then the wrapped key's tag, then the MAC, then values.
+ */
+export function openHeaderV2(bytes: Uint8Array, keys: readonly Uint8Array[]): OpenedHeaderV2 {
+  const raw = parseHeaderV2(bytes);
+  const stanzas = findMasterKeyStanzas(raw);
+  let match: { stanza: (typeof stanzas)[number]; key: Uint8Array } | undefined;
+  for (const stanza of stanzas) {
+    const key = findKeyById(keys, stanza.keyId);
+    if (key) {
+      match = { stanza, key };
+      break;
+    }
+  }
+  if (!match) throw missingKeyError(stanzas[0]?.keyId ?? Buffer.alloc(KEY_ID_LENGTH), keys);
+  const { stanza, key } = match;
+  // A changed key id, wrap salt or wrapped key fails here: the stanza head and key id are the AAD.
+  const dataKey = unwrapDataKey(key, stanza.wrapSalt, stanza, stanza.aad);
+  if (!dataKey) throw new HeaderTamperedError();
+  const { headerKey, payloadKey } = deriveFileKeysV2(dataKey);
+  const expected = computeHeaderMac(headerKey, bytes.subarray(0, raw.length), raw.length - HEADER_MAC_LENGTH);
+  if (!timingSafeEqual(expected, raw.mac)) throw new HeaderTamperedError();
+  return { header: describeHeaderV2(raw, stanza.keyId, stanza.wrapSalt), dataKey, payloadKey };
+}
+
+/**
+ * Rewraps an authenticated version 2 header to `newKey`: the same fields and data key, one
+ * master-key stanza for the new key (stanzas of other kinds are kept), and a new MAC. The result
+ * has the same length when the old header held one master-key stanza, so only the header changes.
+ */
+export function rewrapHeaderV2(
+  bytes: Uint8Array,
+  keys: readonly Uint8Array[],
+  newKey: Uint8Array,
+  wrapSalt: Uint8Array = randomBytes(WRAP_SALT_LENGTH),
+): Buffer {
+  const { dataKey } = openHeaderV2(bytes, keys);
+  const raw = parseHeaderV2(bytes);
+  const kept = raw.stanzas.filter((stanza) => stanza.kind !== WRAP_KIND_MASTER_KEY);
+  return assembleHeaderV2(raw, [sealMasterKeyStanza(newKey, wrapSalt, dataKey), ...kept], dataKey);
+}
+
+function sealMasterKeyStanza(masterKey: Uint8Array, wrapSalt: Uint8Array, dataKey: Uint8Array): KeyStanza {
+  const keyId = deriveKeyIdBytes(masterKey);
+  const { wrappedKey, tag } = wrapDataKey(masterKey, wrapSalt, dataKey, stanzaAad(keyId));
+  return { kind: WRAP_KIND_MASTER_KEY, body: Buffer.concat([keyId, wrapSalt, wrappedKey, tag]) };
+}
+
+// The wrap is bound to the stanza's kind and the key id it claims, so neither can be swapped.
+function stanzaAad(keyId: Uint8Array): Buffer {
+  return Buffer.concat([Uint8Array.of(WRAP_KIND_MASTER_KEY), keyId]);
+}
+
+function assembleHeaderV2(fields: RawHeaderFields, stanzas: KeyStanza[], dataKey: Uint8Array): Buffer {
+  const stanzaBytes = stanzas.reduce((sum, stanza) => sum + STANZA_HEAD_LENGTH + stanza.body.length, 0);
+  const length = V2_STANZAS_OFFSET + stanzaBytes + HEADER_MAC_LENGTH;
+  if (stanzas.length === 0 || stanzas.length > 255 || length > V2_MAX_HEADER_LENGTH) {
+    throw new InvalidKeyError("a version 2 header holds 1 to 255 key stanzas within 65,535 bytes");
+  }
+  const bytes = Buffer.alloc(length);
+  bytes.set(MAGIC, 0);
+  bytes.writeUInt16BE(FORMAT_VERSION_2, 8);
+  bytes.writeUInt16BE(length, 10);
+  writeHeaderFields(bytes, 12, fields);
+  bytes.writeUInt8(stanzas.length, V2_STANZA_COUNT_OFFSET);
+  let offset = V2_STANZAS_OFFSET;
+  for (const stanza of stanzas) {
+    bytes.writeUInt8(stanza.kind, offset);
+    bytes.writeUInt16BE(stanza.body.length, offset + 1);
+    stanza.body.copy(bytes, offset + STANZA_HEAD_LENGTH);
+    offset += STANZA_HEAD_LENGTH + stanza.body.length;
+  }
+  const macOffset = length - HEADER_MAC_LENGTH;
+  computeHeaderMac(deriveFileKeysV2(dataKey).headerKey, bytes, macOffset).copy(bytes, macOffset);
+  return bytes;
+}
+
+// Structure only (counts and lengths fit); values are checked after the MAC.
+function parseHeaderV2(bytes: Uint8Array): RawHeaderV2 {
+  if (bytes.length < V2_LENGTH_PREFIX) throw new TruncatedArchiveError("header", 0);
+  const length = readHeaderLengthV2(bytes);
+  if (bytes.length < length) throw new TruncatedArchiveError("header", 0);
+  const b = Buffer.from(bytes.buffer, bytes.byteOffset, length);
+  const macOffset = length - HEADER_MAC_LENGTH;
+  const count = b.readUInt8(V2_STANZA_COUNT_OFFSET);
+  if (count === 0) throw new MalformedHeaderError("it holds no key stanza");
+  const stanzas: KeyStanza[] = [];
+  let offset = V2_STANZAS_OFFSET;
+  for (let i = 0; i < count; i++) {
+    if (offset + STANZA_HEAD_LENGTH > macOffset) throw new MalformedHeaderError("its key stanzas overrun the header");
+    const kind = b.readUInt8(offset);
+    const bodyLength = b.readUInt16BE(offset + 1);
+    const end = offset + STANZA_HEAD_LENGTH + bodyLength;
+    if (end > macOffset) throw new MalformedHeaderError("its key stanzas overrun the header");
+    stanzas.push({ kind, body: b.subarray(offset + STANZA_HEAD_LENGTH, end) });
+    offset = end;
+  }
+  if (offset !== macOffset) throw new MalformedHeaderError("its key stanzas do not fill the header");
+  return {
+    length,
+    ...readHeaderFields(b, 12),
+    stanzas,
+    mac: b.subarray(macOffset, length),
+  };
+}
+
+function findMasterKeyStanzas(raw: RawHeaderV2) {
+  return raw.stanzas
+    .filter((stanza) => stanza.kind === WRAP_KIND_MASTER_KEY && stanza.body.length === MASTER_KEY_STANZA_LENGTH)
+    .map((stanza) => {
+      const keyId = stanza.body.subarray(0, KEY_ID_LENGTH);
+      const saltEnd = KEY_ID_LENGTH + WRAP_SALT_LENGTH;
+      return {
+        keyId,
+        wrapSalt: stanza.body.subarray(KEY_ID_LENGTH, saltEnd),
+        wrappedKey: stanza.body.subarray(saltEnd, saltEnd + DATA_KEY_LENGTH),
+        tag: stanza.body.subarray(saltEnd + DATA_KEY_LENGTH, saltEnd + DATA_KEY_LENGTH + TAG_LENGTH),
+        aad: stanzaAad(keyId),
+      };
+    });
+}
+
+function describeHeaderV2(raw: RawHeaderV2, keyId: Uint8Array, wrapSalt: Uint8Array): ArchiveHeader {
+  return {
+    version: FORMAT_VERSION_2,
+    ...validateHeaderFields(raw),
+    keyId: Buffer.from(keyId).toString("hex"),
+    salt: Buffer.from(wrapSalt).toString("hex"),
+    headerLength: raw.length,
+  };
+}

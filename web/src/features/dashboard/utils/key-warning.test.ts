@@ -1,0 +1,27 @@
+import { describe, expect, test } from "bun:test";
+import { describeMissingKey, shortKeyId } from "./key-warning";
+
+const KEY = "32c6aee69f6033de3a2444d67e6f022c";
+const OTHER = "2deacbd61cb59e47db556f754d6d86ae";
+const databases = [{ name: "shop", agentId: "a1" }];
+const agentWith = (keyIds: string[] | null) => [{ id: "a1", name: "db-host-1", keyIds }];
+
+describe("the restore wizard's missing-key warning", () => {
+  test("names the agent, the key id needed and how to bring the key over", () => {
+    const warning = describeMissingKey({ databaseName: "shop", keyId: KEY }, databases, agentWith([OTHER]));
+    expect(warning).toBe(
+      `The agent db-host-1 does not hold the key this backup was encrypted with (key id ${KEY}), so the restore would fail. ` +
+        "On a machine whose keyring has that key, run dbvault-agent key export --all; then on db-host-1's machine run dbvault-agent key import --add and restart its agent.",
+    );
+  });
+
+  test("says nothing when the agent holds the key, or when nobody can tell", () => {
+    expect(describeMissingKey({ databaseName: "shop", keyId: KEY }, databases, agentWith([OTHER, KEY]))).toBeNull();
+    // A backup from before agents reported key ids, an agent that never said, an unknown database.
+    expect(describeMissingKey({ databaseName: "shop", keyId: null }, databases, agentWith([OTHER]))).toBeNull();
+    expect(describeMissingKey({ databaseName: "shop", keyId: KEY }, databases, agentWith(null))).toBeNull();
+    expect(describeMissingKey({ databaseName: "billing", keyId: KEY }, databases, agentWith([OTHER]))).toBeNull();
+  });
+
+  test("the list shows the first 8 hex digits", () => expect(shortKeyId(KEY)).toBe("32c6aee6"));
+});
