@@ -7,7 +7,7 @@ import type { ClusterBus } from "./lib/cluster-bus";
 import type { EventBus } from "./lib/event-bus";
 import type { Logger } from "./lib/logger";
 import type { RateLimiter } from "./lib/rate-limiter";
-import type { Mailer } from "./modules/notifications/mailer";
+import type { Mailer } from "./modules/mail/mailer";
 import type { SessionTokens } from "./modules/auth/session-tokens";
 import type { Storage } from "./storage";
 import type { BodyGate } from "./modules/uploads/body-gate";
@@ -52,6 +52,6 @@ export type AppContext = {
   metrics: Metrics;
   /** Sends queued webhook deliveries in the background (modules/webhooks/deliveries.ts). */
   webhooks: QueueDispatcher;
-  /** Sends queued e-mail in the background (modules/notifications/outbox.ts). */
+  /** Sends queued e-mail in the background (modules/mail/outbox.ts). */
   mail: QueueDispatcher;
 };

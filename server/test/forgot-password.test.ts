@@ -3,7 +3,7 @@
 // the answer must already have arrived.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { waitUntil } from "../../testkit/wait-until";
-import type { Mail } from "../src/modules/notifications/mailer";
+import type { Mail } from "../src/modules/mail/mailer";
 import { startTestServer, type TestServer } from "./harness";
 
 let server: TestServer;

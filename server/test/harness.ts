@@ -12,7 +12,7 @@ import { createContext } from "../src/bootstrap";
 import { loadConfig } from "../src/config";
 import type { AppContext } from "../src/context";
 import { silentLogger } from "../src/lib/logger";
-import type { Mail, Mailer } from "../src/modules/notifications/mailer";
+import type { Mail, Mailer } from "../src/modules/mail/mailer";
 
 export type CallResult<T = any> = { status: number; body: T; headers: Headers };
 

@@ -8,7 +8,7 @@ import { agents, mailOutbox } from "@db/schema";
 import { createContext } from "../src/bootstrap";
 import { silentLogger } from "../src/lib/logger";
 import { sweepAgentStatuses } from "../src/modules/agents/service";
-import { createMailer } from "../src/modules/notifications/mailer";
+import { createMailer } from "../src/modules/mail/mailer";
 import { notifyBackupsSkipped } from "../src/modules/notifications/service";
 import { startBackgroundJobs } from "../src/modules/scheduler";
 import { startSmtpSink, type SmtpSink } from "../../testkit/smtp-sink-client";

@@ -6,7 +6,7 @@ import type { AppContext } from "../../context";
 import { sendToAgent } from "../../lib/agent-commands";
 import { AppError, notFound } from "../../lib/errors";
 import { recordAudit } from "../audit/service";
-import { queueMail } from "../notifications/outbox";
+import { queueMail } from "../mail/outbox";
 import { notifyAgentConnected, notifyAgentDisconnected } from "../notifications/service";
 import { hashAgentToken } from "./agent-token";
 import { recordUpdateRequested } from "./updates";

@@ -3,7 +3,7 @@ import { type ApiTokenScope, apiTokenScopes, apiTokens } from "@db/schema";
 import type { AppContext } from "../../context";
 import { badRequest, notFound } from "../../lib/errors";
 import { recordAudit } from "../audit/service";
-import { displayPrefix, generateApiToken } from "./verify";
+import { displayPrefix, generateApiToken } from "../auth/api-tokens";
 
 type ApiTokenRow = typeof apiTokens.$inferSelect;
 

@@ -4,7 +4,7 @@ import { users } from "@db/schema";
 import type { AppContext } from "../../context";
 import { tokenScopeOf } from "../../lib/api-security";
 import { AppError, forbidden, unauthorized } from "../../lib/errors";
-import { isApiToken, verifyApiToken } from "../api-tokens/verify";
+import { isApiToken, verifyApiToken } from "./api-tokens";
 
 export type AuthenticatedUser = typeof users.$inferSelect;
 

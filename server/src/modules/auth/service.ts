@@ -6,7 +6,7 @@ import type { AppContext } from "../../context";
 import { type AppError, badRequest, conflict, unauthorized } from "../../lib/errors";
 import { findDefaultPlan } from "../plans/service";
 import { endBrowserSessions } from "../../lib/browser-events";
-import { queueMail } from "../notifications/outbox";
+import { queueMail } from "../mail/outbox";
 import { acceptSecondFactor, isTwoFactorOn, isTwoFactorRequired, requireSecondFactor } from "./second-factor";
 import { accountRefusal } from "./guard";
 import { deviceTokenFor, knownDeviceId } from "./known-devices";

@@ -4,7 +4,7 @@
 import type { AppContext } from "../../context";
 import { AppError } from "../../lib/errors";
 import { secondsUntil } from "../../lib/rate-limiter";
-import { queueMail } from "../notifications/outbox";
+import { queueMail } from "../mail/outbox";
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;

@@ -7,8 +7,8 @@
 import type { AppContext } from "../../context";
 import { AppError } from "../../lib/errors";
 import { planOfUser } from "../plans/service";
-import { policyOf, type RetentionPolicy } from "../retention/policy";
-import { policyOfUser } from "../retention/user-policy";
+import { policyOf, type RetentionPolicy } from "../retention-rules/policy";
+import { policyOfUser } from "../retention-rules/user-policy";
 import { shortensRetention } from "./retention-shortening";
 import { formatWhen, type ProtectionState, protectionOf, TURN_OFF_WAIT_MS } from "./state";
 
@@ -19,7 +19,7 @@ const DEFAULT_RETENTION = { retentionMode: "age", retention: 72, gfsDaily: 7, gf
 export type ProtectedChange =
   | { kind: "delete-backup"; backup: { status: string; createdAt: Date } }
   | { kind: "delete-account" }
-  /** New retention settings, as the policy they make (retention/policy.ts policyOf). */
+  /** New retention settings, as the policy they make (retention-rules/policy.ts policyOf). */
   | { kind: "change-retention"; to: RetentionPolicy }
   /** The user's own; an admin's reset for a lost authenticator stays possible (the owner is checked outside the product). */
   | { kind: "turn-off-two-factor" }

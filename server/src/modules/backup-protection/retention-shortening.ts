@@ -1,6 +1,6 @@
 // Whether new retention settings would let any kept backup go earlier than the saved ones would.
 // Pure, so the rule is unit tested on its own; check.ts applies it.
-import type { RetentionPolicy } from "../retention/policy";
+import type { RetentionPolicy } from "../retention-rules/policy";
 
 /** The oldest a backup may be and still be kept under a policy, in hours. */
 const longestKeptHours = (policy: RetentionPolicy) => (policy.mode === "age" ? policy.hours : policy.limitHours);

@@ -7,7 +7,7 @@ import { conflict } from "../../lib/errors";
 import { recordAudit } from "../audit/service";
 import type { AuthenticatedUser } from "../auth/guard";
 import { isTwoFactorOn } from "../auth/second-factor";
-import { queueMail } from "../notifications/outbox";
+import { queueMail } from "../mail/outbox";
 import { publishEvent } from "../webhooks/service";
 import { formatWhen, type ProtectionState, protectionOf, TURN_OFF_WAIT_MS } from "./state";
 

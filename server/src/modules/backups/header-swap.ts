@@ -8,7 +8,7 @@ import { backups } from "@db/schema";
 import type { AppContext } from "../../context";
 import { conflict } from "../../lib/errors";
 import { ObjectNotFoundError } from "../../storage";
-import { lockForNewBackup } from "../retention/service";
+import { lockForNewBackup } from "../retention-rules/lock-until";
 import { checkReplacementHeader, HEADER_PREFIX_LENGTH, readStoredHeaderLength } from "./header-layout";
 import { backupStorage } from "./views";
 

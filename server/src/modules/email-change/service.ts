@@ -8,7 +8,7 @@ import { badRequest, conflict } from "../../lib/errors";
 import { recordAudit } from "../audit/service";
 import type { AuthenticatedUser } from "../auth/guard";
 import { hashLinkToken, newLinkToken, revokeResetLinks } from "../auth/service";
-import { queueMail } from "../notifications/outbox";
+import { queueMail } from "../mail/outbox";
 import { endBrowserSessions } from "../../lib/browser-events";
 
 export const EMAIL_CONFIRM_TTL_MS = 24 * 60 * 60 * 1000;

@@ -5,7 +5,7 @@ import type { AppContext } from "../../context";
 import type { TrustAlert, TrustEvent } from "../../lib/event-bus";
 import { type BackupFacts, type DBVaultEvent, type RestoreFacts, agentFacts, backupFacts, restoreFacts } from "../webhooks/events";
 import { publishEvent } from "../webhooks/service";
-import { queueMail } from "./outbox";
+import { queueMail } from "../mail/outbox";
 
 // Each notify* tells the user through every channel: e-mail (under its toggle) and the webhooks
 // subscribed to the event (modules/webhooks). Neither throws.

@@ -1,45 +1,10 @@
-// Object Lock dates (STORAGE_OBJECT_LOCK): until when storage refuses to delete a backup's file
-// and manifest. Never past the moment its retention rule may let it go, so retention is never
-// blocked by a lock it set itself for longer than the rule wanted; a backup the rule keeps longer
-// (a GFS pick) gets its lock extended by the retention pass.
+// The retention pass's side of Object Lock: a backup the rule keeps longer than its first lock
+// (a GFS promotion) gets its lock extended (the dates: retention-rules/lock-until.ts).
 import type { AppContext } from "../../context";
 import type { Storage } from "../../storage";
 import { backupStorage } from "../backups/views";
-import { GFS_RECENT_HOURS, type KeepReason, type RetentionPolicy } from "./policy";
-
-const HOUR = 3_600_000;
-const DAY = 24 * HOUR;
-
-const startOfDay = (date: Date) => Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate());
-/** Monday 00:00 UTC of the date's ISO week. */
-const startOfWeek = (date: Date) => startOfDay(date) - ((date.getUTCDay() + 6) % 7) * DAY;
-const monthsAfter = (date: Date, months: number) => Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + months, 1);
-
-/**
- * The earliest moment the rule may let a kept backup go, from the time-bound reasons it is kept
- * for; null when none (newest, last-verified and last-good end when something else happens, not
- * at a time: no lock follows from them). A GFS pick counts once its day, week or month is over:
- * until then a newer backup of the same period can take its place.
- */
-export function lockUntil(createdAt: Date, reasons: KeepReason[], policy: RetentionPolicy, now: Date): Date | null {
-  const created = createdAt.getTime();
-  const ends: number[] = [];
-  for (const reason of reasons) {
-    if (reason === "retention" && policy.mode === "age") ends.push(created + policy.hours * HOUR);
-    if (policy.mode !== "gfs") continue;
-    // The N newest days (weeks, months) that have a backup: one of day D goes, at the earliest,
-    // when N later days could each have had one, that is once day D + N has begun.
-    if (reason === "recent") ends.push(created + GFS_RECENT_HOURS * HOUR);
-    const day = startOfDay(createdAt);
-    if (reason === "daily" && now.getTime() >= day + DAY) ends.push(day + policy.daily * DAY);
-    const week = startOfWeek(createdAt);
-    if (reason === "weekly" && now.getTime() >= week + 7 * DAY) ends.push(week + policy.weekly * 7 * DAY);
-    if (reason === "monthly" && now.getTime() >= monthsAfter(createdAt, 1)) ends.push(monthsAfter(createdAt, policy.monthly));
-  }
-  if (ends.length === 0) return null;
-  const end = policy.mode === "gfs" ? Math.min(Math.max(...ends), created + policy.limitHours * HOUR) : Math.max(...ends);
-  return end > now.getTime() ? new Date(end) : null;
-}
+import type { KeepReason, RetentionPolicy } from "../retention-rules/policy";
+import { lockUntil } from "../retention-rules/lock-until";
 
 // Locks known to reach at least this far (ms), by storage and backup id: a retention pass runs
 // every few minutes and need not ask S3 again about a lock it already extended.

@@ -4,9 +4,9 @@ import { and, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import { backups, settings } from "@db/schema";
 import type { AppContext } from "../../context";
 import { BackupInUseError, BackupLockedError, deleteBackup } from "../backups/service";
-import { extendLocks, lockUntil } from "./lock";
-import { policyOfUser, type SettingsRow } from "./user-policy";
-import { decideRetention, type RetentionCandidate, type RetentionDecision } from "./policy";
+import { extendLocks } from "./lock";
+import { policyOfUser, type SettingsRow } from "../retention-rules/user-policy";
+import { decideRetention, type RetentionCandidate, type RetentionDecision } from "../retention-rules/policy";
 
 /** A user's backups are looked at again this long after the last pass (or at once after a settings change). */
 export const RETENTION_PASS_MS = 10 * 60_000;
@@ -54,14 +54,6 @@ async function claimDueUsers(ctx: AppContext, limit: number): Promise<string[]> 
     if (ids.length > 0) await tx.update(settings).set({ retentionCheckedAt: now }).where(inArray(settings.userId, ids));
     return ids;
   });
-}
-
-/** The Object Lock a new backup's file and manifest are written with (STORAGE_OBJECT_LOCK): what its owner's rule keeps any new backup for; undefined without a lock. */
-export async function lockForNewBackup(ctx: AppContext, backup: { userId: string; createdAt: Date }): Promise<Date | undefined> {
-  if (!ctx.storage.objectLock) return undefined;
-  const policy = await policyOfUser(ctx, backup.userId);
-  if (!policy) return undefined;
-  return lockUntil(backup.createdAt, [policy.mode === "age" ? "retention" : "recent"], policy, ctx.now()) ?? undefined;
 }
 
 /** The user's policy and every decision on their finished backups. */

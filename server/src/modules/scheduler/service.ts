@@ -11,7 +11,7 @@ import { applyRetention } from "../retention/service";
 import { notifyBackupsSkipped } from "../notifications/service";
 import { failRestore } from "../restores/service";
 import { pruneFinishedDeliveries } from "../webhooks/deliveries";
-import { pruneFinishedMail } from "../notifications/outbox";
+import { pruneFinishedMail } from "../mail/outbox";
 
 const HOUR = 3_600_000;
 /** A time as a query parameter both drivers pass through unchanged (cast with ::timestamptz). */

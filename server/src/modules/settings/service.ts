@@ -12,7 +12,7 @@ import type { AppContext } from "../../context";
 import { AppError, badRequest, notFound } from "../../lib/errors";
 import { recordAudit } from "../audit/service";
 import { refuseIfProtected } from "../backup-protection/check";
-import { policyOf } from "../retention/policy";
+import { policyOf } from "../retention-rules/policy";
 import { replaceApiKey } from "./api-key";
 import type { AuthenticatedUser } from "../auth/guard";
 import { planOfUser } from "../plans/service";

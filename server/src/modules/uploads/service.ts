@@ -7,7 +7,7 @@ import type { AppContext } from "../../context";
 import { AppError, badRequest, conflict, notFound } from "../../lib/errors";
 import { StorageLimitError, UploadIncompleteError } from "../../storage";
 import { findDefaultPlan } from "../plans/service";
-import { lockForNewBackup } from "../retention/service";
+import { lockForNewBackup } from "../retention-rules/lock-until";
 import { releaseStorage, reserveStorage } from "../quota/storage-quota";
 import { flagAnomaly } from "../backups/anomaly";
 import { announceBackupCompleted, failBackup } from "../backups/service";

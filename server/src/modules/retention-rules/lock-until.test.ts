@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { lockUntil } from "./lock";
+import { lockUntil } from "./lock-until";
 import type { RetentionPolicy } from "./policy";
 
 const HOUR = 3_600_000;
