@@ -1,0 +1,62 @@
+// The oplog side of a consistent built-in dump: where the window starts (T0, before any read), and
+// the window's entries of the dumped database(s) up to the oplog's end once the reads are done (T1).
+import type { MongoClient, Timestamp } from "mongodb";
+import { createOplogDatabaseFilter } from "../../oplog/database-filter.ts";
+import { OplogRolledOverError, readNewestOplogTimestamp, readOplogRange, readOplogStart, toOplogTimestamp } from "../../oplog/read-oplog.ts";
+import { DumpError } from "../errors.ts";
+import type { ConsistentAt } from "../types.ts";
+import { wrapDatabaseError } from "./client.ts";
+
+/** A replica set's window start; a standalone server (no oplog); or a server whose kind gives no point in time (mongos). */
+export type OplogWindow = { kind: "replica-set"; start: { from: Timestamp; inclusive: boolean } } | { kind: "standalone" } | { kind: "other" };
+
+/** Reads what the server is and, on a replica set, T0. Throws DumpError "database-error". */
+export async function startOplogWindow(client: MongoClient, uri: string): Promise<OplogWindow> {
+  try {
+    const hello = await client.db("admin").command({ hello: 1 });
+    if (hello.msg === "isdbgrid") return { kind: "other" };
+    if (typeof hello.setName !== "string" || hello.setName === "") return { kind: "standalone" };
+    return { kind: "replica-set", start: await readOplogStart(client) };
+  } catch (cause) {
+    throw wrapDatabaseError(cause, "reading the oplog's position before the dump", uri);
+  }
+}
+
+/**
+ * Reads T1, then hands `write` the window's entries (all of them for a dump of every database, else
+ * those of `database`) in oplog order, a batch at a time. Returns T1. Throws DumpError
+ * "database-error" (also when the oplog rolled over during the dump) or what `write` throws.
+ */
+export async function copyOplogWindow(
+  client: MongoClient,
+  window: Extract<OplogWindow, { kind: "replica-set" }>,
+  database: string | undefined,
+  uri: string,
+  write: (entries: Uint8Array[]) => Promise<void>,
+): Promise<ConsistentAt> {
+  const filter = database === undefined ? undefined : createOplogDatabaseFilter(database);
+  let end: Timestamp;
+  // What `write` throws (the archive's sink) passes as it is; only the oplog's failures are wrapped.
+  let writing = false;
+  try {
+    end = await readNewestOplogTimestamp(client);
+    for await (const batch of readOplogRange(client, window.start, end)) {
+      const kept = filter === undefined ? batch : batch.flatMap((entry) => filter.push(entry));
+      writing = true;
+      if (kept.length > 0) await write(kept);
+      writing = false;
+    }
+  } catch (cause) {
+    if (writing) throw cause;
+    if (cause instanceof OplogRolledOverError) {
+      throw new DumpError("database-error", cause.message, {
+        hint: "make the oplog larger (replSetResizeOplog) so it holds the writes of a whole dump, or back up when fewer writes run",
+      });
+    }
+    throw wrapDatabaseError(cause, "reading the oplog written during the dump", uri);
+  }
+  const rest = filter?.finish() ?? [];
+  if (rest.length > 0) await write(rest);
+  const ts = toOplogTimestamp(end);
+  return { time: new Date(ts.t * 1000).toISOString(), ts };
+}
