@@ -16,6 +16,7 @@ import { OPLOG_NAMESPACE, readMongodumpArchive } from "../src/dump/mongodump-arc
 import { findMongoTools } from "../../testkit/mongo-tools.ts";
 import { type MongoTestServer, startMongoTestServer } from "../../testkit/mongo-server/index.ts";
 import { runTool } from "../../testkit/mongo-server/replica-set/test-support.ts";
+import type { LooseDocument } from "../../testkit/mongo-server/test-support.ts";
 import { waitUntil } from "../../testkit/wait-until.ts";
 import { runAgent, SOURCE_COMMAND, REPO_ROOT } from "./support/run-agent.ts";
 
@@ -87,10 +88,12 @@ test.skipIf(missing !== null)(
     const shop = client.db("shop");
     const pad = "p".repeat(200);
     // "lines" is read whole long before "orders" (the larger one) ends: the pause falls between.
-    await shop.collection("lines").insertMany(Array.from({ length: 20 }, (_, i) => ({ _id: `l${i}`, order: i, qty: new Int32(1) })));
-    await shop.collection("orders").createIndex({ customer: 1 }, { name: "by_customer" });
-    await shop.collection("orders").insertMany(Array.from({ length: 6000 }, (_, i) => ({ _id: i, customer: `c${i % 13}`, total: new Int32(i), pad })));
-    await client.db("other").collection("x").insertOne({ _id: 1 });
+    await shop.collection<LooseDocument>("lines").insertMany(Array.from({ length: 20 }, (_, i) => ({ _id: `l${i}`, order: i, qty: new Int32(1) })));
+    await shop.collection<LooseDocument>("orders").createIndex({ customer: 1 }, { name: "by_customer" });
+    await shop
+      .collection<LooseDocument>("orders")
+      .insertMany(Array.from({ length: 6000 }, (_, i) => ({ _id: i, customer: `c${i % 13}`, total: new Int32(i), pad })));
+    await client.db("other").collection<LooseDocument>("x").insertOne({ _id: 1 });
 
     const config = await writeConfig("rs", `${source.uri.replace(/\/?(\?|$)/, "/shop$1")}`);
     const file = join(dir, "rs.enc.dbvault");
@@ -114,19 +117,19 @@ test.skipIf(missing !== null)(
 
     // Mid-dump writes: to the collection already read, to the one being read, a new collection,
     // another database, and a transaction over both collections and the other database.
-    await shop.collection("lines").insertOne({ _id: "late", order: 1, qty: new Int32(7) });
-    await shop.collection("lines").updateOne({ _id: "l3" }, { $set: { qty: new Int32(3) }, $unset: { order: "" } });
-    await shop.collection("lines").deleteOne({ _id: "l4" });
-    await shop.collection("orders").updateMany({ customer: "c1" }, { $inc: { total: 1000 } });
-    await shop.collection("orders").deleteMany({ customer: "c2" });
+    await shop.collection<LooseDocument>("lines").insertOne({ _id: "late", order: 1, qty: new Int32(7) });
+    await shop.collection<LooseDocument>("lines").updateOne({ _id: "l3" }, { $set: { qty: new Int32(3) }, $unset: { order: "" } });
+    await shop.collection<LooseDocument>("lines").deleteOne({ _id: "l4" });
+    await shop.collection<LooseDocument>("orders").updateMany({ customer: "c1" }, { $inc: { total: 1000 } });
+    await shop.collection<LooseDocument>("orders").deleteMany({ customer: "c2" });
     await shop.createCollection("created", { capped: true, size: 4096 });
-    await shop.collection("created").insertOne({ _id: 1, note: "made mid-dump" });
-    await client.db("other").collection("x").insertOne({ _id: 2 });
+    await shop.collection<LooseDocument>("created").insertOne({ _id: 1, note: "made mid-dump" });
+    await client.db("other").collection<LooseDocument>("x").insertOne({ _id: 2 });
     const session = client.startSession();
     await session.withTransaction(async () => {
-      await shop.collection("lines").insertOne({ _id: "txn", order: 2, qty: new Int32(2) }, { session });
-      await shop.collection("orders").updateOne({ _id: 5 }, { $set: { customer: "in-txn" } }, { session });
-      await client.db("other").collection("x").insertOne({ _id: "txn" }, { session });
+      await shop.collection<LooseDocument>("lines").insertOne({ _id: "txn", order: 2, qty: new Int32(2) }, { session });
+      await shop.collection<LooseDocument>("orders").updateOne({ _id: 5 }, { $set: { customer: "in-txn" } }, { session });
+      await client.db("other").collection<LooseDocument>("x").insertOne({ _id: "txn" }, { session });
     });
     await session.endSession();
     const atT1 = await contentsOf(shop);
@@ -161,7 +164,7 @@ test.skipIf(missing !== null)(
 
 test("a built-in dump of a standalone server holds no oplog and says it is not point-in-time consistent", async () => {
   const standaloneClient = await new MongoClient(standalone.uri, { serverSelectionTimeoutMS: 5000 }).connect();
-  await standaloneClient.db("shop").collection("orders").insertOne({ _id: 1 });
+  await standaloneClient.db("shop").collection<LooseDocument>("orders").insertOne({ _id: 1 });
   await standaloneClient.close();
   const config = await writeConfig("standalone", standalone.uri.replace(/\/?(\?|$)/, "/shop$1"));
   const file = join(dir, "standalone.enc.dbvault");
