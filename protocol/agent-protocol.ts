@@ -85,12 +85,29 @@ export const UploadStatus = T.Object({
 });
 export type UploadStatus = Static<typeof UploadStatus>;
 
+/** An oplog timestamp: seconds since the epoch and the increment within that second (both uint32). */
+export const OplogTimestamp = T.Object({ t: T.Integer({ minimum: 0, maximum: 0xffff_ffff }), i: T.Integer({ minimum: 0, maximum: 0xffff_ffff }) });
+export type OplogTimestamp = Static<typeof OplogTimestamp>;
+
+/**
+ * The one moment a backup holds its database as: on a replica set the dump's last oplog entry (T1),
+ * whose timestamp's seconds are `time`; a standalone server keeps no oplog, so its backup is no
+ * single point in time.
+ */
+export const BackupConsistency = T.Union([
+  T.Object({ kind: T.Literal("point-in-time"), at: T.Object({ time: T.String({ minLength: 20, maxLength: 30 }), ts: OplogTimestamp }) }),
+  T.Object({ kind: T.Literal("standalone") }),
+]);
+export type BackupConsistency = Static<typeof BackupConsistency>;
+
 export const CompleteUploadRequest = T.Object({
   partCount: T.Integer({ minimum: 1 }),
   size: T.Integer({ minimum: 1 }),
   sha256: T.String({ pattern: "^[0-9a-f]{64}$" }),
   /** Documents per namespace ("db.collection") as dumped, for restore choices and progress totals. */
   collections: T.Optional(NamespaceCounts),
+  /** Absent from older agents and when the dump could not tell (mongodump of one database). */
+  consistency: T.Optional(BackupConsistency),
 });
 export type CompleteUploadRequest = Static<typeof CompleteUploadRequest>;
 

@@ -4,7 +4,7 @@
 import type { DrillReport, Progress, RestoreStats } from "../../../protocol/agent-protocol";
 import { type AgentConfig, findDatabase, loadConfig, readMasterKey, readServerSettings, saveConfig } from "../config.ts";
 import { AGENT_VERSION, BUILD_PLATFORM } from "../build-info.ts";
-import { createBackupStream, DumpError, restoreFromEncrypted, runRestoreDrill, verifyEncryptedBackup } from "../dump/index.ts";
+import { createBackupStream, DumpError, type DumpResult, restoreFromEncrypted, runRestoreDrill, verifyEncryptedBackup } from "../dump/index.ts";
 import { osFamily } from "../platform/locations.ts";
 import { type UpdateReport, updateAgent } from "../update/update-agent.ts";
 import { createServerClient, type ServerClient } from "../transport/server-client.ts";
@@ -17,10 +17,10 @@ export type DaemonRuntime = {
   hello: { version: string; hostname: string; platform: string };
   /** The database names in the config as last read: the hello tells the server which it holds. */
   databaseNames(): string[];
-  /** Dumps, compresses and encrypts a configured database: the ciphertext, as produced; `onDumped` hears the counts before it ends. */
+  /** Dumps, compresses and encrypts a configured database: the ciphertext, as produced; `onDumped` hears the counts and the moment dumped before it ends. */
   backup(
     databaseName: string,
-    options: { onProgress: (p: Progress) => void; signal: AbortSignal; onDumped?: (collections: Record<string, number>) => void },
+    options: { onProgress: (p: Progress) => void; signal: AbortSignal; onDumped?: (result: DumpResult) => void },
   ): AsyncIterable<Uint8Array>;
   /** Verifies, decrypts and restores a backup file into a configured database. */
   restore(
@@ -111,7 +111,7 @@ export function createDaemonRuntime(options: RuntimeOptions): DaemonRuntime {
       try {
         for await (const chunk of backup.stream) yield chunk as Uint8Array;
         // The stream ending is not enough: the upload is completed only after the dump succeeded.
-        onDumped?.((await backup.result).collections);
+        onDumped?.(await backup.result);
       } finally {
         backup.stream.destroy();
       }

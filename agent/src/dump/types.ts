@@ -1,7 +1,7 @@
 // Types of the dump/restore API the CLI and the daemon call (see index.ts).
 import type { Writable } from "node:stream";
 import type { NamespaceSummary } from "./mongodump-archive/index.ts";
-import type { OplogTimestamp } from "../oplog/read-oplog.ts";
+import type { BackupConsistency } from "../../../protocol/agent-protocol";
 
 /** Progress of a dump or restore: the shape of spec section 3 and of the agent protocol. */
 export interface Progress {
@@ -60,15 +60,12 @@ export interface DumpOptions extends OperationOptions {
 /**
  * The one moment a dump holds its source as: on a replica set, the last oplog entry (T1) up to
  * which the archive's oplog brings the collections read before it; a standalone server keeps no
- * oplog, so its dump is no single point in time.
+ * oplog, so its dump is no single point in time. Reported to the server as it is.
  */
-export type Consistency = { kind: "point-in-time"; at: ConsistentAt } | { kind: "standalone" };
+export type Consistency = BackupConsistency;
 
 /** T1 as a time (its seconds) and as the oplog timestamp. */
-export interface ConsistentAt {
-  time: string;
-  ts: OplogTimestamp;
-}
+export type ConsistentAt = Extract<Consistency, { kind: "point-in-time" }>["at"];
 
 export interface DumpResult {
   engine: DumpEngine;

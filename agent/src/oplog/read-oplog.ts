@@ -3,12 +3,9 @@
 // written while it read the collections) and by continuous shipping.
 // The driver's own Timestamp class, so `instanceof` holds for the values it decodes.
 import { type MongoClient, Timestamp } from "mongodb";
+import type { OplogTimestamp } from "../../../protocol/agent-protocol";
 
-/** An oplog timestamp as the API and the archive metadata carry it: seconds and increment. */
-export interface OplogTimestamp {
-  t: number;
-  i: number;
-}
+export type { OplogTimestamp };
 
 /** Raised when entries a range needs were already removed from the capped oplog. */
 export class OplogRolledOverError extends Error {

@@ -1,4 +1,5 @@
 import { collectGarbageNow } from "../../archive/index.ts";
+import type { Consistency, DumpResult } from "../../dump/index.ts";
 import type { GoSignals } from "../../transport/go-signals.ts";
 import { uploadBackup } from "../../transport/uploader.ts";
 import { describeError, type JobContext } from "../job-context.ts";
@@ -18,9 +19,19 @@ export async function runBackupJob(job: JobContext & { goSignals: GoSignals; tru
   const report = throttleProgress((progress) => job.send({ type: "backup.progress", backupId, progress }));
   let uploaded = false;
   let dumped: Record<string, number> | undefined;
+  let consistency: Consistency | undefined;
   try {
-    const encrypted = runtime.backup(databaseName, { onProgress: report, signal, onDumped: (counts) => (dumped = counts) });
-    const result = await uploadBackup(runtime.client(), backupId, encrypted, { goSignals: job.goSignals, collections: () => dumped, ownsChunks: true });
+    const onDumped = (result: DumpResult) => {
+      dumped = result.collections;
+      consistency = result.consistency;
+    };
+    const encrypted = runtime.backup(databaseName, { onProgress: report, signal, onDumped });
+    const result = await uploadBackup(runtime.client(), backupId, encrypted, {
+      goSignals: job.goSignals,
+      collections: () => dumped,
+      consistency: () => consistency,
+      ownsChunks: true,
+    });
     runtime.log("backup completed and uploaded", { backupId, databaseName, bytes: result.size });
     uploaded = true;
   } catch (error) {
