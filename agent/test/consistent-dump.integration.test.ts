@@ -4,14 +4,17 @@
 // `mongorestore --oplogReplay` of the archive gives the source exactly as it was at the dump's
 // end (T1). The writes land mid-dump deterministically: the agent stops itself after its first
 // collection (DBVAULT_TEST_PAUSE_AT=dump-collection-done, src/dump/test-pause.ts), the test
-// writes (a multi-document transaction included), then lets it go on. A standalone server's dump
-// holds no oplog and says it is not point-in-time consistent.
+// writes (a multi-document transaction included), then lets it go on. mongodump of one database
+// (which cannot take --oplog) gets the same window from the agent, added after its archive. A
+// standalone server's dump holds no oplog and says it is not point-in-time consistent.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { Writable } from "node:stream";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BSON, type Db, type Document, Int32, MongoClient } from "mongodb";
 import { encodeMasterKey, generateMasterKey } from "../src/archive/index.ts";
+import { dumpDatabase } from "../src/dump/index.ts";
 import { OPLOG_NAMESPACE, readMongodumpArchive } from "../src/dump/mongodump-archive/index.ts";
 import { findMongoTools } from "../../testkit/mongo-tools.ts";
 import { type MongoTestServer, startMongoTestServer } from "../../testkit/mongo-server/index.ts";
@@ -73,13 +76,32 @@ async function decryptArchive(config: string, file: string): Promise<{ path: str
   const path = `${file}.archive`;
   const decrypted = await runAgent(["decrypt", "--in", file, "--out", path, "--config", config]);
   expect(decrypted.exitCode).toBe(0);
+  return { path, ...(await readArchive(path)) };
+}
+
+/** An archive's prelude namespaces and its oplog entries, read (and CRC-checked) by the agent's reader. */
+async function readArchive(path: string): Promise<{ oplog: Document[]; namespaces: string[] }> {
   const oplog: Document[] = [];
   const namespaces: string[] = [];
-  for await (const event of readMongodumpArchive([await Bun.file(path).bytes()])) {
+  for await (const event of readMongodumpArchive([await readFile(path)])) {
     if (event.kind === "collection") namespaces.push(event.metadata.namespace);
     if (event.kind === "document" && event.namespace === OPLOG_NAMESPACE) oplog.push(BSON.deserialize(event.bytes, TYPED));
   }
-  return { path, oplog, namespaces };
+  return { oplog, namespaces };
+}
+
+/** The contents of `database` on a fresh replica-set server after the real mongorestore --oplogReplay of `archive`. */
+async function restoreWithOplogReplay(archive: string, database: string) {
+  const fresh = await startMongoTestServer({ replicaSet: { name: "rs2" } });
+  const freshClient = await new MongoClient(fresh.uri, { serverSelectionTimeoutMS: 5000 }).connect();
+  try {
+    const restore = await runTool(tools!.mongorestore, [`--uri=${fresh.uri}`, "--oplogReplay", `--archive=${archive}`]);
+    expect({ code: restore.code, replayed: /applied \d+ oplog entries/.test(restore.stderr) }).toEqual({ code: 0, replayed: true });
+    return { contents: await contentsOf(freshClient.db(database)), others: (await freshClient.db().admin().listDatabases()).databases.map((entry) => entry.name) };
+  } finally {
+    await freshClient.close();
+    await fresh.stop();
+  }
 }
 
 test.skipIf(missing !== null)(
@@ -158,6 +180,56 @@ test.skipIf(missing !== null)(
     } finally {
       await targetClient.close();
     }
+  },
+  120_000,
+);
+
+test.skipIf(missing !== null)(
+  `mongodump of one database on a replica set gets the oplog window from the agent; mongorestore --oplogReplay gives the source as at T1${missing ? ` (skipped: ${missing})` : ""}`,
+  async () => {
+    const sales = client.db("sales");
+    const pad = "q".repeat(200);
+    await sales.collection<LooseDocument>("invoices").insertMany(Array.from({ length: 20000 }, (_, i) => ({ _id: i, amount: new Int32(i), pad })));
+    await sales.collection<LooseDocument>("notes").insertMany(Array.from({ length: 10 }, (_, i) => ({ _id: i, text: `n${i}` })));
+    // The archive's first bytes are held back until the writes are done: mongodump, its stdout
+    // full, waits mid-dump, and the agent reads T1 only after mongodump's archive has passed.
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let firstChunk: () => void = () => {};
+    const started = new Promise<void>((resolve) => (firstChunk = resolve));
+    const chunks: Buffer[] = [];
+    const output = new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        chunks.push(Buffer.from(chunk));
+        firstChunk();
+        released.then(() => callback());
+      },
+    });
+    const dumped = dumpDatabase({ uri: source.uri.replace(/\/?(\?|$)/, "/sales$1"), output, tools: { mode: "native", mongodump: tools!.mongodump } });
+    await started;
+    await sales.collection<LooseDocument>("notes").insertOne({ _id: "late", text: "mid-dump" });
+    await sales.collection<LooseDocument>("invoices").updateMany({ _id: { $lt: 100 } }, { $inc: { amount: 7 } });
+    await sales.collection<LooseDocument>("invoices").deleteMany({ _id: { $gte: 19990 } });
+    const session = client.startSession();
+    await session.withTransaction(async () => {
+      await sales.collection<LooseDocument>("notes").deleteOne({ _id: 0 }, { session });
+      await sales.collection<LooseDocument>("invoices").insertOne({ _id: "txn", amount: new Int32(1) }, { session });
+    });
+    await session.endSession();
+    const atT1 = await contentsOf(sales);
+    release();
+    const result = await dumped;
+    expect(result.engine).toBe("native");
+    expect(result.consistency?.kind).toBe("point-in-time");
+
+    const path = join(dir, "native.archive");
+    await writeFile(path, Buffer.concat(chunks));
+    const archive = await readArchive(path);
+    expect(archive.namespaces).toContain(OPLOG_NAMESPACE);
+    expect(archive.oplog.length).toBeGreaterThan(0);
+    expect(archive.oplog.every((entry) => String(entry.ns).startsWith("sales.") || entry.ns === "admin.$cmd")).toBe(true);
+    const restored = await restoreWithOplogReplay(path, "sales");
+    expect(restored.contents).toEqual(atT1);
   },
   120_000,
 );

@@ -51,7 +51,8 @@ export async function dumpDatabase(options: DumpOptions): Promise<DumpResult> {
   };
   try {
     if (choice.engine === "native") {
-      await pipeline(Readable.from(countBytes(dumpWithTool({ ...request, toolPath: choice.path }), onBytes)), output);
+      const native = { ...request, toolPath: choice.path, onNotice: options.onNotice, onConsistency: (found: Consistency) => (consistency = found) };
+      await pipeline(Readable.from(countBytes(dumpWithTool(native), onBytes)), output);
     } else {
       try {
         consistency = await dumpWithDriver(request, createArchiveSink(output, onBytes));

@@ -23,31 +23,25 @@ export async function startOplogWindow(client: MongoClient, uri: string): Promis
 }
 
 /**
- * Reads T1, then hands `write` the window's entries (all of them for a dump of every database, else
- * those of `database`) in oplog order, a batch at a time. Returns T1. Throws DumpError
- * "database-error" (also when the oplog rolled over during the dump) or what `write` throws.
+ * Reads T1, then yields the window's entries (all of them for a dump of every database, else those
+ * of `database`) in oplog order, a batch at a time, and returns T1. Throws DumpError
+ * "database-error" (also when the oplog rolled over during the dump).
  */
-export async function copyOplogWindow(
+export async function* readOplogWindow(
   client: MongoClient,
   window: Extract<OplogWindow, { kind: "replica-set" }>,
   database: string | undefined,
   uri: string,
-  write: (entries: Uint8Array[]) => Promise<void>,
-): Promise<ConsistentAt> {
+): AsyncGenerator<Uint8Array[], ConsistentAt, undefined> {
   const filter = database === undefined ? undefined : createOplogDatabaseFilter(database);
   let end: Timestamp;
-  // What `write` throws (the archive's sink) passes as it is; only the oplog's failures are wrapped.
-  let writing = false;
   try {
     end = await readNewestOplogTimestamp(client);
     for await (const batch of readOplogRange(client, window.start, end)) {
       const kept = filter === undefined ? batch : batch.flatMap((entry) => filter.push(entry));
-      writing = true;
-      if (kept.length > 0) await write(kept);
-      writing = false;
+      if (kept.length > 0) yield kept;
     }
   } catch (cause) {
-    if (writing) throw cause;
     if (cause instanceof OplogRolledOverError) {
       throw new DumpError("database-error", cause.message, {
         hint: "make the oplog larger (replSetResizeOplog) so it holds the writes of a whole dump, or back up when fewer writes run",
@@ -56,7 +50,22 @@ export async function copyOplogWindow(
     throw wrapDatabaseError(cause, "reading the oplog written during the dump", uri);
   }
   const rest = filter?.finish() ?? [];
-  if (rest.length > 0) await write(rest);
+  if (rest.length > 0) yield rest;
   const ts = toOplogTimestamp(end);
   return { time: new Date(ts.t * 1000).toISOString(), ts };
+}
+
+/** Feeds the window's entries to `write` (readOplogWindow) and returns T1. */
+export async function copyOplogWindow(
+  client: MongoClient,
+  window: Extract<OplogWindow, { kind: "replica-set" }>,
+  database: string | undefined,
+  uri: string,
+  write: (entries: Uint8Array[]) => Promise<void>,
+): Promise<ConsistentAt> {
+  const entries = readOplogWindow(client, window, database, uri);
+  for (let step = await entries.next(); ; step = await entries.next()) {
+    if (step.done) return step.value;
+    await write(step.value);
+  }
 }
