@@ -71,6 +71,35 @@ async function writeConfig(name: string, uri: string): Promise<string> {
   return path;
 }
 
+/** `dbvault-agent dump --db shop` run until it has read its first collection whole, stopped there. */
+async function startPausedDump(config: string, file: string): Promise<{ resume(): Promise<{ code: number; stderr: string }> }> {
+  const child = Bun.spawn([...SOURCE_COMMAND, "dump", "--db", "shop", "--out", file, "--config", config], {
+    cwd: REPO_ROOT,
+    env: { PATH: process.env.PATH, HOME: "/nonexistent-home", DBVAULT_TEST_PAUSE_AT: "dump-collection-done" } as Record<string, string>,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  let stderr = "";
+  const reading = (async () => {
+    for await (const chunk of child.stderr) stderr += new TextDecoder().decode(chunk);
+  })();
+  await waitUntil(() => stderr.includes(PAUSED) || child.exitCode !== null, { timeout: 30_000, message: "the dump to finish its first collection" });
+  expect(stderr).toContain(PAUSED);
+  // The line is written just before the agent stops itself: wait until it has.
+  await waitUntil(async () => (await Bun.file(`/proc/${child.pid}/stat`).text()).split(") ")[1]!.startsWith("T"), {
+    timeout: 10_000,
+    message: "the agent to stop itself",
+  });
+  return {
+    async resume() {
+      child.kill("SIGCONT");
+      const code = await child.exited;
+      await reading;
+      return { code, stderr };
+    },
+  };
+}
+
 /** The plain archive of an encrypted backup (decrypted by the agent itself) and its oplog entries. */
 async function decryptArchive(config: string, file: string): Promise<{ path: string; oplog: Document[]; namespaces: string[] }> {
   const path = `${file}.archive`;
@@ -97,7 +126,10 @@ async function restoreWithOplogReplay(archive: string, database: string) {
   try {
     const restore = await runTool(tools!.mongorestore, [`--uri=${fresh.uri}`, "--oplogReplay", `--archive=${archive}`]);
     expect({ code: restore.code, replayed: /applied \d+ oplog entries/.test(restore.stderr) }).toEqual({ code: 0, replayed: true });
-    return { contents: await contentsOf(freshClient.db(database)), others: (await freshClient.db().admin().listDatabases()).databases.map((entry) => entry.name) };
+    return {
+      contents: await contentsOf(freshClient.db(database)),
+      others: (await freshClient.db().admin().listDatabases()).databases.map((entry) => entry.name),
+    };
   } finally {
     await freshClient.close();
     await fresh.stop();
@@ -119,24 +151,7 @@ test.skipIf(missing !== null)(
 
     const config = await writeConfig("rs", `${source.uri.replace(/\/?(\?|$)/, "/shop$1")}`);
     const file = join(dir, "rs.enc.dbvault");
-    const child = Bun.spawn([...SOURCE_COMMAND, "dump", "--db", "shop", "--out", file, "--config", config], {
-      cwd: REPO_ROOT,
-      env: { PATH: process.env.PATH, HOME: "/nonexistent-home", DBVAULT_TEST_PAUSE_AT: "dump-collection-done" } as Record<string, string>,
-      stdout: "pipe",
-      stderr: "pipe",
-    });
-    let stderr = "";
-    const reading = (async () => {
-      for await (const chunk of child.stderr) stderr += new TextDecoder().decode(chunk);
-    })();
-    await waitUntil(() => stderr.includes(PAUSED) || child.exitCode !== null, { timeout: 30_000, message: "the dump to finish its first collection" });
-    expect(stderr).toContain(PAUSED);
-    // The line is written just before the agent stops itself: wait until it has.
-    await waitUntil(async () => (await Bun.file(`/proc/${child.pid}/stat`).text()).split(") ")[1]!.startsWith("T"), {
-      timeout: 10_000,
-      message: "the agent to stop itself",
-    });
-
+    const dump = await startPausedDump(config, file);
     // Mid-dump writes: to the collection already read, to the one being read, a new collection,
     // another database, and a transaction over both collections and the other database.
     await shop.collection<LooseDocument>("lines").insertOne({ _id: "late", order: 1, qty: new Int32(7) });
@@ -155,9 +170,7 @@ test.skipIf(missing !== null)(
     });
     await session.endSession();
     const atT1 = await contentsOf(shop);
-    child.kill("SIGCONT");
-    const code = await child.exited;
-    await reading;
+    const { code, stderr } = await dump.resume();
     expect({ code, stderr }).toMatchObject({ code: 0 });
     expect(stderr).toMatch(/consistent at \d{4}-\d\d-\d\dT[\d:.]+Z \(oplog timestamp \{t: \d+, i: \d+\}\)/);
 
@@ -183,6 +196,21 @@ test.skipIf(missing !== null)(
   },
   120_000,
 );
+
+test("a collection renamed while the dump runs fails the dump, as mongodump --oplog refuses it: the archive would not replay", async () => {
+  const shop = client.db("shop");
+  await shop.collection<LooseDocument>("renamed_small").insertOne({ _id: 1 });
+  await shop.collection<LooseDocument>("renamed_large").insertMany(Array.from({ length: 3000 }, (_, i) => ({ _id: i })));
+  const config = await writeConfig("rename", source.uri.replace(/\/?(\?|$)/, "/shop$1"));
+  const dump = await startPausedDump(config, join(dir, "rename.enc.dbvault"));
+  await shop.collection("renamed_small").rename("renamed_later");
+  const { code, stderr } = await dump.resume();
+  expect(code).not.toBe(0);
+  expect(stderr).toContain("dbvault-agent: renameCollection ran on the database while it was dumped: a point-in-time backup cannot hold it\n");
+  expect(stderr).toContain("hint: back up again: a rename between two backups is fine, only one during a backup stops it");
+  await shop.collection("renamed_later").drop();
+  await shop.collection("renamed_large").drop();
+}, 60_000);
 
 test.skipIf(missing !== null)(
   `mongodump of one database on a replica set gets the oplog window from the agent; mongorestore --oplogReplay gives the source as at T1${missing ? ` (skipped: ${missing})` : ""}`,

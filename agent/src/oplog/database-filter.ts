@@ -114,3 +114,24 @@ function trimToDatabase(bytes: Uint8Array, entry: Document, database: string): U
   if (kept.length === operations.length) return bytes;
   return BSON.serialize({ ...entry, o: { ...object, applyOps: kept } });
 }
+
+/**
+ * The command in an entry (or in its applyOps) that `mongorestore --oplogReplay` cannot replay onto
+ * collections dumped while it ran: "renameCollection" or "importCollection"; undefined otherwise.
+ */
+export function findReplayBlocker(bytes: Uint8Array): string | undefined {
+  const entry = BSON.deserialize(bytes, TYPED);
+  return findBlockerIn(entry);
+}
+
+function findBlockerIn(entry: Document): string | undefined {
+  const object = entry.o as Document | undefined;
+  if (entry.op !== "c" || object === undefined) return undefined;
+  for (const command of ["renameCollection", "importCollection"]) if (command in object) return command;
+  if (!Array.isArray(object.applyOps)) return undefined;
+  for (const inner of object.applyOps as Document[]) {
+    const found = findBlockerIn(inner);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}

@@ -1,7 +1,7 @@
 // The oplog side of a consistent built-in dump: where the window starts (T0, before any read), and
 // the window's entries of the dumped database(s) up to the oplog's end once the reads are done (T1).
 import type { MongoClient, Timestamp } from "mongodb";
-import { createOplogDatabaseFilter } from "../../oplog/database-filter.ts";
+import { createOplogDatabaseFilter, findReplayBlocker } from "../../oplog/database-filter.ts";
 import { OplogRolledOverError, readNewestOplogTimestamp, readOplogRange, readOplogStart, toOplogTimestamp } from "../../oplog/read-oplog.ts";
 import { DumpError } from "../errors.ts";
 import type { ConsistentAt } from "../types.ts";
@@ -39,9 +39,11 @@ export async function* readOplogWindow(
     end = await readNewestOplogTimestamp(client);
     for await (const batch of readOplogRange(client, window.start, end)) {
       const kept = filter === undefined ? batch : batch.flatMap((entry) => filter.push(entry));
+      for (const entry of kept) assertReplayable(entry);
       if (kept.length > 0) yield kept;
     }
   } catch (cause) {
+    if (cause instanceof DumpError) throw cause;
     if (cause instanceof OplogRolledOverError) {
       throw new DumpError("database-error", cause.message, {
         hint: "make the oplog larger (replSetResizeOplog) so it holds the writes of a whole dump, or back up when fewer writes run",
@@ -50,9 +52,20 @@ export async function* readOplogWindow(
     throw wrapDatabaseError(cause, "reading the oplog written during the dump", uri);
   }
   const rest = filter?.finish() ?? [];
+  for (const entry of rest) assertReplayable(entry);
   if (rest.length > 0) yield rest;
   const ts = toOplogTimestamp(end);
   return { time: new Date(ts.t * 1000).toISOString(), ts };
+}
+
+// mongodump --oplog refuses these too: a collection renamed (or imported) while it was read is
+// dumped under a name the replayed entry then collides with, so the archive would not restore.
+function assertReplayable(entry: Uint8Array): void {
+  const blocker = findReplayBlocker(entry);
+  if (blocker === undefined) return;
+  throw new DumpError("unsupported", `${blocker} ran on the database while it was dumped: a point-in-time backup cannot hold it`, {
+    hint: "back up again: a rename between two backups is fine, only one during a backup stops it",
+  });
 }
 
 /** Feeds the window's entries to `write` (readOplogWindow) and returns T1. */

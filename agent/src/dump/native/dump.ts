@@ -54,7 +54,9 @@ async function probeOplog(request: NativeDumpRequest): Promise<{ client: MongoCl
   try {
     client = await connectClient(request.uri, 5_000);
   } catch (error) {
-    request.onNotice?.(`could not read whether the server keeps an oplog (${describeDriverError(error, request.uri)}); the backup is not marked point-in-time consistent`);
+    request.onNotice?.(
+      `could not read whether the server keeps an oplog (${describeDriverError(error, request.uri)}); the backup is not marked point-in-time consistent`,
+    );
     return undefined;
   }
   try {
