@@ -262,6 +262,32 @@ test.skipIf(missing !== null)(
   120_000,
 );
 
+test.skipIf(missing !== null)(
+  `mongodump of every database on a replica set takes --oplog, and the backup's consistentAt is its window's last entry${missing ? ` (skipped: ${missing})` : ""}`,
+  async () => {
+    const chunks: Buffer[] = [];
+    const output = new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        chunks.push(Buffer.from(chunk));
+        callback();
+      },
+    });
+    const result = await dumpDatabase({ uri: source.uri, output, tools: { mode: "native", mongodump: tools!.mongodump } });
+    expect(result.engine).toBe("native");
+    const path = join(dir, "everything.archive");
+    await writeFile(path, Buffer.concat(chunks));
+    const { oplog } = await readArchive(path);
+    const last = oplog.at(-1)!;
+    expect(result.consistency).toEqual({
+      kind: "point-in-time",
+      at: { time: new Date(last.ts.high * 1000).toISOString(), ts: { t: last.ts.high, i: last.ts.low } },
+    });
+    const restored = await restoreWithOplogReplay(path, "sales");
+    expect(restored.contents).toEqual(await contentsOf(client.db("sales")));
+  },
+  120_000,
+);
+
 test("a built-in dump of a standalone server holds no oplog and says it is not point-in-time consistent", async () => {
   const standaloneClient = await new MongoClient(standalone.uri, { serverSelectionTimeoutMS: 5000 }).connect();
   await standaloneClient.db("shop").collection<LooseDocument>("orders").insertOne({ _id: 1 });

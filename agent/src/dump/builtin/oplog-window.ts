@@ -54,6 +54,11 @@ export async function* readOplogWindow(
   const rest = filter?.finish() ?? [];
   for (const entry of rest) assertReplayable(entry);
   if (rest.length > 0) yield rest;
+  return describeOplogTime(end);
+}
+
+/** An oplog timestamp as a backup's consistentAt: its seconds as a time, and itself. */
+export function describeOplogTime(end: Timestamp): ConsistentAt {
   const ts = toOplogTimestamp(end);
   return { time: new Date(ts.t * 1000).toISOString(), ts };
 }

@@ -6,7 +6,7 @@
 import { encodeCollectionEntry, encodeNamespaceHeader } from "./block-codec.ts";
 import { Crc64 } from "./crc64.ts";
 import { MongodumpArchiveError } from "./errors.ts";
-import { MAGIC_BYTES, readInt32LE, TERMINATOR, TERMINATOR_BYTES } from "./format.ts";
+import { concatBytes, MAGIC_BYTES, readInt32LE, TERMINATOR, TERMINATOR_BYTES } from "./format.ts";
 
 // mongodump cuts a namespace's run of documents into segments of about this size.
 const MAX_SEGMENT_BYTES = 16 * 1024 * 1024;
@@ -27,7 +27,7 @@ export async function* addOplogNamespace<T>(
       yield chunk;
       continue;
     }
-    prelude = concat(prelude, chunk);
+    prelude = concatBytes(prelude, chunk);
     const end = findPreludeTerminator(prelude);
     if (end === undefined) continue;
     yield prelude.subarray(0, end);
@@ -74,11 +74,4 @@ function findPreludeTerminator(bytes: Uint8Array): number | undefined {
     offset += length;
   }
   return undefined;
-}
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const joined = new Uint8Array(a.length + b.length);
-  joined.set(a, 0);
-  joined.set(b, a.length);
-  return joined;
 }

@@ -4,12 +4,13 @@
 // refuses `--oplog` with `--db`, so for one database the agent takes T0 before mongodump starts and
 // adds the database's oplog entries up to T1 after its archive (add-oplog.ts).
 import type { Readable } from "node:stream";
-import type { MongoClient } from "mongodb";
+import { BSON, type MongoClient, Timestamp } from "mongodb";
 import { connectClient, describeDriverError } from "../builtin/client.ts";
-import { type OplogWindow, readOplogWindow, startOplogWindow } from "../builtin/oplog-window.ts";
+import { describeOplogTime, type OplogWindow, readOplogWindow, startOplogWindow } from "../builtin/oplog-window.ts";
 import { removeUriDatabase } from "../connection-string.ts";
 import { DumpError, throwIfAborted } from "../errors.ts";
 import { addOplogNamespace } from "../mongodump-archive/add-oplog.ts";
+import { LastOplogEntryWatcher } from "../mongodump-archive/last-oplog-entry.ts";
 import type { ProgressTracker } from "../progress-tracker.ts";
 import type { Consistency } from "../types.ts";
 import { startTool } from "./run-tool.ts";
@@ -38,13 +39,25 @@ export async function* dumpWithTool(request: NativeDumpRequest): AsyncGenerator<
     const window = probe?.window;
     if (window?.kind === "standalone") request.onConsistency?.({ kind: "standalone" });
     if (window?.kind !== "replica-set") return yield* runMongodump(request, []);
-    if (request.database === undefined) return yield* runMongodump(request, ["--oplog"]);
+    if (request.database === undefined) return yield* dumpEveryDatabaseWithOplog(request);
     const client = probe!.client;
     const at = yield* addOplogNamespace(runMongodump(request, []), () => readOplogWindow(client, window, request.database, request.uri));
     request.onConsistency?.({ kind: "point-in-time", at });
   } finally {
     await probe?.client.close().catch(() => undefined);
   }
+}
+
+// mongodump --oplog ends its window at the newest entry when the collections are read, and writes
+// the window last: the archive's last oplog document is T1.
+async function* dumpEveryDatabaseWithOplog(request: NativeDumpRequest): AsyncGenerator<Uint8Array, void, undefined> {
+  const watcher = new LastOplogEntryWatcher();
+  for await (const chunk of runMongodump(request, ["--oplog"])) {
+    watcher.write(chunk);
+    yield chunk;
+  }
+  const ts = watcher.lastOplogEntry === undefined ? undefined : BSON.deserialize(watcher.lastOplogEntry).ts;
+  if (ts instanceof Timestamp) request.onConsistency?.({ kind: "point-in-time", at: describeOplogTime(ts) });
 }
 
 // Whether the server keeps an oplog, and T0 when it does. A server the driver cannot reach is left
