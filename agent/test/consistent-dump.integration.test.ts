@@ -18,6 +18,7 @@ import { dumpDatabase } from "../src/dump/index.ts";
 import { OPLOG_NAMESPACE, readMongodumpArchive } from "../src/dump/mongodump-archive/index.ts";
 import { findMongoTools } from "../../testkit/mongo-tools.ts";
 import { type MongoTestServer, startMongoTestServer } from "../../testkit/mongo-server/index.ts";
+import { CommandError } from "../../testkit/mongo-server/errors.ts";
 import { runTool } from "../../testkit/mongo-server/replica-set/test-support.ts";
 import type { LooseDocument } from "../../testkit/mongo-server/test-support.ts";
 import { waitUntil } from "../../testkit/wait-until.ts";
@@ -287,6 +288,35 @@ test.skipIf(missing !== null)(
   },
   120_000,
 );
+
+test("a database user who may not read the oplog still gets a backup, said not to be point-in-time consistent", async () => {
+  // The test server has no roles: the refusal mongod gives a user without the backup role is played.
+  source.intercept(({ name, db, body }) => {
+    if (name === "find" && db === "local" && body.find === "oplog.rs")
+      throw new CommandError(13, 'not authorized on local to execute command { find: "oplog.rs" }');
+  });
+  try {
+    const notices: string[] = [];
+    const chunks: Buffer[] = [];
+    const output = new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        chunks.push(Buffer.from(chunk));
+        callback();
+      },
+    });
+    const uri = source.uri.replace(/\/?(\?|$)/, "/sales$1");
+    const result = await dumpDatabase({ uri, output, tools: { mode: "builtin" }, onNotice: (notice) => notices.push(notice) });
+    expect(result.consistency).toBeUndefined();
+    expect(notices).toEqual([
+      'the database user may not read the oplog (local.oplog.rs: not authorized on local to execute command { find: "oplog.rs" }), so this backup is not point-in-time consistent; give it the backup role to make backups consistent',
+    ]);
+    const path = join(dir, "unreadable.archive");
+    await writeFile(path, Buffer.concat(chunks));
+    expect((await readArchive(path)).namespaces).not.toContain(OPLOG_NAMESPACE);
+  } finally {
+    source.intercept(undefined);
+  }
+});
 
 test("a built-in dump of a standalone server holds no oplog and says it is not point-in-time consistent", async () => {
   const standaloneClient = await new MongoClient(standalone.uri, { serverSelectionTimeoutMS: 5000 }).connect();

@@ -40,7 +40,15 @@ export async function dumpDatabase(options: DumpOptions): Promise<DumpResult> {
   }
   const tracker = new ProgressTracker(options.onProgress, options.progressIntervalMs);
   const counts: Record<string, number> = {};
-  const request = { uri: options.uri, database, signal: options.signal, tracker, counts, usersAndRoles: options.usersAndRoles !== false };
+  const request = {
+    uri: options.uri,
+    database,
+    signal: options.signal,
+    tracker,
+    counts,
+    usersAndRoles: options.usersAndRoles !== false,
+    onNotice: options.onNotice,
+  };
   let archiveBytes = 0;
   let consistency: Consistency | undefined;
   // The built-in engine leaves less garbage per byte than mongodump's pipe and takes a wider margin.
@@ -51,7 +59,7 @@ export async function dumpDatabase(options: DumpOptions): Promise<DumpResult> {
   };
   try {
     if (choice.engine === "native") {
-      const native = { ...request, toolPath: choice.path, onNotice: options.onNotice, onConsistency: (found: Consistency) => (consistency = found) };
+      const native = { ...request, toolPath: choice.path, onConsistency: (found: Consistency) => (consistency = found) };
       await pipeline(Readable.from(countBytes(dumpWithTool(native), onBytes)), output);
     } else {
       try {

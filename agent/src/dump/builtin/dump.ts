@@ -47,6 +47,8 @@ export interface BuiltinDumpRequest {
   counts: Record<string, number>;
   /** Whether a dump of every database or of admin includes its users, roles and version. */
   usersAndRoles: boolean;
+  /** Told why the dump is not one point in time on a replica set (the oplog may not be read). */
+  onNotice?: (message: string) => void;
 }
 
 /**
@@ -62,6 +64,7 @@ export async function dumpWithDriver(request: BuiltinDumpRequest, sink: ArchiveS
   try {
     // Before the collections are listed: one created after T0 is then in the window's entries.
     const window = await startOplogWindow(client, uri);
+    if (window.kind === "unreadable") request.onNotice?.(window.notice);
     const { serverVersion, plan, raw } = await planDump(client, request, uri);
     // Not causally consistent: like the driver's own sessions, each read asks for nothing more.
     if (raw) session = client.startSession({ causalConsistency: false });

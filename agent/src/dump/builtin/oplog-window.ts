@@ -5,10 +5,20 @@ import { createOplogDatabaseFilter, findReplayBlocker } from "../../oplog/databa
 import { OplogRolledOverError, readNewestOplogTimestamp, readOplogRange, readOplogStart, toOplogTimestamp } from "../../oplog/read-oplog.ts";
 import { DumpError } from "../errors.ts";
 import type { ConsistentAt } from "../types.ts";
-import { wrapDatabaseError } from "./client.ts";
+import { describeDriverError, wrapDatabaseError } from "./client.ts";
 
-/** A replica set's window start; a standalone server (no oplog); or a server whose kind gives no point in time (mongos). */
-export type OplogWindow = { kind: "replica-set"; start: { from: Timestamp; inclusive: boolean } } | { kind: "standalone" } | { kind: "other" };
+/**
+ * A replica set's window start; a standalone server (no oplog); a server whose kind gives no point
+ * in time (mongos); or a replica set whose oplog the database user may not read.
+ */
+export type OplogWindow =
+  | { kind: "replica-set"; start: { from: Timestamp; inclusive: boolean } }
+  | { kind: "standalone" }
+  | { kind: "other" }
+  | { kind: "unreadable"; notice: string };
+
+// MongoDB's code for a command the user's roles do not allow.
+const UNAUTHORIZED = 13;
 
 /** Reads what the server is and, on a replica set, T0. Throws DumpError "database-error". */
 export async function startOplogWindow(client: MongoClient, uri: string): Promise<OplogWindow> {
@@ -16,7 +26,17 @@ export async function startOplogWindow(client: MongoClient, uri: string): Promis
     const hello = await client.db("admin").command({ hello: 1 });
     if (hello.msg === "isdbgrid") return { kind: "other" };
     if (typeof hello.setName !== "string" || hello.setName === "") return { kind: "standalone" };
-    return { kind: "replica-set", start: await readOplogStart(client) };
+    try {
+      return { kind: "replica-set", start: await readOplogStart(client) };
+    } catch (cause) {
+      // A user made for backups before they were consistent (readWrite on the database) still
+      // gets its backup, said to be no single moment, rather than none.
+      if ((cause as { code?: unknown }).code !== UNAUTHORIZED) throw cause;
+      return {
+        kind: "unreadable",
+        notice: `the database user may not read the oplog (local.oplog.rs: ${describeDriverError(cause, uri)}), so this backup is not point-in-time consistent; give it the backup role to make backups consistent`,
+      };
+    }
   } catch (cause) {
     throw wrapDatabaseError(cause, "reading the oplog's position before the dump", uri);
   }

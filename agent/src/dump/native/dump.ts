@@ -38,6 +38,7 @@ export async function* dumpWithTool(request: NativeDumpRequest): AsyncGenerator<
   try {
     const window = probe?.window;
     if (window?.kind === "standalone") request.onConsistency?.({ kind: "standalone" });
+    if (window?.kind === "unreadable") request.onNotice?.(window.notice);
     if (window?.kind !== "replica-set") return yield* runMongodump(request, []);
     if (request.database === undefined) return yield* dumpEveryDatabaseWithOplog(request);
     const client = probe!.client;
