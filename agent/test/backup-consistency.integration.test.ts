@@ -63,6 +63,13 @@ test("a backup of a replica set records T1 as consistentAt, within the oplog of 
   expect(t * 2 ** 32 + i).toBeGreaterThanOrEqual(before.high * 2 ** 32 + before.low);
   expect(t * 2 ** 32 + i).toBeLessThanOrEqual(after.high * 2 ** 32 + after.low);
   expect(backup.consistentAt.time).toBe(new Date(t * 1000).toISOString());
+  // The oplog namespace the archive now holds reads back like any other.
+  const verified = await waitUntil(async () => (await api("GET", `/api/backups/${backup.id}`)).body.verification, {
+    message: "the backup to be verified",
+    timeout: 30_000,
+  });
+  expect(verified.status).toBe("ok");
+  expect(Object.keys(verified.namespaces)).toContain(".oplog");
   const listed = (await api("GET", "/api/backups")).body;
   expect(JSON.stringify(listed)).toContain(JSON.stringify({ consistency: "point-in-time", consistentAt: backup.consistentAt }).slice(1, -1));
 }, 120_000);
