@@ -14,12 +14,6 @@ export class OplogRolledOverError extends Error {
 
 const OPLOG_BATCH_SIZE = 1000;
 
-/** The replica set's name from `hello`, or undefined for a server that keeps no oplog (standalone, mongos). */
-export async function readReplicaSetName(client: MongoClient): Promise<string | undefined> {
-  const hello = await client.db("admin").command({ hello: 1 });
-  return typeof hello.setName === "string" && hello.setName !== "" ? hello.setName : undefined;
-}
-
 /** The timestamp of the oplog's newest entry; throws when the oplog is empty. */
 export async function readNewestOplogTimestamp(client: MongoClient): Promise<Timestamp> {
   return readEdgeTimestamp(client, -1);
