@@ -85,6 +85,21 @@ export const UploadStatus = T.Object({
 });
 export type UploadStatus = Static<typeof UploadStatus>;
 
+/** An oplog timestamp: seconds since the epoch and the increment within that second (both uint32). */
+export const OplogTimestamp = T.Object({ t: T.Integer({ minimum: 0, maximum: 0xffff_ffff }), i: T.Integer({ minimum: 0, maximum: 0xffff_ffff }) });
+export type OplogTimestamp = Static<typeof OplogTimestamp>;
+
+/**
+ * The one moment a backup holds its database as: on a replica set the dump's last oplog entry (T1),
+ * whose timestamp's seconds are `time`; a standalone server keeps no oplog, so its backup is no
+ * single point in time.
+ */
+export const BackupConsistency = T.Union([
+  T.Object({ kind: T.Literal("point-in-time"), at: T.Object({ time: T.String({ minLength: 20, maxLength: 30 }), ts: OplogTimestamp }) }),
+  T.Object({ kind: T.Literal("standalone") }),
+]);
+export type BackupConsistency = Static<typeof BackupConsistency>;
+
 export const CompleteUploadRequest = T.Object({
   partCount: T.Integer({ minimum: 1 }),
   size: T.Integer({ minimum: 1 }),
@@ -93,6 +108,8 @@ export const CompleteUploadRequest = T.Object({
   collections: T.Optional(NamespaceCounts),
   /** Key id (public fingerprint) of the master key the file's header names; never the key. */
   keyId: T.Optional(T.String({ pattern: "^[0-9a-f]{32}$" })),
+  /** Absent from older agents and when the dump could not tell (mongodump of one database). */
+  consistency: T.Optional(BackupConsistency),
 });
 export type CompleteUploadRequest = Static<typeof CompleteUploadRequest>;
 

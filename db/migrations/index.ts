@@ -21,6 +21,7 @@ import m18 from "./0018_declared_databases_backfill.sql" with { type: "text" };
 import m19 from "./0019_api_tokens.sql" with { type: "text" };
 import m20 from "./0020_backup_protections.sql" with { type: "text" };
 import m21 from "./0021_backup_and_agent_key_ids.sql" with { type: "text" };
+import m22 from "./0022_backup_consistency.sql" with { type: "text" };
 
 export const migrationFiles: { tag: string; when: number; sql: string }[] = [
   { tag: "0000_init", when: 1795432625268, sql: m0 },
@@ -45,4 +46,5 @@ export const migrationFiles: { tag: string; when: number; sql: string }[] = [
   { tag: "0019_api_tokens", when: 1795756156742, sql: m19 },
   { tag: "0020_backup_protections", when: 1795758244382, sql: m20 },
   { tag: "0021_backup_and_agent_key_ids", when: 1795758493782, sql: m21 },
+  { tag: "0022_backup_consistency", when: 1795759005054, sql: m22 },
 ];

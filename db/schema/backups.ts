@@ -29,6 +29,9 @@ export type OperationProgress = {
   collection: string;
 };
 
+export const backupConsistencies = ["point-in-time", "standalone"] as const;
+export type BackupConsistencyKind = (typeof backupConsistencies)[number];
+
 export const backups = pgTable(
   "backups",
   {
@@ -52,6 +55,16 @@ export const backups = pgTable(
     keyId: text("key_id"),
     /** Documents per collection ("db.collection") as the agent dumped them: names and counts only, never data. */
     collections: jsonb("collections").$type<Record<string, number>>(),
+    /**
+     * "point-in-time": the backup holds the database as at `consistentAt` (a replica set's dump with
+     * its oplog window); "standalone": no oplog, no single moment; null: not reported (older agents).
+     */
+    consistency: text("consistency", { enum: backupConsistencies }),
+    /** T1: the time of the dump's last oplog entry (its timestamp's seconds). */
+    consistentAt: timestampColumn("consistent_at"),
+    /** T1 as the oplog timestamp {t, i}: where a point-in-time restore's oplog replay starts. */
+    consistentAtT: bigint("consistent_at_t", { mode: "number" }),
+    consistentAtI: bigint("consistent_at_i", { mode: "number" }),
     storageKey: text("storage_key"),
     error: text("error"),
     progress: jsonb("progress").$type<OperationProgress>(),

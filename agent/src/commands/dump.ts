@@ -3,7 +3,7 @@
 import { pipeline } from "node:stream/promises";
 import { findDatabase, readMasterKey } from "../config.ts";
 import { defaultCompressionThreads } from "../archive/index.ts";
-import { createBackupStream } from "../dump/index.ts";
+import { type Consistency, createBackupStream } from "../dump/index.ts";
 import { formatBytes, pluralize } from "../ui/format.ts";
 import { createProgressDisplay } from "../ui/progress-display.ts";
 import type { CommandContext } from "./context.ts";
@@ -53,10 +53,18 @@ export async function runDumpCommand(args: string[], context: CommandContext): P
       `dumped ${pluralize(result.documents, "document")} from ${pluralize(collections, "collection")} of ${name} ` +
         `with ${describeEngine(result.engine, "mongodump")} into ${output.label} (${formatBytes(counter.bytes)}, key id ${backup.header.keyId})`,
     );
+    if (result.consistency) context.say(describeConsistency(result.consistency));
     return 0;
   } catch (error) {
     display.finish();
     await output.discard();
     throw error;
   }
+}
+
+/** What moment the dump holds, in the words of the backups table. */
+export function describeConsistency(consistency: Consistency): string {
+  if (consistency.kind === "standalone") return "not point-in-time consistent (standalone server)";
+  const { time, ts } = consistency.at;
+  return `consistent at ${time} (oplog timestamp {t: ${ts.t}, i: ${ts.i}}): the oplog entries written during the dump are in the archive`;
 }

@@ -5,7 +5,7 @@ import type { DrillReport, Progress, RestoreStats } from "../../../protocol/agen
 import { type AgentConfig, findDatabase, loadConfig, readKeyring, readMasterKey, readServerSettings, saveConfig } from "../config.ts";
 import { AGENT_VERSION, BUILD_PLATFORM } from "../build-info.ts";
 import { deriveKeyId } from "../archive/index.ts";
-import { createBackupStream, DumpError, restoreFromEncrypted, runRestoreDrill, verifyEncryptedBackup } from "../dump/index.ts";
+import { createBackupStream, DumpError, type DumpResult, restoreFromEncrypted, runRestoreDrill, verifyEncryptedBackup } from "../dump/index.ts";
 import { osFamily } from "../platform/locations.ts";
 import { type UpdateReport, updateAgent } from "../update/update-agent.ts";
 import { createServerClient, type ServerClient } from "../transport/server-client.ts";
@@ -20,10 +20,10 @@ export type DaemonRuntime = {
   databaseNames(): string[];
   /** Key ids of the keyring in the config as last read (master key first): the hello tells the server which backups it can open. */
   keyIds(): string[];
-  /** Dumps, compresses and encrypts a configured database: the ciphertext, as produced; `onDumped` hears the counts before it ends. */
+  /** Dumps, compresses and encrypts a configured database: the ciphertext, as produced; `onDumped` hears the counts and the moment dumped before it ends. */
   backup(
     databaseName: string,
-    options: { onProgress: (p: Progress) => void; signal: AbortSignal; onDumped?: (collections: Record<string, number>) => void },
+    options: { onProgress: (p: Progress) => void; signal: AbortSignal; onDumped?: (result: DumpResult) => void },
   ): AsyncIterable<Uint8Array>;
   /** Verifies, decrypts and restores a backup file into a configured database. */
   restore(
@@ -121,7 +121,7 @@ export function createDaemonRuntime(options: RuntimeOptions): DaemonRuntime {
       try {
         for await (const chunk of backup.stream) yield chunk as Uint8Array;
         // The stream ending is not enough: the upload is completed only after the dump succeeded.
-        onDumped?.((await backup.result).collections);
+        onDumped?.(await backup.result);
       } finally {
         backup.stream.destroy();
       }

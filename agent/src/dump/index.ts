@@ -23,6 +23,8 @@ export { chooseEngine, type EngineChoice } from "./native/find-tools.ts";
 export { dumpDatabase, restoreDatabase } from "./operations.ts";
 export type {
   ByteSource,
+  Consistency,
+  ConsistentAt,
   CollectionRestoreStats,
   DumpEngine,
   DumpOptions,

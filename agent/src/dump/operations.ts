@@ -17,7 +17,7 @@ import { findMongorestoreMisfit } from "./native/server-fit.ts";
 import { createMemoryPacer, DUMP_ALLOWED_GROWTH_BYTES } from "../archive/memory-pacer.ts";
 import { ProgressTracker } from "./progress-tracker.ts";
 import { planRestore, type RestorePlan } from "./restore-plan.ts";
-import type { DumpOptions, DumpResult, RestoreOptions, RestoreResult } from "./types.ts";
+import type { Consistency, DumpOptions, DumpResult, RestoreOptions, RestoreResult } from "./types.ts";
 
 /**
  * Dumps a database (or all of them) as a mongodump archive into `output`, ending it on success.
@@ -40,8 +40,17 @@ export async function dumpDatabase(options: DumpOptions): Promise<DumpResult> {
   }
   const tracker = new ProgressTracker(options.onProgress, options.progressIntervalMs);
   const counts: Record<string, number> = {};
-  const request = { uri: options.uri, database, signal: options.signal, tracker, counts, usersAndRoles: options.usersAndRoles !== false };
+  const request = {
+    uri: options.uri,
+    database,
+    signal: options.signal,
+    tracker,
+    counts,
+    usersAndRoles: options.usersAndRoles !== false,
+    onNotice: options.onNotice,
+  };
   let archiveBytes = 0;
+  let consistency: Consistency | undefined;
   // The built-in engine leaves less garbage per byte than mongodump's pipe and takes a wider margin.
   const pacer = createMemoryPacer(undefined, choice.engine === "builtin" ? DUMP_ALLOWED_GROWTH_BYTES : undefined);
   const onBytes = (count: number) => {
@@ -50,10 +59,11 @@ export async function dumpDatabase(options: DumpOptions): Promise<DumpResult> {
   };
   try {
     if (choice.engine === "native") {
-      await pipeline(Readable.from(countBytes(dumpWithTool({ ...request, toolPath: choice.path }), onBytes)), output);
+      const native = { ...request, toolPath: choice.path, onConsistency: (found: Consistency) => (consistency = found) };
+      await pipeline(Readable.from(countBytes(dumpWithTool(native), onBytes)), output);
     } else {
       try {
-        await dumpWithDriver(request, createArchiveSink(output, onBytes));
+        consistency = await dumpWithDriver(request, createArchiveSink(output, onBytes));
         await endWritable(output);
       } catch (error) {
         output.destroy(error as Error);
@@ -65,7 +75,7 @@ export async function dumpDatabase(options: DumpOptions): Promise<DumpResult> {
   }
   tracker.finish();
   const documents = Object.values(counts).reduce((sum, count) => sum + count, 0);
-  return { engine: choice.engine, collections: counts, documents, archiveBytes };
+  return { engine: choice.engine, collections: counts, documents, archiveBytes, ...(consistency ? { consistency } : {}) };
 }
 
 // mongodump puts admin's users and roles in every dump of all databases or of admin, and has no

@@ -3,12 +3,15 @@
 // SIGSTOP when a restore reaches that named point, after writing "dbvault-test-paused-at <point>"
 // to stderr. The test then kills the agent or the MongoDB server at exactly that step and, for a
 // server kill, resumes the agent with SIGCONT. Timing (sleeping, counting bytes) could not name
-// the step a kill lands on. Read here rather than in config.ts: it is a test seam, not a setting,
+// the step a kill lands on. The consistent-dump test (agent/test/consistent-dump.integration.test.ts)
+// stops a dump the same way to write while it is paused. Read here rather than in config.ts: it is a test seam, not a setting,
 // and unset it does nothing.
 import { writeSync } from "node:fs";
 
-/** The named points of a restore, in the order a restore passes them. */
+/** The named points of a restore, in the order a restore passes them, and of a dump. */
 export type PausePoint =
+  /** A built-in dump has read one collection whole (writes then land between T0 and T1 on a replica set). */
+  | "dump-collection-done"
   | "verified"
   | "staging-created"
   | "staging-inserted"

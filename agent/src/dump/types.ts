@@ -1,6 +1,7 @@
 // Types of the dump/restore API the CLI and the daemon call (see index.ts).
 import type { Writable } from "node:stream";
 import type { NamespaceSummary } from "./mongodump-archive/index.ts";
+import type { BackupConsistency } from "../../../protocol/agent-protocol";
 
 /** Progress of a dump or restore: the shape of spec section 3 and of the agent protocol. */
 export interface Progress {
@@ -56,8 +57,20 @@ export interface DumpOptions extends OperationOptions {
   output: Writable | WritableStream<Uint8Array>;
 }
 
+/**
+ * The one moment a dump holds its source as: on a replica set, the last oplog entry (T1) up to
+ * which the archive's oplog brings the collections read before it; a standalone server keeps no
+ * oplog, so its dump is no single point in time. Reported to the server as it is.
+ */
+export type Consistency = BackupConsistency;
+
+/** T1 as a time (its seconds) and as the oplog timestamp. */
+export type ConsistentAt = Extract<Consistency, { kind: "point-in-time" }>["at"];
+
 export interface DumpResult {
   engine: DumpEngine;
+  /** Absent when the engine could not tell (mongodump of one database, a mongos). */
+  consistency?: Consistency;
   /** Documents dumped per namespace ("db.collection"). */
   collections: Record<string, number>;
   documents: number;

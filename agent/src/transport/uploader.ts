@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { UPLOAD_PART_SIZE, UPLOAD_PARTS_IN_FLIGHT } from "../../../protocol/agent-protocol";
+import { type BackupConsistency, UPLOAD_PART_SIZE, UPLOAD_PARTS_IN_FLIGHT } from "../../../protocol/agent-protocol";
 import { CIPHER_OUTPUT_SPARE_BYTES, releaseWholeBuffer } from "../../../protocol/release-buffer";
 import { ServerRefusedError } from "./errors";
 import type { GoSignals } from "./go-signals";
@@ -30,6 +30,8 @@ export async function uploadBackup(
     collections?: () => Record<string, number> | undefined;
     /** The key id the file's header names, read once the source has ended, sent with the completion. */
     keyId?: () => string | undefined;
+    /** The moment the backup holds (or that it holds none), read like `collections`. */
+    consistency?: () => BackupConsistency | undefined;
     /**
      * The source's chunks are the uploader's alone once yielded (a backup stream's ciphertext):
      * each is freed as soon as it is copied into a part, instead of at the next garbage
@@ -116,7 +118,15 @@ export async function uploadBackup(
   const sha256 = hash.digest("hex");
   const collections = options.collections?.();
   const keyId = options.keyId?.();
-  const completion = { partCount: partNumber, size, sha256, ...(collections ? { collections } : {}), ...(keyId ? { keyId } : {}) };
+  const consistency = options.consistency?.();
+  const completion = {
+    partCount: partNumber,
+    size,
+    sha256,
+    ...(collections ? { collections } : {}),
+    ...(keyId ? { keyId } : {}),
+    ...(consistency ? { consistency } : {}),
+  };
   // Every part is stored by now: a server restarting or a connection cut while it completes must
   // not throw the whole upload away, so the completion is asked again like a part. An attempt
   // whose answer was lost may have completed it (after checking this very size and checksum):

@@ -1,4 +1,5 @@
 import { collectGarbageNow } from "../../archive/index.ts";
+import type { Consistency, DumpResult } from "../../dump/index.ts";
 import type { GoSignals } from "../../transport/go-signals.ts";
 import { uploadBackup } from "../../transport/uploader.ts";
 import { describeError, type JobContext } from "../job-context.ts";
@@ -20,8 +21,13 @@ export async function runBackupJob(job: JobContext & { goSignals: GoSignals; tru
   let uploaded = false;
   let dumped: Record<string, number> | undefined;
   let keyId: string | undefined;
+  let consistency: Consistency | undefined;
   try {
-    const encrypted = runtime.backup(databaseName, { onProgress: report, signal, onDumped: (counts) => (dumped = counts) });
+    const onDumped = (result: DumpResult) => {
+      dumped = result.collections;
+      consistency = result.consistency;
+    };
+    const encrypted = runtime.backup(databaseName, { onProgress: report, signal, onDumped });
     const result = await uploadBackup(
       runtime.client(),
       backupId,
@@ -30,6 +36,7 @@ export async function runBackupJob(job: JobContext & { goSignals: GoSignals; tru
         goSignals: job.goSignals,
         collections: () => dumped,
         keyId: () => keyId,
+        consistency: () => consistency,
         ownsChunks: true,
       },
     );

@@ -6,11 +6,19 @@
 // Cursor batches are taken whole (no await per document) and the archive is written into the
 // sink in reused 1 MiB chunks that the sink copies (compression blocks), so a dump allocates
 // little besides the driver's replies.
+//
+// On a replica set the dump is one point in time, as `mongodump --oplog` makes it: the oplog's
+// position is taken before anything is read (T0), and once the collections are read the entries
+// from T0 to the oplog's end then (T1) go into the archive's oplog namespace, so that replaying
+// them (`mongorestore --oplogReplay`) brings every collection to its state at T1.
 import type { ClientSession, MongoClient } from "mongodb";
 import { AGENT_VERSION } from "../agent-version.ts";
 import { DumpError, throwIfAborted, waitUnlessAborted } from "../errors.ts";
-import { ArchiveEncoder } from "../mongodump-archive/index.ts";
+import { ArchiveEncoder, OPLOG_NAMESPACE } from "../mongodump-archive/index.ts";
 import type { ProgressTracker } from "../progress-tracker.ts";
+import { pauseForTest } from "../test-pause.ts";
+import type { Consistency } from "../types.ts";
+import { copyOplogWindow, startOplogWindow } from "./oplog-window.ts";
 import { connectClient, listDatabaseNames, wrapDatabaseError } from "./client.ts";
 import { type DumpPlanEntry, listDumpPlan } from "./list-collections.ts";
 import { canReadRawBatches, readRawBatches } from "./raw-batches.ts";
@@ -39,18 +47,24 @@ export interface BuiltinDumpRequest {
   counts: Record<string, number>;
   /** Whether a dump of every database or of admin includes its users, roles and version. */
   usersAndRoles: boolean;
+  /** Told why the dump is not one point in time on a replica set (the oplog may not be read). */
+  onNotice?: (message: string) => void;
 }
 
 /**
  * Writes the mongodump archive of one database (or of every database but local and config, with
- * admin's users and roles as mongodump includes them) into `sink`. Throws DumpError
+ * admin's users and roles as mongodump includes them) into `sink`, with the oplog entries of the
+ * dump's window on a replica set. Returns the moment the archive holds. Throws DumpError
  * ("connect-failed", "database-error", "unsupported", "aborted") or what the sink throws.
  */
-export async function dumpWithDriver(request: BuiltinDumpRequest, sink: ArchiveSink): Promise<void> {
+export async function dumpWithDriver(request: BuiltinDumpRequest, sink: ArchiveSink): Promise<Consistency | undefined> {
   const { uri, tracker } = request;
   const client = await connectClient(uri);
   let session: ClientSession | undefined;
   try {
+    // Before the collections are listed: one created after T0 is then in the window's entries.
+    const window = await startOplogWindow(client, uri);
+    if (window.kind === "unreadable") request.onNotice?.(window.notice);
     const { serverVersion, plan, raw } = await planDump(client, request, uri);
     // Not causally consistent: like the driver's own sessions, each read asks for nothing more.
     if (raw) session = client.startSession({ causalConsistency: false });
@@ -58,7 +72,7 @@ export async function dumpWithDriver(request: BuiltinDumpRequest, sink: ArchiveS
     const parallel = PARALLEL_COLLECTIONS;
     const prelude = {
       header: { concurrentCollections: parallel, serverVersion, toolVersion: `dbvault-agent ${AGENT_VERSION}` },
-      collections: plan.map((entry) => entry.spec),
+      collections: [...plan.map((entry) => entry.spec), ...(window.kind === "replica-set" ? [{ db: "", collection: "oplog" }] : [])],
     };
     let waiting: Promise<void> | undefined;
     const encoder = new ArchiveEncoder(
@@ -92,8 +106,19 @@ export async function dumpWithDriver(request: BuiltinDumpRequest, sink: ArchiveS
       }
     };
     await Promise.all(Array.from({ length: Math.min(parallel, Math.max(1, plan.length)) }, reader));
+    let consistency: Consistency | undefined = window.kind === "standalone" ? { kind: "standalone" } : undefined;
+    if (window.kind === "replica-set") {
+      throwIfAborted(request.signal);
+      const at = await copyOplogWindow(client, window, request.database, uri, async (entries) => {
+        encoder.writeDocuments(OPLOG_NAMESPACE, entries);
+        await drained();
+      });
+      encoder.endNamespace(OPLOG_NAMESPACE);
+      consistency = { kind: "point-in-time", at };
+    }
     encoder.finish();
     await drained();
+    return consistency;
   } finally {
     await session?.endSession().catch(() => undefined);
     await client.close().catch(() => undefined);
@@ -156,7 +181,9 @@ async function dumpCollection(
       await cursor.close().catch(() => undefined);
     }
   }
-  if (!stopped()) encoder.endNamespace(namespace);
+  if (stopped()) return;
+  encoder.endNamespace(namespace);
+  await pauseForTest("dump-collection-done");
 }
 
 async function planDump(

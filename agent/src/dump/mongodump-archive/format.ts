@@ -45,3 +45,11 @@ export function listDataNamespaces(db: string, collection: string, type: string 
 export function readInt32LE(bytes: Uint8Array, offset: number): number {
   return bytes[offset]! | (bytes[offset + 1]! << 8) | (bytes[offset + 2]! << 16) | (bytes[offset + 3]! << 24);
 }
+
+/** `a` then `b` in one new array; never throws. */
+export function concatBytes(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const joined = new Uint8Array(a.length + b.length);
+  joined.set(a, 0);
+  joined.set(b, a.length);
+  return joined;
+}

@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { anomalyKinds, backupTypes, operationStatuses, restoreKinds } from "@db/schema";
+import { anomalyKinds, backupConsistencies, backupTypes, operationStatuses, restoreKinds } from "@db/schema";
 import { fileAnswer, isoDate, messageAnswer, nullable, oneOf } from "../../lib/schema";
 
 const databaseName = t.String({ minLength: 1, maxLength: 64, error: "databaseName is required" });
@@ -56,6 +56,14 @@ export const backupAnswer = t.Object({
   sha256: nullable(t.String({ description: "SHA-256 (hex) of the encrypted file" })),
   keyId: nullable(t.String({ description: "Key id (public fingerprint) of the master key that opens the file; never the key" })),
   collections: nullable(t.Record(t.String(), t.Number(), { description: "Documents per collection as dumped" })),
+  /** "point-in-time": the database as at consistentAt (a replica set's dump with its oplog window); "standalone": not point-in-time consistent; null: not reported. */
+  consistency: nullable(oneOf(backupConsistencies, "consistency")),
+  consistentAt: nullable(
+    t.Object(
+      { time: isoDate(), ts: t.Object({ t: t.Number(), i: t.Number() }, { description: "The oplog timestamp" }) },
+      { description: "T1: the moment the backup holds the database as" },
+    ),
+  ),
   verifiedAt: nullable(isoDate()),
   verification: nullable(
     t.Object(

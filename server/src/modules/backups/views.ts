@@ -16,6 +16,10 @@ export const backupViewColumns = {
   sha256: backups.sha256,
   keyId: backups.keyId,
   collections: backups.collections,
+  consistency: backups.consistency,
+  consistentAt: backups.consistentAt,
+  consistentAtT: backups.consistentAtT,
+  consistentAtI: backups.consistentAtI,
   verifiedAt: backups.verifiedAt,
   verification: backups.verification,
   anomaly: backups.anomaly,
@@ -41,6 +45,13 @@ export function toBackupView(backup: Pick<BackupRow, keyof typeof backupViewColu
     keyId: backup.keyId ?? null,
     /** Documents per collection as dumped (null for backups made before agents reported them). */
     collections: backup.collections ?? null,
+    /** "point-in-time" (see consistentAt), "standalone" (no oplog: no single moment), null (not reported). */
+    consistency: backup.consistency ?? null,
+    /** T1, the moment the backup holds the database as, as a time and as the oplog timestamp. */
+    consistentAt:
+      backup.consistentAt && backup.consistentAtT !== null && backup.consistentAtI !== null
+        ? { time: backup.consistentAt.toISOString(), ts: { t: backup.consistentAtT, i: backup.consistentAtI } }
+        : null,
     /** When an agent last read the stored file back (null: not yet, or made before verification existed). */
     verifiedAt: backup.verifiedAt?.toISOString() ?? null,
     verification: backup.verification ?? null,

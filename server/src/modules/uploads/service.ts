@@ -12,6 +12,7 @@ import { releaseStorage, reserveStorage } from "../quota/storage-quota";
 import { flagAnomaly } from "../backups/anomaly";
 import { announceBackupCompleted, failBackup } from "../backups/service";
 import { backupFileName, backupStorage } from "../backups/views";
+import { consistencyColumns } from "./consistency";
 import type { HashTurn } from "./running-hashes";
 
 // The upload pipeline of a backup file: parts received and stored as they come (each counted in
@@ -274,6 +275,8 @@ async function hashStoredFile(ctx: AppContext, key: string) {
  * the manifest beside the parts, and only then marks the backup completed (visible, downloadable).
  */
 export async function completeUpload(ctx: AppContext, agent: AgentRow, backupId: string, input: CompleteUploadRequest) {
+  // Refused before anything is published, so the agent's report is fixed and sent again.
+  consistencyColumns(input.consistency);
   const backup = await findUploadingBackup(ctx, agent, backupId);
   const parts = await ctx.db.select().from(backupParts).where(eq(backupParts.backupId, backupId)).orderBy(asc(backupParts.partNumber));
   const problem =
@@ -353,6 +356,7 @@ async function recordCompletedUpload(
       sha256,
       collections: input.collections ?? null,
       keyId: input.keyId ?? null,
+      ...consistencyColumns(input.consistency),
       storageKey: backupStorage.prefix(backup.userId, backupId),
       completedAt,
       lastActivityAt: completedAt,

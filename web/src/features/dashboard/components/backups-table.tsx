@@ -6,6 +6,7 @@ import { ProgressBar } from "../../../components/ui/progress-bar";
 import { formatDateTime } from "../../../lib/format-date";
 import type { Backup } from "../api/dashboard-api";
 import type { LiveBackup } from "../stores/dashboard-atoms";
+import { describeConsistency } from "../utils/consistency-format";
 import { formatBytes, formatDocumentCount } from "../utils/dashboard-format";
 import { isRunning } from "../utils/operation-status";
 import { shortKeyId } from "../utils/key-warning";
@@ -39,6 +40,21 @@ function RunningProgress({ row }: { row: BackupRow }) {
   );
 }
 
+/** A completed backup's timestamp, with what moment it holds beneath it. */
+function CompletedTimestamp({ backup }: { backup: Backup }) {
+  const consistency = describeConsistency(backup);
+  return (
+    <div>
+      <span>{formatDateTime(backup.timestamp)}</span>
+      {consistency ? (
+        <p className="mt-0.5 text-xs text-slate-500" title={consistency.title} data-testid="backup-consistency">
+          {consistency.label}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
 function buildColumns({ onDownload, onRestore, onDelete, onVerify, onResolveAnomaly, downloadingId }: Actions): DataTableColumn<BackupRow>[] {
   const statusOf = (row: BackupRow) => row.live?.status ?? row.status;
   return [
@@ -46,7 +62,7 @@ function buildColumns({ onDownload, onRestore, onDelete, onVerify, onResolveAnom
     {
       id: "timestamp",
       header: "Timestamp",
-      cell: ({ row }) => (isRunning(statusOf(row.original)) ? <RunningProgress row={row.original} /> : formatDateTime(row.original.timestamp)),
+      cell: ({ row }) => (isRunning(statusOf(row.original)) ? <RunningProgress row={row.original} /> : <CompletedTimestamp backup={row.original} />),
     },
     {
       id: "size",
