@@ -7,6 +7,7 @@
 // server of its find because this reader is only used where the driver selects one server for
 // every command (see canReadRawBatches).
 import type { ClientSession, Db, MongoClient } from "mongodb";
+import { releaseWholeBuffer } from "../../../../protocol/release-buffer";
 
 /** A batch of documents: the elements of a BSON array, `bytes[start..end)`. */
 export interface RawBatch {
@@ -74,10 +75,9 @@ const REPLY_OVERHEAD_MAX_BYTES = 4096;
 const REPLY_FIELDS_NOT_KEPT = new Set(["cursor", "ok", "operationTime"]);
 
 function releaseReply(cursorDocument: Uint8Array): void {
-  const buffer = cursorDocument.buffer as ArrayBuffer & { transfer?(length: number): ArrayBuffer };
-  if (!(buffer instanceof ArrayBuffer) || buffer.byteLength < RELEASE_MIN_BYTES) return;
-  if (buffer.byteLength - cursorDocument.byteLength > REPLY_OVERHEAD_MAX_BYTES) return;
-  buffer.transfer?.(0);
+  const { buffer } = cursorDocument;
+  if (!(buffer instanceof ArrayBuffer) || buffer.byteLength - cursorDocument.byteLength > REPLY_OVERHEAD_MAX_BYTES) return;
+  releaseWholeBuffer(new Uint8Array(buffer), RELEASE_MIN_BYTES);
 }
 
 interface CursorState {
