@@ -66,6 +66,21 @@ describe("raw batches", () => {
     expect(Buffer.compare(fromBatches, fromDriver)).toBe(0);
   });
 
+  test("a batch's reply is freed once the next batch is asked for, not left to the collector", async () => {
+    const session = client.startSession();
+    try {
+      const batches = readRawBatches(client.db("raw"), "mixed", session, 1000);
+      const first = (await batches.next()).value!;
+      expect(first.bytes.buffer.byteLength).toBeGreaterThan(64 * 1024);
+      const second = (await batches.next()).value!;
+      expect(first.bytes.buffer.byteLength).toBe(0);
+      expect(second.end - second.start).toBeGreaterThan(0);
+      await batches.return();
+    } finally {
+      await session.endSession();
+    }
+  });
+
   test("every getMore runs in the find's session, and stopping early kills the cursor", async () => {
     const seen: { name: string; lsid: unknown }[] = [];
     server.intercept(({ name, body }) => void seen.push({ name, lsid: (body.lsid as { id?: Binary } | undefined)?.id?.toString("hex") }));

@@ -7,6 +7,7 @@
 // server of its find because this reader is only used where the driver selects one server for
 // every command (see canReadRawBatches).
 import type { ClientSession, Db, MongoClient } from "mongodb";
+import { releaseWholeBuffer } from "../../../../protocol/release-buffer";
 
 /** A batch of documents: the elements of a BSON array, `bytes[start..end)`. */
 export interface RawBatch {
@@ -45,26 +46,50 @@ export async function* readRawBatches(db: Db, collection: string, session: Clien
   // by hand, as the driver's find would send it.
   const level = db.readConcern?.level;
   let reply = await db.command({ find: collection, filter: {}, batchSize, ...(level ? { readConcern: { level } } : {}) }, { session, raw: true });
-  let cursor = readCursor(reply.cursor, collection);
+  let cursor = readCursor(reply, collection);
   try {
     for (;;) {
       if (cursor.batch.end > cursor.batch.start) yield cursor.batch;
+      // The caller took the batch (the archive encoder copies it before asking for the next).
+      if (cursor.releasable) releaseReply(cursor.batch.bytes);
       if (cursor.id === 0n) return;
       reply = await db.command({ getMore: cursor.id, collection, batchSize }, { session, raw: true });
-      cursor = readCursor(reply.cursor, collection);
+      cursor = readCursor(reply, collection);
     }
   } finally {
     if (cursor.id !== 0n) await db.command({ killCursors: collection, cursors: [cursor.id] }, { session }).catch(() => undefined);
   }
 }
 
+// A reply's buffer is freed as soon as its batch was copied rather than at the next garbage
+// collection: each is a fresh allocation of the whole message (~1 MB for 1,000 documents), and
+// they were most of what made the dump's memory pacer force full collections (bench/README.md).
+// Only a buffer that is the reply alone is detached: at least 64 KiB (never a pooled slab) and at
+// most a few KiB larger than the cursor document (the message header and the reply's other fields).
+const RELEASE_MIN_BYTES = 64 * 1024;
+const REPLY_OVERHEAD_MAX_BYTES = 4096;
+// The reply fields the driver keeps nothing of once the command returned (operationTime is read
+// into a Timestamp). A reply with anything else keeps its buffer: the driver holds views of the
+// reply's $clusterTime signature (bson's Binary does not copy) for the session and the next
+// commands, so a replica set's replies are left to the collector.
+const REPLY_FIELDS_NOT_KEPT = new Set(["cursor", "ok", "operationTime"]);
+
+function releaseReply(cursorDocument: Uint8Array): void {
+  const { buffer } = cursorDocument;
+  if (!(buffer instanceof ArrayBuffer) || buffer.byteLength - cursorDocument.byteLength > REPLY_OVERHEAD_MAX_BYTES) return;
+  releaseWholeBuffer(new Uint8Array(buffer), RELEASE_MIN_BYTES);
+}
+
 interface CursorState {
   id: bigint;
   batch: RawBatch;
+  /** Whether the reply's buffer may be freed once the batch was taken (releaseReply). */
+  releasable: boolean;
 }
 
 // The reply's cursor document: { id: int64, ns: string, firstBatch | nextBatch: array, ... }.
-function readCursor(bytes: unknown, collection: string): CursorState {
+function readCursor(reply: Record<string, unknown>, collection: string): CursorState {
+  const bytes = reply.cursor;
   const malformed = () => new Error(`the server's reply for ${collection} has no cursor batch`);
   if (!(bytes instanceof Uint8Array) || bytes.length < 5) throw malformed();
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -90,7 +115,7 @@ function readCursor(bytes: unknown, collection: string): CursorState {
     offset = value + size;
   }
   if (id === undefined || batch === undefined) throw malformed();
-  return { id, batch };
+  return { id, batch, releasable: Object.keys(reply).every((field) => REPLY_FIELDS_NOT_KEPT.has(field)) };
 }
 
 // The byte size of an element's value, for the types a cursor document holds; undefined for others.
