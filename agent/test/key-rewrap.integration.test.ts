@@ -120,6 +120,10 @@ describe("key rotate --rewrap", () => {
       expect(row.sha256).toBe(createHash("sha256").update(stored).digest("hex"));
       if (version === 2) {
         expect(readArchiveHeader(stored).keyId).toBe(newId);
+        // The header it replaced is kept: put back before the data, it gives the original file.
+        const kept = await server.ctx.storage.get(backupStorage.replacedHeader(user.id, id, createHash("sha256").update(file).digest("hex")));
+        const original = Buffer.concat([Buffer.from(await new Response(kept).arrayBuffer()), bodyOf(stored)]);
+        expect(original.equals(file)).toBe(true);
         expect(row.keyId).toBe(newId);
         // The new key alone opens it; the old key no longer does.
         expect((await decryptBuffer(stored, { masterKey: newKey })).plaintext.equals(PLAINTEXT)).toBe(true);

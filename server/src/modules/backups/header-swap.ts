@@ -1,7 +1,8 @@
 // Key rotation on the server side (issue 27 §5): an agent reads a backup file's header and sends
 // back a rewrapped one; the server writes the new header followed by the stored file's data, as
 // one atomic put, so any reader sees either the old file or the new one. The data (every chunk
-// after the header) is copied unchanged, never re-encrypted; the server never holds a key.
+// after the header) is copied unchanged, never re-encrypted; the server never holds a key. Each
+// replaced header stays beside the file (replaced-headers/), so a rewrap can be undone.
 import { createHash } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { backups } from "@db/schema";
@@ -43,10 +44,14 @@ export async function replaceStoredHeader(
   const fileKey = backupStorage.file(backup.userId, backup.id);
   let sha256 = backup.sha256;
   if (!stored.equals(Buffer.from(replacement)) || !sha256) {
+    // The header it replaces is kept first: a rewrap sent with stolen agent credentials can wrap
+    // the data key to nobody, and this copy (the data after it is unchanged) undoes that.
+    const retainUntil = await lockForNewBackup(ctx, backup);
+    if (backup.sha256) await ctx.storage.put(backupStorage.replacedHeader(backup.userId, backup.id, backup.sha256), stored, { retainUntil });
     const hash = createHash("sha256");
     const data = await ctx.storage.get(fileKey, { start: stored.length, end: backup.size - 1 });
     const body = concatenate(replacement, data, (chunk) => hash.update(chunk));
-    const { size } = await ctx.storage.put(fileKey, body, { retainUntil: await lockForNewBackup(ctx, backup) });
+    const { size } = await ctx.storage.put(fileKey, body, { retainUntil });
     if (size !== backup.size) ctx.log.error("a rewrapped backup file changed size", { backupId: backup.id, before: backup.size, after: size });
     sha256 = hash.digest("hex");
   }

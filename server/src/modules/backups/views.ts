@@ -70,6 +70,8 @@ export const backupStorage = {
   prefix: (userId: string, backupId: string) => `backups/${userId}/${backupId}/`,
   file: (userId: string, backupId: string) => `backups/${userId}/${backupId}/backup.enc.dbvault`,
   manifest: (userId: string, backupId: string) => `backups/${userId}/${backupId}/manifest.json`,
+  /** A header a rewrap replaced, named by the SHA-256 of the whole file it headed. */
+  replacedHeader: (userId: string, backupId: string, fileSha256: string) => `backups/${userId}/${backupId}/replaced-headers/${fileSha256}.bin`,
 };
 
 /** The download name of a backup file: backup-{databaseName}-{ISO createdAt}.enc.dbvault */
