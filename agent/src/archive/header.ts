@@ -71,7 +71,7 @@ export function encodeHeaderV1(input: HeaderV1Input): { bytes: Buffer; payloadKe
     throw new InvalidOptionsError(`compression must be zstd, gzip or none`);
   }
   const kindCode = PAYLOAD_KIND_CODES[input.payloadKind];
-  if (kindCode === undefined) throw new InvalidOptionsError(`payloadKind must be mongodump-archive`);
+  if (kindCode === undefined) throw new InvalidOptionsError(`payloadKind must be one of ${Object.keys(PAYLOAD_KIND_CODES).join(", ")}`);
   const { headerKey, payloadKey } = deriveFileKeysV1(input.masterKey, input.salt);
   const bytes = Buffer.alloc(V1_HEADER_LENGTH);
   bytes.set(MAGIC, 0);
