@@ -14,3 +14,4 @@ export * from "./webhooks";
 export * from "./mail-outbox";
 export * from "./email-changes";
 export * from "./agent-databases";
+export * from "./pitr-slices";
