@@ -25,8 +25,6 @@ export interface DatabaseEntry {
    * restores bring users and roles back, as mongodump and mongorestore do. Default true.
    */
   usersAndRoles?: boolean;
-  /** Ship this database's oplog continuously (point-in-time recovery; a replica set member). Default false. */
-  pitr?: boolean;
 }
 
 /** Filled in by `setup`: where the server is and how the agent signs in (`run` needs all four). */
@@ -145,7 +143,6 @@ export function validateConfig(value: unknown, path: string): AgentConfig {
       }
       if (entry.usersAndRoles !== undefined && typeof entry.usersAndRoles !== "boolean")
         problems.push(`databases[${index}].usersAndRoles must be true or false`);
-      if (entry.pitr !== undefined && typeof entry.pitr !== "boolean") problems.push(`databases[${index}].pitr must be true or false`);
     });
   }
   if (value.server !== undefined) {

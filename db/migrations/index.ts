@@ -18,7 +18,7 @@ import m15 from "./0015_backup_data_release.sql" with { type: "text" };
 import m16 from "./0016_email_changes.sql" with { type: "text" };
 import m17 from "./0017_agent_databases_install_progress.sql" with { type: "text" };
 import m18 from "./0018_declared_databases_backfill.sql" with { type: "text" };
-import m19 from "./0019_pitr_slices.sql" with { type: "text" };
+import m19 from "./0019_pitr.sql" with { type: "text" };
 
 export const migrationFiles: { tag: string; when: number; sql: string }[] = [
   { tag: "0000_init", when: 1795432625268, sql: m0 },
@@ -40,5 +40,5 @@ export const migrationFiles: { tag: string; when: number; sql: string }[] = [
   { tag: "0016_email_changes", when: 1795744892599, sql: m16 },
   { tag: "0017_agent_databases_install_progress", when: 1795747867110, sql: m17 },
   { tag: "0018_declared_databases_backfill", when: 1795747870266, sql: m18 },
-  { tag: "0019_pitr_slices", when: 1795756474197, sql: m19 },
+  { tag: "0019_pitr", when: 1795756820081, sql: m19 },
 ];

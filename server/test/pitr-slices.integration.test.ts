@@ -34,6 +34,15 @@ beforeAll(async () => {
   agent = await registerScriptedAgent(base, alice.apiKey, ["shop", "live"]);
   bobAgent = await registerScriptedAgent(base, bob.apiKey, ["shop"]);
   shopId = (await server.ctx.db.select().from(databases).where(eq(databases.userId, alice.id))).find((d) => d.name === "shop")!.id;
+  const [pro] = await server.ctx.db.select().from(plans).where(eq(plans.name, "Pro"));
+  await server.ctx.db.update(users).set({ planId: pro!.id }).where(eq(users.id, alice.id));
+  // Registered on the free plan, only the first was active.
+  await server.ctx.db.update(databases).set({ isActive: true }).where(eq(databases.userId, alice.id));
+  await agent.connect();
+  for (const database of await server.ctx.db.select().from(databases).where(eq(databases.userId, alice.id))) {
+    const res = await server.call("PUT", `/api/pitr/databases/${database.id}`, { token: alice.token, body: { enabled: true } });
+    if (res.status !== 200) throw new Error(`switching on failed: ${res.status} ${JSON.stringify(res.body)}`);
+  }
 }, 30_000);
 afterAll(() => server.close());
 
@@ -127,7 +136,7 @@ describe("receiving slices", () => {
   });
 
   test("a slice past the plan's storage is refused with STORAGE_LIMIT_EXCEEDED and not recorded", async () => {
-    const [plan] = await server.ctx.db.select().from(plans).where(eq(plans.price, 0));
+    const [plan] = await server.ctx.db.select().from(plans).where(eq(plans.name, "Pro"));
     await server.ctx.db
       .update(users)
       .set({ storageUsed: plan!.storageLimit - 100 })
@@ -153,6 +162,35 @@ describe("receiving slices", () => {
     }
     const garbage = await fetch(`${base}${SLICE_UPLOAD_PATH}?database=shop&chain=zz&sequence=-1`, { method: "PUT", headers: agent.headers(), body: "x" });
     expect(garbage.status).toBe(400);
+  });
+});
+
+describe("the switch", () => {
+  test("turning it on tells the database's agent to ship it; the plan must offer it", async () => {
+    const live = (await server.ctx.db.select().from(databases).where(eq(databases.userId, alice.id))).find((d) => d.name === "live")!;
+    agent.received.length = 0;
+    const off = await server.call("PUT", `/api/pitr/databases/${live.id}`, { token: alice.token, body: { enabled: false } });
+    expect(off.body).toEqual({ databaseId: live.id, enabled: false, windowHours: 168 });
+    expect((await agent.waitFor("pitr")).databases).toEqual(["shop"]);
+    const refused = await upload({ sequence: 0, chain: "e".repeat(32), start: "100,1", end: "110,1" }, { database: "live" });
+    expect(refused.status).toBe(409);
+    expect(((await refused.json()) as { message: string }).message).toContain("Point-in-time recovery is off");
+    await server.call("PUT", `/api/pitr/databases/${live.id}`, { token: alice.token, body: { enabled: true } });
+    expect((await agent.waitFor("pitr")).databases).toEqual(["live", "shop"]);
+
+    const bobShop = (await server.ctx.db.select().from(databases).where(eq(databases.userId, bob.id)))[0]!;
+    const free = await server.call("PUT", `/api/pitr/databases/${bobShop.id}`, { token: bob.token, body: { enabled: true } });
+    expect(free.status).toBe(403);
+    expect(free.body.code).toBe("PLAN_LIMIT");
+    expect((await server.call("PUT", `/api/pitr/databases/${bobShop.id}`, { token: alice.token, body: { enabled: true } })).status).toBe(404);
+    expect((await server.call("PUT", `/api/pitr/databases/${live.id}`, { token: alice.token, body: { enabled: "yes" } })).status).toBe(400);
+  });
+
+  test("an agent connecting hears which of its databases it ships", async () => {
+    await agent.disconnect();
+    agent.received.length = 0;
+    await agent.connect();
+    expect((await agent.waitFor("pitr")).databases).toEqual(["live", "shop"]);
   });
 });
 

@@ -45,8 +45,8 @@ export type DaemonRuntime = {
     encrypted: ReadableStream<Uint8Array>,
     options: { scratchDatabase: string; onProgress: (p: Progress) => void; signal: AbortSignal; inputBytes?: number },
   ): Promise<{ stats: RestoreStats; report: DrillReport }>;
-  /** The configured databases whose oplog is shipped (`pitr: true`), with what shipping needs. */
-  shippingTargets(): Promise<ShippingTarget[]>;
+  /** What shipping needs for each of these config databases (the server's "pitr" list); names not in the config are left out. */
+  shippingTargets(names: string[]): Promise<ShippingTarget[]>;
   /** Stores new agent credentials (a reset) in the config file. */
   saveAgentToken(agentToken: string): Promise<void>;
   /** Re-reads the config file (a restart command). */
@@ -165,10 +165,10 @@ export function createDaemonRuntime(options: RuntimeOptions): DaemonRuntime {
       });
       return { stats: outcome.stats, report: outcome.report };
     },
-    async shippingTargets() {
+    async shippingTargets(names) {
       const current = await refresh();
       return current.databases
-        .filter((entry) => entry.pitr === true)
+        .filter((entry) => names.includes(entry.name))
         .map((entry) => ({
           name: entry.name,
           uri: entry.uri,

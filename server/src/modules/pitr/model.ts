@@ -8,10 +8,12 @@ const Position = t.Object({
 });
 
 export const pitrModel = {
+  switch: t.Object({ enabled: t.Boolean({ error: "enabled must be true or false" }) }),
   databaseParams: t.Object({ databaseId: t.String({ minLength: 1, maxLength: 64, error: "databaseId is required" }) }),
 };
 
 export const pitrAnswers = {
+  switched: t.Object({ databaseId: t.String(), enabled: t.Boolean(), windowHours: t.Integer() }),
   sliceStored: t.Object({ status: t.Literal("stored"), size: t.Integer() }),
   timeline: t.Object({
     databaseId: t.String(),

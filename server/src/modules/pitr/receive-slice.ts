@@ -86,6 +86,9 @@ export async function receiveSlice(
   if (!found) throw notFound("Database");
   const { database } = found;
   const plan = found.plan ?? (await findDefaultPlan(ctx.db));
+  if (!database.pitrEnabled || !database.isActive || plan.pitrWindowHours <= 0) {
+    throw conflict(`Point-in-time recovery is off for "${database.name}": turn it on in Settings → Databases (plans that include it) to ship its oplog.`);
+  }
   const place = and(eq(pitrSlices.databaseId, database.id), eq(pitrSlices.chain, query.chain), eq(pitrSlices.sequence, bounds.sequence));
   const [existing] = await ctx.db.select().from(pitrSlices).where(place);
   if (existing && existing.sha256 !== query.sha256) throw conflict(`Slice ${bounds.sequence} of this chain is already stored with other contents.`);

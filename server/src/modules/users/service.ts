@@ -39,6 +39,7 @@ export function planLimitsView(plan: Plan) {
     dbLimit: plan.dbLimit,
     frequencyLimit: plan.frequencyLimit,
     retentionLimit: plan.retentionLimit,
+    pitrWindowHours: plan.pitrWindowHours,
   };
 }
 

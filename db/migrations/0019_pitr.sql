@@ -19,6 +19,8 @@ CREATE TABLE "pitr_slices" (
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
+ALTER TABLE "databases" ADD COLUMN "pitr_enabled" boolean DEFAULT false NOT NULL;--> statement-breakpoint
+ALTER TABLE "plans" ADD COLUMN "pitr_window_hours" integer DEFAULT 0 NOT NULL;--> statement-breakpoint
 ALTER TABLE "pitr_slices" ADD CONSTRAINT "pitr_slices_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "pitr_slices" ADD CONSTRAINT "pitr_slices_database_id_databases_id_fk" FOREIGN KEY ("database_id") REFERENCES "public"."databases"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "pitr_slices" ADD CONSTRAINT "pitr_slices_agent_id_agents_id_fk" FOREIGN KEY ("agent_id") REFERENCES "public"."agents"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
