@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
 import { authGuard } from "../auth/guard";
+import { settingsAnswers } from "../settings/model";
 import { pitrAnswers, pitrModel } from "./model";
 import { getTimeline } from "./service";
 import { setPointInTimeRecovery } from "./switch";
@@ -19,6 +20,6 @@ export const pitrController = (ctx: AppContext) =>
       auth: true,
       params: pitrModel.databaseParams,
       body: pitrModel.switch,
-      response: { 200: pitrAnswers.switched },
+      response: { 200: settingsAnswers.databases },
       detail: { summary: "Switch point-in-time recovery (continuous oplog shipping) of a database on or off" },
     });

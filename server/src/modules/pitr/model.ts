@@ -13,7 +13,6 @@ export const pitrModel = {
 };
 
 export const pitrAnswers = {
-  switched: t.Object({ databaseId: t.String(), enabled: t.Boolean(), windowHours: t.Integer() }),
   sliceStored: t.Object({ status: t.Literal("stored"), size: t.Integer() }),
   timeline: t.Object({
     databaseId: t.String(),

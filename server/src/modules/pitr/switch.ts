@@ -7,6 +7,7 @@ import { sendToAgent } from "../../lib/agent-commands";
 import { AppError, notFound } from "../../lib/errors";
 import type { AuthenticatedUser } from "../auth/guard";
 import { planOfUser } from "../plans/service";
+import { listDatabases } from "../settings/service";
 
 /** The names of the databases an agent runs whose oplog it ships: switched on, active, on a plan that offers it. */
 export async function listShippedDatabases(ctx: AppContext, agentId: string): Promise<string[]> {
@@ -24,7 +25,7 @@ export async function announceShippedDatabases(ctx: AppContext, agentId: string)
   await sendToAgent(ctx, agentId, { type: "pitr", databases: await listShippedDatabases(ctx, agentId) });
 }
 
-/** Switches point-in-time recovery of one of the user's databases; 403 PLAN_LIMIT when the plan does not offer it. */
+/** Switches point-in-time recovery of one of the user's databases and answers them all; 403 PLAN_LIMIT when the plan does not offer it. */
 export async function setPointInTimeRecovery(ctx: AppContext, user: AuthenticatedUser, databaseId: string, enabled: boolean) {
   const [database] = await ctx.db
     .select()
@@ -37,5 +38,5 @@ export async function setPointInTimeRecovery(ctx: AppContext, user: Authenticate
   }
   await ctx.db.update(databases).set({ pitrEnabled: enabled }).where(eq(databases.id, database.id));
   if (database.agentId) await announceShippedDatabases(ctx, database.agentId);
-  return { databaseId: database.id, enabled, windowHours: plan.pitrWindowHours };
+  return listDatabases(ctx, user.id);
 }

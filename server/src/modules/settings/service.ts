@@ -177,6 +177,7 @@ function toDatabaseView(row: typeof databases.$inferSelect, declaring: Declaring
     id: row.id,
     name: row.name,
     isActive: row.isActive,
+    pitrEnabled: row.pitrEnabled,
     agentId: row.agentId,
     agents: declaring,
     createdAt: row.createdAt.toISOString(),
