@@ -14,8 +14,7 @@ import { waitUntil } from "../../../../testkit/wait-until.ts";
 import { findMongoTools } from "../../../../testkit/mongo-tools.ts";
 import { ShippingStore } from "./shipping-store.ts";
 import { shipOplog } from "./ship-oplog.ts";
-import { positionOf, type ReadSlice, readShippedSlices, uploadToDirectory } from "./test-support/slice-sink.ts";
-import { createEntryFilter, type EntryFields } from "./entry-filter.ts";
+import { checkChains, expectedPositions, readShippedSlices, SINK_DOWN_FILE, uploadToDirectory } from "./test-support/slice-sink.ts";
 
 const KEY = Buffer.alloc(32, 7);
 let rs: { server: MongoTestServer; client: MongoClient };
@@ -93,52 +92,6 @@ function startWrites(client: MongoClient, prefix: string) {
   };
 }
 
-/** Checks the chain rules on what was shipped and answers the positions of the entries it holds. */
-function checkChains(slices: ReadSlice[], database: string): string[] {
-  const held: string[] = [];
-  for (const [index, slice] of slices.entries()) {
-    const { description, preamble, entries } = slice;
-    const o = preamble.o as Record<string, unknown>;
-    expect(preamble.op).toBe("n");
-    expect(o.database).toBe(database);
-    expect(o.chain).toBe(description.chain);
-    expect(o.sequence).toBe(description.sequence);
-    expect(o.entries).toBe(entries.length);
-    expect(entries.length).toBe(description.entries);
-    expect(positionOf({ ts: o.start })).toBe(`${description.start.t},${description.start.i}`);
-    expect(positionOf({ ts: o.end })).toBe(`${description.end.t},${description.end.i}`);
-    const previous = slices[index - 1]?.description;
-    if (description.sequence > 0) {
-      expect(previous?.chain).toBe(description.chain);
-      expect(previous?.sequence).toBe(description.sequence - 1);
-      expect(description.start).toEqual(previous!.end);
-    }
-    for (const entry of entries) {
-      const ts = entry.ts as Timestamp;
-      const at = { t: ts.high >>> 0, i: ts.low >>> 0 };
-      const after = (a: { t: number; i: number }, b: { t: number; i: number }) => a.t > b.t || (a.t === b.t && a.i > b.i);
-      expect(after(at, description.start)).toBe(true);
-      expect(after(at, description.end)).toBe(false);
-      held.push(positionOf(entry));
-    }
-  }
-  return held;
-}
-
-/** The database's entries in the oplog between two positions, as the filter keeps them. */
-async function expectedPositions(client: MongoClient, database: string, from: { t: number; i: number }, to: { t: number; i: number }) {
-  const keep = createEntryFilter(database);
-  const all = await client.db("local").collection("oplog.rs").find({}).sort({ $natural: 1 }).toArray();
-  const within = (entry: Record<string, unknown>) => {
-    const ts = entry.ts as Timestamp;
-    const at = [ts.high >>> 0, ts.low >>> 0] as const;
-    const gt = at[0] > from.t || (at[0] === from.t && at[1] > from.i);
-    const le = at[0] < to.t || (at[0] === to.t && at[1] <= to.i);
-    return gt && le;
-  };
-  return all.filter((entry) => keep(entry as EntryFields) && within(entry)).map(positionOf);
-}
-
 describe("shipping one database's oplog", () => {
   test("slices under writes are contiguous, hold only the database's entries, each once, through a step-down", async () => {
     const out = join(dir, "in-process");
@@ -191,7 +144,7 @@ describe("shipping one database's oplog", () => {
     expect(namespaces.has("admin.$cmd")).toBe(true); // the transactions, as applyOps
   }, 60_000);
 
-  test("a SIGKILL of the shipping process and its restart lose no entry and ship none twice", async () => {
+  test("a SIGKILL of the shipping process while the server is down, and its restart, lose no entry and ship none twice", async () => {
     const out = join(dir, "killed");
     const args = [rs.server.uri, "shop", join(out, "state"), join(out, "server"), KEY.toString("hex")];
     const script = join(import.meta.dir, "test-support", "ship-process.ts");
@@ -207,8 +160,14 @@ describe("shipping one database's oplog", () => {
     const first = spawn();
     const firstSealed = countSealed(first);
     await waitUntil(() => firstSealed() >= 4, { message: "slices before the kill" });
+    // The server goes down: slices sealed now wait in the spool, and the kill finds them there.
+    await mkdir(join(out, "server"), { recursive: true });
+    await writeFile(join(out, "server", SINK_DOWN_FILE), "");
+    const sealedBeforeOutage = firstSealed();
+    await waitUntil(() => firstSealed() >= sealedBeforeOutage + 3, { message: "slices sealed while the server is down" });
     first.kill("SIGKILL");
     await first.exited;
+    await rm(join(out, "server", SINK_DOWN_FILE));
     const roundsAtKill = writes.rounds();
     await waitUntil(() => writes.rounds() > roundsAtKill + 30, { message: "writes while the agent is down" });
     const second = spawn();
