@@ -4,7 +4,9 @@
 export const BACKUP_EVENTS = ["backup.completed", "backup.failed", "backup.verified", "backup.verification_failed", "backup.anomaly"] as const;
 export const RESTORE_EVENTS = ["restore.completed", "restore.failed", "drill.completed", "drill.failed"] as const;
 export const AGENT_EVENTS = ["agent.offline", "agent.online"] as const;
-export const WEBHOOK_EVENTS = [...BACKUP_EVENTS, ...RESTORE_EVENTS, ...AGENT_EVENTS] as const;
+/** Point-in-time recovery: a hole in the shipped oplog (a rollover, a chain started again). */
+export const PITR_EVENTS = ["pitr.gap"] as const;
+export const WEBHOOK_EVENTS = [...BACKUP_EVENTS, ...RESTORE_EVENTS, ...AGENT_EVENTS, ...PITR_EVENTS] as const;
 export type WebhookEventName = (typeof WEBHOOK_EVENTS)[number];
 
 /** The event "Send test" delivers; no webhook subscribes to it, every webhook can be sent it. */

@@ -133,6 +133,10 @@ describe("receiving slices", () => {
       ["130,1", "140,1", "missing"],
       ["150,1", "900,1", "rollover"],
     ]);
+    // The rollover is told at once, by e-mail (and to pitr.gap webhooks).
+    const mail = await waitUntil(() => server.sentMail.find((m) => m.subject === "Point-in-time recovery gap: shop"), { message: "the gap e-mail" });
+    expect(mail.text).toContain("cannot be restored to a moment between 1970-01-01T00:02:30.000Z and 1970-01-01T00:15:00.000Z");
+    expect(mail.text).toContain("the oplog on your server was overwritten");
   });
 
   test("a slice past the plan's storage is refused with STORAGE_LIMIT_EXCEEDED and not recorded", async () => {

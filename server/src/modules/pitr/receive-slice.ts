@@ -10,6 +10,7 @@ import { AppError, badRequest, conflict, notFound } from "../../lib/errors";
 import { backupStorage } from "../backups/views";
 import { findDefaultPlan } from "../plans/service";
 import { releaseStorage, reserveStorage } from "../quota/storage-quota";
+import { announceGapBefore } from "./gaps";
 
 /** Where a slice's file is kept: under the user's prefix, so closing the account deletes it too. */
 export const sliceStorageKey = (userId: string, databaseId: string, chain: string, sequence: number) =>
@@ -149,7 +150,13 @@ export async function receiveSlice(
     });
     throw error;
   }
-  await ctx.db.update(pitrSlices).set({ stored: true }).where(place);
+  const [stored] = await ctx.db
+    .update(pitrSlices)
+    .set({ stored: true })
+    .where(and(place, eq(pitrSlices.stored, false)))
+    .returning();
   ctx.metrics.countUploadedBytes(bytes.byteLength);
+  // Once, by the request that stored it.
+  if (stored) await announceGapBefore(ctx, stored, database.name);
   return { status: "stored" as const, size: bytes.byteLength };
 }

@@ -2,17 +2,12 @@
 // from the slices recorded (receive-slice.ts), with its gaps.
 import { and, eq } from "drizzle-orm";
 import { databases, pitrSlices } from "@db/schema";
-import { formatOplogTime, oplogTimeFromBigInt } from "@protocol/pitr";
 import type { AppContext } from "../../context";
 import { notFound } from "../../lib/errors";
+import { describeOplogPosition } from "./gaps";
 import { buildTimeline } from "./timeline";
 
 export { receiveSlice } from "./receive-slice";
-
-const position = (value: bigint) => {
-  const time = oplogTimeFromBigInt(value);
-  return { ts: formatOplogTime(time), at: new Date(time.t * 1000).toISOString() };
-};
 
 /** The covered ranges and gaps of one of the user's databases; 404 for a database of another account. */
 export async function getTimeline(ctx: AppContext, userId: string, databaseId: string) {
@@ -29,8 +24,14 @@ export async function getTimeline(ctx: AppContext, userId: string, databaseId: s
   return {
     databaseId: database.id,
     databaseName: database.name,
-    ranges: ranges.map((range) => ({ from: position(range.from), to: position(range.to), slices: range.slices, entries: range.entries, bytes: range.bytes })),
-    gaps: gaps.map((gap) => ({ from: position(gap.from), to: position(gap.to), reason: gap.reason })),
+    ranges: ranges.map((range) => ({
+      from: describeOplogPosition(range.from),
+      to: describeOplogPosition(range.to),
+      slices: range.slices,
+      entries: range.entries,
+      bytes: range.bytes,
+    })),
+    gaps: gaps.map((gap) => ({ from: describeOplogPosition(gap.from), to: describeOplogPosition(gap.to), reason: gap.reason })),
     slices: slices.length,
     bytes: slices.reduce((sum, slice) => sum + slice.size, 0),
   };

@@ -1,8 +1,8 @@
 // The facts each webhook event carries (the names live in protocol/webhook-events.ts).
 
-import type { AGENT_EVENTS, BACKUP_EVENTS, RESTORE_EVENTS } from "@protocol/webhook-events";
+import type { AGENT_EVENTS, BACKUP_EVENTS, PITR_EVENTS, RESTORE_EVENTS } from "@protocol/webhook-events";
 
-export { AGENT_EVENTS, BACKUP_EVENTS, RESTORE_EVENTS, TEST_EVENT, WEBHOOK_EVENTS, type WebhookEventName } from "@protocol/webhook-events";
+export { AGENT_EVENTS, BACKUP_EVENTS, PITR_EVENTS, RESTORE_EVENTS, TEST_EVENT, WEBHOOK_EVENTS, type WebhookEventName } from "@protocol/webhook-events";
 
 /** What a webhook is told about a backup: names, sizes and outcomes, never data or secrets. */
 export type BackupFacts = {
@@ -39,11 +39,21 @@ export type RestoreFacts = {
 
 export type AgentFacts = { id: string; name: string; hostname: string | null; status: string };
 
+/** A hole in a database's shipped oplog: oplog positions (seconds,increment) and their times, and why. */
+export type PitrGapFacts = {
+  databaseId: string;
+  databaseName: string;
+  from: { ts: string; at: string };
+  to: { ts: string; at: string };
+  reason: "rollover" | "restarted" | "missing";
+};
+
 /** One event as the rest of the server hands it to publishEvent. */
 export type DBVaultEvent =
   | { event: (typeof BACKUP_EVENTS)[number]; backup: BackupFacts }
   | { event: (typeof RESTORE_EVENTS)[number]; restore: RestoreFacts }
-  | { event: (typeof AGENT_EVENTS)[number]; agent: AgentFacts };
+  | { event: (typeof AGENT_EVENTS)[number]; agent: AgentFacts }
+  | { event: (typeof PITR_EVENTS)[number]; gap: PitrGapFacts };
 
 const iso = (date: Date | null | undefined) => (date ? date.toISOString() : null);
 
