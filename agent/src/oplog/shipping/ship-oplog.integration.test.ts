@@ -6,15 +6,12 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtemp, rm, writeFile, mkdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Timestamp } from "bson";
 import type { MongoClient } from "mongodb";
 import { startMongoTestServer, type MongoTestServer } from "../../../../testkit/mongo-server/server.ts";
 import { startReplicaSetWithClient, stopWithClient, runTool } from "../../../../testkit/mongo-server/replica-set/test-support.ts";
 import { waitUntil } from "../../../../testkit/wait-until.ts";
 import { findMongoTools } from "../../../../testkit/mongo-tools.ts";
-import { ShippingStore } from "./shipping-store.ts";
-import { shipOplog } from "./ship-oplog.ts";
-import { checkChains, expectedPositions, readShippedSlices, SINK_DOWN_FILE, uploadToDirectory } from "./test-support/slice-sink.ts";
+import { checkChains, expectedPositions, readShippedSlices, SINK_DOWN_FILE, shipToDirectory } from "./test-support/slice-sink.ts";
 
 const KEY = Buffer.alloc(32, 7);
 let rs: { server: MongoTestServer; client: MongoClient };
@@ -92,24 +89,24 @@ function startWrites(client: MongoClient, prefix: string) {
   };
 }
 
+/** Stops the writes, then waits until their last insert is in a shipped slice (an idle database's covered time still moves on); answers the rounds written. */
+async function stopWritesUntilShipped(writes: ReturnType<typeof startWrites>, server: string, prefix: string): Promise<number> {
+  await writes.stop();
+  const rounds = writes.rounds();
+  await waitUntil(
+    async () => {
+      const slices = await readShippedSlices(server, KEY);
+      return slices.some((s) => s.entries.some((e) => (e.o as { _id?: unknown })?._id === `${prefix}-${rounds - 1}`));
+    },
+    { message: "the last write shipped" },
+  );
+  return rounds;
+}
+
 describe("shipping one database's oplog", () => {
   test("slices under writes are contiguous, hold only the database's entries, each once, through a step-down", async () => {
     const out = join(dir, "in-process");
-    const abort = new AbortController();
-    const sealed: number[] = [];
-    const shipping = shipOplog({
-      client: rs.client,
-      database: "shop",
-      masterKey: KEY,
-      store: new ShippingStore(join(out, "state")),
-      upload: uploadToDirectory(join(out, "server")),
-      signal: abort.signal,
-      log: () => {},
-      maxAgeMs: 150,
-      idleSealMs: 300,
-      retryDelayMs: 50,
-      onSealed: (slice) => sealed.push(slice.sequence),
-    });
+    const { sealed, stop } = shipToDirectory(rs.client, "shop", KEY, out);
     const writes = startWrites(rs.client, "a");
     await waitUntil(() => sealed.length >= 3, { message: "three slices" });
     await rs.client
@@ -118,18 +115,8 @@ describe("shipping one database's oplog", () => {
       .catch(() => undefined);
     const afterStepDown = sealed.length;
     await waitUntil(() => sealed.length >= afterStepDown + 3 && writes.rounds() > 60, { message: "slices after the step-down" });
-    await writes.stop();
-    const rounds = writes.rounds();
-    // Everything written is shipped once the idle database's covered time passes it.
-    await waitUntil(
-      async () => {
-        const slices = await readShippedSlices(join(out, "server"), KEY);
-        return slices.some((s) => s.entries.some((e) => (e.o as { _id?: unknown })?._id === `a-${rounds - 1}`));
-      },
-      { message: "the last write shipped" },
-    );
-    abort.abort();
-    await shipping;
+    const rounds = await stopWritesUntilShipped(writes, join(out, "server"), "a");
+    await stop();
 
     const slices = await readShippedSlices(join(out, "server"), KEY);
     expect(new Set(slices.map((s) => s.description.chain)).size).toBe(1);
@@ -146,7 +133,7 @@ describe("shipping one database's oplog", () => {
 
   test("a SIGKILL of the shipping process while the server is down, and its restart, lose no entry and ship none twice", async () => {
     const out = join(dir, "killed");
-    const args = [rs.server.uri, "shop", join(out, "state"), join(out, "server"), KEY.toString("hex")];
+    const args = [rs.server.uri, "shop", out, KEY.toString("hex")];
     const script = join(import.meta.dir, "test-support", "ship-process.ts");
     const spawn = () => Bun.spawn([process.execPath, script, ...args], { stdout: "pipe", stderr: "inherit" });
     const countSealed = (child: ReturnType<typeof spawn>) => {
@@ -173,15 +160,7 @@ describe("shipping one database's oplog", () => {
     const second = spawn();
     const secondSealed = countSealed(second);
     await waitUntil(() => secondSealed() >= 4, { message: "slices after the restart" });
-    await writes.stop();
-    const rounds = writes.rounds();
-    await waitUntil(
-      async () => {
-        const slices = await readShippedSlices(join(out, "server"), KEY);
-        return slices.some((s) => s.entries.some((e) => (e.o as { _id?: unknown })?._id === `k-${rounds - 1}`));
-      },
-      { message: "the last write shipped" },
-    );
+    await stopWritesUntilShipped(writes, join(out, "server"), "k");
     second.kill("SIGTERM");
     await second.exited;
 
@@ -201,20 +180,7 @@ describe("rollover", () => {
     try {
       const out = join(dir, "rollover");
       const run = async (until: () => boolean | Promise<boolean>) => {
-        const abort = new AbortController();
-        const sealed: string[] = [];
-        const shipping = shipOplog({
-          client,
-          database: "shop",
-          masterKey: KEY,
-          store: new ShippingStore(join(out, "state")),
-          upload: uploadToDirectory(join(out, "server")),
-          signal: abort.signal,
-          log: () => {},
-          maxAgeMs: 100,
-          idleSealMs: 200,
-          onSealed: (slice) => sealed.push(slice.reason),
-        });
+        const { sealed, stop } = shipToDirectory(client, "shop", KEY, out, { maxAgeMs: 100, idleSealMs: 200 });
         // Written while shipping runs (its chain starts after the newest entry when it starts).
         await waitUntil(
           async () => {
@@ -226,8 +192,7 @@ describe("rollover", () => {
           },
           { message: "shipping", interval: 200 },
         );
-        abort.abort();
-        await shipping;
+        await stop();
       };
       await run(async () => (await readShippedSlices(join(out, "server"), KEY)).some((s) => s.entries.length > 0));
       const before = await readShippedSlices(join(out, "server"), KEY);
@@ -259,17 +224,7 @@ describe("a decrypted slice and the real mongorestore", () => {
     async () => {
       const mongorestore = tools!.mongorestore;
       const out = join(dir, "replay");
-      const abort = new AbortController();
-      const shipping = shipOplog({
-        client: rs.client,
-        database: "replay",
-        masterKey: KEY,
-        store: new ShippingStore(join(out, "state")),
-        upload: uploadToDirectory(join(out, "server")),
-        signal: abort.signal,
-        log: () => {},
-        maxAgeMs: 100,
-      });
+      const { stop } = shipToDirectory(rs.client, "replay", KEY, out, { maxAgeMs: 100 });
       await waitUntil(async () => (await readShippedSlices(join(out, "server"), KEY)).length > 0 || undefined, { message: "the chain started" }).catch(
         () => undefined,
       );
@@ -284,8 +239,7 @@ describe("a decrypted slice and the real mongorestore", () => {
       await waitUntil(async () => (await readShippedSlices(join(out, "server"), KEY)).reduce((n, s) => n + s.entries.length, 0) >= 5, {
         message: "the writes shipped",
       });
-      abort.abort();
-      await shipping;
+      await stop();
       const slices = await readShippedSlices(join(out, "server"), KEY);
       const target = await startMongoTestServer({ replicaSet: { name: "target" } });
       try {

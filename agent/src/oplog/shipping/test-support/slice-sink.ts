@@ -8,7 +8,8 @@ import { BSON, type Timestamp } from "bson";
 import type { MongoClient } from "mongodb";
 import { decryptBuffer } from "../../../archive/index.ts";
 import { createEntryFilter, type EntryFields } from "../entry-filter.ts";
-import type { SpooledSlice } from "../shipping-store.ts";
+import { ShippingStore, type SpooledSlice } from "../shipping-store.ts";
+import { type ShipOplogOptions, shipOplog } from "../ship-oplog.ts";
 import type { UploadSlice } from "../slice-uploader.ts";
 
 /** The server as down: while this file is in the directory, every upload fails as an unreachable server's would. */
@@ -32,6 +33,36 @@ export function uploadToDirectory(directory: string): UploadSlice {
     await writeFile(join(directory, `.${name}.tmp`), bytes);
     await writeFile(join(directory, `${name}.json`), JSON.stringify(description));
     await rename(join(directory, `.${name}.tmp`), join(directory, `${name}.enc.dbvault`));
+  };
+}
+
+/**
+ * Runs a shipper of `database` whose state is in `directory`/state and whose server is the
+ * directory `directory`/server, with short slice times for tests; `stop` ends it.
+ */
+export function shipToDirectory(client: MongoClient, database: string, masterKey: Uint8Array, directory: string, overrides: Partial<ShipOplogOptions> = {}) {
+  const abort = new AbortController();
+  const sealed: SpooledSlice[] = [];
+  const shipping = shipOplog({
+    client,
+    database,
+    masterKey,
+    store: new ShippingStore(join(directory, "state")),
+    upload: uploadToDirectory(join(directory, "server")),
+    signal: abort.signal,
+    log: () => {},
+    maxAgeMs: 150,
+    idleSealMs: 300,
+    retryDelayMs: 50,
+    onSealed: (slice) => sealed.push(slice),
+    ...overrides,
+  });
+  return {
+    sealed,
+    async stop() {
+      abort.abort();
+      await shipping;
+    },
   };
 }
 
