@@ -3,7 +3,7 @@
 // step-down, a SIGKILL of the shipping process and its restart; a rollover while it was stopped
 // starts a new chain that reports the gap; and the real mongorestore replays a decrypted slice.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtemp, rm, writeFile, mkdir } from "node:fs/promises";
+import { mkdtemp, readdir, rm, writeFile, mkdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { MongoClient } from "mongodb";
@@ -11,6 +11,8 @@ import { startMongoTestServer, type MongoTestServer } from "../../../../testkit/
 import { startReplicaSetWithClient, stopWithClient, runTool } from "../../../../testkit/mongo-server/replica-set/test-support.ts";
 import { waitUntil } from "../../../../testkit/wait-until.ts";
 import { findMongoTools } from "../../../../testkit/mongo-tools.ts";
+import { runAgent } from "../../../test/support/run-agent.ts";
+import { encodeMasterKey } from "../../archive/index.ts";
 import { checkChains, expectedPositions, readShippedSlices, SINK_DOWN_FILE, shipToDirectory } from "./test-support/slice-sink.ts";
 
 const KEY = Buffer.alloc(32, 7);
@@ -220,7 +222,7 @@ const { tools, missing } = findMongoTools();
 
 describe("a decrypted slice and the real mongorestore", () => {
   test.skipIf(!tools)(
-    `mongorestore --oplogReplay --oplogFile replays a slice into an empty server${missing ? ` (skipped: ${missing})` : ""}`,
+    `dbvault-agent decrypt of each slice gives a file mongorestore --oplogReplay --oplogFile replays into an empty server${missing ? ` (skipped: ${missing})` : ""}`,
     async () => {
       const mongorestore = tools!.mongorestore;
       const out = join(dir, "replay");
@@ -240,14 +242,20 @@ describe("a decrypted slice and the real mongorestore", () => {
         message: "the writes shipped",
       });
       await stop();
-      const slices = await readShippedSlices(join(out, "server"), KEY);
+      const files = (await readdir(join(out, "server"))).filter((name) => name.endsWith(".enc.dbvault")).sort();
+      const config = join(out, "agent.json");
+      await writeFile(config, JSON.stringify({ version: 1, masterKey: encodeMasterKey(KEY), databases: [] }), { mode: 0o600 });
       const target = await startMongoTestServer({ replicaSet: { name: "target" } });
       try {
         const dumpDir = join(out, "dump");
         await mkdir(dumpDir, { recursive: true });
-        for (const [index, slice] of slices.entries()) {
+        // The chain's slices are named chain-sequence, so their names sort in chain order.
+        for (const [index, name] of files.entries()) {
           const file = join(out, `slice-${index}.bson`);
-          await writeFile(file, slice.plaintext);
+          const decrypted = await runAgent(["decrypt", "--in", join(out, "server", name), "--out", file, "--config", config]);
+          expect(decrypted.exitCode).toBe(0);
+          expect(decrypted.stderr).toContain(`of oplog entries (BSON)`);
+          expect(decrypted.stderr).toContain(`replay it with: mongorestore --oplogReplay --oplogFile=${file} DUMP_DIRECTORY`);
           const run = await runTool(mongorestore, [`--uri=${target.uri}`, "--oplogReplay", `--oplogFile=${file}`, dumpDir]);
           expect({ code: run.code, stderr: run.code === 0 ? "" : run.stderr }).toEqual({ code: 0, stderr: "" });
         }
