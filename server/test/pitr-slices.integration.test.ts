@@ -7,8 +7,9 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
-import { databases, pitrSlices, plans, users } from "@db/schema";
+import { backups, databases, pitrSlices, plans, users } from "@db/schema";
 import { SLICE_UPLOAD_PATH } from "@protocol/pitr";
+import { prunePitrSlices } from "../src/modules/pitr/retention";
 import { describeSliceForUpload } from "../../agent/src/daemon/jobs/pitr-shipping-job";
 import { ShippingStore } from "../../agent/src/oplog/shipping/shipping-store";
 import { shipOplog } from "../../agent/src/oplog/shipping/ship-oplog";
@@ -195,6 +196,48 @@ describe("the switch", () => {
     agent.received.length = 0;
     await agent.connect();
     expect((await agent.waitFor("pitr")).databases).toEqual(["live", "shop"]);
+  });
+});
+
+describe("retention", () => {
+  test("slices ending before the base backup the plan's window needs are deleted and leave the quota", async () => {
+    const owner = await server.registerUser({ name: "Carol" });
+    const [pro] = await server.ctx.db.select().from(plans).where(eq(plans.name, "Pro"));
+    await server.ctx.db.update(users).set({ planId: pro!.id }).where(eq(users.id, owner.id));
+    const ownerAgent = await registerScriptedAgent(base, owner.apiKey, ["kept"]);
+    const [kept] = await server.ctx.db.select().from(databases).where(eq(databases.userId, owner.id));
+    await server.call("PUT", `/api/pitr/databases/${kept!.id}`, { token: owner.token, body: { enabled: true } });
+    const day = 86_400;
+    const now = Math.floor(Date.now() / 1000);
+    // Pro keeps 7 days: the base for the window's start is the backup of 8 days ago.
+    for (const daysAgo of [10, 8, 1]) {
+      await server.ctx.db
+        .insert(backups)
+        .values({ userId: owner.id, databaseName: "kept", status: "completed", createdAt: new Date((now - daysAgo * day) * 1000) });
+    }
+    const chain = "9".repeat(32);
+    const ends = [now - 9 * day, now - 7.5 * day, now - 2 * day, now - 3600].map(Math.floor);
+    let start = `${ends[0]! - 60},1`;
+    for (const [sequence, end] of ends.entries()) {
+      const res = await upload({ sequence, chain, start, end: `${end},5`, bytes: randomBytes(100 + sequence) }, { as: ownerAgent, database: "kept" });
+      expect(res.status).toBe(200);
+      start = `${end},5`;
+    }
+    const rowsBefore = await server.ctx.db.select().from(pitrSlices).where(eq(pitrSlices.databaseId, kept!.id));
+    const used = await storageUsed(owner.id);
+
+    // (Other accounts' slices of this file, shipped "in 1970" without a backup, are past their window too.)
+    expect(await prunePitrSlices(server.ctx)).toBeGreaterThanOrEqual(1);
+    const rows = await server.ctx.db.select().from(pitrSlices).where(eq(pitrSlices.databaseId, kept!.id));
+    expect(rows.map((r) => r.sequence).sort()).toEqual([1, 2, 3]);
+    expect(await storageUsed(owner.id)).toBe(used - 100);
+    expect(await server.ctx.storage.stat(rowsBefore.find((r) => r.sequence === 0)!.storageKey)).toBeNull();
+    expect(await server.ctx.storage.stat(rows[0]!.storageKey)).not.toBeNull();
+    // The timeline now starts at the first slice kept, with no gap.
+    const { body } = await timeline(owner.token, kept!.id);
+    expect(body.gaps).toEqual([]);
+    expect(body.ranges.map((r: { from: { ts: string } }) => r.from.ts)).toEqual([`${ends[0]},5`]);
+    expect(await prunePitrSlices(server.ctx)).toBe(0);
   });
 });
 

@@ -7,6 +7,7 @@ import { recordAudit } from "../audit/service";
 import { failBackup, releasePendingBackupData, startBackup } from "../backups/service";
 import { runDueDrills } from "../drills/service";
 import { applyRetention } from "../retention/service";
+import { prunePitrSlices } from "../pitr/retention";
 import { notifyBackupsSkipped } from "../notifications/service";
 import { failRestore } from "../restores/service";
 import { pruneFinishedDeliveries } from "../webhooks/deliveries";
@@ -158,6 +159,7 @@ export async function runMaintenance(ctx: AppContext) {
   await runDueBackups(ctx);
   await runDueDrills(ctx);
   await applyRetention(ctx);
+  await prunePitrSlices(ctx);
   await releasePendingBackupData(ctx);
   await pruneFinishedDeliveries(ctx);
   await pruneFinishedMail(ctx);
