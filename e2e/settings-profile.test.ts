@@ -334,6 +334,46 @@ describe("settings", () => {
     await context.close();
   });
 
+  test("Databases: the point-in-time recovery switch follows the plan and reaches the agent", async () => {
+    const { context, page } = await env.openPage();
+    await signIn(page, user);
+    await page.goto("/settings?tab=databases");
+    const analytics = page.getByRole("switch", { name: "analytics-db point-in-time recovery" });
+    await analytics.waitFor();
+    // Free does not offer it: the switch is off and locked, and says why.
+    await eventually(
+      () => analytics.isDisabled(),
+      (value) => expect(value).toBe(true),
+    );
+    await page
+      .getByRole("row", { name: /analytics-db/ })
+      .getByText("Not in your plan: upgrade to restore to any second")
+      .waitFor();
+
+    const [pro] = await env.server.ctx.db.select().from(plans).where(eq(plans.name, "Pro"));
+    const [before] = await env.server.ctx.db.select({ planId: users.planId }).from(users).where(eq(users.id, user.id));
+    await env.server.ctx.db.update(users).set({ planId: pro!.id }).where(eq(users.id, user.id));
+    await page.reload();
+    await page
+      .getByRole("row", { name: /analytics-db/ })
+      .getByText("Restore to any second, 7 days back (replica sets only)")
+      .waitFor();
+    agent.received.length = 0;
+    await analytics.click();
+    await eventually(
+      () => analytics.getAttribute("aria-checked"),
+      (value) => expect(value).toBe("true"),
+    );
+    expect((await agent.waitFor("pitr")).databases).toEqual(["analytics-db"]);
+    const listed = await env.server.call("GET", "/api/settings/databases", { token: user.token });
+    expect(listed.body.map((d: { name: string; pitrEnabled: boolean }) => [d.name, d.pitrEnabled])).toEqual([
+      ["orders-db", false],
+      ["analytics-db", true],
+    ]);
+    await env.server.ctx.db.update(users).set({ planId: before!.planId }).where(eq(users.id, user.id));
+    await context.close();
+  });
+
   test("Notifications: toggles and address saved, test e-mail sent", async () => {
     const { context, page } = await env.openPage();
     await signIn(page, user);

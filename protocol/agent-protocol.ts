@@ -241,6 +241,8 @@ export type ServerMessage =
       scratchDatabase: string;
     }
   | { type: "upload.go"; backupId: string; partNumber: number }
+  /** The config databases whose oplog this agent ships (point-in-time recovery), all of them: any other stops. */
+  | { type: "pitr"; databases: string[] }
   | { type: "restart" }
   | { type: "update" }
   | { type: "reset"; agentToken: string }

@@ -14,6 +14,8 @@ export const databases = pgTable(
     agentId: text("agent_id").references(() => agents.id, { onDelete: "set null" }),
     name: text("name").notNull(),
     isActive: boolean("is_active").notNull().default(true),
+    /** Point-in-time recovery switched on by its owner: its agent ships the oplog (modules/pitr). */
+    pitrEnabled: boolean("pitr_enabled").notNull().default(false),
     /** When the scheduler next backs this database up; claimed with FOR UPDATE SKIP LOCKED. */
     nextBackupAt: timestampColumn("next_backup_at"),
     createdAt: createdAtColumn(),

@@ -15,6 +15,8 @@ export const plans = pgTable("plans", {
   retentionLimit: integer("retention_limit").notNull(),
   /** Shortest interval between backups, in hours (1 = hourly allowed). */
   frequencyLimit: integer("frequency_limit").notNull(),
+  /** How far back point-in-time recovery reaches, in hours; 0: the plan does not offer it. */
+  pitrWindowHours: integer("pitr_window_hours").notNull().default(0),
   features: jsonb("features").$type<PlanFeature[]>().notNull().default([]),
   sortOrder: integer("sort_order").notNull().default(0),
   createdAt: createdAtColumn(),

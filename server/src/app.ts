@@ -14,6 +14,7 @@ import { emailChangeController } from "./modules/email-change";
 import { drillsController } from "./modules/drills";
 import { kbController } from "./modules/kb";
 import { metricsController } from "./modules/metrics";
+import { pitrController } from "./modules/pitr";
 import { plansController } from "./modules/plans";
 import { realtimeController } from "./modules/realtime";
 import { restoresController } from "./modules/restores";
@@ -50,6 +51,7 @@ export function createApp(ctx: AppContext) {
     .use(backupsController(ctx))
     .use(restoresController(ctx))
     .use(drillsController(ctx))
+    .use(pitrController(ctx))
     .use(realtimeController(ctx))
     .use(kbController(ctx))
     .use(adminController(ctx))

@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { and, count, eq, inArray } from "drizzle-orm";
 import parsePrometheus, { type MetricFamily } from "parse-prometheus-text-format";
-import { agents, auditLogs, backups, databases } from "@db/schema";
+import { agents, auditLogs, backups, databases, pitrSlices } from "@db/schema";
 import { DURATION_BUCKETS } from "../src/modules/metrics/service";
 import { createApp } from "../src/app";
 import { createContext } from "../src/bootstrap";
@@ -116,6 +116,38 @@ describe("GET /metrics", () => {
     const lag = value(await scrape(), "dbvault_scheduler_lag_seconds")!;
     expect(lag).toBeGreaterThanOrEqual(3600);
     expect(lag).toBeLessThan(3600 + 120);
+  });
+
+  test("point-in-time recovery: slices stored and, per database switched on, how far behind its newest slice is", async () => {
+    const user = await server.registerUser();
+    const agent = await registerScriptedAgent(base, user.apiKey, ["shipped"]);
+    const [database] = await server.ctx.db.update(databases).set({ pitrEnabled: true }).where(eq(databases.userId, user.id)).returning();
+    const before = value(await scrape(), "dbvault_pitr_slices_total")!;
+    const seconds = Math.floor(Date.now() / 1000) - 90;
+    const slice = (sequence: number, end: number) => ({
+      userId: user.id,
+      databaseId: database!.id,
+      agentId: agent.agentId,
+      chain: "f".repeat(32),
+      sequence,
+      startTs: BigInt(end - 10) << 32n,
+      endTs: (BigInt(end) << 32n) | 3n,
+      entryCount: 1,
+      size: 10,
+      sha256: "0".repeat(64),
+      reason: sequence === 0 ? ("started" as const) : ("continues" as const),
+      storageKey: `k${sequence}`,
+      stored: true,
+    });
+    await server.ctx.db.insert(pitrSlices).values([slice(0, seconds - 10), slice(1, seconds)]);
+    const families = await scrape();
+    expect(value(families, "dbvault_pitr_slices_total")).toBe(before + 2);
+    const lag = value(families, "dbvault_pitr_lag_seconds", { database: database!.id })!;
+    expect(lag).toBeGreaterThanOrEqual(90);
+    expect(lag).toBeLessThan(90 + 60);
+    // Switched off, the database is no longer watched.
+    await server.ctx.db.update(databases).set({ pitrEnabled: false }).where(eq(databases.id, database!.id));
+    expect(value(await scrape(), "dbvault_pitr_lag_seconds", { database: database!.id })).toBeUndefined();
   });
 
   test("verifications are counted by result as agents report them, and never go down", async () => {

@@ -60,12 +60,13 @@ export const LABEL_HEADER_V2 = "dbvault archive v2 header";
 export const LABEL_PAYLOAD_V2 = "dbvault archive v2 payload";
 
 export type Compression = "zstd" | "gzip" | "none";
-export type PayloadKind = "mongodump-archive";
+/** What the payload holds: a mongodump archive (a backup), or concatenated BSON oplog entries (a slice of continuous shipping). */
+export type PayloadKind = "mongodump-archive" | "oplog-slice";
 
 /** On-disk byte of each compression. Append only: a value is never reused. */
 export const COMPRESSION_CODES: Record<Compression, number> = { none: 0, gzip: 1, zstd: 2 };
 /** On-disk byte of each payload kind. Append only: a value is never reused. */
-export const PAYLOAD_KIND_CODES: Record<PayloadKind, number> = { "mongodump-archive": 1 };
+export const PAYLOAD_KIND_CODES: Record<PayloadKind, number> = { "mongodump-archive": 1, "oplog-slice": 2 };
 
 /** The authenticated header of a backup file, as parsed. */
 export interface ArchiveHeader {

@@ -64,7 +64,7 @@ export function encodeHeaderFields(input: HeaderFieldsInput): RawHeaderFields {
     throw new InvalidOptionsError(`compression must be zstd, gzip or none`);
   }
   const payloadKindCode = PAYLOAD_KIND_CODES[input.payloadKind];
-  if (payloadKindCode === undefined) throw new InvalidOptionsError(`payloadKind must be mongodump-archive`);
+  if (payloadKindCode === undefined) throw new InvalidOptionsError(`payloadKind must be one of ${Object.keys(PAYLOAD_KIND_CODES).join(", ")}`);
   return { compressionCode, payloadKindCode, chunkSize: input.chunkSize, createdAtMs: BigInt(createdAtMs) };
 }
 

@@ -85,6 +85,16 @@ describe("header", () => {
     });
   });
 
+  test("an oplog slice is its own payload kind (byte 11 = 0x02), read back with the key and without", async () => {
+    const entries = makePayload(700, 5);
+    const file = await encryptBuffer(entries, { masterKey: TEST_KEY, payloadKind: "oplog-slice" });
+    expect(file[11]).toBe(0x02);
+    expect(readArchiveHeader(file).payloadKind).toBe("oplog-slice");
+    const { header, plaintext } = await decryptBuffer(file, { masterKey: TEST_KEY });
+    expect(header.payloadKind).toBe("oplog-slice");
+    expect(plaintext.equals(entries)).toBe(true);
+  });
+
   test("every file gets a fresh data key, so equal inputs give unrelated ciphertexts", async () => {
     const plaintext = makePayload(300);
     const a = await encryptForTest(plaintext);

@@ -44,10 +44,14 @@ export async function runDecryptCommand(args: string[], context: CommandContext)
   // The file does not record whether its archive was gzip-compressed when sealed (encrypt
   // decompresses it), so the output is always plain, and says so.
   const checked = verifyFirst ? " (every chunk verified before the first byte was written)" : "";
-  context.say(
-    `decrypted ${input.label} (made ${opened.header.createdAt.toISOString()}) into ${output.label}: ${formatBytes(opened.bytes)} of uncompressed mongodump archive${checked} ` +
-      "(encrypt seals mongodump --gzip archives decompressed: restore it without --gzip)",
-  );
+  const made = `decrypted ${input.label} (made ${opened.header.createdAt.toISOString()}) into ${output.label}: ${formatBytes(opened.bytes)}`;
+  if (opened.header.payloadKind === "oplog-slice") {
+    // A slice of continuous shipping holds oplog entries as concatenated BSON, the form of a dump's oplog.bson.
+    context.say(`${made} of oplog entries (BSON)${checked}`);
+    if (outPath !== "-") context.say(`replay it with: mongorestore --oplogReplay --oplogFile=${output.label} DUMP_DIRECTORY`);
+    return 0;
+  }
+  context.say(`${made} of uncompressed mongodump archive${checked} (encrypt seals mongodump --gzip archives decompressed: restore it without --gzip)`);
   if (outPath !== "-") context.say(`restore it with: mongorestore --archive=${output.label}`);
   return 0;
 }

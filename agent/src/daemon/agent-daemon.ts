@@ -5,6 +5,7 @@ import { createGoSignals } from "../transport/go-signals";
 import { describeError, type JobContext } from "./job-context.ts";
 import { createJobQueue } from "./job-queue.ts";
 import { runBackupJob } from "./jobs/backup-job.ts";
+import { createPitrShipping } from "./jobs/pitr-shipping-job.ts";
 import { runRestoreJob } from "./jobs/restore-job.ts";
 import { createTrustJobs } from "./jobs/trust-jobs.ts";
 import { createUpdateJob } from "./jobs/update-job.ts";
@@ -45,6 +46,7 @@ export function startAgentDaemon(runtime: DaemonRuntime) {
     },
   });
   const update = createUpdateJob(job, queue);
+  const shipping = createPitrShipping(job);
 
   const heartbeat = (): AgentMessage => {
     const queued = queue.describeQueued();
@@ -65,6 +67,8 @@ export function startAgentDaemon(runtime: DaemonRuntime) {
         return queue.enqueue(() => trust.verifyBackup(message.backupId, message.expected));
       case "drill":
         return queue.enqueue(() => trust.runDrill(message), { restoreId: message.restoreId });
+      case "pitr":
+        return shipping.ship(message.databases);
       case "upload.go":
         goSignals.signal(message.backupId, message.partNumber);
         return;
@@ -130,6 +134,10 @@ export function startAgentDaemon(runtime: DaemonRuntime) {
         await Promise.race([current.catch(() => {}), new Promise((resolve) => (timer = setTimeout(resolve, STOP_GRACE_MS)))]);
         clearTimeout(timer);
       }
+      // Shipping ends at the abort; what it had not sealed is read again at the next start.
+      let shippingTimer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([shipping.stopped(), new Promise((resolve) => (shippingTimer = setTimeout(resolve, STOP_GRACE_MS)))]);
+      clearTimeout(shippingTimer);
       await socket.stop();
     },
   };

@@ -1,6 +1,7 @@
 // The real DaemonRuntime behind `dbvault-agent run`: backups are dump → compress → encrypt
 // streams, restores verify/decrypt → restore, credentials live in the 0600 config file. The
 // config is re-read before each job, so a database added with `db add` works without a restart.
+import { dirname, join } from "node:path";
 import type { DrillReport, Progress, RestoreStats } from "../../../protocol/agent-protocol";
 import { type AgentConfig, findDatabase, loadConfig, readKeyring, readMasterKey, readServerSettings, saveConfig } from "../config.ts";
 import { AGENT_VERSION, BUILD_PLATFORM } from "../build-info.ts";
@@ -47,6 +48,8 @@ export type DaemonRuntime = {
     encrypted: ReadableStream<Uint8Array>,
     options: { scratchDatabase: string; onProgress: (p: Progress) => void; signal: AbortSignal; inputBytes?: number },
   ): Promise<{ stats: RestoreStats; report: DrillReport }>;
+  /** What shipping needs for each of these config databases (the server's "pitr" list); names not in the config are left out. */
+  shippingTargets(names: string[]): Promise<ShippingTarget[]>;
   /** Stores new agent credentials (a reset) in the config file. */
   saveAgentToken(agentToken: string): Promise<void>;
   /** Re-reads the config file (a restart command). */
@@ -58,6 +61,9 @@ export type DaemonRuntime = {
   update(report: UpdateReport): Promise<string | null>;
   log(message: string, fields?: Record<string, unknown>): void;
 };
+
+/** One database to ship the oplog of: its connection, the key slices are sealed with, and where shipping keeps its state. */
+export type ShippingTarget = { name: string; uri: string; masterKey: Uint8Array; stateDirectory: string };
 
 export interface RuntimeOptions {
   configPath: string;
@@ -168,6 +174,18 @@ export function createDaemonRuntime(options: RuntimeOptions): DaemonRuntime {
         onNotice: (message) => options.log(message, { databaseName }),
       });
       return { stats: outcome.stats, report: outcome.report };
+    },
+    async shippingTargets(names) {
+      const current = await refresh();
+      return current.databases
+        .filter((entry) => names.includes(entry.name))
+        .map((entry) => ({
+          name: entry.name,
+          uri: entry.uri,
+          masterKey: readMasterKey(current, path),
+          // Beside the config (0700): the spool holds sealed slices, the state where the chain stands.
+          stateDirectory: join(dirname(path), "pitr", entry.name),
+        }));
     },
     async saveAgentToken(agentToken) {
       const current = await refresh();

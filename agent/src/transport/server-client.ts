@@ -9,6 +9,7 @@ import {
   type ReleasesAnswer,
   type UploadStatus,
 } from "../../../protocol/agent-protocol";
+import { SLICE_UPLOAD_PATH, type SliceUploadQuery } from "../../../protocol/pitr";
 import { describeFetchFailure, ServerRefusedError, ServerUnreachableError } from "./errors";
 import { bodyAfterGo } from "./go-signals";
 
@@ -101,6 +102,17 @@ export function createServerClient(credentials: ServerCredentials) {
         },
         timeoutMs: 5 * 60_000,
         ...(go ? { duplex: "half" } : {}),
+      });
+    },
+    /** Uploads a sealed oplog slice with what the server records of it; a slice sent again is answered as stored. */
+    async uploadSlice(query: SliceUploadQuery, bytes: Uint8Array, signal?: AbortSignal): Promise<void> {
+      const path = `${SLICE_UPLOAD_PATH}?${new URLSearchParams(query)}`;
+      await call(path, {
+        method: "PUT",
+        body: bytes as Uint8Array<ArrayBuffer>,
+        headers: { "content-type": "application/octet-stream", "content-length": String(bytes.byteLength) },
+        timeoutMs: 5 * 60_000,
+        ...(signal ? { signal: AbortSignal.any([signal, AbortSignal.timeout(5 * 60_000)]) } : {}),
       });
     },
     async complete(backupId: string, input: CompleteUploadRequest): Promise<void> {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { formatDatabaseLimit, formatFrequency, formatPlanPrice, formatRetention, formatStorage } from "./plan-format";
+import { formatDatabaseLimit, formatFrequency, formatPitrWindow, formatPlanPrice, formatRetention, formatStorage } from "./plan-format";
 
 describe("pricing formatting", () => {
   test("price 0 is Free, anything else dollars per month", () => {
@@ -35,5 +35,13 @@ describe("pricing formatting", () => {
     expect(formatStorage(1024 ** 3)).toBe("1 GB");
     expect(formatStorage(2048 * 1024 ** 3)).toBe("2 TB");
     expect(formatStorage(1536)).toBe("1.5 KB");
+  });
+
+  test("the point-in-time window: not included at 0, hours below a day, otherwise days or months", () => {
+    expect(formatPitrWindow(0)).toBe("Not included");
+    expect(formatPitrWindow(12)).toBe("12 hours");
+    expect(formatPitrWindow(24)).toBe("1 day");
+    expect(formatPitrWindow(168)).toBe("7 days");
+    expect(formatPitrWindow(720)).toBe("30 days");
   });
 });

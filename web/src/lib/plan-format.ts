@@ -35,6 +35,12 @@ export function formatFrequency(hours: number): string {
   return "Weekly";
 }
 
+/** How far back point-in-time recovery reaches: 'Not included' at 0 hours, otherwise as retention reads. */
+export function formatPitrWindow(hours: number): string {
+  if (!(hours > 0)) return "Not included";
+  return hours < HOURS_PER_DAY ? plural(hours, "hour") : formatRetention(hours);
+}
+
 /** Storage as a size in 1024 steps. */
 export function formatStorage(bytes: number): string {
   return formatBytes(bytes);

@@ -11,6 +11,7 @@ import { failRestore, recordRestoreCompleted, recordRestoreProgress, recordResto
 import { recordQueuedJobs } from "../agents/queued-jobs";
 import { declareDatabasesOnHello } from "../agents/declared-databases";
 import { markAgentConnected, markAgentDisconnected, recordHeartbeat } from "../agents/service";
+import { listShippedDatabases } from "../pitr/switch";
 import { confirmUpdateOnHello, recordUpdateStatus, recordUpdateUnsupported } from "../agents/updates";
 
 type AgentSocket = { id: string; send(data: string): unknown; close(code?: number, reason?: string): unknown };
@@ -121,6 +122,7 @@ export function createAgentGateway(ctx: AppContext) {
       bySocket.set(socket.id, connection);
       await markAgentConnected(ctx, agent.id, connection.connectionId, {});
       send(connection, { type: "welcome", agentId: agent.id, serverTime: ctx.now().toISOString() });
+      send(connection, { type: "pitr", databases: await listShippedDatabases(ctx, agent.id) });
     },
     async message(socket: AgentSocket, raw: unknown) {
       const connection = bySocket.get(socket.id);

@@ -11,6 +11,7 @@ import {
   FailRequest,
   RegisterRequest,
 } from "@protocol/agent-protocol";
+import { SliceUploadQuery } from "@protocol/pitr";
 import type { AppContext } from "../../context";
 import { AppError } from "../../lib/errors";
 import { answerAppError } from "../../lib/http";
@@ -22,6 +23,8 @@ import { registerAgent } from "../agents/service";
 import { downloadBackupResponse } from "../backups/download";
 import { encryptedFileAnswer } from "../backups/model";
 import { failBackup, findOwnBackup } from "../backups/service";
+import { receiveSlice } from "../pitr/service";
+import { pitrAnswers } from "../pitr/model";
 import { completeUpload, getUploadStatus, receivePart } from "../uploads/service";
 import { authenticateAgent, authenticateApiKey, refuseNewAgentFor } from "./agent-auth";
 import { findBackupForAgent } from "./agent-backups";
@@ -94,6 +97,21 @@ export const agentLinkController = (ctx: AppContext) => {
         parse: "none",
         response: { 200: agentAnswers.partStored },
         detail: { summary: "Upload one part of the encrypted file" },
+      },
+    )
+    .put(
+      "/pitr/slices",
+      async ({ headers, query, request }) => {
+        const { agent } = await authenticateAgent(ctx, headers);
+        const length = request.headers.get("content-length");
+        return receiveSlice(ctx, agent, query, request.body, length === null ? null : Number(length));
+      },
+      // The raw body is the sealed slice; what the agent says of it is in the query.
+      {
+        query: SliceUploadQuery,
+        parse: "none",
+        response: { 200: pitrAnswers.sliceStored },
+        detail: { summary: "Upload one sealed slice of a database's oplog (point-in-time recovery)" },
       },
     )
     .post(

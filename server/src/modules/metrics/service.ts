@@ -1,5 +1,5 @@
 import { and, count, eq, isNotNull, lte, sql, sum } from "drizzle-orm";
-import { type AuditAction, agents, auditLogs, backups, databases } from "@db/schema";
+import { type AuditAction, agents, auditLogs, backups, databases, pitrSlices } from "@db/schema";
 import { collectDefaultMetrics, Counter, type Metric, Registry } from "prom-client";
 import type { Db } from "@db/client";
 
@@ -78,6 +78,30 @@ export function createMetrics(ctx: MetricsSource) {
         .where(eq(backups.status, "completed"));
       return [{ value: Number(row?.bytes ?? 0) }];
     }),
+  );
+  registry.registerMetric(
+    databaseMetric("dbvault_pitr_slices_total", "Oplog slices stored for point-in-time recovery.", "counter", async () => {
+      const [row] = await ctx.db.select({ total: count() }).from(pitrSlices).where(eq(pitrSlices.stored, true));
+      return [{ value: row?.total ?? 0 }];
+    }),
+  );
+  registry.registerMetric(
+    databaseMetric(
+      "dbvault_pitr_lag_seconds",
+      "How far behind each database with point-in-time recovery on its shipped oplog is: now minus the end of its newest stored slice (by database id).",
+      "gauge",
+      async () => {
+        // end_ts holds the oplog timestamp, seconds << 32 | increment: its seconds are a wall-clock time.
+        const rows = await ctx.db
+          .select({ databaseId: databases.id, coveredUntil: sql<string | null>`max(${pitrSlices.endTs}) >> 32` })
+          .from(databases)
+          .innerJoin(pitrSlices, and(eq(pitrSlices.databaseId, databases.id), eq(pitrSlices.stored, true)))
+          .where(and(eq(databases.pitrEnabled, true), eq(databases.isActive, true)))
+          .groupBy(databases.id);
+        const now = ctx.now().getTime() / 1000;
+        return rows.map((row) => ({ labels: { database: row.databaseId }, value: Math.max(0, Math.round(now - Number(row.coveredUntil ?? now))) }));
+      },
+    ),
   );
   registry.registerMetric(
     databaseMetric("dbvault_agents_connected", "Agents whose socket is open (status active).", "gauge", async () => {

@@ -3,7 +3,7 @@ import { settings, users } from "@db/schema";
 import { formatBytes } from "@protocol/format";
 import type { AppContext } from "../../context";
 import type { TrustAlert, TrustEvent } from "../../lib/event-bus";
-import { type BackupFacts, type DBVaultEvent, type RestoreFacts, agentFacts, backupFacts, restoreFacts } from "../webhooks/events";
+import { type BackupFacts, type DBVaultEvent, type PitrGapFacts, type RestoreFacts, agentFacts, backupFacts, restoreFacts } from "../webhooks/events";
 import { publishEvent } from "../webhooks/service";
 import { queueMail } from "../mail/outbox";
 
@@ -201,4 +201,21 @@ export async function notifyAgentDisconnected(ctx: AppContext, agent: AgentRow) 
 /** An agent came online after being offline (or for the first time): webhooks only, e-mail has no such notice. */
 export async function notifyAgentConnected(ctx: AppContext, agent: AgentRow) {
   await publishEvent(ctx, agent.userId, { event: "agent.online", agent: agentFacts(agent) });
+}
+
+const GAP_REASONS: Record<PitrGapFacts["reason"], string> = {
+  rollover: "the oplog on your server was overwritten before the agent could ship it (it was stopped, or cut off, for longer than the oplog holds)",
+  restarted: "shipping started again without its last position (the agent's state was lost, or point-in-time recovery was switched off and on)",
+  missing: "a slice of the shipped oplog never reached the server",
+};
+
+/** A hole in a database's point-in-time coverage: mailed under Backup Failure and raised as pitr.gap. */
+export async function notifyPitrGap(ctx: AppContext, userId: string, gap: PitrGapFacts) {
+  await Promise.all([
+    notifyUser(ctx, userId, "notifyBackupFailure", `Point-in-time recovery gap: ${gap.databaseName}`, [
+      `"${gap.databaseName}" cannot be restored to a moment between ${gap.from.at} and ${gap.to.at}: ${GAP_REASONS[gap.reason]}.`,
+      "Times before and after the gap can still be restored. Take a full backup now (dashboard → Back up now) so that restores after the gap have a base to start from.",
+    ]),
+    publishEvent(ctx, userId, { event: "pitr.gap", gap }),
+  ]);
 }

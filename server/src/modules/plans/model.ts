@@ -11,6 +11,7 @@ export const planAnswer = t.Object({
   dbLimit: t.Integer(),
   retentionLimit: t.Integer(),
   frequencyLimit: t.Integer(),
+  pitrWindowHours: t.Integer({ description: "How far back point-in-time recovery reaches, in hours (0: not offered)" }),
   features: t.Array(t.Object({ text: t.String() })),
 });
 

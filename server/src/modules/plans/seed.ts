@@ -12,6 +12,7 @@ export const defaultPlans: {
   dbLimit: number;
   retentionLimit: number;
   frequencyLimit: number;
+  pitrWindowHours: number;
   features: PlanFeature[];
   sortOrder: number;
 }[] = [
@@ -23,6 +24,7 @@ export const defaultPlans: {
     dbLimit: 1,
     retentionLimit: 168,
     frequencyLimit: 24,
+    pitrWindowHours: 0,
     sortOrder: 0,
     features: [
       { text: "AES-256 encryption at the source" },
@@ -39,6 +41,7 @@ export const defaultPlans: {
     dbLimit: 3,
     retentionLimit: 720,
     frequencyLimit: 24,
+    pitrWindowHours: 24,
     sortOrder: 1,
     features: [{ text: "Everything in Free" }, { text: "Up to 3 databases" }, { text: "30 days of backup history" }, { text: "E-mail alerts on failure" }],
   },
@@ -50,6 +53,7 @@ export const defaultPlans: {
     dbLimit: 10,
     retentionLimit: 2160,
     frequencyLimit: 1,
+    pitrWindowHours: 168,
     sortOrder: 2,
     features: [{ text: "Everything in Starter" }, { text: "Hourly backups" }, { text: "3 months of backup history" }, { text: "Audit logs" }],
   },
@@ -61,6 +65,7 @@ export const defaultPlans: {
     dbLimit: 1000,
     retentionLimit: 4320,
     frequencyLimit: 1,
+    pitrWindowHours: 720,
     sortOrder: 3,
     features: [{ text: "Everything in Pro" }, { text: "Unlimited databases" }, { text: "6 months of backup history" }, { text: "Priority support" }],
   },

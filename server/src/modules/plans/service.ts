@@ -18,6 +18,7 @@ export function toPlanView(plan: Plan) {
     dbLimit: plan.dbLimit,
     retentionLimit: plan.retentionLimit,
     frequencyLimit: plan.frequencyLimit,
+    pitrWindowHours: plan.pitrWindowHours,
     features: plan.features,
   };
 }

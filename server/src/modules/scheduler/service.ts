@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, isNotNull, isNull, lte, sql } from "drizzle-orm";
+import { and, asc, eq, isNotNull, isNull, lte, sql } from "drizzle-orm";
 import { agents, backups, databases, restores, settings } from "@db/schema";
 import { normaliseFrequencyHours } from "@protocol/schedule";
 import type { AppContext } from "../../context";
@@ -8,6 +8,7 @@ import { finishDueTurnOffs } from "../backup-protection/state";
 import { failBackup, releasePendingBackupData, startBackup } from "../backups/service";
 import { runDueDrills } from "../drills/service";
 import { applyRetention } from "../retention/service";
+import { prunePitrSlices } from "../pitr/retention";
 import { notifyBackupsSkipped } from "../notifications/service";
 import { failRestore } from "../restores/service";
 import { pruneFinishedDeliveries } from "../webhooks/deliveries";
@@ -88,22 +89,6 @@ async function skipForOfflineAgents(ctx: AppContext, skipped: (typeof databases.
   }
 }
 
-/** Moves a database's next scheduled backup when its user's frequency changes. */
-export async function rescheduleUser(ctx: AppContext, userId: string, frequencyHours: number) {
-  const [last] = await ctx.db
-    .select({ createdAt: backups.createdAt })
-    .from(backups)
-    .where(and(eq(backups.userId, userId), eq(backups.type, "auto")))
-    .orderBy(desc(backups.createdAt))
-    .limit(1);
-  const base = last?.createdAt.getTime() ?? ctx.now().getTime();
-  const next = new Date(Math.max(base + frequencyHours * HOUR, ctx.now().getTime()));
-  await ctx.db
-    .update(databases)
-    .set({ nextBackupAt: next })
-    .where(and(eq(databases.userId, userId), eq(databases.isActive, true)));
-}
-
 /**
  * A restore the agent stopped reporting on may have swapped some collections in before it went
  * silent (a kill mid-swap), so the user is told what state the database can be in: collections
@@ -160,6 +145,7 @@ export async function runMaintenance(ctx: AppContext) {
   await runDueDrills(ctx);
   await finishDueTurnOffs(ctx);
   await applyRetention(ctx);
+  await prunePitrSlices(ctx);
   await releasePendingBackupData(ctx);
   await pruneFinishedDeliveries(ctx);
   await pruneFinishedMail(ctx);

@@ -109,6 +109,7 @@ export const settingsAnswers = {
       id: t.String(),
       name: t.String(),
       isActive: t.Boolean(),
+      pitrEnabled: t.Boolean({ description: "Point-in-time recovery switched on (its agent ships the oplog)" }),
       agentId: nullable(t.String({ description: "The agent that runs its backups and restores" })),
       agents: t.Array(t.Object({ id: t.String(), name: t.String(), status: t.String() }), {
         description: "The agents holding it in their config; the user may choose among them",

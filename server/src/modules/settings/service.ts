@@ -17,7 +17,7 @@ import { replaceApiKey } from "./api-key";
 import type { AuthenticatedUser } from "../auth/guard";
 import { planOfUser } from "../plans/service";
 import { nextDrillTime } from "../drills/service";
-import { rescheduleUser } from "../scheduler/service";
+import { rescheduleUser } from "./reschedule";
 
 type SettingsRow = typeof settings.$inferSelect;
 
@@ -180,6 +180,7 @@ function toDatabaseView(row: typeof databases.$inferSelect, declaring: Declaring
     id: row.id,
     name: row.name,
     isActive: row.isActive,
+    pitrEnabled: row.pitrEnabled,
     agentId: row.agentId,
     agents: declaring,
     createdAt: row.createdAt.toISOString(),

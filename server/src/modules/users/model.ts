@@ -56,6 +56,7 @@ export const planLimitsAnswer = t.Object({
   dbLimit: t.Integer(),
   frequencyLimit: t.Integer(),
   retentionLimit: t.Integer(),
+  pitrWindowHours: t.Integer(),
 });
 
 export const userAnswers = {

@@ -10,7 +10,7 @@ import type { AuthenticatedUser, SessionInfo } from "../auth/guard";
 import { requestEmailChange } from "../email-change/service";
 import { requireRecentReauthentication } from "../reauthentication/service";
 import { findPlan, planOfUser, type Plan } from "../plans/service";
-import { rescheduleUser } from "../scheduler/service";
+import { rescheduleUser } from "../settings/reschedule";
 import { replaceApiKey } from "../settings/api-key";
 import { refuseIfProtected, retentionUnderPlan } from "../backup-protection/check";
 import { applyPlanLimits } from "../settings/plan-limits";
@@ -40,6 +40,7 @@ export function planLimitsView(plan: Plan) {
     dbLimit: plan.dbLimit,
     frequencyLimit: plan.frequencyLimit,
     retentionLimit: plan.retentionLimit,
+    pitrWindowHours: plan.pitrWindowHours,
   };
 }
 

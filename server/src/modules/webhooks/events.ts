@@ -1,8 +1,17 @@
 // The facts each webhook event carries (the names live in protocol/webhook-events.ts).
 
-import type { ACCOUNT_EVENTS, AGENT_EVENTS, BACKUP_EVENTS, RESTORE_EVENTS } from "@protocol/webhook-events";
+import type { ACCOUNT_EVENTS, AGENT_EVENTS, BACKUP_EVENTS, PITR_EVENTS, RESTORE_EVENTS } from "@protocol/webhook-events";
 
-export { ACCOUNT_EVENTS, AGENT_EVENTS, BACKUP_EVENTS, RESTORE_EVENTS, TEST_EVENT, WEBHOOK_EVENTS, type WebhookEventName } from "@protocol/webhook-events";
+export {
+  ACCOUNT_EVENTS,
+  AGENT_EVENTS,
+  BACKUP_EVENTS,
+  PITR_EVENTS,
+  RESTORE_EVENTS,
+  TEST_EVENT,
+  WEBHOOK_EVENTS,
+  type WebhookEventName,
+} from "@protocol/webhook-events";
 
 /** What a webhook is told about a backup: names, sizes and outcomes, never data or secrets. */
 export type BackupFacts = {
@@ -41,13 +50,22 @@ export type AgentFacts = { id: string; name: string; hostname: string | null; st
 
 /** backup_protection.off_requested: when it was asked and when the policy stops unless cancelled. */
 export type ProtectionFacts = { state: "turning-off"; requestedAt: string; offAt: string };
+/** A hole in a database's shipped oplog: oplog positions (seconds,increment) and their times, and why. */
+export type PitrGapFacts = {
+  databaseId: string;
+  databaseName: string;
+  from: { ts: string; at: string };
+  to: { ts: string; at: string };
+  reason: "rollover" | "restarted" | "missing";
+};
 
 /** One event as the rest of the server hands it to publishEvent. */
 export type DBVaultEvent =
   | { event: (typeof BACKUP_EVENTS)[number]; backup: BackupFacts }
   | { event: (typeof RESTORE_EVENTS)[number]; restore: RestoreFacts }
   | { event: (typeof AGENT_EVENTS)[number]; agent: AgentFacts }
-  | { event: (typeof ACCOUNT_EVENTS)[number]; protection: ProtectionFacts };
+  | { event: (typeof ACCOUNT_EVENTS)[number]; protection: ProtectionFacts }
+  | { event: (typeof PITR_EVENTS)[number]; gap: PitrGapFacts };
 
 const iso = (date: Date | null | undefined) => (date ? date.toISOString() : null);
 

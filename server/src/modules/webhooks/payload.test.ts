@@ -17,6 +17,24 @@ describe("webhook bodies", () => {
     expect(body.blocks[1].elements[0].text).toBe("`backup.failed` at 2026-03-01T10:00:00.000Z · <https://vault.example.com/dashboard|Open DBVault>");
   });
 
+  test("pitr.gap: the database, the gap's bounds and why, as JSON and for Slack", () => {
+    const gap = {
+      databaseId: "d1",
+      databaseName: "shop",
+      from: { ts: "150,1", at: "1970-01-01T00:02:30.000Z" },
+      to: { ts: "900,1", at: "1970-01-01T00:15:00.000Z" },
+      reason: "rollover" as const,
+    };
+    expect(JSON.parse(renderBody({ event: "pitr.gap", gap }, "json", at, "https://x"))).toEqual({
+      event: "pitr.gap",
+      occurredAt: "2026-03-01T10:00:00.000Z",
+      gap,
+    });
+    expect(JSON.parse(renderBody({ event: "pitr.gap", gap }, "slack", at, "https://x")).text).toBe(
+      ":warning: Point-in-time recovery of *shop* has a gap from 1970-01-01T00:02:30.000Z to 1970-01-01T00:15:00.000Z (rollover): take a full backup now.",
+    );
+  });
+
   test("the signature is sha256= and the hex HMAC-SHA256 of the exact body", () => {
     const body = renderBody({ event: "agent.online", agent: { id: "a", name: "web", hostname: null, status: "active" } }, "json", at, "https://x");
     expect(signBody("whsec_k", body)).toBe(`sha256=${createHmac("sha256", "whsec_k").update(body).digest("hex")}`);

@@ -50,6 +50,8 @@ export function describeEvent(event: DeliveredEvent): string {
       return `:large_green_circle: Agent ${name(event.agent.name)}${event.agent.hostname ? ` on ${escapeSlack(event.agent.hostname)}` : ""} is online.`;
     case "backup_protection.off_requested":
       return `:warning: Someone asked to turn *Protect backups* off. It takes effect on ${event.protection.offAt} unless cancelled in Settings → Security.`;
+    case "pitr.gap":
+      return `:warning: Point-in-time recovery of ${name(event.gap.databaseName)} has a gap from ${event.gap.from.at} to ${event.gap.to.at} (${event.gap.reason}): take a full backup now.`;
     case TEST_EVENT:
       return "A test message from DBVault: this Slack webhook works.";
   }

@@ -15,7 +15,19 @@ import {
 } from "./admin-users";
 
 const plan = (id: string, name: string) =>
-  ({ _id: id, id, name, price: 0, popular: false, storageLimit: 1, dbLimit: 1, retentionLimit: 72, frequencyLimit: 24, features: [] }) as AdminPlan;
+  ({
+    _id: id,
+    id,
+    name,
+    price: 0,
+    popular: false,
+    storageLimit: 1,
+    dbLimit: 1,
+    retentionLimit: 72,
+    frequencyLimit: 24,
+    pitrWindowHours: 0,
+    features: [],
+  }) as AdminPlan;
 const free = plan("p-free", "Free");
 const pro = plan("p-pro", "Pro");
 

@@ -4,7 +4,7 @@ import { buttonClasses } from "../../../components/ui/button";
 import { Icon } from "../../../components/ui/icons";
 import { cn } from "../../../lib/cn";
 import { type Plan, usePlans } from "../api/get-plans";
-import { formatDatabaseLimit, formatFrequency, formatPlanPrice, formatRetention, formatStorage } from "../../../lib/plan-format";
+import { formatDatabaseLimit, formatFrequency, formatPitrWindow, formatPlanPrice, formatRetention, formatStorage } from "../../../lib/plan-format";
 
 function PlanCard({ plan }: { plan: Plan }) {
   const price = formatPlanPrice(plan.price);
@@ -41,6 +41,10 @@ function PlanCard({ plan }: { plan: Plan }) {
         <div className="flex justify-between gap-2">
           <dt className="text-slate-500">Backups</dt>
           <dd className="font-medium text-slate-900">{formatFrequency(plan.frequencyLimit)}</dd>
+        </div>
+        <div className="flex justify-between gap-2">
+          <dt className="text-slate-500">Point-in-time recovery</dt>
+          <dd className="font-medium text-slate-900">{formatPitrWindow(plan.pitrWindowHours)}</dd>
         </div>
       </dl>
       <ul className="mt-4 flex-1 space-y-2 text-sm text-slate-700">

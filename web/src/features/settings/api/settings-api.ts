@@ -18,6 +18,7 @@ export const manageAgentRequest = (agentId: string, action: AgentAction) => api.
 export const removeAgentRequest = (agentId: string) => api.agents({ agentId }).delete();
 export const renameAgentRequest = (agentId: string, name: string) => api.agents({ agentId }).patch({ name });
 /** Which of the agents holding a database runs it. */
+export const setPointInTimeRecoveryRequest = (id: string, enabled: boolean) => api.pitr.databases({ databaseId: id }).put({ enabled });
 export const chooseDatabaseAgentRequest = (id: string, agentId: string) => api.settings.databases({ id }).agent.put({ agentId });
 export type RetentionChoice = { mode: "age" | "gfs"; retention: number; daily: number; weekly: number; monthly: number };
 /** What retention would keep of the existing backups under a policy not saved yet. */

@@ -4,10 +4,11 @@ import { Badge } from "../../../components/ui/card";
 import { Switch } from "../../../components/ui/switch";
 import { toast } from "../../../components/ui/toast-store";
 import { readErrorMessage } from "../../../lib/api-client";
-import { chooseDatabaseAgentRequest, setDatabaseActiveRequest, type UserDatabase, type UserPlan } from "../api/settings-api";
+import { chooseDatabaseAgentRequest, setDatabaseActiveRequest, setPointInTimeRecoveryRequest, type UserDatabase, type UserPlan } from "../api/settings-api";
 import { describeDatabaseAgents } from "../utils/database-agents";
 import { canToggleDatabase, describeDatabaseAllowance } from "../utils/database-limits";
 import { Select } from "../../../components/ui/select";
+import { formatPitrWindow } from "../../../lib/plan-format";
 
 type DatabasesTabProps = { databases: UserDatabase[]; plan: UserPlan; onChanged: (databases: UserDatabase[]) => void };
 
@@ -31,6 +32,9 @@ export function DatabasesTab({ databases, plan, onChanged }: DatabasesTabProps) 
   };
   const toggle = (database: UserDatabase, isActive: boolean) =>
     change(database, () => setDatabaseActiveRequest(database.id, isActive), "Failed to update database. Please try again.");
+  const switchPitr = (database: UserDatabase, enabled: boolean) =>
+    change(database, () => setPointInTimeRecoveryRequest(database.id, enabled), "Failed to switch point-in-time recovery. Please try again.");
+  const pitrOffered = plan.pitrWindowHours > 0;
   const chooseAgent = (database: UserDatabase, agentId: string) =>
     change(database, () => chooseDatabaseAgentRequest(database.id, agentId), "Failed to change the agent. Please try again.");
 
@@ -61,6 +65,9 @@ export function DatabasesTab({ databases, plan, onChanged }: DatabasesTabProps) 
                 <th scope="col" className="px-4 py-3">
                   Enable/Disable
                 </th>
+                <th scope="col" className="px-4 py-3">
+                  Point-in-time recovery
+                </th>
               </tr>
             </thead>
             <tbody className="divide-y divide-slate-100 bg-white">
@@ -86,6 +93,23 @@ export function DatabasesTab({ databases, plan, onChanged }: DatabasesTabProps) 
                           onCheckedChange={(checked) => toggle(database, checked)}
                         />
                         {!allowed ? <span className="text-xs text-slate-500">Plan limit reached: disable another database first</span> : null}
+                      </div>
+                    </td>
+                    <td className="px-4 py-3">
+                      <div className="flex items-center gap-3">
+                        <Switch
+                          checked={database.pitrEnabled}
+                          label={`${database.name} point-in-time recovery`}
+                          disabled={busyId !== null || (!pitrOffered && !database.pitrEnabled)}
+                          onCheckedChange={(checked) => switchPitr(database, checked)}
+                        />
+                        {pitrOffered ? (
+                          <span className="text-xs text-slate-500">
+                            Restore to any second, {formatPitrWindow(plan.pitrWindowHours)} back (replica sets only)
+                          </span>
+                        ) : (
+                          <span className="text-xs text-slate-500">Not in your plan: upgrade to restore to any second</span>
+                        )}
                       </div>
                     </td>
                   </tr>

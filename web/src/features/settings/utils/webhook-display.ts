@@ -1,4 +1,4 @@
-import { ACCOUNT_EVENTS, AGENT_EVENTS, BACKUP_EVENTS, RESTORE_EVENTS, type WebhookEventName } from "@protocol/webhook-events";
+import { ACCOUNT_EVENTS, AGENT_EVENTS, BACKUP_EVENTS, PITR_EVENTS, RESTORE_EVENTS, type WebhookEventName } from "@protocol/webhook-events";
 import { formatDateTime } from "../../../lib/format-date";
 
 /** The event choices of the webhook form, grouped as the user thinks of them. */
@@ -6,6 +6,7 @@ export const EVENT_GROUPS: { title: string; events: readonly WebhookEventName[] 
   { title: "Backups", events: BACKUP_EVENTS },
   { title: "Restores and drills", events: RESTORE_EVENTS },
   { title: "Agents", events: AGENT_EVENTS },
+  { title: "Point-in-time recovery", events: PITR_EVENTS },
   { title: "Account", events: ACCOUNT_EVENTS },
 ];
 
@@ -17,6 +18,7 @@ export const DEFAULT_EVENTS: WebhookEventName[] = [
   "restore.failed",
   "drill.failed",
   "agent.offline",
+  "pitr.gap",
   "backup_protection.off_requested",
 ];
 

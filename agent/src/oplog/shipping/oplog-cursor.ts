@@ -1,0 +1,45 @@
+// Reading local.oplog.rs as shipping needs it: its bounds, and a tailable awaitData cursor of
+// majority-committed entries after a position, each entry as the raw bytes the server sent.
+import { BSON, type Timestamp } from "bson";
+import type { FindCursor, MongoClient } from "mongodb";
+import type { OplogTime } from "../../../../protocol/pitr.ts";
+
+/** How long one getMore waits for new entries: the loop checks its timers this often when idle. */
+export const AWAIT_MS = 1_000;
+
+const oplog = (client: MongoClient) => client.db("local").collection("oplog.rs");
+
+const toTime = (ts: Timestamp): OplogTime => ({ t: ts.high >>> 0, i: ts.low >>> 0 });
+
+/** The oldest and newest entries' positions (undefined: the member has no oplog, it is not in a replica set). */
+export async function readOplogBounds(client: MongoClient): Promise<{ oldest: OplogTime; newest: OplogTime } | undefined> {
+  const [oldest] = await oplog(client)
+    .find({}, { sort: { $natural: 1 }, limit: 1, projection: { ts: 1 } })
+    .toArray();
+  const [newest] = await oplog(client)
+    .find({}, { sort: { $natural: -1 }, limit: 1, projection: { ts: 1 } })
+    .toArray();
+  if (!oldest || !newest) return undefined;
+  return { oldest: toTime(oldest.ts as Timestamp), newest: toTime(newest.ts as Timestamp) };
+}
+
+/** A raw oplog entry and the fields shipping reads from it. */
+export type ReadEntry = { raw: Uint8Array; ts: OplogTime; fields: Record<string, unknown> };
+
+/** Opens the tail after `after` (exclusive); `next` answers an entry, or null when none came within AWAIT_MS. */
+export function openOplogTail(client: MongoClient, after: OplogTime) {
+  const { Timestamp } = BSON;
+  const cursor: FindCursor<Uint8Array> = oplog(client).find(
+    { ts: { $gt: new Timestamp({ t: after.t, i: after.i }) } },
+    { tailable: true, awaitData: true, maxAwaitTimeMS: AWAIT_MS, raw: true, readConcern: { level: "majority" } },
+  ) as unknown as FindCursor<Uint8Array>;
+  return {
+    async next(): Promise<ReadEntry | null> {
+      const raw = await cursor.tryNext();
+      if (!raw) return null;
+      const fields = BSON.deserialize(raw, { promoteBuffers: true });
+      return { raw, ts: toTime(fields.ts as Timestamp), fields };
+    },
+    close: () => cursor.close().catch(() => undefined),
+  };
+}

@@ -1,0 +1,154 @@
+// Continuous oplog shipping for one database: tails local.oplog.rs from the last position sealed,
+// keeps the database's entries, seals a slice every SLICE_MAX_AGE_MS or SLICE_MAX_ENTRY_BYTES
+// (whichever first), spools it and hands it to the uploader. A lost connection or a step-down
+// reopens the tail where it was read to, keeping what was gathered; a restart resumes from the
+// spool and state file (shipping-store.ts). Rollover (the position is gone from the oplog) is
+// reported on the new chain's first slice.
+import { randomBytes } from "node:crypto";
+import type { MongoClient } from "mongodb";
+import { compareOplogTimes, type OplogTime, SLICE_MAX_AGE_MS, SLICE_MAX_ENTRY_BYTES } from "../../../../protocol/pitr.ts";
+import { createEntryFilter } from "./entry-filter.ts";
+import { openOplogTail, readOplogBounds } from "./oplog-cursor.ts";
+import { SliceBuilder } from "./slice-builder.ts";
+import type { ChainPosition, ShippingStore, SpooledSlice } from "./shipping-store.ts";
+import { createSliceUploader, type UploadSlice } from "./slice-uploader.ts";
+
+export interface ShipOplogOptions {
+  client: MongoClient;
+  /** The MongoDB database whose entries are shipped. */
+  database: string;
+  masterKey: Uint8Array;
+  store: ShippingStore;
+  upload: UploadSlice;
+  signal: AbortSignal;
+  log: (message: string, fields?: Record<string, unknown>) => void;
+  /** Seal once the oldest entry held is this old; SLICE_MAX_AGE_MS unless told otherwise. */
+  maxAgeMs?: number;
+  /** Seal before the entries would pass this many bytes; SLICE_MAX_ENTRY_BYTES unless told otherwise. */
+  maxEntryBytes?: number;
+  /** An idle database still seals an empty slice this often, so its covered time moves on; 60 s unless told otherwise. */
+  idleSealMs?: number;
+  /** Wait before reopening the tail after an error. */
+  retryDelayMs?: number;
+  /** Hears each slice as it is spooled (tests, lag). */
+  onSealed?: (slice: SpooledSlice) => void;
+  now?: () => number;
+}
+
+/** Raised when the oplog no longer holds the position to resume from. */
+class RolloverError extends Error {}
+
+const CAPPED_POSITION_LOST = 136;
+
+/** Ships until `signal` aborts; resolves then (what was gathered but not sealed is read again next time). */
+export async function shipOplog(options: ShipOplogOptions): Promise<void> {
+  const { client, database, store, signal, log } = options;
+  const now = options.now ?? Date.now;
+  const maxAgeMs = options.maxAgeMs ?? SLICE_MAX_AGE_MS;
+  const maxEntryBytes = options.maxEntryBytes ?? SLICE_MAX_ENTRY_BYTES;
+  const idleSealMs = options.idleSealMs ?? 60_000;
+  const { position: saved, pending } = await store.load();
+  const uploader = createSliceUploader({ store, upload: options.upload, signal, log });
+  for (const slice of pending) uploader.enqueue(slice);
+
+  let position = saved ?? (await startChain(options, "started"));
+  const keep = createEntryFilter(database);
+  let builder = new SliceBuilder({ database, chain: position.chain, sequence: position.nextSequence, start: position.end });
+  let readThrough = position.end;
+  let lastSealAt = now();
+
+  const seal = async () => {
+    const sealed = await builder.seal(readThrough, options.masterKey, new Date(now()));
+    const first = position.nextSequence === 0;
+    const slice: SpooledSlice = {
+      ...sealed,
+      reason: first ? (position.reason ?? "started") : "continues",
+      ...(first && position.rolloverFrom ? { rolloverFrom: position.rolloverFrom } : {}),
+    };
+    await store.spool(slice);
+    position = { chain: slice.chain, nextSequence: slice.sequence + 1, end: slice.end };
+    builder = new SliceBuilder({ database, chain: position.chain, sequence: position.nextSequence, start: position.end });
+    lastSealAt = now();
+    options.onSealed?.(slice);
+    uploader.enqueue(slice);
+  };
+
+  while (!signal.aborted) {
+    let tail: ReturnType<typeof openOplogTail> | undefined;
+    try {
+      await assertStillInOplog(client, readThrough);
+      tail = openOplogTail(client, readThrough);
+      const stop = () => void tail?.close();
+      signal.addEventListener("abort", stop, { once: true });
+      try {
+        while (!signal.aborted) {
+          const entry = await tail.next();
+          if (entry) {
+            if (keep(entry.fields)) {
+              if (builder.entryCount > 0 && builder.entryBytes + entry.raw.byteLength > maxEntryBytes) await seal();
+              builder.add(entry.raw, entry.ts, now());
+            }
+            readThrough = entry.ts;
+          }
+          const age = builder.startedAt === undefined ? 0 : now() - builder.startedAt;
+          const moved = compareOplogTimes(readThrough, builder.place.start) > 0;
+          if ((builder.entryCount > 0 && age >= maxAgeMs) || (moved && builder.entryCount === 0 && now() - lastSealAt >= idleSealMs)) await seal();
+        }
+      } finally {
+        signal.removeEventListener("abort", stop);
+      }
+    } catch (error) {
+      if (signal.aborted) break;
+      if (error instanceof RolloverError || (error as { code?: unknown }).code === CAPPED_POSITION_LOST) {
+        // What was read before the loss is whole: seal it, then report the gap after it.
+        if (builder.entryCount > 0) await seal();
+        log("the oplog rolled over past the last position shipped: starting a new chain (a gap in point-in-time recovery until the next full backup)", {
+          database,
+          lost: readThrough,
+        });
+        position = await startChain(options, "rollover", readThrough);
+        builder = new SliceBuilder({ database, chain: position.chain, sequence: 0, start: position.end });
+        readThrough = position.end;
+        continue;
+      }
+      log("oplog tail interrupted; reopening it where it was read to", { database, error: (error as Error).message });
+      await sleep(options.retryDelayMs ?? 1_000, signal);
+    } finally {
+      await tail?.close();
+    }
+  }
+  await uploader.stop();
+}
+
+/** Starts a chain after the oplog's newest entry and saves it, so a restart before its first slice keeps it. */
+async function startChain(options: ShipOplogOptions, reason: "started" | "rollover", rolloverFrom?: OplogTime): Promise<ChainPosition> {
+  const bounds = await readOplogBounds(options.client);
+  if (!bounds) throw new Error("the server has no oplog (local.oplog.rs): point-in-time recovery needs a replica set member");
+  const position: ChainPosition = {
+    chain: randomBytes(16).toString("hex"),
+    nextSequence: 0,
+    end: bounds.newest,
+    reason,
+    ...(rolloverFrom ? { rolloverFrom } : {}),
+  };
+  await options.store.savePosition(position);
+  return position;
+}
+
+/** Throws RolloverError when entries after `position` may already have been trimmed from the oplog. */
+async function assertStillInOplog(client: MongoClient, position: OplogTime): Promise<void> {
+  const bounds = await readOplogBounds(client);
+  if (bounds && compareOplogTimes(bounds.oldest, position) > 0) throw new RolloverError();
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done, { once: true });
+  });
+}

@@ -1,0 +1,74 @@
+// Continuous oplog shipping (point-in-time recovery), as the agent and the server share it: how
+// an oplog position is written, and what the agent says of each slice it uploads. The slice's
+// own layout and the chain rules are in docs/archive-format.md ("Oplog slices").
+import { type Static, Type as T } from "@sinclair/typebox";
+
+/** An oplog position: a BSON timestamp's seconds and increment. */
+export type OplogTime = { t: number; i: number };
+
+/** A slice is sealed once it has held entries this long (the recovery point objective)... */
+export const SLICE_MAX_AGE_MS = 15_000;
+/** ...or once its entries reach this many bytes, whichever comes first. */
+export const SLICE_MAX_ENTRY_BYTES = 16 * 1024 * 1024;
+/** A sealed slice file is at most this large: entries that did not compress, plus the format's overhead. */
+export const SLICE_MAX_FILE_BYTES = SLICE_MAX_ENTRY_BYTES + 1024 * 1024;
+
+const OPLOG_TIME_TEXT = /^(0|[1-9][0-9]{0,9}),(0|[1-9][0-9]{0,9})$/;
+const U32 = 2 ** 32;
+
+/** "t,i", the form positions take in URLs, answers and the CLI. */
+export function formatOplogTime(time: OplogTime): string {
+  return `${time.t},${time.i}`;
+}
+
+/** Reads "t,i"; undefined when it is not two unsigned 32-bit decimals. */
+export function parseOplogTime(text: string): OplogTime | undefined {
+  const match = OPLOG_TIME_TEXT.exec(text);
+  if (!match) return undefined;
+  const t = Number(match[1]);
+  const i = Number(match[2]);
+  return t < U32 && i < U32 ? { t, i } : undefined;
+}
+
+/** The position as the 64-bit number MongoDB orders timestamps by (seconds high, increment low). */
+export function oplogTimeToBigInt(time: OplogTime): bigint {
+  return (BigInt(time.t) << 32n) | BigInt(time.i);
+}
+
+/** The inverse of oplogTimeToBigInt. */
+export function oplogTimeFromBigInt(value: bigint): OplogTime {
+  return { t: Number(value >> 32n), i: Number(value & 0xffffffffn) };
+}
+
+/** Negative, zero or positive as `a` is before, at or after `b`. */
+export function compareOplogTimes(a: OplogTime, b: OplogTime): number {
+  return a.t === b.t ? a.i - b.i : a.t - b.t;
+}
+
+// Query strings carry numbers as text: whole decimals, below 2^31 (a Postgres integer).
+const Count = T.String({ pattern: "^(0|[1-9][0-9]{0,8})$" });
+const TimeText = T.String({ pattern: OPLOG_TIME_TEXT.source, description: "an oplog position, seconds,increment" });
+
+/**
+ * What the agent says of a slice it uploads (the query of PUT /api/agent/pitr/slices; the body is
+ * the sealed file). `start` is exclusive and `end` inclusive: the slice covers (start, end].
+ * `reason` says why a slice with sequence 0 starts a chain: shipping started, or the oplog rolled
+ * over past the last position shipped (a gap from `start` of the chain before).
+ */
+export const SliceUploadQuery = T.Object({
+  database: T.String({ minLength: 1, maxLength: 64 }),
+  chain: T.String({ pattern: "^[0-9a-f]{32}$" }),
+  sequence: Count,
+  start: TimeText,
+  end: TimeText,
+  first: T.Optional(TimeText),
+  last: T.Optional(TimeText),
+  entries: Count,
+  sha256: T.String({ pattern: "^[0-9a-f]{64}$" }),
+  reason: T.Union([T.Literal("continues"), T.Literal("started"), T.Literal("rollover")]),
+  rolloverFrom: T.Optional(TimeText),
+});
+export type SliceUploadQuery = Static<typeof SliceUploadQuery>;
+
+/** The path agents upload slices to. */
+export const SLICE_UPLOAD_PATH = "/api/agent/pitr/slices";

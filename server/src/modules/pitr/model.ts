@@ -1,0 +1,27 @@
+import { t } from "elysia";
+
+const Position = t.Object({
+  /** The oplog position, seconds,increment. */
+  ts: t.String(),
+  /** Its seconds as a time. */
+  at: t.String(),
+});
+
+export const pitrModel = {
+  switch: t.Object({ enabled: t.Boolean({ error: "enabled must be true or false" }) }),
+  databaseParams: t.Object({ databaseId: t.String({ minLength: 1, maxLength: 64, error: "databaseId is required" }) }),
+};
+
+export const pitrAnswers = {
+  sliceStored: t.Object({ status: t.Literal("stored"), size: t.Integer() }),
+  timeline: t.Object({
+    databaseId: t.String(),
+    databaseName: t.String(),
+    /** Oplog time covered with no hole, oldest first: (from, to]. */
+    ranges: t.Array(t.Object({ from: Position, to: Position, slices: t.Integer(), entries: t.Integer(), bytes: t.Integer() })),
+    /** Oplog time not covered between two ranges, and why. */
+    gaps: t.Array(t.Object({ from: Position, to: Position, reason: t.Union([t.Literal("rollover"), t.Literal("restarted"), t.Literal("missing")]) })),
+    slices: t.Integer(),
+    bytes: t.Integer(),
+  }),
+};

@@ -1,0 +1,38 @@
+// What the owner of a database sees of its point-in-time recovery: the covered timeline built
+// from the slices recorded (receive-slice.ts), with its gaps.
+import { and, eq } from "drizzle-orm";
+import { databases, pitrSlices } from "@db/schema";
+import type { AppContext } from "../../context";
+import { notFound } from "../../lib/errors";
+import { describeOplogPosition } from "./gaps";
+import { buildTimeline } from "./timeline";
+
+export { receiveSlice } from "./receive-slice";
+
+/** The covered ranges and gaps of one of the user's databases; 404 for a database of another account. */
+export async function getTimeline(ctx: AppContext, userId: string, databaseId: string) {
+  const [database] = await ctx.db
+    .select({ id: databases.id, name: databases.name })
+    .from(databases)
+    .where(and(eq(databases.id, databaseId), eq(databases.userId, userId)));
+  if (!database) throw notFound("Database");
+  const slices = await ctx.db
+    .select()
+    .from(pitrSlices)
+    .where(and(eq(pitrSlices.databaseId, database.id), eq(pitrSlices.stored, true)));
+  const { ranges, gaps } = buildTimeline(slices);
+  return {
+    databaseId: database.id,
+    databaseName: database.name,
+    ranges: ranges.map((range) => ({
+      from: describeOplogPosition(range.from),
+      to: describeOplogPosition(range.to),
+      slices: range.slices,
+      entries: range.entries,
+      bytes: range.bytes,
+    })),
+    gaps: gaps.map((gap) => ({ from: describeOplogPosition(gap.from), to: describeOplogPosition(gap.to), reason: gap.reason })),
+    slices: slices.length,
+    bytes: slices.reduce((sum, slice) => sum + slice.size, 0),
+  };
+}
