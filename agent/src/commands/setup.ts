@@ -14,6 +14,7 @@ import { parseOptions } from "./parse-args.ts";
 import { createPrompter, InputEndedError, type Prompter } from "./prompt.ts";
 import { runServiceCommand } from "./service.ts";
 import { describeAgentHost, describeServerError, isInsecureServer, normalizeServerUrl, testDatabaseConnection } from "./server-link.ts";
+import { reportOplogAccess } from "./database-check.ts";
 import { API_KEY_ENV, checkOneStdinReader, parseDatabasesText, readApiKey, readSecretFile, readSingleDatabase } from "./setup-inputs.ts";
 import { promptDatabases } from "./database-prompt.ts";
 import { COMMON_OPTIONS } from "./shared.ts";
@@ -59,6 +60,7 @@ export async function runSetupCommand(args: string[], context: CommandContext): 
     const host = await testDatabaseConnection(database.name, database.uri);
     context.say(`connected to "${database.name}" at ${host}`);
   }
+  for (const database of given) await reportOplogAccess(context, database.name, database.uri);
   const databases: DatabaseEntry[] = [...existing.databases.filter((old) => !given.some((entry) => entry.name === old.name)), ...given];
 
   const newKey = existing.masterKey === undefined ? generateMasterKey() : null;

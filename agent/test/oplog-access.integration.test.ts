@@ -1,0 +1,88 @@
+// `db add` (and `setup`, through the same check) says whether point-in-time recovery is possible
+// for the database: on a standalone server never (it keeps no oplog); on a replica set when the
+// user can read local.oplog.rs (the backup role) and apply entries (applyOps on the cluster from
+// the restore role, and update/remove in the database from readWrite), else naming the missing
+// roles with the exact grant. Users of the replica-set test server hold the built-in roles given
+// here, which its connectionStatus reports with their privileges as mongod does.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { RoleName, TestUser } from "../../testkit/mongo-server/command-context.ts";
+import { startMongoTestServer, type MongoTestServer } from "../../testkit/mongo-server/server.ts";
+import { runAgent } from "./support/run-agent.ts";
+
+const admin = (role: string): RoleName => ({ role, db: "admin" });
+const READ_WRITE: RoleName = { role: "readWrite", db: "shop" };
+const USERS: TestUser[] = [
+  { username: "writer", password: "pw", roles: [READ_WRITE] },
+  { username: "backer", password: "pw", roles: [admin("backup")] },
+  { username: "both", password: "pw", roles: [admin("backup"), admin("restore")] },
+  { username: "ready", password: "pw", roles: [admin("backup"), admin("restore"), READ_WRITE] },
+  { username: "root", password: "pw", roles: [admin("root")] },
+];
+
+let replicaSet: MongoTestServer;
+let standalone: MongoTestServer;
+let dir: string;
+beforeAll(async () => {
+  replicaSet = await startMongoTestServer({ replicaSet: { name: "rs0" }, users: USERS });
+  standalone = await startMongoTestServer({ users: USERS });
+  dir = await mkdtemp(join(tmpdir(), "dbvault-oplog-access-"));
+});
+afterAll(async () => {
+  await replicaSet?.stop();
+  await standalone?.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** The point-in-time lines `db add` prints for `user` at `server`. */
+async function pitrLinesOf(server: MongoTestServer, user: string): Promise<string[]> {
+  const config = join(dir, `${user}-${server.port}.json`);
+  const run = await runAgent(["db", "add", "--db", "shop", "--config", config], {
+    env: { DBVAULT_DB_URI: `mongodb://${user}:pw@127.0.0.1:${server.port}/shop?authSource=admin` },
+  });
+  expect(run.exitCode).toBe(0);
+  const lines = run.stderr.split("\n");
+  const at = lines.findIndex((line) => line.startsWith("dbvault-agent: point-in-time recovery:"));
+  expect(at).toBeGreaterThan(-1);
+  // The check is one line of db add's output, after the connection, before the entry is saved.
+  expect(lines[at - 1]).toStartWith('dbvault-agent: connected to "shop"');
+  return lines.slice(at, lines[at + 1]?.startsWith("dbvault-agent: hint:") ? at + 2 : at + 1);
+}
+
+test("only readWrite: neither the oplog can be read nor entries applied; backup and restore named", async () => {
+  expect(await pitrLinesOf(replicaSet, "writer")).toEqual([
+    'dbvault-agent: point-in-time recovery: not possible yet for "shop", the user "writer" cannot read the oplog or apply oplog entries (missing: backup and restore)',
+    'dbvault-agent: hint: to turn it on later, grant the roles in mongosh as an administrator: db.getSiblingDB("admin").grantRolesToUser("writer", [{ role: "backup", db: "admin" }, { role: "restore", db: "admin" }])',
+  ]);
+});
+
+test("backup alone reads the oplog; applying needs restore (applyOps) and readWrite (update, remove)", async () => {
+  expect(await pitrLinesOf(replicaSet, "backer")).toEqual([
+    'dbvault-agent: point-in-time recovery: not possible yet for "shop", the user "backer" cannot apply oplog entries (missing: restore and readWrite on shop)',
+    'dbvault-agent: hint: to turn it on later, grant the roles in mongosh as an administrator: db.getSiblingDB("admin").grantRolesToUser("backer", [{ role: "restore", db: "admin" }, { role: "readWrite", db: "shop" }])',
+  ]);
+});
+
+test("backup and restore: restore grants no update or remove, so readWrite on the database is still named", async () => {
+  expect(await pitrLinesOf(replicaSet, "both")).toEqual([
+    'dbvault-agent: point-in-time recovery: not possible yet for "shop", the user "both" cannot apply oplog entries (missing: readWrite on shop)',
+    'dbvault-agent: hint: to turn it on later, grant the roles in mongosh as an administrator: db.getSiblingDB("admin").grantRolesToUser("both", [{ role: "readWrite", db: "shop" }])',
+  ]);
+});
+
+test("backup, restore and readWrite, or root: possible, no hint", async () => {
+  const possible = ['dbvault-agent: point-in-time recovery: possible for "shop" (the user can read the oplog and apply its entries)'];
+  expect(await pitrLinesOf(replicaSet, "ready")).toEqual(possible);
+  expect(await pitrLinesOf(replicaSet, "root")).toEqual(possible);
+});
+
+test("a standalone server: not available whatever the roles, with what to do", async () => {
+  const standaloneLines = [
+    'dbvault-agent: point-in-time recovery: not available for "shop", its server is standalone (it keeps no oplog)',
+    "dbvault-agent: hint: point-in-time recovery needs a replica set; a single-member replica set is enough (mongod --replSet, then rs.initiate())",
+  ];
+  expect(await pitrLinesOf(standalone, "ready")).toEqual(standaloneLines);
+  expect(await pitrLinesOf(standalone, "writer")).toEqual(standaloneLines);
+});
