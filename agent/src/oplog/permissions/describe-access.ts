@@ -1,7 +1,7 @@
 // The line `setup` and `db add` print about point-in-time recovery, and the hint with the exact
 // mongosh command that grants what is missing. Not being able to is no error: the feature is
 // optional, so these are said, not thrown.
-import type { OplogAccess, RoleGrant } from "./oplog-access.ts";
+import type { OplogAccess, RoleGrant, UserAccess } from "./oplog-access.ts";
 
 export type AccessLine = { line: string; hint?: string };
 
@@ -18,7 +18,7 @@ export function describeOplogAccess(name: string, access: OplogAccess): AccessLi
   const who = access.user ? `the user "${access.user.user}"` : "the user";
   return {
     line: `point-in-time recovery: not possible yet for "${name}", ${who} cannot ${cannot} (missing: ${describeMissingRoles(access.missingRoles)})`,
-    hint: `to turn it on later, grant the roles in mongosh as an administrator: ${describeGrant(access)}`,
+    hint: `to turn it on later, grant the roles in mongosh as an administrator: ${describeGrant(access.user, access.missingRoles)}`,
   };
 }
 
@@ -28,9 +28,9 @@ export function describeMissingRoles(roles: RoleGrant[]): string {
   return names.length <= 1 ? names.join("") : `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
 }
 
-/** The mongosh command granting the missing roles to the authenticated user. */
-function describeGrant(access: Extract<OplogAccess, { kind: "replica-set" }>): string {
-  const user = access.user ?? { user: "USER", db: "admin" };
-  const roles = access.missingRoles.map((grant) => `{ role: "${grant.role}", db: ${JSON.stringify(grant.db)} }`).join(", ");
-  return `db.getSiblingDB(${JSON.stringify(user.db)}).grantRolesToUser(${JSON.stringify(user.user)}, [${roles}])`;
+/** The mongosh command granting `roles` to the authenticated user. */
+export function describeGrant(user: UserAccess["user"], roles: RoleGrant[]): string {
+  const who = user ?? { user: "USER", db: "admin" };
+  const list = roles.map((grant) => `{ role: "${grant.role}", db: ${JSON.stringify(grant.db)} }`).join(", ");
+  return `db.getSiblingDB(${JSON.stringify(who.db)}).grantRolesToUser(${JSON.stringify(who.user)}, [${list}])`;
 }

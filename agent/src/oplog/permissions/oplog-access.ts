@@ -33,15 +33,27 @@ export type OplogAccess =
 /** The writes an oplog replay makes in the restored database (DDL entries and index builds included). */
 const APPLY_ACTIONS = ["insert", "update", "remove", "createCollection", "createIndex", "dropCollection"];
 
+/** What the authenticated user may do with the oplog, whatever the server's topology. */
+export type UserAccess = Omit<Extract<OplogAccess, { kind: "replica-set" }>, "kind">;
+
 /** Asks the server; `database` is the config's database (undefined: the whole server). Throws the driver's error. */
 export async function inspectOplogAccess(client: MongoClient, database: string | undefined): Promise<OplogAccess> {
   const hello = await client.db("admin").command({ hello: 1 });
   if (typeof hello.setName !== "string") return { kind: "standalone" };
+  return { kind: "replica-set", ...(await inspectUserAccess(client, database)) };
+}
+
+/**
+ * Reads the authenticated user's privileges (connectionStatus with showPrivileges): whether it
+ * may read local.oplog.rs and apply entries into `database` (undefined: any database), and the
+ * roles that would give what is missing. Throws the driver's error.
+ */
+export async function inspectUserAccess(client: MongoClient, database: string | undefined): Promise<UserAccess> {
   const status = await client.db("admin").command({ connectionStatus: 1, showPrivileges: true });
   const users = (status.authInfo?.authenticatedUsers ?? []) as { user: string; db: string }[];
   const user = users[0];
   // No one authenticated and the commands still ran: access control is off, everything is allowed.
-  if (!user) return { kind: "replica-set", canReadOplog: true, canApplyOplog: true, missingRoles: [] };
+  if (!user) return { canReadOplog: true, canApplyOplog: true, missingRoles: [] };
   const privileges = (status.authInfo?.authenticatedUserPrivileges ?? []) as Privilege[];
   const allows = (action: string, matches: (resource: Privilege["resource"]) => boolean) =>
     privileges.some(
@@ -56,7 +68,7 @@ export async function inspectOplogAccess(client: MongoClient, database: string |
   if (!canReadOplog) missingRoles.push({ role: "backup", db: "admin" });
   if (!canRunApplyOps) missingRoles.push({ role: "restore", db: "admin" });
   if (!canWrite) missingRoles.push(database === undefined ? { role: "readWriteAnyDatabase", db: "admin" } : { role: "readWrite", db: database });
-  return { kind: "replica-set", user, canReadOplog, canApplyOplog: canRunApplyOps && canWrite, missingRoles };
+  return { user, canReadOplog, canApplyOplog: canRunApplyOps && canWrite, missingRoles };
 }
 
 // mongod's resource patterns: "" is any; anyNormalResource ({db:"", collection:""}) leaves out
