@@ -5,9 +5,12 @@
 // roles with the exact grant. Users of the replica-set test server hold the built-in roles given
 // here, which its connectionStatus reports with their privileges as mongod does.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { eq } from "drizzle-orm";
+import { agentDatabases, databases } from "../../db/schema/index.ts";
+import { startTestServer, type TestServer } from "../../server/test/harness.ts";
 import type { RoleName, TestUser } from "../../testkit/mongo-server/command-context.ts";
 import { startMongoTestServer, type MongoTestServer } from "../../testkit/mongo-server/server.ts";
 import { runAgent } from "./support/run-agent.ts";
@@ -25,22 +28,27 @@ const USERS: TestUser[] = [
 let replicaSet: MongoTestServer;
 let standalone: MongoTestServer;
 let dir: string;
+let server: TestServer;
 beforeAll(async () => {
   replicaSet = await startMongoTestServer({ replicaSet: { name: "rs0" }, users: USERS });
   standalone = await startMongoTestServer({ users: USERS });
   dir = await mkdtemp(join(tmpdir(), "dbvault-oplog-access-"));
+  server = await startTestServer();
 });
 afterAll(async () => {
+  await server?.close();
   await replicaSet?.stop();
   await standalone?.stop();
   await rm(dir, { recursive: true, force: true });
 });
 
+const uriOf = (mongo: MongoTestServer, user: string) => `mongodb://${user}:pw@127.0.0.1:${mongo.port}/shop?authSource=admin`;
+
 /** The point-in-time lines `db add` prints for `user` at `server`. */
 async function pitrLinesOf(server: MongoTestServer, user: string): Promise<string[]> {
   const config = join(dir, `${user}-${server.port}.json`);
   const run = await runAgent(["db", "add", "--db", "shop", "--config", config], {
-    env: { DBVAULT_DB_URI: `mongodb://${user}:pw@127.0.0.1:${server.port}/shop?authSource=admin` },
+    env: { DBVAULT_DB_URI: uriOf(server, user) },
   });
   expect(run.exitCode).toBe(0);
   const lines = run.stderr.split("\n");
@@ -85,4 +93,34 @@ test("a standalone server: not available whatever the roles, with what to do", a
   ];
   expect(await pitrLinesOf(standalone, "ready")).toEqual(standaloneLines);
   expect(await pitrLinesOf(standalone, "writer")).toEqual(standaloneLines);
+});
+
+test("setup and db add report what they found to the server, which records it per agent and database", async () => {
+  const base = server.listen();
+  const account = await server.registerUser();
+  const config = join(dir, "registered.json");
+  const databasesFile = join(dir, "databases.txt");
+  await writeFile(databasesFile, `ready=${uriOf(replicaSet, "ready")}\nbacker=${uriOf(replicaSet, "backer")}\nsolo=${uriOf(standalone, "ready")}\n`, {
+    mode: 0o600,
+  });
+  const setup = await runAgent(
+    ["setup", "--server", `${base}/api`, "--api-key-file", "-", "--databases-file", databasesFile, "--name", "pitr", "--config", config],
+    {
+      stdin: new TextEncoder().encode(`${account.apiKey}\n`),
+    },
+  );
+  expect(setup.exitCode).toBe(0);
+  const added = await runAgent(["db", "add", "--db", "writer", "--config", config], { env: { DBVAULT_DB_URI: uriOf(replicaSet, "writer") } });
+  expect(added.exitCode).toBe(0);
+  const rows = await server.ctx.db
+    .select({ name: databases.name, pitrAccess: agentDatabases.pitrAccess })
+    .from(agentDatabases)
+    .innerJoin(databases, eq(databases.id, agentDatabases.databaseId))
+    .where(eq(databases.userId, account.id));
+  expect(Object.fromEntries(rows.map((row) => [row.name, row.pitrAccess]))).toEqual({
+    ready: { status: "ready", missingRoles: [] },
+    backer: { status: "missing-roles", missingRoles: [admin("restore"), READ_WRITE] },
+    solo: { status: "standalone", missingRoles: [] },
+    writer: { status: "missing-roles", missingRoles: [admin("backup"), admin("restore")] },
+  });
 });

@@ -6,7 +6,8 @@
 import { connectClient } from "../dump/builtin/client.ts";
 import { describeUriHosts, DumpError } from "../dump/index.ts";
 import { CliError, EXIT } from "../cli-error.ts";
-import { checkOplogAccess, type OplogAccess } from "../oplog/permissions/index.ts";
+import type { PitrAccess } from "../../../protocol/agent-protocol.ts";
+import { checkOplogAccess, summarizeOplogAccess } from "../oplog/permissions/index.ts";
 import type { CommandContext } from "./context.ts";
 import { type ConnectionProblem, findConnectionStringProblem } from "./connection-string-check.ts";
 
@@ -29,14 +30,14 @@ export async function checkConnection(uri: string): Promise<string> {
 
 /**
  * Says whether point-in-time recovery is possible for the database (replica set, oplog readable,
- * entries applicable) and the grant that makes it so; answers what was found (undefined when the
- * server could not be asked). Never fails: the feature is optional.
+ * entries applicable) and the grant that makes it so; answers the facts the server records
+ * (undefined when the server could not be asked). Never fails: the feature is optional.
  */
-export async function reportOplogAccess(context: CommandContext, name: string, uri: string): Promise<OplogAccess | undefined> {
+export async function reportOplogAccess(context: CommandContext, name: string, uri: string): Promise<PitrAccess | undefined> {
   const { access, line, hint } = await checkOplogAccess(name, uri, CHECK_TIMEOUT_MS);
   context.say(line);
   if (hint) context.say(`hint: ${hint}`);
-  return access;
+  return access && summarizeOplogAccess(access);
 }
 
 /** A failed connection check, put in plain words. */

@@ -43,10 +43,10 @@ async function addDatabase(args: string[], context: CommandContext): Promise<num
     );
   }
   if (!asked) context.say(`connected to "${entry.name}" at ${await testDatabaseConnection(entry.name, entry.uri)}`);
-  await reportOplogAccess(context, entry.name, entry.uri);
+  const pitrAccess = await reportOplogAccess(context, entry.name, entry.uri);
   const registered = server
     ? await createServerClient(server)
-        .addDatabase(entry.name)
+        .addDatabase(entry.name, pitrAccess)
         .catch((error) => {
           throw describeServerError(error, `registering "${entry.name}" with ${server.url}`);
         })

@@ -1,6 +1,7 @@
 // The line `setup` and `db add` print about point-in-time recovery, and the hint with the exact
 // mongosh command that grants what is missing. Not being able to is no error: the feature is
 // optional, so these are said, not thrown.
+import type { PitrAccess } from "../../../../protocol/agent-protocol.ts";
 import type { OplogAccess, RoleGrant, UserAccess } from "./oplog-access.ts";
 
 export type AccessLine = { line: string; hint?: string };
@@ -33,4 +34,10 @@ export function describeGrant(user: UserAccess["user"], roles: RoleGrant[]): str
   const who = user ?? { user: "USER", db: "admin" };
   const list = roles.map((grant) => `{ role: "${grant.role}", db: ${JSON.stringify(grant.db)} }`).join(", ");
   return `db.getSiblingDB(${JSON.stringify(who.db)}).grantRolesToUser(${JSON.stringify(who.user)}, [${list}])`;
+}
+
+/** The facts the server records for the database, so the web can refuse turning PITR on. */
+export function summarizeOplogAccess(access: OplogAccess): PitrAccess {
+  if (access.kind === "standalone") return { status: "standalone", missingRoles: [] };
+  return { status: access.missingRoles.length === 0 ? "ready" : "missing-roles", missingRoles: access.missingRoles };
 }
