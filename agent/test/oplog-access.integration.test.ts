@@ -23,6 +23,7 @@ const USERS: TestUser[] = [
   { username: "both", password: "pw", roles: [admin("backup"), admin("restore")] },
   { username: "ready", password: "pw", roles: [admin("backup"), admin("restore"), READ_WRITE] },
   { username: "root", password: "pw", roles: [admin("root")] },
+  { username: "anyreader", password: "pw", roles: [admin("readAnyDatabase"), READ_WRITE] },
 ];
 
 let replicaSet: MongoTestServer;
@@ -77,6 +78,13 @@ test("backup and restore: restore grants no update or remove, so readWrite on th
   expect(await pitrLinesOf(replicaSet, "both")).toEqual([
     'dbvault-agent: point-in-time recovery: not possible yet for "shop", the user "both" cannot apply oplog entries (missing: readWrite on shop)',
     'dbvault-agent: hint: to turn it on later, grant the roles in mongosh as an administrator: db.getSiblingDB("admin").grantRolesToUser("both", [{ role: "readWrite", db: "shop" }])',
+  ]);
+});
+
+test("readAnyDatabase does not reach the local database: the oplog stays unreadable without backup", async () => {
+  expect(await pitrLinesOf(replicaSet, "anyreader")).toEqual([
+    'dbvault-agent: point-in-time recovery: not possible yet for "shop", the user "anyreader" cannot read the oplog or apply oplog entries (missing: backup and restore)',
+    'dbvault-agent: hint: to turn it on later, grant the roles in mongosh as an administrator: db.getSiblingDB("admin").grantRolesToUser("anyreader", [{ role: "backup", db: "admin" }, { role: "restore", db: "admin" }])',
   ]);
 });
 

@@ -5,7 +5,7 @@
 // role_graph_builtins.cpp):
 // - reading the oplog: `find` on local.oplog.rs; the built-in `backup` role grants it (find on
 //   the local database). anyNormalResource (`readAnyDatabase`) does not cover local.
-// - applyOps: the `applyOps` action on the cluster (in `restore` since 6.0, and in
+// - applyOps: the `applyOps` action on the cluster (in `restore`, and in
 //   `dbAdminAnyDatabase`, `root`), then, entry by entry, the privileges of the write it does:
 //   insert, update (an upsert also insert) and remove on its namespace, plus the DDL's own.
 //   `restore` grants insert and DDL but neither update nor remove, so `readWrite` on the
@@ -46,7 +46,8 @@ export async function inspectOplogAccess(client: MongoClient, database: string |
 /**
  * Reads the authenticated user's privileges (connectionStatus with showPrivileges): whether it
  * may read local.oplog.rs and apply entries into `database` (undefined: any database), and the
- * roles that would give what is missing. Throws the driver's error.
+ * roles that would give what is missing. Throws the driver's error, or an Error when the server
+ * does not list privileges.
  */
 export async function inspectUserAccess(client: MongoClient, database: string | undefined): Promise<UserAccess> {
   const status = await client.db("admin").command({ connectionStatus: 1, showPrivileges: true });
@@ -54,7 +55,9 @@ export async function inspectUserAccess(client: MongoClient, database: string | 
   const user = users[0];
   // No one authenticated and the commands still ran: access control is off, everything is allowed.
   if (!user) return { canReadOplog: true, canApplyOplog: true, missingRoles: [] };
-  const privileges = (status.authInfo?.authenticatedUserPrivileges ?? []) as Privilege[];
+  const privileges = status.authInfo?.authenticatedUserPrivileges as Privilege[] | undefined;
+  // FerretDB and other look-alikes may answer without the list: nothing can be said then.
+  if (!Array.isArray(privileges)) throw new Error("the server does not list the user's privileges (connectionStatus showPrivileges)");
   const allows = (action: string, matches: (resource: Privilege["resource"]) => boolean) =>
     privileges.some(
       (privilege) =>
