@@ -60,31 +60,47 @@ async function pitrLinesOf(server: MongoTestServer, user: string): Promise<strin
   return lines.slice(at, lines[at + 1]?.startsWith("dbvault-agent: hint:") ? at + 2 : at + 1);
 }
 
-test("only readWrite: neither the oplog can be read nor entries applied; backup and restore named", async () => {
-  expect(await pitrLinesOf(replicaSet, "writer")).toEqual([
-    'dbvault-agent: point-in-time recovery: not possible yet for "shop", the user "writer" cannot read the oplog or apply oplog entries (missing: backup and restore)',
-    'dbvault-agent: hint: to turn it on later, grant the roles in mongosh as an administrator: db.getSiblingDB("admin").grantRolesToUser("writer", [{ role: "backup", db: "admin" }, { role: "restore", db: "admin" }])',
-  ]);
-});
+// Each user lacking something: the line (what cannot be done, the roles missing) and the grant.
+const MISSING: [why: string, user: string, cannot: string, grants: string][] = [
+  [
+    "only readWrite: neither the oplog can be read nor entries applied",
+    "writer",
+    "read the oplog or apply oplog entries (missing: backup and restore)",
+    "backup restore",
+  ],
+  [
+    "backup alone reads the oplog; applying needs restore (applyOps) and readWrite (update, remove)",
+    "backer",
+    "apply oplog entries (missing: restore and readWrite on shop)",
+    "restore readWrite",
+  ],
+  [
+    "backup and restore: restore grants no update or remove, so readWrite is still named",
+    "both",
+    "apply oplog entries (missing: readWrite on shop)",
+    "readWrite",
+  ],
+  [
+    "readAnyDatabase does not reach the local database: the oplog stays unreadable without backup",
+    "anyreader",
+    "read the oplog or apply oplog entries (missing: backup and restore)",
+    "backup restore",
+  ],
+];
+const GRANTS: Record<string, string> = {
+  backup: '{ role: "backup", db: "admin" }',
+  restore: '{ role: "restore", db: "admin" }',
+  readWrite: '{ role: "readWrite", db: "shop" }',
+};
 
-test("backup alone reads the oplog; applying needs restore (applyOps) and readWrite (update, remove)", async () => {
-  expect(await pitrLinesOf(replicaSet, "backer")).toEqual([
-    'dbvault-agent: point-in-time recovery: not possible yet for "shop", the user "backer" cannot apply oplog entries (missing: restore and readWrite on shop)',
-    'dbvault-agent: hint: to turn it on later, grant the roles in mongosh as an administrator: db.getSiblingDB("admin").grantRolesToUser("backer", [{ role: "restore", db: "admin" }, { role: "readWrite", db: "shop" }])',
-  ]);
-});
-
-test("backup and restore: restore grants no update or remove, so readWrite on the database is still named", async () => {
-  expect(await pitrLinesOf(replicaSet, "both")).toEqual([
-    'dbvault-agent: point-in-time recovery: not possible yet for "shop", the user "both" cannot apply oplog entries (missing: readWrite on shop)',
-    'dbvault-agent: hint: to turn it on later, grant the roles in mongosh as an administrator: db.getSiblingDB("admin").grantRolesToUser("both", [{ role: "readWrite", db: "shop" }])',
-  ]);
-});
-
-test("readAnyDatabase does not reach the local database: the oplog stays unreadable without backup", async () => {
-  expect(await pitrLinesOf(replicaSet, "anyreader")).toEqual([
-    'dbvault-agent: point-in-time recovery: not possible yet for "shop", the user "anyreader" cannot read the oplog or apply oplog entries (missing: backup and restore)',
-    'dbvault-agent: hint: to turn it on later, grant the roles in mongosh as an administrator: db.getSiblingDB("admin").grantRolesToUser("anyreader", [{ role: "backup", db: "admin" }, { role: "restore", db: "admin" }])',
+test.each(MISSING)("%s", async (_why, user, cannot, grants) => {
+  const roles = grants
+    .split(" ")
+    .map((role) => GRANTS[role])
+    .join(", ");
+  expect(await pitrLinesOf(replicaSet, user)).toEqual([
+    `dbvault-agent: point-in-time recovery: not possible yet for "shop", the user "${user}" cannot ${cannot}`,
+    `dbvault-agent: hint: to turn it on later, grant the roles in mongosh as an administrator: db.getSiblingDB("admin").grantRolesToUser("${user}", [${roles}])`,
   ]);
 });
 
