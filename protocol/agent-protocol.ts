@@ -53,6 +53,17 @@ export const Progress = T.Object({
 });
 export type Progress = Static<typeof Progress>;
 
+/**
+ * Whether point-in-time recovery can be turned on for a database, as `setup` and `db add` found
+ * it: "ready" (the user reads the oplog and applies entries), "standalone" (no oplog), or
+ * "missing-roles" with the built-in roles to grant. The web refuses turning PITR on unless ready.
+ */
+export const PitrAccess = T.Object({
+  status: T.Union([T.Literal("ready"), T.Literal("standalone"), T.Literal("missing-roles")]),
+  missingRoles: T.Array(T.Object({ role: ShortText(64), db: ShortText(64) }), { maxItems: 8 }),
+});
+export type PitrAccess = Static<typeof PitrAccess>;
+
 export const RegisterRequest = T.Object({
   name: ShortText(100),
   hostname: ShortText(255),
@@ -64,6 +75,8 @@ export const RegisterRequest = T.Object({
    * new credentials (the old ones stop working) instead of registering a second agent.
    */
   agentId: T.Optional(T.String({ minLength: 1, maxLength: 64 })),
+  /** What the point-in-time check found for the databases it could ask (absent: older agents, or none answered). */
+  pitrAccess: T.Optional(T.Array(T.Object({ database: Name, access: PitrAccess }), { maxItems: 1000 })),
 });
 export type RegisterRequest = Static<typeof RegisterRequest>;
 
@@ -77,7 +90,7 @@ export const RegisterResponse = T.Object({
 });
 export type RegisterResponse = Static<typeof RegisterResponse>;
 
-export const AddDatabaseRequest = T.Object({ name: Name });
+export const AddDatabaseRequest = T.Object({ name: Name, pitrAccess: T.Optional(PitrAccess) });
 
 export const UploadStatus = T.Object({
   parts: T.Array(T.Object({ partNumber: T.Integer(), size: T.Integer() })),

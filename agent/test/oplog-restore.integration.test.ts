@@ -188,4 +188,52 @@ describe("restoring a backup that carries an oplog", () => {
     expect(snapshotState(target.state, DATABASE)).toEqual(before);
     expect(await targetNames()).toEqual(["drafts", "orders"]);
   });
+
+  // mongod checks applyOps per entry (the applyOps action on the cluster, then the entry's own
+  // write), so a restore user with readWrite alone would fail at the first entry; the restore
+  // asks connectionStatus first and stops naming the role. The test server reports the roles'
+  // privileges as mongod does; it does not enforce them, so the check alone must stop the replay.
+  test("a user who cannot apply entries fails before the swap, naming the role to grant: the target is untouched", async () => {
+    const guarded = await startMongoTestServer({
+      replicaSet: { name: "rs2" },
+      users: [
+        { username: "writer", password: "pw", roles: [{ role: "readWrite", db: DATABASE }] },
+        {
+          username: "restorer",
+          password: "pw",
+          roles: [
+            { role: "restore", db: "admin" },
+            { role: "readWrite", db: DATABASE },
+          ],
+        },
+      ],
+    });
+    const uriOf = (user: string) => `mongodb://${user}:pw@127.0.0.1:${guarded.port}/?authSource=admin`;
+    try {
+      const client = await new MongoClient(uriOf("restorer"), { serverSelectionTimeoutMS: 5000 }).connect();
+      await client.db(DATABASE).collection<LooseDocument>("orders").insertOne({ _id: 0, old: true });
+      await client.close();
+      const before = snapshotState(guarded.state, DATABASE);
+      const archive = await archiveWith([entry(1, { op: "u", ns: `${DATABASE}.orders`, o: { $v: 2, diff: { u: { total: 11 } } }, o2: { _id: 1 } })]);
+      const failure = await restoreDatabase({ uri: uriOf("writer"), database: DATABASE, input: [archive], tools: { mode: "builtin" } }).catch(
+        (error: unknown) => error,
+      );
+      expect(isDumpError(failure, "database-error")).toBe(true);
+      expect((failure as Error).message).toBe(
+        'the backup holds oplog entries and the user "writer" cannot apply oplog entries (missing: restore), so nothing was replaced',
+      );
+      expect((failure as { hint?: string }).hint).toBe(
+        'the target database is unchanged; grant the roles in mongosh as an administrator: db.getSiblingDB("admin").grantRolesToUser("writer", [{ role: "restore", db: "admin" }]), then restore again',
+      );
+      expect(snapshotState(guarded.state, DATABASE)).toEqual(before);
+      // With restore and readWrite the same backup restores, entries applied.
+      const result = await restoreDatabase({ uri: uriOf("restorer"), database: DATABASE, input: [archive], tools: { mode: "builtin" } });
+      expect(result.oplog).toMatchObject({ entries: 1, applied: 1 });
+      const after = await new MongoClient(uriOf("restorer"), { serverSelectionTimeoutMS: 5000 }).connect();
+      expect(await after.db(DATABASE).collection("orders").find().toArray()).toEqual([{ _id: 1, total: 11 }] as never);
+      await after.close();
+    } finally {
+      await guarded.stop();
+    }
+  });
 });

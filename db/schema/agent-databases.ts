@@ -1,4 +1,4 @@
-import { index, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import { index, jsonb, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
 import { agents } from "./agents";
 import { createdAtColumn } from "./columns";
 import { databases } from "./databases";
@@ -18,6 +18,8 @@ export const agentDatabases = pgTable(
       .notNull()
       .references(() => databases.id, { onDelete: "cascade" }),
     createdAt: createdAtColumn(),
+    /** What this agent's point-in-time check found for the database (null: not reported); PitrAccess of the agent protocol. */
+    pitrAccess: jsonb("pitr_access").$type<{ status: "ready" | "standalone" | "missing-roles"; missingRoles: { role: string; db: string }[] }>(),
   },
   (table) => [primaryKey({ columns: [table.agentId, table.databaseId] }), index("agent_databases_database_idx").on(table.databaseId)],
 );

@@ -9,7 +9,16 @@ import type { ServerState } from "./server-state";
 export type Document = Record<string, unknown>;
 
 /** A user the server accepts with SCRAM-SHA-256 (when any are configured, auth is required). */
-export type TestUser = { username: string; password: string; database?: string };
+export type TestUser = {
+  username: string;
+  password: string;
+  database?: string;
+  /** Built-in roles the user holds, as connectionStatus reports them; without it, root's. */
+  roles?: RoleName[];
+};
+
+/** A role granted in a database, as mongod names it. */
+export type RoleName = { role: string; db: string };
 
 /** Per-connection facts: the id hello reports, the peer, and who has authenticated. */
 export type ConnectionInfo = {

@@ -6,6 +6,9 @@
 import { connectClient } from "../dump/builtin/client.ts";
 import { describeUriHosts, DumpError } from "../dump/index.ts";
 import { CliError, EXIT } from "../cli-error.ts";
+import type { PitrAccess } from "../../../protocol/agent-protocol.ts";
+import { checkOplogAccess, summarizeOplogAccess } from "../oplog/permissions/index.ts";
+import type { CommandContext } from "./context.ts";
 import { type ConnectionProblem, findConnectionStringProblem } from "./connection-string-check.ts";
 
 /** How long a check looks for the server: long enough for a remote TLS handshake, short enough to wait for. */
@@ -23,6 +26,18 @@ export async function checkConnection(uri: string): Promise<string> {
   } catch (error) {
     throw new ConnectionCheckError(describeConnectionFailure(error, host));
   }
+}
+
+/**
+ * Says whether point-in-time recovery is possible for the database (replica set, oplog readable,
+ * entries applicable) and the grant that makes it so; answers the facts the server records
+ * (undefined when the server could not be asked). Never fails: the feature is optional.
+ */
+export async function reportOplogAccess(context: CommandContext, name: string, uri: string): Promise<PitrAccess | undefined> {
+  const { access, line, hint } = await checkOplogAccess(name, uri, CHECK_TIMEOUT_MS);
+  context.say(line);
+  if (hint) context.say(`hint: ${hint}`);
+  return access && summarizeOplogAccess(access);
 }
 
 /** A failed connection check, put in plain words. */

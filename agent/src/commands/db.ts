@@ -9,6 +9,7 @@ import { parseOptions } from "./parse-args.ts";
 import { createPrompter } from "./prompt.ts";
 import { askDatabase } from "./database-prompt.ts";
 import { describeServerError, testDatabaseConnection } from "./server-link.ts";
+import { reportOplogAccess } from "./database-check.ts";
 import { reportDatabaseStates } from "./setup.ts";
 import { DB_URI_ENV, readSingleDatabase } from "./setup-inputs.ts";
 import { COMMON_OPTIONS } from "./shared.ts";
@@ -42,9 +43,10 @@ async function addDatabase(args: string[], context: CommandContext): Promise<num
     );
   }
   if (!asked) context.say(`connected to "${entry.name}" at ${await testDatabaseConnection(entry.name, entry.uri)}`);
+  const pitrAccess = await reportOplogAccess(context, entry.name, entry.uri);
   const registered = server
     ? await createServerClient(server)
-        .addDatabase(entry.name)
+        .addDatabase(entry.name, pitrAccess)
         .catch((error) => {
           throw describeServerError(error, `registering "${entry.name}" with ${server.url}`);
         })

@@ -14,6 +14,8 @@ import { parseOptions } from "./parse-args.ts";
 import { createPrompter, InputEndedError, type Prompter } from "./prompt.ts";
 import { runServiceCommand } from "./service.ts";
 import { describeAgentHost, describeServerError, isInsecureServer, normalizeServerUrl, testDatabaseConnection } from "./server-link.ts";
+import { reportOplogAccess } from "./database-check.ts";
+import type { RegisterRequest } from "../../../protocol/agent-protocol.ts";
 import { API_KEY_ENV, checkOneStdinReader, parseDatabasesText, readApiKey, readSecretFile, readSingleDatabase } from "./setup-inputs.ts";
 import { promptDatabases } from "./database-prompt.ts";
 import { COMMON_OPTIONS } from "./shared.ts";
@@ -59,6 +61,11 @@ export async function runSetupCommand(args: string[], context: CommandContext): 
     const host = await testDatabaseConnection(database.name, database.uri);
     context.say(`connected to "${database.name}" at ${host}`);
   }
+  const pitrAccess: NonNullable<RegisterRequest["pitrAccess"]> = [];
+  for (const database of given) {
+    const access = await reportOplogAccess(context, database.name, database.uri);
+    if (access) pitrAccess.push({ database: database.name, access });
+  }
   const databases: DatabaseEntry[] = [...existing.databases.filter((old) => !given.some((entry) => entry.name === old.name)), ...given];
 
   const newKey = existing.masterKey === undefined ? generateMasterKey() : null;
@@ -72,6 +79,7 @@ export async function runSetupCommand(args: string[], context: CommandContext): 
       ...describeAgentHost(),
       version: AGENT_VERSION,
       databases: databases.map((entry) => entry.name),
+      ...(pitrAccess.length > 0 ? { pitrAccess } : {}),
       ...(existing.server?.agentId ? { agentId: existing.server.agentId } : {}),
     })
     .catch((error) => {

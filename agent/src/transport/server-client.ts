@@ -1,4 +1,5 @@
 import {
+  type PitrAccess,
   AgentHeaders,
   agentApi,
   type BackupKeysAnswer,
@@ -80,8 +81,9 @@ export function createServerClient(credentials: ServerCredentials) {
     async register(input: RegisterRequest): Promise<RegisterResponse> {
       return readJson(agentApi.register, await call(agentApi.register, { method: "POST", ...json(input) }));
     },
-    async addDatabase(name: string): Promise<{ databases: { name: string; isActive: boolean }[] }> {
-      return readJson(agentApi.databases, await call(agentApi.databases, { method: "POST", ...json({ name }) }));
+    /** Adds a database name, with what the point-in-time check found when it could ask. */
+    async addDatabase(name: string, pitrAccess?: PitrAccess): Promise<{ databases: { name: string; isActive: boolean }[] }> {
+      return readJson(agentApi.databases, await call(agentApi.databases, { method: "POST", ...json({ name, ...(pitrAccess ? { pitrAccess } : {}) }) }));
     },
     async uploadStatus(backupId: string): Promise<UploadStatus> {
       return readJson(agentApi.uploadStatus(backupId), await call(agentApi.uploadStatus(backupId)));

@@ -6,6 +6,7 @@ import { CommandError } from "../errors";
 import { MAX_BSON_OBJECT_SIZE, MAX_WIRE_VERSION } from "../limits";
 import { describeFeatureCompatibility, parseVersion } from "../server-version";
 import { AUTH_SCHEMA_VERSION } from "./user-commands";
+import { describePrivileges } from "../builtin-roles";
 import { awaitTopologyChange, describeMember } from "../replica-set/replica-set-commands";
 
 const LOGICAL_SESSION_TIMEOUT_MINUTES = 30;
@@ -93,9 +94,14 @@ function answerServerStatus(context: CommandContext): Document {
   };
 }
 
+// The authenticated user's roles (a user configured without roles holds root) and, with
+// showPrivileges, what they grant; without authentication, nothing, as on mongod.
 function answerConnectionStatus(context: CommandContext): Document {
   const user = context.connection.authenticatedUser;
-  return { authInfo: { authenticatedUsers: user ? [user] : [], authenticatedUserRoles: [] } };
+  const known = user ? context.users.find((candidate) => candidate.username === user.user && (candidate.database ?? "admin") === user.db) : undefined;
+  const roles = known ? (known.roles ?? [{ role: "root", db: "admin" }]) : [];
+  const privileges = context.body.showPrivileges === true ? { authenticatedUserPrivileges: describePrivileges(roles) } : {};
+  return { authInfo: { authenticatedUsers: user ? [user] : [], authenticatedUserRoles: roles, ...privileges } };
 }
 
 const answerNothing: CommandHandler = () => ({});

@@ -6,6 +6,7 @@
 // and drops, at the swap, the targets of those it no longer had.
 import type { MongoClient } from "mongodb";
 import { applyOplog, OplogApplyError } from "../../oplog/apply/index.ts";
+import { findMissingApplyPrivileges } from "../../oplog/permissions/index.ts";
 import { DumpError } from "../errors.ts";
 import { type CollectionMetadata, OPLOG_NAMESPACE } from "../mongodump-archive/index.ts";
 import type { RestorePlan } from "../restore-plan.ts";
@@ -51,6 +52,7 @@ export async function replayArchiveOplog<State extends ReplayedState>(request: O
   let applied = 0;
   const removed: State[] = [];
   const databases = plan.onlyDatabase !== undefined ? [plan.onlyDatabase] : plan.sourceDatabases;
+  await requireApplyPrivileges(request, databases);
   for (const db of databases) {
     const stateOf = (collection: string): State | undefined => {
       const known = states.get(`${db}.${collection}`);
@@ -98,6 +100,17 @@ export async function replayArchiveOplog<State extends ReplayedState>(request: O
     }
   }
   return { applied, removed };
+}
+
+/** Throws DumpError "database-error" naming the roles to grant when the user cannot apply entries. */
+async function requireApplyPrivileges(request: OplogReplayRequest<ReplayedState>, databases: string[]): Promise<void> {
+  const { rename } = request.plan;
+  const targets = [...new Set(databases.map((db) => (rename && db === rename.from ? rename.to : db)))];
+  const missing = await findMissingApplyPrivileges(request.client, targets.length === 1 ? targets[0] : undefined);
+  if (!missing) return;
+  throw new DumpError("database-error", `the backup holds oplog entries and ${missing.problem}, so nothing was replaced`, {
+    hint: `the target database is unchanged; grant the roles in mongosh as an administrator: ${missing.grant}, then restore again`,
+  });
 }
 
 const NEW_COLLECTION_MARK = "created by the backup's oplog";

@@ -62,7 +62,12 @@ export const agentLinkController = (ctx: AppContext) => {
       "/databases",
       async ({ headers, body }) => {
         const { user, agent } = await authenticateAgent(ctx, headers);
-        return { databases: await declareDatabases(ctx, user, agent.id, [body.name], { exact: false }) };
+        return {
+          databases: await declareDatabases(ctx, user, agent.id, [body.name], {
+            exact: false,
+            ...(body.pitrAccess ? { pitrAccess: new Map([[body.name, body.pitrAccess]]) } : {}),
+          }),
+        };
       },
       { body: AddDatabaseRequest, response: { 200: agentAnswers.databases }, detail: { summary: "Add a database name (dbvault-agent db add)" } },
     )

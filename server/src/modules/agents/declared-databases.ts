@@ -5,6 +5,7 @@
 import { and, asc, count, eq, inArray, notInArray, sql } from "drizzle-orm";
 import { agentDatabases, agents, databases, users, type UserRow } from "@db/schema";
 import type { DbOrTx } from "@db/client";
+import type { PitrAccess } from "@protocol/agent-protocol";
 import type { AppContext } from "../../context";
 import { planOfUser } from "../plans/service";
 
@@ -30,7 +31,7 @@ export async function declareDatabasesIn(
   user: Pick<UserRow, "id" | "planId">,
   agentId: string,
   names: string[],
-  options: { exact: boolean },
+  options: { exact: boolean; pitrAccess?: Map<string, PitrAccess> },
 ) {
   const plan = await planOfUser(tx, user.planId);
   const unique = [...new Set(names)];
@@ -42,6 +43,7 @@ export async function declareDatabasesIn(
           .from(databases)
           .where(and(eq(databases.userId, user.id), inArray(databases.name, unique)));
   const declaredIds = known.map((row) => row.id);
+  const idOf = new Map(known.map((row) => [row.name, row.id]));
   for (const name of unique.filter((candidate) => !known.some((row) => row.name === candidate))) {
     const [active] = await tx
       .select({ total: count() })
@@ -54,6 +56,7 @@ export async function declareDatabasesIn(
       .values({ userId: user.id, agentId, name, isActive, nextBackupAt: isActive ? ctx.now() : null })
       .returning({ id: databases.id });
     declaredIds.push(created!.id);
+    idOf.set(name, created!.id);
   }
   if (options.exact) {
     const dropped = tx.delete(agentDatabases);
@@ -68,6 +71,15 @@ export async function declareDatabasesIn(
       .insert(agentDatabases)
       .values(declaredIds.map((databaseId) => ({ agentId, databaseId })))
       .onConflictDoNothing();
+    // What this agent's check found: kept per agent, since each connects with its own user.
+    for (const [name, pitrAccess] of options.pitrAccess ?? []) {
+      const databaseId = idOf.get(name);
+      if (databaseId)
+        await tx
+          .update(agentDatabases)
+          .set({ pitrAccess })
+          .where(and(eq(agentDatabases.agentId, agentId), eq(agentDatabases.databaseId, databaseId)));
+    }
     // Those with no runner, or a runner that is offline (or gone), are this agent's to run.
     await tx
       .update(databases)
@@ -83,7 +95,13 @@ export async function declareDatabasesIn(
 }
 
 /** declareDatabasesIn in a transaction of its own (`db add`). */
-export async function declareDatabases(ctx: AppContext, user: Pick<UserRow, "id" | "planId">, agentId: string, names: string[], options: { exact: boolean }) {
+export async function declareDatabases(
+  ctx: AppContext,
+  user: Pick<UserRow, "id" | "planId">,
+  agentId: string,
+  names: string[],
+  options: { exact: boolean; pitrAccess?: Map<string, PitrAccess> },
+) {
   return ctx.db.transaction((tx) => declareDatabasesIn(tx, ctx, user, agentId, names, options));
 }
 

@@ -76,7 +76,10 @@ export async function registerAgent(ctx: AppContext, user: UserRow, input: Regis
         .returning()) as [AgentRow];
     }
     await recordAudit(tx, user.id, existing ? "AGENT_REREGISTERED" : "AGENT_REGISTERED", { agentId: agent.id, name: agent.name, hostname: input.hostname });
-    const registered = await declareDatabasesIn(tx, ctx, user, agent.id, input.databases, { exact: true });
+    const registered = await declareDatabasesIn(tx, ctx, user, agent.id, input.databases, {
+      exact: true,
+      pitrAccess: new Map(input.pitrAccess?.map((entry) => [entry.database, entry.access])),
+    });
     return { agentId: agent.id, name: agent.name, registered, again: Boolean(existing) };
   });
   if (again) {

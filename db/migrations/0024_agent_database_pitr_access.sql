@@ -1,0 +1,1 @@
+ALTER TABLE "agent_databases" ADD COLUMN "pitr_access" jsonb;
