@@ -1,4 +1,4 @@
-import { useAtom, useAtomValue } from "jotai";
+import { useAtom } from "jotai";
 import { useCallback, useEffect, useState } from "react";
 import { Card } from "../../../components/ui/card";
 import { askConfirmation } from "../../../components/ui/confirm-dialog";
@@ -12,7 +12,7 @@ import { useRealtimeEvents } from "../hooks/use-realtime-events";
 import { useRestoreHistory } from "../hooks/use-restore-history";
 import { useSystemStatus } from "../hooks/use-system-status";
 import { useTriggerBackup } from "../hooks/use-trigger-backup";
-import { dashboardTabAtom, liveBackupsAtom, liveRestoresAtom, selectedDatabaseAtom } from "../stores/dashboard-atoms";
+import { dashboardTabAtom, selectedDatabaseAtom } from "../stores/dashboard-atoms";
 import { useAgentReleases } from "../../../lib/agent-install";
 import { ONBOARDING_REFRESH_MS, SYSTEM_STATUS_REFRESH_MS } from "../hooks/use-system-status";
 import { chooseDatabase, explainTriggerBlocked } from "../utils/database-selection";
@@ -33,22 +33,16 @@ import { SystemStatusCard } from "./system-status-card";
 export function DashboardPage({ token }: { token: string | null }) {
   const { user } = useSession();
   const { backups, summary, plan, databases, reloadBackups, reloadDatabases } = useDashboardData();
-  const liveRestores = useAtomValue(liveRestoresAtom);
-  const history = useRestoreHistory(liveRestores);
+  const history = useRestoreHistory();
   const [onboarding, setOnboarding] = useState(false);
   const system = useSystemStatus(onboarding ? ONBOARDING_REFRESH_MS : SYSTEM_STATUS_REFRESH_MS);
   const releases = useAgentReleases();
   const [selected, setSelected] = useAtom(selectedDatabaseAtom);
   const [tab, setTab] = useAtom(dashboardTabAtom);
-  const liveBackups = useAtomValue(liveBackupsAtom);
   const [restoring, setRestoring] = useState<Backup | null>(null);
   // The list, the counts, the storage use and the chart are all read again.
   const refreshBackups = useCallback(() => void reloadBackups(), [reloadBackups]);
-  useRealtimeEvents(token, {
-    onBackupSettled: refreshBackups,
-    onRestoreSettled: () => void history.reload(),
-    onReconnected: () => Promise.all([reloadBackups(), history.reload(), system.reload()]),
-  });
+  useRealtimeEvents(token);
   const { trigger, busy } = useTriggerBackup(refreshBackups);
   const { download, downloadingId } = useBackupDownload();
   const chartBackups = useDatabaseBackups(selected);
@@ -154,7 +148,6 @@ export function DashboardPage({ token }: { token: string | null }) {
               ) : (
                 <BackupsTable
                   backups={backups}
-                  live={liveBackups}
                   onDownload={download}
                   onRestore={setRestoring}
                   onDelete={onDelete}
@@ -165,13 +158,7 @@ export function DashboardPage({ token }: { token: string | null }) {
               )}
             </div>
           ) : (
-            <RestoreHistoryPanel
-              restores={history.restores}
-              error={history.error}
-              loading={history.loading}
-              live={liveRestores}
-              onRefresh={() => void history.reload()}
-            />
+            <RestoreHistoryPanel restores={history.restores} error={history.error} loading={history.loading} onRefresh={() => void history.reload()} />
           )}
         </DashboardTabs>
       </Card>

@@ -6,7 +6,6 @@ import { Icon } from "../../../components/ui/icons";
 import { Spinner } from "../../../components/ui/spinner";
 import { formatDatePattern } from "../../../lib/date-pattern";
 import type { RestoreRecord } from "../api/dashboard-api";
-import type { LiveRestore } from "../stores/dashboard-atoms";
 import { describeRestoreDetails, isRunning } from "../utils/operation-status";
 import { describeDrillResult } from "../utils/trust-format";
 import { RestoreProgress } from "./restore-progress";
@@ -17,7 +16,7 @@ export const HISTORY_DATE_PATTERN = "MMM d, yyyy h:mm a";
 const COLUMNS = ["Database", "Status", "Requested", "Completed", "Details"] as const;
 
 /** A finished restore's Details: the error or status in words; a drill's findings in full (its error on hover). */
-function RestoreDetails({ restore }: { restore: Omit<RestoreRecord, "status"> & { status: string } }) {
+function RestoreDetails({ restore }: { restore: RestoreRecord }) {
   const short = describeRestoreDetails(restore);
   const drill = describeDrillResult(restore);
   if (!drill) return <>{short}</>;
@@ -35,12 +34,11 @@ type Props = {
   restores: RestoreRecord[] | null;
   error: string | null;
   loading: boolean;
-  live: Record<string, LiveRestore>;
   onRefresh: () => void;
 };
 
 /** Restore History (spec 2): columns, live progress for running restores, empty and error states. */
-export function RestoreHistoryPanel({ restores, error, loading, live, onRefresh }: Props) {
+export function RestoreHistoryPanel({ restores, error, loading, onRefresh }: Props) {
   return (
     <section aria-labelledby="restore-history-title">
       <div className="flex flex-wrap items-start justify-between gap-3 p-5">
@@ -84,9 +82,7 @@ export function RestoreHistoryPanel({ restores, error, loading, live, onRefresh 
             </thead>
             <tbody className="divide-y divide-slate-100">
               {restores.map((restore) => {
-                const update = live[restore.id];
-                const status = update?.status ?? restore.status;
-                const progress = update?.progress ?? restore.progress;
+                const { status, progress } = restore;
                 return (
                   <tr key={restore.id} data-testid="restore-row">
                     <td className="px-4 py-3 font-medium text-slate-900" data-label={COLUMNS[0]}>
@@ -113,11 +109,7 @@ export function RestoreHistoryPanel({ restores, error, loading, live, onRefresh 
                       {restore.completedAt ? formatDatePattern(restore.completedAt, HISTORY_DATE_PATTERN) : "-"}
                     </td>
                     <td className="px-4 py-3 text-slate-700" data-label={COLUMNS[4]}>
-                      {isRunning(status) ? (
-                        <RestoreProgress databaseName={restore.databaseName} progress={progress} />
-                      ) : (
-                        <RestoreDetails restore={{ ...restore, status, error: update?.error ?? restore.error }} />
-                      )}
+                      {isRunning(status) ? <RestoreProgress databaseName={restore.databaseName} progress={progress} /> : <RestoreDetails restore={restore} />}
                     </td>
                   </tr>
                 );
