@@ -5,6 +5,7 @@ import { Field } from "../../../components/ui/field";
 import { toast } from "../../../components/ui/toast-store";
 import { readErrorMessage } from "../../../lib/api-client";
 import { AuthenticationCodeField } from "../../../components/auth/authentication-code-field";
+import { CurrentPasswordField } from "../../../components/auth/current-password-field";
 import { updateSessionUser } from "../../../lib/auth/session";
 import { type Profile, updateProfileRequest } from "../api/account-api";
 import { isEmailChange, validateProfile } from "../utils/profile-validation";
@@ -66,19 +67,14 @@ export function AccountTab({ profile, onSaved }: { profile: Profile; onSaved: (c
       <Field label="Email address" type="email" autoComplete="email" value={email} error={errors.email} onChange={(e) => setEmail(e.target.value)} />
       {changingEmail ? (
         <>
-          <Field
-            label="Current password"
-            type="password"
+          <CurrentPasswordField
             name="currentPassword"
-            autoComplete="current-password"
             value={currentPassword}
             error={errors.currentPassword}
             hint="To change your e-mail, confirm it is you. We mail a link to the new address, and tell the old one."
             onChange={(e) => setCurrentPassword(e.target.value)}
           />
-          {profile.twoFactorEnabled ? (
-            <AuthenticationCodeField value={code} onChange={setCode} hint="The 6-digit code from your authenticator app, or a recovery code." />
-          ) : null}
+          {profile.twoFactorEnabled ? <AuthenticationCodeField value={code} onChange={setCode} /> : null}
         </>
       ) : null}
       <Button type="submit" disabled={busy}>

@@ -7,6 +7,7 @@ import { Icon } from "../../../components/ui/icons";
 import { toast } from "../../../components/ui/toast-store";
 import { readErrorMessage } from "../../../lib/api-client";
 import { AuthenticationCodeField } from "../../../components/auth/authentication-code-field";
+import { CurrentPasswordField } from "../../../components/auth/current-password-field";
 import { useSession } from "../../../lib/auth/use-session";
 import { startSession } from "../../../lib/auth/session";
 import { changePasswordRequest } from "../api/account-api";
@@ -89,7 +90,7 @@ export function ProfileSecurityTab({ apiKey, onApiKeyReplaced }: { apiKey: strin
         <h2 className="text-lg font-semibold text-slate-900">Change Password</h2>
         <form onSubmit={onSubmit} noValidate className="mt-4 space-y-4">
           {problem ? <Alert>{problem}</Alert> : null}
-          <Field label="Current password" type="password" autoComplete="current-password" value={form.currentPassword} onChange={update("currentPassword")} />
+          <CurrentPasswordField value={form.currentPassword} onChange={update("currentPassword")} />
           <Field label="New password" type="password" autoComplete="new-password" value={form.newPassword} onChange={update("newPassword")} />
           <Field label="Confirm new password" type="password" autoComplete="new-password" value={form.confirmPassword} onChange={update("confirmPassword")} />
           {twoFactor ? (

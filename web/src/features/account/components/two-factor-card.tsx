@@ -3,10 +3,10 @@ import { type FormEvent, useState } from "react";
 import { Alert } from "../../../components/ui/alert";
 import { Button } from "../../../components/ui/button";
 import { Card } from "../../../components/ui/card";
-import { Field } from "../../../components/ui/field";
 import { toast } from "../../../components/ui/toast-store";
 import { readErrorMessage } from "../../../lib/api-client";
 import { AuthenticationCodeField } from "../../../components/auth/authentication-code-field";
+import { CurrentPasswordField } from "../../../components/auth/current-password-field";
 import { useSession } from "../../../lib/auth/use-session";
 import { startSession } from "../../../lib/auth/session";
 import {
@@ -106,18 +106,8 @@ export function TwoFactorCard() {
     await reload();
   });
 
-  const passwordField = (
-    <Field
-      label="Current password"
-      type="password"
-      name="password"
-      autoComplete="current-password"
-      value={password}
-      onChange={(e) => setPassword(e.target.value)}
-      required
-    />
-  );
-  const codeField = <AuthenticationCodeField value={code} onChange={setCode} hint="The 6-digit code from your authenticator app, or a recovery code." />;
+  const passwordField = <CurrentPasswordField name="password" value={password} onChange={(e) => setPassword(e.target.value)} required />;
+  const codeField = <AuthenticationCodeField value={code} onChange={setCode} />;
 
   return (
     <Card className="p-6" role="region" aria-labelledby="two-factor-heading">
