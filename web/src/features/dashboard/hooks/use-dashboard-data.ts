@@ -4,7 +4,7 @@ import { useQueryClient } from "@tanstack/react-query";
 import { useCallback } from "react";
 import { databasesQueryKey, useDatabases } from "../../../lib/api/get-databases";
 import { useUserPlan } from "../../../lib/api/get-user-plan";
-import { reloadBackupLists, useBackupSummary, useDatabaseBackups as useDatabaseBackupsQuery, useRecentBackups } from "../api/get-backups";
+import { useBackupSummary, useDatabaseBackups as useDatabaseBackupsQuery, useRecentBackups } from "../api/get-backups";
 import type { Backup } from "../api/dashboard-api";
 
 export function useDashboardData() {
@@ -14,7 +14,6 @@ export function useDashboardData() {
   const plan = useUserPlan();
   const databases = useDatabases();
 
-  const reloadBackups = useCallback(() => reloadBackupLists(queryClient), [queryClient]);
   const reloadDatabases = useCallback(() => queryClient.invalidateQueries({ queryKey: databasesQueryKey }), [queryClient]);
 
   return {
@@ -23,7 +22,6 @@ export function useDashboardData() {
     summary: summary.data ?? null,
     plan: plan.data ?? null,
     databases: databases.data ?? (databases.isError ? [] : null),
-    reloadBackups,
     reloadDatabases,
   };
 }
