@@ -10,7 +10,7 @@ import { AuthenticationCodeField } from "../../../components/auth/authentication
 import { CurrentPasswordField } from "../../../components/auth/current-password-field";
 import { useSession } from "../../../lib/auth/use-session";
 import { startSession } from "../../../lib/auth/session";
-import { changePasswordRequest } from "../api/account-api";
+import { useChangePassword } from "../api/account-mutations";
 import { validatePasswordChange } from "../utils/password-change";
 import { TwoFactorCard } from "./two-factor-card";
 
@@ -20,7 +20,7 @@ const EMPTY = { currentPassword: "", newPassword: "", confirmPassword: "" };
  * The API key (Show/Hide), two-factor sign-in and Change Password, which also replaces the API key
  * unless unticked: whoever learnt the old password may have copied the key shown here.
  */
-export function ProfileSecurityTab({ apiKey, onApiKeyReplaced }: { apiKey: string; onApiKeyReplaced: (apiKey: string) => void }) {
+export function ProfileSecurityTab({ apiKey }: { apiKey: string }) {
   const { user } = useSession();
   const [shown, setShown] = useState(false);
   const [form, setForm] = useState(EMPTY);
@@ -28,38 +28,31 @@ export function ProfileSecurityTab({ apiKey, onApiKeyReplaced }: { apiKey: strin
   const [rotateApiKey, setRotateApiKey] = useState(true);
   const twoFactor = user?.twoFactorEnabled ?? false;
   const [problem, setProblem] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { mutate: changePassword, isPending: busy } = useChangePassword();
   const update = (key: keyof typeof EMPTY) => (event: { target: { value: string } }) => setForm((f) => ({ ...f, [key]: event.target.value }));
 
-  const onSubmit = async (event: FormEvent) => {
+  const onSubmit = (event: FormEvent) => {
     event.preventDefault();
     const invalid = validatePasswordChange(form);
     setProblem(invalid);
     if (invalid) return;
-    setBusy(true);
-    try {
-      const { data, error } = await changePasswordRequest({
-        currentPassword: form.currentPassword,
-        newPassword: form.newPassword,
-        ...(twoFactor ? { code: code.trim() } : {}),
-        rotateApiKey,
-      });
-      if (error || !data) throw error ?? new Error("change failed");
-      // The change ends every other session; this one carries on with the token it answers.
-      if (user) startSession(data.token, data.apiKey ? { ...user, apiKey: data.apiKey } : user);
-      if (data.apiKey) onApiKeyReplaced(data.apiKey);
-      setForm(EMPTY);
-      setCode("");
-      toast({
-        title: "Password updated successfully!",
-        ...(data.apiKey ? { description: "Your API key was replaced too: set up new agents with the new one. Agents already set up keep running." } : {}),
-        variant: "success",
-      });
-    } catch (error) {
-      setProblem(readErrorMessage(error) ?? "Failed to update password");
-    } finally {
-      setBusy(false);
-    }
+    changePassword(
+      { currentPassword: form.currentPassword, newPassword: form.newPassword, ...(twoFactor ? { code: code.trim() } : {}), rotateApiKey },
+      {
+        onSuccess: (data) => {
+          // The change ends every other session; this one carries on with the token it answers.
+          if (user) startSession(data.token, data.apiKey ? { ...user, apiKey: data.apiKey } : user);
+          setForm(EMPTY);
+          setCode("");
+          toast({
+            title: "Password updated successfully!",
+            ...(data.apiKey ? { description: "Your API key was replaced too: set up new agents with the new one. Agents already set up keep running." } : {}),
+            variant: "success",
+          });
+        },
+        onError: (error) => setProblem(readErrorMessage(error) ?? "Failed to update password"),
+      },
+    );
   };
 
   return (
