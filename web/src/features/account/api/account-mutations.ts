@@ -1,20 +1,17 @@
 // The profile page's changes as mutations, each writing what it changed into the shared entries
 // (profile, plan) that the dashboard and Settings read too.
-import { type QueryClient, useMutation, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { answerOf } from "../../../lib/api-client";
-import { type Profile, profileQueryKey } from "../../../lib/api/get-profile";
+import { mergeIntoProfile } from "../../../lib/api/get-profile";
 import { userPlanQueryKey } from "../../../lib/api/get-user-plan";
 import { changePasswordRequest, switchPlanRequest, updateProfileRequest } from "./account-api";
-
-const mergeProfile = (queryClient: QueryClient, changes: Partial<Profile>) =>
-  queryClient.setQueryData<Profile>(profileQueryKey, (current) => (current ? { ...current, ...changes } : current));
 
 /** The name, and the e-mail (which changes only once the link mailed to it is opened). */
 export function useUpdateProfile() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (input: Parameters<typeof updateProfileRequest>[0]) => answerOf(updateProfileRequest(input)),
-    onSuccess: ({ user }) => mergeProfile(queryClient, { name: user.name, email: user.email }),
+    onSuccess: ({ user }) => mergeIntoProfile(queryClient, { name: user.name, email: user.email }),
   });
 }
 
@@ -24,7 +21,7 @@ export function useChangePassword() {
   return useMutation({
     mutationFn: (input: Parameters<typeof changePasswordRequest>[0]) => answerOf(changePasswordRequest(input)),
     onSuccess: ({ apiKey }) => {
-      if (apiKey) mergeProfile(queryClient, { apiKey });
+      if (apiKey) mergeIntoProfile(queryClient, { apiKey });
     },
   });
 }

@@ -3,12 +3,14 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { answerOf } from "../../../lib/api-client";
 import { databasesQueryKey } from "../../../lib/api/get-databases";
+import { mergeIntoProfile } from "../../../lib/api/get-profile";
 import { type SystemStatus, systemStatusQueryKey, type UserAgent } from "../../../lib/api/get-system-status";
 import { settingsQueryKey } from "./get-settings";
 import {
   type AgentAction,
   chooseDatabaseAgentRequest,
   manageAgentRequest,
+  regenerateApiKeyRequest,
   removeAgentRequest,
   renameAgentRequest,
   type SettingsChanges,
@@ -17,6 +19,15 @@ import {
   setDatabaseActiveRequest,
   type UserSettings,
 } from "./settings-api";
+
+/** A new API key (the password, and a code with two-factor sign-in, confirm it is the owner). */
+export function useRegenerateApiKey() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (credentials: Parameters<typeof regenerateApiKeyRequest>[0]) => answerOf(regenerateApiKeyRequest(credentials)),
+    onSuccess: ({ apiKey }) => mergeIntoProfile(queryClient, { apiKey }),
+  });
+}
 
 /** PUT /api/settings; the answer is the whole settings. */
 export function useSaveSettings() {
