@@ -1,6 +1,6 @@
 // The Admin Dashboard's data and actions. Every action changes the list only after the server
 // agreed; a failure leaves the list as it was and shows the spec's message at the top (spec 8).
-import { useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useState } from "react";
 import {
   type AdminAgent,
@@ -40,7 +40,8 @@ export function useAdminDashboard() {
   const agentsQuery = useUserAgents(selectedId);
   // undefined until an action ran: the page then shows what failed to load, if anything did.
   const [actionError, setError] = useState<AdminError | null | undefined>(undefined);
-  const [busy, setBusy] = useState(false);
+  // One action at a time: the page disables every control while one runs.
+  const { mutateAsync: run, isPending: busy } = useMutation({ mutationFn: (action: () => Promise<void>) => action() });
   const loading = usersQuery.isPending || statsQuery.isPending || plansQuery.isPending;
   const loadError = [usersQuery, statsQuery, plansQuery].find((query) => query.isError)?.error ?? null;
   const error =
@@ -52,19 +53,19 @@ export function useAdminDashboard() {
   );
 
   /** Runs one admin action: clears the last error, and on failure shows the new one. */
-  const perform = useCallback(async (action: () => Promise<void>): Promise<boolean> => {
-    setBusy(true);
-    setError(null);
-    try {
-      await action();
-      return true;
-    } catch (failure) {
-      setError(isAdminError(failure) ? failure : { message: ADMIN_LOAD_ERRORS.fallback, detail: null });
-      return false;
-    } finally {
-      setBusy(false);
-    }
-  }, []);
+  const perform = useCallback(
+    async (action: () => Promise<void>): Promise<boolean> => {
+      setError(null);
+      try {
+        await run(action);
+        return true;
+      } catch (failure) {
+        setError(isAdminError(failure) ? failure : { message: ADMIN_LOAD_ERRORS.fallback, detail: null });
+        return false;
+      }
+    },
+    [run],
+  );
 
   const updateUser = useCallback(
     (userId: string, change: UserUpdate) => {
