@@ -7,6 +7,7 @@ import { toast } from "../../../components/ui/toast-store";
 import { readErrorMessage } from "../../../lib/api-client";
 import { AuthenticationCodeField } from "../../../components/auth/authentication-code-field";
 import { CurrentPasswordField } from "../../../components/auth/current-password-field";
+import { usePendingAction } from "../../../lib/api/use-pending-action";
 import { useSession } from "../../../lib/auth/use-session";
 import { startSession } from "../../../lib/auth/session";
 import {
@@ -55,7 +56,7 @@ export function TwoFactorCard() {
   const [password, setPassword] = useState("");
   const [code, setCode] = useState("");
   const [problem, setProblem] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { run, busy } = usePendingAction();
 
   const queryClient = useQueryClient();
   const status = useTwoFactorStatus().data ?? null;
@@ -71,14 +72,11 @@ export function TwoFactorCard() {
   /** Runs one form's call with the busy flag and its error shown in the card. */
   const submit = (action: () => Promise<void>) => async (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
     setProblem(null);
     try {
-      await action();
+      await run(action);
     } catch (error) {
       setProblem(error instanceof Error ? error.message : "Something went wrong");
-    } finally {
-      setBusy(false);
     }
   };
 

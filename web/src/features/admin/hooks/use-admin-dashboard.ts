@@ -1,6 +1,6 @@
 // The Admin Dashboard's data and actions. Every action changes the list only after the server
 // agreed; a failure leaves the list as it was and shows the spec's message at the top (spec 8).
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useQueryClient } from "@tanstack/react-query";
 import { useCallback, useState } from "react";
 import {
   type AdminAgent,
@@ -12,6 +12,7 @@ import {
   type UserUpdate,
   updateUserRequest,
 } from "../api/admin-api";
+import { usePendingAction } from "../../../lib/api/use-pending-action";
 import { adminUsersQueryKey, expectData, useAdminPlans, useAdminUsers, useBackupStats, userAgentsQueryKey, useUserAgents } from "../api/get-admin-dashboard";
 import { ADMIN_ACTION_ERRORS, ADMIN_LOAD_ERRORS, type AdminError } from "../utils/admin-messages";
 import { applyBanState, banReasonToSend, emailToSave, removeById, replaceUser } from "../utils/admin-users";
@@ -41,7 +42,7 @@ export function useAdminDashboard() {
   // undefined until an action ran: the page then shows what failed to load, if anything did.
   const [actionError, setError] = useState<AdminError | null | undefined>(undefined);
   // One action at a time: the page disables every control while one runs.
-  const { mutateAsync: run, isPending: busy } = useMutation({ mutationFn: (action: () => Promise<void>) => action() });
+  const { run, busy } = usePendingAction();
   const loading = usersQuery.isPending || statsQuery.isPending || plansQuery.isPending;
   const loadError = [usersQuery, statsQuery, plansQuery].find((query) => query.isError)?.error ?? null;
   const error =
