@@ -1,7 +1,7 @@
 import { Field } from "../ui/field";
 
 /** The second factor's input: a 6-digit code from an authenticator app, or a recovery code. */
-export function AuthenticationCodeField(props: { value: string; onChange: (value: string) => void; hint: string; autoFocus?: boolean }) {
+export function AuthenticationCodeField(props: { value: string; onChange: (value: string) => void; hint?: string; autoFocus?: boolean }) {
   return (
     <Field
       label="Authentication code"
@@ -11,7 +11,7 @@ export function AuthenticationCodeField(props: { value: string; onChange: (value
       autoFocus={props.autoFocus}
       value={props.value}
       onChange={(e) => props.onChange(e.target.value)}
-      hint={props.hint}
+      hint={props.hint ?? "The 6-digit code from your authenticator app, or a recovery code."}
     />
   );
 }

@@ -2,8 +2,8 @@ import { type FormEvent, useEffect, useState } from "react";
 import { Alert } from "../ui/alert";
 import { Button } from "../ui/button";
 import { Dialog } from "../ui/dialog";
-import { Field } from "../ui/field";
 import { AuthenticationCodeField } from "./authentication-code-field";
+import { CurrentPasswordField } from "./current-password-field";
 
 export type Credentials = { password: string; code?: string };
 
@@ -39,20 +39,15 @@ export function ReauthenticationDialog(props: {
     <Dialog open={props.open} onClose={props.onCancel} title={props.title} description={props.message}>
       <form onSubmit={onSubmit} className="mt-4 space-y-4">
         {props.problem ? <Alert>{props.problem}</Alert> : null}
-        <Field
-          label="Current password"
-          type="password"
+        <CurrentPasswordField
           name="password"
-          autoComplete="current-password"
           value={password}
           onChange={(e) => setPassword(e.target.value)}
           hint="Confirm it is you: a signed-in session alone cannot make this change."
           required
           autoFocus
         />
-        {props.twoFactor ? (
-          <AuthenticationCodeField value={code} onChange={setCode} hint="The 6-digit code from your authenticator app, or a recovery code." />
-        ) : null}
+        {props.twoFactor ? <AuthenticationCodeField value={code} onChange={setCode} /> : null}
         <div className="mt-6 flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
           <Button variant="outline" onClick={props.onCancel}>
             Cancel

@@ -5,54 +5,54 @@ import { Field } from "../../../components/ui/field";
 import { toast } from "../../../components/ui/toast-store";
 import { readErrorMessage } from "../../../lib/api-client";
 import { AuthenticationCodeField } from "../../../components/auth/authentication-code-field";
+import { CurrentPasswordField } from "../../../components/auth/current-password-field";
 import { updateSessionUser } from "../../../lib/auth/session";
-import { type Profile, updateProfileRequest } from "../api/account-api";
+import type { Profile } from "../api/account-api";
+import { useUpdateProfile } from "../api/account-mutations";
 import { isEmailChange, validateProfile } from "../utils/profile-validation";
 
 /**
  * Full name and e-mail address with Save Changes. A new e-mail asks for the current password (and
  * a code with two-factor sign-in) in the same form, and waits for the link mailed to it.
  */
-export function AccountTab({ profile, onSaved }: { profile: Profile; onSaved: (changes: { name: string; email: string }) => void }) {
+export function AccountTab({ profile }: { profile: Profile }) {
   const [name, setName] = useState(profile.name);
   const [email, setEmail] = useState(profile.email);
   const [currentPassword, setCurrentPassword] = useState("");
   const [code, setCode] = useState("");
   const [pendingEmail, setPendingEmail] = useState<string | null>(null);
   const [errors, setErrors] = useState<{ name?: string; email?: string; currentPassword?: string }>({});
-  const [busy, setBusy] = useState(false);
+  const { mutate: updateProfile, isPending: busy } = useUpdateProfile();
   const changingEmail = isEmailChange(profile.email, email);
 
-  const onSubmit = async (event: FormEvent) => {
+  const onSubmit = (event: FormEvent) => {
     event.preventDefault();
     const found = validateProfile({ name, email, currentPassword: changingEmail ? currentPassword : undefined });
     setErrors(found);
     if (found.name || found.email || found.currentPassword) return;
-    setBusy(true);
-    try {
-      const { data, error } = await updateProfileRequest({
+    updateProfile(
+      {
         name: name.trim(),
         ...(changingEmail ? { email: email.trim(), currentPassword, ...(profile.twoFactorEnabled ? { code: code.trim() } : {}) } : {}),
-      });
-      if (error || !data) throw error ?? new Error("update failed");
-      const saved = { name: data.user.name, email: data.user.email };
-      updateSessionUser(saved);
-      onSaved(saved);
-      setName(saved.name);
-      setEmail(saved.email);
-      setCurrentPassword("");
-      setCode("");
-      setPendingEmail(data.pendingEmail);
-      toast({
-        title: "Profile updated successfully!",
-        description: data.pendingEmail ? `We sent a link to ${data.pendingEmail}: your e-mail changes once you open it.` : undefined,
-        variant: "success",
-      });
-    } catch (error) {
-      toast({ title: readErrorMessage(error) ?? "Failed to update profile", variant: "destructive" });
-    } finally {
-      setBusy(false);
-    }
+      },
+      {
+        onSuccess: (data) => {
+          const saved = { name: data.user.name, email: data.user.email };
+          updateSessionUser(saved);
+          setName(saved.name);
+          setEmail(saved.email);
+          setCurrentPassword("");
+          setCode("");
+          setPendingEmail(data.pendingEmail);
+          toast({
+            title: "Profile updated successfully!",
+            description: data.pendingEmail ? `We sent a link to ${data.pendingEmail}: your e-mail changes once you open it.` : undefined,
+            variant: "success",
+          });
+        },
+        onError: (error) => toast({ title: readErrorMessage(error) ?? "Failed to update profile", variant: "destructive" }),
+      },
+    );
   };
 
   return (
@@ -66,19 +66,14 @@ export function AccountTab({ profile, onSaved }: { profile: Profile; onSaved: (c
       <Field label="Email address" type="email" autoComplete="email" value={email} error={errors.email} onChange={(e) => setEmail(e.target.value)} />
       {changingEmail ? (
         <>
-          <Field
-            label="Current password"
-            type="password"
+          <CurrentPasswordField
             name="currentPassword"
-            autoComplete="current-password"
             value={currentPassword}
             error={errors.currentPassword}
             hint="To change your e-mail, confirm it is you. We mail a link to the new address, and tell the old one."
             onChange={(e) => setCurrentPassword(e.target.value)}
           />
-          {profile.twoFactorEnabled ? (
-            <AuthenticationCodeField value={code} onChange={setCode} hint="The 6-digit code from your authenticator app, or a recovery code." />
-          ) : null}
+          {profile.twoFactorEnabled ? <AuthenticationCodeField value={code} onChange={setCode} /> : null}
         </>
       ) : null}
       <Button type="submit" disabled={busy}>

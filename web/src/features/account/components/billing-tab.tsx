@@ -1,4 +1,3 @@
-import { useState } from "react";
 import { formatBytes } from "@protocol/format";
 import { Alert } from "../../../components/ui/alert";
 import { Button } from "../../../components/ui/button";
@@ -9,17 +8,19 @@ import { toast } from "../../../components/ui/toast-store";
 import { readErrorMessage } from "../../../lib/api-client";
 import { cn } from "../../../lib/cn";
 import { formatPercent } from "../../../lib/format-percent";
-import { type Plan, switchPlanRequest, type UserPlan } from "../api/account-api";
+import type { Plan, UserPlan } from "../api/account-api";
+import { useSwitchPlan } from "../api/account-mutations";
 import { canSwitchToPlan, computeStoragePercent, describePlanLimits, formatPlanPrice, storageBarTone } from "../utils/plan-display";
 
 // Full class strings here (a .tsx file) so the UnoCSS extractor finds every one.
 const BAR_CLASSES = { red: "bg-red-500", amber: "bg-amber-500", green: "bg-emerald-500" };
 
-type BillingTabProps = { plan: UserPlan; plans: Plan[] | null; plansError: boolean; onPlanChanged: () => void };
+type BillingTabProps = { plan: UserPlan; plans: Plan[] | null; plansError: boolean };
 
 /** The current plan, storage used against its limit, and the plan cards (free ones switchable). */
-export function BillingTab({ plan, plans, plansError, onPlanChanged }: BillingTabProps) {
-  const [busyId, setBusyId] = useState<string | null>(null);
+export function BillingTab({ plan, plans, plansError }: BillingTabProps) {
+  const switching = useSwitchPlan();
+  const busyId = switching.isPending ? (switching.variables ?? null) : null;
   const percent = computeStoragePercent(plan.storageUsed, plan.storageLimit);
 
   const switchTo = async (target: Plan) => {
@@ -34,17 +35,10 @@ export function BillingTab({ plan, plans, plansError, onPlanChanged }: BillingTa
       });
       if (!confirmed) return;
     }
-    setBusyId(target.id);
-    try {
-      const { error } = await switchPlanRequest(target.id);
-      if (error) throw error;
-      toast({ title: `Plan updated to ${target.name}!`, variant: "success" });
-      onPlanChanged();
-    } catch (error) {
-      toast({ title: readErrorMessage(error) ?? "Failed to update plan", variant: "destructive" });
-    } finally {
-      setBusyId(null);
-    }
+    switching.mutate(target.id, {
+      onSuccess: () => toast({ title: `Plan updated to ${target.name}!`, variant: "success" }),
+      onError: (error) => toast({ title: readErrorMessage(error) ?? "Failed to update plan", variant: "destructive" }),
+    });
   };
 
   return (

@@ -1,8 +1,9 @@
-import { useState } from "react";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { Link } from "wouter";
 import { Alert } from "../../../components/ui/alert";
 import { Button } from "../../../components/ui/button";
-import { readErrorMessage } from "../../../lib/api-client";
+import { answerOf, readErrorMessage } from "../../../lib/api-client";
+import { profileQueryKey } from "../../../lib/api/get-profile";
 import { confirmEmailChangeRequest, undoEmailChangeRequest } from "../api/account-api";
 
 export type EmailChangeAction = "confirm" | "undo";
@@ -20,16 +21,19 @@ const TEXTS: Record<EmailChangeAction, { intro: string; button: string }> = {
  * that open links must not confirm or undo anything.
  */
 export function EmailChangeLink({ action, token }: { action: EmailChangeAction; token: string }) {
-  const [busy, setBusy] = useState(false);
-  const [outcome, setOutcome] = useState<{ ok: boolean; message: string } | null>(null);
-
-  const act = async () => {
-    setBusy(true);
-    const { data, error } = await (action === "confirm" ? confirmEmailChangeRequest(token) : undoEmailChangeRequest(token));
-    setBusy(false);
-    if (data) setOutcome({ ok: true, message: data.message });
-    else setOutcome({ ok: false, message: readErrorMessage(error) ?? "This link could not be used. Please try again." });
-  };
+  const queryClient = useQueryClient();
+  const change = useMutation({
+    mutationFn: () => answerOf(action === "confirm" ? confirmEmailChangeRequest(token) : undoEmailChangeRequest(token)),
+    // The address may be the signed-in user's: the profile is read again when next shown.
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: profileQueryKey }),
+  });
+  const busy = change.isPending;
+  const act = () => change.mutate();
+  const outcome = change.isSuccess
+    ? { ok: true, message: change.data.message }
+    : change.isError
+      ? { ok: false, message: readErrorMessage(change.error) ?? "This link could not be used. Please try again." }
+      : null;
 
   if (outcome) {
     return (

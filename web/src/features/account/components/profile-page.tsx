@@ -35,9 +35,9 @@ export function ProfilePage() {
           <LoadingScreen label="Loading profile..." />
         ) : (
           <Tabs items={PROFILE_TABS} value={tab} onValueChange={setTab} label="Profile sections">
-            {tab === "account" ? <AccountTab profile={data.profile} onSaved={data.mergeProfile} /> : null}
-            {tab === "security" ? <ProfileSecurityTab apiKey={data.profile.apiKey} onApiKeyReplaced={(apiKey) => data.mergeProfile({ apiKey })} /> : null}
-            {tab === "billing" ? <BillingTab plan={data.plan} plans={data.plans} plansError={data.plansError} onPlanChanged={data.reloadPlan} /> : null}
+            {tab === "account" ? <AccountTab profile={data.profile} /> : null}
+            {tab === "security" ? <ProfileSecurityTab apiKey={data.profile.apiKey} /> : null}
+            {tab === "billing" ? <BillingTab plan={data.plan} plans={data.plans} plansError={data.plansError} /> : null}
           </Tabs>
         )}
       </div>

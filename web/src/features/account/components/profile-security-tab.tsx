@@ -7,9 +7,10 @@ import { Icon } from "../../../components/ui/icons";
 import { toast } from "../../../components/ui/toast-store";
 import { readErrorMessage } from "../../../lib/api-client";
 import { AuthenticationCodeField } from "../../../components/auth/authentication-code-field";
+import { CurrentPasswordField } from "../../../components/auth/current-password-field";
 import { useSession } from "../../../lib/auth/use-session";
 import { startSession } from "../../../lib/auth/session";
-import { changePasswordRequest } from "../api/account-api";
+import { useChangePassword } from "../api/account-mutations";
 import { validatePasswordChange } from "../utils/password-change";
 import { ApiTokensCard } from "./api-tokens-card";
 import { TwoFactorCard } from "./two-factor-card";
@@ -20,7 +21,7 @@ const EMPTY = { currentPassword: "", newPassword: "", confirmPassword: "" };
  * The API key (Show/Hide), two-factor sign-in, API tokens and Change Password, which also replaces the API key
  * unless unticked: whoever learnt the old password may have copied the key shown here.
  */
-export function ProfileSecurityTab({ apiKey, onApiKeyReplaced }: { apiKey: string; onApiKeyReplaced: (apiKey: string) => void }) {
+export function ProfileSecurityTab({ apiKey }: { apiKey: string }) {
   const { user } = useSession();
   const [shown, setShown] = useState(false);
   const [form, setForm] = useState(EMPTY);
@@ -28,38 +29,31 @@ export function ProfileSecurityTab({ apiKey, onApiKeyReplaced }: { apiKey: strin
   const [rotateApiKey, setRotateApiKey] = useState(true);
   const twoFactor = user?.twoFactorEnabled ?? false;
   const [problem, setProblem] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { mutate: changePassword, isPending: busy } = useChangePassword();
   const update = (key: keyof typeof EMPTY) => (event: { target: { value: string } }) => setForm((f) => ({ ...f, [key]: event.target.value }));
 
-  const onSubmit = async (event: FormEvent) => {
+  const onSubmit = (event: FormEvent) => {
     event.preventDefault();
     const invalid = validatePasswordChange(form);
     setProblem(invalid);
     if (invalid) return;
-    setBusy(true);
-    try {
-      const { data, error } = await changePasswordRequest({
-        currentPassword: form.currentPassword,
-        newPassword: form.newPassword,
-        ...(twoFactor ? { code: code.trim() } : {}),
-        rotateApiKey,
-      });
-      if (error || !data) throw error ?? new Error("change failed");
-      // The change ends every other session; this one carries on with the token it answers.
-      if (user) startSession(data.token, data.apiKey ? { ...user, apiKey: data.apiKey } : user);
-      if (data.apiKey) onApiKeyReplaced(data.apiKey);
-      setForm(EMPTY);
-      setCode("");
-      toast({
-        title: "Password updated successfully!",
-        ...(data.apiKey ? { description: "Your API key was replaced too: set up new agents with the new one. Agents already set up keep running." } : {}),
-        variant: "success",
-      });
-    } catch (error) {
-      setProblem(readErrorMessage(error) ?? "Failed to update password");
-    } finally {
-      setBusy(false);
-    }
+    changePassword(
+      { currentPassword: form.currentPassword, newPassword: form.newPassword, ...(twoFactor ? { code: code.trim() } : {}), rotateApiKey },
+      {
+        onSuccess: (data) => {
+          // The change ends every other session; this one carries on with the token it answers.
+          if (user) startSession(data.token, data.apiKey ? { ...user, apiKey: data.apiKey } : user);
+          setForm(EMPTY);
+          setCode("");
+          toast({
+            title: "Password updated successfully!",
+            ...(data.apiKey ? { description: "Your API key was replaced too: set up new agents with the new one. Agents already set up keep running." } : {}),
+            variant: "success",
+          });
+        },
+        onError: (error) => setProblem(readErrorMessage(error) ?? "Failed to update password"),
+      },
+    );
   };
 
   return (
@@ -92,7 +86,7 @@ export function ProfileSecurityTab({ apiKey, onApiKeyReplaced }: { apiKey: strin
         <h2 className="text-lg font-semibold text-slate-900">Change Password</h2>
         <form onSubmit={onSubmit} noValidate className="mt-4 space-y-4">
           {problem ? <Alert>{problem}</Alert> : null}
-          <Field label="Current password" type="password" autoComplete="current-password" value={form.currentPassword} onChange={update("currentPassword")} />
+          <CurrentPasswordField value={form.currentPassword} onChange={update("currentPassword")} />
           <Field label="New password" type="password" autoComplete="new-password" value={form.newPassword} onChange={update("newPassword")} />
           <Field label="Confirm new password" type="password" autoComplete="new-password" value={form.confirmPassword} onChange={update("confirmPassword")} />
           {twoFactor ? (

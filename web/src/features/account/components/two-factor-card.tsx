@@ -3,10 +3,11 @@ import { type FormEvent, useState } from "react";
 import { Alert } from "../../../components/ui/alert";
 import { Button } from "../../../components/ui/button";
 import { Card } from "../../../components/ui/card";
-import { Field } from "../../../components/ui/field";
 import { toast } from "../../../components/ui/toast-store";
 import { readErrorMessage } from "../../../lib/api-client";
 import { AuthenticationCodeField } from "../../../components/auth/authentication-code-field";
+import { CurrentPasswordField } from "../../../components/auth/current-password-field";
+import { usePendingAction } from "../../../lib/api/use-pending-action";
 import { useSession } from "../../../lib/auth/use-session";
 import { startSession } from "../../../lib/auth/session";
 import {
@@ -55,7 +56,7 @@ export function TwoFactorCard() {
   const [password, setPassword] = useState("");
   const [code, setCode] = useState("");
   const [problem, setProblem] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { run, busy } = usePendingAction();
 
   const queryClient = useQueryClient();
   const status = useTwoFactorStatus().data ?? null;
@@ -71,14 +72,11 @@ export function TwoFactorCard() {
   /** Runs one form's call with the busy flag and its error shown in the card. */
   const submit = (action: () => Promise<void>) => async (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
     setProblem(null);
     try {
-      await action();
+      await run(action);
     } catch (error) {
       setProblem(error instanceof Error ? error.message : "Something went wrong");
-    } finally {
-      setBusy(false);
     }
   };
 
@@ -106,18 +104,8 @@ export function TwoFactorCard() {
     await reload();
   });
 
-  const passwordField = (
-    <Field
-      label="Current password"
-      type="password"
-      name="password"
-      autoComplete="current-password"
-      value={password}
-      onChange={(e) => setPassword(e.target.value)}
-      required
-    />
-  );
-  const codeField = <AuthenticationCodeField value={code} onChange={setCode} hint="The 6-digit code from your authenticator app, or a recovery code." />;
+  const passwordField = <CurrentPasswordField name="password" value={password} onChange={(e) => setPassword(e.target.value)} required />;
+  const codeField = <AuthenticationCodeField value={code} onChange={setCode} />;
 
   return (
     <Card className="p-6" role="region" aria-labelledby="two-factor-heading">

@@ -12,6 +12,7 @@ import {
   type UserUpdate,
   updateUserRequest,
 } from "../api/admin-api";
+import { usePendingAction } from "../../../lib/api/use-pending-action";
 import { adminUsersQueryKey, expectData, useAdminPlans, useAdminUsers, useBackupStats, userAgentsQueryKey, useUserAgents } from "../api/get-admin-dashboard";
 import { ADMIN_ACTION_ERRORS, ADMIN_LOAD_ERRORS, type AdminError } from "../utils/admin-messages";
 import { applyBanState, banReasonToSend, emailToSave, removeById, replaceUser } from "../utils/admin-users";
@@ -40,7 +41,8 @@ export function useAdminDashboard() {
   const agentsQuery = useUserAgents(selectedId);
   // undefined until an action ran: the page then shows what failed to load, if anything did.
   const [actionError, setError] = useState<AdminError | null | undefined>(undefined);
-  const [busy, setBusy] = useState(false);
+  // One action at a time: the page disables every control while one runs.
+  const { run, busy } = usePendingAction();
   const loading = usersQuery.isPending || statsQuery.isPending || plansQuery.isPending;
   const loadError = [usersQuery, statsQuery, plansQuery].find((query) => query.isError)?.error ?? null;
   const error =
@@ -52,19 +54,19 @@ export function useAdminDashboard() {
   );
 
   /** Runs one admin action: clears the last error, and on failure shows the new one. */
-  const perform = useCallback(async (action: () => Promise<void>): Promise<boolean> => {
-    setBusy(true);
-    setError(null);
-    try {
-      await action();
-      return true;
-    } catch (failure) {
-      setError(isAdminError(failure) ? failure : { message: ADMIN_LOAD_ERRORS.fallback, detail: null });
-      return false;
-    } finally {
-      setBusy(false);
-    }
-  }, []);
+  const perform = useCallback(
+    async (action: () => Promise<void>): Promise<boolean> => {
+      setError(null);
+      try {
+        await run(action);
+        return true;
+      } catch (failure) {
+        setError(isAdminError(failure) ? failure : { message: ADMIN_LOAD_ERRORS.fallback, detail: null });
+        return false;
+      }
+    },
+    [run],
+  );
 
   const updateUser = useCallback(
     (userId: string, change: UserUpdate) => {

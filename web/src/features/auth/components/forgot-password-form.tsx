@@ -1,9 +1,10 @@
+import { useMutation } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { Link } from "wouter";
 import { Alert } from "../../../components/ui/alert";
 import { Button } from "../../../components/ui/button";
 import { Field } from "../../../components/ui/field";
-import { readErrorMessage } from "../../../lib/api-client";
+import { answerOf, readErrorMessage } from "../../../lib/api-client";
 import { forgotPasswordRequest } from "../api/auth-api";
 import { validateForgotPassword } from "../utils/validation";
 
@@ -14,27 +15,18 @@ export function ForgotPasswordForm() {
   const [error, setError] = useState<string | undefined>();
   const [failure, setFailure] = useState<string | null>(null);
   const [sentMessage, setSentMessage] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { mutate: sendLink, isPending: busy } = useMutation({ mutationFn: (address: string) => answerOf(forgotPasswordRequest(address)) });
 
-  async function onSubmit(event: FormEvent) {
+  function onSubmit(event: FormEvent) {
     event.preventDefault();
     const found = validateForgotPassword({ email });
     setError(found.email);
     if (found.email) return;
-    setBusy(true);
     setFailure(null);
-    try {
-      const { data, error: answer } = await forgotPasswordRequest(email.trim());
-      if (answer || !data) {
-        setFailure(readErrorMessage(answer) ?? "Failed to send reset link. Please try again.");
-        return;
-      }
-      setSentMessage(data.message || FALLBACK_MESSAGE);
-    } catch (caught) {
-      setFailure(caught instanceof Error && caught.message ? caught.message : "Failed to send reset link. Please try again.");
-    } finally {
-      setBusy(false);
-    }
+    sendLink(email.trim(), {
+      onSuccess: (data) => setSentMessage(data.message || FALLBACK_MESSAGE),
+      onError: (answer) => setFailure(readErrorMessage(answer) ?? "Failed to send reset link. Please try again."),
+    });
   }
 
   const backToLogin = (

@@ -1,9 +1,10 @@
+import { useMutation } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { Link, useLocation } from "wouter";
 import { Alert } from "../../../components/ui/alert";
 import { Button, buttonClasses } from "../../../components/ui/button";
 import { Field } from "../../../components/ui/field";
-import { readErrorMessage } from "../../../lib/api-client";
+import { answerOf, readErrorMessage } from "../../../lib/api-client";
 import { loginRequest } from "../api/auth-api";
 import { AuthenticationCodeField } from "../../../components/auth/authentication-code-field";
 import { showBanNotice, startSession } from "../../../lib/auth/session";
@@ -29,49 +30,41 @@ export function LoginForm() {
   const [password, setPassword] = useState("");
   const [errors, setErrors] = useState<FieldErrors<"email" | "password">>({});
   const [failure, setFailure] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { mutate: login, isPending: busy } = useMutation({
+    mutationFn: (input: Parameters<typeof loginRequest>[0]) => answerOf(loginRequest(input)),
+  });
   // Set once the server says the account signs in with two factors: the code field appears.
   const [askCode, setAskCode] = useState(false);
   const [code, setCode] = useState("");
 
-  async function onSubmit(event: FormEvent) {
+  function onSubmit(event: FormEvent) {
     event.preventDefault();
     const found = validateLogin({ email, password });
     setErrors(found);
     if (Object.keys(found).length > 0) return;
-    setBusy(true);
     setFailure(null);
-    try {
-      const device = deviceTokenOf(email);
-      const { data, error } = await loginRequest({
-        email: email.trim(),
-        password,
-        ...(askCode && code.trim() ? { code: code.trim() } : {}),
-        ...(device ? { device } : {}),
-      });
-      if (error || !data) {
-        if (needsSecondFactor(error)) {
-          // The first time, the prompt itself is the message; after that, the server's (wrong code).
-          setFailure(askCode ? (readErrorMessage(error) ?? "Invalid authentication code") : null);
-          setAskCode(true);
-          return;
-        }
-        const ban = banOf(error);
-        if (ban) {
-          showBanNotice(ban);
-          return;
-        }
-        setFailure(readErrorMessage(error) ?? "Login failed");
-        return;
-      }
-      rememberDeviceToken(data.user.email, data.deviceToken);
-      startSession(data.token, data.user);
-      setLocation(data.user.isBanned ? "/banned" : "/dashboard");
-    } catch (caught) {
-      setFailure(caught instanceof Error ? caught.message || "Login failed" : "Invalid email or password. Please try again.");
-    } finally {
-      setBusy(false);
-    }
+    const device = deviceTokenOf(email);
+    login(
+      { email: email.trim(), password, ...(askCode && code.trim() ? { code: code.trim() } : {}), ...(device ? { device } : {}) },
+      {
+        onSuccess: (data) => {
+          rememberDeviceToken(data.user.email, data.deviceToken);
+          startSession(data.token, data.user);
+          setLocation(data.user.isBanned ? "/banned" : "/dashboard");
+        },
+        onError: (error) => {
+          if (needsSecondFactor(error)) {
+            // The first time, the prompt itself is the message; after that, the server's (wrong code).
+            setFailure(askCode ? (readErrorMessage(error) ?? "Invalid authentication code") : null);
+            setAskCode(true);
+            return;
+          }
+          const ban = banOf(error);
+          if (ban) return showBanNotice(ban);
+          setFailure(readErrorMessage(error) ?? "Login failed");
+        },
+      },
+    );
   }
 
   return (

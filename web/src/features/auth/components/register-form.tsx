@@ -1,9 +1,10 @@
+import { useMutation } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { Link, useLocation } from "wouter";
 import { Alert } from "../../../components/ui/alert";
 import { Button } from "../../../components/ui/button";
 import { Field } from "../../../components/ui/field";
-import { readErrorMessage } from "../../../lib/api-client";
+import { answerOf, readErrorMessage } from "../../../lib/api-client";
 import { registerRequest } from "../api/auth-api";
 import { startSession } from "../../../lib/auth/session";
 import { rememberDeviceToken } from "../utils/device-tokens";
@@ -17,7 +18,9 @@ export function RegisterForm() {
   const [values, setValues] = useState({ name: "", email: "", password: "", confirmPassword: "" });
   const [errors, setErrors] = useState<FieldErrors<Fields>>({});
   const [failure, setFailure] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { mutate: register, isPending: busy } = useMutation({
+    mutationFn: (input: Parameters<typeof registerRequest>[0]) => answerOf(registerRequest(input)),
+  });
   const bind = (field: Fields) => ({
     name: field,
     value: values[field],
@@ -25,28 +28,24 @@ export function RegisterForm() {
     onChange: (event: React.ChangeEvent<HTMLInputElement>) => setValues((v) => ({ ...v, [field]: event.target.value })),
   });
 
-  async function onSubmit(event: FormEvent) {
+  function onSubmit(event: FormEvent) {
     event.preventDefault();
     const found = validateRegistration(values);
     setErrors(found);
     if (Object.keys(found).length > 0) return;
-    setBusy(true);
     setFailure(null);
-    try {
-      const { data, error } = await registerRequest({ name: values.name.trim(), email: values.email.trim(), password: values.password });
-      if (error || !data) {
-        setFailure(readErrorMessage(error) ?? "Registration failed");
-        return;
-      }
-      rememberDeviceToken(data.user.email, data.deviceToken);
-      startSession(data.token, data.user);
-      writeRegistrationInfo({ id: data.user.id, email: data.user.email, name: data.user.name });
-      setLocation("/dashboard");
-    } catch (caught) {
-      setFailure(caught instanceof Error ? caught.message || "Registration failed" : "An error occurred during registration. Please try again.");
-    } finally {
-      setBusy(false);
-    }
+    register(
+      { name: values.name.trim(), email: values.email.trim(), password: values.password },
+      {
+        onSuccess: (data) => {
+          rememberDeviceToken(data.user.email, data.deviceToken);
+          startSession(data.token, data.user);
+          writeRegistrationInfo({ id: data.user.id, email: data.user.email, name: data.user.name });
+          setLocation("/dashboard");
+        },
+        onError: (error) => setFailure(readErrorMessage(error) ?? "Registration failed"),
+      },
+    );
   }
 
   return (

@@ -1,3 +1,4 @@
+import { useMutation } from "@tanstack/react-query";
 import { type FormEvent, useEffect, useState } from "react";
 import { Link, useLocation } from "wouter";
 import { Alert } from "../../../components/ui/alert";
@@ -5,8 +6,9 @@ import { Button } from "../../../components/ui/button";
 import { Field } from "../../../components/ui/field";
 import { Spinner } from "../../../components/ui/spinner";
 import { RESET_REDIRECT_MS } from "../../../config/constants";
-import { readErrorMessage } from "../../../lib/api-client";
-import { checkResetTokenRequest, resetPasswordRequest } from "../api/auth-api";
+import { answerOf, readErrorMessage } from "../../../lib/api-client";
+import { resetPasswordRequest } from "../api/auth-api";
+import { useResetTokenCheck } from "../api/get-reset-token";
 import { type FieldErrors, validateResetPassword } from "../utils/validation";
 
 type Phase = { name: "verifying" } | { name: "invalid"; message: string } | { name: "valid" } | { name: "done"; message: string };
@@ -14,29 +16,26 @@ type Phase = { name: "verifying" } | { name: "invalid"; message: string } | { na
 /** Spec 4: verifying, then valid or invalid, then success followed by a redirect after 3 seconds. */
 export function ResetPasswordForm({ token }: { token: string | undefined }) {
   const [, setLocation] = useLocation();
-  const [phase, setPhase] = useState<Phase>({ name: "verifying" });
+  const check = useResetTokenCheck(token);
+  const [doneMessage, setDoneMessage] = useState<string | null>(null);
+  const phase: Phase =
+    doneMessage !== null
+      ? { name: "done", message: doneMessage }
+      : !token
+        ? { name: "invalid", message: "Invalid reset token" }
+        : check.isError
+          ? { name: "invalid", message: readErrorMessage(check.error) ?? "Invalid or expired reset token" }
+          : !check.data
+            ? { name: "verifying" }
+            : check.data.valid
+              ? { name: "valid" }
+              : { name: "invalid", message: "Invalid or expired reset token" };
   const [values, setValues] = useState({ password: "", confirmPassword: "" });
   const [errors, setErrors] = useState<FieldErrors<"password" | "confirmPassword">>({});
   const [failure, setFailure] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-
-  useEffect(() => {
-    if (!token) {
-      setPhase({ name: "invalid", message: "Invalid reset token" });
-      return;
-    }
-    let active = true;
-    checkResetTokenRequest(token)
-      .then(({ data, error }) => {
-        if (!active) return;
-        if (error || !data?.valid) setPhase({ name: "invalid", message: readErrorMessage(error) ?? "Invalid or expired reset token" });
-        else setPhase({ name: "valid" });
-      })
-      .catch(() => active && setPhase({ name: "invalid", message: "Invalid or expired reset token" }));
-    return () => {
-      active = false;
-    };
-  }, [token]);
+  const { mutate: resetPassword, isPending: busy } = useMutation({
+    mutationFn: ({ token, password }: { token: string; password: string }) => answerOf(resetPasswordRequest(token, password)),
+  });
 
   useEffect(() => {
     if (phase.name !== "done") return;
@@ -44,22 +43,19 @@ export function ResetPasswordForm({ token }: { token: string | undefined }) {
     return () => clearTimeout(timer);
   }, [phase.name, setLocation]);
 
-  async function onSubmit(event: FormEvent) {
+  function onSubmit(event: FormEvent) {
     event.preventDefault();
     const found = validateResetPassword(values);
     setErrors(found);
     if (Object.keys(found).length > 0 || !token) return;
-    setBusy(true);
     setFailure(null);
-    try {
-      const { data, error } = await resetPasswordRequest(token, values.password);
-      if (error || !data) setFailure(readErrorMessage(error) ?? "Failed to reset password. Please try again.");
-      else setPhase({ name: "done", message: data.message });
-    } catch {
-      setFailure("Failed to reset password. Please try again.");
-    } finally {
-      setBusy(false);
-    }
+    resetPassword(
+      { token, password: values.password },
+      {
+        onSuccess: (data) => setDoneMessage(data.message),
+        onError: (error) => setFailure(readErrorMessage(error) ?? "Failed to reset password. Please try again."),
+      },
+    );
   }
 
   if (phase.name === "verifying") {

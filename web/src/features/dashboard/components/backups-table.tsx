@@ -5,16 +5,12 @@ import { Icon } from "../../../components/ui/icons";
 import { ProgressBar } from "../../../components/ui/progress-bar";
 import { formatDateTime } from "../../../lib/format-date";
 import type { Backup } from "../api/dashboard-api";
-import type { LiveBackup } from "../stores/dashboard-atoms";
 import { describeConsistency } from "../utils/consistency-format";
 import { formatBytes, formatDocumentCount } from "../utils/dashboard-format";
 import { isRunning } from "../utils/operation-status";
 import { shortKeyId } from "../utils/key-warning";
 import { StatusBadge } from "./status-badge";
 import { AnomalyBadge, VerificationBadge } from "./trust-badges";
-
-/** A backup with the realtime channel's latest word on it laid over the fetched row. */
-type BackupRow = Backup & { live?: LiveBackup };
 
 type Actions = {
   onDownload: (backup: Backup) => void;
@@ -26,8 +22,8 @@ type Actions = {
   downloadingId: string | null;
 };
 
-function RunningProgress({ row }: { row: BackupRow }) {
-  const progress = row.live?.progress ?? row.progress;
+function RunningProgress({ row }: { row: Backup }) {
+  const progress = row.progress;
   if (!progress) return <span className="text-sm text-slate-500">Starting up...</span>;
   return (
     <div className="min-w-0 sm:min-w-48">
@@ -55,22 +51,21 @@ function CompletedTimestamp({ backup }: { backup: Backup }) {
   );
 }
 
-function buildColumns({ onDownload, onRestore, onDelete, onVerify, onResolveAnomaly, downloadingId }: Actions): DataTableColumn<BackupRow>[] {
-  const statusOf = (row: BackupRow) => row.live?.status ?? row.status;
+function buildColumns({ onDownload, onRestore, onDelete, onVerify, onResolveAnomaly, downloadingId }: Actions): DataTableColumn<Backup>[] {
   return [
     { accessorKey: "databaseName", header: "Database", cell: ({ row }) => <span className="font-medium text-slate-900">{row.original.databaseName}</span> },
     {
       id: "timestamp",
       header: "Timestamp",
-      cell: ({ row }) => (isRunning(statusOf(row.original)) ? <RunningProgress row={row.original} /> : <CompletedTimestamp backup={row.original} />),
+      cell: ({ row }) => (isRunning(row.original.status) ? <RunningProgress row={row.original} /> : <CompletedTimestamp backup={row.original} />),
     },
     {
       id: "size",
       header: "Size",
       cell: ({ row }) =>
-        isRunning(statusOf(row.original)) ? null : (
+        isRunning(row.original.status) ? null : (
           <div className="flex flex-col">
-            <span>{formatBytes(row.original.live?.size ?? row.original.size)}</span>
+            <span>{formatBytes(row.original.size)}</span>
             {row.original.keyId ? (
               <span
                 className="font-mono text-xs text-slate-500"
@@ -87,7 +82,7 @@ function buildColumns({ onDownload, onRestore, onDelete, onVerify, onResolveAnom
       id: "status",
       header: "Status",
       cell: ({ row }) => {
-        const status = statusOf(row.original);
+        const status = row.original.status;
         return (
           <div className="flex flex-col items-start gap-1.5">
             <StatusBadge status={status} />
@@ -102,7 +97,7 @@ function buildColumns({ onDownload, onRestore, onDelete, onVerify, onResolveAnom
       header: "Actions",
       cell: ({ row }) => {
         const backup = row.original;
-        const usable = statusOf(backup) === "completed";
+        const usable = backup.status === "completed";
         const label = `${backup.databaseName} backup of ${formatDateTime(backup.createdAt)}`;
         return (
           <div className="flex flex-wrap gap-1 sm:flex-nowrap">
@@ -139,13 +134,12 @@ function buildColumns({ onDownload, onRestore, onDelete, onVerify, onResolveAnom
 }
 
 /** Recent Backups (spec 2), TanStack Table; running rows show their live progress. */
-export function BackupsTable({ backups, live, ...actions }: Actions & { backups: Backup[]; live: Record<string, LiveBackup> }) {
+export function BackupsTable({ backups, ...actions }: Actions & { backups: Backup[] }) {
   const { onDownload, onRestore, onDelete, onVerify, onResolveAnomaly, downloadingId } = actions;
   const columns = useMemo(
     () => buildColumns({ onDownload, onRestore, onDelete, onVerify, onResolveAnomaly, downloadingId }),
     [onDownload, onRestore, onDelete, onVerify, onResolveAnomaly, downloadingId],
   );
-  const rows = useMemo(() => backups.map((backup) => ({ ...backup, live: live[backup.id] })), [backups, live]);
 
   if (backups.length === 0) {
     return (
@@ -157,7 +151,7 @@ export function BackupsTable({ backups, live, ...actions }: Actions & { backups:
   return (
     <DataTable
       columns={columns}
-      data={rows}
+      data={backups}
       getRowId={(row) => row.id}
       rowProps={(row) => ({ "data-testid": "backup-row", "data-backup-id": row.id }) as ComponentProps<"tr">}
     />

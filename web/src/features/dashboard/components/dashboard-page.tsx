@@ -1,18 +1,19 @@
-import { useAtom, useAtomValue } from "jotai";
+import { useAtom } from "jotai";
 import { useCallback, useEffect, useState } from "react";
 import { Card } from "../../../components/ui/card";
 import { askConfirmation } from "../../../components/ui/confirm-dialog";
 import { LoadingScreen } from "../../../components/ui/spinner";
 import { toast } from "../../../components/ui/toast-store";
 import { readErrorMessage } from "../../../lib/api-client";
-import { type Backup, deleteBackupRequest, resolveAnomalyRequest, verifyBackupRequest } from "../api/dashboard-api";
+import { useDeleteBackup, useResolveAnomaly, useVerifyBackup } from "../api/backup-mutations";
+import type { Backup } from "../api/dashboard-api";
 import { useBackupDownload } from "../hooks/use-backup-download";
 import { useDashboardData, useDatabaseBackups } from "../hooks/use-dashboard-data";
 import { useRealtimeEvents } from "../hooks/use-realtime-events";
 import { useRestoreHistory } from "../hooks/use-restore-history";
 import { useSystemStatus } from "../hooks/use-system-status";
 import { useTriggerBackup } from "../hooks/use-trigger-backup";
-import { dashboardTabAtom, liveBackupsAtom, liveRestoresAtom, selectedDatabaseAtom } from "../stores/dashboard-atoms";
+import { dashboardTabAtom, selectedDatabaseAtom } from "../stores/dashboard-atoms";
 import { useAgentReleases } from "../../../lib/agent-install";
 import { ONBOARDING_REFRESH_MS, SYSTEM_STATUS_REFRESH_MS } from "../hooks/use-system-status";
 import { chooseDatabase, explainTriggerBlocked } from "../utils/database-selection";
@@ -33,24 +34,16 @@ import { SystemStatusCard } from "./system-status-card";
 /** /dashboard (spec 2): the signed-in user's backups, restores and agents. `token` opens the realtime channel. */
 export function DashboardPage({ token }: { token: string | null }) {
   const { user } = useSession();
-  const { backups, summary, plan, databases, reloadBackups, reloadDatabases } = useDashboardData();
-  const liveRestores = useAtomValue(liveRestoresAtom);
-  const history = useRestoreHistory(liveRestores);
+  const { backups, summary, plan, databases, reloadDatabases } = useDashboardData();
+  const history = useRestoreHistory();
   const [onboarding, setOnboarding] = useState(false);
   const system = useSystemStatus(onboarding ? ONBOARDING_REFRESH_MS : SYSTEM_STATUS_REFRESH_MS);
   const releases = useAgentReleases();
   const [selected, setSelected] = useAtom(selectedDatabaseAtom);
   const [tab, setTab] = useAtom(dashboardTabAtom);
-  const liveBackups = useAtomValue(liveBackupsAtom);
   const [restoring, setRestoring] = useState<Backup | null>(null);
-  // The list, the counts, the storage use and the chart are all read again.
-  const refreshBackups = useCallback(() => void reloadBackups(), [reloadBackups]);
-  useRealtimeEvents(token, {
-    onBackupSettled: refreshBackups,
-    onRestoreSettled: () => void history.reload(),
-    onReconnected: () => Promise.all([reloadBackups(), history.reload(), system.reload()]),
-  });
-  const { trigger, busy } = useTriggerBackup(refreshBackups);
+  useRealtimeEvents(token);
+  const { trigger, busy } = useTriggerBackup();
   const { download, downloadingId } = useBackupDownload();
   const chartBackups = useDatabaseBackups(selected);
 
@@ -75,29 +68,31 @@ export function DashboardPage({ token }: { token: string | null }) {
   useEffect(() => setOnboarding(onboardingNow), [onboardingNow]);
   const blockedReason = explainTriggerBlocked(selected, databases, system.status?.agents ?? null);
 
+  const { mutate: deleteBackup } = useDeleteBackup();
   const onDelete = useCallback(
     async (backup: Backup) => {
       const confirmed = await askConfirmation({ title: "Delete backup", message: "Are you sure you want to delete this backup?", confirmLabel: "Delete" });
       if (!confirmed) return;
-      try {
-        const { error } = await deleteBackupRequest(backup.id);
+      deleteBackup(backup.id, {
+        onSuccess: () => toast({ title: "Backup deleted successfully", variant: "success" }),
         // The server says why (a restore reading it, Protect backups and until when).
-        if (error) toast({ title: "Failed to delete backup", description: readErrorMessage(error) ?? undefined, variant: "destructive" });
-        else toast({ title: "Backup deleted successfully", variant: "success" });
-      } catch {
-        toast({ title: "Failed to delete backup", variant: "destructive" });
-      }
-      refreshBackups();
+        onError: (error) => toast({ title: "Failed to delete backup", description: readErrorMessage(error) ?? undefined, variant: "destructive" }),
+      });
     },
-    [refreshBackups],
+    [deleteBackup],
   );
 
-  const onVerify = useCallback(async (backup: Backup) => {
-    const { data, error } = await verifyBackupRequest(backup.id);
-    if (error || !data) toast({ title: "Could not ask for a verification", description: readErrorMessage(error) ?? undefined, variant: "destructive" });
-    else toast({ title: data.message, variant: "success" });
-  }, []);
+  const { mutate: verifyBackup } = useVerifyBackup();
+  const onVerify = useCallback(
+    (backup: Backup) =>
+      verifyBackup(backup.id, {
+        onSuccess: (data) => toast({ title: data.message, variant: "success" }),
+        onError: (error) => toast({ title: "Could not ask for a verification", description: readErrorMessage(error) ?? undefined, variant: "destructive" }),
+      }),
+    [verifyBackup],
+  );
 
+  const { mutate: resolveAnomaly } = useResolveAnomaly();
   const onResolveAnomaly = useCallback(
     async (backup: Backup) => {
       const confirmed = await askConfirmation({
@@ -106,18 +101,18 @@ export function DashboardPage({ token }: { token: string | null }) {
         confirmLabel: "Mark as expected",
       });
       if (!confirmed) return;
-      const { error } = await resolveAnomalyRequest(backup.id);
-      if (error) toast({ title: "Could not mark the backup as expected", description: readErrorMessage(error) ?? undefined, variant: "destructive" });
-      refreshBackups();
+      resolveAnomaly(backup.id, {
+        onError: (error) =>
+          toast({ title: "Could not mark the backup as expected", description: readErrorMessage(error) ?? undefined, variant: "destructive" }),
+      });
     },
-    [refreshBackups],
+    [resolveAnomaly],
   );
 
   const onRestored = useCallback(() => {
     setRestoring(null);
     setTab("restores");
-    void history.reload();
-  }, [history.reload, setTab]);
+  }, [setTab]);
 
   return (
     <div className="mx-auto max-w-7xl space-y-6 px-4 py-10 sm:px-6 lg:px-8">
@@ -125,7 +120,7 @@ export function DashboardPage({ token }: { token: string | null }) {
         databases={databases}
         selected={selected}
         onSelect={setSelected}
-        onTrigger={() => void trigger(selected)}
+        onTrigger={() => trigger(selected)}
         busy={busy}
         blockedReason={blockedReason}
       />
@@ -156,7 +151,6 @@ export function DashboardPage({ token }: { token: string | null }) {
               ) : (
                 <BackupsTable
                   backups={backups}
-                  live={liveBackups}
                   onDownload={download}
                   onRestore={setRestoring}
                   onDelete={onDelete}
@@ -167,13 +161,7 @@ export function DashboardPage({ token }: { token: string | null }) {
               )}
             </div>
           ) : (
-            <RestoreHistoryPanel
-              restores={history.restores}
-              error={history.error}
-              loading={history.loading}
-              live={liveRestores}
-              onRefresh={() => void history.reload()}
-            />
+            <RestoreHistoryPanel restores={history.restores} error={history.error} loading={history.loading} onRefresh={() => void history.reload()} />
           )}
         </DashboardTabs>
       </Card>

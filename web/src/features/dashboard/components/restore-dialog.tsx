@@ -5,8 +5,9 @@ import { Dialog } from "../../../components/ui/dialog";
 import { inputClasses } from "../../../components/ui/field";
 import { cn } from "../../../lib/cn";
 import { formatDateTime } from "../../../lib/format-date";
-import { readErrorMessage } from "../../../lib/api-client";
-import { type Backup, restoreBackupRequest } from "../api/dashboard-api";
+import { readErrorMessage, readErrorStatus } from "../../../lib/api-client";
+import { useStartRestore } from "../api/backup-mutations";
+import type { Backup } from "../api/dashboard-api";
 import {
   DEFAULT_TARGET,
   defaultCopyName,
@@ -36,7 +37,9 @@ const stepTitle = (step: number) => `Restore database: step ${step} of ${STEP_CO
 export function RestoreDialog({ backup, onClose, onRestored, keyWarning = null }: Props) {
   const [step, setStep] = useState(1);
   const [typed, setTyped] = useState("");
-  const [busy, setBusy] = useState(false);
+  const restore = useStartRestore();
+  const { reset } = restore;
+  const busy = restore.isPending;
   const [error, setError] = useState<string | null>(null);
   const [where, setWhere] = useState<RestoreTarget>(DEFAULT_TARGET);
   const inputId = useId();
@@ -45,10 +48,10 @@ export function RestoreDialog({ backup, onClose, onRestored, keyWarning = null }
   useEffect(() => {
     setStep(1);
     setTyped("");
-    setBusy(false);
+    reset();
     setError(null);
     setWhere(DEFAULT_TARGET);
-  }, [backup?.id]);
+  }, [backup?.id, reset]);
 
   const source = backup?.databaseName ?? "";
   const copyName = where.copyName ?? (backup ? defaultCopyName(backup) : "");
@@ -67,25 +70,23 @@ export function RestoreDialog({ backup, onClose, onRestored, keyWarning = null }
   // The destructive buttons look destructive only when the original is at stake.
   const proceedVariant = where.mode === "copy" ? "default" : "destructive";
 
-  const submit = async () => {
+  const submit = () => {
     if (!backup || !matches) return;
-    setBusy(true);
     setError(null);
-    try {
-      const { error: failure } = await restoreBackupRequest(backup.id, typed, {
+    restore.mutate(
+      {
+        backupId: backup.id,
+        databaseName: typed,
         ...(where.mode === "copy" ? { targetDatabase: name } : {}),
         ...(collections.length > 0 ? { collections } : {}),
-      });
-      if (failure) {
-        setError(readErrorMessage(failure) ?? "Failed to initiate restore");
-        return;
-      }
-      onRestored();
-    } catch {
-      setError("An unexpected error occurred");
-    } finally {
-      setBusy(false);
-    }
+      },
+      {
+        onSuccess: onRestored,
+        // An answer without a message says the restore was refused; no answer at all, something else went wrong.
+        onError: (failure) =>
+          setError(readErrorMessage(failure) ?? (readErrorStatus(failure) === null ? "An unexpected error occurred" : "Failed to initiate restore")),
+      },
+    );
   };
 
   const cancel = (

@@ -1,12 +1,13 @@
+import type { ComponentProps } from "react";
 import { Alert } from "../../../components/ui/alert";
 import { Button } from "../../../components/ui/button";
 import { Badge } from "../../../components/ui/card";
+import { DataTable, type DataTableColumn } from "../../../components/ui/data-table";
 import { Tooltip } from "../../../components/ui/tooltip";
 import { Icon } from "../../../components/ui/icons";
 import { Spinner } from "../../../components/ui/spinner";
 import { formatDatePattern } from "../../../lib/date-pattern";
 import type { RestoreRecord } from "../api/dashboard-api";
-import type { LiveRestore } from "../stores/dashboard-atoms";
 import { describeRestoreDetails, isRunning } from "../utils/operation-status";
 import { describeDrillResult } from "../utils/trust-format";
 import { RestoreProgress } from "./restore-progress";
@@ -14,10 +15,8 @@ import { StatusBadge } from "./status-badge";
 
 export const HISTORY_DATE_PATTERN = "MMM d, yyyy h:mm a";
 
-const COLUMNS = ["Database", "Status", "Requested", "Completed", "Details"] as const;
-
 /** A finished restore's Details: the error or status in words; a drill's findings in full (its error on hover). */
-function RestoreDetails({ restore }: { restore: Omit<RestoreRecord, "status"> & { status: string } }) {
+function RestoreDetails({ restore }: { restore: RestoreRecord }) {
   const short = describeRestoreDetails(restore);
   const drill = describeDrillResult(restore);
   if (!drill) return <>{short}</>;
@@ -31,16 +30,56 @@ function RestoreDetails({ restore }: { restore: Omit<RestoreRecord, "status"> & 
   return <span data-testid="drill-result">{drill}</span>;
 }
 
+/** Where the restore went: the database itself, a copy, a drill's scratch database; and which collections. */
+function RestoreTarget({ restore }: { restore: RestoreRecord }) {
+  return (
+    <>
+      <span className="font-medium text-slate-900">{restore.databaseName}</span>
+      {restore.kind === "drill" ? (
+        <Badge className="ml-2 bg-indigo-100 text-indigo-800" data-testid="drill-badge">
+          Drill
+        </Badge>
+      ) : null}
+      {restore.kind === "drill" ? (
+        <span className="block text-xs font-normal text-slate-500">test restore into {restore.targetDatabase}, dropped afterwards</span>
+      ) : restore.targetDatabase !== restore.databaseName ? (
+        <span className="block text-xs font-normal text-slate-500">as a copy in {restore.targetDatabase}</span>
+      ) : null}
+      {restore.collections ? <span className="block text-xs font-normal text-slate-500">only {restore.collections.join(", ")}</span> : null}
+    </>
+  );
+}
+
+const COLUMNS: DataTableColumn<RestoreRecord>[] = [
+  { id: "database", header: "Database", cell: ({ row }) => <RestoreTarget restore={row.original} /> },
+  { id: "status", header: "Status", cell: ({ row }) => <StatusBadge status={row.original.status} /> },
+  { id: "requested", header: "Requested", cell: ({ row }) => formatDatePattern(row.original.createdAt, HISTORY_DATE_PATTERN) },
+  {
+    id: "completed",
+    header: "Completed",
+    cell: ({ row }) => (row.original.completedAt ? formatDatePattern(row.original.completedAt, HISTORY_DATE_PATTERN) : "-"),
+  },
+  {
+    id: "details",
+    header: "Details",
+    cell: ({ row }) =>
+      isRunning(row.original.status) ? (
+        <RestoreProgress databaseName={row.original.databaseName} progress={row.original.progress} />
+      ) : (
+        <RestoreDetails restore={row.original} />
+      ),
+  },
+];
+
 type Props = {
   restores: RestoreRecord[] | null;
   error: string | null;
   loading: boolean;
-  live: Record<string, LiveRestore>;
   onRefresh: () => void;
 };
 
 /** Restore History (spec 2): columns, live progress for running restores, empty and error states. */
-export function RestoreHistoryPanel({ restores, error, loading, live, onRefresh }: Props) {
+export function RestoreHistoryPanel({ restores, error, loading, onRefresh }: Props) {
   return (
     <section aria-labelledby="restore-history-title">
       <div className="flex flex-wrap items-start justify-between gap-3 p-5">
@@ -71,60 +110,12 @@ export function RestoreHistoryPanel({ restores, error, loading, live, onRefresh 
           <p className="mt-1 text-sm text-slate-500">When you restore a database, the history will appear here.</p>
         </div>
       ) : (
-        <div className="overflow-x-auto">
-          <table className="phone-cards min-w-full divide-y divide-slate-200 text-sm">
-            <thead className="bg-slate-50">
-              <tr>
-                {COLUMNS.map((column) => (
-                  <th key={column} scope="col" className="px-4 py-3 text-left text-xs font-semibold uppercase tracking-wide text-slate-600">
-                    {column}
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-slate-100">
-              {restores.map((restore) => {
-                const update = live[restore.id];
-                const status = update?.status ?? restore.status;
-                const progress = update?.progress ?? restore.progress;
-                return (
-                  <tr key={restore.id} data-testid="restore-row">
-                    <td className="px-4 py-3 font-medium text-slate-900" data-label={COLUMNS[0]}>
-                      {restore.databaseName}
-                      {restore.kind === "drill" ? (
-                        <Badge className="ml-2 bg-indigo-100 text-indigo-800" data-testid="drill-badge">
-                          Drill
-                        </Badge>
-                      ) : null}
-                      {restore.kind === "drill" ? (
-                        <span className="block text-xs font-normal text-slate-500">test restore into {restore.targetDatabase}, dropped afterwards</span>
-                      ) : restore.targetDatabase !== restore.databaseName ? (
-                        <span className="block text-xs font-normal text-slate-500">as a copy in {restore.targetDatabase}</span>
-                      ) : null}
-                      {restore.collections ? <span className="block text-xs font-normal text-slate-500">only {restore.collections.join(", ")}</span> : null}
-                    </td>
-                    <td className="px-4 py-3" data-label={COLUMNS[1]}>
-                      <StatusBadge status={status} />
-                    </td>
-                    <td className="px-4 py-3 text-slate-700" data-label={COLUMNS[2]}>
-                      {formatDatePattern(restore.createdAt, HISTORY_DATE_PATTERN)}
-                    </td>
-                    <td className="px-4 py-3 text-slate-700" data-label={COLUMNS[3]}>
-                      {restore.completedAt ? formatDatePattern(restore.completedAt, HISTORY_DATE_PATTERN) : "-"}
-                    </td>
-                    <td className="px-4 py-3 text-slate-700" data-label={COLUMNS[4]}>
-                      {isRunning(status) ? (
-                        <RestoreProgress databaseName={restore.databaseName} progress={progress} />
-                      ) : (
-                        <RestoreDetails restore={{ ...restore, status, error: update?.error ?? restore.error }} />
-                      )}
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          columns={COLUMNS}
+          data={restores}
+          getRowId={(restore) => restore.id}
+          rowProps={() => ({ "data-testid": "restore-row" }) as ComponentProps<"tr">}
+        />
       )}
     </section>
   );

@@ -3,8 +3,8 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useCallback } from "react";
 import { databasesQueryKey, useDatabases } from "../../../lib/api/get-databases";
-import { userPlanQueryKey, useUserPlan } from "../../../lib/api/get-user-plan";
-import { backupsQueryKey, useBackupSummary, useDatabaseBackups as useDatabaseBackupsQuery, useRecentBackups } from "../api/get-backups";
+import { useUserPlan } from "../../../lib/api/get-user-plan";
+import { useBackupSummary, useDatabaseBackups as useDatabaseBackupsQuery, useRecentBackups } from "../api/get-backups";
 import type { Backup } from "../api/dashboard-api";
 
 export function useDashboardData() {
@@ -14,11 +14,6 @@ export function useDashboardData() {
   const plan = useUserPlan();
   const databases = useDatabases();
 
-  /** The lists, counts, chart and storage use again (after a backup settled, was deleted, ...). */
-  const reloadBackups = useCallback(
-    () => Promise.all([queryClient.invalidateQueries({ queryKey: backupsQueryKey }), queryClient.invalidateQueries({ queryKey: userPlanQueryKey })]),
-    [queryClient],
-  );
   const reloadDatabases = useCallback(() => queryClient.invalidateQueries({ queryKey: databasesQueryKey }), [queryClient]);
 
   return {
@@ -27,7 +22,6 @@ export function useDashboardData() {
     summary: summary.data ?? null,
     plan: plan.data ?? null,
     databases: databases.data ?? (databases.isError ? [] : null),
-    reloadBackups,
     reloadDatabases,
   };
 }

@@ -1,48 +1,32 @@
 // The browser's realtime channel while the dashboard is open: authenticates with the session's
-// token, keeps the live backup and restore state in the feature's atoms, and reconnects after a
-// drop (1 s, growing to 5 s, spec 9). Connection errors are only logged (spec 8). Events sent
-// while the channel was down are lost, so each reconnection catches up from the lists.
-import { useSetAtom, useStore } from "jotai";
-import { useEffect, useRef } from "react";
+// token, writes each backup's and restore's status and progress into the query cache (the lists
+// the screens show), and reconnects after a drop (1 s, growing to 5 s, spec 9). Connection errors
+// are only logged (spec 8). Events sent while the channel was down are lost, so each reconnection
+// fetches the lists again.
+import { useQueryClient } from "@tanstack/react-query";
+import { useEffect } from "react";
+import { systemStatusQueryKey } from "../../../lib/api/get-system-status";
 import { type BrowserEvent, openRealtimeChannel } from "../api/dashboard-api";
-import { liveBackupsAtom, liveRestoresAtom } from "../stores/dashboard-atoms";
+import { backupsQueryKey, reloadBackupLists } from "../api/get-backups";
+import { restoresQueryKey } from "../api/get-restores";
+import { applyBackupEvent, applyRestoreEvent } from "../api/live-updates";
 import { createFinishedFilter, isRunning } from "../utils/operation-status";
 
-export const BACKUP_PROGRESS_CLEANUP_MS = 2_000;
-export const HISTORY_PROGRESS_CLEANUP_MS = 2_000;
-export const DASHBOARD_RESTORE_CLEANUP_MS = 5_000;
+/**
+ * How long after an operation settled its list is fetched again: the event already shows the
+ * final status, and the server's row (dates, size, error) is surely written by then.
+ */
+export const SETTLED_REFETCH_MS = 2_000;
 const RECONNECT_MIN_MS = 1_000;
 const RECONNECT_MAX_MS = 5_000;
-
-type Handlers = {
-  onBackupSettled: () => void;
-  onRestoreSettled: () => void;
-  /** The channel is back after a drop: fetch the lists again (events of the gap were missed). */
-  onReconnected: () => Promise<unknown>;
-};
-
-const without = <T>(map: Record<string, T>, id: string) => {
-  const { [id]: _removed, ...rest } = map;
-  return rest;
-};
-
-/** `map` without the entries still exactly as they were in `before` (no event has touched them since). */
-function withoutUnchanged<T>(map: Record<string, T>, before: Record<string, T>): Record<string, T> {
-  const kept = Object.entries(map).filter(([id, value]) => before[id] !== value);
-  return kept.length === Object.keys(map).length ? map : Object.fromEntries(kept);
-}
 
 function isBrowserEvent(value: unknown): value is BrowserEvent {
   const type = (value as { type?: unknown } | null)?.type;
   return type === "backupProgress" || type === "restoreProgress" || type === "backupVerified";
 }
 
-export function useRealtimeEvents(token: string | null, handlers: Handlers) {
-  const setBackups = useSetAtom(liveBackupsAtom);
-  const setRestores = useSetAtom(liveRestoresAtom);
-  const store = useStore();
-  const handlersRef = useRef(handlers);
-  handlersRef.current = handlers;
+export function useRealtimeEvents(token: string | null) {
+  const queryClient = useQueryClient();
 
   useEffect(() => {
     if (!token) return;
@@ -59,39 +43,44 @@ export function useRealtimeEvents(token: string | null, handlers: Handlers) {
     };
 
     const accept = createFinishedFilter();
+    // The last event of each operation: an event about a row the list does not hold yet (the
+    // operation started after the last read) is laid over the row once the list is read again,
+    // unless a newer event came meanwhile.
+    const latest = new Map<string, BrowserEvent>();
+    const apply = (id: string, event: BrowserEvent, write: () => boolean, queryKey: readonly string[]) => {
+      latest.set(id, event);
+      if (write()) return;
+      // Joins a read under way rather than restarting it, so a burst of events cannot starve it.
+      void queryClient
+        .invalidateQueries({ queryKey }, { cancelRefetch: false })
+        .then(() => (latest.get(id) === event ? write() : undefined))
+        .catch(() => undefined);
+    };
     const onEvent = (event: BrowserEvent) => {
       // A verification changes a finished backup's row only: the list is fetched again.
-      if (event.type === "backupVerified") return handlersRef.current.onBackupSettled();
-      if (!accept(event.type === "backupProgress" ? event.backupId : event.restoreId, event.status)) return;
+      if (event.type === "backupVerified") return void reloadBackupLists(queryClient);
       if (event.type === "backupProgress") {
-        setBackups((map) => ({ ...map, [event.backupId]: { status: event.status, progress: event.progress, size: event.size } }));
-        if (!isRunning(event.status)) {
-          later(BACKUP_PROGRESS_CLEANUP_MS, () => {
-            setBackups((map) => without(map, event.backupId));
-            handlersRef.current.onBackupSettled();
-          });
-        }
+        if (!accept(event.backupId, event.status)) return;
+        apply(event.backupId, event, () => applyBackupEvent(queryClient, event), backupsQueryKey);
+        if (!isRunning(event.status)) later(SETTLED_REFETCH_MS, () => void reloadBackupLists(queryClient));
         return;
       }
-      setRestores((map) => ({ ...map, [event.restoreId]: { status: event.status, progress: event.progress, error: event.error } }));
+      if (!accept(event.restoreId, event.status)) return;
+      apply(event.restoreId, event, () => applyRestoreEvent(queryClient, event), restoresQueryKey);
       if (!isRunning(event.status)) {
-        later(HISTORY_PROGRESS_CLEANUP_MS, () => handlersRef.current.onRestoreSettled());
-        later(DASHBOARD_RESTORE_CLEANUP_MS, () => setRestores((map) => without(map, event.restoreId)));
+        // At once, so the Completed date shows without waiting, and again once surely written.
+        void queryClient.invalidateQueries({ queryKey: restoresQueryKey });
+        later(SETTLED_REFETCH_MS, () => void queryClient.invalidateQueries({ queryKey: restoresQueryKey }));
       }
     };
 
-    // A live entry from before a drop can be stale for ever: its operation may have finished while
-    // no one listened, and the entry would still lay 'In Progress' over the refetched row. Once the
-    // lists are fetched again, the entries no event has updated since the reconnection are dropped.
     let connectedBefore = false;
-    const catchUp = async () => {
-      const backupsBefore = store.get(liveBackupsAtom);
-      const restoresBefore = store.get(liveRestoresAtom);
-      await handlersRef.current.onReconnected().catch(() => undefined);
-      if (stopped) return;
-      setBackups((map) => withoutUnchanged(map, backupsBefore));
-      setRestores((map) => withoutUnchanged(map, restoresBefore));
-    };
+    const catchUp = () =>
+      Promise.all([
+        reloadBackupLists(queryClient),
+        queryClient.invalidateQueries({ queryKey: restoresQueryKey }),
+        queryClient.invalidateQueries({ queryKey: systemStatusQueryKey }),
+      ]);
 
     const connect = () => {
       if (stopped) return;
@@ -105,7 +94,7 @@ export function useRealtimeEvents(token: string | null, handlers: Handlers) {
         if (isBrowserEvent(message.data)) return onEvent(message.data);
         // 'ready': the server accepted the token and sends events from now on.
         if ((message.data as { type?: unknown } | null)?.type !== "ready") return;
-        if (connectedBefore) void catchUp();
+        if (connectedBefore) void catchUp().catch(() => undefined);
         connectedBefore = true;
       });
       current.on("error", () => console.error("realtime channel error"));
@@ -122,5 +111,5 @@ export function useRealtimeEvents(token: string | null, handlers: Handlers) {
       for (const timer of timers) clearTimeout(timer);
       channel?.close();
     };
-  }, [token, setBackups, setRestores, store]);
+  }, [token, queryClient]);
 }

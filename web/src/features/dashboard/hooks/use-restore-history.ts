@@ -1,22 +1,11 @@
-// The Restore History list (spec 2 and 4): load, 'Try Again' after a failure, a reload every
-// 5 seconds while the list, as last loaded, held pending or in-progress restores, and one at once
-// when the realtime channel says a restore finished (so its Completed date shows without waiting).
-import { useEffect } from "react";
+// The Restore History list (spec 2 and 4): load, 'Try Again' after a failure, and a reload every
+// 5 seconds while the list, as last loaded, held pending or in-progress restores. The realtime
+// channel writes progress into the same cache entry and reloads it when a restore finishes.
 import { useRestores } from "../api/get-restores";
-import type { LiveRestore } from "../stores/dashboard-atoms";
-import { isRunning } from "../utils/operation-status";
 
-export function useRestoreHistory(live: Record<string, LiveRestore>) {
+export function useRestoreHistory() {
   const query = useRestores();
   const { refetch } = query;
-
-  const finished = Object.entries(live)
-    .filter(([, restore]) => !isRunning(restore.status))
-    .map(([id]) => id)
-    .join(",");
-  useEffect(() => {
-    if (finished) void refetch();
-  }, [finished, refetch]);
 
   return {
     restores: query.data ?? null,

@@ -1,4 +1,3 @@
-import { useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useMemo, useState } from "react";
 import { Link } from "wouter";
 import { Alert } from "../../../components/ui/alert";
@@ -10,8 +9,9 @@ import { LoadingScreen } from "../../../components/ui/spinner";
 import { toast } from "../../../components/ui/toast-store";
 import { KB_CATEGORIES } from "../../../config/constants";
 import { cn } from "../../../lib/cn";
-import { type KbArticle, deleteArticleRequest, updateArticleRequest } from "../api/kb-api";
-import { allArticlesQuery, kbQueryKey, useAllArticles } from "../api/get-articles";
+import { useDeleteArticle, usePublishArticle } from "../api/article-mutations";
+import { useAllArticles } from "../api/get-articles";
+import type { KbArticle } from "../api/kb-api";
 import { type ArticleSort, DEFAULT_ARTICLE_SORT } from "../utils/article-sorting";
 import { formatCategoryLabel } from "../utils/kb-format";
 import { AdminArticleTable } from "./admin-article-table";
@@ -21,46 +21,34 @@ type StatusFilter = "all" | "published" | "draft";
 
 /** Knowledge Base Management (spec 2, /admin/kb). */
 export function AdminArticleList() {
-  const queryClient = useQueryClient();
   const query = useAllArticles();
   const articles = query.data ?? null;
   const loadError = query.isError && !query.data;
-  // Changes show as soon as the server accepts them (spec 4: no reload of the list); the readers'
-  // pages are read again when next shown.
-  const setArticles = useCallback(
-    (change: (list: KbArticle[]) => KbArticle[]) => {
-      queryClient.setQueryData<KbArticle[]>(allArticlesQuery.queryKey, (list) => (list ? change(list) : list));
-      void queryClient.invalidateQueries({ queryKey: kbQueryKey, predicate: (entry) => entry.queryKey[1] !== "admin" });
-    },
-    [queryClient],
-  );
   const [search, setSearch] = useState("");
   const [category, setCategory] = useState("all");
   const [status, setStatus] = useState<StatusFilter>("all");
   const [sort, setSort] = useState<ArticleSort>(DEFAULT_ARTICLE_SORT);
-  const [busyId, setBusyId] = useState<string | null>(null);
+  const publish = usePublishArticle();
+  const { mutate: setPublished } = publish;
+  const busyId = publish.isPending ? (publish.variables?.id ?? null) : null;
+  const { mutate: deleteArticle } = useDeleteArticle();
 
   useEffect(() => {
     if (loadError) toast({ title: "Failed to load articles", variant: "destructive" });
   }, [loadError]);
 
   const onToggle = useCallback(
-    async (article: KbArticle) => {
+    (article: KbArticle) => {
       const isPublished = !article.isPublished;
-      setBusyId(article._id);
-      try {
-        const { data, error } = await updateArticleRequest(article._id, { isPublished });
-        if (error || !data) throw new Error("update failed");
-        // Updated locally after success (spec 4), no reload.
-        setArticles((list) => list.map((a) => (a._id === article._id ? { ...a, isPublished, updatedAt: data.updatedAt ?? a.updatedAt } : a)));
-        toast({ title: isPublished ? "Article published successfully" : "Article unpublished successfully", variant: "success" });
-      } catch {
-        toast({ title: "Failed to update article status", variant: "destructive" });
-      } finally {
-        setBusyId(null);
-      }
+      setPublished(
+        { id: article._id, isPublished },
+        {
+          onSuccess: () => toast({ title: isPublished ? "Article published successfully" : "Article unpublished successfully", variant: "success" }),
+          onError: () => toast({ title: "Failed to update article status", variant: "destructive" }),
+        },
+      );
     },
-    [setArticles],
+    [setPublished],
   );
 
   const onDelete = useCallback(
@@ -71,16 +59,12 @@ export function AdminArticleList() {
         confirmLabel: "Delete",
       });
       if (!confirmed) return;
-      try {
-        const { error } = await deleteArticleRequest(article._id);
-        if (error) throw new Error("delete failed");
-        setArticles((list) => list.filter((a) => a._id !== article._id));
-        toast({ title: "Article deleted successfully", variant: "success" });
-      } catch {
-        toast({ title: "Failed to delete article", variant: "destructive" });
-      }
+      deleteArticle(article._id, {
+        onSuccess: () => toast({ title: "Article deleted successfully", variant: "success" }),
+        onError: () => toast({ title: "Failed to delete article", variant: "destructive" }),
+      });
     },
-    [setArticles],
+    [deleteArticle],
   );
 
   const visible = useMemo(() => {

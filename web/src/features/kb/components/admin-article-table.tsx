@@ -1,8 +1,7 @@
-import { createSortedRowModel, rowSortingFeature, type ColumnDef, type SortFn, tableFeatures, useTable } from "@tanstack/react-table";
-import { useMemo } from "react";
+import { type ComponentProps, useMemo } from "react";
 import { Link } from "wouter";
 import { Button } from "../../../components/ui/button";
-import { columnLabel } from "../../../components/ui/data-table";
+import { DataTable, type DataTableColumn, type DataTableSortFn } from "../../../components/ui/data-table";
 import { Icon } from "../../../components/ui/icons";
 import { Switch } from "../../../components/ui/switch";
 import { cn } from "../../../lib/cn";
@@ -11,12 +10,10 @@ import type { KbArticle } from "../api/kb-api";
 import { type ArticleSort, nextArticleSort, type SortableColumn } from "../utils/article-sorting";
 import { formatCategoryLabel } from "../utils/kb-format";
 
-const features = tableFeatures({ rowSortingFeature, sortedRowModel: createSortedRowModel() });
-
-const byText: SortFn<typeof features, KbArticle> = (a, b, id) =>
+const byText: DataTableSortFn<KbArticle> = (a, b, id) =>
   String(a.getValue(id)).localeCompare(String(b.getValue(id)), "en", { sensitivity: "base", numeric: true });
-const byNumber: SortFn<typeof features, KbArticle> = (a, b, id) => Number(a.getValue(id)) - Number(b.getValue(id));
-const byDate: SortFn<typeof features, KbArticle> = (a, b, id) => Date.parse(String(a.getValue(id))) - Date.parse(String(b.getValue(id)));
+const byNumber: DataTableSortFn<KbArticle> = (a, b, id) => Number(a.getValue(id)) - Number(b.getValue(id));
+const byDate: DataTableSortFn<KbArticle> = (a, b, id) => Date.parse(String(a.getValue(id))) - Date.parse(String(b.getValue(id)));
 
 type Actions = {
   onToggle: (article: KbArticle) => void;
@@ -24,7 +21,7 @@ type Actions = {
   busyId: string | null;
 };
 
-function buildColumns({ onToggle, onDelete, busyId }: Actions): ColumnDef<typeof features, KbArticle>[] {
+function buildColumns({ onToggle, onDelete, busyId }: Actions): DataTableColumn<KbArticle>[] {
   return [
     {
       id: "status",
@@ -108,61 +105,19 @@ type TableProps = Actions & { articles: KbArticle[]; sort: ArticleSort; onSortCh
 /** The admin article table (TanStack Table), sorted by the column the admin picked. */
 export function AdminArticleTable({ articles, sort, onSortChange, onToggle, onDelete, busyId }: TableProps) {
   const columns = useMemo(() => buildColumns({ onToggle, onDelete, busyId }), [onToggle, onDelete, busyId]);
-  const sorting = useMemo(() => [sort], [sort]);
-  const table = useTable({ features, columns, data: articles, state: { sorting }, getRowId: (row) => row._id });
-
+  const sorting = useMemo(
+    () => ({ sort, onSortChange: (columnId: string) => onSortChange(nextArticleSort(sort, columnId as SortableColumn)) }),
+    [sort, onSortChange],
+  );
   return (
-    <div className="overflow-x-auto rounded-xl border border-slate-200 bg-white">
-      <table className="phone-cards min-w-full divide-y divide-slate-200 text-sm" data-sortable="">
-        <thead className="bg-slate-50">
-          {table.getHeaderGroups().map((group) => (
-            <tr key={group.id}>
-              {group.headers.map((header) => {
-                const sortable = header.column.getCanSort();
-                const active = sort.id === header.column.id;
-                return (
-                  <th
-                    key={header.id}
-                    scope="col"
-                    aria-sort={active ? (sort.desc ? "descending" : "ascending") : undefined}
-                    className={cn(
-                      "px-4 py-3 text-xs font-semibold uppercase tracking-wide text-slate-600",
-                      header.column.id === "actions" ? "text-right" : "text-left",
-                    )}
-                  >
-                    {sortable ? (
-                      <button
-                        type="button"
-                        className="inline-flex items-center gap-1 uppercase hover:text-slate-900"
-                        onClick={() => onSortChange(nextArticleSort(sort, header.column.id as SortableColumn))}
-                      >
-                        <table.FlexRender header={header} />
-                        <Icon
-                          name={active && !sort.desc ? "chevronUp" : "chevronDown"}
-                          className={cn("h-3.5 w-3.5", active ? "text-indigo-600" : "text-slate-300")}
-                        />
-                      </button>
-                    ) : (
-                      <table.FlexRender header={header} />
-                    )}
-                  </th>
-                );
-              })}
-            </tr>
-          ))}
-        </thead>
-        <tbody className="divide-y divide-slate-100">
-          {table.getRowModel().rows.map((row) => (
-            <tr key={row.id} className="hover:bg-slate-50" data-testid="admin-article-row">
-              {row.getAllCells().map((cell) => (
-                <td key={cell.id} className="px-4 py-3 align-middle text-slate-700" data-label={columnLabel(cell.column.columnDef.header, cell.column.id)}>
-                  <table.FlexRender cell={cell} />
-                </td>
-              ))}
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      columns={columns}
+      data={articles}
+      getRowId={(row) => row._id}
+      className="rounded-xl border border-slate-200 bg-white"
+      rightAlignedColumns={["actions"]}
+      sorting={sorting}
+      rowProps={() => ({ "data-testid": "admin-article-row" }) as ComponentProps<"tr">}
+    />
   );
 }

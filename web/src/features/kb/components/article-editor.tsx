@@ -11,8 +11,9 @@ import { KB_CATEGORIES, type KbCategory } from "../../../config/constants";
 import { readErrorMessage } from "../../../lib/api-client";
 import { renderMarkdown } from "../../../lib/markdown";
 import { usePageTitle } from "../../../lib/page-title";
-import { type ArticleDraft, createArticleRequest, updateArticleRequest } from "../api/kb-api";
-import { allArticlesQuery, kbQueryKey } from "../api/get-articles";
+import { useSaveArticle } from "../api/article-mutations";
+import type { ArticleDraft } from "../api/kb-api";
+import { allArticlesQuery } from "../api/get-articles";
 import { addTag, findMissingField, formatCategoryLabel, generateSlug } from "../utils/kb-format";
 import { MarkdownContent } from "./markdown-content";
 import { Select } from "../../../components/ui/select";
@@ -27,7 +28,7 @@ export function ArticleEditor({ articleId }: { articleId: string | null }) {
   const queryClient = useQueryClient();
   const [draft, setDraft] = useState<Draft>(NEW_ARTICLE);
   const [loading, setLoading] = useState(articleId !== null);
-  const [saving, setSaving] = useState(false);
+  const { mutate: saveArticle, isPending: saving } = useSaveArticle();
   const [preview, setPreview] = useState(false);
   const [tagInput, setTagInput] = useState("");
   usePageTitle(articleId ? "Edit Article" : "New Article");
@@ -79,32 +80,23 @@ export function ArticleEditor({ articleId }: { articleId: string | null }) {
     setTagInput("");
   };
 
-  async function save() {
+  function save() {
     const missing = findMissingField(draft);
     if (missing) {
       toast({ title: "Validation Error", description: missing, variant: "destructive" });
       return;
     }
-    setSaving(true);
-    try {
-      const body: Draft = { ...draft, title: draft.title.trim(), slug: draft.slug.trim() };
-      if (articleId) {
-        const { data, error } = await updateArticleRequest(articleId, body);
-        if (error || !data) throw new Error(readErrorMessage(error) ?? "Failed to save article");
-        void queryClient.invalidateQueries({ queryKey: kbQueryKey });
-        toast({ title: "Article updated successfully", variant: "success" });
-      } else {
-        const { data, error } = await createArticleRequest(body);
-        if (error || !data) throw new Error(readErrorMessage(error) ?? "Failed to save article");
-        void queryClient.invalidateQueries({ queryKey: kbQueryKey });
-        toast({ title: "Article created successfully", variant: "success" });
-        setLocation(`/admin/kb/${data._id}`);
-      }
-    } catch (error) {
-      toast({ title: "Error", description: error instanceof Error && error.message ? error.message : "Failed to save article", variant: "destructive" });
-    } finally {
-      setSaving(false);
-    }
+    const article: Draft = { ...draft, title: draft.title.trim(), slug: draft.slug.trim() };
+    saveArticle(
+      { id: articleId, article },
+      {
+        onSuccess: (saved) => {
+          toast({ title: articleId ? "Article updated successfully" : "Article created successfully", variant: "success" });
+          if (!articleId) setLocation(`/admin/kb/${saved._id}`);
+        },
+        onError: (error) => toast({ title: "Error", description: readErrorMessage(error) ?? "Failed to save article", variant: "destructive" }),
+      },
+    );
   }
 
   if (loading) return <LoadingScreen label="Loading article..." />;

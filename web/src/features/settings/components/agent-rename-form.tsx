@@ -3,31 +3,31 @@ import { Button } from "../../../components/ui/button";
 import { Field } from "../../../components/ui/field";
 import { toast } from "../../../components/ui/toast-store";
 import { readErrorMessage } from "../../../lib/api-client";
-import { renameAgentRequest, type UserAgent } from "../api/settings-api";
+import type { UserAgent } from "../api/settings-api";
+import { useRenameAgent } from "../api/settings-mutations";
 
-type Props = { agent: UserAgent; onRenamed: (agent: UserAgent) => void; onCancel: () => void };
+type Props = { agent: UserAgent; onRenamed: () => void; onCancel: () => void };
 
 /** Renames an agent in place (Settings → Agents), so two machines with look-alike host names can be told apart. */
 export function AgentRenameForm({ agent, onRenamed, onCancel }: Props) {
   const [name, setName] = useState(agent.name);
   const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { mutate: rename, isPending: busy } = useRenameAgent();
 
-  const submit = async (event: FormEvent) => {
+  const submit = (event: FormEvent) => {
     event.preventDefault();
     const wanted = name.trim();
     if (!wanted || wanted.length > 100) return setError("Give the agent a name of 1 to 100 characters.");
-    setBusy(true);
-    try {
-      const { data, error: failure } = await renameAgentRequest(agent.id, wanted);
-      if (failure || !data) throw failure ?? new Error("rename failed");
-      toast({ title: `The agent is now called "${data.name}"`, variant: "success" });
-      onRenamed(data);
-    } catch (failure) {
-      setError(readErrorMessage(failure) ?? "The agent could not be renamed. Please try again.");
-    } finally {
-      setBusy(false);
-    }
+    rename(
+      { agentId: agent.id, name: wanted },
+      {
+        onSuccess: (renamed) => {
+          toast({ title: `The agent is now called "${renamed.name}"`, variant: "success" });
+          onRenamed();
+        },
+        onError: (failure) => setError(readErrorMessage(failure) ?? "The agent could not be renamed. Please try again."),
+      },
+    );
   };
 
   return (

@@ -7,7 +7,8 @@ import { toast } from "../../../components/ui/toast-store";
 import { readErrorMessage } from "../../../lib/api-client";
 import { formatDateTime } from "../../../lib/format-date";
 import { cn } from "../../../lib/cn";
-import { type AgentAction, manageAgentRequest, removeAgentRequest, type UserAgent } from "../api/settings-api";
+import type { AgentAction, UserAgent } from "../api/settings-api";
+import { useManageAgent, useRemoveAgent } from "../api/settings-mutations";
 import { compareAgentVersion, type AgentReleases, useAgentReleases } from "../../../lib/agent-install";
 import { describeAgentStatus, describeLastUpdate } from "../utils/agent-display";
 import { AgentRenameForm } from "./agent-rename-form";
@@ -23,7 +24,6 @@ type AgentsTabProps = {
   selectedId: string | null;
   onSelect: (agentId: string) => void;
   onRemove: (agentId: string) => void;
-  onRenamed: (agent: UserAgent) => void;
   onSetupNew: () => void;
   /** Check for Updates was sent: follow the agents closely until it ends. */
   onUpdateRequested?: () => void;
@@ -67,8 +67,10 @@ function LastUpdate({ update }: { update: UserAgent["lastUpdate"] }) {
 }
 
 /** The agent list with a detail panel: status, last seen, platform, version, commands, maintenance. */
-export function AgentsTab({ agents, selectedId, onSelect, onRemove, onRenamed, onSetupNew, onUpdateRequested }: AgentsTabProps) {
-  const [busy, setBusy] = useState<AgentAction | null>(null);
+export function AgentsTab({ agents, selectedId, onSelect, onRemove, onSetupNew, onUpdateRequested }: AgentsTabProps) {
+  const manage = useManageAgent();
+  const removal = useRemoveAgent();
+  const busy = manage.isPending || removal.isPending;
   const [renaming, setRenaming] = useState<string | null>(null);
   const releases = useAgentReleases();
   const selected = agents.find((agent) => agent.id === selectedId) ?? agents[0] ?? null;
@@ -86,19 +88,17 @@ export function AgentsTab({ agents, selectedId, onSelect, onRemove, onRenamed, o
     );
   }
 
-  const send = async (agent: UserAgent, action: AgentAction) => {
-    setBusy(action);
-    try {
-      const { data, error } = await manageAgentRequest(agent.id, action);
-      if (error || !data) throw error ?? new Error("command failed");
-      toast({ title: data.message, variant: "success" });
-      if (action === "update") onUpdateRequested?.();
-    } catch (error) {
-      toast({ title: FAILURE_TITLES[action], description: readErrorMessage(error) ?? undefined, variant: "destructive" });
-    } finally {
-      setBusy(null);
-    }
-  };
+  const send = (agent: UserAgent, action: AgentAction) =>
+    manage.mutate(
+      { agentId: agent.id, action },
+      {
+        onSuccess: (data) => {
+          toast({ title: data.message, variant: "success" });
+          if (action === "update") onUpdateRequested?.();
+        },
+        onError: (error) => toast({ title: FAILURE_TITLES[action], description: readErrorMessage(error) ?? undefined, variant: "destructive" }),
+      },
+    );
 
   const reset = async (agent: UserAgent) => {
     const confirmed = await askConfirmation({
@@ -106,7 +106,7 @@ export function AgentsTab({ agents, selectedId, onSelect, onRemove, onRenamed, o
       message: `New connection credentials will be generated for "${agent.name}" and its current ones stop working. If the agent does not reconnect, run dbvault-agent setup --force on its server.`,
       confirmLabel: "Reset Connection",
     });
-    if (confirmed) await send(agent, "reset");
+    if (confirmed) send(agent, "reset");
   };
 
   const remove = async (agent: UserAgent) => {
@@ -116,14 +116,13 @@ export function AgentsTab({ agents, selectedId, onSelect, onRemove, onRenamed, o
       confirmLabel: "Remove Agent",
     });
     if (!confirmed) return;
-    try {
-      const { data, error } = await removeAgentRequest(agent.id);
-      if (error || !data) throw error ?? new Error("remove failed");
-      toast({ title: data.message, variant: "success" });
-      onRemove(agent.id);
-    } catch (error) {
-      toast({ title: "Failed to remove agent", description: readErrorMessage(error) ?? undefined, variant: "destructive" });
-    }
+    removal.mutate(agent.id, {
+      onSuccess: (data) => {
+        toast({ title: data.message, variant: "success" });
+        onRemove(agent.id);
+      },
+      onError: (error) => toast({ title: "Failed to remove agent", description: readErrorMessage(error) ?? undefined, variant: "destructive" }),
+    });
   };
 
   return (
@@ -158,14 +157,7 @@ export function AgentsTab({ agents, selectedId, onSelect, onRemove, onRenamed, o
       {selected ? (
         <Card className="p-6" aria-label={`Agent ${selected.name}`} role="region">
           {renaming === selected.id ? (
-            <AgentRenameForm
-              agent={selected}
-              onCancel={() => setRenaming(null)}
-              onRenamed={(agent) => {
-                setRenaming(null);
-                onRenamed(agent);
-              }}
-            />
+            <AgentRenameForm agent={selected} onCancel={() => setRenaming(null)} onRenamed={() => setRenaming(null)} />
           ) : (
             <div className="flex flex-wrap items-center justify-between gap-3">
               <h2 className="text-lg font-semibold text-slate-900">{selected.name}</h2>
@@ -202,20 +194,20 @@ export function AgentsTab({ agents, selectedId, onSelect, onRemove, onRenamed, o
 
           <h3 className="mt-6 text-sm font-semibold text-slate-900">Commands</h3>
           <div className="mt-2 flex flex-wrap gap-2">
-            <Button variant="outline" disabled={busy !== null} onClick={() => send(selected, "restart")}>
+            <Button variant="outline" disabled={busy} onClick={() => send(selected, "restart")}>
               Restart Agent
             </Button>
-            <Button variant="outline" disabled={busy !== null} onClick={() => send(selected, "update")}>
+            <Button variant="outline" disabled={busy} onClick={() => send(selected, "update")}>
               Check for Updates
             </Button>
           </div>
 
           <h3 className="mt-6 text-sm font-semibold text-slate-900">Maintenance</h3>
           <div className="mt-2 flex flex-wrap gap-2">
-            <Button variant="destructive" disabled={busy !== null} onClick={() => remove(selected)}>
+            <Button variant="destructive" disabled={busy} onClick={() => remove(selected)}>
               Remove Agent
             </Button>
-            <Button variant="outline" disabled={busy !== null} onClick={() => reset(selected)}>
+            <Button variant="outline" disabled={busy} onClick={() => reset(selected)}>
               Reset Connection
             </Button>
           </div>

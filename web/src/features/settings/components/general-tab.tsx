@@ -4,7 +4,8 @@ import { Alert } from "../../../components/ui/alert";
 import { Button } from "../../../components/ui/button";
 import { createRetractableToast } from "../../../components/ui/toast-store";
 import { readErrorMessage } from "../../../lib/api-client";
-import { type RetentionChoice, saveSettingsRequest, type UserDatabase, type UserPlan, type UserSettings } from "../api/settings-api";
+import type { RetentionChoice, UserDatabase, UserPlan, UserSettings } from "../api/settings-api";
+import { useSaveSettings } from "../api/settings-mutations";
 import { useTimedFlag } from "../hooks/use-timed-flag";
 import { describePlanSchedule, listFrequencyOptions, toFrequencyWord } from "../utils/schedule-options";
 import { DrillSettings } from "./drill-settings";
@@ -13,16 +14,16 @@ import { Select } from "../../../components/ui/select";
 
 const SAVED_INDICATOR_MS = 3_000;
 
-type GeneralTabProps = { settings: UserSettings; plan: UserPlan; databases: UserDatabase[]; onSaved: (settings: UserSettings) => void };
+type GeneralTabProps = { settings: UserSettings; plan: UserPlan; databases: UserDatabase[] };
 
 const retentionOf = (settings: UserSettings): RetentionChoice => ({ mode: settings.retentionMode, retention: settings.retention, ...settings.gfs });
 
 /** Backup frequency, retention (age or GFS, with a preview) and restore drills; choices beyond the plan are shown but disabled (spec 5). */
-export function GeneralTab({ settings, plan, databases, onSaved }: GeneralTabProps) {
+export function GeneralTab({ settings, plan, databases }: GeneralTabProps) {
   const [frequency, setFrequency] = useState<FrequencyWord>(toFrequencyWord(settings.frequency));
   const [retention, setRetention] = useState<RetentionChoice>(retentionOf(settings));
   const [drillFrequency, setDrillFrequency] = useState(settings.drillFrequency);
-  const [busy, setBusy] = useState(false);
+  const { mutate: save, isPending: busy } = useSaveSettings();
   const [failure] = useState(createRetractableToast);
   const [saved, showSaved] = useTimedFlag(SAVED_INDICATOR_MS);
 
@@ -34,27 +35,20 @@ export function GeneralTab({ settings, plan, databases, onSaved }: GeneralTabPro
 
   const frequencyOptions = listFrequencyOptions(plan);
 
-  const onSubmit = async (event: FormEvent) => {
+  const onSubmit = (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    try {
-      const { mode, daily, weekly, monthly } = retention;
-      const { data, error } = await saveSettingsRequest({
-        frequency,
-        retention: retention.retention,
-        retentionMode: mode,
-        gfs: { daily, weekly, monthly },
-        drillFrequency,
-      });
-      if (error || !data) throw error ?? new Error("save failed");
-      onSaved(data);
-      failure.retract();
-      showSaved();
-    } catch (error) {
-      failure.show({ title: "Failed to save settings. Please try again.", description: readErrorMessage(error) ?? undefined, variant: "destructive" });
-    } finally {
-      setBusy(false);
-    }
+    const { mode, daily, weekly, monthly } = retention;
+    save(
+      { frequency, retention: retention.retention, retentionMode: mode, gfs: { daily, weekly, monthly }, drillFrequency },
+      {
+        onSuccess: () => {
+          failure.retract();
+          showSaved();
+        },
+        onError: (error) =>
+          failure.show({ title: "Failed to save settings. Please try again.", description: readErrorMessage(error) ?? undefined, variant: "destructive" }),
+      },
+    );
   };
 
   return (

@@ -5,7 +5,8 @@ import { Field } from "../../../components/ui/field";
 import { Switch } from "../../../components/ui/switch";
 import { createRetractableToast, toast } from "../../../components/ui/toast-store";
 import { readErrorMessage } from "../../../lib/api-client";
-import { type NotificationChoices, saveSettingsRequest, sendTestNotificationRequest, type UserSettings } from "../api/settings-api";
+import type { NotificationChoices, SettingsChanges, UserSettings } from "../api/settings-api";
+import { useSaveSettings, useSendTestNotification } from "../api/settings-mutations";
 import { useTimedFlag } from "../hooks/use-timed-flag";
 import { WebhooksCard } from "./webhooks-card";
 
@@ -17,47 +18,40 @@ const TOGGLES: { key: keyof NotificationChoices; label: string; text: string }[]
   { key: "agentDisconnection", label: "Agent Disconnection", text: "An e-mail when an agent goes offline." },
 ];
 
-type NotificationsTabProps = { settings: UserSettings; accountEmail: string; onSaved: (settings: UserSettings) => void };
+type NotificationsTabProps = { settings: UserSettings; accountEmail: string };
 
 /** Notification toggles, the address they go to, a test e-mail, 'Save All Changes'; then webhooks and Slack. */
-export function NotificationsTab({ settings, accountEmail, onSaved }: NotificationsTabProps) {
+export function NotificationsTab({ settings, accountEmail }: NotificationsTabProps) {
   const [choices, setChoices] = useState<NotificationChoices>(settings.notifications);
   const [email, setEmail] = useState(settings.notificationEmail ?? "");
-  const [busy, setBusy] = useState<"save" | "email" | "test" | null>(null);
+  // 'Save All Changes' and 'Update' (the address only) are separate saves, each with its own label.
+  const saveAll = useSaveSettings();
+  const saveEmail = useSaveSettings();
+  const test = useSendTestNotification();
+  const busy = saveAll.isPending ? "save" : saveEmail.isPending ? "email" : test.isPending ? "test" : null;
   const [saved, showSaved] = useTimedFlag(SAVED_INDICATOR_MS);
   const [emailSaved, showEmailSaved] = useTimedFlag(SAVED_INDICATOR_MS);
   const [failure] = useState(createRetractableToast);
 
-  const save = async (changes: Parameters<typeof saveSettingsRequest>[0], kind: "save" | "email") => {
-    setBusy(kind);
-    try {
-      const { data, error } = await saveSettingsRequest(changes);
-      if (error || !data) throw error ?? new Error("save failed");
-      onSaved(data);
-      failure.retract();
-      // 'Update' saves the address only: toggles changed but not yet saved stay as the user set them.
-      if (kind === "save") setChoices(data.notifications);
-      setEmail(data.notificationEmail ?? "");
-      (kind === "save" ? showSaved : showEmailSaved)();
-    } catch (error) {
-      failure.show({ title: "Failed to save settings. Please try again.", description: readErrorMessage(error) ?? undefined, variant: "destructive" });
-    } finally {
-      setBusy(null);
-    }
-  };
+  const save = (changes: SettingsChanges, kind: "save" | "email") =>
+    (kind === "save" ? saveAll : saveEmail).mutate(changes, {
+      onSuccess: (data: UserSettings) => {
+        failure.retract();
+        // 'Update' saves the address only: toggles changed but not yet saved stay as the user set them.
+        if (kind === "save") setChoices(data.notifications);
+        setEmail(data.notificationEmail ?? "");
+        (kind === "save" ? showSaved : showEmailSaved)();
+      },
+      onError: (error) =>
+        failure.show({ title: "Failed to save settings. Please try again.", description: readErrorMessage(error) ?? undefined, variant: "destructive" }),
+    });
 
-  const sendTest = async () => {
-    setBusy("test");
-    try {
-      const { error } = await sendTestNotificationRequest();
-      if (error) throw error;
-      toast({ title: "Test notification sent successfully. Please check your email.", variant: "success" });
-    } catch (error) {
-      toast({ title: "Failed to send test notification. Please try again.", description: readErrorMessage(error) ?? undefined, variant: "destructive" });
-    } finally {
-      setBusy(null);
-    }
-  };
+  const sendTest = () =>
+    test.mutate(undefined, {
+      onSuccess: () => toast({ title: "Test notification sent successfully. Please check your email.", variant: "success" }),
+      onError: (error) =>
+        toast({ title: "Failed to send test notification. Please try again.", description: readErrorMessage(error) ?? undefined, variant: "destructive" }),
+    });
 
   const onUpdateEmail = (event: FormEvent) => {
     event.preventDefault();

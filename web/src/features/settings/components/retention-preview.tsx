@@ -1,10 +1,25 @@
+import type { ComponentProps } from "react";
+import { DataTable, type DataTableColumn } from "../../../components/ui/data-table";
 import { Spinner } from "../../../components/ui/spinner";
 import { formatDateTime } from "../../../lib/format-date";
-import { cn } from "../../../lib/cn";
 import { formatBytes } from "@protocol/format";
-import type { RetentionChoice } from "../api/settings-api";
+import type { RetentionChoice, RetentionPreview as Preview } from "../api/settings-api";
 import { useRetentionPreview } from "../hooks/use-retention-preview";
 import { describeRetentionDecision, summarizePreview } from "../utils/retention-display";
+
+const COLUMNS: DataTableColumn<Preview["backups"][number]>[] = [
+  {
+    id: "backup",
+    header: "Backup",
+    cell: ({ row }) => <span className="text-slate-800">{`${row.original.databaseName} · ${formatDateTime(row.original.createdAt)}`}</span>,
+  },
+  { id: "size", header: "Size", cell: ({ row }) => <span className="text-slate-600">{formatBytes(row.original.size)}</span> },
+  {
+    id: "retention",
+    header: "Retention",
+    cell: ({ row }) => <span className={row.original.keep ? "text-emerald-700" : "text-red-700"}>{describeRetentionDecision(row.original)}</span>,
+  },
+];
 
 /** Which existing backups a retention choice keeps, before it is saved (the server decides it as retention will). */
 export function RetentionPreview({ choice }: { choice: RetentionChoice }) {
@@ -24,34 +39,14 @@ export function RetentionPreview({ choice }: { choice: RetentionChoice }) {
             {summarizePreview(preview)}
           </p>
           {preview.backups.length > 0 ? (
-            <div className="max-h-72 overflow-y-auto">
-              <table className="min-w-full text-xs">
-                <thead className="sticky top-0 bg-white text-left text-slate-500">
-                  <tr>
-                    <th scope="col" className="px-4 py-1.5 font-medium">
-                      Backup
-                    </th>
-                    <th scope="col" className="px-4 py-1.5 font-medium">
-                      Size
-                    </th>
-                    <th scope="col" className="px-4 py-1.5 font-medium">
-                      Retention
-                    </th>
-                  </tr>
-                </thead>
-                <tbody className="divide-y divide-slate-100">
-                  {preview.backups.map((row) => (
-                    <tr key={row.id} data-testid="retention-preview-row" data-keep={row.keep ? "true" : "false"}>
-                      <td className="px-4 py-1.5 text-slate-800">
-                        {row.databaseName} · {formatDateTime(row.createdAt)}
-                      </td>
-                      <td className="px-4 py-1.5 text-slate-600">{formatBytes(row.size)}</td>
-                      <td className={cn("px-4 py-1.5", row.keep ? "text-emerald-700" : "text-red-700")}>{describeRetentionDecision(row)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable
+              columns={COLUMNS}
+              data={preview.backups}
+              getRowId={(row) => row.id}
+              className="max-h-72 overflow-y-auto"
+              compact
+              rowProps={(row) => ({ "data-testid": "retention-preview-row", "data-keep": row.keep ? "true" : "false" }) as ComponentProps<"tr">}
+            />
           ) : null}
         </>
       ) : null}

@@ -1,4 +1,3 @@
-import { useQueryClient } from "@tanstack/react-query";
 import { type RefObject, useEffect, useState } from "react";
 import { Button } from "../../../components/ui/button";
 import { Card } from "../../../components/ui/card";
@@ -9,8 +8,8 @@ import { readErrorMessage, readErrorStatus } from "../../../lib/api-client";
 import { type Credentials, ReauthenticationDialog } from "../../../components/auth/reauthentication-dialog";
 import { useSession } from "../../../lib/auth/use-session";
 import { updateSessionUser } from "../../../lib/auth/session";
-import { regenerateApiKeyRequest } from "../api/settings-api";
-import { type Profile, profileQueryKey, useProfile } from "../../../lib/api/get-profile";
+import { useProfile } from "../../../lib/api/get-profile";
+import { useRegenerateApiKey } from "../api/settings-mutations";
 import { useTimedFlag } from "../hooks/use-timed-flag";
 import { formatServiceEndpoint, maskApiKey } from "../utils/agent-display";
 import { copyText } from "../../../components/ui/copy-text";
@@ -27,7 +26,6 @@ export function SecurityTab({ setupHeadingRef }: { setupHeadingRef: RefObject<HT
   const { user } = useSession();
   const apiKey = user?.apiKey ?? "";
 
-  const queryClient = useQueryClient();
   // The stored session may hold an older key (regenerated in another browser): the server's wins.
   const freshKey = useProfile().data?.apiKey;
   useEffect(() => {
@@ -36,7 +34,7 @@ export function SecurityTab({ setupHeadingRef }: { setupHeadingRef: RefObject<HT
   }, [freshKey, apiKey]);
   const [shown, setShown] = useState(false);
   const [newKeyShown, showNewKey, hideNewKey] = useTimedFlag(NEW_KEY_VISIBLE_MS);
-  const [busy, setBusy] = useState(false);
+  const { mutate: regenerateKey, isPending: busy } = useRegenerateApiKey();
   const [asking, setAsking] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
   const visible = shown || newKeyShown;
@@ -49,31 +47,26 @@ export function SecurityTab({ setupHeadingRef }: { setupHeadingRef: RefObject<HT
     setAsking(true);
   };
 
-  const regenerate = async (credentials: Credentials) => {
-    setBusy(true);
+  const regenerate = (credentials: Credentials) => {
     setProblem(null);
-    try {
-      const { data, error } = await regenerateApiKeyRequest(credentials);
-      if (error || !data) {
+    regenerateKey(credentials, {
+      onSuccess: ({ apiKey: fresh }) => {
+        setAsking(false);
+        updateSessionUser({ apiKey: fresh });
+        showNewKey();
+        toast({ title: "API key regenerated", description: "The new key is shown for 30 seconds: copy it to set up new agents.", variant: "success" });
+      },
+      onError: (error) => {
         // A wrong password or code is said in the dialog, to be typed again.
         const status = readErrorStatus(error);
         if (status === 400 || status === 403 || status === 429) {
           setProblem(readErrorMessage(error) ?? "Please check your password and code.");
           return;
         }
-        throw error ?? new Error("regenerate failed");
-      }
-      setAsking(false);
-      updateSessionUser({ apiKey: data.apiKey });
-      queryClient.setQueryData<Profile>(profileQueryKey, (profile) => (profile ? { ...profile, apiKey: data.apiKey } : profile));
-      showNewKey();
-      toast({ title: "API key regenerated", description: "The new key is shown for 30 seconds: copy it to set up new agents.", variant: "success" });
-    } catch {
-      setAsking(false);
-      toast({ title: "Failed to regenerate API key. Please try again.", variant: "destructive" });
-    } finally {
-      setBusy(false);
-    }
+        setAsking(false);
+        toast({ title: "Failed to regenerate API key. Please try again.", variant: "destructive" });
+      },
+    });
   };
 
   const toggleShown = () => {

@@ -75,21 +75,20 @@ export function SettingsPage() {
           <LoadingScreen label="Loading settings..." />
         ) : (
           <Tabs items={SETTINGS_TABS} value={tab} onValueChange={changeTab} label="Settings sections" phonePicker>
-            {tab === "general" ? <GeneralTab settings={data.settings!} plan={data.plan!} databases={data.databases!} onSaved={data.setSettings} /> : null}
+            {tab === "general" ? <GeneralTab settings={data.settings!} plan={data.plan!} databases={data.databases!} /> : null}
             {tab === "agents" ? (
               <AgentsTab
                 agents={data.agents!}
                 selectedId={selectedAgentId}
                 onSelect={setSelectedAgentId}
                 onRemove={data.removeAgent}
-                onRenamed={data.replaceAgent}
                 onUpdateRequested={data.watchUpdates}
                 onSetupNew={openSetup}
               />
             ) : null}
-            {tab === "databases" ? <DatabasesTab databases={data.databases!} plan={data.plan!} onChanged={data.setDatabases} /> : null}
+            {tab === "databases" ? <DatabasesTab databases={data.databases!} plan={data.plan!} /> : null}
             {tab === "security" ? <SecurityTab setupHeadingRef={setupHeadingRef} /> : null}
-            {tab === "notifications" ? <NotificationsTab settings={data.settings!} accountEmail={user?.email ?? ""} onSaved={data.setSettings} /> : null}
+            {tab === "notifications" ? <NotificationsTab settings={data.settings!} accountEmail={user?.email ?? ""} /> : null}
           </Tabs>
         )}
       </div>

@@ -4,7 +4,8 @@ import { Alert } from "../../../components/ui/alert";
 import { Button } from "../../../components/ui/button";
 import { Field } from "../../../components/ui/field";
 import { readErrorMessage } from "../../../lib/api-client";
-import { createWebhookRequest, type Webhook, type WebhookFormat } from "../api/webhooks-api";
+import { useCreateWebhook } from "../api/webhook-mutations";
+import type { Webhook, WebhookFormat } from "../api/webhooks-api";
 import { DEFAULT_EVENTS, EVENT_GROUPS } from "../utils/webhook-display";
 import { Select } from "../../../components/ui/select";
 
@@ -16,7 +17,7 @@ export function WebhookForm({ onCreated }: WebhookFormProps) {
   const [format, setFormat] = useState<WebhookFormat>("json");
   const [events, setEvents] = useState<Set<WebhookEventName>>(new Set(DEFAULT_EVENTS));
   const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { mutate: create, isPending: busy } = useCreateWebhook();
 
   const toggle = (event: WebhookEventName, on: boolean) =>
     setEvents((current) => {
@@ -26,23 +27,21 @@ export function WebhookForm({ onCreated }: WebhookFormProps) {
       return next;
     });
 
-  const submit = async (event: FormEvent) => {
+  const submit = (event: FormEvent) => {
     event.preventDefault();
     if (!url.trim()) return setError("Enter the URL that should receive the events.");
     if (events.size === 0) return setError("Choose at least one event.");
-    setBusy(true);
     setError(null);
-    try {
-      const { data, error: failure } = await createWebhookRequest({ url: url.trim(), events: [...events], format });
-      if (failure || !data) throw failure ?? new Error("create failed");
-      const { secret, ...webhook } = data;
-      onCreated(webhook, secret);
-      setUrl("");
-    } catch (failure) {
-      setError(readErrorMessage(failure) ?? "Failed to add the webhook. Please try again.");
-    } finally {
-      setBusy(false);
-    }
+    create(
+      { url: url.trim(), events: [...events], format },
+      {
+        onSuccess: ({ secret, ...webhook }) => {
+          onCreated(webhook, secret);
+          setUrl("");
+        },
+        onError: (failure) => setError(readErrorMessage(failure) ?? "Failed to add the webhook. Please try again."),
+      },
+    );
   };
 
   return (

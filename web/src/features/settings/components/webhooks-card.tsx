@@ -1,5 +1,4 @@
-import { useQueryClient } from "@tanstack/react-query";
-import { useCallback, useState } from "react";
+import { useState } from "react";
 import { Alert } from "../../../components/ui/alert";
 import { Badge, Card } from "../../../components/ui/card";
 import { Button } from "../../../components/ui/button";
@@ -7,21 +6,20 @@ import { askConfirmation } from "../../../components/ui/confirm-dialog";
 import { copyText } from "../../../components/ui/copy-text";
 import { toast } from "../../../components/ui/toast-store";
 import { readErrorMessage } from "../../../lib/api-client";
-import { deleteWebhookRequest, testWebhookRequest, type Webhook } from "../api/webhooks-api";
-import { useWebhooks, webhooksQueryKey } from "../api/get-webhooks";
+import { useWebhooks } from "../api/get-webhooks";
+import { useDeleteWebhook, useTestWebhook } from "../api/webhook-mutations";
+import type { Webhook } from "../api/webhooks-api";
 import { describeDelivery } from "../utils/webhook-display";
 import { WebhookDeliveryLog } from "./webhook-delivery-log";
 import { WebhookForm } from "./webhook-form";
 
 /** Settings → Notifications: webhooks and Slack, with each one's last delivery, log and Send test. */
 export function WebhooksCard() {
-  const queryClient = useQueryClient();
   const query = useWebhooks();
   const webhooks = query.data ?? null;
   // A failed read says so above the list as last loaded.
   const loadError = query.isError;
   const [secret, setSecret] = useState<{ url: string; value: string } | null>(null);
-  const reload = useCallback(() => queryClient.invalidateQueries({ queryKey: webhooksQueryKey }), [queryClient]);
 
   return (
     <Card className="divide-y divide-slate-100" aria-labelledby="webhooks-title">
@@ -52,37 +50,29 @@ export function WebhooksCard() {
         </div>
       ) : null}
       {webhooks?.map((webhook) => (
-        <WebhookRow key={webhook.id} webhook={webhook} onChanged={reload} />
+        <WebhookRow key={webhook.id} webhook={webhook} />
       ))}
       {webhooks?.length === 0 ? <p className="px-6 py-4 text-sm text-slate-500">No webhooks yet.</p> : null}
-      <WebhookForm
-        onCreated={(webhook, value) => {
-          setSecret({ url: webhook.url, value });
-          void reload();
-        }}
-      />
+      <WebhookForm onCreated={(webhook, value) => setSecret({ url: webhook.url, value })} />
     </Card>
   );
 }
 
-function WebhookRow({ webhook, onChanged }: { webhook: Webhook; onChanged: () => Promise<void> }) {
-  const [busy, setBusy] = useState<"test" | "delete" | null>(null);
+function WebhookRow({ webhook }: { webhook: Webhook }) {
+  const test = useTestWebhook();
+  const removal = useDeleteWebhook();
+  const busy = test.isPending ? "test" : removal.isPending ? "delete" : null;
   const [showLog, setShowLog] = useState(false);
 
-  const sendTest = async () => {
-    setBusy("test");
-    try {
-      const { data, error } = await testWebhookRequest(webhook.id);
-      if (error || !data) throw error ?? new Error("test failed");
-      if (data.status === "delivered") toast({ title: "Test delivered.", description: describeDelivery(data), variant: "success" });
-      else toast({ title: "The test delivery failed.", description: describeDelivery(data), variant: "destructive" });
-      await onChanged();
-    } catch (error) {
-      toast({ title: "Failed to send the test. Please try again.", description: readErrorMessage(error) ?? undefined, variant: "destructive" });
-    } finally {
-      setBusy(null);
-    }
-  };
+  const sendTest = () =>
+    test.mutate(webhook.id, {
+      onSuccess: (data) => {
+        if (data.status === "delivered") toast({ title: "Test delivered.", description: describeDelivery(data), variant: "success" });
+        else toast({ title: "The test delivery failed.", description: describeDelivery(data), variant: "destructive" });
+      },
+      onError: (error) =>
+        toast({ title: "Failed to send the test. Please try again.", description: readErrorMessage(error) ?? undefined, variant: "destructive" }),
+    });
 
   const remove = async () => {
     const confirmed = await askConfirmation({
@@ -92,11 +82,10 @@ function WebhookRow({ webhook, onChanged }: { webhook: Webhook; onChanged: () =>
       variant: "destructive",
     });
     if (!confirmed) return;
-    setBusy("delete");
-    const { error } = await deleteWebhookRequest(webhook.id);
-    setBusy(null);
-    if (error) toast({ title: "Failed to delete the webhook. Please try again.", description: readErrorMessage(error) ?? undefined, variant: "destructive" });
-    await onChanged();
+    removal.mutate(webhook.id, {
+      onError: (error) =>
+        toast({ title: "Failed to delete the webhook. Please try again.", description: readErrorMessage(error) ?? undefined, variant: "destructive" }),
+    });
   };
 
   const last = webhook.lastDelivery;

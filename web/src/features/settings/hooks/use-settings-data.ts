@@ -3,7 +3,7 @@ import { useCallback, useMemo, useRef, useState } from "react";
 import { databasesQueryKey, type UserDatabase, useDatabases } from "../../../lib/api/get-databases";
 import { type SystemStatus, systemStatusQuery, systemStatusQueryKey, type UserAgent } from "../../../lib/api/get-system-status";
 import { type UserPlan, useUserPlan } from "../../../lib/api/get-user-plan";
-import { settingsQueryKey, useSettings } from "../api/get-settings";
+import { useSettings } from "../api/get-settings";
 import type { UserSettings } from "../api/settings-api";
 import { describeLastUpdate } from "../utils/agent-display";
 
@@ -19,12 +19,8 @@ export type SettingsData = {
   databases: UserDatabase[] | null;
   agents: UserAgent[] | null;
   loadError: boolean;
-  setSettings: (settings: UserSettings) => void;
-  setDatabases: (databases: UserDatabase[]) => void;
   /** Takes an agent the server has removed (DELETE /api/agents/{id}) off this page's list; its databases may have moved. */
   removeAgent: (agentId: string) => void;
-  /** Shows an agent's new name (PATCH /api/agents/{id}). */
-  replaceAgent: (agent: UserAgent) => void;
   /** Refreshes the agents every 2 s until no update is under way (Check for Updates was sent). */
   watchUpdates: () => void;
 };
@@ -54,8 +50,6 @@ export function useSettingsData(): SettingsData {
   const failed = (query: { isError: boolean; data: unknown }) => query.isError && !query.data;
   const loadError = failed(settings) || failed(plan) || failed(databases) || failed(agentsQuery);
 
-  const setSettings = useCallback((next: UserSettings) => queryClient.setQueryData(settingsQueryKey, next), [queryClient]);
-  const setDatabases = useCallback((next: UserDatabase[]) => queryClient.setQueryData(databasesQueryKey, next), [queryClient]);
   const updateAgents = useCallback(
     (change: (list: UserAgent[]) => UserAgent[]) =>
       queryClient.setQueryData<SystemStatus>(systemStatusQueryKey, (current) => (current ? { ...current, agents: change(current.agents) } : current)),
@@ -71,20 +65,13 @@ export function useSettingsData(): SettingsData {
     },
     [queryClient, updateAgents],
   );
-  const replaceAgent = useCallback(
-    (changed: UserAgent) => updateAgents((list) => list.map((agent) => (agent.id === changed.id ? changed : agent))),
-    [updateAgents],
-  );
   return {
     settings: settings.data ?? null,
     plan: plan.data ?? null,
     databases: databases.data ?? null,
     agents,
     loadError,
-    setSettings,
-    setDatabases,
     removeAgent,
-    replaceAgent,
     watchUpdates,
   };
 }

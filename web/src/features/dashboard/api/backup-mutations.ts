@@ -1,0 +1,33 @@
+// The dashboard's actions on backups and restores as mutations; each reloads the lists it changes.
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { answerOf } from "../../../lib/api-client";
+import { deleteBackupRequest, resolveAnomalyRequest, restoreBackupRequest, verifyBackupRequest } from "./dashboard-api";
+import { reloadBackupLists } from "./get-backups";
+import { restoresQueryKey } from "./get-restores";
+
+/** Deleting frees storage: the lists, counts, chart and storage use are read again, even after a failure. */
+export function useDeleteBackup() {
+  const queryClient = useQueryClient();
+  return useMutation({ mutationFn: (backupId: string) => answerOf(deleteBackupRequest(backupId)), onSettled: () => reloadBackupLists(queryClient) });
+}
+
+/** Asks the database's agent to read the backup back; the result arrives later as an event. */
+export function useVerifyBackup() {
+  return useMutation({ mutationFn: (backupId: string) => answerOf(verifyBackupRequest(backupId)) });
+}
+
+export function useResolveAnomaly() {
+  const queryClient = useQueryClient();
+  return useMutation({ mutationFn: (backupId: string) => answerOf(resolveAnomalyRequest(backupId)), onSettled: () => reloadBackupLists(queryClient) });
+}
+
+export type RestoreRequest = { backupId: string; databaseName: string; targetDatabase?: string; collections?: string[] };
+
+/** Starts a restore; Restore History is read again so the new row shows at once. */
+export function useStartRestore() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ backupId, databaseName, ...where }: RestoreRequest) => answerOf(restoreBackupRequest(backupId, databaseName, where)),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: restoresQueryKey }),
+  });
+}
