@@ -93,7 +93,7 @@ export class ReplicatedStorage implements Storage {
 
   async put(key: string, body: ReadableStream<Uint8Array> | Uint8Array, options: PutOptions = {}) {
     const branches = bothBranches(body);
-    return this.writeBoth("put", key, (storage, side) => releaseOnFailure(storage.put(key, branches[side], options), branches[side]));
+    return this.writeBoth("put", key, (storage, side) => releaseOnFailure(storage.put(key, branches[side], options), branches, side));
   }
 
   get(key: string, range?: ByteRange) {
@@ -165,8 +165,8 @@ export class ReplicatedStorage implements Storage {
     const branches = bothBranches(body);
     // Staged parts are not objects: a side that missed one fails its completion, which is counted there.
     const [primary, replica] = await Promise.all([
-      settle(releaseOnFailure(this.primary.writeUploadPart(uploadId, partNumber, offset, branches.primary, options), branches.primary)),
-      settle(releaseOnFailure(this.replica.writeUploadPart(uploadId, partNumber, offset, branches.replica, options), branches.replica)),
+      settle(releaseOnFailure(this.primary.writeUploadPart(uploadId, partNumber, offset, branches.primary, options), branches, "primary")),
+      settle(releaseOnFailure(this.replica.writeUploadPart(uploadId, partNumber, offset, branches.replica, options), branches, "replica")),
     ]);
     if (primary.ok) return primary.value;
     if (replica.ok) return replica.value;
@@ -202,7 +202,12 @@ export class ReplicatedStorage implements Storage {
     const copy = async (key: string, from: Storage, to: Storage, side: ReplicaSide) => {
       try {
         const retainUntil = await options.retainUntil?.(key);
-        await to.put(key, await from.get(key), retainUntil ? { retainUntil } : {});
+        const body = await from.get(key);
+        // A put that fails before reading the body to its end must still let go of the source's reader (a file handle).
+        await to.put(key, body, retainUntil ? { retainUntil } : {}).catch(async (error) => {
+          if (!body.locked) await body.cancel(error).catch(() => {});
+          throw error;
+        });
         if (side === "primary") report.copiedToPrimary++;
         else report.copiedToReplica++;
       } catch (error) {
@@ -225,19 +230,59 @@ export class ReplicatedStorage implements Storage {
   }
 }
 
-/** One body for each side: each reads its own branch, and the slower side sets the pace (tee buffers the gap). */
-function bothBranches(body: ReadableStream<Uint8Array> | Uint8Array): Record<ReplicaSide, ReadableStream<Uint8Array> | Uint8Array> {
-  if (body instanceof Uint8Array) return { primary: body, replica: body };
-  const [primary, replica] = body.tee();
-  return { primary, replica };
+type Branches = Record<ReplicaSide, ReadableStream<Uint8Array> | Uint8Array> & { drop(side: ReplicaSide, reason: unknown): void };
+
+/**
+ * One body for each side, read in lockstep: the next chunk is read from the body only once every
+ * side still writing has asked for it. So no chunk is buffered for a slower side (memory stays that
+ * of one put), and the body's owner may reuse or free a chunk once the next is asked for, as with
+ * a single storage (the upload route frees each chunk's memory then). `drop` takes a side that
+ * failed out of the lockstep, whether or not its backend cancelled its branch.
+ */
+function bothBranches(body: ReadableStream<Uint8Array> | Uint8Array): Branches {
+  if (body instanceof Uint8Array) return { primary: body, replica: body, drop() {} };
+  const reader = body.getReader();
+  const active = new Set<ReplicaSide>(["primary", "replica"]);
+  type Next = { result: ReturnType<typeof reader.read> };
+  const waiting = new Map<ReplicaSide, (next: Next) => void>();
+  const readWhenAllAsked = () => {
+    if (active.size === 0 || ![...active].every((side) => waiting.has(side))) return;
+    const next = { result: reader.read() };
+    next.result.catch(() => {}); // each waiting branch sees the failure itself
+    for (const side of active) waiting.get(side)!(next);
+    waiting.clear();
+  };
+  const drop = (side: ReplicaSide, reason: unknown) => {
+    if (!active.delete(side)) return;
+    waiting.delete(side);
+    if (active.size === 0) void reader.cancel(reason).catch(() => {});
+    else readWhenAllAsked();
+  };
+  const branch = (side: ReplicaSide) =>
+    new ReadableStream<Uint8Array>(
+      {
+        async pull(controller) {
+          const next = await new Promise<Next>((resolve) => {
+            waiting.set(side, resolve);
+            readWhenAllAsked();
+          });
+          const { value, done } = await next.result;
+          if (done) controller.close();
+          else controller.enqueue(value);
+        },
+        cancel: (reason) => drop(side, reason),
+      },
+      { highWaterMark: 0 },
+    );
+  return { primary: branch("primary"), replica: branch("replica"), drop };
 }
 
-/** A side that failed before reading its branch to the end must let go of it, or tee would keep the whole body buffered for it. */
-async function releaseOnFailure<T>(write: Promise<T>, branch: ReadableStream<Uint8Array> | Uint8Array): Promise<T> {
+/** A side that failed leaves the lockstep of the body (see bothBranches), so the other side reads on. */
+async function releaseOnFailure<T>(write: Promise<T>, branches: Branches, side: ReplicaSide): Promise<T> {
   try {
     return await write;
   } catch (error) {
-    if (branch instanceof ReadableStream && !branch.locked) await branch.cancel(error).catch(() => {});
+    branches.drop(side, error);
     throw error;
   }
 }
