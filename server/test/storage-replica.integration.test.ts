@@ -61,6 +61,15 @@ test("a backup made while the primary S3 is down completes on the replica, is co
   expect(await metric("dbvault_storage_replica_missing_objects", 'side="primary"')).toBeGreaterThanOrEqual(2);
   expect(await metric("dbvault_storage_replica_missing_objects", 'side="replica"')).toBe(0);
 
+  // The admin console says which side is down and what it lacks.
+  const admin = await server.registerAdmin();
+  const status = await server.call("GET", "/api/admin/stats/storage", { token: admin.token });
+  expect(status.status).toBe(200);
+  expect(status.body.replica.primary).toMatchObject({ ok: false, missingObjects: 2 });
+  expect(status.body.replica.primary.failures).toBeGreaterThanOrEqual(2);
+  expect(status.body.replica.replica).toEqual({ ok: true, problem: null, missingObjects: 0, failures: 0 });
+  expect((await server.call("GET", "/api/admin/stats/storage", { token: user.token })).status).toBe(403);
+
   // Downloaded from the replica while S3 is still down.
   const download = await fetch(`${base}/api/backups/${backupId}/download`, { headers: { authorization: `Bearer ${user.token}` } });
   expect(download.status).toBe(200);

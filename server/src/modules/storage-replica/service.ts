@@ -40,3 +40,22 @@ async function copyLock(ctx: AppContext, key: string): Promise<Date | undefined>
     .where(and(eq(backups.id, backupId), eq(backups.userId, userId)));
   return backup ? lockForNewBackup(ctx, backup) : undefined;
 }
+
+/**
+ * What the admin console shows of STORAGE_REPLICA_URL: whether each side answers now, what this
+ * instance saw each side miss since it started, and what each side lacks; null without a replica.
+ */
+export async function replicaStatus(ctx: AppContext) {
+  const storage = ctx.storage;
+  if (!(storage instanceof ReplicatedStorage)) return { replica: null };
+  const problems = await storage.checkSides();
+  const missing = storage.missingCounts();
+  const failures = storage.failures();
+  const side = (name: "primary" | "replica") => ({
+    ok: problems[name] === null,
+    problem: problems[name],
+    missingObjects: missing[name],
+    failures: failures.filter((entry) => entry.side === name).reduce((total, entry) => total + entry.count, 0),
+  });
+  return { replica: { primary: side("primary"), replica: side("replica") } };
+}
