@@ -100,6 +100,8 @@ describe("replicated storage", () => {
     expect(storage.failures()).toEqual([{ side: "replica", operation: "put", count: 1 }]);
     await heal();
     expect(await replica.stat("k/one")).toBeNull();
+    await storage.retain("k/one", new Date(Date.now() + 60_000)); // the replica lacks it: not an error
+    expect(storage.failures()).toContainEqual({ side: "replica", operation: "retain", count: 1 });
     expect(await storage.repair()).toMatchObject({ copiedToReplica: 1, missingOnReplica: 0 });
     expect(await readAll(await replica.get("k/one"))).toEqual(patternBytes(64, 3));
   });

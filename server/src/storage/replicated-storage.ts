@@ -145,7 +145,8 @@ export class ReplicatedStorage implements Storage {
   }
 
   async retain(key: string, until: Date) {
-    await this.writeBoth("retain", key, (storage) => storage.retain(key, until));
+    // A side that lacks the object (a put it missed) gets it, locked, from the repair pass.
+    await this.writeBoth("retain", key, (storage) => storage.retain(key, until), worthFallingBack);
   }
 
   /** Passes while either side works: the service can still store and serve backups. */
