@@ -1,12 +1,12 @@
 // The storage contract over a replicated storage whose primary is S3 (s3rver) and whose replica
 // is a folder: the two backends of a self-hoster's STORAGE_URL / STORAGE_REPLICA_URL pair.
 import { afterAll, beforeAll } from "bun:test";
-import { S3Client } from "bun";
 import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type S3Server, startS3Server } from "../../../testkit/s3-server";
 import { createStorage, ReplicatedStorage, S3Storage } from ".";
+import { s3Debris } from "../../test/storage/s3-debris";
 import { runStorageSuite } from "../../test/storage/storage-suite";
 
 let server: S3Server;
@@ -27,12 +27,10 @@ runStorageSuite("replicated (s3 primary, folder replica)", async () => {
   const keyPrefix = `suite-${++run}/`;
   const replicaRoot = join(dir, `replica-${run}`);
   const storage = new ReplicatedStorage(new S3Storage({ ...credentials(), keyPrefix, pageSize: 3 }), createStorage(`file://${replicaRoot}`));
-  const raw = new S3Client(credentials());
   return {
     storage,
     debris: async () => [
-      ...(await server.pendingUploads()),
-      ...((await raw.list({ prefix: `${keyPrefix}.uploads/` })).contents ?? []).map((item) => item.key),
+      ...(await s3Debris(server, keyPrefix)),
       ...(await readdir(join(replicaRoot, ".tmp")).catch(() => [])),
       ...(await readdir(join(replicaRoot, ".uploads")).catch(() => [])),
     ],
