@@ -78,6 +78,12 @@ export async function createContext(config: Config, database: Database, options:
   const now = options.now ?? (() => new Date());
   const { applied } = await migrate(database.db);
   if (applied.length > 0) log.info("database migrated", { applied });
+  const storage = createStorage(config.storageUrl, config.s3Defaults, config.storageObjectLock, {
+    url: config.storageReplicaUrl,
+    // The backup goes on (the other side holds the object); the operator learns which side lags.
+    onFailure: ({ side, operation, key, error }) =>
+      log.warn(`backup storage: the ${side} side missed a ${operation}; the repair pass will copy what it lacks`, { key, reason: error.message }),
+  });
   const secrets = loadServerSecrets(config.dataDir, { jwtSecret: config.jwtSecret, apiKeySecret: config.apiKeySecret }, ["jwtSecret", "apiKeySecret"]);
   const ctx: AppContext = {
     config,
@@ -94,14 +100,14 @@ export async function createContext(config: Config, database: Database, options:
     releaseKey: await resolveReleaseKey(config),
     events: createEventBus((error, event) => log.error("event handler failed", { event: event.type, error })),
     bus: createClusterBus(database, log),
-    storage: createStorage(config.storageUrl, config.s3Defaults, config.storageObjectLock),
+    storage,
     // Read through ctx so a test that moves ctx.now moves the limits' clock too.
     rateLimiter: createRateLimiter(database.db, () => ctx.now()),
     bodyGate: createBodyGate(),
     runningHashes: createRunningHashes(),
     pendingWork: createPendingWork(),
     now,
-    metrics: createMetrics({ db: database.db, now }),
+    metrics: createMetrics({ db: database.db, now, storage }),
     webhooks: createWebhookDispatcher(() => ctx),
     mail: createMailDispatcher(() => ctx),
   };

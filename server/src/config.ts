@@ -19,6 +19,11 @@ export type Config = {
   databaseUrl: string | null;
   /** `file:///abs/path` or `s3://bucket?endpoint=…`. */
   storageUrl: string;
+  /**
+   * STORAGE_REPLICA_URL: a second storage (another bucket, region or folder; the same URL forms as
+   * STORAGE_URL) that every object is also written to; null: none.
+   */
+  storageReplicaUrl: string | null;
   /** S3 settings from the usual S3_* / AWS_* variables, for what an s3:// STORAGE_URL leaves out. */
   s3Defaults: S3Defaults;
   /**
@@ -109,6 +114,14 @@ function storageUrlProblem(value: string): string | null {
   }
 }
 
+/** What is wrong with a storage URL setting (STORAGE_URL, STORAGE_REPLICA_URL), named after it, or null. */
+function storageSettingProblem(name: string, value: string): string | null {
+  if (!/^(file|s3):\/\/.+/.test(value)) return `${name} must be file://PATH or s3://BUCKET?endpoint=URL`;
+  const problem = urlProblem(value) ?? storageUrlProblem(value);
+  if (!problem) return null;
+  return problem.startsWith("STORAGE_URL:") ? `${name}:${problem.slice("STORAGE_URL:".length)}` : `${name} ${problem}`;
+}
+
 /** Reads and validates the configuration; throws ConfigError listing every bad variable. */
 export function loadConfig(env: Env = process.env): Config {
   const problems: string[] = [];
@@ -145,12 +158,17 @@ export function loadConfig(env: Env = process.env): Config {
   }
 
   const storageUrl = text("STORAGE_URL") ?? `file://${resolve(dataDir, "backups")}`;
-  if (!/^(file|s3):\/\/.+/.test(storageUrl)) problems.push("STORAGE_URL must be file://PATH or s3://BUCKET?endpoint=URL");
-  else {
-    // Checked here, with the others, rather than when the storage is built after the database
-    // has been opened and migrated (then it ended the start with a stack trace).
-    const problem = urlProblem(storageUrl) ?? storageUrlProblem(storageUrl);
-    if (problem) problems.push(problem.startsWith("STORAGE_URL") ? problem : `STORAGE_URL ${problem}`);
+  // Checked here, with the others, rather than when the storage is built after the database
+  // has been opened and migrated (then it ended the start with a stack trace).
+  const storageProblem = storageSettingProblem("STORAGE_URL", storageUrl);
+  if (storageProblem) problems.push(storageProblem);
+  const storageReplicaUrl = text("STORAGE_REPLICA_URL");
+  if (storageReplicaUrl) {
+    const problem = storageSettingProblem("STORAGE_REPLICA_URL", storageReplicaUrl);
+    if (problem) problems.push(problem);
+    else if (storageReplicaUrl.replace(/\/+$/, "") === storageUrl.replace(/\/+$/, "")) {
+      problems.push("STORAGE_REPLICA_URL names the same storage as STORAGE_URL: give it another bucket, region or folder, or leave it unset");
+    }
   }
 
   const storageObjectLock = text("STORAGE_OBJECT_LOCK")?.toLowerCase() ?? null;
@@ -158,6 +176,9 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push(`STORAGE_OBJECT_LOCK must be compliance or governance, or unset for no lock (got "${storageObjectLock}")`);
   } else if (storageObjectLock && storageUrl.startsWith("file:")) {
     problems.push(new ObjectLockUnsupportedError("file (file://)").message);
+  } else if (storageObjectLock && storageReplicaUrl?.startsWith("file:")) {
+    // The lock applies to both sides: a replica that cannot keep it would hold deletable copies.
+    problems.push(`${new ObjectLockUnsupportedError("file (file://) replica").message.replace("an s3:// STORAGE_URL", "an s3:// STORAGE_REPLICA_URL")}`);
   }
 
   const smtpUrl = text("SMTP_URL");
@@ -220,6 +241,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir,
     databaseUrl,
     storageUrl,
+    storageReplicaUrl,
     // The same variables Bun's S3 client reads by itself; read here so every S3 request signs alike.
     s3Defaults: {
       accessKeyId: text("S3_ACCESS_KEY_ID") ?? text("AWS_ACCESS_KEY_ID") ?? undefined,

@@ -6,7 +6,7 @@ import { describeDatabaseStartError } from "./lib/database-start-error";
 import { EmbeddedDatabaseInUseError } from "./lib/embedded-database-lock";
 import { createLogger } from "./lib/logger";
 import { startBackgroundJobs } from "./modules/scheduler";
-import { S3Storage, StorageError } from "./storage";
+import { ReplicatedStorage, S3Storage, StorageError } from "./storage";
 
 const INIT_EMBEDDED_DB_FLAG = "--init-embedded-db";
 /** How long SIGTERM waits for requests in flight before cutting them (Docker kills after 10 s). */
@@ -34,7 +34,9 @@ try {
   const ctx = await createContext(config, database, { log });
   // STORAGE_OBJECT_LOCK promises backups nobody can delete early: a bucket that cannot keep that
   // promise (no versioning, no Object Lock) stops the start, before any backup is written unlocked.
-  if (ctx.storage instanceof S3Storage) await ctx.storage.checkObjectLock();
+  // With a replica, the lock applies to both buckets.
+  const sides = ctx.storage instanceof ReplicatedStorage ? [ctx.storage.primary, ctx.storage.replica] : [ctx.storage];
+  for (const side of sides) if (side instanceof S3Storage) await side.checkObjectLock();
   const app = createApp(ctx);
   app.listen({
     port: config.port,

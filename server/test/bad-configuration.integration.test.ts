@@ -38,6 +38,39 @@ test("every bad URL is listed before anything starts, none is quoted, and nothin
   expect(existsSync(join(dataDir, "pglite"))).toBe(false);
 }, 60_000);
 
+test("a bad STORAGE_REPLICA_URL stops the start, named as such and without its secret", async () => {
+  const server = spawnServer({
+    DATA_DIR: dataDir,
+    STORAGE_URL: `file://${join(dataDir, "backups")}`,
+    STORAGE_REPLICA_URL: "s3://AKIAEXAMPLE:ReplicaSecret99@replica-bucket?endpoint=minio.internal:9000",
+  });
+  expect(await server.exited).toBe(2);
+  const listed = server
+    .output()
+    .split("\n")
+    .filter((line) => line.startsWith("  - "));
+  expect(listed).toEqual([expect.stringContaining("STORAGE_REPLICA_URL: endpoint must be an http:// or https:// URL")]);
+  expect(server.output()).not.toContain("ReplicaSecret99");
+
+  const same = spawnServer({
+    DATA_DIR: dataDir,
+    STORAGE_URL: `file://${join(dataDir, "backups")}`,
+    STORAGE_REPLICA_URL: `file://${join(dataDir, "backups")}/`,
+  });
+  expect(await same.exited).toBe(2);
+  expect(same.output()).toContain("STORAGE_REPLICA_URL names the same storage as STORAGE_URL");
+
+  const unlockable = spawnServer({
+    DATA_DIR: dataDir,
+    STORAGE_URL: "s3://locked-bucket?endpoint=http://127.0.0.1:9",
+    STORAGE_OBJECT_LOCK: "compliance",
+    STORAGE_REPLICA_URL: "file:///var/lib/dbvault/replica",
+  });
+  expect(await unlockable.exited).toBe(2);
+  expect(unlockable.output()).toContain("STORAGE_OBJECT_LOCK: the file (file://) replica backend cannot lock objects");
+  expect(existsSync(join(dataDir, "pglite"))).toBe(false);
+}, 60_000);
+
 /** Starts the server on `databaseUrl` and answers its output once it exited with status 1. */
 async function failedStart(databaseUrl: string): Promise<string> {
   const server = spawnServer({ DATA_DIR: dataDir, DATABASE_URL: databaseUrl });

@@ -7,7 +7,8 @@ import { connectClient } from "../dump/builtin/client.ts";
 import { describeUriHosts, DumpError } from "../dump/index.ts";
 import { CliError, EXIT } from "../cli-error.ts";
 import type { PitrAccess } from "../../../protocol/agent-protocol.ts";
-import { checkOplogAccess, summarizeOplogAccess } from "../oplog/permissions/index.ts";
+import { summarizeOplogAccess } from "../oplog/permissions/index.ts";
+import { checkOplogAccess } from "./oplog-access-check.ts";
 import type { CommandContext } from "./context.ts";
 import { type ConnectionProblem, findConnectionStringProblem } from "./connection-string-check.ts";
 

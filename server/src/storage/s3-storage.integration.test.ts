@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { S3Client } from "bun";
 import { type S3Server, startS3Server } from "../../../testkit/s3-server";
 import { createStorage, S3Storage, StorageUnavailableError, UploadIncompleteError } from ".";
+import { s3Debris } from "../../test/storage/s3-debris";
 import { runStorageSuite } from "../../test/storage/storage-suite";
 import { MiB, patternBytes, patternStream, readAll } from "../../test/storage/suite-helpers";
 import { waitUntil } from "../../../testkit/wait-until";
@@ -22,14 +22,9 @@ runStorageSuite(
     // of 3 makes every listing of more than three objects paginate.
     const keyPrefix = `suite-${++run}/`;
     const storage = new S3Storage({ ...credentials(), keyPrefix, pageSize: 3 });
-    const raw = new S3Client(credentials());
     return {
       storage,
-      // Unfinished multipart uploads, and staged upload parts left in the bucket.
-      debris: async () => [
-        ...(await server.pendingUploads()),
-        ...((await raw.list({ prefix: `${keyPrefix}.uploads/` })).contents ?? []).map((item) => item.key),
-      ],
+      debris: () => s3Debris(server, keyPrefix),
       async unavailableStorage() {
         const own = await startS3Server();
         const doomed = createStorage(own.url);

@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
 import { authGuard } from "../auth/guard";
 import { listPlans, toPlanView } from "../plans/service";
+import { replicaStatus } from "../storage-replica/service";
 import { adminAnswers, adminModel } from "./model";
 import { backupStats, deleteAgent, deleteUser, listUserAgents, listUsers, resetTwoFactor, setBan, updateUser } from "./service";
 
@@ -11,6 +12,11 @@ export const adminController = (ctx: AppContext) =>
     .use(authGuard(ctx))
     .get("/users", () => listUsers(ctx), { admin: true, response: { 200: adminAnswers.users }, detail: { summary: "All users" } })
     .get("/stats/backups", () => backupStats(ctx), { admin: true, response: { 200: adminAnswers.backupStats }, detail: { summary: "Backup count and size" } })
+    .get("/stats/storage", () => replicaStatus(ctx), {
+      admin: true,
+      response: { 200: adminAnswers.storageReplica },
+      detail: { summary: "Replica storage (STORAGE_REPLICA_URL): each side's health, misses and missing objects; replica null without one" },
+    })
     .get("/plans", async () => (await listPlans(ctx.db)).map(toPlanView), {
       admin: true,
       response: { 200: adminAnswers.plans },

@@ -6,6 +6,14 @@ import { agentAnswer } from "../agents/model";
 import { planAnswer } from "../plans/model";
 import { emailField } from "../auth/model";
 
+/** One side of the replicated storage (STORAGE_REPLICA_URL), as GET /api/admin/stats/storage shows it. */
+const replicaSideAnswer = t.Object({
+  ok: t.Boolean({ description: "Whether this side answers its health check now" }),
+  problem: nullable(t.String()),
+  missingObjects: t.Integer({ description: "Objects this side lacks (writes it missed since the last repair pass, or that pass could not copy)" }),
+  failures: t.Integer({ description: "Operations this side missed while the other held, on this instance since it started" }),
+});
+
 export const adminModel = {
   idParams: t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) }),
   userUpdate: t.Object(
@@ -42,6 +50,7 @@ const adminUserAnswer = t.Object({
 export const adminAnswers = {
   user: adminUserAnswer,
   users: t.Array(adminUserAnswer),
+  storageReplica: t.Object({ replica: nullable(t.Object({ primary: replicaSideAnswer, replica: replicaSideAnswer })) }),
   backupStats: t.Object({ totalCount: t.Integer(), totalSize: t.Number({ description: "Bytes" }), formattedSize: t.String() }),
   plans: t.Array(planAnswer),
   agents: t.Array(agentAnswer),

@@ -2,9 +2,10 @@ import { and, count, eq, isNotNull, lte, sql, sum } from "drizzle-orm";
 import { type AuditAction, agents, auditLogs, backups, databases, pitrSlices } from "@db/schema";
 import { collectDefaultMetrics, Counter, type Metric, Registry } from "prom-client";
 import type { Db } from "@db/client";
+import { ReplicatedStorage, type Storage } from "../../storage";
 
-/** What the metrics read: the database, and the clock (so tests can move it). */
-type MetricsSource = { db: Db; now: () => Date };
+/** What the metrics read: the database, the clock (so tests can move it) and the backup storage. */
+type MetricsSource = { db: Db; now: () => Date; storage?: Storage };
 
 /** Upper bounds (seconds) of the backup-duration histogram's buckets: a minute to a few hours. */
 export const DURATION_BUCKETS = [10, 30, 60, 120, 300, 600, 1800, 3600, 7200, 14400];
@@ -151,6 +152,8 @@ export function createMetrics(ctx: MetricsSource) {
     ),
   );
 
+  if (ctx.storage instanceof ReplicatedStorage) registerReplicaMetrics(registry, ctx.storage);
+
   return {
     registry,
     /** Called as each part's bytes are stored. */
@@ -159,6 +162,38 @@ export function createMetrics(ctx: MetricsSource) {
     render: () => registry.metrics(),
     contentType: registry.contentType,
   };
+}
+
+/**
+ * STORAGE_REPLICA_URL: writes one side missed while the other held them (this instance, since it
+ * started), and the objects each side lacks as the last repair pass found them.
+ */
+function registerReplicaMetrics(registry: Registry, storage: ReplicatedStorage) {
+  const instanceMetric = (name: string, help: string, type: Collected["type"], read: () => Sample[]): Metric =>
+    ({ name, help, type, get: async (): Promise<Collected> => ({ name, help, type, aggregator: "sum", values: read() }) }) as unknown as Metric;
+  registry.registerMetric(
+    instanceMetric(
+      "dbvault_storage_replica_failures_total",
+      "Storage operations one side (primary or replica) failed while the other held, on this instance since it started, by side and operation.",
+      "counter",
+      () => {
+        const counted = storage.failures();
+        // Both sides' put always shown, so an alert can compare against 0 before the first failure.
+        for (const side of ["primary", "replica"] as const) {
+          if (!counted.some((entry) => entry.side === side && entry.operation === "put")) counted.push({ side, operation: "put", count: 0 });
+        }
+        return counted.map(({ side, operation, count }) => ({ labels: { side, operation }, value: count }));
+      },
+    ),
+  );
+  registry.registerMetric(
+    instanceMetric(
+      "dbvault_storage_replica_missing_objects",
+      "Objects one side of the replicated storage lacks (writes it missed since the last repair pass, or what that pass could not copy), by side.",
+      "gauge",
+      () => Object.entries(storage.missingCounts()).map(([side, value]) => ({ labels: { side }, value })),
+    ),
+  );
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;

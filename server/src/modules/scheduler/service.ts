@@ -13,6 +13,7 @@ import { notifyBackupsSkipped } from "../notifications/service";
 import { failRestore } from "../restores/service";
 import { pruneFinishedDeliveries } from "../webhooks/deliveries";
 import { pruneFinishedMail } from "../mail/outbox";
+import { runReplicaRepair } from "../storage-replica/service";
 
 const HOUR = 3_600_000;
 /** A time as a query parameter both drivers pass through unchanged (cast with ::timestamptz). */
@@ -149,4 +150,5 @@ export async function runMaintenance(ctx: AppContext) {
   await releasePendingBackupData(ctx);
   await pruneFinishedDeliveries(ctx);
   await pruneFinishedMail(ctx);
+  await runReplicaRepair(ctx);
 }

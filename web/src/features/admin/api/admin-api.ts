@@ -7,6 +7,7 @@ type BanChange = NonNullable<Parameters<ReturnType<typeof api.admin.users>["ban"
 
 export const listUsersRequest = () => api.admin.users.get();
 export const backupStatsRequest = () => api.admin.stats.backups.get();
+export const storageReplicaRequest = () => api.admin.stats.storage.get();
 export const listPlansRequest = () => api.admin.plans.get();
 export const listUserAgentsRequest = (userId: string) => api.admin.users({ id: userId }).agents.get();
 export const updateUserRequest = (userId: string, change: UserChange) => api.admin.users({ id: userId }).put(change);
@@ -19,6 +20,7 @@ type DataOf<T extends (...args: never[]) => Promise<{ data: unknown }>> = NonNul
 export type AdminUser = DataOf<typeof listUsersRequest>[number];
 export type AdminPlan = DataOf<typeof listPlansRequest>[number];
 export type BackupStats = DataOf<typeof backupStatsRequest>;
+export type StorageReplicaStatus = DataOf<typeof storageReplicaRequest>;
 export type AdminAgent = DataOf<typeof listUserAgentsRequest>[number];
 export type BanState = DataOf<typeof setBanRequest>;
 export type UserUpdate = UserChange;

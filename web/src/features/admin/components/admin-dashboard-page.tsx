@@ -11,6 +11,7 @@ import type { AdminAgent } from "../api/admin-api";
 import { useAdminDashboard } from "../hooks/use-admin-dashboard";
 import { countUsers, filterUsers } from "../utils/admin-users";
 import { AdminStatCards } from "./admin-stat-cards";
+import { StorageReplicaAlert } from "./storage-replica-alert";
 import { AdminUserTable } from "./admin-user-table";
 import { DeleteUserDialog } from "./delete-user-dialog";
 import { UserDetailsCard, UserDetailsPanel } from "./user-details-panel";
@@ -77,6 +78,8 @@ export function AdminDashboardPage() {
           </Alert>
         ) : null}
       </div>
+
+      <StorageReplicaAlert />
 
       <div className="mt-8">
         <AdminStatCards counts={counts} stats={admin.stats} />

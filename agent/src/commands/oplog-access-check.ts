@@ -1,17 +1,9 @@
 // The point-in-time check of `setup` and `db add`: one more connection, made the way dumps make
 // it, asking what the user may do. It never fails the command: a server that cannot be asked is
 // said as "not checked".
-import { connectClient } from "../../dump/builtin/client.ts";
-import { describeDriverError } from "../../dump/builtin/client.ts";
-import { type AccessLine, describeOplogAccess } from "./describe-access.ts";
-import { inspectOplogAccess, type OplogAccess } from "./oplog-access.ts";
-
-/** The database a connection string names (its path), or undefined for a whole-server config. */
-export function readUriDatabase(uri: string): string | undefined {
-  const match = /^mongodb(?:\+srv)?:\/\/[^/?]*\/([^?]*)/.exec(uri);
-  const name = match?.[1] ? decodeURIComponent(match[1]) : "";
-  return name || undefined;
-}
+import { connectClient, describeDriverError } from "../dump/builtin/client.ts";
+import { readUriDatabase } from "../dump/connection-string.ts";
+import { type AccessLine, describeOplogAccess, inspectOplogAccess, type OplogAccess } from "../oplog/permissions/index.ts";
 
 /** Checks the database `name` at `uri` within `timeoutMs`; never throws. */
 export async function checkOplogAccess(name: string, uri: string, timeoutMs: number): Promise<{ access?: OplogAccess } & AccessLine> {
