@@ -20,6 +20,7 @@ import m17 from "./0017_agent_databases_install_progress.sql" with { type: "text
 import m18 from "./0018_declared_databases_backfill.sql" with { type: "text" };
 import m19 from "./0019_api_tokens.sql" with { type: "text" };
 import m20 from "./0020_backup_protections.sql" with { type: "text" };
+import m21 from "./0021_backup_copies.sql" with { type: "text" };
 
 export const migrationFiles: { tag: string; when: number; sql: string }[] = [
   { tag: "0000_init", when: 1795432625268, sql: m0 },
@@ -43,4 +44,5 @@ export const migrationFiles: { tag: string; when: number; sql: string }[] = [
   { tag: "0018_declared_databases_backfill", when: 1795747870266, sql: m18 },
   { tag: "0019_api_tokens", when: 1795756156742, sql: m19 },
   { tag: "0020_backup_protections", when: 1795758244382, sql: m20 },
+  { tag: "0021_backup_copies", when: 1795758786442, sql: m21 },
 ];

@@ -16,3 +16,4 @@ export * from "./email-changes";
 export * from "./agent-databases";
 export * from "./api-tokens";
 export * from "./backup-protections";
+export * from "./backup-copies";

@@ -9,6 +9,7 @@ import { osFamily } from "../platform/locations.ts";
 import { type UpdateReport, updateAgent } from "../update/update-agent.ts";
 import { createServerClient, type ServerClient } from "../transport/server-client.ts";
 import type { DaemonLog } from "./daemon-log.ts";
+import type { CopyEntry } from "../copies/copy-destination.ts";
 
 /** What the daemon needs from the rest of the agent; the run command wires the real ones in. */
 export type DaemonRuntime = {
@@ -17,6 +18,8 @@ export type DaemonRuntime = {
   hello: { version: string; hostname: string; platform: string };
   /** The database names in the config as last read: the hello tells the server which it holds. */
   databaseNames(): string[];
+  /** The customer's own buckets each backup is copied to, as last read (`copies add`). */
+  copies(): Promise<CopyEntry[]>;
   /** Dumps, compresses and encrypts a configured database: the ciphertext, as produced; `onDumped` hears the counts before it ends. */
   backup(
     databaseName: string,
@@ -95,6 +98,7 @@ export function createDaemonRuntime(options: RuntimeOptions): DaemonRuntime {
     client: () => createServerClient(readServerSettings(config, path)),
     hello: { version: AGENT_VERSION, ...options.hello },
     databaseNames: () => config.databases.map((entry) => entry.name),
+    copies: async () => (await refresh()).copies ?? [],
     async *backup(databaseName, { onProgress, signal, onDumped }) {
       const current = await refresh();
       const database = findDatabase(current, databaseName, path);
