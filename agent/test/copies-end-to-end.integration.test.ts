@@ -70,7 +70,10 @@ beforeAll(async () => {
   base = server.listen();
   dir = await env.makeTempDir();
   const source = env.uniqueDatabase("copies_src");
-  await env.client.db(source).collection("orders").insertMany(Array.from({ length: 200 }, (_, i) => ({ i, note: `order ${i}` })));
+  await env.client
+    .db(source)
+    .collection("orders")
+    .insertMany(Array.from({ length: 200 }, (_, i) => ({ i, note: `order ${i}` })));
   user = await server.registerUser();
   const setup = await runSetup({ baseUrl: base, apiKey: user.apiKey, databases: [{ name: "shop", uri: env.uriFor(source) }], directory: dir });
   expect(setup.exitCode).toBe(0);
@@ -101,7 +104,13 @@ describe("a backup with a copy in the customer's bucket", () => {
     });
     const download = await fetch(`${base}/api/backups/${backup.id}/download`, { headers: { authorization: `Bearer ${user.token}` } });
     const stored = new Uint8Array(await download.arrayBuffer());
-    const bucket = new Bun.S3Client({ endpoint: moto.endpoint, bucket: "customer-offsite", accessKeyId: copyKeyId, secretAccessKey: copySecret, region: "us-east-1" });
+    const bucket = new Bun.S3Client({
+      endpoint: moto.endpoint,
+      bucket: "customer-offsite",
+      accessKeyId: copyKeyId,
+      secretAccessKey: copySecret,
+      region: "us-east-1",
+    });
     const copied = new Uint8Array(await bucket.file(copy.key).arrayBuffer());
     expect(Buffer.from(copied).equals(Buffer.from(stored))).toBe(true);
     expect(createHash("sha256").update(copied).digest("hex")).toBe(copy.sha256);
@@ -152,5 +161,47 @@ describe("a backup with a copy in the customer's bucket", () => {
     expect(failed.error).toMatch(/^could not write the copy after 4 tries: NoSuchBucket/);
     // The other destination still got its copy of this backup.
     expect(copies.find((copy) => copy.destination.includes("customer-offsite"))!.status).toBe("stored");
+  }, 120_000);
+
+  test("offline, restore and decrypt --from-copy read the file from the bucket, not from DBVault", async () => {
+    const [backup] = (await api("GET", "/api/backups")).body;
+    const { key } = backup.copies.find((copy: { destination: string }) => copy.destination.includes("customer-offsite"));
+    await server.close(); // DBVault is gone; the config's copy and master key are all there is
+    server = undefined as unknown as TestServer;
+    const archive = join(dir, "from-copy.archive");
+    // Two destinations share the prefix "offsite/": the bucket is named to choose.
+    const ambiguous = await runAgent(["decrypt", "--from-copy", "--in", key, "--out", archive, "--config", configPath], { command: [BINARY_PATH] });
+    expect(ambiguous.stderr).toBe(
+      `dbvault-agent: decrypt: cannot tell which copy destination holds ${key}\ndbvault-agent: hint: name the bucket too: --in s3://BUCKET/KEY, with one of: s3://customer-offsite/offsite/, s3://customer-gone/offsite/\n`,
+    );
+    expect(ambiguous.exitCode).toBe(2);
+    const decrypted = await runAgent(["decrypt", "--from-copy", "--in", `s3://customer-offsite/${key}`, "--out", archive, "--config", configPath], {
+      command: [BINARY_PATH],
+    });
+    expect(decrypted.stderr).toStartWith(`dbvault-agent: read ${key} (`);
+    expect(decrypted.exitCode).toBe(0);
+    expect((await readFile(archive)).length).toBeGreaterThan(0);
+
+    const target = env.uniqueDatabase("from_copy");
+    const restored = await runAgent(
+      ["restore", "--from-copy", "--in", `s3://customer-offsite/${key}`, "--db", "shop", "--to-db", target, "--config", configPath],
+      {
+        command: [BINARY_PATH],
+      },
+    );
+    expect(restored.stderr).toContain("restored 200 documents into 1 collection");
+    expect(restored.exitCode).toBe(0);
+    expect(await env.client.db(target).collection("orders").countDocuments()).toBe(200);
+
+    const missing = await runAgent(
+      ["decrypt", "--from-copy", "--in", "s3://customer-offsite/offsite/shop/nope.enc.dbvault", "--out", join(dir, "nope"), "--config", configPath],
+      {
+        command: [BINARY_PATH],
+      },
+    );
+    expect(missing.stderr).toMatch(
+      /^dbvault-agent: cannot read offsite\/shop\/nope\.enc\.dbvault from s3:\/\/customer-offsite\/offsite\/\S+ \(NoSuchKey\)\ndbvault-agent: hint: /,
+    );
+    expect(missing.exitCode).toBe(1);
   }, 120_000);
 });

@@ -154,6 +154,8 @@ options:
   --uri URI            a connection string without a password, e.g. mongodb://localhost:27017
   --uri-file PATH      a file whose first line is the connection string (- reads stdin)
   --in FILE            the backup (.enc.dbvault, as downloaded from the web app; - for stdin)
+  --from-copy          --in names a file in your own bucket (dbvault-agent copies add), as
+                       s3://BUCKET/KEY or KEY: read it from there, not from disk
   --to-db TARGET       restore into the database TARGET on the same connection instead (a copy)
   --collections a,b    restore only these collections of the backup
   --json               also print {"restored","failed","collections"} on stdout
@@ -201,6 +203,8 @@ stdout and the exit code is 3.
 
 options:
   --in FILE            the backup (- reads stdin)
+  --from-copy          --in names a file in your own bucket (dbvault-agent copies add), as
+                       s3://BUCKET/KEY or KEY: read it from there, not from disk
   --out ARCHIVE        the mongodump archive to write (- for stdout, never a terminal)
   --verify-first       verify the whole file before writing, whatever ARCHIVE is
   --no-verify-first    with --out -, write as chunks are authenticated (one pass, no copy of

@@ -9,7 +9,7 @@ import type { LiveBackup } from "../stores/dashboard-atoms";
 import { formatBytes, formatDocumentCount } from "../utils/dashboard-format";
 import { isRunning } from "../utils/operation-status";
 import { StatusBadge } from "./status-badge";
-import { AnomalyBadge, VerificationBadge } from "./trust-badges";
+import { AnomalyBadge, PlacesBadge, VerificationBadge } from "./trust-badges";
 
 /** A backup with the realtime channel's latest word on it laid over the fetched row. */
 type BackupRow = Backup & { live?: LiveBackup };
@@ -57,6 +57,7 @@ function buildColumns({ onDownload, onRestore, onDelete, onVerify, onResolveAnom
           <div className="flex flex-col items-start gap-1.5">
             <StatusBadge status={status} />
             {status === "completed" ? <VerificationBadge backup={row.original} /> : null}
+            {status === "completed" ? <PlacesBadge backup={row.original} /> : null}
             <AnomalyBadge backup={row.original} onResolve={onResolveAnomaly} />
           </div>
         );
