@@ -130,6 +130,7 @@ describe("a backup with a copy in the customer's bucket", () => {
     }
     expect(everything).toContain("customer-offsite"); // the label is there: the search does read the copies
     for (const secret of [copySecret, copyKeyId]) {
+      expect(agent!.log()).not.toContain(secret); // nor the agent's own log
       expect(everything).not.toContain(secret);
       expect(serverLog.join("\n")).not.toContain(secret);
     }
