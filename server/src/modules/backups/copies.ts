@@ -61,11 +61,7 @@ export async function recordBackupCopy(ctx: AppContext, agentId: string, message
 export async function copiesOfBackups(ctx: AppContext, backupIds: string[]): Promise<Map<string, BackupCopyView[]>> {
   const byBackup = new Map<string, BackupCopyView[]>();
   if (backupIds.length === 0) return byBackup;
-  const rows = await ctx.db
-    .select()
-    .from(backupCopies)
-    .where(inArray(backupCopies.backupId, backupIds))
-    .orderBy(sql`${backupCopies.createdAt}`);
+  const rows = await ctx.db.select().from(backupCopies).where(inArray(backupCopies.backupId, backupIds)).orderBy(sql`${backupCopies.createdAt}`);
   for (const row of rows) {
     const view: BackupCopyView = { destination: row.destination, key: row.key, status: row.status, size: row.size, sha256: row.sha256, error: row.error };
     byBackup.set(row.backupId, [...(byBackup.get(row.backupId) ?? []), view]);
