@@ -167,6 +167,22 @@ export const QueuedJobs = T.Object({
 });
 export type QueuedJobs = Static<typeof QueuedJobs>;
 
+/**
+ * A backup file written to (or given up on for) one of the customer's own buckets after its upload
+ * to DBVault (`dbvault-agent copies add`): the destination's label holds no credential.
+ */
+export const BackupCopied = T.Object({
+  type: T.Literal("backup.copied"),
+  backupId: T.String({ maxLength: 64 }),
+  destination: ShortText(500),
+  key: ShortText(1024),
+  status: T.Union([T.Literal("stored"), T.Literal("failed")]),
+  size: T.Optional(T.Integer({ minimum: 0 })),
+  sha256: T.Optional(T.String({ pattern: "^[0-9a-f]{64}$" })),
+  error: T.Optional(ShortText(2000)),
+});
+export type BackupCopied = Static<typeof BackupCopied>;
+
 /** Messages the agent sends on its socket. */
 export const AgentMessage = T.Union([
   T.Object({
@@ -200,6 +216,7 @@ export const AgentMessage = T.Union([
     drill: T.Optional(DrillReport),
   }),
   T.Object({ type: T.Literal("backup.verified"), backupId: T.String(), verification: Verification }),
+  BackupCopied,
   T.Object({
     type: T.Literal("update.status"),
     status: UpdateStatus,
@@ -219,7 +236,13 @@ export type AgentMessage = Static<typeof AgentMessage>;
 /** Messages the server sends to an agent. */
 export type ServerMessage =
   | { type: "welcome"; agentId: string; serverTime: string }
-  | { type: "backup"; backupId: string; databaseName: string }
+  | {
+      type: "backup";
+      backupId: string;
+      databaseName: string;
+      /** The file's download name, also its name in the customer's copies. Absent: older servers. */
+      fileName?: string;
+    }
   | {
       type: "restore";
       restoreId: string;

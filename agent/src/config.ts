@@ -12,6 +12,7 @@ import { syncDirectory } from "./platform/sync-directory.ts";
 import { type Compression, decodeMasterKey, InvalidKeyError } from "./archive/index.ts";
 import type { ToolsConfig } from "./dump/types.ts";
 import { defaultConfigPath } from "./platform/locations.ts";
+import type { CopyEntry } from "./copies/copy-destination.ts";
 
 export const CONFIG_VERSION = 1;
 
@@ -53,6 +54,8 @@ export interface AgentConfig {
   server?: ServerSettings;
   tools?: ToolsConfig;
   compression?: Compression;
+  /** The customer's own buckets every backup is written to as well (credentials stay here). */
+  copies?: CopyEntry[];
 }
 
 export type ConfigErrorCode =
@@ -176,6 +179,10 @@ export function validateConfig(value: unknown, path: string): AgentConfig {
       }
     }
   }
+  if (value.copies !== undefined) {
+    if (!Array.isArray(value.copies)) problems.push("copies must be a list");
+    else problems.push(...value.copies.flatMap((entry: unknown, index) => copyEntryProblems(entry, `copies[${index}]`)));
+  }
   if (value.compression !== undefined && !COMPRESSIONS.includes(value.compression as string)) {
     problems.push(`compression must be one of ${COMPRESSIONS.join(", ")}`);
   }
@@ -260,6 +267,16 @@ function decodeConfigKey(text: string, what: string, path: string): Buffer {
     const detail = error instanceof InvalidKeyError ? error.message : "it cannot be decoded";
     throw new ConfigError("invalid", `${what} is not valid: ${detail}`, path, "put back the key exactly as dbvault-agent key export printed it");
   }
+}
+
+/** What is wrong with one copies entry (never quoting its credentials). */
+function copyEntryProblems(entry: unknown, where: string): string[] {
+  if (!isObject(entry)) return [`${where} must be an object`];
+  const problems: string[] = [];
+  if (typeof entry.url !== "string" || !entry.url.startsWith("s3://")) problems.push(`${where}.url must be an s3:// URL`);
+  for (const field of ["accessKeyId", "secretAccessKey"]) if (typeof entry[field] !== "string") problems.push(`${where}.${field} must be a string`);
+  if (entry.sessionToken !== undefined && typeof entry.sessionToken !== "string") problems.push(`${where}.sessionToken must be a string`);
+  return problems;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

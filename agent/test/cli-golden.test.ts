@@ -395,6 +395,7 @@ describe("every command has its own help", () => {
     setup: "setup.ts",
     run: "run.ts",
     db: "db.ts",
+    copies: "copies.ts",
     dump: "dump.ts",
     restore: "restore.ts",
     encrypt: "encrypt.ts",
@@ -408,7 +409,7 @@ describe("every command has its own help", () => {
     const listed = [...HELP_TEXT.matchAll(/^ {2}([a-z]+) /gm)].map((match) => match[1]!).filter((word) => word !== "help");
     expect(new Set(HELP_TOPICS)).toEqual(new Set(listed));
   });
-  for (const command of ["setup", "run", "db", "dump", "restore", "encrypt", "decrypt", "verify", "key", "service", "version"]) {
+  for (const command of ["setup", "run", "db", "copies", "dump", "restore", "encrypt", "decrypt", "verify", "key", "service", "version"]) {
     test(`help ${command} and ${command} --help print its usage, every option it takes and an example`, async () => {
       const text = findCommandHelp(command)!;
       expect(text).toStartWith(`usage: dbvault-agent ${command}`);
@@ -430,7 +431,7 @@ describe("setup, run and db", () => {
 
   test("help for an unknown topic", () =>
     expectRun(["help", "nope"], {
-      stderr: `dbvault-agent: help: no command "nope" (commands: setup, run, db, dump, restore, encrypt, decrypt, verify, key, service, version)\n${HINT_USAGE}`,
+      stderr: `dbvault-agent: help: no command "nope" (commands: setup, run, db, copies, dump, restore, encrypt, decrypt, verify, key, service, version)\n${HINT_USAGE}`,
       exitCode: 2,
     }));
   test("setup refuses a server URL that is not http(s)", () =>
@@ -527,4 +528,38 @@ describe("setup, run and db", () => {
   test("db without an action", () => expectRun(["db"], { stderr: `dbvault-agent: db: missing action (add or list)\n${HINT_USAGE}`, exitCode: 2 }));
   test("db list prints names and hosts, never the connection string", () =>
     expectRun(["db", "list", "--config", otherConfig], { stdout: "shop\t127.0.0.1:1\n", stderr: "", exitCode: 0 }));
+});
+
+describe("copies", () => {
+  const ADD_HINT = "dbvault-agent: hint: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE (or --profile), or run it in a terminal to be asked\n";
+  test("copies without an action", () =>
+    expectRun(["copies"], { stderr: `dbvault-agent: copies: missing action (add, list or remove)\n${HINT_USAGE}`, exitCode: 2 }));
+  test("copies add without a destination", () =>
+    expectRun(["copies", "add"], {
+      stderr: `dbvault-agent: copies add: missing the destination (s3://bucket/prefix?endpoint=…&region=…)\n${HINT_USAGE}`,
+      exitCode: 2,
+    }));
+  test("a destination that is not s3:// says how to write it", () =>
+    expectRun(["copies", "add", "https://bucket.example.com/x"], {
+      stderr:
+        "dbvault-agent: copies add: the copy destination must be an s3:// URL, not https://\ndbvault-agent: hint: write it as s3://bucket/prefix?endpoint=https://…&region=…\n",
+      exitCode: 2,
+    }));
+  test("credentials in the URL are refused without quoting them", async () => {
+    const run = await expectRun(["copies", "add", "s3://AKIAX:topsecret-key@my-bucket/x"], {
+      stderr: `dbvault-agent: copies add: the copy destination URL must not hold credentials (they would stay in the shell history)\ndbvault-agent: hint: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE, or type them when asked\n`,
+      exitCode: 2,
+    });
+    expect(run.stderr).not.toContain("topsecret");
+  });
+  test("copies add without credentials and without a terminal says where they can come from", () =>
+    expectRun(["copies", "add", "s3://my-bucket/x?endpoint=http://127.0.0.1:1", "--config", join(dir, "copies-none.json")], {
+      stderr: `dbvault-agent: copies add: no credentials for the bucket\n${ADD_HINT}`,
+      exitCode: 2,
+    }));
+  test("copies remove of a destination the config lacks lists the ones it has", () =>
+    expectRun(["copies", "remove", "s3://my-bucket/x", "--config", goldenConfig], {
+      stderr: `dbvault-agent: copies remove: s3://my-bucket/x/ is not a copy destination in ${goldenConfig}\ndbvault-agent: hint: the config file has no copy destinations\n`,
+      exitCode: 2,
+    }));
 });

@@ -17,3 +17,4 @@ export * from "./agent-databases";
 export * from "./api-tokens";
 export * from "./backup-protections";
 export * from "./pitr-slices";
+export * from "./backup-copies";

@@ -6,7 +6,7 @@ import type { DatabaseEntry } from "../config.ts";
 import { CliError, EXIT } from "../cli-error.ts";
 import type { CommandContext } from "./context.ts";
 import { checkConnection, ConnectionCheckError, describeFailedCheck } from "./database-check.ts";
-import { InputEndedError, type Prompter } from "./prompt.ts";
+import { InputEndedError, type Prompter } from "../ui/prompt.ts";
 import { checkName } from "./setup-inputs.ts";
 
 /** Answers asked again after a mistake, at most this many times for one question. */

@@ -6,7 +6,7 @@ import { createServerClient } from "../transport/server-client.ts";
 import { usageError } from "../cli-error.ts";
 import type { CommandContext } from "./context.ts";
 import { parseOptions } from "./parse-args.ts";
-import { createPrompter } from "./prompt.ts";
+import { createPrompter } from "../ui/prompt.ts";
 import { askDatabase } from "./database-prompt.ts";
 import { describeServerError, testDatabaseConnection } from "./server-link.ts";
 import { reportOplogAccess } from "./database-check.ts";

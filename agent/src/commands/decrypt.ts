@@ -10,14 +10,23 @@ import { createOutput, openInput } from "./files.ts";
 import { parseOptions, requireString } from "./parse-args.ts";
 import { openSealedFile } from "./open-sealed.ts";
 import { COMMON_OPTIONS } from "./shared.ts";
+import { fetchFromCopy } from "./from-copy.ts";
 import { openVerifiedInput } from "./verify-first.ts";
 
-const OPTIONS = { ...COMMON_OPTIONS, in: "string", out: "string", force: "boolean", "verify-first": "boolean", "no-verify-first": "boolean" } as const;
+const OPTIONS = {
+  ...COMMON_OPTIONS,
+  in: "string",
+  out: "string",
+  force: "boolean",
+  "verify-first": "boolean",
+  "no-verify-first": "boolean",
+  "from-copy": "boolean",
+} as const;
 
 /** Runs `decrypt`; returns the exit code or throws what describeFailure reports. */
 export async function runDecryptCommand(args: string[], context: CommandContext): Promise<number> {
   const options = parseOptions("decrypt", args, OPTIONS);
-  const inPath = requireString("decrypt", options, "in", "FILE (a .enc.dbvault backup, or - for stdin)");
+  const named = requireString("decrypt", options, "in", "FILE (a .enc.dbvault backup, or - for stdin)");
   const outPath = requireString("decrypt", options, "out", "ARCHIVE (or - for stdout)");
   if (outPath === "-" && context.io.stdoutIsTTY) {
     throw new CliError("refusing to write a binary archive to the terminal", EXIT.usage, "redirect stdout to a file, or give --out a file name");
@@ -25,14 +34,30 @@ export async function runDecryptCommand(args: string[], context: CommandContext)
   if (options["verify-first"] && options["no-verify-first"]) throw usageError("decrypt: --verify-first and --no-verify-first cannot be given together");
   // A file is written aside and renamed only when whole; a stream cannot take back what it was sent.
   const verifyFirst = options["verify-first"] === true || (outPath === "-" && options["no-verify-first"] !== true);
-  const { keyring } = await loadMasterKeyConfig(context, options.config);
+  const { keyring, config, path } = await loadMasterKeyConfig(context, options.config);
+  const fromCopy = options["from-copy"] === true ? await fetchFromCopy("decrypt", config, path, named, context) : undefined;
+  try {
+    return await decryptFile(fromCopy?.path ?? named, outPath, verifyFirst, options.force === true, keyring, context);
+  } finally {
+    await fromCopy?.discard();
+  }
+}
+
+async function decryptFile(
+  inPath: string,
+  outPath: string,
+  verifyFirst: boolean,
+  force: boolean,
+  keyring: Uint8Array[],
+  context: CommandContext,
+): Promise<number> {
   const verified = verifyFirst ? await openVerifiedInput(inPath, context.io, keyring) : null;
   const input = verified?.input ?? (await openInput(inPath, context.io));
   const release = verified?.release ?? (async () => input.close());
   let output;
   let opened;
   try {
-    output = await createOutput(outPath, context.io, options.force === true);
+    output = await createOutput(outPath, context.io, force);
     opened = await openSealedFile({ input, write: (buffers) => output!.write(buffers), masterKey: keyring });
     await release();
     await output.commit();

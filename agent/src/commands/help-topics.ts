@@ -89,6 +89,28 @@ example:
   dbvault-agent db add --db crm --uri-file /root/crm-uri.txt
 `;
 
+export const COPIES_HELP = `usage: dbvault-agent copies add s3://BUCKET/PREFIX?endpoint=URL&region=REGION [--profile NAME] [--config PATH]
+       dbvault-agent copies list [--config PATH]
+       dbvault-agent copies remove s3://BUCKET/PREFIX?endpoint=URL&region=REGION [--config PATH]
+
+copies add makes every backup exist in a second place you own: after each upload to DBVault,
+the agent writes the same encrypted file to PREFIX/DATABASE/FILE in your bucket. The bucket's
+credentials come from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, else the AWS profile
+(--profile or AWS_PROFILE, in ~/.aws/credentials), else a prompt on a terminal; they are kept
+in the config file (mode 0600) and never sent to the DBVault server. copies add writes and
+deletes a test object first, and saves nothing when that fails.
+
+copies list prints each destination (never its credentials). copies remove forgets one; the
+files already copied stay in the bucket.
+
+options:
+  --profile NAME       the AWS profile to read the credentials from
+  --config PATH        the config file (default: see dbvault-agent help)
+
+example:
+  dbvault-agent copies add "s3://acme-backups/dbvault?endpoint=https://s3.eu-west-1.amazonaws.com&region=eu-west-1"
+`;
+
 /** The options every command that reads the config file takes. */
 const CONFIG_OPTIONS = `  --config PATH        the config file (default: see dbvault-agent help)
   --quiet              no progress display`;
@@ -132,6 +154,8 @@ options:
   --uri URI            a connection string without a password, e.g. mongodb://localhost:27017
   --uri-file PATH      a file whose first line is the connection string (- reads stdin)
   --in FILE            the backup (.enc.dbvault, as downloaded from the web app; - for stdin)
+  --from-copy          --in names a file in your own bucket (dbvault-agent copies add), as
+                       s3://BUCKET/KEY or KEY: read it from there, not from disk
   --to-db TARGET       restore into the database TARGET on the same connection instead (a copy)
   --collections a,b    restore only these collections of the backup
   --json               also print {"restored","failed","collections"} on stdout
@@ -179,6 +203,8 @@ stdout and the exit code is 3.
 
 options:
   --in FILE            the backup (- reads stdin)
+  --from-copy          --in names a file in your own bucket (dbvault-agent copies add), as
+                       s3://BUCKET/KEY or KEY: read it from there, not from disk
   --out ARCHIVE        the mongodump archive to write (- for stdout, never a terminal)
   --verify-first       verify the whole file before writing, whatever ARCHIVE is
   --no-verify-first    with --out -, write as chunks are authenticated (one pass, no copy of
@@ -270,6 +296,7 @@ const TOPICS: Record<string, string> = {
   setup: SETUP_HELP,
   run: RUN_HELP,
   db: DB_HELP,
+  copies: COPIES_HELP,
   dump: DUMP_HELP,
   restore: RESTORE_HELP,
   encrypt: ENCRYPT_HELP,

@@ -12,6 +12,9 @@ commands:
   db add --db NAME               add a database later, with or without a server
                                  (dbvault-agent help db)
   db list                        list the configured databases (names and hosts)
+  copies add|list|remove s3://BUCKET/PREFIX?endpoint=…
+                                 copy each backup to a bucket of yours as well; its
+                                 credentials stay on this machine (dbvault-agent help copies)
   dump --db NAME --out FILE      dump a database of the config file, compress and encrypt it
                                  into FILE (.enc.dbvault)
   restore --db NAME|--uri URI --in FILE [--to-db TARGET] [--collections a,b] [--json]

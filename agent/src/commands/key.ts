@@ -9,7 +9,7 @@ import { CliError, EXIT, usageError } from "../cli-error.ts";
 import type { CommandContext } from "./context.ts";
 import { describeFileProtection } from "../platform/locations.ts";
 import { parseOptions } from "./parse-args.ts";
-import { createPrompter } from "./prompt.ts";
+import { createPrompter } from "../ui/prompt.ts";
 import { readSecretFile } from "./setup-inputs.ts";
 import { COMMON_OPTIONS } from "./shared.ts";
 import { formatKeyring, parseKeyring } from "./keyring-text.ts";

@@ -14,6 +14,7 @@ import { chooseRestoreTarget } from "./restore-target.ts";
 import { describeOplogReplay, describeRestoredCollections, listExistingNamespaces } from "./restore-summary.ts";
 import { parseOptions, requireString } from "./parse-args.ts";
 import { COMMON_OPTIONS, describeEngine } from "./shared.ts";
+import { fetchFromCopy } from "./from-copy.ts";
 
 const OPTIONS = {
   ...COMMON_OPTIONS,
@@ -25,61 +26,71 @@ const OPTIONS = {
   collections: "string",
   json: "boolean",
   "no-users-and-roles": "boolean",
+  "from-copy": "boolean",
 } as const;
 
 /** Runs `restore`; returns the exit code or throws what describeFailure reports. */
 export async function runRestoreCommand(args: string[], context: CommandContext): Promise<number> {
   const options = parseOptions("restore", args, OPTIONS);
-  const inPath = requireString("restore", options, "in", "FILE (a .enc.dbvault backup)");
+  const named = requireString("restore", options, "in", "FILE (a .enc.dbvault backup)");
   const { config, path, keyring } = await loadMasterKeyConfig(context, options.config);
   const target = await chooseRestoreTarget(options, config, path, context);
   const targetDatabase = typeof options["to-db"] === "string" ? checkDatabaseName(options["to-db"]) : undefined;
   const name = targetDatabase ?? target.label;
   const collections = typeof options.collections === "string" ? parseCollections(options.collections) : undefined;
-  const input = await openInput(inPath, context.io);
-  const display = createProgressDisplay({
-    stream: context.io.stderr,
-    isTTY: context.io.stderrIsTTY,
-    columns: context.io.columns,
-    verb: "restoring",
-    quiet: options.quiet === true,
-    steps: { [VERIFYING_LABEL]: "verifying the backup" },
-  });
+  const fromCopy = options["from-copy"] === true ? await fetchFromCopy("restore", config, path, named, context) : undefined;
   try {
-    const existing = await listExistingNamespaces(target.uri, targetDatabase ?? readUriDatabase(target.uri));
-    const result = await restoreFromEncrypted({
-      uri: target.uri,
-      masterKey: keyring,
-      input: input.stream,
-      ...(input.size === undefined ? {} : { inputBytes: input.size }),
-      ...(input.reopen ? { reopen: input.reopen } : {}),
-      ...(targetDatabase ? { database: targetDatabase } : {}),
-      ...(collections ? { collections } : {}),
-      tools: config.tools,
-      usersAndRoles: options["no-users-and-roles"] !== true && target.usersAndRoles,
-      signal: context.io.signal,
-      onProgress: (progress) => display.update(progress),
-      onNotice: (message) => context.say(message),
+    return await restoreFile(fromCopy?.path ?? named);
+  } finally {
+    await fromCopy?.discard();
+  }
+
+  async function restoreFile(inPath: string): Promise<number> {
+    const input = await openInput(inPath, context.io);
+    const display = createProgressDisplay({
+      stream: context.io.stderr,
+      isTTY: context.io.stderrIsTTY,
+      columns: context.io.columns,
+      verb: "restoring",
+      quiet: options.quiet === true,
+      steps: { [VERIFYING_LABEL]: "verifying the backup" },
     });
-    display.finish();
-    if (options.json === true) {
-      context.io.stdout.write(`${JSON.stringify({ restored: result.restored, failed: result.failed, collections: result.collections })}\n`);
+    try {
+      const existing = await listExistingNamespaces(target.uri, targetDatabase ?? readUriDatabase(target.uri));
+      const result = await restoreFromEncrypted({
+        uri: target.uri,
+        masterKey: keyring,
+        input: input.stream,
+        ...(input.size === undefined ? {} : { inputBytes: input.size }),
+        ...(input.reopen ? { reopen: input.reopen } : {}),
+        ...(targetDatabase ? { database: targetDatabase } : {}),
+        ...(collections ? { collections } : {}),
+        tools: config.tools,
+        usersAndRoles: options["no-users-and-roles"] !== true && target.usersAndRoles,
+        signal: context.io.signal,
+        onProgress: (progress) => display.update(progress),
+        onNotice: (message) => context.say(message),
+      });
+      display.finish();
+      if (options.json === true) {
+        context.io.stdout.write(`${JSON.stringify({ restored: result.restored, failed: result.failed, collections: result.collections })}\n`);
+      }
+      context.say(
+        `restored ${pluralize(result.restored, "document")} into ${pluralize(Object.keys(result.collections).length, "collection")} of ${name} ` +
+          `with ${describeEngine(result.engine, "mongorestore")} from ${input.label}; ${describeRestoredCollections(result, existing)}${result.oplog?.dropped.length ? "" : ", nothing else changed"}`,
+      );
+      const replayed = describeOplogReplay(result);
+      if (replayed) context.say(replayed);
+      if (result.skipped.length > 0)
+        context.say(`skipped ${result.skipped.join(", ")} (oplog, server or system collections, other databases or collections not chosen)`);
+      return 0;
+    } catch (error) {
+      display.finish();
+      input.stream.destroy();
+      // Any failure but a swap phase stopped part-way happens before the first collection is replaced.
+      if (!isDumpError(error, "restore-incomplete")) context.say(`nothing was changed in ${name}`);
+      throw error;
     }
-    context.say(
-      `restored ${pluralize(result.restored, "document")} into ${pluralize(Object.keys(result.collections).length, "collection")} of ${name} ` +
-        `with ${describeEngine(result.engine, "mongorestore")} from ${input.label}; ${describeRestoredCollections(result, existing)}${result.oplog?.dropped.length ? "" : ", nothing else changed"}`,
-    );
-    const replayed = describeOplogReplay(result);
-    if (replayed) context.say(replayed);
-    if (result.skipped.length > 0)
-      context.say(`skipped ${result.skipped.join(", ")} (oplog, server or system collections, other databases or collections not chosen)`);
-    return 0;
-  } catch (error) {
-    display.finish();
-    input.stream.destroy();
-    // Any failure but a swap phase stopped part-way happens before the first collection is replaced.
-    if (!isDumpError(error, "restore-incomplete")) context.say(`nothing was changed in ${name}`);
-    throw error;
   }
 }
 

@@ -29,6 +29,10 @@ const COMMANDS: Record<string, Command> = {
     () => import("./db.ts"),
     (m) => m.runDbCommand,
   ),
+  copies: lazy(
+    () => import("./copies.ts"),
+    (m) => m.runCopiesCommand,
+  ),
   dump: lazy(
     () => import("./dump.ts"),
     (m) => m.runDumpCommand,

@@ -6,7 +6,7 @@ import { type DatabaseEntry, isValidDatabaseName } from "../config.ts";
 import { CliError, EXIT, usageError } from "../cli-error.ts";
 import type { CommandContext } from "./context.ts";
 import type { ParsedOptions } from "./parse-args.ts";
-import type { Prompter } from "./prompt.ts";
+import type { Prompter } from "../ui/prompt.ts";
 import { findConnectionStringProblem } from "./connection-string-check.ts";
 
 export const API_KEY_ENV = "DBVAULT_API_KEY";

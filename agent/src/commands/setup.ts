@@ -11,7 +11,7 @@ import { CliError, EXIT, usageError } from "../cli-error.ts";
 import type { CommandContext } from "./context.ts";
 import { describeFileProtection, osFamily } from "../platform/locations.ts";
 import { parseOptions } from "./parse-args.ts";
-import { createPrompter, InputEndedError, type Prompter } from "./prompt.ts";
+import { createPrompter, InputEndedError, type Prompter } from "../ui/prompt.ts";
 import { runServiceCommand } from "./service.ts";
 import { describeAgentHost, describeServerError, isInsecureServer, normalizeServerUrl, testDatabaseConnection } from "./server-link.ts";
 import { reportOplogAccess } from "./database-check.ts";

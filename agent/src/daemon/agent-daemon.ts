@@ -60,7 +60,9 @@ export function startAgentDaemon(runtime: DaemonRuntime) {
         outbox.flush();
         return;
       case "backup":
-        return queue.enqueue(() => runBackupJob({ ...job, goSignals, trust }, message.backupId, message.databaseName), { backupId: message.backupId });
+        return queue.enqueue(() => runBackupJob({ ...job, goSignals, trust }, message.backupId, message.databaseName, message.fileName), {
+          backupId: message.backupId,
+        });
       case "restore":
         return queue.enqueue(() => runRestoreJob(job, message), { restoreId: message.restoreId });
       case "verify":

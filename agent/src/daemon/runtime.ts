@@ -11,6 +11,7 @@ import { osFamily } from "../platform/locations.ts";
 import { type UpdateReport, updateAgent } from "../update/update-agent.ts";
 import { createServerClient, type ServerClient } from "../transport/server-client.ts";
 import type { DaemonLog } from "./daemon-log.ts";
+import type { CopyEntry } from "../copies/copy-destination.ts";
 
 /** What the daemon needs from the rest of the agent; the run command wires the real ones in. */
 export type DaemonRuntime = {
@@ -21,6 +22,8 @@ export type DaemonRuntime = {
   databaseNames(): string[];
   /** Key ids of the keyring in the config as last read (master key first): the hello tells the server which backups it can open. */
   keyIds(): string[];
+  /** The customer's own buckets each backup is copied to, as last read (`copies add`). */
+  copies(): Promise<CopyEntry[]>;
   /** Dumps, compresses and encrypts a configured database: the ciphertext, as produced; `onDumped` hears the counts and the moment dumped before it ends. */
   backup(
     databaseName: string,
@@ -111,6 +114,7 @@ export function createDaemonRuntime(options: RuntimeOptions): DaemonRuntime {
         return [];
       }
     },
+    copies: async () => (await refresh()).copies ?? [],
     async *backup(databaseName, { onProgress, signal, onDumped }) {
       const current = await refresh();
       const database = findDatabase(current, databaseName, path);

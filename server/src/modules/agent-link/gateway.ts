@@ -7,6 +7,7 @@ import type { AppContext } from "../../context";
 import { unstorableValueProblem } from "../../lib/storable-text";
 import { failBackup, recordBackupProgress } from "../backups/service";
 import { recordVerification } from "../backups/verification";
+import { recordBackupCopy } from "../backups/copies";
 import { failRestore, recordRestoreCompleted, recordRestoreProgress, recordRestoreStarted } from "../restores/service";
 import { recordQueuedJobs } from "../agents/queued-jobs";
 import { declareDatabasesOnHello } from "../agents/declared-databases";
@@ -95,6 +96,8 @@ export function createAgentGateway(ctx: AppContext) {
         return failRestore(ctx, raw.restoreId, raw.error, { agentId, stats: raw.stats, drill: raw.drill });
       case "backup.verified":
         return recordVerification(ctx, { id: agentId, userId: connection.userId }, raw.backupId, raw.verification);
+      case "backup.copied":
+        return recordBackupCopy(ctx, agentId, raw);
       case "update.status":
         return recordUpdateStatus(ctx, agentId, raw.status, raw.message, raw.version);
       case "command.result":

@@ -5,6 +5,7 @@ import { downloadBackupResponse } from "./download";
 import { backupAnswers, backupsModel, encryptedFileAnswer } from "./model";
 import { deleteBackup, findOwnBackup, listBackups, resolveAnomaly, summarizeBackups, triggerBackup } from "./service";
 import { requestVerification } from "./verification";
+import { copiesOfBackups } from "./copies";
 import { toBackupView } from "./views";
 
 export const backupsController = (ctx: AppContext) => {
@@ -34,12 +35,19 @@ export const backupsController = (ctx: AppContext) => {
         detail: { summary: "Back a database up now (429 before the plan allows)" },
       },
     )
-    .get("/:id", async ({ user, params }) => toBackupView(await findOwnBackup(ctx, user.id, params.id)), {
-      auth: true,
-      params: backupsModel.idParams,
-      response: { 200: backupAnswers.backup },
-      detail: { summary: "One backup's status" },
-    })
+    .get(
+      "/:id",
+      async ({ user, params }) => {
+        const backup = await findOwnBackup(ctx, user.id, params.id);
+        return toBackupView(backup, (await copiesOfBackups(ctx, [backup.id])).get(backup.id));
+      },
+      {
+        auth: true,
+        params: backupsModel.idParams,
+        response: { 200: backupAnswers.backup },
+        detail: { summary: "One backup's status" },
+      },
+    )
     .delete("/:id", async ({ user, params }) => deleteBackup(ctx, await findOwnBackup(ctx, user.id, params.id), "manual"), {
       auth: true,
       params: backupsModel.idParams,

@@ -82,6 +82,17 @@ export const backupAnswer = t.Object({
     ),
   ),
   anomalyResolvedAt: nullable(isoDate()),
+  copies: t.Array(
+    t.Object({
+      destination: t.String({ description: "The customer's bucket: s3://bucket/prefix/?endpoint=…&region=… (never a credential)" }),
+      key: t.String(),
+      status: oneOf(["stored", "failed"] as const, "status"),
+      size: nullable(t.Number()),
+      sha256: nullable(t.String()),
+      error: nullable(t.String()),
+    }),
+    { description: "Where the agent copied the encrypted file besides DBVault (dbvault-agent copies add)" },
+  ),
 });
 
 export const restoreAnswer = t.Object({

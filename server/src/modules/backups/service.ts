@@ -14,7 +14,8 @@ import { backupFacts } from "../webhooks/events";
 import { planOfUser } from "../plans/service";
 import { releaseStorage } from "../quota/storage-quota";
 import { publishToUser } from "../../lib/browser-events";
-import { backupStorage, backupViewColumns, toBackupView } from "./views";
+import { copiesOfBackups } from "./copies";
+import { backupFileName, backupStorage, backupViewColumns, toBackupView } from "./views";
 
 type BackupRow = typeof backups.$inferSelect;
 type DatabaseRow = typeof databases.$inferSelect;
@@ -37,7 +38,11 @@ export async function listBackups(ctx: AppContext, userId: string, options: { li
     .orderBy(desc(backups.createdAt), desc(backups.id))
     .limit(limit)
     .offset(((options.page ?? 1) - 1) * limit);
-  return rows.map(toBackupView);
+  const copies = await copiesOfBackups(
+    ctx,
+    rows.map((row) => row.id),
+  );
+  return rows.map((row) => toBackupView(row, copies.get(row.id)));
 }
 
 /** Counts behind the dashboard's summary cards, over all of the user's backups. */
@@ -106,7 +111,7 @@ export async function startBackup(ctx: AppContext, database: DatabaseRow, type: 
   if (!agent || agent.status === "offline") {
     return failBackup(ctx, backup!.id, "No agent is online for this database. Start it with `dbvault-agent run` on its server.");
   }
-  await sendToAgent(ctx, agent.id, { type: "backup", backupId: backup!.id, databaseName: database.name });
+  await sendToAgent(ctx, agent.id, { type: "backup", backupId: backup!.id, databaseName: database.name, fileName: backupFileName(backup!) });
   await publishToUser(ctx, database.userId, { type: "backupProgress", backupId: backup!.id, status: "pending", progress: null });
   return backup!;
 }

@@ -1,4 +1,5 @@
 import { backups } from "@db/schema";
+import type { BackupCopyView } from "./copies";
 
 type BackupRow = typeof backups.$inferSelect;
 
@@ -27,7 +28,7 @@ export const backupViewColumns = {
 };
 
 /** A backup as the API shows it (spec section 3). */
-export function toBackupView(backup: Pick<BackupRow, keyof typeof backupViewColumns>) {
+export function toBackupView(backup: Pick<BackupRow, keyof typeof backupViewColumns>, copies: BackupCopyView[] = []) {
   return {
     _id: backup.id,
     id: backup.id,
@@ -57,6 +58,8 @@ export function toBackupView(backup: Pick<BackupRow, keyof typeof backupViewColu
     verification: backup.verification ?? null,
     anomaly: backup.anomaly ?? null,
     anomalyResolvedAt: backup.anomalyResolvedAt?.toISOString() ?? null,
+    /** The copies the agent wrote to the customer's own buckets (none: the file is in one place). */
+    copies,
   };
 }
 

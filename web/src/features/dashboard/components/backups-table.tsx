@@ -10,7 +10,7 @@ import { formatBytes, formatDocumentCount } from "../utils/dashboard-format";
 import { isRunning } from "../utils/operation-status";
 import { shortKeyId } from "../utils/key-warning";
 import { StatusBadge } from "./status-badge";
-import { AnomalyBadge, VerificationBadge } from "./trust-badges";
+import { AnomalyBadge, PlacesBadge, VerificationBadge } from "./trust-badges";
 
 type Actions = {
   onDownload: (backup: Backup) => void;
@@ -87,6 +87,7 @@ function buildColumns({ onDownload, onRestore, onDelete, onVerify, onResolveAnom
           <div className="flex flex-col items-start gap-1.5">
             <StatusBadge status={status} />
             {status === "completed" ? <VerificationBadge backup={row.original} /> : null}
+            {status === "completed" ? <PlacesBadge backup={row.original} /> : null}
             <AnomalyBadge backup={row.original} onResolve={onResolveAnomaly} />
           </div>
         );

@@ -4,6 +4,7 @@ import { Icon } from "../../../components/ui/icons";
 import { Tooltip } from "../../../components/ui/tooltip";
 import { cn } from "../../../lib/cn";
 import type { Backup } from "../api/dashboard-api";
+import { describePlaces } from "../utils/places-format";
 import { describeVerification, labelAnomaly } from "../utils/trust-format";
 import { TONE_CLASSES } from "./status-badge";
 
@@ -73,5 +74,26 @@ export function AnomalyBadge({ backup, onResolve }: { backup: Backup; onResolve:
         </Button>
       )}
     </div>
+  );
+}
+
+/** "2 places": DBVault's storage and each copy in the customer's own buckets (the list on hover). */
+export function PlacesBadge({ backup }: { backup: Backup }) {
+  const look = describePlaces(backup);
+  if (!look) return null;
+  return (
+    <Tooltip
+      content={
+        <ul className="space-y-0.5">
+          {look.lines.map((line) => (
+            <li key={line}>{line}</li>
+          ))}
+        </ul>
+      }
+    >
+      <Badge className={cn("whitespace-nowrap", TONE_CLASSES[look.tone])} data-testid="places-badge" data-places={look.label}>
+        {look.label}
+      </Badge>
+    </Tooltip>
   );
 }

@@ -1,0 +1,83 @@
+// dbvault-agent copies add | list | remove: the customer's own buckets each backup is copied to.
+// The credentials are read here (environment, AWS profile or terminal) and kept in the config file
+// (0600) with the master key; nothing about them is sent to the server.
+import { usageError } from "../cli-error.ts";
+import { loadConfigOrEmpty, saveConfig } from "../config.ts";
+import { probeCopy } from "../copies/copy-client.ts";
+import { readCopyCredentials } from "../copies/copy-credentials.ts";
+import { type CopyEntry, parseCopyUrl } from "../copies/copy-destination.ts";
+import { CliError, EXIT } from "../cli-error.ts";
+import type { CommandContext } from "./context.ts";
+import { parseOptions } from "./parse-args.ts";
+import { createPrompter } from "../ui/prompt.ts";
+import { COMMON_OPTIONS } from "./shared.ts";
+
+const ACTIONS = "add, list or remove";
+
+/** Runs `copies add|list|remove`; returns the exit code or throws what describeFailure reports. */
+export async function runCopiesCommand(args: string[], context: CommandContext): Promise<number> {
+  const [action, ...rest] = args;
+  if (action === "add") return addCopy(rest, context);
+  if (action === "list") return listCopies(rest, context);
+  if (action === "remove") return removeCopy(rest, context);
+  if (action === undefined) throw usageError(`copies: missing action (${ACTIONS})`);
+  throw usageError(`copies: unknown action "${action}" (expected ${ACTIONS})`);
+}
+
+/** Splits off the one positional URL; throws CliError (usage) without it. */
+function takeUrl(command: string, args: string[]): { url: string; options: string[] } {
+  const [first, ...options] = args;
+  if (first === undefined || first.startsWith("--")) throw usageError(`${command}: missing the destination (s3://bucket/prefix?endpoint=…&region=…)`);
+  return { url: first, options };
+}
+
+async function addCopy(args: string[], context: CommandContext): Promise<number> {
+  const { url: text, options: rest } = takeUrl("copies add", args);
+  const options = parseOptions("copies add", rest, { ...COMMON_OPTIONS, profile: "string" });
+  const { url } = parseCopyUrl("copies add", text);
+  const path = context.configPath(options.config);
+  const config = await loadConfigOrEmpty(path);
+  const copies = config.copies ?? [];
+  if (copies.some((entry) => entry.url === url)) {
+    throw new CliError(
+      `copies add: ${url} is already a copy destination in ${path}`,
+      EXIT.usage,
+      "to change its credentials, remove it first: dbvault-agent copies remove URL",
+    );
+  }
+  const prompter = context.io.stdinIsTTY ? createPrompter(context.io.stdin, context.io.stderr) : null;
+  const credentials = await readCopyCredentials(context.io.env, options.profile as string | undefined, prompter);
+  const entry: CopyEntry = { url, ...credentials };
+  await probeCopy(entry);
+  context.say(`wrote and deleted a test object in ${url}`);
+  await saveConfig(path, { ...config, copies: [...copies, entry] });
+  context.say(`added ${url} to ${path}; a running agent (dbvault-agent run) copies each backup there from its next one`);
+  return 0;
+}
+
+async function listCopies(args: string[], context: CommandContext): Promise<number> {
+  const options = parseOptions("copies list", args, COMMON_OPTIONS);
+  const { config } = await context.loadConfig(options.config);
+  // The URL only: it holds no credentials.
+  for (const entry of config.copies ?? []) context.io.stdout.write(`${entry.url}\n`);
+  return 0;
+}
+
+async function removeCopy(args: string[], context: CommandContext): Promise<number> {
+  const { url: text, options: rest } = takeUrl("copies remove", args);
+  const options = parseOptions("copies remove", rest, COMMON_OPTIONS);
+  const { url } = parseCopyUrl("copies remove", text);
+  const { config, path } = await context.loadConfig(options.config);
+  const copies = config.copies ?? [];
+  if (!copies.some((entry) => entry.url === url)) {
+    const known = copies.map((entry) => entry.url);
+    throw new CliError(
+      `copies remove: ${url} is not a copy destination in ${path}`,
+      EXIT.usage,
+      known.length > 0 ? `the config file has: ${known.join(", ")}` : "the config file has no copy destinations",
+    );
+  }
+  await saveConfig(path, { ...config, copies: copies.filter((entry) => entry.url !== url) });
+  context.say(`removed ${url} from ${path}; the copies already written there stay in the bucket`);
+  return 0;
+}

@@ -1,0 +1,70 @@
+import { and, eq, inArray, sql } from "drizzle-orm";
+import { backupCopies, backups } from "@db/schema";
+import type { BackupCopied } from "@protocol/agent-protocol";
+import type { AppContext } from "../../context";
+
+export type BackupCopyView = {
+  destination: string;
+  key: string;
+  status: "stored" | "failed";
+  size: number | null;
+  sha256: string | null;
+  error: string | null;
+};
+
+/**
+ * Why a destination label is refused, or null: it must be the agent's `s3://bucket/prefix/?endpoint=…&region=…`
+ * with nothing that could be a credential (the server must never hold the copy's keys).
+ */
+export function copyDestinationProblem(destination: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(destination);
+  } catch {
+    return "not a URL";
+  }
+  if (url.protocol !== "s3:") return "not an s3:// URL";
+  if (url.username || url.password) return "holds credentials";
+  const unknown = [...url.searchParams.keys()].filter((name) => name !== "endpoint" && name !== "region");
+  if (unknown.length > 0) return "has parameters other than endpoint and region";
+  return null;
+}
+
+/** Records (or updates) one copy an agent reported for a backup it made; ignores and logs a label that could hold a secret. */
+export async function recordBackupCopy(ctx: AppContext, agentId: string, message: BackupCopied) {
+  const problem = copyDestinationProblem(message.destination);
+  if (problem) {
+    ctx.log.warn("ignored a backup copy report whose destination is not a plain s3:// label", { agentId, backupId: message.backupId, problem });
+    return;
+  }
+  const [owned] = await ctx.db
+    .select({ id: backups.id })
+    .from(backups)
+    .where(and(eq(backups.id, message.backupId), eq(backups.agentId, agentId)));
+  if (!owned) return;
+  const values = {
+    key: message.key,
+    status: message.status,
+    size: message.size ?? null,
+    sha256: message.sha256 ?? null,
+    error: message.status === "failed" ? (message.error ?? "the copy could not be written") : null,
+    updatedAt: ctx.now(),
+  };
+  await ctx.db
+    .insert(backupCopies)
+    .values({ backupId: message.backupId, destination: message.destination, ...values })
+    .onConflictDoUpdate({ target: [backupCopies.backupId, backupCopies.destination], set: values });
+  ctx.log.info("backup copy recorded", { agentId, backupId: message.backupId, status: message.status });
+}
+
+/** Each backup's copies by backup id (the customer's buckets, besides DBVault's own storage). */
+export async function copiesOfBackups(ctx: AppContext, backupIds: string[]): Promise<Map<string, BackupCopyView[]>> {
+  const byBackup = new Map<string, BackupCopyView[]>();
+  if (backupIds.length === 0) return byBackup;
+  const rows = await ctx.db.select().from(backupCopies).where(inArray(backupCopies.backupId, backupIds)).orderBy(sql`${backupCopies.createdAt}`);
+  for (const row of rows) {
+    const view: BackupCopyView = { destination: row.destination, key: row.key, status: row.status, size: row.size, sha256: row.sha256, error: row.error };
+    byBackup.set(row.backupId, [...(byBackup.get(row.backupId) ?? []), view]);
+  }
+  return byBackup;
+}
