@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import { chmod, mkdir, open, readFile, rename, rm, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { syncDirectory } from "./platform/sync-directory.ts";
-import { type Compression, decodeMasterKey, InvalidKeyError } from "./archive/index.ts";
+import { type Compression, decodeMasterKey, decodeRecipient, InvalidKeyError } from "./archive/index.ts";
 import type { ToolsConfig } from "./dump/types.ts";
 import { defaultConfigPath } from "./platform/locations.ts";
 
@@ -49,6 +49,11 @@ export interface AgentConfig {
    * the keyring, which opens every backup whatever key it was made with.
    */
   oldKeys?: string[];
+  /**
+   * Write-only mode (`key mode write-only`): the X25519 public key (`dbvpk1_` text) new backups
+   * are sealed to. Its private key is kept off this machine, so nothing here opens them.
+   */
+  recipient?: string;
   databases: DatabaseEntry[];
   server?: ServerSettings;
   tools?: ToolsConfig;
@@ -133,6 +138,7 @@ export function validateConfig(value: unknown, path: string): AgentConfig {
   if (!isObject(value)) throw new ConfigError("invalid", `the config file ${path} is not a JSON object`, path);
   if (value.version !== CONFIG_VERSION) problems.push(`version must be ${CONFIG_VERSION}`);
   if (value.masterKey !== undefined && typeof value.masterKey !== "string") problems.push("masterKey must be a string");
+  if (value.recipient !== undefined && typeof value.recipient !== "string") problems.push("recipient must be a string");
   if (value.oldKeys !== undefined && !(Array.isArray(value.oldKeys) && value.oldKeys.every((key) => typeof key === "string"))) {
     problems.push("oldKeys must be a list of keys");
   }
@@ -241,6 +247,20 @@ export function readMasterKey(config: AgentConfig, path: string): Buffer {
     throw new ConfigError("no-key", `the config file ${path} holds no master key`, path, `create one with: dbvault-agent key generate --config ${path}`);
   }
   return decodeConfigKey(config.masterKey, `the master key in ${path}`, path);
+}
+
+/**
+ * Whom new backups are sealed to: the recipient of a write-only agent, else the master key.
+ * Throws ConfigError "no-key" or "invalid".
+ */
+export function readSealingKey(config: AgentConfig, path: string): { recipient: Buffer } | { masterKey: Buffer } {
+  if (config.recipient === undefined) return { masterKey: readMasterKey(config, path) };
+  try {
+    return { recipient: decodeRecipient(config.recipient) };
+  } catch (error) {
+    const detail = error instanceof InvalidKeyError ? error.message : "it cannot be decoded";
+    throw new ConfigError("invalid", `the write-only public key in ${path} is not valid: ${detail}`, path, "run dbvault-agent key mode write-only again");
+  }
 }
 
 /**

@@ -12,7 +12,15 @@ import { openSealedFile } from "./open-sealed.ts";
 import { COMMON_OPTIONS } from "./shared.ts";
 import { openVerifiedInput } from "./verify-first.ts";
 
-const OPTIONS = { ...COMMON_OPTIONS, in: "string", out: "string", force: "boolean", "verify-first": "boolean", "no-verify-first": "boolean" } as const;
+const OPTIONS = {
+  ...COMMON_OPTIONS,
+  in: "string",
+  out: "string",
+  force: "boolean",
+  "verify-first": "boolean",
+  "no-verify-first": "boolean",
+  identity: "string",
+} as const;
 
 /** Runs `decrypt`; returns the exit code or throws what describeFailure reports. */
 export async function runDecryptCommand(args: string[], context: CommandContext): Promise<number> {
@@ -25,15 +33,15 @@ export async function runDecryptCommand(args: string[], context: CommandContext)
   if (options["verify-first"] && options["no-verify-first"]) throw usageError("decrypt: --verify-first and --no-verify-first cannot be given together");
   // A file is written aside and renamed only when whole; a stream cannot take back what it was sent.
   const verifyFirst = options["verify-first"] === true || (outPath === "-" && options["no-verify-first"] !== true);
-  const { keyring } = await loadMasterKeyConfig(context, options.config);
-  const verified = verifyFirst ? await openVerifiedInput(inPath, context.io, keyring) : null;
+  const { keyring, identities } = await loadMasterKeyConfig(context, options.config, options.identity);
+  const verified = verifyFirst ? await openVerifiedInput(inPath, context.io, keyring, identities) : null;
   const input = verified?.input ?? (await openInput(inPath, context.io));
   const release = verified?.release ?? (async () => input.close());
   let output;
   let opened;
   try {
     output = await createOutput(outPath, context.io, options.force === true);
-    opened = await openSealedFile({ input, write: (buffers) => output!.write(buffers), masterKey: keyring });
+    opened = await openSealedFile({ input, write: (buffers) => output!.write(buffers), masterKey: keyring, identities });
     await release();
     await output.commit();
   } catch (error) {

@@ -16,6 +16,7 @@ import { parseOptions, requireString } from "./parse-args.ts";
 import { COMMON_OPTIONS, describeEngine } from "./shared.ts";
 
 const OPTIONS = {
+  identity: "string",
   ...COMMON_OPTIONS,
   db: "string",
   uri: "string",
@@ -31,7 +32,7 @@ const OPTIONS = {
 export async function runRestoreCommand(args: string[], context: CommandContext): Promise<number> {
   const options = parseOptions("restore", args, OPTIONS);
   const inPath = requireString("restore", options, "in", "FILE (a .enc.dbvault backup)");
-  const { config, path, keyring } = await loadMasterKeyConfig(context, options.config);
+  const { config, path, keyring, identities } = await loadMasterKeyConfig(context, options.config, options.identity);
   const target = await chooseRestoreTarget(options, config, path, context);
   const targetDatabase = typeof options["to-db"] === "string" ? checkDatabaseName(options["to-db"]) : undefined;
   const name = targetDatabase ?? target.label;
@@ -50,6 +51,7 @@ export async function runRestoreCommand(args: string[], context: CommandContext)
     const result = await restoreFromEncrypted({
       uri: target.uri,
       masterKey: keyring,
+      identities,
       input: input.stream,
       ...(input.size === undefined ? {} : { inputBytes: input.size }),
       ...(input.reopen ? { reopen: input.reopen } : {}),

@@ -2,7 +2,7 @@
 // streams, restores verify/decrypt → restore, credentials live in the 0600 config file. The
 // config is re-read before each job, so a database added with `db add` works without a restart.
 import type { DrillReport, Progress, RestoreStats } from "../../../protocol/agent-protocol";
-import { type AgentConfig, findDatabase, loadConfig, readKeyring, readMasterKey, readServerSettings, saveConfig } from "../config.ts";
+import { type AgentConfig, findDatabase, loadConfig, readKeyring, readSealingKey, readServerSettings, saveConfig } from "../config.ts";
 import { AGENT_VERSION, BUILD_PLATFORM } from "../build-info.ts";
 import { deriveKeyId } from "../archive/index.ts";
 import { createBackupStream, DumpError, restoreFromEncrypted, runRestoreDrill, verifyEncryptedBackup } from "../dump/index.ts";
@@ -110,7 +110,7 @@ export function createDaemonRuntime(options: RuntimeOptions): DaemonRuntime {
       const database = findDatabase(current, databaseName, path);
       const backup = createBackupStream({
         uri: database.uri,
-        masterKey: readMasterKey(current, path),
+        ...readSealingKey(current, path),
         compression: current.compression ?? "zstd",
         tools: current.tools,
         ...(database.usersAndRoles === false ? { usersAndRoles: false } : {}),
