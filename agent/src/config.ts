@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import { chmod, mkdir, open, readFile, rename, rm, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { syncDirectory } from "./platform/sync-directory.ts";
-import { type Compression, decodeMasterKey, decodeRecipient, InvalidKeyError } from "./archive/index.ts";
+import { type Compression, decodeMasterKey, decodeRecipient, deriveKeyId, InvalidKeyError, recipientFingerprint } from "./archive/index.ts";
 import type { ToolsConfig } from "./dump/types.ts";
 import { defaultConfigPath } from "./platform/locations.ts";
 
@@ -261,6 +261,13 @@ export function readSealingKey(config: AgentConfig, path: string): { recipient: 
     const detail = error instanceof InvalidKeyError ? error.message : "it cannot be decoded";
     throw new ConfigError("invalid", `the write-only public key in ${path} is not valid: ${detail}`, path, "run dbvault-agent key mode write-only again");
   }
+}
+
+/** The public fingerprint of what new backups are sealed to (key id, or recipient fingerprint). */
+export function describeSealingKey(config: AgentConfig, path: string): { keyId: string; writeOnly: boolean } {
+  const sealing = readSealingKey(config, path);
+  if ("recipient" in sealing) return { keyId: recipientFingerprint(sealing.recipient).toString("hex"), writeOnly: true };
+  return { keyId: deriveKeyId(sealing.masterKey), writeOnly: false };
 }
 
 /**

@@ -105,4 +105,18 @@ describe("key mode write-only", () => {
     const opened = await run(["verify", "--in", join(GOLDEN, "v2-x25519-zstd.enc.dbvault"), "--identity", join(GOLDEN, "test-identity.txt"), "--config", path]);
     expect(opened.exitCode).toBe(0);
   });
+
+  test("setup --key-mode write-only refuses to drop a master key not saved first, before contacting the server", async () => {
+    const path = await writeConfig("setup-host.json", { masterKey: TEST_KEY });
+    const refused = await run(["setup", "--key-mode", "write-only", "--server", "http://127.0.0.1:9", "--config", path]);
+    expect(refused.stderr).toBe(
+      `dbvault-agent: switching to write-only removes the master key from ${path}, and backups made with it could then not be read\n` +
+        "dbvault-agent: hint: save the keyring first by passing --keyring-out FILE (keep that file offline too)\n",
+    );
+    expect(refused.exitCode).toBe(2);
+    expect(JSON.parse(await readFile(path, "utf8")).masterKey).toBe(TEST_KEY);
+    const unknown = await run(["setup", "--key-mode", "public", "--config", path]);
+    expect(unknown.stderr).toStartWith('dbvault-agent: setup: unknown --key-mode "public" (expected master-key or write-only)\n');
+    expect(unknown.exitCode).toBe(2);
+  });
 });

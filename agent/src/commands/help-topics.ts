@@ -3,6 +3,7 @@
 
 export const SETUP_HELP = `usage: dbvault-agent setup [--server URL] [--api-key-file PATH] [--db NAME --uri-file PATH |
                            --databases-file PATH] [--name NAME] [--config PATH] [--force]
+                           [--key-mode write-only [--identity-out FILE] [--keyring-out FILE]]
 
 Connects this machine to your DBVault account. It tests each database by connecting to it,
 creates the master key (a config file that already has one keeps it), registers this agent
@@ -32,6 +33,10 @@ options:
                        agent was reset or removed in the web app); its master key and
                        databases are kept. A regenerated API key does not need it: agents
                        already set up run on their own credentials
+  --key-mode MODE      master-key (default: a master key here opens every backup) or
+                       write-only: only a public key stays here, so nothing on this machine
+                       opens a backup; the private key goes to --identity-out FILE (0600) or
+                       is printed once. A master key already here is saved to --keyring-out FILE
   --config PATH        the config file (default: $XDG_CONFIG_HOME/dbvault/agent.json, else
                        ~/.config/dbvault/agent.json; on macOS ~/Library/Application
                        Support/DBVault/agent.json; on Windows %APPDATA%\\DBVault\\agent.json)

@@ -30,17 +30,10 @@ export async function switchToWriteOnly(
   out: { identityOut?: string | boolean | undefined; keyringOut?: string | boolean | undefined },
   context: CommandContext,
 ): Promise<AgentConfig> {
-  if (config.recipient !== undefined && config.masterKey === undefined) {
+  if (isWriteOnly(config)) {
     throw new CliError(`this agent is already write-only (${path})`, EXIT.usage, "its backups open with the identity file saved when it was switched");
   }
-  const keyring = config.masterKey === undefined ? [] : readKeyring(config, path);
-  if (keyring.length > 0 && typeof out.keyringOut !== "string") {
-    throw new CliError(
-      `switching to write-only removes the master key from ${path}, and backups made with it could then not be read`,
-      EXIT.usage,
-      "save the keyring first by passing --keyring-out FILE (keep that file offline too)",
-    );
-  }
+  const keyring = checkWriteOnlySwitch(config, path, out.keyringOut);
   const identity = generateIdentity();
   const recipient = recipientOf(identity);
   // Both files are created, never overwritten (flag wx), readable by their owner only.
@@ -56,6 +49,27 @@ export async function switchToWriteOnly(
   const where = typeof out.identityOut === "string" ? `the identity file ${out.identityOut}` : "the identity printed above (it is shown only this once)";
   context.warn(`keep ${where} offline: without it no backup made from now on can be read, by anyone; restores take it with --identity FILE`);
   return next;
+}
+
+/** True when the config seals to a recipient and holds no master key. */
+export function isWriteOnly(config: AgentConfig): boolean {
+  return config.recipient !== undefined && config.masterKey === undefined;
+}
+
+/**
+ * Refuses a switch that would drop a master key not saved first (--keyring-out); returns the
+ * keyring to save. Setup runs it before registering, so a refusal changes nothing.
+ */
+export function checkWriteOnlySwitch(config: AgentConfig, path: string, keyringOut: string | boolean | undefined): Buffer[] {
+  const keyring = config.masterKey === undefined ? [] : readKeyring(config, path);
+  if (keyring.length > 0 && typeof keyringOut !== "string") {
+    throw new CliError(
+      `switching to write-only removes the master key from ${path}, and backups made with it could then not be read`,
+      EXIT.usage,
+      "save the keyring first by passing --keyring-out FILE (keep that file offline too)",
+    );
+  }
+  return keyring;
 }
 
 async function writeSecret(file: string, text: string): Promise<void> {
