@@ -7,11 +7,8 @@ import { expect, test } from "bun:test";
 import { readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { summarizeArchive } from "../src/dump/mongodump-archive/index.ts";
-import { runSetup, startAgentProcess } from "./support/end-to-end.ts";
-import { useEndToEndWorld, waitForBackupEnd } from "./support/end-to-end-world.ts";
+import { setUpUserWithAgent, useEndToEndWorld, waitForBackupEnd } from "./support/end-to-end-world.ts";
 import { BINARY_PATH, runAgent } from "./support/run-agent.ts";
-import { apiFor } from "./support/server-faults.ts";
-import { waitUntil } from "../../testkit/wait-until";
 
 const world = useEndToEndWorld();
 
@@ -20,35 +17,16 @@ test("a write-only agent's backup cannot be read with the host's config and a st
   await world.env.client
     .db(database)
     .collection("orders")
-    .insertMany([
-      { _id: 1, total: 10 },
-      { _id: 2, total: 20 },
-    ] as never[]);
-  const user = await world.server.registerUser();
-  const api = apiFor(world.base, user.token);
-  const directory = await world.env.makeTempDir();
+    .insertOne({ _id: 1, total: 10 } as never);
   const offline = await world.env.makeTempDir();
   const identity = join(offline, "identity.txt");
-  const setup = await runSetup({
-    baseUrl: world.base,
-    apiKey: user.apiKey,
-    databases: [{ name: "main", uri: world.env.uriFor(database) }],
-    directory,
-    extraArgs: ["--key-mode", "write-only", "--identity-out", identity],
-  });
-  expect(setup.stderr).toContain("dbvault-agent: this agent is now write-only: new backups are sealed to the public key");
-  expect(setup.exitCode).toBe(0);
+  const { user, api, configPath, setupStderr, start } = await setUpUserWithAgent(world, database, ["--key-mode", "write-only", "--identity-out", identity]);
+  expect(setupStderr).toContain("dbvault-agent: this agent is now write-only: new backups are sealed to the public key");
   expect((await stat(identity)).mode & 0o777).toBe(0o600);
-  const config = JSON.parse(await readFile(setup.configPath, "utf8"));
+  const config = JSON.parse(await readFile(configPath, "utf8"));
   expect(config.masterKey).toBeUndefined();
   expect(config.recipient).toStartWith("dbvpk1_");
-
-  const agent = startAgentProcess(setup.configPath);
-  world.agents.push(agent);
-  await waitUntil(async () => (await api("GET", "/api/settings/system-status")).body.agents[0]?.status === "active", {
-    message: "the agent to be online",
-    timeout: 30_000,
-  });
+  await start();
   const created = await api("POST", "/api/backups", { databaseName: "main" });
   expect(created.status).toBe(201);
   const backup = await waitForBackupEnd(api, created.body._id, 60_000);
@@ -57,24 +35,24 @@ test("a write-only agent's backup cannot be read with the host's config and a st
   // The attacker: the user's session (or API key) and the database host's config file.
   const response = await fetch(`${world.base}/api/backups/${created.body._id}/download`, { headers: { authorization: `Bearer ${user.token}` } });
   expect(response.status).toBe(200);
-  const file = join(directory, "stolen.enc.dbvault");
+  const file = join(offline, "stolen.enc.dbvault");
   await writeFile(file, Buffer.from(await response.arrayBuffer()));
   const binary = { command: [BINARY_PATH] };
   for (const args of [
-    ["decrypt", "--in", file, "--out", join(directory, "stolen.archive")],
+    ["decrypt", "--in", file, "--out", join(offline, "stolen.archive")],
     ["verify", "--in", file],
   ]) {
-    const stolen = await runAgent([...args, "--config", setup.configPath], binary);
+    const stolen = await runAgent([...args, "--config", configPath], binary);
     expect(stolen.stderr).toContain(
-      `dbvault-agent: this agent is write-only: ${setup.configPath} holds only the public key its backups are sealed to, which cannot open them\n`,
+      `dbvault-agent: this agent is write-only: ${configPath} holds only the public key its backups are sealed to, which cannot open them\n`,
     );
     expect(stolen.exitCode).toBe(4);
   }
 
   // The owner, with the identity kept offline.
   const archive = join(offline, "opened.archive");
-  const opened = await runAgent(["decrypt", "--in", file, "--out", archive, "--identity", identity, "--config", setup.configPath], binary);
+  const opened = await runAgent(["decrypt", "--in", file, "--out", archive, "--identity", identity, "--config", configPath], binary);
   expect(opened.exitCode).toBe(0);
   const summary = await summarizeArchive([await readFile(archive)]);
-  expect(summary.namespaces.map((n) => [n.namespace, n.documentCount])).toEqual([[`${database}.orders`, 2]]);
+  expect(summary.namespaces.map((n) => [n.namespace, n.documentCount])).toEqual([[`${database}.orders`, 1]]);
 });
