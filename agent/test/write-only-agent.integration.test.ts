@@ -55,4 +55,10 @@ test("a write-only agent's backup cannot be read with the host's config and a st
   expect(opened.exitCode).toBe(0);
   const summary = await summarizeArchive([await readFile(archive)]);
   expect(summary.namespaces.map((n) => [n.namespace, n.documentCount])).toEqual([[`${database}.orders`, 1]]);
+
+  // A one-off `dump` on the host seals to the same recipient.
+  const dumped = join(offline, "dumped.enc.dbvault");
+  expect((await runAgent(["dump", "--db", "main", "--out", dumped, "--quiet", "--config", configPath], binary)).exitCode).toBe(0);
+  expect((await runAgent(["verify", "--in", dumped, "--config", configPath], binary)).exitCode).toBe(4);
+  expect((await runAgent(["verify", "--in", dumped, "--identity", identity, "--config", configPath], binary)).exitCode).toBe(0);
 });
