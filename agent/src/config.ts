@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import { chmod, mkdir, open, readFile, rename, rm, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { syncDirectory } from "./platform/sync-directory.ts";
-import { type Compression, decodeMasterKey, InvalidKeyError } from "./archive/index.ts";
+import { type Compression, decodeMasterKey, decodeRecipient, deriveKeyId, InvalidKeyError, recipientFingerprint } from "./archive/index.ts";
 import type { ToolsConfig } from "./dump/types.ts";
 import { defaultConfigPath } from "./platform/locations.ts";
 import type { CopyEntry } from "./copies/copy-destination.ts";
@@ -50,6 +50,11 @@ export interface AgentConfig {
    * the keyring, which opens every backup whatever key it was made with.
    */
   oldKeys?: string[];
+  /**
+   * Write-only mode (`key mode write-only`): the X25519 public key (`dbvpk1_` text) new backups
+   * are sealed to. Its private key is kept off this machine, so nothing here opens them.
+   */
+  recipient?: string;
   databases: DatabaseEntry[];
   server?: ServerSettings;
   tools?: ToolsConfig;
@@ -136,6 +141,7 @@ export function validateConfig(value: unknown, path: string): AgentConfig {
   if (!isObject(value)) throw new ConfigError("invalid", `the config file ${path} is not a JSON object`, path);
   if (value.version !== CONFIG_VERSION) problems.push(`version must be ${CONFIG_VERSION}`);
   if (value.masterKey !== undefined && typeof value.masterKey !== "string") problems.push("masterKey must be a string");
+  if (value.recipient !== undefined && typeof value.recipient !== "string") problems.push("recipient must be a string");
   if (value.oldKeys !== undefined && !(Array.isArray(value.oldKeys) && value.oldKeys.every((key) => typeof key === "string"))) {
     problems.push("oldKeys must be a list of keys");
   }
@@ -248,6 +254,27 @@ export function readMasterKey(config: AgentConfig, path: string): Buffer {
     throw new ConfigError("no-key", `the config file ${path} holds no master key`, path, `create one with: dbvault-agent key generate --config ${path}`);
   }
   return decodeConfigKey(config.masterKey, `the master key in ${path}`, path);
+}
+
+/**
+ * Whom new backups are sealed to: the recipient of a write-only agent, else the master key.
+ * Throws ConfigError "no-key" or "invalid".
+ */
+export function readSealingKey(config: AgentConfig, path: string): { recipient: Buffer } | { masterKey: Buffer } {
+  if (config.recipient === undefined) return { masterKey: readMasterKey(config, path) };
+  try {
+    return { recipient: decodeRecipient(config.recipient) };
+  } catch (error) {
+    const detail = error instanceof InvalidKeyError ? error.message : "it cannot be decoded";
+    throw new ConfigError("invalid", `the write-only public key in ${path} is not valid: ${detail}`, path, "run dbvault-agent key mode write-only again");
+  }
+}
+
+/** The public fingerprint of what new backups are sealed to (key id, or recipient fingerprint). */
+export function describeSealingKey(config: AgentConfig, path: string): { keyId: string; writeOnly: boolean } {
+  const sealing = readSealingKey(config, path);
+  if ("recipient" in sealing) return { keyId: recipientFingerprint(sealing.recipient).toString("hex"), writeOnly: true };
+  return { keyId: deriveKeyId(sealing.masterKey), writeOnly: false };
 }
 
 /**

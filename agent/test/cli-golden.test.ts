@@ -67,7 +67,7 @@ describe("usage errors exit 2 with a hint", () => {
       exitCode: 2,
     }));
   test("key without an action", () =>
-    expectRun(["key"], { stderr: `dbvault-agent: key: missing action (generate, export, import, rotate or rewrap)\n${HINT_USAGE}`, exitCode: 2 }));
+    expectRun(["key"], { stderr: `dbvault-agent: key: missing action (generate, export, import, rotate, rewrap or mode)\n${HINT_USAGE}`, exitCode: 2 }));
 });
 
 describe("config problems exit 4", () => {

@@ -261,7 +261,7 @@ describe("the real shipper", () => {
       const shipping = shipOplog({
         client: rs.client,
         database: "live",
-        masterKey: randomBytes(32),
+        sealing: { masterKey: randomBytes(32) },
         store: new ShippingStore(dir),
         upload: (slice, signal) => client.uploadSlice(describeSliceForUpload("live", slice), slice.bytes, signal),
         signal: abort.signal,

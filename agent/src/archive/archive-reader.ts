@@ -13,16 +13,21 @@ import { assertMasterKey, type MasterKeys } from "./keys.ts";
  */
 export class ArchiveReader {
   readonly #keys: readonly Uint8Array[];
+  readonly #identities: readonly Uint8Array[];
   readonly #headerInput = new HeaderAccumulator();
   #header: ArchiveHeader | undefined;
   #payloadKey: Buffer | undefined;
   #frames: FrameReader | undefined;
   #output: Buffer[] = [];
 
-  /** `keys`: the master key, or the keyring (current key first); the header's key id picks one. */
-  constructor(keys: MasterKeys) {
+  /**
+   * `keys`: the master key, or the keyring (current key first); the header's key id picks one.
+   * `identities`: X25519 private keys, for files a write-only agent sealed to their public keys.
+   */
+  constructor(keys: MasterKeys, identities: readonly Uint8Array[] = []) {
     this.#keys = keys instanceof Uint8Array ? [keys] : [...keys];
-    if (this.#keys.length === 0) assertMasterKey(new Uint8Array(0));
+    this.#identities = [...identities];
+    if (this.#keys.length === 0 && this.#identities.length === 0) assertMasterKey(new Uint8Array(0));
     for (const key of this.#keys) assertMasterKey(key);
   }
 
@@ -53,7 +58,7 @@ export class ArchiveReader {
   #readHeader(data: Uint8Array): Uint8Array {
     const taken = this.#headerInput.take(data);
     if (!taken) return data.subarray(data.length);
-    const opened = openHeader(taken.headerBytes, this.#keys);
+    const opened = openHeader(taken.headerBytes, this.#keys, this.#identities);
     this.#header = opened.header;
     this.#payloadKey = opened.payloadKey;
     // Versions 1 and 2 share the chunk layout; they differ only in where the payload key comes from.

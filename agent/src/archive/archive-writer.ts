@@ -3,12 +3,15 @@ import { releaseWholeBuffer } from "../../../protocol/release-buffer";
 import { sealChunk } from "./chunk-crypto.ts";
 import { type Compression, CURRENT_FORMAT_VERSION, DEFAULT_CHUNK_SIZE, type FormatVersion, type PayloadKind, SALT_LENGTH } from "./format.ts";
 import { assertChunkSize, encodeHeaderV1 } from "./header.ts";
-import { drawFileSecretsV2, encodeHeaderV2, type FileSecretsV2 } from "./header-v2.ts";
+import { InvalidOptionsError } from "./errors.ts";
+import { drawFileSecretsV2, encodeHeaderV2, type FileSecretsV2, type SealingKey } from "./header-v2.ts";
 
 /** Options of a new backup file. */
 export interface EncryptOptions {
-  /** The 32-byte master key. */
-  masterKey: Uint8Array;
+  /** The 32-byte master key; or, instead of it, `recipient`. */
+  masterKey?: Uint8Array;
+  /** A write-only agent's X25519 public key (32 bytes): the file opens only with its private key. */
+  recipient?: Uint8Array;
   /** Compression applied before encryption; zstd unless told otherwise. */
   compression?: Compression;
   /** Plaintext bytes per chunk, 64 B to 16 MiB; 1 MiB unless told otherwise. */
@@ -21,12 +24,17 @@ export interface EncryptOptions {
 }
 
 /** The options with every default filled in. */
-export type ResolvedEncryptOptions = Required<EncryptOptions>;
+export type ResolvedEncryptOptions = Required<Omit<EncryptOptions, "masterKey" | "recipient">> & SealingKey;
 
 /** Fills in the defaults of EncryptOptions; throws InvalidOptionsError or InvalidKeyError. */
 export function resolveEncryptOptions(options: EncryptOptions): ResolvedEncryptOptions {
+  if ((options.masterKey === undefined) === (options.recipient === undefined)) {
+    throw new InvalidOptionsError("give exactly one of masterKey and recipient");
+  }
+  if (options.recipient && options.formatVersion === 1) throw new InvalidOptionsError("a recipient needs format version 2");
+  const sealingKey: SealingKey = options.recipient ? { recipient: options.recipient } : { masterKey: options.masterKey! };
   const resolved = {
-    masterKey: options.masterKey,
+    ...sealingKey,
     compression: options.compression ?? "zstd",
     chunkSize: options.chunkSize ?? DEFAULT_CHUNK_SIZE,
     payloadKind: options.payloadKind ?? "mongodump-archive",
@@ -62,7 +70,7 @@ export class ArchiveWriter {
   constructor(options: ResolvedEncryptOptions, pinned?: Uint8Array | FileSecretsV2) {
     const { bytes, payloadKey } =
       pinned instanceof Uint8Array || (pinned === undefined && options.formatVersion === 1)
-        ? encodeHeaderV1({ ...options, salt: pinned ?? randomBytes(SALT_LENGTH) })
+        ? encodeHeaderV1({ ...options, masterKey: options.masterKey!, salt: pinned ?? randomBytes(SALT_LENGTH) })
         : encodeHeaderV2({ ...options, ...(pinned ?? drawFileSecretsV2()) });
     this.headerBytes = bytes;
     this.#payloadKey = payloadKey;

@@ -13,6 +13,8 @@ export interface DecryptOptions {
    * the older ones a rotation kept): the file's key id picks the key.
    */
   masterKey: MasterKeys;
+  /** X25519 private keys ("identities") that open files sealed by a write-only agent. */
+  identities?: readonly Uint8Array[];
 }
 
 /**
@@ -34,7 +36,7 @@ export class DecryptStream extends Duplex {
 
   constructor(options: DecryptOptions) {
     super({ readableHighWaterMark: DEFAULT_CHUNK_SIZE, writableHighWaterMark: DEFAULT_CHUNK_SIZE });
-    this.#reader = new ArchiveReader(options.masterKey);
+    this.#reader = new ArchiveReader(options.masterKey, options.identities);
     this.header = new Promise<ArchiveHeader>((resolve, reject) => {
       this.#resolveHeader = resolve;
       this.#rejectHeader = reject;

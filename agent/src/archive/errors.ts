@@ -8,6 +8,7 @@ export type ArchiveErrorCode =
   | "ARCHIVE_UNSUPPORTED_VERSION"
   | "ARCHIVE_TRUNCATED"
   | "ARCHIVE_WRONG_KEY"
+  | "ARCHIVE_NEEDS_IDENTITY"
   | "ARCHIVE_HEADER_TAMPERED"
   | "ARCHIVE_HEADER_MALFORMED"
   | "ARCHIVE_UNSUPPORTED_COMPRESSION"
@@ -85,6 +86,26 @@ export class WrongKeyError extends ArchiveError {
             "use the master key of the agent that made the backup (dbvault-agent key export)",
     );
     this.keyringKeyIds = keyringKeyIds;
+  }
+}
+
+/**
+ * The backup was sealed to a write-only agent's public key (an X25519 recipient) and no identity
+ * supplied is its private key. Names fingerprints only, never key bytes.
+ */
+export class NeedsIdentityError extends ArchiveError {
+  readonly code = "ARCHIVE_NEEDS_IDENTITY";
+  constructor(
+    readonly recipientFingerprint: string,
+    readonly suppliedFingerprints: string[],
+  ) {
+    super(
+      suppliedFingerprints.length === 0
+        ? `this backup was sealed by a write-only agent to the public key whose fingerprint is ${recipientFingerprint}; ` +
+            "only its private key (the identity file saved when write-only mode was turned on) can open it"
+        : `this backup was sealed to the public key whose fingerprint is ${recipientFingerprint}, ` +
+            `but the identity supplied is for ${suppliedFingerprints.join(", ")}`,
+    );
   }
 }
 

@@ -35,6 +35,8 @@ export const DATA_KEY_LENGTH = 32;
 export const WRAP_SALT_LENGTH = 32;
 /** Wrap kinds of version 2 stanzas. Append only: a value is never reused. */
 export const WRAP_KIND_MASTER_KEY = 0x01;
+/** The data key sealed to an X25519 public key (write-only agents); see x25519-recipient.ts. */
+export const WRAP_KIND_X25519 = 0x02;
 /** Master-key stanza body: key id ‖ wrap salt ‖ wrapped data key ‖ GCM tag. */
 export const MASTER_KEY_STANZA_LENGTH = KEY_ID_LENGTH + WRAP_SALT_LENGTH + DATA_KEY_LENGTH + 16;
 /** Readers refuse a smaller or larger header before reading it (the length is not authenticated yet). */
@@ -58,6 +60,8 @@ export const LABEL_PAYLOAD_V1 = "dbvault archive v1 payload";
 export const LABEL_WRAP_V2 = "dbvault archive v2 wrap";
 export const LABEL_HEADER_V2 = "dbvault archive v2 header";
 export const LABEL_PAYLOAD_V2 = "dbvault archive v2 payload";
+export const LABEL_WRAP_X25519 = "dbvault archive v2 x25519";
+export const LABEL_RECIPIENT_ID = "dbvault recipient id";
 
 export type Compression = "zstd" | "gzip" | "none";
 /** What the payload holds: a mongodump archive (a backup), or concatenated BSON oplog entries (a slice of continuous shipping). */

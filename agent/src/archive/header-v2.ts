@@ -2,7 +2,7 @@
 // data key for one recipient, then an HMAC (under a key derived from the data key) over all of it.
 // Rewrapping replaces the stanzas and the MAC; the chunks, sealed under the data key, stay.
 import { randomBytes, timingSafeEqual } from "node:crypto";
-import { HeaderTamperedError, InvalidKeyError, MalformedHeaderError, TruncatedArchiveError } from "./errors.ts";
+import { HeaderTamperedError, InvalidKeyError, MalformedHeaderError, NeedsIdentityError, TruncatedArchiveError } from "./errors.ts";
 import {
   type ArchiveHeader,
   DATA_KEY_LENGTH,
@@ -19,6 +19,7 @@ import {
   V2_STANZA_COUNT_OFFSET,
   V2_STANZAS_OFFSET,
   WRAP_KIND_MASTER_KEY,
+  WRAP_KIND_X25519,
   WRAP_SALT_LENGTH,
 } from "./format.ts";
 import {
@@ -32,12 +33,18 @@ import {
 } from "./header-fields.ts";
 import { deriveFileKeysV2, unwrapDataKey, wrapDataKey } from "./key-wrap.ts";
 import { deriveKeyIdBytes, findKeyById, missingKeyError } from "./keys.ts";
+import { openX25519Stanza, recipientFingerprint, recipientOf, sealX25519Stanza, stanzaFingerprint, X25519_STANZA_LENGTH } from "./x25519-recipient.ts";
 
 /** Per-file secrets of a version 2 file; random unless pinned (known-answer and golden tests). */
 export interface FileSecretsV2 {
   dataKey: Uint8Array;
   wrapSalt: Uint8Array;
+  /** The ephemeral X25519 private key of a recipient stanza; random unless pinned. */
+  ephemeral?: Uint8Array;
 }
+
+/** Whom a new file's data key is wrapped to: a master key, or a write-only agent's public key. */
+export type SealingKey = { masterKey: Uint8Array; recipient?: undefined } | { recipient: Uint8Array; masterKey?: undefined };
 
 /** One key stanza as stored: its wrap kind and body. Unknown kinds are kept and skipped by readers. */
 export interface KeyStanza {
@@ -63,10 +70,12 @@ export function drawFileSecretsV2(): FileSecretsV2 {
   return { dataKey: randomBytes(DATA_KEY_LENGTH), wrapSalt: randomBytes(WRAP_SALT_LENGTH) };
 }
 
-/** Encodes a version 2 header wrapping the data key to one master key; returns it and the payload key. */
-export function encodeHeaderV2(input: HeaderFieldsInput & { masterKey: Uint8Array } & FileSecretsV2): { bytes: Buffer; payloadKey: Buffer } {
+/** Encodes a version 2 header wrapping the data key to one master key or recipient; returns it and the payload key. */
+export function encodeHeaderV2(input: HeaderFieldsInput & SealingKey & FileSecretsV2): { bytes: Buffer; payloadKey: Buffer } {
   const fields = encodeHeaderFields(input);
-  const stanza = sealMasterKeyStanza(input.masterKey, input.wrapSalt, input.dataKey);
+  const stanza = input.recipient
+    ? { kind: WRAP_KIND_X25519, body: sealX25519Stanza(input.recipient, input.dataKey, input.ephemeral) }
+    : sealMasterKeyStanza(input.masterKey, input.wrapSalt, input.dataKey);
   return { bytes: assembleHeaderV2(fields, [stanza], input.dataKey), payloadKey: deriveFileKeysV2(input.dataKey).payloadKey };
 }
 
@@ -81,16 +90,20 @@ export function readHeaderLengthV2(prefix: Uint8Array): number {
 export function readHeaderV2(bytes: Uint8Array): ArchiveHeader {
   const raw = parseHeaderV2(bytes);
   const stanza = findMasterKeyStanzas(raw)[0];
-  return describeHeaderV2(raw, stanza?.keyId ?? Buffer.alloc(0), stanza?.wrapSalt ?? Buffer.alloc(0));
+  if (stanza) return describeHeaderV2(raw, stanza.keyId, stanza.wrapSalt);
+  const recipient = findX25519Stanzas(raw)[0];
+  return describeHeaderV2(raw, recipient ? stanzaFingerprint(recipient.body) : Buffer.alloc(0), Buffer.alloc(0));
 }
 
 /**
  * Authenticates a version 2 header with the first key of `keys` (current key, then older ones)
- * named by a master-key stanza: wrong key, then the wrapped key's tag, then the MAC, then values.
+ * named by a master-key stanza, else with an identity named by an X25519 stanza: wrong key, then
+ * the wrapped key's tag, then the MAC, then values.
  */
-export function openHeaderV2(bytes: Uint8Array, keys: readonly Uint8Array[]): OpenedHeaderV2 {
+export function openHeaderV2(bytes: Uint8Array, keys: readonly Uint8Array[], identities: readonly Uint8Array[] = []): OpenedHeaderV2 {
   const raw = parseHeaderV2(bytes);
   const stanzas = findMasterKeyStanzas(raw);
+  const recipientStanzas = findX25519Stanzas(raw);
   let match: { stanza: (typeof stanzas)[number]; key: Uint8Array } | undefined;
   for (const stanza of stanzas) {
     const key = findKeyById(keys, stanza.keyId);
@@ -99,15 +112,47 @@ export function openHeaderV2(bytes: Uint8Array, keys: readonly Uint8Array[]): Op
       break;
     }
   }
-  if (!match) throw missingKeyError(stanzas[0]?.keyId ?? Buffer.alloc(KEY_ID_LENGTH), keys);
+  if (!match) return openWithIdentity(raw, bytes, recipientStanzas, identities, () => missingKeyError(stanzas[0]?.keyId ?? Buffer.alloc(KEY_ID_LENGTH), keys));
   const { stanza, key } = match;
   // A changed key id, wrap salt or wrapped key fails here: the stanza head and key id are the AAD.
   const dataKey = unwrapDataKey(key, stanza.wrapSalt, stanza, stanza.aad);
   if (!dataKey) throw new HeaderTamperedError();
+  return authenticateHeaderV2(raw, bytes, dataKey, stanza.keyId, stanza.wrapSalt);
+}
+
+// The first X25519 stanza naming one of the identities opens the file; with none, a file that has
+// a master-key stanza reports the missing master key, one sealed only to a recipient the identity.
+function openWithIdentity(
+  raw: RawHeaderV2,
+  bytes: Uint8Array,
+  stanzas: KeyStanza[],
+  identities: readonly Uint8Array[],
+  missingKey: () => Error,
+): OpenedHeaderV2 {
+  const supplied = identities.map((identity) => recipientFingerprint(recipientOf(identity)));
+  for (const stanza of stanzas) {
+    const fingerprint = stanzaFingerprint(stanza.body);
+    const index = supplied.findIndex((candidate) => candidate.equals(fingerprint));
+    if (index < 0) continue;
+    // A changed ephemeral key, fingerprint or wrapped key fails here (the fingerprint is in the AAD).
+    const dataKey = openX25519Stanza(identities[index]!, stanza.body);
+    if (!dataKey) throw new HeaderTamperedError();
+    return authenticateHeaderV2(raw, bytes, dataKey, fingerprint, Buffer.alloc(0));
+  }
+  if (stanzas[0] && (findMasterKeyStanzas(raw).length === 0 || supplied.length > 0)) {
+    throw new NeedsIdentityError(
+      stanzaFingerprint(stanzas[0].body).toString("hex"),
+      supplied.map((f) => f.toString("hex")),
+    );
+  }
+  throw missingKey();
+}
+
+function authenticateHeaderV2(raw: RawHeaderV2, bytes: Uint8Array, dataKey: Buffer, keyId: Uint8Array, wrapSalt: Uint8Array): OpenedHeaderV2 {
   const { headerKey, payloadKey } = deriveFileKeysV2(dataKey);
   const expected = computeHeaderMac(headerKey, bytes.subarray(0, raw.length), raw.length - HEADER_MAC_LENGTH);
   if (!timingSafeEqual(expected, raw.mac)) throw new HeaderTamperedError();
-  return { header: describeHeaderV2(raw, stanza.keyId, stanza.wrapSalt), dataKey, payloadKey };
+  return { header: describeHeaderV2(raw, keyId, wrapSalt), dataKey, payloadKey };
 }
 
 /**
@@ -205,6 +250,10 @@ function findMasterKeyStanzas(raw: RawHeaderV2) {
         aad: stanzaAad(keyId),
       };
     });
+}
+
+function findX25519Stanzas(raw: RawHeaderV2): KeyStanza[] {
+  return raw.stanzas.filter((stanza) => stanza.kind === WRAP_KIND_X25519 && stanza.body.length === X25519_STANZA_LENGTH);
 }
 
 function describeHeaderV2(raw: RawHeaderV2, keyId: Uint8Array, wrapSalt: Uint8Array): ArchiveHeader {

@@ -84,10 +84,10 @@ export function readArchiveHeader(bytes: Uint8Array): ArchiveHeader {
  * Authenticates a complete header with a master key: `keys` is the current key, then the older
  * keys of the keyring; the header's key id picks one. Wrong key, then MAC, then field values.
  */
-export function openHeader(bytes: Uint8Array, keys: MasterKeys): OpenedHeader {
+export function openHeader(bytes: Uint8Array, keys: MasterKeys, identities: readonly Uint8Array[] = []): OpenedHeader {
   const keyring = keys instanceof Uint8Array ? [keys] : keys;
   measureWhole(bytes);
-  if (isVersion2(bytes)) return openHeaderV2(bytes, keyring);
+  if (isVersion2(bytes)) return openHeaderV2(bytes, keyring, identities);
   return openHeaderV1(bytes, keyring);
 }
 

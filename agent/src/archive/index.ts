@@ -29,4 +29,13 @@ export { readArchiveHeader } from "./header.ts";
 export { rewrapHeaderV2 } from "./header-v2.ts";
 export { type ArchiveInspection, inspectArchive } from "./inspect.ts";
 export { decodeMasterKey, deriveKeyId, encodeMasterKey, generateMasterKey, type MasterKeys } from "./keys.ts";
+export {
+  decodeIdentity,
+  decodeRecipient,
+  encodeIdentity,
+  encodeRecipient,
+  generateIdentity,
+  recipientFingerprint,
+  recipientOf,
+} from "./x25519-recipient.ts";
 export { collectGarbageNow, createMemoryPacer, type MemoryPacer } from "./memory-pacer.ts";

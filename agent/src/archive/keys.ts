@@ -27,18 +27,26 @@ export function assertMasterKey(masterKey: Uint8Array): void {
 /** Encodes a master key as `dbvk1_` + base64url(key ‖ checksum); throws InvalidKeyError on a bad key. */
 export function encodeMasterKey(masterKey: Uint8Array): string {
   assertMasterKey(masterKey);
-  const body = Buffer.concat([masterKey, computeKeyChecksum(masterKey)]);
-  return KEY_TEXT_PREFIX + body.toString("base64url");
+  return encodeKeyText(KEY_TEXT_PREFIX, masterKey);
+}
+
+/** `prefix` + base64url(key ‖ SHA-256(key)[0..4]): the text form of every 32-byte key the agent stores. */
+export function encodeKeyText(prefix: string, key: Uint8Array): string {
+  return prefix + Buffer.concat([key, computeKeyChecksum(key)]).toString("base64url");
 }
 
 /** Decodes the `dbvk1_` text form (or 64 hex digits); throws InvalidKeyError, never echoing the text. */
 export function decodeMasterKey(text: string): Buffer {
   const trimmed = text.trim();
   if (/^[0-9a-fA-F]{64}$/.test(trimmed)) return Buffer.from(trimmed, "hex");
-  if (!trimmed.startsWith(KEY_TEXT_PREFIX)) {
-    throw new InvalidKeyError(`expected text starting with "${KEY_TEXT_PREFIX}" (as printed by dbvault-agent key export) or 64 hex digits`);
-  }
-  const encoded = trimmed.slice(KEY_TEXT_PREFIX.length);
+  return decodeKeyText(KEY_TEXT_PREFIX, trimmed, "(as printed by dbvault-agent key export) or 64 hex digits");
+}
+
+/** Decodes what encodeKeyText wrote; throws InvalidKeyError naming `expected`, never echoing the text. */
+export function decodeKeyText(prefix: string, text: string, expected: string): Buffer {
+  const trimmed = text.trim();
+  if (!trimmed.startsWith(prefix)) throw new InvalidKeyError(`expected text starting with "${prefix}" ${expected}`);
+  const encoded = trimmed.slice(prefix.length);
   const body = Buffer.from(encoded, "base64url");
   if (!/^[A-Za-z0-9_-]+$/.test(encoded) || body.length !== MASTER_KEY_LENGTH + KEY_CHECKSUM_LENGTH) {
     throw new InvalidKeyError("the key text has the wrong length or characters; copy it again");

@@ -21,6 +21,7 @@ const OPTIONS = {
   "verify-first": "boolean",
   "no-verify-first": "boolean",
   "from-copy": "boolean",
+  identity: "string",
 } as const;
 
 /** Runs `decrypt`; returns the exit code or throws what describeFailure reports. */
@@ -34,10 +35,10 @@ export async function runDecryptCommand(args: string[], context: CommandContext)
   if (options["verify-first"] && options["no-verify-first"]) throw usageError("decrypt: --verify-first and --no-verify-first cannot be given together");
   // A file is written aside and renamed only when whole; a stream cannot take back what it was sent.
   const verifyFirst = options["verify-first"] === true || (outPath === "-" && options["no-verify-first"] !== true);
-  const { keyring, config, path } = await loadMasterKeyConfig(context, options.config);
+  const { keyring, identities, config, path } = await loadMasterKeyConfig(context, options.config, options.identity);
   const fromCopy = options["from-copy"] === true ? await fetchFromCopy("decrypt", config, path, named, context) : undefined;
   try {
-    return await decryptFile(fromCopy?.path ?? named, outPath, verifyFirst, options.force === true, keyring, context);
+    return await decryptFile(fromCopy?.path ?? named, outPath, verifyFirst, options.force === true, { keyring, identities }, context);
   } finally {
     await fromCopy?.discard();
   }
@@ -48,17 +49,17 @@ async function decryptFile(
   outPath: string,
   verifyFirst: boolean,
   force: boolean,
-  keyring: Uint8Array[],
+  keys: { keyring: Uint8Array[]; identities: Uint8Array[] },
   context: CommandContext,
 ): Promise<number> {
-  const verified = verifyFirst ? await openVerifiedInput(inPath, context.io, keyring) : null;
+  const verified = verifyFirst ? await openVerifiedInput(inPath, context.io, keys.keyring, keys.identities) : null;
   const input = verified?.input ?? (await openInput(inPath, context.io));
   const release = verified?.release ?? (async () => input.close());
   let output;
   let opened;
   try {
     output = await createOutput(outPath, context.io, force);
-    opened = await openSealedFile({ input, write: (buffers) => output!.write(buffers), masterKey: keyring });
+    opened = await openSealedFile({ input, write: (buffers) => output!.write(buffers), masterKey: keys.keyring, identities: keys.identities });
     await release();
     await output.commit();
   } catch (error) {

@@ -1,7 +1,7 @@
 // dbvault-agent dump --db NAME --out FILE: dump a configured database, compress and encrypt it
 // into a .enc.dbvault file (the same file the daemon uploads).
 import { pipeline } from "node:stream/promises";
-import { findDatabase, readMasterKey } from "../config.ts";
+import { findDatabase, readSealingKey } from "../config.ts";
 import { defaultCompressionThreads } from "../archive/index.ts";
 import { type Consistency, createBackupStream } from "../dump/index.ts";
 import { formatBytes, pluralize } from "../ui/format.ts";
@@ -21,7 +21,7 @@ export async function runDumpCommand(args: string[], context: CommandContext): P
   const compression = readCompression("dump", options);
   const { config, path } = await context.loadConfig(options.config);
   const database = findDatabase(config, name, path);
-  const masterKey = readMasterKey(config, path);
+  const sealingKey = readSealingKey(config, path);
   const output = await createOutput(out, context.io, options.force === true);
   const display = createProgressDisplay({
     stream: context.io.stderr,
@@ -35,7 +35,7 @@ export async function runDumpCommand(args: string[], context: CommandContext): P
       uri: database.uri,
       // A one-off command may take every core (the daemon's budget is tighter: encrypted.ts).
       compressionThreads: defaultCompressionThreads(),
-      masterKey,
+      ...sealingKey,
       compression: compression ?? config.compression ?? "zstd",
       tools: config.tools,
       usersAndRoles: options["no-users-and-roles"] !== true && database.usersAndRoles !== false,

@@ -1,7 +1,7 @@
 // dbvault-agent encrypt --in ARCHIVE --out FILE: seal an existing mongodump archive (e.g. from
 // `mongodump --archive=FILE`, gzip-compressed or not) into a .enc.dbvault file. The archive is
 // parsed on its way through, so a damaged one is refused instead of being sealed.
-import { readMasterKey } from "../config.ts";
+import { readSealingKey } from "../config.ts";
 import { formatBytes, pluralize } from "../ui/format.ts";
 import type { CommandContext } from "./context.ts";
 import { createOutput, openInput } from "./files.ts";
@@ -18,14 +18,14 @@ export async function runEncryptCommand(args: string[], context: CommandContext)
   const outPath = requireString("encrypt", options, "out", "FILE (or - for stdout)");
   const compression = readCompression("encrypt", options);
   const { config, path } = await context.loadConfig(options.config);
-  const masterKey = readMasterKey(config, path);
+  const sealingKey = readSealingKey(config, path);
   const input = await openInput(inPath, context.io);
   const output = await createOutput(outPath, context.io, options.force === true);
   try {
     const sealed = await sealArchive({
       input,
       write: (buffers) => output.write(buffers),
-      masterKey,
+      sealingKey,
       compression: compression ?? config.compression ?? "zstd",
       onGzip: () => context.say("the input is gzip-compressed (mongodump --gzip); it is sealed decompressed"),
     });

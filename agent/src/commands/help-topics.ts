@@ -3,6 +3,7 @@
 
 export const SETUP_HELP = `usage: dbvault-agent setup [--server URL] [--api-key-file PATH] [--db NAME --uri-file PATH |
                            --databases-file PATH] [--name NAME] [--config PATH] [--force]
+                           [--key-mode write-only [--identity-out FILE] [--keyring-out FILE]]
 
 Connects this machine to your DBVault account. It tests each database by connecting to it,
 creates the master key (a config file that already has one keeps it), registers this agent
@@ -32,6 +33,10 @@ options:
                        agent was reset or removed in the web app); its master key and
                        databases are kept. A regenerated API key does not need it: agents
                        already set up run on their own credentials
+  --key-mode MODE      master-key (default: a master key here opens every backup) or
+                       write-only: only a public key stays here, so nothing on this machine
+                       opens a backup; the private key goes to --identity-out FILE (0600) or
+                       is printed once. A master key already here is saved to --keyring-out FILE
   --config PATH        the config file (default: $XDG_CONFIG_HOME/dbvault/agent.json, else
                        ~/.config/dbvault/agent.json; on macOS ~/Library/Application
                        Support/DBVault/agent.json; on Windows %APPDATA%\\DBVault\\agent.json)
@@ -137,7 +142,7 @@ example:
 
 export const RESTORE_HELP = `usage: dbvault-agent restore (--db NAME | --uri URI | --uri-file PATH) --in FILE
                              [--to-db TARGET] [--collections a,b] [--json]
-                             [--no-users-and-roles] [--config PATH] [--quiet]
+                             [--no-users-and-roles] [--identity FILE] [--config PATH] [--quiet]
 
 Verifies the whole .enc.dbvault backup first (every chunk, the key, every checksum), then
 restores it. Nothing is changed unless the whole file is good. Each collection in the backup
@@ -156,6 +161,7 @@ options:
   --in FILE            the backup (.enc.dbvault, as downloaded from the web app; - for stdin)
   --from-copy          --in names a file in your own bucket (dbvault-agent copies add), as
                        s3://BUCKET/KEY or KEY: read it from there, not from disk
+  --identity FILE      the identity file of a write-only agent (key mode write-only wrote it)
   --to-db TARGET       restore into the database TARGET on the same connection instead (a copy)
   --collections a,b    restore only these collections of the backup
   --json               also print {"restored","failed","collections"} on stdout
@@ -186,7 +192,7 @@ example:
 `;
 
 export const DECRYPT_HELP = `usage: dbvault-agent decrypt --in FILE --out ARCHIVE [--verify-first | --no-verify-first]
-                             [--force] [--config PATH]
+                             [--force] [--identity FILE] [--config PATH]
 
 Turns a .enc.dbvault backup into the plain mongodump archive inside it, which
 mongorestore --archive=ARCHIVE accepts anywhere. Needs only the master key that made the backup
@@ -206,6 +212,7 @@ options:
   --from-copy          --in names a file in your own bucket (dbvault-agent copies add), as
                        s3://BUCKET/KEY or KEY: read it from there, not from disk
   --out ARCHIVE        the mongodump archive to write (- for stdout, never a terminal)
+  --identity FILE      the identity file of a write-only agent (key mode write-only wrote it)
   --verify-first       verify the whole file before writing, whatever ARCHIVE is
   --no-verify-first    with --out -, write as chunks are authenticated (one pass, no copy of
                        stdin); check the exit code (set -o pipefail) before trusting a restore
@@ -216,7 +223,7 @@ example:
   dbvault-agent decrypt --in shop.enc.dbvault --out - | mongorestore --archive
 `;
 
-export const VERIFY_HELP = `usage: dbvault-agent verify --in FILE [--json] [--config PATH]
+export const VERIFY_HELP = `usage: dbvault-agent verify --in FILE [--json] [--identity FILE] [--config PATH]
 
 Decrypts and checks a whole .enc.dbvault backup without restoring it (every chunk
 authenticated, every namespace's checksum), and lists its namespaces and document counts.
@@ -224,6 +231,7 @@ Exit code 3 when it is damaged, cut short or made with another key.
 
 options:
   --in FILE            the backup (- reads stdin)
+  --identity FILE      the identity file of a write-only agent (key mode write-only wrote it)
   --json               print exactly {"namespaces":{"db.collection":count,...}} on stdout
 ${CONFIG_OPTIONS}
 
@@ -236,6 +244,7 @@ export const KEY_HELP = `usage: dbvault-agent key generate [--force] [--config P
        dbvault-agent key import [--key-file PATH] [--force] [--add] [--config PATH]
        dbvault-agent key rotate [--rewrap] [--config PATH]
        dbvault-agent key rewrap [--config PATH]
+       dbvault-agent key mode write-only [--identity-out FILE] [--keyring-out FILE] [--config PATH]
 
 The master key encrypts every backup; DBVault never sees it and cannot recover it. The keyring
 is the master key and the older keys a rotation replaced: each backup names its key by key id,
@@ -261,6 +270,8 @@ options:
   --force              (generate, import) replace a different key already in the config file
   --add                (import) add the key to the keyring; the master key stays
   --rewrap             (rotate) rewrap every stored backup to the new key
+  --identity-out FILE  (mode) write the private key there (mode 0600) instead of printing it once
+  --keyring-out FILE   (mode) save the keyring there before the master key leaves the config
   --config PATH        the config file (default: see dbvault-agent help)
 
 example (a new machine, then restore without a server; see dbvault-agent help restore):

@@ -13,6 +13,7 @@ import { createPrompter } from "../ui/prompt.ts";
 import { readSecretFile } from "./setup-inputs.ts";
 import { COMMON_OPTIONS } from "./shared.ts";
 import { formatKeyring, parseKeyring } from "./keyring-text.ts";
+import { setKeyMode } from "./key-mode.ts";
 import { rewrapKeys, rotateKey } from "./key-rotate.ts";
 
 /** Runs a `key` action; returns the exit code or throws what describeFailure reports. */
@@ -23,8 +24,9 @@ export async function runKeyCommand(args: string[], context: CommandContext): Pr
   if (action === "import") return importKey(rest, context);
   if (action === "rotate") return rotateKey(rest, context);
   if (action === "rewrap") return rewrapKeys(rest, context);
-  if (action === undefined) throw usageError("key: missing action (generate, export, import, rotate or rewrap)");
-  throw usageError(`key: unknown action "${action}" (expected generate, export, import, rotate or rewrap)`);
+  if (action === "mode") return setKeyMode(rest, context);
+  if (action === undefined) throw usageError("key: missing action (generate, export, import, rotate, rewrap or mode)");
+  throw usageError(`key: unknown action "${action}" (expected generate, export, import, rotate, rewrap or mode)`);
 }
 
 async function generateKey(args: string[], context: CommandContext): Promise<number> {

@@ -22,8 +22,13 @@ const FIRST_READ = 104;
  * Opens a `.enc.dbvault` file into its plaintext (decompressed), verifying every chunk before
  * writing it. Returns the header and the bytes written; throws the archive library's typed errors.
  */
-export async function openSealedFile(options: { input: InputFile; write: WriteOut; masterKey: MasterKeys }): Promise<{ header: ArchiveHeader; bytes: number }> {
-  const reader = new ArchiveReader(options.masterKey);
+export async function openSealedFile(options: {
+  input: InputFile;
+  write: WriteOut;
+  masterKey: MasterKeys;
+  identities?: readonly Uint8Array[];
+}): Promise<{ header: ArchiveHeader; bytes: number }> {
+  const reader = new ArchiveReader(options.masterKey, options.identities);
   let bytes = 0;
   async function* payload(): AsyncGenerator<Uint8Array[]> {
     // Reads the size of one whole frame at a time, so a frame usually lies in one read and is

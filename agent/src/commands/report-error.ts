@@ -2,7 +2,15 @@
 //   dbvault-agent: <what happened, lowercase>
 //   dbvault-agent: hint: <what to do>
 // Secrets never reach here: the libraries' messages name hosts and key ids, never URIs or keys.
-import { ArchiveError, CorruptChunkError, InvalidKeyError, NotAnArchiveError, TruncatedArchiveError, WrongKeyError } from "../archive/index.ts";
+import {
+  ArchiveError,
+  CorruptChunkError,
+  InvalidKeyError,
+  NeedsIdentityError,
+  NotAnArchiveError,
+  TruncatedArchiveError,
+  WrongKeyError,
+} from "../archive/index.ts";
 import { ConfigError } from "../config.ts";
 import { DumpError } from "../dump/errors.ts";
 import { MongodumpArchiveError } from "../dump/mongodump-archive/errors.ts";
@@ -55,6 +63,9 @@ export function describeFailure(error: unknown, context: ErrorContext = {}): Err
       EXIT.verification,
       "run dbvault-agent key export on the machine that made the backup, and use that key",
     );
+  }
+  if (error instanceof NeedsIdentityError) {
+    return report(error.message, EXIT.verification, "pass the identity file saved when write-only mode was turned on: --identity FILE");
   }
   if (error instanceof InvalidKeyError) return report(error.message, EXIT.config);
   if (error instanceof NotAnArchiveError) {

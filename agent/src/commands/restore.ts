@@ -17,6 +17,7 @@ import { COMMON_OPTIONS, describeEngine } from "./shared.ts";
 import { fetchFromCopy } from "./from-copy.ts";
 
 const OPTIONS = {
+  identity: "string",
   ...COMMON_OPTIONS,
   db: "string",
   uri: "string",
@@ -33,7 +34,7 @@ const OPTIONS = {
 export async function runRestoreCommand(args: string[], context: CommandContext): Promise<number> {
   const options = parseOptions("restore", args, OPTIONS);
   const named = requireString("restore", options, "in", "FILE (a .enc.dbvault backup)");
-  const { config, path, keyring } = await loadMasterKeyConfig(context, options.config);
+  const { config, path, keyring, identities } = await loadMasterKeyConfig(context, options.config, options.identity);
   const target = await chooseRestoreTarget(options, config, path, context);
   const targetDatabase = typeof options["to-db"] === "string" ? checkDatabaseName(options["to-db"]) : undefined;
   const name = targetDatabase ?? target.label;
@@ -60,6 +61,7 @@ export async function runRestoreCommand(args: string[], context: CommandContext)
       const result = await restoreFromEncrypted({
         uri: target.uri,
         masterKey: keyring,
+        identities,
         input: input.stream,
         ...(input.size === undefined ? {} : { inputBytes: input.size }),
         ...(input.reopen ? { reopen: input.reopen } : {}),

@@ -2,14 +2,13 @@
 // reconnection with backoff), runs the backups and restores it asks for, and stops cleanly on
 // SIGINT/SIGTERM (the running job is aborted and reported failed) with exit code 0, as a
 // service manager expects from a requested stop.
-import { readMasterKey, readServerSettings } from "../config.ts";
+import { describeSealingKey, readServerSettings } from "../config.ts";
 import { startAgentDaemon } from "../daemon/agent-daemon.ts";
 import { createDaemonLog } from "../daemon/daemon-log.ts";
 import { createDaemonRuntime } from "../daemon/runtime.ts";
 import type { AgentConfig } from "../config.ts";
 import type { DaemonLog } from "../daemon/daemon-log.ts";
 import { AGENT_VERSION, finishInterruptedCopies, removeAbandonedCopies, removeLeftoverStaging } from "../dump/index.ts";
-import { deriveKeyId } from "../archive/index.ts";
 import { CliError, EXIT } from "../cli-error.ts";
 import type { CommandContext } from "./context.ts";
 import { parseOptions } from "./parse-args.ts";
@@ -25,13 +24,14 @@ export async function runDaemonCommand(args: string[], context: CommandContext):
   const options = parseOptions("run", args, COMMON_OPTIONS);
   const { config, path } = await loadSetUpConfig(context, options.config);
   const server = readServerSettings(config, path);
-  const keyId = deriveKeyId(readMasterKey(config, path));
+  const { keyId, writeOnly } = describeSealingKey(config, path);
   const log = createDaemonLog(context.io.stderr, context.io.stderrIsTTY);
   log("starting", {
     version: AGENT_VERSION,
     server: server.url,
     agentId: server.agentId,
     keyId,
+    ...(writeOnly ? { writeOnly } : {}),
     databases: config.databases.map((entry) => entry.name),
   });
   // A restore killed mid-way (crash, power loss) leaves staging collections; nothing else of the

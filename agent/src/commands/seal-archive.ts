@@ -40,11 +40,12 @@ export interface SealResult {
 export async function sealArchive(options: {
   input: InputFile;
   write: WriteOut;
-  masterKey: Uint8Array;
+  /** The master key, or a write-only agent's recipient (readSealingKey). */
+  sealingKey: { masterKey: Uint8Array } | { recipient: Uint8Array };
   compression: Compression;
   onGzip: () => void;
 }): Promise<SealResult> {
-  const resolved = resolveEncryptOptions({ masterKey: options.masterKey, compression: options.compression });
+  const resolved = resolveEncryptOptions({ ...options.sealingKey, compression: options.compression });
   const writer = new ArchiveWriter(resolved);
   const size = resolved.chunkSize;
   let bytes = 0;

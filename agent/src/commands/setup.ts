@@ -19,6 +19,7 @@ import type { RegisterRequest } from "../../../protocol/agent-protocol.ts";
 import { API_KEY_ENV, checkOneStdinReader, parseDatabasesText, readApiKey, readSecretFile, readSingleDatabase } from "./setup-inputs.ts";
 import { promptDatabases } from "./database-prompt.ts";
 import { COMMON_OPTIONS } from "./shared.ts";
+import { checkWriteOnlySwitch, isWriteOnly, switchToWriteOnly } from "./key-mode.ts";
 
 const OPTIONS = {
   ...COMMON_OPTIONS,
@@ -29,6 +30,9 @@ const OPTIONS = {
   "databases-file": "string",
   name: "string",
   force: "boolean",
+  "key-mode": "string",
+  "identity-out": "string",
+  "keyring-out": "string",
 } as const;
 
 /** Runs `setup`; returns the exit code or throws what describeFailure reports. */
@@ -38,8 +42,13 @@ export async function runSetupCommand(args: string[], context: CommandContext): 
   if (options["databases-file"] !== undefined && (options.db !== undefined || options["uri-file"] !== undefined)) {
     throw usageError("setup: give either --databases-file or --db with --uri-file, not both");
   }
+  const keyMode = options["key-mode"] ?? "master-key";
+  if (keyMode !== "master-key" && keyMode !== "write-only") throw usageError(`setup: unknown --key-mode "${keyMode}" (expected master-key or write-only)`);
   const path = context.configPath(options.config);
   const existing = await loadConfigOrEmpty(path);
+  // Write-only: only a public key stays here (key-mode.ts); a master key already here must be saved first.
+  const switchToWriteOnlyNow = keyMode === "write-only" && !isWriteOnly(existing);
+  if (switchToWriteOnlyNow) checkWriteOnlySwitch(existing, path, options["keyring-out"]);
   if (existing.server && options.force !== true) {
     throw new ConfigError(
       "already-set-up",
@@ -68,8 +77,9 @@ export async function runSetupCommand(args: string[], context: CommandContext): 
   }
   const databases: DatabaseEntry[] = [...existing.databases.filter((old) => !given.some((entry) => entry.name === old.name)), ...given];
 
-  const newKey = existing.masterKey === undefined ? generateMasterKey() : null;
-  const masterKey = newKey ?? readMasterKey(existing, path);
+  const keepsMasterKey = keyMode === "master-key" && !isWriteOnly(existing);
+  const newKey = keepsMasterKey && existing.masterKey === undefined ? generateMasterKey() : null;
+  const masterKey = keepsMasterKey ? (newKey ?? readMasterKey(existing, path)) : null;
 
   const client = createServerClient({ url, apiKey });
   const registered = await client
@@ -86,12 +96,13 @@ export async function runSetupCommand(args: string[], context: CommandContext): 
       throw describeServerError(error, `registering with ${url}`);
     });
   const releaseKey = await readReleaseKey(client, context);
-  await saveConfig(path, {
+  const saved = {
     ...existing,
-    masterKey: encodeMasterKey(masterKey),
+    ...(masterKey ? { masterKey: encodeMasterKey(masterKey) } : {}),
     databases,
     server: { url, apiKey, agentId: registered.agentId, agentToken: registered.agentToken, ...(releaseKey ? { releaseKey } : {}) },
-  });
+  };
+  await saveConfig(path, saved);
 
   const again = existing.server?.agentId === registered.agentId ? " again (its old credentials no longer work)" : "";
   context.say(
@@ -102,7 +113,10 @@ export async function runSetupCommand(args: string[], context: CommandContext): 
       `release signing key ${releaseKey}: updates are installed only when this key signed them (Settings → Security in the web app shows the server's)`,
     );
   reportDatabaseStates(context, databases, registered.databases);
-  if (newKey) printNewKey(context, newKey);
+  if (switchToWriteOnlyNow) {
+    await switchToWriteOnly(saved, path, { identityOut: options["identity-out"], keyringOut: options["keyring-out"] }, context);
+  } else if (!masterKey) context.say(`kept write-only mode: ${path} holds only the public key backups are sealed to`);
+  else if (newKey) printNewKey(context, newKey);
   else context.say(`kept the master key already in ${path} (key id ${deriveKeyId(masterKey)})`);
   const configArgument = options.config ? ` --config ${path}` : "";
   if (prompter) context.say(describeServiceChoice());

@@ -19,11 +19,16 @@ import { openSealedFile } from "./open-sealed.ts";
  * again for decrypting. Throws the archive library's typed errors when any chunk fails, and
  * CliError when the temporary copy cannot be written; removes the copy in every case.
  */
-export async function openVerifiedInput(inPath: string, io: CliIo, masterKey: MasterKeys): Promise<{ input: InputFile; release(): Promise<void> }> {
+export async function openVerifiedInput(
+  inPath: string,
+  io: CliIo,
+  masterKey: MasterKeys,
+  identities: readonly Uint8Array[] = [],
+): Promise<{ input: InputFile; release(): Promise<void> }> {
   if (inPath !== "-") {
     const first = await openInput(inPath, io);
     try {
-      await openSealedFile({ input: first, write: () => {}, masterKey });
+      await openSealedFile({ input: first, write: () => {}, masterKey, identities });
     } finally {
       first.close();
     }
@@ -38,7 +43,7 @@ export async function openVerifiedInput(inPath: string, io: CliIo, masterKey: Ma
     const stdin = await openInput("-", io);
     const fd = openSync(copyPath, "w", 0o600);
     try {
-      await openSealedFile({ input: copying(stdin, fd, copyPath), write: () => {}, masterKey });
+      await openSealedFile({ input: copying(stdin, fd, copyPath), write: () => {}, masterKey, identities });
     } finally {
       closeSync(fd);
       stdin.close();

@@ -12,15 +12,15 @@ import { openInput } from "./files.ts";
 import { parseOptions, requireString } from "./parse-args.ts";
 import { COMMON_OPTIONS } from "./shared.ts";
 
-const OPTIONS = { ...COMMON_OPTIONS, in: "string", json: "boolean" } as const;
+const OPTIONS = { ...COMMON_OPTIONS, in: "string", json: "boolean", identity: "string" } as const;
 
 /** Runs `verify`; returns the exit code or throws what describeFailure reports. */
 export async function runVerifyCommand(args: string[], context: CommandContext): Promise<number> {
   const options = parseOptions("verify", args, OPTIONS);
   const inPath = requireString("verify", options, "in", "FILE (a .enc.dbvault backup, or - for stdin)");
-  const { keyring } = await loadMasterKeyConfig(context, options.config);
+  const { keyring, identities } = await loadMasterKeyConfig(context, options.config, options.identity);
   const input = await openInput(inPath, context.io);
-  const decrypt = createDecryptStream({ masterKey: keyring });
+  const decrypt = createDecryptStream({ masterKey: keyring, identities });
   let fileBytes = 0;
   input.stream.on("data", (chunk: Buffer) => (fileBytes += chunk.length));
   pipeline(input.stream, decrypt).catch((error: Error) => decrypt.destroy(error));

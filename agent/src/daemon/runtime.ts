@@ -3,7 +3,7 @@
 // config is re-read before each job, so a database added with `db add` works without a restart.
 import { dirname, join } from "node:path";
 import type { DrillReport, Progress, RestoreStats } from "../../../protocol/agent-protocol";
-import { type AgentConfig, findDatabase, loadConfig, readKeyring, readMasterKey, readServerSettings, saveConfig } from "../config.ts";
+import { type AgentConfig, findDatabase, loadConfig, readKeyring, readSealingKey, readServerSettings, saveConfig } from "../config.ts";
 import { AGENT_VERSION, BUILD_PLATFORM } from "../build-info.ts";
 import { deriveKeyId } from "../archive/index.ts";
 import { createBackupStream, DumpError, type DumpResult, restoreFromEncrypted, runRestoreDrill, verifyEncryptedBackup } from "../dump/index.ts";
@@ -66,7 +66,7 @@ export type DaemonRuntime = {
 };
 
 /** One database to ship the oplog of: its connection, the key slices are sealed with, and where shipping keeps its state. */
-export type ShippingTarget = { name: string; uri: string; masterKey: Uint8Array; stateDirectory: string };
+export type ShippingTarget = { name: string; uri: string; sealing: ReturnType<typeof readSealingKey>; stateDirectory: string };
 
 export interface RuntimeOptions {
   configPath: string;
@@ -120,7 +120,7 @@ export function createDaemonRuntime(options: RuntimeOptions): DaemonRuntime {
       const database = findDatabase(current, databaseName, path);
       const backup = createBackupStream({
         uri: database.uri,
-        masterKey: readMasterKey(current, path),
+        ...readSealingKey(current, path),
         compression: current.compression ?? "zstd",
         tools: current.tools,
         ...(database.usersAndRoles === false ? { usersAndRoles: false } : {}),
@@ -186,7 +186,7 @@ export function createDaemonRuntime(options: RuntimeOptions): DaemonRuntime {
         .map((entry) => ({
           name: entry.name,
           uri: entry.uri,
-          masterKey: readMasterKey(current, path),
+          sealing: readSealingKey(current, path),
           // Beside the config (0700): the spool holds sealed slices, the state where the chain stands.
           stateDirectory: join(dirname(path), "pitr", entry.name),
         }));

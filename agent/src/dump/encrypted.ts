@@ -3,7 +3,7 @@
 import { availableParallelism } from "node:os";
 import { PassThrough, Readable, type Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { type ArchiveHeader, type Compression, createDecryptStream, createEncryptStream, type MasterKeys } from "../archive/index.ts";
+import { type ArchiveHeader, type Compression, createDecryptStream, createEncryptStream, type DecryptOptions, type MasterKeys } from "../archive/index.ts";
 import { countBytes, iterateBytes, waitForDrain } from "./byte-streams.ts";
 import { abortedError, DumpError, throwIfAborted } from "./errors.ts";
 import { type ArchiveSummary, summarizeArchive } from "./mongodump-archive/index.ts";
@@ -13,7 +13,10 @@ import type { ByteSource, DumpOptions, DumpResult, RestoreOptions, RestoreResult
 import { pauseForTest } from "./test-pause.ts";
 
 export interface BackupStreamOptions extends Omit<DumpOptions, "output"> {
-  masterKey: Uint8Array;
+  /** The master key; or, instead, `recipient`. */
+  masterKey?: Uint8Array;
+  /** A write-only agent's X25519 public key: nothing on this host can open the file then. */
+  recipient?: Uint8Array;
   /** zstd unless told otherwise. */
   compression?: Compression;
   /** Plaintext bytes per encrypted chunk; the archive library's default (1 MiB) unless told otherwise. */
@@ -38,12 +41,12 @@ export interface BackupStream {
  */
 export function createBackupStream(options: BackupStreamOptions): BackupStream {
   const encrypt = createEncryptStream({
-    masterKey: options.masterKey,
+    ...(options.recipient ? { recipient: options.recipient } : { masterKey: options.masterKey }),
     compression: options.compression ?? "zstd",
     compressionThreads: options.compressionThreads ?? backupCompressionThreads(),
     ...(options.chunkSize === undefined ? {} : { chunkSize: options.chunkSize }),
   });
-  const { masterKey: _key, compression: _compression, chunkSize: _chunkSize, compressionThreads: _threads, ...dumpOptions } = options;
+  const { masterKey: _key, recipient: _recipient, compression: _compression, chunkSize: _chunkSize, compressionThreads: _threads, ...dumpOptions } = options;
   const result = dumpDatabase({ ...dumpOptions, output: encrypt });
   result.catch(() => undefined); // the stream reports the failure too; `result` is for whoever awaits it
   return { stream: encrypt, header: encrypt.header, result };
@@ -65,6 +68,8 @@ export function backupCompressionThreads(): number {
 export interface RestoreEncryptedOptions extends Omit<RestoreOptions, "input" | "inputBytes" | "expectedNamespaces"> {
   /** The keyring (or one master key): the backup's key id picks the key. */
   masterKey: MasterKeys;
+  /** Identities (X25519 private keys) for backups a write-only agent sealed. */
+  identities?: readonly Uint8Array[];
   /** The `.enc.dbvault` bytes (a download, a file). */
   input: ByteSource;
   /** Size of the `.enc.dbvault` file, when known, for the percentage. */
@@ -92,17 +97,17 @@ export const VERIFYING_LABEL = "Verifying backup…";
  * unchanged. The restore itself stages collections and swaps them in (see builtin/restore.ts).
  */
 export async function restoreFromEncrypted(options: RestoreEncryptedOptions): Promise<RestoreResult> {
-  const { masterKey, input, inputBytes, reopen, tempDir, onVerified, ...rest } = options;
+  const { masterKey, identities, input, inputBytes, reopen, tempDir, onVerified, ...rest } = options;
   throwIfAborted(options.signal);
   const copy = reopen ? undefined : await createPrivateCopy(tempDir);
   try {
     options.onNotice?.("verifying the whole backup before changing anything");
     options.onProgress?.({ current: 0, total: 0, percentage: 0, collection: VERIFYING_LABEL });
-    const summary = await verifyEncrypted(countVerified(input, inputBytes, options), masterKey, copy, options.signal);
+    const summary = await verifyEncrypted(countVerified(input, inputBytes, options), { masterKey, identities }, copy, options.signal);
     onVerified?.(summary);
     await pauseForTest("verified");
     const again = reopen ? reopen() : copy!.read();
-    const decrypt = createDecryptStream({ masterKey });
+    const decrypt = createDecryptStream({ masterKey, ...(identities ? { identities } : {}) });
     pipeline(Readable.from(iterateBytes(again)), decrypt).catch((error: Error) => decrypt.destroy(error));
     try {
       return await restoreArchive({ ...rest, input: decrypt, expectedNamespaces: summary.namespaces }, undefined);
@@ -121,7 +126,7 @@ export async function restoreFromEncrypted(options: RestoreEncryptedOptions): Pr
  * DumpError "aborted".
  */
 export function verifyEncryptedBackup(input: ByteSource, masterKey: MasterKeys, signal?: AbortSignal): Promise<ArchiveSummary> {
-  return verifyEncrypted(input, masterKey, undefined, signal);
+  return verifyEncrypted(input, { masterKey }, undefined, signal);
 }
 
 /** Reports the share of the file verified, at most every progress interval, when its size is known. */
@@ -141,8 +146,8 @@ function countVerified(input: ByteSource, inputBytes: number | undefined, option
 }
 
 /** Decrypts and parses the whole backup, writing the ciphertext to `copy` as it passes; throws what is wrong with it. */
-async function verifyEncrypted(input: ByteSource, masterKey: MasterKeys, copy: PrivateCopy | undefined, signal: AbortSignal | undefined) {
-  const decrypt = createDecryptStream({ masterKey });
+async function verifyEncrypted(input: ByteSource, keys: DecryptOptions, copy: PrivateCopy | undefined, signal: AbortSignal | undefined) {
+  const decrypt = createDecryptStream(keys);
   const ciphertext = Readable.from(iterateBytes(input));
   const feeding = copy
     ? pipeline(ciphertext, new PassThrough({ transform: teeInto(copy.stream) }), decrypt).then(() => finishWriting(copy.stream))

@@ -73,7 +73,7 @@ export async function sweepStalledOperationsLater(server: TestServer) {
  * A new user whose agent is set up for one database (named "main" in the agent); `start()` runs
  * the agent (again, after a test stopped it) and resolves once the server shows it online.
  */
-export async function setUpUserWithAgent(world: EndToEndWorld, database: string) {
+export async function setUpUserWithAgent(world: EndToEndWorld, database: string, setupArgs: string[] = []) {
   const user = await world.server.registerUser();
   const api = apiFor(world.base, user.token);
   const setup = await runSetup({
@@ -81,6 +81,7 @@ export async function setUpUserWithAgent(world: EndToEndWorld, database: string)
     apiKey: user.apiKey,
     databases: [{ name: "main", uri: world.env.uriFor(database) }],
     directory: await world.env.makeTempDir(),
+    extraArgs: setupArgs,
   });
   expect(setup.exitCode).toBe(0);
   const start = async () => {
@@ -92,5 +93,5 @@ export async function setUpUserWithAgent(world: EndToEndWorld, database: string)
     });
     return agent;
   };
-  return { user, api, configPath: setup.configPath, start };
+  return { user, api, configPath: setup.configPath, setupStderr: setup.stderr, start };
 }

@@ -90,7 +90,7 @@ async function runShipper(job: JobContext, target: ShippingTarget, signal: Abort
       await shipOplog({
         client,
         database,
-        masterKey: target.masterKey,
+        sealing: target.sealing,
         store: new ShippingStore(target.stateDirectory),
         upload: (slice, uploadSignal) => runtime.client().uploadSlice(describeSliceForUpload(target.name, slice), slice.bytes, uploadSignal),
         signal,

@@ -17,7 +17,8 @@ export interface ShipOplogOptions {
   client: MongoClient;
   /** The MongoDB database whose entries are shipped. */
   database: string;
-  masterKey: Uint8Array;
+  /** What slices are sealed with: the master key, or a write-only agent's recipient. */
+  sealing: { masterKey: Uint8Array } | { recipient: Uint8Array };
   store: ShippingStore;
   upload: UploadSlice;
   signal: AbortSignal;
@@ -58,7 +59,7 @@ export async function shipOplog(options: ShipOplogOptions): Promise<void> {
   let lastSealAt = now();
 
   const seal = async () => {
-    const sealed = await builder.seal(readThrough, options.masterKey, new Date(now()));
+    const sealed = await builder.seal(readThrough, options.sealing, new Date(now()));
     const first = position.nextSequence === 0;
     const slice: SpooledSlice = {
       ...sealed,

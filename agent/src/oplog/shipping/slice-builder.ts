@@ -51,7 +51,7 @@ export class SliceBuilder {
   }
 
   /** Seals what was added as the slice covering (start, end]. */
-  async seal(end: OplogTime, masterKey: Uint8Array, createdAt: Date): Promise<SealedSlice> {
+  async seal(end: OplogTime, sealing: { masterKey: Uint8Array } | { recipient: Uint8Array }, createdAt: Date): Promise<SealedSlice> {
     const { database, chain, sequence, start } = this.place;
     const entries = this.#entries.length;
     const preamble = BSON.serialize({
@@ -61,7 +61,7 @@ export class SliceBuilder {
       o: { msg: PREAMBLE_MESSAGE, version: 1, database, chain, sequence, start: toTimestamp(start), end: toTimestamp(end), entries },
     });
     const plaintext = Buffer.concat([preamble, ...this.#entries]);
-    const bytes = await encryptBuffer(plaintext, { masterKey, payloadKind: "oplog-slice", compression: "zstd", createdAt });
+    const bytes = await encryptBuffer(plaintext, { ...sealing, payloadKind: "oplog-slice", compression: "zstd", createdAt });
     return {
       ...this.place,
       end,

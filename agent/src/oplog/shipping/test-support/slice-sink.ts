@@ -46,7 +46,7 @@ export function shipToDirectory(client: MongoClient, database: string, masterKey
   const shipping = shipOplog({
     client,
     database,
-    masterKey,
+    sealing: { masterKey },
     store: new ShippingStore(join(directory, "state")),
     upload: uploadToDirectory(join(directory, "server")),
     signal: abort.signal,
