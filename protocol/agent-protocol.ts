@@ -233,6 +233,20 @@ export const AgentMessage = T.Union([
 ]);
 export type AgentMessage = Static<typeof AgentMessage>;
 
+/**
+ * What a point-in-time restore adds to the restore command (issue 25 §3). The server chose the
+ * newest base backup consistent at or before `until` and the slices from it to `until`, in chain
+ * order; the agent downloads each (agentApi.sliceDownload), checks the chain whole before
+ * changing anything (every slice opens with its key, names this database and chain, sequences
+ * follow, each starts where the previous ended, the last reaches `until`), restores the base
+ * into staging, replays the entries up to `until` there, then swaps as every restore does.
+ */
+export type PointInTimeCommand = {
+  /** Replay entries up to and including this oplog position. */
+  until: { t: number; i: number };
+  slices: { id: string; chain: string; sequence: number; size: number; sha256: string }[];
+};
+
 /** Messages the server sends to an agent. */
 export type ServerMessage =
   | { type: "welcome"; agentId: string; serverTime: string }
@@ -254,6 +268,8 @@ export type ServerMessage =
       targetDatabase?: string;
       /** Only these collections of the backup. */
       collections?: string[];
+      /** A point-in-time restore: after the base backup, replay these slices up to `until`. */
+      pointInTime?: PointInTimeCommand;
     }
   | {
       /** Read a stored backup back (download, decrypt, parse it all) and report `backup.verified`. */
@@ -296,6 +312,8 @@ export const agentApi = {
   download: (backupId: string) => `/api/agent/backups/${backupId}/download`,
   backupKeys: "/api/agent/backup-keys",
   header: (backupId: string) => `/api/agent/backups/${backupId}/header`,
+  /** A stored oplog slice of one of the agent's databases, as uploaded (GET). */
+  sliceDownload: (sliceId: string) => `/api/agent/pitr/slices/${sliceId}/download`,
   socket: "/api/agents/ws",
   releases: "/api/agent/releases",
   binary: (fileName: string) => `/downloads/${fileName}`,
