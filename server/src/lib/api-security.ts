@@ -104,6 +104,7 @@ const TOKEN_SCOPE_BY_OPERATION: Record<string, ApiTokenScope> = {
   "GET /api/backups/summary": "read",
   "GET /api/backups/{id}": "read",
   "GET /api/backups/restores/all": "read",
+  "GET /api/pitr/databases/{databaseId}/timeline": "read",
   // backup: make backups, check them and fetch their (encrypted) files.
   "POST /api/backups/": "backup",
   "POST /api/backups/{id}/verify": "backup",
@@ -117,6 +118,7 @@ const TOKEN_SCOPE_BY_OPERATION: Record<string, ApiTokenScope> = {
   "PUT /api/settings/": "admin",
   "PUT /api/settings/databases/{id}": "admin",
   "PUT /api/settings/databases/{id}/agent": "admin",
+  "PUT /api/pitr/databases/{databaseId}": "admin",
   "POST /api/settings/test-notification": "admin",
   "GET /api/settings/webhooks/": "admin",
   "POST /api/settings/webhooks/": "admin",
@@ -133,6 +135,7 @@ const TOKEN_SCOPE_BY_OPERATION: Record<string, ApiTokenScope> = {
   "DELETE /api/kb/{id}": "admin",
   "GET /api/admin/users": "admin",
   "GET /api/admin/stats/backups": "admin",
+  "GET /api/admin/stats/storage": "admin",
   "GET /api/admin/plans": "admin",
   "GET /api/admin/users/{id}/agents": "admin",
   "PUT /api/admin/users/{id}": "admin",
