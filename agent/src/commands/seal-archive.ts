@@ -48,20 +48,10 @@ export async function sealArchive(options: {
   const writer = new ArchiveWriter(resolved);
   const size = resolved.chunkSize;
   let bytes = 0;
-  // Only what is left to the collector is paced (memory-pacer.ts): each check reads
-  // /proc/self/stat, 1,024 times per GiB. An uncompressed archive sealed into a file leaves it
-  // nothing (the input buffers are reused, each frame is freed once written; 1 GiB never
-  // triggered a collection), so then only frames the output still holds (stdout) are counted;
-  // with compression or a gzipped input, every input byte, as their blocks are garbage.
-  const pacer = createMemoryPacer(undefined, FILE_COMMAND_MEMORY_MARGIN);
-  let paceInput = false;
   const emit = (frames: readonly Uint8Array[]) => {
-    let length = 0;
-    for (const frame of frames) length += frame.length;
-    bytes += length;
+    for (const frame of frames) bytes += frame.length;
     const written = options.write(frames);
     if (!written) for (const frame of frames) releaseWholeBuffer(frame, RELEASE_MIN_BYTES, CIPHER_OUTPUT_SPARE_BYTES);
-    else if (!paceInput) pacer.note(length);
     return written;
   };
   let documents = 0;
@@ -93,9 +83,9 @@ export async function sealArchive(options: {
     if (gzipped) options.onGzip();
     const input = gzipped ? gunzipInput(options.input, buffers[0]!.subarray(0, first)) : options.input;
     let n = gzipped ? await input.readInto(buffers[0]!, 0, size) : first;
-    paceInput = compressor !== undefined || gzipped;
+    const pacer = createMemoryPacer(undefined, FILE_COMMAND_MEMORY_MARGIN);
     while (n > 0) {
-      if (paceInput) pacer.note(n);
+      pacer.note(n);
       const buffer = buffers[current]!;
       const piece = buffer.subarray(filled, filled + n);
       scanner.write(piece);
