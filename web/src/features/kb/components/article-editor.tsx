@@ -1,4 +1,4 @@
-import { useQueryClient } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import { type KeyboardEvent, useEffect, useMemo, useState } from "react";
 import { useLocation } from "wouter";
 import { Button } from "../../../components/ui/button";
@@ -25,50 +25,46 @@ const NEW_ARTICLE: Draft = { title: "", slug: "", content: "", category: "gettin
 /** The article editor (spec 2, /admin/kb/new and /admin/kb/{id}). */
 export function ArticleEditor({ articleId }: { articleId: string | null }) {
   const [, setLocation] = useLocation();
-  const queryClient = useQueryClient();
   const [draft, setDraft] = useState<Draft>(NEW_ARTICLE);
-  const [loading, setLoading] = useState(articleId !== null);
   const { mutate: saveArticle, isPending: saving } = useSaveArticle();
   const [preview, setPreview] = useState(false);
   const [tagInput, setTagInput] = useState("");
   usePageTitle(articleId ? "Edit Article" : "New Article");
 
-  // The editor finds its article by _id in the admin list (spec 7).
+  // The editor finds its article by _id in the admin list (spec 7), read afresh on opening (the
+  // list cached by the admin page may be out of date) and copied into the form once.
+  const articles = useQuery({ ...allArticlesQuery, enabled: articleId !== null, refetchOnMount: "always" });
+  const [loadedId, setLoadedId] = useState<string | null>(null);
+  const fresh = articles.isFetchedAfterMount && !articles.isFetching;
   useEffect(() => {
     if (!articleId) {
       setDraft(NEW_ARTICLE);
-      setLoading(false);
+      setLoadedId(null);
       return;
     }
-    let active = true;
-    setLoading(true);
-    // Read once to fill the form (the list cached by the admin page may be out of date).
-    queryClient
-      .fetchQuery({ ...allArticlesQuery, staleTime: 0 })
-      .then((data) => {
-        if (!active) return;
-        const found = data.find((article) => article._id === articleId);
-        if (!found) {
-          toast({ title: "Article not found", variant: "destructive" });
-          setLocation("/admin/kb");
-          return;
-        }
-        setDraft({
-          title: found.title,
-          slug: found.slug,
-          content: found.content,
-          category: found.category as KbCategory,
-          tags: found.tags,
-          isPublished: found.isPublished,
-          order: found.order,
-        });
-      })
-      .catch(() => active && toast({ title: "Failed to load article", variant: "destructive" }))
-      .finally(() => active && setLoading(false));
-    return () => {
-      active = false;
-    };
-  }, [articleId, setLocation, queryClient]);
+    if (!fresh || loadedId === articleId) return;
+    setLoadedId(articleId);
+    if (articles.isError) {
+      toast({ title: "Failed to load article", variant: "destructive" });
+      return;
+    }
+    const found = articles.data?.find((article) => article._id === articleId);
+    if (!found) {
+      toast({ title: "Article not found", variant: "destructive" });
+      setLocation("/admin/kb");
+      return;
+    }
+    setDraft({
+      title: found.title,
+      slug: found.slug,
+      content: found.content,
+      category: found.category as KbCategory,
+      tags: found.tags,
+      isPublished: found.isPublished,
+      order: found.order,
+    });
+  }, [articleId, fresh, loadedId, articles.isError, articles.data, setLocation]);
+  const loading = articleId !== null && loadedId !== articleId;
 
   const rendered = useMemo(() => (preview ? renderMarkdown(draft.content) : null), [preview, draft.content]);
   const update = <K extends keyof Draft>(key: K, value: Draft[K]) => setDraft((d) => ({ ...d, [key]: value }));
