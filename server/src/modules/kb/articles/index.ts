@@ -9,6 +9,7 @@ import howDbvaultWorks from "./how-dbvault-works.md" with { type: "text" };
 import installingTheAgent from "./installing-the-agent.md" with { type: "text" };
 import keepingYourEncryptionKeySafe from "./keeping-your-encryption-key-safe.md" with { type: "text" };
 import notificationsAndAuditLog from "./notifications-and-audit-log.md" with { type: "text" };
+import pointInTimeRecovery from "./point-in-time-recovery.md" with { type: "text" };
 import quickStart from "./quick-start.md" with { type: "text" };
 import recoveringOnANewServer from "./recovering-on-a-new-server.md" with { type: "text" };
 import regeneratingYourApiKey from "./regenerating-your-api-key.md" with { type: "text" };
@@ -30,6 +31,7 @@ export const articleFiles: Record<string, string> = {
   "installing-the-agent.md": installingTheAgent,
   "keeping-your-encryption-key-safe.md": keepingYourEncryptionKeySafe,
   "notifications-and-audit-log.md": notificationsAndAuditLog,
+  "point-in-time-recovery.md": pointInTimeRecovery,
   "quick-start.md": quickStart,
   "recovering-on-a-new-server.md": recoveringOnANewServer,
   "regenerating-your-api-key.md": regeneratingYourApiKey,
