@@ -43,7 +43,13 @@ export async function startMoto(): Promise<MotoServer> {
   };
   void collect(child.stdout);
   void collect(child.stderr);
+  let stopping = false;
+  // A server that dies under a test shows only as refused connections: say why it went.
+  void child.exited.then((code) => {
+    if (!stopping) console.error(`moto_server exited unexpectedly (code ${code}); its last output:\n${output.slice(-4000)}`);
+  });
   const stop = async () => {
+    stopping = true;
     process.off("exit", killOnExit);
     child.kill();
     await child.exited;
