@@ -15,8 +15,8 @@ import { createHash, randomBytes } from "node:crypto";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { backupStorage } from "../../server/src/modules/backups/views.ts";
+import { protectBackupsOf } from "../../server/test/protect-backups.ts";
 import { findMoto, type MotoServer, startMoto } from "../../testkit/moto-server.ts";
-import { totpCode } from "../../testkit/totp";
 import { summarizeArchive } from "../src/dump/mongodump-archive/index.ts";
 import { setUpUserWithAgent, useEndToEndWorld, waitForBackupEnd } from "./support/end-to-end-world.ts";
 import { BINARY_PATH, runAgent } from "./support/run-agent.ts";
@@ -38,7 +38,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await moto?.stop();
 });
-const world = useEndToEndWorld({ serverEnv: () => (missing ? {} : { STORAGE_URL: storageUrl, STORAGE_OBJECT_LOCK: "compliance" }) });
+const world = useEndToEndWorld({ serverEnv: (): Record<string, string> => (missing ? {} : { STORAGE_URL: storageUrl, STORAGE_OBJECT_LOCK: "compliance" }) });
 
 type StoredVersion = { key: string; versionId: string; sha256: string };
 
@@ -91,18 +91,7 @@ test.skipIf(missing !== null)(
     }
 
     // The owner turns two-factor sign-in and Protect backups on.
-    const setup = await world.server.call("POST", "/api/auth/two-factor/setup", { token: user.token, body: { password: user.password } });
-    const enabled = await world.server.call("POST", "/api/auth/two-factor/enable", {
-      token: user.token,
-      body: { code: totpCode(setup.body.secret, Date.now() + offset) },
-    });
-    expect(enabled.status).toBe(200);
-    offset += 30_000; // the next code's window
-    const protectedOn = await world.server.call("POST", "/api/settings/backup-protection", {
-      token: enabled.body.token,
-      body: { password: user.password, code: totpCode(setup.body.secret, Date.now() + offset) },
-    });
-    expect(protectedOn.status).toBe(200);
+    const session = await protectBackupsOf(world.server, user);
 
     const before = new Map<string, StoredVersion[]>();
     for (const id of ids) {
@@ -113,7 +102,6 @@ test.skipIf(missing !== null)(
 
     // 1. The stolen password and session. The password alone no longer signs in; the session
     //    cannot delete, shorten retention or turn the protection off (that needs the second factor).
-    const session = enabled.body.token as string;
     const signIn = await world.server.call("POST", "/api/auth/login", { body: { email: user.email, password: user.password } });
     expect(signIn.body.token).toBeUndefined();
     for (const id of ids) {

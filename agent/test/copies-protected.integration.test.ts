@@ -6,8 +6,8 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startTestServer, type TestServer } from "../../server/test/harness.ts";
+import { protectBackupsOf } from "../../server/test/protect-backups.ts";
 import { registerScriptedAgent } from "../../server/test/scripted-agent.ts";
-import { totpCode } from "../../testkit/totp";
 import { runAgent } from "./support/run-agent.ts";
 
 setDefaultTimeout(60_000);
@@ -51,17 +51,7 @@ test("copies remove is refused under Protect backups with the date it becomes po
   expect(free.stderr).toBe(`dbvault-agent: removed ${destination} from ${config}; the copies already written there stay in the bucket\n`);
   expect(free.exitCode).toBe(0);
 
-  // The owner turns two-factor sign-in and the policy on.
-  const setup = await server.call("POST", "/api/auth/two-factor/setup", { token: user.token, body: { password: user.password } });
-  const enabled = await server.call("POST", "/api/auth/two-factor/enable", { token: user.token, body: { code: totpCode(setup.body.secret, Date.now()) } });
-  expect(enabled.status).toBe(200);
-  const next = Date.now() + 30_000;
-  server.ctx.now = () => new Date(Date.now() + 30_000);
-  const protectedOn = await server.call("POST", "/api/settings/backup-protection", {
-    token: enabled.body.token,
-    body: { password: user.password, code: totpCode(setup.body.secret, next) },
-  });
-  expect(protectedOn.status).toBe(200);
+  await protectBackupsOf(server, user);
 
   await writeConfig();
   const week = 7 * 24 * 3_600_000;
@@ -74,5 +64,23 @@ test("copies remove is refused under Protect backups with the date it becomes po
   // The date is to the minute: the run may cross one.
   expect([expected(before), expected(after)]).toContain(refused.stderr);
   expect(refused.exitCode).toBe(1);
+  expect(JSON.parse(await readFile(config, "utf8")).copies).toEqual([entry]);
+});
+
+test("copies remove keeps the destination when the server cannot be asked", async () => {
+  const user = await server.registerUser();
+  const agent = await registerScriptedAgent(base, user.apiKey, ["orders"]);
+  const config = join(dir, "unreachable.json");
+  const entry = { url: destination, accessKeyId: "AKIACOPY", secretAccessKey: "copy-secret" };
+  // Port 9 (discard) on loopback: nothing listens there in the test environment.
+  const server9 = { url: "http://127.0.0.1:9", apiKey: user.apiKey, agentId: agent.agentId, agentToken: agent.agentToken };
+  await writeFile(config, JSON.stringify({ version: 1, databases: [], server: server9, copies: [entry] }), { mode: 0o600 });
+  const run = await runAgent(["copies", "remove", destination, "--config", config]);
+  expect(run.stderr).toStartWith(
+    `dbvault-agent: copies remove: asking the DBVault server whether ${destination} may be removed failed: cannot reach the DBVault server at http://127.0.0.1:9`,
+  );
+  expect(run.stderr).toContain("dbvault-agent: hint: check the server URL");
+  expect(run.stderr).not.toContain("copy-secret");
+  expect(run.exitCode).toBe(1);
   expect(JSON.parse(await readFile(config, "utf8")).copies).toEqual([entry]);
 });
