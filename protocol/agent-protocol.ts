@@ -311,6 +311,8 @@ export const agentApi = {
   fail: (backupId: string) => `/api/agent/backups/${backupId}/fail`,
   download: (backupId: string) => `/api/agent/backups/${backupId}/download`,
   backupKeys: "/api/agent/backup-keys",
+  /** POST: may this agent stop copying to a destination? 409 BACKUPS_PROTECTED under "Protect backups". */
+  copyRemoval: "/api/agent/copies/removal",
   header: (backupId: string) => `/api/agent/backups/${backupId}/header`,
   /** A stored oplog slice of one of the agent's databases, as uploaded (GET). */
   sliceDownload: (sliceId: string) => `/api/agent/pitr/slices/${sliceId}/download`,
@@ -332,6 +334,12 @@ export const BackupKeysAnswer = T.Object({
   ),
 });
 export type BackupKeysAnswer = Static<typeof BackupKeysAnswer>;
+
+/** POST /api/agent/copies/removal: the destination `copies remove` would drop (its label only, never credentials). */
+export const CopyRemovalRequest = T.Object({ destination: T.String({ minLength: 1, maxLength: 500 }) });
+export type CopyRemovalRequest = Static<typeof CopyRemovalRequest>;
+export const CopyRemovalAnswer = T.Object({ allowed: T.Literal(true) });
+export type CopyRemovalAnswer = Static<typeof CopyRemovalAnswer>;
 
 /** PUT /api/agent/backups/:id/header: the stored file now starts with the new header; its new size and checksum. */
 export const HeaderReplaced = T.Object({ keyId: T.String(), size: T.Integer(), sha256: T.String() });

@@ -82,3 +82,22 @@ test("a copy report is recorded and shown with the backup; bad ones are ignored,
   expect(logged.join("\n")).not.toContain("stolen-secret");
   expect(logged.join("\n")).not.toContain("AKIASTOLEN");
 });
+
+test("asking to remove a copy destination: allowed without Protect backups; bad input is a 4xx that never echoes a secret", async () => {
+  const ask = (body: unknown, headers: Record<string, string> = agent.headers()) =>
+    fetch(`${server.listen()}/api/agent/copies/removal`, {
+      method: "POST",
+      headers: { ...headers, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+  const allowed = await ask({ destination });
+  expect(allowed.status).toBe(200);
+  expect(await allowed.json()).toEqual({ allowed: true });
+  const withSecret = await ask({ destination: "s3://AKIASTOLEN:stolen-secret@customer-offsite/x/" });
+  expect(withSecret.status).toBe(400);
+  const text = await withSecret.text();
+  expect(text).toContain("The copy destination must be the agent's s3:// label: this one holds credentials.");
+  expect(text).not.toContain("stolen-secret");
+  expect((await ask({})).status).toBe(400);
+  expect((await ask({ destination }, {})).status).toBe(401);
+});

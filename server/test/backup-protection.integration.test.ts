@@ -6,7 +6,7 @@
 // receiver on loopback, and can be cancelled.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
-import { auditLogs, backups, users } from "@db/schema";
+import { auditLogs, backups, databases, users } from "@db/schema";
 import { startSmtpSink, type SmtpSink } from "../../testkit/smtp-sink-client";
 import { totpCode } from "../../testkit/totp";
 import { waitUntil } from "../../testkit/wait-until";
@@ -178,6 +178,27 @@ describe("with the policy on", () => {
     expect(downgrade.status).toBe(409);
     expect(downgrade.body.code).toBe("BACKUPS_PROTECTED");
     expect((await server.call("GET", "/api/settings", { token: owner.token })).body.retention).toBe(720);
+  });
+});
+
+describe("point-in-time recovery under the policy", () => {
+  test("cannot be turned off while the policy is on; turning it on stays possible", async () => {
+    const owner = await ownerWithTwoFactor();
+    const [shipped] = await server.ctx.db.insert(databases).values({ userId: owner.id, name: "orders", pitrEnabled: true }).returning();
+    const [unshipped] = await server.ctx.db.insert(databases).values({ userId: owner.id, name: "billing", pitrEnabled: false }).returning();
+    await protect(owner);
+
+    const off = await server.call("PUT", `/api/pitr/databases/${shipped!.id}`, { token: owner.token, body: { enabled: false } });
+    expect(off.status).toBe(409);
+    expect(off.body.code).toBe("BACKUPS_PROTECTED");
+    expect(off.body.message).toBe(
+      `Protect backups is on for this account: point-in-time recovery cannot be turned off until the protection is off, at the earliest 7 days after Protect backups is turned off in Settings → Security (${utc(now() + 7 * DAY)} if asked now).`,
+    );
+    expect(Date.parse(off.body.possibleFrom)).toBe(now() + 7 * DAY);
+    const [row] = await server.ctx.db.select().from(databases).where(eq(databases.id, shipped!.id));
+    expect(row!.pitrEnabled).toBe(true);
+    // Switching off what is already off destroys nothing: answered as before.
+    expect((await server.call("PUT", `/api/pitr/databases/${unshipped!.id}`, { token: owner.token, body: { enabled: false } })).status).toBe(200);
   });
 });
 

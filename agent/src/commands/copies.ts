@@ -2,7 +2,7 @@
 // The credentials are read here (environment, AWS profile or terminal) and kept in the config file
 // (0600) with the master key; nothing about them is sent to the server.
 import { usageError } from "../cli-error.ts";
-import { loadConfigOrEmpty, saveConfig } from "../config.ts";
+import { type AgentConfig, loadConfigOrEmpty, saveConfig } from "../config.ts";
 import { probeCopy } from "../copies/copy-client.ts";
 import { readCopyCredentials } from "../copies/copy-credentials.ts";
 import { type CopyEntry, parseCopyUrl } from "../copies/copy-destination.ts";
@@ -10,6 +10,9 @@ import { CliError, EXIT } from "../cli-error.ts";
 import type { CommandContext } from "./context.ts";
 import { parseOptions } from "./parse-args.ts";
 import { createPrompter } from "../ui/prompt.ts";
+import { createServerClient } from "../transport/server-client.ts";
+import { ServerRefusedError } from "../transport/errors.ts";
+import { describeServerError } from "./server-link.ts";
 import { COMMON_OPTIONS } from "./shared.ts";
 
 const ACTIONS = "add, list or remove";
@@ -77,7 +80,30 @@ async function removeCopy(args: string[], context: CommandContext): Promise<numb
       known.length > 0 ? `the config file has: ${known.join(", ")}` : "the config file has no copy destinations",
     );
   }
+  await askServerToRemove(config, url);
   await saveConfig(path, { ...config, copies: copies.filter((entry) => entry.url !== url) });
   context.say(`removed ${url} from ${path}; the copies already written there stay in the bucket`);
   return 0;
+}
+
+/**
+ * A connected agent asks its server first: under "Protect backups" a copy destination stays (the
+ * server answers 409 with the date it becomes possible). Unreachable, the destination stays too.
+ * A config never connected to a server has no policy to ask.
+ */
+async function askServerToRemove(config: AgentConfig, url: string): Promise<void> {
+  const server = config.server;
+  if (!server?.url || !server.apiKey || !server.agentId || !server.agentToken) return;
+  try {
+    await createServerClient(server).allowCopyRemoval(url);
+  } catch (error) {
+    if (error instanceof ServerRefusedError && error.code === "BACKUPS_PROTECTED") {
+      throw new CliError(
+        `copies remove: ${url} stays: ${error.message}`,
+        EXIT.failure,
+        "the account owner can turn Protect backups off in Settings → Security (it takes effect after 7 days), then remove it",
+      );
+    }
+    throw describeServerError(error, `copies remove: asking the DBVault server whether ${url} may be removed`);
+  }
 }

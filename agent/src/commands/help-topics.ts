@@ -106,7 +106,8 @@ in the config file (mode 0600) and never sent to the DBVault server. copies add 
 deletes a test object first, and saves nothing when that fails.
 
 copies list prints each destination (never its credentials). copies remove forgets one; the
-files already copied stay in the bucket.
+files already copied stay in the bucket. A connected agent asks the DBVault server first: while
+Protect backups is on for the account, the destination stays and the answer says until when.
 
 options:
   --profile NAME       the AWS profile to read the credentials from

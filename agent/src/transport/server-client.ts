@@ -134,6 +134,10 @@ export function createServerClient(credentials: ServerCredentials) {
     async backupKeys(): Promise<BackupKeysAnswer> {
       return readJson(agentApi.backupKeys, await call(agentApi.backupKeys));
     },
+    /** Asks before removing a copy destination; throws ServerRefusedError 409 while "Protect backups" is on. */
+    async allowCopyRemoval(destination: string): Promise<void> {
+      await call(agentApi.copyRemoval, { method: "POST", ...json({ destination }), timeoutMs: 15_000 });
+    },
     /** The stored backup file's header, as bytes (the server reads its length from the file). */
     async readHeader(backupId: string): Promise<Buffer> {
       return Buffer.from(await (await call(agentApi.header(backupId))).arrayBuffer());

@@ -3,6 +3,8 @@ import type { AgentRow } from "@db/schema";
 import {
   AddDatabaseRequest,
   BackupKeysAnswer,
+  CopyRemovalAnswer,
+  CopyRemovalRequest,
   HeaderReplaced,
   AGENT_REMOVED_CLOSE_CODE,
   AGENT_REMOVED_MESSAGE,
@@ -22,6 +24,7 @@ import { agentAnswers, agentsModel } from "../agents/model";
 import { registerAgent } from "../agents/service";
 import { downloadBackupResponse } from "../backups/download";
 import { encryptedFileAnswer } from "../backups/model";
+import { allowCopyRemoval } from "../backups/copies";
 import { failBackup, findOwnBackup } from "../backups/service";
 import { receiveSlice } from "../pitr/service";
 import { pitrAnswers } from "../pitr/model";
@@ -146,6 +149,11 @@ export const agentLinkController = (ctx: AppContext) => {
     .get("/backup-keys", async ({ headers }) => listRewrappableBackups(ctx, (await authenticateAgent(ctx, headers)).agent), {
       response: { 200: BackupKeysAnswer },
       detail: { summary: "The completed backups this agent may rewrap after a key rotation, with the key id each names" },
+    })
+    .post("/copies/removal", async ({ headers, body }) => allowCopyRemoval(ctx, (await authenticateAgent(ctx, headers)).agent.userId, body.destination), {
+      body: CopyRemovalRequest,
+      response: { 200: CopyRemovalAnswer },
+      detail: { summary: "Ask before removing a copy destination (refused while Protect backups is on)" },
     })
     .get("/backups/:backupId/header", async ({ headers, params }) => headerResponse(ctx, (await authenticateAgent(ctx, headers)).agent, params.backupId), {
       params: agentsModel.backupParams,

@@ -2,6 +2,8 @@ import { and, eq, inArray, sql } from "drizzle-orm";
 import { backupCopies, backups } from "@db/schema";
 import type { BackupCopied } from "@protocol/agent-protocol";
 import type { AppContext } from "../../context";
+import { badRequest } from "../../lib/errors";
+import { refuseIfProtected } from "../backup-protection/check";
 
 export type BackupCopyView = {
   destination: string;
@@ -28,6 +30,18 @@ export function copyDestinationProblem(destination: string): string | null {
   const unknown = [...url.searchParams.keys()].filter((name) => name !== "endpoint" && name !== "region");
   if (unknown.length > 0) return "has parameters other than endpoint and region";
   return null;
+}
+
+/**
+ * Answers whether an agent may stop copying to a destination: 400 for a label that could hold a
+ * credential, 409 BACKUPS_PROTECTED (with the date) while its owner's "Protect backups" is on.
+ * The agent removes the destination from its config only after this answers.
+ */
+export async function allowCopyRemoval(ctx: AppContext, userId: string, destination: string): Promise<{ allowed: true }> {
+  const problem = copyDestinationProblem(destination);
+  if (problem) throw badRequest(`The copy destination must be the agent's s3:// label: this one ${problem}.`);
+  await refuseIfProtected(ctx, userId, { kind: "remove-copy-destination" });
+  return { allowed: true };
 }
 
 /** Records (or updates) one copy an agent reported for a backup it made; ignores and logs a label that could hold a secret. */

@@ -6,6 +6,7 @@ import type { AppContext } from "../../context";
 import { sendToAgent } from "../../lib/agent-commands";
 import { AppError, notFound } from "../../lib/errors";
 import type { AuthenticatedUser } from "../auth/guard";
+import { refuseIfProtected } from "../backup-protection/check";
 import { planOfUser } from "../plans/service";
 import { listDatabases } from "../settings/service";
 
@@ -25,7 +26,11 @@ export async function announceShippedDatabases(ctx: AppContext, agentId: string)
   await sendToAgent(ctx, agentId, { type: "pitr", databases: await listShippedDatabases(ctx, agentId) });
 }
 
-/** Switches point-in-time recovery of one of the user's databases and answers them all; 403 PLAN_LIMIT when the plan does not offer it. */
+/**
+ * Switches point-in-time recovery of one of the user's databases and answers them all; 403
+ * PLAN_LIMIT when the plan does not offer it; 409 BACKUPS_PROTECTED when turning it off under
+ * "Protect backups" (no new slices would be kept: the window of restorable moments would close).
+ */
 export async function setPointInTimeRecovery(ctx: AppContext, user: AuthenticatedUser, databaseId: string, enabled: boolean) {
   const [database] = await ctx.db
     .select()
@@ -36,6 +41,7 @@ export async function setPointInTimeRecovery(ctx: AppContext, user: Authenticate
   if (enabled && plan.pitrWindowHours <= 0) {
     throw new AppError(403, "PLAN_LIMIT", `Your ${plan.name} plan does not include point-in-time recovery. Upgrade your plan to turn it on.`);
   }
+  if (!enabled && database.pitrEnabled) await refuseIfProtected(ctx, user.id, { kind: "turn-off-pitr" });
   await ctx.db.update(databases).set({ pitrEnabled: enabled }).where(eq(databases.id, database.id));
   if (database.agentId) await announceShippedDatabases(ctx, database.agentId);
   return listDatabases(ctx, user.id);

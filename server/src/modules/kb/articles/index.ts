@@ -1,6 +1,7 @@
 // The articles a new installation's knowledge base starts with (see ../seed.ts for the header format).
 // Imported as text so a compiled server binary carries them inside.
 import addingDatabasesAndPlanLimits from "./adding-databases-and-plan-limits.md" with { type: "text" };
+import backupsThatSurvive from "./backups-that-survive.md" with { type: "text" };
 import apiTokensForScriptsAndCi from "./api-tokens-for-scripts-and-ci.md" with { type: "text" };
 import agentShowsOffline from "./agent-shows-offline.md" with { type: "text" };
 import downloadingAndDecryptingABackup from "./downloading-and-decrypting-a-backup.md" with { type: "text" };
@@ -25,6 +26,7 @@ export const articleFiles: Record<string, string> = {
   "adding-databases-and-plan-limits.md": addingDatabasesAndPlanLimits,
   "agent-shows-offline.md": agentShowsOffline,
   "api-tokens-for-scripts-and-ci.md": apiTokensForScriptsAndCi,
+  "backups-that-survive.md": backupsThatSurvive,
   "downloading-and-decrypting-a-backup.md": downloadingAndDecryptingABackup,
   "faq.md": faq,
   "how-dbvault-works.md": howDbvaultWorks,
