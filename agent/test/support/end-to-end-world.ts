@@ -47,8 +47,8 @@ export async function seedLargeDatabase(env: AgentTestEnv, database: string) {
     .insertMany(documents as never[]);
 }
 
-/** The backup once it is completed or failed. */
-export async function waitForBackupEnd(api: ReturnType<typeof apiFor>, backupId: string, timeoutMs?: number) {
+/** The backup once it is completed or failed; a minute by default (a dump, upload and read-back on a loaded machine). */
+export async function waitForBackupEnd(api: ReturnType<typeof apiFor>, backupId: string, timeoutMs = 60_000) {
   return waitUntil(
     async () => {
       const backup = (await api("GET", `/api/backups/${backupId}`)).body;
