@@ -223,7 +223,9 @@ export async function notifyPitrGap(ctx: AppContext, userId: string, gap: PitrGa
   await Promise.all([
     notifyUser(ctx, userId, "notifyBackupFailure", `Point-in-time recovery gap: ${gap.databaseName}`, [
       `"${gap.databaseName}" cannot be restored to a moment between ${gap.from.at} and ${gap.to.at}: ${GAP_REASONS[gap.reason]}.`,
-      "Times before and after the gap can still be restored. Take a full backup now (dashboard → Back up now) so that restores after the gap have a base to start from.",
+      gap.reason === "missing"
+        ? "Times before and after the gap can still be restored. Take a full backup now (dashboard → Back up now) so that restores after the gap have a base to start from."
+        : "Times before and after the gap can still be restored. DBVault asked the agent for a full backup now, so that restores after the gap have a base to start from: check that it completes (dashboard → Recent backups).",
     ]),
     publishEvent(ctx, userId, { event: "pitr.gap", gap }),
   ]);
