@@ -63,12 +63,15 @@ describe("the shipping lag reported with heartbeats", () => {
   test("is stored and is what /metrics shows while fresh", async () => {
     await beat(7);
     expect(await lagMetric()).toBe(`dbvault_pitr_lag_seconds{database="${shopId}"} 7`);
+    // And what the dashboard's line reads with the timeline.
+    expect((await server.call("GET", `/api/pitr/databases/${shopId}/timeline`, { token: alice.token })).body.lagSeconds).toBe(7);
     // Stale once the heartbeats stop (no slice yet: no figure at all).
     await server.ctx.db
       .update(databases)
       .set({ pitrLagReportedAt: new Date(Date.now() - 10 * 60_000) })
       .where(eq(databases.id, shopId));
     expect(await lagMetric()).toBeUndefined();
+    expect((await server.call("GET", `/api/pitr/databases/${shopId}/timeline`, { token: alice.token })).body.lagSeconds).toBeNull();
   });
 
   test("a malformed report is ignored", async () => {
