@@ -11,7 +11,6 @@ import { registerScriptedAgent, type ScriptedAgent } from "./scripted-agent";
 let server: TestServer;
 let base: string;
 let alice: TestUser;
-let first: ScriptedAgent;
 let second: ScriptedAgent;
 
 const ready = { status: "ready", missingRoles: [] };
@@ -23,7 +22,7 @@ beforeAll(async () => {
   alice = await server.registerUser({ name: "Alice" });
   const [pro] = await server.ctx.db.select().from(plans).where(eq(plans.name, "Pro"));
   await server.ctx.db.update(users).set({ planId: pro!.id }).where(eq(users.id, alice.id));
-  first = await registerScriptedAgent(base, alice.apiKey, ["shop", "local"], "web-1", {
+  await registerScriptedAgent(base, alice.apiKey, ["shop", "local"], "web-1", {
     pitrAccess: [
       { database: "shop", access: ready },
       { database: "local", access: { status: "standalone", missingRoles: [] } },

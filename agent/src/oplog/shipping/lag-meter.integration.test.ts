@@ -1,6 +1,6 @@
 // The lag the heartbeat reports, measured on the replica-set test server: it grows while the
 // server cannot take the database's slices and falls back to 0 once they are stored.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, test } from "bun:test";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
