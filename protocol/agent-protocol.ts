@@ -202,6 +202,11 @@ export const AgentMessage = T.Union([
      * the server keeps them pending instead of failing them as never started. Absent: none.
      */
     queued: T.Optional(QueuedJobs),
+    /**
+     * Shipping lag of each database whose oplog the agent ships (issue 25 §2): seconds between the
+     * newest majority-committed oplog entry it read and what the server has stored. Absent: none.
+     */
+    pitrLag: T.Optional(T.Array(T.Object({ database: Name, seconds: T.Integer({ minimum: 0, maximum: 10 * 365 * 86_400 }) }), { maxItems: 1000 })),
   }),
   T.Object({ type: T.Literal("backup.progress"), backupId: T.String(), progress: Progress }),
   T.Object({ type: T.Literal("backup.failed"), backupId: T.String(), error: ShortText(2000) }),

@@ -7,7 +7,7 @@ export const AGENT_EVENTS = ["agent.offline", "agent.online"] as const;
 /** The account's "Protect backups" policy: someone asked to turn it off (it takes effect 7 days later unless cancelled). */
 export const ACCOUNT_EVENTS = ["backup_protection.off_requested"] as const;
 /** Point-in-time recovery: a hole in the shipped oplog (a rollover, a chain started again). */
-export const PITR_EVENTS = ["pitr.gap"] as const;
+export const PITR_EVENTS = ["pitr.gap", "pitr.lag"] as const;
 export const WEBHOOK_EVENTS = [...BACKUP_EVENTS, ...RESTORE_EVENTS, ...AGENT_EVENTS, ...PITR_EVENTS, ...ACCOUNT_EVENTS] as const;
 export type WebhookEventName = (typeof WEBHOOK_EVENTS)[number];
 

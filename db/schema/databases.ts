@@ -1,4 +1,4 @@
-import { boolean, index, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { boolean, index, integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { agents } from "./agents";
 import { createdAtColumn, idColumn, timestampColumn } from "./columns";
 import { users } from "./users";
@@ -16,6 +16,11 @@ export const databases = pgTable(
     isActive: boolean("is_active").notNull().default(true),
     /** Point-in-time recovery switched on by its owner: its agent ships the oplog (modules/pitr). */
     pitrEnabled: boolean("pitr_enabled").notNull().default(false),
+    /** Shipping lag its agent last reported with a heartbeat (seconds), and when (modules/pitr/lag.ts). */
+    pitrLagSeconds: integer("pitr_lag_seconds"),
+    pitrLagReportedAt: timestampColumn("pitr_lag_reported_at"),
+    /** pitr.lag was raised and the lag has not come back under the threshold since: raised once per episode. */
+    pitrLagAlerted: boolean("pitr_lag_alerted").notNull().default(false),
     /** When the scheduler next backs this database up; claimed with FOR UPDATE SKIP LOCKED. */
     nextBackupAt: timestampColumn("next_backup_at"),
     createdAt: createdAtColumn(),

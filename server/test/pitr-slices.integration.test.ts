@@ -140,6 +140,19 @@ describe("receiving slices", () => {
     expect(mail.text).toContain("the oplog on your server was overwritten");
   });
 
+  test("a new chain after a gap gets its base at once: the agent is asked for a full backup, one at a time", async () => {
+    // The rollover above started one (the missing slice, a hole inside a chain, did not).
+    const backup = await agent.waitFor("backup");
+    expect(backup.databaseName).toBe("shop");
+    const shopBackups = () => server.ctx.db.select().from(backups).where(eq(backups.databaseId, shopId));
+    expect((await shopBackups()).map((row) => row.status)).toEqual(["pending"]);
+    // Another gap while it runs starts no second one.
+    expect((await upload({ sequence: 0, chain: "d".repeat(32), start: "950,1", end: "960,1", reason: "rollover", rolloverFrom: "910,1" })).status).toBe(200);
+    await waitUntil(() => server.sentMail.filter((m) => m.subject === "Point-in-time recovery gap: shop").length === 2, { message: "the second gap e-mail" });
+    expect((await shopBackups()).length).toBe(1);
+    await server.ctx.db.update(backups).set({ status: "failed" }).where(eq(backups.databaseId, shopId));
+  });
+
   test("a slice past the plan's storage is refused with STORAGE_LIMIT_EXCEEDED and not recorded", async () => {
     const [plan] = await server.ctx.db.select().from(plans).where(eq(plans.name, "Pro"));
     await server.ctx.db

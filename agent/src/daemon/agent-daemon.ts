@@ -50,7 +50,8 @@ export function startAgentDaemon(runtime: DaemonRuntime) {
 
   const heartbeat = (): AgentMessage => {
     const queued = queue.describeQueued();
-    return queued ? { type: "heartbeat", queued } : { type: "heartbeat" };
+    const pitrLag = shipping.lagReport();
+    return { type: "heartbeat", ...(queued ? { queued } : {}), ...(pitrLag.length > 0 ? { pitrLag } : {}) };
   };
 
   async function handle(message: ServerMessage) {

@@ -5,6 +5,7 @@ import type { MongoClient } from "mongodb";
 import { formatOplogTime, type SliceUploadQuery } from "../../../../protocol/pitr";
 import { connectClient } from "../../dump/builtin/client.ts";
 import { readUriDatabase } from "../../dump/connection-string.ts";
+import { createLagMeter, type LagMeter } from "../../oplog/shipping/lag-meter.ts";
 import { ShippingStore, type SpooledSlice } from "../../oplog/shipping/shipping-store.ts";
 import { shipOplog } from "../../oplog/shipping/ship-oplog.ts";
 import { describeError, type JobContext } from "../job-context.ts";
@@ -29,7 +30,7 @@ export function describeSliceForUpload(name: string, slice: SpooledSlice): Slice
   };
 }
 
-type Shipper = { stop: AbortController; done: Promise<void> };
+type Shipper = { stop: AbortController; done: Promise<void>; lag: LagMeter };
 
 /** Keeps one shipper running per database named in the server's latest list; `stop` ends them all. */
 export function createPitrShipping(job: JobContext) {
@@ -39,8 +40,9 @@ export function createPitrShipping(job: JobContext) {
   const start = (target: ShippingTarget): Shipper => {
     const stop = new AbortController();
     const signal = AbortSignal.any([stop.signal, job.signal]);
-    const done = runShipper(job, target, signal);
-    return { stop, done };
+    const lag = createLagMeter();
+    const done = runShipper(job, target, signal, lag);
+    return { stop, done, lag };
   };
 
   return {
@@ -66,6 +68,10 @@ export function createPitrShipping(job: JobContext) {
         else if (!shippers.has(name) && !job.signal.aborted) shippers.set(name, start(target));
       }
     },
+    /** Each shipped database's lag, for the heartbeat. */
+    lagReport(): { database: string; seconds: number }[] {
+      return [...shippers].map(([database, shipper]) => ({ database, seconds: shipper.lag.seconds() }));
+    },
     /** Resolves once every shipper has ended (after the daemon's abort); what was not sealed is read again next start. */
     async stopped(): Promise<void> {
       for (const shipper of shippers.values()) shipper.stop.abort();
@@ -75,7 +81,7 @@ export function createPitrShipping(job: JobContext) {
 }
 
 /** Ships one database until `signal` aborts; a server down at start, or a shipper that failed, is tried again. */
-async function runShipper(job: JobContext, target: ShippingTarget, signal: AbortSignal): Promise<void> {
+async function runShipper(job: JobContext, target: ShippingTarget, signal: AbortSignal, lag: LagMeter): Promise<void> {
   const { runtime } = job;
   const database = readUriDatabase(target.uri);
   if (!database) {
@@ -94,6 +100,7 @@ async function runShipper(job: JobContext, target: ShippingTarget, signal: Abort
         store: new ShippingStore(target.stateDirectory),
         upload: (slice, uploadSignal) => runtime.client().uploadSlice(describeSliceForUpload(target.name, slice), slice.bytes, uploadSignal),
         signal,
+        lag,
         log: (message, fields) => runtime.log(message, { databaseName: target.name, ...fields }),
       });
     } catch (error) {

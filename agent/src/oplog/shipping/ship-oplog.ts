@@ -8,6 +8,7 @@ import { randomBytes } from "node:crypto";
 import type { MongoClient } from "mongodb";
 import { compareOplogTimes, type OplogTime, SLICE_MAX_AGE_MS, SLICE_MAX_ENTRY_BYTES } from "../../../../protocol/pitr.ts";
 import { createEntryFilter } from "./entry-filter.ts";
+import type { LagMeter } from "./lag-meter.ts";
 import { openOplogTail, readOplogBounds } from "./oplog-cursor.ts";
 import { SliceBuilder } from "./slice-builder.ts";
 import type { ChainPosition, ShippingStore, SpooledSlice } from "./shipping-store.ts";
@@ -33,6 +34,8 @@ export interface ShipOplogOptions {
   retryDelayMs?: number;
   /** Hears each slice as it is spooled (tests, lag). */
   onSealed?: (slice: SpooledSlice) => void;
+  /** Measures the shipping lag the heartbeat reports. */
+  lag?: LagMeter;
   now?: () => number;
 }
 
@@ -49,8 +52,12 @@ export async function shipOplog(options: ShipOplogOptions): Promise<void> {
   const maxEntryBytes = options.maxEntryBytes ?? SLICE_MAX_ENTRY_BYTES;
   const idleSealMs = options.idleSealMs ?? 60_000;
   const { position: saved, pending } = await store.load();
-  const uploader = createSliceUploader({ store, upload: options.upload, signal, log });
-  for (const slice of pending) uploader.enqueue(slice);
+  const uploader = createSliceUploader({ store, upload: options.upload, signal, log, onStored: (slice) => options.lag?.shipped(slice) });
+  options.lag?.restart();
+  for (const slice of pending) {
+    options.lag?.waiting(slice);
+    uploader.enqueue(slice);
+  }
 
   let position = saved ?? (await startChain(options, "started"));
   const keep = createEntryFilter(database);
@@ -85,7 +92,9 @@ export async function shipOplog(options: ShipOplogOptions): Promise<void> {
         while (!signal.aborted) {
           const entry = await tail.next();
           if (entry) {
-            if (keep(entry.fields)) {
+            const kept = keep(entry.fields);
+            options.lag?.read(entry.ts, kept);
+            if (kept) {
               if (builder.entryCount > 0 && builder.entryBytes + entry.raw.byteLength > maxEntryBytes) await seal();
               builder.add(entry.raw, entry.ts, now());
             }

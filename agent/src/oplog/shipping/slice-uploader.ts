@@ -12,6 +12,8 @@ export function createSliceUploader(options: {
   upload: UploadSlice;
   signal: AbortSignal;
   log: (message: string, fields?: Record<string, unknown>) => void;
+  /** Hears each slice the server stored (the lag meter). */
+  onStored?: (slice: SpooledSlice) => void;
 }) {
   const queue: SpooledSlice[] = [];
   let wake: (() => void) | undefined;
@@ -38,6 +40,7 @@ export function createSliceUploader(options: {
         await options.upload(slice, options.signal);
         await options.store.acknowledge(slice);
         queue.shift();
+        options.onStored?.(slice);
         failures = 0;
       } catch (error) {
         if (stopped) break;

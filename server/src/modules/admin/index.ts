@@ -4,6 +4,7 @@ import { authGuard } from "../auth/guard";
 import { listPlans, toPlanView } from "../plans/service";
 import { replicaStatus } from "../storage-replica/service";
 import { adminAnswers, adminModel } from "./model";
+import { updatePlanPitrWindow } from "./plans";
 import { backupStats, deleteAgent, deleteUser, listUserAgents, listUsers, resetTwoFactor, setBan, updateUser } from "./service";
 
 /** The admin console's API; every route requires the admin role. */
@@ -21,6 +22,13 @@ export const adminController = (ctx: AppContext) =>
       admin: true,
       response: { 200: adminAnswers.plans },
       detail: { summary: "All plans" },
+    })
+    .put("/plans/:id", ({ params, body }) => updatePlanPitrWindow(ctx, params.id, body.pitrWindowHours), {
+      admin: true,
+      params: adminModel.idParams,
+      body: adminModel.planUpdate,
+      response: { 200: adminAnswers.plan },
+      detail: { summary: "Change how far back point-in-time recovery reaches on a plan (0: not offered)" },
     })
     .get("/users/:id/agents", ({ params }) => listUserAgents(ctx, params.id), {
       admin: true,

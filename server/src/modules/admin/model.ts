@@ -25,6 +25,13 @@ export const adminModel = {
     },
     { minProperties: 1, error: "Send one of plan, role, status or email" },
   ),
+  planUpdate: t.Object({
+    pitrWindowHours: t.Integer({
+      minimum: 0,
+      maximum: 8760,
+      error: "pitrWindowHours must be a whole number of hours from 0 (point-in-time recovery not offered) to 8760 (a year)",
+    }),
+  }),
   ban: t.Object({
     isBanned: t.Boolean({ error: "isBanned must be true or false" }),
     banReason: t.Optional(t.Union([t.String({ maxLength: 500 }), t.Null()], { error: "banReason must be text or null" })),
@@ -53,6 +60,7 @@ export const adminAnswers = {
   storageReplica: t.Object({ replica: nullable(t.Object({ primary: replicaSideAnswer, replica: replicaSideAnswer })) }),
   backupStats: t.Object({ totalCount: t.Integer(), totalSize: t.Number({ description: "Bytes" }), formattedSize: t.String() }),
   plans: t.Array(planAnswer),
+  plan: planAnswer,
   agents: t.Array(agentAnswer),
   ban: t.Object({ isBanned: t.Boolean(), banReason: nullable(t.String()), bannedAt: nullable(isoDate()) }),
   message: messageAnswer,

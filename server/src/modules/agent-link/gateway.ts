@@ -12,6 +12,7 @@ import { failRestore, recordRestoreCompleted, recordRestoreProgress, recordResto
 import { recordQueuedJobs } from "../agents/queued-jobs";
 import { declareDatabasesOnHello } from "../agents/declared-databases";
 import { markAgentConnected, markAgentDisconnected, recordHeartbeat } from "../agents/service";
+import { recordPitrLag } from "../pitr/lag";
 import { listShippedDatabases } from "../pitr/switch";
 import { confirmUpdateOnHello, recordUpdateStatus, recordUpdateUnsupported } from "../agents/updates";
 
@@ -80,6 +81,7 @@ export function createAgentGateway(ctx: AppContext) {
         // pending too, so a sweep that follows it never fails one the heartbeat named.
         if (raw.queued) await recordQueuedJobs(ctx, agentId, raw.queued);
         await recordHeartbeat(ctx, agentId, connection.connectionId);
+        if (raw.pitrLag) await recordPitrLag(ctx, agentId, raw.pitrLag);
         return;
       case "backup.progress":
         return recordBackupProgress(ctx, agentId, raw.backupId, raw.progress);

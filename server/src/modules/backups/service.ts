@@ -162,14 +162,19 @@ async function checkManualBackupAllowed(
       });
     }
   }
+  await refuseIfBackupRunning(tx, database);
+  if (agentStatus === null || agentStatus === "offline") {
+    throw new AppError(409, "AGENT_OFFLINE", `No agent is online for "${database.name}". Start it with dbvault-agent run on its server, then try again.`);
+  }
+}
+
+/** 409 when a backup of the database is pending or running: one at a time. Run under startBackup's lock. */
+export async function refuseIfBackupRunning(tx: Tx, database: DatabaseRow) {
   const running = await tx
     .select({ id: backups.id })
     .from(backups)
     .where(and(eq(backups.databaseId, database.id), inArray(backups.status, ["pending", "in-progress"])));
   if (running.length > 0) throw conflict(`A backup of "${database.name}" is already running.`);
-  if (agentStatus === null || agentStatus === "offline") {
-    throw new AppError(409, "AGENT_OFFLINE", `No agent is online for "${database.name}". Start it with dbvault-agent run on its server, then try again.`);
-  }
 }
 
 /** Progress reported by the backup's own agent. */

@@ -3,6 +3,7 @@ import { type AuditAction, agents, auditLogs, backups, databases, pitrSlices } f
 import { collectDefaultMetrics, Counter, type Metric, Registry } from "prom-client";
 import type { Db } from "@db/client";
 import { ReplicatedStorage, type Storage } from "../../storage";
+import { freshPitrLag } from "../pitr/lag-figure";
 
 /** What the metrics read: the database, the clock (so tests can move it) and the backup storage. */
 type MetricsSource = { db: Db; now: () => Date; storage?: Storage };
@@ -89,18 +90,28 @@ export function createMetrics(ctx: MetricsSource) {
   registry.registerMetric(
     databaseMetric(
       "dbvault_pitr_lag_seconds",
-      "How far behind each database with point-in-time recovery on its shipped oplog is: now minus the end of its newest stored slice (by database id).",
+      "How far behind each database with point-in-time recovery on its shipped oplog is: the lag its agent reported with its last heartbeat, or, without a recent one, now minus the end of its newest stored slice (by database id).",
       "gauge",
       async () => {
         // end_ts holds the oplog timestamp, seconds << 32 | increment: its seconds are a wall-clock time.
         const rows = await ctx.db
-          .select({ databaseId: databases.id, coveredUntil: sql<string | null>`max(${pitrSlices.endTs}) >> 32` })
+          .select({
+            databaseId: databases.id,
+            pitrLagSeconds: databases.pitrLagSeconds,
+            pitrLagReportedAt: databases.pitrLagReportedAt,
+            coveredUntil: sql<string | null>`max(${pitrSlices.endTs}) >> 32`,
+          })
           .from(databases)
-          .innerJoin(pitrSlices, and(eq(pitrSlices.databaseId, databases.id), eq(pitrSlices.stored, true)))
+          .leftJoin(pitrSlices, and(eq(pitrSlices.databaseId, databases.id), eq(pitrSlices.stored, true)))
           .where(and(eq(databases.pitrEnabled, true), eq(databases.isActive, true)))
           .groupBy(databases.id);
-        const now = ctx.now().getTime() / 1000;
-        return rows.map((row) => ({ labels: { database: row.databaseId }, value: Math.max(0, Math.round(now - Number(row.coveredUntil ?? now))) }));
+        const now = ctx.now();
+        return rows.flatMap((row) => {
+          const reported = freshPitrLag(row, now);
+          if (reported !== undefined) return [{ labels: { database: row.databaseId }, value: reported }];
+          if (row.coveredUntil === null) return [];
+          return [{ labels: { database: row.databaseId }, value: Math.max(0, Math.round(now.getTime() / 1000 - Number(row.coveredUntil))) }];
+        });
       },
     ),
   );

@@ -3,7 +3,16 @@ import { settings, users } from "@db/schema";
 import { formatBytes } from "@protocol/format";
 import type { AppContext } from "../../context";
 import type { TrustAlert, TrustEvent } from "../../lib/event-bus";
-import { type BackupFacts, type DBVaultEvent, type PitrGapFacts, type RestoreFacts, agentFacts, backupFacts, restoreFacts } from "../webhooks/events";
+import {
+  type BackupFacts,
+  type DBVaultEvent,
+  type PitrGapFacts,
+  type PitrLagFacts,
+  type RestoreFacts,
+  agentFacts,
+  backupFacts,
+  restoreFacts,
+} from "../webhooks/events";
 import { publishEvent } from "../webhooks/service";
 import { queueMail } from "../mail/outbox";
 
@@ -214,8 +223,22 @@ export async function notifyPitrGap(ctx: AppContext, userId: string, gap: PitrGa
   await Promise.all([
     notifyUser(ctx, userId, "notifyBackupFailure", `Point-in-time recovery gap: ${gap.databaseName}`, [
       `"${gap.databaseName}" cannot be restored to a moment between ${gap.from.at} and ${gap.to.at}: ${GAP_REASONS[gap.reason]}.`,
-      "Times before and after the gap can still be restored. Take a full backup now (dashboard → Back up now) so that restores after the gap have a base to start from.",
+      gap.reason === "missing"
+        ? "Times before and after the gap can still be restored. Take a full backup now (dashboard → Back up now) so that restores after the gap have a base to start from."
+        : "Times before and after the gap can still be restored. DBVault asked the agent for a full backup now, so that restores after the gap have a base to start from: check that it completes (dashboard → Recent backups).",
     ]),
     publishEvent(ctx, userId, { event: "pitr.gap", gap }),
+  ]);
+}
+
+/** A database's oplog shipping fell more than the alert threshold behind: mailed under Backup Failure and raised as pitr.lag. */
+export async function notifyPitrLag(ctx: AppContext, userId: string, lag: PitrLagFacts) {
+  const minutes = Math.floor(lag.seconds / 60);
+  await Promise.all([
+    notifyUser(ctx, userId, "notifyBackupFailure", `Point-in-time recovery behind: ${lag.databaseName}`, [
+      `The agent shipping "${lag.databaseName}"'s oplog is ${minutes} minute${minutes === 1 ? "" : "s"} behind: the latest writes cannot be restored to the second until it catches up.`,
+      "Check the agent's log (`dbvault-agent run`) for upload errors, and that its server reaches DBVault. You hear again only if it falls behind after catching up.",
+    ]),
+    publishEvent(ctx, userId, { event: "pitr.lag", lag }),
   ]);
 }

@@ -2,9 +2,11 @@
 // after the one before ended (a rollover, a restart without state), or a slice of a chain that
 // does not start where the one before it ended.
 import { and, eq, max, ne } from "drizzle-orm";
-import { pitrSlices } from "@db/schema";
+import { databases, pitrSlices } from "@db/schema";
 import { formatOplogTime, oplogTimeFromBigInt } from "@protocol/pitr";
 import type { AppContext } from "../../context";
+import { AppError } from "../../lib/errors";
+import { refuseIfBackupRunning, startBackup } from "../backups/service";
 import { notifyPitrGap } from "../notifications/service";
 import type { TimelineGap } from "./timeline";
 
@@ -55,7 +57,24 @@ export async function announceGapBefore(ctx: AppContext, slice: StoredSlice, dat
       to: describeOplogPosition(gap.to),
       reason: gap.reason,
     });
+    if (gap.reason !== "missing") await startChainBackup(ctx, slice.databaseId);
   } catch (error) {
     ctx.log.error("could not check a slice for a gap", { databaseId: slice.databaseId, error });
+  }
+}
+
+/**
+ * A new chain (after a rollover or a restart) has no base backup to replay it from: one is started
+ * at once, through the same path as every backup, unless one is already running.
+ */
+async function startChainBackup(ctx: AppContext, databaseId: string): Promise<void> {
+  const [database] = await ctx.db.select().from(databases).where(eq(databases.id, databaseId));
+  if (!database?.isActive) return;
+  try {
+    await startBackup(ctx, database, "auto", { guard: (tx) => refuseIfBackupRunning(tx, database) });
+    ctx.log.info("started a full backup to base the new point-in-time chain on", { databaseId });
+  } catch (error) {
+    if (error instanceof AppError && error.status === 409) return;
+    ctx.log.error("could not start a backup after a point-in-time gap", { databaseId, error });
   }
 }

@@ -22,6 +22,8 @@ export const pitrAnswers = {
     /** Oplog time not covered between two ranges, and why. */
     gaps: t.Array(t.Object({ from: Position, to: Position, reason: t.Union([t.Literal("rollover"), t.Literal("restarted"), t.Literal("missing")]) })),
     slices: t.Integer(),
+    /** Seconds the agent's shipping is behind, as it last reported with a heartbeat; null without a recent report. */
+    lagSeconds: t.Union([t.Integer(), t.Null()]),
     bytes: t.Integer(),
   }),
 };

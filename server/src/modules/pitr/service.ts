@@ -5,6 +5,7 @@ import { databases, pitrSlices } from "@db/schema";
 import type { AppContext } from "../../context";
 import { notFound } from "../../lib/errors";
 import { describeOplogPosition } from "./gaps";
+import { freshPitrLag } from "./lag-figure";
 import { buildTimeline } from "./timeline";
 
 export { receiveSlice } from "./receive-slice";
@@ -12,7 +13,7 @@ export { receiveSlice } from "./receive-slice";
 /** The covered ranges and gaps of one of the user's databases; 404 for a database of another account. */
 export async function getTimeline(ctx: AppContext, userId: string, databaseId: string) {
   const [database] = await ctx.db
-    .select({ id: databases.id, name: databases.name })
+    .select({ id: databases.id, name: databases.name, pitrLagSeconds: databases.pitrLagSeconds, pitrLagReportedAt: databases.pitrLagReportedAt })
     .from(databases)
     .where(and(eq(databases.id, databaseId), eq(databases.userId, userId)));
   if (!database) throw notFound("Database");
@@ -33,6 +34,7 @@ export async function getTimeline(ctx: AppContext, userId: string, databaseId: s
     })),
     gaps: gaps.map((gap) => ({ from: describeOplogPosition(gap.from), to: describeOplogPosition(gap.to), reason: gap.reason })),
     slices: slices.length,
+    lagSeconds: freshPitrLag(database, ctx.now()) ?? null,
     bytes: slices.reduce((sum, slice) => sum + slice.size, 0),
   };
 }

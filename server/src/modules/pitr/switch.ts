@@ -1,10 +1,10 @@
 // The per-database "Point-in-time recovery" switch: on only where the plan offers it, and the
 // database's agent is told at once which databases it ships (and again each time it connects).
 import { and, eq, gt } from "drizzle-orm";
-import { databases, plans, users } from "@db/schema";
+import { agentDatabases, agents, databases, plans, users } from "@db/schema";
 import type { AppContext } from "../../context";
 import { sendToAgent } from "../../lib/agent-commands";
-import { AppError, notFound } from "../../lib/errors";
+import { AppError, conflict, notFound } from "../../lib/errors";
 import type { AuthenticatedUser } from "../auth/guard";
 import { refuseIfProtected } from "../backup-protection/check";
 import { planOfUser } from "../plans/service";
@@ -42,7 +42,44 @@ export async function setPointInTimeRecovery(ctx: AppContext, user: Authenticate
     throw new AppError(403, "PLAN_LIMIT", `Your ${plan.name} plan does not include point-in-time recovery. Upgrade your plan to turn it on.`);
   }
   if (!enabled && database.pitrEnabled) await refuseIfProtected(ctx, user.id, { kind: "turn-off-pitr" });
+  if (enabled) await refuseWithoutOplogAccess(ctx, database);
   await ctx.db.update(databases).set({ pitrEnabled: enabled }).where(eq(databases.id, database.id));
   if (database.agentId) await announceShippedDatabases(ctx, database.agentId);
   return listDatabases(ctx, user.id);
+}
+
+type RoleGrant = { role: string; db: string };
+
+/** "backup and restore", "backup, restore and readWrite on shop": as the agent's setup says them. */
+const describeRoles = (roles: RoleGrant[]) => {
+  const names = roles.map((grant) => (grant.db === "admin" ? grant.role : `${grant.role} on ${grant.db}`));
+  return names.length <= 1 ? names.join("") : `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
+};
+
+/**
+ * 409 naming what is missing when an agent holding the database found (at setup or db add) that its
+ * server keeps no oplog or its user lacks the roles: every agent may come to run it, so each must
+ * be able to ship. An agent that never reported (older agents) is not refused.
+ */
+async function refuseWithoutOplogAccess(ctx: AppContext, database: { id: string; name: string }): Promise<void> {
+  const holders = await ctx.db
+    .select({ agentName: agents.name, access: agentDatabases.pitrAccess })
+    .from(agentDatabases)
+    .innerJoin(agents, eq(agents.id, agentDatabases.agentId))
+    .where(eq(agentDatabases.databaseId, database.id))
+    .orderBy(agents.name);
+  const checkAgain = `then run \`dbvault-agent db add ${database.name}\` on that server again so the check is recorded, and turn it on.`;
+  for (const { agentName, access } of holders) {
+    if (access?.status === "standalone") {
+      throw conflict(
+        `Point-in-time recovery cannot be turned on for "${database.name}": agent "${agentName}" backs it up from a standalone MongoDB server, which keeps no oplog. Run it as a replica set (a single member is enough: mongod --replSet, then rs.initiate()), ${checkAgain}`,
+      );
+    }
+    if (access?.status === "missing-roles") {
+      const grants = access.missingRoles.map((grant) => `{ role: "${grant.role}", db: ${JSON.stringify(grant.db)} }`).join(", ");
+      throw conflict(
+        `Point-in-time recovery cannot be turned on for "${database.name}": the database user of agent "${agentName}" lacks the ${describeRoles(access.missingRoles)} role${access.missingRoles.length === 1 ? "" : "s"} (to read the oplog and apply its entries). Grant them in mongosh as an administrator: db.getSiblingDB("admin").grantRolesToUser("USER", [${grants}]) (USER: the user of the agent's connection string, in its authentication database), ${checkAgain}`,
+      );
+    }
+  }
 }

@@ -1,6 +1,6 @@
 // The facts each webhook event carries (the names live in protocol/webhook-events.ts).
 
-import type { ACCOUNT_EVENTS, AGENT_EVENTS, BACKUP_EVENTS, PITR_EVENTS, RESTORE_EVENTS } from "@protocol/webhook-events";
+import type { ACCOUNT_EVENTS, AGENT_EVENTS, BACKUP_EVENTS, RESTORE_EVENTS } from "@protocol/webhook-events";
 
 export {
   ACCOUNT_EVENTS,
@@ -59,13 +59,17 @@ export type PitrGapFacts = {
   reason: "rollover" | "restarted" | "missing";
 };
 
+/** A database's oplog shipping fell behind (or, with seconds back under the threshold, caught up). */
+export type PitrLagFacts = { databaseId: string; databaseName: string; seconds: number };
+
 /** One event as the rest of the server hands it to publishEvent. */
 export type DBVaultEvent =
   | { event: (typeof BACKUP_EVENTS)[number]; backup: BackupFacts }
   | { event: (typeof RESTORE_EVENTS)[number]; restore: RestoreFacts }
   | { event: (typeof AGENT_EVENTS)[number]; agent: AgentFacts }
   | { event: (typeof ACCOUNT_EVENTS)[number]; protection: ProtectionFacts }
-  | { event: (typeof PITR_EVENTS)[number]; gap: PitrGapFacts };
+  | { event: "pitr.gap"; gap: PitrGapFacts }
+  | { event: "pitr.lag"; lag: PitrLagFacts };
 
 const iso = (date: Date | null | undefined) => (date ? date.toISOString() : null);
 

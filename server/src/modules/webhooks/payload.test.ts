@@ -35,6 +35,18 @@ describe("webhook bodies", () => {
     );
   });
 
+  test("pitr.lag: the database and how far behind, as JSON and for Slack", () => {
+    const lag = { databaseId: "d1", databaseName: "shop", seconds: 420 };
+    expect(JSON.parse(renderBody({ event: "pitr.lag", lag }, "json", at, "https://x"))).toEqual({
+      event: "pitr.lag",
+      occurredAt: "2026-03-01T10:00:00.000Z",
+      lag,
+    });
+    expect(JSON.parse(renderBody({ event: "pitr.lag", lag }, "slack", at, "https://x")).text).toBe(
+      ":hourglass: Point-in-time recovery of *shop* is 420 s behind: its agent cannot ship the oplog fast enough, or cannot reach DBVault.",
+    );
+  });
+
   test("the signature is sha256= and the hex HMAC-SHA256 of the exact body", () => {
     const body = renderBody({ event: "agent.online", agent: { id: "a", name: "web", hostname: null, status: "active" } }, "json", at, "https://x");
     expect(signBody("whsec_k", body)).toBe(`sha256=${createHmac("sha256", "whsec_k").update(body).digest("hex")}`);

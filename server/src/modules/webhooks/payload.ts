@@ -52,6 +52,8 @@ export function describeEvent(event: DeliveredEvent): string {
       return `:warning: Someone asked to turn *Protect backups* off. It takes effect on ${event.protection.offAt} unless cancelled in Settings → Security.`;
     case "pitr.gap":
       return `:warning: Point-in-time recovery of ${name(event.gap.databaseName)} has a gap from ${event.gap.from.at} to ${event.gap.to.at} (${event.gap.reason}): take a full backup now.`;
+    case "pitr.lag":
+      return `:hourglass: Point-in-time recovery of ${name(event.lag.databaseName)} is ${event.lag.seconds} s behind: its agent cannot ship the oplog fast enough, or cannot reach DBVault.`;
     case TEST_EVENT:
       return "A test message from DBVault: this Slack webhook works.";
   }

@@ -24,3 +24,5 @@ export type StorageReplicaStatus = DataOf<typeof storageReplicaRequest>;
 export type AdminAgent = DataOf<typeof listUserAgentsRequest>[number];
 export type BanState = DataOf<typeof setBanRequest>;
 export type UserUpdate = UserChange;
+/** How far back point-in-time recovery reaches on a plan, in hours (0: not offered). */
+export const updatePlanPitrWindowRequest = (planId: string, pitrWindowHours: number) => api.admin.plans({ id: planId }).put({ pitrWindowHours });

@@ -11,6 +11,7 @@ import type { AdminAgent } from "../api/admin-api";
 import { useAdminDashboard } from "../hooks/use-admin-dashboard";
 import { countUsers, filterUsers } from "../utils/admin-users";
 import { AdminStatCards } from "./admin-stat-cards";
+import { PlanPitrWindows } from "./plan-pitr-windows";
 import { StorageReplicaAlert } from "./storage-replica-alert";
 import { AdminUserTable } from "./admin-user-table";
 import { DeleteUserDialog } from "./delete-user-dialog";
@@ -84,6 +85,8 @@ export function AdminDashboardPage() {
       <div className="mt-8">
         <AdminStatCards counts={counts} stats={admin.stats} />
       </div>
+
+      <PlanPitrWindows plans={admin.plans} />
 
       <div className="mt-8 grid gap-6 lg:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
         <section aria-labelledby="admin-users-heading" className="min-w-0">

@@ -35,3 +35,6 @@ export type DatabaseEntry = UserDatabase;
 export type { UserPlan } from "../../../lib/api/get-user-plan";
 export type { BrowserEvent };
 export type OperationProgress = NonNullable<Backup["progress"]>;
+/** The covered oplog time, gaps and reported lag of a database with point-in-time recovery on. */
+export const pitrTimelineRequest = (databaseId: string) => api.pitr.databases({ databaseId }).timeline.get();
+export type PitrTimeline = Answer<typeof pitrTimelineRequest>;

@@ -28,6 +28,7 @@ import { DashboardTabs } from "./dashboard-tabs";
 import { RestoreDialog } from "./restore-dialog";
 import { describeMissingKey } from "../utils/key-warning";
 import { RestoreHistoryPanel } from "./restore-history-panel";
+import { PitrCoverageLines } from "./pitr-coverage-lines";
 import { SummaryCards } from "./summary-cards";
 import { SystemStatusCard } from "./system-status-card";
 
@@ -125,6 +126,7 @@ export function DashboardPage({ token }: { token: string | null }) {
         blockedReason={blockedReason}
       />
       <SummaryCards summary={summary} plan={plan} />
+      <PitrCoverageLines databases={databases} />
       <div className="grid gap-6 lg:grid-cols-3">
         <div className="min-w-0 lg:col-span-2">
           {onboardingNow ? (

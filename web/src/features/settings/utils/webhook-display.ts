@@ -19,6 +19,7 @@ export const DEFAULT_EVENTS: WebhookEventName[] = [
   "drill.failed",
   "agent.offline",
   "pitr.gap",
+  "pitr.lag",
   "backup_protection.off_requested",
 ];
 

@@ -1,0 +1,73 @@
+// The dashboard's point-in-time line, in Chromium against the real server and a scripted agent:
+// "Point-in-time: covered from X to N s ago" from the stored slices and the lag the agent reported
+// with its heartbeat, and the lag warning once it passes 5 minutes.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { eq } from "drizzle-orm";
+import { databases, pitrSlices, plans, users } from "@db/schema";
+import type { TestUser } from "../server/test/harness";
+import { registerScriptedAgent, type ScriptedAgent } from "../server/test/scripted-agent";
+import { waitUntil } from "../testkit/wait-until";
+import { type E2EEnv, startE2E } from "./support/e2e-env";
+import { signIn } from "./support/sign-in";
+
+let env: E2EEnv;
+let agent: ScriptedAgent;
+let user: TestUser;
+let shopId: string;
+const START = Math.floor(Date.now() / 1000) - 3600;
+
+beforeAll(async () => {
+  env = await startE2E();
+  user = await env.server.registerUser({ name: "Pat Point" });
+  const [pro] = await env.server.ctx.db.select().from(plans).where(eq(plans.name, "Pro"));
+  await env.server.ctx.db.update(users).set({ planId: pro!.id }).where(eq(users.id, user.id));
+  agent = await registerScriptedAgent(env.baseUrl, user.apiKey, ["shop"]);
+  await agent.connect();
+  shopId = (await env.server.ctx.db.select().from(databases).where(eq(databases.userId, user.id)))[0]!.id;
+  expect((await env.server.call("PUT", `/api/pitr/databases/${shopId}`, { token: user.token, body: { enabled: true } })).status).toBe(200);
+  // A shipped hour of oplog, as receive-slice records it (the bytes play no part in the line).
+  await env.server.ctx.db.insert(pitrSlices).values({
+    userId: user.id,
+    databaseId: shopId,
+    chain: "a".repeat(32),
+    sequence: 0,
+    startTs: BigInt(START) << 32n,
+    endTs: (BigInt(START + 3590) << 32n) | 1n,
+    entryCount: 10,
+    size: 100,
+    sha256: "0".repeat(64),
+    reason: "started",
+    storageKey: "unused",
+    stored: true,
+  });
+});
+afterAll(async () => {
+  await agent?.disconnect();
+  await env?.close();
+});
+
+async function reportLag(seconds: number) {
+  agent.send({ type: "heartbeat", pitrLag: [{ database: "shop", seconds }] });
+  await waitUntil(async () => (await env.server.ctx.db.select().from(databases).where(eq(databases.id, shopId)))[0]!.pitrLagSeconds === seconds, {
+    message: `lag ${seconds} recorded`,
+  });
+}
+
+test("the dashboard says since when the database is covered and how far behind now, then warns of a lag", async () => {
+  await reportLag(3);
+  const { page } = await env.openPage();
+  await signIn(page, user);
+  const line = page.getByTestId("pitr-coverage-shop");
+  await line.waitFor();
+  const from = await page.evaluate(
+    (iso) => new Date(iso).toLocaleString("en-US", { month: "short", day: "numeric", year: "numeric", hour: "numeric", minute: "2-digit", second: "2-digit" }),
+    new Date(START * 1000).toISOString(),
+  );
+  expect(await line.innerText()).toBe(`shop Point-in-time: covered from ${from} to 3 s ago`);
+  await env.screenshot(page, "pitr-coverage");
+
+  await reportLag(420);
+  await page.reload();
+  await line.getByRole("alert").waitFor();
+  expect(await line.getByRole("alert").innerText()).toStartWith("Shipping is 7 min behind");
+}, 90_000);

@@ -1,0 +1,21 @@
+// The admin console's plan editor: how far back point-in-time recovery reaches on a plan. Agents
+// of the plan's users are told at once which databases they ship, so a window set to 0 stops it.
+import { and, eq } from "drizzle-orm";
+import { databases, plans, users } from "@db/schema";
+import type { AppContext } from "../../context";
+import { findPlan, toPlanView } from "../plans/service";
+import { announceShippedDatabases } from "../pitr/switch";
+
+export async function updatePlanPitrWindow(ctx: AppContext, planId: string, pitrWindowHours: number) {
+  const plan = await findPlan(ctx.db, planId);
+  const [updated] = await ctx.db.update(plans).set({ pitrWindowHours }).where(eq(plans.id, plan.id)).returning();
+  if (plan.pitrWindowHours > 0 !== pitrWindowHours > 0) {
+    const runners = await ctx.db
+      .selectDistinct({ agentId: databases.agentId })
+      .from(databases)
+      .innerJoin(users, eq(users.id, databases.userId))
+      .where(and(eq(users.planId, plan.id), eq(databases.pitrEnabled, true)));
+    for (const { agentId } of runners) if (agentId) await announceShippedDatabases(ctx, agentId);
+  }
+  return toPlanView(updated!);
+}
