@@ -25,6 +25,7 @@ import m22 from "./0022_backup_consistency.sql" with { type: "text" };
 import m23 from "./0023_pitr.sql" with { type: "text" };
 import m24 from "./0024_agent_database_pitr_access.sql" with { type: "text" };
 import m25 from "./0025_backup_copies.sql" with { type: "text" };
+import m26 from "./0026_nice_hairball.sql" with { type: "text" };
 
 export const migrationFiles: { tag: string; when: number; sql: string }[] = [
   { tag: "0000_init", when: 1795432625268, sql: m0 },
@@ -53,4 +54,5 @@ export const migrationFiles: { tag: string; when: number; sql: string }[] = [
   { tag: "0023_pitr", when: 1795759452189, sql: m23 },
   { tag: "0024_agent_database_pitr_access", when: 1795759514506, sql: m24 },
   { tag: "0025_backup_copies", when: 1795759685334, sql: m25 },
+  { tag: "0026_nice_hairball", when: 1795759903918, sql: m26 },
 ];
