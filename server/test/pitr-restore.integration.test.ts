@@ -102,6 +102,16 @@ const plan = (at: string, token = alice.token, databaseId = shopId) =>
   server.call("GET", `/api/restores/point-in-time/plan?${new URLSearchParams({ databaseId, at })}`, { token });
 
 describe("choosing the base backup and the slices", () => {
+  test("the timeline names the base backups a restore can start from, oldest first", async () => {
+    const { status, body } = await server.call("GET", `/api/pitr/databases/${shopId}/timeline`, { token: alice.token });
+    expect(status).toBe(200);
+    expect(body.bases.map((b: { id: string; consistentAt: { ts: string } }) => [b.id, b.consistentAt.ts])).toEqual([
+      [bases.early, pos(105, 2)],
+      [bases.later, pos(112, 0)],
+      [bases.afterRollover, pos(905, 0)],
+    ]);
+  });
+
   test("an oplog position inside a slice: the newest base before it and the one slice from there", async () => {
     const { status, body } = await plan(pos(120, 0));
     expect(status).toBe(200);

@@ -22,6 +22,8 @@ export const pitrAnswers = {
     ranges: t.Array(t.Object({ from: Position, to: Position, slices: t.Integer(), entries: t.Integer(), bytes: t.Integer() })),
     /** Oplog time not covered between two ranges, and why. */
     gaps: t.Array(t.Object({ from: Position, to: Position, reason: t.Union([t.Literal("rollover"), t.Literal("restarted"), t.Literal("missing")]) })),
+    /** The completed backups consistent at one position, oldest first: where a restore to a moment starts. */
+    bases: t.Array(t.Object({ id: t.String(), consistentAt: Position })),
     slices: t.Integer(),
     bytes: t.Integer(),
   }),
