@@ -11,6 +11,7 @@ import { agentApi } from "@protocol/agent-protocol";
 import { SLICE_UPLOAD_PATH } from "@protocol/pitr";
 import { startBackup } from "../src/modules/backups/service";
 import { startTestServer, type TestServer, type TestUser } from "./harness";
+import { consistentBackup, type SeededSlice, uploadSlice } from "./pitr-support";
 import { registerScriptedAgent, type ScriptedAgent } from "./scripted-agent";
 
 let server: TestServer;
@@ -29,42 +30,11 @@ const iso = (offset: number) => new Date((T + offset) * 1000).toISOString().repl
 const CHAIN_A = "a".repeat(32);
 const CHAIN_B = "b".repeat(32);
 
-async function uploadSlice(slice: { chain: string; sequence: number; start: string; end: string; reason?: string; rolloverFrom?: string }) {
-  const bytes = randomBytes(300 + slice.sequence);
-  const query = {
-    database: "shop",
-    chain: slice.chain,
-    sequence: String(slice.sequence),
-    start: slice.start,
-    end: slice.end,
-    entries: "1",
-    first: slice.end,
-    last: slice.end,
-    sha256: createHash("sha256").update(bytes).digest("hex"),
-    reason: slice.reason ?? (slice.sequence === 0 ? "started" : "continues"),
-    ...(slice.rolloverFrom ? { rolloverFrom: slice.rolloverFrom } : {}),
-  };
-  const res = await fetch(`${base}${SLICE_UPLOAD_PATH}?${new URLSearchParams(query)}`, {
-    method: "PUT",
-    headers: { ...agent.headers(), "content-type": "application/octet-stream" },
-    body: bytes,
-  });
-  if (res.status !== 200) throw new Error(`slice upload failed: ${res.status} ${await res.text()}`);
-  const [row] = await server.ctx.db.select().from(pitrSlices).where(eq(pitrSlices.sha256, query.sha256));
-  sliceBytes.set(row!.id, bytes);
-}
-
-/** A completed backup of "shop" consistent at `offset,i`. */
-async function consistentBackup(offset: number, i: number) {
-  const [database] = await server.ctx.db.select().from(databases).where(eq(databases.id, shopId));
-  await startBackup(server.ctx, database!, "auto");
-  const { backupId } = await agent.waitFor("backup");
-  const bytes = randomBytes(500);
-  expect((await agent.uploadPart(backupId, 0, bytes)).status).toBe(200);
-  const at = { time: new Date((T + offset) * 1000).toISOString(), ts: { t: T + offset, i } };
-  expect((await agent.complete(backupId, bytes, 1, { consistency: { kind: "point-in-time", at } })).status).toBe(200);
-  return backupId;
-}
+const seedSlice = async (slice: SeededSlice) => {
+  const { id, bytes } = await uploadSlice(server.ctx, base, agent, "shop", slice);
+  sliceBytes.set(id, bytes);
+};
+const seedBackup = (offset: number, i: number) => consistentBackup(server.ctx, agent, shopId, { t: T + offset, i });
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -82,15 +52,15 @@ beforeAll(async () => {
   if (on.status !== 200) throw new Error(`switching on failed: ${on.status} ${JSON.stringify(on.body)}`);
 
   // Chain A: 100..130 unbroken, slice 3 never arrived, 140..150; chain B after a rollover: 900..920.
-  await uploadSlice({ chain: CHAIN_A, sequence: 0, start: pos(100, 1), end: pos(110, 5) });
-  await uploadSlice({ chain: CHAIN_A, sequence: 1, start: pos(110, 5), end: pos(125, 3) });
-  await uploadSlice({ chain: CHAIN_A, sequence: 2, start: pos(125, 3), end: pos(130, 1) });
-  await uploadSlice({ chain: CHAIN_A, sequence: 4, start: pos(140, 1), end: pos(150, 1) });
-  await uploadSlice({ chain: CHAIN_B, sequence: 0, start: pos(900, 1), end: pos(910, 1), reason: "rollover", rolloverFrom: pos(150, 1) });
-  await uploadSlice({ chain: CHAIN_B, sequence: 1, start: pos(910, 1), end: pos(920, 1) });
-  bases.early = await consistentBackup(105, 2);
-  bases.later = await consistentBackup(112, 0);
-  bases.afterRollover = await consistentBackup(905, 0);
+  await seedSlice({ chain: CHAIN_A, sequence: 0, start: pos(100, 1), end: pos(110, 5) });
+  await seedSlice({ chain: CHAIN_A, sequence: 1, start: pos(110, 5), end: pos(125, 3) });
+  await seedSlice({ chain: CHAIN_A, sequence: 2, start: pos(125, 3), end: pos(130, 1) });
+  await seedSlice({ chain: CHAIN_A, sequence: 4, start: pos(140, 1), end: pos(150, 1) });
+  await seedSlice({ chain: CHAIN_B, sequence: 0, start: pos(900, 1), end: pos(910, 1), reason: "rollover", rolloverFrom: pos(150, 1) });
+  await seedSlice({ chain: CHAIN_B, sequence: 1, start: pos(910, 1), end: pos(920, 1) });
+  bases.early = await seedBackup(105, 2);
+  bases.later = await seedBackup(112, 0);
+  bases.afterRollover = await seedBackup(905, 0);
 }, 60_000);
 afterAll(() => server.close());
 
