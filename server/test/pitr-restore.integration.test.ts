@@ -4,12 +4,10 @@
 // databases and slices, sends the agent the command with the slices, lets it download them, and
 // the restore history shows the moment.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createHash, randomBytes } from "node:crypto";
+import { createHash } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { auditLogs, databases, pitrSlices, plans, users } from "@db/schema";
 import { agentApi } from "@protocol/agent-protocol";
-import { SLICE_UPLOAD_PATH } from "@protocol/pitr";
-import { startBackup } from "../src/modules/backups/service";
 import { startTestServer, type TestServer, type TestUser } from "./harness";
 import { consistentBackup, type SeededSlice, uploadSlice } from "./pitr-support";
 import { registerScriptedAgent, type ScriptedAgent } from "./scripted-agent";
