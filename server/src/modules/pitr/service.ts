@@ -1,10 +1,10 @@
 // What the owner of a database sees of its point-in-time recovery: the covered timeline built
 // from the slices recorded (receive-slice.ts), with its gaps.
-import { and, asc, eq, isNotNull } from "drizzle-orm";
-import { backups, databases, pitrSlices } from "@db/schema";
-import { oplogTimeToBigInt } from "@protocol/pitr";
+import { and, eq } from "drizzle-orm";
+import { databases, pitrSlices } from "@db/schema";
 import type { AppContext } from "../../context";
 import { notFound } from "../../lib/errors";
+import { findBaseBackups } from "./bases";
 import { describeOplogPosition } from "./gaps";
 import { buildTimeline } from "./timeline";
 
@@ -22,21 +22,7 @@ export async function getTimeline(ctx: AppContext, userId: string, databaseId: s
     .from(pitrSlices)
     .where(and(eq(pitrSlices.databaseId, database.id), eq(pitrSlices.stored, true)));
   const { ranges, gaps } = buildTimeline(slices);
-  // The backups a restore to a moment can start from: completed, consistent at one oplog position.
-  const bases = await ctx.db
-    .select({ id: backups.id, t: backups.consistentAtT, i: backups.consistentAtI })
-    .from(backups)
-    .where(
-      and(
-        eq(backups.userId, userId),
-        eq(backups.databaseName, database.name),
-        eq(backups.status, "completed"),
-        eq(backups.consistency, "point-in-time"),
-        isNotNull(backups.consistentAtT),
-        isNotNull(backups.consistentAtI),
-      ),
-    )
-    .orderBy(asc(backups.consistentAtT), asc(backups.consistentAtI));
+  const bases = await findBaseBackups(ctx, userId, database.name);
   return {
     databaseId: database.id,
     databaseName: database.name,
@@ -48,7 +34,7 @@ export async function getTimeline(ctx: AppContext, userId: string, databaseId: s
       bytes: range.bytes,
     })),
     gaps: gaps.map((gap) => ({ from: describeOplogPosition(gap.from), to: describeOplogPosition(gap.to), reason: gap.reason })),
-    bases: bases.map((base) => ({ id: base.id, consistentAt: describeOplogPosition(oplogTimeToBigInt({ t: base.t!, i: base.i! })) })),
+    bases: bases.map((base) => ({ id: base.id, consistentAt: describeOplogPosition(base.consistentAt) })),
     slices: slices.length,
     bytes: slices.reduce((sum, slice) => sum + slice.size, 0),
   };

@@ -1,11 +1,12 @@
 // Restoring a database to a moment (issue 25 §3): the newest base backup consistent at or before
 // it and the slices of one unbroken chain from there to it, sent to the agent as the restore
 // command's pointInTime. The server only matches positions; the agent checks and replays.
-import { and, eq, isNotNull } from "drizzle-orm";
-import { backups, databases, pitrSlices } from "@db/schema";
+import { and, eq } from "drizzle-orm";
+import { databases, pitrSlices } from "@db/schema";
 import { formatOplogTime, oplogTimeFromBigInt, oplogTimeToBigInt, parseOplogTime } from "@protocol/pitr";
 import type { AppContext } from "../../context";
 import { AppError, badRequest, notFound } from "../../lib/errors";
+import { findBaseBackups } from "../pitr/bases";
 import { describeOplogPosition } from "../pitr/gaps";
 import { planPointInTime, restorableWindows } from "../pitr/restore-plan";
 import { requestRestore } from "./service";
@@ -43,20 +44,7 @@ export async function planRestoreToMoment(ctx: AppContext, userId: string, datab
     .from(databases)
     .where(and(eq(databases.id, databaseId), eq(databases.userId, userId)));
   if (!database) throw notFound("Database");
-  const baseRows = await ctx.db
-    .select()
-    .from(backups)
-    .where(
-      and(
-        eq(backups.userId, userId),
-        eq(backups.databaseName, database.name),
-        eq(backups.status, "completed"),
-        eq(backups.consistency, "point-in-time"),
-        isNotNull(backups.consistentAtT),
-        isNotNull(backups.consistentAtI),
-      ),
-    );
-  const bases = baseRows.map((backup) => ({ backup, id: backup.id, consistentAt: oplogTimeToBigInt({ t: backup.consistentAtT!, i: backup.consistentAtI! }) }));
+  const bases = await findBaseBackups(ctx, userId, database.name);
   const slices = await ctx.db
     .select()
     .from(pitrSlices)
