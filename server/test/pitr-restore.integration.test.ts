@@ -201,4 +201,21 @@ describe("restoring to a moment", () => {
       slices: 2,
     });
   });
+
+  test("an agent of the account reads a slice only once a restore into its database was sent the slice", async () => {
+    const reportsAgent = await registerScriptedAgent(base, alice.apiKey, ["reports"], "reports-agent");
+    await reportsAgent.connect();
+    const [sliceId] = await sliceIdsOf(CHAIN_B, [0]);
+    const download = () => fetch(`${base}${agentApi.sliceDownload(sliceId!)}`, { headers: reportsAgent.headers() });
+    expect((await download()).status).toBe(404);
+    const res = await server.call("POST", "/api/restores/point-in-time", {
+      token: alice.token,
+      body: { databaseId: shopId, at: pos(915, 0), targetDatabase: "reports", confirmation: "reports" },
+    });
+    expect(res.status).toBe(201);
+    const command = await reportsAgent.waitFor("restore");
+    expect(command.pointInTime?.slices.map((s) => s.id)).toContain(sliceId!);
+    expect((await download()).status).toBe(200);
+    await reportsAgent.disconnect();
+  });
 });
