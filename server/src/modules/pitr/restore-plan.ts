@@ -60,8 +60,11 @@ export function restorableWindows(bases: PlanBase[], slices: PlanSlice[]): { fro
       if (continues) continue;
       const from = chain[runStart]!.startTs;
       const to = chain[index]!.endTs;
-      const inside = bases.map((base) => base.consistentAt).filter((at) => from <= at && at < to);
-      if (inside.length > 0) windows.push({ from: inside.reduce((a, b) => (a < b ? a : b)), to });
+      const oldest = bases
+        .map((base) => base.consistentAt)
+        .filter((at) => from <= at && at < to)
+        .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))[0];
+      if (oldest !== undefined) windows.push({ from: oldest, to });
       runStart = index + 1;
     }
   }
