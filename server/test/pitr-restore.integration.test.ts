@@ -153,6 +153,18 @@ describe("another account", () => {
 });
 
 describe("restoring to a moment", () => {
+  test("a request missing what it needs is refused with a message naming it", async () => {
+    const post = (body: Record<string, unknown>) => server.call("POST", "/api/restores/point-in-time", { token: alice.token, body });
+    const missingConfirmation = await post({ databaseId: shopId, at: iso(127) });
+    expect(missingConfirmation.status).toBe(400);
+    expect(missingConfirmation.body.message).toContain("confirmation is required");
+    const badTarget = await post({ databaseId: shopId, at: iso(127), targetDatabase: "a/b", confirmation: "a/b" });
+    expect(badTarget.status).toBe(400);
+    expect(badTarget.body.message).toContain("targetDatabase must be a MongoDB database name");
+    const unknownDatabase = await post({ databaseId: "nope", at: iso(127), confirmation: "shop" });
+    expect(unknownDatabase.status).toBe(404);
+  });
+
   test("a wrong confirmation is refused and nothing is sent", async () => {
     const res = await server.call("POST", "/api/restores/point-in-time", {
       token: alice.token,
