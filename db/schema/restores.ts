@@ -12,6 +12,9 @@ export type RestoreKind = (typeof restoreKinds)[number];
 /** What a drill found, as the agent reported it (protocol/agent-protocol.ts). */
 export type { DrillReport };
 
+/** What a point-in-time restore records of the moment it restores to. */
+export type RestorePointInTime = { ts: string; at: string; sliceIds: string[] };
+
 export const restores = pgTable(
   "restores",
   {
@@ -38,6 +41,11 @@ export const restores = pgTable(
     kind: text("kind", { enum: restoreKinds }).notNull().default("restore"),
     /** A drill's findings (null for restores, and for drills that failed before the checks). */
     drill: jsonb("drill").$type<DrillReport>(),
+    /**
+     * A point-in-time restore: the moment chosen (oplog position "t,i" and its seconds as a time)
+     * and the slices sent, which its agent may then download. Null for a backup restored as it is.
+     */
+    pointInTime: jsonb("point_in_time").$type<RestorePointInTime>(),
   },
   (table) => [index("restores_user_created_idx").on(table.userId, table.createdAt)],
 );

@@ -19,7 +19,7 @@ import { plansController } from "./modules/plans";
 import { realtimeController } from "./modules/realtime";
 import { restoresController } from "./modules/restores";
 import { reauthenticationController } from "./modules/reauthentication";
-import { settingsController } from "./modules/settings";
+import { pitrSwitchController, settingsController } from "./modules/settings";
 import { twoFactorController } from "./modules/two-factor";
 import { usersController } from "./modules/users";
 import { webController } from "./modules/web";
@@ -44,6 +44,7 @@ export function createApp(ctx: AppContext) {
     .use(apiTokensController(ctx))
     .use(plansController(ctx))
     .use(settingsController(ctx))
+    .use(pitrSwitchController(ctx))
     .use(backupProtectionController(ctx))
     .use(webhooksController(ctx))
     .use(agentLinkController(ctx))

@@ -4,7 +4,7 @@ import { and, eq } from "drizzle-orm";
 import { databases, plans, users } from "@db/schema";
 import type { AppContext } from "../../context";
 import { findPlan, toPlanView } from "../plans/service";
-import { announceShippedDatabases } from "../pitr/switch";
+import { announceShippedDatabases } from "../pitr/shipped-databases";
 
 export async function updatePlanPitrWindow(ctx: AppContext, planId: string, pitrWindowHours: number) {
   const plan = await findPlan(ctx.db, planId);

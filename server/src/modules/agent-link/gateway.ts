@@ -13,7 +13,7 @@ import { recordQueuedJobs } from "../agents/queued-jobs";
 import { declareDatabasesOnHello } from "../agents/declared-databases";
 import { markAgentConnected, markAgentDisconnected, recordHeartbeat } from "../agents/service";
 import { recordPitrLag } from "../pitr/lag";
-import { listShippedDatabases } from "../pitr/switch";
+import { listShippedDatabases } from "../pitr/shipped-databases";
 import { confirmUpdateOnHello, recordUpdateStatus, recordUpdateUnsupported } from "../agents/updates";
 
 type AgentSocket = { id: string; send(data: string): unknown; close(code?: number, reason?: string): unknown };

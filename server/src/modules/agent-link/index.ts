@@ -27,7 +27,8 @@ import { encryptedFileAnswer } from "../backups/model";
 import { allowCopyRemoval } from "../backups/copies";
 import { failBackup, findOwnBackup } from "../backups/service";
 import { receiveSlice } from "../pitr/service";
-import { pitrAnswers } from "../pitr/model";
+import { pitrAnswers, pitrModel } from "../pitr/model";
+import { downloadSliceResponse, findSliceForAgent } from "../pitr/slice-download";
 import { completeUpload, getUploadStatus, receivePart } from "../uploads/service";
 import { authenticateAgent, authenticateApiKey, refuseNewAgentFor } from "./agent-auth";
 import { findBackupForAgent } from "./agent-backups";
@@ -145,6 +146,14 @@ export const agentLinkController = (ctx: AppContext) => {
         return downloadBackupResponse(ctx, backup, request.headers.get("range"));
       },
       { params: agentsModel.backupParams, detail: { summary: "Download a backup to restore it", responses: encryptedFileAnswer } },
+    )
+    .get(
+      "/pitr/slices/:sliceId/download",
+      async ({ headers, params, request }) => {
+        const { agent } = await authenticateAgent(ctx, headers);
+        return downloadSliceResponse(ctx, await findSliceForAgent(ctx, agent, params.sliceId), request.headers.get("range"));
+      },
+      { params: pitrModel.sliceParams, detail: { summary: "Download a stored oplog slice for a point-in-time restore", responses: encryptedFileAnswer } },
     )
     .get("/backup-keys", async ({ headers }) => listRewrappableBackups(ctx, (await authenticateAgent(ctx, headers)).agent), {
       response: { 200: BackupKeysAnswer },

@@ -28,17 +28,36 @@ export function parseRange(header: string | null, size: number): { start: number
 
 /**
  * The HTTP answer for downloading a completed backup: the ciphertext with Content-Length, the
- * spec's file name, and single byte ranges (206) so interrupted downloads can resume. Local
- * files go out as a Blob (Bun sends them with sendfile); S3 objects by a short-lived redirect.
+ * spec's file name, and single byte ranges (206) so interrupted downloads can resume.
  */
 export async function downloadBackupResponse(ctx: AppContext, backup: BackupRow, rangeHeader: string | null): Promise<Response> {
   if (backup.status !== "completed") throw conflict(`This backup is ${backup.status}; only completed backups can be downloaded.`);
-  const range = parseRange(rangeHeader, backup.size);
-  const source = await ctx.storage.httpSource(backupStorage.file(backup.userId, backup.id), range ?? undefined).catch((error) => {
+  return storedFileResponse(ctx, {
+    key: backupStorage.file(backup.userId, backup.id),
+    size: backup.size,
+    fileName: backupFileName(backup),
+    sha256: backup.sha256,
+    rangeHeader,
+    onMissing: () => {
+      // Storage lost the file: a fact about this backup (verification reports it), not a server fault.
+      ctx.log.error("a completed backup's file is missing from storage", { backupId: backup.id });
+      return new AppError(410, "NOT_FOUND", "This backup's file is missing from storage: it cannot be downloaded or restored. Back the database up again.");
+    },
+  });
+}
+
+/**
+ * A stored sealed file as an HTTP answer, with single byte ranges (206). Local files go out as a
+ * Blob (Bun sends them with sendfile); S3 objects by a short-lived redirect.
+ */
+export async function storedFileResponse(
+  ctx: AppContext,
+  file: { key: string; size: number; fileName: string; sha256: string | null; rangeHeader: string | null; onMissing: () => AppError },
+): Promise<Response> {
+  const range = parseRange(file.rangeHeader, file.size);
+  const source = await ctx.storage.httpSource(file.key, range ?? undefined).catch((error) => {
     if (!(error instanceof ObjectNotFoundError)) throw error;
-    // Storage lost the file: a fact about this backup (verification reports it), not a server fault.
-    ctx.log.error("a completed backup's file is missing from storage", { backupId: backup.id });
-    throw new AppError(410, "NOT_FOUND", "This backup's file is missing from storage: it cannot be downloaded or restored. Back the database up again.");
+    throw file.onMissing();
   });
   if (source.kind === "redirect") {
     return new Response(null, { status: 302, headers: { location: source.url, "cache-control": "no-store" } });
@@ -46,11 +65,11 @@ export async function downloadBackupResponse(ctx: AppContext, backup: BackupRow,
   const headers: Record<string, string> = {
     "content-type": "application/octet-stream",
     "content-length": String(source.size),
-    "content-disposition": `attachment; filename="${backupFileName(backup)}"`,
+    "content-disposition": `attachment; filename="${file.fileName}"`,
     "accept-ranges": "bytes",
     "cache-control": "no-store",
-    ...(backup.sha256 ? { "x-content-sha256": backup.sha256 } : {}),
+    ...(file.sha256 ? { "x-content-sha256": file.sha256 } : {}),
   };
-  if (range) headers["content-range"] = `bytes ${range.start}-${range.end}/${backup.size}`;
+  if (range) headers["content-range"] = `bytes ${range.start}-${range.end}/${file.size}`;
   return new Response(source.blob, { status: range ? 206 : 200, headers });
 }

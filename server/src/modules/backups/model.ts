@@ -120,6 +120,9 @@ export const restoreAnswer = t.Object({
       { description: "A drill's checks in its scratch database" },
     ),
   ),
+  pointInTime: nullable(
+    t.Object({ at: isoDate(), ts: t.String({ description: "oplog position, seconds,increment" }) }, { description: "A point-in-time restore's moment" }),
+  ),
 });
 
 export const backupAnswers = {

@@ -1,10 +1,8 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
 import { authGuard } from "../auth/guard";
-import { settingsAnswers } from "../settings/model";
 import { pitrAnswers, pitrModel } from "./model";
 import { getTimeline } from "./service";
-import { setPointInTimeRecovery } from "./switch";
 
 /** Point-in-time recovery as the owner sees it; agents upload slices through agent-link. */
 export const pitrController = (ctx: AppContext) =>
@@ -15,11 +13,4 @@ export const pitrController = (ctx: AppContext) =>
       params: pitrModel.databaseParams,
       response: { 200: pitrAnswers.timeline },
       detail: { summary: "The oplog time a database's shipped slices cover, and the gaps between" },
-    })
-    .put("/databases/:databaseId", ({ user, params, body }) => setPointInTimeRecovery(ctx, user, params.databaseId, body.enabled), {
-      auth: true,
-      params: pitrModel.databaseParams,
-      body: pitrModel.switch,
-      response: { 200: settingsAnswers.databases },
-      detail: { summary: "Switch point-in-time recovery (continuous oplog shipping) of a database on or off" },
     });

@@ -4,6 +4,7 @@ import { and, eq } from "drizzle-orm";
 import { databases, pitrSlices } from "@db/schema";
 import type { AppContext } from "../../context";
 import { notFound } from "../../lib/errors";
+import { findBaseBackups } from "./bases";
 import { describeOplogPosition } from "./gaps";
 import { freshPitrLag } from "./lag-figure";
 import { buildTimeline } from "./timeline";
@@ -22,6 +23,7 @@ export async function getTimeline(ctx: AppContext, userId: string, databaseId: s
     .from(pitrSlices)
     .where(and(eq(pitrSlices.databaseId, database.id), eq(pitrSlices.stored, true)));
   const { ranges, gaps } = buildTimeline(slices);
+  const bases = await findBaseBackups(ctx, userId, database.name);
   return {
     databaseId: database.id,
     databaseName: database.name,
@@ -33,6 +35,7 @@ export async function getTimeline(ctx: AppContext, userId: string, databaseId: s
       bytes: range.bytes,
     })),
     gaps: gaps.map((gap) => ({ from: describeOplogPosition(gap.from), to: describeOplogPosition(gap.to), reason: gap.reason })),
+    bases: bases.map((base) => ({ id: base.id, consistentAt: describeOplogPosition(base.consistentAt) })),
     slices: slices.length,
     lagSeconds: freshPitrLag(database, ctx.now()) ?? null,
     bytes: slices.reduce((sum, slice) => sum + slice.size, 0),

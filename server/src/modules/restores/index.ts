@@ -2,10 +2,14 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
 import { authGuard } from "../auth/guard";
 import { backupAnswers, backupsModel } from "../backups/model";
+import { pointInTimeAnswers, pointInTimeModel } from "./model";
+import { describeRestorePlan, requestPointInTimeRestore } from "./point-in-time";
 import { listRestores, requestRestore } from "./service";
 
-/** The restore routes: a backup restored (POST /api/backups/:id/restore) and the restore history. */
-export const restoresController = (ctx: AppContext) =>
+/** The restore routes: a backup restored, a database restored to a moment, and the restore history. */
+export const restoresController = (ctx: AppContext) => new Elysia().use(backupRestores(ctx)).use(pointInTimeRestores(ctx));
+
+const backupRestores = (ctx: AppContext) =>
   new Elysia({ prefix: "/api/backups", detail: { tags: ["Restores"], security: [{ bearer: [] }] } })
     .use(authGuard(ctx))
     .get("/restores/all", ({ user }) => listRestores(ctx, user.id), {
@@ -25,5 +29,29 @@ export const restoresController = (ctx: AppContext) =>
         body: backupsModel.restore,
         response: { 201: backupAnswers.restoreRequested },
         detail: { summary: "Restore a backup over its database, or as a copy into another (targetDatabase), optionally only some collections" },
+      },
+    );
+
+/** A database restored to a moment: a base backup and its shipped oplog replayed up to it. */
+const pointInTimeRestores = (ctx: AppContext) =>
+  new Elysia({ prefix: "/api/restores/point-in-time", detail: { tags: ["Restores"], security: [{ bearer: [] }] } })
+    .use(authGuard(ctx))
+    .get("/plan", ({ user, query }) => describeRestorePlan(ctx, user.id, query.databaseId, query.at), {
+      auth: true,
+      query: pointInTimeModel.planQuery,
+      response: { 200: pointInTimeAnswers.plan },
+      detail: { summary: "What a restore to a moment would use (base backup and slices), or 422 naming the moments that can be restored" },
+    })
+    .post(
+      "/",
+      async ({ user, body, set }) => {
+        set.status = 201;
+        return requestPointInTimeRestore(ctx, user.id, body);
+      },
+      {
+        auth: true,
+        body: pointInTimeModel.request,
+        response: { 201: backupAnswers.restoreRequested },
+        detail: { summary: "Restore a database to a moment (an ISO time to the second, or an oplog position t,i)" },
       },
     );

@@ -1,7 +1,7 @@
 import { and, desc, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { DbOrTx, Tx } from "@db/client";
-import { type AuditAction, agents, databases, type RestoreKind, restores } from "@db/schema";
-import type { DrillReport, Progress, RestoreStats } from "@protocol/agent-protocol";
+import { type AuditAction, agents, databases, type RestoreKind, type RestorePointInTime, restores } from "@db/schema";
+import type { DrillReport, PointInTimeCommand, Progress, RestoreStats } from "@protocol/agent-protocol";
 import type { AppContext } from "../../context";
 import { AppError, badRequest, conflict } from "../../lib/errors";
 import { lockUntilCommit } from "../../lib/transaction-lock";
@@ -57,7 +57,14 @@ export interface RestoreRequest {
  * the user's (that database's agent does it), or as a copy under a new name on the backup's
  * connection. The typed confirmation must be the target's name; one restore per target at a time.
  */
-export async function requestRestore(ctx: AppContext, userId: string, backupId: string, input: RestoreRequest) {
+export async function requestRestore(
+  ctx: AppContext,
+  userId: string,
+  backupId: string,
+  input: RestoreRequest,
+  /** A point-in-time restore: what the row records and what the command adds. */
+  pointInTime?: { record: RestorePointInTime; command: PointInTimeCommand },
+) {
   const backup = await findOwnBackup(ctx, userId, backupId);
   if (backup.status !== "completed") throw conflict(`This backup is ${backup.status}; only completed backups can be restored.`);
   const target = input.targetDatabase ?? backup.databaseName;
@@ -86,10 +93,11 @@ export async function requestRestore(ctx: AppContext, userId: string, backupId: 
       lockKey: `restore:${userId}:${target}`,
       busy: and(eq(restores.userId, userId), sql`coalesce(${restores.targetDatabase}, ${restores.databaseName}) = ${target}`)!,
       busyMessage: `A restore of "${target}" is already running.`,
-      values: { userId, backupId, databaseName: backup.databaseName, targetDatabase, collections, agentId: agent.id },
+      values: { userId, backupId, databaseName: backup.databaseName, targetDatabase, collections, agentId: agent.id, pointInTime: pointInTime?.record ?? null },
     });
     await recordAudit(tx, userId, "RESTORE_REQUESTED", {
       ...restoreDetails(row),
+      ...(pointInTime ? { pointInTime: { at: pointInTime.record.at, ts: pointInTime.record.ts, slices: pointInTime.command.slices.length } } : {}),
       ...(targetDatabase ? { targetDatabase } : {}),
       ...(collections ? { collections } : {}),
     });
@@ -104,6 +112,7 @@ export async function requestRestore(ctx: AppContext, userId: string, backupId: 
     // Over another database of the user's, its agent replaces that database itself.
     ...(existing || targetDatabase === null ? {} : { targetDatabase }),
     ...(collections ? { collections } : {}),
+    ...(pointInTime ? { pointInTime: pointInTime.command } : {}),
   });
   await announceRestore(ctx, restore);
   return { message: "Restore requested. Follow its progress in Restore History.", restore: toRestoreView(restore) };

@@ -19,5 +19,7 @@ export function toRestoreView(restore: RestoreRow) {
     stats: restore.stats ?? null,
     kind: restore.kind,
     drill: restore.drill ?? null,
+    /** The moment a point-in-time restore restores to; null when a backup is restored as it is. */
+    pointInTime: restore.pointInTime ? { at: restore.pointInTime.at, ts: restore.pointInTime.ts } : null,
   };
 }

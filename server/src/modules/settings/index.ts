@@ -6,8 +6,22 @@ import { passwordField } from "../auth/model";
 import { givenCode } from "../reauthentication/model";
 import { requireRecentReauthentication } from "../reauthentication/service";
 import { previewRetention } from "../retention/service";
+import { pitrModel } from "../pitr/model";
 import { settingsAnswers, settingsModel } from "./model";
+import { setPointInTimeRecovery } from "./pitr-switch";
 import { chooseDatabaseAgent, getSettings, listDatabases, regenerateApiKey, sendTestNotification, setDatabaseActive, updateSettings } from "./service";
+
+/** Settings → Databases' point-in-time switch, under the path of the feature it turns on. */
+export const pitrSwitchController = (ctx: AppContext) =>
+  new Elysia({ prefix: "/api/pitr", detail: { tags: ["Backups"], security: [{ bearer: [] }] } })
+    .use(authGuard(ctx))
+    .put("/databases/:databaseId", ({ user, params, body }) => setPointInTimeRecovery(ctx, user, params.databaseId, body.enabled), {
+      auth: true,
+      params: pitrModel.databaseParams,
+      body: pitrModel.switch,
+      response: { 200: settingsAnswers.databases },
+      detail: { summary: "Switch point-in-time recovery (continuous oplog shipping) of a database on or off" },
+    });
 
 export const settingsController = (ctx: AppContext) =>
   new Elysia({ prefix: "/api/settings", detail: { tags: ["Settings"], security: [{ bearer: [] }] } })

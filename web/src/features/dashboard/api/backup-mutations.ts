@@ -1,7 +1,7 @@
 // The dashboard's actions on backups and restores as mutations; each reloads the lists it changes.
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { answerOf } from "../../../lib/api-client";
-import { deleteBackupRequest, resolveAnomalyRequest, restoreBackupRequest, verifyBackupRequest } from "./dashboard-api";
+import { deleteBackupRequest, resolveAnomalyRequest, restoreBackupRequest, restoreToMomentRequest, verifyBackupRequest } from "./dashboard-api";
 import { reloadBackupLists } from "./get-backups";
 import { restoresQueryKey } from "./get-restores";
 
@@ -28,6 +28,17 @@ export function useStartRestore() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: ({ backupId, databaseName, ...where }: RestoreRequest) => answerOf(restoreBackupRequest(backupId, databaseName, where)),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: restoresQueryKey }),
+  });
+}
+
+export type RestoreToMomentRequest = Parameters<typeof restoreToMomentRequest>[0];
+
+/** Restores a database to a moment (a base backup and its oplog); Restore History is read again. */
+export function useRestoreToMoment() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (request: RestoreToMomentRequest) => answerOf(restoreToMomentRequest(request)),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: restoresQueryKey }),
   });
 }

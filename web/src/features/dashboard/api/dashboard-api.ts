@@ -18,6 +18,8 @@ export const downloadBackupRangeRequest = (id: string, start: number, end: numbe
 /** `databaseName` is the typed confirmation: the target's name. */
 export const restoreBackupRequest = (id: string, databaseName: string, where: { targetDatabase?: string; collections?: string[] } = {}) =>
   backupNode(id).restore.post({ databaseName, ...where });
+export const restoreToMomentRequest = (body: { databaseId: string; at: string; confirmation: string; targetDatabase?: string; collections?: string[] }) =>
+  api.restores["point-in-time"].post(body);
 export const listRestoresRequest = () => api.backups.restores.all.get();
 /** Asks the database's agent to read the stored backup back again (202; the result arrives on the row). */
 export const verifyBackupRequest = (id: string) => backupNode(id).verify.post();

@@ -4,9 +4,12 @@ import { Button } from "../../../components/ui/button";
 import { Dialog } from "../../../components/ui/dialog";
 import { inputClasses } from "../../../components/ui/field";
 import { cn } from "../../../lib/cn";
-import { formatDateTime } from "../../../lib/format-date";
+import { formatDateTime, formatDateTimeToSecond } from "../../../lib/format-date";
 import { readErrorMessage, readErrorStatus } from "../../../lib/api-client";
-import { useStartRestore } from "../api/backup-mutations";
+import { useDatabases } from "../../../lib/api/get-databases";
+import { PointInTimePicker } from "../../point-in-time/components/point-in-time-picker";
+import type { RestorePlan } from "../../point-in-time/api/pitr-api";
+import { useRestoreToMoment, useStartRestore } from "../api/backup-mutations";
 import type { Backup } from "../api/dashboard-api";
 import {
   DEFAULT_TARGET,
@@ -30,16 +33,24 @@ type Props = {
 const STEP_COUNT = 4;
 const stepTitle = (step: number) => `Restore database: step ${step} of ${STEP_COUNT}`;
 
+/** What is restored: this backup as it is, or the database at a moment (a base backup and its oplog). */
+type RestoreSource = "backup" | "moment";
+
 /**
- * The restore wizard: where to restore (over the original, or as a copy, optionally only some
+ * The restore wizard: this backup or a point in time, where to restore (over the original, or as a copy, optionally only some
  * collections), the spec's two warnings, then the exact target name to confirm.
  */
 export function RestoreDialog({ backup, onClose, onRestored, keyWarning = null }: Props) {
   const [step, setStep] = useState(1);
   const [typed, setTyped] = useState("");
   const restore = useStartRestore();
+  const restoreToMoment = useRestoreToMoment();
   const { reset } = restore;
-  const busy = restore.isPending;
+  const resetMoment = restoreToMoment.reset;
+  const busy = restore.isPending || restoreToMoment.isPending;
+  const [from, setFrom] = useState<RestoreSource>("backup");
+  const [chosen, setChosen] = useState<{ at: string; plan: RestorePlan } | null>(null);
+  const database = useDatabases().data?.find((entry) => entry.name === backup?.databaseName) ?? null;
   const [error, setError] = useState<string | null>(null);
   const [where, setWhere] = useState<RestoreTarget>(DEFAULT_TARGET);
   const inputId = useId();
@@ -49,9 +60,12 @@ export function RestoreDialog({ backup, onClose, onRestored, keyWarning = null }
     setStep(1);
     setTyped("");
     reset();
+    resetMoment();
     setError(null);
     setWhere(DEFAULT_TARGET);
-  }, [backup?.id, reset]);
+    setFrom("backup");
+    setChosen(null);
+  }, [backup?.id, reset, resetMoment]);
 
   const source = backup?.databaseName ?? "";
   const copyName = where.copyName ?? (backup ? defaultCopyName(backup) : "");
@@ -73,6 +87,23 @@ export function RestoreDialog({ backup, onClose, onRestored, keyWarning = null }
   const submit = () => {
     if (!backup || !matches) return;
     setError(null);
+    // An answer without a message says the restore was refused; no answer at all, something else went wrong.
+    const onError = (failure: unknown) =>
+      setError(readErrorMessage(failure) ?? (readErrorStatus(failure) === null ? "An unexpected error occurred" : "Failed to initiate restore"));
+    if (from === "moment") {
+      if (!database || !chosen) return;
+      restoreToMoment.mutate(
+        {
+          databaseId: database.id,
+          at: chosen.at,
+          confirmation: typed,
+          ...(where.mode === "copy" ? { targetDatabase: name } : {}),
+          ...(collections.length > 0 ? { collections } : {}),
+        },
+        { onSuccess: onRestored, onError },
+      );
+      return;
+    }
     restore.mutate(
       {
         backupId: backup.id,
@@ -80,12 +111,7 @@ export function RestoreDialog({ backup, onClose, onRestored, keyWarning = null }
         ...(where.mode === "copy" ? { targetDatabase: name } : {}),
         ...(collections.length > 0 ? { collections } : {}),
       },
-      {
-        onSuccess: onRestored,
-        // An answer without a message says the restore was refused; no answer at all, something else went wrong.
-        onError: (failure) =>
-          setError(readErrorMessage(failure) ?? (readErrorStatus(failure) === null ? "An unexpected error occurred" : "Failed to initiate restore")),
-      },
+      { onSuccess: onRestored, onError },
     );
   };
 
@@ -98,7 +124,7 @@ export function RestoreDialog({ backup, onClose, onRestored, keyWarning = null }
     step === 1 ? (
       <>
         {cancel}
-        <Button onClick={() => setStep(2)} disabled={whereProblem !== null}>
+        <Button onClick={() => setStep(2)} disabled={whereProblem !== null || (from === "moment" && chosen === null)}>
           Next
         </Button>
       </>
@@ -136,6 +162,14 @@ export function RestoreDialog({ backup, onClose, onRestored, keyWarning = null }
             <Alert tone="warning" title="This agent lacks the backup's key">
               <span data-testid="restore-key-warning">{keyWarning}</span>
             </Alert>
+          ) : null}
+          {step === 1 && database?.pitrEnabled ? <SourceChoice from={from} onChange={setFrom} backupTime={formatDateTime(backup.timestamp)} /> : null}
+          {step === 1 && from === "moment" && database ? <PointInTimePicker databaseId={database.id} onChange={setChosen} /> : null}
+          {step > 1 && from === "moment" && chosen ? (
+            <p data-testid="restore-moment-summary">
+              To <strong className="text-slate-900">{formatDateTimeToSecond(chosen.at)}</strong>: the backup consistent at{" "}
+              {formatDateTimeToSecond(chosen.plan.base.consistentAt.at)} + {chosen.plan.slices.count} oplog slice{chosen.plan.slices.count === 1 ? "" : "s"}
+            </p>
           ) : null}
           {step === 1 ? (
             <RestoreTargetStep inventory={backup.collections} source={source} copyName={copyName} where={where} onChange={setWhere} problem={whereProblem} />
@@ -192,5 +226,27 @@ function WarningStep({ warning }: { warning: RestoreWarning }) {
         ))}
       </ul>
     </>
+  );
+}
+
+/** This backup as it is, or the database at a moment; offered when point-in-time recovery is on. */
+function SourceChoice({ from, onChange, backupTime }: { from: RestoreSource; onChange: (from: RestoreSource) => void; backupTime: string }) {
+  const name = useId();
+  const options: [RestoreSource, string][] = [
+    ["backup", `This backup (${backupTime})`],
+    ["moment", "A point in time"],
+  ];
+  return (
+    <fieldset>
+      <legend className="font-medium text-slate-900">Restore from</legend>
+      <div className="mt-1 flex flex-wrap gap-4">
+        {options.map(([value, label]) => (
+          <label key={value} className="flex items-center gap-2">
+            <input type="radio" name={name} value={value} checked={from === value} onChange={() => onChange(value)} />
+            {label}
+          </label>
+        ))}
+      </div>
+    </fieldset>
   );
 }

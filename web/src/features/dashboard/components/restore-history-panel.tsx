@@ -14,6 +14,8 @@ import { RestoreProgress } from "./restore-progress";
 import { StatusBadge } from "./status-badge";
 
 export const HISTORY_DATE_PATTERN = "MMM d, yyyy h:mm a";
+/** A point-in-time restore's moment, to the second it was restored to. */
+export const MOMENT_DATE_PATTERN = "MMM d, yyyy HH:mm:ss";
 
 /** A finished restore's Details: the error or status in words; a drill's findings in full (its error on hover). */
 function RestoreDetails({ restore }: { restore: RestoreRecord }) {
@@ -46,6 +48,11 @@ function RestoreTarget({ restore }: { restore: RestoreRecord }) {
         <span className="block text-xs font-normal text-slate-500">as a copy in {restore.targetDatabase}</span>
       ) : null}
       {restore.collections ? <span className="block text-xs font-normal text-slate-500">only {restore.collections.join(", ")}</span> : null}
+      {restore.pointInTime ? (
+        <span className="block text-xs font-normal text-slate-500" data-testid="restore-moment" title={`oplog position ${restore.pointInTime.ts}`}>
+          to {formatDatePattern(restore.pointInTime.at, MOMENT_DATE_PATTERN)}
+        </span>
+      ) : null}
     </>
   );
 }

@@ -1,30 +1,14 @@
-// The per-database "Point-in-time recovery" switch: on only where the plan offers it, and the
-// database's agent is told at once which databases it ships (and again each time it connects).
-import { and, eq, gt } from "drizzle-orm";
-import { agentDatabases, agents, databases, plans, users } from "@db/schema";
+// The per-database "Point-in-time recovery" switch of Settings → Databases: on only where the plan
+// offers it and the database user holds the roles; the database's agent is told at once.
+import { and, eq } from "drizzle-orm";
+import { agentDatabases, agents, databases } from "@db/schema";
 import type { AppContext } from "../../context";
-import { sendToAgent } from "../../lib/agent-commands";
 import { AppError, conflict, notFound } from "../../lib/errors";
 import type { AuthenticatedUser } from "../auth/guard";
 import { refuseIfProtected } from "../backup-protection/check";
+import { announceShippedDatabases } from "../pitr/shipped-databases";
 import { planOfUser } from "../plans/service";
-import { listDatabases } from "../settings/service";
-
-/** The names of the databases an agent runs whose oplog it ships: switched on, active, on a plan that offers it. */
-export async function listShippedDatabases(ctx: AppContext, agentId: string): Promise<string[]> {
-  const rows = await ctx.db
-    .select({ name: databases.name })
-    .from(databases)
-    .innerJoin(users, eq(users.id, databases.userId))
-    .innerJoin(plans, eq(plans.id, users.planId))
-    .where(and(eq(databases.agentId, agentId), eq(databases.pitrEnabled, true), eq(databases.isActive, true), gt(plans.pitrWindowHours, 0)));
-  return rows.map((row) => row.name).sort();
-}
-
-/** Tells an agent which databases it ships now (it stops the others). */
-export async function announceShippedDatabases(ctx: AppContext, agentId: string): Promise<void> {
-  await sendToAgent(ctx, agentId, { type: "pitr", databases: await listShippedDatabases(ctx, agentId) });
-}
+import { listDatabases } from "./service";
 
 /**
  * Switches point-in-time recovery of one of the user's databases and answers them all; 403

@@ -1,0 +1,1 @@
+ALTER TABLE "restores" ADD COLUMN "point_in_time" jsonb;

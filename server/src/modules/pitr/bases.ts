@@ -1,0 +1,25 @@
+// The base backups of point-in-time recovery: a database's completed backups consistent at one
+// oplog position, where a restore to a moment starts replaying.
+import { and, asc, eq, isNotNull } from "drizzle-orm";
+import { backups } from "@db/schema";
+import { oplogTimeToBigInt } from "@protocol/pitr";
+import type { AppContext } from "../../context";
+
+/** The user's completed point-in-time consistent backups of `databaseName`, oldest first, with their position. */
+export async function findBaseBackups(ctx: AppContext, userId: string, databaseName: string) {
+  const rows = await ctx.db
+    .select()
+    .from(backups)
+    .where(
+      and(
+        eq(backups.userId, userId),
+        eq(backups.databaseName, databaseName),
+        eq(backups.status, "completed"),
+        eq(backups.consistency, "point-in-time"),
+        isNotNull(backups.consistentAtT),
+        isNotNull(backups.consistentAtI),
+      ),
+    )
+    .orderBy(asc(backups.consistentAtT), asc(backups.consistentAtI));
+  return rows.map((backup) => ({ backup, id: backup.id, consistentAt: oplogTimeToBigInt({ t: backup.consistentAtT!, i: backup.consistentAtI! }) }));
+}

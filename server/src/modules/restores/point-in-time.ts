@@ -1,0 +1,109 @@
+// Restoring a database to a moment (issue 25 §3): the newest base backup consistent at or before
+// it and the slices of one unbroken chain from there to it, sent to the agent as the restore
+// command's pointInTime. The server only matches positions; the agent checks and replays.
+import { and, eq } from "drizzle-orm";
+import { databases, pitrSlices } from "@db/schema";
+import { formatOplogTime, oplogTimeFromBigInt, oplogTimeToBigInt, parseOplogTime } from "@protocol/pitr";
+import type { AppContext } from "../../context";
+import { AppError, badRequest, notFound } from "../../lib/errors";
+import { findBaseBackups } from "../pitr/bases";
+import { describeOplogPosition } from "../pitr/gaps";
+import { planPointInTime, restorableWindows } from "../pitr/restore-plan";
+import { requestRestore } from "./service";
+
+const ISO_SECOND = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.0{1,3})?(Z|[+-]\d{2}:\d{2})$/;
+const LAST_INCREMENT = 0xffffffffn;
+
+/**
+ * The oplog position a moment names: "t,i" as it is; an ISO time to the second as the last
+ * position of that second (every write of it included). Throws 400 for anything else.
+ */
+export function readMoment(at: string): bigint {
+  const position = parseOplogTime(at);
+  if (position) return oplogTimeToBigInt(position);
+  const millis = ISO_SECOND.test(at) ? Date.parse(at) : Number.NaN;
+  if (Number.isNaN(millis) || millis < 0 || millis / 1000 >= 2 ** 32) {
+    throw badRequest("at must be a time to the second with its zone (e.g. 2026-11-27T14:37:05Z) or an oplog position written seconds,increment.");
+  }
+  return (BigInt(Math.floor(millis / 1000)) << 32n) | LAST_INCREMENT;
+}
+
+const describe = (position: bigint) => {
+  const { at, ts } = describeOplogPosition(position);
+  return `${at.replace(".000Z", "Z")} (${ts})`;
+};
+
+/**
+ * What a restore of one of the user's databases to `at` would use: the base backup and the slices.
+ * 404 for a database of another account; 422 naming the moments that can be restored when none covers `at`.
+ */
+export async function planRestoreToMoment(ctx: AppContext, userId: string, databaseId: string, at: string) {
+  const until = readMoment(at);
+  const [database] = await ctx.db
+    .select()
+    .from(databases)
+    .where(and(eq(databases.id, databaseId), eq(databases.userId, userId)));
+  if (!database) throw notFound("Database");
+  const bases = await findBaseBackups(ctx, userId, database.name);
+  const slices = await ctx.db
+    .select()
+    .from(pitrSlices)
+    .where(and(eq(pitrSlices.databaseId, database.id), eq(pitrSlices.stored, true)));
+  const plan = planPointInTime(bases, slices, until);
+  if (!plan) throw notCovered(database.name, until, restorableWindows(bases, slices));
+  return { database, until, base: plan.base.backup, baseAt: plan.base.consistentAt, slices: plan.slices };
+}
+
+function notCovered(databaseName: string, until: bigint, windows: { from: bigint; to: bigint }[]) {
+  if (windows.length === 0) {
+    return new AppError(
+      422,
+      "BAD_REQUEST",
+      `"${databaseName}" cannot be restored to a point in time yet: it needs a completed point-in-time consistent backup followed by shipped oplog. Turn on point-in-time recovery and take a backup.`,
+    );
+  }
+  const where = until < windows[0]!.from ? "before the oldest base backup" : until > windows.at(-1)!.to ? "after the newest shipped oplog" : "inside a gap";
+  const ranges = windows.map((window) => `from ${describe(window.from)} to ${describe(window.to)}`).join(", ");
+  return new AppError(422, "BAD_REQUEST", `${describe(until)} is ${where}: "${databaseName}" can be restored to a moment ${ranges}.`);
+}
+
+/** The dry run the wizard shows: the moment, the base backup and how many slices. */
+export async function describeRestorePlan(ctx: AppContext, userId: string, databaseId: string, at: string) {
+  const plan = await planRestoreToMoment(ctx, userId, databaseId, at);
+  return {
+    databaseId: plan.database.id,
+    databaseName: plan.database.name,
+    until: describeOplogPosition(plan.until),
+    base: { id: plan.base.id, createdAt: plan.base.createdAt.toISOString(), consistentAt: describeOplogPosition(plan.baseAt) },
+    slices: {
+      count: plan.slices.length,
+      entries: plan.slices.reduce((sum, s) => sum + s.entryCount, 0),
+      bytes: plan.slices.reduce((sum, s) => sum + s.size, 0),
+    },
+  };
+}
+
+export type PointInTimeRequest = { databaseId: string; at: string; targetDatabase?: string; collections?: string[]; confirmation: string };
+
+/** Restores one of the user's databases to a moment: the chosen base backup, then its slices replayed up to it. */
+export async function requestPointInTimeRestore(ctx: AppContext, userId: string, input: PointInTimeRequest) {
+  const plan = await planRestoreToMoment(ctx, userId, input.databaseId, input.at);
+  const until = oplogTimeFromBigInt(plan.until);
+  return requestRestore(
+    ctx,
+    userId,
+    plan.base.id,
+    {
+      databaseName: input.confirmation,
+      ...(input.targetDatabase ? { targetDatabase: input.targetDatabase } : {}),
+      ...(input.collections ? { collections: input.collections } : {}),
+    },
+    {
+      record: { ts: formatOplogTime(until), at: new Date(until.t * 1000).toISOString(), sliceIds: plan.slices.map((slice) => slice.id) },
+      command: {
+        until,
+        slices: plan.slices.map((slice) => ({ id: slice.id, chain: slice.chain, sequence: slice.sequence, size: slice.size, sha256: slice.sha256 })),
+      },
+    },
+  );
+}
