@@ -129,6 +129,8 @@ export async function restoreArchive(options: RestoreOptions, readFraction: (() 
       usersAndRoles: options.usersAndRoles,
     });
     throwIfAborted(options.signal);
+    // Only the built-in engine replays entries up to a bound into staging.
+    if (options.pointInTime) choice = { engine: "builtin" };
     if (choice.engine === "native") choice = await avoidMongorestoreMisfit(choice, options, prelude, plan);
     const expected = options.expectedNamespaces
       ?.filter((entry) => entry.metadata && plan.targetOf(entry.metadata) !== undefined)
@@ -143,7 +145,7 @@ export async function restoreArchive(options: RestoreOptions, readFraction: (() 
     // (the backup's only complete copy of that target) is never dropped as a leftover.
     await finishInterruptedCopies(options.uri, plan.targetDatabases, options.onNotice);
     throwIfAborted(options.signal);
-    const request = { uri: options.uri, prelude, plan, signal: options.signal, tracker };
+    const request = { uri: options.uri, prelude, plan, signal: options.signal, tracker, pointInTime: options.pointInTime };
     const result = choice.engine === "native" ? await restoreWithTool({ ...request, toolPath: choice.path }) : await restoreWithDriver(request);
     tracker.finish();
     return result;
