@@ -105,10 +105,11 @@ export interface RestoreOptions extends OperationOptions {
 export interface PointInTimeReplay {
   until: { t: number; i: number };
   /**
-   * The entries after the base's consistent point `base`, once the whole chain is checked; throws
-   * (naming the slice at fault) when it is not whole. Called before anything is swapped in.
+   * The entries of `database` (the backup's) after the base's consistent point `base`, once the
+   * whole chain is checked; throws (naming the slice at fault) when it is not whole. Called
+   * before anything is swapped in.
    */
-  entriesAfter(base: { t: number; i: number }): Promise<Uint8Array[]>;
+  entriesAfter(base: { t: number; i: number }, database: string): Promise<Uint8Array[]>;
 }
 
 /** Documents restored and failed (duplicate keys, validation...) in one collection. */

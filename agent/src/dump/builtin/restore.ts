@@ -157,7 +157,7 @@ export async function restoreWithDriver(request: BuiltinRestoreRequest): Promise
     let until: PointInTimeReplay["until"] | undefined;
     if (request.pointInTime) {
       until = request.pointInTime.until;
-      oplogEntries.push(...(await chainEntries(request.pointInTime, oplogEntries)));
+      oplogEntries.push(...(await chainEntries(request.pointInTime, oplogEntries, plan)));
     }
     if (oplogEntries.length > 0) {
       const register = (metadata: CollectionMetadata) => {
@@ -188,7 +188,13 @@ export async function restoreWithDriver(request: BuiltinRestoreRequest): Promise
 }
 
 /** The slices' entries after the base's consistent point: the last entry of its own oplog (a no-op at T1). */
-async function chainEntries(pointInTime: PointInTimeReplay, baseEntries: Uint8Array[]): Promise<Uint8Array[]> {
+async function chainEntries(pointInTime: PointInTimeReplay, baseEntries: Uint8Array[], plan: RestorePlan): Promise<Uint8Array[]> {
+  const database = plan.onlyDatabase ?? (plan.sourceDatabases.length === 1 ? plan.sourceDatabases[0] : undefined);
+  if (database === undefined) {
+    throw new DumpError("unsupported", "a point-in-time restore replays one database's slices, and this backup holds several", {
+      hint: "restore one database of it with --to-db or the database's own backup",
+    });
+  }
   const last = baseEntries.at(-1);
   const ts = last && readEntryTimestamp(last);
   if (!ts) {
@@ -196,7 +202,7 @@ async function chainEntries(pointInTime: PointInTimeReplay, baseEntries: Uint8Ar
       hint: "use a backup of a replica set taken with point-in-time recovery on",
     });
   }
-  return pointInTime.entriesAfter(ts);
+  return pointInTime.entriesAfter(ts, database);
 }
 
 /** Adds the users and roles restored to the result; they are no longer among the skipped namespaces. */

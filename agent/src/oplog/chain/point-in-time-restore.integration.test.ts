@@ -43,7 +43,7 @@ function restoreTo(database: string, until: OplogTime, files: SliceFile[] = slic
     reopen: () => createReadStream(history.base),
     database,
     tools: { mode: "builtin" },
-    pointInTime: pointInTimeReplay({ files, keys: { masterKey: KEY }, database: "shop", until }),
+    pointInTime: pointInTimeReplay({ files, keys: { masterKey: KEY }, until }),
   });
 }
 

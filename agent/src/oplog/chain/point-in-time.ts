@@ -12,16 +12,15 @@ import { type VerifiedChain, verifyChain } from "./verify-chain.ts";
 export function pointInTimeReplay(request: {
   files: SliceFile[];
   keys: SliceKeys;
-  database: string;
   until: OplogTime;
   /** Hears the chain once it is checked. */
   onVerified?: (chain: VerifiedChain) => void;
 }): PointInTimeReplay {
   return {
     until: request.until,
-    async entriesAfter(base) {
+    async entriesAfter(base, database) {
       try {
-        const chain = await verifyChain({ files: request.files, keys: request.keys, database: request.database, base, until: request.until });
+        const chain = await verifyChain({ files: request.files, keys: request.keys, database, base, until: request.until });
         request.onVerified?.(chain);
         return chain.entries;
       } catch (cause) {

@@ -96,6 +96,12 @@ export async function recordHistory(client: MongoClient, uri: string, key: Uint8
   }
   await orders.insertOne({ _id: 6, n: 6 } as never);
   await record(client, moments, "after an aborted transaction", shipper.sealed);
+  // Slices past the last moment's second too: a restore to that second (ISO time) is covered.
+  const last = moments.at(-1)!.until;
+  await waitUntil(async () => (await tick(client), shipper.sealed.some((slice) => slice.end.t > last.t)), {
+    timeout: 30_000,
+    message: "a slice past the last second",
+  });
   await shipper.stop();
   return { base, moments, slices: join(dir, "server") };
 }
