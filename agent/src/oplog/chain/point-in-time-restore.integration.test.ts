@@ -61,9 +61,9 @@ describe("a point-in-time restore", () => {
 
 describe("a chain that is not whole is refused, the target untouched", () => {
   const last = () => history.moments.at(-1)!.until;
+  let victims = 0;
   async function expectRefused(files: SliceFile[], message: RegExp, until = last()) {
-    const target = "victim";
-    await rs.client.db(target).collection("keep").deleteMany({});
+    const target = `victim_${victims++}`;
     await rs.client
       .db(target)
       .collection("keep")
