@@ -104,6 +104,8 @@ export interface RestoreOptions extends OperationOptions {
 /** What a point-in-time restore replays after the base backup (oplog/chain checks the slices). */
 export interface PointInTimeReplay {
   until: { t: number; i: number };
+  /** Checks what it can of the slices of `database` before the database is touched; throws naming the slice. */
+  check(database: string): Promise<void>;
   /**
    * The entries of `database` (the backup's) after the base's consistent point `base`, once the
    * whole chain is checked; throws (naming the slice at fault) when it is not whole. Called

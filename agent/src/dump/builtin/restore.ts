@@ -189,12 +189,7 @@ export async function restoreWithDriver(request: BuiltinRestoreRequest): Promise
 
 /** The slices' entries after the base's consistent point: the last entry of its own oplog (a no-op at T1). */
 async function chainEntries(pointInTime: PointInTimeReplay, baseEntries: Uint8Array[], plan: RestorePlan): Promise<Uint8Array[]> {
-  const database = plan.onlyDatabase ?? (plan.sourceDatabases.length === 1 ? plan.sourceDatabases[0] : undefined);
-  if (database === undefined) {
-    throw new DumpError("unsupported", "a point-in-time restore replays one database's slices, and this backup holds several", {
-      hint: "restore one database of it with --to-db or the database's own backup",
-    });
-  }
+  const database = pointInTimeDatabase(plan);
   const last = baseEntries.at(-1);
   const ts = last && readEntryTimestamp(last);
   if (!ts) {
@@ -203,6 +198,15 @@ async function chainEntries(pointInTime: PointInTimeReplay, baseEntries: Uint8Ar
     });
   }
   return pointInTime.entriesAfter(ts, database);
+}
+
+/** The one database whose slices a point-in-time restore replays; throws DumpError "unsupported" for a backup of several. */
+export function pointInTimeDatabase(plan: RestorePlan): string {
+  const database = plan.onlyDatabase ?? (plan.sourceDatabases.length === 1 ? plan.sourceDatabases[0] : undefined);
+  if (database !== undefined) return database;
+  throw new DumpError("unsupported", "a point-in-time restore replays one database's slices, and this backup holds several", {
+    hint: "restore one database of it with --to-db or the database's own backup",
+  });
 }
 
 /** Adds the users and roles restored to the result; they are no longer among the skipped namespaces. */

@@ -14,7 +14,7 @@ import type { MongoTestServer } from "../../../../testkit/mongo-server/server.ts
 import { startReplicaSetWithClient, stopWithClient } from "../../../../testkit/mongo-server/replica-set/test-support.ts";
 import type { OplogTime } from "../../../../protocol/pitr.ts";
 import { decryptBuffer, encryptBuffer } from "../../archive/index.ts";
-import { restoreFromEncrypted } from "../../dump/encrypted.ts";
+import { restoreFromEncrypted, VERIFYING_LABEL } from "../../dump/encrypted.ts";
 import { pointInTimeReplay, type SliceFile } from "./index.ts";
 import { type Moment, readSliceFiles, recordHistory, snapshotDatabase } from "./test-support/recorded-history.ts";
 
@@ -35,8 +35,14 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+/** Collections the restores entered (staging began): what progress names besides the file check. */
+const entered: string[] = [];
+
 function restoreTo(database: string, until: OplogTime, files: SliceFile[] = slices) {
   return restoreFromEncrypted({
+    onProgress: (progress) => {
+      if (progress.collection !== VERIFYING_LABEL) entered.push(progress.collection);
+    },
     uri: rs.server.uri,
     masterKey: KEY,
     input: createReadStream(history.base),
@@ -89,9 +95,11 @@ describe("a chain that is not whole is refused, the target untouched", () => {
     );
   }, 60_000);
 
-  test("a slice truncated", async () => {
+  test("a slice truncated: refused before any collection is staged", async () => {
     const file = slices[middle()]!;
+    entered.length = 0;
     await expectRefused(with_(middle(), file.bytes.subarray(0, file.bytes.length - 7)), new RegExp(`slice ${file.name} cannot be opened: .*trunc`, "i"));
+    expect(entered).toEqual([]);
   }, 60_000);
 
   test("a slice bit-flipped", async () => {

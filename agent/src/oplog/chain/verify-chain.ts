@@ -26,15 +26,36 @@ export interface VerifiedChain {
 
 /** Throws ChainError naming the slice (or the interval) at fault. */
 export async function verifyChain(request: VerifyChainRequest): Promise<VerifiedChain> {
-  const { base, until } = request;
+  return verifyOpenedChain(await openChain(request.files, request.keys, request.database), request.base, request.until);
+}
+
+/**
+ * What can be checked before the base backup's point is known: every slice opens and names the
+ * database and, for the server's list (each file with `expected`), the slices follow one another.
+ * Throws ChainError naming the slice.
+ */
+export async function openChain(files: SliceFile[], keys: SliceKeys, database: string): Promise<OpenedChain> {
+  const opened: OpenedSlice[] = [];
+  for (const file of files) opened.push(await openSlice(file, keys, database));
+  const listed = files.every((file) => file.expected);
+  if (listed) checkContiguous(opened);
+  return { slices: opened, listed };
+}
+
+export interface OpenedChain {
+  slices: OpenedSlice[];
+  /** In chain order as the server listed them (else a directory's, in any order). */
+  listed: boolean;
+}
+
+/** The rest of verifyChain once the base's point is known. */
+export function verifyOpenedChain(chain: OpenedChain, base: OplogTime, until: OplogTime): VerifiedChain {
   if (compareOplogTimes(until, base) < 0) {
     throw new ChainError(`${formatOplogTime(until)} is before the base backup's consistent point ${formatOplogTime(base)}`, {
       hint: "choose a later time, or a base backup taken before it",
     });
   }
-  const opened: OpenedSlice[] = [];
-  for (const file of request.files) opened.push(await openSlice(file, request.keys, request.database));
-  const ordered = request.files.every((file) => file.expected) ? opened : pickChain(opened, base, until);
+  const ordered = chain.listed ? chain.slices : pickChain(chain.slices, base, until);
   if (ordered.length === 0) {
     if (compareOplogTimes(until, base) === 0) return { chain: "", slices: [], entries: [] };
     throw new ChainError(`no slice covers the time from the base backup's point ${formatOplogTime(base)} to ${formatOplogTime(until)}`, {
@@ -77,9 +98,10 @@ function pickChain(slices: OpenedSlice[], base: OplogTime, until: OplogTime): Op
     if (twin) throw new ChainError(`slices ${twin.name} and ${slice.name} are both slice ${slice.sequence} of chain ${chain}`);
     seen.set(slice.sequence, slice);
   }
-  return [...seen.values()]
-    .sort((a, b) => a.sequence - b.sequence)
-    .filter((slice) => compareOplogTimes(slice.end, base) > 0 && (compareOplogTimes(slice.start, until) < 0 || compareOplogTimes(slice.start, base) <= 0));
+  const after = [...seen.values()].sort((a, b) => a.sequence - b.sequence).filter((slice) => compareOplogTimes(slice.end, base) > 0);
+  // Up to the first slice reaching `until`: the later ones are not needed (a hole before it is found by checkContiguous).
+  const reaching = after.findIndex((slice) => compareOplogTimes(slice.end, until) >= 0);
+  return reaching < 0 ? after : after.slice(0, reaching + 1);
 }
 
 // No slice holds the base's point: the chain starting soonest after it, so the error names its first slice.
