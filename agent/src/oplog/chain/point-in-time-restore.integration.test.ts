@@ -38,8 +38,9 @@ afterAll(async () => {
 /** Collections the restores entered (staging began): what progress names besides the file check. */
 const entered: string[] = [];
 
-function restoreTo(database: string, until: OplogTime, files: SliceFile[] = slices) {
+function restoreTo(database: string, until: OplogTime, files: SliceFile[] = slices, collections?: string[]) {
   return restoreFromEncrypted({
+    ...(collections ? { collections } : {}),
     onProgress: (progress) => {
       if (progress.collection !== VERIFYING_LABEL) entered.push(progress.collection);
     },
@@ -64,6 +65,14 @@ describe("a point-in-time restore", () => {
     }
   }, 120_000);
 });
+
+test("with chosen collections: only those, each as it was at the moment", async () => {
+  const moment = history.moments[4]!;
+  await restoreTo("shop_orders_only", moment.until, slices, ["orders"]);
+  const restored = JSON.parse(await snapshotDatabase(rs.client, "shop_orders_only"));
+  expect(Object.keys(restored)).toEqual(["orders"]);
+  expect(restored.orders).toEqual(JSON.parse(moment.contents).orders);
+}, 60_000);
 
 describe("a chain that is not whole is refused, the target untouched", () => {
   const last = () => history.moments.at(-1)!.until;
