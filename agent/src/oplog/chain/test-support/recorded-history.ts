@@ -44,10 +44,16 @@ async function record(client: MongoClient, moments: Moment[], label: string, sea
   const until = toOplogTimestamp(await readNewestOplogTimestamp(client));
   moments.push({ label, until, contents: await snapshotDatabase(client, "shop") });
   if (within) return;
-  await waitUntil(async () => (await tick(client), sealed.some((slice) => compareOplogTimes(slice.end, until) >= 0)), {
-    timeout: 30_000,
-    message: `a slice reaching ${label}`,
-  });
+  await waitUntil(
+    async () => {
+      await tick(client);
+      return sealed.some((slice) => compareOplogTimes(slice.end, until) >= 0);
+    },
+    {
+      timeout: 30_000,
+      message: `a slice reaching ${label}`,
+    },
+  );
 }
 
 // An idle database's slice is sealed once the oplog moves on: writes elsewhere move it.
@@ -63,7 +69,13 @@ export async function recordHistory(client: MongoClient, uri: string, key: Uint8
   ] as never[]);
   await shop.collection("orders").createIndex({ n: 1 }, { name: "n_1" });
   const shipper = shipToDirectory(client, "shop", key, dir);
-  await waitUntil(async () => (await tick(client), shipper.sealed.length > 0), { timeout: 20_000, message: "the shipper sealed no first slice" });
+  await waitUntil(
+    async () => {
+      await tick(client);
+      return shipper.sealed.length > 0;
+    },
+    { timeout: 20_000, message: "the shipper sealed no first slice" },
+  );
 
   const base = join(dir, "base.enc.dbvault");
   const backup = createBackupStream({ uri, database: "shop", masterKey: key, tools: { mode: "builtin" }, compressionThreads: 0 });
@@ -103,10 +115,16 @@ export async function recordHistory(client: MongoClient, uri: string, key: Uint8
   await record(client, moments, "after an aborted transaction", shipper.sealed);
   // Slices past the last moment's second too: a restore to that second (ISO time) is covered.
   const last = moments.at(-1)!.until;
-  await waitUntil(async () => (await tick(client), shipper.sealed.some((slice) => slice.end.t > last.t)), {
-    timeout: 30_000,
-    message: "a slice past the last second",
-  });
+  await waitUntil(
+    async () => {
+      await tick(client);
+      return shipper.sealed.some((slice) => slice.end.t > last.t);
+    },
+    {
+      timeout: 30_000,
+      message: "a slice past the last second",
+    },
+  );
   await shipper.stop();
   return { base, moments, slices: join(dir, "server") };
 }
