@@ -177,7 +177,9 @@ test.skipIf(missing !== null)(
 
     const archive = await decryptArchive(config, file);
     expect(archive.namespaces).toContain(OPLOG_NAMESPACE);
-    const namespaces = archive.oplog.map((entry) => String(entry.ns));
+    // The window ends with the no-op at T1 that tells the backup's consistent point.
+    expect(archive.oplog.at(-1)).toMatchObject({ op: "n", ns: "", o: { msg: "dbvault consistent point" } });
+    const namespaces = archive.oplog.slice(0, -1).map((entry) => String(entry.ns));
     // Only the dumped database's entries, the transaction cut down to its operations on shop.
     expect(namespaces.every((ns) => ns.startsWith("shop.") || ns === "admin.$cmd")).toBe(true);
     const transaction = archive.oplog.find((entry) => entry.ns === "admin.$cmd")!;
@@ -256,7 +258,8 @@ test.skipIf(missing !== null)(
     const archive = await readArchive(path);
     expect(archive.namespaces).toContain(OPLOG_NAMESPACE);
     expect(archive.oplog.length).toBeGreaterThan(0);
-    expect(archive.oplog.every((entry) => String(entry.ns).startsWith("sales.") || entry.ns === "admin.$cmd")).toBe(true);
+    expect(archive.oplog.at(-1)).toMatchObject({ op: "n", ns: "", o: { msg: "dbvault consistent point" } });
+    expect(archive.oplog.slice(0, -1).every((entry) => String(entry.ns).startsWith("sales.") || entry.ns === "admin.$cmd")).toBe(true);
     const restored = await restoreWithOplogReplay(path, "sales");
     expect(restored.contents).toEqual(atT1);
   },

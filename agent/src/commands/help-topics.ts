@@ -142,8 +142,9 @@ example:
 `;
 
 export const RESTORE_HELP = `usage: dbvault-agent restore (--db NAME | --uri URI | --uri-file PATH) --in FILE
-                             [--to-db TARGET] [--collections a,b] [--json]
-                             [--no-users-and-roles] [--identity FILE] [--config PATH] [--quiet]
+                             [--oplog DIR --until TIME] [--to-db TARGET] [--collections a,b]
+                             [--json] [--no-users-and-roles] [--identity FILE] [--config PATH]
+                             [--quiet]
 
 Verifies the whole .enc.dbvault backup first (every chunk, the key, every checksum), then
 restores it. Nothing is changed unless the whole file is good. Each collection in the backup
@@ -168,10 +169,20 @@ options:
   --json               also print {"restored","failed","collections"} on stdout
   --no-users-and-roles with a backup of every database (or admin): do not restore admin's
                        users and roles
+  --oplog DIR          point-in-time recovery: the oplog slices (.enc.dbvault files) shipped
+                       after the backup; the whole chain is checked (key, database, none
+                       missing, contiguous, covering --until) before anything is changed
+  --until TIME         with --oplog: restore to this moment, an ISO time to the second
+                       (2026-11-27T14:37:05Z: every write of that second) or an oplog
+                       position seconds,increment (1795760102,22); transactions count whole,
+                       when they committed
 ${CONFIG_OPTIONS}
 
 example (a new machine with only the saved master key, see dbvault-agent help key):
   dbvault-agent restore --uri mongodb://localhost:27017/shop --in shop.enc.dbvault --to-db shop_copy
+
+example (the database as it was at 14:37:05, from a backup and the slices after it):
+  dbvault-agent restore --db shop --in shop.enc.dbvault --oplog slices/ --until 2026-11-27T14:37:05Z
 `;
 
 export const ENCRYPT_HELP = `usage: dbvault-agent encrypt --in ARCHIVE --out FILE [--compression ALGO] [--force]

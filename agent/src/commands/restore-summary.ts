@@ -4,6 +4,7 @@
 import { connectClient, listDatabaseNames } from "../dump/builtin/client.ts";
 import { isDumpError, type RestoreResult } from "../dump/index.ts";
 import { pluralize } from "../ui/format.ts";
+import { formatOplogTime, type OplogTime } from "../../../protocol/pitr.ts";
 
 /**
  * The namespaces ("db.collection") in `database`, or in every database when none is named.
@@ -58,4 +59,11 @@ export function describeOplogReplay(result: RestoreResult): string | undefined {
   if (!oplog) return undefined;
   const dropped = oplog.dropped.length > 0 ? `; dropped ${oplog.dropped.join(", ")}, which the source dropped while the backup was taken` : "";
   return `applied ${pluralize(oplog.applied, "operation")} of the backup's oplog (the writes made while the backup was taken)${dropped}`;
+}
+
+/** What a point-in-time restore replayed: the operations, the slices and the position reached. */
+export function describePointInTime(result: RestoreResult, until: OplogTime, chain: { slices: unknown[] } | undefined): string {
+  const second =
+    until.i === 0xffffffff ? `${new Date(until.t * 1000).toISOString().replace(".000Z", "Z")} (every write of that second)` : formatOplogTime(until);
+  return `replayed the oplog up to ${second}: ${pluralize(result.oplog?.applied ?? 0, "operation")} of the backup's oplog and ${pluralize(chain?.slices.length ?? 0, "slice")}`;
 }

@@ -11,7 +11,9 @@ import type { CommandContext } from "./context.ts";
 import { openInput } from "./files.ts";
 import { loadMasterKeyConfig } from "./master-key.ts";
 import { chooseRestoreTarget } from "./restore-target.ts";
-import { describeOplogReplay, describeRestoredCollections, listExistingNamespaces } from "./restore-summary.ts";
+import { describeOplogReplay, describePointInTime, describeRestoredCollections, listExistingNamespaces } from "./restore-summary.ts";
+import { readPointInTimeOptions } from "./point-in-time-options.ts";
+import { formatOplogTime } from "../../../protocol/pitr.ts";
 import { parseOptions, requireString } from "./parse-args.ts";
 import { COMMON_OPTIONS, describeEngine } from "./shared.ts";
 import { fetchFromCopy } from "./from-copy.ts";
@@ -28,6 +30,8 @@ const OPTIONS = {
   json: "boolean",
   "no-users-and-roles": "boolean",
   "from-copy": "boolean",
+  oplog: "string",
+  until: "string",
 } as const;
 
 /** Runs `restore`; returns the exit code or throws what describeFailure reports. */
@@ -39,6 +43,7 @@ export async function runRestoreCommand(args: string[], context: CommandContext)
   const targetDatabase = typeof options["to-db"] === "string" ? checkDatabaseName(options["to-db"]) : undefined;
   const name = targetDatabase ?? target.label;
   const collections = typeof options.collections === "string" ? parseCollections(options.collections) : undefined;
+  const pointInTime = await readPointInTimeOptions(options, { masterKey: keyring, ...(identities ? { identities } : {}) });
   const fromCopy = options["from-copy"] === true ? await fetchFromCopy("restore", config, path, named, context) : undefined;
   try {
     return await restoreFile(fromCopy?.path ?? named);
@@ -72,16 +77,21 @@ export async function runRestoreCommand(args: string[], context: CommandContext)
         signal: context.io.signal,
         onProgress: (progress) => display.update(progress),
         onNotice: (message) => context.say(message),
+        ...(pointInTime ? { pointInTime: pointInTime.replay } : {}),
       });
       display.finish();
+      const chain = pointInTime?.chain();
       if (options.json === true) {
-        context.io.stdout.write(`${JSON.stringify({ restored: result.restored, failed: result.failed, collections: result.collections })}\n`);
+        const pit = pointInTime && { until: formatOplogTime(pointInTime.replay.until), slices: chain?.slices.map((slice) => slice.name) ?? [] };
+        context.io.stdout.write(
+          `${JSON.stringify({ restored: result.restored, failed: result.failed, collections: result.collections, ...(pit ? { pointInTime: pit } : {}) })}\n`,
+        );
       }
       context.say(
         `restored ${pluralize(result.restored, "document")} into ${pluralize(Object.keys(result.collections).length, "collection")} of ${name} ` +
           `with ${describeEngine(result.engine, "mongorestore")} from ${input.label}; ${describeRestoredCollections(result, existing)}${result.oplog?.dropped.length ? "" : ", nothing else changed"}`,
       );
-      const replayed = describeOplogReplay(result);
+      const replayed = pointInTime ? describePointInTime(result, pointInTime.replay.until, chain) : describeOplogReplay(result);
       if (replayed) context.say(replayed);
       if (result.skipped.length > 0)
         context.say(`skipped ${result.skipped.join(", ")} (oplog, server or system collections, other databases or collections not chosen)`);

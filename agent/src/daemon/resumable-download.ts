@@ -19,16 +19,24 @@ export class DownloadStalledError extends Error {
   }
 }
 
+type ResumeOptions = { sleep?: (ms: number) => Promise<void>; signal?: AbortSignal; idleTimeoutMs?: number };
+
 /**
  * The backup file as one stream; when the connection drops or stalls midway it asks again from
  * the byte it reached (HTTP Range), so a flaky link does not restart a long restore from zero.
  * Errors with the last failure once the retries are spent, or at once for a final refusal.
  */
-export function openResumableDownload(
-  client: ServerClient,
-  backupId: string,
-  options: { sleep?: (ms: number) => Promise<void>; signal?: AbortSignal; idleTimeoutMs?: number } = {},
-): ReadableStream<Uint8Array> {
+export function openResumableDownload(client: ServerClient, backupId: string, options: ResumeOptions = {}): ReadableStream<Uint8Array> {
+  return openResumableStream((from, signal) => client.download(backupId, from, signal), options);
+}
+
+/** An oplog slice of a point-in-time restore, downloaded as openResumableDownload downloads a backup. */
+export function openResumableSliceDownload(client: ServerClient, sliceId: string, options: ResumeOptions = {}): ReadableStream<Uint8Array> {
+  return openResumableStream((from, signal) => client.sliceDownload(sliceId, from, signal), options);
+}
+
+/** One file as a stream, `request` asked again from the byte reached when the connection drops or stalls. */
+function openResumableStream(request: (from: number, signal: AbortSignal) => Promise<Response>, options: ResumeOptions): ReadableStream<Uint8Array> {
   const sleep = options.sleep ?? ((ms: number) => new Promise((resolve) => setTimeout(resolve, ms)));
   const idleMs = options.idleTimeoutMs ?? DOWNLOAD_IDLE_TIMEOUT_MS;
   let received = 0;
@@ -58,7 +66,7 @@ export function openResumableDownload(
           if (!reader) {
             attempt = new AbortController();
             const signal = options.signal ? AbortSignal.any([options.signal, attempt.signal]) : attempt.signal;
-            const response = await withinIdleTime(client.download(backupId, received, signal), attempt);
+            const response = await withinIdleTime(request(received, signal), attempt);
             reader = response.body!.getReader();
           }
           const { value, done } = await withinIdleTime(reader.read(), attempt!);

@@ -12,6 +12,8 @@ import { type UpdateReport, updateAgent } from "../update/update-agent.ts";
 import { createServerClient, type ServerClient } from "../transport/server-client.ts";
 import type { DaemonLog } from "./daemon-log.ts";
 import type { CopyEntry } from "../copies/copy-destination.ts";
+import { pointInTimeReplay, type SliceFile } from "../oplog/chain/index.ts";
+import type { OplogTime } from "../../../protocol/pitr.ts";
 
 /** What the daemon needs from the rest of the agent; the run command wires the real ones in. */
 export type DaemonRuntime = {
@@ -41,6 +43,8 @@ export type DaemonRuntime = {
       targetDatabase?: string;
       /** Only these collections of the backup. */
       collections?: string[];
+      /** A point-in-time restore: these slices are checked whole and replayed up to `until`. */
+      pointInTime?: { until: OplogTime; files: SliceFile[] };
     },
   ): Promise<RestoreStats>;
   /** Decrypts and parses a whole backup file; answers its documents per namespace; throws what is wrong with it. */
@@ -136,13 +140,15 @@ export function createDaemonRuntime(options: RuntimeOptions): DaemonRuntime {
         backup.stream.destroy();
       }
     },
-    async restore(databaseName, encrypted, { onProgress, signal, inputBytes, targetDatabase, collections }) {
+    async restore(databaseName, encrypted, { onProgress, signal, inputBytes, targetDatabase, collections, pointInTime }) {
       const current = await refresh();
       const database = findDatabase(current, databaseName, path);
       try {
+        const masterKey = readKeyring(current, path);
         const result = await restoreFromEncrypted({
+          ...(pointInTime ? { pointInTime: pointInTimeReplay({ files: pointInTime.files, keys: { masterKey }, until: pointInTime.until }) } : {}),
           uri: database.uri,
-          masterKey: readKeyring(current, path),
+          masterKey,
           input: encrypted,
           ...(inputBytes ? { inputBytes } : {}),
           ...(targetDatabase ? { database: targetDatabase } : {}),

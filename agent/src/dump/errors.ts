@@ -21,6 +21,8 @@ export type DumpErrorCode =
   | "restore-incomplete"
   /** The restore's private copy of the backup could not be written (a full disk, TMPDIR). */
   | "copy-failed"
+  /** The oplog slices of a point-in-time restore are not one whole chain to the time asked (named in the message). */
+  | "invalid-chain"
   /** The operation was aborted through its signal. */
   | "aborted";
 

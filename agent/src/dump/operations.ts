@@ -6,7 +6,7 @@ import { pipeline } from "node:stream/promises";
 import { readArchivePrelude, type ArchivePrelude } from "./archive-prelude.ts";
 import { dumpWithDriver } from "./builtin/dump.ts";
 import { finishInterruptedCopies } from "./builtin/interrupted-copies.ts";
-import { restoreWithDriver } from "./builtin/restore.ts";
+import { pointInTimeDatabase, restoreWithDriver } from "./builtin/restore.ts";
 import { countBytes, createArchiveSink, endWritable, toNodeWritable } from "./byte-streams.ts";
 import { readUriDatabase } from "./connection-string.ts";
 import { abortedError, DumpError, throwIfAborted } from "./errors.ts";
@@ -129,6 +129,12 @@ export async function restoreArchive(options: RestoreOptions, readFraction: (() 
       usersAndRoles: options.usersAndRoles,
     });
     throwIfAborted(options.signal);
+    // Only the built-in engine replays entries up to a bound into staging. Every slice is opened
+    // and checked before the database is touched.
+    if (options.pointInTime) {
+      choice = { engine: "builtin" };
+      await options.pointInTime.check(pointInTimeDatabase(plan));
+    }
     if (choice.engine === "native") choice = await avoidMongorestoreMisfit(choice, options, prelude, plan);
     const expected = options.expectedNamespaces
       ?.filter((entry) => entry.metadata && plan.targetOf(entry.metadata) !== undefined)
@@ -143,7 +149,7 @@ export async function restoreArchive(options: RestoreOptions, readFraction: (() 
     // (the backup's only complete copy of that target) is never dropped as a leftover.
     await finishInterruptedCopies(options.uri, plan.targetDatabases, options.onNotice);
     throwIfAborted(options.signal);
-    const request = { uri: options.uri, prelude, plan, signal: options.signal, tracker };
+    const request = { uri: options.uri, prelude, plan, signal: options.signal, tracker, pointInTime: options.pointInTime };
     const result = choice.engine === "native" ? await restoreWithTool({ ...request, toolPath: choice.path }) : await restoreWithDriver(request);
     tracker.finish();
     return result;

@@ -97,6 +97,21 @@ export interface RestoreOptions extends OperationOptions {
   expectedNamespaces?: NamespaceSummary[];
   /** Whether a restore of every database (or of admin) restores the backup's users and roles; default true. */
   usersAndRoles?: boolean;
+  /** A point-in-time restore: after the backup's own oplog, a chain of slices is replayed up to `until`. */
+  pointInTime?: PointInTimeReplay;
+}
+
+/** What a point-in-time restore replays after the base backup (oplog/chain checks the slices). */
+export interface PointInTimeReplay {
+  until: { t: number; i: number };
+  /** Checks what it can of the slices of `database` before the database is touched; throws naming the slice. */
+  check(database: string): Promise<void>;
+  /**
+   * The entries of `database` (the backup's) after the base's consistent point `base`, once the
+   * whole chain is checked; throws (naming the slice at fault) when it is not whole. Called
+   * before anything is swapped in.
+   */
+  entriesAfter(base: { t: number; i: number }, database: string): Promise<Uint8Array[]>;
 }
 
 /** Documents restored and failed (duplicate keys, validation...) in one collection. */

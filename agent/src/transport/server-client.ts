@@ -130,6 +130,13 @@ export function createServerClient(credentials: ServerCredentials) {
         signal: signal ?? AbortSignal.timeout(24 * 3_600_000),
       });
     },
+    /** A stored oplog slice (a point-in-time restore), from byte `from` on. */
+    async sliceDownload(sliceId: string, from = 0, signal?: AbortSignal): Promise<Response> {
+      return call(agentApi.sliceDownload(sliceId), {
+        headers: from > 0 ? { range: `bytes=${from}-` } : {},
+        signal: signal ?? AbortSignal.timeout(3_600_000),
+      });
+    },
     /** The completed backups this agent may rewrap after a key rotation. */
     async backupKeys(): Promise<BackupKeysAnswer> {
       return readJson(agentApi.backupKeys, await call(agentApi.backupKeys));

@@ -2,19 +2,24 @@ import type { RestoreStats, ServerMessage } from "../../../../protocol/agent-pro
 import { describeError, type JobContext } from "../job-context.ts";
 import { throttleProgress } from "../progress-throttle.ts";
 import { openResumableDownload } from "../resumable-download.ts";
+import { type DownloadedSlices, downloadSlices } from "./point-in-time-slices.ts";
 
 /**
  * One restore the server asked for: the backup downloaded (resuming after drops), verified and
  * restored by the runtime (dump/: verify, stage, swap); the outcome, with what was replaced when
- * it failed part-way, is delivered to the server even across a lost connection.
+ * it failed part-way, is delivered to the server even across a lost connection. A point-in-time
+ * restore first downloads its slices; the restore replays them after the backup's own oplog.
  */
 export async function runRestoreJob(job: JobContext, command: Extract<ServerMessage, { type: "restore" }>): Promise<void> {
   const { runtime, signal } = job;
-  const { restoreId, backupId, databaseName, size, targetDatabase, collections } = command;
+  const { restoreId, backupId, databaseName, size, targetDatabase, collections, pointInTime } = command;
   runtime.log("restore started", { restoreId, backupId, databaseName, ...(targetDatabase ? { targetDatabase } : {}), ...(collections ? { collections } : {}) });
   job.deliver({ type: "restore.started", restoreId });
   const report = throttleProgress((progress) => job.send({ type: "restore.progress", restoreId, progress }));
+  let slices: DownloadedSlices | undefined;
   try {
+    // The whole chain is here before the backup is read: its check needs every slice.
+    if (pointInTime) slices = await downloadSlices(runtime.client(), pointInTime, signal);
     const download = openResumableDownload(runtime.client(), backupId, { signal });
     const stats = await runtime.restore(databaseName, download, {
       onProgress: report,
@@ -22,6 +27,7 @@ export async function runRestoreJob(job: JobContext, command: Extract<ServerMess
       inputBytes: size,
       ...(targetDatabase ? { targetDatabase } : {}),
       ...(collections ? { collections } : {}),
+      ...(pointInTime && slices ? { pointInTime: { until: pointInTime.until, files: slices.files } } : {}),
     });
     runtime.log("restore completed", { restoreId, databaseName });
     job.deliver({ type: "restore.completed", restoreId, stats });
@@ -29,5 +35,7 @@ export async function runRestoreJob(job: JobContext, command: Extract<ServerMess
     runtime.log("restore failed", { restoreId, databaseName, error: describeError(error) });
     const stats = (error as { stats?: RestoreStats }).stats;
     job.deliver({ type: "restore.failed", restoreId, error: describeError(error), ...(stats ? { stats } : {}) });
+  } finally {
+    await slices?.remove();
   }
 }

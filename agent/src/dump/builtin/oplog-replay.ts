@@ -5,7 +5,7 @@
 // drop collections too: the restore then stages the collections the source had at that moment
 // and drops, at the swap, the targets of those it no longer had.
 import type { MongoClient } from "mongodb";
-import { applyOplog, OplogApplyError } from "../../oplog/apply/index.ts";
+import { applyOplog, OplogApplyError, type OplogTimestamp } from "../../oplog/apply/index.ts";
 import { findMissingApplyPrivileges } from "../../oplog/permissions/index.ts";
 import { DumpError } from "../errors.ts";
 import { type CollectionMetadata, OPLOG_NAMESPACE } from "../mongodump-archive/index.ts";
@@ -33,6 +33,8 @@ export interface OplogReplayRequest<State extends ReplayedState> {
   /** Adds a collection the archive does not hold (the entries created it); returns its state. */
   register(metadata: CollectionMetadata): State;
   signal: AbortSignal | undefined;
+  /** Entries after this position are not applied (a point-in-time restore). */
+  until?: OplogTimestamp | undefined;
 }
 
 export interface OplogReplayOutcome<State> {
@@ -74,6 +76,7 @@ export async function replayArchiveOplog<State extends ReplayedState>(request: O
         mapping: { locate: (collection) => stateOf(collection)?.staged },
         collections: present.map((state) => state.metadata.collection),
         signal: request.signal,
+        until: request.until,
       });
     } catch (cause) {
       request.signal?.throwIfAborted();

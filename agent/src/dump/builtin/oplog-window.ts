@@ -1,6 +1,6 @@
 // The oplog side of a consistent built-in dump: where the window starts (T0, before any read), and
 // the window's entries of the dumped database(s) up to the oplog's end once the reads are done (T1).
-import type { MongoClient, Timestamp } from "mongodb";
+import { BSON, type MongoClient, type Timestamp } from "mongodb";
 import { createOplogDatabaseFilter, findReplayBlocker } from "../../oplog/database-filter.ts";
 import { OplogRolledOverError, readNewestOplogTimestamp, readOplogRange, readOplogStart, toOplogTimestamp } from "../../oplog/read-oplog.ts";
 import { DumpError } from "../errors.ts";
@@ -74,7 +74,17 @@ export async function* readOplogWindow(
   const rest = filter?.finish() ?? [];
   for (const entry of rest) assertReplayable(entry);
   if (rest.length > 0) yield rest;
+  yield [consistentPointMarker(end)];
   return describeOplogTime(end);
+}
+
+export const CONSISTENT_POINT_MESSAGE = "dbvault consistent point";
+
+// The window ends with a no-op at T1 (mongorestore and the applier skip no-ops): the archive then
+// tells its own consistent point, where a point-in-time restore's slices must take over, even
+// when no entry of the database was written during the dump.
+function consistentPointMarker(end: Timestamp): Uint8Array {
+  return BSON.serialize({ op: "n", ns: "", ts: end, o: { msg: CONSISTENT_POINT_MESSAGE } });
 }
 
 /** An oplog timestamp as a backup's consistentAt: its seconds as a time, and itself. */

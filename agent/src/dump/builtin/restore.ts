@@ -10,7 +10,8 @@ import { type CollectionMetadata, OPLOG_NAMESPACE, readMongodumpArchive } from "
 import type { ProgressTracker } from "../progress-tracker.ts";
 import type { RestorePlan } from "../restore-plan.ts";
 import { pauseForTest } from "../test-pause.ts";
-import type { RestoreResult } from "../types.ts";
+import type { PointInTimeReplay, RestoreResult } from "../types.ts";
+import { readEntryTimestamp } from "../../oplog/apply/index.ts";
 import { connectClient, wrapDatabaseError } from "./client.ts";
 import { DocumentBatch } from "./document-batch.ts";
 import { recordReplay, replayArchiveOplog } from "./oplog-replay.ts";
@@ -42,6 +43,7 @@ export interface BuiltinRestoreRequest {
   tracker: ProgressTracker;
   /** Staging names; a fresh random area unless a test fixes one. */
   staging?: StagingArea;
+  pointInTime?: PointInTimeReplay | undefined;
 }
 
 /**
@@ -152,12 +154,17 @@ export async function restoreWithDriver(request: BuiltinRestoreRequest): Promise
     }
     throwIfAborted(signal);
     let removed: TargetState[] = [];
+    let until: PointInTimeReplay["until"] | undefined;
+    if (request.pointInTime) {
+      until = request.pointInTime.until;
+      oplogEntries.push(...(await chainEntries(request.pointInTime, oplogEntries, plan)));
+    }
     if (oplogEntries.length > 0) {
       const register = (metadata: CollectionMetadata) => {
         registerCollection(metadata, plan, staging, states, result);
         return states.get(metadata.namespace)!;
       };
-      const replayed = await replayArchiveOplog({ client, uri, plan, entries: oplogEntries, states, register, signal });
+      const replayed = await replayArchiveOplog({ client, uri, plan, entries: oplogEntries, states, register, signal, until });
       removed = replayed.removed;
       recordReplay(result, { entries: oplogEntries.length, applied: replayed.applied, swapped: prepared(states), removed });
     }
@@ -178,6 +185,28 @@ export async function restoreWithDriver(request: BuiltinRestoreRequest): Promise
   } finally {
     await client.close().catch(() => undefined);
   }
+}
+
+/** The slices' entries after the base's consistent point: the last entry of its own oplog (a no-op at T1). */
+async function chainEntries(pointInTime: PointInTimeReplay, baseEntries: Uint8Array[], plan: RestorePlan): Promise<Uint8Array[]> {
+  const database = pointInTimeDatabase(plan);
+  const last = baseEntries.at(-1);
+  const ts = last && readEntryTimestamp(last);
+  if (!ts) {
+    throw new DumpError("unsupported", "the base backup holds no consistent point (no oplog window), so no slice can be replayed after it", {
+      hint: "use a backup of a replica set taken with point-in-time recovery on",
+    });
+  }
+  return pointInTime.entriesAfter(ts, database);
+}
+
+/** The one database whose slices a point-in-time restore replays; throws DumpError "unsupported" for a backup of several. */
+export function pointInTimeDatabase(plan: RestorePlan): string {
+  const database = plan.onlyDatabase ?? (plan.sourceDatabases.length === 1 ? plan.sourceDatabases[0] : undefined);
+  if (database !== undefined) return database;
+  throw new DumpError("unsupported", "a point-in-time restore replays one database's slices, and this backup holds several", {
+    hint: "restore one database of it with --to-db or the database's own backup",
+  });
 }
 
 /** Adds the users and roles restored to the result; they are no longer among the skipped namespaces. */

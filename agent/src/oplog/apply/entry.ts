@@ -47,3 +47,12 @@ export function splitNamespace(ns: string): { db: string; collection: string } {
 export function commandName(entry: OplogEntry): string {
   return Object.keys(entry.o)[0] ?? "";
 }
+
+/** The `ts` of an entry's bytes, or undefined when it has none or is malformed; never throws. */
+export function readEntryTimestamp(bytes: Uint8Array): OplogTimestamp | undefined {
+  try {
+    return parseEntry(bytes).ts;
+  } catch {
+    return undefined;
+  }
+}

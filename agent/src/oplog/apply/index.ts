@@ -3,4 +3,5 @@
 export { type ApplyOplogRequest, type ApplyOplogResult, applyOplog } from "./apply-oplog.ts";
 export { OplogApplyError } from "./errors.ts";
 export type { AppliedNamespace, NamespaceMapping } from "./namespaces.ts";
+export { readEntryTimestamp } from "./entry.ts";
 export { compareTimestamps, formatTimestamp, type OplogTimestamp } from "./timestamp.ts";
