@@ -16,7 +16,7 @@ function productFiles(): string[] {
     .toString()
     .split("\n")
     .filter((file) => /\.tsx?$/.test(file) && !/\.test\.tsx?$/.test(file) && !/\.d\.ts$/.test(file) && existsSync(join(ROOT, file)))
-    .filter((file) => !file.startsWith("agent/test/") && !file.startsWith("server/test/"));
+    .filter((file) => !file.startsWith("agent/test/") && !file.startsWith("server/test/") && !file.includes("/test-support/"));
 }
 
 /** The repository path an import specifier names, or null for a package. */

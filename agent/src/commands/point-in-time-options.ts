@@ -7,7 +7,8 @@ import { type OplogTime, parseOplogTime } from "../../../protocol/pitr.ts";
 import { CliError, EXIT, usageError } from "../cli-error.ts";
 import type { PointInTimeReplay } from "../dump/types.ts";
 import type { MasterKeys } from "../archive/index.ts";
-import { pointInTimeReplay, type VerifiedChain } from "../oplog/chain/index.ts";
+import { pointInTimeReplay } from "../dump/point-in-time-replay.ts";
+import type { VerifiedChain } from "../oplog/chain/index.ts";
 
 const TIME_TO_THE_SECOND = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(Z|[+-]\d\d:\d\d)$/;
 // The largest increment: "that second" takes every entry written in it.

@@ -12,7 +12,8 @@ import { type UpdateReport, updateAgent } from "../update/update-agent.ts";
 import { createServerClient, type ServerClient } from "../transport/server-client.ts";
 import type { DaemonLog } from "./daemon-log.ts";
 import type { CopyEntry } from "../copies/copy-destination.ts";
-import { pointInTimeReplay, type SliceFile } from "../oplog/chain/index.ts";
+import { pointInTimeReplay } from "../dump/point-in-time-replay.ts";
+import type { SliceFile } from "../oplog/chain/index.ts";
 import type { OplogTime } from "../../../protocol/pitr.ts";
 
 /** What the daemon needs from the rest of the agent; the run command wires the real ones in. */

@@ -2,4 +2,3 @@
 export { ChainError } from "./chain-error.ts";
 export type { SliceFile, SliceKeys } from "./open-slice.ts";
 export { type VerifiedChain, type VerifyChainRequest, verifyChain } from "./verify-chain.ts";
-export { pointInTimeReplay } from "./point-in-time.ts";

@@ -15,7 +15,8 @@ import { startReplicaSetWithClient, stopWithClient } from "../../../../testkit/m
 import type { OplogTime } from "../../../../protocol/pitr.ts";
 import { decryptBuffer, encryptBuffer } from "../../archive/index.ts";
 import { restoreFromEncrypted, VERIFYING_LABEL } from "../../dump/encrypted.ts";
-import { pointInTimeReplay, type SliceFile } from "./index.ts";
+import { pointInTimeReplay } from "../../dump/point-in-time-replay.ts";
+import type { SliceFile } from "./index.ts";
 import { type Moment, readSliceFiles, recordHistory, snapshotDatabase } from "./test-support/recorded-history.ts";
 
 const KEY = Buffer.alloc(32, 7);

@@ -1,15 +1,15 @@
-// The chain side of a point-in-time restore, as the restore asks for it (dump/types.ts
+// The chain side of a point-in-time restore, as the restore asks for it (types.ts
 // PointInTimeReplay): before the database is touched every slice is opened and checked on its
 // own (and the server's list for order); once the base's consistent point is read from its
 // archive, the chain is checked against it and `until` and its entries after that point handed
 // over. A broken chain is a DumpError "invalid-chain" naming the slice, raised before anything is
 // swapped in.
-import { DumpError } from "../../dump/errors.ts";
-import type { PointInTimeReplay } from "../../dump/types.ts";
-import type { OplogTime } from "../../../../protocol/pitr.ts";
-import { ChainError } from "./chain-error.ts";
-import type { SliceFile, SliceKeys } from "./open-slice.ts";
-import { type OpenedChain, openChain, type VerifiedChain, verifyOpenedChain } from "./verify-chain.ts";
+import type { OplogTime } from "../../../protocol/pitr.ts";
+import { ChainError } from "../oplog/chain/chain-error.ts";
+import type { SliceFile, SliceKeys } from "../oplog/chain/open-slice.ts";
+import { type OpenedChain, openChain, type VerifiedChain, verifyOpenedChain } from "../oplog/chain/verify-chain.ts";
+import { DumpError } from "./errors.ts";
+import type { PointInTimeReplay } from "./types.ts";
 
 export function pointInTimeReplay(request: {
   files: SliceFile[];
