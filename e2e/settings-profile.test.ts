@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { eq } from "drizzle-orm";
-import { plans, users } from "@db/schema";
+import { databases, plans, users } from "@db/schema";
 import { registerScriptedAgent, type ScriptedAgent } from "../server/test/scripted-agent";
 import type { TestUser } from "../server/test/harness";
 import { type E2EEnv, startE2E } from "./support/e2e-env";
@@ -335,6 +335,12 @@ describe("settings", () => {
   });
 
   test("Databases: the point-in-time recovery switch follows the plan and reaches the agent", async () => {
+    // An account of its own: the Agents test above removes the shared agent.
+    const user = await env.server.registerUser({ name: "Point-in-time User" });
+    const agent = await registerScriptedAgent(env.baseUrl, user.apiKey, ["orders-db", "analytics-db"], "pitr-agent");
+    await agent.connect();
+    // Both active, as after the Enable/Disable test: a disabled database ships nothing.
+    await env.server.ctx.db.update(databases).set({ isActive: true }).where(eq(databases.userId, user.id));
     const { context, page } = await env.openPage();
     await signIn(page, user);
     await page.goto("/settings?tab=databases");
@@ -372,6 +378,7 @@ describe("settings", () => {
     ]);
     await env.server.ctx.db.update(users).set({ planId: before!.planId }).where(eq(users.id, user.id));
     await context.close();
+    await Promise.race([agent.disconnect(), Bun.sleep(1000)]);
   });
 
   test("Notifications: toggles and address saved, test e-mail sent", async () => {
