@@ -1,4 +1,4 @@
-import { type ReactNode, useId, useRef, useState } from "react";
+import { type ReactNode, useEffect, useId, useRef, useState } from "react";
 import { cn } from "../../lib/cn";
 
 type TooltipProps = {
@@ -21,6 +21,15 @@ export function Tooltip({ content, children, className }: TooltipProps) {
     if (rect) setPlace({ top: rect.bottom + 6, left: Math.max(8, Math.min(rect.left, window.innerWidth - 328)) });
   };
   const hide = () => setPlace(null);
+  // Fixed under where its trigger was: once the page or a table scrolls, it would cover whatever
+  // scrolled beneath it (a row's buttons, on a phone), so it goes.
+  const open = place !== null;
+  useEffect(() => {
+    if (!open) return;
+    const close = () => setPlace(null);
+    window.addEventListener("scroll", close, { capture: true, passive: true });
+    return () => window.removeEventListener("scroll", close, { capture: true });
+  }, [open]);
   return (
     <span
       ref={trigger}
