@@ -45,13 +45,12 @@ bun run build:agent -- --all --if-stale
 echo "== server binary build (a test starts dist/dbvault-server from an empty directory) =="
 bun run build:server
 
-# bun test prints " N pass", " N fail" (and " N skip") near its end: "PASS FAIL SKIP".
+# Each bun test run prints " N pass", " N fail" (and " N skip") near its end; the fast lane has
+# two runs (its halves), so a phase's counts are the sums: "PASS FAIL SKIP".
 phase_counts() {
-  local log=$1 pass fail skip
-  pass=$(grep -E '^ *[0-9]+ pass$' "$log" | tail -n 1 | awk '{print $1}')
-  fail=$(grep -E '^ *[0-9]+ fail$' "$log" | tail -n 1 | awk '{print $1}')
-  skip=$(grep -E '^ *[0-9]+ skip$' "$log" | tail -n 1 | awk '{print $1}')
-  echo "${pass:-0} ${fail:-0} ${skip:-0}"
+  local log=$1
+  local sum='{ total += $1 } END { print total + 0 }'
+  echo "$(grep -E '^ *[0-9]+ pass$' "$log" | awk "$sum") $(grep -E '^ *[0-9]+ fail$' "$log" | awk "$sum") $(grep -E '^ *[0-9]+ skip$' "$log" | awk "$sum")"
 }
 
 if [ $# -gt 0 ]; then
