@@ -2,7 +2,7 @@
 // would fail at the first one, after every collection was staged. Asked first, the restore
 // stops at once naming the roles to grant; the target is untouched either way.
 import type { MongoClient } from "mongodb";
-import { describeGrant, describeMissingRoles } from "./describe-access.ts";
+import { describeGrant, describeMissingRoles } from "../../../../protocol/oplog-roles.ts";
 import { inspectUserAccess } from "./oplog-access.ts";
 
 /** What is missing to apply entries into `database` (undefined: several), or undefined when nothing is or the server cannot say. */

@@ -2,7 +2,8 @@
 // mongosh command that grants what is missing. Not being able to is no error: the feature is
 // optional, so these are said, not thrown.
 import type { PitrAccess } from "../../../../protocol/agent-protocol.ts";
-import type { OplogAccess, RoleGrant, UserAccess } from "./oplog-access.ts";
+import { describeGrant, describeMissingRoles } from "../../../../protocol/oplog-roles.ts";
+import type { OplogAccess } from "./oplog-access.ts";
 
 export type AccessLine = { line: string; hint?: string };
 
@@ -21,19 +22,6 @@ export function describeOplogAccess(name: string, access: OplogAccess): AccessLi
     line: `point-in-time recovery: not possible yet for "${name}", ${who} cannot ${cannot} (missing: ${describeMissingRoles(access.missingRoles)})`,
     hint: `to turn it on later, grant the roles in mongosh as an administrator: ${describeGrant(access.user, access.missingRoles)}`,
   };
-}
-
-/** "backup, restore and readWrite on shop": built-in roles of admin by name alone. */
-export function describeMissingRoles(roles: RoleGrant[]): string {
-  const names = roles.map((grant) => (grant.db === "admin" ? grant.role : `${grant.role} on ${grant.db}`));
-  return names.length <= 1 ? names.join("") : `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
-}
-
-/** The mongosh command granting `roles` to the authenticated user. */
-export function describeGrant(user: UserAccess["user"], roles: RoleGrant[]): string {
-  const who = user ?? { user: "USER", db: "admin" };
-  const list = roles.map((grant) => `{ role: "${grant.role}", db: ${JSON.stringify(grant.db)} }`).join(", ");
-  return `db.getSiblingDB(${JSON.stringify(who.db)}).grantRolesToUser(${JSON.stringify(who.user)}, [${list}])`;
 }
 
 /** The facts the server records for the database, so the web can refuse turning PITR on. */

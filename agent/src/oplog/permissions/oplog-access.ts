@@ -13,7 +13,8 @@
 import type { MongoClient } from "mongodb";
 
 /** A role granted in a database, as MongoDB names it. */
-export type RoleGrant = { role: string; db: string };
+export type { RoleGrant } from "../../../../protocol/oplog-roles.ts";
+import type { RoleGrant } from "../../../../protocol/oplog-roles.ts";
 
 type Privilege = { resource: { db?: string; collection?: string; cluster?: boolean; anyResource?: boolean }; actions: string[] };
 

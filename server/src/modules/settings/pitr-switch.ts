@@ -8,6 +8,7 @@ import type { AuthenticatedUser } from "../auth/guard";
 import { refuseIfProtected } from "../backup-protection/check";
 import { announceShippedDatabases } from "../pitr/shipped-databases";
 import { planOfUser } from "../plans/service";
+import { describeGrant, describeMissingRoles } from "@protocol/oplog-roles";
 import { listDatabases } from "./service";
 
 /**
@@ -32,14 +33,6 @@ export async function setPointInTimeRecovery(ctx: AppContext, user: Authenticate
   return listDatabases(ctx, user.id);
 }
 
-type RoleGrant = { role: string; db: string };
-
-/** "backup and restore", "backup, restore and readWrite on shop": as the agent's setup says them. */
-const describeRoles = (roles: RoleGrant[]) => {
-  const names = roles.map((grant) => (grant.db === "admin" ? grant.role : `${grant.role} on ${grant.db}`));
-  return names.length <= 1 ? names.join("") : `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
-};
-
 /**
  * 409 naming what is missing when an agent holding the database found (at setup or db add) that its
  * server keeps no oplog or its user lacks the roles: every agent may come to run it, so each must
@@ -60,9 +53,8 @@ async function refuseWithoutOplogAccess(ctx: AppContext, database: { id: string;
       );
     }
     if (access?.status === "missing-roles") {
-      const grants = access.missingRoles.map((grant) => `{ role: "${grant.role}", db: ${JSON.stringify(grant.db)} }`).join(", ");
       throw conflict(
-        `Point-in-time recovery cannot be turned on for "${database.name}": the database user of agent "${agentName}" lacks the ${describeRoles(access.missingRoles)} role${access.missingRoles.length === 1 ? "" : "s"} (to read the oplog and apply its entries). Grant them in mongosh as an administrator: db.getSiblingDB("admin").grantRolesToUser("USER", [${grants}]) (USER: the user of the agent's connection string, in its authentication database), ${checkAgain}`,
+        `Point-in-time recovery cannot be turned on for "${database.name}": the database user of agent "${agentName}" lacks the ${describeMissingRoles(access.missingRoles)} role${access.missingRoles.length === 1 ? "" : "s"} (to read the oplog and apply its entries). Grant them in mongosh as an administrator: ${describeGrant(undefined, access.missingRoles)} (USER: the user of the agent's connection string, in its authentication database), ${checkAgain}`,
       );
     }
   }
