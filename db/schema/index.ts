@@ -18,3 +18,4 @@ export * from "./api-tokens";
 export * from "./backup-protections";
 export * from "./pitr-slices";
 export * from "./backup-copies";
+export * from "./organizations";

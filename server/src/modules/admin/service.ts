@@ -1,5 +1,5 @@
 import { and, asc, count, eq, ne, sql, sum } from "drizzle-orm";
-import { agents, backupProtections, backups, plans, users } from "@db/schema";
+import { agents, backupProtections, backups, organizations, plans, users } from "@db/schema";
 import { AGENT_REMOVED_CLOSE_CODE } from "@protocol/agent-protocol";
 import { formatBytes } from "@protocol/format";
 import type { AppContext } from "../../context";
@@ -171,7 +171,10 @@ export async function deleteUser(ctx: AppContext, admin: AuthenticatedUser, user
   await refuseIfProtected(ctx, userId, { kind: "delete-account" });
   // Handlers (e.g. storage clean-up) run before the rows that point at the files are gone.
   await ctx.events.emit({ type: "userDeleted", userId });
-  await ctx.db.delete(users).where(eq(users.id, userId));
+  await ctx.db.transaction(async (tx) => {
+    await tx.delete(users).where(eq(users.id, userId));
+    await tx.delete(organizations).where(and(eq(organizations.id, userId), eq(organizations.personal, true)));
+  });
   // After the rows are gone, so closing the sockets records nothing for the deleted account. The
   // removal close code makes its agents stop instead of retrying an API key that no longer exists.
   await disconnectUserAgents(ctx, userId, ACCOUNT_DELETED_MESSAGE, { closeCode: AGENT_REMOVED_CLOSE_CODE });

@@ -4,6 +4,7 @@ import { users } from "@db/schema";
 import type { AppContext } from "../../context";
 import { tokenScopeOf } from "../../lib/api-security";
 import { AppError, forbidden, unauthorized } from "../../lib/errors";
+import { type CurrentOrganization, currentOrganization, ORGANIZATION_HEADER } from "../organizations/current-organization";
 import { isApiToken, verifyApiToken } from "./api-tokens";
 
 export type AuthenticatedUser = typeof users.$inferSelect;
@@ -84,32 +85,48 @@ async function authenticateRequest(
   return { user, session: { reauthenticatedAt: null } };
 }
 
+/** A request's caller, with the organization it acts in (organizations/current-organization.ts). */
+type Authenticated = { user: AuthenticatedUser; session: SessionInfo; organization: CurrentOrganization };
+
+async function authenticateInOrganization(
+  ctx: AppContext,
+  call: { request: Request; headers: Record<string, string | undefined>; route: string },
+  options: { allowBanned?: boolean } = {},
+): Promise<Authenticated> {
+  const authenticated = await authenticateRequest(ctx, call, options);
+  const organization = await currentOrganization(ctx.db, authenticated.user.id, call.headers[ORGANIZATION_HEADER] || undefined);
+  return { ...authenticated, organization };
+}
+
 // Authentication runs in the transform phase, before body and params are validated, so an
-// anonymous caller learns nothing about a route's input rules; the handler then gets `user`.
-const authenticatedUsers = new WeakMap<Request, { user: AuthenticatedUser; session: SessionInfo }>();
+// anonymous caller learns nothing about a route's input rules; the handler then gets `user`
+// and `organization`.
+const authenticatedUsers = new WeakMap<Request, Authenticated>();
 
 /**
  * Route options `{ auth: true }` and `{ admin: true }`: the handler receives `user`, the
- * account of the session or API token (`authenticateRequest`); admin routes also require the admin role, checked here on the server.
+ * account of the session or API token (`authenticateRequest`), and `organization`, the one the
+ * request acts in with the user's role there; admin routes also require the server's admin role,
+ * checked here on the server.
  * `{ bannedToo: true }` is `auth` that lets a banned account through (sign-out only).
  */
 export const authGuard = (ctx: AppContext) =>
   new Elysia().macro({
     auth: {
       async transform(call) {
-        authenticatedUsers.set(call.request, await authenticateRequest(ctx, call));
+        authenticatedUsers.set(call.request, await authenticateInOrganization(ctx, call));
       },
       resolve: ({ request }) => authenticatedUsers.get(request)!,
     },
     bannedToo: {
       async transform(call) {
-        authenticatedUsers.set(call.request, await authenticateRequest(ctx, call, { allowBanned: true }));
+        authenticatedUsers.set(call.request, await authenticateInOrganization(ctx, call, { allowBanned: true }));
       },
       resolve: ({ request }) => authenticatedUsers.get(request)!,
     },
     admin: {
       async transform(call) {
-        const authenticated = await authenticateRequest(ctx, call);
+        const authenticated = await authenticateInOrganization(ctx, call);
         const { user } = authenticated;
         if (user.role !== "admin") throw forbidden("This page is for administrators only.");
         if (ctx.config.requireAdminTwoFactor && !user.totpSecretCiphertext) {

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { and, eq, gt, isNull, sql } from "drizzle-orm";
 import type { DbOrTx } from "@db/client";
-import { passwordResetTokens, settings, users } from "@db/schema";
+import { memberships, organizations, passwordResetTokens, settings, users } from "@db/schema";
 import type { AppContext } from "../../context";
 import { type AppError, badRequest, conflict, unauthorized } from "../../lib/errors";
 import { findDefaultPlan } from "../plans/service";
@@ -38,7 +38,10 @@ export function toSessionUser(ctx: AppContext, user: UserRow) {
 
 export const normaliseEmail = (email: string) => email.trim().toLowerCase();
 
-/** Creates an account on the default free plan, with settings and an API key. Throws 409 if the e-mail is taken. */
+/**
+ * Creates an account on the default free plan, with settings, an API key and its personal
+ * organization (sharing its id, db/schema/organizations.ts). Throws 409 if the e-mail is taken.
+ */
 export async function createUser(ctx: AppContext, input: { name: string; email: string; password: string; role?: "user" | "admin" }): Promise<UserRow> {
   const email = normaliseEmail(input.email);
   const [existing] = await ctx.db.select({ id: users.id }).from(users).where(eq(users.email, email));
@@ -62,6 +65,8 @@ export async function createUser(ctx: AppContext, input: { name: string; email: 
       .returning();
     // Two registrations racing for one address: the loser lands here.
     if (!user) throw conflict("An account with this email already exists.");
+    await tx.insert(organizations).values({ id: user.id, name: user.name || user.email, personal: true });
+    await tx.insert(memberships).values({ organizationId: user.id, userId: user.id, role: "owner" });
     await tx.insert(settings).values({ userId: user.id });
     return user;
   });

@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { eq, sql } from "drizzle-orm";
+import { memberships, organizations } from "@db/schema";
+import { migrationFiles } from "@db/migrations";
+import { openTestDatabase } from "../../../../testkit/test-database";
+import { startTestServer, type TestServer } from "../../../test/harness";
+import { NOT_A_MEMBER_MESSAGE } from "./current-organization";
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server.close());
+
+describe("personal organizations", () => {
+  test("registration creates the account's personal organization, sharing its id, with the account as owner", async () => {
+    const user = await server.registerUser({ name: "Ada Lovelace" });
+    const [organization] = await server.ctx.db.select().from(organizations).where(eq(organizations.id, user.id));
+    expect(organization).toMatchObject({ id: user.id, name: "Ada Lovelace", personal: true });
+    const members = await server.ctx.db.select().from(memberships).where(eq(memberships.organizationId, user.id));
+    expect(members.map(({ userId, role }) => ({ userId, role }))).toEqual([{ userId: user.id, role: "owner" }]);
+  });
+
+  test("a request naming an organization its caller is not a member of is refused", async () => {
+    const alice = await server.registerUser();
+    const mallory = await server.registerUser();
+    const own = await server.call("GET", "/api/user/profile", { token: mallory.token, headers: { "X-Organization-Id": mallory.id } });
+    expect(own.status).toBe(200);
+    const foreign = await server.call("GET", "/api/user/profile", { token: mallory.token, headers: { "X-Organization-Id": alice.id } });
+    expect(foreign.status).toBe(403);
+    expect(foreign.body.message).toBe(NOT_A_MEMBER_MESSAGE);
+  });
+
+  test("deleting an account deletes its personal organization", async () => {
+    const admin = await server.registerAdmin();
+    const user = await server.registerUser();
+    const res = await server.call("DELETE", `/api/admin/users/${user.id}`, { token: admin.token });
+    expect(res.status).toBe(200);
+    expect(await server.ctx.db.select().from(organizations).where(eq(organizations.id, user.id))).toEqual([]);
+  });
+});
+
+describe("migration 0028", () => {
+  test("moves every existing account into a personal organization it owns", async () => {
+    const database = await openTestDatabase();
+    try {
+      const index = migrationFiles.findIndex((file) => file.tag.startsWith("0028_"));
+      const run = async (file: (typeof migrationFiles)[number]) => {
+        for (const statement of file.sql.split("--> statement-breakpoint")) {
+          if (statement.trim()) await database.db.execute(sql.raw(statement));
+        }
+      };
+      for (const file of migrationFiles.slice(0, index)) await run(file);
+      // Raw SQL: the account as the tables were before 0028, whatever the schema says today.
+      const before = { id: "0123456789abcdef01234567", name: "Old Account" };
+      await database.db.execute(
+        sql`insert into users (id, email, name, password_hash, api_key_ciphertext, api_key_hash) values (${before.id}, 'old@example.com', ${before.name}, 'x', 'c', 'h')`,
+      );
+      await run(migrationFiles[index]!);
+      const [organization] = await database.db.select().from(organizations);
+      expect(organization).toMatchObject({ id: before.id, name: "Old Account", personal: true });
+      const members = await database.db.select().from(memberships);
+      expect(members.map(({ organizationId, userId, role }) => ({ organizationId, userId, role }))).toEqual([
+        { organizationId: before.id, userId: before.id, role: "owner" },
+      ]);
+    } finally {
+      await database.close();
+    }
+  });
+});
