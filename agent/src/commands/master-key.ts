@@ -45,7 +45,8 @@ export async function loadMasterKeyConfig(
   }
 }
 
-async function readIdentityFile(file: string, context: CommandContext): Promise<Buffer> {
+/** Reads and decodes an identity file (`dbvid1_…`); the error names the file, never its content. */
+export async function readIdentityFile(file: string, context: CommandContext): Promise<Buffer> {
   const text = await readSecretFile(file, context);
   try {
     return decodeIdentity(text);

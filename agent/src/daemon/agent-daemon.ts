@@ -101,7 +101,7 @@ export function startAgentDaemon(runtime: DaemonRuntime) {
     {
       url: () => runtime.client().socketUrl(),
       headers: () => runtime.client().socketHeaders(),
-      hello: () => ({ ...runtime.hello, databases: runtime.databaseNames(), keyIds: runtime.keyIds() }),
+      hello: () => ({ ...runtime.hello, databases: runtime.databaseNames(), keyIds: runtime.keyIds(), role: runtime.role() }),
       // `setup --force` on this machine gave it new credentials: the next connection uses them.
       beforeConnect: () => runtime.reloadConfig(),
       heartbeat,

@@ -175,6 +175,13 @@ export async function requestRestore(
     });
   }
   await announceRestore(ctx, restore);
+  ctx.log.info("restore requested", {
+    restoreId: restore.id,
+    backupId,
+    agentId: agent?.id ?? null,
+    ...(waitingFor ? { waiting: true } : {}),
+    ...(input.identity !== undefined ? { withIdentity: true } : {}),
+  });
   if (waitingFor) return { message: `Restore requested. ${waitingFor}`, restore: toRestoreView(restore) };
   return { message: "Restore requested. Follow its progress in Restore History.", restore: toRestoreView(restore) };
 }
