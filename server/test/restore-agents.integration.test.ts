@@ -5,25 +5,18 @@
 // while none that can read them is online they wait and say why, in the API, and go when one
 // connects. An identity pasted for a restore by the backup agent reaches that agent's socket and
 // nothing else: not a table, not a log line, not a file of the data directory.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { agents, databases, restores } from "@db/schema";
 import { startBackup } from "../src/modules/backups/service";
 import { failStalledOperations, PENDING_TIMEOUT_MS } from "../src/modules/scheduler/service";
 import { waitUntil } from "../../testkit/wait-until";
-import { advanceServerClock, startTestServer, type TestServer, type TestUser } from "./harness";
+import { advanceServerClock, type TestUser, useListeningTestServer } from "./harness";
 import { registerScriptedAgent, type ScriptedAgent } from "./scripted-agent";
 import { captureServerLog, whereServerKeeps } from "./secret-search";
 
-let server: TestServer;
-let base: string;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  base = server.listen();
-});
-afterAll(() => server.close());
+const testServer = useListeningTestServer();
 
 /** The public key's fingerprint a write-only agent's backups name (what `keyId` holds for them). */
 const RECIPIENT = "5eed0f1e5eed0f1e5eed0f1e5eed0f1e";
@@ -32,25 +25,25 @@ type World = { user: TestUser; backupAgent: ScriptedAgent };
 
 /** A user whose backup agent is write-only: its hello names no key, so it can read none of its backups. */
 async function writeOnlyWorld(): Promise<World> {
-  const user = await server.registerUser();
-  const backupAgent = await registerScriptedAgent(base, user.apiKey, ["shop"], "db-host");
+  const user = await testServer.server.registerUser();
+  const backupAgent = await registerScriptedAgent(testServer.base, user.apiKey, ["shop"], "db-host");
   await backupAgent.connect({ databases: ["shop"], keyIds: [] });
   return { user, backupAgent };
 }
 
 async function registerRestoreAgent(user: TestUser, name = "recovery-laptop") {
-  return registerScriptedAgent(base, user.apiKey, ["shop"], name, { role: "restore" });
+  return registerScriptedAgent(testServer.base, user.apiKey, ["shop"], name, { role: "restore" });
 }
 
 const connectRestoreAgent = (agent: ScriptedAgent) => agent.connect({ role: "restore", keyIds: [RECIPIENT], databases: ["shop"] });
 
 /** One completed backup of "shop", sealed to RECIPIENT. */
 async function sealedBackup({ user, backupAgent }: World) {
-  const [database] = await server.ctx.db
+  const [database] = await testServer.server.ctx.db
     .select()
     .from(databases)
     .where(and(eq(databases.userId, user.id), eq(databases.name, "shop")));
-  await startBackup(server.ctx, database!, "auto");
+  await startBackup(testServer.server.ctx, database!, "auto");
   const { backupId } = await backupAgent.waitFor("backup");
   const bytes = randomBytes(1500);
   expect((await backupAgent.uploadPart(backupId, 0, bytes)).status).toBe(200);
@@ -58,8 +51,9 @@ async function sealedBackup({ user, backupAgent }: World) {
   return backupId;
 }
 
-const getBackup = async (user: TestUser, id: string) => (await server.call("GET", `/api/backups/${id}`, { token: user.token })).body;
-const listRestores = async (user: TestUser) => (await server.call("GET", "/api/backups/restores/all", { token: user.token })).body as Record<string, unknown>[];
+const getBackup = async (user: TestUser, id: string) => (await testServer.server.call("GET", `/api/backups/${id}`, { token: user.token })).body;
+const listRestores = async (user: TestUser) =>
+  (await testServer.server.call("GET", "/api/backups/restores/all", { token: user.token })).body as Record<string, unknown>[];
 const commandTypes = (agent: ScriptedAgent) => agent.received.map((message) => message.type).filter((type) => type !== "pitr");
 
 describe("verification of a write-only agent's backup", () => {
@@ -74,19 +68,22 @@ describe("verification of a write-only agent's backup", () => {
 
     const restoreAgent = await registerRestoreAgent(world.user);
     // Its databases are where it restores: it runs none of them, and gets no backup.
-    const [shop] = await server.ctx.db.select().from(databases).where(eq(databases.userId, world.user.id));
+    const [shop] = await testServer.server.ctx.db.select().from(databases).where(eq(databases.userId, world.user.id));
     expect(shop!.agentId).toBe(world.backupAgent.agentId);
     await connectRestoreAgent(restoreAgent);
     const verify = await restoreAgent.waitFor("verify");
     expect(verify).toEqual({ type: "verify", backupId, databaseName: "shop", size: 1500, expected: { "shop.orders": 3 } });
     expect((await getBackup(world.user, backupId)).verificationWaitingFor).toBeNull();
-    const [row] = await server.ctx.db.select({ role: agents.role }).from(agents).where(eq(agents.id, restoreAgent.agentId));
+    const [row] = await testServer.server.ctx.db.select({ role: agents.role }).from(agents).where(eq(agents.id, restoreAgent.agentId));
     expect(row!.role).toBe("restore");
-    const listed = (await server.call("GET", "/api/settings/system-status", { token: world.user.token })).body.agents as { id: string; role: string }[];
+    const listed = (await testServer.server.call("GET", "/api/settings/system-status", { token: world.user.token })).body.agents as {
+      id: string;
+      role: string;
+    }[];
     expect(listed.find((agent) => agent.id === restoreAgent.agentId)?.role).toBe("restore");
 
     // The restore agent may download what it verifies; it reports, and the report is recorded.
-    const download = await fetch(`${base}/api/agent/backups/${backupId}/download`, { headers: restoreAgent.headers() });
+    const download = await fetch(`${testServer.base}/api/agent/backups/${backupId}/download`, { headers: restoreAgent.headers() });
     expect(download.status).toBe(200);
     await download.arrayBuffer();
     restoreAgent.send({ type: "backup.verified", backupId, verification: { status: "ok", namespaces: { "shop.orders": 3 } } });
@@ -94,8 +91,8 @@ describe("verification of a write-only agent's backup", () => {
 
     // Asked again with the restore agent offline: it waits, naming who can read it.
     await restoreAgent.disconnect();
-    await waitUntil(async () => (await server.ctx.db.select().from(agents).where(eq(agents.id, restoreAgent.agentId)))[0]?.status === "offline");
-    const again = await server.call("POST", `/api/backups/${backupId}/verify`, { token: world.user.token });
+    await waitUntil(async () => (await testServer.server.ctx.db.select().from(agents).where(eq(agents.id, restoreAgent.agentId)))[0]?.status === "offline");
+    const again = await testServer.server.call("POST", `/api/backups/${backupId}/verify`, { token: world.user.token });
     expect(again.status).toBe(202);
     const noneOnline = "Waiting for a restore agent: none online. recovery-laptop can read this backup; start dbvault-agent run there and it begins at once.";
     expect(again.body).toEqual({ message: `Verification requested. ${noneOnline}`, waitingFor: noneOnline });
@@ -115,7 +112,7 @@ describe("drills and restores of a write-only agent's backup", () => {
     await restoreAgent.waitFor("verify");
 
     // Online: straight to it.
-    const drill = await server.call("POST", "/api/drills", { token: world.user.token, body: { databaseName: "shop" } });
+    const drill = await testServer.server.call("POST", "/api/drills", { token: world.user.token, body: { databaseName: "shop" } });
     expect(drill.status).toBe(201);
     expect(await restoreAgent.waitFor("drill")).toMatchObject({ backupId, databaseName: "shop", scratchDatabase: "shop_dbvault_drill" });
     restoreAgent.send({ type: "restore.failed", restoreId: drill.body.restore.id, error: "drill failed: test" });
@@ -123,13 +120,13 @@ describe("drills and restores of a write-only agent's backup", () => {
 
     // Offline: both wait, with the reason in the answer and in Restore History.
     await restoreAgent.disconnect();
-    await waitUntil(async () => (await server.ctx.db.select().from(agents).where(eq(agents.id, restoreAgent.agentId)))[0]?.status === "offline");
+    await waitUntil(async () => (await testServer.server.ctx.db.select().from(agents).where(eq(agents.id, restoreAgent.agentId)))[0]?.status === "offline");
     const noneOnline = "Waiting for a restore agent: none online. recovery-laptop can read this backup; start dbvault-agent run there and it begins at once.";
-    const waitingDrill = await server.call("POST", "/api/drills", { token: world.user.token, body: { databaseName: "shop" } });
+    const waitingDrill = await testServer.server.call("POST", "/api/drills", { token: world.user.token, body: { databaseName: "shop" } });
     expect(waitingDrill.status).toBe(201);
     expect(waitingDrill.body.message).toBe(`Drill requested. ${noneOnline}`);
     expect(waitingDrill.body.restore).toMatchObject({ status: "pending", waitingFor: noneOnline });
-    const waitingRestore = await server.call("POST", `/api/backups/${backupId}/restore`, {
+    const waitingRestore = await testServer.server.call("POST", `/api/backups/${backupId}/restore`, {
       token: world.user.token,
       body: { databaseName: "shop_copy", targetDatabase: "shop_copy" },
     });
@@ -139,9 +136,9 @@ describe("drills and restores of a write-only agent's backup", () => {
       expect.arrayContaining(["drill", "restore"]),
     );
     // A sweep past the time an agent has to start a job leaves them waiting.
-    advanceServerClock(server, PENDING_TIMEOUT_MS + 60_000);
-    await failStalledOperations(server.ctx);
-    const stillWaiting = await server.ctx.db.select().from(restores).where(eq(restores.userId, world.user.id));
+    advanceServerClock(testServer.server, PENDING_TIMEOUT_MS + 60_000);
+    await failStalledOperations(testServer.server.ctx);
+    const stillWaiting = await testServer.server.ctx.db.select().from(restores).where(eq(restores.userId, world.user.id));
     expect(stillWaiting.filter((row) => row.status === "pending").length).toBe(2);
 
     await connectRestoreAgent(restoreAgent);
@@ -154,7 +151,7 @@ describe("drills and restores of a write-only agent's backup", () => {
       size: 1500,
       targetDatabase: "shop_copy",
     });
-    const sent = await server.ctx.db.select().from(restores).where(eq(restores.userId, world.user.id));
+    const sent = await testServer.server.ctx.db.select().from(restores).where(eq(restores.userId, world.user.id));
     expect(sent.every((row) => row.waitingFor === null)).toBe(true);
     // It reports as any agent does.
     restoreAgent.send({ type: "restore.started", restoreId: waitingRestore.body.restore.id });
@@ -168,10 +165,10 @@ describe("drills and restores of a write-only agent's backup", () => {
     const refusal =
       `No agent can read this backup: it is sealed to the public key ${RECIPIENT} of a write-only agent. ` +
       "Set up a restore agent where its identity is kept (dbvault-agent setup --role restore --identity FILE), or restore with the identity pasted in the restore wizard.";
-    const drill = await server.call("POST", "/api/drills", { token: world.user.token, body: { databaseName: "shop" } });
+    const drill = await testServer.server.call("POST", "/api/drills", { token: world.user.token, body: { databaseName: "shop" } });
     expect(drill.status).toBe(409);
     expect(drill.body.message).toBe(refusal);
-    const restore = await server.call("POST", `/api/backups/${backupId}/restore`, { token: world.user.token, body: { databaseName: "shop" } });
+    const restore = await testServer.server.call("POST", `/api/backups/${backupId}/restore`, { token: world.user.token, body: { databaseName: "shop" } });
     expect(restore.status).toBe(409);
     expect(restore.body.message).toBe(refusal);
   });
@@ -181,32 +178,37 @@ describe("drills and restores of a write-only agent's backup", () => {
     const restoreAgent = await registerRestoreAgent(world.user);
     await connectRestoreAgent(restoreAgent);
     await world.backupAgent.disconnect();
-    await waitUntil(async () => (await server.ctx.db.select().from(agents).where(eq(agents.id, world.backupAgent.agentId)))[0]?.status === "offline");
-    const [shop] = await server.ctx.db.select().from(databases).where(eq(databases.userId, world.user.id));
+    await waitUntil(
+      async () => (await testServer.server.ctx.db.select().from(agents).where(eq(agents.id, world.backupAgent.agentId)))[0]?.status === "offline",
+    );
+    const [shop] = await testServer.server.ctx.db.select().from(databases).where(eq(databases.userId, world.user.id));
     expect(shop!.agentId).toBe(world.backupAgent.agentId);
   });
 });
 
 describe("an identity pasted for a restore by the backup agent", () => {
   test("goes to that agent's socket in the restore command, and is in no table, log line or file of the server", async () => {
-    const serverLog = captureServerLog(server);
+    const serverLog = captureServerLog(testServer.server);
     // The cluster bus is the database's LISTEN/NOTIFY: what crosses it must not carry the identity readable.
     const onBus: string[] = [];
-    const unsubscribe = server.ctx.bus.subscribe((message) => void onBus.push(JSON.stringify(message)));
+    const unsubscribe = testServer.server.ctx.bus.subscribe((message) => void onBus.push(JSON.stringify(message)));
     try {
       const world = await writeOnlyWorld();
       const backupId = await sealedBackup(world);
       const identity = `dbvid1_${randomBytes(36).toString("base64url")}`;
 
       // A malformed one is refused without being repeated.
-      const bad = await server.call("POST", `/api/backups/${backupId}/restore`, {
+      const bad = await testServer.server.call("POST", `/api/backups/${backupId}/restore`, {
         token: world.user.token,
         body: { databaseName: "shop", identity: `${identity}x` },
       });
       expect(bad.status).toBe(400);
       expect(bad.body.message).toBe("identity must be the identity a write-only agent printed or saved (dbvid1_ and 48 letters, digits, - or _)");
 
-      const asked = await server.call("POST", `/api/backups/${backupId}/restore`, { token: world.user.token, body: { databaseName: "shop", identity } });
+      const asked = await testServer.server.call("POST", `/api/backups/${backupId}/restore`, {
+        token: world.user.token,
+        body: { databaseName: "shop", identity },
+      });
       expect(asked.status).toBe(201);
       expect(asked.body.restore.waitingFor).toBeNull();
       expect(await world.backupAgent.waitFor("restore")).toEqual({
@@ -219,13 +221,13 @@ describe("an identity pasted for a restore by the backup agent", () => {
       });
       world.backupAgent.send({ type: "restore.completed", restoreId: asked.body.restore.id, stats: { "shop.orders": { restored: 3, failed: 0 } } });
       await waitUntil(async () => (await listRestores(world.user)).find((row) => row.id === asked.body.restore.id)?.status === "completed");
-      await server.ctx.pendingWork.settled();
+      await testServer.server.ctx.pendingWork.settled();
 
       expect(onBus.some((message) => message.includes(asked.body.restore.id))).toBe(true);
       expect(onBus.join("\n")).not.toContain(identity.slice(7));
       expect(serverLog.lines.some((line) => line.includes(asked.body.restore.id))).toBe(true);
       expect(serverLog.lines.join("\n")).not.toContain(identity.slice(7));
-      expect(await whereServerKeeps(server, identity.slice(7))).toEqual([]);
+      expect(await whereServerKeeps(testServer.server, identity.slice(7))).toEqual([]);
     } finally {
       unsubscribe();
       serverLog.stop();
@@ -236,11 +238,16 @@ describe("an identity pasted for a restore by the backup agent", () => {
     const world = await writeOnlyWorld();
     const backupId = await sealedBackup(world);
     await world.backupAgent.disconnect();
-    await waitUntil(async () => (await server.ctx.db.select().from(agents).where(eq(agents.id, world.backupAgent.agentId)))[0]?.status === "offline");
+    await waitUntil(
+      async () => (await testServer.server.ctx.db.select().from(agents).where(eq(agents.id, world.backupAgent.agentId)))[0]?.status === "offline",
+    );
     const identity = `dbvid1_${randomBytes(36).toString("base64url")}`;
-    const asked = await server.call("POST", `/api/backups/${backupId}/restore`, { token: world.user.token, body: { databaseName: "shop", identity } });
+    const asked = await testServer.server.call("POST", `/api/backups/${backupId}/restore`, {
+      token: world.user.token,
+      body: { databaseName: "shop", identity },
+    });
     expect(asked.status).toBe(409);
     expect(asked.body.code).toBe("AGENT_OFFLINE");
-    expect(await server.ctx.db.select().from(restores).where(eq(restores.backupId, backupId))).toEqual([]);
+    expect(await testServer.server.ctx.db.select().from(restores).where(eq(restores.backupId, backupId))).toEqual([]);
   });
 });
