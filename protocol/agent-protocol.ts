@@ -304,6 +304,11 @@ export type ServerMessage =
       size: number;
       /** Documents per namespace the file should hold (as dumped); absent for old backups. */
       expected?: Record<string, number>;
+      /**
+       * SHA-256 (hex) of the stored file as recorded at upload (and after each rewrap): the reader
+       * compares it with what it downloaded. Absent: older servers.
+       */
+      sha256?: string;
     }
   | {
       /**

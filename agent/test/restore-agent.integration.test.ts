@@ -9,6 +9,8 @@
 import { expect, test } from "bun:test";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { eq } from "drizzle-orm";
+import { backups } from "@db/schema";
 import { captureServerLog, whereServerKeeps } from "../../server/test/secret-search.ts";
 import { waitUntil } from "../../testkit/wait-until";
 import { runSetup, startAgentProcess } from "./support/end-to-end.ts";
@@ -75,6 +77,22 @@ test("a restore agent verifies, drills and restores a write-only agent's backups
     ["e2e-agent", "backup", false],
     ["recovery-laptop", "restore", true],
   ]);
+
+  // It compares the file it read with the SHA-256 recorded at upload: a record that disagrees fails.
+  await world.server.ctx.db
+    .update(backups)
+    .set({ sha256: "0".repeat(64) })
+    .where(eq(backups.id, backup.id));
+  expect((await api("POST", `/api/backups/${backup.id}/verify`)).status).toBe(202);
+  const mismatch = await waitUntil(
+    async () => {
+      const current = (await api("GET", `/api/backups/${backup.id}`)).body;
+      return current.verification?.status === "failed" ? current.verification : undefined;
+    },
+    { message: "the checksum mismatch to be reported", timeout: 60_000 },
+  );
+  expect(mismatch.error).toBe(`the stored file's SHA-256 ${backup.sha256} is not the one recorded at upload (${"0".repeat(64)})`);
+  await world.server.ctx.db.update(backups).set({ sha256: backup.sha256 }).where(eq(backups.id, backup.id));
 
   // A drill runs on it.
   const drill = await api("POST", "/api/drills", { databaseName: "main" });

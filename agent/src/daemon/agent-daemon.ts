@@ -67,7 +67,7 @@ export function startAgentDaemon(runtime: DaemonRuntime) {
       case "restore":
         return queue.enqueue(() => runRestoreJob(job, message), { restoreId: message.restoreId });
       case "verify":
-        return queue.enqueue(() => trust.verifyBackup(message.backupId, message.expected));
+        return queue.enqueue(() => trust.verifyBackup(message.backupId, message.expected, message.sha256));
       case "drill":
         return queue.enqueue(() => trust.runDrill(message), { restoreId: message.restoreId });
       case "pitr":

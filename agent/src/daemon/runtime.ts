@@ -171,7 +171,7 @@ export function createDaemonRuntime(options: RuntimeOptions): DaemonRuntime {
       try {
         const { masterKey, identities } = openingKeys(current, identity);
         const result = await restoreFromEncrypted({
-          ...(pointInTime ? { pointInTime: pointInTimeReplay({ files: pointInTime.files, keys: { masterKey }, until: pointInTime.until }) } : {}),
+          ...(pointInTime ? { pointInTime: pointInTimeReplay({ files: pointInTime.files, keys: { masterKey, identities }, until: pointInTime.until }) } : {}),
           uri: database.uri,
           masterKey,
           identities,

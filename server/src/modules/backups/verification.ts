@@ -82,6 +82,7 @@ export const verifyCommand = (backup: BackupRow) =>
     databaseName: backup.databaseName,
     size: backup.size,
     ...(backup.collections ? { expected: backup.collections } : {}),
+    ...(backup.sha256 ? { sha256: backup.sha256 } : {}),
   }) as const;
 
 /**
