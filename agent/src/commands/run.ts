@@ -25,10 +25,8 @@ export async function runDaemonCommand(args: string[], context: CommandContext):
   const { config, path } = await loadSetUpConfig(context, options.config);
   const server = readServerSettings(config, path);
   // A restore agent seals nothing: it names what it opens (the fingerprints of its identities).
-  const keys =
-    config.role === "restore"
-      ? { role: "restore", keyIds: openingKeyIds(config, path) }
-      : (({ keyId, writeOnly }) => ({ keyId, ...(writeOnly ? { writeOnly } : {}) }))(describeSealingKey(config, path));
+  const sealing = config.role === "restore" ? null : describeSealingKey(config, path);
+  const keys = sealing ? { keyId: sealing.keyId, ...(sealing.writeOnly ? { writeOnly: true } : {}) } : { role: "restore", keyIds: openingKeyIds(config, path) };
   const log = createDaemonLog(context.io.stderr, context.io.stderrIsTTY);
   log("starting", {
     version: AGENT_VERSION,

@@ -14,7 +14,6 @@ import {
   readServerSettings,
   saveConfig,
 } from "../config.ts";
-
 import { AGENT_VERSION, BUILD_PLATFORM } from "../build-info.ts";
 import { decodeIdentity, InvalidKeyError } from "../archive/index.ts";
 import { createBackupStream, DumpError, type DumpResult, restoreFromEncrypted, runRestoreDrill, verifyEncryptedBackup } from "../dump/index.ts";
