@@ -11,6 +11,7 @@ import { and, eq } from "drizzle-orm";
 import { agents, databases, restores } from "@db/schema";
 import { startBackup } from "../src/modules/backups/service";
 import { failStalledOperations, PENDING_TIMEOUT_MS } from "../src/modules/scheduler/service";
+import { QUEUED_LIMIT_MS } from "../src/modules/agents/queued-jobs";
 import { waitUntil } from "../../testkit/wait-until";
 import { advanceServerClock, type TestUser, useListeningTestServer } from "./harness";
 import { registerScriptedAgent, type ScriptedAgent } from "./scripted-agent";
@@ -250,5 +251,33 @@ describe("an identity pasted for a restore by the backup agent", () => {
     expect(asked.status).toBe(409);
     expect(asked.body.code).toBe("AGENT_OFFLINE");
     expect(await testServer.server.ctx.db.select().from(restores).where(eq(restores.backupId, backupId))).toEqual([]);
+  });
+});
+
+// Last in the file: it moves the server's clock half a day on.
+describe("a job that waits for a restore agent for too long", () => {
+  test("is failed after 12 hours, saying why and what to do", async () => {
+    const world = await writeOnlyWorld();
+    await sealedBackup(world);
+    const restoreAgent = await registerRestoreAgent(world.user);
+    await connectRestoreAgent(restoreAgent);
+    await restoreAgent.waitFor("verify");
+    await restoreAgent.disconnect();
+    await waitUntil(async () => (await testServer.server.ctx.db.select().from(agents).where(eq(agents.id, restoreAgent.agentId)))[0]?.status === "offline");
+    const drill = await testServer.server.call("POST", "/api/drills", { token: world.user.token, body: { databaseName: "shop" } });
+    expect(drill.body.restore.waitingFor).toStartWith("Waiting for a restore agent: none online.");
+
+    // To a minute before the limit, from the row's own creation time (the database's clock).
+    const createdAt = Date.parse(drill.body.restore.createdAt);
+    advanceServerClock(testServer.server, createdAt + QUEUED_LIMIT_MS - 60_000 - testServer.server.ctx.now().getTime());
+    await failStalledOperations(testServer.server.ctx);
+    expect((await listRestores(world.user)).find((row) => row.id === drill.body.restore.id)?.status).toBe("pending");
+    advanceServerClock(testServer.server, 120_000);
+    await failStalledOperations(testServer.server.ctx);
+    expect((await listRestores(world.user)).find((row) => row.id === drill.body.restore.id)).toMatchObject({
+      status: "failed",
+      error:
+        "No restore agent that can read this backup came online within 12 hours. Start one with dbvault-agent run where the identity is kept, then ask again.",
+    });
   });
 });
