@@ -64,6 +64,18 @@ export const PitrAccess = T.Object({
 });
 export type PitrAccess = Static<typeof PitrAccess>;
 
+/**
+ * What an agent is for (issue 27 §4): "backup" runs its databases' backups; "restore" holds the
+ * identity of write-only agents and runs the verifications, drills and restores of the backups
+ * sealed to it, never a backup. Absent: "backup" (older agents).
+ */
+export const AGENT_ROLES = ["backup", "restore"] as const;
+export type AgentRole = (typeof AGENT_ROLES)[number];
+const Role = T.Union(AGENT_ROLES.map((role) => T.Literal(role)));
+
+/** An identity in its text form (`dbvid1_` and 48 base64url characters): only ever sent to an agent. */
+export const IDENTITY_TEXT_PATTERN = "^dbvid1_[A-Za-z0-9_-]{48}$";
+
 export const RegisterRequest = T.Object({
   name: ShortText(100),
   hostname: ShortText(255),
@@ -77,6 +89,7 @@ export const RegisterRequest = T.Object({
   agentId: T.Optional(T.String({ minLength: 1, maxLength: 64 })),
   /** What the point-in-time check found for the databases it could ask (absent: older agents, or none answered). */
   pitrAccess: T.Optional(T.Array(T.Object({ database: Name, access: PitrAccess }), { maxItems: 1000 })),
+  role: T.Optional(Role),
 });
 export type RegisterRequest = Static<typeof RegisterRequest>;
 
@@ -194,6 +207,8 @@ export const AgentMessage = T.Union([
     databases: T.Optional(T.Array(Name, { maxItems: 1000 })),
     /** Key ids (public fingerprints) of the agent's keyring, master key first; never a key. Absent: older agents. */
     keyIds: T.Optional(T.Array(T.String({ pattern: "^[0-9a-f]{32}$" }), { maxItems: 100 })),
+    /** AGENT_ROLES; absent: older agents ("backup"). */
+    role: T.Optional(Role),
   }),
   T.Object({
     type: T.Literal("heartbeat"),
@@ -275,6 +290,11 @@ export type ServerMessage =
       collections?: string[];
       /** A point-in-time restore: after the base backup, replay these slices up to `until`. */
       pointInTime?: PointInTimeCommand;
+      /**
+       * The identity (`dbvid1_…`) that opens a backup sealed by a write-only agent, pasted in the
+       * web's restore wizard: used for this restore only, never saved by the agent or the server.
+       */
+      identity?: string;
     }
   | {
       /** Read a stored backup back (download, decrypt, parse it all) and report `backup.verified`. */
@@ -284,6 +304,11 @@ export type ServerMessage =
       size: number;
       /** Documents per namespace the file should hold (as dumped); absent for old backups. */
       expected?: Record<string, number>;
+      /**
+       * SHA-256 (hex) of the stored file as recorded at upload (and after each rewrap): the reader
+       * compares it with what it downloaded. Absent: older servers.
+       */
+      sha256?: string;
     }
   | {
       /**

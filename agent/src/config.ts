@@ -9,7 +9,16 @@ import { randomBytes } from "node:crypto";
 import { chmod, mkdir, open, readFile, rename, rm, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { syncDirectory } from "./platform/sync-directory.ts";
-import { type Compression, decodeMasterKey, decodeRecipient, deriveKeyId, InvalidKeyError, recipientFingerprint } from "./archive/index.ts";
+import {
+  type Compression,
+  decodeIdentity,
+  decodeMasterKey,
+  decodeRecipient,
+  deriveKeyId,
+  InvalidKeyError,
+  recipientFingerprint,
+  recipientOf,
+} from "./archive/index.ts";
 import type { ToolsConfig } from "./dump/types.ts";
 import { defaultConfigPath } from "./platform/locations.ts";
 import type { CopyEntry } from "./copies/copy-destination.ts";
@@ -55,6 +64,17 @@ export interface AgentConfig {
    * are sealed to. Its private key is kept off this machine, so nothing here opens them.
    */
   recipient?: string;
+  /**
+   * A restore agent (`setup --role restore`): it holds `identities` and runs the verifications,
+   * drills and restores of the backups sealed to them; the server sends it no backup. Absent: a
+   * backup agent.
+   */
+  role?: "restore";
+  /**
+   * Identities (`dbvid1_` text: X25519 private keys) that open write-only agents' backups. Kept
+   * by a restore agent, off the database hosts.
+   */
+  identities?: string[];
   databases: DatabaseEntry[];
   server?: ServerSettings;
   tools?: ToolsConfig;
@@ -144,6 +164,10 @@ export function validateConfig(value: unknown, path: string): AgentConfig {
   if (value.recipient !== undefined && typeof value.recipient !== "string") problems.push("recipient must be a string");
   if (value.oldKeys !== undefined && !(Array.isArray(value.oldKeys) && value.oldKeys.every((key) => typeof key === "string"))) {
     problems.push("oldKeys must be a list of keys");
+  }
+  if (value.role !== undefined && value.role !== "restore") problems.push('role must be "restore" (or absent, for a backup agent)');
+  if (value.identities !== undefined && !(Array.isArray(value.identities) && value.identities.every((key) => typeof key === "string"))) {
+    problems.push("identities must be a list of identities (dbvid1_…)");
   }
   const databases = value.databases ?? [];
   if (!Array.isArray(databases)) problems.push("databases must be a list");
@@ -285,6 +309,45 @@ export function readKeyring(config: AgentConfig, path: string): Buffer[] {
   const current = readMasterKey(config, path);
   const old = (config.oldKeys ?? []).map((text, index) => decodeConfigKey(text, `old key ${index + 1} of ${path}`, path));
   return [current, ...old];
+}
+
+/** The identities of a restore agent's config, decoded; throws ConfigError "invalid" (never quoting one). */
+export function readIdentities(config: AgentConfig, path: string): Buffer[] {
+  return (config.identities ?? []).map((text, index) => {
+    try {
+      return decodeIdentity(text);
+    } catch (error) {
+      const detail = error instanceof InvalidKeyError ? error.message : "it cannot be decoded";
+      throw new ConfigError(
+        "invalid",
+        `identity ${index + 1} of ${path} is not valid: ${detail}`,
+        path,
+        "put back the identity exactly as key mode write-only wrote it",
+      );
+    }
+  });
+}
+
+/**
+ * Everything that opens backups: the config's keyring (none on a write-only or restore agent
+ * without a master key), its identities and `extraIdentities` (one sent with a restore). Throws
+ * ConfigError "no-key" when there is neither key nor identity.
+ */
+export function readOpeningKeys(config: AgentConfig, path: string, extraIdentities: Buffer[] = []): { masterKey: Buffer[]; identities: Buffer[] } {
+  const identities = [...readIdentities(config, path), ...extraIdentities];
+  if (config.masterKey === undefined && identities.length > 0) return { masterKey: [], identities };
+  return { masterKey: readKeyring(config, path), identities };
+}
+
+/** True when the config seals to a recipient and holds no master key (a write-only agent). */
+export function isWriteOnly(config: AgentConfig): boolean {
+  return config.recipient !== undefined && config.masterKey === undefined;
+}
+
+/** The key ids of what the config opens: the keyring's, then the identities' recipient fingerprints. */
+export function openingKeyIds(config: AgentConfig, path: string): string[] {
+  const { masterKey, identities } = readOpeningKeys(config, path);
+  return [...masterKey.map((key) => deriveKeyId(key)), ...identities.map((identity) => recipientFingerprint(recipientOf(identity)).toString("hex"))];
 }
 
 function decodeConfigKey(text: string, what: string, path: string): Buffer {

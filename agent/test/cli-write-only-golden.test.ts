@@ -120,3 +120,47 @@ describe("key mode write-only", () => {
     expect(unknown.exitCode).toBe(2);
   });
 });
+
+describe("restore agents (setup --role restore)", () => {
+  test("setup refuses a role without its identity, an identity without the role, and a key mode on a restore agent, before contacting the server", async () => {
+    const path = join(dir, "never-restore.json");
+    const refusals: [string[], string][] = [
+      [
+        ["--role", "bogus"],
+        'dbvault-agent: setup: unknown --role "bogus" (expected backup or restore)\ndbvault-agent: hint: run dbvault-agent help for usage\n',
+      ],
+      [
+        ["--role", "restore"],
+        "dbvault-agent: setup: a restore agent needs the identity write-only backups are sealed to: --identity FILE\n" +
+          "dbvault-agent: hint: give the file dbvault-agent key mode write-only (or setup --key-mode write-only --identity-out) wrote\n",
+      ],
+      [
+        ["--identity", join(GOLDEN, "test-identity.txt")],
+        "dbvault-agent: setup: --identity goes with --role restore\n" +
+          "dbvault-agent: hint: a backup agent keeps no identity: restores on it take --identity FILE on the command line\n",
+      ],
+      [
+        ["--role", "restore", "--key-mode", "write-only"],
+        "dbvault-agent: setup: --key-mode is for backup agents; a restore agent makes no backups\n" +
+          "dbvault-agent: hint: drop --key-mode, or set up a backup agent without --role restore\n",
+      ],
+    ];
+    for (const [args, stderr] of refusals) {
+      const refused = await run(["setup", ...args, "--server", "http://127.0.0.1:9", "--config", path]);
+      expect(refused.stderr).toBe(stderr);
+      expect(refused.exitCode).toBe(2);
+    }
+    expect(await stat(path).catch(() => null)).toBeNull();
+  });
+
+  test("a restore agent's config opens what is sealed to its identity, without --identity", async () => {
+    const identity = (await readFile(join(GOLDEN, "test-identity.txt"), "utf8")).trim();
+    const path = await writeConfig("restore-agent.json", { role: "restore", identities: [identity] });
+    const verified = await run(["verify", "--in", join(GOLDEN, "v2-x25519-zstd.enc.dbvault"), "--config", path]);
+    expect(verified.stdout).toContain("ok: 44 documents in 3 namespaces; every chunk and checksum verified");
+    expect(verified.exitCode).toBe(0);
+    // A master-key backup it has no key for names the key it needs.
+    const other = await run(["verify", "--in", join(GOLDEN, "v2-zstd.enc.dbvault"), "--config", path]);
+    expect(other.exitCode).not.toBe(0);
+  });
+});

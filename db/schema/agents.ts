@@ -1,8 +1,13 @@
 import { index, jsonb, pgTable, text } from "drizzle-orm/pg-core";
 import { createdAtColumn, idColumn, timestampColumn } from "./columns";
 import { users } from "./users";
+import { AGENT_ROLES, type AgentRole } from "../../protocol/agent-protocol";
 
 export const agentStatuses = ["active", "inactive", "offline"] as const;
+
+/** What an agent is for: "backup", or "restore" (holds write-only agents' identity; protocol/agent-protocol.ts). */
+export const agentRoles = AGENT_ROLES;
+export type { AgentRole };
 
 /**
  * Where the last "Check for Updates" got: `requested` by the user, then what the agent reports
@@ -26,6 +31,8 @@ export const agents = pgTable(
      * it can open (the restore wizard warns when it lacks a backup's key). Never a key. Null: not said.
      */
     keyIds: jsonb("key_ids").$type<string[]>(),
+    /** What the agent is for (agentRoles), as setup registered it and each hello says. */
+    role: text("role", { enum: agentRoles }).notNull().default("backup"),
     status: text("status", { enum: agentStatuses }).notNull().default("offline"),
     lastSeen: timestampColumn("last_seen"),
     /** SHA-256 of the agent's own connection token (given at registration, replaced by a reset). */

@@ -76,6 +76,11 @@ export const backups = pgTable(
     /** When an agent last read the stored file back and reported on it (null: never verified). */
     verifiedAt: timestampColumn("verified_at"),
     verification: jsonb("verification").$type<BackupVerification>(),
+    /**
+     * Why the verification has not run yet: the backup is sealed to a write-only agent's public key
+     * and no restore agent that can read it is online (or set up). Sent and cleared when one connects.
+     */
+    verificationWaitingFor: text("verification_waiting_for"),
     /** Set at completion when the backup is much smaller than the ones before it. */
     anomaly: jsonb("anomaly").$type<BackupAnomaly>(),
     /** When the user marked the anomaly as expected; until then retention keeps the last good backup. */

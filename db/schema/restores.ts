@@ -46,6 +46,12 @@ export const restores = pgTable(
      * and the slices sent, which its agent may then download. Null for a backup restored as it is.
      */
     pointInTime: jsonb("point_in_time").$type<RestorePointInTime>(),
+    /**
+     * Why a pending restore or drill has not gone to an agent yet: the backup is sealed to a
+     * write-only agent's public key and no restore agent that can read it is online. Sent (and
+     * cleared) when one connects; null once an agent has it.
+     */
+    waitingFor: text("waiting_for"),
   },
   (table) => [index("restores_user_created_idx").on(table.userId, table.createdAt)],
 );

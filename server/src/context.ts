@@ -32,6 +32,8 @@ export type AppContext = {
   mailBox: SecretBox;
   /** Hashes API tokens for automation (modules/api-tokens): looked up, never read back. */
   apiTokenBox: SecretBox;
+  /** Seals the secrets of agent commands while they cross the cluster bus (lib/agent-commands.ts). */
+  commandBox: SecretBox;
   tokens: SessionTokens;
   /** The public key the agent release manifest must be signed with; the server signs nothing (lib/release-key.ts). */
   releaseKey: ReleaseKey;

@@ -128,7 +128,9 @@ describe("verification", () => {
     const asked = await server.call("POST", `/api/backups/${backupId}/verify`, { token: world.user.token });
     expect(asked.status).toBe(202);
     expect(asked.body.message).toContain("Verification requested");
-    expect(await world.agent.waitFor("verify")).toEqual({ type: "verify", backupId, databaseName: "shop", size: 700, expected: counts });
+    // With the checksum recorded at upload, which the agent compares with the file it reads.
+    const { sha256 } = await getBackup(world.user, backupId);
+    expect(await world.agent.waitFor("verify")).toEqual({ type: "verify", backupId, databaseName: "shop", size: 700, expected: counts, sha256 });
 
     const stranger = await server.registerUser();
     expect((await server.call("POST", `/api/backups/${backupId}/verify`, { token: stranger.token })).status).toBe(404);

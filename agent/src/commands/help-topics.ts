@@ -4,6 +4,7 @@
 export const SETUP_HELP = `usage: dbvault-agent setup [--server URL] [--api-key-file PATH] [--db NAME --uri-file PATH |
                            --databases-file PATH] [--name NAME] [--config PATH] [--force]
                            [--key-mode write-only [--identity-out FILE] [--keyring-out FILE]]
+                           [--role restore --identity FILE]
 
 Connects this machine to your DBVault account. It tests each database by connecting to it,
 creates the master key (a config file that already has one keeps it), registers this agent
@@ -37,6 +38,11 @@ options:
                        write-only: only a public key stays here, so nothing on this machine
                        opens a backup; the private key goes to --identity-out FILE (0600) or
                        is printed once. A master key already here is saved to --keyring-out FILE
+  --role ROLE          backup (default) or restore: a restore agent (a laptop, a recovery
+                       host) keeps the identity of write-only agents in its config and runs
+                       the verifications, drills and restores of the backups sealed to it,
+                       on its own connection to each database NAME; it runs no backup
+  --identity FILE      (with --role restore) the identity file key mode write-only wrote
   --config PATH        the config file (default: $XDG_CONFIG_HOME/dbvault/agent.json, else
                        ~/.config/dbvault/agent.json; on macOS ~/Library/Application
                        Support/DBVault/agent.json; on Windows %APPDATA%\\DBVault\\agent.json)
@@ -47,6 +53,8 @@ the database to back up (mongodb://user:pass@host/shop); without one, every data
 example (a script; nothing secret in argv):
   DBVAULT_API_KEY=... dbvault-agent setup --server https://dbvault.example.com \\
     --db shop --uri-file /root/shop-uri.txt
+example (a restore agent for a write-only agent's backups):
+  dbvault-agent setup --role restore --identity /media/usb/identity.txt --db shop --uri-file uri.txt
 `;
 
 export const RUN_HELP = `usage: dbvault-agent run [--config PATH]

@@ -6,7 +6,7 @@
 import { writeFile } from "node:fs/promises";
 import { encodeIdentity, encodeRecipient, generateIdentity, recipientFingerprint, recipientOf } from "../archive/index.ts";
 import { CliError, EXIT, usageError } from "../cli-error.ts";
-import { type AgentConfig, loadConfigOrEmpty, readKeyring, saveConfig } from "../config.ts";
+import { type AgentConfig, isWriteOnly, loadConfigOrEmpty, readKeyring, saveConfig } from "../config.ts";
 import type { CommandContext } from "./context.ts";
 import { formatKeyring } from "./keyring-text.ts";
 import { parseOptions } from "./parse-args.ts";
@@ -51,10 +51,7 @@ export async function switchToWriteOnly(
   return next;
 }
 
-/** True when the config seals to a recipient and holds no master key. */
-export function isWriteOnly(config: AgentConfig): boolean {
-  return config.recipient !== undefined && config.masterKey === undefined;
-}
+export { isWriteOnly };
 
 /**
  * Refuses a switch that would drop a master key not saved first (--keyring-out); returns the

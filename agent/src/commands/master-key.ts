@@ -4,7 +4,7 @@
 // key that opens anything: its backups need the identity file (--identity FILE).
 import { decodeIdentity, InvalidKeyError } from "../archive/index.ts";
 import { CliError, EXIT } from "../cli-error.ts";
-import { type AgentConfig, ConfigError, readKeyring } from "../config.ts";
+import { type AgentConfig, ConfigError, readOpeningKeys } from "../config.ts";
 import type { CommandContext } from "./context.ts";
 import { readSecretFile } from "./setup-inputs.ts";
 
@@ -19,23 +19,21 @@ export async function loadMasterKeyConfig(
   identityFile?: string | boolean,
 ): Promise<{ config: AgentConfig; path: string; keyring: Buffer[]; identities: Buffer[] }> {
   const path = context.configPath(explicit);
-  const identities = typeof identityFile === "string" ? [await readIdentityFile(identityFile, context)] : [];
+  const given = typeof identityFile === "string" ? [await readIdentityFile(identityFile, context)] : [];
   try {
     const { config } = await context.loadConfig(explicit);
-    if (config.masterKey === undefined && config.recipient !== undefined) {
-      if (identities.length === 0) {
-        throw new CliError(
-          `this agent is write-only: ${path} holds only the public key its backups are sealed to, which cannot open them`,
-          EXIT.config,
-          "pass the identity file saved when write-only mode was turned on: --identity FILE (backups made before need the keyring exported then: key import)",
-        );
-      }
-      return { config, path, keyring: [], identities };
+    // A restore agent's config holds identities of its own (setup --role restore).
+    if (given.length === 0 && (config.identities ?? []).length === 0 && config.masterKey === undefined && config.recipient !== undefined) {
+      throw new CliError(
+        `this agent is write-only: ${path} holds only the public key its backups are sealed to, which cannot open them`,
+        EXIT.config,
+        "pass the identity file saved when write-only mode was turned on: --identity FILE (backups made before need the keyring exported then: key import)",
+      );
     }
-    return { config, path, keyring: readKeyring(config, path), identities };
+    const { masterKey: keyring, identities } = readOpeningKeys(config, path, given);
+    return { config, path, keyring, identities };
   } catch (error) {
     if (!(error instanceof ConfigError && (error.code === "missing" || error.code === "no-key"))) throw error;
-    if (identities.length > 0 && error.code === "no-key") return { config: (await context.loadConfig(explicit)).config, path, keyring: [], identities };
     throw new ConfigError(
       error.code,
       error.message,
@@ -45,7 +43,8 @@ export async function loadMasterKeyConfig(
   }
 }
 
-async function readIdentityFile(file: string, context: CommandContext): Promise<Buffer> {
+/** Reads and decodes an identity file (`dbvid1_…`); the error names the file, never its content. */
+export async function readIdentityFile(file: string, context: CommandContext): Promise<Buffer> {
   const text = await readSecretFile(file, context);
   try {
     return decodeIdentity(text);

@@ -2,7 +2,7 @@
 // reconnection with backoff), runs the backups and restores it asks for, and stops cleanly on
 // SIGINT/SIGTERM (the running job is aborted and reported failed) with exit code 0, as a
 // service manager expects from a requested stop.
-import { describeSealingKey, readServerSettings } from "../config.ts";
+import { describeSealingKey, openingKeyIds, readServerSettings } from "../config.ts";
 import { startAgentDaemon } from "../daemon/agent-daemon.ts";
 import { createDaemonLog } from "../daemon/daemon-log.ts";
 import { createDaemonRuntime } from "../daemon/runtime.ts";
@@ -24,14 +24,15 @@ export async function runDaemonCommand(args: string[], context: CommandContext):
   const options = parseOptions("run", args, COMMON_OPTIONS);
   const { config, path } = await loadSetUpConfig(context, options.config);
   const server = readServerSettings(config, path);
-  const { keyId, writeOnly } = describeSealingKey(config, path);
+  // A restore agent seals nothing: it names what it opens (the fingerprints of its identities).
+  const sealing = config.role === "restore" ? null : describeSealingKey(config, path);
+  const keys = sealing ? { keyId: sealing.keyId, ...(sealing.writeOnly ? { writeOnly: true } : {}) } : { role: "restore", keyIds: openingKeyIds(config, path) };
   const log = createDaemonLog(context.io.stderr, context.io.stderrIsTTY);
   log("starting", {
     version: AGENT_VERSION,
     server: server.url,
     agentId: server.agentId,
-    keyId,
-    ...(writeOnly ? { writeOnly } : {}),
+    ...keys,
     databases: config.databases.map((entry) => entry.name),
   });
   // A restore killed mid-way (crash, power loss) leaves staging collections; nothing else of the

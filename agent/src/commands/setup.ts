@@ -2,8 +2,9 @@
 // connection, creates the master key (or keeps the one the config already has: replacing it
 // would orphan every earlier backup), registers the agent and the database *names* with the
 // server, writes the 0600 config, and shows the master key once.
-import { deriveKeyId, encodeMasterKey, generateMasterKey } from "../archive/index.ts";
-import { ConfigError, type DatabaseEntry, loadConfigOrEmpty, readMasterKey, saveConfig } from "../config.ts";
+import { decodeIdentity, deriveKeyId, encodeIdentity, encodeMasterKey, generateMasterKey, recipientFingerprint, recipientOf } from "../archive/index.ts";
+import { type AgentConfig, ConfigError, type DatabaseEntry, loadConfigOrEmpty, readMasterKey, saveConfig } from "../config.ts";
+import { readIdentityFile } from "./master-key.ts";
 import { AGENT_VERSION } from "../dump/index.ts";
 import { createServerClient } from "../transport/server-client.ts";
 import { ServerRefusedError } from "../transport/errors.ts";
@@ -33,6 +34,8 @@ const OPTIONS = {
   "key-mode": "string",
   "identity-out": "string",
   "keyring-out": "string",
+  role: "string",
+  identity: "string",
 } as const;
 
 /** Runs `setup`; returns the exit code or throws what describeFailure reports. */
@@ -44,8 +47,20 @@ export async function runSetupCommand(args: string[], context: CommandContext): 
   }
   const keyMode = options["key-mode"] ?? "master-key";
   if (keyMode !== "master-key" && keyMode !== "write-only") throw usageError(`setup: unknown --key-mode "${keyMode}" (expected master-key or write-only)`);
+  const role = options.role ?? "backup";
+  if (role !== "backup" && role !== "restore") throw usageError(`setup: unknown --role "${role}" (expected backup or restore)`);
+  if (role === "restore" && options["key-mode"] !== undefined) {
+    throw usageError(
+      "setup: --key-mode is for backup agents; a restore agent makes no backups",
+      "drop --key-mode, or set up a backup agent without --role restore",
+    );
+  }
+  if (role === "backup" && options.identity !== undefined) {
+    throw usageError("setup: --identity goes with --role restore", "a backup agent keeps no identity: restores on it take --identity FILE on the command line");
+  }
   const path = context.configPath(options.config);
   const existing = await loadConfigOrEmpty(path);
+  const identity = role === "restore" ? await chooseIdentity(options.identity, existing, context) : undefined;
   // Write-only: only a public key stays here (key-mode.ts); a master key already here must be saved first.
   const switchToWriteOnlyNow = keyMode === "write-only" && !isWriteOnly(existing);
   if (switchToWriteOnlyNow) checkWriteOnlySwitch(existing, path, options["keyring-out"]);
@@ -77,7 +92,8 @@ export async function runSetupCommand(args: string[], context: CommandContext): 
   }
   const databases: DatabaseEntry[] = [...existing.databases.filter((old) => !given.some((entry) => entry.name === old.name)), ...given];
 
-  const keepsMasterKey = keyMode === "master-key" && !isWriteOnly(existing);
+  // A restore agent keeps a master key it already had (older backups), and makes none.
+  const keepsMasterKey = keyMode === "master-key" && !isWriteOnly(existing) && (role === "backup" || existing.masterKey !== undefined);
   const newKey = keepsMasterKey && existing.masterKey === undefined ? generateMasterKey() : null;
   const masterKey = keepsMasterKey ? (newKey ?? readMasterKey(existing, path)) : null;
 
@@ -91,6 +107,7 @@ export async function runSetupCommand(args: string[], context: CommandContext): 
       databases: databases.map((entry) => entry.name),
       ...(pitrAccess.length > 0 ? { pitrAccess } : {}),
       ...(existing.server?.agentId ? { agentId: existing.server.agentId } : {}),
+      ...(role === "restore" ? { role } : {}),
     })
     .catch((error) => {
       throw describeServerError(error, `registering with ${url}`);
@@ -99,6 +116,7 @@ export async function runSetupCommand(args: string[], context: CommandContext): 
   const saved = {
     ...existing,
     ...(masterKey ? { masterKey: encodeMasterKey(masterKey) } : {}),
+    ...(identity ? { role: "restore" as const, identities: identity.all } : {}),
     databases,
     server: { url, apiKey, agentId: registered.agentId, agentToken: registered.agentToken, ...(releaseKey ? { releaseKey } : {}) },
   };
@@ -112,12 +130,21 @@ export async function runSetupCommand(args: string[], context: CommandContext): 
     context.say(
       `release signing key ${releaseKey}: updates are installed only when this key signed them (Settings → Security in the web app shows the server's)`,
     );
-  reportDatabaseStates(context, databases, registered.databases);
-  if (switchToWriteOnlyNow) {
-    await switchToWriteOnly(saved, path, { identityOut: options["identity-out"], keyringOut: options["keyring-out"] }, context);
-  } else if (!masterKey) context.say(`kept write-only mode: ${path} holds only the public key backups are sealed to`);
-  else if (newKey) printNewKey(context, newKey);
-  else context.say(`kept the master key already in ${path} (key id ${deriveKeyId(masterKey)})`);
+  if (identity) {
+    // A restore agent seals nothing: no key to show, no mode to report.
+    context.say(
+      `this is a restore agent: it opens the backups sealed to the public key ${identity.fingerprint} and runs their verifications, drills and restores; it runs no backup`,
+    );
+    for (const entry of databases) context.say(`"${entry.name}": its restores and drills run on this machine's connection`);
+    context.warn(`${path} now holds the identity: keep it as safe as the identity file itself`);
+  } else {
+    reportDatabaseStates(context, databases, registered.databases);
+    if (switchToWriteOnlyNow) {
+      await switchToWriteOnly(saved, path, { identityOut: options["identity-out"], keyringOut: options["keyring-out"] }, context);
+    } else if (!masterKey) context.say(`kept write-only mode: ${path} holds only the public key backups are sealed to`);
+    else if (newKey) printNewKey(context, newKey);
+    else context.say(`kept the master key already in ${path} (key id ${deriveKeyId(masterKey)})`);
+  }
   const configArgument = options.config ? ` --config ${path}` : "";
   if (prompter) context.say(describeServiceChoice());
   if (
@@ -128,6 +155,23 @@ export async function runSetupCommand(args: string[], context: CommandContext): 
   }
   context.say(`start the agent as a service with: dbvault-agent service install${configArgument} (or run it yourself: dbvault-agent run${configArgument})`);
   return 0;
+}
+
+/**
+ * The identity a restore agent keeps: `--identity FILE` (added to those already in the config),
+ * else the config's own (setup again); its recipient fingerprint says which backups it opens.
+ */
+async function chooseIdentity(file: string | boolean | undefined, existing: AgentConfig, context: CommandContext) {
+  const kept = existing.identities ?? [];
+  if (typeof file !== "string" && kept.length === 0) {
+    throw usageError(
+      "setup: a restore agent needs the identity write-only backups are sealed to: --identity FILE",
+      "give the file dbvault-agent key mode write-only (or setup --key-mode write-only --identity-out) wrote",
+    );
+  }
+  const identity = typeof file === "string" ? await readIdentityFile(file, context) : decodeIdentity(kept[0]!);
+  const text = encodeIdentity(identity);
+  return { all: kept.includes(text) ? kept : [...kept, text], fingerprint: recipientFingerprint(recipientOf(identity)).toString("hex") };
 }
 
 const SERVICE_MANAGER_NAMES = { linux: "systemd", darwin: "launchd", windows: "a scheduled task" } as const;

@@ -67,7 +67,7 @@ export function startAgentDaemon(runtime: DaemonRuntime) {
       case "restore":
         return queue.enqueue(() => runRestoreJob(job, message), { restoreId: message.restoreId });
       case "verify":
-        return queue.enqueue(() => trust.verifyBackup(message.backupId, message.expected));
+        return queue.enqueue(() => trust.verifyBackup(message.backupId, message.expected, message.sha256));
       case "drill":
         return queue.enqueue(() => trust.runDrill(message), { restoreId: message.restoreId });
       case "pitr":
@@ -101,7 +101,7 @@ export function startAgentDaemon(runtime: DaemonRuntime) {
     {
       url: () => runtime.client().socketUrl(),
       headers: () => runtime.client().socketHeaders(),
-      hello: () => ({ ...runtime.hello, databases: runtime.databaseNames(), keyIds: runtime.keyIds() }),
+      hello: () => ({ ...runtime.hello, databases: runtime.databaseNames(), keyIds: runtime.keyIds(), role: runtime.role() }),
       // `setup --force` on this machine gave it new credentials: the next connection uses them.
       beforeConnect: () => runtime.reloadConfig(),
       heartbeat,

@@ -3,9 +3,19 @@
 // config is re-read before each job, so a database added with `db add` works without a restart.
 import { dirname, join } from "node:path";
 import type { DrillReport, Progress, RestoreStats } from "../../../protocol/agent-protocol";
-import { type AgentConfig, findDatabase, loadConfig, readKeyring, readSealingKey, readServerSettings, saveConfig } from "../config.ts";
+import {
+  type AgentConfig,
+  findDatabase,
+  isWriteOnly,
+  loadConfig,
+  openingKeyIds,
+  readOpeningKeys,
+  readSealingKey,
+  readServerSettings,
+  saveConfig,
+} from "../config.ts";
 import { AGENT_VERSION, BUILD_PLATFORM } from "../build-info.ts";
-import { deriveKeyId } from "../archive/index.ts";
+import { decodeIdentity, InvalidKeyError } from "../archive/index.ts";
 import { createBackupStream, DumpError, type DumpResult, restoreFromEncrypted, runRestoreDrill, verifyEncryptedBackup } from "../dump/index.ts";
 import { osFamily } from "../platform/locations.ts";
 import { type UpdateReport, updateAgent } from "../update/update-agent.ts";
@@ -23,8 +33,12 @@ export type DaemonRuntime = {
   hello: { version: string; hostname: string; platform: string };
   /** The database names in the config as last read: the hello tells the server which it holds. */
   databaseNames(): string[];
-  /** Key ids of the keyring in the config as last read (master key first): the hello tells the server which backups it can open. */
+  /** Key ids of the keyring and identities in the config as last read (master key first): the hello tells the server which backups it can open. */
   keyIds(): string[];
+  /** "restore" for a restore agent (setup --role restore), else "backup": the hello says it. */
+  role(): "backup" | "restore";
+  /** False on a write-only agent: it seals its backups to a key it does not hold, and a restore agent reads them back. */
+  canReadOwnBackups(): boolean;
   /** The customer's own buckets each backup is copied to, as last read (`copies add`). */
   copies(): Promise<CopyEntry[]>;
   /** Dumps, compresses and encrypts a configured database: the ciphertext, as produced; `onDumped` hears the counts and the moment dumped before it ends. */
@@ -46,6 +60,8 @@ export type DaemonRuntime = {
       collections?: string[];
       /** A point-in-time restore: these slices are checked whole and replayed up to `until`. */
       pointInTime?: { until: OplogTime; files: SliceFile[] };
+      /** An identity (`dbvid1_…`) sent with this restore only (pasted in the web's restore wizard). */
+      identity?: string;
     },
   ): Promise<RestoreStats>;
   /** Decrypts and parses a whole backup file; answers its documents per namespace; throws what is wrong with it. */
@@ -96,6 +112,11 @@ export function createDaemonRuntime(options: RuntimeOptions): DaemonRuntime {
   const path = options.configPath;
   let config = options.config;
 
+  // The config's keys and identities, and the identity pasted in the web for this restore only
+  // (kept in memory for the job, never written anywhere).
+  const openingKeys = (current: AgentConfig, identity: string | undefined) =>
+    readOpeningKeys(current, path, identity === undefined ? [] : [decodeSentIdentity(identity)]);
+
   // A config broken by hand mid-run must not stop the agent: keep the last good one and say so.
   const refresh = async () => {
     try {
@@ -114,11 +135,13 @@ export function createDaemonRuntime(options: RuntimeOptions): DaemonRuntime {
     databaseNames: () => config.databases.map((entry) => entry.name),
     keyIds: () => {
       try {
-        return readKeyring(config, path).map((key) => deriveKeyId(key));
+        return openingKeyIds(config, path);
       } catch {
         return [];
       }
     },
+    role: () => (config.role === "restore" ? "restore" : "backup"),
+    canReadOwnBackups: () => !isWriteOnly(config),
     copies: async () => (await refresh()).copies ?? [],
     async *backup(databaseName, { onProgress, signal, onDumped }) {
       const current = await refresh();
@@ -141,15 +164,16 @@ export function createDaemonRuntime(options: RuntimeOptions): DaemonRuntime {
         backup.stream.destroy();
       }
     },
-    async restore(databaseName, encrypted, { onProgress, signal, inputBytes, targetDatabase, collections, pointInTime }) {
+    async restore(databaseName, encrypted, { onProgress, signal, inputBytes, targetDatabase, collections, pointInTime, identity }) {
       const current = await refresh();
       const database = findDatabase(current, databaseName, path);
       try {
-        const masterKey = readKeyring(current, path);
+        const { masterKey, identities } = openingKeys(current, identity);
         const result = await restoreFromEncrypted({
-          ...(pointInTime ? { pointInTime: pointInTimeReplay({ files: pointInTime.files, keys: { masterKey }, until: pointInTime.until }) } : {}),
+          ...(pointInTime ? { pointInTime: pointInTimeReplay({ files: pointInTime.files, keys: { masterKey, identities }, until: pointInTime.until }) } : {}),
           uri: database.uri,
           masterKey,
+          identities,
           input: encrypted,
           ...(inputBytes ? { inputBytes } : {}),
           ...(targetDatabase ? { database: targetDatabase } : {}),
@@ -167,7 +191,8 @@ export function createDaemonRuntime(options: RuntimeOptions): DaemonRuntime {
     },
     async verify(encrypted, { signal }) {
       const current = await refresh();
-      const summary = await verifyEncryptedBackup(encrypted, readKeyring(current, path), signal);
+      const { masterKey, identities } = readOpeningKeys(current, path);
+      const summary = await verifyEncryptedBackup(encrypted, masterKey, signal, identities);
       return Object.fromEntries(summary.namespaces.map((entry) => [entry.namespace, entry.documentCount]));
     },
     async drill(databaseName, encrypted, { scratchDatabase, onProgress, signal, inputBytes }) {
@@ -175,7 +200,7 @@ export function createDaemonRuntime(options: RuntimeOptions): DaemonRuntime {
       const database = findDatabase(current, databaseName, path);
       const outcome = await runRestoreDrill({
         uri: database.uri,
-        masterKey: readKeyring(current, path),
+        ...readOpeningKeys(current, path),
         input: encrypted,
         database: scratchDatabase,
         ...(inputBytes ? { inputBytes } : {}),
@@ -240,4 +265,16 @@ function describeRestoreFailure(error: unknown): Error {
   const message = error instanceof Error ? error.message : String(error);
   const hint = error instanceof Error && "hint" in error && typeof error.hint === "string" ? ` (${error.hint})` : "";
   return new RestoreFailure(`${message}${hint}; nothing was changed`, undefined);
+}
+
+/** The identity sent with a restore, decoded; the error says what is wrong without quoting it. */
+function decodeSentIdentity(text: string): Buffer {
+  try {
+    return decodeIdentity(text);
+  } catch (error) {
+    const detail = error instanceof InvalidKeyError ? error.message : "it cannot be decoded";
+    throw new Error(
+      `the identity sent with this restore is not valid (${detail.replace(/^invalid master key: /, "")}): paste the identity file's dbvid1_ line again`,
+    );
+  }
 }

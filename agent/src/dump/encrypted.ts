@@ -125,8 +125,13 @@ export async function restoreFromEncrypted(options: RestoreEncryptedOptions): Pr
  * archive library's errors (wrong key, damaged, cut or foreign file), MongodumpArchiveError, or
  * DumpError "aborted".
  */
-export function verifyEncryptedBackup(input: ByteSource, masterKey: MasterKeys, signal?: AbortSignal): Promise<ArchiveSummary> {
-  return verifyEncrypted(input, { masterKey }, undefined, signal);
+export function verifyEncryptedBackup(
+  input: ByteSource,
+  masterKey: MasterKeys,
+  signal?: AbortSignal,
+  identities: readonly Uint8Array[] = [],
+): Promise<ArchiveSummary> {
+  return verifyEncrypted(input, { masterKey, identities }, undefined, signal);
 }
 
 /** Reports the share of the file verified, at most every progress interval, when its size is known. */

@@ -17,7 +17,7 @@ export type SocketEvents = {
   onRemoved?(reason: string): void;
 };
 
-type HelloFields = { version: string; hostname: string; platform: string; databases?: string[]; keyIds?: string[] };
+type HelloFields = { version: string; hostname: string; platform: string; databases?: string[]; keyIds?: string[]; role?: "backup" | "restore" };
 
 export type SocketOptions = {
   url: () => string;

@@ -1,11 +1,24 @@
 import type { ServerMessage } from "@protocol/agent-protocol";
 import type { ClusterBus } from "./cluster-bus";
+import type { SecretBox } from "./secret-box";
 
 /**
  * Sends a command to an agent over whichever server instance holds its socket (the cluster bus;
  * modules/agent-link/gateway.ts delivers it). Fire and forget: an agent offline gets nothing, and
- * the job it names is failed by the sweep if it never starts.
+ * the job it names is failed by the sweep if it never starts. The bus is the database's
+ * LISTEN/NOTIFY, so a secret in a command (an identity pasted for a restore) crosses it sealed
+ * under a key derived from API_KEY_SECRET, which the database does not hold.
  */
-export async function sendToAgent(ctx: { bus: ClusterBus }, agentId: string, message: ServerMessage) {
+export async function sendToAgent(ctx: { bus: ClusterBus; commandBox: SecretBox }, agentId: string, message: ServerMessage) {
+  if (message.type === "restore" && message.identity !== undefined) {
+    const { identity, ...rest } = message;
+    await ctx.bus.publish({ kind: "agent.send", agentId, message: rest, sealed: ctx.commandBox.seal(JSON.stringify({ identity })) });
+    return;
+  }
   await ctx.bus.publish({ kind: "agent.send", agentId, message });
+}
+
+/** The command as the agent gets it: the bus's message with its sealed secrets opened. */
+export function openAgentCommand(box: SecretBox, message: Record<string, unknown>, sealed: string | undefined): ServerMessage {
+  return (sealed === undefined ? message : { ...message, ...(JSON.parse(box.open(sealed)) as Record<string, unknown>) }) as ServerMessage;
 }

@@ -19,7 +19,7 @@ export type BrowserEvent =
       error: string | null;
     }
   /** An agent reported on reading a stored backup back (the row's verification changed). */
-  | { type: "backupVerified"; backupId: string; status: "ok" | "failed" };
+  | { type: "backupVerified"; backupId: string; status: "ok" | "failed" | "waiting" };
 
 /** Publishes to the user's browser sockets on every instance; a failure is logged, never thrown. */
 async function publishQuietly(ctx: Publisher, message: BusMessage, warning: string, fields: Record<string, unknown>) {

@@ -9,7 +9,8 @@ const CHANNEL = "dbvault_bus";
  * browsers, or an order to drop sockets.
  */
 export type BusMessage =
-  | { kind: "agent.send"; agentId: string; message: Record<string, unknown> }
+  /** `sealed`: the command's secrets, sealed (lib/agent-commands.ts), merged back in by the instance holding the socket. */
+  | { kind: "agent.send"; agentId: string; message: Record<string, unknown>; sealed?: string }
   | { kind: "agent.disconnect"; userId: string; agentId?: string; reason: string; closeCode?: number }
   | { kind: "browser.event"; userId: string; event: Record<string, unknown> }
   | { kind: "browser.disconnect"; userId: string; reason: string };

@@ -12,7 +12,7 @@ import { type DownloadedSlices, downloadSlices } from "./point-in-time-slices.ts
  */
 export async function runRestoreJob(job: JobContext, command: Extract<ServerMessage, { type: "restore" }>): Promise<void> {
   const { runtime, signal } = job;
-  const { restoreId, backupId, databaseName, size, targetDatabase, collections, pointInTime } = command;
+  const { restoreId, backupId, databaseName, size, targetDatabase, collections, pointInTime, identity } = command;
   runtime.log("restore started", { restoreId, backupId, databaseName, ...(targetDatabase ? { targetDatabase } : {}), ...(collections ? { collections } : {}) });
   job.deliver({ type: "restore.started", restoreId });
   const report = throttleProgress((progress) => job.send({ type: "restore.progress", restoreId, progress }));
@@ -28,6 +28,8 @@ export async function runRestoreJob(job: JobContext, command: Extract<ServerMess
       ...(targetDatabase ? { targetDatabase } : {}),
       ...(collections ? { collections } : {}),
       ...(pointInTime && slices ? { pointInTime: { until: pointInTime.until, files: slices.files } } : {}),
+      // Pasted in the web for this restore: used for it, then gone with the job.
+      ...(identity !== undefined ? { identity } : {}),
     });
     runtime.log("restore completed", { restoreId, databaseName });
     job.deliver({ type: "restore.completed", restoreId, stats });

@@ -1,5 +1,6 @@
 // The daemon's proofs that backups restore: reading a stored backup back through the server
 // (after each upload, and when the server asks again) and restore drills into a scratch database.
+import { createHash } from "node:crypto";
 import type { RestoreStats, ServerMessage, Verification } from "../../../../protocol/agent-protocol";
 import { verificationOf } from "../../../../protocol/verification";
 import { ArchiveError } from "../../archive/index.ts";
@@ -28,15 +29,30 @@ export function createTrustJobs({ runtime, deliver, send, signal }: JobContext) 
 
   /**
    * Downloads a stored backup, decrypts and parses all of it, and reports what it holds compared
-   * with `expected` (the counts dumped). Not reported: a stop of the agent, or a server that could
-   * not be reached (the backup stays unverified rather than falsely failed).
+   * with `expected` (the counts dumped) and, when the server sends it, `sha256` (the file's
+   * checksum recorded at upload: a restore agent checks what a write-only agent stored). Not
+   * reported: a stop of the agent, or a server that could not be reached (the backup stays
+   * unverified rather than falsely failed).
    */
-  async function verifyBackup(backupId: string, expected: Record<string, number> | undefined) {
+  async function verifyBackup(backupId: string, expected: Record<string, number> | undefined, sha256?: string) {
     runtime.log("verifying the stored backup", { backupId });
     let verification: Verification;
     try {
-      const namespaces = await runtime.verify(openResumableDownload(runtime.client(), backupId, { signal }), { signal });
+      const hash = createHash("sha256");
+      const download = openResumableDownload(runtime.client(), backupId, { signal }).pipeThrough(
+        new TransformStream<Uint8Array, Uint8Array>({
+          transform(chunk, controller) {
+            hash.update(chunk);
+            controller.enqueue(chunk);
+          },
+        }),
+      );
+      const namespaces = await runtime.verify(download, { signal });
       verification = verificationOf(namespaces, expected);
+      const read = hash.digest("hex");
+      if (sha256 && read !== sha256 && verification.status === "ok") {
+        verification = { status: "failed", namespaces, error: `the stored file's SHA-256 ${read} is not the one recorded at upload (${sha256})` };
+      }
     } catch (error) {
       if (signal.aborted || error instanceof ServerUnreachableError) {
         runtime.log("could not verify the backup now; it stays unverified", { backupId, error: describeError(error) });

@@ -6,12 +6,14 @@ import { findOwnBackup } from "../backups/service";
 
 /**
  * A backup an agent may download: one it made, one of a database it runs now (a verification goes
- * there, backups/verification.ts), or one it was asked to restore or drill. Any other backup of
- * the account is not found: an agent registered with a copied API key reads none of the others.
+ * there, backups/verification.ts), one it was asked to restore or drill, or, for a restore agent,
+ * one sealed to a key its hello named (it verifies those). Any other backup of the account is not
+ * found: an agent registered with a copied API key reads none of the others.
  */
 export async function findBackupForAgent(ctx: AppContext, agent: AgentRow, backupId: string): Promise<typeof backups.$inferSelect> {
   const backup = await findOwnBackup(ctx, agent.userId, backupId);
   if (backup.agentId === agent.id || (await agentRunsDatabase(ctx, agent, backup.databaseName))) return backup;
+  if (agent.role === "restore" && backup.keyId && agent.keyIds?.includes(backup.keyId)) return backup;
   const [asked] = await ctx.db
     .select({ id: restores.id })
     .from(restores)

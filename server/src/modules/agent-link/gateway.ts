@@ -5,6 +5,7 @@ import { type AgentRow, backups } from "@db/schema";
 import { AgentMessage, type ServerMessage } from "@protocol/agent-protocol";
 import type { AppContext } from "../../context";
 import { unstorableValueProblem } from "../../lib/storable-text";
+import { openAgentCommand } from "../../lib/agent-commands";
 import { failBackup, recordBackupProgress } from "../backups/service";
 import { recordVerification } from "../backups/verification";
 import { recordBackupCopy } from "../backups/copies";
@@ -14,6 +15,7 @@ import { declareDatabasesOnHello } from "../agents/declared-databases";
 import { markAgentConnected, markAgentDisconnected, recordHeartbeat } from "../agents/service";
 import { recordPitrLag } from "../pitr/lag";
 import { listShippedDatabases } from "../pitr/shipped-databases";
+import { sendWaitingWork } from "./waiting-work";
 import { confirmUpdateOnHello, recordUpdateStatus, recordUpdateUnsupported } from "../agents/updates";
 
 type AgentSocket = { id: string; send(data: string): unknown; close(code?: number, reason?: string): unknown };
@@ -39,7 +41,13 @@ export function createAgentGateway(ctx: AppContext) {
   ctx.bus.subscribe((message) => {
     if (message.kind === "agent.send") {
       const connection = byAgent.get(message.agentId);
-      if (connection) send(connection, message.message as ServerMessage);
+      if (!connection) return;
+      try {
+        send(connection, openAgentCommand(ctx.commandBox, message.message, message.sealed));
+      } catch {
+        // Sealed by an instance with another API_KEY_SECRET: nothing readable to send.
+        ctx.log.warn("dropped an agent command whose secrets could not be opened", { agentId: message.agentId });
+      }
     } else if (message.kind === "agent.disconnect") {
       for (const connection of byAgent.values()) {
         if (connection.userId !== message.userId) continue;
@@ -71,10 +79,14 @@ export function createAgentGateway(ctx: AppContext) {
           hostname: raw.hostname,
           platform: raw.platform,
           ...(raw.keyIds ? { keyIds: raw.keyIds } : {}),
+          ...(raw.role ? { role: raw.role } : {}),
         });
         // After it is recorded online, so that it may take over databases whose runner is offline.
-        if (raw.databases) await declareDatabasesOnHello(ctx, connection.userId, agentId, raw.databases);
+        // A restore agent runs none: its databases are only where it restores.
+        if (raw.databases) await declareDatabasesOnHello(ctx, connection.userId, agentId, raw.role === "restore" ? [] : raw.databases);
         await confirmUpdateOnHello(ctx, agentId, raw.version);
+        // What waited for an agent that can read it (waiting-work.ts) goes now.
+        await sendWaitingWork(ctx, agentId);
         return;
       case "heartbeat":
         // The queued jobs first: a heartbeat seen recorded (the agent's lastSeen) has kept them

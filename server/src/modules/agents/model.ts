@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { agentStatuses, agentUpdateStatuses } from "@db/schema";
+import { agentRoles, agentStatuses, agentUpdateStatuses } from "@db/schema";
 import { DatabaseEntry, RegisterResponse, UploadStatus } from "@protocol/agent-protocol";
 import { isoDate, messageAnswer, nullable, oneOf } from "../../lib/schema";
 
@@ -31,6 +31,7 @@ export const agentAnswer = t.Object({
   platform: nullable(t.String()),
   version: nullable(t.String()),
   keyIds: nullable(t.Array(t.String(), { description: "Key ids (public fingerprints) of the agent's keyring; never a key" })),
+  role: oneOf(agentRoles, "role"),
   status: oneOf(agentStatuses, "status"),
   lastSeen: nullable(isoDate()),
   lastUpdate: nullable(

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { and, asc, eq, lt, ne, sql } from "drizzle-orm";
-import { type AgentRow, agents, type UserRow } from "@db/schema";
+import { type AgentRole, type AgentRow, agents, type UserRow } from "@db/schema";
 import type { RegisterRequest } from "@protocol/agent-protocol";
 import type { AppContext } from "../../context";
 import { sendToAgent } from "../../lib/agent-commands";
@@ -27,6 +27,8 @@ export function toAgentView(agent: AgentRow) {
     version: agent.version,
     /** Key ids of the agent's keyring (public fingerprints), as it last said; null when it did not. */
     keyIds: agent.keyIds ?? null,
+    /** "backup", or "restore": holds a write-only agent's identity, runs verifications, drills and restores only. */
+    role: agent.role,
     status: agent.status,
     lastSeen: agent.lastSeen?.toISOString() ?? null,
     lastUpdate: agent.updateStatus
@@ -60,7 +62,8 @@ export async function registerAgent(ctx: AppContext, user: UserRow, input: Regis
           .where(and(eq(agents.id, input.agentId), eq(agents.userId, user.id)))
           .for("update")
       : [];
-    const details = { hostname: input.hostname, platform: input.platform, version: input.version, tokenHash: hashAgentToken(agentToken) };
+    const role = input.role ?? "backup";
+    const details = { hostname: input.hostname, platform: input.platform, version: input.version, role, tokenHash: hashAgentToken(agentToken) };
     let agent: AgentRow;
     if (existing) {
       [agent] = (await tx
@@ -76,7 +79,8 @@ export async function registerAgent(ctx: AppContext, user: UserRow, input: Regis
         .returning()) as [AgentRow];
     }
     await recordAudit(tx, user.id, existing ? "AGENT_REREGISTERED" : "AGENT_REGISTERED", { agentId: agent.id, name: agent.name, hostname: input.hostname });
-    const registered = await declareDatabasesIn(tx, ctx, user, agent.id, input.databases, {
+    // A restore agent's databases are where it restores, not what it backs up: it runs none.
+    const registered = await declareDatabasesIn(tx, ctx, user, agent.id, role === "restore" ? [] : input.databases, {
       exact: true,
       pitrAccess: new Map(input.pitrAccess?.map((entry) => [entry.database, entry.access])),
     });
@@ -176,7 +180,7 @@ export async function markAgentConnected(
   ctx: AppContext,
   agentId: string,
   connectionId: string,
-  info: { version?: string; hostname?: string; platform?: string; keyIds?: string[] },
+  info: { version?: string; hostname?: string; platform?: string; keyIds?: string[]; role?: AgentRole },
 ) {
   const now = ctx.now();
   const cameOnline = await ctx.db.transaction(async (tx) => {

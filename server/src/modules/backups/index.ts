@@ -63,10 +63,10 @@ export const backupsController = (ctx: AppContext) => {
       {
         auth: true,
         params: backupsModel.idParams,
-        response: { 202: backupAnswers.message },
+        response: { 202: backupAnswers.verificationRequested },
         detail: {
           summary:
-            "Have the database's agent read the stored backup back again (download, decrypt, parse, count); the result arrives as verifiedAt/verification",
+            "Have the database's agent (a restore agent for a write-only agent's backup) read the stored backup back again (download, decrypt, parse, count); the result arrives as verifiedAt/verification",
         },
       },
     )

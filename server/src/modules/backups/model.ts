@@ -1,5 +1,6 @@
 import { t } from "elysia";
 import { anomalyKinds, backupConsistencies, backupTypes, operationStatuses, restoreKinds } from "@db/schema";
+import { IDENTITY_TEXT_PATTERN } from "@protocol/agent-protocol";
 import { fileAnswer, isoDate, messageAnswer, nullable, oneOf } from "../../lib/schema";
 
 const databaseName = t.String({ minLength: 1, maxLength: 64, error: "databaseName is required" });
@@ -33,6 +34,14 @@ export const backupsModel = {
           error: "collections must be a list of 1 to 1000 different collection names",
         },
       ),
+    ),
+    identity: t.Optional(
+      t.String({
+        pattern: IDENTITY_TEXT_PATTERN,
+        // Never echoes the value: it is a private key.
+        error: "identity must be the identity a write-only agent printed or saved (dbvid1_ and 48 letters, digits, - or _)",
+        description: "A write-only agent's identity: sent to the restoring agent only, never stored",
+      }),
     ),
   }),
 };
@@ -74,6 +83,9 @@ export const backupAnswer = t.Object({
       },
       { description: "The agent read the stored file back, decrypted and parsed all of it and counted its documents" },
     ),
+  ),
+  verificationWaitingFor: nullable(
+    t.String({ description: "Why a verification asked for has not started: no restore agent that can read this write-only backup is online" }),
   ),
   anomaly: nullable(
     t.Object(
@@ -123,6 +135,9 @@ export const restoreAnswer = t.Object({
   pointInTime: nullable(
     t.Object({ at: isoDate(), ts: t.String({ description: "oplog position, seconds,increment" }) }, { description: "A point-in-time restore's moment" }),
   ),
+  waitingFor: nullable(
+    t.String({ description: "Why a pending restore or drill has not gone to an agent: no restore agent that can read this write-only backup is online" }),
+  ),
 });
 
 export const backupAnswers = {
@@ -138,6 +153,10 @@ export const backupAnswers = {
   restores: t.Array(restoreAnswer),
   restoreRequested: t.Object({ message: t.String(), restore: restoreAnswer }),
   message: messageAnswer,
+  verificationRequested: t.Object({
+    message: t.String(),
+    waitingFor: t.Optional(t.String({ description: "Present when no agent that can read the backup is online: why it waits" })),
+  }),
 };
 
 /** The encrypted file: bytes, not JSON. */

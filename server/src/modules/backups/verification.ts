@@ -3,11 +3,11 @@
 // decrypts and parses all of it and counts the documents of each namespace. The server records
 // what it reports, checks the counts against what was dumped once more, and raises the alerts.
 import { and, eq } from "drizzle-orm";
-import { agents, backups, databases } from "@db/schema";
+import { agents, backups } from "@db/schema";
 import type { Verification } from "@protocol/agent-protocol";
 import { verificationOf } from "@protocol/verification";
 import type { AppContext } from "../../context";
-import { AppError, conflict } from "../../lib/errors";
+import { conflict } from "../../lib/errors";
 import type { AgentRow } from "@db/schema";
 import { sendToAgent } from "../../lib/agent-commands";
 import { recordAudit } from "../audit/service";
@@ -15,6 +15,7 @@ import { notifyBackupVerified, notifyVerificationFailed } from "../notifications
 import { backupFacts } from "../webhooks/events";
 import { publishToUser } from "../../lib/browser-events";
 import { alertSubjectOf } from "./service";
+import { agentOffline, canRead, chooseReader, usualAgentOf } from "../restore-agents/readers";
 
 type BackupRow = typeof backups.$inferSelect;
 
@@ -45,7 +46,7 @@ export async function recordVerification(ctx: AppContext, agent: Pick<AgentRow, 
   const verification = settleVerification(reported, backup.collections);
   const ok = verification.status === "ok";
   await ctx.db.transaction(async (tx) => {
-    await tx.update(backups).set({ verifiedAt: ctx.now(), verification }).where(eq(backups.id, backup.id));
+    await tx.update(backups).set({ verifiedAt: ctx.now(), verification, verificationWaitingFor: null }).where(eq(backups.id, backup.id));
     await recordAudit(tx, backup.userId, ok ? "BACKUP_VERIFIED" : "BACKUP_VERIFICATION_FAILED", {
       backupId: backup.id,
       databaseName: backup.databaseName,
@@ -68,28 +69,47 @@ export async function recordVerification(ctx: AppContext, agent: Pick<AgentRow, 
  * that made the backup; 409 AGENT_OFFLINE when that agent is not connected.
  */
 export async function findAgentOf(ctx: AppContext, backup: Pick<BackupRow, "userId" | "databaseName" | "agentId">) {
-  const [database] = await ctx.db
-    .select({ agentId: databases.agentId })
-    .from(databases)
-    .where(and(eq(databases.userId, backup.userId), eq(databases.name, backup.databaseName)));
-  const agentId = database?.agentId ?? backup.agentId;
-  const [agent] = agentId ? await ctx.db.select().from(agents).where(eq(agents.id, agentId)) : [];
-  if (!agent || agent.status === "offline") {
-    throw new AppError(409, "AGENT_OFFLINE", `No agent is online for "${backup.databaseName}". Start it with dbvault-agent run on its server, then try again.`);
-  }
+  const agent = await usualAgentOf(ctx, { ...backup, keyId: null });
+  if (!agent || agent.status === "offline") throw agentOffline(backup.databaseName);
   return agent;
 }
 
-/** Asks the database's agent to read a completed backup back again; the result arrives as verifiedAt/verification. */
-export async function requestVerification(ctx: AppContext, backup: BackupRow) {
-  if (backup.status !== "completed") throw conflict(`This backup is ${backup.status}; only completed backups can be verified.`);
-  const agent = await findAgentOf(ctx, backup);
-  await sendToAgent(ctx, agent.id, {
+/** The verify command of a backup, for whichever agent reads it. */
+export const verifyCommand = (backup: BackupRow) =>
+  ({
     type: "verify",
     backupId: backup.id,
     databaseName: backup.databaseName,
     size: backup.size,
     ...(backup.collections ? { expected: backup.collections } : {}),
-  });
+    ...(backup.sha256 ? { sha256: backup.sha256 } : {}),
+  }) as const;
+
+/**
+ * Asks an agent that can read a completed backup to read it back again (restore-agents/readers.ts:
+ * a write-only agent's backups go to a restore agent); the result arrives as verifiedAt/verification.
+ * When no such agent is online the backup records why it waits, and the first to connect gets it.
+ */
+export async function requestVerification(ctx: AppContext, backup: BackupRow) {
+  if (backup.status !== "completed") throw conflict(`This backup is ${backup.status}; only completed backups can be verified.`);
+  const reader = await chooseReader(ctx, backup);
+  if ("agent" in reader && (!reader.agent || reader.agent.status === "offline")) throw agentOffline(backup.databaseName);
+  if ("waiting" in reader) {
+    await ctx.db.update(backups).set({ verificationWaitingFor: reader.waiting }).where(eq(backups.id, backup.id));
+    await publishToUser(ctx, backup.userId, { type: "backupVerified", backupId: backup.id, status: "waiting" });
+    return { message: `Verification requested. ${reader.waiting}`, waitingFor: reader.waiting };
+  }
+  await ctx.db.update(backups).set({ verificationWaitingFor: null }).where(eq(backups.id, backup.id));
+  await sendToAgent(ctx, reader.agent!.id, verifyCommand(backup));
   return { message: "Verification requested: the agent reads the backup back from storage and reports within minutes." };
+}
+
+/**
+ * After an upload: a backup its own agent cannot read (a write-only agent's, which skips reading
+ * it back) is verified by a restore agent, now or when one connects. Others verify themselves.
+ */
+export async function verifyElsewhereIfSealed(ctx: AppContext, backup: BackupRow) {
+  const maker = backup.agentId ? await ctx.db.select().from(agents).where(eq(agents.id, backup.agentId)) : [];
+  if (!backup.keyId || !maker[0] || canRead(maker[0], backup.keyId)) return;
+  await requestVerification(ctx, backup).catch((error) => ctx.log.warn("could not ask for a sealed backup's verification", { backupId: backup.id, error }));
 }

@@ -23,6 +23,7 @@ export const backupViewColumns = {
   consistentAtI: backups.consistentAtI,
   verifiedAt: backups.verifiedAt,
   verification: backups.verification,
+  verificationWaitingFor: backups.verificationWaitingFor,
   anomaly: backups.anomaly,
   anomalyResolvedAt: backups.anomalyResolvedAt,
 };
@@ -56,6 +57,8 @@ export function toBackupView(backup: Pick<BackupRow, keyof typeof backupViewColu
     /** When an agent last read the stored file back (null: not yet, or made before verification existed). */
     verifiedAt: backup.verifiedAt?.toISOString() ?? null,
     verification: backup.verification ?? null,
+    /** Why an asked verification has not started (no restore agent that can read it online); null otherwise. */
+    verificationWaitingFor: backup.verificationWaitingFor ?? null,
     anomaly: backup.anomaly ?? null,
     anomalyResolvedAt: backup.anomalyResolvedAt?.toISOString() ?? null,
     /** The copies the agent wrote to the customer's own buckets (none: the file is in one place). */

@@ -9,9 +9,9 @@ import type { AppContext } from "../../context";
 import { conflict, notFound } from "../../lib/errors";
 import { sendToAgent } from "../../lib/agent-commands";
 import { recordAudit } from "../audit/service";
-import { findAgentOf } from "../backups/verification";
+import { agentOffline, chooseReader } from "../restore-agents/readers";
 import { toRestoreView } from "../restores/views";
-import { announceRestore, insertRestoreUnlessBusy, restoreDetails } from "../restores/service";
+import { announceRestore, insertRestoreUnlessBusy, noReaderAtAll, restoreDetails } from "../restores/service";
 
 const HOUR = 3_600_000;
 /** Time between two scheduled drills of a user's databases. */
@@ -24,9 +24,10 @@ export function nextDrillTime(frequency: DrillFrequency, from: Date): Date | nul
 
 /**
  * Starts a drill of the latest completed backup of one of the user's databases: a restore record
- * of kind "drill" into the scratch database, and the command to the database's agent. 404 for an
- * unknown database, 409 when it has no completed backup, a drill of it is running or its agent is
- * offline.
+ * of kind "drill" into the scratch database, and the command to the database's agent (a restore
+ * agent for a write-only agent's backup, or the record says it waits for one). 404 for an unknown
+ * database, 409 when it has no completed backup, a drill of it is running, its agent is offline
+ * or no agent can read the backup.
  */
 export async function startDrill(ctx: AppContext, userId: string, databaseName: string, trigger: "manual" | "scheduled") {
   const [database] = await ctx.db
@@ -41,7 +42,12 @@ export async function startDrill(ctx: AppContext, userId: string, databaseName: 
     .orderBy(desc(backups.createdAt))
     .limit(1);
   if (!backup) throw conflict(`"${databaseName}" has no completed backup to drill yet. Back it up first.`);
-  const agent = await findAgentOf(ctx, backup);
+  // A write-only agent's backup is drilled by a restore agent that can read it, or waits for one.
+  const reader = await chooseReader(ctx, backup);
+  if ("waiting" in reader && !reader.anyReader) throw noReaderAtAll(backup.keyId!);
+  const agent = "agent" in reader ? reader.agent : undefined;
+  const waitingFor = "waiting" in reader ? reader.waiting : null;
+  if (!waitingFor && (!agent || agent.status === "offline")) throw agentOffline(databaseName);
   const scratchDatabase = drillDatabaseName(databaseName);
   const drill = await ctx.db.transaction(async (tx) => {
     // The check and the insert are one step, as for a restore (restores/service.ts).
@@ -49,19 +55,30 @@ export async function startDrill(ctx: AppContext, userId: string, databaseName: 
       lockKey: `drill:${userId}:${databaseName}`,
       busy: and(eq(restores.userId, userId), eq(restores.kind, "drill"), eq(restores.databaseName, databaseName))!,
       busyMessage: `A drill of "${databaseName}" is already running.`,
-      values: { userId, backupId: backup.id, databaseName, targetDatabase: scratchDatabase, kind: "drill", agentId: agent.id },
+      values: { userId, backupId: backup.id, databaseName, targetDatabase: scratchDatabase, kind: "drill", agentId: agent?.id ?? null, waitingFor },
     });
     await recordAudit(tx, userId, "DRILL_REQUESTED", { ...restoreDetails(row), scratchDatabase, trigger });
     return row;
   });
-  await sendToAgent(ctx, agent.id, { type: "drill", restoreId: drill.id, backupId: backup.id, databaseName, size: backup.size, scratchDatabase });
+  if (agent) await sendToAgent(ctx, agent.id, drillCommand(drill, backup.size));
   await announceRestore(ctx, drill);
-  ctx.log.info("restore drill requested", { restoreId: drill.id, backupId: backup.id, trigger });
+  ctx.log.info("restore drill requested", { restoreId: drill.id, backupId: backup.id, trigger, ...(waitingFor ? { waiting: true } : {}) });
+  if (waitingFor) return { message: `Drill requested. ${waitingFor}`, restore: toRestoreView(drill) };
   return {
     message: `Drill started: the latest backup of "${databaseName}" is restored into ${scratchDatabase}, checked and dropped. Follow it in Restore History.`,
     restore: toRestoreView(drill),
   };
 }
+
+/** The drill command of a drill record. */
+export const drillCommand = (drill: typeof restores.$inferSelect, size: number) => ({
+  type: "drill" as const,
+  restoreId: drill.id,
+  backupId: drill.backupId!,
+  databaseName: drill.databaseName,
+  size,
+  scratchDatabase: drill.targetDatabase!,
+});
 
 /**
  * Starts the scheduled drills that are due. Each due user's settings row is claimed with

@@ -1,6 +1,6 @@
 import { and, desc, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { DbOrTx, Tx } from "@db/client";
-import { type AuditAction, agents, databases, type RestoreKind, type RestorePointInTime, restores } from "@db/schema";
+import { type AgentRow, type AuditAction, agents, databases, type RestoreKind, type RestorePointInTime, restores } from "@db/schema";
 import type { DrillReport, PointInTimeCommand, Progress, RestoreStats } from "@protocol/agent-protocol";
 import type { AppContext } from "../../context";
 import { AppError, badRequest, conflict } from "../../lib/errors";
@@ -12,6 +12,7 @@ import { toRestoreView } from "./views";
 import { notifyDrillFinished, notifyRestoreFinished } from "../notifications/service";
 import { restoreFacts } from "../webhooks/events";
 import { publishToUser } from "../../lib/browser-events";
+import { chooseReader } from "../restore-agents/readers";
 
 type RestoreRow = typeof restores.$inferSelect;
 
@@ -50,7 +51,57 @@ export interface RestoreRequest {
   targetDatabase?: string;
   /** Only these collections of the backup; default: all. */
   collections?: string[];
+  /**
+   * The identity that opens a write-only agent's backup (`dbvid1_…`), pasted in the restore
+   * wizard: sent to the restoring agent in the restore command only, never stored or logged.
+   */
+  identity?: string;
 }
+
+/**
+ * The restore command of a restore record. Over another database of the user's (`overDatabase`),
+ * its agent replaces that database itself; a new name is created on the backup's connection.
+ */
+export function restoreCommand(restore: RestoreRow, size: number, overDatabase: boolean) {
+  return {
+    type: "restore" as const,
+    restoreId: restore.id,
+    backupId: restore.backupId!,
+    databaseName: overDatabase ? (restore.targetDatabase ?? restore.databaseName) : restore.databaseName,
+    size,
+    ...(overDatabase || restore.targetDatabase === null ? {} : { targetDatabase: restore.targetDatabase }),
+    ...(restore.collections ? { collections: restore.collections } : {}),
+  };
+}
+
+/**
+ * Who restores: the target's agent when given an identity (it must be online: the identity is
+ * kept nowhere to send later) or when it can read the backup; else a restore agent that can
+ * (restore-agents/readers.ts), or the reason the restore waits for one. A point-in-time restore
+ * does not wait (its slices are chosen for now). 409 when no agent at all can read the backup.
+ */
+async function chooseRestoringAgent(
+  ctx: AppContext,
+  backup: Parameters<typeof chooseReader>[1],
+  usual: AgentRow | undefined,
+  options: { identity: boolean; pointInTime: boolean },
+): Promise<{ agent?: AgentRow; waitingFor: string | null }> {
+  if (options.identity) return { agent: usual && usual.status !== "offline" ? usual : undefined, waitingFor: null };
+  const reader = await chooseReader(ctx, backup, usual ?? null);
+  if ("agent" in reader) return { agent: reader.agent && reader.agent.status !== "offline" ? reader.agent : undefined, waitingFor: null };
+  if (!reader.anyReader) throw noReaderAtAll(backup.keyId!);
+  if (options.pointInTime) throw new AppError(409, "AGENT_OFFLINE", reader.waiting.replace(/ and it begins at once\.$/, ", then try again."));
+  return { waitingFor: reader.waiting };
+}
+
+/** 409 for a restore or drill of a backup no agent can read: a write-only agent's, with no restore agent set up. */
+export const noReaderAtAll = (keyId: string) =>
+  new AppError(
+    409,
+    "CONFLICT",
+    `No agent can read this backup: it is sealed to the public key ${keyId} of a write-only agent. ` +
+      "Set up a restore agent where its identity is kept (dbvault-agent setup --role restore --identity FILE), or restore with the identity pasted in the restore wizard.",
+  );
 
 /**
  * Asks an agent to restore a completed backup: over its own database, over another database of
@@ -82,8 +133,9 @@ export async function requestRestore(
         .from(databases)
         .where(and(eq(databases.userId, userId), eq(databases.name, backup.databaseName)));
   const database = existing ?? source;
-  const [agent] = database?.agentId ? await ctx.db.select().from(agents).where(eq(agents.id, database.agentId)) : [];
-  if (!agent || agent.status === "offline") {
+  const [usual] = database?.agentId ? await ctx.db.select().from(agents).where(eq(agents.id, database.agentId)) : [];
+  const { agent, waitingFor } = await chooseRestoringAgent(ctx, backup, usual, { identity: input.identity !== undefined, pointInTime: Boolean(pointInTime) });
+  if (!agent && !waitingFor) {
     throw new AppError(409, "AGENT_OFFLINE", `No agent is online for "${database?.name ?? target}". Start it with dbvault-agent run, then try again.`);
   }
   const targetDatabase = target === backup.databaseName ? null : target;
@@ -93,28 +145,44 @@ export async function requestRestore(
       lockKey: `restore:${userId}:${target}`,
       busy: and(eq(restores.userId, userId), sql`coalesce(${restores.targetDatabase}, ${restores.databaseName}) = ${target}`)!,
       busyMessage: `A restore of "${target}" is already running.`,
-      values: { userId, backupId, databaseName: backup.databaseName, targetDatabase, collections, agentId: agent.id, pointInTime: pointInTime?.record ?? null },
+      values: {
+        userId,
+        backupId,
+        databaseName: backup.databaseName,
+        targetDatabase,
+        collections,
+        agentId: agent?.id ?? null,
+        pointInTime: pointInTime?.record ?? null,
+        waitingFor,
+      },
     });
     await recordAudit(tx, userId, "RESTORE_REQUESTED", {
       ...restoreDetails(row),
       ...(pointInTime ? { pointInTime: { at: pointInTime.record.at, ts: pointInTime.record.ts, slices: pointInTime.command.slices.length } } : {}),
       ...(targetDatabase ? { targetDatabase } : {}),
       ...(collections ? { collections } : {}),
+      // Whether an identity went with it (never the identity itself).
+      ...(input.identity !== undefined ? { withIdentity: true } : {}),
     });
     return row;
   });
-  await sendToAgent(ctx, agent.id, {
-    type: "restore",
+  if (agent) {
+    await sendToAgent(ctx, agent.id, {
+      ...restoreCommand(restore, backup.size, Boolean(existing)),
+      ...(pointInTime ? { pointInTime: pointInTime.command } : {}),
+      // Pasted in the restore wizard: this command is the only place the server puts it.
+      ...(input.identity !== undefined ? { identity: input.identity } : {}),
+    });
+  }
+  await announceRestore(ctx, restore);
+  ctx.log.info("restore requested", {
     restoreId: restore.id,
     backupId,
-    databaseName: database!.name,
-    size: backup.size,
-    // Over another database of the user's, its agent replaces that database itself.
-    ...(existing || targetDatabase === null ? {} : { targetDatabase }),
-    ...(collections ? { collections } : {}),
-    ...(pointInTime ? { pointInTime: pointInTime.command } : {}),
+    agentId: agent?.id ?? null,
+    ...(waitingFor ? { waiting: true } : {}),
+    ...(input.identity !== undefined ? { withIdentity: true } : {}),
   });
-  await announceRestore(ctx, restore);
+  if (waitingFor) return { message: `Restore requested. ${waitingFor}`, restore: toRestoreView(restore) };
   return { message: "Restore requested. Follow its progress in Restore History.", restore: toRestoreView(restore) };
 }
 

@@ -21,5 +21,7 @@ export function toRestoreView(restore: RestoreRow) {
     drill: restore.drill ?? null,
     /** The moment a point-in-time restore restores to; null when a backup is restored as it is. */
     pointInTime: restore.pointInTime ? { at: restore.pointInTime.at, ts: restore.pointInTime.ts } : null,
+    /** Why it has not gone to an agent yet (no restore agent that can read the backup is online); null otherwise. */
+    waitingFor: restore.waitingFor ?? null,
   };
 }

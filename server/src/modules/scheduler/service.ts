@@ -3,6 +3,7 @@ import { agents, backups, databases, restores, settings } from "@db/schema";
 import { normaliseFrequencyHours } from "@protocol/schedule";
 import type { AppContext } from "../../context";
 import { sweepAgentStatuses } from "../agents/service";
+import { QUEUED_LIMIT_MS } from "../agents/queued-jobs";
 import { recordAudit } from "../audit/service";
 import { finishDueTurnOffs } from "../backup-protection/state";
 import { failBackup, releasePendingBackupData, startBackup } from "../backups/service";
@@ -117,22 +118,27 @@ export async function failStalledOperations(ctx: AppContext) {
         : "The agent stopped reporting during the backup (disconnected or stopped).",
     );
   }
+  // One waiting for a restore agent (restore-agents/) is not stalled: it says why it waits, and
+  // is given up only after QUEUED_LIMIT_MS, saying so.
   const stalledRestores = await ctx.db
-    .select({ id: restores.id, status: restores.status, kind: restores.kind })
+    .select({ id: restores.id, status: restores.status, kind: restores.kind, waitingFor: restores.waitingFor })
     .from(restores)
     .where(
-      sql`(${restores.status} = 'pending' and ${restores.lastActivityAt} < ${at(now - PENDING_TIMEOUT_MS)}::timestamptz)
+      sql`(${restores.status} = 'pending' and ${restores.waitingFor} is null and ${restores.lastActivityAt} < ${at(now - PENDING_TIMEOUT_MS)}::timestamptz)
+        or (${restores.status} = 'pending' and ${restores.waitingFor} is not null and ${restores.createdAt} < ${at(now - QUEUED_LIMIT_MS)}::timestamptz)
         or (${restores.status} = 'in-progress' and ${restores.lastActivityAt} < ${at(now - STALLED_TIMEOUT_MS)}::timestamptz)`,
     );
   for (const restore of stalledRestores) {
     await failRestore(
       ctx,
       restore.id,
-      restore.status === "pending"
-        ? "The agent did not start the restore."
-        : restore.kind === "restore"
-          ? STALLED_RESTORE_MESSAGE
-          : "The agent stopped reporting during the restore.",
+      restore.waitingFor
+        ? `No restore agent that can read this backup came online within ${QUEUED_LIMIT_MS / 3_600_000} hours. Start one with dbvault-agent run where the identity is kept, then ask again.`
+        : restore.status === "pending"
+          ? "The agent did not start the restore."
+          : restore.kind === "restore"
+            ? STALLED_RESTORE_MESSAGE
+            : "The agent stopped reporting during the restore.",
     );
   }
   return stalledBackups.length + stalledRestores.length;

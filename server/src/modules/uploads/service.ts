@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { verifyElsewhereIfSealed } from "../backups/verification";
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { type AgentRow, backupParts, backups, plans, users } from "@db/schema";
 import { type CompleteUploadRequest, UPLOAD_PART_SIZE } from "@protocol/agent-protocol";
@@ -379,5 +380,7 @@ async function recordCompletedUpload(
     return null;
   });
   await announceBackupCompleted(ctx, { ...completed, anomaly });
+  // A write-only agent cannot read back what it sealed: a restore agent verifies it.
+  await verifyElsewhereIfSealed(ctx, completed);
   return { status: "completed" as const, size: input.size, sha256 };
 }

@@ -21,7 +21,8 @@ export function useResolveAnomaly() {
   return useMutation({ mutationFn: (backupId: string) => answerOf(resolveAnomalyRequest(backupId)), onSettled: () => reloadBackupLists(queryClient) });
 }
 
-export type RestoreRequest = { backupId: string; databaseName: string; targetDatabase?: string; collections?: string[] };
+/** `identity`: a write-only agent's, pasted in the wizard; the server passes it to the agent only. */
+export type RestoreRequest = { backupId: string; databaseName: string; targetDatabase?: string; collections?: string[]; identity?: string };
 
 /** Starts a restore; Restore History is read again so the new row shows at once. */
 export function useStartRestore() {

@@ -4,11 +4,11 @@ import { DataTable, type DataTableColumn } from "../../../components/ui/data-tab
 import { Icon } from "../../../components/ui/icons";
 import { ProgressBar } from "../../../components/ui/progress-bar";
 import { formatDateTime } from "../../../lib/format-date";
-import type { Backup } from "../api/dashboard-api";
+import type { Agent, Backup } from "../api/dashboard-api";
 import { describeConsistency } from "../utils/consistency-format";
 import { formatBytes, formatDocumentCount } from "../utils/dashboard-format";
 import { isRunning } from "../utils/operation-status";
-import { shortKeyId } from "../utils/key-warning";
+import { describeReaders, shortKeyId } from "../utils/key-warning";
 import { StatusBadge } from "./status-badge";
 import { AnomalyBadge, PlacesBadge, VerificationBadge } from "./trust-badges";
 
@@ -20,6 +20,8 @@ type Actions = {
   onVerify: (backup: Backup) => void;
   onResolveAnomaly: (backup: Backup) => void;
   downloadingId: string | null;
+  /** The user's agents: which of them can read each backup (by the key ids they hold). */
+  agents: readonly Agent[];
 };
 
 function RunningProgress({ row }: { row: Backup }) {
@@ -51,7 +53,29 @@ function CompletedTimestamp({ backup }: { backup: Backup }) {
   );
 }
 
-function buildColumns({ onDownload, onRestore, onDelete, onVerify, onResolveAnomaly, downloadingId }: Actions): DataTableColumn<Backup>[] {
+/** The backup's key id and which agents can read it. */
+function KeyLines({ backup, agents }: { backup: Backup; agents: readonly Agent[] }) {
+  if (!backup.keyId) return null;
+  const readers = describeReaders(backup, agents);
+  return (
+    <>
+      <span
+        className="font-mono text-xs text-slate-500"
+        title={`Encrypted with the master key whose key id (fingerprint) is ${backup.keyId}`}
+        data-testid="backup-key-id"
+      >
+        key {shortKeyId(backup.keyId)}
+      </span>
+      {readers ? (
+        <span className={readers.none ? "text-xs text-amber-700" : "text-xs text-slate-500"} data-testid="backup-readers">
+          {readers.text}
+        </span>
+      ) : null}
+    </>
+  );
+}
+
+function buildColumns({ onDownload, onRestore, onDelete, onVerify, onResolveAnomaly, downloadingId, agents }: Actions): DataTableColumn<Backup>[] {
   return [
     { accessorKey: "databaseName", header: "Database", cell: ({ row }) => <span className="font-medium text-slate-900">{row.original.databaseName}</span> },
     {
@@ -66,15 +90,7 @@ function buildColumns({ onDownload, onRestore, onDelete, onVerify, onResolveAnom
         isRunning(row.original.status) ? null : (
           <div className="flex flex-col">
             <span>{formatBytes(row.original.size)}</span>
-            {row.original.keyId ? (
-              <span
-                className="font-mono text-xs text-slate-500"
-                title={`Encrypted with the master key whose key id (fingerprint) is ${row.original.keyId}`}
-                data-testid="backup-key-id"
-              >
-                key {shortKeyId(row.original.keyId)}
-              </span>
-            ) : null}
+            <KeyLines backup={row.original} agents={agents} />
           </div>
         ),
     },
@@ -136,10 +152,10 @@ function buildColumns({ onDownload, onRestore, onDelete, onVerify, onResolveAnom
 
 /** Recent Backups (spec 2), TanStack Table; running rows show their live progress. */
 export function BackupsTable({ backups, ...actions }: Actions & { backups: Backup[] }) {
-  const { onDownload, onRestore, onDelete, onVerify, onResolveAnomaly, downloadingId } = actions;
+  const { onDownload, onRestore, onDelete, onVerify, onResolveAnomaly, downloadingId, agents } = actions;
   const columns = useMemo(
-    () => buildColumns({ onDownload, onRestore, onDelete, onVerify, onResolveAnomaly, downloadingId }),
-    [onDownload, onRestore, onDelete, onVerify, onResolveAnomaly, downloadingId],
+    () => buildColumns({ onDownload, onRestore, onDelete, onVerify, onResolveAnomaly, downloadingId, agents }),
+    [onDownload, onRestore, onDelete, onVerify, onResolveAnomaly, downloadingId, agents],
   );
 
   if (backups.length === 0) {

@@ -1,5 +1,5 @@
 import { useAtom } from "jotai";
-import { useCallback, useEffect, useState } from "react";
+import { useCallback, useEffect, useMemo, useState } from "react";
 import { Card } from "../../../components/ui/card";
 import { askConfirmation } from "../../../components/ui/confirm-dialog";
 import { LoadingScreen } from "../../../components/ui/spinner";
@@ -26,7 +26,7 @@ import { BackupsTable } from "./backups-table";
 import { DashboardHeader } from "./dashboard-header";
 import { DashboardTabs } from "./dashboard-tabs";
 import { RestoreDialog } from "./restore-dialog";
-import { describeMissingKey } from "../utils/key-warning";
+import { describeMissingKey, describeRestoringReader, runnerLacksKey } from "../utils/key-warning";
 import { RestoreHistoryPanel } from "./restore-history-panel";
 import { PitrCoverageLines } from "./pitr-coverage-lines";
 import { SummaryCards } from "./summary-cards";
@@ -52,14 +52,15 @@ export function DashboardPage({ token }: { token: string | null }) {
     if (databases) setSelected((current) => chooseDatabase(current, databases));
   }, [databases, setSelected]);
 
+  const agents = useMemo(() => system.status?.agents ?? [], [system.status]);
   // A newly set-up agent brings its databases: look again when the agents change.
-  const agentsKey = (system.status?.agents ?? []).map((agent) => `${agent.id}:${agent.status}`).join(",");
+  const agentsKey = agents.map((agent) => `${agent.id}:${agent.status}`).join(",");
   useEffect(() => {
     if (agentsKey) void reloadDatabases();
   }, [agentsKey, reloadDatabases]);
 
   const steps = listOnboardingSteps({
-    agents: system.status?.agents ?? [],
+    agents,
     backups: backups ?? [],
     restores: history.restores ?? [],
     install: system.status?.install,
@@ -159,6 +160,7 @@ export function DashboardPage({ token }: { token: string | null }) {
                   onVerify={onVerify}
                   onResolveAnomaly={onResolveAnomaly}
                   downloadingId={downloadingId}
+                  agents={agents}
                 />
               )}
             </div>
@@ -171,7 +173,9 @@ export function DashboardPage({ token }: { token: string | null }) {
         backup={restoring}
         onClose={() => setRestoring(null)}
         onRestored={onRestored}
-        keyWarning={restoring ? describeMissingKey(restoring, databases, system.status?.agents ?? []) : null}
+        keyWarning={restoring ? describeMissingKey(restoring, databases, agents) : null}
+        readerNote={restoring ? describeRestoringReader(restoring, databases, agents) : null}
+        offerIdentity={restoring ? runnerLacksKey(restoring, databases, agents) : false}
       />
     </div>
   );

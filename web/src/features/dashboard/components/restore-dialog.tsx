@@ -28,6 +28,10 @@ type Props = {
   onRestored: () => void;
   /** Why the restoring agent cannot open this backup (it lacks its key), shown before anything is chosen. */
   keyWarning?: string | null;
+  /** Who restores a backup the database's agent cannot open (a restore agent), shown on the first step. */
+  readerNote?: string | null;
+  /** The database's agent cannot open this backup: offer the identity field (a restore with it runs on that agent). */
+  offerIdentity?: boolean;
 };
 
 const STEP_COUNT = 4;
@@ -40,7 +44,7 @@ type RestoreSource = "backup" | "moment";
  * The restore wizard: this backup or a point in time, where to restore (over the original, or as a copy, optionally only some
  * collections), the spec's two warnings, then the exact target name to confirm.
  */
-export function RestoreDialog({ backup, onClose, onRestored, keyWarning = null }: Props) {
+export function RestoreDialog({ backup, onClose, onRestored, keyWarning = null, readerNote = null, offerIdentity = false }: Props) {
   const [step, setStep] = useState(1);
   const [typed, setTyped] = useState("");
   const restore = useStartRestore();
@@ -53,6 +57,8 @@ export function RestoreDialog({ backup, onClose, onRestored, keyWarning = null }
   const database = useDatabases().data?.find((entry) => entry.name === backup?.databaseName) ?? null;
   const [error, setError] = useState<string | null>(null);
   const [where, setWhere] = useState<RestoreTarget>(DEFAULT_TARGET);
+  // Held in this dialog only: sent with the restore request, dropped when the dialog changes backup.
+  const [identity, setIdentity] = useState("");
   const inputId = useId();
 
   // Every opening starts again at step 1, as a copy.
@@ -65,6 +71,7 @@ export function RestoreDialog({ backup, onClose, onRestored, keyWarning = null }
     setWhere(DEFAULT_TARGET);
     setFrom("backup");
     setChosen(null);
+    setIdentity("");
   }, [backup?.id, reset, resetMoment]);
 
   const source = backup?.databaseName ?? "";
@@ -73,6 +80,8 @@ export function RestoreDialog({ backup, onClose, onRestored, keyWarning = null }
   const collections = parseCollectionList(where.collections);
   const matches = typed === name && name !== "";
   const whereProblem = where.mode === "copy" ? describeDatabaseNameProblem(name) : null;
+  const pastedIdentity = offerIdentity && from === "backup" ? identity.trim() : "";
+  const identityProblem = describeIdentityProblem(pastedIdentity);
   const choice: RestoreChoice = {
     mode: where.mode,
     source,
@@ -110,6 +119,7 @@ export function RestoreDialog({ backup, onClose, onRestored, keyWarning = null }
         databaseName: typed,
         ...(where.mode === "copy" ? { targetDatabase: name } : {}),
         ...(collections.length > 0 ? { collections } : {}),
+        ...(pastedIdentity ? { identity: pastedIdentity } : {}),
       },
       { onSuccess: onRestored, onError },
     );
@@ -124,7 +134,7 @@ export function RestoreDialog({ backup, onClose, onRestored, keyWarning = null }
     step === 1 ? (
       <>
         {cancel}
-        <Button onClick={() => setStep(2)} disabled={whereProblem !== null || (from === "moment" && chosen === null)}>
+        <Button onClick={() => setStep(2)} disabled={whereProblem !== null || identityProblem !== null || (from === "moment" && chosen === null)}>
           Next
         </Button>
       </>
@@ -163,6 +173,12 @@ export function RestoreDialog({ backup, onClose, onRestored, keyWarning = null }
               <span data-testid="restore-key-warning">{keyWarning}</span>
             </Alert>
           ) : null}
+          {step === 1 && readerNote ? (
+            <Alert tone="info" title="A restore agent restores this backup">
+              <span data-testid="restore-reader-note">{readerNote}</span>
+            </Alert>
+          ) : null}
+          {step === 1 && offerIdentity && from === "backup" ? <IdentityField value={identity} onChange={setIdentity} problem={identityProblem} /> : null}
           {step === 1 && database?.pitrEnabled ? <SourceChoice from={from} onChange={setFrom} backupTime={formatDateTime(backup.timestamp)} /> : null}
           {step === 1 && from === "moment" && database ? <PointInTimePicker databaseId={database.id} onChange={setChosen} /> : null}
           {step > 1 && from === "moment" && chosen ? (
@@ -209,6 +225,47 @@ export function RestoreDialog({ backup, onClose, onRestored, keyWarning = null }
         </div>
       ) : null}
     </Dialog>
+  );
+}
+
+/** An identity's text form: `dbvid1_` and 48 base64url characters (protocol's IDENTITY_TEXT_PATTERN). */
+const IDENTITY_TEXT = /^dbvid1_[A-Za-z0-9_-]{48}$/;
+
+/** What is wrong with a pasted identity (never repeating it), or null when it is empty or well formed. */
+export function describeIdentityProblem(text: string): string | null {
+  if (text === "" || IDENTITY_TEXT.test(text)) return null;
+  return "This is not an identity: paste the whole dbvid1_ line of the identity file that key mode write-only saved.";
+}
+
+/**
+ * The identity of the write-only agent that sealed the backup, for a restore by that agent. It
+ * goes to the agent only, with the restore command over its connection; nothing keeps it.
+ */
+function IdentityField({ value, onChange, problem }: { value: string; onChange: (value: string) => void; problem: string | null }) {
+  const id = useId();
+  return (
+    <div>
+      <label htmlFor={id} className="block font-medium text-slate-900">
+        Identity (optional)
+      </label>
+      <input
+        id={id}
+        type="password"
+        value={value}
+        onChange={(event) => onChange(event.target.value)}
+        autoComplete="off"
+        spellCheck={false}
+        placeholder="dbvid1_…"
+        data-testid="restore-identity"
+        aria-invalid={problem ? true : undefined}
+        aria-describedby={`${id}-hint`}
+        className={cn(inputClasses, "mt-1 font-mono")}
+      />
+      <p id={`${id}-hint`} className={cn("mt-1 text-xs", problem ? "text-red-600" : "text-slate-500")} data-testid="restore-identity-hint">
+        {problem ??
+          "Paste the identity that opens this backup to restore with the database's own agent. It is sent only to that agent, over its connection, and is never stored by DBVault."}
+      </p>
+    </div>
   );
 }
 

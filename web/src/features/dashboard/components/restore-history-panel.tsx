@@ -70,7 +70,12 @@ const COLUMNS: DataTableColumn<RestoreRecord>[] = [
     id: "details",
     header: "Details",
     cell: ({ row }) =>
-      isRunning(row.original.status) ? (
+      // Not sent to an agent yet: why (no restore agent that can read the backup is online).
+      row.original.waitingFor ? (
+        <span className="text-sm text-amber-800" data-testid="restore-waiting">
+          {row.original.waitingFor}
+        </span>
+      ) : isRunning(row.original.status) ? (
         <RestoreProgress databaseName={row.original.databaseName} progress={row.original.progress} />
       ) : (
         <RestoreDetails restore={row.original} />

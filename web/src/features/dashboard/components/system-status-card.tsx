@@ -40,6 +40,8 @@ export function SystemStatusCard({ status, checking, onCheck }: Props) {
                   <p className="truncate font-medium text-slate-900">{agent.name}</p>
                   <p className="text-xs text-slate-500">
                     v{agent.version ?? "?"} · {agent.platform ?? "unknown platform"}
+                    {/* Holds write-only agents' identity: runs their verifications, drills and restores, no backup. */}
+                    {agent.role === "restore" ? " · restore agent" : ""}
                   </p>
                 </div>
                 <div className="flex items-center gap-2">

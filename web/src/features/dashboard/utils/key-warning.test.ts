@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { describeMissingKey, shortKeyId } from "./key-warning";
+import { describeMissingKey, describeReaders, describeRestoringReader, runnerLacksKey, shortKeyId } from "./key-warning";
 
 const KEY = "32c6aee69f6033de3a2444d67e6f022c";
 const OTHER = "2deacbd61cb59e47db556f754d6d86ae";
@@ -24,4 +24,28 @@ describe("the restore wizard's missing-key warning", () => {
   });
 
   test("the list shows the first 8 hex digits", () => expect(shortKeyId(KEY)).toBe("32c6aee6"));
+});
+
+describe("write-only agents' backups and restore agents", () => {
+  const backupHost = { id: "a1", name: "db-host-1", keyIds: [] as string[] };
+  const laptop = { id: "a2", name: "recovery-laptop", keyIds: [KEY] };
+  const backup = { databaseName: "shop", keyId: KEY };
+
+  test("the list says which agents can read a backup, and when none can", () => {
+    expect(describeReaders(backup, [backupHost, laptop])).toEqual({ text: "readable by: recovery-laptop", none: false });
+    expect(describeReaders(backup, [backupHost])).toEqual({ text: "readable by: no agent (set up a restore agent with the identity)", none: true });
+    expect(describeReaders({ keyId: null }, [backupHost, laptop])).toBeNull();
+    expect(describeReaders(backup, agentWith(null))).toBeNull();
+  });
+
+  test("the wizard says the restore agent restores, offers the identity, and does not call it a failure", () => {
+    expect(describeRestoringReader(backup, databases, [backupHost, laptop])).toBe(
+      "db-host-1 cannot open this backup, so the restore runs on recovery-laptop, which holds its key, over that machine's connection. " +
+        "To restore with db-host-1 itself, paste the identity below.",
+    );
+    expect(describeMissingKey(backup, databases, [backupHost, laptop])).toBeNull();
+    expect(runnerLacksKey(backup, databases, [backupHost, laptop])).toBe(true);
+    expect(describeRestoringReader(backup, databases, [{ ...backupHost, keyIds: [KEY] }, laptop])).toBeNull();
+    expect(runnerLacksKey(backup, databases, [{ ...backupHost, keyIds: [KEY] }])).toBe(false);
+  });
 });

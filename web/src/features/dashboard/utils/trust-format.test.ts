@@ -4,6 +4,15 @@ import { describeDrillResult, describeVerification, formatDuration } from "./tru
 const completed = { status: "completed", verifiedAt: null, verification: null };
 
 describe("describeVerification", () => {
+  test("a verification waiting for a restore agent says so, with the server's reason", () => {
+    const reason = "Waiting for a restore agent: none online. recovery-laptop can read this backup; start dbvault-agent run there and it begins at once.";
+    expect(describeVerification({ ...completed, verificationWaitingFor: reason })).toMatchObject({
+      label: "Waiting for a restore agent",
+      tone: "warning",
+      detail: reason,
+    });
+  });
+
   test("only completed backups have a badge; never verified reads 'Not verified'", () => {
     expect(describeVerification({ ...completed, status: "failed" })).toBeNull();
     expect(describeVerification(completed)).toMatchObject({ label: "Not verified", tone: "neutral", time: "", lines: [] });

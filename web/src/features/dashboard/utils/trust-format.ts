@@ -6,10 +6,12 @@ type Verifiable = {
   status: string;
   verifiedAt: string | null;
   verification: { status: "ok" | "failed"; namespaces: Record<string, number>; error?: string } | null;
+  /** Why an asked verification has not started: no restore agent that can read the backup is online. */
+  verificationWaitingFor?: string | null;
 };
 
 export type VerificationLook = {
-  label: "Verified" | "Verification failed" | "Not verified";
+  label: "Verified" | "Verification failed" | "Not verified" | "Waiting for a restore agent";
   tone: StatusTone;
   /** When it was read back, as shown under the badge; "" when never. */
   time: string;
@@ -27,6 +29,8 @@ export function describeVerification(backup: Verifiable): VerificationLook | nul
   const lines = Object.entries(backup.verification?.namespaces ?? {})
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([namespace, count]) => `${namespace}: ${documents(count)}`);
+  // Asked, and waiting for an agent that can read it (a write-only agent's backup): said, not hidden.
+  if (backup.verificationWaitingFor) return { label: "Waiting for a restore agent", tone: "warning", time, detail: backup.verificationWaitingFor, lines };
   if (!backup.verification) {
     return { label: "Not verified", tone: "neutral", time: "", detail: "The agent has not read this backup back from storage yet.", lines: [] };
   }

@@ -1,0 +1,57 @@
+// The jobs that waited for a restore agent (restore-agents/readers.ts): verifications, drills and restores of
+// backups sealed to a write-only agent's key, asked while no agent that can read them was online.
+// When an agent says hello naming such a key, each is claimed (cleared in one update, so two
+// instances or two hellos send it once) and sent to it.
+import { and, eq, inArray, isNotNull } from "drizzle-orm";
+import { agents, backups, databases, restores } from "@db/schema";
+import type { AppContext } from "../../context";
+import { sendToAgent } from "../../lib/agent-commands";
+import { verifyCommand } from "../backups/verification";
+import { drillCommand } from "../drills/service";
+import { announceRestore, restoreCommand } from "../restores/service";
+
+/** Sends the agent the waiting jobs on backups whose key its hello named. */
+export async function sendWaitingWork(ctx: AppContext, agentId: string) {
+  const [agent] = await ctx.db.select().from(agents).where(eq(agents.id, agentId));
+  if (!agent?.keyIds?.length || agent.status === "offline") return;
+  const waiting = await ctx.db
+    .select({ id: restores.id, size: backups.size })
+    .from(restores)
+    .innerJoin(backups, eq(backups.id, restores.backupId))
+    .where(and(eq(restores.userId, agent.userId), eq(restores.status, "pending"), isNotNull(restores.waitingFor), inArray(backups.keyId, agent.keyIds)));
+  for (const { id, size } of waiting) {
+    const [claimed] = await ctx.db
+      .update(restores)
+      .set({ agentId: agent.id, waitingFor: null, lastActivityAt: ctx.now() })
+      .where(and(eq(restores.id, id), eq(restores.status, "pending"), isNotNull(restores.waitingFor)))
+      .returning();
+    if (!claimed) continue;
+    if (claimed.kind === "drill") await sendToAgent(ctx, agent.id, drillCommand(claimed, size));
+    else await sendToAgent(ctx, agent.id, restoreCommand(claimed, size, await targetIsDatabase(ctx, claimed)));
+    await announceRestore(ctx, claimed);
+    ctx.log.info("sent a job that waited for a restore agent", { restoreId: claimed.id, agentId: agent.id, kind: claimed.kind });
+  }
+  const unverified = await ctx.db
+    .select({ id: backups.id })
+    .from(backups)
+    .where(
+      and(eq(backups.userId, agent.userId), eq(backups.status, "completed"), isNotNull(backups.verificationWaitingFor), inArray(backups.keyId, agent.keyIds)),
+    );
+  for (const { id } of unverified) {
+    const [claimed] = await ctx.db
+      .update(backups)
+      .set({ verificationWaitingFor: null })
+      .where(and(eq(backups.id, id), isNotNull(backups.verificationWaitingFor)))
+      .returning();
+    if (claimed) await sendToAgent(ctx, agent.id, verifyCommand(claimed));
+  }
+}
+
+/** Whether a restore's target is one of the user's databases (its agent then replaces it), as requestRestore decided. */
+async function targetIsDatabase(ctx: AppContext, restore: typeof restores.$inferSelect) {
+  const [database] = await ctx.db
+    .select({ id: databases.id })
+    .from(databases)
+    .where(and(eq(databases.userId, restore.userId), eq(databases.name, restore.targetDatabase ?? restore.databaseName)));
+  return database !== undefined;
+}

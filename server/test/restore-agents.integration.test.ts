@@ -1,0 +1,283 @@
+// Restore agents on the server's side (issue 27 §4), against a real database and scripted agents
+// on real sockets. A write-only backup agent seals its backups to a public key and reads none of
+// them (its hello names no key id that opens them); a restore agent's hello names that key. The
+// server sends the verifications, drills and restores of those backups to the restore agent, and
+// while none that can read them is online they wait and say why, in the API, and go when one
+// connects. An identity pasted for a restore by the backup agent reaches that agent's socket and
+// nothing else: not a table, not a log line, not a file of the data directory.
+import { describe, expect, test } from "bun:test";
+import { randomBytes } from "node:crypto";
+import { and, eq } from "drizzle-orm";
+import { agents, databases, restores } from "@db/schema";
+import { startBackup } from "../src/modules/backups/service";
+import { failStalledOperations, PENDING_TIMEOUT_MS } from "../src/modules/scheduler/service";
+import { QUEUED_LIMIT_MS } from "../src/modules/agents/queued-jobs";
+import { waitUntil } from "../../testkit/wait-until";
+import { advanceServerClock, type TestUser, useListeningTestServer } from "./harness";
+import { registerScriptedAgent, type ScriptedAgent } from "./scripted-agent";
+import { captureServerLog, whereServerKeeps } from "./secret-search";
+
+const testServer = useListeningTestServer();
+
+/** The public key's fingerprint a write-only agent's backups name (what `keyId` holds for them). */
+const RECIPIENT = "5eed0f1e5eed0f1e5eed0f1e5eed0f1e";
+
+type World = { user: TestUser; backupAgent: ScriptedAgent };
+
+/** A user whose backup agent is write-only: its hello names no key, so it can read none of its backups. */
+async function writeOnlyWorld(): Promise<World> {
+  const user = await testServer.server.registerUser();
+  const backupAgent = await registerScriptedAgent(testServer.base, user.apiKey, ["shop"], "db-host");
+  await backupAgent.connect({ databases: ["shop"], keyIds: [] });
+  return { user, backupAgent };
+}
+
+async function registerRestoreAgent(user: TestUser, name = "recovery-laptop") {
+  return registerScriptedAgent(testServer.base, user.apiKey, ["shop"], name, { role: "restore" });
+}
+
+const connectRestoreAgent = (agent: ScriptedAgent) => agent.connect({ role: "restore", keyIds: [RECIPIENT], databases: ["shop"] });
+
+/** One completed backup of "shop", sealed to RECIPIENT. */
+async function sealedBackup({ user, backupAgent }: World) {
+  const [database] = await testServer.server.ctx.db
+    .select()
+    .from(databases)
+    .where(and(eq(databases.userId, user.id), eq(databases.name, "shop")));
+  await startBackup(testServer.server.ctx, database!, "auto");
+  const { backupId } = await backupAgent.waitFor("backup");
+  const bytes = randomBytes(1500);
+  expect((await backupAgent.uploadPart(backupId, 0, bytes)).status).toBe(200);
+  expect((await backupAgent.complete(backupId, bytes, 1, { collections: { "shop.orders": 3 }, keyId: RECIPIENT })).status).toBe(200);
+  return backupId;
+}
+
+const getBackup = async (user: TestUser, id: string) => (await testServer.server.call("GET", `/api/backups/${id}`, { token: user.token })).body;
+const listRestores = async (user: TestUser) =>
+  (await testServer.server.call("GET", "/api/backups/restores/all", { token: user.token })).body as Record<string, unknown>[];
+const commandTypes = (agent: ScriptedAgent) => agent.received.map((message) => message.type).filter((type) => type !== "pitr");
+
+describe("verification of a write-only agent's backup", () => {
+  test("waits for a restore agent, saying why, and goes to the restore agent once it connects; never to the backup agent", async () => {
+    const world = await writeOnlyWorld();
+    const backupId = await sealedBackup(world);
+    const waiting = await waitUntil(async () => (await getBackup(world.user, backupId)).verificationWaitingFor, { message: "the verification to wait" });
+    expect(waiting).toBe(
+      `Waiting for a restore agent: none can read this backup, which is sealed to the public key ${RECIPIENT}. ` +
+        "Set one up where the identity is kept: dbvault-agent setup --role restore --identity FILE.",
+    );
+
+    const restoreAgent = await registerRestoreAgent(world.user);
+    // Its databases are where it restores: it runs none of them, and gets no backup.
+    const [shop] = await testServer.server.ctx.db.select().from(databases).where(eq(databases.userId, world.user.id));
+    expect(shop!.agentId).toBe(world.backupAgent.agentId);
+    await connectRestoreAgent(restoreAgent);
+    const verify = await restoreAgent.waitFor("verify");
+    const { sha256 } = await getBackup(world.user, backupId);
+    expect(verify).toEqual({ type: "verify", backupId, databaseName: "shop", size: 1500, expected: { "shop.orders": 3 }, sha256 });
+    expect((await getBackup(world.user, backupId)).verificationWaitingFor).toBeNull();
+    const [row] = await testServer.server.ctx.db.select({ role: agents.role }).from(agents).where(eq(agents.id, restoreAgent.agentId));
+    expect(row!.role).toBe("restore");
+    const listed = (await testServer.server.call("GET", "/api/settings/system-status", { token: world.user.token })).body.agents as {
+      id: string;
+      role: string;
+    }[];
+    expect(listed.find((agent) => agent.id === restoreAgent.agentId)?.role).toBe("restore");
+
+    // The restore agent may download what it verifies; it reports, and the report is recorded.
+    const download = await fetch(`${testServer.base}/api/agent/backups/${backupId}/download`, { headers: restoreAgent.headers() });
+    expect(download.status).toBe(200);
+    await download.arrayBuffer();
+    restoreAgent.send({ type: "backup.verified", backupId, verification: { status: "ok", namespaces: { "shop.orders": 3 } } });
+    await waitUntil(async () => (await getBackup(world.user, backupId)).verification?.status === "ok", { message: "the verification to be recorded" });
+
+    // Asked again with the restore agent offline: it waits, naming who can read it.
+    await restoreAgent.disconnect();
+    await waitUntil(async () => (await testServer.server.ctx.db.select().from(agents).where(eq(agents.id, restoreAgent.agentId)))[0]?.status === "offline");
+    const again = await testServer.server.call("POST", `/api/backups/${backupId}/verify`, { token: world.user.token });
+    expect(again.status).toBe(202);
+    const noneOnline = "Waiting for a restore agent: none online. recovery-laptop can read this backup; start dbvault-agent run there and it begins at once.";
+    expect(again.body).toEqual({ message: `Verification requested. ${noneOnline}`, waitingFor: noneOnline });
+    expect((await getBackup(world.user, backupId)).verificationWaitingFor).toBe(noneOnline);
+    await connectRestoreAgent(restoreAgent);
+    expect((await restoreAgent.waitFor("verify")).backupId).toBe(backupId);
+    expect(commandTypes(world.backupAgent)).not.toContain("verify");
+  });
+});
+
+describe("drills and restores of a write-only agent's backup", () => {
+  test("go to the online restore agent; with it offline they wait, say why, are not failed as stalled, and go when it connects", async () => {
+    const world = await writeOnlyWorld();
+    const backupId = await sealedBackup(world);
+    const restoreAgent = await registerRestoreAgent(world.user);
+    await connectRestoreAgent(restoreAgent);
+    await restoreAgent.waitFor("verify");
+
+    // Online: straight to it.
+    const drill = await testServer.server.call("POST", "/api/drills", { token: world.user.token, body: { databaseName: "shop" } });
+    expect(drill.status).toBe(201);
+    expect(await restoreAgent.waitFor("drill")).toMatchObject({ backupId, databaseName: "shop", scratchDatabase: "shop_dbvault_drill" });
+    restoreAgent.send({ type: "restore.failed", restoreId: drill.body.restore.id, error: "drill failed: test" });
+    await waitUntil(async () => (await listRestores(world.user)).find((row) => row.id === drill.body.restore.id)?.status === "failed");
+
+    // Offline: both wait, with the reason in the answer and in Restore History.
+    await restoreAgent.disconnect();
+    await waitUntil(async () => (await testServer.server.ctx.db.select().from(agents).where(eq(agents.id, restoreAgent.agentId)))[0]?.status === "offline");
+    const noneOnline = "Waiting for a restore agent: none online. recovery-laptop can read this backup; start dbvault-agent run there and it begins at once.";
+    const waitingDrill = await testServer.server.call("POST", "/api/drills", { token: world.user.token, body: { databaseName: "shop" } });
+    expect(waitingDrill.status).toBe(201);
+    expect(waitingDrill.body.message).toBe(`Drill requested. ${noneOnline}`);
+    expect(waitingDrill.body.restore).toMatchObject({ status: "pending", waitingFor: noneOnline });
+    const waitingRestore = await testServer.server.call("POST", `/api/backups/${backupId}/restore`, {
+      token: world.user.token,
+      body: { databaseName: "shop_copy", targetDatabase: "shop_copy" },
+    });
+    expect(waitingRestore.status).toBe(201);
+    expect(waitingRestore.body.message).toBe(`Restore requested. ${noneOnline}`);
+    expect((await listRestores(world.user)).filter((row) => row.waitingFor === noneOnline).map((row) => row.kind)).toEqual(
+      expect.arrayContaining(["drill", "restore"]),
+    );
+    // A sweep past the time an agent has to start a job leaves them waiting.
+    advanceServerClock(testServer.server, PENDING_TIMEOUT_MS + 60_000);
+    await failStalledOperations(testServer.server.ctx);
+    const stillWaiting = await testServer.server.ctx.db.select().from(restores).where(eq(restores.userId, world.user.id));
+    expect(stillWaiting.filter((row) => row.status === "pending").length).toBe(2);
+
+    await connectRestoreAgent(restoreAgent);
+    expect(await restoreAgent.waitFor("drill")).toMatchObject({ restoreId: waitingDrill.body.restore.id, scratchDatabase: "shop_dbvault_drill" });
+    expect(await restoreAgent.waitFor("restore")).toEqual({
+      type: "restore",
+      restoreId: waitingRestore.body.restore.id,
+      backupId,
+      databaseName: "shop",
+      size: 1500,
+      targetDatabase: "shop_copy",
+    });
+    const sent = await testServer.server.ctx.db.select().from(restores).where(eq(restores.userId, world.user.id));
+    expect(sent.every((row) => row.waitingFor === null)).toBe(true);
+    // It reports as any agent does.
+    restoreAgent.send({ type: "restore.started", restoreId: waitingRestore.body.restore.id });
+    await waitUntil(async () => (await listRestores(world.user)).find((row) => row.id === waitingRestore.body.restore.id)?.status === "in-progress");
+    expect(commandTypes(world.backupAgent).filter((type) => type === "drill" || type === "restore")).toEqual([]);
+  });
+
+  test("with no agent at all that can read the backup, a drill and a restore are refused saying what to do", async () => {
+    const world = await writeOnlyWorld();
+    const backupId = await sealedBackup(world);
+    const refusal =
+      `No agent can read this backup: it is sealed to the public key ${RECIPIENT} of a write-only agent. ` +
+      "Set up a restore agent where its identity is kept (dbvault-agent setup --role restore --identity FILE), or restore with the identity pasted in the restore wizard.";
+    const drill = await testServer.server.call("POST", "/api/drills", { token: world.user.token, body: { databaseName: "shop" } });
+    expect(drill.status).toBe(409);
+    expect(drill.body.message).toBe(refusal);
+    const restore = await testServer.server.call("POST", `/api/backups/${backupId}/restore`, { token: world.user.token, body: { databaseName: "shop" } });
+    expect(restore.status).toBe(409);
+    expect(restore.body.message).toBe(refusal);
+  });
+
+  test("a restore agent going offline does not take over the databases it declared", async () => {
+    const world = await writeOnlyWorld();
+    const restoreAgent = await registerRestoreAgent(world.user);
+    await connectRestoreAgent(restoreAgent);
+    await world.backupAgent.disconnect();
+    await waitUntil(
+      async () => (await testServer.server.ctx.db.select().from(agents).where(eq(agents.id, world.backupAgent.agentId)))[0]?.status === "offline",
+    );
+    const [shop] = await testServer.server.ctx.db.select().from(databases).where(eq(databases.userId, world.user.id));
+    expect(shop!.agentId).toBe(world.backupAgent.agentId);
+  });
+});
+
+describe("an identity pasted for a restore by the backup agent", () => {
+  test("goes to that agent's socket in the restore command, and is in no table, log line or file of the server", async () => {
+    const serverLog = captureServerLog(testServer.server);
+    // The cluster bus is the database's LISTEN/NOTIFY: what crosses it must not carry the identity readable.
+    const onBus: string[] = [];
+    const unsubscribe = testServer.server.ctx.bus.subscribe((message) => void onBus.push(JSON.stringify(message)));
+    try {
+      const world = await writeOnlyWorld();
+      const backupId = await sealedBackup(world);
+      const identity = `dbvid1_${randomBytes(36).toString("base64url")}`;
+
+      // A malformed one is refused without being repeated.
+      const bad = await testServer.server.call("POST", `/api/backups/${backupId}/restore`, {
+        token: world.user.token,
+        body: { databaseName: "shop", identity: `${identity}x` },
+      });
+      expect(bad.status).toBe(400);
+      expect(bad.body.message).toBe("identity must be the identity a write-only agent printed or saved (dbvid1_ and 48 letters, digits, - or _)");
+
+      const asked = await testServer.server.call("POST", `/api/backups/${backupId}/restore`, {
+        token: world.user.token,
+        body: { databaseName: "shop", identity },
+      });
+      expect(asked.status).toBe(201);
+      expect(asked.body.restore.waitingFor).toBeNull();
+      expect(await world.backupAgent.waitFor("restore")).toEqual({
+        type: "restore",
+        restoreId: asked.body.restore.id,
+        backupId,
+        databaseName: "shop",
+        size: 1500,
+        identity,
+      });
+      world.backupAgent.send({ type: "restore.completed", restoreId: asked.body.restore.id, stats: { "shop.orders": { restored: 3, failed: 0 } } });
+      await waitUntil(async () => (await listRestores(world.user)).find((row) => row.id === asked.body.restore.id)?.status === "completed");
+      await testServer.server.ctx.pendingWork.settled();
+
+      expect(onBus.some((message) => message.includes(asked.body.restore.id))).toBe(true);
+      expect(onBus.join("\n")).not.toContain(identity.slice(7));
+      expect(serverLog.lines.some((line) => line.includes(asked.body.restore.id))).toBe(true);
+      expect(serverLog.lines.join("\n")).not.toContain(identity.slice(7));
+      expect(await whereServerKeeps(testServer.server, identity.slice(7))).toEqual([]);
+    } finally {
+      unsubscribe();
+      serverLog.stop();
+    }
+  });
+
+  test("is refused when the backup agent is offline: it is kept nowhere to send later", async () => {
+    const world = await writeOnlyWorld();
+    const backupId = await sealedBackup(world);
+    await world.backupAgent.disconnect();
+    await waitUntil(
+      async () => (await testServer.server.ctx.db.select().from(agents).where(eq(agents.id, world.backupAgent.agentId)))[0]?.status === "offline",
+    );
+    const identity = `dbvid1_${randomBytes(36).toString("base64url")}`;
+    const asked = await testServer.server.call("POST", `/api/backups/${backupId}/restore`, {
+      token: world.user.token,
+      body: { databaseName: "shop", identity },
+    });
+    expect(asked.status).toBe(409);
+    expect(asked.body.code).toBe("AGENT_OFFLINE");
+    expect(await testServer.server.ctx.db.select().from(restores).where(eq(restores.backupId, backupId))).toEqual([]);
+  });
+});
+
+// Last in the file: it moves the server's clock half a day on.
+describe("a job that waits for a restore agent for too long", () => {
+  test("is failed after 12 hours, saying why and what to do", async () => {
+    const world = await writeOnlyWorld();
+    await sealedBackup(world);
+    const restoreAgent = await registerRestoreAgent(world.user);
+    await connectRestoreAgent(restoreAgent);
+    await restoreAgent.waitFor("verify");
+    await restoreAgent.disconnect();
+    await waitUntil(async () => (await testServer.server.ctx.db.select().from(agents).where(eq(agents.id, restoreAgent.agentId)))[0]?.status === "offline");
+    const drill = await testServer.server.call("POST", "/api/drills", { token: world.user.token, body: { databaseName: "shop" } });
+    expect(drill.body.restore.waitingFor).toStartWith("Waiting for a restore agent: none online.");
+
+    // To a minute before the limit, from the row's own creation time (the database's clock).
+    const createdAt = Date.parse(drill.body.restore.createdAt);
+    advanceServerClock(testServer.server, createdAt + QUEUED_LIMIT_MS - 60_000 - testServer.server.ctx.now().getTime());
+    await failStalledOperations(testServer.server.ctx);
+    expect((await listRestores(world.user)).find((row) => row.id === drill.body.restore.id)?.status).toBe("pending");
+    advanceServerClock(testServer.server, 120_000);
+    await failStalledOperations(testServer.server.ctx);
+    expect((await listRestores(world.user)).find((row) => row.id === drill.body.restore.id)).toMatchObject({
+      status: "failed",
+      error:
+        "No restore agent that can read this backup came online within 12 hours. Start one with dbvault-agent run where the identity is kept, then ask again.",
+    });
+  });
+});
