@@ -27,6 +27,7 @@ import m24 from "./0024_agent_database_pitr_access.sql" with { type: "text" };
 import m25 from "./0025_backup_copies.sql" with { type: "text" };
 import m26 from "./0026_pitr_lag_and_plan_windows.sql" with { type: "text" };
 import m27 from "./0027_restore_point_in_time.sql" with { type: "text" };
+import m28 from "./0028_copy_checks.sql" with { type: "text" };
 
 export const migrationFiles: { tag: string; when: number; sql: string }[] = [
   { tag: "0000_init", when: 1795432625268, sql: m0 },
@@ -57,4 +58,5 @@ export const migrationFiles: { tag: string; when: number; sql: string }[] = [
   { tag: "0025_backup_copies", when: 1795759685334, sql: m25 },
   { tag: "0026_pitr_lag_and_plan_windows", when: 1795759934774, sql: m26 },
   { tag: "0027_restore_point_in_time", when: 1795760886409, sql: m27 },
+  { tag: "0028_copy_checks", when: 1795765619917, sql: m28 },
 ];

@@ -1,9 +1,10 @@
-// dbvault-agent copies add | list | remove: the customer's own buckets each backup is copied to.
+// dbvault-agent copies add | list | remove | check: the customer's own buckets each backup is copied to.
 // The credentials are read here (environment, AWS profile or terminal) and kept in the config file
 // (0600) with the master key; nothing about them is sent to the server.
 import { usageError } from "../cli-error.ts";
 import { type AgentConfig, loadConfigOrEmpty, saveConfig } from "../config.ts";
 import { probeCopy } from "../copies/copy-client.ts";
+import { runCopiesCheck } from "./copies-check.ts";
 import { readCopyCredentials } from "../copies/copy-credentials.ts";
 import { type CopyEntry, parseCopyUrl } from "../copies/copy-destination.ts";
 import { CliError, EXIT } from "../cli-error.ts";
@@ -15,7 +16,7 @@ import { ServerRefusedError } from "../transport/errors.ts";
 import { describeServerError } from "./server-link.ts";
 import { COMMON_OPTIONS } from "./shared.ts";
 
-const ACTIONS = "add, list or remove";
+const ACTIONS = "add, list, remove or check";
 
 /** Runs `copies add|list|remove`; returns the exit code or throws what describeFailure reports. */
 export async function runCopiesCommand(args: string[], context: CommandContext): Promise<number> {
@@ -23,6 +24,7 @@ export async function runCopiesCommand(args: string[], context: CommandContext):
   if (action === "add") return addCopy(rest, context);
   if (action === "list") return listCopies(rest, context);
   if (action === "remove") return removeCopy(rest, context);
+  if (action === "check") return runCopiesCheck(rest, context);
   if (action === undefined) throw usageError(`copies: missing action (${ACTIONS})`);
   throw usageError(`copies: unknown action "${action}" (expected ${ACTIONS})`);
 }

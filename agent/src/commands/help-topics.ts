@@ -97,6 +97,7 @@ example:
 export const COPIES_HELP = `usage: dbvault-agent copies add s3://BUCKET/PREFIX?endpoint=URL&region=REGION [--profile NAME] [--config PATH]
        dbvault-agent copies list [--config PATH]
        dbvault-agent copies remove s3://BUCKET/PREFIX?endpoint=URL&region=REGION [--config PATH]
+       dbvault-agent copies check [--sample N|all] [--json] [--config PATH]
 
 copies add makes every backup exist in a second place you own: after each upload to DBVault,
 the agent writes the same encrypted file to PREFIX/DATABASE/FILE in your bucket. The bucket's
@@ -109,8 +110,16 @@ copies list prints each destination (never its credentials). copies remove forge
 files already copied stay in the bucket. A connected agent asks the DBVault server first: while
 Protect backups is on for the account, the destination stays and the answer says until when.
 
+copies check looks at every copy of this agent's backups: a HEAD of each (its size and ETag as
+written) and one copy, chosen at random, read back whole (its SHA-256 as written). What it
+finds goes to DBVault, which alerts (e-mail and the copy.missing / copy.changed webhooks) when
+a copy is gone or changed. dbvault-agent run does this once a day by itself. Exit 1 when a copy
+is missing, changed or could not be checked.
+
 options:
   --profile NAME       the AWS profile to read the credentials from
+  --sample N|all       copies check: how many copies to read back whole (default 1)
+  --json               copies check: print the results as one JSON object
   --config PATH        the config file (default: see dbvault-agent help)
 
 example:

@@ -44,11 +44,13 @@ async function writeOneCopy(entry: CopyEntry, job: CopyJob, options: CopyWriterO
     for (let attempt = 1; attempt <= attempts; attempt++) {
       try {
         await client.write(key, Bun.file(job.path));
-        // Read back its size: a write the service acknowledged but stored short is not a copy.
-        const stored = await client.size(key);
-        if (stored !== job.size) throw new Error(`the stored object has ${stored} bytes instead of ${job.size}`);
+        // Read back its size: a write the service acknowledged but stored short is not a copy. Its
+        // ETag is what the daily check's HEAD compares (copy-check.ts).
+        const stored = await client.stat(key);
+        if (stored.size !== job.size) throw new Error(`the stored object has ${stored.size} bytes instead of ${job.size}`);
         options.log("backup copied", { backupId: job.backupId, destination: entry.url, key });
-        options.deliver({ ...base, key, status: "stored", size: job.size, sha256: job.sha256 });
+        const etag = stored.etag ? { etag: stored.etag.slice(0, 200) } : {};
+        options.deliver({ ...base, key, status: "stored", size: job.size, sha256: job.sha256, ...etag });
         return;
       } catch (error) {
         lastError = describeCopyFailure(error);

@@ -1,5 +1,5 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
-import { backupCopies, backups } from "@db/schema";
+import { type BackupCopyStatus, backupCopies, backups } from "@db/schema";
 import type { BackupCopied } from "@protocol/agent-protocol";
 import type { AppContext } from "../../context";
 import { badRequest } from "../../lib/errors";
@@ -8,10 +8,12 @@ import { refuseIfProtected } from "../backup-protection/check";
 export type BackupCopyView = {
   destination: string;
   key: string;
-  status: "stored" | "failed";
+  status: BackupCopyStatus;
   size: number | null;
   sha256: string | null;
   error: string | null;
+  /** When the agent last looked at the copy (its write, then each daily check); null: never written. */
+  checkedAt: string | null;
 };
 
 /**
@@ -61,7 +63,10 @@ export async function recordBackupCopy(ctx: AppContext, agentId: string, message
     status: message.status,
     size: message.size ?? null,
     sha256: message.sha256 ?? null,
+    etag: message.etag ?? null,
     error: message.status === "failed" ? (message.error ?? "the copy could not be written") : null,
+    // The writer read the stored size back: a written copy counts as checked.
+    checkedAt: message.status === "stored" ? ctx.now() : null,
     updatedAt: ctx.now(),
   };
   await ctx.db
@@ -77,7 +82,15 @@ export async function copiesOfBackups(ctx: AppContext, backupIds: string[]): Pro
   if (backupIds.length === 0) return byBackup;
   const rows = await ctx.db.select().from(backupCopies).where(inArray(backupCopies.backupId, backupIds)).orderBy(sql`${backupCopies.createdAt}`);
   for (const row of rows) {
-    const view: BackupCopyView = { destination: row.destination, key: row.key, status: row.status, size: row.size, sha256: row.sha256, error: row.error };
+    const view: BackupCopyView = {
+      destination: row.destination,
+      key: row.key,
+      status: row.status,
+      size: row.size,
+      sha256: row.sha256,
+      error: row.error,
+      checkedAt: row.checkedAt?.toISOString() ?? null,
+    };
     byBackup.set(row.backupId, [...(byBackup.get(row.backupId) ?? []), view]);
   }
   return byBackup;

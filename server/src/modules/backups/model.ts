@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { anomalyKinds, backupConsistencies, backupTypes, operationStatuses, restoreKinds } from "@db/schema";
+import { anomalyKinds, backupConsistencies, backupCopyStatuses, backupTypes, operationStatuses, restoreKinds } from "@db/schema";
 import { fileAnswer, isoDate, messageAnswer, nullable, oneOf } from "../../lib/schema";
 
 const databaseName = t.String({ minLength: 1, maxLength: 64, error: "databaseName is required" });
@@ -86,10 +86,11 @@ export const backupAnswer = t.Object({
     t.Object({
       destination: t.String({ description: "The customer's bucket: s3://bucket/prefix/?endpoint=…&region=… (never a credential)" }),
       key: t.String(),
-      status: oneOf(["stored", "failed"] as const, "status"),
+      status: oneOf(backupCopyStatuses, "status"),
       size: nullable(t.Number()),
       sha256: nullable(t.String()),
-      error: nullable(t.String()),
+      error: nullable(t.String({ description: "Why it could not be written, what the check found wrong, or why the bucket could not be checked" })),
+      checkedAt: nullable(isoDate()),
     }),
     { description: "Where the agent copied the encrypted file besides DBVault (dbvault-agent copies add)" },
   ),

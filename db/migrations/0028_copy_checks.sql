@@ -1,0 +1,2 @@
+ALTER TABLE "backup_copies" ADD COLUMN "etag" text;--> statement-breakpoint
+ALTER TABLE "backup_copies" ADD COLUMN "checked_at" timestamp with time zone;
