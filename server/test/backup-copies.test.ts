@@ -212,3 +212,27 @@ test("the daily copy check: the agent lists its copies, reports what it found; a
   }
   expect((await fetch(`${server.listen()}${agentApi.copies}`)).status).toBe(401);
 });
+
+test("a database's copies for the web: each backup's copies with bucket, key, size, status and last check; only the owner's", async () => {
+  const listed = await server.call("GET", "/api/backups/copies?databaseName=orders", { token: owner.token });
+  expect(listed.status).toBe(200);
+  expect(listed.body.databaseName).toBe("orders");
+  const backupsOfOrders = (await server.call("GET", "/api/backups?databaseName=orders", { token: owner.token })).body;
+  const expected = backupsOfOrders.flatMap((backup: { id: string; createdAt: string; copies: object[] }) =>
+    backup.copies.map((copy) => ({ backupId: backup.id, backupCreatedAt: backup.createdAt, ...copy })),
+  );
+  expect(expected.length).toBe(4); // the failed backup's two, the checked backup's two
+  expect(listed.body.copies).toEqual(expected);
+  expect(listed.body.copies[0]).toMatchObject({ status: "stored", checkedAt: expect.any(String), size: 2048 });
+  expect(listed.body.copies[1]).toMatchObject({ status: "changed", destination: "s3://second-bucket/?region=eu-west-1" });
+
+  const stranger = await server.registerUser();
+  const foreign = await server.call("GET", "/api/backups/copies?databaseName=orders", { token: stranger.token });
+  expect(foreign.status).toBe(404);
+  expect(foreign.body.message).toBe("Database not found.");
+  const missing = await server.call("GET", "/api/backups/copies", { token: owner.token });
+  expect(missing.status).toBe(400);
+  expect(missing.body.message).toBeTruthy();
+  expect((await server.call("GET", `/api/backups/copies?databaseName=${"x".repeat(65)}`, { token: owner.token })).status).toBe(400);
+  expect((await server.call("GET", "/api/backups/copies?databaseName=orders")).status).toBe(401);
+});

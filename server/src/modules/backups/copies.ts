@@ -1,8 +1,8 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
-import { type BackupCopyStatus, backupCopies, backups } from "@db/schema";
+import { and, desc, eq, inArray, sql } from "drizzle-orm";
+import { type BackupCopyStatus, backupCopies, backups, databases } from "@db/schema";
 import type { BackupCopied } from "@protocol/agent-protocol";
 import type { AppContext } from "../../context";
-import { badRequest } from "../../lib/errors";
+import { badRequest, notFound } from "../../lib/errors";
 import { refuseIfProtected } from "../backup-protection/check";
 
 export type BackupCopyView = {
@@ -82,16 +82,43 @@ export async function copiesOfBackups(ctx: AppContext, backupIds: string[]): Pro
   if (backupIds.length === 0) return byBackup;
   const rows = await ctx.db.select().from(backupCopies).where(inArray(backupCopies.backupId, backupIds)).orderBy(sql`${backupCopies.createdAt}`);
   for (const row of rows) {
-    const view: BackupCopyView = {
-      destination: row.destination,
-      key: row.key,
-      status: row.status,
-      size: row.size,
-      sha256: row.sha256,
-      error: row.error,
-      checkedAt: row.checkedAt?.toISOString() ?? null,
-    };
-    byBackup.set(row.backupId, [...(byBackup.get(row.backupId) ?? []), view]);
+    byBackup.set(row.backupId, [...(byBackup.get(row.backupId) ?? []), toCopyView(row)]);
   }
   return byBackup;
+}
+
+const toCopyView = (row: typeof backupCopies.$inferSelect): BackupCopyView => ({
+  destination: row.destination,
+  key: row.key,
+  status: row.status,
+  size: row.size,
+  sha256: row.sha256,
+  error: row.error,
+  checkedAt: row.checkedAt?.toISOString() ?? null,
+});
+
+/** Copies a database's listing shows at most: a year of hourly backups to two buckets is more than a page can hold. */
+export const DATABASE_COPIES_LIMIT = 500;
+
+/**
+ * A database's backup copies in the customer's buckets, newest backup first, each with its
+ * backup's id and time. 404 when the user has no database of that name.
+ */
+export async function listDatabaseCopies(ctx: AppContext, userId: string, databaseName: string) {
+  const [database] = await ctx.db
+    .select({ id: databases.id })
+    .from(databases)
+    .where(and(eq(databases.userId, userId), eq(databases.name, databaseName)));
+  if (!database) throw notFound("Database");
+  const rows = await ctx.db
+    .select({ copy: backupCopies, backupCreatedAt: backups.createdAt })
+    .from(backupCopies)
+    .innerJoin(backups, eq(backups.id, backupCopies.backupId))
+    .where(and(eq(backups.userId, userId), eq(backups.databaseName, databaseName)))
+    .orderBy(desc(backups.createdAt), backupCopies.destination)
+    .limit(DATABASE_COPIES_LIMIT);
+  return {
+    databaseName,
+    copies: rows.map(({ copy, backupCreatedAt }) => ({ backupId: copy.backupId, backupCreatedAt: backupCreatedAt.toISOString(), ...toCopyView(copy) })),
+  };
 }
