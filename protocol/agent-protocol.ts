@@ -324,6 +324,8 @@ export const agentApi = {
   copies: "/api/agent/copies",
   /** POST: what the check found of each copy. */
   copyChecks: "/api/agent/copies/checks",
+  /** GET: how long the account's retention keeps a backup at least (`copies add --object-lock` locks copies no shorter). */
+  copyLockFloor: "/api/agent/copies/lock-floor",
   header: (backupId: string) => `/api/agent/backups/${backupId}/header`,
   /** A stored oplog slice of one of the agent's databases, as uploaded (GET). */
   sliceDownload: (sliceId: string) => `/api/agent/pitr/slices/${sliceId}/download`,
@@ -399,6 +401,10 @@ export type CopyCheckReport = Static<typeof CopyCheckReport>;
 /** How many results were recorded, and how many copies newly found missing or changed (each raised an alert). */
 export const CopyCheckAnswer = T.Object({ recorded: T.Integer(), alerts: T.Integer() });
 export type CopyCheckAnswer = Static<typeof CopyCheckAnswer>;
+
+/** GET /api/agent/copies/lock-floor: the days the account's retention keeps each backup at least, and the rule in words; null days without a rule. */
+export const CopyLockFloorAnswer = T.Object({ days: T.Union([T.Integer({ minimum: 1 }), T.Null()]), rule: T.String() });
+export type CopyLockFloorAnswer = Static<typeof CopyLockFloorAnswer>;
 
 /** PUT /api/agent/backups/:id/header: the stored file now starts with the new header; its new size and checksum. */
 export const HeaderReplaced = T.Object({ keyId: T.String(), size: T.Integer(), sha256: T.String() });

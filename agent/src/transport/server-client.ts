@@ -4,6 +4,7 @@ import {
   agentApi,
   type BackupKeysAnswer,
   type CopiesToCheckAnswer,
+  type CopyLockFloorAnswer,
   type CopyCheckAnswer,
   type CopyCheckResult,
   type HeaderReplaced,
@@ -155,6 +156,10 @@ export function createServerClient(credentials: ServerCredentials) {
     /** Reports what the check found of each copy; the server raises the missing and changed ones. */
     async reportCopyChecks(results: CopyCheckResult[]): Promise<CopyCheckAnswer> {
       return readJson(agentApi.copyChecks, await call(agentApi.copyChecks, { method: "POST", ...json({ results }) }));
+    },
+    /** How long the account's retention keeps a backup at least (copies add --object-lock). */
+    async copyLockFloor(): Promise<CopyLockFloorAnswer> {
+      return readJson(agentApi.copyLockFloor, await call(agentApi.copyLockFloor, { timeoutMs: 15_000 }));
     },
     /** The stored backup file's header, as bytes (the server reads its length from the file). */
     async readHeader(backupId: string): Promise<Buffer> {

@@ -4,6 +4,7 @@ import {
   AddDatabaseRequest,
   BackupKeysAnswer,
   CopiesToCheckAnswer,
+  CopyLockFloorAnswer,
   CopyCheckAnswer,
   CopyCheckReport,
   CopyRemovalAnswer,
@@ -27,7 +28,7 @@ import { agentAnswers, agentsModel } from "../agents/model";
 import { registerAgent } from "../agents/service";
 import { downloadBackupResponse } from "../backups/download";
 import { encryptedFileAnswer } from "../backups/model";
-import { allowCopyRemoval } from "../backups/copies";
+import { allowCopyRemoval, copyLockFloor } from "../backups/copies";
 import { listCopiesToCheck, recordCopyChecks } from "../backups/copy-checks";
 import { failBackup, findOwnBackup } from "../backups/service";
 import { receiveSlice } from "../pitr/service";
@@ -176,6 +177,10 @@ export const agentLinkController = (ctx: AppContext) => {
       body: CopyCheckReport,
       response: { 200: CopyCheckAnswer },
       detail: { summary: "What the check found of each copy: present, missing, changed or unreachable (missing and changed raise an alert)" },
+    })
+    .get("/copies/lock-floor", async ({ headers }) => copyLockFloor(ctx, (await authenticateAgent(ctx, headers)).agent.userId), {
+      response: { 200: CopyLockFloorAnswer },
+      detail: { summary: "The days the account's retention keeps a backup at least: copies add --object-lock locks copies no shorter" },
     })
     .get("/backups/:backupId/header", async ({ headers, params }) => headerResponse(ctx, (await authenticateAgent(ctx, headers)).agent, params.backupId), {
       params: agentsModel.backupParams,

@@ -4,6 +4,8 @@ import type { BackupCopied } from "@protocol/agent-protocol";
 import type { AppContext } from "../../context";
 import { badRequest, notFound } from "../../lib/errors";
 import { refuseIfProtected } from "../backup-protection/check";
+import { shortestKeep } from "../retention-rules/policy";
+import { policyOfUser } from "../retention-rules/user-policy";
 
 export type BackupCopyView = {
   destination: string;
@@ -121,4 +123,10 @@ export async function listDatabaseCopies(ctx: AppContext, userId: string, databa
     databaseName,
     copies: rows.map(({ copy, backupCreatedAt }) => ({ backupId: copy.backupId, backupCreatedAt: backupCreatedAt.toISOString(), ...toCopyView(copy) })),
   };
+}
+
+/** How long the account's retention keeps a backup at least: `copies add --object-lock` refuses to lock copies for less. */
+export async function copyLockFloor(ctx: AppContext, userId: string): Promise<{ days: number | null; rule: string }> {
+  const policy = await policyOfUser(ctx, userId);
+  return policy ? shortestKeep(policy) : { days: null, rule: "no retention rule is saved" };
 }
