@@ -9,7 +9,7 @@ import { advanceServerClock, startTestServer, type TestServer, type TestUser } f
 import { type MotoServer, startMoto } from "../../testkit/moto-server.ts";
 import { waitUntil } from "../../testkit/wait-until";
 import { startWebhookReceiver, type WebhookReceiver } from "../../testkit/webhook-receiver.ts";
-import { ensureFreshBinary, type RunningAgent, runSetup, startAgentProcess } from "./support/end-to-end.ts";
+import { ensureFreshBinary, type RunningAgent, runSetup, startAgentProcess, userApi } from "./support/end-to-end.ts";
 import { BINARY_PATH, runAgent } from "./support/run-agent.ts";
 import { type AgentTestEnv, openAgentTestEnv } from "./support/test-env.ts";
 
@@ -28,14 +28,7 @@ type Copy = { destination: string; key: string; status: string; size: number; er
 type Backup = { id: string; size: number; sha256: string; copies: Copy[] };
 const backups: Backup[] = [];
 
-async function api(method: string, path: string, body?: unknown) {
-  const response = await fetch(`${base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${user.token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json().catch(() => null)) as any };
-}
+let api: ReturnType<typeof userApi>;
 
 /** A backup whose copy the agent reported stored. */
 async function backUp(): Promise<Backup> {
@@ -68,6 +61,7 @@ beforeAll(async () => {
     .collection("orders")
     .insertMany(Array.from({ length: 50 }, (_, i) => ({ i, note: `order ${i}` })));
   user = await server.registerUser();
+  api = userApi(base, user.token);
   const hook = await api("POST", "/api/settings/webhooks", { url: `${receiver.url}/copies`, events: ["copy.missing", "copy.changed"] });
   expect(hook.status).toBe(201);
   const setup = await runSetup({
