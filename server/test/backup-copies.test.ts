@@ -192,12 +192,15 @@ test("the daily copy check: the agent lists its copies, reports what it found; a
   expect(deliveries.find((delivery) => delivery.event === "copy.changed")!.body.copies[0].destination).toBe(second);
 
   // Found the same the next day: recorded, not raised again. Unreachable keeps the status and says why.
+  advanceServerClock(server, 25 * 3600_000);
   const again = await call("POST", agentApi.copyChecks, {
     results: [found[0], { backupId, destination: second, outcome: "unreachable", readBack: false, detail: "AccessDenied" }],
   });
   expect(await again.json()).toEqual({ recorded: 2, alerts: 0 });
   const after = (await server.call("GET", `/api/backups/${backupId}`, { token: owner.token })).body.copies;
   expect(after[1]).toMatchObject({ status: "changed", error: "The last check could not reach the bucket: AccessDenied" });
+  // Checked all the same: not due again before a day has passed (a down bucket is not read back hourly).
+  expect(((await (await call("GET", agentApi.copies)).json()) as any).due).toBe(false);
   // Put back as written: stored again, quietly.
   const back = await call("POST", agentApi.copyChecks, { results: [{ backupId, destination, outcome: "present", readBack: true }] });
   expect(await back.json()).toEqual({ recorded: 1, alerts: 0 });

@@ -38,8 +38,9 @@ const STATUS_OF = { present: "stored", missing: "missing", changed: "changed" } 
 
 /**
  * Records what the check found of each copy of this agent's backups (any other is ignored). An
- * unreachable bucket tells nothing of the copy: its status stays, the reason is kept beside it,
- * and it stays due. A copy found missing or changed that was not already so is raised, once.
+ * unreachable bucket tells nothing of the copy: its status stays and the reason is kept beside it;
+ * it counts as checked all the same, or a bucket down for a day would have the agent read a
+ * whole backup back every hour. A copy found missing or changed that was not already so is raised, once.
  */
 export async function recordCopyChecks(ctx: AppContext, agent: AgentRow, results: CopyCheckResult[]): Promise<CopyCheckAnswer> {
   const backupIds = [...new Set(results.map((result) => result.backupId))];
@@ -60,7 +61,7 @@ export async function recordCopyChecks(ctx: AppContext, agent: AgentRow, results
     if (result.outcome === "unreachable") {
       await ctx.db
         .update(backupCopies)
-        .set({ error: `The last check could not reach the bucket: ${result.detail ?? "no answer"}`, updatedAt: now })
+        .set({ error: `The last check could not reach the bucket: ${result.detail ?? "no answer"}`, checkedAt: now, updatedAt: now })
         .where(where);
       continue;
     }
