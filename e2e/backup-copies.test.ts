@@ -28,7 +28,7 @@ afterAll(async () => {
 });
 
 /** A completed backup of "shop"; `copies` are reported by the agent as written (or failed). */
-async function backupWith(copies: { destination: string; status: "stored" | "failed"; error?: string }[]) {
+async function backupWith(copies: { destination: string; status: "stored" | "failed"; error?: string; lockedUntil?: string }[]) {
   const [database] = await env.server.ctx.db
     .select()
     .from(databases)
@@ -75,7 +75,7 @@ test("each backup says in how many places it is, and which on hover", async () =
 
 test("a copy the daily check found gone: the badge counts it out, and Settings → Databases lists each copy with its status and last check", async () => {
   const destination = "s3://acme-checked/dbvault/?region=eu-west-1";
-  const id = await backupWith([{ destination, status: "stored" }]);
+  const id = await backupWith([{ destination, status: "stored", lockedUntil: "2027-01-15T12:00:00.000Z" }]);
   const report = await fetch(`${env.baseUrl}/api/agent/copies/checks`, {
     method: "POST",
     headers: { ...agent.headers(), "content-type": "application/json" },
@@ -102,6 +102,7 @@ test("a copy the daily check found gone: the badge counts it out, and Settings �
   expect(missing).toContain("s3://acme-checked/dbvault/ · dbvault/shop/");
   expect(missing).toContain("1.95 KB · Checked ");
   expect(missing).toContain("the bucket has no object (NoSuchKey)");
+  expect(missing).toContain("Locked until Jan 15, 2027");
   expect(await list.locator('li[data-copy-status="failed"]').innerText()).toContain("Never checked");
   await dialog.getByRole("button", { name: "Close" }).click();
   await dialog.waitFor({ state: "hidden" });

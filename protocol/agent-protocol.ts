@@ -181,6 +181,8 @@ export const BackupCopied = T.Object({
   sha256: T.Optional(T.String({ pattern: "^[0-9a-f]{64}$" })),
   /** The ETag the bucket answered for the stored copy: the daily check's HEAD compares it. Absent: older agents. */
   etag: T.Optional(ShortText(200)),
+  /** The S3 Object Lock retention it was written with (`copies add --object-lock`). Absent: not locked. */
+  lockedUntil: T.Optional(T.String({ format: "date-time", maxLength: 40 })),
   error: T.Optional(ShortText(2000)),
 });
 export type BackupCopied = Static<typeof BackupCopied>;

@@ -96,6 +96,7 @@ describe("a backup with a copy in the customer's bucket", () => {
       sha256: backup.sha256,
       error: null,
       checkedAt: expect.any(String), // its write counts as its first check
+      lockedUntil: null,
     });
     const download = await fetch(`${base}/api/backups/${backup.id}/download`, { headers: { authorization: `Bearer ${user.token}` } });
     const stored = new Uint8Array(await download.arrayBuffer());

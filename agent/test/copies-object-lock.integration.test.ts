@@ -135,6 +135,7 @@ describe("copies add --object-lock", () => {
     const until = new Date(head.headers.get("x-amz-object-lock-retain-until-date")!).getTime();
     expect(until).toBeGreaterThanOrEqual(before + 10 * DAY - 1000);
     expect(until).toBeLessThanOrEqual(Date.now() + 10 * DAY + 1000);
+    expect(new Date(delivered[0]!.lockedUntil!).getTime()).toBe(until); // reported, for the web's listing
     // With the bucket's own credentials (what a thief of this machine holds): the locked version stays.
     const versionId = head.headers.get("x-amz-version-id")!;
     const deleted = await moto.s3.fetch(`${objectUrl}?versionId=${encodeURIComponent(versionId)}`, { method: "DELETE" });

@@ -58,5 +58,5 @@ export const migrationFiles: { tag: string; when: number; sql: string }[] = [
   { tag: "0025_backup_copies", when: 1795759685334, sql: m25 },
   { tag: "0026_pitr_lag_and_plan_windows", when: 1795759934774, sql: m26 },
   { tag: "0027_restore_point_in_time", when: 1795760886409, sql: m27 },
-  { tag: "0028_copy_checks", when: 1795765619917, sql: m28 },
+  { tag: "0028_copy_checks", when: 1795767922649, sql: m28 },
 ];

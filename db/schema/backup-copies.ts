@@ -29,8 +29,10 @@ export const backupCopies = pgTable(
     /** The ETag the bucket answered once the copy was written; the check's HEAD compares it. Null for older agents. */
     etag: text("etag"),
     error: text("error"),
-    /** When the agent last found the copy as written (its write counts as the first check). */
+    /** When the agent last looked at the copy (its write counts as the first check). */
     checkedAt: timestampColumn("checked_at"),
+    /** The S3 Object Lock retention the copy was written with (`copies add --object-lock`); null: not locked. */
+    lockedUntil: timestampColumn("locked_until"),
     createdAt: createdAtColumn(),
     updatedAt: timestampColumn("updated_at").notNull().defaultNow(),
   },

@@ -70,8 +70,26 @@ test("a copy report is recorded and shown with the backup; bad ones are ignored,
     { message: "both good copy reports to be recorded" },
   );
   expect(copies).toEqual([
-    { destination, key: "dbvault/orders/backup.enc.dbvault", status: "stored", size: 1234, sha256, error: null, checkedAt: expect.any(String) },
-    { destination: "s3://second-place/y/", key: "y/orders/f", status: "failed", size: null, sha256: null, error: "NoSuchBucket", checkedAt: null },
+    {
+      destination,
+      key: "dbvault/orders/backup.enc.dbvault",
+      status: "stored",
+      size: 1234,
+      sha256,
+      error: null,
+      checkedAt: expect.any(String),
+      lockedUntil: null,
+    },
+    {
+      destination: "s3://second-place/y/",
+      key: "y/orders/f",
+      status: "failed",
+      size: null,
+      sha256: null,
+      error: "NoSuchBucket",
+      checkedAt: null,
+      lockedUntil: null,
+    },
   ]);
   const listed = (await server.call("GET", "/api/backups", { token: owner.token })).body;
   expect(listed.find((row: { id: string }) => row.id === backupId).copies).toEqual(copies);
@@ -131,7 +149,8 @@ test("the daily copy check: the agent lists its copies, reports what it found; a
   const second = "s3://second-bucket/?region=eu-west-1";
   const report = { type: "backup.copied", backupId, status: "stored", size: 2048, sha256 };
   agent.send({ ...report, destination, key: "dbvault/orders/b.enc.dbvault", etag: '"0123abcd"' });
-  agent.send({ ...report, destination: second, key: "orders/b.enc.dbvault" });
+  // The second bucket locks its copies (copies add --object-lock): the date is shown with the copy.
+  agent.send({ ...report, destination: second, key: "orders/b.enc.dbvault", lockedUntil: "2027-01-01T00:00:00.000Z" });
   const call = (method: string, path: string, body?: unknown, who: ScriptedAgent = agent) =>
     fetch(`${server.listen()}${path}`, {
       method,
@@ -227,7 +246,11 @@ test("a database's copies for the web: each backup's copies with bucket, key, si
   expect(expected.length).toBe(4); // the failed backup's two, the checked backup's two
   expect(listed.body.copies).toEqual(expected);
   expect(listed.body.copies[0]).toMatchObject({ status: "stored", checkedAt: expect.any(String), size: 2048 });
-  expect(listed.body.copies[1]).toMatchObject({ status: "changed", destination: "s3://second-bucket/?region=eu-west-1" });
+  expect(listed.body.copies[1]).toMatchObject({
+    status: "changed",
+    destination: "s3://second-bucket/?region=eu-west-1",
+    lockedUntil: "2027-01-01T00:00:00.000Z",
+  });
 
   const stranger = await server.registerUser();
   const foreign = await server.call("GET", "/api/backups/copies?databaseName=orders", { token: stranger.token });

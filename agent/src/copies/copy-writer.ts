@@ -59,7 +59,8 @@ async function writeOneCopy(entry: CopyEntry, job: CopyJob, options: CopyWriterO
           ...(lockedUntil ? { lockedUntil: lockedUntil.toISOString() } : {}),
         });
         const etag = stored.etag ? { etag: stored.etag.slice(0, 200) } : {};
-        options.deliver({ ...base, key, status: "stored", size: job.size, sha256: job.sha256, ...etag });
+        const locked = lockedUntil ? { lockedUntil: lockedUntil.toISOString() } : {};
+        options.deliver({ ...base, key, status: "stored", size: job.size, sha256: job.sha256, ...etag, ...locked });
         return;
       } catch (error) {
         lastError = describeCopyFailure(error);

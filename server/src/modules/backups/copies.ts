@@ -16,6 +16,8 @@ export type BackupCopyView = {
   error: string | null;
   /** When the agent last looked at the copy (its write, then each daily check); null: never written. */
   checkedAt: string | null;
+  /** Until when S3 Object Lock keeps anyone from deleting or overwriting it; null: not locked. */
+  lockedUntil: string | null;
 };
 
 /**
@@ -66,6 +68,7 @@ export async function recordBackupCopy(ctx: AppContext, agentId: string, message
     size: message.size ?? null,
     sha256: message.sha256 ?? null,
     etag: message.etag ?? null,
+    lockedUntil: message.status === "stored" && message.lockedUntil ? new Date(message.lockedUntil) : null,
     error: message.status === "failed" ? (message.error ?? "the copy could not be written") : null,
     // The writer read the stored size back: a written copy counts as checked.
     checkedAt: message.status === "stored" ? ctx.now() : null,
@@ -97,6 +100,7 @@ const toCopyView = (row: typeof backupCopies.$inferSelect): BackupCopyView => ({
   sha256: row.sha256,
   error: row.error,
   checkedAt: row.checkedAt?.toISOString() ?? null,
+  lockedUntil: row.lockedUntil?.toISOString() ?? null,
 });
 
 /** Copies a database's listing shows at most: a year of hourly backups to two buckets is more than a page can hold. */

@@ -51,6 +51,7 @@ const copyAnswer = t.Object({
   sha256: nullable(t.String()),
   error: nullable(t.String({ description: "Why it could not be written, what the check found wrong, or why the bucket could not be checked" })),
   checkedAt: nullable(isoDate()),
+  lockedUntil: nullable(isoDate()),
 });
 
 export const backupAnswer = t.Object({

@@ -53,6 +53,7 @@ function CopyRow({ copy }: { copy: DatabaseCopy }) {
       </p>
       <p className="mt-0.5 text-xs text-slate-500">
         {look.size} · {look.checked}
+        {look.locked ? ` · ${look.locked}` : ""}
       </p>
       {look.note ? <p className="mt-0.5 text-xs text-red-700">{look.note}</p> : null}
     </li>

@@ -2,8 +2,21 @@
 import { formatBytes } from "@protocol/format";
 import { formatDateTime } from "../../../lib/format-date";
 
-type CopyLike = { status: "stored" | "failed" | "missing" | "changed"; size: number | null; checkedAt: string | null; error: string | null };
-export type CopyStatusLook = { label: string; tone: "success" | "danger" | "warning"; checked: string; size: string; note: string | null };
+type CopyLike = {
+  status: "stored" | "failed" | "missing" | "changed";
+  size: number | null;
+  checkedAt: string | null;
+  error: string | null;
+  lockedUntil: string | null;
+};
+export type CopyStatusLook = {
+  label: string;
+  tone: "success" | "danger" | "warning";
+  checked: string;
+  size: string;
+  locked: string | null;
+  note: string | null;
+};
 
 const LABELS = {
   stored: { label: "Stored", tone: "success" },
@@ -12,12 +25,13 @@ const LABELS = {
   changed: { label: "Changed", tone: "danger" },
 } as const;
 
-/** The status badge, the "last checked" and size texts, and what went wrong (or why the bucket could not be checked). */
+/** The status badge, the "last checked", size and lock texts, and what went wrong (or why the bucket could not be checked). */
 export function describeCopyStatus(copy: CopyLike): CopyStatusLook {
   return {
     ...LABELS[copy.status],
     checked: copy.checkedAt ? `Checked ${formatDateTime(copy.checkedAt)}` : "Never checked",
     size: copy.size === null ? "—" : formatBytes(copy.size),
+    locked: copy.lockedUntil ? `Locked until ${formatDateTime(copy.lockedUntil)}` : null,
     note: copy.error,
   };
 }
