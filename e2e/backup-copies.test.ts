@@ -28,7 +28,7 @@ afterAll(async () => {
 });
 
 /** A completed backup of "shop"; `copies` are reported by the agent as written (or failed). */
-async function backupWith(copies: { destination: string; status: "stored" | "failed"; error?: string }[]) {
+async function backupWith(copies: { destination: string; status: "stored" | "failed"; error?: string; lockedUntil?: string }[]) {
   const [database] = await env.server.ctx.db
     .select()
     .from(databases)
@@ -71,4 +71,39 @@ test("each backup says in how many places it is, and which on hover", async () =
   expect(text).toContain("DBVault storage");
   expect(text).toContain("Your bucket: s3://acme-offsite/dbvault/");
   expect(text).toContain("Copy to s3://acme-gone/dbvault/ failed: NoSuchBucket. The agent log says more.");
+});
+
+test("a copy the daily check found gone: the badge counts it out, and Settings → Databases lists each copy with its status and last check", async () => {
+  const destination = "s3://acme-checked/dbvault/?region=eu-west-1";
+  const id = await backupWith([{ destination, status: "stored", lockedUntil: "2027-01-15T12:00:00.000Z" }]);
+  const report = await fetch(`${env.baseUrl}/api/agent/copies/checks`, {
+    method: "POST",
+    headers: { ...agent.headers(), "content-type": "application/json" },
+    body: JSON.stringify({ results: [{ backupId: id, destination, outcome: "missing", readBack: false, detail: "the bucket has no object (NoSuchKey)" }] }),
+  });
+  expect(await report.json()).toEqual({ recorded: 1, alerts: 1 });
+  const { page } = await env.openPage();
+  await signIn(page, user);
+
+  await badge(page, id).waitFor();
+  expect(await badge(page, id).innerText()).toBe("1 place");
+  await badge(page, id).hover();
+  expect(await page.getByRole("tooltip").innerText()).toContain("Copy in s3://acme-checked/dbvault/ is gone: the bucket has no object (NoSuchKey)");
+
+  await page.goto("/settings?tab=databases");
+  await page.getByRole("button", { name: "Copies in your buckets" }).click();
+  const dialog = page.getByRole("dialog", { name: "Copies of shop" });
+  const list = dialog.getByTestId("database-copies");
+  await list.locator("li").first().waitFor();
+  // Newest backup first: the missing copy, then the earlier backup's stored and never-written ones.
+  expect(await list.locator("li").evaluateAll((rows) => rows.map((row) => row.getAttribute("data-copy-status")))).toEqual(["missing", "failed", "stored"]);
+  const missing = await list.locator('li[data-copy-status="missing"]').innerText();
+  expect(missing).toContain("Missing");
+  expect(missing).toContain("s3://acme-checked/dbvault/ · dbvault/shop/");
+  expect(missing).toContain("1.95 KB · Checked ");
+  expect(missing).toContain("the bucket has no object (NoSuchKey)");
+  expect(missing).toContain("Locked until Jan 15, 2027");
+  expect(await list.locator('li[data-copy-status="failed"]').innerText()).toContain("Never checked");
+  await dialog.getByRole("button", { name: "Close" }).click();
+  await dialog.waitFor({ state: "hidden" });
 });

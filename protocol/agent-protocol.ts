@@ -192,6 +192,10 @@ export const BackupCopied = T.Object({
   status: T.Union([T.Literal("stored"), T.Literal("failed")]),
   size: T.Optional(T.Integer({ minimum: 0 })),
   sha256: T.Optional(T.String({ pattern: "^[0-9a-f]{64}$" })),
+  /** The ETag the bucket answered for the stored copy: the daily check's HEAD compares it. Absent: older agents. */
+  etag: T.Optional(ShortText(200)),
+  /** The S3 Object Lock retention it was written with (`copies add --object-lock`). Absent: not locked. */
+  lockedUntil: T.Optional(T.String({ format: "date-time", maxLength: 40 })),
   error: T.Optional(ShortText(2000)),
 });
 export type BackupCopied = Static<typeof BackupCopied>;
@@ -343,6 +347,12 @@ export const agentApi = {
   backupKeys: "/api/agent/backup-keys",
   /** POST: may this agent stop copying to a destination? 409 BACKUPS_PROTECTED under "Protect backups". */
   copyRemoval: "/api/agent/copies/removal",
+  /** GET: the copies of this agent's backups it reported written, to check (`copies check`). */
+  copies: "/api/agent/copies",
+  /** POST: what the check found of each copy. */
+  copyChecks: "/api/agent/copies/checks",
+  /** GET: how long the account's retention keeps a backup at least (`copies add --object-lock` locks copies no shorter). */
+  copyLockFloor: "/api/agent/copies/lock-floor",
   header: (backupId: string) => `/api/agent/backups/${backupId}/header`,
   /** A stored oplog slice of one of the agent's databases, as uploaded (GET). */
   sliceDownload: (sliceId: string) => `/api/agent/pitr/slices/${sliceId}/download`,
@@ -370,6 +380,58 @@ export const CopyRemovalRequest = T.Object({ destination: T.String({ minLength: 
 export type CopyRemovalRequest = Static<typeof CopyRemovalRequest>;
 export const CopyRemovalAnswer = T.Object({ allowed: T.Literal(true) });
 export type CopyRemovalAnswer = Static<typeof CopyRemovalAnswer>;
+
+/** Every how often the agent checks its copies (a HEAD of each, a full read-back of one). */
+export const COPY_CHECK_INTERVAL_MS = 24 * 3_600_000;
+
+/** GET /api/agent/copies: one copy the agent reported written, as it was written, and what the last check found. */
+export const CopyToCheck = T.Object({
+  backupId: T.String(),
+  databaseName: T.String(),
+  destination: T.String(),
+  key: T.String(),
+  status: T.Union([T.Literal("stored"), T.Literal("missing"), T.Literal("changed")]),
+  size: T.Union([T.Integer(), T.Null()]),
+  sha256: T.Union([T.String(), T.Null()]),
+  etag: T.Union([T.String(), T.Null()]),
+  checkedAt: T.Union([T.String({ format: "date-time" }), T.Null()]),
+});
+export type CopyToCheck = Static<typeof CopyToCheck>;
+export const CopiesToCheckAnswer = T.Object({
+  copies: T.Array(CopyToCheck),
+  /** Whether a daily check is due (a copy unchecked for COPY_CHECK_INTERVAL_MS), by the server's clock. */
+  due: T.Boolean(),
+});
+export type CopiesToCheckAnswer = Static<typeof CopiesToCheckAnswer>;
+
+/**
+ * What the check found of one copy. present: HEAD found its size (and ETag) as written, and the
+ * read-back, when this copy was the sample, its SHA-256. missing: the bucket has no such object
+ * (or no longer the bucket). changed: other size, ETag or SHA-256. unreachable: the bucket
+ * could not be asked (refused, down): nothing is known of the copy.
+ */
+export const COPY_CHECK_OUTCOMES = ["present", "missing", "changed", "unreachable"] as const;
+export type CopyCheckOutcome = (typeof COPY_CHECK_OUTCOMES)[number];
+export const CopyCheckResult = T.Object({
+  backupId: T.String({ minLength: 1, maxLength: 64 }),
+  destination: T.String({ minLength: 1, maxLength: 500 }),
+  outcome: T.Union(COPY_CHECK_OUTCOMES.map((outcome) => T.Literal(outcome))),
+  /** Whether the whole object was downloaded and its SHA-256 compared. */
+  readBack: T.Boolean(),
+  /** One sentence for people: what differs, or why the bucket could not be asked; never a credential. */
+  detail: T.Optional(T.String({ maxLength: 1000 })),
+});
+export type CopyCheckResult = Static<typeof CopyCheckResult>;
+/** POST /api/agent/copies/checks. */
+export const CopyCheckReport = T.Object({ results: T.Array(CopyCheckResult, { minItems: 1, maxItems: 10_000 }) });
+export type CopyCheckReport = Static<typeof CopyCheckReport>;
+/** How many results were recorded, and how many copies newly found missing or changed (each raised an alert). */
+export const CopyCheckAnswer = T.Object({ recorded: T.Integer(), alerts: T.Integer() });
+export type CopyCheckAnswer = Static<typeof CopyCheckAnswer>;
+
+/** GET /api/agent/copies/lock-floor: the days the account's retention keeps each backup at least, and the rule in words; null days without a rule. */
+export const CopyLockFloorAnswer = T.Object({ days: T.Union([T.Integer({ minimum: 1 }), T.Null()]), rule: T.String() });
+export type CopyLockFloorAnswer = Static<typeof CopyLockFloorAnswer>;
 
 /** PUT /api/agent/backups/:id/header: the stored file now starts with the new header; its new size and checksum. */
 export const HeaderReplaced = T.Object({ keyId: T.String(), size: T.Integer(), sha256: T.String() });

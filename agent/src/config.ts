@@ -366,6 +366,17 @@ function copyEntryProblems(entry: unknown, where: string): string[] {
   if (typeof entry.url !== "string" || !entry.url.startsWith("s3://")) problems.push(`${where}.url must be an s3:// URL`);
   for (const field of ["accessKeyId", "secretAccessKey"]) if (typeof entry[field] !== "string") problems.push(`${where}.${field} must be a string`);
   if (entry.sessionToken !== undefined && typeof entry.sessionToken !== "string") problems.push(`${where}.sessionToken must be a string`);
+  if (entry.objectLock !== undefined) {
+    const lock = entry.objectLock;
+    if (
+      !isObject(lock) ||
+      (lock.mode !== "compliance" && lock.mode !== "governance") ||
+      !Number.isInteger(lock.retainDays) ||
+      (lock.retainDays as number) < 1
+    ) {
+      problems.push(`${where}.objectLock must be {"mode": "compliance" or "governance", "retainDays": a whole number from 1}`);
+    }
+  }
   return problems;
 }
 

@@ -533,7 +533,17 @@ describe("setup, run and db", () => {
 describe("copies", () => {
   const ADD_HINT = "dbvault-agent: hint: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE (or --profile), or run it in a terminal to be asked\n";
   test("copies without an action", () =>
-    expectRun(["copies"], { stderr: `dbvault-agent: copies: missing action (add, list or remove)\n${HINT_USAGE}`, exitCode: 2 }));
+    expectRun(["copies"], { stderr: `dbvault-agent: copies: missing action (add, list, remove or check)\n${HINT_USAGE}`, exitCode: 2 }));
+  test("copies check with a bad --sample, and on a config without copy destinations", async () => {
+    await expectRun(["copies", "check", "--sample", "some"], {
+      stderr: `dbvault-agent: copies check: --sample must be a number of copies to read back whole, or all\n${HINT_USAGE}`,
+      exitCode: 2,
+    });
+    await expectRun(["copies", "check", "--config", goldenConfig], {
+      stderr: `dbvault-agent: copies check: the config file ${goldenConfig} has no copy destinations\ndbvault-agent: hint: add your bucket with: dbvault-agent copies add s3://BUCKET/PREFIX?endpoint=…\n`,
+      exitCode: 4,
+    });
+  });
   test("copies add without a destination", () =>
     expectRun(["copies", "add"], {
       stderr: `dbvault-agent: copies add: missing the destination (s3://bucket/prefix?endpoint=…&region=…)\n${HINT_USAGE}`,

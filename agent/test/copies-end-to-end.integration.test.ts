@@ -10,7 +10,7 @@ import { sql } from "drizzle-orm";
 import { advanceServerClock, startTestServer, type TestServer, type TestUser } from "../../server/test/harness.ts";
 import { type MotoServer, startMoto } from "../../testkit/moto-server.ts";
 import { waitUntil } from "../../testkit/wait-until";
-import { ensureFreshBinary, type RunningAgent, runSetup, startAgentProcess } from "./support/end-to-end.ts";
+import { ensureFreshBinary, type RunningAgent, runSetup, startAgentProcess, userApi } from "./support/end-to-end.ts";
 import { BINARY_PATH, runAgent } from "./support/run-agent.ts";
 import { type AgentTestEnv, openAgentTestEnv } from "./support/test-env.ts";
 
@@ -27,14 +27,7 @@ const serverLog: string[] = [];
 const copySecret = `copy-secret-${randomBytes(12).toString("hex")}`;
 const copyKeyId = `AKIACOPY${randomBytes(6).toString("hex").toUpperCase()}`;
 
-async function api(method: string, path: string, body?: unknown) {
-  const response = await fetch(`${base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${user.token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json().catch(() => null)) as any };
-}
+let api: ReturnType<typeof userApi>;
 
 async function addCopy(bucket: string) {
   const destination = `s3://${bucket}/offsite?endpoint=${moto.endpoint}&region=us-east-1`;
@@ -75,6 +68,7 @@ beforeAll(async () => {
     .collection("orders")
     .insertMany(Array.from({ length: 200 }, (_, i) => ({ i, note: `order ${i}` })));
   user = await server.registerUser();
+  api = userApi(base, user.token);
   const setup = await runSetup({ baseUrl: base, apiKey: user.apiKey, databases: [{ name: "shop", uri: env.uriFor(source) }], directory: dir });
   expect(setup.exitCode).toBe(0);
   configPath = setup.configPath;
@@ -101,6 +95,8 @@ describe("a backup with a copy in the customer's bucket", () => {
       size: backup.size,
       sha256: backup.sha256,
       error: null,
+      checkedAt: expect.any(String), // its write counts as its first check
+      lockedUntil: null,
     });
     const download = await fetch(`${base}/api/backups/${backup.id}/download`, { headers: { authorization: `Bearer ${user.token}` } });
     const stored = new Uint8Array(await download.arrayBuffer());

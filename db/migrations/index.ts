@@ -29,6 +29,7 @@ import m26 from "./0026_pitr_lag_and_plan_windows.sql" with { type: "text" };
 import m27 from "./0027_restore_point_in_time.sql" with { type: "text" };
 import m28 from "./0028_organizations.sql" with { type: "text" };
 import m29 from "./0029_restore_agents.sql" with { type: "text" };
+import m30 from "./0030_copy_checks.sql" with { type: "text" };
 
 export const migrationFiles: { tag: string; when: number; sql: string }[] = [
   { tag: "0000_init", when: 1795432625268, sql: m0 },
@@ -61,4 +62,5 @@ export const migrationFiles: { tag: string; when: number; sql: string }[] = [
   { tag: "0027_restore_point_in_time", when: 1795760886409, sql: m27 },
   { tag: "0028_organizations", when: 1795765472820, sql: m28 },
   { tag: "0029_restore_agents", when: 1795768224045, sql: m29 },
+  { tag: "0030_copy_checks", when: 1795768422513, sql: m30 },
 ];

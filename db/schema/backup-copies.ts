@@ -2,14 +2,18 @@ import { bigint, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
 import { backups } from "./backups";
 import { createdAtColumn, timestampColumn } from "./columns";
 
-export const backupCopyStatuses = ["stored", "failed"] as const;
+/**
+ * stored: written and, when last checked, there as written. failed: never written. missing and
+ * changed: the daily check (`dbvault-agent copies check`) found it gone, or other bytes there.
+ */
+export const backupCopyStatuses = ["stored", "failed", "missing", "changed"] as const;
 export type BackupCopyStatus = (typeof backupCopyStatuses)[number];
 
 /**
  * Where the agent copied a backup file besides DBVault's storage: the customer's own bucket
  * (`dbvault-agent copies add`). Only what the agent reported: the destination's label (bucket,
  * prefix, endpoint: never a credential, those stay on the customer's machine), the object key,
- * its size and SHA-256, and whether the copy was written.
+ * its size, SHA-256 and ETag, whether the copy was written, and what the last check found.
  */
 export const backupCopies = pgTable(
   "backup_copies",
@@ -22,7 +26,13 @@ export const backupCopies = pgTable(
     status: text("status", { enum: backupCopyStatuses }).notNull(),
     size: bigint("size", { mode: "number" }),
     sha256: text("sha256"),
+    /** The ETag the bucket answered once the copy was written; the check's HEAD compares it. Null for older agents. */
+    etag: text("etag"),
     error: text("error"),
+    /** When the agent last looked at the copy (its write counts as the first check). */
+    checkedAt: timestampColumn("checked_at"),
+    /** The S3 Object Lock retention the copy was written with (`copies add --object-lock`); null: not locked. */
+    lockedUntil: timestampColumn("locked_until"),
     createdAt: createdAtColumn(),
     updatedAt: timestampColumn("updated_at").notNull().defaultNow(),
   },

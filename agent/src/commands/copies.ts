@@ -1,11 +1,13 @@
-// dbvault-agent copies add | list | remove: the customer's own buckets each backup is copied to.
+// dbvault-agent copies add | list | remove | check: the customer's own buckets each backup is copied to.
 // The credentials are read here (environment, AWS profile or terminal) and kept in the config file
 // (0600) with the master key; nothing about them is sent to the server.
 import { usageError } from "../cli-error.ts";
 import { type AgentConfig, loadConfigOrEmpty, saveConfig } from "../config.ts";
 import { probeCopy } from "../copies/copy-client.ts";
+import { runCopiesCheck } from "./copies-check.ts";
 import { readCopyCredentials } from "../copies/copy-credentials.ts";
 import { type CopyEntry, parseCopyUrl } from "../copies/copy-destination.ts";
+import { chooseCopyLock, readLockOptions } from "./copies-lock.ts";
 import { CliError, EXIT } from "../cli-error.ts";
 import type { CommandContext } from "./context.ts";
 import { parseOptions } from "./parse-args.ts";
@@ -15,7 +17,7 @@ import { ServerRefusedError } from "../transport/errors.ts";
 import { describeServerError } from "./server-link.ts";
 import { COMMON_OPTIONS } from "./shared.ts";
 
-const ACTIONS = "add, list or remove";
+const ACTIONS = "add, list, remove or check";
 
 /** Runs `copies add|list|remove`; returns the exit code or throws what describeFailure reports. */
 export async function runCopiesCommand(args: string[], context: CommandContext): Promise<number> {
@@ -23,6 +25,7 @@ export async function runCopiesCommand(args: string[], context: CommandContext):
   if (action === "add") return addCopy(rest, context);
   if (action === "list") return listCopies(rest, context);
   if (action === "remove") return removeCopy(rest, context);
+  if (action === "check") return runCopiesCheck(rest, context);
   if (action === undefined) throw usageError(`copies: missing action (${ACTIONS})`);
   throw usageError(`copies: unknown action "${action}" (expected ${ACTIONS})`);
 }
@@ -36,8 +39,9 @@ function takeUrl(command: string, args: string[]): { url: string; options: strin
 
 async function addCopy(args: string[], context: CommandContext): Promise<number> {
   const { url: text, options: rest } = takeUrl("copies add", args);
-  const options = parseOptions("copies add", rest, { ...COMMON_OPTIONS, profile: "string" });
+  const options = parseOptions("copies add", rest, { ...COMMON_OPTIONS, profile: "string", "object-lock": "string", "retain-days": "string" });
   const { url } = parseCopyUrl("copies add", text);
+  const asked = readLockOptions(options);
   const path = context.configPath(options.config);
   const config = await loadConfigOrEmpty(path);
   const copies = config.copies ?? [];
@@ -51,10 +55,12 @@ async function addCopy(args: string[], context: CommandContext): Promise<number>
   const prompter = context.io.stdinIsTTY ? createPrompter(context.io.stdin, context.io.stderr) : null;
   const credentials = await readCopyCredentials(context.io.env, options.profile as string | undefined, prompter);
   const entry: CopyEntry = { url, ...credentials };
+  if (asked) entry.objectLock = await chooseCopyLock(entry, asked, config);
   await probeCopy(entry);
   context.say(`wrote and deleted a test object in ${url}`);
   await saveConfig(path, { ...config, copies: [...copies, entry] });
-  context.say(`added ${url} to ${path}; a running agent (dbvault-agent run) copies each backup there from its next one`);
+  const locked = entry.objectLock ? ` (each locked in ${entry.objectLock.mode} mode for ${entry.objectLock.retainDays} days)` : "";
+  context.say(`added ${url} to ${path}; a running agent (dbvault-agent run) copies each backup there${locked} from its next one`);
   return 0;
 }
 

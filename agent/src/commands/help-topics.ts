@@ -102,9 +102,11 @@ example:
   dbvault-agent db add --db crm --uri-file /root/crm-uri.txt
 `;
 
-export const COPIES_HELP = `usage: dbvault-agent copies add s3://BUCKET/PREFIX?endpoint=URL&region=REGION [--profile NAME] [--config PATH]
+export const COPIES_HELP = `usage: dbvault-agent copies add s3://BUCKET/PREFIX?endpoint=URL&region=REGION [--profile NAME]
+           [--object-lock compliance|governance [--retain-days N]] [--config PATH]
        dbvault-agent copies list [--config PATH]
        dbvault-agent copies remove s3://BUCKET/PREFIX?endpoint=URL&region=REGION [--config PATH]
+       dbvault-agent copies check [--sample N|all] [--json] [--config PATH]
 
 copies add makes every backup exist in a second place you own: after each upload to DBVault,
 the agent writes the same encrypted file to PREFIX/DATABASE/FILE in your bucket. The bucket's
@@ -113,12 +115,28 @@ credentials come from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, else the AWS 
 in the config file (mode 0600) and never sent to the DBVault server. copies add writes and
 deletes a test object first, and saves nothing when that fails.
 
+With --object-lock, each copy is written with an S3 Object Lock retention of --retain-days
+days (default: the bucket's default retention), so that whoever takes this machine and the
+bucket's credentials cannot delete or overwrite it before then (compliance: nobody can;
+governance: only with s3:BypassGovernanceRetention). The bucket must have versioning and Object
+Lock on, and the lock must last at least as long as DBVault keeps your backups.
+
 copies list prints each destination (never its credentials). copies remove forgets one; the
 files already copied stay in the bucket. A connected agent asks the DBVault server first: while
 Protect backups is on for the account, the destination stays and the answer says until when.
 
+copies check looks at every copy of this agent's backups: a HEAD of each (its size and ETag as
+written) and one copy, chosen at random, read back whole (its SHA-256 as written). What it
+finds goes to DBVault, which alerts (e-mail and the copy.missing / copy.changed webhooks) when
+a copy is gone or changed. dbvault-agent run does this once a day by itself. Exit 1 when a copy
+is missing, changed or could not be checked.
+
 options:
   --profile NAME       the AWS profile to read the credentials from
+  --object-lock MODE   copies add: lock each copy, compliance or governance
+  --retain-days N      copies add: lock each copy N days (default: the bucket's default retention)
+  --sample N|all       copies check: how many copies to read back whole (default 1)
+  --json               copies check: print the results as one JSON object
   --config PATH        the config file (default: see dbvault-agent help)
 
 example:

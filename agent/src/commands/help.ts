@@ -15,6 +15,7 @@ commands:
   copies add|list|remove s3://BUCKET/PREFIX?endpoint=…
                                  copy each backup to a bucket of yours as well; its
                                  credentials stay on this machine (dbvault-agent help copies)
+  copies check [--json]          check that the copies are still there as written
   dump --db NAME --out FILE      dump a database of the config file, compress and encrypt it
                                  into FILE (.enc.dbvault)
   restore --db NAME|--uri URI --in FILE [--to-db TARGET] [--collections a,b] [--json]

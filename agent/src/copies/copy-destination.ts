@@ -10,6 +10,15 @@ export interface CopyEntry {
   accessKeyId: string;
   secretAccessKey: string;
   sessionToken?: string;
+  /** Each copy is written with this S3 Object Lock retention (`copies add --object-lock`). */
+  objectLock?: CopyLock;
+}
+
+export type CopyLockMode = "compliance" | "governance";
+export interface CopyLock {
+  mode: CopyLockMode;
+  /** Each copy is locked for this many days from its write. */
+  retainDays: number;
 }
 
 /** Where a copy goes, parsed from its URL. */

@@ -3,6 +3,7 @@
 // other work: a copy that fails or is slow never fails or holds back the DBVault backup.
 import type { BackupCopied } from "../../../protocol/agent-protocol";
 import { openCopy } from "./copy-client.ts";
+import { putLockedCopy } from "./copy-object-lock.ts";
 import { type CopyEntry, copyObjectKey, parseCopyUrl } from "./copy-destination.ts";
 
 export interface CopyJob {
@@ -43,12 +44,23 @@ async function writeOneCopy(entry: CopyEntry, job: CopyJob, options: CopyWriterO
     const { client } = openCopy(entry);
     for (let attempt = 1; attempt <= attempts; attempt++) {
       try {
-        await client.write(key, Bun.file(job.path));
-        // Read back its size: a write the service acknowledged but stored short is not a copy.
-        const stored = await client.size(key);
-        if (stored !== job.size) throw new Error(`the stored object has ${stored} bytes instead of ${job.size}`);
-        options.log("backup copied", { backupId: job.backupId, destination: entry.url, key });
-        options.deliver({ ...base, key, status: "stored", size: job.size, sha256: job.sha256 });
+        // A destination added with --object-lock gets each copy with its retention in the write.
+        const lockedUntil = entry.objectLock
+          ? await putLockedCopy(entry, key, job.path, entry.objectLock)
+          : await client.write(key, Bun.file(job.path)).then(() => null);
+        // Read back its size: a write the service acknowledged but stored short is not a copy. Its
+        // ETag is what the daily check's HEAD compares (copy-check.ts).
+        const stored = await client.stat(key);
+        if (stored.size !== job.size) throw new Error(`the stored object has ${stored.size} bytes instead of ${job.size}`);
+        options.log("backup copied", {
+          backupId: job.backupId,
+          destination: entry.url,
+          key,
+          ...(lockedUntil ? { lockedUntil: lockedUntil.toISOString() } : {}),
+        });
+        const etag = stored.etag ? { etag: stored.etag.slice(0, 200) } : {};
+        const locked = lockedUntil ? { lockedUntil: lockedUntil.toISOString() } : {};
+        options.deliver({ ...base, key, status: "stored", size: job.size, sha256: job.sha256, ...etag, ...locked });
         return;
       } catch (error) {
         lastError = describeCopyFailure(error);

@@ -5,6 +5,7 @@ import { createGoSignals } from "../transport/go-signals";
 import { describeError, type JobContext } from "./job-context.ts";
 import { createJobQueue } from "./job-queue.ts";
 import { runBackupJob } from "./jobs/backup-job.ts";
+import { createCopyCheckSchedule } from "./jobs/copy-check-job.ts";
 import { createPitrShipping } from "./jobs/pitr-shipping-job.ts";
 import { runRestoreJob } from "./jobs/restore-job.ts";
 import { createTrustJobs } from "./jobs/trust-jobs.ts";
@@ -18,7 +19,7 @@ const STOP_GRACE_MS = 5_000;
 /**
  * The long-lived agent: holds the socket and turns the server's messages into jobs (jobs/: a
  * backup and its verification, a restore, a re-verification, a drill, an update), run one at a
- * time by the job queue; answers restart and reset itself. Once an update is installed,
+ * time by the job queue (with the daily check of the copies in the customer's buckets); answers restart and reset itself. Once an update is installed,
  * `restartRequested` tells the run command to restart into it when nothing runs.
  */
 export function startAgentDaemon(runtime: DaemonRuntime) {
@@ -47,6 +48,7 @@ export function startAgentDaemon(runtime: DaemonRuntime) {
   });
   const update = createUpdateJob(job, queue);
   const shipping = createPitrShipping(job);
+  const copyCheck = createCopyCheckSchedule(job, queue);
 
   const heartbeat = (): AgentMessage => {
     const queued = queue.describeQueued();
@@ -59,6 +61,7 @@ export function startAgentDaemon(runtime: DaemonRuntime) {
       case "welcome":
         runtime.log("connected to the DBVault server", { agentId: message.agentId });
         outbox.flush();
+        copyCheck.connected();
         return;
       case "backup":
         return queue.enqueue(() => runBackupJob({ ...job, goSignals, trust }, message.backupId, message.databaseName, message.fileName), {
@@ -128,6 +131,7 @@ export function startAgentDaemon(runtime: DaemonRuntime) {
     /** Stops taking work, aborts the running job (which reports its failure, briefly awaited) and closes the socket. */
     async stop() {
       queue.clear();
+      copyCheck.stop();
       // The reason becomes the running job's error (dump/errors.ts abortedError): the restore
       // history says the agent was stopped, not that someone cancelled the restore.
       abort.abort(new DumpError("aborted", "the agent was stopped (dbvault-agent run received a stop signal)"));

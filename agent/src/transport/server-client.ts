@@ -3,6 +3,10 @@ import {
   AgentHeaders,
   agentApi,
   type BackupKeysAnswer,
+  type CopiesToCheckAnswer,
+  type CopyLockFloorAnswer,
+  type CopyCheckAnswer,
+  type CopyCheckResult,
   type HeaderReplaced,
   type CompleteUploadRequest,
   type RegisterRequest,
@@ -144,6 +148,18 @@ export function createServerClient(credentials: ServerCredentials) {
     /** Asks before removing a copy destination; throws ServerRefusedError 409 while "Protect backups" is on. */
     async allowCopyRemoval(destination: string): Promise<void> {
       await call(agentApi.copyRemoval, { method: "POST", ...json({ destination }), timeoutMs: 15_000 });
+    },
+    /** The copies of this agent's backups in the customer's buckets, and whether their daily check is due. */
+    async copiesToCheck(): Promise<CopiesToCheckAnswer> {
+      return readJson(agentApi.copies, await call(agentApi.copies));
+    },
+    /** Reports what the check found of each copy; the server raises the missing and changed ones. */
+    async reportCopyChecks(results: CopyCheckResult[]): Promise<CopyCheckAnswer> {
+      return readJson(agentApi.copyChecks, await call(agentApi.copyChecks, { method: "POST", ...json({ results }) }));
+    },
+    /** How long the account's retention keeps a backup at least (copies add --object-lock). */
+    async copyLockFloor(): Promise<CopyLockFloorAnswer> {
+      return readJson(agentApi.copyLockFloor, await call(agentApi.copyLockFloor, { timeoutMs: 15_000 }));
     },
     /** The stored backup file's header, as bytes (the server reads its length from the file). */
     async readHeader(backupId: string): Promise<Buffer> {

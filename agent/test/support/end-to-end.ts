@@ -128,3 +128,16 @@ export async function runSetup(options: {
   );
   return { configPath, stdout: run.stdout, stderr: run.stderr, exitCode: run.exitCode };
 }
+
+/** The web API as a signed-in user calls it: the status and the JSON answer (null when there is none). */
+export function userApi(base: string, token: string) {
+  return async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${base}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    // biome-ignore lint/suspicious/noExplicitAny: each test reads the fields it needs
+    return { status: response.status, body: (await response.json().catch(() => null)) as any };
+  };
+}

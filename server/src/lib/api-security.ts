@@ -102,6 +102,7 @@ const TOKEN_SCOPE_BY_OPERATION: Record<string, ApiTokenScope> = {
   "GET /api/settings/system-status": "read",
   "GET /api/backups/": "read",
   "GET /api/backups/summary": "read",
+  "GET /api/backups/copies": "read",
   "GET /api/backups/{id}": "read",
   "GET /api/backups/restores/all": "read",
   "GET /api/pitr/databases/{databaseId}/timeline": "read",

@@ -3,6 +3,10 @@ import type { AgentRow } from "@db/schema";
 import {
   AddDatabaseRequest,
   BackupKeysAnswer,
+  CopiesToCheckAnswer,
+  CopyLockFloorAnswer,
+  CopyCheckAnswer,
+  CopyCheckReport,
   CopyRemovalAnswer,
   CopyRemovalRequest,
   HeaderReplaced,
@@ -24,7 +28,8 @@ import { agentAnswers, agentsModel } from "../agents/model";
 import { registerAgent } from "../agents/service";
 import { downloadBackupResponse } from "../backups/download";
 import { encryptedFileAnswer } from "../backups/model";
-import { allowCopyRemoval } from "../backups/copies";
+import { allowCopyRemoval, copyLockFloor } from "../backups/copies";
+import { listCopiesToCheck, recordCopyChecks } from "../backups/copy-checks";
 import { failBackup, findOwnBackup } from "../backups/service";
 import { receiveSlice } from "../pitr/service";
 import { pitrAnswers, pitrModel } from "../pitr/model";
@@ -163,6 +168,19 @@ export const agentLinkController = (ctx: AppContext) => {
       body: CopyRemovalRequest,
       response: { 200: CopyRemovalAnswer },
       detail: { summary: "Ask before removing a copy destination (refused while Protect backups is on)" },
+    })
+    .get("/copies", async ({ headers }) => listCopiesToCheck(ctx, (await authenticateAgent(ctx, headers)).agent), {
+      response: { 200: CopiesToCheckAnswer },
+      detail: { summary: "The copies of this agent's backups in the customer's buckets, to check (dbvault-agent copies check)" },
+    })
+    .post("/copies/checks", async ({ headers, body }) => recordCopyChecks(ctx, (await authenticateAgent(ctx, headers)).agent, body.results), {
+      body: CopyCheckReport,
+      response: { 200: CopyCheckAnswer },
+      detail: { summary: "What the check found of each copy: present, missing, changed or unreachable (missing and changed raise an alert)" },
+    })
+    .get("/copies/lock-floor", async ({ headers }) => copyLockFloor(ctx, (await authenticateAgent(ctx, headers)).agent.userId), {
+      response: { 200: CopyLockFloorAnswer },
+      detail: { summary: "The days the account's retention keeps a backup at least: copies add --object-lock locks copies no shorter" },
     })
     .get("/backups/:backupId/header", async ({ headers, params }) => headerResponse(ctx, (await authenticateAgent(ctx, headers)).agent, params.backupId), {
       params: agentsModel.backupParams,

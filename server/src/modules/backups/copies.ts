@@ -1,17 +1,23 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
-import { backupCopies, backups } from "@db/schema";
+import { and, desc, eq, inArray, sql } from "drizzle-orm";
+import { type BackupCopyStatus, backupCopies, backups, databases } from "@db/schema";
 import type { BackupCopied } from "@protocol/agent-protocol";
 import type { AppContext } from "../../context";
-import { badRequest } from "../../lib/errors";
+import { badRequest, notFound } from "../../lib/errors";
 import { refuseIfProtected } from "../backup-protection/check";
+import { shortestKeep } from "../retention-rules/policy";
+import { policyOfUser } from "../retention-rules/user-policy";
 
 export type BackupCopyView = {
   destination: string;
   key: string;
-  status: "stored" | "failed";
+  status: BackupCopyStatus;
   size: number | null;
   sha256: string | null;
   error: string | null;
+  /** When the agent last looked at the copy (its write, then each daily check); null: never written. */
+  checkedAt: string | null;
+  /** Until when S3 Object Lock keeps anyone from deleting or overwriting it; null: not locked. */
+  lockedUntil: string | null;
 };
 
 /**
@@ -61,7 +67,11 @@ export async function recordBackupCopy(ctx: AppContext, agentId: string, message
     status: message.status,
     size: message.size ?? null,
     sha256: message.sha256 ?? null,
+    etag: message.etag ?? null,
+    lockedUntil: message.status === "stored" && message.lockedUntil ? new Date(message.lockedUntil) : null,
     error: message.status === "failed" ? (message.error ?? "the copy could not be written") : null,
+    // The writer read the stored size back: a written copy counts as checked.
+    checkedAt: message.status === "stored" ? ctx.now() : null,
     updatedAt: ctx.now(),
   };
   await ctx.db
@@ -77,8 +87,50 @@ export async function copiesOfBackups(ctx: AppContext, backupIds: string[]): Pro
   if (backupIds.length === 0) return byBackup;
   const rows = await ctx.db.select().from(backupCopies).where(inArray(backupCopies.backupId, backupIds)).orderBy(sql`${backupCopies.createdAt}`);
   for (const row of rows) {
-    const view: BackupCopyView = { destination: row.destination, key: row.key, status: row.status, size: row.size, sha256: row.sha256, error: row.error };
-    byBackup.set(row.backupId, [...(byBackup.get(row.backupId) ?? []), view]);
+    byBackup.set(row.backupId, [...(byBackup.get(row.backupId) ?? []), toCopyView(row)]);
   }
   return byBackup;
+}
+
+const toCopyView = (row: typeof backupCopies.$inferSelect): BackupCopyView => ({
+  destination: row.destination,
+  key: row.key,
+  status: row.status,
+  size: row.size,
+  sha256: row.sha256,
+  error: row.error,
+  checkedAt: row.checkedAt?.toISOString() ?? null,
+  lockedUntil: row.lockedUntil?.toISOString() ?? null,
+});
+
+/** Copies a database's listing shows at most: a year of hourly backups to two buckets is more than a page can hold. */
+export const DATABASE_COPIES_LIMIT = 500;
+
+/**
+ * A database's backup copies in the customer's buckets, newest backup first, each with its
+ * backup's id and time. 404 when the user has no database of that name.
+ */
+export async function listDatabaseCopies(ctx: AppContext, userId: string, databaseName: string) {
+  const [database] = await ctx.db
+    .select({ id: databases.id })
+    .from(databases)
+    .where(and(eq(databases.userId, userId), eq(databases.name, databaseName)));
+  if (!database) throw notFound("Database");
+  const rows = await ctx.db
+    .select({ copy: backupCopies, backupCreatedAt: backups.createdAt })
+    .from(backupCopies)
+    .innerJoin(backups, eq(backups.id, backupCopies.backupId))
+    .where(and(eq(backups.userId, userId), eq(backups.databaseName, databaseName)))
+    .orderBy(desc(backups.createdAt), backupCopies.destination)
+    .limit(DATABASE_COPIES_LIMIT);
+  return {
+    databaseName,
+    copies: rows.map(({ copy, backupCreatedAt }) => ({ backupId: copy.backupId, backupCreatedAt: backupCreatedAt.toISOString(), ...toCopyView(copy) })),
+  };
+}
+
+/** How long the account's retention keeps a backup at least: `copies add --object-lock` refuses to lock copies for less. */
+export async function copyLockFloor(ctx: AppContext, userId: string): Promise<{ days: number | null; rule: string }> {
+  const policy = await policyOfUser(ctx, userId);
+  return policy ? shortestKeep(policy) : { days: null, rule: "no retention rule is saved" };
 }

@@ -5,7 +5,7 @@ import { downloadBackupResponse } from "./download";
 import { backupAnswers, backupsModel, encryptedFileAnswer } from "./model";
 import { deleteBackup, findOwnBackup, listBackups, resolveAnomaly, summarizeBackups, triggerBackup } from "./service";
 import { requestVerification } from "./verification";
-import { copiesOfBackups } from "./copies";
+import { copiesOfBackups, listDatabaseCopies } from "./copies";
 import { toBackupView } from "./views";
 
 export const backupsController = (ctx: AppContext) => {
@@ -21,6 +21,15 @@ export const backupsController = (ctx: AppContext) => {
       auth: true,
       response: { 200: backupAnswers.summary },
       detail: { summary: "Counts for the dashboard: total, completed, failed, success rate, last backup time" },
+    })
+    .get("/copies", ({ user, query }) => listDatabaseCopies(ctx, user.id, query.databaseName), {
+      auth: true,
+      query: backupsModel.copiesQuery,
+      response: { 200: backupAnswers.databaseCopies },
+      detail: {
+        summary:
+          "A database's backup copies in the customer's own buckets (dbvault-agent copies add): bucket, key, size, status and when the agent's daily check last looked, newest backup first",
+      },
     })
     .post(
       "/",

@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { anomalyKinds, backupConsistencies, backupTypes, operationStatuses, restoreKinds } from "@db/schema";
+import { anomalyKinds, backupConsistencies, backupCopyStatuses, backupTypes, operationStatuses, restoreKinds } from "@db/schema";
 import { IDENTITY_TEXT_PATTERN } from "@protocol/agent-protocol";
 import { fileAnswer, isoDate, messageAnswer, nullable, oneOf } from "../../lib/schema";
 
@@ -13,6 +13,7 @@ export const backupsModel = {
     page: t.Optional(t.Numeric({ multipleOf: 1, minimum: 1, maximum: 1_000_000, error: "page must be a whole number from 1" })),
     databaseName: t.Optional(t.String({ minLength: 1, maxLength: 64 })),
   }),
+  copiesQuery: t.Object({ databaseName }),
   restore: t.Object({
     databaseName,
     targetDatabase: t.Optional(
@@ -49,6 +50,18 @@ export const backupsModel = {
 const progressAnswer = nullable(
   t.Object({ current: t.Number(), total: t.Number(), percentage: t.Number(), collection: t.String() }, { description: "While running: where it is" }),
 );
+
+/** One copy of a backup file in the customer's own bucket. */
+const copyAnswer = t.Object({
+  destination: t.String({ description: "The customer's bucket: s3://bucket/prefix/?endpoint=…&region=… (never a credential)" }),
+  key: t.String(),
+  status: oneOf(backupCopyStatuses, "status"),
+  size: nullable(t.Number()),
+  sha256: nullable(t.String()),
+  error: nullable(t.String({ description: "Why it could not be written, what the check found wrong, or why the bucket could not be checked" })),
+  checkedAt: nullable(isoDate()),
+  lockedUntil: nullable(isoDate()),
+});
 
 export const backupAnswer = t.Object({
   _id: t.String(),
@@ -94,17 +107,7 @@ export const backupAnswer = t.Object({
     ),
   ),
   anomalyResolvedAt: nullable(isoDate()),
-  copies: t.Array(
-    t.Object({
-      destination: t.String({ description: "The customer's bucket: s3://bucket/prefix/?endpoint=…&region=… (never a credential)" }),
-      key: t.String(),
-      status: oneOf(["stored", "failed"] as const, "status"),
-      size: nullable(t.Number()),
-      sha256: nullable(t.String()),
-      error: nullable(t.String()),
-    }),
-    { description: "Where the agent copied the encrypted file besides DBVault (dbvault-agent copies add)" },
-  ),
+  copies: t.Array(copyAnswer, { description: "Where the agent copied the encrypted file besides DBVault (dbvault-agent copies add)" }),
 });
 
 export const restoreAnswer = t.Object({
@@ -151,6 +154,12 @@ export const backupAnswers = {
     lastBackupAt: nullable(isoDate()),
   }),
   restores: t.Array(restoreAnswer),
+  databaseCopies: t.Object({
+    databaseName: t.String(),
+    copies: t.Array(t.Composite([t.Object({ backupId: t.String(), backupCreatedAt: isoDate() }), copyAnswer]), {
+      description: "Each backup's copies in the customer's buckets, newest backup first (up to 500)",
+    }),
+  }),
   restoreRequested: t.Object({ message: t.String(), restore: restoreAnswer }),
   message: messageAnswer,
   verificationRequested: t.Object({

@@ -5,6 +5,7 @@ import type { AppContext } from "../../context";
 import type { TrustAlert, TrustEvent } from "../../lib/event-bus";
 import {
   type BackupFacts,
+  type CopyFacts,
   type DBVaultEvent,
   type PitrGapFacts,
   type PitrLagFacts,
@@ -240,5 +241,32 @@ export async function notifyPitrLag(ctx: AppContext, userId: string, lag: PitrLa
       "Check the agent's log (`dbvault-agent run`) for upload errors, and that its server reaches DBVault. You hear again only if it falls behind after catching up.",
     ]),
     publishEvent(ctx, userId, { event: "pitr.lag", lag }),
+  ]);
+}
+
+/** How many copies a mail names one by one; the rest are counted. */
+const COPIES_IN_MAIL = 20;
+
+/**
+ * The daily check found copies in the customer's own buckets gone (`copy.missing`) or holding other
+ * bytes (`copy.changed`): one mail under Backup Failure and one webhook event for all of them.
+ */
+export async function notifyCopyProblems(ctx: AppContext, userId: string, event: "copy.missing" | "copy.changed", copies: CopyFacts[]) {
+  if (copies.length === 0) return;
+  const missing = event === "copy.missing";
+  const databases = [...new Set(copies.map((copy) => `"${copy.databaseName}"`))].join(", ");
+  const listed = copies.slice(0, COPIES_IN_MAIL).map((copy) => `- ${copy.key} in ${copy.destination.split("?")[0]} (backup ${copy.backupId}): ${copy.detail}`);
+  const more = copies.length > COPIES_IN_MAIL ? [`- and ${copies.length - COPIES_IN_MAIL} more (dashboard → the database's copies)`] : [];
+  await Promise.all([
+    notifyUser(ctx, userId, "notifyBackupFailure", `Backup copies ${missing ? "missing" : "changed"}: ${databases}`, [
+      missing
+        ? `The agent's check found ${copies.length === 1 ? "a copy" : `${copies.length} copies`} of your backups gone from your own bucket:`
+        : `The agent's check found ${copies.length === 1 ? "a copy" : `${copies.length} copies`} of your backups changed in your own bucket (other bytes than the agent wrote):`,
+      ...listed,
+      ...more,
+      "",
+      "The backups in DBVault are not affected. Check who can delete or overwrite objects in that bucket (its access keys, its lifecycle rules); the next backups are copied there again.",
+    ]),
+    publishEvent(ctx, userId, { event, copies }),
   ]);
 }

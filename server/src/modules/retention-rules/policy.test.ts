@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { decideRetention, isoWeekKey, type RetentionCandidate, type RetentionDecision } from "./policy";
+import { decideRetention, isoWeekKey, type RetentionCandidate, type RetentionDecision, shortestKeep } from "./policy";
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -118,4 +118,14 @@ describe("protected backups", () => {
     const resolved = list.map((b) => (b.anomaly === "unresolved" ? { ...b, anomaly: "resolved" as const } : b));
     expect(decideRetention(resolved, { mode: "age", hours: 72 }, NOW).get(list[0]!.id)).toEqual({ keep: false, reason: "expired" });
   });
+});
+
+test("the shortest keep a copy's lock must cover: the age, or a daily pick's days within the plan", () => {
+  expect(shortestKeep({ mode: "age", hours: 30 * 24 })).toEqual({ days: 30, rule: "backups are kept 30 days" });
+  expect(shortestKeep({ mode: "age", hours: 12 })).toEqual({ days: 1, rule: "backups are kept 1 day" });
+  expect(shortestKeep({ mode: "gfs", daily: 7, weekly: 4, monthly: 12, limitHours: 365 * 24 })).toEqual({
+    days: 7,
+    rule: "a daily backup is kept 7 days (grandfather-father-son)",
+  });
+  expect(shortestKeep({ mode: "gfs", daily: 14, weekly: 0, monthly: 0, limitHours: 3 * 24 }).days).toBe(3);
 });

@@ -35,6 +35,20 @@ export function policyOf(
   return { mode: "age", hours: Math.min(saved.retention, plan.retentionLimit) };
 }
 
+/**
+ * The days the policy keeps a backup at least, and the rule in words: under an age rule its age,
+ * under GFS a daily pick's days (the 24 hours every backup is kept are shorter than any lock worth
+ * having). A copy locked shorter could be deleted while DBVault still keeps the backup.
+ */
+export function shortestKeep(policy: RetentionPolicy): { days: number; rule: string } {
+  if (policy.mode === "age") {
+    const days = Math.max(1, Math.ceil(policy.hours / 24));
+    return { days, rule: `backups are kept ${days} day${days === 1 ? "" : "s"}` };
+  }
+  const days = Math.max(1, Math.min(policy.daily, Math.ceil(policy.limitHours / 24)));
+  return { days, rule: `a daily backup is kept ${days} day${days === 1 ? "" : "s"} (grandfather-father-son)` };
+}
+
 /** Why a backup is kept. */
 export type KeepReason = "newest" | "last-verified" | "last-good" | "retention" | "recent" | "daily" | "weekly" | "monthly";
 /** Why a backup goes: past the age, chosen by no GFS rule, or chosen but older than the plan allows. */

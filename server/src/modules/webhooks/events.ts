@@ -1,11 +1,12 @@
 // The facts each webhook event carries (the names live in protocol/webhook-events.ts).
 
-import type { ACCOUNT_EVENTS, AGENT_EVENTS, BACKUP_EVENTS, RESTORE_EVENTS } from "@protocol/webhook-events";
+import type { ACCOUNT_EVENTS, AGENT_EVENTS, BACKUP_EVENTS, COPY_EVENTS, RESTORE_EVENTS } from "@protocol/webhook-events";
 
 export {
   ACCOUNT_EVENTS,
   AGENT_EVENTS,
   BACKUP_EVENTS,
+  COPY_EVENTS,
   PITR_EVENTS,
   RESTORE_EVENTS,
   TEST_EVENT,
@@ -62,6 +63,9 @@ export type PitrGapFacts = {
 /** A database's oplog shipping fell behind (or, with seconds back under the threshold, caught up). */
 export type PitrLagFacts = { databaseId: string; databaseName: string; seconds: number };
 
+/** One copy in the customer's bucket the daily check found gone or changed: where, and what it found. */
+export type CopyFacts = { backupId: string; databaseName: string; destination: string; key: string; detail: string };
+
 /** One event as the rest of the server hands it to publishEvent. */
 export type DBVaultEvent =
   | { event: (typeof BACKUP_EVENTS)[number]; backup: BackupFacts }
@@ -69,7 +73,8 @@ export type DBVaultEvent =
   | { event: (typeof AGENT_EVENTS)[number]; agent: AgentFacts }
   | { event: (typeof ACCOUNT_EVENTS)[number]; protection: ProtectionFacts }
   | { event: "pitr.gap"; gap: PitrGapFacts }
-  | { event: "pitr.lag"; lag: PitrLagFacts };
+  | { event: "pitr.lag"; lag: PitrLagFacts }
+  | { event: (typeof COPY_EVENTS)[number]; copies: CopyFacts[] };
 
 const iso = (date: Date | null | undefined) => (date ? date.toISOString() : null);
 

@@ -47,6 +47,22 @@ describe("webhook bodies", () => {
     );
   });
 
+  test("copy.missing and copy.changed: the copies as JSON; for Slack, how many, of which databases, in which buckets", () => {
+    const copy = { backupId: "b1", databaseName: "shop", destination: "s3://acme/dbvault/?region=eu", key: "dbvault/shop/f", detail: "gone (NoSuchKey)" };
+    expect(JSON.parse(renderBody({ event: "copy.missing", copies: [copy] }, "json", at, "https://x"))).toEqual({
+      event: "copy.missing",
+      occurredAt: "2026-03-01T10:00:00.000Z",
+      copies: [copy],
+    });
+    expect(JSON.parse(renderBody({ event: "copy.missing", copies: [copy] }, "slack", at, "https://x")).text).toBe(
+      ":rotating_light: A backup copy of *shop* gone from s3://acme/dbvault/: check who can write to the bucket.",
+    );
+    const other = { ...copy, backupId: "b2", databaseName: "<orders>" };
+    expect(JSON.parse(renderBody({ event: "copy.changed", copies: [copy, other] }, "slack", at, "https://x")).text).toBe(
+      ":rotating_light: 2 backup copies of *shop*, *&lt;orders&gt;* changed in s3://acme/dbvault/: check who can write to the bucket.",
+    );
+  });
+
   test("the signature is sha256= and the hex HMAC-SHA256 of the exact body", () => {
     const body = renderBody({ event: "agent.online", agent: { id: "a", name: "web", hostname: null, status: "active" } }, "json", at, "https://x");
     expect(signBody("whsec_k", body)).toBe(`sha256=${createHmac("sha256", "whsec_k").update(body).digest("hex")}`);

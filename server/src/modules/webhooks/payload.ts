@@ -54,9 +54,20 @@ export function describeEvent(event: DeliveredEvent): string {
       return `:warning: Point-in-time recovery of ${name(event.gap.databaseName)} has a gap from ${event.gap.from.at} to ${event.gap.to.at} (${event.gap.reason}): take a full backup now.`;
     case "pitr.lag":
       return `:hourglass: Point-in-time recovery of ${name(event.lag.databaseName)} is ${event.lag.seconds} s behind: its agent cannot ship the oplog fast enough, or cannot reach DBVault.`;
+    case "copy.missing":
+    case "copy.changed":
+      return `:rotating_light: ${copiesLine(event.copies, event.event === "copy.missing" ? "gone from" : "changed in")}: check who can write to the bucket.`;
     case TEST_EVENT:
       return "A test message from DBVault: this Slack webhook works.";
   }
+}
+
+/** "2 backup copies of *shop* gone from s3://bucket/prefix/": the databases and buckets, each named once. */
+function copiesLine(copies: { databaseName: string; destination: string }[], what: string): string {
+  const names = (values: string[]) => [...new Set(values)].map((value) => `*${escapeSlack(value)}*`).join(", ");
+  const count = copies.length === 1 ? "A backup copy" : `${copies.length} backup copies`;
+  const buckets = [...new Set(copies.map((copy) => escapeSlack(copy.destination.split("?")[0]!)))].join(", ");
+  return `${count} of ${names(copies.map((copy) => copy.databaseName))} ${what} ${buckets}`;
 }
 
 /** A Slack incoming-webhook message: `text` for notifications, `blocks` for the layout. */

@@ -1,7 +1,7 @@
 import { expect, test } from "bun:test";
 import { describePlaces } from "./places-format";
 
-const copy = (destination: string, status: "stored" | "failed", error: string | null = null) => ({
+const copy = (destination: string, status: "stored" | "failed" | "missing" | "changed", error: string | null = null) => ({
   destination,
   key: "dbvault/shop/f.enc.dbvault",
   status,
@@ -20,4 +20,23 @@ test("a backup without copies is in 1 place, with a stored copy in 2, a failed c
   expect(mixed?.tone).toBe("warning");
   expect(mixed?.lines[2]).toBe("Copy to s3://gone/b/ failed: NoSuchBucket. The agent log says more.");
   expect(describePlaces({ status: "in-progress", copies: [] })).toBeNull();
+});
+
+test("a copy the check found gone or changed is not a place and turns the badge amber, saying what was found", () => {
+  const look = describePlaces({
+    status: "completed",
+    copies: [
+      copy("s3://acme/a/", "missing", "the bucket has no such object (NoSuchKey)"),
+      copy("s3://acme/b/?region=x", "changed", "20 bytes instead of 1234"),
+    ],
+  });
+  expect(look).toEqual({
+    label: "1 place",
+    tone: "warning",
+    lines: [
+      "DBVault storage",
+      "Copy in s3://acme/a/ is gone: the bucket has no such object (NoSuchKey)",
+      "Copy in s3://acme/b/ was changed: 20 bytes instead of 1234",
+    ],
+  });
 });

@@ -4,13 +4,13 @@ import type { StatusTone } from "./operation-status";
 
 type Copied = {
   status: string;
-  copies: { destination: string; key: string; status: "stored" | "failed"; error: string | null }[];
+  copies: { destination: string; key: string; status: "stored" | "failed" | "missing" | "changed"; error: string | null }[];
 };
 
 export type PlacesLook = {
   /** "1 place", "2 places", … */
   label: string;
-  /** Green with a copy stored, amber when a copy failed, grey in one place only. */
+  /** Green with a copy stored, amber when a copy failed or the check found one gone or changed, grey in one place only. */
   tone: StatusTone;
   /** One line per place, for the tooltip. */
   lines: string[];
@@ -26,12 +26,20 @@ export function describePlaces(backup: Copied): PlacesLook | null {
   if (backup.status !== "completed") return null;
   const copies = backup.copies ?? [];
   const stored = copies.filter((copy) => copy.status === "stored");
-  const failed = copies.filter((copy) => copy.status === "failed");
+  const wrong = copies.filter((copy) => copy.status !== "stored");
   const count = 1 + stored.length;
   const lines = [
     "DBVault storage",
     ...stored.map((copy) => `Your bucket: ${describeCopyDestination(copy.destination)} (${copy.key})`),
-    ...failed.map((copy) => `Copy to ${describeCopyDestination(copy.destination)} failed: ${copy.error ?? "no reason given"}. The agent log says more.`),
+    ...wrong.map((copy) => describeWrongCopy(copy)),
   ];
-  return { label: `${count} place${count === 1 ? "" : "s"}`, tone: failed.length > 0 ? "warning" : stored.length > 0 ? "success" : "neutral", lines };
+  return { label: `${count} place${count === 1 ? "" : "s"}`, tone: wrong.length > 0 ? "warning" : stored.length > 0 ? "success" : "neutral", lines };
+}
+
+/** A copy that is not a place: never written, or found gone or changed by the agent's daily check. */
+export function describeWrongCopy(copy: Copied["copies"][number]): string {
+  const where = describeCopyDestination(copy.destination);
+  if (copy.status === "missing") return `Copy in ${where} is gone: ${copy.error ?? "the check found no such object"}`;
+  if (copy.status === "changed") return `Copy in ${where} was changed: ${copy.error ?? "the check found other bytes"}`;
+  return `Copy to ${where} failed: ${copy.error ?? "no reason given"}. The agent log says more.`;
 }

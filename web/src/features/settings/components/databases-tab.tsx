@@ -1,5 +1,6 @@
-import { useMemo } from "react";
+import { useMemo, useState } from "react";
 import { Alert } from "../../../components/ui/alert";
+import { Button } from "../../../components/ui/button";
 import { Badge } from "../../../components/ui/card";
 import { DataTable, type DataTableColumn } from "../../../components/ui/data-table";
 import { Select } from "../../../components/ui/select";
@@ -11,6 +12,7 @@ import { type DatabaseChange, useChangeDatabase } from "../api/settings-mutation
 import { describeDatabaseAgents } from "../utils/database-agents";
 import { canToggleDatabase, describeDatabaseAllowance } from "../utils/database-limits";
 import { formatPitrWindow } from "../../../lib/plan-format";
+import { DatabaseCopiesDialog } from "./database-copies-dialog";
 
 type DatabasesTabProps = { databases: UserDatabase[]; plan: UserPlan };
 
@@ -18,6 +20,7 @@ type DatabasesTabProps = { databases: UserDatabase[]; plan: UserPlan };
 export function DatabasesTab({ databases, plan }: DatabasesTabProps) {
   const { mutate, isPending: busy } = useChangeDatabase();
   const activeCount = databases.filter((db) => db.isActive).length;
+  const [copiesOf, setCopiesOf] = useState<string | null>(null);
 
   const pitrOffered = plan.pitrWindowHours > 0;
   const columns = useMemo((): DataTableColumn<UserDatabase>[] => {
@@ -36,6 +39,9 @@ export function DatabasesTab({ databases, plan }: DatabasesTabProps) {
               disabled={busy}
               onChoose={(agentId) => change({ id: row.original.id, agentId }, "Failed to change the agent. Please try again.")}
             />
+            <Button variant="link" size="sm" className="mt-1 block text-xs" onClick={() => setCopiesOf(row.original.name)}>
+              Copies in your buckets
+            </Button>
           </>
         ),
       },
@@ -108,6 +114,7 @@ export function DatabasesTab({ databases, plan }: DatabasesTabProps) {
       ) : (
         <DataTable columns={columns} data={databases} getRowId={(database) => database.id} className="rounded-xl border border-slate-200 bg-white" />
       )}
+      <DatabaseCopiesDialog databaseName={copiesOf} onClose={() => setCopiesOf(null)} />
     </div>
   );
 }

@@ -1,4 +1,4 @@
-import { ACCOUNT_EVENTS, AGENT_EVENTS, BACKUP_EVENTS, PITR_EVENTS, RESTORE_EVENTS, type WebhookEventName } from "@protocol/webhook-events";
+import { ACCOUNT_EVENTS, AGENT_EVENTS, BACKUP_EVENTS, COPY_EVENTS, PITR_EVENTS, RESTORE_EVENTS, type WebhookEventName } from "@protocol/webhook-events";
 import { formatDateTime } from "../../../lib/format-date";
 
 /** The event choices of the webhook form, grouped as the user thinks of them. */
@@ -7,6 +7,7 @@ export const EVENT_GROUPS: { title: string; events: readonly WebhookEventName[] 
   { title: "Restores and drills", events: RESTORE_EVENTS },
   { title: "Agents", events: AGENT_EVENTS },
   { title: "Point-in-time recovery", events: PITR_EVENTS },
+  { title: "Copies in your buckets", events: COPY_EVENTS },
   { title: "Account", events: ACCOUNT_EVENTS },
 ];
 
@@ -20,6 +21,8 @@ export const DEFAULT_EVENTS: WebhookEventName[] = [
   "agent.offline",
   "pitr.gap",
   "pitr.lag",
+  "copy.missing",
+  "copy.changed",
   "backup_protection.off_requested",
 ];
 

@@ -1,0 +1,88 @@
+// The agent's daily check of the copies it wrote to the customer's own buckets (`dbvault-agent
+// copies check`): it asks which copies to look at, HEADs each and reads one back whole, and
+// reports what it found. A copy newly found gone or changed raises copy.missing / copy.changed.
+import { and, eq, inArray, ne } from "drizzle-orm";
+import { type AgentRow, type BackupCopyStatus, backupCopies, backups } from "@db/schema";
+import { COPY_CHECK_INTERVAL_MS, type CopiesToCheckAnswer, type CopyCheckAnswer, type CopyCheckResult } from "@protocol/agent-protocol";
+import type { AppContext } from "../../context";
+import type { CopyFacts } from "../webhooks/events";
+import { notifyCopyProblems } from "../notifications/service";
+
+/**
+ * The copies of this agent's completed backups it reported written: only the agent that made a
+ * backup holds the credentials of the buckets it copied it to. `due` when one went unchecked a day.
+ */
+export async function listCopiesToCheck(ctx: AppContext, agent: AgentRow): Promise<CopiesToCheckAnswer> {
+  const rows = await ctx.db
+    .select({ copy: backupCopies, databaseName: backups.databaseName })
+    .from(backupCopies)
+    .innerJoin(backups, eq(backups.id, backupCopies.backupId))
+    .where(and(eq(backups.agentId, agent.id), eq(backups.status, "completed"), ne(backupCopies.status, "failed")))
+    .orderBy(backups.createdAt, backupCopies.destination);
+  const dueBefore = ctx.now().getTime() - COPY_CHECK_INTERVAL_MS;
+  const copies = rows.map(({ copy, databaseName }) => ({
+    backupId: copy.backupId,
+    databaseName,
+    destination: copy.destination,
+    key: copy.key,
+    status: copy.status as Exclude<BackupCopyStatus, "failed">,
+    size: copy.size,
+    sha256: copy.sha256,
+    etag: copy.etag,
+    checkedAt: copy.checkedAt?.toISOString() ?? null,
+  }));
+  return { copies, due: rows.some(({ copy }) => !copy.checkedAt || copy.checkedAt.getTime() <= dueBefore) };
+}
+
+const STATUS_OF = { present: "stored", missing: "missing", changed: "changed" } as const;
+
+/**
+ * Records what the check found of each copy of this agent's backups (any other is ignored). An
+ * unreachable bucket tells nothing of the copy: its status stays and the reason is kept beside it;
+ * it counts as checked all the same, or a bucket down for a day would have the agent read a
+ * whole backup back every hour. A copy found missing or changed that was not already so is raised, once.
+ */
+export async function recordCopyChecks(ctx: AppContext, agent: AgentRow, results: CopyCheckResult[]): Promise<CopyCheckAnswer> {
+  const backupIds = [...new Set(results.map((result) => result.backupId))];
+  const rows = await ctx.db
+    .select({ copy: backupCopies, databaseName: backups.databaseName })
+    .from(backupCopies)
+    .innerJoin(backups, eq(backups.id, backupCopies.backupId))
+    .where(and(inArray(backupCopies.backupId, backupIds), eq(backups.agentId, agent.id), ne(backupCopies.status, "failed")));
+  const known = new Map(rows.map((row) => [`${row.copy.backupId} ${row.copy.destination}`, row]));
+  const raised: Record<"copy.missing" | "copy.changed", CopyFacts[]> = { "copy.missing": [], "copy.changed": [] };
+  let recorded = 0;
+  const now = ctx.now();
+  for (const result of results) {
+    const row = known.get(`${result.backupId} ${result.destination}`);
+    if (!row) continue;
+    recorded++;
+    const where = and(eq(backupCopies.backupId, result.backupId), eq(backupCopies.destination, result.destination));
+    if (result.outcome === "unreachable") {
+      await ctx.db
+        .update(backupCopies)
+        .set({ error: `The last check could not reach the bucket: ${result.detail ?? "no answer"}`, checkedAt: now, updatedAt: now })
+        .where(where);
+      continue;
+    }
+    const status = STATUS_OF[result.outcome];
+    const detail = status === "stored" ? null : (result.detail ?? (status === "missing" ? "the object is gone" : "the object holds other bytes"));
+    await ctx.db.update(backupCopies).set({ status, error: detail, checkedAt: now, updatedAt: now }).where(where);
+    if (status !== "stored" && row.copy.status !== status) {
+      raised[`copy.${status}`].push({
+        backupId: result.backupId,
+        databaseName: row.databaseName,
+        destination: result.destination,
+        key: row.copy.key,
+        detail: detail!,
+      });
+    }
+  }
+  for (const [event, copies] of Object.entries(raised) as [keyof typeof raised, CopyFacts[]][]) {
+    if (copies.length === 0) continue;
+    ctx.log.warn("backup copies found wrong by the agent's check", { agentId: agent.id, event, copies: copies.length });
+    await notifyCopyProblems(ctx, agent.userId, event, copies);
+  }
+  ctx.log.info("backup copy check recorded", { agentId: agent.id, recorded });
+  return { recorded, alerts: raised["copy.missing"].length + raised["copy.changed"].length };
+}
