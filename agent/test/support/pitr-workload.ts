@@ -63,7 +63,13 @@ export class RandomWorkload {
       case 5:
         return new Date(1_790_000_000_000 + this.int(1e9));
       case 6:
-        return this.random() < 0.5 ? Long.fromNumber(2 ** 40 + this.int(1e6)) : new ObjectId(this.int(2 ** 31).toString(16).padStart(24, "0"));
+        return this.random() < 0.5
+          ? Long.fromNumber(2 ** 40 + this.int(1e6))
+          : new ObjectId(
+              this.int(2 ** 31)
+                .toString(16)
+                .padStart(24, "0"),
+            );
       case 7:
         return Array.from({ length: this.int(4) }, () => this.value(depth + 1));
       default:
@@ -138,7 +144,7 @@ export class RandomWorkload {
     }
     if (roll < 0.42) {
       const index = this.int(3);
-      await collection.updateOne({ _id, tags: { $type: "array" } }, { $set: { [`tags.${index}`]: this.value() } }, options);
+      await collection.updateOne({ _id, tags: { $type: "array" } } as Document, { $set: { [`tags.${index}`]: this.value() } }, options);
       return `$set tags.${index} of ${name} ${_id}`;
     }
     if (roll < 0.52) {
@@ -147,7 +153,7 @@ export class RandomWorkload {
       return `$inc of ${name} ${_id}`;
     }
     if (roll < 0.6) {
-      const push = this.random() < 0.7 ? { tags: `t${this.int(9)}` } : { tags: { $each: [this.value(), this.value()] } };
+      const push: Document = this.random() < 0.7 ? { tags: `t${this.int(9)}` } : { tags: { $each: [this.value(), this.value()] } };
       await collection.updateOne(filter, { $push: push }, options);
       return `$push of ${name} ${_id}`;
     }
@@ -181,9 +187,15 @@ export class RandomWorkload {
       return `delete ${name} ${_id}`;
     }
     const below = this.int(8);
-    const gone = (await collection.find({ n: { $lt: below } }, { ...options, projection: { _id: 1 } }).toArray()).map((document) => document._id as Id);
+    const gone = (await collection.find({ n: { $lt: below } }, { ...options, projection: { _id: 1 } }).toArray()).map(
+      (document) => document._id as unknown as Id,
+    );
     await collection.deleteMany({ n: { $lt: below } }, options);
-    if (track) this.ids.set(name, ids.filter((id) => !gone.includes(id)));
+    if (track)
+      this.ids.set(
+        name,
+        ids.filter((id) => !gone.includes(id)),
+      );
     return `deleteMany ${name} n < ${below}`;
   }
 

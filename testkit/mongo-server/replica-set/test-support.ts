@@ -54,9 +54,9 @@ export function encodeExtendedJson(entries: unknown[]): Buffer {
   return Buffer.concat(entries.map((entry) => BSON.serialize(EJSON.deserialize(modernizeBinaries(entry) as Record<string, unknown>, { relaxed: false }))));
 }
 
-/** A replica-set test server ("rs0") and a driver connected to it. */
-export async function startReplicaSetWithClient(): Promise<{ server: MongoTestServer; client: MongoClient }> {
-  const server = await startMongoTestServer({ replicaSet: { name: "rs0" } });
+/** A replica-set test server ("rs0") and a driver connected to it; `oplogSizeBytes` as the set's option. */
+export async function startReplicaSetWithClient(options: { oplogSizeBytes?: number } = {}): Promise<{ server: MongoTestServer; client: MongoClient }> {
+  const server = await startMongoTestServer({ replicaSet: { name: "rs0", ...options } });
   const client = await new MongoClient(server.uri, { serverSelectionTimeoutMS: 5000 }).connect();
   return { server, client };
 }
