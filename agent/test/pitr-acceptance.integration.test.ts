@@ -257,3 +257,142 @@ test("a recorded history through a SIGKILL, a restart and a step-down: every mom
     }
   });
 }, 240_000);
+
+/** A moment as the server's messages name it: "2026-11-27T14:37:05Z (1795760225,3)". */
+const described = (time: OplogTime) => `${new Date(time.t * 1000).toISOString().replace(".000Z", "Z")} (${position(time)})`;
+/** Moments of chains after the first: restored from the base the server took for them. */
+const afterRollover: Moment[] = [];
+let insideGap: Moment;
+
+test("the oplog rolled over while the agent was stopped: the gap is recorded and mailed, a new chain and its base start, restores inside the gap are refused naming it", async () => {
+  await withSeed(async () => {
+    await shipping.agent.stop("SIGKILL");
+    const shippedUntil = (await shipping.storedSlices()).at(-1)!.endTs;
+    await runPhase("agent stopped", { moments: 1, until: () => true });
+    insideGap = moments.pop()!;
+    // More than the whole oplog, elsewhere: what the agent shipped last is gone from it.
+    const blob = "x".repeat(10_000);
+    const filler = rs.client.db("filler").collection("blobs");
+    for (let batch = 0; batch < 100; batch++) await filler.insertMany(Array.from({ length: 10 }, () => ({ blob })));
+    const oldest = await rs.client
+      .db("local")
+      .collection("oplog.rs")
+      .findOne({}, { sort: { $natural: 1 } });
+    expect(compareOplogTimes(toOplogTimestamp(oldest!.ts), oplogTimeFromBigInt(shippedUntil))).toBeGreaterThan(0);
+
+    const restartedAt = Date.now();
+    const restarted = shipping.start();
+    let online = false;
+    restarted.then(() => (online = true));
+    await runPhase("after the rollover", {
+      moments: 0,
+      until: async () => online && (await shipping.storedSlices()).some((slice) => slice.reason === "rollover"),
+    });
+    shipping.agent = await restarted;
+    const timeline = (await shipping.api("GET", `/api/pitr/databases/${shipping.databaseId}/timeline`)).body;
+    expect(timeline.gaps.map((gap: { reason: string }) => gap.reason)).toEqual(["rollover"]);
+    const [gap] = timeline.gaps;
+    expect(gap.from.ts).toBe(position(oplogTimeFromBigInt(shippedUntil)));
+    expect(compareOplogTimes(insideGap.until, { t: Number(gap.to.ts.split(",")[0]), i: Number(gap.to.ts.split(",")[1]) })).toBeLessThan(0);
+    await waitUntil(() => server.sentMail.find((mail) => mail.subject === "Point-in-time recovery gap: shop"), { message: "the gap e-mail" });
+    // The server asks for the new chain's base backup at once; moments after it restore.
+    await nextBaseBackup(restartedAt);
+    const before = moments.length;
+    await runPhase("new chain", { moments: 2, until: async () => shippedPast(moments.at(-1)!.until) });
+    afterRollover.push(...moments.slice(before));
+
+    for (const [index, moment] of afterRollover.entries()) {
+      const offline = await restoreOffline(moment.until, `cli_new_chain_${index}`);
+      expect({ moment: moment.label, exitCode: offline.exitCode, stderr: offline.exitCode === 0 ? "" : offline.stderr }).toEqual({
+        moment: moment.label,
+        exitCode: 0,
+        stderr: "",
+      });
+      expect({ moment: moment.label, contents: await snapshotDatabase(rs.client, `cli_new_chain_${index}`) }).toEqual({
+        moment: moment.label,
+        contents: moment.contents,
+      });
+    }
+    const restore = await restoreThroughAgent(afterRollover.at(-1)!.until, "agent_new_chain");
+    expect({ status: restore.status, error: restore.error }).toEqual({ status: "completed", error: null });
+    expect(await snapshotDatabase(rs.client, "agent_new_chain")).toBe(afterRollover.at(-1)!.contents);
+
+    // Inside the gap: refused, naming it, to plan and to restore; nothing is sent to the agent.
+    for (const answer of [
+      await plan(position(insideGap.until)),
+      await shipping.api("POST", "/api/restores/point-in-time", {
+        databaseId: shipping.databaseId,
+        at: position(insideGap.until),
+        targetDatabase: "in_gap",
+        confirmation: "in_gap",
+      }),
+    ]) {
+      expect(answer.status).toBe(422);
+      expect(answer.body.message).toStartWith(`${described(insideGap.until)} is inside a gap: "shop" can be restored to a moment from `);
+    }
+    expect(await rs.client.db("in_gap").listCollections().toArray()).toEqual([]);
+  });
+}, 150_000);
+
+test("a slice bit-flipped in the server's storage: the restore through the agent is refused naming it, the target untouched", async () => {
+  await withSeed(async () => {
+    const moment = afterRollover.at(-1)!;
+    const until = (await plan(position(moment.until))).body.until.ts;
+    expect(until).toBe(position(moment.until));
+    const reaching = (await shipping.storedSlices()).find(
+      (slice) =>
+        compareOplogTimes(oplogTimeFromBigInt(slice.startTs), moment.until) < 0 && compareOplogTimes(oplogTimeFromBigInt(slice.endTs), moment.until) >= 0,
+    )!;
+    const good = await shipping.sliceFile(reaching);
+    const flipped = Buffer.from(good);
+    flipped[flipped.length - 40]! ^= 0x04;
+    await server.ctx.storage.put(reaching.storageKey, flipped);
+    await rs.client
+      .db("kept")
+      .collection("mine")
+      .insertOne({ _id: "mine" } as never);
+    const before = await snapshotDatabase(rs.client, "kept");
+    try {
+      const restore = await restoreThroughAgent(moment.until, "kept");
+      expect(restore.status).toBe("failed");
+      expect(restore.error).toContain(`slice ${reaching.id}`);
+      expect(await snapshotDatabase(rs.client, "kept")).toBe(before);
+    } finally {
+      await server.ctx.storage.put(reaching.storageKey, good);
+    }
+  });
+}, 60_000);
+
+test("a moment before the oldest base backup or after the newest slice: a 422 naming the ranges that can be restored", async () => {
+  await withSeed(async () => {
+    // Stopped, the agent ships nothing more: the ranges stay as asserted.
+    await shipping.agent.stop("SIGTERM");
+    const slices = await shipping.storedSlices();
+    const bases = (await shipping.api("GET", `/api/pitr/databases/${shipping.databaseId}/timeline`)).body.bases;
+    expect(bases.length).toBe(2);
+    const baseAt = (index: number) => {
+      const [t, i] = bases[index].consistentAt.ts.split(",").map(Number);
+      return { t, i } as OplogTime;
+    };
+    const chainEnd = (chain: string) => oplogTimeFromBigInt(slices.filter((slice) => slice.chain === chain).at(-1)!.endTs);
+    const chains = [...new Set(slices.map((slice) => slice.chain))];
+    const ranges = `from ${described(baseAt(0))} to ${described(chainEnd(chains[0]!))}, from ${described(baseAt(1))} to ${described(chainEnd(chains[1]!))}`;
+    const early = { t: baseAt(0).t - 5, i: 0 };
+    const late = { t: chainEnd(chains[1]!).t + 3600, i: 0 };
+    for (const [at, opening] of [
+      [early, `${described(early)} is before the oldest base backup`],
+      [late, `${described(late)} is after the newest shipped oplog`],
+    ] as const) {
+      const planned = await plan(position(at));
+      expect({ status: planned.status, message: planned.body.message }).toEqual({
+        status: 422,
+        message: `${opening}: "shop" can be restored to a moment ${ranges}.`,
+      });
+      const requested = await shipping.api("POST", "/api/restores/point-in-time", { databaseId: shipping.databaseId, at: position(at), confirmation: "shop" });
+      expect({ status: requested.status, message: requested.body.message }).toEqual({
+        status: 422,
+        message: `${opening}: "shop" can be restored to a moment ${ranges}.`,
+      });
+    }
+  });
+}, 60_000);
