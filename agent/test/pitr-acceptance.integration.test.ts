@@ -354,8 +354,10 @@ test("a slice bit-flipped in the server's storage: the restore through the agent
     const before = await snapshotDatabase(rs.client, "kept");
     try {
       const restore = await restoreThroughAgent(moment.until, "kept");
-      expect(restore.status).toBe("failed");
-      expect(restore.error).toContain(`slice ${reaching.id}`);
+      expect({ status: restore.status, error: restore.error }).toEqual({
+        status: "failed",
+        error: `slice ${reaching.id} does not match its stored checksum: it is damaged, so nothing was replaced (the target database is unchanged; restore from the slices as the agent shipped them); nothing was changed`,
+      });
       expect(await snapshotDatabase(rs.client, "kept")).toBe(before);
     } finally {
       await server.ctx.storage.put(reaching.storageKey, good);

@@ -3,20 +3,10 @@
 // replacements and pipeline updates, updateMany, deletes, a multi-document transaction about
 // every 50 operations (some aborted), and on demand the DDL of a history: a collection created,
 // one renamed, one dropped, an index created and one dropped. The same seed plays the same
-// operations, so a history that restores wrong can be played again.
+// operations in the same order, so a history that restores wrong can be played again (where the
+// test's phases cut it depends on when slices are sealed).
 import { type ClientSession, type Db, type Document, Long, type MongoClient, ObjectId } from "mongodb";
-
-/** mulberry32: small and seedable, so a failing history is played again from its seed. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { createRandom } from "../../src/dump/mongodump-archive/test-support.ts";
 
 export type DdlKind = "create collection" | "create index" | "rename collection" | "drop collection" | "drop index";
 
@@ -35,7 +25,7 @@ export class RandomWorkload {
     database: string,
     seed: number,
   ) {
-    this.random = seededRandom(seed);
+    this.random = createRandom(seed);
     this.db = client.db(database);
   }
 
