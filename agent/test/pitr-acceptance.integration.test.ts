@@ -1,23 +1,29 @@
-// The acceptance test of point-in-time recovery (issue 25 §5): a recorded history replayed to
-// every moment. A seeded random workload (support/pitr-workload.ts; the seed is printed on
-// failure, PITR_SEED=N plays it again) runs against the replica-set test server while the
-// compiled agent (`dbvault-agent run`) ships its oplog to the DBVault server; the test records the
-// database's whole contents (every document, every index) at 20 random moments, spread over
-// four phases: shipping, the agent SIGKILLed mid-shipping (writes go on), the agent restarted,
-// and a replSetStepDown mid-tail. Every moment is restored with the offline CLI
-// (`restore --in BASE --oplog DIR --until t,i --to-db`) and SERVER_RESTORES of them (one per
-// phase and the last) through the running agent (POST /api/restores/point-in-time into a fresh
-// database): each must equal its recording. Then the oplog rolls over while the agent is stopped:
-// the gap is recorded and mailed, a new chain and its base backup start, a moment inside the gap
-// is refused naming it and one after it restores exactly; and moments before the oldest base or
-// after the newest slice are a 422 naming the covered ranges.
+// The acceptance test of point-in-time recovery (issue 25 §5): a recorded history replayed to every
+// moment. A seeded random workload (support/pitr-workload.ts; the seed is printed on failure,
+// PITR_SEED=N plays it again) runs against the replica-set test server while the compiled agent
+// (`dbvault-agent run`) ships its oplog to the DBVault server; the test records the database's
+// whole contents (every collection's options, document and index) and the oplog position at 20
+// random moments, over four phases: shipping, the agent SIGKILLed mid-shipping (writes go on), the
+// agent restarted, and after a replSetStepDown mid-tail. The chain must come out whole (one chain,
+// no gap, every entry once): the agent resumes from its spool, so moments during the outage restore
+// exactly rather than as a gap. Every moment is restored with the offline CLI (`restore --in BASE
+// --oplog DIR --until t,i --to-db`); SERVER_RESTORES of them (one per phase and the last) also
+// through the running agent (POST /api/restores/point-in-time into a fresh database), as each is a
+// full restore job of the daemon (~2 s here) and all 20 would add half a minute to a file of about
+// three. Each must equal its recording. Then the oplog rolls over while the agent is stopped: the
+// gap is recorded and mailed, a new chain and its base backup start, a moment inside the gap is
+// refused naming it and moments after it restore exactly; a slice bit-flipped in the server's
+// storage fails the agent's restore naming it, the target untouched; and moments before the oldest
+// base or after the newest slice are a 422 naming the covered ranges.
 //
-// Covered elsewhere, exactly, and not repeated here: a slice missing, truncated, bit-flipped, of
-// another database or sealed with another key, refused naming it with the target untouched
-// (agent/src/oplog/chain/point-in-time-restore.integration.test.ts, on slices the real shipper
-// shipped; agent/test/pitr-restore-cli.integration.test.ts through the CLI;
-// agent/src/daemon/jobs/point-in-time-restore-job.integration.test.ts through the daemon's job).
-// Here one slice bit-flipped in the server's storage is refused through the running agent.
+// The larger transactions are partialTxn chains (a small maxTransactionEntryBytes). The pipeline
+// updates are `$replaceWith: {$literal}`: the test server evaluates no other aggregation
+// expressions. Covered elsewhere, exactly, and not repeated here: a slice missing, truncated,
+// bit-flipped, of another database or sealed with another key, refused naming it with the target
+// untouched (agent/src/oplog/chain/point-in-time-restore.integration.test.ts, on slices the real
+// shipper shipped; agent/test/pitr-restore-cli.integration.test.ts, a missing slice through the
+// CLI; agent/src/daemon/jobs/point-in-time-restore-job.integration.test.ts, a truncated download in
+// the daemon's job).
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -41,10 +47,13 @@ import { BINARY_PATH, runAgent } from "./support/run-agent.ts";
 const SEED = Number(process.env.PITR_SEED ?? Math.floor(Math.random() * 2 ** 31));
 // Small enough that the test can roll it over in a second, large enough for the whole history.
 const OPLOG_SIZE_BYTES = 8 * 1024 * 1024;
+// As mongod splits a transaction past 16 MiB: here the larger of the workload's are partialTxn chains.
+const TRANSACTION_ENTRY_BYTES = 600;
 /** Moments restored through the running agent too (each a full restore job of the daemon). */
 const SERVER_RESTORES = 5;
 
-type Moment = { label: string; phase: string; until: OplogTime; contents: string };
+/** A recorded moment: its position, the database's contents then, and how many workload steps came before it. */
+type Moment = { label: string; phase: string; until: OplogTime; contents: string; steps: number };
 
 let rs: { server: MongoTestServer; client: MongoClient };
 let server: TestServer;
@@ -59,7 +68,7 @@ const steps: string[] = [];
 
 beforeAll(async () => {
   await ensureFreshBinary();
-  rs = await startReplicaSetWithClient({ oplogSizeBytes: OPLOG_SIZE_BYTES });
+  rs = await startReplicaSetWithClient({ oplogSizeBytes: OPLOG_SIZE_BYTES, maxTransactionEntryBytes: TRANSACTION_ENTRY_BYTES });
   server = await startTestServer({ RELEASE_PUBLIC_KEY: buildReleasePublicKey() });
   baseUrl = server.listen();
   dir = await mkdtemp(join(tmpdir(), "dbvault-pitr-acceptance-"));
@@ -84,22 +93,30 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** Runs `body`, naming the seed (and the last steps played) when it fails. */
+/** Runs `body`, naming the seed when it fails. */
 async function withSeed(body: () => Promise<void>): Promise<void> {
   try {
     await body();
   } catch (error) {
-    const last = steps.slice(-5).join("\n  ");
-    (error as Error).message = `seed ${SEED} (PITR_SEED=${SEED} plays it again); last steps:\n  ${last}\n${(error as Error).message}`;
+    (error as Error).message = `seed ${SEED} (PITR_SEED=${SEED} plays it again): ${(error as Error).message}`;
     throw error;
   }
+}
+
+/** The restored `target` is the moment's recording, or the failure names the moment and the steps that led to it. */
+async function expectRestored(target: string, moment: Moment, how: string) {
+  const before = steps.slice(Math.max(0, moment.steps - 12), moment.steps).join("\n  ");
+  expect(
+    await snapshotDatabase(rs.client, target),
+    `${how} to ${moment.label} (${position(moment.until)}) is not its recording; the steps before it:\n  ${before}\n`,
+  ).toBe(moment.contents);
 }
 
 const position = (time: OplogTime) => `${time.t},${time.i}`;
 const newestPosition = async () => toOplogTimestamp(await readNewestOplogTimestamp(rs.client));
 
 async function record(label: string, phase: string): Promise<Moment> {
-  const moment = { label, phase, until: await newestPosition(), contents: await snapshotDatabase(rs.client, "shop") };
+  const moment = { label, phase, until: await newestPosition(), contents: await snapshotDatabase(rs.client, "shop"), steps: steps.length };
   moments.push(moment);
   return moment;
 }
@@ -219,6 +236,8 @@ test("a recorded history through a SIGKILL, a restart and a step-down: every mom
     await rs.client.db("admin").command({ replSetStepDown: 60 });
     await waitUntil(async () => (await rs.client.db("admin").command({ hello: 1 })).isWritablePrimary === true, { message: "the next primary" });
     await runPhase("after a step-down", { moments: 6, ddl: ["drop collection", "drop index"], until: async () => shippedPast(moments.at(-1)!.until) });
+    // The step-down ended the agent's tail, which it reopened where it had read to.
+    expect(shipping.agent.log()).toContain("oplog tail interrupted; reopening it where it was read to");
 
     expect(moments.length).toBe(20);
     expect(workload.counts.committed).toBeGreaterThan(0);
@@ -235,6 +254,7 @@ test("a recorded history through a SIGKILL, a restart and a step-down: every mom
     expect(new Set(slices.map((slice) => slice.description.chain)).size).toBe(1);
     const held = checkChains(slices, "shop");
     expect(held).toEqual(await expectedPositions(rs.client, "shop", slices[0]!.description.start, slices.at(-1)!.description.end));
+    expect(slices.some((slice) => slice.entries.some((entry) => (entry.o as { partialTxn?: boolean }).partialTxn === true))).toBe(true);
 
     for (const [index, moment] of moments.entries()) {
       const target = `cli_${index}`;
@@ -244,7 +264,7 @@ test("a recorded history through a SIGKILL, a restart and a step-down: every mom
         exitCode: 0,
         stderr: "",
       });
-      expect({ moment: moment.label, contents: await snapshotDatabase(rs.client, target) }).toEqual({ moment: moment.label, contents: moment.contents });
+      await expectRestored(target, moment, "the offline restore");
     }
     // One moment of each phase, and the last.
     const phases = [...new Set(moments.map((moment) => moment.phase))];
@@ -253,7 +273,7 @@ test("a recorded history through a SIGKILL, a restart and a step-down: every mom
       const target = `agent_${index}`;
       const restore = await restoreThroughAgent(moment.until, target);
       expect({ moment: moment.label, status: restore.status, error: restore.error }).toEqual({ moment: moment.label, status: "completed", error: null });
-      expect({ moment: moment.label, contents: await snapshotDatabase(rs.client, target) }).toEqual({ moment: moment.label, contents: moment.contents });
+      await expectRestored(target, moment, "the restore through the agent");
     }
   });
 }, 240_000);
@@ -308,14 +328,11 @@ test("the oplog rolled over while the agent was stopped: the gap is recorded and
         exitCode: 0,
         stderr: "",
       });
-      expect({ moment: moment.label, contents: await snapshotDatabase(rs.client, `cli_new_chain_${index}`) }).toEqual({
-        moment: moment.label,
-        contents: moment.contents,
-      });
+      await expectRestored(`cli_new_chain_${index}`, moment, "the offline restore");
     }
     const restore = await restoreThroughAgent(afterRollover.at(-1)!.until, "agent_new_chain");
     expect({ status: restore.status, error: restore.error }).toEqual({ status: "completed", error: null });
-    expect(await snapshotDatabase(rs.client, "agent_new_chain")).toBe(afterRollover.at(-1)!.contents);
+    await expectRestored("agent_new_chain", afterRollover.at(-1)!, "the restore through the agent");
 
     // Inside the gap: refused, naming it, to plan and to restore; nothing is sent to the agent.
     for (const answer of [

@@ -1,8 +1,9 @@
 // The seeded random workload of the point-in-time acceptance test (issue 25 §5): inserts of
-// documents of many BSON types, updates with $set/$inc/$push/$unset, mixed operators,
-// replacements and pipeline updates, updateMany, deletes, a multi-document transaction about
-// every 50 operations (some aborted), and on demand the DDL of a history: a collection created,
-// one renamed, one dropped, an index created and one dropped. The same seed plays the same
+// documents of many BSON types (now and then into another database), upserts, updates with
+// $set/$inc/$push/$unset, mixed operators, replacements and pipeline updates, updateMany,
+// deletes, a multi-document transaction about every 50 operations (some aborted), and on demand
+// the DDL of a history: a collection created, one renamed and one dropped (each name then
+// created again by an insert), an index created and one dropped. The same seed plays the same
 // operations in the same order, so a history that restores wrong can be played again (where the
 // test's phases cut it depends on when slices are sealed).
 import { type ClientSession, type Db, type Document, Long, type MongoClient, ObjectId } from "mongodb";
@@ -113,16 +114,34 @@ export class RandomWorkload {
 
   /** One write to a live collection, in `session` when given; `track` false leaves the known ids alone (an aborted transaction). */
   private async write(session?: ClientSession, track = true): Promise<string> {
+    if (this.random() < 0.03) {
+      // Another database's write (in a transaction too): shipped with it, never replayed into it.
+      await this.client
+        .db("elsewhere")
+        .collection("noise")
+        .insertOne({ n: this.int(1000) }, session ? { session } : {});
+      return "insert into elsewhere.noise";
+    }
     const name = this.pick(this.liveCollections().filter((collection) => !session || collection !== "scratch"));
     const collection = this.db.collection(name);
     const ids = this.ids.get(name)!;
     const options = session ? { session } : {};
     const roll = this.random();
-    if (roll < 0.3) {
+    if (roll < 0.27) {
       const _id = this.newId();
       await collection.insertOne(this.document(_id), options);
       if (track) ids.push(_id);
       return `insert ${name} ${_id}`;
+    }
+    if (roll < 0.3) {
+      // An update that inserts: the oplog holds an insert of the document it made.
+      const _id = this.newId();
+      await collection.updateOne({ _id } as Document, { $set: { status: "upserted" }, $inc: { n: 1 }, $push: { tags: "u" } } as Document, {
+        ...options,
+        upsert: true,
+      });
+      if (track) ids.push(_id);
+      return `upsert ${name} ${_id}`;
     }
     const _id = this.targetOf(name);
     const filter = { _id } as Document;
@@ -211,21 +230,30 @@ export class RandomWorkload {
   async ddl(kind: DdlKind): Promise<string> {
     switch (kind) {
       case "create collection":
-        await this.db.createCollection("invoices");
+        // With options, which a replay must create it with.
+        await this.db.createCollection("invoices", { validator: { n: { $type: "number" } }, validationLevel: "moderate" });
         this.ids.set("invoices", []);
         return "created invoices";
       case "create index":
-        await this.db.collection("orders").createIndex({ "nested.k": 1, n: -1 }, { name: "nested_k_n", sparse: true });
-        return "created index nested_k_n on orders";
-      case "rename collection":
+        // On the collection renamed later: the index must move with it.
+        await this.db.collection("customers").createIndex({ "nested.k": 1, n: -1 }, { name: "nested_k_n", sparse: true });
+        return "created index nested_k_n on customers";
+      // The old names come back at once, created by a first insert: a replay must not confuse them.
+      case "rename collection": {
         await this.db.collection("customers").rename("clients");
         this.ids.set("clients", this.ids.get("customers")!);
-        this.ids.delete("customers");
-        return "renamed customers to clients";
-      case "drop collection":
+        const _id = this.newId();
+        await this.db.collection("customers").insertOne(this.document(_id));
+        this.ids.set("customers", [_id]);
+        return `renamed customers to clients, inserted ${_id} into a new customers`;
+      }
+      case "drop collection": {
         await this.db.collection("scratch").drop();
-        this.ids.delete("scratch");
-        return "dropped scratch";
+        const _id = this.newId();
+        await this.db.collection("scratch").insertOne(this.document(_id));
+        this.ids.set("scratch", [_id]);
+        return `dropped scratch, inserted ${_id} into a new scratch`;
+      }
       case "drop index":
         await this.db.collection("orders").dropIndex("status_1");
         return "dropped index status_1 of orders";
