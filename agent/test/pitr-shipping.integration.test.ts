@@ -7,18 +7,15 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { eq } from "drizzle-orm";
 import type { MongoClient } from "mongodb";
-import { databases, pitrSlices, plans, users } from "@db/schema";
-import { decodeMasterKey } from "../src/archive/index.ts";
 import { checkChains, expectedPositions, openSlice, sortSlices } from "../src/oplog/shipping/test-support/slice-sink.ts";
 import { startTestServer, type TestServer } from "../../server/test/harness.ts";
 import type { MongoTestServer } from "../../testkit/mongo-server/server.ts";
 import { startReplicaSetWithClient, stopWithClient } from "../../testkit/mongo-server/replica-set/test-support.ts";
 import { waitUntil } from "../../testkit/wait-until.ts";
 import { buildReleasePublicKey } from "../../testkit/signed-agent-release.ts";
-import { ensureFreshBinary, type RunningAgent, runSetup, startAgentProcess } from "./support/end-to-end.ts";
-import { apiFor } from "./support/server-faults.ts";
+import { ensureFreshBinary, type RunningAgent } from "./support/end-to-end.ts";
+import { setUpShippingAgent } from "./support/pitr-agent.ts";
 
 let rs: { server: MongoTestServer; client: MongoClient };
 let server: TestServer;
@@ -41,24 +38,8 @@ afterAll(async () => {
 });
 
 test("switched on, the agent ships the oplog through a SIGKILL and a restart: no gap, every entry once", async () => {
-  const user = await server.registerUser();
-  const [pro] = await server.ctx.db.select().from(plans).where(eq(plans.name, "Pro"));
-  await server.ctx.db.update(users).set({ planId: pro!.id }).where(eq(users.id, user.id));
-  const api = apiFor(base, user.token);
-  const setup = await runSetup({ baseUrl: base, apiKey: user.apiKey, databases: [{ name: "shop", uri: `${rs.server.uri}shop` }], directory: dir });
-  expect(setup.exitCode).toBe(0);
-  const start = async () => {
-    const agent = startAgentProcess(setup.configPath);
-    agents.push(agent);
-    await waitUntil(async () => (await api("GET", "/api/settings/system-status")).body.agents?.[0]?.status === "active", {
-      message: "the agent to be online",
-      timeout: 30_000,
-    });
-    return agent;
-  };
-  const first = await start();
-  const [shop] = await server.ctx.db.select().from(databases).where(eq(databases.userId, user.id));
-  expect((await api("PUT", `/api/pitr/databases/${shop!.id}`, { enabled: true })).status).toBe(200);
+  const shipping = await setUpShippingAgent({ server, baseUrl: base, databases: [{ name: "shop", uri: `${rs.server.uri}shop` }], directory: dir, agents });
+  const { api, start, agent: first } = shipping;
 
   const orders = rs.client.db("shop").collection("orders");
   let n = 0;
@@ -71,7 +52,7 @@ test("switched on, the agent ships the oplog through a SIGKILL and a restart: no
       .insertOne({ n } as never);
     n++;
   };
-  const slicesStored = async () => (await server.ctx.db.select().from(pitrSlices).where(eq(pitrSlices.databaseId, shop!.id))).filter((s) => s.stored);
+  const slicesStored = shipping.storedSlices;
   // Writes go on until the first slices are on the server, then through the kill and the restart.
   await waitUntil(
     async () => {
@@ -86,18 +67,8 @@ test("switched on, the agent ships the oplog through a SIGKILL and a restart: no
   for (let i = 0; i < 30; i++) await write();
   const lastWrite = `${n - 1}`;
 
-  const masterKey = decodeMasterKey(JSON.parse(await Bun.file(setup.configPath).text()).masterKey);
-  const readStored = async () => {
-    const rows = await slicesStored();
-    const files = await Promise.all(
-      rows.map(async (row) => {
-        const chunks: Uint8Array[] = [];
-        for await (const chunk of await server.ctx.storage.get(row.storageKey)) chunks.push(chunk);
-        return openSlice(Buffer.concat(chunks), masterKey);
-      }),
-    );
-    return sortSlices(files);
-  };
+  const readStored = async () =>
+    sortSlices(await Promise.all((await slicesStored()).map(async (row) => openSlice(await shipping.sliceFile(row), shipping.masterKey))));
   const slices = await waitUntil(
     async () => {
       const read = await readStored();
@@ -106,7 +77,7 @@ test("switched on, the agent ships the oplog through a SIGKILL and a restart: no
     { message: "the last write shipped", timeout: 60_000, interval: 200 },
   );
 
-  const timeline = (await api("GET", `/api/pitr/databases/${shop!.id}/timeline`)).body;
+  const timeline = (await api("GET", `/api/pitr/databases/${shipping.databaseId}/timeline`)).body;
   expect(timeline.gaps).toEqual([]);
   expect(timeline.ranges.length).toBe(1);
   expect(new Set(slices.map((s) => s.description.chain)).size).toBe(1);

@@ -5,6 +5,7 @@ import { resolve } from "node:path";
 import { BSON, EJSON } from "bson";
 import { MongoClient } from "mongodb";
 import { startMongoTestServer, type MongoTestServer } from "../server";
+import type { ReplicaSetOptions } from "./replica-set";
 
 /**
  * ../shared/fixtures/mongo-oplogs beside the repository (CI places shared/ beside the clone),
@@ -54,9 +55,9 @@ export function encodeExtendedJson(entries: unknown[]): Buffer {
   return Buffer.concat(entries.map((entry) => BSON.serialize(EJSON.deserialize(modernizeBinaries(entry) as Record<string, unknown>, { relaxed: false }))));
 }
 
-/** A replica-set test server ("rs0") and a driver connected to it. */
-export async function startReplicaSetWithClient(): Promise<{ server: MongoTestServer; client: MongoClient }> {
-  const server = await startMongoTestServer({ replicaSet: { name: "rs0" } });
+/** A replica-set test server ("rs0", with the set's other options as given) and a driver connected to it. */
+export async function startReplicaSetWithClient(options: Omit<ReplicaSetOptions, "name"> = {}): Promise<{ server: MongoTestServer; client: MongoClient }> {
+  const server = await startMongoTestServer({ replicaSet: { name: "rs0", ...options } });
   const client = await new MongoClient(server.uri, { serverSelectionTimeoutMS: 5000 }).connect();
   return { server, client };
 }

@@ -17,20 +17,20 @@ import type { SliceFile } from "../open-slice.ts";
 
 export type Moment = { label: string; until: OplogTime; contents: string };
 
-/** Every collection of `db` (documents by _id, indexes by name) as one comparable text. */
+/** Every collection of `db` (its options, documents by _id, indexes by name with their options) as one comparable text. */
 export async function snapshotDatabase(client: MongoClient, db: string): Promise<string> {
-  const names = (await client.db(db).listCollections({}, { nameOnly: true }).toArray())
-    .map((entry) => entry.name)
-    .filter((name) => !name.startsWith("system."))
-    .sort();
+  const listed = (await client.db(db).listCollections({}, { nameOnly: false }).toArray()).filter((entry) => !entry.name.startsWith("system."));
+  const names = listed.map((entry) => entry.name).sort();
   const collections: Record<string, unknown> = {};
   for (const name of names) {
+    const options = EJSON.stringify(listed.find((entry) => entry.name === name)!.options ?? {}, { relaxed: false });
     const collection = client.db(db).collection(name);
     const documents = (await collection.find().toArray()).map((document) => EJSON.stringify(document, { relaxed: false })).sort();
     const indexes = (await collection.indexes())
-      .map(({ name, key, unique }) => ({ name, key, unique: unique === true }))
+      // Every option of the index (sparse, partial filter, TTL…); v and ns say nothing of its contents.
+      .map(({ v: _v, ns: _ns, ...index }) => ({ ...index, unique: index.unique === true }))
       .sort((a, b) => String(a.name).localeCompare(String(b.name)));
-    collections[name] = { documents, indexes };
+    collections[name] = { options, documents, indexes };
   }
   return JSON.stringify(collections, null, 1);
 }
