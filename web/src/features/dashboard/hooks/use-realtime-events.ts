@@ -4,8 +4,10 @@
 // are only logged (spec 8). Events sent while the channel was down are lost, so each reconnection
 // fetches the lists again.
 import { useQueryClient } from "@tanstack/react-query";
+import { useAtomValue } from "jotai";
 import { useEffect } from "react";
 import { systemStatusQueryKey } from "../../../lib/api/get-system-status";
+import { chosenOrganizationAtom, chosenOrganizationId } from "../../../lib/organization/chosen-organization";
 import { type BrowserEvent, openRealtimeChannel } from "../api/dashboard-api";
 import { backupsQueryKey, reloadBackupLists } from "../api/get-backups";
 import { restoresQueryKey } from "../api/get-restores";
@@ -27,9 +29,12 @@ function isBrowserEvent(value: unknown): value is BrowserEvent {
 
 export function useRealtimeEvents(token: string | null) {
   const queryClient = useQueryClient();
+  // A switch of organization opens a new socket, naming the new one.
+  const organizationChoice = useAtomValue(chosenOrganizationAtom);
 
   useEffect(() => {
     if (!token) return;
+    const organizationId = chosenOrganizationId() ?? undefined;
     let stopped = false;
     let channel: ReturnType<typeof openRealtimeChannel> | null = null;
     let retryDelay = RECONNECT_MIN_MS;
@@ -88,7 +93,7 @@ export function useRealtimeEvents(token: string | null) {
       channel = current;
       current.on("open", () => {
         retryDelay = RECONNECT_MIN_MS;
-        current.send({ type: "auth", token });
+        current.send({ type: "auth", token, organizationId });
       });
       current.subscribe((message) => {
         if (isBrowserEvent(message.data)) return onEvent(message.data);
@@ -111,5 +116,5 @@ export function useRealtimeEvents(token: string | null) {
       for (const timer of timers) clearTimeout(timer);
       channel?.close();
     };
-  }, [token, queryClient]);
+  }, [token, queryClient, organizationChoice]);
 }
