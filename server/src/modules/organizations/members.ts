@@ -27,10 +27,21 @@ export async function lockMemberships(tx: Tx, organizationId: string) {
 type Members = Awaited<ReturnType<typeof lockMemberships>>;
 
 /** The caller's role as it is now (not as the request began), or 403 when they are no longer a member. */
-export function actorRoleIn(members: Members, actorId: string): MemberRole {
+function actorRoleIn(members: Members, actorId: string): MemberRole {
   const actor = members.find((member) => member.userId === actorId);
   if (!actor) throw forbidden(NOT_A_MEMBER_MESSAGE);
   return actor.role;
+}
+
+/**
+ * Locks the organization's members (lockMemberships) and checks the caller's role as it is now:
+ * at least `least` for `action`, or only a member when `least` is null.
+ */
+export async function lockAsActor(tx: Tx, organizationId: string, actorId: string, least: MemberRole | null, action = "") {
+  const members = await lockMemberships(tx, organizationId);
+  const actorRole = actorRoleIn(members, actorId);
+  if (least) requireRole({ role: actorRole }, least, action);
+  return { members, actorRole };
 }
 
 function targetIn(members: Members, userId: string) {
@@ -38,6 +49,11 @@ function targetIn(members: Members, userId: string) {
   if (!target) throw notFound("Member");
   return target;
 }
+
+const membership = (organizationId: string, userId: string) => and(eq(memberships.organizationId, organizationId), eq(memberships.userId, userId));
+const setMemberRole = (tx: Tx, organizationId: string, userId: string, role: MemberRole) =>
+  tx.update(memberships).set({ role }).where(membership(organizationId, userId));
+const deleteMembership = (tx: Tx, organizationId: string, userId: string) => tx.delete(memberships).where(membership(organizationId, userId));
 
 const ownersIn = (members: Members) => members.filter((member) => member.role === "owner").length;
 const nameOf = (member: { name: string; email: string }) => member.name || member.email;
@@ -59,20 +75,14 @@ export async function listMembers(ctx: AppContext, organization: CurrentOrganiza
  * an owner's role or makes an owner; the last owner keeps the role (409).
  */
 export async function changeMemberRole(ctx: AppContext, actorId: string, organization: CurrentOrganization, targetId: string, role: MemberRole) {
-  requireRole(organization, "admin", "changing a member's role");
   const change = await ctx.db.transaction(async (tx) => {
-    const members = await lockMemberships(tx, organization.id);
-    const actorRole = actorRoleIn(members, actorId);
-    requireRole({ role: actorRole }, "admin", "changing a member's role");
+    const { members, actorRole } = await lockAsActor(tx, organization.id, actorId, "admin", "changing a member's role");
     const target = targetIn(members, targetId);
     if (target.role === "owner" && actorRole !== "owner") throw forbidden("Only an owner can change an owner's role.");
     if (role === "owner" && actorRole !== "owner") throw forbidden("Only an owner can make another member an owner.");
     if (target.role === role) return { target, from: role, lowered: false };
     if (target.role === "owner" && ownersIn(members) === 1) throw conflict(LAST_OWNER_MESSAGE);
-    await tx
-      .update(memberships)
-      .set({ role })
-      .where(and(eq(memberships.organizationId, organization.id), eq(memberships.userId, targetId)));
+    await setMemberRole(tx, organization.id, targetId, role);
     await recordMembershipChange(tx, {
       actor: { id: actorId, role: actorRole },
       organization,
@@ -87,15 +97,12 @@ export async function changeMemberRole(ctx: AppContext, actorId: string, organiz
 
 /** Removes a member (admin+; an owner only by an owner). Their next request is refused, sockets included. */
 export async function removeMember(ctx: AppContext, actorId: string, organization: CurrentOrganization, targetId: string) {
-  requireRole(organization, "admin", "removing a member");
-  if (targetId === actorId) throw badRequest("To leave the organization yourself, use Leave organization.");
   const target = await ctx.db.transaction(async (tx) => {
-    const members = await lockMemberships(tx, organization.id);
-    const actorRole = actorRoleIn(members, actorId);
-    requireRole({ role: actorRole }, "admin", "removing a member");
+    const { members, actorRole } = await lockAsActor(tx, organization.id, actorId, "admin", "removing a member");
+    if (targetId === actorId) throw badRequest("To leave the organization yourself, use Leave team.");
     const member = targetIn(members, targetId);
     if (member.role === "owner" && actorRole !== "owner") throw forbidden("Only an owner can remove an owner.");
-    await tx.delete(memberships).where(and(eq(memberships.organizationId, organization.id), eq(memberships.userId, targetId)));
+    await deleteMembership(tx, organization.id, targetId);
     await recordMembershipChange(tx, {
       actor: { id: actorId, role: actorRole },
       organization,
@@ -112,10 +119,9 @@ export async function removeMember(ctx: AppContext, actorId: string, organizatio
 export async function leaveOrganization(ctx: AppContext, actorId: string, organization: CurrentOrganization) {
   if (organization.personal) throw conflict("Your personal organization is part of your account: it cannot be left.");
   await ctx.db.transaction(async (tx) => {
-    const members = await lockMemberships(tx, organization.id);
-    const actorRole = actorRoleIn(members, actorId);
+    const { members, actorRole } = await lockAsActor(tx, organization.id, actorId, null);
     if (actorRole === "owner" && ownersIn(members) === 1) throw conflict(LAST_OWNER_MESSAGE);
-    await tx.delete(memberships).where(and(eq(memberships.organizationId, organization.id), eq(memberships.userId, actorId)));
+    await deleteMembership(tx, organization.id, actorId);
     await recordMembershipChange(tx, { actor: { id: actorId, role: actorRole }, organization, action: "MEMBER_LEFT" });
   });
   await closeMemberSockets(ctx, actorId, "left an organization");
@@ -124,21 +130,13 @@ export async function leaveOrganization(ctx: AppContext, actorId: string, organi
 
 /** An owner makes another member owner and becomes an admin. */
 export async function transferOwnership(ctx: AppContext, actorId: string, organization: CurrentOrganization, targetId: string) {
-  requireRole(organization, "owner", "transferring ownership");
   if (organization.personal) throw conflict("Your personal organization stays yours. Create a team to share ownership.");
-  if (targetId === actorId) throw badRequest("Choose another member to transfer ownership to.");
   const target = await ctx.db.transaction(async (tx) => {
-    const members = await lockMemberships(tx, organization.id);
-    const actorRole = actorRoleIn(members, actorId);
-    requireRole({ role: actorRole }, "owner", "transferring ownership");
+    const { members, actorRole } = await lockAsActor(tx, organization.id, actorId, "owner", "transferring ownership");
+    if (targetId === actorId) throw badRequest("Choose another member to transfer ownership to.");
     const member = targetIn(members, targetId);
-    const set = (userId: string, role: MemberRole) =>
-      tx
-        .update(memberships)
-        .set({ role })
-        .where(and(eq(memberships.organizationId, organization.id), eq(memberships.userId, userId)));
-    await set(targetId, "owner");
-    await set(actorId, "admin");
+    await setMemberRole(tx, organization.id, targetId, "owner");
+    await setMemberRole(tx, organization.id, actorId, "admin");
     await recordMembershipChange(tx, {
       actor: { id: actorId, role: actorRole },
       organization,

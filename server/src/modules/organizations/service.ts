@@ -5,7 +5,7 @@ import { memberships, organizations } from "@db/schema";
 import type { AppContext } from "../../context";
 import { conflict } from "../../lib/errors";
 import type { CurrentOrganization } from "./current-organization";
-import { actorRoleIn, lockMemberships } from "./members";
+import { lockAsActor } from "./members";
 import { closeMemberSockets, recordMembershipChange } from "./membership-effects";
 import { requireRole } from "./roles";
 
@@ -67,8 +67,7 @@ export async function deleteTeam(ctx: AppContext, actorId: string, organization:
     throw conflict("Your personal organization goes only with your account. To delete a team, switch to it first.");
   }
   const members = await ctx.db.transaction(async (tx) => {
-    const locked = await lockMemberships(tx, organization.id);
-    requireRole({ role: actorRoleIn(locked, actorId) }, "owner", "deleting the organization");
+    const { members: locked } = await lockAsActor(tx, organization.id, actorId, "owner", "deleting the organization");
     // The audit entry is the actor's: the organization's own rows go with it.
     await recordMembershipChange(tx, {
       actor: { id: actorId, role: organization.role },
