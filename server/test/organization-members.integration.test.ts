@@ -6,7 +6,7 @@ import { eq } from "drizzle-orm";
 import { invitations, type MemberRole } from "@db/schema";
 import { waitUntil } from "../../testkit/wait-until";
 import { NOT_A_MEMBER_MESSAGE } from "../src/modules/organizations/current-organization";
-import { LAST_OWNER_MESSAGE } from "../src/modules/organizations/members";
+import { changeMemberRole, LAST_OWNER_MESSAGE } from "../src/modules/organizations/members";
 import { startTestServer, stopServerClock, type TestServer, type TestUser, uniqueEmail } from "./harness";
 
 let server: TestServer;
@@ -284,6 +284,22 @@ describe("members and roles", () => {
     expect((await call(owner, "GET", "/api/organizations/current", teamId)).status).toBe(403);
     expect((await auditOf(owner, "OWNERSHIP_TRANSFERRED"))[0]?.details).toMatchObject({ to: admin.email, actorRole: "owner" });
     expect((await auditOf(owner, "MEMBER_LEFT"))[0]?.details).toMatchObject({ organizationId: teamId, actorRole: "admin" });
+  });
+
+  test("two owners demoting each other at the same instant leave one owner", async () => {
+    const first = await server.registerUser();
+    const teamId = await createTeam(first);
+    const second = await joinAs(first, teamId, "owner");
+    // Both requests passed the guard as owners; their transactions then run at once (on
+    // PostgreSQL truly in parallel): the organization's lock makes the second see the first.
+    const asOwner = { id: teamId, name: "Acme Ops", personal: false, role: "owner" as const };
+    const outcomes = await Promise.allSettled([
+      changeMemberRole(server.ctx, first.id, asOwner, second.id, "admin"),
+      changeMemberRole(server.ctx, second.id, asOwner, first.id, "admin"),
+    ]);
+    expect(outcomes.map((outcome) => outcome.status).sort()).toEqual(["fulfilled", "rejected"]);
+    const roles = (await call(first, "GET", "/api/organizations/current/members", teamId)).body.map((m: { role: string }) => m.role);
+    expect(roles.sort()).toEqual(["admin", "owner"]);
   });
 
   test("a removed member loses the organization on the next request, and their open socket closes", async () => {
