@@ -1,7 +1,8 @@
 // Teams in Chromium against the real server: an owner invites a colleague from Settings → Team,
 // the colleague opens the mailed link without an account, signs up with the invited address and
 // joins; the navbar's switcher then shows both organizations, and in the team a viewer sees no
-// Trigger Backup and only the Team part of Settings. An account alone sees no switcher.
+// Trigger Backup and only the Team part of Settings. Removed, her open dashboard falls back to her
+// own organization at once. An account alone sees no switcher.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { waitUntil } from "../testkit/wait-until";
@@ -78,14 +79,25 @@ describe("teams", () => {
     expect(await invitee.getByRole("button", { name: /^Remove / }).count()).toBe(0);
     expect(await invitee.getByRole("button", { name: "Send invitation" }).count()).toBe(0);
 
-    // Back in their own organization, everything is theirs again.
+    // Back in their own organization, everything is theirs again; and back in the team, it is not.
     await switcher(invitee).selectOption({ label: "Vera Viewer (personal) · Owner" });
     await invitee.goto("/dashboard");
     await invitee.getByRole("button", { name: "Trigger Backup" }).waitFor();
+    await switcher(invitee).selectOption({ label: "Acme Ops · Viewer" });
+    await invitee.getByRole("button", { name: "Trigger Backup" }).waitFor({ state: "detached" });
 
-    // The owner sees the new member, and the invitation is no longer pending.
+    // The owner sees the new member, the invitation is no longer pending, and removes her.
     await page.reload();
-    await page.getByRole("list", { name: "Members" }).getByText("Vera Viewer").waitFor();
+    const vera = page.getByRole("list", { name: "Members" }).getByRole("listitem").filter({ hasText: "Vera Viewer" });
+    await vera.waitFor();
     await page.getByText("No pending invitations.").waitFor();
+    await vera.getByRole("button", { name: "Remove Vera Viewer" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Remove" }).click();
+    await waitForToast(page, "Vera Viewer was removed from Acme Ops. They lose access at once.");
+
+    // Her open dashboard loses the team at once (its socket closes) and falls back to her own.
+    await waitForToast(invitee, "You are no longer a member of that organization");
+    await invitee.getByRole("button", { name: "Trigger Backup" }).waitFor();
+    expect(await switcher(invitee).count()).toBe(0);
   }, 120_000);
 });

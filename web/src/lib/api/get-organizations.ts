@@ -17,7 +17,7 @@ export function useMyOrganizations(enabled = true) {
   return useQuery({ queryKey: organizationsQueryKey, queryFn: () => answerOf(organizationsRequest()), enabled });
 }
 
-/** The organization calls act in, with the caller's role and what it permits (everything until known). */
+/** The organization calls act in, with the caller's role and what it permits. */
 export function useCurrentOrganization() {
   // The choice is in the key, so switching never shows the other organization's role.
   const choice = useAtomValue(chosenOrganizationAtom);
@@ -25,5 +25,8 @@ export function useCurrentOrganization() {
     queryKey: [...currentOrganizationQueryKey, choice?.organizationId ?? "personal"],
     queryFn: () => answerOf(currentOrganizationRequest()),
   });
-  return { organization: query.data ?? null, permissions: permissionsOf(query.data?.role), error: query.error };
+  // Until the role is known: everything in the personal organization (one person's app, as it
+  // always was), nothing beyond reading in a team (no control a viewer cannot use flashes by).
+  const role = query.data?.role ?? (choice ? "viewer" : null);
+  return { organization: query.data ?? null, permissions: permissionsOf(role), error: query.error };
 }

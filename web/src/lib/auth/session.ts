@@ -86,12 +86,18 @@ export function handleAuthFailure(status: number, body: unknown) {
     return;
   }
   // Removed from the organization chosen (or it was deleted): back to the personal one.
-  if (isNotAMemberAnswer(status, body) && chosenOrganizationId()) {
-    chooseOrganization(null);
-    toast({ title: "You are no longer a member of that organization", description: "You are back in your own.", variant: "destructive" });
-    return;
-  }
+  if (isNotAMemberAnswer(status, body)) return leaveLostOrganization();
   checkSessionExpiry();
+}
+
+/**
+ * The organization chosen in the switcher refused the caller (removed, or the team deleted): back
+ * to the personal one, saying why. Nothing when the personal one was in use already.
+ */
+export function leaveLostOrganization() {
+  if (!chosenOrganizationId()) return;
+  chooseOrganization(null);
+  toast({ title: "You are no longer a member of that organization", description: "You are back in your own.", variant: "destructive" });
 }
 
 /** Reads the stored session at start-up; an expired or unreadable one is cleared (to /login). */

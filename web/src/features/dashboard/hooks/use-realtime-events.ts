@@ -7,7 +7,8 @@ import { useQueryClient } from "@tanstack/react-query";
 import { useAtomValue } from "jotai";
 import { useEffect } from "react";
 import { systemStatusQueryKey } from "../../../lib/api/get-system-status";
-import { chosenOrganizationAtom, chosenOrganizationId } from "../../../lib/organization/chosen-organization";
+import { leaveLostOrganization } from "../../../lib/auth/session";
+import { chosenOrganizationAtom, chosenOrganizationId, isNotAMemberAnswer } from "../../../lib/organization/chosen-organization";
 import { type BrowserEvent, openRealtimeChannel } from "../api/dashboard-api";
 import { backupsQueryKey, reloadBackupLists } from "../api/get-backups";
 import { restoresQueryKey } from "../api/get-restores";
@@ -30,11 +31,11 @@ function isBrowserEvent(value: unknown): value is BrowserEvent {
 export function useRealtimeEvents(token: string | null) {
   const queryClient = useQueryClient();
   // A switch of organization opens a new socket, naming the new one.
-  const organizationChoice = useAtomValue(chosenOrganizationAtom);
+  useAtomValue(chosenOrganizationAtom);
+  const organizationId = chosenOrganizationId() ?? undefined;
 
   useEffect(() => {
     if (!token) return;
-    const organizationId = chosenOrganizationId() ?? undefined;
     let stopped = false;
     let channel: ReturnType<typeof openRealtimeChannel> | null = null;
     let retryDelay = RECONNECT_MIN_MS;
@@ -97,6 +98,8 @@ export function useRealtimeEvents(token: string | null) {
       });
       current.subscribe((message) => {
         if (isBrowserEvent(message.data)) return onEvent(message.data);
+        // Refused for the organization named (the member was removed): the personal one instead.
+        if ((message.data as { type?: unknown } | null)?.type === "error" && isNotAMemberAnswer(403, message.data)) return leaveLostOrganization();
         // 'ready': the server accepted the token and sends events from now on.
         if ((message.data as { type?: unknown } | null)?.type !== "ready") return;
         if (connectedBefore) void catchUp().catch(() => undefined);
@@ -116,5 +119,5 @@ export function useRealtimeEvents(token: string | null) {
       for (const timer of timers) clearTimeout(timer);
       channel?.close();
     };
-  }, [token, queryClient, organizationChoice]);
+  }, [token, queryClient, organizationId]);
 }
