@@ -4,7 +4,7 @@
 /** The `next` parameter of `search` when it is a path on this site; otherwise null. */
 export function readNextPath(search: string): string | null {
   const next = new URLSearchParams(search).get("next");
-  if (!next || !next.startsWith("/") || next.startsWith("//") || next.startsWith("/\\")) return null;
+  if (!next?.startsWith("/") || next.startsWith("//") || next.startsWith("/\\")) return null;
   return next;
 }
 
