@@ -14,6 +14,7 @@ import { emailChangeController } from "./modules/email-change";
 import { drillsController } from "./modules/drills";
 import { kbController } from "./modules/kb";
 import { metricsController } from "./modules/metrics";
+import { invitationsController, organizationsController } from "./modules/teams";
 import { pitrController } from "./modules/pitr";
 import { plansController } from "./modules/plans";
 import { realtimeController } from "./modules/realtime";
@@ -42,6 +43,8 @@ export function createApp(ctx: AppContext) {
     .use(emailChangeController(ctx))
     .use(usersController(ctx))
     .use(apiTokensController(ctx))
+    .use(organizationsController(ctx))
+    .use(invitationsController(ctx))
     .use(plansController(ctx))
     .use(settingsController(ctx))
     .use(pitrSwitchController(ctx))

@@ -12,6 +12,7 @@ const PUBLIC_ROUTES = new Set([
   "POST /api/auth/reset-password/:token",
   "POST /api/auth/email-change/confirm/:token",
   "POST /api/auth/email-change/undo/:token",
+  "GET /api/invitations/:token",
   "GET /api/settings/plans",
   "GET /api/docs",
   "GET /api/kb",

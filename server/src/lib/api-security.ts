@@ -53,6 +53,8 @@ const BY_OPERATION: Record<string, Requirement[]> = {
   // The link e-mailed to the new address (confirm) or the old one (undo) is the credential.
   "POST /api/auth/email-change/confirm/{token}": PUBLIC,
   "POST /api/auth/email-change/undo/{token}": PUBLIC,
+  // The invitation link is the credential for its preview; accepting needs the invited account.
+  "GET /api/invitations/{token}": PUBLIC,
   "GET /api/settings/plans": PUBLIC,
   "GET /api/agents/server-status": PUBLIC,
   "GET /api/kb/": PUBLIC,
@@ -106,6 +108,9 @@ const TOKEN_SCOPE_BY_OPERATION: Record<string, ApiTokenScope> = {
   "GET /api/backups/{id}": "read",
   "GET /api/backups/restores/all": "read",
   "GET /api/pitr/databases/{databaseId}/timeline": "read",
+  "GET /api/organizations/": "read",
+  "GET /api/organizations/current": "read",
+  "GET /api/organizations/current/members": "read",
   // backup: make backups, check them and fetch their (encrypted) files.
   "POST /api/backups/": "backup",
   "POST /api/backups/{id}/verify": "backup",
@@ -130,6 +135,15 @@ const TOKEN_SCOPE_BY_OPERATION: Record<string, ApiTokenScope> = {
   "PATCH /api/agents/{agentId}": "admin",
   "DELETE /api/agents/{agentId}": "admin",
   "DELETE /api/backups/{id}": "admin",
+  // Members and invitations of the organization the token acts in (X-Organization-Id), within its
+  // creator's role there. Creating, deleting, leaving and handing over an organization, and
+  // accepting an invitation, change who holds one: sessions only, as tokens cannot manage tokens.
+  "PATCH /api/organizations/current": "admin",
+  "PATCH /api/organizations/current/members/{userId}": "admin",
+  "DELETE /api/organizations/current/members/{userId}": "admin",
+  "GET /api/organizations/current/invitations": "admin",
+  "POST /api/organizations/current/invitations": "admin",
+  "DELETE /api/organizations/current/invitations/{id}": "admin",
   "GET /api/kb/admin/all": "admin",
   "POST /api/kb/": "admin",
   "PUT /api/kb/{id}": "admin",

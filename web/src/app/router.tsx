@@ -20,6 +20,7 @@ const ForgotPassword = page(() => import("./routes/forgot-password"));
 const ResetPassword = page(() => import("./routes/reset-password"));
 const Banned = page(() => import("./routes/banned"));
 const EmailChange = page(() => import("./routes/email-change"));
+const Invitation = page(() => import("./routes/invitation"));
 const KbList = page(() => import("./routes/kb-list"));
 const KbArticle = page(() => import("./routes/kb-article"));
 const AdminKbList = page(() => import("./routes/admin-kb-list"));
@@ -60,6 +61,7 @@ export function AppRouter() {
           <Route path="/reset-password/:token?">{render(ResetPassword)}</Route>
           <Route path="/banned">{render(Banned)}</Route>
           <Route path="/email-change/:action/:token">{render(EmailChange)}</Route>
+          <Route path="/invite/:token">{render(Invitation)}</Route>
           <Route path="/kb">{render(KbList)}</Route>
           <Route path="/kb/:slug">{render(KbArticle)}</Route>
           <Route path="/dashboard">{render(Dashboard, "auth")}</Route>

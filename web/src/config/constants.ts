@@ -27,3 +27,6 @@ export const MIN_NAME_LENGTH = 2;
 
 export const KB_CATEGORIES = ["getting-started", "setup", "usage", "troubleshooting", "faq", "security"] as const;
 export type KbCategory = (typeof KB_CATEGORIES)[number];
+
+/** The organization chosen in the navbar's switcher, with the account it was chosen by. */
+export const ORGANIZATION_STORAGE_KEY = "dbvault.organization";

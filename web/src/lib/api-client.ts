@@ -8,10 +8,12 @@ type AuthHooks = {
   getToken: () => string | null;
   /** Told of every 401/403 answer to a call that carried a token (the session may be over). */
   onAuthFailure: (status: number, body: unknown) => void;
+  /** The organization chosen in the switcher, sent as X-Organization-Id; null for the personal one. */
+  getOrganizationId: () => string | null;
 };
 
 // Set by the auth feature at start-up; shared code cannot import features (imports flow one way).
-let authHooks: AuthHooks = { getToken: () => null, onAuthFailure: () => {} };
+let authHooks: AuthHooks = { getToken: () => null, onAuthFailure: () => {}, getOrganizationId: () => null };
 
 /** Connects the client to the session: where tokens come from and who hears of auth failures. */
 export function configureApiAuth(hooks: AuthHooks) {
@@ -37,6 +39,8 @@ async function fetchWithAuth(input: RequestInfo | URL, init?: RequestInit): Prom
   const headers = new Headers(init?.headers);
   const token = authHooks.getToken();
   if (token && !headers.has("authorization")) headers.set("authorization", `Bearer ${token}`);
+  const organizationId = token ? authHooks.getOrganizationId() : null;
+  if (organizationId && !headers.has("x-organization-id")) headers.set("x-organization-id", organizationId);
   let response: Response;
   try {
     response = await fetch(input, { ...init, headers });

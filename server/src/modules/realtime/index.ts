@@ -2,15 +2,20 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
 import { publicErrorOf } from "../../lib/public-error";
 import { authenticate } from "../auth/guard";
+import { currentOrganization } from "../organizations/current-organization";
 
 type BrowserSocket = { send(data: string): unknown; close(code?: number, reason?: string): unknown; id: string };
 
 const AUTH_TIMEOUT_MS = 10_000;
 
+const isOrganizationId = (value: unknown): value is string => typeof value === "string" && /^[\w-]{1,64}$/.test(value);
+
 /**
  * /api/ws: the browser's realtime channel. The first message must be `{ "type": "auth", "token" }`
- * (browsers cannot set headers on a WebSocket, and a token in the URL would end up in logs);
- * after that the socket receives its user's backupProgress and restoreProgress events.
+ * (browsers cannot set headers on a WebSocket, and a token in the URL would end up in logs), with
+ * the `organizationId` the web app's requests name in X-Organization-Id, checked against the
+ * user's memberships as the header is; after that the socket receives its user's backupProgress
+ * and restoreProgress events.
  */
 export const realtimeController = (ctx: AppContext) => {
   // Keyed by socket id: Elysia hands each event a fresh wrapper around the same socket.
@@ -52,14 +57,16 @@ export const realtimeController = (ctx: AppContext) => {
     },
     async message(ws, raw) {
       if (userOfSocket.has(ws.id)) return; // Browsers only listen once authenticated.
-      const message = raw as { type?: unknown; token?: unknown };
-      if (message?.type !== "auth" || typeof message.token !== "string") {
-        ws.send(JSON.stringify({ type: "error", message: "Send { type: 'auth', token } first." }));
+      const message = raw as { type?: unknown; token?: unknown; organizationId?: unknown };
+      const organizationId = message?.organizationId;
+      if (message?.type !== "auth" || typeof message.token !== "string" || (organizationId !== undefined && !isOrganizationId(organizationId))) {
+        ws.send(JSON.stringify({ type: "error", message: "Send { type: 'auth', token, organizationId? } first." }));
         ws.close(4400, "expected auth");
         return;
       }
       try {
         const user = await authenticate(ctx, `Bearer ${message.token}`);
+        await currentOrganization(ctx.db, user.id, organizationId || undefined);
         clearTimeout(authTimers.get(ws.id));
         authTimers.delete(ws.id);
         userOfSocket.set(ws.id, user.id);

@@ -150,6 +150,21 @@ describe("audit log", () => {
     for (const action of ["BACKUP_PROTECTION_ON", "BACKUP_PROTECTION_OFF_REQUESTED", "BACKUP_PROTECTION_OFF_CANCELLED", "BACKUP_PROTECTION_OFF"]) {
       expect(res.body).toContain(action);
     }
-    expect(res.body).toHaveLength(46);
+    // Teams (issue 30): organizations and every membership change.
+    for (const action of [
+      "ORGANIZATION_CREATED",
+      "ORGANIZATION_RENAMED",
+      "ORGANIZATION_DELETED",
+      "MEMBER_INVITED",
+      "INVITATION_ACCEPTED",
+      "INVITATION_REVOKED",
+      "MEMBER_ROLE_CHANGED",
+      "MEMBER_REMOVED",
+      "MEMBER_LEFT",
+      "OWNERSHIP_TRANSFERRED",
+    ]) {
+      expect(res.body).toContain(action);
+    }
+    expect(res.body).toHaveLength(56);
   });
 });

@@ -5,6 +5,7 @@ import { DropdownMenu, type MenuLink } from "../../components/ui/dropdown-menu";
 import { HashLink } from "../../components/navigation/hash-link";
 import { cn } from "../../lib/cn";
 import { useSession } from "../../lib/auth/use-session";
+import { OrganizationSwitcher } from "../../features/organizations/components/organization-switcher";
 
 const HELP_LINKS: MenuLink[] = [
   { label: "Knowledge Base", href: "/kb" },
@@ -86,9 +87,12 @@ export function Navbar() {
         </div>
         <div className="hidden items-center gap-2 md:flex">
           {loading ? null : isLoggedIn ? (
-            <Button variant="outline" size="sm" onClick={() => logout()}>
-              Log out
-            </Button>
+            <>
+              <OrganizationSwitcher className="max-w-48" />
+              <Button variant="outline" size="sm" onClick={() => logout()}>
+                Log out
+              </Button>
+            </>
           ) : (
             <>
               <Link href="/login" className={buttonClasses({ variant: "ghost", size: "sm" })}>
@@ -133,9 +137,12 @@ export function Navbar() {
         </ul>
         <div className="mt-4 flex gap-2 border-t border-slate-200 pt-4">
           {loading ? null : isLoggedIn ? (
-            <Button variant="outline" className="w-full" onClick={() => logout()}>
-              Log out
-            </Button>
+            <>
+              <OrganizationSwitcher className="flex-1" />
+              <Button variant="outline" className="w-full" onClick={() => logout()}>
+                Log out
+              </Button>
+            </>
           ) : (
             <>
               <Link href="/login" className={buttonClasses({ variant: "outline", className: "flex-1" })} onClick={closeMobile}>

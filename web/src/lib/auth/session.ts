@@ -7,6 +7,7 @@ import { logoutRequest, type SessionUser } from "./session-api";
 import { type BanNotice, banNoticeAtom, sessionAtom, sessionLoadingAtom, sessionStore } from "./session-store";
 import { clearAuthStorage, readAuthRecord, writeAuthRecord } from "./auth-storage";
 import { isTokenExpired } from "./jwt";
+import { chooseOrganization, chosenOrganizationId, forgetChosenOrganization, isNotAMemberAnswer } from "../organization/chosen-organization";
 
 export const currentToken = () => sessionStore.get(sessionAtom)?.token ?? null;
 
@@ -27,6 +28,7 @@ export function signOut(options: { silent?: boolean } = {}) {
   const token = sessionStore.get(sessionAtom)?.token ?? readAuthRecord()?.token;
   if (!options.silent && token) void logoutRequest(token).catch(() => undefined);
   clearAuthStorage();
+  forgetChosenOrganization();
   // The next user of this tab must not see the previous one's cached answers.
   queryClient.clear();
   sessionStore.set(sessionAtom, null);
@@ -83,7 +85,19 @@ export function handleAuthFailure(status: number, body: unknown) {
     expireSession();
     return;
   }
+  // Removed from the organization chosen (or it was deleted): back to the personal one.
+  if (isNotAMemberAnswer(status, body)) return leaveLostOrganization();
   checkSessionExpiry();
+}
+
+/**
+ * The organization chosen in the switcher refused the caller (removed, or the team deleted): back
+ * to the personal one, saying why. Nothing when the personal one was in use already.
+ */
+export function leaveLostOrganization() {
+  if (!chosenOrganizationId()) return;
+  chooseOrganization(null);
+  toast({ title: "You are no longer a member of that organization", description: "You are back in your own.", variant: "destructive" });
 }
 
 /** Reads the stored session at start-up; an expired or unreadable one is cleared (to /login). */

@@ -1,4 +1,4 @@
-import { useState } from "react";
+import { type ReactNode, useState } from "react";
 import { Link } from "wouter";
 import { Alert } from "../../../components/ui/alert";
 import { Icon } from "../../../components/ui/icons";
@@ -16,8 +16,8 @@ const PROFILE_TABS = [
 ] as const;
 type ProfileTab = (typeof PROFILE_TABS)[number]["id"];
 
-/** My Profile (spec 2, /profile): Account, Security, Billing & Plan. */
-export function ProfilePage() {
+/** My Profile (spec 2, /profile): Account, Security, Billing & Plan. `teams`: shown under Account. */
+export function ProfilePage({ teams = null }: { teams?: ReactNode }) {
   const [tab, setTab] = useState<ProfileTab>("account");
   const data = useProfileData();
 
@@ -35,7 +35,12 @@ export function ProfilePage() {
           <LoadingScreen label="Loading profile..." />
         ) : (
           <Tabs items={PROFILE_TABS} value={tab} onValueChange={setTab} label="Profile sections">
-            {tab === "account" ? <AccountTab profile={data.profile} /> : null}
+            {tab === "account" ? (
+              <>
+                <AccountTab profile={data.profile} />
+                {teams}
+              </>
+            ) : null}
             {tab === "security" ? <ProfileSecurityTab apiKey={data.profile.apiKey} /> : null}
             {tab === "billing" ? <BillingTab plan={data.plan} plans={data.plans} plansError={data.plansError} /> : null}
           </Tabs>

@@ -1,6 +1,6 @@
 import { useMutation } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
-import { Link, useLocation } from "wouter";
+import { Link, useLocation, useSearch } from "wouter";
 import { Alert } from "../../../components/ui/alert";
 import { Button, buttonClasses } from "../../../components/ui/button";
 import { Field } from "../../../components/ui/field";
@@ -8,6 +8,7 @@ import { answerOf, readErrorMessage } from "../../../lib/api-client";
 import { loginRequest } from "../api/auth-api";
 import { AuthenticationCodeField } from "../../../components/auth/authentication-code-field";
 import { showBanNotice, startSession } from "../../../lib/auth/session";
+import { readNextPath } from "../../../lib/next-path";
 import { deviceTokenOf, rememberDeviceToken } from "../utils/device-tokens";
 import { type FieldErrors, validateLogin } from "../utils/validation";
 
@@ -26,6 +27,7 @@ function needsSecondFactor(error: unknown): boolean {
 
 export function LoginForm() {
   const [, setLocation] = useLocation();
+  const next = readNextPath(useSearch());
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
   const [errors, setErrors] = useState<FieldErrors<"email" | "password">>({});
@@ -50,7 +52,7 @@ export function LoginForm() {
         onSuccess: (data) => {
           rememberDeviceToken(data.user.email, data.deviceToken);
           startSession(data.token, data.user);
-          setLocation(data.user.isBanned ? "/banned" : "/dashboard");
+          setLocation(data.user.isBanned ? "/banned" : (next ?? "/dashboard"));
         },
         onError: (error) => {
           if (needsSecondFactor(error)) {

@@ -1,12 +1,13 @@
 import { useMutation } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
-import { Link, useLocation } from "wouter";
+import { Link, useLocation, useSearch } from "wouter";
 import { Alert } from "../../../components/ui/alert";
 import { Button } from "../../../components/ui/button";
 import { Field } from "../../../components/ui/field";
 import { answerOf, readErrorMessage } from "../../../lib/api-client";
 import { registerRequest } from "../api/auth-api";
 import { startSession } from "../../../lib/auth/session";
+import { readNextPath } from "../../../lib/next-path";
 import { rememberDeviceToken } from "../utils/device-tokens";
 import { writeRegistrationInfo } from "../../../lib/auth/auth-storage";
 import { type FieldErrors, validateRegistration } from "../utils/validation";
@@ -15,7 +16,10 @@ type Fields = "name" | "email" | "password" | "confirmPassword";
 
 export function RegisterForm() {
   const [, setLocation] = useLocation();
-  const [values, setValues] = useState({ name: "", email: "", password: "", confirmPassword: "" });
+  const search = useSearch();
+  const next = readNextPath(search);
+  // The invitation page passes the invited address, the one the account must have to accept.
+  const [values, setValues] = useState(() => ({ name: "", email: new URLSearchParams(search).get("email") ?? "", password: "", confirmPassword: "" }));
   const [errors, setErrors] = useState<FieldErrors<Fields>>({});
   const [failure, setFailure] = useState<string | null>(null);
   const { mutate: register, isPending: busy } = useMutation({
@@ -41,7 +45,7 @@ export function RegisterForm() {
           rememberDeviceToken(data.user.email, data.deviceToken);
           startSession(data.token, data.user);
           writeRegistrationInfo({ id: data.user.id, email: data.user.email, name: data.user.name });
-          setLocation("/dashboard");
+          setLocation(next ?? "/dashboard");
         },
         onError: (error) => setFailure(readErrorMessage(error) ?? "Registration failed"),
       },

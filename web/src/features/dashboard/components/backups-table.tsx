@@ -4,6 +4,7 @@ import { DataTable, type DataTableColumn } from "../../../components/ui/data-tab
 import { Icon } from "../../../components/ui/icons";
 import { ProgressBar } from "../../../components/ui/progress-bar";
 import { formatDateTime } from "../../../lib/format-date";
+import type { Permissions } from "../../../lib/organization/permissions";
 import type { Agent, Backup } from "../api/dashboard-api";
 import { describeConsistency } from "../utils/consistency-format";
 import { formatBytes, formatDocumentCount } from "../utils/dashboard-format";
@@ -22,6 +23,8 @@ type Actions = {
   downloadingId: string | null;
   /** The user's agents: which of them can read each backup (by the key ids they hold). */
   agents: readonly Agent[];
+  /** What the current role may do: operators download, restore and verify; admins delete. */
+  can: Permissions;
 };
 
 function RunningProgress({ row }: { row: Backup }) {
@@ -75,7 +78,7 @@ function KeyLines({ backup, agents }: { backup: Backup; agents: readonly Agent[]
   );
 }
 
-function buildColumns({ onDownload, onRestore, onDelete, onVerify, onResolveAnomaly, downloadingId, agents }: Actions): DataTableColumn<Backup>[] {
+function buildColumns({ onDownload, onRestore, onDelete, onVerify, onResolveAnomaly, downloadingId, agents, can }: Actions): DataTableColumn<Backup>[] {
   return [
     { accessorKey: "databaseName", header: "Database", cell: ({ row }) => <span className="font-medium text-slate-900">{row.original.databaseName}</span> },
     {
@@ -118,31 +121,37 @@ function buildColumns({ onDownload, onRestore, onDelete, onVerify, onResolveAnom
         const label = `${backup.databaseName} backup of ${formatDateTime(backup.createdAt)}`;
         return (
           <div className="flex flex-wrap gap-1 sm:flex-nowrap">
-            <Button
-              variant="ghost"
-              size="sm"
-              disabled={!usable || downloadingId === backup.id}
-              onClick={() => onDownload(backup)}
-              aria-label={`Download ${label}`}
-            >
-              <Icon name="cloud" className="h-4 w-4" /> Download
-            </Button>
-            <Button variant="ghost" size="sm" disabled={!usable} onClick={() => onRestore(backup)} aria-label={`Restore ${label}`}>
-              <Icon name="restore" className="h-4 w-4" /> Restore
-            </Button>
-            <Button variant="ghost" size="sm" disabled={!usable} onClick={() => onVerify(backup)} aria-label={`Verify ${label}`}>
-              <Icon name="shield" className="h-4 w-4" /> Verify
-            </Button>
-            <Button
-              variant="ghost"
-              size="sm"
-              className="text-red-600 hover:bg-red-50"
-              disabled={!usable}
-              onClick={() => onDelete(backup)}
-              aria-label={`Delete ${label}`}
-            >
-              <Icon name="trash" className="h-4 w-4" /> Delete
-            </Button>
+            {can.operate ? (
+              <>
+                <Button
+                  variant="ghost"
+                  size="sm"
+                  disabled={!usable || downloadingId === backup.id}
+                  onClick={() => onDownload(backup)}
+                  aria-label={`Download ${label}`}
+                >
+                  <Icon name="cloud" className="h-4 w-4" /> Download
+                </Button>
+                <Button variant="ghost" size="sm" disabled={!usable} onClick={() => onRestore(backup)} aria-label={`Restore ${label}`}>
+                  <Icon name="restore" className="h-4 w-4" /> Restore
+                </Button>
+                <Button variant="ghost" size="sm" disabled={!usable} onClick={() => onVerify(backup)} aria-label={`Verify ${label}`}>
+                  <Icon name="shield" className="h-4 w-4" /> Verify
+                </Button>
+              </>
+            ) : null}
+            {can.administer ? (
+              <Button
+                variant="ghost"
+                size="sm"
+                className="text-red-600 hover:bg-red-50"
+                disabled={!usable}
+                onClick={() => onDelete(backup)}
+                aria-label={`Delete ${label}`}
+              >
+                <Icon name="trash" className="h-4 w-4" /> Delete
+              </Button>
+            ) : null}
           </div>
         );
       },
@@ -152,10 +161,10 @@ function buildColumns({ onDownload, onRestore, onDelete, onVerify, onResolveAnom
 
 /** Recent Backups (spec 2), TanStack Table; running rows show their live progress. */
 export function BackupsTable({ backups, ...actions }: Actions & { backups: Backup[] }) {
-  const { onDownload, onRestore, onDelete, onVerify, onResolveAnomaly, downloadingId, agents } = actions;
+  const { onDownload, onRestore, onDelete, onVerify, onResolveAnomaly, downloadingId, agents, can } = actions;
   const columns = useMemo(
-    () => buildColumns({ onDownload, onRestore, onDelete, onVerify, onResolveAnomaly, downloadingId, agents }),
-    [onDownload, onRestore, onDelete, onVerify, onResolveAnomaly, downloadingId, agents],
+    () => buildColumns({ onDownload, onRestore, onDelete, onVerify, onResolveAnomaly, downloadingId, agents, can }),
+    [onDownload, onRestore, onDelete, onVerify, onResolveAnomaly, downloadingId, agents, can],
   );
 
   if (backups.length === 0) {

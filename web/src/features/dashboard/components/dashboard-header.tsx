@@ -14,10 +14,12 @@ type Props = {
   busy: boolean;
   /** Why a backup cannot be triggered now (shown under the button), or null. */
   blockedReason: string | null;
+  /** False for a viewer: no Trigger Backup. */
+  canTrigger: boolean;
 };
 
 /** The dashboard header: database selector (inactive ones disabled), Trigger Backup, Settings. */
-export function DashboardHeader({ databases, selected, onSelect, onTrigger, busy, blockedReason }: Props) {
+export function DashboardHeader({ databases, selected, onSelect, onTrigger, busy, blockedReason, canTrigger }: Props) {
   const selectId = useId();
   const reasonId = useId();
   const list = databases ?? [];
@@ -45,16 +47,18 @@ export function DashboardHeader({ databases, selected, onSelect, onTrigger, busy
             ))}
           </Select>
         </div>
-        <div>
-          <Button onClick={onTrigger} disabled={busy || blockedReason !== null || selected === ""} aria-describedby={blockedReason ? reasonId : undefined}>
-            {busy ? <Spinner /> : <Icon name="play" className="h-4 w-4" />}
-            {busy ? "Backing up..." : "Trigger Backup"}
-          </Button>
-        </div>
+        {canTrigger ? (
+          <div>
+            <Button onClick={onTrigger} disabled={busy || blockedReason !== null || selected === ""} aria-describedby={blockedReason ? reasonId : undefined}>
+              {busy ? <Spinner /> : <Icon name="play" className="h-4 w-4" />}
+              {busy ? "Backing up..." : "Trigger Backup"}
+            </Button>
+          </div>
+        ) : null}
         <Link href="/settings" className={buttonClasses({ variant: "outline" })}>
           <Icon name="settings" className="h-4 w-4" /> Settings
         </Link>
-        {blockedReason ? (
+        {blockedReason && canTrigger ? (
           <p id={reasonId} className="basis-full text-right text-sm text-slate-600" data-testid="trigger-blocked">
             {blockedReason}
           </p>

@@ -21,6 +21,7 @@ import { isOnboarding, listOnboardingSteps } from "../utils/onboarding";
 import { OnboardingChecklist } from "./onboarding-checklist";
 import { useOnboardingHidden } from "../hooks/use-onboarding-hidden";
 import { useSession } from "../../../lib/auth/use-session";
+import type { Permissions } from "../../../lib/organization/permissions";
 import { BackupSizeChart } from "./backup-size-chart";
 import { BackupsTable } from "./backups-table";
 import { DashboardHeader } from "./dashboard-header";
@@ -32,8 +33,11 @@ import { PitrCoverageLines } from "./pitr-coverage-lines";
 import { SummaryCards } from "./summary-cards";
 import { SystemStatusCard } from "./system-status-card";
 
-/** /dashboard (spec 2): the signed-in user's backups, restores and agents. `token` opens the realtime channel. */
-export function DashboardPage({ token }: { token: string | null }) {
+/**
+ * /dashboard (spec 2): the organization's backups, restores and agents. `token` opens the realtime
+ * channel; `can` hides what the current role may not do (the server refuses it anyway).
+ */
+export function DashboardPage({ token, can }: { token: string | null; can: Permissions }) {
   const { user } = useSession();
   const { backups, summary, plan, databases, reloadDatabases } = useDashboardData();
   const history = useRestoreHistory();
@@ -125,6 +129,7 @@ export function DashboardPage({ token }: { token: string | null }) {
         onTrigger={() => trigger(selected)}
         busy={busy}
         blockedReason={blockedReason}
+        canTrigger={can.operate}
       />
       <SummaryCards summary={summary} plan={plan} />
       <PitrCoverageLines databases={databases} />
@@ -161,6 +166,7 @@ export function DashboardPage({ token }: { token: string | null }) {
                   onResolveAnomaly={onResolveAnomaly}
                   downloadingId={downloadingId}
                   agents={agents}
+                  can={can}
                 />
               )}
             </div>

@@ -4,8 +4,11 @@
 // are only logged (spec 8). Events sent while the channel was down are lost, so each reconnection
 // fetches the lists again.
 import { useQueryClient } from "@tanstack/react-query";
+import { useAtomValue } from "jotai";
 import { useEffect } from "react";
 import { systemStatusQueryKey } from "../../../lib/api/get-system-status";
+import { leaveLostOrganization } from "../../../lib/auth/session";
+import { chosenOrganizationAtom, chosenOrganizationId, isNotAMemberAnswer } from "../../../lib/organization/chosen-organization";
 import { type BrowserEvent, openRealtimeChannel } from "../api/dashboard-api";
 import { backupsQueryKey, reloadBackupLists } from "../api/get-backups";
 import { restoresQueryKey } from "../api/get-restores";
@@ -27,6 +30,9 @@ function isBrowserEvent(value: unknown): value is BrowserEvent {
 
 export function useRealtimeEvents(token: string | null) {
   const queryClient = useQueryClient();
+  // A switch of organization opens a new socket, naming the new one.
+  useAtomValue(chosenOrganizationAtom);
+  const organizationId = chosenOrganizationId() ?? undefined;
 
   useEffect(() => {
     if (!token) return;
@@ -88,10 +94,12 @@ export function useRealtimeEvents(token: string | null) {
       channel = current;
       current.on("open", () => {
         retryDelay = RECONNECT_MIN_MS;
-        current.send({ type: "auth", token });
+        current.send({ type: "auth", token, organizationId });
       });
       current.subscribe((message) => {
         if (isBrowserEvent(message.data)) return onEvent(message.data);
+        // Refused for the organization named (the member was removed): the personal one instead.
+        if ((message.data as { type?: unknown } | null)?.type === "error" && isNotAMemberAnswer(403, message.data)) return leaveLostOrganization();
         // 'ready': the server accepted the token and sends events from now on.
         if ((message.data as { type?: unknown } | null)?.type !== "ready") return;
         if (connectedBefore) void catchUp().catch(() => undefined);
@@ -111,5 +119,5 @@ export function useRealtimeEvents(token: string | null) {
       for (const timer of timers) clearTimeout(timer);
       channel?.close();
     };
-  }, [token, queryClient]);
+  }, [token, queryClient, organizationId]);
 }

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from "react";
+import { type ReactNode, useEffect, useRef, useState } from "react";
 import { Link, useLocation, useSearch } from "wouter";
 import { Alert } from "../../../components/ui/alert";
 import { Icon } from "../../../components/ui/icons";
@@ -6,20 +6,59 @@ import { LoadingScreen } from "../../../components/ui/spinner";
 import { Tabs } from "../../../components/ui/tabs";
 import { useSession } from "../../../lib/auth/use-session";
 import { useSettingsData } from "../hooks/use-settings-data";
-import { readSettingsLocation, SETTINGS_TABS, type SettingsTab, settingsPathFor } from "../utils/settings-tabs";
+import { readSettingsLocation, SETTINGS_TABS, type SettingsTab, settingsPathFor, TEAM_TAB } from "../utils/settings-tabs";
 import { AgentsTab } from "./agents-tab";
 import { DatabasesTab } from "./databases-tab";
 import { GeneralTab } from "./general-tab";
 import { NotificationsTab } from "./notifications-tab";
 import { SecurityTab } from "./security-tab";
 
-/** Settings (spec 2, /settings): five tabs, opened by the tab and agent query parameters. */
-export function SettingsPage() {
+type SettingsPageProps = {
+  /** The Team tab's panel, in a team; null in the personal organization (the spec's five tabs). */
+  team?: ReactNode;
+  /** Whether the current role may change settings (admins and owners); below, only Team shows. */
+  administer?: boolean;
+};
+
+/** Settings (spec 2, /settings): five tabs (and Team in a team), opened by the tab and agent query parameters. */
+export function SettingsPage({ team = null, administer = true }: SettingsPageProps) {
+  return administer ? <AllSettings team={team} /> : <TeamSettingsOnly team={team} />;
+}
+
+const header = (
+  <>
+    <Link href="/dashboard" className="focus-ring inline-flex items-center gap-1 rounded text-sm font-medium text-indigo-600 hover:text-indigo-500">
+      <Icon name="arrowLeft" className="h-4 w-4" /> Back to Dashboard
+    </Link>
+    <h1 className="mt-4 text-3xl font-bold tracking-tight text-slate-900">Settings</h1>
+  </>
+);
+
+/** A member below admin: the team's page only; settings, agents and keys are the admins'. */
+function TeamSettingsOnly({ team }: { team: ReactNode }) {
+  return (
+    <div className="mx-auto max-w-7xl px-4 py-10 sm:px-6 lg:px-8">
+      {header}
+      <p className="mt-1 text-slate-600">Schedule, agents, databases and keys are managed by the team's admins and owners.</p>
+      <div className="mt-8">
+        {team ? (
+          <Tabs items={[TEAM_TAB]} value={TEAM_TAB.id} onValueChange={() => undefined} label="Settings sections">
+            {team}
+          </Tabs>
+        ) : null}
+      </div>
+    </div>
+  );
+}
+
+function AllSettings({ team }: { team: ReactNode }) {
   const search = useSearch();
   const [, setLocation] = useLocation();
   const { user } = useSession();
   const data = useSettingsData();
-  const [tab, setTab] = useState<SettingsTab>(() => readSettingsLocation(search, []).tab);
+  const [chosenTab, setTab] = useState<SettingsTab>(() => readSettingsLocation(search, []).tab);
+  const tab = chosenTab === TEAM_TAB.id && !team ? "general" : chosenTab;
+  const tabs = team ? [...SETTINGS_TABS, TEAM_TAB] : SETTINGS_TABS;
   const [selectedAgentId, setSelectedAgentId] = useState<string | null>(null);
   // /settings?tab=security&setup=1 (the dashboard's 'Set Up Agent') lands on the setup steps.
   const [focusSetup, setFocusSetup] = useState(() => new URLSearchParams(search).has("setup"));
@@ -62,10 +101,7 @@ export function SettingsPage() {
 
   return (
     <div className="mx-auto max-w-7xl px-4 py-10 sm:px-6 lg:px-8">
-      <Link href="/dashboard" className="focus-ring inline-flex items-center gap-1 rounded text-sm font-medium text-indigo-600 hover:text-indigo-500">
-        <Icon name="arrowLeft" className="h-4 w-4" /> Back to Dashboard
-      </Link>
-      <h1 className="mt-4 text-3xl font-bold tracking-tight text-slate-900">Settings</h1>
+      {header}
       <p className="mt-1 text-slate-600">Schedule, agents, databases, security and notifications.</p>
 
       <div className="mt-8">
@@ -74,7 +110,7 @@ export function SettingsPage() {
         ) : !ready ? (
           <LoadingScreen label="Loading settings..." />
         ) : (
-          <Tabs items={SETTINGS_TABS} value={tab} onValueChange={changeTab} label="Settings sections" phonePicker>
+          <Tabs items={tabs} value={tab} onValueChange={changeTab} label="Settings sections" phonePicker>
             {tab === "general" ? <GeneralTab settings={data.settings!} plan={data.plan!} databases={data.databases!} /> : null}
             {tab === "agents" ? (
               <AgentsTab
@@ -89,6 +125,7 @@ export function SettingsPage() {
             {tab === "databases" ? <DatabasesTab databases={data.databases!} plan={data.plan!} /> : null}
             {tab === "security" ? <SecurityTab setupHeadingRef={setupHeadingRef} /> : null}
             {tab === "notifications" ? <NotificationsTab settings={data.settings!} accountEmail={user?.email ?? ""} /> : null}
+            {tab === TEAM_TAB.id ? team : null}
           </Tabs>
         )}
       </div>

@@ -8,9 +8,12 @@ export const SETTINGS_TABS = [
   { id: "notifications", label: "Notifications" },
 ] as const;
 
-export type SettingsTab = (typeof SETTINGS_TABS)[number]["id"];
+/** In a team (not the personal organization): its members and invitations. */
+export const TEAM_TAB = { id: "team", label: "Team" } as const;
 
-const isSettingsTab = (value: string | null): value is SettingsTab => SETTINGS_TABS.some((tab) => tab.id === value);
+export type SettingsTab = (typeof SETTINGS_TABS)[number]["id"] | typeof TEAM_TAB.id;
+
+const isSettingsTab = (value: string | null): value is SettingsTab => value === TEAM_TAB.id || SETTINGS_TABS.some((tab) => tab.id === value);
 
 /**
  * The tab to open for a query string: an `agent` naming a known agent opens Agents with it

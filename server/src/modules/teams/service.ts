@@ -1,0 +1,83 @@
+// The organizations a user belongs to (the navbar's switcher), creating a team, renaming and
+// deleting one.
+import { and, asc, count, desc, eq } from "drizzle-orm";
+import { memberships, organizations } from "@db/schema";
+import type { AppContext } from "../../context";
+import { conflict } from "../../lib/errors";
+import type { CurrentOrganization } from "../organizations/current-organization";
+import { lockAsActor } from "./members";
+import { closeMemberSockets, recordMembershipChange } from "./membership-effects";
+import { requireRole } from "../organizations/roles";
+
+/** A user founds at most this many teams: each is a place invitation mail is sent from. */
+export const MAX_OWNED_TEAMS = 20;
+
+/** The user's organizations with their role in each: the personal one first, then teams by name. */
+export async function listMyOrganizations(ctx: AppContext, userId: string): Promise<CurrentOrganization[]> {
+  return ctx.db
+    .select({ id: organizations.id, name: organizations.name, personal: organizations.personal, role: memberships.role })
+    .from(memberships)
+    .innerJoin(organizations, eq(organizations.id, memberships.organizationId))
+    .where(eq(memberships.userId, userId))
+    .orderBy(desc(organizations.personal), asc(organizations.name), asc(organizations.id));
+}
+
+/** Creates a team with the user as its owner. */
+export async function createTeam(ctx: AppContext, userId: string, name: string): Promise<CurrentOrganization> {
+  const teamName = name.trim();
+  return ctx.db.transaction(async (tx) => {
+    const [owned] = await tx
+      .select({ total: count() })
+      .from(memberships)
+      .innerJoin(organizations, eq(organizations.id, memberships.organizationId))
+      .where(and(eq(memberships.userId, userId), eq(memberships.role, "owner"), eq(organizations.personal, false)));
+    if ((owned?.total ?? 0) >= MAX_OWNED_TEAMS) {
+      throw conflict(`You already own ${MAX_OWNED_TEAMS} teams, the most one account may. Delete one you no longer use first.`);
+    }
+    const [team] = await tx.insert(organizations).values({ name: teamName, personal: false }).returning();
+    await tx.insert(memberships).values({ organizationId: team!.id, userId, role: "owner" });
+    await recordMembershipChange(tx, { actor: { id: userId, role: "owner" }, organization: team!, action: "ORGANIZATION_CREATED" });
+    return { id: team!.id, name: team!.name, personal: false, role: "owner" as const };
+  });
+}
+
+/** Renames the current organization (admin+). */
+export async function renameOrganization(ctx: AppContext, actorId: string, organization: CurrentOrganization, name: string) {
+  requireRole(organization, "admin", "renaming the organization");
+  const newName = name.trim();
+  await ctx.db.transaction(async (tx) => {
+    await tx.update(organizations).set({ name: newName }).where(eq(organizations.id, organization.id));
+    await recordMembershipChange(tx, {
+      actor: { id: actorId, role: organization.role },
+      organization: { id: organization.id, name: newName },
+      action: "ORGANIZATION_RENAMED",
+      details: { from: organization.name },
+    });
+  });
+  return { ...organization, name: newName };
+}
+
+/**
+ * Deletes a team (owner only) with its memberships and invitations; every member loses it at
+ * once. A personal organization goes only with its account.
+ */
+export async function deleteTeam(ctx: AppContext, actorId: string, organization: CurrentOrganization) {
+  requireRole(organization, "owner", "deleting the organization");
+  if (organization.personal) {
+    throw conflict("Your personal organization goes only with your account. To delete a team, switch to it first.");
+  }
+  const members = await ctx.db.transaction(async (tx) => {
+    const { members: locked } = await lockAsActor(tx, organization.id, actorId, "owner", "deleting the organization");
+    // The audit entry is the actor's: the organization's own rows go with it.
+    await recordMembershipChange(tx, {
+      actor: { id: actorId, role: organization.role },
+      organization,
+      action: "ORGANIZATION_DELETED",
+      details: { members: locked.length },
+    });
+    await tx.delete(organizations).where(eq(organizations.id, organization.id));
+    return locked;
+  });
+  for (const member of members) await closeMemberSockets(ctx, member.userId, "organization deleted");
+  return { message: `${organization.name} was deleted.` };
+}
