@@ -16,7 +16,7 @@ export const ssoConnections = pgTable("sso_connections", {
     .references(() => organizations.id, { onDelete: "cascade" }),
   issuer: text("issuer").notNull(),
   clientId: text("client_id").notNull(),
-  /** Sealed as the API keys are (lib/secret-box.ts, purpose "sso-client-secret"); never answered back. */
+  /** Sealed as the API keys are (lib/secret-box.ts, purpose "sso"); never answered back. */
   clientSecretCiphertext: text("client_secret_ciphertext").notNull(),
   /** Lowercased domains, e.g. {"example.com"}. */
   allowedDomains: text("allowed_domains").array().notNull(),

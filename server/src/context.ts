@@ -32,6 +32,8 @@ export type AppContext = {
   mailBox: SecretBox;
   /** Hashes API tokens for automation (modules/api-tokens): looked up, never read back. */
   apiTokenBox: SecretBox;
+  /** Seals SSO client secrets and PKCE verifiers of sign-ins in flight (modules/sso). */
+  ssoBox: SecretBox;
   tokens: SessionTokens;
   /** The public key the agent release manifest must be signed with; the server signs nothing (lib/release-key.ts). */
   releaseKey: ReleaseKey;

@@ -1,0 +1,85 @@
+// Settings → SSO: an organization's OpenID Connect connection, read, saved and removed by its
+// owners. Saving checks the issuer by discovery, so a typo is caught here and not at the first
+// member's sign-in.
+import { and, arrayOverlaps, eq, ne } from "drizzle-orm";
+import { ssoConnections } from "@db/schema";
+import type { AppContext } from "../../context";
+import { AppError, badRequest, conflict, forbidden } from "../../lib/errors";
+import type { CurrentOrganization } from "../organizations/current-organization";
+import type { ssoModel } from "./model";
+import { discoverProvider, parseIssuer } from "./provider-client";
+
+/** Where providers send the browser back; what owners register at their provider. */
+export const callbackPath = "/api/auth/sso/callback";
+
+export const OWNERS_ONLY_MESSAGE = "Only an owner of this organization can change its single sign-on.";
+
+function requireTeamOwner(organization: CurrentOrganization) {
+  if (organization.role !== "owner") throw forbidden(OWNERS_ONLY_MESSAGE);
+  if (organization.personal) {
+    throw badRequest("Single sign-on is for team organizations: switch to (or create) the team organization whose members should use it.");
+  }
+}
+
+export async function readConnection(ctx: AppContext, organization: CurrentOrganization, origin: string) {
+  requireTeamOwner(organization);
+  const [row] = await ctx.db.select().from(ssoConnections).where(eq(ssoConnections.organizationId, organization.id));
+  return {
+    configured: Boolean(row),
+    issuer: row?.issuer ?? null,
+    clientId: row?.clientId ?? null,
+    clientSecretSet: Boolean(row),
+    allowedDomains: row?.allowedDomains ?? [],
+    defaultRole: (row?.defaultRole ?? "viewer") as "admin" | "operator" | "viewer",
+    ssoRequired: row?.ssoRequired ?? false,
+    redirectUri: `${origin}${callbackPath}`,
+    updatedAt: row?.updatedAt.toISOString() ?? null,
+  };
+}
+
+/**
+ * Saves the connection after discovery answered for its issuer (400 when it is not an OpenID
+ * Connect provider, 502 when unreachable). A domain already claimed by another organization is
+ * refused (409): "Sign in with SSO" must find one organization from an e-mail.
+ */
+export async function saveConnection(ctx: AppContext, organization: CurrentOrganization, input: typeof ssoModel.save.static, origin: string) {
+  requireTeamOwner(organization);
+  const allowedDomains = [...new Set(input.allowedDomains.map((domain) => domain.trim().toLowerCase()))];
+  const [existing] = await ctx.db.select().from(ssoConnections).where(eq(ssoConnections.organizationId, organization.id));
+  const clientSecret = input.clientSecret ?? (existing ? ctx.ssoBox.open(existing.clientSecretCiphertext) : undefined);
+  if (!clientSecret) throw badRequest("Enter the client secret the provider gave DBVault");
+  const [taken] = await ctx.db
+    .select({ domains: ssoConnections.allowedDomains })
+    .from(ssoConnections)
+    .where(and(ne(ssoConnections.organizationId, organization.id), arrayOverlaps(ssoConnections.allowedDomains, allowedDomains)));
+  if (taken) {
+    const clash = allowedDomains.filter((domain) => taken.domains.includes(domain));
+    throw conflict(`Another organization already signs in ${clash.join(", ")} with SSO. Remove that domain, or ask DBVault support if it is yours.`);
+  }
+  parseIssuer(input.issuer.trim());
+  // Stored as the provider names itself, so later discoveries check the same issuer exactly.
+  const discovered = await discoverProvider({ issuer: input.issuer.trim(), clientId: input.clientId, clientSecret }, ctx.log);
+  const issuer = discovered.serverMetadata().issuer;
+  const values = {
+    issuer,
+    clientId: input.clientId.trim(),
+    clientSecretCiphertext: ctx.ssoBox.seal(clientSecret),
+    allowedDomains,
+    defaultRole: input.defaultRole,
+    ssoRequired: input.ssoRequired,
+    updatedAt: ctx.now(),
+  };
+  await ctx.db
+    .insert(ssoConnections)
+    .values({ organizationId: organization.id, ...values })
+    .onConflictDoUpdate({ target: ssoConnections.organizationId, set: values });
+  ctx.log.info("sso connection saved", { organizationId: organization.id, issuer });
+  return readConnection(ctx, organization, origin);
+}
+
+export async function removeConnection(ctx: AppContext, organization: CurrentOrganization) {
+  requireTeamOwner(organization);
+  const removed = await ctx.db.delete(ssoConnections).where(eq(ssoConnections.organizationId, organization.id)).returning({ id: ssoConnections.id });
+  if (removed.length === 0) throw new AppError(404, "NOT_FOUND", "This organization has no single sign-on to remove.");
+  return { message: "Single sign-on removed: members sign in with their passwords again." };
+}

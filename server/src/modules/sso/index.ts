@@ -1,0 +1,70 @@
+import { Elysia } from "elysia";
+import type { AppContext } from "../../context";
+import { AppError } from "../../lib/errors";
+import { requestOrigin } from "../../lib/request-origin";
+import { messageAnswer } from "../../lib/schema";
+import { authGuard } from "../auth/guard";
+import { readConnection, removeConnection, saveConnection } from "./connections";
+import { ssoAnswers, ssoModel } from "./model";
+import { exchangeSessionCode, finishSignIn, startSignIn } from "./sign-in";
+
+/** The web page that takes the browser back from the callback (web/src/app/routes/sso.tsx). */
+export const SSO_RETURN_PAGE = "/sso";
+
+const UNEXPECTED_MESSAGE = "Signing in with SSO failed on our side. Try again; if it keeps failing, sign in with your password.";
+
+/** "Sign in with SSO": public, as signing in is. */
+export const ssoSignInController = (ctx: AppContext) =>
+  new Elysia({ prefix: "/api/auth/sso", detail: { tags: ["Auth"], security: [] } })
+    .post("/start", ({ body, request }) => startSignIn(ctx, body.email, requestOrigin(ctx.config, request)), {
+      body: ssoModel.start,
+      response: { 200: ssoAnswers.start },
+      detail: { summary: "Start signing in with SSO: the provider's URL for the organization of the e-mail's domain (404 when none)" },
+    })
+    .get(
+      "/callback",
+      async ({ query, request, redirect }) => {
+        const page = `${requestOrigin(ctx.config, request)}${SSO_RETURN_PAGE}`;
+        try {
+          const code = await finishSignIn(ctx, query, new URL(request.url));
+          // In the fragment: browsers never send it to a server, so no access log holds it.
+          return redirect(`${page}#code=${encodeURIComponent(code)}`, 303);
+        } catch (error) {
+          if (!(error instanceof AppError)) ctx.log.error("sso callback failed", { error });
+          const message = error instanceof AppError ? error.message : UNEXPECTED_MESSAGE;
+          return redirect(`${page}#error=${encodeURIComponent(message)}`, 303);
+        }
+      },
+      {
+        query: ssoModel.callbackQuery,
+        detail: {
+          summary: "The provider's redirect back: checks it and sends the browser to /sso with a one-time code (or the error) in the fragment",
+        },
+      },
+    )
+    .post("/exchange", ({ body }) => exchangeSessionCode(ctx, body.code), {
+      body: ssoModel.exchange,
+      response: { 200: ssoAnswers.session },
+      detail: { summary: "Exchange the callback's one-time code for a session (once, within a minute)" },
+    });
+
+/** Settings → SSO: the current organization's connection, for its owners. */
+export const ssoSettingsController = (ctx: AppContext) =>
+  new Elysia({ prefix: "/api/organizations/current/sso", detail: { tags: ["Organizations"], security: [{ bearer: [] }] } })
+    .use(authGuard(ctx))
+    .get("/", ({ organization, request }) => readConnection(ctx, organization, requestOrigin(ctx.config, request)), {
+      auth: true,
+      response: { 200: ssoAnswers.connection },
+      detail: { summary: "The organization's single sign-on (owners): issuer, client ID, domains, default role; never the client secret" },
+    })
+    .put("/", ({ organization, body, request }) => saveConnection(ctx, organization, body, requestOrigin(ctx.config, request)), {
+      auth: true,
+      body: ssoModel.save,
+      response: { 200: ssoAnswers.connection },
+      detail: { summary: "Save the organization's single sign-on (owners); the issuer is checked by discovery (400 not OIDC, 502 unreachable)" },
+    })
+    .delete("/", ({ organization }) => removeConnection(ctx, organization), {
+      auth: true,
+      response: { 200: messageAnswer },
+      detail: { summary: "Remove the organization's single sign-on (owners): members sign in with passwords again" },
+    });
