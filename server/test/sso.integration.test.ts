@@ -98,6 +98,7 @@ describe("Settings → SSO (owners)", () => {
     const res = await server.call("GET", "/api/organizations/current/sso/", { token: owner.token, headers: ownerHeaders() });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
+      available: true,
       configured: true,
       issuer: provider.issuer,
       clientId: provider.clientId,
@@ -120,6 +121,11 @@ describe("Settings → SSO (owners)", () => {
     const personal = await saveConnection({ allowedDomains: ["adam.test"] }, admin.token, {});
     expect(personal.status).toBe(400);
     expect(personal.body.message).toContain("team organizations");
+    // The settings page asks on every visit: a personal organization's owner is told, not refused.
+    const personalRead = await server.call("GET", "/api/organizations/current/sso/", { token: admin.token });
+    expect([personalRead.status, personalRead.body.available, personalRead.body.configured]).toEqual([200, false, false]);
+    const adminRead = await server.call("GET", "/api/organizations/current/sso/", { token: admin.token, headers: { "X-Organization-Id": acme.id } });
+    expect(adminRead.status).toBe(403);
     const removed = await server.call("DELETE", "/api/organizations/current/sso/", { token: admin.token, headers: { "X-Organization-Id": acme.id } });
     expect(removed.status).toBe(403);
   });

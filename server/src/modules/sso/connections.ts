@@ -14,17 +14,27 @@ export const callbackPath = "/api/auth/sso/callback";
 
 export const OWNERS_ONLY_MESSAGE = "Only an owner of this organization can change its single sign-on.";
 
-function requireTeamOwner(organization: CurrentOrganization) {
+function requireOwner(organization: CurrentOrganization) {
   if (organization.role !== "owner") throw forbidden(OWNERS_ONLY_MESSAGE);
+}
+
+function requireTeamOwner(organization: CurrentOrganization) {
+  requireOwner(organization);
   if (organization.personal) {
     throw badRequest("Single sign-on is for team organizations: switch to (or create) the team organization whose members should use it.");
   }
 }
 
+/**
+ * The connection as its owners see it (never the secret). A personal organization's owner gets
+ * `available: false` rather than an error: the settings page asks on every visit, and the
+ * one-person account must not meet a refusal for a tab it never sees.
+ */
 export async function readConnection(ctx: AppContext, organization: CurrentOrganization, origin: string) {
-  requireTeamOwner(organization);
-  const [row] = await ctx.db.select().from(ssoConnections).where(eq(ssoConnections.organizationId, organization.id));
+  requireOwner(organization);
+  const [row] = organization.personal ? [] : await ctx.db.select().from(ssoConnections).where(eq(ssoConnections.organizationId, organization.id));
   return {
+    available: !organization.personal,
     configured: Boolean(row),
     issuer: row?.issuer ?? null,
     clientId: row?.clientId ?? null,

@@ -34,6 +34,7 @@ export const ssoModel = {
 
 export const ssoAnswers = {
   connection: t.Object({
+    available: t.Boolean({ description: "False in a personal organization: single sign-on is for teams" }),
     configured: t.Boolean(),
     issuer: nullable(t.String()),
     clientId: nullable(t.String()),

@@ -6,12 +6,14 @@ import { LoadingScreen } from "../../../components/ui/spinner";
 import { Tabs } from "../../../components/ui/tabs";
 import { useSession } from "../../../lib/auth/use-session";
 import { useSettingsData } from "../hooks/use-settings-data";
-import { readSettingsLocation, SETTINGS_TABS, type SettingsTab, settingsPathFor } from "../utils/settings-tabs";
+import { readSettingsLocation, SETTINGS_TABS, SSO_TAB, type SettingsTab, settingsPathFor } from "../utils/settings-tabs";
 import { AgentsTab } from "./agents-tab";
 import { DatabasesTab } from "./databases-tab";
 import { GeneralTab } from "./general-tab";
 import { NotificationsTab } from "./notifications-tab";
 import { SecurityTab } from "./security-tab";
+import { SsoTab } from "./sso-tab";
+import { useSsoConnection } from "../api/sso-api";
 
 /** Settings (spec 2, /settings): five tabs, opened by the tab and agent query parameters. */
 export function SettingsPage() {
@@ -19,7 +21,13 @@ export function SettingsPage() {
   const [, setLocation] = useLocation();
   const { user } = useSession();
   const data = useSettingsData();
+  // Available only to an owner of a team organization: the SSO tab is theirs alone.
+  const sso = useSsoConnection();
+  const ssoConnection = sso.data?.available ? sso.data : null;
+  const tabs = ssoConnection ? [...SETTINGS_TABS, SSO_TAB] : SETTINGS_TABS;
   const [tab, setTab] = useState<SettingsTab>(() => readSettingsLocation(search, []).tab);
+  // ?tab=sso for someone who is not an owner (or before the answer) opens General.
+  const shownTab = tab === SSO_TAB.id && !ssoConnection ? "general" : tab;
   const [selectedAgentId, setSelectedAgentId] = useState<string | null>(null);
   // /settings?tab=security&setup=1 (the dashboard's 'Set Up Agent') lands on the setup steps.
   const [focusSetup, setFocusSetup] = useState(() => new URLSearchParams(search).has("setup"));
@@ -74,9 +82,9 @@ export function SettingsPage() {
         ) : !ready ? (
           <LoadingScreen label="Loading settings..." />
         ) : (
-          <Tabs items={SETTINGS_TABS} value={tab} onValueChange={changeTab} label="Settings sections" phonePicker>
-            {tab === "general" ? <GeneralTab settings={data.settings!} plan={data.plan!} databases={data.databases!} /> : null}
-            {tab === "agents" ? (
+          <Tabs items={tabs} value={shownTab} onValueChange={changeTab} label="Settings sections" phonePicker>
+            {shownTab === "general" ? <GeneralTab settings={data.settings!} plan={data.plan!} databases={data.databases!} /> : null}
+            {shownTab === "agents" ? (
               <AgentsTab
                 agents={data.agents!}
                 selectedId={selectedAgentId}
@@ -86,9 +94,10 @@ export function SettingsPage() {
                 onSetupNew={openSetup}
               />
             ) : null}
-            {tab === "databases" ? <DatabasesTab databases={data.databases!} plan={data.plan!} /> : null}
-            {tab === "security" ? <SecurityTab setupHeadingRef={setupHeadingRef} /> : null}
-            {tab === "notifications" ? <NotificationsTab settings={data.settings!} accountEmail={user?.email ?? ""} /> : null}
+            {shownTab === "databases" ? <DatabasesTab databases={data.databases!} plan={data.plan!} /> : null}
+            {shownTab === "security" ? <SecurityTab setupHeadingRef={setupHeadingRef} /> : null}
+            {shownTab === "notifications" ? <NotificationsTab settings={data.settings!} accountEmail={user?.email ?? ""} /> : null}
+            {shownTab === "sso" && ssoConnection ? <SsoTab connection={ssoConnection} /> : null}
           </Tabs>
         )}
       </div>

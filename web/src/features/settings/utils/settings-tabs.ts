@@ -8,9 +8,12 @@ export const SETTINGS_TABS = [
   { id: "notifications", label: "Notifications" },
 ] as const;
 
-export type SettingsTab = (typeof SETTINGS_TABS)[number]["id"];
+/** Shown to owners of a team organization only (the one-person settings keep the spec's five tabs). */
+export const SSO_TAB = { id: "sso", label: "SSO" } as const;
 
-const isSettingsTab = (value: string | null): value is SettingsTab => SETTINGS_TABS.some((tab) => tab.id === value);
+export type SettingsTab = (typeof SETTINGS_TABS)[number]["id"] | typeof SSO_TAB.id;
+
+const isSettingsTab = (value: string | null): value is SettingsTab => value === SSO_TAB.id || SETTINGS_TABS.some((tab) => tab.id === value);
 
 /**
  * The tab to open for a query string: an `agent` naming a known agent opens Agents with it
