@@ -17,6 +17,7 @@ import regeneratingYourApiKey from "./regenerating-your-api-key.md" with { type:
 import restoringABackup from "./restoring-a-backup.md" with { type: "text" };
 import runningTheAgentWithSystemd from "./running-the-agent-with-systemd.md" with { type: "text" };
 import schedulesAndRetention from "./schedules-and-retention.md" with { type: "text" };
+import singleSignOnWithOpenidConnect from "./single-sign-on-with-openid-connect.md" with { type: "text" };
 import troubleshootingFailedBackups from "./troubleshooting-failed-backups.md" with { type: "text" };
 import troubleshootingRestores from "./troubleshooting-restores.md" with { type: "text" };
 import verifyingBackups from "./verifying-backups.md" with { type: "text" };
@@ -40,6 +41,7 @@ export const articleFiles: Record<string, string> = {
   "restoring-a-backup.md": restoringABackup,
   "running-the-agent-with-systemd.md": runningTheAgentWithSystemd,
   "schedules-and-retention.md": schedulesAndRetention,
+  "single-sign-on-with-openid-connect.md": singleSignOnWithOpenidConnect,
   "troubleshooting-failed-backups.md": troubleshootingFailedBackups,
   "troubleshooting-restores.md": troubleshootingRestores,
   "verifying-backups.md": verifyingBackups,
