@@ -9,6 +9,7 @@ import { decodeJwt } from "jose";
 import { memberships, organizations, ssoConnections, users } from "@db/schema";
 import { startTestOidcProvider, type TestOidcProvider } from "../../testkit/oidc-provider";
 import { totpCode } from "../../testkit/totp";
+import { SSO_STARTS_PER_ADDRESS } from "../src/modules/auth/throttle";
 import { SSO_REQUIRED_MESSAGE } from "../src/modules/sso/password-policy";
 import { PROVIDER_DOWN_MESSAGE, SIGN_IN_REFUSED_MESSAGE } from "../src/modules/sso/provider-client";
 import { NO_SSO_FOR_DOMAIN_MESSAGE } from "../src/modules/sso/sign-in";
@@ -187,6 +188,14 @@ describe("signing in with SSO", () => {
     const { code } = await signInWithSso("carl@acme.test");
     const again = await server.call("POST", "/api/auth/sso/exchange", { body: { code } });
     expect(again.status).toBe(401);
+  });
+
+  test("starts from one address are limited, so the provider is not hammered through DBVault", async () => {
+    const starts = [];
+    for (let i = 0; i <= SSO_STARTS_PER_ADDRESS; i++)
+      starts.push((await server.call("POST", "/api/auth/sso/start", { body: { email: "nina@acme.test" } })).status);
+    expect(starts.filter((status) => status === 200).length).toBe(SSO_STARTS_PER_ADDRESS);
+    expect(starts.at(-1)).toBe(429);
   });
 
   test("an e-mail of a domain no organization signs in with is told so", async () => {

@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
+import { clientIp } from "../../lib/client-ip";
 import { AppError } from "../../lib/errors";
 import { requestOrigin } from "../../lib/request-origin";
 import { messageAnswer } from "../../lib/schema";
@@ -16,11 +17,16 @@ const UNEXPECTED_MESSAGE = "Signing in with SSO failed on our side. Try again; i
 /** "Sign in with SSO": public, as signing in is. */
 export const ssoSignInController = (ctx: AppContext) =>
   new Elysia({ prefix: "/api/auth/sso", detail: { tags: ["Auth"], security: [] } })
-    .post("/start", ({ body, request }) => startSignIn(ctx, body.email, requestOrigin(ctx.config, request)), {
-      body: ssoModel.start,
-      response: { 200: ssoAnswers.start },
-      detail: { summary: "Start signing in with SSO: the provider's URL for the organization of the e-mail's domain (404 when none)" },
-    })
+    .post(
+      "/start",
+      ({ body, request, server }) =>
+        startSignIn(ctx, { email: body.email, origin: requestOrigin(ctx.config, request), clientIp: clientIp(ctx, request, server) }),
+      {
+        body: ssoModel.start,
+        response: { 200: ssoAnswers.start },
+        detail: { summary: "Start signing in with SSO: the provider's URL for the organization of the e-mail's domain (404 when none)" },
+      },
+    )
     .get(
       "/callback",
       async ({ query, request, redirect }) => {

@@ -11,6 +11,7 @@ import type { AppContext } from "../../context";
 import { AppError, badRequest, unauthorized } from "../../lib/errors";
 import { accountRefusal } from "../auth/guard";
 import { createUser, hashLinkToken, issueSession } from "../auth/service";
+import { admitSsoStart } from "../auth/throttle";
 import { emailDomain } from "./password-policy";
 import { authorizationUrl, discoverProvider, newSignInChecks, redeemCallback, SIGN_IN_REFUSED_MESSAGE } from "./provider-client";
 
@@ -32,8 +33,10 @@ async function connectionForDomain(ctx: AppContext, domain: string) {
   return connection ?? null;
 }
 
-/** Starts a sign-in: answers the provider's authorization URL for the e-mail's organization. */
-export async function startSignIn(ctx: AppContext, email: string, origin: string) {
+/** Starts a sign-in: answers the provider's authorization URL for the e-mail's organization (429 past the address's limit). */
+export async function startSignIn(ctx: AppContext, input: { email: string; origin: string; clientIp: string }) {
+  const { email, origin } = input;
+  await admitSsoStart(ctx, input.clientIp);
   const connection = await connectionForDomain(ctx, emailDomain(email));
   if (!connection) throw new AppError(404, "NOT_FOUND", NO_SSO_FOR_DOMAIN_MESSAGE);
   const config = await discoverProvider(openConnection(ctx, connection), ctx.log);
