@@ -49,6 +49,9 @@ export const auditActions = [
   "WEBHOOK_DELETED",
   "API_TOKEN_CREATED",
   "API_TOKEN_REVOKED",
+  "SSO_CONFIGURED",
+  "SSO_REMOVED",
+  "SSO_SIGNED_IN",
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
 

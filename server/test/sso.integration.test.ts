@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
 import { decodeJwt } from "jose";
-import { memberships, organizations, ssoConnections, users } from "@db/schema";
+import { auditLogs, memberships, organizations, ssoConnections, users } from "@db/schema";
 import { startTestOidcProvider, type TestOidcProvider } from "../../testkit/oidc-provider";
 import { totpCode } from "../../testkit/totp";
 import { SSO_STARTS_PER_ADDRESS } from "../src/modules/auth/throttle";
@@ -110,6 +110,12 @@ describe("Settings → SSO (owners)", () => {
       redirectUri: REDIRECT_URI,
     });
     expect(JSON.stringify(res.body)).not.toContain(provider.clientSecret);
+    const [audit] = await server.ctx.db
+      .select()
+      .from(auditLogs)
+      .where(and(eq(auditLogs.userId, owner.id), eq(auditLogs.action, "SSO_CONFIGURED")));
+    expect(audit!.details).toMatchObject({ organizationId: acme.id, issuer: provider.issuer, allowedDomains: ["acme.test"], secretChanged: true });
+    expect(JSON.stringify(audit!.details)).not.toContain(provider.clientSecret);
     const [row] = await server.ctx.db.select().from(ssoConnections).where(eq(ssoConnections.organizationId, acme.id));
     expect(row!.clientSecretCiphertext).not.toContain(provider.clientSecret);
   });
@@ -162,6 +168,11 @@ describe("signing in with SSO", () => {
     expect(await membershipOf("nina@acme.test")).toBe("operator");
     const profile = await server.call("GET", "/api/user/profile", { token: session.token, headers: { "X-Organization-Id": acme.id } });
     expect(profile.status).toBe(200);
+    const [audit] = await server.ctx.db
+      .select()
+      .from(auditLogs)
+      .where(and(eq(auditLogs.userId, session.user.id), eq(auditLogs.action, "SSO_SIGNED_IN")));
+    expect(audit!.details).toEqual({ organizationId: acme.id, issuer: provider.issuer, joinedAs: "operator" });
     const claims = decodeJwt(session.token);
     expect(claims.exp! - claims.iat!).toBe(12 * 3600);
     // The account has no password anyone knows.

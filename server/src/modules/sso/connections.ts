@@ -5,6 +5,7 @@ import { and, arrayOverlaps, eq, ne } from "drizzle-orm";
 import { ssoConnections } from "@db/schema";
 import type { AppContext } from "../../context";
 import { AppError, badRequest, conflict, forbidden } from "../../lib/errors";
+import { recordAudit } from "../audit/service";
 import type { CurrentOrganization } from "../organizations/current-organization";
 import type { ssoModel } from "./model";
 import { discoverProvider, parseIssuer } from "./provider-client";
@@ -52,7 +53,13 @@ export async function readConnection(ctx: AppContext, organization: CurrentOrgan
  * Connect provider, 502 when unreachable). A domain already claimed by another organization is
  * refused (409): "Sign in with SSO" must find one organization from an e-mail.
  */
-export async function saveConnection(ctx: AppContext, organization: CurrentOrganization, input: typeof ssoModel.save.static, origin: string) {
+export async function saveConnection(
+  ctx: AppContext,
+  caller: { userId: string; organization: CurrentOrganization },
+  input: typeof ssoModel.save.static,
+  origin: string,
+) {
+  const { organization } = caller;
   requireTeamOwner(organization);
   const allowedDomains = [...new Set(input.allowedDomains.map((domain) => domain.trim().toLowerCase()))];
   const [existing] = await ctx.db.select().from(ssoConnections).where(eq(ssoConnections.organizationId, organization.id));
@@ -79,17 +86,32 @@ export async function saveConnection(ctx: AppContext, organization: CurrentOrgan
     ssoRequired: input.ssoRequired,
     updatedAt: ctx.now(),
   };
-  await ctx.db
-    .insert(ssoConnections)
-    .values({ organizationId: organization.id, ...values })
-    .onConflictDoUpdate({ target: ssoConnections.organizationId, set: values });
+  await ctx.db.transaction(async (tx) => {
+    await tx
+      .insert(ssoConnections)
+      .values({ organizationId: organization.id, ...values })
+      .onConflictDoUpdate({ target: ssoConnections.organizationId, set: values });
+    await recordAudit(tx, caller.userId, "SSO_CONFIGURED", {
+      organizationId: organization.id,
+      issuer,
+      allowedDomains,
+      defaultRole: input.defaultRole,
+      ssoRequired: input.ssoRequired,
+      secretChanged: input.clientSecret !== undefined,
+    });
+  });
   ctx.log.info("sso connection saved", { organizationId: organization.id, issuer });
   return readConnection(ctx, organization, origin);
 }
 
-export async function removeConnection(ctx: AppContext, organization: CurrentOrganization) {
+export async function removeConnection(ctx: AppContext, caller: { userId: string; organization: CurrentOrganization }) {
+  const { organization } = caller;
   requireTeamOwner(organization);
-  const removed = await ctx.db.delete(ssoConnections).where(eq(ssoConnections.organizationId, organization.id)).returning({ id: ssoConnections.id });
+  const removed = await ctx.db.transaction(async (tx) => {
+    const rows = await tx.delete(ssoConnections).where(eq(ssoConnections.organizationId, organization.id)).returning({ issuer: ssoConnections.issuer });
+    if (rows.length > 0) await recordAudit(tx, caller.userId, "SSO_REMOVED", { organizationId: organization.id, issuer: rows[0]!.issuer });
+    return rows;
+  });
   if (removed.length === 0) throw new AppError(404, "NOT_FOUND", "This organization has no single sign-on to remove.");
   return { message: "Single sign-on removed: members sign in with their passwords again." };
 }

@@ -9,6 +9,7 @@ import { and, arrayContains, eq, gt, isNull, lt } from "drizzle-orm";
 import { memberships, ssoConnections, ssoSignIns, users } from "@db/schema";
 import type { AppContext } from "../../context";
 import { AppError, badRequest, unauthorized } from "../../lib/errors";
+import { recordAudit } from "../audit/service";
 import { accountRefusal } from "../auth/guard";
 import { createUser, hashLinkToken, issueSession } from "../auth/service";
 import { admitSsoStart } from "../auth/throttle";
@@ -96,12 +97,19 @@ export async function finishSignIn(ctx: AppContext, query: { state?: string; cod
   if (!connection.allowedDomains.includes(emailDomain(identity.email))) {
     throw new AppError(403, "FORBIDDEN", `${identity.email} is not in the e-mail domains this organization signs in with SSO. Sign in with your work address.`);
   }
-  const user = await memberFor(ctx, connection, identity.email, identity.name);
+  const { user, joined } = await memberFor(ctx, connection, identity.email, identity.name);
   const code = randomBytes(32).toString("base64url");
-  await ctx.db
-    .update(ssoSignIns)
-    .set({ userId: user.id, sessionCodeHash: hashLinkToken(code), sessionCodeExpiresAt: new Date(ctx.now().getTime() + SESSION_CODE_TTL_MS) })
-    .where(eq(ssoSignIns.id, signIn.id));
+  await ctx.db.transaction(async (tx) => {
+    await tx
+      .update(ssoSignIns)
+      .set({ userId: user.id, sessionCodeHash: hashLinkToken(code), sessionCodeExpiresAt: new Date(ctx.now().getTime() + SESSION_CODE_TTL_MS) })
+      .where(eq(ssoSignIns.id, signIn.id));
+    await recordAudit(tx, user.id, "SSO_SIGNED_IN", {
+      organizationId: connection.organizationId,
+      issuer: connection.issuer,
+      ...(joined ? { joinedAs: connection.defaultRole } : {}),
+    });
+  });
   ctx.log.info("sso sign-in", { userId: user.id, organizationId: connection.organizationId });
   return code;
 }
@@ -128,7 +136,7 @@ async function memberFor(ctx: AppContext, connection: typeof ssoConnections.$inf
         "A DBVault account with this e-mail already exists and is not a member of this organization. Sign in with your password, and ask an owner to invite you.",
       );
     }
-    return existing;
+    return { user: existing, joined: false };
   }
   const created = await createUser(ctx, {
     name: name?.trim() || email.split("@")[0]!,
@@ -137,7 +145,7 @@ async function memberFor(ctx: AppContext, connection: typeof ssoConnections.$inf
     joining: { organizationId: connection.organizationId, role: connection.defaultRole },
   });
   ctx.log.info("sso member created", { userId: created.id, organizationId: connection.organizationId });
-  return created;
+  return { user: created, joined: true };
 }
 
 /** Exchanges the callback's one-time code for a session (once, within a minute). */
