@@ -310,7 +310,12 @@ describe("SSO required", () => {
   });
 
   test("a provider that is down: members are told so clearly, owners still sign in with password and code", async () => {
+    // One sign-in gets as far as the provider's redirect back, then the provider goes down.
+    provider.addAccount({ email: member.email });
+    const started = await server.call("POST", "/api/auth/sso/start", { body: { email: member.email } });
+    const callbackUrl = await provider.followSignIn(started.body.url);
     await provider.stop();
+    expect(await callBack(callbackUrl)).toEqual({ code: null, error: PROVIDER_DOWN_MESSAGE });
     const res = await server.call("POST", "/api/auth/sso/start", { body: { email: member.email } });
     expect([res.status, res.body.message]).toEqual([502, PROVIDER_DOWN_MESSAGE]);
     clock.move(30_000);
