@@ -12,7 +12,7 @@ import { totpCode } from "../../testkit/totp";
 import { SSO_STARTS_PER_ADDRESS } from "../src/modules/auth/throttle";
 import { SSO_REQUIRED_MESSAGE } from "../src/modules/sso/password-policy";
 import { PROVIDER_DOWN_MESSAGE, SIGN_IN_REFUSED_MESSAGE } from "../src/modules/sso/provider-client";
-import { NO_SSO_FOR_DOMAIN_MESSAGE } from "../src/modules/sso/sign-in";
+import { NO_SSO_FOR_DOMAIN_MESSAGE, USED_SIGN_IN_MESSAGE } from "../src/modules/sso/sign-in";
 import { type StoppedClock, startTestServer, stopServerClock, type TestServer, type TestUser } from "./harness";
 
 const PUBLIC_URL = "http://dbvault.test";
@@ -198,7 +198,7 @@ describe("signing in with SSO", () => {
     provider.addAccount({ email: "carl@acme.test" });
     const { code } = await signInWithSso("carl@acme.test");
     const again = await server.call("POST", "/api/auth/sso/exchange", { body: { code } });
-    expect(again.status).toBe(401);
+    expect([again.status, again.body.message]).toEqual([400, USED_SIGN_IN_MESSAGE]);
   });
 
   test("starts from one address are limited, so the provider is not hammered through DBVault", async () => {
@@ -256,7 +256,7 @@ describe("what the callback refuses", () => {
     const { callbackUrl } = await signInWithSso("ray@acme.test");
     const replayed = await callBack(callbackUrl);
     expect(replayed.code).toBeNull();
-    expect(replayed.error).toBe("This sign-in link was already used or has expired. Start again with “Sign in with SSO”.");
+    expect(replayed.error).toBe(USED_SIGN_IN_MESSAGE);
   });
 
   test("an e-mail outside the organization's domains", async () => {

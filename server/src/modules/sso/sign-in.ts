@@ -14,7 +14,7 @@ import { accountRefusal } from "../auth/guard";
 import { createUser, hashLinkToken, issueSession } from "../auth/service";
 import { admitSsoStart } from "../auth/throttle";
 import { emailDomain } from "./password-policy";
-import { authorizationUrl, discoverProvider, newSignInChecks, redeemCallback, SIGN_IN_REFUSED_MESSAGE } from "./provider-client";
+import { authorizationUrl, discoverProvider, newSignInChecks, redeemCallback } from "./provider-client";
 
 /** How long the provider's sign-in page may take. */
 const SIGN_IN_TTL_MS = 10 * 60 * 1000;
@@ -22,6 +22,8 @@ const SIGN_IN_TTL_MS = 10 * 60 * 1000;
 const SESSION_CODE_TTL_MS = 60 * 1000;
 /** The longest an SSO session lasts, so removing someone at the provider takes effect within it. */
 export const SSO_SESSION_MAX_HOURS = 12;
+
+export const USED_SIGN_IN_MESSAGE = "This sign-in was already used or has expired. Start again with “Sign in with SSO”.";
 
 export const NO_SSO_FOR_DOMAIN_MESSAGE = "No organization signs in with SSO for this e-mail domain. Check the address, or sign in with your password.";
 
@@ -75,7 +77,7 @@ export async function finishSignIn(ctx: AppContext, query: { state?: string; cod
     .set({ calledBackAt: ctx.now() })
     .where(and(eq(ssoSignIns.stateHash, ctx.ssoBox.hash(query.state)), isNull(ssoSignIns.calledBackAt), gt(ssoSignIns.expiresAt, ctx.now())))
     .returning();
-  if (!signIn) throw unauthorized("This sign-in link was already used or has expired. Start again with “Sign in with SSO”.");
+  if (!signIn) throw unauthorized(USED_SIGN_IN_MESSAGE);
   if (query.error) throw unauthorized("Your organization's sign-in provider did not sign you in. Start again with “Sign in with SSO”.");
   const [connection] = await ctx.db.select().from(ssoConnections).where(eq(ssoConnections.organizationId, signIn.organizationId));
   if (!connection) throw unauthorized("This organization no longer signs in with SSO. Sign in with your password.");
@@ -155,9 +157,10 @@ export async function exchangeSessionCode(ctx: AppContext, code: string) {
     .set({ exchangedAt: ctx.now() })
     .where(and(eq(ssoSignIns.sessionCodeHash, hashLinkToken(code)), isNull(ssoSignIns.exchangedAt), gt(ssoSignIns.sessionCodeExpiresAt, ctx.now())))
     .returning();
-  if (!signIn?.userId) throw unauthorized(SIGN_IN_REFUSED_MESSAGE);
+  // 400, not 401: a browser still holding an older session must show this, not "Session expired".
+  if (!signIn?.userId) throw badRequest(USED_SIGN_IN_MESSAGE);
   const [user] = await ctx.db.select().from(users).where(eq(users.id, signIn.userId));
-  if (!user) throw unauthorized(SIGN_IN_REFUSED_MESSAGE);
+  if (!user) throw badRequest(USED_SIGN_IN_MESSAGE);
   const refused = accountRefusal(user);
   if (refused) throw refused;
   return { ...(await issueSession(ctx, user, undefined, SSO_SESSION_MAX_HOURS)), organizationId: signIn.organizationId };
