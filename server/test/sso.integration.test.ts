@@ -12,7 +12,7 @@ import { totpCode } from "../../testkit/totp";
 import { SSO_STARTS_PER_ADDRESS } from "../src/modules/auth/throttle";
 import { SSO_REQUIRED_MESSAGE } from "../src/modules/sso/password-policy";
 import { PROVIDER_DOWN_MESSAGE, SIGN_IN_REFUSED_MESSAGE } from "../src/modules/sso/provider-client";
-import { NO_SSO_FOR_DOMAIN_MESSAGE, USED_SIGN_IN_MESSAGE } from "../src/modules/sso/sign-in";
+import { NO_SSO_FOR_DOMAIN_MESSAGE, OTHER_BROWSER_MESSAGE, USED_SIGN_IN_MESSAGE } from "../src/modules/sso/sign-in";
 import { type StoppedClock, startTestServer, stopServerClock, type TestServer, type TestUser } from "./harness";
 
 const PUBLIC_URL = "http://dbvault.test";
@@ -46,25 +46,35 @@ const saveConnection = (changes: Record<string, unknown> = {}, token = owner.tok
   server.call("PUT", "/api/organizations/current/sso/", { token, headers, body: connectionInput(changes) });
 
 /** What the browser lands on after the callback: the /sso page with a code or an error in its fragment. */
-async function callBack(callbackUrl: URL) {
-  const res = await server.call("GET", `${callbackUrl.pathname}${callbackUrl.search}`);
+async function callBack(callbackUrl: URL, stateCookie: string | null) {
+  const res = await server.call("GET", `${callbackUrl.pathname}${callbackUrl.search}`, { headers: stateCookie ? { cookie: stateCookie } : {} });
   expect(res.status).toBe(303);
+  // The state cookie is spent with the callback, whatever its outcome.
+  expect(res.headers.get("set-cookie")).toStartWith("dbvault_sso_state=; Path=/api/auth/sso/callback; Max-Age=0;");
   const location = new URL(res.headers.get("location")!);
   expect(`${location.origin}${location.pathname}${location.search}`).toBe(`${PUBLIC_URL}/sso`);
   const fragment = new URLSearchParams(location.hash.slice(1));
   return { code: fragment.get("code"), error: fragment.get("error") };
 }
 
-/** "Sign in with SSO" as the browser makes it: start, the provider's sign-in, the callback, the exchange. */
-async function signInWithSso(email: string) {
+/** The start of a sign-in: the provider's URL, and the state cookie the browser keeps for the callback. */
+async function startSso(email: string) {
   const started = await server.call("POST", "/api/auth/sso/start", { body: { email } });
   expect(started.status).toBe(200);
-  const callbackUrl = await provider.followSignIn(started.body.url);
-  const landed = await callBack(callbackUrl);
-  if (!landed.code) return { error: landed.error, callbackUrl };
+  const setCookie = started.headers.get("set-cookie")!;
+  expect(setCookie).toContain("HttpOnly; SameSite=Lax");
+  return { url: started.body.url as string, stateCookie: setCookie.split(";")[0]! };
+}
+
+/** "Sign in with SSO" as the browser makes it: start, the provider's sign-in, the callback, the exchange. */
+async function signInWithSso(email: string) {
+  const { url, stateCookie } = await startSso(email);
+  const callbackUrl = await provider.followSignIn(url);
+  const landed = await callBack(callbackUrl, stateCookie);
+  if (!landed.code) return { error: landed.error, callbackUrl, stateCookie };
   const exchanged = await server.call("POST", "/api/auth/sso/exchange", { body: { code: landed.code } });
   expect(exchanged.status).toBe(200);
-  return { session: exchanged.body, callbackUrl, code: landed.code };
+  return { session: exchanged.body, callbackUrl, stateCookie, code: landed.code };
 }
 
 const membershipOf = async (email: string) => {
@@ -253,10 +263,23 @@ describe("what the callback refuses", () => {
 
   test("a replayed state, even after a sign-in that worked", async () => {
     provider.addAccount({ email: "ray@acme.test" });
-    const { callbackUrl } = await signInWithSso("ray@acme.test");
-    const replayed = await callBack(callbackUrl);
+    const { callbackUrl, stateCookie } = await signInWithSso("ray@acme.test");
+    const replayed = await callBack(callbackUrl, stateCookie);
     expect(replayed.code).toBeNull();
     expect(replayed.error).toBe(USED_SIGN_IN_MESSAGE);
+  });
+
+  test("a callback link opened in a browser that did not start the sign-in (login CSRF)", async () => {
+    // Mallory signs in as herself and sends Victor the link the provider redirected her to.
+    provider.addAccount({ email: "mallory@acme.test" });
+    const { url, stateCookie } = await startSso("mallory@acme.test");
+    const callbackUrl = await provider.followSignIn(url);
+    const inVictorsBrowser = await callBack(callbackUrl, null);
+    expect(inVictorsBrowser).toEqual({ code: null, error: OTHER_BROWSER_MESSAGE });
+    const withAnotherState = await callBack(callbackUrl, "dbvault_sso_state=another-sign-in");
+    expect(withAnotherState.error).toBe(OTHER_BROWSER_MESSAGE);
+    // Mallory's own browser still finishes it: the refusal spent nothing.
+    expect((await callBack(callbackUrl, stateCookie)).code).toBeString();
   });
 
   test("an e-mail outside the organization's domains", async () => {
@@ -312,10 +335,10 @@ describe("SSO required", () => {
   test("a provider that is down: members are told so clearly, owners still sign in with password and code", async () => {
     // One sign-in gets as far as the provider's redirect back, then the provider goes down.
     provider.addAccount({ email: member.email });
-    const started = await server.call("POST", "/api/auth/sso/start", { body: { email: member.email } });
-    const callbackUrl = await provider.followSignIn(started.body.url);
+    const { url, stateCookie } = await startSso(member.email);
+    const callbackUrl = await provider.followSignIn(url);
     await provider.stop();
-    expect(await callBack(callbackUrl)).toEqual({ code: null, error: PROVIDER_DOWN_MESSAGE });
+    expect(await callBack(callbackUrl, stateCookie)).toEqual({ code: null, error: PROVIDER_DOWN_MESSAGE });
     const res = await server.call("POST", "/api/auth/sso/start", { body: { email: member.email } });
     expect([res.status, res.body.message]).toEqual([502, PROVIDER_DOWN_MESSAGE]);
     clock.move(30_000);

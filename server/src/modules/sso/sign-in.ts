@@ -17,13 +17,16 @@ import { emailDomain } from "./password-policy";
 import { authorizationUrl, discoverProvider, newSignInChecks, redeemCallback } from "./provider-client";
 
 /** How long the provider's sign-in page may take. */
-const SIGN_IN_TTL_MS = 10 * 60 * 1000;
+export const SIGN_IN_TTL_MS = 10 * 60 * 1000;
 /** How long the browser has to exchange its code: it does so at once. */
 const SESSION_CODE_TTL_MS = 60 * 1000;
 /** The longest an SSO session lasts, so removing someone at the provider takes effect within it. */
 export const SSO_SESSION_MAX_HOURS = 12;
 
 export const USED_SIGN_IN_MESSAGE = "This sign-in was already used or has expired. Start again with “Sign in with SSO”.";
+
+export const OTHER_BROWSER_MESSAGE =
+  "This sign-in was started in another browser or tab that has since started another. Start again with “Sign in with SSO” here.";
 
 export const NO_SSO_FOR_DOMAIN_MESSAGE = "No organization signs in with SSO for this e-mail domain. Check the address, or sign in with your password.";
 
@@ -56,7 +59,7 @@ export async function startSignIn(ctx: AppContext, input: { email: string; origi
     redirectUri,
     expiresAt: new Date(now.getTime() + SIGN_IN_TTL_MS),
   });
-  return { url: await authorizationUrl(config, checks, redirectUri, email) };
+  return { url: await authorizationUrl(config, checks, redirectUri, email), state: checks.state };
 }
 
 const openConnection = (ctx: AppContext, connection: typeof ssoConnections.$inferSelect) => ({
@@ -70,8 +73,16 @@ const openConnection = (ctx: AppContext, connection: typeof ssoConnections.$infe
  * check the code, PKCE and ID token, then requires a verified e-mail of an allowed domain.
  * Answers the one-time code for the browser; throws an AppError the callback route shows.
  */
-export async function finishSignIn(ctx: AppContext, query: { state?: string; code?: string; error?: string }, callbackUrl: URL) {
+export async function finishSignIn(
+  ctx: AppContext,
+  query: { state?: string; code?: string; error?: string },
+  callbackUrl: URL,
+  browserState: string | undefined,
+) {
   if (!query.state) throw badRequest("The sign-in link is incomplete. Start again with “Sign in with SSO”.");
+  // The state must come back to the browser that started the sign-in (its cookie): a callback
+  // link someone else's sign-in produced would otherwise sign this browser in as them.
+  if (browserState !== query.state) throw unauthorized(OTHER_BROWSER_MESSAGE);
   const [signIn] = await ctx.db
     .update(ssoSignIns)
     .set({ calledBackAt: ctx.now() })
