@@ -10,6 +10,7 @@ import { auditLogs, memberships, organizations, ssoConnections, users } from "@d
 import { startTestOidcProvider, type TestOidcProvider } from "../../testkit/oidc-provider";
 import { totpCode } from "../../testkit/totp";
 import { SSO_STARTS_PER_ADDRESS } from "../src/modules/auth/throttle";
+import { BREAK_GLASS_MESSAGE } from "../src/modules/sso/connections";
 import { SSO_REQUIRED_MESSAGE } from "../src/modules/sso/password-policy";
 import { PROVIDER_DOWN_MESSAGE, SIGN_IN_REFUSED_MESSAGE } from "../src/modules/sso/provider-client";
 import { NO_SSO_FOR_DOMAIN_MESSAGE, OTHER_BROWSER_MESSAGE, USED_SIGN_IN_MESSAGE } from "../src/modules/sso/sign-in";
@@ -158,6 +159,11 @@ describe("Settings → SSO (owners)", () => {
     expect(plainHttp.body.message).toContain("https://");
     const badDomain = await saveConnection({ allowedDomains: ["not a domain"] });
     expect(badDomain.status).toBe(400);
+  });
+
+  test("SSO required is refused while no owner has two-factor sign-in (the break-glass)", async () => {
+    const res = await saveConnection({ ssoRequired: true });
+    expect([res.status, res.body.message]).toEqual([400, BREAK_GLASS_MESSAGE]);
   });
 
   test("a domain another organization signs in with is refused", async () => {

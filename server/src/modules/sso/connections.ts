@@ -1,8 +1,8 @@
 // Settings → SSO: an organization's OpenID Connect connection, read, saved and removed by its
 // owners. Saving checks the issuer by discovery, so a typo is caught here and not at the first
 // member's sign-in.
-import { and, arrayOverlaps, eq, ne } from "drizzle-orm";
-import { ssoConnections } from "@db/schema";
+import { and, arrayOverlaps, eq, isNotNull, ne } from "drizzle-orm";
+import { memberships, ssoConnections, users } from "@db/schema";
 import type { AppContext } from "../../context";
 import { AppError, badRequest, conflict, forbidden } from "../../lib/errors";
 import { recordAudit } from "../audit/service";
@@ -73,6 +73,7 @@ export async function saveConnection(
     const clash = allowedDomains.filter((domain) => taken.domains.includes(domain));
     throw conflict(`Another organization already signs in ${clash.join(", ")} with SSO. Remove that domain, or ask DBVault support if it is yours.`);
   }
+  if (input.ssoRequired) await requireBreakGlassOwner(ctx, organization.id);
   parseIssuer(input.issuer.trim());
   // Stored as the provider names itself, so later discoveries check the same issuer exactly.
   const discovered = await discoverProvider({ issuer: input.issuer.trim(), clientId: input.clientId, clientSecret }, ctx.log);
@@ -102,6 +103,20 @@ export async function saveConnection(
   });
   ctx.log.info("sso connection saved", { organizationId: organization.id, issuer });
   return readConnection(ctx, organization, origin);
+}
+
+export const BREAK_GLASS_MESSAGE =
+  "Before requiring SSO, an owner of this organization must turn two-factor sign-in on (Profile → Security): an owner's password and code is the way in when the provider is down.";
+
+/** "SSO required" without an owner who can sign in by password and code would lock everyone out when the provider fails. */
+async function requireBreakGlassOwner(ctx: AppContext, organizationId: string) {
+  const [owner] = await ctx.db
+    .select({ id: users.id })
+    .from(memberships)
+    .innerJoin(users, eq(users.id, memberships.userId))
+    .where(and(eq(memberships.organizationId, organizationId), eq(memberships.role, "owner"), isNotNull(users.totpSecretCiphertext)))
+    .limit(1);
+  if (!owner) throw badRequest(BREAK_GLASS_MESSAGE);
 }
 
 export async function removeConnection(ctx: AppContext, caller: { userId: string; organization: CurrentOrganization }) {
