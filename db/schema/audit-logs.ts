@@ -59,6 +59,9 @@ export const auditActions = [
   "MEMBER_REMOVED",
   "MEMBER_LEFT",
   "OWNERSHIP_TRANSFERRED",
+  "SSO_CONFIGURED",
+  "SSO_REMOVED",
+  "SSO_SIGNED_IN",
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
 

@@ -19,3 +19,4 @@ export * from "./backup-protections";
 export * from "./pitr-slices";
 export * from "./backup-copies";
 export * from "./organizations";
+export * from "./sso";

@@ -21,6 +21,7 @@ import { realtimeController } from "./modules/realtime";
 import { restoresController } from "./modules/restores";
 import { reauthenticationController } from "./modules/reauthentication";
 import { pitrSwitchController, settingsController } from "./modules/settings";
+import { ssoSettingsController, ssoSignInController } from "./modules/sso";
 import { twoFactorController } from "./modules/two-factor";
 import { usersController } from "./modules/users";
 import { webController } from "./modules/web";
@@ -38,6 +39,7 @@ export function createApp(ctx: AppContext) {
     // (rightly) refuses. Built once, on first request, when every route exists.
     .get("/api/docs", () => (apiDocument ??= describeApi(built.app!)), { detail: { hide: true } })
     .use(authController(ctx))
+    .use(ssoSignInController(ctx))
     .use(twoFactorController(ctx))
     .use(reauthenticationController(ctx))
     .use(emailChangeController(ctx))
@@ -45,6 +47,7 @@ export function createApp(ctx: AppContext) {
     .use(apiTokensController(ctx))
     .use(organizationsController(ctx))
     .use(invitationsController(ctx))
+    .use(ssoSettingsController(ctx))
     .use(plansController(ctx))
     .use(settingsController(ctx))
     .use(pitrSwitchController(ctx))

@@ -97,6 +97,7 @@ export async function createContext(config: Config, database: Database, options:
     mailBox: createSecretBox(secrets.apiKeySecret, "mail"),
     apiTokenBox: createSecretBox(secrets.apiKeySecret, "api-token"),
     commandBox: createSecretBox(secrets.apiKeySecret, "agent-command"),
+    ssoBox: createSecretBox(secrets.apiKeySecret, "sso"),
     tokens: createSessionTokens(secrets.jwtSecret, config.sessionHours),
     releaseKey: await resolveReleaseKey(config),
     events: createEventBus((error, event) => log.error("event handler failed", { event: event.type, error })),

@@ -34,6 +34,8 @@ export type AppContext = {
   apiTokenBox: SecretBox;
   /** Seals the secrets of agent commands while they cross the cluster bus (lib/agent-commands.ts). */
   commandBox: SecretBox;
+  /** Seals SSO client secrets and PKCE verifiers of sign-ins in flight (modules/sso). */
+  ssoBox: SecretBox;
   tokens: SessionTokens;
   /** The public key the agent release manifest must be signed with; the server signs nothing (lib/release-key.ts). */
   releaseKey: ReleaseKey;

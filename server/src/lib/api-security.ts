@@ -50,6 +50,10 @@ const BY_OPERATION: Record<string, Requirement[]> = {
   "GET /api/auth/reset-password/{token}": PUBLIC,
   "POST /api/auth/reset-password/{token}": PUBLIC,
   "POST /api/auth/logout": SESSION,
+  // Signing in with SSO: the provider's checks (state, PKCE, ID token) and the one-time code are the credentials.
+  "POST /api/auth/sso/start": PUBLIC,
+  "GET /api/auth/sso/callback": PUBLIC,
+  "POST /api/auth/sso/exchange": PUBLIC,
   // The link e-mailed to the new address (confirm) or the old one (undo) is the credential.
   "POST /api/auth/email-change/confirm/{token}": PUBLIC,
   "POST /api/auth/email-change/undo/{token}": PUBLIC,
@@ -144,6 +148,10 @@ const TOKEN_SCOPE_BY_OPERATION: Record<string, ApiTokenScope> = {
   "GET /api/organizations/current/invitations": "admin",
   "POST /api/organizations/current/invitations": "admin",
   "DELETE /api/organizations/current/invitations/{id}": "admin",
+  // The organization's single sign-on; the route also requires its creator to be an owner.
+  "GET /api/organizations/current/sso/": "admin",
+  "PUT /api/organizations/current/sso/": "admin",
+  "DELETE /api/organizations/current/sso/": "admin",
   "GET /api/kb/admin/all": "admin",
   "POST /api/kb/": "admin",
   "PUT /api/kb/{id}": "admin",

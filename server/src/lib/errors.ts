@@ -7,6 +7,7 @@ export type ErrorCode =
   | "TOKEN_SCOPE"
   | "BANNED"
   | "TWO_FACTOR_REQUIRED"
+  | "SSO_REQUIRED"
   | "REAUTHENTICATION_REQUIRED"
   | "INACTIVE"
   | "NOT_FOUND"

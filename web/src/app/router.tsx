@@ -16,6 +16,7 @@ const Privacy = page(() => import("./routes/privacy"));
 const Terms = page(() => import("./routes/terms"));
 const Login = page(() => import("./routes/login"));
 const Register = page(() => import("./routes/register"));
+const Sso = page(() => import("./routes/sso"));
 const ForgotPassword = page(() => import("./routes/forgot-password"));
 const ResetPassword = page(() => import("./routes/reset-password"));
 const Banned = page(() => import("./routes/banned"));
@@ -57,6 +58,7 @@ export function AppRouter() {
           <Route path="/terms">{render(Terms)}</Route>
           <Route path="/login">{render(Login, "guest")}</Route>
           <Route path="/register">{render(Register, "guest")}</Route>
+          <Route path="/sso">{render(Sso)}</Route>
           <Route path="/forgot-password">{render(ForgotPassword)}</Route>
           <Route path="/reset-password/:token?">{render(ResetPassword)}</Route>
           <Route path="/banned">{render(Banned)}</Route>

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { and, eq, gt, isNull, sql } from "drizzle-orm";
 import type { DbOrTx } from "@db/client";
-import { memberships, organizations, passwordResetTokens, settings, users } from "@db/schema";
+import { type MemberRole, memberships, organizations, passwordResetTokens, settings, users } from "@db/schema";
 import type { AppContext } from "../../context";
 import { type AppError, badRequest, conflict, unauthorized } from "../../lib/errors";
 import { findDefaultPlan } from "../plans/service";
@@ -12,6 +12,7 @@ import { accountRefusal } from "./guard";
 import { deviceTokenFor, knownDeviceId } from "./known-devices";
 import { hashPassword, verifyPassword } from "./password";
 import { admitRegistration, admitResetRequest, admitSignIn } from "./throttle";
+import { refusePasswordWhereSsoRequired } from "../organizations/sso-required";
 
 export const RESET_TOKEN_TTL_MS = 60 * 60 * 1000;
 export const FORGOT_PASSWORD_MESSAGE = "If an account with that email exists, a password reset link has been sent.";
@@ -40,9 +41,13 @@ export const normaliseEmail = (email: string) => email.trim().toLowerCase();
 
 /**
  * Creates an account on the default free plan, with settings, an API key and its personal
- * organization (sharing its id, db/schema/organizations.ts). Throws 409 if the e-mail is taken.
+ * organization (sharing its id, db/schema/organizations.ts), and, with `joining`, its membership
+ * of another organization in the same transaction. Throws 409 if the e-mail is taken.
  */
-export async function createUser(ctx: AppContext, input: { name: string; email: string; password: string; role?: "user" | "admin" }): Promise<UserRow> {
+export async function createUser(
+  ctx: AppContext,
+  input: { name: string; email: string; password: string; role?: "user" | "admin"; joining?: { organizationId: string; role: MemberRole } },
+): Promise<UserRow> {
   const email = normaliseEmail(input.email);
   const [existing] = await ctx.db.select({ id: users.id }).from(users).where(eq(users.email, email));
   if (existing) throw conflict("An account with this email already exists.");
@@ -67,6 +72,7 @@ export async function createUser(ctx: AppContext, input: { name: string; email: 
     if (!user) throw conflict("An account with this email already exists.");
     await tx.insert(organizations).values({ id: user.id, name: user.name || user.email, personal: true });
     await tx.insert(memberships).values({ organizationId: user.id, userId: user.id, role: "owner" });
+    if (input.joining) await tx.insert(memberships).values({ ...input.joining, userId: user.id });
     await tx.insert(settings).values({ userId: user.id });
     return user;
   });
@@ -76,7 +82,7 @@ export async function register(ctx: AppContext, input: { name: string; email: st
   await admitRegistration(ctx, input.clientIp);
   const user = await createUser(ctx, input);
   ctx.log.info("user registered", { userId: user.id });
-  return session(ctx, user, undefined);
+  return issueSession(ctx, user, undefined);
 }
 
 /**
@@ -95,14 +101,17 @@ export async function login(ctx: AppContext, input: { email: string; password: s
   // Told only to whoever knows the password: a banned account gets its reason, not a token.
   const refused = accountRefusal(user);
   if (refused) throw refused;
+  // After the password, so only its holder learns the organization requires SSO.
+  await refusePasswordWhereSsoRequired(ctx.db, user);
   await requireSecondFactor(ctx, user, input.code);
   await attempt.succeeded();
-  return session(ctx, user, input.device);
+  return issueSession(ctx, user, input.device);
 }
 
-async function session(ctx: AppContext, user: UserRow, device: string | undefined) {
+/** A sign-in's answer: a session token (of at most `maxHours`), the user, and this browser's device token. */
+export async function issueSession(ctx: AppContext, user: UserRow, device: string | undefined, maxHours?: number) {
   return {
-    token: await ctx.tokens.issue(user.id, user.tokenVersion),
+    token: await ctx.tokens.issue(user.id, user.tokenVersion, undefined, maxHours),
     user: toSessionUser(ctx, user),
     deviceToken: deviceTokenFor(ctx, user.id, device),
   };
@@ -116,9 +125,10 @@ async function session(ctx: AppContext, user: UserRow, device: string | undefine
 async function signInPastTheLimits(ctx: AppContext, user: UserRow | undefined, input: { password: string; code?: string; device?: string }, refusal: AppError) {
   if (!user || !isTwoFactorOn(user) || !input.code || accountRefusal(user)) throw refusal;
   if (!(await verifyPassword(input.password, user.passwordHash))) throw refusal;
+  await refusePasswordWhereSsoRequired(ctx.db, user);
   const accepted = await acceptSecondFactor(ctx, user, input.code).catch(() => false);
   if (!accepted) throw refusal;
-  return session(ctx, user, input.device);
+  return issueSession(ctx, user, input.device);
 }
 
 /** How a single-use link's token is stored (reset links, e-mail change links): only its hash. */

@@ -37,6 +37,9 @@ export const CODE_CHECKS_FREE_PER_ACCOUNT = 5;
 export const CODE_CHECK_WINDOW_MS = 24 * HOUR;
 export const CODE_CHECK_MAX_DELAY_SECONDS = 15 * 60;
 
+/** "Sign in with SSO" starts per address per SIGN_IN_WINDOW_MS: each stores a sign-in and calls the provider. */
+export const SSO_STARTS_PER_ADDRESS = 30;
+
 /** Registrations per address per hour: config.registrationsPerHour. */
 export const REGISTRATION_WINDOW_MS = HOUR;
 
@@ -145,4 +148,9 @@ async function tellOwnerOfWrongCodes(ctx: AppContext, user: { id: string; email:
       `Change your password in Profile → Security (${ctx.config.publicUrl}/profile): every session is signed out.`,
     ].join("\n"),
   });
+}
+
+/** Counts a "Sign in with SSO" start from an address; 429 past SSO_STARTS_PER_ADDRESS. */
+export async function admitSsoStart(ctx: AppContext, address: string): Promise<void> {
+  await countAgainst(ctx, `sso-start-address:${address}`, SIGN_IN_WINDOW_MS, SSO_STARTS_PER_ADDRESS, "single sign-on attempts from this address");
 }

@@ -150,6 +150,8 @@ describe("audit log", () => {
     for (const action of ["BACKUP_PROTECTION_ON", "BACKUP_PROTECTION_OFF_REQUESTED", "BACKUP_PROTECTION_OFF_CANCELLED", "BACKUP_PROTECTION_OFF"]) {
       expect(res.body).toContain(action);
     }
+    // Single sign-on (issue 30): an owner's connection saved or removed, and each sign-in through it.
+    for (const action of ["SSO_CONFIGURED", "SSO_REMOVED", "SSO_SIGNED_IN"]) expect(res.body).toContain(action);
     // Teams (issue 30): organizations and every membership change.
     for (const action of [
       "ORGANIZATION_CREATED",
@@ -165,6 +167,6 @@ describe("audit log", () => {
     ]) {
       expect(res.body).toContain(action);
     }
-    expect(res.body).toHaveLength(56);
+    expect(res.body).toHaveLength(59);
   });
 });

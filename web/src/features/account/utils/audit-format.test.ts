@@ -85,6 +85,7 @@ describe("action badges", () => {
     expect(auditBadgeTone("TWO_FACTOR_ENABLED")).toBe("amber");
     expect(auditBadgeTone("TWO_FACTOR_DISABLED")).toBe("amber");
     expect(auditBadgeTone("RECOVERY_CODE_USED")).toBe("amber");
+    for (const action of ["SSO_CONFIGURED", "SSO_REMOVED", "SSO_SIGNED_IN"]) expect(auditBadgeTone(action)).toBe("amber");
     expect(auditBadgeTone("BACKUP_PROTECTION_OFF_REQUESTED")).toBe("amber");
     expect(auditBadgeTone("FREQUENCY_UPDATED")).toBe("violet");
     expect(auditBadgeTone("PLAN_CHANGED")).toBe("violet");

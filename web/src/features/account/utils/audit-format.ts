@@ -21,7 +21,7 @@ const BADGE_RULES: { test: (action: string) => boolean; tone: BadgeTone }[] = [
   { test: (a) => /COMPLETED|REGISTERED|VERIFIED|RESOLVED/.test(a), tone: "green" },
   { test: (a) => a.startsWith("BACKUP_PROTECTION"), tone: "amber" },
   { test: (a) => /CREATED|REQUESTED|INITIATED/.test(a), tone: "blue" },
-  { test: (a) => /API_KEY|PASSWORD|EMAIL|TWO_FACTOR|RECOVERY_CODE/.test(a), tone: "amber" },
+  { test: (a) => /API_KEY|PASSWORD|EMAIL|TWO_FACTOR|RECOVERY_CODE|^SSO_/.test(a), tone: "amber" },
   { test: (a) => /UPDATED|CHANGED/.test(a), tone: "violet" },
 ];
 

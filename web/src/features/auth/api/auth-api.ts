@@ -5,3 +5,5 @@ export const registerRequest = (input: { name: string; email: string; password: 
 export const forgotPasswordRequest = (email: string) => api.auth["forgot-password"].post({ email });
 export const checkResetTokenRequest = (token: string) => api.auth["reset-password"]({ token }).get();
 export const resetPasswordRequest = (token: string, password: string) => api.auth["reset-password"]({ token }).post({ password });
+export const startSsoRequest = (email: string) => api.auth.sso.start.post({ email });
+export const exchangeSsoCodeRequest = (code: string) => api.auth.sso.exchange.post({ code });

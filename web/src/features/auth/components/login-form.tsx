@@ -106,6 +106,9 @@ export function LoginForm() {
       <Button type="submit" className="w-full" disabled={busy}>
         {busy ? "Signing in..." : "Sign in"}
       </Button>
+      <Link href="/sso" className={buttonClasses({ variant: "outline", className: "w-full" })}>
+        Sign in with SSO
+      </Link>
       <div className="relative py-2 text-center text-sm text-slate-500">
         <span className="bg-white px-2">New to DBVault?</span>
       </div>

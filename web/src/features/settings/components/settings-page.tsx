@@ -6,12 +6,14 @@ import { LoadingScreen } from "../../../components/ui/spinner";
 import { Tabs } from "../../../components/ui/tabs";
 import { useSession } from "../../../lib/auth/use-session";
 import { useSettingsData } from "../hooks/use-settings-data";
-import { readSettingsLocation, SETTINGS_TABS, type SettingsTab, settingsPathFor, TEAM_TAB } from "../utils/settings-tabs";
+import { readSettingsLocation, SETTINGS_TABS, SSO_TAB, type SettingsTab, settingsPathFor, TEAM_TAB } from "../utils/settings-tabs";
 import { AgentsTab } from "./agents-tab";
 import { DatabasesTab } from "./databases-tab";
 import { GeneralTab } from "./general-tab";
 import { NotificationsTab } from "./notifications-tab";
 import { SecurityTab } from "./security-tab";
+import { SsoTab } from "./sso-tab";
+import { useSsoConnection } from "../api/sso-api";
 
 type SettingsPageProps = {
   /** The Team tab's panel, in a team; null in the personal organization (the spec's five tabs). */
@@ -56,9 +58,13 @@ function AllSettings({ team }: { team: ReactNode }) {
   const [, setLocation] = useLocation();
   const { user } = useSession();
   const data = useSettingsData();
-  const [chosenTab, setTab] = useState<SettingsTab>(() => readSettingsLocation(search, []).tab);
-  const tab = chosenTab === TEAM_TAB.id && !team ? "general" : chosenTab;
-  const tabs = team ? [...SETTINGS_TABS, TEAM_TAB] : SETTINGS_TABS;
+  // The SSO tab is available only to an owner of a team organization.
+  const sso = useSsoConnection();
+  const ssoConnection = sso.data?.available ? sso.data : null;
+  const [tab, setTab] = useState<SettingsTab>(() => readSettingsLocation(search, []).tab);
+  // ?tab=team or ?tab=sso where that tab is not offered (or before the answer) opens General.
+  const shownTab = (tab === TEAM_TAB.id && !team) || (tab === SSO_TAB.id && !ssoConnection) ? "general" : tab;
+  const tabs = [...SETTINGS_TABS, ...(team ? [TEAM_TAB] : []), ...(ssoConnection ? [SSO_TAB] : [])];
   const [selectedAgentId, setSelectedAgentId] = useState<string | null>(null);
   // /settings?tab=security&setup=1 (the dashboard's 'Set Up Agent') lands on the setup steps.
   const [focusSetup, setFocusSetup] = useState(() => new URLSearchParams(search).has("setup"));
@@ -110,9 +116,9 @@ function AllSettings({ team }: { team: ReactNode }) {
         ) : !ready ? (
           <LoadingScreen label="Loading settings..." />
         ) : (
-          <Tabs items={tabs} value={tab} onValueChange={changeTab} label="Settings sections" phonePicker>
-            {tab === "general" ? <GeneralTab settings={data.settings!} plan={data.plan!} databases={data.databases!} /> : null}
-            {tab === "agents" ? (
+          <Tabs items={tabs} value={shownTab} onValueChange={changeTab} label="Settings sections" phonePicker>
+            {shownTab === "general" ? <GeneralTab settings={data.settings!} plan={data.plan!} databases={data.databases!} /> : null}
+            {shownTab === "agents" ? (
               <AgentsTab
                 agents={data.agents!}
                 selectedId={selectedAgentId}
@@ -122,10 +128,11 @@ function AllSettings({ team }: { team: ReactNode }) {
                 onSetupNew={openSetup}
               />
             ) : null}
-            {tab === "databases" ? <DatabasesTab databases={data.databases!} plan={data.plan!} /> : null}
-            {tab === "security" ? <SecurityTab setupHeadingRef={setupHeadingRef} /> : null}
-            {tab === "notifications" ? <NotificationsTab settings={data.settings!} accountEmail={user?.email ?? ""} /> : null}
-            {tab === TEAM_TAB.id ? team : null}
+            {shownTab === "databases" ? <DatabasesTab databases={data.databases!} plan={data.plan!} /> : null}
+            {shownTab === "security" ? <SecurityTab setupHeadingRef={setupHeadingRef} /> : null}
+            {shownTab === "notifications" ? <NotificationsTab settings={data.settings!} accountEmail={user?.email ?? ""} /> : null}
+            {shownTab === "sso" && ssoConnection ? <SsoTab connection={ssoConnection} /> : null}
+            {shownTab === TEAM_TAB.id ? team : null}
           </Tabs>
         )}
       </div>

@@ -11,9 +11,13 @@ export const SETTINGS_TABS = [
 /** In a team (not the personal organization): its members and invitations. */
 export const TEAM_TAB = { id: "team", label: "Team" } as const;
 
-export type SettingsTab = (typeof SETTINGS_TABS)[number]["id"] | typeof TEAM_TAB.id;
+/** Shown to owners of a team organization only (the one-person settings keep the spec's five tabs). */
+export const SSO_TAB = { id: "sso", label: "SSO" } as const;
 
-const isSettingsTab = (value: string | null): value is SettingsTab => value === TEAM_TAB.id || SETTINGS_TABS.some((tab) => tab.id === value);
+export type SettingsTab = (typeof SETTINGS_TABS)[number]["id"] | typeof TEAM_TAB.id | typeof SSO_TAB.id;
+
+const isSettingsTab = (value: string | null): value is SettingsTab =>
+  value === TEAM_TAB.id || value === SSO_TAB.id || SETTINGS_TABS.some((tab) => tab.id === value);
 
 /**
  * The tab to open for a query string: an `agent` naming a known agent opens Agents with it

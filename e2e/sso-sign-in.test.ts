@@ -1,0 +1,128 @@
+// "Sign in with SSO" in Chromium against a real OpenID Connect provider on loopback
+// (testkit/oidc-provider.ts: it signs in the account the login_hint names, with no form), and
+// Settings → SSO for an owner of a team organization.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { and, eq } from "drizzle-orm";
+import { memberships, organizations, users } from "@db/schema";
+import { startTestOidcProvider, type TestOidcProvider } from "../testkit/oidc-provider";
+import { type E2EEnv, startE2E } from "./support/e2e-env";
+import { eventually } from "./support/eventually";
+import { signIn } from "./support/sign-in";
+
+let env: E2EEnv;
+let provider: TestOidcProvider;
+let team: { id: string };
+let owner: { token: string; id: string; email: string; password: string };
+
+beforeAll(async () => {
+  env = await startE2E();
+  provider = await startTestOidcProvider({ redirectUris: [`${env.baseUrl}/api/auth/sso/callback`] });
+  owner = await env.server.registerUser({ name: "Olivia Owner", email: "olivia@acme.test" });
+  // A team organization (creating one in the web app is another part of issue 30).
+  const [created] = await env.server.ctx.db.insert(organizations).values({ name: "Acme", personal: false }).returning();
+  team = created!;
+  await env.server.ctx.db.insert(memberships).values({ organizationId: team.id, userId: owner.id, role: "owner" });
+  const saved = await env.server.call("PUT", "/api/organizations/current/sso/", {
+    token: owner.token,
+    headers: { "X-Organization-Id": team.id },
+    body: {
+      issuer: provider.issuer,
+      clientId: provider.clientId,
+      clientSecret: provider.clientSecret,
+      allowedDomains: ["acme.test"],
+      defaultRole: "viewer",
+      ssoRequired: false,
+    },
+  });
+  if (saved.status !== 200) throw new Error(`connection not saved: ${JSON.stringify(saved.body)}`);
+}, 60_000);
+afterAll(async () => {
+  await provider?.stop();
+  await env?.close();
+});
+
+describe("Sign in with SSO", () => {
+  test("from the sign-in page, through the provider, back signed in as a new member", async () => {
+    provider.addAccount({ email: "nina@acme.test", name: "Nina New" });
+    const { context, page } = await env.openPage();
+    await page.goto("/login");
+    await page.getByRole("link", { name: "Sign in with SSO" }).click();
+    await page.getByRole("heading", { name: "Sign in with SSO" }).waitFor();
+    await page.getByLabel("Work email address").fill("nina@acme.test");
+    await page.getByRole("button", { name: "Continue with SSO" }).click();
+    await page.waitForURL("**/dashboard");
+    // No code or token left in the address or its history entry.
+    expect(page.url()).toBe(`${env.baseUrl}/dashboard`);
+    const [nina] = await env.server.ctx.db.select().from(users).where(eq(users.email, "nina@acme.test"));
+    const [membership] = await env.server.ctx.db
+      .select()
+      .from(memberships)
+      .where(and(eq(memberships.organizationId, team.id), eq(memberships.userId, nina!.id)));
+    expect(membership!.role).toBe("viewer");
+    await env.screenshot(page, "sso-signed-in");
+    await context.close();
+  });
+
+  test("a refusal comes back to the SSO page in words the user can act on", async () => {
+    provider.addAccount({ email: "mallory@evil.test" });
+    provider.signInNextAs("mallory@evil.test");
+    const { context, page } = await env.openPage();
+    await page.goto("/sso");
+    await page.getByLabel("Work email address").fill("mal@acme.test");
+    await page.getByRole("button", { name: "Continue with SSO" }).click();
+    await eventually(
+      () => page.getByRole("alert").innerText(),
+      (text) => expect(text).toContain("mallory@evil.test is not in the e-mail domains this organization signs in with SSO"),
+    );
+    expect(new URL(page.url()).hash).toBe("");
+    await env.screenshot(page, "sso-refused");
+    await context.close();
+  });
+});
+
+describe("Settings → SSO", () => {
+  test("an owner of the team sees the connection, the redirect URI to register, and no secret", async () => {
+    const { context, page } = await env.openPage();
+    // What the organization switcher will send: the team chosen (another part of issue 30).
+    await context.setExtraHTTPHeaders({ "X-Organization-Id": team.id });
+    await page.goto("/login");
+    await page.getByLabel("Email address").fill(owner.email);
+    await page.getByLabel("Password", { exact: true }).fill(owner.password);
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await page.waitForURL("**/dashboard");
+    await page.goto("/settings?tab=sso");
+    await page.getByRole("heading", { name: "Single sign-on (OpenID Connect)" }).waitFor();
+    await eventually(
+      () => page.getByTestId("sso-redirect-uri").innerText(),
+      (text) => expect(text).toBe(`${env.baseUrl}/api/auth/sso/callback`),
+    );
+    expect(await page.getByLabel("Issuer URL").inputValue()).toBe(provider.issuer);
+    expect(await page.getByLabel("Client secret").inputValue()).toBe("");
+    await page.getByLabel("Allowed e-mail domains").fill("acme.test, acme-labs.test");
+    await page.getByRole("button", { name: "Save" }).click();
+    await eventually(
+      () => page.getByTestId("toasts").innerText(),
+      (text) => expect(text).toContain("Single sign-on saved"),
+    );
+    await env.screenshot(page, "sso-settings");
+    await context.close();
+  });
+
+  test("a one-person account's settings keep their five tabs, and nothing is refused", async () => {
+    const solo = await env.server.registerUser({ name: "Solo User" });
+    const { context, page } = await env.openPage();
+    const refused: string[] = [];
+    page.on("response", (response) => {
+      if (response.url().includes("/api/") && response.status() >= 400) refused.push(`${response.status()} ${response.url()}`);
+    });
+    await signIn(page, solo);
+    await page.goto("/settings?tab=sso");
+    await page.getByRole("tab", { name: "General", selected: true }).waitFor();
+    await eventually(
+      () => page.getByRole("tab").allInnerTexts(),
+      (tabs) => expect(tabs).toEqual(["General", "Agents", "Databases", "Security", "Notifications"]),
+    );
+    expect(refused).toEqual([]);
+    await context.close();
+  });
+});

@@ -1,0 +1,96 @@
+import { Elysia } from "elysia";
+import type { AppContext } from "../../context";
+import { clientIp } from "../../lib/client-ip";
+import { AppError } from "../../lib/errors";
+import { requestOrigin } from "../../lib/request-origin";
+import { messageAnswer } from "../../lib/schema";
+import { authGuard } from "../auth/guard";
+import { readConnection, removeConnection, saveConnection } from "./connections";
+import { ssoAnswers, ssoModel } from "./model";
+import { exchangeSessionCode, finishSignIn, SIGN_IN_TTL_MS, startSignIn } from "./sign-in";
+
+/** The web page that takes the browser back from the callback (web/src/app/routes/sso.tsx). */
+export const SSO_RETURN_PAGE = "/sso";
+
+const UNEXPECTED_MESSAGE = "Signing in with SSO failed on our side. Try again; if it keeps failing, sign in with your password.";
+
+// The state also goes to the browser that asked, as a cookie only the callback receives (Lax: sent
+// on the provider's top-level redirect back), so a callback link cannot be replayed in another.
+const STATE_COOKIE = "dbvault_sso_state";
+
+const stateCookie = (state: string, secure: boolean, maxAgeSeconds = SIGN_IN_TTL_MS / 1000) =>
+  `${STATE_COOKIE}=${state}; Path=/api/auth/sso/callback; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Lax${secure ? "; Secure" : ""}`;
+
+function readStateCookie(request: Request): string | undefined {
+  const header = request.headers.get("cookie") ?? "";
+  return header
+    .split(";")
+    .map((part) => part.trim())
+    .find((part) => part.startsWith(`${STATE_COOKIE}=`))
+    ?.slice(STATE_COOKIE.length + 1);
+}
+
+/** "Sign in with SSO": public, as signing in is. */
+export const ssoSignInController = (ctx: AppContext) =>
+  new Elysia({ prefix: "/api/auth/sso", detail: { tags: ["Auth"], security: [] } })
+    .post(
+      "/start",
+      async ({ body, request, server, set }) => {
+        const started = await startSignIn(ctx, { email: body.email, origin: requestOrigin(ctx.config, request), clientIp: clientIp(ctx, request, server) });
+        set.headers["set-cookie"] = stateCookie(started.state, ctx.config.publicUrl.startsWith("https://"));
+        return { url: started.url };
+      },
+      {
+        body: ssoModel.start,
+        response: { 200: ssoAnswers.start },
+        detail: { summary: "Start signing in with SSO: the provider's URL for the organization of the e-mail's domain (404 when none)" },
+      },
+    )
+    .get(
+      "/callback",
+      async ({ query, request, redirect, set }) => {
+        const page = `${requestOrigin(ctx.config, request)}${SSO_RETURN_PAGE}`;
+        set.headers["set-cookie"] = stateCookie("", ctx.config.publicUrl.startsWith("https://"), 0);
+        try {
+          const code = await finishSignIn(ctx, query, new URL(request.url), readStateCookie(request));
+          // In the fragment: browsers never send it to a server, so no access log holds it.
+          return redirect(`${page}#code=${encodeURIComponent(code)}`, 303);
+        } catch (error) {
+          if (!(error instanceof AppError)) ctx.log.error("sso callback failed", { error });
+          const message = error instanceof AppError ? error.message : UNEXPECTED_MESSAGE;
+          return redirect(`${page}#error=${encodeURIComponent(message)}`, 303);
+        }
+      },
+      {
+        query: ssoModel.callbackQuery,
+        detail: {
+          summary: "The provider's redirect back: checks it and sends the browser to /sso with a one-time code (or the error) in the fragment",
+        },
+      },
+    )
+    .post("/exchange", ({ body }) => exchangeSessionCode(ctx, body.code), {
+      body: ssoModel.exchange,
+      response: { 200: ssoAnswers.session },
+      detail: { summary: "Exchange the callback's one-time code for a session (once, within a minute)" },
+    });
+
+/** Settings → SSO: the current organization's connection, for its owners. */
+export const ssoSettingsController = (ctx: AppContext) =>
+  new Elysia({ prefix: "/api/organizations/current/sso", detail: { tags: ["Organizations"], security: [{ bearer: [] }] } })
+    .use(authGuard(ctx))
+    .get("/", ({ organization, request }) => readConnection(ctx, organization, requestOrigin(ctx.config, request)), {
+      auth: true,
+      response: { 200: ssoAnswers.connection },
+      detail: { summary: "The organization's single sign-on (owners): issuer, client ID, domains, default role; never the client secret" },
+    })
+    .put("/", ({ user, organization, body, request }) => saveConnection(ctx, { userId: user.id, organization }, body, requestOrigin(ctx.config, request)), {
+      auth: true,
+      body: ssoModel.save,
+      response: { 200: ssoAnswers.connection },
+      detail: { summary: "Save the organization's single sign-on (owners); the issuer is checked by discovery (400 not OIDC, 502 unreachable)" },
+    })
+    .delete("/", ({ user, organization }) => removeConnection(ctx, { userId: user.id, organization }), {
+      auth: true,
+      response: { 200: messageAnswer },
+      detail: { summary: "Remove the organization's single sign-on (owners): members sign in with passwords again" },
+    });

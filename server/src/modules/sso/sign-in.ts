@@ -1,0 +1,178 @@
+// "Sign in with SSO": start (the e-mail's domain names the organization; state, nonce and PKCE
+// verifier are kept in the database, so any instance can take the callback), callback (each
+// state once; openid-client checks the rest; then the account and its membership), and the
+// exchange of the one-time code the browser brings back for a session of at most 12 hours.
+// The session token never travels in a URL: the callback hands the browser a code in the
+// fragment (never sent to a server, so never in an access log), which it POSTs once.
+import { randomBytes } from "node:crypto";
+import { and, arrayContains, eq, gt, isNull, lt } from "drizzle-orm";
+import { memberships, ssoConnections, ssoSignIns, users } from "@db/schema";
+import type { AppContext } from "../../context";
+import { AppError, badRequest, unauthorized } from "../../lib/errors";
+import { recordAudit } from "../audit/service";
+import { accountRefusal } from "../auth/guard";
+import { createUser, hashLinkToken, issueSession } from "../auth/service";
+import { admitSsoStart } from "../auth/throttle";
+import { emailDomain } from "../organizations/sso-required";
+import { authorizationUrl, discoverProvider, newSignInChecks, redeemCallback } from "./provider-client";
+
+/** How long the provider's sign-in page may take. */
+export const SIGN_IN_TTL_MS = 10 * 60 * 1000;
+/** How long the browser has to exchange its code: it does so at once. */
+const SESSION_CODE_TTL_MS = 60 * 1000;
+/** The longest an SSO session lasts, so removing someone at the provider takes effect within it. */
+export const SSO_SESSION_MAX_HOURS = 12;
+
+export const USED_SIGN_IN_MESSAGE = "This sign-in was already used or has expired. Start again with “Sign in with SSO”.";
+
+export const OTHER_BROWSER_MESSAGE =
+  "This sign-in was started in another browser or tab that has since started another. Start again with “Sign in with SSO” here.";
+
+export const NO_SSO_FOR_DOMAIN_MESSAGE = "No organization signs in with SSO for this e-mail domain. Check the address, or sign in with your password.";
+
+async function connectionForDomain(ctx: AppContext, domain: string) {
+  // One organization per domain (connections.ts refuses a second), so at most one row.
+  const [connection] = await ctx.db
+    .select()
+    .from(ssoConnections)
+    .where(arrayContains(ssoConnections.allowedDomains, [domain]));
+  return connection ?? null;
+}
+
+/** Starts a sign-in: answers the provider's authorization URL for the e-mail's organization (429 past the address's limit). */
+export async function startSignIn(ctx: AppContext, input: { email: string; origin: string; clientIp: string }) {
+  const { email, origin } = input;
+  await admitSsoStart(ctx, input.clientIp);
+  const connection = await connectionForDomain(ctx, emailDomain(email));
+  if (!connection) throw new AppError(404, "NOT_FOUND", NO_SSO_FOR_DOMAIN_MESSAGE);
+  const config = await discoverProvider(openConnection(ctx, connection), ctx.log);
+  const checks = newSignInChecks();
+  const redirectUri = `${origin}/api/auth/sso/callback`;
+  const now = ctx.now();
+  // Sign-ins abandoned at the provider are dropped as new ones start.
+  await ctx.db.delete(ssoSignIns).where(lt(ssoSignIns.expiresAt, new Date(now.getTime() - SIGN_IN_TTL_MS)));
+  await ctx.db.insert(ssoSignIns).values({
+    organizationId: connection.organizationId,
+    stateHash: ctx.ssoBox.hash(checks.state),
+    nonce: checks.nonce,
+    codeVerifierCiphertext: ctx.ssoBox.seal(checks.codeVerifier),
+    redirectUri,
+    expiresAt: new Date(now.getTime() + SIGN_IN_TTL_MS),
+  });
+  return { url: await authorizationUrl(config, checks, redirectUri, email), state: checks.state };
+}
+
+const openConnection = (ctx: AppContext, connection: typeof ssoConnections.$inferSelect) => ({
+  issuer: connection.issuer,
+  clientId: connection.clientId,
+  clientSecret: ctx.ssoBox.open(connection.clientSecretCiphertext),
+});
+
+/**
+ * The provider's redirect back. Claims the state once (a replay finds it used), lets openid-client
+ * check the code, PKCE and ID token, then requires a verified e-mail of an allowed domain.
+ * Answers the one-time code for the browser; throws an AppError the callback route shows.
+ */
+export async function finishSignIn(
+  ctx: AppContext,
+  query: { state?: string; code?: string; error?: string },
+  callbackUrl: URL,
+  browserState: string | undefined,
+) {
+  if (!query.state) throw badRequest("The sign-in link is incomplete. Start again with “Sign in with SSO”.");
+  // The state must come back to the browser that started the sign-in (its cookie): a callback
+  // link someone else's sign-in produced would otherwise sign this browser in as them.
+  if (browserState !== query.state) throw unauthorized(OTHER_BROWSER_MESSAGE);
+  const [signIn] = await ctx.db
+    .update(ssoSignIns)
+    .set({ calledBackAt: ctx.now() })
+    .where(and(eq(ssoSignIns.stateHash, ctx.ssoBox.hash(query.state)), isNull(ssoSignIns.calledBackAt), gt(ssoSignIns.expiresAt, ctx.now())))
+    .returning();
+  if (!signIn) throw unauthorized(USED_SIGN_IN_MESSAGE);
+  if (query.error) throw unauthorized("Your organization's sign-in provider did not sign you in. Start again with “Sign in with SSO”.");
+  const [connection] = await ctx.db.select().from(ssoConnections).where(eq(ssoConnections.organizationId, signIn.organizationId));
+  if (!connection) throw unauthorized("This organization no longer signs in with SSO. Sign in with your password.");
+  const config = await discoverProvider(openConnection(ctx, connection), ctx.log);
+  // The redirect URI the provider was given, with the query it sent back.
+  const current = new URL(signIn.redirectUri);
+  current.search = callbackUrl.search;
+  const identity = await redeemCallback(
+    config,
+    current,
+    { state: query.state, nonce: signIn.nonce, codeVerifier: ctx.ssoBox.open(signIn.codeVerifierCiphertext) },
+    ctx.log,
+  );
+  if (!identity.email || !identity.emailVerified) {
+    throw unauthorized(
+      "Your sign-in provider has not verified your e-mail address, so DBVault cannot tell who you are. Ask your administrator to verify it there.",
+    );
+  }
+  if (!connection.allowedDomains.includes(emailDomain(identity.email))) {
+    throw new AppError(403, "FORBIDDEN", `${identity.email} is not in the e-mail domains this organization signs in with SSO. Sign in with your work address.`);
+  }
+  const { user, joined } = await memberFor(ctx, connection, identity.email, identity.name);
+  const code = randomBytes(32).toString("base64url");
+  await ctx.db.transaction(async (tx) => {
+    await tx
+      .update(ssoSignIns)
+      .set({ userId: user.id, sessionCodeHash: hashLinkToken(code), sessionCodeExpiresAt: new Date(ctx.now().getTime() + SESSION_CODE_TTL_MS) })
+      .where(eq(ssoSignIns.id, signIn.id));
+    await recordAudit(tx, user.id, "SSO_SIGNED_IN", {
+      organizationId: connection.organizationId,
+      issuer: connection.issuer,
+      ...(joined ? { joinedAs: connection.defaultRole } : {}),
+    });
+  });
+  ctx.log.info("sso sign-in", { userId: user.id, organizationId: connection.organizationId });
+  return code;
+}
+
+/**
+ * The account the provider vouched for: a member already, or a new account (with no password
+ * anyone knows) made a member with the connection's default role. An existing account that is
+ * not a member is refused: the provider of one organization does not get to sign in to an
+ * account that never joined it (it must be invited first).
+ */
+async function memberFor(ctx: AppContext, connection: typeof ssoConnections.$inferSelect, email: string, name: string | null) {
+  const [existing] = await ctx.db.select().from(users).where(eq(users.email, email));
+  if (existing) {
+    const refused = accountRefusal(existing);
+    if (refused) throw refused;
+    const [membership] = await ctx.db
+      .select()
+      .from(memberships)
+      .where(and(eq(memberships.organizationId, connection.organizationId), eq(memberships.userId, existing.id)));
+    if (!membership) {
+      throw new AppError(
+        403,
+        "FORBIDDEN",
+        "A DBVault account with this e-mail already exists and is not a member of this organization. Sign in with your password, and ask an owner to invite you.",
+      );
+    }
+    return { user: existing, joined: false };
+  }
+  const created = await createUser(ctx, {
+    name: name?.trim() || email.split("@")[0]!,
+    email,
+    password: randomBytes(32).toString("base64url"),
+    joining: { organizationId: connection.organizationId, role: connection.defaultRole },
+  });
+  ctx.log.info("sso member created", { userId: created.id, organizationId: connection.organizationId });
+  return { user: created, joined: true };
+}
+
+/** Exchanges the callback's one-time code for a session (once, within a minute). */
+export async function exchangeSessionCode(ctx: AppContext, code: string) {
+  const [signIn] = await ctx.db
+    .update(ssoSignIns)
+    .set({ exchangedAt: ctx.now() })
+    .where(and(eq(ssoSignIns.sessionCodeHash, hashLinkToken(code)), isNull(ssoSignIns.exchangedAt), gt(ssoSignIns.sessionCodeExpiresAt, ctx.now())))
+    .returning();
+  // 400, not 401: a browser still holding an older session must show this, not "Session expired".
+  if (!signIn?.userId) throw badRequest(USED_SIGN_IN_MESSAGE);
+  const [user] = await ctx.db.select().from(users).where(eq(users.id, signIn.userId));
+  if (!user) throw badRequest(USED_SIGN_IN_MESSAGE);
+  const refused = accountRefusal(user);
+  if (refused) throw refused;
+  return { ...(await issueSession(ctx, user, undefined, SSO_SESSION_MAX_HOURS)), organizationId: signIn.organizationId };
+}
