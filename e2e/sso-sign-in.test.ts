@@ -53,6 +53,12 @@ describe("Sign in with SSO", () => {
     await page.waitForURL("**/dashboard");
     // No code or token left in the address or its history entry.
     expect(page.url()).toBe(`${env.baseUrl}/dashboard`);
+    // Signed in through the team's provider, the session acts in the team.
+    const chosen = page.getByRole("navigation", { name: "Main" }).getByRole("combobox", { name: "Organization" }).locator("option:checked");
+    await eventually(
+      () => chosen.textContent(),
+      (text) => expect(text).toContain("Acme · Viewer"),
+    );
     const [nina] = await env.server.ctx.db.select().from(users).where(eq(users.email, "nina@acme.test"));
     const [membership] = await env.server.ctx.db
       .select()

@@ -6,6 +6,7 @@ import { Button, buttonClasses } from "../../../components/ui/button";
 import { Field } from "../../../components/ui/field";
 import { answerOf, readErrorMessage } from "../../../lib/api-client";
 import { startSession } from "../../../lib/auth/session";
+import { chooseOrganization } from "../../../lib/organization/chosen-organization";
 import { exchangeSsoCodeRequest, startSsoRequest } from "../api/auth-api";
 import { rememberDeviceToken } from "../utils/device-tokens";
 import { validateForgotPassword } from "../utils/validation";
@@ -39,6 +40,8 @@ export function SsoSignIn() {
       onSuccess: (data) => {
         rememberDeviceToken(data.user.email, data.deviceToken);
         startSession(data.token, data.user);
+        // The session opens in the organization whose provider signed the user in.
+        chooseOrganization(data.organizationId);
         setLocation(data.user.isBanned ? "/banned" : "/dashboard");
       },
       onError: (error) => setFailure(readErrorMessage(error) ?? "Signing in with SSO failed. Please try again."),
