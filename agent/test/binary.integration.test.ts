@@ -52,9 +52,10 @@ test("the binary reports its version", async () => {
   expect(run.stdout).toStartWith(`dbvault-agent ${version} (${process.platform}-${process.arch}, bun `);
 });
 
-test("encrypt without compression and decrypt give back a mongodump archive byte for byte (the CRC thread is part of the binary)", async () => {
-  // Without compression, encrypt checksums on a worker thread (two cores or more), which the
-  // compiled program must carry as an entry point of its own (scripts/build-agent.ts).
+test("encrypt without compression and decrypt give back a mongodump archive byte for byte (the CRC-64 from liblzma or its thread)", async () => {
+  // Without compression, encrypt checksums with the system's liblzma through bun:ffi, or where
+  // that is missing on a worker thread (two cores or more), which the compiled program must
+  // carry as an entry point of its own (scripts/build-agent.ts).
   const archive = join(REPO_ROOT, "agent/test-data/mongodump-archives/modern-5k.archive");
   const sealed = join(dir, "modern-5k.enc.dbvault");
   const opened = join(dir, "modern-5k.archive");

@@ -14,7 +14,7 @@ import {
   resolveEncryptOptions,
 } from "../archive/index.ts";
 import { CIPHER_OUTPUT_SPARE_BYTES, releaseWholeBuffer } from "../../../protocol/release-buffer";
-import { ArchiveScanner, startCrcOffload } from "../dump/mongodump-archive/index.ts";
+import { ArchiveScanner, loadNativeCrc64, startCrcOffload } from "../dump/mongodump-archive/index.ts";
 import { FILE_COMMAND_MEMORY_MARGIN, type InputFile, streamInput, type WriteOut } from "./files.ts";
 
 // Ciphertext (the writer's own cipher.update output, never a shared view) of at least this size
@@ -57,11 +57,13 @@ export async function sealArchive(options: {
   };
   let documents = 0;
   let namespaces = 0;
-  // Without compression and with a second core, CRC-64 runs on a thread of its own
-  // (crc-offload.ts) over a ring of shared input slots. With compression the compression thread
-  // sets the pace and a CRC thread only competes with it (1 GiB, 2 cores: 1.56-1.69 s with it,
-  // 1.46-1.50 s without), so the CRC stays here, as it does on one core.
-  const offload = resolved.compression === "none" && availableParallelism() > 1 ? startCrcOffload(OFFLOAD_SLOTS, size) : undefined;
+  // The system's CRC-64 (native-crc64.ts, ~0.15 s of CPU per GiB) runs here: a thread for it
+  // would cost more in hand-offs than it saves. Without it, the table code's ~0.9 s per GiB runs
+  // on a thread of its own (crc-offload.ts) over a ring of shared input slots when there is no
+  // compression and a second core. With compression the compression thread sets the pace and a
+  // CRC thread only competes with it (1 GiB, 2 cores: 1.56-1.69 s with it, 1.46-1.50 s without),
+  // so the CRC stays here, as it does on one core.
+  const offload = resolved.compression === "none" && availableParallelism() > 1 && !loadNativeCrc64() ? startCrcOffload(OFFLOAD_SLOTS, size) : undefined;
   const scanner = new ArchiveScanner({ documents: false, ...(offload ? { checksums: offload.checksums } : {}) }, (event) => {
     if (event.kind !== "namespace-end") return;
     namespaces++;
