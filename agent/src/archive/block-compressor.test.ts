@@ -5,6 +5,7 @@ import { gunzipSync, zstdDecompressSync } from "node:zlib";
 import { makePayload, TEST_KEY } from "./archive-test-helpers.ts";
 import { COMPRESSION_BLOCK_SIZE, compressBlock, createBlockCompressor } from "./block-compressor.ts";
 import { decryptBuffer, encryptBuffer } from "./convenience.ts";
+import { loadZstdLibrary } from "./zstd-library.ts";
 
 // Compressible but not trivial: text lines with varying numbers, then random bytes.
 function makeInput(length: number): Buffer {
@@ -58,6 +59,16 @@ describe("block compression on worker threads", () => {
       }
     });
   }
+
+  test("zstd blocks come from the system's libzstd on Linux, one kept context: blocks of any size, one after another, each open alone", () => {
+    if (process.platform === "linux") expect(loadZstdLibrary()).not.toBeNull();
+    // Large then small then large: the kept output buffer must never hand back a longer block's tail.
+    for (const length of [COMPRESSION_BLOCK_SIZE, 1, 5_000, 0, COMPRESSION_BLOCK_SIZE - 3, 77]) {
+      const slice = input.subarray(1_000, 1_000 + length);
+      const block = compressBlock("zstd", slice);
+      expect(Buffer.from(zstdDecompressSync(block)).equals(slice)).toBe(true);
+    }
+  });
 
   test("a failing consumer fails the compressor instead of hanging it", async () => {
     const compressor = createBlockCompressor({
