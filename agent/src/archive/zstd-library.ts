@@ -7,51 +7,38 @@
 // library's version. libzstd is on nearly every Linux host (dpkg, rpm and systemd link it); where
 // it is missing or too old, node:zlib compresses instead (compress-block.ts).
 import { dlopen, FFIType, ptr } from "bun:ffi";
+import { type LibraryNames, systemLibraryLoader } from "../platform/system-library.ts";
 
 export interface ZstdLibrary {
   /** Compresses `input` (at least one byte) into one zstd frame and returns it as a new array; throws zstd's error name. */
   compress(input: Uint8Array, level: number): Uint8Array;
 }
 
-const LIBRARY_NAMES: Partial<Record<NodeJS.Platform, readonly string[]>> = { linux: ["libzstd.so.1"] };
+const LIBRARY_NAMES: LibraryNames = { linux: ["libzstd.so.1"] };
 // The oldest release in the distributions the agent supports (Debian 11 ships 1.4.8).
 const MIN_VERSION = 10400;
 
-let loaded: ZstdLibrary | null | undefined;
-
 /** This thread's libzstd compressor, or null where the library is missing or older than 1.4 (loaded once); never throws. */
-export function loadZstdLibrary(): ZstdLibrary | null {
-  if (loaded === undefined) loaded = openLibrary();
-  return loaded;
-}
-
-function openLibrary(): ZstdLibrary | null {
-  for (const name of LIBRARY_NAMES[process.platform] ?? []) {
-    try {
-      const { symbols } = dlopen(name, {
-        ZSTD_versionNumber: { args: [], returns: FFIType.u32 },
-        ZSTD_createCCtx: { args: [], returns: FFIType.ptr },
-        ZSTD_compressBound: { args: [FFIType.u64], returns: FFIType.u64 },
-        ZSTD_compressCCtx: { args: [FFIType.ptr, FFIType.ptr, FFIType.u64, FFIType.ptr, FFIType.u64, FFIType.i32], returns: FFIType.u64 },
-        ZSTD_isError: { args: [FFIType.u64], returns: FFIType.u32 },
-        ZSTD_getErrorName: { args: [FFIType.u64], returns: FFIType.cstring },
-      });
-      if (symbols.ZSTD_versionNumber() < MIN_VERSION) continue;
-      const context = symbols.ZSTD_createCCtx();
-      if (!context) continue;
-      let output = new Uint8Array(0);
-      return {
-        compress(input, level) {
-          const bound = Number(symbols.ZSTD_compressBound(input.length));
-          if (output.length < bound) output = new Uint8Array(bound);
-          const written = symbols.ZSTD_compressCCtx(context, ptr(output), output.length, ptr(input), input.length, level);
-          if (symbols.ZSTD_isError(written)) throw new Error(`zstd: ${symbols.ZSTD_getErrorName(written)}`);
-          return output.slice(0, Number(written));
-        },
-      };
-    } catch {
-      // Not there or not loadable here: node:zlib compresses instead.
-    }
-  }
-  return null;
-}
+export const loadZstdLibrary = systemLibraryLoader<ZstdLibrary>(LIBRARY_NAMES, (name) => {
+  const { symbols } = dlopen(name, {
+    ZSTD_versionNumber: { args: [], returns: FFIType.u32 },
+    ZSTD_createCCtx: { args: [], returns: FFIType.ptr },
+    ZSTD_compressBound: { args: [FFIType.u64], returns: FFIType.u64 },
+    ZSTD_compressCCtx: { args: [FFIType.ptr, FFIType.ptr, FFIType.u64, FFIType.ptr, FFIType.u64, FFIType.i32], returns: FFIType.u64 },
+    ZSTD_isError: { args: [FFIType.u64], returns: FFIType.u32 },
+    ZSTD_getErrorName: { args: [FFIType.u64], returns: FFIType.cstring },
+  });
+  if (symbols.ZSTD_versionNumber() < MIN_VERSION) return null;
+  const context = symbols.ZSTD_createCCtx();
+  if (!context) return null;
+  let output = new Uint8Array(0);
+  return {
+    compress(input, level) {
+      const bound = Number(symbols.ZSTD_compressBound(input.length));
+      if (output.length < bound) output = new Uint8Array(bound);
+      const written = symbols.ZSTD_compressCCtx(context, ptr(output), output.length, ptr(input), input.length, level);
+      if (symbols.ZSTD_isError(written)) throw new Error(`zstd: ${symbols.ZSTD_getErrorName(written)}`);
+      return output.slice(0, Number(written));
+    },
+  };
+});

@@ -6,36 +6,24 @@
 // link it) and in macOS's /usr/lib; where it is missing, or does not give the catalogue check
 // value, the table-driven code in crc64.ts is used instead, with the same results.
 import { dlopen, FFIType, ptr } from "bun:ffi";
+import { type LibraryNames, systemLibraryLoader } from "../../platform/system-library.ts";
 
 /** Feeds `bytes[start..end)` (start < end) into `crc` (0 to begin, lzma's convention: no inversion between calls) and returns the new value. */
 export type NativeCrc64Update = (bytes: Uint8Array, start: number, end: number, crc: bigint) => bigint;
 
-const LIBRARY_CANDIDATES: Partial<Record<NodeJS.Platform, readonly string[]>> = {
+const LIBRARY_NAMES: LibraryNames = {
   linux: ["liblzma.so.5"],
   darwin: ["/usr/lib/liblzma.5.dylib", "liblzma.5.dylib"],
 };
 const CHECK_INPUT = new TextEncoder().encode("123456789");
 const CHECK_VALUE = 0x995dc9bbdf1939fan;
 
-let loaded: NativeCrc64Update | null | undefined;
-
 /** The system's CRC-64 when it loads and checks out, else null (loaded once, on first call); never throws. */
-export function loadNativeCrc64(): NativeCrc64Update | null {
-  if (loaded === undefined) loaded = openLibrary();
-  return loaded;
-}
-
-function openLibrary(): NativeCrc64Update | null {
-  for (const name of LIBRARY_CANDIDATES[process.platform] ?? []) {
-    try {
-      const library = dlopen(name, { lzma_crc64: { args: [FFIType.ptr, FFIType.u64, FFIType.u64], returns: FFIType.u64 } });
-      const crc64 = library.symbols.lzma_crc64 as (pointer: number, size: number, crc: bigint) => bigint;
-      const update: NativeCrc64Update = (bytes, start, end, crc) => crc64(ptr(bytes, start), end - start, crc);
-      if (update(CHECK_INPUT, 0, CHECK_INPUT.length, 0n) === CHECK_VALUE) return update;
-      library.close();
-    } catch {
-      // Not there or not loadable here: try the next name, then fall back to JavaScript.
-    }
-  }
+export const loadNativeCrc64 = systemLibraryLoader<NativeCrc64Update>(LIBRARY_NAMES, (name) => {
+  const library = dlopen(name, { lzma_crc64: { args: [FFIType.ptr, FFIType.u64, FFIType.u64], returns: FFIType.u64 } });
+  const crc64 = library.symbols.lzma_crc64 as (pointer: number, size: number, crc: bigint) => bigint;
+  const update: NativeCrc64Update = (bytes, start, end, crc) => crc64(ptr(bytes, start), end - start, crc);
+  if (update(CHECK_INPUT, 0, CHECK_INPUT.length, 0n) === CHECK_VALUE) return update;
+  library.close();
   return null;
-}
+});
