@@ -40,6 +40,8 @@ export interface SealResult {
 export async function sealArchive(options: {
   input: InputFile;
   write: WriteOut;
+  /** Where the output can be written behind (OutputFile.writeBehind): used instead of `write`. */
+  writeBehind?: (buffers: readonly Uint8Array[]) => Promise<void>;
   /** The master key, or a write-only agent's recipient (readSealingKey). */
   sealingKey: { masterKey: Uint8Array } | { recipient: Uint8Array };
   compression: Compression;
@@ -49,10 +51,26 @@ export async function sealArchive(options: {
   const writer = new ArchiveWriter(resolved);
   const size = resolved.chunkSize;
   let bytes = 0;
-  const emit = (frames: readonly Uint8Array[]) => {
+  const release = (frames: readonly Uint8Array[]) => {
+    for (const frame of frames) releaseWholeBuffer(frame, RELEASE_MIN_BYTES, CIPHER_OUTPUT_SPARE_BYTES);
+  };
+  // Into a file, frames are written behind: one writev on a pool thread while this thread reads
+  // and seals the next chunk (on two cores the kernel's copy into the file, ~0.45 s per GiB, then
+  // overlaps everything else). Each emit waits for the write before it, so they stay in order and
+  // at most one frame's buffers are held.
+  let writing: Promise<void> | undefined;
+  const writeBehind = options.writeBehind;
+  const emit = (frames: readonly Uint8Array[]): void | Promise<void> => {
     for (const frame of frames) bytes += frame.length;
+    if (writeBehind) {
+      const start = () => {
+        writing = writeBehind(frames).then(() => release(frames));
+        writing.catch(() => undefined); // awaited by the next emit or at the end
+      };
+      return writing ? writing.then(start) : start();
+    }
     const written = options.write(frames);
-    if (!written) for (const frame of frames) releaseWholeBuffer(frame, RELEASE_MIN_BYTES, CIPHER_OUTPUT_SPARE_BYTES);
+    if (!written) release(frames);
     return written;
   };
   let documents = 0;
@@ -115,10 +133,13 @@ export async function sealArchive(options: {
     if (compressor) await compressor.end();
     else if (filled > 0) await emit(writer.write(buffers[current]!.subarray(0, filled)));
     await emit(writer.end());
+    await writing;
     return { header: readArchiveHeader(writer.headerBytes), documents, namespaces, bytes };
   } finally {
     compressor?.destroy();
     offload?.close();
+    // A write still running would otherwise meet a closed (or reused) descriptor.
+    await writing?.catch(() => undefined);
   }
 }
 
