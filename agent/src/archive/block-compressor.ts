@@ -1,7 +1,7 @@
 // Compression on every core. The payload is cut into blocks of a fixed number of input bytes,
 // each compressed on its own (one zstd frame or one gzip member per block) by worker threads, and
 // the results are handed on in input order. Block boundaries depend only on the input bytes and
-// each block is compressed alone by the same call (compressBlock), so the output is the same byte
+// each block is compressed alone the same way (BlockCompression), so the output is the same byte
 // for byte whatever the number of threads, with one or many. Readers need nothing
 // new: zstd streams may hold several frames and gzip streams several members
 // (docs/archive-format.md).
@@ -13,7 +13,7 @@
 // thread keeps its own zstd context (compress-block.ts).
 import { availableParallelism } from "node:os";
 import { RUNNING_COMPILED } from "../build-info.ts";
-import { compressBlock } from "./compress-block.ts";
+import { BlockCompression, compressBlock } from "./compress-block.ts";
 import type { Compression } from "./format.ts";
 
 export { compressBlock };
@@ -75,6 +75,8 @@ type ThreadWorker = Worker & { ref(): void; unref(): void };
 
 class PooledCompressor implements BlockCompressor {
   readonly #options: BlockCompressorOptions;
+  // Without threads: this thread's compression, kept while the compressor lives.
+  readonly #inline: BlockCompression;
   readonly #workers: ThreadWorker[];
   readonly #idle: ThreadWorker[];
   readonly #freeSlots: SharedArrayBuffer[] = [];
@@ -95,6 +97,7 @@ class PooledCompressor implements BlockCompressor {
 
   constructor(options: BlockCompressorOptions) {
     this.#options = options;
+    this.#inline = new BlockCompression(options.compression);
     const threads = Math.max(0, Math.floor(options.threads ?? defaultCompressionThreads()));
     this.#maxInFlight = threads + EXTRA_BLOCKS_IN_FLIGHT;
     this.#slot = new SharedArrayBuffer(COMPRESSION_BLOCK_SIZE);
@@ -173,7 +176,7 @@ class PooledCompressor implements BlockCompressor {
     const job = this.#waiting.shift();
     if (!job) return;
     try {
-      const output = compressBlock(this.#options.compression, new Uint8Array(job.slot, 0, job.length));
+      const output = this.#inline.compress(new Uint8Array(job.slot, 0, job.length));
       this.#finishBlock(job.id, output);
     } catch (error) {
       this.#fail(new Error(`${this.#options.compression} compression failed: ${(error as Error).message}`));
