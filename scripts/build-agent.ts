@@ -59,7 +59,7 @@ function readBuilds(argv: string[], outdir: string): Build[] {
 
 // Every `new Worker(new URL("./…", import.meta.url))` of the agent, so that the compiled program
 // carries it (a worker file missing here would be looked for on disk and fail at run time).
-const WORKER_ENTRY_POINTS = ["agent/src/dump/mongodump-archive/crc-worker.ts"];
+const WORKER_ENTRY_POINTS = ["agent/src/dump/mongodump-archive/crc-worker.ts", "agent/src/archive/compression-worker.ts"];
 
 /**
  * The version and platform compiled into the binary (agent/src/build-info.ts reads them): the

@@ -8,6 +8,8 @@ import { join } from "node:path";
 import { encodeMasterKey, generateMasterKey } from "../src/archive/index.ts";
 import { EXIT } from "../src/cli-error.ts";
 import { summarizeArchive } from "../src/dump/mongodump-archive/index.ts";
+import { collectBytes, collectEvents, readFixture, splitForRewrite } from "../src/dump/mongodump-archive/test-support.ts";
+import { writeMongodumpArchive } from "../src/dump/mongodump-archive/write-archive.ts";
 import { buildAwkwardDatabase } from "./support/awkward-database.ts";
 import { snapshotDatabase } from "./support/database-snapshot.ts";
 import { BINARY_PATH, ensureAgentBinary, REPO_ROOT, runAgent } from "./support/run-agent.ts";
@@ -52,18 +54,48 @@ test("the binary reports its version", async () => {
   expect(run.stdout).toStartWith(`dbvault-agent ${version} (${process.platform}-${process.arch}, bun `);
 });
 
-test("encrypt without compression and decrypt give back a mongodump archive byte for byte (the CRC thread is part of the binary)", async () => {
-  // Without compression, encrypt checksums on a worker thread (two cores or more), which the
-  // compiled program must carry as an entry point of its own (scripts/build-agent.ts).
-  const archive = join(REPO_ROOT, "agent/test-data/mongodump-archives/modern-5k.archive");
-  const sealed = join(dir, "modern-5k.enc.dbvault");
-  const opened = join(dir, "modern-5k.archive");
+// modern-5k's documents eight times over (~8 MB): several sealed chunks, so that frames written
+// behind (a pool thread writing one while the next is sealed) must land in order.
+async function writeLargerArchive(path: string): Promise<Uint8Array> {
+  const events = await collectEvents([await readFixture("modern-5k.archive")]);
+  const { prelude, items } = splitForRewrite(events);
+  const documents = items.filter((item) => item.kind === "document");
+  const ends = items.filter((item) => item.kind === "namespace-end");
+  const bytes = await collectBytes(writeMongodumpArchive(prelude, [...Array.from({ length: 8 }, () => documents).flat(), ...ends]));
+  await writeFile(path, bytes);
+  return bytes;
+}
+
+test("encrypt without compression and decrypt give back a mongodump archive byte for byte (the CRC-64 from liblzma or its thread)", async () => {
+  // Without compression, encrypt checksums with the system's liblzma through bun:ffi, or where
+  // that is missing on a worker thread (two cores or more), which the compiled program must
+  // carry as an entry point of its own (scripts/build-agent.ts).
+  const archive = join(dir, "larger.archive");
+  const original = await writeLargerArchive(archive);
+  expect(original.length).toBeGreaterThan(7 * 1024 * 1024);
+  const sealed = join(dir, "larger.enc.dbvault");
+  const opened = join(dir, "larger-opened.archive");
   const encrypt = await runAgent(["encrypt", "--compression", "none", "--in", archive, "--out", sealed, "--config", configPath], binary);
-  expect(encrypt.stderr).toStartWith("dbvault-agent: sealed 5,001 documents in 3 namespaces");
+  expect(encrypt.stderr).toStartWith("dbvault-agent: sealed 40,008 documents in 3 namespaces");
   expect(encrypt.exitCode).toBe(0);
   const decrypt = await runAgent(["decrypt", "--in", sealed, "--out", opened, "--config", configPath, "--quiet"], binary);
   expect(decrypt.exitCode).toBe(0);
-  expect(Buffer.compare(await readFile(opened), await readFile(archive))).toBe(0);
+  expect(Buffer.compare(await readFile(opened), original)).toBe(0);
+});
+
+test("an encrypt that cannot be written names the file, exits 1 and leaves no partial file", async () => {
+  const out = join(dir, "encrypt-too-big.enc.dbvault");
+  const archive = join(REPO_ROOT, "agent/test-data/mongodump-archives/modern-5k.archive");
+  for (const compression of ["none", "zstd"]) {
+    const [stderr, exitCode] = await runLimited(`exec "$0" encrypt --compression ${compression} --in "$1" --out "$2" --config "$3" --quiet`, [
+      archive,
+      out,
+      configPath,
+    ]);
+    expect(stderr).toBe(`dbvault-agent: cannot write ${out}: the file is larger than this system allows (a file size limit)\n`);
+    expect(exitCode).toBe(EXIT.failure);
+    expect((await readdir(dir)).filter((name) => name.includes("encrypt-too-big"))).toEqual([]);
+  }
 });
 
 test("dump → verify → decrypt → restore through the binary reproduces the database exactly", async () => {

@@ -5,6 +5,8 @@ import { gunzipSync, zstdDecompressSync } from "node:zlib";
 import { makePayload, TEST_KEY } from "./archive-test-helpers.ts";
 import { COMPRESSION_BLOCK_SIZE, compressBlock, createBlockCompressor } from "./block-compressor.ts";
 import { decryptBuffer, encryptBuffer } from "./convenience.ts";
+import { BlockCompression } from "./compress-block.ts";
+import { hasZstdLibrary } from "./zstd-library.ts";
 
 // Compressible but not trivial: text lines with varying numbers, then random bytes.
 function makeInput(length: number): Buffer {
@@ -58,6 +60,19 @@ describe("block compression on worker threads", () => {
       }
     });
   }
+
+  test("zstd blocks come from the system's libzstd on Linux, one kept context: blocks of any size, one after another, each open alone", () => {
+    if (process.platform === "linux") expect(hasZstdLibrary()).toBe(true);
+    // Large then small then large through one kept context: the kept output buffer must never
+    // hand back a longer block's tail, and each block must equal what a fresh context makes.
+    const kept = new BlockCompression("zstd");
+    for (const length of [COMPRESSION_BLOCK_SIZE, 1, 5_000, 0, COMPRESSION_BLOCK_SIZE - 3, 77]) {
+      const slice = input.subarray(1_000, 1_000 + length);
+      const block = kept.compress(slice);
+      expect(Buffer.from(block).equals(compressBlock("zstd", slice))).toBe(true);
+      expect(Buffer.from(zstdDecompressSync(block)).equals(slice)).toBe(true);
+    }
+  });
 
   test("a failing consumer fails the compressor instead of hanging it", async () => {
     const compressor = createBlockCompressor({

@@ -1,19 +1,22 @@
 // Compression on every core. The payload is cut into blocks of a fixed number of input bytes,
 // each compressed on its own (one zstd frame or one gzip member per block) by worker threads, and
 // the results are handed on in input order. Block boundaries depend only on the input bytes and
-// each block is compressed alone by the same call (zstdCompressSync / gzipSync), so the output is
-// the same byte for byte whatever the number of threads, with one or many. Readers need nothing
+// each block is compressed alone the same way (BlockCompression), so the output is the same byte
+// for byte whatever the number of threads, with one or many. Readers need nothing
 // new: zstd streams may hold several frames and gzip streams several members
 // (docs/archive-format.md).
 //
 // Why worker threads: node:zlib's asynchronous calls and Bun.zstdCompress ran one at a time on
 // this runtime (2 cores: no faster than one), and their output arrived in 16 KiB pieces
 // concatenated on the main thread. A Bun worker costs ~8 MB; input blocks are SharedArrayBuffers
-// that the threads read in place and that are reused (no copy, no fresh memory per block).
+// that the threads read in place and that are reused (no copy, no fresh memory per block). Each
+// thread keeps its own zstd context (compress-block.ts).
 import { availableParallelism } from "node:os";
-import { constants, gzipSync, zstdCompressSync } from "node:zlib";
-import { GZIP_LEVEL, ZSTD_LEVEL } from "./compression.ts";
+import { RUNNING_COMPILED } from "../build-info.ts";
+import { BlockCompression, compressBlock } from "./compress-block.ts";
 import type { Compression } from "./format.ts";
+
+export { compressBlock };
 
 /**
  * Input bytes per independently compressed block: 2 MiB, zstd -3's window, so a block loses
@@ -27,25 +30,12 @@ export const COMPRESSION_BLOCK_SIZE = 2 * 1024 * 1024;
 // threads × (zstd context + output).
 const EXTRA_BLOCKS_IN_FLIGHT = 1;
 
-// The worker's whole program, as source text so that it needs no file of its own (the agent is
-// a single compiled executable). It calls exactly what compressBlock calls.
-const WORKER_SOURCE = `
-import { constants, gzipSync, zstdCompressSync } from "node:zlib";
-self.onmessage = (event) => {
-  const { id, ring, offset, length, compression, level } = event.data;
-  try {
-    const input = new Uint8Array(ring, offset, length);
-    const output = compression === "zstd"
-      ? zstdCompressSync(input, { params: { [constants.ZSTD_c_compressionLevel]: level } })
-      : gzipSync(input, { level });
-    const own = output.byteOffset === 0 && output.byteLength === output.buffer.byteLength
-      ? new Uint8Array(output.buffer) : new Uint8Array(output);
-    self.postMessage({ id, output: own }, [own.buffer]);
-  } catch (error) {
-    self.postMessage({ id, error: String((error && error.message) || error) });
-  }
-};
-`;
+// The compiled agent carries the worker as an entry point of its own (scripts/build-agent.ts),
+// found by its path from the entry points' common folder, agent/src; from source, it is the file
+// beside this one.
+function workerLocation(): string | URL {
+  return RUNNING_COMPILED ? "./archive/compression-worker.ts" : new URL("./compression-worker.ts", import.meta.url);
+}
 
 export interface BlockCompressorOptions {
   compression: Exclude<Compression, "none">;
@@ -75,13 +65,6 @@ export function defaultCompressionThreads(): number {
   return availableParallelism() - 1;
 }
 
-/** Compresses one block alone, as the threads do; the same bytes always give the same output. Throws zlib's error. */
-export function compressBlock(compression: Exclude<Compression, "none">, input: Uint8Array): Buffer {
-  return compression === "zstd"
-    ? zstdCompressSync(input, { params: { [constants.ZSTD_c_compressionLevel]: ZSTD_LEVEL } })
-    : gzipSync(input, { level: GZIP_LEVEL });
-}
-
 /** Starts a block compressor and its worker threads; throws only if a thread cannot start. */
 export function createBlockCompressor(options: BlockCompressorOptions): BlockCompressor {
   return new PooledCompressor(options);
@@ -90,11 +73,10 @@ export function createBlockCompressor(options: BlockCompressorOptions): BlockCom
 // Bun's Worker can be left out of the event loop's reckoning (its DOM type does not say so).
 type ThreadWorker = Worker & { ref(): void; unref(): void };
 
-let workerUrl: string | undefined;
-
 class PooledCompressor implements BlockCompressor {
   readonly #options: BlockCompressorOptions;
-  readonly #level: number;
+  // Without threads: this thread's compression, kept while the compressor lives.
+  readonly #inline: BlockCompression;
   readonly #workers: ThreadWorker[];
   readonly #idle: ThreadWorker[];
   readonly #freeSlots: SharedArrayBuffer[] = [];
@@ -115,14 +97,13 @@ class PooledCompressor implements BlockCompressor {
 
   constructor(options: BlockCompressorOptions) {
     this.#options = options;
-    this.#level = options.compression === "zstd" ? ZSTD_LEVEL : GZIP_LEVEL;
+    this.#inline = new BlockCompression(options.compression);
     const threads = Math.max(0, Math.floor(options.threads ?? defaultCompressionThreads()));
     this.#maxInFlight = threads + EXTRA_BLOCKS_IN_FLIGHT;
     this.#slot = new SharedArrayBuffer(COMPRESSION_BLOCK_SIZE);
     this.#view = new Uint8Array(this.#slot);
-    workerUrl ??= URL.createObjectURL(new Blob([WORKER_SOURCE], { type: "application/javascript" }));
     this.#workers = Array.from({ length: threads }, () => {
-      const worker = new Worker(workerUrl!) as ThreadWorker;
+      const worker = new Worker(workerLocation()) as ThreadWorker;
       worker.onmessage = (event: MessageEvent) => this.#receive(worker, event.data);
       worker.onerror = (event) => this.#fail(new Error(`a compression thread failed: ${event.message}`));
       worker.unref(); // idle threads must not keep the process alive
@@ -186,7 +167,6 @@ class PooledCompressor implements BlockCompressor {
         offset: 0,
         length: job.length,
         compression: this.#options.compression,
-        level: this.#level,
       });
     }
   }
@@ -196,7 +176,7 @@ class PooledCompressor implements BlockCompressor {
     const job = this.#waiting.shift();
     if (!job) return;
     try {
-      const output = compressBlock(this.#options.compression, new Uint8Array(job.slot, 0, job.length));
+      const output = this.#inline.compress(new Uint8Array(job.slot, 0, job.length));
       this.#finishBlock(job.id, output);
     } catch (error) {
       this.#fail(new Error(`${this.#options.compression} compression failed: ${(error as Error).message}`));

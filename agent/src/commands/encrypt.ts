@@ -25,6 +25,7 @@ export async function runEncryptCommand(args: string[], context: CommandContext)
     const sealed = await sealArchive({
       input,
       write: (buffers) => output.write(buffers),
+      ...(output.writeBehind ? { writeBehind: (buffers: readonly Uint8Array[]) => output.writeBehind!(buffers) } : {}),
       sealingKey,
       compression: compression ?? config.compression ?? "zstd",
       onGzip: () => context.say("the input is gzip-compressed (mongodump --gzip); it is sealed decompressed"),

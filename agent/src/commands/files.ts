@@ -7,7 +7,7 @@
 // the command-line tools users compare us with do. On Bun 1.4, fs streams cost more than the
 // encryption itself (bench/README.md).
 import { randomBytes } from "node:crypto";
-import { closeSync, createReadStream, openSync, readSync, writevSync } from "node:fs";
+import { closeSync, createReadStream, openSync, readSync, writev, writevSync } from "node:fs";
 import { rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { type Readable, Writable } from "node:stream";
@@ -129,6 +129,13 @@ export interface OutputFile {
   label: string;
   /** Writes the buffers in order (one writev for a file); a promise when stdout must drain first. */
   write(buffers: readonly Uint8Array[]): void | Promise<void>;
+  /**
+   * A file only: writes the buffers on one of Bun's pool threads while the caller goes on, and
+   * resolves once they are written (throws CliError on I/O failure). The caller keeps at most one
+   * call in flight, does not touch the buffers until it settled, and waits for it before `commit`
+   * or `discard`.
+   */
+  writeBehind?(buffers: readonly Uint8Array[]): Promise<void>;
   /** Moves the finished file into place (after the stream finished); throws CliError on I/O failure. */
   commit(): Promise<void>;
   /** Removes what was written; never throws. */
@@ -212,6 +219,7 @@ export async function createOutput(path: string, io: CliIo, force: boolean): Pro
     },
     label: path,
     write,
+    writeBehind: (buffers) => writeAllBehind(fd, buffers).catch((error) => Promise.reject(describeFileError(error, path, "write"))),
     async commit() {
       closeFd();
       try {
@@ -236,18 +244,30 @@ export async function createOutput(path: string, io: CliIo, force: boolean): Pro
 // writev(2) may write less than asked (a signal, a full pipe); continue where it stopped.
 function writeAllSync(fd: number, buffers: readonly Uint8Array[]): void {
   let pending = buffers.filter((buffer) => buffer.length > 0);
-  while (pending.length > 0) {
-    let written = writevSync(fd, pending as Uint8Array[]);
-    const rest: Uint8Array[] = [];
-    for (const buffer of pending) {
-      if (written >= buffer.length) written -= buffer.length;
-      else {
-        rest.push(written > 0 ? buffer.subarray(written) : buffer);
-        written = 0;
-      }
+  while (pending.length > 0) pending = dropWritten(pending, writevSync(fd, pending as Uint8Array[]));
+}
+
+function writeAllBehind(fd: number, buffers: readonly Uint8Array[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const step = (pending: Uint8Array[]) => {
+      if (pending.length === 0) return resolve();
+      writev(fd, pending, (error, written) => (error ? reject(error) : step(dropWritten(pending, written))));
+    };
+    step(buffers.filter((buffer) => buffer.length > 0));
+  });
+}
+
+// What is left of `buffers` after a write took its first `written` bytes.
+function dropWritten(buffers: readonly Uint8Array[], written: number): Uint8Array[] {
+  const rest: Uint8Array[] = [];
+  for (const buffer of buffers) {
+    if (written >= buffer.length) written -= buffer.length;
+    else {
+      rest.push(written > 0 ? buffer.subarray(written) : buffer);
+      written = 0;
     }
-    pending = rest;
   }
+  return rest;
 }
 
 // stdout as an output. A failure writing it (a reader that went away, a full disk behind a

@@ -14,7 +14,7 @@ import {
   resolveEncryptOptions,
 } from "../archive/index.ts";
 import { CIPHER_OUTPUT_SPARE_BYTES, releaseWholeBuffer } from "../../../protocol/release-buffer";
-import { ArchiveScanner, startCrcOffload } from "../dump/mongodump-archive/index.ts";
+import { ArchiveScanner, loadNativeCrc64, startCrcOffload } from "../dump/mongodump-archive/index.ts";
 import { FILE_COMMAND_MEMORY_MARGIN, type InputFile, streamInput, type WriteOut } from "./files.ts";
 
 // Ciphertext (the writer's own cipher.update output, never a shared view) of at least this size
@@ -40,6 +40,8 @@ export interface SealResult {
 export async function sealArchive(options: {
   input: InputFile;
   write: WriteOut;
+  /** Where the output can be written behind (OutputFile.writeBehind): used instead of `write`. */
+  writeBehind?: (buffers: readonly Uint8Array[]) => Promise<void>;
   /** The master key, or a write-only agent's recipient (readSealingKey). */
   sealingKey: { masterKey: Uint8Array } | { recipient: Uint8Array };
   compression: Compression;
@@ -49,19 +51,37 @@ export async function sealArchive(options: {
   const writer = new ArchiveWriter(resolved);
   const size = resolved.chunkSize;
   let bytes = 0;
-  const emit = (frames: readonly Uint8Array[]) => {
+  const release = (frames: readonly Uint8Array[]) => {
+    for (const frame of frames) releaseWholeBuffer(frame, RELEASE_MIN_BYTES, CIPHER_OUTPUT_SPARE_BYTES);
+  };
+  // Into a file, frames are written behind: one writev on a pool thread while this thread reads
+  // and seals the next chunk (on two cores the kernel's copy into the file, ~0.45 s per GiB, then
+  // overlaps everything else). Each emit waits for the write before it, so they stay in order and
+  // at most one frame's buffers are held.
+  let writing: Promise<void> | undefined;
+  const writeBehind = options.writeBehind;
+  const emit = (frames: readonly Uint8Array[]): void | Promise<void> => {
     for (const frame of frames) bytes += frame.length;
+    if (writeBehind) {
+      const start = () => {
+        writing = writeBehind(frames).then(() => release(frames));
+        writing.catch(() => undefined); // awaited by the next emit or at the end
+      };
+      return writing ? writing.then(start) : start();
+    }
     const written = options.write(frames);
-    if (!written) for (const frame of frames) releaseWholeBuffer(frame, RELEASE_MIN_BYTES, CIPHER_OUTPUT_SPARE_BYTES);
+    if (!written) release(frames);
     return written;
   };
   let documents = 0;
   let namespaces = 0;
-  // Without compression and with a second core, CRC-64 runs on a thread of its own
-  // (crc-offload.ts) over a ring of shared input slots. With compression the compression thread
-  // sets the pace and a CRC thread only competes with it (1 GiB, 2 cores: 1.56-1.69 s with it,
-  // 1.46-1.50 s without), so the CRC stays here, as it does on one core.
-  const offload = resolved.compression === "none" && availableParallelism() > 1 ? startCrcOffload(OFFLOAD_SLOTS, size) : undefined;
+  // The system's CRC-64 (native-crc64.ts, ~0.15 s of CPU per GiB) runs here: a thread for it
+  // would cost more in hand-offs than it saves. Without it, the table code's ~0.9 s per GiB runs
+  // on a thread of its own (crc-offload.ts) over a ring of shared input slots when there is no
+  // compression and a second core. With compression the compression thread sets the pace and a
+  // CRC thread only competes with it (1 GiB, 2 cores: 1.56-1.69 s with it, 1.46-1.50 s without),
+  // so the CRC stays here, as it does on one core.
+  const offload = resolved.compression === "none" && availableParallelism() > 1 && !loadNativeCrc64() ? startCrcOffload(OFFLOAD_SLOTS, size) : undefined;
   const scanner = new ArchiveScanner({ documents: false, ...(offload ? { checksums: offload.checksums } : {}) }, (event) => {
     if (event.kind !== "namespace-end") return;
     namespaces++;
@@ -113,10 +133,13 @@ export async function sealArchive(options: {
     if (compressor) await compressor.end();
     else if (filled > 0) await emit(writer.write(buffers[current]!.subarray(0, filled)));
     await emit(writer.end());
+    await writing;
     return { header: readArchiveHeader(writer.headerBytes), documents, namespaces, bytes };
   } finally {
     compressor?.destroy();
     offload?.close();
+    // A write still running would otherwise meet a closed (or reused) descriptor.
+    await writing?.catch(() => undefined);
   }
 }
 

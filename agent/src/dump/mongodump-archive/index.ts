@@ -2,6 +2,7 @@
 export { createArchiveWriter, type ArchiveWriter, type ArchiveWriterOptions } from "./archive-writer.ts";
 export { buildMetadataJson, createCollectionSpec } from "./block-codec.ts";
 export { computeCrc64, Crc64 } from "./crc64.ts";
+export { loadNativeCrc64 } from "./native-crc64.ts";
 export { type CrcOffload, startCrcOffload } from "./crc-offload.ts";
 export { isMongodumpArchiveError, MongodumpArchiveError, type MongodumpArchiveErrorCode } from "./errors.ts";
 export {
