@@ -1,9 +1,9 @@
 // Continuous oplog shipping for one database: tails local.oplog.rs from the last position sealed,
 // keeps the database's entries, seals a slice every SLICE_MAX_AGE_MS or SLICE_MAX_ENTRY_BYTES
 // (whichever first), spools it and hands it to the uploader. A lost connection or a step-down
-// reopens the tail where it was read to, keeping what was gathered; a restart resumes from the
-// spool and state file (shipping-store.ts). Rollover (the position is gone from the oplog) is
-// reported on the new chain's first slice.
+// seals what was gathered (the source may never come back) and reopens the tail where it was read
+// to; a restart resumes from the spool and state file (shipping-store.ts). Rollover (the position
+// is gone from the oplog) is reported on the new chain's first slice.
 import { randomBytes } from "node:crypto";
 import type { MongoClient } from "mongodb";
 import { compareOplogTimes, type OplogTime, SLICE_MAX_AGE_MS, SLICE_MAX_ENTRY_BYTES } from "../../../../protocol/pitr.ts";
@@ -122,6 +122,9 @@ export async function shipOplog(options: ShipOplogOptions): Promise<void> {
         continue;
       }
       log("oplog tail interrupted; reopening it where it was read to", { database, error: (error as Error).message });
+      // What was read is whole up to where the tail stopped: ship it now rather than hold it
+      // until the tail is back, which for a lost server may be never (the recovery point).
+      if (builder.entryCount > 0) await seal();
       await sleep(options.retryDelayMs ?? 1_000, signal);
     } finally {
       await tail?.close();
