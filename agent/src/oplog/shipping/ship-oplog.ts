@@ -6,6 +6,7 @@
 // is gone from the oplog) is reported on the new chain's first slice.
 import { randomBytes } from "node:crypto";
 import type { MongoClient } from "mongodb";
+import { createMemoryPacer } from "../../archive/index.ts";
 import { compareOplogTimes, type OplogTime, SLICE_MAX_AGE_MS, SLICE_MAX_ENTRY_BYTES } from "../../../../protocol/pitr.ts";
 import { createEntryFilter } from "./entry-filter.ts";
 import type { LagMeter } from "./lag-meter.ts";
@@ -61,6 +62,9 @@ export async function shipOplog(options: ShipOplogOptions): Promise<void> {
 
   let position = saved ?? (await startChain(options, "started"));
   const keep = createEntryFilter(database);
+  // Every entry read (kept or not) leaves its reply bytes and its parsed fields to the collector,
+  // which lets them pile up far past the daemon's 150 MB (bench/pitr-shipping.ts: 204-236 MB).
+  const pacer = createMemoryPacer();
   let builder = new SliceBuilder({ database, chain: position.chain, sequence: position.nextSequence, start: position.end });
   let readThrough = position.end;
   let lastSealAt = now();
@@ -92,6 +96,7 @@ export async function shipOplog(options: ShipOplogOptions): Promise<void> {
         while (!signal.aborted) {
           const entry = await tail.next();
           if (entry) {
+            pacer.note(entry.raw.byteLength);
             const kept = keep(entry.fields);
             options.lag?.read(entry.ts, kept);
             if (kept) {
