@@ -97,11 +97,11 @@ export async function shipOplog(options: ShipOplogOptions): Promise<void> {
           const entry = await tail.next();
           if (entry) {
             pacer.note(entry.raw.byteLength);
-            const kept = keep(entry.fields);
-            options.lag?.read(entry.ts, kept);
+            const kept = keep(entry.raw, entry.fields);
+            options.lag?.read(entry.ts, kept !== undefined);
             if (kept) {
-              if (builder.entryCount > 0 && builder.entryBytes + entry.raw.byteLength > maxEntryBytes) await seal();
-              builder.add(entry.raw, entry.ts, now());
+              if (builder.entryCount > 0 && builder.entryBytes + kept.byteLength > maxEntryBytes) await seal();
+              builder.add(kept, entry.ts, now());
             }
             readThrough = entry.ts;
           }
