@@ -30,15 +30,11 @@ import { findMongoTools } from "../testkit/mongo-tools.ts";
 import { poll } from "./support/agent-daemon.ts";
 import { startDatabaseServer } from "./support/database-servers.ts";
 import { generateDatabase, layoutManyAndOneLarge } from "./support/generate-database.ts";
+import { buildAgent, createVerdicts, readFlag } from "./support/bench-run.ts";
 import { describeLoad, type Measurement, measureProcess, median, readCpuModel } from "./support/measure-process.ts";
 import { runWorkload, seedWindow } from "./support/oplog-workload.ts";
-import { readCpuSeconds, root, verdict } from "./support/server-process.ts";
+import { readCpuSeconds } from "./support/server-process.ts";
 
-const args = process.argv.slice(2);
-const readFlag = (name: string) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : undefined;
-};
 const size = parseSize(readFlag("--size") ?? "100MB");
 const entries = Number(readFlag("--entries") ?? 100_000);
 const rounds = Number(readFlag("--rounds") ?? 1);
@@ -53,8 +49,7 @@ if (!found.tools) {
   process.exit(2);
 }
 const tools = found.tools;
-if (Bun.spawnSync([process.execPath, join(root, "scripts/build-agent.ts")], { stdout: "ignore", stderr: "inherit" }).exitCode !== 0) process.exit(1);
-const agent = join(root, "dist/dbvault-agent");
+const agent = buildAgent();
 
 console.log(`machine: ${readCpuModel()}, ${availableParallelism()} cores; ${describeLoad()} at the start`);
 console.log(
@@ -68,8 +63,7 @@ const source = await startDatabaseServer("test-server", { replSet: "rs0", oplogS
 const destination = await startDatabaseServer("test-server", { replSet: "rs0", oplogSizeMB: 256 });
 const sourceClient = await new MongoClient(source.uri).connect();
 const destinationClient = await new MongoClient(destination.uri).connect();
-const verdicts: string[] = [];
-let allPass = true;
+const verdicts = createVerdicts();
 try {
   const started = performance.now();
   await generateDatabase(sourceClient, "bench", layoutManyAndOneLarge(size, 4));
@@ -196,8 +190,7 @@ try {
   console.log(describe("dbvault-agent restore --oplog --until", ours, serverCpu.ours));
   console.log(describe("mongorestore --dir --oplogReplay --oplogLimit", theirs, serverCpu.theirs));
   const ratio = median(theirs.map((run) => run.seconds)) / median(ours.map((run) => run.seconds));
-  allPass &&= ratio >= 1;
-  verdicts.push(verdict(ratio >= 1, `restore to a time: dbvault-agent ${ratio.toFixed(2)}× the speed of mongorestore --oplogReplay (target ≥ 1)`));
+  verdicts.check(ratio >= 1, `restore to a time: dbvault-agent ${ratio.toFixed(2)}× the speed of mongorestore --oplogReplay (target ≥ 1)`);
 } finally {
   await sourceClient.close();
   await destinationClient.close();
@@ -205,9 +198,7 @@ try {
   await destination.stop();
   rmSync(dir, { recursive: true, force: true });
 }
-console.log(`\n${describeLoad()} at the end`);
-for (const line of verdicts) console.log(line);
-process.exitCode = allPass ? 0 : 1;
+verdicts.finish();
 
 function toTime(ts: { high: number; low: number }): OplogTime {
   return { t: ts.high >>> 0, i: ts.low >>> 0 };

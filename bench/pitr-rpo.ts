@@ -17,16 +17,11 @@ import { join } from "node:path";
 import { MongoClient } from "mongodb";
 import { freePort, poll, startConnectedAgent } from "./support/agent-daemon.ts";
 import { type DatabaseServer, startDatabaseServer } from "./support/database-servers.ts";
+import { buildAgent, createVerdicts, readFlag } from "./support/bench-run.ts";
 import { describeLoad, readCpuModel } from "./support/measure-process.ts";
 import { runWorkload, seedWindow } from "./support/oplog-workload.ts";
 import { coveredThrough, enablePitr, readTimeline, type Timeline, waitForTimeline } from "./support/pitr-daemon.ts";
-import { root, verdict } from "./support/server-process.ts";
 
-const args = process.argv.slice(2);
-const readFlag = (name: string) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : undefined;
-};
 const seconds = Number(readFlag("--seconds") ?? 60);
 const rate = Number(readFlag("--rate") ?? 2000);
 const RPO_LIMIT_S = 15;
@@ -35,16 +30,14 @@ const SETTLED_MS = 20_000;
 const WINDOW = 5_000;
 const target = { database: "bench", collection: "load", windowSize: WINDOW };
 
-if (Bun.spawnSync([process.execPath, join(root, "scripts/build-agent.ts")], { stdout: "ignore", stderr: "inherit" }).exitCode !== 0) process.exit(1);
-const agentCommand = [join(root, "dist/dbvault-agent")];
+const agentCommand = [buildAgent()];
 
 console.log(`machine: ${readCpuModel()}, ${availableParallelism()} cores; ${describeLoad()} at the start`);
 console.log(`load: ${rate.toLocaleString("en-US")} writes/s for ${seconds} s, then the test server killed`);
 const directory = mkdtempSync(join(tmpdir(), "dbvault-pitr-rpo-"));
 const port = await freePort();
 let mongo: DatabaseServer = await startDatabaseServer("test-server", { replSet: "rs0", port });
-const verdicts: string[] = [];
-let allPass = true;
+const verdicts = createVerdicts();
 try {
   let client = await new MongoClient(mongo.uri).connect();
   await seedWindow(client, target, WINDOW);
@@ -125,10 +118,7 @@ try {
     console.log(
       `lost: ${lostWrites.toLocaleString("en-US")} acknowledged writes (${lostTicks.length} ticks of ${counts.ticks.length}), the last ${lostSeconds.toFixed(1)} s before the kill`,
     );
-    const check = (pass: boolean, text: string) => {
-      allPass &&= pass;
-      verdicts.push(verdict(pass, text));
-    };
+    const { check } = verdicts;
     check(contiguous, "the restored window is whole (no acknowledged insert missing inside it)");
     check(
       lostSeconds <= RPO_LIMIT_S,
@@ -141,6 +131,4 @@ try {
   await mongo.stop();
   rmSync(directory, { recursive: true, force: true });
 }
-console.log(`\n${describeLoad()} at the end`);
-for (const line of verdicts) console.log(line);
-process.exitCode = allPass ? 0 : 1;
+verdicts.finish();

@@ -18,16 +18,12 @@ import { MongoClient } from "mongodb";
 import { readNewestOplogTimestamp } from "../agent/src/oplog/read-oplog.ts";
 import { readStatusKb, startConnectedAgent } from "./support/agent-daemon.ts";
 import { startDatabaseServer } from "./support/database-servers.ts";
+import { buildAgent, createVerdicts, readFlag } from "./support/bench-run.ts";
 import { describeLoad, readCpuModel } from "./support/measure-process.ts";
 import { runWorkload, seedWindow } from "./support/oplog-workload.ts";
 import { coveredThrough, enablePitr, readTimeline, waitForTimeline } from "./support/pitr-daemon.ts";
-import { MB, percentile, readCpuSeconds, root, verdict } from "./support/server-process.ts";
+import { MB, percentile, readCpuSeconds } from "./support/server-process.ts";
 
-const args = process.argv.slice(2);
-const readFlag = (name: string) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : undefined;
-};
 const minutes = Number(readFlag("--minutes") ?? 5);
 const rate = Number(readFlag("--rate") ?? 5000);
 // Enough for the whole run's oplog, so a shipper that falls behind is measured, not rolled over.
@@ -38,16 +34,14 @@ const WINDOW = 10_000;
 const kbToMb = (kb: number) => (kb * 1024) / MB;
 const target = { database: "bench", collection: "load", windowSize: WINDOW };
 
-if (Bun.spawnSync([process.execPath, join(root, "scripts/build-agent.ts")], { stdout: "ignore", stderr: "inherit" }).exitCode !== 0) process.exit(1);
-const agentCommand = [join(root, "dist/dbvault-agent")];
+const agentCommand = [buildAgent()];
 
 console.log(`machine: ${readCpuModel()}, ${availableParallelism()} cores; ${describeLoad()} at the start`);
 console.log(`load: ${rate.toLocaleString("en-US")} writes/s for ${minutes} min, ~1 KB documents, inserts/updates/deletes in equal shares`);
 const directory = mkdtempSync(join(tmpdir(), "dbvault-pitr-shipping-"));
 const mongo = await startDatabaseServer("test-server", { replSet: "rs0", oplogSizeMB: oplogMb });
 const client = await new MongoClient(mongo.uri).connect();
-const verdicts: string[] = [];
-let allPass = true;
+const verdicts = createVerdicts();
 try {
   await seedWindow(client, target, WINDOW);
   const agent = await startConnectedAgent({ command: agentCommand, databases: { bench: `${mongo.uri}bench` }, directory, plan: "Business" });
@@ -132,10 +126,7 @@ try {
     );
     console.log(`agent: RSS ${idleMb.toFixed(0)} MB before the load, peak ${peakMb.toFixed(0)} MB; CPU during the run (${seconds.toFixed(0)} s):`);
     console.log(`  agent ${cpu.agent.toFixed(0)} s, test server ${cpu.mongo.toFixed(0)} s, DBVault server ${cpu.server.toFixed(0)} s`);
-    const check = (pass: boolean, text: string) => {
-      allPass &&= pass;
-      verdicts.push(verdict(pass, text));
-    };
+    const { check } = verdicts;
     check(
       achieved >= rate * 0.95,
       `sustained ${Math.round(achieved).toLocaleString("en-US")} writes/s for ${minutes} min (target ${rate.toLocaleString("en-US")})`,
@@ -150,6 +141,4 @@ try {
   await mongo.stop();
   rmSync(directory, { recursive: true, force: true });
 }
-console.log(`\n${describeLoad()} at the end`);
-for (const line of verdicts) console.log(line);
-process.exitCode = allPass ? 0 : 1;
+verdicts.finish();
