@@ -32,7 +32,7 @@ export type DaemonBackup =
     };
 
 /** A free loopback port (the kernel picks it; closed again before the server takes it). */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
     probe.once("error", reject);
@@ -43,7 +43,7 @@ async function freePort(): Promise<number> {
   });
 }
 
-function readStatusKb(pid: number, field: "VmHWM" | "VmRSS"): number | undefined {
+export function readStatusKb(pid: number, field: "VmHWM" | "VmRSS"): number | undefined {
   try {
     const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, "utf8"));
     return match ? Number(match[1]) : undefined;
@@ -62,7 +62,7 @@ async function api<T>(server: ServerProcess, token: string, method: string, path
   return (await response.json()) as T;
 }
 
-async function poll<T>(what: string, timeoutMs: number, intervalMs: number, check: () => Promise<T | undefined>): Promise<T> {
+export async function poll<T>(what: string, timeoutMs: number, intervalMs: number, check: () => Promise<T | undefined>): Promise<T> {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
     const value = await check();
@@ -93,6 +93,92 @@ async function measureVerification(server: ServerProcess, token: string, backupI
   }
 }
 
+/** A DBVault server, a user on a plan, and the agent set up for some databases and running as a daemon. */
+export type ConnectedAgent = {
+  server: ServerProcess;
+  token: string;
+  configPath: string;
+  daemon: RunningAgent;
+  /** The user's API, as the web app calls it. */
+  api: <T>(method: string, path: string, body?: unknown) => Promise<T>;
+  /** Stops the daemon (SIGTERM, SIGKILL after 10 s) and the server, and removes the server's data. */
+  stop(): Promise<void>;
+};
+
+/**
+ * Starts a DBVault server on embedded defaults, registers a user on `plan`, runs `dbvault-agent
+ * setup` for `databases` (name → connection string) with the built-in engine, and starts
+ * `dbvault-agent run`; resolves once the server sees the agent online. With `checkPlan`, a plan
+ * the check refuses stops everything and answers the reason instead.
+ */
+export async function startConnectedAgent(options: {
+  command: string[];
+  databases: Record<string, string>;
+  directory: string;
+  plan: string;
+  checkPlan?: (limits: { name: string; storageLimit: number }) => string | undefined;
+}): Promise<ConnectedAgent | { skipped: string }> {
+  const dataDir = makeDataDir("agent-daemon-server");
+  let server: ServerProcess | undefined;
+  let daemon: RunningAgent | undefined;
+  const stop = async () => {
+    if (daemon?.running()) {
+      // SIGTERM lets the daemon report a running job failed and close its socket; SIGKILL after 10 s.
+      const timer = setTimeout(() => daemon?.stop("SIGKILL"), 10_000);
+      await daemon.stop("SIGTERM");
+      clearTimeout(timer);
+    }
+    await server?.stop();
+    removeDataDir(dataDir);
+  };
+  try {
+    server = await startServer(dataDir, await freePort());
+    const user = await createUser(server, options.plan);
+    const limits = await api<{ name: string; storageLimit: number }>(server, user.token, "GET", "/api/user/plan");
+    if (limits.name !== options.plan) throw new Error(`the user is on ${limits.name}, not ${options.plan}`);
+    const refused = options.checkPlan?.(limits);
+    if (refused) {
+      await stop();
+      return { skipped: refused };
+    }
+
+    // Setup the way a script runs it (as agent/test/support/end-to-end.ts runSetup does, with the
+    // bench's agent command): the API key on stdin, the connection strings in a 0600 file.
+    const configPath = join(options.directory, "agent.json");
+    const databasesFile = join(options.directory, "databases.txt");
+    const lines = Object.entries(options.databases).map(([name, uri]) => `${name}=${uri}\n`);
+    await writeFile(databasesFile, lines.join(""), { mode: 0o600 });
+    const setup = await runAgent(
+      ["setup", "--server", `${server.url}/api`, "--api-key-file", "-", "--databases-file", databasesFile, "--name", "bench-agent", "--config", configPath],
+      { command: options.command, stdin: new TextEncoder().encode(`${user.apiKey}\n`) },
+    );
+    if (setup.exitCode !== 0) throw new Error(`dbvault-agent setup failed (exit ${setup.exitCode}):\n${setup.stderr}`);
+    // The same engine as the file dump (setup leaves "auto", which would use mongodump if installed).
+    const config = JSON.parse(await readFile(configPath, "utf8"));
+    await writeFile(configPath, JSON.stringify({ ...config, tools: { mode: "builtin" } }), { mode: 0o600 });
+
+    daemon = startAgentProcess(configPath, options.command);
+    const running = daemon;
+    const started = server;
+    await poll("the agent to be online", AGENT_ONLINE_TIMEOUT_MS, 100, async () => {
+      if (!running.running()) throw new Error(`dbvault-agent run exited:\n${running.log()}`);
+      const status = await api<{ agents: { status: string }[] }>(started, user.token, "GET", "/api/settings/system-status");
+      return status.agents[0]?.status === "active" ? true : undefined;
+    });
+    return {
+      server,
+      token: user.token,
+      configPath,
+      daemon,
+      api: (method, path, body) => api(started, user.token, method, path, body),
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
 /**
  * Backs `databaseUri` up through the daemon once and measures the daemon. Starts and stops its
  * own server and daemon and removes their directories, also when something fails.
@@ -106,54 +192,22 @@ export async function measureDaemonBackup(options: {
   plan?: string;
 }): Promise<DaemonBackup> {
   const plan = options.plan ?? "Business";
-  const dataDir = makeDataDir("dump-memory-server");
-  let server: ServerProcess | undefined;
-  let daemon: RunningAgent | undefined;
-  try {
-    server = await startServer(dataDir, await freePort());
-    const user = await createUser(server, plan);
-    const limits = await api<{ name: string; storageLimit: number }>(server, user.token, "GET", "/api/user/plan");
-    if (limits.name !== plan) throw new Error(`the user is on ${limits.name}, not ${plan}`);
+  const connected = await startConnectedAgent({
+    command: options.command,
+    databases: { bench: options.databaseUri },
+    directory: options.directory,
+    plan,
     // The ciphertext is about the size of the file dump; leave room for a little variation.
-    if (limits.storageLimit < options.expectedBytes * 1.1) {
-      return {
-        skipped: `the ${plan} plan stores ${(limits.storageLimit / MB).toFixed(0)} MB, less than this backup's ~${(options.expectedBytes / MB).toFixed(0)} MB`,
-      };
-    }
-
-    // Setup the way a script runs it (as agent/test/support/end-to-end.ts runSetup does, with the
-    // bench's agent command): the API key on stdin, the connection string in a 0600 file.
-    const configPath = join(options.directory, "agent.json");
-    const databasesFile = join(options.directory, "databases.txt");
-    await writeFile(databasesFile, `bench=${options.databaseUri}\n`, { mode: 0o600 });
-    const setup = await runAgent(
-      [
-        "setup",
-        "--server",
-        `${server.url}/api`,
-        "--api-key-file",
-        "-",
-        "--databases-file",
-        databasesFile,
-        "--name",
-        "dump-memory-bench",
-        "--config",
-        configPath,
-      ],
-      { command: options.command, stdin: new TextEncoder().encode(`${user.apiKey}\n`) },
-    );
-    if (setup.exitCode !== 0) throw new Error(`dbvault-agent setup failed (exit ${setup.exitCode}):\n${setup.stderr}`);
-    // The same engine as the file dump (setup leaves "auto", which would use mongodump if installed).
-    const config = JSON.parse(await readFile(configPath, "utf8"));
-    await writeFile(configPath, JSON.stringify({ ...config, tools: { mode: "builtin" } }), { mode: 0o600 });
-
-    daemon = startAgentProcess(configPath, options.command);
-    const running = daemon;
-    await poll("the agent to be online", AGENT_ONLINE_TIMEOUT_MS, 100, async () => {
-      if (!running.running()) throw new Error(`dbvault-agent run exited:\n${running.log()}`);
-      const status = await api<{ agents: { status: string }[] }>(server!, user.token, "GET", "/api/settings/system-status");
-      return status.agents[0]?.status === "active" ? true : undefined;
-    });
+    checkPlan: (limits) =>
+      limits.storageLimit < options.expectedBytes * 1.1
+        ? `the ${plan} plan stores ${(limits.storageLimit / MB).toFixed(0)} MB, less than this backup's ~${(options.expectedBytes / MB).toFixed(0)} MB`
+        : undefined,
+  });
+  if ("skipped" in connected) return connected;
+  const { server, token, daemon } = connected;
+  const user = { token };
+  const running = daemon;
+  try {
     await Bun.sleep(2000); // let start-up garbage settle before the baseline
 
     const idleKb = readStatusKb(daemon.pid, "VmRSS") ?? 0;
@@ -172,7 +226,7 @@ export async function measureDaemonBackup(options: {
       backup = await poll("the backup to complete", BACKUP_TIMEOUT_MS, 100, async () => {
         if (!running.running()) throw new Error(`dbvault-agent run exited during the backup:\n${running.log()}`);
         const view = await api<{ id: string; status: string; size: number | null; error: string | null }>(
-          server!,
+          server,
           user.token,
           "GET",
           `/api/backups/${created.id}`,
@@ -195,13 +249,6 @@ export async function measureDaemonBackup(options: {
       verify,
     };
   } finally {
-    if (daemon?.running()) {
-      // SIGTERM lets the daemon report a running job failed and close its socket; SIGKILL after 10 s.
-      const timer = setTimeout(() => daemon?.stop("SIGKILL"), 10_000);
-      await daemon.stop("SIGTERM");
-      clearTimeout(timer);
-    }
-    await server?.stop();
-    removeDataDir(dataDir);
+    await connected.stop();
   }
 }

@@ -21,7 +21,12 @@ export interface DatabaseServer {
   uri: string;
   pid: number;
   stop(): Promise<void>;
+  /** Stops it as a crash would (SIGKILL): the test server keeps nothing (memory only). */
+  kill(): Promise<void>;
 }
+
+/** The test server as the primary of a one-member replica set, on a chosen port (the same one again after a kill). */
+export type ReplicaSetOptions = { replSet: string; oplogSizeMB?: number; port?: number };
 
 async function freePort(): Promise<number> {
   return new Promise((resolvePort, reject) => {
@@ -43,12 +48,18 @@ export function findMissingServer(kind: ServerKind): string | undefined {
 }
 
 /** Starts a server and waits until it answers ping; throws when it does not start. */
-export async function startDatabaseServer(kind: ServerKind): Promise<DatabaseServer> {
-  const port = await freePort();
+export async function startDatabaseServer(kind: ServerKind, replicaSet?: ReplicaSetOptions): Promise<DatabaseServer> {
+  const port = replicaSet?.port ?? (await freePort());
   let child: ReturnType<typeof Bun.spawn>;
   let dataDir: string | undefined;
   if (kind === "test-server") {
-    child = Bun.spawn([process.execPath, join(root, "testkit/mongo-server/main.ts"), "--port", String(port)], { stdout: "ignore", stderr: "inherit" });
+    const replication = replicaSet
+      ? ["--replSet", replicaSet.replSet, ...(replicaSet.oplogSizeMB ? ["--oplogSizeMB", String(replicaSet.oplogSizeMB)] : [])]
+      : [];
+    child = Bun.spawn([process.execPath, join(root, "testkit/mongo-server/main.ts"), "--port", String(port), ...replication], {
+      stdout: "ignore",
+      stderr: "inherit",
+    });
   } else {
     dataDir = mkdtempSync(join(tmpdir(), "dbvault-bench-ferretdb-"));
     child = Bun.spawn(
@@ -89,6 +100,11 @@ export async function startDatabaseServer(kind: ServerKind): Promise<DatabaseSer
     pid: child.pid,
     async stop() {
       child.kill("SIGTERM");
+      await child.exited;
+      if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+    async kill() {
+      child.kill("SIGKILL");
       await child.exited;
       if (dataDir) rmSync(dataDir, { recursive: true, force: true });
     },

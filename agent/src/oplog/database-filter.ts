@@ -8,7 +8,7 @@
 import { BSON, type Document } from "bson";
 
 // Read and written back keeping every BSON type (Int32, Long, Double, binaries, regexes).
-const TYPED = { promoteValues: false, promoteBuffers: false, bsonRegExp: true } as const;
+export const TYPED = { promoteValues: false, promoteBuffers: false, bsonRegExp: true } as const;
 
 interface Transaction {
   touches: boolean;
@@ -90,23 +90,26 @@ function readString(value: unknown): string | undefined {
   return typeof value === "string" ? value : undefined;
 }
 
-// A transaction's entries carry its session (lsid) and txnNumber; other entries none.
-function transactionKey(entry: Document): string | undefined {
+/** Which transaction an entry is part of (its session and txnNumber), or undefined for an entry of none. */
+export function transactionKey(entry: Document): string | undefined {
   if (entry.op !== "c" || entry.lsid === undefined || entry.txnNumber === undefined) return undefined;
   const object = entry.o as Document | undefined;
   if (object === undefined || !(Array.isArray(object.applyOps) || "commitTransaction" in object || "abortTransaction" in object)) return undefined;
   return `${Buffer.from(BSON.serialize(entry.lsid as Document)).toString("base64")}:${String(entry.txnNumber)}`;
 }
 
-// An applyOps entry without partialTxn or prepare commits its transaction; commitTransaction and
-// abortTransaction end a prepared one.
-function isLastOfTransaction(entry: Document): boolean {
+/**
+ * Whether a transaction's entry is its last: an applyOps without partialTxn or prepare commits it;
+ * commitTransaction and abortTransaction end a prepared one.
+ */
+export function isLastOfTransaction(entry: Document): boolean {
   const object = entry.o as Document;
   if ("commitTransaction" in object || "abortTransaction" in object) return true;
   return object.partialTxn === undefined && object.prepare === undefined;
 }
 
-function trimToDatabase(bytes: Uint8Array, entry: Document, database: string): Uint8Array {
+/** The entry with the operations of its applyOps that are not of `database` cut out (the same bytes when it has none). */
+export function trimToDatabase(bytes: Uint8Array, entry: Document, database: string): Uint8Array {
   const object = entry.o as Document | undefined;
   if (entry.op !== "c" || object === undefined || !Array.isArray(object.applyOps)) return bytes;
   const operations = object.applyOps as Document[];

@@ -1,6 +1,13 @@
 import { describe, expect, test } from "bun:test";
 import { Binary, Long } from "bson";
-import { createEntryFilter } from "./entry-filter.ts";
+import { BSON, type Document } from "bson";
+import { createEntryFilter as createSelector } from "./entry-filter.ts";
+
+/** Whether the filter keeps each entry, as the shipper asks it (the entry's bytes and fields). */
+const createEntryFilter = (database: string) => {
+  const select = createSelector(database);
+  return (entry: Document) => select(BSON.serialize(entry), entry) !== undefined;
+};
 
 const session = (byte: number) => ({ id: new Binary(Buffer.alloc(16, byte), 4) });
 
@@ -32,5 +39,32 @@ describe("which entries a database's slices keep", () => {
     expect(keep({ op: "c", ns: "admin.$cmd", lsid: session(2), txnNumber: Long.fromNumber(3), o: { applyOps: [{ op: "i", ns: "other.c", o: {} }] } })).toBe(
       false,
     );
+  });
+
+  test("every part of a transaction spread over entries, cut down to the database: a first part of another database too", () => {
+    const select = createSelector("shop");
+    const txn = { lsid: session(3), txnNumber: Long.fromNumber(1) };
+    const part = (ns: string, extra: Document) => ({ op: "c", ns: "admin.$cmd", ...txn, o: { applyOps: [{ op: "i", ns, o: { _id: ns } }], ...extra } });
+    const shipped = [part("other.c", { partialTxn: true }), part("shop.orders", { partialTxn: true }), part("other.c", {})].map((entry) => {
+      const bytes = select(BSON.serialize(entry), entry);
+      return bytes && BSON.deserialize(bytes).o.applyOps.map((inner: Document) => inner.ns);
+    });
+    expect(shipped).toEqual([[], ["shop.orders"], []]);
+    // A one-entry transaction: kept cut down when it touches the database, left out when not.
+    const single = {
+      op: "c",
+      ns: "admin.$cmd",
+      lsid: session(4),
+      txnNumber: Long.fromNumber(1),
+      o: {
+        applyOps: [
+          { op: "i", ns: "other.c", o: {} },
+          { op: "i", ns: "shop.a", o: {} },
+        ],
+      },
+    };
+    expect(BSON.deserialize(select(BSON.serialize(single), single)!).o.applyOps).toEqual([{ op: "i", ns: "shop.a", o: {} }]);
+    const elsewhere = { ...single, txnNumber: Long.fromNumber(2), o: { applyOps: [{ op: "i", ns: "other.c", o: {} }] } };
+    expect(select(BSON.serialize(elsewhere), elsewhere)).toBeUndefined();
   });
 });

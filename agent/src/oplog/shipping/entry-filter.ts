@@ -1,60 +1,32 @@
-// Which oplog entries belong to one database's slices: its own namespaces and `<db>.$cmd` (DDL),
-// a rename into it from another database, and every transaction entry that touches it.
-
-/** The fields of an oplog entry the filter reads. */
-export type EntryFields = {
-  op?: unknown;
-  ns?: unknown;
-  o?: unknown;
-  lsid?: unknown;
-  txnNumber?: unknown;
-};
-
-import { Binary } from "bson";
-
-type Document = Record<string, unknown>;
-
-const isDocument = (value: unknown): value is Document => typeof value === "object" && value !== null && !Array.isArray(value);
+// Which oplog entries go into one database's slices, and in what form. The rules of what touches
+// a database and how a transaction's entries are cut down are the dump's (database-filter.ts);
+// what differs is that shipping cannot hold a transaction until it is decided, as the dump does:
+// a slice covers a range of oplog positions and is sealed within seconds. So every part of a
+// transaction spread over several entries (partialTxn or prepare, then the commit or abort) is
+// kept, cut down to the database's operations (an empty applyOps when it has none): the replay
+// links the parts through prevOpTime and refuses a chain missing one, and a part that touches
+// nothing of the database may come before one that does. A transaction of one entry, like any
+// other entry, is kept when it touches the database, cut down the same way.
+import { BSON, type Document } from "bson";
+import { entryTouches, isLastOfTransaction, TYPED, transactionKey, trimToDatabase } from "../database-filter.ts";
 
 /**
- * Answers, entry by entry in oplog order, whether the entry goes into the database's slices.
- * A transaction is kept whole: an `applyOps` part is kept when it touches the database or an
- * earlier part of the same transaction was kept, and so is a prepared transaction's commit or
- * abort. (A transaction whose first parts touch only other databases and a later part this one
- * is kept from that part on: its earlier parts were already passed over.)
+ * Answers, entry by entry in oplog order, the bytes to ship for the entry (the entry as read, or
+ * cut down to the database's operations), or undefined when it is not the database's.
  */
-export function createEntryFilter(database: string): (entry: EntryFields) => boolean {
-  const prefix = `${database}.`;
-  const inDatabase = (ns: unknown) => typeof ns === "string" && ns.startsWith(prefix);
-  // Transactions (session id ‖ txnNumber) with a part kept and no end seen yet.
-  const openTransactions = new Set<string>();
-
-  const touches = (operation: Document): boolean => {
-    if (inDatabase(operation.ns)) return true;
-    const o = operation.o;
-    if (!isDocument(o)) return false;
-    if (Array.isArray(o.applyOps)) return o.applyOps.some((inner) => isDocument(inner) && touches(inner));
-    // renameCollection is logged on the source database's $cmd.
-    return typeof o.renameCollection === "string" && typeof o.to === "string" && inDatabase(o.to);
+export function createEntryFilter(database: string): (raw: Uint8Array, fields: Document) => Uint8Array | undefined {
+  // Transactions (session ‖ txnNumber) with a part seen and no last entry yet.
+  const open = new Set<string>();
+  return (raw, fields) => {
+    const key = transactionKey(fields);
+    if (key === undefined) return entryTouches(fields, database) ? raw : undefined;
+    const last = isLastOfTransaction(fields);
+    const spread = open.has(key) || !last;
+    if (last) open.delete(key);
+    else open.add(key);
+    if (!spread && !entryTouches(fields, database)) return undefined;
+    const operations = (fields.o as Document | undefined)?.applyOps;
+    const foreign = Array.isArray(operations) && operations.some((inner: Document) => !entryTouches(inner, database));
+    return foreign ? trimToDatabase(raw, BSON.deserialize(raw, TYPED), database) : raw;
   };
-
-  return (entry) => {
-    const key = transactionKey(entry);
-    const o = isDocument(entry.o) ? entry.o : {};
-    const ends =
-      o.commitTransaction !== undefined || o.abortTransaction !== undefined || (Array.isArray(o.applyOps) && o.partialTxn !== true && o.prepare !== true);
-    const kept = touches(entry as Document) || (key !== undefined && openTransactions.has(key));
-    if (key !== undefined) {
-      if (kept && !ends) openTransactions.add(key);
-      if (ends) openTransactions.delete(key);
-    }
-    return kept;
-  };
-}
-
-function transactionKey(entry: EntryFields): string | undefined {
-  if (!isDocument(entry.lsid) || entry.txnNumber === undefined) return undefined;
-  const id = entry.lsid.id;
-  const idText = id instanceof Binary ? id.toString("hex") : String(id);
-  return `${idText}:${String(entry.txnNumber)}`;
 }

@@ -13,6 +13,7 @@ import { waitUntil } from "../../../../testkit/wait-until.ts";
 import { findMongoTools } from "../../../../testkit/mongo-tools.ts";
 import { runAgent } from "../../../test/support/run-agent.ts";
 import { encodeMasterKey } from "../../archive/index.ts";
+import { createLagMeter } from "./lag-meter.ts";
 import { checkChains, expectedPositions, readShippedSlices, SINK_DOWN_FILE, shipToDirectory } from "./test-support/slice-sink.ts";
 
 const KEY = Buffer.alloc(32, 7);
@@ -172,6 +173,42 @@ describe("shipping one database's oplog", () => {
     expect(new Set(held).size).toBe(held.length);
     expect(held).toEqual(await expectedPositions(rs.client, "shop", slices[0]!.description.start, slices.at(-1)!.description.end));
   }, 60_000);
+});
+
+describe("the source lost", () => {
+  test("what was read is sealed and shipped when the server goes away, not held for the slice's full age", async () => {
+    const lost = await startMongoTestServer({ replicaSet: { name: "lost" } });
+    const { MongoClient } = await import("mongodb");
+    const client = await new MongoClient(lost.uri, { serverSelectionTimeoutMS: 2000 }).connect();
+    const out = join(dir, "lost");
+    let kept = 0;
+    const lag = { ...createLagMeter(), read: (_: unknown, isKept: boolean) => void (isKept && kept++) };
+    // A slice's age limit far past the test's wait: only the loss of the server can seal it.
+    const { stop } = shipToDirectory(client, "shop", KEY, out, { maxAgeMs: 600_000, idleSealMs: 600_000, lag });
+    try {
+      await waitUntil(async () => (await readdir(join(out, "state")).catch(() => [] as string[])).includes("state.json"), { message: "the chain started" });
+      for (let n = 0; n < 20; n++)
+        await client
+          .db("shop")
+          .collection("orders")
+          .insertOne({ _id: n } as never);
+      await waitUntil(() => kept === 20, { message: "the 20 inserts read by the shipper" });
+      await lost.stop();
+      const slices = await waitUntil(
+        async () => {
+          const shipped = await readShippedSlices(join(out, "server"), KEY);
+          return shipped.some((s) => s.entries.length > 0) ? shipped : undefined;
+        },
+        // Far under the slice's 600 s age; generous for the driver to notice the loss on a loaded machine.
+        { message: "the entries read before the loss shipped", timeout: 60_000 },
+      );
+      const ids = slices.flatMap((s) => s.entries.filter((e) => e.op === "i").map((e) => (e.o as { _id: number })._id));
+      expect(ids).toEqual(Array.from({ length: 20 }, (_, n) => n));
+    } finally {
+      await stop();
+      await client.close().catch(() => undefined);
+    }
+  }, 120_000);
 });
 
 describe("rollover", () => {

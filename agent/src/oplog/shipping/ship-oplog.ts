@@ -1,11 +1,12 @@
 // Continuous oplog shipping for one database: tails local.oplog.rs from the last position sealed,
 // keeps the database's entries, seals a slice every SLICE_MAX_AGE_MS or SLICE_MAX_ENTRY_BYTES
 // (whichever first), spools it and hands it to the uploader. A lost connection or a step-down
-// reopens the tail where it was read to, keeping what was gathered; a restart resumes from the
-// spool and state file (shipping-store.ts). Rollover (the position is gone from the oplog) is
-// reported on the new chain's first slice.
+// seals what was gathered (the source may never come back) and reopens the tail where it was read
+// to; a restart resumes from the spool and state file (shipping-store.ts). Rollover (the position
+// is gone from the oplog) is reported on the new chain's first slice.
 import { randomBytes } from "node:crypto";
 import type { MongoClient } from "mongodb";
+import { createMemoryPacer } from "../../archive/index.ts";
 import { compareOplogTimes, type OplogTime, SLICE_MAX_AGE_MS, SLICE_MAX_ENTRY_BYTES } from "../../../../protocol/pitr.ts";
 import { createEntryFilter } from "./entry-filter.ts";
 import type { LagMeter } from "./lag-meter.ts";
@@ -61,6 +62,9 @@ export async function shipOplog(options: ShipOplogOptions): Promise<void> {
 
   let position = saved ?? (await startChain(options, "started"));
   const keep = createEntryFilter(database);
+  // Every entry read (kept or not) leaves its reply bytes and its parsed fields to the collector,
+  // which lets them pile up far past the daemon's 150 MB (bench/pitr-shipping.ts: 204-236 MB).
+  const pacer = createMemoryPacer();
   let builder = new SliceBuilder({ database, chain: position.chain, sequence: position.nextSequence, start: position.end });
   let readThrough = position.end;
   let lastSealAt = now();
@@ -92,11 +96,12 @@ export async function shipOplog(options: ShipOplogOptions): Promise<void> {
         while (!signal.aborted) {
           const entry = await tail.next();
           if (entry) {
-            const kept = keep(entry.fields);
-            options.lag?.read(entry.ts, kept);
+            pacer.note(entry.raw.byteLength);
+            const kept = keep(entry.raw, entry.fields);
+            options.lag?.read(entry.ts, kept !== undefined);
             if (kept) {
-              if (builder.entryCount > 0 && builder.entryBytes + entry.raw.byteLength > maxEntryBytes) await seal();
-              builder.add(entry.raw, entry.ts, now());
+              if (builder.entryCount > 0 && builder.entryBytes + kept.byteLength > maxEntryBytes) await seal();
+              builder.add(kept, entry.ts, now());
             }
             readThrough = entry.ts;
           }
@@ -122,6 +127,9 @@ export async function shipOplog(options: ShipOplogOptions): Promise<void> {
         continue;
       }
       log("oplog tail interrupted; reopening it where it was read to", { database, error: (error as Error).message });
+      // What was read is whole up to where the tail stopped: ship it now rather than hold it
+      // until the tail is back, which for a lost server may be never (the recovery point).
+      if (builder.entryCount > 0) await seal();
       await sleep(options.retryDelayMs ?? 1_000, signal);
     } finally {
       await tail?.close();

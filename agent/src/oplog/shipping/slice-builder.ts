@@ -29,7 +29,7 @@ export class SliceBuilder {
   #bytes = 0;
   #first: OplogTime | undefined;
   #last: OplogTime | undefined;
-  /** When the first entry arrived (ms), for the 15 s rule. */
+  /** When the first entry arrived (ms), for the age rule (SLICE_MAX_AGE_MS). */
   startedAt: number | undefined;
 
   constructor(readonly place: SlicePlace) {}
