@@ -30,6 +30,7 @@ import m27 from "./0027_restore_point_in_time.sql" with { type: "text" };
 import m28 from "./0028_organizations.sql" with { type: "text" };
 import m29 from "./0029_restore_agents.sql" with { type: "text" };
 import m30 from "./0030_copy_checks.sql" with { type: "text" };
+import m31 from "./0031_exotic_vampiro.sql" with { type: "text" };
 
 export const migrationFiles: { tag: string; when: number; sql: string }[] = [
   { tag: "0000_init", when: 1795432625268, sql: m0 },
@@ -63,4 +64,5 @@ export const migrationFiles: { tag: string; when: number; sql: string }[] = [
   { tag: "0028_organizations", when: 1795765472820, sql: m28 },
   { tag: "0029_restore_agents", when: 1795768224045, sql: m29 },
   { tag: "0030_copy_checks", when: 1795768422513, sql: m30 },
+  { tag: "0031_exotic_vampiro", when: 1795769225474, sql: m31 },
 ];
