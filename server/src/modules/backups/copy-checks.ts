@@ -106,7 +106,8 @@ type UnreachableCopy = { copy: typeof backupCopies.$inferSelect; databaseName: s
  */
 async function raiseUnreachableBuckets(ctx: AppContext, copies: UnreachableCopy[], now: Date): Promise<CopyFacts[]> {
   const raisedBefore = now.getTime() - COPY_CHECK_INTERVAL_MS;
-  const byDestination = Map.groupBy(copies, (entry) => entry.copy.destination);
+  const byDestination = new Map<string, UnreachableCopy[]>();
+  for (const entry of copies) byDestination.set(entry.copy.destination, [...(byDestination.get(entry.copy.destination) ?? []), entry]);
   const raised: CopyFacts[] = [];
   for (const [destination, entries] of byDestination) {
     const since = Math.min(...entries.map((entry) => entry.since.getTime()));
