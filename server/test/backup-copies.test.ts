@@ -41,6 +41,16 @@ afterAll(async () => {
   receiver?.close();
 });
 
+/** A backup of "orders" the scripted agent uploaded `size` bytes for; its id. */
+async function completedBackup(size: number): Promise<string> {
+  advanceServerClock(server, 24 * 3600_000); // past the plan's limit on manual backups
+  const started = await server.call("POST", "/api/backups", { token: owner.token, body: { databaseName: "orders" } });
+  expect(started.status).toBe(201);
+  const { backupId } = await agent.waitFor("backup");
+  expect((await agent.upload(backupId, new Uint8Array(size).fill(7))).status).toBe(200);
+  return backupId;
+}
+
 const destination = "s3://customer-offsite/dbvault/?endpoint=https%3A%2F%2Fs3.example.com&region=eu-west-1";
 const sha256 = "ab".repeat(32);
 
@@ -141,11 +151,7 @@ test("the daily copy check: the agent lists its copies, reports what it found; a
       message: "the first backup to be failed",
     },
   );
-  advanceServerClock(server, 24 * 3600_000); // past the plan's limit on manual backups
-  const started = await server.call("POST", "/api/backups", { token: owner.token, body: { databaseName: "orders" } });
-  expect(started.status).toBe(201);
-  const { backupId } = await agent.waitFor("backup");
-  expect((await agent.upload(backupId, new Uint8Array(2048).fill(7))).status).toBe(200);
+  const backupId = await completedBackup(2048);
   const second = "s3://second-bucket/?region=eu-west-1";
   const report = { type: "backup.copied", backupId, status: "stored", size: 2048, sha256 };
   agent.send({ ...report, destination, key: "dbvault/orders/b.enc.dbvault", etag: '"0123abcd"' });
@@ -269,11 +275,7 @@ test("a bucket the daily check cannot reach: quiet on the first failed check, al
     body: { url: `${receiver.url}/unreachable`, events: ["copy.unreachable"] },
   });
   expect(hook.status).toBe(201);
-  advanceServerClock(server, 24 * 3600_000); // past the plan's limit on manual backups
-  const started = await server.call("POST", "/api/backups", { token: owner.token, body: { databaseName: "orders" } });
-  expect(started.status).toBe(201);
-  const { backupId } = await agent.waitFor("backup");
-  expect((await agent.upload(backupId, new Uint8Array(1024).fill(3))).status).toBe(200);
+  const backupId = await completedBackup(1024);
   const gone = "s3://gone-bucket/dbvault/?region=eu-west-1";
   agent.send({ type: "backup.copied", backupId, destination: gone, key: "dbvault/orders/u.enc.dbvault", status: "stored", size: 1024, sha256 });
   const report = (outcome: string) =>
