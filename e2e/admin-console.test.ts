@@ -220,7 +220,7 @@ describe("admin dashboard", () => {
     await agentItem.waitFor();
     await eventually(
       () => agentItem.innerText(),
-      (value) => expect(value).toMatch(/grace-prod-agent[\s\S]*db-host\.internal[\s\S]*v1\.0\.0/),
+      (value) => expect(value).toMatch(/grace-prod-agent[\s\S]*db-host\.internal · v1\.0\.0 · backup agent/),
     );
     await env.screenshot(page, "admin-user-details");
 

@@ -8,8 +8,11 @@ export const AGENT_EVENTS = ["agent.offline", "agent.online"] as const;
 export const ACCOUNT_EVENTS = ["backup_protection.off_requested"] as const;
 /** Point-in-time recovery: a hole in the shipped oplog (a rollover, a chain started again). */
 export const PITR_EVENTS = ["pitr.gap", "pitr.lag"] as const;
-/** The agent's daily check of the copies in the customer's own buckets found some gone, or other bytes in their place. */
-export const COPY_EVENTS = ["copy.missing", "copy.changed"] as const;
+/**
+ * The agent's daily check of the copies in the customer's own buckets found some gone, or other
+ * bytes in their place, or could not reach their bucket for a day.
+ */
+export const COPY_EVENTS = ["copy.missing", "copy.changed", "copy.unreachable"] as const;
 export const WEBHOOK_EVENTS = [...BACKUP_EVENTS, ...RESTORE_EVENTS, ...AGENT_EVENTS, ...PITR_EVENTS, ...COPY_EVENTS, ...ACCOUNT_EVENTS] as const;
 export type WebhookEventName = (typeof WEBHOOK_EVENTS)[number];
 

@@ -89,6 +89,7 @@ export type ConfigErrorCode =
   | "insecure-permissions"
   | "invalid"
   | "no-key"
+  | "no-identity"
   | "key-exists"
   | "unknown-database"
   | "write-failed"
@@ -331,11 +332,20 @@ export function readIdentities(config: AgentConfig, path: string): Buffer[] {
 /**
  * Everything that opens backups: the config's keyring (none on a write-only or restore agent
  * without a master key), its identities and `extraIdentities` (one sent with a restore). Throws
- * ConfigError "no-key" when there is neither key nor identity.
+ * ConfigError "no-key" when there is neither key nor identity ("no-identity" on a restore agent).
  */
 export function readOpeningKeys(config: AgentConfig, path: string, extraIdentities: Buffer[] = []): { masterKey: Buffer[]; identities: Buffer[] } {
   const identities = [...readIdentities(config, path), ...extraIdentities];
   if (config.masterKey === undefined && identities.length > 0) return { masterKey: [], identities };
+  // A restore agent never had a master key: "create one" would point at the wrong fix.
+  if (config.masterKey === undefined && config.role === "restore") {
+    throw new ConfigError(
+      "no-identity",
+      `${path} is a restore agent's config but holds no identity, so this agent can open no backup`,
+      path,
+      `give it the identity file key mode write-only wrote: dbvault-agent setup --role restore --identity FILE --config ${path}`,
+    );
+  }
   return { masterKey: readKeyring(config, path), identities };
 }
 

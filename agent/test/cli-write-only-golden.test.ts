@@ -163,4 +163,17 @@ describe("restore agents (setup --role restore)", () => {
     const other = await run(["verify", "--in", join(GOLDEN, "v2-zstd.enc.dbvault"), "--config", path]);
     expect(other.exitCode).not.toBe(0);
   });
+
+  test("a restore agent whose config lost its identities says so, not that a master key is missing", async () => {
+    const server = { url: "http://127.0.0.1:9", apiKey: "dbv_test", agentId: "agent-1", agentToken: "token" };
+    const path = await writeConfig("restore-agent-no-identity.json", { role: "restore", identities: [], server });
+    const expected =
+      `dbvault-agent: ${path} is a restore agent's config but holds no identity, so this agent can open no backup\n` +
+      `dbvault-agent: hint: give it the identity file key mode write-only wrote: dbvault-agent setup --role restore --identity FILE --config ${path}\n`;
+    for (const args of [["run"], ["verify", "--in", join(GOLDEN, "v2-x25519-zstd.enc.dbvault")]]) {
+      const refused = await run([...args, "--config", path]);
+      expect(refused.stderr).toBe(expected);
+      expect(refused.exitCode).toBe(4);
+    }
+  });
 });

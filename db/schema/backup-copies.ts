@@ -31,6 +31,10 @@ export const backupCopies = pgTable(
     error: text("error"),
     /** When the agent last looked at the copy (its write counts as the first check). */
     checkedAt: timestampColumn("checked_at"),
+    /** The first check of the current run of checks that could not reach the bucket; null once it answers. */
+    unreachableSince: timestampColumn("unreachable_since"),
+    /** When that run was raised as copy.unreachable (once a run); null until then. */
+    unreachableAlertedAt: timestampColumn("unreachable_alerted_at"),
     /** The S3 Object Lock retention the copy was written with (`copies add --object-lock`); null: not locked. */
     lockedUntil: timestampColumn("locked_until"),
     createdAt: createdAtColumn(),

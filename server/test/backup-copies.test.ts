@@ -41,6 +41,16 @@ afterAll(async () => {
   receiver?.close();
 });
 
+/** A backup of "orders" the scripted agent uploaded `size` bytes for; its id. */
+async function completedBackup(size: number): Promise<string> {
+  advanceServerClock(server, 24 * 3600_000); // past the plan's limit on manual backups
+  const started = await server.call("POST", "/api/backups", { token: owner.token, body: { databaseName: "orders" } });
+  expect(started.status).toBe(201);
+  const { backupId } = await agent.waitFor("backup");
+  expect((await agent.upload(backupId, new Uint8Array(size).fill(7))).status).toBe(200);
+  return backupId;
+}
+
 const destination = "s3://customer-offsite/dbvault/?endpoint=https%3A%2F%2Fs3.example.com&region=eu-west-1";
 const sha256 = "ab".repeat(32);
 
@@ -141,11 +151,7 @@ test("the daily copy check: the agent lists its copies, reports what it found; a
       message: "the first backup to be failed",
     },
   );
-  advanceServerClock(server, 24 * 3600_000); // past the plan's limit on manual backups
-  const started = await server.call("POST", "/api/backups", { token: owner.token, body: { databaseName: "orders" } });
-  expect(started.status).toBe(201);
-  const { backupId } = await agent.waitFor("backup");
-  expect((await agent.upload(backupId, new Uint8Array(2048).fill(7))).status).toBe(200);
+  const backupId = await completedBackup(2048);
   const second = "s3://second-bucket/?region=eu-west-1";
   const report = { type: "backup.copied", backupId, status: "stored", size: 2048, sha256 };
   agent.send({ ...report, destination, key: "dbvault/orders/b.enc.dbvault", etag: '"0123abcd"' });
@@ -261,4 +267,55 @@ test("a database's copies for the web: each backup's copies with bucket, key, si
   expect(missing.body.message).toBeTruthy();
   expect((await server.call("GET", `/api/backups/copies?databaseName=${"x".repeat(65)}`, { token: owner.token })).status).toBe(400);
   expect((await server.call("GET", "/api/backups/copies?databaseName=orders")).status).toBe(401);
+});
+
+test("a bucket the daily check cannot reach: quiet on the first failed check, alerted once when still unreachable a day later, again only in a new episode", async () => {
+  const hook = await server.call("POST", "/api/settings/webhooks", {
+    token: owner.token,
+    body: { url: `${receiver.url}/unreachable`, events: ["copy.unreachable"] },
+  });
+  expect(hook.status).toBe(201);
+  const backupId = await completedBackup(1024);
+  const gone = "s3://gone-bucket/dbvault/?region=eu-west-1";
+  agent.send({ type: "backup.copied", backupId, destination: gone, key: "dbvault/orders/u.enc.dbvault", status: "stored", size: 1024, sha256 });
+  const report = (outcome: string) =>
+    fetch(`${server.listen()}${agentApi.copyChecks}`, {
+      method: "POST",
+      headers: { ...agent.headers(), "content-type": "application/json" },
+      body: JSON.stringify({
+        results: [{ backupId, destination: gone, outcome, readBack: false, ...(outcome === "unreachable" ? { detail: "NoSuchBucket" } : {}) }],
+      }),
+    }).then((answer) => answer.json());
+  await waitUntil(async () => ((await server.call("GET", `/api/backups/${backupId}`, { token: owner.token })).body.copies.length === 1 ? true : undefined), {
+    message: "the copy to be recorded",
+  });
+  const alerted = () => receiver.received.filter((delivery) => delivery.event === "copy.unreachable");
+  const mails = () => server.sentMail.filter((mail) => mail.subject === 'Backup copies unreachable: "orders"');
+
+  // A first failed check can be a passing outage: recorded, not raised.
+  advanceServerClock(server, 25 * 3600_000);
+  expect(await report("unreachable")).toEqual({ recorded: 1, alerts: 0 });
+  // Still unreachable at the next day's check: raised once, by mail and webhook.
+  advanceServerClock(server, 25 * 3600_000);
+  expect(await report("unreachable")).toEqual({ recorded: 1, alerts: 1 });
+  const event = await waitUntil(() => alerted()[0], { message: "the copy.unreachable webhook" });
+  expect(event.body.copies).toEqual([
+    { backupId, databaseName: "orders", destination: gone, key: "dbvault/orders/u.enc.dbvault", detail: expect.stringContaining("NoSuchBucket") },
+  ]);
+  const mail = await waitUntil(() => mails()[0], { message: "the unreachable-bucket mail" });
+  expect(mail.to).toBe(owner.email);
+  expect(mail.text).toContain("s3://gone-bucket/dbvault/");
+  // The days after: recorded, not raised again.
+  for (let day = 0; day < 2; day++) {
+    advanceServerClock(server, 25 * 3600_000);
+    expect(await report("unreachable")).toEqual({ recorded: 1, alerts: 0 });
+  }
+  // It answers again: the episode ends; a new outage is raised again once it lasts a day.
+  expect(await report("present")).toEqual({ recorded: 1, alerts: 0 });
+  advanceServerClock(server, 25 * 3600_000);
+  expect(await report("unreachable")).toEqual({ recorded: 1, alerts: 0 });
+  advanceServerClock(server, 25 * 3600_000);
+  expect(await report("unreachable")).toEqual({ recorded: 1, alerts: 1 });
+  await waitUntil(() => (alerted().length === 2 ? true : undefined), { message: "the second episode's webhook" });
+  await waitUntil(() => (mails().length === 2 ? true : undefined), { message: "the second episode's mail" });
 });

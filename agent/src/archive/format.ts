@@ -1,8 +1,23 @@
 // Constants and types of the `.enc.dbvault` format. docs/archive-format.md is the normative
-// description; every number here appears there too.
+// description; every number here appears there too. The version 2 header's layout, which the
+// server reads as well, is protocol/archive-header-v2.ts's.
 
-/** First 8 bytes of every DBVault file: 0x89 then "DBVAULT" (the high byte catches 7-bit damage). */
-export const MAGIC = Uint8Array.of(0x89, 0x44, 0x42, 0x56, 0x41, 0x55, 0x4c, 0x54);
+export {
+  DATA_KEY_LENGTH,
+  HEADER_MAC_LENGTH,
+  KEY_ID_LENGTH,
+  MAGIC,
+  MASTER_KEY_STANZA_LENGTH,
+  STANZA_HEAD_LENGTH,
+  V2_LENGTH_PREFIX,
+  V2_MAX_HEADER_LENGTH,
+  V2_MIN_HEADER_LENGTH,
+  V2_STANZA_COUNT_OFFSET,
+  V2_STANZAS_OFFSET,
+  WRAP_KIND_MASTER_KEY,
+  WRAP_KIND_X25519,
+  WRAP_SALT_LENGTH,
+} from "../../../protocol/archive-header-v2.ts";
 
 /** Bytes every version shares: magic (8) then the u16 big-endian format version. */
 export const PREFIX_LENGTH = 10;
@@ -15,33 +30,11 @@ export const CURRENT_FORMAT_VERSION = FORMAT_VERSION_2;
 export type FormatVersion = typeof FORMAT_VERSION_1 | typeof FORMAT_VERSION_2;
 
 export const SALT_LENGTH = 32;
-export const KEY_ID_LENGTH = 16;
-export const HEADER_MAC_LENGTH = 32;
 export const MASTER_KEY_LENGTH = 32;
 
 /** Version 1 header: fixed 104 bytes, the last 32 of which are the HMAC of the first 72. */
 export const V1_HEADER_LENGTH = 104;
 export const V1_MAC_OFFSET = 72;
-
-/** Version 2 header: bytes 10-11 hold its total length H, so it is known from the first 12 bytes. */
-export const V2_LENGTH_PREFIX = 12;
-/** Offset of the stanza count; the stanzas follow it and the 32-byte MAC ends the header. */
-export const V2_STANZA_COUNT_OFFSET = 26;
-export const V2_STANZAS_OFFSET = 27;
-/** Kind byte, u16 body length. */
-export const STANZA_HEAD_LENGTH = 3;
-export const DATA_KEY_LENGTH = 32;
-/** Per-wrap random salt of a master-key stanza: each wrap has its own key, so its nonce can be fixed. */
-export const WRAP_SALT_LENGTH = 32;
-/** Wrap kinds of version 2 stanzas. Append only: a value is never reused. */
-export const WRAP_KIND_MASTER_KEY = 0x01;
-/** The data key sealed to an X25519 public key (write-only agents); see x25519-recipient.ts. */
-export const WRAP_KIND_X25519 = 0x02;
-/** Master-key stanza body: key id ‖ wrap salt ‖ wrapped data key ‖ GCM tag. */
-export const MASTER_KEY_STANZA_LENGTH = KEY_ID_LENGTH + WRAP_SALT_LENGTH + DATA_KEY_LENGTH + 16;
-/** Readers refuse a smaller or larger header before reading it (the length is not authenticated yet). */
-export const V2_MIN_HEADER_LENGTH = V2_STANZAS_OFFSET + STANZA_HEAD_LENGTH + 32;
-export const V2_MAX_HEADER_LENGTH = 65535;
 
 /** Chunk frame header: u64 index, u8 flags, u32 plaintext length (all big-endian). */
 export const FRAME_HEADER_LENGTH = 13;

@@ -10,7 +10,6 @@ import {
   HEADER_MAC_LENGTH,
   KEY_ID_LENGTH,
   MAGIC,
-  MASTER_KEY_STANZA_LENGTH,
   STANZA_HEAD_LENGTH,
   TAG_LENGTH,
   V2_LENGTH_PREFIX,
@@ -32,6 +31,7 @@ import {
   writeHeaderFields,
 } from "./header-fields.ts";
 import { deriveFileKeysV2, unwrapDataKey, wrapDataKey } from "./key-wrap.ts";
+import { headerLengthV2, masterKeyIdOf, parseKeyStanzas, type KeyStanza as SharedKeyStanza } from "../../../protocol/archive-header-v2.ts";
 import { deriveKeyIdBytes, findKeyById, missingKeyError } from "./keys.ts";
 import { openX25519Stanza, recipientFingerprint, recipientOf, sealX25519Stanza, stanzaFingerprint, X25519_STANZA_LENGTH } from "./x25519-recipient.ts";
 
@@ -46,9 +46,8 @@ export interface FileSecretsV2 {
 /** Whom a new file's data key is wrapped to: a master key, or a write-only agent's public key. */
 export type SealingKey = { masterKey: Uint8Array; recipient?: undefined } | { recipient: Uint8Array; masterKey?: undefined };
 
-/** One key stanza as stored: its wrap kind and body. Unknown kinds are kept and skipped by readers. */
-export interface KeyStanza {
-  kind: number;
+/** One key stanza as stored (protocol/archive-header-v2.ts), its body a Buffer to write out as is. */
+export interface KeyStanza extends SharedKeyStanza {
   body: Buffer;
 }
 
@@ -81,7 +80,7 @@ export function encodeHeaderV2(input: HeaderFieldsInput & SealingKey & FileSecre
 
 /** Total header length from the first 12 bytes (magic, version, length); throws MalformedHeaderError. */
 export function readHeaderLengthV2(prefix: Uint8Array): number {
-  const length = (prefix[10]! << 8) | prefix[11]!;
+  const length = headerLengthV2(prefix);
   if (length < V2_MIN_HEADER_LENGTH) throw new MalformedHeaderError(`header length ${length} is too small`);
   return length;
 }
@@ -213,43 +212,33 @@ function parseHeaderV2(bytes: Uint8Array): RawHeaderV2 {
   const length = readHeaderLengthV2(bytes);
   if (bytes.length < length) throw new TruncatedArchiveError("header", 0);
   const b = Buffer.from(bytes.buffer, bytes.byteOffset, length);
-  const macOffset = length - HEADER_MAC_LENGTH;
-  const count = b.readUInt8(V2_STANZA_COUNT_OFFSET);
-  if (count === 0) throw new MalformedHeaderError("it holds no key stanza");
-  const stanzas: KeyStanza[] = [];
-  let offset = V2_STANZAS_OFFSET;
-  for (let i = 0; i < count; i++) {
-    if (offset + STANZA_HEAD_LENGTH > macOffset) throw new MalformedHeaderError("its key stanzas overrun the header");
-    const kind = b.readUInt8(offset);
-    const bodyLength = b.readUInt16BE(offset + 1);
-    const end = offset + STANZA_HEAD_LENGTH + bodyLength;
-    if (end > macOffset) throw new MalformedHeaderError("its key stanzas overrun the header");
-    stanzas.push({ kind, body: b.subarray(offset + STANZA_HEAD_LENGTH, end) });
-    offset = end;
-  }
-  if (offset !== macOffset) throw new MalformedHeaderError("its key stanzas do not fill the header");
+  const parsed = parseKeyStanzas(b);
+  if ("problem" in parsed) throw new MalformedHeaderError(parsed.problem);
+  const asBuffer = (body: Uint8Array) => Buffer.from(body.buffer, body.byteOffset, body.length);
   return {
     length,
     ...readHeaderFields(b, 12),
-    stanzas,
-    mac: b.subarray(macOffset, length),
+    stanzas: parsed.stanzas.map((stanza) => ({ kind: stanza.kind, body: asBuffer(stanza.body) })),
+    mac: b.subarray(length - HEADER_MAC_LENGTH, length),
   };
 }
 
 function findMasterKeyStanzas(raw: RawHeaderV2) {
-  return raw.stanzas
-    .filter((stanza) => stanza.kind === WRAP_KIND_MASTER_KEY && stanza.body.length === MASTER_KEY_STANZA_LENGTH)
-    .map((stanza) => {
-      const keyId = stanza.body.subarray(0, KEY_ID_LENGTH);
-      const saltEnd = KEY_ID_LENGTH + WRAP_SALT_LENGTH;
-      return {
+  return raw.stanzas.flatMap((stanza) => {
+    const id = masterKeyIdOf(stanza);
+    if (!id) return [];
+    const keyId = Buffer.from(id.buffer, id.byteOffset, id.length);
+    const saltEnd = KEY_ID_LENGTH + WRAP_SALT_LENGTH;
+    return [
+      {
         keyId,
         wrapSalt: stanza.body.subarray(KEY_ID_LENGTH, saltEnd),
         wrappedKey: stanza.body.subarray(saltEnd, saltEnd + DATA_KEY_LENGTH),
         tag: stanza.body.subarray(saltEnd + DATA_KEY_LENGTH, saltEnd + DATA_KEY_LENGTH + TAG_LENGTH),
         aad: stanzaAad(keyId),
-      };
-    });
+      },
+    ];
+  });
 }
 
 function findX25519Stanzas(raw: RawHeaderV2): KeyStanza[] {

@@ -1,6 +1,7 @@
 // A copy destination: the customer's own S3 bucket the agent writes every backup to as well (the
 // 3-2-1 rule's second place). Its credentials stay in the agent config on this machine: the
 // server only ever hears the label (bucket, prefix, endpoint), never a key.
+import { readS3Location, s3Param, type S3LocationProblem } from "../../../protocol/s3-location.ts";
 import { CliError, EXIT } from "../cli-error.ts";
 
 /** One copy destination as the config keeps it (file mode 0600, with the master key). */
@@ -49,23 +50,31 @@ export function parseCopyUrl(command: string, text: string): CopyTarget & { url:
       "set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE, or type them when asked",
     );
   }
-  const bucket = url.hostname;
-  if (!/^[a-z0-9][a-z0-9._-]{1,61}[a-z0-9]$/.test(bucket)) throw fail('s3:// needs a bucket name (3 to 63 of a-z, 0-9, ".", "-") as host');
-  if (url.port) throw fail("put the service address in ?endpoint=, not in the s3:// host");
-  const unknown = [...url.searchParams.keys()].filter((name) => !PARAMS.includes(name));
-  if (unknown.length > 0) throw fail(`unknown parameter ${unknown.join(", ")} (known: ${PARAMS.join(", ")})`);
-  const endpoint = url.searchParams.get("endpoint")?.trim() || undefined;
-  if (endpoint && !/^https?:\/\/[^/\s]+/.test(endpoint)) throw fail("endpoint must be an http:// or https:// URL");
-  const region = url.searchParams.get("region")?.trim() || undefined;
-  const path = decodeURIComponent(url.pathname).replace(/^\/+/, "");
-  const prefix = path === "" ? "" : path.endsWith("/") ? path : `${path}/`;
-  if (prefix && !/^([A-Za-z0-9_=@+-][A-Za-z0-9._=@+-]*\/)+$/.test(prefix))
-    throw fail("the prefix after the bucket must be /-separated names (s3://bucket/dbvault)");
+  const location = readS3Location(url, PARAMS);
+  if ("problem" in location) throw fail(describeLocationProblem(location));
+  const { bucket, prefix, endpoint } = location;
+  const region = s3Param(url, "region");
   const query = new URLSearchParams();
   if (endpoint) query.set("endpoint", endpoint);
   if (region) query.set("region", region);
   const search = query.size > 0 ? `?${query}` : "";
   return { bucket, prefix, endpoint, region, url: `s3://${bucket}/${prefix}${search}` };
+}
+
+/** The command line's wording of each location problem (protocol/s3-location.ts). */
+function describeLocationProblem(problem: S3LocationProblem): string {
+  switch (problem.problem) {
+    case "bucket":
+      return 's3:// needs a bucket name (3 to 63 of a-z, 0-9, ".", "-") as host';
+    case "port":
+      return "put the service address in ?endpoint=, not in the s3:// host";
+    case "unknown":
+      return `unknown parameter ${problem.names.join(", ")} (known: ${PARAMS.join(", ")})`;
+    case "endpoint":
+      return "endpoint must be an http:// or https:// URL";
+    case "prefix":
+      return "the prefix after the bucket must be /-separated names (s3://bucket/dbvault)";
+  }
 }
 
 /** The object key of one backup file in a copy: `<prefix><database>/<file name>`. */

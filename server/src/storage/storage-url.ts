@@ -1,5 +1,6 @@
 import { isAbsolute } from "node:path";
 import { fileURLToPath } from "node:url";
+import { readS3Location, s3Param, type S3LocationProblem } from "@protocol/s3-location";
 import { StorageUrlError } from "./errors";
 import type { S3StorageOptions } from "./s3-storage";
 
@@ -36,40 +37,40 @@ function parseFileUrl(url: URL): StorageTarget {
   return { kind: "file", root: root.length > 1 ? root.replace(/\/+$/, "") : root };
 }
 
-function parseS3Url(url: URL): StorageTarget {
-  const bucket = url.hostname;
-  // S3 bucket naming rules (3–63 of a-z 0-9 . -); underscores are tolerated for older buckets.
-  if (!/^[a-z0-9][a-z0-9._-]{1,61}[a-z0-9]$/.test(bucket)) {
-    throw new StorageUrlError("s3:// needs a bucket name as host (s3://my-bucket?endpoint=https://…)");
+/** The server's wording of each location problem (protocol/s3-location.ts). */
+function describeLocationProblem(problem: S3LocationProblem): string {
+  switch (problem.problem) {
+    case "bucket":
+      return "s3:// needs a bucket name as host (s3://my-bucket?endpoint=https://…)";
+    case "port":
+      return "put the service address in ?endpoint=, not in the s3:// host";
+    case "unknown":
+      return `unknown s3:// parameter(s) ${problem.names.join(", ")}; known: ${S3_PARAMS.join(", ")}`;
+    case "endpoint":
+      return "endpoint must be an http:// or https:// URL";
+    case "prefix":
+      return "the key prefix after the bucket must be /-separated safe names (s3://bucket/dbvault/)";
   }
-  if (url.port) throw new StorageUrlError("put the service address in ?endpoint=, not in the s3:// host");
-  const unknown = [...url.searchParams.keys()].filter((name) => !(S3_PARAMS as readonly string[]).includes(name));
-  if (unknown.length > 0) throw new StorageUrlError(`unknown s3:// parameter(s) ${unknown.join(", ")}; known: ${S3_PARAMS.join(", ")}`);
+}
 
-  const param = (name: (typeof S3_PARAMS)[number]) => url.searchParams.get(name)?.trim() || undefined;
+function parseS3Url(url: URL): StorageTarget {
+  const location = readS3Location(url, S3_PARAMS);
+  if ("problem" in location) throw new StorageUrlError(describeLocationProblem(location));
+  const param = (name: (typeof S3_PARAMS)[number]) => s3Param(url, name);
   const accessKeyId = param("accessKeyId") ?? (url.username ? decodeURIComponent(url.username) : undefined);
   const secretAccessKey = param("secretAccessKey") ?? (url.password ? decodeURIComponent(url.password) : undefined);
   if (Boolean(accessKeyId) !== Boolean(secretAccessKey)) throw new StorageUrlError("give both accessKeyId and secretAccessKey, or neither");
-
-  const endpoint = param("endpoint");
-  if (endpoint && !/^https?:\/\/[^/\s]+/.test(endpoint)) throw new StorageUrlError("endpoint must be an http:// or https:// URL");
   const hosted = param("virtualHostedStyle");
   if (hosted && !["true", "false"].includes(hosted)) throw new StorageUrlError("virtualHostedStyle must be true or false");
-
-  const path = decodeURIComponent(url.pathname).replace(/^\/+/, "");
-  const keyPrefix = path === "" ? undefined : path.endsWith("/") ? path : `${path}/`;
-  if (keyPrefix && !/^([A-Za-z0-9_=@+-][A-Za-z0-9._=@+-]*\/)+$/.test(keyPrefix)) {
-    throw new StorageUrlError("the key prefix after the bucket must be /-separated safe names (s3://bucket/dbvault/)");
-  }
   return {
     kind: "s3",
-    bucket,
-    endpoint,
+    bucket: location.bucket,
+    endpoint: location.endpoint,
     region: param("region"),
     accessKeyId,
     secretAccessKey,
     sessionToken: param("sessionToken"),
     virtualHostedStyle: hosted === "true",
-    keyPrefix,
+    keyPrefix: location.prefix || undefined,
   };
 }

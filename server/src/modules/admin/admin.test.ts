@@ -117,9 +117,20 @@ describe("admin users", () => {
       .insert(agents)
       .values({ userId: user.id, name: "db-host-1", hostname: "db1.internal", platform: "linux", version: "1.0.0", status: "active" })
       .returning();
+    const [restoreAgent] = await server.ctx.db
+      .insert(agents)
+      .values({ userId: user.id, name: "laptop", hostname: "laptop.local", platform: "darwin", version: "1.0.0", status: "active", role: "restore" })
+      .returning();
     const list = await asAdmin("GET", `/api/admin/users/${user.id}/agents`);
-    expect(list.body).toEqual([expect.objectContaining({ _id: agent!.id, name: "db-host-1", hostname: "db1.internal", status: "active", version: "1.0.0" })]);
+    expect(list.body).toHaveLength(2);
+    expect(list.body).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ _id: agent!.id, name: "db-host-1", hostname: "db1.internal", status: "active", version: "1.0.0", role: "backup" }),
+        expect.objectContaining({ _id: restoreAgent!.id, name: "laptop", role: "restore" }),
+      ]),
+    );
     expect((await asAdmin("DELETE", `/api/admin/agents/${agent!.id}`)).status).toBe(200);
+    expect((await asAdmin("DELETE", `/api/admin/agents/${restoreAgent!.id}`)).status).toBe(200);
     expect((await asAdmin("GET", `/api/admin/users/${user.id}/agents`)).body).toEqual([]);
     expect((await asAdmin("DELETE", `/api/admin/agents/${agent!.id}`)).status).toBe(404);
     expect((await asAdmin("GET", "/api/admin/users/0123456789abcdef01234567/agents")).status).toBe(404);

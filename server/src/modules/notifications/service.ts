@@ -247,25 +247,46 @@ export async function notifyPitrLag(ctx: AppContext, userId: string, lag: PitrLa
 /** How many copies a mail names one by one; the rest are counted. */
 const COPIES_IN_MAIL = 20;
 
+/** What the mail of each copy event says: its subject's word, its opening line, and what to do. */
+const COPY_MAIL = {
+  "copy.missing": {
+    word: "missing",
+    found: (count: string) => `The agent's check found ${count} of your backups gone from your own bucket:`,
+    advice:
+      "The backups in DBVault are not affected. Check who can delete or overwrite objects in that bucket (its access keys, its lifecycle rules); the next backups are copied there again.",
+  },
+  "copy.changed": {
+    word: "changed",
+    found: (count: string) => `The agent's check found ${count} of your backups changed in your own bucket (other bytes than the agent wrote):`,
+    advice:
+      "The backups in DBVault are not affected. Check who can delete or overwrite objects in that bucket (its access keys, its lifecycle rules); the next backups are copied there again.",
+  },
+  "copy.unreachable": {
+    word: "unreachable",
+    found: (count: string) => `For a day the agent's check could not reach your own bucket, so ${count} of your backups there could not be checked:`,
+    advice:
+      "The backups in DBVault are not affected. Check that the bucket still exists and that the agent's credentials for it still work (dbvault-agent copies check shows the error). You hear again only if it stops answering after it answered again.",
+  },
+} as const;
+
 /**
- * The daily check found copies in the customer's own buckets gone (`copy.missing`) or holding other
- * bytes (`copy.changed`): one mail under Backup Failure and one webhook event for all of them.
+ * The daily check found copies in the customer's own buckets gone (`copy.missing`), holding other
+ * bytes (`copy.changed`) or behind a bucket unreachable for a day (`copy.unreachable`): one mail
+ * under Backup Failure and one webhook event for all of them.
  */
-export async function notifyCopyProblems(ctx: AppContext, userId: string, event: "copy.missing" | "copy.changed", copies: CopyFacts[]) {
+export async function notifyCopyProblems(ctx: AppContext, userId: string, event: keyof typeof COPY_MAIL, copies: CopyFacts[]) {
   if (copies.length === 0) return;
-  const missing = event === "copy.missing";
+  const mail = COPY_MAIL[event];
   const databases = [...new Set(copies.map((copy) => `"${copy.databaseName}"`))].join(", ");
   const listed = copies.slice(0, COPIES_IN_MAIL).map((copy) => `- ${copy.key} in ${copy.destination.split("?")[0]} (backup ${copy.backupId}): ${copy.detail}`);
   const more = copies.length > COPIES_IN_MAIL ? [`- and ${copies.length - COPIES_IN_MAIL} more (dashboard → the database's copies)`] : [];
   await Promise.all([
-    notifyUser(ctx, userId, "notifyBackupFailure", `Backup copies ${missing ? "missing" : "changed"}: ${databases}`, [
-      missing
-        ? `The agent's check found ${copies.length === 1 ? "a copy" : `${copies.length} copies`} of your backups gone from your own bucket:`
-        : `The agent's check found ${copies.length === 1 ? "a copy" : `${copies.length} copies`} of your backups changed in your own bucket (other bytes than the agent wrote):`,
+    notifyUser(ctx, userId, "notifyBackupFailure", `Backup copies ${mail.word}: ${databases}`, [
+      mail.found(copies.length === 1 ? "a copy" : `${copies.length} copies`),
       ...listed,
       ...more,
       "",
-      "The backups in DBVault are not affected. Check who can delete or overwrite objects in that bucket (its access keys, its lifecycle rules); the next backups are copied there again.",
+      mail.advice,
     ]),
     publishEvent(ctx, userId, { event, copies }),
   ]);

@@ -47,7 +47,7 @@ describe("webhook bodies", () => {
     );
   });
 
-  test("copy.missing and copy.changed: the copies as JSON; for Slack, how many, of which databases, in which buckets", () => {
+  test("copy.missing, copy.changed and copy.unreachable: the copies as JSON; for Slack, how many, of which databases, in which buckets", () => {
     const copy = { backupId: "b1", databaseName: "shop", destination: "s3://acme/dbvault/?region=eu", key: "dbvault/shop/f", detail: "gone (NoSuchKey)" };
     expect(JSON.parse(renderBody({ event: "copy.missing", copies: [copy] }, "json", at, "https://x"))).toEqual({
       event: "copy.missing",
@@ -60,6 +60,9 @@ describe("webhook bodies", () => {
     const other = { ...copy, backupId: "b2", databaseName: "<orders>" };
     expect(JSON.parse(renderBody({ event: "copy.changed", copies: [copy, other] }, "slack", at, "https://x")).text).toBe(
       ":rotating_light: 2 backup copies of *shop*, *&lt;orders&gt;* changed in s3://acme/dbvault/: check who can write to the bucket.",
+    );
+    expect(JSON.parse(renderBody({ event: "copy.unreachable", copies: [copy, other] }, "slack", at, "https://x")).text).toBe(
+      ":warning: 2 backup copies of *shop*, *&lt;orders&gt;* unchecked for a day: no answer from s3://acme/dbvault/. Check that the bucket exists and that the agent's credentials for it work.",
     );
   });
 

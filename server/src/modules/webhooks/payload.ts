@@ -57,6 +57,8 @@ export function describeEvent(event: DeliveredEvent): string {
     case "copy.missing":
     case "copy.changed":
       return `:rotating_light: ${copiesLine(event.copies, event.event === "copy.missing" ? "gone from" : "changed in")}: check who can write to the bucket.`;
+    case "copy.unreachable":
+      return `:warning: ${copiesLine(event.copies, "unchecked for a day: no answer from")}. Check that the bucket exists and that the agent's credentials for it work.`;
     case TEST_EVENT:
       return "A test message from DBVault: this Slack webhook works.";
   }

@@ -11,7 +11,7 @@ const statusTone = (status: string) =>
 
 type Props = { agents: AdminAgent[] | null; busy: boolean; onDelete: (agent: AdminAgent) => void };
 
-/** The selected user's agents: name, hostname or 'unknown', status, version, and a delete button. */
+/** The selected user's agents: name, hostname or 'unknown', version, role (backup or restore), status, and a delete button. */
 export function UserAgentsList({ agents, busy, onDelete }: Props) {
   return (
     <section aria-labelledby="admin-agents-heading" className="border-t border-slate-200 pt-5">
@@ -31,7 +31,7 @@ export function UserAgentsList({ agents, busy, onDelete }: Props) {
               <div className="min-w-0">
                 <p className="truncate text-sm font-medium text-slate-900">{agent.name}</p>
                 <p className="truncate text-xs text-slate-500">
-                  {agentHostOf(agent)} · v{agent.version || "?"}
+                  {agentHostOf(agent)} · v{agent.version || "?"} · {agent.role} agent
                 </p>
               </div>
               <div className="flex items-center gap-2">

@@ -23,6 +23,7 @@ export const DEFAULT_EVENTS: WebhookEventName[] = [
   "pitr.lag",
   "copy.missing",
   "copy.changed",
+  "copy.unreachable",
   "backup_protection.off_requested",
 ];
 
