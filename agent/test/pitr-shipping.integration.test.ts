@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import type { MongoClient } from "mongodb";
-import { databases, pitrSlices, plans, users } from "@db/schema";
+import { databases, pitrSlices, plans, organizations } from "@db/schema";
 import { decodeMasterKey } from "../src/archive/index.ts";
 import { checkChains, expectedPositions, openSlice, sortSlices } from "../src/oplog/shipping/test-support/slice-sink.ts";
 import { startTestServer, type TestServer } from "../../server/test/harness.ts";
@@ -43,7 +43,7 @@ afterAll(async () => {
 test("switched on, the agent ships the oplog through a SIGKILL and a restart: no gap, every entry once", async () => {
   const user = await server.registerUser();
   const [pro] = await server.ctx.db.select().from(plans).where(eq(plans.name, "Pro"));
-  await server.ctx.db.update(users).set({ planId: pro!.id }).where(eq(users.id, user.id));
+  await server.ctx.db.update(organizations).set({ planId: pro!.id }).where(eq(organizations.id, user.id));
   const api = apiFor(base, user.token);
   const setup = await runSetup({ baseUrl: base, apiKey: user.apiKey, databases: [{ name: "shop", uri: `${rs.server.uri}shop` }], directory: dir });
   expect(setup.exitCode).toBe(0);
@@ -57,7 +57,7 @@ test("switched on, the agent ships the oplog through a SIGKILL and a restart: no
     return agent;
   };
   const first = await start();
-  const [shop] = await server.ctx.db.select().from(databases).where(eq(databases.userId, user.id));
+  const [shop] = await server.ctx.db.select().from(databases).where(eq(databases.organizationId, user.id));
   expect((await api("PUT", `/api/pitr/databases/${shop!.id}`, { enabled: true })).status).toBe(200);
 
   const orders = rs.client.db("shop").collection("orders");

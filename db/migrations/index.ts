@@ -28,6 +28,7 @@ import m25 from "./0025_backup_copies.sql" with { type: "text" };
 import m26 from "./0026_pitr_lag_and_plan_windows.sql" with { type: "text" };
 import m27 from "./0027_restore_point_in_time.sql" with { type: "text" };
 import m28 from "./0028_organizations.sql" with { type: "text" };
+import m29 from "./0029_organization_ownership.sql" with { type: "text" };
 
 export const migrationFiles: { tag: string; when: number; sql: string }[] = [
   { tag: "0000_init", when: 1795432625268, sql: m0 },
@@ -59,4 +60,5 @@ export const migrationFiles: { tag: string; when: number; sql: string }[] = [
   { tag: "0026_pitr_lag_and_plan_windows", when: 1795759934774, sql: m26 },
   { tag: "0027_restore_point_in_time", when: 1795760886409, sql: m27 },
   { tag: "0028_organizations", when: 1795765472820, sql: m28 },
+  { tag: "0029_organization_ownership", when: 1795765758591, sql: m29 },
 ];

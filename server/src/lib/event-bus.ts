@@ -8,7 +8,7 @@ export type TrustEvent = "backup.verified" | "backup.verification_failed" | "bac
  */
 export type TrustAlert = {
   event: TrustEvent;
-  userId: string;
+  organizationId: string;
   occurredAt: string;
   backupId: string | null;
   restoreId: string | null;

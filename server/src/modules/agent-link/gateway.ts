@@ -20,7 +20,7 @@ type AgentSocket = { id: string; send(data: string): unknown; close(code?: numbe
 type Connection = {
   socket: AgentSocket;
   agentId: string;
-  userId: string;
+  organizationId: string;
   connectionId: string;
   /** The message being handled: an agent's messages are handled one after another, in order. */
   handling: Promise<void>;
@@ -42,7 +42,7 @@ export function createAgentGateway(ctx: AppContext) {
       if (connection) send(connection, message.message as ServerMessage);
     } else if (message.kind === "agent.disconnect") {
       for (const connection of byAgent.values()) {
-        if (connection.userId !== message.userId) continue;
+        if (connection.organizationId !== message.organizationId) continue;
         if (message.agentId && connection.agentId !== message.agentId) continue;
         send(connection, { type: "close", reason: message.reason });
         connection.socket.close(message.closeCode ?? 4001, message.reason.slice(0, 120));
@@ -73,7 +73,7 @@ export function createAgentGateway(ctx: AppContext) {
           ...(raw.keyIds ? { keyIds: raw.keyIds } : {}),
         });
         // After it is recorded online, so that it may take over databases whose runner is offline.
-        if (raw.databases) await declareDatabasesOnHello(ctx, connection.userId, agentId, raw.databases);
+        if (raw.databases) await declareDatabasesOnHello(ctx, connection.organizationId, agentId, raw.databases);
         await confirmUpdateOnHello(ctx, agentId, raw.version);
         return;
       case "heartbeat":
@@ -97,7 +97,7 @@ export function createAgentGateway(ctx: AppContext) {
       case "restore.failed":
         return failRestore(ctx, raw.restoreId, raw.error, { agentId, stats: raw.stats, drill: raw.drill });
       case "backup.verified":
-        return recordVerification(ctx, { id: agentId, userId: connection.userId }, raw.backupId, raw.verification);
+        return recordVerification(ctx, { id: agentId, organizationId: connection.organizationId }, raw.backupId, raw.verification);
       case "backup.copied":
         return recordBackupCopy(ctx, agentId, raw);
       case "update.status":
@@ -122,7 +122,13 @@ export function createAgentGateway(ctx: AppContext) {
     async open(socket: AgentSocket, agent: AgentRow) {
       const previous = byAgent.get(agent.id);
       if (previous) previous.socket.close(4002, "replaced by a newer connection");
-      const connection: Connection = { socket, agentId: agent.id, userId: agent.userId, connectionId: randomUUID(), handling: Promise.resolve() };
+      const connection: Connection = {
+        socket,
+        agentId: agent.id,
+        organizationId: agent.organizationId,
+        connectionId: randomUUID(),
+        handling: Promise.resolve(),
+      };
       byAgent.set(agent.id, connection);
       bySocket.set(socket.id, connection);
       await markAgentConnected(ctx, agent.id, connection.connectionId, {});

@@ -30,7 +30,7 @@ import { receiveSlice } from "../pitr/service";
 import { pitrAnswers, pitrModel } from "../pitr/model";
 import { downloadSliceResponse, findSliceForAgent } from "../pitr/slice-download";
 import { completeUpload, getUploadStatus, receivePart } from "../uploads/service";
-import { authenticateAgent, authenticateApiKey, refuseNewAgentFor } from "./agent-auth";
+import { authenticateAgent, authenticateApiKey, keyHolderName, refuseNewAgentFor } from "./agent-auth";
 import { findBackupForAgent } from "./agent-backups";
 import { headerResponse, listRewrappableBackups, replaceHeaderFromRequest } from "./agent-key-rotation";
 import { createAgentGateway } from "./gateway";
@@ -51,23 +51,23 @@ export const agentLinkController = (ctx: AppContext) => {
     .post(
       "/register",
       async ({ headers, body, set }) => {
-        const user = await authenticateApiKey(ctx, headers.authorization);
-        refuseNewAgentFor(user);
+        const { organization, founder } = await authenticateApiKey(ctx, headers.authorization);
+        refuseNewAgentFor(founder);
         set.status = 201;
-        return registerAgent(ctx, user, body);
+        return registerAgent(ctx, organization, body);
       },
       { body: RegisterRequest, response: { 201: agentAnswers.registered }, detail: { summary: "Register an agent and its database names (API key)" } },
     )
-    .get("/check-key", async ({ headers }) => ({ name: (await authenticateApiKey(ctx, headers.authorization)).name }), {
+    .get("/check-key", async ({ headers }) => ({ name: keyHolderName(await authenticateApiKey(ctx, headers.authorization)) }), {
       response: { 200: agentAnswers.account },
       detail: { summary: "Check an API key (setup asks right after it is typed); answers the account's name" },
     })
     .post(
       "/databases",
       async ({ headers, body }) => {
-        const { user, agent } = await authenticateAgent(ctx, headers);
+        const { organization, agent } = await authenticateAgent(ctx, headers);
         return {
-          databases: await declareDatabases(ctx, user, agent.id, [body.name], {
+          databases: await declareDatabases(ctx, organization, agent.id, [body.name], {
             exact: false,
             ...(body.pitrAccess ? { pitrAccess: new Map([[body.name, body.pitrAccess]]) } : {}),
           }),
@@ -132,7 +132,7 @@ export const agentLinkController = (ctx: AppContext) => {
       "/backups/:backupId/fail",
       async ({ headers, params, body }) => {
         const { agent } = await authenticateAgent(ctx, headers);
-        const backup = await findOwnBackup(ctx, agent.userId, params.backupId);
+        const backup = await findOwnBackup(ctx, agent.organizationId, params.backupId);
         if (backup.agentId === agent.id) await failBackup(ctx, backup.id, body.error);
         return { status: "failed" as const };
       },
@@ -159,11 +159,15 @@ export const agentLinkController = (ctx: AppContext) => {
       response: { 200: BackupKeysAnswer },
       detail: { summary: "The completed backups this agent may rewrap after a key rotation, with the key id each names" },
     })
-    .post("/copies/removal", async ({ headers, body }) => allowCopyRemoval(ctx, (await authenticateAgent(ctx, headers)).agent.userId, body.destination), {
-      body: CopyRemovalRequest,
-      response: { 200: CopyRemovalAnswer },
-      detail: { summary: "Ask before removing a copy destination (refused while Protect backups is on)" },
-    })
+    .post(
+      "/copies/removal",
+      async ({ headers, body }) => allowCopyRemoval(ctx, (await authenticateAgent(ctx, headers)).agent.organizationId, body.destination),
+      {
+        body: CopyRemovalRequest,
+        response: { 200: CopyRemovalAnswer },
+        detail: { summary: "Ask before removing a copy destination (refused while Protect backups is on)" },
+      },
+    )
     .get("/backups/:backupId/header", async ({ headers, params }) => headerResponse(ctx, (await authenticateAgent(ctx, headers)).agent, params.backupId), {
       params: agentsModel.backupParams,
       detail: {

@@ -37,10 +37,10 @@ export function copyDestinationProblem(destination: string): string | null {
  * credential, 409 BACKUPS_PROTECTED (with the date) while its owner's "Protect backups" is on.
  * The agent removes the destination from its config only after this answers.
  */
-export async function allowCopyRemoval(ctx: AppContext, userId: string, destination: string): Promise<{ allowed: true }> {
+export async function allowCopyRemoval(ctx: AppContext, organizationId: string, destination: string): Promise<{ allowed: true }> {
   const problem = copyDestinationProblem(destination);
   if (problem) throw badRequest(`The copy destination must be the agent's s3:// label: this one ${problem}.`);
-  await refuseIfProtected(ctx, userId, { kind: "remove-copy-destination" });
+  await refuseIfProtected(ctx, organizationId, { kind: "remove-copy-destination" });
   return { allowed: true };
 }
 

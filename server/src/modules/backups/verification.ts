@@ -13,7 +13,7 @@ import { sendToAgent } from "../../lib/agent-commands";
 import { recordAudit } from "../audit/service";
 import { notifyBackupVerified, notifyVerificationFailed } from "../notifications/service";
 import { backupFacts } from "../webhooks/events";
-import { publishToUser } from "../../lib/browser-events";
+import { publishToOrganization } from "../../lib/browser-events";
 import { alertSubjectOf } from "./service";
 
 type BackupRow = typeof backups.$inferSelect;
@@ -36,24 +36,24 @@ const describeCounts = (namespaces: Record<string, number>) => {
  * Records an agent's report on a completed backup of its user: verifiedAt and verification, an
  * audit entry, a live event and the alert. Reports on backups that are gone are ignored.
  */
-export async function recordVerification(ctx: AppContext, agent: Pick<AgentRow, "id" | "userId">, backupId: string, reported: Verification) {
+export async function recordVerification(ctx: AppContext, agent: Pick<AgentRow, "id" | "organizationId">, backupId: string, reported: Verification) {
   const [backup] = await ctx.db
     .select()
     .from(backups)
-    .where(and(eq(backups.id, backupId), eq(backups.userId, agent.userId), eq(backups.status, "completed")));
+    .where(and(eq(backups.id, backupId), eq(backups.organizationId, agent.organizationId), eq(backups.status, "completed")));
   if (!backup) return;
   const verification = settleVerification(reported, backup.collections);
   const ok = verification.status === "ok";
   await ctx.db.transaction(async (tx) => {
     await tx.update(backups).set({ verifiedAt: ctx.now(), verification }).where(eq(backups.id, backup.id));
-    await recordAudit(tx, backup.userId, ok ? "BACKUP_VERIFIED" : "BACKUP_VERIFICATION_FAILED", {
+    await recordAudit(tx, backup.organizationId, ok ? "BACKUP_VERIFIED" : "BACKUP_VERIFICATION_FAILED", {
       backupId: backup.id,
       databaseName: backup.databaseName,
       agentId: agent.id,
       ...(ok ? {} : { reason: verification.error }),
     });
   });
-  await publishToUser(ctx, backup.userId, { type: "backupVerified", backupId: backup.id, status: verification.status });
+  await publishToOrganization(ctx, backup.organizationId, { type: "backupVerified", backupId: backup.id, status: verification.status });
   const subject = { ...alertSubjectOf(backup), agentId: agent.id };
   const facts = { ...backupFacts(backup), verification };
   if (ok) await notifyBackupVerified(ctx, subject, describeCounts(verification.namespaces), facts);
@@ -67,11 +67,11 @@ export async function recordVerification(ctx: AppContext, agent: Pick<AgentRow, 
  * The agent serving a backup's database now (it may have moved since the backup), else the one
  * that made the backup; 409 AGENT_OFFLINE when that agent is not connected.
  */
-export async function findAgentOf(ctx: AppContext, backup: Pick<BackupRow, "userId" | "databaseName" | "agentId">) {
+export async function findAgentOf(ctx: AppContext, backup: Pick<BackupRow, "organizationId" | "databaseName" | "agentId">) {
   const [database] = await ctx.db
     .select({ agentId: databases.agentId })
     .from(databases)
-    .where(and(eq(databases.userId, backup.userId), eq(databases.name, backup.databaseName)));
+    .where(and(eq(databases.organizationId, backup.organizationId), eq(databases.name, backup.databaseName)));
   const agentId = database?.agentId ?? backup.agentId;
   const [agent] = agentId ? await ctx.db.select().from(agents).where(eq(agents.id, agentId)) : [];
   if (!agent || agent.status === "offline") {

@@ -8,9 +8,9 @@ import { startDrill } from "./service";
 export const drillsController = (ctx: AppContext) =>
   new Elysia({ prefix: "/api/drills", detail: { tags: ["Backups"], security: [{ bearer: [] }] } }).use(authGuard(ctx)).post(
     "/",
-    async ({ user, body, set }) => {
+    async ({ organization, body, set }) => {
       set.status = 201;
-      return startDrill(ctx, user.id, body.databaseName, "manual");
+      return startDrill(ctx, organization.id, body.databaseName, "manual");
     },
     {
       auth: true,

@@ -12,16 +12,16 @@ export const restoresController = (ctx: AppContext) => new Elysia().use(backupRe
 const backupRestores = (ctx: AppContext) =>
   new Elysia({ prefix: "/api/backups", detail: { tags: ["Restores"], security: [{ bearer: [] }] } })
     .use(authGuard(ctx))
-    .get("/restores/all", ({ user }) => listRestores(ctx, user.id), {
+    .get("/restores/all", ({ organization }) => listRestores(ctx, organization.id), {
       auth: true,
       response: { 200: backupAnswers.restores },
       detail: { summary: "The user's restores, newest first" },
     })
     .post(
       "/:id/restore",
-      async ({ user, params, body, set }) => {
+      async ({ organization, params, body, set }) => {
         set.status = 201;
-        return requestRestore(ctx, user.id, params.id, body);
+        return requestRestore(ctx, organization.id, params.id, body);
       },
       {
         auth: true,
@@ -36,7 +36,7 @@ const backupRestores = (ctx: AppContext) =>
 const pointInTimeRestores = (ctx: AppContext) =>
   new Elysia({ prefix: "/api/restores/point-in-time", detail: { tags: ["Restores"], security: [{ bearer: [] }] } })
     .use(authGuard(ctx))
-    .get("/plan", ({ user, query }) => describeRestorePlan(ctx, user.id, query.databaseId, query.at), {
+    .get("/plan", ({ organization, query }) => describeRestorePlan(ctx, organization.id, query.databaseId, query.at), {
       auth: true,
       query: pointInTimeModel.planQuery,
       response: { 200: pointInTimeAnswers.plan },
@@ -44,9 +44,9 @@ const pointInTimeRestores = (ctx: AppContext) =>
     })
     .post(
       "/",
-      async ({ user, body, set }) => {
+      async ({ organization, body, set }) => {
         set.status = 201;
-        return requestPointInTimeRestore(ctx, user.id, body);
+        return requestPointInTimeRestore(ctx, organization.id, body);
       },
       {
         auth: true,

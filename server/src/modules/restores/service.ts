@@ -11,7 +11,7 @@ import { findOwnBackup, lockBackupForReading } from "../backups/service";
 import { toRestoreView } from "./views";
 import { notifyDrillFinished, notifyRestoreFinished } from "../notifications/service";
 import { restoreFacts } from "../webhooks/events";
-import { publishToUser } from "../../lib/browser-events";
+import { publishToOrganization } from "../../lib/browser-events";
 
 type RestoreRow = typeof restores.$inferSelect;
 
@@ -38,8 +38,13 @@ export async function insertRestoreUnlessBusy(
   return row!;
 }
 
-export async function listRestores(ctx: AppContext, userId: string) {
-  const rows = await ctx.db.select().from(restores).where(eq(restores.userId, userId)).orderBy(desc(restores.createdAt), desc(restores.id)).limit(500);
+export async function listRestores(ctx: AppContext, organizationId: string) {
+  const rows = await ctx.db
+    .select()
+    .from(restores)
+    .where(eq(restores.organizationId, organizationId))
+    .orderBy(desc(restores.createdAt), desc(restores.id))
+    .limit(500);
   return rows.map(toRestoreView);
 }
 
@@ -59,13 +64,13 @@ export interface RestoreRequest {
  */
 export async function requestRestore(
   ctx: AppContext,
-  userId: string,
+  organizationId: string,
   backupId: string,
   input: RestoreRequest,
   /** A point-in-time restore: what the row records and what the command adds. */
   pointInTime?: { record: RestorePointInTime; command: PointInTimeCommand },
 ) {
-  const backup = await findOwnBackup(ctx, userId, backupId);
+  const backup = await findOwnBackup(ctx, organizationId, backupId);
   if (backup.status !== "completed") throw conflict(`This backup is ${backup.status}; only completed backups can be restored.`);
   const target = input.targetDatabase ?? backup.databaseName;
   if (input.databaseName !== target) throw badRequest(`Please type '${target}' to confirm`);
@@ -74,13 +79,13 @@ export async function requestRestore(
   const [existing] = await ctx.db
     .select()
     .from(databases)
-    .where(and(eq(databases.userId, userId), eq(databases.name, target)));
+    .where(and(eq(databases.organizationId, organizationId), eq(databases.name, target)));
   const [source] = existing
     ? []
     : await ctx.db
         .select()
         .from(databases)
-        .where(and(eq(databases.userId, userId), eq(databases.name, backup.databaseName)));
+        .where(and(eq(databases.organizationId, organizationId), eq(databases.name, backup.databaseName)));
   const database = existing ?? source;
   const [agent] = database?.agentId ? await ctx.db.select().from(agents).where(eq(agents.id, database.agentId)) : [];
   if (!agent || agent.status === "offline") {
@@ -90,12 +95,20 @@ export async function requestRestore(
   const collections = input.collections ?? null;
   const restore = await ctx.db.transaction(async (tx) => {
     const row = await insertRestoreUnlessBusy(ctx, tx, {
-      lockKey: `restore:${userId}:${target}`,
-      busy: and(eq(restores.userId, userId), sql`coalesce(${restores.targetDatabase}, ${restores.databaseName}) = ${target}`)!,
+      lockKey: `restore:${organizationId}:${target}`,
+      busy: and(eq(restores.organizationId, organizationId), sql`coalesce(${restores.targetDatabase}, ${restores.databaseName}) = ${target}`)!,
       busyMessage: `A restore of "${target}" is already running.`,
-      values: { userId, backupId, databaseName: backup.databaseName, targetDatabase, collections, agentId: agent.id, pointInTime: pointInTime?.record ?? null },
+      values: {
+        organizationId,
+        backupId,
+        databaseName: backup.databaseName,
+        targetDatabase,
+        collections,
+        agentId: agent.id,
+        pointInTime: pointInTime?.record ?? null,
+      },
     });
-    await recordAudit(tx, userId, "RESTORE_REQUESTED", {
+    await recordAudit(tx, organizationId, "RESTORE_REQUESTED", {
       ...restoreDetails(row),
       ...(pointInTime ? { pointInTime: { at: pointInTime.record.at, ts: pointInTime.record.ts, slices: pointInTime.command.slices.length } } : {}),
       ...(targetDatabase ? { targetDatabase } : {}),
@@ -120,7 +133,7 @@ export async function requestRestore(
 
 /** Publishes a restore's (or drill's) state to its user's browsers. */
 export function announceRestore(ctx: AppContext, restore: RestoreRow) {
-  return publishToUser(ctx, restore.userId, {
+  return publishToOrganization(ctx, restore.organizationId, {
     type: "restoreProgress",
     restoreId: restore.id,
     status: restore.status,
@@ -153,7 +166,7 @@ async function updateRunning(
       )
       .returning();
     const entry = restore && options.audit?.(restore);
-    if (entry) await recordAudit(db, restore!.userId, entry.action, entry.details);
+    if (entry) await recordAudit(db, restore!.organizationId, entry.action, entry.details);
     return restore ?? null;
   };
   return options.audit ? ctx.db.transaction(update) : update(ctx.db);
@@ -229,7 +242,13 @@ export async function failRestore(
 async function announceFinished(ctx: AppContext, restore: RestoreRow) {
   await announceRestore(ctx, restore);
   if (restore.kind === "restore") return notifyRestoreFinished(ctx, restore);
-  const subject = { userId: restore.userId, databaseName: restore.databaseName, backupId: restore.backupId, restoreId: restore.id, agentId: restore.agentId };
+  const subject = {
+    organizationId: restore.organizationId,
+    databaseName: restore.databaseName,
+    backupId: restore.backupId,
+    restoreId: restore.id,
+    agentId: restore.agentId,
+  };
   const status = restore.status === "completed" ? "completed" : "failed";
   const detail = status === "completed" ? describeDrill(restore) : (restore.error ?? "unknown");
   await notifyDrillFinished(ctx, subject, { status, detail }, { ...restoreFacts(restore), drill: restore.drill });
