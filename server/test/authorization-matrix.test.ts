@@ -6,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
 import { type ApiTokenScope, agents, apiTokenScopes, backups, databases, type MemberRole, memberRoles, memberships, organizations, settings } from "@db/schema";
 import { leastRoleOf } from "../src/lib/api-security";
-import { newApiKeyColumns } from "../src/modules/organizations/api-key";
 import { roleAtLeast } from "../src/modules/organizations/roles";
 import { type CallResult, startTestServer, type TestServer, type TestUser } from "./harness";
+import { createTeam } from "./teams";
 
 type Operation = { method: string; path: string; security: Record<string, string[]>[] };
 
@@ -19,17 +19,6 @@ const team = { id: "", name: "Acme Ops", apiKey: "", databaseName: "acme-orders"
 /** Another team none of them belongs to. */
 const foreign = { id: "", name: "Globex", databaseName: "globex-ledger", databaseId: "", agentId: "", backupId: "" };
 const members = {} as Record<MemberRole, TestUser>;
-
-async function createTeam(name: string, owners: { user: TestUser; role: MemberRole }[]) {
-  const { apiKey, columns } = newApiKeyColumns(server.ctx);
-  const [organization] = await server.ctx.db
-    .insert(organizations)
-    .values({ name, personal: false, ...columns })
-    .returning();
-  await server.ctx.db.insert(settings).values({ organizationId: organization!.id });
-  for (const { user, role } of owners) await server.ctx.db.insert(memberships).values({ organizationId: organization!.id, userId: user.id, role });
-  return { id: organization!.id, apiKey };
-}
 
 async function seedData(organizationId: string, databaseName: string, agentName: string) {
   const [agent] = await server.ctx.db
@@ -50,12 +39,13 @@ beforeAll(async () => {
   server = await startTestServer();
   for (const role of memberRoles) members[role] = await server.registerUser({ name: `${role} member` });
   const created = await createTeam(
+    server,
     team.name,
     memberRoles.map((role) => ({ user: members[role], role })),
   );
   Object.assign(team, created, await seedData(created.id, team.databaseName, "acme-agent"));
   const stranger = await server.registerUser({ name: "Globex Owner" });
-  const other = await createTeam(foreign.name, [{ user: stranger, role: "owner" }]);
+  const other = await createTeam(server, foreign.name, [{ user: stranger, role: "owner" }]);
   Object.assign(foreign, { id: other.id }, await seedData(other.id, foreign.databaseName, "globex-agent"));
   const doc = (await server.call("GET", "/api/docs")).body;
   operations = Object.entries(doc.paths as Record<string, Record<string, { security?: Operation["security"] }>>).flatMap(([path, byMethod]) =>
@@ -259,5 +249,38 @@ describe("a team's agents, audit log and account deletion", () => {
     expect(again.status).toBe(200);
     expect(await server.ctx.db.select().from(organizations).where(eq(organizations.id, members.owner.id))).toEqual([]);
     expect((await server.ctx.db.select().from(organizations).where(eq(organizations.id, team.id))).length).toBe(1);
+  });
+});
+
+describe("the admin console's organizations", () => {
+  test("lists each organization with its members and roles, plan and storage, and moves one to another plan", async () => {
+    const admin = await server.registerAdmin();
+    const refused = await server.call("GET", "/api/admin/organizations", { token: members.admin.token });
+    expect(refused.status).toBe(403);
+    const res = await server.call("GET", "/api/admin/organizations", { token: admin.token });
+    expect(res.status).toBe(200);
+    const listed = res.body.find((organization: { id: string }) => organization.id === team.id);
+    expect(listed).toMatchObject({ name: team.name, personal: false, storageUsed: 0, plan: null });
+    // The owner's account was deleted above, once the admin had become an owner.
+    expect(listed.members.map((member: { id: string; role: string }) => `${member.id} ${member.role}`)).toEqual([
+      `${members.admin.id} owner`,
+      `${members.operator.id} operator`,
+      `${members.viewer.id} viewer`,
+    ]);
+    const personal = res.body.find((organization: { id: string }) => organization.id === members.viewer.id);
+    expect(personal).toMatchObject({ personal: true, members: [{ id: members.viewer.id, email: members.viewer.email, role: "owner" }] });
+
+    const plans = (await server.call("GET", "/api/admin/plans", { token: admin.token })).body as { id: string; name: string }[];
+    const pro = plans.find((plan) => plan.name === "Pro")!;
+    const changed = await server.call("PUT", `/api/admin/organizations/${team.id}/plan`, { token: admin.token, body: { plan: pro.id } });
+    expect(changed.status).toBe(200);
+    expect(changed.body.plan.name).toBe("Pro");
+    expect((await server.call("GET", "/api/user/plan", inTeam(members.viewer))).body.name).toBe("Pro");
+    // The members' personal organizations keep their own plan.
+    expect((await server.call("GET", "/api/user/plan", { token: members.viewer.token })).body.name).not.toBe("Pro");
+    const missing = await server.call("PUT", "/api/admin/organizations/0123456789abcdef01234567/plan", { token: admin.token, body: { plan: pro.id } });
+    expect(missing.status).toBe(404);
+    const invalid = await server.call("PUT", `/api/admin/organizations/${team.id}/plan`, { token: admin.token, body: {} });
+    expect(invalid.status).toBe(400);
   });
 });

@@ -134,6 +134,8 @@ const TOKEN_SCOPE_BY_OPERATION: Record<string, ApiTokenScope> = {
   "PUT /api/kb/{id}": "admin",
   "DELETE /api/kb/{id}": "admin",
   "GET /api/admin/users": "admin",
+  "GET /api/admin/organizations": "admin",
+  "PUT /api/admin/organizations/{id}/plan": "admin",
   "GET /api/admin/stats/backups": "admin",
   "GET /api/admin/stats/storage": "admin",
   "GET /api/admin/plans": "admin",
