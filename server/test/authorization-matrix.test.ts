@@ -4,7 +4,7 @@
 // team's key, a removed member's token, the audit log's actor, alerts to owners and admins).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
-import { type ApiTokenScope, agents, apiTokenScopes, backups, databases, type MemberRole, memberRoles, memberships, organizations, settings } from "@db/schema";
+import { type ApiTokenScope, agents, apiTokenScopes, backups, databases, type MemberRole, memberRoles, memberships, organizations } from "@db/schema";
 import { leastRoleOf } from "../src/lib/api-security";
 import { roleAtLeast } from "../src/modules/organizations/roles";
 import { type CallResult, startTestServer, type TestServer, type TestUser } from "./harness";
@@ -234,6 +234,11 @@ describe("a team's agents, audit log and account deletion", () => {
     expect(logs.body.logs[0].actor).toEqual({ id: members.admin.id, name: "admin member", email: members.admin.email, role: "admin" });
     const mine = await server.call("GET", "/api/user/audit-logs?action=SETTINGS_UPDATED", { token: members.admin.token });
     expect(mine.body.logs).toEqual([]);
+    const renamed = await server.call("PATCH", `/api/agents/${team.agentId}`, { ...inTeam(members.operator), body: { name: "too-low" } });
+    expect(renamed.status).toBe(403);
+    expect((await server.call("PATCH", `/api/agents/${team.agentId}`, { ...inTeam(members.owner), body: { name: "acme-primary" } })).status).toBe(200);
+    const renames = await server.call("GET", "/api/user/audit-logs?action=AGENT_RENAMED", inTeam(members.viewer));
+    expect(renames.body.logs.map((log: { actor: { id: string; role: string } }) => `${log.actor.id} ${log.actor.role}`)).toEqual([`${members.owner.id} owner`]);
   });
 
   test("an account that is a team's only owner is not deleted (409 naming the team); its personal organization goes with it otherwise", async () => {

@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
 import { authGuard } from "../auth/guard";
+import { actorOf } from "../audit/service";
 import { readInstallProgress } from "../downloads/install-progress";
 import { checkServiceHealth } from "./health";
 import { agentAnswer, agentAnswers, agentsModel } from "./model";
@@ -39,16 +40,25 @@ export const agentsController = (ctx: AppContext) =>
       response: { 200: agentAnswers.message },
       detail: { summary: "Restart, update-check or reset an agent" },
     })
-    .patch("/api/agents/:agentId", ({ organization, params, body }) => renameAgent(ctx, organization.id, params.agentId, body.name), {
-      auth: true,
-      params: agentsModel.manageParams,
-      body: agentsModel.rename,
-      response: { 200: agentAnswer },
-      detail: { summary: "Rename an agent (Settings → Agents)" },
-    })
+    .patch(
+      "/api/agents/:agentId",
+      ({ user, organization, params, body }) => renameAgent(ctx, organization.id, params.agentId, body.name, actorOf(user, organization)),
+      {
+        auth: true,
+        params: agentsModel.manageParams,
+        body: agentsModel.rename,
+        response: { 200: agentAnswer },
+        detail: { summary: "Rename an agent (Settings → Agents)" },
+      },
+    )
     .delete(
       "/api/agents/:agentId",
-      ({ user, organization, params }) => removeAgent(ctx, params.agentId, { ownerId: user.role === "admin" ? null : organization.id, removedBy: user.id }),
+      ({ user, organization, params }) =>
+        removeAgent(ctx, params.agentId, {
+          ownerId: user.role === "admin" ? null : organization.id,
+          removedBy: user.id,
+          actor: actorOf(user, organization),
+        }),
       {
         auth: true,
         params: agentsModel.manageParams,

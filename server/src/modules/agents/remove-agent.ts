@@ -3,7 +3,7 @@ import { agents, backups, restores } from "@db/schema";
 import { AGENT_REMOVED_CLOSE_CODE, AGENT_REMOVED_MESSAGE } from "@protocol/agent-protocol";
 import type { AppContext } from "../../context";
 import { notFound } from "../../lib/errors";
-import { recordAudit } from "../audit/service";
+import { type AuditActor, recordAudit } from "../audit/service";
 import { failBackup } from "../backups/service";
 import { failRestore } from "../restores/service";
 import { handOverDatabases } from "./declared-databases";
@@ -16,7 +16,7 @@ const REMOVED_REASON = "The agent was removed from DBVault.";
  * reason, and past backups stay (their agent becomes unknown). `ownerId` limits it to that
  * user's agents (404 otherwise, as for an agent that does not exist); null is an admin's removal.
  */
-export async function removeAgent(ctx: AppContext, agentId: string, options: { ownerId: string | null; removedBy: string }) {
+export async function removeAgent(ctx: AppContext, agentId: string, options: { ownerId: string | null; removedBy: string; actor?: AuditActor }) {
   const ownership = options.ownerId === null ? eq(agents.id, agentId) : and(eq(agents.id, agentId), eq(agents.organizationId, options.ownerId));
   const [agent] = await ctx.db.select().from(agents).where(ownership);
   if (!agent) throw notFound("Agent");
@@ -39,12 +39,18 @@ export async function removeAgent(ctx: AppContext, agentId: string, options: { o
     return tx.delete(agents).where(eq(agents.id, agent.id)).returning({ id: agents.id });
   });
   if (!removed) throw notFound("Agent"); // removed meanwhile by another request
-  await recordAudit(ctx.db, agent.organizationId, "AGENT_REMOVED", {
-    agentId: agent.id,
-    name: agent.name,
-    hostname: agent.hostname,
-    removedBy: options.removedBy,
-  });
+  await recordAudit(
+    ctx.db,
+    agent.organizationId,
+    "AGENT_REMOVED",
+    {
+      agentId: agent.id,
+      name: agent.name,
+      hostname: agent.hostname,
+      removedBy: options.removedBy,
+    },
+    options.actor,
+  );
   await ctx.bus.publish({
     kind: "agent.disconnect",
     organizationId: agent.organizationId,

@@ -5,7 +5,7 @@ import type { RegisterRequest } from "@protocol/agent-protocol";
 import type { AppContext } from "../../context";
 import { sendToAgent } from "../../lib/agent-commands";
 import { AppError, notFound } from "../../lib/errors";
-import { recordAudit } from "../audit/service";
+import { type AuditActor, recordAudit } from "../audit/service";
 import { alertRecipients } from "../organizations/recipients";
 import { queueMail } from "../mail/outbox";
 import { notifyAgentConnected, notifyAgentDisconnected } from "../notifications/service";
@@ -121,7 +121,7 @@ async function tellOwnerOfRegistration(ctx: AppContext, organizationId: string, 
 const REREGISTERED_MESSAGE = "This agent was set up again (setup --force): it reconnects with the new credentials from its config file.";
 
 /** Renames one of the user's agents (Settings → Agents); 404 for another user's. */
-export async function renameAgent(ctx: AppContext, organizationId: string, agentId: string, name: string) {
+export async function renameAgent(ctx: AppContext, organizationId: string, agentId: string, name: string, actor?: AuditActor) {
   const trimmed = name.trim();
   const [before] = await ctx.db
     .select({ name: agents.name })
@@ -130,7 +130,7 @@ export async function renameAgent(ctx: AppContext, organizationId: string, agent
   if (!before) throw notFound("Agent");
   const [agent] = await ctx.db.update(agents).set({ name: trimmed }).where(eq(agents.id, agentId)).returning();
   if (!agent) throw notFound("Agent");
-  await recordAudit(ctx.db, organizationId, "AGENT_RENAMED", { agentId, name: trimmed, previousName: before.name });
+  await recordAudit(ctx.db, organizationId, "AGENT_RENAMED", { agentId, name: trimmed, previousName: before.name }, actor);
   return toAgentView(agent);
 }
 

@@ -49,12 +49,16 @@ export const backupsController = (ctx: AppContext) => {
         detail: { summary: "One backup's status" },
       },
     )
-    .delete("/:id", async ({ organization, params }) => deleteBackup(ctx, await findOwnBackup(ctx, organization.id, params.id), "manual"), {
-      auth: true,
-      params: backupsModel.idParams,
-      response: { 200: backupAnswers.message },
-      detail: { summary: "Delete a backup and its file" },
-    })
+    .delete(
+      "/:id",
+      async ({ user, organization, params }) => deleteBackup(ctx, await findOwnBackup(ctx, organization.id, params.id), "manual", actorOf(user, organization)),
+      {
+        auth: true,
+        params: backupsModel.idParams,
+        response: { 200: backupAnswers.message },
+        detail: { summary: "Delete a backup and its file" },
+      },
+    )
     .post(
       "/:id/verify",
       async ({ organization, params, set }) => {
@@ -71,12 +75,16 @@ export const backupsController = (ctx: AppContext) => {
         },
       },
     )
-    .post("/:id/anomaly/resolve", async ({ organization, params }) => resolveAnomaly(ctx, await findOwnBackup(ctx, organization.id, params.id)), {
-      auth: true,
-      params: backupsModel.idParams,
-      response: { 200: backupAnswers.message },
-      detail: { summary: "Mark a backup's anomaly (and its database's earlier ones) as expected: retention stops holding the last good backup" },
-    })
+    .post(
+      "/:id/anomaly/resolve",
+      async ({ user, organization, params }) => resolveAnomaly(ctx, await findOwnBackup(ctx, organization.id, params.id), actorOf(user, organization)),
+      {
+        auth: true,
+        params: backupsModel.idParams,
+        response: { 200: backupAnswers.message },
+        detail: { summary: "Mark a backup's anomaly (and its database's earlier ones) as expected: retention stops holding the last good backup" },
+      },
+    )
     .get(
       "/:id/download",
       async ({ organization, params, request }) =>

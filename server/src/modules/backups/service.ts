@@ -290,7 +290,7 @@ export const alertSubjectOf = (backup: Pick<BackupRow, "id" | "organizationId" |
 });
 
 /** Marks a backup's anomaly as expected (the data really shrank): retention stops holding the last good backup for it. */
-export async function resolveAnomaly(ctx: AppContext, backup: BackupRow) {
+export async function resolveAnomaly(ctx: AppContext, backup: BackupRow, actor?: AuditActor) {
   if (!backup.anomaly) throw conflict("This backup has no anomaly to resolve.");
   // The earlier unresolved anomalies of the database go with it: the user has looked at the drop.
   await ctx.db.transaction(async (tx) => {
@@ -308,19 +308,25 @@ export async function resolveAnomaly(ctx: AppContext, backup: BackupRow) {
       )
       .returning({ id: backups.id });
     if (resolved.length > 0) {
-      await recordAudit(tx, backup.organizationId, "ANOMALY_RESOLVED", {
-        backupId: backup.id,
-        databaseName: backup.databaseName,
-        kind: backup.anomaly!.kind,
-        backups: resolved.length,
-      });
+      await recordAudit(
+        tx,
+        backup.organizationId,
+        "ANOMALY_RESOLVED",
+        {
+          backupId: backup.id,
+          databaseName: backup.databaseName,
+          kind: backup.anomaly!.kind,
+          backups: resolved.length,
+        },
+        actor,
+      );
     }
   });
   return { message: "Marked as expected. Retention applies normally to this database again." };
 }
 
 /** Deletes a finished backup: its file, its row and its bytes from the user's storage used. 409 while a restore or drill reads it. */
-export async function deleteBackup(ctx: AppContext, backup: BackupRow, by: "manual" | "auto") {
+export async function deleteBackup(ctx: AppContext, backup: BackupRow, by: "manual" | "auto", actor?: AuditActor) {
   if (backup.status === "pending" || backup.status === "in-progress") {
     throw conflict("This backup is still running. Wait until it completes or fails, then delete it.");
   }
@@ -341,11 +347,17 @@ export async function deleteBackup(ctx: AppContext, backup: BackupRow, by: "manu
     const [deleted] = await tx.delete(backups).where(eq(backups.id, backup.id)).returning();
     if (!deleted) return;
     if (deleted.status === "completed") await releaseStorage(tx, deleted.organizationId, deleted.size);
-    await recordAudit(tx, deleted.organizationId, by === "manual" ? "BACKUP_DELETED_MANUAL" : "BACKUP_DELETED_AUTO", {
-      backupId: deleted.id,
-      databaseName: deleted.databaseName,
-      type: by,
-    });
+    await recordAudit(
+      tx,
+      deleted.organizationId,
+      by === "manual" ? "BACKUP_DELETED_MANUAL" : "BACKUP_DELETED_AUTO",
+      {
+        backupId: deleted.id,
+        databaseName: deleted.databaseName,
+        type: by,
+      },
+      actor,
+    );
   });
   return { message: "Backup deleted successfully" };
 }

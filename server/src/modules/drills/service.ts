@@ -8,7 +8,7 @@ import { drillDatabaseName } from "@protocol/verification";
 import type { AppContext } from "../../context";
 import { conflict, notFound } from "../../lib/errors";
 import { sendToAgent } from "../../lib/agent-commands";
-import { recordAudit } from "../audit/service";
+import { type AuditActor, recordAudit } from "../audit/service";
 import { findAgentOf } from "../backups/verification";
 import { toRestoreView } from "../restores/views";
 import { announceRestore, insertRestoreUnlessBusy, restoreDetails } from "../restores/service";
@@ -28,7 +28,7 @@ export function nextDrillTime(frequency: DrillFrequency, from: Date): Date | nul
  * unknown database, 409 when it has no completed backup, a drill of it is running or its agent is
  * offline.
  */
-export async function startDrill(ctx: AppContext, organizationId: string, databaseName: string, trigger: "manual" | "scheduled") {
+export async function startDrill(ctx: AppContext, organizationId: string, databaseName: string, trigger: "manual" | "scheduled", actor?: AuditActor) {
   const [database] = await ctx.db
     .select({ id: databases.id })
     .from(databases)
@@ -51,7 +51,7 @@ export async function startDrill(ctx: AppContext, organizationId: string, databa
       busyMessage: `A drill of "${databaseName}" is already running.`,
       values: { organizationId, backupId: backup.id, databaseName, targetDatabase: scratchDatabase, kind: "drill", agentId: agent.id },
     });
-    await recordAudit(tx, organizationId, "DRILL_REQUESTED", { ...restoreDetails(row), scratchDatabase, trigger });
+    await recordAudit(tx, organizationId, "DRILL_REQUESTED", { ...restoreDetails(row), scratchDatabase, trigger }, actor);
     return row;
   });
   await sendToAgent(ctx, agent.id, { type: "drill", restoreId: drill.id, backupId: backup.id, databaseName, size: backup.size, scratchDatabase });

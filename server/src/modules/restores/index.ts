@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
 import { authGuard } from "../auth/guard";
+import { actorOf } from "../audit/service";
 import { backupAnswers, backupsModel } from "../backups/model";
 import { pointInTimeAnswers, pointInTimeModel } from "./model";
 import { describeRestorePlan, requestPointInTimeRestore } from "./point-in-time";
@@ -19,9 +20,9 @@ const backupRestores = (ctx: AppContext) =>
     })
     .post(
       "/:id/restore",
-      async ({ organization, params, body, set }) => {
+      async ({ user, organization, params, body, set }) => {
         set.status = 201;
-        return requestRestore(ctx, organization.id, params.id, body);
+        return requestRestore(ctx, organization.id, params.id, body, undefined, actorOf(user, organization));
       },
       {
         auth: true,
@@ -44,9 +45,9 @@ const pointInTimeRestores = (ctx: AppContext) =>
     })
     .post(
       "/",
-      async ({ organization, body, set }) => {
+      async ({ user, organization, body, set }) => {
         set.status = 201;
-        return requestPointInTimeRestore(ctx, organization.id, body);
+        return requestPointInTimeRestore(ctx, organization.id, body, actorOf(user, organization));
       },
       {
         auth: true,

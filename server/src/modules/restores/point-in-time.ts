@@ -5,6 +5,7 @@ import { and, eq } from "drizzle-orm";
 import { databases, pitrSlices } from "@db/schema";
 import { formatOplogTime, oplogTimeFromBigInt, oplogTimeToBigInt, parseOplogTime } from "@protocol/pitr";
 import type { AppContext } from "../../context";
+import type { AuditActor } from "../audit/service";
 import { AppError, badRequest, notFound } from "../../lib/errors";
 import { findBaseBackups } from "../pitr/bases";
 import { describeOplogPosition } from "../pitr/gaps";
@@ -86,7 +87,7 @@ export async function describeRestorePlan(ctx: AppContext, organizationId: strin
 export type PointInTimeRequest = { databaseId: string; at: string; targetDatabase?: string; collections?: string[]; confirmation: string };
 
 /** Restores one of the user's databases to a moment: the chosen base backup, then its slices replayed up to it. */
-export async function requestPointInTimeRestore(ctx: AppContext, organizationId: string, input: PointInTimeRequest) {
+export async function requestPointInTimeRestore(ctx: AppContext, organizationId: string, input: PointInTimeRequest, actor?: AuditActor) {
   const plan = await planRestoreToMoment(ctx, organizationId, input.databaseId, input.at);
   const until = oplogTimeFromBigInt(plan.until);
   return requestRestore(
@@ -105,5 +106,6 @@ export async function requestPointInTimeRestore(ctx: AppContext, organizationId:
         slices: plan.slices.map((slice) => ({ id: slice.id, chain: slice.chain, sequence: slice.sequence, size: slice.size, sha256: slice.sha256 })),
       },
     },
+    actor,
   );
 }

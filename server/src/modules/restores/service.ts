@@ -5,7 +5,7 @@ import type { DrillReport, PointInTimeCommand, Progress, RestoreStats } from "@p
 import type { AppContext } from "../../context";
 import { AppError, badRequest, conflict } from "../../lib/errors";
 import { lockUntilCommit } from "../../lib/transaction-lock";
-import { recordAudit } from "../audit/service";
+import { type AuditActor, recordAudit } from "../audit/service";
 import { sendToAgent } from "../../lib/agent-commands";
 import { findOwnBackup, lockBackupForReading } from "../backups/service";
 import { toRestoreView } from "./views";
@@ -69,6 +69,7 @@ export async function requestRestore(
   input: RestoreRequest,
   /** A point-in-time restore: what the row records and what the command adds. */
   pointInTime?: { record: RestorePointInTime; command: PointInTimeCommand },
+  actor?: AuditActor,
 ) {
   const backup = await findOwnBackup(ctx, organizationId, backupId);
   if (backup.status !== "completed") throw conflict(`This backup is ${backup.status}; only completed backups can be restored.`);
@@ -108,12 +109,18 @@ export async function requestRestore(
         pointInTime: pointInTime?.record ?? null,
       },
     });
-    await recordAudit(tx, organizationId, "RESTORE_REQUESTED", {
-      ...restoreDetails(row),
-      ...(pointInTime ? { pointInTime: { at: pointInTime.record.at, ts: pointInTime.record.ts, slices: pointInTime.command.slices.length } } : {}),
-      ...(targetDatabase ? { targetDatabase } : {}),
-      ...(collections ? { collections } : {}),
-    });
+    await recordAudit(
+      tx,
+      organizationId,
+      "RESTORE_REQUESTED",
+      {
+        ...restoreDetails(row),
+        ...(pointInTime ? { pointInTime: { at: pointInTime.record.at, ts: pointInTime.record.ts, slices: pointInTime.command.slices.length } } : {}),
+        ...(targetDatabase ? { targetDatabase } : {}),
+        ...(collections ? { collections } : {}),
+      },
+      actor,
+    );
     return row;
   });
   await sendToAgent(ctx, agent.id, {

@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
 import { messageAnswer } from "../../lib/schema";
 import { authGuard } from "../auth/guard";
+import { actorOf } from "../audit/service";
 import { webhookAnswers, webhookModel } from "./model";
 import { createWebhook, deleteWebhook, listDeliveries, listWebhooks, sendTestDelivery } from "./service";
 
@@ -16,8 +17,8 @@ export const webhooksController = (ctx: AppContext) =>
     })
     .post(
       "/",
-      async ({ organization, body, set }) => {
-        const created = await createWebhook(ctx, organization.id, body);
+      async ({ user, organization, body, set }) => {
+        const created = await createWebhook(ctx, organization.id, body, actorOf(user, organization));
         set.status = 201;
         return created;
       },
@@ -28,7 +29,7 @@ export const webhooksController = (ctx: AppContext) =>
         detail: { summary: "Add a webhook (https; events; format json or slack); answers its signing secret once" },
       },
     )
-    .delete("/:id", ({ organization, params }) => deleteWebhook(ctx, organization.id, params.id), {
+    .delete("/:id", ({ user, organization, params }) => deleteWebhook(ctx, organization.id, params.id, actorOf(user, organization)), {
       auth: true,
       params: webhookModel.params,
       response: { 200: messageAnswer },

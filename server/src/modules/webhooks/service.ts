@@ -3,7 +3,7 @@ import { and, asc, count, desc, eq, inArray, sql } from "drizzle-orm";
 import { type WebhookFormat, webhookAttempts, webhookDeliveries, webhooks } from "@db/schema";
 import type { AppContext } from "../../context";
 import { AppError, badRequest, notFound } from "../../lib/errors";
-import { recordAudit } from "../audit/service";
+import { type AuditActor, recordAudit } from "../audit/service";
 import { sendDueDeliveries } from "./deliveries";
 import { type DBVaultEvent, TEST_EVENT, WEBHOOK_EVENTS } from "./events";
 import { type DeliveredEvent, renderBody } from "./payload";
@@ -73,7 +73,12 @@ async function checkTarget(ctx: AppContext, raw: string) {
 }
 
 /** Adds a webhook; its signing secret is answered this once (the server keeps it sealed). */
-export async function createWebhook(ctx: AppContext, organizationId: string, input: { url: string; events: string[]; format?: WebhookFormat }) {
+export async function createWebhook(
+  ctx: AppContext,
+  organizationId: string,
+  input: { url: string; events: string[]; format?: WebhookFormat },
+  actor?: AuditActor,
+) {
   const url = (await checkTarget(ctx, input.url.trim())).url;
   const events = [...new Set(input.events)];
   const unknown = events.filter((event) => !(WEBHOOK_EVENTS as readonly string[]).includes(event));
@@ -88,7 +93,7 @@ export async function createWebhook(ctx: AppContext, organizationId: string, inp
       .insert(webhooks)
       .values({ organizationId, url: url.href, events, format: input.format ?? "json", secretCiphertext: ctx.webhookBox.seal(secret) })
       .returning();
-    await recordAudit(tx, organizationId, "WEBHOOK_CREATED", { webhookId: row!.id, host: url.host, events, format: row!.format });
+    await recordAudit(tx, organizationId, "WEBHOOK_CREATED", { webhookId: row!.id, host: url.host, events, format: row!.format }, actor);
     return row!;
   });
   ctx.log.info("webhook created", { organizationId, webhookId: webhook.id, host: url.host });
@@ -119,11 +124,11 @@ export async function listWebhooks(ctx: AppContext, organizationId: string) {
   });
 }
 
-export async function deleteWebhook(ctx: AppContext, organizationId: string, webhookId: string) {
+export async function deleteWebhook(ctx: AppContext, organizationId: string, webhookId: string, actor?: AuditActor) {
   const webhook = await ownedWebhook(ctx, organizationId, webhookId);
   await ctx.db.transaction(async (tx) => {
     await tx.delete(webhooks).where(eq(webhooks.id, webhook.id));
-    await recordAudit(tx, organizationId, "WEBHOOK_DELETED", { webhookId: webhook.id, host: new URL(webhook.url).host });
+    await recordAudit(tx, organizationId, "WEBHOOK_DELETED", { webhookId: webhook.id, host: new URL(webhook.url).host }, actor);
   });
   return { message: "Webhook deleted. It receives no more events." };
 }
