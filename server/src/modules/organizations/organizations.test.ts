@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq, sql } from "drizzle-orm";
-import { memberships, organizations } from "@db/schema";
+import { apiTokens, auditLogs, databases, memberships, organizations } from "@db/schema";
 import { migrationFiles } from "@db/migrations";
 import { openTestDatabase } from "../../../../testkit/test-database";
 import { startTestServer, type TestServer } from "../../../test/harness";
@@ -63,6 +63,45 @@ describe("migration 0028", () => {
       const members = await database.db.select().from(memberships);
       expect(members.map(({ organizationId, userId, role }) => ({ organizationId, userId, role }))).toEqual([
         { organizationId: before.id, userId: before.id, role: "owner" },
+      ]);
+    } finally {
+      await database.close();
+    }
+  });
+});
+
+describe("migration 0029", () => {
+  test("hands each account's data, API key, plan and storage to its personal organization, values unchanged", async () => {
+    const database = await openTestDatabase();
+    try {
+      const index = migrationFiles.findIndex((file) => file.tag.startsWith("0029_"));
+      const run = async (file: (typeof migrationFiles)[number]) => {
+        for (const statement of file.sql.split("--> statement-breakpoint")) {
+          if (statement.trim()) await database.db.execute(sql.raw(statement));
+        }
+      };
+      for (const file of migrationFiles.slice(0, index)) await run(file);
+      // Raw SQL: the rows as the tables were before 0029, whatever the schema says today.
+      const id = "0123456789abcdef01234567";
+      await database.db.execute(
+        sql`insert into plans (id, name, storage_limit, db_limit, retention_limit, frequency_limit) values ('plan-pro', 'Pro', 100, 5, 720, 1)`,
+      );
+      await database.db.execute(
+        sql`insert into users (id, email, name, password_hash, api_key_ciphertext, api_key_hash, plan_id, storage_used) values (${id}, 'old@example.com', 'Old Account', 'x', 'sealed', 'hashed', 'plan-pro', 1234)`,
+      );
+      await database.db.execute(sql`insert into organizations (id, name, personal) values (${id}, 'Old Account', true)`);
+      await database.db.execute(sql`insert into databases (id, user_id, name) values ('db1', ${id}, 'orders')`);
+      await database.db.execute(sql`insert into audit_logs (id, user_id, action) values ('log1', ${id}, 'SETTINGS_UPDATED')`);
+      await database.db.execute(
+        sql`insert into api_tokens (id, user_id, name, scopes, token_hash, prefix, expires_at) values ('tok1', ${id}, 'ci', '["read"]', 'th', 'dbvp_x', now())`,
+      );
+      await run(migrationFiles[index]!);
+      const [organization] = await database.db.select().from(organizations);
+      expect(organization).toMatchObject({ id, apiKeyCiphertext: "sealed", apiKeyHash: "hashed", planId: "plan-pro", storageUsed: 1234 });
+      expect(await database.db.select({ organizationId: databases.organizationId }).from(databases)).toEqual([{ organizationId: id }]);
+      expect(await database.db.select({ organizationId: auditLogs.organizationId }).from(auditLogs)).toEqual([{ organizationId: id }]);
+      expect(await database.db.select({ userId: apiTokens.userId, organizationId: apiTokens.organizationId }).from(apiTokens)).toEqual([
+        { userId: id, organizationId: id },
       ]);
     } finally {
       await database.close();
