@@ -181,6 +181,11 @@ describe("API tokens act in their organization, never beyond the creator's role 
         // A token never acts in another organization, not even the creator's personal one.
         const elsewhere = await server.call("GET", "/api/backups", { token, headers: { "X-Organization-Id": members[role].id } });
         expect(elsewhere.status).toBe(403);
+        if (scope === "read") {
+          expect(elsewhere.body.message).toBe(
+            "This API token acts only in the organization it was created in. Create a token there in Profile → Security → API tokens.",
+          );
+        }
       }
     }
     expect(outcomes).toEqual(expected);

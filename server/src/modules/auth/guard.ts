@@ -4,7 +4,7 @@ import { type MemberRole, users } from "@db/schema";
 import type { AppContext } from "../../context";
 import { leastRoleOf, tokenScopeOf } from "../../lib/api-security";
 import { AppError, forbidden, unauthorized } from "../../lib/errors";
-import { type CurrentOrganization, currentOrganization, NOT_A_MEMBER_MESSAGE, ORGANIZATION_HEADER } from "../organizations/current-organization";
+import { type CurrentOrganization, currentOrganization, ORGANIZATION_HEADER } from "../organizations/current-organization";
 import { ROLE_LABELS, roleAtLeast } from "../organizations/roles";
 import { isApiToken, verifyApiToken } from "./api-tokens";
 
@@ -98,7 +98,9 @@ async function authenticateInOrganization(
   const { tokenOrganization, ...authenticated } = await authenticateRequest(ctx, call, options);
   const requested = call.headers[ORGANIZATION_HEADER] || undefined;
   // A token acts only in its own organization, and only while its creator is still a member there.
-  if (tokenOrganization && requested && requested !== tokenOrganization) throw forbidden(NOT_A_MEMBER_MESSAGE);
+  if (tokenOrganization && requested && requested !== tokenOrganization) {
+    throw forbidden("This API token acts only in the organization it was created in. Create a token there in Profile → Security → API tokens.");
+  }
   const organization = await currentOrganization(ctx.db, authenticated.user.id, tokenOrganization ?? requested);
   refuseBelowRole(organization, leastRoleOf(call.request.method, call.route));
   return { ...authenticated, organization };
