@@ -40,23 +40,29 @@ describe("personal organizations", () => {
   });
 });
 
+/** Runs the migrations before the one tagged `prefix` on `database`; answers a function that runs that one. */
+async function migrateUpTo(database: Awaited<ReturnType<typeof openTestDatabase>>, prefix: string) {
+  const runFile = async (file: (typeof migrationFiles)[number]) => {
+    for (const statement of file.sql.split("--> statement-breakpoint")) {
+      if (statement.trim()) await database.db.execute(sql.raw(statement));
+    }
+  };
+  const index = migrationFiles.findIndex((file) => file.tag.startsWith(prefix));
+  for (const file of migrationFiles.slice(0, index)) await runFile(file);
+  return () => runFile(migrationFiles[index]!);
+}
+
 describe("migration 0028", () => {
   test("moves every existing account into a personal organization it owns", async () => {
     const database = await openTestDatabase();
     try {
-      const index = migrationFiles.findIndex((file) => file.tag.startsWith("0028_"));
-      const run = async (file: (typeof migrationFiles)[number]) => {
-        for (const statement of file.sql.split("--> statement-breakpoint")) {
-          if (statement.trim()) await database.db.execute(sql.raw(statement));
-        }
-      };
-      for (const file of migrationFiles.slice(0, index)) await run(file);
+      const run = await migrateUpTo(database, "0028_");
       // Raw SQL: the account as the tables were before 0028, whatever the schema says today.
       const before = { id: "0123456789abcdef01234567", name: "Old Account" };
       await database.db.execute(
         sql`insert into users (id, email, name, password_hash, api_key_ciphertext, api_key_hash) values (${before.id}, 'old@example.com', ${before.name}, 'x', 'c', 'h')`,
       );
-      await run(migrationFiles[index]!);
+      await run();
       // The columns 0028 made: later migrations add more, which this database does not have yet.
       const [organization] = await database.db.select({ id: organizations.id, name: organizations.name, personal: organizations.personal }).from(organizations);
       expect(organization).toMatchObject({ id: before.id, name: "Old Account", personal: true });
@@ -74,13 +80,7 @@ describe("migration 0029", () => {
   test("hands each account's data, API key, plan and storage to its personal organization, values unchanged", async () => {
     const database = await openTestDatabase();
     try {
-      const index = migrationFiles.findIndex((file) => file.tag.startsWith("0029_"));
-      const run = async (file: (typeof migrationFiles)[number]) => {
-        for (const statement of file.sql.split("--> statement-breakpoint")) {
-          if (statement.trim()) await database.db.execute(sql.raw(statement));
-        }
-      };
-      for (const file of migrationFiles.slice(0, index)) await run(file);
+      const run = await migrateUpTo(database, "0029_");
       // Raw SQL: the rows as the tables were before 0029, whatever the schema says today.
       const id = "0123456789abcdef01234567";
       await database.db.execute(
@@ -95,7 +95,7 @@ describe("migration 0029", () => {
       await database.db.execute(
         sql`insert into api_tokens (id, user_id, name, scopes, token_hash, prefix, expires_at) values ('tok1', ${id}, 'ci', '["read"]', 'th', 'dbvp_x', now())`,
       );
-      await run(migrationFiles[index]!);
+      await run();
       const [organization] = await database.db.select().from(organizations);
       expect(organization).toMatchObject({ id, apiKeyCiphertext: "sealed", apiKeyHash: "hashed", planId: "plan-pro", storageUsed: 1234 });
       expect(await database.db.select({ organizationId: databases.organizationId }).from(databases)).toEqual([{ organizationId: id }]);
