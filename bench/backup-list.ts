@@ -41,7 +41,7 @@ async function seedBackups(dataDir: string, userId: string, count: number) {
         const createdAt = new Date(now - i * 3_600_000);
         const failed = i % 25 === 7;
         return {
-          userId,
+          organizationId: userId,
           databaseName: `shop-${i % 3}`,
           type: i % 10 === 0 ? ("manual" as const) : ("auto" as const),
           status: failed ? ("failed" as const) : ("completed" as const),

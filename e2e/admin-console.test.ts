@@ -47,8 +47,8 @@ describe("admin dashboard", () => {
     const linus = await env.server.registerUser({ name: "Linus Torvalds", email: uniqueEmail("linus") });
     const agent = await registerScriptedAgent(env.baseUrl, grace.apiKey, ["orders-db"], "grace-prod-agent");
     await env.server.ctx.db.insert(backups).values([
-      { userId: grace.id, databaseName: "orders-db", status: "completed", size: 1024 * 1024 },
-      { userId: grace.id, databaseName: "orders-db", status: "completed", size: 512 * 1024 },
+      { organizationId: grace.id, databaseName: "orders-db", status: "completed", size: 1024 * 1024 },
+      { organizationId: grace.id, databaseName: "orders-db", status: "completed", size: 512 * 1024 },
     ]);
     const userCount = (await asAdmin(admin, "GET", "/api/admin/users")).body.length as number;
 

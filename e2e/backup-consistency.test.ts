@@ -34,7 +34,7 @@ async function backupWith(extra: Record<string, unknown>): Promise<string> {
   const [database] = await env.server.ctx.db
     .select()
     .from(databases)
-    .where(and(eq(databases.userId, user.id), eq(databases.name, "shop")));
+    .where(and(eq(databases.organizationId, user.id), eq(databases.name, "shop")));
   const { id } = await startBackup(env.server.ctx, database!, "auto");
   await agent.waitFor("backup");
   const bytes = randomBytes(2000);

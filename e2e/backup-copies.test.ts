@@ -32,7 +32,7 @@ async function backupWith(copies: { destination: string; status: "stored" | "fai
   const [database] = await env.server.ctx.db
     .select()
     .from(databases)
-    .where(and(eq(databases.userId, user.id), eq(databases.name, "shop")));
+    .where(and(eq(databases.organizationId, user.id), eq(databases.name, "shop")));
   const { id } = await startBackup(env.server.ctx, database!, "auto");
   const { fileName } = await agent.waitFor("backup");
   const bytes = randomBytes(2000);

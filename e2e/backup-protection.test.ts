@@ -72,7 +72,7 @@ describe("Protect backups", () => {
     // A kept backup's Delete on the dashboard says until when it is protected.
     const [kept] = await env.server.ctx.db
       .insert(backups)
-      .values({ userId: user.id, databaseName: "orders", status: "completed", size: 1000, createdAt: new Date(Date.now() - 3_600_000) })
+      .values({ organizationId: user.id, databaseName: "orders", status: "completed", size: 1000, createdAt: new Date(Date.now() - 3_600_000) })
       .returning();
     await page.goto("/dashboard");
     const row = page.locator(`[data-backup-id="${kept!.id}"]`);
@@ -105,7 +105,7 @@ describe("Protect backups", () => {
     const requested = await env.server.ctx.db
       .select()
       .from(auditLogs)
-      .where(and(eq(auditLogs.userId, user.id), eq(auditLogs.action, "BACKUP_PROTECTION_OFF_REQUESTED")));
+      .where(and(eq(auditLogs.organizationId, user.id), eq(auditLogs.action, "BACKUP_PROTECTION_OFF_REQUESTED")));
     expect(requested).toHaveLength(1);
     await context.close();
   }, 90_000);

@@ -67,7 +67,7 @@ describe("while the server is away", () => {
     const [shop] = await env.server.ctx.db
       .select()
       .from(databases)
-      .where(and(eq(databases.userId, user.id), eq(databases.name, "shop")));
+      .where(and(eq(databases.organizationId, user.id), eq(databases.name, "shop")));
     await startBackup(env.server.ctx, shop!, "auto");
     const second = await agent.waitFor("backup");
 
@@ -140,7 +140,7 @@ describe("while the server is away", () => {
     // Still on the last step with the name typed: trying again starts the restore, once.
     await page.getByRole("button", { name: "Restore database" }).click();
     await page.getByRole("tab", { name: "Restore History", selected: true }).waitFor();
-    const [restore, ...more] = await env.server.ctx.db.select().from(restores).where(eq(restores.userId, user.id));
+    const [restore, ...more] = await env.server.ctx.db.select().from(restores).where(eq(restores.organizationId, user.id));
     expect(restore?.backupId).toBe(backup.backupId);
     expect(more).toEqual([]);
     await context.close();

@@ -115,7 +115,7 @@ describe("dashboard", () => {
     const [crm] = await env.server.ctx.db
       .select()
       .from(databases)
-      .where(and(eq(databases.userId, user.id), eq(databases.name, "crm")));
+      .where(and(eq(databases.organizationId, user.id), eq(databases.name, "crm")));
     if (crm?.isActive === false)
       await eventually(
         () => selector.locator('option[value="crm"]').isDisabled(),
@@ -187,7 +187,7 @@ describe("dashboard", () => {
     const [shop] = await env.server.ctx.db
       .select()
       .from(databases)
-      .where(and(eq(databases.userId, user.id), eq(databases.name, "shop")));
+      .where(and(eq(databases.organizationId, user.id), eq(databases.name, "shop")));
     await startBackup(env.server.ctx, shop!, "auto");
     const scheduled = await agent.waitFor("backup");
     await runBackup(scheduled.backupId, randomBytes(2048));

@@ -27,7 +27,7 @@ describe("key rotation on the dashboard", () => {
     agent = await registerScriptedAgent(env.baseUrl, user.apiKey, ["shop"], "keys-agent");
     await agent.connect({ keyIds: [HELD] });
     const completed = (keyId: string, minutesAgo: number) => ({
-      userId: user.id,
+      organizationId: user.id,
       databaseName: "shop",
       agentId: agent!.agentId,
       status: "completed" as const,

@@ -219,7 +219,7 @@ describe("a 390 px phone", () => {
       .insert(backups)
       .values(
         [0, 1, 2].map((i) => ({
-          userId: user.id,
+          organizationId: user.id,
           databaseName: `production-orders-${i}`,
           status: "completed" as const,
           size: (i + 1) * 1024 * 1024,
@@ -229,7 +229,7 @@ describe("a 390 px phone", () => {
       )
       .returning({ id: backups.id });
     await db.insert(restores).values({
-      userId: user.id,
+      organizationId: user.id,
       backupId: inserted[0]!.id,
       databaseName: "production-orders-0",
       targetDatabase: "production-orders-0-copy",

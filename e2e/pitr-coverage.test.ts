@@ -3,7 +3,7 @@
 // with its heartbeat, and the lag warning once it passes 5 minutes.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { databases, pitrSlices, plans, users } from "@db/schema";
+import { databases, pitrSlices, plans, organizations } from "@db/schema";
 import type { TestUser } from "../server/test/harness";
 import { registerScriptedAgent, type ScriptedAgent } from "../server/test/scripted-agent";
 import { waitUntil } from "../testkit/wait-until";
@@ -20,14 +20,14 @@ beforeAll(async () => {
   env = await startE2E();
   user = await env.server.registerUser({ name: "Pat Point" });
   const [pro] = await env.server.ctx.db.select().from(plans).where(eq(plans.name, "Pro"));
-  await env.server.ctx.db.update(users).set({ planId: pro!.id }).where(eq(users.id, user.id));
+  await env.server.ctx.db.update(organizations).set({ planId: pro!.id }).where(eq(organizations.id, user.id));
   agent = await registerScriptedAgent(env.baseUrl, user.apiKey, ["shop"]);
   await agent.connect();
-  shopId = (await env.server.ctx.db.select().from(databases).where(eq(databases.userId, user.id)))[0]!.id;
+  shopId = (await env.server.ctx.db.select().from(databases).where(eq(databases.organizationId, user.id)))[0]!.id;
   expect((await env.server.call("PUT", `/api/pitr/databases/${shopId}`, { token: user.token, body: { enabled: true } })).status).toBe(200);
   // A shipped hour of oplog, as receive-slice records it (the bytes play no part in the line).
   await env.server.ctx.db.insert(pitrSlices).values({
-    userId: user.id,
+    organizationId: user.id,
     databaseId: shopId,
     chain: "a".repeat(32),
     sequence: 0,

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
 import type { Page } from "playwright-core";
-import { databases, plans, users } from "@db/schema";
+import { databases, plans, organizations } from "@db/schema";
 import { agentApi } from "@protocol/agent-protocol";
 import type { TestUser } from "../server/test/harness";
 import { consistentBackup, uploadSlice } from "../server/test/pitr-support";
@@ -27,13 +27,13 @@ beforeAll(async () => {
   env = await startE2E();
   user = await env.server.registerUser({ name: "Tess Timeline" });
   const [pro] = await env.server.ctx.db.select().from(plans).where(eq(plans.name, "Pro"));
-  await env.server.ctx.db.update(users).set({ planId: pro!.id }).where(eq(users.id, user.id));
+  await env.server.ctx.db.update(organizations).set({ planId: pro!.id }).where(eq(organizations.id, user.id));
   agent = await registerScriptedAgent(env.baseUrl, user.apiKey, ["shop"]);
   await agent.connect();
   const [shop] = await env.server.ctx.db
     .select()
     .from(databases)
-    .where(and(eq(databases.userId, user.id), eq(databases.name, "shop")));
+    .where(and(eq(databases.organizationId, user.id), eq(databases.name, "shop")));
   shopId = shop!.id;
   const on = await env.server.call("PUT", `/api/pitr/databases/${shopId}`, { token: user.token, body: { enabled: true } });
   if (on.status !== 200) throw new Error(`switching on failed: ${on.status}`);

@@ -38,7 +38,7 @@ describe("restore agents on the dashboard", () => {
     const [backup] = await env.server.ctx.db
       .insert(backups)
       .values({
-        userId: user.id,
+        organizationId: user.id,
         databaseName: "shop",
         agentId: backupAgent.agentId,
         status: "completed",

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { eq } from "drizzle-orm";
-import { databases, plans, users } from "@db/schema";
+import { databases, plans, organizations } from "@db/schema";
 import { registerScriptedAgent, type ScriptedAgent } from "../server/test/scripted-agent";
 import type { TestUser } from "../server/test/harness";
 import { type E2EEnv, startE2E } from "./support/e2e-env";
@@ -340,7 +340,7 @@ describe("settings", () => {
     const agent = await registerScriptedAgent(env.baseUrl, user.apiKey, ["orders-db", "analytics-db"], "pitr-agent");
     await agent.connect();
     // Both active, as after the Enable/Disable test: a disabled database ships nothing.
-    await env.server.ctx.db.update(databases).set({ isActive: true }).where(eq(databases.userId, user.id));
+    await env.server.ctx.db.update(databases).set({ isActive: true }).where(eq(databases.organizationId, user.id));
     const { context, page } = await env.openPage();
     await signIn(page, user);
     await page.goto("/settings?tab=databases");
@@ -357,8 +357,8 @@ describe("settings", () => {
       .waitFor();
 
     const [pro] = await env.server.ctx.db.select().from(plans).where(eq(plans.name, "Pro"));
-    const [before] = await env.server.ctx.db.select({ planId: users.planId }).from(users).where(eq(users.id, user.id));
-    await env.server.ctx.db.update(users).set({ planId: pro!.id }).where(eq(users.id, user.id));
+    const [before] = await env.server.ctx.db.select({ planId: organizations.planId }).from(organizations).where(eq(organizations.id, user.id));
+    await env.server.ctx.db.update(organizations).set({ planId: pro!.id }).where(eq(organizations.id, user.id));
     await page.reload();
     await page
       .getByRole("row", { name: /analytics-db/ })
@@ -376,7 +376,7 @@ describe("settings", () => {
       ["orders-db", false],
       ["analytics-db", true],
     ]);
-    await env.server.ctx.db.update(users).set({ planId: before!.planId }).where(eq(users.id, user.id));
+    await env.server.ctx.db.update(organizations).set({ planId: before!.planId }).where(eq(organizations.id, user.id));
     await context.close();
     await Promise.race([agent.disconnect(), Bun.sleep(1000)]);
   });
@@ -675,9 +675,9 @@ describe("profile and audit log", () => {
     const [starterPlan] = await env.server.ctx.db.select().from(plans).where(eq(plans.name, "Starter"));
     // A tenth of a percent stored: the dashboard and Billing give the same figure.
     await env.server.ctx.db
-      .update(users)
+      .update(organizations)
       .set({ planId: starterPlan!.id, storageUsed: Math.round(starterPlan!.storageLimit / 1000) })
-      .where(eq(users.id, payer.id));
+      .where(eq(organizations.id, payer.id));
     const { context, page } = await env.openPage();
     await signIn(page, payer);
     await page.getByText(/ \(0\.1%\)$/).waitFor();

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
 import { memberships, organizations, users } from "@db/schema";
+import { createTeamOrganization } from "../server/src/modules/organizations/create-team";
 import { startTestOidcProvider, type TestOidcProvider } from "../testkit/oidc-provider";
 import { type E2EEnv, startE2E } from "./support/e2e-env";
 import { eventually } from "./support/eventually";
@@ -18,10 +19,7 @@ beforeAll(async () => {
   env = await startE2E();
   provider = await startTestOidcProvider({ redirectUris: [`${env.baseUrl}/api/auth/sso/callback`] });
   owner = await env.server.registerUser({ name: "Olivia Owner", email: "olivia@acme.test" });
-  // A team organization (creating one in the web app is another part of issue 30).
-  const [created] = await env.server.ctx.db.insert(organizations).values({ name: "Acme", personal: false }).returning();
-  team = created!;
-  await env.server.ctx.db.insert(memberships).values({ organizationId: team.id, userId: owner.id, role: "owner" });
+  team = (await createTeamOrganization(env.server.ctx, { name: "Acme", ownerId: owner.id })).organization;
   const saved = await env.server.call("PUT", "/api/organizations/current/sso/", {
     token: owner.token,
     headers: { "X-Organization-Id": team.id },

@@ -35,7 +35,7 @@ async function backupOf(size: number, verification?: { status: "ok" | "failed"; 
   const [database] = await env.server.ctx.db
     .select()
     .from(databases)
-    .where(and(eq(databases.userId, user.id), eq(databases.name, "shop")));
+    .where(and(eq(databases.organizationId, user.id), eq(databases.name, "shop")));
   const { id } = await startBackup(env.server.ctx, database!, "auto");
   const { backupId } = await agent.waitFor("backup");
   expect(backupId).toBe(id);
@@ -154,7 +154,7 @@ describe("trust in the web app", () => {
     const { page } = await env.openPage();
     await signIn(page, user);
     // The backups of the first test, spread over the past: 10, 5 and 2 days old (the free plan keeps 7 days).
-    const rows = await env.server.ctx.db.select({ id: backups.id }).from(backups).where(eq(backups.userId, user.id)).orderBy(backups.createdAt);
+    const rows = await env.server.ctx.db.select({ id: backups.id }).from(backups).where(eq(backups.organizationId, user.id)).orderBy(backups.createdAt);
     const ages = [10, 5, 2];
     for (const [i, { id }] of rows.entries()) {
       await env.server.ctx.db

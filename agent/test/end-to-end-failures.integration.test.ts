@@ -4,7 +4,7 @@
 // in progress forever.
 import { expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { backupParts, users } from "@db/schema";
+import { backupParts, organizations } from "@db/schema";
 import { snapshotDatabase } from "./support/database-snapshot.ts";
 import { openBrowserSocket, runSetup } from "./support/end-to-end.ts";
 import { seedLargeDatabase, setUpUserWithAgent, sweepStalledOperationsLater, useEndToEndWorld, waitForBackupEnd } from "./support/end-to-end-world.ts";
@@ -74,7 +74,7 @@ test("an agent killed mid-upload leaves a backup that the server fails with a re
   const backup = (await api("GET", `/api/backups/${backupId}`)).body;
   expect(backup).toMatchObject({ status: "failed", error: "The agent stopped reporting during the backup (disconnected or stopped)." });
   expect(await world.server.ctx.db.select().from(backupParts).where(eq(backupParts.backupId, backupId))).toEqual([]);
-  const [row] = await world.server.ctx.db.select({ storageUsed: users.storageUsed }).from(users).where(eq(users.id, user.id));
+  const [row] = await world.server.ctx.db.select({ storageUsed: organizations.storageUsed }).from(organizations).where(eq(organizations.id, user.id));
   expect(Number(row!.storageUsed)).toBe(0);
 }, 120_000);
 

@@ -6,7 +6,7 @@
 import { expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { randomBytes } from "node:crypto";
-import { agents as agentRows, plans, users } from "@db/schema";
+import { agents as agentRows, plans, organizations } from "@db/schema";
 import { failStalledOperations, PENDING_TIMEOUT_MS } from "../../server/src/modules/scheduler/service.ts";
 import { runSetup, startAgentProcess } from "./support/end-to-end.ts";
 import { seedLargeDatabase, useEndToEndWorld, waitForBackupEnd } from "./support/end-to-end-world.ts";
@@ -32,7 +32,7 @@ test("a backup queued behind a long one stays pending while the agent holds it, 
     .insert(plans)
     .values({ name: `Two ${randomBytes(3).toString("hex")}`, price: 0, storageLimit: 1024 ** 3, dbLimit: 2, retentionLimit: 168, frequencyLimit: 24 })
     .returning();
-  await world.server.ctx.db.update(users).set({ planId: plan!.id }).where(eq(users.id, user.id));
+  await world.server.ctx.db.update(organizations).set({ planId: plan!.id }).where(eq(organizations.id, user.id));
   const api = apiFor(world.base, user.token);
   const setup = await runSetup({
     baseUrl: world.base,

@@ -22,7 +22,7 @@ const world = useEndToEndWorld();
 async function startUserWithAgent(database: string) {
   const { user, api, start } = await setUpUserWithAgent(world, database);
   const agent = await start();
-  const [row] = await world.server.ctx.db.select({ id: agentRows.id }).from(agentRows).where(eq(agentRows.userId, user.id));
+  const [row] = await world.server.ctx.db.select({ id: agentRows.id }).from(agentRows).where(eq(agentRows.organizationId, user.id));
   return { user, api, agent, agentId: row!.id };
 }
 
@@ -69,7 +69,7 @@ test("a restore queued behind a running backup waits for it (not failed as never
 
   // A scheduled backup is under way (its upload held on the server) when the restore is asked for.
   const held = holdUploadPart(world.server.ctx, 1);
-  const [databaseRow] = await world.server.ctx.db.select().from(databases).where(eq(databases.userId, user.id));
+  const [databaseRow] = await world.server.ctx.db.select().from(databases).where(eq(databases.organizationId, user.id));
   const second = await startBackup(world.server.ctx, databaseRow!, "auto");
   await held.reached;
   const socket = await openBrowserSocket(world.base, user.token);

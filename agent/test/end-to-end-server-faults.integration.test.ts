@@ -9,7 +9,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
-import { backupParts, plans, users } from "@db/schema";
+import { backupParts, plans, organizations } from "@db/schema";
 import { summarizeArchive } from "../src/dump/mongodump-archive/index.ts";
 import { snapshotDatabase } from "./support/database-snapshot.ts";
 import { runSetup, startAgentProcess } from "./support/end-to-end.ts";
@@ -49,7 +49,7 @@ async function waitUntilOnline(api: ReturnType<typeof apiFor>) {
 }
 
 async function storageUsedOf(userId: string) {
-  const [row] = await world.server.ctx.db.select({ storageUsed: users.storageUsed }).from(users).where(eq(users.id, userId));
+  const [row] = await world.server.ctx.db.select({ storageUsed: organizations.storageUsed }).from(organizations).where(eq(organizations.id, userId));
   return Number(row!.storageUsed);
 }
 

@@ -58,7 +58,7 @@ async function storeBackup(user: TestUser, agentId: string, file: Buffer, index:
   const [row] = await server.ctx.db
     .insert(backups)
     .values({
-      userId: user.id,
+      organizationId: user.id,
       databaseName: "shop",
       agentId,
       status: "completed",

@@ -140,7 +140,7 @@ test("setup and db add report what they found to the server, which records it pe
     .select({ name: databases.name, pitrAccess: agentDatabases.pitrAccess })
     .from(agentDatabases)
     .innerJoin(databases, eq(databases.id, agentDatabases.databaseId))
-    .where(eq(databases.userId, account.id));
+    .where(eq(databases.organizationId, account.id));
   expect(Object.fromEntries(rows.map((row) => [row.name, row.pitrAccess]))).toEqual({
     ready: { status: "ready", missingRoles: [] },
     backer: { status: "missing-roles", missingRoles: [admin("restore"), READ_WRITE] },

@@ -40,7 +40,7 @@ async function verifiedBackup(name = NAME) {
   const [database] = await world.server.ctx.db
     .select()
     .from(databases)
-    .where(and(eq(databases.userId, user.id), eq(databases.name, name)));
+    .where(and(eq(databases.organizationId, user.id), eq(databases.name, name)));
   const { id } = await startBackup(world.server.ctx, database!, "auto");
   expect(await waitForBackupEnd(api, id)).toMatchObject({ status: "completed" });
   return waitUntil(
@@ -204,12 +204,12 @@ describe("anomalies", () => {
       .update(backups)
       .set({ createdAt: new Date(Date.now() - 7 * 86_400_000) })
       .where(eq(backups.id, shrunk.id));
-    await applyRetention(world.server.ctx, { userId: user.id });
+    await applyRetention(world.server.ctx, { organizationId: user.id });
     const ids = async () => (await api("GET", `/api/backups?databaseName=${name}`)).body.map((b: { id: string }) => b.id).sort();
     expect(await ids()).toEqual([good[1]!.id, shrunk.id].sort());
 
     expect((await api("POST", `/api/backups/${shrunk.id}/anomaly/resolve`)).status).toBe(200);
-    await applyRetention(world.server.ctx, { userId: user.id });
+    await applyRetention(world.server.ctx, { organizationId: user.id });
     expect(await ids()).toEqual([shrunk.id]);
   });
 });

@@ -1,6 +1,6 @@
 import { index, jsonb, pgTable, text } from "drizzle-orm/pg-core";
 import { createdAtColumn, idColumn, timestampColumn } from "./columns";
-import { users } from "./users";
+import { organizations } from "./organizations";
 import { AGENT_ROLES, type AgentRole } from "../../protocol/agent-protocol";
 
 export const agentStatuses = ["active", "inactive", "offline"] as const;
@@ -19,9 +19,9 @@ export const agents = pgTable(
   "agents",
   {
     id: idColumn(),
-    userId: text("user_id")
+    organizationId: text("organization_id")
       .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+      .references(() => organizations.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     hostname: text("hostname"),
     platform: text("platform"),
@@ -50,7 +50,7 @@ export const agents = pgTable(
     updateAt: timestampColumn("update_at"),
     createdAt: createdAtColumn(),
   },
-  (table) => [index("agents_user_idx").on(table.userId)],
+  (table) => [index("agents_organization_idx").on(table.organizationId)],
 );
 
 /** An agent as stored. */

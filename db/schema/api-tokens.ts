@@ -1,5 +1,6 @@
 import { index, jsonb, pgTable, text } from "drizzle-orm/pg-core";
 import { createdAtColumn, idColumn, timestampColumn } from "./columns";
+import { organizations } from "./organizations";
 import { users } from "./users";
 
 /** What an API token may do; each API operation names the one it needs (server/src/lib/api-security.ts). */
@@ -8,8 +9,8 @@ export type ApiTokenScope = (typeof apiTokenScopes)[number];
 
 /**
  * A token for scripts and CI jobs (Authorization: Bearer dbvp_…), shown once at creation and kept
- * only as a keyed hash. It acts for `userId`, its creator, and never beyond what the creator may do
- * at the time of each request; an organization's tokens would add their owner next to the creator.
+ * only as a keyed hash. It acts for `userId`, its creator, in `organizationId`, and never beyond what the
+ * creator's role there allows at the time of each request (a removed member's tokens stop).
  * Revoking deletes the row (the audit log keeps the record).
  */
 export const apiTokens = pgTable(
@@ -19,6 +20,10 @@ export const apiTokens = pgTable(
     userId: text("user_id")
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
+    /** The organization it acts in, with its creator's role there at each request. */
+    organizationId: text("organization_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     scopes: jsonb("scopes").$type<ApiTokenScope[]>().notNull(),
     /** Keyed HMAC of the token (lib/secret-box.ts, purpose "api-token"): found by it, never read back. */

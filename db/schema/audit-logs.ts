@@ -1,5 +1,6 @@
 import { index, jsonb, pgTable, text } from "drizzle-orm/pg-core";
 import { createdAtColumn, idColumn } from "./columns";
+import { memberRoles, organizations } from "./organizations";
 import { users } from "./users";
 
 export const auditActions = [
@@ -69,13 +70,21 @@ export const auditLogs = pgTable(
   "audit_logs",
   {
     id: idColumn(),
-    userId: text("user_id")
+    organizationId: text("organization_id")
       .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    /**
+     * Who did it, as they were then (the name and role are copied so the entry keeps them after the
+     * member leaves); null for what the server or an agent did on its own (scheduled backups, retention).
+     */
+    actorId: text("actor_id").references(() => users.id, { onDelete: "set null" }),
+    actorName: text("actor_name"),
+    actorEmail: text("actor_email"),
+    actorRole: text("actor_role", { enum: memberRoles }),
     action: text("action", { enum: auditActions }).notNull(),
     /** Free-form facts about the event (names, ids, type manual|auto); never secrets. */
     details: jsonb("details").$type<Record<string, unknown>>().notNull().default({}),
     timestamp: createdAtColumn(),
   },
-  (table) => [index("audit_logs_user_time_idx").on(table.userId, table.timestamp)],
+  (table) => [index("audit_logs_organization_time_idx").on(table.organizationId, table.timestamp)],
 );

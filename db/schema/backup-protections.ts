@@ -1,15 +1,15 @@
 import { pgTable, text } from "drizzle-orm/pg-core";
 import { timestampColumn } from "./columns";
-import { users } from "./users";
+import { organizations } from "./organizations";
 
 /**
  * An account's "Protect backups" policy (modules/backup-protection): a row while it is on. Asking
  * to turn it off sets `offAt`, 7 days ahead; until then it stays in force and can be cancelled.
  */
 export const backupProtections = pgTable("backup_protections", {
-  userId: text("user_id")
+  organizationId: text("organization_id")
     .primaryKey()
-    .references(() => users.id, { onDelete: "cascade" }),
+    .references(() => organizations.id, { onDelete: "cascade" }),
   enabledAt: timestampColumn("enabled_at").notNull(),
   /** When turning off was asked; null while no such request waits. */
   offRequestedAt: timestampColumn("off_requested_at"),

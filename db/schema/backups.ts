@@ -3,7 +3,7 @@ import type { Verification } from "../../protocol/agent-protocol";
 import { agents } from "./agents";
 import { createdAtColumn, idColumn, timestampColumn } from "./columns";
 import { databases } from "./databases";
-import { users } from "./users";
+import { organizations } from "./organizations";
 
 export const operationStatuses = ["pending", "in-progress", "completed", "failed"] as const;
 export type OperationStatus = (typeof operationStatuses)[number];
@@ -36,9 +36,9 @@ export const backups = pgTable(
   "backups",
   {
     id: idColumn(),
-    userId: text("user_id")
+    organizationId: text("organization_id")
       .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+      .references(() => organizations.id, { onDelete: "cascade" }),
     databaseId: text("database_id").references(() => databases.id, { onDelete: "set null" }),
     /** Kept by value so history stays readable after the database entry is gone. */
     databaseName: text("database_name").notNull(),
@@ -93,7 +93,7 @@ export const backups = pgTable(
   },
   (table) => [
     // Serves the newest-first list (id breaks ties) without sorting.
-    index("backups_user_created_id_idx").on(table.userId, table.createdAt, table.id),
+    index("backups_organization_created_id_idx").on(table.organizationId, table.createdAt, table.id),
     index("backups_status_idx").on(table.status),
     index("backups_database_created_idx").on(table.databaseId, table.createdAt),
   ],

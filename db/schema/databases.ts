@@ -1,16 +1,16 @@
 import { boolean, index, integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { agents } from "./agents";
 import { createdAtColumn, idColumn, timestampColumn } from "./columns";
-import { users } from "./users";
+import { organizations } from "./organizations";
 
 /** A database the user's agent can back up. Only its display name is known here, never its URI. */
 export const databases = pgTable(
   "databases",
   {
     id: idColumn(),
-    userId: text("user_id")
+    organizationId: text("organization_id")
       .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+      .references(() => organizations.id, { onDelete: "cascade" }),
     agentId: text("agent_id").references(() => agents.id, { onDelete: "set null" }),
     name: text("name").notNull(),
     isActive: boolean("is_active").notNull().default(true),
@@ -25,5 +25,5 @@ export const databases = pgTable(
     nextBackupAt: timestampColumn("next_backup_at"),
     createdAt: createdAtColumn(),
   },
-  (table) => [uniqueIndex("databases_user_name_idx").on(table.userId, table.name), index("databases_next_backup_idx").on(table.nextBackupAt)],
+  (table) => [uniqueIndex("databases_organization_name_idx").on(table.organizationId, table.name), index("databases_next_backup_idx").on(table.nextBackupAt)],
 );

@@ -1,5 +1,6 @@
-import { boolean, index, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { bigint, boolean, index, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { createdAtColumn, idColumn, timestampColumn } from "./columns";
+import { plans } from "./plans";
 import { users } from "./users";
 
 /**
@@ -15,13 +16,23 @@ export type MemberRole = (typeof memberRoles)[number];
  * account gets at registration. A personal organization shares its founder's id, so the accounts
  * that existed before organizations moved into theirs with every owned row's id unchanged.
  */
-export const organizations = pgTable("organizations", {
-  id: idColumn(),
-  name: text("name").notNull(),
-  /** Created with its founder's account (and deleted with it); a team is created by a member. */
-  personal: boolean("personal").notNull().default(false),
-  createdAt: createdAtColumn(),
-});
+export const organizations = pgTable(
+  "organizations",
+  {
+    id: idColumn(),
+    name: text("name").notNull(),
+    /** Created with its founder's account (and deleted with it); a team is created by a member. */
+    personal: boolean("personal").notNull().default(false),
+    /** AES-256-GCM ciphertext of the API key agents register with, under the server's secret, so an admin can reveal it. */
+    apiKeyCiphertext: text("api_key_ciphertext").notNull(),
+    /** HMAC-SHA256 of the API key under the server's secret: the look-up column. */
+    apiKeyHash: text("api_key_hash").notNull().unique(),
+    planId: text("plan_id").references(() => plans.id, { onDelete: "set null" }),
+    storageUsed: bigint("storage_used", { mode: "number" }).notNull().default(0),
+    createdAt: createdAtColumn(),
+  },
+  (table) => [index("organizations_plan_idx").on(table.planId)],
+);
 
 /** A user's place in an organization. Every organization keeps at least one owner. */
 export const memberships = pgTable(

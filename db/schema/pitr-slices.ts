@@ -2,7 +2,7 @@ import { bigint, boolean, index, integer, pgTable, text, uniqueIndex } from "dri
 import { agents } from "./agents";
 import { createdAtColumn, idColumn } from "./columns";
 import { databases } from "./databases";
-import { users } from "./users";
+import { organizations } from "./organizations";
 
 export const sliceReasons = ["continues", "started", "rollover"] as const;
 export type SliceReason = (typeof sliceReasons)[number];
@@ -16,9 +16,9 @@ export const pitrSlices = pgTable(
   "pitr_slices",
   {
     id: idColumn(),
-    userId: text("user_id")
+    organizationId: text("organization_id")
       .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+      .references(() => organizations.id, { onDelete: "cascade" }),
     databaseId: text("database_id")
       .notNull()
       .references(() => databases.id, { onDelete: "cascade" }),

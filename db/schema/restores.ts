@@ -3,7 +3,7 @@ import type { DrillReport } from "../../protocol/agent-protocol";
 import { agents } from "./agents";
 import { backups, operationStatuses, type OperationProgress } from "./backups";
 import { createdAtColumn, idColumn, timestampColumn } from "./columns";
-import { users } from "./users";
+import { organizations } from "./organizations";
 
 /** A restore replaces data; a drill restores into a scratch database, checks it and drops it. */
 export const restoreKinds = ["restore", "drill"] as const;
@@ -19,9 +19,9 @@ export const restores = pgTable(
   "restores",
   {
     id: idColumn(),
-    userId: text("user_id")
+    organizationId: text("organization_id")
       .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+      .references(() => organizations.id, { onDelete: "cascade" }),
     backupId: text("backup_id").references(() => backups.id, { onDelete: "set null" }),
     /** The backup's database (the source). */
     databaseName: text("database_name").notNull(),
@@ -53,5 +53,5 @@ export const restores = pgTable(
      */
     waitingFor: text("waiting_for"),
   },
-  (table) => [index("restores_user_created_idx").on(table.userId, table.createdAt)],
+  (table) => [index("restores_organization_created_idx").on(table.organizationId, table.createdAt)],
 );

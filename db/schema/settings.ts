@@ -1,7 +1,7 @@
 import { boolean, integer, pgTable, text } from "drizzle-orm/pg-core";
 import { timestampColumn } from "./columns";
 import { DEFAULT_GFS } from "../../protocol/schedule";
-import { users } from "./users";
+import { organizations } from "./organizations";
 
 export const retentionModes = ["age", "gfs"] as const;
 export type RetentionMode = (typeof retentionModes)[number];
@@ -10,9 +10,9 @@ export type DrillFrequency = (typeof drillFrequencies)[number];
 
 /** One row per user: schedule, retention and notification choices. */
 export const settings = pgTable("settings", {
-  userId: text("user_id")
+  organizationId: text("organization_id")
     .primaryKey()
-    .references(() => users.id, { onDelete: "cascade" }),
+    .references(() => organizations.id, { onDelete: "cascade" }),
   /** Hours between scheduled backups: 1, 24, 168 or 720. */
   frequency: integer("frequency").notNull().default(24),
   /** Hours a backup is kept ("age" retention). */

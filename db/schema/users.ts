@@ -1,46 +1,36 @@
-import { bigint, boolean, index, integer, pgTable, text } from "drizzle-orm/pg-core";
+import { bigint, boolean, integer, pgTable, text } from "drizzle-orm/pg-core";
 import { createdAtColumn, idColumn, timestampColumn } from "./columns";
-import { plans } from "./plans";
 
 export const userRoles = ["user", "admin"] as const;
 export const userStatuses = ["active", "inactive"] as const;
 
-export const users = pgTable(
-  "users",
-  {
-    id: idColumn(),
-    /** Stored lowercased and trimmed so look-ups are case-insensitive. */
-    email: text("email").notNull().unique(),
-    name: text("name").notNull().default(""),
-    passwordHash: text("password_hash").notNull(),
-    role: text("role", { enum: userRoles }).notNull().default("user"),
-    status: text("status", { enum: userStatuses }).notNull().default("active"),
-    isBanned: boolean("is_banned").notNull().default(false),
-    banReason: text("ban_reason"),
-    bannedAt: timestampColumn("banned_at"),
-    /** AES-256-GCM ciphertext of the API key under the server's secret, so the owner can reveal it. */
-    apiKeyCiphertext: text("api_key_ciphertext").notNull(),
-    /** HMAC-SHA256 of the API key under the server's secret: the look-up column. */
-    apiKeyHash: text("api_key_hash").notNull().unique(),
-    planId: text("plan_id").references(() => plans.id, { onDelete: "set null" }),
-    storageUsed: bigint("storage_used", { mode: "number" }).notNull().default(0),
-    /** Bumped when the password changes; tokens carrying an older version are refused. */
-    tokenVersion: integer("token_version").notNull().default(0),
-    /** Two-factor seed (sealed like the API key); null while two-factor sign-in is off. */
-    totpSecretCiphertext: text("totp_secret_ciphertext"),
-    /** A seed shown by setup and not yet confirmed with a code. */
-    totpPendingCiphertext: text("totp_pending_ciphertext"),
-    totpEnabledAt: timestampColumn("totp_enabled_at"),
-    /** The last accepted 30-second step: a code is accepted once (RFC 6238 section 5.2). */
-    totpLastStep: bigint("totp_last_step", { mode: "number" }),
-    /** When the onboarding checklist's install command (marked as this user's) fetched install.sh, and downloaded the agent. */
-    agentScriptFetchedAt: timestampColumn("agent_script_fetched_at"),
-    agentDownloadedAt: timestampColumn("agent_downloaded_at"),
-    createdAt: createdAtColumn(),
-    updatedAt: timestampColumn("updated_at").notNull().defaultNow(),
-  },
-  (table) => [index("users_plan_idx").on(table.planId)],
-);
+/** A person who signs in. The API key, plan and storage belong to organizations (organizations.ts). */
+export const users = pgTable("users", {
+  id: idColumn(),
+  /** Stored lowercased and trimmed so look-ups are case-insensitive. */
+  email: text("email").notNull().unique(),
+  name: text("name").notNull().default(""),
+  passwordHash: text("password_hash").notNull(),
+  role: text("role", { enum: userRoles }).notNull().default("user"),
+  status: text("status", { enum: userStatuses }).notNull().default("active"),
+  isBanned: boolean("is_banned").notNull().default(false),
+  banReason: text("ban_reason"),
+  bannedAt: timestampColumn("banned_at"),
+  /** Bumped when the password changes; tokens carrying an older version are refused. */
+  tokenVersion: integer("token_version").notNull().default(0),
+  /** Two-factor seed (sealed like the API key); null while two-factor sign-in is off. */
+  totpSecretCiphertext: text("totp_secret_ciphertext"),
+  /** A seed shown by setup and not yet confirmed with a code. */
+  totpPendingCiphertext: text("totp_pending_ciphertext"),
+  totpEnabledAt: timestampColumn("totp_enabled_at"),
+  /** The last accepted 30-second step: a code is accepted once (RFC 6238 section 5.2). */
+  totpLastStep: bigint("totp_last_step", { mode: "number" }),
+  /** When the onboarding checklist's install command (marked as this user's) fetched install.sh, and downloaded the agent. */
+  agentScriptFetchedAt: timestampColumn("agent_script_fetched_at"),
+  agentDownloadedAt: timestampColumn("agent_downloaded_at"),
+  createdAt: createdAtColumn(),
+  updatedAt: timestampColumn("updated_at").notNull().defaultNow(),
+});
 
 /** A user as stored (password hash and all: never answered as is). */
 export type UserRow = typeof users.$inferSelect;

@@ -1,6 +1,6 @@
 import { index, integer, jsonb, pgTable, text } from "drizzle-orm/pg-core";
 import { createdAtColumn, idColumn, timestampColumn } from "./columns";
-import { users } from "./users";
+import { organizations } from "./organizations";
 
 export const webhookFormats = ["json", "slack"] as const;
 export type WebhookFormat = (typeof webhookFormats)[number];
@@ -12,9 +12,9 @@ export const webhooks = pgTable(
   "webhooks",
   {
     id: idColumn(),
-    userId: text("user_id")
+    organizationId: text("organization_id")
       .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+      .references(() => organizations.id, { onDelete: "cascade" }),
     url: text("url").notNull(),
     /** Event names this endpoint receives (modules/webhooks/events.ts). */
     events: jsonb("events").$type<string[]>().notNull(),
@@ -23,7 +23,7 @@ export const webhooks = pgTable(
     secretCiphertext: text("secret_ciphertext").notNull(),
     createdAt: createdAtColumn(),
   },
-  (table) => [index("webhooks_user_idx").on(table.userId)],
+  (table) => [index("webhooks_organization_idx").on(table.organizationId)],
 );
 
 /**

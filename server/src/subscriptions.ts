@@ -6,4 +6,5 @@ import { discardAccountBackupData } from "./modules/backups/service";
 /** Registers every event handler of the app on `ctx.events`; once per context. */
 export function subscribeToEvents(ctx: AppContext) {
   ctx.events.on("userDeleted", ({ userId }) => discardAccountBackupData(ctx, userId));
+  ctx.events.on("organizationDeleted", ({ organizationId }) => discardAccountBackupData(ctx, organizationId));
 }

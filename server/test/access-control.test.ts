@@ -13,6 +13,10 @@ const PUBLIC_ROUTES = new Set([
   "POST /api/auth/email-change/confirm/:token",
   "POST /api/auth/email-change/undo/:token",
   "GET /api/invitations/:token",
+  // Single sign-on: the provider's answer and the one-time code it leads to are the credentials.
+  "POST /api/auth/sso/start",
+  "GET /api/auth/sso/callback",
+  "POST /api/auth/sso/exchange",
   "GET /api/settings/plans",
   "GET /api/docs",
   "GET /api/kb",

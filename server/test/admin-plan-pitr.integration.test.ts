@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql, eq } from "drizzle-orm";
 import { openPglite } from "@db/client";
 import { migrationFiles } from "@db/migrations";
-import { databases, plans, users } from "@db/schema";
+import { databases, plans, organizations } from "@db/schema";
 import { startTestServer, type TestServer, type TestUser } from "./harness";
 import { registerScriptedAgent } from "./scripted-agent";
 
@@ -46,11 +46,11 @@ describe("PUT /api/admin/plans/:id", () => {
 
   test("a window set to 0 tells the plan's agents to stop shipping", async () => {
     const pro = await planNamed("Pro");
-    await server.ctx.db.update(users).set({ planId: pro._id }).where(eq(users.id, alice.id));
+    await server.ctx.db.update(organizations).set({ planId: pro._id }).where(eq(organizations.id, alice.id));
     const agent = await registerScriptedAgent(base, alice.apiKey, ["shop"]);
     await agent.connect();
     expect((await agent.waitFor("pitr")).databases).toEqual([]);
-    const shop = (await server.ctx.db.select().from(databases).where(eq(databases.userId, alice.id)))[0]!;
+    const shop = (await server.ctx.db.select().from(databases).where(eq(databases.organizationId, alice.id)))[0]!;
     expect((await server.call("PUT", `/api/pitr/databases/${shop.id}`, { token: alice.token, body: { enabled: true } })).status).toBe(200);
     expect((await agent.waitFor("pitr")).databases).toEqual(["shop"]);
     await server.call("PUT", `/api/admin/plans/${pro._id}`, { token: admin.token, body: { pitrWindowHours: 0 } });

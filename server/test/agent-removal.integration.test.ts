@@ -69,7 +69,7 @@ describe("DELETE /api/agents/{id}", () => {
     expect(call.status).toBe(410);
     expect((await call.json()).message).toBe("This agent was removed from DBVault: run dbvault-agent setup --force to connect this machine again.");
 
-    const audit = await server.ctx.db.select().from(auditLogs).where(eq(auditLogs.userId, user.id));
+    const audit = await server.ctx.db.select().from(auditLogs).where(eq(auditLogs.organizationId, user.id));
     expect(audit.find((row) => row.action === "AGENT_REMOVED")?.details).toMatchObject({ agentId: agent.agentId, name: "test-agent", removedBy: user.id });
     expect((await removeAs(user, agent.agentId)).status).toBe(404);
   });

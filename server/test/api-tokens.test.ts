@@ -26,12 +26,12 @@ beforeAll(async () => {
   bob = await server.registerUser({ name: "Bob" });
   const [agent] = await server.ctx.db
     .insert(agents)
-    .values({ userId: bob.id, name: "bobs-agent", hostname: "bob.internal", platform: "linux", version: "1.0.0" })
+    .values({ organizationId: bob.id, name: "bobs-agent", hostname: "bob.internal", platform: "linux", version: "1.0.0" })
     .returning();
-  const [database] = await server.ctx.db.insert(databases).values({ userId: bob.id, name: bobs.databaseName, agentId: agent!.id }).returning();
+  const [database] = await server.ctx.db.insert(databases).values({ organizationId: bob.id, name: bobs.databaseName, agentId: agent!.id }).returning();
   const [backup] = await server.ctx.db
     .insert(backups)
-    .values({ userId: bob.id, databaseName: bobs.databaseName, databaseId: database!.id, status: "completed", size: 10 })
+    .values({ organizationId: bob.id, databaseName: bobs.databaseName, databaseId: database!.id, status: "completed", size: 10 })
     .returning();
   Object.assign(bobs, { backupId: backup!.id, agentId: agent!.id, databaseId: database!.id });
   const doc = (await server.call("GET", "/api/docs")).body;

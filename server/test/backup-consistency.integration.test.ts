@@ -25,7 +25,7 @@ test("a backup's consistency is stored as reported, returned by the API, and a c
   await agent.connect();
   const backUp = async (extra: Record<string, unknown>) => {
     // Scheduled ones: a user's manual backups are limited per hour.
-    const [database] = await server.ctx.db.select().from(databases).where(eq(databases.userId, user.id));
+    const [database] = await server.ctx.db.select().from(databases).where(eq(databases.organizationId, user.id));
     await startBackup(server.ctx, database!, "auto");
     const { backupId } = await agent.waitFor("backup");
     const bytes = randomBytes(1000);

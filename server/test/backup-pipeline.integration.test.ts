@@ -5,7 +5,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { eq, sql } from "drizzle-orm";
-import { agents, auditLogs, backups, databases, plans, restores, users } from "@db/schema";
+import { agents, auditLogs, backups, databases, plans, restores, organizations } from "@db/schema";
 import { AgentHeaders, agentApi, UPLOAD_PART_SIZE } from "@protocol/agent-protocol";
 import { QUEUED_LIMIT_MS } from "../src/modules/agents/queued-jobs";
 import { releasePendingBackupData } from "../src/modules/backups/service";
@@ -26,7 +26,7 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 async function auditActions(userId: string) {
-  const rows = await server.ctx.db.select().from(auditLogs).where(eq(auditLogs.userId, userId));
+  const rows = await server.ctx.db.select().from(auditLogs).where(eq(auditLogs.organizationId, userId));
   return rows.map((r) => r.action);
 }
 
@@ -158,9 +158,9 @@ describe("agents", () => {
       await server.ctx.db.execute(sql.raw("drop function refuse_doomed_database()"));
     }
     const left = await Promise.all([
-      server.ctx.db.select().from(agents).where(eq(agents.userId, user.id)),
-      server.ctx.db.select().from(databases).where(eq(databases.userId, user.id)),
-      server.ctx.db.select().from(auditLogs).where(eq(auditLogs.userId, user.id)),
+      server.ctx.db.select().from(agents).where(eq(agents.organizationId, user.id)),
+      server.ctx.db.select().from(databases).where(eq(databases.organizationId, user.id)),
+      server.ctx.db.select().from(auditLogs).where(eq(auditLogs.organizationId, user.id)),
     ]);
     expect(left.map((rows) => rows.length)).toEqual([0, 0, 0]);
   });
@@ -428,7 +428,7 @@ describe("backups", () => {
       .insert(plans)
       .values({ name: `Tiny ${Date.now()}`, price: 0, storageLimit: UPLOAD_PART_SIZE + 100, dbLimit: 1, retentionLimit: 168, frequencyLimit: 24 })
       .returning();
-    await server.ctx.db.update(users).set({ planId: tiny!.id }).where(eq(users.id, user.id));
+    await server.ctx.db.update(organizations).set({ planId: tiny!.id }).where(eq(organizations.id, user.id));
     await trigger(user, "orders");
     const { backupId } = await agent.waitFor("backup");
     expect((await agent.uploadPart(backupId, 0, randomBytes(UPLOAD_PART_SIZE))).status).toBe(200);
@@ -524,12 +524,12 @@ describe("backups", () => {
     const [restore, drill] = await server.ctx.db
       .insert(restores)
       .values([
-        { userId: user.id, databaseName: "orders", status: "in-progress" as const, lastActivityAt: silentSince },
-        { userId: user.id, databaseName: "orders", status: "in-progress" as const, lastActivityAt: silentSince, kind: "drill" as const },
+        { organizationId: user.id, databaseName: "orders", status: "in-progress" as const, lastActivityAt: silentSince },
+        { organizationId: user.id, databaseName: "orders", status: "in-progress" as const, lastActivityAt: silentSince, kind: "drill" as const },
       ])
       .returning({ id: restores.id });
     await failStalledOperations(server.ctx);
-    const rows = await server.ctx.db.select().from(restores).where(eq(restores.userId, user.id));
+    const rows = await server.ctx.db.select().from(restores).where(eq(restores.organizationId, user.id));
     const errorOf = (id: string) => rows.find((row) => row.id === id)?.error;
     expect(rows.every((row) => row.status === "failed")).toBe(true);
     expect(errorOf(restore!.id)).toBe(STALLED_RESTORE_MESSAGE);
@@ -544,7 +544,7 @@ describe("backup list", () => {
     const hour = 3_600_000;
     await server.ctx.db.insert(backups).values(
       Array.from({ length: 250 }, (_, i) => ({
-        userId: user.id,
+        organizationId: user.id,
         databaseName: i % 5 === 0 ? "billing" : "orders",
         status: i % 10 === 0 ? ("failed" as const) : ("completed" as const),
         size: 1000,
@@ -578,13 +578,13 @@ describe("backup list", () => {
     const user = await server.registerUser();
     await server.ctx.db.insert(backups).values([
       ...[1, 2, 3].map((i) => ({
-        userId: user.id,
+        organizationId: user.id,
         databaseName: "orders",
         status: "completed" as const,
         size: 1000,
         createdAt: new Date(Date.now() - i * 3_600_000),
       })),
-      { userId: user.id, databaseName: "orders", status: "in-progress" as const },
+      { organizationId: user.id, databaseName: "orders", status: "in-progress" as const },
     ]);
     const summary = await server.call("GET", "/api/backups/summary", { token: user.token });
     expect(summary.body).toMatchObject({ totalCount: 4, completedCount: 3, failedCount: 0, successRate: 100 });

@@ -65,14 +65,16 @@ async function protect(owner: Owner) {
 async function completedBackup(owner: TestUser, ageMs: number, status: "completed" | "failed" = "completed") {
   const [row] = await server.ctx.db
     .insert(backups)
-    .values({ userId: owner.id, databaseName: "orders", status, size: 1000, createdAt: new Date(now() - ageMs) })
+    .values({ organizationId: owner.id, databaseName: "orders", status, size: 1000, createdAt: new Date(now() - ageMs) })
     .returning();
   return row!;
 }
 
 const backupExists = async (id: string) => (await server.ctx.db.select().from(backups).where(eq(backups.id, id))).length === 1;
 const auditActions = async (userId: string) =>
-  (await server.ctx.db.select().from(auditLogs).where(eq(auditLogs.userId, userId))).map((row) => row.action).filter((a) => a.startsWith("BACKUP_PROTECTION"));
+  (await server.ctx.db.select().from(auditLogs).where(eq(auditLogs.organizationId, userId)))
+    .map((row) => row.action)
+    .filter((a) => a.startsWith("BACKUP_PROTECTION"));
 const utc = (ms: number) => `${new Date(ms).toISOString().slice(0, 16).replace("T", " ")} UTC`;
 
 describe("turning Protect backups on", () => {
@@ -184,8 +186,8 @@ describe("with the policy on", () => {
 describe("point-in-time recovery under the policy", () => {
   test("cannot be turned off while the policy is on; turning it on stays possible", async () => {
     const owner = await ownerWithTwoFactor();
-    const [shipped] = await server.ctx.db.insert(databases).values({ userId: owner.id, name: "orders", pitrEnabled: true }).returning();
-    const [unshipped] = await server.ctx.db.insert(databases).values({ userId: owner.id, name: "billing", pitrEnabled: false }).returning();
+    const [shipped] = await server.ctx.db.insert(databases).values({ organizationId: owner.id, name: "orders", pitrEnabled: true }).returning();
+    const [unshipped] = await server.ctx.db.insert(databases).values({ organizationId: owner.id, name: "billing", pitrEnabled: false }).returning();
     await protect(owner);
 
     const off = await server.call("PUT", `/api/pitr/databases/${shipped!.id}`, { token: owner.token, body: { enabled: false } });
@@ -255,7 +257,7 @@ describe("turning Protect backups off", () => {
     const off = await server.ctx.db
       .select()
       .from(auditLogs)
-      .where(and(eq(auditLogs.userId, owner.id), eq(auditLogs.action, "BACKUP_PROTECTION_OFF")));
+      .where(and(eq(auditLogs.organizationId, owner.id), eq(auditLogs.action, "BACKUP_PROTECTION_OFF")));
     expect(off).toHaveLength(1);
     expect((await server.call("GET", "/api/settings/backup-protection", { token: owner.token })).body.state).toBe("off");
     expect(await auditActions(owner.id)).toEqual([

@@ -73,7 +73,7 @@ describe("a backup deleted while a restore or drill reads it", () => {
     const download = await fetch(`${base}${agentApi.download(backupId)}`, { headers: agent.headers() });
     expect(Buffer.from(await download.arrayBuffer()).equals(bytes)).toBe(true);
     expect(await storageUsed(user)).toBe(bytes.byteLength);
-    const audit = await server.ctx.db.select().from(auditLogs).where(eq(auditLogs.userId, user.id));
+    const audit = await server.ctx.db.select().from(auditLogs).where(eq(auditLogs.organizationId, user.id));
     expect(audit.map((row) => row.action)).not.toContain("BACKUP_DELETED_MANUAL");
 
     agent.send({ type: "restore.completed", restoreId, stats: { "orders.items": { restored: 1, failed: 0 } } });
@@ -112,7 +112,7 @@ describe("a backup deleted while a restore or drill reads it", () => {
     expect((await server.call("POST", `/api/backups/${old}/restore`, { token: user.token, body: { databaseName: "orders" } })).status).toBe(201);
     const { restoreId } = await agent.waitFor("restore");
 
-    expect(await applyRetention(server.ctx, { userId: user.id })).toBe(0);
+    expect(await applyRetention(server.ctx, { organizationId: user.id })).toBe(0);
     expect(await backupFileExists(user, old)).not.toBeNull();
     expect((await server.ctx.db.select().from(restores).where(eq(restores.id, restoreId)))[0]?.backupId).toBe(old);
 
@@ -120,7 +120,7 @@ describe("a backup deleted while a restore or drill reads it", () => {
     await waitUntil(async () => (await server.ctx.db.select().from(restores).where(eq(restores.id, restoreId)))[0]?.status === "failed", {
       message: "the restore to be recorded failed",
     });
-    expect(await applyRetention(server.ctx, { userId: user.id })).toBe(1);
+    expect(await applyRetention(server.ctx, { organizationId: user.id })).toBe(1);
     expect(await backupFileExists(user, old)).toBeNull();
     expect(await storageUsed(user)).toBe(3000);
   });
@@ -145,9 +145,9 @@ describe("an account deleted by an admin", () => {
     expect(close.reason).toBe("This DBVault account was deleted.");
     expect(existsSync(staged)).toBe(false);
     expect(existsSync(join((server.ctx.storage as FileStorage).root, backupStorage.userPrefix(user.id)))).toBe(false);
-    expect(await server.ctx.db.select().from(agents).where(eq(agents.userId, user.id))).toEqual([]);
-    expect(await server.ctx.db.select().from(databases).where(eq(databases.userId, user.id))).toEqual([]);
-    expect(await server.ctx.db.select().from(backups).where(eq(backups.userId, user.id))).toEqual([]);
+    expect(await server.ctx.db.select().from(agents).where(eq(agents.organizationId, user.id))).toEqual([]);
+    expect(await server.ctx.db.select().from(databases).where(eq(databases.organizationId, user.id))).toEqual([]);
+    expect(await server.ctx.db.select().from(backups).where(eq(backups.organizationId, user.id))).toEqual([]);
     // A part sent after the deletion is refused (the agent is gone: 410, so it stops) and stores nothing.
     expect((await agent.uploadPart(backupId, 1, randomBytes(5000))).status).toBe(410);
     expect(existsSync(staged)).toBe(false);

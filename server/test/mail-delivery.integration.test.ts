@@ -52,7 +52,7 @@ describe("e-mail alerts when the mail server is in trouble", () => {
     const user = await server.registerUser();
     const subject = /Scheduled backups paused: agent tempfail-agent is offline/;
     await smtp.setMode("tempfail");
-    await notifyBackupsSkipped(server.ctx, { userId: user.id, name: "tempfail-agent", hostname: "db1" }, ["shop"]);
+    await notifyBackupsSkipped(server.ctx, { organizationId: user.id, name: "tempfail-agent", hostname: "db1" }, ["shop"]);
     await server.ctx.pendingWork.settled();
     expect(await mailsTo(user.email, subject)).toHaveLength(0);
 
@@ -73,7 +73,9 @@ describe("e-mail alerts when the mail server is in trouble", () => {
     const realMailer = server.ctx.mailer;
     server.ctx.mailer = createMailer({ smtpUrl: smtp.smtpUrl, from: server.ctx.config.mailFrom, log: silentLogger, timeoutMs: 1_000 });
     try {
-      await server.ctx.db.insert(agents).values({ userId: user.id, name: "hung-mail-agent", status: "active", lastSeen: new Date(Date.now() - 3_600_000) });
+      await server.ctx.db
+        .insert(agents)
+        .values({ organizationId: user.id, name: "hung-mail-agent", status: "active", lastSeen: new Date(Date.now() - 3_600_000) });
       await smtp.setMode("hang");
       const started = performance.now();
       const swept = await Promise.race([sweepAgentStatuses(server.ctx).then(() => "swept"), Bun.sleep(5_000).then(() => "still waiting for the mail server")]);
@@ -93,7 +95,7 @@ describe("e-mail alerts when the mail server is in trouble", () => {
   test("a recipient refused for good (550) is not retried", async () => {
     const user = await server.registerUser();
     await smtp.setMode("reject");
-    await notifyBackupsSkipped(server.ctx, { userId: user.id, name: "refused-agent", hostname: null }, ["shop"]);
+    await notifyBackupsSkipped(server.ctx, { organizationId: user.id, name: "refused-agent", hostname: null }, ["shop"]);
     await server.ctx.pendingWork.settled();
     await smtp.setMode("accept");
     await runJobsUntil(async () => true);
@@ -130,7 +132,7 @@ describe("e-mail alerts when the mail server is in trouble", () => {
     const other = await createContext(server.ctx.config, server.ctx.database, { log: silentLogger });
     try {
       await smtp.setMode("tempfail");
-      for (let i = 0; i < 6; i++) await notifyBackupsSkipped(server.ctx, { userId: user.id, name: `once-${i}`, hostname: null }, ["shop"]);
+      for (let i = 0; i < 6; i++) await notifyBackupsSkipped(server.ctx, { organizationId: user.id, name: `once-${i}`, hostname: null }, ["shop"]);
       await server.ctx.pendingWork.settled();
       await smtp.setMode("accept");
       const later = () => new Date(Date.now() + PAST_EARLY_RETRIES_MS);

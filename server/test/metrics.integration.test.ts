@@ -112,7 +112,7 @@ describe("GET /metrics", () => {
     await server.ctx.db
       .update(databases)
       .set({ nextBackupAt: new Date(Date.now() - 3_600_000) })
-      .where(and(eq(databases.userId, user.id), inArray(databases.name, ["lagging"])));
+      .where(and(eq(databases.organizationId, user.id), inArray(databases.name, ["lagging"])));
     const lag = value(await scrape(), "dbvault_scheduler_lag_seconds")!;
     expect(lag).toBeGreaterThanOrEqual(3600);
     expect(lag).toBeLessThan(3600 + 120);
@@ -121,11 +121,11 @@ describe("GET /metrics", () => {
   test("point-in-time recovery: slices stored and, per database switched on, how far behind its newest slice is", async () => {
     const user = await server.registerUser();
     const agent = await registerScriptedAgent(base, user.apiKey, ["shipped"]);
-    const [database] = await server.ctx.db.update(databases).set({ pitrEnabled: true }).where(eq(databases.userId, user.id)).returning();
+    const [database] = await server.ctx.db.update(databases).set({ pitrEnabled: true }).where(eq(databases.organizationId, user.id)).returning();
     const before = value(await scrape(), "dbvault_pitr_slices_total")!;
     const seconds = Math.floor(Date.now() / 1000) - 90;
     const slice = (sequence: number, end: number) => ({
-      userId: user.id,
+      organizationId: user.id,
       databaseId: database!.id,
       agentId: agent.agentId,
       chain: "f".repeat(32),

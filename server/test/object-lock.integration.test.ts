@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
 import { and, eq } from "drizzle-orm";
-import { auditLogs, backups, settings, users } from "@db/schema";
+import { auditLogs, backups, settings, organizations } from "@db/schema";
 import { findMoto, type MotoServer, startMoto } from "../../testkit/moto-server";
 import { waitUntil } from "../../testkit/wait-until";
 import { backupStorage } from "../src/modules/backups/views";
@@ -63,10 +63,10 @@ describe.skipIf(missing !== null)(`STORAGE_OBJECT_LOCK=compliance${missing ? `: 
     const createdAt = new Date(Date.now() - HOUR);
     const { user, ids } = await userWithBackups([createdAt]);
     const [row] = await server.ctx.db
-      .select({ retention: settings.retention, planId: users.planId })
+      .select({ retention: settings.retention, planId: organizations.planId })
       .from(settings)
-      .innerJoin(users, eq(users.id, settings.userId))
-      .where(eq(settings.userId, user.id));
+      .innerJoin(organizations, eq(organizations.id, settings.organizationId))
+      .where(eq(settings.organizationId, user.id));
     const hours = Math.min(row!.retention, (await planOfUser(server.ctx.db, row!.planId)).retentionLimit);
     for (const key of [backupStorage.file(user.id, ids[0]!), backupStorage.manifest(user.id, ids[0]!)]) {
       expect(await lockOf(key)).toBe(createdAt.getTime() + hours * HOUR);
@@ -86,26 +86,26 @@ describe.skipIf(missing !== null)(`STORAGE_OBJECT_LOCK=compliance${missing ? `: 
     // is shortened to 24 h, so retention wants it gone at once, while S3 still holds it.
     const nearlyExpired = new Date(Date.now() - 72 * HOUR + 3000);
     const { user, ids } = await userWithBackups([nearlyExpired, new Date()]);
-    await server.ctx.db.update(settings).set({ retention: 72 }).where(eq(settings.userId, user.id));
+    await server.ctx.db.update(settings).set({ retention: 72 }).where(eq(settings.organizationId, user.id));
     expect(await lockOf(backupStorage.file(user.id, ids[0]!))).toBe(nearlyExpired.getTime() + 72 * HOUR);
-    await server.ctx.db.update(settings).set({ retention: 24 }).where(eq(settings.userId, user.id));
+    await server.ctx.db.update(settings).set({ retention: 24 }).where(eq(settings.organizationId, user.id));
     const used = (await server.call("GET", "/api/user/profile", { token: user.token })).body.storageUsed;
 
-    expect(await applyRetention(server.ctx, { userId: user.id })).toBe(0);
-    expect((await server.ctx.db.select().from(backups).where(eq(backups.userId, user.id))).map((b) => b.id).sort()).toEqual([...ids].sort());
+    expect(await applyRetention(server.ctx, { organizationId: user.id })).toBe(0);
+    expect((await server.ctx.db.select().from(backups).where(eq(backups.organizationId, user.id))).map((b) => b.id).sort()).toEqual([...ids].sort());
     expect((await server.call("GET", "/api/user/profile", { token: user.token })).body.storageUsed).toBe(used);
 
-    await waitUntil(async () => (await applyRetention(server.ctx, { userId: user.id })) === 1, {
+    await waitUntil(async () => (await applyRetention(server.ctx, { organizationId: user.id })) === 1, {
       message: "the lock to end and retention to delete the backup",
     });
-    expect((await server.ctx.db.select().from(backups).where(eq(backups.userId, user.id))).map((b) => b.id)).toEqual([ids[1]!]);
+    expect((await server.ctx.db.select().from(backups).where(eq(backups.organizationId, user.id))).map((b) => b.id)).toEqual([ids[1]!]);
     expect((await server.call("GET", "/api/user/profile", { token: user.token })).body.storageUsed).toBe(used - 1000);
     const versions = await (await moto.s3.fetch(`${moto.endpoint}/${BUCKET}?versions&prefix=${backupStorage.prefix(user.id, ids[0]!)}`)).text();
     expect(versions).not.toContain("<Key>"); // no version and no delete marker left: the bytes are gone
     const audit = await server.ctx.db
       .select()
       .from(auditLogs)
-      .where(and(eq(auditLogs.userId, user.id), eq(auditLogs.action, "BACKUP_DELETED_AUTO")));
+      .where(and(eq(auditLogs.organizationId, user.id), eq(auditLogs.action, "BACKUP_DELETED_AUTO")));
     expect(audit).toHaveLength(1);
   });
 
@@ -113,15 +113,17 @@ describe.skipIf(missing !== null)(`STORAGE_OBJECT_LOCK=compliance${missing ? `: 
     const startOfToday = Math.floor(Date.now() / DAY) * DAY;
     const yesterday = new Date(startOfToday - 60_000); // the last minute of yesterday: its day is over
     const { user, ids } = await userWithBackups([yesterday]);
-    await server.ctx.db.update(settings).set({ retentionMode: "gfs", gfsDaily: 7, gfsWeekly: 0, gfsMonthly: 0 }).where(eq(settings.userId, user.id));
+    await server.ctx.db.update(settings).set({ retentionMode: "gfs", gfsDaily: 7, gfsWeekly: 0, gfsMonthly: 0 }).where(eq(settings.organizationId, user.id));
     const file = backupStorage.file(user.id, ids[0]!);
     const manifest = backupStorage.manifest(user.id, ids[0]!);
     // Written under the age rule (72 h); the switch to GFS makes it yesterday's daily pick.
-    const [{ planId }] = (await server.ctx.db.select({ planId: users.planId }).from(users).where(eq(users.id, user.id))) as [{ planId: string | null }];
+    const [{ planId }] = (await server.ctx.db.select({ planId: organizations.planId }).from(organizations).where(eq(organizations.id, user.id))) as [
+      { planId: string | null },
+    ];
     const limit = (await planOfUser(server.ctx.db, planId)).retentionLimit;
     const written = await lockOf(file);
 
-    await applyRetention(server.ctx, { userId: user.id });
+    await applyRetention(server.ctx, { organizationId: user.id });
     const promoted = Math.min(startOfToday - DAY + 7 * DAY, yesterday.getTime() + limit * HOUR);
     expect(promoted).toBeGreaterThan(written!);
     expect(await lockOf(file)).toBe(promoted);

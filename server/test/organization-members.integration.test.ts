@@ -57,8 +57,17 @@ async function openBrowserSocket(token: string, organizationId?: string) {
   return { answer: await answer, closed: () => closed };
 }
 
-const auditOf = async (user: TestUser, action: string) =>
-  ((await call(user, "GET", "/api/user/audit-logs")).body.logs as { action: string; details: Record<string, unknown> }[]).filter((l) => l.action === action);
+/** The organization's audit entries of one action, each with the role its actor had then. */
+const auditOf = async (user: TestUser, action: string, organizationId: string) =>
+  (
+    (await call(user, "GET", "/api/user/audit-logs", organizationId)).body.logs as {
+      action: string;
+      details: Record<string, unknown>;
+      actor: { id: string; role: string } | null;
+    }[]
+  )
+    .filter((l) => l.action === action)
+    .map((l) => ({ ...l, details: { ...l.details, actorRole: l.actor?.role } }));
 
 describe("organizations", () => {
   test("an account alone has only its personal organization, as owner; current is that one", async () => {
@@ -76,7 +85,11 @@ describe("organizations", () => {
       ["Acme Ops", "owner", false],
     ]);
     expect((await call(owner, "GET", "/api/organizations/current", teamId)).body).toEqual({ id: teamId, name: "Acme Ops", personal: false, role: "owner" });
-    expect((await auditOf(owner, "ORGANIZATION_CREATED"))[0]?.details).toMatchObject({ organizationId: teamId, organization: "Acme Ops", actorRole: "owner" });
+    expect((await auditOf(owner, "ORGANIZATION_CREATED", teamId))[0]?.details).toMatchObject({
+      organizationId: teamId,
+      organization: "Acme Ops",
+      actorRole: "owner",
+    });
   });
 
   test("refuses bad input with a clear message", async () => {
@@ -115,7 +128,7 @@ describe("organizations", () => {
     const refused = await call(admin, "DELETE", "/api/organizations/current", teamId);
     expect([refused.status, refused.body.message]).toEqual([
       403,
-      "Your role in this organization is Admin: deleting the organization needs Owner or above. Ask an owner of the organization.",
+      "Your role (Admin) cannot do this: only an owner of Doomed Ops can.",
     ]);
     expect((await call(owner, "DELETE", "/api/organizations/current", teamId)).body).toEqual({ message: "Doomed Ops was deleted." });
     expect((await call(viewer, "GET", "/api/organizations/current", teamId)).body.message).toBe(NOT_A_MEMBER_MESSAGE);
@@ -167,8 +180,12 @@ describe("invitations", () => {
 
     const again = await call(invitee, "POST", `/api/invitations/${token}/accept`);
     expect([again.status, again.body.message]).toEqual([409, "This invitation was already used. Ask the organization's admin for a new one if you need it."]);
-    expect((await auditOf(owner, "MEMBER_INVITED"))[0]?.details).toMatchObject({ email: invitee.email, role: "operator", actorRole: "owner" });
-    expect((await auditOf(invitee, "INVITATION_ACCEPTED"))[0]?.details).toMatchObject({ organizationId: teamId, role: "operator", invitedBy: owner.email });
+    expect((await auditOf(owner, "MEMBER_INVITED", teamId))[0]?.details).toMatchObject({ email: invitee.email, role: "operator", actorRole: "owner" });
+    expect((await auditOf(invitee, "INVITATION_ACCEPTED", teamId))[0]?.details).toMatchObject({
+      organizationId: teamId,
+      role: "operator",
+      invitedBy: owner.email,
+    });
   });
 
   test("only the invited e-mail's account can accept; an unknown link says so", async () => {
@@ -203,7 +220,7 @@ describe("invitations", () => {
     const refused = await call(invitee, "POST", `/api/invitations/${second.token}/accept`);
     expect([refused.status, refused.body.message]).toEqual([409, "This invitation was revoked. Ask the organization's admin for a new one if you need it."]);
     expect((await call(owner, "DELETE", `/api/organizations/current/invitations/${second.id}`, teamId)).status).toBe(404);
-    expect((await auditOf(owner, "INVITATION_REVOKED"))[0]?.details).toMatchObject({ email: invitee.email, role: "operator" });
+    expect((await auditOf(owner, "INVITATION_REVOKED", teamId))[0]?.details).toMatchObject({ email: invitee.email, role: "operator" });
   });
 
   test("inviting needs an admin, inviting an owner needs an owner, and a member cannot be invited again", async () => {
@@ -214,7 +231,7 @@ describe("invitations", () => {
     const asOperator = await call(operator, "POST", "/api/organizations/current/invitations", teamId, { email: uniqueEmail(), role: "viewer" });
     expect([asOperator.status, asOperator.body.message]).toEqual([
       403,
-      "Your role in this organization is Operator: inviting members needs Admin or above. Ask an owner of the organization.",
+      "Your role (Operator) cannot do this. Ask an owner or admin of Acme Ops for the Admin role.",
     ]);
     expect((await call(operator, "GET", "/api/organizations/current/invitations", teamId)).status).toBe(403);
     expect((await call(admin, "POST", "/api/organizations/current/invitations", teamId, { email: uniqueEmail(), role: "owner" })).status).toBe(403);
@@ -257,7 +274,7 @@ describe("members and roles", () => {
     expect((await call(admin, "DELETE", path(owner), teamId)).body.message).toBe("Only an owner can remove an owner.");
     expect((await call(owner, "PATCH", path(admin), teamId, { role: "owner" })).status).toBe(200);
     expect((await call(admin, "GET", "/api/organizations/current", teamId)).body.role).toBe("owner");
-    expect((await auditOf(admin, "MEMBER_ROLE_CHANGED"))[0]?.details).toMatchObject({
+    expect((await auditOf(admin, "MEMBER_ROLE_CHANGED", teamId)).find((entry) => entry.actor?.id === admin.id)?.details).toMatchObject({
       member: viewer.email,
       from: "viewer",
       to: "operator",
@@ -282,8 +299,9 @@ describe("members and roles", () => {
     expect((await call(admin, "POST", "/api/organizations/current/leave", teamId)).status).toBe(409);
     expect((await call(owner, "POST", "/api/organizations/current/leave", teamId)).body).toEqual({ message: "You left Acme Ops." });
     expect((await call(owner, "GET", "/api/organizations/current", teamId)).status).toBe(403);
-    expect((await auditOf(owner, "OWNERSHIP_TRANSFERRED"))[0]?.details).toMatchObject({ to: admin.email, actorRole: "owner" });
-    expect((await auditOf(owner, "MEMBER_LEFT"))[0]?.details).toMatchObject({ organizationId: teamId, actorRole: "admin" });
+    // The team's log, read by its owner now: the one who left no longer can.
+    expect((await auditOf(admin, "OWNERSHIP_TRANSFERRED", teamId))[0]?.details).toMatchObject({ to: admin.email, actorRole: "owner" });
+    expect((await auditOf(admin, "MEMBER_LEFT", teamId))[0]?.details).toMatchObject({ organizationId: teamId, actorRole: "admin" });
   });
 
   test("two owners demoting each other at the same instant leave one owner", async () => {
@@ -292,7 +310,7 @@ describe("members and roles", () => {
     const second = await joinAs(first, teamId, "owner");
     // Both requests passed the guard as owners; their transactions then run at once (on
     // PostgreSQL truly in parallel): the organization's lock makes the second see the first.
-    const asOwner = { id: teamId, name: "Acme Ops", personal: false, role: "owner" as const };
+    const asOwner = { id: teamId, name: "Acme Ops", personal: false, role: "owner" as const, planId: null, storageUsed: 0 };
     const outcomes = await Promise.allSettled([
       changeMemberRole(server.ctx, first.id, asOwner, second.id, "admin"),
       changeMemberRole(server.ctx, second.id, asOwner, first.id, "admin"),
@@ -318,7 +336,7 @@ describe("members and roles", () => {
     expect((await call(member, "GET", "/api/organizations/current")).body.id).toBe(member.id);
     const refused = await openBrowserSocket(member.token, teamId);
     expect(JSON.parse(refused.answer)).toEqual({ type: "error", message: NOT_A_MEMBER_MESSAGE });
-    expect((await auditOf(owner, "MEMBER_REMOVED"))[0]?.details).toMatchObject({ member: member.email, role: "operator", actorRole: "owner" });
+    expect((await auditOf(owner, "MEMBER_REMOVED", teamId))[0]?.details).toMatchObject({ member: member.email, role: "operator", actorRole: "owner" });
   });
 
   test("a lowered role takes effect on the next request and closes the member's socket", async () => {

@@ -3,7 +3,7 @@
 // after it came back under; a malformed report is ignored.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { databases, plans, users } from "@db/schema";
+import { databases, plans, organizations } from "@db/schema";
 import { startWebhookReceiver, type WebhookReceiver } from "../../testkit/webhook-receiver";
 import { waitUntil } from "../../testkit/wait-until";
 import { startTestServer, type TestServer, type TestUser } from "./harness";
@@ -26,8 +26,8 @@ beforeAll(async () => {
   alice = await server.registerUser({ name: "Alice" });
   agent = await registerScriptedAgent(base, alice.apiKey, ["shop"]);
   const [pro] = await server.ctx.db.select().from(plans).where(eq(plans.name, "Pro"));
-  await server.ctx.db.update(users).set({ planId: pro!.id }).where(eq(users.id, alice.id));
-  shopId = (await server.ctx.db.select().from(databases).where(eq(databases.userId, alice.id)))[0]!.id;
+  await server.ctx.db.update(organizations).set({ planId: pro!.id }).where(eq(organizations.id, alice.id));
+  shopId = (await server.ctx.db.select().from(databases).where(eq(databases.organizationId, alice.id)))[0]!.id;
   await agent.connect();
   expect((await server.call("PUT", `/api/pitr/databases/${shopId}`, { token: alice.token, body: { enabled: true } })).status).toBe(200);
   const hook = await server.call("POST", "/api/settings/webhooks", { token: alice.token, body: { url: `${receiver.url}/lag`, events: ["pitr.lag"] } });

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { and, eq } from "drizzle-orm";
-import { auditLogs, databases, pitrSlices, plans, users } from "@db/schema";
+import { auditLogs, databases, pitrSlices, plans, organizations } from "@db/schema";
 import { agentApi } from "@protocol/agent-protocol";
 import { startTestServer, type TestServer, type TestUser } from "./harness";
 import { consistentBackup, type SeededSlice, uploadSlice } from "./pitr-support";
@@ -41,9 +41,9 @@ beforeAll(async () => {
   bob = await server.registerUser({ name: "Bob" });
   agent = await registerScriptedAgent(base, alice.apiKey, ["shop"]);
   bobAgent = await registerScriptedAgent(base, bob.apiKey, ["shop"]);
-  shopId = (await server.ctx.db.select().from(databases).where(eq(databases.userId, alice.id)))[0]!.id;
+  shopId = (await server.ctx.db.select().from(databases).where(eq(databases.organizationId, alice.id)))[0]!.id;
   const [pro] = await server.ctx.db.select().from(plans).where(eq(plans.name, "Pro"));
-  await server.ctx.db.update(users).set({ planId: pro!.id }).where(eq(users.id, alice.id));
+  await server.ctx.db.update(organizations).set({ planId: pro!.id }).where(eq(organizations.id, alice.id));
   await agent.connect();
   await bobAgent.connect();
   const on = await server.call("PUT", `/api/pitr/databases/${shopId}`, { token: alice.token, body: { enabled: true } });
@@ -64,7 +64,7 @@ afterAll(() => server.close());
 
 const sliceIdsOf = async (chain: string, sequences: number[]) => {
   const rows = await server.ctx.db.select().from(pitrSlices).where(eq(pitrSlices.chain, chain));
-  return sequences.map((sequence) => rows.find((row) => row.sequence === sequence && row.userId === alice.id)!.id);
+  return sequences.map((sequence) => rows.find((row) => row.sequence === sequence && row.organizationId === alice.id)!.id);
 };
 const plan = (at: string, token = alice.token, databaseId = shopId) =>
   server.call("GET", `/api/restores/point-in-time/plan?${new URLSearchParams({ databaseId, at })}`, { token });
@@ -206,7 +206,7 @@ describe("restoring to a moment", () => {
     const [entry] = await server.ctx.db
       .select()
       .from(auditLogs)
-      .where(and(eq(auditLogs.userId, alice.id), eq(auditLogs.action, "RESTORE_REQUESTED")));
+      .where(and(eq(auditLogs.organizationId, alice.id), eq(auditLogs.action, "RESTORE_REQUESTED")));
     expect((entry!.details as { pointInTime: unknown }).pointInTime).toEqual({
       at: new Date((T + 127) * 1000).toISOString(),
       ts: `${T + 127},4294967295`,

@@ -7,7 +7,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
-import { backups, databases, pitrSlices, plans, users } from "@db/schema";
+import { backups, databases, pitrSlices, plans, organizations } from "@db/schema";
 import { SLICE_UPLOAD_PATH } from "@protocol/pitr";
 import { prunePitrSlices } from "../src/modules/pitr/retention";
 import { describeSliceForUpload } from "../../agent/src/daemon/jobs/pitr-shipping-job";
@@ -34,13 +34,13 @@ beforeAll(async () => {
   bob = await server.registerUser({ name: "Bob" });
   agent = await registerScriptedAgent(base, alice.apiKey, ["shop", "live"]);
   bobAgent = await registerScriptedAgent(base, bob.apiKey, ["shop"]);
-  shopId = (await server.ctx.db.select().from(databases).where(eq(databases.userId, alice.id))).find((d) => d.name === "shop")!.id;
+  shopId = (await server.ctx.db.select().from(databases).where(eq(databases.organizationId, alice.id))).find((d) => d.name === "shop")!.id;
   const [pro] = await server.ctx.db.select().from(plans).where(eq(plans.name, "Pro"));
-  await server.ctx.db.update(users).set({ planId: pro!.id }).where(eq(users.id, alice.id));
+  await server.ctx.db.update(organizations).set({ planId: pro!.id }).where(eq(organizations.id, alice.id));
   // Registered on the free plan, only the first was active.
-  await server.ctx.db.update(databases).set({ isActive: true }).where(eq(databases.userId, alice.id));
+  await server.ctx.db.update(databases).set({ isActive: true }).where(eq(databases.organizationId, alice.id));
   await agent.connect();
-  for (const database of await server.ctx.db.select().from(databases).where(eq(databases.userId, alice.id))) {
+  for (const database of await server.ctx.db.select().from(databases).where(eq(databases.organizationId, alice.id))) {
     const res = await server.call("PUT", `/api/pitr/databases/${database.id}`, { token: alice.token, body: { enabled: true } });
     if (res.status !== 200) throw new Error(`switching on failed: ${res.status} ${JSON.stringify(res.body)}`);
   }
@@ -74,7 +74,8 @@ function upload(slice: Slice, options: { as?: ScriptedAgent; database?: string; 
   });
 }
 
-const storageUsed = async (userId: string) => (await server.ctx.db.select({ used: users.storageUsed }).from(users).where(eq(users.id, userId)))[0]!.used;
+const storageUsed = async (userId: string) =>
+  (await server.ctx.db.select({ used: organizations.storageUsed }).from(organizations).where(eq(organizations.id, userId)))[0]!.used;
 const timeline = (token: string, databaseId = shopId) => server.call("GET", `/api/pitr/databases/${databaseId}/timeline`, { token });
 
 describe("receiving slices", () => {
@@ -156,15 +157,15 @@ describe("receiving slices", () => {
   test("a slice past the plan's storage is refused with STORAGE_LIMIT_EXCEEDED and not recorded", async () => {
     const [plan] = await server.ctx.db.select().from(plans).where(eq(plans.name, "Pro"));
     await server.ctx.db
-      .update(users)
+      .update(organizations)
       .set({ storageUsed: plan!.storageLimit - 100 })
-      .where(eq(users.id, alice.id));
+      .where(eq(organizations.id, alice.id));
     const res = await upload({ sequence: 5, start: "150,1", end: "160,1", bytes: randomBytes(101) });
     expect(res.status).toBe(413);
     expect(((await res.json()) as { code: string }).code).toBe("STORAGE_LIMIT_EXCEEDED");
     expect(await storageUsed(alice.id)).toBe(plan!.storageLimit - 100);
     expect((await server.ctx.db.select().from(pitrSlices).where(eq(pitrSlices.sequence, 5))).length).toBe(0);
-    await server.ctx.db.update(users).set({ storageUsed: 0 }).where(eq(users.id, alice.id));
+    await server.ctx.db.update(organizations).set({ storageUsed: 0 }).where(eq(organizations.id, alice.id));
   });
 
   test("numbers that contradict each other are a 400 naming the problem", async () => {
@@ -185,7 +186,7 @@ describe("receiving slices", () => {
 
 describe("the switch", () => {
   test("turning it on tells the database's agent to ship it; the plan must offer it", async () => {
-    const live = (await server.ctx.db.select().from(databases).where(eq(databases.userId, alice.id))).find((d) => d.name === "live")!;
+    const live = (await server.ctx.db.select().from(databases).where(eq(databases.organizationId, alice.id))).find((d) => d.name === "live")!;
     agent.received.length = 0;
     const off = await server.call("PUT", `/api/pitr/databases/${live.id}`, { token: alice.token, body: { enabled: false } });
     expect(off.body.find((d: { id: string }) => d.id === live.id).pitrEnabled).toBe(false);
@@ -196,7 +197,7 @@ describe("the switch", () => {
     await server.call("PUT", `/api/pitr/databases/${live.id}`, { token: alice.token, body: { enabled: true } });
     expect((await agent.waitFor("pitr")).databases).toEqual(["live", "shop"]);
 
-    const bobShop = (await server.ctx.db.select().from(databases).where(eq(databases.userId, bob.id)))[0]!;
+    const bobShop = (await server.ctx.db.select().from(databases).where(eq(databases.organizationId, bob.id)))[0]!;
     const free = await server.call("PUT", `/api/pitr/databases/${bobShop.id}`, { token: bob.token, body: { enabled: true } });
     expect(free.status).toBe(403);
     expect(free.body.code).toBe("PLAN_LIMIT");
@@ -216,9 +217,9 @@ describe("retention", () => {
   test("slices ending before the base backup the plan's window needs are deleted and leave the quota", async () => {
     const owner = await server.registerUser({ name: "Carol" });
     const [pro] = await server.ctx.db.select().from(plans).where(eq(plans.name, "Pro"));
-    await server.ctx.db.update(users).set({ planId: pro!.id }).where(eq(users.id, owner.id));
+    await server.ctx.db.update(organizations).set({ planId: pro!.id }).where(eq(organizations.id, owner.id));
     const ownerAgent = await registerScriptedAgent(base, owner.apiKey, ["kept"]);
-    const [kept] = await server.ctx.db.select().from(databases).where(eq(databases.userId, owner.id));
+    const [kept] = await server.ctx.db.select().from(databases).where(eq(databases.organizationId, owner.id));
     await server.call("PUT", `/api/pitr/databases/${kept!.id}`, { token: owner.token, body: { enabled: true } });
     const day = 86_400;
     const now = Math.floor(Date.now() / 1000);
@@ -226,7 +227,7 @@ describe("retention", () => {
     for (const daysAgo of [10, 8, 1]) {
       await server.ctx.db
         .insert(backups)
-        .values({ userId: owner.id, databaseName: "kept", status: "completed", createdAt: new Date((now - daysAgo * day) * 1000) });
+        .values({ organizationId: owner.id, databaseName: "kept", status: "completed", createdAt: new Date((now - daysAgo * day) * 1000) });
     }
     const chain = "9".repeat(32);
     const ends = [now - 9 * day, now - 7.5 * day, now - 2 * day, now - 3600].map(Math.floor);
@@ -283,7 +284,7 @@ describe("the real shipper", () => {
         idleSealMs: 200,
         onSealed: () => sealed++,
       });
-      const liveId = (await server.ctx.db.select().from(databases).where(eq(databases.userId, alice.id))).find((d) => d.name === "live")!.id;
+      const liveId = (await server.ctx.db.select().from(databases).where(eq(databases.organizationId, alice.id))).find((d) => d.name === "live")!.id;
       let n = 0;
       const body = await waitUntil(
         async () => {

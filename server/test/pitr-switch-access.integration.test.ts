@@ -3,7 +3,7 @@
 // names the agent, the missing role and the grant to run.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { databases, plans, users } from "@db/schema";
+import { databases, plans, organizations } from "@db/schema";
 import { agentApi } from "@protocol/agent-protocol";
 import { startTestServer, type TestServer, type TestUser } from "./harness";
 import { registerScriptedAgent, type ScriptedAgent } from "./scripted-agent";
@@ -21,7 +21,7 @@ beforeAll(async () => {
   base = server.listen();
   alice = await server.registerUser({ name: "Alice" });
   const [pro] = await server.ctx.db.select().from(plans).where(eq(plans.name, "Pro"));
-  await server.ctx.db.update(users).set({ planId: pro!.id }).where(eq(users.id, alice.id));
+  await server.ctx.db.update(organizations).set({ planId: pro!.id }).where(eq(organizations.id, alice.id));
   await registerScriptedAgent(base, alice.apiKey, ["shop", "local"], "web-1", {
     pitrAccess: [
       { database: "shop", access: ready },
@@ -29,11 +29,12 @@ beforeAll(async () => {
     ],
   });
   second = await registerScriptedAgent(base, alice.apiKey, ["shop"], "web-2", { pitrAccess: [{ database: "shop", access: missingRestore }] });
-  await server.ctx.db.update(databases).set({ isActive: true }).where(eq(databases.userId, alice.id));
+  await server.ctx.db.update(databases).set({ isActive: true }).where(eq(databases.organizationId, alice.id));
 }, 60_000);
 afterAll(() => server.close());
 
-const idOf = async (name: string) => (await server.ctx.db.select().from(databases).where(eq(databases.userId, alice.id))).find((d) => d.name === name)!.id;
+const idOf = async (name: string) =>
+  (await server.ctx.db.select().from(databases).where(eq(databases.organizationId, alice.id))).find((d) => d.name === name)!.id;
 const turnOn = async (name: string) => server.call("PUT", `/api/pitr/databases/${await idOf(name)}`, { token: alice.token, body: { enabled: true } });
 
 test("a role missing for any agent holding the database refuses it, naming the agent, the role and the grant", async () => {

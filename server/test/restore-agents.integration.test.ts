@@ -43,7 +43,7 @@ async function sealedBackup({ user, backupAgent }: World) {
   const [database] = await testServer.server.ctx.db
     .select()
     .from(databases)
-    .where(and(eq(databases.userId, user.id), eq(databases.name, "shop")));
+    .where(and(eq(databases.organizationId, user.id), eq(databases.name, "shop")));
   await startBackup(testServer.server.ctx, database!, "auto");
   const { backupId } = await backupAgent.waitFor("backup");
   const bytes = randomBytes(1500);
@@ -69,7 +69,7 @@ describe("verification of a write-only agent's backup", () => {
 
     const restoreAgent = await registerRestoreAgent(world.user);
     // Its databases are where it restores: it runs none of them, and gets no backup.
-    const [shop] = await testServer.server.ctx.db.select().from(databases).where(eq(databases.userId, world.user.id));
+    const [shop] = await testServer.server.ctx.db.select().from(databases).where(eq(databases.organizationId, world.user.id));
     expect(shop!.agentId).toBe(world.backupAgent.agentId);
     await connectRestoreAgent(restoreAgent);
     const verify = await restoreAgent.waitFor("verify");
@@ -140,7 +140,7 @@ describe("drills and restores of a write-only agent's backup", () => {
     // A sweep past the time an agent has to start a job leaves them waiting.
     advanceServerClock(testServer.server, PENDING_TIMEOUT_MS + 60_000);
     await failStalledOperations(testServer.server.ctx);
-    const stillWaiting = await testServer.server.ctx.db.select().from(restores).where(eq(restores.userId, world.user.id));
+    const stillWaiting = await testServer.server.ctx.db.select().from(restores).where(eq(restores.organizationId, world.user.id));
     expect(stillWaiting.filter((row) => row.status === "pending").length).toBe(2);
 
     await connectRestoreAgent(restoreAgent);
@@ -153,7 +153,7 @@ describe("drills and restores of a write-only agent's backup", () => {
       size: 1500,
       targetDatabase: "shop_copy",
     });
-    const sent = await testServer.server.ctx.db.select().from(restores).where(eq(restores.userId, world.user.id));
+    const sent = await testServer.server.ctx.db.select().from(restores).where(eq(restores.organizationId, world.user.id));
     expect(sent.every((row) => row.waitingFor === null)).toBe(true);
     // It reports as any agent does.
     restoreAgent.send({ type: "restore.started", restoreId: waitingRestore.body.restore.id });
@@ -183,7 +183,7 @@ describe("drills and restores of a write-only agent's backup", () => {
     await waitUntil(
       async () => (await testServer.server.ctx.db.select().from(agents).where(eq(agents.id, world.backupAgent.agentId)))[0]?.status === "offline",
     );
-    const [shop] = await testServer.server.ctx.db.select().from(databases).where(eq(databases.userId, world.user.id));
+    const [shop] = await testServer.server.ctx.db.select().from(databases).where(eq(databases.organizationId, world.user.id));
     expect(shop!.agentId).toBe(world.backupAgent.agentId);
   });
 });

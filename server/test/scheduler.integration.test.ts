@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
 import { and, eq } from "drizzle-orm";
-import { auditLogs, backups, databases, users } from "@db/schema";
+import { auditLogs, backups, databases, organizations } from "@db/schema";
 import { applyRetention } from "../src/modules/retention/service";
 import { runDueBackups } from "../src/modules/scheduler/service";
 import { waitUntil } from "../../testkit/wait-until";
@@ -26,11 +26,11 @@ async function userWithDatabase(name = "orders") {
   const [database] = await server.ctx.db
     .select()
     .from(databases)
-    .where(and(eq(databases.userId, user.id), eq(databases.name, name)));
+    .where(and(eq(databases.organizationId, user.id), eq(databases.name, name)));
   return { user, agent, database: database! };
 }
 
-const backupsOf = (userId: string) => server.ctx.db.select().from(backups).where(eq(backups.userId, userId));
+const backupsOf = (userId: string) => server.ctx.db.select().from(backups).where(eq(backups.organizationId, userId));
 
 describe("scheduled backups", () => {
   test("a newly registered database is due at once; a run starts it once and schedules the next", async () => {
@@ -106,7 +106,7 @@ describe("scheduled backups", () => {
     const skips = await server.ctx.db
       .select()
       .from(auditLogs)
-      .where(and(eq(auditLogs.userId, user.id), eq(auditLogs.action, "BACKUP_SKIPPED")));
+      .where(and(eq(auditLogs.organizationId, user.id), eq(auditLogs.action, "BACKUP_SKIPPED")));
     expect(skips).toHaveLength(1);
     expect(skips[0]!.details).toMatchObject({ databases: ["billing"], reason: "agent offline" });
     // The skipped slot moved on to the next one (the last slot was an hour ago: 23 hours from now).
@@ -145,14 +145,14 @@ describe("retention", () => {
   test("deletes backups older than the retention, keeping the newest completed one", async () => {
     const { user, agent } = await userWithDatabase();
     await agent.connect();
-    await server.ctx.db.update(users).set({ storageUsed: 0 }).where(eq(users.id, user.id));
+    await server.ctx.db.update(organizations).set({ storageUsed: 0 }).where(eq(organizations.id, user.id));
     // Three real completed backups, then aged: 10 days, 5 days and 1 hour old. Retention is 3 days.
     const ids: string[] = [];
     for (const age of [240, 120, 1]) {
       await server.ctx.db
         .update(backups)
         .set({ createdAt: new Date(Date.now() - 1000 * HOUR) })
-        .where(eq(backups.userId, user.id));
+        .where(eq(backups.organizationId, user.id));
       await server.call("POST", "/api/backups", { token: user.token, body: { databaseName: "orders" } });
       const { backupId } = await agent.waitFor("backup");
       expect((await agent.upload(backupId, randomBytes(1000))).status).toBe(200);
@@ -163,14 +163,14 @@ describe("retention", () => {
         .where(eq(backups.id, backupId));
     }
     expect((await server.call("GET", "/api/user/profile", { token: user.token })).body.storageUsed).toBe(3000);
-    const deleted = await applyRetention(server.ctx, { userId: user.id });
+    const deleted = await applyRetention(server.ctx, { organizationId: user.id });
     expect(deleted).toBe(2);
     expect((await backupsOf(user.id)).map((b) => b.id)).toEqual([ids[2]!]);
     expect((await server.call("GET", "/api/user/profile", { token: user.token })).body.storageUsed).toBe(1000);
     const logs = await server.ctx.db
       .select()
       .from(auditLogs)
-      .where(and(eq(auditLogs.userId, user.id), eq(auditLogs.action, "BACKUP_DELETED_AUTO")));
+      .where(and(eq(auditLogs.organizationId, user.id), eq(auditLogs.action, "BACKUP_DELETED_AUTO")));
     expect(logs).toHaveLength(2);
     expect(logs[0]!.details).toMatchObject({ type: "auto" });
   });
@@ -185,7 +185,7 @@ describe("retention", () => {
       .update(backups)
       .set({ createdAt: new Date(Date.now() - 5000 * HOUR) })
       .where(eq(backups.id, backupId));
-    expect(await applyRetention(server.ctx, { userId: user.id })).toBe(0);
+    expect(await applyRetention(server.ctx, { organizationId: user.id })).toBe(0);
     expect(await backupsOf(user.id)).toHaveLength(1);
   });
 });

@@ -11,6 +11,7 @@ import { startTestOidcProvider, type TestOidcProvider } from "../../testkit/oidc
 import { totpCode } from "../../testkit/totp";
 import { SSO_STARTS_PER_ADDRESS } from "../src/modules/auth/throttle";
 import { BREAK_GLASS_MESSAGE } from "../src/modules/sso/connections";
+import { createTeamOrganization } from "../src/modules/organizations/create-team";
 import { SSO_REQUIRED_MESSAGE } from "../src/modules/organizations/sso-required";
 import { PROVIDER_DOWN_MESSAGE, SIGN_IN_REFUSED_MESSAGE } from "../src/modules/sso/provider-client";
 import { NO_SSO_FOR_DOMAIN_MESSAGE, OTHER_BROWSER_MESSAGE, USED_SIGN_IN_MESSAGE } from "../src/modules/sso/sign-in";
@@ -26,11 +27,9 @@ let owner: TestUser;
 let acme: { id: string };
 const ownerHeaders = () => ({ "X-Organization-Id": acme.id });
 
-/** A team organization with `founder` as its owner (team creation is another part of issue 30). */
+/** A team organization with `founder` as its owner. */
 async function createTeam(name: string, founder: TestUser) {
-  const [team] = await server.ctx.db.insert(organizations).values({ name, personal: false }).returning();
-  await server.ctx.db.insert(memberships).values({ organizationId: team!.id, userId: founder.id, role: "owner" });
-  return team!;
+  return (await createTeamOrganization(server.ctx, { name, ownerId: founder.id })).organization;
 }
 
 const connectionInput = (changes: Record<string, unknown> = {}) => ({
@@ -124,7 +123,7 @@ describe("Settings → SSO (owners)", () => {
     const [audit] = await server.ctx.db
       .select()
       .from(auditLogs)
-      .where(and(eq(auditLogs.userId, owner.id), eq(auditLogs.action, "SSO_CONFIGURED")));
+      .where(and(eq(auditLogs.organizationId, acme.id), eq(auditLogs.actorId, owner.id), eq(auditLogs.action, "SSO_CONFIGURED")));
     expect(audit!.details).toMatchObject({ organizationId: acme.id, issuer: provider.issuer, allowedDomains: ["acme.test"], secretChanged: true });
     expect(JSON.stringify(audit!.details)).not.toContain(provider.clientSecret);
     const [row] = await server.ctx.db.select().from(ssoConnections).where(eq(ssoConnections.organizationId, acme.id));
@@ -187,7 +186,7 @@ describe("signing in with SSO", () => {
     const [audit] = await server.ctx.db
       .select()
       .from(auditLogs)
-      .where(and(eq(auditLogs.userId, session.user.id), eq(auditLogs.action, "SSO_SIGNED_IN")));
+      .where(and(eq(auditLogs.organizationId, acme.id), eq(auditLogs.actorId, session.user.id), eq(auditLogs.action, "SSO_SIGNED_IN")));
     expect(audit!.details).toEqual({ organizationId: acme.id, issuer: provider.issuer, joinedAs: "operator" });
     const claims = decodeJwt(session.token);
     expect(claims.exp! - claims.iat!).toBe(12 * 3600);

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
 import { and, eq, inArray, sql } from "drizzle-orm";
-import { backupParts, backups, plans, users } from "@db/schema";
+import { backupParts, backups, plans, organizations } from "@db/schema";
 import { agentApi, UPLOAD_PART_SIZE } from "@protocol/agent-protocol";
 import { startTestServer, type TestServer, type TestUser } from "./harness";
 import { registerScriptedAgent, type ScriptedAgent } from "./scripted-agent";
@@ -20,16 +20,16 @@ afterAll(() => server.close());
 
 /** storage_used as recorded, and as the rows say it must be. */
 async function storageOf(userId: string) {
-  const [user] = await server.ctx.db.select({ used: users.storageUsed }).from(users).where(eq(users.id, userId));
+  const [user] = await server.ctx.db.select({ used: organizations.storageUsed }).from(organizations).where(eq(organizations.id, userId));
   const [completed] = await server.ctx.db
     .select({ bytes: sql<string>`coalesce(sum(${backups.size}), 0)` })
     .from(backups)
-    .where(and(eq(backups.userId, userId), eq(backups.status, "completed")));
+    .where(and(eq(backups.organizationId, userId), eq(backups.status, "completed")));
   const [inFlight] = await server.ctx.db
     .select({ bytes: sql<string>`coalesce(sum(${backupParts.size}), 0)` })
     .from(backupParts)
     .innerJoin(backups, eq(backups.id, backupParts.backupId))
-    .where(and(eq(backups.userId, userId), inArray(backups.status, ["pending", "in-progress"])));
+    .where(and(eq(backups.organizationId, userId), inArray(backups.status, ["pending", "in-progress"])));
   return { recorded: Number(user!.used), expected: Number(completed!.bytes) + Number(inFlight!.bytes) };
 }
 
@@ -59,7 +59,7 @@ test("storage used equals completed backups plus parts in flight after concurren
     .insert(plans)
     .values({ name: `Roomy ${Date.now()}`, price: 0, storageLimit: 1e12, dbLimit: 10, retentionLimit: 168, frequencyLimit: 1 })
     .returning();
-  await server.ctx.db.update(users).set({ planId: roomy!.id }).where(eq(users.id, user.id));
+  await server.ctx.db.update(organizations).set({ planId: roomy!.id }).where(eq(organizations.id, user.id));
   const agent = await registerScriptedAgent(base, user.apiKey, ["kept", "deleted", "failed", "running", "resent"]);
   await agent.connect();
   const ids = await startBackups(user, agent, ["kept", "deleted", "failed", "running", "resent"]);

@@ -39,7 +39,7 @@ async function completeBackup({ user, agent }: World, size: number, collections:
   const [database] = await server.ctx.db
     .select()
     .from(databases)
-    .where(and(eq(databases.userId, user.id), eq(databases.name, name)));
+    .where(and(eq(databases.organizationId, user.id), eq(databases.name, name)));
   const started = await startBackup(server.ctx, database!, "auto");
   const { backupId } = await agent.waitFor("backup");
   expect(backupId).toBe(started.id);
@@ -50,7 +50,8 @@ async function completeBackup({ user, agent }: World, size: number, collections:
 }
 
 const getBackup = async (user: TestUser, id: string) => (await server.call("GET", `/api/backups/${id}`, { token: user.token })).body;
-const auditActions = async (userId: string) => (await server.ctx.db.select().from(auditLogs).where(eq(auditLogs.userId, userId))).map((row) => row.action);
+const auditActions = async (userId: string) =>
+  (await server.ctx.db.select().from(auditLogs).where(eq(auditLogs.organizationId, userId))).map((row) => row.action);
 const mailTo = (user: TestUser, subject: string) => server.sentMail.filter((mail) => mail.to === user.email && mail.subject.startsWith(subject));
 // Alerts and mails go out after the change they announce is visible through the API: wait for them.
 const alertWhere = (match: (alert: TrustAlert) => boolean) => waitUntil(() => alerts.find(match), { message: "the alert" });
@@ -77,7 +78,7 @@ describe("verification", () => {
     expect(await auditActions(world.user.id)).toContain("BACKUP_VERIFIED");
     expect(await alertWhere((alert) => alert.backupId === backupId)).toEqual({
       event: "backup.verified",
-      userId: world.user.id,
+      organizationId: world.user.id,
       occurredAt: expect.any(String),
       backupId,
       restoreId: null,
@@ -178,15 +179,15 @@ describe("anomalies and retention", () => {
       .update(backups)
       .set({ createdAt: new Date(Date.now() - 7 * 24 * 3_600_000) })
       .where(eq(backups.id, dropped));
-    expect(await applyRetention(server.ctx, { userId: world.user.id })).toBe(2);
+    expect(await applyRetention(server.ctx, { organizationId: world.user.id })).toBe(2);
     const left = async () =>
-      (await server.ctx.db.select({ id: backups.id }).from(backups).where(eq(backups.userId, world.user.id))).map((row) => row.id).sort();
+      (await server.ctx.db.select({ id: backups.id }).from(backups).where(eq(backups.organizationId, world.user.id))).map((row) => row.id).sort();
     expect(await left()).toEqual([good[2]!, dropped].sort());
 
     const resolved = await server.call("POST", `/api/backups/${dropped}/anomaly/resolve`, { token: world.user.token });
     expect(resolved.status).toBe(200);
     expect(Date.parse((await getBackup(world.user, dropped)).anomalyResolvedAt)).toBeGreaterThan(0);
-    expect(await applyRetention(server.ctx, { userId: world.user.id })).toBe(1);
+    expect(await applyRetention(server.ctx, { organizationId: world.user.id })).toBe(1);
     expect(await left()).toEqual([dropped]);
     expect((await server.call("POST", `/api/backups/${dropped}/anomaly/resolve`, { token: (await server.registerUser()).token })).status).toBe(404);
   });
@@ -294,7 +295,7 @@ describe("restore drills", () => {
     await server.ctx.db
       .update(settings)
       .set({ nextDrillAt: new Date(Date.now() - 1000) })
-      .where(eq(settings.userId, world.user.id));
+      .where(eq(settings.organizationId, world.user.id));
     await Promise.all([runDueDrills(server.ctx), runDueDrills(server.ctx), runDueDrills(server.ctx)]);
     const command = await world.agent.waitFor("drill");
     expect(command.scratchDatabase).toBe("shop_dbvault_drill");
@@ -302,9 +303,9 @@ describe("restore drills", () => {
     const requested = await server.ctx.db
       .select()
       .from(auditLogs)
-      .where(and(eq(auditLogs.userId, world.user.id), eq(auditLogs.action, "DRILL_REQUESTED")));
+      .where(and(eq(auditLogs.organizationId, world.user.id), eq(auditLogs.action, "DRILL_REQUESTED")));
     expect(requested.map((row) => row.details.trigger)).toEqual(["scheduled"]);
-    const [row] = await server.ctx.db.select().from(settings).where(eq(settings.userId, world.user.id));
+    const [row] = await server.ctx.db.select().from(settings).where(eq(settings.organizationId, world.user.id));
     expect(row!.nextDrillAt!.getTime()).toBeGreaterThan(Date.now() + 167 * 3_600_000);
   });
 });

@@ -44,7 +44,7 @@ async function completeBackup({ user, agent }: World, size: number, collections:
   const [database] = await server.ctx.db
     .select()
     .from(databases)
-    .where(and(eq(databases.userId, user.id), eq(databases.name, "shop")));
+    .where(and(eq(databases.organizationId, user.id), eq(databases.name, "shop")));
   await startBackup(server.ctx, database!, "auto");
   const { backupId } = await agent.waitFor("backup");
   const bytes = randomBytes(size);

@@ -146,7 +146,7 @@ describe("deliveries of each event", () => {
     await server.ctx.db
       .update(databases)
       .set({ nextBackupAt: new Date(Date.now() - 1000) })
-      .where(eq(databases.userId, user.id));
+      .where(eq(databases.organizationId, user.id));
     await runDueBackups(server.ctx);
     agent.send({ type: "backup.failed", backupId: (await agent.waitFor("backup")).backupId, error: "disk full" });
     const [only] = await waitForDeliveries("/failures-only", 1);

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash, randomBytes } from "node:crypto";
 import { eq } from "drizzle-orm";
-import { agents, plans, users } from "../../../db/schema";
+import { agents, organizations, plans } from "../../../db/schema";
 import { startTestServer, type TestServer } from "../../../server/test/harness";
 import { DownloadStalledError, openResumableDownload } from "../daemon/resumable-download";
 import { startAgentSocket } from "./agent-socket";
@@ -241,7 +241,7 @@ describe("agent transport", () => {
       .insert(plans)
       .values({ name: `Small ${Date.now()}`, price: 0, storageLimit: 20 * 1024 * 1024, dbLimit: 1, retentionLimit: 168, frequencyLimit: 24 })
       .returning();
-    await server.ctx.db.update(users).set({ planId: small!.id }).where(eq(users.id, user.id));
+    await server.ctx.db.update(organizations).set({ planId: small!.id }).where(eq(organizations.id, user.id));
     const trigger = await server.call("POST", "/api/backups", { token: user.token, body: { databaseName: "orders" } });
     // Far more than the plan's 20 MiB, produced lazily: the refusal must come long before it is all made.
     let produced = 0;
@@ -272,7 +272,7 @@ describe("agent transport", () => {
     await inbox.next("welcome");
     // The server drops the socket (as it does when an instance shuts down).
     const [agent] = await server.ctx.db.select().from(agents).where(eq(agents.id, client.credentials.agentId!));
-    await server.ctx.bus.publish({ kind: "agent.disconnect", userId: agent!.userId, reason: "test drop" });
+    await server.ctx.bus.publish({ kind: "agent.disconnect", organizationId: agent!.organizationId, reason: "test drop" });
     await inbox.next("close");
     await inbox.next("welcome", 5000);
     expect(disconnects[0]).toBe(1000);

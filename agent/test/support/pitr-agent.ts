@@ -3,7 +3,7 @@
 // the owner does it, and the slices the server stored read back as the user holds them.
 import { expect } from "bun:test";
 import { eq } from "drizzle-orm";
-import { databases, pitrSlices, plans, users } from "@db/schema";
+import { databases, organizations, pitrSlices, plans } from "@db/schema";
 import type { TestServer } from "../../../server/test/harness.ts";
 import { waitUntil } from "../../../testkit/wait-until.ts";
 import { decodeMasterKey } from "../../src/archive/index.ts";
@@ -27,7 +27,7 @@ export async function setUpShippingAgent(options: {
   const { server, baseUrl } = options;
   const user = await server.registerUser();
   const [pro] = await server.ctx.db.select().from(plans).where(eq(plans.name, "Pro"));
-  await server.ctx.db.update(users).set({ planId: pro!.id }).where(eq(users.id, user.id));
+  await server.ctx.db.update(organizations).set({ planId: pro!.id }).where(eq(organizations.id, user.id));
   const api = apiFor(baseUrl, user.token);
   const setup = await runSetup({ baseUrl, apiKey: user.apiKey, databases: options.databases, directory: options.directory });
   expect(setup.exitCode).toBe(0);
@@ -42,7 +42,7 @@ export async function setUpShippingAgent(options: {
   };
   const agent = await start();
   const name = options.databases[0]!.name;
-  const [database] = (await server.ctx.db.select().from(databases).where(eq(databases.userId, user.id))).filter((row) => row.name === name);
+  const [database] = (await server.ctx.db.select().from(databases).where(eq(databases.organizationId, user.id))).filter((row) => row.name === name);
   expect((await api("PUT", `/api/pitr/databases/${database!.id}`, { enabled: true })).status).toBe(200);
   const masterKey = decodeMasterKey(JSON.parse(await Bun.file(setup.configPath).text()).masterKey);
 

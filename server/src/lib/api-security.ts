@@ -1,4 +1,4 @@
-import type { ApiTokenScope } from "@db/schema";
+import type { ApiTokenScope, MemberRole } from "@db/schema";
 
 // Who may call each operation, for /api/docs (lib/api-document.ts): the security schemes (a
 // session, an API token, the account's API key, an agent's own credentials, the metrics token)
@@ -157,6 +157,8 @@ const TOKEN_SCOPE_BY_OPERATION: Record<string, ApiTokenScope> = {
   "PUT /api/kb/{id}": "admin",
   "DELETE /api/kb/{id}": "admin",
   "GET /api/admin/users": "admin",
+  "GET /api/admin/organizations": "admin",
+  "PUT /api/admin/organizations/{id}/plan": "admin",
   "GET /api/admin/stats/backups": "admin",
   "GET /api/admin/stats/storage": "admin",
   "GET /api/admin/plans": "admin",
@@ -168,10 +170,50 @@ const TOKEN_SCOPE_BY_OPERATION: Record<string, ApiTokenScope> = {
   "DELETE /api/admin/agents/{id}": "admin",
 };
 
+const operationKey = (method: string, path: string) => `${method.toUpperCase()} ${path.replace(/:(\w+)/g, "{$1}")}`;
+
 /**
  * The scope an API token needs for an operation, or undefined when tokens may not call it.
  * `path` is the route as declared (`/api/backups/:id`) or as documented (`/api/backups/{id}`).
  */
 export function tokenScopeOf(method: string, path: string): ApiTokenScope | undefined {
-  return TOKEN_SCOPE_BY_OPERATION[`${method.toUpperCase()} ${path.replace(/:(\w+)/g, "{$1}")}`];
+  return TOKEN_SCOPE_BY_OPERATION[operationKey(method, path)];
+}
+
+// The least role in the current organization each operation needs (db/schema/organizations.ts
+// says what each role adds). A scope stands for the role that may do what it allows; the owner's
+// own operations and those tokens may not call are listed on their own.
+const ROLE_BY_SCOPE: Record<ApiTokenScope, MemberRole> = { read: "viewer", backup: "operator", restore: "operator", admin: "admin" };
+
+const ROLE_BY_OPERATION: Record<string, MemberRole> = {
+  // Owners: the plan (and billing), backup protection on and off (it guards the backups against
+  // everyone else, admins included), deleting a team and handing its ownership over.
+  "PUT /api/user/plan": "owner",
+  "DELETE /api/organizations/current": "owner",
+  "POST /api/organizations/current/transfer": "owner",
+  "POST /api/settings/backup-protection/": "owner",
+  "POST /api/settings/backup-protection/turn-off": "owner",
+  "DELETE /api/settings/backup-protection/turn-off": "owner",
+  // Admins: the API key that registers agents into the organization.
+  "POST /api/settings/regenerate-api-key": "admin",
+  // Operators: restoring to a point in time (sessions only).
+  "GET /api/restores/point-in-time/plan": "operator",
+  "POST /api/restores/point-in-time/": "operator",
+};
+
+/**
+ * The least role an operation needs in the organization a request acts in; the auth guard refuses
+ * any less (auth/guard.ts), and the web app hides what the member's role cannot do from the same
+ * table. The admin console and knowledge-base editing are the server administrators' (checked on
+ * `users.role`), whatever their role in the organization they are looking at; the account's own
+ * pages (profile, password, two-factor, its tokens) are every member's.
+ */
+export function leastRoleOf(method: string, path: string): MemberRole {
+  const key = operationKey(method, path);
+  const listed = ROLE_BY_OPERATION[key];
+  if (listed) return listed;
+  const documented = key.split(" ")[1]!;
+  if (documented.startsWith("/api/admin/") || documented.startsWith("/api/kb")) return "viewer";
+  const scope = TOKEN_SCOPE_BY_OPERATION[key];
+  return scope ? ROLE_BY_SCOPE[scope] : "viewer";
 }

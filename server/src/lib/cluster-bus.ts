@@ -11,9 +11,11 @@ const CHANNEL = "dbvault_bus";
 export type BusMessage =
   /** `sealed`: the command's secrets, sealed (lib/agent-commands.ts), merged back in by the instance holding the socket. */
   | { kind: "agent.send"; agentId: string; message: Record<string, unknown>; sealed?: string }
-  | { kind: "agent.disconnect"; userId: string; agentId?: string; reason: string; closeCode?: number }
-  | { kind: "browser.event"; userId: string; event: Record<string, unknown> }
-  | { kind: "browser.disconnect"; userId: string; reason: string };
+  | { kind: "agent.disconnect"; organizationId: string; agentId?: string; reason: string; closeCode?: number }
+  /** To the browser sockets open in the organization, every member's. */
+  | { kind: "browser.event"; organizationId: string; event: Record<string, unknown> }
+  /** Closes a user's sockets: all of them, or only those open in `organizationId` (membership ended or changed). */
+  | { kind: "browser.disconnect"; userId: string; organizationId?: string; reason: string };
 
 export type ClusterBus = {
   publish(message: BusMessage): Promise<void>;

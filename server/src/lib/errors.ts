@@ -5,6 +5,8 @@ export type ErrorCode =
   | "TOKEN_EXPIRED"
   | "FORBIDDEN"
   | "TOKEN_SCOPE"
+  /** The member's role in the organization is below what the operation needs. */
+  | "ROLE"
   | "BANNED"
   | "TWO_FACTOR_REQUIRED"
   | "SSO_REQUIRED"

@@ -8,7 +8,7 @@ export type TrustEvent = "backup.verified" | "backup.verification_failed" | "bac
  */
 export type TrustAlert = {
   event: TrustEvent;
-  userId: string;
+  organizationId: string;
   occurredAt: string;
   backupId: string | null;
   restoreId: string | null;
@@ -21,7 +21,7 @@ export type TrustAlert = {
 /** Something that happened which other modules (agents, realtime) react to. */
 export type AppEvent =
   /** An alert was raised (verification, anomaly, drill): channels beyond e-mail subscribe here. */
-  { type: "alert"; alert: TrustAlert } | { type: "userDeleted"; userId: string };
+  { type: "alert"; alert: TrustAlert } | { type: "userDeleted"; userId: string } | { type: "organizationDeleted"; organizationId: string };
 
 type Handler<T extends AppEvent["type"]> = (event: Extract<AppEvent, { type: T }>) => void | Promise<void>;
 

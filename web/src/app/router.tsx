@@ -31,6 +31,7 @@ const Settings = page(() => import("./routes/settings"));
 const Profile = page(() => import("./routes/profile"));
 const AuditLogs = page(() => import("./routes/audit-logs"));
 const AdminDashboard = page(() => import("./routes/admin"));
+const AdminOrganizations = page(() => import("./routes/admin-organizations"));
 const NotFound = page(() => import("./routes/not-found"));
 
 type Guard = "none" | "guest" | "auth" | "admin";
@@ -73,6 +74,7 @@ export function AppRouter() {
           <Route path="/admin/kb">{render(AdminKbList, "admin")}</Route>
           <Route path="/admin/kb/new">{render(AdminKbEditor, "admin")}</Route>
           <Route path="/admin/kb/:id">{render(AdminKbEditor, "admin")}</Route>
+          <Route path="/admin/organizations">{render(AdminOrganizations, "admin")}</Route>
           <Route path="/admin">{render(AdminDashboard, "admin")}</Route>
           <Route>{render(NotFound)}</Route>
         </Switch>

@@ -33,7 +33,7 @@ describe("admin users", () => {
     expect((await asAdmin("PUT", `/api/admin/users/${user.id}`, { status: "inactive" })).body.status).toBe("inactive");
     const email = uniqueEmail("moved");
     expect((await asAdmin("PUT", `/api/admin/users/${user.id}`, { email })).body.email).toBe(email);
-    const logs = await server.ctx.db.select().from(auditLogs).where(eq(auditLogs.userId, user.id));
+    const logs = await server.ctx.db.select().from(auditLogs).where(eq(auditLogs.organizationId, user.id));
     expect(logs.map((l) => l.action).sort()).toEqual(["EMAIL_CHANGED", "PLAN_CHANGED"]);
   });
 
@@ -44,8 +44,11 @@ describe("admin users", () => {
     expect((await server.call("PUT", "/api/settings", { token: user.token, body: { frequency: "hourly", retention: 2160 } })).status).toBe(200);
     // A database whose next hourly backup is planned within the hour, as the scheduler leaves it.
     const soon = new Date(Date.now() + 30 * 60_000);
-    const [database] = await server.ctx.db.insert(databases).values({ userId: user.id, name: "orders", isActive: true, nextBackupAt: soon }).returning();
-    await server.ctx.db.update(settings).set({ retentionCheckedAt: new Date() }).where(eq(settings.userId, user.id));
+    const [database] = await server.ctx.db
+      .insert(databases)
+      .values({ organizationId: user.id, name: "orders", isActive: true, nextBackupAt: soon })
+      .returning();
+    await server.ctx.db.update(settings).set({ retentionCheckedAt: new Date() }).where(eq(settings.organizationId, user.id));
 
     expect((await asAdmin("PUT", `/api/admin/users/${user.id}`, { plan: plans.find((p) => p.name === "Free")!._id })).status).toBe(200);
 
@@ -53,9 +56,9 @@ describe("admin users", () => {
     const [moved] = await server.ctx.db.select().from(databases).where(eq(databases.id, database!.id));
     expect(moved!.nextBackupAt!.getTime()).toBeGreaterThan(Date.now() + 23 * 3_600_000);
     // The shorter retention applies at the next pass, as a saved setting does.
-    const [saved] = await server.ctx.db.select().from(settings).where(eq(settings.userId, user.id));
+    const [saved] = await server.ctx.db.select().from(settings).where(eq(settings.organizationId, user.id));
     expect(saved).toMatchObject({ frequency: 24, retention: 168, retentionCheckedAt: null });
-    const logs = await server.ctx.db.select().from(auditLogs).where(eq(auditLogs.userId, user.id));
+    const logs = await server.ctx.db.select().from(auditLogs).where(eq(auditLogs.organizationId, user.id));
     expect(logs.find((l) => l.action === "FREQUENCY_UPDATED" && (l.details as { by?: string }).by === "plan")?.details).toEqual({
       from: 1,
       to: 24,
@@ -115,11 +118,11 @@ describe("admin users", () => {
     const user = await server.registerUser();
     const [agent] = await server.ctx.db
       .insert(agents)
-      .values({ userId: user.id, name: "db-host-1", hostname: "db1.internal", platform: "linux", version: "1.0.0", status: "active" })
+      .values({ organizationId: user.id, name: "db-host-1", hostname: "db1.internal", platform: "linux", version: "1.0.0", status: "active" })
       .returning();
     const [restoreAgent] = await server.ctx.db
       .insert(agents)
-      .values({ userId: user.id, name: "laptop", hostname: "laptop.local", platform: "darwin", version: "1.0.0", status: "active", role: "restore" })
+      .values({ organizationId: user.id, name: "laptop", hostname: "laptop.local", platform: "darwin", version: "1.0.0", status: "active", role: "restore" })
       .returning();
     const list = await asAdmin("GET", `/api/admin/users/${user.id}/agents`);
     expect(list.body).toHaveLength(2);
@@ -138,14 +141,14 @@ describe("admin users", () => {
 
   test("deleting a user removes their data; an admin cannot delete themselves", async () => {
     const user = await server.registerUser();
-    await server.ctx.db.insert(databases).values({ userId: user.id, name: "main" });
-    await server.ctx.db.insert(backups).values({ userId: user.id, databaseName: "main", status: "completed", size: 10 });
+    await server.ctx.db.insert(databases).values({ organizationId: user.id, name: "main" });
+    await server.ctx.db.insert(backups).values({ organizationId: user.id, databaseName: "main", status: "completed", size: 10 });
     const res = await asAdmin("DELETE", `/api/admin/users/${user.id}`);
     expect(res.status).toBe(200);
     expect(await server.ctx.db.select().from(users).where(eq(users.id, user.id))).toEqual([]);
-    expect(await server.ctx.db.select().from(settings).where(eq(settings.userId, user.id))).toEqual([]);
-    expect(await server.ctx.db.select().from(databases).where(eq(databases.userId, user.id))).toEqual([]);
-    expect(await server.ctx.db.select().from(backups).where(eq(backups.userId, user.id))).toEqual([]);
+    expect(await server.ctx.db.select().from(settings).where(eq(settings.organizationId, user.id))).toEqual([]);
+    expect(await server.ctx.db.select().from(databases).where(eq(databases.organizationId, user.id))).toEqual([]);
+    expect(await server.ctx.db.select().from(backups).where(eq(backups.organizationId, user.id))).toEqual([]);
     expect((await server.call("GET", "/api/user/profile", { token: user.token })).status).toBe(401);
     expect((await asAdmin("DELETE", `/api/admin/users/${admin.id}`)).status).toBe(400);
   });
@@ -154,8 +157,8 @@ describe("admin users", () => {
     const before = (await asAdmin("GET", "/api/admin/stats/backups")).body;
     const user = await server.registerUser();
     await server.ctx.db.insert(backups).values([
-      { userId: user.id, databaseName: "x", status: "completed", size: 1024 * 1024 },
-      { userId: user.id, databaseName: "x", status: "completed", size: 512 * 1024 },
+      { organizationId: user.id, databaseName: "x", status: "completed", size: 1024 * 1024 },
+      { organizationId: user.id, databaseName: "x", status: "completed", size: 512 * 1024 },
     ]);
     const after = (await asAdmin("GET", "/api/admin/stats/backups")).body;
     expect(after.totalCount).toBe(before.totalCount + 2);

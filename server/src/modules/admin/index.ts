@@ -5,6 +5,7 @@ import { listPlans, toPlanView } from "../plans/service";
 import { replicaStatus } from "../storage-replica/service";
 import { adminAnswers, adminModel } from "./model";
 import { updatePlanPitrWindow } from "./plans";
+import { changeOrganizationPlan, listOrganizations } from "./organizations";
 import { backupStats, deleteAgent, deleteUser, listUserAgents, listUsers, resetTwoFactor, setBan, updateUser } from "./service";
 
 /** The admin console's API; every route requires the admin role. */
@@ -12,6 +13,18 @@ export const adminController = (ctx: AppContext) =>
   new Elysia({ prefix: "/api/admin", detail: { tags: ["Admin"], security: [{ bearer: [] }] } })
     .use(authGuard(ctx))
     .get("/users", () => listUsers(ctx), { admin: true, response: { 200: adminAnswers.users }, detail: { summary: "All users" } })
+    .get("/organizations", () => listOrganizations(ctx), {
+      admin: true,
+      response: { 200: adminAnswers.organizations },
+      detail: { summary: "All organizations, personal and teams, with their members and roles, plan and storage used" },
+    })
+    .put("/organizations/:id/plan", ({ params, body }) => changeOrganizationPlan(ctx, params.id, body.plan), {
+      admin: true,
+      params: adminModel.idParams,
+      body: adminModel.organizationPlan,
+      response: { 200: adminAnswers.organization },
+      detail: { summary: "Move an organization to another plan; its settings and databases follow the plan's limits" },
+    })
     .get("/stats/backups", () => backupStats(ctx), { admin: true, response: { 200: adminAnswers.backupStats }, detail: { summary: "Backup count and size" } })
     .get("/stats/storage", () => replicaStatus(ctx), {
       admin: true,

@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { protectionView } from "../backup-protection/model";
-import { userRoles, userStatuses } from "@db/schema";
+import { memberRoles, userRoles, userStatuses } from "@db/schema";
 import { isoDate, messageAnswer, nullable, oneOf } from "../../lib/schema";
 import { agentAnswer } from "../agents/model";
 import { planAnswer } from "../plans/model";
@@ -32,6 +32,7 @@ export const adminModel = {
       error: "pitrWindowHours must be a whole number of hours from 0 (point-in-time recovery not offered) to 8760 (a year)",
     }),
   }),
+  organizationPlan: t.Object({ plan: t.String({ minLength: 1, maxLength: 64, error: "plan must be a plan id" }) }),
   ban: t.Object({
     isBanned: t.Boolean({ error: "isBanned must be true or false" }),
     banReason: t.Optional(t.Union([t.String({ maxLength: 500 }), t.Null()], { error: "banReason must be text or null" })),
@@ -54,7 +55,19 @@ const adminUserAnswer = t.Object({
   createdAt: isoDate(),
 });
 
+const adminOrganizationAnswer = t.Object({
+  id: t.String(),
+  name: t.String(),
+  personal: t.Boolean({ description: "Created with its founder's account (and deleted with it)" }),
+  plan: nullable(planAnswer),
+  storageUsed: t.Number({ description: "Bytes" }),
+  members: t.Array(t.Object({ id: t.String(), name: t.String(), email: t.String(), role: oneOf(memberRoles, "role") })),
+  createdAt: isoDate(),
+});
+
 export const adminAnswers = {
+  organization: adminOrganizationAnswer,
+  organizations: t.Array(adminOrganizationAnswer),
   user: adminUserAnswer,
   users: t.Array(adminUserAnswer),
   storageReplica: t.Object({ replica: nullable(t.Object({ primary: replicaSideAnswer, replica: replicaSideAnswer })) }),

@@ -1,7 +1,7 @@
 // The admin console's plan editor: how far back point-in-time recovery reaches on a plan. Agents
 // of the plan's users are told at once which databases they ship, so a window set to 0 stops it.
 import { and, eq } from "drizzle-orm";
-import { databases, plans, users } from "@db/schema";
+import { databases, plans, organizations } from "@db/schema";
 import type { AppContext } from "../../context";
 import { findPlan, toPlanView } from "../plans/service";
 import { announceShippedDatabases } from "../pitr/shipped-databases";
@@ -13,8 +13,8 @@ export async function updatePlanPitrWindow(ctx: AppContext, planId: string, pitr
     const runners = await ctx.db
       .selectDistinct({ agentId: databases.agentId })
       .from(databases)
-      .innerJoin(users, eq(users.id, databases.userId))
-      .where(and(eq(users.planId, plan.id), eq(databases.pitrEnabled, true)));
+      .innerJoin(organizations, eq(organizations.id, databases.organizationId))
+      .where(and(eq(organizations.planId, plan.id), eq(databases.pitrEnabled, true)));
     for (const { agentId } of runners) if (agentId) await announceShippedDatabases(ctx, agentId);
   }
   return toPlanView(updated!);

@@ -16,6 +16,7 @@ import { removeAgent } from "../agents/remove-agent";
 import { disconnectUserAgents, toAgentView } from "../agents/service";
 import { endBrowserSessions } from "../../lib/browser-events";
 import { removeTwoFactor } from "../two-factor/service";
+import { refuseIfOnlyOwner } from "../organizations/sole-owner";
 
 export const DEFAULT_BAN_REASON = "Policy violation";
 /** What a deleted account's agents are told as they are disconnected for good. */
@@ -26,7 +27,8 @@ type PlanRow = typeof plans.$inferSelect;
 
 type ProtectionRow = typeof backupProtections.$inferSelect;
 
-function toAdminUserView(ctx: AppContext, user: UserRow, plan: PlanRow | null, protection: ProtectionRow | null) {
+// A user's plan, storage and protection are their personal organization's (sharing their id).
+function toAdminUserView(ctx: AppContext, user: UserRow, personal: { storageUsed: number } | null, plan: PlanRow | null, protection: ProtectionRow | null) {
   return {
     _id: user.id,
     id: user.id,
@@ -38,7 +40,7 @@ function toAdminUserView(ctx: AppContext, user: UserRow, plan: PlanRow | null, p
     banReason: user.banReason,
     bannedAt: user.bannedAt?.toISOString() ?? null,
     plan: plan ? toPlanView(plan) : null,
-    storageUsed: user.storageUsed,
+    storageUsed: personal?.storageUsed ?? 0,
     backupProtection: toProtectionView(stateOfRow(protection, ctx.now())),
     createdAt: user.createdAt.toISOString(),
   };
@@ -46,12 +48,13 @@ function toAdminUserView(ctx: AppContext, user: UserRow, plan: PlanRow | null, p
 
 export async function listUsers(ctx: AppContext) {
   const rows = await ctx.db
-    .select({ user: users, plan: plans, protection: backupProtections })
+    .select({ user: users, personal: { storageUsed: organizations.storageUsed }, plan: plans, protection: backupProtections })
     .from(users)
-    .leftJoin(plans, eq(users.planId, plans.id))
-    .leftJoin(backupProtections, eq(backupProtections.userId, users.id))
+    .leftJoin(organizations, eq(organizations.id, users.id))
+    .leftJoin(plans, eq(organizations.planId, plans.id))
+    .leftJoin(backupProtections, eq(backupProtections.organizationId, users.id))
     .orderBy(asc(users.createdAt), asc(users.id));
-  return rows.map((row) => toAdminUserView(ctx, row.user, row.plan, row.protection));
+  return rows.map((row) => toAdminUserView(ctx, row.user, row.personal, row.plan, row.protection));
 }
 
 async function findUser(ctx: AppContext, userId: string): Promise<UserRow> {
@@ -62,9 +65,18 @@ async function findUser(ctx: AppContext, userId: string): Promise<UserRow> {
 
 async function adminUserView(ctx: AppContext, userId: string) {
   const user = await findUser(ctx, userId);
-  const [plan] = user.planId ? await ctx.db.select().from(plans).where(eq(plans.id, user.planId)) : [];
-  const [protection] = await ctx.db.select().from(backupProtections).where(eq(backupProtections.userId, userId));
-  return toAdminUserView(ctx, user, plan ?? null, protection ?? null);
+  const personal = await findPersonalOrganization(ctx, userId);
+  const [plan] = personal?.planId ? await ctx.db.select().from(plans).where(eq(plans.id, personal.planId)) : [];
+  const [protection] = await ctx.db.select().from(backupProtections).where(eq(backupProtections.organizationId, userId));
+  return toAdminUserView(ctx, user, personal, plan ?? null, protection ?? null);
+}
+
+async function findPersonalOrganization(ctx: AppContext, userId: string) {
+  const [personal] = await ctx.db
+    .select({ planId: organizations.planId, storageUsed: organizations.storageUsed })
+    .from(organizations)
+    .where(and(eq(organizations.id, userId), eq(organizations.personal, true)));
+  return personal ?? null;
 }
 
 export async function backupStats(ctx: AppContext) {
@@ -75,7 +87,7 @@ export async function backupStats(ctx: AppContext) {
 
 export async function listUserAgents(ctx: AppContext, userId: string) {
   await findUser(ctx, userId);
-  const rows = await ctx.db.select().from(agents).where(eq(agents.userId, userId)).orderBy(asc(agents.createdAt));
+  const rows = await ctx.db.select().from(agents).where(eq(agents.organizationId, userId)).orderBy(asc(agents.createdAt));
   return rows.map(toAgentView);
 }
 
@@ -86,7 +98,8 @@ export async function updateUser(ctx: AppContext, admin: AuthenticatedUser, user
   const user = await findUser(ctx, userId);
   if (user.id === admin.id && input.role === "user") throw badRequest("You cannot remove your own admin role.");
   if (user.id === admin.id && input.status === "inactive") throw badRequest("You cannot deactivate your own account.");
-  if (input.plan !== undefined && input.plan !== user.planId) {
+  const personal = input.plan === undefined ? null : await findPersonalOrganization(ctx, user.id);
+  if (input.plan !== undefined && personal && input.plan !== personal.planId) {
     await switchPlan(ctx, user.id, await findPlan(ctx.db, input.plan), "admin");
   }
   const changes: Partial<UserRow> = {};
@@ -168,6 +181,7 @@ export async function deleteAgent(ctx: AppContext, admin: AuthenticatedUser, age
 export async function deleteUser(ctx: AppContext, admin: AuthenticatedUser, userId: string) {
   if (userId === admin.id) throw badRequest("You cannot delete your own account from the admin console.");
   await findUser(ctx, userId);
+  await refuseIfOnlyOwner(ctx, userId);
   await refuseIfProtected(ctx, userId, { kind: "delete-account" });
   // Handlers (e.g. storage clean-up) run before the rows that point at the files are gone.
   await ctx.events.emit({ type: "userDeleted", userId });

@@ -11,7 +11,7 @@ import { findOwnBackup } from "../backups/service";
  * found: an agent registered with a copied API key reads none of the others.
  */
 export async function findBackupForAgent(ctx: AppContext, agent: AgentRow, backupId: string): Promise<typeof backups.$inferSelect> {
-  const backup = await findOwnBackup(ctx, agent.userId, backupId);
+  const backup = await findOwnBackup(ctx, agent.organizationId, backupId);
   if (backup.agentId === agent.id || (await agentRunsDatabase(ctx, agent, backup.databaseName))) return backup;
   if (agent.role === "restore" && backup.keyId && agent.keyIds?.includes(backup.keyId)) return backup;
   const [asked] = await ctx.db
@@ -27,6 +27,6 @@ export async function agentRunsDatabase(ctx: AppContext, agent: AgentRow, databa
   const [runs] = await ctx.db
     .select({ id: databases.id })
     .from(databases)
-    .where(and(eq(databases.userId, agent.userId), eq(databases.name, databaseName), eq(databases.agentId, agent.id)));
+    .where(and(eq(databases.organizationId, agent.organizationId), eq(databases.name, databaseName), eq(databases.agentId, agent.id)));
   return runs !== undefined;
 }

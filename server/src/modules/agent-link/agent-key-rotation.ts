@@ -13,11 +13,17 @@ export async function listRewrappableBackups(ctx: AppContext, agent: AgentRow) {
   const running = ctx.db
     .select({ name: databases.name })
     .from(databases)
-    .where(and(eq(databases.userId, agent.userId), eq(databases.agentId, agent.id)));
+    .where(and(eq(databases.organizationId, agent.organizationId), eq(databases.agentId, agent.id)));
   const rows = await ctx.db
     .select({ id: backups.id, databaseName: backups.databaseName, createdAt: backups.createdAt, keyId: backups.keyId })
     .from(backups)
-    .where(and(eq(backups.userId, agent.userId), eq(backups.status, "completed"), or(eq(backups.agentId, agent.id), inArray(backups.databaseName, running))))
+    .where(
+      and(
+        eq(backups.organizationId, agent.organizationId),
+        eq(backups.status, "completed"),
+        or(eq(backups.agentId, agent.id), inArray(backups.databaseName, running)),
+      ),
+    )
     .orderBy(asc(backups.createdAt), asc(backups.id));
   return { backups: rows.map((row) => ({ ...row, createdAt: row.createdAt.toISOString() })) };
 }

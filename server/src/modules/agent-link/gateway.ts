@@ -22,7 +22,7 @@ type AgentSocket = { id: string; send(data: string): unknown; close(code?: numbe
 type Connection = {
   socket: AgentSocket;
   agentId: string;
-  userId: string;
+  organizationId: string;
   connectionId: string;
   /** The message being handled: an agent's messages are handled one after another, in order. */
   handling: Promise<void>;
@@ -50,7 +50,7 @@ export function createAgentGateway(ctx: AppContext) {
       }
     } else if (message.kind === "agent.disconnect") {
       for (const connection of byAgent.values()) {
-        if (connection.userId !== message.userId) continue;
+        if (connection.organizationId !== message.organizationId) continue;
         if (message.agentId && connection.agentId !== message.agentId) continue;
         send(connection, { type: "close", reason: message.reason });
         connection.socket.close(message.closeCode ?? 4001, message.reason.slice(0, 120));
@@ -83,7 +83,7 @@ export function createAgentGateway(ctx: AppContext) {
         });
         // After it is recorded online, so that it may take over databases whose runner is offline.
         // A restore agent runs none: its databases are only where it restores.
-        if (raw.databases) await declareDatabasesOnHello(ctx, connection.userId, agentId, raw.role === "restore" ? [] : raw.databases);
+        if (raw.databases) await declareDatabasesOnHello(ctx, connection.organizationId, agentId, raw.role === "restore" ? [] : raw.databases);
         await confirmUpdateOnHello(ctx, agentId, raw.version);
         // What waited for an agent that can read it (waiting-work.ts) goes now.
         await sendWaitingWork(ctx, agentId);
@@ -109,7 +109,7 @@ export function createAgentGateway(ctx: AppContext) {
       case "restore.failed":
         return failRestore(ctx, raw.restoreId, raw.error, { agentId, stats: raw.stats, drill: raw.drill });
       case "backup.verified":
-        return recordVerification(ctx, { id: agentId, userId: connection.userId }, raw.backupId, raw.verification);
+        return recordVerification(ctx, { id: agentId, organizationId: connection.organizationId }, raw.backupId, raw.verification);
       case "backup.copied":
         return recordBackupCopy(ctx, agentId, raw);
       case "update.status":
@@ -134,7 +134,13 @@ export function createAgentGateway(ctx: AppContext) {
     async open(socket: AgentSocket, agent: AgentRow) {
       const previous = byAgent.get(agent.id);
       if (previous) previous.socket.close(4002, "replaced by a newer connection");
-      const connection: Connection = { socket, agentId: agent.id, userId: agent.userId, connectionId: randomUUID(), handling: Promise.resolve() };
+      const connection: Connection = {
+        socket,
+        agentId: agent.id,
+        organizationId: agent.organizationId,
+        connectionId: randomUUID(),
+        handling: Promise.resolve(),
+      };
       byAgent.set(agent.id, connection);
       bySocket.set(socket.id, connection);
       await markAgentConnected(ctx, agent.id, connection.connectionId, {});

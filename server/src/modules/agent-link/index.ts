@@ -35,7 +35,7 @@ import { receiveSlice } from "../pitr/service";
 import { pitrAnswers, pitrModel } from "../pitr/model";
 import { downloadSliceResponse, findSliceForAgent } from "../pitr/slice-download";
 import { completeUpload, getUploadStatus, receivePart } from "../uploads/service";
-import { authenticateAgent, authenticateApiKey, refuseNewAgentFor } from "./agent-auth";
+import { authenticateAgent, authenticateApiKey, keyHolderName, refuseNewAgentFor } from "./agent-auth";
 import { findBackupForAgent } from "./agent-backups";
 import { headerResponse, listRewrappableBackups, replaceHeaderFromRequest } from "./agent-key-rotation";
 import { createAgentGateway } from "./gateway";
@@ -56,23 +56,23 @@ export const agentLinkController = (ctx: AppContext) => {
     .post(
       "/register",
       async ({ headers, body, set }) => {
-        const user = await authenticateApiKey(ctx, headers.authorization);
-        refuseNewAgentFor(user);
+        const { organization, founder } = await authenticateApiKey(ctx, headers.authorization);
+        refuseNewAgentFor(founder);
         set.status = 201;
-        return registerAgent(ctx, user, body);
+        return registerAgent(ctx, organization, body);
       },
       { body: RegisterRequest, response: { 201: agentAnswers.registered }, detail: { summary: "Register an agent and its database names (API key)" } },
     )
-    .get("/check-key", async ({ headers }) => ({ name: (await authenticateApiKey(ctx, headers.authorization)).name }), {
+    .get("/check-key", async ({ headers }) => ({ name: keyHolderName(await authenticateApiKey(ctx, headers.authorization)) }), {
       response: { 200: agentAnswers.account },
       detail: { summary: "Check an API key (setup asks right after it is typed); answers the account's name" },
     })
     .post(
       "/databases",
       async ({ headers, body }) => {
-        const { user, agent } = await authenticateAgent(ctx, headers);
+        const { organization, agent } = await authenticateAgent(ctx, headers);
         return {
-          databases: await declareDatabases(ctx, user, agent.id, [body.name], {
+          databases: await declareDatabases(ctx, organization, agent.id, [body.name], {
             exact: false,
             ...(body.pitrAccess ? { pitrAccess: new Map([[body.name, body.pitrAccess]]) } : {}),
           }),
@@ -137,7 +137,7 @@ export const agentLinkController = (ctx: AppContext) => {
       "/backups/:backupId/fail",
       async ({ headers, params, body }) => {
         const { agent } = await authenticateAgent(ctx, headers);
-        const backup = await findOwnBackup(ctx, agent.userId, params.backupId);
+        const backup = await findOwnBackup(ctx, agent.organizationId, params.backupId);
         if (backup.agentId === agent.id) await failBackup(ctx, backup.id, body.error);
         return { status: "failed" as const };
       },
@@ -164,11 +164,15 @@ export const agentLinkController = (ctx: AppContext) => {
       response: { 200: BackupKeysAnswer },
       detail: { summary: "The completed backups this agent may rewrap after a key rotation, with the key id each names" },
     })
-    .post("/copies/removal", async ({ headers, body }) => allowCopyRemoval(ctx, (await authenticateAgent(ctx, headers)).agent.userId, body.destination), {
-      body: CopyRemovalRequest,
-      response: { 200: CopyRemovalAnswer },
-      detail: { summary: "Ask before removing a copy destination (refused while Protect backups is on)" },
-    })
+    .post(
+      "/copies/removal",
+      async ({ headers, body }) => allowCopyRemoval(ctx, (await authenticateAgent(ctx, headers)).agent.organizationId, body.destination),
+      {
+        body: CopyRemovalRequest,
+        response: { 200: CopyRemovalAnswer },
+        detail: { summary: "Ask before removing a copy destination (refused while Protect backups is on)" },
+      },
+    )
     .get("/copies", async ({ headers }) => listCopiesToCheck(ctx, (await authenticateAgent(ctx, headers)).agent), {
       response: { 200: CopiesToCheckAnswer },
       detail: { summary: "The copies of this agent's backups in the customer's buckets, to check (dbvault-agent copies check)" },
@@ -178,7 +182,7 @@ export const agentLinkController = (ctx: AppContext) => {
       response: { 200: CopyCheckAnswer },
       detail: { summary: "What the check found of each copy: present, missing, changed or unreachable (missing and changed raise an alert)" },
     })
-    .get("/copies/lock-floor", async ({ headers }) => copyLockFloor(ctx, (await authenticateAgent(ctx, headers)).agent.userId), {
+    .get("/copies/lock-floor", async ({ headers }) => copyLockFloor(ctx, (await authenticateAgent(ctx, headers)).agent.organizationId), {
       response: { 200: CopyLockFloorAnswer },
       detail: { summary: "The days the account's retention keeps a backup at least: copies add --object-lock locks copies no shorter" },
     })

@@ -18,7 +18,14 @@ export async function sendWaitingWork(ctx: AppContext, agentId: string) {
     .select({ id: restores.id, size: backups.size })
     .from(restores)
     .innerJoin(backups, eq(backups.id, restores.backupId))
-    .where(and(eq(restores.userId, agent.userId), eq(restores.status, "pending"), isNotNull(restores.waitingFor), inArray(backups.keyId, agent.keyIds)));
+    .where(
+      and(
+        eq(restores.organizationId, agent.organizationId),
+        eq(restores.status, "pending"),
+        isNotNull(restores.waitingFor),
+        inArray(backups.keyId, agent.keyIds),
+      ),
+    );
   for (const { id, size } of waiting) {
     const [claimed] = await ctx.db
       .update(restores)
@@ -35,7 +42,12 @@ export async function sendWaitingWork(ctx: AppContext, agentId: string) {
     .select({ id: backups.id })
     .from(backups)
     .where(
-      and(eq(backups.userId, agent.userId), eq(backups.status, "completed"), isNotNull(backups.verificationWaitingFor), inArray(backups.keyId, agent.keyIds)),
+      and(
+        eq(backups.organizationId, agent.organizationId),
+        eq(backups.status, "completed"),
+        isNotNull(backups.verificationWaitingFor),
+        inArray(backups.keyId, agent.keyIds),
+      ),
     );
   for (const { id } of unverified) {
     const [claimed] = await ctx.db
@@ -52,6 +64,6 @@ async function targetIsDatabase(ctx: AppContext, restore: typeof restores.$infer
   const [database] = await ctx.db
     .select({ id: databases.id })
     .from(databases)
-    .where(and(eq(databases.userId, restore.userId), eq(databases.name, restore.targetDatabase ?? restore.databaseName)));
+    .where(and(eq(databases.organizationId, restore.organizationId), eq(databases.name, restore.targetDatabase ?? restore.databaseName)));
   return database !== undefined;
 }

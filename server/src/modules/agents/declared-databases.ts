@@ -3,18 +3,18 @@
 // that runs it. Until now one agent "had" each database, so removing it, or setting a machine up
 // again, left the database with no agent although another online agent held it.
 import { and, asc, count, eq, inArray, notInArray, sql } from "drizzle-orm";
-import { agentDatabases, agents, databases, users, type UserRow } from "@db/schema";
+import { agentDatabases, agents, databases, type OrganizationRow, organizations } from "@db/schema";
 import type { DbOrTx } from "@db/client";
 import type { PitrAccess } from "@protocol/agent-protocol";
 import type { AppContext } from "../../context";
 import { planOfUser } from "../plans/service";
 
 /** The user's databases as the agent protocol answers them (name and whether backups run). */
-function listDatabaseStates(tx: DbOrTx, userId: string) {
+function listDatabaseStates(tx: DbOrTx, organizationId: string) {
   return tx
     .select({ name: databases.name, isActive: databases.isActive })
     .from(databases)
-    .where(eq(databases.userId, userId))
+    .where(eq(databases.organizationId, organizationId))
     .orderBy(asc(databases.createdAt), asc(databases.id));
 }
 
@@ -28,12 +28,12 @@ function listDatabaseStates(tx: DbOrTx, userId: string) {
 export async function declareDatabasesIn(
   tx: DbOrTx,
   ctx: AppContext,
-  user: Pick<UserRow, "id" | "planId">,
+  organization: Pick<OrganizationRow, "id" | "planId">,
   agentId: string,
   names: string[],
   options: { exact: boolean; pitrAccess?: Map<string, PitrAccess> },
 ) {
-  const plan = await planOfUser(tx, user.planId);
+  const plan = await planOfUser(tx, organization.planId);
   const unique = [...new Set(names)];
   const known =
     unique.length === 0
@@ -41,19 +41,19 @@ export async function declareDatabasesIn(
       : await tx
           .select()
           .from(databases)
-          .where(and(eq(databases.userId, user.id), inArray(databases.name, unique)));
+          .where(and(eq(databases.organizationId, organization.id), inArray(databases.name, unique)));
   const declaredIds = known.map((row) => row.id);
   const idOf = new Map(known.map((row) => [row.name, row.id]));
   for (const name of unique.filter((candidate) => !known.some((row) => row.name === candidate))) {
     const [active] = await tx
       .select({ total: count() })
       .from(databases)
-      .where(and(eq(databases.userId, user.id), eq(databases.isActive, true)));
+      .where(and(eq(databases.organizationId, organization.id), eq(databases.isActive, true)));
     const isActive = (active?.total ?? 0) < plan.dbLimit;
     // A new active database gets its first scheduled backup straight away.
     const [created] = await tx
       .insert(databases)
-      .values({ userId: user.id, agentId, name, isActive, nextBackupAt: isActive ? ctx.now() : null })
+      .values({ organizationId: organization.id, agentId, name, isActive, nextBackupAt: isActive ? ctx.now() : null })
       .returning({ id: databases.id });
     declaredIds.push(created!.id);
     idOf.set(name, created!.id);
@@ -91,25 +91,28 @@ export async function declareDatabasesIn(
         ),
       );
   }
-  return listDatabaseStates(tx, user.id);
+  return listDatabaseStates(tx, organization.id);
 }
 
 /** declareDatabasesIn in a transaction of its own (`db add`). */
 export async function declareDatabases(
   ctx: AppContext,
-  user: Pick<UserRow, "id" | "planId">,
+  organization: Pick<OrganizationRow, "id" | "planId">,
   agentId: string,
   names: string[],
   options: { exact: boolean; pitrAccess?: Map<string, PitrAccess> },
 ) {
-  return ctx.db.transaction((tx) => declareDatabasesIn(tx, ctx, user, agentId, names, options));
+  return ctx.db.transaction((tx) => declareDatabasesIn(tx, ctx, organization, agentId, names, options));
 }
 
 /** What a connecting agent's hello says it holds: its whole config, so `exact`. */
-export async function declareDatabasesOnHello(ctx: AppContext, userId: string, agentId: string, names: string[]) {
+export async function declareDatabasesOnHello(ctx: AppContext, organizationId: string, agentId: string, names: string[]) {
   await ctx.db.transaction(async (tx) => {
-    const [user] = await tx.select({ id: users.id, planId: users.planId }).from(users).where(eq(users.id, userId));
-    if (user) await declareDatabasesIn(tx, ctx, user, agentId, names, { exact: true });
+    const [organization] = await tx
+      .select({ id: organizations.id, planId: organizations.planId })
+      .from(organizations)
+      .where(eq(organizations.id, organizationId));
+    if (organization) await declareDatabasesIn(tx, ctx, organization, agentId, names, { exact: true });
   });
 }
 

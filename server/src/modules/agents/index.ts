@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
 import { authGuard } from "../auth/guard";
+import { actorOf } from "../audit/service";
 import { readInstallProgress } from "../downloads/install-progress";
 import { checkServiceHealth } from "./health";
 import { agentAnswer, agentAnswers, agentsModel } from "./model";
@@ -25,30 +26,39 @@ export const agentsController = (ctx: AppContext) =>
     )
     .get(
       "/api/settings/system-status",
-      async ({ user }) => ({
-        agents: await listAgents(ctx, user.id),
+      async ({ user, organization }) => ({
+        agents: await listAgents(ctx, organization.id),
         backupService: (await checkServiceHealth(ctx)).ok,
         install: await readInstallProgress(ctx, user.id),
       }),
       { auth: true, response: { 200: agentAnswers.systemStatus }, detail: { summary: "The user's agents and the backup service state" } },
     )
-    .post("/api/agents/manage/:agentId", ({ user, params, body }) => manageAgent(ctx, user.id, params.agentId, body.action), {
+    .post("/api/agents/manage/:agentId", ({ organization, params, body }) => manageAgent(ctx, organization.id, params.agentId, body.action), {
       auth: true,
       params: agentsModel.manageParams,
       body: agentsModel.manage,
       response: { 200: agentAnswers.message },
       detail: { summary: "Restart, update-check or reset an agent" },
     })
-    .patch("/api/agents/:agentId", ({ user, params, body }) => renameAgent(ctx, user.id, params.agentId, body.name), {
-      auth: true,
-      params: agentsModel.manageParams,
-      body: agentsModel.rename,
-      response: { 200: agentAnswer },
-      detail: { summary: "Rename an agent (Settings → Agents)" },
-    })
+    .patch(
+      "/api/agents/:agentId",
+      ({ user, organization, params, body }) => renameAgent(ctx, organization.id, params.agentId, body.name, actorOf(user, organization)),
+      {
+        auth: true,
+        params: agentsModel.manageParams,
+        body: agentsModel.rename,
+        response: { 200: agentAnswer },
+        detail: { summary: "Rename an agent (Settings → Agents)" },
+      },
+    )
     .delete(
       "/api/agents/:agentId",
-      ({ user, params }) => removeAgent(ctx, params.agentId, { ownerId: user.role === "admin" ? null : user.id, removedBy: user.id }),
+      ({ user, organization, params }) =>
+        removeAgent(ctx, params.agentId, {
+          ownerId: user.role === "admin" ? null : organization.id,
+          removedBy: user.id,
+          actor: actorOf(user, organization),
+        }),
       {
         auth: true,
         params: agentsModel.manageParams,

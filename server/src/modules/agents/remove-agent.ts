@@ -3,7 +3,7 @@ import { agents, backups, restores } from "@db/schema";
 import { AGENT_REMOVED_CLOSE_CODE, AGENT_REMOVED_MESSAGE } from "@protocol/agent-protocol";
 import type { AppContext } from "../../context";
 import { notFound } from "../../lib/errors";
-import { recordAudit } from "../audit/service";
+import { type AuditActor, recordAudit } from "../audit/service";
 import { failBackup } from "../backups/service";
 import { failRestore } from "../restores/service";
 import { handOverDatabases } from "./declared-databases";
@@ -16,8 +16,8 @@ const REMOVED_REASON = "The agent was removed from DBVault.";
  * reason, and past backups stay (their agent becomes unknown). `ownerId` limits it to that
  * user's agents (404 otherwise, as for an agent that does not exist); null is an admin's removal.
  */
-export async function removeAgent(ctx: AppContext, agentId: string, options: { ownerId: string | null; removedBy: string }) {
-  const ownership = options.ownerId === null ? eq(agents.id, agentId) : and(eq(agents.id, agentId), eq(agents.userId, options.ownerId));
+export async function removeAgent(ctx: AppContext, agentId: string, options: { ownerId: string | null; removedBy: string; actor?: AuditActor }) {
+  const ownership = options.ownerId === null ? eq(agents.id, agentId) : and(eq(agents.id, agentId), eq(agents.organizationId, options.ownerId));
   const [agent] = await ctx.db.select().from(agents).where(ownership);
   if (!agent) throw notFound("Agent");
 
@@ -39,14 +39,25 @@ export async function removeAgent(ctx: AppContext, agentId: string, options: { o
     return tx.delete(agents).where(eq(agents.id, agent.id)).returning({ id: agents.id });
   });
   if (!removed) throw notFound("Agent"); // removed meanwhile by another request
-  await recordAudit(ctx.db, agent.userId, "AGENT_REMOVED", { agentId: agent.id, name: agent.name, hostname: agent.hostname, removedBy: options.removedBy });
+  await recordAudit(
+    ctx.db,
+    agent.organizationId,
+    "AGENT_REMOVED",
+    {
+      agentId: agent.id,
+      name: agent.name,
+      hostname: agent.hostname,
+      removedBy: options.removedBy,
+    },
+    options.actor,
+  );
   await ctx.bus.publish({
     kind: "agent.disconnect",
-    userId: agent.userId,
+    organizationId: agent.organizationId,
     agentId: agent.id,
     reason: AGENT_REMOVED_MESSAGE,
     closeCode: AGENT_REMOVED_CLOSE_CODE,
   });
-  ctx.log.info("agent removed", { userId: agent.userId, agentId: agent.id, removedBy: options.removedBy });
+  ctx.log.info("agent removed", { organizationId: agent.organizationId, agentId: agent.id, removedBy: options.removedBy });
   return { message: `The agent "${agent.name}" was removed. Its backups are kept.` };
 }

@@ -1,11 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { and, asc, eq, lt, ne, sql } from "drizzle-orm";
-import { type AgentRole, type AgentRow, agents, type UserRow } from "@db/schema";
+import { type AgentRole, type AgentRow, agents, type OrganizationRow } from "@db/schema";
 import type { RegisterRequest } from "@protocol/agent-protocol";
 import type { AppContext } from "../../context";
 import { sendToAgent } from "../../lib/agent-commands";
 import { AppError, notFound } from "../../lib/errors";
-import { recordAudit } from "../audit/service";
+import { type AuditActor, recordAudit } from "../audit/service";
+import { alertRecipients } from "../organizations/recipients";
 import { queueMail } from "../mail/outbox";
 import { notifyAgentConnected, notifyAgentDisconnected } from "../notifications/service";
 import { hashAgentToken } from "./agent-token";
@@ -51,7 +52,7 @@ export function defaultAgentName(hostname: string, agentId: string): string {
  * socket is closed, instead of a second agent appearing beside it. One transaction: a failure
  * leaves no agent row behind. A name equal to the host name (setup's default) gets a short id.
  */
-export async function registerAgent(ctx: AppContext, user: UserRow, input: RegisterRequest) {
+export async function registerAgent(ctx: AppContext, organization: OrganizationRow, input: RegisterRequest) {
   const agentToken = newAgentToken();
   const defaultName = input.name === input.hostname;
   const { agentId, name, registered, again } = await ctx.db.transaction(async (tx) => {
@@ -59,7 +60,7 @@ export async function registerAgent(ctx: AppContext, user: UserRow, input: Regis
       ? await tx
           .select()
           .from(agents)
-          .where(and(eq(agents.id, input.agentId), eq(agents.userId, user.id)))
+          .where(and(eq(agents.id, input.agentId), eq(agents.organizationId, organization.id)))
           .for("update")
       : [];
     const role = input.role ?? "backup";
@@ -75,12 +76,16 @@ export async function registerAgent(ctx: AppContext, user: UserRow, input: Regis
       const id = newId();
       [agent] = (await tx
         .insert(agents)
-        .values({ id, userId: user.id, ...details, name: defaultName ? defaultAgentName(input.hostname, id) : input.name, status: "offline" })
+        .values({ id, organizationId: organization.id, ...details, name: defaultName ? defaultAgentName(input.hostname, id) : input.name, status: "offline" })
         .returning()) as [AgentRow];
     }
-    await recordAudit(tx, user.id, existing ? "AGENT_REREGISTERED" : "AGENT_REGISTERED", { agentId: agent.id, name: agent.name, hostname: input.hostname });
+    await recordAudit(tx, organization.id, existing ? "AGENT_REREGISTERED" : "AGENT_REGISTERED", {
+      agentId: agent.id,
+      name: agent.name,
+      hostname: input.hostname,
+    });
     // A restore agent's databases are where it restores, not what it backs up: it runs none.
-    const registered = await declareDatabasesIn(tx, ctx, user, agent.id, role === "restore" ? [] : input.databases, {
+    const registered = await declareDatabasesIn(tx, ctx, organization, agent.id, role === "restore" ? [] : input.databases, {
       exact: true,
       pitrAccess: new Map(input.pitrAccess?.map((entry) => [entry.database, entry.access])),
     });
@@ -88,52 +93,53 @@ export async function registerAgent(ctx: AppContext, user: UserRow, input: Regis
   });
   if (again) {
     // The process still holding the old credentials (if any) is told why and let go.
-    await disconnectUserAgents(ctx, user.id, REREGISTERED_MESSAGE, { agentId });
+    await disconnectUserAgents(ctx, organization.id, REREGISTERED_MESSAGE, { agentId });
   }
-  ctx.log.info(again ? "agent registered again" : "agent registered", { userId: user.id, agentId });
-  await tellOwnerOfRegistration(ctx, user, { name, hostname: input.hostname, again });
+  ctx.log.info(again ? "agent registered again" : "agent registered", { organizationId: organization.id, agentId });
+  await tellOwnerOfRegistration(ctx, organization.id, { name, hostname: input.hostname, again });
   return { agentId, agentToken, name, databases: registered };
 }
 
 /**
- * Whoever holds the API key can set up agents, so the owner hears of each one (a key copied by
+ * Whoever holds the API key can set up agents, so the owners and admins hear of each one (a key copied by
  * someone else shows up here, also after the owner signed out everywhere).
  */
-async function tellOwnerOfRegistration(ctx: AppContext, user: UserRow, agent: { name: string; hostname: string; again: boolean }) {
+async function tellOwnerOfRegistration(ctx: AppContext, organizationId: string, agent: { name: string; hostname: string; again: boolean }) {
   try {
-    await queueMail(ctx, {
-      to: user.email,
-      subject: agent.again ? "A DBVault agent was set up again" : "A new DBVault agent was set up",
-      text: [
-        `${agent.again ? "The agent" : "A new agent"} "${agent.name}" on host ${agent.hostname} was set up with your account's API key at ${ctx.now().toISOString()}.`,
-        "",
-        "If it was not you: remove the agent in Settings → Agents, and regenerate the API key in Settings → Security",
-        "(agents already set up keep running with their own credentials; only new set-ups need the new key).",
-      ].join("\n"),
-    });
+    for (const recipient of await alertRecipients(ctx.db, organizationId))
+      await queueMail(ctx, {
+        to: recipient.email,
+        subject: agent.again ? "A DBVault agent was set up again" : "A new DBVault agent was set up",
+        text: [
+          `${agent.again ? "The agent" : "A new agent"} "${agent.name}" on host ${agent.hostname} was set up with your account's API key at ${ctx.now().toISOString()}.`,
+          "",
+          "If it was not you: remove the agent in Settings → Agents, and regenerate the API key in Settings → Security",
+          "(agents already set up keep running with their own credentials; only new set-ups need the new key).",
+        ].join("\n"),
+      });
   } catch (error) {
-    ctx.log.error("agent registration notice failed", { userId: user.id, error });
+    ctx.log.error("agent registration notice failed", { organizationId, error });
   }
 }
 
 const REREGISTERED_MESSAGE = "This agent was set up again (setup --force): it reconnects with the new credentials from its config file.";
 
 /** Renames one of the user's agents (Settings → Agents); 404 for another user's. */
-export async function renameAgent(ctx: AppContext, userId: string, agentId: string, name: string) {
+export async function renameAgent(ctx: AppContext, organizationId: string, agentId: string, name: string, actor?: AuditActor) {
   const trimmed = name.trim();
   const [before] = await ctx.db
     .select({ name: agents.name })
     .from(agents)
-    .where(and(eq(agents.id, agentId), eq(agents.userId, userId)));
+    .where(and(eq(agents.id, agentId), eq(agents.organizationId, organizationId)));
   if (!before) throw notFound("Agent");
   const [agent] = await ctx.db.update(agents).set({ name: trimmed }).where(eq(agents.id, agentId)).returning();
   if (!agent) throw notFound("Agent");
-  await recordAudit(ctx.db, userId, "AGENT_RENAMED", { agentId, name: trimmed, previousName: before.name });
+  await recordAudit(ctx.db, organizationId, "AGENT_RENAMED", { agentId, name: trimmed, previousName: before.name }, actor);
   return toAgentView(agent);
 }
 
-export async function listAgents(ctx: AppContext, userId: string) {
-  const rows = await ctx.db.select().from(agents).where(eq(agents.userId, userId)).orderBy(asc(agents.createdAt));
+export async function listAgents(ctx: AppContext, organizationId: string) {
+  const rows = await ctx.db.select().from(agents).where(eq(agents.organizationId, organizationId)).orderBy(asc(agents.createdAt));
   return rows.map(toAgentView);
 }
 
@@ -145,11 +151,11 @@ const manageMessages = {
 } as const;
 
 /** A user's command to one of their agents (restart, update check, reset of its credentials). */
-export async function manageAgent(ctx: AppContext, userId: string, agentId: string, action: keyof typeof manageMessages) {
+export async function manageAgent(ctx: AppContext, organizationId: string, agentId: string, action: keyof typeof manageMessages) {
   const [agent] = await ctx.db
     .select()
     .from(agents)
-    .where(and(eq(agents.id, agentId), eq(agents.userId, userId)));
+    .where(and(eq(agents.id, agentId), eq(agents.organizationId, organizationId)));
   if (!agent) throw notFound("Agent");
   if (agent.status === "offline") {
     throw new AppError(409, "AGENT_OFFLINE", `The agent "${agent.name}" is offline. Start it with dbvault-agent run, then try again.`);
@@ -166,7 +172,7 @@ export async function manageAgent(ctx: AppContext, userId: string, agentId: stri
     if (action === "update") await recordUpdateRequested(ctx, agent.id);
     await sendToAgent(ctx, agent.id, { type: action });
   }
-  ctx.log.info("agent command sent", { userId, agentId, action });
+  ctx.log.info("agent command sent", { organizationId, agentId, action });
   return { message: manageMessages[action] };
 }
 
@@ -222,7 +228,7 @@ export async function markAgentDisconnected(ctx: AppContext, agentId: string, co
 /** An agent gone offline: another online agent holding its databases runs them from now on. */
 async function recordDisconnection(ctx: AppContext, agent: AgentRow) {
   await handOverDatabases(ctx.db, agent.id, { onlineOnly: true });
-  await recordAudit(ctx.db, agent.userId, "AGENT_DISCONNECTED", { agentId: agent.id, name: agent.name, hostname: agent.hostname });
+  await recordAudit(ctx.db, agent.organizationId, "AGENT_DISCONNECTED", { agentId: agent.id, name: agent.name, hostname: agent.hostname });
   await notifyAgentDisconnected(ctx, agent);
 }
 
@@ -245,6 +251,6 @@ export async function sweepAgentStatuses(ctx: AppContext) {
 }
 
 /** Closes the sockets of a user's agents (or of one) on every instance: when its API key changes, or it is set up again. */
-export async function disconnectUserAgents(ctx: AppContext, userId: string, reason: string, options: { closeCode?: number; agentId?: string } = {}) {
-  await ctx.bus.publish({ kind: "agent.disconnect", userId, reason, ...options });
+export async function disconnectUserAgents(ctx: AppContext, organizationId: string, reason: string, options: { closeCode?: number; agentId?: string } = {}) {
+  await ctx.bus.publish({ kind: "agent.disconnect", organizationId, reason, ...options });
 }

@@ -1,17 +1,37 @@
 import { and, count, desc, eq } from "drizzle-orm";
-import { type AuditAction, auditActions, auditLogs } from "@db/schema";
+import { type AuditAction, auditActions, auditLogs, type MemberRole } from "@db/schema";
 import type { Db, DbOrTx } from "@db/client";
 
 export const AUDIT_PAGE_SIZE = 20;
 
-/** Appends one entry to a user's audit log. `details` must never hold secrets. */
-export async function recordAudit(db: DbOrTx, userId: string, action: AuditAction, details: Record<string, unknown> = {}) {
-  await db.insert(auditLogs).values({ userId, action, details });
+/** Who did what an entry records, with their role in the organization then. */
+export type AuditActor = { id: string; name: string; email: string; role: MemberRole };
+
+/** The member acting in a request (`user` and `organization` as the auth guard hands them). */
+export const actorOf = (user: { id: string; name: string; email: string }, organization: { role: MemberRole }): AuditActor => ({
+  id: user.id,
+  name: user.name,
+  email: user.email,
+  role: organization.role,
+});
+
+/**
+ * Appends one entry to an organization's audit log. `details` must never hold secrets. `actor` is
+ * the member who did it; none for what the server or an agent did on its own.
+ */
+export async function recordAudit(db: DbOrTx, organizationId: string, action: AuditAction, details: Record<string, unknown> = {}, actor?: AuditActor) {
+  await db.insert(auditLogs).values({
+    organizationId,
+    action,
+    details,
+    ...(actor ? { actorId: actor.id, actorName: actor.name, actorEmail: actor.email, actorRole: actor.role } : {}),
+  });
 }
 
-/** One page of a user's audit log, newest first, optionally only one action. */
-export async function listAuditLogs(db: Db, input: { userId: string; page: number; action: AuditAction | null }) {
-  const where = input.action ? and(eq(auditLogs.userId, input.userId), eq(auditLogs.action, input.action)) : eq(auditLogs.userId, input.userId);
+/** One page of an organization's audit log, newest first, optionally only one action. */
+export async function listAuditLogs(db: Db, input: { organizationId: string; page: number; action: AuditAction | null }) {
+  const mine = eq(auditLogs.organizationId, input.organizationId);
+  const where = input.action ? and(mine, eq(auditLogs.action, input.action)) : mine;
   const [rows, [counted]] = await Promise.all([
     db
       .select()
@@ -30,6 +50,8 @@ export async function listAuditLogs(db: Db, input: { userId: string; page: numbe
       timestamp: row.timestamp.toISOString(),
       action: row.action,
       details: row.details,
+      // Who did it and as what role; null for what the server or an agent did on its own.
+      actor: row.actorRole ? { id: row.actorId, name: row.actorName, email: row.actorEmail, role: row.actorRole } : null,
     })),
     pagination: {
       total,

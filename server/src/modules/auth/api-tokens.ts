@@ -27,7 +27,7 @@ const MANAGE_HINT = "Profile → Security → API tokens";
  * the operation refuses tokens). 401 for an unknown (revoked) or expired token, 403 TOKEN_SCOPE
  * for a scope the token lacks. What the creator may do is the caller's to check (auth/guard.ts).
  */
-export async function verifyApiToken(ctx: AppContext, token: string, scope: ApiTokenScope | undefined): Promise<{ userId: string }> {
+export async function verifyApiToken(ctx: AppContext, token: string, scope: ApiTokenScope | undefined): Promise<{ userId: string; organizationId: string }> {
   const [row] = await ctx.db
     .select()
     .from(apiTokens)
@@ -42,5 +42,5 @@ export async function verifyApiToken(ctx: AppContext, token: string, scope: ApiT
   if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() >= LAST_USED_PRECISION_MS) {
     await ctx.db.update(apiTokens).set({ lastUsedAt: now }).where(eq(apiTokens.id, row.id));
   }
-  return { userId: row.userId };
+  return { userId: row.userId, organizationId: row.organizationId };
 }

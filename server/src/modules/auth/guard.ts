@@ -1,10 +1,11 @@
 import { eq } from "drizzle-orm";
 import { Elysia } from "elysia";
-import { users } from "@db/schema";
+import { type MemberRole, users } from "@db/schema";
 import type { AppContext } from "../../context";
-import { tokenScopeOf } from "../../lib/api-security";
+import { leastRoleOf, tokenScopeOf } from "../../lib/api-security";
 import { AppError, forbidden, unauthorized } from "../../lib/errors";
 import { type CurrentOrganization, currentOrganization, ORGANIZATION_HEADER } from "../organizations/current-organization";
+import { ROLE_LABELS, roleAtLeast } from "../organizations/roles";
 import { isApiToken, verifyApiToken } from "./api-tokens";
 
 export type AuthenticatedUser = typeof users.$inferSelect;
@@ -65,24 +66,25 @@ export async function authenticateSession(
 
 /**
  * The user behind a request: a session as `authenticateSession`, or an API token allowed the
- * route's scope (lib/api-security.ts). A token acts as its creator as the creator is now: a
- * banned, inactive or deleted account's tokens stop working, and the checks of each route (the
- * admin role, ownership) apply to the creator as to their session.
+ * route's scope (lib/api-security.ts). A token acts as its creator as the creator is now, in the
+ * organization it was made in (`tokenOrganization`): a banned, inactive or deleted account's
+ * tokens stop working, and the checks of each route (the admin role, the creator's role in the
+ * organization, ownership) apply to the creator as to their session.
  */
 async function authenticateRequest(
   ctx: AppContext,
   call: { request: Request; headers: Record<string, string | undefined>; route: string },
   options: { allowBanned?: boolean } = {},
-): Promise<{ user: AuthenticatedUser; session: SessionInfo }> {
+): Promise<{ user: AuthenticatedUser; session: SessionInfo; tokenOrganization?: string }> {
   const token = bearerToken(call.headers.authorization);
   if (!token || !isApiToken(token)) return authenticateSession(ctx, call.headers.authorization, options);
-  const { userId } = await verifyApiToken(ctx, token, tokenScopeOf(call.request.method, call.route));
+  const { userId, organizationId } = await verifyApiToken(ctx, token, tokenScopeOf(call.request.method, call.route));
   const [user] = await ctx.db.select().from(users).where(eq(users.id, userId));
   if (!user) throw unauthorized("This API token's account no longer exists.");
   const refused = accountRefusal(user);
   if (refused) throw refused;
   // A token never stands for a fresh password confirmation.
-  return { user, session: { reauthenticatedAt: null } };
+  return { user, session: { reauthenticatedAt: null }, tokenOrganization: organizationId };
 }
 
 /** A request's caller, with the organization it acts in (organizations/current-organization.ts). */
@@ -93,9 +95,26 @@ async function authenticateInOrganization(
   call: { request: Request; headers: Record<string, string | undefined>; route: string },
   options: { allowBanned?: boolean } = {},
 ): Promise<Authenticated> {
-  const authenticated = await authenticateRequest(ctx, call, options);
-  const organization = await currentOrganization(ctx.db, authenticated.user.id, call.headers[ORGANIZATION_HEADER] || undefined);
+  const { tokenOrganization, ...authenticated } = await authenticateRequest(ctx, call, options);
+  const requested = call.headers[ORGANIZATION_HEADER] || undefined;
+  // A token acts only in its own organization, and only while its creator is still a member there.
+  if (tokenOrganization && requested && requested !== tokenOrganization) {
+    throw forbidden("This API token acts only in the organization it was created in. Create a token there in Profile → Security → API tokens.");
+  }
+  const organization = await currentOrganization(ctx.db, authenticated.user.id, tokenOrganization ?? requested);
+  refuseBelowRole(organization, leastRoleOf(call.request.method, call.route));
   return { ...authenticated, organization };
+}
+
+/** 403 when the member's role in the organization is below what the operation needs (lib/api-security.ts). */
+function refuseBelowRole(organization: CurrentOrganization, least: MemberRole) {
+  if (roleAtLeast(organization.role, least)) return;
+  const role = ROLE_LABELS[organization.role];
+  const message =
+    least === "owner"
+      ? `Your role (${role}) cannot do this: only an owner of ${organization.name} can.`
+      : `Your role (${role}) cannot do this. Ask an owner or admin of ${organization.name} for the ${ROLE_LABELS[least]} role.`;
+  throw new AppError(403, "ROLE", message, { role: organization.role, requiredRole: least });
 }
 
 // Authentication runs in the transform phase, before body and params are validated, so an

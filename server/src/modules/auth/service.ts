@@ -5,6 +5,8 @@ import { type MemberRole, memberships, organizations, passwordResetTokens, setti
 import type { AppContext } from "../../context";
 import { type AppError, badRequest, conflict, unauthorized } from "../../lib/errors";
 import { findDefaultPlan } from "../plans/service";
+import { apiKeyShownTo, newApiKeyColumns } from "../organizations/api-key";
+import { currentOrganization } from "../organizations/current-organization";
 import { endBrowserSessions } from "../../lib/browser-events";
 import { queueMail } from "../mail/outbox";
 import { acceptSecondFactor, isTwoFactorOn, isTwoFactorRequired, requireSecondFactor } from "./second-factor";
@@ -20,14 +22,15 @@ export const FORGOT_PASSWORD_MESSAGE = "If an account with that email exists, a 
 type UserRow = typeof users.$inferSelect;
 
 /** The user as sign-in answers it (spec section 3). */
-export function toSessionUser(ctx: AppContext, user: UserRow) {
+export function toSessionUser(ctx: AppContext, user: UserRow, apiKey: string) {
   return {
     id: user.id,
     _id: user.id,
     email: user.email,
     name: user.name,
     role: user.role,
-    apiKey: ctx.apiKeys.open(user.apiKeyCiphertext),
+    /** The current organization's (organizations/api-key.ts apiKeyShownTo). */
+    apiKey,
     isBanned: user.isBanned,
     banReason: user.banReason,
     bannedAt: user.bannedAt?.toISOString() ?? null,
@@ -52,7 +55,7 @@ export async function createUser(
   const [existing] = await ctx.db.select({ id: users.id }).from(users).where(eq(users.email, email));
   if (existing) throw conflict("An account with this email already exists.");
   const plan = await findDefaultPlan(ctx.db);
-  const apiKey = ctx.apiKeys.generate();
+  const apiKey = newApiKeyColumns(ctx).columns;
   const passwordHash = await hashPassword(input.password);
   return ctx.db.transaction(async (tx) => {
     const [user] = await tx
@@ -62,18 +65,15 @@ export async function createUser(
         email,
         passwordHash,
         role: input.role ?? "user",
-        planId: plan.id,
-        apiKeyCiphertext: ctx.apiKeys.seal(apiKey),
-        apiKeyHash: ctx.apiKeys.hash(apiKey),
       })
       .onConflictDoNothing({ target: users.email })
       .returning();
     // Two registrations racing for one address: the loser lands here.
     if (!user) throw conflict("An account with this email already exists.");
-    await tx.insert(organizations).values({ id: user.id, name: user.name || user.email, personal: true });
+    await tx.insert(organizations).values({ id: user.id, name: user.name || user.email, personal: true, planId: plan.id, ...apiKey });
     await tx.insert(memberships).values({ organizationId: user.id, userId: user.id, role: "owner" });
     if (input.joining) await tx.insert(memberships).values({ ...input.joining, userId: user.id });
-    await tx.insert(settings).values({ userId: user.id });
+    await tx.insert(settings).values({ organizationId: user.id });
     return user;
   });
 }
@@ -110,9 +110,11 @@ export async function login(ctx: AppContext, input: { email: string; password: s
 
 /** A sign-in's answer: a session token (of at most `maxHours`), the user, and this browser's device token. */
 export async function issueSession(ctx: AppContext, user: UserRow, device: string | undefined, maxHours?: number) {
+  // A new session starts in the user's personal organization (the web app switches from there).
+  const organization = await currentOrganization(ctx.db, user.id, undefined);
   return {
     token: await ctx.tokens.issue(user.id, user.tokenVersion, undefined, maxHours),
-    user: toSessionUser(ctx, user),
+    user: toSessionUser(ctx, user, await apiKeyShownTo(ctx, organization)),
     deviceToken: deviceTokenFor(ctx, user.id, device),
   };
 }

@@ -19,6 +19,7 @@ const DEFAULT_RETENTION = { retentionMode: "age", retention: 72, gfsDaily: 7, gf
 export type ProtectedChange =
   | { kind: "delete-backup"; backup: { status: string; createdAt: Date } }
   | { kind: "delete-account" }
+  | { kind: "delete-organization" }
   /** New retention settings, as the policy they make (retention-rules/policy.ts policyOf). */
   | { kind: "change-retention"; to: RetentionPolicy }
   /** The user's own; an admin's reset for a lost authenticator stays possible (the owner is checked outside the product). */
@@ -27,12 +28,12 @@ export type ProtectedChange =
   | { kind: "remove-copy-destination" };
 
 /** The user's retention policy (on another plan, when given); the defaults for an account that never saved settings. */
-async function retentionOf(ctx: AppContext, userId: string, plan?: { retentionLimit: number }): Promise<RetentionPolicy> {
-  return (await policyOfUser(ctx, userId, { plan })) ?? policyOf(DEFAULT_RETENTION, plan ?? (await planOfUser(ctx.db, null)));
+async function retentionOf(ctx: AppContext, organizationId: string, plan?: { retentionLimit: number }): Promise<RetentionPolicy> {
+  return (await policyOfUser(ctx, organizationId, { plan })) ?? policyOf(DEFAULT_RETENTION, plan ?? (await planOfUser(ctx.db, null)));
 }
 
 /** The retention policy the user would have on another plan: switchPlan asks the check with it. */
-export const retentionUnderPlan = (ctx: AppContext, userId: string, plan: { retentionLimit: number }) => retentionOf(ctx, userId, plan);
+export const retentionUnderPlan = (ctx: AppContext, organizationId: string, plan: { retentionLimit: number }) => retentionOf(ctx, organizationId, plan);
 
 /** When retention lets a completed backup go at the latest: its age past the hours, or the plan's limit under GFS. */
 const keptUntil = (backup: { createdAt: Date }, policy: RetentionPolicy) =>
@@ -54,15 +55,15 @@ const offClause = (ctx: AppContext, protection: Exclude<ProtectionState, { state
  * when the user's policy is on (or waiting to turn off) and the change would destroy a kept backup
  * or let one go earlier. Answers quietly otherwise.
  */
-export async function refuseIfProtected(ctx: AppContext, userId: string, change: ProtectedChange): Promise<void> {
-  const protection = await protectionOf(ctx, userId);
+export async function refuseIfProtected(ctx: AppContext, organizationId: string, change: ProtectedChange): Promise<void> {
+  const protection = await protectionOf(ctx, organizationId);
   if (protection.state === "off") return;
   const prefix = "Protect backups is on for this account";
   switch (change.kind) {
     case "delete-backup": {
       // A failed or unfinished backup holds no data to protect; other rules decide about it.
       if (change.backup.status !== "completed") return;
-      const policy = await retentionOf(ctx, userId);
+      const policy = await retentionOf(ctx, organizationId);
       const until = keptUntil(change.backup, policy);
       if (until.getTime() <= ctx.now().getTime()) return;
       const off = offDate(ctx, protection);
@@ -78,8 +79,13 @@ export async function refuseIfProtected(ctx: AppContext, userId: string, change:
         `${prefix}: the account and its backups cannot be deleted until the protection is off, ${offClause(ctx, protection)}.`,
         offDate(ctx, protection),
       );
+    case "delete-organization":
+      throw refused(
+        `${prefix}: the organization and its backups cannot be deleted until the protection is off, ${offClause(ctx, protection)}.`,
+        offDate(ctx, protection),
+      );
     case "change-retention":
-      if (!shortensRetention(await retentionOf(ctx, userId), change.to)) return;
+      if (!shortensRetention(await retentionOf(ctx, organizationId), change.to)) return;
       throw refused(
         `${prefix}: retention cannot be shortened, as kept backups would expire earlier. Keep or lengthen it; a shorter retention is possible ${offClause(ctx, protection)}.`,
         offDate(ctx, protection),

@@ -5,20 +5,20 @@ import { requireRecentReauthentication } from "../reauthentication/service";
 import { protectionAnswers, protectionModel } from "./model";
 import { cancelProtectionOff, getProtection, requestProtectionOff, turnProtectionOn } from "./service";
 
-/** "Protect backups" of the signed-in user: Settings → Security. */
+/** "Protect backups" of the current organization (its owners' to switch): Settings → Security. */
 export const backupProtectionController = (ctx: AppContext) =>
   new Elysia({ prefix: "/api/settings/backup-protection", detail: { tags: ["Settings"], security: [{ bearer: [] }] } })
     .use(authGuard(ctx))
-    .get("/", ({ user }) => getProtection(ctx, user.id), {
+    .get("/", ({ organization }) => getProtection(ctx, organization.id), {
       auth: true,
       response: { 200: protectionAnswers.protection },
       detail: { summary: "Whether Protect backups is on, off, or turning off (and when)" },
     })
     .post(
       "/",
-      async ({ user, session, body }) => {
+      async ({ user, organization, session, body }) => {
         await requireRecentReauthentication(ctx, user, session, body);
-        return turnProtectionOn(ctx, user);
+        return turnProtectionOn(ctx, user, organization);
       },
       {
         auth: true,
@@ -33,9 +33,9 @@ export const backupProtectionController = (ctx: AppContext) =>
     )
     .post(
       "/turn-off",
-      async ({ user, session, body }) => {
+      async ({ user, organization, session, body }) => {
         await requireRecentReauthentication(ctx, user, session, body);
-        return requestProtectionOff(ctx, user);
+        return requestProtectionOff(ctx, user, organization);
       },
       {
         auth: true,
@@ -46,7 +46,7 @@ export const backupProtectionController = (ctx: AppContext) =>
         },
       },
     )
-    .delete("/turn-off", ({ user }) => cancelProtectionOff(ctx, user), {
+    .delete("/turn-off", ({ user, organization }) => cancelProtectionOff(ctx, user, organization), {
       auth: true,
       response: { 200: protectionAnswers.changed },
       detail: { summary: "Cancel a waiting turn-off: Protect backups stays on" },

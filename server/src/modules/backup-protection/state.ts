@@ -30,28 +30,32 @@ export function stateOfRow(row: ProtectionRow | null | undefined, now: Date): Pr
 }
 
 /** The user's policy now; a turn-off whose wait is over is finished here (row gone, audited). */
-export async function protectionOf(ctx: AppContext, userId: string): Promise<ProtectionState> {
-  const [row] = await ctx.db.select().from(backupProtections).where(eq(backupProtections.userId, userId));
+export async function protectionOf(ctx: AppContext, organizationId: string): Promise<ProtectionState> {
+  const [row] = await ctx.db.select().from(backupProtections).where(eq(backupProtections.organizationId, organizationId));
   const state = stateOfRow(row, ctx.now());
-  if (row?.offAt && state.state === "off") await finishTurnOff(ctx, userId, row.offAt);
+  if (row?.offAt && state.state === "off") await finishTurnOff(ctx, organizationId, row.offAt);
   return state;
 }
 
 /** Removes the policy whose turn-off was due at `offAt`, once: a concurrent reader finds it gone. */
-async function finishTurnOff(ctx: AppContext, userId: string, offAt: Date) {
+async function finishTurnOff(ctx: AppContext, organizationId: string, offAt: Date) {
   await ctx.db.transaction(async (tx) => {
     const [removed] = await tx
       .delete(backupProtections)
-      .where(and(eq(backupProtections.userId, userId), eq(backupProtections.offAt, offAt)))
+      .where(and(eq(backupProtections.organizationId, organizationId), eq(backupProtections.offAt, offAt)))
       .returning();
     if (removed)
-      await recordAudit(tx, userId, "BACKUP_PROTECTION_OFF", { type: "auto", requestedAt: removed.offRequestedAt?.toISOString(), offAt: offAt.toISOString() });
+      await recordAudit(tx, organizationId, "BACKUP_PROTECTION_OFF", {
+        type: "auto",
+        requestedAt: removed.offRequestedAt?.toISOString(),
+        offAt: offAt.toISOString(),
+      });
   });
 }
 
 /** The maintenance pass: finishes every turn-off whose wait is over, so the audit log says when it took effect. */
 export async function finishDueTurnOffs(ctx: AppContext) {
-  const due = await ctx.db.select({ userId: backupProtections.userId }).from(backupProtections).where(lte(backupProtections.offAt, ctx.now()));
-  for (const { userId } of due) await protectionOf(ctx, userId);
+  const due = await ctx.db.select({ organizationId: backupProtections.organizationId }).from(backupProtections).where(lte(backupProtections.offAt, ctx.now()));
+  for (const { organizationId } of due) await protectionOf(ctx, organizationId);
   return due.length;
 }

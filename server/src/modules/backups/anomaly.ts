@@ -80,7 +80,7 @@ export async function flagAnomaly(ctx: AppContext, backup: typeof backups.$infer
     .from(backups)
     .where(
       and(
-        eq(backups.userId, backup.userId),
+        eq(backups.organizationId, backup.organizationId),
         eq(backups.databaseName, backup.databaseName),
         eq(backups.status, "completed"),
         lt(backups.createdAt, backup.createdAt),

@@ -43,10 +43,10 @@ export function copyDestinationProblem(destination: string): string | null {
  * credential, 409 BACKUPS_PROTECTED (with the date) while its owner's "Protect backups" is on.
  * The agent removes the destination from its config only after this answers.
  */
-export async function allowCopyRemoval(ctx: AppContext, userId: string, destination: string): Promise<{ allowed: true }> {
+export async function allowCopyRemoval(ctx: AppContext, organizationId: string, destination: string): Promise<{ allowed: true }> {
   const problem = copyDestinationProblem(destination);
   if (problem) throw badRequest(`The copy destination must be the agent's s3:// label: this one ${problem}.`);
-  await refuseIfProtected(ctx, userId, { kind: "remove-copy-destination" });
+  await refuseIfProtected(ctx, organizationId, { kind: "remove-copy-destination" });
   return { allowed: true };
 }
 
@@ -108,19 +108,19 @@ export const DATABASE_COPIES_LIMIT = 500;
 
 /**
  * A database's backup copies in the customer's buckets, newest backup first, each with its
- * backup's id and time. 404 when the user has no database of that name.
+ * backup's id and time. 404 when the organization has no database of that name.
  */
-export async function listDatabaseCopies(ctx: AppContext, userId: string, databaseName: string) {
+export async function listDatabaseCopies(ctx: AppContext, organizationId: string, databaseName: string) {
   const [database] = await ctx.db
     .select({ id: databases.id })
     .from(databases)
-    .where(and(eq(databases.userId, userId), eq(databases.name, databaseName)));
+    .where(and(eq(databases.organizationId, organizationId), eq(databases.name, databaseName)));
   if (!database) throw notFound("Database");
   const rows = await ctx.db
     .select({ copy: backupCopies, backupCreatedAt: backups.createdAt })
     .from(backupCopies)
     .innerJoin(backups, eq(backups.id, backupCopies.backupId))
-    .where(and(eq(backups.userId, userId), eq(backups.databaseName, databaseName)))
+    .where(and(eq(backups.organizationId, organizationId), eq(backups.databaseName, databaseName)))
     .orderBy(desc(backups.createdAt), backupCopies.destination)
     .limit(DATABASE_COPIES_LIMIT);
   return {

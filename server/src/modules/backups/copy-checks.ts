@@ -92,7 +92,7 @@ export async function recordCopyChecks(ctx: AppContext, agent: AgentRow, results
   for (const [event, copies] of Object.entries(raised) as [keyof typeof raised, CopyFacts[]][]) {
     if (copies.length === 0) continue;
     ctx.log.warn("backup copies found wrong by the agent's check", { agentId: agent.id, event, copies: copies.length });
-    await notifyCopyProblems(ctx, agent.userId, event, copies);
+    await notifyCopyProblems(ctx, agent.organizationId, event, copies);
   }
   ctx.log.info("backup copy check recorded", { agentId: agent.id, recorded });
   return { recorded, alerts: Object.values(raised).reduce((sum, copies) => sum + copies.length, 0) };

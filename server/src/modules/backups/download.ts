@@ -33,7 +33,7 @@ export function parseRange(header: string | null, size: number): { start: number
 export async function downloadBackupResponse(ctx: AppContext, backup: BackupRow, rangeHeader: string | null): Promise<Response> {
   if (backup.status !== "completed") throw conflict(`This backup is ${backup.status}; only completed backups can be downloaded.`);
   return storedFileResponse(ctx, {
-    key: backupStorage.file(backup.userId, backup.id),
+    key: backupStorage.file(backup.organizationId, backup.id),
     size: backup.size,
     fileName: backupFileName(backup),
     sha256: backup.sha256,

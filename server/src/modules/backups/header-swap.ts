@@ -18,7 +18,7 @@ type BackupRow = typeof backups.$inferSelect;
 /** The stored file's header bytes (as long as its format says). Throws 409 when the backup is not completed or its file is gone. */
 export async function readStoredHeader(ctx: AppContext, backup: BackupRow): Promise<Buffer> {
   if (backup.status !== "completed") throw conflict(`This backup is ${backup.status}; only a completed backup has a stored file.`);
-  const fileKey = backupStorage.file(backup.userId, backup.id);
+  const fileKey = backupStorage.file(backup.organizationId, backup.id);
   try {
     const prefix = await readAll(await ctx.storage.get(fileKey, { start: 0, end: HEADER_PREFIX_LENGTH - 1 }));
     const { length } = readStoredHeaderLength(prefix);
@@ -41,13 +41,13 @@ export async function replaceStoredHeader(
 ): Promise<{ keyId: string; size: number; sha256: string }> {
   const stored = await readStoredHeader(ctx, backup);
   const { keyId } = checkReplacementHeader(stored, replacement);
-  const fileKey = backupStorage.file(backup.userId, backup.id);
+  const fileKey = backupStorage.file(backup.organizationId, backup.id);
   let sha256 = backup.sha256;
   if (!stored.equals(Buffer.from(replacement)) || !sha256) {
     // The header it replaces is kept first: a rewrap sent with stolen agent credentials can wrap
     // the data key to nobody, and this copy (the data after it is unchanged) undoes that.
     const retainUntil = await lockForNewBackup(ctx, backup);
-    if (backup.sha256) await ctx.storage.put(backupStorage.replacedHeader(backup.userId, backup.id, backup.sha256), stored, { retainUntil });
+    if (backup.sha256) await ctx.storage.put(backupStorage.replacedHeader(backup.organizationId, backup.id, backup.sha256), stored, { retainUntil });
     const hash = createHash("sha256");
     const data = await ctx.storage.get(fileKey, { start: stored.length, end: backup.size - 1 });
     const body = concatenate(replacement, data, (chunk) => hash.update(chunk));
@@ -62,7 +62,7 @@ export async function replaceStoredHeader(
     .returning({ id: backups.id });
   // Deleted while its header was being replaced: the put just wrote the file back, so remove it again.
   if (!updated) {
-    await ctx.storage.deletePrefix(backupStorage.prefix(backup.userId, backup.id)).catch(() => {});
+    await ctx.storage.deletePrefix(backupStorage.prefix(backup.organizationId, backup.id)).catch(() => {});
     throw conflict("This backup was deleted while its header was being replaced.");
   }
   await recordManifestChecksum(ctx, backup, sha256);
@@ -72,7 +72,7 @@ export async function replaceStoredHeader(
 
 // The manifest beside the file repeats its checksum (the catalogue can be rebuilt from storage).
 async function recordManifestChecksum(ctx: AppContext, backup: BackupRow, sha256: string) {
-  const key = backupStorage.manifest(backup.userId, backup.id);
+  const key = backupStorage.manifest(backup.organizationId, backup.id);
   try {
     const manifest = JSON.parse((await readAll(await ctx.storage.get(key))).toString("utf8")) as Record<string, unknown>;
     if (manifest.sha256 === sha256) return;

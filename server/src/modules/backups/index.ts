@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
 import { authGuard } from "../auth/guard";
+import { actorOf } from "../audit/service";
 import { downloadBackupResponse } from "./download";
 import { backupAnswers, backupsModel, encryptedFileAnswer } from "./model";
 import { deleteBackup, findOwnBackup, listBackups, resolveAnomaly, summarizeBackups, triggerBackup } from "./service";
@@ -11,18 +12,18 @@ import { toBackupView } from "./views";
 export const backupsController = (ctx: AppContext) => {
   return new Elysia({ prefix: "/api/backups", detail: { tags: ["Backups"], security: [{ bearer: [] }] } })
     .use(authGuard(ctx))
-    .get("/", ({ user, query }) => listBackups(ctx, user.id, query), {
+    .get("/", ({ organization, query }) => listBackups(ctx, organization.id, query), {
       auth: true,
       query: backupsModel.listQuery,
       response: { 200: backupAnswers.list },
       detail: { summary: "The user's backups, newest first: 100 a page (?limit up to 500, ?page, ?databaseName); totals in /summary" },
     })
-    .get("/summary", ({ user }) => summarizeBackups(ctx, user.id), {
+    .get("/summary", ({ organization }) => summarizeBackups(ctx, organization.id), {
       auth: true,
       response: { 200: backupAnswers.summary },
       detail: { summary: "Counts for the dashboard: total, completed, failed, success rate, last backup time" },
     })
-    .get("/copies", ({ user, query }) => listDatabaseCopies(ctx, user.id, query.databaseName), {
+    .get("/copies", ({ organization, query }) => listDatabaseCopies(ctx, organization.id, query.databaseName), {
       auth: true,
       query: backupsModel.copiesQuery,
       response: { 200: backupAnswers.databaseCopies },
@@ -33,9 +34,9 @@ export const backupsController = (ctx: AppContext) => {
     })
     .post(
       "/",
-      async ({ user, body, set }) => {
+      async ({ user, organization, body, set }) => {
         set.status = 201;
-        return triggerBackup(ctx, user, body.databaseName);
+        return triggerBackup(ctx, organization, body.databaseName, actorOf(user, organization));
       },
       {
         auth: true,
@@ -46,8 +47,8 @@ export const backupsController = (ctx: AppContext) => {
     )
     .get(
       "/:id",
-      async ({ user, params }) => {
-        const backup = await findOwnBackup(ctx, user.id, params.id);
+      async ({ organization, params }) => {
+        const backup = await findOwnBackup(ctx, organization.id, params.id);
         return toBackupView(backup, (await copiesOfBackups(ctx, [backup.id])).get(backup.id));
       },
       {
@@ -57,17 +58,21 @@ export const backupsController = (ctx: AppContext) => {
         detail: { summary: "One backup's status" },
       },
     )
-    .delete("/:id", async ({ user, params }) => deleteBackup(ctx, await findOwnBackup(ctx, user.id, params.id), "manual"), {
-      auth: true,
-      params: backupsModel.idParams,
-      response: { 200: backupAnswers.message },
-      detail: { summary: "Delete a backup and its file" },
-    })
+    .delete(
+      "/:id",
+      async ({ user, organization, params }) => deleteBackup(ctx, await findOwnBackup(ctx, organization.id, params.id), "manual", actorOf(user, organization)),
+      {
+        auth: true,
+        params: backupsModel.idParams,
+        response: { 200: backupAnswers.message },
+        detail: { summary: "Delete a backup and its file" },
+      },
+    )
     .post(
       "/:id/verify",
-      async ({ user, params, set }) => {
+      async ({ organization, params, set }) => {
         set.status = 202;
-        return requestVerification(ctx, await findOwnBackup(ctx, user.id, params.id));
+        return requestVerification(ctx, await findOwnBackup(ctx, organization.id, params.id));
       },
       {
         auth: true,
@@ -79,15 +84,20 @@ export const backupsController = (ctx: AppContext) => {
         },
       },
     )
-    .post("/:id/anomaly/resolve", async ({ user, params }) => resolveAnomaly(ctx, await findOwnBackup(ctx, user.id, params.id)), {
-      auth: true,
-      params: backupsModel.idParams,
-      response: { 200: backupAnswers.message },
-      detail: { summary: "Mark a backup's anomaly (and its database's earlier ones) as expected: retention stops holding the last good backup" },
-    })
+    .post(
+      "/:id/anomaly/resolve",
+      async ({ user, organization, params }) => resolveAnomaly(ctx, await findOwnBackup(ctx, organization.id, params.id), actorOf(user, organization)),
+      {
+        auth: true,
+        params: backupsModel.idParams,
+        response: { 200: backupAnswers.message },
+        detail: { summary: "Mark a backup's anomaly (and its database's earlier ones) as expected: retention stops holding the last good backup" },
+      },
+    )
     .get(
       "/:id/download",
-      async ({ user, params, request }) => downloadBackupResponse(ctx, await findOwnBackup(ctx, user.id, params.id), request.headers.get("range")),
+      async ({ organization, params, request }) =>
+        downloadBackupResponse(ctx, await findOwnBackup(ctx, organization.id, params.id), request.headers.get("range")),
       { auth: true, params: backupsModel.idParams, detail: { summary: "Download the encrypted file (ranges supported)", responses: encryptedFileAnswer } },
     );
 };

@@ -6,14 +6,14 @@ import type { AppContext } from "../../context";
 import { AppError, conflict, notFound } from "../../lib/errors";
 import { lockUntilCommit } from "../../lib/transaction-lock";
 import { ObjectLockedError } from "../../storage";
-import { recordAudit } from "../audit/service";
+import { type AuditActor, recordAudit } from "../audit/service";
 import { refuseIfProtected } from "../backup-protection/check";
 import { sendToAgent } from "../../lib/agent-commands";
 import { notifyBackupAnomaly, notifyBackupCompleted, notifyBackupFailed } from "../notifications/service";
 import { backupFacts } from "../webhooks/events";
 import { planOfUser } from "../plans/service";
 import { releaseStorage } from "../quota/storage-quota";
-import { publishToUser } from "../../lib/browser-events";
+import { publishToOrganization } from "../../lib/browser-events";
 import { copiesOfBackups } from "./copies";
 import { backupFileName, backupStorage, backupViewColumns, toBackupView } from "./views";
 
@@ -28,9 +28,11 @@ export const MAX_BACKUP_PAGE_SIZE = 500;
  * backups has tens of thousands, far too many for one answer), optionally of one database.
  * Totals come from summarizeBackups: counting on every page would cost more than the page.
  */
-export async function listBackups(ctx: AppContext, userId: string, options: { limit?: number; page?: number; databaseName?: string } = {}) {
+export async function listBackups(ctx: AppContext, organizationId: string, options: { limit?: number; page?: number; databaseName?: string } = {}) {
   const limit = options.limit ?? BACKUP_PAGE_SIZE;
-  const where = options.databaseName ? and(eq(backups.userId, userId), eq(backups.databaseName, options.databaseName)) : eq(backups.userId, userId);
+  const where = options.databaseName
+    ? and(eq(backups.organizationId, organizationId), eq(backups.databaseName, options.databaseName))
+    : eq(backups.organizationId, organizationId);
   const rows = await ctx.db
     .select(backupViewColumns)
     .from(backups)
@@ -46,7 +48,7 @@ export async function listBackups(ctx: AppContext, userId: string, options: { li
 }
 
 /** Counts behind the dashboard's summary cards, over all of the user's backups. */
-export async function summarizeBackups(ctx: AppContext, userId: string) {
+export async function summarizeBackups(ctx: AppContext, organizationId: string) {
   const [row] = await ctx.db
     .select({
       totalCount: count(),
@@ -55,7 +57,7 @@ export async function summarizeBackups(ctx: AppContext, userId: string) {
       lastBackupAt: sql<string | null>`max(${backups.createdAt})`,
     })
     .from(backups)
-    .where(eq(backups.userId, userId));
+    .where(eq(backups.organizationId, organizationId));
   const totalCount = row?.totalCount ?? 0;
   const completedCount = row?.completedCount ?? 0;
   const failedCount = row?.failedCount ?? 0;
@@ -71,11 +73,11 @@ export async function summarizeBackups(ctx: AppContext, userId: string) {
 }
 
 /** One of the user's backups; 404 for anyone else's. */
-export async function findOwnBackup(ctx: AppContext, userId: string, backupId: string): Promise<BackupRow> {
+export async function findOwnBackup(ctx: AppContext, organizationId: string, backupId: string): Promise<BackupRow> {
   const [backup] = await ctx.db
     .select()
     .from(backups)
-    .where(and(eq(backups.id, backupId), eq(backups.userId, userId)));
+    .where(and(eq(backups.id, backupId), eq(backups.organizationId, organizationId)));
   if (!backup) throw notFound("Backup");
   return backup;
 }
@@ -84,7 +86,12 @@ export async function findOwnBackup(ctx: AppContext, userId: string, backupId: s
  * Creates a pending backup of a database and asks its agent to run it. With no agent online the
  * backup is recorded as failed at once, so a missed scheduled backup is visible and notified.
  */
-export async function startBackup(ctx: AppContext, database: DatabaseRow, type: "manual" | "auto", options: { guard?: (tx: Tx) => Promise<void> } = {}) {
+export async function startBackup(
+  ctx: AppContext,
+  database: DatabaseRow,
+  type: "manual" | "auto",
+  options: { guard?: (tx: Tx) => Promise<void>; actor?: AuditActor } = {},
+) {
   const [agent] = database.agentId ? await ctx.db.select().from(agents).where(eq(agents.id, database.agentId)) : [];
   const backup = await ctx.db.transaction(async (tx) => {
     // The guard's checks (a manual backup's rate limit, none already running) and the insert are
@@ -96,7 +103,7 @@ export async function startBackup(ctx: AppContext, database: DatabaseRow, type: 
     const [row] = await tx
       .insert(backups)
       .values({
-        userId: database.userId,
+        organizationId: database.organizationId,
         databaseId: database.id,
         databaseName: database.name,
         agentId: agent?.id ?? null,
@@ -105,23 +112,23 @@ export async function startBackup(ctx: AppContext, database: DatabaseRow, type: 
         lastActivityAt: ctx.now(),
       })
       .returning();
-    await recordAudit(tx, database.userId, "BACKUP_CREATED", { backupId: row!.id, databaseName: database.name, type });
+    await recordAudit(tx, database.organizationId, "BACKUP_CREATED", { backupId: row!.id, databaseName: database.name, type }, options.actor);
     return row;
   });
   if (!agent || agent.status === "offline") {
     return failBackup(ctx, backup!.id, "No agent is online for this database. Start it with `dbvault-agent run` on its server.");
   }
   await sendToAgent(ctx, agent.id, { type: "backup", backupId: backup!.id, databaseName: database.name, fileName: backupFileName(backup!) });
-  await publishToUser(ctx, database.userId, { type: "backupProgress", backupId: backup!.id, status: "pending", progress: null });
+  await publishToOrganization(ctx, database.organizationId, { type: "backupProgress", backupId: backup!.id, status: "pending", progress: null });
   return backup!;
 }
 
 /** A user's manual backup: active databases only, no sooner than the plan's frequency limit allows. */
-export async function triggerBackup(ctx: AppContext, user: { id: string; planId: string | null }, databaseName: string) {
+export async function triggerBackup(ctx: AppContext, organization: { id: string; planId: string | null }, databaseName: string, actor?: AuditActor) {
   const [database] = await ctx.db
     .select()
     .from(databases)
-    .where(and(eq(databases.userId, user.id), eq(databases.name, databaseName)));
+    .where(and(eq(databases.organizationId, organization.id), eq(databases.name, databaseName)));
   if (!database) throw notFound(`Database "${databaseName}"`);
   if (!database.isActive) {
     throw new AppError(
@@ -130,10 +137,10 @@ export async function triggerBackup(ctx: AppContext, user: { id: string; planId:
       `The database "${databaseName}" is disabled: your plan's database limit is reached. Enable it in Settings → Databases or upgrade your plan.`,
     );
   }
-  const plan = await planOfUser(ctx.db, user.planId);
+  const plan = await planOfUser(ctx.db, organization.planId);
   const [agent] = database.agentId ? await ctx.db.select({ status: agents.status }).from(agents).where(eq(agents.id, database.agentId)) : [];
   const guard = (tx: Tx) => checkManualBackupAllowed(tx, ctx, database, plan, agent?.status ?? null);
-  return toBackupView(await startBackup(ctx, database, "manual", { guard }));
+  return toBackupView(await startBackup(ctx, database, "manual", { guard, actor }));
 }
 
 /**
@@ -184,7 +191,7 @@ export async function recordBackupProgress(ctx: AppContext, agentId: string, bac
     .set({ status: "in-progress", progress, lastActivityAt: ctx.now(), startedAt: sql`coalesce(${backups.startedAt}, now())` })
     .where(and(eq(backups.id, backupId), eq(backups.agentId, agentId), inArray(backups.status, ["pending", "in-progress"])))
     .returning();
-  if (backup) await publishToUser(ctx, backup.userId, { type: "backupProgress", backupId, status: "in-progress", progress });
+  if (backup) await publishToOrganization(ctx, backup.organizationId, { type: "backupProgress", backupId, status: "in-progress", progress });
 }
 
 /**
@@ -201,9 +208,9 @@ export async function failBackup(ctx: AppContext, backupId: string, reason: stri
     if (!backup) return null;
     const parts = await tx.delete(backupParts).where(eq(backupParts.backupId, backupId)).returning({ size: backupParts.size });
     const bytes = parts.reduce((sum, part) => sum + part.size, 0);
-    await releaseStorage(tx, backup.userId, bytes);
-    if (options.storageLimit) await recordAudit(tx, backup.userId, "STORAGE_LIMIT_EXCEEDED", { backupId, databaseName: backup.databaseName });
-    await recordAudit(tx, backup.userId, "BACKUP_FAILED", { backupId, databaseName: backup.databaseName, type: backup.type, reason });
+    await releaseStorage(tx, backup.organizationId, bytes);
+    if (options.storageLimit) await recordAudit(tx, backup.organizationId, "STORAGE_LIMIT_EXCEEDED", { backupId, databaseName: backup.databaseName });
+    await recordAudit(tx, backup.organizationId, "BACKUP_FAILED", { backupId, databaseName: backup.databaseName, type: backup.type, reason });
     return backup;
   });
   ctx.runningHashes.drop(backupId);
@@ -216,15 +223,15 @@ export async function failBackup(ctx: AppContext, backupId: string, reason: stri
     await ctx.db.update(backups).set({ dataReleasePending: true }).where(eq(backups.id, backupId));
   }
   ctx.log.warn("backup failed", { backupId, reason });
-  await publishToUser(ctx, released.userId, { type: "backupProgress", backupId, status: "failed", progress: null });
+  await publishToOrganization(ctx, released.organizationId, { type: "backupProgress", backupId, status: "failed", progress: null });
   await notifyBackupFailed(ctx, released, reason);
   return released;
 }
 
 /** Deletes what a failed backup stored (its staged parts, anything published); false when storage refused. */
-async function deleteFailedBackupData(ctx: AppContext, backup: { id: string; userId: string }): Promise<boolean> {
+async function deleteFailedBackupData(ctx: AppContext, backup: { id: string; organizationId: string }): Promise<boolean> {
   try {
-    await Promise.all([ctx.storage.abortUpload(backup.id), ctx.storage.deletePrefix(backupStorage.prefix(backup.userId, backup.id))]);
+    await Promise.all([ctx.storage.abortUpload(backup.id), ctx.storage.deletePrefix(backupStorage.prefix(backup.organizationId, backup.id))]);
     return true;
   } catch (error) {
     ctx.log.error("could not delete the data of a failed backup", { backupId: backup.id, error });
@@ -238,7 +245,7 @@ async function deleteFailedBackupData(ctx: AppContext, backup: { id: string; use
  */
 export async function releasePendingBackupData(ctx: AppContext, batch = 20): Promise<number> {
   const pending = await ctx.db
-    .select({ id: backups.id, userId: backups.userId })
+    .select({ id: backups.id, organizationId: backups.organizationId })
     .from(backups)
     .where(and(eq(backups.dataReleasePending, true), eq(backups.status, "failed")))
     .limit(batch);
@@ -253,31 +260,37 @@ export async function releasePendingBackupData(ctx: AppContext, batch = 20): Pro
 
 /** Marks a fully uploaded backup completed: audit entry, notification, live event; and its anomaly's alert when it has one. */
 export async function announceBackupCompleted(ctx: AppContext, backup: BackupRow) {
-  await recordAudit(ctx.db, backup.userId, "BACKUP_COMPLETED", {
+  await recordAudit(ctx.db, backup.organizationId, "BACKUP_COMPLETED", {
     backupId: backup.id,
     databaseName: backup.databaseName,
     type: backup.type,
     size: backup.size,
   });
-  await publishToUser(ctx, backup.userId, { type: "backupProgress", backupId: backup.id, status: "completed", progress: backup.progress, size: backup.size });
+  await publishToOrganization(ctx, backup.organizationId, {
+    type: "backupProgress",
+    backupId: backup.id,
+    status: "completed",
+    progress: backup.progress,
+    size: backup.size,
+  });
   await notifyBackupCompleted(ctx, backup);
   if (backup.anomaly) {
     ctx.log.warn("anomalous backup", { backupId: backup.id, kind: backup.anomaly.kind });
-    await recordAudit(ctx.db, backup.userId, "BACKUP_ANOMALY", { backupId: backup.id, databaseName: backup.databaseName, ...backup.anomaly });
+    await recordAudit(ctx.db, backup.organizationId, "BACKUP_ANOMALY", { backupId: backup.id, databaseName: backup.databaseName, ...backup.anomaly });
     await notifyBackupAnomaly(ctx, alertSubjectOf(backup), backup.anomaly, { ...backupFacts(backup), anomaly: backup.anomaly });
   }
 }
 
 /** Who an alert about a backup concerns. */
-export const alertSubjectOf = (backup: Pick<BackupRow, "id" | "userId" | "databaseName" | "agentId">) => ({
-  userId: backup.userId,
+export const alertSubjectOf = (backup: Pick<BackupRow, "id" | "organizationId" | "databaseName" | "agentId">) => ({
+  organizationId: backup.organizationId,
   databaseName: backup.databaseName,
   backupId: backup.id,
   agentId: backup.agentId,
 });
 
 /** Marks a backup's anomaly as expected (the data really shrank): retention stops holding the last good backup for it. */
-export async function resolveAnomaly(ctx: AppContext, backup: BackupRow) {
+export async function resolveAnomaly(ctx: AppContext, backup: BackupRow, actor?: AuditActor) {
   if (!backup.anomaly) throw conflict("This backup has no anomaly to resolve.");
   // The earlier unresolved anomalies of the database go with it: the user has looked at the drop.
   await ctx.db.transaction(async (tx) => {
@@ -286,7 +299,7 @@ export async function resolveAnomaly(ctx: AppContext, backup: BackupRow) {
       .set({ anomalyResolvedAt: ctx.now() })
       .where(
         and(
-          eq(backups.userId, backup.userId),
+          eq(backups.organizationId, backup.organizationId),
           eq(backups.databaseName, backup.databaseName),
           isNotNull(backups.anomaly),
           isNull(backups.anomalyResolvedAt),
@@ -295,24 +308,30 @@ export async function resolveAnomaly(ctx: AppContext, backup: BackupRow) {
       )
       .returning({ id: backups.id });
     if (resolved.length > 0) {
-      await recordAudit(tx, backup.userId, "ANOMALY_RESOLVED", {
-        backupId: backup.id,
-        databaseName: backup.databaseName,
-        kind: backup.anomaly!.kind,
-        backups: resolved.length,
-      });
+      await recordAudit(
+        tx,
+        backup.organizationId,
+        "ANOMALY_RESOLVED",
+        {
+          backupId: backup.id,
+          databaseName: backup.databaseName,
+          kind: backup.anomaly!.kind,
+          backups: resolved.length,
+        },
+        actor,
+      );
     }
   });
   return { message: "Marked as expected. Retention applies normally to this database again." };
 }
 
 /** Deletes a finished backup: its file, its row and its bytes from the user's storage used. 409 while a restore or drill reads it. */
-export async function deleteBackup(ctx: AppContext, backup: BackupRow, by: "manual" | "auto") {
+export async function deleteBackup(ctx: AppContext, backup: BackupRow, by: "manual" | "auto", actor?: AuditActor) {
   if (backup.status === "pending" || backup.status === "in-progress") {
     throw conflict("This backup is still running. Wait until it completes or fails, then delete it.");
   }
   // Retention's own passes delete what has expired; everyone else asks the account's policy.
-  if (by === "manual") await refuseIfProtected(ctx, backup.userId, { kind: "delete-backup", backup });
+  if (by === "manual") await refuseIfProtected(ctx, backup.organizationId, { kind: "delete-backup", backup });
   await ctx.db.transaction(async (tx) => {
     // The row lock orders this against a restore or drill being requested of the backup (which
     // locks it too, see lockBackupForReading): either that request sees the backup gone, or this
@@ -322,17 +341,23 @@ export async function deleteBackup(ctx: AppContext, backup: BackupRow, by: "manu
     if (!locked) return;
     await refuseWhileRead(tx, backup.id);
     // The file goes first: a crash in between leaves a row pointing at nothing, never an orphan file.
-    await ctx.storage.deletePrefix(backupStorage.prefix(backup.userId, backup.id)).catch((error) => {
+    await ctx.storage.deletePrefix(backupStorage.prefix(backup.organizationId, backup.id)).catch((error) => {
       throw error instanceof ObjectLockedError ? new BackupLockedError() : error;
     });
     const [deleted] = await tx.delete(backups).where(eq(backups.id, backup.id)).returning();
     if (!deleted) return;
-    if (deleted.status === "completed") await releaseStorage(tx, deleted.userId, deleted.size);
-    await recordAudit(tx, deleted.userId, by === "manual" ? "BACKUP_DELETED_MANUAL" : "BACKUP_DELETED_AUTO", {
-      backupId: deleted.id,
-      databaseName: deleted.databaseName,
-      type: by,
-    });
+    if (deleted.status === "completed") await releaseStorage(tx, deleted.organizationId, deleted.size);
+    await recordAudit(
+      tx,
+      deleted.organizationId,
+      by === "manual" ? "BACKUP_DELETED_MANUAL" : "BACKUP_DELETED_AUTO",
+      {
+        backupId: deleted.id,
+        databaseName: deleted.databaseName,
+        type: by,
+      },
+      actor,
+    );
   });
   return { message: "Backup deleted successfully" };
 }
@@ -384,14 +409,14 @@ export async function lockBackupForReading(tx: Tx, backupId: string) {
  * staged parts of backups it was uploading, which storage keeps by backup id outside the
  * account's prefix: nothing would ever complete or abort them once the rows are gone.
  */
-export async function discardAccountBackupData(ctx: AppContext, userId: string) {
+export async function discardAccountBackupData(ctx: AppContext, organizationId: string) {
   const running = await ctx.db
     .select({ id: backups.id })
     .from(backups)
-    .where(and(eq(backups.userId, userId), inArray(backups.status, ["pending", "in-progress"])));
+    .where(and(eq(backups.organizationId, organizationId), inArray(backups.status, ["pending", "in-progress"])));
   for (const { id } of running) {
     await ctx.storage.abortUpload(id);
     ctx.runningHashes.drop(id);
   }
-  await ctx.storage.deletePrefix(backupStorage.userPrefix(userId));
+  await ctx.storage.deletePrefix(backupStorage.userPrefix(organizationId));
 }

@@ -13,7 +13,7 @@ import { sendToAgent } from "../../lib/agent-commands";
 import { recordAudit } from "../audit/service";
 import { notifyBackupVerified, notifyVerificationFailed } from "../notifications/service";
 import { backupFacts } from "../webhooks/events";
-import { publishToUser } from "../../lib/browser-events";
+import { publishToOrganization } from "../../lib/browser-events";
 import { alertSubjectOf } from "./service";
 import { agentOffline, canRead, chooseReader, usualAgentOf } from "../restore-agents/readers";
 
@@ -37,24 +37,24 @@ const describeCounts = (namespaces: Record<string, number>) => {
  * Records an agent's report on a completed backup of its user: verifiedAt and verification, an
  * audit entry, a live event and the alert. Reports on backups that are gone are ignored.
  */
-export async function recordVerification(ctx: AppContext, agent: Pick<AgentRow, "id" | "userId">, backupId: string, reported: Verification) {
+export async function recordVerification(ctx: AppContext, agent: Pick<AgentRow, "id" | "organizationId">, backupId: string, reported: Verification) {
   const [backup] = await ctx.db
     .select()
     .from(backups)
-    .where(and(eq(backups.id, backupId), eq(backups.userId, agent.userId), eq(backups.status, "completed")));
+    .where(and(eq(backups.id, backupId), eq(backups.organizationId, agent.organizationId), eq(backups.status, "completed")));
   if (!backup) return;
   const verification = settleVerification(reported, backup.collections);
   const ok = verification.status === "ok";
   await ctx.db.transaction(async (tx) => {
     await tx.update(backups).set({ verifiedAt: ctx.now(), verification, verificationWaitingFor: null }).where(eq(backups.id, backup.id));
-    await recordAudit(tx, backup.userId, ok ? "BACKUP_VERIFIED" : "BACKUP_VERIFICATION_FAILED", {
+    await recordAudit(tx, backup.organizationId, ok ? "BACKUP_VERIFIED" : "BACKUP_VERIFICATION_FAILED", {
       backupId: backup.id,
       databaseName: backup.databaseName,
       agentId: agent.id,
       ...(ok ? {} : { reason: verification.error }),
     });
   });
-  await publishToUser(ctx, backup.userId, { type: "backupVerified", backupId: backup.id, status: verification.status });
+  await publishToOrganization(ctx, backup.organizationId, { type: "backupVerified", backupId: backup.id, status: verification.status });
   const subject = { ...alertSubjectOf(backup), agentId: agent.id };
   const facts = { ...backupFacts(backup), verification };
   if (ok) await notifyBackupVerified(ctx, subject, describeCounts(verification.namespaces), facts);
@@ -68,7 +68,7 @@ export async function recordVerification(ctx: AppContext, agent: Pick<AgentRow, 
  * The agent serving a backup's database now (it may have moved since the backup), else the one
  * that made the backup; 409 AGENT_OFFLINE when that agent is not connected.
  */
-export async function findAgentOf(ctx: AppContext, backup: Pick<BackupRow, "userId" | "databaseName" | "agentId">) {
+export async function findAgentOf(ctx: AppContext, backup: Pick<BackupRow, "organizationId" | "databaseName" | "agentId">) {
   const agent = await usualAgentOf(ctx, { ...backup, keyId: null });
   if (!agent || agent.status === "offline") throw agentOffline(backup.databaseName);
   return agent;
@@ -96,7 +96,7 @@ export async function requestVerification(ctx: AppContext, backup: BackupRow) {
   if ("agent" in reader && (!reader.agent || reader.agent.status === "offline")) throw agentOffline(backup.databaseName);
   if ("waiting" in reader) {
     await ctx.db.update(backups).set({ verificationWaitingFor: reader.waiting }).where(eq(backups.id, backup.id));
-    await publishToUser(ctx, backup.userId, { type: "backupVerified", backupId: backup.id, status: "waiting" });
+    await publishToOrganization(ctx, backup.organizationId, { type: "backupVerified", backupId: backup.id, status: "waiting" });
     return { message: `Verification requested. ${reader.waiting}`, waitingFor: reader.waiting };
   }
   await ctx.db.update(backups).set({ verificationWaitingFor: null }).where(eq(backups.id, backup.id));

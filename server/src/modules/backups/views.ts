@@ -72,12 +72,12 @@ export function toBackupView(backup: Pick<BackupRow, keyof typeof backupViewColu
  * named by the backup id, invisible until completed.
  */
 export const backupStorage = {
-  userPrefix: (userId: string) => `backups/${userId}/`,
-  prefix: (userId: string, backupId: string) => `backups/${userId}/${backupId}/`,
-  file: (userId: string, backupId: string) => `backups/${userId}/${backupId}/backup.enc.dbvault`,
-  manifest: (userId: string, backupId: string) => `backups/${userId}/${backupId}/manifest.json`,
+  userPrefix: (organizationId: string) => `backups/${organizationId}/`,
+  prefix: (organizationId: string, backupId: string) => `backups/${organizationId}/${backupId}/`,
+  file: (organizationId: string, backupId: string) => `backups/${organizationId}/${backupId}/backup.enc.dbvault`,
+  manifest: (organizationId: string, backupId: string) => `backups/${organizationId}/${backupId}/manifest.json`,
   /** A header a rewrap replaced, named by the SHA-256 of the whole file it headed. */
-  replacedHeader: (userId: string, backupId: string, fileSha256: string) => `backups/${userId}/${backupId}/replaced-headers/${fileSha256}.bin`,
+  replacedHeader: (organizationId: string, backupId: string, fileSha256: string) => `backups/${organizationId}/${backupId}/replaced-headers/${fileSha256}.bin`,
 };
 
 /** The download name of a backup file: backup-{databaseName}-{ISO createdAt}.enc.dbvault */

@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
 import { authGuard } from "../auth/guard";
+import { actorOf } from "../audit/service";
 import { drillAnswers, drillsModel } from "./model";
 import { startDrill } from "./service";
 
@@ -8,9 +9,9 @@ import { startDrill } from "./service";
 export const drillsController = (ctx: AppContext) =>
   new Elysia({ prefix: "/api/drills", detail: { tags: ["Backups"], security: [{ bearer: [] }] } }).use(authGuard(ctx)).post(
     "/",
-    async ({ user, body, set }) => {
+    async ({ user, organization, body, set }) => {
       set.status = 201;
-      return startDrill(ctx, user.id, body.databaseName, "manual");
+      return startDrill(ctx, organization.id, body.databaseName, "manual", actorOf(user, organization));
     },
     {
       auth: true,

@@ -8,7 +8,7 @@ import { drillDatabaseName } from "@protocol/verification";
 import type { AppContext } from "../../context";
 import { conflict, notFound } from "../../lib/errors";
 import { sendToAgent } from "../../lib/agent-commands";
-import { recordAudit } from "../audit/service";
+import { type AuditActor, recordAudit } from "../audit/service";
 import { agentOffline, chooseReader } from "../restore-agents/readers";
 import { toRestoreView } from "../restores/views";
 import { announceRestore, insertRestoreUnlessBusy, noReaderAtAll, restoreDetails } from "../restores/service";
@@ -29,16 +29,16 @@ export function nextDrillTime(frequency: DrillFrequency, from: Date): Date | nul
  * database, 409 when it has no completed backup, a drill of it is running, its agent is offline
  * or no agent can read the backup.
  */
-export async function startDrill(ctx: AppContext, userId: string, databaseName: string, trigger: "manual" | "scheduled") {
+export async function startDrill(ctx: AppContext, organizationId: string, databaseName: string, trigger: "manual" | "scheduled", actor?: AuditActor) {
   const [database] = await ctx.db
     .select({ id: databases.id })
     .from(databases)
-    .where(and(eq(databases.userId, userId), eq(databases.name, databaseName)));
+    .where(and(eq(databases.organizationId, organizationId), eq(databases.name, databaseName)));
   if (!database) throw notFound(`Database "${databaseName}"`);
   const [backup] = await ctx.db
     .select()
     .from(backups)
-    .where(and(eq(backups.userId, userId), eq(backups.databaseName, databaseName), eq(backups.status, "completed")))
+    .where(and(eq(backups.organizationId, organizationId), eq(backups.databaseName, databaseName), eq(backups.status, "completed")))
     .orderBy(desc(backups.createdAt))
     .limit(1);
   if (!backup) throw conflict(`"${databaseName}" has no completed backup to drill yet. Back it up first.`);
@@ -52,12 +52,12 @@ export async function startDrill(ctx: AppContext, userId: string, databaseName: 
   const drill = await ctx.db.transaction(async (tx) => {
     // The check and the insert are one step, as for a restore (restores/service.ts).
     const row = await insertRestoreUnlessBusy(ctx, tx, {
-      lockKey: `drill:${userId}:${databaseName}`,
-      busy: and(eq(restores.userId, userId), eq(restores.kind, "drill"), eq(restores.databaseName, databaseName))!,
+      lockKey: `drill:${organizationId}:${databaseName}`,
+      busy: and(eq(restores.organizationId, organizationId), eq(restores.kind, "drill"), eq(restores.databaseName, databaseName))!,
       busyMessage: `A drill of "${databaseName}" is already running.`,
-      values: { userId, backupId: backup.id, databaseName, targetDatabase: scratchDatabase, kind: "drill", agentId: agent?.id ?? null, waitingFor },
+      values: { organizationId, backupId: backup.id, databaseName, targetDatabase: scratchDatabase, kind: "drill", agentId: agent?.id ?? null, waitingFor },
     });
-    await recordAudit(tx, userId, "DRILL_REQUESTED", { ...restoreDetails(row), scratchDatabase, trigger });
+    await recordAudit(tx, organizationId, "DRILL_REQUESTED", { ...restoreDetails(row), scratchDatabase, trigger }, actor);
     return row;
   });
   if (agent) await sendToAgent(ctx, agent.id, drillCommand(drill, backup.size));
@@ -90,33 +90,33 @@ export async function runDueDrills(ctx: AppContext, options: { limit?: number } 
   const now = ctx.now();
   const claimed = await ctx.db.transaction(async (tx) => {
     const due = await tx
-      .select({ userId: settings.userId, frequency: settings.drillFrequency })
+      .select({ organizationId: settings.organizationId, frequency: settings.drillFrequency })
       .from(settings)
       .where(and(ne(settings.drillFrequency, "off"), isNotNull(settings.nextDrillAt), lte(settings.nextDrillAt, now)))
       .orderBy(asc(settings.nextDrillAt))
       .limit(options.limit ?? 50)
       .for("update", { skipLocked: true });
-    for (const { userId, frequency } of due) {
+    for (const { organizationId, frequency } of due) {
       await tx
         .update(settings)
         .set({ nextDrillAt: nextDrillTime(frequency, now) })
-        .where(eq(settings.userId, userId));
+        .where(eq(settings.organizationId, organizationId));
     }
     return due;
   });
   let started = 0;
-  for (const { userId } of claimed) {
+  for (const { organizationId } of claimed) {
     const active = await ctx.db
       .select({ name: databases.name })
       .from(databases)
-      .where(and(eq(databases.userId, userId), eq(databases.isActive, true)))
+      .where(and(eq(databases.organizationId, organizationId), eq(databases.isActive, true)))
       .orderBy(asc(databases.createdAt));
     for (const { name } of active) {
       try {
-        await startDrill(ctx, userId, name, "scheduled");
+        await startDrill(ctx, organizationId, name, "scheduled");
         started++;
       } catch (error) {
-        ctx.log.info("scheduled drill skipped", { userId, databaseName: name, reason: (error as Error).message });
+        ctx.log.info("scheduled drill skipped", { organizationId, databaseName: name, reason: (error as Error).message });
       }
     }
   }
@@ -124,9 +124,9 @@ export async function runDueDrills(ctx: AppContext, options: { limit?: number } 
 }
 
 /** Moves a user's next drill when the drill frequency changes (null when drills are switched off). */
-export async function rescheduleDrills(ctx: AppContext, userId: string, frequency: DrillFrequency) {
+export async function rescheduleDrills(ctx: AppContext, organizationId: string, frequency: DrillFrequency) {
   await ctx.db
     .update(settings)
     .set({ nextDrillAt: nextDrillTime(frequency, ctx.now()) })
-    .where(eq(settings.userId, userId));
+    .where(eq(settings.organizationId, organizationId));
 }

@@ -1,5 +1,5 @@
 import { eq } from "drizzle-orm";
-import { settings, users } from "@db/schema";
+import { settings } from "@db/schema";
 import { formatBytes } from "@protocol/format";
 import type { AppContext } from "../../context";
 import type { TrustAlert, TrustEvent } from "../../lib/event-bus";
@@ -16,62 +16,63 @@ import {
 } from "../webhooks/events";
 import { publishEvent } from "../webhooks/service";
 import { queueMail } from "../mail/outbox";
+import { alertRecipients } from "../organizations/recipients";
 
-// Each notify* tells the user through every channel: e-mail (under its toggle) and the webhooks
+// Each notify* tells the organization through every channel: e-mail (under its toggle) and the webhooks
 // subscribed to the event (modules/webhooks). Neither throws.
 
 type Toggle = "notifyBackupSuccess" | "notifyBackupFailure" | "notifyAgentDisconnection";
 
 /**
- * Queues a mail to the user about an event when they have that notification switched on (the
- * outbox sends it, and retries while the mail server is down). Never throws.
+ * Queues a mail about an event when the organization has that notification switched on (the
+ * outbox sends it, and retries while the mail server is down): to its notification address when
+ * one is set, else to each owner and admin (organizations/recipients.ts; a personal organization's
+ * is its founder, as before teams). Never throws.
  */
-async function notifyUser(ctx: AppContext, userId: string, toggle: Toggle, subject: string, lines: string[]) {
+async function notifyUser(ctx: AppContext, organizationId: string, toggle: Toggle, subject: string, lines: string[]) {
   try {
-    const [row] = await ctx.db
-      .select({ email: users.email, settings })
-      .from(users)
-      .leftJoin(settings, eq(settings.userId, users.id))
-      .where(eq(users.id, userId));
-    if (!row) return;
-    // Users without a settings row have the defaults: every notification on.
-    if (row.settings && !row.settings[toggle]) return;
-    const to = row.settings?.notificationEmail ?? row.email;
+    const [row] = await ctx.db.select().from(settings).where(eq(settings.organizationId, organizationId));
+    // Organizations without a settings row have the defaults: every notification on.
+    if (row && !row[toggle]) return;
+    const to = row?.notificationEmail ? [row.notificationEmail] : (await alertRecipients(ctx.db, organizationId)).map((recipient) => recipient.email);
     const text = [...lines, "", `Manage notifications: ${ctx.config.publicUrl}/settings?tab=notifications`].join("\n");
-    await queueMail(ctx, { to, subject, text });
+    for (const address of to) await queueMail(ctx, { to: address, subject, text });
   } catch (error) {
-    ctx.log.error("notification mail could not be queued", { userId, subject, error });
+    ctx.log.error("notification mail could not be queued", { organizationId, subject, error });
   }
 }
 
-type BackupRow = Parameters<typeof backupFacts>[0] & { userId: string };
+type BackupRow = Parameters<typeof backupFacts>[0] & { organizationId: string };
 
 export async function notifyBackupCompleted(ctx: AppContext, backup: BackupRow) {
   await Promise.all([
-    notifyUser(ctx, backup.userId, "notifyBackupSuccess", `Backup completed: ${backup.databaseName}`, [
+    notifyUser(ctx, backup.organizationId, "notifyBackupSuccess", `Backup completed: ${backup.databaseName}`, [
       `The backup of "${backup.databaseName}" completed successfully.`,
       `Size: ${formatBytes(backup.size)} (encrypted). Backup id: ${backup.id}.`,
     ]),
-    publishEvent(ctx, backup.userId, { event: "backup.completed", backup: backupFacts(backup) }),
+    publishEvent(ctx, backup.organizationId, { event: "backup.completed", backup: backupFacts(backup) }),
   ]);
 }
 
 export async function notifyBackupFailed(ctx: AppContext, backup: BackupRow, reason: string) {
   await Promise.all([
-    notifyUser(ctx, backup.userId, "notifyBackupFailure", `Backup failed: ${backup.databaseName}`, [
+    notifyUser(ctx, backup.organizationId, "notifyBackupFailure", `Backup failed: ${backup.databaseName}`, [
       `The backup of "${backup.databaseName}" failed.`,
       `Reason: ${reason}`,
       `Backup id: ${backup.id}. Your earlier backups are unaffected.`,
     ]),
-    publishEvent(ctx, backup.userId, { event: "backup.failed", backup: { ...backupFacts(backup), error: reason } }),
+    publishEvent(ctx, backup.organizationId, { event: "backup.failed", backup: { ...backupFacts(backup), error: reason } }),
   ]);
 }
 
 /** A restore's end, under the backup toggles: which collections it replaced, or why it failed (the agent's message says what changed). */
-export async function notifyRestoreFinished(ctx: AppContext, restore: Parameters<typeof restoreFacts>[0] & { userId: string }) {
+export async function notifyRestoreFinished(ctx: AppContext, restore: Parameters<typeof restoreFacts>[0] & { organizationId: string }) {
   await Promise.all([
     mailRestoreFinished(ctx, restore),
-    publishEvent(ctx, restore.userId, { event: restore.status === "completed" ? "restore.completed" : "restore.failed", restore: restoreFacts(restore) }),
+    publishEvent(ctx, restore.organizationId, {
+      event: restore.status === "completed" ? "restore.completed" : "restore.failed",
+      restore: restoreFacts(restore),
+    }),
   ]);
 }
 
@@ -80,13 +81,13 @@ function mailRestoreFinished(ctx: AppContext, restore: Parameters<typeof notifyR
   const what = `The restore of a backup of "${restore.databaseName}"${target === restore.databaseName ? "" : ` into "${target}"`}`;
   if (restore.status === "completed") {
     const replaced = Object.keys(restore.stats ?? {});
-    return notifyUser(ctx, restore.userId, "notifyBackupSuccess", `Restore completed: ${target}`, [
+    return notifyUser(ctx, restore.organizationId, "notifyBackupSuccess", `Restore completed: ${target}`, [
       `${what} completed.`,
       `Replaced ${replaced.length} collection(s): ${replaced.join(", ") || "none"}. Nothing else in "${target}" was changed.`,
       `Restore id: ${restore.id}.`,
     ]);
   }
-  return notifyUser(ctx, restore.userId, "notifyBackupFailure", `Restore failed: ${target}`, [
+  return notifyUser(ctx, restore.organizationId, "notifyBackupFailure", `Restore failed: ${target}`, [
     `${what} failed.`,
     `Reason: ${restore.error ?? "unknown"}`,
     `Restore id: ${restore.id}.`,
@@ -94,9 +95,9 @@ function mailRestoreFinished(ctx: AppContext, restore: Parameters<typeof notifyR
 }
 
 /** Once per outage: scheduled backups are being skipped (not failed) while the agent is offline. */
-export function notifyBackupsSkipped(ctx: AppContext, agent: { userId: string; name: string; hostname: string | null }, databaseNames: string[]) {
+export function notifyBackupsSkipped(ctx: AppContext, agent: { organizationId: string; name: string; hostname: string | null }, databaseNames: string[]) {
   const names = databaseNames.map((name) => `"${name}"`).join(", ");
-  return notifyUser(ctx, agent.userId, "notifyBackupFailure", `Scheduled backups paused: agent ${agent.name} is offline`, [
+  return notifyUser(ctx, agent.organizationId, "notifyBackupFailure", `Scheduled backups paused: agent ${agent.name} is offline`, [
     `The scheduled backup of ${names} was skipped: the DBVault agent "${agent.name}"${agent.hostname ? ` on ${agent.hostname}` : ""} is offline.`,
     "Scheduled backups resume by themselves once it reconnects (start it with `dbvault-agent run` on that server). You will not be told again during this outage.",
   ]);
@@ -113,16 +114,16 @@ async function raiseAlert(ctx: AppContext, alert: TrustAlert, facts: AlertFacts,
   await ctx.events.emit({ type: "alert", alert });
   const event = ("backup" in facts ? { event: alert.event, backup: facts.backup } : { event: alert.event, restore: facts.restore }) as DBVaultEvent;
   await Promise.all([
-    publishEvent(ctx, alert.userId, event),
-    mail ? notifyUser(ctx, alert.userId, "notifyBackupFailure", mail.subject, mail.lines) : undefined,
+    publishEvent(ctx, alert.organizationId, event),
+    mail ? notifyUser(ctx, alert.organizationId, "notifyBackupFailure", mail.subject, mail.lines) : undefined,
   ]);
 }
 
-type AlertSubject = { userId: string; databaseName: string; backupId: string | null; restoreId?: string | null; agentId: string | null };
+type AlertSubject = { organizationId: string; databaseName: string; backupId: string | null; restoreId?: string | null; agentId: string | null };
 
 const alertOf = (ctx: AppContext, event: TrustEvent, subject: AlertSubject, status: string, detail: string): TrustAlert => ({
   event,
-  userId: subject.userId,
+  organizationId: subject.organizationId,
   occurredAt: ctx.now().toISOString(),
   backupId: subject.backupId,
   restoreId: subject.restoreId ?? null,
@@ -196,21 +197,21 @@ export function notifyDrillFinished(
   );
 }
 
-type AgentRow = Parameters<typeof agentFacts>[0] & { userId: string };
+type AgentRow = Parameters<typeof agentFacts>[0] & { organizationId: string };
 
 export async function notifyAgentDisconnected(ctx: AppContext, agent: AgentRow) {
   await Promise.all([
-    notifyUser(ctx, agent.userId, "notifyAgentDisconnection", `Agent disconnected: ${agent.name}`, [
+    notifyUser(ctx, agent.organizationId, "notifyAgentDisconnection", `Agent disconnected: ${agent.name}`, [
       `The DBVault agent "${agent.name}"${agent.hostname ? ` on ${agent.hostname}` : ""} disconnected.`,
       "Scheduled backups of its databases cannot run until it reconnects. Check that `dbvault-agent run` is running on that server.",
     ]),
-    publishEvent(ctx, agent.userId, { event: "agent.offline", agent: agentFacts(agent) }),
+    publishEvent(ctx, agent.organizationId, { event: "agent.offline", agent: agentFacts(agent) }),
   ]);
 }
 
 /** An agent came online after being offline (or for the first time): webhooks only, e-mail has no such notice. */
 export async function notifyAgentConnected(ctx: AppContext, agent: AgentRow) {
-  await publishEvent(ctx, agent.userId, { event: "agent.online", agent: agentFacts(agent) });
+  await publishEvent(ctx, agent.organizationId, { event: "agent.online", agent: agentFacts(agent) });
 }
 
 const GAP_REASONS: Record<PitrGapFacts["reason"], string> = {
@@ -220,27 +221,27 @@ const GAP_REASONS: Record<PitrGapFacts["reason"], string> = {
 };
 
 /** A hole in a database's point-in-time coverage: mailed under Backup Failure and raised as pitr.gap. */
-export async function notifyPitrGap(ctx: AppContext, userId: string, gap: PitrGapFacts) {
+export async function notifyPitrGap(ctx: AppContext, organizationId: string, gap: PitrGapFacts) {
   await Promise.all([
-    notifyUser(ctx, userId, "notifyBackupFailure", `Point-in-time recovery gap: ${gap.databaseName}`, [
+    notifyUser(ctx, organizationId, "notifyBackupFailure", `Point-in-time recovery gap: ${gap.databaseName}`, [
       `"${gap.databaseName}" cannot be restored to a moment between ${gap.from.at} and ${gap.to.at}: ${GAP_REASONS[gap.reason]}.`,
       gap.reason === "missing"
         ? "Times before and after the gap can still be restored. Take a full backup now (dashboard → Back up now) so that restores after the gap have a base to start from."
         : "Times before and after the gap can still be restored. DBVault asked the agent for a full backup now, so that restores after the gap have a base to start from: check that it completes (dashboard → Recent backups).",
     ]),
-    publishEvent(ctx, userId, { event: "pitr.gap", gap }),
+    publishEvent(ctx, organizationId, { event: "pitr.gap", gap }),
   ]);
 }
 
 /** A database's oplog shipping fell more than the alert threshold behind: mailed under Backup Failure and raised as pitr.lag. */
-export async function notifyPitrLag(ctx: AppContext, userId: string, lag: PitrLagFacts) {
+export async function notifyPitrLag(ctx: AppContext, organizationId: string, lag: PitrLagFacts) {
   const minutes = Math.floor(lag.seconds / 60);
   await Promise.all([
-    notifyUser(ctx, userId, "notifyBackupFailure", `Point-in-time recovery behind: ${lag.databaseName}`, [
+    notifyUser(ctx, organizationId, "notifyBackupFailure", `Point-in-time recovery behind: ${lag.databaseName}`, [
       `The agent shipping "${lag.databaseName}"'s oplog is ${minutes} minute${minutes === 1 ? "" : "s"} behind: the latest writes cannot be restored to the second until it catches up.`,
       "Check the agent's log (`dbvault-agent run`) for upload errors, and that its server reaches DBVault. You hear again only if it falls behind after catching up.",
     ]),
-    publishEvent(ctx, userId, { event: "pitr.lag", lag }),
+    publishEvent(ctx, organizationId, { event: "pitr.lag", lag }),
   ]);
 }
 
@@ -274,20 +275,20 @@ const COPY_MAIL = {
  * bytes (`copy.changed`) or behind a bucket unreachable for a day (`copy.unreachable`): one mail
  * under Backup Failure and one webhook event for all of them.
  */
-export async function notifyCopyProblems(ctx: AppContext, userId: string, event: keyof typeof COPY_MAIL, copies: CopyFacts[]) {
+export async function notifyCopyProblems(ctx: AppContext, organizationId: string, event: keyof typeof COPY_MAIL, copies: CopyFacts[]) {
   if (copies.length === 0) return;
   const mail = COPY_MAIL[event];
   const databases = [...new Set(copies.map((copy) => `"${copy.databaseName}"`))].join(", ");
   const listed = copies.slice(0, COPIES_IN_MAIL).map((copy) => `- ${copy.key} in ${copy.destination.split("?")[0]} (backup ${copy.backupId}): ${copy.detail}`);
   const more = copies.length > COPIES_IN_MAIL ? [`- and ${copies.length - COPIES_IN_MAIL} more (dashboard → the database's copies)`] : [];
   await Promise.all([
-    notifyUser(ctx, userId, "notifyBackupFailure", `Backup copies ${mail.word}: ${databases}`, [
+    notifyUser(ctx, organizationId, "notifyBackupFailure", `Backup copies ${mail.word}: ${databases}`, [
       mail.found(copies.length === 1 ? "a copy" : `${copies.length} copies`),
       ...listed,
       ...more,
       "",
       mail.advice,
     ]),
-    publishEvent(ctx, userId, { event, copies }),
+    publishEvent(ctx, organizationId, { event, copies }),
   ]);
 }

@@ -3,8 +3,8 @@ import { type MemberRole, memberships, organizations } from "@db/schema";
 import type { DbOrTx } from "@db/client";
 import { forbidden } from "../../lib/errors";
 
-/** The organization a request acts in, with the caller's role there. */
-export type CurrentOrganization = { id: string; name: string; personal: boolean; role: MemberRole };
+/** The organization a request acts in, with the caller's role there, its plan and the storage it uses. */
+export type CurrentOrganization = { id: string; name: string; personal: boolean; role: MemberRole; planId: string | null; storageUsed: number };
 
 /** The header the web app sends with the organization chosen in its switcher. */
 export const ORGANIZATION_HEADER = "x-organization-id";
@@ -18,7 +18,14 @@ export const NOT_A_MEMBER_MESSAGE = "You are not a member of this organization. 
  * client only chooses among the user's memberships; it never grants one.
  */
 export async function currentOrganization(db: DbOrTx, userId: string, requested: string | undefined): Promise<CurrentOrganization> {
-  const columns = { id: organizations.id, name: organizations.name, personal: organizations.personal, role: memberships.role };
+  const columns = {
+    id: organizations.id,
+    name: organizations.name,
+    personal: organizations.personal,
+    role: memberships.role,
+    planId: organizations.planId,
+    storageUsed: organizations.storageUsed,
+  };
   const mine = db.select(columns).from(memberships).innerJoin(organizations, eq(organizations.id, memberships.organizationId));
   if (requested) {
     const [named] = await mine.where(and(eq(memberships.userId, userId), eq(memberships.organizationId, requested)));

@@ -6,13 +6,13 @@ import { oplogTimeToBigInt } from "@protocol/pitr";
 import type { AppContext } from "../../context";
 
 /** The user's completed point-in-time consistent backups of `databaseName`, oldest first, with their position. */
-export async function findBaseBackups(ctx: AppContext, userId: string, databaseName: string) {
+export async function findBaseBackups(ctx: AppContext, organizationId: string, databaseName: string) {
   const rows = await ctx.db
     .select()
     .from(backups)
     .where(
       and(
-        eq(backups.userId, userId),
+        eq(backups.organizationId, organizationId),
         eq(backups.databaseName, databaseName),
         eq(backups.status, "completed"),
         eq(backups.consistency, "point-in-time"),

@@ -50,7 +50,7 @@ export async function announceGapBefore(ctx: AppContext, slice: StoredSlice, dat
     const gap = await findGapBefore(ctx, slice);
     if (!gap) return;
     ctx.log.warn("a gap in point-in-time recovery", { databaseId: slice.databaseId, reason: gap.reason });
-    await notifyPitrGap(ctx, slice.userId, {
+    await notifyPitrGap(ctx, slice.organizationId, {
       databaseId: slice.databaseId,
       databaseName,
       from: describeOplogPosition(gap.from),

@@ -8,7 +8,7 @@ import { getTimeline } from "./service";
 export const pitrController = (ctx: AppContext) =>
   new Elysia({ prefix: "/api/pitr", detail: { tags: ["Backups"], security: [{ bearer: [] }] } })
     .use(authGuard(ctx))
-    .get("/databases/:databaseId/timeline", ({ user, params }) => getTimeline(ctx, user.id, params.databaseId), {
+    .get("/databases/:databaseId/timeline", ({ organization, params }) => getTimeline(ctx, organization.id, params.databaseId), {
       auth: true,
       params: pitrModel.databaseParams,
       response: { 200: pitrAnswers.timeline },

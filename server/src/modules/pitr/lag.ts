@@ -11,7 +11,7 @@ import { PITR_LAG_ALERT_SECONDS } from "./lag-figure";
 export async function recordPitrLag(ctx: AppContext, agentId: string, report: { database: string; seconds: number }[]): Promise<void> {
   if (report.length === 0) return;
   const rows = await ctx.db
-    .select({ id: databases.id, userId: databases.userId, name: databases.name })
+    .select({ id: databases.id, organizationId: databases.organizationId, name: databases.name })
     .from(databases)
     .where(
       and(
@@ -36,7 +36,7 @@ export async function recordPitrLag(ctx: AppContext, agentId: string, report: { 
       .returning({ id: databases.id });
     if (behind && flipped.length > 0) {
       ctx.log.warn("point-in-time recovery shipping is behind", { databaseId: row.id, seconds });
-      await notifyPitrLag(ctx, row.userId, { databaseId: row.id, databaseName: row.name, seconds }).catch((error) =>
+      await notifyPitrLag(ctx, row.organizationId, { databaseId: row.id, databaseName: row.name, seconds }).catch((error) =>
         ctx.log.error("could not announce a shipping lag", { databaseId: row.id, error }),
       );
     }

@@ -3,7 +3,7 @@
 // size) is recorded. A slice sent again (the agent did not hear the answer) is answered as stored.
 import { createHash } from "node:crypto";
 import { and, eq } from "drizzle-orm";
-import { type AgentRow, databases, pitrSlices, plans, users } from "@db/schema";
+import { type AgentRow, databases, pitrSlices, plans, organizations } from "@db/schema";
 import { oplogTimeToBigInt, parseOplogTime, SLICE_MAX_FILE_BYTES, type SliceUploadQuery } from "@protocol/pitr";
 import type { AppContext } from "../../context";
 import { AppError, badRequest, conflict, notFound } from "../../lib/errors";
@@ -13,8 +13,8 @@ import { releaseStorage, reserveStorage } from "../quota/storage-quota";
 import { announceGapBefore } from "./gaps";
 
 /** Where a slice's file is kept: under the user's prefix, so closing the account deletes it too. */
-export const sliceStorageKey = (userId: string, databaseId: string, chain: string, sequence: number) =>
-  `${backupStorage.userPrefix(userId)}pitr/${databaseId}/${chain}/${String(sequence).padStart(10, "0")}.enc.dbvault`;
+export const sliceStorageKey = (organizationId: string, databaseId: string, chain: string, sequence: number) =>
+  `${backupStorage.userPrefix(organizationId)}pitr/${databaseId}/${chain}/${String(sequence).padStart(10, "0")}.enc.dbvault`;
 
 const tooLarge = () => new AppError(413, "PAYLOAD_TOO_LARGE", `A slice may hold at most ${SLICE_MAX_FILE_BYTES} bytes.`);
 
@@ -81,9 +81,9 @@ export async function receiveSlice(
   const [found] = await ctx.db
     .select({ database: databases, plan: plans })
     .from(databases)
-    .innerJoin(users, eq(users.id, databases.userId))
-    .leftJoin(plans, eq(plans.id, users.planId))
-    .where(and(eq(databases.userId, agent.userId), eq(databases.name, query.database), eq(databases.agentId, agent.id)));
+    .innerJoin(organizations, eq(organizations.id, databases.organizationId))
+    .leftJoin(plans, eq(plans.id, organizations.planId))
+    .where(and(eq(databases.organizationId, agent.organizationId), eq(databases.name, query.database), eq(databases.agentId, agent.id)));
   if (!found) throw notFound("Database");
   const { database } = found;
   const plan = found.plan ?? (await findDefaultPlan(ctx.db));
@@ -99,15 +99,15 @@ export async function receiveSlice(
   if (createHash("sha256").update(bytes).digest("hex") !== query.sha256) {
     throw new AppError(422, "BAD_REQUEST", "Checksum mismatch: the slice was damaged in transit. The agent sends it again.");
   }
-  const storageKey = sliceStorageKey(database.userId, database.id, query.chain, bounds.sequence);
+  const storageKey = sliceStorageKey(database.organizationId, database.id, query.chain, bounds.sequence);
   if (!existing) {
     // Reserved with its row before any byte is written, so a user at the limit cannot fill the disk first.
     const reserved = await ctx.db.transaction(async (tx) => {
-      if (!(await reserveStorage(tx, database.userId, bytes.byteLength, plan.storageLimit))) return "limit";
+      if (!(await reserveStorage(tx, database.organizationId, bytes.byteLength, plan.storageLimit))) return "limit";
       const inserted = await tx
         .insert(pitrSlices)
         .values({
-          userId: database.userId,
+          organizationId: database.organizationId,
           databaseId: database.id,
           agentId: agent.id,
           chain: query.chain,
@@ -146,7 +146,7 @@ export async function receiveSlice(
         .delete(pitrSlices)
         .where(and(place, eq(pitrSlices.stored, false)))
         .returning({ size: pitrSlices.size });
-      if (removed[0]) await releaseStorage(tx, database.userId, removed[0].size);
+      if (removed[0]) await releaseStorage(tx, database.organizationId, removed[0].size);
     });
     throw error;
   }

@@ -5,16 +5,16 @@
 // restore nothing). With no backup at all, the window itself. The rest are deleted and their
 // bytes leave the storage quota.
 import { and, asc, desc, eq, lt, lte } from "drizzle-orm";
-import { backups, databases, pitrSlices, plans, users } from "@db/schema";
+import { backups, databases, pitrSlices, plans, organizations } from "@db/schema";
 import type { AppContext } from "../../context";
 import { releaseStorage } from "../quota/storage-quota";
 
 const HOUR_MS = 3_600_000;
 
 /** Where the kept slices begin for one database: slices ending before this time go. */
-async function findKeepFrom(ctx: AppContext, database: { userId: string; name: string }, windowHours: number): Promise<Date> {
+async function findKeepFrom(ctx: AppContext, database: { organizationId: string; name: string }, windowHours: number): Promise<Date> {
   const cutoff = new Date(ctx.now().getTime() - windowHours * HOUR_MS);
-  const ofDatabase = and(eq(backups.userId, database.userId), eq(backups.databaseName, database.name), eq(backups.status, "completed"));
+  const ofDatabase = and(eq(backups.organizationId, database.organizationId), eq(backups.databaseName, database.name), eq(backups.status, "completed"));
   const [base] = await ctx.db
     .select({ createdAt: backups.createdAt })
     .from(backups)
@@ -29,11 +29,11 @@ async function findKeepFrom(ctx: AppContext, database: { userId: string; name: s
 /** Deletes the slices no restore within its database's window can use; answers how many went. Never throws for one database's failure. */
 export async function prunePitrSlices(ctx: AppContext, options: { limit?: number } = {}): Promise<number> {
   const shipped = await ctx.db
-    .selectDistinct({ id: databases.id, userId: databases.userId, name: databases.name, windowHours: plans.pitrWindowHours })
+    .selectDistinct({ id: databases.id, organizationId: databases.organizationId, name: databases.name, windowHours: plans.pitrWindowHours })
     .from(pitrSlices)
     .innerJoin(databases, eq(databases.id, pitrSlices.databaseId))
-    .innerJoin(users, eq(users.id, databases.userId))
-    .leftJoin(plans, eq(plans.id, users.planId))
+    .innerJoin(organizations, eq(organizations.id, databases.organizationId))
+    .leftJoin(plans, eq(plans.id, organizations.planId))
     .limit(options.limit ?? 1000);
   let pruned = 0;
   for (const database of shipped) {
@@ -48,7 +48,7 @@ export async function prunePitrSlices(ctx: AppContext, options: { limit?: number
           .returning({ storageKey: pitrSlices.storageKey, size: pitrSlices.size });
         await releaseStorage(
           tx,
-          database.userId,
+          database.organizationId,
           rows.reduce((sum, row) => sum + row.size, 0),
         );
         return rows;

@@ -12,18 +12,18 @@ import { buildTimeline } from "./timeline";
 export { receiveSlice } from "./receive-slice";
 
 /** The covered ranges and gaps of one of the user's databases; 404 for a database of another account. */
-export async function getTimeline(ctx: AppContext, userId: string, databaseId: string) {
+export async function getTimeline(ctx: AppContext, organizationId: string, databaseId: string) {
   const [database] = await ctx.db
     .select({ id: databases.id, name: databases.name, pitrLagSeconds: databases.pitrLagSeconds, pitrLagReportedAt: databases.pitrLagReportedAt })
     .from(databases)
-    .where(and(eq(databases.id, databaseId), eq(databases.userId, userId)));
+    .where(and(eq(databases.id, databaseId), eq(databases.organizationId, organizationId)));
   if (!database) throw notFound("Database");
   const slices = await ctx.db
     .select()
     .from(pitrSlices)
     .where(and(eq(pitrSlices.databaseId, database.id), eq(pitrSlices.stored, true)));
   const { ranges, gaps } = buildTimeline(slices);
-  const bases = await findBaseBackups(ctx, userId, database.name);
+  const bases = await findBaseBackups(ctx, organizationId, database.name);
   return {
     databaseId: database.id,
     databaseName: database.name,

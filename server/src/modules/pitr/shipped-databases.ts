@@ -1,7 +1,7 @@
 // Which databases an agent ships the oplog of (point-in-time recovery): told at once when the
 // switch or the plan changes, and again each time the agent connects.
 import { and, eq, gt } from "drizzle-orm";
-import { databases, plans, users } from "@db/schema";
+import { databases, plans, organizations } from "@db/schema";
 import type { AppContext } from "../../context";
 import { sendToAgent } from "../../lib/agent-commands";
 
@@ -10,8 +10,8 @@ export async function listShippedDatabases(ctx: AppContext, agentId: string): Pr
   const rows = await ctx.db
     .select({ name: databases.name })
     .from(databases)
-    .innerJoin(users, eq(users.id, databases.userId))
-    .innerJoin(plans, eq(plans.id, users.planId))
+    .innerJoin(organizations, eq(organizations.id, databases.organizationId))
+    .innerJoin(plans, eq(plans.id, organizations.planId))
     .where(and(eq(databases.agentId, agentId), eq(databases.pitrEnabled, true), eq(databases.isActive, true), gt(plans.pitrWindowHours, 0)));
   return rows.map((row) => row.name).sort();
 }

@@ -14,7 +14,7 @@ export async function findSliceForAgent(ctx: AppContext, agent: AgentRow, sliceI
   const [slice] = await ctx.db
     .select()
     .from(pitrSlices)
-    .where(and(eq(pitrSlices.id, sliceId), eq(pitrSlices.userId, agent.userId), eq(pitrSlices.stored, true)));
+    .where(and(eq(pitrSlices.id, sliceId), eq(pitrSlices.organizationId, agent.organizationId), eq(pitrSlices.stored, true)));
   if (!slice) throw notFound("Slice");
   if (slice.agentId === agent.id) return slice;
   const [runs] = await ctx.db

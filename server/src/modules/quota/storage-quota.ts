@@ -1,26 +1,26 @@
-// The one place that moves a user's storage used (users.storage_used). Every caller runs inside
+// The one place that moves an organization's storage used (organizations.storage_used). Every caller runs inside
 // the transaction that writes what the bytes belong to (a part row, a completed or deleted
 // backup), so storage used always equals the sizes of completed backups plus the part rows of
 // running uploads.
 import { and, eq, sql } from "drizzle-orm";
 import type { Tx } from "@db/client";
-import { users } from "@db/schema";
+import { organizations } from "@db/schema";
 
-/** Adds `bytes` to the user's storage used if the total stays within `limit`; false (nothing changed) when it would not. */
-export async function reserveStorage(tx: Tx, userId: string, bytes: number, limit: number): Promise<boolean> {
+/** Adds `bytes` to the organization's storage used if the total stays within `limit`; false (nothing changed) when it would not. */
+export async function reserveStorage(tx: Tx, organizationId: string, bytes: number, limit: number): Promise<boolean> {
   const reserved = await tx
-    .update(users)
-    .set({ storageUsed: sql`${users.storageUsed} + ${bytes}` })
-    .where(and(eq(users.id, userId), sql`${users.storageUsed} + ${bytes} <= ${limit}`))
-    .returning({ id: users.id });
+    .update(organizations)
+    .set({ storageUsed: sql`${organizations.storageUsed} + ${bytes}` })
+    .where(and(eq(organizations.id, organizationId), sql`${organizations.storageUsed} + ${bytes} <= ${limit}`))
+    .returning({ id: organizations.id });
   return reserved.length > 0;
 }
 
-/** Takes `bytes` off the user's storage used (never below zero). */
-export async function releaseStorage(tx: Tx, userId: string, bytes: number): Promise<void> {
+/** Takes `bytes` off the organization's storage used (never below zero). */
+export async function releaseStorage(tx: Tx, organizationId: string, bytes: number): Promise<void> {
   if (bytes <= 0) return;
   await tx
-    .update(users)
-    .set({ storageUsed: sql`greatest(0, ${users.storageUsed} - ${bytes})` })
-    .where(eq(users.id, userId));
+    .update(organizations)
+    .set({ storageUsed: sql`greatest(0, ${organizations.storageUsed} - ${bytes})` })
+    .where(eq(organizations.id, organizationId));
 }

@@ -13,35 +13,38 @@ const isOrganizationId = (value: unknown): value is string => typeof value === "
 /**
  * /api/ws: the browser's realtime channel. The first message must be `{ "type": "auth", "token" }`
  * (browsers cannot set headers on a WebSocket, and a token in the URL would end up in logs), with
- * the `organizationId` the web app's requests name in X-Organization-Id, checked against the
- * user's memberships as the header is; after that the socket receives its user's backupProgress
- * and restoreProgress events.
+ * `organizationId` when the page acts in another organization than the personal one (checked
+ * against the memberships as the X-Organization-Id header is); after that the socket receives
+ * that organization's backupProgress and restoreProgress events.
  */
 export const realtimeController = (ctx: AppContext) => {
   // Keyed by socket id: Elysia hands each event a fresh wrapper around the same socket.
-  const socketsByUser = new Map<string, Map<string, BrowserSocket>>();
-  const userOfSocket = new Map<string, string>();
+  const socketsByOrganization = new Map<string, Map<string, BrowserSocket>>();
+  const holderOfSocket = new Map<string, { socket: BrowserSocket; userId: string; organizationId: string }>();
   const authTimers = new Map<string, Timer>();
 
   ctx.bus.subscribe((message) => {
     if (message.kind === "browser.disconnect") {
-      for (const socket of socketsByUser.get(message.userId)?.values() ?? []) socket.close(4401, message.reason.slice(0, 120));
+      for (const { socket, userId, organizationId } of [...holderOfSocket.values()]) {
+        if (userId !== message.userId || (message.organizationId && organizationId !== message.organizationId)) continue;
+        socket.close(4401, message.reason.slice(0, 120));
+      }
       return;
     }
     if (message.kind !== "browser.event") return;
     const payload = JSON.stringify(message.event);
-    for (const socket of socketsByUser.get(message.userId)?.values() ?? []) socket.send(payload);
+    for (const socket of socketsByOrganization.get(message.organizationId)?.values() ?? []) socket.send(payload);
   });
 
   const forget = (socket: BrowserSocket) => {
     clearTimeout(authTimers.get(socket.id));
     authTimers.delete(socket.id);
-    const userId = userOfSocket.get(socket.id);
-    userOfSocket.delete(socket.id);
-    if (!userId) return;
-    const sockets = socketsByUser.get(userId);
+    const holder = holderOfSocket.get(socket.id);
+    holderOfSocket.delete(socket.id);
+    if (!holder) return;
+    const sockets = socketsByOrganization.get(holder.organizationId);
     sockets?.delete(socket.id);
-    if (sockets?.size === 0) socketsByUser.delete(userId);
+    if (sockets?.size === 0) socketsByOrganization.delete(holder.organizationId);
   };
 
   return new Elysia().ws("/api/ws", {
@@ -56,23 +59,23 @@ export const realtimeController = (ctx: AppContext) => {
       );
     },
     async message(ws, raw) {
-      if (userOfSocket.has(ws.id)) return; // Browsers only listen once authenticated.
+      if (holderOfSocket.has(ws.id)) return; // Browsers only listen once authenticated.
       const message = raw as { type?: unknown; token?: unknown; organizationId?: unknown };
-      const organizationId = message?.organizationId;
-      if (message?.type !== "auth" || typeof message.token !== "string" || (organizationId !== undefined && !isOrganizationId(organizationId))) {
-        ws.send(JSON.stringify({ type: "error", message: "Send { type: 'auth', token, organizationId? } first." }));
+      if (message?.type !== "auth" || typeof message.token !== "string") {
+        ws.send(JSON.stringify({ type: "error", message: "Send { type: 'auth', token } first." }));
         ws.close(4400, "expected auth");
         return;
       }
       try {
         const user = await authenticate(ctx, `Bearer ${message.token}`);
-        await currentOrganization(ctx.db, user.id, organizationId || undefined);
+        const requested = typeof message.organizationId === "string" && message.organizationId ? message.organizationId : undefined;
+        const organization = await currentOrganization(ctx.db, user.id, requested);
         clearTimeout(authTimers.get(ws.id));
         authTimers.delete(ws.id);
-        userOfSocket.set(ws.id, user.id);
-        const sockets = socketsByUser.get(user.id) ?? new Map();
+        holderOfSocket.set(ws.id, { socket: ws, userId: user.id, organizationId: organization.id });
+        const sockets = socketsByOrganization.get(organization.id) ?? new Map();
         sockets.set(ws.id, ws);
-        socketsByUser.set(user.id, sockets);
+        socketsByOrganization.set(organization.id, sockets);
         ws.send(JSON.stringify({ type: "ready" }));
       } catch (error) {
         const answer = publicErrorOf(error, ctx.log, { path: "/api/ws" });

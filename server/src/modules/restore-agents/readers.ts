@@ -9,7 +9,7 @@ import type { AppContext } from "../../context";
 import { AppError } from "../../lib/errors";
 
 type BackupRow = typeof backups.$inferSelect;
-type BackupFacts = Pick<BackupRow, "userId" | "databaseName" | "agentId" | "keyId">;
+type BackupFacts = Pick<BackupRow, "organizationId" | "databaseName" | "agentId" | "keyId">;
 
 /**
  * An agent to send the job to now (the usual one, possibly offline or gone: the caller says so),
@@ -27,18 +27,18 @@ export async function usualAgentOf(ctx: AppContext, backup: BackupFacts): Promis
   const [database] = await ctx.db
     .select({ agentId: databases.agentId })
     .from(databases)
-    .where(and(eq(databases.userId, backup.userId), eq(databases.name, backup.databaseName)));
+    .where(and(eq(databases.organizationId, backup.organizationId), eq(databases.name, backup.databaseName)));
   const agentId = database?.agentId ?? backup.agentId;
   const [agent] = agentId ? await ctx.db.select().from(agents).where(eq(agents.id, agentId)) : [];
   return agent;
 }
 
-/** The user's agents whose hello named this key id: restore agents first, online ones first. */
-export function listReaders(ctx: AppContext, userId: string, keyId: string): Promise<AgentRow[]> {
+/** The organization's agents whose hello named this key id: restore agents first, online ones first. */
+export function listReaders(ctx: AppContext, organizationId: string, keyId: string): Promise<AgentRow[]> {
   return ctx.db
     .select()
     .from(agents)
-    .where(and(eq(agents.userId, userId), sql`${agents.keyIds} @> ${JSON.stringify([keyId])}::jsonb`))
+    .where(and(eq(agents.organizationId, organizationId), sql`${agents.keyIds} @> ${JSON.stringify([keyId])}::jsonb`))
     .orderBy(sql`${agents.status} <> 'offline' desc`, sql`${agents.role} = 'restore' desc`, desc(agents.lastSeen), asc(agents.createdAt));
 }
 
@@ -70,7 +70,7 @@ export async function chooseReader(ctx: AppContext, backup: BackupFacts, usualAg
   // A restore over another database has that database's agent as its usual one.
   const usual = usualAgent === undefined ? await usualAgentOf(ctx, backup) : (usualAgent ?? undefined);
   if (backup.keyId && !(usual && canRead(usual, backup.keyId))) {
-    const readers = await listReaders(ctx, backup.userId, backup.keyId);
+    const readers = await listReaders(ctx, backup.organizationId, backup.keyId);
     const online = readers.find((agent) => agent.status !== "offline");
     if (online) return { agent: online };
     if (readers.length > 0) return { waiting: noReaderOnline(readers), anyReader: true };

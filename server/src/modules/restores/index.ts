@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
 import { authGuard } from "../auth/guard";
+import { actorOf } from "../audit/service";
 import { backupAnswers, backupsModel } from "../backups/model";
 import { pointInTimeAnswers, pointInTimeModel } from "./model";
 import { describeRestorePlan, requestPointInTimeRestore } from "./point-in-time";
@@ -12,16 +13,16 @@ export const restoresController = (ctx: AppContext) => new Elysia().use(backupRe
 const backupRestores = (ctx: AppContext) =>
   new Elysia({ prefix: "/api/backups", detail: { tags: ["Restores"], security: [{ bearer: [] }] } })
     .use(authGuard(ctx))
-    .get("/restores/all", ({ user }) => listRestores(ctx, user.id), {
+    .get("/restores/all", ({ organization }) => listRestores(ctx, organization.id), {
       auth: true,
       response: { 200: backupAnswers.restores },
       detail: { summary: "The user's restores, newest first" },
     })
     .post(
       "/:id/restore",
-      async ({ user, params, body, set }) => {
+      async ({ user, organization, params, body, set }) => {
         set.status = 201;
-        return requestRestore(ctx, user.id, params.id, body);
+        return requestRestore(ctx, organization.id, params.id, body, undefined, actorOf(user, organization));
       },
       {
         auth: true,
@@ -36,7 +37,7 @@ const backupRestores = (ctx: AppContext) =>
 const pointInTimeRestores = (ctx: AppContext) =>
   new Elysia({ prefix: "/api/restores/point-in-time", detail: { tags: ["Restores"], security: [{ bearer: [] }] } })
     .use(authGuard(ctx))
-    .get("/plan", ({ user, query }) => describeRestorePlan(ctx, user.id, query.databaseId, query.at), {
+    .get("/plan", ({ organization, query }) => describeRestorePlan(ctx, organization.id, query.databaseId, query.at), {
       auth: true,
       query: pointInTimeModel.planQuery,
       response: { 200: pointInTimeAnswers.plan },
@@ -44,9 +45,9 @@ const pointInTimeRestores = (ctx: AppContext) =>
     })
     .post(
       "/",
-      async ({ user, body, set }) => {
+      async ({ user, organization, body, set }) => {
         set.status = 201;
-        return requestPointInTimeRestore(ctx, user.id, body);
+        return requestPointInTimeRestore(ctx, organization.id, body, actorOf(user, organization));
       },
       {
         auth: true,

@@ -5,6 +5,7 @@ import { and, eq } from "drizzle-orm";
 import { databases, pitrSlices } from "@db/schema";
 import { formatOplogTime, oplogTimeFromBigInt, oplogTimeToBigInt, parseOplogTime } from "@protocol/pitr";
 import type { AppContext } from "../../context";
+import type { AuditActor } from "../audit/service";
 import { AppError, badRequest, notFound } from "../../lib/errors";
 import { findBaseBackups } from "../pitr/bases";
 import { describeOplogPosition } from "../pitr/gaps";
@@ -37,14 +38,14 @@ const describe = (position: bigint) => {
  * What a restore of one of the user's databases to `at` would use: the base backup and the slices.
  * 404 for a database of another account; 422 naming the moments that can be restored when none covers `at`.
  */
-export async function planRestoreToMoment(ctx: AppContext, userId: string, databaseId: string, at: string) {
+export async function planRestoreToMoment(ctx: AppContext, organizationId: string, databaseId: string, at: string) {
   const until = readMoment(at);
   const [database] = await ctx.db
     .select()
     .from(databases)
-    .where(and(eq(databases.id, databaseId), eq(databases.userId, userId)));
+    .where(and(eq(databases.id, databaseId), eq(databases.organizationId, organizationId)));
   if (!database) throw notFound("Database");
-  const bases = await findBaseBackups(ctx, userId, database.name);
+  const bases = await findBaseBackups(ctx, organizationId, database.name);
   const slices = await ctx.db
     .select()
     .from(pitrSlices)
@@ -68,8 +69,8 @@ function notCovered(databaseName: string, until: bigint, windows: { from: bigint
 }
 
 /** The dry run the wizard shows: the moment, the base backup and how many slices. */
-export async function describeRestorePlan(ctx: AppContext, userId: string, databaseId: string, at: string) {
-  const plan = await planRestoreToMoment(ctx, userId, databaseId, at);
+export async function describeRestorePlan(ctx: AppContext, organizationId: string, databaseId: string, at: string) {
+  const plan = await planRestoreToMoment(ctx, organizationId, databaseId, at);
   return {
     databaseId: plan.database.id,
     databaseName: plan.database.name,
@@ -86,12 +87,12 @@ export async function describeRestorePlan(ctx: AppContext, userId: string, datab
 export type PointInTimeRequest = { databaseId: string; at: string; targetDatabase?: string; collections?: string[]; confirmation: string };
 
 /** Restores one of the user's databases to a moment: the chosen base backup, then its slices replayed up to it. */
-export async function requestPointInTimeRestore(ctx: AppContext, userId: string, input: PointInTimeRequest) {
-  const plan = await planRestoreToMoment(ctx, userId, input.databaseId, input.at);
+export async function requestPointInTimeRestore(ctx: AppContext, organizationId: string, input: PointInTimeRequest, actor?: AuditActor) {
+  const plan = await planRestoreToMoment(ctx, organizationId, input.databaseId, input.at);
   const until = oplogTimeFromBigInt(plan.until);
   return requestRestore(
     ctx,
-    userId,
+    organizationId,
     plan.base.id,
     {
       databaseName: input.confirmation,
@@ -105,5 +106,6 @@ export async function requestPointInTimeRestore(ctx: AppContext, userId: string,
         slices: plan.slices.map((slice) => ({ id: slice.id, chain: slice.chain, sequence: slice.sequence, size: slice.size, sha256: slice.sha256 })),
       },
     },
+    actor,
   );
 }

@@ -5,13 +5,13 @@ import type { DrillReport, PointInTimeCommand, Progress, RestoreStats } from "@p
 import type { AppContext } from "../../context";
 import { AppError, badRequest, conflict } from "../../lib/errors";
 import { lockUntilCommit } from "../../lib/transaction-lock";
-import { recordAudit } from "../audit/service";
+import { type AuditActor, recordAudit } from "../audit/service";
 import { sendToAgent } from "../../lib/agent-commands";
 import { findOwnBackup, lockBackupForReading } from "../backups/service";
 import { toRestoreView } from "./views";
 import { notifyDrillFinished, notifyRestoreFinished } from "../notifications/service";
 import { restoreFacts } from "../webhooks/events";
-import { publishToUser } from "../../lib/browser-events";
+import { publishToOrganization } from "../../lib/browser-events";
 import { chooseReader } from "../restore-agents/readers";
 
 type RestoreRow = typeof restores.$inferSelect;
@@ -39,8 +39,13 @@ export async function insertRestoreUnlessBusy(
   return row!;
 }
 
-export async function listRestores(ctx: AppContext, userId: string) {
-  const rows = await ctx.db.select().from(restores).where(eq(restores.userId, userId)).orderBy(desc(restores.createdAt), desc(restores.id)).limit(500);
+export async function listRestores(ctx: AppContext, organizationId: string) {
+  const rows = await ctx.db
+    .select()
+    .from(restores)
+    .where(eq(restores.organizationId, organizationId))
+    .orderBy(desc(restores.createdAt), desc(restores.id))
+    .limit(500);
   return rows.map(toRestoreView);
 }
 
@@ -110,13 +115,14 @@ export const noReaderAtAll = (keyId: string) =>
  */
 export async function requestRestore(
   ctx: AppContext,
-  userId: string,
+  organizationId: string,
   backupId: string,
   input: RestoreRequest,
   /** A point-in-time restore: what the row records and what the command adds. */
   pointInTime?: { record: RestorePointInTime; command: PointInTimeCommand },
+  actor?: AuditActor,
 ) {
-  const backup = await findOwnBackup(ctx, userId, backupId);
+  const backup = await findOwnBackup(ctx, organizationId, backupId);
   if (backup.status !== "completed") throw conflict(`This backup is ${backup.status}; only completed backups can be restored.`);
   const target = input.targetDatabase ?? backup.databaseName;
   if (input.databaseName !== target) throw badRequest(`Please type '${target}' to confirm`);
@@ -125,13 +131,13 @@ export async function requestRestore(
   const [existing] = await ctx.db
     .select()
     .from(databases)
-    .where(and(eq(databases.userId, userId), eq(databases.name, target)));
+    .where(and(eq(databases.organizationId, organizationId), eq(databases.name, target)));
   const [source] = existing
     ? []
     : await ctx.db
         .select()
         .from(databases)
-        .where(and(eq(databases.userId, userId), eq(databases.name, backup.databaseName)));
+        .where(and(eq(databases.organizationId, organizationId), eq(databases.name, backup.databaseName)));
   const database = existing ?? source;
   const [usual] = database?.agentId ? await ctx.db.select().from(agents).where(eq(agents.id, database.agentId)) : [];
   const { agent, waitingFor } = await chooseRestoringAgent(ctx, backup, usual, { identity: input.identity !== undefined, pointInTime: Boolean(pointInTime) });
@@ -142,11 +148,11 @@ export async function requestRestore(
   const collections = input.collections ?? null;
   const restore = await ctx.db.transaction(async (tx) => {
     const row = await insertRestoreUnlessBusy(ctx, tx, {
-      lockKey: `restore:${userId}:${target}`,
-      busy: and(eq(restores.userId, userId), sql`coalesce(${restores.targetDatabase}, ${restores.databaseName}) = ${target}`)!,
+      lockKey: `restore:${organizationId}:${target}`,
+      busy: and(eq(restores.organizationId, organizationId), sql`coalesce(${restores.targetDatabase}, ${restores.databaseName}) = ${target}`)!,
       busyMessage: `A restore of "${target}" is already running.`,
       values: {
-        userId,
+        organizationId,
         backupId,
         databaseName: backup.databaseName,
         targetDatabase,
@@ -156,14 +162,20 @@ export async function requestRestore(
         waitingFor,
       },
     });
-    await recordAudit(tx, userId, "RESTORE_REQUESTED", {
-      ...restoreDetails(row),
-      ...(pointInTime ? { pointInTime: { at: pointInTime.record.at, ts: pointInTime.record.ts, slices: pointInTime.command.slices.length } } : {}),
-      ...(targetDatabase ? { targetDatabase } : {}),
-      ...(collections ? { collections } : {}),
-      // Whether an identity went with it (never the identity itself).
-      ...(input.identity !== undefined ? { withIdentity: true } : {}),
-    });
+    await recordAudit(
+      tx,
+      organizationId,
+      "RESTORE_REQUESTED",
+      {
+        ...restoreDetails(row),
+        ...(pointInTime ? { pointInTime: { at: pointInTime.record.at, ts: pointInTime.record.ts, slices: pointInTime.command.slices.length } } : {}),
+        ...(targetDatabase ? { targetDatabase } : {}),
+        ...(collections ? { collections } : {}),
+        // Whether an identity went with it (never the identity itself).
+        ...(input.identity !== undefined ? { withIdentity: true } : {}),
+      },
+      actor,
+    );
     return row;
   });
   if (agent) {
@@ -188,7 +200,7 @@ export async function requestRestore(
 
 /** Publishes a restore's (or drill's) state to its user's browsers. */
 export function announceRestore(ctx: AppContext, restore: RestoreRow) {
-  return publishToUser(ctx, restore.userId, {
+  return publishToOrganization(ctx, restore.organizationId, {
     type: "restoreProgress",
     restoreId: restore.id,
     status: restore.status,
@@ -221,7 +233,7 @@ async function updateRunning(
       )
       .returning();
     const entry = restore && options.audit?.(restore);
-    if (entry) await recordAudit(db, restore!.userId, entry.action, entry.details);
+    if (entry) await recordAudit(db, restore!.organizationId, entry.action, entry.details);
     return restore ?? null;
   };
   return options.audit ? ctx.db.transaction(update) : update(ctx.db);
@@ -297,7 +309,13 @@ export async function failRestore(
 async function announceFinished(ctx: AppContext, restore: RestoreRow) {
   await announceRestore(ctx, restore);
   if (restore.kind === "restore") return notifyRestoreFinished(ctx, restore);
-  const subject = { userId: restore.userId, databaseName: restore.databaseName, backupId: restore.backupId, restoreId: restore.id, agentId: restore.agentId };
+  const subject = {
+    organizationId: restore.organizationId,
+    databaseName: restore.databaseName,
+    backupId: restore.backupId,
+    restoreId: restore.id,
+    agentId: restore.agentId,
+  };
   const status = restore.status === "completed" ? "completed" : "failed";
   const detail = status === "completed" ? describeDrill(restore) : (restore.error ?? "unknown");
   await notifyDrillFinished(ctx, subject, { status, detail }, { ...restoreFacts(restore), drill: restore.drill });

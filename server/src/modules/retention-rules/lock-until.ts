@@ -41,9 +41,9 @@ export function lockUntil(createdAt: Date, reasons: KeepReason[], policy: Retent
 }
 
 /** The Object Lock a new backup's file and manifest are written with (STORAGE_OBJECT_LOCK): what its owner's rule keeps any new backup for; undefined without a lock. */
-export async function lockForNewBackup(ctx: AppContext, backup: { userId: string; createdAt: Date }): Promise<Date | undefined> {
+export async function lockForNewBackup(ctx: AppContext, backup: { organizationId: string; createdAt: Date }): Promise<Date | undefined> {
   if (!ctx.storage.objectLock) return undefined;
-  const policy = await policyOfUser(ctx, backup.userId);
+  const policy = await policyOfUser(ctx, backup.organizationId);
   if (!policy) return undefined;
   return lockUntil(backup.createdAt, [policy.mode === "age" ? "retention" : "recent"], policy, ctx.now()) ?? undefined;
 }

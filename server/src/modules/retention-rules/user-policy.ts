@@ -1,7 +1,7 @@
 // A user's retention policy as their saved settings and plan make it. Apart from service.ts so that
 // modules below backups (backup-protection/check.ts) can read it without an import cycle.
 import { eq } from "drizzle-orm";
-import { settings, users } from "@db/schema";
+import { settings, organizations } from "@db/schema";
 import type { AppContext } from "../../context";
 import { planOfUser } from "../plans/service";
 import { policyOf, type RetentionPolicy } from "./policy";
@@ -14,14 +14,14 @@ export type SettingsRow = typeof settings.$inferSelect;
  */
 export async function policyOfUser(
   ctx: AppContext,
-  userId: string,
+  organizationId: string,
   options: { override?: (saved: SettingsRow) => SettingsRow; plan?: { retentionLimit: number } } = {},
 ): Promise<RetentionPolicy | null> {
   const [row] = await ctx.db
-    .select({ settings, planId: users.planId })
+    .select({ settings, planId: organizations.planId })
     .from(settings)
-    .innerJoin(users, eq(users.id, settings.userId))
-    .where(eq(settings.userId, userId));
+    .innerJoin(organizations, eq(organizations.id, settings.organizationId))
+    .where(eq(settings.organizationId, organizationId));
   if (!row) return null;
   const plan = options.plan ?? (await planOfUser(ctx.db, row.planId));
   return policyOf(options.override ? options.override(row.settings) : row.settings, plan);

@@ -11,15 +11,19 @@ import { lockUntil } from "../retention-rules/lock-until";
 const extended = new WeakMap<Storage, Map<string, number>>();
 
 /** Extends the locks of the backups retention keeps to what their rule now keeps them for (a GFS promotion). */
-export async function extendLocks(ctx: AppContext, kept: { id: string; userId: string; createdAt: Date; reasons: KeepReason[] }[], policy: RetentionPolicy) {
+export async function extendLocks(
+  ctx: AppContext,
+  kept: { id: string; organizationId: string; createdAt: Date; reasons: KeepReason[] }[],
+  policy: RetentionPolicy,
+) {
   const known = extended.get(ctx.storage) ?? new Map<string, number>();
   extended.set(ctx.storage, known);
   for (const backup of kept) {
     const until = lockUntil(backup.createdAt, backup.reasons, policy, ctx.now());
     if (!until || until.getTime() <= (known.get(backup.id) ?? 0)) continue;
     try {
-      await ctx.storage.retain(backupStorage.file(backup.userId, backup.id), until);
-      await ctx.storage.retain(backupStorage.manifest(backup.userId, backup.id), until);
+      await ctx.storage.retain(backupStorage.file(backup.organizationId, backup.id), until);
+      await ctx.storage.retain(backupStorage.manifest(backup.organizationId, backup.id), until);
       known.set(backup.id, until.getTime());
     } catch (error) {
       ctx.log.warn("could not extend a backup's Object Lock; the next retention pass tries again", { backupId: backup.id, error });

@@ -14,7 +14,7 @@ export const RETENTION_PASS_MS = 10 * 60_000;
 export const PREVIEW_DELETED_ROWS = 100;
 
 /** A user's finished backups as retention sees them, with their sizes for the preview. */
-async function loadCandidates(ctx: AppContext, userId: string) {
+async function loadCandidates(ctx: AppContext, organizationId: string) {
   const rows = await ctx.db
     .select({
       id: backups.id,
@@ -27,7 +27,7 @@ async function loadCandidates(ctx: AppContext, userId: string) {
       anomalyResolvedAt: backups.anomalyResolvedAt,
     })
     .from(backups)
-    .where(and(eq(backups.userId, userId), inArray(backups.status, ["completed", "failed"])));
+    .where(and(eq(backups.organizationId, organizationId), inArray(backups.status, ["completed", "failed"])));
   return rows.map((row) => ({
     id: row.id,
     databaseName: row.databaseName,
@@ -44,41 +44,41 @@ async function claimDueUsers(ctx: AppContext, limit: number): Promise<string[]> 
   const now = ctx.now();
   return ctx.db.transaction(async (tx) => {
     const due = await tx
-      .select({ userId: settings.userId })
+      .select({ organizationId: settings.organizationId })
       .from(settings)
       .where(or(isNull(settings.retentionCheckedAt), lt(settings.retentionCheckedAt, new Date(now.getTime() - RETENTION_PASS_MS))))
       .orderBy(sql`${settings.retentionCheckedAt} asc nulls first`)
       .limit(limit)
       .for("update", { skipLocked: true });
-    const ids = due.map((row) => row.userId);
-    if (ids.length > 0) await tx.update(settings).set({ retentionCheckedAt: now }).where(inArray(settings.userId, ids));
+    const ids = due.map((row) => row.organizationId);
+    if (ids.length > 0) await tx.update(settings).set({ retentionCheckedAt: now }).where(inArray(settings.organizationId, ids));
     return ids;
   });
 }
 
 /** The user's policy and every decision on their finished backups. */
-async function decideForUser(ctx: AppContext, userId: string, override?: (saved: SettingsRow) => SettingsRow) {
-  const policy = await policyOfUser(ctx, userId, { override });
+async function decideForUser(ctx: AppContext, organizationId: string, override?: (saved: SettingsRow) => SettingsRow) {
+  const policy = await policyOfUser(ctx, organizationId, { override });
   if (!policy) return null;
-  const candidates = await loadCandidates(ctx, userId);
+  const candidates = await loadCandidates(ctx, organizationId);
   return { policy, candidates, decisions: decideRetention(candidates, policy, ctx.now()) };
 }
 
 /**
  * Deletes the backups retention does not keep (BACKUP_DELETED_AUTO), at most `limit` a user per
- * pass. Without `userId` it takes the users due for a pass (each every RETENTION_PASS_MS, claimed
+ * pass. Without `organizationId` it takes the users due for a pass (each every RETENTION_PASS_MS, claimed
  * so several instances share the work); with it, that user now. Returns how many were deleted.
  */
-export async function applyRetention(ctx: AppContext, options: { userId?: string; limit?: number; users?: number } = {}) {
-  const userIds = options.userId ? [options.userId] : await claimDueUsers(ctx, options.users ?? 50);
+export async function applyRetention(ctx: AppContext, options: { organizationId?: string; limit?: number; users?: number } = {}) {
+  const userIds = options.organizationId ? [options.organizationId] : await claimDueUsers(ctx, options.users ?? 50);
   let deleted = 0;
-  for (const userId of userIds) {
-    const decided = await decideForUser(ctx, userId);
+  for (const organizationId of userIds) {
+    const decided = await decideForUser(ctx, organizationId);
     if (!decided) continue;
     if (ctx.storage.objectLock) {
       const kept = decided.candidates.flatMap((backup) => {
         const decision = decided.decisions.get(backup.id)!;
-        return backup.status === "completed" && decision.keep ? [{ ...backup, userId, reasons: decision.reasons }] : [];
+        return backup.status === "completed" && decision.keep ? [{ ...backup, organizationId, reasons: decision.reasons }] : [];
       });
       await extendLocks(ctx, kept, decided.policy);
     }
@@ -117,8 +117,8 @@ export async function applyRetention(ctx: AppContext, options: { userId?: string
 }
 
 /** Makes retention look at a user's backups at the next pass (after a change of their policy). */
-export async function requestRetentionPass(ctx: AppContext, userId: string) {
-  await ctx.db.update(settings).set({ retentionCheckedAt: null }).where(eq(settings.userId, userId));
+export async function requestRetentionPass(ctx: AppContext, organizationId: string) {
+  await ctx.db.update(settings).set({ retentionCheckedAt: null }).where(eq(settings.organizationId, organizationId));
 }
 
 export type PolicyChoice = { mode?: "age" | "gfs"; retention?: number; daily?: number; weekly?: number; monthly?: number };
@@ -127,8 +127,8 @@ export type PolicyChoice = { mode?: "age" | "gfs"; retention?: number; daily?: n
  * What retention would do to the user's completed backups under a policy (the saved one, changed
  * by `choice`): every backup it keeps and why, the newest ones it would delete, and the totals.
  */
-export async function previewRetention(ctx: AppContext, userId: string, choice: PolicyChoice) {
-  const decided = await decideForUser(ctx, userId, (saved) => ({
+export async function previewRetention(ctx: AppContext, organizationId: string, choice: PolicyChoice) {
+  const decided = await decideForUser(ctx, organizationId, (saved) => ({
     ...saved,
     retentionMode: choice.mode ?? saved.retentionMode,
     retention: choice.retention ?? saved.retention,

@@ -40,7 +40,7 @@ export async function runDueBackups(ctx: AppContext, options: { limit?: number }
       .select({ database: databases, frequency: settings.frequency, agent: { status: agents.status } })
       .from(databases)
       .innerJoin(agents, eq(agents.id, databases.agentId))
-      .leftJoin(settings, eq(settings.userId, databases.userId))
+      .leftJoin(settings, eq(settings.organizationId, databases.organizationId))
       .where(and(eq(databases.isActive, true), isNotNull(databases.nextBackupAt), lte(databases.nextBackupAt, now), isNotNull(agents.firstConnectedAt)))
       .orderBy(asc(databases.nextBackupAt))
       .limit(options.limit ?? 50)
@@ -86,7 +86,7 @@ async function skipForOfflineAgents(ctx: AppContext, skipped: (typeof databases.
     const names = group.map((database) => database.name);
     ctx.log.info("scheduled backups skipped: agent offline", { agentId, databases: names });
     if (!agent) continue;
-    await recordAudit(ctx.db, agent.userId, "BACKUP_SKIPPED", { agentId, name: agent.name, databases: names, reason: "agent offline" });
+    await recordAudit(ctx.db, agent.organizationId, "BACKUP_SKIPPED", { agentId, name: agent.name, databases: names, reason: "agent offline" });
     await notifyBackupsSkipped(ctx, agent, names);
   }
 }

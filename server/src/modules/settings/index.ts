@@ -2,6 +2,7 @@ import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context";
 import { checkBodyAsSent } from "../../lib/strict-body";
 import { authGuard } from "../auth/guard";
+import { actorOf } from "../audit/service";
 import { passwordField } from "../auth/model";
 import { givenCode } from "../reauthentication/model";
 import { requireRecentReauthentication } from "../reauthentication/service";
@@ -15,7 +16,7 @@ import { chooseDatabaseAgent, getSettings, listDatabases, regenerateApiKey, send
 export const pitrSwitchController = (ctx: AppContext) =>
   new Elysia({ prefix: "/api/pitr", detail: { tags: ["Backups"], security: [{ bearer: [] }] } })
     .use(authGuard(ctx))
-    .put("/databases/:databaseId", ({ user, params, body }) => setPointInTimeRecovery(ctx, user, params.databaseId, body.enabled), {
+    .put("/databases/:databaseId", ({ organization, params, body }) => setPointInTimeRecovery(ctx, organization, params.databaseId, body.enabled), {
       auth: true,
       params: pitrModel.databaseParams,
       body: pitrModel.switch,
@@ -26,37 +27,37 @@ export const pitrSwitchController = (ctx: AppContext) =>
 export const settingsController = (ctx: AppContext) =>
   new Elysia({ prefix: "/api/settings", detail: { tags: ["Settings"], security: [{ bearer: [] }] } })
     .use(authGuard(ctx))
-    .get("/", ({ user }) => getSettings(ctx, user.id), {
+    .get("/", ({ organization }) => getSettings(ctx, organization.id), {
       auth: true,
       response: { 200: settingsAnswers.settings },
       detail: { summary: "Schedule, retention, notifications" },
     })
-    .put("/", ({ user, body }) => updateSettings(ctx, user, body), {
+    .put("/", ({ user, organization, body }) => updateSettings(ctx, organization, body, actorOf(user, organization)), {
       auth: true,
       transform: checkBodyAsSent(settingsModel.update),
       body: settingsModel.update,
       response: { 200: settingsAnswers.settings },
       detail: { summary: "Save settings (frequency as a word, retention in hours)" },
     })
-    .get("/retention-preview", ({ user, query }) => previewRetention(ctx, user.id, query), {
+    .get("/retention-preview", ({ organization, query }) => previewRetention(ctx, organization.id, query), {
       auth: true,
       query: settingsModel.retentionPreviewQuery,
       response: { 200: settingsAnswers.retentionPreview },
       detail: { summary: "Which completed backups a retention policy keeps (the saved one, changed by ?mode, ?retention, ?daily, ?weekly, ?monthly)" },
     })
-    .get("/databases", ({ user }) => listDatabases(ctx, user.id), {
+    .get("/databases", ({ organization }) => listDatabases(ctx, organization.id), {
       auth: true,
       response: { 200: settingsAnswers.databases },
       detail: { summary: "List databases" },
     })
-    .put("/databases/:id", ({ user, params, body }) => setDatabaseActive(ctx, user, params.id, body.isActive), {
+    .put("/databases/:id", ({ organization, params, body }) => setDatabaseActive(ctx, organization, params.id, body.isActive), {
       auth: true,
       params: settingsModel.databaseParams,
       body: settingsModel.databaseUpdate,
       response: { 200: settingsAnswers.databases },
       detail: { summary: "Enable or disable a database" },
     })
-    .put("/databases/:id/agent", ({ user, params, body }) => chooseDatabaseAgent(ctx, user.id, params.id, body.agentId), {
+    .put("/databases/:id/agent", ({ organization, params, body }) => chooseDatabaseAgent(ctx, organization.id, params.id, body.agentId), {
       auth: true,
       params: settingsModel.databaseParams,
       body: settingsModel.databaseAgent,
@@ -65,9 +66,9 @@ export const settingsController = (ctx: AppContext) =>
     })
     .post(
       "/regenerate-api-key",
-      async ({ user, session, body }) => {
+      async ({ user, organization, session, body }) => {
         await requireRecentReauthentication(ctx, user, session, body ?? {});
-        return regenerateApiKey(ctx, user.id);
+        return regenerateApiKey(ctx, organization.id, actorOf(user, organization));
       },
       {
         auth: true,
@@ -77,7 +78,7 @@ export const settingsController = (ctx: AppContext) =>
         detail: { summary: "Replace the API key (`password` and `code`, or a token from POST /api/auth/reauthenticate)" },
       },
     )
-    .post("/test-notification", ({ user }) => sendTestNotification(ctx, user), {
+    .post("/test-notification", ({ user, organization }) => sendTestNotification(ctx, user, organization.id), {
       auth: true,
       response: { 200: settingsAnswers.testNotification },
       detail: { summary: "Send a test e-mail" },

@@ -3,8 +3,8 @@
 import { and, eq } from "drizzle-orm";
 import { agentDatabases, agents, databases } from "@db/schema";
 import type { AppContext } from "../../context";
+import type { CurrentOrganization } from "../organizations/current-organization";
 import { AppError, conflict, notFound } from "../../lib/errors";
-import type { AuthenticatedUser } from "../auth/guard";
 import { refuseIfProtected } from "../backup-protection/check";
 import { announceShippedDatabases } from "../pitr/shipped-databases";
 import { planOfUser } from "../plans/service";
@@ -16,21 +16,21 @@ import { listDatabases } from "./service";
  * PLAN_LIMIT when the plan does not offer it; 409 BACKUPS_PROTECTED when turning it off under
  * "Protect backups" (no new slices would be kept: the window of restorable moments would close).
  */
-export async function setPointInTimeRecovery(ctx: AppContext, user: AuthenticatedUser, databaseId: string, enabled: boolean) {
+export async function setPointInTimeRecovery(ctx: AppContext, organization: CurrentOrganization, databaseId: string, enabled: boolean) {
   const [database] = await ctx.db
     .select()
     .from(databases)
-    .where(and(eq(databases.id, databaseId), eq(databases.userId, user.id)));
+    .where(and(eq(databases.id, databaseId), eq(databases.organizationId, organization.id)));
   if (!database) throw notFound("Database");
-  const plan = await planOfUser(ctx.db, user.planId);
+  const plan = await planOfUser(ctx.db, organization.planId);
   if (enabled && plan.pitrWindowHours <= 0) {
     throw new AppError(403, "PLAN_LIMIT", `Your ${plan.name} plan does not include point-in-time recovery. Upgrade your plan to turn it on.`);
   }
-  if (!enabled && database.pitrEnabled) await refuseIfProtected(ctx, user.id, { kind: "turn-off-pitr" });
+  if (!enabled && database.pitrEnabled) await refuseIfProtected(ctx, organization.id, { kind: "turn-off-pitr" });
   if (enabled) await refuseWithoutOplogAccess(ctx, database);
   await ctx.db.update(databases).set({ pitrEnabled: enabled }).where(eq(databases.id, database.id));
   if (database.agentId) await announceShippedDatabases(ctx, database.agentId);
-  return listDatabases(ctx, user.id);
+  return listDatabases(ctx, organization.id);
 }
 
 /**

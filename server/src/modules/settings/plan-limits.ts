@@ -9,8 +9,8 @@ import { clampFrequency, clampRetention, type PlanLimits } from "@protocol/sched
  * frequency and retention move to the nearest allowed choice, and only the oldest `dbLimit`
  * active databases stay active. Answers the new frequency when it moved (the caller reschedules).
  */
-export async function applyPlanLimits(db: DbOrTx, userId: string, plan: PlanLimits): Promise<{ frequencyChanged: number | null }> {
-  const [current] = await db.select().from(settings).where(eq(settings.userId, userId));
+export async function applyPlanLimits(db: DbOrTx, organizationId: string, plan: PlanLimits): Promise<{ frequencyChanged: number | null }> {
+  const [current] = await db.select().from(settings).where(eq(settings.organizationId, organizationId));
   let frequencyChanged: number | null = null;
   if (current) {
     const frequency = clampFrequency(current.frequency, plan);
@@ -20,21 +20,21 @@ export async function applyPlanLimits(db: DbOrTx, userId: string, plan: PlanLimi
       await db
         .update(settings)
         .set({ frequency, retention, ...(retention !== current.retention ? { retentionCheckedAt: null } : {}) })
-        .where(eq(settings.userId, userId));
+        .where(eq(settings.organizationId, organizationId));
     }
     // The user's audit log says what the plan changed in their settings, as a save there would.
     if (frequency !== current.frequency) {
-      await recordAudit(db, userId, "FREQUENCY_UPDATED", { from: current.frequency, to: frequency, by: "plan" });
+      await recordAudit(db, organizationId, "FREQUENCY_UPDATED", { from: current.frequency, to: frequency, by: "plan" });
       frequencyChanged = frequency;
     }
     if (retention !== current.retention) {
-      await recordAudit(db, userId, "RETENTION_UPDATED", { from: current.retention, to: retention, mode: current.retentionMode, by: "plan" });
+      await recordAudit(db, organizationId, "RETENTION_UPDATED", { from: current.retention, to: retention, mode: current.retentionMode, by: "plan" });
     }
   }
   const active = await db
     .select({ id: databases.id })
     .from(databases)
-    .where(and(eq(databases.userId, userId), eq(databases.isActive, true)))
+    .where(and(eq(databases.organizationId, organizationId), eq(databases.isActive, true)))
     .orderBy(asc(databases.createdAt), asc(databases.id));
   const beyondLimit = active.slice(Math.max(0, plan.dbLimit)).map((row) => row.id);
   if (beyondLimit.length > 0) {

@@ -9,8 +9,9 @@ import {
   RETENTION_OPTIONS_HOURS,
 } from "@protocol/schedule";
 import type { AppContext } from "../../context";
+import type { CurrentOrganization } from "../organizations/current-organization";
 import { AppError, badRequest, notFound } from "../../lib/errors";
-import { recordAudit } from "../audit/service";
+import { type AuditActor, recordAudit } from "../audit/service";
 import { refuseIfProtected } from "../backup-protection/check";
 import { policyOf } from "../retention-rules/policy";
 import { replaceApiKey } from "./api-key";
@@ -38,16 +39,16 @@ function toSettingsView(row: SettingsRow) {
   };
 }
 
-async function loadSettings(ctx: AppContext, userId: string): Promise<SettingsRow> {
-  const [row] = await ctx.db.select().from(settings).where(eq(settings.userId, userId));
+async function loadSettings(ctx: AppContext, organizationId: string): Promise<SettingsRow> {
+  const [row] = await ctx.db.select().from(settings).where(eq(settings.organizationId, organizationId));
   if (row) return row;
   // Accounts created before settings existed get the defaults on first read.
-  const [created] = await ctx.db.insert(settings).values({ userId }).onConflictDoNothing().returning();
-  return created ?? (await loadSettings(ctx, userId));
+  const [created] = await ctx.db.insert(settings).values({ organizationId }).onConflictDoNothing().returning();
+  return created ?? (await loadSettings(ctx, organizationId));
 }
 
-export async function getSettings(ctx: AppContext, userId: string) {
-  return toSettingsView(await loadSettings(ctx, userId));
+export async function getSettings(ctx: AppContext, organizationId: string) {
+  return toSettingsView(await loadSettings(ctx, organizationId));
 }
 
 type SettingsUpdate = {
@@ -61,9 +62,9 @@ type SettingsUpdate = {
 };
 
 /** Saves schedule, retention and notification choices; choices beyond the plan are refused. */
-export async function updateSettings(ctx: AppContext, user: AuthenticatedUser, input: SettingsUpdate) {
-  const current = await loadSettings(ctx, user.id);
-  const plan = await planOfUser(ctx.db, user.planId);
+export async function updateSettings(ctx: AppContext, organization: CurrentOrganization, input: SettingsUpdate, actor?: AuditActor) {
+  const current = await loadSettings(ctx, organization.id);
+  const plan = await planOfUser(ctx.db, organization.planId);
   const next = { ...current };
 
   if (input.frequency !== undefined) {
@@ -114,7 +115,7 @@ export async function updateSettings(ctx: AppContext, user: AuthenticatedUser, i
     next.gfsDaily !== current.gfsDaily ||
     next.gfsWeekly !== current.gfsWeekly ||
     next.gfsMonthly !== current.gfsMonthly;
-  if (retentionChanged) await refuseIfProtected(ctx, user.id, { kind: "change-retention", to: policyOf(next, plan) });
+  if (retentionChanged) await refuseIfProtected(ctx, organization.id, { kind: "change-retention", to: policyOf(next, plan) });
   const drillsChanged = next.drillFrequency !== current.drillFrequency;
   const notificationsChanged =
     next.notifyBackupSuccess !== current.notifyBackupSuccess ||
@@ -142,33 +143,51 @@ export async function updateSettings(ctx: AppContext, user: AuthenticatedUser, i
         ...(drillsChanged ? { nextDrillAt: nextDrillTime(next.drillFrequency, ctx.now()) } : {}),
         updatedAt: ctx.now(),
       })
-      .where(eq(settings.userId, user.id))
+      .where(eq(settings.organizationId, organization.id))
       .returning();
-    if (frequencyChanged) await recordAudit(tx, user.id, "FREQUENCY_UPDATED", { from: current.frequency, to: next.frequency });
+    if (frequencyChanged) await recordAudit(tx, organization.id, "FREQUENCY_UPDATED", { from: current.frequency, to: next.frequency }, actor);
     if (retentionChanged) {
-      await recordAudit(tx, user.id, "RETENTION_UPDATED", {
-        from: current.retention,
-        to: next.retention,
-        mode: next.retentionMode,
-        ...(next.retentionMode === "gfs" ? { gfs: { daily: next.gfsDaily, weekly: next.gfsWeekly, monthly: next.gfsMonthly } } : {}),
-      });
+      await recordAudit(
+        tx,
+        organization.id,
+        "RETENTION_UPDATED",
+        {
+          from: current.retention,
+          to: next.retention,
+          mode: next.retentionMode,
+          ...(next.retentionMode === "gfs" ? { gfs: { daily: next.gfsDaily, weekly: next.gfsWeekly, monthly: next.gfsMonthly } } : {}),
+        },
+        actor,
+      );
     }
-    if (drillsChanged) await recordAudit(tx, user.id, "DRILL_SETTINGS_UPDATED", { from: current.drillFrequency, to: next.drillFrequency });
+    if (drillsChanged) await recordAudit(tx, organization.id, "DRILL_SETTINGS_UPDATED", { from: current.drillFrequency, to: next.drillFrequency }, actor);
     if (notificationsChanged) {
-      await recordAudit(tx, user.id, "NOTIFICATIONS_UPDATED", {
-        backupSuccess: next.notifyBackupSuccess,
-        backupFailure: next.notifyBackupFailure,
-        agentDisconnection: next.notifyAgentDisconnection,
-        notificationEmail: next.notificationEmail,
-      });
+      await recordAudit(
+        tx,
+        organization.id,
+        "NOTIFICATIONS_UPDATED",
+        {
+          backupSuccess: next.notifyBackupSuccess,
+          backupFailure: next.notifyBackupFailure,
+          agentDisconnection: next.notifyAgentDisconnection,
+          notificationEmail: next.notificationEmail,
+        },
+        actor,
+      );
     }
-    await recordAudit(tx, user.id, "SETTINGS_UPDATED", {
-      frequency: next.frequency,
-      retention: next.retention,
-    });
+    await recordAudit(
+      tx,
+      organization.id,
+      "SETTINGS_UPDATED",
+      {
+        frequency: next.frequency,
+        retention: next.retention,
+      },
+      actor,
+    );
     return rows;
   });
-  if (frequencyChanged) await rescheduleUser(ctx, user.id, next.frequency);
+  if (frequencyChanged) await rescheduleUser(ctx, organization.id, next.frequency);
   return toSettingsView(saved!);
 }
 
@@ -188,8 +207,8 @@ function toDatabaseView(row: typeof databases.$inferSelect, declaring: Declaring
 }
 
 /** The user's databases, each with the agents holding it in their config (agentId is the one running it). */
-export async function listDatabases(ctx: AppContext, userId: string) {
-  const rows = await ctx.db.select().from(databases).where(eq(databases.userId, userId)).orderBy(asc(databases.createdAt), asc(databases.id));
+export async function listDatabases(ctx: AppContext, organizationId: string) {
+  const rows = await ctx.db.select().from(databases).where(eq(databases.organizationId, organizationId)).orderBy(asc(databases.createdAt), asc(databases.id));
   const declarations =
     rows.length === 0
       ? []
@@ -213,37 +232,37 @@ export async function listDatabases(ctx: AppContext, userId: string) {
 }
 
 /** The user's choice of which agent runs a database that several agents hold (Settings → Databases). */
-export async function chooseDatabaseAgent(ctx: AppContext, userId: string, databaseId: string, agentId: string) {
+export async function chooseDatabaseAgent(ctx: AppContext, organizationId: string, databaseId: string, agentId: string) {
   const [database] = await ctx.db
     .select({ id: databases.id, name: databases.name })
     .from(databases)
-    .where(and(eq(databases.id, databaseId), eq(databases.userId, userId)));
+    .where(and(eq(databases.id, databaseId), eq(databases.organizationId, organizationId)));
   if (!database) throw notFound("Database");
   const [declared] = await ctx.db
     .select({ agentId: agentDatabases.agentId })
     .from(agentDatabases)
     .innerJoin(agents, eq(agents.id, agentDatabases.agentId))
-    .where(and(eq(agentDatabases.databaseId, database.id), eq(agentDatabases.agentId, agentId), eq(agents.userId, userId)));
+    .where(and(eq(agentDatabases.databaseId, database.id), eq(agentDatabases.agentId, agentId), eq(agents.organizationId, organizationId)));
   if (!declared) {
     throw new AppError(409, "CONFLICT", `That agent does not have "${database.name}" in its configuration. Add it there first: dbvault-agent db add.`);
   }
   await ctx.db.update(databases).set({ agentId }).where(eq(databases.id, database.id));
-  return listDatabases(ctx, userId);
+  return listDatabases(ctx, organizationId);
 }
 
 /** Enables or disables one of the user's databases; no more than the plan's dbLimit may be active. */
-export async function setDatabaseActive(ctx: AppContext, user: AuthenticatedUser, databaseId: string, isActive: boolean) {
+export async function setDatabaseActive(ctx: AppContext, organization: CurrentOrganization, databaseId: string, isActive: boolean) {
   const [database] = await ctx.db
     .select()
     .from(databases)
-    .where(and(eq(databases.id, databaseId), eq(databases.userId, user.id)));
+    .where(and(eq(databases.id, databaseId), eq(databases.organizationId, organization.id)));
   if (!database) throw notFound("Database");
   if (isActive && !database.isActive) {
-    const plan = await planOfUser(ctx.db, user.planId);
+    const plan = await planOfUser(ctx.db, organization.planId);
     const [row] = await ctx.db
       .select({ total: count() })
       .from(databases)
-      .where(and(eq(databases.userId, user.id), eq(databases.isActive, true)));
+      .where(and(eq(databases.organizationId, organization.id), eq(databases.isActive, true)));
     if ((row?.total ?? 0) >= plan.dbLimit) {
       throw new AppError(
         403,
@@ -255,17 +274,17 @@ export async function setDatabaseActive(ctx: AppContext, user: AuthenticatedUser
   // A database switched on gets its first scheduled backup at the next scheduler run.
   const nextBackupAt = isActive && !database.isActive ? (database.nextBackupAt ?? ctx.now()) : database.nextBackupAt;
   await ctx.db.update(databases).set({ isActive, nextBackupAt }).where(eq(databases.id, database.id));
-  return listDatabases(ctx, user.id);
+  return listDatabases(ctx, organization.id);
 }
 
 /** Replaces the user's API key; the old key stops registering agents at once. Returns the new key. */
-export async function regenerateApiKey(ctx: AppContext, userId: string) {
-  return { apiKey: await ctx.db.transaction((tx) => replaceApiKey(ctx, tx, userId)) };
+export async function regenerateApiKey(ctx: AppContext, organizationId: string, actor?: AuditActor) {
+  return { apiKey: await ctx.db.transaction((tx) => replaceApiKey(ctx, tx, organizationId, actor)) };
 }
 
 /** Sends a test e-mail to the notification address (or the account's). */
-export async function sendTestNotification(ctx: AppContext, user: AuthenticatedUser) {
-  const current = await loadSettings(ctx, user.id);
+export async function sendTestNotification(ctx: AppContext, user: AuthenticatedUser, organizationId: string) {
+  const current = await loadSettings(ctx, organizationId);
   const to = current.notificationEmail ?? user.email;
   try {
     await ctx.mailer.send({
@@ -278,7 +297,7 @@ export async function sendTestNotification(ctx: AppContext, user: AuthenticatedU
       ].join("\n"),
     });
   } catch (error) {
-    ctx.log.error("test notification failed", { userId: user.id, error });
+    ctx.log.error("test notification failed", { organizationId, error });
     throw new AppError(502, "MAIL_FAILED", "The test e-mail could not be sent. Please check the mail server settings and try again.");
   }
   return { message: "Test notification sent successfully. Please check your email.", to };

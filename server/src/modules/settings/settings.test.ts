@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { databases, plans, users } from "@db/schema";
+import { databases, plans, organizations } from "@db/schema";
 import { startTestServer, type TestServer, type TestUser } from "../../../test/harness";
 
 let server: TestServer;
@@ -11,12 +11,12 @@ afterAll(() => server.close());
 
 async function moveToPlan(user: TestUser, name: string) {
   const [plan] = await server.ctx.db.select().from(plans).where(eq(plans.name, name));
-  await server.ctx.db.update(users).set({ planId: plan!.id }).where(eq(users.id, user.id));
+  await server.ctx.db.update(organizations).set({ planId: plan!.id }).where(eq(organizations.id, user.id));
 }
 
 async function addDatabases(user: TestUser, names: string[], isActive = false) {
   for (const [i, name] of names.entries()) {
-    await server.ctx.db.insert(databases).values({ userId: user.id, name, isActive, createdAt: new Date(Date.now() + i) });
+    await server.ctx.db.insert(databases).values({ organizationId: user.id, name, isActive, createdAt: new Date(Date.now() + i) });
   }
 }
 
@@ -218,7 +218,7 @@ describe("API key", () => {
     expect(res.body.apiKey).not.toBe(user.apiKey);
     const profile = await server.call("GET", "/api/user/profile", { token: user.token });
     expect(profile.body.apiKey).toBe(res.body.apiKey);
-    const [row] = await server.ctx.db.select().from(users).where(eq(users.id, user.id));
+    const [row] = await server.ctx.db.select().from(organizations).where(eq(organizations.id, user.id));
     // Stored neither in the clear nor as a plain hash of the key.
     expect(JSON.stringify(row)).not.toContain(res.body.apiKey);
     expect(row!.apiKeyHash).toBe(server.ctx.apiKeys.hash(res.body.apiKey));

@@ -5,7 +5,7 @@ import { and, arrayOverlaps, eq, isNotNull, ne } from "drizzle-orm";
 import { memberships, ssoConnections, users } from "@db/schema";
 import type { AppContext } from "../../context";
 import { AppError, badRequest, conflict, forbidden } from "../../lib/errors";
-import { recordAudit } from "../audit/service";
+import { actorOf, recordAudit } from "../audit/service";
 import type { CurrentOrganization } from "../organizations/current-organization";
 import type { ssoModel } from "./model";
 import { discoverProvider, parseIssuer } from "./provider-client";
@@ -55,7 +55,7 @@ export async function readConnection(ctx: AppContext, organization: CurrentOrgan
  */
 export async function saveConnection(
   ctx: AppContext,
-  caller: { userId: string; organization: CurrentOrganization },
+  caller: { user: { id: string; name: string; email: string }; organization: CurrentOrganization },
   input: typeof ssoModel.save.static,
   origin: string,
 ) {
@@ -92,14 +92,20 @@ export async function saveConnection(
       .insert(ssoConnections)
       .values({ organizationId: organization.id, ...values })
       .onConflictDoUpdate({ target: ssoConnections.organizationId, set: values });
-    await recordAudit(tx, caller.userId, "SSO_CONFIGURED", {
-      organizationId: organization.id,
-      issuer,
-      allowedDomains,
-      defaultRole: input.defaultRole,
-      ssoRequired: input.ssoRequired,
-      secretChanged: input.clientSecret !== undefined,
-    });
+    await recordAudit(
+      tx,
+      organization.id,
+      "SSO_CONFIGURED",
+      {
+        organizationId: organization.id,
+        issuer,
+        allowedDomains,
+        defaultRole: input.defaultRole,
+        ssoRequired: input.ssoRequired,
+        secretChanged: input.clientSecret !== undefined,
+      },
+      actorOf(caller.user, organization),
+    );
   });
   ctx.log.info("sso connection saved", { organizationId: organization.id, issuer });
   return readConnection(ctx, organization, origin);
@@ -119,12 +125,14 @@ async function requireBreakGlassOwner(ctx: AppContext, organizationId: string) {
   if (!owner) throw badRequest(BREAK_GLASS_MESSAGE);
 }
 
-export async function removeConnection(ctx: AppContext, caller: { userId: string; organization: CurrentOrganization }) {
+export async function removeConnection(ctx: AppContext, caller: { user: { id: string; name: string; email: string }; organization: CurrentOrganization }) {
   const { organization } = caller;
   requireTeamOwner(organization);
   const removed = await ctx.db.transaction(async (tx) => {
     const rows = await tx.delete(ssoConnections).where(eq(ssoConnections.organizationId, organization.id)).returning({ issuer: ssoConnections.issuer });
-    if (rows.length > 0) await recordAudit(tx, caller.userId, "SSO_REMOVED", { organizationId: organization.id, issuer: rows[0]!.issuer });
+    if (rows.length > 0) {
+      await recordAudit(tx, organization.id, "SSO_REMOVED", { organizationId: organization.id, issuer: rows[0]!.issuer }, actorOf(caller.user, organization));
+    }
     return rows;
   });
   if (removed.length === 0) throw new AppError(404, "NOT_FOUND", "This organization has no single sign-on to remove.");

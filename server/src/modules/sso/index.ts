@@ -83,13 +83,13 @@ export const ssoSettingsController = (ctx: AppContext) =>
       response: { 200: ssoAnswers.connection },
       detail: { summary: "The organization's single sign-on (owners): issuer, client ID, domains, default role; never the client secret" },
     })
-    .put("/", ({ user, organization, body, request }) => saveConnection(ctx, { userId: user.id, organization }, body, requestOrigin(ctx.config, request)), {
+    .put("/", ({ user, organization, body, request }) => saveConnection(ctx, { user, organization }, body, requestOrigin(ctx.config, request)), {
       auth: true,
       body: ssoModel.save,
       response: { 200: ssoAnswers.connection },
       detail: { summary: "Save the organization's single sign-on (owners); the issuer is checked by discovery (400 not OIDC, 502 unreachable)" },
     })
-    .delete("/", ({ user, organization }) => removeConnection(ctx, { userId: user.id, organization }), {
+    .delete("/", ({ user, organization }) => removeConnection(ctx, { user, organization }), {
       auth: true,
       response: { 200: messageAnswer },
       detail: { summary: "Remove the organization's single sign-on (owners): members sign in with passwords again" },

@@ -9,7 +9,7 @@ import { and, arrayContains, eq, gt, isNull, lt } from "drizzle-orm";
 import { memberships, ssoConnections, ssoSignIns, users } from "@db/schema";
 import type { AppContext } from "../../context";
 import { AppError, badRequest, unauthorized } from "../../lib/errors";
-import { recordAudit } from "../audit/service";
+import { actorOf, recordAudit } from "../audit/service";
 import { accountRefusal } from "../auth/guard";
 import { createUser, hashLinkToken, issueSession } from "../auth/service";
 import { admitSsoStart } from "../auth/throttle";
@@ -110,18 +110,20 @@ export async function finishSignIn(
   if (!connection.allowedDomains.includes(emailDomain(identity.email))) {
     throw new AppError(403, "FORBIDDEN", `${identity.email} is not in the e-mail domains this organization signs in with SSO. Sign in with your work address.`);
   }
-  const { user, joined } = await memberFor(ctx, connection, identity.email, identity.name);
+  const { user, joined, role } = await memberFor(ctx, connection, identity.email, identity.name);
   const code = randomBytes(32).toString("base64url");
   await ctx.db.transaction(async (tx) => {
     await tx
       .update(ssoSignIns)
       .set({ userId: user.id, sessionCodeHash: hashLinkToken(code), sessionCodeExpiresAt: new Date(ctx.now().getTime() + SESSION_CODE_TTL_MS) })
       .where(eq(ssoSignIns.id, signIn.id));
-    await recordAudit(tx, user.id, "SSO_SIGNED_IN", {
-      organizationId: connection.organizationId,
-      issuer: connection.issuer,
-      ...(joined ? { joinedAs: connection.defaultRole } : {}),
-    });
+    await recordAudit(
+      tx,
+      connection.organizationId,
+      "SSO_SIGNED_IN",
+      { organizationId: connection.organizationId, issuer: connection.issuer, ...(joined ? { joinedAs: connection.defaultRole } : {}) },
+      actorOf(user, { role }),
+    );
   });
   ctx.log.info("sso sign-in", { userId: user.id, organizationId: connection.organizationId });
   return code;
@@ -149,7 +151,7 @@ async function memberFor(ctx: AppContext, connection: typeof ssoConnections.$inf
         "A DBVault account with this e-mail already exists and is not a member of this organization. Sign in with your password, and ask an owner to invite you.",
       );
     }
-    return { user: existing, joined: false };
+    return { user: existing, joined: false, role: membership.role };
   }
   const created = await createUser(ctx, {
     name: name?.trim() || email.split("@")[0]!,
@@ -158,7 +160,7 @@ async function memberFor(ctx: AppContext, connection: typeof ssoConnections.$inf
     joining: { organizationId: connection.organizationId, role: connection.defaultRole },
   });
   ctx.log.info("sso member created", { userId: created.id, organizationId: connection.organizationId });
-  return { user: created, joined: true };
+  return { user: created, joined: true, role: connection.defaultRole };
 }
 
 /** Exchanges the callback's one-time code for a session (once, within a minute). */

@@ -32,12 +32,12 @@ export async function runReplicaRepair(ctx: AppContext, options: { force?: boole
  */
 async function copyLock(ctx: AppContext, key: string): Promise<Date | undefined> {
   if (!ctx.storage.objectLock) return undefined;
-  const [, userId, backupId] = key.match(/^backups\/([^/]+)\/([^/]+)\//) ?? [];
-  if (!userId || !backupId) return undefined;
+  const [, organizationId, backupId] = key.match(/^backups\/([^/]+)\/([^/]+)\//) ?? [];
+  if (!organizationId || !backupId) return undefined;
   const [backup] = await ctx.db
-    .select({ userId: backups.userId, createdAt: backups.createdAt })
+    .select({ organizationId: backups.organizationId, createdAt: backups.createdAt })
     .from(backups)
-    .where(and(eq(backups.id, backupId), eq(backups.userId, userId)));
+    .where(and(eq(backups.id, backupId), eq(backups.organizationId, organizationId)));
   return backup ? lockForNewBackup(ctx, backup) : undefined;
 }
 

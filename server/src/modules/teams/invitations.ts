@@ -197,7 +197,7 @@ export async function acceptInvitation(ctx: AppContext, user: AuthenticatedUser,
     if (!claimed) throw conflict(UNUSABLE.accepted);
     await tx.insert(memberships).values({ organizationId: organization.id, userId: user.id, role: invitation.role });
     await recordMembershipChange(tx, {
-      actor: { id: user.id, role: null },
+      actor: { id: user.id, role: invitation.role },
       organization,
       action: "INVITATION_ACCEPTED",
       details: { role: invitation.role, invitedBy: found.inviterEmail, invitationId: invitation.id },

@@ -91,7 +91,7 @@ export async function changeMemberRole(ctx: AppContext, actorId: string, organiz
     });
     return { target, from: target.role, lowered: !roleAtLeast(role, target.role) };
   });
-  if (change.lowered) await closeMemberSockets(ctx, targetId, "role changed");
+  if (change.lowered) await closeMemberSockets(ctx, organization.id, targetId);
   return { message: `${nameOf(change.target)} is now ${ROLE_LABELS[role]}.` };
 }
 
@@ -111,7 +111,7 @@ export async function removeMember(ctx: AppContext, actorId: string, organizatio
     });
     return member;
   });
-  await closeMemberSockets(ctx, targetId, "removed from an organization");
+  await closeMemberSockets(ctx, organization.id, targetId);
   return { message: `${nameOf(target)} was removed from ${organization.name}. They lose access at once.` };
 }
 
@@ -124,7 +124,7 @@ export async function leaveOrganization(ctx: AppContext, actorId: string, organi
     await deleteMembership(tx, organization.id, actorId);
     await recordMembershipChange(tx, { actor: { id: actorId, role: actorRole }, organization, action: "MEMBER_LEFT" });
   });
-  await closeMemberSockets(ctx, actorId, "left an organization");
+  await closeMemberSockets(ctx, organization.id, actorId);
   return { message: `You left ${organization.name}.` };
 }
 
@@ -145,6 +145,6 @@ export async function transferOwnership(ctx: AppContext, actorId: string, organi
     });
     return member;
   });
-  await closeMemberSockets(ctx, actorId, "role changed");
+  await closeMemberSockets(ctx, organization.id, actorId);
   return { message: `${nameOf(target)} now owns ${organization.name}; you are an admin.` };
 }

@@ -7,7 +7,13 @@ import { conflict } from "../../lib/errors";
 import type { CurrentOrganization } from "../organizations/current-organization";
 import { lockAsActor } from "./members";
 import { closeMemberSockets, recordMembershipChange } from "./membership-effects";
+import { AGENT_REMOVED_CLOSE_CODE } from "@protocol/agent-protocol";
+import { disconnectUserAgents } from "../agents/service";
+import { refuseIfProtected } from "../backup-protection/check";
+import { insertTeamOrganization } from "../organizations/create-team";
 import { requireRole } from "../organizations/roles";
+
+export const TEAM_DELETED_MESSAGE = "This agent's DBVault organization was deleted.";
 
 /** A user founds at most this many teams: each is a place invitation mail is sent from. */
 export const MAX_OWNED_TEAMS = 20;
@@ -15,7 +21,14 @@ export const MAX_OWNED_TEAMS = 20;
 /** The user's organizations with their role in each: the personal one first, then teams by name. */
 export async function listMyOrganizations(ctx: AppContext, userId: string): Promise<CurrentOrganization[]> {
   return ctx.db
-    .select({ id: organizations.id, name: organizations.name, personal: organizations.personal, role: memberships.role })
+    .select({
+      id: organizations.id,
+      name: organizations.name,
+      personal: organizations.personal,
+      role: memberships.role,
+      planId: organizations.planId,
+      storageUsed: organizations.storageUsed,
+    })
     .from(memberships)
     .innerJoin(organizations, eq(organizations.id, memberships.organizationId))
     .where(eq(memberships.userId, userId))
@@ -34,10 +47,9 @@ export async function createTeam(ctx: AppContext, userId: string, name: string):
     if ((owned?.total ?? 0) >= MAX_OWNED_TEAMS) {
       throw conflict(`You already own ${MAX_OWNED_TEAMS} teams, the most one account may. Delete one you no longer use first.`);
     }
-    const [team] = await tx.insert(organizations).values({ name: teamName, personal: false }).returning();
-    await tx.insert(memberships).values({ organizationId: team!.id, userId, role: "owner" });
-    await recordMembershipChange(tx, { actor: { id: userId, role: "owner" }, organization: team!, action: "ORGANIZATION_CREATED" });
-    return { id: team!.id, name: team!.name, personal: false, role: "owner" as const };
+    const { organization: team } = await insertTeamOrganization(ctx, tx, { name: teamName, ownerId: userId });
+    await recordMembershipChange(tx, { actor: { id: userId, role: "owner" }, organization: team, action: "ORGANIZATION_CREATED" });
+    return { id: team.id, name: team.name, personal: false, role: "owner" as const, planId: team.planId, storageUsed: team.storageUsed };
   });
 }
 
@@ -58,14 +70,18 @@ export async function renameOrganization(ctx: AppContext, actorId: string, organ
 }
 
 /**
- * Deletes a team (owner only) with its memberships and invitations; every member loses it at
- * once. A personal organization goes only with its account.
+ * Deletes a team (owner only) with everything it owns (through the foreign keys; its stored backup
+ * files and agents follow, as for a deleted account), refused while Protect backups is on. Every
+ * member loses it at once. A personal organization goes only with its account.
  */
 export async function deleteTeam(ctx: AppContext, actorId: string, organization: CurrentOrganization) {
   requireRole(organization, "owner", "deleting the organization");
   if (organization.personal) {
     throw conflict("Your personal organization goes only with your account. To delete a team, switch to it first.");
   }
+  await refuseIfProtected(ctx, organization.id, { kind: "delete-organization" });
+  // Handlers (storage clean-up) run before the rows that point at the files are gone.
+  await ctx.events.emit({ type: "organizationDeleted", organizationId: organization.id });
   const members = await ctx.db.transaction(async (tx) => {
     const { members: locked } = await lockAsActor(tx, organization.id, actorId, "owner", "deleting the organization");
     // The audit entry is the actor's: the organization's own rows go with it.
@@ -78,6 +94,7 @@ export async function deleteTeam(ctx: AppContext, actorId: string, organization:
     await tx.delete(organizations).where(eq(organizations.id, organization.id));
     return locked;
   });
-  for (const member of members) await closeMemberSockets(ctx, member.userId, "organization deleted");
+  for (const member of members) await closeMemberSockets(ctx, organization.id, member.userId);
+  await disconnectUserAgents(ctx, organization.id, TEAM_DELETED_MESSAGE, { closeCode: AGENT_REMOVED_CLOSE_CODE });
   return { message: `${organization.name} was deleted.` };
 }

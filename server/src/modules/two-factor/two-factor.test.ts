@@ -113,7 +113,7 @@ describe("turning two-factor sign-in on", () => {
     const stored = await server.ctx.db.select().from(recoveryCodes).where(eq(recoveryCodes.userId, user.id));
     const plain = enabled.body.recoveryCodes.map((c: string) => c.replace("-", ""));
     for (const code of stored) expect(plain).not.toContain(code.codeHash);
-    const actions = (await server.ctx.db.select().from(auditLogs).where(eq(auditLogs.userId, user.id))).map((a) => a.action);
+    const actions = (await server.ctx.db.select().from(auditLogs).where(eq(auditLogs.organizationId, user.id))).map((a) => a.action);
     expect(actions).toContain("TWO_FACTOR_ENABLED");
   });
 
@@ -157,7 +157,7 @@ describe("signing in with two factors", () => {
     expect((await login(user, second.replace("-", ""))).status).toBe(200);
     const status = await server.call("GET", "/api/auth/two-factor", { token: user.token });
     expect(status.body.recoveryCodesLeft).toBe(8);
-    const actions = (await server.ctx.db.select().from(auditLogs).where(eq(auditLogs.userId, user.id))).map((a) => a.action);
+    const actions = (await server.ctx.db.select().from(auditLogs).where(eq(auditLogs.organizationId, user.id))).map((a) => a.action);
     expect(actions.filter((a) => a === "RECOVERY_CODE_USED")).toHaveLength(2);
   });
 

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { verifyElsewhereIfSealed } from "../backups/verification";
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
-import { type AgentRow, backupParts, backups, plans, users } from "@db/schema";
+import { type AgentRow, backupParts, backups, plans, organizations } from "@db/schema";
 import { type CompleteUploadRequest, UPLOAD_PART_SIZE } from "@protocol/agent-protocol";
 import { releaseWholeBuffer } from "@protocol/release-buffer";
 import type { AppContext } from "../../context";
@@ -26,7 +26,7 @@ async function findUploadingBackup(ctx: AppContext, agent: AgentRow, backupId: s
   const [backup] = await ctx.db
     .select()
     .from(backups)
-    .where(and(eq(backups.id, backupId), eq(backups.userId, agent.userId)));
+    .where(and(eq(backups.id, backupId), eq(backups.organizationId, agent.organizationId)));
   return assertUploading(agent, backup);
 }
 
@@ -45,11 +45,11 @@ function assertUploading<T extends { agentId: string | null; status: string }>(a
  */
 async function findBackupForPart(ctx: AppContext, agent: AgentRow, backupId: string) {
   const [row] = await ctx.db
-    .select({ id: backups.id, userId: backups.userId, agentId: backups.agentId, status: backups.status, plan: plans })
+    .select({ id: backups.id, organizationId: backups.organizationId, agentId: backups.agentId, status: backups.status, plan: plans })
     .from(backups)
-    .innerJoin(users, eq(users.id, backups.userId))
-    .leftJoin(plans, eq(plans.id, users.planId))
-    .where(and(eq(backups.id, backupId), eq(backups.userId, agent.userId)));
+    .innerJoin(organizations, eq(organizations.id, backups.organizationId))
+    .leftJoin(plans, eq(plans.id, organizations.planId))
+    .where(and(eq(backups.id, backupId), eq(backups.organizationId, agent.organizationId)));
   const backup = assertUploading(agent, row);
   // Users without a plan (or whose plan was removed) are on the default free plan, as planOfUser says.
   return { backup, plan: backup.plan ?? (await findDefaultPlan(ctx.db)) };
@@ -79,7 +79,7 @@ type PartRow = { size: number; stored: boolean };
  */
 async function countPart(
   ctx: AppContext,
-  backup: { id: string; userId: string },
+  backup: { id: string; organizationId: string },
   partNumber: number,
   next: PartRow | null,
   limit: number,
@@ -97,9 +97,9 @@ async function countPart(
     const row = running.size === null || running.stored === null ? undefined : { size: running.size, stored: running.stored };
     const delta = (next?.size ?? 0) - (row?.size ?? 0);
     if (delta > 0) {
-      if (!(await reserveStorage(tx, backup.userId, delta, limit))) return { result: "limit", previous: row };
+      if (!(await reserveStorage(tx, backup.organizationId, delta, limit))) return { result: "limit", previous: row };
     } else if (delta < 0) {
-      await releaseStorage(tx, backup.userId, -delta);
+      await releaseStorage(tx, backup.organizationId, -delta);
     }
     if (!next) await tx.delete(backupParts).where(part);
     else {
@@ -292,7 +292,7 @@ export async function completeUpload(ctx: AppContext, agent: AgentRow, backupId:
             : null;
   if (problem) throw new AppError(409, "CONFLICT", `The upload is incomplete: ${problem}.`);
 
-  const fileKey = backupStorage.file(backup.userId, backupId);
+  const fileKey = backupStorage.file(backup.organizationId, backupId);
   try {
     await ctx.storage.completeUpload(backupId, fileKey, input.size, { fileName: backupFileName(backup) });
   } catch (error) {
@@ -317,7 +317,7 @@ async function recordCompletedUpload(
 ) {
   const backupId = backup.id;
   const completedAt = ctx.now();
-  const fileKey = backupStorage.file(backup.userId, backupId);
+  const fileKey = backupStorage.file(backup.organizationId, backupId);
   let sha256 = ctx.runningHashes.finish(backupId, parts.length);
   if (!sha256) {
     // Parts arrived out of order, on another instance or across a restart: read the file once more.
@@ -333,7 +333,7 @@ async function recordCompletedUpload(
     format: "dbvault-backup-manifest",
     version: 1,
     backupId,
-    userId: backup.userId,
+    organizationId: backup.organizationId,
     databaseName: backup.databaseName,
     type: backup.type,
     createdAt: backup.createdAt.toISOString(),
@@ -347,7 +347,7 @@ async function recordCompletedUpload(
   // Locked (STORAGE_OBJECT_LOCK) once its checksum is known good: a corrupt upload is not kept.
   const retainUntil = await lockForNewBackup(ctx, backup);
   if (retainUntil) await ctx.storage.retain(fileKey, retainUntil);
-  await ctx.storage.put(backupStorage.manifest(backup.userId, backupId), new TextEncoder().encode(JSON.stringify(manifest, null, 2)), { retainUntil });
+  await ctx.storage.put(backupStorage.manifest(backup.organizationId, backupId), new TextEncoder().encode(JSON.stringify(manifest, null, 2)), { retainUntil });
 
   const [completed] = await ctx.db
     .update(backups)
@@ -358,7 +358,7 @@ async function recordCompletedUpload(
       collections: input.collections ?? null,
       keyId: input.keyId ?? null,
       ...consistencyColumns(input.consistency),
-      storageKey: backupStorage.prefix(backup.userId, backupId),
+      storageKey: backupStorage.prefix(backup.organizationId, backupId),
       completedAt,
       lastActivityAt: completedAt,
       progress: backup.progress ? { ...backup.progress, percentage: 100 } : null,

@@ -10,23 +10,23 @@ import { changeOwnPlan, changePassword, getUserPlan, toProfile, updateProfile } 
 export const usersController = (ctx: AppContext) =>
   new Elysia({ prefix: "/api/user", detail: { tags: ["User"], security: [{ bearer: [] }] } })
     .use(authGuard(ctx))
-    .get("/profile", ({ user }) => toProfile(ctx, user), {
+    .get("/profile", ({ user, organization }) => toProfile(ctx, user, organization), {
       auth: true,
       response: { 200: userAnswers.profile },
       detail: { summary: "The signed-in user's profile" },
     })
-    .get("/plan", ({ user }) => getUserPlan(ctx, user), {
+    .get("/plan", ({ organization }) => getUserPlan(ctx, organization), {
       auth: true,
       response: { 200: userAnswers.plan },
       detail: { summary: "The user's plan and its limits" },
     })
-    .put("/plan", ({ user, body }) => changeOwnPlan(ctx, user, body.plan), {
+    .put("/plan", ({ user, organization, body }) => changeOwnPlan(ctx, user, organization, body.plan), {
       auth: true,
       body: userModel.plan,
       response: { 200: userAnswers.planChanged },
       detail: { summary: "Switch to another free plan" },
     })
-    .put("/update", ({ user, session, body }) => updateProfile(ctx, user, session, body), {
+    .put("/update", ({ user, organization, session, body }) => updateProfile(ctx, user, organization, session, body), {
       auth: true,
       ...onlyJsonObjectOf(Object.keys(userModel.update.properties)),
       body: userModel.update,
@@ -56,13 +56,18 @@ export const usersController = (ctx: AppContext) =>
     )
     .get(
       "/audit-logs",
-      ({ user, query }) =>
+      ({ organization, query }) =>
         listAuditLogs(ctx.db, {
-          userId: user.id,
+          organizationId: organization.id,
           page: query.page ?? 1,
           action: query.action && query.action !== "all" ? query.action : null,
         }),
-      { auth: true, query: userModel.auditQuery, response: { 200: userAnswers.auditLogs }, detail: { summary: "The user's audit log, 20 per page" } },
+      {
+        auth: true,
+        query: userModel.auditQuery,
+        response: { 200: userAnswers.auditLogs },
+        detail: { summary: "The organization's audit log, 20 per page, each entry with who did it and their role" },
+      },
     )
     .get("/audit-actions", () => [...listAuditActions()], {
       auth: true,

@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { auditActions, userStatuses } from "@db/schema";
+import { auditActions, memberRoles, userStatuses } from "@db/schema";
 import { isoDate, nullable, oneOf } from "../../lib/schema";
 import { emailField, nameField, passwordField, sessionUserAnswer } from "../auth/model";
 import { givenCode } from "../reauthentication/model";
@@ -81,6 +81,9 @@ export const userAnswers = {
         timestamp: isoDate(),
         action: oneOf(auditActions, "action"),
         details: t.Record(t.String(), t.Unknown()),
+        actor: t.Nullable(
+          t.Object({ id: t.Nullable(t.String()), name: t.Nullable(t.String()), email: t.Nullable(t.String()), role: oneOf(memberRoles, "role") }),
+        ),
       }),
     ),
     pagination: t.Object({ total: t.Integer(), page: t.Integer(), pages: t.Integer(), limit: t.Integer() }),

@@ -1,8 +1,10 @@
 import { eq } from "drizzle-orm";
-import { users } from "@db/schema";
+import { organizations, users } from "@db/schema";
 import type { AppContext } from "../../context";
 import { AppError } from "../../lib/errors";
-import { recordAudit } from "../audit/service";
+import { type AuditActor, actorOf, recordAudit } from "../audit/service";
+import { apiKeyShownTo } from "../organizations/api-key";
+import type { CurrentOrganization } from "../organizations/current-organization";
 import { endBrowserSessions } from "../../lib/browser-events";
 import { hashPassword } from "../auth/password";
 import { normaliseEmail, revokeResetLinks, toSessionUser } from "../auth/service";
@@ -15,19 +17,20 @@ import { replaceApiKey } from "../settings/api-key";
 import { refuseIfProtected, retentionUnderPlan } from "../backup-protection/check";
 import { applyPlanLimits } from "../settings/plan-limits";
 
-export function toProfile(ctx: AppContext, user: AuthenticatedUser) {
+/** The profile: the user, with the current organization's API key, plan and storage. */
+export async function toProfile(ctx: AppContext, user: AuthenticatedUser, organization: CurrentOrganization) {
   return {
-    ...toSessionUser(ctx, user),
-    plan: user.planId,
-    storageUsed: user.storageUsed,
+    ...toSessionUser(ctx, user, await apiKeyShownTo(ctx, organization)),
+    plan: organization.planId,
+    storageUsed: organization.storageUsed,
     status: user.status,
     createdAt: user.createdAt.toISOString(),
   };
 }
 
-export async function getUserPlan(ctx: AppContext, user: AuthenticatedUser) {
-  const plan = await planOfUser(ctx.db, user.planId);
-  return { ...planLimitsView(plan), storageUsed: user.storageUsed };
+export async function getUserPlan(ctx: AppContext, organization: CurrentOrganization) {
+  const plan = await planOfUser(ctx.db, organization.planId);
+  return { ...planLimitsView(plan), storageUsed: organization.storageUsed };
 }
 
 export function planLimitsView(plan: Plan) {
@@ -44,27 +47,27 @@ export function planLimitsView(plan: Plan) {
   };
 }
 
-/** Moves a user to another plan and brings their settings and databases within its limits. */
-export async function switchPlan(ctx: AppContext, userId: string, plan: Plan, by: "user" | "admin") {
+/** Moves an organization to another plan and brings its settings and databases within its limits. */
+export async function switchPlan(ctx: AppContext, organizationId: string, plan: Plan, by: "user" | "admin", actor?: AuditActor) {
   // A smaller plan clamps retention; under Protect backups that must not let kept backups go.
-  await refuseIfProtected(ctx, userId, { kind: "change-retention", to: await retentionUnderPlan(ctx, userId, plan) });
+  await refuseIfProtected(ctx, organizationId, { kind: "change-retention", to: await retentionUnderPlan(ctx, organizationId, plan) });
   const { frequencyChanged } = await ctx.db.transaction(async (tx) => {
-    await tx.update(users).set({ planId: plan.id, updatedAt: ctx.now() }).where(eq(users.id, userId));
-    await recordAudit(tx, userId, "PLAN_CHANGED", { plan: plan.name, planId: plan.id, by });
-    return applyPlanLimits(tx, userId, plan);
+    await tx.update(organizations).set({ planId: plan.id }).where(eq(organizations.id, organizationId));
+    await recordAudit(tx, organizationId, "PLAN_CHANGED", { plan: plan.name, planId: plan.id, by }, actor);
+    return applyPlanLimits(tx, organizationId, plan);
   });
   // The slots already planned at the old frequency (the next hour's, after hourly) are moved too,
   // as a frequency saved in Settings moves them: the new plan's limit holds from now on.
-  if (frequencyChanged !== null) await rescheduleUser(ctx, userId, frequencyChanged);
+  if (frequencyChanged !== null) await rescheduleUser(ctx, organizationId, frequencyChanged);
 }
 
 /** A user's own plan change: only free plans, paid ones go through billing. */
-export async function changeOwnPlan(ctx: AppContext, user: AuthenticatedUser, planId: string) {
+export async function changeOwnPlan(ctx: AppContext, user: AuthenticatedUser, organization: CurrentOrganization, planId: string) {
   const plan = await findPlan(ctx.db, planId);
   if (plan.price !== 0) {
     throw new AppError(403, "FORBIDDEN", "Only free plans can be selected here. Please contact support to move to a paid plan.");
   }
-  if (plan.id !== user.planId) await switchPlan(ctx, user.id, plan, "user");
+  if (plan.id !== organization.planId) await switchPlan(ctx, organization.id, plan, "user", actorOf(user, organization));
   return { message: `Plan updated to ${plan.name}!`, plan: planLimitsView(plan) };
 }
 
@@ -75,6 +78,7 @@ export async function changeOwnPlan(ctx: AppContext, user: AuthenticatedUser, pl
 export async function updateProfile(
   ctx: AppContext,
   user: AuthenticatedUser,
+  organization: CurrentOrganization,
   session: SessionInfo,
   input: { name?: string; email?: string; currentPassword?: string; code?: string },
 ) {
@@ -94,7 +98,7 @@ export async function updateProfile(
     message: pendingEmail
       ? `Profile updated successfully! We sent a link to ${pendingEmail}: your e-mail changes once you open it.`
       : "Profile updated successfully!",
-    user: toProfile(ctx, updated!),
+    user: await toProfile(ctx, updated!, organization),
     pendingEmail,
   };
 }

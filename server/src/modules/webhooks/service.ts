@@ -3,7 +3,7 @@ import { and, asc, count, desc, eq, inArray, sql } from "drizzle-orm";
 import { type WebhookFormat, webhookAttempts, webhookDeliveries, webhooks } from "@db/schema";
 import type { AppContext } from "../../context";
 import { AppError, badRequest, notFound } from "../../lib/errors";
-import { recordAudit } from "../audit/service";
+import { type AuditActor, recordAudit } from "../audit/service";
 import { sendDueDeliveries } from "./deliveries";
 import { type DBVaultEvent, TEST_EVENT, WEBHOOK_EVENTS } from "./events";
 import { type DeliveredEvent, renderBody } from "./payload";
@@ -52,11 +52,11 @@ async function attemptsOf(ctx: AppContext, deliveryIds: string[]) {
   return byDelivery;
 }
 
-async function ownedWebhook(ctx: AppContext, userId: string, webhookId: string) {
+async function ownedWebhook(ctx: AppContext, organizationId: string, webhookId: string) {
   const [webhook] = await ctx.db
     .select()
     .from(webhooks)
-    .where(and(eq(webhooks.id, webhookId), eq(webhooks.userId, userId)));
+    .where(and(eq(webhooks.id, webhookId), eq(webhooks.organizationId, organizationId)));
   if (!webhook) throw notFound("Webhook");
   return webhook;
 }
@@ -73,12 +73,17 @@ async function checkTarget(ctx: AppContext, raw: string) {
 }
 
 /** Adds a webhook; its signing secret is answered this once (the server keeps it sealed). */
-export async function createWebhook(ctx: AppContext, userId: string, input: { url: string; events: string[]; format?: WebhookFormat }) {
+export async function createWebhook(
+  ctx: AppContext,
+  organizationId: string,
+  input: { url: string; events: string[]; format?: WebhookFormat },
+  actor?: AuditActor,
+) {
   const url = (await checkTarget(ctx, input.url.trim())).url;
   const events = [...new Set(input.events)];
   const unknown = events.filter((event) => !(WEBHOOK_EVENTS as readonly string[]).includes(event));
   if (unknown.length > 0) throw badRequest(`Unknown event(s): ${unknown.join(", ")}. Choose from ${WEBHOOK_EVENTS.join(", ")}.`);
-  const [owned] = await ctx.db.select({ total: count() }).from(webhooks).where(eq(webhooks.userId, userId));
+  const [owned] = await ctx.db.select({ total: count() }).from(webhooks).where(eq(webhooks.organizationId, organizationId));
   if ((owned?.total ?? 0) >= MAX_WEBHOOKS_PER_USER) {
     throw new AppError(409, "CONFLICT", `You already have ${MAX_WEBHOOKS_PER_USER} webhooks. Delete one before adding another.`);
   }
@@ -86,18 +91,18 @@ export async function createWebhook(ctx: AppContext, userId: string, input: { ur
   const webhook = await ctx.db.transaction(async (tx) => {
     const [row] = await tx
       .insert(webhooks)
-      .values({ userId, url: url.href, events, format: input.format ?? "json", secretCiphertext: ctx.webhookBox.seal(secret) })
+      .values({ organizationId, url: url.href, events, format: input.format ?? "json", secretCiphertext: ctx.webhookBox.seal(secret) })
       .returning();
-    await recordAudit(tx, userId, "WEBHOOK_CREATED", { webhookId: row!.id, host: url.host, events, format: row!.format });
+    await recordAudit(tx, organizationId, "WEBHOOK_CREATED", { webhookId: row!.id, host: url.host, events, format: row!.format }, actor);
     return row!;
   });
-  ctx.log.info("webhook created", { userId, webhookId: webhook.id, host: url.host });
+  ctx.log.info("webhook created", { organizationId, webhookId: webhook.id, host: url.host });
   return { ...toWebhookView(webhook, null), secret };
 }
 
 /** A user's webhooks, oldest first, each with its latest delivery. */
-export async function listWebhooks(ctx: AppContext, userId: string) {
-  const rows = await ctx.db.select().from(webhooks).where(eq(webhooks.userId, userId)).orderBy(asc(webhooks.createdAt), asc(webhooks.id));
+export async function listWebhooks(ctx: AppContext, organizationId: string) {
+  const rows = await ctx.db.select().from(webhooks).where(eq(webhooks.organizationId, organizationId)).orderBy(asc(webhooks.createdAt), asc(webhooks.id));
   if (rows.length === 0) return [];
   const latest = await ctx.db
     .selectDistinctOn([webhookDeliveries.webhookId])
@@ -119,18 +124,18 @@ export async function listWebhooks(ctx: AppContext, userId: string) {
   });
 }
 
-export async function deleteWebhook(ctx: AppContext, userId: string, webhookId: string) {
-  const webhook = await ownedWebhook(ctx, userId, webhookId);
+export async function deleteWebhook(ctx: AppContext, organizationId: string, webhookId: string, actor?: AuditActor) {
+  const webhook = await ownedWebhook(ctx, organizationId, webhookId);
   await ctx.db.transaction(async (tx) => {
     await tx.delete(webhooks).where(eq(webhooks.id, webhook.id));
-    await recordAudit(tx, userId, "WEBHOOK_DELETED", { webhookId: webhook.id, host: new URL(webhook.url).host });
+    await recordAudit(tx, organizationId, "WEBHOOK_DELETED", { webhookId: webhook.id, host: new URL(webhook.url).host }, actor);
   });
   return { message: "Webhook deleted. It receives no more events." };
 }
 
 /** The webhook's latest deliveries, newest first, each with every attempt. */
-export async function listDeliveries(ctx: AppContext, userId: string, webhookId: string) {
-  const webhook = await ownedWebhook(ctx, userId, webhookId);
+export async function listDeliveries(ctx: AppContext, organizationId: string, webhookId: string) {
+  const webhook = await ownedWebhook(ctx, organizationId, webhookId);
   const rows = await ctx.db
     .select()
     .from(webhookDeliveries)
@@ -164,8 +169,8 @@ async function queueDeliveries(ctx: AppContext, targets: WebhookRow[], event: De
 }
 
 /** Sends a test delivery now and answers how it went (it is logged like any other, and not retried). */
-export async function sendTestDelivery(ctx: AppContext, userId: string, webhookId: string) {
-  const webhook = await ownedWebhook(ctx, userId, webhookId);
+export async function sendTestDelivery(ctx: AppContext, organizationId: string, webhookId: string) {
+  const webhook = await ownedWebhook(ctx, organizationId, webhookId);
   const [deliveryId] = await queueDeliveries(ctx, [webhook], { event: TEST_EVENT });
   await sendDueDeliveries(ctx, { onlyId: deliveryId });
   const [delivery] = await ctx.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId!));
@@ -177,14 +182,14 @@ export async function sendTestDelivery(ctx: AppContext, userId: string, webhookI
  * (they survive a restart and are retried for 24 hours) and sending starts in the background.
  * Never throws: a webhook problem must not fail the backup or restore that caused the event.
  */
-export async function publishEvent(ctx: AppContext, userId: string, event: DBVaultEvent) {
+export async function publishEvent(ctx: AppContext, organizationId: string, event: DBVaultEvent) {
   try {
     const subscribed = await ctx.db
       .select()
       .from(webhooks)
-      .where(and(eq(webhooks.userId, userId), sql`${webhooks.events} @> ${JSON.stringify([event.event])}::jsonb`));
+      .where(and(eq(webhooks.organizationId, organizationId), sql`${webhooks.events} @> ${JSON.stringify([event.event])}::jsonb`));
     if ((await queueDeliveries(ctx, subscribed, event)).length > 0) ctx.webhooks.kick();
   } catch (error) {
-    ctx.log.error("webhook event could not be queued", { userId, event: event.event, error });
+    ctx.log.error("webhook event could not be queued", { organizationId, event: event.event, error });
   }
 }

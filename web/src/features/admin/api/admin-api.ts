@@ -24,5 +24,8 @@ export type StorageReplicaStatus = DataOf<typeof storageReplicaRequest>;
 export type AdminAgent = DataOf<typeof listUserAgentsRequest>[number];
 export type BanState = DataOf<typeof setBanRequest>;
 export type UserUpdate = UserChange;
+export const listOrganizationsRequest = () => api.admin.organizations.get();
+export const changeOrganizationPlanRequest = (organizationId: string, plan: string) => api.admin.organizations({ id: organizationId }).plan.put({ plan });
+export type AdminOrganization = DataOf<typeof listOrganizationsRequest>[number];
 /** How far back point-in-time recovery reaches on a plan, in hours (0: not offered). */
 export const updatePlanPitrWindowRequest = (planId: string, pitrWindowHours: number) => api.admin.plans({ id: planId }).put({ pitrWindowHours });

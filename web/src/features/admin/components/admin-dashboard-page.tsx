@@ -67,9 +67,14 @@ export function AdminDashboardPage() {
           <h1 className="text-3xl font-bold tracking-tight text-slate-900">Admin Dashboard</h1>
           <p className="mt-1 text-slate-600">Manage users, plans, and monitor activity.</p>
         </div>
-        <Link href="/admin/kb" className={buttonClasses({ variant: "outline" })}>
-          <Icon name="book" className="h-4 w-4" /> Knowledge Base Management
-        </Link>
+        <div className="flex flex-wrap gap-3">
+          <Link href="/admin/organizations" className={buttonClasses({ variant: "outline" })}>
+            Organizations
+          </Link>
+          <Link href="/admin/kb" className={buttonClasses({ variant: "outline" })}>
+            <Icon name="book" className="h-4 w-4" /> Knowledge Base Management
+          </Link>
+        </div>
       </div>
 
       <div ref={errorRef} className="scroll-mt-24">

@@ -1,0 +1,31 @@
+import { eq } from "drizzle-orm";
+import type { DbOrTx } from "@db/client";
+import { organizations } from "@db/schema";
+import type { AppContext } from "../../context";
+import type { CurrentOrganization } from "./current-organization";
+import { roleAtLeast } from "./roles";
+
+/**
+ * A new organization's API key, as its row keeps it: sealed so an admin can reveal it, and hashed
+ * for the look-up when an agent registers with it (agent-link/agent-auth.ts). Every organization,
+ * personal or team, is created with one.
+ */
+export function newApiKeyColumns(ctx: AppContext) {
+  const apiKey = ctx.apiKeys.generate();
+  return { apiKey, columns: { apiKeyCiphertext: ctx.apiKeys.seal(apiKey), apiKeyHash: ctx.apiKeys.hash(apiKey) } };
+}
+
+/**
+ * The API key the profile and settings pages show: the organization's, to its admins and owners
+ * (who set agents up); the other roles see none.
+ */
+export async function apiKeyShownTo(ctx: AppContext, organization: Pick<CurrentOrganization, "id" | "role">): Promise<string> {
+  return roleAtLeast(organization.role, "admin") ? revealApiKey(ctx, ctx.db, organization.id) : "";
+}
+
+/** The organization's API key in clear. */
+export async function revealApiKey(ctx: AppContext, db: DbOrTx, organizationId: string): Promise<string> {
+  const [row] = await db.select({ sealed: organizations.apiKeyCiphertext }).from(organizations).where(eq(organizations.id, organizationId));
+  if (!row) throw new Error(`organization ${organizationId} not found`);
+  return ctx.apiKeys.open(row.sealed);
+}
