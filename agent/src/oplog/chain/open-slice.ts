@@ -265,8 +265,8 @@ class FileTap extends Transform {
 
   // The file read whole: the copy ends, and the pipeline with it once the copy is on disk.
   override _flush(callback: (error?: Error | null) => void): void {
-    if (!this.#copy) return callback();
-    this.#copy.end((error?: Error | null) => callback(error));
+    if (this.#copy) this.#copy.end((error?: Error | null) => callback(error));
+    else callback();
   }
 
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
