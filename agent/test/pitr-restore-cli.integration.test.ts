@@ -23,6 +23,7 @@ let history: { base: string; moments: Moment[]; slices: string };
 beforeAll(async () => {
   rs = await startReplicaSetWithClient();
   dir = await mkdtemp(join(tmpdir(), "dbvault-pitr-cli-"));
+  await mkdir(join(dir, "agent-tmp"));
   history = await recordHistory(rs.client, rs.server.uri, KEY, dir);
   config = join(dir, "agent.json");
   const databases = [{ name: "shop", uri: `${rs.server.uri}shop` }];
@@ -33,8 +34,14 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+// The agent's temporary directory: the slices' private copies go there, and must be gone after each restore.
+const agentTemp = () => join(dir, "agent-tmp");
 const restore = (...args: string[]) =>
-  runAgent(["restore", "--db", "shop", "--in", history.base, "--config", config, "--quiet", ...args], { command: [BINARY_PATH] });
+  runAgent(["restore", "--db", "shop", "--in", history.base, "--config", config, "--quiet", ...args], {
+    command: [BINARY_PATH],
+    env: { TMPDIR: agentTemp() },
+  });
+const leftInTemp = async () => readdir(agentTemp());
 const position = (moment: Moment) => `${moment.until.t},${moment.until.i}`;
 
 test("restores a recorded moment by its oplog position, and the last one by its second", async () => {
@@ -58,6 +65,7 @@ test("restores a recorded moment by its oplog position, and the last one by its 
   const byTime = await restore("--oplog", history.slices, "--until", second, "--to-db", "shop_cli_time");
   expect(byTime.stderr).toContain(`dbvault-agent: replayed the oplog up to ${second} (every write of that second): `);
   expect(byTime.exitCode).toBe(0);
+  expect(await leftInTemp()).toEqual([]);
   expect(await snapshotDatabase(rs.client, "shop_cli_time")).toBe(last.contents);
 }, 120_000);
 
@@ -82,6 +90,7 @@ test("a slice missing: refused naming it, the target untouched", async () => {
   );
   expect(run.exitCode).toBe(1);
   expect(await snapshotDatabase(rs.client, "kept")).toBe(before);
+  expect(await leftInTemp()).toEqual([]);
 }, 60_000);
 
 test("usage and range refusals", async () => {

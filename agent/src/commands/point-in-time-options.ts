@@ -1,7 +1,7 @@
 // restore's --oplog DIR --until TIME: the slices a point-in-time restore replays after the base
 // backup, read from a directory (zero knowledge: the user recovers with files only), and the
 // position to stop at, as an ISO time to the second (every entry of that second) or "t,i".
-import { readdir, readFile } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { type OplogTime, parseOplogTime } from "../../../protocol/pitr.ts";
 import { CliError, EXIT, usageError } from "../cli-error.ts";
@@ -18,6 +18,8 @@ export interface PointInTimeOptions {
   replay: PointInTimeReplay;
   /** The chain once checked (set during the restore). */
   chain(): VerifiedChain | undefined;
+  /** Deletes the slices' private copies; call it once the restore ended, whatever its outcome. */
+  remove(): Promise<void>;
 }
 
 /** Reads --oplog and --until (both or neither); throws CliError. */
@@ -42,10 +44,11 @@ export async function readPointInTimeOptions(
   if (sliceNames.length === 0) {
     throw new CliError(`no oplog slices (.enc.dbvault files) in ${directory}`, EXIT.failure, "download the slices of the database into that directory first");
   }
-  const files = await Promise.all(sliceNames.map(async (name) => ({ name, bytes: await readFile(join(directory, name)) })));
+  const files = sliceNames.map((name) => ({ name, path: join(directory, name) }));
   let verified: VerifiedChain | undefined;
-  const replay = pointInTimeReplay({ files, keys, until, onVerified: (chain) => (verified = chain) });
-  return { replay, chain: () => verified };
+  // The directory is the user's: each slice is checked into a private copy, replayed from it.
+  const replay = pointInTimeReplay({ files, keys, until, privateCopies: {}, onVerified: (chain) => (verified = chain) });
+  return { replay, chain: () => verified, remove: replay.remove };
 }
 
 /** "t,i" or an ISO time to the second with its zone; throws a usage error. */

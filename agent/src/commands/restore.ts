@@ -49,6 +49,7 @@ export async function runRestoreCommand(args: string[], context: CommandContext)
     return await restoreFile(fromCopy?.path ?? named);
   } finally {
     await fromCopy?.discard();
+    await pointInTime?.remove();
   }
 
   async function restoreFile(inPath: string): Promise<number> {

@@ -25,9 +25,7 @@ export interface PrivateCopy {
 
 /** Creates the copy in `tempDir` (the system's temporary directory by default), first removing abandoned ones there. */
 export async function createPrivateCopy(tempDir: string | undefined): Promise<PrivateCopy> {
-  const parent = tempDir ?? tmpdir();
-  await removeAbandonedCopies(parent);
-  const directory = await mkdtemp(join(parent, `${COPY_PREFIX}${process.pid}-`));
+  const directory = await createPrivateDirectory(tempDir);
   const path = join(directory, "backup.enc.dbvault");
   const stream = createWriteStream(path, { mode: 0o600, flags: "wx" });
   stream.on("error", () => undefined); // reported through the pipeline that writes it
@@ -40,6 +38,17 @@ export async function createPrivateCopy(tempDir: string | undefined): Promise<Pr
       await rm(directory, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A fresh 0700 directory for a restore's private copies in `tempDir` (the system's temporary
+ * directory by default), named so that it is removed later if this process dies holding it;
+ * first removes abandoned ones there.
+ */
+export async function createPrivateDirectory(tempDir: string | undefined): Promise<string> {
+  const parent = tempDir ?? tmpdir();
+  await removeAbandonedCopies(parent);
+  return mkdtemp(join(parent, `${COPY_PREFIX}${process.pid}-`));
 }
 
 /** The clear error for a copy that could not be written (a full disk, a file-size limit). */

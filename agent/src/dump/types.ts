@@ -109,9 +109,10 @@ export interface PointInTimeReplay {
   /**
    * The entries of `database` (the backup's) after the base's consistent point `base`, once the
    * whole chain is checked; throws (naming the slice at fault) when it is not whole. Called
-   * before anything is swapped in.
+   * before anything is swapped in. The entries are streamed from the checked slices, and their
+   * iteration throws (naming the slice) when one changed since its check.
    */
-  entriesAfter(base: { t: number; i: number }, database: string): Promise<Uint8Array[]>;
+  entriesAfter(base: { t: number; i: number }, database: string): Promise<AsyncIterable<Uint8Array>>;
 }
 
 /** Documents restored and failed (duplicate keys, validation...) in one collection. */

@@ -1,9 +1,13 @@
 // The slices of a point-in-time restore the server asked for: each downloaded with the agent's
 // credentials (resuming after drops, as a backup is) into a private temporary directory, then
 // read back for the chain check (oplog/chain), which trusts only what the files hold.
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { createWriteStream } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import type { ReadableStream as NodeReadableStream } from "node:stream/web";
 import type { PointInTimeCommand } from "../../../../protocol/agent-protocol";
 import type { SliceFile } from "../../oplog/chain/index.ts";
 import type { ServerClient } from "../../transport/server-client";
@@ -24,11 +28,14 @@ export async function downloadSlices(client: ServerClient, command: PointInTimeC
     const files: SliceFile[] = [];
     for (const slice of command.slices) {
       const path = join(directory, `${slice.sequence}.enc.dbvault`);
-      const body = await new Response(openResumableSliceDownload(client, slice.id, { signal })).arrayBuffer();
-      await writeFile(path, new Uint8Array(body), { mode: 0o600 });
+      // Streamed to the file: a chain is never held in memory (the check streams it too).
+      await pipeline(
+        Readable.fromWeb(openResumableSliceDownload(client, slice.id, { signal }) as unknown as NodeReadableStream<Uint8Array>),
+        createWriteStream(path, { mode: 0o600, flags: "wx" }),
+      );
       files.push({
         name: slice.id,
-        bytes: await readFile(path),
+        path,
         expected: { chain: slice.chain, sequence: slice.sequence, size: slice.size, sha256: slice.sha256 },
       });
     }

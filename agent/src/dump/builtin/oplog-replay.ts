@@ -26,8 +26,8 @@ export interface OplogReplayRequest<State extends ReplayedState> {
   client: MongoClient;
   uri: string;
   plan: RestorePlan;
-  /** The archive's entries, in oplog order. */
-  entries: Uint8Array[];
+  /** The archive's entries, in oplog order (then a point-in-time restore's, streamed); iterated once per database. */
+  entries: Iterable<Uint8Array> | AsyncIterable<Uint8Array>;
   /** The restore's collections by source namespace ("db.collection"). */
   states: Map<string, State>;
   /** Adds a collection the archive does not hold (the entries created it); returns its state. */

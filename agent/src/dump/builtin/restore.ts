@@ -155,18 +155,20 @@ export async function restoreWithDriver(request: BuiltinRestoreRequest): Promise
     throwIfAborted(signal);
     let removed: TargetState[] = [];
     let until: PointInTimeReplay["until"] | undefined;
+    // The archive's own entries, then the slices' (streamed from the checked files).
+    const entries = new ReplayedEntries(oplogEntries);
     if (request.pointInTime) {
       until = request.pointInTime.until;
-      oplogEntries.push(...(await chainEntries(request.pointInTime, oplogEntries, plan)));
+      entries.followedBy(await chainEntries(request.pointInTime, oplogEntries, plan));
     }
     if (oplogEntries.length > 0) {
       const register = (metadata: CollectionMetadata) => {
         registerCollection(metadata, plan, staging, states, result);
         return states.get(metadata.namespace)!;
       };
-      const replayed = await replayArchiveOplog({ client, uri, plan, entries: oplogEntries, states, register, signal, until });
+      const replayed = await replayArchiveOplog({ client, uri, plan, entries, states, register, signal, until });
       removed = replayed.removed;
-      recordReplay(result, { entries: oplogEntries.length, applied: replayed.applied, swapped: prepared(states), removed });
+      recordReplay(result, { entries: entries.read, applied: replayed.applied, swapped: prepared(states), removed });
     }
     throwIfAborted(signal);
     if (auth && !auth.isEmpty) stagedAuth = await stageUsersAndRoles(client, auth, staging, request.prelude.header.serverVersion);
@@ -188,7 +190,7 @@ export async function restoreWithDriver(request: BuiltinRestoreRequest): Promise
 }
 
 /** The slices' entries after the base's consistent point: the last entry of its own oplog (a no-op at T1). */
-async function chainEntries(pointInTime: PointInTimeReplay, baseEntries: Uint8Array[], plan: RestorePlan): Promise<Uint8Array[]> {
+async function chainEntries(pointInTime: PointInTimeReplay, baseEntries: Uint8Array[], plan: RestorePlan): Promise<AsyncIterable<Uint8Array>> {
   const database = pointInTimeDatabase(plan);
   const last = baseEntries.at(-1);
   const ts = last && readEntryTimestamp(last);
@@ -198,6 +200,31 @@ async function chainEntries(pointInTime: PointInTimeReplay, baseEntries: Uint8Ar
     });
   }
   return pointInTime.entriesAfter(ts, database);
+}
+
+/** The entries a restore replays, read again at each iteration; `read` counts those the last one read. */
+class ReplayedEntries implements AsyncIterable<Uint8Array> {
+  read = 0;
+  #after: AsyncIterable<Uint8Array> | undefined;
+
+  constructor(readonly archive: Uint8Array[]) {}
+
+  followedBy(after: AsyncIterable<Uint8Array>): void {
+    this.#after = after;
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
+    this.read = 0;
+    for (const entry of this.archive) {
+      this.read++;
+      yield entry;
+    }
+    if (!this.#after) return;
+    for await (const entry of this.#after) {
+      this.read++;
+      yield entry;
+    }
+  }
 }
 
 /** The one database whose slices a point-in-time restore replays; throws DumpError "unsupported" for a backup of several. */

@@ -5,7 +5,7 @@
 // is a time before the base's point or past the last slice.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createReadStream } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BSON } from "bson";
@@ -16,6 +16,7 @@ import type { OplogTime } from "../../../../protocol/pitr.ts";
 import { decryptBuffer, encryptBuffer } from "../../archive/index.ts";
 import { restoreFromEncrypted, VERIFYING_LABEL } from "../../dump/encrypted.ts";
 import { pointInTimeReplay } from "../../dump/point-in-time-replay.ts";
+import type { PointInTimeReplay } from "../../dump/types.ts";
 import type { SliceFile } from "./index.ts";
 import { type Moment, readSliceFiles, recordHistory, snapshotDatabase } from "./test-support/recorded-history.ts";
 
@@ -40,6 +41,10 @@ afterAll(async () => {
 const entered: string[] = [];
 
 function restoreTo(database: string, until: OplogTime, files: SliceFile[] = slices, collections?: string[]) {
+  return restoreWith(database, pointInTimeReplay({ files, keys: { masterKey: KEY }, until }), collections);
+}
+
+function restoreWith(database: string, replay: PointInTimeReplay, collections?: string[]) {
   return restoreFromEncrypted({
     ...(collections ? { collections } : {}),
     onProgress: (progress) => {
@@ -51,7 +56,7 @@ function restoreTo(database: string, until: OplogTime, files: SliceFile[] = slic
     reopen: () => createReadStream(history.base),
     database,
     tools: { mode: "builtin" },
-    pointInTime: pointInTimeReplay({ files, keys: { masterKey: KEY }, until }),
+    pointInTime: replay,
   });
 }
 
@@ -79,13 +84,16 @@ describe("a chain that is not whole is refused, the target untouched", () => {
   const last = () => history.moments.at(-1)!.until;
   let victims = 0;
   async function expectRefused(files: SliceFile[], message: RegExp, until = last()) {
+    await expectReplayRefused(pointInTimeReplay({ files, keys: { masterKey: KEY }, until }), message);
+  }
+  async function expectReplayRefused(replay: PointInTimeReplay, message: RegExp) {
     const target = `victim_${victims++}`;
     await rs.client
       .db(target)
       .collection("keep")
       .insertOne({ _id: "mine" } as never);
     const before = await snapshotDatabase(rs.client, target);
-    const error = await restoreTo(target, until, files).then(
+    const error = await restoreWith(target, replay).then(
       () => undefined,
       (failure: Error) => failure,
     );
@@ -95,7 +103,13 @@ describe("a chain that is not whole is refused, the target untouched", () => {
     expect(leftovers).toEqual(["keep"]);
   }
   const middle = () => Math.floor(slices.length / 2);
-  const with_ = (index: number, bytes: Uint8Array) => slices.map((file, at) => (at === index ? { ...file, bytes } : file));
+  let tampered = 0;
+  /** The chain with slice `index` replaced by a file holding `bytes` (named as the original). */
+  const with_ = async (index: number, bytes: Uint8Array) => {
+    const path = join(dir, `tampered-${tampered++}.enc.dbvault`);
+    await writeFile(path, bytes);
+    return slices.map((file, at) => (at === index ? { ...file, path } : file));
+  };
 
   test("a slice missing", async () => {
     const gone = slices[middle()]!;
@@ -108,30 +122,31 @@ describe("a chain that is not whole is refused, the target untouched", () => {
   test("a slice truncated: refused before any collection is staged", async () => {
     const file = slices[middle()]!;
     entered.length = 0;
-    await expectRefused(with_(middle(), file.bytes.subarray(0, file.bytes.length - 7)), new RegExp(`slice ${file.name} cannot be opened: .*trunc`, "i"));
+    const bytes = await readFile(file.path);
+    await expectRefused(await with_(middle(), bytes.subarray(0, bytes.length - 7)), new RegExp(`slice ${file.name} cannot be opened: .*trunc`, "i"));
     expect(entered).toEqual([]);
   }, 60_000);
 
   test("a slice bit-flipped", async () => {
     const file = slices[middle()]!;
-    const flipped = Buffer.from(file.bytes);
+    const flipped = await readFile(file.path);
     flipped[flipped.length - 40]! ^= 0x04;
-    await expectRefused(with_(middle(), flipped), new RegExp(`slice ${file.name} cannot be opened`));
+    await expectRefused(await with_(middle(), flipped), new RegExp(`slice ${file.name} cannot be opened`));
   }, 60_000);
 
   test("a slice of another database, and one sealed with another key", async () => {
     const file = slices[middle()]!;
-    const { plaintext } = await decryptBuffer(file.bytes, { masterKey: KEY });
+    const { plaintext } = await decryptBuffer(await readFile(file.path), { masterKey: KEY });
     const preambleLength = plaintext.readInt32LE(0);
     const preamble = BSON.deserialize(plaintext.subarray(0, preambleLength));
     preamble.o.database = "other";
     const other = Buffer.concat([BSON.serialize(preamble), plaintext.subarray(preambleLength)]);
     await expectRefused(
-      with_(middle(), await encryptBuffer(other, { masterKey: KEY, payloadKind: "oplog-slice" })),
+      await with_(middle(), await encryptBuffer(other, { masterKey: KEY, payloadKind: "oplog-slice" })),
       new RegExp(`slice ${file.name} is of database other, not shop`),
     );
     const otherKey = await encryptBuffer(plaintext, { masterKey: Buffer.alloc(32, 9), payloadKind: "oplog-slice" });
-    await expectRefused(with_(middle(), otherKey), new RegExp(`slice ${file.name} was sealed with another key`));
+    await expectRefused(await with_(middle(), otherKey), new RegExp(`slice ${file.name} was sealed with another key`));
   }, 60_000);
 
   test("slices out of order in the server's list, or not matching its checksum", async () => {
@@ -151,4 +166,63 @@ describe("a chain that is not whole is refused, the target untouched", () => {
     await expectRefused(slices, /is before the base backup's consistent point/, { t: base.t - 60, i: 0 });
     await expectRefused(slices, /the slices end at .* before/, { t: last().t + 3600, i: 0 });
   }, 60_000);
+
+  test("a slice changed after the check (a slice sealed again with one entry fewer) is not replayed", async () => {
+    const index = middle();
+    const copy = join(dir, "changed-later.enc.dbvault");
+    await writeFile(copy, await readFile(slices[index]!.path));
+    const files = slices.map((file, at) => (at === index ? { ...file, path: copy } : file));
+    const replay = pointInTimeReplay({ files, keys: { masterKey: KEY }, until: last() });
+    const swapped: PointInTimeReplay = {
+      ...replay,
+      entriesAfter: async (base, database) => {
+        // Between the check and the replay: the file now holds another, validly sealed slice.
+        await writeFile(copy, await withOneEntryFewer(await readFile(copy)));
+        return replay.entriesAfter(base, database);
+      },
+    };
+    await expectReplayRefused(swapped, new RegExp(`slice ${slices[index]!.name} changed after it was checked, so nothing was replaced`));
+  }, 60_000);
 });
+
+test("with private copies, a slice changed after the check changes nothing, and the copies are removed", async () => {
+  const index = Math.floor(slices.length / 2);
+  const copy = join(dir, "user-dir-slice.enc.dbvault");
+  await writeFile(copy, await readFile(slices[index]!.path));
+  const files = slices.map((file, at) => (at === index ? { ...file, path: copy } : file));
+  const tempDir = await mkdtemp(join(tmpdir(), "dbvault-pitr-copies-"));
+  const moment = history.moments.at(-1)!;
+  const replay = pointInTimeReplay({ files, keys: { masterKey: KEY }, until: moment.until, privateCopies: { tempDir } });
+  const changing: PointInTimeReplay = {
+    ...replay,
+    entriesAfter: async (base, database) => {
+      await writeFile(copy, await withOneEntryFewer(await readFile(copy)));
+      return replay.entriesAfter(base, database);
+    },
+  };
+  try {
+    await restoreWith("shop_from_copies", changing);
+    expect(await snapshotDatabase(rs.client, "shop_from_copies")).toEqual(moment.contents);
+    const [copies] = await readdir(tempDir);
+    expect((await stat(join(tempDir, copies!))).mode & 0o777).toBe(0o700);
+    expect((await readdir(join(tempDir, copies!))).length).toBe(slices.length);
+    await replay.remove();
+    expect(await readdir(tempDir)).toEqual([]);
+  } finally {
+    await rm(tempDir, { recursive: true, force: true });
+  }
+}, 60_000);
+
+/** The slice sealed again with the same key, its last entry left out (and its preamble saying so). */
+async function withOneEntryFewer(bytes: Uint8Array): Promise<Uint8Array> {
+  const { plaintext } = await decryptBuffer(bytes, { masterKey: KEY });
+  const documents: Buffer[] = [];
+  for (let offset = 0; offset < plaintext.length; offset += plaintext.readInt32LE(offset)) {
+    documents.push(plaintext.subarray(offset, offset + plaintext.readInt32LE(offset)));
+  }
+  const preamble = BSON.deserialize(documents[0]!);
+  expect(documents.length).toBeGreaterThan(1);
+  preamble.o.entries = documents.length - 2;
+  const kept = [BSON.serialize(preamble), ...documents.slice(1, -1)];
+  return encryptBuffer(Buffer.concat(kept), { masterKey: KEY, payloadKind: "oplog-slice" });
+}

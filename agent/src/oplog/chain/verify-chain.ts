@@ -1,10 +1,12 @@
 // Checks a chain of slices whole before a point-in-time restore changes anything: every slice
 // opens with the key and names the database; they are one chain, sequences following with none
 // missing, each starting where the previous ended; the first covers the base backup's consistent
-// point and the last reaches `until`. Answers the entries to replay after the base, in order.
+// point and the last reaches `until`. Answers the entries to replay after the base, in order, as
+// a stream read from the checked files again (only each slice's metadata is held in memory).
+import { join } from "node:path";
 import { compareOplogTimes, formatOplogTime, type OplogTime } from "../../../../protocol/pitr.ts";
 import { ChainError } from "./chain-error.ts";
-import { type OpenedSlice, openSlice, type SliceFile, type SliceKeys } from "./open-slice.ts";
+import { type OpenedSlice, openSlice, readSliceEntries, type SliceFile, type SliceKeys } from "./open-slice.ts";
 
 export interface VerifyChainRequest {
   /** In chain order when each has `expected` (the server's list); else in any order (a directory). */
@@ -20,8 +22,11 @@ export interface VerifiedChain {
   chain: string;
   /** The slices used, in order. */
   slices: { name: string; sequence: number; start: OplogTime; end: OplogTime }[];
-  /** The entries after the base's point, in oplog order (those past `until` included: the replay stops there). */
-  entries: Uint8Array[];
+  /**
+   * The entries after the base's point, in oplog order (those past `until` included: the replay
+   * stops there), read and authenticated again from the checked files at each iteration.
+   */
+  entries: AsyncIterable<Uint8Array>;
 }
 
 /** Throws ChainError naming the slice (or the interval) at fault. */
@@ -34,16 +39,19 @@ export async function verifyChain(request: VerifyChainRequest): Promise<Verified
  * database and, for the server's list (each file with `expected`), the slices follow one another.
  * Throws ChainError naming the slice.
  */
-export async function openChain(files: SliceFile[], keys: SliceKeys, database: string): Promise<OpenedChain> {
+export async function openChain(files: SliceFile[], keys: SliceKeys, database: string, copyInto?: string): Promise<OpenedChain> {
   const opened: OpenedSlice[] = [];
-  for (const file of files) opened.push(await openSlice(file, keys, database));
+  for (const [index, file] of files.entries()) {
+    opened.push(await openSlice(file, keys, database, copyInto === undefined ? undefined : join(copyInto, `${index}.enc.dbvault`)));
+  }
   const listed = files.every((file) => file.expected);
   if (listed) checkContiguous(opened);
-  return { slices: opened, listed };
+  return { slices: opened, listed, keys };
 }
 
 export interface OpenedChain {
   slices: OpenedSlice[];
+  keys: SliceKeys;
   /** In chain order as the server listed them (else a directory's, in any order). */
   listed: boolean;
 }
@@ -57,7 +65,7 @@ export function verifyOpenedChain(chain: OpenedChain, base: OplogTime, until: Op
   }
   const ordered = chain.listed ? chain.slices : pickChain(chain.slices, base, until);
   if (ordered.length === 0) {
-    if (compareOplogTimes(until, base) === 0) return { chain: "", slices: [], entries: [] };
+    if (compareOplogTimes(until, base) === 0) return { chain: "", slices: [], entries: entriesOf([], chain.keys, base) };
     throw new ChainError(`no slice covers the time from the base backup's point ${formatOplogTime(base)} to ${formatOplogTime(until)}`, {
       hint: "put the slices shipped after the base backup in the directory",
     });
@@ -76,11 +84,19 @@ export function verifyOpenedChain(chain: OpenedChain, base: OplogTime, until: Op
       hint: "choose a time the slices cover, or add the slices after it",
     });
   }
-  const entries = ordered.flatMap((slice) => slice.entries.filter((entry) => compareOplogTimes(entry.ts, base) > 0).map((entry) => entry.bytes));
   return {
     chain: first.chain,
     slices: ordered.map(({ name, sequence, start, end }) => ({ name, sequence, start, end })),
-    entries,
+    entries: entriesOf(ordered, chain.keys, base),
+  };
+}
+
+/** The slices' entries after `base`, each iteration reading the files again. */
+function entriesOf(slices: OpenedSlice[], keys: SliceKeys, base: OplogTime): AsyncIterable<Uint8Array> {
+  return {
+    async *[Symbol.asyncIterator]() {
+      for (const slice of slices) yield* readSliceEntries(slice, keys, base);
+    },
   };
 }
 

@@ -3,7 +3,7 @@
 // deletes, an index, a new collection, a committed and an aborted transaction); after each step
 // the test records the database's whole contents and the oplog position then.
 import { createWriteStream } from "node:fs";
-import { readdir, readFile } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { EJSON } from "bson";
@@ -132,5 +132,5 @@ export async function recordHistory(client: MongoClient, uri: string, key: Uint8
 /** The slice files of a directory, named by their file names. */
 export async function readSliceFiles(directory: string): Promise<SliceFile[]> {
   const names = (await readdir(directory)).filter((name) => name.endsWith(".enc.dbvault")).sort();
-  return Promise.all(names.map(async (name) => ({ name, bytes: await readFile(join(directory, name)) })));
+  return names.map((name) => ({ name, path: join(directory, name) }));
 }
