@@ -126,10 +126,7 @@ describe("organizations", () => {
     const renamed = await call(admin, "PATCH", "/api/organizations/current", teamId, { name: "Doomed Ops" });
     expect(renamed).toMatchObject({ status: 200, body: { name: "Doomed Ops", role: "admin" } });
     const refused = await call(admin, "DELETE", "/api/organizations/current", teamId);
-    expect([refused.status, refused.body.message]).toEqual([
-      403,
-      "Your role (Admin) cannot do this: only an owner of Doomed Ops can.",
-    ]);
+    expect([refused.status, refused.body.message]).toEqual([403, "Your role (Admin) cannot do this: only an owner of Doomed Ops can."]);
     expect((await call(owner, "DELETE", "/api/organizations/current", teamId)).body).toEqual({ message: "Doomed Ops was deleted." });
     expect((await call(viewer, "GET", "/api/organizations/current", teamId)).body.message).toBe(NOT_A_MEMBER_MESSAGE);
     expect((await call(viewer, "GET", "/api/organizations")).body.map((o: { id: string }) => o.id)).toEqual([viewer.id]);
