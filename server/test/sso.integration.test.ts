@@ -11,7 +11,7 @@ import { startTestOidcProvider, type TestOidcProvider } from "../../testkit/oidc
 import { totpCode } from "../../testkit/totp";
 import { SSO_STARTS_PER_ADDRESS } from "../src/modules/auth/throttle";
 import { BREAK_GLASS_MESSAGE } from "../src/modules/sso/connections";
-import { SSO_REQUIRED_MESSAGE } from "../src/modules/organizations/sso-required";
+import { LAST_BREAK_GLASS_MESSAGE, SSO_REQUIRED_MESSAGE } from "../src/modules/organizations/sso-required";
 import { PROVIDER_DOWN_MESSAGE, SIGN_IN_REFUSED_MESSAGE } from "../src/modules/sso/provider-client";
 import { NO_SSO_FOR_DOMAIN_MESSAGE, OTHER_BROWSER_MESSAGE, USED_SIGN_IN_MESSAGE } from "../src/modules/sso/sign-in";
 import { type StoppedClock, startTestServer, stopServerClock, type TestServer, type TestUser } from "./harness";
@@ -315,7 +315,7 @@ describe("SSO required", () => {
     const setup = await server.call("POST", "/api/auth/two-factor/setup", { token: second.token, body: { password: second.password } });
     const enabled = await server.call("POST", "/api/auth/two-factor/enable", { token: second.token, body: { code: totpCode(setup.body.secret, clock.now()) } });
     expect(enabled.status).toBe(200);
-    breakGlassOwner = { ...second, seed: setup.body.secret };
+    breakGlassOwner = { ...second, token: enabled.body.token, seed: setup.body.secret };
     expect((await saveConnection({ ssoRequired: true, clientSecret: undefined })).status).toBe(200);
   });
 
@@ -336,6 +336,17 @@ describe("SSO required", () => {
     const res = await passwordSignIn(breakGlassOwner, totpCode(breakGlassOwner.seed, clock.now()));
     expect(res.status).toBe(200);
     expect(res.body.user.email).toBe(breakGlassOwner.email);
+  });
+
+  test("the only owner with two-factor sign-in may not turn it off while SSO is required (409): it is the break-glass", async () => {
+    clock.move(30_000);
+    const res = await server.call("POST", "/api/auth/two-factor/disable", {
+      token: breakGlassOwner.token,
+      body: { password: breakGlassOwner.password, code: totpCode(breakGlassOwner.seed, clock.now()) },
+    });
+    expect([res.status, res.body.message]).toEqual([409, LAST_BREAK_GLASS_MESSAGE]);
+    const status = await server.call("GET", "/api/auth/two-factor", { token: breakGlassOwner.token });
+    expect(status.body.enabled).toBe(true);
   });
 
   test("a provider that is down: members are told so clearly, owners still sign in with password and code", async () => {
