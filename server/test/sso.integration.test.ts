@@ -12,6 +12,7 @@ import { totpCode } from "../../testkit/totp";
 import { SSO_STARTS_PER_ADDRESS } from "../src/modules/auth/throttle";
 import { BREAK_GLASS_MESSAGE } from "../src/modules/sso/connections";
 import { LAST_BREAK_GLASS_MESSAGE, SSO_REQUIRED_MESSAGE } from "../src/modules/organizations/sso-required";
+import { PROVIDER_CACHE_TTL_MS } from "../src/modules/sso/provider-cache";
 import { PROVIDER_DOWN_MESSAGE, SIGN_IN_REFUSED_MESSAGE } from "../src/modules/sso/provider-client";
 import { NO_SSO_FOR_DOMAIN_MESSAGE, OTHER_BROWSER_MESSAGE, USED_SIGN_IN_MESSAGE } from "../src/modules/sso/sign-in";
 import { type StoppedClock, startTestServer, stopServerClock, type TestServer, type TestUser } from "./harness";
@@ -228,6 +229,38 @@ describe("signing in with SSO", () => {
   test("an e-mail of a domain no organization signs in with is told so", async () => {
     const res = await server.call("POST", "/api/auth/sso/start", { body: { email: "someone@elsewhere.test" } });
     expect([res.status, res.body.message]).toEqual([404, NO_SSO_FOR_DOMAIN_MESSAGE]);
+  });
+});
+
+describe("the provider's configuration", () => {
+  const DISCOVERY = "/.well-known/openid-configuration";
+
+  test("is discovered once per ten minutes, not on every start and callback", async () => {
+    provider.addAccount({ email: "dora@acme.test" });
+    const before = provider.requestsTo(DISCOVERY);
+    expect((await signInWithSso("dora@acme.test")).session).toBeDefined();
+    expect((await signInWithSso("dora@acme.test")).session).toBeDefined();
+    expect(provider.requestsTo(DISCOVERY) - before).toBe(1);
+    clock.move(PROVIDER_CACHE_TTL_MS + 1000);
+    expect((await signInWithSso("dora@acme.test")).session).toBeDefined();
+    expect(provider.requestsTo(DISCOVERY) - before).toBe(2);
+  });
+
+  test("after the provider rotates its signing key, members still sign in: a refusal drops the cached configuration", async () => {
+    provider.addAccount({ email: "kira@acme.test" });
+    expect((await signInWithSso("kira@acme.test")).session).toBeDefined();
+    await provider.rotateSigningKey();
+    // openid-client refetches the JWKS for an unknown kid only once its copy is a minute old: a
+    // sign-in right after may be refused, the next one (with the configuration and keys fetched
+    // afresh) must pass.
+    provider.replaceNextIdToken((issued) => provider.mintIdToken(issued, {}));
+    const first = await signInWithSso("kira@acme.test");
+    if (first.error) {
+      expect(first.error).toBe(SIGN_IN_REFUSED_MESSAGE);
+      provider.replaceNextIdToken((issued) => provider.mintIdToken(issued, {}));
+      const again = await signInWithSso("kira@acme.test");
+      expect(again.session.user.email).toBe("kira@acme.test");
+    }
   });
 });
 

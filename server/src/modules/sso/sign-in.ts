@@ -14,7 +14,8 @@ import { accountRefusal } from "../auth/guard";
 import { createUser, hashLinkToken, issueSession } from "../auth/service";
 import { admitSsoStart } from "../auth/throttle";
 import { emailDomain } from "../organizations/sso-required";
-import { authorizationUrl, discoverProvider, newSignInChecks, redeemCallback } from "./provider-client";
+import { cachedProvider, forgetProvider } from "./provider-cache";
+import { authorizationUrl, newSignInChecks, redeemCallback } from "./provider-client";
 
 /** How long the provider's sign-in page may take. */
 export const SIGN_IN_TTL_MS = 10 * 60 * 1000;
@@ -45,7 +46,7 @@ export async function startSignIn(ctx: AppContext, input: { email: string; origi
   await admitSsoStart(ctx, input.clientIp);
   const connection = await connectionForDomain(ctx, emailDomain(email));
   if (!connection) throw new AppError(404, "NOT_FOUND", NO_SSO_FOR_DOMAIN_MESSAGE);
-  const config = await discoverProvider(openConnection(ctx, connection), ctx.log);
+  const config = await cachedProvider(ctx, openConnection(ctx, connection));
   const checks = newSignInChecks();
   const redirectUri = `${origin}/api/auth/sso/callback`;
   const now = ctx.now();
@@ -92,7 +93,8 @@ export async function finishSignIn(
   if (query.error) throw unauthorized("Your organization's sign-in provider did not sign you in. Start again with “Sign in with SSO”.");
   const [connection] = await ctx.db.select().from(ssoConnections).where(eq(ssoConnections.organizationId, signIn.organizationId));
   if (!connection) throw unauthorized("This organization no longer signs in with SSO. Sign in with your password.");
-  const config = await discoverProvider(openConnection(ctx, connection), ctx.log);
+  const provider = openConnection(ctx, connection);
+  const config = await cachedProvider(ctx, provider);
   // The redirect URI the provider was given, with the query it sent back.
   const current = new URL(signIn.redirectUri);
   current.search = callbackUrl.search;
@@ -101,7 +103,10 @@ export async function finishSignIn(
     current,
     { state: query.state, nonce: signIn.nonce, codeVerifier: ctx.ssoBox.open(signIn.codeVerifierCiphertext) },
     ctx.log,
-  );
+  ).catch((error) => {
+    forgetProvider(provider);
+    throw error;
+  });
   if (!identity.email || !identity.emailVerified) {
     throw unauthorized(
       "Your sign-in provider has not verified your e-mail address, so DBVault cannot tell who you are. Ask your administrator to verify it there.",
