@@ -31,6 +31,7 @@ import m28 from "./0028_organizations.sql" with { type: "text" };
 import m29 from "./0029_restore_agents.sql" with { type: "text" };
 import m30 from "./0030_copy_checks.sql" with { type: "text" };
 import m31 from "./0031_sso_connections.sql" with { type: "text" };
+import m32 from "./0032_handy_screwball.sql" with { type: "text" };
 
 export const migrationFiles: { tag: string; when: number; sql: string }[] = [
   { tag: "0000_init", when: 1795432625268, sql: m0 },
@@ -65,4 +66,5 @@ export const migrationFiles: { tag: string; when: number; sql: string }[] = [
   { tag: "0029_restore_agents", when: 1795768224045, sql: m29 },
   { tag: "0030_copy_checks", when: 1795768422513, sql: m30 },
   { tag: "0031_sso_connections", when: 1795769033536, sql: m31 },
+  { tag: "0032_handy_screwball", when: 1795769826874, sql: m32 },
 ];

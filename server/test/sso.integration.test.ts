@@ -14,7 +14,8 @@ import { BREAK_GLASS_MESSAGE } from "../src/modules/sso/connections";
 import { LAST_BREAK_GLASS_MESSAGE, SSO_REQUIRED_MESSAGE } from "../src/modules/organizations/sso-required";
 import { PROVIDER_CACHE_TTL_MS } from "../src/modules/sso/provider-cache";
 import { PROVIDER_DOWN_MESSAGE, SIGN_IN_REFUSED_MESSAGE } from "../src/modules/sso/provider-client";
-import { NO_SSO_FOR_DOMAIN_MESSAGE, OTHER_BROWSER_MESSAGE, USED_SIGN_IN_MESSAGE } from "../src/modules/sso/sign-in";
+import { NO_SSO_FOR_DOMAIN_MESSAGE, OTHER_BROWSER_MESSAGE, REAUTHENTICATION_REFUSED_MESSAGE, USED_SIGN_IN_MESSAGE } from "../src/modules/sso/sign-in";
+import { NO_SSO_TO_CONFIRM_MESSAGE, SSO_CONFIRMATION_USED_MESSAGE } from "../src/modules/reauthentication";
 import { type StoppedClock, startTestServer, stopServerClock, type TestServer, type TestUser } from "./harness";
 
 const PUBLIC_URL = "http://dbvault.test";
@@ -56,7 +57,7 @@ async function callBack(callbackUrl: URL, stateCookie: string | null) {
   const location = new URL(res.headers.get("location")!);
   expect(`${location.origin}${location.pathname}${location.search}`).toBe(`${PUBLIC_URL}/sso`);
   const fragment = new URLSearchParams(location.hash.slice(1));
-  return { code: fragment.get("code"), error: fragment.get("error") };
+  return { code: fragment.get("code"), error: fragment.get("error"), reauthentication: fragment.get("reauthentication") };
 }
 
 /** The start of a sign-in: the provider's URL, and the state cookie the browser keeps for the callback. */
@@ -264,6 +265,68 @@ describe("the provider's configuration", () => {
   });
 });
 
+describe("confirming it is you through SSO (re-authentication)", () => {
+  /** "Confirm with SSO" as the browser makes it: the start, a fresh sign-in at the provider, the callback. */
+  async function confirmWithSso(token: string) {
+    const started = await server.call("POST", "/api/auth/reauthenticate/sso/start", { token });
+    expect(started.status).toBe(200);
+    const url = new URL(started.body.url);
+    expect([url.searchParams.get("prompt"), url.searchParams.get("max_age")]).toEqual(["login", "0"]);
+    const stateCookie = started.headers.get("set-cookie")!.split(";")[0]!;
+    return callBack(await provider.followSignIn(url.href), stateCookie);
+  }
+
+  const ssoMember = async (email: string) => {
+    provider.addAccount({ email });
+    const { session } = await signInWithSso(email);
+    return session as { token: string; user: { id: string } };
+  };
+
+  test("a member created by SSO (no password they know) confirms at the provider and makes the security change", async () => {
+    const session = await ssoMember("rita@acme.test");
+    const refused = await server.call("POST", "/api/settings/regenerate-api-key", { token: session.token });
+    expect([refused.status, refused.body.code, refused.body.ssoAvailable]).toEqual([403, "REAUTHENTICATION_REQUIRED", true]);
+    expect(refused.body.message).toBe("Please confirm it is you: enter your password, or confirm with SSO.");
+    const landed = await confirmWithSso(session.token);
+    expect(landed.error).toBeNull();
+    const confirmed = await server.call("POST", "/api/auth/reauthenticate/sso", { token: session.token, body: { code: landed.reauthentication } });
+    expect(confirmed.status).toBe(200);
+    const key = await server.call("POST", "/api/settings/regenerate-api-key", { token: confirmed.body.token });
+    expect(key.status).toBe(200);
+    // Once only.
+    const again = await server.call("POST", "/api/auth/reauthenticate/sso", { token: session.token, body: { code: landed.reauthentication } });
+    expect([again.status, again.body.message]).toEqual([400, SSO_CONFIRMATION_USED_MESSAGE]);
+  });
+
+  test("a confirmation's code opens no session, and another member cannot spend it", async () => {
+    const session = await ssoMember("sam@acme.test");
+    const other = await ssoMember("tess@acme.test");
+    const landed = await confirmWithSso(session.token);
+    const asSignIn = await server.call("POST", "/api/auth/sso/exchange", { body: { code: landed.reauthentication } });
+    expect([asSignIn.status, asSignIn.body.message]).toEqual([400, USED_SIGN_IN_MESSAGE]);
+    const byOther = await server.call("POST", "/api/auth/reauthenticate/sso", { token: other.token, body: { code: landed.reauthentication } });
+    expect([byOther.status, byOther.body.message]).toEqual([400, SSO_CONFIRMATION_USED_MESSAGE]);
+  });
+
+  test("the provider vouching for another person, or for a sign-in made earlier, confirms nothing", async () => {
+    const session = await ssoMember("vera@acme.test");
+    provider.addAccount({ email: "walter@acme.test" });
+    provider.signInNextAs("walter@acme.test");
+    expect(await confirmWithSso(session.token)).toEqual({ code: null, reauthentication: null, error: REAUTHENTICATION_REFUSED_MESSAGE });
+    provider.replaceNextIdToken((issued) => provider.mintIdToken(issued, { auth_time: Math.floor(Date.now() / 1000) - 3600 }));
+    expect((await confirmWithSso(session.token)).error).toBe(SIGN_IN_REFUSED_MESSAGE);
+  });
+
+  test("an account that does not sign in with SSO is told to use its password", async () => {
+    const res = await server.call("POST", "/api/auth/reauthenticate/sso/start", { token: owner.token });
+    // The owner's e-mail is of the organization's domain: they may confirm either way.
+    expect(res.status).toBe(200);
+    const outsider = await server.registerUser({ email: "pat@elsewhere.test" });
+    const refused = await server.call("POST", "/api/auth/reauthenticate/sso/start", { token: outsider.token });
+    expect([refused.status, refused.body.message]).toEqual([400, NO_SSO_TO_CONFIRM_MESSAGE]);
+  });
+});
+
 describe("what the callback refuses", () => {
   const refusedSignIn = async (email: string, prepare: () => void) => {
     provider.addAccount({ email });
@@ -314,7 +377,7 @@ describe("what the callback refuses", () => {
     const { url, stateCookie } = await startSso("mallory@acme.test");
     const callbackUrl = await provider.followSignIn(url);
     const inVictorsBrowser = await callBack(callbackUrl, null);
-    expect(inVictorsBrowser).toEqual({ code: null, error: OTHER_BROWSER_MESSAGE });
+    expect(inVictorsBrowser).toEqual({ code: null, error: OTHER_BROWSER_MESSAGE, reauthentication: null });
     const withAnotherState = await callBack(callbackUrl, "dbvault_sso_state=another-sign-in");
     expect(withAnotherState.error).toBe(OTHER_BROWSER_MESSAGE);
     // Mallory's own browser still finishes it: the refusal spent nothing.
@@ -388,7 +451,7 @@ describe("SSO required", () => {
     const { url, stateCookie } = await startSso(member.email);
     const callbackUrl = await provider.followSignIn(url);
     await provider.stop();
-    expect(await callBack(callbackUrl, stateCookie)).toEqual({ code: null, error: PROVIDER_DOWN_MESSAGE });
+    expect(await callBack(callbackUrl, stateCookie)).toEqual({ code: null, error: PROVIDER_DOWN_MESSAGE, reauthentication: null });
     const res = await server.call("POST", "/api/auth/sso/start", { body: { email: member.email } });
     expect([res.status, res.body.message]).toEqual([502, PROVIDER_DOWN_MESSAGE]);
     clock.move(30_000);

@@ -65,3 +65,14 @@ export async function refuseLosingLastBreakGlass(db: DbOrTx, userId: string, org
     if (!(await hasBreakGlassOwner(db, organizationId, userId))) throw new AppError(409, "CONFLICT", LAST_BREAK_GLASS_MESSAGE);
   }
 }
+
+/** The SSO connection a member signs in through (their e-mail's domain, in an organization they belong to), if any. */
+export async function ssoConnectionOf(db: DbOrTx, user: Pick<UserRow, "id" | "email">) {
+  const [row] = await db
+    .select({ connection: ssoConnections })
+    .from(memberships)
+    .innerJoin(ssoConnections, eq(ssoConnections.organizationId, memberships.organizationId))
+    .where(and(eq(memberships.userId, user.id), arrayContains(ssoConnections.allowedDomains, [emailDomain(user.email)])))
+    .limit(1);
+  return row?.connection ?? null;
+}

@@ -46,9 +46,21 @@ export async function startSignIn(ctx: AppContext, input: { email: string; origi
   await admitSsoStart(ctx, input.clientIp);
   const connection = await connectionForDomain(ctx, emailDomain(email));
   if (!connection) throw new AppError(404, "NOT_FOUND", NO_SSO_FOR_DOMAIN_MESSAGE);
+  return beginRoundTrip(ctx, connection, { email, origin, reauthenticatingUserId: null });
+}
+
+/**
+ * Keeps one round trip's checks and answers the provider's URL. A re-authentication names the
+ * signed-in user from the start and asks the provider for a fresh sign-in (prompt=login, max_age=0).
+ */
+export async function beginRoundTrip(
+  ctx: AppContext,
+  connection: typeof ssoConnections.$inferSelect,
+  input: { email: string; origin: string; reauthenticatingUserId: string | null },
+) {
   const config = await cachedProvider(ctx, openConnection(ctx, connection));
   const checks = newSignInChecks();
-  const redirectUri = `${origin}/api/auth/sso/callback`;
+  const redirectUri = `${input.origin}/api/auth/sso/callback`;
   const now = ctx.now();
   // Sign-ins abandoned at the provider are dropped as new ones start.
   await ctx.db.delete(ssoSignIns).where(lt(ssoSignIns.expiresAt, new Date(now.getTime() - SIGN_IN_TTL_MS)));
@@ -58,12 +70,15 @@ export async function startSignIn(ctx: AppContext, input: { email: string; origi
     nonce: checks.nonce,
     codeVerifierCiphertext: ctx.ssoBox.seal(checks.codeVerifier),
     redirectUri,
+    reauthentication: input.reauthenticatingUserId !== null,
+    userId: input.reauthenticatingUserId,
     expiresAt: new Date(now.getTime() + SIGN_IN_TTL_MS),
   });
-  return { url: await authorizationUrl(config, checks, redirectUri, email), state: checks.state };
+  const fresh = input.reauthenticatingUserId !== null;
+  return { url: await authorizationUrl(config, checks, redirectUri, input.email, fresh), state: checks.state };
 }
 
-const openConnection = (ctx: AppContext, connection: typeof ssoConnections.$inferSelect) => ({
+export const openConnection = (ctx: AppContext, connection: typeof ssoConnections.$inferSelect) => ({
   issuer: connection.issuer,
   clientId: connection.clientId,
   clientSecret: ctx.ssoBox.open(connection.clientSecretCiphertext),
@@ -101,7 +116,7 @@ export async function finishSignIn(
   const identity = await redeemCallback(
     config,
     current,
-    { state: query.state, nonce: signIn.nonce, codeVerifier: ctx.ssoBox.open(signIn.codeVerifierCiphertext) },
+    { state: query.state, nonce: signIn.nonce, codeVerifier: ctx.ssoBox.open(signIn.codeVerifierCiphertext), fresh: signIn.reauthentication },
     ctx.log,
   ).catch((error) => {
     forgetProvider(provider);
@@ -115,6 +130,7 @@ export async function finishSignIn(
   if (!connection.allowedDomains.includes(emailDomain(identity.email))) {
     throw new AppError(403, "FORBIDDEN", `${identity.email} is not in the e-mail domains this organization signs in with SSO. Sign in with your work address.`);
   }
+  if (signIn.reauthentication) return { code: await confirmReauthentication(ctx, signIn, identity), reauthentication: true };
   const { user, joined } = await memberFor(ctx, connection, identity.email, identity.name);
   const code = randomBytes(32).toString("base64url");
   await ctx.db.transaction(async (tx) => {
@@ -129,7 +145,52 @@ export async function finishSignIn(
     });
   });
   ctx.log.info("sso sign-in", { userId: user.id, organizationId: connection.organizationId });
+  return { code, reauthentication: false };
+}
+
+export const REAUTHENTICATION_REFUSED_MESSAGE =
+  "Your sign-in provider did not confirm it is you just now (another account, or an earlier sign-in). Try “Confirm with SSO” again and sign in as yourself.";
+
+/**
+ * A re-authentication's callback: the provider must vouch for the same person who started it
+ * (their e-mail), and have authenticated them just now: with max_age=0 asked, openid-client
+ * refuses an ID token without auth_time or with one older than its clock tolerance (30 s).
+ * Answers the one-time code POST /api/auth/reauthenticate/sso takes.
+ */
+async function confirmReauthentication(
+  ctx: AppContext,
+  signIn: typeof ssoSignIns.$inferSelect,
+  identity: { email: string | null; authenticatedAt: number | null },
+) {
+  const [user] = signIn.userId ? await ctx.db.select().from(users).where(eq(users.id, signIn.userId)) : [];
+  if (!user || user.email !== identity.email || identity.authenticatedAt === null) {
+    ctx.log.warn("sso re-authentication refused", { userId: signIn.userId, sameEmail: user?.email === identity.email });
+    throw unauthorized(REAUTHENTICATION_REFUSED_MESSAGE);
+  }
+  const code = randomBytes(32).toString("base64url");
+  await ctx.db
+    .update(ssoSignIns)
+    .set({ sessionCodeHash: hashLinkToken(code), sessionCodeExpiresAt: new Date(ctx.now().getTime() + SESSION_CODE_TTL_MS) })
+    .where(eq(ssoSignIns.id, signIn.id));
   return code;
+}
+
+/** Spends a re-authentication's one-time code for `userId` (once, within a minute); false when it is not theirs or not valid. */
+export async function redeemReauthenticationCode(ctx: AppContext, userId: string, code: string): Promise<boolean> {
+  const [spent] = await ctx.db
+    .update(ssoSignIns)
+    .set({ exchangedAt: ctx.now() })
+    .where(
+      and(
+        eq(ssoSignIns.sessionCodeHash, hashLinkToken(code)),
+        eq(ssoSignIns.reauthentication, true),
+        eq(ssoSignIns.userId, userId),
+        isNull(ssoSignIns.exchangedAt),
+        gt(ssoSignIns.sessionCodeExpiresAt, ctx.now()),
+      ),
+    )
+    .returning({ id: ssoSignIns.id });
+  return Boolean(spent);
 }
 
 /**
@@ -171,7 +232,15 @@ export async function exchangeSessionCode(ctx: AppContext, code: string) {
   const [signIn] = await ctx.db
     .update(ssoSignIns)
     .set({ exchangedAt: ctx.now() })
-    .where(and(eq(ssoSignIns.sessionCodeHash, hashLinkToken(code)), isNull(ssoSignIns.exchangedAt), gt(ssoSignIns.sessionCodeExpiresAt, ctx.now())))
+    .where(
+      and(
+        eq(ssoSignIns.sessionCodeHash, hashLinkToken(code)),
+        // A re-authentication's code confirms a session; it never opens one.
+        eq(ssoSignIns.reauthentication, false),
+        isNull(ssoSignIns.exchangedAt),
+        gt(ssoSignIns.sessionCodeExpiresAt, ctx.now()),
+      ),
+    )
     .returning();
   // 400, not 401: a browser still holding an older session must show this, not "Session expired".
   if (!signIn?.userId) throw badRequest(USED_SIGN_IN_MESSAGE);
