@@ -11,7 +11,7 @@ import { startTestOidcProvider, type TestOidcProvider } from "../../testkit/oidc
 import { totpCode } from "../../testkit/totp";
 import { SSO_STARTS_PER_ADDRESS } from "../src/modules/auth/throttle";
 import { BREAK_GLASS_MESSAGE } from "../src/modules/sso/connections";
-import { LAST_BREAK_GLASS_MESSAGE, SSO_REQUIRED_MESSAGE } from "../src/modules/organizations/sso-required";
+import { LAST_BREAK_GLASS_MESSAGE, NO_BREAK_GLASS_LEFT_MESSAGE, SSO_REQUIRED_MESSAGE } from "../src/modules/organizations/sso-required";
 import { PROVIDER_CACHE_TTL_MS } from "../src/modules/sso/provider-cache";
 import { PROVIDER_DOWN_MESSAGE, SIGN_IN_REFUSED_MESSAGE } from "../src/modules/sso/provider-client";
 import { NO_SSO_FOR_DOMAIN_MESSAGE, OTHER_BROWSER_MESSAGE, REAUTHENTICATION_REFUSED_MESSAGE, USED_SIGN_IN_MESSAGE } from "../src/modules/sso/sign-in";
@@ -443,6 +443,28 @@ describe("SSO required", () => {
     expect([res.status, res.body.message]).toEqual([409, LAST_BREAK_GLASS_MESSAGE]);
     const status = await server.call("GET", "/api/auth/two-factor", { token: breakGlassOwner.token });
     expect(status.body.enabled).toBe(true);
+  });
+
+  test("the only break-glass owner may not leave, be removed or be demoted while SSO is required (409)", async () => {
+    const asOlivia = { token: owner.token, headers: ownerHeaders() };
+    const demoted = await server.call("PATCH", `/api/organizations/current/members/${breakGlassOwner.id}`, { ...asOlivia, body: { role: "admin" } });
+    expect([demoted.status, demoted.body.message]).toEqual([409, NO_BREAK_GLASS_LEFT_MESSAGE]);
+    const removed = await server.call("DELETE", `/api/organizations/current/members/${breakGlassOwner.id}`, asOlivia);
+    expect([removed.status, removed.body.message]).toEqual([409, NO_BREAK_GLASS_LEFT_MESSAGE]);
+    const left = await server.call("POST", "/api/organizations/current/leave", { token: breakGlassOwner.token, headers: ownerHeaders() });
+    expect([left.status, left.body.message]).toEqual([409, NO_BREAK_GLASS_LEFT_MESSAGE]);
+    expect(await membershipOf(breakGlassOwner.email)).toBe("owner");
+    // Another owner's changes are not held up by it.
+    const toAdmin = await server.call("PATCH", `/api/organizations/current/members/${owner.id}`, {
+      token: breakGlassOwner.token,
+      headers: ownerHeaders(),
+      body: { role: "admin" },
+    });
+    expect(toAdmin.status).toBe(200);
+    await server.ctx.db
+      .update(memberships)
+      .set({ role: "owner" })
+      .where(and(eq(memberships.organizationId, acme.id), eq(memberships.userId, owner.id)));
   });
 
   test("a provider that is down: members are told so clearly, owners still sign in with password and code", async () => {

@@ -76,3 +76,15 @@ export async function ssoConnectionOf(db: DbOrTx, user: Pick<UserRow, "id" | "em
     .limit(1);
   return row?.connection ?? null;
 }
+
+export const NO_BREAK_GLASS_LEFT_MESSAGE =
+  "This would leave no owner with two-factor sign-in in an organization that requires SSO: nobody could sign in when the provider is down. Make another member with two-factor sign-in an owner first, or turn “SSO required” off (Settings → SSO).";
+
+/** Refuses (409) a membership change that left an organization requiring SSO without a break-glass owner; run inside its transaction, after the change. */
+export async function refuseWithoutBreakGlass(db: DbOrTx, organizationId: string): Promise<void> {
+  const [connection] = await db
+    .select({ ssoRequired: ssoConnections.ssoRequired })
+    .from(ssoConnections)
+    .where(eq(ssoConnections.organizationId, organizationId));
+  if (connection?.ssoRequired && !(await hasBreakGlassOwner(db, organizationId))) throw new AppError(409, "CONFLICT", NO_BREAK_GLASS_LEFT_MESSAGE);
+}
