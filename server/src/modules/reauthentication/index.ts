@@ -25,6 +25,11 @@ export const reauthenticationController = (ctx: AppContext) =>
           "Answers a token stamped for 10 minutes. New recovery codes, turning two-factor sign-in off, changing the e-mail or password and a new API key need such a token, or the `password` (or `currentPassword`) and `code` in their own body; otherwise they answer 403 REAUTHENTICATION_REQUIRED (with `ssoAvailable` when the member may confirm through their organization's provider instead).",
       },
     })
+    .get("/reauthenticate/sso", async ({ user }) => ({ available: (await ssoConnectionOf(ctx.db, user)) !== null }), {
+      auth: true,
+      response: { 200: reauthenticationAnswers.ssoAvailable },
+      detail: { summary: "Whether the signed-in user may confirm it is them through their organization's provider (“Confirm with SSO”)" },
+    })
     .post(
       "/reauthenticate/sso/start",
       async ({ user, request, set }) => {

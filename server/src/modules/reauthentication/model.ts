@@ -12,6 +12,7 @@ export const reauthenticationModel = {
 };
 
 export const reauthenticationAnswers = {
+  ssoAvailable: t.Object({ available: t.Boolean() }),
   ssoStart: t.Object({ url: t.String({ description: "The provider's authorization URL (a fresh sign-in) to send the browser to" }) }),
   reauthenticated: t.Object({
     message: t.String(),
