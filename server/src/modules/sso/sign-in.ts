@@ -5,7 +5,7 @@
 // The session token never travels in a URL: the callback hands the browser a code in the
 // fragment (never sent to a server, so never in an access log), which it POSTs once.
 import { randomBytes } from "node:crypto";
-import { and, arrayContains, eq, gt, isNull, lt } from "drizzle-orm";
+import { and, arrayContains, eq, gt, isNull, lt, type SQL } from "drizzle-orm";
 import { memberships, ssoConnections, ssoSignIns, users } from "@db/schema";
 import type { AppContext } from "../../context";
 import { AppError, badRequest, unauthorized } from "../../lib/errors";
@@ -177,21 +177,19 @@ async function confirmReauthentication(
 
 /** Spends a re-authentication's one-time code for `userId` (once, within a minute); false when it is not theirs or not valid. */
 export async function redeemReauthenticationCode(ctx: AppContext, userId: string, code: string): Promise<boolean> {
-  const [spent] = await ctx.db
+  const [spent] = await spendCode(ctx, code, eq(ssoSignIns.reauthentication, true), eq(ssoSignIns.userId, userId));
+  return Boolean(spent);
+}
+
+/** Marks the round trip whose one-time code this is as spent, once and within its minute, where `conditions` hold too. */
+const spendCode = (ctx: AppContext, code: string, ...conditions: SQL[]) =>
+  ctx.db
     .update(ssoSignIns)
     .set({ exchangedAt: ctx.now() })
     .where(
-      and(
-        eq(ssoSignIns.sessionCodeHash, hashLinkToken(code)),
-        eq(ssoSignIns.reauthentication, true),
-        eq(ssoSignIns.userId, userId),
-        isNull(ssoSignIns.exchangedAt),
-        gt(ssoSignIns.sessionCodeExpiresAt, ctx.now()),
-      ),
+      and(eq(ssoSignIns.sessionCodeHash, hashLinkToken(code)), isNull(ssoSignIns.exchangedAt), gt(ssoSignIns.sessionCodeExpiresAt, ctx.now()), ...conditions),
     )
-    .returning({ id: ssoSignIns.id });
-  return Boolean(spent);
-}
+    .returning();
 
 /**
  * The account the provider vouched for: a member already, or a new account (with no password
@@ -229,19 +227,8 @@ async function memberFor(ctx: AppContext, connection: typeof ssoConnections.$inf
 
 /** Exchanges the callback's one-time code for a session (once, within a minute). */
 export async function exchangeSessionCode(ctx: AppContext, code: string) {
-  const [signIn] = await ctx.db
-    .update(ssoSignIns)
-    .set({ exchangedAt: ctx.now() })
-    .where(
-      and(
-        eq(ssoSignIns.sessionCodeHash, hashLinkToken(code)),
-        // A re-authentication's code confirms a session; it never opens one.
-        eq(ssoSignIns.reauthentication, false),
-        isNull(ssoSignIns.exchangedAt),
-        gt(ssoSignIns.sessionCodeExpiresAt, ctx.now()),
-      ),
-    )
-    .returning();
+  // A re-authentication's code confirms a session; it never opens one.
+  const [signIn] = await spendCode(ctx, code, eq(ssoSignIns.reauthentication, false));
   // 400, not 401: a browser still holding an older session must show this, not "Session expired".
   if (!signIn?.userId) throw badRequest(USED_SIGN_IN_MESSAGE);
   const [user] = await ctx.db.select().from(users).where(eq(users.id, signIn.userId));
