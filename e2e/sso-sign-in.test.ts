@@ -84,6 +84,40 @@ describe("Sign in with SSO", () => {
   });
 });
 
+describe("Confirm with SSO", () => {
+  test("a member signed in by SSO (no password they know) confirms at the provider, then regenerates the API key", async () => {
+    provider.addAccount({ email: "rosa@acme.test", name: "Rosa Ready" });
+    const { context, page } = await env.openPage();
+    await page.goto("/sso");
+    await page.getByLabel("Work email address").fill("rosa@acme.test");
+    await page.getByRole("button", { name: "Continue with SSO" }).click();
+    await page.waitForURL("**/dashboard");
+    // The API key is regenerated in her personal organization (as a team's viewer she may not).
+    const [rosa] = await env.server.ctx.db.select().from(users).where(eq(users.email, "rosa@acme.test"));
+    await page.getByRole("navigation", { name: "Main" }).getByRole("combobox", { name: "Organization" }).selectOption(rosa!.id);
+    await page.goto("/settings?tab=security");
+    await page.getByRole("button", { name: "Regenerate API Key" }).click();
+    const dialog = page.getByRole("dialog");
+    await dialog.getByRole("button", { name: "Confirm with SSO" }).click();
+    // The provider signs her in afresh and the browser comes back to the page that asked (the
+    // dialog goes with the page it was on: the address alone was the same before leaving).
+    await dialog.waitFor({ state: "detached" });
+    await page.waitForURL("**/settings?tab=security");
+    await page.getByRole("button", { name: "Regenerate API Key" }).click();
+    await eventually(
+      () => dialog.innerText(),
+      (text) => expect(text).toContain("You confirmed it is you with SSO"),
+    );
+    await env.screenshot(page, "sso-reauthenticated");
+    await dialog.getByRole("button", { name: "Regenerate API Key" }).click();
+    await eventually(
+      () => page.getByTestId("toasts").innerText(),
+      (text) => expect(text).toContain("API key regenerated"),
+    );
+    await context.close();
+  });
+});
+
 describe("Settings → SSO", () => {
   test("an owner of the team sees the connection, the redirect URI to register, and no secret", async () => {
     const { context, page } = await env.openPage();

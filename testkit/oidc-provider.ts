@@ -31,6 +31,13 @@ export type TestOidcProvider = {
    * the client's redirect URI; returns that URL (with code and state) without requesting it.
    */
   followSignIn(authorizationUrl: string): Promise<URL>;
+  /** How many requests the provider has answered on `path` (e.g. its discovery document). */
+  requestsTo(path: string): number;
+  /**
+   * Rotates the signing key: the JWKS publishes a new key (new kid) beside the old, and
+   * `mintIdToken` signs with it from now on, as a provider does once it rotated.
+   */
+  rotateSigningKey(): Promise<void>;
   /** Stops answering (the port closes): the provider is down. */
   stop(): Promise<void>;
 };
@@ -52,6 +59,9 @@ export async function startTestOidcProvider(options: { redirectUris: string[]; a
   const kid = "test-signing-key";
   const signingJwk = { ...(await exportJWK(privateKey)), kid, alg: SIGNING_ALG, use: "sig" };
   const { privateKey: forgerKey } = await generateKeyPair(SIGNING_ALG);
+  let minting = { key: privateKey as CryptoKey, kid };
+  const publishedExtra: object[] = [];
+  const requestCounts = new Map<string, number>();
 
   const server: Server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -93,6 +103,7 @@ export async function startTestOidcProvider(options: { redirectUris: string[]; a
   });
 
   provider.use(async (ctx, next) => {
+    requestCounts.set(ctx.path, (requestCounts.get(ctx.path) ?? 0) + 1);
     const interaction = ctx.path.match(/^\/interaction\/[^/]+$/);
     if (interaction && ctx.method === "GET") {
       const details = await provider.interactionDetails(ctx.req, ctx.res);
@@ -109,6 +120,10 @@ export async function startTestOidcProvider(options: { redirectUris: string[]; a
       return;
     }
     await next();
+    if (ctx.path === "/jwks" && publishedExtra.length > 0) {
+      const jwks = (typeof ctx.body === "string" ? JSON.parse(ctx.body) : ctx.body) as { keys: object[] };
+      ctx.body = { keys: [...jwks.keys, ...publishedExtra] };
+    }
     const body = ctx.body as { id_token?: string } | undefined;
     if (ctx.path === "/token" && body?.id_token && idTokenReplacement) {
       const replace = idTokenReplacement;
@@ -131,7 +146,16 @@ export async function startTestOidcProvider(options: { redirectUris: string[]; a
     },
     async mintIdToken(issued, changes, mintOptions = {}) {
       const claims = { ...decodeJwt(issued), ...changes };
-      return new SignJWT(claims).setProtectedHeader({ alg: SIGNING_ALG, kid, typ: "JWT" }).sign(mintOptions.forged ? forgerKey : privateKey);
+      return new SignJWT(claims).setProtectedHeader({ alg: SIGNING_ALG, kid: minting.kid, typ: "JWT" }).sign(mintOptions.forged ? forgerKey : minting.key);
+    },
+    requestsTo(path) {
+      return requestCounts.get(path) ?? 0;
+    },
+    async rotateSigningKey() {
+      const next = await generateKeyPair(SIGNING_ALG, { extractable: true });
+      const nextKid = `test-signing-key-${publishedExtra.length + 2}`;
+      publishedExtra.push({ ...(await exportJWK(next.publicKey)), kid: nextKid, alg: SIGNING_ALG, use: "sig" });
+      minting = { key: next.privateKey, kid: nextKid };
     },
     async followSignIn(authorizationUrl) {
       const cookies = new Map<string, string>();

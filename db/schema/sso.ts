@@ -46,6 +46,8 @@ export const ssoSignIns = pgTable(
     /** Sealed (same box as the client secret): with it and a stolen code, a reader could finish the sign-in. */
     codeVerifierCiphertext: text("code_verifier_ciphertext").notNull(),
     redirectUri: text("redirect_uri").notNull(),
+    /** A signed-in member confirming it is them before a security change (its `userId` is set at the start), not a sign-in. */
+    reauthentication: boolean("reauthentication").notNull().default(false),
     expiresAt: timestampColumn("expires_at").notNull(),
     calledBackAt: timestampColumn("called_back_at"),
     userId: text("user_id").references(() => users.id, { onDelete: "cascade" }),

@@ -12,9 +12,11 @@ import { totpCode } from "../../testkit/totp";
 import { SSO_STARTS_PER_ADDRESS } from "../src/modules/auth/throttle";
 import { BREAK_GLASS_MESSAGE } from "../src/modules/sso/connections";
 import { createTeamOrganization } from "../src/modules/organizations/create-team";
-import { SSO_REQUIRED_MESSAGE } from "../src/modules/organizations/sso-required";
+import { LAST_BREAK_GLASS_MESSAGE, NO_BREAK_GLASS_LEFT_MESSAGE, SSO_REQUIRED_MESSAGE } from "../src/modules/organizations/sso-required";
+import { PROVIDER_CACHE_TTL_MS } from "../src/modules/sso/provider-cache";
 import { PROVIDER_DOWN_MESSAGE, SIGN_IN_REFUSED_MESSAGE } from "../src/modules/sso/provider-client";
-import { NO_SSO_FOR_DOMAIN_MESSAGE, OTHER_BROWSER_MESSAGE, USED_SIGN_IN_MESSAGE } from "../src/modules/sso/sign-in";
+import { NO_SSO_FOR_DOMAIN_MESSAGE, OTHER_BROWSER_MESSAGE, REAUTHENTICATION_REFUSED_MESSAGE, USED_SIGN_IN_MESSAGE } from "../src/modules/sso/sign-in";
+import { NO_SSO_TO_CONFIRM_MESSAGE, SSO_CONFIRMATION_USED_MESSAGE } from "../src/modules/reauthentication";
 import { type StoppedClock, startTestServer, stopServerClock, type TestServer, type TestUser } from "./harness";
 
 const PUBLIC_URL = "http://dbvault.test";
@@ -54,7 +56,7 @@ async function callBack(callbackUrl: URL, stateCookie: string | null) {
   const location = new URL(res.headers.get("location")!);
   expect(`${location.origin}${location.pathname}${location.search}`).toBe(`${PUBLIC_URL}/sso`);
   const fragment = new URLSearchParams(location.hash.slice(1));
-  return { code: fragment.get("code"), error: fragment.get("error") };
+  return { code: fragment.get("code"), error: fragment.get("error"), reauthentication: fragment.get("reauthentication") };
 }
 
 /** The start of a sign-in: the provider's URL, and the state cookie the browser keeps for the callback. */
@@ -230,6 +232,100 @@ describe("signing in with SSO", () => {
   });
 });
 
+describe("the provider's configuration", () => {
+  const DISCOVERY = "/.well-known/openid-configuration";
+
+  test("is discovered once per ten minutes, not on every start and callback", async () => {
+    provider.addAccount({ email: "dora@acme.test" });
+    const before = provider.requestsTo(DISCOVERY);
+    expect((await signInWithSso("dora@acme.test")).session).toBeDefined();
+    expect((await signInWithSso("dora@acme.test")).session).toBeDefined();
+    expect(provider.requestsTo(DISCOVERY) - before).toBe(1);
+    clock.move(PROVIDER_CACHE_TTL_MS + 1000);
+    expect((await signInWithSso("dora@acme.test")).session).toBeDefined();
+    expect(provider.requestsTo(DISCOVERY) - before).toBe(2);
+  });
+
+  test("after the provider rotates its signing key, members still sign in: a refusal drops the cached configuration", async () => {
+    provider.addAccount({ email: "kira@acme.test" });
+    expect((await signInWithSso("kira@acme.test")).session).toBeDefined();
+    await provider.rotateSigningKey();
+    // openid-client refetches the JWKS for an unknown kid only once its copy is a minute old: a
+    // sign-in right after may be refused, the next one (with the configuration and keys fetched
+    // afresh) must pass.
+    provider.replaceNextIdToken((issued) => provider.mintIdToken(issued, {}));
+    const first = await signInWithSso("kira@acme.test");
+    if (first.error) {
+      expect(first.error).toBe(SIGN_IN_REFUSED_MESSAGE);
+      provider.replaceNextIdToken((issued) => provider.mintIdToken(issued, {}));
+      const again = await signInWithSso("kira@acme.test");
+      expect(again.session.user.email).toBe("kira@acme.test");
+    }
+  });
+});
+
+describe("confirming it is you through SSO (re-authentication)", () => {
+  /** "Confirm with SSO" as the browser makes it: the start, a fresh sign-in at the provider, the callback. */
+  async function confirmWithSso(token: string) {
+    const started = await server.call("POST", "/api/auth/reauthenticate/sso/start", { token });
+    expect(started.status).toBe(200);
+    const url = new URL(started.body.url);
+    expect([url.searchParams.get("prompt"), url.searchParams.get("max_age")]).toEqual(["login", "0"]);
+    const stateCookie = started.headers.get("set-cookie")!.split(";")[0]!;
+    return callBack(await provider.followSignIn(url.href), stateCookie);
+  }
+
+  const ssoMember = async (email: string) => {
+    provider.addAccount({ email });
+    const { session } = await signInWithSso(email);
+    return session as { token: string; user: { id: string } };
+  };
+
+  test("a member created by SSO (no password they know) confirms at the provider and makes the security change", async () => {
+    const session = await ssoMember("rita@acme.test");
+    const refused = await server.call("POST", "/api/settings/regenerate-api-key", { token: session.token });
+    expect([refused.status, refused.body.code, refused.body.ssoAvailable]).toEqual([403, "REAUTHENTICATION_REQUIRED", true]);
+    expect(refused.body.message).toBe("Please confirm it is you: enter your password, or confirm with SSO.");
+    const landed = await confirmWithSso(session.token);
+    expect(landed.error).toBeNull();
+    const confirmed = await server.call("POST", "/api/auth/reauthenticate/sso", { token: session.token, body: { code: landed.reauthentication } });
+    expect(confirmed.status).toBe(200);
+    const key = await server.call("POST", "/api/settings/regenerate-api-key", { token: confirmed.body.token });
+    expect(key.status).toBe(200);
+    // Once only.
+    const again = await server.call("POST", "/api/auth/reauthenticate/sso", { token: session.token, body: { code: landed.reauthentication } });
+    expect([again.status, again.body.message]).toEqual([400, SSO_CONFIRMATION_USED_MESSAGE]);
+  });
+
+  test("a confirmation's code opens no session, and another member cannot spend it", async () => {
+    const session = await ssoMember("sam@acme.test");
+    const other = await ssoMember("tess@acme.test");
+    const landed = await confirmWithSso(session.token);
+    const asSignIn = await server.call("POST", "/api/auth/sso/exchange", { body: { code: landed.reauthentication } });
+    expect([asSignIn.status, asSignIn.body.message]).toEqual([400, USED_SIGN_IN_MESSAGE]);
+    const byOther = await server.call("POST", "/api/auth/reauthenticate/sso", { token: other.token, body: { code: landed.reauthentication } });
+    expect([byOther.status, byOther.body.message]).toEqual([400, SSO_CONFIRMATION_USED_MESSAGE]);
+  });
+
+  test("the provider vouching for another person, or for a sign-in made earlier, confirms nothing", async () => {
+    const session = await ssoMember("vera@acme.test");
+    provider.addAccount({ email: "walter@acme.test" });
+    provider.signInNextAs("walter@acme.test");
+    expect(await confirmWithSso(session.token)).toEqual({ code: null, reauthentication: null, error: REAUTHENTICATION_REFUSED_MESSAGE });
+    provider.replaceNextIdToken((issued) => provider.mintIdToken(issued, { auth_time: Math.floor(Date.now() / 1000) - 3600 }));
+    expect((await confirmWithSso(session.token)).error).toBe(SIGN_IN_REFUSED_MESSAGE);
+  });
+
+  test("an account that does not sign in with SSO is told to use its password", async () => {
+    const res = await server.call("POST", "/api/auth/reauthenticate/sso/start", { token: owner.token });
+    // The owner's e-mail is of the organization's domain: they may confirm either way.
+    expect(res.status).toBe(200);
+    const outsider = await server.registerUser({ email: "pat@elsewhere.test" });
+    const refused = await server.call("POST", "/api/auth/reauthenticate/sso/start", { token: outsider.token });
+    expect([refused.status, refused.body.message]).toEqual([400, NO_SSO_TO_CONFIRM_MESSAGE]);
+  });
+});
+
 describe("what the callback refuses", () => {
   const refusedSignIn = async (email: string, prepare: () => void) => {
     provider.addAccount({ email });
@@ -280,7 +376,7 @@ describe("what the callback refuses", () => {
     const { url, stateCookie } = await startSso("mallory@acme.test");
     const callbackUrl = await provider.followSignIn(url);
     const inVictorsBrowser = await callBack(callbackUrl, null);
-    expect(inVictorsBrowser).toEqual({ code: null, error: OTHER_BROWSER_MESSAGE });
+    expect(inVictorsBrowser).toEqual({ code: null, error: OTHER_BROWSER_MESSAGE, reauthentication: null });
     const withAnotherState = await callBack(callbackUrl, "dbvault_sso_state=another-sign-in");
     expect(withAnotherState.error).toBe(OTHER_BROWSER_MESSAGE);
     // Mallory's own browser still finishes it: the refusal spent nothing.
@@ -314,7 +410,7 @@ describe("SSO required", () => {
     const setup = await server.call("POST", "/api/auth/two-factor/setup", { token: second.token, body: { password: second.password } });
     const enabled = await server.call("POST", "/api/auth/two-factor/enable", { token: second.token, body: { code: totpCode(setup.body.secret, clock.now()) } });
     expect(enabled.status).toBe(200);
-    breakGlassOwner = { ...second, seed: setup.body.secret };
+    breakGlassOwner = { ...second, token: enabled.body.token, seed: setup.body.secret };
     expect((await saveConnection({ ssoRequired: true, clientSecret: undefined })).status).toBe(200);
   });
 
@@ -337,13 +433,46 @@ describe("SSO required", () => {
     expect(res.body.user.email).toBe(breakGlassOwner.email);
   });
 
+  test("the only owner with two-factor sign-in may not turn it off while SSO is required (409): it is the break-glass", async () => {
+    clock.move(30_000);
+    const res = await server.call("POST", "/api/auth/two-factor/disable", {
+      token: breakGlassOwner.token,
+      body: { password: breakGlassOwner.password, code: totpCode(breakGlassOwner.seed, clock.now()) },
+    });
+    expect([res.status, res.body.message]).toEqual([409, LAST_BREAK_GLASS_MESSAGE]);
+    const status = await server.call("GET", "/api/auth/two-factor", { token: breakGlassOwner.token });
+    expect(status.body.enabled).toBe(true);
+  });
+
+  test("the only break-glass owner may not leave, be removed or be demoted while SSO is required (409)", async () => {
+    const asOlivia = { token: owner.token, headers: ownerHeaders() };
+    const demoted = await server.call("PATCH", `/api/organizations/current/members/${breakGlassOwner.id}`, { ...asOlivia, body: { role: "admin" } });
+    expect([demoted.status, demoted.body.message]).toEqual([409, NO_BREAK_GLASS_LEFT_MESSAGE]);
+    const removed = await server.call("DELETE", `/api/organizations/current/members/${breakGlassOwner.id}`, asOlivia);
+    expect([removed.status, removed.body.message]).toEqual([409, NO_BREAK_GLASS_LEFT_MESSAGE]);
+    const left = await server.call("POST", "/api/organizations/current/leave", { token: breakGlassOwner.token, headers: ownerHeaders() });
+    expect([left.status, left.body.message]).toEqual([409, NO_BREAK_GLASS_LEFT_MESSAGE]);
+    expect(await membershipOf(breakGlassOwner.email)).toBe("owner");
+    // Another owner's changes are not held up by it.
+    const toAdmin = await server.call("PATCH", `/api/organizations/current/members/${owner.id}`, {
+      token: breakGlassOwner.token,
+      headers: ownerHeaders(),
+      body: { role: "admin" },
+    });
+    expect(toAdmin.status).toBe(200);
+    await server.ctx.db
+      .update(memberships)
+      .set({ role: "owner" })
+      .where(and(eq(memberships.organizationId, acme.id), eq(memberships.userId, owner.id)));
+  });
+
   test("a provider that is down: members are told so clearly, owners still sign in with password and code", async () => {
     // One sign-in gets as far as the provider's redirect back, then the provider goes down.
     provider.addAccount({ email: member.email });
     const { url, stateCookie } = await startSso(member.email);
     const callbackUrl = await provider.followSignIn(url);
     await provider.stop();
-    expect(await callBack(callbackUrl, stateCookie)).toEqual({ code: null, error: PROVIDER_DOWN_MESSAGE });
+    expect(await callBack(callbackUrl, stateCookie)).toEqual({ code: null, error: PROVIDER_DOWN_MESSAGE, reauthentication: null });
     const res = await server.call("POST", "/api/auth/sso/start", { body: { email: member.email } });
     expect([res.status, res.body.message]).toEqual([502, PROVIDER_DOWN_MESSAGE]);
     clock.move(30_000);

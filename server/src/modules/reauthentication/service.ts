@@ -8,21 +8,26 @@ import { AppError, badRequest } from "../../lib/errors";
 import type { AuthenticatedUser, SessionInfo } from "../auth/guard";
 import { confirmCurrentPassword } from "../auth/password";
 import { acceptSecondFactor, isTwoFactorOn } from "../auth/second-factor";
+import { ssoConnectionOf } from "../organizations/sso-required";
 
 export const REAUTHENTICATION_WINDOW_MS = 10 * 60 * 1000;
 
 /** Credentials a request may carry instead of (or besides) a recent stamp; each one given is checked. */
 export type GivenCredentials = { password?: string; code?: string };
 
-const reauthenticationRequired = (user: AuthenticatedUser) =>
-  new AppError(
+const reauthenticationRequired = async (ctx: AppContext, user: AuthenticatedUser) => {
+  // Members who sign in through their organization's provider (often with no password they know)
+  // may confirm there instead: the web then offers "Confirm with SSO".
+  const ssoAvailable = (await ssoConnectionOf(ctx.db, user)) !== null;
+  return new AppError(
     403,
     "REAUTHENTICATION_REQUIRED",
     isTwoFactorOn(user)
-      ? "Please confirm it is you: enter your password and a code from your authenticator app."
-      : "Please confirm it is you: enter your password.",
-    { reauthenticationRequired: true, twoFactorRequired: isTwoFactorOn(user) },
+      ? `Please confirm it is you: enter your password and a code from your authenticator app${ssoAvailable ? ", or confirm with SSO" : ""}.`
+      : `Please confirm it is you: enter your password${ssoAvailable ? ", or confirm with SSO" : ""}.`,
+    { reauthenticationRequired: true, twoFactorRequired: isTwoFactorOn(user), ssoAvailable },
   );
+};
 
 /** Whether the session's token was stamped by a re-authentication in the last ten minutes. */
 export function isRecentlyReauthenticated(ctx: AppContext, session: SessionInfo): boolean {
@@ -38,7 +43,7 @@ export function isRecentlyReauthenticated(ctx: AppContext, session: SessionInfo)
 export async function requireRecentReauthentication(ctx: AppContext, user: AuthenticatedUser, session: SessionInfo, given: GivenCredentials = {}) {
   const twoFactor = isTwoFactorOn(user);
   const complete = given.password !== undefined && (!twoFactor || given.code !== undefined);
-  if (!complete && !isRecentlyReauthenticated(ctx, session)) throw reauthenticationRequired(user);
+  if (!complete && !isRecentlyReauthenticated(ctx, session)) throw await reauthenticationRequired(ctx, user);
   if (given.password !== undefined) await confirmCurrentPassword(ctx, user, given.password);
   if (twoFactor && given.code !== undefined && !(await acceptSecondFactor(ctx, user, given.code))) {
     throw badRequest("Invalid authentication code");
@@ -48,6 +53,11 @@ export async function requireRecentReauthentication(ctx: AppContext, user: Authe
 /** POST /api/auth/reauthenticate: the password and code now, answered with a stamped token. */
 export async function reauthenticate(ctx: AppContext, user: AuthenticatedUser, given: { password: string; code?: string }) {
   await requireRecentReauthentication(ctx, user, { reauthenticatedAt: null }, given);
+  return stampedToken(ctx, user);
+}
+
+/** A token stamped with a re-authentication made now (by password and code, or through SSO). */
+export async function stampedToken(ctx: AppContext, user: AuthenticatedUser) {
   const at = ctx.now();
   return {
     message: "Thank you. You can make changes to your account's security for the next 10 minutes.",

@@ -1,12 +1,13 @@
 // Settings → SSO: an organization's OpenID Connect connection, read, saved and removed by its
 // owners. Saving checks the issuer by discovery, so a typo is caught here and not at the first
 // member's sign-in.
-import { and, arrayOverlaps, eq, isNotNull, ne } from "drizzle-orm";
-import { memberships, ssoConnections, users } from "@db/schema";
+import { and, arrayOverlaps, eq, ne } from "drizzle-orm";
+import { ssoConnections } from "@db/schema";
 import type { AppContext } from "../../context";
 import { AppError, badRequest, conflict, forbidden } from "../../lib/errors";
 import { actorOf, recordAudit } from "../audit/service";
 import type { CurrentOrganization } from "../organizations/current-organization";
+import { hasBreakGlassOwner } from "../organizations/sso-required";
 import type { ssoModel } from "./model";
 import { discoverProvider, parseIssuer } from "./provider-client";
 
@@ -116,13 +117,7 @@ export const BREAK_GLASS_MESSAGE =
 
 /** "SSO required" without an owner who can sign in by password and code would lock everyone out when the provider fails. */
 async function requireBreakGlassOwner(ctx: AppContext, organizationId: string) {
-  const [owner] = await ctx.db
-    .select({ id: users.id })
-    .from(memberships)
-    .innerJoin(users, eq(users.id, memberships.userId))
-    .where(and(eq(memberships.organizationId, organizationId), eq(memberships.role, "owner"), isNotNull(users.totpSecretCiphertext)))
-    .limit(1);
-  if (!owner) throw badRequest(BREAK_GLASS_MESSAGE);
+  if (!(await hasBreakGlassOwner(ctx.db, organizationId))) throw badRequest(BREAK_GLASS_MESSAGE);
 }
 
 export async function removeConnection(ctx: AppContext, caller: { user: { id: string; name: string; email: string }; organization: CurrentOrganization }) {

@@ -7,28 +7,13 @@ import { messageAnswer } from "../../lib/schema";
 import { authGuard } from "../auth/guard";
 import { readConnection, removeConnection, saveConnection } from "./connections";
 import { ssoAnswers, ssoModel } from "./model";
-import { exchangeSessionCode, finishSignIn, SIGN_IN_TTL_MS, startSignIn } from "./sign-in";
+import { exchangeSessionCode, finishSignIn, startSignIn } from "./sign-in";
+import { readStateCookie, stateCookie } from "./state-cookie";
 
 /** The web page that takes the browser back from the callback (web/src/app/routes/sso.tsx). */
 export const SSO_RETURN_PAGE = "/sso";
 
 const UNEXPECTED_MESSAGE = "Signing in with SSO failed on our side. Try again; if it keeps failing, sign in with your password.";
-
-// The state also goes to the browser that asked, as a cookie only the callback receives (Lax: sent
-// on the provider's top-level redirect back), so a callback link cannot be replayed in another.
-const STATE_COOKIE = "dbvault_sso_state";
-
-const stateCookie = (state: string, secure: boolean, maxAgeSeconds = SIGN_IN_TTL_MS / 1000) =>
-  `${STATE_COOKIE}=${state}; Path=/api/auth/sso/callback; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Lax${secure ? "; Secure" : ""}`;
-
-function readStateCookie(request: Request): string | undefined {
-  const header = request.headers.get("cookie") ?? "";
-  return header
-    .split(";")
-    .map((part) => part.trim())
-    .find((part) => part.startsWith(`${STATE_COOKIE}=`))
-    ?.slice(STATE_COOKIE.length + 1);
-}
 
 /** "Sign in with SSO": public, as signing in is. */
 export const ssoSignInController = (ctx: AppContext) =>
@@ -52,9 +37,9 @@ export const ssoSignInController = (ctx: AppContext) =>
         const page = `${requestOrigin(ctx.config, request)}${SSO_RETURN_PAGE}`;
         set.headers["set-cookie"] = stateCookie("", ctx.config.publicUrl.startsWith("https://"), 0);
         try {
-          const code = await finishSignIn(ctx, query, new URL(request.url), readStateCookie(request));
+          const { code, reauthentication } = await finishSignIn(ctx, query, new URL(request.url), readStateCookie(request));
           // In the fragment: browsers never send it to a server, so no access log holds it.
-          return redirect(`${page}#code=${encodeURIComponent(code)}`, 303);
+          return redirect(`${page}#${reauthentication ? "reauthentication" : "code"}=${encodeURIComponent(code)}`, 303);
         } catch (error) {
           if (!(error instanceof AppError)) ctx.log.error("sso callback failed", { error });
           const message = error instanceof AppError ? error.message : UNEXPECTED_MESSAGE;

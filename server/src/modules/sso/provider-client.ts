@@ -77,8 +77,12 @@ export type SignInChecks = { state: string; nonce: string; codeVerifier: string 
 /** New random state, nonce and PKCE verifier for one sign-in. */
 export const newSignInChecks = (): SignInChecks => ({ state: oidc.randomState(), nonce: oidc.randomNonce(), codeVerifier: oidc.randomPKCECodeVerifier() });
 
-/** The provider's authorization URL for one sign-in (PKCE S256, the e-mail as login_hint). */
-export async function authorizationUrl(config: oidc.Configuration, checks: SignInChecks, redirectUri: string, email: string): Promise<string> {
+/**
+ * The provider's authorization URL for one sign-in (PKCE S256, the e-mail as login_hint). `fresh`
+ * asks the provider to authenticate the person again now (prompt=login, max_age=0), not to reuse
+ * its own session: a re-authentication.
+ */
+export async function authorizationUrl(config: oidc.Configuration, checks: SignInChecks, redirectUri: string, email: string, fresh = false): Promise<string> {
   return oidc.buildAuthorizationUrl(config, {
     redirect_uri: redirectUri,
     scope: SSO_SCOPES,
@@ -87,11 +91,19 @@ export async function authorizationUrl(config: oidc.Configuration, checks: SignI
     code_challenge: await oidc.calculatePKCECodeChallenge(checks.codeVerifier),
     code_challenge_method: "S256",
     login_hint: email,
+    ...(fresh ? { prompt: "login", max_age: "0" } : {}),
   }).href;
 }
 
 /** Who the provider says signed in. */
-export type ProviderIdentity = { subject: string; email: string | null; emailVerified: boolean; name: string | null };
+export type ProviderIdentity = {
+  subject: string;
+  email: string | null;
+  emailVerified: boolean;
+  name: string | null;
+  /** When the provider last authenticated the person (`auth_time`, ms), when it says. */
+  authenticatedAt: number | null;
+};
 
 export const SIGN_IN_REFUSED_MESSAGE =
   "Your organization's sign-in provider did not confirm who you are, so you were not signed in. Try “Sign in with SSO” again; if it keeps failing, tell your organization's owner.";
@@ -105,7 +117,7 @@ export const SIGN_IN_REFUSED_MESSAGE =
 export async function redeemCallback(
   config: oidc.Configuration,
   callbackUrl: URL,
-  checks: SignInChecks,
+  checks: SignInChecks & { fresh?: boolean },
   log: { warn(message: string, fields?: object): void },
 ): Promise<ProviderIdentity> {
   try {
@@ -114,6 +126,8 @@ export async function redeemCallback(
       expectedState: checks.state,
       expectedNonce: checks.nonce,
       idTokenExpected: true,
+      // max_age=0 was asked: openid-client then requires auth_time, within its clock tolerance.
+      ...(checks.fresh ? { maxAge: 0 } : {}),
     });
     const claims = tokens.claims()!;
     let source: Record<string, unknown> = claims;
@@ -124,6 +138,7 @@ export async function redeemCallback(
       // Only a boolean true counts: some providers send "true" strings, which is not what the claim is.
       emailVerified: source.email_verified === true,
       name: typeof source.name === "string" ? source.name : null,
+      authenticatedAt: typeof claims.auth_time === "number" ? claims.auth_time * 1000 : null,
     };
   } catch (error) {
     log.warn("sso sign-in refused by its checks", { issuer: config.serverMetadata().issuer, reason: (error as Error).message });

@@ -5,7 +5,7 @@
 // The session token never travels in a URL: the callback hands the browser a code in the
 // fragment (never sent to a server, so never in an access log), which it POSTs once.
 import { randomBytes } from "node:crypto";
-import { and, arrayContains, eq, gt, isNull, lt } from "drizzle-orm";
+import { and, arrayContains, eq, gt, isNull, lt, type SQL } from "drizzle-orm";
 import { memberships, ssoConnections, ssoSignIns, users } from "@db/schema";
 import type { AppContext } from "../../context";
 import { AppError, badRequest, unauthorized } from "../../lib/errors";
@@ -14,7 +14,8 @@ import { accountRefusal } from "../auth/guard";
 import { createUser, hashLinkToken, issueSession } from "../auth/service";
 import { admitSsoStart } from "../auth/throttle";
 import { emailDomain } from "../organizations/sso-required";
-import { authorizationUrl, discoverProvider, newSignInChecks, redeemCallback } from "./provider-client";
+import { cachedProvider, forgetProvider } from "./provider-cache";
+import { authorizationUrl, newSignInChecks, redeemCallback } from "./provider-client";
 
 /** How long the provider's sign-in page may take. */
 export const SIGN_IN_TTL_MS = 10 * 60 * 1000;
@@ -45,9 +46,21 @@ export async function startSignIn(ctx: AppContext, input: { email: string; origi
   await admitSsoStart(ctx, input.clientIp);
   const connection = await connectionForDomain(ctx, emailDomain(email));
   if (!connection) throw new AppError(404, "NOT_FOUND", NO_SSO_FOR_DOMAIN_MESSAGE);
-  const config = await discoverProvider(openConnection(ctx, connection), ctx.log);
+  return beginRoundTrip(ctx, connection, { email, origin, reauthenticatingUserId: null });
+}
+
+/**
+ * Keeps one round trip's checks and answers the provider's URL. A re-authentication names the
+ * signed-in user from the start and asks the provider for a fresh sign-in (prompt=login, max_age=0).
+ */
+export async function beginRoundTrip(
+  ctx: AppContext,
+  connection: typeof ssoConnections.$inferSelect,
+  input: { email: string; origin: string; reauthenticatingUserId: string | null },
+) {
+  const config = await cachedProvider(ctx, openConnection(ctx, connection));
   const checks = newSignInChecks();
-  const redirectUri = `${origin}/api/auth/sso/callback`;
+  const redirectUri = `${input.origin}/api/auth/sso/callback`;
   const now = ctx.now();
   // Sign-ins abandoned at the provider are dropped as new ones start.
   await ctx.db.delete(ssoSignIns).where(lt(ssoSignIns.expiresAt, new Date(now.getTime() - SIGN_IN_TTL_MS)));
@@ -57,12 +70,15 @@ export async function startSignIn(ctx: AppContext, input: { email: string; origi
     nonce: checks.nonce,
     codeVerifierCiphertext: ctx.ssoBox.seal(checks.codeVerifier),
     redirectUri,
+    reauthentication: input.reauthenticatingUserId !== null,
+    userId: input.reauthenticatingUserId,
     expiresAt: new Date(now.getTime() + SIGN_IN_TTL_MS),
   });
-  return { url: await authorizationUrl(config, checks, redirectUri, email), state: checks.state };
+  const fresh = input.reauthenticatingUserId !== null;
+  return { url: await authorizationUrl(config, checks, redirectUri, input.email, fresh), state: checks.state };
 }
 
-const openConnection = (ctx: AppContext, connection: typeof ssoConnections.$inferSelect) => ({
+export const openConnection = (ctx: AppContext, connection: typeof ssoConnections.$inferSelect) => ({
   issuer: connection.issuer,
   clientId: connection.clientId,
   clientSecret: ctx.ssoBox.open(connection.clientSecretCiphertext),
@@ -92,16 +108,20 @@ export async function finishSignIn(
   if (query.error) throw unauthorized("Your organization's sign-in provider did not sign you in. Start again with “Sign in with SSO”.");
   const [connection] = await ctx.db.select().from(ssoConnections).where(eq(ssoConnections.organizationId, signIn.organizationId));
   if (!connection) throw unauthorized("This organization no longer signs in with SSO. Sign in with your password.");
-  const config = await discoverProvider(openConnection(ctx, connection), ctx.log);
+  const provider = openConnection(ctx, connection);
+  const config = await cachedProvider(ctx, provider);
   // The redirect URI the provider was given, with the query it sent back.
   const current = new URL(signIn.redirectUri);
   current.search = callbackUrl.search;
   const identity = await redeemCallback(
     config,
     current,
-    { state: query.state, nonce: signIn.nonce, codeVerifier: ctx.ssoBox.open(signIn.codeVerifierCiphertext) },
+    { state: query.state, nonce: signIn.nonce, codeVerifier: ctx.ssoBox.open(signIn.codeVerifierCiphertext), fresh: signIn.reauthentication },
     ctx.log,
-  );
+  ).catch((error) => {
+    forgetProvider(provider);
+    throw error;
+  });
   if (!identity.email || !identity.emailVerified) {
     throw unauthorized(
       "Your sign-in provider has not verified your e-mail address, so DBVault cannot tell who you are. Ask your administrator to verify it there.",
@@ -110,6 +130,7 @@ export async function finishSignIn(
   if (!connection.allowedDomains.includes(emailDomain(identity.email))) {
     throw new AppError(403, "FORBIDDEN", `${identity.email} is not in the e-mail domains this organization signs in with SSO. Sign in with your work address.`);
   }
+  if (signIn.reauthentication) return { code: await confirmReauthentication(ctx, signIn, identity), reauthentication: true };
   const { user, joined, role } = await memberFor(ctx, connection, identity.email, identity.name);
   const code = randomBytes(32).toString("base64url");
   await ctx.db.transaction(async (tx) => {
@@ -126,8 +147,51 @@ export async function finishSignIn(
     );
   });
   ctx.log.info("sso sign-in", { userId: user.id, organizationId: connection.organizationId });
+  return { code, reauthentication: false };
+}
+
+export const REAUTHENTICATION_REFUSED_MESSAGE =
+  "Your sign-in provider did not confirm it is you just now (another account, or an earlier sign-in). Try “Confirm with SSO” again and sign in as yourself.";
+
+/**
+ * A re-authentication's callback: the provider must vouch for the same person who started it
+ * (their e-mail), and have authenticated them just now: with max_age=0 asked, openid-client
+ * refuses an ID token without auth_time or with one older than its clock tolerance (30 s).
+ * Answers the one-time code POST /api/auth/reauthenticate/sso takes.
+ */
+async function confirmReauthentication(
+  ctx: AppContext,
+  signIn: typeof ssoSignIns.$inferSelect,
+  identity: { email: string | null; authenticatedAt: number | null },
+) {
+  const [user] = signIn.userId ? await ctx.db.select().from(users).where(eq(users.id, signIn.userId)) : [];
+  if (!user || user.email !== identity.email || identity.authenticatedAt === null) {
+    ctx.log.warn("sso re-authentication refused", { userId: signIn.userId, sameEmail: user?.email === identity.email });
+    throw unauthorized(REAUTHENTICATION_REFUSED_MESSAGE);
+  }
+  const code = randomBytes(32).toString("base64url");
+  await ctx.db
+    .update(ssoSignIns)
+    .set({ sessionCodeHash: hashLinkToken(code), sessionCodeExpiresAt: new Date(ctx.now().getTime() + SESSION_CODE_TTL_MS) })
+    .where(eq(ssoSignIns.id, signIn.id));
   return code;
 }
+
+/** Spends a re-authentication's one-time code for `userId` (once, within a minute); false when it is not theirs or not valid. */
+export async function redeemReauthenticationCode(ctx: AppContext, userId: string, code: string): Promise<boolean> {
+  const [spent] = await spendCode(ctx, code, eq(ssoSignIns.reauthentication, true), eq(ssoSignIns.userId, userId));
+  return Boolean(spent);
+}
+
+/** Marks the round trip whose one-time code this is as spent, once and within its minute, where `conditions` hold too. */
+const spendCode = (ctx: AppContext, code: string, ...conditions: SQL[]) =>
+  ctx.db
+    .update(ssoSignIns)
+    .set({ exchangedAt: ctx.now() })
+    .where(
+      and(eq(ssoSignIns.sessionCodeHash, hashLinkToken(code)), isNull(ssoSignIns.exchangedAt), gt(ssoSignIns.sessionCodeExpiresAt, ctx.now()), ...conditions),
+    )
+    .returning();
 
 /**
  * The account the provider vouched for: a member already, or a new account (with no password
@@ -165,11 +229,8 @@ async function memberFor(ctx: AppContext, connection: typeof ssoConnections.$inf
 
 /** Exchanges the callback's one-time code for a session (once, within a minute). */
 export async function exchangeSessionCode(ctx: AppContext, code: string) {
-  const [signIn] = await ctx.db
-    .update(ssoSignIns)
-    .set({ exchangedAt: ctx.now() })
-    .where(and(eq(ssoSignIns.sessionCodeHash, hashLinkToken(code)), isNull(ssoSignIns.exchangedAt), gt(ssoSignIns.sessionCodeExpiresAt, ctx.now())))
-    .returning();
+  // A re-authentication's code confirms a session; it never opens one.
+  const [signIn] = await spendCode(ctx, code, eq(ssoSignIns.reauthentication, false));
   // 400, not 401: a browser still holding an older session must show this, not "Session expired".
   if (!signIn?.userId) throw badRequest(USED_SIGN_IN_MESSAGE);
   const [user] = await ctx.db.select().from(users).where(eq(users.id, signIn.userId));

@@ -10,6 +10,7 @@ import { lockUntilCommit } from "../../lib/transaction-lock";
 import { type CurrentOrganization, NOT_A_MEMBER_MESSAGE } from "../organizations/current-organization";
 import { closeMemberSockets, recordMembershipChange } from "./membership-effects";
 import { ROLE_LABELS, requireRole, roleAtLeast } from "../organizations/roles";
+import { refuseWithoutBreakGlass } from "../organizations/sso-required";
 
 export const LAST_OWNER_MESSAGE =
   "An organization always keeps at least one owner. Make another member an owner first (or transfer ownership), then try again.";
@@ -83,6 +84,7 @@ export async function changeMemberRole(ctx: AppContext, actorId: string, organiz
     if (target.role === role) return { target, from: role, lowered: false };
     if (target.role === "owner" && ownersIn(members) === 1) throw conflict(LAST_OWNER_MESSAGE);
     await setMemberRole(tx, organization.id, targetId, role);
+    if (target.role === "owner") await refuseWithoutBreakGlass(tx, organization.id);
     await recordMembershipChange(tx, {
       actor: { id: actorId, role: actorRole },
       organization,
@@ -103,6 +105,7 @@ export async function removeMember(ctx: AppContext, actorId: string, organizatio
     const member = targetIn(members, targetId);
     if (member.role === "owner" && actorRole !== "owner") throw forbidden("Only an owner can remove an owner.");
     await deleteMembership(tx, organization.id, targetId);
+    if (member.role === "owner") await refuseWithoutBreakGlass(tx, organization.id);
     await recordMembershipChange(tx, {
       actor: { id: actorId, role: actorRole },
       organization,
@@ -122,6 +125,7 @@ export async function leaveOrganization(ctx: AppContext, actorId: string, organi
     const { members, actorRole } = await lockAsActor(tx, organization.id, actorId, null);
     if (actorRole === "owner" && ownersIn(members) === 1) throw conflict(LAST_OWNER_MESSAGE);
     await deleteMembership(tx, organization.id, actorId);
+    if (actorRole === "owner") await refuseWithoutBreakGlass(tx, organization.id);
     await recordMembershipChange(tx, { actor: { id: actorId, role: actorRole }, organization, action: "MEMBER_LEFT" });
   });
   await closeMemberSockets(ctx, organization.id, actorId);
@@ -137,6 +141,7 @@ export async function transferOwnership(ctx: AppContext, actorId: string, organi
     const member = targetIn(members, targetId);
     await setMemberRole(tx, organization.id, targetId, "owner");
     await setMemberRole(tx, organization.id, actorId, "admin");
+    await refuseWithoutBreakGlass(tx, organization.id);
     await recordMembershipChange(tx, {
       actor: { id: actorId, role: actorRole },
       organization,

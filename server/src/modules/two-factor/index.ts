@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
 import { authGuard } from "../auth/guard";
 import { refuseIfProtected } from "../backup-protection/check";
+import { refuseLosingLastBreakGlass } from "../organizations/sso-required";
 import { requireRecentReauthentication } from "../reauthentication/service";
 import { twoFactorAnswers, twoFactorModel } from "./model";
 import { disableTwoFactor, enableTwoFactor, refuseTurningOff, regenerateRecoveryCodes, startTwoFactorSetup, twoFactorStatus } from "./service";
@@ -31,6 +32,7 @@ export const twoFactorController = (ctx: AppContext) =>
       "/disable",
       async ({ user, session, body }) => {
         refuseTurningOff(ctx, user);
+        await refuseLosingLastBreakGlass(ctx.db, user.id);
         await refuseIfProtected(ctx, user.id, { kind: "turn-off-two-factor" });
         await requireRecentReauthentication(ctx, user, session, body);
         return disableTwoFactor(ctx, user);

@@ -1,15 +1,20 @@
 import { type FormEvent, useEffect, useState } from "react";
+import { readErrorMessage } from "../../lib/api-client";
+import { ssoConfirmedUntil, useSsoReauthenticationAvailable, useStartSsoReauthentication } from "../../lib/auth/sso-reauthentication";
 import { Alert } from "../ui/alert";
 import { Button } from "../ui/button";
 import { Dialog } from "../ui/dialog";
 import { AuthenticationCodeField } from "./authentication-code-field";
 import { CurrentPasswordField } from "./current-password-field";
 
-export type Credentials = { password: string; code?: string };
+/** Empty after "Confirm with SSO": the session's token is then stamped, and the server asks for nothing more. */
+export type Credentials = { password?: string; code?: string };
 
 /**
  * Asks for the password (and a code when two-factor sign-in is on) before a change the server
- * accepts only from the owner, not from a session token alone (a new API key, ...).
+ * accepts only from the owner, not from a session token alone (a new API key, ...). Members who
+ * sign in through their organization's provider may "Confirm with SSO" instead (a fresh sign-in
+ * there); back on the page, the dialog then confirms without a password for 10 minutes.
  */
 export function ReauthenticationDialog(props: {
   open: boolean;
@@ -24,6 +29,9 @@ export function ReauthenticationDialog(props: {
 }) {
   const [password, setPassword] = useState("");
   const [code, setCode] = useState("");
+  const ssoAvailable = useSsoReauthenticationAvailable(props.open).data?.available === true;
+  const startSso = useStartSsoReauthentication();
+  const confirmedUntil = props.open ? ssoConfirmedUntil() : null;
   useEffect(() => {
     if (!props.open) return;
     setPassword("");
@@ -32,27 +40,41 @@ export function ReauthenticationDialog(props: {
 
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
-    props.onConfirm({ password, ...(props.twoFactor ? { code: code.trim() } : {}) });
+    props.onConfirm(confirmedUntil ? {} : { password, ...(props.twoFactor ? { code: code.trim() } : {}) });
   };
+  const problem = props.problem ?? (startSso.error ? (readErrorMessage(startSso.error) ?? "Could not reach your sign-in provider. Please try again.") : null);
 
   return (
     <Dialog open={props.open} onClose={props.onCancel} title={props.title} description={props.message}>
       <form onSubmit={onSubmit} className="mt-4 space-y-4">
-        {props.problem ? <Alert>{props.problem}</Alert> : null}
-        <CurrentPasswordField
-          name="password"
-          value={password}
-          onChange={(e) => setPassword(e.target.value)}
-          hint="Confirm it is you: a signed-in session alone cannot make this change."
-          required
-          autoFocus
-        />
-        {props.twoFactor ? <AuthenticationCodeField value={code} onChange={setCode} /> : null}
+        {problem ? <Alert>{problem}</Alert> : null}
+        {confirmedUntil ? (
+          <p className="text-sm text-slate-600">
+            You confirmed it is you with SSO: you can make this change until {confirmedUntil.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}.
+          </p>
+        ) : (
+          <>
+            <CurrentPasswordField
+              name="password"
+              value={password}
+              onChange={(e) => setPassword(e.target.value)}
+              hint="Confirm it is you: a signed-in session alone cannot make this change."
+              required
+              autoFocus
+            />
+            {props.twoFactor ? <AuthenticationCodeField value={code} onChange={setCode} /> : null}
+            {ssoAvailable ? (
+              <Button variant="outline" className="w-full" onClick={() => startSso.mutate()} disabled={startSso.isPending}>
+                {startSso.isPending ? "Redirecting..." : "Confirm with SSO"}
+              </Button>
+            ) : null}
+          </>
+        )}
         <div className="mt-6 flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
           <Button variant="outline" onClick={props.onCancel}>
             Cancel
           </Button>
-          <Button type="submit" variant="destructive" disabled={props.busy || password === ""}>
+          <Button type="submit" variant="destructive" disabled={props.busy || (!confirmedUntil && password === "")}>
             {props.busy ? "Working..." : props.confirmLabel}
           </Button>
         </div>

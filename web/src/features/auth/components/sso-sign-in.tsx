@@ -6,16 +6,20 @@ import { Button, buttonClasses } from "../../../components/ui/button";
 import { Field } from "../../../components/ui/field";
 import { answerOf, readErrorMessage } from "../../../lib/api-client";
 import { startSession } from "../../../lib/auth/session";
+import { sessionAtom, sessionStore } from "../../../lib/auth/session-store";
+import { finishSsoReauthentication } from "../../../lib/auth/sso-reauthentication";
 import { chooseOrganization } from "../../../lib/organization/chosen-organization";
 import { exchangeSsoCodeRequest, startSsoRequest } from "../api/auth-api";
 import { rememberDeviceToken } from "../utils/device-tokens";
 import { validateForgotPassword } from "../utils/validation";
 
 /** What the server's callback put in this page's fragment: a one-time code, or why it refused. */
-function readReturn(): { code: string | null; error: string | null } {
+function readReturn(): { code: string | null; error: string | null; reauthentication: string | null } {
   const fragment = new URLSearchParams(window.location.hash.slice(1));
-  return { code: fragment.get("code"), error: fragment.get("error") };
+  return { code: fragment.get("code"), error: fragment.get("error"), reauthentication: fragment.get("reauthentication") };
 }
+
+const currentSession = () => sessionStore.get(sessionAtom);
 
 /**
  * "Sign in with SSO" (/sso): asks the work e-mail and sends the browser to the organization's
@@ -34,7 +38,21 @@ export function SsoSignIn() {
 
   useEffect(() => {
     if (window.location.hash) window.history.replaceState(null, "", window.location.pathname);
-    if (!returned.code || exchanged.current) return;
+    if (exchanged.current) return;
+    if (returned.reauthentication) {
+      // Back from "Confirm with SSO": the signed-in session's token is stamped, then back to where it was asked.
+      exchanged.current = true;
+      const signedIn = currentSession();
+      finishSsoReauthentication(returned.reauthentication).then(
+        ({ token, back }) => {
+          if (signedIn) startSession(token, signedIn.user);
+          setLocation(back);
+        },
+        (error) => setFailure(readErrorMessage(error) ?? "Confirming with SSO failed. Please try again."),
+      );
+      return;
+    }
+    if (!returned.code) return;
     exchanged.current = true;
     exchange.mutate(returned.code, {
       onSuccess: (data) => {
@@ -60,6 +78,7 @@ export function SsoSignIn() {
     });
   }
 
+  if (returned.reauthentication && !failure) return <p className="text-center text-sm text-slate-600">Confirming it is you...</p>;
   if (returned.code && !failure) return <p className="text-center text-sm text-slate-600">Signing you in...</p>;
 
   return (

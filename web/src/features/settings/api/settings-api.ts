@@ -12,7 +12,7 @@ export const getSettingsRequest = () => api.settings.get();
 export const saveSettingsRequest = (changes: SettingsChanges) => api.settings.put(changes as ServerSettingsBody);
 export const setDatabaseActiveRequest = (id: string, isActive: boolean) => api.settings.databases({ id }).put({ isActive });
 /** The password (and code) go with it: a session token alone cannot replace the key. */
-export const regenerateApiKeyRequest = (credentials: { password: string; code?: string }) => api.settings["regenerate-api-key"].post(credentials);
+export const regenerateApiKeyRequest = (credentials: { password?: string; code?: string }) => api.settings["regenerate-api-key"].post(credentials);
 export const sendTestNotificationRequest = () => api.settings["test-notification"].post();
 export const manageAgentRequest = (agentId: string, action: AgentAction) => api.agents.manage({ agentId }).post({ action });
 export const removeAgentRequest = (agentId: string) => api.agents({ agentId }).delete();

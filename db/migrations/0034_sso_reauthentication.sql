@@ -1,0 +1,1 @@
+ALTER TABLE "sso_sign_ins" ADD COLUMN "reauthentication" boolean DEFAULT false NOT NULL;
