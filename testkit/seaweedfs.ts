@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { AwsClient } from "aws4fetch";
 import { findBuiltPrograms } from "./built-programs";
 import { findFreePort } from "./server-process";
+import { stopChild } from "./stop-child";
 import { waitUntil } from "./wait-until";
 
 export const SEAWEEDFS_VERSION = "v0.0.0-20261109003541-7506e5f91cd6";
@@ -82,12 +83,7 @@ export async function startSeaweedFs(): Promise<SeaweedFsServer> {
   process.once("exit", killOnExit);
   const stop = async () => {
     process.off("exit", killOnExit);
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
-    const stopped = await Promise.race([exited.then(() => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), 10_000))]);
-    if (!stopped) {
-      child.kill("SIGKILL");
-      await exited;
-    }
+    await stopChild(child, exited);
     await rm(directory, { recursive: true, force: true });
   };
 
