@@ -34,6 +34,8 @@ bash scripts/ensure-mongo-tools.sh
 bash scripts/ensure-ferretdb.sh
 echo "== moto S3 server (Object Lock tests; installed once from PyPI into the same cache) =="
 bash scripts/ensure-moto.sh
+echo "== SeaweedFS S3 server (refuses shortening a COMPLIANCE retention; built once from source into the same cache) =="
+bash scripts/ensure-seaweedfs.sh
 
 echo "== web app build (the browser tests serve it) =="
 bun run build:web

@@ -1,7 +1,8 @@
 // Programs the suite builds from their Go source once (scripts/ensure-mongo-tools.sh,
-// scripts/ensure-ferretdb.sh, both through scripts/lib/go-source-build.sh) into a cache outside
-// the repo: <cache>/<name>/<version>/bin. When a build could not happen, the script left the
-// reason in <cache>/<name>/<version>/unavailable; tests that need the programs skip with it.
+// scripts/ensure-ferretdb.sh, scripts/ensure-seaweedfs.sh, all through
+// scripts/lib/go-source-build.sh) into a cache outside the repo: <cache>/<name>/<version>/bin.
+// When a build could not happen, the script left the reason in
+// <cache>/<name>/<version>/unavailable; tests that need the programs skip with it.
 import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";

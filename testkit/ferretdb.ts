@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { MongoClient } from "mongodb";
 import { findBuiltPrograms } from "./built-programs";
 import { findFreePort } from "./server-process";
+import { stopChild } from "./stop-child";
 import { waitUntil } from "./wait-until";
 
 export const FERRETDB_VERSION = "v1.24.2";
@@ -61,13 +62,7 @@ export async function startFerretDb(): Promise<FerretDbServer & { kill(): Promis
           if (!running.ready) throw new Error(`FerretDB ${FERRETDB_VERSION} did not restart:\n${running.log().slice(-2000)}`);
         },
         async stop() {
-          const { child, exited } = running;
-          if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
-          const stopped = await Promise.race([exited.then(() => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), 10_000))]);
-          if (!stopped) {
-            child.kill("SIGKILL");
-            await exited;
-          }
+          await stopChild(running.child, running.exited);
           await rm(directory, { recursive: true, force: true });
         },
       };

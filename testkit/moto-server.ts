@@ -5,7 +5,8 @@
 //
 // What moto 5.2.5 does not enforce, so no test here can rely on it: PutObjectRetention is taken
 // as asked, so a shortened COMPLIANCE retention is NOT refused as AWS, MinIO or SeaweedFS refuse
-// it (moto/s3/models.py put_object_retention sets the date without a check).
+// it (moto/s3/models.py put_object_retention sets the date without a check). The tests of that
+// run on SeaweedFS (testkit/seaweedfs.ts).
 import { AwsClient } from "aws4fetch";
 import { findBuiltPrograms } from "./built-programs";
 import { waitUntil } from "./wait-until";

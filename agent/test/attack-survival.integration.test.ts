@@ -8,8 +8,9 @@
 // kept off the host opens them (so the bytes kept are the backups, not noise).
 //
 // Real pieces over loopback: the server (harness), the compiled agent with the MongoDB test
-// server, moto's S3 server enforcing Object Lock. Not played: shortening a COMPLIANCE retention,
-// which AWS, MinIO and SeaweedFS refuse but moto 5.2.5 accepts as asked (testkit/moto-server.ts).
+// server, moto's S3 server enforcing Object Lock. Shortening a COMPLIANCE retention is played in
+// server/test/object-lock-seaweedfs.integration.test.ts, on SeaweedFS: moto 5.2.5 accepts it as
+// asked (testkit/moto-server.ts).
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { createHash, randomBytes } from "node:crypto";
 import { readFile, writeFile } from "node:fs/promises";

@@ -1,6 +1,6 @@
-# Shared by ensure-mongo-tools.sh and ensure-ferretdb.sh: programs the test suite needs that are
-# built from their Go source, fetched through the Go module proxy, checked against a pinned
-# SHA-256 and kept in a cache outside the repo:
+# Shared by ensure-mongo-tools.sh, ensure-ferretdb.sh and ensure-seaweedfs.sh: programs the test
+# suite needs that are built from their Go source, fetched through the Go module proxy, checked
+# against a pinned SHA-256 and kept in a cache outside the repo:
 #   ${DBVAULT_CACHE:-~/.cache/dbvault}/<name>/<version>/bin
 # When they cannot be built (no Go, no proxy, a failed download or build) the reason goes into
 # <cache>/<name>/<version>/unavailable and the script exits 0: the suites that need them then skip
