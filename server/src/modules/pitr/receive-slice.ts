@@ -10,6 +10,7 @@ import { AppError, badRequest, conflict, notFound } from "../../lib/errors";
 import { backupStorage } from "../backups/views";
 import { findDefaultPlan } from "../plans/service";
 import { releaseStorage, reserveStorage } from "../quota/storage-quota";
+import { lockForSlice } from "../retention-rules/lock-until";
 import { announceGapBefore } from "./gaps";
 
 /** Where a slice's file is kept: under the user's prefix, so closing the account deletes it too. */
@@ -138,7 +139,7 @@ export async function receiveSlice(
     }
   }
   try {
-    await ctx.storage.put(storageKey, bytes);
+    await ctx.storage.put(storageKey, bytes, { retainUntil: lockForSlice(ctx, bounds.end, plan.pitrWindowHours) });
   } catch (error) {
     // Nothing kept: the row and its reservation go, and the agent sends the slice again.
     await ctx.db.transaction(async (tx) => {

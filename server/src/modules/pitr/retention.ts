@@ -38,7 +38,12 @@ export async function prunePitrSlices(ctx: AppContext, options: { limit?: number
   let pruned = 0;
   for (const database of shipped) {
     try {
-      const keepFrom = await findKeepFrom(ctx, database, database.windowHours ?? 0);
+      const windowHours = database.windowHours ?? 0;
+      let keepFrom = await findKeepFrom(ctx, database, windowHours);
+      // Under Object Lock a slice is locked for the window past its end (retention-rules/lock-until.ts):
+      // one before the oldest base but still locked waits, rather than leaving its bytes behind.
+      const lockedFrom = new Date(ctx.now().getTime() - windowHours * HOUR_MS);
+      if (ctx.storage.objectLock && lockedFrom < keepFrom) keepFrom = lockedFrom;
       // end_ts holds seconds << 32 | increment: a slice ending before keepFrom ends before (keepFrom's second, 0).
       const before = BigInt(Math.floor(keepFrom.getTime() / 1000)) << 32n;
       const gone = await ctx.db.transaction(async (tx) => {

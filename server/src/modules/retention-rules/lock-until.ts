@@ -47,3 +47,14 @@ export async function lockForNewBackup(ctx: AppContext, backup: { organizationId
   if (!policy) return undefined;
   return lockUntil(backup.createdAt, [policy.mode === "age" ? "retention" : "recent"], policy, ctx.now()) ?? undefined;
 }
+
+/**
+ * The Object Lock an oplog slice is written with (STORAGE_OBJECT_LOCK): point-in-time retention
+ * (pitr/retention.ts) lets a slice go once a kept base backup newer than its end lies a whole
+ * window back, so no sooner than its end plus the plan's window. Undefined without a lock.
+ */
+export function lockForSlice(ctx: AppContext, endTs: bigint, windowHours: number): Date | undefined {
+  if (!ctx.storage.objectLock || windowHours <= 0) return undefined;
+  const until = Number(endTs >> 32n) * 1000 + windowHours * HOUR;
+  return until > ctx.now().getTime() ? new Date(until) : undefined;
+}
