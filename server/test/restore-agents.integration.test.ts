@@ -10,6 +10,8 @@ import { randomBytes } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { agents, databases, restores } from "@db/schema";
 import { startBackup } from "../src/modules/backups/service";
+import { noReaderSetUp } from "../src/modules/restore-agents/readers";
+import { noReaderAtAll } from "../src/modules/restores/service";
 import { failStalledOperations, PENDING_TIMEOUT_MS } from "../src/modules/scheduler/service";
 import { QUEUED_LIMIT_MS } from "../src/modules/agents/queued-jobs";
 import { waitUntil } from "../../testkit/wait-until";
@@ -62,10 +64,8 @@ describe("verification of a write-only agent's backup", () => {
     const world = await writeOnlyWorld();
     const backupId = await sealedBackup(world);
     const waiting = await waitUntil(async () => (await getBackup(world.user, backupId)).verificationWaitingFor, { message: "the verification to wait" });
-    expect(waiting).toBe(
-      `Waiting for a restore agent: none can read this backup, which is sealed to the public key ${RECIPIENT}. ` +
-        "Set one up where the identity is kept: dbvault-agent setup --role restore --identity FILE.",
-    );
+    expect(waiting).toBe(noReaderSetUp(RECIPIENT));
+    expect(waiting).toStartWith(`Waiting for an agent that holds the key ${RECIPIENT}: none of this organization's agents can open this backup.`);
 
     const restoreAgent = await registerRestoreAgent(world.user);
     // Its databases are where it restores: it runs none of them, and gets no backup.
@@ -164,9 +164,8 @@ describe("drills and restores of a write-only agent's backup", () => {
   test("with no agent at all that can read the backup, a drill and a restore are refused saying what to do", async () => {
     const world = await writeOnlyWorld();
     const backupId = await sealedBackup(world);
-    const refusal =
-      `No agent can read this backup: it is sealed to the public key ${RECIPIENT} of a write-only agent. ` +
-      "Set up a restore agent where its identity is kept (dbvault-agent setup --role restore --identity FILE), or restore with the identity pasted in the restore wizard.";
+    const refusal = noReaderAtAll(RECIPIENT).message;
+    expect(refusal).toContain("set up a restore agent where its identity is kept (dbvault-agent setup --role restore --identity FILE)");
     const drill = await testServer.server.call("POST", "/api/drills", { token: world.user.token, body: { databaseName: "shop" } });
     expect(drill.status).toBe(409);
     expect(drill.body.message).toBe(refusal);

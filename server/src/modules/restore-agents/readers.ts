@@ -55,8 +55,9 @@ export function noReaderOnline(readers: readonly Pick<AgentRow, "name">[]): stri
 /** Why a job waits (or is refused) when no agent at all can read the backup. */
 export function noReaderSetUp(keyId: string): string {
   return (
-    `Waiting for a restore agent: none can read this backup, which is sealed to the public key ${keyId}. ` +
-    "Set one up where the identity is kept: dbvault-agent setup --role restore --identity FILE."
+    `Waiting for an agent that holds the key ${keyId}: none of this organization's agents can open this backup. ` +
+    "If a write-only agent sealed it, set up a restore agent where its identity is kept: dbvault-agent setup --role restore --identity FILE. " +
+    "If it was made with a master key since replaced, import that key on an agent: dbvault-agent key import (from what dbvault-agent key export saved)."
   );
 }
 

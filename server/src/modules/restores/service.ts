@@ -104,8 +104,9 @@ export const noReaderAtAll = (keyId: string) =>
   new AppError(
     409,
     "CONFLICT",
-    `No agent can read this backup: it is sealed to the public key ${keyId} of a write-only agent. ` +
-      "Set up a restore agent where its identity is kept (dbvault-agent setup --role restore --identity FILE), or restore with the identity pasted in the restore wizard.",
+    `No agent can read this backup: none of this organization's agents holds the key ${keyId}, so nothing was changed. ` +
+      "If a write-only agent sealed it, set up a restore agent where its identity is kept (dbvault-agent setup --role restore --identity FILE), or restore with the identity pasted in the restore wizard. " +
+      "If it was made with a master key since replaced, import that key on the agent: dbvault-agent key import (from what dbvault-agent key export saved).",
   );
 
 /**
