@@ -34,7 +34,7 @@ export function auditBadgeTone(action: string): BadgeTone {
 
 type Details = Record<string, unknown> | null | undefined;
 /** Who made an entry, as the server answers it (null for the server or an agent on its own). */
-export type AuditActor = { name: string; email: string; role: keyof typeof ROLE_LABELS };
+export type AuditActor = { name: string | null; email: string | null; role: keyof typeof ROLE_LABELS };
 const textOf = (value: unknown) => (typeof value === "string" && value.trim() ? value : null);
 
 /**
@@ -47,8 +47,10 @@ export function describeAuditEntity(action: string, details: Details, teamActor:
   if (action.includes("AUTO") || action.startsWith("STORAGE_")) return "System";
   if (action.startsWith("BACKUP_") && details?.type === "auto") return "System";
   if (!teamActor) return "User";
-  const who = teamActor.name.trim() ? `${teamActor.name} (${teamActor.email})` : teamActor.email;
-  return `User: ${who}, ${ROLE_LABELS[teamActor.role]}`;
+  // The answer allows a null name or e-mail (nullable columns): the role alone still tells then.
+  const name = teamActor.name?.trim() || null;
+  const who = name && teamActor.email ? `${name} (${teamActor.email})` : (name ?? teamActor.email);
+  return who ? `User: ${who}, ${ROLE_LABELS[teamActor.role]}` : `User: ${ROLE_LABELS[teamActor.role]}`;
 }
 
 /** The Details column: the raw JSON of the details, cut to 50 characters plus '...' if longer. */
