@@ -118,6 +118,44 @@ describe("Confirm with SSO", () => {
   });
 });
 
+describe("Confirm with SSO in Profile", () => {
+  test("a member signed in by SSO changes e-mail and sets a password, confirming at the provider instead of a current password", async () => {
+    provider.addAccount({ email: "pia@acme.test", name: "Pia Profile" });
+    const { context, page } = await env.openPage();
+    await page.goto("/sso");
+    await page.getByLabel("Work email address").fill("pia@acme.test");
+    await page.getByRole("button", { name: "Continue with SSO" }).click();
+    await page.waitForURL("**/dashboard");
+    await page.goto("/profile");
+    await page.getByLabel("Email address").fill("pia.new@acme.test");
+    await page.getByRole("button", { name: "Confirm with SSO" }).click();
+    // Back from the provider on the page that asked, confirmed for 10 minutes.
+    await page.waitForURL("**/profile");
+    await page.getByLabel("Email address").fill("pia.new@acme.test");
+    await eventually(
+      () => page.locator("form").first().innerText(),
+      (text) => expect(text).toContain("You confirmed it is you with SSO"),
+    );
+    await page.getByRole("button", { name: "Save Changes" }).click();
+    await eventually(
+      () => page.getByTestId("toasts").innerText(),
+      (text) => expect(text).toContain("We sent a link to pia.new@acme.test"),
+    );
+    await page.getByRole("tab", { name: "Security" }).click();
+    await page.getByLabel("New password", { exact: true }).fill("pia's own passphrase");
+    await page.getByLabel("Confirm new password").fill("pia's own passphrase");
+    await env.screenshot(page, "sso-confirmed-password-change");
+    await page.getByRole("button", { name: "Update Password" }).click();
+    await eventually(
+      () => page.getByTestId("toasts").innerText(),
+      (text) => expect(text).toContain("Password updated successfully!"),
+    );
+    const signedIn = await env.server.call("POST", "/api/auth/login", { body: { email: "pia@acme.test", password: "pia's own passphrase" } });
+    expect(signedIn.status).toBe(200);
+    await context.close();
+  });
+});
+
 describe("Settings → SSO", () => {
   test("an owner of the team sees the connection, the redirect URI to register, and no secret", async () => {
     const { context, page } = await env.openPage();
