@@ -84,14 +84,20 @@ describe("Sign in with SSO", () => {
   });
 });
 
+/** A member of the team's domain signs in through the provider (created on first sign-in), on the dashboard. */
+async function signInWithSso(email: string, name: string) {
+  provider.addAccount({ email, name });
+  const opened = await env.openPage();
+  await opened.page.goto("/sso");
+  await opened.page.getByLabel("Work email address").fill(email);
+  await opened.page.getByRole("button", { name: "Continue with SSO" }).click();
+  await opened.page.waitForURL("**/dashboard");
+  return opened;
+}
+
 describe("Confirm with SSO", () => {
   test("a member signed in by SSO (no password they know) confirms at the provider, then regenerates the API key", async () => {
-    provider.addAccount({ email: "rosa@acme.test", name: "Rosa Ready" });
-    const { context, page } = await env.openPage();
-    await page.goto("/sso");
-    await page.getByLabel("Work email address").fill("rosa@acme.test");
-    await page.getByRole("button", { name: "Continue with SSO" }).click();
-    await page.waitForURL("**/dashboard");
+    const { context, page } = await signInWithSso("rosa@acme.test", "Rosa Ready");
     // The API key is regenerated in her personal organization (as a team's viewer she may not).
     const [rosa] = await env.server.ctx.db.select().from(users).where(eq(users.email, "rosa@acme.test"));
     await page.getByRole("navigation", { name: "Main" }).getByRole("combobox", { name: "Organization" }).selectOption(rosa!.id);
@@ -120,12 +126,7 @@ describe("Confirm with SSO", () => {
 
 describe("Confirm with SSO in Profile", () => {
   test("a member signed in by SSO changes e-mail and sets a password, confirming at the provider instead of a current password", async () => {
-    provider.addAccount({ email: "pia@acme.test", name: "Pia Profile" });
-    const { context, page } = await env.openPage();
-    await page.goto("/sso");
-    await page.getByLabel("Work email address").fill("pia@acme.test");
-    await page.getByRole("button", { name: "Continue with SSO" }).click();
-    await page.waitForURL("**/dashboard");
+    const { context, page } = await signInWithSso("pia@acme.test", "Pia Profile");
     await page.goto("/profile");
     await page.getByLabel("Email address").fill("pia.new@acme.test");
     await page.getByRole("button", { name: "Confirm with SSO" }).click();
