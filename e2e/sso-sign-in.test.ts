@@ -84,14 +84,20 @@ describe("Sign in with SSO", () => {
   });
 });
 
+/** A member of the team's domain signs in through the provider (created on first sign-in), on the dashboard. */
+async function signInWithSso(email: string, name: string) {
+  provider.addAccount({ email, name });
+  const opened = await env.openPage();
+  await opened.page.goto("/sso");
+  await opened.page.getByLabel("Work email address").fill(email);
+  await opened.page.getByRole("button", { name: "Continue with SSO" }).click();
+  await opened.page.waitForURL("**/dashboard");
+  return opened;
+}
+
 describe("Confirm with SSO", () => {
   test("a member signed in by SSO (no password they know) confirms at the provider, then regenerates the API key", async () => {
-    provider.addAccount({ email: "rosa@acme.test", name: "Rosa Ready" });
-    const { context, page } = await env.openPage();
-    await page.goto("/sso");
-    await page.getByLabel("Work email address").fill("rosa@acme.test");
-    await page.getByRole("button", { name: "Continue with SSO" }).click();
-    await page.waitForURL("**/dashboard");
+    const { context, page } = await signInWithSso("rosa@acme.test", "Rosa Ready");
     // The API key is regenerated in her personal organization (as a team's viewer she may not).
     const [rosa] = await env.server.ctx.db.select().from(users).where(eq(users.email, "rosa@acme.test"));
     await page.getByRole("navigation", { name: "Main" }).getByRole("combobox", { name: "Organization" }).selectOption(rosa!.id);
@@ -114,6 +120,39 @@ describe("Confirm with SSO", () => {
       () => page.getByTestId("toasts").innerText(),
       (text) => expect(text).toContain("API key regenerated"),
     );
+    await context.close();
+  });
+});
+
+describe("Confirm with SSO in Profile", () => {
+  test("a member signed in by SSO changes e-mail and sets a password, confirming at the provider instead of a current password", async () => {
+    const { context, page } = await signInWithSso("pia@acme.test", "Pia Profile");
+    await page.goto("/profile");
+    await page.getByLabel("Email address").fill("pia.new@acme.test");
+    await page.getByRole("button", { name: "Confirm with SSO" }).click();
+    // Back from the provider on the page that asked, confirmed for 10 minutes.
+    await page.waitForURL("**/profile");
+    await page.getByLabel("Email address").fill("pia.new@acme.test");
+    await eventually(
+      () => page.locator("form").first().innerText(),
+      (text) => expect(text).toContain("You confirmed it is you with SSO"),
+    );
+    await page.getByRole("button", { name: "Save Changes" }).click();
+    await eventually(
+      () => page.getByTestId("toasts").innerText(),
+      (text) => expect(text).toContain("We sent a link to pia.new@acme.test"),
+    );
+    await page.getByRole("tab", { name: "Security" }).click();
+    await page.getByLabel("New password", { exact: true }).fill("pia's own passphrase");
+    await page.getByLabel("Confirm new password").fill("pia's own passphrase");
+    await env.screenshot(page, "sso-confirmed-password-change");
+    await page.getByRole("button", { name: "Update Password" }).click();
+    await eventually(
+      () => page.getByTestId("toasts").innerText(),
+      (text) => expect(text).toContain("Password updated successfully!"),
+    );
+    const signedIn = await env.server.call("POST", "/api/auth/login", { body: { email: "pia@acme.test", password: "pia's own passphrase" } });
+    expect(signedIn.status).toBe(200);
     await context.close();
   });
 });

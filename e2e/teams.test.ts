@@ -2,7 +2,8 @@
 // the colleague opens the mailed link without an account, signs up with the invited address and
 // joins; the navbar's switcher then shows both organizations, and in the team a viewer sees no
 // Trigger Backup and only the Team part of Settings. Removed, her open dashboard falls back to her
-// own organization at once. An account alone sees no switcher.
+// own organization at once, and the team's audit log names the owner who removed her. An account
+// alone sees no switcher.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { waitUntil } from "../testkit/wait-until";
@@ -99,5 +100,10 @@ describe("teams", () => {
     await waitForToast(invitee, "You are no longer a member of that organization");
     await invitee.getByRole("button", { name: "Trigger Backup" }).waitFor();
     expect(await switcher(invitee).count()).toBe(0);
+
+    // The team's audit log says who did it and as what role (a personal one keeps 'User').
+    await page.goto("/audit-logs");
+    const removal = page.getByRole("row").filter({ hasText: "MEMBER_REMOVED" });
+    await removal.getByText(`User: Olivia Owner (${owner.email}), Owner`).waitFor();
   }, 120_000);
 });

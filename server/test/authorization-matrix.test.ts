@@ -1,16 +1,45 @@
 // Organizations and roles: every operation of /api/docs × every role × own and foreign
-// organization × a session and an API token of each scope, driven by the document so an
+// organization × a session, an API token of each scope and an agent's credentials, driven by the document so an
 // operation added later is covered; then the paths a team walks (an agent registering with the
 // team's key, a removed member's token, the audit log's actor, alerts to owners and admins).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
-import { type ApiTokenScope, agents, apiTokenScopes, backups, databases, type MemberRole, memberRoles, memberships, organizations } from "@db/schema";
+import {
+  type ApiTokenScope,
+  agents,
+  apiTokenScopes,
+  backupCopies,
+  backups,
+  databases,
+  type MemberRole,
+  memberRoles,
+  memberships,
+  organizations,
+  pitrSlices,
+} from "@db/schema";
 import { leastRoleOf } from "../src/lib/api-security";
+import { backupStorage } from "../src/modules/backups/views";
 import { roleAtLeast } from "../src/modules/organizations/roles";
 import { type CallResult, startTestServer, type TestServer, type TestUser } from "./harness";
 import { createTeam } from "./teams";
 
-type Operation = { method: string; path: string; security: Record<string, string[]>[] };
+type Schema = {
+  type?: string;
+  pattern?: string;
+  required?: string[];
+  properties?: Record<string, Schema>;
+  items?: Schema;
+  enum?: unknown[];
+  anyOf?: Schema[];
+  const?: unknown;
+};
+type Operation = {
+  method: string;
+  path: string;
+  security: Record<string, string[]>[];
+  requestBody?: { content?: Record<string, { schema?: Schema }> };
+  parameters?: { in: string; name: string; schema?: Schema }[];
+};
 
 let server: TestServer;
 let operations: Operation[];
@@ -48,8 +77,8 @@ beforeAll(async () => {
   const other = await createTeam(server, foreign.name, [{ user: stranger, role: "owner" }]);
   Object.assign(foreign, { id: other.id }, await seedData(other.id, foreign.databaseName, "globex-agent"));
   const doc = (await server.call("GET", "/api/docs")).body;
-  operations = Object.entries(doc.paths as Record<string, Record<string, { security?: Operation["security"] }>>).flatMap(([path, byMethod]) =>
-    Object.entries(byMethod).map(([method, op]) => ({ method: method.toUpperCase(), path, security: op.security ?? [] })),
+  operations = Object.entries(doc.paths as Record<string, Record<string, Omit<Operation, "method" | "path">>>).flatMap(([path, byMethod]) =>
+    Object.entries(byMethod).map(([method, op]) => ({ ...op, method: method.toUpperCase(), path, security: op.security ?? [] })),
   );
 }, 60_000);
 afterAll(() => server.close());
@@ -178,6 +207,173 @@ describe("never across organizations", () => {
     expect((await server.ctx.db.select().from(backups).where(eq(backups.id, foreign.backupId))).length).toBe(1);
     expect((await server.ctx.db.select().from(databases).where(eq(databases.id, foreign.databaseId)))[0]!.isActive).toBe(true);
     expect((await server.ctx.db.select().from(agents).where(eq(agents.id, foreign.agentId)))[0]!.name).toBe("globex-agent");
+  });
+});
+
+describe("agent credentials never reach another organization", () => {
+  /** Globex's things an agent could aim at besides the seeded ones: a backup being uploaded, an oplog slice, a copy. */
+  const aimed = { uploadingBackupId: "", sliceId: "", copyKey: "globex-copies/ledger.enc.dbvault" };
+  const FOREIGN_BYTES = "GLOBEX-ENC";
+
+  /** Every row of Globex an agent route could write, to compare before and after. */
+  const foreignRows = async () =>
+    JSON.stringify(
+      [
+        await server.ctx.db.select().from(agents).where(eq(agents.organizationId, foreign.id)),
+        await server.ctx.db.select().from(databases).where(eq(databases.organizationId, foreign.id)),
+        await server.ctx.db.select().from(backups).where(eq(backups.organizationId, foreign.id)),
+        await server.ctx.db.select().from(pitrSlices).where(eq(pitrSlices.organizationId, foreign.id)),
+        await server.ctx.db.select().from(backupCopies).where(eq(backupCopies.key, aimed.copyKey)),
+      ],
+      (_, value) => (typeof value === "bigint" ? String(value) : value),
+    );
+
+  /** A value for a body or query field, aimed at Globex wherever the field names a thing. */
+  function aimedValue(schema: Schema | undefined, name: string): unknown {
+    if (!schema) return "x";
+    if (schema.anyOf) return aimedValue(schema.anyOf.find((option) => option.type !== "null") ?? schema.anyOf[0], name);
+    if (schema.const !== undefined) return schema.const;
+    if (schema.enum) return schema.enum[0];
+    if (schema.type === "object") {
+      const required = Object.entries(schema.properties ?? {}).filter(([key]) => schema.required?.includes(key));
+      return Object.fromEntries(required.map(([key, value]) => [key, aimedValue(value, key)]));
+    }
+    if (schema.type === "array") return [aimedValue(schema.items, name)];
+    if (schema.type === "integer" || schema.type === "number") return 1;
+    if (schema.type === "boolean") return true;
+    if (/slice/i.test(name)) return aimed.sliceId;
+    if (/database/i.test(name)) return foreign.databaseName;
+    if (/agent/i.test(name)) return foreign.agentId;
+    if (/key/i.test(name)) return aimed.copyKey;
+    if (/destination/i.test(name)) return "s3://globex-bucket";
+    if (/backup|^ids?$|Ids?$/.test(name)) return foreign.backupId;
+    // Well-formed where the schema asks a form, so the route's own checks run, not only validation.
+    if (schema.pattern) {
+      const pattern = new RegExp(schema.pattern);
+      const hexLength = Number(schema.pattern.match(/\[0-9a-f\]\{(\d+)\}/)?.[1] ?? 0);
+      const formed = ["0".repeat(hexLength), "1", "1,1"].find((candidate) => pattern.test(candidate));
+      if (formed !== undefined) return formed;
+    }
+    return "acme-value";
+  }
+
+  /** The requests aimed at Globex's things (each backup of it, when the path names one); query and JSON body from the document. */
+  function aimedRequests(op: Operation): { path: string; body?: unknown; rawBody?: string }[] {
+    const query = (op.parameters ?? []).filter((parameter) => parameter.in === "query");
+    const search = new URLSearchParams(query.map((parameter) => [parameter.name, String(aimedValue(parameter.schema, parameter.name))])).toString();
+    const json = op.requestBody?.content?.["application/json"]?.schema;
+    const content = json ? { body: aimedValue(json, "") } : op.method === "PUT" ? { rawBody: "encrypted bytes" } : {};
+    return [foreign.backupId, aimed.uploadingBackupId].map((backupId) => {
+      const path = op.path.replace(/\{(\w+)\}/g, (_, name: string) => (name === "sliceId" ? aimed.sliceId : name === "partNumber" ? "0" : backupId));
+      return { path: search ? `${path}?${search}` : path, ...content };
+    });
+  }
+
+  test("every agent route, with an agent's id and token or the team's API key, reads and writes nothing of another organization", async () => {
+    const [uploading] = await server.ctx.db
+      .insert(backups)
+      .values({
+        organizationId: foreign.id,
+        databaseName: foreign.databaseName,
+        databaseId: foreign.databaseId,
+        agentId: foreign.agentId,
+        status: "in-progress",
+      })
+      .returning();
+    aimed.uploadingBackupId = uploading!.id;
+    const [slice] = await server.ctx.db
+      .insert(pitrSlices)
+      .values({
+        organizationId: foreign.id,
+        databaseId: foreign.databaseId,
+        agentId: foreign.agentId,
+        chain: "0123456789abcdef0123456789abcdef",
+        sequence: 0,
+        startTs: 1n,
+        endTs: 2n,
+        entryCount: 1,
+        size: 10,
+        sha256: "0".repeat(64),
+        reason: "started",
+        storageKey: "globex/slice-0",
+        stored: true,
+      })
+      .returning();
+    aimed.sliceId = slice!.id;
+    await server.ctx.db.insert(backupCopies).values({ backupId: foreign.backupId, destination: "s3://globex-bucket", key: aimed.copyKey, status: "stored" });
+    // Their files are stored, so a download let through would answer their bytes (10, as seeded).
+    await server.ctx.storage.put(backupStorage.file(foreign.id, foreign.backupId), new TextEncoder().encode(FOREIGN_BYTES));
+    await server.ctx.storage.put("globex/slice-0", new TextEncoder().encode(FOREIGN_BYTES));
+
+    const registered = await server.call("POST", "/api/agent/register", {
+      token: team.apiKey,
+      headers: { "X-Organization-Id": foreign.id },
+      body: { name: "acme-matrix", hostname: "acme-matrix", platform: "linux", version: "1.0.0", databases: [] },
+    });
+    expect(registered.status).toBe(201);
+    const agentHeaders = { "X-Agent-Id": registered.body.agentId, "X-Agent-Token": registered.body.agentToken };
+    // Naming another organization does not move the agent there: it is the key's.
+    expect((await server.call("GET", "/api/agent/backup-keys", { headers: agentHeaders })).status).toBe(200);
+    const [own] = await server.ctx.db.select().from(agents).where(eq(agents.id, registered.body.agentId));
+    expect(own!.organizationId).toBe(team.id);
+
+    const agentOperations = operations.filter((op) => op.method !== "WS" && op.security.some((requirement) => requirement.agentId || requirement.apiKey));
+    expect(agentOperations.length).toBeGreaterThan(15);
+    const secrets = [
+      FOREIGN_BYTES,
+      foreign.backupId,
+      aimed.uploadingBackupId,
+      aimed.sliceId,
+      foreign.agentId,
+      "globex-agent",
+      foreign.name,
+      aimed.copyKey,
+      "globex/slice-0",
+    ];
+    const before = await foreignRows();
+    const outcomes: string[] = [];
+    for (const op of agentOperations) {
+      const credentials = op.security.some((requirement) => requirement.agentId)
+        ? [{ as: "agent", token: undefined, headers: agentHeaders }]
+        : [{ as: "API key", token: team.apiKey, headers: { "X-Organization-Id": foreign.id } }];
+      for (const [{ as, token, headers }, request] of credentials.flatMap((credential) => aimedRequests(op).map((request) => [credential, request] as const))) {
+        const res = await server.call(op.method, request.path, { token, headers, ...request });
+        const leaked = secrets.find((secret) => JSON.stringify(res.body).includes(secret));
+        const aimedById = op.path.includes("{");
+        outcomes.push(
+          `${as} ${op.method} ${op.path} ${res.status >= 500 ? "failed" : leaked ? `leaked ${leaked}` : aimedById && res.status < 300 ? "let through" : "nothing of Globex"}`,
+        );
+      }
+    }
+    expect(outcomes.filter((outcome) => !outcome.endsWith("nothing of Globex"))).toEqual([]);
+    expect(await foreignRows()).toBe(before);
+    // Naming Globex's database declared one of that name in the team (allowed: names are the agent's);
+    // gone, so the tests after this one tell the two apart by name.
+    await server.ctx.db.delete(databases).where(and(eq(databases.organizationId, team.id), eq(databases.name, foreign.databaseName)));
+  });
+
+  test("an agent belongs to the organization: it keeps working when the member who set it up is removed", async () => {
+    const setUpBy = await server.registerUser({ name: "Agent Installer" });
+    await server.ctx.db.insert(memberships).values({ organizationId: team.id, userId: setUpBy.id, role: "admin" });
+    // The installer reads the team's key in Profile and sets the agent up with it.
+    const key = (await server.call("GET", "/api/user/profile", inTeam(setUpBy))).body.apiKey as string;
+    expect(key).toBe(team.apiKey);
+    const registered = await server.call("POST", "/api/agent/register", {
+      token: key,
+      body: { name: "installed", hostname: "installed", platform: "linux", version: "1.0.0", databases: ["acme-installed"] },
+    });
+    expect(registered.status).toBe(201);
+    const agentHeaders = { "X-Agent-Id": registered.body.agentId, "X-Agent-Token": registered.body.agentToken };
+
+    const removed = await server.call("DELETE", `/api/organizations/current/members/${setUpBy.id}`, inTeam(members.owner));
+    expect(removed.status).toBe(200);
+    expect((await server.call("GET", "/api/user/profile", inTeam(setUpBy))).status).toBe(403);
+
+    const added = await server.call("POST", "/api/agent/databases", { headers: agentHeaders, body: { name: "acme-after-removal" } });
+    expect(added.status).toBe(200);
+    expect((await server.call("GET", "/api/agent/backup-keys", { headers: agentHeaders })).status).toBe(200);
+    const listed = await server.call("GET", "/api/settings/databases", inTeam(members.viewer));
+    expect(JSON.stringify(listed.body)).toContain("acme-after-removal");
   });
 });
 

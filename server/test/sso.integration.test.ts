@@ -297,6 +297,22 @@ describe("confirming it is you through SSO (re-authentication)", () => {
     expect([again.status, again.body.message]).toEqual([400, SSO_CONFIRMATION_USED_MESSAGE]);
   });
 
+  test("a member created by SSO changes e-mail and password once confirmed at the provider, with no current password", async () => {
+    const session = await ssoMember("ursula@acme.test");
+    const unconfirmed = await server.call("PUT", "/api/user/password", { token: session.token, body: { newPassword: "a new passphrase 1" } });
+    expect([unconfirmed.status, unconfirmed.body.code, unconfirmed.body.ssoAvailable]).toEqual([403, "REAUTHENTICATION_REQUIRED", true]);
+    const landed = await confirmWithSso(session.token);
+    const confirmed = await server.call("POST", "/api/auth/reauthenticate/sso", { token: session.token, body: { code: landed.reauthentication } });
+    expect(confirmed.status).toBe(200);
+    const email = await server.call("PUT", "/api/user/update", { token: confirmed.body.token, body: { email: "ursula.new@acme.test" } });
+    expect([email.status, email.body.pendingEmail]).toEqual([200, "ursula.new@acme.test"]);
+    const password = await server.call("PUT", "/api/user/password", { token: confirmed.body.token, body: { newPassword: "a new passphrase 1" } });
+    expect(password.status).toBe(200);
+    // Now a password they know signs them in.
+    const signedIn = await server.call("POST", "/api/auth/login", { body: { email: "ursula@acme.test", password: "a new passphrase 1" } });
+    expect(signedIn.status).toBe(200);
+  });
+
   test("a confirmation's code opens no session, and another member cannot spend it", async () => {
     const session = await ssoMember("sam@acme.test");
     const other = await ssoMember("tess@acme.test");

@@ -34,7 +34,7 @@ export const usersController = (ctx: AppContext) =>
       detail: {
         summary: "Update the name, or ask to change the e-mail",
         description:
-          "A new e-mail needs `currentPassword` (and `code` when two-factor sign-in is on, unless the session re-authenticated in the last 10 minutes). It takes effect once confirmed by the link mailed to it; the old address gets a notice with a link that undoes the change for 7 days.",
+          "A new e-mail needs `currentPassword` (and `code` when two-factor sign-in is on), unless the session re-authenticated in the last 10 minutes (by password or through SSO). It takes effect once confirmed by the link mailed to it; the old address gets a notice with a link that undoes the change for 7 days.",
       },
     })
     .put(
@@ -50,7 +50,7 @@ export const usersController = (ctx: AppContext) =>
         detail: {
           summary: "Change password (ends other sessions); `code` too when two-factor sign-in is on",
           description:
-            "Also replaces the API key unless `rotateApiKey` is false; the answer then carries the new key. Agents already set up keep running (they authenticate with their own credentials).",
+            "Needs `currentPassword` (and `code`) unless the session re-authenticated in the last 10 minutes (by password or through SSO). Also replaces the API key unless `rotateApiKey` is false; the answer then carries the new key. Agents already set up keep running (they authenticate with their own credentials).",
         },
       },
     )

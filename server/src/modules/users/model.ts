@@ -10,12 +10,13 @@ export const userModel = {
   update: t.Object({
     name: t.Optional(nameField),
     email: t.Optional(emailField),
-    /** Needed to change the e-mail. */
+    /** Needed to change the e-mail, unless the session re-authenticated in the last 10 minutes. */
     currentPassword: t.Optional(currentPasswordField),
     code: givenCode,
   }),
   password: t.Object({
-    currentPassword: currentPasswordField,
+    /** Unless the session re-authenticated in the last 10 minutes (members from SSO may know none). */
+    currentPassword: t.Optional(currentPasswordField),
     newPassword: passwordField,
     code: givenCode,
     rotateApiKey: t.Optional(

@@ -10,7 +10,7 @@ import { hashPassword } from "../auth/password";
 import { normaliseEmail, revokeResetLinks, toSessionUser } from "../auth/service";
 import type { AuthenticatedUser, SessionInfo } from "../auth/guard";
 import { requestEmailChange } from "../email-change/service";
-import { requireRecentReauthentication } from "../reauthentication/service";
+import { isRecentlyReauthenticated, requireRecentReauthentication } from "../reauthentication/service";
 import { findPlan, planOfUser, type Plan } from "../plans/service";
 import { rescheduleUser } from "../settings/reschedule";
 import { replaceApiKey } from "../settings/api-key";
@@ -85,7 +85,8 @@ export async function updateProfile(
   const email = input.email === undefined ? user.email : normaliseEmail(input.email);
   let pendingEmail: string | null = null;
   if (email !== user.email) {
-    if (input.currentPassword === undefined) {
+    // A recent stamp (from the password or from SSO, whose members may know none) stands for it.
+    if (input.currentPassword === undefined && !isRecentlyReauthenticated(ctx, session)) {
       throw new AppError(400, "BAD_REQUEST", "currentPassword: enter your current password to change your e-mail.", { field: "currentPassword" });
     }
     await requireRecentReauthentication(ctx, user, session, { password: input.currentPassword, code: input.code });

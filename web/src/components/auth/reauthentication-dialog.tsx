@@ -1,11 +1,11 @@
 import { type FormEvent, useEffect, useState } from "react";
-import { readErrorMessage } from "../../lib/api-client";
-import { ssoConfirmedUntil, useSsoReauthenticationAvailable, useStartSsoReauthentication } from "../../lib/auth/sso-reauthentication";
+import { ssoConfirmedUntil } from "../../lib/auth/sso-reauthentication";
 import { Alert } from "../ui/alert";
 import { Button } from "../ui/button";
 import { Dialog } from "../ui/dialog";
 import { AuthenticationCodeField } from "./authentication-code-field";
 import { CurrentPasswordField } from "./current-password-field";
+import { SsoConfirmationOption } from "./sso-confirmation-option";
 
 /** Empty after "Confirm with SSO": the session's token is then stamped, and the server asks for nothing more. */
 export type Credentials = { password?: string; code?: string };
@@ -29,8 +29,6 @@ export function ReauthenticationDialog(props: {
 }) {
   const [password, setPassword] = useState("");
   const [code, setCode] = useState("");
-  const ssoAvailable = useSsoReauthenticationAvailable(props.open).data?.available === true;
-  const startSso = useStartSsoReauthentication();
   const confirmedUntil = props.open ? ssoConfirmedUntil() : null;
   useEffect(() => {
     if (!props.open) return;
@@ -42,34 +40,21 @@ export function ReauthenticationDialog(props: {
     event.preventDefault();
     props.onConfirm(confirmedUntil ? {} : { password, ...(props.twoFactor ? { code: code.trim() } : {}) });
   };
-  const problem = props.problem ?? (startSso.error ? (readErrorMessage(startSso.error) ?? "Could not reach your sign-in provider. Please try again.") : null);
-
   return (
     <Dialog open={props.open} onClose={props.onCancel} title={props.title} description={props.message}>
       <form onSubmit={onSubmit} className="mt-4 space-y-4">
-        {problem ? <Alert>{problem}</Alert> : null}
-        {confirmedUntil ? (
-          <p className="text-sm text-slate-600">
-            You confirmed it is you with SSO: you can make this change until {confirmedUntil.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}.
-          </p>
-        ) : (
-          <>
-            <CurrentPasswordField
-              name="password"
-              value={password}
-              onChange={(e) => setPassword(e.target.value)}
-              hint="Confirm it is you: a signed-in session alone cannot make this change."
-              required
-              autoFocus
-            />
-            {props.twoFactor ? <AuthenticationCodeField value={code} onChange={setCode} /> : null}
-            {ssoAvailable ? (
-              <Button variant="outline" className="w-full" onClick={() => startSso.mutate()} disabled={startSso.isPending}>
-                {startSso.isPending ? "Redirecting..." : "Confirm with SSO"}
-              </Button>
-            ) : null}
-          </>
-        )}
+        {props.problem ? <Alert>{props.problem}</Alert> : null}
+        <SsoConfirmationOption active={props.open}>
+          <CurrentPasswordField
+            name="password"
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+            hint="Confirm it is you: a signed-in session alone cannot make this change."
+            required
+            autoFocus
+          />
+          {props.twoFactor ? <AuthenticationCodeField value={code} onChange={setCode} /> : null}
+        </SsoConfirmationOption>
         <div className="mt-6 flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
           <Button variant="outline" onClick={props.onCancel}>
             Cancel

@@ -1,7 +1,7 @@
 import { api } from "../../../lib/api-client";
 
 export const updateProfileRequest = (input: { name: string; email?: string; currentPassword?: string; code?: string }) => api.user.update.put(input);
-export const changePasswordRequest = (input: { currentPassword: string; newPassword: string; code?: string; rotateApiKey: boolean }) =>
+export const changePasswordRequest = (input: { currentPassword?: string; newPassword: string; code?: string; rotateApiKey: boolean }) =>
   api.user.password.put(input);
 export const confirmEmailChangeRequest = (token: string) => api.auth["email-change"].confirm({ token }).post();
 export const undoEmailChangeRequest = (token: string) => api.auth["email-change"].undo({ token }).post();

@@ -6,6 +6,8 @@ import { toast } from "../../../components/ui/toast-store";
 import { readErrorMessage } from "../../../lib/api-client";
 import { AuthenticationCodeField } from "../../../components/auth/authentication-code-field";
 import { CurrentPasswordField } from "../../../components/auth/current-password-field";
+import { SsoConfirmationOption } from "../../../components/auth/sso-confirmation-option";
+import { ssoConfirmedUntil } from "../../../lib/auth/sso-reauthentication";
 import { updateSessionUser } from "../../../lib/auth/session";
 import type { Profile } from "../api/account-api";
 import { useUpdateProfile } from "../api/account-mutations";
@@ -27,14 +29,14 @@ export function AccountTab({ profile }: { profile: Profile }) {
 
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
-    const found = validateProfile({ name, email, currentPassword: changingEmail ? currentPassword : undefined });
+    // Confirmed at the provider: the session's token is stamped and the server asks for nothing more.
+    const askPassword = changingEmail && ssoConfirmedUntil() === null;
+    const found = validateProfile({ name, email, currentPassword: askPassword ? currentPassword : undefined });
     setErrors(found);
     if (found.name || found.email || found.currentPassword) return;
+    const confirmation = askPassword ? { currentPassword, ...(profile.twoFactorEnabled ? { code: code.trim() } : {}) } : {};
     updateProfile(
-      {
-        name: name.trim(),
-        ...(changingEmail ? { email: email.trim(), currentPassword, ...(profile.twoFactorEnabled ? { code: code.trim() } : {}) } : {}),
-      },
+      { name: name.trim(), ...(changingEmail ? { email: email.trim(), ...confirmation } : {}) },
       {
         onSuccess: (data) => {
           const saved = { name: data.user.name, email: data.user.email };
@@ -65,7 +67,7 @@ export function AccountTab({ profile }: { profile: Profile }) {
       <Field label="Full name" autoComplete="name" value={name} error={errors.name} onChange={(e) => setName(e.target.value)} />
       <Field label="Email address" type="email" autoComplete="email" value={email} error={errors.email} onChange={(e) => setEmail(e.target.value)} />
       {changingEmail ? (
-        <>
+        <SsoConfirmationOption active>
           <CurrentPasswordField
             name="currentPassword"
             value={currentPassword}
@@ -74,7 +76,7 @@ export function AccountTab({ profile }: { profile: Profile }) {
             onChange={(e) => setCurrentPassword(e.target.value)}
           />
           {profile.twoFactorEnabled ? <AuthenticationCodeField value={code} onChange={setCode} /> : null}
-        </>
+        </SsoConfirmationOption>
       ) : null}
       <Button type="submit" disabled={busy}>
         {busy ? "Saving..." : "Save Changes"}

@@ -36,7 +36,7 @@ function AuditDetails({ details }: { details: { text: string; full: string } }) 
   );
 }
 
-const COLUMNS: DataTableColumn<AuditLogEntry>[] = [
+const columnsFor = (team: boolean): DataTableColumn<AuditLogEntry>[] => [
   {
     id: "timestamp",
     header: "Timestamp",
@@ -46,7 +46,9 @@ const COLUMNS: DataTableColumn<AuditLogEntry>[] = [
   {
     id: "entity",
     header: "Entity",
-    cell: ({ row }) => <span className="whitespace-nowrap">{describeAuditEntity(row.original.action, row.original.details)}</span>,
+    cell: ({ row }) => (
+      <span className="whitespace-nowrap">{describeAuditEntity(row.original.action, row.original.details, team ? row.original.actor : null)}</span>
+    ),
   },
   {
     id: "details",
@@ -59,7 +61,17 @@ const COLUMNS: DataTableColumn<AuditLogEntry>[] = [
   },
 ];
 
-/** Timestamp, Action (coloured badge), Entity, Details (raw JSON, cut at 50 characters until expanded). */
-export function AuditLogTable({ logs }: { logs: AuditLogEntry[] }) {
-  return <DataTable columns={COLUMNS} data={logs} getRowId={(log) => log.id} className="rounded-xl border border-slate-200 bg-white" />;
+const PERSONAL_COLUMNS = columnsFor(false);
+const TEAM_COLUMNS = columnsFor(true);
+
+/** Timestamp, Action (coloured badge), Entity (in a team: the member and their role), Details (raw JSON, cut at 50 characters until expanded). */
+export function AuditLogTable({ logs, team }: { logs: AuditLogEntry[]; team: boolean }) {
+  return (
+    <DataTable
+      columns={team ? TEAM_COLUMNS : PERSONAL_COLUMNS}
+      data={logs}
+      getRowId={(log) => log.id}
+      className="rounded-xl border border-slate-200 bg-white"
+    />
+  );
 }

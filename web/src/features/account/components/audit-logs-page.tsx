@@ -6,6 +6,7 @@ import { useAuditActions, useAuditLogs } from "../hooks/use-audit-logs";
 import { labelAuditAction } from "../utils/audit-format";
 import { AuditLogTable } from "./audit-log-table";
 import { Select } from "../../../components/ui/select";
+import { useCurrentOrganization } from "../../../lib/api/get-organizations";
 
 /** The user's own audit log (spec 2, /audit-logs): action filter, table, paging. */
 export function AuditLogsPage() {
@@ -13,6 +14,7 @@ export function AuditLogsPage() {
   const [action, setAction] = useState("all");
   const actions = useAuditActions();
   const logs = useAuditLogs(page, action);
+  const { organization } = useCurrentOrganization();
   const pages = logs.status === "ready" ? Math.max(1, logs.answer.pagination.pages) : 1;
 
   return (
@@ -53,7 +55,7 @@ export function AuditLogsPage() {
         ) : logs.answer.logs.length === 0 ? (
           <p className="rounded-xl border border-dashed border-slate-300 p-12 text-center text-slate-600">No logs found</p>
         ) : (
-          <AuditLogTable logs={logs.answer.logs} />
+          <AuditLogTable logs={logs.answer.logs} team={organization ? !organization.personal : false} />
         )}
       </div>
 

@@ -8,6 +8,8 @@ import { toast } from "../../../components/ui/toast-store";
 import { readErrorMessage } from "../../../lib/api-client";
 import { AuthenticationCodeField } from "../../../components/auth/authentication-code-field";
 import { CurrentPasswordField } from "../../../components/auth/current-password-field";
+import { SsoConfirmationOption } from "../../../components/auth/sso-confirmation-option";
+import { ssoConfirmedUntil } from "../../../lib/auth/sso-reauthentication";
 import { useSession } from "../../../lib/auth/use-session";
 import { startSession } from "../../../lib/auth/session";
 import { useChangePassword } from "../api/account-mutations";
@@ -34,11 +36,14 @@ export function ProfileSecurityTab({ apiKey }: { apiKey: string }) {
 
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
-    const invalid = validatePasswordChange(form);
+    // Confirmed at the provider: the session's token is stamped and the server asks for nothing more.
+    const confirmedWithSso = ssoConfirmedUntil() !== null;
+    const invalid = validatePasswordChange(form, confirmedWithSso);
     setProblem(invalid);
     if (invalid) return;
+    const confirmation = confirmedWithSso ? {} : { currentPassword: form.currentPassword, ...(twoFactor ? { code: code.trim() } : {}) };
     changePassword(
-      { currentPassword: form.currentPassword, newPassword: form.newPassword, ...(twoFactor ? { code: code.trim() } : {}), rotateApiKey },
+      { ...confirmation, newPassword: form.newPassword, rotateApiKey },
       {
         onSuccess: (data) => {
           // The change ends every other session; this one carries on with the token it answers.
@@ -86,12 +91,14 @@ export function ProfileSecurityTab({ apiKey }: { apiKey: string }) {
         <h2 className="text-lg font-semibold text-slate-900">Change Password</h2>
         <form onSubmit={onSubmit} noValidate className="mt-4 space-y-4">
           {problem ? <Alert>{problem}</Alert> : null}
-          <CurrentPasswordField value={form.currentPassword} onChange={update("currentPassword")} />
+          <SsoConfirmationOption active>
+            <CurrentPasswordField value={form.currentPassword} onChange={update("currentPassword")} />
+            {twoFactor ? (
+              <AuthenticationCodeField value={code} onChange={setCode} hint="With two-factor sign-in on, a password change also needs a code." />
+            ) : null}
+          </SsoConfirmationOption>
           <Field label="New password" type="password" autoComplete="new-password" value={form.newPassword} onChange={update("newPassword")} />
           <Field label="Confirm new password" type="password" autoComplete="new-password" value={form.confirmPassword} onChange={update("confirmPassword")} />
-          {twoFactor ? (
-            <AuthenticationCodeField value={code} onChange={setCode} hint="With two-factor sign-in on, a password change also needs a code." />
-          ) : null}
           <label className="flex items-start gap-2 text-sm text-slate-700">
             <input type="checkbox" className="mt-1" checked={rotateApiKey} onChange={(event) => setRotateApiKey(event.target.checked)} />
             <span>

@@ -55,6 +55,14 @@ describe("entity column", () => {
     expect(describeAuditEntity("BACKUP_CREATED", { type: "manual" })).toBe("User");
     expect(describeAuditEntity("SETTINGS_UPDATED", {})).toBe("User");
     expect(describeAuditEntity("PASSWORD_CHANGED", null)).toBe("User");
+  });
+
+  test("in a team, a member's entry names the member and their role", () => {
+    const actor = { name: "Ada", email: "ada@example.com", role: "operator" as const };
+    expect(describeAuditEntity("BACKUP_CREATED", { type: "manual" }, actor)).toBe("User: Ada (ada@example.com), Operator");
+    expect(describeAuditEntity("SETTINGS_UPDATED", {}, { name: "", email: "bo@example.com", role: "admin" })).toBe("User: bo@example.com, Admin");
+    // What an agent or the server did on its own keeps its own label.
+    expect(describeAuditEntity("AGENT_REGISTERED", { name: "db-1" }, actor)).toBe("Agent: db-1");
     // 'type: auto' makes only backup actions automatic.
     expect(describeAuditEntity("RESTORE_REQUESTED", { type: "auto" })).toBe("User");
   });

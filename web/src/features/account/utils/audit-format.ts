@@ -1,5 +1,6 @@
 // How the audit log shows its entries (spec 2 'Audit Logs', 9): timestamp format, action badge
 // colours, the Entity column and the Details text.
+import { ROLE_LABELS } from "../../../lib/organization/permissions";
 
 const DETAILS_MAX_LENGTH = 50;
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
@@ -32,17 +33,24 @@ export function auditBadgeTone(action: string): BadgeTone {
 }
 
 type Details = Record<string, unknown> | null | undefined;
+/** Who made an entry, as the server answers it (null for the server or an agent on its own). */
+export type AuditActor = { name: string | null; email: string | null; role: keyof typeof ROLE_LABELS };
 const textOf = (value: unknown) => (typeof value === "string" && value.trim() ? value : null);
 
 /**
  * The Entity column: 'Agent: {name or hostname}' for agent actions; 'System' for automatic backup
- * actions, any action containing AUTO, and storage actions; otherwise 'User'.
+ * actions, any action containing AUTO, and storage actions; otherwise 'User'. In a team, where
+ * 'User' would not say which one, a member's entry names them and their role then.
  */
-export function describeAuditEntity(action: string, details: Details): string {
+export function describeAuditEntity(action: string, details: Details, teamActor: AuditActor | null = null): string {
   if (action.startsWith("AGENT_")) return `Agent: ${textOf(details?.name) ?? textOf(details?.hostname) ?? "unknown"}`;
   if (action.includes("AUTO") || action.startsWith("STORAGE_")) return "System";
   if (action.startsWith("BACKUP_") && details?.type === "auto") return "System";
-  return "User";
+  if (!teamActor) return "User";
+  // The answer allows a null name or e-mail (nullable columns): the role alone still tells then.
+  const name = teamActor.name?.trim() || null;
+  const who = name && teamActor.email ? `${name} (${teamActor.email})` : (name ?? teamActor.email);
+  return who ? `User: ${who}, ${ROLE_LABELS[teamActor.role]}` : `User: ${ROLE_LABELS[teamActor.role]}`;
 }
 
 /** The Details column: the raw JSON of the details, cut to 50 characters plus '...' if longer. */

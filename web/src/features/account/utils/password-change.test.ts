@@ -17,6 +17,11 @@ test("the current password is required", () => {
   expect(validatePasswordChange({ currentPassword: "", newPassword: "abcdef", confirmPassword: "abcdef" })).toBe("Current password is required");
 });
 
+test("once confirmed with SSO, no current password is asked (members from SSO may know none)", () => {
+  expect(validatePasswordChange({ currentPassword: "", newPassword: "abcdef", confirmPassword: "abcdef" }, true)).toBeNull();
+  expect(validatePasswordChange({ currentPassword: "", newPassword: "abcdef", confirmPassword: "abcdeg" }, true)).toBe("New passwords do not match");
+});
+
 test("a matching password of 6 characters may be sent", () => {
   expect(validatePasswordChange({ currentPassword: "old-pass", newPassword: "abcdef", confirmPassword: "abcdef" })).toBeNull();
 });
