@@ -171,6 +171,9 @@ describe("over HTTP", () => {
         const answers = Object.entries(operation.responses ?? {});
         // A socket's answer is the protocol switch; its messages are in docs/ (not OpenAPI's to say).
         if (method === "ws") return !answers.some(([status]) => status === "101");
+        // A browser's redirect (the SSO callback): its answer is where it sends the browser.
+        const redirect = (answer: Answer & { headers?: Record<string, unknown> }) => answer.headers?.Location !== undefined;
+        if (answers.some(([status, answer]) => /^3\d\d$/.test(status) && redirect(answer))) return false;
         return !answers.some(
           ([status, answer]) =>
             /^2\d\d$/.test(status) && Object.values(answer.content ?? {}).some((media) => media.schema && Object.keys(media.schema).length > 0),

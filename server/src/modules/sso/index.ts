@@ -50,6 +50,12 @@ export const ssoSignInController = (ctx: AppContext) =>
         query: ssoModel.callbackQuery,
         detail: {
           summary: "The provider's redirect back: checks it and sends the browser to /sso with a one-time code (or the error) in the fragment",
+          responses: {
+            303: {
+              description: "To /sso, with #code=… (or #reauthentication=…, or #error=… saying why) in the fragment",
+              headers: { Location: { schema: { type: "string" } } },
+            },
+          },
         },
       },
     )
