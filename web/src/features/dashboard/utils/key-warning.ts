@@ -60,10 +60,6 @@ export function identityRecipientOf(
   return agent ? (agent.identityRecipient ?? "too-old") : null;
 }
 
-/** Whether the agent running the backup's database cannot open it: the wizard then offers the identity field. */
-export const runnerLacksKey = (backup: KeyedBackup, databases: readonly RunnerDatabase[] | null, agents: readonly KeyedAgent[]) =>
-  runnerLackingKey(backup, databases, agents) !== null;
-
 /**
  * Which agents can open a backup, by the key ids their hellos named ("readable by: recovery-laptop"
  * under the backup's key). Null when the backup names no key or no agent said what it holds.
