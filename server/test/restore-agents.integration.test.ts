@@ -8,7 +8,7 @@
 // bus message, table, log line or file of the data directory.
 import { describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
-import { armor, Decrypter, Encrypter, generateX25519Identity, identityToRecipient } from "age-encryption";
+import { armor, Decrypter, generateX25519Identity, identityToRecipient } from "age-encryption";
 import { and, eq } from "drizzle-orm";
 import { agents, databases, restores } from "@db/schema";
 import { startBackup } from "../src/modules/backups/service";
@@ -20,6 +20,7 @@ import { waitUntil } from "../../testkit/wait-until";
 import { advanceServerClock, type TestUser, useListeningTestServer } from "./harness";
 import { registerScriptedAgent, type ScriptedAgent } from "./scripted-agent";
 import { captureServerLog, whereServerKeeps } from "./secret-search";
+import { sealIdentity } from "../../web/src/features/dashboard/utils/seal-identity";
 
 const testServer = useListeningTestServer();
 
@@ -55,6 +56,13 @@ async function sealedBackup({ user, backupAgent }: World) {
   expect((await backupAgent.complete(backupId, bytes, 1, { collections: { "shop.orders": 3 }, keyId: RECIPIENT })).status).toBe(200);
   return backupId;
 }
+
+const askRestore = (user: TestUser, backupId: string, body: Record<string, unknown>) =>
+  testServer.server.call("POST", `/api/backups/${backupId}/restore`, { token: user.token, body });
+
+/** A fresh identity sealed as the web does, to a transport key no agent here holds. */
+const sealedForSomeAgent = async () =>
+  sealIdentity(`dbvid1_${randomBytes(36).toString("base64url")}`, await identityToRecipient(await generateX25519Identity()));
 
 const getBackup = async (user: TestUser, id: string) => (await testServer.server.call("GET", `/api/backups/${id}`, { token: user.token })).body;
 const listRestores = async (user: TestUser) =>
@@ -206,7 +214,7 @@ describe("an identity pasted for a restore by the backup agent", () => {
       const bodies: string[] = [];
       const restore = async (body: Record<string, unknown>) => {
         bodies.push(JSON.stringify(body));
-        return testServer.server.call("POST", `/api/backups/${backupId}/restore`, { token: world.user.token, body });
+        return askRestore(world.user, backupId, body);
       };
 
       // The web is given the key to seal to with the agent.
@@ -214,19 +222,13 @@ describe("an identity pasted for a restore by the backup agent", () => {
       expect(status.body.agents.find((agent: { id: string }) => agent.id === world.backupAgent.agentId).identityRecipient).toBe(recipient);
 
       // In plaintext, it is refused without being used or repeated.
-      const plain = await testServer.server.call("POST", `/api/backups/${backupId}/restore`, {
-        token: world.user.token,
-        body: { databaseName: "shop", identity },
-      });
+      const plain = await askRestore(world.user, backupId, { databaseName: "shop", identity });
       expect(plain.status).toBe(400);
       expect(plain.body.message).toBe(
         "The server takes no identity in plaintext, so nothing was changed: paste it in the restore wizard, which seals it to the restoring agent (sealedIdentity), or keep it on a restore agent (dbvault-agent setup --role restore --identity FILE).",
       );
       // Nor does a plaintext identity pass as a sealed one.
-      const unsealed = await testServer.server.call("POST", `/api/backups/${backupId}/restore`, {
-        token: world.user.token,
-        body: { databaseName: "shop", sealedIdentity: identity },
-      });
+      const unsealed = await askRestore(world.user, backupId, { databaseName: "shop", sealedIdentity: identity });
       expect(unsealed.status).toBe(400);
       expect(unsealed.body.message).toBe(
         "sealedIdentity must be an identity sealed in the restore wizard to the restoring agent's identityRecipient (an armored age file)",
@@ -234,9 +236,7 @@ describe("an identity pasted for a restore by the backup agent", () => {
       expect(await testServer.server.ctx.db.select().from(restores).where(eq(restores.backupId, backupId))).toEqual([]);
 
       // What the web sends: the identity sealed to the agent's recipient.
-      const encrypter = new Encrypter();
-      encrypter.addRecipient(recipient);
-      const sealedIdentity = armor.encode(await encrypter.encrypt(identity));
+      const sealedIdentity = await sealIdentity(identity, recipient);
       const asked = await restore({ databaseName: "shop", sealedIdentity });
       expect(asked.status).toBe(201);
       expect(asked.body.restore.waitingFor).toBeNull();
@@ -272,13 +272,8 @@ describe("an identity pasted for a restore by the backup agent", () => {
   test("is refused for a backup agent too old to say the key to seal it to", async () => {
     const world = await writeOnlyWorld();
     const backupId = await sealedBackup(world);
-    const encrypter = new Encrypter();
-    encrypter.addRecipient(await identityToRecipient(await generateX25519Identity()));
-    const sealedIdentity = armor.encode(await encrypter.encrypt(`dbvid1_${randomBytes(36).toString("base64url")}`));
-    const asked = await testServer.server.call("POST", `/api/backups/${backupId}/restore`, {
-      token: world.user.token,
-      body: { databaseName: "shop", sealedIdentity },
-    });
+    const sealedIdentity = await sealedForSomeAgent();
+    const asked = await askRestore(world.user, backupId, { databaseName: "shop", sealedIdentity });
     expect(asked.status).toBe(409);
     expect(asked.body.message).toBe(
       'The agent "db-host" is too old to take a pasted identity, so nothing was changed. Update it (dbvault-agent update), or set up a restore agent where the identity is kept (dbvault-agent setup --role restore --identity FILE).',
@@ -293,13 +288,8 @@ describe("an identity pasted for a restore by the backup agent", () => {
     await waitUntil(
       async () => (await testServer.server.ctx.db.select().from(agents).where(eq(agents.id, world.backupAgent.agentId)))[0]?.status === "offline",
     );
-    const encrypter = new Encrypter();
-    encrypter.addRecipient(await identityToRecipient(await generateX25519Identity()));
-    const sealedIdentity = armor.encode(await encrypter.encrypt(`dbvid1_${randomBytes(36).toString("base64url")}`));
-    const asked = await testServer.server.call("POST", `/api/backups/${backupId}/restore`, {
-      token: world.user.token,
-      body: { databaseName: "shop", sealedIdentity },
-    });
+    const sealedIdentity = await sealedForSomeAgent();
+    const asked = await askRestore(world.user, backupId, { databaseName: "shop", sealedIdentity });
     expect(asked.status).toBe(409);
     expect(asked.body.code).toBe("AGENT_OFFLINE");
     expect(await testServer.server.ctx.db.select().from(restores).where(eq(restores.backupId, backupId))).toEqual([]);

@@ -1,23 +1,17 @@
 import { expect, test } from "bun:test";
-import { armor, Encrypter } from "age-encryption";
+import { sealIdentity } from "../../../web/src/features/dashboard/utils/seal-identity.ts";
 import { createIdentityTransport } from "./identity-transport.ts";
 
 const IDENTITY = `dbvid1_${"A".repeat(48)}`;
 
-async function sealTo(recipient: string, text: string) {
-  const encrypter = new Encrypter();
-  encrypter.addRecipient(recipient);
-  return armor.encode(await encrypter.encrypt(text));
-}
-
 test("opens what the web sealed to its recipient; each run has its own key, and another run's copy is refused without quoting it", async () => {
   const run = await createIdentityTransport();
   expect(run.recipient).toMatch(/^age1[a-z0-9]{58}$/);
-  expect(await run.open(await sealTo(run.recipient, IDENTITY))).toBe(IDENTITY);
+  expect(await run.open(await sealIdentity(IDENTITY, run.recipient))).toBe(IDENTITY);
 
   const nextRun = await createIdentityTransport();
   expect(nextRun.recipient).not.toBe(run.recipient);
-  const refusal = await nextRun.open(await sealTo(run.recipient, IDENTITY)).catch((error: Error) => error.message);
+  const refusal = await nextRun.open(await sealIdentity(IDENTITY, run.recipient)).catch((error: Error) => error.message);
   expect(refusal).toBe(
     "the identity sent with this restore was sealed for another run of this agent (it restarted since the restore wizard opened): open the restore wizard again and paste the identity",
   );
