@@ -1,10 +1,12 @@
 // Write-only agents and restore agents on the dashboard (issue 27 §4), in a real browser against
 // the real server: the backups list says which agent can read a backup sealed by a write-only
 // agent, and the restore wizard says a restore agent restores it, or takes the identity pasted
-// into a field that sends it to the database's own agent only (in the restore command over its
-// socket): the agent gets it, and the server keeps it in no table and no file.
+// into a field that seals it in the browser to the database's own agent (the transport key its
+// hello said): the agent opens it, and the server never sees it readable, in no request body,
+// command, table or file.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
+import { armor, Decrypter, generateX25519Identity, identityToRecipient } from "age-encryption";
 import { backups } from "@db/schema";
 import { registerScriptedAgent, type ScriptedAgent } from "../server/test/scripted-agent";
 import { whereServerKeeps } from "../server/test/secret-search";
@@ -30,7 +32,9 @@ describe("restore agents on the dashboard", () => {
     const user = await env.server.registerUser({ name: "Wren Writeonly" });
     const backupAgent = await registerScriptedAgent(env.baseUrl, user.apiKey, ["shop"], "db-host");
     agents.push(backupAgent);
-    await backupAgent.connect({ databases: ["shop"], keyIds: [] });
+    // Its transport key pair: the hello says the public part, the private part stays with the agent.
+    const agentKey = await generateX25519Identity();
+    await backupAgent.connect({ databases: ["shop"], keyIds: [], identityRecipient: await identityToRecipient(agentKey) });
     const restoreAgent = await registerScriptedAgent(env.baseUrl, user.apiKey, ["shop"], "recovery-laptop", { role: "restore" });
     agents.push(restoreAgent);
     await restoreAgent.connect({ role: "restore", keyIds: [RECIPIENT], databases: ["shop"] });
@@ -50,6 +54,9 @@ describe("restore agents on the dashboard", () => {
       .returning();
 
     const { page } = await env.openPage();
+    // Every request body the browser sends the server.
+    const sentBodies: string[] = [];
+    page.on("request", (request) => void sentBodies.push(request.postData() ?? ""));
     await signIn(page, user);
     const row = page.getByTestId("backup-row").first();
     await eventually(
@@ -93,10 +100,18 @@ describe("restore agents on the dashboard", () => {
     await page.getByRole("button", { name: "Restore database" }).click();
 
     const command = await backupAgent.waitFor("restore");
-    expect(command).toMatchObject({ backupId: backup!.id, databaseName: "shop", identity });
+    expect(command).toMatchObject({ backupId: backup!.id, databaseName: "shop" });
+    // Sealed in the browser: only the agent's private key opens it.
+    const decrypter = new Decrypter();
+    decrypter.addIdentity(agentKey);
+    expect(await decrypter.decrypt(armor.decode(command.sealedIdentity!), "text")).toBe(identity);
     expect(restoreAgent.received.some((message) => message.type === "restore")).toBe(false);
     backupAgent.send({ type: "restore.completed", restoreId: command.restoreId, stats: { "shop.orders": { restored: 3, failed: 0 } } });
     await env.server.ctx.pendingWork.settled();
-    expect(await whereServerKeeps(env.server, identity.slice("dbvid1_".length))).toEqual([]);
+    const secret = identity.slice("dbvid1_".length);
+    expect(sentBodies.some((body) => body.includes("sealedIdentity"))).toBe(true);
+    expect(sentBodies.join("\n")).not.toContain(secret);
+    expect(JSON.stringify([...backupAgent.received, ...restoreAgent.received])).not.toContain(secret);
+    expect(await whereServerKeeps(env.server, secret)).toEqual([]);
   }, 120_000);
 });

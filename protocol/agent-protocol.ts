@@ -75,6 +75,14 @@ const Role = T.Union(AGENT_ROLES.map((role) => T.Literal(role)));
 
 /** An identity in its text form (`dbvid1_` and 48 base64url characters): only ever sent to an agent. */
 export const IDENTITY_TEXT_PATTERN = "^dbvid1_[A-Za-z0-9_-]{48}$";
+/** An age X25519 recipient (Bech32, `age1` and 58 characters): the public part of an agent's transport key. */
+export const IDENTITY_RECIPIENT_PATTERN = "^age1[02-9ac-hj-np-z]{58}$";
+/**
+ * A pasted identity sealed to an agent's recipient: an ASCII-armored age file (one X25519 stanza
+ * and a 55-byte payload come to about 400 characters).
+ */
+export const SEALED_IDENTITY_PATTERN = "^-----BEGIN AGE ENCRYPTED FILE-----\\r?\\n[A-Za-z0-9+/=\\r\\n]+-----END AGE ENCRYPTED FILE-----\\r?\\n?$";
+export const SEALED_IDENTITY_MAX_LENGTH = 2000;
 
 export const RegisterRequest = T.Object({
   name: ShortText(100),
@@ -213,6 +221,12 @@ export const AgentMessage = T.Union([
     keyIds: T.Optional(T.Array(T.String({ pattern: "^[0-9a-f]{32}$" }), { maxItems: 100 })),
     /** AGENT_ROLES; absent: older agents ("backup"). */
     role: T.Optional(Role),
+    /**
+     * The age X25519 recipient of a key pair the running agent keeps in memory only: the web seals
+     * an identity pasted for a restore to it, so the server only ever holds ciphertext. Absent:
+     * older agents (they cannot take a pasted identity).
+     */
+    identityRecipient: T.Optional(T.String({ pattern: IDENTITY_RECIPIENT_PATTERN })),
   }),
   T.Object({
     type: T.Literal("heartbeat"),
@@ -296,9 +310,10 @@ export type ServerMessage =
       pointInTime?: PointInTimeCommand;
       /**
        * The identity (`dbvid1_…`) that opens a backup sealed by a write-only agent, pasted in the
-       * web's restore wizard: used for this restore only, never saved by the agent or the server.
+       * web's restore wizard and sealed there to this agent's identityRecipient (armored age): only
+       * the agent opens it, uses it for this restore only and never saves it.
        */
-      identity?: string;
+      sealedIdentity?: string;
     }
   | {
       /** Read a stored backup back (download, decrypt, parse it all) and report `backup.verified`. */

@@ -4,14 +4,17 @@
 // A restore agent set up with the identity (`setup --role restore --identity FILE`) connects and
 // verifies it (decrypting and comparing with the counts dumped), then runs the drill and the
 // restore the server sends it. With the restore agent stopped, a restore on the backup agent with
-// the identity pasted (as the web wizard sends it) works, and the identity is afterwards in no
-// table, log line or file of the server, nor in the backup agent's config or log.
+// the identity pasted works: sealed (as the web wizard does) to the transport key the backup
+// agent's hello said, it is readable in no request body or command of the server, and afterwards
+// in no table, log line or file of the server, nor in the backup agent's config or log.
 import { expect, test } from "bun:test";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import { backups } from "@db/schema";
+import { openAgentCommand } from "../../server/src/lib/agent-commands.ts";
 import { captureServerLog, whereServerKeeps } from "../../server/test/secret-search.ts";
+import { sealIdentity } from "../../web/src/features/dashboard/utils/seal-identity.ts";
 import { waitUntil } from "../../testkit/wait-until";
 import { runSetup, startAgentProcess } from "./support/end-to-end.ts";
 import { setUpUserWithAgent, useEndToEndWorld, waitForBackupEnd } from "./support/end-to-end-world.ts";
@@ -113,12 +116,26 @@ test("a restore agent verifies, drills and restores a write-only agent's backups
   await restoreAgent.stop("SIGTERM");
   await orders.deleteMany({});
   const identity = (await readFile(identityFile, "utf8")).trim();
-  const pasted = await api("POST", `/api/backups/${backup.id}/restore`, { databaseName: "main", identity });
+  const secret = identity.slice("dbvid1_".length);
+  // Every command the server sends an agent, opened as the agent gets it.
+  const commands: string[] = [];
+  const unsubscribe = world.server.ctx.bus.subscribe((event) => {
+    if (event.kind === "agent.send") commands.push(JSON.stringify(openAgentCommand(world.server.ctx.commandBox, event.message, event.sealed)));
+  });
+  // As the web wizard does: sealed to the backup agent's transport key, which its hello said.
+  const listed = (await api("GET", "/api/settings/system-status")).body.agents as { name: string; identityRecipient: string | null }[];
+  const recipient = listed.find((agent) => agent.name === "e2e-agent")?.identityRecipient;
+  expect(recipient).toMatch(/^age1[a-z0-9]{58}$/);
+  const requestBody = { databaseName: "main", sealedIdentity: await sealIdentity(identity, recipient!) };
+  const pasted = await api("POST", `/api/backups/${backup.id}/restore`, requestBody);
   expect(pasted.status).toBe(201);
   expect((await waitForRestore(api, pasted.body.restore.id)).status).toBe("completed");
   expect(await orders.countDocuments()).toBe(3);
   await world.server.ctx.pendingWork.settled();
-  const secret = identity.slice("dbvid1_".length);
+  unsubscribe();
+  expect(JSON.stringify(requestBody)).not.toContain(secret);
+  expect(commands.some((command) => command.includes(pasted.body.restore.id) && command.includes("sealedIdentity"))).toBe(true);
+  expect(commands.join("\n")).not.toContain(secret);
   expect(await whereServerKeeps(world.server, secret)).toEqual([]);
   serverLog.stop();
   expect(serverLog.lines.some((line) => line.includes(pasted.body.restore.id))).toBe(true);

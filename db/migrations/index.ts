@@ -34,6 +34,7 @@ import m31 from "./0031_sso_connections.sql" with { type: "text" };
 import m32 from "./0032_copy_unreachable.sql" with { type: "text" };
 import m33 from "./0033_organization_ownership.sql" with { type: "text" };
 import m34 from "./0034_sso_reauthentication.sql" with { type: "text" };
+import m35 from "./0035_agent_identity_recipient.sql" with { type: "text" };
 
 export const migrationFiles: { tag: string; when: number; sql: string }[] = [
   { tag: "0000_init", when: 1795432625268, sql: m0 },
@@ -71,4 +72,5 @@ export const migrationFiles: { tag: string; when: number; sql: string }[] = [
   { tag: "0032_copy_unreachable", when: 1795769831385, sql: m32 },
   { tag: "0033_organization_ownership", when: 1795769897067, sql: m33 },
   { tag: "0034_sso_reauthentication", when: 1795770754986, sql: m34 },
+  { tag: "0035_agent_identity_recipient", when: 1795771815131, sql: m35 },
 ];

@@ -31,6 +31,11 @@ export const agents = pgTable(
      * it can open (the restore wizard warns when it lacks a backup's key). Never a key. Null: not said.
      */
     keyIds: jsonb("key_ids").$type<string[]>(),
+    /**
+     * The age X25519 recipient (`age1…`) the agent's last hello said, whose private part only that
+     * running agent holds: the restore wizard seals a pasted identity to it. Public. Null: not said.
+     */
+    identityRecipient: text("identity_recipient"),
     /** What the agent is for (agentRoles), as setup registered it and each hello says. */
     role: text("role", { enum: agentRoles }).notNull().default("backup"),
     status: text("status", { enum: agentStatuses }).notNull().default("offline"),

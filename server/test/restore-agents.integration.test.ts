@@ -3,10 +3,12 @@
 // them (its hello names no key id that opens them); a restore agent's hello names that key. The
 // server sends the verifications, drills and restores of those backups to the restore agent, and
 // while none that can read them is online they wait and say why, in the API, and go when one
-// connects. An identity pasted for a restore by the backup agent reaches that agent's socket and
-// nothing else: not a table, not a log line, not a file of the data directory.
+// connects. An identity pasted for a restore by the backup agent reaches the server only sealed to
+// that agent's transport key (its hello's identityRecipient): readable in no request, command,
+// bus message, table, log line or file of the data directory.
 import { describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
+import { armor, Decrypter, generateX25519Identity, identityToRecipient } from "age-encryption";
 import { and, eq } from "drizzle-orm";
 import { agents, databases, restores } from "@db/schema";
 import { startBackup } from "../src/modules/backups/service";
@@ -18,6 +20,7 @@ import { waitUntil } from "../../testkit/wait-until";
 import { advanceServerClock, type TestUser, useListeningTestServer } from "./harness";
 import { registerScriptedAgent, type ScriptedAgent } from "./scripted-agent";
 import { captureServerLog, whereServerKeeps } from "./secret-search";
+import { sealIdentity } from "../../web/src/features/dashboard/utils/seal-identity";
 
 const testServer = useListeningTestServer();
 
@@ -27,10 +30,10 @@ const RECIPIENT = "5eed0f1e5eed0f1e5eed0f1e5eed0f1e";
 type World = { user: TestUser; backupAgent: ScriptedAgent };
 
 /** A user whose backup agent is write-only: its hello names no key, so it can read none of its backups. */
-async function writeOnlyWorld(): Promise<World> {
+async function writeOnlyWorld(hello: { identityRecipient?: string } = {}): Promise<World> {
   const user = await testServer.server.registerUser();
   const backupAgent = await registerScriptedAgent(testServer.base, user.apiKey, ["shop"], "db-host");
-  await backupAgent.connect({ databases: ["shop"], keyIds: [] });
+  await backupAgent.connect({ databases: ["shop"], keyIds: [], ...hello });
   return { user, backupAgent };
 }
 
@@ -53,6 +56,13 @@ async function sealedBackup({ user, backupAgent }: World) {
   expect((await backupAgent.complete(backupId, bytes, 1, { collections: { "shop.orders": 3 }, keyId: RECIPIENT })).status).toBe(200);
   return backupId;
 }
+
+const askRestore = (user: TestUser, backupId: string, body: Record<string, unknown>) =>
+  testServer.server.call("POST", `/api/backups/${backupId}/restore`, { token: user.token, body });
+
+/** A fresh identity sealed as the web does, to a transport key no agent here holds. */
+const sealedForSomeAgent = async () =>
+  sealIdentity(`dbvid1_${randomBytes(36).toString("base64url")}`, await identityToRecipient(await generateX25519Identity()));
 
 const getBackup = async (user: TestUser, id: string) => (await testServer.server.call("GET", `/api/backups/${id}`, { token: user.token })).body;
 const listRestores = async (user: TestUser) =>
@@ -188,28 +198,46 @@ describe("drills and restores of a write-only agent's backup", () => {
 });
 
 describe("an identity pasted for a restore by the backup agent", () => {
-  test("goes to that agent's socket in the restore command, and is in no table, log line or file of the server", async () => {
+  test("reaches the server only sealed to that agent: no request, command, bus message, table, log line or file holds it readable", async () => {
     const serverLog = captureServerLog(testServer.server);
     // The cluster bus is the database's LISTEN/NOTIFY: what crosses it must not carry the identity readable.
     const onBus: string[] = [];
     const unsubscribe = testServer.server.ctx.bus.subscribe((message) => void onBus.push(JSON.stringify(message)));
     try {
-      const world = await writeOnlyWorld();
+      // The agent's transport key pair: its hello says the public part, the private part stays with it.
+      const agentKey = await generateX25519Identity();
+      const recipient = await identityToRecipient(agentKey);
+      const world = await writeOnlyWorld({ identityRecipient: recipient });
       const backupId = await sealedBackup(world);
       const identity = `dbvid1_${randomBytes(36).toString("base64url")}`;
+      const secretPart = identity.slice(7);
+      const bodies: string[] = [];
+      const restore = async (body: Record<string, unknown>) => {
+        bodies.push(JSON.stringify(body));
+        return askRestore(world.user, backupId, body);
+      };
 
-      // A malformed one is refused without being repeated.
-      const bad = await testServer.server.call("POST", `/api/backups/${backupId}/restore`, {
-        token: world.user.token,
-        body: { databaseName: "shop", identity: `${identity}x` },
-      });
-      expect(bad.status).toBe(400);
-      expect(bad.body.message).toBe("identity must be the identity a write-only agent printed or saved (dbvid1_ and 48 letters, digits, - or _)");
+      // The web is given the key to seal to with the agent.
+      const status = await testServer.server.call("GET", "/api/settings/system-status", { token: world.user.token });
+      expect(status.body.agents.find((agent: { id: string }) => agent.id === world.backupAgent.agentId).identityRecipient).toBe(recipient);
 
-      const asked = await testServer.server.call("POST", `/api/backups/${backupId}/restore`, {
-        token: world.user.token,
-        body: { databaseName: "shop", identity },
-      });
+      // In plaintext, it is refused without being used or repeated.
+      const plain = await askRestore(world.user, backupId, { databaseName: "shop", identity });
+      expect(plain.status).toBe(400);
+      expect(plain.body.message).toBe(
+        "The server takes no identity in plaintext, so nothing was changed: paste it in the restore wizard, which seals it to the restoring agent (sealedIdentity), or keep it on a restore agent (dbvault-agent setup --role restore --identity FILE).",
+      );
+      // Nor does a plaintext identity pass as a sealed one.
+      const unsealed = await askRestore(world.user, backupId, { databaseName: "shop", sealedIdentity: identity });
+      expect(unsealed.status).toBe(400);
+      expect(unsealed.body.message).toBe(
+        "sealedIdentity must be an identity sealed in the restore wizard to the restoring agent's identityRecipient (an armored age file)",
+      );
+      expect(await testServer.server.ctx.db.select().from(restores).where(eq(restores.backupId, backupId))).toEqual([]);
+
+      // What the web sends: the identity sealed to the agent's recipient.
+      const sealedIdentity = await sealIdentity(identity, recipient);
+      const asked = await restore({ databaseName: "shop", sealedIdentity });
       expect(asked.status).toBe(201);
       expect(asked.body.restore.waitingFor).toBeNull();
       expect(await world.backupAgent.waitFor("restore")).toEqual({
@@ -218,21 +246,39 @@ describe("an identity pasted for a restore by the backup agent", () => {
         backupId,
         databaseName: "shop",
         size: 1500,
-        identity,
+        sealedIdentity,
       });
+      // Only the agent's private key opens what the server forwarded.
+      const decrypter = new Decrypter();
+      decrypter.addIdentity(agentKey);
+      expect(await decrypter.decrypt(armor.decode(sealedIdentity), "text")).toBe(identity);
       world.backupAgent.send({ type: "restore.completed", restoreId: asked.body.restore.id, stats: { "shop.orders": { restored: 3, failed: 0 } } });
       await waitUntil(async () => (await listRestores(world.user)).find((row) => row.id === asked.body.restore.id)?.status === "completed");
       await testServer.server.ctx.pendingWork.settled();
 
+      expect(bodies.join("\n")).not.toContain(secretPart);
+      expect(JSON.stringify(world.backupAgent.received)).not.toContain(secretPart);
       expect(onBus.some((message) => message.includes(asked.body.restore.id))).toBe(true);
-      expect(onBus.join("\n")).not.toContain(identity.slice(7));
+      expect(onBus.join("\n")).not.toContain(secretPart);
       expect(serverLog.lines.some((line) => line.includes(asked.body.restore.id))).toBe(true);
-      expect(serverLog.lines.join("\n")).not.toContain(identity.slice(7));
-      expect(await whereServerKeeps(testServer.server, identity.slice(7))).toEqual([]);
+      expect(serverLog.lines.join("\n")).not.toContain(secretPart);
+      expect(await whereServerKeeps(testServer.server, secretPart)).toEqual([]);
     } finally {
       unsubscribe();
       serverLog.stop();
     }
+  });
+
+  test("is refused for a backup agent too old to say the key to seal it to", async () => {
+    const world = await writeOnlyWorld();
+    const backupId = await sealedBackup(world);
+    const sealedIdentity = await sealedForSomeAgent();
+    const asked = await askRestore(world.user, backupId, { databaseName: "shop", sealedIdentity });
+    expect(asked.status).toBe(409);
+    expect(asked.body.message).toBe(
+      'The agent "db-host" is too old to take a pasted identity, so nothing was changed. Update it (dbvault-agent update), or set up a restore agent where the identity is kept (dbvault-agent setup --role restore --identity FILE).',
+    );
+    expect(await testServer.server.ctx.db.select().from(restores).where(eq(restores.backupId, backupId))).toEqual([]);
   });
 
   test("is refused when the backup agent is offline: it is kept nowhere to send later", async () => {
@@ -242,11 +288,8 @@ describe("an identity pasted for a restore by the backup agent", () => {
     await waitUntil(
       async () => (await testServer.server.ctx.db.select().from(agents).where(eq(agents.id, world.backupAgent.agentId)))[0]?.status === "offline",
     );
-    const identity = `dbvid1_${randomBytes(36).toString("base64url")}`;
-    const asked = await testServer.server.call("POST", `/api/backups/${backupId}/restore`, {
-      token: world.user.token,
-      body: { databaseName: "shop", identity },
-    });
+    const sealedIdentity = await sealedForSomeAgent();
+    const asked = await askRestore(world.user, backupId, { databaseName: "shop", sealedIdentity });
     expect(asked.status).toBe(409);
     expect(asked.body.code).toBe("AGENT_OFFLINE");
     expect(await testServer.server.ctx.db.select().from(restores).where(eq(restores.backupId, backupId))).toEqual([]);

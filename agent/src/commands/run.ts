@@ -5,6 +5,7 @@
 import { describeSealingKey, openingKeyIds, readServerSettings } from "../config.ts";
 import { startAgentDaemon } from "../daemon/agent-daemon.ts";
 import { createDaemonLog } from "../daemon/daemon-log.ts";
+import { createIdentityTransport } from "../daemon/identity-transport.ts";
 import { createDaemonRuntime } from "../daemon/runtime.ts";
 import type { AgentConfig } from "../config.ts";
 import type { DaemonLog } from "../daemon/daemon-log.ts";
@@ -44,7 +45,7 @@ export async function runDaemonCommand(args: string[], context: CommandContext):
   if (BUILD_PLATFORM !== null) {
     void removeUpdateLeftovers(process.execPath).then((removed) => removed.length > 0 && log("removed what an earlier update left behind", { removed }));
   }
-  const daemon = startAgentDaemon(createDaemonRuntime({ configPath: path, config, hello: describeAgentHost(), log }));
+  const daemon = startAgentDaemon(createDaemonRuntime({ configPath: path, config, hello: describeAgentHost(), log }), await createIdentityTransport());
   const signal = context.io.signal;
   const stopRequested = new Promise<"signal">((resolve) => {
     if (signal.aborted) resolve("signal");

@@ -2,6 +2,7 @@ import type { AgentMessage, ServerMessage } from "../../../protocol/agent-protoc
 import { DumpError } from "../dump/errors.ts";
 import { type AgentSocket, startAgentSocket } from "../transport/agent-socket";
 import { createGoSignals } from "../transport/go-signals";
+import type { IdentityTransport } from "./identity-transport.ts";
 import { describeError, type JobContext } from "./job-context.ts";
 import { createJobQueue } from "./job-queue.ts";
 import { runBackupJob } from "./jobs/backup-job.ts";
@@ -22,7 +23,7 @@ const STOP_GRACE_MS = 5_000;
  * time by the job queue (with the daily check of the copies in the customer's buckets); answers restart and reset itself. Once an update is installed,
  * `restartRequested` tells the run command to restart into it when nothing runs.
  */
-export function startAgentDaemon(runtime: DaemonRuntime) {
+export function startAgentDaemon(runtime: DaemonRuntime, identityTransport: IdentityTransport) {
   const abort = new AbortController();
   let socket: AgentSocket;
   const goSignals = createGoSignals();
@@ -68,7 +69,7 @@ export function startAgentDaemon(runtime: DaemonRuntime) {
           backupId: message.backupId,
         });
       case "restore":
-        return queue.enqueue(() => runRestoreJob(job, message), { restoreId: message.restoreId });
+        return queue.enqueue(() => runRestoreJob(job, message, identityTransport), { restoreId: message.restoreId });
       case "verify":
         return queue.enqueue(() => trust.verifyBackup(message.backupId, message.expected, message.sha256));
       case "drill":
@@ -104,7 +105,13 @@ export function startAgentDaemon(runtime: DaemonRuntime) {
     {
       url: () => runtime.client().socketUrl(),
       headers: () => runtime.client().socketHeaders(),
-      hello: () => ({ ...runtime.hello, databases: runtime.databaseNames(), keyIds: runtime.keyIds(), role: runtime.role() }),
+      hello: () => ({
+        ...runtime.hello,
+        databases: runtime.databaseNames(),
+        keyIds: runtime.keyIds(),
+        role: runtime.role(),
+        identityRecipient: identityTransport.recipient,
+      }),
       // `setup --force` on this machine gave it new credentials: the next connection uses them.
       beforeConnect: () => runtime.reloadConfig(),
       heartbeat,

@@ -6,13 +6,13 @@ import type { SecretBox } from "./secret-box";
  * Sends a command to an agent over whichever server instance holds its socket (the cluster bus;
  * modules/agent-link/gateway.ts delivers it). Fire and forget: an agent offline gets nothing, and
  * the job it names is failed by the sweep if it never starts. The bus is the database's
- * LISTEN/NOTIFY, so a secret in a command (an identity pasted for a restore) crosses it sealed
- * under a key derived from API_KEY_SECRET, which the database does not hold.
+ * LISTEN/NOTIFY: an identity pasted for a restore, already sealed by the web to the agent, also
+ * crosses it under a key derived from API_KEY_SECRET, which the database does not hold.
  */
 export async function sendToAgent(ctx: { bus: ClusterBus; commandBox: SecretBox }, agentId: string, message: ServerMessage) {
-  if (message.type === "restore" && message.identity !== undefined) {
-    const { identity, ...rest } = message;
-    await ctx.bus.publish({ kind: "agent.send", agentId, message: rest, sealed: ctx.commandBox.seal(JSON.stringify({ identity })) });
+  if (message.type === "restore" && message.sealedIdentity !== undefined) {
+    const { sealedIdentity, ...rest } = message;
+    await ctx.bus.publish({ kind: "agent.send", agentId, message: rest, sealed: ctx.commandBox.seal(JSON.stringify({ sealedIdentity })) });
     return;
   }
   await ctx.bus.publish({ kind: "agent.send", agentId, message });

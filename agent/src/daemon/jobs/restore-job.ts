@@ -1,4 +1,5 @@
 import type { RestoreStats, ServerMessage } from "../../../../protocol/agent-protocol";
+import type { IdentityTransport } from "../identity-transport.ts";
 import { describeError, type JobContext } from "../job-context.ts";
 import { throttleProgress } from "../progress-throttle.ts";
 import { openResumableDownload } from "../resumable-download.ts";
@@ -10,15 +11,22 @@ import { type DownloadedSlices, downloadSlices } from "./point-in-time-slices.ts
  * it failed part-way, is delivered to the server even across a lost connection. A point-in-time
  * restore first downloads its slices; the restore replays them after the backup's own oplog.
  */
-export async function runRestoreJob(job: JobContext, command: Extract<ServerMessage, { type: "restore" }>): Promise<void> {
+export async function runRestoreJob(
+  job: JobContext,
+  command: Extract<ServerMessage, { type: "restore" }>,
+  /** Opens an identity the web sealed to this run of the agent; absent: none can be opened. */
+  identityTransport?: Pick<IdentityTransport, "open">,
+): Promise<void> {
   const { runtime, signal } = job;
-  const { restoreId, backupId, databaseName, size, targetDatabase, collections, pointInTime, identity } = command;
+  const { restoreId, backupId, databaseName, size, targetDatabase, collections, pointInTime, sealedIdentity } = command;
   runtime.log("restore started", { restoreId, backupId, databaseName, ...(targetDatabase ? { targetDatabase } : {}), ...(collections ? { collections } : {}) });
   job.deliver({ type: "restore.started", restoreId });
   const report = throttleProgress((progress) => job.send({ type: "restore.progress", restoreId, progress }));
   let slices: DownloadedSlices | undefined;
   try {
     // The whole chain is here before the backup is read: its check needs every slice.
+    // Pasted in the web and sealed there to this agent: opened here, in memory, for this restore only.
+    const identity = sealedIdentity === undefined ? undefined : await openSentIdentity(identityTransport, sealedIdentity);
     if (pointInTime) slices = await downloadSlices(runtime.client(), pointInTime, signal);
     const download = openResumableDownload(runtime.client(), backupId, { signal });
     const stats = await runtime.restore(databaseName, download, {
@@ -28,7 +36,6 @@ export async function runRestoreJob(job: JobContext, command: Extract<ServerMess
       ...(targetDatabase ? { targetDatabase } : {}),
       ...(collections ? { collections } : {}),
       ...(pointInTime && slices ? { pointInTime: { until: pointInTime.until, files: slices.files } } : {}),
-      // Pasted in the web for this restore: used for it, then gone with the job.
       ...(identity !== undefined ? { identity } : {}),
     });
     runtime.log("restore completed", { restoreId, databaseName });
@@ -40,4 +47,9 @@ export async function runRestoreJob(job: JobContext, command: Extract<ServerMess
   } finally {
     await slices?.remove();
   }
+}
+
+function openSentIdentity(transport: Pick<IdentityTransport, "open"> | undefined, sealed: string): Promise<string> {
+  if (!transport) throw new Error("this agent cannot open an identity sent with a restore: open the restore wizard again and paste it");
+  return transport.open(sealed);
 }

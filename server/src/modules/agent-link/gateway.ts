@@ -80,6 +80,8 @@ export function createAgentGateway(ctx: AppContext) {
           platform: raw.platform,
           ...(raw.keyIds ? { keyIds: raw.keyIds } : {}),
           ...(raw.role ? { role: raw.role } : {}),
+          // Each run of the agent has its own; an older agent's hello clears the last one.
+          identityRecipient: raw.identityRecipient ?? null,
         });
         // After it is recorded online, so that it may take over databases whose runner is offline.
         // A restore agent runs none: its databases are only where it restores.

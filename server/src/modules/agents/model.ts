@@ -32,6 +32,9 @@ export const agentAnswer = t.Object({
   version: nullable(t.String()),
   keyIds: nullable(t.Array(t.String(), { description: "Key ids (public fingerprints) of the agent's keyring; never a key" })),
   role: oneOf(agentRoles, "role"),
+  identityRecipient: nullable(
+    t.String({ description: "The age X25519 recipient a pasted identity is sealed to for this agent (public); null: too old to take one" }),
+  ),
   status: oneOf(agentStatuses, "status"),
   lastSeen: nullable(isoDate()),
   lastUpdate: nullable(

@@ -30,6 +30,8 @@ export function toAgentView(agent: AgentRow) {
     keyIds: agent.keyIds ?? null,
     /** "backup", or "restore": holds a write-only agent's identity, runs verifications, drills and restores only. */
     role: agent.role,
+    /** The age recipient the web seals a pasted identity to (public); null: the agent is too old to take one. */
+    identityRecipient: agent.identityRecipient,
     status: agent.status,
     lastSeen: agent.lastSeen?.toISOString() ?? null,
     lastUpdate: agent.updateStatus
@@ -186,7 +188,7 @@ export async function markAgentConnected(
   ctx: AppContext,
   agentId: string,
   connectionId: string,
-  info: { version?: string; hostname?: string; platform?: string; keyIds?: string[]; role?: AgentRole },
+  info: { version?: string; hostname?: string; platform?: string; keyIds?: string[]; role?: AgentRole; identityRecipient?: string | null },
 ) {
   const now = ctx.now();
   const cameOnline = await ctx.db.transaction(async (tx) => {

@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { anomalyKinds, backupConsistencies, backupCopyStatuses, backupTypes, operationStatuses, restoreKinds } from "@db/schema";
-import { IDENTITY_TEXT_PATTERN } from "@protocol/agent-protocol";
+import { SEALED_IDENTITY_MAX_LENGTH, SEALED_IDENTITY_PATTERN } from "@protocol/agent-protocol";
 import { fileAnswer, isoDate, messageAnswer, nullable, oneOf } from "../../lib/schema";
 
 const databaseName = t.String({ minLength: 1, maxLength: 64, error: "databaseName is required" });
@@ -36,14 +36,17 @@ export const backupsModel = {
         },
       ),
     ),
-    identity: t.Optional(
+    sealedIdentity: t.Optional(
       t.String({
-        pattern: IDENTITY_TEXT_PATTERN,
-        // Never echoes the value: it is a private key.
-        error: "identity must be the identity a write-only agent printed or saved (dbvid1_ and 48 letters, digits, - or _)",
-        description: "A write-only agent's identity: sent to the restoring agent only, never stored",
+        maxLength: SEALED_IDENTITY_MAX_LENGTH,
+        pattern: SEALED_IDENTITY_PATTERN,
+        // Never echoes the value.
+        error: "sealedIdentity must be an identity sealed in the restore wizard to the restoring agent's identityRecipient (an armored age file)",
+        description: "A write-only agent's identity, sealed by the web to the restoring agent's identityRecipient: the server forwards it and cannot open it",
       }),
     ),
+    /** Refused: the server takes an identity sealed to the agent only (service.ts says so with a 400). */
+    identity: t.Optional(t.Unknown({ description: "Refused: send sealedIdentity" })),
   }),
 };
 

@@ -57,10 +57,12 @@ export interface RestoreRequest {
   /** Only these collections of the backup; default: all. */
   collections?: string[];
   /**
-   * The identity that opens a write-only agent's backup (`dbvid1_…`), pasted in the restore
-   * wizard: sent to the restoring agent in the restore command only, never stored or logged.
+   * The identity that opens a write-only agent's backup, pasted in the restore wizard and sealed
+   * there to the restoring agent's identityRecipient: forwarded in the restore command only.
    */
-  identity?: string;
+  sealedIdentity?: string;
+  /** An identity in plaintext: refused (the server must never receive one). */
+  identity?: unknown;
 }
 
 /**
@@ -99,6 +101,12 @@ async function chooseRestoringAgent(
   return { waitingFor: reader.waiting };
 }
 
+/** 400 for an identity sent in plaintext: the server must never receive one, so it is not used. */
+const plaintextIdentity = () =>
+  badRequest(
+    "The server takes no identity in plaintext, so nothing was changed: paste it in the restore wizard, which seals it to the restoring agent (sealedIdentity), or keep it on a restore agent (dbvault-agent setup --role restore --identity FILE).",
+  );
+
 /** 409 for a restore or drill of a backup no agent can read: a write-only agent's, with no restore agent set up. */
 export const noReaderAtAll = (keyId: string) =>
   new AppError(
@@ -123,6 +131,7 @@ export async function requestRestore(
   pointInTime?: { record: RestorePointInTime; command: PointInTimeCommand },
   actor?: AuditActor,
 ) {
+  if (input.identity !== undefined) throw plaintextIdentity();
   const backup = await findOwnBackup(ctx, organizationId, backupId);
   if (backup.status !== "completed") throw conflict(`This backup is ${backup.status}; only completed backups can be restored.`);
   const target = input.targetDatabase ?? backup.databaseName;
@@ -141,7 +150,17 @@ export async function requestRestore(
         .where(and(eq(databases.organizationId, organizationId), eq(databases.name, backup.databaseName)));
   const database = existing ?? source;
   const [usual] = database?.agentId ? await ctx.db.select().from(agents).where(eq(agents.id, database.agentId)) : [];
-  const { agent, waitingFor } = await chooseRestoringAgent(ctx, backup, usual, { identity: input.identity !== undefined, pointInTime: Boolean(pointInTime) });
+  const { agent, waitingFor } = await chooseRestoringAgent(ctx, backup, usual, {
+    identity: input.sealedIdentity !== undefined,
+    pointInTime: Boolean(pointInTime),
+  });
+  if (agent && input.sealedIdentity !== undefined && agent.identityRecipient === null) {
+    throw new AppError(
+      409,
+      "CONFLICT",
+      `The agent "${agent.name}" is too old to take a pasted identity, so nothing was changed. Update it (dbvault-agent update), or set up a restore agent where the identity is kept (dbvault-agent setup --role restore --identity FILE).`,
+    );
+  }
   if (!agent && !waitingFor) {
     throw new AppError(409, "AGENT_OFFLINE", `No agent is online for "${database?.name ?? target}". Start it with dbvault-agent run, then try again.`);
   }
@@ -173,7 +192,7 @@ export async function requestRestore(
         ...(targetDatabase ? { targetDatabase } : {}),
         ...(collections ? { collections } : {}),
         // Whether an identity went with it (never the identity itself).
-        ...(input.identity !== undefined ? { withIdentity: true } : {}),
+        ...(input.sealedIdentity !== undefined ? { withIdentity: true } : {}),
       },
       actor,
     );
@@ -183,8 +202,8 @@ export async function requestRestore(
     await sendToAgent(ctx, agent.id, {
       ...restoreCommand(restore, backup.size, Boolean(existing)),
       ...(pointInTime ? { pointInTime: pointInTime.command } : {}),
-      // Pasted in the restore wizard: this command is the only place the server puts it.
-      ...(input.identity !== undefined ? { identity: input.identity } : {}),
+      // Sealed in the restore wizard to this agent: the server forwards what it cannot open.
+      ...(input.sealedIdentity !== undefined ? { sealedIdentity: input.sealedIdentity } : {}),
     });
   }
   await announceRestore(ctx, restore);
@@ -193,7 +212,7 @@ export async function requestRestore(
     backupId,
     agentId: agent?.id ?? null,
     ...(waitingFor ? { waiting: true } : {}),
-    ...(input.identity !== undefined ? { withIdentity: true } : {}),
+    ...(input.sealedIdentity !== undefined ? { withIdentity: true } : {}),
   });
   if (waitingFor) return { message: `Restore requested. ${waitingFor}`, restore: toRestoreView(restore) };
   return { message: "Restore requested. Follow its progress in Restore History.", restore: toRestoreView(restore) };

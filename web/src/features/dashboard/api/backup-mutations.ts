@@ -21,8 +21,8 @@ export function useResolveAnomaly() {
   return useMutation({ mutationFn: (backupId: string) => answerOf(resolveAnomalyRequest(backupId)), onSettled: () => reloadBackupLists(queryClient) });
 }
 
-/** `identity`: a write-only agent's, pasted in the wizard; the server passes it to the agent only. */
-export type RestoreRequest = { backupId: string; databaseName: string; targetDatabase?: string; collections?: string[]; identity?: string };
+/** `sealedIdentity`: a write-only agent's identity, sealed in the wizard to the restoring agent; the server forwards it only. */
+export type RestoreRequest = { backupId: string; databaseName: string; targetDatabase?: string; collections?: string[]; sealedIdentity?: string };
 
 /** Starts a restore; Restore History is read again so the new row shows at once. */
 export function useStartRestore() {

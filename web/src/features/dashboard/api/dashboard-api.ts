@@ -16,8 +16,11 @@ export const deleteBackupRequest = (id: string) => backupNode(id).delete();
 export const downloadBackupRangeRequest = (id: string, start: number, end: number) =>
   backupNode(id).download.get({ headers: { range: `bytes=${start}-${end}` } });
 /** `databaseName` is the typed confirmation: the target's name. */
-export const restoreBackupRequest = (id: string, databaseName: string, where: { targetDatabase?: string; collections?: string[]; identity?: string } = {}) =>
-  backupNode(id).restore.post({ databaseName, ...where });
+export const restoreBackupRequest = (
+  id: string,
+  databaseName: string,
+  where: { targetDatabase?: string; collections?: string[]; sealedIdentity?: string } = {},
+) => backupNode(id).restore.post({ databaseName, ...where });
 export const restoreToMomentRequest = (body: { databaseId: string; at: string; confirmation: string; targetDatabase?: string; collections?: string[] }) =>
   api.restores["point-in-time"].post(body);
 export const listRestoresRequest = () => api.backups.restores.all.get();

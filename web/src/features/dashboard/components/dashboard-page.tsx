@@ -27,7 +27,7 @@ import { BackupsTable } from "./backups-table";
 import { DashboardHeader } from "./dashboard-header";
 import { DashboardTabs } from "./dashboard-tabs";
 import { RestoreDialog } from "./restore-dialog";
-import { describeMissingKey, describeRestoringReader, runnerLacksKey } from "../utils/key-warning";
+import { describeMissingKey, describeRestoringReader, identityRecipientOf } from "../utils/key-warning";
 import { RestoreHistoryPanel } from "./restore-history-panel";
 import { PitrCoverageLines } from "./pitr-coverage-lines";
 import { SummaryCards } from "./summary-cards";
@@ -181,7 +181,7 @@ export function DashboardPage({ token, can }: { token: string | null; can: Permi
         onRestored={onRestored}
         keyWarning={restoring ? describeMissingKey(restoring, databases, agents) : null}
         readerNote={restoring ? describeRestoringReader(restoring, databases, agents) : null}
-        offerIdentity={restoring ? runnerLacksKey(restoring, databases, agents) : false}
+        identityRecipient={restoring ? identityRecipientOf(restoring, databases, agents) : null}
       />
     </div>
   );

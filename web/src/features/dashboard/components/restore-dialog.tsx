@@ -20,6 +20,7 @@ import {
   RestoreTargetStep,
 } from "./restore-target-step";
 import { restorableCollections } from "../utils/dashboard-format";
+import { sealIdentity } from "../utils/seal-identity";
 import { describeFinalWarning, describeFirstWarning, describeSecondWarning, type RestoreChoice, type RestoreWarning } from "../utils/restore-warnings";
 
 type Props = {
@@ -30,8 +31,11 @@ type Props = {
   keyWarning?: string | null;
   /** Who restores a backup the database's agent cannot open (a restore agent), shown on the first step. */
   readerNote?: string | null;
-  /** The database's agent cannot open this backup: offer the identity field (a restore with it runs on that agent). */
-  offerIdentity?: boolean;
+  /**
+   * The database's agent cannot open this backup: the identity field is offered, sealed to this
+   * public key of that agent's (a restore with it runs there); "too-old": the agent cannot take one.
+   */
+  identityRecipient?: string | null;
 };
 
 const STEP_COUNT = 4;
@@ -44,7 +48,7 @@ type RestoreSource = "backup" | "moment";
  * The restore wizard: this backup or a point in time, where to restore (over the original, or as a copy, optionally only some
  * collections), the spec's two warnings, then the exact target name to confirm.
  */
-export function RestoreDialog({ backup, onClose, onRestored, keyWarning = null, readerNote = null, offerIdentity = false }: Props) {
+export function RestoreDialog({ backup, onClose, onRestored, keyWarning = null, readerNote = null, identityRecipient = null }: Props) {
   const [step, setStep] = useState(1);
   const [typed, setTyped] = useState("");
   const restore = useStartRestore();
@@ -80,7 +84,8 @@ export function RestoreDialog({ backup, onClose, onRestored, keyWarning = null, 
   const collections = parseCollectionList(where.collections);
   const matches = typed === name && name !== "";
   const whereProblem = where.mode === "copy" ? describeDatabaseNameProblem(name) : null;
-  const pastedIdentity = offerIdentity && from === "backup" ? identity.trim() : "";
+  const offerIdentity = identityRecipient !== null;
+  const pastedIdentity = identityRecipient !== null && identityRecipient !== "too-old" && from === "backup" ? identity.trim() : "";
   const identityProblem = describeIdentityProblem(pastedIdentity);
   const choice: RestoreChoice = {
     mode: where.mode,
@@ -93,7 +98,7 @@ export function RestoreDialog({ backup, onClose, onRestored, keyWarning = null, 
   // The destructive buttons look destructive only when the original is at stake.
   const proceedVariant = where.mode === "copy" ? "default" : "destructive";
 
-  const submit = () => {
+  const submit = async () => {
     if (!backup || !matches) return;
     setError(null);
     // An answer without a message says the restore was refused; no answer at all, something else went wrong.
@@ -113,13 +118,21 @@ export function RestoreDialog({ backup, onClose, onRestored, keyWarning = null, 
       );
       return;
     }
+    // Sealed here to the restoring agent: the server only ever holds what it cannot open.
+    let sealedIdentity: string | undefined;
+    try {
+      sealedIdentity = pastedIdentity && identityRecipient ? await sealIdentity(pastedIdentity, identityRecipient) : undefined;
+    } catch {
+      setError("The identity could not be sealed for the agent in this browser, so nothing was sent. Reload the page and try again.");
+      return;
+    }
     restore.mutate(
       {
         backupId: backup.id,
         databaseName: typed,
         ...(where.mode === "copy" ? { targetDatabase: name } : {}),
         ...(collections.length > 0 ? { collections } : {}),
-        ...(pastedIdentity ? { identity: pastedIdentity } : {}),
+        ...(sealedIdentity ? { sealedIdentity } : {}),
       },
       { onSuccess: onRestored, onError },
     );
@@ -155,7 +168,7 @@ export function RestoreDialog({ backup, onClose, onRestored, keyWarning = null, 
     ) : (
       <>
         {cancel}
-        <Button variant={proceedVariant} onClick={submit} disabled={!matches || busy}>
+        <Button variant={proceedVariant} onClick={() => void submit()} disabled={!matches || busy}>
           {busy ? "Processing..." : "Restore database"}
         </Button>
       </>
@@ -178,7 +191,9 @@ export function RestoreDialog({ backup, onClose, onRestored, keyWarning = null, 
               <span data-testid="restore-reader-note">{readerNote}</span>
             </Alert>
           ) : null}
-          {step === 1 && offerIdentity && from === "backup" ? <IdentityField value={identity} onChange={setIdentity} problem={identityProblem} /> : null}
+          {step === 1 && offerIdentity && from === "backup" ? (
+            <IdentityField value={identity} onChange={setIdentity} problem={identityProblem} tooOld={identityRecipient === "too-old"} />
+          ) : null}
           {step === 1 && database?.pitrEnabled ? <SourceChoice from={from} onChange={setFrom} backupTime={formatDateTime(backup.timestamp)} /> : null}
           {step === 1 && from === "moment" && database ? <PointInTimePicker databaseId={database.id} onChange={setChosen} /> : null}
           {step > 1 && from === "moment" && chosen ? (
@@ -238,11 +253,20 @@ export function describeIdentityProblem(text: string): string | null {
 }
 
 /**
- * The identity of the write-only agent that sealed the backup, for a restore by that agent. It
- * goes to the agent only, with the restore command over its connection; nothing keeps it.
+ * The identity of the write-only agent that sealed the backup, for a restore by that agent. It is
+ * sealed in this browser to that agent's key and goes to it only; nothing keeps it. An agent too
+ * old to say its key cannot take one: the field says so instead.
  */
-function IdentityField({ value, onChange, problem }: { value: string; onChange: (value: string) => void; problem: string | null }) {
+function IdentityField({ value, onChange, problem, tooOld }: { value: string; onChange: (value: string) => void; problem: string | null; tooOld: boolean }) {
   const id = useId();
+  if (tooOld) {
+    return (
+      <p className="text-sm text-slate-600" data-testid="restore-identity-too-old">
+        This database's agent is too old to take a pasted identity. Update it (dbvault-agent update) to restore with it, or set up a restore agent where the
+        identity is kept (dbvault-agent setup --role restore --identity FILE).
+      </p>
+    );
+  }
   return (
     <div>
       <label htmlFor={id} className="block font-medium text-slate-900">
@@ -263,7 +287,7 @@ function IdentityField({ value, onChange, problem }: { value: string; onChange: 
       />
       <p id={`${id}-hint`} className={cn("mt-1 text-xs", problem ? "text-red-600" : "text-slate-500")} data-testid="restore-identity-hint">
         {problem ??
-          "Paste the identity that opens this backup to restore with the database's own agent. It is sent only to that agent, over its connection, and is never stored by DBVault."}
+          "Paste the identity that opens this backup to restore with the database's own agent. This browser seals it to that agent's key before sending it: DBVault's server never sees it and never stores it."}
       </p>
     </div>
   );

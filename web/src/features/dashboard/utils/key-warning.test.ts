@@ -1,8 +1,9 @@
 import { describe, expect, test } from "bun:test";
-import { describeMissingKey, describeReaders, describeRestoringReader, runnerLacksKey, shortKeyId } from "./key-warning";
+import { describeMissingKey, describeReaders, describeRestoringReader, identityRecipientOf, shortKeyId } from "./key-warning";
 
 const KEY = "32c6aee69f6033de3a2444d67e6f022c";
 const OTHER = "2deacbd61cb59e47db556f754d6d86ae";
+const RECIPIENT = "age1m2n0a5kyxmduv8dy5pxlpjfatyx9ghke9zewcqky7rm4jmj2q9zsvj5t88";
 const databases = [{ name: "shop", agentId: "a1" }];
 const agentWith = (keyIds: string[] | null) => [{ id: "a1", name: "db-host-1", keyIds }];
 
@@ -44,8 +45,13 @@ describe("write-only agents' backups and restore agents", () => {
         "To restore with db-host-1 itself, paste the identity below.",
     );
     expect(describeMissingKey(backup, databases, [backupHost, laptop])).toBeNull();
-    expect(runnerLacksKey(backup, databases, [backupHost, laptop])).toBe(true);
+    expect(identityRecipientOf(backup, databases, [backupHost, laptop])).toBe("too-old");
     expect(describeRestoringReader(backup, databases, [{ ...backupHost, keyIds: [KEY] }, laptop])).toBeNull();
-    expect(runnerLacksKey(backup, databases, [{ ...backupHost, keyIds: [KEY] }])).toBe(false);
+    expect(identityRecipientOf(backup, databases, [{ ...backupHost, keyIds: [KEY] }])).toBeNull();
+  });
+
+  test("the identity field seals to the transport key of the agent that cannot open the backup, or says it is too old", () => {
+    expect(identityRecipientOf(backup, databases, [{ ...backupHost, identityRecipient: RECIPIENT }, laptop])).toBe(RECIPIENT);
+    expect(identityRecipientOf(backup, databases, [{ ...backupHost, identityRecipient: null }, laptop])).toBe("too-old");
   });
 });

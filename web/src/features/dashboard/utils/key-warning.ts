@@ -6,7 +6,7 @@
 
 type KeyedBackup = { databaseName: string; keyId: string | null };
 type RunnerDatabase = { name: string; agentId: string | null };
-type KeyedAgent = { id: string; name: string; keyIds: string[] | null };
+type KeyedAgent = { id: string; name: string; keyIds: string[] | null; identityRecipient?: string | null };
 
 /** The short form shown in the backups list: the first 8 hex digits (the whole id goes in its title). */
 export const shortKeyId = (keyId: string) => keyId.slice(0, 8);
@@ -46,9 +46,19 @@ export function describeRestoringReader(backup: KeyedBackup, databases: readonly
   );
 }
 
-/** Whether the agent running the backup's database cannot open it: the wizard then offers the identity field. */
-export const runnerLacksKey = (backup: KeyedBackup, databases: readonly RunnerDatabase[] | null, agents: readonly KeyedAgent[]) =>
-  runnerLackingKey(backup, databases, agents) !== null;
+/**
+ * What the wizard's identity field seals a pasted identity to: the public key of the agent running
+ * the backup's database when that agent cannot open it ("too-old": its hello named none); null when
+ * no identity is offered.
+ */
+export function identityRecipientOf(
+  backup: KeyedBackup,
+  databases: readonly RunnerDatabase[] | null,
+  agents: readonly KeyedAgent[],
+): string | "too-old" | null {
+  const agent = runnerLackingKey(backup, databases, agents);
+  return agent ? (agent.identityRecipient ?? "too-old") : null;
+}
 
 /**
  * Which agents can open a backup, by the key ids their hellos named ("readable by: recovery-laptop"
