@@ -18,7 +18,8 @@ export type SpooledSlice = SealedSlice & { reason: SliceReason; rolloverFrom?: O
 /** Where the next slice of the chain starts; before a chain's first slice, also why the chain starts. */
 export type ChainPosition = { chain: string; nextSequence: number; end: OplogTime; reason?: SliceReason; rolloverFrom?: OplogTime };
 
-type SliceDescription = Omit<SpooledSlice, "bytes">;
+/** A spooled slice without its bytes: what waits for upload in memory (the bytes wait on disk). */
+export type SliceDescription = Omit<SpooledSlice, "bytes">;
 
 const STATE_FILE = "state.json";
 const sliceName = (slice: { chain: string; sequence: number }) => `${slice.chain}-${String(slice.sequence).padStart(10, "0")}`;
@@ -42,15 +43,11 @@ export class ShippingStore {
   constructor(readonly directory: string) {}
 
   /** The position to resume from (undefined: never shipped) and the slices still to upload, oldest first. */
-  async load(): Promise<{ position: ChainPosition | undefined; pending: SpooledSlice[] }> {
+  async load(): Promise<{ position: ChainPosition | undefined; pending: SliceDescription[] }> {
     await mkdir(this.directory, { recursive: true, mode: 0o700 });
     const names = (await readdir(this.directory)).filter((name) => name.endsWith(".json") && name !== STATE_FILE).sort();
-    const pending: SpooledSlice[] = [];
-    for (const name of names) {
-      const description = JSON.parse(await readFile(join(this.directory, name), "utf8")) as SliceDescription;
-      const bytes = await readFile(join(this.directory, `${sliceName(description)}.enc.dbvault`));
-      pending.push({ ...description, bytes });
-    }
+    const pending: SliceDescription[] = [];
+    for (const name of names) pending.push(JSON.parse(await readFile(join(this.directory, name), "utf8")) as SliceDescription);
     const saved = await readFile(join(this.directory, STATE_FILE), "utf8").then(
       (text) => JSON.parse(text) as ChainPosition,
       () => undefined,
@@ -65,12 +62,18 @@ export class ShippingStore {
     return { position, pending };
   }
 
-  /** Keeps a sealed slice until the server has it, then moves the position past it. */
-  async spool(slice: SpooledSlice): Promise<void> {
+  /** Keeps a sealed slice until the server has it, then moves the position past it; answers it without its bytes. */
+  async spool(slice: SpooledSlice): Promise<SliceDescription> {
     const { bytes, ...description } = slice;
     await writeAtomically(this.directory, `${sliceName(slice)}.enc.dbvault`, bytes);
     await writeAtomically(this.directory, `${sliceName(slice)}.json`, JSON.stringify(description));
     await this.savePosition({ chain: slice.chain, nextSequence: slice.sequence + 1, end: slice.end });
+    return description;
+  }
+
+  /** A spooled slice's bytes, read when it is uploaded. */
+  async read(description: SliceDescription): Promise<SpooledSlice> {
+    return { ...description, bytes: await readFile(join(this.directory, `${sliceName(description)}.enc.dbvault`)) };
   }
 
   /** Records where the next slice starts (a new chain before its first slice). */

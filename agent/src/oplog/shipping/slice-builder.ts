@@ -1,8 +1,14 @@
 // Collects one slice's entries and seals them into an `.enc.dbvault` file of payload kind
 // oplog-slice: the preamble no-op, then the entries' bytes as read (docs/archive-format.md).
+// Memory, per slice (issue 25 §6: the daemon under 150 MB): the entries are copied into chunks of
+// their own as they come, so the driver's replies they were cut from are freed at once (an entry
+// is a view of its whole reply, up to 16 MiB of other entries), and the seal streams those chunks
+// through the encryptor on this thread: no concatenated plaintext, and no compression thread
+// started per slice (~10-30 MB each).
 import { createHash } from "node:crypto";
+import { finished } from "node:stream/promises";
 import { BSON, Timestamp } from "bson";
-import { encryptBuffer } from "../../archive/index.ts";
+import { createEncryptStream } from "../../archive/index.ts";
 import type { OplogTime } from "../../../../protocol/pitr.ts";
 
 /** Where a slice stands in its chain and what it covers: (start, end]. */
@@ -23,9 +29,16 @@ export const PREAMBLE_MESSAGE = "dbvault oplog slice";
 
 const toTimestamp = (time: OplogTime) => new Timestamp({ t: time.t, i: time.i });
 
+/** Bytes of one chunk the entries are copied into (a larger entry gets a chunk of its own size). */
+const CHUNK_BYTES = 1024 * 1024;
+
 /** Gathers entries for one slice, in oplog order; `seal` encrypts them with the master key. */
 export class SliceBuilder {
-  readonly #entries: Uint8Array[] = [];
+  /** Full chunks of copied entries, then the one being filled (`#used` bytes of it). */
+  readonly #chunks: Uint8Array[] = [];
+  #current: Uint8Array | undefined;
+  #used = 0;
+  #count = 0;
   #bytes = 0;
   #first: OplogTime | undefined;
   #last: OplogTime | undefined;
@@ -35,15 +48,23 @@ export class SliceBuilder {
   constructor(readonly place: SlicePlace) {}
 
   get entryCount(): number {
-    return this.#entries.length;
+    return this.#count;
   }
 
   get entryBytes(): number {
     return this.#bytes;
   }
 
+  /** Copies `raw`: the caller's buffer (a view of a driver reply) is not kept. */
   add(raw: Uint8Array, ts: OplogTime, now: number): void {
-    this.#entries.push(raw);
+    if (!this.#current || this.#used + raw.byteLength > this.#current.byteLength) {
+      if (this.#current) this.#chunks.push(this.#current.subarray(0, this.#used));
+      this.#current = new Uint8Array(Math.max(CHUNK_BYTES, raw.byteLength));
+      this.#used = 0;
+    }
+    this.#current.set(raw, this.#used);
+    this.#used += raw.byteLength;
+    this.#count += 1;
     this.#bytes += raw.byteLength;
     this.#first ??= ts;
     this.#last = ts;
@@ -53,15 +74,22 @@ export class SliceBuilder {
   /** Seals what was added as the slice covering (start, end]. */
   async seal(end: OplogTime, sealing: { masterKey: Uint8Array } | { recipient: Uint8Array }, createdAt: Date): Promise<SealedSlice> {
     const { database, chain, sequence, start } = this.place;
-    const entries = this.#entries.length;
+    const entries = this.#count;
     const preamble = BSON.serialize({
       op: "n",
       ns: "",
       ts: toTimestamp(start),
       o: { msg: PREAMBLE_MESSAGE, version: 1, database, chain, sequence, start: toTimestamp(start), end: toTimestamp(end), entries },
     });
-    const plaintext = Buffer.concat([preamble, ...this.#entries]);
-    const bytes = await encryptBuffer(plaintext, { ...sealing, payloadKind: "oplog-slice", compression: "zstd", createdAt });
+    const stream = createEncryptStream({ ...sealing, payloadKind: "oplog-slice", compression: "zstd", createdAt, compressionThreads: 0 });
+    const output: Buffer[] = [];
+    stream.on("data", (frame: Buffer) => output.push(frame));
+    const done = finished(stream);
+    const chunks = this.#current ? [...this.#chunks, this.#current.subarray(0, this.#used)] : this.#chunks;
+    for (const plaintext of [preamble, ...chunks]) await stream.writeCopied(plaintext);
+    stream.end();
+    await done;
+    const bytes = Buffer.concat(output);
     return {
       ...this.place,
       end,

@@ -1,6 +1,8 @@
 // Uploads spooled slices in order, one at a time, apart from the tail: a server that is down
-// only delays them (they wait in the spool, on disk), it never stops the oplog being read.
-import type { ShippingStore, SpooledSlice } from "./shipping-store.ts";
+// only delays them (they wait in the spool, on disk), it never stops the oplog being read. Only
+// their descriptions wait in memory: each slice's bytes are read from the spool as it is sent,
+// so a backlog (a server down for an hour) costs no memory (issue 25 §6).
+import type { ShippingStore, SliceDescription, SpooledSlice } from "./shipping-store.ts";
 
 /** Sends one slice to the server; resolves once the server has stored it (or already had it). */
 export type UploadSlice = (slice: SpooledSlice, signal: AbortSignal) => Promise<void>;
@@ -13,9 +15,9 @@ export function createSliceUploader(options: {
   signal: AbortSignal;
   log: (message: string, fields?: Record<string, unknown>) => void;
   /** Hears each slice the server stored (the lag meter). */
-  onStored?: (slice: SpooledSlice) => void;
+  onStored?: (slice: SliceDescription) => void;
 }) {
-  const queue: SpooledSlice[] = [];
+  const queue: SliceDescription[] = [];
   let wake: (() => void) | undefined;
   let stopped = false;
 
@@ -37,7 +39,7 @@ export function createSliceUploader(options: {
         continue;
       }
       try {
-        await options.upload(slice, options.signal);
+        await options.upload(await options.store.read(slice), options.signal);
         await options.store.acknowledge(slice);
         queue.shift();
         options.onStored?.(slice);
@@ -57,7 +59,7 @@ export function createSliceUploader(options: {
   })();
 
   return {
-    enqueue(slice: SpooledSlice) {
+    enqueue(slice: SliceDescription) {
       queue.push(slice);
       wake?.();
     },
