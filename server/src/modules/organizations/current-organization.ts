@@ -11,6 +11,20 @@ export const ORGANIZATION_HEADER = "x-organization-id";
 
 export const NOT_A_MEMBER_MESSAGE = "You are not a member of this organization. Choose another one in the organization switcher.";
 
+/** The user's memberships as CurrentOrganization rows, to narrow with a where clause. */
+export const membershipsOf = (db: DbOrTx) =>
+  db
+    .select({
+      id: organizations.id,
+      name: organizations.name,
+      personal: organizations.personal,
+      role: memberships.role,
+      planId: organizations.planId,
+      storageUsed: organizations.storageUsed,
+    })
+    .from(memberships)
+    .innerJoin(organizations, eq(organizations.id, memberships.organizationId));
+
 /**
  * The organization a user's request acts in: the one it names (`X-Organization-Id`), checked
  * against the memberships on every request so a removed member loses it at once, or else the
@@ -18,15 +32,7 @@ export const NOT_A_MEMBER_MESSAGE = "You are not a member of this organization. 
  * client only chooses among the user's memberships; it never grants one.
  */
 export async function currentOrganization(db: DbOrTx, userId: string, requested: string | undefined): Promise<CurrentOrganization> {
-  const columns = {
-    id: organizations.id,
-    name: organizations.name,
-    personal: organizations.personal,
-    role: memberships.role,
-    planId: organizations.planId,
-    storageUsed: organizations.storageUsed,
-  };
-  const mine = db.select(columns).from(memberships).innerJoin(organizations, eq(organizations.id, memberships.organizationId));
+  const mine = membershipsOf(db);
   if (requested) {
     const [named] = await mine.where(and(eq(memberships.userId, userId), eq(memberships.organizationId, requested)));
     if (!named) throw forbidden(NOT_A_MEMBER_MESSAGE);

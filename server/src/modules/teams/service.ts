@@ -4,7 +4,7 @@ import { and, asc, count, desc, eq } from "drizzle-orm";
 import { memberships, organizations } from "@db/schema";
 import type { AppContext } from "../../context";
 import { conflict } from "../../lib/errors";
-import type { CurrentOrganization } from "../organizations/current-organization";
+import { type CurrentOrganization, membershipsOf } from "../organizations/current-organization";
 import { lockAsActor } from "./members";
 import { closeMemberSockets, recordMembershipChange } from "./membership-effects";
 import { AGENT_REMOVED_CLOSE_CODE } from "@protocol/agent-protocol";
@@ -20,19 +20,7 @@ export const MAX_OWNED_TEAMS = 20;
 
 /** The user's organizations with their role in each: the personal one first, then teams by name. */
 export async function listMyOrganizations(ctx: AppContext, userId: string): Promise<CurrentOrganization[]> {
-  return ctx.db
-    .select({
-      id: organizations.id,
-      name: organizations.name,
-      personal: organizations.personal,
-      role: memberships.role,
-      planId: organizations.planId,
-      storageUsed: organizations.storageUsed,
-    })
-    .from(memberships)
-    .innerJoin(organizations, eq(organizations.id, memberships.organizationId))
-    .where(eq(memberships.userId, userId))
-    .orderBy(desc(organizations.personal), asc(organizations.name), asc(organizations.id));
+  return membershipsOf(ctx.db).where(eq(memberships.userId, userId)).orderBy(desc(organizations.personal), asc(organizations.name), asc(organizations.id));
 }
 
 /** Creates a team with the user as its owner. */
