@@ -130,11 +130,16 @@ describe("with the policy on", () => {
     expect((await server.call("DELETE", `/api/backups/${failed.id}`, { token: owner.token })).status).toBe(200);
 
     const admin = await server.registerAdmin();
+    const asked = now();
     const deletion = await server.call("DELETE", `/api/admin/users/${owner.id}`, { token: admin.token });
+    const answered = now();
     expect(deletion.status).toBe(409);
     expect(deletion.body.code).toBe("BACKUPS_PROTECTED");
+    const possibleFrom = Date.parse(deletion.body.possibleFrom);
+    expect(possibleFrom).toBeGreaterThanOrEqual(asked + 7 * DAY);
+    expect(possibleFrom).toBeLessThanOrEqual(answered + 7 * DAY);
     expect(deletion.body.message).toBe(
-      `Protect backups is on for this account: the account and its backups cannot be deleted until the protection is off, at the earliest 7 days after Protect backups is turned off in Settings → Security (${utc(now() + 7 * DAY)} if asked now).`,
+      `Protect backups is on for this account: the account and its backups cannot be deleted until the protection is off, at the earliest 7 days after Protect backups is turned off in Settings → Security (${utc(possibleFrom)} if asked now).`,
     );
     expect(await server.ctx.db.select().from(users).where(eq(users.id, owner.id))).toHaveLength(1);
     expect(await backupExists(kept.id)).toBe(true);
@@ -190,13 +195,18 @@ describe("point-in-time recovery under the policy", () => {
     const [unshipped] = await server.ctx.db.insert(databases).values({ organizationId: owner.id, name: "billing", pitrEnabled: false }).returning();
     await protect(owner);
 
+    // The server's clock runs (real time plus the test's offset): the answer is read between two readings of it.
+    const asked = now();
     const off = await server.call("PUT", `/api/pitr/databases/${shipped!.id}`, { token: owner.token, body: { enabled: false } });
+    const answered = now();
     expect(off.status).toBe(409);
     expect(off.body.code).toBe("BACKUPS_PROTECTED");
+    const possibleFrom = Date.parse(off.body.possibleFrom);
+    expect(possibleFrom).toBeGreaterThanOrEqual(asked + 7 * DAY);
+    expect(possibleFrom).toBeLessThanOrEqual(answered + 7 * DAY);
     expect(off.body.message).toBe(
-      `Protect backups is on for this account: point-in-time recovery cannot be turned off until the protection is off, at the earliest 7 days after Protect backups is turned off in Settings → Security (${utc(now() + 7 * DAY)} if asked now).`,
+      `Protect backups is on for this account: point-in-time recovery cannot be turned off until the protection is off, at the earliest 7 days after Protect backups is turned off in Settings → Security (${utc(possibleFrom)} if asked now).`,
     );
-    expect(Date.parse(off.body.possibleFrom)).toBe(now() + 7 * DAY);
     const [row] = await server.ctx.db.select().from(databases).where(eq(databases.id, shipped!.id));
     expect(row!.pitrEnabled).toBe(true);
     // Switching off what is already off destroys nothing: answered as before.
