@@ -1,16 +1,17 @@
 // The part of issue 27's attack moto cannot play (it takes any PutObjectRetention as asked): the
 // thief holds the server's own S3 keys and tries to shorten the COMPLIANCE retention of a stored
-// backup's file and manifest, so as to delete them early. On SeaweedFS's S3 gateway, which enforces
+// backup's file and manifest, or of an oplog slice, so as to delete them early. On SeaweedFS's S3 gateway, which enforces
 // retention changes (testkit/seaweedfs.ts), every shortening is refused, with or without the
 // governance bypass header, the lock date stays, deletes are still refused, and every stored
 // version is byte-identical. The rest of the Object Lock tests stay on moto.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash, randomBytes } from "node:crypto";
 import { eq } from "drizzle-orm";
-import { backups } from "@db/schema";
+import { backups, databases, organizations, pitrSlices, plans } from "@db/schema";
 import { findSeaweedFs, type SeaweedFsServer, startSeaweedFs } from "../../testkit/seaweedfs";
 import { backupStorage } from "../src/modules/backups/views";
 import { startTestServer, type TestServer } from "./harness";
+import { uploadSlice } from "./pitr-support";
 import { registerScriptedAgent } from "./scripted-agent";
 
 const { missing } = findSeaweedFs();
@@ -65,6 +66,37 @@ async function putRetention(key: string, versionId: string, mode: "COMPLIANCE" |
   });
 }
 
+/**
+ * Tries every shortening of every version's COMPLIANCE lock of `key`, and a bypassing delete, with
+ * the bucket's own keys: each is refused, and every version stays, byte for byte, under its lock.
+ */
+async function expectEveryShorteningRefused(key: string) {
+  const before = await versionsOf(key);
+  expect(before.length).toBeGreaterThan(0);
+  for (const { versionId, mode, retainUntil } of before) {
+    expect(mode).toBe("COMPLIANCE");
+    expect(new Date(retainUntil!).getTime()).toBeGreaterThan(Date.now() + 24 * 60 * MINUTE);
+    const soon = new Date(Date.now() + MINUTE);
+    // Shorter, the same mode; shorter as GOVERNANCE (to then bypass it); both with the bypass header.
+    for (const attempt of [
+      await putRetention(key, versionId, "COMPLIANCE", soon),
+      await putRetention(key, versionId, "GOVERNANCE", soon),
+      await putRetention(key, versionId, "COMPLIANCE", soon, { "x-amz-bypass-governance-retention": "true" }),
+      await putRetention(key, versionId, "GOVERNANCE", soon, { "x-amz-bypass-governance-retention": "true" }),
+    ]) {
+      expect(attempt.status).toBe(403);
+      expect(await attempt.text()).toContain("AccessDenied");
+    }
+    const deletion = await s3.s3.fetch(objectUrl(key, `?versionId=${encodeURIComponent(versionId)}`), {
+      method: "DELETE",
+      headers: { "x-amz-bypass-governance-retention": "true" },
+    });
+    expect(deletion.status).toBe(403);
+  }
+  // Every version still there, byte for byte, under the lock it had.
+  expect(await versionsOf(key)).toEqual(before);
+}
+
 describe.skipIf(missing !== null)(`shortening a COMPLIANCE lock with the server's S3 keys (SeaweedFS)${missing ? `: skipped, ${missing}` : ""}`, () => {
   test("every shortening of a backup's file and manifest lock is refused; the lock, the bytes and the backup stay", async () => {
     const user = await server.registerUser();
@@ -79,34 +111,23 @@ describe.skipIf(missing !== null)(`shortening a COMPLIANCE lock with the server'
     expect((await agent.upload(backupId, randomBytes(1000))).status).toBe(200);
     const keys = [backupStorage.file(user.id, backupId), backupStorage.manifest(user.id, backupId)];
 
-    for (const key of keys) {
-      const before = await versionsOf(key);
-      expect(before.length).toBeGreaterThan(0);
-      for (const { versionId, mode, retainUntil } of before) {
-        expect(mode).toBe("COMPLIANCE");
-        expect(new Date(retainUntil!).getTime()).toBeGreaterThan(Date.now() + 24 * 60 * MINUTE);
-        const soon = new Date(Date.now() + MINUTE);
-        // Shorter, the same mode; shorter as GOVERNANCE (to then bypass it); both with the bypass header.
-        for (const attempt of [
-          await putRetention(key, versionId, "COMPLIANCE", soon),
-          await putRetention(key, versionId, "GOVERNANCE", soon),
-          await putRetention(key, versionId, "COMPLIANCE", soon, { "x-amz-bypass-governance-retention": "true" }),
-          await putRetention(key, versionId, "GOVERNANCE", soon, { "x-amz-bypass-governance-retention": "true" }),
-        ]) {
-          expect(attempt.status).toBe(403);
-          expect(await attempt.text()).toContain("AccessDenied");
-        }
-        const deletion = await s3.s3.fetch(objectUrl(key, `?versionId=${encodeURIComponent(versionId)}`), {
-          method: "DELETE",
-          headers: { "x-amz-bypass-governance-retention": "true" },
-        });
-        expect(deletion.status).toBe(403);
-      }
-      // Every version still there, byte for byte, under the lock it had.
-      expect(await versionsOf(key)).toEqual(before);
-    }
+    for (const key of keys) await expectEveryShorteningRefused(key);
     expect((await server.call("GET", `/api/backups/${backupId}`, { token: user.token })).body.status).toBe("completed");
     const download = await fetch(`${base}/api/backups/${backupId}/download`, { headers: { authorization: `Bearer ${user.token}` }, redirect: "follow" });
     expect((await download.arrayBuffer()).byteLength).toBe(1000);
+  });
+
+  test("every shortening of an oplog slice's lock is refused; the slice stays", async () => {
+    const user = await server.registerUser();
+    const agent = await registerScriptedAgent(base, user.apiKey, ["orders"]);
+    const [pro] = await server.ctx.db.select().from(plans).where(eq(plans.name, "Pro"));
+    await server.ctx.db.update(organizations).set({ planId: pro!.id }).where(eq(organizations.id, user.id));
+    await agent.connect();
+    const [orders] = await server.ctx.db.select().from(databases).where(eq(databases.organizationId, user.id));
+    expect((await server.call("PUT", `/api/pitr/databases/${orders!.id}`, { token: user.token, body: { enabled: true } })).status).toBe(200);
+    const end = Math.floor(Date.now() / 1000);
+    const { id } = await uploadSlice(server.ctx, base, agent, "orders", { chain: "d".repeat(32), sequence: 0, start: `${end - 10},1`, end: `${end},1` });
+    const [slice] = await server.ctx.db.select().from(pitrSlices).where(eq(pitrSlices.id, id));
+    await expectEveryShorteningRefused(slice!.storageKey);
   });
 });
