@@ -7,11 +7,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash, randomBytes } from "node:crypto";
 import { eq } from "drizzle-orm";
-import { backups, databases, organizations, pitrSlices, plans } from "@db/schema";
+import { backups } from "@db/schema";
 import { findSeaweedFs, type SeaweedFsServer, startSeaweedFs } from "../../testkit/seaweedfs";
 import { backupStorage } from "../src/modules/backups/views";
 import { startTestServer, type TestServer } from "./harness";
-import { uploadSlice } from "./pitr-support";
+import { uploadSlice, userShippingPitr } from "./pitr-support";
 import { registerScriptedAgent } from "./scripted-agent";
 
 const { missing } = findSeaweedFs();
@@ -118,16 +118,14 @@ describe.skipIf(missing !== null)(`shortening a COMPLIANCE lock with the server'
   });
 
   test("every shortening of an oplog slice's lock is refused; the slice stays", async () => {
-    const user = await server.registerUser();
-    const agent = await registerScriptedAgent(base, user.apiKey, ["orders"]);
-    const [pro] = await server.ctx.db.select().from(plans).where(eq(plans.name, "Pro"));
-    await server.ctx.db.update(organizations).set({ planId: pro!.id }).where(eq(organizations.id, user.id));
-    await agent.connect();
-    const [orders] = await server.ctx.db.select().from(databases).where(eq(databases.organizationId, user.id));
-    expect((await server.call("PUT", `/api/pitr/databases/${orders!.id}`, { token: user.token, body: { enabled: true } })).status).toBe(200);
+    const { agent } = await userShippingPitr(server, base, "orders");
     const end = Math.floor(Date.now() / 1000);
-    const { id } = await uploadSlice(server.ctx, base, agent, "orders", { chain: "d".repeat(32), sequence: 0, start: `${end - 10},1`, end: `${end},1` });
-    const [slice] = await server.ctx.db.select().from(pitrSlices).where(eq(pitrSlices.id, id));
-    await expectEveryShorteningRefused(slice!.storageKey);
+    const { storageKey } = await uploadSlice(server.ctx, base, agent, "orders", {
+      chain: "d".repeat(32),
+      sequence: 0,
+      start: `${end - 10},1`,
+      end: `${end},1`,
+    });
+    await expectEveryShorteningRefused(storageKey);
   });
 });

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
 import { and, eq } from "drizzle-orm";
-import { auditLogs, backups, databases, organizations, pitrSlices, plans, settings } from "@db/schema";
+import { auditLogs, backups, organizations, pitrSlices, settings } from "@db/schema";
 import { findMoto, type MotoServer, startMoto } from "../../testkit/moto-server";
 import { waitUntil } from "../../testkit/wait-until";
 import { backupStorage } from "../src/modules/backups/views";
@@ -13,7 +13,7 @@ import { planOfUser } from "../src/modules/plans/service";
 import { prunePitrSlices } from "../src/modules/pitr/retention";
 import { applyRetention } from "../src/modules/retention/service";
 import { startTestServer, type TestServer } from "./harness";
-import { consistentBackup, uploadSlice } from "./pitr-support";
+import { consistentBackup, uploadSlice, userShippingPitr } from "./pitr-support";
 import { registerScriptedAgent } from "./scripted-agent";
 
 const { missing } = findMoto();
@@ -133,26 +133,24 @@ describe.skipIf(missing !== null)(`STORAGE_OBJECT_LOCK=compliance${missing ? `: 
   });
 
   test("an oplog slice is locked until its end plus the plan's point-in-time window, and pruning waits for the lock", async () => {
-    const user = await server.registerUser();
-    const agent = await registerScriptedAgent(base, user.apiKey, ["orders"]);
-    const [pro] = await server.ctx.db.select().from(plans).where(eq(plans.name, "Pro"));
-    await server.ctx.db.update(organizations).set({ planId: pro!.id }).where(eq(organizations.id, user.id));
-    await agent.connect();
-    const [orders] = await server.ctx.db.select().from(databases).where(eq(databases.organizationId, user.id));
-    expect((await server.call("PUT", `/api/pitr/databases/${orders!.id}`, { token: user.token, body: { enabled: true } })).status).toBe(200);
+    const { agent, databaseId, plan } = await userShippingPitr(server, base, "orders");
     const end = Math.floor(Date.now() / 1000) - 60;
-    const { id } = await uploadSlice(server.ctx, base, agent, "orders", { chain: "c".repeat(32), sequence: 0, start: `${end - 10},1`, end: `${end},1` });
-    const [slice] = await server.ctx.db.select().from(pitrSlices).where(eq(pitrSlices.id, id));
-    expect(await lockOf(slice!.storageKey)).toBe(end * 1000 + pro!.pitrWindowHours * HOUR);
+    const { id, storageKey } = await uploadSlice(server.ctx, base, agent, "orders", {
+      chain: "c".repeat(32),
+      sequence: 0,
+      start: `${end - 10},1`,
+      end: `${end},1`,
+    });
+    expect(await lockOf(storageKey)).toBe(end * 1000 + plan.pitrWindowHours * HOUR);
     // A base backup newer than the slice: point-in-time retention alone would let the slice go now,
     // but its lock holds it for the window, so pruning leaves it (row, quota and bytes) for later.
-    await consistentBackup(server.ctx, agent, orders!.id, { t: end + 5, i: 1 });
+    await consistentBackup(server.ctx, agent, databaseId, { t: end + 5, i: 1 });
     await prunePitrSlices(server.ctx);
     expect(await server.ctx.db.select({ id: pitrSlices.id }).from(pitrSlices).where(eq(pitrSlices.id, id))).toEqual([{ id }]);
     // With the server's own credentials, the slice's version cannot be deleted before then.
-    const head = await moto.s3.fetch(`${moto.endpoint}/${BUCKET}/${slice!.storageKey}`, { method: "HEAD" });
+    const head = await moto.s3.fetch(`${moto.endpoint}/${BUCKET}/${storageKey}`, { method: "HEAD" });
     const version = head.headers.get("x-amz-version-id")!;
-    const removal = await moto.s3.fetch(`${moto.endpoint}/${BUCKET}/${slice!.storageKey}?versionId=${version}`, { method: "DELETE" });
+    const removal = await moto.s3.fetch(`${moto.endpoint}/${BUCKET}/${storageKey}?versionId=${version}`, { method: "DELETE" });
     expect(removal.status).toBe(403);
   });
 });

@@ -3,15 +3,32 @@
 // never opens it), and a completed backup consistent at an oplog position.
 import { createHash, randomBytes } from "node:crypto";
 import { eq } from "drizzle-orm";
-import { databases, pitrSlices } from "@db/schema";
+import { databases, organizations, pitrSlices, plans } from "@db/schema";
 import { SLICE_UPLOAD_PATH } from "@protocol/pitr";
 import type { AppContext } from "../src/context";
 import { startBackup } from "../src/modules/backups/service";
-import type { ScriptedAgent } from "./scripted-agent";
+import type { TestServer } from "./harness";
+import { registerScriptedAgent, type ScriptedAgent } from "./scripted-agent";
 
 export type SeededSlice = { chain: string; sequence: number; start: string; end: string; reason?: string; rolloverFrom?: string };
 
-/** Uploads one slice of `database` holding one entry at its end; returns its id and bytes. */
+/**
+ * A new user on the Pro plan whose connected scripted agent serves `database`, with point-in-time
+ * recovery switched on for it (so its slices are accepted); with the plan, for its window.
+ */
+export async function userShippingPitr(server: TestServer, baseUrl: string, database: string) {
+  const user = await server.registerUser();
+  const agent = await registerScriptedAgent(baseUrl, user.apiKey, [database]);
+  const [pro] = await server.ctx.db.select().from(plans).where(eq(plans.name, "Pro"));
+  await server.ctx.db.update(organizations).set({ planId: pro!.id }).where(eq(organizations.id, user.id));
+  await agent.connect();
+  const [row] = await server.ctx.db.select().from(databases).where(eq(databases.organizationId, user.id));
+  const switched = await server.call("PUT", `/api/pitr/databases/${row!.id}`, { token: user.token, body: { enabled: true } });
+  if (switched.status !== 200) throw new Error(`switching point-in-time recovery on failed: ${switched.status} ${JSON.stringify(switched.body)}`);
+  return { user, agent, databaseId: row!.id, plan: pro! };
+}
+
+/** Uploads one slice of `database` holding one entry at its end; returns its id, storage key and bytes. */
 export async function uploadSlice(ctx: AppContext, baseUrl: string, agent: ScriptedAgent, database: string, slice: SeededSlice) {
   const bytes = randomBytes(300 + slice.sequence);
   const query = {
@@ -33,8 +50,8 @@ export async function uploadSlice(ctx: AppContext, baseUrl: string, agent: Scrip
     body: bytes,
   });
   if (res.status !== 200) throw new Error(`slice upload failed: ${res.status} ${await res.text()}`);
-  const [row] = await ctx.db.select({ id: pitrSlices.id }).from(pitrSlices).where(eq(pitrSlices.sha256, query.sha256));
-  return { id: row!.id, bytes };
+  const [row] = await ctx.db.select({ id: pitrSlices.id, storageKey: pitrSlices.storageKey }).from(pitrSlices).where(eq(pitrSlices.sha256, query.sha256));
+  return { id: row!.id, storageKey: row!.storageKey, bytes };
 }
 
 /** A completed backup of the database, consistent at oplog position {t, i}, made by its scripted agent. */
