@@ -20,7 +20,7 @@ import { type DatabaseServer, startDatabaseServer } from "./support/database-ser
 import { buildAgent, createVerdicts, readFlag } from "./support/bench-run.ts";
 import { describeLoad, readCpuModel } from "./support/measure-process.ts";
 import { runWorkload, seedWindow } from "./support/oplog-workload.ts";
-import { coveredThrough, enablePitr, readTimeline, type Timeline, waitForTimeline } from "./support/pitr-daemon.ts";
+import { coveredThrough, readTimeline, shipFirstSlice, type Timeline } from "./support/pitr-daemon.ts";
 
 const seconds = Number(readFlag("--seconds") ?? 60);
 const rate = Number(readFlag("--rate") ?? 2000);
@@ -44,9 +44,7 @@ try {
   const agent = await startConnectedAgent({ command: agentCommand, databases: { bench: `${mongo.uri}bench` }, directory, plan: "Business" });
   if ("skipped" in agent) throw new Error(agent.skipped);
   try {
-    const databaseId = await enablePitr(agent, "bench");
-    const tick = () => client.db("bench").collection("ticks").insertOne({ at: new Date() });
-    await waitForTimeline(agent, databaseId, "the first slice", 120_000, (timeline) => timeline.ranges.length > 0, tick);
+    const databaseId = await shipFirstSlice(agent, client, "bench");
     const { id: backupId } = await agent.api<{ id: string }>("POST", "/api/backups", { databaseName: "bench" });
     await poll("the base backup", 300_000, 250, async () => {
       const backup = await agent.api<{ status: string; error: string | null }>("GET", `/api/backups/${backupId}`);

@@ -21,7 +21,7 @@ import { startDatabaseServer } from "./support/database-servers.ts";
 import { buildAgent, createVerdicts, readFlag } from "./support/bench-run.ts";
 import { describeLoad, readCpuModel } from "./support/measure-process.ts";
 import { runWorkload, seedWindow } from "./support/oplog-workload.ts";
-import { coveredThrough, enablePitr, readTimeline, waitForTimeline } from "./support/pitr-daemon.ts";
+import { coveredThrough, readTimeline, shipFirstSlice, waitForTimeline } from "./support/pitr-daemon.ts";
 import { MB, percentile, readCpuSeconds } from "./support/server-process.ts";
 
 const minutes = Number(readFlag("--minutes") ?? 5);
@@ -47,9 +47,7 @@ try {
   const agent = await startConnectedAgent({ command: agentCommand, databases: { bench: `${mongo.uri}bench` }, directory, plan: "Business" });
   if ("skipped" in agent) throw new Error(agent.skipped);
   try {
-    const databaseId = await enablePitr(agent, "bench");
-    const tick = () => client.db("bench").collection("ticks").insertOne({ at: new Date() });
-    await waitForTimeline(agent, databaseId, "the first slice", 120_000, (timeline) => timeline.ranges.length > 0, tick);
+    const databaseId = await shipFirstSlice(agent, client, "bench");
 
     const pid = agent.daemon.pid;
     writeFileSync(`/proc/${pid}/clear_refs`, "5"); // VmHWM from here

@@ -1,5 +1,6 @@
 // Point-in-time recovery through the real daemon, for the PITR benches: switched on through the
 // API as the owner does in Settings, and the covered timeline read back as the web app reads it.
+import type { MongoClient } from "mongodb";
 import type { OplogTime } from "../../protocol/pitr.ts";
 import type { ConnectedAgent } from "./agent-daemon.ts";
 import { poll } from "./agent-daemon.ts";
@@ -52,4 +53,15 @@ export async function waitForTimeline(
     const timeline = await readTimeline(agent, databaseId);
     return check(timeline) ? timeline : undefined;
   });
+}
+
+/**
+ * Switches point-in-time recovery on for `name` and waits for its first stored slice, writing to
+ * it meanwhile so the oplog moves; answers the database's id. The shipping benches start here.
+ */
+export async function shipFirstSlice(agent: ConnectedAgent, client: MongoClient, name: string): Promise<string> {
+  const databaseId = await enablePitr(agent, name);
+  const tick = () => client.db(name).collection("ticks").insertOne({ at: new Date() });
+  await waitForTimeline(agent, databaseId, "the first slice", 120_000, (timeline) => timeline.ranges.length > 0, tick);
+  return databaseId;
 }
