@@ -5,7 +5,7 @@ import { computeCanonicalKey, toNumber } from "./bson-order";
 import { CommandError } from "./errors";
 import { createDuplicateKeyError, createIdIndex, extractIndexKeys, type IndexKey, type IndexState } from "./indexes";
 import { MAX_BSON_OBJECT_SIZE } from "./limits";
-import { placeIdFirst } from "./raw-bson";
+import { assembleElements, placeIdFirst, readIdElement } from "./raw-bson";
 
 type Document = Record<string, unknown>;
 
@@ -21,6 +21,12 @@ export type StoredDocument = {
 /** How every stored document is read for matching: exact types, regexes kept as BSON regexes. */
 export function parseStoredDocument(raw: Uint8Array): Document {
   return BSON.deserialize(raw, { promoteValues: false, bsonRegExp: true, validation: { utf8: false } });
+}
+
+/** `{_id}` of a document (`{}` without one), parsed from its `_id` element alone. */
+function parseIdField(raw: Buffer): Document {
+  const id = readIdElement(raw);
+  return id ? parseStoredDocument(assembleElements([id])) : {};
 }
 
 export class CollectionState {
@@ -72,12 +78,17 @@ export class CollectionState {
     return stored;
   }
 
-  /** Swaps a document for a new version with the same `_id`; throws E11000 on a unique clash. */
-  replaceDocument(previous: StoredDocument, raw: Buffer): StoredDocument {
+  /**
+   * Swaps a document for a new version with the same `_id`; throws E11000 on a unique clash.
+   * `encodedHere` says the bytes come from this server's own encoder, so they need no checking
+   * and only what the indexes read is parsed (the `_id` alone when no other index is unique).
+   */
+  replaceDocument(previous: StoredDocument, raw: Buffer, encodedHere = false): StoredDocument {
     if (raw.length > MAX_BSON_OBJECT_SIZE) {
       throw new CommandError(10334, `BSONObj size: ${raw.length} is invalid. Size must be between 0 and ${MAX_BSON_OBJECT_SIZE}`);
     }
-    const stored = this.prepareEntry(raw, parseStoredDocument(raw), previous);
+    const onlyId = encodedHere && !this.indexes.some((index, position) => position > 0 && index.unique);
+    const stored = this.prepareEntry(raw, onlyId ? parseIdField(raw) : parseStoredDocument(raw), previous);
     this.removeEntries(previous);
     this.documents.set(stored.idKey, stored); // Map.set on an existing key keeps its position
     this.addEntries(stored);

@@ -23,16 +23,42 @@ export class RawDocument {
 /** One top-level element of a raw document: its name and the byte range of type, name and value. */
 export type RawElement = { name: string; type: number; start: number; end: number; valueStart: number };
 
+const nameDecoder = new TextDecoder();
+
+/** `[type, nameOffset, nameLength, valueOffset, valueLength]` of each top-level element. */
+type ElementTuple = [number, number, number, number, number];
+// bson's parseToElements builds an array (its type says Iterable): indexed here, not copied.
+const parseElements = onDemand.parseToElements as (bytes: Uint8Array) => ElementTuple[];
+
 /** Lists the top-level elements of a BSON document; throws bson's error on malformed bytes. */
 export function listRawElements(bytes: Uint8Array): RawElement[] {
-  const decoder = new TextDecoder();
-  return [...onDemand.parseToElements(bytes)].map(([type, nameOffset, nameLength, offset, length]) => ({
-    name: decoder.decode(bytes.subarray(nameOffset, nameOffset + nameLength)),
+  return parseElements(bytes).map(([type, nameOffset, nameLength, offset, length]) => ({
+    name: nameDecoder.decode(bytes.subarray(nameOffset, nameOffset + nameLength)),
     type,
     start: nameOffset - 1,
     end: offset + length,
     valueStart: offset,
   }));
+}
+
+/** Throws bson's error when the top-level elements of a document are malformed. */
+export function assertWellFormed(bytes: Uint8Array): void {
+  parseElements(bytes);
+}
+
+/** Whether a document's first element is `_id` (as every stored document's is). */
+function startsWithId(raw: Uint8Array): boolean {
+  return raw.length > 9 && raw[4] !== 0 && raw[5] === 0x5f && raw[6] === 0x69 && raw[7] === 0x64 && raw[8] === 0;
+}
+
+/** The `_id` element (type, name and value bytes) of a document, or undefined when it has none. */
+export function readIdElement(raw: Uint8Array): Uint8Array | undefined {
+  if (startsWithId(raw)) {
+    const [, , , offset, length] = parseElements(raw)[0]!;
+    return raw.subarray(4, offset + length);
+  }
+  const id = listRawElements(raw).find((element) => element.name === "_id");
+  return id ? raw.subarray(id.start, id.end) : undefined;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -75,7 +101,28 @@ function encodeElement(name: string, value: unknown): Uint8Array {
 
 /** Encodes a document whose values may include `RawDocuments`, which are copied byte for byte. */
 export function composeDocument(fields: Record<string, unknown>): Buffer {
-  return frameDocument(Object.entries(fields).map(([name, value]) => encodeElement(name, value)));
+  const parts: Uint8Array[] = [];
+  // Consecutive fields without raw values are encoded by one bson call: each call has a cost.
+  let plain: Record<string, unknown> = {};
+  let plainCount = 0;
+  const encodePlain = () => {
+    if (plainCount === 0) return;
+    const encoded = BSON.serialize(plain);
+    parts.push(encoded.subarray(4, encoded.length - 1));
+    plain = {};
+    plainCount = 0;
+  };
+  for (const [name, value] of Object.entries(fields)) {
+    if (name !== "__proto__" && !containsRaw(value)) {
+      plain[name] = value;
+      plainCount++;
+      continue;
+    }
+    encodePlain();
+    parts.push(encodeElement(name, value));
+  }
+  encodePlain();
+  return frameDocument(parts);
 }
 
 /** Builds a document from whole raw elements of other documents, in the order given. */
@@ -105,6 +152,7 @@ export function readRawDocumentField(bytes: Uint8Array, fieldName: string): Buff
  * moved to the front, a missing one is created from `createId`. Other bytes stay as they were.
  */
 export function placeIdFirst(raw: Buffer, createId: () => unknown): Buffer {
+  if (startsWithId(raw)) return raw;
   const elements = listRawElements(raw);
   const idIndex = elements.findIndex((element) => element.name === "_id");
   if (idIndex === 0) return raw;
@@ -116,18 +164,28 @@ export function placeIdFirst(raw: Buffer, createId: () => unknown): Buffer {
   return assembleElements([encodeElement("_id", createId()), ...slices]);
 }
 
+/** A document of the top-level elements whose names `keep` accepts, in their order, bytes unchanged. */
+function keepRawFields(raw: Uint8Array, keep: (name: string) => boolean): Buffer {
+  const kept = listRawElements(raw).filter((element) => keep(element.name));
+  return assembleElements(kept.map((element) => raw.subarray(element.start, element.end)));
+}
+
+/** A document of the top-level elements named in `names`, in their order, bytes unchanged. */
+export function pickRawFields(raw: Uint8Array, names: ReadonlySet<string>): Buffer {
+  return keepRawFields(raw, (name) => names.has(name));
+}
+
 /**
  * Applies a top-level projection (`{ a: 1 }` keeps a and _id, `{ a: 0 }` drops a) by copying whole
  * elements, so the values that remain keep their exact bytes.
  */
 export function projectRawDocument(raw: Uint8Array, projection: Map<string, boolean>): Buffer {
   const includeMode = [...projection].some(([name, keep]) => keep && name !== "_id");
-  const elements = listRawElements(raw).filter((element) => {
-    const rule = projection.get(element.name);
-    if (element.name === "_id") return rule !== false;
+  return keepRawFields(raw, (name) => {
+    const rule = projection.get(name);
+    if (name === "_id") return rule !== false;
     return includeMode ? rule === true : rule !== false;
   });
-  return assembleElements(elements.map((element) => raw.subarray(element.start, element.end)));
 }
 
 /**
@@ -137,13 +195,13 @@ export function projectRawDocument(raw: Uint8Array, projection: Map<string, bool
  */
 export function replaceEmptyTimestamps(raw: Buffer, next: () => { seconds: number; increment: number }): Buffer {
   let copy: Buffer | undefined;
-  for (const element of listRawElements(raw)) {
-    if (element.type !== TYPE_TIMESTAMP || element.name === "_id") continue;
-    if (raw.readBigUInt64LE(element.valueStart) !== 0n) continue;
+  for (const [type, nameOffset, nameLength, valueStart] of parseElements(raw)) {
+    if (type !== TYPE_TIMESTAMP || raw.readBigUInt64LE(valueStart) !== 0n) continue;
+    if (nameDecoder.decode(raw.subarray(nameOffset, nameOffset + nameLength)) === "_id") continue;
     copy ??= Buffer.from(raw);
     const { seconds, increment } = next();
-    copy.writeUInt32LE(increment, element.valueStart);
-    copy.writeUInt32LE(seconds, element.valueStart + 4);
+    copy.writeUInt32LE(increment, valueStart);
+    copy.writeUInt32LE(seconds, valueStart + 4);
   }
   return copy ?? raw;
 }

@@ -8,7 +8,8 @@ import type { CommandContext, CommandHandler, Document } from "../command-contex
 import { CommandError } from "../errors";
 import { MAX_BSON_OBJECT_SIZE } from "../limits";
 import { readRowDocument, projectRows, readRowBytes, readProjection, type Row, runPipeline, sortRows } from "../aggregate";
-import { collectPathValues, matchesFilter, readIdEquality } from "../query-match";
+import { collectPathValues, matchesFilter, readFilterFields, readIdEquality } from "../query-match";
+import { pickRawFields } from "../raw-bson";
 
 type Source = { collection: CollectionState | undefined; viewPipeline: unknown[] };
 
@@ -62,7 +63,12 @@ function findTailable(context: CommandContext, name: string, filter: Document): 
   if (collection !== oplog?.collection) {
     throw new CommandError(2, "tailable cursors are supported only on local.oplog.rs by the DBVault test server");
   }
-  const accepts = (raw: Uint8Array) => matchesFilter(parseStoredDocument(raw), filter);
+  // Every entry a tail passes is tested: only the fields the filter reads are parsed (an
+  // entry's `o` can be a whole document), unless it has logical operators.
+  const fields = readFilterFields(filter);
+  const accepts = fields
+    ? (raw: Uint8Array) => matchesFilter(parseStoredDocument(pickRawFields(raw, fields)), filter)
+    : (raw: Uint8Array) => matchesFilter(parseStoredDocument(raw), filter);
   const batchSize = readNonNegative(context.body, "batchSize");
   return context.cursors.openTailableCursor(collection.ns, oplog, accepts, { batchSize, awaitData: readBoolean(context.body.awaitData) });
 }

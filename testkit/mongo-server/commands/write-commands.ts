@@ -137,7 +137,7 @@ function update(context: CommandContext): Document {
       const updated = encodeUpdated(applyUpdate(parseStoredDocument(stored.raw), statement.u, false));
       matched++;
       if (Buffer.compare(updated, stored.raw) === 0) continue;
-      collection!.replaceDocument(stored, updated);
+      collection!.replaceDocument(stored, updated, true);
       log?.update(collection!, stored.raw, updated, Array.isArray(statement.u) || isReplacement(statement.u as Document) ? "replacement" : "diff", index);
       modified++;
     }
