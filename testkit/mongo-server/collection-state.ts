@@ -18,6 +18,12 @@ export type StoredDocument = {
   uniqueKeys: Map<string, string[]>;
 };
 
+/**
+ * The `uniqueKeys` of every document no unique secondary index holds (most of them, and every
+ * oplog entry): shared, so never added to; a document an index takes gets its own map.
+ */
+const NO_UNIQUE_KEYS = new Map<string, string[]>();
+
 /** How every stored document is read for matching: exact types, regexes kept as BSON regexes. */
 export function parseStoredDocument(raw: Uint8Array): Document {
   return BSON.deserialize(raw, { promoteValues: false, bsonRegExp: true, validation: { utf8: false } });
@@ -73,7 +79,7 @@ export class CollectionState {
    * cap checks: the oplog's entries have no `_id` and the oplog trims itself.
    */
   appendUnkeyed(raw: Buffer, key: string): StoredDocument {
-    const stored: StoredDocument = { raw, idKey: key, uniqueKeys: new Map() };
+    const stored: StoredDocument = { raw, idKey: key, uniqueKeys: NO_UNIQUE_KEYS };
     this.commitEntry(stored);
     return stored;
   }
@@ -127,7 +133,11 @@ export class CollectionState {
         );
       }
       index.entries = built;
-      for (const [idKey, keys] of perDocument) this.documents.get(idKey)!.uniqueKeys.set(index.name, keys);
+      for (const [idKey, keys] of perDocument) {
+        const stored = this.documents.get(idKey)!;
+        if (stored.uniqueKeys === NO_UNIQUE_KEYS) stored.uniqueKeys = new Map();
+        stored.uniqueKeys.set(index.name, keys);
+      }
     }
     this.indexes.push(index);
   }
@@ -148,9 +158,10 @@ export class CollectionState {
       throw new CommandError(66, "Performing an update on the path '_id' would modify the immutable field '_id'");
     }
     if (!previous && this.documents.has(idKey)) throw createDuplicateKeyError(this.ns, this.indexes[0]!, [id]);
-    const uniqueKeys = new Map<string, string[]>();
+    let uniqueKeys = NO_UNIQUE_KEYS;
     for (const index of this.indexes.slice(1)) {
       if (!index.unique) continue;
+      if (uniqueKeys === NO_UNIQUE_KEYS) uniqueKeys = new Map();
       const keys: IndexKey[] = extractIndexKeys(index, document);
       for (const { key, values } of keys) {
         const holder = index.entries.get(key);

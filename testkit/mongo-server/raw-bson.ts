@@ -30,10 +30,21 @@ type ElementTuple = [number, number, number, number, number];
 // bson's parseToElements builds an array (its type says Iterable): indexed here, not copied.
 const parseElements = onDemand.parseToElements as (bytes: Uint8Array) => ElementTuple[];
 
+/** An element name: ASCII ones (nearly all) built directly, others decoded as UTF-8. */
+function decodeName(bytes: Uint8Array, start: number, length: number): string {
+  let name = "";
+  for (let at = start; at < start + length; at++) {
+    const byte = bytes[at]!;
+    if (byte >= 0x80) return nameDecoder.decode(bytes.subarray(start, start + length));
+    name += String.fromCharCode(byte);
+  }
+  return name;
+}
+
 /** Lists the top-level elements of a BSON document; throws bson's error on malformed bytes. */
 export function listRawElements(bytes: Uint8Array): RawElement[] {
   return parseElements(bytes).map(([type, nameOffset, nameLength, offset, length]) => ({
-    name: nameDecoder.decode(bytes.subarray(nameOffset, nameOffset + nameLength)),
+    name: decodeName(bytes, nameOffset, nameLength),
     type,
     start: nameOffset - 1,
     end: offset + length,
@@ -72,10 +83,6 @@ function containsRaw(value: unknown): boolean {
   return isPlainObject(value) && Object.values(value).some(containsRaw);
 }
 
-function encodeName(name: string): Uint8Array {
-  return Buffer.concat([Buffer.from(name, "utf8"), Buffer.from([0])]);
-}
-
 function frameDocument(elements: Uint8Array[]): Buffer {
   const size = 4 + elements.reduce((sum, element) => sum + element.length, 0) + 1;
   const header = Buffer.alloc(4);
@@ -83,46 +90,140 @@ function frameDocument(elements: Uint8Array[]): Buffer {
   return Buffer.concat([header, ...elements, Buffer.from([0])], size);
 }
 
-function encodeRawArray(documents: readonly Uint8Array[]): Buffer {
-  return frameDocument(documents.map((document, index) => Buffer.concat([Buffer.from([TYPE_DOCUMENT]), encodeName(String(index)), document])));
-}
-
-function encodeElement(name: string, value: unknown): Uint8Array {
-  if (value instanceof RawDocuments) {
-    return Buffer.concat([Buffer.from([TYPE_ARRAY]), encodeName(name), encodeRawArray(value.documents)]);
-  }
-  if (value instanceof RawDocument) return Buffer.concat([Buffer.from([TYPE_DOCUMENT]), encodeName(name), value.bytes]);
-  if (containsRaw(value)) {
-    return Buffer.concat([Buffer.from([TYPE_DOCUMENT]), encodeName(name), composeDocument(value as Record<string, unknown>)]);
-  }
+/** A bson-encoded element, without the document bson wraps it in. */
+function encodePlainElement(name: string, value: unknown): Uint8Array {
   const single = BSON.serialize({ [name]: value });
   return single.subarray(4, single.length - 1);
 }
 
+const INITIAL_WRITER_BYTES = 64 * 1024;
+/** A writer that grew past this for a large reply gives the memory back once done. */
+const KEPT_WRITER_BYTES = 1024 * 1024;
+
+/**
+ * Writes one document into a buffer it keeps between documents: bson encodes each run of plain
+ * fields straight into it, raw documents are copied in, and nested documents are written in
+ * place, so a document costs one allocation of its own size.
+ */
+class DocumentWriter {
+  private buffer = Buffer.allocUnsafe(INITIAL_WRITER_BYTES);
+  private end = 0;
+
+  compose(fields: Record<string, unknown>): Buffer {
+    this.end = 0;
+    this.writeDocument(fields);
+    const document = Buffer.allocUnsafe(this.end);
+    this.buffer.copy(document, 0, 0, this.end);
+    if (this.buffer.length > KEPT_WRITER_BYTES) this.buffer = Buffer.allocUnsafe(INITIAL_WRITER_BYTES);
+    return document;
+  }
+
+  private reserve(bytes: number): void {
+    if (this.end + bytes <= this.buffer.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(this.buffer.length * 2, this.end + bytes));
+    this.buffer.copy(grown, 0, 0, this.end);
+    this.buffer = grown;
+  }
+
+  private writeByte(byte: number): void {
+    this.reserve(1);
+    this.buffer[this.end++] = byte;
+  }
+
+  private writeBytes(bytes: Uint8Array): void {
+    this.reserve(bytes.length);
+    this.buffer.set(bytes, this.end);
+    this.end += bytes.length;
+  }
+
+  private writeName(name: string): void {
+    this.reserve(Buffer.byteLength(name, "utf8") + 1);
+    this.end += this.buffer.write(name, this.end, "utf8");
+    this.buffer[this.end++] = 0;
+  }
+
+  /** Starts a document; the returned function ends it, writing its terminator and length. */
+  private openDocument(): () => void {
+    const start = this.end;
+    this.reserve(4);
+    this.end += 4;
+    return () => {
+      this.writeByte(0);
+      this.buffer.writeInt32LE(this.end - start, start);
+    };
+  }
+
+  private writeDocument(fields: Record<string, unknown>): void {
+    const close = this.openDocument();
+    // Consecutive fields without raw values go to bson in one call: each call has a cost.
+    let plain: Record<string, unknown> | undefined;
+    for (const name of Object.keys(fields)) {
+      const value = fields[name];
+      if (name !== "__proto__" && !containsRaw(value)) {
+        (plain ??= {})[name] = value;
+        continue;
+      }
+      if (plain) this.writePlain(plain);
+      plain = undefined;
+      this.writeElement(name, value);
+    }
+    if (plain) this.writePlain(plain);
+    close();
+  }
+
+  private writeElement(name: string, value: unknown): void {
+    if (!containsRaw(value)) {
+      this.writeBytes(encodePlainElement(name, value)); // `__proto__`, which an object literal cannot hold as a field
+    } else if (value instanceof RawDocuments) {
+      this.writeByte(TYPE_ARRAY);
+      this.writeName(name);
+      const close = this.openDocument();
+      for (const [index, document] of value.documents.entries()) {
+        this.writeByte(TYPE_DOCUMENT);
+        this.writeName(String(index));
+        this.writeBytes(document);
+      }
+      close();
+    } else if (value instanceof RawDocument) {
+      this.writeByte(TYPE_DOCUMENT);
+      this.writeName(name);
+      this.writeBytes(value.bytes);
+    } else {
+      this.writeByte(TYPE_DOCUMENT);
+      this.writeName(name);
+      this.writeDocument(value as Record<string, unknown>);
+    }
+  }
+
+  /** Fields bson encodes: written as a document by bson, then unwrapped to its elements. */
+  private writePlain(fields: Record<string, unknown>): void {
+    let last: number;
+    try {
+      last = BSON.serializeWithBufferAndIndex(fields, this.buffer, { index: this.end });
+    } catch (error) {
+      // bson copies its result in and fails when it does not fit: make room and encode again.
+      if (!(error instanceof RangeError)) throw error;
+      this.reserve(BSON.calculateObjectSize(fields));
+      last = BSON.serializeWithBufferAndIndex(fields, this.buffer, { index: this.end });
+    }
+    const size = last + 1 - this.end;
+    this.buffer.copyWithin(this.end, this.end + 4, this.end + size - 1);
+    this.end += size - 5;
+  }
+}
+
+let idleWriter: DocumentWriter | undefined = new DocumentWriter();
+
 /** Encodes a document whose values may include `RawDocuments`, which are copied byte for byte. */
 export function composeDocument(fields: Record<string, unknown>): Buffer {
-  const parts: Uint8Array[] = [];
-  // Consecutive fields without raw values are encoded by one bson call: each call has a cost.
-  let plain: Record<string, unknown> = {};
-  let plainCount = 0;
-  const encodePlain = () => {
-    if (plainCount === 0) return;
-    const encoded = BSON.serialize(plain);
-    parts.push(encoded.subarray(4, encoded.length - 1));
-    plain = {};
-    plainCount = 0;
-  };
-  for (const [name, value] of Object.entries(fields)) {
-    if (name !== "__proto__" && !containsRaw(value)) {
-      plain[name] = value;
-      plainCount++;
-      continue;
-    }
-    encodePlain();
-    parts.push(encodeElement(name, value));
+  // A writer serves one document at a time; a call made while one is busy gets its own.
+  const writer = idleWriter ?? new DocumentWriter();
+  idleWriter = undefined;
+  try {
+    return writer.compose(fields);
+  } finally {
+    idleWriter = writer;
   }
-  encodePlain();
-  return frameDocument(parts);
 }
 
 /** Builds a document from whole raw elements of other documents, in the order given. */
@@ -161,7 +262,7 @@ export function placeIdFirst(raw: Buffer, createId: () => unknown): Buffer {
     const [idSlice] = slices.splice(idIndex, 1);
     return assembleElements([idSlice!, ...slices]);
   }
-  return assembleElements([encodeElement("_id", createId()), ...slices]);
+  return assembleElements([encodePlainElement("_id", createId()), ...slices]);
 }
 
 /** A document of the top-level elements whose names `keep` accepts, in their order, bytes unchanged. */
@@ -197,7 +298,7 @@ export function replaceEmptyTimestamps(raw: Buffer, next: () => { seconds: numbe
   let copy: Buffer | undefined;
   for (const [type, nameOffset, nameLength, valueStart] of parseElements(raw)) {
     if (type !== TYPE_TIMESTAMP || raw.readBigUInt64LE(valueStart) !== 0n) continue;
-    if (nameDecoder.decode(raw.subarray(nameOffset, nameOffset + nameLength)) === "_id") continue;
+    if (decodeName(raw, nameOffset, nameLength) === "_id") continue;
     copy ??= Buffer.from(raw);
     const { seconds, increment } = next();
     copy.writeUInt32LE(increment, valueStart);

@@ -95,6 +95,7 @@ class RawFields implements Fields {
   private constructor(
     private readonly raw: Buffer,
     private readonly elements: Map<string, ElementRange>,
+    readonly keys: string[],
   ) {}
 
   static read(raw: Buffer): RawFields | undefined {
@@ -103,11 +104,7 @@ class RawFields implements Fields {
       if (elements.has(name) || /^\d+$|^\$|\uFFFD/.test(name) || name in Object.prototype) return undefined;
       elements.set(name, { start, end });
     }
-    return new RawFields(raw, elements);
-  }
-
-  get keys(): string[] {
-    return [...this.elements.keys()];
+    return new RawFields(raw, elements, [...elements.keys()]);
   }
 
   has(key: string): boolean {
