@@ -265,15 +265,24 @@ export function placeIdFirst(raw: Buffer, createId: () => unknown): Buffer {
   return assembleElements([encodePlainElement("_id", createId()), ...slices]);
 }
 
-/** A document of the top-level elements whose names `keep` accepts, in their order, bytes unchanged. */
-function keepRawFields(raw: Uint8Array, keep: (name: string) => boolean): Buffer {
-  const kept = listRawElements(raw).filter((element) => keep(element.name));
-  return assembleElements(kept.map((element) => raw.subarray(element.start, element.end)));
-}
-
-/** A document of the top-level elements named in `names`, in their order, bytes unchanged. */
-export function pickRawFields(raw: Uint8Array, names: ReadonlySet<string>): Buffer {
-  return keepRawFields(raw, (name) => names.has(name));
+/**
+ * A function answering the document of a document's top-level elements named in `names`, in
+ * their order, bytes unchanged (what a filter on those fields needs). ASCII names are compared
+ * as bytes, without building a string for every element; others are decoded as always.
+ */
+export function createFieldPicker(names: ReadonlySet<string>): (raw: Uint8Array) => Buffer {
+  const asciiNames = [...names].filter((name) => /^[\x01-\x7f]*$/.test(name)).map((name) => Buffer.from(name, "latin1"));
+  const isNamed = (raw: Uint8Array, start: number, length: number): boolean => {
+    for (let at = start; at < start + length; at++) if (raw[at]! >= 0x80) return names.has(decodeName(raw, start, length));
+    return asciiNames.some((name) => name.length === length && name.every((byte, at) => raw[start + at] === byte));
+  };
+  return (raw) => {
+    const kept: Uint8Array[] = [];
+    for (const [, nameOffset, nameLength, offset, length] of parseElements(raw)) {
+      if (isNamed(raw, nameOffset, nameLength)) kept.push(raw.subarray(nameOffset - 1, offset + length));
+    }
+    return assembleElements(kept);
+  };
 }
 
 /**
@@ -282,11 +291,12 @@ export function pickRawFields(raw: Uint8Array, names: ReadonlySet<string>): Buff
  */
 export function projectRawDocument(raw: Uint8Array, projection: Map<string, boolean>): Buffer {
   const includeMode = [...projection].some(([name, keep]) => keep && name !== "_id");
-  return keepRawFields(raw, (name) => {
-    const rule = projection.get(name);
-    if (name === "_id") return rule !== false;
+  const elements = listRawElements(raw).filter((element) => {
+    const rule = projection.get(element.name);
+    if (element.name === "_id") return rule !== false;
     return includeMode ? rule === true : rule !== false;
   });
+  return assembleElements(elements.map((element) => raw.subarray(element.start, element.end)));
 }
 
 /**

@@ -9,7 +9,7 @@ import { CommandError } from "../errors";
 import { MAX_BSON_OBJECT_SIZE } from "../limits";
 import { readRowDocument, projectRows, readRowBytes, readProjection, type Row, runPipeline, sortRows } from "../aggregate";
 import { collectPathValues, matchesFilter, readFilterFields, readIdEquality } from "../query-match";
-import { pickRawFields } from "../raw-bson";
+import { createFieldPicker } from "../raw-bson";
 
 type Source = { collection: CollectionState | undefined; viewPipeline: unknown[] };
 
@@ -89,9 +89,8 @@ function findTailable(context: CommandContext, name: string, filter: Document): 
   // Every entry a tail passes is tested: only the fields the filter reads are parsed (an
   // entry's `o` can be a whole document), unless it has logical operators.
   const fields = readFilterFields(filter);
-  const accepts = fields
-    ? (raw: Uint8Array) => matchesFilter(parseStoredDocument(pickRawFields(raw, fields)), filter)
-    : (raw: Uint8Array) => matchesFilter(parseStoredDocument(raw), filter);
+  const pick = fields ? createFieldPicker(fields) : (raw: Uint8Array) => raw;
+  const accepts = (raw: Uint8Array) => matchesFilter(parseStoredDocument(pick(raw)), filter);
   const batchSize = readNonNegative(context.body, "batchSize");
   return context.cursors.openTailableCursor(collection.ns, oplog, accepts, { batchSize, awaitData: readBoolean(context.body.awaitData) });
 }
