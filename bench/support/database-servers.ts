@@ -56,7 +56,9 @@ export async function startDatabaseServer(kind: ServerKind, replicaSet?: Replica
     const replication = replicaSet
       ? ["--replSet", replicaSet.replSet, ...(replicaSet.oplogSizeMB ? ["--oplogSizeMB", String(replicaSet.oplogSizeMB)] : [])]
       : [];
-    child = Bun.spawn([process.execPath, join(root, "testkit/mongo-server/main.ts"), "--port", String(port), ...replication], {
+    // BENCH_MONGO_FLAGS passes Bun flags to the test server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
+    const flags = (process.env.BENCH_MONGO_FLAGS ?? "").split(" ").filter(Boolean);
+    child = Bun.spawn([process.execPath, ...flags, join(root, "testkit/mongo-server/main.ts"), "--port", String(port), ...replication], {
       stdout: "ignore",
       stderr: "inherit",
     });

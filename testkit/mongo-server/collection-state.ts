@@ -5,7 +5,7 @@ import { computeCanonicalKey, toNumber } from "./bson-order";
 import { CommandError } from "./errors";
 import { createDuplicateKeyError, createIdIndex, extractIndexKeys, type IndexKey, type IndexState } from "./indexes";
 import { MAX_BSON_OBJECT_SIZE } from "./limits";
-import { placeIdFirst } from "./raw-bson";
+import { assembleElements, placeIdFirst, readIdElement } from "./raw-bson";
 
 type Document = Record<string, unknown>;
 
@@ -18,9 +18,21 @@ export type StoredDocument = {
   uniqueKeys: Map<string, string[]>;
 };
 
+/**
+ * The `uniqueKeys` of every document no unique secondary index holds (most of them, and every
+ * oplog entry): shared, so never added to; a document an index takes gets its own map.
+ */
+const NO_UNIQUE_KEYS = new Map<string, string[]>();
+
 /** How every stored document is read for matching: exact types, regexes kept as BSON regexes. */
 export function parseStoredDocument(raw: Uint8Array): Document {
   return BSON.deserialize(raw, { promoteValues: false, bsonRegExp: true, validation: { utf8: false } });
+}
+
+/** `{_id}` of a document (`{}` without one), parsed from its `_id` element alone. */
+function parseIdField(raw: Buffer): Document {
+  const id = readIdElement(raw);
+  return id ? parseStoredDocument(assembleElements([id])) : {};
 }
 
 export class CollectionState {
@@ -67,17 +79,22 @@ export class CollectionState {
    * cap checks: the oplog's entries have no `_id` and the oplog trims itself.
    */
   appendUnkeyed(raw: Buffer, key: string): StoredDocument {
-    const stored: StoredDocument = { raw, idKey: key, uniqueKeys: new Map() };
+    const stored: StoredDocument = { raw, idKey: key, uniqueKeys: NO_UNIQUE_KEYS };
     this.commitEntry(stored);
     return stored;
   }
 
-  /** Swaps a document for a new version with the same `_id`; throws E11000 on a unique clash. */
-  replaceDocument(previous: StoredDocument, raw: Buffer): StoredDocument {
+  /**
+   * Swaps a document for a new version with the same `_id`; throws E11000 on a unique clash.
+   * `encodedHere` says the bytes come from this server's own encoder, so they need no checking
+   * and only what the indexes read is parsed (the `_id` alone when no other index is unique).
+   */
+  replaceDocument(previous: StoredDocument, raw: Buffer, encodedHere = false): StoredDocument {
     if (raw.length > MAX_BSON_OBJECT_SIZE) {
       throw new CommandError(10334, `BSONObj size: ${raw.length} is invalid. Size must be between 0 and ${MAX_BSON_OBJECT_SIZE}`);
     }
-    const stored = this.prepareEntry(raw, parseStoredDocument(raw), previous);
+    const onlyId = encodedHere && !this.indexes.some((index, position) => position > 0 && index.unique);
+    const stored = this.prepareEntry(raw, onlyId ? parseIdField(raw) : parseStoredDocument(raw), previous);
     this.removeEntries(previous);
     this.documents.set(stored.idKey, stored); // Map.set on an existing key keeps its position
     this.addEntries(stored);
@@ -116,7 +133,11 @@ export class CollectionState {
         );
       }
       index.entries = built;
-      for (const [idKey, keys] of perDocument) this.documents.get(idKey)!.uniqueKeys.set(index.name, keys);
+      for (const [idKey, keys] of perDocument) {
+        const stored = this.documents.get(idKey)!;
+        if (stored.uniqueKeys === NO_UNIQUE_KEYS) stored.uniqueKeys = new Map();
+        stored.uniqueKeys.set(index.name, keys);
+      }
     }
     this.indexes.push(index);
   }
@@ -137,9 +158,10 @@ export class CollectionState {
       throw new CommandError(66, "Performing an update on the path '_id' would modify the immutable field '_id'");
     }
     if (!previous && this.documents.has(idKey)) throw createDuplicateKeyError(this.ns, this.indexes[0]!, [id]);
-    const uniqueKeys = new Map<string, string[]>();
+    let uniqueKeys = NO_UNIQUE_KEYS;
     for (const index of this.indexes.slice(1)) {
       if (!index.unique) continue;
+      if (uniqueKeys === NO_UNIQUE_KEYS) uniqueKeys = new Map();
       const keys: IndexKey[] = extractIndexKeys(index, document);
       for (const { key, values } of keys) {
         const holder = index.entries.get(key);

@@ -168,6 +168,18 @@ describe("queries", () => {
     expect((await people.find().sort({ age: -1 }).toArray()).map((person) => person._id)).toEqual([3, 2, 1, 4]);
   });
 
+  test("$natural order both ways, with skip and limit (the oplog's first and last entry)", async () => {
+    const people = db.collection<LooseDocument>("people");
+    const natural = (await people.find().toArray()).map((person) => person._id);
+    const read = async (direction: 1 | -1, skip: number, limit: number) =>
+      (await people.find({}, { sort: { $natural: direction }, skip, limit }).toArray()).map((person) => person._id);
+    expect(await read(1, 0, 1)).toEqual(natural.slice(0, 1));
+    expect(await read(-1, 0, 1)).toEqual(natural.slice(-1));
+    expect(await read(-1, 1, 2)).toEqual(natural.toReversed().slice(1, 3));
+    expect(await read(1, 2, 10)).toEqual(natural.slice(2));
+    expect(await read(-1, 0, 0)).toEqual(natural.toReversed());
+  });
+
   test("top-level projection keeps or drops fields", async () => {
     expect(await db.collection<LooseDocument>("people").findOne({ _id: 1 }, { projection: { name: 1 } })).toEqual({ _id: 1, name: "Ana" });
     expect(await db.collection<LooseDocument>("people").findOne<object>({ _id: 1 }, { projection: { _id: 0, tags: 0, address: 0 } })).toEqual({

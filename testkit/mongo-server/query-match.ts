@@ -241,3 +241,16 @@ export function readIdEquality(filter: Document): { value: unknown } | undefined
   if (condition === null || condition === undefined) return undefined;
   return { value: condition };
 }
+
+/**
+ * The top-level fields a filter reads (the first segment of each path), or undefined when it
+ * has a top-level operator ($and, $or, ...), whose clauses may read any field.
+ */
+export function readFilterFields(filter: Document): Set<string> | undefined {
+  const fields = new Set<string>();
+  for (const path of Object.keys(filter)) {
+    if (path.startsWith("$")) return undefined;
+    fields.add(path.split(".")[0]!);
+  }
+  return fields;
+}

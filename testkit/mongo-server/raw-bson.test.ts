@@ -1,6 +1,15 @@
 import { describe, expect, test } from "bun:test";
 import { BSON, Double, Int32, ObjectId } from "bson";
-import { composeDocument, listRawElements, placeIdFirst, projectRawDocument, RawDocuments, readRawArray } from "./raw-bson";
+import {
+  assembleElements,
+  composeDocument,
+  createFieldPicker,
+  listRawElements,
+  placeIdFirst,
+  projectRawDocument,
+  RawDocuments,
+  readRawArray,
+} from "./raw-bson";
 
 describe("composeDocument", () => {
   test("embeds raw documents byte for byte inside an otherwise bson-encoded reply", () => {
@@ -58,5 +67,32 @@ describe("readRawArray and projectRawDocument", () => {
         ),
       ),
     ).toEqual({ a: 1, c: 3 });
+  });
+});
+
+describe("createFieldPicker", () => {
+  // What it must answer: the elements whose decoded names are wanted, bytes and order unchanged.
+  const reference = (raw: Uint8Array, names: Set<string>) =>
+    assembleElements(
+      listRawElements(raw)
+        .filter((element) => names.has(element.name))
+        .map((element) => raw.subarray(element.start, element.end)),
+    );
+  const element = (name: Uint8Array, value: number) =>
+    Buffer.concat([Buffer.from([0x10]), name, Buffer.from([0]), Buffer.from(new Int32Array([value]).buffer)]);
+
+  test("keeps the named elements as the decoded names say, ASCII or not", () => {
+    const raw = assembleElements([
+      element(Buffer.from("ts"), 1),
+      element(Buffer.from("t"), 2),
+      element(Buffer.from("é"), 3),
+      element(Buffer.from([0xef, 0xbb, 0xbf, 0x74, 0x73]), 4), // a byte order mark, then "ts": decodes to "ts"
+      element(Buffer.from([0x74, 0xff]), 5), // invalid UTF-8
+      element(Buffer.from("ts"), 6),
+    ]);
+    for (const names of [new Set(["ts"]), new Set(["é", "t"]), new Set(["t\uFFFD"]), new Set(["x"]), new Set<string>()]) {
+      expect(createFieldPicker(names)(raw).toString("hex")).toBe(reference(raw, names).toString("hex"));
+    }
+    expect(BSON.deserialize(createFieldPicker(new Set(["t", "é"]))(raw))).toEqual({ t: 2, é: 3 });
   });
 });

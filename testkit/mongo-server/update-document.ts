@@ -3,9 +3,10 @@
 // changed differs from the stored bytes. Supported: replacement, $set, $unset, $inc,
 // $setOnInsert, $push, $addToSet, $currentDate, and the one pipeline-style update mongorestore
 // sends (a whole document as a literal new root, to repair empty timestamps).
-import { Decimal128, Double, Int32, Long, Timestamp } from "bson";
+import { BSON, Decimal128, Double, Int32, Long, Timestamp } from "bson";
 import { isDocument, isNumeric, toNumber } from "./bson-order";
 import { CommandError } from "./errors";
+import { MAX_BSON_OBJECT_SIZE } from "./limits";
 import { areValuesEqual } from "./query-match";
 
 type Document = Record<string, unknown>;
@@ -170,4 +171,22 @@ export function seedFromFilter(filter: Document): Document {
     setPath(seed, path, value);
   }
   return seed;
+}
+
+/**
+ * Encodes an updated document; throws mongod's 17419 when it is over 16 MiB. bson's serializer
+ * has a 17 MiB buffer: a larger document either fails with a bare RangeError or comes out
+ * longer than 16 MiB, so the size is only measured when encoding fails.
+ */
+export function encodeUpdatedDocument(document: Document): Buffer {
+  const tooLarge = () => new CommandError(17419, `Resulting document after update is larger than ${MAX_BSON_OBJECT_SIZE}`);
+  let encoded: Uint8Array;
+  try {
+    encoded = BSON.serialize(document);
+  } catch (error) {
+    if (error instanceof RangeError && BSON.calculateObjectSize(document) > MAX_BSON_OBJECT_SIZE) throw tooLarge();
+    throw error;
+  }
+  if (encoded.length > MAX_BSON_OBJECT_SIZE) throw tooLarge();
+  return Buffer.from(encoded.buffer, encoded.byteOffset, encoded.length);
 }

@@ -2,7 +2,7 @@
 // legacy OP_QUERY (which the driver still uses for its very first `isMaster`), and writing OP_MSG
 // and OP_REPLY answers. Compression (OP_COMPRESSED) is never offered in `hello`, so never sent.
 import { MAX_MESSAGE_SIZE_BYTES } from "./limits";
-import { listRawElements } from "./raw-bson";
+import { assertWellFormed } from "./raw-bson";
 
 export const OP_REPLY = 1;
 export const OP_QUERY = 2004;
@@ -74,7 +74,7 @@ function readDocumentAt(message: Buffer, offset: number, limit: number): Buffer 
   const size = message.readInt32LE(offset);
   if (size < 5 || offset + size > limit) throw new WireProtocolError("document overruns its message");
   const document = message.subarray(offset, offset + size);
-  listRawElements(document); // bson rejects malformed bytes here, before anything is stored
+  assertWellFormed(document); // bson rejects malformed bytes here, before anything is stored
   return document;
 }
 

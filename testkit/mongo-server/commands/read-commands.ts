@@ -8,7 +8,8 @@ import type { CommandContext, CommandHandler, Document } from "../command-contex
 import { CommandError } from "../errors";
 import { MAX_BSON_OBJECT_SIZE } from "../limits";
 import { readRowDocument, projectRows, readRowBytes, readProjection, type Row, runPipeline, sortRows } from "../aggregate";
-import { collectPathValues, matchesFilter, readIdEquality } from "../query-match";
+import { collectPathValues, matchesFilter, readFilterFields, readIdEquality } from "../query-match";
+import { createFieldPicker } from "../raw-bson";
 
 type Source = { collection: CollectionState | undefined; viewPipeline: unknown[] };
 
@@ -40,6 +41,29 @@ function loadRows(context: CommandContext, source: Source, filter: Document): Ro
   return rows.filter((row) => matchesFilter(readRowDocument(row), filter));
 }
 
+/**
+ * For an unfiltered find in `$natural` order with a limit (how clients read the oplog's first or
+ * last entry): the `count` rows at that end, in natural order, without a row for every
+ * document; undefined for any other find.
+ */
+function readNaturalEnd(source: Source, filter: Document, sort: Document | undefined, count: number): Row[] | undefined {
+  const { collection, viewPipeline } = source;
+  const keys = sort ? Object.keys(sort) : [];
+  if (!collection || viewPipeline.length > 0 || Object.keys(filter).length > 0 || keys.length !== 1 || keys[0] !== "$natural") return undefined;
+  const direction = sort!.$natural;
+  if (count <= 0 || !isNumeric(direction) || Math.abs(toNumber(direction)) !== 1) return undefined;
+  if (toNumber(direction) < 0)
+    return Array.from(collection.documents.values())
+      .slice(-count)
+      .map((stored) => ({ raw: stored.raw }));
+  const rows: Row[] = [];
+  for (const stored of collection.documents.values()) {
+    if (rows.length === count) break;
+    rows.push({ raw: stored.raw });
+  }
+  return rows;
+}
+
 function readNonNegative(body: Document, field: string): number | undefined {
   const value = readInteger(body, field);
   if (value !== undefined && value < 0) throw new CommandError(51024, `BSON field '${field}' value must be >= 0, actual value '${value}'`);
@@ -62,7 +86,11 @@ function findTailable(context: CommandContext, name: string, filter: Document): 
   if (collection !== oplog?.collection) {
     throw new CommandError(2, "tailable cursors are supported only on local.oplog.rs by the DBVault test server");
   }
-  const accepts = (raw: Uint8Array) => matchesFilter(parseStoredDocument(raw), filter);
+  // Every entry a tail passes is tested: only the fields the filter reads are parsed (an
+  // entry's `o` can be a whole document), unless it has logical operators.
+  const fields = readFilterFields(filter);
+  const pick = fields ? createFieldPicker(fields) : (raw: Uint8Array) => raw;
+  const accepts = (raw: Uint8Array) => matchesFilter(parseStoredDocument(pick(raw)), filter);
   const batchSize = readNonNegative(context.body, "batchSize");
   return context.cursors.openTailableCursor(collection.ns, oplog, accepts, { batchSize, awaitData: readBoolean(context.body.awaitData) });
 }
@@ -76,7 +104,8 @@ function find(context: CommandContext): Document {
   const skip = readNonNegative(context.body, "skip") ?? 0;
   const limit = readNonNegative(context.body, "limit") ?? 0;
   const batchSize = readNonNegative(context.body, "batchSize");
-  let rows = loadRows(context, resolveSource(context, name), filter);
+  const source = resolveSource(context, name);
+  let rows = readNaturalEnd(source, filter, sort, limit > 0 ? skip + limit : 0) ?? loadRows(context, source, filter);
   if (sort && Object.keys(sort).length > 0) rows = sortRows(rows, sort);
   rows = projectRows(rows.slice(skip, limit > 0 ? skip + limit : undefined), projection);
   return context.cursors.openCursor(`${context.db}.${name}`, rows.map(readRowBytes), { batchSize, singleBatch: readBoolean(context.body.singleBatch) });

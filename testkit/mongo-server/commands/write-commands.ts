@@ -1,16 +1,14 @@
 // Writes: insert, update and delete. Each statement succeeds or fails on its own; failures become
 // `writeErrors` entries carrying the statement's index, and an ordered batch stops at the first.
-import { BSON } from "bson";
 import { computeCanonicalKey } from "../bson-order";
 import { readBoolean, readCollectionName } from "../command-args";
 import { parseStoredDocument, type CollectionState, type StoredDocument } from "../collection-state";
 import type { CommandContext, CommandHandler, Document } from "../command-context";
 import { CommandError } from "../errors";
-import { MAX_BSON_OBJECT_SIZE } from "../limits";
 import { matchesFilter, readIdEquality } from "../query-match";
 import { readRawArray, replaceEmptyTimestamps } from "../raw-bson";
 import { acceptsBypassEmptyTsReplacement } from "../../../protocol/mongodb-features";
-import { applyUpdate, isReplacement, seedFromFilter } from "../update-document";
+import { applyUpdate, encodeUpdatedDocument, isReplacement, seedFromFilter } from "../update-document";
 import { openWriteLog } from "../replica-set/write-log";
 
 function describeWriteError(index: number, error: CommandError): Document {
@@ -108,14 +106,6 @@ function findWritableCollection(context: CommandContext, name: string): Collecti
   return collection;
 }
 
-// Checked before encoding: bson's serializer fails with a bare RangeError past its buffer size.
-function encodeUpdated(document: Document): Buffer {
-  if (BSON.calculateObjectSize(document) > MAX_BSON_OBJECT_SIZE) {
-    throw new CommandError(17419, `Resulting document after update is larger than ${MAX_BSON_OBJECT_SIZE}`);
-  }
-  return Buffer.from(BSON.serialize(document));
-}
-
 function update(context: CommandContext): Document {
   const name = readCollectionName(context.body, "update");
   const statements = readStatements(context, "updates");
@@ -134,10 +124,10 @@ function update(context: CommandContext): Document {
     const collection = findWritableCollection(context, name);
     const targets = selectMatches(collection, filter, !multi);
     for (const stored of targets) {
-      const updated = encodeUpdated(applyUpdate(parseStoredDocument(stored.raw), statement.u, false));
+      const updated = encodeUpdatedDocument(applyUpdate(parseStoredDocument(stored.raw), statement.u, false));
       matched++;
       if (Buffer.compare(updated, stored.raw) === 0) continue;
-      collection!.replaceDocument(stored, updated);
+      collection!.replaceDocument(stored, updated, true);
       log?.update(collection!, stored.raw, updated, Array.isArray(statement.u) || isReplacement(statement.u as Document) ? "replacement" : "diff", index);
       modified++;
     }
@@ -145,7 +135,7 @@ function update(context: CommandContext): Document {
       const document = applyUpdate(seedFromFilter(filter), statement.u, true);
       const { collection: target, created } = context.state.ensureCollection(context.db, name);
       if (created) log?.created(target);
-      const stored = target.insertDocument(encodeUpdated(document));
+      const stored = target.insertDocument(encodeUpdatedDocument(document));
       log?.insert(target, stored.raw, index);
       upserted.push({ index, _id: parseStoredDocument(stored.raw)._id });
     }

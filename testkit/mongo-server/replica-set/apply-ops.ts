@@ -5,14 +5,13 @@
 // recorded in this server's oplog when it is a replica set. Transactions (partialTxn, prepare,
 // commitTransaction) are refused: the server has no transactions, and mongorestore applies the
 // operations of a committed transaction one by one anyway.
-import { Binary, BSON } from "bson";
+import { Binary } from "bson";
 import { computeCanonicalKey, isDocument } from "../bson-order";
 import { parseStoredDocument } from "../collection-state";
 import type { CommandContext, CommandHandler, Document } from "../command-context";
 import { CommandError } from "../errors";
-import { MAX_BSON_OBJECT_SIZE } from "../limits";
 import { placeIdFirst, readRawArray, readRawDocumentField } from "../raw-bson";
-import { applyUpdate, isReplacement } from "../update-document";
+import { applyUpdate, encodeUpdatedDocument, isReplacement } from "../update-document";
 import { applyDiff } from "./update-diff";
 import { openWriteLog, type WriteLog } from "./write-log";
 
@@ -27,13 +26,6 @@ function splitNamespace(ns: string): { db: string; name: string } {
   const dot = ns.indexOf(".");
   if (dot <= 0) throw new CommandError(73, `Invalid namespace: ${ns}`);
   return { db: ns.slice(0, dot), name: ns.slice(dot + 1) };
-}
-
-function encodeDocument(document: Document): Buffer {
-  if (BSON.calculateObjectSize(document) > MAX_BSON_OBJECT_SIZE) {
-    throw new CommandError(17419, `Resulting document after update is larger than ${MAX_BSON_OBJECT_SIZE}`);
-  }
-  return Buffer.from(BSON.serialize(document));
 }
 
 function applyInsert(context: CommandContext, log: WriteLog | undefined, ns: string, raw: Buffer): void {
@@ -68,9 +60,9 @@ function applyUpdateEntry(context: CommandContext, log: WriteLog | undefined, ns
   let style: "diff" | "replacement" = "diff";
   if (update.$v !== undefined && Number(update.$v) === 2 && isDocument(update.diff)) {
     applyDiff(current, update.diff);
-    updated = encodeDocument(current);
+    updated = encodeUpdatedDocument(current);
   } else if (!isReplacement(update)) {
-    updated = encodeDocument(applyUpdate(current, update, !existing));
+    updated = encodeUpdatedDocument(applyUpdate(current, update, !existing));
   } else {
     // A whole new document: kept byte for byte, with the target's _id when it has none.
     style = "replacement";

@@ -10,9 +10,9 @@ import { Binary, type UUID } from "bson";
 import { isDocument } from "../bson-order";
 import { parseStoredDocument, type CollectionState } from "../collection-state";
 import type { CommandContext } from "../command-context";
-import { assembleElements, listRawElements, RawDocument } from "../raw-bson";
+import { assembleElements, RawDocument, readIdElement } from "../raw-bson";
 import { NULL_OP_TIME, type OpTime, type Oplog } from "./oplog";
-import { diffDocuments } from "./update-diff";
+import { diffEncodedDocuments } from "./update-diff";
 import type { Transaction } from "./transactions";
 import type { ServerState } from "../server-state";
 import { computeCanonicalKey } from "../bson-order";
@@ -25,8 +25,8 @@ type Document = Record<string, unknown>;
 
 /** `{_id: <value>}` with the `_id` element's exact bytes (stored documents hold `_id` first). */
 export function extractIdDocument(raw: Uint8Array): Buffer {
-  const id = listRawElements(raw).find((element) => element.name === "_id");
-  return assembleElements(id ? [raw.subarray(id.start, id.end)] : []);
+  const id = readIdElement(raw);
+  return assembleElements(id ? [id] : []);
 }
 
 /** `{lsid: {id, uid}, txnNumber}` of a command sent in a session with a transaction number. */
@@ -71,7 +71,7 @@ export class WriteLog {
 
   /** `style` "diff" logs a `$v: 2` diff when one can express the change, else the new document. */
   update(collection: CollectionState, before: Buffer, after: Buffer, style: "diff" | "replacement", stmtId: number): void {
-    const diff = style === "diff" ? diffDocuments(parseStoredDocument(before), parseStoredDocument(after)) : undefined;
+    const diff = style === "diff" ? diffEncodedDocuments(before, after) : undefined;
     const o = diff ? { $v: 2, diff } : new RawDocument(after);
     const undo = () => {
       const current = collection.documents.get(readIdKey(after));
