@@ -70,19 +70,17 @@ export async function shipOplog(options: ShipOplogOptions): Promise<void> {
   let lastSealAt = now();
 
   const seal = async () => {
-    const sealed = await builder.seal(readThrough, options.sealing, new Date(now()));
     const first = position.nextSequence === 0;
-    const slice: SpooledSlice = {
-      ...sealed,
+    const slice = await store.spool(builder.place, async (write) => ({
+      ...(await builder.sealTo(readThrough, options.sealing, new Date(now()), write)),
       reason: first ? (position.reason ?? "started") : "continues",
       ...(first && position.rolloverFrom ? { rolloverFrom: position.rolloverFrom } : {}),
-    };
-    const spooled = await store.spool(slice);
+    }));
     position = { chain: slice.chain, nextSequence: slice.sequence + 1, end: slice.end };
     builder = new SliceBuilder({ database, chain: position.chain, sequence: position.nextSequence, start: position.end });
     lastSealAt = now();
     options.onSealed?.(slice);
-    uploader.enqueue(spooled);
+    uploader.enqueue(slice);
     // The slice's entries and file are all garbage now: collected here (~20 ms a slice), they
     // do not stand beside the next slice's until the pacer's margin is passed.
     collectGarbageNow();
