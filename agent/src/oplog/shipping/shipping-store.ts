@@ -40,8 +40,7 @@ async function writeAtomically<T>(directory: string, name: string, fill: (write:
   return filled;
 }
 
-const writeTextAtomically = (directory: string, name: string, text: string) =>
-  writeAtomically(directory, name, (write) => write(Buffer.from(text)));
+const writeTextAtomically = (directory: string, name: string, text: string) => writeAtomically(directory, name, (write) => write(Buffer.from(text)));
 
 /** The spool and chain position of one database, in `directory` (created 0700 when missing). */
 export class ShippingStore {

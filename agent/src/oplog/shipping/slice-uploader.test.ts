@@ -46,7 +46,12 @@ test("a backlog is held as descriptions and each slice's bytes are read from the
 
   const sent: number[][] = [];
   const abort = new AbortController();
-  const uploader = createSliceUploader({ store, upload: async (_, body) => void sent.push([...new Uint8Array(await body.arrayBuffer())]), signal: abort.signal, log: () => {} });
+  const uploader = createSliceUploader({
+    store,
+    upload: async (_, body) => void sent.push([...new Uint8Array(await body.arrayBuffer())]),
+    signal: abort.signal,
+    log: () => {},
+  });
   for (const description of pending) uploader.enqueue(description);
   await waitUntil(() => uploader.backlog() === 0, { message: "the backlog sent" });
   await uploader.stop();
