@@ -80,11 +80,10 @@ try {
     database: "bench",
     sealing: { masterKey },
     store: new ShippingStore(join(dir, "shipping-state")),
-    upload: async (slice) => {
-      const { bytes, ...description } = slice;
+    upload: async (slice, body) => {
       const name = `${slice.chain}-${String(slice.sequence).padStart(10, "0")}`;
-      writeFileSync(join(slices, `${name}.json`), JSON.stringify(description));
-      writeFileSync(join(slices, `${name}.enc.dbvault`), bytes);
+      writeFileSync(join(slices, `${name}.json`), JSON.stringify(slice));
+      writeFileSync(join(slices, `${name}.enc.dbvault`), new Uint8Array(await body.arrayBuffer()));
     },
     signal: abort.signal,
     log: () => {},

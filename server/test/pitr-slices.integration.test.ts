@@ -277,7 +277,7 @@ describe("the real shipper", () => {
         database: "live",
         sealing: { masterKey: randomBytes(32) },
         store: new ShippingStore(dir),
-        upload: (slice, signal) => client.uploadSlice(describeSliceForUpload("live", slice), slice.bytes, signal),
+        upload: (slice, body, signal) => client.uploadSlice(describeSliceForUpload("live", slice), body, signal),
         signal: abort.signal,
         log: () => {},
         maxAgeMs: 100,

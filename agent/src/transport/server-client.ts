@@ -110,13 +110,17 @@ export function createServerClient(credentials: ServerCredentials) {
         ...(go ? { duplex: "half" } : {}),
       });
     },
-    /** Uploads a sealed oplog slice with what the server records of it; a slice sent again is answered as stored. */
-    async uploadSlice(query: SliceUploadQuery, bytes: Uint8Array, signal?: AbortSignal): Promise<void> {
+    /**
+     * Uploads a sealed oplog slice with what the server records of it; a slice sent again is
+     * answered as stored. `body` is its spooled file (read as it is sent) or its bytes.
+     */
+    async uploadSlice(query: SliceUploadQuery, body: Blob | Uint8Array, signal?: AbortSignal): Promise<void> {
       const path = `${SLICE_UPLOAD_PATH}?${new URLSearchParams(query)}`;
+      const size = body instanceof Blob ? body.size : body.byteLength;
       await call(path, {
         method: "PUT",
-        body: bytes as Uint8Array<ArrayBuffer>,
-        headers: { "content-type": "application/octet-stream", "content-length": String(bytes.byteLength) },
+        body: body as Blob | Uint8Array<ArrayBuffer>,
+        headers: { "content-type": "application/octet-stream", "content-length": String(size) },
         timeoutMs: 5 * 60_000,
         ...(signal ? { signal: AbortSignal.any([signal, AbortSignal.timeout(5 * 60_000)]) } : {}),
       });

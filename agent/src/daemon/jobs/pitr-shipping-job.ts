@@ -98,7 +98,7 @@ async function runShipper(job: JobContext, target: ShippingTarget, signal: Abort
         database,
         sealing: target.sealing,
         store: new ShippingStore(target.stateDirectory),
-        upload: (slice, uploadSignal) => runtime.client().uploadSlice(describeSliceForUpload(target.name, slice), slice.bytes, uploadSignal),
+        upload: (slice, body, uploadSignal) => runtime.client().uploadSlice(describeSliceForUpload(target.name, slice), body, uploadSignal),
         signal,
         lag,
         log: (message, fields) => runtime.log(message, { databaseName: target.name, ...fields }),

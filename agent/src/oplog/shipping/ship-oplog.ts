@@ -64,25 +64,25 @@ export async function shipOplog(options: ShipOplogOptions): Promise<void> {
   const keep = createEntryFilter(database);
   // Every entry read (kept or not) leaves its reply bytes and its parsed fields to the collector,
   // which lets them pile up far past the daemon's 150 MB (bench/pitr-shipping.ts: 204-236 MB).
-  const pacer = createMemoryPacer();
+  // Half the default margin, looked at twice as often: at 5,000 writes/s the shipper's peak
+  // between backups went from 147-155 MB to 140 MB for a collection about every second.
+  const pacer = createMemoryPacer(512 * 1024, 4 * 1024 * 1024);
   let builder = new SliceBuilder({ database, chain: position.chain, sequence: position.nextSequence, start: position.end });
   let readThrough = position.end;
   let lastSealAt = now();
 
   const seal = async () => {
-    const sealed = await builder.seal(readThrough, options.sealing, new Date(now()));
     const first = position.nextSequence === 0;
-    const slice: SpooledSlice = {
-      ...sealed,
+    const slice = await store.spool(builder.place, async (write) => ({
+      ...(await builder.sealTo(readThrough, options.sealing, new Date(now()), write)),
       reason: first ? (position.reason ?? "started") : "continues",
       ...(first && position.rolloverFrom ? { rolloverFrom: position.rolloverFrom } : {}),
-    };
-    const spooled = await store.spool(slice);
+    }));
     position = { chain: slice.chain, nextSequence: slice.sequence + 1, end: slice.end };
     builder = new SliceBuilder({ database, chain: position.chain, sequence: position.nextSequence, start: position.end });
     lastSealAt = now();
     options.onSealed?.(slice);
-    uploader.enqueue(spooled);
+    uploader.enqueue(slice);
     // The slice's entries and file are all garbage now: collected here (~20 ms a slice), they
     // do not stand beside the next slice's until the pacer's margin is passed.
     collectGarbageNow();

@@ -7,47 +7,51 @@ import { mkdir, open, readdir, readFile, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { OplogTime } from "../../../../protocol/pitr.ts";
 import { syncDirectory } from "../../platform/sync-directory.ts";
-import type { SealedSlice } from "./slice-builder.ts";
+import type { FrameWriter, SealedSlice } from "./slice-builder.ts";
 
 /** Why a chain's first slice starts a chain; "continues" for every later slice. */
 export type SliceReason = "continues" | "started" | "rollover";
 
-/** A sealed slice as spooled and uploaded: with why it starts where it does. */
+/** A sealed slice as spooled and uploaded: with why it starts where it does (its bytes wait on disk). */
 export type SpooledSlice = SealedSlice & { reason: SliceReason; rolloverFrom?: OplogTime };
 
 /** Where the next slice of the chain starts; before a chain's first slice, also why the chain starts. */
 export type ChainPosition = { chain: string; nextSequence: number; end: OplogTime; reason?: SliceReason; rolloverFrom?: OplogTime };
 
-/** A spooled slice without its bytes: what waits for upload in memory (the bytes wait on disk). */
-export type SliceDescription = Omit<SpooledSlice, "bytes">;
-
 const STATE_FILE = "state.json";
 const sliceName = (slice: { chain: string; sequence: number }) => `${slice.chain}-${String(slice.sequence).padStart(10, "0")}`;
 
-/** Writes a file whole or not at all: a temporary file, flushed, then renamed over the name. */
-async function writeAtomically(directory: string, name: string, bytes: Uint8Array | string): Promise<void> {
+/** Writes a file whole or not at all: a temporary file, written by `fill`, flushed, then renamed over the name. */
+async function writeAtomically<T>(directory: string, name: string, fill: (write: FrameWriter) => Promise<T>): Promise<T> {
   const temporary = join(directory, `.${name}.tmp`);
   const handle = await open(temporary, "w", 0o600);
+  let filled: T;
   try {
-    await handle.writeFile(bytes);
+    filled = await fill(async (bytes) => void (await handle.write(bytes)));
     await handle.sync();
-  } finally {
+  } catch (error) {
     await handle.close();
+    await rm(temporary, { force: true });
+    throw error;
   }
+  await handle.close();
   await rename(temporary, join(directory, name));
   await syncDirectory(directory);
+  return filled;
 }
+
+const writeTextAtomically = (directory: string, name: string, text: string) => writeAtomically(directory, name, (write) => write(Buffer.from(text)));
 
 /** The spool and chain position of one database, in `directory` (created 0700 when missing). */
 export class ShippingStore {
   constructor(readonly directory: string) {}
 
   /** The position to resume from (undefined: never shipped) and the slices still to upload, oldest first. */
-  async load(): Promise<{ position: ChainPosition | undefined; pending: SliceDescription[] }> {
+  async load(): Promise<{ position: ChainPosition | undefined; pending: SpooledSlice[] }> {
     await mkdir(this.directory, { recursive: true, mode: 0o700 });
     const names = (await readdir(this.directory)).filter((name) => name.endsWith(".json") && name !== STATE_FILE).sort();
-    const pending: SliceDescription[] = [];
-    for (const name of names) pending.push(JSON.parse(await readFile(join(this.directory, name), "utf8")) as SliceDescription);
+    const pending: SpooledSlice[] = [];
+    for (const name of names) pending.push(JSON.parse(await readFile(join(this.directory, name), "utf8")) as SpooledSlice);
     const saved = await readFile(join(this.directory, STATE_FILE), "utf8").then(
       (text) => JSON.parse(text) as ChainPosition,
       () => undefined,
@@ -62,23 +66,25 @@ export class ShippingStore {
     return { position, pending };
   }
 
-  /** Keeps a sealed slice until the server has it, then moves the position past it; answers it without its bytes. */
-  async spool(slice: SpooledSlice): Promise<SliceDescription> {
-    const { bytes, ...description } = slice;
-    await writeAtomically(this.directory, `${sliceName(slice)}.enc.dbvault`, bytes);
-    await writeAtomically(this.directory, `${sliceName(slice)}.json`, JSON.stringify(description));
+  /**
+   * Keeps a slice until the server has it, then moves the position past it: `seal` writes the
+   * slice's file into the spool and answers its description. Answers that description.
+   */
+  async spool(place: { chain: string; sequence: number }, seal: (write: FrameWriter) => Promise<SpooledSlice>): Promise<SpooledSlice> {
+    const slice = await writeAtomically(this.directory, `${sliceName(place)}.enc.dbvault`, seal);
+    await writeTextAtomically(this.directory, `${sliceName(slice)}.json`, JSON.stringify(slice));
     await this.savePosition({ chain: slice.chain, nextSequence: slice.sequence + 1, end: slice.end });
-    return description;
+    return slice;
   }
 
-  /** A spooled slice's bytes, read when it is uploaded. */
-  async read(description: SliceDescription): Promise<SpooledSlice> {
-    return { ...description, bytes: await readFile(join(this.directory, `${sliceName(description)}.enc.dbvault`)) };
+  /** A spooled slice's file, read as it is uploaded. */
+  file(slice: { chain: string; sequence: number }): Blob {
+    return Bun.file(join(this.directory, `${sliceName(slice)}.enc.dbvault`));
   }
 
   /** Records where the next slice starts (a new chain before its first slice). */
   async savePosition(position: ChainPosition): Promise<void> {
-    await writeAtomically(this.directory, STATE_FILE, JSON.stringify(position));
+    await writeTextAtomically(this.directory, STATE_FILE, JSON.stringify(position));
   }
 
   /** Forgets a slice the server acknowledged. */

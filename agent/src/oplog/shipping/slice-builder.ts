@@ -4,9 +4,9 @@
 // their own as they come, so the driver's replies they were cut from are freed at once (an entry
 // is a view of its whole reply, up to 16 MiB of other entries), and the seal streams those chunks
 // through the encryptor on this thread: no concatenated plaintext, and no compression thread
-// started per slice (~10-30 MB each).
+// started per slice (~10-30 MB each). The sealed frames go straight to their writer (the spool
+// file) as they come: a slice's file is never whole in memory either.
 import { createHash } from "node:crypto";
-import { finished } from "node:stream/promises";
 import { BSON, Timestamp } from "bson";
 import { createEncryptStream } from "../../archive/index.ts";
 import type { OplogTime } from "../../../../protocol/pitr.ts";
@@ -14,7 +14,7 @@ import type { OplogTime } from "../../../../protocol/pitr.ts";
 /** Where a slice stands in its chain and what it covers: (start, end]. */
 export type SlicePlace = { database: string; chain: string; sequence: number; start: OplogTime };
 
-/** A sealed slice: the file's bytes and what the server is told of it. */
+/** A sealed slice as the server is told of it: where it stands, what it covers, its file's size and hash. */
 export type SealedSlice = SlicePlace & {
   end: OplogTime;
   first?: OplogTime;
@@ -22,8 +22,10 @@ export type SealedSlice = SlicePlace & {
   entries: number;
   size: number;
   sha256: string;
-  bytes: Uint8Array;
 };
+
+/** Receives a sealed slice's file, frame by frame, in order; the next frame waits for it. */
+export type FrameWriter = (frame: Uint8Array) => Promise<void>;
 
 export const PREAMBLE_MESSAGE = "dbvault oplog slice";
 
@@ -71,8 +73,8 @@ export class SliceBuilder {
     this.startedAt ??= now;
   }
 
-  /** Seals what was added as the slice covering (start, end]. */
-  async seal(end: OplogTime, sealing: { masterKey: Uint8Array } | { recipient: Uint8Array }, createdAt: Date): Promise<SealedSlice> {
+  /** Seals what was added as the slice covering (start, end], handing the file's frames to `write`. */
+  async sealTo(end: OplogTime, sealing: { masterKey: Uint8Array } | { recipient: Uint8Array }, createdAt: Date, write: FrameWriter): Promise<SealedSlice> {
     const { database, chain, sequence, start } = this.place;
     const entries = this.#count;
     const preamble = BSON.serialize({
@@ -82,23 +84,39 @@ export class SliceBuilder {
       o: { msg: PREAMBLE_MESSAGE, version: 1, database, chain, sequence, start: toTimestamp(start), end: toTimestamp(end), entries },
     });
     const stream = createEncryptStream({ ...sealing, payloadKind: "oplog-slice", compression: "zstd", createdAt, compressionThreads: 0 });
-    const output: Buffer[] = [];
-    stream.on("data", (frame: Buffer) => output.push(frame));
-    const done = finished(stream);
+    const hash = createHash("sha256");
+    let size = 0;
+    // Read as the frames come (a paused stream holds them back), so at most a few frames wait.
+    const written = (async () => {
+      for await (const frame of stream as AsyncIterable<Buffer>) {
+        hash.update(frame);
+        size += frame.byteLength;
+        await write(frame);
+      }
+    })();
     const chunks = this.#current ? [...this.#chunks, this.#current.subarray(0, this.#used)] : this.#chunks;
-    for (const plaintext of [preamble, ...chunks]) await stream.writeCopied(plaintext);
-    stream.end();
-    await done;
-    const bytes = Buffer.concat(output);
+    try {
+      for (const plaintext of [preamble, ...chunks]) await stream.writeCopied(plaintext);
+      stream.end();
+    } catch (error) {
+      stream.destroy(error as Error);
+    }
+    await written;
     return {
       ...this.place,
       end,
       ...(this.#first ? { first: this.#first } : {}),
       ...(this.#last ? { last: this.#last } : {}),
       entries,
-      size: bytes.byteLength,
-      sha256: createHash("sha256").update(bytes).digest("hex"),
-      bytes,
+      size,
+      sha256: hash.digest("hex"),
     };
+  }
+
+  /** Seals into memory: the slice and its file's bytes (tests, benches; shipping seals to the spool). */
+  async seal(end: OplogTime, sealing: { masterKey: Uint8Array } | { recipient: Uint8Array }, createdAt: Date): Promise<SealedSlice & { bytes: Uint8Array }> {
+    const frames: Uint8Array[] = [];
+    const sealed = await this.sealTo(end, sealing, createdAt, async (frame) => void frames.push(frame));
+    return { ...sealed, bytes: Buffer.concat(frames) };
   }
 }

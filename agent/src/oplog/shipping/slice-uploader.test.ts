@@ -24,15 +24,21 @@ const slice = (sequence: number): SpooledSlice => ({
   size: 4,
   sha256: "0".repeat(64),
   reason: sequence === 0 ? "started" : "continues",
-  bytes: new Uint8Array([1, 2, 3, sequence]),
 });
+
+/** Spools slice `sequence`, whose file is the four bytes 1, 2, 3, sequence. */
+const spool = (store: ShippingStore, sequence: number) =>
+  store.spool(slice(sequence), async (write) => {
+    await write(new Uint8Array([1, 2, 3, sequence]));
+    return slice(sequence);
+  });
 
 test("a backlog is held as descriptions and each slice's bytes are read from the spool as it is sent", async () => {
   directory = await mkdtemp(join(tmpdir(), "dbvault-uploader-"));
   const store = new ShippingStore(directory);
   await store.load();
-  const waiting = [await store.spool(slice(0)), await store.spool(slice(1))];
-  expect(waiting.every((description) => !("bytes" in description))).toBe(true);
+  await spool(store, 0);
+  await spool(store, 1);
 
   // After a restart the spool is the backlog: descriptions again, no bytes in memory.
   const { pending } = await store.load();
@@ -40,7 +46,12 @@ test("a backlog is held as descriptions and each slice's bytes are read from the
 
   const sent: number[][] = [];
   const abort = new AbortController();
-  const uploader = createSliceUploader({ store, upload: async (one) => void sent.push([...one.bytes]), signal: abort.signal, log: () => {} });
+  const uploader = createSliceUploader({
+    store,
+    upload: async (_, body) => void sent.push([...new Uint8Array(await body.arrayBuffer())]),
+    signal: abort.signal,
+    log: () => {},
+  });
   for (const description of pending) uploader.enqueue(description);
   await waitUntil(() => uploader.backlog() === 0, { message: "the backlog sent" });
   await uploader.stop();

@@ -1,11 +1,11 @@
 // Uploads spooled slices in order, one at a time, apart from the tail: a server that is down
 // only delays them (they wait in the spool, on disk), it never stops the oplog being read. Only
-// their descriptions wait in memory: each slice's bytes are read from the spool as it is sent,
-// so a backlog (a server down for an hour) costs no memory (issue 25 §6).
-import type { ShippingStore, SliceDescription, SpooledSlice } from "./shipping-store.ts";
+// their descriptions wait in memory: each slice's file is read from the spool as it is sent, so
+// a backlog (a server down for an hour) costs no memory (issue 25 §6).
+import type { ShippingStore, SpooledSlice } from "./shipping-store.ts";
 
-/** Sends one slice to the server; resolves once the server has stored it (or already had it). */
-export type UploadSlice = (slice: SpooledSlice, signal: AbortSignal) => Promise<void>;
+/** Sends one slice (its file is `body`) to the server; resolves once the server has stored it (or already had it). */
+export type UploadSlice = (slice: SpooledSlice, body: Blob, signal: AbortSignal) => Promise<void>;
 
 const RETRY_DELAYS_MS = [1_000, 2_000, 5_000, 10_000, 30_000];
 
@@ -15,9 +15,9 @@ export function createSliceUploader(options: {
   signal: AbortSignal;
   log: (message: string, fields?: Record<string, unknown>) => void;
   /** Hears each slice the server stored (the lag meter). */
-  onStored?: (slice: SliceDescription) => void;
+  onStored?: (slice: SpooledSlice) => void;
 }) {
-  const queue: SliceDescription[] = [];
+  const queue: SpooledSlice[] = [];
   let wake: (() => void) | undefined;
   let stopped = false;
 
@@ -39,7 +39,7 @@ export function createSliceUploader(options: {
         continue;
       }
       try {
-        await options.upload(await options.store.read(slice), options.signal);
+        await options.upload(slice, options.store.file(slice), options.signal);
         await options.store.acknowledge(slice);
         queue.shift();
         options.onStored?.(slice);
@@ -59,7 +59,7 @@ export function createSliceUploader(options: {
   })();
 
   return {
-    enqueue(slice: SliceDescription) {
+    enqueue(slice: SpooledSlice) {
       queue.push(slice);
       wake?.();
     },

@@ -16,7 +16,7 @@ import type { UploadSlice } from "../slice-uploader.ts";
 export const SINK_DOWN_FILE = ".down";
 
 export function uploadToDirectory(directory: string): UploadSlice {
-  return async (slice) => {
+  return async (slice, body) => {
     await mkdir(directory, { recursive: true });
     if (
       await stat(join(directory, SINK_DOWN_FILE)).then(
@@ -26,12 +26,11 @@ export function uploadToDirectory(directory: string): UploadSlice {
     )
       throw new Error("cannot reach the DBVault server (the test took it down)");
     const name = `${slice.chain}-${String(slice.sequence).padStart(10, "0")}`;
-    const { bytes, ...description } = slice;
     // As the server does: a place in a chain is taken once; the same slice again is fine.
     const stored = await readFile(join(directory, `${name}.json`), "utf8").then(JSON.parse, () => undefined);
     if (stored && stored.sha256 !== slice.sha256) throw new Error(`slice ${slice.sequence} of chain ${slice.chain} is already stored with other contents`);
-    await writeFile(join(directory, `.${name}.tmp`), bytes);
-    await writeFile(join(directory, `${name}.json`), JSON.stringify(description));
+    await writeFile(join(directory, `.${name}.tmp`), new Uint8Array(await body.arrayBuffer()));
+    await writeFile(join(directory, `${name}.json`), JSON.stringify(slice));
     await rename(join(directory, `.${name}.tmp`), join(directory, `${name}.enc.dbvault`));
   };
 }
@@ -67,7 +66,7 @@ export function shipToDirectory(client: MongoClient, database: string, masterKey
 }
 
 /** A shipped slice read back: its description, its preamble and its entries. */
-export type ReadSlice = { description: Omit<SpooledSlice, "bytes">; plaintext: Buffer; preamble: Record<string, unknown>; entries: Record<string, unknown>[] };
+export type ReadSlice = { description: SpooledSlice; plaintext: Buffer; preamble: Record<string, unknown>; entries: Record<string, unknown>[] };
 
 const timeOf = (ts: Timestamp) => ({ t: ts.high >>> 0, i: ts.low >>> 0 });
 
