@@ -112,15 +112,14 @@ export function createServerClient(credentials: ServerCredentials) {
     },
     /**
      * Uploads a sealed oplog slice with what the server records of it; a slice sent again is
-     * answered as stored. `body` is its spooled file (read as it is sent) or its bytes.
+     * answered as stored. `body` is its spooled file, read as it is sent.
      */
-    async uploadSlice(query: SliceUploadQuery, body: Blob | Uint8Array, signal?: AbortSignal): Promise<void> {
+    async uploadSlice(query: SliceUploadQuery, body: Blob, signal?: AbortSignal): Promise<void> {
       const path = `${SLICE_UPLOAD_PATH}?${new URLSearchParams(query)}`;
-      const size = body instanceof Blob ? body.size : body.byteLength;
       await call(path, {
         method: "PUT",
-        body: body as Blob | Uint8Array<ArrayBuffer>,
-        headers: { "content-type": "application/octet-stream", "content-length": String(size) },
+        body,
+        headers: { "content-type": "application/octet-stream", "content-length": String(body.size) },
         timeoutMs: 5 * 60_000,
         ...(signal ? { signal: AbortSignal.any([signal, AbortSignal.timeout(5 * 60_000)]) } : {}),
       });

@@ -37,8 +37,8 @@ test("a backlog is held as descriptions and each slice's bytes are read from the
   directory = await mkdtemp(join(tmpdir(), "dbvault-uploader-"));
   const store = new ShippingStore(directory);
   await store.load();
-  await spool(store, 0);
-  await spool(store, 1);
+  const waiting = [await spool(store, 0), await spool(store, 1)];
+  expect(waiting.every((description) => !("bytes" in description))).toBe(true);
 
   // After a restart the spool is the backlog: descriptions again, no bytes in memory.
   const { pending } = await store.load();
