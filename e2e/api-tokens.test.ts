@@ -6,6 +6,7 @@ import type { Page } from "playwright-core";
 import { type E2EEnv, startE2E } from "./support/e2e-env";
 import { eventually } from "./support/eventually";
 import { signIn } from "./support/sign-in";
+import { waitForToast } from "./support/toasts";
 
 let env: E2EEnv;
 beforeAll(async () => {
@@ -14,8 +15,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await env?.close();
 });
-
-const waitForToast = (page: Page, text: string) => page.getByTestId("toasts").getByText(text, { exact: true }).waitFor();
 
 describe("API tokens", () => {
   test("create one with scopes, copy it once, see its last use, revoke it", async () => {

@@ -5,6 +5,7 @@ import type { Page } from "playwright-core";
 import { loadSeedArticles } from "../server/src/modules/kb/seed";
 import { type E2EEnv, startE2E } from "./support/e2e-env";
 import { eventually } from "./support/eventually";
+import { toasts } from "./support/toasts";
 
 let env: E2EEnv;
 const seededArticles = loadSeedArticles().length;
@@ -16,7 +17,6 @@ afterAll(async () => {
 });
 
 const articles = (page: Page) => page.getByTestId("kb-article");
-const toasts = (page: Page) => page.getByTestId("toasts");
 
 async function waitForList(page: Page) {
   await page.waitForFunction(() => !document.querySelector('[aria-label="Loading articles"]'));

@@ -10,6 +10,7 @@ import { registerScriptedAgent, type ScriptedAgent } from "../server/test/script
 import { type E2EEnv, startE2E } from "./support/e2e-env";
 import { eventually } from "./support/eventually";
 import { signIn } from "./support/sign-in";
+import { toasts } from "./support/toasts";
 
 let env: E2EEnv;
 const agents: ScriptedAgent[] = [];
@@ -20,8 +21,6 @@ afterAll(async () => {
   for (const agent of agents) await agent.disconnect();
   await env?.close();
 });
-
-const toasts = (page: Page) => page.getByTestId("toasts");
 
 /** A machine called `hostname` running the agent with `databases` in its config. */
 async function machine(apiKey: string, hostname: string, databases: string[], agentId?: string) {

@@ -11,6 +11,7 @@ import { type E2EEnv, startE2E } from "./support/e2e-env";
 import { eventually } from "./support/eventually";
 import { signIn } from "./support/sign-in";
 import { waitUntil } from "../testkit/wait-until";
+import { toasts, waitForToast } from "./support/toasts";
 
 let env: E2EEnv;
 beforeAll(async () => {
@@ -20,8 +21,6 @@ afterAll(async () => {
   await env?.close();
 });
 
-const toasts = (page: Page) => page.getByTestId("toasts");
-const waitForToast = (page: Page, text: string) => toasts(page).getByText(text, { exact: true }).waitFor();
 const tab = (page: Page, name: string) => page.getByRole("tab", { name, exact: true });
 const isSelected = async (page: Page, name: string) => (await tab(page, name).getAttribute("aria-selected")) === "true";
 const optionDisabled = (page: Page, select: string, value: string) =>

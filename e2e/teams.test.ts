@@ -10,6 +10,7 @@ import { waitUntil } from "../testkit/wait-until";
 import { uniqueEmail } from "../server/test/harness";
 import { type E2EEnv, startE2E } from "./support/e2e-env";
 import { signIn } from "./support/sign-in";
+import { waitForToast } from "./support/toasts";
 
 let env: E2EEnv;
 beforeAll(async () => {
@@ -19,7 +20,6 @@ afterAll(async () => {
   await env?.close();
 });
 
-const waitForToast = (page: Page, text: string) => page.getByTestId("toasts").getByText(text, { exact: true }).waitFor();
 const switcher = (page: Page) => page.getByRole("navigation", { name: "Main" }).getByRole("combobox", { name: "Organization" });
 
 describe("teams", () => {

@@ -10,6 +10,7 @@ import { waitUntil } from "../testkit/wait-until";
 import { type E2EEnv, startE2E } from "./support/e2e-env";
 import { eventually } from "./support/eventually";
 import { signIn } from "./support/sign-in";
+import { waitForToast } from "./support/toasts";
 
 let env: E2EEnv;
 let receiver: WebhookReceiver;
@@ -21,8 +22,6 @@ afterAll(async () => {
   receiver?.close();
   await env?.close();
 });
-
-const waitForToast = (page: Page, text: string) => page.getByTestId("toasts").getByText(text, { exact: true }).waitFor();
 
 describe("webhooks", () => {
   test("add a webhook, see its secret once, send a test, read the delivery log with a retry, delete it", async () => {
