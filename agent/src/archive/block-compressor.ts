@@ -13,7 +13,7 @@
 // thread keeps its own zstd context (compress-block.ts).
 import { availableParallelism } from "node:os";
 import { RUNNING_COMPILED } from "../build-info.ts";
-import { BlockCompression, compressBlock } from "./compress-block.ts";
+import { type BlockCompression, compressBlock, threadBlockCompression } from "./compress-block.ts";
 import type { Compression } from "./format.ts";
 
 export { compressBlock };
@@ -29,6 +29,11 @@ export const COMPRESSION_BLOCK_SIZE = 2 * 1024 * 1024;
 // the caller took turns: two cores ran no faster than one). Memory: (threads + 2) input blocks,
 // threads × (zstd context + output).
 const EXTRA_BLOCKS_IN_FLIGHT = 1;
+// Input slots a finished compressor leaves for the next one on this thread: the shipper seals a
+// slice every few seconds, each through a compressor of its own, and two fresh 2 MiB slots per
+// slice were garbage as soon as it was sealed.
+const SPARE_SLOTS_KEPT = 2;
+const spareSlots: SharedArrayBuffer[] = [];
 
 // The compiled agent carries the worker as an entry point of its own (scripts/build-agent.ts),
 // found by its path from the entry points' common folder, agent/src; from source, it is the file
@@ -75,7 +80,7 @@ type ThreadWorker = Worker & { ref(): void; unref(): void };
 
 class PooledCompressor implements BlockCompressor {
   readonly #options: BlockCompressorOptions;
-  // Without threads: this thread's compression, kept while the compressor lives.
+  // Without threads: this thread's compression (threadBlockCompression).
   readonly #inline: BlockCompression;
   readonly #workers: ThreadWorker[];
   readonly #idle: ThreadWorker[];
@@ -97,10 +102,10 @@ class PooledCompressor implements BlockCompressor {
 
   constructor(options: BlockCompressorOptions) {
     this.#options = options;
-    this.#inline = new BlockCompression(options.compression);
+    this.#inline = threadBlockCompression(options.compression);
     const threads = Math.max(0, Math.floor(options.threads ?? defaultCompressionThreads()));
     this.#maxInFlight = threads + EXTRA_BLOCKS_IN_FLIGHT;
-    this.#slot = new SharedArrayBuffer(COMPRESSION_BLOCK_SIZE);
+    this.#slot = spareSlots.pop() ?? new SharedArrayBuffer(COMPRESSION_BLOCK_SIZE);
     this.#view = new Uint8Array(this.#slot);
     this.#workers = Array.from({ length: threads }, () => {
       const worker = new Worker(workerLocation()) as ThreadWorker;
@@ -133,7 +138,11 @@ class PooledCompressor implements BlockCompressor {
     return new Promise<void>((resolve, reject) => {
       this.#settled = { resolve, reject };
       this.#checkSettled();
-    }).finally(() => this.destroy());
+    }).finally(() => {
+      this.destroy();
+      // Every block was handed on: no thread reads a slot any more.
+      for (const slot of [this.#slot, ...this.#freeSlots.splice(0)]) if (spareSlots.length < SPARE_SLOTS_KEPT) spareSlots.push(slot);
+    });
   }
 
   destroy(): void {
