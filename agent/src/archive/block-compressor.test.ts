@@ -74,6 +74,19 @@ describe("block compression on worker threads", () => {
     }
   });
 
+  test("a compressor started after another reuses its input slots and context: a short payload is not mixed with the longer one before it", async () => {
+    for (const compression of ["zstd", "gzip"] as const) {
+      const long = Buffer.alloc(COMPRESSION_BLOCK_SIZE + 1000, 0xaa);
+      await compress(long, compression, 0, long.length);
+      const short = input.subarray(0, 5000);
+      const blocks = await compress(short, compression, 0, short.length);
+      expect(blocks).toHaveLength(1);
+      expect(blocks[0]!.equals(compressBlock(compression, short))).toBe(true);
+      const opened = compression === "zstd" ? zstdDecompressSync(blocks[0]!) : gunzipSync(blocks[0]!);
+      expect(opened.equals(short)).toBe(true);
+    }
+  });
+
   test("a failing consumer fails the compressor instead of hanging it", async () => {
     const compressor = createBlockCompressor({
       compression: "zstd",
