@@ -117,6 +117,8 @@ test("a reset from the web app gives the agent new credentials, which it saves a
   const { api, configPath, start } = await startUserWithAgent(database);
   const agent = await start();
   const before = JSON.parse(await Bun.file(configPath).text()).server;
+  const connections = (log: string) => log.split("connected to the DBVault server").length - 1;
+  const connectedBefore = connections(agent.log());
   const reset = await api("POST", `/api/agents/manage/${before.agentId}`, { action: "reset" });
   expect(reset.status).toBe(200);
   const after = await waitUntil(
@@ -129,6 +131,9 @@ test("a reset from the web app gives the agent new credentials, which it saves a
   const newToken = String(after.agentToken);
   expect(newToken).toStartWith("dbvt_");
   expect(after).toMatchObject({ agentId: before.agentId, apiKey: before.apiKey });
+  // Asked before the new socket is up, a backup can go to the closing one and wait for the
+  // stalled-job sweep (2 min): reconnected means welcomed again, with the new token.
+  await waitUntil(async () => connections(agent.log()) > connectedBefore || undefined, { message: "the agent connected again", timeout: 30_000 });
   const created = await waitUntil(
     async () => {
       const response = await api("POST", "/api/backups", { databaseName: "main" });
