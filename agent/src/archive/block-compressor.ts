@@ -34,6 +34,7 @@ const EXTRA_BLOCKS_IN_FLIGHT = 1;
 // slice were garbage as soon as it was sealed.
 const SPARE_SLOTS_KEPT = 2;
 const spareSlots: SharedArrayBuffer[] = [];
+const takeSlot = () => spareSlots.pop() ?? new SharedArrayBuffer(COMPRESSION_BLOCK_SIZE);
 
 // The compiled agent carries the worker as an entry point of its own (scripts/build-agent.ts),
 // found by its path from the entry points' common folder, agent/src; from source, it is the file
@@ -105,7 +106,7 @@ class PooledCompressor implements BlockCompressor {
     this.#inline = threadBlockCompression(options.compression);
     const threads = Math.max(0, Math.floor(options.threads ?? defaultCompressionThreads()));
     this.#maxInFlight = threads + EXTRA_BLOCKS_IN_FLIGHT;
-    this.#slot = spareSlots.pop() ?? new SharedArrayBuffer(COMPRESSION_BLOCK_SIZE);
+    this.#slot = takeSlot();
     this.#view = new Uint8Array(this.#slot);
     this.#workers = Array.from({ length: threads }, () => {
       const worker = new Worker(workerLocation()) as ThreadWorker;
@@ -158,7 +159,7 @@ class PooledCompressor implements BlockCompressor {
     this.#waiting.push({ id, slot: this.#slot, length: this.#filled });
     this.#slotOf.set(id, this.#slot);
     this.#inFlight++;
-    this.#slot = this.#freeSlots.pop() ?? new SharedArrayBuffer(COMPRESSION_BLOCK_SIZE);
+    this.#slot = this.#freeSlots.pop() ?? takeSlot();
     this.#view = new Uint8Array(this.#slot);
     this.#filled = 0;
     this.#startWaiting();
