@@ -3,10 +3,10 @@ import { Binary, Long } from "bson";
 import { BSON, type Document } from "bson";
 import { createEntryFilter as createSelector } from "./entry-filter.ts";
 
-/** Whether the filter keeps each entry, as the shipper asks it (the entry's bytes and fields). */
+/** Whether the filter keeps each entry, as the shipper asks it (the entry's bytes and header). */
 const createEntryFilter = (database: string) => {
   const select = createSelector(database);
-  return (entry: Document) => select(BSON.serialize(entry), entry) !== undefined;
+  return (entry: Document) => select(BSON.serialize(entry), { op: entry.op, ns: entry.ns }) !== undefined;
 };
 
 const session = (byte: number) => ({ id: new Binary(Buffer.alloc(16, byte), 4) });

@@ -3,6 +3,7 @@
 import { BSON, type Timestamp } from "bson";
 import type { FindCursor, MongoClient } from "mongodb";
 import type { OplogTime } from "../../../../protocol/pitr.ts";
+import { type EntryHeader, readEntryHeader } from "../entry-header.ts";
 
 /** How long one getMore waits for new entries: the loop checks its timers this often when idle. */
 export const AWAIT_MS = 1_000;
@@ -30,8 +31,8 @@ export async function readOplogBounds(client: MongoClient): Promise<{ oldest: Op
   return { oldest: toTime(oldest.ts as Timestamp), newest: toTime(newest.ts as Timestamp) };
 }
 
-/** A raw oplog entry and the fields shipping reads from it. */
-export type ReadEntry = { raw: Uint8Array; ts: OplogTime; fields: Record<string, unknown> };
+/** A raw oplog entry and what shipping reads of every entry (its position, kind and namespace). */
+export type ReadEntry = EntryHeader & { raw: Uint8Array };
 
 /** Opens the tail after `after` (exclusive); `next` answers an entry, or null when none came within AWAIT_MS. */
 export function openOplogTail(client: MongoClient, after: OplogTime) {
@@ -44,8 +45,8 @@ export function openOplogTail(client: MongoClient, after: OplogTime) {
     async next(): Promise<ReadEntry | null> {
       const raw = await cursor.tryNext();
       if (!raw) return null;
-      const fields = BSON.deserialize(raw, { promoteBuffers: true });
-      return { raw, ts: toTime(fields.ts as Timestamp), fields };
+      const { ts, op, ns } = readEntryHeader(raw);
+      return { raw, ts, op, ns };
     },
     close: () => cursor.close().catch(() => undefined),
   };

@@ -100,7 +100,7 @@ export async function shipOplog(options: ShipOplogOptions): Promise<void> {
           const entry = await tail.next();
           if (entry) {
             pacer.note(entry.raw.byteLength);
-            const kept = keep(entry.raw, entry.fields);
+            const kept = keep(entry.raw, entry);
             options.lag?.read(entry.ts, kept !== undefined);
             if (kept) {
               if (builder.entryCount > 0 && builder.entryBytes + kept.byteLength > maxEntryBytes) await seal();

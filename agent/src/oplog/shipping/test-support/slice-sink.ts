@@ -157,5 +157,7 @@ export async function expectedPositions(client: MongoClient, database: string, f
     const le = at[0] < to.t || (at[0] === to.t && at[1] <= to.i);
     return gt && le;
   };
-  return all.filter((entry) => keep(BSON.serialize(entry), entry) !== undefined && within(entry)).map(positionOf);
+  return all
+    .filter((entry) => keep(BSON.serialize(entry), { op: entry.op as string, ns: entry.ns as string | undefined }) !== undefined && within(entry))
+    .map(positionOf);
 }
