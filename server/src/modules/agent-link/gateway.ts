@@ -16,6 +16,7 @@ import { markAgentConnected, markAgentDisconnected, recordHeartbeat } from "../a
 import { recordPitrLag } from "../pitr/lag";
 import { listShippedDatabases } from "../pitr/shipped-databases";
 import { sendWaitingWork } from "./waiting-work";
+import { resendUnstartedBackups } from "./unstarted-backups";
 import { confirmUpdateOnHello, recordUpdateStatus, recordUpdateUnsupported } from "../agents/updates";
 
 type AgentSocket = { id: string; send(data: string): unknown; close(code?: number, reason?: string): unknown };
@@ -89,6 +90,8 @@ export function createAgentGateway(ctx: AppContext) {
         await confirmUpdateOnHello(ctx, agentId, raw.version);
         // What waited for an agent that can read it (waiting-work.ts) goes now.
         await sendWaitingWork(ctx, agentId);
+        // A backup asked for while the agent swapped sockets may never have reached it (unstarted-backups.ts).
+        await resendUnstartedBackups(ctx, agentId);
         return;
       case "heartbeat":
         // The queued jobs first: a heartbeat seen recorded (the agent's lastSeen) has kept them
