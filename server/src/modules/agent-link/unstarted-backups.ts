@@ -3,7 +3,7 @@
 // closing socket or none, and the backup stayed pending until the sweep failed it as never
 // started: a scheduled backup silently lost. So an agent's hello brings the command again for
 // each of its backups still pending; the agent ignores one it already holds (daemon/job-queue.ts).
-import { and, eq, gt, gte } from "drizzle-orm";
+import { and, eq, gt, gte, lt } from "drizzle-orm";
 import { agents, backups } from "@db/schema";
 import type { AppContext } from "../../context";
 import { sendToAgent } from "../../lib/agent-commands";
@@ -17,8 +17,10 @@ import { PENDING_TIMEOUT_MS } from "../scheduler/service";
  * the sweep would keep (scheduler/service.ts failStalledOperations, agents/queued-jobs.ts): one
  * already due to fail as never started is not revived behind the user's back. Restores are left
  * alone: one may carry a sealed identity pasted once in the web, which the server cannot rebuild.
+ * Nor those active since the socket opened: asked for then (their command came on this socket,
+ * perhaps before the hello) or named queued by its heartbeat, the agent has them.
  */
-export async function resendUnstartedBackups(ctx: AppContext, agentId: string) {
+export async function resendUnstartedBackups(ctx: AppContext, agentId: string, socketOpenedAt: Date) {
   const [agent] = await ctx.db.select({ role: agents.role, status: agents.status }).from(agents).where(eq(agents.id, agentId));
   // A restore agent runs no backups; an offline one has no socket to send on.
   if (!agent || agent.role === "restore" || agent.status === "offline") return;
@@ -33,6 +35,7 @@ export async function resendUnstartedBackups(ctx: AppContext, agentId: string) {
         eq(backups.agentId, agentId),
         eq(backups.status, "pending"),
         gte(backups.lastActivityAt, new Date(now - PENDING_TIMEOUT_MS)),
+        lt(backups.lastActivityAt, socketOpenedAt),
         gt(backups.createdAt, new Date(now - QUEUED_LIMIT_MS)),
       ),
     )
