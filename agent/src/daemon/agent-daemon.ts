@@ -64,10 +64,13 @@ export function startAgentDaemon(runtime: DaemonRuntime, identityTransport: Iden
         outbox.flush();
         copyCheck.connected();
         return;
-      case "backup":
-        return queue.enqueue(() => runBackupJob({ ...job, goSignals, trust }, message.backupId, message.databaseName, message.fileName), {
-          backupId: message.backupId,
-        });
+      case "backup": {
+        const run = () => runBackupJob({ ...job, goSignals, trust }, message.backupId, message.databaseName, message.fileName);
+        // The server sends a backup again when this agent reconnects before starting it: one
+        // whose first command did arrive is a repeat, and the queue ignores it.
+        if (!queue.enqueue(run, { backupId: message.backupId })) runtime.log("ignored a backup this agent already took", { backupId: message.backupId });
+        return;
+      }
       case "restore":
         return queue.enqueue(() => runRestoreJob(job, message, identityTransport), { restoreId: message.restoreId });
       case "verify":

@@ -1,9 +1,21 @@
 import { describeQueuedJobs, type QueuedJob } from "./queued-jobs.ts";
 
 /**
+ * How many backup and restore ids the queue remembers having taken. The server sends a backup
+ * again when the agent says hello before starting it (server agent-link/unstarted-backups.ts),
+ * which repeats one whose first send did arrive; a repeat comes within minutes of the first,
+ * so the last thousand jobs cover it many times over, and a daemon running for years does not
+ * grow a set of every id it ever ran.
+ */
+const REMEMBERED_JOBS = 1_000;
+
+const keyOf = (holds: QueuedJob) => ("backupId" in holds ? `backup:${holds.backupId}` : `restore:${holds.restoreId}`);
+
+/**
  * Runs the daemon's jobs one at a time, in the order asked. Each queued job may name the backup
  * or restore it is, so heartbeats can tell the server which ones wait their turn here (it would
- * otherwise fail them as never started). `onIdle` runs whenever the queue runs dry.
+ * otherwise fail them as never started), and so one asked for again is not run twice.
+ * `onIdle` runs whenever the queue runs dry.
  */
 export function createJobQueue(options: { onIdle(): void }) {
   const jobs: { run: () => Promise<void>; holds?: QueuedJob }[] = [];
@@ -11,6 +23,10 @@ export function createJobQueue(options: { onIdle(): void }) {
   // start it beside itself.
   let running = false;
   let current: Promise<void> | null = null;
+  let currentKey: string | null = null;
+  // The backups and restores queued, running or run by this process, oldest first (a Set keeps
+  // insertion order), at most REMEMBERED_JOBS of them.
+  const taken = new Set<string>();
 
   const runNext = async () => {
     if (running) return;
@@ -20,21 +36,42 @@ export function createJobQueue(options: { onIdle(): void }) {
       return;
     }
     running = true;
+    currentKey = job.holds ? keyOf(job.holds) : null;
     try {
       current = job.run();
       await current;
     } finally {
       running = false;
       current = null;
+      currentKey = null;
       void runNext();
     }
   };
 
+  const remember = (key: string) => {
+    taken.add(key);
+    for (const oldest of taken) {
+      if (taken.size <= REMEMBERED_JOBS) break;
+      taken.delete(oldest);
+    }
+  };
+
   return {
-    /** Queues a job; it starts at once when nothing runs. */
+    /**
+     * Queues a job; it starts at once when nothing runs. One naming a backup or restore this
+     * queue already holds, runs or has run is a repeat of the server's command and is ignored:
+     * returns false then.
+     */
     enqueue(run: () => Promise<void>, holds?: QueuedJob) {
+      if (holds) {
+        const key = keyOf(holds);
+        // The running and waiting ones too: with over REMEMBERED_JOBS queued after them, they may have left `taken`.
+        if (taken.has(key) || currentKey === key || jobs.some((job) => job.holds && keyOf(job.holds) === key)) return false;
+        remember(key);
+      }
       jobs.push({ run, ...(holds ? { holds } : {}) });
       void runNext();
+      return true;
     },
     /** Whether a job runs or waits. */
     isBusy: () => running || jobs.length > 0,
@@ -42,8 +79,9 @@ export function createJobQueue(options: { onIdle(): void }) {
     describeQueued: () => describeQueuedJobs(jobs.flatMap((job) => (job.holds ? [job.holds] : []))),
     /** The running job, if any. */
     running: () => current,
-    /** Forgets every waiting job (the running one goes on). */
+    /** Forgets every waiting job (the running one goes on); those never ran, so may be taken again. */
     clear() {
+      for (const job of jobs) if (job.holds) taken.delete(keyOf(job.holds));
       jobs.length = 0;
     },
   };

@@ -16,6 +16,7 @@ import { markAgentConnected, markAgentDisconnected, recordHeartbeat } from "../a
 import { recordPitrLag } from "../pitr/lag";
 import { listShippedDatabases } from "../pitr/shipped-databases";
 import { sendWaitingWork } from "./waiting-work";
+import { resendUnstartedBackups } from "./unstarted-backups";
 import { confirmUpdateOnHello, recordUpdateStatus, recordUpdateUnsupported } from "../agents/updates";
 
 type AgentSocket = { id: string; send(data: string): unknown; close(code?: number, reason?: string): unknown };
@@ -24,6 +25,8 @@ type Connection = {
   agentId: string;
   organizationId: string;
   connectionId: string;
+  /** When the socket was opened: commands sent from then on came on it (unstarted-backups.ts). */
+  openedAt: Date;
   /** The message being handled: an agent's messages are handled one after another, in order. */
   handling: Promise<void>;
 };
@@ -89,6 +92,8 @@ export function createAgentGateway(ctx: AppContext) {
         await confirmUpdateOnHello(ctx, agentId, raw.version);
         // What waited for an agent that can read it (waiting-work.ts) goes now.
         await sendWaitingWork(ctx, agentId);
+        // A backup asked for while the agent swapped sockets may never have reached it (unstarted-backups.ts).
+        await resendUnstartedBackups(ctx, agentId, connection.openedAt);
         return;
       case "heartbeat":
         // The queued jobs first: a heartbeat seen recorded (the agent's lastSeen) has kept them
@@ -141,6 +146,7 @@ export function createAgentGateway(ctx: AppContext) {
         agentId: agent.id,
         organizationId: agent.organizationId,
         connectionId: randomUUID(),
+        openedAt: ctx.now(),
         handling: Promise.resolve(),
       };
       byAgent.set(agent.id, connection);

@@ -14,8 +14,9 @@ import { backupFacts } from "../webhooks/events";
 import { planOfUser } from "../plans/service";
 import { releaseStorage } from "../quota/storage-quota";
 import { publishToOrganization } from "../../lib/browser-events";
+import { backupCommand } from "./command";
 import { copiesOfBackups } from "./copies";
-import { backupFileName, backupStorage, backupViewColumns, toBackupView } from "./views";
+import { backupStorage, backupViewColumns, toBackupView } from "./views";
 
 type BackupRow = typeof backups.$inferSelect;
 type DatabaseRow = typeof databases.$inferSelect;
@@ -118,7 +119,7 @@ export async function startBackup(
   if (!agent || agent.status === "offline") {
     return failBackup(ctx, backup!.id, "No agent is online for this database. Start it with `dbvault-agent run` on its server.");
   }
-  await sendToAgent(ctx, agent.id, { type: "backup", backupId: backup!.id, databaseName: database.name, fileName: backupFileName(backup!) });
+  await sendToAgent(ctx, agent.id, backupCommand(backup!));
   await publishToOrganization(ctx, database.organizationId, { type: "backupProgress", backupId: backup!.id, status: "pending", progress: null });
   return backup!;
 }
