@@ -7,9 +7,8 @@ import { and, eq, gt, gte, lt } from "drizzle-orm";
 import { agents, backups } from "@db/schema";
 import type { AppContext } from "../../context";
 import { sendToAgent } from "../../lib/agent-commands";
-import { QUEUED_LIMIT_MS } from "../agents/queued-jobs";
 import { backupCommand } from "../backups/command";
-import { PENDING_TIMEOUT_MS } from "../scheduler/service";
+import { PENDING_TIMEOUT_MS, QUEUED_LIMIT_MS } from "../agents/job-deadlines";
 
 /**
  * Sends the agent again the commands of its backups not started yet. Pending is exactly that: the

@@ -2,9 +2,7 @@ import { and, eq, gt, inArray } from "drizzle-orm";
 import { backups, restores } from "@db/schema";
 import type { QueuedJobs } from "@protocol/agent-protocol";
 import type { AppContext } from "../../context";
-
-/** The longest a backup or restore may wait in an agent's queue (behind a very long backup, say). */
-export const QUEUED_LIMIT_MS = 12 * 3_600_000;
+import { QUEUED_LIMIT_MS } from "./job-deadlines";
 
 /**
  * Keeps the backups and restores an agent says it holds in its queue pending: an agent runs one

@@ -3,7 +3,7 @@ import { agents, backups, databases, restores, settings } from "@db/schema";
 import { normaliseFrequencyHours } from "@protocol/schedule";
 import type { AppContext } from "../../context";
 import { sweepAgentStatuses } from "../agents/service";
-import { QUEUED_LIMIT_MS } from "../agents/queued-jobs";
+import { PENDING_TIMEOUT_MS, QUEUED_LIMIT_MS, STALLED_TIMEOUT_MS } from "../agents/job-deadlines";
 import { recordAudit } from "../audit/service";
 import { finishDueTurnOffs } from "../backup-protection/state";
 import { failBackup, releasePendingBackupData, startBackup } from "../backups/service";
@@ -19,9 +19,6 @@ import { runReplicaRepair } from "../storage-replica/service";
 const HOUR = 3_600_000;
 /** A time as a query parameter both drivers pass through unchanged (cast with ::timestamptz). */
 const at = (ms: number) => new Date(ms).toISOString();
-/** A pending backup the agent never started, or a running one that went silent, fails after these. */
-export const PENDING_TIMEOUT_MS = 2 * 60_000;
-export const STALLED_TIMEOUT_MS = 10 * 60_000;
 
 /**
  * Starts the scheduled backups that are due. Each due database is claimed with
