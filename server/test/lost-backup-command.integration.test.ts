@@ -24,7 +24,14 @@ async function agentLosingCommands() {
   agent.intercept = (message) => message.type === "backup" && lost.push(message) > 0;
   await agent.connect({ databases: ["shop"] });
   await waitUntil(async () => (await agentStatus(agent)) === "active", { message: "the agent to be online" });
-  return { user, agent, lost, stopLosing: () => (agent.intercept = undefined) };
+  /** The socket swap: the agent goes, its commands are no longer lost, it says hello again (`before` runs between). */
+  const reconnect = async (hello: Parameters<ScriptedAgent["connect"]>[0] = { databases: ["shop"] }, before?: () => void) => {
+    await agent.disconnect();
+    agent.intercept = undefined;
+    before?.();
+    await agent.connect(hello);
+  };
+  return { user, agent, lost, reconnect };
 }
 
 async function agentRow(agent: ScriptedAgent) {
@@ -57,11 +64,9 @@ async function backupCommandsAfterHello(agent: ScriptedAgent) {
 
 describe("a backup command lost while the agent swapped sockets", () => {
   test("is sent again, as it was, when the agent says hello; once, and the backup stays pending", async () => {
-    const { user, agent, lost, stopLosing } = await agentLosingCommands();
+    const { user, agent, lost, reconnect } = await agentLosingCommands();
     const backupId = await scheduledBackup(agent, lost);
-    await agent.disconnect();
-    stopLosing();
-    await agent.connect({ databases: ["shop"] });
+    await reconnect();
 
     const again = await agent.waitFor("backup");
     expect(again).toEqual(lost[0]!);
@@ -73,7 +78,7 @@ describe("a backup command lost while the agent swapped sockets", () => {
   });
 
   test("a backup the agent started, or finished, is not sent again; one still pending is", async () => {
-    const { user, agent, lost, stopLosing } = await agentLosingCommands();
+    const { user, agent, lost, reconnect } = await agentLosingCommands();
     const started = await scheduledBackup(agent, lost);
     agent.send({ type: "backup.progress", backupId: started, progress: { current: 1, total: 10, percentage: 10, collection: "shop.orders" } });
     await waitUntil(async () => (await backupStatus(user, started)) === "in-progress", { message: "the backup to start" });
@@ -82,20 +87,16 @@ describe("a backup command lost while the agent swapped sockets", () => {
     expect(await backupStatus(user, finished)).toBe("completed");
     // The newest: sent last, after any older one wrongly sent again.
     const pending = await scheduledBackup(agent, lost);
-    await agent.disconnect();
-    stopLosing();
-    await agent.connect({ databases: ["shop"] });
+    await reconnect();
 
     expect((await agent.waitFor("backup")).backupId).toBe(pending);
     expect(await backupCommandsAfterHello(agent)).toEqual([]);
   });
 
   test("a restore agent's hello gets none: it runs no backups", async () => {
-    const { agent, lost, stopLosing } = await agentLosingCommands();
+    const { agent, lost, reconnect } = await agentLosingCommands();
     await scheduledBackup(agent, lost);
-    await agent.disconnect();
-    stopLosing();
-    await agent.connect({ role: "restore", databases: ["shop"] });
+    await reconnect({ role: "restore", databases: ["shop"] });
 
     await waitUntil(async () => (await agentRow(agent))?.role === "restore", { message: "the restore agent's hello to be recorded" });
     expect(await backupCommandsAfterHello(agent)).toEqual([]);
@@ -103,12 +104,9 @@ describe("a backup command lost while the agent swapped sockets", () => {
 
   // Last: the server's clock stays moved on.
   test("a backup the sweep would fail as never started is not sent again", async () => {
-    const { agent, lost, stopLosing } = await agentLosingCommands();
+    const { agent, lost, reconnect } = await agentLosingCommands();
     await scheduledBackup(agent, lost);
-    await agent.disconnect();
-    stopLosing();
-    advanceServerClock(world.server, PENDING_TIMEOUT_MS + 1_000);
-    await agent.connect({ databases: ["shop"] });
+    await reconnect(undefined, () => advanceServerClock(world.server, PENDING_TIMEOUT_MS + 1_000));
 
     await waitUntil(async () => (await agentStatus(agent)) === "active", { message: "the agent to be online again" });
     expect(await backupCommandsAfterHello(agent)).toEqual([]);
