@@ -29,7 +29,7 @@ import { createStorage } from "./storage";
 import { createBodyGate } from "./modules/uploads/body-gate";
 import { createRunningHashes } from "./modules/uploads/running-hashes";
 import { createPendingWork } from "./lib/pending-work";
-import { createProviderCache } from "./modules/sso/provider-cache";
+import { createInstanceCaches } from "./lib/instance-caches";
 
 /** Name of the fresh PGlite cluster embedded in the single-file server (scripts/build-server.ts). */
 export const PGLITE_TEMPLATE_FILE = "pglite-template.tar.gz";
@@ -113,7 +113,7 @@ export async function createContext(config: Config, database: Database, options:
     metrics: createMetrics({ db: database.db, now, storage }),
     webhooks: createWebhookDispatcher(() => ctx),
     mail: createMailDispatcher(() => ctx),
-    caches: { ssoProviders: createProviderCache(), lockedUntil: new Map() },
+    caches: createInstanceCaches(),
   };
   await ctx.bus.start();
   await seedPlans(ctx.db);

@@ -5,19 +5,14 @@ import { backupStorage } from "../backups/views";
 import type { KeepReason, RetentionPolicy } from "../retention-rules/policy";
 import { lockUntil } from "../retention-rules/lock-until";
 
-/**
- * Locks known to reach at least this far (ms), by backup id (held in the context:
- * `ctx.caches.lockedUntil`): a retention pass runs every few minutes and need not ask S3 again about
- * a lock it already extended. Losing it (a restart) costs only a repeated request.
- */
-export type LockedUntil = Map<string, number>;
-
 /** Extends the locks of the backups retention keeps to what their rule now keeps them for (a GFS promotion). */
 export async function extendLocks(
   ctx: AppContext,
   kept: { id: string; organizationId: string; createdAt: Date; reasons: KeepReason[] }[],
   policy: RetentionPolicy,
 ) {
+  // Locks known to reach at least this far: a retention pass runs every few minutes and need not
+  // ask S3 again about a lock it already extended.
   const known = ctx.caches.lockedUntil;
   for (const backup of kept) {
     const until = lockUntil(backup.createdAt, backup.reasons, policy, ctx.now());

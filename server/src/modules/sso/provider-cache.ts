@@ -7,20 +7,16 @@
 // rotation) is followed without a failure.
 import { createHash } from "node:crypto";
 import type * as oidc from "openid-client";
+import type { InstanceCaches } from "../../lib/instance-caches";
 import { discoverProvider, type ProviderConnection } from "./provider-client";
 
 export const PROVIDER_CACHE_TTL_MS = 10 * 60 * 1000;
-
-/** This instance's discovered providers, by connection (held in the context: `ctx.caches.ssoProviders`). */
-export type ProviderCache = Map<string, { config: Promise<oidc.Configuration>; expiresAt: number }>;
-
-export const createProviderCache = (): ProviderCache => new Map();
 
 // The secret is part of the configuration (client authentication): a changed one is another entry.
 const keyOf = (connection: ProviderConnection) =>
   `${connection.issuer}\n${connection.clientId}\n${createHash("sha256").update(connection.clientSecret).digest("base64url")}`;
 
-type Caller = { log: { warn(message: string, fields?: object): void }; now(): Date; caches: { ssoProviders: ProviderCache } };
+type Caller = { log: { warn(message: string, fields?: object): void }; now(): Date; caches: Pick<InstanceCaches, "ssoProviders"> };
 
 /** The provider's configuration, discovered at most once per PROVIDER_CACHE_TTL_MS; a failed discovery is not kept. */
 export function cachedProvider(caller: Caller, connection: ProviderConnection): Promise<oidc.Configuration> {
