@@ -1,6 +1,7 @@
 // Restoring a database to a moment (issue 25 §3): the newest base backup consistent at or before
-// it and the slices of one unbroken chain from there to it, sent to the agent as the restore
-// command's pointInTime. The server only matches positions; the agent checks and replays.
+// it and the slices of one unbroken chain from there to it, recorded on the restore; the command
+// names the moment and the agent fetches the slices (pitr/agent-plan.ts). The server only matches
+// positions; the agent checks and replays.
 import { and, eq } from "drizzle-orm";
 import { databases, pitrSlices } from "@db/schema";
 import { formatOplogTime, oplogTimeFromBigInt, oplogTimeToBigInt, parseOplogTime } from "@protocol/pitr";
@@ -101,10 +102,8 @@ export async function requestPointInTimeRestore(ctx: AppContext, organizationId:
     },
     {
       record: { ts: formatOplogTime(until), at: new Date(until.t * 1000).toISOString(), sliceIds: plan.slices.map((slice) => slice.id) },
-      command: {
-        until,
-        slices: plan.slices.map((slice) => ({ id: slice.id, chain: slice.chain, sequence: slice.sequence, size: slice.size, sha256: slice.sha256 })),
-      },
+      // The moment and the plan's size only: the agent fetches the slices (pitr/agent-plan.ts).
+      command: { until, plan: { slices: plan.slices.length, collections: input.collections !== undefined } },
     },
     actor,
   );
