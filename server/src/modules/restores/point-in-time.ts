@@ -69,7 +69,22 @@ function notCovered(databaseName: string, until: bigint, windows: { from: bigint
   return new AppError(422, "BAD_REQUEST", `${describe(until)} is ${where}: "${databaseName}" can be restored to a moment ${ranges}.`);
 }
 
-/** The dry run the wizard shows: the moment, the base backup and how many slices. */
+/**
+ * The collections of `database` the base backup holds, sorted; null when its agent did not report
+ * them. A collection created after the base is not among them, and may still exist at the moment:
+ * the server reads no slice, so a restore's `collections` is not checked against this list; the
+ * agent checks the names against the database as replayed to the moment, before changing anything.
+ */
+function collectionsOf(inventory: Record<string, number> | null, database: string): string[] | null {
+  if (!inventory) return null;
+  const prefix = `${database}.`;
+  return Object.keys(inventory)
+    .filter((namespace) => namespace.startsWith(prefix) && !namespace.slice(prefix.length).startsWith("system."))
+    .map((namespace) => namespace.slice(prefix.length))
+    .sort();
+}
+
+/** The dry run the wizard shows: the moment, the base backup (and the collections it holds) and how many slices. */
 export async function describeRestorePlan(ctx: AppContext, organizationId: string, databaseId: string, at: string) {
   const plan = await planRestoreToMoment(ctx, organizationId, databaseId, at);
   return {
@@ -77,6 +92,7 @@ export async function describeRestorePlan(ctx: AppContext, organizationId: strin
     databaseName: plan.database.name,
     until: describeOplogPosition(plan.until),
     base: { id: plan.base.id, createdAt: plan.base.createdAt.toISOString(), consistentAt: describeOplogPosition(plan.baseAt) },
+    baseCollections: collectionsOf(plan.base.collections, plan.database.name),
     slices: {
       count: plan.slices.length,
       entries: plan.slices.reduce((sum, s) => sum + s.entryCount, 0),
