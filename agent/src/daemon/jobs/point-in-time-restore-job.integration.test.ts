@@ -161,3 +161,34 @@ test("a slice the server lost a byte of: refused naming it, the target untouched
   expect(await snapshotDatabase(rs.client, "kept_daemon")).toBe(before);
   expect((await readdir(tmpdir())).filter((name) => name.startsWith("dbvault-slices-")).length).toBe(leftBefore);
 }, 60_000);
+
+test("a plan that is not the one the command announced: refused before any slice is downloaded, the target untouched", async () => {
+  await rs.client
+    .db("kept_plan")
+    .collection("c")
+    .insertOne({ _id: "mine" } as never);
+  const before = await snapshotDatabase(rs.client, "kept_plan");
+  const until = history.moments.at(-1)!.until;
+  requests = [];
+  // The server lists one slice fewer than the command said.
+  const runtime = createDaemonRuntime({ configPath, config: await loadConfig(configPath), hello: { hostname: "test", platform: "linux" }, log: () => {} });
+  plan = { until, slices: slices.slice(0, -1) };
+  const delivered: AgentMessage[] = [];
+  const command = {
+    type: "restore",
+    restoreId: "restore-1",
+    backupId: "base-1",
+    databaseName: "shop",
+    size: served.get(agentApi.download("base-1"))!.byteLength,
+    targetDatabase: "kept_plan",
+    pointInTime: { until, plan: { slices: slices.length, collections: false } },
+  } as Extract<ServerMessage, { type: "restore" }>;
+  await runRestoreJob({ runtime, deliver: (message) => delivered.push(message), send: () => {}, signal: new AbortController().signal }, command);
+  const outcome = delivered.at(-1) as AgentMessage & { error?: string };
+  expect(outcome.type).toBe("restore.failed");
+  expect(outcome.error).toContain(
+    `the server's plan is to ${until.t},${until.i} over ${slices.length - 1} slice(s), not to ${until.t},${until.i} over ${slices.length}`,
+  );
+  expect(requests.filter((request) => request.path.includes("/pitr/slices/"))).toEqual([]);
+  expect(await snapshotDatabase(rs.client, "kept_plan")).toBe(before);
+}, 60_000);
