@@ -308,7 +308,7 @@ export const POINT_IN_TIME_PLAN_PAGE = 500;
 
 /** The query of GET agentApi.pointInTimePlan: the slices after sequence `after` (none: from the first), at most `limit`. */
 export const PointInTimePlanQuery = T.Object({
-  after: T.Optional(T.String({ pattern: "^(0|[1-9][0-9]{0,9})$", error: "after must be a slice sequence number" })),
+  after: T.Optional(T.String({ pattern: "^(0|[1-9][0-9]{0,8})$", error: "after must be a slice sequence number" })),
   limit: T.Optional(T.String({ pattern: "^[1-9][0-9]{0,3}$", error: `limit must be a whole number from 1 to ${POINT_IN_TIME_PLAN_PAGE}` })),
 });
 export type PointInTimePlanQuery = Static<typeof PointInTimePlanQuery>;

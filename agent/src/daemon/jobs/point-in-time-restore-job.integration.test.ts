@@ -3,7 +3,7 @@
 // replays it after the base backup into the replica-set test server. A scripted server stands in
 // for the DBVault server here, serving the plan, the backup and the slices at the protocol's paths
 // (agentApi.pointInTimePlan, agentApi.download, agentApi.sliceDownload) exactly as the real
-// slices the shipper wrote; server/test/pitr-long-plan.integration.test.ts runs the same job
+// slices the shipper wrote; agent/test/pitr-long-plan.integration.test.ts runs the same job
 // against the real server.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readFile, mkdtemp, rm, writeFile, readdir } from "node:fs/promises";
