@@ -21,6 +21,8 @@ let bobAgent: ScriptedAgent;
 let shopId: string;
 const bases: Record<string, string> = {};
 const sliceBytes = new Map<string, Uint8Array>();
+/** The restore to iso(127), still pending: its agent is scripted. */
+let pendingRestoreId: string;
 
 const T = 1_790_000_000;
 const pos = (offset: number, i: number) => `${T + offset},${i}`;
@@ -190,6 +192,7 @@ describe("restoring to a moment", () => {
     expect(command.backupId).toBe(bases.later!);
     const expected = await sliceIdsOf(CHAIN_A, [1, 2]);
     expect(command.pointInTime?.until).toEqual({ t: T + 127, i: 4294967295 });
+    pendingRestoreId = command.restoreId;
     // The command names the moment and the plan's size; the agent fetches the plan recorded on the restore.
     expect(command.pointInTime?.plan).toEqual({ slices: 2, collections: false });
     expect(command.collections).toBeUndefined();
@@ -264,5 +267,20 @@ describe("restoring to a moment", () => {
     expect((await fetchPlan(agent, command.restoreId)).status).toBe(404);
     expect((await download()).status).toBe(200);
     await reportsAgent.disconnect();
+  });
+
+  test("a slice of the plan no longer stored: the plan answers 410, so the agent changes nothing", async () => {
+    const [gone] = await sliceIdsOf(CHAIN_A, [2]);
+    await server.ctx.db.update(pitrSlices).set({ stored: false }).where(eq(pitrSlices.id, gone!));
+    try {
+      const res = await fetchPlan(agent, pendingRestoreId);
+      expect(res.status).toBe(410);
+      expect(res.body.message).toBe(
+        "A slice this restore needs is no longer stored, so nothing was changed: ask for the restore again, which plans from what is stored now.",
+      );
+    } finally {
+      await server.ctx.db.update(pitrSlices).set({ stored: true }).where(eq(pitrSlices.id, gone!));
+    }
+    expect((await fetchPlan(agent, pendingRestoreId)).status).toBe(200);
   });
 });
