@@ -18,6 +18,11 @@ export interface RestorePlan {
    * mongorestore's rule, when every database is restored or admin is, unless asked not to.
    */
   usersAndRoles: boolean;
+  /**
+   * The collections chosen, when they are checked against the moment rather than the archive (a
+   * point-in-time restore: a collection created after the base backup is restored too); else undefined.
+   */
+  chosenAtMoment: string[] | undefined;
   /** The target namespace of a prelude entry, or undefined when it is skipped. */
   targetOf(entry: CollectionMetadata): string | undefined;
 }
@@ -43,7 +48,15 @@ export function planRestore(
   collections: CollectionMetadata[],
   targetDatabase: string | undefined,
   onlyCollections?: string[],
-  options: { usersAndRoles?: boolean } = {},
+  options: {
+    usersAndRoles?: boolean;
+    /**
+     * A point-in-time restore: the chosen collections are those that exist at the moment, which
+     * only the replay tells, so they are not checked against the archive here (the restorer checks
+     * them once the entries are applied, before anything is swapped in).
+     */
+    collectionsAtMoment?: boolean;
+  } = {},
 ): RestorePlan {
   const sourceDatabases = [...new Set(collections.filter((entry) => !isSkippedEntry(entry)).map((entry) => entry.db))].sort();
   let onlyDatabase: string | undefined;
@@ -59,7 +72,8 @@ export function planRestore(
       );
     }
   }
-  const chosen = onlyCollections && checkCollections(collections, onlyCollections, onlyDatabase ?? rename?.from);
+  const chosen =
+    onlyCollections && (options.collectionsAtMoment ? new Set(onlyCollections) : checkCollections(collections, onlyCollections, onlyDatabase ?? rename?.from));
   const restored = onlyDatabase !== undefined ? [onlyDatabase] : sourceDatabases;
   const hasUsersOrRoles = collections.some((entry) => entry.namespace === USERS_NAMESPACE || entry.namespace === ROLES_NAMESPACE);
   const wholeServerOrAdmin = targetDatabase === undefined || (targetDatabase === "admin" && rename === undefined);
@@ -72,6 +86,7 @@ export function planRestore(
     rename,
     targetDatabases,
     usersAndRoles,
+    chosenAtMoment: onlyCollections && options.collectionsAtMoment ? onlyCollections : undefined,
     targetOf(entry) {
       if (isSkippedEntry(entry)) return undefined;
       if (onlyDatabase !== undefined && entry.db !== onlyDatabase) return undefined;

@@ -8,6 +8,7 @@ import {
   type CopyCheckAnswer,
   type CopyCheckResult,
   type HeaderReplaced,
+  type PointInTimePlanPage,
   type CompleteUploadRequest,
   type RegisterRequest,
   type RegisterResponse,
@@ -136,6 +137,11 @@ export function createServerClient(credentials: ServerCredentials) {
         headers: from > 0 ? { range: `bytes=${from}-` } : {},
         signal: signal ?? AbortSignal.timeout(24 * 3_600_000),
       });
+    },
+    /** A page of a point-in-time restore's plan: its slices after sequence `after` (none: from the first). */
+    async pointInTimePlan(restoreId: string, after?: number, signal?: AbortSignal): Promise<PointInTimePlanPage> {
+      const path = `${agentApi.pointInTimePlan(restoreId)}${after === undefined ? "" : `?after=${after}`}`;
+      return readJson(path, await call(path, signal ? { signal: AbortSignal.any([signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]) } : {}));
     },
     /** A stored oplog slice (a point-in-time restore), from byte `from` on. */
     async sliceDownload(sliceId: string, from = 0, signal?: AbortSignal): Promise<Response> {

@@ -170,6 +170,7 @@ export async function restoreWithDriver(request: BuiltinRestoreRequest): Promise
       removed = replayed.removed;
       recordReplay(result, { entries: entries.read, applied: replayed.applied, swapped: prepared(states), removed });
     }
+    if (plan.chosenAtMoment) requireChosenAtMoment(plan.chosenAtMoment, pointInTimeDatabase(plan), states, until);
     throwIfAborted(signal);
     if (auth && !auth.isEmpty) stagedAuth = await stageUsersAndRoles(client, auth, staging, request.prelude.header.serverVersion);
 
@@ -225,6 +226,25 @@ class ReplayedEntries implements AsyncIterable<Uint8Array> {
       yield entry;
     }
   }
+}
+
+/**
+ * Throws DumpError "unknown-collection" when a collection chosen for a point-in-time restore does
+ * not exist at the moment (never created, or dropped before it): checked once the entries are
+ * applied, before anything is swapped in, so a collection created after the base backup counts.
+ */
+function requireChosenAtMoment(chosen: string[], database: string, states: Map<string, TargetState>, until: PointInTimeReplay["until"] | undefined): void {
+  const present = new Set(prepared(states).flatMap((state) => (state.metadata.db === database ? [state.metadata.collection] : [])));
+  const missing = chosen.filter((name) => !present.has(name));
+  if (missing.length === 0) return;
+  const held = [...present].sort();
+  const listed = held.length > 20 ? `${held.slice(0, 20).join(", ")} and ${held.length - 20} more` : held.length > 0 ? held.join(", ") : "no collections";
+  const moment = until ? ` at ${until.t},${until.i}` : "";
+  throw new DumpError(
+    "unknown-collection",
+    `the database has no collection ${missing.map((name) => `"${name}"`).join(", ")}${moment}, so nothing was replaced; it holds ${listed}`,
+    { hint: "choose collections that exist at that moment" },
+  );
 }
 
 /** The one database whose slices a point-in-time restore replays; throws DumpError "unsupported" for a backup of several. */

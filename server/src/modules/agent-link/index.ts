@@ -15,6 +15,8 @@ import {
   AgentHeaders,
   CompleteUploadRequest,
   FailRequest,
+  PointInTimePlanPage,
+  PointInTimePlanQuery,
   RegisterRequest,
 } from "@protocol/agent-protocol";
 import { SliceUploadQuery } from "@protocol/pitr";
@@ -32,6 +34,7 @@ import { allowCopyRemoval, copyLockFloor } from "../backups/copies";
 import { listCopiesToCheck, recordCopyChecks } from "../backups/copy-checks";
 import { failBackup, findOwnBackup } from "../backups/service";
 import { receiveSlice } from "../pitr/service";
+import { pointInTimePlanPage } from "../pitr/agent-plan";
 import { pitrAnswers, pitrModel } from "../pitr/model";
 import { downloadSliceResponse, findSliceForAgent } from "../pitr/slice-download";
 import { completeUpload, getUploadStatus, receivePart } from "../uploads/service";
@@ -151,6 +154,16 @@ export const agentLinkController = (ctx: AppContext) => {
         return downloadBackupResponse(ctx, backup, request.headers.get("range"));
       },
       { params: agentsModel.backupParams, detail: { summary: "Download a backup to restore it", responses: encryptedFileAnswer } },
+    )
+    .get(
+      "/restores/:restoreId/pitr-plan",
+      async ({ headers, params, query }) => pointInTimePlanPage(ctx, (await authenticateAgent(ctx, headers)).agent, params.restoreId, query),
+      {
+        params: pitrModel.restoreParams,
+        query: PointInTimePlanQuery,
+        response: { 200: PointInTimePlanPage },
+        detail: { summary: "A page of a point-in-time restore's plan (its slices in chain order), for the agent the restore was sent to" },
+      },
     )
     .get(
       "/pitr/slices/:sliceId/download",

@@ -203,7 +203,15 @@ export function RestoreDialog({ backup, onClose, onRestored, keyWarning = null, 
             </p>
           ) : null}
           {step === 1 ? (
-            <RestoreTargetStep inventory={backup.collections} source={source} copyName={copyName} where={where} onChange={setWhere} problem={whereProblem} />
+            <RestoreTargetStep
+              inventory={backup.collections}
+              source={source}
+              copyName={copyName}
+              where={where}
+              onChange={setWhere}
+              problem={whereProblem}
+              moment={from === "moment" ? { baseCollections: chosen?.plan.baseCollections ?? null } : null}
+            />
           ) : null}
           {step === 2 ? <WarningStep warning={describeFirstWarning(choice)} /> : null}
           {step === 3 ? <WarningStep warning={describeSecondWarning(choice)} /> : null}
