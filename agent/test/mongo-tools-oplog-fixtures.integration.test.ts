@@ -113,6 +113,16 @@ describe("mongo-tools' oplog sets restored through the agent, built-in engine", 
   }
 });
 
+describe.skipIf(missing !== null)(`the same with the real mongorestore as the agent's native engine${missing ? ` (skipped: ${missing})` : ""}`, () => {
+  for (const set of SETS) {
+    test(set.name, async () => {
+      const result = await restoreSet(set.name, "native");
+      expect(result.engine).toBe("native");
+      expect(await summarize(rs.client)).toEqual(set.expected);
+    });
+  }
+});
+
 describe.skipIf(missing !== null)(`the same, compared whole with the real mongorestore --oplogReplay${missing ? ` (skipped: ${missing})` : ""}`, () => {
   for (const set of SETS) {
     test(set.name, async () => {

@@ -159,6 +159,7 @@ export async function replayIntoStaged(request: {
   staged: StagedCollection[];
   entries: Uint8Array[];
   signal: AbortSignal | undefined;
+  beforeIndexChange?: ((entry: StagedCollection, dropped: boolean) => Promise<void>) | undefined;
 }): Promise<{ swap: StagedCollection[]; removed: StagedCollection[]; applied: number }> {
   const plan = request.plan.withOplogDatabases(databasesWrittenBy(request.entries));
   const states = new Map<string, ReplayedState>(request.staged.map((entry) => [entry.metadata.namespace, { ...entry, prepared: true, touched: true }]));

@@ -65,11 +65,16 @@ export async function prepareCollection(
   const takesIdIndex = options.clusteredIndex === undefined && options.timeseries === undefined && metadata.type !== "timeseries";
   if (idIndex && takesIdIndex) command.idIndex = cleanIdIndexSpec(idIndex);
   await db.command(command);
-  const secondary = metadata.indexes.filter((index) => index.name !== "_id_").map((index) => prepareIndexSpec(index, options));
-  const deferred = options_.deferUnique ? secondary.filter(isUnique) : [];
-  const now = secondary.filter((index) => !deferred.includes(index));
+  const { now, deferred } = secondaryIndexes(metadata, options_.deferUnique === true);
   if (now.length > 0) await db.command({ createIndexes: name, indexes: now });
   return deferred;
+}
+
+/** A collection's secondary indexes as the restore builds them: before its data, and (with `deferUnique`) its unique ones after the replay. */
+export function secondaryIndexes(metadata: Pick<CollectionMetadata, "options" | "indexes">, deferUnique: boolean): { now: Document[]; deferred: Document[] } {
+  const secondary = metadata.indexes.filter((index) => index.name !== "_id_").map((index) => prepareIndexSpec(index, metadata.options));
+  const deferred = deferUnique ? secondary.filter(isUnique) : [];
+  return { now: secondary.filter((index) => !deferred.includes(index)), deferred };
 }
 
 function isUnique(index: Document): boolean {

@@ -4,7 +4,6 @@
 // collection over its target and recreates the views. A failure in phase one leaves the target
 // database exactly as it was; a failure in phase two leaves each collection entirely old or
 // entirely new and says which. See docs/restore.md.
-import type { Document, MongoClient } from "mongodb";
 import type { ArchivePrelude } from "../archive-prelude.ts";
 import { DumpError, throwIfAborted } from "../errors.ts";
 import { type CollectionMetadata, OPLOG_NAMESPACE, readMongodumpArchive } from "../mongodump-archive/index.ts";
@@ -14,7 +13,8 @@ import { pauseForTest } from "../test-pause.ts";
 import type { PointInTimeReplay, RestoreResult } from "../types.ts";
 import { readEntryTimestamp } from "../../oplog/apply/index.ts";
 import { databasesWrittenBy } from "../../oplog/database-filter.ts";
-import { connectClient, describeDriverError, wrapDatabaseError } from "./client.ts";
+import { connectClient, wrapDatabaseError } from "./client.ts";
+import { DeferredIndexes } from "./deferred-indexes.ts";
 import { DocumentBatch } from "./document-batch.ts";
 import { recordReplay, replayArchiveOplog } from "./oplog-replay.ts";
 import { prepareCollection } from "./prepare-collection.ts";
@@ -35,8 +35,6 @@ interface TargetState extends StagedCollection {
   touched: boolean;
   /** The state that owns the collection when this one only names where its buckets go. */
   owner?: TargetState;
-  /** Unique indexes built once the oplog was replayed (prepare-collection.ts says why). */
-  deferredIndexes?: Document[];
 }
 
 export interface BuiltinRestoreRequest {
@@ -69,10 +67,7 @@ export async function restoreWithDriver(request: BuiltinRestoreRequest): Promise
   // mongodump --oplog writes the entries after the collections; they are applied once all are staged.
   const oplogEntries: Uint8Array[] = [];
   const hasOplog = request.prelude.collections.some((entry) => entry.namespace === OPLOG_NAMESPACE);
-  const buildIndexes = async (state: TargetState, dropped = false) => {
-    if (dropped) state.deferredIndexes = [];
-    else await buildDeferredIndexes(client, uri, state);
-  };
+  const deferred = new DeferredIndexes(client, uri);
   try {
     await dropLeftoverStaging(client, plan.targetDatabases).catch((cause) => {
       throw wrapDatabaseError(cause, "removing staging collections left by an earlier restore", uri);
@@ -117,7 +112,7 @@ export async function restoreWithDriver(request: BuiltinRestoreRequest): Promise
       if (!isView(state.metadata)) {
         state.touched = true;
         try {
-          state.deferredIndexes = await prepareCollection(client.db(state.staged.db), state.staged.name, state.metadata, { deferUnique: hasOplog });
+          deferred.defer(state, await prepareCollection(client.db(state.staged.db), state.staged.name, state.metadata, { deferUnique: hasOplog }));
         } catch (cause) {
           throw wrapDatabaseError(cause, `creating ${state.target} (staged as ${state.staged.name})`, uri);
         }
@@ -186,7 +181,7 @@ export async function restoreWithDriver(request: BuiltinRestoreRequest): Promise
         register,
         signal,
         until,
-        beforeIndexChange: buildIndexes,
+        beforeIndexChange: (state, dropped) => deferred.build(state, dropped),
       });
       removed = replayed.removed;
       recordReplay(result, { entries: entries.read, applied: replayed.applied, swapped: prepared(states), removed });
@@ -194,7 +189,7 @@ export async function restoreWithDriver(request: BuiltinRestoreRequest): Promise
     // Only now is each staged collection the source at one moment: its unique keys hold again.
     for (const state of prepared(states)) {
       throwIfAborted(signal);
-      await buildIndexes(state);
+      await deferred.build(state, false);
     }
     throwIfAborted(signal);
     if (auth && !auth.isEmpty) stagedAuth = await stageUsersAndRoles(client, auth, staging, request.prelude.header.serverVersion);
@@ -212,26 +207,6 @@ export async function restoreWithDriver(request: BuiltinRestoreRequest): Promise
     throw error;
   } finally {
     await client.close().catch(() => undefined);
-  }
-}
-
-/**
- * Builds the unique indexes deferred to after the replay on the collection's staging; throws
- * DumpError "database-error" naming the index when its keys do not hold (nothing was replaced).
- */
-async function buildDeferredIndexes(client: MongoClient, uri: string, state: TargetState): Promise<void> {
-  const indexes = state.deferredIndexes ?? [];
-  if (indexes.length === 0) return;
-  state.deferredIndexes = [];
-  try {
-    await client.db(state.staged.db).command({ createIndexes: state.staged.name, indexes });
-  } catch (cause) {
-    const names = indexes.map((index) => String(index.name)).join(", ");
-    throw new DumpError(
-      "database-error",
-      `building the index ${names} of ${state.target} after replaying the backup's oplog failed, so nothing was replaced: ${describeDriverError(cause, uri)}`,
-      { hint: "the target database is unchanged and the backup itself is intact; an earlier or a later backup may restore" },
-    );
   }
 }
 
