@@ -209,6 +209,7 @@ export function createDaemonRuntime(options: RuntimeOptions): DaemonRuntime {
       const database = findDatabase(current, databaseName, path);
       const outcome = await runRestoreDrill({
         uri: database.uri,
+        ...sourceDatabaseOf(database.uri),
         ...readOpeningKeys(current, path),
         input: encrypted,
         database: scratchDatabase,

@@ -9,6 +9,8 @@ import { describeDriverError, wrapDatabaseError } from "./client.ts";
 import { secondaryIndexes } from "./prepare-collection.ts";
 import { isView, type StagedCollection } from "./swap.ts";
 
+const DUPLICATE_KEY = 11000;
+
 /** The unique indexes still to build, by staging namespace. */
 export class DeferredIndexes {
   private readonly waiting = new Map<string, Document[]>();
@@ -38,7 +40,11 @@ export class DeferredIndexes {
       throw new DumpError(
         "database-error",
         `building the index ${names} of ${entry.target} after replaying the backup's oplog failed, so nothing was replaced: ${describeDriverError(cause, this.uri)}`,
-        { hint: "the target database is unchanged and the backup itself is intact; an earlier or a later backup may restore" },
+        {
+          hint: "the target database is unchanged and the backup itself is intact; an earlier or a later backup may restore",
+          // A duplicate key in staging collections of the backup's own documents is the backup's.
+          backupAtFault: (cause as { code?: unknown }).code === DUPLICATE_KEY,
+        },
       );
     }
   }
