@@ -124,8 +124,12 @@ async function renameEntry(target: CommandTarget, entry: OplogEntry, run: Run): 
   const inSource = (side: { db: string; collection: string }): AppliedNamespace | undefined =>
     side.db === target.sourceDb && side.collection ? target.mapping.locate(side.collection) : undefined;
   const [fromStaged, toStaged] = [inSource(from), inSource(to)];
-  // The renamed collection takes its indexes along, so those still to build are built first.
-  if (fromStaged && toStaged) await prepareIndexChange(target, from.collection, entry);
+  // The renamed collection takes its indexes along, so those still to build are built first;
+  // the collection it replaces (dropTarget) never gets its own.
+  if (fromStaged && toStaged) {
+    await prepareIndexChange(target, from.collection, entry);
+    await prepareIndexChange(target, to.collection, entry, true);
+  }
   if (!toStaged) {
     if (fromStaged) await prepareIndexChange(target, from.collection, entry, true);
     if (fromStaged) await run(fromStaged.db, { drop: fromStaged.name }, [NAMESPACE_NOT_FOUND]);
