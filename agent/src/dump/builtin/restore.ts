@@ -16,6 +16,7 @@ import { databasesWrittenBy } from "../../oplog/database-filter.ts";
 import { connectClient, wrapDatabaseError } from "./client.ts";
 import { DeferredIndexes } from "./deferred-indexes.ts";
 import { DocumentBatch } from "./document-batch.ts";
+import { InsertPipeline } from "./insert-pipeline.ts";
 import { recordReplay, replayArchiveOplog } from "./oplog-replay.ts";
 import { prepareCollection } from "./prepare-collection.ts";
 import { chooseEmptyTimestampPolicy, insertRestoredDocuments } from "./restored-documents.ts";
@@ -23,11 +24,6 @@ import { createStagingArea, dropLeftoverStaging, type StagingArea } from "./stag
 import { dropStaged, isView, type StagedCollection, swapAll } from "./swap.ts";
 import { ROLES_NAMESPACE, type StagedUsersAndRoles, stageUsersAndRoles, USERS_NAMESPACE, UsersAndRoles } from "./users-and-roles.ts";
 import { readWriteLimits } from "./write-limits.ts";
-
-// Insert commands running at once (each into its own collection, or queued behind the one
-// before it into the same collection): the server inserts one batch while the agent reads,
-// decompresses and checks the next. Bounds memory at this many batches.
-const INSERTS_IN_FLIGHT = 3;
 
 interface TargetState extends StagedCollection {
   prepared: boolean;
@@ -302,50 +298,5 @@ function registerCollection(
   if (metadata.type === "timeseries") {
     // Archives from servers before 8.3 carry a time-series collection's buckets separately.
     states.set(`${metadata.db}.system.buckets.${metadata.collection}`, { ...state, intoBuckets: true, owner: state });
-  }
-}
-
-/**
- * Runs insert commands while the archive is read on: at most INSERTS_IN_FLIGHT at once, one
- * collection's in the order they were started. The first failure is thrown by the next
- * `start` or by `finish`.
- */
-class InsertPipeline {
-  private readonly running = new Set<Promise<void>>();
-  private readonly last = new Map<object, Promise<void>>();
-  private failure: { error: unknown } | undefined;
-
-  /** Starts `insert` after the previous insert of `key`; resolves once there is room for another. */
-  async start(key: object, insert: () => Promise<void>): Promise<void> {
-    this.throwIfFailed();
-    const previous = this.last.get(key);
-    const run = (async () => {
-      if (previous) await previous;
-      this.throwIfFailed();
-      await insert();
-    })();
-    const tracked = run.catch((error) => {
-      this.failure ??= { error };
-    });
-    this.last.set(key, tracked);
-    this.running.add(tracked);
-    void tracked.finally(() => this.running.delete(tracked));
-    while (this.running.size >= INSERTS_IN_FLIGHT) await Promise.race(this.running);
-    this.throwIfFailed();
-  }
-
-  /** Waits for every insert; throws the first failure. */
-  async finish(): Promise<void> {
-    await this.settle();
-    this.throwIfFailed();
-  }
-
-  /** Waits for every insert to end, failed or not; never throws. */
-  async settle(): Promise<void> {
-    await Promise.all(this.running);
-  }
-
-  private throwIfFailed(): void {
-    if (this.failure) throw this.failure.error;
   }
 }
