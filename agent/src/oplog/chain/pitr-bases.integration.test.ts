@@ -7,7 +7,7 @@
 //   insert C{x}): its documents hold x twice until its oplog is replayed.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createReadStream, createWriteStream } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
@@ -16,6 +16,9 @@ import { compareOplogTimes, type OplogTime } from "../../../../protocol/pitr.ts"
 import { startReplicaSetWithClient, stopWithClient } from "../../../../testkit/mongo-server/replica-set/test-support.ts";
 import type { MongoTestServer } from "../../../../testkit/mongo-server/server.ts";
 import { waitUntil } from "../../../../testkit/wait-until.ts";
+import { encodeMasterKey } from "../../archive/index.ts";
+import { loadConfig } from "../../config.ts";
+import { createDaemonRuntime } from "../../daemon/runtime.ts";
 import { readOplogWindow } from "../../dump/builtin/oplog-window.ts";
 import { createBackupStream, restoreFromEncrypted } from "../../dump/encrypted.ts";
 import { restoreDatabase } from "../../dump/index.ts";
@@ -122,6 +125,22 @@ describe("a base backup of a database with no collection yet", () => {
     expect(restored).toEqual(moments.map(({ label, contents }) => ({ moment: label, contents })));
     expect(moments.at(-1)!.contents).toContain("sku_1");
   }, 120_000);
+
+  test("restores through the daemon's runtime as a copy: the configured database is the backup's", async () => {
+    const configPath = join(dir, "agent.json");
+    const databases = [{ name: "fresh", uri: `${rs.server.uri}fresh` }];
+    await writeFile(configPath, JSON.stringify({ version: 1, masterKey: encodeMasterKey(KEY), databases, tools: { mode: "builtin" } }), { mode: 0o600 });
+    const runtime = createDaemonRuntime({ configPath, config: await loadConfig(configPath), hello: { hostname: "test", platform: "linux" }, log: () => {} });
+    const moment = moments.at(-1)!;
+    const encrypted = new Response(Bun.file(base)).body!;
+    await runtime.restore("fresh", encrypted, {
+      onProgress: () => {},
+      signal: new AbortController().signal,
+      targetDatabase: "fresh_daemon",
+      pointInTime: { until: moment.until, files: slices },
+    });
+    expect(await snapshotDatabase(rs.client, "fresh_daemon")).toBe(moment.contents);
+  }, 60_000);
 });
 
 describe("a base read while the application moved a unique key", () => {
