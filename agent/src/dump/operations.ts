@@ -128,6 +128,7 @@ export async function restoreArchive(options: RestoreOptions, readFraction: (() 
     const plan = planRestore(prelude.collections, options.database ?? readUriDatabase(options.uri), options.collections, {
       usersAndRoles: options.usersAndRoles,
       collectionsAtMoment: options.pointInTime !== undefined,
+      sourceDatabase: options.sourceDatabase,
     });
     throwIfAborted(options.signal);
     // Only the built-in engine replays entries up to a bound into staging. Every slice is opened
