@@ -56,10 +56,12 @@ describe("public pages", () => {
         () => free.innerText(),
         (value) => expect(value).toContain("1 GB"),
       );
+      // A new account keeps backups 3 days: the card's 7 days is the most the plan allows.
       await eventually(
         () => free.innerText(),
-        (value) => expect(value).toContain("7 days"),
+        (value) => expect(value).toMatch(/Retention up to\s+7 days/),
       );
+      await free.getByText("Backups kept up to 7 days").waitFor();
       await eventually(
         () => free.innerText(),
         (value) => expect(value).toContain("Daily"),
