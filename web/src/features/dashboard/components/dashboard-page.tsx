@@ -64,13 +64,14 @@ export function DashboardPage({ token, can }: { token: string | null; can: Permi
     if (agentsKey) void reloadDatabases();
   }, [agentsKey, reloadDatabases]);
 
+  // A Viewer cannot restore: no test restore step to leave "to do" for ever.
   const steps = listOnboardingSteps({
     agents,
     databases,
     backups: backups ?? [],
     restores: history.restores ?? [],
     install: system.status?.install,
-  });
+  }).filter((step) => can.operate || step.id !== "restore");
   const [checklistHidden, hideChecklist] = useOnboardingHidden(user?.id ?? null);
   const onboardingNow = system.status !== null && backups !== null && isOnboarding(steps, checklistHidden);
   useEffect(() => setOnboarding(onboardingNow), [onboardingNow]);
