@@ -5,6 +5,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
 import { auditLogs } from "@db/schema";
 import { DISCONNECT_GRACE_MS, sweepAgentStatuses } from "../src/modules/agents/service";
+import { runDueBackups } from "../src/modules/scheduler/service";
 import { waitUntil } from "../../testkit/wait-until";
 import { type StoppedClock, startTestServer, stopServerClock, type TestServer, type TestUser } from "./harness";
 import { registerScriptedAgent } from "./scripted-agent";
@@ -75,4 +76,28 @@ test("an agent still gone after the grace period is announced once, by mail and 
   await sweepAgentStatuses(server.ctx);
   expect(await disconnections(user)).toBe(1);
   expect(await mailsAbout(user, "really-gone")).toBe(1);
+});
+
+test("a scheduled slot due while its agent is within the grace period waits for it, instead of being skipped with a notice", async () => {
+  const user = await server.registerUser();
+  const agent = await registerScriptedAgent(base, user.apiKey, ["shop"], "slot-keeper");
+  await agent.connect();
+  await waitUntil(async () => (await agentStatus(user)) === "active", { message: "the agent to be online" });
+  await agent.disconnect(); // the server restarts just as the slot comes due
+  await waitUntil(async () => (await agentStatus(user)) === "offline", { message: "the agent to show as offline" });
+  clock.move(1_000);
+  await runDueBackups(server.ctx);
+  const skipped = await server.ctx.db
+    .select()
+    .from(auditLogs)
+    .where(and(eq(auditLogs.organizationId, user.id), eq(auditLogs.action, "BACKUP_SKIPPED")));
+  expect(skipped).toEqual([]);
+  await server.ctx.pendingWork.settled();
+  expect(server.sentMail.filter((mail) => mail.to === user.email && mail.subject.startsWith("Scheduled backups paused"))).toEqual([]);
+
+  await agent.connect();
+  await waitUntil(async () => (await agentStatus(user)) === "active", { message: "the agent to be back" });
+  expect(await runDueBackups(server.ctx)).toBe(1);
+  expect((await agent.waitFor("backup")).databaseName).toBe("shop");
+  await agent.disconnect();
 });
