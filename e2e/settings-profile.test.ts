@@ -239,6 +239,10 @@ describe("settings", () => {
     }
     // Without PUBLIC_URL, the page says once that e-mailed links need it.
     expect(await guide.getByTestId("public-url-notice").count()).toBe(1);
+    // It quotes the address those links carry, port included.
+    expect(await guide.getByTestId("public-url-notice").innerText()).toMatch(
+      /E-mailed links \(password resets, alerts\) still say http:\/\/localhost:\d+: its administrator/,
+    );
     // Every platform is listed, built here or not, with the key the checksums are signed with.
     await eventually(
       () => page.getByTestId("release-key").innerText(),
