@@ -230,6 +230,9 @@ describe("dashboard", () => {
     // Safe by default: a copy, which changes nothing of the original.
     expect(await wizard.getByLabel(/Restore as a copy/).isChecked()).toBe(true);
     const target = wizard.getByLabel("Target database");
+    // The name typed is set in the monospace font, its label in the text font.
+    expect(await target.evaluate((input) => getComputedStyle(input).fontFamily)).toContain("Mono");
+    expect(await wizard.getByText("Target database", { exact: true }).evaluate((label) => getComputedStyle(label).fontFamily)).not.toContain("Mono");
     expect(await target.inputValue()).toMatch(/^shop_restored_\d{4}-\d{2}-\d{2}$/);
     await target.fill("shop.bad");
     await wizard.getByText('A database name cannot contain / \\ . " $ * < > : | ? or spaces').waitFor();

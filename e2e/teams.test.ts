@@ -40,6 +40,22 @@ describe("teams", () => {
     await page.waitForURL("**/settings?tab=team");
     await page.getByRole("tab", { name: "Team", selected: true }).waitFor();
     expect(await switcher(page).inputValue()).not.toBe(owner.id);
+    // At 1280 px the switcher shows its choice whole, role included ("· Owner").
+    const [textWidth, room] = await switcher(page).evaluate((select) => {
+      const element = select as HTMLSelectElement;
+      const probe = document.createElement("span");
+      probe.style.font = getComputedStyle(element).font;
+      probe.style.whiteSpace = "pre";
+      probe.textContent = element.selectedOptions[0]?.textContent ?? "";
+      document.body.append(probe);
+      const width = probe.getBoundingClientRect().width;
+      probe.remove();
+      const style = getComputedStyle(element);
+      // The native arrow takes about 20 px beside the padding.
+      return [width, element.clientWidth - Number.parseFloat(style.paddingLeft) - Number.parseFloat(style.paddingRight) - 20];
+    });
+    expect(await switcher(page).locator("option:checked").innerText()).toEndWith("· Owner");
+    expect(textWidth).toBeLessThanOrEqual(room);
 
     const email = uniqueEmail("vera");
     await page.getByLabel("Email address to invite").fill(email);
@@ -80,6 +96,11 @@ describe("teams", () => {
     expect(await invitee.getByTestId("onboarding-step-restore").count()).toBe(0);
     await invitee.goto("/profile");
     await invitee.getByRole("tab", { name: "Security" }).click();
+    // A tab clicked with the mouse shows no focus box (the ring is for keyboard users).
+    expect(await invitee.getByRole("tab", { name: "Security" }).evaluate((tab) => [tab === document.activeElement, getComputedStyle(tab).boxShadow])).toEqual([
+      true,
+      "none",
+    ]);
     await invitee.getByRole("heading", { name: "Change Password" }).waitFor();
     expect(await invitee.getByLabel("API key", { exact: true }).count()).toBe(0);
     expect(await invitee.getByText("Regenerate it in Settings").count()).toBe(0);

@@ -77,7 +77,7 @@ export function RestoreTargetStep({ inventory, source, copyName, where, onChange
           error={problem}
           autoComplete="off"
           spellCheck={false}
-          className="font-mono"
+          inputClassName="font-mono"
         />
       ) : null}
       {inventory ? (
