@@ -46,6 +46,11 @@ describe("public pages", () => {
         (value) => expect(value).toMatch(/^DBVault - /),
       );
       await page.getByTestId("plan-card").first().waitFor();
+      // The demos show a command that exists and a restore that stages, never "dropping" first.
+      const demos = (await page.locator("figure pre").evaluateAll((pres) => pres.map((pre) => pre.textContent ?? ""))).join("\n");
+      expect(demos).toContain("$ dbvault-agent run");
+      expect(demos).not.toContain("dbvault-agent backup");
+      expect(demos).not.toMatch(/dropping/i);
       const cards = page.getByTestId("plan-card");
       await eventually(
         () => cards.count(),
