@@ -12,6 +12,7 @@ import type { TestUser } from "../server/test/harness";
 import { registerScriptedAgent, type ScriptedAgent } from "../server/test/scripted-agent";
 import { type E2EEnv, startE2E } from "./support/e2e-env";
 import { eventually } from "./support/eventually";
+import { findLowContrast } from "./support/contrast";
 import { signIn as signInAs } from "./support/sign-in";
 
 let env: E2EEnv;
@@ -243,6 +244,8 @@ describe("dashboard", () => {
     await target.fill("shop_copy");
     await wizard.getByLabel("Only these collections (optional)").fill("orders, customers");
     await env.screenshot(page, "restore-step-where");
+    // The chosen option's description reads at 4.5:1 at least on its tinted background.
+    expect(await findLowContrast(wizard.locator("label").filter({ has: page.locator("input:checked") }))).toEqual([]);
     await page.getByRole("button", { name: "Next" }).click();
     await wizard.getByText("shop is not changed").waitFor();
     await wizard

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { type E2EEnv, startE2E } from "./support/e2e-env";
 import { eventually } from "./support/eventually";
+import { findLowContrast } from "./support/contrast";
 
 let env: E2EEnv;
 beforeAll(async () => {
@@ -51,6 +52,12 @@ describe("public pages", () => {
       expect(demos).toContain("$ dbvault-agent run");
       expect(demos).not.toContain("dbvault-agent backup");
       expect(demos).not.toMatch(/dropping/i);
+      // Every line the terminals show reads at 4.5:1 at least: with reduced motion they show whole at once.
+      await page.emulateMedia({ reducedMotion: "reduce" });
+      await page.reload();
+      await page.locator("figure").last().getByText("✔ Restore completed successfully", { exact: true }).waitFor();
+      expect(await findLowContrast(page.locator("figure"))).toEqual([]);
+      await page.emulateMedia({ reducedMotion: null });
       const cards = page.getByTestId("plan-card");
       await eventually(
         () => cards.count(),

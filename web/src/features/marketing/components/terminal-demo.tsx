@@ -11,7 +11,8 @@ const LINE_CLASSES: Record<TerminalLine["kind"], string> = {
   command: "text-slate-100",
   output: "text-slate-300",
   success: "text-emerald-400",
-  muted: "text-slate-500",
+  // slate-500 on the terminal's slate-900 was 3.7:1; slate-400 is 6.9:1.
+  muted: "text-slate-400",
 };
 
 function usePrefersReducedMotion() {

@@ -142,7 +142,7 @@ export function AgentsTab({ agents, selectedId, onSelect, onRemove, onSetupNew, 
               >
                 <span className="min-w-0">
                   <span className="block truncate font-medium text-slate-900">{agent.name}</span>
-                  <span className="block truncate text-xs text-slate-500">{agent.hostname ?? "unknown host"}</span>
+                  <span className="block truncate text-xs text-slate-600">{agent.hostname ?? "unknown host"}</span>
                 </span>
                 <StatusBadge status={agent.status} />
               </button>
