@@ -36,6 +36,8 @@ describe("knowledge base for visitors", () => {
     // The sidebar's counts read at 4.5:1 at least (the tags' were 2.6:1).
     await page.getByRole("complementary", { name: "Filters" }).getByRole("button").first().waitFor();
     expect(await findLowContrast(page.getByRole("complementary", { name: "Filters" }))).toEqual([]);
+    // "FAQ", not "Faq".
+    await page.getByRole("complementary", { name: "Filters" }).getByText("FAQ", { exact: true }).waitFor();
     for (const card of ["Getting Started", "Troubleshooting", "Security Guide"])
       await page
         .getByRole("button", { name: new RegExp(card) })

@@ -274,6 +274,9 @@ describe("a 390 px phone", () => {
     const userRows = page.getByTestId("admin-user-row");
     await userRows.first().waitFor();
     await found.fits(page, "/admin");
+    // Roles are written one way everywhere, "Admin" and "User", also in a phone's cards.
+    expect(await userRows.filter({ hasText: "Admin User" }).first().locator('[data-label="Role"]').textContent()).toBe("Admin");
+    expect(await userRows.filter({ hasText: "Listed User 0" }).first().locator('[data-label="Role"]').textContent()).toBe("User");
     const lastRow = userRows.filter({ hasText: "Listed User 0" });
     await lastRow.getByRole("button", { name: "Listed User 0" }).click();
     const details = page.getByRole("region", { name: "User Details" });
