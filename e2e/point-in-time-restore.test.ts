@@ -72,7 +72,7 @@ test("restoring a database to a point in time from the wizard", async () => {
     .locator(`[data-testid="backup-row"][data-backup-id="${baseIds[1]}"]`)
     .getByRole("button", { name: /^Restore / })
     .click();
-  await page.getByRole("heading", { name: "Restore database: step 1 of 4" }).waitFor();
+  await page.getByRole("heading", { name: "Restore database: step 1 of 2" }).waitFor();
   const wizard = page.getByTestId("restore-dialog");
   await wizard.getByLabel("A point in time").check();
 
@@ -105,13 +105,11 @@ test("restoring a database to a point in time from the wizard", async () => {
   await only.fill("orders, made_after_the_base");
   await wizard.getByText(/A name that does not exist at that moment stops the restore before anything changes\./).waitFor();
   await env.screenshot(page, "restore-point-in-time");
-  await next.click();
-  await page.getByRole("button", { name: "I understand, continue" }).click();
-  await page.getByRole("button", { name: "Continue with restore" }).click();
-  const copyName = (await page.getByText(/^Please type '.+' to confirm$/).innerText()).replace(/^Please type '(.+)' to confirm$/, "$1");
+  const copyName = await wizard.getByLabel("Target database").inputValue();
   expect(copyName).toMatch(/^shop_restored_\d{4}-\d{2}-\d{2}$/);
-  await page.getByLabel(`Type ${copyName} to confirm`).fill(copyName);
-  await page.getByRole("button", { name: "Restore database" }).click();
+  await next.click();
+  // A copy into a new database replaces nothing: confirmed with one click, nothing typed.
+  await page.getByRole("button", { name: "Restore as a copy" }).click();
 
   const command = await agent.waitFor("restore");
   expect(command).toMatchObject({ backupId: baseIds[0], databaseName: "shop", targetDatabase: copyName });

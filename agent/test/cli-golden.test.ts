@@ -422,6 +422,15 @@ describe("every command has its own help", () => {
       await expectRun([command, "--help"], { stdout: text, stderr: "", exitCode: 0 });
     });
   }
+  test("setup's --name says the default name as the web app shows it (hostname and the id's end)", () => {
+    const { defaultAgentName } = require("../../server/src/modules/agents/service.ts") as typeof import("../../server/src/modules/agents/service.ts");
+    expect(defaultAgentName("db-host", "6b16fd32dc5d78b0b40a3f2a")).toBe("db-host-3f2a");
+    expect(findCommandHelp("setup")).toContain(
+      "  --name NAME          the agent's name in the web app (default: this machine's hostname and\n" +
+        "                       the end of the agent's id, e.g. db-host-3f2a). --force keeps the name\n" +
+        "                       the agent has; after it was removed, it is a new agent with a new name\n",
+    );
+  });
   test("an option of db add's own help asked after the action", () =>
     expectRun(["db", "add", "--help"], { stdout: findCommandHelp("db")!, stderr: "", exitCode: 0 }));
 });

@@ -29,7 +29,9 @@ Secrets are never taken from the command line, where ps and shell history would 
 options:
   --server URL         the DBVault server, e.g. https://dbvault.example.com (the /api the
                        web app shows in Settings → Security may be included)
-  --name NAME          the agent's name in the web app (default: this machine's hostname)
+  --name NAME          the agent's name in the web app (default: this machine's hostname and
+                       the end of the agent's id, e.g. db-host-3f2a). --force keeps the name
+                       the agent has; after it was removed, it is a new agent with a new name
   --force              register again a config file that is already set up (e.g. after the
                        agent was reset or removed in the web app); its master key and
                        databases are kept. A regenerated API key does not need it: agents

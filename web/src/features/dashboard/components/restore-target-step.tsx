@@ -64,7 +64,7 @@ export function RestoreTargetStep({ inventory, source, copyName, where, onChange
       <input type="radio" name="restore-mode" value={mode} checked={where.mode === mode} onChange={() => onChange({ ...where, mode })} className="mt-1" />
       <span>
         <span className="block font-medium text-slate-900">{title}</span>
-        <span className="block text-slate-500">{text}</span>
+        <span className="block text-slate-600">{text}</span>
       </span>
     </label>
   );
@@ -81,7 +81,7 @@ export function RestoreTargetStep({ inventory, source, copyName, where, onChange
           error={problem}
           autoComplete="off"
           spellCheck={false}
-          className="font-mono"
+          inputClassName="font-mono"
         />
       ) : null}
       {moment ? (
