@@ -15,6 +15,13 @@ import { encodeOpMsgReply, encodeOpReply, MessageReader, OP_QUERY, parseWireMess
 export type MongoTestServerOptions = {
   /** Port to listen on; 0 (the default) picks a free one. */
   port?: number;
+  /** Address to listen on; default 127.0.0.1 (a test reaching it from another network namespace gives a veth address). */
+  listenAddress?: string;
+  /**
+   * The host name the server gives as its own in hello (`me`, `hosts`, `primary`) instead of the
+   * listen address: a replica set found through `mongodb+srv://` names its members by DNS name.
+   */
+  advertisedHost?: string;
   /** When given, every connection must authenticate with SCRAM-SHA-256 as one of these users. */
   users?: TestUser[];
   /** Whether to create admin.system.version and local.startup_log as a fresh mongod has; default true. */
@@ -130,7 +137,7 @@ function serveConnection(socket: Socket, server: ServerContext, connection: Conn
   socket.on("error", () => socket.destroy());
 }
 
-/** Starts a test server on 127.0.0.1 in this process; resolves once it is listening. */
+/** Starts a test server on 127.0.0.1 (or `listenAddress`) in this process; resolves once it is listening. */
 export async function startMongoTestServer(options: MongoTestServerOptions = {}): Promise<MongoTestServer> {
   const state = options.state ?? new ServerState(options.version);
   if (!options.state && options.seedSystemCollections !== false) state.seedSystemCollections();
@@ -139,11 +146,12 @@ export async function startMongoTestServer(options: MongoTestServerOptions = {})
   const sockets = new Set<Socket>();
   let totalCreated = 0;
   let port = 0;
+  const listenAddress = options.listenAddress ?? "127.0.0.1";
   const context: ServerContext = {
     state,
     cursors,
     users: options.users ?? [],
-    host: () => `127.0.0.1:${port}`,
+    host: () => `${options.advertisedHost ?? listenAddress}:${port}`,
     connectionStats: () => ({ current: sockets.size, totalCreated }),
     limits: { ...DEFAULT_WRITE_LIMITS, ...options.limits },
     replicaSet,
@@ -157,13 +165,13 @@ export async function startMongoTestServer(options: MongoTestServerOptions = {})
   });
   await new Promise<void>((resolve, reject) => {
     listener.once("error", reject);
-    listener.listen(options.port ?? 0, "127.0.0.1", () => resolve());
+    listener.listen(options.port ?? 0, listenAddress, () => resolve());
   });
   port = (listener.address() as { port: number }).port;
   const sweeper = setInterval(() => cursors.sweepIdleCursors(), 60_000);
   sweeper.unref();
   return {
-    uri: `mongodb://127.0.0.1:${port}/`,
+    uri: `mongodb://${listenAddress}:${port}/`,
     port,
     state,
     cursors,

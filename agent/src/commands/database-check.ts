@@ -71,6 +71,20 @@ function describeConnectionFailure(error: unknown, host: string): ConnectionProb
       hint: "check the host and port (MongoDB listens on 27017 unless set otherwise) and that MongoDB is running",
     };
   }
+  // mongodb+srv://: the seed list comes from an SRV record and options from a TXT record.
+  const srv = /querySrv \w+ _mongodb\._tcp\.(\S+)/.exec(message);
+  if (srv) {
+    return {
+      problem: `${srv[1]} has no DNS SRV record _mongodb._tcp.${srv[1]} (a mongodb+srv:// string needs one)`,
+      hint: "check the host name against the string your provider gives (Atlas: Connect, Drivers); with a plain host name, use mongodb://HOST:27017 instead",
+    };
+  }
+  if (/Text record may only set|Multiple text records|URI params in DNS TXT/.test(message)) {
+    return {
+      problem: `the DNS TXT record of ${host} sets options a mongodb+srv:// lookup may not set (only authSource, replicaSet and loadBalanced, once)`,
+      hint: "the TXT record is your DNS provider's or database host's to fix; meanwhile, list the hosts yourself in a mongodb://HOST1,HOST2/?replicaSet=NAME string",
+    };
+  }
   if (/ENOTFOUND|EAI_AGAIN|querySrv/.test(message)) {
     return {
       problem: `the host name of ${host} is not known (the DNS lookup failed)`,
