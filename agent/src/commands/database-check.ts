@@ -11,6 +11,7 @@ import { summarizeOplogAccess } from "../oplog/permissions/index.ts";
 import { checkOplogAccess } from "./oplog-access-check.ts";
 import type { CommandContext } from "./context.ts";
 import { type ConnectionProblem, findConnectionStringProblem } from "./connection-string-check.ts";
+import { findCertificateFileProblem } from "./certificate-files-check.ts";
 
 /** How long a check looks for the server: long enough for a remote TLS handshake, short enough to wait for. */
 export const CHECK_TIMEOUT_MS = 5_000;
@@ -20,6 +21,8 @@ export async function checkConnection(uri: string): Promise<string> {
   const host = describeUriHosts(uri);
   const malformed = findConnectionStringProblem(uri);
   if (malformed) throw new ConnectionCheckError(malformed);
+  const certificateFile = await findCertificateFileProblem(uri);
+  if (certificateFile) throw new ConnectionCheckError(certificateFile);
   try {
     const client = await connectClient(uri, CHECK_TIMEOUT_MS);
     await client.close().catch(() => undefined);
