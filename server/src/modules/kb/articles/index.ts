@@ -2,6 +2,7 @@
 // Imported as text so a compiled server binary carries them inside.
 import addingDatabasesAndPlanLimits from "./adding-databases-and-plan-limits.md" with { type: "text" };
 import connectingToMongodbAtlas from "./connecting-to-mongodb-atlas.md" with { type: "text" };
+import connectingWithClientCertificates from "./connecting-with-client-certificates.md" with { type: "text" };
 import backupsThatSurvive from "./backups-that-survive.md" with { type: "text" };
 import apiTokensForScriptsAndCi from "./api-tokens-for-scripts-and-ci.md" with { type: "text" };
 import agentShowsOffline from "./agent-shows-offline.md" with { type: "text" };
@@ -31,6 +32,7 @@ export const articleFiles: Record<string, string> = {
   "api-tokens-for-scripts-and-ci.md": apiTokensForScriptsAndCi,
   "backups-that-survive.md": backupsThatSurvive,
   "connecting-to-mongodb-atlas.md": connectingToMongodbAtlas,
+  "connecting-with-client-certificates.md": connectingWithClientCertificates,
   "downloading-and-decrypting-a-backup.md": downloadingAndDecryptingABackup,
   "faq.md": faq,
   "how-dbvault-works.md": howDbvaultWorks,
