@@ -120,6 +120,20 @@ describe.skipIf(opensslMissing !== null)("x509 client certificates", () => {
     }
   }, 60_000);
 
+  test.skipIf(toolsMissing !== null)(
+    "native: mongodump's error quoting the string with a refused certificate shows no key password",
+    async () => {
+      const uri = `${x509Uri(certificates.strangerFile, "stranger-pw-1")}&serverSelectionTimeoutMS=1500`;
+      const config = writeConfig("native-refused", uri, "native");
+      const run = await agent(["dump", "--db", "shop", "--out", join(work, "refused.enc.dbvault"), "--config", config]);
+      expect(run.exitCode).toBe(1);
+      expect(run.stderr).toContain("mongodump exited with code 1");
+      expect(run.stderr).toContain("tlsCertificateKeyFilePassword=***");
+      expect(run.stderr).not.toContain("stranger-pw-1");
+    },
+    60_000,
+  );
+
   test("db add: a certificate the server refuses is named, never its key", async () => {
     const config = writeConfig("stranger", x509Uri(certificates.clientFile), "builtin");
     const run = await agent(["db", "add", "--db", "other", "--config", config], { DBVAULT_DB_URI: x509Uri(certificates.strangerFile, "never-shown") });

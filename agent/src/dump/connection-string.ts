@@ -95,6 +95,10 @@ export function redactSecrets(text: string, uris: string[]): string {
   for (const uri of uris) {
     if (uri === "") continue;
     result = result.split(uri).join(`mongodb://${describeUriHosts(uri)}`);
+    for (const [key, value] of new URLSearchParams(splitUri(uri)?.query.replace(/^\?/, "") ?? "")) {
+      if (!/^(tlsCertificateKeyFilePassword|sslPEMKeyPassword)$/i.test(key) || value.length < 3) continue;
+      for (const form of new Set([value, encodeURIComponent(value)])) result = result.split(form).join("***");
+    }
     const credentials = splitUri(uri)?.credentials;
     const colon = credentials?.indexOf(":") ?? -1;
     if (credentials !== undefined && colon >= 0) {
@@ -104,8 +108,13 @@ export function redactSecrets(text: string, uris: string[]): string {
       }
     }
   }
-  return result.replace(/(mongodb(?:\+srv)?:\/\/)[^\s/@"']*@/gi, "$1***@");
+  return result.replace(/(mongodb(?:\+srv)?:\/\/)[^\s/@"']*@/gi, "$1***@").replace(SECRET_OPTIONS, "$1***");
 }
+
+// Options whose values are secrets: a client key's password, and mechanism properties that may
+// carry a session token (AWS_SESSION_TOKEN). mongodump quotes the whole string, options included,
+// in its connection errors.
+const SECRET_OPTIONS = /\b((?:tlsCertificateKeyFilePassword|sslPEMKeyPassword|authMechanismProperties)=)[^&\s"'}]*/gi;
 
 function safeDecode(text: string): string {
   try {
