@@ -30,8 +30,12 @@ function openssl(args: string[], cwd: string): void {
 /** Whether openssl can be run here (tests needing certificates skip with this reason otherwise). */
 export const opensslMissing = Bun.which("openssl") ? null : "no openssl command";
 
-/** Writes the certificates into `dir` (created); takes a second or two (RSA key generation). */
-export function createTestCertificates(dir: string): TestCertificates {
+/**
+ * Writes the certificates into `dir` (created); takes a second or two (RSA key generation).
+ * `serverNames` are the server certificate's DNS names besides localhost (a replica set member's
+ * name from an SRV record).
+ */
+export function createTestCertificates(dir: string, serverNames: string[] = []): TestCertificates {
   mkdirSync(dir, { recursive: true });
   const days = ["-days", "2"];
   const newCa = (name: string) => {
@@ -39,7 +43,8 @@ export function createTestCertificates(dir: string): TestCertificates {
   };
   newCa("ca");
   newCa("other-ca");
-  writeFileSync(join(dir, "server.ext"), "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n");
+  const names = ["localhost", ...serverNames].map((name) => `DNS:${name}`).join(",");
+  writeFileSync(join(dir, "server.ext"), `subjectAltName=IP:127.0.0.1,${names}\nextendedKeyUsage=serverAuth\n`);
   writeFileSync(join(dir, "client.ext"), "extendedKeyUsage=clientAuth\n");
   const issue = (name: string, subject: string, ca: string, ext: string) => {
     openssl(["req", "-newkey", "rsa:2048", "-nodes", "-keyout", `${name}.key`, "-out", `${name}.csr`, "-subj", subject], dir);

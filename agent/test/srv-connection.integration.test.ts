@@ -6,9 +6,10 @@
 // `replicaSet=rs0&authSource=admin`, and the A record of the member. The member is the project's
 // MongoDB test server as a replica set, on this side of a veth pair with TEST-NET-2 addresses
 // (198.51.100.0/24, never routed anywhere). Its user lives in admin and the string names no
-// authSource: only the TXT record makes authentication succeed. Needs root and `ip`; skipped
-// with the reason otherwise. The string carries `tls=false` because the test server has no TLS
-// listener (a `+srv` string turns TLS on unless told otherwise).
+// authSource: only the TXT record makes authentication succeed. As on Atlas, the string turns TLS
+// on by being `+srv`: the member's certificate, for node1.cluster.test, comes from a private CA the
+// string names with tlsCAFile (testkit/test-certificates.ts). Needs root, `ip` and openssl;
+// skipped with the reason otherwise.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -18,13 +19,14 @@ import { encodeMasterKey, generateMasterKey } from "../src/archive/index.ts";
 import { type MongoTestServer, startMongoTestServer } from "../../testkit/mongo-server/index.ts";
 import type { Zone } from "../../testkit/dns-responder/packet.ts";
 import { findMongoTools } from "../../testkit/mongo-tools.ts";
+import { createTestCertificates, opensslMissing } from "../../testkit/test-certificates.ts";
 import { waitUntil } from "../../testkit/wait-until.ts";
 import { snapshotDatabase } from "./support/database-snapshot.ts";
 import { BINARY_PATH, ensureAgentBinary, REPO_ROOT } from "./support/run-agent.ts";
 
 const ip = Bun.which("ip");
 const isRoot = process.getuid?.() === 0;
-const skipReason = !isRoot ? "not root" : !ip ? "no ip command" : null;
+const skipReason = !isRoot ? "not root" : !ip ? "no ip command" : opensslMissing;
 if (skipReason) console.warn(`mongodb+srv: skipped (${skipReason}: a network namespace needs root and ip)`);
 const { tools, missing: toolsMissing } = findMongoTools();
 if (toolsMissing) console.warn(`mongodb+srv with the native engine: skipped (${toolsMissing})`);
@@ -35,9 +37,11 @@ const hostAddress = `198.51.100.${subnet + 1}`;
 const agentAddress = `198.51.100.${subnet + 2}`;
 const namespace = `dbv-srv-${process.pid}`;
 const hostSide = `dbvs${process.pid % 100000}`;
-const SRV_URI = "mongodb+srv://agent:s3cret-pw@cluster.test/shop?tls=false";
 
 let work: string;
+let caFile: string;
+/** The string as Atlas gives it (no tls option: +srv means TLS), plus the private CA. */
+const srvUri = (host: string) => `mongodb+srv://agent:s3cret-pw@${host}/shop?retryWrites=true&w=majority&tlsCAFile=${encodeURIComponent(caFile)}`;
 let server: MongoTestServer;
 let client: MongoClient;
 let responder: ReturnType<typeof Bun.spawn> | undefined;
@@ -76,7 +80,12 @@ function writeZone(port: number): void {
 function writeConfig(name: string, mode: "builtin" | "native"): string {
   const path = join(work, `${name}.json`);
   const toolsConfig = mode === "builtin" ? { mode } : { mode, mongodump: tools!.mongodump, mongorestore: tools!.mongorestore };
-  const config = { version: 1, masterKey: encodeMasterKey(generateMasterKey()), databases: [{ name: "shop", uri: SRV_URI }], tools: toolsConfig };
+  const config = {
+    version: 1,
+    masterKey: encodeMasterKey(generateMasterKey()),
+    databases: [{ name: "shop", uri: srvUri("cluster.test") }],
+    tools: toolsConfig,
+  };
   writeFileSync(path, JSON.stringify(config), { mode: 0o600 });
   return path;
 }
@@ -97,7 +106,10 @@ describe.skipIf(skipReason !== null)("mongodb+srv:// resolved by the namespace's
     mkdirSync(`/etc/netns/${namespace}`, { recursive: true });
     writeFileSync(`/etc/netns/${namespace}/resolv.conf`, "nameserver 127.0.0.1\noptions timeout:1 attempts:1\n");
 
+    const certificates = createTestCertificates(join(work, "certs"), ["node1.cluster.test"]);
+    caFile = certificates.caFile;
     server = await startMongoTestServer({
+      tls: { key: certificates.serverKey, cert: certificates.serverCert },
       listenAddress: hostAddress,
       advertisedHost: "node1.cluster.test",
       users: [{ username: "agent", password: "s3cret-pw" }],
@@ -112,7 +124,11 @@ describe.skipIf(skipReason !== null)("mongodb+srv:// resolved by the namespace's
     const first = new TextDecoder().decode((await reader.read()).value);
     expect(first).toStartWith("listening on 127.0.0.1:53");
 
-    client = await new MongoClient(`mongodb://agent:s3cret-pw@${hostAddress}:${server.port}/?directConnection=true&authSource=admin`).connect();
+    client = await new MongoClient(`mongodb://agent:s3cret-pw@${hostAddress}:${server.port}/?directConnection=true&authSource=admin`, {
+      tls: true,
+      tlsCAFile: caFile,
+      tlsAllowInvalidHostnames: true,
+    }).connect();
   }, 120_000);
 
   afterAll(async () => {
@@ -161,7 +177,7 @@ describe.skipIf(skipReason !== null)("mongodb+srv:// resolved by the namespace's
   test("db add: a name without an SRV record is named, with what to check", async () => {
     const config = writeConfig("nosrv", "builtin");
     const result = await agentInNamespace(["db", "add", "--db", "other", "--config", config], {
-      DBVAULT_DB_URI: "mongodb+srv://agent:s3cret-pw@nosrv.test/shop?tls=false",
+      DBVAULT_DB_URI: srvUri("nosrv.test"),
     });
     expect(result.stderr).toBe(
       'dbvault-agent: cannot use the database "other": nosrv.test has no DNS SRV record _mongodb._tcp.nosrv.test (a mongodb+srv:// string needs one)\n' +
@@ -173,7 +189,7 @@ describe.skipIf(skipReason !== null)("mongodb+srv:// resolved by the namespace's
   test("db add: a TXT record with options the driver refuses is named", async () => {
     const config = writeConfig("badtxt", "builtin");
     const result = await agentInNamespace(["db", "add", "--db", "other", "--config", config], {
-      DBVAULT_DB_URI: "mongodb+srv://agent:s3cret-pw@badtxt.cluster.test/shop?tls=false",
+      DBVAULT_DB_URI: srvUri("badtxt.cluster.test"),
     });
     expect(result.stderr).toBe(
       'dbvault-agent: cannot use the database "other": the DNS TXT record of badtxt.cluster.test sets options a mongodb+srv:// lookup may not set (only authSource, replicaSet and loadBalanced, once)\n' +
