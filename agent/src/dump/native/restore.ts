@@ -14,7 +14,7 @@ import { describeUsersAndRoles } from "../builtin/restore.ts";
 import { dropStaged, isView, type StagedCollection, swapAll } from "../builtin/swap.ts";
 import { type StagedUsersAndRoles, stageUsersAndRoles, UsersAndRoles } from "../builtin/users-and-roles.ts";
 import { chooseEmptyTimestampPolicy } from "../builtin/restored-documents.ts";
-import { removeUriDatabase } from "../connection-string.ts";
+import { readSrvTxtAuthSource, removeUriDatabase } from "../connection-string.ts";
 import { DumpError, throwIfAborted } from "../errors.ts";
 import { type CollectionMetadata, listDataNamespaces, OPLOG_NAMESPACE, readMongodumpArchive } from "../mongodump-archive/index.ts";
 import type { ProgressTracker } from "../progress-tracker.ts";
@@ -119,7 +119,7 @@ async function runMongorestore(
   ownIndexes: boolean,
 ): Promise<RestoreResult> {
   const { uri, plan, tracker, signal, prelude } = request;
-  const config = await writeToolConfig(removeUriDatabase(uri));
+  const config = await writeToolConfig(removeUriDatabase(uri, await readSrvTxtAuthSource(uri)));
   const finished = new Map<string, CollectionRestoreStats>();
   let unplacedFailures = 0;
   const tool = startTool({
