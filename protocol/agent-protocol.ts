@@ -227,6 +227,12 @@ export const AgentMessage = T.Union([
      * older agents (they cannot take a pasted identity).
      */
     identityRecipient: T.Optional(T.String({ pattern: IDENTITY_RECIPIENT_PATTERN })),
+    /**
+     * The backups and restores this run of the agent took (queued, running or finished), newest
+     * last: one the server has in progress on this agent that is not named was lost with an
+     * earlier run (killed, crashed, the machine restarted) and fails at once. Absent: older agents.
+     */
+    jobs: T.Optional(QueuedJobs),
   }),
   T.Object({
     type: T.Literal("heartbeat"),
