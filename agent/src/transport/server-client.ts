@@ -148,6 +148,10 @@ export function createServerClient(credentials: ServerCredentials) {
     async backupKeys(): Promise<BackupKeysAnswer> {
       return readJson(agentApi.backupKeys, await call(agentApi.backupKeys));
     },
+    /** Tells the server the key ids the keyring holds now (after key rotate or key import). */
+    async reportKeyIds(keyIds: string[]): Promise<void> {
+      await call(agentApi.keyIds, { method: "PUT", ...json({ keyIds }), timeoutMs: 15_000 });
+    },
     /** Asks before removing a copy destination; throws ServerRefusedError 409 while "Protect backups" is on. */
     async allowCopyRemoval(destination: string): Promise<void> {
       await call(agentApi.copyRemoval, { method: "POST", ...json({ destination }), timeoutMs: 15_000 });
