@@ -227,6 +227,12 @@ export const AgentMessage = T.Union([
      * older agents (they cannot take a pasted identity).
      */
     identityRecipient: T.Optional(T.String({ pattern: IDENTITY_RECIPIENT_PATTERN })),
+    /**
+     * The backups and restores this run of the agent took (queued, running or finished), newest
+     * last: one the server has in progress on this agent that is not named was lost with an
+     * earlier run (killed, crashed, the machine restarted) and fails at once. Absent: older agents.
+     */
+    jobs: T.Optional(QueuedJobs),
   }),
   T.Object({
     type: T.Literal("heartbeat"),
@@ -403,6 +409,8 @@ export const agentApi = {
   fail: (backupId: string) => `/api/agent/backups/${backupId}/fail`,
   download: (backupId: string) => `/api/agent/backups/${backupId}/download`,
   backupKeys: "/api/agent/backup-keys",
+  /** PUT: the key ids the agent's keyring holds now (`key rotate`, `key import`), without waiting for its next hello. */
+  keyIds: "/api/agent/key-ids",
   /** POST: may this agent stop copying to a destination? 409 BACKUPS_PROTECTED under "Protect backups". */
   copyRemoval: "/api/agent/copies/removal",
   /** GET: the copies of this agent's backups it reported written, to check (`copies check`). */
@@ -434,6 +442,15 @@ export const BackupKeysAnswer = T.Object({
   ),
 });
 export type BackupKeysAnswer = Static<typeof BackupKeysAnswer>;
+
+/**
+ * PUT /api/agent/key-ids: the key ids (public fingerprints, master key first) of the agent's
+ * keyring after `key rotate` or `key import`, as its hello would say them: the server sends the
+ * restores and verifications of backups made with the new key to this agent at once, not after
+ * `dbvault-agent run` reconnects.
+ */
+export const AgentKeyIds = T.Object({ keyIds: T.Array(T.String({ pattern: "^[0-9a-f]{32}$" }), { minItems: 1, maxItems: 100 }) });
+export type AgentKeyIds = Static<typeof AgentKeyIds>;
 
 /** POST /api/agent/copies/removal: the destination `copies remove` would drop (its label only, never credentials). */
 export const CopyRemovalRequest = T.Object({ destination: T.String({ minLength: 1, maxLength: 500 }) });

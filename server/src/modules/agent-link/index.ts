@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import type { AgentRow } from "@db/schema";
 import {
   AddDatabaseRequest,
+  AgentKeyIds,
   BackupKeysAnswer,
   CopiesToCheckAnswer,
   CopyLockFloorAnswer,
@@ -40,7 +41,7 @@ import { downloadSliceResponse, findSliceForAgent } from "../pitr/slice-download
 import { completeUpload, getUploadStatus, receivePart } from "../uploads/service";
 import { authenticateAgent, authenticateApiKey, keyHolderName, refuseNewAgentFor } from "./agent-auth";
 import { findBackupForAgent } from "./agent-backups";
-import { headerResponse, listRewrappableBackups, replaceHeaderFromRequest } from "./agent-key-rotation";
+import { headerResponse, listRewrappableBackups, recordRotatedKeyIds, replaceHeaderFromRequest } from "./agent-key-rotation";
 import { createAgentGateway } from "./gateway";
 
 /**
@@ -173,6 +174,11 @@ export const agentLinkController = (ctx: AppContext) => {
       },
       { params: pitrModel.sliceParams, detail: { summary: "Download a stored oplog slice for a point-in-time restore", responses: encryptedFileAnswer } },
     )
+    .put("/key-ids", async ({ headers, body }) => recordRotatedKeyIds(ctx, (await authenticateAgent(ctx, headers)).agent, body.keyIds), {
+      body: AgentKeyIds,
+      response: { 200: AgentKeyIds },
+      detail: { summary: "The key ids the agent's keyring holds now (dbvault-agent key rotate, key import): recorded at once, not at its next hello" },
+    })
     .get("/backup-keys", async ({ headers }) => listRewrappableBackups(ctx, (await authenticateAgent(ctx, headers)).agent), {
       response: { 200: BackupKeysAnswer },
       detail: { summary: "The completed backups this agent may rewrap after a key rotation, with the key id each names" },

@@ -216,6 +216,11 @@ export async function markAgentConnected(
   if (cameOnline) await notifyAgentConnected(ctx, cameOnline);
 }
 
+/** The key ids the agent's keyring holds now, told by `key rotate` or `key import` on its machine. */
+export async function recordAgentKeyIds(ctx: AppContext, agentId: string, keyIds: string[]) {
+  await ctx.db.update(agents).set({ keyIds }).where(eq(agents.id, agentId));
+}
+
 export async function recordHeartbeat(ctx: AppContext, agentId: string, connectionId: string) {
   await ctx.db
     .update(agents)
