@@ -162,6 +162,8 @@ describe("drills and restores of a write-only agent's backup", () => {
       databaseName: "shop",
       size: 1500,
       targetDatabase: "shop_copy",
+      // Its job in the ledger (modules/agent-jobs/), acknowledged with job.taken.
+      jobId: expect.any(String),
     });
     const sent = await testServer.server.ctx.db.select().from(restores).where(eq(restores.organizationId, world.user.id));
     expect(sent.every((row) => row.waitingFor === null)).toBe(true);
@@ -247,6 +249,8 @@ describe("an identity pasted for a restore by the backup agent", () => {
         databaseName: "shop",
         size: 1500,
         sealedIdentity,
+        // Its job in the ledger (modules/agent-jobs/), acknowledged with job.taken.
+        jobId: expect.any(String),
       });
       // Only the agent's private key opens what the server forwarded.
       const decrypter = new Decrypter();

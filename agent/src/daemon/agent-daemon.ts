@@ -57,6 +57,14 @@ export function startAgentDaemon(runtime: DaemonRuntime, identityTransport: Iden
     return { type: "heartbeat", ...(queued ? { queued } : {}), ...(pitrLag.length > 0 ? { pitrLag } : {}) };
   };
 
+  /**
+   * Tells the server a job of its ledger is taken, new or already held: it stops sending it on
+   * each hello. Lost with the socket, the job comes again on the next and is acknowledged then.
+   */
+  const acknowledge = (jobId: string | undefined) => {
+    if (jobId) socket.send({ type: "job.taken", jobId });
+  };
+
   async function handle(message: ServerMessage) {
     switch (message.type) {
       case "welcome":
@@ -72,11 +80,17 @@ export function startAgentDaemon(runtime: DaemonRuntime, identityTransport: Iden
         return;
       }
       case "restore":
-        return queue.enqueue(() => runRestoreJob(job, message, identityTransport), { restoreId: message.restoreId });
+        if (!queue.enqueue(() => runRestoreJob(job, message, identityTransport), { restoreId: message.restoreId })) {
+          runtime.log("ignored a restore this agent already took", { restoreId: message.restoreId });
+        }
+        return acknowledge(message.jobId);
       case "verify":
         return queue.enqueue(() => trust.verifyBackup(message.backupId, message.expected, message.sha256));
       case "drill":
-        return queue.enqueue(() => trust.runDrill(message), { restoreId: message.restoreId });
+        if (!queue.enqueue(() => trust.runDrill(message), { restoreId: message.restoreId })) {
+          runtime.log("ignored a drill this agent already took", { restoreId: message.restoreId });
+        }
+        return acknowledge(message.jobId);
       case "pitr":
         return shipping.ship(message.databases);
       case "upload.go":

@@ -18,6 +18,7 @@ import { listShippedDatabases } from "../pitr/shipped-databases";
 import { sendWaitingWork } from "./waiting-work";
 import { resendUnstartedBackups } from "./unstarted-backups";
 import { confirmUpdateOnHello, recordUpdateStatus, recordUpdateUnsupported } from "../agents/updates";
+import { acknowledgeJob, takeUnacknowledgedJobs } from "../agent-jobs/service";
 
 type AgentSocket = { id: string; send(data: string): unknown; close(code?: number, reason?: string): unknown };
 type Connection = {
@@ -29,6 +30,10 @@ type Connection = {
   openedAt: Date;
   /** The message being handled: an agent's messages are handled one after another, in order. */
   handling: Promise<void>;
+  /** The ledger's jobs being sent: one reading at a time, so that two signals do not send a job twice. */
+  delivering: Promise<void>;
+  /** The jobs sent on this socket: a socket loses nothing it delivered, so each goes once a socket. */
+  sentJobs: Set<string>;
 };
 
 /**
@@ -41,6 +46,22 @@ export function createAgentGateway(ctx: AppContext) {
 
   const send = (connection: Connection, message: ServerMessage) => connection.socket.send(JSON.stringify(message));
 
+  /** Sends the agent the jobs of the ledger it has not acknowledged (agent-jobs/service.ts). */
+  const deliverJobs = (connection: Connection) => {
+    connection.delivering = connection.delivering.then(async () => {
+      if (byAgent.get(connection.agentId) !== connection) return;
+      try {
+        for (const command of await takeUnacknowledgedJobs(ctx, connection.agentId, connection.sentJobs)) {
+          send(connection, command);
+          if (command.jobId) connection.sentJobs.add(command.jobId);
+        }
+      } catch (error) {
+        ctx.log.error("could not send an agent its jobs", { agentId: connection.agentId, error });
+      }
+    });
+    return connection.delivering;
+  };
+
   ctx.bus.subscribe((message) => {
     if (message.kind === "agent.send") {
       const connection = byAgent.get(message.agentId);
@@ -51,6 +72,9 @@ export function createAgentGateway(ctx: AppContext) {
         // Sealed by an instance with another API_KEY_SECRET: nothing readable to send.
         ctx.log.warn("dropped an agent command whose secrets could not be opened", { agentId: message.agentId });
       }
+    } else if (message.kind === "agent.work") {
+      const connection = byAgent.get(message.agentId);
+      if (connection) void deliverJobs(connection);
     } else if (message.kind === "agent.disconnect") {
       for (const connection of byAgent.values()) {
         if (connection.organizationId !== message.organizationId) continue;
@@ -92,6 +116,9 @@ export function createAgentGateway(ctx: AppContext) {
         await confirmUpdateOnHello(ctx, agentId, raw.version);
         // What waited for an agent that can read it (waiting-work.ts) goes now.
         await sendWaitingWork(ctx, agentId);
+        // "Send me my unacknowledged jobs": one lost in a socket swap (sent on the last socket, not
+        // acknowledged) arrives now; one the agent already holds it acknowledges again, never runs twice.
+        await deliverJobs(connection);
         // A backup asked for while the agent swapped sockets may never have reached it (unstarted-backups.ts).
         await resendUnstartedBackups(ctx, agentId, connection.openedAt);
         return;
@@ -102,6 +129,8 @@ export function createAgentGateway(ctx: AppContext) {
         await recordHeartbeat(ctx, agentId, connection.connectionId);
         if (raw.pitrLag) await recordPitrLag(ctx, agentId, raw.pitrLag);
         return;
+      case "job.taken":
+        return acknowledgeJob(ctx, agentId, raw.jobId);
       case "backup.progress":
         return recordBackupProgress(ctx, agentId, raw.backupId, raw.progress);
       case "backup.failed":
@@ -148,6 +177,8 @@ export function createAgentGateway(ctx: AppContext) {
         connectionId: randomUUID(),
         openedAt: ctx.now(),
         handling: Promise.resolve(),
+        delivering: Promise.resolve(),
+        sentJobs: new Set(),
       };
       byAgent.set(agent.id, connection);
       bySocket.set(socket.id, connection);

@@ -6,7 +6,7 @@ import type { AppContext } from "../../context";
 import { AppError, badRequest, conflict } from "../../lib/errors";
 import { lockUntilCommit } from "../../lib/transaction-lock";
 import { type AuditActor, recordAudit } from "../audit/service";
-import { sendToAgent } from "../../lib/agent-commands";
+import { announceWork, enqueueJob, followSubject } from "../agent-jobs/service";
 import { findOwnBackup, lockBackupForReading } from "../backups/service";
 import { toRestoreView } from "./views";
 import { notifyDrillFinished, notifyRestoreFinished } from "../notifications/service";
@@ -182,6 +182,21 @@ export async function requestRestore(
         waitingFor,
       },
     });
+    // The command goes into the ledger with its row: sent to the agent now, or to the reader that
+    // claims it (waiting-work.ts); never on the bus, whatever its size or secrets.
+    await enqueueJob(ctx, tx, {
+      organizationId,
+      agentId: agent?.id ?? null,
+      keyId: backup.keyId,
+      kind: "restore",
+      subjectId: row.id,
+      command: {
+        ...restoreCommand(row, backup.size, Boolean(existing)),
+        ...(pointInTime ? { pointInTime: pointInTime.command } : {}),
+        // Sealed in the restore wizard to this agent: the server forwards what it cannot open.
+        ...(input.sealedIdentity !== undefined ? { sealedIdentity: input.sealedIdentity } : {}),
+      },
+    });
     await recordAudit(
       tx,
       organizationId,
@@ -198,14 +213,7 @@ export async function requestRestore(
     );
     return row;
   });
-  if (agent) {
-    await sendToAgent(ctx, agent.id, {
-      ...restoreCommand(restore, backup.size, Boolean(existing)),
-      ...(pointInTime ? { pointInTime: pointInTime.command } : {}),
-      // Sealed in the restore wizard to this agent: the server forwards what it cannot open.
-      ...(input.sealedIdentity !== undefined ? { sealedIdentity: input.sealedIdentity } : {}),
-    });
-  }
+  if (agent) await announceWork(ctx, agent.id);
   await announceRestore(ctx, restore);
   ctx.log.info("restore requested", {
     restoreId: restore.id,
@@ -252,6 +260,8 @@ async function updateRunning(
         ),
       )
       .returning();
+    // Its job in the ledger follows it: taken once started, settled once finished.
+    if (restore && values.status) await followSubject(ctx, db, ["restore", "drill"], restoreId, values.status);
     const entry = restore && options.audit?.(restore);
     if (entry) await recordAudit(db, restore!.organizationId, entry.action, entry.details);
     return restore ?? null;

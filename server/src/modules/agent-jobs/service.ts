@@ -1,0 +1,147 @@
+// The agent job ledger: every command the server owes an agent, durable until its subject (a
+// restore, a drill) is settled. The cluster bus carries only "agent X has work"; the instance
+// holding X's socket reads X's jobs here and sends them (agent-link/gateway.ts). A job stays
+// queued until the agent acknowledges it (`job.taken`), so each hello brings every job not
+// acknowledged again: one lost in a socket swap, or sent while the agent was away, arrives. The
+// agent keeps the ids it took and never runs one twice (agent/src/daemon/job-queue.ts).
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import type { DbOrTx } from "@db/client";
+import { type AgentJobKind, agentJobs } from "@db/schema";
+import type { ServerMessage } from "@protocol/agent-protocol";
+import type { AppContext } from "../../context";
+import type { ClusterBus } from "../../lib/cluster-bus";
+import type { SecretBox } from "../../lib/secret-box";
+
+type JobRow = typeof agentJobs.$inferSelect;
+
+/** What a feature enqueues: the command, for one agent (or, with `agentId` null, for whoever later claims it). */
+export type NewAgentJob = {
+  organizationId: string;
+  agentId: string | null;
+  /** The key whose readers may claim it while `agentId` is null. */
+  keyId?: string | null;
+  kind: AgentJobKind;
+  subjectId: string;
+  command: ServerMessage;
+};
+
+/** The command's secrets, kept apart and sealed: a pasted identity, sealed by the web to the agent. */
+function splitSecrets(box: SecretBox, command: ServerMessage): { command: Record<string, unknown>; sealed: string | null } {
+  if (command.type === "restore" && command.sealedIdentity !== undefined) {
+    const { sealedIdentity, ...rest } = command;
+    return { command: rest, sealed: box.seal(JSON.stringify({ sealedIdentity })) };
+  }
+  return { command: command as Record<string, unknown>, sealed: null };
+}
+
+/**
+ * Records a job, in the caller's transaction beside its own row so that neither exists without the
+ * other. Call `announceWork` once it is committed.
+ */
+export async function enqueueJob(ctx: { commandBox: SecretBox; now(): Date }, db: DbOrTx, job: NewAgentJob): Promise<JobRow> {
+  const { command, sealed } = splitSecrets(ctx.commandBox, job.command);
+  const [row] = await db
+    .insert(agentJobs)
+    .values({ ...job, command, sealed, state: "queued", createdAt: ctx.now() })
+    .returning();
+  return row!;
+}
+
+/** Tells whichever instance holds the agent's socket that it has work: a few bytes, whatever the jobs hold. */
+export async function announceWork(ctx: { bus: ClusterBus }, agentId: string) {
+  await ctx.bus.publish({ kind: "agent.work", agentId });
+}
+
+/** Gives a job that waited for any agent able to read its backup to this one (restore-agents/readers.ts chose it); false when there is none. */
+export async function assignJob(db: DbOrTx, kind: AgentJobKind, subjectId: string, agentId: string): Promise<boolean> {
+  const assigned = await db
+    .update(agentJobs)
+    .set({ agentId })
+    .where(and(eq(agentJobs.kind, kind), eq(agentJobs.subjectId, subjectId), eq(agentJobs.state, "queued")))
+    .returning({ id: agentJobs.id });
+  return assigned.length > 0;
+}
+
+/**
+ * The commands the agent has not acknowledged, oldest first, less those in `except` (already sent on its socket), each with its job id and its secrets
+ * opened, counted as sent. A job whose secrets no longer open (API_KEY_SECRET changed) is failed
+ * and left out: its subject then fails through the stalled-operation sweep.
+ */
+export async function takeUnacknowledgedJobs(ctx: AppContext, agentId: string, except: ReadonlySet<string> = new Set()) {
+  const queued = await ctx.db
+    .select()
+    .from(agentJobs)
+    .where(and(eq(agentJobs.agentId, agentId), eq(agentJobs.state, "queued")))
+    .orderBy(asc(agentJobs.createdAt), asc(agentJobs.id));
+  const rows = queued.filter((row) => !except.has(row.id));
+  const commands: (ServerMessage & { jobId: string })[] = [];
+  const unreadable: string[] = [];
+  for (const row of rows) {
+    const command = openCommand(ctx.commandBox, row);
+    if (command) commands.push(command);
+    else unreadable.push(row.id);
+  }
+  const now = ctx.now();
+  const sent = rows.filter((row) => !unreadable.includes(row.id)).map((row) => row.id);
+  if (sent.length > 0) {
+    await ctx.db
+      .update(agentJobs)
+      .set({ attempts: sql`${agentJobs.attempts} + 1`, deliveredAt: now })
+      .where(inArray(agentJobs.id, sent));
+  }
+  if (unreadable.length > 0) {
+    ctx.log.warn("failed agent jobs whose secrets could not be opened", { agentId, jobs: unreadable.length });
+    await ctx.db.update(agentJobs).set({ state: "failed", settledAt: now }).where(inArray(agentJobs.id, unreadable));
+  }
+  return commands;
+}
+
+function openCommand(box: SecretBox, row: JobRow): (ServerMessage & { jobId: string }) | null {
+  try {
+    const secrets = row.sealed === null ? {} : (JSON.parse(box.open(row.sealed)) as Record<string, unknown>);
+    return { ...row.command, ...secrets, jobId: row.id } as ServerMessage & { jobId: string };
+  } catch {
+    return null;
+  }
+}
+
+/** The agent took the job (`job.taken`): it is not sent again. Only the agent it was given can. */
+export async function acknowledgeJob(ctx: AppContext, agentId: string, jobId: string) {
+  await ctx.db
+    .update(agentJobs)
+    .set({ state: "leased" })
+    .where(and(eq(agentJobs.id, jobId), eq(agentJobs.agentId, agentId), eq(agentJobs.state, "queued")));
+}
+
+/**
+ * Follows the subject's state, in the transaction that changes it: started means taken (an agent
+ * too old to acknowledge is then not sent it again), finished settles the job.
+ */
+export async function followSubject(ctx: { now(): Date }, db: DbOrTx, kind: AgentJobKind | AgentJobKind[], subjectId: string, status: string) {
+  if (status !== "in-progress" && status !== "completed" && status !== "failed") return;
+  const kinds = Array.isArray(kind) ? kind : [kind];
+  const where = and(inArray(agentJobs.kind, kinds), eq(agentJobs.subjectId, subjectId));
+  if (status === "in-progress") {
+    await db
+      .update(agentJobs)
+      .set({ state: "leased" })
+      .where(and(where, eq(agentJobs.state, "queued")));
+    return;
+  }
+  await db
+    .update(agentJobs)
+    .set({ state: status === "completed" ? "done" : "failed", settledAt: ctx.now() })
+    .where(and(where, inArray(agentJobs.state, ["queued", "leased"])));
+}
+
+/**
+ * Whether the job of this kind and subject was given to this agent: for the messages an agent
+ * sends about a job (only the agent it went to may report on it).
+ */
+export async function isJobOfAgent(ctx: AppContext, agentId: string, kind: AgentJobKind, subjectId: string) {
+  const rows = await ctx.db
+    .select({ id: agentJobs.id })
+    .from(agentJobs)
+    .where(and(eq(agentJobs.kind, kind), eq(agentJobs.subjectId, subjectId), eq(agentJobs.agentId, agentId)));
+  return rows.length > 0;
+}

@@ -1,0 +1,143 @@
+// The agent job ledger (modules/agent-jobs/): a command is a row, the cluster bus only says "agent
+// X has work", and the agent's hello brings every job it has not acknowledged. Over real HTTP and
+// WebSockets with a scripted agent (test/scripted-agent.ts) whose `intercept` loses commands as a
+// closing socket would.
+import { describe, expect, test } from "bun:test";
+import { randomBytes } from "node:crypto";
+import { and, eq } from "drizzle-orm";
+import { agentJobs, agents, databases } from "@db/schema";
+import type { ServerMessage } from "@protocol/agent-protocol";
+import { waitUntil } from "../../testkit/wait-until";
+import { startBackup } from "../src/modules/backups/service";
+import { isJobOfAgent } from "../src/modules/agent-jobs/service";
+import { type TestUser, useListeningTestServer } from "./harness";
+import { registerScriptedAgent, type ScriptedAgent } from "./scripted-agent";
+
+const world = useListeningTestServer();
+
+type RestoreCommand = Extract<ServerMessage, { type: "restore" }>;
+
+/** A user's agent holding "shop", online, with one completed backup of it. */
+async function agentWithBackup() {
+  const user = await world.server.registerUser();
+  const agent = await registerScriptedAgent(world.base, user.apiKey, ["shop"]);
+  await agent.connect({ databases: ["shop"] });
+  const [shop] = await world.server.ctx.db
+    .select()
+    .from(databases)
+    .where(and(eq(databases.organizationId, user.id), eq(databases.name, "shop")));
+  await waitUntil(
+    async () =>
+      await startBackup(world.server.ctx, shop!, "auto")
+        .then(() => true)
+        .catch(() => false),
+    { message: "the agent to take backups" },
+  );
+  const { backupId } = await agent.waitFor("backup");
+  const bytes = randomBytes(1500);
+  expect((await agent.uploadPart(backupId, 0, bytes)).status).toBe(200);
+  expect((await agent.complete(backupId, bytes, 1, { collections: { "shop.orders": 3 } })).status).toBe(200);
+  return { user, agent, backupId };
+}
+
+const askRestore = (user: TestUser, backupId: string, body: Record<string, unknown> = {}) =>
+  world.server.call("POST", `/api/backups/${backupId}/restore`, { token: user.token, body: { databaseName: "shop", ...body } });
+
+const restoreStatus = async (user: TestUser, restoreId: string) =>
+  ((await world.server.call("GET", "/api/backups/restores/all", { token: user.token })).body as { id: string; status: string }[]).find(
+    (row) => row.id === restoreId,
+  )?.status;
+
+const jobOf = async (restoreId: string) => (await world.server.ctx.db.select().from(agentJobs).where(eq(agentJobs.subjectId, restoreId)))[0];
+
+/** The agent's socket swaps: it goes, and comes back saying hello (`before` runs while it is away). */
+async function reconnect(agent: ScriptedAgent, before?: () => Promise<void>) {
+  await agent.disconnect();
+  agent.intercept = undefined;
+  await before?.();
+  await agent.connect({ databases: ["shop"] });
+}
+
+/** Waits until the server handled a message the agent sent after everything before it (messages of a socket are handled in order). */
+async function settled(agent: ScriptedAgent) {
+  const marker = `${Date.now()}-${Math.random()}`;
+  agent.send({ type: "update.status", status: "checking", message: marker });
+  await waitUntil(
+    async () => {
+      const [row] = await world.server.ctx.db.select({ message: agents.updateMessage }).from(agents).where(eq(agents.id, agent.agentId));
+      return row?.message === marker;
+    },
+    { message: "the agent's messages to be handled" },
+  );
+}
+
+describe("the agent job ledger", () => {
+  test("a restore of 200 chosen collections reaches the agent: the bus carries no command", async () => {
+    const { user, agent, backupId } = await agentWithBackup();
+    // 200 names of 60 characters: about 13 kB of command, past the 8,000 bytes NOTIFY takes.
+    const collections = Array.from({ length: 200 }, (_, n) => `orders_${String(n).padStart(3, "0")}_${"x".repeat(49)}`);
+    const asked = await askRestore(user, backupId, { collections });
+    expect(asked.status).toBe(201);
+    const command = await agent.waitFor("restore");
+    expect(command.restoreId).toBe(asked.body.restore.id);
+    expect(command.collections).toEqual(collections);
+    expect(JSON.stringify(command).length).toBeGreaterThan(8_000);
+  });
+
+  test("a restore lost in a socket swap comes again on hello, once; acknowledged, never again", async () => {
+    const { user, agent, backupId } = await agentWithBackup();
+    const lost: RestoreCommand[] = [];
+    agent.intercept = (message) => message.type === "restore" && lost.push(message) > 0;
+    const asked = await askRestore(user, backupId);
+    expect(asked.status).toBe(201);
+    const restoreId = asked.body.restore.id as string;
+    await waitUntil(() => lost.length === 1, { message: "the restore command to be lost" });
+    expect(lost[0]!.jobId).toBeString();
+
+    await reconnect(agent);
+    const again = await agent.waitFor("restore");
+    expect(again).toEqual(lost[0]!);
+    expect((await jobOf(restoreId))?.attempts).toBe(2);
+    expect(await isJobOfAgent(world.server.ctx, agent.agentId, "restore", restoreId)).toBe(true);
+    agent.send({ type: "job.taken", jobId: again.jobId });
+    await waitUntil(async () => (await jobOf(restoreId))?.state === "leased", { message: "the job to be acknowledged" });
+
+    // Taken: the next hello does not bring it again.
+    await reconnect(agent);
+    await settled(agent);
+    expect(agent.received.filter((message) => message.type === "restore")).toEqual([]);
+    agent.send({ type: "restore.started", restoreId });
+    agent.send({ type: "restore.completed", restoreId, stats: { "shop.orders": { restored: 3, failed: 0 } } });
+    await waitUntil(async () => (await restoreStatus(user, restoreId)) === "completed", { message: "the restore to complete" });
+    expect((await jobOf(restoreId))?.state).toBe("done");
+  });
+
+  test("an agent too old to acknowledge: a started restore is not sent again", async () => {
+    const { user, agent, backupId } = await agentWithBackup();
+    const asked = await askRestore(user, backupId);
+    const restoreId = asked.body.restore.id as string;
+    await agent.waitFor("restore");
+    agent.send({ type: "restore.started", restoreId });
+    await waitUntil(async () => (await restoreStatus(user, restoreId)) === "in-progress", { message: "the restore to start" });
+    await reconnect(agent);
+    await settled(agent);
+    expect(agent.received.filter((message) => message.type === "restore")).toEqual([]);
+  });
+
+  test("a job survives a server restart: the restore lost with the old server's socket comes from the new one", async () => {
+    const { user, agent, backupId } = await agentWithBackup();
+    const lost: RestoreCommand[] = [];
+    agent.intercept = (message) => message.type === "restore" && lost.push(message) > 0;
+    const asked = await askRestore(user, backupId);
+    const restoreId = asked.body.restore.id as string;
+    await waitUntil(() => lost.length === 1, { message: "the restore command to be lost" });
+
+    await reconnect(agent, () => world.server.restart());
+    const again = await agent.waitFor("restore");
+    expect(again.restoreId).toBe(restoreId);
+    expect(again.jobId).toBe(lost[0]!.jobId);
+    agent.send({ type: "job.taken", jobId: again.jobId });
+    agent.send({ type: "restore.started", restoreId });
+    await waitUntil(async () => (await restoreStatus(user, restoreId)) === "in-progress", { message: "the restore to start" });
+  });
+});
