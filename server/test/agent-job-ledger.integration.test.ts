@@ -2,7 +2,7 @@
 // X has work", and the agent's hello brings every job it has not acknowledged. Over real HTTP and
 // WebSockets with a scripted agent (test/scripted-agent.ts) whose `intercept` loses commands as a
 // closing socket would.
-import { describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { agentJobs, agents, databases } from "@db/schema";
@@ -10,7 +10,7 @@ import type { ServerMessage } from "@protocol/agent-protocol";
 import { waitUntil } from "../../testkit/wait-until";
 import { startBackup } from "../src/modules/backups/service";
 import { isJobOfAgent } from "../src/modules/agent-jobs/service";
-import { type TestUser, useListeningTestServer } from "./harness";
+import { startTestServer, type TestServer, type TestUser, useListeningTestServer } from "./harness";
 import { registerScriptedAgent, type ScriptedAgent } from "./scripted-agent";
 
 const world = useListeningTestServer();
@@ -50,12 +50,12 @@ const restoreStatus = async (user: TestUser, restoreId: string) =>
 
 const jobOf = async (restoreId: string) => (await world.server.ctx.db.select().from(agentJobs).where(eq(agentJobs.subjectId, restoreId)))[0];
 
-/** The agent's socket swaps: it goes, and comes back saying hello (`before` runs while it is away). */
-async function reconnect(agent: ScriptedAgent, before?: () => Promise<void>) {
+/** The agent's socket swaps: it goes, and comes back saying hello (`before` runs while it is away), to `base` if given. */
+async function reconnect(agent: ScriptedAgent, before?: () => Promise<void>, base?: string) {
   await agent.disconnect();
   agent.intercept = undefined;
   await before?.();
-  await agent.connect({ databases: ["shop"] });
+  await agent.connect({ databases: ["shop"] }, base ? { base } : {});
 }
 
 /** Waits until the server handled a message the agent sent after everything before it (messages of a socket are handled in order). */
@@ -139,5 +139,52 @@ describe("the agent job ledger", () => {
     agent.send({ type: "job.taken", jobId: again.jobId });
     agent.send({ type: "restore.started", restoreId });
     await waitUntil(async () => (await restoreStatus(user, restoreId)) === "in-progress", { message: "the restore to start" });
+  });
+});
+
+describe("two server instances sharing one database, the agent moving between them", () => {
+  let second: TestServer;
+  let secondBase: string;
+  beforeAll(async () => {
+    second = await startTestServer({}, { instanceOf: world.server });
+    secondBase = second.listen();
+  }, 60_000);
+  afterAll(() => second?.close());
+
+  test("no job is lost and none is sent again once taken", async () => {
+    const { user, agent, backupId } = await agentWithBackup();
+    const restoresOf = (restoreId: string) => agent.received.filter((message) => message.type === "restore" && message.restoreId === restoreId);
+    const lost: RestoreCommand[] = [];
+    agent.intercept = (message) => message.type === "restore" && lost.push(message) > 0;
+    // Asked on the second instance; the agent's socket is on the first, which the bus tells.
+    const asked = await second.call("POST", `/api/backups/${backupId}/restore`, { token: user.token, body: { databaseName: "shop" } });
+    expect(asked.status).toBe(201);
+    const restoreId = asked.body.restore.id as string;
+    await waitUntil(() => lost.length === 1, { message: "the restore command to reach the first instance's socket, and be lost" });
+
+    // The agent moves to the second instance: its hello brings the job again.
+    await reconnect(agent, undefined, secondBase);
+    const again = await agent.waitFor("restore");
+    expect(again.jobId).toBe(lost[0]!.jobId);
+    agent.send({ type: "job.taken", jobId: again.jobId });
+    await waitUntil(async () => (await jobOf(restoreId))?.state === "leased", { message: "the job to be acknowledged" });
+
+    // And back to the first: taken, it is not sent again.
+    await reconnect(agent);
+    await settled(agent);
+    expect(restoresOf(restoreId)).toEqual([]);
+    agent.send({ type: "restore.started", restoreId });
+    agent.send({ type: "restore.completed", restoreId, stats: { "shop.orders": { restored: 3, failed: 0 } } });
+    await waitUntil(async () => (await restoreStatus(user, restoreId)) === "completed", { message: "the restore to complete" });
+    expect((await jobOf(restoreId))?.state).toBe("done");
+
+    // A job asked on the first instance while the agent is on the second: the second sends it, once.
+    await reconnect(agent, undefined, secondBase);
+    const next = await askRestore(user, backupId);
+    expect(next.status).toBe(201);
+    const nextCommand = await agent.waitFor("restore");
+    expect(nextCommand.restoreId).toBe(next.body.restore.id);
+    await settled(agent);
+    expect(restoresOf(next.body.restore.id)).toEqual([]);
   });
 });
