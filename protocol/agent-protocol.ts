@@ -295,6 +295,8 @@ export type ServerMessage =
   | { type: "welcome"; agentId: string; serverTime: string }
   | {
       type: "backup";
+      /** As for a restore: acknowledged with `job.taken`. */
+      jobId?: string;
       backupId: string;
       databaseName: string;
       /** The file's download name, also its name in the customer's copies. Absent: older servers. */

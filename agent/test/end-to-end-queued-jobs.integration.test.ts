@@ -7,7 +7,7 @@ import { expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { randomBytes } from "node:crypto";
 import { agents as agentRows, plans, organizations } from "@db/schema";
-import { PENDING_TIMEOUT_MS } from "../../server/src/modules/agents/job-deadlines.ts";
+import { PENDING_TIMEOUT_MS } from "../../server/src/modules/agent-jobs/deadlines.ts";
 import { failStalledOperations } from "../../server/src/modules/scheduler/service.ts";
 import { runSetup, startAgentProcess } from "./support/end-to-end.ts";
 import { seedLargeDatabase, useEndToEndWorld, waitForBackupEnd } from "./support/end-to-end-world.ts";

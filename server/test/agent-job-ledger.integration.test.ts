@@ -187,4 +187,57 @@ describe("two server instances sharing one database, the agent moving between th
     await settled(agent);
     expect(restoresOf(next.body.restore.id)).toEqual([]);
   });
+
+  type Kind = "backup" | "restore" | "drill";
+  /** Asks for one job of the kind for the user's "shop"; its subject's id. */
+  const ask: Record<Kind, (user: TestUser, backupId: string) => Promise<string>> = {
+    async backup(user) {
+      const [shop] = await world.server.ctx.db
+        .select()
+        .from(databases)
+        .where(and(eq(databases.organizationId, user.id), eq(databases.name, "shop")));
+      return (await startBackup(world.server.ctx, shop!, "auto")).id;
+    },
+    async restore(user, backupId) {
+      const asked = await askRestore(user, backupId);
+      expect(asked.status).toBe(201);
+      return asked.body.restore.id;
+    },
+    async drill(user) {
+      const asked = await world.server.call("POST", "/api/drills", { token: user.token, body: { databaseName: "shop" } });
+      expect(asked.status).toBe(201);
+      return asked.body.restore.id;
+    },
+  };
+  const subjectOf = (message: ServerMessage) => ("restoreId" in message ? message.restoreId : "backupId" in message ? message.backupId : undefined);
+  const faults: Record<string, (agent: ScriptedAgent) => Promise<void>> = {
+    "a socket swap": (agent) => reconnect(agent),
+    "a server restart": (agent) => reconnect(agent, () => world.server.restart()),
+    "a move to another instance": (agent) => reconnect(agent, undefined, secondBase),
+  };
+
+  for (const kind of ["backup", "restore", "drill"] as const) {
+    for (const [fault, happen] of Object.entries(faults)) {
+      test(`a ${kind} command lost in ${fault} comes again on hello, once, and never after it is taken`, async () => {
+        const { user, agent, backupId } = await agentWithBackup();
+        const lost: ServerMessage[] = [];
+        agent.intercept = (message) => message.type === kind && lost.push(message) > 0;
+        const subjectId = await ask[kind](user, backupId);
+        await waitUntil(() => lost.length === 1, { message: `the ${kind} command to be lost` });
+        expect(subjectOf(lost[0]!)).toBe(subjectId);
+
+        await happen(agent);
+        const again = await agent.waitFor(kind);
+        expect(again).toEqual(lost[0]! as typeof again);
+        await settled(agent);
+        expect(agent.received.filter((message) => subjectOf(message) === subjectId)).toEqual([]);
+        agent.send({ type: "job.taken", jobId: again.jobId });
+        await waitUntil(async () => (await jobOf(subjectId))?.state === "leased", { message: "the job to be acknowledged" });
+
+        await reconnect(agent);
+        await settled(agent);
+        expect(agent.received.filter((message) => subjectOf(message) === subjectId)).toEqual([]);
+      });
+    }
+  }
 });

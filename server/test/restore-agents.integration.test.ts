@@ -15,7 +15,7 @@ import { startBackup } from "../src/modules/backups/service";
 import { noReaderSetUp } from "../src/modules/restore-agents/readers";
 import { noReaderAtAll } from "../src/modules/restores/service";
 import { failStalledOperations } from "../src/modules/scheduler/service";
-import { PENDING_TIMEOUT_MS, QUEUED_LIMIT_MS } from "../src/modules/agents/job-deadlines";
+import { PENDING_TIMEOUT_MS, QUEUED_LIMIT_MS } from "../src/modules/agent-jobs/deadlines";
 import { waitUntil } from "../../testkit/wait-until";
 import { advanceServerClock, type TestUser, useListeningTestServer } from "./harness";
 import { registerScriptedAgent, type ScriptedAgent } from "./scripted-agent";

@@ -4,11 +4,12 @@
 // queued until the agent acknowledges it (`job.taken`), so each hello brings every job not
 // acknowledged again: one lost in a socket swap, or sent while the agent was away, arrives. The
 // agent keeps the ids it took and never runs one twice (agent/src/daemon/job-queue.ts).
-import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, sql } from "drizzle-orm";
 import type { DbOrTx } from "@db/client";
 import { type AgentJobKind, agentJobs } from "@db/schema";
 import type { ServerMessage } from "@protocol/agent-protocol";
 import type { AppContext } from "../../context";
+import { PENDING_TIMEOUT_MS } from "./deadlines";
 import type { ClusterBus } from "../../lib/cluster-bus";
 import type { SecretBox } from "../../lib/secret-box";
 
@@ -24,6 +25,14 @@ export type NewAgentJob = {
   subjectId: string;
   command: ServerMessage;
 };
+
+/**
+ * A queued job is sent (again) only until its lease expires: as long as the stalled-operation sweep
+ * keeps its subject pending (deadlines.ts), which each sending renews (the gateway keeps
+ * the subject pending with it). One past it is not revived behind the user's back: the sweep fails
+ * its subject, which settles it.
+ */
+const deliveryLease = (ctx: { now(): Date }) => new Date(ctx.now().getTime() + PENDING_TIMEOUT_MS);
 
 /** The command's secrets, kept apart and sealed: a pasted identity, sealed by the web to the agent. */
 function splitSecrets(box: SecretBox, command: ServerMessage): { command: Record<string, unknown>; sealed: string | null } {
@@ -42,7 +51,7 @@ export async function enqueueJob(ctx: { commandBox: SecretBox; now(): Date }, db
   const { command, sealed } = splitSecrets(ctx.commandBox, job.command);
   const [row] = await db
     .insert(agentJobs)
-    .values({ ...job, command, sealed, state: "queued", createdAt: ctx.now() })
+    .values({ ...job, command, sealed, state: "queued", createdAt: ctx.now(), leaseExpiresAt: deliveryLease(ctx) })
     .returning();
   return row!;
 }
@@ -53,32 +62,45 @@ export async function announceWork(ctx: { bus: ClusterBus }, agentId: string) {
 }
 
 /** Gives a job that waited for any agent able to read its backup to this one (restore-agents/readers.ts chose it); false when there is none. */
-export async function assignJob(db: DbOrTx, kind: AgentJobKind, subjectId: string, agentId: string): Promise<boolean> {
+export async function assignJob(ctx: { now(): Date }, db: DbOrTx, kind: AgentJobKind, subjectId: string, agentId: string): Promise<boolean> {
   const assigned = await db
     .update(agentJobs)
-    .set({ agentId })
+    .set({ agentId, leaseExpiresAt: deliveryLease(ctx) })
     .where(and(eq(agentJobs.kind, kind), eq(agentJobs.subjectId, subjectId), eq(agentJobs.state, "queued")))
     .returning({ id: agentJobs.id });
   return assigned.length > 0;
 }
 
 /**
- * The commands the agent has not acknowledged, oldest first, less those in `except` (already sent on its socket), each with its job id and its secrets
+ * The commands the agent has not acknowledged and whose delivery lease runs, oldest first, of
+ * `kinds` if given, less those in `except` (already sent on its socket), each with its job id and its secrets
  * opened, counted as sent. A job whose secrets no longer open (API_KEY_SECRET changed) is failed
  * and left out: its subject then fails through the stalled-operation sweep.
  */
-export async function takeUnacknowledgedJobs(ctx: AppContext, agentId: string, except: ReadonlySet<string> = new Set()) {
+export async function takeUnacknowledgedJobs(
+  ctx: AppContext,
+  agentId: string,
+  options: { except?: ReadonlySet<string>; kinds?: readonly AgentJobKind[] } = {},
+) {
+  const except = options.except ?? new Set<string>();
   const queued = await ctx.db
     .select()
     .from(agentJobs)
-    .where(and(eq(agentJobs.agentId, agentId), eq(agentJobs.state, "queued")))
+    .where(
+      and(
+        eq(agentJobs.agentId, agentId),
+        eq(agentJobs.state, "queued"),
+        gt(agentJobs.leaseExpiresAt, ctx.now()),
+        ...(options.kinds ? [inArray(agentJobs.kind, [...options.kinds])] : []),
+      ),
+    )
     .orderBy(asc(agentJobs.createdAt), asc(agentJobs.id));
   const rows = queued.filter((row) => !except.has(row.id));
-  const commands: (ServerMessage & { jobId: string })[] = [];
+  const commands: { kind: AgentJobKind; subjectId: string; command: ServerMessage & { jobId: string } }[] = [];
   const unreadable: string[] = [];
   for (const row of rows) {
     const command = openCommand(ctx.commandBox, row);
-    if (command) commands.push(command);
+    if (command) commands.push({ kind: row.kind, subjectId: row.subjectId, command });
     else unreadable.push(row.id);
   }
   const now = ctx.now();
@@ -86,7 +108,7 @@ export async function takeUnacknowledgedJobs(ctx: AppContext, agentId: string, e
   if (sent.length > 0) {
     await ctx.db
       .update(agentJobs)
-      .set({ attempts: sql`${agentJobs.attempts} + 1`, deliveredAt: now })
+      .set({ attempts: sql`${agentJobs.attempts} + 1`, deliveredAt: now, leaseExpiresAt: deliveryLease(ctx) })
       .where(inArray(agentJobs.id, sent));
   }
   if (unreadable.length > 0) {

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { Value } from "@sinclair/typebox/value";
 import { and, eq } from "drizzle-orm";
 import { type AgentRow, backups } from "@db/schema";
-import { AgentMessage, type ServerMessage } from "@protocol/agent-protocol";
+import { AgentMessage, type AgentRole, type ServerMessage } from "@protocol/agent-protocol";
 import type { AppContext } from "../../context";
 import { unstorableValueProblem } from "../../lib/storable-text";
 import { openAgentCommand } from "../../lib/agent-commands";
@@ -16,7 +16,6 @@ import { markAgentConnected, markAgentDisconnected, recordHeartbeat } from "../a
 import { recordPitrLag } from "../pitr/lag";
 import { listShippedDatabases } from "../pitr/shipped-databases";
 import { sendWaitingWork } from "./waiting-work";
-import { resendUnstartedBackups } from "./unstarted-backups";
 import { confirmUpdateOnHello, recordUpdateStatus, recordUpdateUnsupported } from "../agents/updates";
 import { acknowledgeJob, takeUnacknowledgedJobs } from "../agent-jobs/service";
 
@@ -26,14 +25,14 @@ type Connection = {
   agentId: string;
   organizationId: string;
   connectionId: string;
-  /** When the socket was opened: commands sent from then on came on it (unstarted-backups.ts). */
-  openedAt: Date;
   /** The message being handled: an agent's messages are handled one after another, in order. */
   handling: Promise<void>;
   /** The ledger's jobs being sent: one reading at a time, so that two signals do not send a job twice. */
   delivering: Promise<void>;
   /** The jobs sent on this socket: a socket loses nothing it delivered, so each goes once a socket. */
   sentJobs: Set<string>;
+  /** What its hello said it is: a restore agent runs no backups. */
+  role?: AgentRole;
 };
 
 /**
@@ -46,15 +45,25 @@ export function createAgentGateway(ctx: AppContext) {
 
   const send = (connection: Connection, message: ServerMessage) => connection.socket.send(JSON.stringify(message));
 
-  /** Sends the agent the jobs of the ledger it has not acknowledged (agent-jobs/service.ts). */
+  /**
+   * Sends the agent the jobs of the ledger it has not acknowledged (agent-jobs/service.ts), and
+   * keeps their subjects pending as its heartbeat's queue does: sent again, the agent has the
+   * whole time to take it that it had the first time. A restore agent runs no backups.
+   */
   const deliverJobs = (connection: Connection) => {
     connection.delivering = connection.delivering.then(async () => {
       if (byAgent.get(connection.agentId) !== connection) return;
       try {
-        for (const command of await takeUnacknowledgedJobs(ctx, connection.agentId, connection.sentJobs)) {
+        const jobs = await takeUnacknowledgedJobs(ctx, connection.agentId, {
+          except: connection.sentJobs,
+          ...(connection.role === "restore" ? { kinds: ["restore", "drill", "verify"] as const } : {}),
+        });
+        for (const { command } of jobs) {
           send(connection, command);
-          if (command.jobId) connection.sentJobs.add(command.jobId);
+          connection.sentJobs.add(command.jobId);
         }
+        const ids = (kinds: string[]) => jobs.filter((job) => kinds.includes(job.kind)).map((job) => job.subjectId);
+        if (jobs.length > 0) await recordQueuedJobs(ctx, connection.agentId, { backupIds: ids(["backup"]), restoreIds: ids(["restore", "drill"]) });
       } catch (error) {
         ctx.log.error("could not send an agent its jobs", { agentId: connection.agentId, error });
       }
@@ -101,6 +110,7 @@ export function createAgentGateway(ctx: AppContext) {
     const { agentId } = connection;
     switch (raw.type) {
       case "hello":
+        connection.role = raw.role ?? "backup";
         await markAgentConnected(ctx, agentId, connection.connectionId, {
           version: raw.version,
           hostname: raw.hostname,
@@ -119,8 +129,6 @@ export function createAgentGateway(ctx: AppContext) {
         // "Send me my unacknowledged jobs": one lost in a socket swap (sent on the last socket, not
         // acknowledged) arrives now; one the agent already holds it acknowledges again, never runs twice.
         await deliverJobs(connection);
-        // A backup asked for while the agent swapped sockets may never have reached it (unstarted-backups.ts).
-        await resendUnstartedBackups(ctx, agentId, connection.openedAt);
         return;
       case "heartbeat":
         // The queued jobs first: a heartbeat seen recorded (the agent's lastSeen) has kept them
@@ -175,7 +183,6 @@ export function createAgentGateway(ctx: AppContext) {
         agentId: agent.id,
         organizationId: agent.organizationId,
         connectionId: randomUUID(),
-        openedAt: ctx.now(),
         handling: Promise.resolve(),
         delivering: Promise.resolve(),
         sentJobs: new Set(),

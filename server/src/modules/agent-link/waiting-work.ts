@@ -37,7 +37,7 @@ export async function sendWaitingWork(ctx: AppContext, agentId: string) {
         .where(and(eq(restores.id, id), eq(restores.status, "pending"), isNotNull(restores.waitingFor)))
         .returning();
       if (!row) return null;
-      if (!(await assignJob(tx, row.kind, row.id, agent.id))) {
+      if (!(await assignJob(ctx, tx, row.kind, row.id, agent.id))) {
         // Asked before the ledger kept its command: built now, as it was then.
         const command = row.kind === "drill" ? drillCommand(row, size) : restoreCommand(row, size, await targetIsDatabase(tx, row));
         await enqueueJob(ctx, tx, { organizationId: row.organizationId, agentId: agent.id, kind: row.kind, subjectId: row.id, command });
