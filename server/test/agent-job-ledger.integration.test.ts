@@ -11,6 +11,7 @@ import { waitUntil } from "../../testkit/wait-until";
 import { startBackup } from "../src/modules/backups/service";
 import { isJobOfAgent } from "../src/modules/agent-jobs/service";
 import { startTestServer, type TestServer, type TestUser, useListeningTestServer } from "./harness";
+import { consistentBackup, uploadSlice, userShippingPitr } from "./pitr-support";
 import { registerScriptedAgent, type ScriptedAgent } from "./scripted-agent";
 
 const world = useListeningTestServer();
@@ -82,6 +83,23 @@ describe("the agent job ledger", () => {
     expect(command.restoreId).toBe(asked.body.restore.id);
     expect(command.collections).toEqual(collections);
     expect(JSON.stringify(command).length).toBeGreaterThan(8_000);
+  });
+
+  test("a point-in-time restore across 100 slices reaches the agent", async () => {
+    const { user, agent, databaseId } = await userShippingPitr(world.server, world.base, "shop");
+    const T = 1_790_000_000;
+    const chain = "c".repeat(32);
+    for (let sequence = 0; sequence < 100; sequence++) {
+      await uploadSlice(world.server.ctx, world.base, agent, "shop", { chain, sequence, start: `${T + sequence * 10},1`, end: `${T + sequence * 10 + 10},1` });
+    }
+    await consistentBackup(world.server.ctx, agent, databaseId, { t: T + 5, i: 0 });
+    // The last second the slices cover: every one of them is needed.
+    const at = new Date((T + 999) * 1000).toISOString().replace(".000Z", "Z");
+    const asked = await world.server.call("POST", "/api/restores/point-in-time", { token: user.token, body: { databaseId, at, confirmation: "shop" } });
+    expect(asked.status).toBe(201);
+    const command = await agent.waitFor("restore");
+    expect(command.restoreId).toBe(asked.body.restore.id);
+    expect(command.pointInTime).toBeDefined();
   });
 
   test("a restore lost in a socket swap comes again on hello, once; acknowledged, never again", async () => {
