@@ -8,10 +8,11 @@ export const agentJobKinds = ["restore", "drill", "verify", "backup"] as const;
 export type AgentJobKind = (typeof agentJobKinds)[number];
 
 /**
- * queued: not acknowledged yet (delivered or not: every hello sends it again); leased: the agent
- * took it and holds it until `lease_expires_at`; done and failed: settled with its subject.
+ * queued: not acknowledged yet; leased: the agent took it into its queue (both sent again on each
+ * hello until `lease_expires_at`); running: its subject started, never sent again; done and
+ * failed: settled with its subject.
  */
-export const agentJobStates = ["queued", "leased", "done", "failed"] as const;
+export const agentJobStates = ["queued", "leased", "running", "done", "failed"] as const;
 export type AgentJobState = (typeof agentJobStates)[number];
 
 /**

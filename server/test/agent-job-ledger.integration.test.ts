@@ -9,8 +9,9 @@ import { agentJobs, agents, databases } from "@db/schema";
 import type { ServerMessage } from "@protocol/agent-protocol";
 import { waitUntil } from "../../testkit/wait-until";
 import { startBackup } from "../src/modules/backups/service";
+import { PENDING_TIMEOUT_MS } from "../src/modules/agent-jobs/deadlines";
 import { isJobOfAgent } from "../src/modules/agent-jobs/service";
-import { startTestServer, type TestServer, type TestUser, useListeningTestServer } from "./harness";
+import { advanceServerClock, startTestServer, type TestServer, type TestUser, useListeningTestServer } from "./harness";
 import { consistentBackup, uploadSlice, userShippingPitr } from "./pitr-support";
 import { registerScriptedAgent, type ScriptedAgent } from "./scripted-agent";
 
@@ -102,7 +103,7 @@ describe("the agent job ledger", () => {
     expect(command.pointInTime).toBeDefined();
   });
 
-  test("a restore lost in a socket swap comes again on hello, once; acknowledged, never again", async () => {
+  test("a restore lost in a socket swap comes again on hello, once; taken, again (its agent may have restarted); started, never again", async () => {
     const { user, agent, backupId } = await agentWithBackup();
     const lost: RestoreCommand[] = [];
     agent.intercept = (message) => message.type === "restore" && lost.push(message) > 0;
@@ -120,11 +121,16 @@ describe("the agent job ledger", () => {
     agent.send({ type: "job.taken", jobId: again.jobId });
     await waitUntil(async () => (await jobOf(restoreId))?.state === "leased", { message: "the job to be acknowledged" });
 
-    // Taken: the next hello does not bring it again.
+    // Taken but not started: the next hello brings it again, in case the agent's queue went with
+    // its process (an agent that still holds it ignores it).
+    await reconnect(agent);
+    expect((await agent.waitFor("restore")).jobId).toBe(again.jobId);
+    agent.send({ type: "restore.started", restoreId });
+    await waitUntil(async () => (await jobOf(restoreId))?.state === "running", { message: "the job to run" });
+    // Started: never again.
     await reconnect(agent);
     await settled(agent);
     expect(agent.received.filter((message) => message.type === "restore")).toEqual([]);
-    agent.send({ type: "restore.started", restoreId });
     agent.send({ type: "restore.completed", restoreId, stats: { "shop.orders": { restored: 3, failed: 0 } } });
     await waitUntil(async () => (await restoreStatus(user, restoreId)) === "completed", { message: "the restore to complete" });
     expect((await jobOf(restoreId))?.state).toBe("done");
@@ -169,7 +175,7 @@ describe("two server instances sharing one database, the agent moving between th
   }, 60_000);
   afterAll(() => second?.close());
 
-  test("no job is lost and none is sent again once taken", async () => {
+  test("no job is lost and none is sent again once started", async () => {
     const { user, agent, backupId } = await agentWithBackup();
     const restoresOf = (restoreId: string) => agent.received.filter((message) => message.type === "restore" && message.restoreId === restoreId);
     const lost: RestoreCommand[] = [];
@@ -187,11 +193,13 @@ describe("two server instances sharing one database, the agent moving between th
     agent.send({ type: "job.taken", jobId: again.jobId });
     await waitUntil(async () => (await jobOf(restoreId))?.state === "leased", { message: "the job to be acknowledged" });
 
-    // And back to the first: taken, it is not sent again.
+    agent.send({ type: "restore.started", restoreId });
+    await waitUntil(async () => (await jobOf(restoreId))?.state === "running", { message: "the job to run" });
+
+    // And back to the first: started, it is not sent again.
     await reconnect(agent);
     await settled(agent);
     expect(restoresOf(restoreId)).toEqual([]);
-    agent.send({ type: "restore.started", restoreId });
     agent.send({ type: "restore.completed", restoreId, stats: { "shop.orders": { restored: 3, failed: 0 } } });
     await waitUntil(async () => (await restoreStatus(user, restoreId)) === "completed", { message: "the restore to complete" });
     expect((await jobOf(restoreId))?.state).toBe("done");
@@ -236,7 +244,7 @@ describe("two server instances sharing one database, the agent moving between th
 
   for (const kind of ["backup", "restore", "drill"] as const) {
     for (const [fault, happen] of Object.entries(faults)) {
-      test(`a ${kind} command lost in ${fault} comes again on hello, once, and never after it is taken`, async () => {
+      test(`a ${kind} command lost in ${fault} comes again on hello, once, and never after it started`, async () => {
         const { user, agent, backupId } = await agentWithBackup();
         const lost: ServerMessage[] = [];
         agent.intercept = (message) => message.type === kind && lost.push(message) > 0;
@@ -251,6 +259,12 @@ describe("two server instances sharing one database, the agent moving between th
         expect(agent.received.filter((message) => subjectOf(message) === subjectId)).toEqual([]);
         agent.send({ type: "job.taken", jobId: again.jobId });
         await waitUntil(async () => (await jobOf(subjectId))?.state === "leased", { message: "the job to be acknowledged" });
+        agent.send(
+          kind === "backup"
+            ? { type: "backup.progress", backupId: subjectId, progress: { current: 1, total: 10, percentage: 10, collection: "shop.orders" } }
+            : { type: "restore.started", restoreId: subjectId },
+        );
+        await waitUntil(async () => (await jobOf(subjectId))?.state === "running", { message: "the job to run" });
 
         await reconnect(agent);
         await settled(agent);
@@ -258,4 +272,24 @@ describe("two server instances sharing one database, the agent moving between th
       });
     }
   }
+});
+
+// Last: the server's clock stays moved on.
+describe("a job waiting in the agent's queue", () => {
+  test("its heartbeats extend the lease: after the first one ran out, a hello (the agent restarted) still brings it", async () => {
+    const { user, agent, backupId } = await agentWithBackup();
+    const asked = await askRestore(user, backupId);
+    const restoreId = asked.body.restore.id as string;
+    const command = await agent.waitFor("restore");
+    agent.send({ type: "job.taken", jobId: command.jobId });
+    await waitUntil(async () => (await jobOf(restoreId))?.state === "leased", { message: "the job to be acknowledged" });
+
+    advanceServerClock(world.server, PENDING_TIMEOUT_MS - 20_000);
+    agent.send({ type: "heartbeat", queued: { backupIds: [], restoreIds: [restoreId] } });
+    await settled(agent);
+    advanceServerClock(world.server, 40_000);
+    await reconnect(agent);
+    expect((await agent.waitFor("restore")).jobId).toBe(command.jobId);
+    expect(await restoreStatus(user, restoreId)).toBe("pending");
+  });
 });

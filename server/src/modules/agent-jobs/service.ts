@@ -1,9 +1,12 @@
 // The agent job ledger: every command the server owes an agent, durable until its subject (a
-// restore, a drill) is settled. The cluster bus carries only "agent X has work"; the instance
-// holding X's socket reads X's jobs here and sends them (agent-link/gateway.ts). A job stays
-// queued until the agent acknowledges it (`job.taken`), so each hello brings every job not
-// acknowledged again: one lost in a socket swap, or sent while the agent was away, arrives. The
-// agent keeps the ids it took and never runs one twice (agent/src/daemon/job-queue.ts).
+// backup, a restore, a drill) is settled. The cluster bus carries only "agent X has work"; the
+// instance holding X's socket reads X's jobs here and sends them (agent-link/gateway.ts), each
+// once a socket. A job not started yet is sent again on each hello while its lease runs: one lost
+// in a socket swap, sent while the agent was away, or taken by an agent process that then
+// restarted, arrives. The agent acknowledges a job as it queues it (`job.taken`) and names it in
+// its heartbeats while it waits, which extend the lease; it keeps the ids it took and never runs
+// one twice (agent/src/daemon/job-queue.ts). Once started, a job is never sent again: the
+// stalled-operation sweep fails a subject that goes silent, which settles its job.
 import { and, asc, eq, gt, inArray, sql } from "drizzle-orm";
 import type { DbOrTx } from "@db/client";
 import { type AgentJobKind, agentJobs } from "@db/schema";
@@ -72,16 +75,12 @@ export async function assignJob(ctx: { now(): Date }, db: DbOrTx, kind: AgentJob
 }
 
 /**
- * The commands the agent has not acknowledged and whose delivery lease runs, oldest first, of
+ * The commands of the agent's jobs not started whose lease runs, oldest first, of
  * `kinds` if given, less those in `except` (already sent on its socket), each with its job id and its secrets
  * opened, counted as sent. A job whose secrets no longer open (API_KEY_SECRET changed) is failed
  * and left out: its subject then fails through the stalled-operation sweep.
  */
-export async function takeUnacknowledgedJobs(
-  ctx: AppContext,
-  agentId: string,
-  options: { except?: ReadonlySet<string>; kinds?: readonly AgentJobKind[] } = {},
-) {
+export async function takeJobsToSend(ctx: AppContext, agentId: string, options: { except?: ReadonlySet<string>; kinds?: readonly AgentJobKind[] } = {}) {
   const except = options.except ?? new Set<string>();
   const queued = await ctx.db
     .select()
@@ -89,7 +88,7 @@ export async function takeUnacknowledgedJobs(
     .where(
       and(
         eq(agentJobs.agentId, agentId),
-        eq(agentJobs.state, "queued"),
+        inArray(agentJobs.state, ["queued", "leased"]),
         gt(agentJobs.leaseExpiresAt, ctx.now()),
         ...(options.kinds ? [inArray(agentJobs.kind, [...options.kinds])] : []),
       ),
@@ -127,17 +126,29 @@ function openCommand(box: SecretBox, row: JobRow): (ServerMessage & { jobId: str
   }
 }
 
-/** The agent took the job (`job.taken`): it is not sent again. Only the agent it was given can. */
+/** The agent took the job (`job.taken`) into its queue: leased to it from now. Only the agent it was given can. */
 export async function acknowledgeJob(ctx: AppContext, agentId: string, jobId: string) {
   await ctx.db
     .update(agentJobs)
-    .set({ state: "leased" })
-    .where(and(eq(agentJobs.id, jobId), eq(agentJobs.agentId, agentId), eq(agentJobs.state, "queued")));
+    .set({ state: "leased", leaseExpiresAt: deliveryLease(ctx) })
+    .where(and(eq(agentJobs.id, jobId), eq(agentJobs.agentId, agentId), inArray(agentJobs.state, ["queued", "leased"])));
 }
 
 /**
- * Follows the subject's state, in the transaction that changes it: started means taken (an agent
- * too old to acknowledge is then not sent it again), finished settles the job.
+ * The agent's heartbeat named these subjects waiting in its queue: their jobs' leases run on, so
+ * that a hello after its process restarted (its queue lost) brings them again.
+ */
+export async function extendLeases(ctx: AppContext, agentId: string, subjectIds: string[]) {
+  if (subjectIds.length === 0) return;
+  await ctx.db
+    .update(agentJobs)
+    .set({ leaseExpiresAt: deliveryLease(ctx) })
+    .where(and(eq(agentJobs.agentId, agentId), inArray(agentJobs.subjectId, subjectIds), inArray(agentJobs.state, ["queued", "leased"])));
+}
+
+/**
+ * Follows the subject's state, in the transaction that changes it: started, the job runs and is
+ * never sent again; finished settles it.
  */
 export async function followSubject(ctx: { now(): Date }, db: DbOrTx, kind: AgentJobKind | AgentJobKind[], subjectId: string, status: string) {
   if (status !== "in-progress" && status !== "completed" && status !== "failed") return;
@@ -146,14 +157,14 @@ export async function followSubject(ctx: { now(): Date }, db: DbOrTx, kind: Agen
   if (status === "in-progress") {
     await db
       .update(agentJobs)
-      .set({ state: "leased" })
-      .where(and(where, eq(agentJobs.state, "queued")));
+      .set({ state: "running", leaseExpiresAt: null })
+      .where(and(where, inArray(agentJobs.state, ["queued", "leased"])));
     return;
   }
   await db
     .update(agentJobs)
     .set({ state: status === "completed" ? "done" : "failed", settledAt: ctx.now() })
-    .where(and(where, inArray(agentJobs.state, ["queued", "leased"])));
+    .where(and(where, inArray(agentJobs.state, ["queued", "leased", "running"])));
 }
 
 /**

@@ -17,7 +17,7 @@ import { recordPitrLag } from "../pitr/lag";
 import { listShippedDatabases } from "../pitr/shipped-databases";
 import { sendWaitingWork } from "./waiting-work";
 import { confirmUpdateOnHello, recordUpdateStatus, recordUpdateUnsupported } from "../agents/updates";
-import { acknowledgeJob, takeUnacknowledgedJobs } from "../agent-jobs/service";
+import { acknowledgeJob, extendLeases, takeJobsToSend } from "../agent-jobs/service";
 
 type AgentSocket = { id: string; send(data: string): unknown; close(code?: number, reason?: string): unknown };
 type Connection = {
@@ -46,7 +46,7 @@ export function createAgentGateway(ctx: AppContext) {
   const send = (connection: Connection, message: ServerMessage) => connection.socket.send(JSON.stringify(message));
 
   /**
-   * Sends the agent the jobs of the ledger it has not acknowledged (agent-jobs/service.ts), and
+   * Sends the agent the jobs of the ledger not started (agent-jobs/service.ts), and
    * keeps their subjects pending as its heartbeat's queue does: sent again, the agent has the
    * whole time to take it that it had the first time. A restore agent runs no backups.
    */
@@ -54,7 +54,7 @@ export function createAgentGateway(ctx: AppContext) {
     connection.delivering = connection.delivering.then(async () => {
       if (byAgent.get(connection.agentId) !== connection) return;
       try {
-        const jobs = await takeUnacknowledgedJobs(ctx, connection.agentId, {
+        const jobs = await takeJobsToSend(ctx, connection.agentId, {
           except: connection.sentJobs,
           ...(connection.role === "restore" ? { kinds: ["restore", "drill", "verify"] as const } : {}),
         });
@@ -126,14 +126,17 @@ export function createAgentGateway(ctx: AppContext) {
         await confirmUpdateOnHello(ctx, agentId, raw.version);
         // What waited for an agent that can read it (waiting-work.ts) goes now.
         await sendWaitingWork(ctx, agentId);
-        // "Send me my unacknowledged jobs": one lost in a socket swap (sent on the last socket, not
-        // acknowledged) arrives now; one the agent already holds it acknowledges again, never runs twice.
+        // "Send me my jobs not started": one lost in a socket swap, or taken by an agent process
+        // that since restarted, arrives now; one the agent still holds it acknowledges again, never runs twice.
         await deliverJobs(connection);
         return;
       case "heartbeat":
         // The queued jobs first: a heartbeat seen recorded (the agent's lastSeen) has kept them
         // pending too, so a sweep that follows it never fails one the heartbeat named.
-        if (raw.queued) await recordQueuedJobs(ctx, agentId, raw.queued);
+        if (raw.queued) {
+          await recordQueuedJobs(ctx, agentId, raw.queued);
+          await extendLeases(ctx, agentId, [...raw.queued.backupIds, ...raw.queued.restoreIds]);
+        }
         await recordHeartbeat(ctx, agentId, connection.connectionId);
         if (raw.pitrLag) await recordPitrLag(ctx, agentId, raw.pitrLag);
         return;
