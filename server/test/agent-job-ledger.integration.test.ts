@@ -10,7 +10,8 @@ import type { ServerMessage } from "@protocol/agent-protocol";
 import { waitUntil } from "../../testkit/wait-until";
 import { startBackup } from "../src/modules/backups/service";
 import { PENDING_TIMEOUT_MS } from "../src/modules/agent-jobs/deadlines";
-import { isJobOfAgent } from "../src/modules/agent-jobs/service";
+import { isJobOfAgent, KEEP_SETTLED_JOBS_MS } from "../src/modules/agent-jobs/service";
+import { runMaintenance } from "../src/modules/scheduler/service";
 import { advanceServerClock, startTestServer, type TestServer, type TestUser, useListeningTestServer } from "./harness";
 import { consistentBackup, uploadSlice, userShippingPitr } from "./pitr-support";
 import { registerScriptedAgent, type ScriptedAgent } from "./scripted-agent";
@@ -275,7 +276,7 @@ describe("two server instances sharing one database, the agent moving between th
 });
 
 // Last: the server's clock stays moved on.
-describe("a job waiting in the agent's queue", () => {
+describe("leases and pruning, on a clock moved on", () => {
   test("its heartbeats extend the lease: after the first one ran out, a hello (the agent restarted) still brings it", async () => {
     const { user, agent, backupId } = await agentWithBackup();
     const asked = await askRestore(user, backupId);
@@ -291,5 +292,29 @@ describe("a job waiting in the agent's queue", () => {
     await reconnect(agent);
     expect((await agent.waitFor("restore")).jobId).toBe(command.jobId);
     expect(await restoreStatus(user, restoreId)).toBe("pending");
+  });
+
+  test("settled jobs are deleted a week after, by the maintenance pass; others are kept", async () => {
+    const { user, agent, backupId } = await agentWithBackup();
+    const asked = await askRestore(user, backupId);
+    const restoreId = asked.body.restore.id as string;
+    await agent.waitFor("restore");
+    agent.send({ type: "restore.started", restoreId });
+    agent.send({ type: "restore.completed", restoreId, stats: { "shop.orders": { restored: 3, failed: 0 } } });
+    await waitUntil(async () => (await jobOf(restoreId))?.state === "done", { message: "the job to be settled" });
+    const [shop] = await world.server.ctx.db
+      .select()
+      .from(databases)
+      .where(and(eq(databases.organizationId, user.id), eq(databases.name, "shop")));
+    const running = (await startBackup(world.server.ctx, shop!, "auto")).id;
+    await agent.waitFor("backup");
+    agent.send({ type: "backup.progress", backupId: running, progress: { current: 1, total: 10, percentage: 10, collection: "shop.orders" } });
+    await waitUntil(async () => (await jobOf(running))?.state === "running", { message: "the backup's job to run" });
+
+    advanceServerClock(world.server, KEEP_SETTLED_JOBS_MS + 60_000);
+    await runMaintenance(world.server.ctx);
+    expect(await jobOf(restoreId)).toBeUndefined();
+    // Failed by the sweep as stalled (its agent silent all that time): settled now, kept a week.
+    expect((await jobOf(running))?.state).toBe("failed");
   });
 });

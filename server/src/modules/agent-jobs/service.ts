@@ -7,7 +7,7 @@
 // its heartbeats while it waits, which extend the lease; it keeps the ids it took and never runs
 // one twice (agent/src/daemon/job-queue.ts). Once started, a job is never sent again: the
 // stalled-operation sweep fails a subject that goes silent, which settles its job.
-import { and, asc, eq, gt, inArray, sql } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, lt, sql } from "drizzle-orm";
 import type { DbOrTx } from "@db/client";
 import { type AgentJobKind, agentJobs } from "@db/schema";
 import type { ServerMessage } from "@protocol/agent-protocol";
@@ -30,10 +30,10 @@ export type NewAgentJob = {
 };
 
 /**
- * A queued job is sent (again) only until its lease expires: as long as the stalled-operation sweep
- * keeps its subject pending (deadlines.ts), which each sending renews (the gateway keeps
- * the subject pending with it). One past it is not revived behind the user's back: the sweep fails
- * its subject, which settles it.
+ * A job not started is sent (again) only until its lease expires: as long as the stalled-operation
+ * sweep keeps its subject pending (deadlines.ts). Each sending renews it (the gateway keeps the
+ * subject pending with it), as do the acknowledgement and the heartbeats naming it queued. One past
+ * it is not revived behind the user's back: the sweep fails its subject, which settles it.
  */
 const deliveryLease = (ctx: { now(): Date }) => new Date(ctx.now().getTime() + PENDING_TIMEOUT_MS);
 
@@ -177,4 +177,16 @@ export async function isJobOfAgent(ctx: AppContext, agentId: string, kind: Agent
     .from(agentJobs)
     .where(and(eq(agentJobs.kind, kind), eq(agentJobs.subjectId, subjectId), eq(agentJobs.agentId, agentId)));
   return rows.length > 0;
+}
+
+/** How long a settled job is kept (for support: what was sent, how often) before the maintenance pass deletes it. */
+export const KEEP_SETTLED_JOBS_MS = 7 * 24 * 3_600_000;
+
+/** Deletes the jobs settled more than KEEP_SETTLED_JOBS_MS ago; returns how many. */
+export async function pruneSettledJobs(ctx: AppContext) {
+  const deleted = await ctx.db
+    .delete(agentJobs)
+    .where(and(inArray(agentJobs.state, ["done", "failed"]), lt(agentJobs.settledAt, new Date(ctx.now().getTime() - KEEP_SETTLED_JOBS_MS))))
+    .returning({ id: agentJobs.id });
+  return deleted.length;
 }

@@ -14,6 +14,7 @@ import { notifyBackupsSkipped } from "../notifications/service";
 import { failRestore } from "../restores/service";
 import { pruneFinishedDeliveries } from "../webhooks/deliveries";
 import { pruneFinishedMail } from "../mail/outbox";
+import { pruneSettledJobs } from "../agent-jobs/service";
 import { runReplicaRepair } from "../storage-replica/service";
 
 const HOUR = 3_600_000;
@@ -153,5 +154,6 @@ export async function runMaintenance(ctx: AppContext) {
   await releasePendingBackupData(ctx);
   await pruneFinishedDeliveries(ctx);
   await pruneFinishedMail(ctx);
+  await pruneSettledJobs(ctx);
   await runReplicaRepair(ctx);
 }
