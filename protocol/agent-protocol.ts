@@ -247,6 +247,11 @@ export const AgentMessage = T.Union([
      */
     pitrLag: T.Optional(T.Array(T.Object({ database: Name, seconds: T.Integer({ minimum: 0, maximum: 10 * 365 * 86_400 }) }), { maxItems: 1000 })),
   }),
+  /**
+   * The agent took a job of the server's ledger (a command carrying `jobId`): queued, or already
+   * held, run or running. The server stops sending it on each hello.
+   */
+  T.Object({ type: T.Literal("job.taken"), jobId: T.String({ maxLength: 64 }) }),
   T.Object({ type: T.Literal("backup.progress"), backupId: T.String(), progress: Progress }),
   T.Object({ type: T.Literal("backup.failed"), backupId: T.String(), error: ShortText(2000) }),
   T.Object({ type: T.Literal("restore.started"), restoreId: T.String() }),
@@ -339,6 +344,8 @@ export type ServerMessage =
   | { type: "welcome"; agentId: string; serverTime: string }
   | {
       type: "backup";
+      /** As for a restore: acknowledged with `job.taken`. */
+      jobId?: string;
       backupId: string;
       databaseName: string;
       /** The file's download name, also its name in the customer's copies. Absent: older servers. */
@@ -346,6 +353,8 @@ export type ServerMessage =
     }
   | {
       type: "restore";
+      /** The server's job (its ledger, modules/agent-jobs/): acknowledged with `job.taken`. Absent: older servers. */
+      jobId?: string;
       restoreId: string;
       backupId: string;
       /** The config database whose connection is used (and, without targetDatabase, whose database is replaced). */
@@ -384,6 +393,8 @@ export type ServerMessage =
        * check documents and indexes, drop it, report `restore.completed`/`restore.failed` with `drill`.
        */
       type: "drill";
+      /** As for a restore: acknowledged with `job.taken`. */
+      jobId?: string;
       restoreId: string;
       backupId: string;
       databaseName: string;

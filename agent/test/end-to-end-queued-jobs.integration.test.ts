@@ -6,8 +6,8 @@
 import { expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { randomBytes } from "node:crypto";
-import { agents as agentRows, plans, organizations } from "@db/schema";
-import { PENDING_TIMEOUT_MS } from "../../server/src/modules/agents/job-deadlines.ts";
+import { agentJobs, agents as agentRows, plans, organizations } from "@db/schema";
+import { PENDING_TIMEOUT_MS } from "../../server/src/modules/agent-jobs/deadlines.ts";
 import { failStalledOperations } from "../../server/src/modules/scheduler/service.ts";
 import { runSetup, startAgentProcess } from "./support/end-to-end.ts";
 import { seedLargeDatabase, useEndToEndWorld, waitForBackupEnd } from "./support/end-to-end-world.ts";
@@ -61,6 +61,10 @@ test("a backup queued behind a long one stays pending while the agent holds it, 
   const second = await api("POST", "/api/backups", { databaseName: "queued" });
   expect(second.status).toBe(201);
   expect(second.body.status).toBe("pending");
+  // The agent acknowledged the waiting backup's job (job.taken): the ledger sends it no more.
+  const jobState = async (backupId: string) =>
+    (await world.server.ctx.db.select({ state: agentJobs.state }).from(agentJobs).where(eq(agentJobs.subjectId, backupId)))[0]?.state;
+  await waitUntil(async () => (await jobState(second.body._id)) === "leased", { message: "the agent to acknowledge the queued backup" });
 
   // Minutes pass on the server's clock while the first backup is still running (it reported a
   // moment ago); the agent stays connected and says so with its heartbeats.
@@ -82,5 +86,6 @@ test("a backup queued behind a long one stays pending while the agent holds it, 
   held.release();
   expect(await waitForBackupEnd(api, first.body._id, 60_000)).toMatchObject({ status: "completed", error: null });
   expect(await waitForBackupEnd(api, second.body._id, 60_000)).toMatchObject({ status: "completed", error: null });
+  expect(await jobState(second.body._id)).toBe("done");
   expect(agent.log()).not.toContain('"msg":"backup failed"');
 }, 180_000);

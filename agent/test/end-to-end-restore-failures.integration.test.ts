@@ -8,7 +8,7 @@ import { expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { agents as agentRows, databases } from "@db/schema";
 import { startBackup } from "../../server/src/modules/backups/service.ts";
-import { PENDING_TIMEOUT_MS } from "../../server/src/modules/agents/job-deadlines.ts";
+import { PENDING_TIMEOUT_MS } from "../../server/src/modules/agent-jobs/deadlines.ts";
 import { failStalledOperations } from "../../server/src/modules/scheduler/service.ts";
 import type { AppContext } from "../../server/src/context.ts";
 import { snapshotDatabase } from "./support/database-snapshot.ts";

@@ -20,3 +20,4 @@ export * from "./pitr-slices";
 export * from "./backup-copies";
 export * from "./organizations";
 export * from "./sso";
+export * from "./agent-jobs";

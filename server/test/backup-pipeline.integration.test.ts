@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { eq, sql } from "drizzle-orm";
 import { agents, auditLogs, backups, databases, plans, restores, organizations } from "@db/schema";
 import { AgentHeaders, agentApi, UPLOAD_PART_SIZE } from "@protocol/agent-protocol";
-import { QUEUED_LIMIT_MS } from "../src/modules/agents/job-deadlines";
+import { QUEUED_LIMIT_MS } from "../src/modules/agent-jobs/deadlines";
 import { releasePendingBackupData } from "../src/modules/backups/service";
 import { StorageUnavailableError } from "../src/storage/errors";
 import { stagedUploadPath } from "../src/storage/file-uploads";

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { and, eq, isNotNull } from "drizzle-orm";
 import { agents, users } from "@db/schema";
+import type { Database } from "@db/client";
 import { openTestDatabase } from "../../testkit/test-database";
 import { createApp } from "../src/app";
 import { createContext } from "../src/bootstrap";
@@ -41,6 +42,8 @@ export type TestServer = {
    */
   restart(options?: { beforeStart?: () => void | Promise<void> }): Promise<void>;
   close(): Promise<void>;
+  /** Its metadata database and data directory (secrets, file storage): what a second instance shares. */
+  shared: { database: Database; dataDir: string };
 };
 
 export type TestUser = { token: string; id: string; email: string; password: string; apiKey: string; name: string };
@@ -94,12 +97,18 @@ export function stopServerClock(server: TestServer): StoppedClock {
   return clock;
 }
 
-export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
-  const dataDir = mkdtempSync(join(tmpdir(), "dbvault-test-data-"));
+/**
+ * A test server in this process. `instanceOf`: a second instance of that server (another
+ * context, app, socket gateway and bus listener on the same metadata database and data
+ * directory), as a second process behind a load balancer is; closing it leaves them to the first.
+ */
+export async function startTestServer(env: Record<string, string> = {}, options: { instanceOf?: TestServer } = {}): Promise<TestServer> {
+  const owned = !options.instanceOf;
+  const dataDir = options.instanceOf?.shared.dataDir ?? mkdtempSync(join(tmpdir(), "dbvault-test-data-"));
   // Every request of the harness comes from one address; tests register far more accounts than
   // a real address may (registration-limit tests pass their own REGISTRATIONS_PER_HOUR).
   const config = loadConfig({ DATA_DIR: dataDir, PORT: "0", REGISTRATIONS_PER_HOUR: "1000000", ...env });
-  const database = await openTestDatabase();
+  const database = options.instanceOf?.shared.database ?? (await openTestDatabase());
   const sentMail: Mail[] = [];
   const startContext = async () => {
     const started = await createContext(config, database, { log: silentLogger });
@@ -175,9 +184,11 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
       await ctx.pendingWork.settled();
       ctx.mailer.close();
       await ctx.bus.stop();
+      if (!owned) return;
       await database.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
+    shared: { database, dataDir },
   };
 }
 

@@ -1,6 +1,6 @@
 // A backup command lost while the agent swapped sockets (a network blip, its process restarting,
-// its credentials reset): the server sends it again when the agent says hello, for the backups
-// it has not started yet and the stalled-operation sweep would still keep. Over real HTTP and
+// its credentials reset): the job ledger (modules/agent-jobs/) sends it again when the agent says
+// hello, for the backups it has not started yet and the stalled-operation sweep would still keep. Over real HTTP and
 // WebSockets with a scripted agent, whose `intercept` loses the command as a closing socket would.
 import { describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
@@ -8,7 +8,7 @@ import { agents, databases } from "@db/schema";
 import type { ServerMessage } from "@protocol/agent-protocol";
 import { waitUntil } from "../../testkit/wait-until";
 import { startBackup } from "../src/modules/backups/service";
-import { PENDING_TIMEOUT_MS } from "../src/modules/agents/job-deadlines";
+import { PENDING_TIMEOUT_MS } from "../src/modules/agent-jobs/deadlines";
 import { advanceServerClock, type TestUser, useListeningTestServer } from "./harness";
 import { registerScriptedAgent, type ScriptedAgent } from "./scripted-agent";
 
@@ -56,9 +56,20 @@ const backupStatus = async (user: TestUser, backupId: string) =>
   ((await world.server.call("GET", "/api/backups", { token: user.token })).body as { id: string; status: string }[]).find((backup) => backup.id === backupId)
     ?.status;
 
-/** Waits past the hello's handling, then the backup commands the agent got since. */
+/**
+ * Waits until the server handled the hello (an agent's messages are handled in order: a marker
+ * sent after it, recorded), then the backup commands the agent got since.
+ */
 async function backupCommandsAfterHello(agent: ScriptedAgent) {
-  await Bun.sleep(500);
+  const marker = `handled-${Math.random()}`;
+  agent.send({ type: "update.status", status: "checking", message: marker });
+  await waitUntil(
+    async () => {
+      const [row] = await world.server.ctx.db.select({ message: agents.updateMessage }).from(agents).where(eq(agents.id, agent.agentId));
+      return row?.message === marker;
+    },
+    { message: "the agent's hello to be handled" },
+  );
   return agent.received.filter((message): message is BackupCommand => message.type === "backup");
 }
 

@@ -15,7 +15,7 @@ import { startBackup } from "../src/modules/backups/service";
 import { noReaderSetUp } from "../src/modules/restore-agents/readers";
 import { noReaderAtAll } from "../src/modules/restores/service";
 import { failStalledOperations } from "../src/modules/scheduler/service";
-import { PENDING_TIMEOUT_MS, QUEUED_LIMIT_MS } from "../src/modules/agents/job-deadlines";
+import { PENDING_TIMEOUT_MS, QUEUED_LIMIT_MS } from "../src/modules/agent-jobs/deadlines";
 import { waitUntil } from "../../testkit/wait-until";
 import { advanceServerClock, type TestUser, useListeningTestServer } from "./harness";
 import { registerScriptedAgent, type ScriptedAgent } from "./scripted-agent";
@@ -162,6 +162,8 @@ describe("drills and restores of a write-only agent's backup", () => {
       databaseName: "shop",
       size: 1500,
       targetDatabase: "shop_copy",
+      // Its job in the ledger (modules/agent-jobs/), acknowledged with job.taken.
+      jobId: expect.any(String),
     });
     const sent = await testServer.server.ctx.db.select().from(restores).where(eq(restores.organizationId, world.user.id));
     expect(sent.every((row) => row.waitingFor === null)).toBe(true);
@@ -247,6 +249,8 @@ describe("an identity pasted for a restore by the backup agent", () => {
         databaseName: "shop",
         size: 1500,
         sealedIdentity,
+        // Its job in the ledger (modules/agent-jobs/), acknowledged with job.taken.
+        jobId: expect.any(String),
       });
       // Only the agent's private key opens what the server forwarded.
       const decrypter = new Decrypter();

@@ -13,8 +13,11 @@ export type ScriptedAgent = {
   /** Sees each message first; one it returns true for is not recorded in `received`. */
   intercept?: (message: ServerMessage) => boolean;
   headers(): Record<string, string>;
-  /** Opens the socket and says hello (with `hello`'s fields added, e.g. the databases it holds). */
-  connect(hello?: Record<string, unknown>): Promise<void>;
+  /**
+   * Opens the socket and says hello (with `hello`'s fields added, e.g. the databases it holds),
+   * at the server it registered with or, moving as behind a load balancer, at `options.base`.
+   */
+  connect(hello?: Record<string, unknown>, options?: { base?: string }): Promise<void>;
   disconnect(): Promise<void>;
   send(message: Record<string, unknown>): void;
   waitFor<T extends ServerMessage["type"]>(type: T, timeoutMs?: number): Promise<Extract<ServerMessage, { type: T }>>;
@@ -46,8 +49,8 @@ export async function registerScriptedAgent(
     agentToken,
     received,
     headers: () => ({ authorization: `Bearer ${apiKey}`, [AgentHeaders.agentId]: agentId, [AgentHeaders.agentToken]: agent.agentToken }),
-    async connect(hello = {}) {
-      const url = `${baseUrl.replace(/^http/, "ws")}${agentApi.socket}`;
+    async connect(hello = {}, options = {}) {
+      const url = `${(options.base ?? baseUrl).replace(/^http/, "ws")}${agentApi.socket}`;
       socket = new WebSocket(url, { headers: agent.headers() } as unknown as string[]);
       socket.onmessage = (event) => {
         const message = JSON.parse(String(event.data)) as ServerMessage;

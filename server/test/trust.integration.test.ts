@@ -242,6 +242,8 @@ describe("restore drills", () => {
       databaseName: "Shop Main.eu",
       size: 901,
       scratchDatabase: "Shop_Main_eu_dbvault_drill",
+      // Its job in the ledger (modules/agent-jobs/), acknowledged with job.taken.
+      jobId: expect.any(String),
     });
     const again = await server.call("POST", "/api/drills", { token: world.user.token, body: { databaseName: "Shop Main.eu" } });
     expect(again.status).toBe(409);

@@ -57,6 +57,14 @@ export function startAgentDaemon(runtime: DaemonRuntime, identityTransport: Iden
     return { type: "heartbeat", ...(queued ? { queued } : {}), ...(pitrLag.length > 0 ? { pitrLag } : {}) };
   };
 
+  /**
+   * Tells the server a job of its ledger is taken, new or already held: it stops sending it on
+   * each hello. Lost with the socket, the job comes again on the next and is acknowledged then.
+   */
+  const acknowledge = (jobId: string | undefined) => {
+    if (jobId) socket.send({ type: "job.taken", jobId });
+  };
+
   async function handle(message: ServerMessage) {
     switch (message.type) {
       case "welcome":
@@ -69,14 +77,21 @@ export function startAgentDaemon(runtime: DaemonRuntime, identityTransport: Iden
         // The server sends a backup again when this agent reconnects before starting it: one
         // whose first command did arrive is a repeat, and the queue ignores it.
         if (!queue.enqueue(run, { backupId: message.backupId })) runtime.log("ignored a backup this agent already took", { backupId: message.backupId });
+        acknowledge(message.jobId);
         return;
       }
       case "restore":
-        return queue.enqueue(() => runRestoreJob(job, message, identityTransport), { restoreId: message.restoreId });
+        if (!queue.enqueue(() => runRestoreJob(job, message, identityTransport), { restoreId: message.restoreId })) {
+          runtime.log("ignored a restore this agent already took", { restoreId: message.restoreId });
+        }
+        return acknowledge(message.jobId);
       case "verify":
         return queue.enqueue(() => trust.verifyBackup(message.backupId, message.expected, message.sha256));
       case "drill":
-        return queue.enqueue(() => trust.runDrill(message), { restoreId: message.restoreId });
+        if (!queue.enqueue(() => trust.runDrill(message), { restoreId: message.restoreId })) {
+          runtime.log("ignored a drill this agent already took", { restoreId: message.restoreId });
+        }
+        return acknowledge(message.jobId);
       case "pitr":
         return shipping.ship(message.databases);
       case "upload.go":

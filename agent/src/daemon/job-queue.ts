@@ -2,9 +2,10 @@ import type { QueuedJobs } from "../../../protocol/agent-protocol";
 import { describeQueuedJobs, type QueuedJob } from "./queued-jobs.ts";
 
 /**
- * How many backup and restore ids the queue remembers having taken. The server sends a backup
- * again when the agent says hello before starting it (server agent-link/unstarted-backups.ts),
- * which repeats one whose first send did arrive; a repeat comes within minutes of the first,
+ * How many backup and restore (drill) ids the queue remembers having taken. The server sends a
+ * backup, restore or drill again on each hello until the agent acknowledges its job (server
+ * modules/agent-jobs/) or starts it, which
+ * repeats one whose first send did arrive; a repeat comes within minutes of the first,
  * so the last thousand jobs cover it many times over, and a daemon running for years does not
  * grow a set of every id it ever ran.
  */

@@ -5,7 +5,7 @@ import { randomBytes } from "node:crypto";
 import { Binary } from "mongodb";
 import { buildReleasePublicKey } from "../../../testkit/signed-agent-release.ts";
 import { startTestServer, type TestServer } from "../../../server/test/harness.ts";
-import { STALLED_TIMEOUT_MS } from "../../../server/src/modules/agents/job-deadlines.ts";
+import { STALLED_TIMEOUT_MS } from "../../../server/src/modules/agent-jobs/deadlines.ts";
 import { failStalledOperations } from "../../../server/src/modules/scheduler/service.ts";
 import { expect } from "bun:test";
 import { ensureFreshBinary, type RunningAgent, runSetup, startAgentProcess } from "./end-to-end.ts";

@@ -4,11 +4,12 @@ import type { SecretBox } from "./secret-box";
 
 /**
  * Sends a command to an agent over whichever server instance holds its socket (the cluster bus;
- * modules/agent-link/gateway.ts delivers it). Fire and forget: an agent offline gets nothing, and
- * the job it names is failed by the sweep if it never starts (a backup's command is sent again on
- * the agent's next hello, agent-link/unstarted-backups.ts). The bus is the database's
- * LISTEN/NOTIFY: an identity pasted for a restore, already sealed by the web to the agent, also
- * crosses it under a key derived from API_KEY_SECRET, which the database does not hold.
+ * modules/agent-link/gateway.ts delivers it), for commands nothing keeps: restart, update, reset,
+ * the shipped-databases list, a verification. Backups, restores and drills go through the job
+ * ledger instead (modules/agent-jobs/), which survives a lost socket and has no size limit: a bus
+ * message must stay under NOTIFY's 8,000 bytes. Fire and forget: an agent offline gets nothing.
+ * The bus is the database's LISTEN/NOTIFY: a secret in a command crosses it sealed under a key
+ * derived from API_KEY_SECRET, which the database does not hold.
  */
 export async function sendToAgent(ctx: { bus: ClusterBus; commandBox: SecretBox }, agentId: string, message: ServerMessage) {
   if (message.type === "restore" && message.sealedIdentity !== undefined) {

@@ -11,6 +11,8 @@ const CHANNEL = "dbvault_bus";
 export type BusMessage =
   /** `sealed`: the command's secrets, sealed (lib/agent-commands.ts), merged back in by the instance holding the socket. */
   | { kind: "agent.send"; agentId: string; message: Record<string, unknown>; sealed?: string }
+  /** The agent has jobs in the ledger (modules/agent-jobs/): the instance holding its socket reads and sends them. */
+  | { kind: "agent.work"; agentId: string }
   | { kind: "agent.disconnect"; organizationId: string; agentId?: string; reason: string; closeCode?: number }
   /** To the browser sockets open in the organization, every member's. */
   | { kind: "browser.event"; organizationId: string; event: Record<string, unknown> }

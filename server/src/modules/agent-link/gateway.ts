@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { Value } from "@sinclair/typebox/value";
 import { and, eq } from "drizzle-orm";
 import { type AgentRow, backups } from "@db/schema";
-import { AgentMessage, type ServerMessage } from "@protocol/agent-protocol";
+import { AgentMessage, type AgentRole, type ServerMessage } from "@protocol/agent-protocol";
 import type { AppContext } from "../../context";
 import { unstorableValueProblem } from "../../lib/storable-text";
 import { openAgentCommand } from "../../lib/agent-commands";
@@ -16,9 +16,9 @@ import { markAgentConnected, markAgentDisconnected, recordHeartbeat } from "../a
 import { recordPitrLag } from "../pitr/lag";
 import { listShippedDatabases } from "../pitr/shipped-databases";
 import { sendWaitingWork } from "./waiting-work";
-import { resendUnstartedBackups } from "./unstarted-backups";
 import { failLostJobs } from "./lost-jobs";
 import { confirmUpdateOnHello, recordUpdateStatus, recordUpdateUnsupported } from "../agents/updates";
+import { acknowledgeJob, extendLeases, takeJobsToSend } from "../agent-jobs/service";
 
 type AgentSocket = { id: string; send(data: string): unknown; close(code?: number, reason?: string): unknown };
 type Connection = {
@@ -26,10 +26,16 @@ type Connection = {
   agentId: string;
   organizationId: string;
   connectionId: string;
-  /** When the socket was opened: commands sent from then on came on it (unstarted-backups.ts). */
+  /** When the socket was opened: a job last heard of before then was not heard on it (lost-jobs.ts). */
   openedAt: Date;
   /** The message being handled: an agent's messages are handled one after another, in order. */
   handling: Promise<void>;
+  /** The ledger's jobs being sent: one reading at a time, so that two signals do not send a job twice. */
+  delivering: Promise<void>;
+  /** The jobs sent on this socket: a socket loses nothing it delivered, so each goes once a socket. */
+  sentJobs: Set<string>;
+  /** What its hello said it is: a restore agent runs no backups. */
+  role?: AgentRole;
 };
 
 /**
@@ -42,6 +48,32 @@ export function createAgentGateway(ctx: AppContext) {
 
   const send = (connection: Connection, message: ServerMessage) => connection.socket.send(JSON.stringify(message));
 
+  /**
+   * Sends the agent the jobs of the ledger not started (agent-jobs/service.ts), and
+   * keeps their subjects pending as its heartbeat's queue does: sent again, the agent has the
+   * whole time to take it that it had the first time. A restore agent runs no backups.
+   */
+  const deliverJobs = (connection: Connection) => {
+    connection.delivering = connection.delivering.then(async () => {
+      if (byAgent.get(connection.agentId) !== connection) return;
+      try {
+        const jobs = await takeJobsToSend(ctx, connection.agentId, {
+          except: connection.sentJobs,
+          ...(connection.role === "restore" ? { kinds: ["restore", "drill", "verify"] as const } : {}),
+        });
+        for (const { command } of jobs) {
+          send(connection, command);
+          connection.sentJobs.add(command.jobId);
+        }
+        const ids = (kinds: string[]) => jobs.filter((job) => kinds.includes(job.kind)).map((job) => job.subjectId);
+        if (jobs.length > 0) await recordQueuedJobs(ctx, connection.agentId, { backupIds: ids(["backup"]), restoreIds: ids(["restore", "drill"]) });
+      } catch (error) {
+        ctx.log.error("could not send an agent its jobs", { agentId: connection.agentId, error });
+      }
+    });
+    return connection.delivering;
+  };
+
   ctx.bus.subscribe((message) => {
     if (message.kind === "agent.send") {
       const connection = byAgent.get(message.agentId);
@@ -52,6 +84,9 @@ export function createAgentGateway(ctx: AppContext) {
         // Sealed by an instance with another API_KEY_SECRET: nothing readable to send.
         ctx.log.warn("dropped an agent command whose secrets could not be opened", { agentId: message.agentId });
       }
+    } else if (message.kind === "agent.work") {
+      const connection = byAgent.get(message.agentId);
+      if (connection) void deliverJobs(connection);
     } else if (message.kind === "agent.disconnect") {
       for (const connection of byAgent.values()) {
         if (connection.organizationId !== message.organizationId) continue;
@@ -78,6 +113,7 @@ export function createAgentGateway(ctx: AppContext) {
     const { agentId } = connection;
     switch (raw.type) {
       case "hello":
+        connection.role = raw.role ?? "backup";
         await markAgentConnected(ctx, agentId, connection.connectionId, {
           version: raw.version,
           hostname: raw.hostname,
@@ -95,16 +131,22 @@ export function createAgentGateway(ctx: AppContext) {
         if (raw.jobs) await failLostJobs(ctx, agentId, raw.jobs, connection.openedAt);
         // What waited for an agent that can read it (waiting-work.ts) goes now.
         await sendWaitingWork(ctx, agentId);
-        // A backup asked for while the agent swapped sockets may never have reached it (unstarted-backups.ts).
-        await resendUnstartedBackups(ctx, agentId, connection.openedAt);
+        // "Send me my jobs not started": one lost in a socket swap, or taken by an agent process
+        // that since restarted, arrives now; one the agent still holds it acknowledges again, never runs twice.
+        await deliverJobs(connection);
         return;
       case "heartbeat":
         // The queued jobs first: a heartbeat seen recorded (the agent's lastSeen) has kept them
         // pending too, so a sweep that follows it never fails one the heartbeat named.
-        if (raw.queued) await recordQueuedJobs(ctx, agentId, raw.queued);
+        if (raw.queued) {
+          await recordQueuedJobs(ctx, agentId, raw.queued);
+          await extendLeases(ctx, agentId, [...raw.queued.backupIds, ...raw.queued.restoreIds]);
+        }
         await recordHeartbeat(ctx, agentId, connection.connectionId);
         if (raw.pitrLag) await recordPitrLag(ctx, agentId, raw.pitrLag);
         return;
+      case "job.taken":
+        return acknowledgeJob(ctx, agentId, raw.jobId);
       case "backup.progress":
         return recordBackupProgress(ctx, agentId, raw.backupId, raw.progress);
       case "backup.failed":
@@ -151,6 +193,8 @@ export function createAgentGateway(ctx: AppContext) {
         connectionId: randomUUID(),
         openedAt: ctx.now(),
         handling: Promise.resolve(),
+        delivering: Promise.resolve(),
+        sentJobs: new Set(),
       };
       byAgent.set(agent.id, connection);
       bySocket.set(socket.id, connection);

@@ -4,8 +4,10 @@
 // instances or two hellos send it once) and sent to it.
 import { and, eq, inArray, isNotNull } from "drizzle-orm";
 import { agents, backups, databases, restores } from "@db/schema";
+import type { DbOrTx } from "@db/client";
 import type { AppContext } from "../../context";
 import { sendToAgent } from "../../lib/agent-commands";
+import { announceWork, assignJob, enqueueJob } from "../agent-jobs/service";
 import { verifyCommand } from "../backups/verification";
 import { drillCommand } from "../drills/service";
 import { announceRestore, restoreCommand } from "../restores/service";
@@ -27,14 +29,23 @@ export async function sendWaitingWork(ctx: AppContext, agentId: string) {
       ),
     );
   for (const { id, size } of waiting) {
-    const [claimed] = await ctx.db
-      .update(restores)
-      .set({ agentId: agent.id, waitingFor: null, lastActivityAt: ctx.now() })
-      .where(and(eq(restores.id, id), eq(restores.status, "pending"), isNotNull(restores.waitingFor)))
-      .returning();
+    // The restore and its job go to this agent together (agent-jobs/service.ts).
+    const claimed = await ctx.db.transaction(async (tx) => {
+      const [row] = await tx
+        .update(restores)
+        .set({ agentId: agent.id, waitingFor: null, lastActivityAt: ctx.now() })
+        .where(and(eq(restores.id, id), eq(restores.status, "pending"), isNotNull(restores.waitingFor)))
+        .returning();
+      if (!row) return null;
+      if (!(await assignJob(ctx, tx, row.kind, row.id, agent.id))) {
+        // Asked before the ledger kept its command: built now, as it was then.
+        const command = row.kind === "drill" ? drillCommand(row, size) : restoreCommand(row, size, await targetIsDatabase(tx, row));
+        await enqueueJob(ctx, tx, { organizationId: row.organizationId, agentId: agent.id, kind: row.kind, subjectId: row.id, command });
+      }
+      return row;
+    });
     if (!claimed) continue;
-    if (claimed.kind === "drill") await sendToAgent(ctx, agent.id, drillCommand(claimed, size));
-    else await sendToAgent(ctx, agent.id, restoreCommand(claimed, size, await targetIsDatabase(ctx, claimed)));
+    await announceWork(ctx, agent.id);
     await announceRestore(ctx, claimed);
     ctx.log.info("sent a job that waited for a restore agent", { restoreId: claimed.id, agentId: agent.id, kind: claimed.kind });
   }
@@ -60,8 +71,8 @@ export async function sendWaitingWork(ctx: AppContext, agentId: string) {
 }
 
 /** Whether a restore's target is one of the user's databases (its agent then replaces it), as requestRestore decided. */
-async function targetIsDatabase(ctx: AppContext, restore: typeof restores.$inferSelect) {
-  const [database] = await ctx.db
+async function targetIsDatabase(db: DbOrTx, restore: typeof restores.$inferSelect) {
+  const [database] = await db
     .select({ id: databases.id })
     .from(databases)
     .where(and(eq(databases.organizationId, restore.organizationId), eq(databases.name, restore.targetDatabase ?? restore.databaseName)));

@@ -3,9 +3,9 @@ import type { ServerMessage } from "@protocol/agent-protocol";
 import { backupFileName } from "./views";
 
 /**
- * The command asking an agent to run a backup. One builder for both senders: startBackup when the
- * backup is asked for, and agent-link/unstarted-backups.ts when its agent says hello again before
- * starting it; the agent recognises a repeat by the backup id, so the two must never differ.
+ * The command asking an agent to run a backup, as startBackup puts it in the job ledger
+ * (agent-jobs/service.ts), which sends it again on each hello until the agent takes it; the agent
+ * recognises a repeat by the backup id.
  */
 export function backupCommand(backup: Pick<typeof backups.$inferSelect, "id" | "databaseName" | "createdAt">): Extract<ServerMessage, { type: "backup" }> {
   return { type: "backup", backupId: backup.id, databaseName: backup.databaseName, fileName: backupFileName(backup) };

@@ -8,7 +8,7 @@ import { lockUntilCommit } from "../../lib/transaction-lock";
 import { ObjectLockedError } from "../../storage";
 import { type AuditActor, recordAudit } from "../audit/service";
 import { refuseIfProtected } from "../backup-protection/check";
-import { sendToAgent } from "../../lib/agent-commands";
+import { announceWork, enqueueJob, followSubject } from "../agent-jobs/service";
 import { notifyBackupAnomaly, notifyBackupCompleted, notifyBackupFailed } from "../notifications/service";
 import { backupFacts } from "../webhooks/events";
 import { planOfUser } from "../plans/service";
@@ -114,12 +114,22 @@ export async function startBackup(
       })
       .returning();
     await recordAudit(tx, database.organizationId, "BACKUP_CREATED", { backupId: row!.id, databaseName: database.name, type }, options.actor);
+    // Its command, in the ledger with it (agent-jobs/service.ts): a socket swap does not lose it.
+    if (agent && agent.status !== "offline") {
+      await enqueueJob(ctx, tx, {
+        organizationId: database.organizationId,
+        agentId: agent.id,
+        kind: "backup",
+        subjectId: row!.id,
+        command: backupCommand(row!),
+      });
+    }
     return row;
   });
   if (!agent || agent.status === "offline") {
     return failBackup(ctx, backup!.id, "No agent is online for this database. Start it with `dbvault-agent run` on its server.");
   }
-  await sendToAgent(ctx, agent.id, backupCommand(backup!));
+  await announceWork(ctx, agent.id);
   await publishToOrganization(ctx, database.organizationId, { type: "backupProgress", backupId: backup!.id, status: "pending", progress: null });
   return backup!;
 }
@@ -192,6 +202,8 @@ export async function recordBackupProgress(ctx: AppContext, agentId: string, bac
     .set({ status: "in-progress", progress, lastActivityAt: ctx.now(), startedAt: sql`coalesce(${backups.startedAt}, now())` })
     .where(and(eq(backups.id, backupId), eq(backups.agentId, agentId), inArray(backups.status, ["pending", "in-progress"])))
     .returning();
+  // Started: its job is taken, not sent again (for an agent too old to acknowledge it).
+  if (backup) await followSubject(ctx, ctx.db, "backup", backupId, "in-progress");
   if (backup) await publishToOrganization(ctx, backup.organizationId, { type: "backupProgress", backupId, status: "in-progress", progress });
 }
 
@@ -207,6 +219,7 @@ export async function failBackup(ctx: AppContext, backupId: string, reason: stri
       .where(and(eq(backups.id, backupId), inArray(backups.status, ["pending", "in-progress"])))
       .returning();
     if (!backup) return null;
+    await followSubject(ctx, tx, "backup", backupId, "failed");
     const parts = await tx.delete(backupParts).where(eq(backupParts.backupId, backupId)).returning({ size: backupParts.size });
     const bytes = parts.reduce((sum, part) => sum + part.size, 0);
     await releaseStorage(tx, backup.organizationId, bytes);

@@ -7,7 +7,7 @@ import { backups, databases, type DrillFrequency, restores, settings } from "@db
 import { drillDatabaseName } from "@protocol/verification";
 import type { AppContext } from "../../context";
 import { conflict, notFound } from "../../lib/errors";
-import { sendToAgent } from "../../lib/agent-commands";
+import { announceWork, enqueueJob } from "../agent-jobs/service";
 import { type AuditActor, recordAudit } from "../audit/service";
 import { agentOffline, chooseReader } from "../restore-agents/readers";
 import { toRestoreView } from "../restores/views";
@@ -58,9 +58,18 @@ export async function startDrill(ctx: AppContext, organizationId: string, databa
       values: { organizationId, backupId: backup.id, databaseName, targetDatabase: scratchDatabase, kind: "drill", agentId: agent?.id ?? null, waitingFor },
     });
     await recordAudit(tx, organizationId, "DRILL_REQUESTED", { ...restoreDetails(row), scratchDatabase, trigger }, actor);
+    // Into the ledger with its row (agent-jobs/service.ts), for this agent or the reader that claims it.
+    await enqueueJob(ctx, tx, {
+      organizationId,
+      agentId: agent?.id ?? null,
+      keyId: backup.keyId,
+      kind: "drill",
+      subjectId: row.id,
+      command: drillCommand(row, backup.size),
+    });
     return row;
   });
-  if (agent) await sendToAgent(ctx, agent.id, drillCommand(drill, backup.size));
+  if (agent) await announceWork(ctx, agent.id);
   await announceRestore(ctx, drill);
   ctx.log.info("restore drill requested", { restoreId: drill.id, backupId: backup.id, trigger, ...(waitingFor ? { waiting: true } : {}) });
   if (waitingFor) return { message: `Drill requested. ${waitingFor}`, restore: toRestoreView(drill) };

@@ -6,7 +6,7 @@ import type { AppContext } from "../../context";
 import { AppError, badRequest, conflict } from "../../lib/errors";
 import { lockUntilCommit } from "../../lib/transaction-lock";
 import { type AuditActor, recordAudit } from "../audit/service";
-import { sendToAgent } from "../../lib/agent-commands";
+import { announceWork, enqueueJob, followSubject } from "../agent-jobs/service";
 import { findOwnBackup, lockBackupForReading } from "../backups/service";
 import { toRestoreView } from "./views";
 import { notifyDrillFinished, notifyRestoreFinished } from "../notifications/service";
@@ -184,6 +184,21 @@ export async function requestRestore(
         waitingFor,
       },
     });
+    // The command goes into the ledger with its row: sent to the agent now, or to the reader that
+    // claims it (waiting-work.ts); never on the bus, whatever its size or secrets.
+    await enqueueJob(ctx, tx, {
+      organizationId,
+      agentId: agent?.id ?? null,
+      keyId: backup.keyId,
+      kind: "restore",
+      subjectId: row.id,
+      command: {
+        ...restoreCommand(row, backup.size, Boolean(existing)),
+        ...(pointInTime ? { pointInTime: pointInTime.command } : {}),
+        // Sealed in the restore wizard to this agent: the server forwards what it cannot open.
+        ...(input.sealedIdentity !== undefined ? { sealedIdentity: input.sealedIdentity } : {}),
+      },
+    });
     await recordAudit(
       tx,
       organizationId,
@@ -200,14 +215,7 @@ export async function requestRestore(
     );
     return row;
   });
-  if (agent) {
-    await sendOrFail(ctx, restore, agent.id, {
-      ...restoreCommand(restore, backup.size, Boolean(existing)),
-      ...(pointInTime ? { pointInTime: pointInTime.command } : {}),
-      // Sealed in the restore wizard to this agent: the server forwards what it cannot open.
-      ...(input.sealedIdentity !== undefined ? { sealedIdentity: input.sealedIdentity } : {}),
-    });
-  }
+  if (agent) await announceWork(ctx, agent.id);
   await announceRestore(ctx, restore);
   ctx.log.info("restore requested", {
     restoreId: restore.id,
@@ -218,22 +226,6 @@ export async function requestRestore(
   });
   if (waitingFor) return { message: `Restore requested. ${waitingFor}`, restore: toRestoreView(restore) };
   return { message: "Restore requested. Follow its progress in Restore History.", restore: toRestoreView(restore) };
-}
-
-/**
- * Sends the restore command; when it cannot be sent, fails the restore at once (it would otherwise
- * stay pending, refusing every new restore of its target until the sweep fails it) and answers
- * 503: nothing reached the agent, so nothing was changed, and asking again is safe.
- */
-async function sendOrFail(ctx: AppContext, restore: RestoreRow, agentId: string, command: Parameters<typeof sendToAgent>[2]) {
-  try {
-    await sendToAgent(ctx, agentId, command);
-  } catch (error) {
-    ctx.log.error("a restore command could not be sent", { restoreId: restore.id, agentId, error });
-    const message = "The restore could not be sent to the agent, so nothing was changed. Try again in a moment.";
-    await failRestore(ctx, restore.id, message);
-    throw new AppError(503, "SERVICE_UNAVAILABLE", message);
-  }
 }
 
 /** Publishes a restore's (or drill's) state to its user's browsers. */
@@ -270,6 +262,8 @@ async function updateRunning(
         ),
       )
       .returning();
+    // Its job in the ledger follows it: taken once started, settled once finished.
+    if (restore && values.status) await followSubject(ctx, db, ["restore", "drill"], restoreId, values.status);
     const entry = restore && options.audit?.(restore);
     if (entry) await recordAudit(db, restore!.organizationId, entry.action, entry.details);
     return restore ?? null;

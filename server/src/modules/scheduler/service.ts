@@ -3,7 +3,7 @@ import { agents, backups, databases, restores, settings } from "@db/schema";
 import { normaliseFrequencyHours } from "@protocol/schedule";
 import type { AppContext } from "../../context";
 import { sweepAgentStatuses } from "../agents/service";
-import { PENDING_TIMEOUT_MS, QUEUED_LIMIT_MS, STALLED_TIMEOUT_MS } from "../agents/job-deadlines";
+import { PENDING_TIMEOUT_MS, QUEUED_LIMIT_MS, STALLED_TIMEOUT_MS } from "../agent-jobs/deadlines";
 import { recordAudit } from "../audit/service";
 import { finishDueTurnOffs } from "../backup-protection/state";
 import { failBackup, releasePendingBackupData, startBackup } from "../backups/service";
@@ -14,6 +14,7 @@ import { notifyBackupsSkipped } from "../notifications/service";
 import { failRestore } from "../restores/service";
 import { pruneFinishedDeliveries } from "../webhooks/deliveries";
 import { pruneFinishedMail } from "../mail/outbox";
+import { pruneSettledJobs } from "../agent-jobs/service";
 import { runReplicaRepair } from "../storage-replica/service";
 
 const HOUR = 3_600_000;
@@ -163,5 +164,6 @@ export async function runMaintenance(ctx: AppContext) {
   await releasePendingBackupData(ctx);
   await pruneFinishedDeliveries(ctx);
   await pruneFinishedMail(ctx);
+  await pruneSettledJobs(ctx);
   await runReplicaRepair(ctx);
 }

@@ -12,6 +12,7 @@ import { lockForNewBackup } from "../retention-rules/lock-until";
 import { releaseStorage, reserveStorage } from "../quota/storage-quota";
 import { flagAnomaly } from "../backups/anomaly";
 import { announceBackupCompleted, failBackup } from "../backups/service";
+import { followSubject } from "../agent-jobs/service";
 import { backupFileName, backupStorage } from "../backups/views";
 import { consistencyColumns } from "./consistency";
 import type { HashTurn } from "./running-hashes";
@@ -132,6 +133,8 @@ async function markPartStored(ctx: AppContext, backupId: string, partNumber: num
     .set({ stored: true, createdAt: ctx.now() })
     .where(and(eq(backupParts.backupId, sql`(select ${running.id} from ${running})`), eq(backupParts.partNumber, partNumber), eq(backupParts.size, size)))
     .returning({ partNumber: backupParts.partNumber });
+  // Running: its job is taken, never sent again (agent-jobs/service.ts).
+  if (marked.length === 1) await followSubject(ctx, ctx.db, "backup", backupId, "in-progress");
   return marked.length === 1;
 }
 
@@ -373,6 +376,7 @@ async function recordCompletedUpload(
       return { status: "completed" as const, size: input.size, sha256 };
     throw conflict("This backup was failed or deleted while it was completing.");
   }
+  await followSubject(ctx, ctx.db, "backup", backupId, "completed");
   ctx.log.info("backup completed", { backupId, size: input.size });
   // The backup is completed whatever happens here: a failed comparison is logged, not the upload's failure.
   const anomaly = await flagAnomaly(ctx, completed).catch((error) => {

@@ -1,6 +1,6 @@
 // How long a backup or restore may go unheard of before it is given up: the stalled-operation
-// sweep (scheduler/service.ts) fails it then, and nothing revives one past them (the re-send on an
-// agent's hello, agent-link/unstarted-backups.ts; the queue a heartbeat reports, queued-jobs.ts).
+// sweep (scheduler/service.ts) fails it then, and nothing revives one past them (the job ledger's
+// delivery lease, service.ts; the queue a heartbeat reports, agents/queued-jobs.ts).
 
 /** A pending job its agent never started fails after this; a running one that went silent, after STALLED_TIMEOUT_MS. */
 export const PENDING_TIMEOUT_MS = 2 * 60_000;
