@@ -379,7 +379,10 @@ describe("agent credentials never reach another organization", () => {
 
 describe("API tokens act in their organization, never beyond the creator's role there", () => {
   const createToken = async (user: TestUser, scopes: ApiTokenScope[]) => {
-    const res = await server.call("POST", "/api/user/api-tokens", { ...inTeam(user), body: { name: `ci ${scopes.join("+")}`, scopes, expiresInDays: 30 } });
+    const res = await server.call("POST", "/api/user/api-tokens", {
+      ...inTeam(user),
+      body: { name: `ci ${scopes.join("+")}`, scopes, expiresInDays: 30, password: user.password },
+    });
     if (res.status !== 201) throw new Error(`token not created: ${res.status} ${JSON.stringify(res.body)}`);
     return res.body.token as string;
   };

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:tes
 import { and, eq } from "drizzle-orm";
 import { decodeJwt } from "jose";
 import { auditLogs, memberships, organizations, ssoConnections, users } from "@db/schema";
+import { startTestDnsServer, type TestDnsServer } from "../../testkit/dns-server";
 import { startTestOidcProvider, type TestOidcProvider } from "../../testkit/oidc-provider";
 import { totpCode } from "../../testkit/totp";
 import { SSO_STARTS_PER_ADDRESS } from "../src/modules/auth/throttle";
@@ -25,6 +26,7 @@ const REDIRECT_URI = `${PUBLIC_URL}/api/auth/sso/callback`;
 let server: TestServer;
 let clock: StoppedClock;
 let provider: TestOidcProvider;
+let dns: TestDnsServer;
 let owner: TestUser;
 let acme: { id: string };
 const ownerHeaders = () => ({ "X-Organization-Id": acme.id });
@@ -90,7 +92,8 @@ const membershipOf = async (email: string) => {
 };
 
 beforeAll(async () => {
-  server = await startTestServer({ PUBLIC_URL });
+  dns = await startTestDnsServer();
+  server = await startTestServer({ PUBLIC_URL, SSO_DNS_RESOLVER: dns.address });
   clock = stopServerClock(server);
   provider = await startTestOidcProvider({ redirectUris: [REDIRECT_URI] });
   owner = await server.registerUser({ name: "Olivia Owner", email: "olivia@acme.test" });
@@ -98,8 +101,17 @@ beforeAll(async () => {
   provider.addAccount({ email: owner.email });
   const saved = await saveConnection();
   if (saved.status !== 200) throw new Error(`connection not saved: ${JSON.stringify(saved.body)}`);
+  // Acme proves it owns acme.test: the TXT record Settings → SSO names, found through DNS.
+  dns.addTxt("_dbvault-verify.acme.test", saved.body.domainRecord.value);
+  const proved = await server.call("POST", "/api/organizations/current/sso/domains/verify", {
+    token: owner.token,
+    headers: ownerHeaders(),
+    body: { domain: "acme.test" },
+  });
+  if (proved.status !== 200) throw new Error(`domain not proved: ${JSON.stringify(proved.body)}`);
 }, 60_000);
 afterAll(async () => {
+  dns?.stop();
   await provider?.stop().catch(() => {});
   await server?.close();
 });
@@ -283,34 +295,35 @@ describe("confirming it is you through SSO (re-authentication)", () => {
 
   test("a member created by SSO (no password they know) confirms at the provider and makes the security change", async () => {
     const session = await ssoMember("rita@acme.test");
-    const refused = await server.call("POST", "/api/settings/regenerate-api-key", { token: session.token });
+    const tokenInput = { name: "ci", scopes: ["read"], expiresInDays: 30 };
+    const refused = await server.call("POST", "/api/user/api-tokens", { token: session.token, body: tokenInput });
     expect([refused.status, refused.body.code, refused.body.ssoAvailable]).toEqual([403, "REAUTHENTICATION_REQUIRED", true]);
     expect(refused.body.message).toBe("Please confirm it is you: enter your password, or confirm with SSO.");
     const landed = await confirmWithSso(session.token);
     expect(landed.error).toBeNull();
     const confirmed = await server.call("POST", "/api/auth/reauthenticate/sso", { token: session.token, body: { code: landed.reauthentication } });
     expect(confirmed.status).toBe(200);
-    const key = await server.call("POST", "/api/settings/regenerate-api-key", { token: confirmed.body.token });
-    expect(key.status).toBe(200);
+    const created = await server.call("POST", "/api/user/api-tokens", { token: confirmed.body.token, body: tokenInput });
+    expect([created.status, created.body.scopes]).toEqual([201, ["read"]]);
     // Once only.
     const again = await server.call("POST", "/api/auth/reauthenticate/sso", { token: session.token, body: { code: landed.reauthentication } });
     expect([again.status, again.body.message]).toEqual([400, SSO_CONFIRMATION_USED_MESSAGE]);
   });
 
-  test("a member created by SSO changes e-mail and password once confirmed at the provider, with no current password", async () => {
+  test("a member created by SSO, even confirmed at the provider, changes neither e-mail nor password: the session reaches the organization only", async () => {
     const session = await ssoMember("ursula@acme.test");
     const unconfirmed = await server.call("PUT", "/api/user/password", { token: session.token, body: { newPassword: "a new passphrase 1" } });
-    expect([unconfirmed.status, unconfirmed.body.code, unconfirmed.body.ssoAvailable]).toEqual([403, "REAUTHENTICATION_REQUIRED", true]);
+    expect([unconfirmed.status, unconfirmed.body.code]).toEqual([403, "SSO_SESSION"]);
     const landed = await confirmWithSso(session.token);
     const confirmed = await server.call("POST", "/api/auth/reauthenticate/sso", { token: session.token, body: { code: landed.reauthentication } });
     expect(confirmed.status).toBe(200);
     const email = await server.call("PUT", "/api/user/update", { token: confirmed.body.token, body: { email: "ursula.new@acme.test" } });
-    expect([email.status, email.body.pendingEmail]).toEqual([200, "ursula.new@acme.test"]);
+    expect([email.status, email.body.code]).toEqual([403, "SSO_SESSION"]);
     const password = await server.call("PUT", "/api/user/password", { token: confirmed.body.token, body: { newPassword: "a new passphrase 1" } });
-    expect(password.status).toBe(200);
-    // Now a password they know signs them in.
+    expect([password.status, password.body.code]).toEqual([403, "SSO_SESSION"]);
+    // A password of their own comes by "Forgot password", which cuts the SSO link.
     const signedIn = await server.call("POST", "/api/auth/login", { body: { email: "ursula@acme.test", password: "a new passphrase 1" } });
-    expect(signedIn.status).toBe(200);
+    expect(signedIn.status).toBe(401);
   });
 
   test("a confirmation's code opens no session, and another member cannot spend it", async () => {

@@ -5,7 +5,9 @@ import { AppError } from "../../lib/errors";
 import { requestOrigin } from "../../lib/request-origin";
 import { messageAnswer } from "../../lib/schema";
 import { authGuard } from "../auth/guard";
-import { readConnection, removeConnection, saveConnection } from "./connections";
+import { actorOf } from "../audit/service";
+import { readConnection, removeConnection, requireOwner, saveConnection } from "./connections";
+import { proveDomainAsAdmin, proveDomainByDns } from "./domains";
 import { ssoAnswers, ssoModel } from "./model";
 import { exchangeSessionCode, finishSignIn, startSignIn } from "./sign-in";
 import { readStateCookie, stateCookie } from "./state-cookie";
@@ -80,8 +82,36 @@ export const ssoSettingsController = (ctx: AppContext) =>
       response: { 200: ssoAnswers.connection },
       detail: { summary: "Save the organization's single sign-on (owners); the issuer is checked by discovery (400 not OIDC, 502 unreachable)" },
     })
+    .post(
+      "/domains/verify",
+      ({ user, organization, body }) => {
+        requireOwner(organization);
+        return proveDomainByDns(ctx, organization.id, body.domain, actorOf(user, organization));
+      },
+      {
+        auth: true,
+        body: ssoModel.domain,
+        response: { 200: ssoAnswers.verifiedDomains },
+        detail: {
+          summary:
+            "Prove the organization owns an SSO domain (owners): DBVault looks up the TXT record `domainRecord` names; only proved domains sign anyone in",
+        },
+      },
+    )
     .delete("/", ({ user, organization }) => removeConnection(ctx, { user, organization }), {
       auth: true,
       response: { 200: messageAnswer },
       detail: { summary: "Remove the organization's single sign-on (owners): members sign in with passwords again" },
+    });
+
+/** The admin console: a server admin vouches for an organization's SSO domain (self-hosted servers whose DNS DBVault cannot see). */
+export const ssoAdminController = (ctx: AppContext) =>
+  new Elysia({ prefix: "/api/admin/organizations", detail: { tags: ["Admin"], security: [{ bearer: [] }] } })
+    .use(authGuard(ctx))
+    .post("/:id/sso-domains", ({ user, organization, params, body }) => proveDomainAsAdmin(ctx, params.id, body.domain, actorOf(user, organization)), {
+      admin: true,
+      params: ssoModel.adminDomainParams,
+      body: ssoModel.domain,
+      response: { 200: ssoAnswers.verifiedDomains },
+      detail: { summary: "Mark an organization's SSO domain as proved (server admins), where a DNS record cannot be checked" },
     });
