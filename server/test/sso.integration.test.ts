@@ -53,9 +53,9 @@ const saveConnection = (changes: Record<string, unknown> = {}, token = owner.tok
 async function callBack(callbackUrl: URL, stateCookie: string | null) {
   const res = await server.call("GET", `${callbackUrl.pathname}${callbackUrl.search}`, { headers: stateCookie ? { cookie: stateCookie } : {} });
   expect(res.status).toBe(303);
-  // The state cookie is spent with the callback, whatever its outcome.
-  expect(res.headers.get("set-cookie")).toStartWith("dbvault_sso_state=; Path=/api/auth/sso/callback; Max-Age=0;");
   const location = new URL(res.headers.get("location")!);
+  // The state cookie is spent by the callback, unless it handed out a sign-in's code: the exchange checks it then.
+  if (!location.hash.startsWith("#code=")) expect(res.headers.get("set-cookie")).toStartWith("dbvault_sso_state=; Path=/api/auth/sso; Max-Age=0;");
   expect(`${location.origin}${location.pathname}${location.search}`).toBe(`${PUBLIC_URL}/sso`);
   const fragment = new URLSearchParams(location.hash.slice(1));
   return { code: fragment.get("code"), error: fragment.get("error"), reauthentication: fragment.get("reauthentication") };
@@ -76,7 +76,7 @@ async function signInWithSso(email: string) {
   const callbackUrl = await provider.followSignIn(url);
   const landed = await callBack(callbackUrl, stateCookie);
   if (!landed.code) return { error: landed.error, callbackUrl, stateCookie };
-  const exchanged = await server.call("POST", "/api/auth/sso/exchange", { body: { code: landed.code } });
+  const exchanged = await server.call("POST", "/api/auth/sso/exchange", { body: { code: landed.code }, headers: { cookie: stateCookie } });
   expect(exchanged.status).toBe(200);
   return { session: exchanged.body, callbackUrl, stateCookie, code: landed.code };
 }
@@ -225,8 +225,8 @@ describe("signing in with SSO", () => {
 
   test("the one-time code gives one session only", async () => {
     provider.addAccount({ email: "carl@acme.test" });
-    const { code } = await signInWithSso("carl@acme.test");
-    const again = await server.call("POST", "/api/auth/sso/exchange", { body: { code } });
+    const { code, stateCookie } = await signInWithSso("carl@acme.test");
+    const again = await server.call("POST", "/api/auth/sso/exchange", { body: { code }, headers: { cookie: stateCookie! } });
     expect([again.status, again.body.message]).toEqual([400, USED_SIGN_IN_MESSAGE]);
   });
 
@@ -330,7 +330,10 @@ describe("confirming it is you through SSO (re-authentication)", () => {
     const session = await ssoMember("sam@acme.test");
     const other = await ssoMember("tess@acme.test");
     const landed = await confirmWithSso(session.token);
-    const asSignIn = await server.call("POST", "/api/auth/sso/exchange", { body: { code: landed.reauthentication } });
+    const asSignIn = await server.call("POST", "/api/auth/sso/exchange", {
+      body: { code: landed.reauthentication },
+      headers: { cookie: "dbvault_sso_state=x" },
+    });
     expect([asSignIn.status, asSignIn.body.message]).toEqual([400, USED_SIGN_IN_MESSAGE]);
     const byOther = await server.call("POST", "/api/auth/reauthenticate/sso", { token: other.token, body: { code: landed.reauthentication } });
     expect([byOther.status, byOther.body.message]).toEqual([400, SSO_CONFIRMATION_USED_MESSAGE]);
@@ -410,6 +413,22 @@ describe("what the callback refuses", () => {
     expect(withAnotherState.error).toBe(OTHER_BROWSER_MESSAGE);
     // Mallory's own browser still finishes it: the refusal spent nothing.
     expect((await callBack(callbackUrl, stateCookie)).code).toBeString();
+  });
+
+  test("a one-time code opened in a browser that did not start the sign-in (login CSRF with #code=)", async () => {
+    // Mallory finishes her own sign-in up to the code and sends Victor /sso#code=<hers>.
+    provider.addAccount({ email: "mallory@acme.test" });
+    const { url, stateCookie } = await startSso("mallory@acme.test");
+    const { code } = await callBack(await provider.followSignIn(url), stateCookie);
+    const noCookie = await server.call("POST", "/api/auth/sso/exchange", { body: { code } });
+    expect([noCookie.status, noCookie.body.message]).toEqual([400, OTHER_BROWSER_MESSAGE]);
+    // Victor's browser holds a state of its own sign-in: not hers.
+    const victors = await startSso("victor@acme.test");
+    const otherState = await server.call("POST", "/api/auth/sso/exchange", { body: { code }, headers: { cookie: victors.stateCookie } });
+    expect([otherState.status, otherState.body.token]).toEqual([400, undefined]);
+    // Her own browser still exchanges it: the refusals spent nothing.
+    const hers = await server.call("POST", "/api/auth/sso/exchange", { body: { code }, headers: { cookie: stateCookie } });
+    expect([hers.status, hers.headers.get("set-cookie")?.startsWith("dbvault_sso_state=; Path=/api/auth/sso; Max-Age=0;")]).toEqual([200, true]);
   });
 
   test("an e-mail outside the organization's domains", async () => {

@@ -37,12 +37,14 @@ export const ssoSignInController = (ctx: AppContext) =>
       "/callback",
       async ({ query, request, redirect, set }) => {
         const page = `${requestOrigin(ctx.config, request)}${SSO_RETURN_PAGE}`;
-        set.headers["set-cookie"] = stateCookie("", ctx.config.publicUrl.startsWith("https://"), 0);
         try {
           const { code, reauthentication } = await finishSignIn(ctx, query, new URL(request.url), readStateCookie(request));
+          // A sign-in's cookie stays for the exchange, which checks it; anything else spends it here.
+          if (reauthentication) set.headers["set-cookie"] = stateCookie("", ctx.config.publicUrl.startsWith("https://"), 0);
           // In the fragment: browsers never send it to a server, so no access log holds it.
           return redirect(`${page}#${reauthentication ? "reauthentication" : "code"}=${encodeURIComponent(code)}`, 303);
         } catch (error) {
+          set.headers["set-cookie"] = stateCookie("", ctx.config.publicUrl.startsWith("https://"), 0);
           if (!(error instanceof AppError)) ctx.log.error("sso callback failed", { error });
           const message = error instanceof AppError ? error.message : UNEXPECTED_MESSAGE;
           return redirect(`${page}#error=${encodeURIComponent(message)}`, 303);
@@ -61,11 +63,21 @@ export const ssoSignInController = (ctx: AppContext) =>
         },
       },
     )
-    .post("/exchange", ({ body }) => exchangeSessionCode(ctx, body.code), {
-      body: ssoModel.exchange,
-      response: { 200: ssoAnswers.session },
-      detail: { summary: "Exchange the callback's one-time code for a session (once, within a minute)" },
-    });
+    .post(
+      "/exchange",
+      async ({ body, request, set }) => {
+        const session = await exchangeSessionCode(ctx, body.code, readStateCookie(request));
+        set.headers["set-cookie"] = stateCookie("", ctx.config.publicUrl.startsWith("https://"), 0);
+        return session;
+      },
+      {
+        body: ssoModel.exchange,
+        response: { 200: ssoAnswers.session },
+        detail: {
+          summary: "Exchange the callback's one-time code for a session (once, within a minute), from the browser that started the sign-in (its state cookie)",
+        },
+      },
+    );
 
 /** Settings → SSO: the current organization's connection, for its owners. */
 export const ssoSettingsController = (ctx: AppContext) =>

@@ -274,10 +274,15 @@ async function bindAccount(ctx: AppContext, user: typeof users.$inferSelect, org
   ctx.log.info("sso linked", { userId: user.id, organizationId, how });
 }
 
-/** Exchanges the callback's one-time code for a session (once, within a minute). */
-export async function exchangeSessionCode(ctx: AppContext, code: string) {
+/**
+ * Exchanges the callback's one-time code for a session (once, within a minute), only in the
+ * browser that started the sign-in: a code someone else's sign-in produced, opened in a victim's
+ * browser, would otherwise sign the victim in as them (login CSRF).
+ */
+export async function exchangeSessionCode(ctx: AppContext, code: string, browserState: string | undefined) {
+  if (!browserState) throw badRequest(OTHER_BROWSER_MESSAGE);
   // A re-authentication's code confirms a session; it never opens one.
-  const [signIn] = await spendCode(ctx, code, eq(ssoSignIns.reauthentication, false));
+  const [signIn] = await spendCode(ctx, code, eq(ssoSignIns.reauthentication, false), eq(ssoSignIns.stateHash, ctx.ssoBox.hash(browserState)));
   // 400, not 401: a browser still holding an older session must show this, not "Session expired".
   if (!signIn?.userId) throw badRequest(USED_SIGN_IN_MESSAGE);
   const [user] = await ctx.db.select().from(users).where(eq(users.id, signIn.userId));
