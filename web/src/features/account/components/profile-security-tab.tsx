@@ -29,6 +29,7 @@ export function ProfileSecurityTab({ apiKey }: { apiKey: string }) {
   const [form, setForm] = useState(EMPTY);
   const [code, setCode] = useState("");
   const [rotateApiKey, setRotateApiKey] = useState(true);
+  const [revokeApiTokens, setRevokeApiTokens] = useState(false);
   const twoFactor = user?.twoFactorEnabled ?? false;
   const [problem, setProblem] = useState<string | null>(null);
   const { mutate: changePassword, isPending: busy } = useChangePassword();
@@ -43,7 +44,7 @@ export function ProfileSecurityTab({ apiKey }: { apiKey: string }) {
     if (invalid) return;
     const confirmation = confirmedWithSso ? {} : { currentPassword: form.currentPassword, ...(twoFactor ? { code: code.trim() } : {}) };
     changePassword(
-      { ...confirmation, newPassword: form.newPassword, rotateApiKey },
+      { ...confirmation, newPassword: form.newPassword, rotateApiKey, revokeApiTokens },
       {
         onSuccess: (data) => {
           // The change ends every other session; this one carries on with the token it answers.
@@ -104,6 +105,15 @@ export function ProfileSecurityTab({ apiKey }: { apiKey: string }) {
             <span>
               Also replace the API key
               <span className="block text-xs text-slate-500">The old key stops setting up agents. Agents already set up keep running.</span>
+            </span>
+          </label>
+          <label className="flex items-start gap-2 text-sm text-slate-700">
+            <input type="checkbox" className="mt-1" checked={revokeApiTokens} onChange={(event) => setRevokeApiTokens(event.target.checked)} />
+            <span>
+              Also revoke every API token
+              <span className="block text-xs text-slate-500">
+                Tick it if someone else may have used your account: scripts using your tokens stop. Either way, we e-mail you the list of your tokens.
+              </span>
             </span>
           </label>
           <Button type="submit" disabled={busy}>
