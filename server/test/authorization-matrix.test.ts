@@ -536,9 +536,19 @@ describe("a session from single sign-on reaches its organization only", () => {
     return server.ctx.tokens.issue(user.id, row!.tokenVersion, undefined, 12, { organizationId: team.id });
   };
 
+  // Members of their own: the tests above delete and demote some of the team's.
+  const ssoMembers = {} as Record<MemberRole, TestUser>;
+  beforeAll(async () => {
+    for (const role of memberRoles) {
+      ssoMembers[role] = await server.registerUser({ name: `${role} from SSO` });
+      await server.ctx.db.insert(memberships).values({ organizationId: team.id, userId: ssoMembers[role].id, role });
+    }
+  });
+
   test("every operation × every role: in the team as a password session would be, anywhere else refused (SSO_SESSION)", async () => {
     const outcomes: string[] = [];
     const expected: string[] = [];
+    const members = ssoMembers;
     for (const role of memberRoles) {
       const token = await ssoSession(members[role]);
       // The member's personal organization and a team of their own: a password session reaches both.
@@ -563,7 +573,7 @@ describe("a session from single sign-on reaches its organization only", () => {
     }
     expect(outcomes).toEqual(expected);
     // The organizations it lists: the team only.
-    const listed = await server.call("GET", "/api/organizations/", { token: await ssoSession(members.owner) });
+    const listed = await server.call("GET", "/api/organizations/", { token: await ssoSession(ssoMembers.owner) });
     expect(listed.body.map((organization: { id: string }) => organization.id)).toEqual([team.id]);
   });
 });
