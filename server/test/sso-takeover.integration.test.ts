@@ -10,6 +10,7 @@ import { memberships, passwordResetTokens, users } from "@db/schema";
 import { startTestDnsServer, type TestDnsServer } from "../../testkit/dns-server";
 import { startTestOidcProvider, type TestOidcProvider } from "../../testkit/oidc-provider";
 import { totpCode } from "../../testkit/totp";
+import { waitUntil } from "../../testkit/wait-until";
 import { hashLinkToken, SSO_CREATED_RESET_MESSAGE } from "../src/modules/auth/service";
 import { createTeamOrganization } from "../src/modules/organizations/create-team";
 import { LINK_IT_YOURSELF_MESSAGE, NO_SSO_FOR_DOMAIN_MESSAGE } from "../src/modules/sso/sign-in";
@@ -189,13 +190,33 @@ describe("a proved domain's session", () => {
     const tina = await server.registerUser({ email: "tina@corp.test" });
     await server.ctx.db.insert(memberships).values({ organizationId: evil.id, userId: tina.id, role: "viewer" });
     const setup = await server.call("POST", "/api/auth/two-factor/setup", { token: tina.token, body: { password: tina.password } });
-    expect(
-      (await server.call("POST", "/api/auth/two-factor/enable", { token: tina.token, body: { code: totpCode(setup.body.secret, clock.now()) } })).status,
-    ).toBe(200);
+    const enabled = await server.call("POST", "/api/auth/two-factor/enable", { token: tina.token, body: { code: totpCode(setup.body.secret, clock.now()) } });
+    expect(enabled.status).toBe(200);
     provider.addAccount({ email: tina.email });
     const attempt = await signInWithSso(tina.email);
     expect(attempt.session).toBeUndefined();
     expect(attempt.error).toBe(LINK_IT_YOURSELF_MESSAGE);
+    // Tina links it herself: signed in with password and code, she confirms through the provider.
+    const start = await server.call("POST", "/api/auth/reauthenticate/sso/start", { token: enabled.body.token });
+    expect(start.status).toBe(200);
+    const stateCookie = start.headers.get("set-cookie")!.split(";")[0]!;
+    const callbackUrl = await provider.followSignIn(start.body.url);
+    await server.call("GET", `${callbackUrl.pathname}${callbackUrl.search}`, { headers: { cookie: stateCookie } });
+    const [linked] = await server.ctx.db.select().from(users).where(eq(users.id, tina.id));
+    expect([linked!.ssoOrganizationId, linked!.ssoLink]).toEqual([evil.id, "confirmed"]);
+    const afterLinking = await signInWithSso(tina.email);
+    expect(afterLinking.session?.user.id).toBe(tina.id);
+  });
+
+  test("an invitation the account accepts links it to the organization that proved its domain", async () => {
+    const ivan = await server.registerUser({ email: "ivan@corp.test" });
+    const invited = await server.call("POST", "/api/organizations/current/invitations", { ...asMallory(), body: { email: ivan.email, role: "viewer" } });
+    expect(invited.status).toBe(201);
+    const mail = await waitUntil(() => server.sentMail.find((sent) => sent.to === ivan.email && sent.text.includes("/invite/")), { message: "the invitation" });
+    const invitationToken = mail.text.match(/\/invite\/([A-Za-z0-9_-]+)/)![1]!;
+    expect((await server.call("POST", `/api/invitations/${invitationToken}/accept`, { token: ivan.token })).status).toBe(200);
+    const [row] = await server.ctx.db.select().from(users).where(eq(users.id, ivan.id));
+    expect([row!.ssoOrganizationId, row!.ssoLink]).toEqual([evil.id, "invitation"]);
   });
 
   test("an account SSO created before its owner came is cut loose by a password reset, and the provider does not get it back", async () => {
