@@ -15,6 +15,7 @@ import { startSession } from "../../../lib/auth/session";
 import { useChangePassword } from "../api/account-mutations";
 import { validatePasswordChange } from "../utils/password-change";
 import { ApiTokensCard } from "./api-tokens-card";
+import { SignOutEverywhereCard } from "./sign-out-everywhere-card";
 import { TwoFactorCard } from "./two-factor-card";
 
 const EMPTY = { currentPassword: "", newPassword: "", confirmPassword: "" };
@@ -87,6 +88,8 @@ export function ProfileSecurityTab({ apiKey }: { apiKey: string }) {
       <TwoFactorCard />
 
       <ApiTokensCard />
+
+      <SignOutEverywhereCard />
 
       <Card className="p-6">
         <h2 className="text-lg font-semibold text-slate-900">Change Password</h2>
