@@ -34,7 +34,10 @@ beforeAll(async () => {
   });
   if (saved.status !== 200) throw new Error(`connection not saved: ${JSON.stringify(saved.body)}`);
   // Proved (the DNS proof itself is server/test/sso.integration.test.ts's): only a proved domain signs anyone in.
-  await env.server.ctx.db.update(ssoConnections).set({ verifiedDomains: ["acme.test"] }).where(eq(ssoConnections.organizationId, team.id));
+  await env.server.ctx.db
+    .update(ssoConnections)
+    .set({ verifiedDomains: ["acme.test"] })
+    .where(eq(ssoConnections.organizationId, team.id));
 }, 60_000);
 afterAll(async () => {
   await provider?.stop();
