@@ -34,6 +34,8 @@ describe("API tokens", () => {
     expect(await page.getByRole("checkbox", { name: /^read/ }).isChecked()).toBe(true);
     await page.getByRole("checkbox", { name: /^backup/ }).check();
     await page.getByLabel("Expires after").selectOption("90");
+    // A token outlives the session: the form asks the password (the API tokens card comes before Change Password).
+    await page.getByLabel("Current password").first().fill(user.password);
     await page.getByRole("button", { name: "Create token" }).click();
     const token = await page.getByLabel("New API token").inputValue();
     expect(token).toMatch(/^dbvp_/);

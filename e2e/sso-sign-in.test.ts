@@ -3,7 +3,7 @@
 // Settings → SSO for an owner of a team organization.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
-import { memberships, organizations, users } from "@db/schema";
+import { memberships, organizations, ssoConnections, users } from "@db/schema";
 import { createTeamOrganization } from "../server/src/modules/organizations/create-team";
 import { startTestOidcProvider, type TestOidcProvider } from "../testkit/oidc-provider";
 import { type E2EEnv, startE2E } from "./support/e2e-env";
@@ -33,6 +33,11 @@ beforeAll(async () => {
     },
   });
   if (saved.status !== 200) throw new Error(`connection not saved: ${JSON.stringify(saved.body)}`);
+  // Proved (the DNS proof itself is server/test/sso.integration.test.ts's): only a proved domain signs anyone in.
+  await env.server.ctx.db
+    .update(ssoConnections)
+    .set({ verifiedDomains: ["acme.test"] })
+    .where(eq(ssoConnections.organizationId, team.id));
 }, 60_000);
 afterAll(async () => {
   await provider?.stop();

@@ -37,6 +37,7 @@ import m34 from "./0034_sso_reauthentication.sql" with { type: "text" };
 import m35 from "./0035_agent_identity_recipient.sql" with { type: "text" };
 import m36 from "./0036_agent_disconnected_at.sql" with { type: "text" };
 import m37 from "./0037_agent_jobs.sql" with { type: "text" };
+import m38 from "./0038_sso_binding_token_use.sql" with { type: "text" };
 
 export const migrationFiles: { tag: string; when: number; sql: string }[] = [
   { tag: "0000_init", when: 1795432625268, sql: m0 },
@@ -77,4 +78,5 @@ export const migrationFiles: { tag: string; when: number; sql: string }[] = [
   { tag: "0035_agent_identity_recipient", when: 1795771815131, sql: m35 },
   { tag: "0036_agent_disconnected_at", when: 1796667104087, sql: m36 },
   { tag: "0037_agent_jobs", when: 1796670969589, sql: m37 },
+  { tag: "0038_sso_binding_token_use", when: 1796671059342, sql: m38 },
 ];

@@ -32,6 +32,8 @@ export const apiTokens = pgTable(
     prefix: text("prefix").notNull(),
     expiresAt: timestampColumn("expires_at").notNull(),
     lastUsedAt: timestampColumn("last_used_at"),
+    /** The client address of that last use, so its owner can tell their script from a thief. */
+    lastUsedIp: text("last_used_ip"),
     createdAt: createdAtColumn(),
   },
   (table) => [index("api_tokens_user_idx").on(table.userId)],

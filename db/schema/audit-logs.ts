@@ -63,6 +63,7 @@ export const auditActions = [
   "SSO_CONFIGURED",
   "SSO_REMOVED",
   "SSO_SIGNED_IN",
+  "SSO_DOMAIN_VERIFIED",
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
 

@@ -20,6 +20,14 @@ export const ssoConnections = pgTable("sso_connections", {
   clientSecretCiphertext: text("client_secret_ciphertext").notNull(),
   /** Lowercased domains, e.g. {"example.com"}. */
   allowedDomains: text("allowed_domains").array().notNull(),
+  /**
+   * The allowed domains the organization proved it owns: by a DNS TXT record
+   * (`_dbvault-verify.<domain>` = `dbvault-verify=<domainVerificationToken>`) or a server admin's
+   * word. Only these sign anyone in; a domain is proved by one organization at most.
+   */
+  verifiedDomains: text("verified_domains").array().notNull().default([]),
+  /** The value the TXT record must hold; made with the connection. */
+  domainVerificationToken: text("domain_verification_token"),
   /** The role of a member created by their first SSO sign-in. */
   defaultRole: text("default_role", { enum: memberRoles }).notNull(),
   /** Members of the allowed domains may not sign in with a password (owners with two factors excepted). */

@@ -3,6 +3,7 @@ import { createdAtColumn, idColumn, timestampColumn } from "./columns";
 
 export const userRoles = ["user", "admin"] as const;
 export const userStatuses = ["active", "inactive"] as const;
+export const ssoLinks = ["created", "invitation", "confirmed", "domain", "cut"] as const;
 
 /** A person who signs in. The API key, plan and storage belong to organizations (organizations.ts). */
 export const users = pgTable("users", {
@@ -28,6 +29,17 @@ export const users = pgTable("users", {
   /** When the onboarding checklist's install command (marked as this user's) fetched install.sh, and downloaded the agent. */
   agentScriptFetchedAt: timestampColumn("agent_script_fetched_at"),
   agentDownloadedAt: timestampColumn("agent_downloaded_at"),
+  /**
+   * The one organization whose single sign-on may sign this account in (null: none), and how that
+   * was settled: "created" (its SSO made the account), "invitation" (the account accepted an
+   * invitation to it), "confirmed" (the account, signed in, confirmed through its provider) or
+   * "domain" (its proved e-mail domain, for an account without two-factor sign-in); "cut" (a
+   * password reset took an account SSO created from it: only the account's own act binds it
+   * again). A session
+   * from that SSO reaches that organization only (modules/auth/session-scope.ts).
+   */
+  ssoOrganizationId: text("sso_organization_id"),
+  ssoLink: text("sso_link", { enum: ssoLinks }),
   createdAt: createdAtColumn(),
   updatedAt: timestampColumn("updated_at").notNull().defaultNow(),
 });

@@ -21,7 +21,7 @@ import { realtimeController } from "./modules/realtime";
 import { restoresController } from "./modules/restores";
 import { reauthenticationController } from "./modules/reauthentication";
 import { pitrSwitchController, settingsController } from "./modules/settings";
-import { ssoSettingsController, ssoSignInController } from "./modules/sso";
+import { ssoAdminController, ssoSettingsController, ssoSignInController } from "./modules/sso";
 import { twoFactorController } from "./modules/two-factor";
 import { usersController } from "./modules/users";
 import { webController } from "./modules/web";
@@ -48,6 +48,7 @@ export function createApp(ctx: AppContext) {
     .use(organizationsController(ctx))
     .use(invitationsController(ctx))
     .use(ssoSettingsController(ctx))
+    .use(ssoAdminController(ctx))
     .use(plansController(ctx))
     .use(settingsController(ctx))
     .use(pitrSwitchController(ctx))

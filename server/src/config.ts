@@ -64,6 +64,11 @@ export type Config = {
   agentDir: string | null;
   /** Bearer token of GET /metrics (Prometheus); null: the route answers 404. */
   metricsToken: string | null;
+  /**
+   * SSO_DNS_RESOLVER: the DNS server (`host` or `host:port`) that checks the TXT records proving an
+   * organization owns an SSO domain; null: the system's resolvers.
+   */
+  ssoDnsResolver: string | null;
   /** REQUIRE_ADMIN_2FA: admins must turn two-factor sign-in on before the admin routes answer. */
   requireAdminTwoFactor: boolean;
   /**
@@ -217,6 +222,11 @@ export function loadConfig(env: Env = process.env): Config {
   const logLevel = (text("LOG_LEVEL") ?? "info") as Config["logLevel"];
   if (!["debug", "info", "warn", "error"].includes(logLevel)) problems.push("LOG_LEVEL must be debug, info, warn or error");
 
+  const ssoDnsResolver = text("SSO_DNS_RESOLVER");
+  if (ssoDnsResolver && !/^(\d{1,3}(\.\d{1,3}){3}|\[[0-9a-fA-F:]+\])(:\d{1,5})?$/.test(ssoDnsResolver)) {
+    problems.push(`SSO_DNS_RESOLVER must be a DNS server's IP address, as 1.1.1.1, 127.0.0.1:5353 or [::1]:53 (got "${ssoDnsResolver}")`);
+  }
+
   const trustProxyRaw = text("TRUST_PROXY") ?? "false";
   const trustProxyHops = trustProxyRaw === "true" ? 1 : trustProxyRaw === "false" ? 0 : Number(trustProxyRaw);
   if (!Number.isInteger(trustProxyHops) || trustProxyHops < 0 || trustProxyHops > 10 || !/^(true|false|\d+)$/.test(trustProxyRaw)) {
@@ -265,6 +275,7 @@ export function loadConfig(env: Env = process.env): Config {
     registrationsPerHour: integer("REGISTRATIONS_PER_HOUR", 10, 1, 1_000_000),
     agentDir: text("AGENT_DIR") ? resolve(text("AGENT_DIR")!) : null,
     metricsToken,
+    ssoDnsResolver,
     requireAdminTwoFactor: requireAdminTwoFactorRaw === "true",
     webhookAllowPrivate: webhookAllowPrivateRaw === "true",
   };

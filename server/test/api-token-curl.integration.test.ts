@@ -59,7 +59,7 @@ describe("the API token article's curl examples", () => {
       await agent.connect();
       const created = await server.call("POST", "/api/user/api-tokens", {
         token: user.token,
-        body: { name: "nightly CI", scopes: ["read", "backup"], expiresInDays: 30 },
+        body: { name: "nightly CI", scopes: ["read", "backup"], expiresInDays: 30, password: user.password },
       });
       expect(created.status).toBe(201);
       const env = { DBVAULT_URL: base, DBVAULT_TOKEN: created.body.token as string };
@@ -97,7 +97,7 @@ describe("the API token article's curl examples", () => {
         // A token without the backup scope: the trigger example stops with DBVault's reason.
         const readOnly = await server.call("POST", "/api/user/api-tokens", {
           token: user.token,
-          body: { name: "dashboard", scopes: ["read"], expiresInDays: 7 },
+          body: { name: "dashboard", scopes: ["read"], expiresInDays: 7, password: user.password },
         });
         const refused = await runExample(examples.get("Trigger a backup and wait for it")!, { ...env, DBVAULT_TOKEN: readOnly.body.token }, cwd);
         expect(refused.code).not.toBe(0);

@@ -3,7 +3,9 @@
 // life (expiry, revocation, last use, its creator's standing).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { type ApiTokenScope, agents, apiTokenScopes, backups, databases, users } from "@db/schema";
+import { type ApiTokenScope, agents, apiTokenScopes, backups, databases, passwordResetTokens, users } from "@db/schema";
+import { waitUntil } from "../../testkit/wait-until";
+import { hashLinkToken } from "../src/modules/auth/service";
 import { advanceServerClock, type CallResult, startTestServer, type TestServer, type TestUser } from "./harness";
 
 type Operation = { method: string; path: string; security: Record<string, string[]>[] };
@@ -15,7 +17,7 @@ let operations: Operation[];
 const bobs = { databaseName: "bobs-private-orders", backupId: "", agentId: "", databaseId: "" };
 
 const createToken = async (user: TestUser, scopes: ApiTokenScope[], expiresInDays = 30, name = `token ${scopes.join("+")}`) => {
-  const res = await server.call("POST", "/api/user/api-tokens", { token: user.token, body: { name, scopes, expiresInDays } });
+  const res = await server.call("POST", "/api/user/api-tokens", { token: user.token, body: { name, scopes, expiresInDays, password: user.password } });
   if (res.status !== 201) throw new Error(`token not created: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body as { id: string; token: string; lastUsedAt: string | null };
 };
@@ -214,9 +216,88 @@ describe("a token's life", () => {
       [{ name: "   ", scopes: ["read"], expiresInDays: 30 }, /^Give the token a name/],
     ];
     for (const [body, message] of cases) {
-      const res = await server.call("POST", "/api/user/api-tokens", { token: alice.token, body });
+      const res = await server.call("POST", "/api/user/api-tokens", { token: alice.token, body: { ...(body as object), password: alice.password } });
       expect(res.status).toBe(400);
       expect(res.body.message).toMatch(message);
     }
+  });
+});
+
+describe("a stolen session does not become a year-long credential", () => {
+  const tokenInput = { name: "year-long", scopes: ["read", "backup", "restore", "admin"], expiresInDays: 365 };
+
+  test("minting a token needs the password (or a recent re-authentication), not the session alone", async () => {
+    const victim = await server.registerUser();
+    const alone = await server.call("POST", "/api/user/api-tokens", { token: victim.token, body: tokenInput });
+    expect([alone.status, alone.body.code]).toEqual([403, "REAUTHENTICATION_REQUIRED"]);
+    const wrong = await server.call("POST", "/api/user/api-tokens", { token: victim.token, body: { ...tokenInput, password: "not the password" } });
+    expect(wrong.status).toBe(400);
+    expect((await server.call("GET", "/api/user/api-tokens", { token: victim.token })).body).toEqual([]);
+    const stamped = await server.call("POST", "/api/auth/reauthenticate", { token: victim.token, body: { password: victim.password } });
+    expect((await server.call("POST", "/api/user/api-tokens", { token: stamped.body.token, body: tokenInput })).status).toBe(201);
+  });
+
+  test("each token shows when and from where it was last used", async () => {
+    const created = await createToken(alice, ["read"]);
+    await server.call("GET", "/api/backups/", { token: created.token });
+    const listed = (await server.call("GET", "/api/user/api-tokens", { token: alice.token })).body.find((t: { id: string }) => t.id === created.id);
+    expect(listed.lastUsedAt).not.toBeNull();
+    // The harness calls the app in-process: no socket, so the address is "local" (over HTTP, the client's).
+    expect(listed.lastUsedFrom).toBe("local");
+  });
+
+  const mailTo = (email: string, subject: string) =>
+    waitUntil(() => server.sentMail.find((mail) => mail.to === email && mail.subject === subject), { message: subject });
+
+  test("a password reset revokes every token by default (a thief's token adds no webhook after it), and the mail says so", async () => {
+    const victim = await server.registerUser();
+    const thiefs = await createToken(victim, ["admin"], 365, "thief");
+    const token = "reset-link-of-the-victim";
+    const [row] = await server.ctx.db.select().from(users).where(eq(users.id, victim.id));
+    await server.ctx.db
+      .insert(passwordResetTokens)
+      .values({ userId: row!.id, tokenHash: hashLinkToken(token), expiresAt: new Date(server.ctx.now().getTime() + 3_600_000) });
+    expect((await server.call("POST", `/api/auth/reset-password/${token}`, { body: { password: "a brand new passphrase" } })).status).toBe(200);
+    const webhook = await server.call("POST", "/api/settings/webhooks/", {
+      token: thiefs.token,
+      body: { url: "https://evil.example/hook", events: ["backup.completed"] },
+    });
+    expect(webhook.status).toBe(401);
+    const mail = await mailTo(victim.email, "DBVault security: your password was reset");
+    expect(mail.text).toContain("1 API token(s) were revoked");
+    expect(mail.text).toContain("No API token acts for you now.");
+  });
+
+  test("a password change offers to revoke every token; kept ones are listed in the security mail", async () => {
+    const victim = await server.registerUser();
+    const kept = await createToken(victim, ["read"], 30, "nightly CI");
+    expect((await server.call("GET", "/api/backups/", { token: kept.token })).status).toBe(200);
+    const changed = await server.call("PUT", "/api/user/password", {
+      token: victim.token,
+      body: { currentPassword: victim.password, newPassword: "second passphrase 1" },
+    });
+    expect([changed.status, changed.body.revokedApiTokens]).toEqual([200, 0]);
+    expect((await server.call("GET", "/api/backups/", { token: kept.token })).status).toBe(200);
+    const mail = await mailTo(victim.email, "DBVault security: your password was changed");
+    expect(mail.text).toContain("These API tokens still act for you:");
+    expect(mail.text).toMatch(/- nightly CI \(dbvp_.{4}…\): last used \d{4}-.* from local/);
+    const again = await server.call("PUT", "/api/user/password", {
+      token: changed.body.token,
+      body: { currentPassword: "second passphrase 1", newPassword: "third passphrase 1", revokeApiTokens: true },
+    });
+    expect([again.status, again.body.revokedApiTokens]).toEqual([200, 1]);
+    expect((await server.call("GET", "/api/backups/", { token: kept.token })).status).toBe(401);
+  });
+
+  test("signing out everywhere with revokeApiTokens ends the tokens too; a plain sign-out keeps them", async () => {
+    const victim = await server.registerUser();
+    const created = await createToken(victim, ["read"]);
+    const plain = await server.call("POST", "/api/auth/logout", { token: victim.token });
+    expect(plain.status).toBe(200);
+    expect((await server.call("GET", "/api/backups/", { token: created.token })).status).toBe(200);
+    const signedIn = await server.call("POST", "/api/auth/login", { body: { email: victim.email, password: victim.password } });
+    const everywhere = await server.call("POST", "/api/auth/logout", { token: signedIn.body.token, body: { revokeApiTokens: true } });
+    expect(everywhere.status).toBe(200);
+    expect((await server.call("GET", "/api/backups/", { token: created.token })).status).toBe(401);
   });
 });

@@ -1,5 +1,6 @@
 // Organizations and roles: every operation of /api/docs × every role × own and foreign
-// organization × a session, an API token of each scope and an agent's credentials, driven by the document so an
+// organization × a session, a session from single sign-on (scoped to one organization), an API
+// token of each scope and an agent's credentials, driven by the document so an
 // operation added later is covered; then the paths a team walks (an agent registering with the
 // team's key, a removed member's token, the audit log's actor, alerts to owners and admins).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -16,8 +17,10 @@ import {
   memberships,
   organizations,
   pitrSlices,
+  users,
 } from "@db/schema";
 import { leastRoleOf } from "../src/lib/api-security";
+import { isAccountOperation as scopedAccountOperation } from "../src/modules/auth/session-scope";
 import { backupStorage } from "../src/modules/backups/views";
 import { roleAtLeast } from "../src/modules/organizations/roles";
 import { type CallResult, startTestServer, type TestServer, type TestUser } from "./harness";
@@ -379,7 +382,10 @@ describe("agent credentials never reach another organization", () => {
 
 describe("API tokens act in their organization, never beyond the creator's role there", () => {
   const createToken = async (user: TestUser, scopes: ApiTokenScope[]) => {
-    const res = await server.call("POST", "/api/user/api-tokens", { ...inTeam(user), body: { name: `ci ${scopes.join("+")}`, scopes, expiresInDays: 30 } });
+    const res = await server.call("POST", "/api/user/api-tokens", {
+      ...inTeam(user),
+      body: { name: `ci ${scopes.join("+")}`, scopes, expiresInDays: 30, password: user.password },
+    });
     if (res.status !== 201) throw new Error(`token not created: ${res.status} ${JSON.stringify(res.body)}`);
     return res.body.token as string;
   };
@@ -520,5 +526,54 @@ describe("the admin console's organizations", () => {
     expect(missing.status).toBe(404);
     const invalid = await server.call("PUT", `/api/admin/organizations/${team.id}/plan`, { token: admin.token, body: {} });
     expect(invalid.status).toBe(400);
+  });
+});
+
+describe("a session from single sign-on reaches its organization only", () => {
+  /** A session as SSO opens it (auth/session-scope.ts): scoped to the team whose provider signed the member in. */
+  const ssoSession = async (user: TestUser) => {
+    const [row] = await server.ctx.db.select().from(users).where(eq(users.id, user.id));
+    return server.ctx.tokens.issue(user.id, row!.tokenVersion, undefined, 12, { organizationId: team.id });
+  };
+
+  // Members of their own: the tests above delete and demote some of the team's.
+  const ssoMembers = {} as Record<MemberRole, TestUser>;
+  beforeAll(async () => {
+    for (const role of memberRoles) {
+      ssoMembers[role] = await server.registerUser({ name: `${role} from SSO` });
+      await server.ctx.db.insert(memberships).values({ organizationId: team.id, userId: ssoMembers[role].id, role });
+    }
+  });
+
+  test("every operation × every role: in the team as a password session would be, anywhere else refused (SSO_SESSION)", async () => {
+    const outcomes: string[] = [];
+    const expected: string[] = [];
+    const members = ssoMembers;
+    for (const role of memberRoles) {
+      const token = await ssoSession(members[role]);
+      // The member's personal organization and a team of their own: a password session reaches both.
+      const ownTeam = await createTeam(server, "Initech", [{ user: members[role], role: "owner" }]);
+      for (const op of organizationOperations()) {
+        const key = `${role} ${op.method} ${op.path}`;
+        for (const elsewhere of [members[role].id, ownTeam.id]) {
+          const res = await server.call(op.method, aimAt(op.path, team), { token, headers: { "X-Organization-Id": elsewhere }, body: {} });
+          outcomes.push(`${key} elsewhere ${res.status} ${res.body?.code}`);
+          expected.push(`${key} elsewhere 403 SSO_SESSION`);
+        }
+        const res = await server.call(op.method, aimAt(op.path, team), { token, body: {} });
+        expect(res.status).toBeLessThan(500);
+        const outcome = res.body?.code === "SSO_SESSION" ? "refused: account" : refusedForRole(res) ? "refused: role" : "let through";
+        outcomes.push(`${key} in the team ${outcome}`);
+        const least = leastRoleOf(op.method, op.path);
+        expected.push(
+          `${key} in the team ${scopedAccountOperation(op.method, op.path) ? "refused: account" : roleAtLeast(role, least) ? "let through" : "refused: role"}`,
+        );
+      }
+      await server.ctx.db.delete(organizations).where(eq(organizations.id, ownTeam.id));
+    }
+    expect(outcomes).toEqual(expected);
+    // The organizations it lists: the team only.
+    const listed = await server.call("GET", "/api/organizations/", { token: await ssoSession(ssoMembers.owner) });
+    expect(listed.body.map((organization: { id: string }) => organization.id)).toEqual([team.id]);
   });
 });

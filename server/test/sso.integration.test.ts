@@ -7,6 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:tes
 import { and, eq } from "drizzle-orm";
 import { decodeJwt } from "jose";
 import { auditLogs, memberships, organizations, ssoConnections, users } from "@db/schema";
+import { startTestDnsServer, type TestDnsServer } from "../../testkit/dns-server";
 import { startTestOidcProvider, type TestOidcProvider } from "../../testkit/oidc-provider";
 import { totpCode } from "../../testkit/totp";
 import { SSO_STARTS_PER_ADDRESS } from "../src/modules/auth/throttle";
@@ -25,6 +26,7 @@ const REDIRECT_URI = `${PUBLIC_URL}/api/auth/sso/callback`;
 let server: TestServer;
 let clock: StoppedClock;
 let provider: TestOidcProvider;
+let dns: TestDnsServer;
 let owner: TestUser;
 let acme: { id: string };
 const ownerHeaders = () => ({ "X-Organization-Id": acme.id });
@@ -51,9 +53,9 @@ const saveConnection = (changes: Record<string, unknown> = {}, token = owner.tok
 async function callBack(callbackUrl: URL, stateCookie: string | null) {
   const res = await server.call("GET", `${callbackUrl.pathname}${callbackUrl.search}`, { headers: stateCookie ? { cookie: stateCookie } : {} });
   expect(res.status).toBe(303);
-  // The state cookie is spent with the callback, whatever its outcome.
-  expect(res.headers.get("set-cookie")).toStartWith("dbvault_sso_state=; Path=/api/auth/sso/callback; Max-Age=0;");
   const location = new URL(res.headers.get("location")!);
+  // The state cookie is spent by the callback, unless it handed out a sign-in's code: the exchange checks it then.
+  if (!location.hash.startsWith("#code=")) expect(res.headers.get("set-cookie")).toStartWith("dbvault_sso_state=; Path=/api/auth/sso; Max-Age=0;");
   expect(`${location.origin}${location.pathname}${location.search}`).toBe(`${PUBLIC_URL}/sso`);
   const fragment = new URLSearchParams(location.hash.slice(1));
   return { code: fragment.get("code"), error: fragment.get("error"), reauthentication: fragment.get("reauthentication") };
@@ -74,7 +76,7 @@ async function signInWithSso(email: string) {
   const callbackUrl = await provider.followSignIn(url);
   const landed = await callBack(callbackUrl, stateCookie);
   if (!landed.code) return { error: landed.error, callbackUrl, stateCookie };
-  const exchanged = await server.call("POST", "/api/auth/sso/exchange", { body: { code: landed.code } });
+  const exchanged = await server.call("POST", "/api/auth/sso/exchange", { body: { code: landed.code }, headers: { cookie: stateCookie } });
   expect(exchanged.status).toBe(200);
   return { session: exchanged.body, callbackUrl, stateCookie, code: landed.code };
 }
@@ -90,7 +92,8 @@ const membershipOf = async (email: string) => {
 };
 
 beforeAll(async () => {
-  server = await startTestServer({ PUBLIC_URL });
+  dns = await startTestDnsServer();
+  server = await startTestServer({ PUBLIC_URL, SSO_DNS_RESOLVER: dns.address });
   clock = stopServerClock(server);
   provider = await startTestOidcProvider({ redirectUris: [REDIRECT_URI] });
   owner = await server.registerUser({ name: "Olivia Owner", email: "olivia@acme.test" });
@@ -98,8 +101,17 @@ beforeAll(async () => {
   provider.addAccount({ email: owner.email });
   const saved = await saveConnection();
   if (saved.status !== 200) throw new Error(`connection not saved: ${JSON.stringify(saved.body)}`);
+  // Acme proves it owns acme.test: the TXT record Settings → SSO names, found through DNS.
+  dns.addTxt("_dbvault-verify.acme.test", saved.body.domainRecord.value);
+  const proved = await server.call("POST", "/api/organizations/current/sso/domains/verify", {
+    token: owner.token,
+    headers: ownerHeaders(),
+    body: { domain: "acme.test" },
+  });
+  if (proved.status !== 200) throw new Error(`domain not proved: ${JSON.stringify(proved.body)}`);
 }, 60_000);
 afterAll(async () => {
+  dns?.stop();
   await provider?.stop().catch(() => {});
   await server?.close();
 });
@@ -213,8 +225,8 @@ describe("signing in with SSO", () => {
 
   test("the one-time code gives one session only", async () => {
     provider.addAccount({ email: "carl@acme.test" });
-    const { code } = await signInWithSso("carl@acme.test");
-    const again = await server.call("POST", "/api/auth/sso/exchange", { body: { code } });
+    const { code, stateCookie } = await signInWithSso("carl@acme.test");
+    const again = await server.call("POST", "/api/auth/sso/exchange", { body: { code }, headers: { cookie: stateCookie! } });
     expect([again.status, again.body.message]).toEqual([400, USED_SIGN_IN_MESSAGE]);
   });
 
@@ -283,41 +295,45 @@ describe("confirming it is you through SSO (re-authentication)", () => {
 
   test("a member created by SSO (no password they know) confirms at the provider and makes the security change", async () => {
     const session = await ssoMember("rita@acme.test");
-    const refused = await server.call("POST", "/api/settings/regenerate-api-key", { token: session.token });
+    const tokenInput = { name: "ci", scopes: ["read"], expiresInDays: 30 };
+    const refused = await server.call("POST", "/api/user/api-tokens", { token: session.token, body: tokenInput });
     expect([refused.status, refused.body.code, refused.body.ssoAvailable]).toEqual([403, "REAUTHENTICATION_REQUIRED", true]);
     expect(refused.body.message).toBe("Please confirm it is you: enter your password, or confirm with SSO.");
     const landed = await confirmWithSso(session.token);
     expect(landed.error).toBeNull();
     const confirmed = await server.call("POST", "/api/auth/reauthenticate/sso", { token: session.token, body: { code: landed.reauthentication } });
     expect(confirmed.status).toBe(200);
-    const key = await server.call("POST", "/api/settings/regenerate-api-key", { token: confirmed.body.token });
-    expect(key.status).toBe(200);
+    const created = await server.call("POST", "/api/user/api-tokens", { token: confirmed.body.token, body: tokenInput });
+    expect([created.status, created.body.scopes]).toEqual([201, ["read"]]);
     // Once only.
     const again = await server.call("POST", "/api/auth/reauthenticate/sso", { token: session.token, body: { code: landed.reauthentication } });
     expect([again.status, again.body.message]).toEqual([400, SSO_CONFIRMATION_USED_MESSAGE]);
   });
 
-  test("a member created by SSO changes e-mail and password once confirmed at the provider, with no current password", async () => {
+  test("a member created by SSO, even confirmed at the provider, changes neither e-mail nor password: the session reaches the organization only", async () => {
     const session = await ssoMember("ursula@acme.test");
     const unconfirmed = await server.call("PUT", "/api/user/password", { token: session.token, body: { newPassword: "a new passphrase 1" } });
-    expect([unconfirmed.status, unconfirmed.body.code, unconfirmed.body.ssoAvailable]).toEqual([403, "REAUTHENTICATION_REQUIRED", true]);
+    expect([unconfirmed.status, unconfirmed.body.code]).toEqual([403, "SSO_SESSION"]);
     const landed = await confirmWithSso(session.token);
     const confirmed = await server.call("POST", "/api/auth/reauthenticate/sso", { token: session.token, body: { code: landed.reauthentication } });
     expect(confirmed.status).toBe(200);
     const email = await server.call("PUT", "/api/user/update", { token: confirmed.body.token, body: { email: "ursula.new@acme.test" } });
-    expect([email.status, email.body.pendingEmail]).toEqual([200, "ursula.new@acme.test"]);
+    expect([email.status, email.body.code]).toEqual([403, "SSO_SESSION"]);
     const password = await server.call("PUT", "/api/user/password", { token: confirmed.body.token, body: { newPassword: "a new passphrase 1" } });
-    expect(password.status).toBe(200);
-    // Now a password they know signs them in.
+    expect([password.status, password.body.code]).toEqual([403, "SSO_SESSION"]);
+    // A password of their own comes by "Forgot password", which cuts the SSO link.
     const signedIn = await server.call("POST", "/api/auth/login", { body: { email: "ursula@acme.test", password: "a new passphrase 1" } });
-    expect(signedIn.status).toBe(200);
+    expect(signedIn.status).toBe(401);
   });
 
   test("a confirmation's code opens no session, and another member cannot spend it", async () => {
     const session = await ssoMember("sam@acme.test");
     const other = await ssoMember("tess@acme.test");
     const landed = await confirmWithSso(session.token);
-    const asSignIn = await server.call("POST", "/api/auth/sso/exchange", { body: { code: landed.reauthentication } });
+    const asSignIn = await server.call("POST", "/api/auth/sso/exchange", {
+      body: { code: landed.reauthentication },
+      headers: { cookie: "dbvault_sso_state=x" },
+    });
     expect([asSignIn.status, asSignIn.body.message]).toEqual([400, USED_SIGN_IN_MESSAGE]);
     const byOther = await server.call("POST", "/api/auth/reauthenticate/sso", { token: other.token, body: { code: landed.reauthentication } });
     expect([byOther.status, byOther.body.message]).toEqual([400, SSO_CONFIRMATION_USED_MESSAGE]);
@@ -397,6 +413,22 @@ describe("what the callback refuses", () => {
     expect(withAnotherState.error).toBe(OTHER_BROWSER_MESSAGE);
     // Mallory's own browser still finishes it: the refusal spent nothing.
     expect((await callBack(callbackUrl, stateCookie)).code).toBeString();
+  });
+
+  test("a one-time code opened in a browser that did not start the sign-in (login CSRF with #code=)", async () => {
+    // Mallory finishes her own sign-in up to the code and sends Victor /sso#code=<hers>.
+    provider.addAccount({ email: "mallory@acme.test" });
+    const { url, stateCookie } = await startSso("mallory@acme.test");
+    const { code } = await callBack(await provider.followSignIn(url), stateCookie);
+    const noCookie = await server.call("POST", "/api/auth/sso/exchange", { body: { code } });
+    expect([noCookie.status, noCookie.body.message]).toEqual([400, OTHER_BROWSER_MESSAGE]);
+    // Victor's browser holds a state of its own sign-in: not hers.
+    const victors = await startSso("victor@acme.test");
+    const otherState = await server.call("POST", "/api/auth/sso/exchange", { body: { code }, headers: { cookie: victors.stateCookie } });
+    expect([otherState.status, otherState.body.token]).toEqual([400, undefined]);
+    // Her own browser still exchanges it: the refusals spent nothing.
+    const hers = await server.call("POST", "/api/auth/sso/exchange", { body: { code }, headers: { cookie: stateCookie } });
+    expect([hers.status, hers.headers.get("set-cookie")?.startsWith("dbvault_sso_state=; Path=/api/auth/sso; Max-Age=0;")]).toEqual([200, true]);
   });
 
   test("an e-mail outside the organization's domains", async () => {

@@ -10,6 +10,8 @@ export type ErrorCode =
   | "BANNED"
   | "TWO_FACTOR_REQUIRED"
   | "SSO_REQUIRED"
+  /** A session from single sign-on reaches its organization only (modules/auth/session-scope.ts). */
+  | "SSO_SESSION"
   | "REAUTHENTICATION_REQUIRED"
   | "INACTIVE"
   | "NOT_FOUND"

@@ -17,6 +17,7 @@ const toApiTokenView = (row: ApiTokenRow) => ({
   createdAt: row.createdAt.toISOString(),
   expiresAt: row.expiresAt.toISOString(),
   lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
+  lastUsedFrom: row.lastUsedIp,
 });
 
 /** Creates a token for the user, acting in the organization; the token itself is answered this once (the server keeps its hash). */

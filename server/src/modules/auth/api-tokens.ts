@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { eq } from "drizzle-orm";
+import { asc, eq } from "drizzle-orm";
+import type { DbOrTx } from "@db/client";
 import { type ApiTokenScope, apiTokens } from "@db/schema";
 import type { AppContext } from "../../context";
 import { AppError, unauthorized } from "../../lib/errors";
@@ -27,7 +28,12 @@ const MANAGE_HINT = "Profile → Security → API tokens";
  * the operation refuses tokens). 401 for an unknown (revoked) or expired token, 403 TOKEN_SCOPE
  * for a scope the token lacks. What the creator may do is the caller's to check (auth/guard.ts).
  */
-export async function verifyApiToken(ctx: AppContext, token: string, scope: ApiTokenScope | undefined): Promise<{ userId: string; organizationId: string }> {
+export async function verifyApiToken(
+  ctx: AppContext,
+  token: string,
+  scope: ApiTokenScope | undefined,
+  clientAddress: string,
+): Promise<{ userId: string; organizationId: string }> {
   const [row] = await ctx.db
     .select()
     .from(apiTokens)
@@ -39,8 +45,27 @@ export async function verifyApiToken(ctx: AppContext, token: string, scope: ApiT
   if (!row.scopes.includes(scope)) {
     throw new AppError(403, "TOKEN_SCOPE", `This API token lacks the "${scope}" scope. Create a token with it in ${MANAGE_HINT}.`, { scope });
   }
-  if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() >= LAST_USED_PRECISION_MS) {
-    await ctx.db.update(apiTokens).set({ lastUsedAt: now }).where(eq(apiTokens.id, row.id));
+  if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() >= LAST_USED_PRECISION_MS || row.lastUsedIp !== clientAddress) {
+    await ctx.db.update(apiTokens).set({ lastUsedAt: now, lastUsedIp: clientAddress }).where(eq(apiTokens.id, row.id));
   }
   return { userId: row.userId, organizationId: row.organizationId };
+}
+
+/** Every API token of the account, in every organization, for the security e-mail. */
+export const accountApiTokens = (db: DbOrTx, userId: string) =>
+  db
+    .select({
+      name: apiTokens.name,
+      prefix: apiTokens.prefix,
+      organizationId: apiTokens.organizationId,
+      lastUsedAt: apiTokens.lastUsedAt,
+      lastUsedIp: apiTokens.lastUsedIp,
+    })
+    .from(apiTokens)
+    .where(eq(apiTokens.userId, userId))
+    .orderBy(asc(apiTokens.createdAt));
+
+/** Revokes every API token of the account (after a password reset, or when its owner asks): answers how many. */
+export async function revokeAccountApiTokens(db: DbOrTx, userId: string): Promise<number> {
+  return (await db.delete(apiTokens).where(eq(apiTokens.userId, userId)).returning({ id: apiTokens.id })).length;
 }

@@ -1,17 +1,24 @@
+import type { Server } from "bun";
 import { eq } from "drizzle-orm";
 import { Elysia } from "elysia";
 import { type MemberRole, users } from "@db/schema";
 import type { AppContext } from "../../context";
 import { leastRoleOf, tokenScopeOf } from "../../lib/api-security";
+import { clientIp } from "../../lib/client-ip";
 import { AppError, forbidden, unauthorized } from "../../lib/errors";
 import { type CurrentOrganization, currentOrganization, ORGANIZATION_HEADER } from "../organizations/current-organization";
 import { ROLE_LABELS, roleAtLeast } from "../organizations/roles";
 import { isApiToken, verifyApiToken } from "./api-tokens";
+import { isAccountOperation, refuseAccountOperation, refuseOtherOrganization } from "./session-scope";
 
 export type AuthenticatedUser = typeof users.$inferSelect;
 
-/** What a request's token says beyond the user: when its holder last confirmed their password. */
-export type SessionInfo = { reauthenticatedAt: Date | null };
+/**
+ * What a request's token says beyond the user: when its holder last confirmed it is them;
+ * `organizationScope`, the one organization a session from single sign-on reaches; and
+ * `reauthenticatedIn`, the organization whose provider made that confirmation (it counts there only).
+ */
+export type SessionInfo = { reauthenticatedAt: Date | null; organizationScope?: string | null; reauthenticatedIn?: string | null };
 
 function bearerToken(authorization: string | undefined): string | undefined {
   const match = authorization?.match(/^Bearer\s+(\S+)$/i);
@@ -61,7 +68,30 @@ export async function authenticateSession(
   }
   const refused = user.isBanned && options.allowBanned ? null : accountRefusal(user);
   if (refused) throw refused;
-  return { user, session: { reauthenticatedAt: claims.ra === null ? null : new Date(claims.ra * 1000) } };
+  return {
+    user,
+    session: { reauthenticatedAt: claims.ra === null ? null : new Date(claims.ra * 1000), organizationScope: claims.org, reauthenticatedIn: claims.rao },
+  };
+}
+
+/**
+ * The organization a session acts in: the one it names, within its scope (a session from single
+ * sign-on reaches its organization only, and not the account's own operations: session-scope.ts).
+ * `route` is absent for the browser's socket, which makes no operation.
+ */
+export async function sessionOrganization(
+  ctx: AppContext,
+  user: AuthenticatedUser,
+  session: SessionInfo,
+  requested: string | undefined,
+  route?: { method: string; path: string },
+): Promise<CurrentOrganization> {
+  const scope = session.organizationScope ?? null;
+  if (scope) {
+    if (route) refuseAccountOperation(route.method, route.path);
+    refuseOtherOrganization(scope, requested);
+  }
+  return currentOrganization(ctx.db, user.id, scope ?? requested);
 }
 
 /**
@@ -73,12 +103,17 @@ export async function authenticateSession(
  */
 async function authenticateRequest(
   ctx: AppContext,
-  call: { request: Request; headers: Record<string, string | undefined>; route: string },
+  call: { request: Request; headers: Record<string, string | undefined>; route: string; server?: Server<unknown> | null },
   options: { allowBanned?: boolean } = {},
 ): Promise<{ user: AuthenticatedUser; session: SessionInfo; tokenOrganization?: string }> {
   const token = bearerToken(call.headers.authorization);
   if (!token || !isApiToken(token)) return authenticateSession(ctx, call.headers.authorization, options);
-  const { userId, organizationId } = await verifyApiToken(ctx, token, tokenScopeOf(call.request.method, call.route));
+  const { userId, organizationId } = await verifyApiToken(
+    ctx,
+    token,
+    tokenScopeOf(call.request.method, call.route),
+    clientIp(ctx, call.request, call.server ?? null),
+  );
   const [user] = await ctx.db.select().from(users).where(eq(users.id, userId));
   if (!user) throw unauthorized("This API token's account no longer exists.");
   const refused = accountRefusal(user);
@@ -92,7 +127,7 @@ type Authenticated = { user: AuthenticatedUser; session: SessionInfo; organizati
 
 async function authenticateInOrganization(
   ctx: AppContext,
-  call: { request: Request; headers: Record<string, string | undefined>; route: string },
+  call: { request: Request; headers: Record<string, string | undefined>; route: string; server?: Server<unknown> | null },
   options: { allowBanned?: boolean } = {},
 ): Promise<Authenticated> {
   const { tokenOrganization, ...authenticated } = await authenticateRequest(ctx, call, options);
@@ -101,8 +136,17 @@ async function authenticateInOrganization(
   if (tokenOrganization && requested && requested !== tokenOrganization) {
     throw forbidden("This API token acts only in the organization it was created in. Create a token there in Profile → Security → API tokens.");
   }
-  const organization = await currentOrganization(ctx.db, authenticated.user.id, tokenOrganization ?? requested);
+  const route = { method: call.request.method, path: call.route };
+  const organization = tokenOrganization
+    ? await currentOrganization(ctx.db, authenticated.user.id, tokenOrganization)
+    : await sessionOrganization(ctx, authenticated.user, authenticated.session, requested, route);
   refuseBelowRole(organization, leastRoleOf(call.request.method, call.route));
+  // A confirmation through an organization's provider counts inside that organization only, and
+  // never for the account's own security: that provider's owner does not own the account.
+  const { reauthenticatedIn } = authenticated.session;
+  if (reauthenticatedIn && (reauthenticatedIn !== organization.id || isAccountOperation(route.method, route.path))) {
+    return { ...authenticated, session: { ...authenticated.session, reauthenticatedAt: null }, organization };
+  }
   return { ...authenticated, organization };
 }
 

@@ -2,7 +2,9 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
 import { clientIp } from "../../lib/client-ip";
 import { authAnswers, authModel } from "./model";
+import { AppError } from "../../lib/errors";
 import { authGuard } from "./guard";
+import { SSO_SESSION_ACCOUNT_MESSAGE } from "./session-scope";
 import { checkResetToken, forgotPassword, login, logout, register, resetPassword } from "./service";
 
 export const authController = (ctx: AppContext) =>
@@ -31,16 +33,33 @@ export const authController = (ctx: AppContext) =>
       response: { 200: authAnswers.resetToken },
       detail: { summary: "Check a reset token" },
     })
-    .post("/reset-password/:token", ({ params, body }) => resetPassword(ctx, { token: params.token, ...body }), {
-      params: authModel.resetTokenParams,
-      body: authModel.resetPassword,
-      response: { 200: authAnswers.message },
-      detail: { summary: "Set a new password with a reset token" },
-    })
+    .post(
+      "/reset-password/:token",
+      ({ params, body }) => resetPassword(ctx, { token: params.token, password: body.password, revokeApiTokens: body.revokeApiTokens ?? true }),
+      {
+        params: authModel.resetTokenParams,
+        body: authModel.resetPassword,
+        response: { 200: authAnswers.message },
+        detail: {
+          summary: "Set a new password with a reset token",
+          description:
+            "Ends every session and, unless `revokeApiTokens` is false, revokes every API token. An account single sign-on created stops signing in through it: the password makes it the person's own.",
+        },
+      },
+    )
     .use(authGuard(ctx))
-    .post("/logout", ({ user }) => logout(ctx, user.id), {
-      // The banned page's 'Sign Out' signs out too (403 here left the token working).
-      bannedToo: true,
-      response: { 200: authAnswers.message },
-      detail: { summary: "Sign out everywhere: every token issued so far stops working" },
-    });
+    .post(
+      "/logout",
+      ({ user, session, body }) => {
+        // Tokens of every organization: not for a session single sign-on scoped to one.
+        if (session.organizationScope && body?.revokeApiTokens) throw new AppError(403, "SSO_SESSION", SSO_SESSION_ACCOUNT_MESSAGE);
+        return logout(ctx, user, { revokeApiTokens: body?.revokeApiTokens ?? false });
+      },
+      {
+        body: authModel.logout,
+        // The banned page's 'Sign Out' signs out too (403 here left the token working).
+        bannedToo: true,
+        response: { 200: authAnswers.message },
+        detail: { summary: "Sign out everywhere: every session token issued so far stops working; with `revokeApiTokens`, every API token too" },
+      },
+    );

@@ -19,7 +19,25 @@ export const authModel = {
     device: t.Optional(t.String({ maxLength: 200, error: "device must be the deviceToken of an earlier sign-in" })),
   }),
   forgotPassword: t.Object({ email: emailField }),
-  resetPassword: t.Object({ password: passwordField }),
+  resetPassword: t.Object({
+    password: passwordField,
+    revokeApiTokens: t.Optional(
+      t.Boolean({
+        description: "Also revoke every API token of the account, in every organization (default true: whoever had the account may have made them)",
+        error: "revokeApiTokens must be true or false",
+      }),
+    ),
+  }),
+  logout: t.Optional(
+    t.Object({
+      revokeApiTokens: t.Optional(
+        t.Boolean({
+          description: "Also revoke every API token of the account, in every organization (default false: signing out of this browser leaves scripts working)",
+          error: "revokeApiTokens must be true or false",
+        }),
+      ),
+    }),
+  ),
   resetTokenParams: t.Object({ token: t.String({ minLength: 1, maxLength: 200, error: "Invalid reset token" }) }),
 };
 

@@ -11,7 +11,9 @@ import { endBrowserSessions } from "../../lib/browser-events";
 import { queueMail } from "../mail/outbox";
 import { acceptSecondFactor, isTwoFactorOn, isTwoFactorRequired, requireSecondFactor } from "./second-factor";
 import { accountRefusal } from "./guard";
+import { revokeAccountApiTokens } from "./api-tokens";
 import { deviceTokenFor, knownDeviceId } from "./known-devices";
+import { mailSecurityNotice } from "./security-mail";
 import { hashPassword, verifyPassword } from "./password";
 import { admitRegistration, admitResetRequest, admitSignIn } from "./throttle";
 import { refusePasswordWhereSsoRequired } from "../organizations/sso-required";
@@ -49,7 +51,15 @@ export const normaliseEmail = (email: string) => email.trim().toLowerCase();
  */
 export async function createUser(
   ctx: AppContext,
-  input: { name: string; email: string; password: string; role?: "user" | "admin"; joining?: { organizationId: string; role: MemberRole } },
+  input: {
+    name: string;
+    email: string;
+    password: string;
+    role?: "user" | "admin";
+    joining?: { organizationId: string; role: MemberRole };
+    /** The organization whose single sign-on creates the account: it is bound to it. */
+    ssoCreatedBy?: string;
+  },
 ): Promise<UserRow> {
   const email = normaliseEmail(input.email);
   const [existing] = await ctx.db.select({ id: users.id }).from(users).where(eq(users.email, email));
@@ -65,6 +75,7 @@ export async function createUser(
         email,
         passwordHash,
         role: input.role ?? "user",
+        ...(input.ssoCreatedBy ? { ssoOrganizationId: input.ssoCreatedBy, ssoLink: "created" as const } : {}),
       })
       .onConflictDoNothing({ target: users.email })
       .returning();
@@ -108,12 +119,16 @@ export async function login(ctx: AppContext, input: { email: string; password: s
   return issueSession(ctx, user, input.device);
 }
 
-/** A sign-in's answer: a session token (of at most `maxHours`), the user, and this browser's device token. */
-export async function issueSession(ctx: AppContext, user: UserRow, device: string | undefined, maxHours?: number) {
-  // A new session starts in the user's personal organization (the web app switches from there).
-  const organization = await currentOrganization(ctx.db, user.id, undefined);
+/**
+ * A sign-in's answer: a session token (of at most `maxHours`; scoped to `organizationId` when
+ * single sign-on opened it), the user, and this browser's device token.
+ */
+export async function issueSession(ctx: AppContext, user: UserRow, device: string | undefined, scoped?: { maxHours: number; organizationId: string }) {
+  // A new session starts in the user's personal organization (the web app switches from there),
+  // or in the one organization a scoped session reaches.
+  const organization = await currentOrganization(ctx.db, user.id, scoped?.organizationId);
   return {
-    token: await ctx.tokens.issue(user.id, user.tokenVersion, undefined, maxHours),
+    token: await ctx.tokens.issue(user.id, user.tokenVersion, undefined, scoped?.maxHours, { organizationId: scoped?.organizationId }),
     user: toSessionUser(ctx, user, await apiKeyShownTo(ctx, organization)),
     deviceToken: deviceTokenFor(ctx, user.id, device),
   };
@@ -212,7 +227,7 @@ export async function revokeResetLinks(db: DbOrTx, userId: string, now: Date): P
 }
 
 /** Sets a new password with a reset token, once; every session of the account ends. */
-export async function resetPassword(ctx: AppContext, input: { token: string; password: string }) {
+export async function resetPassword(ctx: AppContext, input: { token: string; password: string; revokeApiTokens: boolean }) {
   const passwordHash = await hashPassword(input.password);
   const tokenHash = hashLinkToken(input.token);
   const used = await ctx.db.transaction(async (tx) => {
@@ -227,26 +242,47 @@ export async function resetPassword(ctx: AppContext, input: { token: string; pas
     const refused = user ? accountRefusal(user) : null;
     if (refused) throw refused;
     await revokeResetLinks(tx, row.userId, ctx.now());
+    // An account single sign-on created (perhaps before its real owner came) does not merge with
+    // the person who now proves the mailbox: that provider stops signing it in.
+    const ssoCreated = user?.ssoLink === "created";
     await tx
       .update(users)
-      .set({ passwordHash, tokenVersion: (user?.tokenVersion ?? 0) + 1, updatedAt: ctx.now() })
+      .set({
+        passwordHash,
+        tokenVersion: (user?.tokenVersion ?? 0) + 1,
+        updatedAt: ctx.now(),
+        ...(ssoCreated ? { ssoOrganizationId: null, ssoLink: "cut" as const } : {}),
+      })
       .where(eq(users.id, row.userId));
-    return row;
+    const revokedApiTokens = input.revokeApiTokens ? await revokeAccountApiTokens(tx, row.userId) : 0;
+    return { userId: row.userId, email: user?.email ?? "", ssoCreated, revokedApiTokens };
   });
   if (!used) throw badRequest("Invalid or expired reset token");
   await endBrowserSessions(ctx, used.userId, "password reset");
-  return { message: "Your password has been reset. You can now sign in with your new password." };
+  await mailSecurityNotice(ctx, { id: used.userId, email: used.email }, "Your password was reset", used.revokedApiTokens);
+  return {
+    message: used.ssoCreated
+      ? `${SSO_CREATED_RESET_MESSAGE} You can now sign in with your new password.`
+      : "Your password has been reset. You can now sign in with your new password.",
+  };
 }
 
 /**
  * Signs the user out everywhere: every token issued so far stops working (the token version
  * moves on) and their open browser sockets close.
  */
-export async function logout(ctx: AppContext, userId: string) {
-  await ctx.db
-    .update(users)
-    .set({ tokenVersion: sql`${users.tokenVersion} + 1`, updatedAt: ctx.now() })
-    .where(eq(users.id, userId));
-  await endBrowserSessions(ctx, userId, "signed out");
-  return { message: "Signed out" };
+export async function logout(ctx: AppContext, user: { id: string; email: string }, options: { revokeApiTokens: boolean }) {
+  const revokedApiTokens = await ctx.db.transaction(async (tx) => {
+    await tx
+      .update(users)
+      .set({ tokenVersion: sql`${users.tokenVersion} + 1`, updatedAt: ctx.now() })
+      .where(eq(users.id, user.id));
+    return options.revokeApiTokens ? revokeAccountApiTokens(tx, user.id) : 0;
+  });
+  await endBrowserSessions(ctx, user.id, "signed out");
+  if (options.revokeApiTokens) await mailSecurityNotice(ctx, user, "You signed out everywhere", revokedApiTokens);
+  return { message: revokedApiTokens > 0 ? `Signed out everywhere; ${revokedApiTokens} API token(s) revoked.` : "Signed out" };
 }
+
+export const SSO_CREATED_RESET_MESSAGE =
+  "Your password has been reset. This account was created by an organization's single sign-on before you set a password: that single sign-on no longer signs it in, and you may leave that organization in Settings → Organization.";

@@ -21,7 +21,9 @@ export async function refusePasswordWhereSsoRequired(db: DbOrTx, user: UserRow):
     .select({ role: memberships.role })
     .from(memberships)
     .innerJoin(ssoConnections, eq(ssoConnections.organizationId, memberships.organizationId))
-    .where(and(eq(memberships.userId, user.id), eq(ssoConnections.ssoRequired, true), arrayContains(ssoConnections.allowedDomains, [emailDomain(user.email)])));
+    .where(
+      and(eq(memberships.userId, user.id), eq(ssoConnections.ssoRequired, true), arrayContains(ssoConnections.verifiedDomains, [emailDomain(user.email)])),
+    );
   const breakGlass = user.totpSecretCiphertext !== null && requiring.every((membership) => membership.role === "owner");
   if (requiring.length > 0 && !breakGlass) throw new AppError(403, "SSO_REQUIRED", SSO_REQUIRED_MESSAGE);
 }
@@ -66,13 +68,23 @@ export async function refuseLosingLastBreakGlass(db: DbOrTx, userId: string, org
   }
 }
 
-/** The SSO connection a member signs in through (their e-mail's domain, in an organization they belong to), if any. */
-export async function ssoConnectionOf(db: DbOrTx, user: Pick<UserRow, "id" | "email">) {
+/**
+ * The SSO connection a member signs in through: that of the organization the account is bound to
+ * (`users.ssoOrganizationId`), or, for an account not bound yet, of an organization it belongs to
+ * that proved its e-mail's domain; null when none.
+ */
+export async function ssoConnectionOf(db: DbOrTx, user: Pick<UserRow, "id" | "email" | "ssoOrganizationId">) {
   const [row] = await db
     .select({ connection: ssoConnections })
     .from(memberships)
     .innerJoin(ssoConnections, eq(ssoConnections.organizationId, memberships.organizationId))
-    .where(and(eq(memberships.userId, user.id), arrayContains(ssoConnections.allowedDomains, [emailDomain(user.email)])))
+    .where(
+      and(
+        eq(memberships.userId, user.id),
+        arrayContains(ssoConnections.verifiedDomains, [emailDomain(user.email)]),
+        user.ssoOrganizationId ? eq(ssoConnections.organizationId, user.ssoOrganizationId) : undefined,
+      ),
+    )
     .limit(1);
   return row?.connection ?? null;
 }

@@ -1,8 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
 import { publicErrorOf } from "../../lib/public-error";
-import { authenticate } from "../auth/guard";
-import { currentOrganization } from "../organizations/current-organization";
+import { authenticateSession, sessionOrganization } from "../auth/guard";
 
 type BrowserSocket = { send(data: string): unknown; close(code?: number, reason?: string): unknown; id: string };
 
@@ -67,9 +66,9 @@ export const realtimeController = (ctx: AppContext) => {
         return;
       }
       try {
-        const user = await authenticate(ctx, `Bearer ${message.token}`);
+        const { user, session } = await authenticateSession(ctx, `Bearer ${message.token}`);
         const requested = typeof message.organizationId === "string" && message.organizationId ? message.organizationId : undefined;
-        const organization = await currentOrganization(ctx.db, user.id, requested);
+        const organization = await sessionOrganization(ctx, user, session, requested);
         clearTimeout(authTimers.get(ws.id));
         authTimers.delete(ws.id);
         holderOfSocket.set(ws.id, { socket: ws, userId: user.id, organizationId: organization.id });

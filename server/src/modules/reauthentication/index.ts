@@ -15,7 +15,7 @@ export const SSO_CONFIRMATION_USED_MESSAGE = "This confirmation was already used
 export const reauthenticationController = (ctx: AppContext) =>
   new Elysia({ prefix: "/api/auth", detail: { tags: ["Auth"], security: [{ bearer: [] }] } })
     .use(authGuard(ctx))
-    .post("/reauthenticate", ({ user, body }) => reauthenticate(ctx, user, body), {
+    .post("/reauthenticate", ({ user, session, body }) => reauthenticate(ctx, user, session, body), {
       auth: true,
       body: reauthenticationModel.reauthenticate,
       response: { 200: reauthenticationAnswers.reauthenticated },
@@ -54,14 +54,19 @@ export const reauthenticationController = (ctx: AppContext) =>
     )
     .post(
       "/reauthenticate/sso",
-      async ({ user, body }) => {
-        if (!(await redeemReauthenticationCode(ctx, user.id, body.code))) throw badRequest(SSO_CONFIRMATION_USED_MESSAGE);
-        return stampedToken(ctx, user);
+      async ({ user, session, body }) => {
+        const organizationId = await redeemReauthenticationCode(ctx, user.id, body.code);
+        if (!organizationId) throw badRequest(SSO_CONFIRMATION_USED_MESSAGE);
+        return stampedToken(ctx, user, session, organizationId);
       },
       {
         auth: true,
         body: reauthenticationModel.sso,
         response: { 200: reauthenticationAnswers.reauthenticated },
-        detail: { summary: "Exchange an SSO confirmation's one-time code (once, within a minute) for a token stamped for 10 minutes" },
+        detail: {
+          summary: "Exchange an SSO confirmation's one-time code (once, within a minute) for a token stamped for 10 minutes",
+          description:
+            "The stamp counts inside the organization whose provider confirmed it only: never for the account's e-mail, password or two-factor sign-in.",
+        },
       },
     );

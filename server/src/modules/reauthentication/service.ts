@@ -9,6 +9,7 @@ import type { AuthenticatedUser, SessionInfo } from "../auth/guard";
 import { confirmCurrentPassword } from "../auth/password";
 import { acceptSecondFactor, isTwoFactorOn } from "../auth/second-factor";
 import { ssoConnectionOf } from "../organizations/sso-required";
+import { SSO_SESSION_MAX_HOURS } from "../sso/sign-in";
 
 export const REAUTHENTICATION_WINDOW_MS = 10 * 60 * 1000;
 
@@ -51,17 +52,25 @@ export async function requireRecentReauthentication(ctx: AppContext, user: Authe
 }
 
 /** POST /api/auth/reauthenticate: the password and code now, answered with a stamped token. */
-export async function reauthenticate(ctx: AppContext, user: AuthenticatedUser, given: { password: string; code?: string }) {
+export async function reauthenticate(ctx: AppContext, user: AuthenticatedUser, session: SessionInfo, given: { password: string; code?: string }) {
   await requireRecentReauthentication(ctx, user, { reauthenticatedAt: null }, given);
-  return stampedToken(ctx, user);
+  return stampedToken(ctx, user, session, null);
 }
 
-/** A token stamped with a re-authentication made now (by password and code, or through SSO). */
-export async function stampedToken(ctx: AppContext, user: AuthenticatedUser) {
+/**
+ * A token stamped with a re-authentication made now: by password and code (`viaProviderOf` null),
+ * or through the provider of the organization `viaProviderOf`, where alone it then counts. A
+ * session from single sign-on keeps its scope and its shorter life.
+ */
+export async function stampedToken(ctx: AppContext, user: AuthenticatedUser, session: SessionInfo, viaProviderOf: string | null) {
   const at = ctx.now();
+  const scope = session.organizationScope ?? null;
   return {
     message: "Thank you. You can make changes to your account's security for the next 10 minutes.",
-    token: await ctx.tokens.issue(user.id, user.tokenVersion, at),
+    token: await ctx.tokens.issue(user.id, user.tokenVersion, at, scope ? SSO_SESSION_MAX_HOURS : undefined, {
+      organizationId: scope,
+      reauthenticatedIn: viaProviderOf,
+    }),
     reauthenticatedUntil: new Date(at.getTime() + REAUTHENTICATION_WINDOW_MS).toISOString(),
   };
 }

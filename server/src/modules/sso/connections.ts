@@ -9,6 +9,7 @@ import { actorOf, recordAudit } from "../audit/service";
 import type { CurrentOrganization } from "../organizations/current-organization";
 import { hasBreakGlassOwner } from "../organizations/sso-required";
 import type { ssoModel } from "./model";
+import { newDomainVerificationToken, verificationRecordName, verificationRecordValue } from "./domains";
 import { discoverProvider, parseIssuer } from "./provider-client";
 
 /** Where providers send the browser back; what owners register at their provider. */
@@ -16,7 +17,7 @@ export const callbackPath = "/api/auth/sso/callback";
 
 export const OWNERS_ONLY_MESSAGE = "Only an owner of this organization can change its single sign-on.";
 
-function requireOwner(organization: CurrentOrganization) {
+export function requireOwner(organization: CurrentOrganization) {
   if (organization.role !== "owner") throw forbidden(OWNERS_ONLY_MESSAGE);
 }
 
@@ -42,6 +43,11 @@ export async function readConnection(ctx: AppContext, organization: CurrentOrgan
     clientId: row?.clientId ?? null,
     clientSecretSet: Boolean(row),
     allowedDomains: row?.allowedDomains ?? [],
+    verifiedDomains: row?.verifiedDomains ?? [],
+    // What to publish in DNS to prove each listed domain (domains.ts).
+    domainRecord: row?.domainVerificationToken
+      ? { name: verificationRecordName("<domain>"), value: verificationRecordValue(row.domainVerificationToken) }
+      : null,
     defaultRole: (row?.defaultRole ?? "viewer") as "admin" | "operator" | "viewer",
     ssoRequired: row?.ssoRequired ?? false,
     redirectUri: `${origin}${callbackPath}`,
@@ -66,13 +72,17 @@ export async function saveConnection(
   const [existing] = await ctx.db.select().from(ssoConnections).where(eq(ssoConnections.organizationId, organization.id));
   const clientSecret = input.clientSecret ?? (existing ? ctx.ssoBox.open(existing.clientSecretCiphertext) : undefined);
   if (!clientSecret) throw badRequest("Enter the client secret the provider gave DBVault");
+  // Listing a domain only claims it; a claim blocks nobody. A domain another organization proved
+  // it owns is refused: that organization signs its people in.
   const [taken] = await ctx.db
-    .select({ domains: ssoConnections.allowedDomains })
+    .select({ domains: ssoConnections.verifiedDomains })
     .from(ssoConnections)
-    .where(and(ne(ssoConnections.organizationId, organization.id), arrayOverlaps(ssoConnections.allowedDomains, allowedDomains)));
+    .where(and(ne(ssoConnections.organizationId, organization.id), arrayOverlaps(ssoConnections.verifiedDomains, allowedDomains)));
   if (taken) {
     const clash = allowedDomains.filter((domain) => taken.domains.includes(domain));
-    throw conflict(`Another organization already signs in ${clash.join(", ")} with SSO. Remove that domain, or ask DBVault support if it is yours.`);
+    throw conflict(
+      `Another organization has proved it owns ${clash.join(", ")} and signs it in with SSO. Remove that domain, or ask DBVault support if it is yours.`,
+    );
   }
   if (input.ssoRequired) await requireBreakGlassOwner(ctx, organization.id);
   parseIssuer(input.issuer.trim());
@@ -86,6 +96,9 @@ export async function saveConnection(
     allowedDomains,
     defaultRole: input.defaultRole,
     ssoRequired: input.ssoRequired,
+    // A domain dropped from the list loses its proof; one added again is proved again.
+    verifiedDomains: (existing?.verifiedDomains ?? []).filter((domain) => allowedDomains.includes(domain)),
+    domainVerificationToken: existing?.domainVerificationToken ?? newDomainVerificationToken(),
     updatedAt: ctx.now(),
   };
   await ctx.db.transaction(async (tx) => {

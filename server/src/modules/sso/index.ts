@@ -5,7 +5,9 @@ import { AppError } from "../../lib/errors";
 import { requestOrigin } from "../../lib/request-origin";
 import { messageAnswer } from "../../lib/schema";
 import { authGuard } from "../auth/guard";
-import { readConnection, removeConnection, saveConnection } from "./connections";
+import { actorOf } from "../audit/service";
+import { readConnection, removeConnection, requireOwner, saveConnection } from "./connections";
+import { proveDomainAsAdmin, proveDomainByDns } from "./domains";
 import { ssoAnswers, ssoModel } from "./model";
 import { exchangeSessionCode, finishSignIn, startSignIn } from "./sign-in";
 import { readStateCookie, stateCookie } from "./state-cookie";
@@ -35,12 +37,14 @@ export const ssoSignInController = (ctx: AppContext) =>
       "/callback",
       async ({ query, request, redirect, set }) => {
         const page = `${requestOrigin(ctx.config, request)}${SSO_RETURN_PAGE}`;
-        set.headers["set-cookie"] = stateCookie("", ctx.config.publicUrl.startsWith("https://"), 0);
         try {
           const { code, reauthentication } = await finishSignIn(ctx, query, new URL(request.url), readStateCookie(request));
+          // A sign-in's cookie stays for the exchange, which checks it; anything else spends it here.
+          if (reauthentication) set.headers["set-cookie"] = stateCookie("", ctx.config.publicUrl.startsWith("https://"), 0);
           // In the fragment: browsers never send it to a server, so no access log holds it.
           return redirect(`${page}#${reauthentication ? "reauthentication" : "code"}=${encodeURIComponent(code)}`, 303);
         } catch (error) {
+          set.headers["set-cookie"] = stateCookie("", ctx.config.publicUrl.startsWith("https://"), 0);
           if (!(error instanceof AppError)) ctx.log.error("sso callback failed", { error });
           const message = error instanceof AppError ? error.message : UNEXPECTED_MESSAGE;
           return redirect(`${page}#error=${encodeURIComponent(message)}`, 303);
@@ -59,11 +63,21 @@ export const ssoSignInController = (ctx: AppContext) =>
         },
       },
     )
-    .post("/exchange", ({ body }) => exchangeSessionCode(ctx, body.code), {
-      body: ssoModel.exchange,
-      response: { 200: ssoAnswers.session },
-      detail: { summary: "Exchange the callback's one-time code for a session (once, within a minute)" },
-    });
+    .post(
+      "/exchange",
+      async ({ body, request, set }) => {
+        const session = await exchangeSessionCode(ctx, body.code, readStateCookie(request));
+        set.headers["set-cookie"] = stateCookie("", ctx.config.publicUrl.startsWith("https://"), 0);
+        return session;
+      },
+      {
+        body: ssoModel.exchange,
+        response: { 200: ssoAnswers.session },
+        detail: {
+          summary: "Exchange the callback's one-time code for a session (once, within a minute), from the browser that started the sign-in (its state cookie)",
+        },
+      },
+    );
 
 /** Settings → SSO: the current organization's connection, for its owners. */
 export const ssoSettingsController = (ctx: AppContext) =>
@@ -80,8 +94,36 @@ export const ssoSettingsController = (ctx: AppContext) =>
       response: { 200: ssoAnswers.connection },
       detail: { summary: "Save the organization's single sign-on (owners); the issuer is checked by discovery (400 not OIDC, 502 unreachable)" },
     })
+    .post(
+      "/domains/verify",
+      ({ user, organization, body }) => {
+        requireOwner(organization);
+        return proveDomainByDns(ctx, organization.id, body.domain, actorOf(user, organization));
+      },
+      {
+        auth: true,
+        body: ssoModel.domain,
+        response: { 200: ssoAnswers.verifiedDomains },
+        detail: {
+          summary:
+            "Prove the organization owns an SSO domain (owners): DBVault looks up the TXT record `domainRecord` names; only proved domains sign anyone in",
+        },
+      },
+    )
     .delete("/", ({ user, organization }) => removeConnection(ctx, { user, organization }), {
       auth: true,
       response: { 200: messageAnswer },
       detail: { summary: "Remove the organization's single sign-on (owners): members sign in with passwords again" },
+    });
+
+/** The admin console: a server admin vouches for an organization's SSO domain (self-hosted servers whose DNS DBVault cannot see). */
+export const ssoAdminController = (ctx: AppContext) =>
+  new Elysia({ prefix: "/api/admin/organizations", detail: { tags: ["Admin"], security: [{ bearer: [] }] } })
+    .use(authGuard(ctx))
+    .post("/:id/sso-domains", ({ user, organization, params, body }) => proveDomainAsAdmin(ctx, params.id, body.domain, actorOf(user, organization)), {
+      admin: true,
+      params: ssoModel.adminDomainParams,
+      body: ssoModel.domain,
+      response: { 200: ssoAnswers.verifiedDomains },
+      detail: { summary: "Mark an organization's SSO domain as proved (server admins), where a DNS record cannot be checked" },
     });

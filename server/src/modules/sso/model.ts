@@ -21,6 +21,8 @@ export const ssoModel = {
     defaultRole: oneOf(ssoDefaultRoles, "The role of new members must be admin, operator or viewer"),
     ssoRequired: t.Boolean({ error: "ssoRequired must be true or false" }),
   }),
+  domain: t.Object({ domain: t.String({ pattern: DOMAIN_PATTERN, error: "domain must be a domain name such as example.com" }) }),
+  adminDomainParams: t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) }),
   start: t.Object({ email: emailField }),
   callbackQuery: t.Object({
     code: t.Optional(t.String({ maxLength: 2000 })),
@@ -41,12 +43,20 @@ export const ssoAnswers = {
     /** Whether a secret is stored; the secret itself is never answered. */
     clientSecretSet: t.Boolean(),
     allowedDomains: t.Array(t.String()),
+    verifiedDomains: t.Array(t.String(), { description: "The allowed domains proved to be the organization's: only these sign anyone in" }),
+    domainRecord: nullable(
+      t.Object(
+        { name: t.String(), value: t.String() },
+        { description: "The DNS TXT record that proves a domain (<domain> replaced by it), for POST …/sso/domains/verify" },
+      ),
+    ),
     defaultRole: oneOf(ssoDefaultRoles, "role"),
     ssoRequired: t.Boolean(),
     redirectUri: t.String({ description: "The redirect URI to register at the provider" }),
     updatedAt: nullable(isoDate()),
   }),
   start: t.Object({ url: t.String({ description: "The provider's authorization URL to send the browser to" }) }),
+  verifiedDomains: t.Object({ verifiedDomains: t.Array(t.String()) }),
   session: t.Object({
     token: t.String({ description: "Bearer token (JWT); an SSO session lasts at most 12 hours" }),
     user: sessionUserAnswer,

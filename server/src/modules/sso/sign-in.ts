@@ -12,6 +12,7 @@ import { AppError, badRequest, unauthorized } from "../../lib/errors";
 import { actorOf, recordAudit } from "../audit/service";
 import { accountRefusal } from "../auth/guard";
 import { createUser, hashLinkToken, issueSession } from "../auth/service";
+import { isTwoFactorOn } from "../auth/second-factor";
 import { admitSsoStart } from "../auth/throttle";
 import { emailDomain } from "../organizations/sso-required";
 import { cachedProvider, forgetProvider } from "./provider-cache";
@@ -32,11 +33,12 @@ export const OTHER_BROWSER_MESSAGE =
 export const NO_SSO_FOR_DOMAIN_MESSAGE = "No organization signs in with SSO for this e-mail domain. Check the address, or sign in with your password.";
 
 async function connectionForDomain(ctx: AppContext, domain: string) {
-  // One organization per domain (connections.ts refuses a second), so at most one row.
+  // Only a domain the organization proved it owns signs anyone in; one organization proves a
+  // domain at most (domains.ts), so at most one row.
   const [connection] = await ctx.db
     .select()
     .from(ssoConnections)
-    .where(arrayContains(ssoConnections.allowedDomains, [domain]));
+    .where(arrayContains(ssoConnections.verifiedDomains, [domain]));
   return connection ?? null;
 }
 
@@ -127,9 +129,11 @@ export async function finishSignIn(
       "Your sign-in provider has not verified your e-mail address, so DBVault cannot tell who you are. Ask your administrator to verify it there.",
     );
   }
-  if (!connection.allowedDomains.includes(emailDomain(identity.email))) {
+  const domain = emailDomain(identity.email);
+  if (!connection.allowedDomains.includes(domain)) {
     throw new AppError(403, "FORBIDDEN", `${identity.email} is not in the e-mail domains this organization signs in with SSO. Sign in with your work address.`);
   }
+  if (!connection.verifiedDomains.includes(domain)) throw new AppError(403, "FORBIDDEN", unprovedDomainMessage(domain));
   if (signIn.reauthentication) return { code: await confirmReauthentication(ctx, signIn, identity), reauthentication: true };
   const { user, joined, role } = await memberFor(ctx, connection, identity.email, identity.name);
   const code = randomBytes(32).toString("base64url");
@@ -165,10 +169,13 @@ async function confirmReauthentication(
   identity: { email: string | null; authenticatedAt: number | null },
 ) {
   const [user] = signIn.userId ? await ctx.db.select().from(users).where(eq(users.id, signIn.userId)) : [];
-  if (!user || user.email !== identity.email || identity.authenticatedAt === null) {
-    ctx.log.warn("sso re-authentication refused", { userId: signIn.userId, sameEmail: user?.email === identity.email });
+  const otherOrganization = Boolean(user?.ssoOrganizationId && user.ssoOrganizationId !== signIn.organizationId);
+  if (!user || user.email !== identity.email || identity.authenticatedAt === null || otherOrganization) {
+    ctx.log.warn("sso re-authentication refused", { userId: signIn.userId, sameEmail: user?.email === identity.email, otherOrganization });
     throw unauthorized(REAUTHENTICATION_REFUSED_MESSAGE);
   }
+  // The account itself, signed in, went through this provider: it links the account to it.
+  await bindAccount(ctx, user, signIn.organizationId, "confirmed");
   const code = randomBytes(32).toString("base64url");
   await ctx.db
     .update(ssoSignIns)
@@ -177,10 +184,13 @@ async function confirmReauthentication(
   return code;
 }
 
-/** Spends a re-authentication's one-time code for `userId` (once, within a minute); false when it is not theirs or not valid. */
-export async function redeemReauthenticationCode(ctx: AppContext, userId: string, code: string): Promise<boolean> {
+/**
+ * Spends a re-authentication's one-time code for `userId` (once, within a minute): the organization
+ * whose provider confirmed it, or null when the code is not theirs or not valid.
+ */
+export async function redeemReauthenticationCode(ctx: AppContext, userId: string, code: string): Promise<string | null> {
   const [spent] = await spendCode(ctx, code, eq(ssoSignIns.reauthentication, true), eq(ssoSignIns.userId, userId));
-  return Boolean(spent);
+  return spent?.organizationId ?? null;
 }
 
 /** Marks the round trip whose one-time code this is as spent, once and within its minute, where `conditions` hold too. */
@@ -215,6 +225,9 @@ async function memberFor(ctx: AppContext, connection: typeof ssoConnections.$inf
         "A DBVault account with this e-mail already exists and is not a member of this organization. Sign in with your password, and ask an owner to invite you.",
       );
     }
+    const unlinked = linkRefusal(existing, connection.organizationId);
+    if (unlinked) throw unlinked;
+    await bindAccount(ctx, existing, connection.organizationId, "domain");
     return { user: existing, joined: false, role: membership.role };
   }
   const created = await createUser(ctx, {
@@ -222,20 +235,60 @@ async function memberFor(ctx: AppContext, connection: typeof ssoConnections.$inf
     email,
     password: randomBytes(32).toString("base64url"),
     joining: { organizationId: connection.organizationId, role: connection.defaultRole },
+    ssoCreatedBy: connection.organizationId,
   });
   ctx.log.info("sso member created", { userId: created.id, organizationId: connection.organizationId });
   return { user: created, joined: true, role: connection.defaultRole };
 }
 
-/** Exchanges the callback's one-time code for a session (once, within a minute). */
-export async function exchangeSessionCode(ctx: AppContext, code: string) {
+export const unprovedDomainMessage = (domain: string) =>
+  `This organization has not proved it owns ${domain} yet, so its single sign-on signs nobody in with that domain. Sign in with your password; an owner can prove the domain in Settings → SSO.`;
+
+export const BOUND_ELSEWHERE_MESSAGE =
+  "This account signs in with the single sign-on of another organization, not this one. Sign in with your password, or through that organization.";
+
+export const LINK_IT_YOURSELF_MESSAGE =
+  "This account has a password of its own (and two-factor sign-in, or a reset), so only you can link it to this organization's single sign-on: sign in with your password and code, then use “Confirm with SSO” when DBVault asks it is you (or accept an invitation to the organization).";
+
+/**
+ * Why this organization's provider may not sign the account in, or null. An account's single
+ * sign-on is bound to one organization; an account with two-factor sign-in is bound only by its
+ * own act (an invitation it accepted, a “Confirm with SSO” from its own session), never by a
+ * provider vouching for its address.
+ */
+function linkRefusal(user: typeof users.$inferSelect, organizationId: string): AppError | null {
+  if (user.ssoOrganizationId === organizationId) return null;
+  if (user.ssoOrganizationId) return new AppError(403, "FORBIDDEN", BOUND_ELSEWHERE_MESSAGE);
+  // A reset cut an SSO-made account loose: its owner proved the mailbox, the provider does not get it back.
+  if (isTwoFactorOn(user) || user.ssoLink === "cut") return new AppError(403, "FORBIDDEN", LINK_IT_YOURSELF_MESSAGE);
+  return null;
+}
+
+/** Binds an account not bound yet to the organization's single sign-on (a bound one keeps its organization). */
+async function bindAccount(ctx: AppContext, user: typeof users.$inferSelect, organizationId: string, how: "domain" | "confirmed") {
+  if (user.ssoOrganizationId) return;
+  await ctx.db
+    .update(users)
+    .set({ ssoOrganizationId: organizationId, ssoLink: how })
+    .where(and(eq(users.id, user.id), isNull(users.ssoOrganizationId)));
+  ctx.log.info("sso linked", { userId: user.id, organizationId, how });
+}
+
+/**
+ * Exchanges the callback's one-time code for a session (once, within a minute), only in the
+ * browser that started the sign-in: a code someone else's sign-in produced, opened in a victim's
+ * browser, would otherwise sign the victim in as them (login CSRF).
+ */
+export async function exchangeSessionCode(ctx: AppContext, code: string, browserState: string | undefined) {
+  if (!browserState) throw badRequest(OTHER_BROWSER_MESSAGE);
   // A re-authentication's code confirms a session; it never opens one.
-  const [signIn] = await spendCode(ctx, code, eq(ssoSignIns.reauthentication, false));
+  const [signIn] = await spendCode(ctx, code, eq(ssoSignIns.reauthentication, false), eq(ssoSignIns.stateHash, ctx.ssoBox.hash(browserState)));
   // 400, not 401: a browser still holding an older session must show this, not "Session expired".
   if (!signIn?.userId) throw badRequest(USED_SIGN_IN_MESSAGE);
   const [user] = await ctx.db.select().from(users).where(eq(users.id, signIn.userId));
   if (!user) throw badRequest(USED_SIGN_IN_MESSAGE);
   const refused = accountRefusal(user);
   if (refused) throw refused;
-  return { ...(await issueSession(ctx, user, undefined, SSO_SESSION_MAX_HOURS)), organizationId: signIn.organizationId };
+  const scoped = { maxHours: SSO_SESSION_MAX_HOURS, organizationId: signIn.organizationId };
+  return { ...(await issueSession(ctx, user, undefined, scoped)), organizationId: signIn.organizationId };
 }

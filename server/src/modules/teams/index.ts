@@ -15,7 +15,7 @@ import { createTeam, deleteTeam, listMyOrganizations, renameOrganization } from 
 export const organizationsController = (ctx: AppContext) =>
   new Elysia({ prefix: "/api/organizations", detail: { tags: ["Organizations"], security: [{ bearer: [] }] } })
     .use(authGuard(ctx))
-    .get("/", ({ user }) => listMyOrganizations(ctx, user.id), {
+    .get("/", ({ user, session }) => listMyOrganizations(ctx, user.id, session.organizationScope), {
       auth: true,
       response: { 200: organizationAnswers.list },
       detail: { summary: "The caller's organizations with their role in each (personal first)" },

@@ -1,7 +1,9 @@
 // Invitations by e-mail: a link valid 7 days, used once, for a named role. Only its hash is kept
 // (as reset links are, auth/service.ts), so the table alone lets nobody join.
-import { and, asc, count, eq, gt, isNull } from "drizzle-orm";
-import { type InvitationRow, type MemberRole, invitations, memberships, organizations, users } from "@db/schema";
+import { and, arrayContains, asc, count, eq, gt, isNull } from "drizzle-orm";
+import type { DbOrTx } from "@db/client";
+import { bindSsoOrganization } from "../users/sso-binding";
+import { type InvitationRow, type MemberRole, invitations, memberships, organizations, ssoConnections, users } from "@db/schema";
 import type { AppContext } from "../../context";
 import { AppError, conflict, forbidden, notFound } from "../../lib/errors";
 import type { AuthenticatedUser } from "../auth/guard";
@@ -11,6 +13,7 @@ import type { CurrentOrganization } from "../organizations/current-organization"
 import { lockMemberships } from "./members";
 import { recordMembershipChange } from "./membership-effects";
 import { ROLE_LABELS, requireRole } from "../organizations/roles";
+import { emailDomain } from "../organizations/sso-required";
 
 export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 /** Pending invitations an organization may hold at once: each one is an e-mail sent in its name. */
@@ -174,6 +177,21 @@ const UNUSABLE: Record<Exclude<InvitationStatus, "pending">, string> = {
  * Makes the signed-in user a member with the invitation's role, once: the account's e-mail must be
  * the invited one. The link is claimed in the same transaction that adds the membership.
  */
+/**
+ * Accepting an invitation is the account's own act: when the organization signs in the account's
+ * e-mail domain with single sign-on it proved, the account's SSO is bound to it (unless bound
+ * already), and that provider may sign it in from then on, two-factor sign-in or not.
+ */
+async function linkSsoOnAcceptance(tx: DbOrTx, user: AuthenticatedUser, organizationId: string) {
+  if (user.ssoOrganizationId) return;
+  const [connection] = await tx
+    .select({ id: ssoConnections.id })
+    .from(ssoConnections)
+    .where(and(eq(ssoConnections.organizationId, organizationId), arrayContains(ssoConnections.verifiedDomains, [emailDomain(user.email)])));
+  if (!connection) return;
+  await bindSsoOrganization(tx, user.id, organizationId, "invitation");
+}
+
 export async function acceptInvitation(ctx: AppContext, user: AuthenticatedUser, token: string) {
   const found = await findInvitation(ctx, token);
   const { invitation } = found;
@@ -196,6 +214,7 @@ export async function acceptInvitation(ctx: AppContext, user: AuthenticatedUser,
       .returning({ id: invitations.id });
     if (!claimed) throw conflict(UNUSABLE.accepted);
     await tx.insert(memberships).values({ organizationId: organization.id, userId: user.id, role: invitation.role });
+    await linkSsoOnAcceptance(tx, user, organization.id);
     await recordMembershipChange(tx, {
       actor: { id: user.id, role: invitation.role },
       organization,

@@ -19,8 +19,11 @@ export const TEAM_DELETED_MESSAGE = "This agent's DBVault organization was delet
 export const MAX_OWNED_TEAMS = 20;
 
 /** The user's organizations with their role in each: the personal one first, then teams by name. */
-export async function listMyOrganizations(ctx: AppContext, userId: string): Promise<CurrentOrganization[]> {
-  return membershipsOf(ctx.db).where(eq(memberships.userId, userId)).orderBy(desc(organizations.personal), asc(organizations.name), asc(organizations.id));
+/** The user's organizations for the switcher; a session from single sign-on sees its organization only (`scope`). */
+export async function listMyOrganizations(ctx: AppContext, userId: string, scope?: string | null): Promise<CurrentOrganization[]> {
+  return membershipsOf(ctx.db)
+    .where(and(eq(memberships.userId, userId), scope ? eq(memberships.organizationId, scope) : undefined))
+    .orderBy(desc(organizations.personal), asc(organizations.name), asc(organizations.id));
 }
 
 /** Creates a team with the user as its owner. */

@@ -41,7 +41,7 @@ export const usersController = (ctx: AppContext) =>
       "/password",
       async ({ user, session, body }) => {
         await requireRecentReauthentication(ctx, user, session, { password: body.currentPassword, code: body.code });
-        return changePassword(ctx, user, body.newPassword, { rotateApiKey: body.rotateApiKey ?? true });
+        return changePassword(ctx, user, body.newPassword, { rotateApiKey: body.rotateApiKey ?? true, revokeApiTokens: body.revokeApiTokens ?? false });
       },
       {
         auth: true,

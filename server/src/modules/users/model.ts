@@ -25,6 +25,13 @@ export const userModel = {
         error: "rotateApiKey must be true or false",
       }),
     ),
+    revokeApiTokens: t.Optional(
+      t.Boolean({
+        description:
+          "Also revoke every API token of the account, in every organization (default false: scripts keep working; the security e-mail lists the tokens)",
+        error: "revokeApiTokens must be true or false",
+      }),
+    ),
   }),
   plan: t.Object({ plan: t.String({ minLength: 1, maxLength: 64, error: "plan must be a plan id" }) }),
   auditQuery: t.Object({
@@ -73,6 +80,7 @@ export const userAnswers = {
     message: t.String(),
     token: t.String({ description: "A new bearer token: every earlier one stopped working" }),
     apiKey: t.Optional(t.String({ description: "The new API key, when the change replaced it (rotateApiKey)" })),
+    revokedApiTokens: t.Integer({ description: "How many API tokens the change revoked (revokeApiTokens)" }),
   }),
   auditLogs: t.Object({
     logs: t.Array(

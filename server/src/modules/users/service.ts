@@ -1,3 +1,5 @@
+import { revokeAccountApiTokens } from "../auth/api-tokens";
+import { mailSecurityNotice } from "../auth/security-mail";
 import { eq } from "drizzle-orm";
 import { organizations, users } from "@db/schema";
 import type { AppContext } from "../../context";
@@ -105,18 +107,32 @@ export async function updateProfile(
 }
 
 /** Changes the password (once re-authenticated: reauthentication/service.ts); every other session ends. */
-export async function changePassword(ctx: AppContext, user: AuthenticatedUser, newPassword: string, options: { rotateApiKey: boolean }) {
+export async function changePassword(
+  ctx: AppContext,
+  user: AuthenticatedUser,
+  newPassword: string,
+  options: { rotateApiKey: boolean; revokeApiTokens: boolean },
+) {
   const passwordHash = await hashPassword(newPassword);
   const tokenVersion = user.tokenVersion + 1;
-  const apiKey = await ctx.db.transaction(async (tx) => {
+  const { apiKey, revokedApiTokens } = await ctx.db.transaction(async (tx) => {
     await tx.update(users).set({ passwordHash, tokenVersion, updatedAt: ctx.now() }).where(eq(users.id, user.id));
     await revokeResetLinks(tx, user.id, ctx.now());
     await recordAudit(tx, user.id, "PASSWORD_CHANGED");
-    // Whoever learnt the old password may have copied the API key too (it is shown in Settings).
-    return options.rotateApiKey ? replaceApiKey(ctx, tx, user.id) : undefined;
+    return {
+      // Whoever learnt the old password may have copied the API key too (it is shown in Settings).
+      apiKey: options.rotateApiKey ? await replaceApiKey(ctx, tx, user.id) : undefined,
+      revokedApiTokens: options.revokeApiTokens ? await revokeAccountApiTokens(tx, user.id) : 0,
+    };
   });
   // The caller's own session carries on with this token; all earlier tokens stop working, and
   // sockets opened with them close (this page reconnects with the new token).
   await endBrowserSessions(ctx, user.id, "password changed");
-  return { message: "Password updated successfully!", token: await ctx.tokens.issue(user.id, tokenVersion), ...(apiKey ? { apiKey } : {}) };
+  await mailSecurityNotice(ctx, user, "Your password was changed", revokedApiTokens);
+  return {
+    message: "Password updated successfully!",
+    token: await ctx.tokens.issue(user.id, tokenVersion),
+    ...(apiKey ? { apiKey } : {}),
+    revokedApiTokens,
+  };
 }

@@ -167,6 +167,6 @@ describe("audit log", () => {
     ]) {
       expect(res.body).toContain(action);
     }
-    expect(res.body).toHaveLength(59);
+    expect(res.body).toHaveLength(60);
   });
 });

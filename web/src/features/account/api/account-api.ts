@@ -1,8 +1,13 @@
 import { api } from "../../../lib/api-client";
 
 export const updateProfileRequest = (input: { name: string; email?: string; currentPassword?: string; code?: string }) => api.user.update.put(input);
-export const changePasswordRequest = (input: { currentPassword?: string; newPassword: string; code?: string; rotateApiKey: boolean }) =>
-  api.user.password.put(input);
+export const changePasswordRequest = (input: {
+  currentPassword?: string;
+  newPassword: string;
+  code?: string;
+  rotateApiKey: boolean;
+  revokeApiTokens?: boolean;
+}) => api.user.password.put(input);
 export const confirmEmailChangeRequest = (token: string) => api.auth["email-change"].confirm({ token }).post();
 export const undoEmailChangeRequest = (token: string) => api.auth["email-change"].undo({ token }).post();
 export const switchPlanRequest = (planId: string) => api.user.plan.put({ plan: planId });

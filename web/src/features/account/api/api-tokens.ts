@@ -8,7 +8,8 @@ const apiTokens = api.user["api-tokens"];
 export const apiTokensRequest = () => apiTokens.get();
 export type ApiToken = Answer<typeof apiTokensRequest>[number];
 export type ApiTokenScope = ApiToken["scopes"][number];
-export type NewApiToken = { name: string; scopes: ApiTokenScope[]; expiresInDays: number };
+/** With the password (and code) unless the session re-authenticated in the last 10 minutes. */
+export type NewApiToken = { name: string; scopes: ApiTokenScope[]; expiresInDays: number; password?: string; code?: string };
 
 export const apiTokensQueryKey = ["user", "api-tokens"] as const;
 

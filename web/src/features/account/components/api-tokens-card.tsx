@@ -9,6 +9,11 @@ import { Icon } from "../../../components/ui/icons";
 import { Select } from "../../../components/ui/select";
 import { toast } from "../../../components/ui/toast-store";
 import { readErrorMessage } from "../../../lib/api-client";
+import { AuthenticationCodeField } from "../../../components/auth/authentication-code-field";
+import { CurrentPasswordField } from "../../../components/auth/current-password-field";
+import { SsoConfirmationOption } from "../../../components/auth/sso-confirmation-option";
+import { ssoConfirmedUntil } from "../../../lib/auth/sso-reauthentication";
+import { useSession } from "../../../lib/auth/use-session";
 import { type ApiToken, type ApiTokenScope, useApiTokens, useCreateApiToken, useRevokeApiToken } from "../api/api-tokens";
 import { describeExpiry, describeLastUsed, SCOPE_DESCRIPTIONS, TOKEN_EXPIRY_DAYS } from "../utils/api-token-display";
 
@@ -20,6 +25,9 @@ function CreateTokenForm({ onCreated }: { onCreated: (token: string) => void }) 
   const [scopes, setScopes] = useState<ApiTokenScope[]>(["read"]);
   const [days, setDays] = useState(30);
   const [problem, setProblem] = useState<string | null>(null);
+  const [password, setPassword] = useState("");
+  const [code, setCode] = useState("");
+  const twoFactor = useSession().user?.twoFactorEnabled ?? false;
   const create = useCreateApiToken();
 
   const toggle = (scope: ApiTokenScope) => setScopes((current) => (current.includes(scope) ? current.filter((s) => s !== scope) : [...current, scope]));
@@ -30,8 +38,12 @@ function CreateTokenForm({ onCreated }: { onCreated: (token: string) => void }) 
     if (scopes.length === 0) return setProblem("Choose at least one scope.");
     setProblem(null);
     try {
-      const created = await create.mutateAsync({ name: name.trim(), scopes, expiresInDays: days });
+      // A token outlives this session: the server asks who makes it, unless confirmed with SSO just now.
+      const confirmation = ssoConfirmedUntil() !== null ? {} : { password, ...(twoFactor ? { code: code.trim() } : {}) };
+      const created = await create.mutateAsync({ name: name.trim(), scopes, expiresInDays: days, ...confirmation });
       setName("");
+      setPassword("");
+      setCode("");
       onCreated(created.token);
     } catch (error) {
       setProblem(readErrorMessage(error) ?? "The token could not be created. Please try again.");
@@ -68,6 +80,10 @@ function CreateTokenForm({ onCreated }: { onCreated: (token: string) => void }) 
           ))}
         </Select>
       </div>
+      <SsoConfirmationOption active>
+        <CurrentPasswordField value={password} onChange={(event) => setPassword(event.target.value)} />
+        {twoFactor ? <AuthenticationCodeField value={code} onChange={setCode} hint="With two-factor sign-in on, a new token also needs a code." /> : null}
+      </SsoConfirmationOption>
       <Button type="submit" disabled={create.isPending}>
         {create.isPending ? "Creating..." : "Create token"}
       </Button>
@@ -104,6 +120,7 @@ function TokenRow({ token }: { token: ApiToken }) {
         </p>
         <p className={expiry.expired ? "text-xs text-red-600" : "text-xs text-slate-500"}>
           {expiry.text} · Last used: {describeLastUsed(token.lastUsedAt)}
+          {token.lastUsedFrom ? ` from ${token.lastUsedFrom}` : ""}
         </p>
       </div>
       <Button variant="outline" size="sm" onClick={onRevoke} disabled={revoke.isPending} aria-label={`Revoke ${token.name}`}>

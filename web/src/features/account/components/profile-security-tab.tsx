@@ -16,6 +16,7 @@ import { startSession } from "../../../lib/auth/session";
 import { useChangePassword } from "../api/account-mutations";
 import { validatePasswordChange } from "../utils/password-change";
 import { ApiTokensCard } from "./api-tokens-card";
+import { SignOutEverywhereCard } from "./sign-out-everywhere-card";
 import { TwoFactorCard } from "./two-factor-card";
 
 const EMPTY = { currentPassword: "", newPassword: "", confirmPassword: "" };
@@ -32,6 +33,7 @@ export function ProfileSecurityTab({ apiKey }: { apiKey: string }) {
   const [form, setForm] = useState(EMPTY);
   const [code, setCode] = useState("");
   const [rotateApiKey, setRotateApiKey] = useState(true);
+  const [revokeApiTokens, setRevokeApiTokens] = useState(false);
   const twoFactor = user?.twoFactorEnabled ?? false;
   const [problem, setProblem] = useState<string | null>(null);
   const { mutate: changePassword, isPending: busy } = useChangePassword();
@@ -46,7 +48,7 @@ export function ProfileSecurityTab({ apiKey }: { apiKey: string }) {
     if (invalid) return;
     const confirmation = confirmedWithSso ? {} : { currentPassword: form.currentPassword, ...(twoFactor ? { code: code.trim() } : {}) };
     changePassword(
-      { ...confirmation, newPassword: form.newPassword, rotateApiKey },
+      { ...confirmation, newPassword: form.newPassword, rotateApiKey, revokeApiTokens },
       {
         onSuccess: (data) => {
           // The change ends every other session; this one carries on with the token it answers.
@@ -72,6 +74,8 @@ export function ProfileSecurityTab({ apiKey }: { apiKey: string }) {
 
       <ApiTokensCard />
 
+      <SignOutEverywhereCard />
+
       <Card className="p-6">
         <h2 className="text-lg font-semibold text-slate-900">Change Password</h2>
         <form onSubmit={onSubmit} noValidate className="mt-4 space-y-4">
@@ -89,6 +93,15 @@ export function ProfileSecurityTab({ apiKey }: { apiKey: string }) {
             <span>
               Also replace the API key
               <span className="block text-xs text-slate-500">The old key stops setting up agents. Agents already set up keep running.</span>
+            </span>
+          </label>
+          <label className="flex items-start gap-2 text-sm text-slate-700">
+            <input type="checkbox" className="mt-1" checked={revokeApiTokens} onChange={(event) => setRevokeApiTokens(event.target.checked)} />
+            <span>
+              Also revoke every API token
+              <span className="block text-xs text-slate-500">
+                Tick it if someone else may have used your account: scripts using your tokens stop. Either way, we e-mail you the list of your tokens.
+              </span>
             </span>
           </label>
           <Button type="submit" disabled={busy}>

@@ -35,6 +35,23 @@ export function SsoSignIn() {
   const start = useMutation({ mutationFn: (address: string) => answerOf(startSsoRequest(address)) });
   const exchange = useMutation({ mutationFn: (code: string) => answerOf(exchangeSsoCodeRequest(code)) });
   const exchanged = useRef(false);
+  // A code arriving while someone is signed in may be another person's (a link sent to them):
+  // the session is replaced only when they say so.
+  const [askReplace, setAskReplace] = useState(() => Boolean(returned.code && currentSession()));
+
+  function exchangeCode(code: string) {
+    exchanged.current = true;
+    exchange.mutate(code, {
+      onSuccess: (data) => {
+        rememberDeviceToken(data.user.email, data.deviceToken);
+        startSession(data.token, data.user);
+        // The session opens in the organization whose provider signed the user in.
+        chooseOrganization(data.organizationId);
+        setLocation(data.user.isBanned ? "/banned" : "/dashboard");
+      },
+      onError: (error) => setFailure(readErrorMessage(error) ?? "Signing in with SSO failed. Please try again."),
+    });
+  }
 
   useEffect(() => {
     if (window.location.hash) window.history.replaceState(null, "", window.location.pathname);
@@ -52,18 +69,8 @@ export function SsoSignIn() {
       );
       return;
     }
-    if (!returned.code) return;
-    exchanged.current = true;
-    exchange.mutate(returned.code, {
-      onSuccess: (data) => {
-        rememberDeviceToken(data.user.email, data.deviceToken);
-        startSession(data.token, data.user);
-        // The session opens in the organization whose provider signed the user in.
-        chooseOrganization(data.organizationId);
-        setLocation(data.user.isBanned ? "/banned" : "/dashboard");
-      },
-      onError: (error) => setFailure(readErrorMessage(error) ?? "Signing in with SSO failed. Please try again."),
-    });
+    if (!returned.code || askReplace) return;
+    exchangeCode(returned.code);
   }, []);
 
   function onSubmit(event: FormEvent) {
@@ -79,6 +86,29 @@ export function SsoSignIn() {
   }
 
   if (returned.reauthentication && !failure) return <p className="text-center text-sm text-slate-600">Confirming it is you...</p>;
+  if (returned.code && askReplace && !failure) {
+    const signedIn = currentSession();
+    return (
+      <div className="space-y-4">
+        <p className="text-sm text-slate-700">
+          You are signed in as {signedIn?.user.email}. Continuing signs you out and signs you in with the account your organization's provider confirmed. If you
+          did not just sign in with SSO yourself, stay signed in: someone may have sent you this link.
+        </p>
+        <Button
+          className="w-full"
+          onClick={() => {
+            setAskReplace(false);
+            exchangeCode(returned.code!);
+          }}
+        >
+          Sign in with SSO instead
+        </Button>
+        <Link href="/dashboard" className={buttonClasses({ variant: "outline", className: "w-full" })}>
+          Stay signed in as {signedIn?.user.email}
+        </Link>
+      </div>
+    );
+  }
   if (returned.code && !failure) return <p className="text-center text-sm text-slate-600">Signing you in...</p>;
 
   return (

@@ -30,3 +30,14 @@ export function useRemoveSso() {
   const queryClient = useQueryClient();
   return useMutation({ mutationFn: () => answerOf(removeSsoRequest()), onSettled: () => queryClient.invalidateQueries({ queryKey: ssoQueryKey }) });
 }
+
+export const verifySsoDomainRequest = (domain: string) => api.organizations.current.sso.domains.verify.post({ domain });
+
+/** Asks the server to look the domain's TXT record up; the connection is read again on success. */
+export function useVerifySsoDomain() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (domain: string) => answerOf(verifySsoDomainRequest(domain)),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ssoQueryKey }),
+  });
+}

@@ -10,6 +10,7 @@ import { Switch } from "../../../components/ui/switch";
 import { toast } from "../../../components/ui/toast-store";
 import { readErrorMessage } from "../../../lib/api-client";
 import { type SsoConnection, type SsoDefaultRole, useRemoveSso, useSaveSso } from "../api/sso-api";
+import { SsoDomains } from "./sso-domains";
 
 const ROLE_OPTIONS: { value: SsoDefaultRole; label: string }[] = [
   { value: "viewer", label: "Viewer" },
@@ -97,7 +98,7 @@ export function SsoTab({ connection }: { connection: SsoConnection }) {
           value={domains}
           onChange={(e) => setDomains(e.target.value)}
           placeholder="example.com, example.org"
-          hint="People with these e-mail domains sign in through this provider; a first sign-in makes them members."
+          hint="People with these e-mail domains sign in through this provider once you prove the domain (below); a first sign-in makes them members."
         />
         <div>
           <label htmlFor="sso-default-role" className="block text-sm font-medium text-slate-700">
@@ -131,6 +132,7 @@ export function SsoTab({ connection }: { connection: SsoConnection }) {
           ) : null}
         </div>
       </form>
+      <SsoDomains connection={connection} />
     </Card>
   );
 }
