@@ -194,8 +194,10 @@ const ROLE_BY_OPERATION: Record<string, MemberRole> = {
   "POST /api/settings/backup-protection/": "owner",
   "POST /api/settings/backup-protection/turn-off": "owner",
   "DELETE /api/settings/backup-protection/turn-off": "owner",
-  // Admins: the API key that registers agents into the organization.
+  // Admins: the API key that registers agents into the organization, and letting a machine
+  // register an existing agent again without its credentials (sessions only).
   "POST /api/settings/regenerate-api-key": "admin",
+  "POST /api/agents/{agentId}/setup-approval": "admin",
   // Operators: restoring to a point in time (sessions only).
   "GET /api/restores/point-in-time/plan": "operator",
   "POST /api/restores/point-in-time/": "operator",

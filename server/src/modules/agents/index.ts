@@ -5,7 +5,9 @@ import { actorOf } from "../audit/service";
 import { readInstallProgress } from "../downloads/install-progress";
 import { checkServiceHealth } from "./health";
 import { agentAnswer, agentAnswers, agentsModel } from "./model";
+import { requireRecentReauthentication } from "../reauthentication/service";
 import { removeAgent } from "./remove-agent";
+import { approveSetupCode } from "./setup-approval";
 import { listAgents, manageAgent, renameAgent } from "./service";
 
 /**
@@ -49,6 +51,23 @@ export const agentsController = (ctx: AppContext) =>
         body: agentsModel.rename,
         response: { 200: agentAnswer },
         detail: { summary: "Rename an agent (Settings → Agents)" },
+      },
+    )
+    .post(
+      "/api/agents/:agentId/setup-approval",
+      async ({ user, organization, session, params, body }) => {
+        await requireRecentReauthentication(ctx, user, session, body);
+        return approveSetupCode(ctx, organization.id, params.agentId, body.setupCode, actorOf(user, organization));
+      },
+      {
+        auth: true,
+        params: agentsModel.manageParams,
+        // The password (and code) here, or a session re-authenticated in the last 10 minutes.
+        body: agentsModel.setupApproval,
+        response: { 200: agentAnswers.message },
+        detail: {
+          summary: "Approve the code `dbvault-agent setup --force` showed, so that machine may register the agent again (sessions only, re-authenticated)",
+        },
       },
     )
     .delete(
