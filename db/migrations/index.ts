@@ -36,6 +36,7 @@ import m33 from "./0033_organization_ownership.sql" with { type: "text" };
 import m34 from "./0034_sso_reauthentication.sql" with { type: "text" };
 import m35 from "./0035_agent_identity_recipient.sql" with { type: "text" };
 import m36 from "./0036_agent_setup_codes.sql" with { type: "text" };
+import m37 from "./0037_protection_pitr_window.sql" with { type: "text" };
 
 export const migrationFiles: { tag: string; when: number; sql: string }[] = [
   { tag: "0000_init", when: 1795432625268, sql: m0 },
@@ -75,4 +76,5 @@ export const migrationFiles: { tag: string; when: number; sql: string }[] = [
   { tag: "0034_sso_reauthentication", when: 1795770754986, sql: m34 },
   { tag: "0035_agent_identity_recipient", when: 1795771815131, sql: m35 },
   { tag: "0036_agent_setup_codes", when: 1796667330000, sql: m36 },
+  { tag: "0037_protection_pitr_window", when: 1796667933580, sql: m37 },
 ];
