@@ -461,7 +461,12 @@ describe("SSO required", () => {
   });
 
   test("the only break-glass owner may not leave, be removed or be demoted while SSO is required (409)", async () => {
-    const asOlivia = { token: owner.token, headers: ownerHeaders() };
+    // Making, demoting or removing an owner needs a session re-authenticated within 10 minutes.
+    const stamped = async (user: { email: string }) => {
+      const [row] = await server.ctx.db.select().from(users).where(eq(users.email, user.email));
+      return server.ctx.tokens.issue(row!.id, row!.tokenVersion, server.ctx.now());
+    };
+    const asOlivia = { token: await stamped(owner), headers: ownerHeaders() };
     const demoted = await server.call("PATCH", `/api/organizations/current/members/${breakGlassOwner.id}`, { ...asOlivia, body: { role: "admin" } });
     expect([demoted.status, demoted.body.message]).toEqual([409, NO_BREAK_GLASS_LEFT_MESSAGE]);
     const removed = await server.call("DELETE", `/api/organizations/current/members/${breakGlassOwner.id}`, asOlivia);
@@ -471,7 +476,7 @@ describe("SSO required", () => {
     expect(await membershipOf(breakGlassOwner.email)).toBe("owner");
     // Another owner's changes are not held up by it.
     const toAdmin = await server.call("PATCH", `/api/organizations/current/members/${owner.id}`, {
-      token: breakGlassOwner.token,
+      token: await stamped(breakGlassOwner),
       headers: ownerHeaders(),
       body: { role: "admin" },
     });

@@ -11,7 +11,8 @@ import { isApiToken, verifyApiToken } from "./api-tokens";
 export type AuthenticatedUser = typeof users.$inferSelect;
 
 /** What a request's token says beyond the user: when its holder last confirmed their password. */
-export type SessionInfo = { reauthenticatedAt: Date | null };
+/** `apiToken`: the caller is an API token, which never stands for a signed-in person. */
+export type SessionInfo = { reauthenticatedAt: Date | null; apiToken?: true };
 
 function bearerToken(authorization: string | undefined): string | undefined {
   const match = authorization?.match(/^Bearer\s+(\S+)$/i);
@@ -84,7 +85,7 @@ async function authenticateRequest(
   const refused = accountRefusal(user);
   if (refused) throw refused;
   // A token never stands for a fresh password confirmation.
-  return { user, session: { reauthenticatedAt: null }, tokenOrganization: organizationId };
+  return { user, session: { reauthenticatedAt: null, apiToken: true }, tokenOrganization: organizationId };
 }
 
 /** A request's caller, with the organization it acts in (organizations/current-organization.ts). */

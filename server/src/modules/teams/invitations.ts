@@ -11,6 +11,7 @@ import type { CurrentOrganization } from "../organizations/current-organization"
 import { lockMemberships } from "./members";
 import { recordMembershipChange } from "./membership-effects";
 import { ROLE_LABELS, requireRole } from "../organizations/roles";
+import type { ConfirmOwnerChange } from "./owner-changes";
 
 export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 /** Pending invitations an organization may hold at once: each one is an e-mail sent in its name. */
@@ -41,12 +42,19 @@ const toInvitationView = (row: InvitationRow, invitedBy: string | null) => ({
  * Invites `email` with `role` (admin+; an owner only by an owner) and mails the link. An earlier
  * pending invitation to the same address is revoked: only the newest link works.
  */
-export async function inviteMember(ctx: AppContext, actor: AuthenticatedUser, organization: CurrentOrganization, input: { email: string; role: MemberRole }) {
+export async function inviteMember(
+  ctx: AppContext,
+  actor: AuthenticatedUser,
+  organization: CurrentOrganization,
+  input: { email: string; role: MemberRole },
+  confirmOwnerChange: ConfirmOwnerChange,
+) {
   requireRole(organization, "admin", "inviting members");
   if (input.role === "owner") requireRole(organization, "owner", "inviting an owner");
   if (organization.personal) {
     throw conflict("Your personal organization is yours alone. Create a team (organization menu → Create a team) to invite people.");
   }
+  if (input.role === "owner") await confirmOwnerChange();
   const email = normaliseEmail(input.email);
   const token = newLinkToken();
   const now = ctx.now();
