@@ -74,7 +74,9 @@ export const agentsController = (ctx: AppContext) =>
       "/api/agents/:agentId",
       ({ user, organization, params }) =>
         removeAgent(ctx, params.agentId, {
-          ownerId: user.role === "admin" ? null : organization.id,
+          // The organization's own agents only, admins included: an admin's removal of any agent
+          // is DELETE /api/admin/agents/{id}, behind the admin guard (REQUIRE_ADMIN_2FA).
+          ownerId: organization.id,
           removedBy: user.id,
           actor: actorOf(user, organization),
         }),
