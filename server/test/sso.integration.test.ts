@@ -136,7 +136,7 @@ describe("Settings → SSO (owners)", () => {
     const admin = await server.registerUser({ email: "adam@acme.test" });
     await server.ctx.db.insert(memberships).values({ organizationId: acme.id, userId: admin.id, role: "admin" });
     const asAdmin = await saveConnection({ ssoRequired: true }, admin.token, { "X-Organization-Id": acme.id });
-    expect([asAdmin.status, asAdmin.body.message]).toEqual([403, "Only an owner of this organization can change its single sign-on."]);
+    expect([asAdmin.status, asAdmin.body.code, asAdmin.body.requiredRole]).toEqual([403, "ROLE", "owner"]);
     const personal = await saveConnection({ allowedDomains: ["adam.test"] }, admin.token, {});
     expect(personal.status).toBe(400);
     expect(personal.body.message).toContain("team organizations");

@@ -148,7 +148,7 @@ const TOKEN_SCOPE_BY_OPERATION: Record<string, ApiTokenScope> = {
   "GET /api/organizations/current/invitations": "admin",
   "POST /api/organizations/current/invitations": "admin",
   "DELETE /api/organizations/current/invitations/{id}": "admin",
-  // The organization's single sign-on; the route also requires its creator to be an owner.
+  // The organization's single sign-on; its creator must be an owner (ROLE_BY_OPERATION).
   "GET /api/organizations/current/sso/": "admin",
   "PUT /api/organizations/current/sso/": "admin",
   "DELETE /api/organizations/current/sso/": "admin",
@@ -194,6 +194,10 @@ const ROLE_BY_OPERATION: Record<string, MemberRole> = {
   "POST /api/settings/backup-protection/": "owner",
   "POST /api/settings/backup-protection/turn-off": "owner",
   "DELETE /api/settings/backup-protection/turn-off": "owner",
+  // The organization's single sign-on: who may sign in to it, and as what.
+  "GET /api/organizations/current/sso/": "owner",
+  "PUT /api/organizations/current/sso/": "owner",
+  "DELETE /api/organizations/current/sso/": "owner",
   // Admins: the API key that registers agents into the organization, and letting a machine
   // register an existing agent again without its credentials (sessions only).
   "POST /api/settings/regenerate-api-key": "admin",
