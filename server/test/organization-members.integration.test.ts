@@ -162,8 +162,8 @@ describe("invitations", () => {
     const teamId = await createTeam(owner, "Acme Ops");
     const invitee = await server.registerUser({ name: "Ivan" });
     const { id, token, mail } = await invite(owner, teamId, invitee.email.toUpperCase(), "operator");
-    expect(mail.subject).toBe("Olivia Owner invited you to Acme Ops on DBVault");
-    expect(mail.text).toContain("Olivia Owner invited you to join Acme Ops on DBVault as Operator.");
+    expect(mail.subject).toBe("“Olivia Owner” invited you to the organization “Acme Ops” on DBVault");
+    expect(mail.text).toContain(`“Olivia Owner” (${owner.email}) invited you to join the organization “Acme Ops” on DBVault as Operator.`);
     const [row] = await server.ctx.db.select().from(invitations).where(eq(invitations.id, id));
     expect(row!.tokenHash).not.toContain(token);
     expect(row!.email).toBe(invitee.email);

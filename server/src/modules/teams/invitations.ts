@@ -12,6 +12,7 @@ import { lockMemberships } from "./members";
 import { recordMembershipChange } from "./membership-effects";
 import { ROLE_LABELS, requireRole } from "../organizations/roles";
 import type { ConfirmOwnerChange } from "./owner-changes";
+import { quotedName } from "../../lib/single-line";
 
 export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 /** Pending invitations an organization may hold at once: each one is an e-mail sent in its name. */
@@ -93,13 +94,15 @@ export async function inviteMember(
     return created!;
   });
   const inviter = actor.name || actor.email;
+  // Both names were chosen by the inviter: quoted, on one line, so they read as names only.
+  const from = `${quotedName(inviter)} (${actor.email})`;
   await queueMail(
     ctx,
     {
       to: email,
-      subject: `${inviter} invited you to ${organization.name} on DBVault`,
+      subject: `${quotedName(inviter)} invited you to the organization ${quotedName(organization.name)} on DBVault`,
       text: [
-        `${inviter} invited you to join ${organization.name} on DBVault as ${ROLE_LABELS[input.role]}.`,
+        `${from} invited you to join the organization ${quotedName(organization.name)} on DBVault as ${ROLE_LABELS[input.role]}.`,
         "",
         "To accept, open this link within 7 days (it works once):",
         `${ctx.config.publicUrl}/invite/${token}`,

@@ -17,6 +17,7 @@ import { replaceApiKey } from "../settings/api-key";
 import { refuseIfProtected, retentionUnderPlan } from "../backup-protection/check";
 import { lockInPitrWindows } from "../backup-protection/locked-window";
 import { applyPlanLimits } from "../settings/plan-limits";
+import { refuseMultiLine } from "../../lib/single-line";
 
 /** The profile: the user, with the current organization's API key, plan and storage. */
 export async function toProfile(ctx: AppContext, user: AuthenticatedUser, organization: CurrentOrganization) {
@@ -85,6 +86,7 @@ export async function updateProfile(
   session: SessionInfo,
   input: { name?: string; email?: string; currentPassword?: string; code?: string },
 ) {
+  refuseMultiLine(input.name, "name");
   const email = input.email === undefined ? user.email : normaliseEmail(input.email);
   let pendingEmail: string | null = null;
   if (email !== user.email) {
