@@ -90,7 +90,7 @@ const membershipOf = async (email: string) => {
 };
 
 beforeAll(async () => {
-  server = await startTestServer({ PUBLIC_URL });
+  server = await startTestServer({ PUBLIC_URL, SSO_ALLOW_PRIVATE: "true" });
   clock = stopServerClock(server);
   provider = await startTestOidcProvider({ redirectUris: [REDIRECT_URI] });
   owner = await server.registerUser({ name: "Olivia Owner", email: "olivia@acme.test" });

@@ -70,7 +70,9 @@ export async function saveConnection(
   if (input.ssoRequired) await requireBreakGlassOwner(ctx, organization.id);
   parseIssuer(input.issuer.trim());
   // Stored as the provider names itself, so later discoveries check the same issuer exactly.
-  const discovered = await discoverProvider({ issuer: input.issuer.trim(), clientId: input.clientId, clientSecret }, ctx.log);
+  const discovered = await discoverProvider({ issuer: input.issuer.trim(), clientId: input.clientId, clientSecret }, ctx.log, {
+    allowPrivate: ctx.config.ssoAllowPrivate,
+  });
   const issuer = discovered.serverMetadata().issuer;
   const values = {
     issuer,
