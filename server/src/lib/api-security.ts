@@ -79,6 +79,7 @@ const BY_OPERATION: Record<string, Requirement[]> = {
   "POST /api/agents/manage/{agentId}": SESSION,
   "DELETE /api/agents/{agentId}": SESSION,
   "PATCH /api/agents/{agentId}": SESSION,
+  "POST /api/agents/{agentId}/setup-approval": SESSION,
   "GET /metrics": [{ metricsToken: [] }],
 };
 
