@@ -16,7 +16,7 @@ let team: { id: string };
 let owner: { token: string; id: string; email: string; password: string };
 
 beforeAll(async () => {
-  env = await startE2E();
+  env = await startE2E({ SSO_ALLOW_PRIVATE: "true" });
   provider = await startTestOidcProvider({ redirectUris: [`${env.baseUrl}/api/auth/sso/callback`] });
   owner = await env.server.registerUser({ name: "Olivia Owner", email: "olivia@acme.test" });
   team = (await createTeamOrganization(env.server.ctx, { name: "Acme", ownerId: owner.id })).organization;

@@ -95,6 +95,11 @@ export const RegisterRequest = T.Object({
    * new credentials (the old ones stop working) instead of registering a second agent.
    */
   agentId: T.Optional(T.String({ minLength: 1, maxLength: 64 })),
+  /**
+   * With `agentId` when the agent's own credentials are not sent or no longer valid: the one-time
+   * code the server answered the first try with, once a user approved it (`setup --force --setup-code`).
+   */
+  setupCode: T.Optional(T.String({ minLength: 1, maxLength: 32 })),
   /** What the point-in-time check found for the databases it could ask (absent: older agents, or none answered). */
   pitrAccess: T.Optional(T.Array(T.Object({ database: Name, access: PitrAccess }), { maxItems: 1000 })),
   role: T.Optional(Role),

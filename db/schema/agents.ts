@@ -59,6 +59,13 @@ export const agents = pgTable(
     updateMessage: text("update_message"),
     updateVersion: text("update_version"),
     updateAt: timestampColumn("update_at"),
+    /**
+     * `setup --force` on a machine whose own credentials no longer work: the one-time code it was
+     * shown (SHA-256), until when it may be used, and when a user approved it (agents/setup-approval.ts).
+     */
+    setupCodeHash: text("setup_code_hash"),
+    setupCodeExpiresAt: timestampColumn("setup_code_expires_at"),
+    setupCodeApprovedAt: timestampColumn("setup_code_approved_at"),
     createdAt: createdAtColumn(),
   },
   (table) => [index("agents_organization_idx").on(table.organizationId)],

@@ -1,4 +1,4 @@
-import { pgTable, text } from "drizzle-orm/pg-core";
+import { integer, pgTable, text } from "drizzle-orm/pg-core";
 import { timestampColumn } from "./columns";
 import { organizations } from "./organizations";
 
@@ -15,4 +15,9 @@ export const backupProtections = pgTable("backup_protections", {
   offRequestedAt: timestampColumn("off_requested_at"),
   /** When the policy stops, once asked: `offRequestedAt` plus the wait. */
   offAt: timestampColumn("off_at"),
+  /**
+   * The point-in-time window (hours) slice pruning keeps at least while the policy is on: the
+   * plan's when it was turned on, raised before any plan change (backup-protection/locked-window.ts).
+   */
+  pitrWindowHours: integer("pitr_window_hours"),
 });

@@ -77,6 +77,12 @@ export type Config = {
    * addresses only.
    */
   webhookAllowPrivate: boolean;
+  /**
+   * SSO_ALLOW_PRIVATE: an SSO provider's discovery, JWKS and token endpoints may be on loopback,
+   * private and link-local addresses (a self-hoster's provider on an internal network, and the
+   * tests). Off: public addresses only, as for webhooks, so an issuer cannot scan the server's network.
+   */
+  ssoAllowPrivate: boolean;
 };
 
 export type S3Defaults = { accessKeyId?: string; secretAccessKey?: string; sessionToken?: string; region?: string; endpoint?: string };
@@ -243,6 +249,11 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push(`WEBHOOK_ALLOW_PRIVATE must be true or false (got "${webhookAllowPrivateRaw}")`);
   }
 
+  const ssoAllowPrivateRaw = text("SSO_ALLOW_PRIVATE") ?? "false";
+  if (!["true", "false"].includes(ssoAllowPrivateRaw)) {
+    problems.push(`SSO_ALLOW_PRIVATE must be true or false (got "${ssoAllowPrivateRaw}")`);
+  }
+
   const config: Config = {
     port,
     host,
@@ -278,6 +289,7 @@ export function loadConfig(env: Env = process.env): Config {
     ssoDnsResolver,
     requireAdminTwoFactor: requireAdminTwoFactorRaw === "true",
     webhookAllowPrivate: webhookAllowPrivateRaw === "true",
+    ssoAllowPrivate: ssoAllowPrivateRaw === "true",
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -97,13 +97,15 @@ describe("DELETE /api/agents/{id}", () => {
     expect(download.status).toBe(200);
   });
 
-  test("another user cannot remove it (404); an admin can remove anyone's", async () => {
+  test("another user cannot remove it (404), nor an admin through this route; the admin console's route does", async () => {
     const { user, agent } = await userWithAgent();
     const stranger = await server.registerUser();
     expect((await removeAs(stranger, agent.agentId)).status).toBe(404);
     expect(await agentsOf(user)).toHaveLength(1);
     const admin = await server.registerAdmin();
-    expect((await removeAs(admin, agent.agentId)).status).toBe(200);
+    expect((await removeAs(admin, agent.agentId)).status).toBe(404);
+    expect(await agentsOf(user)).toHaveLength(1);
+    expect((await server.call("DELETE", `/api/admin/agents/${agent.agentId}`, { token: admin.token })).status).toBe(200);
     expect(await agentsOf(user)).toEqual([]);
   });
 

@@ -45,7 +45,7 @@ describe("setup --force on a machine already set up", () => {
     await new Promise((resolve) => (oldSocket.onopen = resolve));
     await waitUntil(async () => (await agentsOf(user))[0]?.status === "active", { message: "the agent to be online" });
 
-    const again = await registerScriptedAgent(world.base, user.apiKey, ["shop"], "vm", { hostname: "vm", agentId: first.agentId });
+    const again = await registerScriptedAgent(world.base, user.apiKey, ["shop"], "vm", { hostname: "vm", agentId: first.agentId }, first.headers());
     expect(again.agentId).toBe(first.agentId);
     expect(again.agentToken).not.toBe(first.agentToken);
     expect((await agentsOf(user)).map((agent) => agent.id)).toEqual([first.agentId]);
@@ -81,7 +81,7 @@ describe("agent names", () => {
     const renamed = await world.server.call("PATCH", `/api/agents/${one.agentId}`, { token: user.token, body: { name: "  shop primary " } });
     expect(renamed.status).toBe(200);
     expect(renamed.body.name).toBe("shop primary");
-    await registerScriptedAgent(world.base, user.apiKey, ["shop"], "vm", { hostname: "vm", agentId: one.agentId });
+    await registerScriptedAgent(world.base, user.apiKey, ["shop"], "vm", { hostname: "vm", agentId: one.agentId }, one.headers());
     expect((await agentsOf(user)).find((agent) => agent.id === one.agentId)?.name).toBe("shop primary");
 
     // An explicit --name is taken as given.
@@ -139,7 +139,7 @@ describe("a database held by several agents", () => {
     await waitUntil(async () => (await agentsOf(user)).find((a) => a.id === holder.agentId)?.status === "offline", { message: "the holder offline" });
     // The runner is restarted after shop was taken out of its config.
     await runner.disconnect();
-    const back = await registerScriptedAgent(world.base, user.apiKey, ["crm"], "first-vm", { agentId: runner.agentId, hostname: "first-vm" });
+    const back = await registerScriptedAgent(world.base, user.apiKey, ["crm"], "first-vm", { agentId: runner.agentId, hostname: "first-vm" }, runner.headers());
     await back.connect({ hostname: "first-vm", databases: ["crm"] });
     await waitUntil(async () => (await databaseNamed(user, "crm")).agentId === runner.agentId, { message: "crm declared" });
     const shop = await databaseNamed(user, "shop");

@@ -19,8 +19,15 @@ afterAll(() => server.close());
 
 const DAY_MS = 24 * 3_600_000;
 const inOrg = (organizationId: string) => ({ "X-Organization-Id": organizationId });
+// Changes that make, demote or remove an owner need the password (owner-changes.ts): the members'
+// routes are called with it, as the web's confirmation dialog sends it.
+const confirming = /\/api\/organizations\/current\/(members\/|transfer$|invitations$)/;
 const call = (user: TestUser, method: string, path: string, organizationId?: string, body?: unknown) =>
-  server.call(method, path, { token: user.token, headers: organizationId ? inOrg(organizationId) : {}, body });
+  server.call(method, path, {
+    token: user.token,
+    headers: organizationId ? inOrg(organizationId) : {},
+    body: body && typeof body === "object" && confirming.test(path) ? { password: user.password, ...body } : body,
+  });
 
 async function createTeam(owner: TestUser, name = "Acme Ops") {
   const res = await call(owner, "POST", "/api/organizations", undefined, { name });
@@ -155,8 +162,8 @@ describe("invitations", () => {
     const teamId = await createTeam(owner, "Acme Ops");
     const invitee = await server.registerUser({ name: "Ivan" });
     const { id, token, mail } = await invite(owner, teamId, invitee.email.toUpperCase(), "operator");
-    expect(mail.subject).toBe("Olivia Owner invited you to Acme Ops on DBVault");
-    expect(mail.text).toContain("Olivia Owner invited you to join Acme Ops on DBVault as Operator.");
+    expect(mail.subject).toBe("“Olivia Owner” invited you to the organization “Acme Ops” on DBVault");
+    expect(mail.text).toContain(`“Olivia Owner” (${owner.email}) invited you to join the organization “Acme Ops” on DBVault as Operator.`);
     const [row] = await server.ctx.db.select().from(invitations).where(eq(invitations.id, id));
     expect(row!.tokenHash).not.toContain(token);
     expect(row!.email).toBe(invitee.email);
@@ -309,8 +316,8 @@ describe("members and roles", () => {
     // PostgreSQL truly in parallel): the organization's lock makes the second see the first.
     const asOwner = { id: teamId, name: "Acme Ops", personal: false, role: "owner" as const, planId: null, storageUsed: 0 };
     const outcomes = await Promise.allSettled([
-      changeMemberRole(server.ctx, first.id, asOwner, second.id, "admin"),
-      changeMemberRole(server.ctx, second.id, asOwner, first.id, "admin"),
+      changeMemberRole(server.ctx, first.id, asOwner, second.id, "admin", async () => {}),
+      changeMemberRole(server.ctx, second.id, asOwner, first.id, "admin", async () => {}),
     ]);
     expect(outcomes.map((outcome) => outcome.status).sort()).toEqual(["fulfilled", "rejected"]);
     const roles = (await call(first, "GET", "/api/organizations/current/members", teamId)).body.map((m: { role: string }) => m.role);

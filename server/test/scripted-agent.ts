@@ -33,10 +33,12 @@ export async function registerScriptedAgent(
   databases: string[],
   name = "test-agent",
   extra: Record<string, unknown> = {},
+  /** Headers besides the API key: an agent registering again sends its own id and token (`again.headers()`). */
+  headers: Record<string, string> = {},
 ): Promise<ScriptedAgent> {
   const res = await fetch(`${baseUrl}${agentApi.register}`, {
     method: "POST",
-    headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
+    headers: { ...headers, authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
     body: JSON.stringify({ name, hostname: "db-host.internal", platform: "linux-x64", version: "1.0.0", databases, ...extra }),
   });
   if (res.status !== 201) throw new Error(`register failed: ${res.status} ${await res.text()}`);

@@ -52,7 +52,7 @@ async function proveCorpForEvil() {
 
 beforeAll(async () => {
   dns = await startTestDnsServer();
-  server = await startTestServer({ PUBLIC_URL, SSO_DNS_RESOLVER: dns.address });
+  server = await startTestServer({ PUBLIC_URL, SSO_DNS_RESOLVER: dns.address, SSO_ALLOW_PRIVATE: "true" });
   clock = stopServerClock(server);
   provider = await startTestOidcProvider({ redirectUris: [`${PUBLIC_URL}/api/auth/sso/callback`] });
   mallory = await server.registerUser({ email: "mallory@evil.test" });

@@ -4,7 +4,7 @@
 export const SETUP_HELP = `usage: dbvault-agent setup [--server URL] [--api-key-file PATH] [--db NAME --uri-file PATH |
                            --databases-file PATH] [--name NAME] [--config PATH] [--force]
                            [--key-mode write-only [--identity-out FILE] [--keyring-out FILE]]
-                           [--role restore --identity FILE]
+                           [--role restore --identity FILE] [--setup-code CODE]
 
 Connects this machine to your DBVault account. It tests each database by connecting to it,
 creates the master key (a config file that already has one keeps it), registers this agent
@@ -35,7 +35,11 @@ options:
   --force              register again a config file that is already set up (e.g. after the
                        agent was reset or removed in the web app); its master key and
                        databases are kept. A regenerated API key does not need it: agents
-                       already set up run on their own credentials
+                       already set up run on their own credentials. The agent's own
+                       credentials in the config file let it register again; when they no
+                       longer work, the server answers a one-time code that a user approves
+                       in the web app (Settings → Agents → Approve set-up)
+  --setup-code CODE    (with --force) that code, once approved
   --key-mode MODE      master-key (default: a master key here opens every backup) or
                        write-only: only a public key stays here, so nothing on this machine
                        opens a backup; the private key goes to --identity-out FILE (0600) or

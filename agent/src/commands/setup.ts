@@ -36,6 +36,7 @@ const OPTIONS = {
   "keyring-out": "string",
   role: "string",
   identity: "string",
+  "setup-code": "string",
 } as const;
 
 /** Runs `setup`; returns the exit code or throws what describeFailure reports. */
@@ -97,7 +98,15 @@ export async function runSetupCommand(args: string[], context: CommandContext): 
   const newKey = keepsMasterKey && existing.masterKey === undefined ? generateMasterKey() : null;
   const masterKey = keepsMasterKey ? (newKey ?? readMasterKey(existing, path)) : null;
 
-  const client = createServerClient({ url, apiKey });
+  // Set up before on this server: its own credentials let it register as the same agent again
+  // (the API key alone does not); without them, a user approves the code the server answers.
+  const previous = existing.server?.url === url && existing.server.agentId ? existing.server : undefined;
+  const client = createServerClient({
+    url,
+    apiKey,
+    ...(previous?.agentId ? { agentId: previous.agentId } : {}),
+    ...(previous?.agentToken ? { agentToken: previous.agentToken } : {}),
+  });
   const registered = await client
     // Set up before (--force): the same agent, given new credentials, rather than a second one.
     .register({
@@ -107,6 +116,7 @@ export async function runSetupCommand(args: string[], context: CommandContext): 
       databases: databases.map((entry) => entry.name),
       ...(pitrAccess.length > 0 ? { pitrAccess } : {}),
       ...(existing.server?.agentId ? { agentId: existing.server.agentId } : {}),
+      ...(typeof options["setup-code"] === "string" ? { setupCode: options["setup-code"] } : {}),
       ...(role === "restore" ? { role } : {}),
     })
     .catch((error) => {

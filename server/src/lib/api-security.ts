@@ -79,6 +79,7 @@ const BY_OPERATION: Record<string, Requirement[]> = {
   "POST /api/agents/manage/{agentId}": SESSION,
   "DELETE /api/agents/{agentId}": SESSION,
   "PATCH /api/agents/{agentId}": SESSION,
+  "POST /api/agents/{agentId}/setup-approval": SESSION,
   "GET /metrics": [{ metricsToken: [] }],
 };
 
@@ -148,10 +149,11 @@ const TOKEN_SCOPE_BY_OPERATION: Record<string, ApiTokenScope> = {
   "GET /api/organizations/current/invitations": "admin",
   "POST /api/organizations/current/invitations": "admin",
   "DELETE /api/organizations/current/invitations/{id}": "admin",
-  // The organization's single sign-on; the route also requires its creator to be an owner.
+  // The organization's single sign-on; its creator must be an owner (ROLE_BY_OPERATION).
   "GET /api/organizations/current/sso/": "admin",
   "PUT /api/organizations/current/sso/": "admin",
   "DELETE /api/organizations/current/sso/": "admin",
+  "POST /api/organizations/current/sso/domains/verify": "admin",
   "GET /api/kb/admin/all": "admin",
   "POST /api/kb/": "admin",
   "PUT /api/kb/{id}": "admin",
@@ -194,8 +196,15 @@ const ROLE_BY_OPERATION: Record<string, MemberRole> = {
   "POST /api/settings/backup-protection/": "owner",
   "POST /api/settings/backup-protection/turn-off": "owner",
   "DELETE /api/settings/backup-protection/turn-off": "owner",
-  // Admins: the API key that registers agents into the organization.
+  // The organization's single sign-on: who may sign in to it, and as what.
+  "GET /api/organizations/current/sso/": "owner",
+  "PUT /api/organizations/current/sso/": "owner",
+  "DELETE /api/organizations/current/sso/": "owner",
+  "POST /api/organizations/current/sso/domains/verify": "owner",
+  // Admins: the API key that registers agents into the organization, and letting a machine
+  // register an existing agent again without its credentials (sessions only).
   "POST /api/settings/regenerate-api-key": "admin",
+  "POST /api/agents/{agentId}/setup-approval": "admin",
   // Operators: restoring to a point in time (sessions only).
   "GET /api/restores/point-in-time/plan": "operator",
   "POST /api/restores/point-in-time/": "operator",

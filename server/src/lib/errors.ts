@@ -23,6 +23,8 @@ export type ErrorCode =
   | "STORAGE_LIMIT_EXCEEDED"
   | "AGENT_OFFLINE"
   | "AGENT_REMOVED"
+  /** setup --force without the agent's own credentials: a user approves the code answered (agents/setup-approval.ts). */
+  | "AGENT_SETUP_APPROVAL_REQUIRED"
   | "MAIL_FAILED"
   | "SERVICE_UNAVAILABLE"
   | "INTERNAL";

@@ -5,9 +5,12 @@ import { databases, plans, organizations } from "@db/schema";
 import type { AppContext } from "../../context";
 import { findPlan, toPlanView } from "../plans/service";
 import { announceShippedDatabases } from "../pitr/shipped-databases";
+import { lockInPitrWindows } from "../backup-protection/locked-window";
 
 export async function updatePlanPitrWindow(ctx: AppContext, planId: string, pitrWindowHours: number) {
   const plan = await findPlan(ctx.db, planId);
+  // Protected organizations on the plan keep at least the window they have now (Protect backups).
+  await lockInPitrWindows(ctx, { planId: plan.id });
   const [updated] = await ctx.db.update(plans).set({ pitrWindowHours }).where(eq(plans.id, plan.id)).returning();
   if (plan.pitrWindowHours > 0 !== pitrWindowHours > 0) {
     const runners = await ctx.db

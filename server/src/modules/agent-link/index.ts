@@ -63,7 +63,8 @@ export const agentLinkController = (ctx: AppContext) => {
         const { organization, founder } = await authenticateApiKey(ctx, headers.authorization);
         refuseNewAgentFor(founder);
         set.status = 201;
-        return registerAgent(ctx, organization, body);
+        // An agent set up before (setup --force) sends its own credentials: they let it register again.
+        return registerAgent(ctx, organization, body, { agentId: headers[AgentHeaders.agentId], agentToken: headers[AgentHeaders.agentToken] });
       },
       { body: RegisterRequest, response: { 201: agentAnswers.registered }, detail: { summary: "Register an agent and its database names (API key)" } },
     )

@@ -5,7 +5,9 @@ import { actorOf } from "../audit/service";
 import { readInstallProgress } from "../downloads/install-progress";
 import { checkServiceHealth } from "./health";
 import { agentAnswer, agentAnswers, agentsModel } from "./model";
+import { requireRecentReauthentication } from "../reauthentication/service";
 import { removeAgent } from "./remove-agent";
+import { approveSetupCode } from "./setup-approval";
 import { listAgents, manageAgent, renameAgent } from "./service";
 
 /**
@@ -51,11 +53,30 @@ export const agentsController = (ctx: AppContext) =>
         detail: { summary: "Rename an agent (Settings → Agents)" },
       },
     )
+    .post(
+      "/api/agents/:agentId/setup-approval",
+      async ({ user, organization, session, params, body }) => {
+        await requireRecentReauthentication(ctx, user, session, body);
+        return approveSetupCode(ctx, organization.id, params.agentId, body.setupCode, actorOf(user, organization));
+      },
+      {
+        auth: true,
+        params: agentsModel.manageParams,
+        // The password (and code) here, or a session re-authenticated in the last 10 minutes.
+        body: agentsModel.setupApproval,
+        response: { 200: agentAnswers.message },
+        detail: {
+          summary: "Approve the code `dbvault-agent setup --force` showed, so that machine may register the agent again (sessions only, re-authenticated)",
+        },
+      },
+    )
     .delete(
       "/api/agents/:agentId",
       ({ user, organization, params }) =>
         removeAgent(ctx, params.agentId, {
-          ownerId: user.role === "admin" ? null : organization.id,
+          // The organization's own agents only, admins included: an admin's removal of any agent
+          // is DELETE /api/admin/agents/{id}, behind the admin guard (REQUIRE_ADMIN_2FA).
+          ownerId: organization.id,
           removedBy: user.id,
           actor: actorOf(user, organization),
         }),

@@ -2,12 +2,19 @@ import { t } from "elysia";
 import { agentRoles, agentStatuses, agentUpdateStatuses } from "@db/schema";
 import { DatabaseEntry, RegisterResponse, UploadStatus } from "@protocol/agent-protocol";
 import { isoDate, messageAnswer, nullable, oneOf } from "../../lib/schema";
+import { passwordField } from "../auth/model";
+import { givenCode } from "../reauthentication/model";
 
 export const agentsModel = {
   manageParams: t.Object({ agentId: t.String({ minLength: 1, maxLength: 64 }) }),
   manage: t.Object({ action: oneOf(["restart", "update", "reset"] as const, "action must be restart, update or reset") }),
   rename: t.Object({
     name: t.String({ minLength: 1, maxLength: 100, pattern: "\\S", error: "name must be 1 to 100 characters, not only spaces" }),
+  }),
+  setupApproval: t.Object({
+    setupCode: t.String({ minLength: 1, maxLength: 32, error: "setupCode must be the code dbvault-agent setup --force showed" }),
+    password: t.Optional(passwordField),
+    code: givenCode,
   }),
   backupParams: t.Object({ backupId: t.String({ minLength: 1, maxLength: 64 }) }),
   partParams: t.Object({

@@ -12,7 +12,7 @@ import { notifyAgentConnected, notifyAgentDisconnected } from "../notifications/
 import { hashAgentToken } from "./agent-token";
 import { recordUpdateRequested } from "./updates";
 import { declareDatabasesIn, handOverDatabases } from "./declared-databases";
-import { newId } from "@db/ids";
+import { authorizeRegisteringAgain, newAgentId } from "./setup-approval";
 
 /** An agent counts as inactive after this long without a heartbeat, and offline after OFFLINE_AFTER_MS. */
 export const INACTIVE_AFTER_MS = 60_000;
@@ -56,10 +56,24 @@ export function defaultAgentName(hostname: string, agentId: string): string {
  * Registers an agent and its database names; answers its id, its own connection token and its
  * name. `input.agentId` (setup --force on a machine already set up) names an agent of this user to
  * register again: the same agent gets new credentials, the old ones stop working and its old
- * socket is closed, instead of a second agent appearing beside it. One transaction: a failure
+ * socket is closed, instead of a second agent appearing beside it. That takes the agent's own
+ * credentials (`own`, the headers an agent sends) or an approved set-up code (setup-approval.ts):
+ * the API key alone registers only new agents. One transaction: a failure
  * leaves no agent row behind. A name equal to the host name (setup's default) gets a short id.
  */
-export async function registerAgent(ctx: AppContext, organization: OrganizationRow, input: RegisterRequest) {
+export async function registerAgent(
+  ctx: AppContext,
+  organization: OrganizationRow,
+  input: RegisterRequest,
+  own: { agentId?: string; agentToken?: string } = {},
+) {
+  const [named] = input.agentId
+    ? await ctx.db
+        .select()
+        .from(agents)
+        .where(and(eq(agents.id, input.agentId), eq(agents.organizationId, organization.id)))
+    : [];
+  if (named) await authorizeRegisteringAgain(ctx, named, own, input.setupCode);
   const agentToken = newAgentToken();
   const defaultName = input.name === input.hostname;
   const { agentId, name, registered, again } = await ctx.db.transaction(async (tx) => {
@@ -76,11 +90,11 @@ export async function registerAgent(ctx: AppContext, organization: OrganizationR
     if (existing) {
       [agent] = (await tx
         .update(agents)
-        .set({ ...details, name: defaultName ? existing.name : input.name })
+        .set({ ...details, name: defaultName ? existing.name : input.name, setupCodeHash: null, setupCodeExpiresAt: null, setupCodeApprovedAt: null })
         .where(eq(agents.id, existing.id))
         .returning()) as [AgentRow];
     } else {
-      const id = newId();
+      const id = newAgentId();
       [agent] = (await tx
         .insert(agents)
         .values({ id, organizationId: organization.id, ...details, name: defaultName ? defaultAgentName(input.hostname, id) : input.name, status: "offline" })

@@ -15,10 +15,11 @@ export type AuthenticatedUser = typeof users.$inferSelect;
 
 /**
  * What a request's token says beyond the user: when its holder last confirmed it is them;
- * `organizationScope`, the one organization a session from single sign-on reaches; and
- * `reauthenticatedIn`, the organization whose provider made that confirmation (it counts there only).
+ * `organizationScope`, the one organization a session from single sign-on reaches;
+ * `reauthenticatedIn`, the organization whose provider made that confirmation (it counts there
+ * only); `apiToken`, the caller is an API token, which never stands for a signed-in person.
  */
-export type SessionInfo = { reauthenticatedAt: Date | null; organizationScope?: string | null; reauthenticatedIn?: string | null };
+export type SessionInfo = { reauthenticatedAt: Date | null; organizationScope?: string | null; reauthenticatedIn?: string | null; apiToken?: true };
 
 function bearerToken(authorization: string | undefined): string | undefined {
   const match = authorization?.match(/^Bearer\s+(\S+)$/i);
@@ -119,7 +120,7 @@ async function authenticateRequest(
   const refused = accountRefusal(user);
   if (refused) throw refused;
   // A token never stands for a fresh password confirmation.
-  return { user, session: { reauthenticatedAt: null }, tokenOrganization: organizationId };
+  return { user, session: { reauthenticatedAt: null, apiToken: true }, tokenOrganization: organizationId };
 }
 
 /** A request's caller, with the organization it acts in (organizations/current-organization.ts). */

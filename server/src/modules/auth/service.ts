@@ -17,6 +17,7 @@ import { mailSecurityNotice } from "./security-mail";
 import { hashPassword, verifyPassword } from "./password";
 import { admitRegistration, admitResetRequest, admitSignIn } from "./throttle";
 import { refusePasswordWhereSsoRequired } from "../organizations/sso-required";
+import { refuseMultiLine } from "../../lib/single-line";
 
 export const RESET_TOKEN_TTL_MS = 60 * 60 * 1000;
 export const FORGOT_PASSWORD_MESSAGE = "If an account with that email exists, a password reset link has been sent.";
@@ -90,6 +91,7 @@ export async function createUser(
 }
 
 export async function register(ctx: AppContext, input: { name: string; email: string; password: string; clientIp: string }) {
+  refuseMultiLine(input.name, "name");
   await admitRegistration(ctx, input.clientIp);
   const user = await createUser(ctx, input);
   ctx.log.info("user registered", { userId: user.id });

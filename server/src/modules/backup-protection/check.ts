@@ -4,6 +4,8 @@
 // a plan change that shortens it. Features not built yet call it too: turning point-in-time
 // recovery off ("turn-off-pitr") and removing a copy destination ("remove-copy-destination").
 // Retention's own passes do not ask: what has expired goes.
+import { and, eq } from "drizzle-orm";
+import { memberships } from "@db/schema";
 import type { AppContext } from "../../context";
 import { AppError } from "../../lib/errors";
 import { planOfUser } from "../plans/service";
@@ -103,4 +105,16 @@ export async function refuseIfProtected(ctx: AppContext, organizationId: string,
     case "remove-copy-destination":
       throw refused(`${prefix}: a copy destination cannot be removed until the protection is off, ${offClause(ctx, protection)}.`, offDate(ctx, protection));
   }
+}
+
+/**
+ * Turning two-factor sign-in off: refused while Protect backups is on in any organization the
+ * user owns (personal or team), since an owner's password alone could then turn it off there.
+ */
+export async function refuseTwoFactorOffWhileProtected(ctx: AppContext, userId: string): Promise<void> {
+  const owned = await ctx.db
+    .select({ organizationId: memberships.organizationId })
+    .from(memberships)
+    .where(and(eq(memberships.userId, userId), eq(memberships.role, "owner")));
+  for (const { organizationId } of owned) await refuseIfProtected(ctx, organizationId, { kind: "turn-off-two-factor" });
 }

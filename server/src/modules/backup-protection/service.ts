@@ -10,6 +10,7 @@ import { alertRecipients } from "../organizations/recipients";
 import type { AuthenticatedUser } from "../auth/guard";
 import { isTwoFactorOn } from "../auth/second-factor";
 import { queueMail } from "../mail/outbox";
+import { planOfUser } from "../plans/service";
 import { publishEvent } from "../webhooks/service";
 import { formatWhen, type ProtectionState, protectionOf, TURN_OFF_WAIT_MS } from "./state";
 
@@ -38,7 +39,13 @@ export async function turnProtectionOn(ctx: AppContext, user: AuthenticatedUser,
   const current = await protectionOf(ctx, organization.id);
   if (current.state !== "off") throw conflict("Protect backups is already on.");
   await ctx.db.transaction(async (tx) => {
-    const [created] = await tx.insert(backupProtections).values({ organizationId: organization.id, enabledAt: ctx.now() }).onConflictDoNothing().returning();
+    // The plan's point-in-time window now is locked in (locked-window.ts).
+    const { pitrWindowHours } = await planOfUser(tx, organization.planId);
+    const [created] = await tx
+      .insert(backupProtections)
+      .values({ organizationId: organization.id, enabledAt: ctx.now(), pitrWindowHours })
+      .onConflictDoNothing()
+      .returning();
     if (!created) throw conflict("Protect backups is already on.");
     await recordAudit(tx, organization.id, "BACKUP_PROTECTION_ON", {}, actorOf(user, organization));
   });

@@ -34,8 +34,26 @@ const describeCounts = (namespaces: Record<string, number>) => {
 };
 
 /**
- * Records an agent's report on a completed backup of its user: verifiedAt and verification, an
- * audit entry, a live event and the alert. Reports on backups that are gone are ignored.
+ * Whether an agent may report on a backup's verification: it is one a verification goes to, as
+ * requestVerification and verifyElsewhereIfSealed choose it (the agent that made the backup, the
+ * one running its database now, or, when that one cannot open it, an agent whose keyring names
+ * its key). Any other agent of the organization was never asked: its word would rewrite the
+ * result and mail the owner its text.
+ */
+export async function mayReportVerification(ctx: AppContext, agentId: string, backup: BackupRow): Promise<boolean> {
+  if (backup.agentId === agentId) return true;
+  const usual = await usualAgentOf(ctx, backup);
+  if (usual?.id === agentId) return true;
+  if (!backup.keyId || (usual && canRead(usual, backup.keyId))) return false;
+  // Its keyring as its last hello named it.
+  const [agent] = await ctx.db.select({ keyIds: agents.keyIds }).from(agents).where(eq(agents.id, agentId));
+  return agent?.keyIds?.includes(backup.keyId) ?? false;
+}
+
+/**
+ * Records an agent's report on a completed backup it was given to verify: verifiedAt and
+ * verification, an audit entry, a live event and the alert. Reports on backups that are gone,
+ * or that the agent was not given (mayReportVerification), are ignored.
  */
 export async function recordVerification(ctx: AppContext, agent: Pick<AgentRow, "id" | "organizationId">, backupId: string, reported: Verification) {
   const [backup] = await ctx.db
@@ -43,6 +61,10 @@ export async function recordVerification(ctx: AppContext, agent: Pick<AgentRow, 
     .from(backups)
     .where(and(eq(backups.id, backupId), eq(backups.organizationId, agent.organizationId), eq(backups.status, "completed")));
   if (!backup) return;
+  if (!(await mayReportVerification(ctx, agent.id, backup))) {
+    ctx.log.warn("ignored a verification report from an agent not given the backup", { agentId: agent.id, backupId });
+    return;
+  }
   const verification = settleVerification(reported, backup.collections);
   const ok = verification.status === "ok";
   await ctx.db.transaction(async (tx) => {

@@ -5,6 +5,7 @@ import type { AppContext } from "../../context";
 import { AppError, badRequest, conflict, notFound } from "../../lib/errors";
 import { type AuthenticatedUser, authenticate } from "../auth/guard";
 import type { ArticleInput, ArticleUpdate } from "./model";
+import { isTwoFactorRequired } from "../auth/second-factor";
 
 export type ArticleRow = typeof kbArticles.$inferSelect;
 
@@ -85,7 +86,8 @@ async function optionalAdmin(ctx: AppContext, authorization: string | undefined)
   if (!authorization) return null;
   try {
     const user = await authenticate(ctx, authorization);
-    return user.role === "admin" ? user : null;
+    // As the admin guard (auth/guard.ts): an admin the server requires two factors of, without them, is not one yet.
+    return user.role === "admin" && !(isTwoFactorRequired(ctx, user) && !user.totpSecretCiphertext) ? user : null;
   } catch (error) {
     // A refused token (expired, forged, banned) reads as a visitor; a database failure does not.
     if (error instanceof AppError) return null;

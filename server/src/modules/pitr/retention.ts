@@ -8,6 +8,7 @@ import { and, asc, desc, eq, lt, lte } from "drizzle-orm";
 import { backups, databases, pitrSlices, plans, organizations } from "@db/schema";
 import type { AppContext } from "../../context";
 import { releaseStorage } from "../quota/storage-quota";
+import { keptPitrWindows } from "../backup-protection/locked-window";
 
 const HOUR_MS = 3_600_000;
 
@@ -35,10 +36,12 @@ export async function prunePitrSlices(ctx: AppContext, options: { limit?: number
     .innerJoin(organizations, eq(organizations.id, databases.organizationId))
     .leftJoin(plans, eq(plans.id, organizations.planId))
     .limit(options.limit ?? 1000);
+  // Under Protect backups, a plan made shorter since does not shorten what is kept (locked-window.ts).
+  const locked = await keptPitrWindows(ctx, [...new Set(shipped.map((database) => database.organizationId))]);
   let pruned = 0;
   for (const database of shipped) {
     try {
-      const windowHours = database.windowHours ?? 0;
+      const windowHours = Math.max(database.windowHours ?? 0, locked.get(database.organizationId) ?? 0);
       let keepFrom = await findKeepFrom(ctx, database, windowHours);
       // Under Object Lock a slice is locked for the window past its end (retention-rules/lock-until.ts):
       // one before the oldest base but still locked waits, rather than leaving its bytes behind.

@@ -1,6 +1,7 @@
 import { Elysia, t } from "elysia";
 import type { AppContext } from "../../context";
 import { checkBodyAsSent } from "../../lib/strict-body";
+import { onlyJsonObjectOf } from "../../lib/json-body";
 import { authGuard } from "../auth/guard";
 import { actorOf } from "../audit/service";
 import { passwordField } from "../auth/model";
@@ -13,6 +14,9 @@ import { setPointInTimeRecovery } from "./pitr-switch";
 import { chooseDatabaseAgent, getSettings, listDatabases, regenerateApiKey, sendTestNotification, setDatabaseActive, updateSettings } from "./service";
 
 /** Settings → Databases' point-in-time switch, under the path of the feature it turns on. */
+const settingsBody = onlyJsonObjectOf(Object.keys(settingsModel.update.properties));
+const checkSettingsAsSent = checkBodyAsSent(settingsModel.update);
+
 export const pitrSwitchController = (ctx: AppContext) =>
   new Elysia({ prefix: "/api/pitr", detail: { tags: ["Backups"], security: [{ bearer: [] }] } })
     .use(authGuard(ctx))
@@ -34,7 +38,12 @@ export const settingsController = (ctx: AppContext) =>
     })
     .put("/", ({ user, organization, body }) => updateSettings(ctx, organization, body, actorOf(user, organization)), {
       auth: true,
-      transform: checkBodyAsSent(settingsModel.update),
+      // Unknown fields are refused (400 naming them), as on PUT /api/user/update; named ones are checked as sent.
+      transform: (call: { request: Request; body: unknown }) => {
+        checkSettingsAsSent(call);
+        settingsBody.transform(call);
+      },
+      beforeHandle: settingsBody.beforeHandle,
       body: settingsModel.update,
       response: { 200: settingsAnswers.settings },
       detail: { summary: "Save settings (frequency as a word, retention in hours)" },

@@ -4,7 +4,7 @@
 import { and, arrayOverlaps, eq, ne } from "drizzle-orm";
 import { ssoConnections } from "@db/schema";
 import type { AppContext } from "../../context";
-import { AppError, badRequest, conflict, forbidden } from "../../lib/errors";
+import { AppError, badRequest, conflict } from "../../lib/errors";
 import { actorOf, recordAudit } from "../audit/service";
 import type { CurrentOrganization } from "../organizations/current-organization";
 import { hasBreakGlassOwner } from "../organizations/sso-required";
@@ -15,14 +15,8 @@ import { discoverProvider, parseIssuer } from "./provider-client";
 /** Where providers send the browser back; what owners register at their provider. */
 export const callbackPath = "/api/auth/sso/callback";
 
-export const OWNERS_ONLY_MESSAGE = "Only an owner of this organization can change its single sign-on.";
-
-export function requireOwner(organization: CurrentOrganization) {
-  if (organization.role !== "owner") throw forbidden(OWNERS_ONLY_MESSAGE);
-}
-
+// Only owners reach these (lib/api-security.ts ROLE_BY_OPERATION, checked by the auth guard).
 function requireTeamOwner(organization: CurrentOrganization) {
-  requireOwner(organization);
   if (organization.personal) {
     throw badRequest("Single sign-on is for team organizations: switch to (or create) the team organization whose members should use it.");
   }
@@ -34,7 +28,6 @@ function requireTeamOwner(organization: CurrentOrganization) {
  * one-person account must not meet a refusal for a tab it never sees.
  */
 export async function readConnection(ctx: AppContext, organization: CurrentOrganization, origin: string) {
-  requireOwner(organization);
   const [row] = organization.personal ? [] : await ctx.db.select().from(ssoConnections).where(eq(ssoConnections.organizationId, organization.id));
   return {
     available: !organization.personal,
@@ -87,7 +80,9 @@ export async function saveConnection(
   if (input.ssoRequired) await requireBreakGlassOwner(ctx, organization.id);
   parseIssuer(input.issuer.trim());
   // Stored as the provider names itself, so later discoveries check the same issuer exactly.
-  const discovered = await discoverProvider({ issuer: input.issuer.trim(), clientId: input.clientId, clientSecret }, ctx.log);
+  const discovered = await discoverProvider({ issuer: input.issuer.trim(), clientId: input.clientId, clientSecret }, ctx.log, {
+    allowPrivate: ctx.config.ssoAllowPrivate,
+  });
   const issuer = discovered.serverMetadata().issuer;
   const values = {
     issuer,

@@ -6,7 +6,7 @@ import { requestOrigin } from "../../lib/request-origin";
 import { messageAnswer } from "../../lib/schema";
 import { authGuard } from "../auth/guard";
 import { actorOf } from "../audit/service";
-import { readConnection, removeConnection, requireOwner, saveConnection } from "./connections";
+import { readConnection, removeConnection, saveConnection } from "./connections";
 import { proveDomainAsAdmin, proveDomainByDns } from "./domains";
 import { ssoAnswers, ssoModel } from "./model";
 import { exchangeSessionCode, finishSignIn, startSignIn } from "./sign-in";
@@ -96,10 +96,7 @@ export const ssoSettingsController = (ctx: AppContext) =>
     })
     .post(
       "/domains/verify",
-      ({ user, organization, body }) => {
-        requireOwner(organization);
-        return proveDomainByDns(ctx, organization.id, body.domain, actorOf(user, organization));
-      },
+      ({ user, organization, body }) => proveDomainByDns(ctx, organization.id, body.domain, actorOf(user, organization)),
       {
         auth: true,
         body: ssoModel.domain,

@@ -16,7 +16,12 @@ export const PROVIDER_CACHE_TTL_MS = 10 * 60 * 1000;
 const keyOf = (connection: ProviderConnection) =>
   `${connection.issuer}\n${connection.clientId}\n${createHash("sha256").update(connection.clientSecret).digest("base64url")}`;
 
-type Caller = { log: { warn(message: string, fields?: object): void }; now(): Date; caches: Pick<InstanceCaches, "ssoProviders"> };
+type Caller = {
+  log: { warn(message: string, fields?: object): void };
+  now(): Date;
+  config: { ssoAllowPrivate: boolean };
+  caches: Pick<InstanceCaches, "ssoProviders">;
+};
 
 /** The provider's configuration, discovered at most once per PROVIDER_CACHE_TTL_MS; a failed discovery is not kept. */
 export function cachedProvider(caller: Caller, connection: ProviderConnection): Promise<oidc.Configuration> {
@@ -25,7 +30,7 @@ export function cachedProvider(caller: Caller, connection: ProviderConnection): 
   const now = caller.now().getTime();
   const entry = cache.get(key);
   if (entry && entry.expiresAt > now) return entry.config;
-  const config = discoverProvider(connection, caller.log);
+  const config = discoverProvider(connection, caller.log, { allowPrivate: caller.config.ssoAllowPrivate });
   cache.set(key, { config, expiresAt: now + PROVIDER_CACHE_TTL_MS });
   config.catch(() => {
     if (cache.get(key)?.config === config) cache.delete(key);

@@ -5,6 +5,7 @@
 // quote the provider) goes only to the log.
 import * as oidc from "openid-client";
 import { AppError } from "../../lib/errors";
+import { providerAddressErrorIn, providerFetch } from "./provider-address";
 
 /** The scopes asked for: the e-mail and whether the provider verified it are all DBVault uses. */
 export const SSO_SCOPES = "openid email profile";
@@ -42,11 +43,17 @@ export function parseIssuer(issuer: string): URL {
  * reached (`PROVIDER_DOWN_MESSAGE`) and 400 when what answers is not an OpenID Connect provider
  * for this issuer.
  */
-export async function discoverProvider(connection: ProviderConnection, log: { warn(message: string, fields?: object): void }): Promise<oidc.Configuration> {
+export async function discoverProvider(
+  connection: ProviderConnection,
+  log: { warn(message: string, fields?: object): void },
+  options: { allowPrivate: boolean },
+): Promise<oidc.Configuration> {
   const issuer = parseIssuer(connection.issuer);
   try {
     return await oidc.discovery(issuer, connection.clientId, undefined, oidc.ClientSecretBasic(connection.clientSecret), {
       timeout: DISCOVERY_TIMEOUT_SECONDS,
+      // Discovery, and then the JWKS, token and userinfo requests of this configuration.
+      [oidc.customFetch]: providerFetch(options.allowPrivate),
       // Without non-repudiation checks openid-client trusts an ID token from the token endpoint
       // on TLS alone (OIDC Core 3.1.3.7 allows it) and never checks its signature: a forged
       // token then passes. The issue asks for the signature to be checked, against the JWKS.
@@ -54,6 +61,8 @@ export async function discoverProvider(connection: ProviderConnection, log: { wa
     });
   } catch (error) {
     log.warn("sso provider discovery failed", { issuer: connection.issuer, reason: (error as Error).message });
+    const refused = providerAddressErrorIn(error);
+    if (refused) throw new AppError(400, "BAD_REQUEST", refused.message);
     if (isUnreachable(error)) throw new AppError(502, "SERVICE_UNAVAILABLE", PROVIDER_DOWN_MESSAGE);
     throw new AppError(
       400,

@@ -5,6 +5,7 @@ import { authGuard } from "../auth/guard";
 import { acceptInvitation, inviteMember, listInvitations, previewInvitation, revokeInvitation } from "./invitations";
 import { changeMemberRole, leaveOrganization, listMembers, removeMember, transferOwnership } from "./members";
 import { organizationAnswers, organizationModel } from "./model";
+import { ownerChangeConfirmation } from "./owner-changes";
 import { createTeam, deleteTeam, listMyOrganizations, renameOrganization } from "./service";
 
 /**
@@ -54,30 +55,51 @@ export const organizationsController = (ctx: AppContext) =>
       response: { 200: organizationAnswers.members },
       detail: { summary: "The members of the current organization with their roles (any member)" },
     })
-    .patch("/current/members/:userId", ({ user, organization, params, body }) => changeMemberRole(ctx, user.id, organization, params.userId, body.role), {
-      auth: true,
-      params: organizationModel.memberParams,
-      body: organizationModel.changeRole,
-      response: { 200: messageAnswer },
-      detail: { summary: "Change a member's role (admin; owners' roles and making owners: owner only; the last owner stays)" },
-    })
-    .delete("/current/members/:userId", ({ user, organization, params }) => removeMember(ctx, user.id, organization, params.userId), {
-      auth: true,
-      params: organizationModel.memberParams,
-      response: { 200: messageAnswer },
-      detail: { summary: "Remove a member (admin; an owner only by an owner); their next request and open sockets lose access" },
-    })
+    .patch(
+      "/current/members/:userId",
+      ({ user, session, organization, params, body }) =>
+        changeMemberRole(ctx, user.id, organization, params.userId, body.role, ownerChangeConfirmation(ctx, user, session, body)),
+      {
+        auth: true,
+        params: organizationModel.memberParams,
+        body: organizationModel.changeRole,
+        response: { 200: messageAnswer },
+        detail: {
+          summary:
+            "Change a member's role (admin; owners' roles and making owners: an owner's session, re-authenticated: `password` and `code`, or a stamped session; the last owner stays)",
+        },
+      },
+    )
+    .delete(
+      "/current/members/:userId",
+      ({ user, session, organization, params }) => removeMember(ctx, user.id, organization, params.userId, ownerChangeConfirmation(ctx, user, session)),
+      {
+        auth: true,
+        params: organizationModel.memberParams,
+        response: { 200: messageAnswer },
+        detail: {
+          summary:
+            "Remove a member (admin; an owner only by an owner's session re-authenticated within 10 minutes); their next request and open sockets lose access",
+        },
+      },
+    )
     .post("/current/leave", ({ user, organization }) => leaveOrganization(ctx, user.id, organization), {
       auth: true,
       response: { 200: messageAnswer },
       detail: { summary: "Leave the current organization (not the personal one; not as its last owner)" },
     })
-    .post("/current/transfer", ({ user, organization, body }) => transferOwnership(ctx, user.id, organization, body.userId), {
-      auth: true,
-      body: organizationModel.transfer,
-      response: { 200: messageAnswer },
-      detail: { summary: "Make another member owner (owner); the caller becomes an admin" },
-    })
+    .post(
+      "/current/transfer",
+      ({ user, session, organization, body }) => transferOwnership(ctx, user.id, organization, body.userId, ownerChangeConfirmation(ctx, user, session, body)),
+      {
+        auth: true,
+        body: organizationModel.transfer,
+        response: { 200: messageAnswer },
+        detail: {
+          summary: "Make another member owner (owner's session, re-authenticated: `password` and `code`, or a stamped session); the caller becomes an admin",
+        },
+      },
+    )
     .get("/current/invitations", ({ organization }) => listInvitations(ctx, organization), {
       auth: true,
       response: { 200: organizationAnswers.invitations },
@@ -85,8 +107,8 @@ export const organizationsController = (ctx: AppContext) =>
     })
     .post(
       "/current/invitations",
-      async ({ user, organization, body, set }) => {
-        const invitation = await inviteMember(ctx, user, organization, body);
+      async ({ user, session, organization, body, set }) => {
+        const invitation = await inviteMember(ctx, user, organization, body, ownerChangeConfirmation(ctx, user, session, body));
         set.status = 201;
         return invitation;
       },

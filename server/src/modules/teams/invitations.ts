@@ -14,6 +14,8 @@ import { lockMemberships } from "./members";
 import { recordMembershipChange } from "./membership-effects";
 import { ROLE_LABELS, requireRole } from "../organizations/roles";
 import { emailDomain } from "../organizations/sso-required";
+import type { ConfirmOwnerChange } from "./owner-changes";
+import { quotedName } from "../../lib/single-line";
 
 export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 /** Pending invitations an organization may hold at once: each one is an e-mail sent in its name. */
@@ -44,12 +46,19 @@ const toInvitationView = (row: InvitationRow, invitedBy: string | null) => ({
  * Invites `email` with `role` (admin+; an owner only by an owner) and mails the link. An earlier
  * pending invitation to the same address is revoked: only the newest link works.
  */
-export async function inviteMember(ctx: AppContext, actor: AuthenticatedUser, organization: CurrentOrganization, input: { email: string; role: MemberRole }) {
+export async function inviteMember(
+  ctx: AppContext,
+  actor: AuthenticatedUser,
+  organization: CurrentOrganization,
+  input: { email: string; role: MemberRole },
+  confirmOwnerChange: ConfirmOwnerChange,
+) {
   requireRole(organization, "admin", "inviting members");
   if (input.role === "owner") requireRole(organization, "owner", "inviting an owner");
   if (organization.personal) {
     throw conflict("Your personal organization is yours alone. Create a team (organization menu → Create a team) to invite people.");
   }
+  if (input.role === "owner") await confirmOwnerChange();
   const email = normaliseEmail(input.email);
   const token = newLinkToken();
   const now = ctx.now();
@@ -88,13 +97,15 @@ export async function inviteMember(ctx: AppContext, actor: AuthenticatedUser, or
     return created!;
   });
   const inviter = actor.name || actor.email;
+  // Both names were chosen by the inviter: quoted, on one line, so they read as names only.
+  const from = `${quotedName(inviter)} (${actor.email})`;
   await queueMail(
     ctx,
     {
       to: email,
-      subject: `${inviter} invited you to ${organization.name} on DBVault`,
+      subject: `${quotedName(inviter)} invited you to the organization ${quotedName(organization.name)} on DBVault`,
       text: [
-        `${inviter} invited you to join ${organization.name} on DBVault as ${ROLE_LABELS[input.role]}.`,
+        `${from} invited you to join the organization ${quotedName(organization.name)} on DBVault as ${ROLE_LABELS[input.role]}.`,
         "",
         "To accept, open this link within 7 days (it works once):",
         `${ctx.config.publicUrl}/invite/${token}`,

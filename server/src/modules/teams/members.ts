@@ -11,6 +11,7 @@ import { type CurrentOrganization, NOT_A_MEMBER_MESSAGE } from "../organizations
 import { closeMemberSockets, recordMembershipChange } from "./membership-effects";
 import { ROLE_LABELS, requireRole, roleAtLeast } from "../organizations/roles";
 import { refuseWithoutBreakGlass } from "../organizations/sso-required";
+import type { ConfirmOwnerChange } from "./owner-changes";
 
 export const LAST_OWNER_MESSAGE =
   "An organization always keeps at least one owner. Make another member an owner first (or transfer ownership), then try again.";
@@ -56,6 +57,14 @@ const setMemberRole = (tx: Tx, organizationId: string, userId: string, role: Mem
   tx.update(memberships).set({ role }).where(membership(organizationId, userId));
 const deleteMembership = (tx: Tx, organizationId: string, userId: string) => tx.delete(memberships).where(membership(organizationId, userId));
 
+const ROLE_CHANGED_MESSAGE = "This member's role changed meanwhile: reload Settings → Team and try again.";
+
+/** A member's role now, read without the organization's lock (null: not a member). */
+async function memberRoleOf(ctx: AppContext, organizationId: string, userId: string): Promise<MemberRole | null> {
+  const [row] = await ctx.db.select({ role: memberships.role }).from(memberships).where(membership(organizationId, userId));
+  return row?.role ?? null;
+}
+
 const ownersIn = (members: Members) => members.filter((member) => member.role === "owner").length;
 const nameOf = (member: { name: string; email: string }) => member.name || member.email;
 
@@ -75,13 +84,26 @@ export async function listMembers(ctx: AppContext, organization: CurrentOrganiza
  * Gives a member another role. Admins manage admins, operators and viewers; only an owner changes
  * an owner's role or makes an owner; the last owner keeps the role (409).
  */
-export async function changeMemberRole(ctx: AppContext, actorId: string, organization: CurrentOrganization, targetId: string, role: MemberRole) {
+export async function changeMemberRole(
+  ctx: AppContext,
+  actorId: string,
+  organization: CurrentOrganization,
+  targetId: string,
+  role: MemberRole,
+  confirmOwnerChange: ConfirmOwnerChange,
+) {
+  // Confirmed before the lock is taken (it reads the database); checked again under it.
+  // Only an owner may make such a change: anyone else is refused under the lock, unasked.
+  const touchesOwner = role === "owner" || (await memberRoleOf(ctx, organization.id, targetId)) === "owner";
+  const confirmed = touchesOwner && organization.role === "owner";
+  if (confirmed) await confirmOwnerChange();
   const change = await ctx.db.transaction(async (tx) => {
     const { members, actorRole } = await lockAsActor(tx, organization.id, actorId, "admin", "changing a member's role");
     const target = targetIn(members, targetId);
     if (target.role === "owner" && actorRole !== "owner") throw forbidden("Only an owner can change an owner's role.");
     if (role === "owner" && actorRole !== "owner") throw forbidden("Only an owner can make another member an owner.");
     if (target.role === role) return { target, from: role, lowered: false };
+    if ((target.role === "owner" || role === "owner") && !confirmed) throw conflict(ROLE_CHANGED_MESSAGE);
     if (target.role === "owner" && ownersIn(members) === 1) throw conflict(LAST_OWNER_MESSAGE);
     await setMemberRole(tx, organization.id, targetId, role);
     if (target.role === "owner") await refuseWithoutBreakGlass(tx, organization.id);
@@ -98,12 +120,21 @@ export async function changeMemberRole(ctx: AppContext, actorId: string, organiz
 }
 
 /** Removes a member (admin+; an owner only by an owner). Their next request is refused, sockets included. */
-export async function removeMember(ctx: AppContext, actorId: string, organization: CurrentOrganization, targetId: string) {
+export async function removeMember(
+  ctx: AppContext,
+  actorId: string,
+  organization: CurrentOrganization,
+  targetId: string,
+  confirmOwnerChange: ConfirmOwnerChange,
+) {
+  const confirmed = targetId !== actorId && organization.role === "owner" && (await memberRoleOf(ctx, organization.id, targetId)) === "owner";
+  if (confirmed) await confirmOwnerChange();
   const target = await ctx.db.transaction(async (tx) => {
     const { members, actorRole } = await lockAsActor(tx, organization.id, actorId, "admin", "removing a member");
     if (targetId === actorId) throw badRequest("To leave the organization yourself, use Leave team.");
     const member = targetIn(members, targetId);
     if (member.role === "owner" && actorRole !== "owner") throw forbidden("Only an owner can remove an owner.");
+    if (member.role === "owner" && !confirmed) throw conflict(ROLE_CHANGED_MESSAGE);
     await deleteMembership(tx, organization.id, targetId);
     if (member.role === "owner") await refuseWithoutBreakGlass(tx, organization.id);
     await recordMembershipChange(tx, {
@@ -133,8 +164,16 @@ export async function leaveOrganization(ctx: AppContext, actorId: string, organi
 }
 
 /** An owner makes another member owner and becomes an admin. */
-export async function transferOwnership(ctx: AppContext, actorId: string, organization: CurrentOrganization, targetId: string) {
+export async function transferOwnership(
+  ctx: AppContext,
+  actorId: string,
+  organization: CurrentOrganization,
+  targetId: string,
+  confirmOwnerChange: ConfirmOwnerChange,
+) {
   if (organization.personal) throw conflict("Your personal organization stays yours. Create a team to share ownership.");
+  requireRole(organization, "owner", "transferring ownership");
+  await confirmOwnerChange();
   const target = await ctx.db.transaction(async (tx) => {
     const { members, actorRole } = await lockAsActor(tx, organization.id, actorId, "owner", "transferring ownership");
     if (targetId === actorId) throw badRequest("Choose another member to transfer ownership to.");

@@ -2,6 +2,8 @@ import { t } from "elysia";
 import { memberRoles } from "@db/schema";
 import { isoDate, nullable, oneOf } from "../../lib/schema";
 import { emailField } from "../auth/model";
+import { passwordField } from "../auth/model";
+import { givenCode } from "../reauthentication/model";
 
 export const MAX_ORGANIZATION_NAME_LENGTH = 100;
 
@@ -19,9 +21,10 @@ export const organizationModel = {
   create: t.Object({ name: nameField }),
   rename: t.Object({ name: nameField }),
   memberParams: t.Object({ userId: idParam("userId") }),
-  changeRole: t.Object({ role }),
-  transfer: t.Object({ userId: idParam("userId") }),
-  invite: t.Object({ email: emailField, role }),
+  /** `password` and `code`: the re-authentication a change making or demoting an owner needs (or a stamped session). */
+  changeRole: t.Object({ role, password: t.Optional(passwordField), code: givenCode }),
+  transfer: t.Object({ userId: idParam("userId"), password: t.Optional(passwordField), code: givenCode }),
+  invite: t.Object({ email: emailField, role, password: t.Optional(passwordField), code: givenCode }),
   invitationParams: t.Object({ id: idParam("id") }),
   /** The link's token: 32 random bytes in base64url (auth/service.ts newLinkToken). */
   tokenParams: t.Object({ token: t.String({ minLength: 1, maxLength: 200, error: "This invitation link is not valid." }) }),

@@ -12,6 +12,7 @@ import { disconnectUserAgents } from "../agents/service";
 import { refuseIfProtected } from "../backup-protection/check";
 import { insertTeamOrganization } from "../organizations/create-team";
 import { requireRole } from "../organizations/roles";
+import { refuseMultiLine } from "../../lib/single-line";
 
 export const TEAM_DELETED_MESSAGE = "This agent's DBVault organization was deleted.";
 
@@ -28,6 +29,7 @@ export async function listMyOrganizations(ctx: AppContext, userId: string, scope
 
 /** Creates a team with the user as its owner. */
 export async function createTeam(ctx: AppContext, userId: string, name: string): Promise<CurrentOrganization> {
+  refuseMultiLine(name, "name");
   const teamName = name.trim();
   return ctx.db.transaction(async (tx) => {
     const [owned] = await tx
@@ -47,6 +49,7 @@ export async function createTeam(ctx: AppContext, userId: string, name: string):
 /** Renames the current organization (admin+). */
 export async function renameOrganization(ctx: AppContext, actorId: string, organization: CurrentOrganization, name: string) {
   requireRole(organization, "admin", "renaming the organization");
+  refuseMultiLine(name, "name");
   const newName = name.trim();
   await ctx.db.transaction(async (tx) => {
     await tx.update(organizations).set({ name: newName }).where(eq(organizations.id, organization.id));

@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
 import { authGuard } from "../auth/guard";
-import { refuseIfProtected } from "../backup-protection/check";
+import { refuseTwoFactorOffWhileProtected } from "../backup-protection/check";
 import { refuseLosingLastBreakGlass } from "../organizations/sso-required";
 import { requireRecentReauthentication } from "../reauthentication/service";
 import { twoFactorAnswers, twoFactorModel } from "./model";
@@ -33,7 +33,7 @@ export const twoFactorController = (ctx: AppContext) =>
       async ({ user, session, body }) => {
         refuseTurningOff(ctx, user);
         await refuseLosingLastBreakGlass(ctx.db, user.id);
-        await refuseIfProtected(ctx, user.id, { kind: "turn-off-two-factor" });
+        await refuseTwoFactorOffWhileProtected(ctx, user.id);
         await requireRecentReauthentication(ctx, user, session, body);
         return disableTwoFactor(ctx, user);
       },

@@ -3,7 +3,7 @@
 // instead of waiting, since each step's code is accepted once.
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { auditLogs, recoveryCodes, users } from "@db/schema";
+import { agents, auditLogs, kbArticles, recoveryCodes, users } from "@db/schema";
 import { type StoppedClock, startTestServer, stopServerClock, type TestServer, type TestUser } from "../../../test/harness";
 import { base32Decode, totpCode, totpCodeForKey } from "../../../../testkit/totp";
 import { matchTotpCode } from "../auth/totp";
@@ -325,6 +325,20 @@ describe("REQUIRE_ADMIN_2FA=true", () => {
       body: { password: admin.password, code: totpCode(setup.body.secret, now()) },
     });
     expect(off.status).toBe(403);
+  });
+
+  test("an admin without it reaches no other organization's agent or draft through the user routes either", async () => {
+    const admin = await strict.registerAdmin();
+    const owner = await strict.registerUser();
+    const [agent] = await strict.ctx.db.insert(agents).values({ organizationId: owner.id, name: "theirs", status: "offline" }).returning();
+    const removed = await strict.call("DELETE", `/api/agents/${agent!.id}`, { token: admin.token });
+    expect(removed.status).toBe(404);
+    expect(await strict.ctx.db.select({ id: agents.id }).from(agents).where(eq(agents.id, agent!.id))).toHaveLength(1);
+    const [draft] = await strict.ctx.db
+      .insert(kbArticles)
+      .values({ title: "Draft", slug: `draft-${agent!.id}`, content: "unpublished", isPublished: false })
+      .returning();
+    expect((await strict.call("GET", `/api/kb/${draft!.slug}`, { token: admin.token })).status).toBe(404);
   });
 
   test("users who are not admins choose for themselves", async () => {

@@ -17,7 +17,9 @@ import { findPlan, planOfUser, type Plan } from "../plans/service";
 import { rescheduleUser } from "../settings/reschedule";
 import { replaceApiKey } from "../settings/api-key";
 import { refuseIfProtected, retentionUnderPlan } from "../backup-protection/check";
+import { lockInPitrWindows } from "../backup-protection/locked-window";
 import { applyPlanLimits } from "../settings/plan-limits";
+import { refuseMultiLine } from "../../lib/single-line";
 
 /** The profile: the user, with the current organization's API key, plan and storage. */
 export async function toProfile(ctx: AppContext, user: AuthenticatedUser, organization: CurrentOrganization) {
@@ -53,6 +55,8 @@ export function planLimitsView(plan: Plan) {
 export async function switchPlan(ctx: AppContext, organizationId: string, plan: Plan, by: "user" | "admin", actor?: AuditActor) {
   // A smaller plan clamps retention; under Protect backups that must not let kept backups go.
   await refuseIfProtected(ctx, organizationId, { kind: "change-retention", to: await retentionUnderPlan(ctx, organizationId, plan) });
+  // Nor may it shorten the point-in-time window it keeps.
+  await lockInPitrWindows(ctx, { organizationId });
   const { frequencyChanged } = await ctx.db.transaction(async (tx) => {
     await tx.update(organizations).set({ planId: plan.id }).where(eq(organizations.id, organizationId));
     await recordAudit(tx, organizationId, "PLAN_CHANGED", { plan: plan.name, planId: plan.id, by }, actor);
@@ -84,6 +88,7 @@ export async function updateProfile(
   session: SessionInfo,
   input: { name?: string; email?: string; currentPassword?: string; code?: string },
 ) {
+  refuseMultiLine(input.name, "name");
   const email = input.email === undefined ? user.email : normaliseEmail(input.email);
   let pendingEmail: string | null = null;
   if (email !== user.email) {

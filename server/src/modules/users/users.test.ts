@@ -144,6 +144,8 @@ describe("audit log", () => {
     for (const action of ["EMAIL_CHANGE_REQUESTED", "EMAIL_CHANGED", "EMAIL_CHANGE_UNDONE"]) expect(res.body).toContain(action);
     // Agents set up again on their machine, and renamed (issue 29).
     for (const action of ["AGENT_REREGISTERED", "AGENT_RENAMED"]) expect(res.body).toContain(action);
+    // A user let a machine register an existing agent again without its credentials (issue 41).
+    expect(res.body).toContain("AGENT_SETUP_APPROVED");
     // API tokens for automation (issue 30): created and revoked.
     for (const action of ["API_TOKEN_CREATED", "API_TOKEN_REVOKED"]) expect(res.body).toContain(action);
     // Protect backups (issue 27): on, asked off, cancelled, off once the wait is over.
