@@ -9,6 +9,7 @@ import type { MongoClient } from "mongodb";
 import { collectGarbageNow, createMemoryPacer } from "../../archive/index.ts";
 import { compareOplogTimes, type OplogTime, SLICE_MAX_AGE_MS, SLICE_MAX_ENTRY_BYTES } from "../../../../protocol/pitr.ts";
 import { createEntryFilter } from "./entry-filter.ts";
+import { startDatabaseHeartbeat } from "./database-heartbeat.ts";
 import type { LagMeter } from "./lag-meter.ts";
 import { openOplogTail, readOplogBounds } from "./oplog-cursor.ts";
 import { SliceBuilder } from "./slice-builder.ts";
@@ -35,8 +36,10 @@ export interface ShipOplogOptions {
   retryDelayMs?: number;
   /** Hears each slice as it is spooled (tests, lag). */
   onSealed?: (slice: SpooledSlice) => void;
-  /** Measures the shipping lag the heartbeat reports. */
+  /** Measures the shipping lag the heartbeat reports; with it, the database is asked how far its oplog goes. */
   lag?: LagMeter;
+  /** How often the database is asked (database-heartbeat.ts); DATABASE_HEARTBEAT_MS unless told otherwise. */
+  databaseHeartbeatMs?: number;
   now?: () => number;
 }
 
@@ -45,21 +48,35 @@ class RolloverError extends Error {}
 
 const CAPPED_POSITION_LOST = 136;
 
+/** An idle database's empty slice is sealed this often, so its restorable end keeps up with the present. */
+export const IDLE_SEAL_MS = 60_000;
+
 /** Ships until `signal` aborts; resolves then (what was gathered but not sealed is read again next time). */
 export async function shipOplog(options: ShipOplogOptions): Promise<void> {
-  const { client, database, store, signal, log } = options;
-  const now = options.now ?? Date.now;
-  const maxAgeMs = options.maxAgeMs ?? SLICE_MAX_AGE_MS;
-  const maxEntryBytes = options.maxEntryBytes ?? SLICE_MAX_ENTRY_BYTES;
-  const idleSealMs = options.idleSealMs ?? 60_000;
+  const { client, store, signal, log } = options;
   const { position: saved, pending } = await store.load();
   const uploader = createSliceUploader({ store, upload: options.upload, signal, log, onStored: (slice) => options.lag?.shipped(slice) });
-  options.lag?.restart();
+  options.lag?.restart(saved?.end);
   for (const slice of pending) {
     options.lag?.waiting(slice);
     uploader.enqueue(slice);
   }
+  const heartbeat = options.lag ? startDatabaseHeartbeat({ client, lag: options.lag, log, intervalMs: options.databaseHeartbeatMs }) : undefined;
+  try {
+    await tailAndShip(options, uploader, saved);
+  } finally {
+    heartbeat?.stop();
+    await uploader.stop();
+  }
+}
 
+/** The tail loop: reads, seals and hands slices to the uploader until `signal` aborts. */
+async function tailAndShip(options: ShipOplogOptions, uploader: ReturnType<typeof createSliceUploader>, saved: ChainPosition | undefined): Promise<void> {
+  const { client, database, store, signal, log } = options;
+  const now = options.now ?? Date.now;
+  const maxAgeMs = options.maxAgeMs ?? SLICE_MAX_AGE_MS;
+  const maxEntryBytes = options.maxEntryBytes ?? SLICE_MAX_ENTRY_BYTES;
+  const idleSealMs = options.idleSealMs ?? IDLE_SEAL_MS;
   let position = saved ?? (await startChain(options, "started"));
   const keep = createEntryFilter(database);
   // Every entry read (kept or not) leaves its reply bytes and its parsed fields to the collector,
@@ -138,7 +155,6 @@ export async function shipOplog(options: ShipOplogOptions): Promise<void> {
       await tail?.close();
     }
   }
-  await uploader.stop();
 }
 
 /** Starts a chain after the oplog's newest entry and saves it, so a restart before its first slice keeps it. */
