@@ -35,6 +35,7 @@ import m32 from "./0032_copy_unreachable.sql" with { type: "text" };
 import m33 from "./0033_organization_ownership.sql" with { type: "text" };
 import m34 from "./0034_sso_reauthentication.sql" with { type: "text" };
 import m35 from "./0035_agent_identity_recipient.sql" with { type: "text" };
+import m36 from "./0036_pitr_unreachable_since.sql" with { type: "text" };
 
 export const migrationFiles: { tag: string; when: number; sql: string }[] = [
   { tag: "0000_init", when: 1795432625268, sql: m0 },
@@ -73,4 +74,5 @@ export const migrationFiles: { tag: string; when: number; sql: string }[] = [
   { tag: "0033_organization_ownership", when: 1795769897067, sql: m33 },
   { tag: "0034_sso_reauthentication", when: 1795770754986, sql: m34 },
   { tag: "0035_agent_identity_recipient", when: 1795771815131, sql: m35 },
+  { tag: "0036_pitr_unreachable_since", when: 1796667400183, sql: m36 },
 ];
