@@ -48,9 +48,12 @@ export function describePitrCoverage(timeline: Timeline, nowMs: number): { text:
   }
   const gap = timeline.gaps.at(-1);
   if (gap) {
+    // After a rollover the new chain is restorable only from its first base backup, not from its start.
+    const next = timeline.restorable.find((w) => seconds(w.to.at) > seconds(gap.to.at));
+    const until = next && seconds(next.from.at) > seconds(gap.to.at) ? next.from.at : gap.to.at;
     return {
       text,
-      warning: `Gap from ${formatDateTimeToSecond(gap.from.at)} to ${formatDateTimeToSecond(gap.to.at)} (${GAP_REASONS[gap.reason]}): times inside it cannot be restored.`,
+      warning: `Gap from ${formatDateTimeToSecond(gap.from.at)} to ${formatDateTimeToSecond(until)} (${GAP_REASONS[gap.reason]}): times inside it cannot be restored.`,
     };
   }
   return { text, warning: null };
