@@ -32,9 +32,10 @@ describe("the dashboard's point-in-time line", () => {
     // No fresh report, and the newest restorable second is 10 minutes old: behind too.
     const old = { from: window.from, to: at("2026-03-01T11:50:01.000Z") };
     expect(describePitrCoverage({ ...shipped, restorable: [old], lagSeconds: null }, now).warning).toStartWith("Shipping is 10 min behind");
+    // The new chain starts at 10:00 but its first base is at 10:05: the gap runs to 10:05.
     const gap = { from: at("2026-03-01T09:00:00.000Z"), to: at("2026-03-01T10:00:00.000Z"), reason: "rollover" as const };
-    expect(describePitrCoverage({ ...shipped, gaps: [gap], lagSeconds: 1 }, now).warning).toContain(
-      "(the oplog rolled over): times inside it cannot be restored",
+    expect(describePitrCoverage({ ...shipped, gaps: [gap], lagSeconds: 1 }, now).warning).toBe(
+      `Gap from ${formatDateTimeToSecond("2026-03-01T09:00:00.000Z")} to ${formatDateTimeToSecond("2026-03-01T10:05:00.000Z")} (the oplog rolled over): times inside it cannot be restored.`,
     );
   });
 
