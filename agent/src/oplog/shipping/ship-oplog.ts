@@ -48,8 +48,12 @@ class RolloverError extends Error {}
 
 const CAPPED_POSITION_LOST = 136;
 
-/** An idle database's empty slice is sealed this often, so its restorable end keeps up with the present. */
-export const IDLE_SEAL_MS = 60_000;
+/**
+ * An idle database's empty slice is sealed this often, so its restorable end keeps up with the
+ * present: with mongod's periodic no-op every 10 s moving the oplog, "now" is restorable within
+ * 40 s (and within a minute once uploaded) however long nothing is written.
+ */
+export const IDLE_SEAL_MS = 30_000;
 
 /** Ships until `signal` aborts; resolves then (what was gathered but not sealed is read again next time). */
 export async function shipOplog(options: ShipOplogOptions): Promise<void> {
@@ -127,7 +131,11 @@ async function tailAndShip(options: ShipOplogOptions, uploader: ReturnType<typeo
           }
           const age = builder.startedAt === undefined ? 0 : now() - builder.startedAt;
           const moved = compareOplogTimes(readThrough, builder.place.start) > 0;
-          if ((builder.entryCount > 0 && age >= maxAgeMs) || (moved && builder.entryCount === 0 && now() - lastSealAt >= idleSealMs)) await seal();
+          // A chain's first slice goes as soon as the oplog moves: it is what tells the server of
+          // the new chain (a rollover's gap, the new base backup), which must not wait for a seal.
+          const opensChain = position.nextSequence === 0 && moved;
+          if (opensChain || (builder.entryCount > 0 && age >= maxAgeMs) || (moved && builder.entryCount === 0 && now() - lastSealAt >= idleSealMs))
+            await seal();
         }
       } finally {
         signal.removeEventListener("abort", stop);
