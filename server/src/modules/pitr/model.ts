@@ -11,9 +11,41 @@ export const pitrModel = {
   switch: t.Object({ enabled: t.Boolean({ error: "enabled must be true or false" }) }),
   sliceParams: t.Object({ sliceId: t.String({ minLength: 1, maxLength: 64, error: "sliceId is required" }) }),
   databaseParams: t.Object({ databaseId: t.String({ minLength: 1, maxLength: 64, error: "databaseId is required" }) }),
+  userSliceParams: t.Object({
+    databaseId: t.String({ minLength: 1, maxLength: 64, error: "databaseId is required" }),
+    sliceId: t.String({ minLength: 1, maxLength: 64, error: "sliceId is required" }),
+  }),
+  sliceQuery: t.Object({
+    /** An ISO time with its zone or an oplog position "t,i"; absent: from the oldest slice. */
+    from: t.Optional(t.String({ maxLength: 40, error: "from must be a time or an oplog position" })),
+    to: t.Optional(t.String({ maxLength: 40, error: "to must be a time or an oplog position" })),
+    offset: t.Optional(t.Integer({ minimum: 0, maximum: 10_000_000, error: "offset must be a whole number from 0" })),
+    limit: t.Optional(t.Integer({ minimum: 1, maximum: 500, error: "limit must be a whole number from 1 to 500" })),
+  }),
 };
 
 export const pitrAnswers = {
+  sliceList: t.Object({
+    databaseId: t.String(),
+    databaseName: t.String(),
+    /** Oldest first; each covers (start, end] of the oplog. */
+    slices: t.Array(
+      t.Object({
+        id: t.String(),
+        chain: t.String(),
+        sequence: t.Integer(),
+        start: Position,
+        end: Position,
+        entries: t.Integer(),
+        bytes: t.Integer(),
+        sha256: t.String(),
+        reason: t.String(),
+      }),
+    ),
+    total: t.Integer(),
+    /** The offset of the next page; null on the last. */
+    nextOffset: t.Union([t.Integer(), t.Null()]),
+  }),
   sliceStored: t.Object({ status: t.Literal("stored"), size: t.Integer() }),
   timeline: t.Object({
     databaseId: t.String(),
