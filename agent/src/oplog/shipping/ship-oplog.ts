@@ -30,7 +30,7 @@ export interface ShipOplogOptions {
   maxAgeMs?: number;
   /** Seal before the entries would pass this many bytes; SLICE_MAX_ENTRY_BYTES unless told otherwise. */
   maxEntryBytes?: number;
-  /** An idle database still seals an empty slice this often, so its covered time moves on; 60 s unless told otherwise. */
+  /** An idle database still seals an empty slice this often, so its covered time moves on; IDLE_SEAL_MS unless told otherwise. */
   idleSealMs?: number;
   /** Wait before reopening the tail after an error. */
   retryDelayMs?: number;
