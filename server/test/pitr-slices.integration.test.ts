@@ -3,6 +3,9 @@
 // (what `dbvault-agent restore --oplog DIR` takes); another account's database and slices are
 // not found, and a malformed bound is a 400 naming it.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { startTestServer, type TestServer, type TestUser } from "./harness";
 import { uploadSlice, userShippingPitr } from "./pitr-support";
 
@@ -82,5 +85,38 @@ describe("downloading a slice", () => {
     expect((await list({}, bob.token)).status).toBe(404);
     const res = await fetch(`${base}/api/pitr/databases/${shopId}/slices/${uploaded[0]!.id}/download`, { headers: { authorization: `Bearer ${bob.token}` } });
     expect(res.status).toBe(404);
+  });
+});
+
+describe("downloading a range as one zip", () => {
+  const archive = (query: Record<string, string>, token = alice.token) =>
+    fetch(`${base}/api/pitr/databases/${shopId}/slices/archive?${new URLSearchParams(query)}`, { headers: { authorization: `Bearer ${token}` } });
+
+  test("unzipped, it is the folder of the range's slice files as stored", async () => {
+    const res = await archive({ from: iso(115), to: iso(135) });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-disposition")).toBe('attachment; filename="shop-oplog-slices.zip"');
+    const bytes = Buffer.from(await res.arrayBuffer());
+    const unzip = Bun.which("unzip");
+    if (!unzip) return console.warn("unzip is not installed: the archive's contents are not checked");
+    const dir = await mkdtemp(join(tmpdir(), "dbvault-slices-"));
+    try {
+      await writeFile(join(dir, "slices.zip"), bytes);
+      expect(Bun.spawnSync([unzip, "-q", join(dir, "slices.zip"), "-d", join(dir, "slices")]).exitCode).toBe(0);
+      const names = (await readdir(join(dir, "slices"))).sort();
+      expect(names).toEqual([1, 2, 3].map((sequence) => `slice-${"c".repeat(32)}-000000000${sequence}.enc.dbvault`));
+      for (const [index, name] of names.entries()) expect((await readFile(join(dir, "slices", name))).equals(uploaded[index + 1]!.bytes)).toBe(true);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("a range no slice holds is refused; another account's database is not found", async () => {
+    const none = await archive({ from: iso(500) });
+    expect(none.status).toBe(400);
+    expect(((await none.json()) as { message: string }).message).toBe(
+      "No shipped oplog slice holds that time range: choose one the timeline shows as covered.",
+    );
+    expect((await archive({}, bob.token)).status).toBe(404);
   });
 });

@@ -122,6 +122,7 @@ const TOKEN_SCOPE_BY_OPERATION: Record<string, ApiTokenScope> = {
   "POST /api/backups/{id}/anomaly/resolve": "backup",
   "GET /api/backups/{id}/download": "backup",
   "GET /api/pitr/databases/{databaseId}/slices/{sliceId}/download": "backup",
+  "GET /api/pitr/databases/{databaseId}/slices/archive": "backup",
   // restore: restores and restore drills.
   "POST /api/backups/{id}/restore": "restore",
   "POST /api/drills/": "restore",

@@ -4,7 +4,7 @@ import { authGuard } from "../auth/guard";
 import { pitrAnswers, pitrModel } from "./model";
 import { getTimeline } from "./service";
 import { downloadSliceResponse } from "./slice-download";
-import { findUserSlice, listUserSlices } from "./user-slices";
+import { findUserSlice, listUserSlices, sliceArchiveResponse } from "./user-slices";
 
 /** Point-in-time recovery as the owner sees it; agents upload slices through agent-link. */
 export const pitrController = (ctx: AppContext) =>
@@ -22,6 +22,15 @@ export const pitrController = (ctx: AppContext) =>
       query: pitrModel.sliceQuery,
       response: { 200: pitrAnswers.sliceList },
       detail: { summary: "A database's stored oplog slices holding time in [from, to], oldest first, a page at a time (for an offline restore)" },
+    })
+    .get("/databases/:databaseId/slices/archive", ({ organization, params, query }) => sliceArchiveResponse(ctx, organization.id, params.databaseId, query), {
+      auth: true,
+      params: pitrModel.databaseParams,
+      query: pitrModel.sliceRange,
+      detail: {
+        summary:
+          "Download the slices holding time in [from, to] as one zip of their sealed files: unzipped, the folder `dbvault-agent restore --oplog DIR` takes",
+      },
     })
     .get(
       "/databases/:databaseId/slices/:sliceId/download",

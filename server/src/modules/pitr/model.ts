@@ -15,6 +15,10 @@ export const pitrModel = {
     databaseId: t.String({ minLength: 1, maxLength: 64, error: "databaseId is required" }),
     sliceId: t.String({ minLength: 1, maxLength: 64, error: "sliceId is required" }),
   }),
+  sliceRange: t.Object({
+    from: t.Optional(t.String({ maxLength: 40, error: "from must be a time or an oplog position" })),
+    to: t.Optional(t.String({ maxLength: 40, error: "to must be a time or an oplog position" })),
+  }),
   sliceQuery: t.Object({
     /** An ISO time with its zone or an oplog position "t,i"; absent: from the oldest slice. */
     from: t.Optional(t.String({ maxLength: 40, error: "from must be a time or an oplog position" })),

@@ -6,6 +6,7 @@ import { databases, pitrSlices } from "@db/schema";
 import { oplogTimeToBigInt, parseOplogTime } from "@protocol/pitr";
 import type { AppContext } from "../../context";
 import { badRequest, notFound } from "../../lib/errors";
+import { ZIP_MAX_BYTES, ZIP_MAX_ENTRIES, zipLength, zipStream } from "../../lib/zip-stream";
 import { describeOplogPosition } from "./gaps";
 
 /** A bound of the time range: an ISO time (its whole second) or an oplog position "t,i"; undefined when absent. */
@@ -30,6 +31,45 @@ async function ownDatabase(ctx: AppContext, organizationId: string, databaseId: 
   return database;
 }
 
+/** The stored slices holding time in [from, to], oldest first (the filter both the list and the archive use). */
+function slicesInRange(databaseId: string, query: { from?: string; to?: string }) {
+  const from = readBound(query.from, "from", "start");
+  const to = readBound(query.to, "to", "end");
+  if (from !== undefined && to !== undefined && from > to) throw badRequest("from must not be after to.");
+  // A slice holds (startTs, endTs]: it holds some of [from, to] when it ends after from and starts before to.
+  return and(
+    eq(pitrSlices.databaseId, databaseId),
+    eq(pitrSlices.stored, true),
+    ...(from !== undefined ? [gt(pitrSlices.endTs, from)] : []),
+    ...(to !== undefined ? [lt(pitrSlices.startTs, to)] : []),
+  );
+}
+
+const sliceFileName = (slice: { chain: string; sequence: number }) => `slice-${slice.chain}-${String(slice.sequence).padStart(10, "0")}.enc.dbvault`;
+
+/**
+ * The database's slices holding time in [from, to] as one zip of their sealed files, as stored:
+ * unzipped into a folder, that folder is what `dbvault-agent restore --oplog DIR` takes. 400 when
+ * the range holds none, or more than one zip can carry (narrow it).
+ */
+export async function sliceArchiveResponse(ctx: AppContext, organizationId: string, databaseId: string, query: { from?: string; to?: string }) {
+  const database = await ownDatabase(ctx, organizationId, databaseId);
+  const rows = await ctx.db.select().from(pitrSlices).where(slicesInRange(database.id, query)).orderBy(asc(pitrSlices.startTs), asc(pitrSlices.sequence));
+  if (rows.length === 0) throw badRequest("No shipped oplog slice holds that time range: choose one the timeline shows as covered.");
+  const entries = rows.map((row) => ({ name: sliceFileName(row), size: row.size, open: () => ctx.storage.get(row.storageKey) }));
+  const length = zipLength(entries);
+  if (rows.length > ZIP_MAX_ENTRIES || length > ZIP_MAX_BYTES) {
+    throw badRequest(`That range holds ${rows.length} slices (${length} bytes), more than one download carries: narrow it with from and to.`);
+  }
+  return new Response(zipStream(entries, ctx.now()), {
+    headers: {
+      "content-type": "application/zip",
+      "content-length": String(length),
+      "content-disposition": `attachment; filename="${database.name}-oplog-slices.zip"`,
+    },
+  });
+}
+
 /**
  * The database's stored slices that hold oplog time in [from, to], oldest first, `limit` from
  * `offset`; with the total, and the next page's offset (null on the last page).
@@ -41,18 +81,9 @@ export async function listUserSlices(
   query: { from?: string; to?: string; offset?: number; limit?: number },
 ) {
   const database = await ownDatabase(ctx, organizationId, databaseId);
-  const from = readBound(query.from, "from", "start");
-  const to = readBound(query.to, "to", "end");
-  if (from !== undefined && to !== undefined && from > to) throw badRequest("from must not be after to.");
+  const where = slicesInRange(database.id, query);
   const limit = query.limit ?? 100;
   const offset = query.offset ?? 0;
-  // A slice holds (startTs, endTs]: it holds some of [from, to] when it ends after from and starts before to.
-  const where = and(
-    eq(pitrSlices.databaseId, database.id),
-    eq(pitrSlices.stored, true),
-    ...(from !== undefined ? [gt(pitrSlices.endTs, from)] : []),
-    ...(to !== undefined ? [lt(pitrSlices.startTs, to)] : []),
-  );
   const [{ total } = { total: 0 }] = await ctx.db.select({ total: count() }).from(pitrSlices).where(where);
   const rows = await ctx.db.select().from(pitrSlices).where(where).orderBy(asc(pitrSlices.startTs), asc(pitrSlices.sequence)).limit(limit).offset(offset);
   return {
