@@ -10,6 +10,7 @@ import { cn } from "../../../lib/cn";
 import { formatDateTimeToSecond } from "../../../lib/format-date";
 import { readErrorMessage } from "../../../lib/api-client";
 import { type RestorePlan, useRestorePlan, useTimeline } from "../api/pitr-api";
+import { OfflineRestore } from "./offline-restore";
 import { inputFromMoment, isCovered, layoutTimeline, momentFromInput, pickerBounds } from "../utils/timeline-layout";
 
 type Props = {
@@ -111,6 +112,7 @@ export function PointInTimePicker({ databaseId, onChange }: Props) {
           {current.slices.count === 1 ? "" : "s"}, replayed up to {formatDateTimeToSecond(moment)}.
         </p>
       ) : null}
+      {current ? <OfflineRestore databaseId={databaseId} plan={current} /> : null}
     </div>
   );
 }
