@@ -97,6 +97,13 @@ test("restoring a database to a point in time from the wizard", async () => {
   const plan = wizard.getByTestId("pitr-plan");
   await plan.waitFor();
   expect(await plan.innerText()).toContain("+ 2 oplog slices");
+  // Offline: the slices from the base to the moment as one zip, and the exact commands.
+  const offline = wizard.getByTestId("pitr-offline");
+  await offline.getByText("Download for an offline restore").click();
+  await offline.getByText("dbvault-agent restore --db shop --in backup-shop-").waitFor();
+  expect(await offline.innerText()).toContain(`--oplog shop-slices --until ${T + 120},4294967295`);
+  const [zip] = await Promise.all([page.waitForEvent("download"), offline.getByRole("button", { name: "Download the oplog slices" }).click()]);
+  expect(zip.suggestedFilename()).toBe("shop-oplog-slices.zip");
   await eventually(
     () => next.isEnabled(),
     (value) => expect(value).toBe(true),

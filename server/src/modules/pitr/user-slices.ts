@@ -63,7 +63,8 @@ export async function sliceArchiveResponse(ctx: AppContext, organizationId: stri
   }
   return new Response(zipStream(entries, ctx.now()), {
     headers: {
-      "content-type": "application/zip",
+      // octet-stream, not application/zip: the web client reads only that as bytes (others as text).
+      "content-type": "application/octet-stream",
       "content-length": String(length),
       "content-disposition": `attachment; filename="${database.name}-oplog-slices.zip"`,
     },
