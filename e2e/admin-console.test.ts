@@ -70,6 +70,11 @@ describe("admin dashboard", () => {
     usersHeld.release();
     await openAdmin(page);
     await page.unroute("**/api/admin/users");
+    // The plans' point-in-time hour inputs are sized for a number, not stretched across the page.
+    const hourInputs = page.getByRole("region", { name: "Plans: point-in-time recovery window" }).getByRole("spinbutton");
+    await hourInputs.first().waitFor();
+    for (const width of await hourInputs.evaluateAll((inputs) => inputs.map((input) => input.getBoundingClientRect().width)))
+      expect(width).toBeLessThanOrEqual(120);
     await eventually(
       () => page.title(),
       (value) => expect(value).toBe("DBVault - Admin Dashboard"),

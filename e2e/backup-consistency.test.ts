@@ -1,5 +1,5 @@
 // The backups table says what moment each backup holds, in Chromium against the real server and a
-// scripted agent: a replica set's backup "Consistent at" T1 to the second (the oplog timestamp on
+// scripted agent: a replica set's backup "Consistent as of the last write at" T1 to the second (the oplog timestamp on
 // hover), a standalone server's "not point-in-time consistent (standalone server)", and nothing
 // for a backup whose agent did not report it.
 import { afterAll, beforeAll, expect, test } from "bun:test";
@@ -58,7 +58,7 @@ test("each backup row says the moment the backup holds, or that a standalone ser
     (iso) => new Date(iso).toLocaleString("en-US", { month: "short", day: "numeric", year: "numeric", hour: "numeric", minute: "2-digit", second: "2-digit" }),
     new Date(T * 1000).toISOString(),
   );
-  expect(await line.innerText()).toBe(`Consistent at ${shown}`);
+  expect(await line.innerText()).toBe(`Consistent as of the last write at ${shown}`);
   expect(await line.getAttribute("title")).toBe(`As of oplog timestamp {t: ${T}, i: 12}`);
   expect(await row(page, standalone).getByTestId("backup-consistency").innerText()).toBe("not point-in-time consistent (standalone server)");
   expect(await row(page, unreported).getByTestId("backup-consistency").count()).toBe(0);

@@ -12,6 +12,7 @@ import type { TestUser } from "../server/test/harness";
 import { registerScriptedAgent, type ScriptedAgent } from "../server/test/scripted-agent";
 import { type E2EEnv, startE2E } from "./support/e2e-env";
 import { eventually } from "./support/eventually";
+import { findLowContrast } from "./support/contrast";
 import { signIn as signInAs } from "./support/sign-in";
 
 let env: E2EEnv;
@@ -24,7 +25,6 @@ afterAll(async () => {
   await env?.close();
 });
 
-const toastText = (page: Page) => page.getByTestId("toasts").innerText();
 const backupRows = (page: Page) => page.getByTestId("backup-row");
 
 async function signIn(page: Page, user: TestUser) {
@@ -158,13 +158,20 @@ describe("dashboard", () => {
     await page.getByTestId("onboarding-checklist").getByRole("button", { name: "Hide" }).click();
     await page.getByRole("img", { name: "Backup size over time: shop" }).waitFor();
 
-    // A second manual backup is refused by the free plan: the limit toast names the next time.
-    await page.getByRole("button", { name: "Trigger Backup" }).click();
-    await page.getByText("Backup Limit Reached").waitFor();
+    // The free plan's manual backup is used: Trigger Backup waits, saying why and until when,
+    // rather than answer a click with 429.
     await eventually(
-      () => toastText(page),
-      (value) => expect(value).toMatch(/Next backup available at \d{1,2}:\d{2} [AP]M on [A-Z][a-z]{2} \d{1,2}, \d{4}\./),
+      () => page.getByRole("button", { name: "Trigger Backup" }).isDisabled(),
+      (value) => expect(value).toBe(true),
     );
+    await eventually(
+      () => page.getByTestId("trigger-blocked").innerText(),
+      (value) =>
+        expect(value).toMatch(/^Your Free plan allows one manual backup every 24 hours: the next from [A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d{2} [AP]M\.$/),
+    );
+    expect(await page.getByRole("button", { name: "Trigger Backup" }).getAttribute("aria-describedby")).toBeTruthy();
+    // The server's refusal, and its toast, remain for a request made anyway (another tab).
+    expect((await env.server.call("POST", "/api/backups", { token: user.token, body: { databaseName: "shop" } })).status).toBe(429);
 
     // Download: the spec's file name and exactly the uploaded bytes.
     const [listed] = (await env.server.call("GET", "/api/backups", { token: user.token })).body as Array<{ id: string; createdAt: string }>;
@@ -213,16 +220,20 @@ describe("dashboard", () => {
       (value) => expect(value).toBe(0),
     );
 
-    // The restore wizard as a copy of two collections: the confirmation names the copy.
+    // The restore wizard as a copy of two collections into a new database: it replaces nothing,
+    // so one step to choose and one to confirm, nothing to type.
     await backupRows(page)
       .first()
       .getByRole("button", { name: /^Restore / })
       .click();
     const wizard = page.getByTestId("restore-dialog");
-    await page.getByRole("heading", { name: "Restore database: step 1 of 4" }).waitFor();
+    await page.getByRole("heading", { name: "Restore database: step 1 of 2" }).waitFor();
     // Safe by default: a copy, which changes nothing of the original.
     expect(await wizard.getByLabel(/Restore as a copy/).isChecked()).toBe(true);
     const target = wizard.getByLabel("Target database");
+    // The name typed is set in the monospace font, its label in the text font.
+    expect(await target.evaluate((input) => getComputedStyle(input).fontFamily)).toContain("Mono");
+    expect(await wizard.getByText("Target database", { exact: true }).evaluate((label) => getComputedStyle(label).fontFamily)).not.toContain("Mono");
     expect(await target.inputValue()).toMatch(/^shop_restored_\d{4}-\d{2}-\d{2}$/);
     await target.fill("shop.bad");
     await wizard.getByText('A database name cannot contain / \\ . " $ * < > : | ? or spaces').waitFor();
@@ -233,18 +244,17 @@ describe("dashboard", () => {
     await target.fill("shop_copy");
     await wizard.getByLabel("Only these collections (optional)").fill("orders, customers");
     await env.screenshot(page, "restore-step-where");
+    // The chosen option's description reads at 4.5:1 at least on its tinted background.
+    expect(await findLowContrast(wizard.locator("label").filter({ has: page.locator("input:checked") }))).toEqual([]);
     await page.getByRole("button", { name: "Next" }).click();
     await wizard.getByText("shop is not changed").waitFor();
     await wizard
       .getByText(/If shop_copy already exists, the collections orders, customers are replaced there; its other collections are left as they are/)
       .waitFor();
     expect(await wizard.getByText("This restore cannot be reversed").count()).toBe(0);
-    await page.getByRole("button", { name: "I understand, continue" }).click();
-    expect(await wizard.getByText(/will be dropped and replaced/).count()).toBe(0);
-    await page.getByRole("button", { name: "Continue with restore" }).click();
-    await wizard.getByText("shop stays as it is; only shop_copy is written.").waitFor();
-    await page.getByLabel("Type shop_copy to confirm").fill("shop_copy");
-    await page.getByRole("button", { name: "Restore database" }).click();
+    await page.getByRole("heading", { name: "Restore database: step 2 of 2" }).waitFor();
+    expect(await wizard.getByRole("textbox").count()).toBe(0);
+    await page.getByRole("button", { name: "Restore as a copy" }).click();
     const copy = await agent.waitFor("restore");
     expect(copy).toMatchObject({ backupId: command.backupId, databaseName: "shop", targetDatabase: "shop_copy", collections: ["orders", "customers"] });
     await page.getByRole("tab", { name: "Restore History", selected: true }).waitFor();
@@ -258,7 +268,7 @@ describe("dashboard", () => {
       .first()
       .getByRole("button", { name: /^Restore / })
       .click();
-    await page.getByRole("heading", { name: "Restore database: step 1 of 4" }).waitFor();
+    await page.getByRole("heading", { name: "Restore database: step 1 of 2" }).waitFor();
     await wizard.getByLabel(/Replace the original/).check();
     await page.getByRole("button", { name: "Next" }).click();
     await page.getByRole("heading", { name: "Restore database: step 2 of 4" }).waitFor();

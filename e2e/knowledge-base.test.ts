@@ -5,6 +5,7 @@ import type { Page } from "playwright-core";
 import { loadSeedArticles } from "../server/src/modules/kb/seed";
 import { type E2EEnv, startE2E } from "./support/e2e-env";
 import { eventually } from "./support/eventually";
+import { findLowContrast } from "./support/contrast";
 import { toasts } from "./support/toasts";
 
 let env: E2EEnv;
@@ -32,6 +33,11 @@ describe("knowledge base for visitors", () => {
       (value) => expect(value).toBe("DBVault - Knowledge Base"),
     );
     await articles(page).first().waitFor();
+    // The sidebar's counts read at 4.5:1 at least (the tags' were 2.6:1).
+    await page.getByRole("complementary", { name: "Filters" }).getByRole("button").first().waitFor();
+    expect(await findLowContrast(page.getByRole("complementary", { name: "Filters" }))).toEqual([]);
+    // "FAQ", not "Faq".
+    await page.getByRole("complementary", { name: "Filters" }).getByText("FAQ", { exact: true }).waitFor();
     for (const card of ["Getting Started", "Troubleshooting", "Security Guide"])
       await page
         .getByRole("button", { name: new RegExp(card) })

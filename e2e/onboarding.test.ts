@@ -181,3 +181,29 @@ test("'Set Up Agent' lands on the setup steps, with this server's commands", asy
   );
   await context.close();
 });
+
+test("after its only agent was removed, the dashboard and the checklist give setup --force, at 1280 and 390 px", async () => {
+  const user = await env.server.registerUser();
+  const removed = await registerScriptedAgent(env.baseUrl, user.apiKey, ["shop"], "gone-agent");
+  expect((await env.server.call("DELETE", `/api/agents/${removed.agentId}`, { token: user.token })).status).toBe(200);
+  for (const viewport of [
+    { width: 1280, height: 900 },
+    { width: 390, height: 844 },
+  ]) {
+    const { context, page } = await env.openPage({ viewport });
+    await signIn(page, user);
+    // `run` would exit "this agent was removed", and plain setup answer "already connected".
+    await page
+      .getByTestId("trigger-blocked")
+      .getByText("The agent for shop was removed: connect its machine again with dbvault-agent setup --force.")
+      .waitFor();
+    expect(await page.getByText("start it with dbvault-agent run").count()).toBe(0);
+    await step(page, "setup").getByText("Connect the agent again: dbvault-agent setup --force").waitFor();
+    await step(page, "setup").getByText(`dbvault-agent setup --force --server ${env.baseUrl}`).waitFor();
+    expect(await step(page, "setup").getByText(`dbvault-agent setup --server ${env.baseUrl}`, { exact: true }).count()).toBe(0);
+    expect(await stepDone(page, "install")).toBe("true");
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(viewport.width);
+    await env.screenshot(page, `dashboard-agent-removed-${viewport.width}`);
+    await context.close();
+  }
+});

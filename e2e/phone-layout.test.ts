@@ -274,6 +274,9 @@ describe("a 390 px phone", () => {
     const userRows = page.getByTestId("admin-user-row");
     await userRows.first().waitFor();
     await found.fits(page, "/admin");
+    // Roles are written one way everywhere, "Admin" and "User", also in a phone's cards.
+    expect(await userRows.filter({ hasText: "Admin User" }).first().locator('[data-label="Role"]').textContent()).toBe("Admin");
+    expect(await userRows.filter({ hasText: "Listed User 0" }).first().locator('[data-label="Role"]').textContent()).toBe("User");
     const lastRow = userRows.filter({ hasText: "Listed User 0" });
     await lastRow.getByRole("button", { name: "Listed User 0" }).click();
     const details = page.getByRole("region", { name: "User Details" });
@@ -311,6 +314,14 @@ describe("a 390 px phone", () => {
     await page.goto("/admin/kb/new");
     await found.reachable("/admin/kb/new", "Save", page.getByRole("button", { name: "Save" }));
     await found.fits(page, "/admin/kb/new");
+
+    // The plan pickers' screen-reader labels stay inside the table's own scroll box, however wide
+    // a long name makes the table.
+    await env.server.registerUser({ name: "Hubertus Wolfeschlegelsteinhausenbergerdorff" });
+    await page.goto("/admin/organizations");
+    await page.getByRole("heading", { name: "Organizations", level: 1 }).waitFor();
+    await page.getByRole("combobox").first().waitFor();
+    await found.fits(page, "/admin/organizations");
 
     await context.close();
     expect(found.problems).toEqual([]);

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
 import type { Page } from "playwright-core";
 import { databases, plans, organizations } from "@db/schema";
-import { agentApi } from "@protocol/agent-protocol";
+import { agentApi, type PointInTimePlanPage } from "@protocol/agent-protocol";
 import type { TestUser } from "../server/test/harness";
 import { consistentBackup, uploadSlice } from "../server/test/pitr-support";
 import { registerScriptedAgent, type ScriptedAgent } from "../server/test/scripted-agent";
@@ -72,7 +72,7 @@ test("restoring a database to a point in time from the wizard", async () => {
     .locator(`[data-testid="backup-row"][data-backup-id="${baseIds[1]}"]`)
     .getByRole("button", { name: /^Restore / })
     .click();
-  await page.getByRole("heading", { name: "Restore database: step 1 of 4" }).waitFor();
+  await page.getByRole("heading", { name: "Restore database: step 1 of 2" }).waitFor();
   const wizard = page.getByTestId("restore-dialog");
   await wizard.getByLabel("A point in time").check();
 
@@ -108,20 +108,26 @@ test("restoring a database to a point in time from the wizard", async () => {
     () => next.isEnabled(),
     (value) => expect(value).toBe(true),
   );
+  // Collections are typed: one created after the base backup can be named, and the agent checks them at the moment.
+  const only = wizard.getByLabel("Only these collections (optional)");
+  await only.fill("orders, made_after_the_base");
+  await wizard.getByText(/A name that does not exist at that moment stops the restore before anything changes\./).waitFor();
   await env.screenshot(page, "restore-point-in-time");
-  await next.click();
-  await page.getByRole("button", { name: "I understand, continue" }).click();
-  await page.getByRole("button", { name: "Continue with restore" }).click();
-  const copyName = (await page.getByText(/^Please type '.+' to confirm$/).innerText()).replace(/^Please type '(.+)' to confirm$/, "$1");
+  const copyName = await wizard.getByLabel("Target database").inputValue();
   expect(copyName).toMatch(/^shop_restored_\d{4}-\d{2}-\d{2}$/);
-  await page.getByLabel(`Type ${copyName} to confirm`).fill(copyName);
-  await page.getByRole("button", { name: "Restore database" }).click();
+  await next.click();
+  // A copy into a new database replaces nothing: confirmed with one click, nothing typed.
+  await page.getByRole("button", { name: "Restore as a copy" }).click();
 
   const command = await agent.waitFor("restore");
   expect(command).toMatchObject({ backupId: baseIds[0], databaseName: "shop", targetDatabase: copyName });
   expect(command.pointInTime?.until).toEqual({ t: T + 120, i: 4294967295 });
-  expect(command.pointInTime?.slices.map((slice) => slice.sequence)).toEqual([0, 1]);
-  for (const slice of command.pointInTime!.slices) {
+  expect(command.pointInTime?.plan).toEqual({ slices: 2, collections: true });
+  const planned = await fetch(`${env.baseUrl}${agentApi.pointInTimePlan(command.restoreId)}`, { headers: agent.headers() });
+  const { slices, collections } = (await planned.json()) as PointInTimePlanPage;
+  expect(collections).toEqual(["orders", "made_after_the_base"]);
+  expect(slices.map((slice) => slice.sequence)).toEqual([0, 1]);
+  for (const slice of slices) {
     expect((await fetch(`${env.baseUrl}${agentApi.sliceDownload(slice.id)}`, { headers: agent.headers() })).status).toBe(200);
   }
 

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { type E2EEnv, startE2E } from "./support/e2e-env";
 import { eventually } from "./support/eventually";
+import { findLowContrast } from "./support/contrast";
 
 let env: E2EEnv;
 beforeAll(async () => {
@@ -46,6 +47,17 @@ describe("public pages", () => {
         (value) => expect(value).toMatch(/^DBVault - /),
       );
       await page.getByTestId("plan-card").first().waitFor();
+      // The demos show a command that exists and a restore that stages, never "dropping" first.
+      const demos = (await page.locator("figure pre").evaluateAll((pres) => pres.map((pre) => pre.textContent ?? ""))).join("\n");
+      expect(demos).toContain("$ dbvault-agent run");
+      expect(demos).not.toContain("dbvault-agent backup");
+      expect(demos).not.toMatch(/dropping/i);
+      // Every line the terminals show reads at 4.5:1 at least: with reduced motion they show whole at once.
+      await page.emulateMedia({ reducedMotion: "reduce" });
+      await page.reload();
+      await page.locator("figure").last().getByText("✔ Restore completed successfully", { exact: true }).waitFor();
+      expect(await findLowContrast(page.locator("figure"))).toEqual([]);
+      await page.emulateMedia({ reducedMotion: null });
       const cards = page.getByTestId("plan-card");
       await eventually(
         () => cards.count(),
@@ -56,10 +68,12 @@ describe("public pages", () => {
         () => free.innerText(),
         (value) => expect(value).toContain("1 GB"),
       );
+      // A new account keeps backups 3 days: the card's 7 days is the most the plan allows.
       await eventually(
         () => free.innerText(),
-        (value) => expect(value).toContain("7 days"),
+        (value) => expect(value).toMatch(/Retention up to\s+7 days/),
       );
+      await free.getByText("Backups kept up to 7 days").waitFor();
       await eventually(
         () => free.innerText(),
         (value) => expect(value).toContain("Daily"),

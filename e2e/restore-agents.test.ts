@@ -72,7 +72,7 @@ describe("restore agents on the dashboard", () => {
 
     await row.getByRole("button", { name: /^Restore / }).click();
     const wizard = page.getByTestId("restore-dialog");
-    await page.getByRole("heading", { name: "Restore database: step 1 of 4" }).waitFor();
+    await page.getByRole("heading", { name: "Restore database: step 1 of 2" }).waitFor();
     expect(await wizard.getByTestId("restore-reader-note").innerText()).toBe(
       "db-host cannot open this backup, so the restore runs on recovery-laptop, which holds its key, over that machine's connection. " +
         "To restore with db-host itself, paste the identity below.",

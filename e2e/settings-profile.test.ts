@@ -9,6 +9,7 @@ import { registerScriptedAgent, type ScriptedAgent } from "../server/test/script
 import type { TestUser } from "../server/test/harness";
 import { type E2EEnv, startE2E } from "./support/e2e-env";
 import { eventually } from "./support/eventually";
+import { findLowContrast } from "./support/contrast";
 import { signIn } from "./support/sign-in";
 import { waitUntil } from "../testkit/wait-until";
 import { toasts, waitForToast } from "./support/toasts";
@@ -146,6 +147,8 @@ describe("settings", () => {
       (value) => expect(value).toContain("1.0.0"),
     );
     expect(new URL(page.url()).searchParams.get("agent")).toBe(agent.agentId);
+    // The selected agent's card reads at 4.5:1 at least, its hostname too.
+    expect(await findLowContrast(page.locator('[aria-current="true"]'))).toEqual([]);
     await env.screenshot(page, "settings-agents");
 
     await details.getByRole("button", { name: "Restart Agent" }).click();
@@ -239,6 +242,10 @@ describe("settings", () => {
     }
     // Without PUBLIC_URL, the page says once that e-mailed links need it.
     expect(await guide.getByTestId("public-url-notice").count()).toBe(1);
+    // It quotes the address those links carry, port included.
+    expect(await guide.getByTestId("public-url-notice").innerText()).toMatch(
+      /E-mailed links \(password resets, alerts\) still say http:\/\/localhost:\d+: its administrator/,
+    );
     // Every platform is listed, built here or not, with the key the checksums are signed with.
     await eventually(
       () => page.getByTestId("release-key").innerText(),

@@ -5,7 +5,10 @@
 // own organization at once, and the team's audit log names the owner who removed her. An account
 // alone sees no switcher.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { eq } from "drizzle-orm";
 import type { Page } from "playwright-core";
+import { databases } from "@db/schema";
+import { registerScriptedAgent } from "../server/test/scripted-agent";
 import { waitUntil } from "../testkit/wait-until";
 import { uniqueEmail } from "../server/test/harness";
 import { type E2EEnv, startE2E } from "./support/e2e-env";
@@ -37,6 +40,22 @@ describe("teams", () => {
     await page.waitForURL("**/settings?tab=team");
     await page.getByRole("tab", { name: "Team", selected: true }).waitFor();
     expect(await switcher(page).inputValue()).not.toBe(owner.id);
+    // At 1280 px the switcher shows its choice whole, role included ("· Owner").
+    const [textWidth, room] = await switcher(page).evaluate((select) => {
+      const element = select as HTMLSelectElement;
+      const probe = document.createElement("span");
+      probe.style.font = getComputedStyle(element).font;
+      probe.style.whiteSpace = "pre";
+      probe.textContent = element.selectedOptions[0]?.textContent ?? "";
+      document.body.append(probe);
+      const width = probe.getBoundingClientRect().width;
+      probe.remove();
+      const style = getComputedStyle(element);
+      // The native arrow takes about 20 px beside the padding.
+      return [width, element.clientWidth - Number.parseFloat(style.paddingLeft) - Number.parseFloat(style.paddingRight) - 20];
+    });
+    expect(await switcher(page).locator("option:checked").innerText()).toEndWith("· Owner");
+    expect(textWidth).toBeLessThanOrEqual(room);
 
     const email = uniqueEmail("vera");
     await page.getByLabel("Email address to invite").fill(email);
@@ -72,6 +91,19 @@ describe("teams", () => {
     await invitee.getByRole("heading", { name: "Dashboard" }).waitFor();
     await invitee.getByRole("heading", { name: "Recent Backups" }).waitFor();
     expect(await invitee.getByRole("button", { name: "Trigger Backup" }).count()).toBe(0);
+    // Nothing offered that a viewer cannot use: no test restore to do, no API key to set agents up with.
+    await invitee.getByTestId("onboarding-step-backup").waitFor();
+    expect(await invitee.getByTestId("onboarding-step-restore").count()).toBe(0);
+    await invitee.goto("/profile");
+    await invitee.getByRole("tab", { name: "Security" }).click();
+    // A tab clicked with the mouse shows no focus box (the ring is for keyboard users).
+    expect(await invitee.getByRole("tab", { name: "Security" }).evaluate((tab) => [tab === document.activeElement, getComputedStyle(tab).boxShadow])).toEqual([
+      true,
+      "none",
+    ]);
+    await invitee.getByRole("heading", { name: "Change Password" }).waitFor();
+    expect(await invitee.getByLabel("API key", { exact: true }).count()).toBe(0);
+    expect(await invitee.getByText("Regenerate it in Settings").count()).toBe(0);
     await invitee.goto("/settings");
     await invitee.getByRole("tab", { name: "Team", selected: true }).waitFor();
     expect(await invitee.getByRole("tab").count()).toBe(1);
@@ -105,5 +137,29 @@ describe("teams", () => {
     await page.goto("/audit-logs");
     const removal = page.getByRole("row").filter({ hasText: "MEMBER_REMOVED" });
     await removal.getByText(`User: Olivia Owner (${owner.email}), Owner`).waitFor();
+
+    // Switching organization on the dashboard asks the new one nothing about the old one's
+    // databases (it once fetched a point-in-time timeline there: 404 and a console error).
+    const agent = await registerScriptedAgent(env.baseUrl, owner.apiKey, ["shop"], "olivia-agent");
+    await env.server.ctx.db.update(databases).set({ pitrEnabled: true }).where(eq(databases.organizationId, owner.id));
+    await switcher(page).selectOption({ label: "Olivia Owner (personal) · Owner" });
+    await page.goto("/dashboard");
+    await page.getByTestId("pitr-coverage-shop").waitFor();
+    const refused: string[] = [];
+    page.on("response", (response) => {
+      if (response.url().includes("/api/") && response.status() >= 400) refused.push(`${response.status()} ${response.url()}`);
+    });
+    const timelines: string[] = [];
+    page.on("request", (request) => {
+      if (request.url().includes("/timeline")) timelines.push(request.url());
+    });
+    const teamDatabases = page.waitForResponse((response) => response.url().includes("/api/settings/databases"));
+    await switcher(page).selectOption({ label: "Acme Ops · Owner" });
+    await teamDatabases;
+    await page.getByTestId("pitr-coverage-shop").waitFor({ state: "detached" });
+    await page.getByRole("heading", { name: "Recent Backups" }).waitFor();
+    expect(timelines).toEqual([]);
+    expect(refused).toEqual([]);
+    await agent.disconnect();
   }, 120_000);
 });

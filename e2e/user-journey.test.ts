@@ -200,7 +200,7 @@ describe("user journey", () => {
     await backupRow()
       .getByRole("button", { name: /^Restore / })
       .click();
-    await page.getByRole("heading", { name: "Restore database: step 1 of 4" }).waitFor(wait);
+    await page.getByRole("heading", { name: "Restore database: step 1 of 2" }).waitFor(wait);
     // The agent reported the backup's collections: the wizard lists them with their counts.
     await page.getByRole("checkbox", { name: `orders ${SEEDED_COUNTS.orders.toLocaleString("en-US")} documents` }).waitFor(wait);
     await shoot(page, "journey-restore-where");

@@ -227,6 +227,12 @@ export const AgentMessage = T.Union([
      * older agents (they cannot take a pasted identity).
      */
     identityRecipient: T.Optional(T.String({ pattern: IDENTITY_RECIPIENT_PATTERN })),
+    /**
+     * The backups and restores this run of the agent took (queued, running or finished), newest
+     * last: one the server has in progress on this agent that is not named was lost with an
+     * earlier run (killed, crashed, the machine restarted) and fails at once. Absent: older agents.
+     */
+    jobs: T.Optional(QueuedJobs),
   }),
   T.Object({
     type: T.Literal("heartbeat"),
@@ -283,18 +289,61 @@ export const AgentMessage = T.Union([
 export type AgentMessage = Static<typeof AgentMessage>;
 
 /**
- * What a point-in-time restore adds to the restore command (issue 25 §3). The server chose the
- * newest base backup consistent at or before `until` and the slices from it to `until`, in chain
- * order; the agent downloads each (agentApi.sliceDownload), checks the chain whole before
- * changing anything (every slice opens with its key, names this database and chain, sequences
- * follow, each starts where the previous ended, the last reaches `until`), restores the base
- * into staging, replays the entries up to `until` there, then swaps as every restore does.
+ * What a point-in-time restore adds to the restore command (issue 25 §3): the moment, and how
+ * large the plan is, never the plan itself. The command crosses the cluster bus (Postgres NOTIFY,
+ * under 8,000 bytes), and a plan is ~180 bytes a slice: a moment a day after its base is thousands
+ * of slices. The server chose the newest base backup consistent at or before `until` and the
+ * slices from it to `until`, in chain order, and recorded them on the restore; the agent fetches
+ * that plan with its own credentials (agentApi.pointInTimePlan, PointInTimePlanPage, page by
+ * page), downloads each slice (agentApi.sliceDownload), checks the chain whole before changing
+ * anything (every slice opens with its key, names this database and chain, sequences follow,
+ * each starts where the previous ended, the last reaches `until`), restores the base into
+ * staging, replays the entries up to `until` there, then swaps as every restore does.
  */
 export type PointInTimeCommand = {
   /** Replay entries up to and including this oplog position. */
   until: { t: number; i: number };
-  slices: { id: string; chain: string; sequence: number; size: number; sha256: string }[];
+  /**
+   * The plan recorded on the restore: how many slices it lists, and whether it names collections
+   * (the restore command then carries none: a list of 1,000 names does not fit the bus either).
+   */
+  plan: { slices: number; collections: boolean };
 };
+
+/** One slice of a point-in-time restore's plan, in chain order. */
+export const PointInTimePlanSlice = T.Object({
+  id: T.String(),
+  chain: T.String(),
+  sequence: T.Integer({ minimum: 0 }),
+  size: T.Integer({ minimum: 0 }),
+  sha256: T.String(),
+});
+export type PointInTimePlanSlice = Static<typeof PointInTimePlanSlice>;
+
+/** Slices a plan page holds at most (and by default). */
+export const POINT_IN_TIME_PLAN_PAGE = 500;
+
+/** The query of GET agentApi.pointInTimePlan: the slices after sequence `after` (none: from the first), at most `limit`. */
+export const PointInTimePlanQuery = T.Object({
+  after: T.Optional(T.String({ pattern: "^(0|[1-9][0-9]{0,8})$", error: "after must be a slice sequence number" })),
+  limit: T.Optional(T.String({ pattern: "^[1-9][0-9]{0,3}$", error: `limit must be a whole number from 1 to ${POINT_IN_TIME_PLAN_PAGE}` })),
+});
+export type PointInTimePlanQuery = Static<typeof PointInTimePlanQuery>;
+
+/** GET agentApi.pointInTimePlan: one page of the plan the server recorded when the restore was asked for. */
+export const PointInTimePlanPage = T.Object({
+  restoreId: T.String(),
+  backupId: T.String(),
+  until: OplogTimestamp,
+  /** Only these collections (as they exist at `until`); null: every one. */
+  collections: T.Union([T.Array(T.String()), T.Null()]),
+  /** Slices in the whole plan. */
+  total: T.Integer({ minimum: 0 }),
+  slices: T.Array(PointInTimePlanSlice),
+  /** The `after` of the next page; null on the last. */
+  next: T.Union([T.Integer({ minimum: 0 }), T.Null()]),
+});
+export type PointInTimePlanPage = Static<typeof PointInTimePlanPage>;
 
 /** Messages the server sends to an agent. */
 export type ServerMessage =
@@ -315,9 +364,9 @@ export type ServerMessage =
       size: number;
       /** Restore into this MongoDB database on that connection instead ("restore as a copy"). */
       targetDatabase?: string;
-      /** Only these collections of the backup. */
+      /** Only these collections of the backup (a point-in-time restore has them in its plan instead). */
       collections?: string[];
-      /** A point-in-time restore: after the base backup, replay these slices up to `until`. */
+      /** A point-in-time restore: after the base backup, replay the plan's slices up to `until`. */
       pointInTime?: PointInTimeCommand;
       /**
        * The identity (`dbvid1_…`) that opens a backup sealed by a write-only agent, pasted in the
@@ -371,6 +420,8 @@ export const agentApi = {
   fail: (backupId: string) => `/api/agent/backups/${backupId}/fail`,
   download: (backupId: string) => `/api/agent/backups/${backupId}/download`,
   backupKeys: "/api/agent/backup-keys",
+  /** PUT: the key ids the agent's keyring holds now (`key rotate`, `key import`), without waiting for its next hello. */
+  keyIds: "/api/agent/key-ids",
   /** POST: may this agent stop copying to a destination? 409 BACKUPS_PROTECTED under "Protect backups". */
   copyRemoval: "/api/agent/copies/removal",
   /** GET: the copies of this agent's backups it reported written, to check (`copies check`). */
@@ -380,6 +431,8 @@ export const agentApi = {
   /** GET: how long the account's retention keeps a backup at least (`copies add --object-lock` locks copies no shorter). */
   copyLockFloor: "/api/agent/copies/lock-floor",
   header: (backupId: string) => `/api/agent/backups/${backupId}/header`,
+  /** GET: a page of a point-in-time restore's plan (PointInTimePlanQuery → PointInTimePlanPage), for the agent it was sent to. */
+  pointInTimePlan: (restoreId: string) => `/api/agent/restores/${restoreId}/pitr-plan`,
   /** A stored oplog slice of one of the agent's databases, as uploaded (GET). */
   sliceDownload: (sliceId: string) => `/api/agent/pitr/slices/${sliceId}/download`,
   socket: "/api/agents/ws",
@@ -400,6 +453,15 @@ export const BackupKeysAnswer = T.Object({
   ),
 });
 export type BackupKeysAnswer = Static<typeof BackupKeysAnswer>;
+
+/**
+ * PUT /api/agent/key-ids: the key ids (public fingerprints, master key first) of the agent's
+ * keyring after `key rotate` or `key import`, as its hello would say them: the server sends the
+ * restores and verifications of backups made with the new key to this agent at once, not after
+ * `dbvault-agent run` reconnects.
+ */
+export const AgentKeyIds = T.Object({ keyIds: T.Array(T.String({ pattern: "^[0-9a-f]{32}$" }), { minItems: 1, maxItems: 100 }) });
+export type AgentKeyIds = Static<typeof AgentKeyIds>;
 
 /** POST /api/agent/copies/removal: the destination `copies remove` would drop (its label only, never credentials). */
 export const CopyRemovalRequest = T.Object({ destination: T.String({ minLength: 1, maxLength: 500 }) });

@@ -23,7 +23,11 @@ command -v strace >/dev/null 2>&1 || missing+=(strace)
 optional=()
 command -v qemu-aarch64-static >/dev/null 2>&1 || optional+=(qemu-user-static)
 [ -e /lib/ld-linux-aarch64.so.1 ] || optional+=(libc6:arm64)
-[ ${#missing[@]} -eq 0 ] && [ ${#optional[@]} -eq 0 ] && exit 0
+# Optional: the server's container image is built with buildah on a base made by mmdebstrap and
+# run with podman (with runc: crun refuses hybrid cgroup hosts) by container/image.integration.test.ts.
+container=()
+for tool in buildah podman mmdebstrap runc; do command -v "$tool" >/dev/null 2>&1 || container+=("$tool"); done
+[ ${#missing[@]} -eq 0 ] && [ ${#optional[@]} -eq 0 ] && [ ${#container[@]} -eq 0 ] && exit 0
 
 if [ "$(id -u)" -eq 0 ]; then
   as_root=()
@@ -54,4 +58,11 @@ if [ ${#optional[@]} -gt 0 ]; then
   else
     echo "note: could not install ${optional[*]}: the linux-arm64 build's tests will be skipped" >&2
   fi
+fi
+# With their recommended packages, as tested (podman's helpers, mmdebstrap's); never fatal either.
+if [ ${#container[@]} -gt 0 ]; then
+  echo "installing Debian packages: ${container[*]}"
+  { [ ${#missing[@]} -gt 0 ] || [ ${#optional[@]} -gt 0 ] || "${as_root[@]}" apt-get update -qq; } &&
+    "${as_root[@]}" apt-get install -y -qq "${container[@]}" >/dev/null ||
+    echo "note: could not install ${container[*]}: the container image's tests will be skipped" >&2
 fi

@@ -422,6 +422,15 @@ describe("every command has its own help", () => {
       await expectRun([command, "--help"], { stdout: text, stderr: "", exitCode: 0 });
     });
   }
+  test("setup's --name says the default name as the web app shows it (hostname and the id's end)", () => {
+    const { defaultAgentName } = require("../../server/src/modules/agents/service.ts") as typeof import("../../server/src/modules/agents/service.ts");
+    expect(defaultAgentName("db-host", "6b16fd32dc5d78b0b40a3f2a")).toBe("db-host-3f2a");
+    expect(findCommandHelp("setup")).toContain(
+      "  --name NAME          the agent's name in the web app (default: this machine's hostname and\n" +
+        "                       the end of the agent's id, e.g. db-host-3f2a). --force keeps the name\n" +
+        "                       the agent has; after it was removed, it is a new agent with a new name\n",
+    );
+  });
   test("an option of db add's own help asked after the action", () =>
     expectRun(["db", "add", "--help"], { stdout: findCommandHelp("db")!, stderr: "", exitCode: 0 }));
 });
@@ -473,6 +482,31 @@ describe("setup, run and db", () => {
     );
     expect(run.exitCode).toBe(1);
     for (const secret of ["hunter2", "never-printed", "//agent"]) expect(run.stderr).not.toContain(secret);
+    expect(existsSync(path)).toBe(false);
+  });
+  test("db add and setup name a certificate file that is missing or not a file, before connecting, and save nothing", async () => {
+    const path = join(dir, "never-cert.json");
+    const missing = join(dir, "no-such-client.pem");
+    const hint =
+      "dbvault-agent: hint: tlsCertificateKeyFile is a path on this machine, read by the agent at every connection: copy the file here, readable by the user the agent runs as, and name its full path; nothing was saved\n";
+    const uri = (file: string) =>
+      `mongodb://127.0.0.1:1/shop?tls=true&authMechanism=MONGODB-X509&tlsCertificateKeyFile=${encodeURIComponent(file)}&tlsCertificateKeyFilePassword=hunter2-secret`;
+    const run = await runAgent(["db", "add", "--db", "shop", "--config", path], { env: { ...env(), DBVAULT_DB_URI: uri(missing) } });
+    expect(run.stderr).toBe(
+      `dbvault-agent: cannot use the database "shop": the file ${missing} (tlsCertificateKeyFile) does not exist on this machine\n${hint}`,
+    );
+    expect(run.exitCode).toBe(1);
+    const directory = await runAgent(["db", "add", "--db", "shop", "--config", path], { env: { ...env(), DBVAULT_DB_URI: uri(dir) } });
+    expect(directory.stderr).toBe(`dbvault-agent: cannot use the database "shop": ${dir} (tlsCertificateKeyFile) is not a file\n${hint}`);
+    const keyFile = join(dir, "api-key-cert.txt");
+    await writeFile(keyFile, "dbv_test-key\n");
+    const setup = await runAgent(["setup", "--server", "http://127.0.0.1:1", "--api-key-file", keyFile, "--db", "shop", "--config", path], {
+      env: { ...env(), DBVAULT_DB_URI: uri(missing) },
+    });
+    expect(setup.stderr).toBe(
+      `dbvault-agent: cannot use the database "shop": the file ${missing} (tlsCertificateKeyFile) does not exist on this machine\n${hint}`,
+    );
+    for (const result of [run, directory, setup]) expect(result.stderr).not.toContain("hunter2");
     expect(existsSync(path)).toBe(false);
   });
   test("a connection string without mongodb:// says what it should be, never the usage hint", async () => {

@@ -12,6 +12,7 @@ import { type MotoServer, startMoto } from "../../testkit/moto-server.ts";
 import { waitUntil } from "../../testkit/wait-until";
 import { ensureFreshBinary, type RunningAgent, runSetup, startAgentProcess, userApi } from "./support/end-to-end.ts";
 import { BINARY_PATH, runAgent } from "./support/run-agent.ts";
+import { formatBytes } from "../src/ui/format.ts";
 import { type AgentTestEnv, openAgentTestEnv } from "./support/test-env.ts";
 
 let env: AgentTestEnv;
@@ -175,7 +176,8 @@ describe("a backup with a copy in the customer's bucket", () => {
     const decrypted = await runAgent(["decrypt", "--from-copy", "--in", `s3://customer-offsite/${key}`, "--out", archive, "--config", configPath], {
       command: [BINARY_PATH],
     });
-    expect(decrypted.stderr).toStartWith(`dbvault-agent: read ${key} (`);
+    // The size read, not "0 Bytes".
+    expect(decrypted.stderr).toStartWith(`dbvault-agent: read ${key} (${formatBytes(backup.size)}) from s3://customer-offsite/`);
     expect(decrypted.exitCode).toBe(0);
     expect((await readFile(archive)).length).toBeGreaterThan(0);
 
@@ -186,6 +188,7 @@ describe("a backup with a copy in the customer's bucket", () => {
         command: [BINARY_PATH],
       },
     );
+    expect(restored.stderr).toStartWith(`dbvault-agent: read ${key} (${formatBytes(backup.size)}) from s3://customer-offsite/`);
     expect(restored.stderr).toContain("restored 200 documents into 1 collection");
     expect(restored.exitCode).toBe(0);
     expect(await env.client.db(target).collection("orders").countDocuments()).toBe(200);

@@ -10,6 +10,7 @@ import { runSetup } from "./support/end-to-end.ts";
 import { seedLargeDatabase, setUpUserWithAgent, sweepStalledOperationsLater, useEndToEndWorld, waitForBackupEnd } from "./support/end-to-end-world.ts";
 import { BINARY_PATH, runAgent } from "./support/run-agent.ts";
 import { waitUntil } from "../../testkit/wait-until";
+import { RESTARTED_BACKUP_MESSAGE } from "../../server/src/modules/agent-link/lost-jobs";
 
 const world = useEndToEndWorld();
 
@@ -75,6 +76,34 @@ test("an agent killed mid-upload leaves a backup that the server fails with a re
   const [row] = await world.server.ctx.db.select({ storageUsed: organizations.storageUsed }).from(organizations).where(eq(organizations.id, user.id));
   expect(Number(row!.storageUsed)).toBe(0);
 }, 120_000);
+
+test("an agent killed mid-upload and started again fails that backup at once, its parts released, and backs up again", async () => {
+  const database = world.env.uniqueDatabase("restarted");
+  await seedLargeDatabase(world.env, database);
+  const { user, api, start } = await startUserWithAgent(database);
+  const agent = await start();
+  const created = await api("POST", "/api/backups", { databaseName: "main" });
+  expect(created.status).toBe(201);
+  const backupId = created.body._id;
+  await waitUntil(async () => (await world.server.ctx.db.select().from(backupParts).where(eq(backupParts.backupId, backupId))).length > 0, {
+    message: "a first uploaded part",
+    timeout: 60_000,
+  });
+  await agent.stop("SIGKILL");
+  expect((await api("GET", `/api/backups/${backupId}`)).body.status).toBe("in-progress");
+
+  // Back within seconds, with no sweep: its hello names no backup, so the one it ran is lost.
+  await start();
+  const backup = await waitForBackupEnd(api, backupId, 30_000);
+  expect(backup).toMatchObject({ status: "failed", error: RESTARTED_BACKUP_MESSAGE });
+  expect(await world.server.ctx.db.select().from(backupParts).where(eq(backupParts.backupId, backupId))).toEqual([]);
+  const [row] = await world.server.ctx.db.select({ storageUsed: organizations.storageUsed }).from(organizations).where(eq(organizations.id, user.id));
+  expect(Number(row!.storageUsed)).toBe(0);
+  // "Back up now" is no longer refused as "already running" (failed manual backups do not count against the plan's limit).
+  const again = await api("POST", "/api/backups", { databaseName: "main" });
+  expect(again.status).toBe(201);
+  expect(await waitForBackupEnd(api, again.body._id, 120_000)).toMatchObject({ status: "completed" });
+}, 240_000);
 
 test("an agent stopped (SIGTERM) mid-upload reports the backup failed at once and exits 0", async () => {
   const database = world.env.uniqueDatabase("stopped");

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { stat, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { startTestServer, type TestServer, type TestUser } from "../../server/test/harness.ts";
+import { announceAgentDisconnection, startTestServer, type TestServer, type TestUser } from "../../server/test/harness.ts";
 import { runDueBackups } from "../../server/src/modules/scheduler/service.ts";
 import { summarizeArchive } from "../src/dump/mongodump-archive/index.ts";
 import { buildAwkwardDatabase } from "./support/awkward-database.ts";
@@ -296,6 +296,7 @@ describe("setup, run, backup, download, decrypt, restore", () => {
       message: "the agent to be offline",
       timeout: 30_000,
     });
+    await announceAgentDisconnection(server, agentId); // agent.offline, past the grace period
   });
 
   test("the webhook was told of each step, every delivery signed with its secret", async () => {

@@ -107,9 +107,15 @@ describe("key rotate --rewrap", () => {
     const config = JSON.parse(await readFile(configPath, "utf8"));
     const newKey = decodeMasterKey(config.masterKey);
     const newId = deriveKeyId(newKey);
-    expect(run.stderr).toContain(`dbvault-agent: rewrapping the data keys of 3 stored backups to key id ${newId} (their data is not re-encrypted)\n`);
-    expect(run.stderr).toContain(`dbvault-agent: rewrapped 2 backups to key id ${newId}\n`);
-    expect(run.stderr).toContain("dbvault-agent: 1 backups in the older file format (version 1) keep the key they were made with");
+    // The warning says what a rewrap adds (an older export no longer opens the rewrapped backups) and how to save the keyring again.
+    expect(run.stderr).toBe(
+      `dbvault-agent: rotated the master key of ${configPath}: new backups use key id ${newId} from now on; the old key ${deriveKeyId(OLD_KEY)} stays in the keyring to open the backups made with it\n` +
+        "dbvault-agent: warning: save the keyring away from this machine now (dbvault-agent key export --all prints it): without it neither the backups made from now on nor the older backups this rewraps can be restored, since a keyring exported before this rotation no longer opens them\n" +
+        "dbvault-agent: told the DBVault server the key ids of this keyring: restores of backups made with its keys go to this agent at once, without restarting dbvault-agent run\n" +
+        `dbvault-agent: rewrapping the data keys of 3 stored backups to key id ${newId} (their data is not re-encrypted)\n` +
+        `dbvault-agent: rewrapped 2 backups to key id ${newId}\n` +
+        "dbvault-agent: 1 backups in the older file format (version 1) keep the key they were made with: their key is not wrapped, so only a new backup replaces them; the keyring keeps opening them\n",
+    );
     expect(run.exitCode).toBe(0);
     for (const { id, file } of seeded) {
       const stored = await storedFile(user, id);

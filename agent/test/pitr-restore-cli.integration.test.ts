@@ -4,6 +4,7 @@
 // with an oplog position or an ISO time; its refusals (a slice missing, a bad --until, a time
 // before the base) say so in lowercase with a hint and leave the target untouched.
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
 import { copyFile, mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,6 +13,8 @@ import type { MongoTestServer } from "../../testkit/mongo-server/server.ts";
 import { startReplicaSetWithClient, stopWithClient } from "../../testkit/mongo-server/replica-set/test-support.ts";
 import { encodeMasterKey } from "../src/archive/index.ts";
 import { type Moment, recordHistory, snapshotDatabase } from "../src/oplog/chain/test-support/recorded-history.ts";
+import type { SpooledSlice } from "../src/oplog/shipping/shipping-store.ts";
+import { compareOplogTimes } from "../../protocol/pitr.ts";
 import { BINARY_PATH, runAgent } from "./support/run-agent.ts";
 
 const KEY = Buffer.alloc(32, 5);
@@ -73,19 +76,28 @@ test("a slice missing: refused naming it, the target untouched", async () => {
   const partial = join(dir, "partial");
   await mkdir(partial);
   const names = (await readdir(history.slices)).filter((name) => name.endsWith(".enc.dbvault")).sort();
-  const gone = names[2]!;
-  for (const name of names.filter((name) => name !== gone)) await copyFile(join(history.slices, name), join(partial, name));
+  // The slice to remove is one the restore needs, whatever layout the timing gave: it starts after
+  // the base moment (recorded once the base backup ended, so past its consistent point) and ends
+  // before the restore's moment, so a later slice follows it.
+  const at = (name: string) => JSON.parse(readFileSync(join(history.slices, name.replace(".enc.dbvault", ".json")), "utf8")) as SpooledSlice;
+  const last = history.moments.at(-1)!.until;
+  const gone = names.findIndex((name, index) => {
+    const slice = at(name);
+    return index > 0 && compareOplogTimes(slice.start, history.moments[0]!.until) > 0 && compareOplogTimes(slice.end, last) < 0;
+  });
+  expect(gone).toBeGreaterThan(0);
+  for (const name of names.filter((_, index) => index !== gone)) await copyFile(join(history.slices, name), join(partial, name));
   await rs.client
     .db("kept")
     .collection("c")
     .insertOne({ _id: "mine" } as never);
   const before = await snapshotDatabase(rs.client, "kept");
   const run = await restore("--oplog", partial, "--until", position(history.moments.at(-1)!), "--to-db", "kept");
-  const [chain, sequence] = gone.replace(".enc.dbvault", "").split("-");
+  const [previous, missing, next] = [at(names[gone - 1]!), at(names[gone]!), at(names[gone + 1]!)];
   expect(run.stderr).toBe(
     "dbvault-agent: verifying the whole backup before changing anything\n" +
       "dbvault-agent: nothing was changed in kept\n" +
-      `dbvault-agent: slice ${names[3]} (sequence 3) does not follow slice ${names[1]} (sequence 1): slice ${Number(sequence)} of chain ${chain} is missing, so nothing was replaced\n` +
+      `dbvault-agent: slice ${names[gone + 1]} (sequence ${next.sequence}) does not follow slice ${names[gone - 1]} (sequence ${previous.sequence}): slice ${missing.sequence} of chain ${missing.chain} is missing, so nothing was replaced\n` +
       "dbvault-agent: hint: the target database is unchanged; restore from the slices as the agent shipped them\n",
   );
   expect(run.exitCode).toBe(1);

@@ -35,7 +35,8 @@ import m32 from "./0032_copy_unreachable.sql" with { type: "text" };
 import m33 from "./0033_organization_ownership.sql" with { type: "text" };
 import m34 from "./0034_sso_reauthentication.sql" with { type: "text" };
 import m35 from "./0035_agent_identity_recipient.sql" with { type: "text" };
-import m36 from "./0036_pitr_unreachable_since.sql" with { type: "text" };
+import m36 from "./0036_agent_disconnected_at.sql" with { type: "text" };
+import m37 from "./0037_pitr_unreachable_since.sql" with { type: "text" };
 
 export const migrationFiles: { tag: string; when: number; sql: string }[] = [
   { tag: "0000_init", when: 1795432625268, sql: m0 },
@@ -74,5 +75,6 @@ export const migrationFiles: { tag: string; when: number; sql: string }[] = [
   { tag: "0033_organization_ownership", when: 1795769897067, sql: m33 },
   { tag: "0034_sso_reauthentication", when: 1795770754986, sql: m34 },
   { tag: "0035_agent_identity_recipient", when: 1795771815131, sql: m35 },
-  { tag: "0036_pitr_unreachable_since", when: 1796667400183, sql: m36 },
+  { tag: "0036_agent_disconnected_at", when: 1796667104087, sql: m36 },
+  { tag: "0037_pitr_unreachable_since", when: 1796671012356, sql: m37 },
 ];

@@ -48,6 +48,12 @@ export const agents = pgTable(
     firstConnectedAt: timestampColumn("first_connected_at"),
     /** When the user was told that scheduled backups are skipped while it is offline; cleared on reconnection. */
     outageNoticeAt: timestampColumn("outage_notice_at"),
+    /**
+     * When its socket closed, while that disconnection is not yet announced: the audit entry and
+     * the e-mail wait a grace period (a server restart closes every socket, and agents are back in
+     * seconds). Cleared on reconnection and once announced.
+     */
+    disconnectedAt: timestampColumn("disconnected_at"),
     /** The last update's state, what the agent said about it, the version it concerns and when. */
     updateStatus: text("update_status", { enum: agentUpdateStatuses }),
     updateMessage: text("update_message"),

@@ -29,6 +29,7 @@ import { createStorage } from "./storage";
 import { createBodyGate } from "./modules/uploads/body-gate";
 import { createRunningHashes } from "./modules/uploads/running-hashes";
 import { createPendingWork } from "./lib/pending-work";
+import { createInstanceCaches } from "./lib/instance-caches";
 
 /** Name of the fresh PGlite cluster embedded in the single-file server (scripts/build-server.ts). */
 export const PGLITE_TEMPLATE_FILE = "pglite-template.tar.gz";
@@ -112,6 +113,7 @@ export async function createContext(config: Config, database: Database, options:
     metrics: createMetrics({ db: database.db, now, storage }),
     webhooks: createWebhookDispatcher(() => ctx),
     mail: createMailDispatcher(() => ctx),
+    caches: createInstanceCaches(),
   };
   await ctx.bus.start();
   await seedPlans(ctx.db);
@@ -120,10 +122,21 @@ export async function createContext(config: Config, database: Database, options:
   return ctx;
 }
 
-/** Creates the ADMIN_EMAIL account (or gives it the admin role) when configured. */
-async function ensureFirstAdmin(ctx: AppContext) {
+/**
+ * Said at each start while the server has no administrator: on a self-hosted server the first
+ * account cannot reach point-in-time recovery or the paid plans' limits, and the web never says why.
+ */
+export const NO_ADMIN_HINT =
+  "no administrator account yet: set ADMIN_EMAIL and ADMIN_PASSWORD and restart to make one (an existing account with that e-mail is made admin); an administrator sets each account's plan in /admin, which opens point-in-time recovery and the paid plans' limits";
+
+/** Creates the ADMIN_EMAIL account (or gives it the admin role) when configured; without it, says how while there is no admin. */
+export async function ensureFirstAdmin(ctx: AppContext) {
   const { adminEmail, adminPassword } = ctx.config;
-  if (!adminEmail || !adminPassword) return;
+  if (!adminEmail || !adminPassword) {
+    const [admin] = await ctx.db.select({ id: users.id }).from(users).where(eq(users.role, "admin")).limit(1);
+    if (!admin) ctx.log.warn(NO_ADMIN_HINT);
+    return;
+  }
   const [existing] = await ctx.db.select().from(users).where(eq(users.email, adminEmail));
   if (!existing) {
     await createUser(ctx, { name: "Administrator", email: adminEmail, password: adminPassword, role: "admin" });

@@ -15,6 +15,7 @@ import type { RunningHashes } from "./modules/uploads/running-hashes";
 import type { PendingWork } from "./lib/pending-work";
 import type { QueueDispatcher } from "./lib/delivery-queue";
 import type { Metrics } from "./modules/metrics/service";
+import type { InstanceCaches } from "./lib/instance-caches";
 
 /** Everything a service needs, passed explicitly so tests can build one with their own parts. */
 export type AppContext = {
@@ -58,4 +59,6 @@ export type AppContext = {
   webhooks: QueueDispatcher;
   /** Sends queued e-mail in the background (modules/mail/outbox.ts). */
   mail: QueueDispatcher;
+  /** What this instance remembers between calls to spare a peer the same question (lib/instance-caches.ts). */
+  caches: InstanceCaches;
 };

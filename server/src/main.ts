@@ -77,9 +77,11 @@ try {
     // one agent connected SIGTERM never ended the process (systemd then kills it after 90 s).
     // What is still open after the grace is cut: agents and browsers reconnect, and an upload cut
     // mid-part is not recorded as stored (the agent sends the part again).
-    const graceful = app.stop(false);
-    await Promise.race([graceful, Bun.sleep(SHUTDOWN_GRACE_MS)]);
-    await app.stop(true);
+    const graceful = app.stop(false).then(() => true);
+    const finished = await Promise.race([graceful, Bun.sleep(SHUTDOWN_GRACE_MS).then(() => false)]);
+    // Bun's own stop, not Elysia's: once the graceful stop has ended, app.stop prints "Elysia isn't
+    // running" and a stack on a clean stop.
+    if (!finished) await server.stop(true);
     await ctx.pendingWork.settled(); // agents' disconnections, recorded as their sockets closed
     await ctx.bus.stop();
     await database.close();

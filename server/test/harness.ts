@@ -4,8 +4,8 @@ import { afterAll, beforeAll } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { eq } from "drizzle-orm";
-import { users } from "@db/schema";
+import { and, eq, isNotNull } from "drizzle-orm";
+import { agents, users } from "@db/schema";
 import { openTestDatabase } from "../../testkit/test-database";
 import { createApp } from "../src/app";
 import { createContext } from "../src/bootstrap";
@@ -13,6 +13,8 @@ import { loadConfig } from "../src/config";
 import type { AppContext } from "../src/context";
 import { silentLogger } from "../src/lib/logger";
 import type { Mail, Mailer } from "../src/modules/mail/mailer";
+import { DISCONNECT_GRACE_MS, sweepAgentStatuses } from "../src/modules/agents/service";
+import { waitUntil } from "../../testkit/wait-until";
 
 export type CallResult<T = any> = { status: number; body: T; headers: Headers };
 
@@ -53,6 +55,23 @@ export const uniqueEmail = (prefix = "user") => `${prefix}-${Date.now().toString
 export function advanceServerClock(server: TestServer, ms: number): void {
   const previous = server.ctx.now;
   server.ctx.now = () => new Date(previous().getTime() + ms);
+}
+
+/**
+ * Lets a closed agent socket's grace period pass (its close time is put that far back, the
+ * server's clock left alone) and runs the sweep that announces it: AGENT_DISCONNECTED, the
+ * e-mail and agent.offline.
+ */
+export async function announceAgentDisconnection(server: TestServer, agentId: string): Promise<void> {
+  const closed = and(eq(agents.id, agentId), eq(agents.status, "offline"), isNotNull(agents.disconnectedAt));
+  await waitUntil(async () => (await server.ctx.db.select({ id: agents.id }).from(agents).where(closed)).length > 0, {
+    message: "the agent's socket close to be recorded",
+  });
+  await server.ctx.db
+    .update(agents)
+    .set({ disconnectedAt: new Date(server.ctx.now().getTime() - DISCONNECT_GRACE_MS - 1_000) })
+    .where(closed);
+  await sweepAgentStatuses(server.ctx);
 }
 
 /** A server clock that stands still: it moves only when the test moves it. */

@@ -84,9 +84,10 @@ describe.skipIf(missing !== null)(`STORAGE_OBJECT_LOCK=compliance${missing ? `: 
   });
 
   test("the retention pass leaves a locked backup for later (logged, row and storage used kept) and deletes it, every version, once the lock ends", async () => {
-    // Written as if 72 h minus 3 s ago under a 72 h rule: locked for 3 more seconds. Then the rule
-    // is shortened to 24 h, so retention wants it gone at once, while S3 still holds it.
-    const nearlyExpired = new Date(Date.now() - 72 * HOUR + 3000);
+    // Written as if 72 h minus 10 s ago under a 72 h rule: locked for 10 more seconds (S3 keeps
+    // real time; the upload must land inside them even on a loaded machine). Then the rule is
+    // shortened to 24 h, so retention wants it gone at once, while S3 still holds it.
+    const nearlyExpired = new Date(Date.now() - 72 * HOUR + 10_000);
     const { user, ids } = await userWithBackups([nearlyExpired, new Date()]);
     await server.ctx.db.update(settings).set({ retention: 72 }).where(eq(settings.organizationId, user.id));
     expect(await lockOf(backupStorage.file(user.id, ids[0]!))).toBe(nearlyExpired.getTime() + 72 * HOUR);

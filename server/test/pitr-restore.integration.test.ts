@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { auditLogs, databases, pitrSlices, plans, organizations } from "@db/schema";
-import { agentApi } from "@protocol/agent-protocol";
+import { agentApi, type PointInTimePlanPage } from "@protocol/agent-protocol";
 import { startTestServer, type TestServer, type TestUser } from "./harness";
 import { consistentBackup, type SeededSlice, uploadSlice } from "./pitr-support";
 import { registerScriptedAgent, type ScriptedAgent } from "./scripted-agent";
@@ -21,6 +21,8 @@ let bobAgent: ScriptedAgent;
 let shopId: string;
 const bases: Record<string, string> = {};
 const sliceBytes = new Map<string, Uint8Array>();
+/** The restore to iso(127), still pending: its agent is scripted. */
+let pendingRestoreId: string;
 
 const T = 1_790_000_000;
 const pos = (offset: number, i: number) => `${T + offset},${i}`;
@@ -65,6 +67,11 @@ afterAll(() => server.close());
 const sliceIdsOf = async (chain: string, sequences: number[]) => {
   const rows = await server.ctx.db.select().from(pitrSlices).where(eq(pitrSlices.chain, chain));
   return sequences.map((sequence) => rows.find((row) => row.sequence === sequence && row.organizationId === alice.id)!.id);
+};
+/** A page of a restore's plan, as the agent fetches it with its own credentials. */
+const fetchPlan = async (as: ScriptedAgent, restoreId: string, query = "") => {
+  const res = await fetch(`${base}${agentApi.pointInTimePlan(restoreId)}${query ? `?${query}` : ""}`, { headers: as.headers() });
+  return { status: res.status, body: (await res.json()) as PointInTimePlanPage & { message?: string } };
 };
 const plan = (at: string, token = alice.token, databaseId = shopId) =>
   server.call("GET", `/api/restores/point-in-time/plan?${new URLSearchParams({ databaseId, at })}`, { token });
@@ -194,11 +201,40 @@ describe("restoring to a moment", () => {
     expect(command.backupId).toBe(bases.later!);
     const expected = await sliceIdsOf(CHAIN_A, [1, 2]);
     expect(command.pointInTime?.until).toEqual({ t: T + 127, i: 4294967295 });
-    expect(command.pointInTime?.slices.map((s) => [s.id, s.chain, s.sequence, s.size])).toEqual([
+    pendingRestoreId = command.restoreId;
+    // The command names the moment and the plan's size; the agent fetches the plan recorded on the restore.
+    expect(command.pointInTime?.plan).toEqual({ slices: 2, collections: false });
+    expect(command.collections).toBeUndefined();
+    const planned = await fetchPlan(agent, command.restoreId);
+    expect(planned.status).toBe(200);
+    expect(planned.body).toMatchObject({
+      restoreId: command.restoreId,
+      backupId: bases.later!,
+      until: { t: T + 127, i: 4294967295 },
+      collections: null,
+      total: 2,
+      next: null,
+    });
+    expect(planned.body.slices.map((s) => [s.id, s.chain, s.sequence, s.size])).toEqual([
       [expected[0]!, CHAIN_A, 1, 301],
       [expected[1]!, CHAIN_A, 2, 302],
     ]);
-    for (const slice of command.pointInTime!.slices) {
+    const firstPage = await fetchPlan(agent, command.restoreId, "limit=1");
+    expect([firstPage.body.slices.map((s) => s.sequence), firstPage.body.next]).toEqual([[1], 1]);
+    const secondPage = await fetchPlan(agent, command.restoreId, "after=1&limit=1");
+    expect([secondPage.body.slices.map((s) => s.sequence), secondPage.body.next]).toEqual([[2], null]);
+    for (const [query, message] of [
+      ["limit=0", "limit must be a whole number"],
+      ["limit=501", "limit must be a whole number"],
+      ["after=x", "after must be a slice sequence number"],
+    ] as const) {
+      const refused = await fetchPlan(agent, command.restoreId, query);
+      expect([refused.status, String(refused.body.message)]).toEqual([400, expect.stringContaining(message)]);
+    }
+    // Only to the agent the restore was sent to.
+    expect((await fetchPlan(bobAgent, command.restoreId)).status).toBe(404);
+    expect((await fetchPlan(agent, "nope")).status).toBe(404);
+    for (const slice of planned.body.slices) {
       const download = await fetch(`${base}${agentApi.sliceDownload(slice.id)}`, { headers: agent.headers() });
       expect(download.status).toBe(200);
       const bytes = new Uint8Array(await download.arrayBuffer());
@@ -235,8 +271,25 @@ describe("restoring to a moment", () => {
     });
     expect(res.status).toBe(201);
     const command = await reportsAgent.waitFor("restore");
-    expect(command.pointInTime?.slices.map((s) => s.id)).toContain(sliceId!);
+    expect((await fetchPlan(reportsAgent, command.restoreId)).body.slices.map((s) => s.id)).toContain(sliceId!);
+    // Not to the database's own agent, which was not sent this restore.
+    expect((await fetchPlan(agent, command.restoreId)).status).toBe(404);
     expect((await download()).status).toBe(200);
     await reportsAgent.disconnect();
+  });
+
+  test("a slice of the plan no longer stored: the plan answers 410, so the agent changes nothing", async () => {
+    const [gone] = await sliceIdsOf(CHAIN_A, [2]);
+    await server.ctx.db.update(pitrSlices).set({ stored: false }).where(eq(pitrSlices.id, gone!));
+    try {
+      const res = await fetchPlan(agent, pendingRestoreId);
+      expect(res.status).toBe(410);
+      expect(res.body.message).toBe(
+        "A slice this restore needs is no longer stored, so nothing was changed: ask for the restore again, which plans from what is stored now.",
+      );
+    } finally {
+      await server.ctx.db.update(pitrSlices).set({ stored: true }).where(eq(pitrSlices.id, gone!));
+    }
+    expect((await fetchPlan(agent, pendingRestoreId)).status).toBe(200);
   });
 });

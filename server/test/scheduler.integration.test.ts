@@ -7,7 +7,7 @@ import { auditLogs, backups, databases, organizations } from "@db/schema";
 import { applyRetention } from "../src/modules/retention/service";
 import { runDueBackups } from "../src/modules/scheduler/service";
 import { waitUntil } from "../../testkit/wait-until";
-import { startTestServer, type TestServer } from "./harness";
+import { announceAgentDisconnection, startTestServer, type TestServer } from "./harness";
 import { registerScriptedAgent } from "./scripted-agent";
 
 const HOUR = 3_600_000;
@@ -91,6 +91,7 @@ describe("scheduled backups", () => {
     await waitUntil(async () => (await server.call("GET", "/api/settings/system-status", { token: user.token })).body.agents[0].status === "offline", {
       message: "the agent to be offline",
     });
+    await announceAgentDisconnection(server, agent.agentId); // an outage past the grace period
     const skippedMail = () => server.sentMail.filter((m) => m.to === user.email && m.subject === "Scheduled backups paused: agent test-agent is offline");
     for (let slot = 0; slot < 3; slot++) {
       await server.ctx.db
@@ -119,6 +120,7 @@ describe("scheduled backups", () => {
     await waitUntil(async () => (await server.call("GET", "/api/settings/system-status", { token: user.token })).body.agents[0].status === "offline", {
       message: "the agent to be offline again",
     });
+    await announceAgentDisconnection(server, agent.agentId);
     await server.ctx.db
       .update(databases)
       .set({ nextBackupAt: new Date(Date.now() - HOUR) })

@@ -83,6 +83,10 @@ testOnce(
     const system = (await (await fetch(`${restarted.url}/api/settings/system-status`, { headers: authorization })).json()) as { agents: { status: string }[] };
     expect(system.agents.map((a) => a.status)).toEqual(["offline"]);
     expect(await stopServer(restarted)).toBe(0);
+    // A clean stop says "stopped", with no stack before it.
+    expect(restarted.output()).toContain("stopped");
+    expect(restarted.output()).not.toContain("isn't running");
+    expect(restarted.output()).not.toMatch(/^\s+at /m);
   },
   120_000,
 );

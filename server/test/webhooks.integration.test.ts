@@ -14,7 +14,7 @@ import { createContext } from "../src/bootstrap";
 import { silentLogger } from "../src/lib/logger";
 import { isSignedBy, startWebhookReceiver, type WebhookReceiver } from "../../testkit/webhook-receiver";
 import { waitUntil } from "../../testkit/wait-until";
-import { startTestServer, type TestServer, type TestUser } from "./harness";
+import { announceAgentDisconnection, startTestServer, type TestServer, type TestUser } from "./harness";
 import { registerScriptedAgent, type ScriptedAgent } from "./scripted-agent";
 
 /** When the first retry is due at the latest, whatever its jitter (plus a second of slack). */
@@ -79,7 +79,8 @@ describe("deliveries of each event", () => {
     const second = await agent.waitFor("restore");
     agent.send({ type: "restore.failed", restoreId: second.restoreId, error: "wrong key" }); // restore.failed
     await waitForDeliveries("/all-events", 5);
-    await agent.disconnect(); // agent.offline
+    await agent.disconnect(); // agent.offline, once the grace period has passed
+    await announceAgentDisconnection(server, agent.agentId);
 
     const deliveries = await waitForDeliveries("/all-events", 6);
     expect(deliveries.map((d) => d.event)).toEqual([

@@ -26,6 +26,8 @@ export type ConnectionInfo = {
   remoteAddress: string;
   authenticatedUser?: { user: string; db: string };
   scram?: unknown;
+  /** The subject of the client certificate the TLS handshake verified (RFC 2253), when the server asks for one. */
+  peerSubject?: string;
 };
 
 /** Server-wide facts handlers report (serverStatus, hello) and state they act on. */

@@ -39,6 +39,7 @@ const OPEN_COMMANDS = new Set([
   "ping",
   "buildInfo",
   "buildinfo",
+  "authenticate",
   "saslStart",
   "saslContinue",
   "logout",
@@ -76,7 +77,8 @@ function applyCommonChecks(name: string, context: CommandContext): void {
   if (users.length > 0 && !connection.authenticatedUser && !OPEN_COMMANDS.has(name)) {
     throw new CommandError(13, `Command ${name} requires authentication`);
   }
-  assertDatabaseName(context.db);
+  // $external holds no data: it only names where x509 (and LDAP, Kerberos) users live.
+  if (!(name === "authenticate" && context.db === "$external")) assertDatabaseName(context.db);
   assertWritable(context, name);
   // A replica set takes retryable writes (txnNumber alone) and transactions (autocommit: false).
   if (context.replicaSet && inTransaction) context.transaction = context.replicaSet.transactions.enter(context, name, describeSessionFields(context));

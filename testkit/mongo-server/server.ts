@@ -2,7 +2,9 @@
 // request order. Commands run synchronously against in-memory state, so each is atomic with
 // respect to every other connection without any locking; the few that wait (an awaitData
 // getMore, an awaitable hello) hold back their connection's later requests until they answer.
+import { X509Certificate } from "node:crypto";
 import { createServer, type Server, type Socket } from "node:net";
+import { createServer as createTlsServer, type TLSSocket } from "node:tls";
 import { BSON } from "bson";
 import type { CommandInterceptor, ConnectionInfo, ServerContext, TestUser } from "./command-context";
 import { CursorRegistry } from "./cursors";
@@ -15,6 +17,13 @@ import { encodeOpMsgReply, encodeOpReply, MessageReader, OP_QUERY, parseWireMess
 export type MongoTestServerOptions = {
   /** Port to listen on; 0 (the default) picks a free one. */
   port?: number;
+  /** Address to listen on; default 127.0.0.1 (a test reaching it from another network namespace gives a veth address). */
+  listenAddress?: string;
+  /**
+   * The host name the server gives as its own in hello (`me`, `hosts`, `primary`) instead of the
+   * listen address: a replica set found through `mongodb+srv://` names its members by DNS name.
+   */
+  advertisedHost?: string;
   /** When given, every connection must authenticate with SCRAM-SHA-256 as one of these users. */
   users?: TestUser[];
   /** Whether to create admin.system.version and local.startup_log as a fresh mongod has; default true. */
@@ -25,6 +34,13 @@ export type MongoTestServerOptions = {
   limits?: Partial<WriteLimits>;
   /** Runs as the primary of a one-member replica set with an oplog (`--replSet NAME`). */
   replicaSet?: ReplicaSetOptions;
+  /**
+   * TLS on the listener (mongod's net.tls.mode requireTLS) with this key and certificate. With
+   * `ca`, clients must present a certificate that CA signed (net.tls.CAFile): others are refused
+   * in the handshake, and MONGODB-X509 authenticates the user `$external` holds under the
+   * certificate's subject (TestUser with database "$external").
+   */
+  tls?: { key: string; cert: string; ca?: string };
   /**
    * The data of a server stopped before (its `state`): a restart after a simulated crash keeps
    * what was written, as a durable server would. `version` and `seedSystemCollections` are then unused.
@@ -130,7 +146,12 @@ function serveConnection(socket: Socket, server: ServerContext, connection: Conn
   socket.on("error", () => socket.destroy());
 }
 
-/** Starts a test server on 127.0.0.1 in this process; resolves once it is listening. */
+/** A certificate's subject as MongoDB names x509 users: RFC 2253, most specific part first ("CN=a,OU=b,O=c"). */
+function describeSubject(certificate: X509Certificate): string {
+  return certificate.subject.split("\n").reverse().join(",");
+}
+
+/** Starts a test server on 127.0.0.1 (or `listenAddress`) in this process; resolves once it is listening. */
 export async function startMongoTestServer(options: MongoTestServerOptions = {}): Promise<MongoTestServer> {
   const state = options.state ?? new ServerState(options.version);
   if (!options.state && options.seedSystemCollections !== false) state.seedSystemCollections();
@@ -139,31 +160,38 @@ export async function startMongoTestServer(options: MongoTestServerOptions = {})
   const sockets = new Set<Socket>();
   let totalCreated = 0;
   let port = 0;
+  const listenAddress = options.listenAddress ?? "127.0.0.1";
   const context: ServerContext = {
     state,
     cursors,
     users: options.users ?? [],
-    host: () => `127.0.0.1:${port}`,
+    host: () => `${options.advertisedHost ?? listenAddress}:${port}`,
     connectionStats: () => ({ current: sockets.size, totalCreated }),
     limits: { ...DEFAULT_WRITE_LIMITS, ...options.limits },
     replicaSet,
   };
-  const listener: Server = createServer((socket) => {
+  const accept = (socket: Socket) => {
     totalCreated++;
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
     const connection: ConnectionInfo = { id: totalCreated, remoteAddress: `${socket.remoteAddress}:${socket.remotePort}` };
+    const peer = options.tls?.ca ? (socket as TLSSocket).getPeerCertificate(false) : undefined;
+    if (peer?.raw) connection.peerSubject = describeSubject(new X509Certificate(peer.raw));
     serveConnection(socket, context, connection);
-  });
+  };
+  const { tls } = options;
+  const listener: Server = tls
+    ? createTlsServer({ key: tls.key, cert: tls.cert, ...(tls.ca ? { ca: tls.ca, requestCert: true, rejectUnauthorized: true } : {}) }, accept)
+    : createServer(accept);
   await new Promise<void>((resolve, reject) => {
     listener.once("error", reject);
-    listener.listen(options.port ?? 0, "127.0.0.1", () => resolve());
+    listener.listen(options.port ?? 0, listenAddress, () => resolve());
   });
   port = (listener.address() as { port: number }).port;
   const sweeper = setInterval(() => cursors.sweepIdleCursors(), 60_000);
   sweeper.unref();
   return {
-    uri: `mongodb://127.0.0.1:${port}/`,
+    uri: `mongodb://${listenAddress}:${port}/${tls ? "?tls=true" : ""}`,
     port,
     state,
     cursors,

@@ -56,8 +56,15 @@ async function addCopy(args: string[], context: CommandContext): Promise<number>
   const credentials = await readCopyCredentials(context.io.env, options.profile as string | undefined, prompter);
   const entry: CopyEntry = { url, ...credentials };
   if (asked) entry.objectLock = await chooseCopyLock(entry, asked, config);
-  await probeCopy(entry);
-  context.say(`wrote and deleted a test object in ${url}`);
+  const leftover = await probeCopy(entry);
+  if (!leftover) context.say(`wrote and deleted a test object in ${url}`);
+  else {
+    context.say(`wrote a test object in ${url} and hid it behind a delete marker`);
+    context.warn(
+      `the bucket keeps the test object ${leftover.key} as version ${leftover.versionId}${leftover.code ? ` (${leftover.code})` : ""}: ` +
+        "its default retention locks it, or these credentials lack s3:DeleteObjectVersion; delete that version by its id once its retention ends, or let a lifecycle rule expire noncurrent versions",
+    );
+  }
   await saveConfig(path, { ...config, copies: [...copies, entry] });
   const locked = entry.objectLock ? ` (each locked in ${entry.objectLock.mode} mode for ${entry.objectLock.retainDays} days)` : "";
   context.say(`added ${url} to ${path}; a running agent (dbvault-agent run) copies each backup there${locked} from its next one`);

@@ -11,6 +11,7 @@ import { summarizeOplogAccess } from "../oplog/permissions/index.ts";
 import { checkOplogAccess } from "./oplog-access-check.ts";
 import type { CommandContext } from "./context.ts";
 import { type ConnectionProblem, findConnectionStringProblem } from "./connection-string-check.ts";
+import { findCertificateFileProblem, readCertificateFileOptions } from "./certificate-files-check.ts";
 
 /** How long a check looks for the server: long enough for a remote TLS handshake, short enough to wait for. */
 export const CHECK_TIMEOUT_MS = 5_000;
@@ -20,12 +21,14 @@ export async function checkConnection(uri: string): Promise<string> {
   const host = describeUriHosts(uri);
   const malformed = findConnectionStringProblem(uri);
   if (malformed) throw new ConnectionCheckError(malformed);
+  const certificateFile = await findCertificateFileProblem(uri);
+  if (certificateFile) throw new ConnectionCheckError(certificateFile);
   try {
     const client = await connectClient(uri, CHECK_TIMEOUT_MS);
     await client.close().catch(() => undefined);
     return host;
   } catch (error) {
-    throw new ConnectionCheckError(describeConnectionFailure(error, host));
+    throw new ConnectionCheckError(describeCertificateFailure(error, host, uri) ?? describeConnectionFailure(error, host));
   }
 }
 
@@ -56,6 +59,36 @@ export function describeFailedCheck(name: string, error: ConnectionCheckError): 
   return new CliError(`cannot use the database "${name}": ${error.message}`, EXIT.failure, `${error.hint}; nothing was saved`);
 }
 
+// With a client certificate (tlsCertificateKeyFile), failures that are about it: a key its
+// password does not open, a certificate the server refuses in the TLS handshake (with TLS 1.3 the
+// client sees only the connection closing), a subject that is no user. The file is named by its
+// path, never quoted.
+function describeCertificateFailure(error: unknown, host: string, uri: string): ConnectionProblem | undefined {
+  const file = readCertificateFileOptions(uri).find((entry) => entry.option === "tlsCertificateKeyFile")?.path;
+  if (file === undefined) return undefined;
+  const message = error instanceof Error ? error.message : String(error);
+  const check = "check the file with: openssl x509 -noout -subject -issuer -nameopt RFC2253 -in FILE";
+  if (/bad[ _]decrypt|bad password|PEM_read|no start line/i.test(message)) {
+    return {
+      problem: `the private key in ${file} (tlsCertificateKeyFile) could not be read: a wrong or missing tlsCertificateKeyFilePassword, or not a PEM key`,
+      hint: "give the key's password as tlsCertificateKeyFilePassword (percent-encoded) in the connection string",
+    };
+  }
+  if (/Authentication failed/i.test(message)) {
+    return {
+      problem: `${host} accepted the client certificate ${file} but has no user named by its subject (authentication failed)`,
+      hint: `create the user in the $external database under the certificate's subject, in RFC 2253 form; ${check}`,
+    };
+  }
+  if (/closed|ECONNRESET|socket hang up|alert (unknown ca|bad certificate|certificate required)/i.test(message)) {
+    return {
+      problem: `${host} refused the client certificate ${file} (tlsCertificateKeyFile)`,
+      hint: `the server accepts certificates signed by its own certificate authority (net.tls.CAFile), whose subject is a user in $external; ${check}`,
+    };
+  }
+  return undefined;
+}
+
 // The driver's messages, redacted by connectClient, sorted into what a user can act on.
 function describeConnectionFailure(error: unknown, host: string): ConnectionProblem {
   const message = error instanceof Error ? error.message : String(error);
@@ -69,6 +102,20 @@ function describeConnectionFailure(error: unknown, host: string): ConnectionProb
     return {
       problem: `nothing is listening at ${host} (connection refused)`,
       hint: "check the host and port (MongoDB listens on 27017 unless set otherwise) and that MongoDB is running",
+    };
+  }
+  // mongodb+srv://: the seed list comes from an SRV record and options from a TXT record.
+  const srv = /querySrv \w+ _mongodb\._tcp\.(\S+)/.exec(message);
+  if (srv) {
+    return {
+      problem: `${srv[1]} has no DNS SRV record _mongodb._tcp.${srv[1]} (a mongodb+srv:// string needs one)`,
+      hint: "check the host name against the string your provider gives (Atlas: Connect, Drivers); with a plain host name, use mongodb://HOST:27017 instead",
+    };
+  }
+  if (/Text record may only set|Multiple text records|URI params in DNS TXT/.test(message)) {
+    return {
+      problem: `the DNS TXT record of ${host} sets options a mongodb+srv:// lookup may not set (only authSource, replicaSet and loadBalanced, once)`,
+      hint: "the TXT record is your DNS provider's or database host's to fix; meanwhile, list the hosts yourself in a mongodb://HOST1,HOST2/?replicaSet=NAME string",
     };
   }
   if (/ENOTFOUND|EAI_AGAIN|querySrv/.test(message)) {

@@ -29,7 +29,9 @@ Secrets are never taken from the command line, where ps and shell history would 
 options:
   --server URL         the DBVault server, e.g. https://dbvault.example.com (the /api the
                        web app shows in Settings → Security may be included)
-  --name NAME          the agent's name in the web app (default: this machine's hostname)
+  --name NAME          the agent's name in the web app (default: this machine's hostname and
+                       the end of the agent's id, e.g. db-host-3f2a). --force keeps the name
+                       the agent has; after it was removed, it is a new agent with a new name
   --force              register again a config file that is already set up (e.g. after the
                        agent was reset or removed in the web app); its master key and
                        databases are kept. A regenerated API key does not need it: agents
@@ -299,9 +301,12 @@ key import     puts a saved master key into the config file (creating it when th
                stdin), else a hidden prompt on a terminal, else stdin; never an argument. A
                keyring (key export --all), or a key with --add, joins the keyring instead.
 key rotate     makes a new master key: new backups use it at once, the old key stays in the
-               keyring. With --rewrap, every stored backup's data key is then rewrapped to the
-               new key on the server (only each file's header changes; its data is not sent
-               again). Backups in the older file format (version 1) keep their key.
+               keyring, and the server is told the new key id (a running dbvault-agent run
+               needs no restart). With --rewrap, every stored backup's data key is then
+               rewrapped to the new key on the server (only each file's header changes; its
+               data is not sent again), so a keyring exported before no longer opens them:
+               export it again (key export --all). Backups in the older file format (version 1)
+               keep their key.
 key rewrap     rewraps the stored backups not yet under the master key (a stopped --rewrap).
 
 options:

@@ -11,6 +11,7 @@ import { pauseForTest } from "../dump/test-pause.ts";
 import { ServerRefusedError } from "../transport/errors.ts";
 import { createServerClient } from "../transport/server-client.ts";
 import type { CommandContext } from "./context.ts";
+import { tellServerKeyIds } from "./key-server-update.ts";
 import { parseOptions } from "./parse-args.ts";
 import { COMMON_OPTIONS } from "./shared.ts";
 
@@ -28,9 +29,14 @@ export async function rotateKey(args: string[], context: CommandContext): Promis
     `rotated the master key of ${path}: new backups use key id ${deriveKeyId(key)} from now on; ` +
       `the old key ${deriveKeyId(keyring[0]!)} stays in the keyring to open the backups made with it`,
   );
+  // A rewrap moves the older backups to the new key too: a keyring exported before no longer
+  // opens them either, which is the moment to export it again.
   context.warn(
-    "save the keyring away from this machine (dbvault-agent key export --all prints it): without it the backups made from now on cannot be restored",
+    options.rewrap === true
+      ? "save the keyring away from this machine now (dbvault-agent key export --all prints it): without it neither the backups made from now on nor the older backups this rewraps can be restored, since a keyring exported before this rotation no longer opens them"
+      : "save the keyring away from this machine (dbvault-agent key export --all prints it): without it the backups made from now on cannot be restored",
   );
+  await tellServerKeyIds(rotated, path, context);
   if (options.rewrap !== true) return 0;
   return rewrapBackups(rotated, path, context);
 }

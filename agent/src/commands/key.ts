@@ -15,6 +15,7 @@ import { COMMON_OPTIONS } from "./shared.ts";
 import { formatKeyring, parseKeyring } from "./keyring-text.ts";
 import { setKeyMode } from "./key-mode.ts";
 import { rewrapKeys, rotateKey } from "./key-rotate.ts";
+import { tellServerKeyIds } from "./key-server-update.ts";
 
 /** Runs a `key` action; returns the exit code or throws what describeFailure reports. */
 export async function runKeyCommand(args: string[], context: CommandContext): Promise<number> {
@@ -100,9 +101,11 @@ async function importKey(args: string[], context: CommandContext): Promise<numbe
     }
     context.warn(`replacing the master key ${deriveKeyId(existing)}: backups made with it can no longer be restored from this config`);
   }
-  await saveConfig(path, { ...config, masterKey: encodeMasterKey(key) });
+  const imported = { ...config, masterKey: encodeMasterKey(key) };
+  await saveConfig(path, imported);
   context.say(`imported the master key (key id ${keyId}) into ${path} (${describeFileProtection()})`);
   if (!config.server) context.say("next: dbvault-agent setup --server https://your-dbvault-server, then restore your backups");
+  await tellServerKeyIds(imported, path, context);
   return 0;
 }
 
@@ -127,9 +130,11 @@ async function mergeKeys(keys: Buffer[], config: AgentConfig, path: string, cont
     return 0;
   }
   const [master, ...older] = known.length === 0 ? fresh : [known[0]!, ...known.slice(1), ...fresh];
-  await saveConfig(path, { ...config, masterKey: encodeMasterKey(master!), oldKeys: older.map((key) => encodeMasterKey(key)) });
+  const merged = { ...config, masterKey: encodeMasterKey(master!), oldKeys: older.map((key) => encodeMasterKey(key)) };
+  await saveConfig(path, merged);
   const ids = fresh.map((key) => deriveKeyId(key)).join(", ");
   context.say(`added ${fresh.length === 1 ? "1 key" : `${fresh.length} keys`} (key id ${ids}) to the keyring of ${path} (${describeFileProtection()})`);
   context.say(`new backups use the master key ${deriveKeyId(master!)}; the others open the backups made with them`);
+  await tellServerKeyIds(merged, path, context);
   return 0;
 }

@@ -72,6 +72,8 @@ export async function runRestoreCommand(args: string[], context: CommandContext)
         ...(input.size === undefined ? {} : { inputBytes: input.size }),
         ...(input.reopen ? { reopen: input.reopen } : {}),
         ...(targetDatabase ? { database: targetDatabase } : {}),
+        // A backup of a database with no collection yet names none: the connection's database is its source.
+        ...(readUriDatabase(target.uri) ? { sourceDatabase: readUriDatabase(target.uri)! } : {}),
         ...(collections ? { collections } : {}),
         tools: config.tools,
         usersAndRoles: options["no-users-and-roles"] !== true && target.usersAndRoles,

@@ -44,11 +44,14 @@ export async function downloadFromCopy(entry: CopyEntry, key: string): Promise<{
   const discard = () => rm(directory, { recursive: true, force: true }).catch(() => undefined);
   const path = join(directory, "backup.enc.dbvault");
   try {
-    const file = client.file(key);
-    const size = await file.size;
+    // The bytes written, counted: an S3 file's `size` is not fetched (Bun answers 0 before a stat).
+    let size = 0;
     const out = await open(path, "wx", 0o600);
     try {
-      for await (const chunk of file.stream()) await out.write(chunk);
+      for await (const chunk of client.file(key).stream()) {
+        await out.write(chunk);
+        size += chunk.byteLength;
+      }
     } finally {
       await out.close();
     }

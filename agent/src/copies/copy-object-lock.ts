@@ -27,7 +27,17 @@ export interface BucketLock {
   defaultRetention: { mode: CopyLockMode; days: number } | null;
 }
 
+/** What a signed request to the bucket answered: its body, and the version id S3 gave the object (x-amz-version-id). */
+export type BucketAnswer = { text: string; versionId: string | null };
+
+/** Signed requests to one copy destination's bucket, answering the body; throws CopyLockRequestError on an error answer. */
 function signedBucket(entry: CopyEntry) {
+  const request = signedBucketRequests(entry);
+  return async (...args: Parameters<typeof request>) => (await request(...args)).text;
+}
+
+/** As signedBucket, answering the version id too. */
+export function signedBucketRequests(entry: CopyEntry) {
   const target = parseCopyUrl("copies", entry.url);
   const region = target.region ?? "us-east-1";
   const client = new AwsClient({
@@ -38,7 +48,7 @@ function signedBucket(entry: CopyEntry) {
     service: "s3",
   });
   const endpoint = (target.endpoint ?? `https://s3.${region}.amazonaws.com`).replace(/\/+$/, "");
-  return async (method: string, key: string, query: string, init: { body?: string | Blob; headers?: Record<string, string> } = {}): Promise<string> => {
+  return async (method: string, key: string, query: string, init: { body?: string | Blob; headers?: Record<string, string> } = {}): Promise<BucketAnswer> => {
     const path = key ? `/${key.split("/").map(encodeURIComponent).join("/")}` : "";
     const url = `${endpoint}/${target.bucket}${path}${query ? `?${query}` : ""}`;
     // Signed without the body (S3 takes UNSIGNED-PAYLOAD): a copy streams from its file as it is.
@@ -49,7 +59,9 @@ function signedBucket(entry: CopyEntry) {
       const code = /<Code>([^<]*)<\/Code>/.exec(text)?.[1];
       throw new CopyLockRequestError(`${method} ?${query} answered ${response.status}${code ? ` (${code})` : ""}`, code);
     }
-    return text;
+    // "null" is the version id of an object in a bucket without versioning.
+    const versionId = response.headers.get("x-amz-version-id");
+    return { text, versionId: versionId && versionId !== "null" ? versionId : null };
   };
 }
 

@@ -114,6 +114,7 @@ export function startAgentDaemon(runtime: DaemonRuntime, identityTransport: Iden
         keyIds: runtime.keyIds(),
         role: runtime.role(),
         identityRecipient: identityTransport.recipient,
+        jobs: queue.describeTaken(),
       }),
       // `setup --force` on this machine gave it new credentials: the next connection uses them.
       beforeConnect: () => runtime.reloadConfig(),

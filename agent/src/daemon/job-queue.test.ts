@@ -83,6 +83,29 @@ describe("the job queue", () => {
     expect(queue.enqueue(async () => {}, { backupId: "b0" })).toBe(true);
   });
 
+  test("the hello's list names the backups and restores this process took, running and waiting ones included", async () => {
+    const queue = createJobQueue({ onIdle: () => {} });
+    expect(queue.describeTaken()).toEqual({ backupIds: [], restoreIds: [] });
+    queue.enqueue(async () => {}, { backupId: "done" });
+    await settle();
+    const running = heldJob();
+    queue.enqueue(running.run, { restoreId: "running" });
+    queue.enqueue(async () => {}, { backupId: "waiting" });
+    queue.enqueue(async () => {});
+    expect(queue.describeTaken()).toEqual({ backupIds: ["done", "waiting"], restoreIds: ["running"] });
+    running.finish();
+  });
+
+  test("the hello's list keeps to the protocol's 100 of each, the newest", async () => {
+    const queue = createJobQueue({ onIdle: () => {} });
+    for (let i = 0; i < 150; i++) queue.enqueue(async () => {}, { backupId: `b${i}` });
+    await settle();
+    const { backupIds } = queue.describeTaken();
+    expect(backupIds).toHaveLength(100);
+    expect(backupIds[0]).toBe("b50");
+    expect(backupIds.at(-1)).toBe("b149");
+  });
+
   test("a job cleared before it ran may be taken again", async () => {
     const queue = createJobQueue({ onIdle: () => {} });
     const blocker = heldJob();

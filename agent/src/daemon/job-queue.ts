@@ -1,3 +1,4 @@
+import type { QueuedJobs } from "../../../protocol/agent-protocol";
 import { describeQueuedJobs, type QueuedJob } from "./queued-jobs.ts";
 
 /**
@@ -77,6 +78,17 @@ export function createJobQueue(options: { onIdle(): void }) {
     isBusy: () => running || jobs.length > 0,
     /** The heartbeat's list of the backups and restores waiting (not the running one). */
     describeQueued: () => describeQueuedJobs(jobs.flatMap((job) => (job.holds ? [job.holds] : []))),
+    /**
+     * The hello's list of the backups and restores this process took, newest last (the protocol's
+     * limit of each): the server fails one in progress that it does not name, lost with an earlier run.
+     */
+    describeTaken: (): QueuedJobs => {
+      // The running and waiting ones last, whether or not they are still in `taken`.
+      const held = [...(currentKey ? [currentKey] : []), ...jobs.flatMap((job) => (job.holds ? [keyOf(job.holds)] : []))];
+      const keys = [...[...taken].filter((key) => !held.includes(key)), ...held];
+      const ids = (prefix: string) => keys.filter((key) => key.startsWith(prefix)).map((key) => key.slice(prefix.length));
+      return { backupIds: ids("backup:").slice(-100), restoreIds: ids("restore:").slice(-100) };
+    },
     /** The running job, if any. */
     running: () => current,
     /** Forgets every waiting job (the running one goes on); those never ran, so may be taken again. */

@@ -16,7 +16,15 @@ import {
 } from "../config.ts";
 import { AGENT_VERSION, BUILD_PLATFORM } from "../build-info.ts";
 import { decodeIdentity, InvalidKeyError } from "../archive/index.ts";
-import { createBackupStream, DumpError, type DumpResult, restoreFromEncrypted, runRestoreDrill, verifyEncryptedBackup } from "../dump/index.ts";
+import {
+  createBackupStream,
+  DumpError,
+  type DumpResult,
+  readUriDatabase,
+  restoreFromEncrypted,
+  runRestoreDrill,
+  verifyEncryptedBackup,
+} from "../dump/index.ts";
 import { osFamily } from "../platform/locations.ts";
 import { type UpdateReport, updateAgent } from "../update/update-agent.ts";
 import { createServerClient, type ServerClient } from "../transport/server-client.ts";
@@ -172,6 +180,7 @@ export function createDaemonRuntime(options: RuntimeOptions): DaemonRuntime {
         const result = await restoreFromEncrypted({
           ...(pointInTime ? { pointInTime: pointInTimeReplay({ files: pointInTime.files, keys: { masterKey, identities }, until: pointInTime.until }) } : {}),
           uri: database.uri,
+          ...sourceDatabaseOf(database.uri),
           masterKey,
           identities,
           input: encrypted,
@@ -200,6 +209,7 @@ export function createDaemonRuntime(options: RuntimeOptions): DaemonRuntime {
       const database = findDatabase(current, databaseName, path);
       const outcome = await runRestoreDrill({
         uri: database.uri,
+        ...sourceDatabaseOf(database.uri),
         ...readOpeningKeys(current, path),
         input: encrypted,
         database: scratchDatabase,
@@ -277,4 +287,10 @@ function decodeSentIdentity(text: string): Buffer {
       `the identity sent with this restore is not valid (${detail.replace(/^invalid master key: /, "")}): paste the identity file's dbvid1_ line again`,
     );
   }
+}
+
+/** The database a configured connection's backups are of (they dump the URI's database): a restore's source when the backup names none. */
+function sourceDatabaseOf(uri: string): { sourceDatabase?: string } {
+  const database = readUriDatabase(uri);
+  return database === undefined ? {} : { sourceDatabase: database };
 }

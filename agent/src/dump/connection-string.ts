@@ -1,6 +1,7 @@
 // Small, dependency-free handling of MongoDB connection strings, which are secrets: the parts a
 // message may show (hosts), the database path, and redaction of text that might quote them.
 // The driver stays the authority on validity; this only splits what it needs to.
+import { resolveTxt } from "node:dns/promises";
 
 interface UriParts {
   scheme: string;
@@ -51,17 +52,38 @@ export function readUriDatabase(uri: string): string | undefined {
  * Returns the connection string without its database path, for tools that take the database
  * separately. The path also names the authentication database when credentials are present
  * and no authSource is given, so it moves into `authSource` then; never throws.
+ * `defaultAuthSource` replaces the path there: the authSource a `mongodb+srv://` name's DNS TXT
+ * record sets (readSrvTxtAuthSource), which outranks the path but not the string's own options.
  */
-export function removeUriDatabase(uri: string): string {
+export function removeUriDatabase(uri: string, defaultAuthSource?: string): string {
   const parts = splitUri(uri);
   if (!parts || parts.database === undefined) return uri;
   let query = parts.query;
   if (parts.credentials !== undefined && !/[?&]authSource=/i.test(query)) {
-    const param = `authSource=${encodeURIComponent(parts.database)}`;
+    const param = `authSource=${encodeURIComponent(defaultAuthSource ?? parts.database)}`;
     query = query === "" || query === "?" ? `?${param}` : `${query}&${param}`;
   }
   const credentials = parts.credentials === undefined ? "" : `${parts.credentials}@`;
   return `${parts.scheme}://${credentials}${parts.hosts}/${query}`;
+}
+
+/**
+ * For a `mongodb+srv://` string with credentials and a database path but no authSource of its
+ * own: the authSource its host's DNS TXT record sets (MongoDB Atlas sets admin there), looked up
+ * as the driver does; undefined otherwise or when there is no such record (the caller's tool
+ * then looks it up and fails with its own message).
+ */
+export async function readSrvTxtAuthSource(uri: string): Promise<string | undefined> {
+  const parts = splitUri(uri);
+  if (parts?.scheme !== "mongodb+srv" || parts.credentials === undefined || parts.database === undefined) return undefined;
+  if (/[?&]authSource=/i.test(parts.query)) return undefined;
+  try {
+    const records = await resolveTxt(parts.hosts);
+    const text = records.map((chunks) => chunks.join("")).join("&");
+    return new URLSearchParams(text).get("authSource") ?? undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -73,6 +95,10 @@ export function redactSecrets(text: string, uris: string[]): string {
   for (const uri of uris) {
     if (uri === "") continue;
     result = result.split(uri).join(`mongodb://${describeUriHosts(uri)}`);
+    for (const [key, value] of new URLSearchParams(splitUri(uri)?.query.replace(/^\?/, "") ?? "")) {
+      if (!/^(tlsCertificateKeyFilePassword|sslPEMKeyPassword)$/i.test(key) || value.length < 3) continue;
+      for (const form of new Set([value, encodeURIComponent(value)])) result = result.split(form).join("***");
+    }
     const credentials = splitUri(uri)?.credentials;
     const colon = credentials?.indexOf(":") ?? -1;
     if (credentials !== undefined && colon >= 0) {
@@ -82,8 +108,13 @@ export function redactSecrets(text: string, uris: string[]): string {
       }
     }
   }
-  return result.replace(/(mongodb(?:\+srv)?:\/\/)[^\s/@"']*@/gi, "$1***@");
+  return result.replace(/(mongodb(?:\+srv)?:\/\/)[^\s/@"']*@/gi, "$1***@").replace(SECRET_OPTIONS, "$1***");
 }
+
+// Options whose values are secrets: a client key's password, and mechanism properties that may
+// carry a session token (AWS_SESSION_TOKEN). mongodump quotes the whole string, options included,
+// in its connection errors.
+const SECRET_OPTIONS = /\b((?:tlsCertificateKeyFilePassword|sslPEMKeyPassword|authMechanismProperties)=)[^&\s"'}]*/gi;
 
 function safeDecode(text: string): string {
   try {

@@ -33,12 +33,18 @@ export class DumpError extends Error {
   readonly hint: string | undefined;
   /** For "restore-incomplete": what was restored before the failure. */
   readonly stats: RestoreResult | undefined;
+  /**
+   * The backup itself cannot be restored, into any target: its unique keys do not hold once its
+   * oplog is replayed. A drill that meets it fails the backup's verification too.
+   */
+  readonly backupAtFault: boolean;
 
-  constructor(code: DumpErrorCode, message: string, details: { hint?: string; cause?: unknown; stats?: RestoreResult } = {}) {
+  constructor(code: DumpErrorCode, message: string, details: { hint?: string; cause?: unknown; stats?: RestoreResult; backupAtFault?: boolean } = {}) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
     this.code = code;
     this.hint = details.hint;
     this.stats = details.stats;
+    this.backupAtFault = details.backupAtFault === true;
   }
 }
 

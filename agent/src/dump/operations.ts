@@ -127,6 +127,8 @@ export async function restoreArchive(options: RestoreOptions, readFraction: (() 
     prelude = await readArchivePrelude(countBytes(options.input, (count) => pacer.note(count)));
     const plan = planRestore(prelude.collections, options.database ?? readUriDatabase(options.uri), options.collections, {
       usersAndRoles: options.usersAndRoles,
+      collectionsAtMoment: options.pointInTime !== undefined,
+      sourceDatabase: options.sourceDatabase,
     });
     throwIfAborted(options.signal);
     // Only the built-in engine replays entries up to a bound into staging. Every slice is opened

@@ -5,7 +5,11 @@ import { DumpError } from "./errors.ts";
 import { type CollectionMetadata, OPLOG_NAMESPACE } from "./mongodump-archive/index.ts";
 
 export interface RestorePlan {
-  /** Databases with restorable collections in the archive, sorted. */
+  /**
+   * Databases the restore takes from the backup, sorted: those with restorable collections in the
+   * archive and those its oplog writes to (withOplogDatabases); when neither names one (a backup of
+   * a database with no collection yet), the backup's own database as the request names it.
+   */
   sourceDatabases: string[];
   /** When set, only this source database is restored (the others are skipped). */
   onlyDatabase: string | undefined;
@@ -18,8 +22,34 @@ export interface RestorePlan {
    * mongorestore's rule, when every database is restored or admin is, unless asked not to.
    */
   usersAndRoles: boolean;
+  /**
+   * The collections chosen, when they are checked against the moment rather than the archive (a
+   * point-in-time restore: a collection created after the base backup is restored too); else undefined.
+   */
+  chosenAtMoment: string[] | undefined;
   /** The target namespace of a prelude entry, or undefined when it is skipped. */
   targetOf(entry: CollectionMetadata): string | undefined;
+  /**
+   * The same restore once the archive's oplog was read: the databases its entries write to are
+   * restored too, as `mongorestore --oplogReplay` replays them, even with no collection of theirs in
+   * the archive (an oplog-only dump, a database whose first collection was created during the dump).
+   */
+  withOplogDatabases(databases: string[]): RestorePlan;
+}
+
+export interface PlanOptions {
+  usersAndRoles?: boolean;
+  /**
+   * The database the backup was taken of, when the caller knows it (the agent's configured
+   * database): names the source when the archive holds no collection and its oplog no entry yet.
+   */
+  sourceDatabase?: string | undefined;
+  /**
+   * A point-in-time restore: the chosen collections are those that exist at the moment, which
+   * only the replay tells, so they are not checked against the archive here (the restorer checks
+   * them once the entries are applied, before anything is swapped in).
+   */
+  collectionsAtMoment?: boolean;
 }
 
 // mongorestore does not restore these either: the oplog needs --oplogReplay, `local` and
@@ -43,9 +73,22 @@ export function planRestore(
   collections: CollectionMetadata[],
   targetDatabase: string | undefined,
   onlyCollections?: string[],
-  options: { usersAndRoles?: boolean } = {},
+  options: PlanOptions = {},
 ): RestorePlan {
-  const sourceDatabases = [...new Set(collections.filter((entry) => !isSkippedEntry(entry)).map((entry) => entry.db))].sort();
+  return planWith(collections, targetDatabase, onlyCollections, options, []);
+}
+
+function planWith(
+  collections: CollectionMetadata[],
+  targetDatabase: string | undefined,
+  onlyCollections: string[] | undefined,
+  options: PlanOptions,
+  oplogDatabases: string[],
+): RestorePlan {
+  const named = new Set([...collections.filter((entry) => !isSkippedEntry(entry)).map((entry) => entry.db), ...oplogDatabases]);
+  const fallback = options.sourceDatabase ?? targetDatabase;
+  if (named.size === 0 && fallback !== undefined) named.add(fallback);
+  const sourceDatabases = [...named].sort();
   let onlyDatabase: string | undefined;
   let rename: RestorePlan["rename"];
   if (targetDatabase !== undefined && sourceDatabases.length > 0) {
@@ -59,7 +102,8 @@ export function planRestore(
       );
     }
   }
-  const chosen = onlyCollections && checkCollections(collections, onlyCollections, onlyDatabase ?? rename?.from);
+  const chosen =
+    onlyCollections && (options.collectionsAtMoment ? new Set(onlyCollections) : checkCollections(collections, onlyCollections, onlyDatabase ?? rename?.from));
   const restored = onlyDatabase !== undefined ? [onlyDatabase] : sourceDatabases;
   const hasUsersOrRoles = collections.some((entry) => entry.namespace === USERS_NAMESPACE || entry.namespace === ROLES_NAMESPACE);
   const wholeServerOrAdmin = targetDatabase === undefined || (targetDatabase === "admin" && rename === undefined);
@@ -72,6 +116,11 @@ export function planRestore(
     rename,
     targetDatabases,
     usersAndRoles,
+    chosenAtMoment: onlyCollections && options.collectionsAtMoment ? onlyCollections : undefined,
+    withOplogDatabases(databases) {
+      const added = databases.filter((db) => !SKIPPED_DATABASES.has(db) && db !== "admin" && db !== "");
+      return planWith(collections, targetDatabase, onlyCollections, options, [...oplogDatabases, ...added]);
+    },
     targetOf(entry) {
       if (isSkippedEntry(entry)) return undefined;
       if (onlyDatabase !== undefined && entry.db !== onlyDatabase) return undefined;

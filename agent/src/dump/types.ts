@@ -89,6 +89,12 @@ export interface RestoreOptions extends OperationOptions {
    * it is restored; when the archive holds one other database, that one is restored under this name.
    */
   database?: string;
+  /**
+   * The database the backup was taken of, when the caller knows it (the agent's configured
+   * database): a backup of a database with no collection yet names none, and a point-in-time
+   * restore of it replays this database's slices.
+   */
+  sourceDatabase?: string;
   /** Size of `input` in bytes, when known: it turns bytes read into a percentage and a total estimate. */
   inputBytes?: number;
   /** Only these collections of the backup's database (names without the database); all by default. */

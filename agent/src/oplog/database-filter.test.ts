@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { BSON, type Document } from "bson";
 import { encodeExtendedJson, FIXTURES_MISSING, OPLOG_FIXTURES } from "../../../testkit/mongo-server/replica-set/test-support.ts";
-import { createOplogDatabaseFilter, findReplayBlocker } from "./database-filter.ts";
+import { createOplogDatabaseFilter, databasesWrittenBy, findReplayBlocker } from "./database-filter.ts";
 
 const TYPED = { promoteValues: false, promoteBuffers: false, bsonRegExp: true } as const;
 
@@ -90,4 +90,14 @@ describe("a transaction over two databases", () => {
     ).toBe("renameCollection");
     expect(findReplayBlocker(entries[0]!)).toBeUndefined();
   });
+});
+
+test("databasesWrittenBy: each entry's database, an applyOps's operations and a rename's target; no-ops and admin name none", () => {
+  const entries = [
+    BSON.serialize({ op: "n", ns: "", o: { msg: "dbvault consistent point" } }),
+    BSON.serialize({ op: "i", ns: "test.data", o: { _id: 1 } }),
+    BSON.serialize({ op: "c", ns: "admin.$cmd", o: { applyOps: [{ op: "i", ns: "db1.c1", o: { _id: 2 } }] } }),
+    BSON.serialize({ op: "c", ns: "a.$cmd", o: { renameCollection: "a.x", to: "b.y" } }),
+  ];
+  expect(databasesWrittenBy(entries)).toEqual(["a", "b", "db1", "test"]);
 });

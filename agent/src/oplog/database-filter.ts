@@ -81,6 +81,31 @@ export function entryTouches(entry: Document, database: string): boolean {
   return databaseOf(ns) === database;
 }
 
+/**
+ * The databases raw entries write to (an applyOps's operations, a rename's target included; no-ops
+ * and admin's own bookkeeping name none), sorted. A restore replays each of them.
+ */
+export function databasesWrittenBy(entries: Iterable<Uint8Array>): string[] {
+  const found = new Set<string>();
+  const visit = (entry: Document) => {
+    const object = entry.o as Document | undefined;
+    if (entry.op === "c" && object !== undefined) {
+      if (Array.isArray(object.applyOps)) {
+        for (const inner of object.applyOps as Document[]) visit(inner);
+        return;
+      }
+      const to = readString(object.to);
+      if (to !== undefined) found.add(databaseOf(to));
+    }
+    const ns = readString(entry.ns);
+    if (entry.op === "n" || ns === undefined || ns === "") return;
+    found.add(databaseOf(ns));
+  };
+  for (const bytes of entries) visit(BSON.deserialize(bytes, TYPED));
+  found.delete("admin");
+  return [...found].sort();
+}
+
 function databaseOf(namespace: string): string {
   const dot = namespace.indexOf(".");
   return dot < 0 ? namespace : namespace.slice(0, dot);

@@ -4,6 +4,7 @@ import {
   HEARTBEAT_INTERVAL_MS,
   RECONNECT_MAX_MS,
   RECONNECT_MIN_MS,
+  type QueuedJobs,
   type ServerMessage,
 } from "../../../protocol/agent-protocol";
 
@@ -17,7 +18,15 @@ export type SocketEvents = {
   onRemoved?(reason: string): void;
 };
 
-type HelloFields = { version: string; hostname: string; platform: string; databases?: string[]; keyIds?: string[]; role?: "backup" | "restore" };
+type HelloFields = {
+  version: string;
+  hostname: string;
+  platform: string;
+  databases?: string[];
+  keyIds?: string[];
+  role?: "backup" | "restore";
+  jobs?: QueuedJobs;
+};
 
 export type SocketOptions = {
   url: () => string;

@@ -8,6 +8,7 @@ import {
   type CopyCheckAnswer,
   type CopyCheckResult,
   type HeaderReplaced,
+  type PointInTimePlanPage,
   type CompleteUploadRequest,
   type RegisterRequest,
   type RegisterResponse,
@@ -17,6 +18,13 @@ import {
 import { SLICE_UPLOAD_PATH, type SliceUploadQuery } from "../../../protocol/pitr";
 import { describeFetchFailure, ServerRefusedError, ServerUnreachableError } from "./errors";
 import { bodyAfterGo } from "./go-signals";
+
+/** The `message` of a DBVault JSON error answer, on one line and cut short; null for anything else (a proxy's HTML page). */
+function serverMessageOf(body: unknown): string | null {
+  const message = (body as { message?: unknown } | null)?.message;
+  if (typeof message !== "string" || message.trim() === "") return null;
+  return message.replace(/\s+/g, " ").trim().slice(0, 500);
+}
 
 export type ServerCredentials = { url: string; apiKey: string; agentId?: string; agentToken?: string };
 
@@ -44,7 +52,10 @@ export function createServerClient(credentials: ServerCredentials) {
       throw new ServerUnreachableError(`cannot reach the DBVault server at ${base}: ${describeFetchFailure(error, base)}`, error);
     }
     if (response.status >= 500) {
-      throw new ServerUnreachableError(`the DBVault server answered ${response.status} for ${path}`);
+      // The server's own words first: a storage outage names its cause ("no space left on device").
+      const said = serverMessageOf(await response.json().catch(() => null));
+      const status = `the DBVault server answered ${response.status} for ${path}`;
+      throw new ServerUnreachableError(said ? `${said} (${status})` : status);
     }
     if (!response.ok) {
       const body = (await response.json().catch(() => ({}))) as { message?: string; code?: string; [field: string]: unknown };
@@ -137,6 +148,11 @@ export function createServerClient(credentials: ServerCredentials) {
         signal: signal ?? AbortSignal.timeout(24 * 3_600_000),
       });
     },
+    /** A page of a point-in-time restore's plan: its slices after sequence `after` (none: from the first). */
+    async pointInTimePlan(restoreId: string, after?: number, signal?: AbortSignal): Promise<PointInTimePlanPage> {
+      const path = `${agentApi.pointInTimePlan(restoreId)}${after === undefined ? "" : `?after=${after}`}`;
+      return readJson(path, await call(path, signal ? { signal: AbortSignal.any([signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]) } : {}));
+    },
     /** A stored oplog slice (a point-in-time restore), from byte `from` on. */
     async sliceDownload(sliceId: string, from = 0, signal?: AbortSignal): Promise<Response> {
       return call(agentApi.sliceDownload(sliceId), {
@@ -147,6 +163,10 @@ export function createServerClient(credentials: ServerCredentials) {
     /** The completed backups this agent may rewrap after a key rotation. */
     async backupKeys(): Promise<BackupKeysAnswer> {
       return readJson(agentApi.backupKeys, await call(agentApi.backupKeys));
+    },
+    /** Tells the server the key ids the keyring holds now (after key rotate or key import). */
+    async reportKeyIds(keyIds: string[]): Promise<void> {
+      await call(agentApi.keyIds, { method: "PUT", ...json({ keyIds }), timeoutMs: 15_000 });
     },
     /** Asks before removing a copy destination; throws ServerRefusedError 409 while "Protect backups" is on. */
     async allowCopyRemoval(destination: string): Promise<void> {

@@ -28,10 +28,21 @@ export const securityHeaders = {
   "x-content-type-options": "nosniff",
   "referrer-policy": "strict-origin-when-cross-origin",
   "x-frame-options": "DENY",
-  "cross-origin-opener-policy": "same-origin",
   // The app copies to the clipboard and needs no other powerful feature.
   "permissions-policy": "camera=(), microphone=(), geolocation=(), payment=(), usb=(), clipboard-write=(self)",
 };
+
+/**
+ * Browsers honour Cross-Origin-Opener-Policy only on a trustworthy origin (https, or loopback) and
+ * log a console error for it on every page load over plain http elsewhere (a LAN address).
+ */
+const CROSS_ORIGIN_OPENER_POLICY = "same-origin";
+
+/** localhost, *.localhost, 127.0.0.0/8 and ::1: trustworthy to a browser even over http. */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/^\[|\]$/g, "");
+  return host === "localhost" || host.endsWith(".localhost") || /^127(\.\d{1,3}){3}$/.test(host) || host === "::1";
+}
 
 /** One year, subdomains included: sent only when the server is reached over https (PUBLIC_URL). */
 const STRICT_TRANSPORT_SECURITY = "max-age=31536000; includeSubDomains";
@@ -79,6 +90,7 @@ export const httpBasics = (log: Logger, options: { https?: boolean } = {}) =>
       Object.assign(set.headers, securityHeaders);
       if (options.https) set.headers["strict-transport-security"] = STRICT_TRANSPORT_SECURITY;
       const url = new URL(request.url);
+      if (options.https || url.protocol === "https:" || isLoopbackHost(url.hostname)) set.headers["cross-origin-opener-policy"] = CROSS_ORIGIN_OPENER_POLICY;
       // API answers are per user and may carry secrets (tokens, the API key): never stored by a cache.
       if (url.pathname.startsWith("/api/")) set.headers["cache-control"] = "no-store";
       const length = Number(request.headers.get("content-length") ?? 0);

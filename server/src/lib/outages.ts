@@ -55,6 +55,12 @@ export function isStorageOutage(error: unknown): boolean {
   return [...causes(error)].some((link) => link instanceof StorageUnavailableError);
 }
 
+/** Why the backup storage is down, as a user may read it ("no space left on device"); null when no cause says. */
+export function storageOutageReason(error: unknown): string | null {
+  for (const link of causes(error)) if (link instanceof StorageUnavailableError && link.reason) return link.reason;
+  return null;
+}
+
 /** What is down, for the log and the answer; null when `error` is not an outage. */
 export function outageOf(error: unknown): "database" | "storage" | null {
   if (isDatabaseOutage(error)) return "database";

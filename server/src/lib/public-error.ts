@@ -1,6 +1,6 @@
 import { AppError } from "./errors";
 import type { Logger } from "./logger";
-import { outageOf } from "./outages";
+import { outageOf, storageOutageReason } from "./outages";
 
 /** Seconds a client is asked to wait before trying again during an outage (Retry-After). */
 export const OUTAGE_RETRY_AFTER_SECONDS = 30;
@@ -21,7 +21,10 @@ export function publicErrorOf(error: unknown, log: Logger, where: Record<string,
   const outage = outageOf(error);
   if (outage) {
     log.error(`${outage} unavailable`, { ...where, error });
-    return new AppError(503, "SERVICE_UNAVAILABLE", OUTAGE_MESSAGES[outage], { retryAfter: OUTAGE_RETRY_AFTER_SECONDS });
+    // The cause, never the storage's own message (it names the directory, keys, the endpoint).
+    const reason = outage === "storage" ? storageOutageReason(error) : null;
+    const message = reason ? `Backup storage is temporarily unavailable on the server: ${reason}. Please try again later.` : OUTAGE_MESSAGES[outage];
+    return new AppError(503, "SERVICE_UNAVAILABLE", message, { retryAfter: OUTAGE_RETRY_AFTER_SECONDS });
   }
   log.error("unhandled error", { ...where, error });
   return new AppError(500, "INTERNAL", "Something went wrong on our side. Please try again in a moment.");

@@ -1,5 +1,6 @@
 // Typed storage errors. They are not AppErrors: storage messages name internal keys, so the
 // services that call storage decide what (if anything) a user sees.
+import { storageFailureReason } from "./failure-reason";
 
 export type StorageErrorCode =
   | "INVALID_KEY"
@@ -62,8 +63,11 @@ export class StorageLimitError extends StorageError {
 
 /** The backend could not be reached or written (disk, permissions, network, credentials). */
 export class StorageUnavailableError extends StorageError {
+  /** Why, in words a user may read ("no space left on device"); null when the cause does not say. */
+  readonly reason: string | null;
   constructor(message: string, cause?: unknown) {
     super("STORAGE_UNAVAILABLE", message, { cause });
+    this.reason = storageFailureReason(cause);
   }
 }
 

@@ -185,8 +185,8 @@ export class ReplicatedStorage implements Storage {
     if (!primary.ok && !replica.ok) throw preferredError(primary.error, replica.error);
   }
 
-  httpSource(key: string, range?: ByteRange): Promise<HttpSource> {
-    return this.readEither((storage) => storage.httpSource(key, range));
+  httpSource(key: string, range?: ByteRange, expected?: { size: number }): Promise<HttpSource> {
+    return this.readEither((storage) => storage.httpSource(key, range, expected));
   }
 
   /**

@@ -57,6 +57,14 @@ export class S3Http {
     return text;
   }
 
+  /** A presigned GET of `key` (with `query`, e.g. a versionId) valid for `expiresIn` seconds. */
+  async presignGet(key: string, query: Record<string, string>, expiresIn: number): Promise<string> {
+    const url = new URL(`${this.baseUrl}/${key.split("/").map(encodeURIComponent).join("/")}`);
+    for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
+    url.searchParams.set("X-Amz-Expires", String(expiresIn));
+    return (await this.client.sign(url.toString(), { method: "GET", aws: { signQuery: true } })).url;
+  }
+
   /** Sends a request about `key` ("" for the bucket itself), retrying 5xx and 429; throws S3RequestError for an error answer. */
   async send(
     method: string,

@@ -34,6 +34,7 @@ export class S3Storage implements Storage {
   private readonly client: S3Client;
   private readonly uploader: S3MultipartUploader;
   private readonly lock: S3ObjectLock | null;
+  private readonly http: S3Http;
   private readonly keyPrefix: string;
   private readonly partSize: number;
   private readonly queueSize: number;
@@ -45,6 +46,7 @@ export class S3Storage implements Storage {
     const target: S3Target = { bucket, endpoint, region, accessKeyId, secretAccessKey, sessionToken, virtualHostedStyle };
     this.client = new S3Client(target);
     const http = new S3Http(target);
+    this.http = http;
     this.uploader = new S3MultipartUploader(http);
     this.lock = options.objectLock ? new S3ObjectLock(http, options.objectLock) : null;
     this.keyPrefix = options.keyPrefix ?? "";
@@ -289,8 +291,18 @@ export class S3Storage implements Storage {
     }
   }
 
-  async httpSource(key: string, range?: ByteRange): Promise<HttpSource> {
+  async httpSource(key: string, range?: ByteRange, expected?: { size: number }): Promise<HttpSource> {
     const info = await this.stat(key);
+    // A delete marker or an overwrite through S3 (the bucket's own keys, stolen) hides the version
+    // DBVault wrote; under Object Lock it is still stored, and it is what is served.
+    if (this.lock && (!info || (expected && info.size !== expected.size))) {
+      const hidden = await this.lock.hiddenVersion(this.keyPrefix + key, expected?.size).catch((error) => Promise.reject(toStorageError(error, key)));
+      if (hidden) {
+        if (range && expected) resolveRange(key, range, expected.size);
+        const url = await this.http.presignGet(this.keyPrefix + key, { versionId: hidden.versionId }, 15 * 60);
+        return { kind: "redirect", url, hiddenVersion: hidden.versionId };
+      }
+    }
     if (!info) throw new ObjectNotFoundError(key);
     if (range) resolveRange(key, range, info.size);
     // The client fetches from S3 itself (which answers Content-Length and ranges); the URL is short-lived.

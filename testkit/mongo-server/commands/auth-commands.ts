@@ -94,7 +94,23 @@ function continueSasl(context: CommandContext): Document {
   return { conversationId: 1, done: conversation.skipEmptyExchange, payload: new Binary(Buffer.from(`v=${serverSignature}`)) };
 }
 
+// MONGODB-X509: the user is the subject of the certificate the TLS handshake verified, held in
+// $external; a `user` given must be that subject, as mongod checks.
+function authenticateX509(context: CommandContext): Document {
+  const { body, connection } = context;
+  if (body.mechanism !== "MONGODB-X509") throw new CommandError(2, `Received authentication for mechanism ${String(body.mechanism)} which is not enabled`);
+  if (context.db !== "$external") throw new CommandError(2, "X.509 authentication must always use the $external database.");
+  const subject = connection.peerSubject;
+  if (subject === undefined) throw new CommandError(9, "No verified subject name available from client");
+  if (typeof body.user === "string" && body.user !== subject) throw new CommandError(11, "There is no x.509 client certificate matching the user.");
+  const user = context.users.find((candidate) => candidate.database === "$external" && candidate.username === subject);
+  if (!user) failAuthentication();
+  connection.authenticatedUser = { user: subject, db: "$external" };
+  return { dbname: "$external", user: subject };
+}
+
 export const authCommands: Record<string, CommandHandler> = {
+  authenticate: authenticateX509,
   saslStart: startSasl,
   saslContinue: continueSasl,
   logout: (context) => {

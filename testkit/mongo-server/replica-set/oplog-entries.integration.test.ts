@@ -1,5 +1,5 @@
 // What the replica-set test server writes into local.oplog.rs, compared field by field with the
-// entries real mongod servers wrote (../shared/fixtures/mongo-oplogs): the same command run here
+// entries real mongod servers wrote (testkit/fixtures/mongo-oplogs): the same command run here
 // must give the same fields, in the same order, with the same BSON types and values, except the
 // values that differ by nature (ts, wall, ui, lsid.id, txnNumber, indexBuildUUID), which are
 // compared by type only. The clock fields (ts, t, v, wall) follow the newest fixtures' order.

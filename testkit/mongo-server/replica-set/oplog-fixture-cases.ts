@@ -1,4 +1,4 @@
-// The real oplog fixtures (../shared/fixtures/mongo-oplogs: entries written by real mongod
+// The real oplog fixtures (testkit/fixtures/mongo-oplogs: entries written by real mongod
 // servers) as test cases: each file's entries, the database they are of, the dump they are
 // replayed on and what must hold afterwards. The expected results are the fixtures' own: the
 // transaction cases' `postimage`, and for the others what mongo-tools' own tests

@@ -1,4 +1,4 @@
-// Every real oplog fixture (../shared/fixtures/mongo-oplogs: entries written by real mongod
+// Every real oplog fixture (testkit/fixtures/mongo-oplogs: entries written by real mongod
 // servers) replayed into the replica-set test server with the real mongorestore --oplogReplay,
 // which applies them through applyOps and createIndexes as it would on mongod; the cases and
 // what must hold after each are in oplog-fixture-cases.ts.

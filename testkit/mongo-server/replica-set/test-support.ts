@@ -8,15 +8,15 @@ import { startMongoTestServer, type MongoTestServer } from "../server";
 import type { ReplicaSetOptions } from "./replica-set";
 
 /**
- * ../shared/fixtures/mongo-oplogs beside the repository (CI places shared/ beside the clone),
- * or undefined when it is not there.
+ * The real oplog fixtures, vendored in the repository (testkit/fixtures/mongo-oplogs, copied from
+ * shared/fixtures so a standalone clone runs them too), or undefined if someone removed them.
  */
 export const OPLOG_FIXTURES = ((): string | undefined => {
-  const path = resolve(import.meta.dir, "../../..", "../shared/fixtures/mongo-oplogs");
+  const path = resolve(import.meta.dir, "../../fixtures/mongo-oplogs");
   return existsSync(path) ? path : undefined;
 })();
 
-export const FIXTURES_MISSING = `the real oplog fixtures are not at ${resolve(import.meta.dir, "../../..", "../shared/fixtures/mongo-oplogs")} (CI places shared/ beside the clone)`;
+export const FIXTURES_MISSING = `the real oplog fixtures are not at ${resolve(import.meta.dir, "../../fixtures/mongo-oplogs")}`;
 
 const typed = { promoteValues: false, promoteBuffers: false, bsonRegExp: true } as const;
 

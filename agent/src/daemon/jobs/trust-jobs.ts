@@ -4,7 +4,7 @@ import { createHash } from "node:crypto";
 import type { RestoreStats, ServerMessage, Verification } from "../../../../protocol/agent-protocol";
 import { verificationOf } from "../../../../protocol/verification";
 import { ArchiveError } from "../../archive/index.ts";
-import { DrillError } from "../../dump/index.ts";
+import { DrillError, DumpError } from "../../dump/index.ts";
 import { MongodumpArchiveError } from "../../dump/mongodump-archive/index.ts";
 import { ServerRefusedError, ServerUnreachableError } from "../../transport/errors";
 import { describeError, type JobContext } from "../job-context.ts";
@@ -22,6 +22,11 @@ function isUnreadableFile(error: unknown): boolean {
     (error instanceof ServerRefusedError && error.status === 410) ||
     (error instanceof DrillError && isUnreadableFile(error.cause))
   );
+}
+
+/** True when a drill found the backup itself cannot be restored (see DumpError.backupAtFault). */
+function isUnrestorableBackup(error: unknown): boolean {
+  return error instanceof DrillError && error.cause instanceof DumpError && error.cause.backupAtFault;
 }
 
 export function createTrustJobs({ runtime, deliver, send, signal }: JobContext) {
@@ -84,12 +89,19 @@ export function createTrustJobs({ runtime, deliver, send, signal }: JobContext) 
       const stats: RestoreStats | undefined = error instanceof DrillError ? error.stats : undefined;
       const drill = error instanceof DrillError ? error.report : undefined;
       deliver({ type: "restore.failed", restoreId, error: message.slice(0, 1900), ...(stats ? { stats } : {}), ...(drill ? { drill } : {}) });
-      // The file itself did not read back: the backup's verification says so too.
+      // The file itself did not read back, or does not restore: the backup's verification says so
+      // too, so it is never shown Verified nor taken as a point-in-time base.
       if (isUnreadableFile(error))
         report(backupId, {
           status: "failed",
           namespaces: {},
           error: `a restore drill could not read the stored backup: ${describeError(error)}`.slice(0, 1900),
+        });
+      else if (isUnrestorableBackup(error))
+        report(backupId, {
+          status: "failed",
+          namespaces: {},
+          error: `a restore drill found the backup does not restore: ${describeError(error)}`.slice(0, 1900),
         });
     }
   }

@@ -6,6 +6,7 @@
 // and drops, at the swap, the targets of those it no longer had.
 import type { MongoClient } from "mongodb";
 import { applyOplog, OplogApplyError, type OplogTimestamp } from "../../oplog/apply/index.ts";
+import { databasesWrittenBy } from "../../oplog/database-filter.ts";
 import { findMissingApplyPrivileges } from "../../oplog/permissions/index.ts";
 import { DumpError } from "../errors.ts";
 import { type CollectionMetadata, OPLOG_NAMESPACE } from "../mongodump-archive/index.ts";
@@ -35,6 +36,8 @@ export interface OplogReplayRequest<State extends ReplayedState> {
   signal: AbortSignal | undefined;
   /** Entries after this position are not applied (a point-in-time restore). */
   until?: OplogTimestamp | undefined;
+  /** Builds (or, `dropped`, forgets) a collection's indexes deferred to after the replay, before an entry changes its indexes. */
+  beforeIndexChange?: ((state: State, dropped: boolean) => Promise<void>) | undefined;
 }
 
 export interface OplogReplayOutcome<State> {
@@ -77,6 +80,10 @@ export async function replayArchiveOplog<State extends ReplayedState>(request: O
         collections: present.map((state) => state.metadata.collection),
         signal: request.signal,
         until: request.until,
+        beforeIndexChange: async (collection, dropped) => {
+          const state = states.get(`${db}.${collection}`);
+          if (state && !state.owner && request.beforeIndexChange) await request.beforeIndexChange(state, dropped);
+        },
       });
     } catch (cause) {
       request.signal?.throwIfAborted();
@@ -106,7 +113,7 @@ export async function replayArchiveOplog<State extends ReplayedState>(request: O
 }
 
 /** Throws DumpError "database-error" naming the roles to grant when the user cannot apply entries. */
-async function requireApplyPrivileges(request: OplogReplayRequest<ReplayedState>, databases: string[]): Promise<void> {
+async function requireApplyPrivileges(request: Pick<OplogReplayRequest<ReplayedState>, "plan" | "client">, databases: string[]): Promise<void> {
   const { rename } = request.plan;
   const targets = [...new Set(databases.map((db) => (rename && db === rename.from ? rename.to : db)))];
   const missing = await findMissingApplyPrivileges(request.client, targets.length === 1 ? targets[0] : undefined);
@@ -152,11 +159,13 @@ export async function replayIntoStaged(request: {
   staged: StagedCollection[];
   entries: Uint8Array[];
   signal: AbortSignal | undefined;
+  beforeIndexChange?: ((entry: StagedCollection, dropped: boolean) => Promise<void>) | undefined;
 }): Promise<{ swap: StagedCollection[]; removed: StagedCollection[]; applied: number }> {
+  const plan = request.plan.withOplogDatabases(databasesWrittenBy(request.entries));
   const states = new Map<string, ReplayedState>(request.staged.map((entry) => [entry.metadata.namespace, { ...entry, prepared: true, touched: true }]));
   const created: ReplayedState[] = [];
   const register = (metadata: CollectionMetadata): ReplayedState => {
-    const target = request.plan.targetOf(metadata)!;
+    const target = plan.targetOf(metadata)!;
     const targetDb = target.slice(0, target.indexOf("."));
     const targetName = target.slice(targetDb.length + 1);
     const state = {
@@ -174,7 +183,7 @@ export async function replayIntoStaged(request: {
     return state;
   };
   try {
-    const { applied, removed } = await replayArchiveOplog({ ...request, states, register });
+    const { applied, removed } = await replayArchiveOplog({ ...request, plan, states, register });
     return { swap: [...states.values()].filter((state) => state.prepared), removed, applied };
   } catch (error) {
     await dropStaged(request.client, created).catch(() => undefined);

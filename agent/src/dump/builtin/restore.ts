@@ -12,8 +12,11 @@ import type { RestorePlan } from "../restore-plan.ts";
 import { pauseForTest } from "../test-pause.ts";
 import type { PointInTimeReplay, RestoreResult } from "../types.ts";
 import { readEntryTimestamp } from "../../oplog/apply/index.ts";
+import { databasesWrittenBy } from "../../oplog/database-filter.ts";
 import { connectClient, wrapDatabaseError } from "./client.ts";
+import { DeferredIndexes } from "./deferred-indexes.ts";
 import { DocumentBatch } from "./document-batch.ts";
+import { InsertPipeline } from "./insert-pipeline.ts";
 import { recordReplay, replayArchiveOplog } from "./oplog-replay.ts";
 import { prepareCollection } from "./prepare-collection.ts";
 import { chooseEmptyTimestampPolicy, insertRestoredDocuments } from "./restored-documents.ts";
@@ -21,11 +24,6 @@ import { createStagingArea, dropLeftoverStaging, type StagingArea } from "./stag
 import { dropStaged, isView, type StagedCollection, swapAll } from "./swap.ts";
 import { ROLES_NAMESPACE, type StagedUsersAndRoles, stageUsersAndRoles, USERS_NAMESPACE, UsersAndRoles } from "./users-and-roles.ts";
 import { readWriteLimits } from "./write-limits.ts";
-
-// Insert commands running at once (each into its own collection, or queued behind the one
-// before it into the same collection): the server inserts one batch while the agent reads,
-// decompresses and checks the next. Bounds memory at this many batches.
-const INSERTS_IN_FLIGHT = 3;
 
 interface TargetState extends StagedCollection {
   prepared: boolean;
@@ -64,6 +62,8 @@ export async function restoreWithDriver(request: BuiltinRestoreRequest): Promise
   let inserts: InsertPipeline | undefined;
   // mongodump --oplog writes the entries after the collections; they are applied once all are staged.
   const oplogEntries: Uint8Array[] = [];
+  const hasOplog = request.prelude.collections.some((entry) => entry.namespace === OPLOG_NAMESPACE);
+  const deferred = new DeferredIndexes(client, uri);
   try {
     await dropLeftoverStaging(client, plan.targetDatabases).catch((cause) => {
       throw wrapDatabaseError(cause, "removing staging collections left by an earlier restore", uri);
@@ -108,7 +108,7 @@ export async function restoreWithDriver(request: BuiltinRestoreRequest): Promise
       if (!isView(state.metadata)) {
         state.touched = true;
         try {
-          await prepareCollection(client.db(state.staged.db), state.staged.name, state.metadata);
+          deferred.defer(state, await prepareCollection(client.db(state.staged.db), state.staged.name, state.metadata, { deferUnique: hasOplog }));
         } catch (cause) {
           throw wrapDatabaseError(cause, `creating ${state.target} (staged as ${state.staged.name})`, uri);
         }
@@ -162,13 +162,31 @@ export async function restoreWithDriver(request: BuiltinRestoreRequest): Promise
       entries.followedBy(await chainEntries(request.pointInTime, oplogEntries, plan));
     }
     if (oplogEntries.length > 0) {
+      // The databases the archive's entries write to are replayed even with no collection in it.
+      const replayPlan = plan.withOplogDatabases(databasesWrittenBy(oplogEntries));
       const register = (metadata: CollectionMetadata) => {
-        registerCollection(metadata, plan, staging, states, result);
+        registerCollection(metadata, replayPlan, staging, states, result);
         return states.get(metadata.namespace)!;
       };
-      const replayed = await replayArchiveOplog({ client, uri, plan, entries, states, register, signal, until });
+      const replayed = await replayArchiveOplog({
+        client,
+        uri,
+        plan: replayPlan,
+        entries,
+        states,
+        register,
+        signal,
+        until,
+        beforeIndexChange: (state, dropped) => deferred.build(state, dropped),
+      });
       removed = replayed.removed;
       recordReplay(result, { entries: entries.read, applied: replayed.applied, swapped: prepared(states), removed });
+    }
+    if (plan.chosenAtMoment) requireChosenAtMoment(plan.chosenAtMoment, pointInTimeDatabase(plan), states, until);
+    // Only now is each staged collection the source at one moment: its unique keys hold again.
+    for (const state of prepared(states)) {
+      throwIfAborted(signal);
+      await deferred.build(state, false);
     }
     throwIfAborted(signal);
     if (auth && !auth.isEmpty) stagedAuth = await stageUsersAndRoles(client, auth, staging, request.prelude.header.serverVersion);
@@ -227,6 +245,25 @@ class ReplayedEntries implements AsyncIterable<Uint8Array> {
   }
 }
 
+/**
+ * Throws DumpError "unknown-collection" when a collection chosen for a point-in-time restore does
+ * not exist at the moment (never created, or dropped before it): checked once the entries are
+ * applied, before anything is swapped in, so a collection created after the base backup counts.
+ */
+function requireChosenAtMoment(chosen: string[], database: string, states: Map<string, TargetState>, until: PointInTimeReplay["until"] | undefined): void {
+  const present = new Set(prepared(states).flatMap((state) => (state.metadata.db === database ? [state.metadata.collection] : [])));
+  const missing = chosen.filter((name) => !present.has(name));
+  if (missing.length === 0) return;
+  const held = [...present].sort();
+  const listed = held.length > 20 ? `${held.slice(0, 20).join(", ")} and ${held.length - 20} more` : held.length > 0 ? held.join(", ") : "no collections";
+  const moment = until ? ` at ${until.t},${until.i}` : "";
+  throw new DumpError(
+    "unknown-collection",
+    `the database has no collection ${missing.map((name) => `"${name}"`).join(", ")}${moment}, so nothing was replaced; it holds ${listed}`,
+    { hint: "choose collections that exist at that moment" },
+  );
+}
+
 /** The one database whose slices a point-in-time restore replays; throws DumpError "unsupported" for a backup of several. */
 export function pointInTimeDatabase(plan: RestorePlan): string {
   const database = plan.onlyDatabase ?? (plan.sourceDatabases.length === 1 ? plan.sourceDatabases[0] : undefined);
@@ -281,50 +318,5 @@ function registerCollection(
   if (metadata.type === "timeseries") {
     // Archives from servers before 8.3 carry a time-series collection's buckets separately.
     states.set(`${metadata.db}.system.buckets.${metadata.collection}`, { ...state, intoBuckets: true, owner: state });
-  }
-}
-
-/**
- * Runs insert commands while the archive is read on: at most INSERTS_IN_FLIGHT at once, one
- * collection's in the order they were started. The first failure is thrown by the next
- * `start` or by `finish`.
- */
-class InsertPipeline {
-  private readonly running = new Set<Promise<void>>();
-  private readonly last = new Map<object, Promise<void>>();
-  private failure: { error: unknown } | undefined;
-
-  /** Starts `insert` after the previous insert of `key`; resolves once there is room for another. */
-  async start(key: object, insert: () => Promise<void>): Promise<void> {
-    this.throwIfFailed();
-    const previous = this.last.get(key);
-    const run = (async () => {
-      if (previous) await previous;
-      this.throwIfFailed();
-      await insert();
-    })();
-    const tracked = run.catch((error) => {
-      this.failure ??= { error };
-    });
-    this.last.set(key, tracked);
-    this.running.add(tracked);
-    void tracked.finally(() => this.running.delete(tracked));
-    while (this.running.size >= INSERTS_IN_FLIGHT) await Promise.race(this.running);
-    this.throwIfFailed();
-  }
-
-  /** Waits for every insert; throws the first failure. */
-  async finish(): Promise<void> {
-    await this.settle();
-    this.throwIfFailed();
-  }
-
-  /** Waits for every insert to end, failed or not; never throws. */
-  async settle(): Promise<void> {
-    await Promise.all(this.running);
-  }
-
-  private throwIfFailed(): void {
-    if (this.failure) throw this.failure.error;
   }
 }

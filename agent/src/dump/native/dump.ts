@@ -7,7 +7,7 @@ import type { Readable } from "node:stream";
 import { BSON, type MongoClient, Timestamp } from "mongodb";
 import { connectClient, describeDriverError } from "../builtin/client.ts";
 import { describeOplogTime, type OplogWindow, readOplogWindow, startOplogWindow } from "../builtin/oplog-window.ts";
-import { removeUriDatabase } from "../connection-string.ts";
+import { readSrvTxtAuthSource, removeUriDatabase } from "../connection-string.ts";
 import { DumpError, throwIfAborted } from "../errors.ts";
 import { addOplogNamespace } from "../mongodump-archive/add-oplog.ts";
 import { LastOplogEntryWatcher } from "../mongodump-archive/last-oplog-entry.ts";
@@ -84,7 +84,7 @@ async function probeOplog(request: NativeDumpRequest): Promise<{ client: MongoCl
 /** mongodump's archive output, with `extraArgs` (after --archive and --db). */
 async function* runMongodump(request: NativeDumpRequest, extraArgs: string[]): AsyncGenerator<Uint8Array, void, undefined> {
   const { uri, tracker, counts, signal } = request;
-  const config = await writeToolConfig(removeUriDatabase(uri));
+  const config = await writeToolConfig(removeUriDatabase(uri, await readSrvTxtAuthSource(uri)));
   const perCollection = new Map<string, { done: number; total: number }>();
   const report = (namespace: string) => {
     let done = 0;

@@ -9,11 +9,12 @@ import type { ArchivePrelude } from "../archive-prelude.ts";
 import { connectClient, wrapDatabaseError } from "../builtin/client.ts";
 import { createStagingArea, dropLeftoverStaging, type StagingArea } from "../builtin/staging.ts";
 import { recordReplay, replayIntoStaged } from "../builtin/oplog-replay.ts";
+import { buildIndexesBeforeReplay, DeferredIndexes } from "../builtin/deferred-indexes.ts";
 import { describeUsersAndRoles } from "../builtin/restore.ts";
 import { dropStaged, isView, type StagedCollection, swapAll } from "../builtin/swap.ts";
 import { type StagedUsersAndRoles, stageUsersAndRoles, UsersAndRoles } from "../builtin/users-and-roles.ts";
 import { chooseEmptyTimestampPolicy } from "../builtin/restored-documents.ts";
-import { removeUriDatabase } from "../connection-string.ts";
+import { readSrvTxtAuthSource, removeUriDatabase } from "../connection-string.ts";
 import { DumpError, throwIfAborted } from "../errors.ts";
 import { type CollectionMetadata, listDataNamespaces, OPLOG_NAMESPACE, readMongodumpArchive } from "../mongodump-archive/index.ts";
 import type { ProgressTracker } from "../progress-tracker.ts";
@@ -56,7 +57,10 @@ export async function restoreWithTool(request: NativeRestoreRequest): Promise<Re
       throw wrapDatabaseError(cause, "asking the server its version", uri);
     });
     const oplog: Uint8Array[] = [];
-    const result = await runMongorestore(request, staged, targetOfStaged, auth, oplog);
+    // A backup with an oplog was read while the application wrote: its indexes are built here,
+    // the unique ones after the replay (builtin/prepare-collection.ts says why).
+    const ownIndexes = prelude.collections.some((entry) => entry.namespace === OPLOG_NAMESPACE);
+    const result = await runMongorestore(request, staged, targetOfStaged, auth, oplog, ownIndexes);
     const refused = result.failed;
     if (refused > 0) {
       throw new DumpError("database-error", `mongorestore could not restore ${refused} document(s), so nothing was replaced`, {
@@ -65,11 +69,14 @@ export async function restoreWithTool(request: NativeRestoreRequest): Promise<Re
     }
     throwIfAborted(signal);
     let removed: StagedCollection[] = [];
+    const indexes = ownIndexes ? await buildIndexesBeforeReplay(client, uri, staged) : new DeferredIndexes(client, uri);
     if (oplog.length > 0) {
-      const replayed = await replayIntoStaged({ client, uri, plan, staging, staged, entries: oplog, signal });
+      const beforeIndexChange = (entry: StagedCollection, dropped: boolean) => indexes.build(entry, dropped);
+      const replayed = await replayIntoStaged({ client, uri, plan, staging, staged, entries: oplog, signal, beforeIndexChange });
       ({ swap, removed } = replayed);
       recordReplay(result, { entries: oplog.length, applied: replayed.applied, swapped: swap, removed });
     }
+    for (const entry of swap) await indexes.build(entry, false);
     throwIfAborted(signal);
     if (auth && !auth.isEmpty) stagedAuth = await stageUsersAndRoles(client, auth, staging, prelude.header.serverVersion);
     const onSwapped = (target: string) => tracker.enter(target);
@@ -108,15 +115,17 @@ async function runMongorestore(
   auth: UsersAndRoles | undefined,
   /** Receives the archive's oplog entries (mongorestore does not apply them: restoreWithTool does). */
   oplog: Uint8Array[],
+  /** Whether the agent builds the secondary indexes itself (mongorestore --noIndexRestore). */
+  ownIndexes: boolean,
 ): Promise<RestoreResult> {
   const { uri, plan, tracker, signal, prelude } = request;
-  const config = await writeToolConfig(removeUriDatabase(uri));
+  const config = await writeToolConfig(removeUriDatabase(uri, await readSrvTxtAuthSource(uri)));
   const finished = new Map<string, CollectionRestoreStats>();
   let unplacedFailures = 0;
   const tool = startTool({
     name: "mongorestore",
     path: request.toolPath,
-    args: buildArguments(config.path, staged),
+    args: [...buildArguments(config.path, staged), ...(ownIndexes ? ["--noIndexRestore"] : [])],
     uri,
     stdin: "pipe",
     stdout: "ignore",

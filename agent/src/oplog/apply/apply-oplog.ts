@@ -25,6 +25,13 @@ export interface ApplyOplogRequest {
   /** Entries after this position are not applied. */
   until?: OplogTimestamp | undefined;
   signal?: AbortSignal | undefined;
+  /**
+   * Runs before an entry changes a source collection's indexes (createIndexes, dropIndexes,
+   * collMod, a rename…): a restore that builds some indexes only after the replay builds them here
+   * for that collection, so the entry finds them; `dropped` when the entry drops the collection (or
+   * renames it out of the replay), whose indexes are then never built. Its error fails the replay.
+   */
+  beforeIndexChange?: ((collection: string, dropped: boolean) => Promise<void>) | undefined;
 }
 
 export interface ApplyOplogResult {
@@ -48,7 +55,15 @@ const BUCKETS_PREFIX = "system.buckets.";
 export async function applyOplog(request: ApplyOplogRequest): Promise<ApplyOplogResult> {
   const collections = new ReplayedCollections(request.collections);
   const batch = new OperationBatch(request.client);
-  const target: Replay = { client: request.client, sourceDb: request.sourceDb, mapping: request.mapping, collections, batch, commands: 0 };
+  const target: Replay = {
+    client: request.client,
+    sourceDb: request.sourceDb,
+    mapping: request.mapping,
+    collections,
+    batch,
+    commands: 0,
+    beforeIndexChange: request.beforeIndexChange,
+  };
   const transactions = new TransactionBuffer();
   const counts = { committed: 0, aborted: 0 };
   let reached: OplogTimestamp | undefined;

@@ -14,7 +14,12 @@ export interface CommandTarget {
   sourceDb: string;
   mapping: NamespaceMapping;
   collections: ReplayedCollections;
+  /** Runs before an entry changes a collection's indexes, moves or drops them: see ApplyOplogRequest. */
+  beforeIndexChange?: ((collection: string, dropped: boolean) => Promise<void>) | undefined;
 }
+
+// Entries that read or change a collection's index catalog.
+const INDEX_CHANGES = new Set(["createIndexes", "commitIndexBuild", "dropIndexes", "deleteIndexes", "dropIndex", "deleteIndex", "collMod", "convertToCapped"]);
 
 // 26 NamespaceNotFound, 27 IndexNotFound, 48 NamespaceExists.
 const NAMESPACE_NOT_FOUND = 26;
@@ -51,6 +56,7 @@ export async function applyCommandEntry(target: CommandTarget, entry: OplogEntry
   if (name === "dropDatabase") {
     for (const source of target.collections.existing()) {
       const staged = target.mapping.locate(source);
+      await prepareIndexChange(target, source, entry, true);
       if (staged) await run(staged.db, { drop: staged.name }, [NAMESPACE_NOT_FOUND]);
       target.collections.remove(source);
     }
@@ -61,12 +67,14 @@ export async function applyCommandEntry(target: CommandTarget, entry: OplogEntry
     if (!collection) throw new OplogApplyError(`the '${name}' entry names no collection`, entry.ts);
     return; // a collection the replay leaves out
   }
+  if (INDEX_CHANGES.has(name)) await prepareIndexChange(target, collection, entry);
   if (name === "create") {
     if (o.viewOn !== undefined) throw new OplogApplyError(`the view ${collection} was created while the backup ran, and views cannot be replayed`, entry.ts);
     const { create: _, ...options } = o;
     await run(located.db, { create: located.name, ...options }, [NAMESPACE_EXISTS]);
     target.collections.add(collection);
   } else if (name === "drop") {
+    await prepareIndexChange(target, collection, entry, true);
     await run(located.db, { drop: located.name }, [NAMESPACE_NOT_FOUND]);
     target.collections.remove(collection);
   } else if (name === "createIndexes") {
@@ -96,6 +104,15 @@ export async function applyCommandEntry(target: CommandTarget, entry: OplogEntry
 
 type Run = (db: string, command: Document, harmless?: number[]) => Promise<void>;
 
+async function prepareIndexChange(target: CommandTarget, collection: string, entry: OplogEntry, dropped = false): Promise<void> {
+  if (!target.beforeIndexChange) return;
+  try {
+    await target.beforeIndexChange(collection, dropped);
+  } catch (cause) {
+    throw new OplogApplyError(`building the indexes of ${collection} before its '${commandName(entry)}' failed: ${(cause as Error).message}`, entry.ts, cause);
+  }
+}
+
 /**
  * A rename inside the source database renames the mapped collections; a rename out of it (or to
  * a collection the replay leaves out) removes the collection, as the source lost it. A rename
@@ -107,7 +124,14 @@ async function renameEntry(target: CommandTarget, entry: OplogEntry, run: Run): 
   const inSource = (side: { db: string; collection: string }): AppliedNamespace | undefined =>
     side.db === target.sourceDb && side.collection ? target.mapping.locate(side.collection) : undefined;
   const [fromStaged, toStaged] = [inSource(from), inSource(to)];
+  // The renamed collection takes its indexes along, so those still to build are built first;
+  // the collection it replaces (dropTarget) never gets its own.
+  if (fromStaged && toStaged) {
+    await prepareIndexChange(target, from.collection, entry);
+    await prepareIndexChange(target, to.collection, entry, true);
+  }
   if (!toStaged) {
+    if (fromStaged) await prepareIndexChange(target, from.collection, entry, true);
     if (fromStaged) await run(fromStaged.db, { drop: fromStaged.name }, [NAMESPACE_NOT_FOUND]);
     if (from.db === target.sourceDb) target.collections.remove(from.collection);
     return;

@@ -1,4 +1,4 @@
-// Every real oplog fixture (../shared/fixtures/mongo-oplogs: entries written by real mongod
+// Every real oplog fixture (testkit/fixtures/mongo-oplogs: entries written by real mongod
 // servers) applied by the agent's applier to the replica-set test server, each source collection
 // into a restore's staging collection: what must hold afterwards is the fixture's own (the
 // transaction cases' postimages, and what mongo-tools' tests assert), checked on the staging

@@ -6,7 +6,22 @@ import type { AppContext } from "../../context";
 import { AppError, badRequest, notFound } from "../../lib/errors";
 import { readStoredHeader, replaceStoredHeader } from "../backups/header-swap";
 import { MAX_HEADER_LENGTH } from "../backups/header-layout";
+import { recordAgentKeyIds } from "../agents/service";
 import { agentRunsDatabase, findBackupForAgent } from "./agent-backups";
+import { sendWaitingWork } from "./waiting-work";
+
+/**
+ * PUT /api/agent/key-ids: the agent's keyring changed on its machine (`key rotate`, `key import`).
+ * Recorded at once, as its next hello would, and what waited for an agent holding one of those
+ * keys is sent now: without this the server kept the old ids until `dbvault-agent run`
+ * reconnected, and refused restores of backups made (or rewrapped) with the new key.
+ */
+export async function recordRotatedKeyIds(ctx: AppContext, agent: AgentRow, keyIds: string[]) {
+  await recordAgentKeyIds(ctx, agent.id, keyIds);
+  await sendWaitingWork(ctx, agent.id);
+  ctx.log.info("an agent's keyring changed", { agentId: agent.id, keyIds });
+  return { keyIds };
+}
 
 /** Completed backups the agent made, or of a database it runs now: the ones a rotation on its machine rewraps. */
 export async function listRewrappableBackups(ctx: AppContext, agent: AgentRow) {

@@ -17,6 +17,7 @@ import { recordPitrLag } from "../pitr/lag";
 import { listShippedDatabases } from "../pitr/shipped-databases";
 import { sendWaitingWork } from "./waiting-work";
 import { resendUnstartedBackups } from "./unstarted-backups";
+import { failLostJobs } from "./lost-jobs";
 import { confirmUpdateOnHello, recordUpdateStatus, recordUpdateUnsupported } from "../agents/updates";
 
 type AgentSocket = { id: string; send(data: string): unknown; close(code?: number, reason?: string): unknown };
@@ -90,6 +91,8 @@ export function createAgentGateway(ctx: AppContext) {
         // A restore agent runs none: its databases are only where it restores.
         if (raw.databases) await declareDatabasesOnHello(ctx, connection.organizationId, agentId, raw.role === "restore" ? [] : raw.databases);
         await confirmUpdateOnHello(ctx, agentId, raw.version);
+        // What it ran before a restart is lost (lost-jobs.ts); an older agent does not say.
+        if (raw.jobs) await failLostJobs(ctx, agentId, raw.jobs, connection.openedAt);
         // What waited for an agent that can read it (waiting-work.ts) goes now.
         await sendWaitingWork(ctx, agentId);
         // A backup asked for while the agent swapped sockets may never have reached it (unstarted-backups.ts).

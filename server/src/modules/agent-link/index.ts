@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import type { AgentRow } from "@db/schema";
 import {
   AddDatabaseRequest,
+  AgentKeyIds,
   BackupKeysAnswer,
   CopiesToCheckAnswer,
   CopyLockFloorAnswer,
@@ -15,6 +16,8 @@ import {
   AgentHeaders,
   CompleteUploadRequest,
   FailRequest,
+  PointInTimePlanPage,
+  PointInTimePlanQuery,
   RegisterRequest,
 } from "@protocol/agent-protocol";
 import { SliceUploadQuery } from "@protocol/pitr";
@@ -32,12 +35,13 @@ import { allowCopyRemoval, copyLockFloor } from "../backups/copies";
 import { listCopiesToCheck, recordCopyChecks } from "../backups/copy-checks";
 import { failBackup, findOwnBackup } from "../backups/service";
 import { receiveSlice } from "../pitr/service";
+import { pointInTimePlanPage } from "../pitr/agent-plan";
 import { pitrAnswers, pitrModel } from "../pitr/model";
 import { downloadSliceResponse, findSliceForAgent } from "../pitr/slice-download";
 import { completeUpload, getUploadStatus, receivePart } from "../uploads/service";
 import { authenticateAgent, authenticateApiKey, keyHolderName, refuseNewAgentFor } from "./agent-auth";
 import { findBackupForAgent } from "./agent-backups";
-import { headerResponse, listRewrappableBackups, replaceHeaderFromRequest } from "./agent-key-rotation";
+import { headerResponse, listRewrappableBackups, recordRotatedKeyIds, replaceHeaderFromRequest } from "./agent-key-rotation";
 import { createAgentGateway } from "./gateway";
 
 /**
@@ -153,6 +157,16 @@ export const agentLinkController = (ctx: AppContext) => {
       { params: agentsModel.backupParams, detail: { summary: "Download a backup to restore it", responses: encryptedFileAnswer } },
     )
     .get(
+      "/restores/:restoreId/pitr-plan",
+      async ({ headers, params, query }) => pointInTimePlanPage(ctx, (await authenticateAgent(ctx, headers)).agent, params.restoreId, query),
+      {
+        params: pitrModel.restoreParams,
+        query: PointInTimePlanQuery,
+        response: { 200: PointInTimePlanPage },
+        detail: { summary: "A page of a point-in-time restore's plan (its slices in chain order), for the agent the restore was sent to" },
+      },
+    )
+    .get(
       "/pitr/slices/:sliceId/download",
       async ({ headers, params, request }) => {
         const { agent } = await authenticateAgent(ctx, headers);
@@ -160,6 +174,11 @@ export const agentLinkController = (ctx: AppContext) => {
       },
       { params: pitrModel.sliceParams, detail: { summary: "Download a stored oplog slice for a point-in-time restore", responses: encryptedFileAnswer } },
     )
+    .put("/key-ids", async ({ headers, body }) => recordRotatedKeyIds(ctx, (await authenticateAgent(ctx, headers)).agent, body.keyIds), {
+      body: AgentKeyIds,
+      response: { 200: AgentKeyIds },
+      detail: { summary: "The key ids the agent's keyring holds now (dbvault-agent key rotate, key import): recorded at once, not at its next hello" },
+    })
     .get("/backup-keys", async ({ headers }) => listRewrappableBackups(ctx, (await authenticateAgent(ctx, headers)).agent), {
       response: { 200: BackupKeysAnswer },
       detail: { summary: "The completed backups this agent may rewrap after a key rotation, with the key id each names" },

@@ -17,6 +17,11 @@ import { newId } from "@db/ids";
 /** An agent counts as inactive after this long without a heartbeat, and offline after OFFLINE_AFTER_MS. */
 export const INACTIVE_AFTER_MS = 60_000;
 export const OFFLINE_AFTER_MS = 5 * 60_000;
+/**
+ * How long a closed socket waits before it is announced (audit entry, e-mail, webhook): a server
+ * stopped or restarted closes every agent's socket, and they are back within seconds.
+ */
+export const DISCONNECT_GRACE_MS = 2 * 60_000;
 
 export function toAgentView(agent: AgentRow) {
   return {
@@ -200,6 +205,7 @@ export async function markAgentConnected(
         lastSeen: now,
         connectionId,
         outageNoticeAt: null,
+        disconnectedAt: null,
         firstConnectedAt: sql`coalesce(${agents.firstConnectedAt}, ${now.toISOString()}::timestamptz)`,
         ...info,
       })
@@ -210,6 +216,11 @@ export async function markAgentConnected(
   if (cameOnline) await notifyAgentConnected(ctx, cameOnline);
 }
 
+/** The key ids the agent's keyring holds now, told by `key rotate` or `key import` on its machine. */
+export async function recordAgentKeyIds(ctx: AppContext, agentId: string, keyIds: string[]) {
+  await ctx.db.update(agents).set({ keyIds }).where(eq(agents.id, agentId));
+}
+
 export async function recordHeartbeat(ctx: AppContext, agentId: string, connectionId: string) {
   await ctx.db
     .update(agents)
@@ -217,19 +228,27 @@ export async function recordHeartbeat(ctx: AppContext, agentId: string, connecti
     .where(and(eq(agents.id, agentId), eq(agents.connectionId, connectionId)));
 }
 
-/** Marks an agent offline when its current socket closed; writes AGENT_DISCONNECTED and notifies. */
+/**
+ * Marks an agent offline when its current socket closed; another online agent holding its
+ * databases runs them from now on. AGENT_DISCONNECTED and the notice wait DISCONNECT_GRACE_MS
+ * (sweepAgentStatuses), so a server restart the agents ride out alarms nobody.
+ */
 export async function markAgentDisconnected(ctx: AppContext, agentId: string, connectionId: string) {
   const [agent] = await ctx.db
     .update(agents)
-    .set({ status: "offline", connectionId: null })
+    .set({ status: "offline", connectionId: null, disconnectedAt: ctx.now() })
     .where(and(eq(agents.id, agentId), eq(agents.connectionId, connectionId)))
     .returning();
-  if (agent) await recordDisconnection(ctx, agent);
+  if (agent) await handOverDatabases(ctx.db, agent.id, { onlineOnly: true });
 }
 
 /** An agent gone offline: another online agent holding its databases runs them from now on. */
 async function recordDisconnection(ctx: AppContext, agent: AgentRow) {
   await handOverDatabases(ctx.db, agent.id, { onlineOnly: true });
+  await announceDisconnection(ctx, agent);
+}
+
+async function announceDisconnection(ctx: AppContext, agent: AgentRow) {
   await recordAudit(ctx.db, agent.organizationId, "AGENT_DISCONNECTED", { agentId: agent.id, name: agent.name, hostname: agent.hostname });
   await notifyAgentDisconnected(ctx, agent);
 }
@@ -250,6 +269,14 @@ export async function sweepAgentStatuses(ctx: AppContext) {
     .where(and(ne(agents.status, "offline"), lt(agents.lastSeen, new Date(now - OFFLINE_AFTER_MS))))
     .returning();
   for (const agent of gone) await recordDisconnection(ctx, agent);
+  // Closed sockets still offline past the grace period; the update claims each announcement, so
+  // several instances make it once.
+  const stillGone = await ctx.db
+    .update(agents)
+    .set({ disconnectedAt: null })
+    .where(and(eq(agents.status, "offline"), lt(agents.disconnectedAt, new Date(now - DISCONNECT_GRACE_MS))))
+    .returning();
+  for (const agent of stillGone) await announceDisconnection(ctx, agent);
 }
 
 /** Closes the sockets of a user's agents (or of one) on every instance: when its API key changes, or it is set up again. */

@@ -55,11 +55,14 @@ export async function storedFileResponse(
   file: { key: string; size: number; fileName: string; sha256: string | null; rangeHeader: string | null; onMissing: () => AppError },
 ): Promise<Response> {
   const range = parseRange(file.rangeHeader, file.size);
-  const source = await ctx.storage.httpSource(file.key, range ?? undefined).catch((error) => {
+  const source = await ctx.storage.httpSource(file.key, range ?? undefined, { size: file.size }).catch((error) => {
     if (!(error instanceof ObjectNotFoundError)) throw error;
     throw file.onMissing();
   });
   if (source.kind === "redirect") {
+    // Someone deleted or overwrote it through S3 itself: the locked version is served, and the
+    // operator is told which one to bring back (docs/restore.md).
+    if (source.hiddenVersion) ctx.log.warn("a stored file was hidden in S3; serving its locked version", { key: file.key, versionId: source.hiddenVersion });
     return new Response(null, { status: 302, headers: { location: source.url, "cache-control": "no-store" } });
   }
   const headers: Record<string, string> = {

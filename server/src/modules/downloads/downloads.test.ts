@@ -83,6 +83,8 @@ describe("without PUBLIC_URL, the installers use the address the request came to
     const releases = await (await fetchFrom(app, "/api/agent/releases", { host: "backup-box:3000" })).json();
     expect(releases.installScript).toBe("http://backup-box:3000/install.sh");
     expect(releases.publicUrlSet).toBe(false);
+    // What the setup guide's notice quotes: the port too, not a bare http://localhost.
+    expect(releases.mailedLinksUrl).toBe("http://localhost:3000");
   });
 
   test("behind TRUST_PROXY, the host and scheme the proxy was reached at; without it, forwarded headers are ignored", async () => {

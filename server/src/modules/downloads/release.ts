@@ -11,6 +11,9 @@ export const releasesAnswer = t.Object({
   publicUrlSet: t.Boolean({
     description: "False when the server's PUBLIC_URL is not set: these URLs then use the address the request came to, and e-mailed links say http://localhost",
   }),
+  mailedLinksUrl: t.String({
+    description: "The address e-mailed links (password resets, alerts) start with: PUBLIC_URL, or without it http://localhost and the port",
+  }),
   publicKey: t.String({ description: "The Ed25519 public key this server trusts for agent releases: 32 bytes in base64" }),
   manifest: t.String({
     description: "The release manifest (protocol/release-manifest.ts) as the build signed it; no lines when this server has no signed release",
@@ -45,6 +48,7 @@ export function describeRelease(ctx: AppContext, release: VerifiedRelease | null
     installScript: `${base}/install.sh`,
     installPowerShell: `${base}/install.ps1`,
     publicUrlSet: ctx.config.publicUrlSet,
+    mailedLinksUrl: ctx.config.publicUrl,
     publicKey: ctx.releaseKey.publicKey,
     manifest: release?.signed.manifest ?? renderManifest([]),
     signature: release?.signed.signature ?? "",

@@ -3,7 +3,9 @@ import type { PlanFeature } from "@db/schema";
 const GiB = 1024 ** 3;
 
 /** The plans created on first start. Limits: frequencyLimit is the shortest interval between
- * backups the plan allows (hours), retentionLimit the longest a backup may be kept (hours). */
+ * backups the plan allows (hours), retentionLimit the longest a backup may be kept (hours). A new
+ * account keeps backups DEFAULT_RETENTION_HOURS (3 days) until it chooses longer, so the feature
+ * texts say "up to" the limit rather than promise it. */
 export const defaultPlans: {
   name: string;
   price: number;
@@ -29,7 +31,7 @@ export const defaultPlans: {
     features: [
       { text: "AES-256 encryption at the source" },
       { text: "Daily scheduled backups" },
-      { text: "7 days of backup history" },
+      { text: "Backups kept up to 7 days" },
       { text: "Restore or download with one click" },
     ],
   },
@@ -43,7 +45,7 @@ export const defaultPlans: {
     frequencyLimit: 24,
     pitrWindowHours: 24,
     sortOrder: 1,
-    features: [{ text: "Everything in Free" }, { text: "Up to 3 databases" }, { text: "30 days of backup history" }, { text: "E-mail alerts on failure" }],
+    features: [{ text: "Everything in Free" }, { text: "Up to 3 databases" }, { text: "Backups kept up to 30 days" }, { text: "E-mail alerts on failure" }],
   },
   {
     name: "Pro",
@@ -55,7 +57,7 @@ export const defaultPlans: {
     frequencyLimit: 1,
     pitrWindowHours: 168,
     sortOrder: 2,
-    features: [{ text: "Everything in Starter" }, { text: "Hourly backups" }, { text: "3 months of backup history" }, { text: "Audit logs" }],
+    features: [{ text: "Everything in Starter" }, { text: "Hourly backups" }, { text: "Backups kept up to 3 months" }, { text: "Audit logs" }],
   },
   {
     name: "Business",
@@ -67,6 +69,6 @@ export const defaultPlans: {
     frequencyLimit: 1,
     pitrWindowHours: 720,
     sortOrder: 3,
-    features: [{ text: "Everything in Pro" }, { text: "Unlimited databases" }, { text: "6 months of backup history" }, { text: "Priority support" }],
+    features: [{ text: "Everything in Pro" }, { text: "Unlimited databases" }, { text: "Backups kept up to 6 months" }, { text: "Priority support" }],
   },
 ];

@@ -28,6 +28,12 @@ export const pointInTimeAnswers = {
     databaseName: t.String(),
     until: Position,
     base: t.Object({ id: t.String(), createdAt: t.String(), consistentAt: Position }),
+    /**
+     * The collections the base backup holds (null: not reported). Collections created after it
+     * exist at later moments too: `collections` may name them, and the agent checks every name
+     * against the database as replayed to the moment.
+     */
+    baseCollections: t.Union([t.Array(t.String()), t.Null()]),
     slices: t.Object({ count: t.Integer(), entries: t.Integer(), bytes: t.Integer() }),
   }),
 };

@@ -1,6 +1,7 @@
 // Restoring a database to a moment (issue 25 §3): the newest base backup consistent at or before
-// it and the slices of one unbroken chain from there to it, sent to the agent as the restore
-// command's pointInTime. The server only matches positions; the agent checks and replays.
+// it and the slices of one unbroken chain from there to it, recorded on the restore; the command
+// names the moment and the agent fetches the slices (pitr/agent-plan.ts). The server only matches
+// positions; the agent checks and replays.
 import { and, eq } from "drizzle-orm";
 import { databases, pitrSlices } from "@db/schema";
 import { formatOplogTime, oplogTimeFromBigInt, oplogTimeToBigInt, parseOplogTime } from "@protocol/pitr";
@@ -83,7 +84,22 @@ function describeWindow(window: { from: bigint; to: bigint }): string {
   return `from ${isoSecond(first)} to ${isoSecond(last)} (oplog positions ${positions})`;
 }
 
-/** The dry run the wizard shows: the moment, the base backup and how many slices. */
+/**
+ * The collections of `database` the base backup holds, sorted; null when its agent did not report
+ * them. A collection created after the base is not among them, and may still exist at the moment:
+ * the server reads no slice, so a restore's `collections` is not checked against this list; the
+ * agent checks the names against the database as replayed to the moment, before changing anything.
+ */
+function collectionsOf(inventory: Record<string, number> | null, database: string): string[] | null {
+  if (!inventory) return null;
+  const prefix = `${database}.`;
+  return Object.keys(inventory)
+    .filter((namespace) => namespace.startsWith(prefix) && !namespace.slice(prefix.length).startsWith("system."))
+    .map((namespace) => namespace.slice(prefix.length))
+    .sort();
+}
+
+/** The dry run the wizard shows: the moment, the base backup (and the collections it holds) and how many slices. */
 export async function describeRestorePlan(ctx: AppContext, organizationId: string, databaseId: string, at: string) {
   const plan = await planRestoreToMoment(ctx, organizationId, databaseId, at);
   return {
@@ -91,6 +107,7 @@ export async function describeRestorePlan(ctx: AppContext, organizationId: strin
     databaseName: plan.database.name,
     until: describeOplogPosition(plan.until),
     base: { id: plan.base.id, createdAt: plan.base.createdAt.toISOString(), consistentAt: describeOplogPosition(plan.baseAt) },
+    baseCollections: collectionsOf(plan.base.collections, plan.database.name),
     slices: {
       count: plan.slices.length,
       entries: plan.slices.reduce((sum, s) => sum + s.entryCount, 0),
@@ -116,10 +133,8 @@ export async function requestPointInTimeRestore(ctx: AppContext, organizationId:
     },
     {
       record: { ts: formatOplogTime(until), at: new Date(until.t * 1000).toISOString(), sliceIds: plan.slices.map((slice) => slice.id) },
-      command: {
-        until,
-        slices: plan.slices.map((slice) => ({ id: slice.id, chain: slice.chain, sequence: slice.sequence, size: slice.size, sha256: slice.sha256 })),
-      },
+      // The moment and the plan's size only: the agent fetches the slices (pitr/agent-plan.ts).
+      command: { until, plan: { slices: plan.slices.length, collections: input.collections !== undefined } },
     },
     actor,
   );

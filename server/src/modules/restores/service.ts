@@ -77,7 +77,9 @@ export function restoreCommand(restore: RestoreRow, size: number, overDatabase: 
     databaseName: overDatabase ? (restore.targetDatabase ?? restore.databaseName) : restore.databaseName,
     size,
     ...(overDatabase || restore.targetDatabase === null ? {} : { targetDatabase: restore.targetDatabase }),
-    ...(restore.collections ? { collections: restore.collections } : {}),
+    // A point-in-time restore's agent reads them with its plan (pitr/agent-plan.ts): the command
+    // crosses the cluster bus, whose NOTIFY refuses 8,000 bytes, and 1,000 names do not fit.
+    ...(restore.collections && !restore.pointInTime ? { collections: restore.collections } : {}),
   };
 }
 
@@ -188,7 +190,7 @@ export async function requestRestore(
       "RESTORE_REQUESTED",
       {
         ...restoreDetails(row),
-        ...(pointInTime ? { pointInTime: { at: pointInTime.record.at, ts: pointInTime.record.ts, slices: pointInTime.command.slices.length } } : {}),
+        ...(pointInTime ? { pointInTime: { at: pointInTime.record.at, ts: pointInTime.record.ts, slices: pointInTime.record.sliceIds.length } } : {}),
         ...(targetDatabase ? { targetDatabase } : {}),
         ...(collections ? { collections } : {}),
         // Whether an identity went with it (never the identity itself).
@@ -199,7 +201,7 @@ export async function requestRestore(
     return row;
   });
   if (agent) {
-    await sendToAgent(ctx, agent.id, {
+    await sendOrFail(ctx, restore, agent.id, {
       ...restoreCommand(restore, backup.size, Boolean(existing)),
       ...(pointInTime ? { pointInTime: pointInTime.command } : {}),
       // Sealed in the restore wizard to this agent: the server forwards what it cannot open.
@@ -216,6 +218,22 @@ export async function requestRestore(
   });
   if (waitingFor) return { message: `Restore requested. ${waitingFor}`, restore: toRestoreView(restore) };
   return { message: "Restore requested. Follow its progress in Restore History.", restore: toRestoreView(restore) };
+}
+
+/**
+ * Sends the restore command; when it cannot be sent, fails the restore at once (it would otherwise
+ * stay pending, refusing every new restore of its target until the sweep fails it) and answers
+ * 503: nothing reached the agent, so nothing was changed, and asking again is safe.
+ */
+async function sendOrFail(ctx: AppContext, restore: RestoreRow, agentId: string, command: Parameters<typeof sendToAgent>[2]) {
+  try {
+    await sendToAgent(ctx, agentId, command);
+  } catch (error) {
+    ctx.log.error("a restore command could not be sent", { restoreId: restore.id, agentId, error });
+    const message = "The restore could not be sent to the agent, so nothing was changed. Try again in a moment.";
+    await failRestore(ctx, restore.id, message);
+    throw new AppError(503, "SERVICE_UNAVAILABLE", message);
+  }
 }
 
 /** Publishes a restore's (or drill's) state to its user's browsers. */

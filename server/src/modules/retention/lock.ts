@@ -1,14 +1,9 @@
 // The retention pass's side of Object Lock: a backup the rule keeps longer than its first lock
 // (a GFS promotion) gets its lock extended (the dates: retention-rules/lock-until.ts).
 import type { AppContext } from "../../context";
-import type { Storage } from "../../storage";
 import { backupStorage } from "../backups/views";
 import type { KeepReason, RetentionPolicy } from "../retention-rules/policy";
 import { lockUntil } from "../retention-rules/lock-until";
-
-// Locks known to reach at least this far (ms), by storage and backup id: a retention pass runs
-// every few minutes and need not ask S3 again about a lock it already extended.
-const extended = new WeakMap<Storage, Map<string, number>>();
 
 /** Extends the locks of the backups retention keeps to what their rule now keeps them for (a GFS promotion). */
 export async function extendLocks(
@@ -16,8 +11,9 @@ export async function extendLocks(
   kept: { id: string; organizationId: string; createdAt: Date; reasons: KeepReason[] }[],
   policy: RetentionPolicy,
 ) {
-  const known = extended.get(ctx.storage) ?? new Map<string, number>();
-  extended.set(ctx.storage, known);
+  // Locks known to reach at least this far: a retention pass runs every few minutes and need not
+  // ask S3 again about a lock it already extended.
+  const known = ctx.caches.lockedUntil;
   for (const backup of kept) {
     const until = lockUntil(backup.createdAt, backup.reasons, policy, ctx.now());
     if (!until || until.getTime() <= (known.get(backup.id) ?? 0)) continue;

@@ -28,7 +28,7 @@ const at = (ms: number) => new Date(ms).toISOString();
  * A database is scheduled only once its agent has connected at least once: its first backup runs
  * at the first tick after `dbvault-agent run` connects, not seconds after `setup` registered it
  * (which used to fail it with no agent online). A slot whose agent is offline is skipped, not failed, with one notice
- * per outage (skipForOfflineAgents).
+ * per outage (skipForOfflineAgents), once the disconnection's grace period is over (DISCONNECT_GRACE_MS).
  */
 export async function runDueBackups(ctx: AppContext, options: { limit?: number } = {}) {
   const now = ctx.now();
@@ -38,7 +38,17 @@ export async function runDueBackups(ctx: AppContext, options: { limit?: number }
       .from(databases)
       .innerJoin(agents, eq(agents.id, databases.agentId))
       .leftJoin(settings, eq(settings.organizationId, databases.organizationId))
-      .where(and(eq(databases.isActive, true), isNotNull(databases.nextBackupAt), lte(databases.nextBackupAt, now), isNotNull(agents.firstConnectedAt)))
+      .where(
+        and(
+          eq(databases.isActive, true),
+          isNotNull(databases.nextBackupAt),
+          lte(databases.nextBackupAt, now),
+          isNotNull(agents.firstConnectedAt),
+          // An agent whose socket closed within the grace period (a server restart) is likely back
+          // in seconds: its slot waits for it rather than be skipped with a notice.
+          sql`not (${agents.status} = 'offline' and ${agents.disconnectedAt} is not null)`,
+        ),
+      )
       .orderBy(asc(databases.nextBackupAt))
       .limit(options.limit ?? 50)
       .for("update", { of: databases, skipLocked: true });

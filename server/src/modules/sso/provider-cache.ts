@@ -7,20 +7,20 @@
 // rotation) is followed without a failure.
 import { createHash } from "node:crypto";
 import type * as oidc from "openid-client";
+import type { InstanceCaches } from "../../lib/instance-caches";
 import { discoverProvider, type ProviderConnection } from "./provider-client";
 
 export const PROVIDER_CACHE_TTL_MS = 10 * 60 * 1000;
-
-const cache = new Map<string, { config: Promise<oidc.Configuration>; expiresAt: number }>();
 
 // The secret is part of the configuration (client authentication): a changed one is another entry.
 const keyOf = (connection: ProviderConnection) =>
   `${connection.issuer}\n${connection.clientId}\n${createHash("sha256").update(connection.clientSecret).digest("base64url")}`;
 
-type Caller = { log: { warn(message: string, fields?: object): void }; now(): Date };
+type Caller = { log: { warn(message: string, fields?: object): void }; now(): Date; caches: Pick<InstanceCaches, "ssoProviders"> };
 
 /** The provider's configuration, discovered at most once per PROVIDER_CACHE_TTL_MS; a failed discovery is not kept. */
 export function cachedProvider(caller: Caller, connection: ProviderConnection): Promise<oidc.Configuration> {
+  const cache = caller.caches.ssoProviders;
   const key = keyOf(connection);
   const now = caller.now().getTime();
   const entry = cache.get(key);
@@ -34,6 +34,6 @@ export function cachedProvider(caller: Caller, connection: ProviderConnection): 
 }
 
 /** Drops the connection's configuration: the next sign-in discovers (and fetches the keys) anew. */
-export function forgetProvider(connection: ProviderConnection): void {
-  cache.delete(keyOf(connection));
+export function forgetProvider(caller: Pick<Caller, "caches">, connection: ProviderConnection): void {
+  caller.caches.ssoProviders.delete(keyOf(connection));
 }

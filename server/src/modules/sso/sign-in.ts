@@ -119,7 +119,7 @@ export async function finishSignIn(
     { state: query.state, nonce: signIn.nonce, codeVerifier: ctx.ssoBox.open(signIn.codeVerifierCiphertext), fresh: signIn.reauthentication },
     ctx.log,
   ).catch((error) => {
-    forgetProvider(provider);
+    forgetProvider(ctx, provider);
     throw error;
   });
   if (!identity.email || !identity.emailVerified) {

@@ -88,7 +88,7 @@ export function Navbar() {
         <div className="hidden items-center gap-2 md:flex">
           {loading ? null : isLoggedIn ? (
             <>
-              <OrganizationSwitcher className="max-w-48" />
+              <OrganizationSwitcher className="max-w-48 xl:max-w-80" />
               <Button variant="outline" size="sm" onClick={() => logout()}>
                 Log out
               </Button>

@@ -1,5 +1,6 @@
 import type { ReactNode } from "react";
 import { readErrorMessage } from "../../lib/api-client";
+import { formatDateTime } from "../../lib/format-date";
 import { ssoConfirmedUntil, useSsoReauthenticationAvailable, useStartSsoReauthentication } from "../../lib/auth/sso-reauthentication";
 import { Alert } from "../ui/alert";
 import { Button } from "../ui/button";
@@ -15,11 +16,7 @@ export function SsoConfirmationOption({ active, children }: { active: boolean; c
   const startSso = useStartSsoReauthentication();
   const confirmedUntil = active ? ssoConfirmedUntil() : null;
   if (confirmedUntil) {
-    return (
-      <p className="text-sm text-slate-600">
-        You confirmed it is you with SSO: you can make this change until {confirmedUntil.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}.
-      </p>
-    );
+    return <p className="text-sm text-slate-600">You confirmed it is you with SSO: you can make this change until {formatDateTime(confirmedUntil)}.</p>;
   }
   return (
     <>

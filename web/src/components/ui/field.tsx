@@ -10,10 +10,12 @@ type FieldProps = InputHTMLAttributes<HTMLInputElement> & {
   error?: string | null;
   hint?: ReactNode;
   labelAction?: ReactNode;
+  /** Classes for the input itself (className styles the whole field, label included). */
+  inputClassName?: string;
 };
 
 /** A labelled input with its own validation message (linked with aria-describedby). */
-export function Field({ label, error, hint, labelAction, id, className, ...props }: FieldProps) {
+export function Field({ label, error, hint, labelAction, id, className, inputClassName, ...props }: FieldProps) {
   const autoId = useId();
   const inputId = id ?? autoId;
   const messageId = `${inputId}-message`;
@@ -27,7 +29,13 @@ export function Field({ label, error, hint, labelAction, id, className, ...props
         </label>
         {labelAction}
       </div>
-      <input id={inputId} aria-invalid={error ? true : undefined} aria-describedby={describedBy} className={cn(inputClasses, "mt-1")} {...props} />
+      <input
+        id={inputId}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={describedBy}
+        className={cn(inputClasses, "mt-1", inputClassName)}
+        {...props}
+      />
       {hint && !error ? (
         <p id={hintId} className="mt-1 text-xs text-slate-500">
           {hint}

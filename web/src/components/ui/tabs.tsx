@@ -74,7 +74,7 @@ export function Tabs<T extends string>({ items, value, onValueChange, label, chi
               tabIndex={selected ? 0 : -1}
               onClick={() => onValueChange(item.id)}
               className={cn(
-                "focus-ring -mb-px whitespace-nowrap border-b-2 px-4 py-2.5 text-sm font-medium transition-colors",
+                "keyboard-focus-ring -mb-px whitespace-nowrap border-b-2 px-4 py-2.5 text-sm font-medium transition-colors",
                 selected ? "border-indigo-600 text-indigo-700" : "border-transparent text-slate-600 hover:border-slate-300 hover:text-slate-900",
               )}
             >
@@ -83,7 +83,7 @@ export function Tabs<T extends string>({ items, value, onValueChange, label, chi
           );
         })}
       </div>
-      <div id={panelId} role="tabpanel" aria-labelledby={tabId(value)} tabIndex={0} className="focus-ring mt-6 rounded-md">
+      <div id={panelId} role="tabpanel" aria-labelledby={tabId(value)} tabIndex={0} className="keyboard-focus-ring mt-6 rounded-md">
         {children}
       </div>
     </div>

@@ -46,8 +46,15 @@ export function chooseOrganization(organizationId: string | null) {
   if (choice) storage()?.setItem(ORGANIZATION_STORAGE_KEY, JSON.stringify(choice));
   else storage()?.removeItem(ORGANIZATION_STORAGE_KEY);
   sessionStore.set(chosenOrganizationAtom, choice);
+  // Reads keyed by one of the old organization's ids (a database's point-in-time timeline) go
+  // first: a reset refetches every read on screen before React re-renders, and those would ask
+  // the new organization for the old one's database (404). Their screens re-render without them.
+  queryClient.removeQueries({ predicate: (query) => ID_KEYED_READS.has(String(query.queryKey[0])) });
   void queryClient.resetQueries();
 }
+
+/** The first part of the query keys that name an organization's own entity by id. */
+const ID_KEYED_READS = new Set(["pitr-timeline"]);
 
 /** Forgets the choice without refetching (sign-out clears the cache itself). */
 export function forgetChosenOrganization() {

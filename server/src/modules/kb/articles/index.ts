@@ -1,6 +1,8 @@
 // The articles a new installation's knowledge base starts with (see ../seed.ts for the header format).
 // Imported as text so a compiled server binary carries them inside.
 import addingDatabasesAndPlanLimits from "./adding-databases-and-plan-limits.md" with { type: "text" };
+import connectingToMongodbAtlas from "./connecting-to-mongodb-atlas.md" with { type: "text" };
+import connectingWithClientCertificates from "./connecting-with-client-certificates.md" with { type: "text" };
 import backupsThatSurvive from "./backups-that-survive.md" with { type: "text" };
 import apiTokensForScriptsAndCi from "./api-tokens-for-scripts-and-ci.md" with { type: "text" };
 import agentShowsOffline from "./agent-shows-offline.md" with { type: "text" };
@@ -29,6 +31,8 @@ export const articleFiles: Record<string, string> = {
   "agent-shows-offline.md": agentShowsOffline,
   "api-tokens-for-scripts-and-ci.md": apiTokensForScriptsAndCi,
   "backups-that-survive.md": backupsThatSurvive,
+  "connecting-to-mongodb-atlas.md": connectingToMongodbAtlas,
+  "connecting-with-client-certificates.md": connectingWithClientCertificates,
   "downloading-and-decrypting-a-backup.md": downloadingAndDecryptingABackup,
   "faq.md": faq,
   "how-dbvault-works.md": howDbvaultWorks,

@@ -28,7 +28,7 @@ function AuditDetails({ details }: { details: { text: string; full: string } }) 
         type="button"
         aria-expanded={expanded}
         onClick={() => setExpanded((open) => !open)}
-        className="focus-ring rounded font-sans font-medium text-indigo-600 hover:underline"
+        className="keyboard-focus-ring rounded font-sans font-medium text-indigo-600 hover:underline"
       >
         {expanded ? "Show less" : "Show all"}
       </button>

@@ -23,7 +23,7 @@ export function ProfilePage({ teams = null }: { teams?: ReactNode }) {
 
   return (
     <div className="mx-auto max-w-7xl px-4 py-10 sm:px-6 lg:px-8">
-      <Link href="/dashboard" className="focus-ring inline-flex items-center gap-1 rounded text-sm font-medium text-indigo-600 hover:text-indigo-500">
+      <Link href="/dashboard" className="keyboard-focus-ring inline-flex items-center gap-1 rounded text-sm font-medium text-indigo-600 hover:text-indigo-500">
         <Icon name="arrowLeft" className="h-4 w-4" /> Back to Dashboard
       </Link>
       <h1 className="mt-4 text-3xl font-bold tracking-tight text-slate-900">My Profile</h1>

@@ -11,6 +11,7 @@ import { CurrentPasswordField } from "../../../components/auth/current-password-
 import { SsoConfirmationOption } from "../../../components/auth/sso-confirmation-option";
 import { ssoConfirmedUntil } from "../../../lib/auth/sso-reauthentication";
 import { useSession } from "../../../lib/auth/use-session";
+import { useCurrentOrganization } from "../../../lib/api/get-organizations";
 import { startSession } from "../../../lib/auth/session";
 import { useChangePassword } from "../api/account-mutations";
 import { validatePasswordChange } from "../utils/password-change";
@@ -25,7 +26,9 @@ const EMPTY = { currentPassword: "", newPassword: "", confirmPassword: "" };
  */
 export function ProfileSecurityTab({ apiKey }: { apiKey: string }) {
   const { user } = useSession();
-  const [shown, setShown] = useState(false);
+  // Agents are set up, and the key replaced, by those who administer the organization in use: a
+  // Viewer or Operator there is shown neither.
+  const showApiKey = useCurrentOrganization().permissions.administer;
   const [form, setForm] = useState(EMPTY);
   const [code, setCode] = useState("");
   const [rotateApiKey, setRotateApiKey] = useState(true);
@@ -63,25 +66,7 @@ export function ProfileSecurityTab({ apiKey }: { apiKey: string }) {
 
   return (
     <div className="max-w-xl space-y-6">
-      <Card className="p-6">
-        <label htmlFor="profile-api-key" className="block text-sm font-medium text-slate-700">
-          API key
-        </label>
-        <p className="text-xs text-slate-500">New agents are set up with this key. Regenerate it in Settings, Security.</p>
-        <div className="mt-2 flex gap-2">
-          <input
-            id="profile-api-key"
-            readOnly
-            type={shown ? "text" : "password"}
-            value={apiKey}
-            className={`${inputClasses} min-w-0 flex-1 font-mono`}
-            spellCheck={false}
-          />
-          <Button variant="outline" onClick={() => setShown((s) => !s)} aria-pressed={shown}>
-            <Icon name={shown ? "eyeOff" : "eye"} className="h-4 w-4" /> {shown ? "Hide" : "Show"}
-          </Button>
-        </div>
-      </Card>
+      {showApiKey ? <ApiKeyCard apiKey={apiKey} /> : null}
 
       <TwoFactorCard />
 
@@ -112,5 +97,31 @@ export function ProfileSecurityTab({ apiKey }: { apiKey: string }) {
         </form>
       </Card>
     </div>
+  );
+}
+
+/** The API key new agents are set up with, behind Show; where it is replaced is Settings → Security. */
+function ApiKeyCard({ apiKey }: { apiKey: string }) {
+  const [shown, setShown] = useState(false);
+  return (
+    <Card className="p-6">
+      <label htmlFor="profile-api-key" className="block text-sm font-medium text-slate-700">
+        API key
+      </label>
+      <p className="text-xs text-slate-500">New agents are set up with this key. Regenerate it in Settings, Security.</p>
+      <div className="mt-2 flex gap-2">
+        <input
+          id="profile-api-key"
+          readOnly
+          type={shown ? "text" : "password"}
+          value={apiKey}
+          className={`${inputClasses} min-w-0 flex-1 font-mono`}
+          spellCheck={false}
+        />
+        <Button variant="outline" onClick={() => setShown((s) => !s)} aria-pressed={shown}>
+          <Icon name={shown ? "eyeOff" : "eye"} className="h-4 w-4" /> {shown ? "Hide" : "Show"}
+        </Button>
+      </div>
+    </Card>
   );
 }

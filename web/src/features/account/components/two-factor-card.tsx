@@ -5,6 +5,7 @@ import { Button } from "../../../components/ui/button";
 import { Card } from "../../../components/ui/card";
 import { toast } from "../../../components/ui/toast-store";
 import { readErrorMessage } from "../../../lib/api-client";
+import { formatDate } from "../../../lib/format-date";
 import { AuthenticationCodeField } from "../../../components/auth/authentication-code-field";
 import { CurrentPasswordField } from "../../../components/auth/current-password-field";
 import { usePendingAction } from "../../../lib/api/use-pending-action";
@@ -121,8 +122,8 @@ export function TwoFactorCard() {
             status.enabled ? (
               <>
                 <p className="text-sm text-slate-700" data-testid="two-factor-status">
-                  On since {new Date(status.enabledAt ?? Date.now()).toLocaleDateString()}. Sign-in asks for a code from your authenticator app.{" "}
-                  {status.recoveryCodesLeft} recovery code{status.recoveryCodesLeft === 1 ? "" : "s"} left.
+                  On since {formatDate(status.enabledAt ?? Date.now())}. Sign-in asks for a code from your authenticator app. {status.recoveryCodesLeft}{" "}
+                  recovery code{status.recoveryCodesLeft === 1 ? "" : "s"} left.
                 </p>
                 <div className="flex flex-wrap gap-2">
                   <Button variant="outline" onClick={() => go({ kind: "regenerate" })}>

@@ -78,7 +78,7 @@ export function AdminOrganizationsPage() {
           {error.detail}
         </Alert>
       ) : null}
-      <div className="mt-8 overflow-x-auto rounded-xl border border-slate-200">
+      <div className="relative mt-8 overflow-x-auto rounded-xl border border-slate-200">
         <table className="min-w-full divide-y divide-slate-200 text-sm">
           <thead className="bg-slate-50 text-left text-slate-600">
             <tr>

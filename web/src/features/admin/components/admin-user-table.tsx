@@ -26,7 +26,7 @@ function buildColumns(plans: AdminPlan[], onSelect: (userId: string) => void, se
       ),
     },
     { accessorKey: "email", header: "Email" },
-    { accessorKey: "role", header: "Role", cell: ({ row }) => <span className="capitalize">{row.original.role}</span> },
+    { accessorKey: "role", header: "Role", cell: ({ row }) => (row.original.role === "admin" ? "Admin" : "User") },
     { id: "plan", header: "Plan", cell: ({ row }) => planNameOf(row.original, plans) || "—" },
     { id: "status", header: "Status", cell: ({ row }) => <UserStatusBadge status={displayStatusOf(row.original)} /> },
   ];

@@ -30,16 +30,10 @@ function PlanWindowRow({ plan }: { plan: AdminPlan }) {
       <label htmlFor={id} className="w-28 font-medium text-slate-900">
         {plan.name}
       </label>
-      <input
-        id={id}
-        type="number"
-        min={0}
-        max={8760}
-        step={1}
-        value={hours}
-        onChange={(event) => setHours(event.target.value)}
-        className={`${inputClasses} w-28`}
-      />
+      {/* The input is full width by its classes: this box gives it its width. */}
+      <div className="w-28">
+        <input id={id} type="number" min={0} max={8760} step={1} value={hours} onChange={(event) => setHours(event.target.value)} className={inputClasses} />
+      </div>
       <span className="text-sm text-slate-600">hours (0: not offered) · now {formatPitrWindow(plan.pitrWindowHours)}</span>
       <Button size="sm" variant="outline" disabled={save.isPending || hours === String(plan.pitrWindowHours)} onClick={() => save.mutate()}>
         Save

@@ -16,7 +16,8 @@ import { useTriggerBackup } from "../hooks/use-trigger-backup";
 import { dashboardTabAtom, selectedDatabaseAtom } from "../stores/dashboard-atoms";
 import { useAgentReleases } from "../../../lib/agent-install";
 import { ONBOARDING_REFRESH_MS, SYSTEM_STATUS_REFRESH_MS } from "../hooks/use-system-status";
-import { chooseDatabase, explainTriggerBlocked } from "../utils/database-selection";
+import { chooseDatabase, explainManualLimit, explainTriggerBlocked } from "../utils/database-selection";
+import { useManualLimitEnd } from "../hooks/use-manual-limit-end";
 import { isOnboarding, listOnboardingSteps } from "../utils/onboarding";
 import { OnboardingChecklist } from "./onboarding-checklist";
 import { useOnboardingHidden } from "../hooks/use-onboarding-hidden";
@@ -63,16 +64,20 @@ export function DashboardPage({ token, can }: { token: string | null; can: Permi
     if (agentsKey) void reloadDatabases();
   }, [agentsKey, reloadDatabases]);
 
+  // A Viewer cannot restore: no test restore step to leave "to do" for ever.
   const steps = listOnboardingSteps({
     agents,
+    databases,
     backups: backups ?? [],
     restores: history.restores ?? [],
     install: system.status?.install,
-  });
+  }).filter((step) => can.operate || step.id !== "restore");
   const [checklistHidden, hideChecklist] = useOnboardingHidden(user?.id ?? null);
   const onboardingNow = system.status !== null && backups !== null && isOnboarding(steps, checklistHidden);
   useEffect(() => setOnboarding(onboardingNow), [onboardingNow]);
-  const blockedReason = explainTriggerBlocked(selected, databases, system.status?.agents ?? null);
+  const manualLimitEnds = useManualLimitEnd(selected, backups, plan);
+  const blockedReason =
+    explainTriggerBlocked(selected, databases, system.status?.agents ?? null) ?? (plan && manualLimitEnds ? explainManualLimit(plan, manualLimitEnds) : null);
 
   const { mutate: deleteBackup } = useDeleteBackup();
   const onDelete = useCallback(

@@ -39,7 +39,7 @@ export function DashboardTabs({ tab, onChange, children }: { tab: DashboardTab; 
                 if (event.key === "ArrowLeft") move(index - 1);
               }}
               className={cn(
-                "focus-ring -mb-px border-b-2 px-4 py-3 text-sm font-medium",
+                "keyboard-focus-ring -mb-px border-b-2 px-4 py-3 text-sm font-medium",
                 active ? "border-indigo-600 text-indigo-700" : "border-transparent text-slate-600 hover:text-slate-900",
               )}
             >

@@ -59,7 +59,16 @@ export function OnboardingChecklist({ steps, releases, origin, installMark, onHi
                   </p>
                 </div>
               ) : null}
-              {!step.done && step.id === "setup" ? (
+              {!step.done && step.id === "setup" && step.again ? (
+                <div className="mt-2 space-y-1">
+                  <CommandLine command={`dbvault-agent setup --force --server ${origin}`} />
+                  <p className="text-xs text-slate-500">
+                    Your agent was removed from DBVault. On the machine that ran it, this registers it again and keeps its master key and databases; then start
+                    it.
+                  </p>
+                </div>
+              ) : null}
+              {!step.done && step.id === "setup" && !step.again ? (
                 <div className="mt-2 space-y-1">
                   <CommandLine command={`dbvault-agent setup --server ${origin}`} />
                   <p className="text-xs text-slate-500">

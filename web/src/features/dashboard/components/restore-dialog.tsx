@@ -38,15 +38,15 @@ type Props = {
   identityRecipient?: string | null;
 };
 
-const STEP_COUNT = 4;
-const stepTitle = (step: number) => `Restore database: step ${step} of ${STEP_COUNT}`;
+const stepTitle = (step: number, count: number) => `Restore database: step ${step} of ${count}`;
 
 /** What is restored: this backup as it is, or the database at a moment (a base backup and its oplog). */
 type RestoreSource = "backup" | "moment";
 
 /**
  * The restore wizard: this backup or a point in time, where to restore (over the original, or as a copy, optionally only some
- * collections), the spec's two warnings, then the exact target name to confirm.
+ * collections), the spec's two warnings, then the exact target name to confirm. A copy into a new
+ * database (not one of the account's) replaces nothing: one step to choose, one to confirm, no typing.
  */
 export function RestoreDialog({ backup, onClose, onRestored, keyWarning = null, readerNote = null, identityRecipient = null }: Props) {
   const [step, setStep] = useState(1);
@@ -58,7 +58,8 @@ export function RestoreDialog({ backup, onClose, onRestored, keyWarning = null, 
   const busy = restore.isPending || restoreToMoment.isPending;
   const [from, setFrom] = useState<RestoreSource>("backup");
   const [chosen, setChosen] = useState<{ at: string; plan: RestorePlan } | null>(null);
-  const database = useDatabases().data?.find((entry) => entry.name === backup?.databaseName) ?? null;
+  const accountDatabases = useDatabases().data;
+  const database = accountDatabases?.find((entry) => entry.name === backup?.databaseName) ?? null;
   const [error, setError] = useState<string | null>(null);
   const [where, setWhere] = useState<RestoreTarget>(DEFAULT_TARGET);
   // Held in this dialog only: sent with the restore request, dropped when the dialog changes backup.
@@ -82,7 +83,11 @@ export function RestoreDialog({ backup, onClose, onRestored, keyWarning = null, 
   const copyName = where.copyName ?? (backup ? defaultCopyName(backup) : "");
   const name = where.mode === "copy" ? copyName.trim() : source;
   const collections = parseCollectionList(where.collections);
-  const matches = typed === name && name !== "";
+  // The account's databases are the ones known to exist; the server still wants the name, given here.
+  const replacesNothing = where.mode === "copy" && accountDatabases !== undefined && !accountDatabases.some((entry) => entry.name === name);
+  const stepCount = replacesNothing ? 2 : 4;
+  const confirmation = replacesNothing ? name : typed;
+  const matches = confirmation === name && name !== "";
   const whereProblem = where.mode === "copy" ? describeDatabaseNameProblem(name) : null;
   const offerIdentity = identityRecipient !== null;
   const pastedIdentity = identityRecipient !== null && identityRecipient !== "too-old" && from === "backup" ? identity.trim() : "";
@@ -110,7 +115,7 @@ export function RestoreDialog({ backup, onClose, onRestored, keyWarning = null, 
         {
           databaseId: database.id,
           at: chosen.at,
-          confirmation: typed,
+          confirmation,
           ...(where.mode === "copy" ? { targetDatabase: name } : {}),
           ...(collections.length > 0 ? { collections } : {}),
         },
@@ -129,7 +134,7 @@ export function RestoreDialog({ backup, onClose, onRestored, keyWarning = null, 
     restore.mutate(
       {
         backupId: backup.id,
-        databaseName: typed,
+        databaseName: confirmation,
         ...(where.mode === "copy" ? { targetDatabase: name } : {}),
         ...(collections.length > 0 ? { collections } : {}),
         ...(sealedIdentity ? { sealedIdentity } : {}),
@@ -149,6 +154,13 @@ export function RestoreDialog({ backup, onClose, onRestored, keyWarning = null, 
         {cancel}
         <Button onClick={() => setStep(2)} disabled={whereProblem !== null || identityProblem !== null || (from === "moment" && chosen === null)}>
           Next
+        </Button>
+      </>
+    ) : step === 2 && replacesNothing ? (
+      <>
+        {cancel}
+        <Button onClick={() => void submit()} disabled={!matches || busy} autoFocus>
+          {busy ? "Processing..." : "Restore as a copy"}
         </Button>
       </>
     ) : step === 2 ? (
@@ -175,7 +187,7 @@ export function RestoreDialog({ backup, onClose, onRestored, keyWarning = null, 
     );
 
   return (
-    <Dialog open={backup !== null} onClose={busy ? () => {} : onClose} title={stepTitle(step)} footer={footer}>
+    <Dialog open={backup !== null} onClose={busy ? () => {} : onClose} title={stepTitle(step, stepCount)} footer={footer}>
       {backup ? (
         <div className="mt-3 space-y-3 text-sm text-slate-700" data-testid="restore-dialog" data-step={step}>
           <p className="text-slate-500">
@@ -203,9 +215,18 @@ export function RestoreDialog({ backup, onClose, onRestored, keyWarning = null, 
             </p>
           ) : null}
           {step === 1 ? (
-            <RestoreTargetStep inventory={backup.collections} source={source} copyName={copyName} where={where} onChange={setWhere} problem={whereProblem} />
+            <RestoreTargetStep
+              inventory={backup.collections}
+              source={source}
+              copyName={copyName}
+              where={where}
+              onChange={setWhere}
+              problem={whereProblem}
+              moment={from === "moment" ? { baseCollections: chosen?.plan.baseCollections ?? null } : null}
+            />
           ) : null}
           {step === 2 ? <WarningStep warning={describeFirstWarning(choice)} /> : null}
+          {step === 2 && replacesNothing && error ? <Alert>{error}</Alert> : null}
           {step === 3 ? <WarningStep warning={describeSecondWarning(choice)} /> : null}
           {step === 4 ? (
             <>

@@ -1,7 +1,9 @@
 // The restore wizard's first step: over the original database, or as a copy under another name
 // (default <name>_restored_<backup date>), and optionally only some collections: ticked from the
 // backup's list when the agent reported one, else typed (the agent checks the names against the
-// backup before it changes anything).
+// backup before it changes anything). Restoring to a moment, the names are typed: collections
+// created after the base backup exist then too, and only the agent, replaying to the moment,
+// knows them (it checks the names there, before it changes anything).
 import { Field } from "../../../components/ui/field";
 import type { Backup } from "../api/dashboard-api";
 import { restorableCollections } from "../utils/dashboard-format";
@@ -52,15 +54,17 @@ type Props = {
   where: RestoreTarget;
   onChange: (next: RestoreTarget) => void;
   problem: string | null;
+  /** Restoring to a moment: the collections its base backup holds (null: not known), offered as examples. */
+  moment?: { baseCollections: string[] | null } | null;
 };
 
-export function RestoreTargetStep({ inventory, source, copyName, where, onChange, problem }: Props) {
+export function RestoreTargetStep({ inventory, source, copyName, where, onChange, problem, moment = null }: Props) {
   const option = (mode: RestoreTarget["mode"], title: string, text: string) => (
     <label className="flex cursor-pointer gap-3 rounded-md border border-slate-200 p-3 has-[:checked]:border-indigo-500 has-[:checked]:bg-indigo-50">
       <input type="radio" name="restore-mode" value={mode} checked={where.mode === mode} onChange={() => onChange({ ...where, mode })} className="mt-1" />
       <span>
         <span className="block font-medium text-slate-900">{title}</span>
-        <span className="block text-slate-500">{text}</span>
+        <span className="block text-slate-600">{text}</span>
       </span>
     </label>
   );
@@ -77,10 +81,20 @@ export function RestoreTargetStep({ inventory, source, copyName, where, onChange
           error={problem}
           autoComplete="off"
           spellCheck={false}
-          className="font-mono"
+          inputClassName="font-mono"
         />
       ) : null}
-      {inventory ? (
+      {moment ? (
+        <Field
+          label="Only these collections (optional)"
+          placeholder={moment.baseCollections?.slice(0, 3).join(", ") || "orders, customers"}
+          value={where.collections}
+          onChange={(event) => onChange({ ...where, collections: event.target.value })}
+          hint={`Comma-separated. Leave empty to restore every collection.${moment.baseCollections ? ` The backup this restore starts from holds ${moment.baseCollections.length}; collections created after it can be named too.` : ""} A name that does not exist at that moment stops the restore before anything changes.`}
+          autoComplete="off"
+          spellCheck={false}
+        />
+      ) : inventory ? (
         <CollectionChoice
           inventory={inventory}
           chosen={parseCollectionList(where.collections)}

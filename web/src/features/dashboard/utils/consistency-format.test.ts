@@ -12,7 +12,7 @@ test("a backup's consistency line: T1 to the second with the oplog timestamp, st
     second: "2-digit",
   });
   expect(describeConsistency({ consistency: "point-in-time", consistentAt: { time, ts: { t: 1_790_000_000, i: 3 } } })).toEqual({
-    label: `Consistent at ${shown}`,
+    label: `Consistent as of the last write at ${shown}`,
     title: "As of oplog timestamp {t: 1790000000, i: 3}",
   });
   expect(describeConsistency({ consistency: "standalone", consistentAt: null })?.label).toBe("not point-in-time consistent (standalone server)");

@@ -19,7 +19,9 @@ export function describeConsistency(backup: ConsistencyFields): { label: string;
   }
   if (backup.consistency === "point-in-time" && backup.consistentAt) {
     const { time, ts } = backup.consistentAt;
-    return { label: `Consistent at ${formatDateTimeToSecond(time)}`, title: `As of oplog timestamp {t: ${ts.t}, i: ${ts.i}}` };
+    // The oplog's newest entry when the dump ended: the last write, which may well be older than
+    // the backup itself ("at 4:08:50" for a backup taken at 4:10 read as a mistake).
+    return { label: `Consistent as of the last write at ${formatDateTimeToSecond(time)}`, title: `As of oplog timestamp {t: ${ts.t}, i: ${ts.i}}` };
   }
   return null;
 }

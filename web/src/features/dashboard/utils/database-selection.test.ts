@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { chooseDatabase, explainTriggerBlocked } from "./database-selection";
+import { chooseDatabase, explainManualLimit, explainTriggerBlocked, nextManualBackupAt } from "./database-selection";
 
 describe("database selection", () => {
   test("no placeholder: nothing is selected until an active database exists", () => {
@@ -30,7 +30,9 @@ describe("why Trigger Backup is disabled", () => {
     expect(explainTriggerBlocked("", [], [])).toBe("Add a database with dbvault-agent setup first.");
     expect(explainTriggerBlocked("", [{ ...shop, isActive: false }], [])).toBe("Every database is disabled: enable one in Settings → Databases.");
     expect(explainTriggerBlocked("shop", [shop], [{ id: "a1", status: "offline" }])).toBe("The agent for shop is offline: start it with dbvault-agent run.");
-    expect(explainTriggerBlocked("shop", [{ ...shop, agentId: null }], [])).toBe("The agent for shop is offline: start it with dbvault-agent run.");
+    expect(explainTriggerBlocked("shop", [{ ...shop, agentId: null }], [])).toBe(
+      "The agent for shop was removed: connect its machine again with dbvault-agent setup --force.",
+    );
   });
 
   test("nothing to say while loading, or when the agent is online or merely quiet", () => {
@@ -38,5 +40,23 @@ describe("why Trigger Backup is disabled", () => {
     expect(explainTriggerBlocked("shop", [shop], null)).toBeNull();
     expect(explainTriggerBlocked("shop", [shop], [{ id: "a1", status: "active" }])).toBeNull();
     expect(explainTriggerBlocked("shop", [shop], [{ id: "a1", status: "inactive" }])).toBeNull();
+  });
+});
+
+describe("the plan's manual backup limit", () => {
+  const plan = { name: "Free", frequencyLimit: 24 };
+  const at = Date.parse("2026-12-07T16:10:00Z");
+  const manual = { databaseName: "shop", type: "manual", status: "completed", createdAt: new Date(at).toISOString() };
+  test("used: Trigger Backup waits until the period ends, saying why as the server's 429 does", () => {
+    const next = nextManualBackupAt("shop", [manual], plan, at + 60_000);
+    expect(next?.getTime()).toBe(at + 24 * 3_600_000);
+    expect(explainManualLimit(plan, next!)).toMatch(/^Your Free plan allows one manual backup every 24 hours: the next from Dec 8, 2026, \d+:10 [AP]M\.$/);
+  });
+  test("not used: a failed, scheduled or other database's backup, or a period that ended, leaves it open", () => {
+    expect(nextManualBackupAt("shop", [{ ...manual, status: "failed" }], plan, at)).toBeNull();
+    expect(nextManualBackupAt("shop", [{ ...manual, type: "auto" }], plan, at)).toBeNull();
+    expect(nextManualBackupAt("other", [manual], plan, at)).toBeNull();
+    expect(nextManualBackupAt("shop", [manual], plan, at + 24 * 3_600_000)).toBeNull();
+    expect(nextManualBackupAt("shop", null, plan, at)).toBeNull();
   });
 });

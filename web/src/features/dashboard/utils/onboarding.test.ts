@@ -35,6 +35,14 @@ describe("onboarding checklist", () => {
     expect(done({ agents: [], backups: [], restores: [], install: { scriptFetchedAt: at, downloadedAt: at } })).toMatchObject({ install: true, setup: false });
   });
 
+  test("after the only agent was removed, setup is to do again, with --force (its machine is still set up)", () => {
+    const steps = listOnboardingSteps({ agents: [], databases: [{ name: "shop" }], backups: [{ status: "completed" }], restores: [] });
+    const setup = steps.find((step) => step.id === "setup")!;
+    expect(setup).toMatchObject({ done: false, again: true, title: "Connect the agent again: dbvault-agent setup --force" });
+    expect(steps.find((step) => step.id === "install")!.done).toBe(true);
+    expect(listOnboardingSteps({ agents: [], databases: [], backups: [], restores: [] }).find((step) => step.id === "setup")!.again).toBeUndefined();
+  });
+
   test("a completed restore drill counts as the first test restore; a failed one does not", () => {
     const facts = { agents: [{ status: "active" }], backups: [{ status: "completed" }] };
     expect(done({ ...facts, restores: [{ status: "completed", kind: "drill" }] }).restore).toBe(true);

@@ -199,7 +199,7 @@ export function KbListView() {
                       onClick={() => apply({ tag: filters.tag === tag._id ? "" : tag._id })}
                       className="rounded-full border border-slate-200 px-2.5 py-1 text-xs text-slate-700 hover:border-indigo-300 aria-[pressed=true]:border-indigo-600 aria-[pressed=true]:bg-indigo-50 aria-[pressed=true]:text-indigo-700"
                     >
-                      {tag._id} <span className="text-slate-400">({tag.count})</span>
+                      {tag._id} <span className="text-slate-500">({tag.count})</span>
                     </button>
                   </li>
                 ))}

@@ -29,7 +29,7 @@ export function FoldedTableOfContents({ headings }: Props) {
   if (headings.length === 0) return null;
   return (
     <details className="group mt-6 rounded-xl border border-slate-200 bg-white print:hidden">
-      <summary className="focus-ring flex cursor-pointer list-none items-center justify-between rounded-xl px-4 py-3 text-sm font-semibold text-slate-700 [&::-webkit-details-marker]:hidden">
+      <summary className="keyboard-focus-ring flex cursor-pointer list-none items-center justify-between rounded-xl px-4 py-3 text-sm font-semibold text-slate-700 [&::-webkit-details-marker]:hidden">
         On this page
         <Icon name="chevronDown" className="h-4 w-4 text-slate-500 group-open:rotate-180" />
       </summary>

@@ -4,7 +4,7 @@ import { addTag, fillServerAddress, findMissingField, formatCategoryLabel, gener
 describe("knowledge base helpers", () => {
   test("category labels are the id with hyphens turned to capitalised words", () => {
     expect(formatCategoryLabel("getting-started")).toBe("Getting Started");
-    expect(formatCategoryLabel("faq")).toBe("Faq");
+    expect(formatCategoryLabel("faq")).toBe("FAQ");
     expect(formatCategoryLabel("troubleshooting")).toBe("Troubleshooting");
   });
 

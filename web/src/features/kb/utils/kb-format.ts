@@ -6,9 +6,12 @@ export function formatCategoryLabel(category: string): string {
   return category
     .split("-")
     .filter(Boolean)
-    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+    .map((word) => ACRONYMS[word] ?? word.charAt(0).toUpperCase() + word.slice(1))
     .join(" ");
 }
+
+// Words written in capitals, not capitalized: "FAQ", not "Faq".
+const ACRONYMS: Record<string, string> = { faq: "FAQ", api: "API", sso: "SSO" };
 
 export const CATEGORY_ICONS: Record<KbCategory, IconName> = {
   "getting-started": "rocket",

@@ -35,7 +35,7 @@ function PlanCard({ plan }: { plan: Plan }) {
           <dd className="font-medium text-slate-900">{formatDatabaseLimit(plan.dbLimit)}</dd>
         </div>
         <div className="flex justify-between gap-2">
-          <dt className="text-slate-500">Retention</dt>
+          <dt className="text-slate-500">Retention up to</dt>
           <dd className="font-medium text-slate-900">{formatRetention(plan.retentionLimit)}</dd>
         </div>
         <div className="flex justify-between gap-2">

@@ -11,7 +11,8 @@ const LINE_CLASSES: Record<TerminalLine["kind"], string> = {
   command: "text-slate-100",
   output: "text-slate-300",
   success: "text-emerald-400",
-  muted: "text-slate-500",
+  // slate-500 on the terminal's slate-900 was 3.7:1; slate-400 is 6.9:1.
+  muted: "text-slate-400",
 };
 
 function usePrefersReducedMotion() {
@@ -79,23 +80,25 @@ export function TerminalDemo({ title, lines, className }: { title: string; lines
   );
 }
 
+// What dbvault-agent run logs for a backup asked from the dashboard, and for a restore: only
+// commands that exist, and a restore that stages and swaps as the agent does (docs/restore.md).
 export const BACKUP_DEMO: TerminalLine[] = [
-  { kind: "command", text: "dbvault-agent backup production-db" },
-  { kind: "muted", text: "[agent] Backup request received" },
-  { kind: "output", text: "[agent] Starting manual backup of production-db" },
+  { kind: "command", text: "dbvault-agent run" },
+  { kind: "muted", text: "[agent] Connected to DBVault" },
+  { kind: "output", text: "[agent] Backup of production-db requested (Trigger Backup)" },
   { kind: "output", text: "[dump]  mongodump --archive  ▸ 38%  orders" },
   { kind: "output", text: "[dump]  mongodump --archive  ▸ 100% 48,210 documents" },
   { kind: "output", text: "[crypt] Encrypting with AES-256-GCM (key stays on this server)" },
-  { kind: "output", text: "[s3]    Uploading backupId 65f1c2a9e4b0d7a3c8f21e44" },
-  { kind: "success", text: "✔ Backup completed and uploaded (12.4 MB)" },
+  { kind: "output", text: "[send]  Uploading 12.4 MB to DBVault" },
+  { kind: "success", text: "✔ Backup completed, read back and verified" },
 ];
 
 export const RESTORE_DEMO: TerminalLine[] = [
-  { kind: "muted", text: "[agent] Restore request received" },
-  { kind: "output", text: "[agent] Restoring production-db from 65f1c2a9e4b0d7a3c8f21e44" },
-  { kind: "output", text: "[s3]    Downloading encrypted archive ▸ 12.4 MB" },
+  { kind: "muted", text: "[agent] Restore of production-db requested" },
+  { kind: "output", text: "[fetch] Downloading encrypted archive ▸ 12.4 MB" },
   { kind: "output", text: "[crypt] Decrypting and verifying every chunk" },
-  { kind: "output", text: "[mongo] Dropping existing collections first" },
+  { kind: "output", text: "[mongo] Restoring into staging collections" },
+  { kind: "output", text: "[mongo] Swapping 6 collections into place" },
   { kind: "output", text: "[mongo] Restored 48,210 documents, 0 failed" },
   { kind: "success", text: "✔ Restore completed successfully" },
 ];

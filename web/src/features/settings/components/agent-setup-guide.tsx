@@ -19,7 +19,7 @@ export const AgentSetupGuide = forwardRef<HTMLHeadingElement, Props>(function Ag
       </p>
       {releases && !releases.publicUrlSet ? (
         <p className="mt-3 rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900" data-testid="public-url-notice">
-          These commands use the address you opened DBVault at ({origin}). E-mailed links (password resets, alerts) still say http://localhost: its
+          These commands use the address you opened DBVault at ({origin}). E-mailed links (password resets, alerts) still say {releases.mailedLinksUrl}: its
           administrator sets PUBLIC_URL to the address users reach, then restarts DBVault.
         </p>
       ) : null}

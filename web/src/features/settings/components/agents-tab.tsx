@@ -136,13 +136,13 @@ export function AgentsTab({ agents, selectedId, onSelect, onRemove, onSetupNew, 
                 aria-current={selected?.id === agent.id ? "true" : undefined}
                 onClick={() => onSelect(agent.id)}
                 className={cn(
-                  "focus-ring flex w-full items-center justify-between gap-3 rounded-lg border px-4 py-3 text-left",
+                  "keyboard-focus-ring flex w-full items-center justify-between gap-3 rounded-lg border px-4 py-3 text-left",
                   selected?.id === agent.id ? "border-indigo-500 bg-indigo-50" : "border-slate-200 bg-white hover:bg-slate-50",
                 )}
               >
                 <span className="min-w-0">
                   <span className="block truncate font-medium text-slate-900">{agent.name}</span>
-                  <span className="block truncate text-xs text-slate-500">{agent.hostname ?? "unknown host"}</span>
+                  <span className="block truncate text-xs text-slate-600">{agent.hostname ?? "unknown host"}</span>
                 </span>
                 <StatusBadge status={agent.status} />
               </button>

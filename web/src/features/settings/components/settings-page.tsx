@@ -29,7 +29,7 @@ export function SettingsPage({ team = null, administer = true }: SettingsPagePro
 
 const header = (
   <>
-    <Link href="/dashboard" className="focus-ring inline-flex items-center gap-1 rounded text-sm font-medium text-indigo-600 hover:text-indigo-500">
+    <Link href="/dashboard" className="keyboard-focus-ring inline-flex items-center gap-1 rounded text-sm font-medium text-indigo-600 hover:text-indigo-500">
       <Icon name="arrowLeft" className="h-4 w-4" /> Back to Dashboard
     </Link>
     <h1 className="mt-4 text-3xl font-bold tracking-tight text-slate-900">Settings</h1>
