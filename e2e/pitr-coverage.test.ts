@@ -1,10 +1,12 @@
 // The dashboard's point-in-time line, in Chromium against the real server and a scripted agent:
-// "Point-in-time: covered from X to N s ago" from the stored slices and the lag the agent reported
-// with its heartbeat, and the lag warning once it passes 5 minutes.
+// "Point-in-time: covered from X to N s ago" from the first second that can be restored (the base
+// backup's) to the last (the stored slices'), the lag warning once the agent's report passes
+// 5 minutes, and "can't reach the database since" once the agent reports it cannot.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { databases, pitrSlices, plans, organizations } from "@db/schema";
 import type { TestUser } from "../server/test/harness";
+import { consistentBackup } from "../server/test/pitr-support";
 import { registerScriptedAgent, type ScriptedAgent } from "../server/test/scripted-agent";
 import { waitUntil } from "../testkit/wait-until";
 import { type E2EEnv, startE2E } from "./support/e2e-env";
@@ -40,14 +42,15 @@ beforeAll(async () => {
     storageKey: "unused",
     stored: true,
   });
+  await consistentBackup(env.server.ctx, agent, shopId, { t: START + 60, i: 1 });
 });
 afterAll(async () => {
   await agent?.disconnect();
   await env?.close();
 });
 
-async function reportLag(seconds: number) {
-  agent.send({ type: "heartbeat", pitrLag: [{ database: "shop", seconds }] });
+async function reportLag(seconds: number, unreachableSeconds?: number) {
+  agent.send({ type: "heartbeat", pitrLag: [{ database: "shop", seconds, ...(unreachableSeconds === undefined ? {} : { unreachableSeconds }) }] });
   await waitUntil(async () => (await env.server.ctx.db.select().from(databases).where(eq(databases.id, shopId)))[0]!.pitrLagSeconds === seconds, {
     message: `lag ${seconds} recorded`,
   });
@@ -61,13 +64,20 @@ test("the dashboard says since when the database is covered and how far behind n
   await line.waitFor();
   const from = await page.evaluate(
     (iso) => new Date(iso).toLocaleString("en-US", { month: "short", day: "numeric", year: "numeric", hour: "numeric", minute: "2-digit", second: "2-digit" }),
-    new Date(START * 1000).toISOString(),
+    new Date((START + 60) * 1000).toISOString(),
   );
-  expect(await line.innerText()).toBe(`shop Point-in-time: covered from ${from} to 3 s ago`);
+  // To the slices' last whole second (START + 3589), as the wizard offers it, not the reported 3 s.
+  const text = await line.innerText();
+  expect(text).toMatch(new RegExp(`^shop Point-in-time: covered from ${from} to \\d+ s ago$`));
+  expect(Number(/to (\d+) s ago/.exec(text)![1])).toBeGreaterThanOrEqual(10);
   await env.screenshot(page, "pitr-coverage");
 
   await reportLag(420);
   await page.reload();
   await line.getByRole("alert").waitFor();
   expect(await line.getByRole("alert").innerText()).toStartWith("Shipping is 7 min behind");
+
+  await reportLag(130, 125);
+  await page.reload();
+  await line.getByRole("alert").getByText("The agent can't reach the database since").waitFor();
 }, 90_000);

@@ -79,7 +79,8 @@ test("restoring a database to a point in time from the wizard", async () => {
   const timeline = wizard.getByTestId("pitr-timeline");
   await timeline.waitFor();
   expect(await timeline.getByTestId("pitr-range").count()).toBe(2);
-  expect(await timeline.getByTestId("pitr-gap").count()).toBe(1);
+  // Red: before the first base (100..105) and from the rollover to the new chain's base (130..905).
+  expect(await timeline.getByTestId("pitr-gap").count()).toBe(2);
   expect(await timeline.getByTestId("pitr-base").count()).toBe(2);
   const next = page.getByRole("button", { name: "Next" });
   expect(await next.isDisabled()).toBe(true);
@@ -87,7 +88,7 @@ test("restoring a database to a point in time from the wizard", async () => {
   // Inside the gap: refused in the page, nothing to go on with.
   const moment = wizard.getByTestId("pitr-moment");
   await moment.fill((await localForms(page, 500)).input);
-  await wizard.getByText("This moment is not covered: choose a time in a green range, after a base backup.").waitFor();
+  await wizard.getByText("This moment cannot be restored: choose a time in a green range.").waitFor();
   expect(await next.isDisabled()).toBe(true);
 
   // Covered: the base at 105 and the two slices to 125.
@@ -96,6 +97,13 @@ test("restoring a database to a point in time from the wizard", async () => {
   const plan = wizard.getByTestId("pitr-plan");
   await plan.waitFor();
   expect(await plan.innerText()).toContain("+ 2 oplog slices");
+  // Offline: the slices from the base to the moment as one zip, and the exact commands.
+  const offline = wizard.getByTestId("pitr-offline");
+  await offline.getByText("Download for an offline restore").click();
+  await offline.getByText("dbvault-agent restore --db shop --in backup-shop-").waitFor();
+  expect(await offline.innerText()).toContain(`--oplog shop-slices --until ${T + 120},4294967295`);
+  const [zip] = await Promise.all([page.waitForEvent("download"), offline.getByRole("button", { name: "Download the oplog slices" }).click()]);
+  expect(zip.suggestedFilename()).toBe("shop-oplog-slices.zip");
   await eventually(
     () => next.isEnabled(),
     (value) => expect(value).toBe(true),

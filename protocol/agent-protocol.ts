@@ -247,10 +247,21 @@ export const AgentMessage = T.Union([
      */
     queued: T.Optional(QueuedJobs),
     /**
-     * Shipping lag of each database whose oplog the agent ships (issue 25 §2): seconds between the
-     * newest majority-committed oplog entry it read and what the server has stored. Absent: none.
+     * Shipping lag of each database whose oplog the agent ships (issue 25 §2, issue 47 §4): seconds
+     * since the newest moment through which the agent confirmed (by its own heartbeat to the
+     * database) that every entry is stored by the server. `unreachableSeconds`: the database has
+     * not answered the agent for that long (absent: it answers). Absent: none shipped.
      */
-    pitrLag: T.Optional(T.Array(T.Object({ database: Name, seconds: T.Integer({ minimum: 0, maximum: 10 * 365 * 86_400 }) }), { maxItems: 1000 })),
+    pitrLag: T.Optional(
+      T.Array(
+        T.Object({
+          database: Name,
+          seconds: T.Integer({ minimum: 0, maximum: 10 * 365 * 86_400 }),
+          unreachableSeconds: T.Optional(T.Integer({ minimum: 0, maximum: 10 * 365 * 86_400 })),
+        }),
+        { maxItems: 1000 },
+      ),
+    ),
   }),
   /**
    * The agent took a job of the server's ledger (a command carrying `jobId`): queued, or already

@@ -279,7 +279,10 @@ test("a recorded history through a SIGKILL, a restart and a step-down: every mom
 }, 240_000);
 
 /** A moment as the server's messages name it: "2026-11-27T14:37:05Z (1795760225,3)". */
-const described = (time: OplogTime) => `${new Date(time.t * 1000).toISOString().replace(".000Z", "Z")} (${position(time)})`;
+const second = (t: number) => new Date(t * 1000).toISOString().replace(".000Z", "Z");
+const described = (time: OplogTime) => `${second(time.t)} (${position(time)})`;
+/** A restorable window as a 422 names it: its whole seconds (an ISO time is its whole second), then its positions. */
+const restorable = (from: OplogTime, to: OplogTime) => `from ${second(from.t)} to ${second(to.t - 1)} (oplog positions ${position(from)} to ${position(to)})`;
 /** Moments of chains after the first: restored from the base the server took for them. */
 const afterRollover: Moment[] = [];
 let insideGap: Moment;
@@ -395,7 +398,7 @@ test("a moment before the oldest base backup or after the newest slice: a 422 na
     };
     const chainEnd = (chain: string) => oplogTimeFromBigInt(slices.filter((slice) => slice.chain === chain).at(-1)!.endTs);
     const chains = [...new Set(slices.map((slice) => slice.chain))];
-    const ranges = `from ${described(baseAt(0))} to ${described(chainEnd(chains[0]!))}, from ${described(baseAt(1))} to ${described(chainEnd(chains[1]!))}`;
+    const ranges = `${restorable(baseAt(0), chainEnd(chains[0]!))}, ${restorable(baseAt(1), chainEnd(chains[1]!))}`;
     const early = { t: baseAt(0).t - 5, i: 0 };
     const late = { t: chainEnd(chains[1]!).t + 3600, i: 0 };
     for (const [at, opening] of [

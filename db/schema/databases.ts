@@ -19,6 +19,8 @@ export const databases = pgTable(
     /** Shipping lag its agent last reported with a heartbeat (seconds), and when (modules/pitr/lag.ts). */
     pitrLagSeconds: integer("pitr_lag_seconds"),
     pitrLagReportedAt: timestampColumn("pitr_lag_reported_at"),
+    /** Since when its agent has reported the database itself unreachable (server time); null while it answers. */
+    pitrUnreachableSince: timestampColumn("pitr_unreachable_since"),
     /** pitr.lag was raised and the lag has not come back under the threshold since: raised once per episode. */
     pitrLagAlerted: boolean("pitr_lag_alerted").notNull().default(false),
     /** When the scheduler next backs this database up; claimed with FOR UPDATE SKIP LOCKED. */

@@ -41,10 +41,10 @@ afterAll(async () => {
 const reportedLag = async () => (await server.ctx.db.select().from(databases).where(eq(databases.id, shopId)))[0]!;
 
 /** Sends a heartbeat with this lag for shop and waits until the server recorded it. */
-async function beat(seconds: number) {
+async function beat(seconds: number, unreachableSeconds?: number) {
   const before = (await reportedLag()).pitrLagReportedAt?.getTime() ?? 0;
   offsetMs += 1_000;
-  agent.send({ type: "heartbeat", pitrLag: [{ database: "shop", seconds }] });
+  agent.send({ type: "heartbeat", pitrLag: [{ database: "shop", seconds, ...(unreachableSeconds === undefined ? {} : { unreachableSeconds }) }] });
   await waitUntil(async () => ((await reportedLag()).pitrLagReportedAt?.getTime() ?? 0) > before && (await reportedLag()).pitrLagSeconds === seconds, {
     message: `the lag ${seconds} recorded`,
   });
@@ -94,5 +94,27 @@ describe("the shipping lag reported with heartbeats", () => {
     expect(lagMails().length).toBe(1);
     await beat(320);
     await waitUntil(() => lagMails().length === 2 && lagHooks().length === 2, { message: "the second alert after recovery" });
+  });
+
+  test("a database its agent cannot reach is shown since when, and alerted after 2 minutes though the lag is under 5", async () => {
+    await beat(2); // caught up: the next alert is a new episode
+    const mailsBefore = lagMails().length;
+    const hooksBefore = lagHooks().length;
+    const timeline = async () => (await server.call("GET", `/api/pitr/databases/${shopId}/timeline`, { token: alice.token })).body;
+    await beat(12, 10);
+    const since = new Date((await reportedLag()).pitrLagReportedAt!.getTime() - 10_000).toISOString();
+    expect(await timeline()).toMatchObject({ lagSeconds: 12, unreachableSince: since });
+    expect(lagMails().length).toBe(mailsBefore);
+    // Two minutes on, still cut off: the lag (125 s) is under 5 minutes, the alert goes anyway.
+    offsetMs += 113_000;
+    await beat(125, 123);
+    expect((await timeline()).unreachableSince).toBe(since); // kept from the outage's first report
+    const mail = await waitUntil(() => lagMails()[mailsBefore], { message: "the unreachable e-mail" });
+    expect(mail.text).toContain(`The agent shipping "shop"'s oplog can't reach the database since ${since}`);
+    const hook = await waitUntil(() => lagHooks()[hooksBefore], { message: "the pitr.lag webhook" });
+    expect(hook.body.lag).toEqual({ databaseId: shopId, databaseName: "shop", seconds: 125, unreachableSince: since });
+    // It answers again: no longer shown.
+    await beat(3);
+    expect((await timeline()).unreachableSince).toBeNull();
   });
 });

@@ -85,6 +85,12 @@ describe("choosing the base backup and the slices", () => {
       [bases.later, pos(112, 0)],
       [bases.afterRollover, pos(905, 0)],
     ]);
+    // What can be restored: from each run's oldest base (not where the chain starts, 900 after
+    // the rollover) to the run's end; 140..150 has no base after the missing slice.
+    expect(body.restorable.map((w: { from: { ts: string }; to: { ts: string } }) => [w.from.ts, w.to.ts])).toEqual([
+      [pos(105, 2), pos(130, 1)],
+      [pos(905, 0), pos(920, 1)],
+    ]);
   });
 
   test("an oplog position inside a slice: the newest base before it and the one slice from there", async () => {
@@ -112,7 +118,8 @@ describe("choosing the base backup and the slices", () => {
   });
 
   test("a moment not covered is refused naming the moments that can be restored", async () => {
-    const ranges = `from ${iso(105)} (${pos(105, 2)}) to ${iso(130)} (${pos(130, 1)}), from ${iso(905)} (${pos(905, 0)}) to ${iso(920)} (${pos(920, 1)})`;
+    // Whole seconds only up to the one before each window's end: an ISO time is its whole second.
+    const ranges = `from ${iso(105)} to ${iso(129)} (oplog positions ${pos(105, 2)} to ${pos(130, 1)}), from ${iso(905)} to ${iso(919)} (oplog positions ${pos(905, 0)} to ${pos(920, 1)})`;
     const cases: [string, string][] = [
       [pos(135, 0), `${iso(135)} (${pos(135, 0)}) is inside a gap`],
       // Slices 140..150 are shipped, but no base backup precedes them without the hole.
@@ -127,6 +134,8 @@ describe("choosing the base backup and the slices", () => {
       expect(status).toBe(422);
       expect(body.message).toBe(`${opening}: "shop" can be restored to a moment ${ranges}.`);
     }
+    // Every second named is accepted, the first and the last of each window.
+    for (const second of [105, 129, 905, 919]) expect((await plan(iso(second))).status).toBe(200);
   });
 
   test("a moment that is neither a time to the second nor an oplog position is refused", async () => {

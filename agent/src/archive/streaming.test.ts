@@ -13,17 +13,25 @@ const ALLOWED_MS = 300_000;
 type RoundTrip = { outputBytes: number; sameBytes: boolean; rssGrowthMiB: number };
 
 describe("streaming at bounded memory", () => {
-  test("256 MiB through encrypt and decrypt (no compression) grows RSS by well under 100 MiB", async () => {
-    const result = await runIsolated<RoundTrip>(probe, "measureRoundTrip", [256 * MiB, "none"]);
-    expect(result.outputBytes).toBe(256 * MiB);
-    expect(result.sameBytes).toBe(true);
-    expect(result.rssGrowthMiB).toBeLessThan(100);
-  }, ALLOWED_MS);
+  test(
+    "256 MiB through encrypt and decrypt (no compression) grows RSS by well under 100 MiB",
+    async () => {
+      const result = await runIsolated<RoundTrip>(probe, "measureRoundTrip", [256 * MiB, "none"]);
+      expect(result.outputBytes).toBe(256 * MiB);
+      expect(result.sameBytes).toBe(true);
+      expect(result.rssGrowthMiB).toBeLessThan(100);
+    },
+    ALLOWED_MS,
+  );
 
-  test("256 MiB through zstd, encrypt, decrypt and unzstd grows RSS by well under 100 MiB", async () => {
-    const result = await runIsolated<RoundTrip>(probe, "measureRoundTrip", [256 * MiB, "zstd"]);
-    expect(result.outputBytes).toBe(256 * MiB);
-    expect(result.sameBytes).toBe(true);
-    expect(result.rssGrowthMiB).toBeLessThan(100);
-  }, ALLOWED_MS);
+  test(
+    "256 MiB through zstd, encrypt, decrypt and unzstd grows RSS by well under 100 MiB",
+    async () => {
+      const result = await runIsolated<RoundTrip>(probe, "measureRoundTrip", [256 * MiB, "zstd"]);
+      expect(result.outputBytes).toBe(256 * MiB);
+      expect(result.sameBytes).toBe(true);
+      expect(result.rssGrowthMiB).toBeLessThan(100);
+    },
+    ALLOWED_MS,
+  );
 });

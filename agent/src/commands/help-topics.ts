@@ -202,8 +202,10 @@ options:
   --no-users-and-roles with a backup of every database (or admin): do not restore admin's
                        users and roles
   --oplog DIR          point-in-time recovery: the oplog slices (.enc.dbvault files) shipped
-                       after the backup; the whole chain is checked (key, database, none
-                       missing, contiguous, covering --until) before anything is changed
+                       after the backup (the restore wizard's "Download for an offline
+                       restore" gives them as a zip: unzip it into DIR); the whole chain is
+                       checked (key, database, none missing, contiguous, covering --until)
+                       before anything is changed
   --until TIME         with --oplog: restore to this moment, an ISO time to the second
                        (2026-11-27T14:37:05Z: every write of that second) or an oplog
                        position seconds,increment (1795760102,22); transactions count whole,

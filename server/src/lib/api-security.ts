@@ -113,6 +113,7 @@ const TOKEN_SCOPE_BY_OPERATION: Record<string, ApiTokenScope> = {
   "GET /api/backups/{id}": "read",
   "GET /api/backups/restores/all": "read",
   "GET /api/pitr/databases/{databaseId}/timeline": "read",
+  "GET /api/pitr/databases/{databaseId}/slices": "read",
   "GET /api/organizations/": "read",
   "GET /api/organizations/current": "read",
   "GET /api/organizations/current/members": "read",
@@ -121,6 +122,8 @@ const TOKEN_SCOPE_BY_OPERATION: Record<string, ApiTokenScope> = {
   "POST /api/backups/{id}/verify": "backup",
   "POST /api/backups/{id}/anomaly/resolve": "backup",
   "GET /api/backups/{id}/download": "backup",
+  "GET /api/pitr/databases/{databaseId}/slices/{sliceId}/download": "backup",
+  "GET /api/pitr/databases/{databaseId}/slices/archive": "backup",
   // restore: restores and restore drills.
   "POST /api/backups/{id}/restore": "restore",
   "POST /api/drills/": "restore",

@@ -228,3 +228,25 @@ describe("entries without a real fixture: updates as $v: 2 diffs, renames", () =
     ).toEqual(["b"]);
   });
 });
+
+test("an idle primary writes mongod's periodic no-op each interval, and none while it is written to", async () => {
+  if (!OPLOG_FIXTURES) return console.warn(FIXTURES_MISSING);
+  const idle = await startReplicaSetWithClient({ periodicNoopIntervalMs: 300 });
+  try {
+    const oplog = idle.server.replicaSet!.oplog;
+    const noops = () =>
+      oplog
+        .readAll()
+        .map((entry) => parseTyped(entry.raw))
+        .filter((entry) => (entry.o as Document | undefined)?.msg === "periodic noop");
+    const [noop] = await waitUntil(() => (noops().length > 0 ? noops() : undefined), { message: "a periodic no-op", timeout: 5_000 });
+    expect(operationPart(noop!)).toBe(operationPart(fixture("create_indexes/oplog.bson", 0)));
+    // Written to more often than the interval: the oplog moves anyway, no no-op is added.
+    const before = noops().length;
+    const until = Date.now() + 1_500;
+    while (Date.now() < until) await idle.client.db("busy").collection("docs").insertOne({ at: Date.now() });
+    expect(noops().length).toBeLessThanOrEqual(before + 1); // one may fall due just before the first write
+  } finally {
+    await stopWithClient(idle);
+  }
+});

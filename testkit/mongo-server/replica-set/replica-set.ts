@@ -14,7 +14,12 @@ export type ReplicaSetOptions = {
   oplogSizeBytes?: number;
   /** Operation bytes a transaction's oplog entry holds before it is split (partialTxn); ~16 MiB. */
   maxTransactionEntryBytes?: number;
+  /** How often the primary writes its periodic no-op when nothing else was written; 10 s as mongod, 0 for never. */
+  periodicNoopIntervalMs?: number;
 };
+
+/** mongod's `periodicNoopIntervalSecs` default: an idle primary's oplog still moves every 10 s. */
+export const PERIODIC_NOOP_INTERVAL_MS = 10_000;
 
 /** How long a stepped-down member stays a secondary before it is elected again. */
 const ELECTION_DELAY_MS = 100;
@@ -30,12 +35,25 @@ export class ReplicaSet {
   private readonly processId = new ObjectId();
   private topologyCounter = 0;
   private readonly topologyListeners = new Set<() => void>();
+  private readonly noopTimer: ReturnType<typeof setInterval> | undefined;
 
   constructor(state: ServerState, options: ReplicaSetOptions) {
     this.name = options.name;
     this.oplog = new Oplog(state, options.oplogSizeBytes ?? DEFAULT_OPLOG_SIZE_BYTES, () => this.term);
     this.oplog.append({ op: "n", ns: "", o: { msg: "initiating set" } });
     this.transactions = new Transactions(this.oplog, options.maxTransactionEntryBytes ?? DEFAULT_TRANSACTION_ENTRY_BYTES);
+    // As mongod's NoopWriter: each interval, a primary whose newest entry is the one it saw last
+    // time writes {msg: "periodic noop"}, so readers of an idle oplog (majority reads, change
+    // streams, oplog shipping) still see time move on.
+    const every = options.periodicNoopIntervalMs ?? PERIODIC_NOOP_INTERVAL_MS;
+    if (every > 0) {
+      let seen = this.oplog.lastOpTime;
+      this.noopTimer = setInterval(() => {
+        if (this.isPrimary && this.oplog.lastOpTime === seen) this.oplog.append({ op: "n", ns: "", o: { msg: "periodic noop" } });
+        seen = this.oplog.lastOpTime;
+      }, every);
+      this.noopTimer.unref?.();
+    }
   }
 
   /** `{processId, counter}`: an awaitable hello waits while the client's copy is current. */
@@ -86,6 +104,7 @@ export class ReplicaSet {
   /** Releases every waiting hello (the server is stopping). */
   close(): void {
     clearTimeout(this.election);
+    clearInterval(this.noopTimer);
     this.wakeTopologyListeners();
   }
 

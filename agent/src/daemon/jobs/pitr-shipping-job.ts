@@ -12,6 +12,11 @@ import { describeError, type JobContext } from "../job-context.ts";
 import type { ShippingTarget } from "../runtime.ts";
 
 const RECONNECT_DELAY_MS = 5_000;
+/**
+ * Every reply the shipper awaits (a tail's getMore waits 1 s at most) comes well within this; past
+ * it the link is taken as cut and the tail reopened, rather than waiting on it for ever.
+ */
+const SHIPPING_SOCKET_TIMEOUT_MS = 30_000;
 
 /** What the server is told of a slice (never its entries). */
 export function describeSliceForUpload(name: string, slice: SpooledSlice): SliceUploadQuery {
@@ -68,9 +73,9 @@ export function createPitrShipping(job: JobContext) {
         else if (!shippers.has(name) && !job.signal.aborted) shippers.set(name, start(target));
       }
     },
-    /** Each shipped database's lag, for the heartbeat. */
-    lagReport(): { database: string; seconds: number }[] {
-      return [...shippers].map(([database, shipper]) => ({ database, seconds: shipper.lag.seconds() }));
+    /** Each shipped database's lag, and how long it has not answered when it does not, for the heartbeat. */
+    lagReport(): { database: string; seconds: number; unreachableSeconds?: number }[] {
+      return [...shippers].map(([database, shipper]) => ({ database, ...shipper.lag.report() }));
     },
     /** Resolves once every shipper has ended (after the daemon's abort); what was not sealed is read again next start. */
     async stopped(): Promise<void> {
@@ -91,7 +96,11 @@ async function runShipper(job: JobContext, target: ShippingTarget, signal: Abort
   while (!signal.aborted) {
     let client: MongoClient | undefined;
     try {
-      client = await connectClient(target.uri);
+      client = await connectClient(target.uri, undefined, SHIPPING_SOCKET_TIMEOUT_MS).catch((error) => {
+        // Nothing can be confirmed of a database not reached: its lag grows from here.
+        lag.unreachable();
+        throw error;
+      });
       runtime.log("shipping the oplog (point-in-time recovery)", { databaseName: target.name });
       await shipOplog({
         client,

@@ -8,14 +8,16 @@ import { AGENT_VERSION } from "../agent-version.ts";
 /**
  * Connects to the server (checking it answers); throws DumpError "connect-failed". The server is
  * looked for 15 s, or `selectionTimeoutMs` (a quick check while someone waits), unless the
- * connection string says otherwise.
+ * connection string says otherwise. `socketTimeoutMs`: a reply awaited longer fails (the driver
+ * waits forever by default, which a silently cut link turns into a hang).
  */
-export async function connectClient(uri: string, selectionTimeoutMs = 15_000): Promise<MongoClient> {
+export async function connectClient(uri: string, selectionTimeoutMs = 15_000, socketTimeoutMs?: number): Promise<MongoClient> {
   const host = describeUriHosts(uri);
   let client: MongoClient;
   try {
     const timeout = /[?&]serverSelectionTimeoutMS=/i.test(uri) ? {} : { serverSelectionTimeoutMS: selectionTimeoutMs };
-    client = new MongoClient(uri, { appName: `dbvault-agent ${AGENT_VERSION}`, ...timeout });
+    const socket = socketTimeoutMs === undefined || /[?&]socketTimeoutMS=/i.test(uri) ? {} : { socketTimeoutMS: socketTimeoutMs };
+    client = new MongoClient(uri, { appName: `dbvault-agent ${AGENT_VERSION}`, ...timeout, ...socket });
   } catch (cause) {
     throw new DumpError("connect-failed", `the connection string is not valid: ${describeDriverError(cause, uri)}`, {
       hint: "check the uri of this database in the config file",

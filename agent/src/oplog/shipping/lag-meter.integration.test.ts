@@ -26,7 +26,7 @@ test("lag grows while slices cannot be uploaded and is 0 once the server has the
   const lag = createLagMeter();
   await mkdir(join(dir, "server"), { recursive: true });
   await writeFile(join(dir, "server", SINK_DOWN_FILE), "");
-  const shipping = shipToDirectory(rs.client, "shop", Buffer.alloc(32, 7), dir, { lag, retryDelayMs: 50 });
+  const shipping = shipToDirectory(rs.client, "shop", Buffer.alloc(32, 7), dir, { lag, retryDelayMs: 50, databaseHeartbeatMs: 200 });
   const orders = rs.client.db("shop").collection("orders");
   let n = 0;
   try {

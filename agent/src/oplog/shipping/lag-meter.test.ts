@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { createManualClock } from "../../../../testkit/manual-clock.ts";
 import { createLagMeter } from "./lag-meter.ts";
 
 const at = (t: number, i = 1) => ({ t, i });
@@ -34,5 +35,34 @@ describe("the shipping lag meter", () => {
     expect(lag.seconds()).toBe(30);
     lag.restart();
     expect(lag.seconds()).toBe(0);
+  });
+
+  test("confirmed by the database, it counts the time since the last answer; unanswered, it grows and says since when", () => {
+    const { clock, advance } = createManualClock();
+    const lag = createLagMeter(clock.now);
+    lag.read(at(100), false);
+    lag.confirm(at(100));
+    advance(2_000);
+    expect(lag.report()).toEqual({ seconds: 2 });
+    lag.confirm(at(102));
+    expect(lag.report()).toEqual({ seconds: 2 }); // the database is 2 s ahead of what was read
+    lag.read(at(102), false);
+    expect(lag.seconds()).toBe(0);
+    // Cut off: nothing answers and nothing is read while the application writes on.
+    lag.unreachable();
+    advance(420_000);
+    lag.unreachable();
+    expect(lag.report()).toEqual({ seconds: 420, unreachableSeconds: 420 });
+    lag.confirm(at(530));
+    expect(lag.report()).toEqual({ seconds: 428 }); // answering again, 428 s of oplog still to read
+  });
+
+  test("a database down since the start is behind by the time since the start", () => {
+    const { clock, advance } = createManualClock();
+    const lag = createLagMeter(clock.now);
+    advance(30_000);
+    lag.unreachable();
+    advance(60_000);
+    expect(lag.report()).toEqual({ seconds: 90, unreachableSeconds: 60 });
   });
 });

@@ -9,6 +9,7 @@ import type { MongoClient } from "mongodb";
 import { collectGarbageNow, createMemoryPacer } from "../../archive/index.ts";
 import { compareOplogTimes, type OplogTime, SLICE_MAX_AGE_MS, SLICE_MAX_ENTRY_BYTES } from "../../../../protocol/pitr.ts";
 import { createEntryFilter } from "./entry-filter.ts";
+import { startDatabaseHeartbeat } from "./database-heartbeat.ts";
 import type { LagMeter } from "./lag-meter.ts";
 import { openOplogTail, readOplogBounds } from "./oplog-cursor.ts";
 import { SliceBuilder } from "./slice-builder.ts";
@@ -29,14 +30,16 @@ export interface ShipOplogOptions {
   maxAgeMs?: number;
   /** Seal before the entries would pass this many bytes; SLICE_MAX_ENTRY_BYTES unless told otherwise. */
   maxEntryBytes?: number;
-  /** An idle database still seals an empty slice this often, so its covered time moves on; 60 s unless told otherwise. */
+  /** An idle database still seals an empty slice this often, so its covered time moves on; IDLE_SEAL_MS unless told otherwise. */
   idleSealMs?: number;
   /** Wait before reopening the tail after an error. */
   retryDelayMs?: number;
   /** Hears each slice as it is spooled (tests, lag). */
   onSealed?: (slice: SpooledSlice) => void;
-  /** Measures the shipping lag the heartbeat reports. */
+  /** Measures the shipping lag the heartbeat reports; with it, the database is asked how far its oplog goes. */
   lag?: LagMeter;
+  /** How often the database is asked (database-heartbeat.ts); DATABASE_HEARTBEAT_MS unless told otherwise. */
+  databaseHeartbeatMs?: number;
   now?: () => number;
 }
 
@@ -45,21 +48,39 @@ class RolloverError extends Error {}
 
 const CAPPED_POSITION_LOST = 136;
 
+/**
+ * An idle database's empty slice is sealed this often, so its restorable end keeps up with the
+ * present: with mongod's periodic no-op every 10 s moving the oplog, "now" is restorable within
+ * 40 s (and within a minute once uploaded) however long nothing is written.
+ */
+export const IDLE_SEAL_MS = 30_000;
+
 /** Ships until `signal` aborts; resolves then (what was gathered but not sealed is read again next time). */
 export async function shipOplog(options: ShipOplogOptions): Promise<void> {
-  const { client, database, store, signal, log } = options;
-  const now = options.now ?? Date.now;
-  const maxAgeMs = options.maxAgeMs ?? SLICE_MAX_AGE_MS;
-  const maxEntryBytes = options.maxEntryBytes ?? SLICE_MAX_ENTRY_BYTES;
-  const idleSealMs = options.idleSealMs ?? 60_000;
+  const { client, store, signal, log } = options;
   const { position: saved, pending } = await store.load();
   const uploader = createSliceUploader({ store, upload: options.upload, signal, log, onStored: (slice) => options.lag?.shipped(slice) });
-  options.lag?.restart();
+  options.lag?.restart(saved?.end);
   for (const slice of pending) {
     options.lag?.waiting(slice);
     uploader.enqueue(slice);
   }
+  const heartbeat = options.lag ? startDatabaseHeartbeat({ client, lag: options.lag, log, intervalMs: options.databaseHeartbeatMs }) : undefined;
+  try {
+    await tailAndShip(options, uploader, saved);
+  } finally {
+    heartbeat?.stop();
+    await uploader.stop();
+  }
+}
 
+/** The tail loop: reads, seals and hands slices to the uploader until `signal` aborts. */
+async function tailAndShip(options: ShipOplogOptions, uploader: ReturnType<typeof createSliceUploader>, saved: ChainPosition | undefined): Promise<void> {
+  const { client, database, store, signal, log } = options;
+  const now = options.now ?? Date.now;
+  const maxAgeMs = options.maxAgeMs ?? SLICE_MAX_AGE_MS;
+  const maxEntryBytes = options.maxEntryBytes ?? SLICE_MAX_ENTRY_BYTES;
+  const idleSealMs = options.idleSealMs ?? IDLE_SEAL_MS;
   let position = saved ?? (await startChain(options, "started"));
   const keep = createEntryFilter(database);
   // Every entry read (kept or not) leaves its reply bytes and its parsed fields to the collector,
@@ -110,7 +131,11 @@ export async function shipOplog(options: ShipOplogOptions): Promise<void> {
           }
           const age = builder.startedAt === undefined ? 0 : now() - builder.startedAt;
           const moved = compareOplogTimes(readThrough, builder.place.start) > 0;
-          if ((builder.entryCount > 0 && age >= maxAgeMs) || (moved && builder.entryCount === 0 && now() - lastSealAt >= idleSealMs)) await seal();
+          // A chain's first slice goes as soon as the oplog moves: it is what tells the server of
+          // the new chain (a rollover's gap, the new base backup), which must not wait for a seal.
+          const opensChain = position.nextSequence === 0 && moved;
+          if (opensChain || (builder.entryCount > 0 && age >= maxAgeMs) || (moved && builder.entryCount === 0 && now() - lastSealAt >= idleSealMs))
+            await seal();
         }
       } finally {
         signal.removeEventListener("abort", stop);
@@ -138,7 +163,6 @@ export async function shipOplog(options: ShipOplogOptions): Promise<void> {
       await tail?.close();
     }
   }
-  await uploader.stop();
 }
 
 /** Starts a chain after the oplog's newest entry and saves it, so a restart before its first slice keeps it. */

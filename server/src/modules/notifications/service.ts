@@ -237,10 +237,21 @@ export async function notifyPitrGap(ctx: AppContext, organizationId: string, gap
 export async function notifyPitrLag(ctx: AppContext, organizationId: string, lag: PitrLagFacts) {
   const minutes = Math.floor(lag.seconds / 60);
   await Promise.all([
-    notifyUser(ctx, organizationId, "notifyBackupFailure", `Point-in-time recovery behind: ${lag.databaseName}`, [
-      `The agent shipping "${lag.databaseName}"'s oplog is ${minutes} minute${minutes === 1 ? "" : "s"} behind: the latest writes cannot be restored to the second until it catches up.`,
-      "Check the agent's log (`dbvault-agent run`) for upload errors, and that its server reaches DBVault. You hear again only if it falls behind after catching up.",
-    ]),
+    notifyUser(
+      ctx,
+      organizationId,
+      "notifyBackupFailure",
+      `Point-in-time recovery behind: ${lag.databaseName}`,
+      lag.unreachableSince
+        ? [
+            `The agent shipping "${lag.databaseName}"'s oplog can't reach the database since ${lag.unreachableSince}: writes made since then cannot be restored until it answers again.`,
+            "Check that the database is running and reachable from the agent's machine (the agent's log, `dbvault-agent run`, says what failed). You hear again only if it falls behind after catching up.",
+          ]
+        : [
+            `The agent shipping "${lag.databaseName}"'s oplog is ${minutes} minute${minutes === 1 ? "" : "s"} behind: the latest writes cannot be restored to the second until it catches up.`,
+            "Check the agent's log (`dbvault-agent run`) for upload errors, and that its server reaches DBVault. You hear again only if it falls behind after catching up.",
+          ],
+    ),
     publishEvent(ctx, organizationId, { event: "pitr.lag", lag }),
   ]);
 }

@@ -6,7 +6,8 @@ import type { AppContext } from "../../context";
 import { notFound } from "../../lib/errors";
 import { findBaseBackups } from "./bases";
 import { describeOplogPosition } from "./gaps";
-import { freshPitrLag } from "./lag-figure";
+import { freshPitrLag, freshPitrUnreachableSince } from "./lag-figure";
+import { restorableWindows } from "./restore-plan";
 import { buildTimeline } from "./timeline";
 
 export { receiveSlice } from "./receive-slice";
@@ -14,7 +15,13 @@ export { receiveSlice } from "./receive-slice";
 /** The covered ranges and gaps of one of the user's databases; 404 for a database of another account. */
 export async function getTimeline(ctx: AppContext, organizationId: string, databaseId: string) {
   const [database] = await ctx.db
-    .select({ id: databases.id, name: databases.name, pitrLagSeconds: databases.pitrLagSeconds, pitrLagReportedAt: databases.pitrLagReportedAt })
+    .select({
+      id: databases.id,
+      name: databases.name,
+      pitrLagSeconds: databases.pitrLagSeconds,
+      pitrLagReportedAt: databases.pitrLagReportedAt,
+      pitrUnreachableSince: databases.pitrUnreachableSince,
+    })
     .from(databases)
     .where(and(eq(databases.id, databaseId), eq(databases.organizationId, organizationId)));
   if (!database) throw notFound("Database");
@@ -36,8 +43,10 @@ export async function getTimeline(ctx: AppContext, organizationId: string, datab
     })),
     gaps: gaps.map((gap) => ({ from: describeOplogPosition(gap.from), to: describeOplogPosition(gap.to), reason: gap.reason })),
     bases: bases.map((base) => ({ id: base.id, consistentAt: describeOplogPosition(base.consistentAt) })),
+    restorable: restorableWindows(bases, slices).map((window) => ({ from: describeOplogPosition(window.from), to: describeOplogPosition(window.to) })),
     slices: slices.length,
     lagSeconds: freshPitrLag(database, ctx.now()) ?? null,
+    unreachableSince: freshPitrUnreachableSince(database, ctx.now())?.toISOString() ?? null,
     bytes: slices.reduce((sum, slice) => sum + slice.size, 0),
   };
 }

@@ -65,8 +65,23 @@ function notCovered(databaseName: string, until: bigint, windows: { from: bigint
     );
   }
   const where = until < windows[0]!.from ? "before the oldest base backup" : until > windows.at(-1)!.to ? "after the newest shipped oplog" : "inside a gap";
-  const ranges = windows.map((window) => `from ${describe(window.from)} to ${describe(window.to)}`).join(", ");
+  const ranges = windows.map(describeWindow).join(", ");
   return new AppError(422, "BAD_REQUEST", `${describe(until)} is ${where}: "${databaseName}" can be restored to a moment ${ranges}.`);
+}
+
+const isoSecond = (seconds: bigint) => new Date(Number(seconds) * 1000).toISOString().replace(".000Z", "Z");
+
+/**
+ * A window as the wizard offers it: the whole seconds it holds (an ISO time means the last
+ * position of its second, so the window's last second is the one before its end's), then its
+ * exact positions for the "t,i" form. A window inside one second has positions only.
+ */
+function describeWindow(window: { from: bigint; to: bigint }): string {
+  const positions = `${describeOplogPosition(window.from).ts} to ${describeOplogPosition(window.to).ts}`;
+  const first = window.from >> 32n;
+  const last = (window.to >> 32n) - 1n;
+  if (last < first) return `between the oplog positions ${positions}`;
+  return `from ${isoSecond(first)} to ${isoSecond(last)} (oplog positions ${positions})`;
 }
 
 /**

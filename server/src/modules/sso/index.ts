@@ -94,19 +94,14 @@ export const ssoSettingsController = (ctx: AppContext) =>
       response: { 200: ssoAnswers.connection },
       detail: { summary: "Save the organization's single sign-on (owners); the issuer is checked by discovery (400 not OIDC, 502 unreachable)" },
     })
-    .post(
-      "/domains/verify",
-      ({ user, organization, body }) => proveDomainByDns(ctx, organization.id, body.domain, actorOf(user, organization)),
-      {
-        auth: true,
-        body: ssoModel.domain,
-        response: { 200: ssoAnswers.verifiedDomains },
-        detail: {
-          summary:
-            "Prove the organization owns an SSO domain (owners): DBVault looks up the TXT record `domainRecord` names; only proved domains sign anyone in",
-        },
+    .post("/domains/verify", ({ user, organization, body }) => proveDomainByDns(ctx, organization.id, body.domain, actorOf(user, organization)), {
+      auth: true,
+      body: ssoModel.domain,
+      response: { 200: ssoAnswers.verifiedDomains },
+      detail: {
+        summary: "Prove the organization owns an SSO domain (owners): DBVault looks up the TXT record `domainRecord` names; only proved domains sign anyone in",
       },
-    )
+    })
     .delete("/", ({ user, organization }) => removeConnection(ctx, { user, organization }), {
       auth: true,
       response: { 200: messageAnswer },

@@ -60,8 +60,11 @@ export type PitrGapFacts = {
   reason: "rollover" | "restarted" | "missing";
 };
 
-/** A database's oplog shipping fell behind (or, with seconds back under the threshold, caught up). */
-export type PitrLagFacts = { databaseId: string; databaseName: string; seconds: number };
+/**
+ * A database's oplog shipping fell behind (or, with seconds back under the threshold, caught up);
+ * `unreachableSince`: its agent cannot reach the database itself since then.
+ */
+export type PitrLagFacts = { databaseId: string; databaseName: string; seconds: number; unreachableSince?: string };
 
 /** One copy in the customer's bucket the daily check found gone or changed: where, and what it found. */
 export type CopyFacts = { backupId: string; databaseName: string; destination: string; key: string; detail: string };

@@ -53,7 +53,9 @@ export function describeEvent(event: DeliveredEvent): string {
     case "pitr.gap":
       return `:warning: Point-in-time recovery of ${name(event.gap.databaseName)} has a gap from ${event.gap.from.at} to ${event.gap.to.at} (${event.gap.reason}): take a full backup now.`;
     case "pitr.lag":
-      return `:hourglass: Point-in-time recovery of ${name(event.lag.databaseName)} is ${event.lag.seconds} s behind: its agent cannot ship the oplog fast enough, or cannot reach DBVault.`;
+      return event.lag.unreachableSince
+        ? `:hourglass: Point-in-time recovery of ${name(event.lag.databaseName)} is ${event.lag.seconds} s behind: its agent can't reach the database since ${event.lag.unreachableSince}.`
+        : `:hourglass: Point-in-time recovery of ${name(event.lag.databaseName)} is ${event.lag.seconds} s behind: its agent cannot ship the oplog fast enough, or cannot reach DBVault.`;
     case "copy.missing":
     case "copy.changed":
       return `:rotating_light: ${copiesLine(event.copies, event.event === "copy.missing" ? "gone from" : "changed in")}: check who can write to the bucket.`;

@@ -6,6 +6,9 @@ import { type Answer, answerOf, api } from "../../../lib/api-client";
 export const timelineRequest = (databaseId: string) => api.pitr.databases({ databaseId }).timeline.get();
 export const restorePlanRequest = (databaseId: string, at: string) => api.restores["point-in-time"].plan.get({ query: { databaseId, at } });
 export type RestorePlan = Answer<typeof restorePlanRequest>;
+/** The zip of the slices holding [from, to] (positions "t,i"), for an offline restore. */
+export const sliceArchiveRequest = (databaseId: string, from: string, to: string) =>
+  api.pitr.databases({ databaseId }).slices.archive.get({ query: { from, to } });
 
 export function useTimeline(databaseId: string | null) {
   return useQuery({

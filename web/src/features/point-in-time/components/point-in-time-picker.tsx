@@ -1,5 +1,6 @@
 // The restore wizard's "A point in time" choice: the database's timeline (base backups as marks,
-// covered ranges, gaps in red), a date and time to the second that only accepts covered moments,
+// what can be restored in green, what cannot in red), a date and time to the second that only
+// accepts restorable moments,
 // and what the restore will use, as the server's dry run answers.
 import { useEffect, useId, useState } from "react";
 import { Alert } from "../../../components/ui/alert";
@@ -9,6 +10,7 @@ import { cn } from "../../../lib/cn";
 import { formatDateTimeToSecond } from "../../../lib/format-date";
 import { readErrorMessage } from "../../../lib/api-client";
 import { type RestorePlan, useRestorePlan, useTimeline } from "../api/pitr-api";
+import { OfflineRestore } from "./offline-restore";
 import { inputFromMoment, isCovered, layoutTimeline, momentFromInput, pickerBounds } from "../utils/timeline-layout";
 
 type Props = {
@@ -23,7 +25,7 @@ export function PointInTimePicker({ databaseId, onChange }: Props) {
   const [value, setValue] = useState("");
   const baseTimes = timeline.data?.bases.map((base) => base.consistentAt.at) ?? [];
   const moment = momentFromInput(value);
-  const covered = timeline.data && moment ? isCovered(timeline.data, baseTimes, moment) : false;
+  const covered = timeline.data && moment ? isCovered(timeline.data, moment) : false;
   const plan = useRestorePlan(databaseId, covered ? moment : null);
   const current = covered && plan.data && !plan.isPlaceholderData ? plan.data : null;
   const chosenAt = current ? moment : null;
@@ -34,7 +36,7 @@ export function PointInTimePicker({ databaseId, onChange }: Props) {
 
   if (timeline.isPending) return <p className="text-slate-500">Loading the timeline...</p>;
   if (timeline.isError || !timeline.data) return <Alert>Failed to load the point-in-time timeline. Close and try again.</Alert>;
-  const bounds = pickerBounds(timeline.data, baseTimes);
+  const bounds = pickerBounds(timeline.data);
   if (!bounds) {
     return (
       <Alert tone="warning" title="Nothing to restore to yet">
@@ -49,7 +51,7 @@ export function PointInTimePicker({ databaseId, onChange }: Props) {
       : !moment
         ? "Enter a date and a time to the second."
         : !covered
-          ? "This moment is not covered: choose a time in a green range, after a base backup."
+          ? "This moment cannot be restored: choose a time in a green range."
           : null;
 
   return (
@@ -61,7 +63,7 @@ export function PointInTimePicker({ databaseId, onChange }: Props) {
               key={`${segment.kind}-${segment.from}`}
               className={cn("absolute top-1 h-4 rounded-sm", segment.kind === "covered" ? "bg-emerald-500" : "bg-red-500")}
               style={{ left: `${segment.left}%`, width: `${segment.width}%` }}
-              title={`${segment.kind === "covered" ? "Covered" : "Gap"}: ${formatDateTimeToSecond(segment.from)} to ${formatDateTimeToSecond(segment.to)}`}
+              title={`${segment.kind === "covered" ? "Restorable" : "Cannot be restored"}: ${formatDateTimeToSecond(segment.from)} to ${formatDateTimeToSecond(segment.to)}`}
               data-testid={segment.kind === "covered" ? "pitr-range" : "pitr-gap"}
             />
           ))}
@@ -76,7 +78,8 @@ export function PointInTimePicker({ databaseId, onChange }: Props) {
           ))}
         </div>
         <p className="mt-1 text-xs text-slate-500">
-          Green: covered. Red: gaps. Marks: base backups. Restorable from {formatDateTimeToSecond(bounds.min)} to {formatDateTimeToSecond(bounds.max)}.
+          Green: can be restored. Red: cannot (a gap, or oplog with no base backup before it). Marks: base backups. Restorable from{" "}
+          {formatDateTimeToSecond(bounds.min)} to {formatDateTimeToSecond(bounds.max)}.
         </p>
       </div>
       <div>
@@ -109,6 +112,7 @@ export function PointInTimePicker({ databaseId, onChange }: Props) {
           {current.slices.count === 1 ? "" : "s"}, replayed up to {formatDateTimeToSecond(moment)}.
         </p>
       ) : null}
+      {current ? <OfflineRestore databaseId={databaseId} plan={current} /> : null}
     </div>
   );
 }

@@ -9,23 +9,30 @@ const timeline: Timeline = {
     { from: pos(200), to: pos(300) },
   ],
   gaps: [{ from: pos(100), to: pos(200), reason: "rollover" }],
+  // As the server answers for bases at 10 and 250: from each run's oldest base to the run's end.
+  restorable: [
+    { from: pos(10), to: pos(100) },
+    { from: pos(250), to: pos(300) },
+  ],
 };
 const bases = [at(10), at(250)];
 
 test("a second is accepted after a base inside its range and before the range's last second", () => {
-  expect(isCovered(timeline, bases, at(10))).toBe(true);
-  expect(isCovered(timeline, bases, at(99))).toBe(true);
-  expect(isCovered(timeline, bases, at(5))).toBe(false); // before the oldest base
-  expect(isCovered(timeline, bases, at(100))).toBe(false); // the range's last second
-  expect(isCovered(timeline, bases, at(150))).toBe(false); // inside the gap
-  expect(isCovered(timeline, bases, at(220))).toBe(false); // no base yet in the second range
-  expect(isCovered(timeline, bases, at(260))).toBe(true);
-  expect(isCovered(timeline, bases, at(300))).toBe(false);
+  expect(isCovered(timeline, at(10))).toBe(true);
+  expect(isCovered(timeline, at(99))).toBe(true);
+  expect(isCovered(timeline, at(5))).toBe(false); // before the oldest base
+  expect(isCovered(timeline, at(100))).toBe(false); // the range's last second
+  expect(isCovered(timeline, at(150))).toBe(false); // inside the gap
+  expect(isCovered(timeline, at(220))).toBe(false); // no base yet in the second range
+  expect(isCovered(timeline, at(260))).toBe(true);
+  expect(isCovered(timeline, at(300))).toBe(false);
 });
 
 test("the picker's bounds run from the oldest usable base to the last covered second", () => {
-  expect(pickerBounds(timeline, bases)).toEqual({ min: at(10), max: at(299) });
-  expect(pickerBounds(timeline, [])).toBeNull();
+  expect(pickerBounds(timeline)).toEqual({ min: at(10), max: at(299) });
+  expect(pickerBounds({ ...timeline, restorable: [] })).toBeNull();
+  // A window inside one second holds no whole second.
+  expect(pickerBounds({ ...timeline, restorable: [{ from: { ts: "1,1", at: at(5) }, to: { ts: "1,9", at: at(5) } }] })).toBeNull();
 });
 
 test("a datetime-local value to the second is read as local time and written back the same", () => {
@@ -37,12 +44,13 @@ test("a datetime-local value to the second is read as local time and written bac
   expect(momentFromInput("2026-11-27")).toBeNull();
 });
 
-test("the bar places ranges, gaps in between and base marks by time", () => {
+test("the bar draws what can be restored: after a rollover, red runs to the new chain's first base, not its start", () => {
   const { segments, marks } = layoutTimeline(timeline, bases);
   expect(segments.map((s) => [s.kind, Math.round(s.left), Math.round(s.width)])).toEqual([
-    ["covered", 0, 33],
-    ["covered", 67, 33],
-    ["gap", 33, 33],
+    ["gap", 0, 3],
+    ["covered", 3, 30],
+    ["gap", 33, 50],
+    ["covered", 83, 17],
   ]);
   expect(marks.map((m) => Math.round(m.left))).toEqual([3, 83]);
 });

@@ -2,7 +2,9 @@
 // as shares of one bar, and whether a chosen second is one the picker accepts. Pure.
 
 export type Position = { ts: string; at: string };
-export type Timeline = { ranges: { from: Position; to: Position }[]; gaps: { from: Position; to: Position; reason: string }[] };
+type Window = { from: Position; to: Position };
+/** What the wizard reads of the server's timeline: what was shipped, its gaps, and what can be restored. */
+export type Timeline = { ranges: Window[]; gaps: (Window & { reason: string })[]; restorable: Window[] };
 
 const seconds = (iso: string) => Math.floor(Date.parse(iso) / 1000);
 
@@ -23,27 +25,23 @@ export function inputFromMoment(iso: string): string {
 }
 
 /**
- * Whether every write of that second is shipped and a base backup precedes it: the second lies
- * in a covered range after a base consistent inside it, and before the range's last second (the
- * rest of which may not be shipped yet). The server decides; this keeps the picker honest.
+ * The whole seconds each restorable window holds: from its base's second to the second before its
+ * end's (an ISO time means every write of its second, and the rest of the end's second may not be
+ * shipped yet). A window inside one second holds none.
  */
-export function isCovered(timeline: Timeline, baseTimes: string[], moment: string): boolean {
-  const at = seconds(moment);
-  return timeline.ranges.some((range) => {
-    const from = seconds(range.from.at);
-    const to = seconds(range.to.at);
-    return at < to && baseTimes.some((base) => seconds(base) >= from && seconds(base) < to && seconds(base) <= at);
-  });
+function restorableSeconds(timeline: Timeline): { from: number; to: number }[] {
+  return timeline.restorable.map((window) => ({ from: seconds(window.from.at), to: seconds(window.to.at) - 1 })).filter((window) => window.to >= window.from);
 }
 
-/** The earliest and latest seconds the picker offers: from the oldest base in a range to the last covered second. */
-export function pickerBounds(timeline: Timeline, baseTimes: string[]): { min: string; max: string } | null {
-  const covered = timeline.ranges.flatMap((range) => {
-    const from = seconds(range.from.at);
-    const to = seconds(range.to.at);
-    const bases = baseTimes.map(seconds).filter((base) => base >= from && base < to);
-    return bases.length > 0 ? [{ from: Math.min(...bases), to: to - 1 }] : [];
-  });
+/** Whether the second is one the server restores to (the same windows its 422 names). The server decides; this keeps the picker honest. */
+export function isCovered(timeline: Timeline, moment: string): boolean {
+  const at = seconds(moment);
+  return restorableSeconds(timeline).some((window) => window.from <= at && at <= window.to);
+}
+
+/** The earliest and latest seconds the picker offers. */
+export function pickerBounds(timeline: Timeline): { min: string; max: string } | null {
+  const covered = restorableSeconds(timeline);
   if (covered.length === 0) return null;
   const iso = (value: number) => new Date(value * 1000).toISOString();
   return { min: iso(Math.min(...covered.map((c) => c.from))), max: iso(Math.max(...covered.map((c) => c.to))) };
@@ -51,22 +49,37 @@ export function pickerBounds(timeline: Timeline, baseTimes: string[]): { min: st
 
 export type BarSegment = { kind: "covered" | "gap"; left: number; width: number; from: string; to: string };
 
-/** The ranges, gaps and base marks as percentages of a bar from the earliest to the latest time shown. */
+/**
+ * The bar from the first shipped time to the last: what can be restored in green ("covered"), and
+ * every stretch between that cannot in red ("gap"), be it a gap in the oplog or shipped oplog with
+ * no base backup before it (after a rollover, until the new chain's first backup). Base marks by time.
+ */
 export function layoutTimeline(timeline: Timeline, baseTimes: string[]): { segments: BarSegment[]; marks: { left: number; at: string }[] } {
-  const times = [...timeline.ranges.flatMap((r) => [r.from.at, r.to.at]), ...baseTimes].map(seconds);
+  const times = [...timeline.ranges.flatMap((r) => [r.from.at, r.to.at]), ...timeline.restorable.flatMap((r) => [r.from.at, r.to.at]), ...baseTimes].map(
+    seconds,
+  );
   if (times.length === 0) return { segments: [], marks: [] };
   const start = Math.min(...times);
-  const span = Math.max(1, Math.max(...times) - start);
-  const share = (iso: string) => ((seconds(iso) - start) / span) * 100;
-  const segment = (kind: BarSegment["kind"], from: Position, to: Position): BarSegment => ({
+  const end = Math.max(...times);
+  const span = Math.max(1, end - start);
+  const share = (at: number) => ((at - start) / span) * 100;
+  const iso = (at: number) => new Date(at * 1000).toISOString();
+  const segment = (kind: BarSegment["kind"], from: number, to: number): BarSegment => ({
     kind,
-    left: share(from.at),
-    width: Math.max(0.5, share(to.at) - share(from.at)),
-    from: from.at,
-    to: to.at,
+    left: share(from),
+    width: Math.max(0.5, share(to) - share(from)),
+    from: iso(from),
+    to: iso(to),
   });
-  return {
-    segments: [...timeline.ranges.map((r) => segment("covered", r.from, r.to)), ...timeline.gaps.map((g) => segment("gap", g.from, g.to))],
-    marks: baseTimes.map((at) => ({ left: share(at), at })),
-  };
+  const windows = timeline.restorable.map((w) => ({ from: seconds(w.from.at), to: seconds(w.to.at) })).sort((a, b) => a.from - b.from);
+  const segments: BarSegment[] = [];
+  let cursor = Math.min(...timeline.ranges.map((r) => seconds(r.from.at)), ...windows.map((w) => w.from));
+  for (const window of windows) {
+    if (window.from > cursor) segments.push(segment("gap", cursor, window.from));
+    segments.push(segment("covered", window.from, window.to));
+    cursor = Math.max(cursor, window.to);
+  }
+  const shippedEnd = Math.max(...timeline.ranges.map((r) => seconds(r.to.at)), cursor);
+  if (shippedEnd > cursor) segments.push(segment("gap", cursor, shippedEnd));
+  return { segments, marks: baseTimes.map((at) => ({ left: share(seconds(at)), at })) };
 }

@@ -1,0 +1,1 @@
+ALTER TABLE "databases" ADD COLUMN "pitr_unreachable_since" timestamp with time zone;
