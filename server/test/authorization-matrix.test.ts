@@ -213,6 +213,42 @@ describe("never across organizations", () => {
   });
 });
 
+describe("a hostile owner of a shared team", () => {
+  test("reaches nothing of a member's personal organization, by its ids or by naming it, with a session or an all-scope token", async () => {
+    // The viewer's own organization (its id is the account's): what a team's owner must never see.
+    const member = members.viewer;
+    const personal = { id: member.id, databaseName: "viewer-private-db", ...(await seedData(member.id, "viewer-private-db", "viewer-home-agent")) };
+    const owner = members.owner;
+    const created = await server.call("POST", "/api/user/api-tokens", {
+      token: owner.token,
+      headers: { "X-Organization-Id": team.id },
+      body: { name: "everything", scopes: ["read", "backup", "restore", "admin"], expiresInDays: 30, password: owner.password },
+    });
+    expect(created.status).toBe(201);
+    const secrets = [personal.databaseName, personal.backupId, personal.agentId, "viewer-home-agent"];
+    for (const [caller, credential] of [
+      ["session", owner.token],
+      ["token", created.body.token as string],
+    ] as const) {
+      for (const op of organizationOperations()) {
+        const res = await server.call(op.method, aimAt(op.path, personal), { ...inTeam(owner, credential), body: {} });
+        const leaked = secrets.find((secret) => JSON.stringify(res.body).includes(secret));
+        expect(`${caller} ${op.method} ${op.path} answered ${leaked ?? "nothing of the member's own"}`).toBe(
+          `${caller} ${op.method} ${op.path} answered nothing of the member's own`,
+        );
+        expect(res.status).toBeLessThan(500);
+        if (op.method !== "GET" && op.path.includes("{") && !isAccountOperation(op))
+          expect(`${caller} ${op.method} ${op.path} ${res.status}`).not.toMatch(/ 20[01]$/);
+        const named = await server.call(op.method, aimAt(op.path, personal), { token: credential, headers: { "X-Organization-Id": personal.id }, body: {} });
+        if (!isAccountOperation(op)) expect(`${caller} ${op.method} ${op.path} ${named.status}`).toMatch(/ 40[13]$/);
+      }
+    }
+    expect((await server.ctx.db.select().from(backups).where(eq(backups.id, personal.backupId))).length).toBe(1);
+    expect((await server.ctx.db.select().from(databases).where(eq(databases.id, personal.databaseId)))[0]!.isActive).toBe(true);
+    expect((await server.ctx.db.select().from(agents).where(eq(agents.id, personal.agentId)))[0]!.name).toBe("viewer-home-agent");
+  });
+});
+
 describe("agent credentials never reach another organization", () => {
   /** Globex's things an agent could aim at besides the seeded ones: a backup being uploaded, an oplog slice, a copy. */
   const aimed = { uploadingBackupId: "", sliceId: "", copyKey: "globex-copies/ledger.enc.dbvault" };
