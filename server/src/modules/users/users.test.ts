@@ -169,6 +169,8 @@ describe("audit log", () => {
     ]) {
       expect(res.body).toContain(action);
     }
-    expect(res.body).toHaveLength(60);
+    // Issue 41: a domain proved for single sign-on, and a set-up code approved for an agent.
+    for (const action of ["SSO_DOMAIN_VERIFIED", "AGENT_SETUP_APPROVED"]) expect(res.body).toContain(action);
+    expect(res.body).toHaveLength(61);
   });
 });
