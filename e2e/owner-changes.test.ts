@@ -1,6 +1,6 @@
 // Changes the server takes only from a re-authenticated session (issue 41), in Chromium: an owner
 // makes a member owner in Settings → Team and the password is asked in a dialog (a wrong one said
-// there, to be typed again) before the role shows Owner; and an owner approves, in Settings →
+// there, to be typed again) before the role shows Owner, then removes that owner the same way; and an owner approves, in Settings →
 // Agents, the set-up code an agent's machine was shown, after which that machine registers again.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
@@ -63,6 +63,14 @@ describe("changes that need the password again", () => {
       headers: { "X-Organization-Id": (await switcher(page).inputValue()) || "" },
     });
     expect(members.body.find((one) => one.name === "Adam Admin")?.role).toBe("owner");
+
+    // Removing an owner (DELETE, no body) goes through a session stamped with the password first.
+    await page.getByRole("button", { name: "Remove Adam Admin" }).click();
+    const removal = page.getByRole("dialog", { name: "Remove Adam Admin" });
+    await removal.getByLabel("Current password").fill(owner.password);
+    await removal.getByRole("button", { name: "Remove" }).click();
+    await waitForToast(page, "Adam Admin was removed from Acme Ops. They lose access at once.");
+    await page.getByRole("list", { name: "Members" }).getByText("Adam Admin").waitFor({ state: "detached" });
   }, 90_000);
 
   test("an owner approves the set-up code an agent's machine printed", async () => {
