@@ -38,7 +38,7 @@ options:
                        already set up run on their own credentials. The agent's own
                        credentials in the config file let it register again; when they no
                        longer work, the server answers a one-time code that a user approves
-                       in the web app (Settings → Agents → Approve set-up)
+                       in the web app (Settings → Agents → Approve a set-up code)
   --setup-code CODE    (with --force) that code, once approved
   --key-mode MODE      master-key (default: a master key here opens every backup) or
                        write-only: only a public key stays here, so nothing on this machine

@@ -85,7 +85,7 @@ export async function authorizeRegisteringAgain(ctx: AppContext, agent: AgentRow
     "AGENT_SETUP_APPROVAL_REQUIRED",
     `This machine was set up before as the agent "${agent.name}", and its own credentials are not valid here any more. ` +
       `So that nobody else holding the API key can take the agent over, a user of the organization approves the code ${code}: ` +
-      `in the web app (Settings → Agents → ${agent.name} → Approve set-up) or with POST /api/agents/${agent.id}/setup-approval after confirming their password. ` +
+      `in the web app (Settings → Agents → ${agent.name} → Approve a set-up code) or with POST /api/agents/${agent.id}/setup-approval after confirming their password. ` +
       `Then run dbvault-agent setup --force --setup-code ${code} within 15 minutes.`,
     { setupCode: code, agentId: agent.id },
   );

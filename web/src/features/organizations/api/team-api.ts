@@ -4,6 +4,8 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type Answer, answerOf, api } from "../../../lib/api-client";
 import { organizationsQueryKey } from "../../../lib/api/get-organizations";
 import type { MemberRole } from "../../../lib/organization/permissions";
+import type { Credentials } from "../../../components/auth/reauthentication-dialog";
+import { stampSession } from "../../../lib/auth/stamp-session";
 
 const current = api.organizations.current;
 
@@ -29,12 +31,25 @@ function useTeamMutation<Input, Output>(mutationFn: (input: Input) => Promise<Ou
   return useMutation({ mutationFn, onSuccess: () => queryClient.invalidateQueries({ queryKey: organizationsQueryKey }) });
 }
 
-export const useInvite = () => useTeamMutation((input: { email: string; role: MemberRole }) => answerOf(current.invitations.post(input)));
+// Making, demoting or removing an owner needs the owner's password (and code) in the request, or
+// a session stamped in the last 10 minutes (issue 41): `credentials` come from ReauthenticationDialog.
+export const useInvite = () =>
+  useTeamMutation((input: { email: string; role: MemberRole; credentials?: Credentials }) =>
+    answerOf(current.invitations.post({ email: input.email, role: input.role, ...input.credentials })),
+  );
 export const useRevokeInvitation = () => useTeamMutation((id: string) => answerOf(current.invitations({ id }).delete()));
 export const useChangeRole = () =>
-  useTeamMutation((input: { userId: string; role: MemberRole }) => answerOf(current.members({ userId: input.userId }).patch({ role: input.role })));
-export const useRemoveMember = () => useTeamMutation((userId: string) => answerOf(current.members({ userId }).delete()));
-export const useTransferOwnership = () => useTeamMutation((userId: string) => answerOf(current.transfer.post({ userId })));
+  useTeamMutation((input: { userId: string; role: MemberRole; credentials?: Credentials }) =>
+    answerOf(current.members({ userId: input.userId }).patch({ role: input.role, ...input.credentials })),
+  );
+/** DELETE takes no body: an owner's removal goes through a session stamped with the credentials first. */
+export const useRemoveMember = () =>
+  useTeamMutation(async (input: { userId: string; credentials?: Credentials }) => {
+    if (input.credentials) await stampSession(input.credentials);
+    return answerOf(current.members({ userId: input.userId }).delete());
+  });
+export const useTransferOwnership = () =>
+  useTeamMutation((input: { userId: string; credentials?: Credentials }) => answerOf(current.transfer.post({ userId: input.userId, ...input.credentials })));
 export const useRenameTeam = () => useTeamMutation((name: string) => answerOf(current.patch({ name })));
 export const useCreateTeam = () => useTeamMutation((name: string) => answerOf(api.organizations.post({ name })));
 /** Leaving and deleting end with a switch back to the personal organization, which refetches everything. */

@@ -8,6 +8,7 @@ import { formatDate } from "../../../lib/format-date";
 import { type MemberRole, ROLE_LABELS } from "../../../lib/organization/permissions";
 import { useInvitations, useInvite, useRevokeInvitation } from "../api/team-api";
 import { assignableRoles } from "../utils/member-rules";
+import { useOwnerConfirmation } from "./owner-confirmation";
 
 /** Invite by e-mail with a role: the link is mailed, valid 7 days, used once. */
 export function InviteForm({ callerRole }: { callerRole: MemberRole }) {
@@ -15,12 +16,28 @@ export function InviteForm({ callerRole }: { callerRole: MemberRole }) {
   const [email, setEmail] = useState("");
   const [role, setRole] = useState<MemberRole>("viewer");
   const [error, setError] = useState<string | null>(null);
-  const { mutate: invite, isPending } = useInvite();
+  const { mutate: invite, mutateAsync: inviteConfirmed, isPending } = useInvite();
+  const { confirmOwnerChange, ownerDialog } = useOwnerConfirmation();
 
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
     if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email.trim())) return setError("Please enter a valid email address");
     setError(null);
+    if (role === "owner") {
+      const invited = email.trim();
+      confirmOwnerChange({
+        title: "Invite an owner",
+        message: `${invited} gets the team, its plan and its owners once they accept, as you have them.`,
+        confirmLabel: "Send invitation",
+        run: async (credentials) => {
+          const invitation = await inviteConfirmed({ email: invited, role, credentials });
+          setEmail("");
+          return { message: `Invitation sent to ${invitation.email}` };
+        },
+        fallback: "The invitation could not be sent. Please try again.",
+      });
+      return;
+    }
     invite(
       { email: email.trim(), role },
       {
@@ -34,24 +51,34 @@ export function InviteForm({ callerRole }: { callerRole: MemberRole }) {
   };
 
   return (
-    <form onSubmit={onSubmit} noValidate className="flex flex-col gap-3 sm:flex-row sm:items-end">
-      <Field label="Email address to invite" type="email" value={email} onChange={(event) => setEmail(event.target.value)} error={error} className="sm:w-80" />
-      <div>
-        <label htmlFor="invite-role" className="block text-sm font-medium text-slate-700">
-          Role
-        </label>
-        <Select id="invite-role" value={role} onChange={(event) => setRole(event.target.value as MemberRole)} className="mt-1">
-          {roles.map((option) => (
-            <option key={option} value={option}>
-              {ROLE_LABELS[option]}
-            </option>
-          ))}
-        </Select>
-      </div>
-      <Button type="submit" disabled={isPending}>
-        {isPending ? "Sending..." : "Send invitation"}
-      </Button>
-    </form>
+    <>
+      <form onSubmit={onSubmit} noValidate className="flex flex-col gap-3 sm:flex-row sm:items-end">
+        <Field
+          label="Email address to invite"
+          type="email"
+          value={email}
+          onChange={(event) => setEmail(event.target.value)}
+          error={error}
+          className="sm:w-80"
+        />
+        <div>
+          <label htmlFor="invite-role" className="block text-sm font-medium text-slate-700">
+            Role
+          </label>
+          <Select id="invite-role" value={role} onChange={(event) => setRole(event.target.value as MemberRole)} className="mt-1">
+            {roles.map((option) => (
+              <option key={option} value={option}>
+                {ROLE_LABELS[option]}
+              </option>
+            ))}
+          </Select>
+        </div>
+        <Button type="submit" disabled={isPending}>
+          {isPending ? "Sending..." : "Send invitation"}
+        </Button>
+      </form>
+      {ownerDialog}
+    </>
   );
 }
 

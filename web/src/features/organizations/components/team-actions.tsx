@@ -9,6 +9,7 @@ import { readErrorMessage } from "../../../lib/api-client";
 import type { Organization } from "../../../lib/api/get-organizations";
 import { chooseOrganization } from "../../../lib/organization/chosen-organization";
 import { useDeleteTeam, useLeaveTeam, useMembers, useRenameTeam, useTransferOwnership } from "../api/team-api";
+import { useOwnerConfirmation } from "./owner-confirmation";
 
 const fail = (fallback: string) => (error: unknown) => toast({ title: readErrorMessage(error) ?? fallback, variant: "destructive" });
 
@@ -39,7 +40,8 @@ export function TeamExits({ organization }: { organization: Organization }) {
   const { data: members } = useMembers();
   const [heir, setHeir] = useState("");
   const { mutate: leave } = useLeaveTeam();
-  const { mutate: transfer } = useTransferOwnership();
+  const { mutateAsync: transfer } = useTransferOwnership();
+  const { confirmOwnerChange, ownerDialog } = useOwnerConfirmation();
   const { mutate: deleteTeam } = useDeleteTeam();
   const isOwner = organization.role === "owner";
   const others = (members ?? []).filter((member) => !member.you);
@@ -60,19 +62,16 @@ export function TeamExits({ organization }: { organization: Organization }) {
     if (confirmed) leave(undefined, { onSuccess: backToPersonal, onError: fail("You could not leave the team.") });
   };
 
-  const onTransfer = async () => {
+  const onTransfer = () => {
     const member = others.find((candidate) => candidate.userId === heir);
     if (!member) return;
-    const confirmed = await askConfirmation({
+    confirmOwnerChange({
       title: "Transfer ownership",
       message: `${member.name || member.email} becomes an owner and you become an admin.`,
       confirmLabel: "Transfer",
+      run: (credentials) => transfer({ userId: member.userId, credentials }),
+      fallback: "Ownership could not be transferred.",
     });
-    if (confirmed)
-      transfer(member.userId, {
-        onSuccess: (answer) => toast({ title: answer.message, variant: "success" }),
-        onError: fail("Ownership could not be transferred."),
-      });
   };
 
   const onDelete = async () => {
@@ -102,7 +101,7 @@ export function TeamExits({ organization }: { organization: Organization }) {
               ))}
             </Select>
           </div>
-          <Button variant="outline" disabled={!heir} onClick={() => void onTransfer()}>
+          <Button variant="outline" disabled={!heir} onClick={onTransfer}>
             Transfer ownership
           </Button>
         </div>
@@ -117,6 +116,7 @@ export function TeamExits({ organization }: { organization: Organization }) {
           </Button>
         ) : null}
       </div>
+      {ownerDialog}
     </div>
   );
 }

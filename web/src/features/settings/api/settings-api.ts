@@ -17,6 +17,9 @@ export const sendTestNotificationRequest = () => api.settings["test-notification
 export const manageAgentRequest = (agentId: string, action: AgentAction) => api.agents.manage({ agentId }).post({ action });
 export const removeAgentRequest = (agentId: string) => api.agents({ agentId }).delete();
 export const renameAgentRequest = (agentId: string, name: string) => api.agents({ agentId }).patch({ name });
+/** Approves the code `dbvault-agent setup --force` printed; the password (and code) confirm it is the user. */
+export const approveSetupCodeRequest = (agentId: string, setupCode: string, credentials: { password?: string; code?: string }) =>
+  api.agents({ agentId })["setup-approval"].post({ setupCode, ...credentials });
 /** Which of the agents holding a database runs it. */
 export const setPointInTimeRecoveryRequest = (id: string, enabled: boolean) => api.pitr.databases({ databaseId: id }).put({ enabled });
 export const chooseDatabaseAgentRequest = (id: string, agentId: string) => api.settings.databases({ id }).agent.put({ agentId });

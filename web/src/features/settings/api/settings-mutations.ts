@@ -8,6 +8,7 @@ import { type SystemStatus, systemStatusQueryKey, type UserAgent } from "../../.
 import { settingsQueryKey } from "./get-settings";
 import {
   type AgentAction,
+  approveSetupCodeRequest,
   chooseDatabaseAgentRequest,
   manageAgentRequest,
   regenerateApiKeyRequest,
@@ -84,4 +85,12 @@ export function useRenameAgent() {
 /** Removal only: the page takes the agent off its list (and keeps it off when the list is read again). */
 export function useRemoveAgent() {
   return useMutation({ mutationFn: (agentId: string) => answerOf(removeAgentRequest(agentId)) });
+}
+
+/** Approves a set-up code (POST /api/agents/{agentId}/setup-approval): that machine may then register the agent again. */
+export function useApproveSetupCode() {
+  return useMutation({
+    mutationFn: ({ agentId, setupCode, credentials }: { agentId: string; setupCode: string; credentials: { password?: string; code?: string } }) =>
+      answerOf(approveSetupCodeRequest(agentId, setupCode, credentials)),
+  });
 }

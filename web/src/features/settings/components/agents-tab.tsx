@@ -12,6 +12,7 @@ import { useManageAgent, useRemoveAgent } from "../api/settings-mutations";
 import { compareAgentVersion, type AgentReleases, useAgentReleases } from "../../../lib/agent-install";
 import { describeAgentStatus, describeLastUpdate } from "../utils/agent-display";
 import { AgentRenameForm } from "./agent-rename-form";
+import { AgentSetupApproval } from "./agent-setup-approval";
 
 const FAILURE_TITLES: Record<AgentAction, string> = {
   restart: "Failed to send restart command",
@@ -72,6 +73,7 @@ export function AgentsTab({ agents, selectedId, onSelect, onRemove, onSetupNew, 
   const removal = useRemoveAgent();
   const busy = manage.isPending || removal.isPending;
   const [renaming, setRenaming] = useState<string | null>(null);
+  const [approving, setApproving] = useState<string | null>(null);
   const releases = useAgentReleases();
   const selected = agents.find((agent) => agent.id === selectedId) ?? agents[0] ?? null;
 
@@ -210,7 +212,11 @@ export function AgentsTab({ agents, selectedId, onSelect, onRemove, onSetupNew, 
             <Button variant="outline" disabled={busy} onClick={() => reset(selected)}>
               Reset Connection
             </Button>
+            <Button variant="outline" disabled={busy || approving === selected.id} onClick={() => setApproving(selected.id)}>
+              Approve a set-up code
+            </Button>
           </div>
+          {approving === selected.id ? <AgentSetupApproval key={selected.id} agent={selected} onClose={() => setApproving(null)} /> : null}
         </Card>
       ) : null}
     </div>
