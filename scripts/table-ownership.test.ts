@@ -29,6 +29,7 @@ export const TABLE_OWNERS: Record<string, string> = {
   databases: "databases",
   agentDatabases: "databases",
   agents: "agents",
+  removedAgents: "agents",
   agentJobs: "agent-jobs",
   recoveryCodes: "two-factor",
   restores: "restores",

@@ -21,3 +21,4 @@ export * from "./backup-copies";
 export * from "./organizations";
 export * from "./sso";
 export * from "./agent-jobs";
+export * from "./removed-agents";

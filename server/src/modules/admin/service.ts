@@ -13,6 +13,7 @@ import { normaliseEmail } from "../auth/service";
 import { findPlan, toPlanView } from "../plans/service";
 import { switchPlan } from "../users/service";
 import { removeAgent } from "../agents/remove-agent";
+import { recordRemovedAgentsOf } from "../agents/removed-agents";
 import { disconnectUserAgents, toAgentView } from "../agents/service";
 import { endBrowserSessions } from "../../lib/browser-events";
 import { removeTwoFactor } from "../two-factor/service";
@@ -186,6 +187,8 @@ export async function deleteUser(ctx: AppContext, admin: AuthenticatedUser, user
   // Handlers (e.g. storage clean-up) run before the rows that point at the files are gone.
   await ctx.events.emit({ type: "userDeleted", userId });
   await ctx.db.transaction(async (tx) => {
+    // Its personal organization's agents go with it: only their own tokens are told so later.
+    await recordRemovedAgentsOf(tx, userId);
     await tx.delete(users).where(eq(users.id, userId));
     await tx.delete(organizations).where(and(eq(organizations.id, userId), eq(organizations.personal, true)));
   });

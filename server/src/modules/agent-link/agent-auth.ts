@@ -1,6 +1,6 @@
 import { timingSafeEqual } from "node:crypto";
 import { eq } from "drizzle-orm";
-import { type AgentRow, agents, type OrganizationRow, organizations, users } from "@db/schema";
+import { type AgentRow, agents, type OrganizationRow, organizations, removedAgents, users } from "@db/schema";
 import { AGENT_REMOVED_MESSAGE, AgentHeaders } from "@protocol/agent-protocol";
 import type { AppContext } from "../../context";
 import { AppError, unauthorized } from "../../lib/errors";
@@ -53,24 +53,37 @@ export async function authenticateAgent(
   const agentId = headers[AgentHeaders.agentId];
   const token = headers[AgentHeaders.agentToken];
   if (!agentId || !token) throw unauthorized("Agent credentials are missing: run dbvault-agent setup.");
+  const given = Buffer.from(hashAgentToken(token), "hex");
   const [found] = await ctx.db
     .select({ agent: agents, organization: organizations, founder: founder() })
     .from(agents)
     .innerJoin(organizations, eq(organizations.id, agents.organizationId))
     .leftJoin(users, eq(users.id, organizations.id))
     .where(eq(agents.id, agentId));
-  // An id that names no agent tells its holder only that this id is gone, nothing of any account.
-  if (!found) throw new AppError(410, "AGENT_REMOVED", AGENT_REMOVED_MESSAGE);
-  const { agent, organization } = found;
-  const expected = agent.tokenHash ? Buffer.from(agent.tokenHash, "hex") : null;
-  const given = Buffer.from(hashAgentToken(token), "hex");
-  if (!expected || expected.length !== given.length || !timingSafeEqual(expected, given)) {
-    throw unauthorized(
-      "This agent's credentials are not valid (it may have been removed, reset or set up again elsewhere): run dbvault-agent setup --force on its machine.",
-    );
+  if (found && sameHash(found.agent.tokenHash, given)) {
+    if (found.founder?.isBanned) throw new AppError(403, "BANNED", "This account has been suspended.");
+    return { organization: found.organization, agent: found.agent };
   }
-  if (found.founder?.isBanned) throw new AppError(403, "BANNED", "This account has been suspended.");
-  return { organization, agent };
+  // Whether the id is unknown or its token wrong, the answer (and the work) is the same, so an
+  // id cannot be found by guessing. Only a removed agent presenting its own token learns it was
+  // removed, so it stops for good instead of retrying.
+  const [removed] = await ctx.db.select({ tokenHash: removedAgents.tokenHash }).from(removedAgents).where(eq(removedAgents.agentId, agentId));
+  if (sameHash(removed?.tokenHash ?? null, given)) throw new AppError(410, "AGENT_REMOVED", AGENT_REMOVED_MESSAGE);
+  throw unauthorized(AGENT_CREDENTIALS_REFUSED);
+}
+
+/** The one answer to an agent id and token that do not match (unknown id or wrong token alike). */
+export const AGENT_CREDENTIALS_REFUSED =
+  "This agent's credentials are not valid (it may have been removed, reset or set up again elsewhere): run dbvault-agent setup --force on its machine.";
+
+/** A stand-in hash compared when there is none, so a miss costs what a wrong token does. */
+const NO_HASH = Buffer.alloc(32);
+
+/** Compares a stored token hash with the presented one in constant time, a missing one included. */
+function sameHash(stored: string | null | undefined, given: Buffer) {
+  const expected = stored && /^[0-9a-f]{64}$/.test(stored) ? Buffer.from(stored, "hex") : null;
+  const matches = timingSafeEqual(expected ?? NO_HASH, given);
+  return expected !== null && matches;
 }
 
 /** An inactive account keeps the agents it has (they keep backing up) but registers no new one. */

@@ -7,6 +7,7 @@ import { type AuditActor, recordAudit } from "../audit/service";
 import { failBackup } from "../backups/service";
 import { failRestore } from "../restores/service";
 import { handOverDatabases } from "./declared-databases";
+import { recordRemovedAgent } from "./removed-agents";
 
 const REMOVED_REASON = "The agent was removed from DBVault.";
 
@@ -36,6 +37,7 @@ export async function removeAgent(ctx: AppContext, agentId: string, options: { o
   // Its databases pass to another agent holding them, rather than to none.
   const [removed] = await ctx.db.transaction(async (tx) => {
     await handOverDatabases(tx, agent.id, { onlineOnly: false });
+    await recordRemovedAgent(tx, agent.id);
     return tx.delete(agents).where(eq(agents.id, agent.id)).returning({ id: agents.id });
   });
   if (!removed) throw notFound("Agent"); // removed meanwhile by another request

@@ -8,6 +8,7 @@ import { type CurrentOrganization, membershipsOf } from "../organizations/curren
 import { lockAsActor } from "./members";
 import { closeMemberSockets, recordMembershipChange } from "./membership-effects";
 import { AGENT_REMOVED_CLOSE_CODE } from "@protocol/agent-protocol";
+import { recordRemovedAgentsOf } from "../agents/removed-agents";
 import { disconnectUserAgents } from "../agents/service";
 import { refuseIfProtected } from "../backup-protection/check";
 import { insertTeamOrganization } from "../organizations/create-team";
@@ -85,6 +86,7 @@ export async function deleteTeam(ctx: AppContext, actorId: string, organization:
       action: "ORGANIZATION_DELETED",
       details: { members: locked.length },
     });
+    await recordRemovedAgentsOf(tx, organization.id);
     await tx.delete(organizations).where(eq(organizations.id, organization.id));
     return locked;
   });
