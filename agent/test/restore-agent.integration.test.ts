@@ -11,7 +11,7 @@ import { expect, test } from "bun:test";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
-import { backups } from "@db/schema";
+import { agentJobs, backups } from "@db/schema";
 import { openAgentCommand } from "../../server/src/lib/agent-commands.ts";
 import { captureServerLog, whereServerKeeps } from "../../server/test/secret-search.ts";
 import { sealIdentity } from "../../web/src/features/dashboard/utils/seal-identity.ts";
@@ -117,11 +117,9 @@ test("a restore agent verifies, drills and restores a write-only agent's backups
   await orders.deleteMany({});
   const identity = (await readFile(identityFile, "utf8")).trim();
   const secret = identity.slice("dbvid1_".length);
-  // Every command the server sends an agent, opened as the agent gets it.
-  const commands: string[] = [];
-  const unsubscribe = world.server.ctx.bus.subscribe((event) => {
-    if (event.kind === "agent.send") commands.push(JSON.stringify(openAgentCommand(world.server.ctx.commandBox, event.message, event.sealed)));
-  });
+  // What crosses the cluster bus: with the job ledger, only "agent X has work".
+  const busEvents: string[] = [];
+  const unsubscribe = world.server.ctx.bus.subscribe((event) => void busEvents.push(JSON.stringify(event)));
   // As the web wizard does: sealed to the backup agent's transport key, which its hello said.
   const listed = (await api("GET", "/api/settings/system-status")).body.agents as { name: string; identityRecipient: string | null }[];
   const recipient = listed.find((agent) => agent.name === "e2e-agent")?.identityRecipient;
@@ -134,8 +132,14 @@ test("a restore agent verifies, drills and restores a write-only agent's backups
   await world.server.ctx.pendingWork.settled();
   unsubscribe();
   expect(JSON.stringify(requestBody)).not.toContain(secret);
-  expect(commands.some((command) => command.includes(pasted.body.restore.id) && command.includes("sealedIdentity"))).toBe(true);
-  expect(commands.join("\n")).not.toContain(secret);
+  // The command waits in the ledger with its identity sealed apart, and goes to the agent as sealed to it.
+  const [job] = await world.server.ctx.db.select().from(agentJobs).where(eq(agentJobs.subjectId, pasted.body.restore.id));
+  expect(JSON.stringify(job!.command)).not.toContain("sealedIdentity");
+  const command = JSON.stringify(openAgentCommand(world.server.ctx.commandBox, job!.command as Record<string, unknown>, job!.sealed ?? undefined));
+  expect(command).toContain("sealedIdentity");
+  expect(command).not.toContain(secret);
+  expect(busEvents.join("\n")).not.toContain("sealedIdentity");
+  expect(busEvents.join("\n")).not.toContain(secret);
   expect(await whereServerKeeps(world.server, secret)).toEqual([]);
   serverLog.stop();
   expect(serverLog.lines.some((line) => line.includes(pasted.body.restore.id))).toBe(true);
