@@ -188,7 +188,7 @@ describe("admin dashboard", () => {
     await row(page, "Grace Hopper").getByText("admin").waitFor();
     expect((await serverGrace()).role).toBe("admin");
     await panel.getByLabel("Role").selectOption("user");
-    await row(page, "Grace Hopper").getByText("user", { exact: true }).waitFor();
+    await row(page, "Grace Hopper").getByText("User", { exact: true }).waitFor();
     await panel.getByLabel("Status").selectOption("inactive");
     await row(page, "Grace Hopper").getByText("inactive").waitFor();
     await eventually(
