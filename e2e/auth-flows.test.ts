@@ -319,7 +319,9 @@ describe("sign-in flows", () => {
     await page.getByTestId("toasts").getByText("API key regenerated", { exact: true }).waitFor();
     await page.goto("/profile");
     await page.getByRole("tab", { name: "Security", exact: true }).click();
-    await page.getByLabel("Current password").fill(user.password);
+    // The Change Password form's own field: the API tokens card asks for the password too.
+    const passwordForm = page.locator("form", { has: page.getByRole("button", { name: "Update Password" }) });
+    await passwordForm.getByLabel("Current password").fill(user.password);
     await page.getByLabel("New password", { exact: true }).fill("brand-new-pass-2");
     await page.getByLabel("Confirm new password").fill("brand-new-pass-2");
     await page.getByLabel("Authentication code").last().fill(fresh[1]!);

@@ -588,8 +588,10 @@ describe("profile and audit log", () => {
       (value) => expect(value).toBe(user.apiKey),
     );
 
+    // The Change Password form's own field: the API tokens card asks for the password too.
+    const passwordForm = page.locator("form", { has: page.getByRole("button", { name: "Update Password" }) });
     const change = async (current: string, next: string, confirm: string) => {
-      await page.getByLabel("Current password").fill(current);
+      await passwordForm.getByLabel("Current password").fill(current);
       await page.getByLabel("New password", { exact: true }).fill(next);
       await page.getByLabel("Confirm new password").fill(confirm);
       await page.getByRole("button", { name: "Update Password" }).click();
@@ -608,7 +610,7 @@ describe("profile and audit log", () => {
     await change(user.password, "brand-new-pass", "brand-new-pass");
     await waitForToast(page, "Password updated successfully!");
     await eventually(
-      () => page.getByLabel("Current password").inputValue(),
+      () => passwordForm.getByLabel("Current password").inputValue(),
       (value) => expect(value).toBe(""),
     );
     const checkKey = (apiKey: string) => env.server.call("GET", "/api/agent/check-key", { headers: { authorization: `Bearer ${apiKey}` } });
@@ -625,7 +627,7 @@ describe("profile and audit log", () => {
     await change("brand-new-pass", "brand-new-pass-2", "brand-new-pass-2");
     await waitForToast(page, "Password updated successfully!");
     await eventually(
-      () => page.getByLabel("Current password").inputValue(),
+      () => passwordForm.getByLabel("Current password").inputValue(),
       (value) => expect(value).toBe(""),
     );
     expect((await checkKey(rotated)).status).toBe(200);
