@@ -2,7 +2,6 @@
 // its scopes and expiry, shown once, works for what its scopes allow over plain HTTP (as a script
 // would call), shows when it was last used, and stops working once revoked.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Page } from "playwright-core";
 import { type E2EEnv, startE2E } from "./support/e2e-env";
 import { eventually } from "./support/eventually";
 import { signIn } from "./support/sign-in";

@@ -8,7 +8,6 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import type { TestUser } from "../server/test/harness";
 import { registerScriptedAgent, type ScriptedAgent } from "../server/test/scripted-agent";
 import { createTestReleaseKey, signAgentDir } from "../testkit/signed-agent-release";
 import { type E2EEnv, startE2E } from "./support/e2e-env";

@@ -5,7 +5,6 @@
 // the user chooses otherwise. (The real agent's side of setup --force: agent/test/setup-again.)
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
-import type { Page } from "playwright-core";
 import { registerScriptedAgent, type ScriptedAgent } from "../server/test/scripted-agent";
 import { type E2EEnv, startE2E } from "./support/e2e-env";
 import { eventually } from "./support/eventually";

@@ -3,7 +3,7 @@
 // Settings → SSO for an owner of a team organization.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
-import { memberships, organizations, ssoConnections, users } from "@db/schema";
+import { memberships, ssoConnections, users } from "@db/schema";
 import { createTeamOrganization } from "../server/src/modules/organizations/create-team";
 import { startTestOidcProvider, type TestOidcProvider } from "../testkit/oidc-provider";
 import { type E2EEnv, startE2E } from "./support/e2e-env";

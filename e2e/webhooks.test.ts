@@ -3,7 +3,6 @@
 // sent and checked with that secret, a real event that got a 500 shows as retrying in the
 // delivery log, a bad URL is explained, and the webhook is deleted.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Page } from "playwright-core";
 import { registerScriptedAgent } from "../server/test/scripted-agent";
 import { isSignedBy, startWebhookReceiver, type WebhookReceiver } from "../testkit/webhook-receiver";
 import { waitUntil } from "../testkit/wait-until";
