@@ -21,9 +21,19 @@ afterAll(async () => {
   await env?.close();
 });
 
-/** A machine called `hostname` running the agent with `databases` in its config. */
-async function machine(apiKey: string, hostname: string, databases: string[], agentId?: string) {
-  const agent = await registerScriptedAgent(env.baseUrl, apiKey, databases, hostname, { hostname, ...(agentId ? { agentId } : {}) });
+/**
+ * A machine called `hostname` running the agent with `databases` in its config; `again`, the agent
+ * it was before (setup --force, which sends that agent's own credentials).
+ */
+async function machine(apiKey: string, hostname: string, databases: string[], again?: ScriptedAgent) {
+  const agent = await registerScriptedAgent(
+    env.baseUrl,
+    apiKey,
+    databases,
+    hostname,
+    { hostname, ...(again ? { agentId: again.agentId } : {}) },
+    again ? again.headers() : {},
+  );
   await agent.connect({ hostname, databases });
   agents.push(agent);
   return agent;
@@ -37,7 +47,7 @@ test("set up again, replace the machine, rename, back up and restore as a copy",
   await signIn(page, user);
 
   // setup --force on the same machine: the same agent with new credentials, not a second "vm".
-  const again = await machine(user.apiKey, "vm", ["shop"], first.agentId);
+  const again = await machine(user.apiKey, "vm", ["shop"], first);
   expect(again.agentId).toBe(first.agentId);
   await page.goto("/settings?tab=agents");
   const list = page.getByRole("list", { name: "Agents" });
