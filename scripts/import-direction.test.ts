@@ -114,6 +114,20 @@ describe("imports run one way", () => {
     });
   }
 
+  test("no web feature imports another (what two share goes in web/src/lib or components)", () => {
+    const across = [...graph].flatMap(([file, targets]) => {
+      const from = featureOf("web/src/features", file);
+      if (!from) return [];
+      return [...targets]
+        .filter((target) => {
+          const to = featureOf("web/src/features", target);
+          return to !== null && to !== from;
+        })
+        .map((target) => `${file} -> ${target}`);
+    });
+    expect(across).toEqual([]);
+  });
+
   test("web's shared code imports no feature", () => {
     const shared = [...graph].filter(([file]) => /^web\/src\/(lib|components|config)\//.test(file));
     const intoFeatures = shared.flatMap(([file, targets]) => [...targets].filter((t) => t.startsWith("web/src/features/")).map((t) => `${file} -> ${t}`));

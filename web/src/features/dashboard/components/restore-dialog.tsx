@@ -7,8 +7,8 @@ import { cn } from "../../../lib/cn";
 import { formatDateTime, formatDateTimeToSecond } from "../../../lib/format-date";
 import { readErrorMessage, readErrorStatus } from "../../../lib/api-client";
 import { useDatabases } from "../../../lib/api/get-databases";
-import { PointInTimePicker } from "../../point-in-time/components/point-in-time-picker";
-import type { RestorePlan } from "../../point-in-time/api/pitr-api";
+import { PointInTimePicker } from "./point-in-time-picker";
+import type { RestorePlan } from "../api/pitr-api";
 import { useRestoreToMoment, useStartRestore } from "../api/backup-mutations";
 import type { Backup } from "../api/dashboard-api";
 import {
