@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
 import { authGuard } from "../auth/guard";
-import { pitrAnswers, pitrModel } from "./model";
+import { pitrAnswers, pitrModel, sliceFileAnswers } from "./model";
 import { getTimeline } from "./service";
 import { downloadSliceResponse } from "./slice-download";
 import { findUserSlice, listUserSlices, sliceArchiveResponse } from "./user-slices";
@@ -30,6 +30,7 @@ export const pitrController = (ctx: AppContext) =>
       detail: {
         summary:
           "Download the slices holding time in [from, to] as one zip of their sealed files: unzipped, the folder `dbvault-agent restore --oplog DIR` takes",
+        responses: sliceFileAnswers.archive,
       },
     })
     .get(
@@ -39,6 +40,9 @@ export const pitrController = (ctx: AppContext) =>
       {
         auth: true,
         params: pitrModel.userSliceParams,
-        detail: { summary: "Download one sealed oplog slice as stored (ranges supported); `dbvault-agent restore --oplog DIR` takes a folder of them" },
+        detail: {
+          summary: "Download one sealed oplog slice as stored (ranges supported); `dbvault-agent restore --oplog DIR` takes a folder of them",
+          responses: sliceFileAnswers.slice,
+        },
       },
     );

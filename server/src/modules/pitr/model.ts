@@ -1,4 +1,5 @@
 import { t } from "elysia";
+import { fileAnswer } from "../../lib/schema";
 
 const Position = t.Object({
   /** The oplog position, seconds,increment. */
@@ -74,4 +75,13 @@ export const pitrAnswers = {
     unreachableSince: t.Union([t.String(), t.Null()]),
     bytes: t.Integer(),
   }),
+};
+
+/** A sealed oplog slice as stored, and a range of them as one zip: bytes, not JSON. */
+export const sliceFileAnswers = {
+  slice: {
+    200: fileAnswer("The sealed oplog slice (.enc.dbvault) as stored"),
+    206: fileAnswer("The requested byte range of it"),
+  },
+  archive: { 200: fileAnswer("A zip of the sealed slice files of the range, stored as they are") },
 };
