@@ -167,18 +167,6 @@ export async function followSubject(ctx: { now(): Date }, db: DbOrTx, kind: Agen
     .where(and(where, inArray(agentJobs.state, ["queued", "leased", "running"])));
 }
 
-/**
- * Whether the job of this kind and subject was given to this agent: for the messages an agent
- * sends about a job (only the agent it went to may report on it).
- */
-export async function isJobOfAgent(ctx: AppContext, agentId: string, kind: AgentJobKind, subjectId: string) {
-  const rows = await ctx.db
-    .select({ id: agentJobs.id })
-    .from(agentJobs)
-    .where(and(eq(agentJobs.kind, kind), eq(agentJobs.subjectId, subjectId), eq(agentJobs.agentId, agentId)));
-  return rows.length > 0;
-}
-
 /** How long a settled job is kept (for support: what was sent, how often) before the maintenance pass deletes it. */
 export const KEEP_SETTLED_JOBS_MS = 7 * 24 * 3_600_000;
 
