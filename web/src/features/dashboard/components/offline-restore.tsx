@@ -5,26 +5,9 @@ import { useState } from "react";
 import { Button } from "../../../components/ui/button";
 import { CommandLine } from "../../../components/ui/command-line";
 import { toast } from "../../../components/ui/toast-store";
+import { readBytes, saveFile } from "../../../lib/browser-download";
 import { type RestorePlan, sliceArchiveRequest } from "../api/pitr-api";
 import { baseFileName, offlineRestoreCommands, slicesFileName, slicesRange } from "../utils/offline-restore";
-
-// The client hands binary bodies back as an ArrayBuffer (its types say otherwise).
-async function readBytes(data: unknown): Promise<ArrayBuffer> {
-  if (data instanceof ArrayBuffer) return data;
-  if (data instanceof Blob || data instanceof Response) return data.arrayBuffer();
-  throw new Error("unexpected download body");
-}
-
-function saveFile(bytes: ArrayBuffer, fileName: string) {
-  const url = URL.createObjectURL(new Blob([bytes], { type: "application/zip" }));
-  const link = document.createElement("a");
-  link.href = url;
-  link.download = fileName;
-  document.body.append(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 60_000);
-}
 
 export function OfflineRestore({ databaseId, plan }: { databaseId: string; plan: RestorePlan }) {
   const [busy, setBusy] = useState(false);
@@ -34,7 +17,7 @@ export function OfflineRestore({ databaseId, plan }: { databaseId: string; plan:
       const { from, to } = slicesRange(plan);
       const { data, error } = await sliceArchiveRequest(databaseId, from, to);
       if (error) throw new Error("download failed");
-      saveFile(await readBytes(data), slicesFileName(plan));
+      saveFile([await readBytes(data)], slicesFileName(plan), "application/zip");
     } catch {
       toast({ title: "Failed to download the oplog slices", variant: "destructive" });
     } finally {

@@ -2,29 +2,11 @@
 // byte ranges, so progress is known as it arrives, then saved under the spec's file name.
 import { useCallback, useState } from "react";
 import { toast } from "../../../components/ui/toast-store";
+import { readBytes, saveFile } from "../../../lib/browser-download";
 import { type Backup, downloadBackupRangeRequest } from "../api/dashboard-api";
 import { backupDownloadName, formatMegabytes } from "../utils/dashboard-format";
 
 export const DOWNLOAD_CHUNK_BYTES = 8 * 1024 * 1024;
-
-// The client hands octet-stream bodies back as an ArrayBuffer (its types say Response).
-async function readBytes(data: unknown): Promise<ArrayBuffer> {
-  if (data instanceof ArrayBuffer) return data;
-  if (data instanceof Blob || data instanceof Response) return data.arrayBuffer();
-  throw new Error("unexpected download body");
-}
-
-function saveFile(parts: ArrayBuffer[], fileName: string) {
-  const url = URL.createObjectURL(new Blob(parts, { type: "application/octet-stream" }));
-  const link = document.createElement("a");
-  link.href = url;
-  link.download = fileName;
-  document.body.append(link);
-  link.click();
-  link.remove();
-  // Give the browser time to start reading the blob before it is released.
-  setTimeout(() => URL.revokeObjectURL(url), 60_000);
-}
 
 export function useBackupDownload() {
   const [downloadingId, setDownloadingId] = useState<string | null>(null);
@@ -54,7 +36,7 @@ export function useBackupDownload() {
           toast({ title: "Downloading...", description: `${percent}%`, durationMs: 0 });
         }
       } while (received < total);
-      saveFile(parts, backupDownloadName(backup));
+      saveFile(parts, backupDownloadName(backup), "application/octet-stream");
       toast({ title: `Download complete (${formatMegabytes(received)} MB)`, variant: "success" });
     } catch {
       toast({ title: "Failed to download backup", variant: "destructive" });
