@@ -8,7 +8,7 @@ import type { DbOrTx } from "@db/client";
 import type { AppContext } from "../../context";
 import { sendToAgent } from "../../lib/agent-commands";
 import { announceWork, assignJob, enqueueJob } from "../agent-jobs/service";
-import { verifyCommand } from "../backups/verification";
+import { verifyCommand } from "../verification/service";
 import { drillCommand } from "../drills/service";
 import { announceRestore, restoreCommand } from "../restores/service";
 

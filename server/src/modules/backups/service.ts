@@ -15,8 +15,9 @@ import { planOfUser } from "../plans/service";
 import { releaseStorage } from "../quota/storage-quota";
 import { publishToOrganization } from "../../lib/browser-events";
 import { backupCommand } from "./command";
-import { copiesOfBackups } from "./copies";
-import { backupStorage, backupViewColumns, toBackupView } from "./views";
+import { copiesOfBackups } from "../copies/service";
+import { backupStorage } from "../stored-files/keys";
+import { backupViewColumns, toBackupView } from "./views";
 
 type BackupRow = typeof backups.$inferSelect;
 type DatabaseRow = typeof databases.$inferSelect;

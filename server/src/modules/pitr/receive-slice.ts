@@ -7,7 +7,7 @@ import { type AgentRow, databases, pitrSlices, plans, organizations } from "@db/
 import { oplogTimeToBigInt, parseOplogTime, SLICE_MAX_FILE_BYTES, type SliceUploadQuery } from "@protocol/pitr";
 import type { AppContext } from "../../context";
 import { AppError, badRequest, conflict, notFound } from "../../lib/errors";
-import { backupStorage } from "../backups/views";
+import { backupStorage } from "../stored-files/keys";
 import { findDefaultPlan } from "../plans/service";
 import { releaseStorage, reserveStorage } from "../quota/storage-quota";
 import { lockForSlice } from "../retention-rules/lock-until";

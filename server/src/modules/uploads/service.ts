@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { verifyElsewhereIfSealed } from "../backups/verification";
+import { verifyElsewhereIfSealed } from "../verification/service";
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { type AgentRow, backupParts, backups, plans, organizations } from "@db/schema";
 import { type CompleteUploadRequest, UPLOAD_PART_SIZE } from "@protocol/agent-protocol";
@@ -10,10 +10,10 @@ import { StorageLimitError, UploadIncompleteError } from "../../storage";
 import { findDefaultPlan } from "../plans/service";
 import { lockForNewBackup } from "../retention-rules/lock-until";
 import { releaseStorage, reserveStorage } from "../quota/storage-quota";
-import { flagAnomaly } from "../backups/anomaly";
+import { flagAnomaly } from "../verification/anomaly";
 import { announceBackupCompleted, failBackup } from "../backups/service";
 import { followSubject } from "../agent-jobs/service";
-import { backupFileName, backupStorage } from "../backups/views";
+import { backupFileName, backupStorage } from "../stored-files/keys";
 import { consistencyColumns } from "./consistency";
 import type { HashTurn } from "./running-hashes";
 

@@ -14,7 +14,7 @@ import { recordAudit } from "../audit/service";
 import { notifyBackupVerified, notifyVerificationFailed } from "../notifications/service";
 import { backupFacts } from "../webhooks/events";
 import { publishToOrganization } from "../../lib/browser-events";
-import { alertSubjectOf } from "./service";
+import { alertSubjectOf } from "../backups/service";
 import { agentOffline, canRead, chooseReader, usualAgentOf } from "../restore-agents/readers";
 
 type BackupRow = typeof backups.$inferSelect;

@@ -11,7 +11,7 @@ import { conflict } from "../../lib/errors";
 import { ObjectNotFoundError } from "../../storage";
 import { lockForNewBackup } from "../retention-rules/lock-until";
 import { checkReplacementHeader, HEADER_PREFIX_LENGTH, readStoredHeaderLength } from "./header-layout";
-import { backupStorage } from "./views";
+import { backupStorage } from "./keys";
 
 type BackupRow = typeof backups.$inferSelect;
 
