@@ -20,3 +20,7 @@ export const backupStorage = {
 export function backupFileName(backup: Pick<BackupRow, "databaseName" | "createdAt">) {
   return `backup-${backup.databaseName}-${backup.createdAt.toISOString()}.enc.dbvault`;
 }
+
+/** Where a slice's file is kept: under the user's prefix, so closing the account deletes it too. */
+export const sliceStorageKey = (organizationId: string, databaseId: string, chain: string, sequence: number) =>
+  `${backupStorage.userPrefix(organizationId)}pitr/${databaseId}/${chain}/${String(sequence).padStart(10, "0")}.enc.dbvault`;
