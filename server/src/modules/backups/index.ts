@@ -5,7 +5,8 @@ import { actorOf } from "../audit/service";
 import { downloadBackupResponse } from "../stored-files/download";
 import { copiesOfBackups } from "../copies/service";
 import { backupAnswers, backupsModel, encryptedFileAnswer } from "./model";
-import { deleteBackup, findOwnBackup, listBackups, resolveAnomaly, summarizeBackups, triggerBackup } from "./service";
+import { deleteBackup } from "./deletion";
+import { findOwnBackup, listBackups, resolveAnomaly, summarizeBackups, triggerBackup } from "./service";
 import { toBackupView } from "./views";
 
 export const backupsController = (ctx: AppContext) => {
