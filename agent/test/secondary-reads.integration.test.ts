@@ -10,6 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MongoClient } from "mongodb";
 import { encodeMasterKey, generateMasterKey } from "../src/archive/index.ts";
+import { runRestoreDrill } from "../src/dump/index.ts";
+import { DRILL_DATABASE_SUFFIX } from "../../protocol/verification.ts";
 import { type MongoTestServer, startMongoTestServer } from "../../testkit/mongo-server/index.ts";
 import { findMongoTools } from "../../testkit/mongo-tools.ts";
 import { waitUntil } from "../../testkit/wait-until.ts";
@@ -37,10 +39,12 @@ function recordCommandsOn(server: MongoTestServer, database: string): string[] {
 }
 const caughtUp = () => secondary.replicaSet!.oplog.lastOpTime.ts.equals(primary.replicaSet!.oplog.lastOpTime.ts);
 
+const masterKey = generateMasterKey();
+
 function writeConfig(name: string, uri: string, mode: "builtin" | "native"): string {
   const path = join(work, `${name}.json`);
   const toolsConfig = mode === "builtin" ? { mode } : { mode, mongodump: tools!.mongodump, mongorestore: tools!.mongorestore };
-  writeFileSync(path, JSON.stringify({ version: 1, masterKey: encodeMasterKey(generateMasterKey()), databases: [{ name: "shop", uri }], tools: toolsConfig }), {
+  writeFileSync(path, JSON.stringify({ version: 1, masterKey: encodeMasterKey(masterKey), databases: [{ name: "shop", uri }], tools: toolsConfig }), {
     mode: 0o600,
   });
   return path;
@@ -80,7 +84,7 @@ afterAll(async () => {
 describe("readPreference=secondary", () => {
   for (const mode of ["builtin", "native"] as const) {
     test.skipIf(mode === "native" && toolsMissing !== null)(
-      `${mode}: the dump reads the secondary while the primary takes writes; the restore goes to the primary`,
+      `${mode}: the dump reads the secondary while the primary takes writes; restores and drills go to the primary`,
       async () => {
         const shop = writer.db("shop");
         await shop.dropDatabase();
@@ -115,6 +119,21 @@ describe("readPreference=secondary", () => {
         expect(restored.exitCode).toBe(0);
         expect(readsOf(secondary, "shop")).toBe(secondaryReadsBeforeRestore);
         expect(await snapshotDatabase(shop)).toEqual(before);
+
+        // A restore drill (the daemon's test restore) restores into a scratch database and reads
+        // it back: both on the primary too.
+        const scratch = `shop_${mode}${DRILL_DATABASE_SUFFIX}`;
+        const drill = await runRestoreDrill({
+          uri: secondaryUri("shop"),
+          sourceDatabase: "shop",
+          database: scratch,
+          masterKey,
+          input: Bun.file(backup).stream(),
+          reopen: () => Bun.file(backup).stream(),
+          tools: mode === "builtin" ? { mode } : { mode, mongodump: tools!.mongodump, mongorestore: tools!.mongorestore },
+        });
+        expect(drill.report.documents).toEqual({ expected: 300, restored: 300 });
+        expect(readsOf(secondary, scratch)).toBe(0);
       },
       120_000,
     );
