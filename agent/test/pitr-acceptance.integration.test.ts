@@ -29,7 +29,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { MongoClient } from "mongodb";
-import { compareOplogTimes, type OplogTime, oplogTimeFromBigInt } from "../../protocol/pitr.ts";
+import { compareOplogTimes, type OplogTime, oplogTimeFromBigInt } from "../../protocol/oplog-position.ts";
 import { startTestServer, type TestServer } from "../../server/test/harness.ts";
 import { startReplicaSetWithClient, stopWithClient } from "../../testkit/mongo-server/replica-set/test-support.ts";
 import type { MongoTestServer } from "../../testkit/mongo-server/server.ts";

@@ -32,7 +32,7 @@ import type { DaemonLog } from "./daemon-log.ts";
 import type { CopyEntry } from "../copies/copy-destination.ts";
 import { pointInTimeReplay } from "../dump/point-in-time-replay.ts";
 import type { SliceFile } from "../oplog/chain/index.ts";
-import type { OplogTime } from "../../../protocol/pitr.ts";
+import type { OplogTime } from "../../../protocol/oplog-position.ts";
 import { drillDatabaseName } from "../../../protocol/verification.ts";
 import type { ArchiveSummary } from "../dump/mongodump-archive/index.ts";
 import { hasOplogWindow, replayIntoScratch } from "../dump/replay-check.ts";
