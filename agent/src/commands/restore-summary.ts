@@ -5,7 +5,7 @@ import { connectClient, listDatabaseNames } from "../dump/builtin/client.ts";
 import { withPrimaryReadPreference } from "../dump/connection-string.ts";
 import { isDumpError, type RestoreResult } from "../dump/index.ts";
 import { pluralize } from "../ui/format.ts";
-import { formatOplogTime, type OplogTime } from "../../../protocol/pitr.ts";
+import { formatOplogTime, type OplogTime } from "../../../protocol/oplog-position.ts";
 
 /**
  * The namespaces ("db.collection") in `database`, or in every database when none is named.

@@ -86,7 +86,7 @@ export function startAgentDaemon(runtime: DaemonRuntime, identityTransport: Iden
         }
         return acknowledge(message.jobId);
       case "verify":
-        return queue.enqueue(() => trust.verifyBackup(message.backupId, message.expected, message.sha256));
+        return queue.enqueue(() => trust.verifyBackup(message.backupId, message.databaseName, message.expected, message.sha256));
       case "drill":
         if (!queue.enqueue(() => trust.runDrill(message), { restoreId: message.restoreId })) {
           runtime.log("ignored a drill this agent already took", { restoreId: message.restoreId });

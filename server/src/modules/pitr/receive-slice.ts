@@ -4,7 +4,8 @@
 import { createHash } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { type AgentRow, databases, pitrSlices, plans, organizations } from "@db/schema";
-import { oplogTimeToBigInt, parseOplogTime, SLICE_MAX_FILE_BYTES, type SliceUploadQuery } from "@protocol/pitr";
+import { oplogTimeToBigInt, parseOplogTime } from "@protocol/oplog-position";
+import { SLICE_MAX_FILE_BYTES, type SliceUploadQuery } from "@protocol/pitr";
 import type { AppContext } from "../../context";
 import { AppError, badRequest, conflict, notFound } from "../../lib/errors";
 import { sliceStorageKey } from "../stored-files/keys";
