@@ -5,7 +5,7 @@
 // again, instead of "NoSuchKey" with a hint about credentials or "not a dbvault backup file". On
 // SeaweedFS with Object Lock; the copy is written as the agent writes a locked copy.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,6 +13,7 @@ import { MAGIC } from "../src/archive/format.ts";
 import type { CommandContext } from "../src/commands/context.ts";
 import { fetchFromCopy } from "../src/commands/from-copy.ts";
 import type { AgentConfig } from "../src/config.ts";
+import { checkCopies } from "../src/copies/copy-check.ts";
 import type { CopyEntry } from "../src/copies/copy-destination.ts";
 import { putLockedCopy } from "../src/copies/copy-object-lock.ts";
 import { findSeaweedFs, type SeaweedFsServer, startSeaweedFs } from "../../testkit/seaweedfs.ts";
@@ -106,6 +107,42 @@ describe.skipIf(missing !== null)(`a copy hidden in the customer's locked bucket
     expect(printed[2]).toBe(
       `to make that version current again: aws s3api copy-object --bucket ${BUCKET} --key ${key} --copy-source "${BUCKET}/${key}?versionId=${versionWritten}"`,
     );
+  }, 60_000);
+
+  test("copies check names the version written, still stored under a delete marker or an overwrite", async () => {
+    const marked = await lockedCopy("checked-marked");
+    const overwritten = await lockedCopy("checked-overwritten");
+    const writtenVersions = [await currentVersion(marked.key), await currentVersion(overwritten.key)];
+    await s3.s3.fetch(`${s3.endpoint}/${BUCKET}/${marked.key}`, { method: "DELETE" });
+    await s3.s3.fetch(`${s3.endpoint}/${BUCKET}/${overwritten.key}`, { method: "PUT", body: randomBytes(overwritten.bytes.length) });
+    const currents = [await currentVersion(marked.key), await currentVersion(overwritten.key)];
+    const copies = [marked, overwritten].map(({ key, bytes }) => ({
+      backupId: key,
+      databaseName: "shop",
+      destination: entry.url,
+      key,
+      status: "stored" as const,
+      size: bytes.length,
+      sha256: null,
+      etag: createHash("md5").update(bytes).digest("hex"),
+      checkedAt: null,
+    }));
+
+    const { results } = await checkCopies([entry], copies, { sample: 0 });
+    expect(results.map((checked) => [checked.outcome, checked.detail])).toEqual([
+      [
+        "missing",
+        `the bucket has no object ${marked.key} (NoSuchKey); the version written, ${writtenVersions[0]}, is still stored under a delete marker (${currents[0]}): restore --from-copy reads it; to make it current again: aws s3api delete-object --bucket ${BUCKET} --key ${marked.key} --version-id ${currents[0]}`,
+      ],
+      [
+        "changed",
+        expect.stringMatching(
+          new RegExp(
+            `^its ETag is \\w+ instead of \\w+: other bytes were written over it; the version written, ${writtenVersions[1]}, is still stored under a newer version \\(${currents[1]}\\): restore --from-copy reads it; to make it current again: aws s3api copy-object `,
+          ),
+        ),
+      ],
+    ]);
   }, 60_000);
 
   test("a copy never written is still reported missing", async () => {

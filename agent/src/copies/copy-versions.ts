@@ -35,6 +35,7 @@ export interface HiddenCopy {
 const tag = (entry: string, name: string) => new RegExp(`<${name}>([^<]*)</${name}>`).exec(entry)?.[1] ?? "";
 const unescapeXml = (text: string) =>
   text
+    .replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code)))
     .replace(/&lt;/g, "<")
     .replace(/&gt;/g, ">")
     .replace(/&quot;/g, '"')
