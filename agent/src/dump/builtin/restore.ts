@@ -4,6 +4,7 @@
 // collection over its target and recreates the views. A failure in phase one leaves the target
 // database exactly as it was; a failure in phase two leaves each collection entirely old or
 // entirely new and says which. See docs/restore.md.
+import { describeFailedInsert } from "./closed-on-insert.ts";
 import type { ArchivePrelude } from "../archive-prelude.ts";
 import { DumpError, throwIfAborted } from "../errors.ts";
 import { type CollectionMetadata, OPLOG_NAMESPACE, readMongodumpArchive } from "../mongodump-archive/index.ts";
@@ -88,7 +89,7 @@ export async function restoreWithDriver(request: BuiltinRestoreRequest): Promise
         try {
           outcome = await insertRestoredDocuments(client.db(state.staged.db), into, documents, emptyTimestamps, limits);
         } catch (cause) {
-          throw wrapDatabaseError(cause, `inserting into ${state.target}`, uri);
+          throw describeFailedInsert(cause, documents, state.target, uri);
         }
         const stats = result.collections[state.target]!;
         stats.restored += outcome.inserted;
