@@ -11,6 +11,7 @@ import { agentApi } from "@protocol/agent-protocol";
 import { backupStorage } from "../src/modules/backups/views";
 import { findSeaweedFs, type SeaweedFsServer, startSeaweedFs } from "../../testkit/seaweedfs";
 import { startTestServer, type TestServer, type TestUser } from "./harness";
+import { uploadSlice, userShippingPitr } from "./pitr-support";
 import { registerScriptedAgent, type ScriptedAgent } from "./scripted-agent";
 
 const { missing } = findSeaweedFs();
@@ -100,6 +101,25 @@ describe.skipIf(missing !== null)(`a backup's file hidden through S3 in a locked
       expect(named?.fields.versionId).not.toBe(overwriteVersion);
     } finally {
       server.ctx.log.warn = warn;
+    }
+  });
+
+  test("an oplog slice behind a delete marker, and one overwritten with as many bytes: each download is the slice shipped", async () => {
+    const { user, agent, databaseId } = await userShippingPitr(server, base, "orders");
+    const chain = "c".repeat(32);
+    const pos = (t: number) => `${1_800_000_000 + t},1`;
+    const marked = await uploadSlice(server.ctx, base, agent, "orders", { chain, sequence: 0, start: pos(0), end: pos(10) });
+    const overwritten = await uploadSlice(server.ctx, base, agent, "orders", { chain, sequence: 1, start: pos(10), end: pos(20) });
+    expect((await s3.s3.fetch(objectUrl(marked.storageKey), { method: "DELETE" })).status).toBe(204);
+    expect((await s3.s3.fetch(objectUrl(overwritten.storageKey), { method: "PUT", body: randomBytes(overwritten.bytes.length) })).status).toBe(200);
+
+    for (const { id, bytes } of [marked, overwritten]) {
+      const answer = await fetch(`${base}/api/pitr/databases/${databaseId}/slices/${id}/download`, {
+        headers: { authorization: `Bearer ${user.token}` },
+        redirect: "follow",
+      });
+      expect(answer.status).toBe(200);
+      expect(Buffer.from(await answer.arrayBuffer()).equals(bytes)).toBe(true);
     }
   });
 
