@@ -11,11 +11,13 @@ import { Code, Decimal128, Double, MongoClient } from "mongodb";
 import { generateMasterKey } from "../src/archive/index.ts";
 import { DumpError, restoreFromEncrypted } from "../src/dump/index.ts";
 import { type FerretDbServer, findFerretDb, startFerretDb } from "../../testkit/ferretdb.ts";
+import { findMongoTools } from "../../testkit/mongo-tools.ts";
 import { backUpToBuffer } from "./support/back-up.ts";
 import { type CollectionSnapshot, snapshotDatabase } from "./support/database-snapshot.ts";
 import { type AgentTestEnv, openAgentTestEnv } from "./support/test-env.ts";
 
 const { missing } = findFerretDb();
+const { tools, missing: toolsMissing } = findMongoTools();
 const masterKey = generateMasterKey();
 
 let env: AgentTestEnv;
@@ -35,7 +37,10 @@ describe.skipIf(missing !== null)(`a restore into FerretDB that closes the conne
     await env?.close();
   });
 
-  async function restoreIntoFerretDb(documents: object[]): Promise<{ error: unknown; before: CollectionSnapshot[]; after: CollectionSnapshot[] }> {
+  async function restoreIntoFerretDb(
+    documents: object[],
+    engine: Parameters<typeof restoreFromEncrypted>[0]["tools"] = { mode: "builtin" },
+  ): Promise<{ error: unknown; before: CollectionSnapshot[]; after: CollectionSnapshot[] }> {
     const source = env.uniqueDatabase("closing");
     await env.client
       .db(source)
@@ -46,7 +51,7 @@ describe.skipIf(missing !== null)(`a restore into FerretDB that closes the conne
     await target.dropDatabase();
     await target.collection("prices").insertOne({ _id: "live" } as never);
     const before = await snapshotDatabase(target);
-    const error = await restoreFromEncrypted({ uri: ferretUri("target"), masterKey, input: Readable.from([file]), tools: { mode: "builtin" } }).catch(
+    const error = await restoreFromEncrypted({ uri: ferretUri("target"), masterKey, input: Readable.from([file]), tools: engine }).catch(
       (caught: unknown) => caught,
     );
     return { error, before, after: await snapshotDatabase(target) };
@@ -78,4 +83,21 @@ describe.skipIf(missing !== null)(`a restore into FerretDB that closes the conne
     );
     expect(after).toEqual(before);
   }, 120_000);
+
+  test.skipIf(toolsMissing !== null)(
+    "with the real mongorestore (auto mode takes it here): the values are named too, not its EOF",
+    async () => {
+      const { error, before, after } = await restoreIntoFerretDb([{ _id: 1, price: Decimal128.fromString("19.90") }], {
+        mode: "auto",
+        mongodump: tools?.mongodump,
+        mongorestore: tools?.mongorestore,
+      });
+      expect(error).toBeInstanceOf(DumpError);
+      expect((error as DumpError).message).toBe(
+        `mongorestore failed: the server closed its connection while restoring documents holding a Decimal128 (field "price"). FerretDB does not store Decimal128, NaN or infinite doubles, JavaScript code, symbols, MinKey, MaxKey, DBPointer, undefined or arrays inside arrays; nothing was replaced`,
+      );
+      expect(after).toEqual(before);
+    },
+    120_000,
+  );
 });

@@ -54,6 +54,45 @@ function collectUnstorable(raw: Uint8Array, offset: number, path: string, inArra
   }
 }
 
+/** What FerretDB does not accept, found in the documents given to `add`: the first field of each kind. */
+export class UnacceptedValues {
+  private readonly found = new Map<string, string>();
+
+  /** Looks through one BSON document (until enough kinds are known); never throws. */
+  add(document: Uint8Array): void {
+    if (this.found.size >= NAMED_KINDS) return;
+    try {
+      collectUnstorable(document, 0, "", false, this.found);
+    } catch {
+      // Not valid BSON: nothing more can be said of it.
+    }
+  }
+
+  get isEmpty(): boolean {
+    return this.found.size === 0;
+  }
+
+  /** "documents holding KIND (field "F"), …. FerretDB does not …" (what was found and FerretDB's rules). */
+  describe(): string {
+    const kinds = [...this.found].map(([kind, field]) => `${kind} (field "${field}")`).join(", ");
+    const names = [...this.found.keys()].some((kind) => kind.startsWith("a field name"));
+    const values = [...this.found.keys()].some((kind) => !kind.startsWith("a field name"));
+    const why = [
+      names ? "FerretDB does not accept field names starting with `$` or containing dots" : "",
+      values
+        ? "FerretDB does not store Decimal128, NaN or infinite doubles, JavaScript code, symbols, MinKey, MaxKey, DBPointer, undefined or arrays inside arrays"
+        : "",
+    ]
+      .filter(Boolean)
+      .join("; ");
+    return `documents holding ${kinds}. ${why}`;
+  }
+}
+
+/** What to do about it, for either engine. */
+export const UNACCEPTED_VALUES_HINT =
+  "restore this backup into MongoDB, or change those fields in the source database and back it up again; the backup itself is intact";
+
 /**
  * The error of a failed insert of `documents` into `target`: when the server closed the
  * connection and the batch holds what FerretDB does not accept, a DumpError naming it and why;
@@ -61,30 +100,10 @@ function collectUnstorable(raw: Uint8Array, offset: number, path: string, inArra
  */
 export function describeFailedInsert(cause: unknown, documents: Uint8Array[], target: string, uri: string): DumpError {
   if (!isClosedConnection(cause)) return wrapDatabaseError(cause, `inserting into ${target}`, uri);
-  const found = new Map<string, string>();
-  try {
-    for (const document of documents) {
-      collectUnstorable(document, 0, "", false, found);
-      if (found.size >= NAMED_KINDS) break;
-    }
-  } catch {
-    // Not valid BSON: nothing more can be said than the driver said.
-  }
-  if (found.size === 0) return wrapDatabaseError(cause, `inserting into ${target}`, uri);
-  const kinds = [...found].map(([kind, field]) => `${kind} (field "${field}")`).join(", ");
-  const names = [...found.keys()].some((kind) => kind.startsWith("a field name"));
-  const values = [...found.keys()].some((kind) => !kind.startsWith("a field name"));
-  const why = [
-    names ? "FerretDB does not accept field names starting with `$` or containing dots" : "",
-    values
-      ? "FerretDB does not store Decimal128, NaN or infinite doubles, JavaScript code, symbols, MinKey, MaxKey, DBPointer, undefined or arrays inside arrays"
-      : "",
-  ]
-    .filter(Boolean)
-    .join("; ");
-  return new DumpError(
-    "database-error",
-    `inserting into ${target} failed: the server closed the connection on documents holding ${kinds}. ${why}; nothing was replaced`,
-    { hint: "restore this backup into MongoDB, or change those fields in the source database and back it up again; the backup itself is intact" },
-  );
+  const found = new UnacceptedValues();
+  for (const document of documents) found.add(document);
+  if (found.isEmpty) return wrapDatabaseError(cause, `inserting into ${target}`, uri);
+  return new DumpError("database-error", `inserting into ${target} failed: the server closed the connection on ${found.describe()}; nothing was replaced`, {
+    hint: UNACCEPTED_VALUES_HINT,
+  });
 }
