@@ -5,6 +5,7 @@
 // database exactly as it was; a failure in phase two leaves each collection entirely old or
 // entirely new and says which. See docs/restore.md.
 import { formatOplogTime } from "../../../../protocol/oplog-position.ts";
+import { describeFailedInsert } from "./closed-on-insert.ts";
 import type { ArchivePrelude } from "../archive-prelude.ts";
 import { DumpError, throwIfAborted } from "../errors.ts";
 import { type CollectionMetadata, OPLOG_NAMESPACE, readMongodumpArchive } from "../mongodump-archive/index.ts";
@@ -89,7 +90,7 @@ export async function restoreWithDriver(request: BuiltinRestoreRequest): Promise
         try {
           outcome = await insertRestoredDocuments(client.db(state.staged.db), into, documents, emptyTimestamps, limits);
         } catch (cause) {
-          throw wrapDatabaseError(cause, `inserting into ${state.target}`, uri);
+          throw describeFailedInsert(cause, documents, state.target, uri);
         }
         const stats = result.collections[state.target]!;
         stats.restored += outcome.inserted;
