@@ -40,6 +40,7 @@ describe("details", () => {
 describe("entity column", () => {
   test("agent actions name the agent, else its hostname", () => {
     expect(describeAuditEntity("AGENT_REGISTERED", { name: "db-1", hostname: "h" })).toBe("Agent: db-1");
+    expect(describeAuditEntity("BACKUP_CREATED", { type: "manual", agentName: "db-host-3f2a" })).toBe("Agent: db-host-3f2a");
     expect(describeAuditEntity("AGENT_DISCONNECTED", { hostname: "db-host.internal" })).toBe("Agent: db-host.internal");
     expect(describeAuditEntity("AGENT_DISCONNECTED", {})).toBe("Agent: unknown");
   });

@@ -44,6 +44,8 @@ const textOf = (value: unknown) => (typeof value === "string" && value.trim() ? 
  */
 export function describeAuditEntity(action: string, details: Details, teamActor: AuditActor | null = null): string {
   if (action.startsWith("AGENT_")) return `Agent: ${textOf(details?.name) ?? textOf(details?.hostname) ?? "unknown"}`;
+  // A backup an agent asked for itself (dbvault-agent backup now).
+  if (action.startsWith("BACKUP_") && textOf(details?.agentName)) return `Agent: ${details!.agentName}`;
   if (action.includes("AUTO") || action.startsWith("STORAGE_")) return "System";
   if (action.startsWith("BACKUP_") && details?.type === "auto") return "System";
   if (!teamActor) return "User";
