@@ -156,8 +156,7 @@ test("a database beyond the plan's limit and another agent's database are refuse
   for (const name of ["billing", "secret-shop"]) {
     const refused = await run(["backup", "now", "--db", name]);
     expect(refused.stderr).toBe(
-      `dbvault-agent: backup now: This agent does not back up a database named "${name}": dbvault-agent status lists the ones it does.\n` +
-        "dbvault-agent: hint: dbvault-agent status lists the databases this agent backs up\n",
+      `dbvault-agent: backup now: This agent does not back up a database named "${name}": dbvault-agent status lists the ones it does.\n`,
     );
     expect(refused.exitCode).toBe(1);
     expect((await run(["list", "--db", name])).exitCode).toBe(1);
@@ -205,6 +204,9 @@ test("list shows this agent's backups newest first, as text and --json; status s
   const limited = await run(["list", "--limit", "1"]);
   expect(limited.stdout).toBe(`${orders.id}  orders  pending, ${utc(orders.createdAt)}, manual\n`);
   expect(limited.stderr).toBe("dbvault-agent: the newest 1 shown; --limit N shows more (at most 500)\n");
+  // The server holds the same bound for any caller.
+  const tooMany = await fetch(`${base}/api/agent/backups?limit=501`, { headers: agent.headers() });
+  expect([tooMany.status, ((await tooMany.json()) as { message: string }).message]).toEqual([400, "limit must be a whole number from 1 to 500"]);
   expect((await run(["list", "--limit", "0"])).stderr).toBe(`dbvault-agent: list: --limit must be a whole number from 1 to 500\n${HINT_USAGE}`);
 
   const status = await run(["status"]);

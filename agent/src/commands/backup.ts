@@ -49,8 +49,6 @@ function describeRefusal(error: unknown, databaseName: string, url: string): unk
         ? "start the agent with dbvault-agent run (or dbvault-agent service install), then try again"
         : error.code === "CONFLICT"
           ? "dbvault-agent status shows it; try again once it ends"
-          : error.status === 404
-            ? "dbvault-agent status lists the databases this agent backs up"
-            : undefined;
+          : undefined;
   return new CliError(`backup now: ${error.message}`, EXIT.failure, hint);
 }

@@ -5,7 +5,7 @@
 // manual-backup limit, a disabled database, one backup at a time), with the same messages.
 import { and, asc, desc, eq, inArray } from "drizzle-orm";
 import { type AgentRow, agentJobs, backups, databases, type OrganizationRow, settings } from "@db/schema";
-import { type AgentStatusAnswer, OPERATOR_LIST_DEFAULT, type OperatorBackup, type OperatorBackupsQuery } from "@protocol/operator";
+import { type AgentStatusAnswer, OPERATOR_LIST_DEFAULT, OPERATOR_LIST_MAX, type OperatorBackup, type OperatorBackupsQuery } from "@protocol/operator";
 import { normaliseFrequencyHours } from "@protocol/schedule";
 import type { AppContext } from "../../context";
 import { AppError } from "../../lib/errors";
@@ -103,6 +103,8 @@ async function describeQueue(ctx: AppContext, agent: AgentRow): Promise<AgentSta
 
 /** The backups of the databases the agent serves, newest first (of one of them with `db`). */
 export async function listAgentBackups(ctx: AppContext, agent: AgentRow, query: OperatorBackupsQuery): Promise<{ backups: OperatorBackup[] }> {
+  const limit = Number(query.limit ?? OPERATOR_LIST_DEFAULT);
+  if (limit > OPERATOR_LIST_MAX) throw new AppError(400, "BAD_REQUEST", `limit must be a whole number from 1 to ${OPERATOR_LIST_MAX}`);
   const served = await servedDatabases(ctx, agent);
   const chosen = query.db === undefined ? served : served.filter((database) => database.name === query.db);
   if (query.db !== undefined && chosen.length === 0) throw notServed(query.db);
@@ -117,7 +119,7 @@ export async function listAgentBackups(ctx: AppContext, agent: AgentRow, query: 
       ),
     )
     .orderBy(desc(backups.createdAt), desc(backups.id))
-    .limit(Math.min(Number(query.limit ?? OPERATOR_LIST_DEFAULT), 500));
+    .limit(limit);
   return { backups: rows.map(toOperatorBackup) };
 }
 
