@@ -90,7 +90,7 @@ export async function startBackup(
   ctx: AppContext,
   database: DatabaseRow,
   type: "manual" | "auto",
-  options: { guard?: (tx: Tx) => Promise<void>; actor?: AuditActor } = {},
+  options: { guard?: (tx: Tx) => Promise<void>; actor?: AuditActor; auditDetails?: Record<string, unknown> } = {},
 ) {
   const [agent] = database.agentId ? await ctx.db.select().from(agents).where(eq(agents.id, database.agentId)) : [];
   const backup = await ctx.db.transaction(async (tx) => {
@@ -112,7 +112,13 @@ export async function startBackup(
         lastActivityAt: ctx.now(),
       })
       .returning();
-    await recordAudit(tx, database.organizationId, "BACKUP_CREATED", { backupId: row!.id, databaseName: database.name, type }, options.actor);
+    await recordAudit(
+      tx,
+      database.organizationId,
+      "BACKUP_CREATED",
+      { backupId: row!.id, databaseName: database.name, type, ...options.auditDetails },
+      options.actor,
+    );
     // Its command, in the ledger with it (agent-jobs/service.ts): a socket swap does not lose it.
     if (agent && agent.status !== "offline") {
       await enqueueJob(ctx, tx, {
@@ -133,8 +139,17 @@ export async function startBackup(
   return backup!;
 }
 
-/** A user's manual backup: active databases only, no sooner than the plan's frequency limit allows. */
-export async function triggerBackup(ctx: AppContext, organization: { id: string; planId: string | null }, databaseName: string, actor?: AuditActor) {
+/**
+ * A manual backup, a user's or an agent's (`dbvault-agent backup now`, named in `auditDetails`):
+ * active databases only, no sooner than the plan's frequency limit allows.
+ */
+export async function triggerBackup(
+  ctx: AppContext,
+  organization: { id: string; planId: string | null },
+  databaseName: string,
+  actor?: AuditActor,
+  auditDetails?: Record<string, unknown>,
+) {
   const [database] = await ctx.db
     .select()
     .from(databases)
@@ -150,7 +165,7 @@ export async function triggerBackup(ctx: AppContext, organization: { id: string;
   const plan = await planOfUser(ctx.db, organization.planId);
   const [agent] = database.agentId ? await ctx.db.select({ status: agents.status }).from(agents).where(eq(agents.id, database.agentId)) : [];
   const guard = (tx: Tx) => checkManualBackupAllowed(tx, ctx, database, plan, agent?.status ?? null);
-  return toBackupView(await startBackup(ctx, database, "manual", { guard, actor }));
+  return toBackupView(await startBackup(ctx, database, "manual", { guard, actor, auditDetails }));
 }
 
 /**
