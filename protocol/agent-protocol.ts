@@ -162,6 +162,8 @@ export const Verification = T.Object({
   status: T.Union([T.Literal("ok"), T.Literal("failed")]),
   namespaces: NamespaceCounts,
   error: T.Optional(ShortText(2000)),
+  /** Why the backup's oplog window was not replayed into scratch (verified by its read-back only). */
+  notReplayed: T.Optional(ShortText(2000)),
 });
 export type Verification = Static<typeof Verification>;
 

@@ -44,7 +44,7 @@ export function describeCountDifferences(differences: string[], limit = 5): stri
 export function verificationOf(
   namespaces: Record<string, number>,
   expected: Record<string, number> | undefined | null,
-): { status: "ok" | "failed"; namespaces: Record<string, number>; error?: string } {
+): { status: "ok" | "failed"; namespaces: Record<string, number>; error?: string; notReplayed?: string } {
   const differences = expected ? compareNamespaceCounts(expected, namespaces) : [];
   if (differences.length === 0) return { status: "ok", namespaces };
   return { status: "failed", namespaces, error: `the stored file does not hold what was dumped: ${describeCountDifferences(differences)}` };

@@ -76,15 +76,17 @@ export type DaemonRuntime = {
     },
   ): Promise<RestoreStats>;
   /**
-   * Decrypts and parses a whole backup file and, when it holds an oplog window and this agent has
-   * `databaseName`, replays it into the drill's scratch database there and drops it
-   * (dump/replay-check.ts); answers its documents per namespace and whether it was replayed
-   * (`replayed` false with `unreplayable` naming why it could not be); throws what is wrong with it.
+   * Decrypts and parses a whole backup file as it streams and, when it holds an oplog window and
+   * this agent has `databaseName`, reads it again (`reopen`) to replay the window into the drill's
+   * scratch database there, with the collections it writes to, and drops it
+   * (dump/replay-check.ts). Answers its documents per namespace, the collections replayed when it
+   * has a window, or `notReplayed` naming why a window could not be replayed (no such database
+   * here, no right to create the scratch database); throws what is wrong with the backup.
    */
   verify(
     encrypted: ReadableStream<Uint8Array>,
-    options: { signal: AbortSignal; databaseName?: string },
-  ): Promise<{ namespaces: Record<string, number>; replayed: boolean; unreplayable?: string }>;
+    options: { signal: AbortSignal; databaseName?: string; reopen: () => ReadableStream<Uint8Array> },
+  ): Promise<{ namespaces: Record<string, number>; replayedCollections?: string[]; notReplayed?: string }>;
   /** Restores a backup into a scratch database on a configured database's connection, checks it and drops it (see dump/drill.ts). */
   drill(
     databaseName: string,
@@ -209,28 +211,31 @@ export function createDaemonRuntime(options: RuntimeOptions): DaemonRuntime {
         throw describeRestoreFailure(error);
       }
     },
-    async verify(encrypted, { signal, databaseName }) {
+    async verify(encrypted, { signal, databaseName, reopen }) {
       const current = await refresh();
       const { masterKey, identities } = readOpeningKeys(current, path);
       const countsOf = (summary: ArchiveSummary) => Object.fromEntries(summary.namespaces.map((entry) => [entry.namespace, entry.documentCount]));
       const database = databaseName ? current.databases.find((entry) => entry.name === databaseName) : undefined;
       if (!database) {
+        // A restore agent checking a write-only agent's backup: the read-back is its proof.
         const summary = await verifyEncryptedBackup(encrypted, masterKey, signal, identities);
-        if (!hasOplogWindow(summary)) return { namespaces: countsOf(summary), replayed: false };
-        return { namespaces: countsOf(summary), replayed: false, unreplayable: `this agent has no database "${databaseName ?? ""}" to replay it into` };
+        if (!hasOplogWindow(summary)) return { namespaces: countsOf(summary) };
+        return { namespaces: countsOf(summary), notReplayed: `this agent has no database "${databaseName ?? ""}" configured to replay its oplog window into` };
       }
-      const { summary, replayed } = await replayIntoScratch({
+      const { summary, hasWindow, collections, notReplayed } = await replayIntoScratch({
         uri: database.uri,
         ...sourceDatabaseOf(database.uri),
         masterKey,
         identities,
         input: encrypted,
+        reopen,
         database: drillDatabaseName(database.name),
         tools: current.tools,
         signal,
         onNotice: (message) => options.log(message, { databaseName: database.name }),
       });
-      return { namespaces: countsOf(summary), replayed };
+      if (notReplayed) return { namespaces: countsOf(summary), notReplayed };
+      return { namespaces: countsOf(summary), ...(hasWindow ? { replayedCollections: collections } : {}) };
     },
     async drill(databaseName, encrypted, { scratchDatabase, onProgress, signal, inputBytes }) {
       const current = await refresh();

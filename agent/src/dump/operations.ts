@@ -131,6 +131,7 @@ export async function restoreArchive(given: RestoreOptions, readFraction: (() =>
     const plan = planRestore(prelude.collections, options.database ?? readUriDatabase(options.uri), options.collections, {
       usersAndRoles: options.usersAndRoles,
       collectionsAtMoment: options.pointInTime !== undefined,
+      collectionsOfWindow: options.collectionsOfWindow === true,
       sourceDatabase: options.sourceDatabase,
     });
     throwIfAborted(options.signal);

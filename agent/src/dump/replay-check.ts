@@ -1,12 +1,20 @@
 // Verification of a backup with an oplog window: reading the file back proves it is intact, not
 // that it restores. Its documents were read while the application wrote, so they can hold a unique
 // key twice until the window is replayed (a key moved during the dump). The proof is the restore
-// itself, into a scratch database: the documents staged, the window replayed, the unique indexes
-// built after it as mongorestore builds them (builtin/deferred-indexes.ts), then dropped.
+// itself, into a scratch database: the collections the window writes to staged, the window
+// replayed, their unique indexes built after it as mongorestore builds them
+// (builtin/deferred-indexes.ts), then dropped. A collection the window never names is exactly
+// what the read-back proved, so it is not copied: the cost grows with what the window touched.
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import { DRILL_DATABASE_SUFFIX } from "../../../protocol/verification.ts";
+import { createDecryptStream } from "../archive/index.ts";
+import { iterateBytes } from "./byte-streams.ts";
 import { connectClient, listDatabaseNames, wrapDatabaseError } from "./builtin/client.ts";
-import { type RestoreEncryptedOptions, restoreFromEncrypted } from "./encrypted.ts";
-import { type ArchiveSummary, OPLOG_NAMESPACE } from "./mongodump-archive/index.ts";
+import { type RestoreEncryptedOptions, restoreFromEncrypted, verifyEncryptedBackup } from "./encrypted.ts";
+import { type ArchiveSummary, OPLOG_NAMESPACE, readMongodumpArchive } from "./mongodump-archive/index.ts";
+import type { ByteSource } from "./types.ts";
+import { WindowCollections } from "./window-collections.ts";
 
 /** The namespaces a restore replays as the backup's oplog: its own window, or a dump's local oplog (as mongorestore picks it). */
 const OPLOG_NAMESPACES = new Set([OPLOG_NAMESPACE, "local.oplog.rs"]);
@@ -16,49 +24,97 @@ export function hasOplogWindow(summary: ArchiveSummary): boolean {
   return summary.namespaces.some((entry) => OPLOG_NAMESPACES.has(entry.namespace) && entry.documentCount > 0);
 }
 
-/** Thrown from onVerified to stop before the database is touched: a backup with no window is proven by its read-back. */
-class NothingToReplay extends Error {}
-
 export interface ReplayCheck {
   /** What the whole-file check found (namespaces and their counts). */
   summary: ArchiveSummary;
-  /** Whether the window was replayed (false: the backup has none, nothing was written). */
-  replayed: boolean;
+  /** Whether the backup has an oplog window (false: nothing to replay, nothing was written). */
+  hasWindow: boolean;
+  /** The collections restored into scratch to replay the window (those it writes to). */
+  collections: string[];
+  /** Why the window was not replayed although the backup has one (the database user may not create the scratch database). */
+  notReplayed?: string;
+}
+
+export interface ReplayCheckOptions extends Omit<RestoreEncryptedOptions, "input" | "reopen" | "collections" | "collectionsOfWindow"> {
+  /** The scratch database (a drill's name), dropped after. */
+  database: string;
+  /** The backup's bytes, read back whole first. */
+  input: ByteSource;
+  /** Opens the same bytes again from the start (a second download): read only when the backup has a window. */
+  reopen: () => ByteSource;
 }
 
 /**
- * Reads a whole `.enc.dbvault` backup and, when it has an oplog window, restores it into
- * `options.database` (a scratch database named as a drill's, dropped after) exactly as a
- * restore would. Throws what the restore throws: a DumpError with `backupAtFault` when the backup's
- * keys do not hold once its window is replayed; the archive library's errors for a damaged file.
+ * Reads a whole `.enc.dbvault` backup as it streams (no copy is kept) and, when it has an oplog
+ * window, reads it again to restore the collections that window writes to into `options.database`
+ * (a scratch database named as a drill's, dropped after) exactly as a restore would. Throws what
+ * the restore throws: a DumpError with `backupAtFault` when the backup's keys do not hold once its
+ * window is replayed; the archive library's errors for a damaged file.
  */
-export async function replayIntoScratch(options: RestoreEncryptedOptions & { database: string }): Promise<ReplayCheck> {
+export async function replayIntoScratch(options: ReplayCheckOptions): Promise<ReplayCheck> {
   const scratch = options.database;
   // Whatever the caller asks, this only ever writes and drops a database named as a drill's.
   if (!scratch.endsWith(DRILL_DATABASE_SUFFIX))
     throw new Error(`refusing to replay into ${scratch}: a scratch database's name ends with ${DRILL_DATABASE_SUFFIX}`);
-  let summary: ArchiveSummary | undefined;
+  const { input, reopen, ...rest } = options;
+  const summary = await verifyEncryptedBackup(input, options.masterKey, options.signal, options.identities ?? []);
+  if (!hasOplogWindow(summary)) return { summary, hasWindow: false, collections: [] };
+  const source = options.sourceDatabase ?? sourceDatabaseOf(summary);
+  const collections = source === undefined ? [] : await readWindowCollections(reopen(), options, source);
+  // A window of no-ops writes nothing: there is nothing to restore.
+  if (collections.length === 0) return { summary, hasWindow: true, collections };
   try {
     // A scratch database a killed check left is not dropped first: the restore replaces each
     // collection it restores, and the check reads nothing else of it.
-    await restoreFromEncrypted({
-      ...options,
-      onVerified: (found) => {
-        summary = found;
-        if (!hasOplogWindow(found)) throw new NothingToReplay();
-      },
-    });
-    return { summary: summary!, replayed: true };
+    await restoreFromEncrypted({ ...rest, input: reopen(), collections, collectionsOfWindow: true, tools: { mode: "builtin" } });
+    return { summary, hasWindow: true, collections };
   } catch (error) {
-    if (error instanceof NothingToReplay) return { summary: summary!, replayed: false };
+    // A replay that could not start for want of rights says nothing against the backup.
+    if (isUnauthorized(error))
+      return {
+        summary,
+        hasWindow: true,
+        collections,
+        notReplayed: `the database user may not write the scratch database ${scratch}: ${(error as Error).message}`,
+      };
     throw error;
   } finally {
-    if (summary && hasOplogWindow(summary)) {
-      const client = await connectClient(options.uri).catch(() => undefined);
-      if (client) await dropScratch(client, scratch, options.uri).catch(() => undefined);
-      await client?.close().catch(() => undefined);
-    }
+    const client = await connectClient(options.uri).catch(() => undefined);
+    if (client) await dropScratch(client, scratch, options.uri).catch(() => undefined);
+    await client?.close().catch(() => undefined);
   }
+}
+
+/** The one database the backup holds collections of (a daemon's backup is of one). */
+function sourceDatabaseOf(summary: ArchiveSummary): string | undefined {
+  const databases = new Set(summary.collections.map((entry) => entry.db).filter((db) => db !== "" && db !== "admin" && db !== "local" && db !== "config"));
+  return databases.size === 1 ? [...databases][0] : undefined;
+}
+
+/** Decrypts the backup again and answers the collections of `database` its oplog entries write to. */
+async function readWindowCollections(source: ByteSource, options: ReplayCheckOptions, database: string): Promise<string[]> {
+  const decrypt = createDecryptStream({ masterKey: options.masterKey, ...(options.identities ? { identities: options.identities } : {}) });
+  const ciphertext = Readable.from(iterateBytes(source));
+  pipeline(ciphertext, decrypt).catch((error: Error) => decrypt.destroy(error));
+  const found = new WindowCollections(database);
+  try {
+    for await (const event of readMongodumpArchive(decrypt)) {
+      if (event.kind === "document" && OPLOG_NAMESPACES.has(event.namespace)) found.add(event.bytes);
+    }
+  } finally {
+    decrypt.destroy();
+    ciphertext.destroy();
+  }
+  return found.names;
+}
+
+/** True when MongoDB refused an operation for want of rights (code 13, Unauthorized), however wrapped. */
+function isUnauthorized(error: unknown): boolean {
+  for (let current = error; current instanceof Error; current = current.cause) {
+    const { code, codeName } = current as Error & { code?: unknown; codeName?: unknown };
+    if (code === 13 || codeName === "Unauthorized") return true;
+  }
+  return false;
 }
 
 async function dropScratch(client: Awaited<ReturnType<typeof connectClient>>, scratch: string, uri: string): Promise<void> {

@@ -50,6 +50,11 @@ export interface PlanOptions {
    * them once the entries are applied, before anything is swapped in).
    */
   collectionsAtMoment?: boolean;
+  /**
+   * The chosen collections are those the backup's oplog window writes to (a verification's replay
+   * into scratch): one the window creates is not in the archive, and one it drops is gone after it.
+   */
+  collectionsOfWindow?: boolean;
 }
 
 // mongorestore does not restore these either: the oplog needs --oplogReplay, `local` and
@@ -103,7 +108,10 @@ function planWith(
     }
   }
   const chosen =
-    onlyCollections && (options.collectionsAtMoment ? new Set(onlyCollections) : checkCollections(collections, onlyCollections, onlyDatabase ?? rename?.from));
+    onlyCollections &&
+    (options.collectionsAtMoment || options.collectionsOfWindow
+      ? new Set(onlyCollections)
+      : checkCollections(collections, onlyCollections, onlyDatabase ?? rename?.from));
   const restored = onlyDatabase !== undefined ? [onlyDatabase] : sourceDatabases;
   const hasUsersOrRoles = collections.some((entry) => entry.namespace === USERS_NAMESPACE || entry.namespace === ROLES_NAMESPACE);
   const wholeServerOrAdmin = targetDatabase === undefined || (targetDatabase === "admin" && rename === undefined);

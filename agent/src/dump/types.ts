@@ -99,6 +99,8 @@ export interface RestoreOptions extends OperationOptions {
   inputBytes?: number;
   /** Only these collections of the backup's database (names without the database); all by default. */
   collections?: string[];
+  /** `collections` are the ones the backup's oplog window writes to: not checked against the archive (restore-plan.ts). */
+  collectionsOfWindow?: boolean;
   /** The archive's namespaces with their document counts, when already read (a verified backup): progress then has the real total. */
   expectedNamespaces?: NamespaceSummary[];
   /** Whether a restore of every database (or of admin) restores the backup's users and roles; default true. */

@@ -15,6 +15,7 @@ import { join } from "node:path";
 import { BSON, type Document, type MongoClient } from "mongodb";
 import { type AgentMessage, AgentHeaders, agentApi } from "../../../../protocol/agent-protocol";
 import { startReplicaSetWithClient, stopWithClient } from "../../../../testkit/mongo-server/replica-set/test-support.ts";
+import { CommandError } from "../../../../testkit/mongo-server/errors.ts";
 import type { MongoTestServer } from "../../../../testkit/mongo-server/server.ts";
 import { encodeMasterKey, encryptBuffer } from "../../archive/index.ts";
 import { loadConfig } from "../../config.ts";
@@ -34,16 +35,25 @@ const files = new Map<string, Uint8Array>();
 
 const NS = "moving.people";
 
-/** A backup of moving.people holding `documents` with `indexes`, and `window` (raw oplog entries, the consistent point last) as its oplog. */
+/** A collection the window never touches: the read-back proves it, so it is never copied into scratch. */
+const OTHERS = "moving.others";
+const others = Array.from({ length: 5 }, (_, index) => ({ _id: index, note: `untouched ${index}` }));
+
+/**
+ * A backup of moving.people holding `documents` with `indexes` and of moving.others, and `window`
+ * (raw oplog entries, the consistent point last) as its oplog: none when it is empty.
+ */
 async function backupOf(documents: Document[], indexes: Document[], window: Uint8Array[]): Promise<Uint8Array> {
   const prelude = {
     collections: [
       { db: "moving", collection: "people", type: "collection", indexes },
-      { db: "", collection: "oplog" },
+      { db: "moving", collection: "others", type: "collection", indexes: [{ v: 2, key: { _id: 1 }, name: "_id_" }] },
+      ...(window.length > 0 ? [{ db: "", collection: "oplog" }] : []),
     ],
   };
   const items = [
     ...documents.map((document) => ({ kind: "document" as const, namespace: NS, bytes: BSON.serialize(document) })),
+    ...others.map((document) => ({ kind: "document" as const, namespace: OTHERS, bytes: BSON.serialize(document) })),
     ...window.map((bytes) => ({ kind: "document" as const, namespace: ".oplog", bytes })),
   ];
   const chunks: Uint8Array[] = [];
@@ -75,7 +85,13 @@ async function readWhileTheKeyMoves() {
   const indexes = await people.listIndexes().toArray();
   const lostDelete = window.filter((entry) => BSON.deserialize(entry).op !== "d");
   expect(lostDelete).toHaveLength(window.length - 1);
-  return { moved: await backupOf(documents, indexes, window), lostDelete: await backupOf(documents, indexes, lostDelete), windowLength: window.length };
+  const settled = await people.find({}, { sort: { _id: 1 } }).toArray();
+  return {
+    moved: await backupOf(documents, indexes, window),
+    lostDelete: await backupOf(documents, indexes, lostDelete),
+    noWindow: await backupOf(settled, indexes, []),
+    windowLength: window.length,
+  };
 }
 
 let windowLength = 0;
@@ -86,6 +102,7 @@ beforeAll(async () => {
   const backups = await readWhileTheKeyMoves();
   files.set("moved", backups.moved);
   files.set("lost-delete", backups.lostDelete);
+  files.set("no-window", backups.noWindow);
   windowLength = backups.windowLength;
   scripted = Bun.serve({
     port: 0,
@@ -106,22 +123,44 @@ beforeAll(async () => {
     server: { url: `http://127.0.0.1:${scripted.port}`, apiKey: "key-1", agentId: "agent-1", agentToken: TOKEN },
   };
   await writeFile(configPath, JSON.stringify(config), { mode: 0o600 });
+  // A restore agent verifying a write-only agent's backup: it has no database "moving".
+  restoreAgentConfigPath = join(dir, "restore-agent.json");
+  const restoreAgent = { ...config, databases: [{ name: "elsewhere", uri: `${rs.server.uri}elsewhere` }] };
+  await writeFile(restoreAgentConfigPath, JSON.stringify(restoreAgent), { mode: 0o600 });
 }, 60_000);
+let restoreAgentConfigPath: string;
 afterAll(async () => {
   scripted?.stop(true);
   await stopWithClient(rs);
   await rm(dir, { recursive: true, force: true });
 });
 
-async function verify(backupId: string) {
-  const runtime = createDaemonRuntime({ configPath, config: await loadConfig(configPath), hello: { hostname: "test", platform: "linux" }, log: () => {} });
+/** What the scratch database was given: the collections swapped into it, and the documents inserted there. */
+function watchScratch() {
+  const swapped: string[] = [];
+  let inserted = 0;
+  rs.server.intercept(({ name, db, body }) => {
+    if (name === "renameCollection" && String(body.to).startsWith(`${SCRATCH}.`)) swapped.push(String(body.to));
+    if (name === "insert" && db === SCRATCH) inserted += (body.documents as unknown[] | undefined)?.length ?? 0;
+  });
+  return { swapped, inserted: () => inserted };
+}
+const SCRATCH = "moving_dbvault_drill";
+
+async function verify(backupId: string, agentConfig = configPath) {
+  const runtime = createDaemonRuntime({
+    configPath: agentConfig,
+    config: await loadConfig(agentConfig),
+    hello: { hostname: "test", platform: "linux" },
+    log: () => {},
+  });
   const delivered: AgentMessage[] = [];
   const jobs = createTrustJobs({ runtime, deliver: (message) => delivered.push(message), send: () => {}, signal: new AbortController().signal });
-  await jobs.verifyBackup(backupId, "moving", { [NS]: 3 });
+  await jobs.verifyBackup(backupId, "moving", { [NS]: 3, [OTHERS]: others.length });
   const reports = delivered.filter((message) => message.type === "backup.verified");
   expect(reports).toHaveLength(1);
   const restore = runtime
-    .restore("moving", new Response(files.get(backupId) as Uint8Array<ArrayBuffer>).body!, {
+    .restore(agentConfig === configPath ? "moving" : "elsewhere", new Response(files.get(backupId) as Uint8Array<ArrayBuffer>).body!, {
       onProgress: () => {},
       signal: new AbortController().signal,
       targetDatabase: `restored_${backupId.replace("-", "_")}`,
@@ -137,9 +176,13 @@ const databaseNames = async () =>
   (await rs.client.db("admin").command({ listDatabases: 1, nameOnly: true })).databases.map((entry: { name: string }) => entry.name);
 
 describe("a backup read while a unique key moved is either restorable or not Verified", () => {
-  test("its window holds the moves: Verified, and it restores", async () => {
-    const { verification, restore } = await verify("moved");
-    expect(verification).toEqual({ status: "ok", namespaces: { [NS]: 3, ".oplog": windowLength } });
+  test("its window holds the moves: Verified, and it restores; only the collection the window touched is copied into scratch", async () => {
+    const scratch = watchScratch();
+    const { verification, restore } = await verify("moved").finally(() => rs.server.intercept(undefined));
+    expect(verification).toEqual({ status: "ok", namespaces: { [NS]: 3, [OTHERS]: others.length, ".oplog": windowLength } });
+    // moving.others, untouched by the window, never reached the scratch database.
+    expect(scratch.swapped).toEqual([`${SCRATCH}.people`]);
+    expect(scratch.inserted()).toBeLessThanOrEqual(3 + windowLength);
     expect(restore).toBe("restored");
     const people = await rs.client.db("restored_moved").collection(NS.split(".")[1]!).find().sort({ _id: 1 }).toArray();
     expect(people).toEqual([
@@ -151,7 +194,9 @@ describe("a backup read while a unique key moved is either restorable or not Ver
   }, 60_000);
 
   test("its window lost the delete: the verification fails naming the duplicate key, as the restore does", async () => {
-    const { verification, restore } = await verify("lost-delete");
+    const scratch = watchScratch();
+    const { verification, restore } = await verify("lost-delete").finally(() => rs.server.intercept(undefined));
+    expect(scratch.swapped).toEqual([]);
     expect(verification.status).toBe("failed");
     expect(verification.error).toMatch(
       /^the backup does not restore: building the index email_1 of moving_dbvault_drill\.people after replaying the backup's oplog failed.*E11000/,
@@ -159,5 +204,40 @@ describe("a backup read while a unique key moved is either restorable or not Ver
     expect(restore).toMatch(/building the index email_1 of restored_lost_delete\.people after replaying the backup's oplog failed.*E11000/);
     // The scratch database is gone.
     expect(await databaseNames()).not.toContain("moving_dbvault_drill");
+  }, 60_000);
+});
+
+describe("a window that cannot be replayed here leaves the backup verified by its read-back, saying why", () => {
+  test("a restore agent with no database of that name: Verified, the window not replayed and why", async () => {
+    const { verification } = await verify("lost-delete", restoreAgentConfigPath);
+    expect(verification.status).toBe("ok");
+    expect(verification.notReplayed).toBe('this agent has no database "moving" configured to replay its oplog window into');
+  }, 60_000);
+
+  test("a database user that may not create the scratch database: Verified, the window not replayed and why", async () => {
+    rs.server.intercept(({ db }) => {
+      if (db === SCRATCH) throw new CommandError(13, `not authorized on ${SCRATCH} to execute command`);
+    });
+    const { verification } = await verify("moved").finally(() => rs.server.intercept(undefined));
+    expect(verification.status).toBe("ok");
+    expect(verification.notReplayed).toMatch(/^the database user may not write the scratch database moving_dbvault_drill: .*not authorized/);
+  }, 60_000);
+});
+
+describe("a backup without an oplog window", () => {
+  test("is verified as it streams: no private copy is written", async () => {
+    // A copy would have to be made in TMPDIR, which does not exist: the verification would fail.
+    const before = process.env.TMPDIR;
+    process.env.TMPDIR = join(dir, "no-such-directory");
+    const scratch = watchScratch();
+    try {
+      const { verification } = await verify("no-window");
+      expect(verification).toEqual({ status: "ok", namespaces: { [NS]: 3, [OTHERS]: others.length } });
+      expect(scratch.inserted()).toBe(0);
+    } finally {
+      rs.server.intercept(undefined);
+      if (before === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = before;
+    }
   }, 60_000);
 });

@@ -84,6 +84,9 @@ export const backupAnswer = t.Object({
         status: oneOf(["ok", "failed"] as const, "status"),
         namespaces: t.Record(t.String(), t.Number(), { description: "Documents per namespace found in the stored file" }),
         error: t.Optional(t.String()),
+        notReplayed: t.Optional(
+          t.String({ description: "Why the backup's oplog window was not replayed into a scratch database: verified by its read-back only" }),
+        ),
       },
       { description: "The agent read the stored file back, decrypted and parsed all of it and counted its documents" },
     ),

@@ -25,7 +25,9 @@ type BackupRow = typeof backups.$inferSelect;
  * from the ones dumped (known for backups made since agents report them) is a failure.
  */
 export function settleVerification(reported: Verification, dumped: Record<string, number> | null): Verification {
-  return reported.status === "failed" ? reported : verificationOf(reported.namespaces, dumped);
+  if (reported.status === "failed") return reported;
+  const settled = verificationOf(reported.namespaces, dumped);
+  return settled.status === "ok" && reported.notReplayed ? { ...settled, notReplayed: reported.notReplayed } : settled;
 }
 
 const describeCounts = (namespaces: Record<string, number>) => {

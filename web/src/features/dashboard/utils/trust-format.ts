@@ -5,7 +5,7 @@ import type { StatusTone } from "./operation-status";
 type Verifiable = {
   status: string;
   verifiedAt: string | null;
-  verification: { status: "ok" | "failed"; namespaces: Record<string, number>; error?: string } | null;
+  verification: { status: "ok" | "failed"; namespaces: Record<string, number>; error?: string; notReplayed?: string } | null;
   /** Why an asked verification has not started: no restore agent that can read the backup is online. */
   verificationWaitingFor?: string | null;
 };
@@ -38,7 +38,10 @@ export function describeVerification(backup: Verifiable): VerificationLook | nul
     return { label: "Verification failed", tone: "danger", time, detail: backup.verification.error ?? "The stored file could not be read back.", lines };
   }
   const total = Object.values(backup.verification.namespaces).reduce((sum, count) => sum + count, 0);
-  return { label: "Verified", tone: "success", time, detail: `Read back from storage, decrypted and checked: ${documents(total)}.`, lines };
+  const read = `Read back from storage, decrypted and checked: ${documents(total)}.`;
+  // Said, not hidden: its oplog window was not replayed here, so only the read-back proves it.
+  const detail = backup.verification.notReplayed ? `${read} Its oplog window was not replayed: ${backup.verification.notReplayed}.` : read;
+  return { label: "Verified", tone: "success", time, detail, lines };
 }
 
 const ANOMALY_LABELS = { size_drop: "Size drop", count_drop: "Documents drop", collection_missing: "Collection missing" } as const;
