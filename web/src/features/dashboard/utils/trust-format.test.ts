@@ -29,6 +29,16 @@ describe("describeVerification", () => {
     expect(look!.time).toMatch(/2026/);
   });
 
+  test("verified without replaying its oplog window: still green, saying why it was not replayed", () => {
+    const notReplayed = 'this agent has no database "shop" configured to replay its oplog window into';
+    const look = describeVerification({ ...completed, verification: { status: "ok", namespaces: { "shop.orders": 2 }, notReplayed } });
+    expect(look).toMatchObject({
+      label: "Verified",
+      tone: "success",
+      detail: `Read back from storage, decrypted and checked: 2 documents. Its oplog window was not replayed: ${notReplayed}.`,
+    });
+  });
+
   test("failed: red with the agent's reason", () => {
     const look = describeVerification({
       ...completed,
