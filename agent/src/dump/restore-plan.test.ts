@@ -38,6 +38,15 @@ test("to a moment: the names are kept for the check at the moment, and a collect
   expect(planRestore(archive, "shop_copy", undefined, { collectionsAtMoment: true }).chosenAtMoment).toBeUndefined();
 });
 
+test("the collections an oplog window writes to: one it creates is restored, and none is checked at a moment", () => {
+  const plan = planRestore(archive, "shop_dbvault_drill", ["orders", "created_by_window"], { collectionsOfWindow: true });
+  expect(plan.chosenAtMoment).toBeUndefined();
+  expect(plan.targetOf(metadata("shop", "created_by_window"))).toBe("shop_dbvault_drill.created_by_window");
+  expect(plan.targetOf(metadata("shop", "customers"))).toBeUndefined();
+  // Checked against the archive otherwise.
+  expect(() => planRestore(archive, "shop_dbvault_drill", ["orders", "created_by_window"])).toThrow(/no collection "created_by_window"/);
+});
+
 const entry = metadata;
 const OPLOG = entry("", "oplog");
 
