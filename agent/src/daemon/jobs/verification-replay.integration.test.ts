@@ -75,6 +75,9 @@ async function readWhileTheKeyMoves() {
   await people.insertOne({ _id: "b", email: "x" });
   await people.updateOne({ _id: "b" }, { $set: { email: "z" } });
   await people.insertOne({ _id: "y", email: "x" });
+  // A collection the window creates: it is in no backup's prelude, yet the replay restores it.
+  await rs.client.db("moving").createCollection("fresh");
+  await rs.client.db("moving").collection("fresh").insertOne({ _id: 1, made: "during the dump" });
   const readAfter = await people.find({ _id: { $gt: "m" } }, { sort: { _id: 1 } }).toArray();
   const window: Uint8Array[] = [];
   const entries = readOplogWindow(rs.client, { kind: "replica-set", start }, "moving", rs.server.uri);
@@ -176,12 +179,12 @@ const databaseNames = async () =>
   (await rs.client.db("admin").command({ listDatabases: 1, nameOnly: true })).databases.map((entry: { name: string }) => entry.name);
 
 describe("a backup read while a unique key moved is either restorable or not Verified", () => {
-  test("its window holds the moves: Verified, and it restores; only the collection the window touched is copied into scratch", async () => {
+  test("its window holds the moves: Verified, and it restores; only the collections the window writes to (one it creates too) are copied into scratch", async () => {
     const scratch = watchScratch();
     const { verification, restore } = await verify("moved").finally(() => rs.server.intercept(undefined));
     expect(verification).toEqual({ status: "ok", namespaces: { [NS]: 3, [OTHERS]: others.length, ".oplog": windowLength } });
     // moving.others, untouched by the window, never reached the scratch database.
-    expect(scratch.swapped).toEqual([`${SCRATCH}.people`]);
+    expect(scratch.swapped.sort()).toEqual([`${SCRATCH}.fresh`, `${SCRATCH}.people`]);
     expect(scratch.inserted()).toBeLessThanOrEqual(3 + windowLength);
     expect(restore).toBe("restored");
     const people = await rs.client.db("restored_moved").collection(NS.split(".")[1]!).find().sort({ _id: 1 }).toArray();
@@ -190,6 +193,7 @@ describe("a backup read while a unique key moved is either restorable or not Ver
       { _id: "m", email: "m" },
       { _id: "y", email: "x" },
     ] as never);
+    expect(await rs.client.db("restored_moved").collection("fresh").find().toArray()).toEqual([{ _id: 1, made: "during the dump" }] as never);
     expect(await databaseNames()).not.toContain("moving_dbvault_drill");
   }, 60_000);
 
