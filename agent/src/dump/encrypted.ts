@@ -119,6 +119,13 @@ export async function restoreFromEncrypted(options: RestoreEncryptedOptions): Pr
   }
 }
 
+/** What a read-back also hands over: the documents of some namespaces (a backup's oplog window), as they pass. */
+export interface ReadBackDocuments {
+  documentsOf: ReadonlySet<string>;
+  /** Called synchronously with bytes that may be reused after it returns. */
+  onDocument: (namespace: string, bytes: Uint8Array) => void;
+}
+
 /**
  * Reads a whole `.enc.dbvault` backup without restoring it: every chunk authenticated, the
  * archive parsed and each namespace's CRC checked; answers its namespaces and counts. Throws the
@@ -130,8 +137,9 @@ export function verifyEncryptedBackup(
   masterKey: MasterKeys,
   signal?: AbortSignal,
   identities: readonly Uint8Array[] = [],
+  documents?: ReadBackDocuments,
 ): Promise<ArchiveSummary> {
-  return verifyEncrypted(input, { masterKey, identities }, undefined, signal);
+  return verifyEncrypted(input, { masterKey, identities }, undefined, signal, documents);
 }
 
 /** Reports the share of the file verified, at most every progress interval, when its size is known. */
@@ -151,7 +159,13 @@ function countVerified(input: ByteSource, inputBytes: number | undefined, option
 }
 
 /** Decrypts and parses the whole backup, writing the ciphertext to `copy` as it passes; throws what is wrong with it. */
-async function verifyEncrypted(input: ByteSource, keys: DecryptOptions, copy: PrivateCopy | undefined, signal: AbortSignal | undefined) {
+async function verifyEncrypted(
+  input: ByteSource,
+  keys: DecryptOptions,
+  copy: PrivateCopy | undefined,
+  signal: AbortSignal | undefined,
+  documents?: ReadBackDocuments,
+) {
   const decrypt = createDecryptStream(keys);
   const ciphertext = Readable.from(iterateBytes(input));
   const feeding = copy
@@ -165,7 +179,7 @@ async function verifyEncrypted(input: ByteSource, keys: DecryptOptions, copy: Pr
   // The decrypt stream paces collections (archive/memory-pacer.ts): unpaced, reading a large file
   // let the plaintext's garbage pile up to hundreds of MB.
   try {
-    const summary = await summarizeArchive(decrypt);
+    const summary = await summarizeArchive(decrypt, documents ?? {});
     await feeding;
     throwIfAborted(signal);
     return summary;

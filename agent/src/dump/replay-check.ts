@@ -5,14 +5,10 @@
 // replayed, their unique indexes built after it as mongorestore builds them
 // (builtin/deferred-indexes.ts), then dropped. A collection the window never names is exactly
 // what the read-back proved, so it is not copied: the cost grows with what the window touched.
-import { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
 import { DRILL_DATABASE_SUFFIX } from "../../../protocol/verification.ts";
-import { createDecryptStream } from "../archive/index.ts";
-import { iterateBytes } from "./byte-streams.ts";
 import { connectClient, listDatabaseNames, wrapDatabaseError } from "./builtin/client.ts";
 import { type RestoreEncryptedOptions, restoreFromEncrypted, verifyEncryptedBackup } from "./encrypted.ts";
-import { type ArchiveSummary, OPLOG_NAMESPACE, readMongodumpArchive } from "./mongodump-archive/index.ts";
+import { type ArchiveSummary, OPLOG_NAMESPACE } from "./mongodump-archive/index.ts";
 import type { ByteSource } from "./types.ts";
 import { WindowCollections } from "./window-collections.ts";
 
@@ -45,8 +41,9 @@ export interface ReplayCheckOptions extends Omit<RestoreEncryptedOptions, "input
 }
 
 /**
- * Reads a whole `.enc.dbvault` backup as it streams (no copy is kept) and, when it has an oplog
- * window, reads it again to restore the collections that window writes to into `options.database`
+ * Reads a whole `.enc.dbvault` backup as it streams (no copy is kept), noting the collections its
+ * oplog window writes to, and, when it has a window, reads it again (`reopen`: verified whole into
+ * a private copy, then restored from it) to restore those collections into `options.database`
  * (a scratch database named as a drill's, dropped after) exactly as a restore would. Throws what
  * the restore throws: a DumpError with `backupAtFault` when the backup's keys do not hold once its
  * window is replayed; the archive library's errors for a damaged file.
@@ -57,10 +54,16 @@ export async function replayIntoScratch(options: ReplayCheckOptions): Promise<Re
   if (!scratch.endsWith(DRILL_DATABASE_SUFFIX))
     throw new Error(`refusing to replay into ${scratch}: a scratch database's name ends with ${DRILL_DATABASE_SUFFIX}`);
   const { input, reopen, ...rest } = options;
-  const summary = await verifyEncryptedBackup(input, options.masterKey, options.signal, options.identities ?? []);
+  // The collections the window writes to are found as the backup streams back (no second read):
+  // the scanner hands over the oplog's documents only.
+  const window = new WindowCollections();
+  const summary = await verifyEncryptedBackup(input, options.masterKey, options.signal, options.identities ?? [], {
+    documentsOf: OPLOG_NAMESPACES,
+    onDocument: (_namespace, bytes) => window.add(bytes),
+  });
   if (!hasOplogWindow(summary)) return { summary, hasWindow: false, collections: [] };
   const source = options.sourceDatabase ?? sourceDatabaseOf(summary);
-  const collections = source === undefined ? [] : await readWindowCollections(reopen(), options, source);
+  const collections = source === undefined ? [] : window.namesIn(source);
   // A window of no-ops writes nothing: there is nothing to restore.
   if (collections.length === 0) return { summary, hasWindow: true, collections };
   try {
@@ -89,23 +92,6 @@ export async function replayIntoScratch(options: ReplayCheckOptions): Promise<Re
 function sourceDatabaseOf(summary: ArchiveSummary): string | undefined {
   const databases = new Set(summary.collections.map((entry) => entry.db).filter((db) => db !== "" && db !== "admin" && db !== "local" && db !== "config"));
   return databases.size === 1 ? [...databases][0] : undefined;
-}
-
-/** Decrypts the backup again and answers the collections of `database` its oplog entries write to. */
-async function readWindowCollections(source: ByteSource, options: ReplayCheckOptions, database: string): Promise<string[]> {
-  const decrypt = createDecryptStream({ masterKey: options.masterKey, ...(options.identities ? { identities: options.identities } : {}) });
-  const ciphertext = Readable.from(iterateBytes(source));
-  pipeline(ciphertext, decrypt).catch((error: Error) => decrypt.destroy(error));
-  const found = new WindowCollections(database);
-  try {
-    for await (const event of readMongodumpArchive(decrypt)) {
-      if (event.kind === "document" && OPLOG_NAMESPACES.has(event.namespace)) found.add(event.bytes);
-    }
-  } finally {
-    decrypt.destroy();
-    ciphertext.destroy();
-  }
-  return found.names;
 }
 
 /** True when MongoDB refused an operation for want of rights (code 13, Unauthorized), however wrapped. */

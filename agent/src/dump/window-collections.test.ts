@@ -3,9 +3,9 @@ import { BSON, type Document } from "bson";
 import { WindowCollections } from "./window-collections.ts";
 
 const collectionsOf = (entries: Document[], database = "shop") => {
-  const found = new WindowCollections(database);
+  const found = new WindowCollections();
   for (const entry of entries) found.add(BSON.serialize(entry));
-  return found.names;
+  return found.namesIn(database);
 };
 
 describe("the collections an oplog window writes to", () => {

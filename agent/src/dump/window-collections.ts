@@ -5,23 +5,23 @@
 import { BSON, type Document } from "bson";
 import { TYPED } from "../oplog/database-filter.ts";
 
-/** Collects the collections of `database` that raw oplog entries write to, create, drop or rename. */
+/** Collects the collections that raw oplog entries write to, create, drop or rename. */
 export class WindowCollections {
-  readonly #database: string;
+  /** Full namespaces ("db.collection"). */
   readonly #found = new Set<string>();
-
-  constructor(database: string) {
-    this.#database = database;
-  }
 
   /** Takes one raw entry (an applyOps's operations, a transaction's included). */
   add(bytes: Uint8Array): void {
     this.#visit(BSON.deserialize(bytes, TYPED));
   }
 
-  /** The collection names (without the database), sorted. */
-  get names(): string[] {
-    return [...this.#found].sort();
+  /** The collections of `database` found (names without the database), sorted. */
+  namesIn(database: string): string[] {
+    const prefix = `${database}.`;
+    return [...this.#found]
+      .filter((namespace) => namespace.startsWith(prefix))
+      .map((namespace) => namespace.slice(prefix.length))
+      .sort();
   }
 
   #visit(entry: Document): void {
@@ -50,9 +50,9 @@ export class WindowCollections {
 
   #note(namespace: string): void {
     const dot = namespace.indexOf(".");
-    if (dot < 0 || namespace.slice(0, dot) !== this.#database) return;
+    if (dot <= 0) return;
     const collection = namespace.slice(dot + 1);
-    if (collection !== "$cmd" && collection !== "") this.#found.add(collection);
+    if (collection !== "$cmd" && collection !== "") this.#found.add(namespace);
   }
 }
 

@@ -77,7 +77,7 @@ async function readWhileTheKeyMoves() {
   await people.insertOne({ _id: "y", email: "x" });
   // A collection the window creates: it is in no backup's prelude, yet the replay restores it.
   await rs.client.db("moving").createCollection("fresh");
-  await rs.client.db("moving").collection("fresh").insertOne({ _id: 1, made: "during the dump" });
+  await rs.client.db("moving").collection<{ _id: number; made: string }>("fresh").insertOne({ _id: 1, made: "during the dump" });
   const readAfter = await people.find({ _id: { $gt: "m" } }, { sort: { _id: 1 } }).toArray();
   const window: Uint8Array[] = [];
   const entries = readOplogWindow(rs.client, { kind: "replica-set", start }, "moving", rs.server.uri);

@@ -18,6 +18,8 @@ export interface ReadArchiveOptions {
   crcMismatch?: "throw" | "report";
   /** Largest document accepted, in bytes; defaults to 16 MiB + 16 KiB (the server's internal limit). */
   maxDocumentBytes?: number;
+  /** Where documents are otherwise only checked: `document` events for these namespaces still (an archive's oplog, say). */
+  documentsOf?: ReadonlySet<string>;
 }
 
 export interface ScanOptions extends ReadArchiveOptions {
@@ -67,7 +69,10 @@ export class ArchiveScanner {
   readonly #emit: (event: ArchiveEvent) => void;
   readonly #maxDocumentBytes: number;
   readonly #reportCrcMismatch: boolean;
-  readonly #wantDocuments: boolean;
+  readonly #allDocuments: boolean;
+  readonly #documentsOf: ReadonlySet<string> | undefined;
+  /** Whether the current segment's documents are emitted. */
+  #wantDocuments: boolean;
   readonly #checksums: ChecksumFactory;
   readonly #collections: CollectionMetadata[] = [];
   readonly #states = new Map<string, NamespaceState>();
@@ -89,6 +94,8 @@ export class ArchiveScanner {
     this.#emit = emit;
     this.#maxDocumentBytes = options.maxDocumentBytes ?? MAX_DOCUMENT_BYTES;
     this.#reportCrcMismatch = options.crcMismatch === "report";
+    this.#allDocuments = options.documents;
+    this.#documentsOf = options.documentsOf;
     this.#wantDocuments = options.documents;
     this.#checksums = options.checksums ?? inlineChecksums;
   }
@@ -341,6 +348,8 @@ export class ArchiveScanner {
     }
     this.#namespace = namespace;
     this.#state = state;
+    // Between segments: no document of the last one is still being checked in place.
+    if (this.#documentsOf) this.#wantDocuments = this.#allDocuments || this.#documentsOf.has(namespace);
     if (header.eof) {
       this.#pendingEnd = this.#endNamespace(state, header.crc, namespace, offset);
       this.#step = Step.AfterEof;

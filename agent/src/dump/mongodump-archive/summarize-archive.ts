@@ -33,7 +33,10 @@ export interface ArchiveSummary {
  * metadata and indexes. Keeps no document in memory. Throws MongodumpArchiveError when the
  * archive is damaged, exactly as `readMongodumpArchive` would.
  */
-export async function summarizeArchive(source: ArchiveSource, options: ReadArchiveOptions = {}): Promise<ArchiveSummary> {
+export async function summarizeArchive(
+  source: ArchiveSource,
+  options: ReadArchiveOptions & { onDocument?: (namespace: string, bytes: Uint8Array) => void } = {},
+): Promise<ArchiveSummary> {
   let header: ArchiveHeader | undefined;
   const collections: CollectionMetadata[] = [];
   const namespaces: NamespaceSummary[] = [];
@@ -68,6 +71,8 @@ export async function summarizeArchive(source: ArchiveSource, options: ReadArchi
         archiveBytes = event.archiveBytes;
         break;
       case "document":
+        // Only the namespaces of `documentsOf` have document events here.
+        options.onDocument?.(event.namespace, event.bytes);
         break;
     }
   }
