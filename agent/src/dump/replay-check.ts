@@ -62,8 +62,11 @@ export async function replayIntoScratch(options: ReplayCheckOptions): Promise<Re
     onDocument: (_namespace, bytes) => window.add(bytes),
   });
   if (!hasOplogWindow(summary)) return { summary, hasWindow: false, collections: [] };
-  const source = options.sourceDatabase ?? sourceDatabaseOf(summary);
-  const collections = source === undefined ? [] : window.namesIn(source);
+  const source = options.sourceDatabase ?? sourceDatabaseOf(summary, window);
+  // A daemon's backup is of one database; an archive of several names none to replay into one scratch.
+  if (source === undefined)
+    return { summary, hasWindow: true, collections: [], notReplayed: "the backup holds several databases, and one scratch database replays one" };
+  const collections = window.namesIn(source);
   // A window of no-ops writes nothing: there is nothing to restore.
   if (collections.length === 0) return { summary, hasWindow: true, collections };
   try {
@@ -88,9 +91,10 @@ export async function replayIntoScratch(options: ReplayCheckOptions): Promise<Re
   }
 }
 
-/** The one database the backup holds collections of (a daemon's backup is of one). */
-function sourceDatabaseOf(summary: ArchiveSummary): string | undefined {
-  const databases = new Set(summary.collections.map((entry) => entry.db).filter((db) => db !== "" && db !== "admin" && db !== "local" && db !== "config"));
+/** The one database the backup holds collections of or its window writes to (a daemon's backup is of one). */
+function sourceDatabaseOf(summary: ArchiveSummary, window: WindowCollections): string | undefined {
+  const named = [...summary.collections.map((entry) => entry.db), ...window.databases];
+  const databases = new Set(named.filter((db) => db !== "" && db !== "admin" && db !== "local" && db !== "config"));
   return databases.size === 1 ? [...databases][0] : undefined;
 }
 

@@ -21,6 +21,16 @@ describe("the collections an oplog window writes to", () => {
     ).toEqual(["carts", "orders"]);
   });
 
+  test("the databases written to are listed, for an archive that names none itself", () => {
+    const found = new WindowCollections();
+    for (const entry of [
+      { op: "c", ns: "fresh.$cmd", o: { create: "first" } },
+      { op: "i", ns: "fresh.first", o: { _id: 1 } },
+    ])
+      found.add(BSON.serialize(entry));
+    expect(found.databases).toEqual(["fresh"]);
+  });
+
   test("collections created, changed, dropped and renamed by commands are named", () => {
     expect(
       collectionsOf([

@@ -15,6 +15,11 @@ export class WindowCollections {
     this.#visit(BSON.deserialize(bytes, TYPED));
   }
 
+  /** The databases found, sorted. */
+  get databases(): string[] {
+    return [...new Set([...this.#found].map((namespace) => namespace.slice(0, namespace.indexOf("."))))].sort();
+  }
+
   /** The collections of `database` found (names without the database), sorted. */
   namesIn(database: string): string[] {
     const prefix = `${database}.`;
