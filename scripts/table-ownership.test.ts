@@ -60,7 +60,6 @@ const KNOWN_WRITERS = new Set([
   "memberships teams",
   "organizations admin",
   "organizations auth",
-  "organizations quota",
   "organizations settings",
   "organizations teams",
   "organizations users",
