@@ -20,7 +20,8 @@ import { plansController } from "./modules/plans";
 import { realtimeController } from "./modules/realtime";
 import { restoresController } from "./modules/restores";
 import { reauthenticationController } from "./modules/reauthentication";
-import { pitrSwitchController, settingsController } from "./modules/settings";
+import { settingsController } from "./modules/settings";
+import { databasesController } from "./modules/databases";
 import { ssoAdminController, ssoSettingsController, ssoSignInController } from "./modules/sso";
 import { twoFactorController } from "./modules/two-factor";
 import { usersController } from "./modules/users";
@@ -51,7 +52,7 @@ export function createApp(ctx: AppContext) {
     .use(ssoAdminController(ctx))
     .use(plansController(ctx))
     .use(settingsController(ctx))
-    .use(pitrSwitchController(ctx))
+    .use(databasesController(ctx))
     .use(backupProtectionController(ctx))
     .use(webhooksController(ctx))
     .use(agentLinkController(ctx))

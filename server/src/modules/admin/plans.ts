@@ -4,7 +4,7 @@ import { and, eq } from "drizzle-orm";
 import { databases, plans, organizations } from "@db/schema";
 import type { AppContext } from "../../context";
 import { findPlan, toPlanView } from "../plans/service";
-import { announceShippedDatabases } from "../pitr/shipped-databases";
+import { announceShippedDatabases } from "../databases/shipped-databases";
 import { lockInPitrWindows } from "../backup-protection/locked-window";
 
 export async function updatePlanPitrWindow(ctx: AppContext, planId: string, pitrWindowHours: number) {

@@ -6,7 +6,7 @@ import { notFound } from "../../lib/errors";
 import { type AuditActor, recordAudit } from "../audit/service";
 import { failBackup } from "../backups/service";
 import { failRestore } from "../restores/service";
-import { handOverDatabases } from "./declared-databases";
+import { handOverDatabases } from "../databases/declared";
 import { recordRemovedAgent } from "./removed-agents";
 
 const REMOVED_REASON = "The agent was removed from DBVault.";

@@ -14,7 +14,7 @@ import type { AuthenticatedUser, SessionInfo } from "../auth/guard";
 import { requestEmailChange } from "../email-change/service";
 import { isRecentlyReauthenticated, requireRecentReauthentication } from "../reauthentication/service";
 import { findPlan, planOfUser, type Plan } from "../plans/service";
-import { rescheduleUser } from "../settings/reschedule";
+import { rescheduleUser } from "../databases/schedule";
 import { replaceApiKey } from "../settings/api-key";
 import { refuseIfProtected, retentionUnderPlan } from "../backup-protection/check";
 import { lockInPitrWindows } from "../backup-protection/locked-window";
