@@ -71,9 +71,6 @@ const KNOWN_WRITERS = new Set([
   "users bootstrap.ts",
   "users downloads",
   "users email-change",
-  // The account's SSO binding: users/sso-binding.ts writes it for teams; sso cannot import users
-  // while users imports reauthentication, which imports sso (SSO_SESSION_MAX_HOURS, the round trip).
-  "users sso",
   "users two-factor",
 ]);
 

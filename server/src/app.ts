@@ -20,6 +20,7 @@ import { plansController } from "./modules/plans";
 import { realtimeController } from "./modules/realtime";
 import { restoresController } from "./modules/restores";
 import { reauthenticationController } from "./modules/reauthentication";
+import { ssoReauthenticationController } from "./modules/sso/reauthentication";
 import { settingsController } from "./modules/settings";
 import { databasesController } from "./modules/databases";
 import { ssoAdminController, ssoSettingsController, ssoSignInController } from "./modules/sso";
@@ -43,6 +44,7 @@ export function createApp(ctx: AppContext) {
     .use(ssoSignInController(ctx))
     .use(twoFactorController(ctx))
     .use(reauthenticationController(ctx))
+    .use(ssoReauthenticationController(ctx))
     .use(emailChangeController(ctx))
     .use(usersController(ctx))
     .use(apiTokensController(ctx))
