@@ -14,7 +14,7 @@ import { AppError, badRequest } from "../../lib/errors";
 import { type AuditActor, recordAudit } from "../audit/service";
 import { refuseIfProtected } from "../backup-protection/check";
 import { policyOf } from "../retention-rules/policy";
-import { replaceApiKey } from "./api-key";
+import { replaceApiKey } from "../organizations/api-key";
 import type { AuthenticatedUser } from "../auth/guard";
 import { planOfUser } from "../plans/service";
 import { nextDrillTime } from "../drills/service";
