@@ -1,6 +1,7 @@
-import { and, eq, isNull, sql } from "drizzle-orm";
-import { agents, backups, type databases, restores } from "@db/schema";
+import { sql } from "drizzle-orm";
+import { backups, type databases, restores } from "@db/schema";
 import type { AppContext } from "../../context";
+import { claimOutageNotice } from "../agents/outage-notice";
 import { sweepAgentStatuses } from "../agents/service";
 import { PENDING_TIMEOUT_MS, QUEUED_LIMIT_MS, STALLED_TIMEOUT_MS } from "../agent-jobs/deadlines";
 import { recordAudit } from "../audit/service";
@@ -48,17 +49,13 @@ export async function runDueBackups(ctx: AppContext, options: { limit?: number }
 
 /**
  * Tells the user, once per outage of an agent, that its databases' scheduled backups are being
- * skipped. The conditional update claims the notice, so several instances send it once.
+ * skipped. claimOutageNotice claims it, so several instances send it once.
  */
 async function skipForOfflineAgents(ctx: AppContext, skipped: (typeof databases.$inferSelect)[]) {
   const byAgent = new Map<string, (typeof databases.$inferSelect)[]>();
   for (const database of skipped) byAgent.set(database.agentId!, [...(byAgent.get(database.agentId!) ?? []), database]);
   for (const [agentId, group] of byAgent) {
-    const [agent] = await ctx.db
-      .update(agents)
-      .set({ outageNoticeAt: ctx.now() })
-      .where(and(eq(agents.id, agentId), isNull(agents.outageNoticeAt)))
-      .returning();
+    const agent = await claimOutageNotice(ctx, agentId);
     const names = group.map((database) => database.name);
     ctx.log.info("scheduled backups skipped: agent offline", { agentId, databases: names });
     if (!agent) continue;
