@@ -18,6 +18,7 @@ import { disconnectUserAgents, toAgentView } from "../agents/service";
 import { endBrowserSessions } from "../../lib/browser-events";
 import { removeTwoFactor } from "../two-factor/service";
 import { refuseIfOnlyOwner } from "../organizations/sole-owner";
+import { deletePersonalOrganization } from "../organizations/rows";
 
 export const DEFAULT_BAN_REASON = "Policy violation";
 /** What a deleted account's agents are told as they are disconnected for good. */
@@ -190,7 +191,7 @@ export async function deleteUser(ctx: AppContext, admin: AuthenticatedUser, user
     // Its personal organization's agents go with it: only their own tokens are told so later.
     await recordRemovedAgentsOf(tx, userId);
     await tx.delete(users).where(eq(users.id, userId));
-    await tx.delete(organizations).where(and(eq(organizations.id, userId), eq(organizations.personal, true)));
+    await deletePersonalOrganization(tx, userId);
   });
   // After the rows are gone, so closing the sockets records nothing for the deleted account. The
   // removal close code makes its agents stop instead of retrying an API key that no longer exists.
