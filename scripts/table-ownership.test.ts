@@ -18,7 +18,7 @@ export const TABLE_OWNERS: Record<string, string> = {
   settings: "settings",
   backups: "backups",
   backupParts: "uploads",
-  backupCopies: "backups",
+  backupCopies: "copies",
   backupProtections: "backup-protection",
   rateLimits: "lib",
   auditLogs: "audit",
@@ -47,9 +47,6 @@ export const TABLE_OWNERS: Record<string, string> = {
 const KNOWN_WRITERS = new Set([
   "apiTokens auth",
   "backupParts backups",
-  "backups agent-link",
-  "backups agents",
-  "backups uploads",
   "memberships auth",
   "organizations auth",
   "recoveryCodes auth",

@@ -9,6 +9,7 @@ import { apiTokensController } from "./modules/api-tokens";
 import { authController } from "./modules/auth";
 import { backupProtectionController } from "./modules/backup-protection";
 import { backupsController } from "./modules/backups";
+import { copiesController } from "./modules/copies";
 import { downloadsController } from "./modules/downloads";
 import { emailChangeController } from "./modules/email-change";
 import { drillsController } from "./modules/drills";
@@ -26,6 +27,7 @@ import { databasesController } from "./modules/databases";
 import { ssoAdminController, ssoSettingsController, ssoSignInController } from "./modules/sso";
 import { twoFactorController } from "./modules/two-factor";
 import { usersController } from "./modules/users";
+import { verificationController } from "./modules/verification";
 import { webController } from "./modules/web";
 import { webhooksController } from "./modules/webhooks";
 import { subscribeToEvents } from "./subscriptions";
@@ -60,6 +62,8 @@ export function createApp(ctx: AppContext) {
     .use(agentLinkController(ctx))
     .use(agentsController(ctx))
     .use(backupsController(ctx))
+    .use(copiesController(ctx))
+    .use(verificationController(ctx))
     .use(restoresController(ctx))
     .use(drillsController(ctx))
     .use(pitrController(ctx))

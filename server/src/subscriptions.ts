@@ -1,7 +1,7 @@
 // Which module reacts to which app event (lib/event-bus.ts), in one place: the modules that emit
 // them (admin, settings, agents) must not import the modules that react.
 import type { AppContext } from "./context";
-import { discardAccountBackupData } from "./modules/backups/service";
+import { discardAccountBackupData } from "./modules/backups/deletion";
 import { failWorkOfRemovedAgent } from "./modules/restores/removed-agent";
 
 /** Registers every event handler of the app on `ctx.events`; once per context. */

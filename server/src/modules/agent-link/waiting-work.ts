@@ -8,7 +8,8 @@ import type { DbOrTx } from "@db/client";
 import type { AppContext } from "../../context";
 import { sendToAgent } from "../../lib/agent-commands";
 import { announceWork, assignJob, enqueueJob } from "../agent-jobs/service";
-import { verifyCommand } from "../backups/verification";
+import { claimWaitingVerification } from "../backups/records";
+import { verifyCommand } from "../verification/service";
 import { drillCommand } from "../drills/service";
 import { announceRestore, restoreCommand } from "../restores/service";
 
@@ -61,11 +62,7 @@ export async function sendWaitingWork(ctx: AppContext, agentId: string) {
       ),
     );
   for (const { id } of unverified) {
-    const [claimed] = await ctx.db
-      .update(backups)
-      .set({ verificationWaitingFor: null })
-      .where(and(eq(backups.id, id), isNotNull(backups.verificationWaitingFor)))
-      .returning();
+    const claimed = await claimWaitingVerification(ctx, id);
     if (claimed) await sendToAgent(ctx, agent.id, verifyCommand(claimed));
   }
 }

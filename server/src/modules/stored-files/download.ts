@@ -2,7 +2,7 @@ import type { backups } from "@db/schema";
 import type { AppContext } from "../../context";
 import { AppError, conflict } from "../../lib/errors";
 import { ObjectNotFoundError } from "../../storage";
-import { backupFileName, backupStorage } from "./views";
+import { backupFileName, backupStorage } from "./keys";
 
 type BackupRow = typeof backups.$inferSelect;
 

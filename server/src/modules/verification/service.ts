@@ -14,7 +14,8 @@ import { recordAudit } from "../audit/service";
 import { notifyBackupVerified, notifyVerificationFailed } from "../notifications/service";
 import { backupFacts } from "../webhooks/events";
 import { publishToOrganization } from "../../lib/browser-events";
-import { alertSubjectOf } from "./service";
+import { recordVerificationWaiting, recordVerified } from "../backups/records";
+import { alertSubjectOf } from "../backups/service";
 import { agentOffline, canRead, chooseReader, usualAgentOf } from "../agents/readers";
 
 type BackupRow = typeof backups.$inferSelect;
@@ -68,7 +69,7 @@ export async function recordVerification(ctx: AppContext, agent: Pick<AgentRow, 
   const verification = settleVerification(reported, backup.collections);
   const ok = verification.status === "ok";
   await ctx.db.transaction(async (tx) => {
-    await tx.update(backups).set({ verifiedAt: ctx.now(), verification, verificationWaitingFor: null }).where(eq(backups.id, backup.id));
+    await recordVerified(tx, backup.id, verification, ctx.now());
     await recordAudit(tx, backup.organizationId, ok ? "BACKUP_VERIFIED" : "BACKUP_VERIFICATION_FAILED", {
       backupId: backup.id,
       databaseName: backup.databaseName,
@@ -117,11 +118,11 @@ export async function requestVerification(ctx: AppContext, backup: BackupRow) {
   const reader = await chooseReader(ctx, backup);
   if ("agent" in reader && (!reader.agent || reader.agent.status === "offline")) throw agentOffline(backup.databaseName);
   if ("waiting" in reader) {
-    await ctx.db.update(backups).set({ verificationWaitingFor: reader.waiting }).where(eq(backups.id, backup.id));
+    await recordVerificationWaiting(ctx, backup.id, reader.waiting);
     await publishToOrganization(ctx, backup.organizationId, { type: "backupVerified", backupId: backup.id, status: "waiting" });
     return { message: `Verification requested. ${reader.waiting}`, waitingFor: reader.waiting };
   }
-  await ctx.db.update(backups).set({ verificationWaitingFor: null }).where(eq(backups.id, backup.id));
+  await recordVerificationWaiting(ctx, backup.id, null);
   await sendToAgent(ctx, reader.agent!.id, verifyCommand(backup));
   return { message: "Verification requested: the agent reads the backup back from storage and reports within minutes." };
 }
