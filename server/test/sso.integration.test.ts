@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
 import { decodeJwt } from "jose";
-import { auditLogs, memberships, organizations, ssoConnections, users } from "@db/schema";
+import { auditLogs, memberships, ssoConnections, users } from "@db/schema";
 import { startTestDnsServer, type TestDnsServer } from "../../testkit/dns-server";
 import { startTestOidcProvider, type TestOidcProvider } from "../../testkit/oidc-provider";
 import { totpCode } from "../../testkit/totp";
