@@ -84,7 +84,7 @@ describe("verification of a write-only agent's backup", () => {
     await connectRestoreAgent(restoreAgent);
     const verify = await restoreAgent.waitFor("verify");
     const { sha256 } = await getBackup(world.user, backupId);
-    expect(verify).toEqual({ type: "verify", backupId, databaseName: "shop", size: 1500, expected: { "shop.orders": 3 }, sha256 });
+    expect(verify).toEqual({ type: "verify", jobId: expect.any(String), backupId, databaseName: "shop", size: 1500, expected: { "shop.orders": 3 }, sha256 });
     expect((await getBackup(world.user, backupId)).verificationWaitingFor).toBeNull();
     const [row] = await testServer.server.ctx.db.select({ role: agents.role }).from(agents).where(eq(agents.id, restoreAgent.agentId));
     expect(row!.role).toBe("restore");

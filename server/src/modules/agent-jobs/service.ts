@@ -7,10 +7,10 @@
 // its heartbeats while it waits, which extend the lease; it keeps the ids it took and never runs
 // one twice (agent/src/daemon/job-queue.ts). Once started, a job is never sent again: the
 // stalled-operation sweep fails a subject that goes silent, which settles its job.
-import { and, asc, eq, gt, inArray, lt, sql } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, lt, or, sql } from "drizzle-orm";
 import type { DbOrTx } from "@db/client";
 import { type AgentJobKind, agentJobs } from "@db/schema";
-import type { ServerMessage } from "@protocol/agent-protocol";
+import type { AgentRole, ServerMessage } from "@protocol/agent-protocol";
 import type { AppContext } from "../../context";
 import { PENDING_TIMEOUT_MS } from "./deadlines";
 import type { ClusterBus } from "../../lib/cluster-bus";
@@ -59,6 +59,16 @@ export async function enqueueJob(ctx: { commandBox: SecretBox; now(): Date }, db
   return row!;
 }
 
+/**
+ * Records a job that may be asked again for the same subject (a backup verified once more, an
+ * agent's next update check), in the caller's transaction: the new one replaces any earlier one,
+ * settled or not, under a new id, so that an agent that ran the earlier one runs this one too.
+ */
+export async function replaceJob(ctx: { commandBox: SecretBox; now(): Date }, db: DbOrTx, job: NewAgentJob & { kind: "verify" | "update" }): Promise<JobRow> {
+  await db.delete(agentJobs).where(and(eq(agentJobs.kind, job.kind), eq(agentJobs.subjectId, job.subjectId)));
+  return enqueueJob(ctx, db, job);
+}
+
 /** Tells whichever instance holds the agent's socket that it has work: a few bytes, whatever the jobs hold. */
 export async function announceWork(ctx: { bus: ClusterBus }, agentId: string) {
   await ctx.bus.publish({ kind: "agent.work", agentId });
@@ -73,6 +83,10 @@ export async function assignJob(ctx: { now(): Date }, db: DbOrTx, kind: AgentJob
     .returning({ id: agentJobs.id });
   return assigned.length > 0;
 }
+
+/** The kinds of job an agent of this role runs: a restore agent runs no backups. */
+export const jobKindsOf = (role: AgentRole | undefined): { kinds?: readonly AgentJobKind[] } =>
+  role === "restore" ? { kinds: ["restore", "drill", "verify", "update"] } : {};
 
 /**
  * The commands of the agent's jobs not started whose lease runs, oldest first, of
@@ -126,24 +140,40 @@ function openCommand(box: SecretBox, row: JobRow): (ServerMessage & { jobId: str
   }
 }
 
-/** The agent took the job (`job.taken`) into its queue: leased to it from now. Only the agent it was given can. */
-export async function acknowledgeJob(ctx: AppContext, agentId: string, jobId: string) {
-  await ctx.db
+/**
+ * The agent took the job (`job.taken`, or POST agentApi.jobAck) into its queue: leased to it from
+ * now. Only the agent it was given can; false when it is not one of this agent's jobs. A job
+ * already running or settled is the agent's all the same (acknowledged late): true, unchanged.
+ */
+export async function acknowledgeJob(ctx: AppContext, agentId: string, jobId: string): Promise<boolean> {
+  const leased = await ctx.db
     .update(agentJobs)
     .set({ state: "leased", leaseExpiresAt: deliveryLease(ctx) })
-    .where(and(eq(agentJobs.id, jobId), eq(agentJobs.agentId, agentId), inArray(agentJobs.state, ["queued", "leased"])));
+    .where(and(eq(agentJobs.id, jobId), eq(agentJobs.agentId, agentId), inArray(agentJobs.state, ["queued", "leased"])))
+    .returning({ id: agentJobs.id });
+  if (leased.length > 0) return true;
+  const [own] = await ctx.db
+    .select({ id: agentJobs.id })
+    .from(agentJobs)
+    .where(and(eq(agentJobs.id, jobId), eq(agentJobs.agentId, agentId)));
+  return own !== undefined;
 }
 
 /**
- * The agent's heartbeat named these subjects waiting in its queue: their jobs' leases run on, so
- * that a hello after its process restarted (its queue lost) brings them again.
+ * The agent's heartbeat named these subjects waiting in its queue, and these jobs (a verification,
+ * an update: no subject of their own to follow) held: their leases run on, so that a hello after
+ * its process restarted (its queue lost) brings them again.
  */
-export async function extendLeases(ctx: AppContext, agentId: string, subjectIds: string[]) {
-  if (subjectIds.length === 0) return;
+export async function extendLeases(ctx: AppContext, agentId: string, subjectIds: string[], jobIds: string[] = []) {
+  const named = [
+    ...(subjectIds.length > 0 ? [and(inArray(agentJobs.kind, ["backup", "restore", "drill"]), inArray(agentJobs.subjectId, subjectIds))] : []),
+    ...(jobIds.length > 0 ? [inArray(agentJobs.id, jobIds)] : []),
+  ];
+  if (named.length === 0) return;
   await ctx.db
     .update(agentJobs)
     .set({ leaseExpiresAt: deliveryLease(ctx) })
-    .where(and(eq(agentJobs.agentId, agentId), inArray(agentJobs.subjectId, subjectIds), inArray(agentJobs.state, ["queued", "leased"])));
+    .where(and(eq(agentJobs.agentId, agentId), or(...named), inArray(agentJobs.state, ["queued", "leased"])));
 }
 
 /**

@@ -6,9 +6,8 @@ import { and, eq, inArray, isNotNull } from "drizzle-orm";
 import { agents, backups, databases, restores } from "@db/schema";
 import type { DbOrTx } from "@db/client";
 import type { AppContext } from "../../context";
-import { sendToAgent } from "../../lib/agent-commands";
 import { announceWork, assignJob, enqueueJob } from "../agent-jobs/service";
-import { verifyCommand } from "../backups/verification";
+import { enqueueVerification } from "../backups/verification";
 import { drillCommand } from "../drills/service";
 import { announceRestore, restoreCommand } from "../restores/service";
 
@@ -61,12 +60,17 @@ export async function sendWaitingWork(ctx: AppContext, agentId: string) {
       ),
     );
   for (const { id } of unverified) {
-    const [claimed] = await ctx.db
-      .update(backups)
-      .set({ verificationWaitingFor: null })
-      .where(and(eq(backups.id, id), isNotNull(backups.verificationWaitingFor)))
-      .returning();
-    if (claimed) await sendToAgent(ctx, agent.id, verifyCommand(claimed));
+    // Claimed and queued together: two hellos, or two instances, queue it once.
+    const claimed = await ctx.db.transaction(async (tx) => {
+      const [row] = await tx
+        .update(backups)
+        .set({ verificationWaitingFor: null })
+        .where(and(eq(backups.id, id), isNotNull(backups.verificationWaitingFor)))
+        .returning();
+      if (row) await enqueueVerification(ctx, tx, row, agent.id);
+      return row;
+    });
+    if (claimed) await announceWork(ctx, agent.id);
   }
 }
 
