@@ -1,12 +1,13 @@
 // The agent job ledger: every command the server owes an agent, durable until its subject (a
-// backup, a restore, a drill) is settled. The cluster bus carries only "agent X has work"; the
-// instance holding X's socket reads X's jobs here and sends them (agent-link/gateway.ts), each
-// once a socket. A job not started yet is sent again on each hello while its lease runs: one lost
-// in a socket swap, sent while the agent was away, or taken by an agent process that then
-// restarted, arrives. The agent acknowledges a job as it queues it (`job.taken`) and names it in
-// its heartbeats while it waits, which extend the lease; it keeps the ids it took and never runs
-// one twice (agent/src/daemon/job-queue.ts). Once started, a job is never sent again: the
-// stalled-operation sweep fails a subject that goes silent, which settles its job.
+// backup, a restore, a drill, a verification, an update) is settled. The cluster bus carries only
+// "agent X has work"; the instance holding X's socket tells the agent, which fetches its jobs over
+// HTTP with its own credentials (agent-link/job-delivery.ts; an older agent is sent them on the
+// socket, each once a socket). A job not started yet is delivered again on each hello while its
+// lease runs: one lost in a socket swap, sent while the agent was away, or taken by an agent
+// process that then restarted, arrives. The agent acknowledges a job as it queues it and names it
+// in its heartbeats while it holds it, which extend the lease; it keeps the ids it took and never
+// runs one twice (agent/src/daemon/job-queue.ts). Once started, a job is never delivered again:
+// the stalled-operation sweep fails a subject that goes silent, which settles its job.
 import { and, asc, eq, gt, inArray, lt, or, sql } from "drizzle-orm";
 import type { DbOrTx } from "@db/client";
 import { type AgentJobKind, agentJobs } from "@db/schema";
