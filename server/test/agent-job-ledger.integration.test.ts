@@ -9,7 +9,7 @@ import { type AgentJobKind, agentJobs, agents, databases } from "@db/schema";
 import type { ServerMessage } from "@protocol/agent-protocol";
 import { waitUntil } from "../../testkit/wait-until";
 import { startBackup } from "../src/modules/backups/service";
-import { PENDING_TIMEOUT_MS } from "../src/modules/agent-jobs/deadlines";
+import { expireLeases, PENDING_TIMEOUT_MS } from "../src/modules/agent-jobs/lease-rules";
 import { KEEP_SETTLED_JOBS_MS } from "../src/modules/agent-jobs/service";
 import { runMaintenance } from "../src/modules/scheduler/service";
 import { advanceServerClock, startTestServer, type TestServer, type TestUser, useListeningTestServer } from "./harness";
@@ -326,6 +326,35 @@ describe("leases and pruning, on a clock moved on", () => {
     await reconnect(agent);
     expect((await agent.waitFor("restore")).jobId).toBe(command.jobId);
     expect(await restoreStatus(user, restoreId)).toBe("pending");
+  });
+
+  test("one sweep of the leases: a restore never started fails saying so; a verification unheard of past its lease is given up, asked again it is new", async () => {
+    const { user, agent, backupId } = await agentWithBackup();
+    const asked = await askRestore(user, backupId);
+    const restoreId = asked.body.restore.id as string;
+    await agent.waitFor("restore");
+    expect((await world.server.call("POST", `/api/backups/${backupId}/verify`, { token: user.token })).status).toBe(202);
+    const verify = await agent.waitFor("verify");
+    agent.send({ type: "job.taken", jobId: verify.jobId });
+    await waitUntil(async () => (await jobOf(backupId, "verify"))?.state === "leased", { message: "the verification to be acknowledged" });
+
+    advanceServerClock(world.server, PENDING_TIMEOUT_MS + 60_000);
+    expect(await expireLeases(world.server.ctx)).toBeGreaterThanOrEqual(1);
+    const history = (await world.server.call("GET", "/api/backups/restores/all", { token: user.token })).body as {
+      id: string;
+      status: string;
+      error: string;
+    }[];
+    expect(history.find((row) => row.id === restoreId)).toMatchObject({ status: "failed", error: "The agent did not start the restore." });
+    expect((await jobOf(restoreId))?.state).toBe("failed");
+    expect((await jobOf(backupId, "verify"))?.state).toBe("failed");
+    // Not sent again on hello: given up.
+    await reconnect(agent);
+    await settled(agent);
+    expect(agent.received.filter((message) => message.type === "verify" || message.type === "restore")).toEqual([]);
+    // Asked again: a new job, delivered.
+    expect((await world.server.call("POST", `/api/backups/${backupId}/verify`, { token: user.token })).status).toBe(202);
+    expect((await agent.waitFor("verify")).jobId).not.toBe(verify.jobId!);
   });
 
   test("settled jobs are deleted a week after, by the maintenance pass; others are kept", async () => {

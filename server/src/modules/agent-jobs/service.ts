@@ -7,13 +7,13 @@
 // process that then restarted, arrives. The agent acknowledges a job as it queues it and names it
 // in its heartbeats while it holds it, which extend the lease; it keeps the ids it took and never
 // runs one twice (agent/src/daemon/job-queue.ts). Once started, a job is never delivered again:
-// the stalled-operation sweep fails a subject that goes silent, which settles its job.
+// the lease sweep (lease-rules.ts) fails a subject that goes silent, which settles its job.
 import { and, asc, eq, gt, inArray, lt, or, sql } from "drizzle-orm";
 import type { DbOrTx } from "@db/client";
 import { type AgentJobKind, agentJobs } from "@db/schema";
 import type { AgentRole, ServerMessage } from "@protocol/agent-protocol";
 import type { AppContext } from "../../context";
-import { PENDING_TIMEOUT_MS } from "./deadlines";
+import { PENDING_TIMEOUT_MS } from "./lease-rules";
 import type { ClusterBus } from "../../lib/cluster-bus";
 import type { SecretBox } from "../../lib/secret-box";
 
@@ -32,7 +32,7 @@ export type NewAgentJob = {
 
 /**
  * A job not started is sent (again) only until its lease expires: as long as the stalled-operation
- * sweep keeps its subject pending (deadlines.ts). Each sending renews it (the gateway keeps the
+ * sweep keeps its subject pending (lease-rules.ts). Each sending renews it (the gateway keeps the
  * subject pending with it), as do the acknowledgement and the heartbeats naming it queued. One past
  * it is not revived behind the user's back: the sweep fails its subject, which settles it.
  */
@@ -93,7 +93,7 @@ export const jobKindsOf = (role: AgentRole | undefined): { kinds?: readonly Agen
  * The commands of the agent's jobs not started whose lease runs, oldest first, of
  * `kinds` if given, less those in `except` (already sent on its socket), each with its job id and its secrets
  * opened, counted as sent. A job whose secrets no longer open (API_KEY_SECRET changed) is failed
- * and left out: its subject then fails through the stalled-operation sweep.
+ * and left out: its subject then fails through the lease sweep (lease-rules.ts).
  */
 export async function takeJobsToSend(ctx: AppContext, agentId: string, options: { except?: ReadonlySet<string>; kinds?: readonly AgentJobKind[] } = {}) {
   const except = options.except ?? new Set<string>();
@@ -110,11 +110,11 @@ export async function takeJobsToSend(ctx: AppContext, agentId: string, options: 
     )
     .orderBy(asc(agentJobs.createdAt), asc(agentJobs.id));
   const rows = queued.filter((row) => !except.has(row.id));
-  const commands: { kind: AgentJobKind; subjectId: string; command: ServerMessage & { jobId: string } }[] = [];
+  const commands: { kind: AgentJobKind; subjectId: string; acknowledged: boolean; command: ServerMessage & { jobId: string } }[] = [];
   const unreadable: string[] = [];
   for (const row of rows) {
     const command = openCommand(ctx.commandBox, row);
-    if (command) commands.push({ kind: row.kind, subjectId: row.subjectId, command });
+    if (command) commands.push({ kind: row.kind, subjectId: row.subjectId, acknowledged: row.state === "leased", command });
     else unreadable.push(row.id);
   }
   const now = ctx.now();

@@ -2,7 +2,7 @@ import { and, eq, gt, inArray } from "drizzle-orm";
 import { backups, restores } from "@db/schema";
 import type { QueuedJobs } from "@protocol/agent-protocol";
 import type { AppContext } from "../../context";
-import { QUEUED_LIMIT_MS } from "../agent-jobs/deadlines";
+import { QUEUED_LIMIT_MS } from "../agent-jobs/lease-rules";
 
 /**
  * Keeps the backups and restores an agent says it holds in its queue pending: an agent runs one
