@@ -79,6 +79,19 @@ describe("the agent's jobs over HTTP", () => {
     expect((await getJobs(agent)).body.jobs.map((job) => "backupId" in job && job.backupId)).toEqual([backupId]);
   });
 
+  test("a job fetched but not acknowledged when the server is killed is fetched again from the new one, under its id", async () => {
+    const { agent, backupId } = await agentsOfOneOrganization();
+    const [job] = (await getJobs(agent)).body.jobs;
+    await agent.disconnect();
+    await world.server.restart();
+    agent.received.length = 0;
+    await agent.connect({ databases: ["shop"], fetchesJobs: true });
+    await agent.waitFor("work");
+    expect((await getJobs(agent)).body.jobs).toEqual([job!]);
+    expect(job).toMatchObject({ type: "backup", backupId });
+    expect(await ack(agent, job!.jobId)).toEqual({ status: 200, body: { status: "taken" } });
+  });
+
   test("another agent of the same organization neither fetches nor acknowledges the job", async () => {
     const { agent, other } = await agentsOfOneOrganization();
     const [job] = (await getJobs(agent)).body.jobs;
