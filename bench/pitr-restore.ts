@@ -25,7 +25,7 @@ import { decryptBuffer, encodeMasterKey, generateMasterKey } from "../agent/src/
 import { readNewestOplogTimestamp } from "../agent/src/oplog/read-oplog.ts";
 import { ShippingStore, type SpooledSlice } from "../agent/src/oplog/shipping/shipping-store.ts";
 import { shipOplog } from "../agent/src/oplog/shipping/ship-oplog.ts";
-import { compareOplogTimes, type OplogTime } from "../protocol/pitr.ts";
+import { compareOplogTimes, type OplogTime } from "../protocol/oplog-position.ts";
 import { findMongoTools } from "../testkit/mongo-tools.ts";
 import { poll } from "./support/agent-daemon.ts";
 import { startDatabaseServer } from "./support/database-servers.ts";

@@ -51,16 +51,15 @@ afterAll(async () => {
   await env?.close();
 });
 
-/** The datetime-local value and the history's "MMM d, yyyy HH:mm:ss" of a moment, in the page's time zone. */
+/** The datetime-local value and the history's "Dec 7, 2026, 4:10:05 PM" (the app's one date format) of a moment, in the page's time zone. */
 const localForms = (page: Page, offset: number) =>
   page.evaluate((seconds) => {
     const date = new Date(seconds * 1000);
     const pad = (value: number) => String(value).padStart(2, "0");
-    const months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
     const time = `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
     return {
       input: `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${time}`,
-      history: `${months[date.getMonth()]} ${date.getDate()}, ${date.getFullYear()} ${time}`,
+      history: date.toLocaleString("en-US", { month: "short", day: "numeric", year: "numeric", hour: "numeric", minute: "2-digit", second: "2-digit" }),
     };
   }, T + offset);
 
@@ -94,6 +93,12 @@ test("restoring a database to a point in time from the wizard", async () => {
   // Covered: the base at 105 and the two slices to 125.
   const chosen = await localForms(page, 120);
   await moment.fill(chosen.input);
+  // The time is typed in the browser's time zone, and the wizard says which.
+  const zone = await page.evaluate(() => Intl.DateTimeFormat().resolvedOptions().timeZone);
+  const zoneText = await wizard.getByTestId("pitr-time-zone").innerText();
+  expect(zoneText).toMatch(/^In your time zone: UTC([+−]\d{2}:\d{2}(, \S+)?)?$/);
+  if (zone !== "UTC" && zone !== "Etc/UTC") expect(zoneText).toEndWith(`, ${zone}`);
+  expect(await moment.getAttribute("aria-describedby")).toBe(await wizard.getByTestId("pitr-time-zone").getAttribute("id"));
   const plan = wizard.getByTestId("pitr-plan");
   await plan.waitFor();
   expect(await plan.innerText()).toContain("+ 2 oplog slices");
@@ -116,6 +121,7 @@ test("restoring a database to a point in time from the wizard", async () => {
   const copyName = await wizard.getByLabel("Target database").inputValue();
   expect(copyName).toMatch(/^shop_restored_\d{4}-\d{2}-\d{2}$/);
   await next.click();
+  expect(await page.getByTestId("restore-moment-summary").innerText()).toStartWith(`To ${chosen.history} (UTC`);
   // A copy into a new database replaces nothing: confirmed with one click, nothing typed.
   await page.getByRole("button", { name: "Restore as a copy" }).click();
 

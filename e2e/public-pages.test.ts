@@ -47,10 +47,10 @@ describe("public pages", () => {
         (value) => expect(value).toMatch(/^DBVault - /),
       );
       await page.getByTestId("plan-card").first().waitFor();
-      // The demos show a command that exists and a restore that stages, never "dropping" first.
+      // The demos show a command that exists (the operator CLI's backup now) and a restore that stages, never "dropping" first.
       const demos = (await page.locator("figure pre").evaluateAll((pres) => pres.map((pre) => pre.textContent ?? ""))).join("\n");
-      expect(demos).toContain("$ dbvault-agent run");
-      expect(demos).not.toContain("dbvault-agent backup");
+      expect(demos).toContain("$ dbvault-agent backup now --db production-db");
+      expect(demos).not.toContain("dbvault-agent backup production-db");
       expect(demos).not.toMatch(/dropping/i);
       // Every line the terminals show reads at 4.5:1 at least: with reduced motion they show whole at once.
       await page.emulateMedia({ reducedMotion: "reduce" });

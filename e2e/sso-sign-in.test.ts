@@ -9,6 +9,7 @@ import { createTeamOrganization } from "../server/src/modules/organizations/crea
 import { startTestOidcProvider, type TestOidcProvider } from "../testkit/oidc-provider";
 import { type E2EEnv, startE2E } from "./support/e2e-env";
 import { eventually } from "./support/eventually";
+import { findOverflow, PHONE } from "./support/phone-checks";
 import { signIn } from "./support/sign-in";
 
 let env: E2EEnv;
@@ -149,6 +150,40 @@ describe("An SSO session and the account", () => {
     expect([password.status, password.body.code]).toEqual([403, "SSO_SESSION"]);
     const [pia] = await env.server.ctx.db.select().from(users).where(eq(users.email, "pia@acme.test"));
     expect(pia!.email).toBe("pia@acme.test");
+
+    // Profile offers her no form the server would refuse: it says who manages the account instead.
+    for (const viewport of [{ width: 1280, height: 900 }, PHONE]) {
+      await page.setViewportSize(viewport);
+      await page.goto("/profile");
+      const notice = page.getByTestId("sso-managed-notice");
+      await notice.getByText("Your account is managed by your organization's single sign-on in this session").waitFor();
+      expect(await notice.innerText()).toContain("your name and e-mail address cannot be changed here");
+      await page.getByText("pia@acme.test").waitFor();
+      expect(await page.getByLabel("Email address").count()).toBe(0);
+      expect(await page.getByRole("button", { name: "Save Changes" }).count()).toBe(0);
+      await page.getByRole("tab", { name: "Security" }).click();
+      await notice.getByText("your password and two-factor sign-in cannot be changed here").waitFor();
+      expect(await page.getByRole("heading", { name: "Change Password" }).count()).toBe(0);
+      expect(await page.getByLabel("New password").count()).toBe(0);
+      expect(await page.getByRole("button", { name: "Update Password" }).count()).toBe(0);
+      expect(await page.getByLabel("Also revoke every API token").count()).toBe(0);
+      expect(await findOverflow(page)).toBeNull();
+      await env.screenshot(page, `sso-profile-security-${viewport.width}`);
+    }
+    // Sign out everywhere, which the server would refuse with the tokens' revocation, goes through.
+    await page.getByRole("button", { name: "Sign out everywhere" }).click();
+    await page.waitForURL("**/login");
+    await context.close();
+  });
+
+  test("a password session of the same kind of member still has the forms", async () => {
+    const { context, page } = await env.openPage();
+    await signIn(page, owner);
+    await page.goto("/profile");
+    await page.getByLabel("Email address").waitFor();
+    expect(await page.getByTestId("sso-managed-notice").count()).toBe(0);
+    await page.getByRole("tab", { name: "Security" }).click();
+    await page.getByRole("heading", { name: "Change Password" }).waitFor();
     await context.close();
   });
 });

@@ -4,6 +4,7 @@
 // HTTP calls from the agent carry `Authorization: Bearer <user API key>`; once registered, also
 // `X-Agent-Id` and `X-Agent-Token`. The socket at /api/agents/ws takes the same headers.
 import { type Static, Type as T } from "@sinclair/typebox";
+import { OplogTime } from "./oplog-position";
 
 export const AGENT_PROTOCOL_VERSION = 1;
 /** Backup files are uploaded in parts of this size (the last one shorter); a part is retried whole. */
@@ -124,17 +125,13 @@ export const UploadStatus = T.Object({
 });
 export type UploadStatus = Static<typeof UploadStatus>;
 
-/** An oplog timestamp: seconds since the epoch and the increment within that second (both uint32). */
-export const OplogTimestamp = T.Object({ t: T.Integer({ minimum: 0, maximum: 0xffff_ffff }), i: T.Integer({ minimum: 0, maximum: 0xffff_ffff }) });
-export type OplogTimestamp = Static<typeof OplogTimestamp>;
-
 /**
  * The one moment a backup holds its database as: on a replica set the dump's last oplog entry (T1),
  * whose timestamp's seconds are `time`; a standalone server keeps no oplog, so its backup is no
  * single point in time.
  */
 export const BackupConsistency = T.Union([
-  T.Object({ kind: T.Literal("point-in-time"), at: T.Object({ time: T.String({ minLength: 20, maxLength: 30 }), ts: OplogTimestamp }) }),
+  T.Object({ kind: T.Literal("point-in-time"), at: T.Object({ time: T.String({ minLength: 20, maxLength: 30 }), ts: OplogTime }) }),
   T.Object({ kind: T.Literal("standalone") }),
 ]);
 export type BackupConsistency = Static<typeof BackupConsistency>;
@@ -322,7 +319,7 @@ export type AgentMessage = Static<typeof AgentMessage>;
  */
 export type PointInTimeCommand = {
   /** Replay entries up to and including this oplog position. */
-  until: { t: number; i: number };
+  until: OplogTime;
   /**
    * The plan recorded on the restore: how many slices it lists, and whether it names collections
    * (the restore command then carries none: a list of 1,000 names does not fit the bus either).
@@ -354,7 +351,7 @@ export type PointInTimePlanQuery = Static<typeof PointInTimePlanQuery>;
 export const PointInTimePlanPage = T.Object({
   restoreId: T.String(),
   backupId: T.String(),
-  until: OplogTimestamp,
+  until: OplogTime,
   /** Only these collections (as they exist at `until`); null: every one. */
   collections: T.Union([T.Array(T.String()), T.Null()]),
   /** Slices in the whole plan. */

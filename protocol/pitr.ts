@@ -2,9 +2,7 @@
 // an oplog position is written, and what the agent says of each slice it uploads. The slice's
 // own layout and the chain rules are in docs/archive-format.md ("Oplog slices").
 import { type Static, Type as T } from "@sinclair/typebox";
-
-/** An oplog position: a BSON timestamp's seconds and increment. */
-export type OplogTime = { t: number; i: number };
+import { OPLOG_TIME_TEXT } from "./oplog-position";
 
 /** The recovery point objective: at most this much of acknowledged writes is not yet on the server. */
 export const PITR_RPO_MS = 15_000;
@@ -26,38 +24,6 @@ export const SLICE_MAX_ENTRY_BYTES = 8 * 1024 * 1024;
  * slice of its own), plus the preamble and the format's overhead.
  */
 export const SLICE_MAX_FILE_BYTES = 17 * 1024 * 1024;
-
-const OPLOG_TIME_TEXT = /^(0|[1-9][0-9]{0,9}),(0|[1-9][0-9]{0,9})$/;
-const U32 = 2 ** 32;
-
-/** "t,i", the form positions take in URLs, answers and the CLI. */
-export function formatOplogTime(time: OplogTime): string {
-  return `${time.t},${time.i}`;
-}
-
-/** Reads "t,i"; undefined when it is not two unsigned 32-bit decimals. */
-export function parseOplogTime(text: string): OplogTime | undefined {
-  const match = OPLOG_TIME_TEXT.exec(text);
-  if (!match) return undefined;
-  const t = Number(match[1]);
-  const i = Number(match[2]);
-  return t < U32 && i < U32 ? { t, i } : undefined;
-}
-
-/** The position as the 64-bit number MongoDB orders timestamps by (seconds high, increment low). */
-export function oplogTimeToBigInt(time: OplogTime): bigint {
-  return (BigInt(time.t) << 32n) | BigInt(time.i);
-}
-
-/** The inverse of oplogTimeToBigInt. */
-export function oplogTimeFromBigInt(value: bigint): OplogTime {
-  return { t: Number(value >> 32n), i: Number(value & 0xffffffffn) };
-}
-
-/** Negative, zero or positive as `a` is before, at or after `b`. */
-export function compareOplogTimes(a: OplogTime, b: OplogTime): number {
-  return a.t === b.t ? a.i - b.i : a.t - b.t;
-}
 
 // Query strings carry numbers as text: whole decimals, below 2^31 (a Postgres integer).
 const Count = T.String({ pattern: "^(0|[1-9][0-9]{0,8})$" });

@@ -9,6 +9,12 @@ const ROOT = resolve(import.meta.dir, "..");
 const ALIASES: Record<string, string> = { "@db/": "db/", "@protocol/": "protocol/", "@server/": "server/src/" };
 /** Folders whose direct subfolders are features that must not import each other round. */
 const FEATURE_ROOTS = ["server/src/modules", "agent/src", "web/src/features"];
+/**
+ * Server modules every feature may use, that import no module themselves (docs/architecture.md):
+ * stored-files holds where and how backup and slice files are stored, for the catalogue, pitr,
+ * retention and the agent link alike.
+ */
+const BASE_MODULES = ["stored-files"];
 
 function productFiles(): string[] {
   const listed = Bun.spawnSync(["git", "ls-files", "--cached", "--others", "--exclude-standard", "server", "agent", "web", "protocol", "db"], { cwd: ROOT });
@@ -113,6 +119,21 @@ describe("imports run one way", () => {
       expect(cycles(folders)).toEqual([]);
     });
   }
+
+  test("the server modules under every feature import no module", () => {
+    const below = BASE_MODULES.map((name) => `server/src/modules/${name}`);
+    const upward = [...graph].flatMap(([file, targets]) => {
+      const from = featureOf("server/src/modules", file);
+      if (!from || !below.includes(from)) return [];
+      return [...targets]
+        .filter((target) => {
+          const to = featureOf("server/src/modules", target);
+          return to !== null && to !== from;
+        })
+        .map((target) => `${file} -> ${target}`);
+    });
+    expect(upward).toEqual([]);
+  });
 
   test("no web feature imports another (what two share goes in web/src/lib or components)", () => {
     const across = [...graph].flatMap(([file, targets]) => {

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { createHash, randomBytes } from "node:crypto";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { backupStorage } from "../../server/src/modules/backups/views.ts";
+import { backupStorage } from "../../server/src/modules/stored-files/keys.ts";
 import { protectBackupsOf } from "../../server/test/protect-backups.ts";
 import { findMoto, type MotoServer, startMoto } from "../../testkit/moto-server.ts";
 import { summarizeArchive } from "../src/dump/mongodump-archive/index.ts";

@@ -394,6 +394,9 @@ describe("every command has its own help", () => {
   const SOURCES: Record<string, string> = {
     setup: "setup.ts",
     run: "run.ts",
+    status: "status.ts",
+    list: "list.ts",
+    backup: "backup.ts",
     db: "db.ts",
     copies: "copies.ts",
     dump: "dump.ts",
@@ -409,7 +412,23 @@ describe("every command has its own help", () => {
     const listed = [...HELP_TEXT.matchAll(/^ {2}([a-z]+) /gm)].map((match) => match[1]!).filter((word) => word !== "help");
     expect(new Set(HELP_TOPICS)).toEqual(new Set(listed));
   });
-  for (const command of ["setup", "run", "db", "copies", "dump", "restore", "encrypt", "decrypt", "verify", "key", "service", "version"]) {
+  for (const command of [
+    "setup",
+    "run",
+    "status",
+    "list",
+    "backup",
+    "db",
+    "copies",
+    "dump",
+    "restore",
+    "encrypt",
+    "decrypt",
+    "verify",
+    "key",
+    "service",
+    "version",
+  ]) {
     test(`help ${command} and ${command} --help print its usage, every option it takes and an example`, async () => {
       const text = findCommandHelp(command)!;
       expect(text).toStartWith(`usage: dbvault-agent ${command}`);
@@ -440,7 +459,7 @@ describe("setup, run and db", () => {
 
   test("help for an unknown topic", () =>
     expectRun(["help", "nope"], {
-      stderr: `dbvault-agent: help: no command "nope" (commands: setup, run, db, copies, dump, restore, encrypt, decrypt, verify, key, service, version)\n${HINT_USAGE}`,
+      stderr: `dbvault-agent: help: no command "nope" (commands: setup, run, status, list, backup, db, copies, dump, restore, encrypt, decrypt, verify, key, service, version)\n${HINT_USAGE}`,
       exitCode: 2,
     }));
   test("setup refuses a server URL that is not http(s)", () =>

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import { backups } from "../../db/schema";
-import { backupStorage } from "../../server/src/modules/backups/views";
+import { backupStorage } from "../../server/src/modules/stored-files/keys";
 import { startTestServer, type TestServer, type TestUser } from "../../server/test/harness";
 import { waitUntil } from "../../testkit/wait-until";
 import { decodeMasterKey, decryptBuffer, deriveKeyId, encryptBuffer, generateMasterKey, readArchiveHeader, WrongKeyError } from "../src/archive/index.ts";

@@ -7,7 +7,8 @@
 // agent restarted, and after a replSetStepDown mid-tail. The chain must come out whole (one chain,
 // no gap, every entry once): the agent resumes from its spool, so moments during the outage restore
 // exactly rather than as a gap. Every moment is restored with the offline CLI (`restore --in BASE
-// --oplog DIR --until t,i --to-db`); SERVER_RESTORES of them (one per phase and the last) also
+// --oplog DIR --until t,i --to-db`, with only the key, from the base and the slices' zip the user
+// downloads through the API); SERVER_RESTORES of them (one per phase and the last) also
 // through the running agent (POST /api/restores/point-in-time into a fresh database), as each is a
 // full restore job of the daemon (~2 s here) and all 20 would add half a minute to a file of about
 // three. Each must equal its recording. Then the oplog rolls over while the agent is stopped: the
@@ -25,11 +26,11 @@
 // CLI; agent/src/daemon/jobs/point-in-time-restore-job.integration.test.ts, a truncated download in
 // the daemon's job).
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { MongoClient } from "mongodb";
-import { compareOplogTimes, type OplogTime, oplogTimeFromBigInt } from "../../protocol/pitr.ts";
+import { compareOplogTimes, type OplogTime, oplogTimeFromBigInt } from "../../protocol/oplog-position.ts";
 import { startTestServer, type TestServer } from "../../server/test/harness.ts";
 import { startReplicaSetWithClient, stopWithClient } from "../../testkit/mongo-server/replica-set/test-support.ts";
 import type { MongoTestServer } from "../../testkit/mongo-server/server.ts";
@@ -176,22 +177,29 @@ async function restoreThroughAgent(until: OplogTime, target: string) {
 
 const plan = (at: string) => shipping.api("GET", `/api/restores/point-in-time/plan?${new URLSearchParams({ databaseId: shipping.databaseId, at })}`);
 
-/** The files a user holds: the base backup the server plans for `until`, downloaded, and every slice stored (as the shipper named them). */
+/**
+ * The files a user holds, fetched as the wizard's "Download for an offline restore" says: the base
+ * backup the server plans for `until`, and the zip of the slices from the base to the moment
+ * (GET /api/pitr/databases/:id/slices/archive), unzipped.
+ */
 async function filesFor(until: OplogTime): Promise<{ base: string; slices: string }> {
   const planned = await plan(position(until));
   expect(planned.status).toBe(200);
+  const headers = { authorization: `Bearer ${shipping.user.token}` };
   const base = join(dir, `base-${planned.body.base.id}.enc.dbvault`);
   if (!(await Bun.file(base).exists())) {
-    const download = await fetch(`${baseUrl}/api/backups/${planned.body.base.id}/download`, { headers: { authorization: `Bearer ${shipping.user.token}` } });
+    const download = await fetch(`${baseUrl}/api/backups/${planned.body.base.id}/download`, { headers });
     expect(download.status).toBe(200);
     await writeFile(base, Buffer.from(await download.arrayBuffer()));
   }
-  const slices = join(dir, "slices");
-  await mkdir(slices, { recursive: true });
-  for (const row of await shipping.storedSlices()) {
-    const name = join(slices, `${row.chain}-${String(row.sequence).padStart(10, "0")}.enc.dbvault`);
-    if (!(await Bun.file(name).exists())) await writeFile(name, await shipping.sliceFile(row));
-  }
+  const range = new URLSearchParams({ from: planned.body.base.consistentAt.ts, to: planned.body.until.ts });
+  const archive = await fetch(`${baseUrl}/api/pitr/databases/${shipping.databaseId}/slices/archive?${range}`, { headers });
+  expect(archive.status).toBe(200);
+  const slices = join(dir, `slices-${position(until).replace(",", "-")}`);
+  const zip = `${slices}.zip`;
+  await writeFile(zip, Buffer.from(await archive.arrayBuffer()));
+  const unzipped = Bun.spawnSync(["unzip", "-q", "-o", zip, "-d", slices]);
+  expect(unzipped.exitCode, unzipped.stderr.toString()).toBe(0);
   return { base, slices };
 }
 

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import type { MongoClient } from "mongodb";
-import { compareOplogTimes } from "../../protocol/pitr.ts";
+import { compareOplogTimes } from "../../protocol/oplog-position.ts";
 import { startReplicaSetWithClient, stopWithClient } from "../../testkit/mongo-server/replica-set/test-support.ts";
 import type { MongoTestServer } from "../../testkit/mongo-server/server.ts";
 import { waitUntil } from "../../testkit/wait-until.ts";

@@ -14,7 +14,7 @@ import { startReplicaSetWithClient, stopWithClient } from "../../testkit/mongo-s
 import { encodeMasterKey } from "../src/archive/index.ts";
 import { type Moment, recordHistory, snapshotDatabase } from "../src/oplog/chain/test-support/recorded-history.ts";
 import type { SpooledSlice } from "../src/oplog/shipping/shipping-store.ts";
-import { compareOplogTimes } from "../../protocol/pitr.ts";
+import { compareOplogTimes } from "../../protocol/oplog-position.ts";
 import { BINARY_PATH, runAgent } from "./support/run-agent.ts";
 
 const KEY = Buffer.alloc(32, 5);

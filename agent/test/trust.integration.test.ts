@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { backups, databases } from "@db/schema";
 import { startBackup } from "../../server/src/modules/backups/service.ts";
-import { backupStorage } from "../../server/src/modules/backups/views.ts";
+import { backupStorage } from "../../server/src/modules/stored-files/keys.ts";
 import { applyRetention } from "../../server/src/modules/retention/service.ts";
 import type { TestUser } from "../../server/test/harness.ts";
 import { buildAwkwardDatabase } from "./support/awkward-database.ts";

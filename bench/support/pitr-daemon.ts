@@ -1,7 +1,7 @@
 // Point-in-time recovery through the real daemon, for the PITR benches: switched on through the
 // API as the owner does in Settings, and the covered timeline read back as the web app reads it.
 import type { MongoClient } from "mongodb";
-import type { OplogTime } from "../../protocol/pitr.ts";
+import type { OplogTime } from "../../protocol/oplog-position.ts";
 import type { ConnectedAgent } from "./agent-daemon.ts";
 import { poll } from "./agent-daemon.ts";
 

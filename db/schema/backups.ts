@@ -18,7 +18,7 @@ export type BackupVerification = Verification;
 
 export const anomalyKinds = ["size_drop", "count_drop", "collection_missing"] as const;
 export type AnomalyKind = (typeof anomalyKinds)[number];
-/** A completed backup much smaller than the ones before it (see modules/backups/anomaly.ts). */
+/** A completed backup much smaller than the ones before it (see modules/verification/anomaly.ts). */
 export type BackupAnomaly = { kind: AnomalyKind; detail: string };
 
 /** Progress of a running backup or restore, as spec section 3 describes it. */

@@ -9,6 +9,7 @@ import { apiTokensController } from "./modules/api-tokens";
 import { authController } from "./modules/auth";
 import { backupProtectionController } from "./modules/backup-protection";
 import { backupsController } from "./modules/backups";
+import { copiesController } from "./modules/copies";
 import { downloadsController } from "./modules/downloads";
 import { emailChangeController } from "./modules/email-change";
 import { drillsController } from "./modules/drills";
@@ -20,10 +21,13 @@ import { plansController } from "./modules/plans";
 import { realtimeController } from "./modules/realtime";
 import { restoresController } from "./modules/restores";
 import { reauthenticationController } from "./modules/reauthentication";
-import { pitrSwitchController, settingsController } from "./modules/settings";
+import { ssoReauthenticationController } from "./modules/sso/reauthentication";
+import { settingsController } from "./modules/settings";
+import { databasesController } from "./modules/databases";
 import { ssoAdminController, ssoSettingsController, ssoSignInController } from "./modules/sso";
 import { twoFactorController } from "./modules/two-factor";
 import { usersController } from "./modules/users";
+import { verificationController } from "./modules/verification";
 import { webController } from "./modules/web";
 import { webhooksController } from "./modules/webhooks";
 import { subscribeToEvents } from "./subscriptions";
@@ -42,6 +46,7 @@ export function createApp(ctx: AppContext) {
     .use(ssoSignInController(ctx))
     .use(twoFactorController(ctx))
     .use(reauthenticationController(ctx))
+    .use(ssoReauthenticationController(ctx))
     .use(emailChangeController(ctx))
     .use(usersController(ctx))
     .use(apiTokensController(ctx))
@@ -51,12 +56,14 @@ export function createApp(ctx: AppContext) {
     .use(ssoAdminController(ctx))
     .use(plansController(ctx))
     .use(settingsController(ctx))
-    .use(pitrSwitchController(ctx))
+    .use(databasesController(ctx))
     .use(backupProtectionController(ctx))
     .use(webhooksController(ctx))
     .use(agentLinkController(ctx))
     .use(agentsController(ctx))
     .use(backupsController(ctx))
+    .use(copiesController(ctx))
+    .use(verificationController(ctx))
     .use(restoresController(ctx))
     .use(drillsController(ctx))
     .use(pitrController(ctx))

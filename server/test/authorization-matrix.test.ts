@@ -21,7 +21,7 @@ import {
 } from "@db/schema";
 import { leastRoleOf } from "../src/lib/api-security";
 import { isAccountOperation as scopedAccountOperation } from "../src/modules/auth/session-scope";
-import { backupStorage } from "../src/modules/backups/views";
+import { backupStorage } from "../src/modules/stored-files/keys";
 import { roleAtLeast } from "../src/modules/organizations/roles";
 import { type CallResult, startTestServer, type TestServer, type TestUser } from "./harness";
 import { createTeam } from "./teams";

@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { agents, auditLogs, backups, databases, restores } from "@db/schema";
 import { AGENT_REMOVED_CLOSE_CODE, agentApi } from "@protocol/agent-protocol";
-import { backupStorage } from "../src/modules/backups/views";
+import { backupStorage } from "../src/modules/stored-files/keys";
 import { applyRetention } from "../src/modules/retention/service";
 import type { FileStorage } from "../src/storage/file-storage";
 import { stagedUploadPath } from "../src/storage/file-uploads";

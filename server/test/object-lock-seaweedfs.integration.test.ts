@@ -9,7 +9,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { backups } from "@db/schema";
 import { findSeaweedFs, type SeaweedFsServer, startSeaweedFs } from "../../testkit/seaweedfs";
-import { backupStorage } from "../src/modules/backups/views";
+import { backupStorage } from "../src/modules/stored-files/keys";
 import { startTestServer, type TestServer } from "./harness";
 import { uploadSlice, userShippingPitr } from "./pitr-support";
 import { registerScriptedAgent } from "./scripted-agent";

@@ -8,7 +8,7 @@ import { and, eq } from "drizzle-orm";
 import { auditLogs, backups, organizations, pitrSlices, settings } from "@db/schema";
 import { findMoto, type MotoServer, startMoto } from "../../testkit/moto-server";
 import { waitUntil } from "../../testkit/wait-until";
-import { backupStorage } from "../src/modules/backups/views";
+import { backupStorage } from "../src/modules/stored-files/keys";
 import { planOfUser } from "../src/modules/plans/service";
 import { prunePitrSlices } from "../src/modules/pitr/retention";
 import { applyRetention } from "../src/modules/retention/service";

@@ -43,6 +43,8 @@ export type ServerContext = {
   replicaSet?: ReplicaSet;
   /** Fault injection for tests: sees each command before it runs and may throw a CommandError. */
   intercept?: CommandInterceptor;
+  /** Read commands (find, getMore, aggregate, listCollections, ...) served, by database. */
+  readCounts: Map<string, number>;
 };
 
 /** Called with each command's name, database and body; throwing a CommandError refuses it. */

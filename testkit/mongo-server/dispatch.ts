@@ -13,10 +13,10 @@ import { describeSessionFields } from "./replica-set/write-log";
 import { userCommands } from "./commands/user-commands";
 import { writeCommands } from "./commands/write-commands";
 import { createApplyOps } from "./replica-set/apply-ops";
-import { assertWritable, replicaSetCommands } from "./replica-set/replica-set-commands";
+import { assertReadable, assertWritable, isReadCommand, replicaSetCommands } from "./replica-set/replica-set-commands";
 import { CommandError } from "./errors";
 import { MAX_MESSAGE_SIZE_BYTES } from "./limits";
-import { composeDocument } from "./raw-bson";
+import { composeDocument, RawDocuments } from "./raw-bson";
 import { assertDatabaseName } from "./server-state";
 import { OP_QUERY, type WireRequest } from "./wire-protocol";
 
@@ -80,6 +80,7 @@ function applyCommonChecks(name: string, context: CommandContext): void {
   // $external holds no data: it only names where x509 (and LDAP, Kerberos) users live.
   if (!(name === "authenticate" && context.db === "$external")) assertDatabaseName(context.db);
   assertWritable(context, name);
+  assertReadable(context, name);
   // A replica set takes retryable writes (txnNumber alone) and transactions (autocommit: false).
   if (context.replicaSet && inTransaction) context.transaction = context.replicaSet.transactions.enter(context, name, describeSessionFields(context));
 }
@@ -112,8 +113,27 @@ function runRequest(server: ServerContext, connection: ConnectionInfo, request: 
     connection,
   };
   applyCommonChecks(name, context);
+  if (isReadCommand(name)) server.readCounts.set(db, (server.readCounts.get(db) ?? 0) + 1);
   server.intercept?.({ name, db, body });
   return context.transaction ? runInTransaction(handler, context) : handler(context);
+}
+
+/**
+ * Applies one entry of the primary's oplog on a secondary, as its applier does: through applyOps,
+ * with nothing logged (the caller keeps the entry itself in this member's oplog).
+ */
+export function applyReplicatedEntry(server: ServerContext, raw: Buffer): void {
+  const context: CommandContext = {
+    ...server,
+    replicaSet: undefined,
+    db: "admin",
+    name: "applyOps",
+    body: {},
+    rawBody: composeDocument({ applyOps: new RawDocuments([raw]) }),
+    sequences: new Map(),
+    connection: { id: 0, remoteAddress: "replication" },
+  };
+  void handlers.applyOps!(context);
 }
 
 /** Encodes an error the way mongod does: `{ ok: 0, errmsg, code, codeName, ...extra }`. */

@@ -35,6 +35,7 @@ const codeNames: Record<number, string> = {
   11602: "InterruptedDueToReplStateChange",
   166: "CommandNotSupportedOnView",
   10107: "NotWritablePrimary",
+  13435: "NotPrimaryNoSecondaryOk",
   10334: "BSONObjectTooLarge",
   11000: "DuplicateKey",
   352: "UnsupportedOpQueryCommand",

@@ -11,6 +11,7 @@ import { CursorRegistry } from "./cursors";
 import { executeRequest } from "./dispatch";
 import { DEFAULT_WRITE_LIMITS, type WriteLimits } from "./limits";
 import { ReplicaSet, type ReplicaSetOptions } from "./replica-set/replica-set";
+import { startReplicator } from "./replica-set/replicator";
 import { ServerState } from "./server-state";
 import { encodeOpMsgReply, encodeOpReply, MessageReader, OP_QUERY, parseWireMessage, type WireRequest } from "./wire-protocol";
 
@@ -35,6 +36,13 @@ export type MongoTestServerOptions = {
   /** Runs as the primary of a one-member replica set with an oplog (`--replSet NAME`). */
   replicaSet?: ReplicaSetOptions;
   /**
+   * With `replicaSet` of the same name: runs as the secondary of this primary (a server of this
+   * process, which then lists it in hello), copying its oplog (replica-set/replicator.ts).
+   * Writes are refused (NotWritablePrimary), and reads need a read preference other than primary.
+   * `syncUri` is how it reaches the primary (the primary's `uri`, with credentials if it needs them).
+   */
+  secondaryOf?: { primary: MongoTestServer; syncUri?: string };
+  /**
    * TLS on the listener (mongod's net.tls.mode requireTLS) with this key and certificate. With
    * `ca`, clients must present a certificate that CA signed (net.tls.CAFile): others are refused
    * in the handshake, and MONGODB-X509 authenticates the user `$external` holds under the
@@ -51,6 +59,10 @@ export type MongoTestServerOptions = {
 export type MongoTestServer = {
   uri: string;
   port: number;
+  /** "host:port" as hello names this member. */
+  host: string;
+  /** Read commands served (find, getMore, aggregate, count, distinct, list*, *Stats) by database. */
+  readCounts: Map<string, number>;
   /** The in-memory state, for tests that inspect the server directly. */
   state: ServerState;
   cursors: CursorRegistry;
@@ -155,7 +167,12 @@ function describeSubject(certificate: X509Certificate): string {
 export async function startMongoTestServer(options: MongoTestServerOptions = {}): Promise<MongoTestServer> {
   const state = options.state ?? new ServerState(options.version);
   if (!options.state && options.seedSystemCollections !== false) state.seedSystemCollections();
-  const replicaSet = options.replicaSet ? new ReplicaSet(state, options.replicaSet) : undefined;
+  const primaryHost = options.secondaryOf?.primary.host;
+  if (options.secondaryOf && options.secondaryOf.primary.replicaSet?.name !== options.replicaSet?.name) {
+    throw new Error("a secondary needs replicaSet with its primary's set name");
+  }
+  const replicaSet = options.replicaSet ? new ReplicaSet(state, options.replicaSet, primaryHost ? { primaryHost } : undefined) : undefined;
+  const readCounts = new Map<string, number>();
   const cursors = new CursorRegistry();
   const sockets = new Set<Socket>();
   let totalCreated = 0;
@@ -169,6 +186,7 @@ export async function startMongoTestServer(options: MongoTestServerOptions = {})
     connectionStats: () => ({ current: sockets.size, totalCreated }),
     limits: { ...DEFAULT_WRITE_LIMITS, ...options.limits },
     replicaSet,
+    readCounts,
   };
   const accept = (socket: Socket) => {
     totalCreated++;
@@ -190,9 +208,15 @@ export async function startMongoTestServer(options: MongoTestServerOptions = {})
   port = (listener.address() as { port: number }).port;
   const sweeper = setInterval(() => cursors.sweepIdleCursors(), 60_000);
   sweeper.unref();
+  const host = context.host();
+  const { secondaryOf } = options;
+  const replicator = secondaryOf && replicaSet ? startReplicator(context, replicaSet, secondaryOf.syncUri ?? secondaryOf.primary.uri) : undefined;
+  secondaryOf?.primary.replicaSet?.addMember(host);
   return {
     uri: `mongodb://${listenAddress}:${port}/${tls ? "?tls=true" : ""}`,
     port,
+    host,
+    readCounts,
     state,
     cursors,
     replicaSet,
@@ -201,6 +225,8 @@ export async function startMongoTestServer(options: MongoTestServerOptions = {})
     },
     async stop() {
       clearInterval(sweeper);
+      secondaryOf?.primary.replicaSet?.removeMember(host);
+      await replicator?.stop();
       for (const socket of sockets) socket.destroy();
       replicaSet?.close();
       cursors.endAllForStepDown();

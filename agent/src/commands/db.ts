@@ -9,7 +9,8 @@ import { parseOptions } from "./parse-args.ts";
 import { createPrompter } from "../ui/prompt.ts";
 import { askDatabase } from "./database-prompt.ts";
 import { describeServerError, testDatabaseConnection } from "./server-link.ts";
-import { reportOplogAccess } from "./database-check.ts";
+import { CHECK_TIMEOUT_MS, reportOplogAccess } from "./database-check.ts";
+import { reportJobRoles } from "./job-roles-check.ts";
 import { reportDatabaseStates } from "./setup.ts";
 import { DB_URI_ENV, readSingleDatabase } from "./setup-inputs.ts";
 import { COMMON_OPTIONS } from "./shared.ts";
@@ -44,6 +45,7 @@ async function addDatabase(args: string[], context: CommandContext): Promise<num
   }
   if (!asked) context.say(`connected to "${entry.name}" at ${await testDatabaseConnection(entry.name, entry.uri)}`);
   const pitrAccess = await reportOplogAccess(context, entry.name, entry.uri);
+  await reportJobRoles(context, entry.name, entry.uri, CHECK_TIMEOUT_MS);
   const registered = server
     ? await createServerClient(server)
         .addDatabase(entry.name, pitrAccess)

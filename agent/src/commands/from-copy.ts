@@ -10,5 +10,15 @@ export async function fetchFromCopy(command: string, config: AgentConfig, config
   const { entry, key } = chooseCopyFor(command, config, configPath, named);
   const fetched = await downloadFromCopy(entry, key);
   context.say(`read ${key} (${formatBytes(fetched.size)}) from ${entry.url}`);
+  if (fetched.hidden) {
+    const { hiddenBy, currentVersionId, versionId, bringBack } = fetched.hidden;
+    context.warn(
+      hiddenBy === "delete marker"
+        ? `the copy is hidden behind a delete marker (version ${currentVersionId}); its earlier version ${versionId} is intact and was read`
+        : `the copy was overwritten (its current version ${currentVersionId} is not a dbvault backup file); its earlier version ${versionId} was read`,
+    );
+    context.say(`to make that version current again: ${bringBack}`);
+    context.say("then change the bucket's credentials: whoever hid the copy holds them");
+  }
   return fetched;
 }

@@ -1,5 +1,6 @@
 // Each command's own help: `dbvault-agent help COMMAND` and `COMMAND --help`. Every one names
 // all of the command's options and ends with an example (checked by the golden CLI tests).
+import { OPERATOR_LIST_DEFAULT, OPERATOR_LIST_MAX } from "../../../protocol/operator";
 
 export const SETUP_HELP = `usage: dbvault-agent setup [--server URL] [--api-key-file PATH] [--db NAME --uri-file PATH |
                            --databases-file PATH] [--name NAME] [--config PATH] [--force]
@@ -344,6 +345,56 @@ example:
   sudo dbvault-agent service install && dbvault-agent service status
 `;
 
+export const STATUS_HELP = `usage: dbvault-agent status [--json] [--config PATH]
+
+Asks the DBVault server what it knows of this agent, on the agent's own credentials (the config
+file setup wrote): whether dbvault-agent run is connected, and for each database the agent backs
+up its last backup, its next scheduled one and, with point-in-time recovery on, how far the
+shipped oplog is behind; then the work queued for the agent (backups, restores, verifications,
+drills), running or waiting its turn. Times are in UTC.
+
+options:
+  --json               the server's answer as JSON
+  --config PATH        the config file (default: see dbvault-agent help)
+
+example:
+  dbvault-agent status
+`;
+
+export const LIST_HELP = `usage: dbvault-agent list [--db NAME] [--limit N] [--json] [--config PATH]
+
+Lists the backups of the databases this agent backs up, newest first, one a line: its id, the
+database, its status, when it was made (UTC), scheduled or manual, its size and whether it was
+read back and verified. Only this agent's databases: another agent's are not shown.
+
+options:
+  --db NAME            only the backups of this database
+  --limit N            at most N backups (default ${OPERATOR_LIST_DEFAULT}, at most ${OPERATOR_LIST_MAX})
+  --json               the backups as a JSON array (id, databaseName, type, status, createdAt,
+                       completedAt, size, verifiedAt, error)
+  --config PATH        the config file (default: see dbvault-agent help)
+
+example:
+  dbvault-agent list --db shop --limit 5
+`;
+
+export const BACKUP_HELP = `usage: dbvault-agent backup now [--db NAME] [--json] [--config PATH]
+
+Asks the DBVault server for a backup of one of this agent's databases now, as the web app's
+Trigger Backup does: the plan's manual-backup limit applies (the server answers when the next
+one is possible), a database beyond the plan's database limit is refused, and one backup of a
+database runs at a time. dbvault-agent run then takes it and backs it up; dbvault-agent status
+and list follow it. Prints the new backup's id on stdout.
+
+options:
+  --db NAME            the database (needed when the config holds more than one)
+  --json               the new backup as JSON instead of its id
+  --config PATH        the config file (default: see dbvault-agent help)
+
+example:
+  dbvault-agent backup now --db shop
+`;
+
 export const VERSION_HELP = `usage: dbvault-agent version
 
 Prints the agent's version, platform and Bun runtime (also: dbvault-agent --version).
@@ -355,6 +406,9 @@ example:
 const TOPICS: Record<string, string> = {
   setup: SETUP_HELP,
   run: RUN_HELP,
+  status: STATUS_HELP,
+  list: LIST_HELP,
+  backup: BACKUP_HELP,
   db: DB_HELP,
   copies: COPIES_HELP,
   dump: DUMP_HELP,

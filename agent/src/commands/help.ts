@@ -9,6 +9,13 @@ commands:
                                  (see dbvault-agent help setup)
   run                            the agent service: keep connected to the server and run the
                                  backups and restores it asks for (dbvault-agent help run)
+  status [--json]                what the server knows of this agent: whether run is
+                                 connected, each database's last and next backup and
+                                 point-in-time lag, the work queued (dbvault-agent help status)
+  list [--db NAME] [--limit N] [--json]
+                                 the backups of this agent's databases, newest first
+  backup now [--db NAME]         back a database up now, as the web app's Trigger Backup does
+                                 (the plan's manual-backup limit applies)
   db add --db NAME               add a database later, with or without a server
                                  (dbvault-agent help db)
   db list                        list the configured databases (names and hosts)
@@ -63,7 +70,8 @@ options:
 exit codes:
   0  success (run: stopped by SIGINT or SIGTERM)
   1  failure (database unreachable, tool or I/O error, partial restore, the server
-     unreachable or refusing the API key)
+     unreachable or refusing the API key or the request, e.g. backup now before the plan
+     allows)
   2  usage error
   3  verification or decryption failed (wrong key, damaged or foreign file)
   4  config problem (missing, unreadable, readable by others, invalid, no key, not set

@@ -3,16 +3,12 @@
 // position to stop at, as an ISO time to the second (every entry of that second) or "t,i".
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
-import { type OplogTime, parseOplogTime } from "../../../protocol/pitr.ts";
+import { type OplogTime, parseMoment } from "../../../protocol/oplog-position.ts";
 import { CliError, EXIT, usageError } from "../cli-error.ts";
 import type { PointInTimeReplay } from "../dump/types.ts";
 import type { MasterKeys } from "../archive/index.ts";
 import { pointInTimeReplay } from "../dump/point-in-time-replay.ts";
 import type { VerifiedChain } from "../oplog/chain/index.ts";
-
-const TIME_TO_THE_SECOND = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(Z|[+-]\d\d:\d\d)$/;
-// The largest increment: "that second" takes every entry written in it.
-const LAST_IN_SECOND = 0xffffffff;
 
 export interface PointInTimeOptions {
   replay: PointInTimeReplay;
@@ -51,17 +47,13 @@ export async function readPointInTimeOptions(
   return { replay, chain: () => verified, remove: replay.remove };
 }
 
-/** "t,i" or an ISO time to the second with its zone; throws a usage error. */
+/** "t,i" or an ISO time to the second with its zone (protocol/oplog-position.ts parseMoment); throws a usage error. */
 export function parseUntil(text: string): OplogTime {
-  const position = parseOplogTime(text);
+  const position = parseMoment(text);
   if (position) return position;
-  const time = TIME_TO_THE_SECOND.test(text) ? Date.parse(text) : Number.NaN;
-  if (Number.isNaN(time)) {
-    throw new CliError(
-      `--until ${JSON.stringify(text)} is neither a time to the second nor an oplog position`,
-      EXIT.usage,
-      "e.g. --until 2026-11-27T14:37:05Z, or --until 1795760102,22 (seconds,increment)",
-    );
-  }
-  return { t: time / 1000, i: LAST_IN_SECOND };
+  throw new CliError(
+    `--until ${JSON.stringify(text)} is neither a time to the second nor an oplog position`,
+    EXIT.usage,
+    "e.g. --until 2026-11-27T14:37:05Z, or --until 1795760102,22 (seconds,increment)",
+  );
 }

@@ -2,9 +2,10 @@
 // "created" one that was not. The restore engine swaps collections in by name and does not tell
 // which existed, so the names are read before it starts.
 import { connectClient, listDatabaseNames } from "../dump/builtin/client.ts";
+import { withPrimaryReadPreference } from "../dump/connection-string.ts";
 import { isDumpError, type RestoreResult } from "../dump/index.ts";
 import { pluralize } from "../ui/format.ts";
-import { formatOplogTime, type OplogTime } from "../../../protocol/pitr.ts";
+import { formatOplogTime, type OplogTime } from "../../../protocol/oplog-position.ts";
 
 /**
  * The namespaces ("db.collection") in `database`, or in every database when none is named.
@@ -12,7 +13,7 @@ import { formatOplogTime, type OplogTime } from "../../../protocol/pitr.ts";
  * the server will not list them (the summary then does not tell replaced from created).
  */
 export async function listExistingNamespaces(uri: string, database: string | undefined): Promise<Set<string> | undefined> {
-  const client = await connectClient(uri);
+  const client = await connectClient(withPrimaryReadPreference(uri));
   try {
     const databases = database === undefined ? await listDatabaseNames(client) : [database];
     const namespaces = new Set<string>();

@@ -13,7 +13,7 @@ import { loadMasterKeyConfig } from "./master-key.ts";
 import { chooseRestoreTarget } from "./restore-target.ts";
 import { describeOplogReplay, describePointInTime, describeRestoredCollections, listExistingNamespaces } from "./restore-summary.ts";
 import { readPointInTimeOptions } from "./point-in-time-options.ts";
-import { formatOplogTime } from "../../../protocol/pitr.ts";
+import { formatOplogTime } from "../../../protocol/oplog-position.ts";
 import { parseOptions, requireString } from "./parse-args.ts";
 import { COMMON_OPTIONS, describeEngine } from "./shared.ts";
 import { fetchFromCopy } from "./from-copy.ts";

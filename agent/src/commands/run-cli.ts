@@ -33,6 +33,18 @@ const COMMANDS: Record<string, Command> = {
     () => import("./copies.ts"),
     (m) => m.runCopiesCommand,
   ),
+  status: lazy(
+    () => import("./status.ts"),
+    (m) => m.runStatusCommand,
+  ),
+  list: lazy(
+    () => import("./list.ts"),
+    (m) => m.runListCommand,
+  ),
+  backup: lazy(
+    () => import("./backup.ts"),
+    (m) => m.runBackupCommand,
+  ),
   dump: lazy(
     () => import("./dump.ts"),
     (m) => m.runDumpCommand,

@@ -15,7 +15,8 @@ import { parseOptions } from "./parse-args.ts";
 import { createPrompter, InputEndedError, type Prompter } from "../ui/prompt.ts";
 import { runServiceCommand } from "./service.ts";
 import { describeAgentHost, describeServerError, isInsecureServer, normalizeServerUrl, testDatabaseConnection } from "./server-link.ts";
-import { reportOplogAccess } from "./database-check.ts";
+import { CHECK_TIMEOUT_MS, reportOplogAccess } from "./database-check.ts";
+import { reportJobRoles } from "./job-roles-check.ts";
 import type { RegisterRequest } from "../../../protocol/agent-protocol.ts";
 import { API_KEY_ENV, checkOneStdinReader, parseDatabasesText, readApiKey, readSecretFile, readSingleDatabase } from "./setup-inputs.ts";
 import { promptDatabases } from "./database-prompt.ts";
@@ -89,6 +90,7 @@ export async function runSetupCommand(args: string[], context: CommandContext): 
   const pitrAccess: NonNullable<RegisterRequest["pitrAccess"]> = [];
   for (const database of given) {
     const access = await reportOplogAccess(context, database.name, database.uri);
+    await reportJobRoles(context, database.name, database.uri, CHECK_TIMEOUT_MS);
     if (access) pitrAccess.push({ database: database.name, access });
   }
   const databases: DatabaseEntry[] = [...existing.databases.filter((old) => !given.some((entry) => entry.name === old.name)), ...given];

@@ -5,6 +5,7 @@ import { createHash } from "node:crypto";
 import type { CopiesToCheckAnswer, CopyCheckAnswer, CopyCheckResult, CopyToCheck } from "../../../protocol/agent-protocol";
 import { openCopy } from "./copy-client.ts";
 import type { CopyEntry } from "./copy-destination.ts";
+import { describeHidden, listCopyVersions } from "./copy-versions.ts";
 
 export interface CopyCheckOptions {
   /** How many copies found present by their HEAD are also read back whole: a number, or all of them. */
@@ -54,12 +55,13 @@ export async function checkCopies(entries: CopyEntry[], copies: CopyToCheck[], o
   const results: CopyCheckResult[] = [];
   for (const copy of checked) {
     options.signal?.throwIfAborted();
-    results.push(await headCopy(byUrl.get(copy.destination)!, copy));
+    results.push(await namingHiddenVersion(byUrl.get(copy.destination)!, copy, await headCopy(byUrl.get(copy.destination)!, copy)));
   }
   const present = results.flatMap((result, index) => (result.outcome === "present" && checked[index]!.sha256 ? [index] : []));
   for (const index of pickSample(present, options)) {
     options.signal?.throwIfAborted();
-    results[index] = await readBackCopy(byUrl.get(checked[index]!.destination)!, checked[index]!, options.signal);
+    const entry = byUrl.get(checked[index]!.destination)!;
+    results[index] = await namingHiddenVersion(entry, checked[index]!, await readBackCopy(entry, checked[index]!, options.signal));
   }
   return { results, notConfigured };
 }
@@ -127,4 +129,27 @@ function failedRead(copy: CopyToCheck, error: unknown, readBack: boolean): CopyC
     return result(copy, "missing", readBack, `the bucket has no object ${copy.key} (${code})`);
   }
   return result(copy, "unreachable", readBack, code ? `${code}${message ? `: ${message}` : ""}` : message || String(error));
+}
+
+/**
+ * A copy found missing or changed in a versioned bucket may only be hidden (a delete marker, or a
+ * newer version over it) with the version written still stored, locked: its detail then names
+ * that version (same size, and ETag when one was recorded) and how to make it current again.
+ */
+async function namingHiddenVersion(entry: CopyEntry, copy: CopyToCheck, checked: CopyCheckResult): Promise<CopyCheckResult> {
+  if (checked.outcome !== "missing" && checked.outcome !== "changed") return checked;
+  const versions = await listCopyVersions(entry, copy.key).catch(() => null);
+  if (!versions?.current) return checked;
+  const written = versions.older.find(
+    (version) => (copy.size === null || version.size === copy.size) && (!copy.etag || unquote(version.etag) === unquote(copy.etag)),
+  );
+  if (!written) return checked;
+  const hidden = describeHidden(entry, copy.key, written.versionId, versions.current);
+  const under = hidden.hiddenBy === "delete marker" ? `a delete marker (${hidden.currentVersionId})` : `a newer version (${hidden.currentVersionId})`;
+  return result(
+    copy,
+    checked.outcome,
+    checked.readBack,
+    `${checked.detail}; the version written, ${written.versionId}, is still stored under ${under}: restore --from-copy reads it; to make it current again: ${hidden.bringBack}`,
+  );
 }

@@ -36,8 +36,8 @@ function signedBucket(entry: CopyEntry) {
   return async (...args: Parameters<typeof request>) => (await request(...args)).text;
 }
 
-/** As signedBucket, answering the version id too. */
-export function signedBucketRequests(entry: CopyEntry) {
+/** Signed requests to one copy destination's bucket, answering the raw response (its body unread, e.g. to stream it). */
+export function signedBucketFetch(entry: CopyEntry) {
   const target = parseCopyUrl("copies", entry.url);
   const region = target.region ?? "us-east-1";
   const client = new AwsClient({
@@ -48,12 +48,20 @@ export function signedBucketRequests(entry: CopyEntry) {
     service: "s3",
   });
   const endpoint = (target.endpoint ?? `https://s3.${region}.amazonaws.com`).replace(/\/+$/, "");
-  return async (method: string, key: string, query: string, init: { body?: string | Blob; headers?: Record<string, string> } = {}): Promise<BucketAnswer> => {
+  return async (method: string, key: string, query: string, init: { body?: string | Blob; headers?: Record<string, string> } = {}): Promise<Response> => {
     const path = key ? `/${key.split("/").map(encodeURIComponent).join("/")}` : "";
     const url = `${endpoint}/${target.bucket}${path}${query ? `?${query}` : ""}`;
     // Signed without the body (S3 takes UNSIGNED-PAYLOAD): a copy streams from its file as it is.
     const signed = await client.sign(url, { method, headers: init.headers });
-    const response = await fetch(signed.url, { method, headers: signed.headers, body: init.body });
+    return fetch(signed.url, { method, headers: signed.headers, body: init.body });
+  };
+}
+
+/** As signedBucket, answering the version id too. */
+export function signedBucketRequests(entry: CopyEntry) {
+  const send = signedBucketFetch(entry);
+  return async (method: string, key: string, query: string, init: { body?: string | Blob; headers?: Record<string, string> } = {}): Promise<BucketAnswer> => {
+    const response = await send(method, key, query, init);
     const text = await response.text();
     if (!response.ok) {
       const code = /<Code>([^<]*)<\/Code>/.exec(text)?.[1];

@@ -97,7 +97,10 @@ export function startAgentDaemon(runtime: DaemonRuntime, identityTransport: Iden
       case "verify":
         // By its job id: the same backup may rightly be verified again, under a new job.
         if (
-          !queue.enqueue(() => trust.verifyBackup(message.backupId, message.expected, message.sha256), message.jobId ? { jobId: message.jobId } : undefined)
+          !queue.enqueue(
+            () => trust.verifyBackup(message.backupId, message.databaseName, message.expected, message.sha256),
+            message.jobId ? { jobId: message.jobId } : undefined,
+          )
         ) {
           runtime.log("ignored a verification this agent already took", { backupId: message.backupId });
         }

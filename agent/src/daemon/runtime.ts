@@ -32,7 +32,10 @@ import type { DaemonLog } from "./daemon-log.ts";
 import type { CopyEntry } from "../copies/copy-destination.ts";
 import { pointInTimeReplay } from "../dump/point-in-time-replay.ts";
 import type { SliceFile } from "../oplog/chain/index.ts";
-import type { OplogTime } from "../../../protocol/pitr.ts";
+import type { OplogTime } from "../../../protocol/oplog-position.ts";
+import { drillDatabaseName } from "../../../protocol/verification.ts";
+import type { ArchiveSummary } from "../dump/mongodump-archive/index.ts";
+import { hasOplogWindow, replayIntoScratch } from "../dump/replay-check.ts";
 
 /** What the daemon needs from the rest of the agent; the run command wires the real ones in. */
 export type DaemonRuntime = {
@@ -72,8 +75,16 @@ export type DaemonRuntime = {
       identity?: string;
     },
   ): Promise<RestoreStats>;
-  /** Decrypts and parses a whole backup file; answers its documents per namespace; throws what is wrong with it. */
-  verify(encrypted: ReadableStream<Uint8Array>, options: { signal: AbortSignal }): Promise<Record<string, number>>;
+  /**
+   * Decrypts and parses a whole backup file and, when it holds an oplog window and this agent has
+   * `databaseName`, replays it into the drill's scratch database there and drops it
+   * (dump/replay-check.ts); answers its documents per namespace and whether it was replayed
+   * (`replayed` false with `unreplayable` naming why it could not be); throws what is wrong with it.
+   */
+  verify(
+    encrypted: ReadableStream<Uint8Array>,
+    options: { signal: AbortSignal; databaseName?: string },
+  ): Promise<{ namespaces: Record<string, number>; replayed: boolean; unreplayable?: string }>;
   /** Restores a backup into a scratch database on a configured database's connection, checks it and drops it (see dump/drill.ts). */
   drill(
     databaseName: string,
@@ -198,11 +209,28 @@ export function createDaemonRuntime(options: RuntimeOptions): DaemonRuntime {
         throw describeRestoreFailure(error);
       }
     },
-    async verify(encrypted, { signal }) {
+    async verify(encrypted, { signal, databaseName }) {
       const current = await refresh();
       const { masterKey, identities } = readOpeningKeys(current, path);
-      const summary = await verifyEncryptedBackup(encrypted, masterKey, signal, identities);
-      return Object.fromEntries(summary.namespaces.map((entry) => [entry.namespace, entry.documentCount]));
+      const countsOf = (summary: ArchiveSummary) => Object.fromEntries(summary.namespaces.map((entry) => [entry.namespace, entry.documentCount]));
+      const database = databaseName ? current.databases.find((entry) => entry.name === databaseName) : undefined;
+      if (!database) {
+        const summary = await verifyEncryptedBackup(encrypted, masterKey, signal, identities);
+        if (!hasOplogWindow(summary)) return { namespaces: countsOf(summary), replayed: false };
+        return { namespaces: countsOf(summary), replayed: false, unreplayable: `this agent has no database "${databaseName ?? ""}" to replay it into` };
+      }
+      const { summary, replayed } = await replayIntoScratch({
+        uri: database.uri,
+        ...sourceDatabaseOf(database.uri),
+        masterKey,
+        identities,
+        input: encrypted,
+        database: drillDatabaseName(database.name),
+        tools: current.tools,
+        signal,
+        onNotice: (message) => options.log(message, { databaseName: database.name }),
+      });
+      return { namespaces: countsOf(summary), replayed };
     },
     async drill(databaseName, encrypted, { scratchDatabase, onProgress, signal, inputBytes }) {
       const current = await refresh();

@@ -67,6 +67,36 @@ export function removeUriDatabase(uri: string, defaultAuthSource?: string): stri
   return `${parts.scheme}://${credentials}${parts.hosts}/${query}`;
 }
 
+// What selects the member reads go to: the mode, and what only a non-primary mode may carry.
+const READ_PREFERENCE_OPTIONS = /^(readPreference|readPreferenceTags|maxStalenessSeconds|hedge)$/i;
+
+/** The read preference mode the string names ("primary" when none); never throws. */
+export function readUriReadPreference(uri: string): string {
+  const query = splitUri(uri)?.query.replace(/^\?/, "") ?? "";
+  for (const pair of query.split("&")) {
+    const [key, value] = pair.split("=");
+    if (key !== undefined && /^readPreference$/i.test(key) && value) return safeDecode(value);
+  }
+  return "primary";
+}
+
+/**
+ * The string with its read preference options removed, so the driver and mongorestore read from
+ * the primary (their default): restores, staging and swaps read back what they just wrote, which
+ * a secondary may not hold yet. Everything else stays as given; never throws.
+ */
+export function withPrimaryReadPreference(uri: string): string {
+  const parts = splitUri(uri);
+  if (!parts || parts.query === "" || parts.query === "?") return uri;
+  const kept = parts.query
+    .slice(1)
+    .split("&")
+    .filter((pair) => !READ_PREFERENCE_OPTIONS.test(pair.split("=")[0] ?? ""));
+  if (kept.length === parts.query.slice(1).split("&").length) return uri;
+  const beforeQuery = uri.trim().slice(0, uri.trim().length - parts.query.length);
+  return `${beforeQuery}${kept.length > 0 ? `?${kept.join("&")}` : ""}`;
+}
+
 /**
  * For a `mongodb+srv://` string with credentials and a database path but no authSource of its
  * own: the authSource its host's DNS TXT record sets (MongoDB Atlas sets admin there), looked up

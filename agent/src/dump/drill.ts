@@ -6,6 +6,7 @@ import type { Db, MongoClient } from "mongodb";
 import type { DrillReport } from "../../../protocol/agent-protocol.ts";
 import { DRILL_DATABASE_SUFFIX } from "../../../protocol/verification.ts";
 import { connectClient, listDatabaseNames, wrapDatabaseError } from "./builtin/client.ts";
+import { withPrimaryReadPreference } from "./connection-string.ts";
 import { type RestoreEncryptedOptions, restoreFromEncrypted } from "./encrypted.ts";
 import type { ArchiveSummary } from "./mongodump-archive/index.ts";
 import { isSkippedEntry } from "./restore-plan.ts";
@@ -48,7 +49,8 @@ export async function runRestoreDrill(options: RestoreEncryptedOptions & { datab
   // Whatever the server asks, a drill only ever writes and drops a database named as a drill's.
   if (!scratch.endsWith(DRILL_DATABASE_SUFFIX))
     throw new DrillError(`refusing to drill into ${scratch}: a drill's database name ends with ${DRILL_DATABASE_SUFFIX}`, undefined, undefined);
-  const client = await connectClient(options.uri);
+  // The drill reads back the scratch database it just restored: from the primary, which surely holds it.
+  const client = await connectClient(withPrimaryReadPreference(options.uri));
   let outcome: DrillOutcome | undefined;
   let failure: unknown;
   try {

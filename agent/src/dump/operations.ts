@@ -8,7 +8,7 @@ import { dumpWithDriver } from "./builtin/dump.ts";
 import { finishInterruptedCopies } from "./builtin/interrupted-copies.ts";
 import { pointInTimeDatabase, restoreWithDriver } from "./builtin/restore.ts";
 import { countBytes, createArchiveSink, endWritable, toNodeWritable } from "./byte-streams.ts";
-import { readUriDatabase } from "./connection-string.ts";
+import { readUriDatabase, withPrimaryReadPreference } from "./connection-string.ts";
 import { abortedError, DumpError, throwIfAborted } from "./errors.ts";
 import { dumpWithTool } from "./native/dump.ts";
 import { chooseEngine, type EngineChoice } from "./native/find-tools.ts";
@@ -117,7 +117,10 @@ export async function restoreDatabase(options: RestoreOptions): Promise<RestoreR
 }
 
 /** restoreDatabase with the progress fraction supplied by the caller (encrypted.ts counts ciphertext). */
-export async function restoreArchive(options: RestoreOptions, readFraction: (() => number | undefined) | undefined): Promise<RestoreResult> {
+export async function restoreArchive(given: RestoreOptions, readFraction: (() => number | undefined) | undefined): Promise<RestoreResult> {
+  // Staging and swaps read back what this restore wrote: only the primary surely holds it, so a
+  // secondary read preference (right for dumps) is left out of every connection from here on.
+  const options = { ...given, uri: withPrimaryReadPreference(given.uri) };
   let prelude: ArchivePrelude | undefined;
   const pacer = createMemoryPacer();
   try {

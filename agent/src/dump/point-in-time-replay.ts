@@ -6,7 +6,7 @@
 // broken chain, or a slice changed since its check, is a DumpError "invalid-chain" naming the
 // slice, raised before anything is swapped in.
 import { rm } from "node:fs/promises";
-import type { OplogTime } from "../../../protocol/pitr.ts";
+import type { OplogTime } from "../../../protocol/oplog-position.ts";
 import { ChainError } from "../oplog/chain/chain-error.ts";
 import type { SliceFile, SliceKeys } from "../oplog/chain/open-slice.ts";
 import { type OpenedChain, openChain, type VerifiedChain, verifyOpenedChain } from "../oplog/chain/verify-chain.ts";

@@ -4,7 +4,7 @@
 // reading CPU at 5,000 entries/s and ~8 MB of its resident set (bench/README.md); a command
 // (`op: "c"`: DDL, transactions), the only kind whose body the filter needs, it decodes itself.
 import { BSON } from "bson";
-import type { OplogTime } from "../../../protocol/pitr.ts";
+import type { OplogTime } from "../../../protocol/oplog-position.ts";
 
 export type EntryHeader = { ts: OplogTime; op: string; ns: string | undefined };
 

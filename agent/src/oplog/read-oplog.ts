@@ -1,11 +1,10 @@
-// Reading a replica set's oplog (local.oplog.rs) as raw BSON entries: where it ends now, where a
-// consistent copy must start, and the entries of a range. Used by the built-in dump (the entries
-// written while it read the collections) and by continuous shipping.
+// Reading a replica set's oplog (local.oplog.rs) as raw BSON entries: where it starts and ends
+// now (the one reader of its edges), where a consistent copy must start, and the entries of a
+// range. Used by the built-in dump (the entries written while it read the collections) and by
+// continuous shipping.
 // The driver's own Timestamp class, so `instanceof` holds for the values it decodes.
 import { type MongoClient, Timestamp } from "mongodb";
-import type { OplogTimestamp } from "../../../protocol/agent-protocol";
-
-export type { OplogTimestamp };
+import type { OplogTime } from "../../../protocol/oplog-position.ts";
 
 /** Raised when entries a range needs were already removed from the capped oplog. */
 export class OplogRolledOverError extends Error {
@@ -16,7 +15,15 @@ const OPLOG_BATCH_SIZE = 1000;
 
 /** The timestamp of the oplog's newest entry; throws when the oplog is empty. */
 export async function readNewestOplogTimestamp(client: MongoClient): Promise<Timestamp> {
-  return readEdgeTimestamp(client, -1);
+  return orThrow(await readEdgeTimestamp(client, -1));
+}
+
+/** The oldest and newest entries' positions (undefined: the member has no oplog, it is not in a replica set). */
+export async function readOplogBounds(client: MongoClient): Promise<{ oldest: OplogTime; newest: OplogTime } | undefined> {
+  const oldest = await readEdgeTimestamp(client, 1);
+  const newest = await readEdgeTimestamp(client, -1);
+  if (!oldest || !newest) return undefined;
+  return { oldest: toOplogTimestamp(oldest), newest: toOplogTimestamp(newest) };
 }
 
 /**
@@ -58,24 +65,28 @@ export async function* readOplogRange(
   await assertOplogHolds(client, start.from);
 }
 
-/** The plain form of a BSON timestamp: seconds since the epoch and the increment within it. */
-export function toOplogTimestamp(ts: Timestamp): OplogTimestamp {
-  return { t: ts.high, i: ts.low };
+/** The plain form of a BSON timestamp: seconds since the epoch and the increment within it (unsigned). */
+export function toOplogTimestamp(ts: Timestamp): OplogTime {
+  return { t: ts.t, i: ts.i };
 }
 
 async function assertOplogHolds(client: MongoClient, ts: Timestamp): Promise<void> {
-  const oldest = await readEdgeTimestamp(client, 1);
+  const oldest = orThrow(await readEdgeTimestamp(client, 1));
   if (oldest.greaterThan(ts)) {
     const { t, i } = toOplogTimestamp(ts);
     throw new OplogRolledOverError(`the oplog no longer holds the entry at {t: ${t}, i: ${i}}: it rolled over while the dump ran`);
   }
 }
 
-async function readEdgeTimestamp(client: MongoClient, direction: 1 | -1): Promise<Timestamp> {
+async function readEdgeTimestamp(client: MongoClient, direction: 1 | -1): Promise<Timestamp | undefined> {
   const entry = await client
     .db("local")
     .collection("oplog.rs")
     .findOne({}, { sort: { $natural: direction }, projection: { ts: 1 } });
-  if (!(entry?.ts instanceof Timestamp)) throw new Error("the oplog (local.oplog.rs) holds no entry");
-  return entry.ts;
+  return entry?.ts instanceof Timestamp ? entry.ts : undefined;
+}
+
+function orThrow(ts: Timestamp | undefined): Timestamp {
+  if (!ts) throw new Error("the oplog (local.oplog.rs) holds no entry");
+  return ts;
 }

@@ -17,6 +17,7 @@ import {
   type UploadStatus,
 } from "../../../protocol/agent-protocol";
 import { SLICE_UPLOAD_PATH, type SliceUploadQuery } from "../../../protocol/pitr";
+import { type AgentStatusAnswer, type OperatorBackup, type OperatorBackupsAnswer, operatorApi } from "../../../protocol/operator";
 import { describeFetchFailure, ServerRefusedError, ServerUnreachableError } from "./errors";
 import { bodyAfterGo } from "./go-signals";
 
@@ -202,6 +203,22 @@ export function createServerClient(credentials: ServerCredentials) {
       const path = agentApi.header(backupId);
       const body = header as Uint8Array<ArrayBuffer>;
       return readJson(path, await call(path, { method: "PUT", body, headers: { "content-type": "application/octet-stream" }, timeoutMs: 60 * 60_000 }));
+    },
+    /** The agent, its databases' last and next backups and its queued work, as the server knows them (`status`). */
+    async operatorStatus(): Promise<AgentStatusAnswer> {
+      return readJson(operatorApi.status, await call(operatorApi.status, { timeoutMs: 30_000 }));
+    },
+    /** The backups of this agent's databases (of one with `db`), newest first (`list`). */
+    async operatorBackups(query: { db?: string; limit?: number }): Promise<OperatorBackupsAnswer> {
+      const params = new URLSearchParams();
+      if (query.db !== undefined) params.set("db", query.db);
+      if (query.limit !== undefined) params.set("limit", String(query.limit));
+      const path = `${operatorApi.backups}${params.size > 0 ? `?${params}` : ""}`;
+      return readJson(path, await call(path, { timeoutMs: 30_000 }));
+    },
+    /** Asks for a backup of one of this agent's databases now (`backup now`); ServerRefusedError 429 before the plan allows. */
+    async backupNow(databaseName: string): Promise<OperatorBackup> {
+      return readJson(operatorApi.backups, await call(operatorApi.backups, { method: "POST", ...json({ databaseName }), timeoutMs: 30_000 }));
     },
     /** What the server offers: the signed release manifest and its key (public: no credentials needed). */
     async releases(): Promise<ReleasesAnswer> {

@@ -185,7 +185,7 @@ export class ReplicatedStorage implements Storage {
     if (!primary.ok && !replica.ok) throw preferredError(primary.error, replica.error);
   }
 
-  httpSource(key: string, range?: ByteRange, expected?: { size: number }): Promise<HttpSource> {
+  httpSource(key: string, range?: ByteRange, expected?: { size: number; sha256?: string | null }): Promise<HttpSource> {
     return this.readEither((storage) => storage.httpSource(key, range, expected));
   }
 

@@ -63,25 +63,6 @@ export class S3ObjectLock {
     return found;
   }
 
-  /**
-   * The newest stored version of exactly `rawKey` that is not the current one and, when `size` is
-   * given, holds that many bytes: what a delete marker or an overwrite through S3 hid. Null when none.
-   */
-  async hiddenVersion(rawKey: string, size: number | undefined): Promise<{ versionId: string; lastModified: Date } | null> {
-    const xml = await this.http.request("GET", "", { versions: "", prefix: rawKey });
-    const candidates: { versionId: string; lastModified: Date }[] = [];
-    for (const [, entry] of xml.matchAll(/<Version>([\s\S]*?)<\/Version>/g)) {
-      if (unescapeXml(/<Key>([^<]*)<\/Key>/.exec(entry!)?.[1] ?? "") !== rawKey) continue;
-      if (/<IsLatest>true<\/IsLatest>/.test(entry!)) continue;
-      if (size !== undefined && Number(/<Size>(\d+)<\/Size>/.exec(entry!)?.[1]) !== size) continue;
-      const versionId = /<VersionId>([^<]*)<\/VersionId>/.exec(entry!)?.[1];
-      if (!versionId || versionId === "null") continue;
-      candidates.push({ versionId, lastModified: new Date(/<LastModified>([^<]*)<\/LastModified>/.exec(entry!)?.[1] ?? 0) });
-    }
-    candidates.sort((a, b) => b.lastModified.getTime() - a.lastModified.getTime());
-    return candidates[0] ?? null;
-  }
-
   /** Deletes one version for good; ObjectLockedError while its retention lasts. */
   async deleteVersion(version: ObjectVersion, label: string): Promise<void> {
     try {

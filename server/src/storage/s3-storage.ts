@@ -2,6 +2,7 @@ import { S3Client } from "bun";
 import { assertPutOptions, readBody } from "./body";
 import { InvalidKeyError, ObjectLockedError, ObjectNotFoundError, StorageError, StorageUnavailableError, UploadIncompleteError } from "./errors";
 import { assertKey, assertPrefix, resolveRange } from "./keys";
+import { S3HiddenVersions } from "./s3-hidden-version";
 import { S3Http, S3RequestError, type S3Target } from "./s3-http";
 import { PartReader, S3MultipartUploader } from "./s3-multipart";
 import { type ObjectLockMode, type ObjectVersion, S3ObjectLock } from "./s3-object-lock";
@@ -34,6 +35,7 @@ export class S3Storage implements Storage {
   private readonly client: S3Client;
   private readonly uploader: S3MultipartUploader;
   private readonly lock: S3ObjectLock | null;
+  private readonly hidden: S3HiddenVersions | null;
   private readonly http: S3Http;
   private readonly keyPrefix: string;
   private readonly partSize: number;
@@ -49,6 +51,7 @@ export class S3Storage implements Storage {
     this.http = http;
     this.uploader = new S3MultipartUploader(http);
     this.lock = options.objectLock ? new S3ObjectLock(http, options.objectLock) : null;
+    this.hidden = options.objectLock ? new S3HiddenVersions(http) : null;
     this.keyPrefix = options.keyPrefix ?? "";
     if (this.keyPrefix) assertPrefix(this.keyPrefix);
     this.partSize = options.partSize ?? 5 * MiB;
@@ -291,14 +294,14 @@ export class S3Storage implements Storage {
     }
   }
 
-  async httpSource(key: string, range?: ByteRange, expected?: { size: number }): Promise<HttpSource> {
+  async httpSource(key: string, range?: ByteRange, expected?: { size: number; sha256?: string | null }): Promise<HttpSource> {
     const info = await this.stat(key);
     // A delete marker or an overwrite through S3 (the bucket's own keys, stolen) hides the version
     // DBVault wrote; under Object Lock it is still stored, and it is what is served.
-    if (this.lock && (!info || (expected && info.size !== expected.size))) {
-      const hidden = await this.lock.hiddenVersion(this.keyPrefix + key, expected?.size).catch((error) => Promise.reject(toStorageError(error, key)));
+    if (this.hidden && expected) {
+      const hidden = await this.hidden.find(this.keyPrefix + key, expected).catch((error) => Promise.reject(toStorageError(error, key)));
       if (hidden) {
-        if (range && expected) resolveRange(key, range, expected.size);
+        if (range) resolveRange(key, range, expected.size);
         const url = await this.http.presignGet(this.keyPrefix + key, { versionId: hidden.versionId }, 15 * 60);
         return { kind: "redirect", url, hiddenVersion: hidden.versionId };
       }

@@ -56,10 +56,11 @@ export interface Storage {
    * How an HTTP response should hand out the object (or a byte range of it): a Blob, which Bun
    * sends with Content-Length (as sendfile for local files), or a short-lived URL to redirect to.
    * Throws ObjectNotFoundError, RangeNotSatisfiableError. On a bucket under Object Lock, an object
-   * hidden by a delete marker, or overwritten (its size is not `expected.size`), is served from
-   * the stored version that a delete or an overwrite through S3 left (`hiddenVersion` names it).
+   * hidden by a delete marker, or overwritten (its size is not `expected.size`, or its bytes'
+   * SHA-256 not `expected.sha256`), is served from the stored version that a delete or an
+   * overwrite through S3 left (`hiddenVersion` names it).
    */
-  httpSource(key: string, range?: ByteRange, expected?: { size: number }): Promise<HttpSource>;
+  httpSource(key: string, range?: ByteRange, expected?: { size: number; sha256?: string | null }): Promise<HttpSource>;
 }
 
 export type HttpSource = { kind: "blob"; blob: Blob; size: number } | { kind: "redirect"; url: string; hiddenVersion?: string };

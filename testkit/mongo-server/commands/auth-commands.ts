@@ -1,13 +1,20 @@
-// SCRAM-SHA-256 (RFC 7677), the mechanism the driver picks by default, so tests can exercise
-// authenticated URIs and wrong-password failures. Enabled only when the server is started with
-// users. Passwords are used as given: SASLprep is the identity for the ASCII passwords tests use.
+// SCRAM-SHA-256 (RFC 7677), the mechanism the driver picks by default, and SCRAM-SHA-1 (RFC
+// 5802, what a string with authMechanism=SCRAM-SHA-1 asks, and mongod before 4.0 spoke), so
+// tests can exercise authenticated URIs and wrong-password failures. Enabled only when the server
+// is started with users. Passwords are used as given: SASLprep is the identity for the ASCII
+// passwords tests use (SCRAM-SHA-1 never applies it: its password is MongoDB's MD5 digest).
 import { createHash, createHmac, pbkdf2Sync, randomBytes, timingSafeEqual } from "node:crypto";
 import { Binary } from "bson";
 import type { CommandContext, CommandHandler, Document, TestUser } from "../command-context";
 import { CommandError } from "../errors";
 
-const ITERATIONS = 15_000; // mongod's default scramSHA256IterationCount
-const MECHANISM = "SCRAM-SHA-256";
+type Hash = "sha256" | "sha1";
+
+// mongod's default scramSHA256IterationCount and scramIterationCount.
+const MECHANISMS: Record<string, { hash: Hash; iterations: number; keyBytes: number }> = {
+  "SCRAM-SHA-256": { hash: "sha256", iterations: 15_000, keyBytes: 32 },
+  "SCRAM-SHA-1": { hash: "sha1", iterations: 10_000, keyBytes: 20 },
+};
 
 type Conversation = {
   user: TestUser;
@@ -16,6 +23,7 @@ type Conversation = {
   serverFirst: string;
   nonce: string;
   saltedPassword: Buffer;
+  hash: Hash;
   skipEmptyExchange: boolean;
   done: boolean;
 };
@@ -39,12 +47,18 @@ function decodeUsername(value: string): string {
   return value.replaceAll("=2C", ",").replaceAll("=3D", "=");
 }
 
-function computeHmac(key: Buffer, text: string): Buffer {
-  return createHmac("sha256", key).update(text).digest();
+function computeHmac(hash: Hash, key: Buffer, text: string): Buffer {
+  return createHmac(hash, key).update(text).digest();
+}
+
+/** SCRAM-SHA-1's password: MongoDB hashes "user:mongo:password" with MD5 first (the old MONGODB-CR digest). */
+function describeSha1Password(user: TestUser): string {
+  return createHash("md5").update(`${user.username}:mongo:${user.password}`).digest("hex");
 }
 
 function startSasl(context: CommandContext): Document {
-  if (context.body.mechanism !== MECHANISM) {
+  const mechanism = Object.hasOwn(MECHANISMS, String(context.body.mechanism)) ? MECHANISMS[String(context.body.mechanism)] : undefined;
+  if (!mechanism) {
     throw new CommandError(2, `Received authentication for mechanism ${String(context.body.mechanism)} which is not enabled`);
   }
   const clientFirst = readPayload(context.body);
@@ -57,10 +71,12 @@ function startSasl(context: CommandContext): Document {
   if (!user || !clientNonce) failAuthentication();
   const salt = randomBytes(16);
   const nonce = clientNonce + randomBytes(24).toString("base64");
-  const serverFirst = `r=${nonce},s=${salt.toString("base64")},i=${ITERATIONS}`;
-  const saltedPassword = pbkdf2Sync(user.password, salt, ITERATIONS, 32, "sha256");
+  const { hash, iterations, keyBytes } = mechanism;
+  const serverFirst = `r=${nonce},s=${salt.toString("base64")},i=${iterations}`;
+  const password = hash === "sha1" ? describeSha1Password(user) : user.password;
+  const saltedPassword = pbkdf2Sync(password, salt, iterations, keyBytes, hash);
   const skipEmptyExchange = (context.body.options as Document | undefined)?.skipEmptyExchange === true;
-  const conversation: Conversation = { user, db: context.db, clientFirstBare, serverFirst, nonce, saltedPassword, skipEmptyExchange, done: false };
+  const conversation: Conversation = { user, db: context.db, clientFirstBare, serverFirst, nonce, saltedPassword, hash, skipEmptyExchange, done: false };
   context.connection.scram = conversation;
   return { conversationId: 1, done: false, payload: new Binary(Buffer.from(serverFirst)) };
 }
@@ -78,16 +94,17 @@ function continueSasl(context: CommandContext): Document {
   const proofAt = clientFinal.lastIndexOf(",p=");
   if (attributes.get("r") !== conversation.nonce || proofAt < 0) failAuthentication();
   const authMessage = `${conversation.clientFirstBare},${conversation.serverFirst},${clientFinal.slice(0, proofAt)}`;
-  const clientKey = computeHmac(conversation.saltedPassword, "Client Key");
-  const storedKey = createHash("sha256").update(clientKey).digest();
-  const signature = computeHmac(storedKey, authMessage);
+  const { hash } = conversation;
+  const clientKey = computeHmac(hash, conversation.saltedPassword, "Client Key");
+  const storedKey = createHash(hash).update(clientKey).digest();
+  const signature = computeHmac(hash, storedKey, authMessage);
   const expectedProof = Buffer.from(clientKey.map((byte, i) => byte ^ signature[i]!));
   const proof = Buffer.from(attributes.get("p") ?? "", "base64");
   if (proof.length !== expectedProof.length || !timingSafeEqual(proof, expectedProof)) {
     context.connection.scram = undefined;
     failAuthentication();
   }
-  const serverSignature = computeHmac(computeHmac(conversation.saltedPassword, "Server Key"), authMessage).toString("base64");
+  const serverSignature = computeHmac(hash, computeHmac(hash, conversation.saltedPassword, "Server Key"), authMessage).toString("base64");
   context.connection.authenticatedUser = { user: conversation.user.username, db: conversation.db };
   conversation.done = true;
   if (conversation.skipEmptyExchange) context.connection.scram = undefined;

@@ -15,7 +15,7 @@ function describeSaslMechanisms(context: CommandContext): Document {
   const requested = context.body.saslSupportedMechs;
   if (typeof requested !== "string" || context.users.length === 0) return {};
   const known = context.users.some((user) => `${user.database ?? "admin"}.${user.username}` === requested);
-  return known ? { saslSupportedMechs: ["SCRAM-SHA-256"] } : {};
+  return known ? { saslSupportedMechs: ["SCRAM-SHA-1", "SCRAM-SHA-256"] } : {};
 }
 
 // A standalone server reports no topologyVersion, so drivers poll it with plain hellos. A
@@ -68,7 +68,7 @@ function answerBuildInfo(context: CommandContext): Document {
 function answerGetParameter(context: CommandContext): Document {
   const known: Document = {
     featureCompatibilityVersion: { version: describeFeatureCompatibility(context.state.version) },
-    authenticationMechanisms: ["SCRAM-SHA-256"],
+    authenticationMechanisms: ["SCRAM-SHA-1", "SCRAM-SHA-256"],
     authSchemaVersion: AUTH_SCHEMA_VERSION,
   };
   if (context.body.getParameter === "*") return known;

@@ -51,10 +51,27 @@ export class Oplog {
     this.lastOpTime = opTime;
     this.lastWallTime = wall;
     this.trim();
+    this.notify();
+    return opTime;
+  }
+
+  private notify(): void {
     const listeners = [...this.listeners];
     this.listeners.clear();
     for (const listener of listeners) listener();
-    return opTime;
+  }
+
+  /**
+   * Keeps an entry another member wrote, byte for byte (a secondary's oplog is its primary's):
+   * `ts`, `t` and `wall` are the entry's own.
+   */
+  appendReplicated(raw: Buffer, opTime: OpTime, wall: Date): void {
+    const position = this.nextPosition++;
+    this.entries.push({ position, stored: this.collection.appendUnkeyed(raw, `oplog:${position}`) });
+    this.lastOpTime = opTime;
+    this.lastWallTime = wall;
+    this.trim();
+    this.notify();
   }
 
   /** The position of the newest entry (0 before the first). */

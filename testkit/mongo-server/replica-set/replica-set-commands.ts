@@ -19,11 +19,12 @@ function requireReplicaSet(context: CommandContext): ReplicaSet {
  */
 export function describeMember(replicaSet: ReplicaSet, host: string): { identity: Document; position: Document } {
   const { lastOpTime, lastWallTime } = replicaSet.oplog;
+  const primary = replicaSet.primaryHostSeenFrom(host);
   return {
-    identity: { topologyVersion: replicaSet.topologyVersion, hosts: [host], setName: replicaSet.name, setVersion: 1 },
+    identity: { topologyVersion: replicaSet.topologyVersion, hosts: replicaSet.hostsSeenFrom(host), setName: replicaSet.name, setVersion: 1 },
     position: {
       secondary: !replicaSet.isPrimary,
-      ...(replicaSet.isPrimary ? { primary: host } : {}),
+      ...(primary ? { primary } : {}),
       me: host,
       ...(replicaSet.isPrimary ? { electionId: replicaSet.electionId } : {}),
       lastWrite: { opTime: lastOpTime, lastWriteDate: lastWallTime, majorityOpTime: lastOpTime, majorityWriteDate: lastWallTime },
@@ -158,6 +159,25 @@ export function assertWritable(context: CommandContext, name: string): void {
   const replicaSet = context.replicaSet;
   if (!replicaSet || replicaSet.isPrimary || !WRITE_COMMANDS.has(name)) return;
   throw new CommandError(10107, "not primary", { topologyVersion: replicaSet.topologyVersion });
+}
+
+// Reads a secondary serves only to clients that said a secondary may answer: a read preference
+// other than primary (`$readPreference`, which drivers send to a secondary they selected).
+const READ_COMMANDS = new Set(["find", "aggregate", "count", "distinct", "listCollections", "listIndexes", "listDatabases", "dbStats", "collStats"]);
+
+/** Throws NotPrimaryNoSecondaryOk (13435) for a read on a secondary without a secondary-tolerant read preference. */
+export function assertReadable(context: CommandContext, name: string): void {
+  const replicaSet = context.replicaSet;
+  if (!replicaSet || replicaSet.isPrimary || !READ_COMMANDS.has(name)) return;
+  const preference = context.body.$readPreference;
+  const mode = isDocument(preference) ? preference.mode : undefined;
+  if (typeof mode === "string" && mode !== "primary") return;
+  throw new CommandError(13435, "not primary and secondaryOk=false", { topologyVersion: replicaSet.topologyVersion });
+}
+
+/** Whether a command counts as a read of its database in a member's read counts. */
+export function isReadCommand(name: string): boolean {
+  return READ_COMMANDS.has(name) || name === "getMore";
 }
 
 export const replicaSetCommands: Record<string, CommandHandler> = {

@@ -1,4 +1,5 @@
-// A one-member replica set: the server is its only member and its primary. What a client sees of
+// A replica set as one member sees it: the primary of a one-member set, or (`secondaryOf`) the
+// secondary of a two-member set that copies its primary's oplog (replicator.ts). What a client sees of
 // it: the set's name, the member's host, the term and election id, the topology version awaitable
 // hellos wait on, and the oplog. A step-down makes it a secondary for a moment (writes are
 // refused), then it wins the election of the next term, as the only electable member would.
@@ -18,6 +19,9 @@ export type ReplicaSetOptions = {
   periodicNoopIntervalMs?: number;
 };
 
+/** How a secondary member knows its set: the primary's host, which it also syncs from. */
+export type SecondaryRole = { primaryHost: string };
+
 /** mongod's `periodicNoopIntervalSecs` default: an idle primary's oplog still moves every 10 s. */
 export const PERIODIC_NOOP_INTERVAL_MS = 10_000;
 
@@ -36,11 +40,17 @@ export class ReplicaSet {
   private topologyCounter = 0;
   private readonly topologyListeners = new Set<() => void>();
   private readonly noopTimer: ReturnType<typeof setInterval> | undefined;
+  /** The other members' hosts, as a primary lists them in hello (a secondary added itself). */
+  private readonly otherMembers: string[] = [];
+  /** Set on a secondary member: it is never elected, and its oplog holds only the primary's entries. */
+  readonly secondaryOf: SecondaryRole | undefined;
 
-  constructor(state: ServerState, options: ReplicaSetOptions) {
+  constructor(state: ServerState, options: ReplicaSetOptions, secondaryOf?: SecondaryRole) {
     this.name = options.name;
+    this.secondaryOf = secondaryOf;
     this.oplog = new Oplog(state, options.oplogSizeBytes ?? DEFAULT_OPLOG_SIZE_BYTES, () => this.term);
-    this.oplog.append({ op: "n", ns: "", o: { msg: "initiating set" } });
+    if (secondaryOf) this.isPrimary = false;
+    else this.oplog.append({ op: "n", ns: "", o: { msg: "initiating set" } });
     this.transactions = new Transactions(this.oplog, options.maxTransactionEntryBytes ?? DEFAULT_TRANSACTION_ENTRY_BYTES);
     // As mongod's NoopWriter: each interval, a primary whose newest entry is the one it saw last
     // time writes {msg: "periodic noop"}, so readers of an idle oplog (majority reads, change
@@ -54,6 +64,31 @@ export class ReplicaSet {
       }, every);
       this.noopTimer.unref?.();
     }
+  }
+
+  /** Every member's host, the primary first, as hello lists them; `self` is this member's. */
+  hostsSeenFrom(self: string): string[] {
+    return this.secondaryOf ? [this.secondaryOf.primaryHost, self] : [self, ...this.otherMembers];
+  }
+
+  /** The primary's host as this member knows it; undefined between terms. */
+  primaryHostSeenFrom(self: string): string | undefined {
+    if (this.secondaryOf) return this.secondaryOf.primaryHost;
+    return this.isPrimary ? self : undefined;
+  }
+
+  /** A secondary joined (a primary lists it from now on, so drivers monitor it). */
+  addMember(host: string): void {
+    if (!this.otherMembers.includes(host)) this.otherMembers.push(host);
+    this.changeTopology();
+  }
+
+  /** A secondary left. */
+  removeMember(host: string): void {
+    const at = this.otherMembers.indexOf(host);
+    if (at < 0) return;
+    this.otherMembers.splice(at, 1);
+    this.changeTopology();
   }
 
   /** `{processId, counter}`: an awaitable hello waits while the client's copy is current. */
@@ -94,7 +129,7 @@ export class ReplicaSet {
    * no-op and changes the topology version again. Ending the open cursors is the caller's part.
    */
   stepDown(): void {
-    if (!this.isPrimary) return;
+    if (!this.isPrimary || this.secondaryOf) return;
     this.isPrimary = false;
     this.changeTopology();
     this.election = setTimeout(() => this.winElection(), ELECTION_DELAY_MS);

@@ -22,3 +22,20 @@ function formatValid(value: string | number | Date | null | undefined, format: (
   if (Number.isNaN(date.getTime())) return "";
   return format(date);
 }
+
+/**
+ * The time zone times are typed and shown in (the browser's), for wherever a time is typed or
+ * chosen: "UTC+01:00, Europe/Berlin", "UTC−05:00, America/New_York", "UTC".
+ */
+export function describeTimeZone(at: Date = new Date(), zoneName: string | undefined = Intl.DateTimeFormat().resolvedOptions().timeZone): string {
+  return formatTimeZone(-at.getTimezoneOffset(), zoneName);
+}
+
+/** An offset east of UTC in minutes and an IANA zone name as describeTimeZone writes them. */
+export function formatTimeZone(offsetMinutes: number, zoneName: string | undefined): string {
+  const sign = offsetMinutes < 0 ? "−" : "+";
+  const minutes = Math.abs(offsetMinutes);
+  const offset = `UTC${sign}${String(Math.floor(minutes / 60)).padStart(2, "0")}:${String(minutes % 60).padStart(2, "0")}`;
+  if (!zoneName || zoneName === "UTC" || zoneName === "Etc/UTC") return offsetMinutes === 0 ? "UTC" : offset;
+  return `${offset}, ${zoneName}`;
+}

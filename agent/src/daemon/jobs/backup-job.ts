@@ -73,6 +73,6 @@ export async function runBackupJob(
   if (!uploaded) return;
   // A write-only agent holds no key that opens what it sealed: the server has a restore agent
   // read it back (and says so on the backup while none is online).
-  if (job.runtime.canReadOwnBackups()) await job.trust.verifyBackup(backupId, dumped, uploaded);
+  if (job.runtime.canReadOwnBackups()) await job.trust.verifyBackup(backupId, databaseName, dumped, uploaded);
   else job.runtime.log("this agent is write-only: a restore agent verifies the stored backup", { backupId });
 }

@@ -2,7 +2,8 @@
 // message, on every connection and whenever the owner flips the switch), running beside the job
 // queue for as long as the daemon runs: shipping never waits for a backup, nor a backup for it.
 import type { MongoClient } from "mongodb";
-import { formatOplogTime, type SliceUploadQuery } from "../../../../protocol/pitr";
+import { formatOplogTime } from "../../../../protocol/oplog-position";
+import type { SliceUploadQuery } from "../../../../protocol/pitr";
 import { connectClient } from "../../dump/builtin/client.ts";
 import { readUriDatabase } from "../../dump/connection-string.ts";
 import { createLagMeter, type LagMeter } from "../../oplog/shipping/lag-meter.ts";

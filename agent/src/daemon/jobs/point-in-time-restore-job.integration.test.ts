@@ -20,7 +20,7 @@ import {
   type PointInTimePlanSlice,
   type ServerMessage,
 } from "../../../../protocol/agent-protocol";
-import type { OplogTime } from "../../../../protocol/pitr";
+import type { OplogTime } from "../../../../protocol/oplog-position";
 import { encodeMasterKey } from "../../archive/index.ts";
 import { loadConfig } from "../../config.ts";
 import { type Moment, recordHistory, snapshotDatabase } from "../../oplog/chain/test-support/recorded-history.ts";

@@ -11,7 +11,7 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ReadableStream as NodeReadableStream } from "node:stream/web";
 import type { PointInTimeCommand, PointInTimePlanSlice } from "../../../../protocol/agent-protocol";
-import { compareOplogTimes, formatOplogTime } from "../../../../protocol/pitr";
+import { compareOplogTimes, formatOplogTime } from "../../../../protocol/oplog-position";
 import type { SliceFile } from "../../oplog/chain/index.ts";
 import type { ServerClient } from "../../transport/server-client";
 import { openResumableSliceDownload } from "../resumable-download.ts";

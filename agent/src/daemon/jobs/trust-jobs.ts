@@ -4,7 +4,7 @@ import { createHash } from "node:crypto";
 import type { RestoreStats, ServerMessage, Verification } from "../../../../protocol/agent-protocol";
 import { verificationOf } from "../../../../protocol/verification";
 import { ArchiveError } from "../../archive/index.ts";
-import { DrillError, DumpError } from "../../dump/index.ts";
+import { DrillError, DumpError, isDumpError } from "../../dump/index.ts";
 import { MongodumpArchiveError } from "../../dump/mongodump-archive/index.ts";
 import { ServerRefusedError, ServerUnreachableError } from "../../transport/errors";
 import { describeError, type JobContext } from "../job-context.ts";
@@ -24,6 +24,11 @@ function isUnreadableFile(error: unknown): boolean {
   );
 }
 
+/** True when the failure happened reading the file back, before any replay: the file, the download, the key. */
+function isReadBackFailure(error: unknown): boolean {
+  return isUnreadableFile(error) || !isDumpError(error);
+}
+
 /** True when a drill found the backup itself cannot be restored (see DumpError.backupAtFault). */
 function isUnrestorableBackup(error: unknown): boolean {
   return error instanceof DrillError && error.cause instanceof DumpError && error.cause.backupAtFault;
@@ -35,11 +40,13 @@ export function createTrustJobs({ runtime, deliver, send, signal }: JobContext) 
   /**
    * Downloads a stored backup, decrypts and parses all of it, and reports what it holds compared
    * with `expected` (the counts dumped) and, when the server sends it, `sha256` (the file's
-   * checksum recorded at upload: a restore agent checks what a write-only agent stored). Not
-   * reported: a stop of the agent, or a server that could not be reached (the backup stays
-   * unverified rather than falsely failed).
+   * checksum recorded at upload: a restore agent checks what a write-only agent stored). A backup
+   * with an oplog window is verified only once that window replayed into a scratch database of
+   * `databaseName` as a restore replays it (dump/replay-check.ts): one whose keys do not hold
+   * after it, or that could not be replayed, fails. Not reported: a stop of the agent, or a server
+   * or database that could not be reached (the backup stays unverified rather than falsely failed).
    */
-  async function verifyBackup(backupId: string, expected: Record<string, number> | undefined, sha256?: string) {
+  async function verifyBackup(backupId: string, databaseName: string, expected: Record<string, number> | undefined, sha256?: string) {
     runtime.log("verifying the stored backup", { backupId });
     let verification: Verification;
     try {
@@ -52,19 +59,39 @@ export function createTrustJobs({ runtime, deliver, send, signal }: JobContext) 
           },
         }),
       );
-      const namespaces = await runtime.verify(download, { signal });
+      const { namespaces, unreplayable } = await runtime.verify(download, { signal, databaseName });
       verification = verificationOf(namespaces, expected);
       const read = hash.digest("hex");
       if (sha256 && read !== sha256 && verification.status === "ok") {
         verification = { status: "failed", namespaces, error: `the stored file's SHA-256 ${read} is not the one recorded at upload (${sha256})` };
+      } else if (unreplayable && verification.status === "ok") {
+        verification = {
+          status: "failed",
+          namespaces,
+          error: `the backup read back whole, but its oplog window could not be replayed to prove it restores: ${unreplayable}`,
+        };
       }
     } catch (error) {
-      if (signal.aborted || error instanceof ServerUnreachableError) {
+      if (isDumpError(error) && error.backupAtFault) {
+        verification = { status: "failed", namespaces: {}, error: `the backup does not restore: ${describeError(error)}`.slice(0, 1900) };
+        return finish(backupId, verification);
+      }
+      if (signal.aborted || error instanceof ServerUnreachableError || isDumpError(error, "connect-failed")) {
         runtime.log("could not verify the backup now; it stays unverified", { backupId, error: describeError(error) });
         return;
       }
-      verification = { status: "failed", namespaces: {}, error: `the stored backup could not be read back: ${describeError(error)}`.slice(0, 1900) };
+      verification = isReadBackFailure(error)
+        ? { status: "failed", namespaces: {}, error: `the stored backup could not be read back: ${describeError(error)}`.slice(0, 1900) }
+        : {
+            status: "failed",
+            namespaces: {},
+            error: `the backup read back whole, but its oplog window could not be replayed to prove it restores: ${describeError(error)}`.slice(0, 1900),
+          };
     }
+    finish(backupId, verification);
+  }
+
+  function finish(backupId: string, verification: Verification) {
     runtime.log(verification.status === "ok" ? "backup verified" : "backup verification failed", {
       backupId,
       ...(verification.error ? { error: verification.error } : {}),

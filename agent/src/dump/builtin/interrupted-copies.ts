@@ -5,7 +5,7 @@
 // at start find the record, say which collection was left partial, and finish the copy, which
 // leaves that collection wholly the backup's, as the interrupted restore would have.
 import type { MongoClient } from "mongodb";
-import { readUriDatabase } from "../connection-string.ts";
+import { readUriDatabase, withPrimaryReadPreference } from "../connection-string.ts";
 import { DumpError } from "../errors.ts";
 import { connectClient, describeDriverError, listDatabaseNames } from "./client.ts";
 import { clearCopy, type CopyRecord, readCopyRecords } from "./copy-journal.ts";
@@ -29,7 +29,7 @@ export async function finishInterruptedCopies(
   databases: string[] | undefined,
   onNotice: ((message: string) => void) | undefined,
 ): Promise<InterruptedCopy[]> {
-  const client = await connectClient(uri);
+  const client = await connectClient(withPrimaryReadPreference(uri));
   const done: InterruptedCopy[] = [];
   let pending: CopyRecord[] = [];
   try {

@@ -5,7 +5,8 @@
 // drop collections too: the restore then stages the collections the source had at that moment
 // and drops, at the swap, the targets of those it no longer had.
 import type { MongoClient } from "mongodb";
-import { applyOplog, OplogApplyError, type OplogTimestamp } from "../../oplog/apply/index.ts";
+import type { OplogTime } from "../../../../protocol/oplog-position.ts";
+import { applyOplog, OplogApplyError } from "../../oplog/apply/index.ts";
 import { databasesWrittenBy } from "../../oplog/database-filter.ts";
 import { findMissingApplyPrivileges } from "../../oplog/permissions/index.ts";
 import { DumpError } from "../errors.ts";
@@ -35,7 +36,7 @@ export interface OplogReplayRequest<State extends ReplayedState> {
   register(metadata: CollectionMetadata): State;
   signal: AbortSignal | undefined;
   /** Entries after this position are not applied (a point-in-time restore). */
-  until?: OplogTimestamp | undefined;
+  until?: OplogTime | undefined;
   /** Builds (or, `dropped`, forgets) a collection's indexes deferred to after the replay, before an entry changes its indexes. */
   beforeIndexChange?: ((state: State, dropped: boolean) => Promise<void>) | undefined;
 }

@@ -4,6 +4,8 @@
 // collection over its target and recreates the views. A failure in phase one leaves the target
 // database exactly as it was; a failure in phase two leaves each collection entirely old or
 // entirely new and says which. See docs/restore.md.
+import { formatOplogTime } from "../../../../protocol/oplog-position.ts";
+import { describeFailedInsert } from "./closed-on-insert.ts";
 import type { ArchivePrelude } from "../archive-prelude.ts";
 import { DumpError, throwIfAborted } from "../errors.ts";
 import { type CollectionMetadata, OPLOG_NAMESPACE, readMongodumpArchive } from "../mongodump-archive/index.ts";
@@ -88,7 +90,7 @@ export async function restoreWithDriver(request: BuiltinRestoreRequest): Promise
         try {
           outcome = await insertRestoredDocuments(client.db(state.staged.db), into, documents, emptyTimestamps, limits);
         } catch (cause) {
-          throw wrapDatabaseError(cause, `inserting into ${state.target}`, uri);
+          throw describeFailedInsert(cause, documents, state.target, uri);
         }
         const stats = result.collections[state.target]!;
         stats.restored += outcome.inserted;
@@ -256,7 +258,7 @@ function requireChosenAtMoment(chosen: string[], database: string, states: Map<s
   if (missing.length === 0) return;
   const held = [...present].sort();
   const listed = held.length > 20 ? `${held.slice(0, 20).join(", ")} and ${held.length - 20} more` : held.length > 0 ? held.join(", ") : "no collections";
-  const moment = until ? ` at ${until.t},${until.i}` : "";
+  const moment = until ? ` at ${formatOplogTime(until)}` : "";
   throw new DumpError(
     "unknown-collection",
     `the database has no collection ${missing.map((name) => `"${name}"`).join(", ")}${moment}, so nothing was replaced; it holds ${listed}`,

@@ -13,7 +13,7 @@
 // back from the name.
 import { createHash, randomBytes } from "node:crypto";
 import type { Db, Document, MongoClient } from "mongodb";
-import { readUriDatabase } from "../connection-string.ts";
+import { readUriDatabase, withPrimaryReadPreference } from "../connection-string.ts";
 import { connectClient, listDatabaseNames, wrapDatabaseError } from "./client.ts";
 import { readCopyRecords } from "./copy-journal.ts";
 
@@ -163,7 +163,7 @@ export async function renameOver(client: MongoClient, from: { db: string; name: 
  * "connect-failed" or "database-error".
  */
 export async function removeLeftoverStaging(uri: string): Promise<string[]> {
-  const client = await connectClient(uri);
+  const client = await connectClient(withPrimaryReadPreference(uri));
   try {
     const named = readUriDatabase(uri);
     return await dropLeftoverStaging(client, named ? [named] : await listDatabaseNames(client));

@@ -13,6 +13,7 @@ import { buildIndexesBeforeReplay, DeferredIndexes } from "../builtin/deferred-i
 import { describeUsersAndRoles } from "../builtin/restore.ts";
 import { dropStaged, isView, type StagedCollection, swapAll } from "../builtin/swap.ts";
 import { type StagedUsersAndRoles, stageUsersAndRoles, UsersAndRoles } from "../builtin/users-and-roles.ts";
+import { UNACCEPTED_VALUES_HINT, UnacceptedValues } from "../builtin/closed-on-insert.ts";
 import { chooseEmptyTimestampPolicy } from "../builtin/restored-documents.ts";
 import { readSrvTxtAuthSource, removeUriDatabase } from "../connection-string.ts";
 import { DumpError, throwIfAborted } from "../errors.ts";
@@ -60,7 +61,10 @@ export async function restoreWithTool(request: NativeRestoreRequest): Promise<Re
     // A backup with an oplog was read while the application wrote: its indexes are built here,
     // the unique ones after the replay (builtin/prepare-collection.ts says why).
     const ownIndexes = prelude.collections.some((entry) => entry.namespace === OPLOG_NAMESPACE);
-    const result = await runMongorestore(request, staged, targetOfStaged, auth, oplog, ownIndexes);
+    // FerretDB closes the connection on values it does not store, and mongorestore then says only
+    // that; what it was sent is looked through so that the failure can say why.
+    const unaccepted = (await isFerretDb(client)) ? new UnacceptedValues() : undefined;
+    const result = await runMongorestore(request, staged, targetOfStaged, auth, oplog, ownIndexes, unaccepted);
     const refused = result.failed;
     if (refused > 0) {
       throw new DumpError("database-error", `mongorestore could not restore ${refused} document(s), so nothing was replaced`, {
@@ -117,6 +121,8 @@ async function runMongorestore(
   oplog: Uint8Array[],
   /** Whether the agent builds the secondary indexes itself (mongorestore --noIndexRestore). */
   ownIndexes: boolean,
+  /** Collects what the server may close the connection on, from the documents sent. */
+  unaccepted?: UnacceptedValues,
 ): Promise<RestoreResult> {
   const { uri, plan, tracker, signal, prelude } = request;
   const config = await writeToolConfig(removeUriDatabase(uri, await readSrvTxtAuthSource(uri)));
@@ -158,6 +164,7 @@ async function runMongorestore(
         if (entry === undefined) continue;
         // Buckets travelling apart from their collection are staged apart too, and swapped so.
         if (event.namespace !== entry.metadata.namespace) entry.intoBuckets = true;
+        unaccepted?.add(event.bytes);
         sent.set(entry.target, (sent.get(entry.target) ?? 0) + 1);
         tracker.add(1, entry.target);
       } else if (event.kind === "namespace-end") {
@@ -169,20 +176,40 @@ async function runMongorestore(
     stdin.end();
     const code = await tool.exited;
     throwIfAborted(signal);
-    if (code !== 0) throw new DumpError("tool-failed", tool.describeFailure(code));
+    if (code !== 0) throw failureOf(tool.describeFailure(code), unaccepted);
     return buildResult(sent, finished, skipped, unplacedFailures);
   } catch (error) {
     tool.stop();
     const code = await tool.exited.catch(() => null);
     // mongorestore exiting first breaks its stdin; its own message says why.
     if (!(error instanceof DumpError) && code !== null && code !== 0) {
-      throw new DumpError("tool-failed", tool.describeFailure(code), { cause: error });
+      throw failureOf(tool.describeFailure(code), unaccepted, error);
     }
     throw error;
   } finally {
     tool.stop();
     await config.dispose();
   }
+}
+
+/** mongorestore's failure; when the server closed its connection and it was sent what FerretDB does not accept, saying so. */
+function failureOf(described: string, unaccepted: UnacceptedValues | undefined, cause?: unknown): DumpError {
+  if (!unaccepted || unaccepted.isEmpty || !/connection closed|closed unexpectedly|connection\(.*\) .*closed/i.test(described)) {
+    return new DumpError("tool-failed", described, cause === undefined ? {} : { cause });
+  }
+  return new DumpError("tool-failed", `mongorestore failed: the server closed its connection while restoring ${unaccepted.describe()}; nothing was replaced`, {
+    hint: UNACCEPTED_VALUES_HINT,
+    ...(cause === undefined ? {} : { cause }),
+  });
+}
+
+/** Whether the server is FerretDB (its buildInfo names its version); false when it cannot be asked. */
+async function isFerretDb(client: Awaited<ReturnType<typeof connectClient>>): Promise<boolean> {
+  const info = await client
+    .db("admin")
+    .command({ buildInfo: 1 })
+    .catch(() => ({}) as Record<string, unknown>);
+  return typeof info.ferretdbVersion === "string";
 }
 
 /**

@@ -10,7 +10,8 @@ import { parseTyped, startReplicaSetWithClient, stopWithClient } from "../../../
 import { startMongoTestServer, type MongoTestServer } from "../../../../testkit/mongo-server/server.ts";
 import type { LooseDocument } from "../../../../testkit/mongo-server/test-support.ts";
 import { createStagingArea } from "../../dump/builtin/staging.ts";
-import { applyOplog, type ApplyOplogResult, OplogApplyError, type OplogTimestamp } from "./index.ts";
+import type { OplogTime } from "../../../../protocol/oplog-position.ts";
+import { applyOplog, type ApplyOplogResult, OplogApplyError } from "./index.ts";
 
 const DB = "shop";
 const staging = createStagingArea("wk0001");
@@ -19,7 +20,7 @@ let source: MongoTestServer;
 let sourceClient: MongoClient;
 let target: Awaited<ReturnType<typeof startReplicaSetWithClient>>;
 /** The source's contents when the workload had reached each named position. */
-const moments = new Map<string, { at: OplogTimestamp; contents: Contents }>();
+const moments = new Map<string, { at: OplogTime; contents: Contents }>();
 let entries: Uint8Array[];
 
 type Contents = Record<string, { documents: string[]; indexes: string[] }>;
@@ -44,7 +45,7 @@ async function sourceCollections(): Promise<string[]> {
   return infos.map((info) => info.name).sort();
 }
 
-async function lastPosition(): Promise<OplogTimestamp> {
+async function lastPosition(): Promise<OplogTime> {
   const [last] = await sourceClient.db("local").collection("oplog.rs").find({}).sort({ $natural: -1 }).limit(1).toArray();
   const ts = last!.ts as Timestamp;
   return { t: ts.t, i: ts.i };
@@ -117,7 +118,7 @@ afterAll(async () => {
   if (target) await stopWithClient(target);
 });
 
-async function replay(until?: OplogTimestamp, from = entries): Promise<{ result: ApplyOplogResult; contents: Contents }> {
+async function replay(until?: OplogTime, from = entries): Promise<{ result: ApplyOplogResult; contents: Contents }> {
   // Every replay starts from an empty target.
   await target.client.db(DB).dropDatabase();
   const locate = (collection: string) => staging.locate(DB, collection);
@@ -126,7 +127,7 @@ async function replay(until?: OplogTimestamp, from = entries): Promise<{ result:
 }
 
 /** The entries of the second transaction: its partialTxn chain and the entry that commits it. */
-function secondTransaction(): { first: OplogTimestamp; commit: OplogTimestamp; indexes: number[] } {
+function secondTransaction(): { first: OplogTime; commit: OplogTime; indexes: number[] } {
   const [after, upTo] = [moments.get("first transaction")!.at, moments.get("second transaction")!.at];
   const indexes: number[] = [];
   entries.forEach((bytes, index) => {

@@ -10,7 +10,7 @@ import { commandName, type OplogEntry, parseEntry, readEntry, splitNamespace } f
 import { OplogApplyError } from "./errors.ts";
 import { type NamespaceMapping, ReplayedCollections } from "./namespaces.ts";
 import { OperationBatch } from "./operation-batch.ts";
-import { compareTimestamps, type OplogTimestamp } from "./timestamp.ts";
+import { compareOplogTimes, type OplogTime } from "../../../../protocol/oplog-position.ts";
 import { innerOperations, TransactionBuffer } from "./transactions.ts";
 
 export interface ApplyOplogRequest {
@@ -23,7 +23,7 @@ export interface ApplyOplogRequest {
   /** The source collections already present where the mapping points (what a dropDatabase drops). */
   collections: Iterable<string>;
   /** Entries after this position are not applied. */
-  until?: OplogTimestamp | undefined;
+  until?: OplogTime | undefined;
   signal?: AbortSignal | undefined;
   /**
    * Runs before an entry changes a source collection's indexes (createIndexes, dropIndexes,
@@ -38,7 +38,7 @@ export interface ApplyOplogResult {
   /** Operations applied (each operation of a transaction counts). */
   applied: number;
   /** The position of the last entry read at or before "until". */
-  reached: OplogTimestamp | undefined;
+  reached: OplogTime | undefined;
   transactions: { committed: number; aborted: number; notCommitted: number };
   /** The source collections existing after the replay, sorted. */
   collections: string[];
@@ -66,7 +66,7 @@ export async function applyOplog(request: ApplyOplogRequest): Promise<ApplyOplog
   };
   const transactions = new TransactionBuffer();
   const counts = { committed: 0, aborted: 0 };
-  let reached: OplogTimestamp | undefined;
+  let reached: OplogTime | undefined;
   // Each entry leaves its parsed document and its applyOps command to the collector, which lets
   // them pile up (bench/pitr-restore.ts --size 10MB --entries 300000, sampled every 20 ms during
   // the replay: 233 MB at most without this pacer, 192 MB with it, one run each).
@@ -75,7 +75,7 @@ export async function applyOplog(request: ApplyOplogRequest): Promise<ApplyOplog
     request.signal?.throwIfAborted();
     pacer.note(bytes.byteLength);
     const entry = parseEntry(bytes);
-    if (request.until && entry.ts && compareTimestamps(entry.ts, request.until) > 0) break;
+    if (request.until && entry.ts && compareOplogTimes(entry.ts, request.until) > 0) break;
     reached = entry.ts ?? reached;
     if (IGNORED_OPS.has(entry.op)) continue;
     const step = transactions.take(entry);

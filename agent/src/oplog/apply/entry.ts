@@ -1,7 +1,8 @@
 // Reading one oplog entry as local.oplog.rs holds it. Values keep their BSON types (an Int32
 // stays Int32, a Double stays Double) so that what is applied is exactly what was written.
 import { BSON, type Document } from "mongodb";
-import { readTimestamp, type OplogTimestamp } from "./timestamp.ts";
+import type { OplogTime } from "../../../../protocol/oplog-position.ts";
+import { readTimestamp } from "./timestamp.ts";
 
 const TYPED = { promoteValues: false, promoteBuffers: false, bsonRegExp: true } as const;
 
@@ -11,7 +12,7 @@ export interface OplogEntry {
   ns: string;
   o: Document;
   o2: Document | undefined;
-  ts: OplogTimestamp | undefined;
+  ts: OplogTime | undefined;
   /** The whole entry, for the transaction fields (lsid, txnNumber, prevOpTime, multiOpType). */
   fields: Document;
 }
@@ -49,7 +50,7 @@ export function commandName(entry: OplogEntry): string {
 }
 
 /** The `ts` of an entry's bytes, or undefined when it has none or is malformed; never throws. */
-export function readEntryTimestamp(bytes: Uint8Array): OplogTimestamp | undefined {
+export function readEntryTimestamp(bytes: Uint8Array): OplogTime | undefined {
   try {
     return parseEntry(bytes).ts;
   } catch {

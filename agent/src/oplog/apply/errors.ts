@@ -1,14 +1,14 @@
 // The one failure of applying an oplog: which entry (by its position) and why. Messages quote
 // namespaces and positions, never documents: entries hold the user's data.
-import { formatTimestamp, type OplogTimestamp } from "./timestamp.ts";
+import { formatOplogTime, type OplogTime } from "../../../../protocol/oplog-position.ts";
 
 export class OplogApplyError extends Error {
   override readonly name = "OplogApplyError";
   /** The position of the entry that failed, when it has one. */
-  readonly at: OplogTimestamp | undefined;
+  readonly at: OplogTime | undefined;
 
-  constructor(message: string, at: OplogTimestamp | undefined, cause?: unknown) {
-    super(at ? `oplog entry ${formatTimestamp(at)}: ${message}` : message, cause === undefined ? undefined : { cause });
+  constructor(message: string, at: OplogTime | undefined, cause?: unknown) {
+    super(at ? `oplog entry ${formatOplogTime(at)}: ${message}` : message, cause === undefined ? undefined : { cause });
     this.at = at;
   }
 }

@@ -4,4 +4,3 @@ export { type ApplyOplogRequest, type ApplyOplogResult, applyOplog } from "./app
 export { OplogApplyError } from "./errors.ts";
 export type { AppliedNamespace, NamespaceMapping } from "./namespaces.ts";
 export { readEntryTimestamp } from "./entry.ts";
-export { compareTimestamps, formatTimestamp, type OplogTimestamp } from "./timestamp.ts";

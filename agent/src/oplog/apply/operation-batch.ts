@@ -6,7 +6,7 @@
 // the dump already saw apply again without harm.
 import type { Document, MongoClient } from "mongodb";
 import { OplogApplyError } from "./errors.ts";
-import { formatTimestamp, type OplogTimestamp } from "./timestamp.ts";
+import { formatOplogTime, type OplogTime } from "../../../../protocol/oplog-position.ts";
 
 // Well below the 16 MiB a command may hold: one more operation never passes it.
 const MAX_BATCH_BYTES = 8 * 1024 * 1024;
@@ -15,15 +15,15 @@ const MAX_BATCH_OPERATIONS = 1000;
 export class OperationBatch {
   private operations: Document[] = [];
   private bytes = 0;
-  private first: OplogTimestamp | undefined;
-  private last: OplogTimestamp | undefined;
+  private first: OplogTime | undefined;
+  private last: OplogTime | undefined;
   /** Operations the server applied so far. */
   applied = 0;
 
   constructor(private readonly client: MongoClient) {}
 
   /** Queues one operation of the entry at `at`; sends the batch when it is full. */
-  async add(operation: Document, size: number, at: OplogTimestamp | undefined): Promise<void> {
+  async add(operation: Document, size: number, at: OplogTime | undefined): Promise<void> {
     if (this.operations.length > 0 && (this.bytes + size > MAX_BATCH_BYTES || this.operations.length >= MAX_BATCH_OPERATIONS)) await this.flush();
     this.operations.push(operation);
     this.bytes += size;
@@ -42,7 +42,7 @@ export class OperationBatch {
     try {
       await this.client.db("admin").command({ applyOps: operations });
     } catch (cause) {
-      const range = first && last ? ` (entries ${formatTimestamp(first)} to ${formatTimestamp(last)})` : "";
+      const range = first && last ? ` (entries ${formatOplogTime(first)} to ${formatOplogTime(last)})` : "";
       throw new OplogApplyError(`the server refused ${operations.length} operation(s)${range}: ${(cause as Error).message}`, first, cause);
     }
     this.applied += operations.length;

@@ -8,7 +8,8 @@ import { EJSON } from "bson";
 import type { Document } from "mongodb";
 import { commandName, isDocument, type OplogEntry } from "./entry.ts";
 import { OplogApplyError } from "./errors.ts";
-import { formatTimestamp, type OplogTimestamp, readTimestamp } from "./timestamp.ts";
+import { formatOplogTime, type OplogTime } from "../../../../protocol/oplog-position.ts";
+import { readTimestamp } from "./timestamp.ts";
 
 export type TransactionStep =
   /** Not part of a transaction (a vectored insert's applyOps is not one either). */
@@ -41,13 +42,13 @@ export class TransactionBuffer {
     let open = this.open.get(meta.id);
     if (previous === undefined) {
       open = { seen: new Set(), operations: [] };
-    } else if (!open?.seen.has(formatTimestamp(previous))) {
+    } else if (!open?.seen.has(formatOplogTime(previous))) {
       throw new OplogApplyError(
-        `a transaction's entry follows ${formatTimestamp(previous)}, which is not among the entries replayed (the oplog is incomplete)`,
+        `a transaction's entry follows ${formatOplogTime(previous)}, which is not among the entries replayed (the oplog is incomplete)`,
         entry.ts,
       );
     }
-    if (entry.ts) open.seen.add(formatTimestamp(entry.ts));
+    if (entry.ts) open.seen.add(formatOplogTime(entry.ts));
     if (meta.abort) {
       this.open.delete(meta.id);
       return { kind: "abort" };
@@ -82,7 +83,7 @@ function classify(entry: OplogEntry): { id: string; commit: boolean; abort: bool
 }
 
 /** The position the entry links back to, or undefined when it starts a transaction (the null OpTime). */
-function readPrevious(entry: OplogEntry): OplogTimestamp | undefined {
+function readPrevious(entry: OplogEntry): OplogTime | undefined {
   const previous = entry.fields.prevOpTime;
   const ts = isDocument(previous) ? readTimestamp(previous.ts) : undefined;
   return ts && (ts.t !== 0 || ts.i !== 0) ? ts : undefined;

@@ -11,7 +11,7 @@ import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { BSON, Timestamp } from "bson";
 import { createDecryptStream, type MasterKeys, WrongKeyError } from "../../archive/index.ts";
-import { compareOplogTimes, formatOplogTime, type OplogTime } from "../../../../protocol/pitr.ts";
+import { compareOplogTimes, formatOplogTime, type OplogTime } from "../../../../protocol/oplog-position.ts";
 import { PREAMBLE_MESSAGE } from "../shipping/slice-builder.ts";
 import { ChainError } from "./chain-error.ts";
 

@@ -12,7 +12,7 @@ import { BSON } from "bson";
 import type { MongoClient } from "mongodb";
 import type { MongoTestServer } from "../../../../testkit/mongo-server/server.ts";
 import { startReplicaSetWithClient, stopWithClient } from "../../../../testkit/mongo-server/replica-set/test-support.ts";
-import type { OplogTime } from "../../../../protocol/pitr.ts";
+import type { OplogTime } from "../../../../protocol/oplog-position.ts";
 import { decryptBuffer, encryptBuffer } from "../../archive/index.ts";
 import { restoreFromEncrypted, VERIFYING_LABEL } from "../../dump/encrypted.ts";
 import { pointInTimeReplay } from "../../dump/point-in-time-replay.ts";

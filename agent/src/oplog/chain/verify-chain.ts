@@ -4,7 +4,7 @@
 // point and the last reaches `until`. Answers the entries to replay after the base, in order, as
 // a stream read from the checked files again (only each slice's metadata is held in memory).
 import { join } from "node:path";
-import { compareOplogTimes, formatOplogTime, type OplogTime } from "../../../../protocol/pitr.ts";
+import { compareOplogTimes, formatOplogTime, type OplogTime } from "../../../../protocol/oplog-position.ts";
 import { ChainError } from "./chain-error.ts";
 import { type OpenedSlice, openSlice, readSliceEntries, type SliceFile, type SliceKeys } from "./open-slice.ts";
 

@@ -11,7 +11,7 @@ import { startMongoTestServer, type MongoTestServer } from "../../../../testkit/
 import { waitUntil } from "../../../../testkit/wait-until.ts";
 import { applyOplog } from "../apply/index.ts";
 import { readNewestOplogTimestamp, toOplogTimestamp } from "../read-oplog.ts";
-import { compareOplogTimes } from "../../../../protocol/pitr.ts";
+import { compareOplogTimes } from "../../../../protocol/oplog-position.ts";
 import { readShippedSlices, shipToDirectory } from "./test-support/slice-sink.ts";
 
 const KEY = Buffer.alloc(32, 9);

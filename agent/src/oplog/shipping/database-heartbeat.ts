@@ -5,7 +5,7 @@
 // timeout marks the database unreachable and says so in the log, once per outage.
 import type { Timestamp } from "bson";
 import type { MongoClient } from "mongodb";
-import type { OplogTime } from "../../../../protocol/pitr.ts";
+import type { OplogTime } from "../../../../protocol/oplog-position.ts";
 import type { LagMeter } from "./lag-meter.ts";
 
 /** How often the database is asked, unless told otherwise. */

@@ -5,7 +5,7 @@
 // answers confirms "nothing newer than this existed then". Entries read but not stored yet add
 // their age. A database that cannot be reached confirms nothing, so its lag grows with the clock
 // instead of staying at 0, and `unreachableSince` says since when.
-import { compareOplogTimes, type OplogTime } from "../../../../protocol/pitr.ts";
+import { compareOplogTimes, type OplogTime } from "../../../../protocol/oplog-position.ts";
 
 export type LagMeter = ReturnType<typeof createLagMeter>;
 

@@ -1,8 +1,9 @@
-// Reading local.oplog.rs as shipping needs it: its bounds, and a tailable awaitData cursor of
-// majority-committed entries after a position, each entry as the raw bytes the server sent.
-import { BSON, type Timestamp } from "bson";
+// Reading local.oplog.rs as shipping needs it: a tailable awaitData cursor of majority-committed
+// entries after a position, each entry as the raw bytes the server sent (its bounds are
+// read-oplog.ts readOplogBounds).
+import { BSON } from "bson";
 import type { FindCursor, MongoClient } from "mongodb";
-import type { OplogTime } from "../../../../protocol/pitr.ts";
+import type { OplogTime } from "../../../../protocol/oplog-position.ts";
 import { type EntryHeader, readEntryHeader } from "../entry-header.ts";
 
 /** How long one getMore waits for new entries: the loop checks its timers this often when idle. */
@@ -16,20 +17,6 @@ export const AWAIT_MS = 1_000;
 const BATCH_SIZE = 1_000;
 
 const oplog = (client: MongoClient) => client.db("local").collection("oplog.rs");
-
-const toTime = (ts: Timestamp): OplogTime => ({ t: ts.high >>> 0, i: ts.low >>> 0 });
-
-/** The oldest and newest entries' positions (undefined: the member has no oplog, it is not in a replica set). */
-export async function readOplogBounds(client: MongoClient): Promise<{ oldest: OplogTime; newest: OplogTime } | undefined> {
-  const [oldest] = await oplog(client)
-    .find({}, { sort: { $natural: 1 }, limit: 1, projection: { ts: 1 } })
-    .toArray();
-  const [newest] = await oplog(client)
-    .find({}, { sort: { $natural: -1 }, limit: 1, projection: { ts: 1 } })
-    .toArray();
-  if (!oldest || !newest) return undefined;
-  return { oldest: toTime(oldest.ts as Timestamp), newest: toTime(newest.ts as Timestamp) };
-}
 
 /** A raw oplog entry and what shipping reads of every entry (its position, kind and namespace). */
 export type ReadEntry = EntryHeader & { raw: Uint8Array };

@@ -7,11 +7,13 @@
 import { randomBytes } from "node:crypto";
 import type { MongoClient } from "mongodb";
 import { collectGarbageNow, createMemoryPacer } from "../../archive/index.ts";
-import { compareOplogTimes, type OplogTime, SLICE_MAX_AGE_MS, SLICE_MAX_ENTRY_BYTES } from "../../../../protocol/pitr.ts";
+import { compareOplogTimes, type OplogTime } from "../../../../protocol/oplog-position.ts";
+import { SLICE_MAX_AGE_MS, SLICE_MAX_ENTRY_BYTES } from "../../../../protocol/pitr.ts";
 import { createEntryFilter } from "./entry-filter.ts";
 import { startDatabaseHeartbeat } from "./database-heartbeat.ts";
 import type { LagMeter } from "./lag-meter.ts";
-import { openOplogTail, readOplogBounds } from "./oplog-cursor.ts";
+import { readOplogBounds } from "../read-oplog.ts";
+import { openOplogTail } from "./oplog-cursor.ts";
 import { SliceBuilder } from "./slice-builder.ts";
 import type { ChainPosition, ShippingStore, SpooledSlice } from "./shipping-store.ts";
 import { createSliceUploader, type UploadSlice } from "./slice-uploader.ts";

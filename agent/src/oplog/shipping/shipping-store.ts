@@ -5,7 +5,7 @@
 // says where the next slice starts.
 import { mkdir, open, readdir, readFile, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
-import type { OplogTime } from "../../../../protocol/pitr.ts";
+import type { OplogTime } from "../../../../protocol/oplog-position.ts";
 import { syncDirectory } from "../../platform/sync-directory.ts";
 import type { FrameWriter, SealedSlice } from "./slice-builder.ts";
 

@@ -9,7 +9,7 @@
 import { createHash } from "node:crypto";
 import { BSON, Timestamp } from "bson";
 import { createEncryptStream } from "../../archive/index.ts";
-import type { OplogTime } from "../../../../protocol/pitr.ts";
+import type { OplogTime } from "../../../../protocol/oplog-position.ts";
 
 /** Where a slice stands in its chain and what it covers: (start, end]. */
 export type SlicePlace = { database: string; chain: string; sequence: number; start: OplogTime };

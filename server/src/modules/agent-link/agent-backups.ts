@@ -6,7 +6,7 @@ import { findOwnBackup } from "../backups/service";
 
 /**
  * A backup an agent may download: one it made, one of a database it runs now (a verification goes
- * there, backups/verification.ts), one it was asked to restore or drill, or, for a restore agent,
+ * there, verification/service.ts), one it was asked to restore or drill, or, for a restore agent,
  * one sealed to a key its hello named (it verifies those). Any other backup of the account is not
  * found: an agent registered with a copied API key reads none of the others.
  */

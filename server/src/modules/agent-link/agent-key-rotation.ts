@@ -1,11 +1,12 @@
 // The agent API of key rotation (issue 27 §5): which stored backups an agent may rewrap, their
-// headers, and the atomic swap of a header for a rewrapped one (backups/header-swap.ts).
+// headers, and the atomic swap of a header for a rewrapped one (backups/records.ts, stored-files/header-swap.ts).
 import { and, asc, eq, inArray, or } from "drizzle-orm";
 import { type AgentRow, backups, databases } from "@db/schema";
 import type { AppContext } from "../../context";
 import { AppError, badRequest, notFound } from "../../lib/errors";
-import { readStoredHeader, replaceStoredHeader } from "../backups/header-swap";
-import { MAX_HEADER_LENGTH } from "../backups/header-layout";
+import { readStoredHeader } from "../stored-files/header-swap";
+import { replaceBackupHeader } from "../backups/records";
+import { MAX_HEADER_LENGTH } from "../stored-files/header-layout";
 import { recordAgentKeyIds } from "../agents/service";
 import { agentRunsDatabase, findBackupForAgent } from "./agent-backups";
 import { sendWaitingWork } from "./waiting-work";
@@ -66,7 +67,7 @@ export async function replaceHeaderFromRequest(ctx: AppContext, agent: AgentRow,
   if (declared !== null && Number(declared) > MAX_HEADER_LENGTH) throw tooLarge();
   const body = await readAtMost(request.body, MAX_HEADER_LENGTH);
   if (body.length < 12) throw badRequest("The request body must be the new header of the backup file (application/octet-stream).");
-  return replaceStoredHeader(ctx, backup, body);
+  return replaceBackupHeader(ctx, backup, body);
 }
 
 const tooLarge = () => new AppError(413, "PAYLOAD_TOO_LARGE", `A backup file header is at most ${MAX_HEADER_LENGTH} bytes.`);

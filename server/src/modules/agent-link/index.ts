@@ -22,6 +22,7 @@ import {
   RegisterRequest,
 } from "@protocol/agent-protocol";
 import { SliceUploadQuery } from "@protocol/pitr";
+import { AgentStatusAnswer, BackupNowRequest, OperatorBackup, OperatorBackupsAnswer, OperatorBackupsQuery } from "@protocol/operator";
 import type { AppContext } from "../../context";
 import { AppError, notFound } from "../../lib/errors";
 import { acknowledgeJob } from "../agent-jobs/service";
@@ -29,13 +30,13 @@ import { jobsToDeliver } from "./job-delivery";
 import { answerAppError } from "../../lib/http";
 import { fileAnswer } from "../../lib/schema";
 import { publicErrorOf } from "../../lib/public-error";
-import { declareDatabases } from "../agents/declared-databases";
+import { declareDatabases } from "../databases/declared";
 import { agentAnswers, agentsModel } from "../agents/model";
 import { registerAgent } from "../agents/service";
-import { downloadBackupResponse } from "../backups/download";
+import { downloadBackupResponse } from "../stored-files/download";
 import { encryptedFileAnswer } from "../backups/model";
-import { allowCopyRemoval, copyLockFloor } from "../backups/copies";
-import { listCopiesToCheck, recordCopyChecks } from "../backups/copy-checks";
+import { allowCopyRemoval, copyLockFloor } from "../copies/service";
+import { listCopiesToCheck, recordCopyChecks } from "../copies/checks";
 import { failBackup, findOwnBackup } from "../backups/service";
 import { receiveSlice } from "../pitr/service";
 import { pointInTimePlanPage } from "../pitr/agent-plan";
@@ -46,6 +47,7 @@ import { authenticateAgent, authenticateApiKey, keyHolderName, refuseNewAgentFor
 import { findBackupForAgent } from "./agent-backups";
 import { headerResponse, listRewrappableBackups, recordRotatedKeyIds, replaceHeaderFromRequest } from "./agent-key-rotation";
 import { createAgentGateway } from "./gateway";
+import { backUpNow, describeAgentStatus, listAgentBackups } from "./operator";
 
 /**
  * Everything agents talk to: registration (the account's API key), uploads and downloads
@@ -208,6 +210,36 @@ export const agentLinkController = (ctx: AppContext) => {
       response: { 200: AgentKeyIds },
       detail: { summary: "The key ids the agent's keyring holds now (dbvault-agent key rotate, key import): recorded at once, not at its next hello" },
     })
+    .get(
+      "/status",
+      async ({ headers }) => {
+        const { organization, agent } = await authenticateAgent(ctx, headers);
+        return describeAgentStatus(ctx, organization, agent);
+      },
+      {
+        response: { 200: AgentStatusAnswer },
+        detail: { summary: "The agent, each database it serves (last and next backup, point-in-time lag) and its queued work (dbvault-agent status)" },
+      },
+    )
+    .get("/backups", async ({ headers, query }) => listAgentBackups(ctx, (await authenticateAgent(ctx, headers)).agent, query), {
+      query: OperatorBackupsQuery,
+      response: { 200: OperatorBackupsAnswer },
+      detail: { summary: "The backups of the databases this agent serves, newest first (dbvault-agent list; ?db, ?limit up to 500)" },
+    })
+    .post(
+      "/backups",
+      async ({ headers, body, set }) => {
+        const { organization, agent } = await authenticateAgent(ctx, headers);
+        const backup = await backUpNow(ctx, organization, agent, body.databaseName);
+        set.status = 201;
+        return backup;
+      },
+      {
+        body: BackupNowRequest,
+        response: { 201: OperatorBackup },
+        detail: { summary: "Back up one of this agent's databases now (dbvault-agent backup now), as Trigger Backup does: 429 before the plan allows" },
+      },
+    )
     .get("/backup-keys", async ({ headers }) => listRewrappableBackups(ctx, (await authenticateAgent(ctx, headers)).agent), {
       response: { 200: BackupKeysAnswer },
       detail: { summary: "The completed backups this agent may rewrap after a key rotation, with the key id each names" },

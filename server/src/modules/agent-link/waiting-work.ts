@@ -7,7 +7,8 @@ import { agents, backups, databases, restores } from "@db/schema";
 import type { DbOrTx } from "@db/client";
 import type { AppContext } from "../../context";
 import { announceWork, assignJob, enqueueJob } from "../agent-jobs/service";
-import { enqueueVerification } from "../backups/verification";
+import { claimWaitingVerification } from "../backups/records";
+import { enqueueVerification } from "../verification/service";
 import { drillCommand } from "../drills/service";
 import { announceRestore, restoreCommand } from "../restores/service";
 
@@ -62,11 +63,7 @@ export async function sendWaitingWork(ctx: AppContext, agentId: string) {
   for (const { id } of unverified) {
     // Claimed and queued together: two hellos, or two instances, queue it once.
     const claimed = await ctx.db.transaction(async (tx) => {
-      const [row] = await tx
-        .update(backups)
-        .set({ verificationWaitingFor: null })
-        .where(and(eq(backups.id, id), isNotNull(backups.verificationWaitingFor)))
-        .returning();
+      const row = await claimWaitingVerification(ctx, id, tx);
       if (row) await enqueueVerification(ctx, tx, row, agent.id);
       return row;
     });

@@ -1,8 +1,9 @@
 import { and, eq, gt, inArray } from "drizzle-orm";
-import { backups, restores } from "@db/schema";
+import { restores } from "@db/schema";
 import type { QueuedJobs } from "@protocol/agent-protocol";
 import type { AppContext } from "../../context";
 import { QUEUED_LIMIT_MS } from "../agent-jobs/lease-rules";
+import { keepQueuedBackupsPending } from "../backups/records";
 
 /**
  * Keeps the backups and restores an agent says it holds in its queue pending: an agent runs one
@@ -22,10 +23,5 @@ export async function recordQueuedJobs(ctx: AppContext, agentId: string, queued:
       .set({ lastActivityAt: now })
       .where(and(eq(restores.agentId, agentId), eq(restores.status, "pending"), gt(restores.createdAt, since), inArray(restores.id, queued.restoreIds)));
   }
-  if (queued.backupIds.length > 0) {
-    await ctx.db
-      .update(backups)
-      .set({ lastActivityAt: now })
-      .where(and(eq(backups.agentId, agentId), eq(backups.status, "pending"), gt(backups.createdAt, since), inArray(backups.id, queued.backupIds)));
-  }
+  await keepQueuedBackupsPending(ctx, agentId, queued.backupIds, since);
 }

@@ -1,6 +1,6 @@
 import type { backups } from "@db/schema";
 import type { ServerMessage } from "@protocol/agent-protocol";
-import { backupFileName } from "./views";
+import { backupFileName } from "../stored-files/keys";
 
 /**
  * The command asking an agent to run a backup, as startBackup puts it in the job ledger

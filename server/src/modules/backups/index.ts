@@ -2,11 +2,11 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
 import { authGuard } from "../auth/guard";
 import { actorOf } from "../audit/service";
-import { downloadBackupResponse } from "./download";
+import { downloadBackupResponse } from "../stored-files/download";
+import { copiesOfBackups } from "../copies/service";
 import { backupAnswers, backupsModel, encryptedFileAnswer } from "./model";
-import { deleteBackup, findOwnBackup, listBackups, resolveAnomaly, summarizeBackups, triggerBackup } from "./service";
-import { requestVerification } from "./verification";
-import { copiesOfBackups, listDatabaseCopies } from "./copies";
+import { deleteBackup } from "./deletion";
+import { findOwnBackup, listBackups, resolveAnomaly, summarizeBackups, triggerBackup } from "./service";
 import { toBackupView } from "./views";
 
 export const backupsController = (ctx: AppContext) => {
@@ -22,15 +22,6 @@ export const backupsController = (ctx: AppContext) => {
       auth: true,
       response: { 200: backupAnswers.summary },
       detail: { summary: "Counts for the dashboard: total, completed, failed, success rate, last backup time" },
-    })
-    .get("/copies", ({ organization, query }) => listDatabaseCopies(ctx, organization.id, query.databaseName), {
-      auth: true,
-      query: backupsModel.copiesQuery,
-      response: { 200: backupAnswers.databaseCopies },
-      detail: {
-        summary:
-          "A database's backup copies in the customer's own buckets (dbvault-agent copies add): bucket, key, size, status and when the agent's daily check last looked, newest backup first",
-      },
     })
     .post(
       "/",
@@ -66,22 +57,6 @@ export const backupsController = (ctx: AppContext) => {
         params: backupsModel.idParams,
         response: { 200: backupAnswers.message },
         detail: { summary: "Delete a backup and its file" },
-      },
-    )
-    .post(
-      "/:id/verify",
-      async ({ organization, params, set }) => {
-        set.status = 202;
-        return requestVerification(ctx, await findOwnBackup(ctx, organization.id, params.id));
-      },
-      {
-        auth: true,
-        params: backupsModel.idParams,
-        response: { 202: backupAnswers.verificationRequested },
-        detail: {
-          summary:
-            "Have the database's agent (a restore agent for a write-only agent's backup) read the stored backup back again (download, decrypt, parse, count); the result arrives as verifiedAt/verification",
-        },
       },
     )
     .post(

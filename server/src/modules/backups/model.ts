@@ -1,7 +1,8 @@
 import { t } from "elysia";
-import { anomalyKinds, backupConsistencies, backupCopyStatuses, backupTypes, operationStatuses, restoreKinds } from "@db/schema";
+import { anomalyKinds, backupConsistencies, backupTypes, operationStatuses, restoreKinds } from "@db/schema";
 import { SEALED_IDENTITY_MAX_LENGTH, SEALED_IDENTITY_PATTERN } from "@protocol/agent-protocol";
 import { fileAnswer, isoDate, messageAnswer, nullable, oneOf } from "../../lib/schema";
+import { copyAnswer } from "../copies/model";
 
 const databaseName = t.String({ minLength: 1, maxLength: 64, error: "databaseName is required" });
 
@@ -13,7 +14,6 @@ export const backupsModel = {
     page: t.Optional(t.Numeric({ multipleOf: 1, minimum: 1, maximum: 1_000_000, error: "page must be a whole number from 1" })),
     databaseName: t.Optional(t.String({ minLength: 1, maxLength: 64 })),
   }),
-  copiesQuery: t.Object({ databaseName }),
   restore: t.Object({
     databaseName,
     targetDatabase: t.Optional(
@@ -53,18 +53,6 @@ export const backupsModel = {
 const progressAnswer = nullable(
   t.Object({ current: t.Number(), total: t.Number(), percentage: t.Number(), collection: t.String() }, { description: "While running: where it is" }),
 );
-
-/** One copy of a backup file in the customer's own bucket. */
-const copyAnswer = t.Object({
-  destination: t.String({ description: "The customer's bucket: s3://bucket/prefix/?endpoint=…&region=… (never a credential)" }),
-  key: t.String(),
-  status: oneOf(backupCopyStatuses, "status"),
-  size: nullable(t.Number()),
-  sha256: nullable(t.String()),
-  error: nullable(t.String({ description: "Why it could not be written, what the check found wrong, or why the bucket could not be checked" })),
-  checkedAt: nullable(isoDate()),
-  lockedUntil: nullable(isoDate()),
-});
 
 export const backupAnswer = t.Object({
   _id: t.String(),
@@ -157,18 +145,8 @@ export const backupAnswers = {
     lastBackupAt: nullable(isoDate()),
   }),
   restores: t.Array(restoreAnswer),
-  databaseCopies: t.Object({
-    databaseName: t.String(),
-    copies: t.Array(t.Composite([t.Object({ backupId: t.String(), backupCreatedAt: isoDate() }), copyAnswer]), {
-      description: "Each backup's copies in the customer's buckets, newest backup first (up to 500)",
-    }),
-  }),
   restoreRequested: t.Object({ message: t.String(), restore: restoreAnswer }),
   message: messageAnswer,
-  verificationRequested: t.Object({
-    message: t.String(),
-    waitingFor: t.Optional(t.String({ description: "Present when no agent that can read the backup is online: why it waits" })),
-  }),
 };
 
 /** The encrypted file: bytes, not JSON. */

@@ -6,7 +6,7 @@
 import { and, asc, eq, gt, inArray, sql } from "drizzle-orm";
 import { type AgentRow, pitrSlices, restores } from "@db/schema";
 import { POINT_IN_TIME_PLAN_PAGE, type PointInTimePlanPage, type PointInTimePlanQuery } from "@protocol/agent-protocol";
-import { parseOplogTime } from "@protocol/pitr";
+import { parseOplogTime } from "@protocol/oplog-position";
 import type { AppContext } from "../../context";
 import { AppError, badRequest, notFound } from "../../lib/errors";
 

@@ -4,7 +4,7 @@
 // (restore-plan.ts tries each, newest first) rather than refused or failed at the agent.
 import { and, asc, eq, isNotNull } from "drizzle-orm";
 import { backups } from "@db/schema";
-import { oplogTimeToBigInt } from "@protocol/pitr";
+import { oplogTimeToBigInt } from "@protocol/oplog-position";
 import type { AppContext } from "../../context";
 
 /** The user's completed point-in-time consistent backups of `databaseName` not failed at verification, oldest first, with their position. */

@@ -3,7 +3,7 @@
 // does not start where the one before it ended.
 import { and, eq, max, ne } from "drizzle-orm";
 import { databases, pitrSlices } from "@db/schema";
-import { formatOplogTime, oplogTimeFromBigInt } from "@protocol/pitr";
+import { formatOplogTime, oplogTimeFromBigInt } from "@protocol/oplog-position";
 import type { AppContext } from "../../context";
 import { AppError } from "../../lib/errors";
 import { refuseIfBackupRunning, startBackup } from "../backups/service";

@@ -4,18 +4,15 @@
 import { createHash } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { type AgentRow, databases, pitrSlices, plans, organizations } from "@db/schema";
-import { oplogTimeToBigInt, parseOplogTime, SLICE_MAX_FILE_BYTES, type SliceUploadQuery } from "@protocol/pitr";
+import { oplogTimeToBigInt, parseOplogTime } from "@protocol/oplog-position";
+import { SLICE_MAX_FILE_BYTES, type SliceUploadQuery } from "@protocol/pitr";
 import type { AppContext } from "../../context";
 import { AppError, badRequest, conflict, notFound } from "../../lib/errors";
-import { backupStorage } from "../backups/views";
+import { sliceStorageKey } from "../stored-files/keys";
 import { findDefaultPlan } from "../plans/service";
-import { releaseStorage, reserveStorage } from "../quota/storage-quota";
+import { releaseStorage, reserveStorage } from "../organizations/storage-quota";
 import { lockForSlice } from "../retention-rules/lock-until";
 import { announceGapBefore } from "./gaps";
-
-/** Where a slice's file is kept: under the user's prefix, so closing the account deletes it too. */
-export const sliceStorageKey = (organizationId: string, databaseId: string, chain: string, sequence: number) =>
-  `${backupStorage.userPrefix(organizationId)}pitr/${databaseId}/${chain}/${String(sequence).padStart(10, "0")}.enc.dbvault`;
 
 const tooLarge = () => new AppError(413, "PAYLOAD_TOO_LARGE", `A slice may hold at most ${SLICE_MAX_FILE_BYTES} bytes.`);
 

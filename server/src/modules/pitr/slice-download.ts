@@ -5,7 +5,7 @@ import { and, eq, sql } from "drizzle-orm";
 import { type AgentRow, databases, pitrSlices, restores } from "@db/schema";
 import type { AppContext } from "../../context";
 import { AppError, notFound } from "../../lib/errors";
-import { storedFileResponse } from "../backups/download";
+import { storedFileResponse } from "../stored-files/download";
 
 type SliceRow = typeof pitrSlices.$inferSelect;
 

@@ -3,7 +3,7 @@
 // --oplog DIR` takes a folder of these files as they are; only the key opens them.
 import { and, asc, count, eq, gt, lt } from "drizzle-orm";
 import { databases, pitrSlices } from "@db/schema";
-import { oplogTimeToBigInt, parseOplogTime } from "@protocol/pitr";
+import { oplogTimeToBigInt, parseOplogTime } from "@protocol/oplog-position";
 import type { AppContext } from "../../context";
 import { badRequest, notFound } from "../../lib/errors";
 import { ZIP_MAX_BYTES, ZIP_MAX_ENTRIES, zipLength, zipStream } from "../../lib/zip-stream";

@@ -4,7 +4,7 @@
 // positions; the agent checks and replays.
 import { and, eq } from "drizzle-orm";
 import { databases, pitrSlices } from "@db/schema";
-import { formatOplogTime, oplogTimeFromBigInt, oplogTimeToBigInt, parseOplogTime } from "@protocol/pitr";
+import { formatOplogTime, oplogTimeFromBigInt, oplogTimeToBigInt, parseMoment } from "@protocol/oplog-position";
 import type { AppContext } from "../../context";
 import type { AuditActor } from "../audit/service";
 import { AppError, badRequest, notFound } from "../../lib/errors";
@@ -13,21 +13,16 @@ import { describeOplogPosition } from "../pitr/gaps";
 import { planPointInTime, restorableWindows } from "../pitr/restore-plan";
 import { requestRestore } from "./service";
 
-const ISO_SECOND = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.0{1,3})?(Z|[+-]\d{2}:\d{2})$/;
-const LAST_INCREMENT = 0xffffffffn;
-
 /**
  * The oplog position a moment names: "t,i" as it is; an ISO time to the second as the last
  * position of that second (every write of it included). Throws 400 for anything else.
  */
 export function readMoment(at: string): bigint {
-  const position = parseOplogTime(at);
-  if (position) return oplogTimeToBigInt(position);
-  const millis = ISO_SECOND.test(at) ? Date.parse(at) : Number.NaN;
-  if (Number.isNaN(millis) || millis < 0 || millis / 1000 >= 2 ** 32) {
+  const position = parseMoment(at);
+  if (!position) {
     throw badRequest("at must be a time to the second with its zone (e.g. 2026-11-27T14:37:05Z) or an oplog position written seconds,increment.");
   }
-  return (BigInt(Math.floor(millis / 1000)) << 32n) | LAST_INCREMENT;
+  return oplogTimeToBigInt(position);
 }
 
 const describe = (position: bigint) => {

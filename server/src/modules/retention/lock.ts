@@ -1,7 +1,7 @@
 // The retention pass's side of Object Lock: a backup the rule keeps longer than its first lock
 // (a GFS promotion) gets its lock extended (the dates: retention-rules/lock-until.ts).
 import type { AppContext } from "../../context";
-import { backupStorage } from "../backups/views";
+import { backupStorage } from "../stored-files/keys";
 import type { KeepReason, RetentionPolicy } from "../retention-rules/policy";
 import { lockUntil } from "../retention-rules/lock-until";
 

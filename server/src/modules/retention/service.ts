@@ -3,7 +3,7 @@
 import { and, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import { backups, settings } from "@db/schema";
 import type { AppContext } from "../../context";
-import { BackupInUseError, BackupLockedError, deleteBackup } from "../backups/service";
+import { BackupInUseError, BackupLockedError, deleteBackup } from "../backups/deletion";
 import { extendLocks } from "./lock";
 import { policyOfUser, type SettingsRow } from "../retention-rules/user-policy";
 import { decideRetention, type RetentionCandidate, type RetentionDecision } from "../retention-rules/policy";

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { verifyElsewhereIfSealed } from "../backups/verification";
+import { verifyElsewhereIfSealed } from "../verification/service";
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { type AgentRow, backupParts, backups, plans, organizations } from "@db/schema";
 import { type CompleteUploadRequest, UPLOAD_PART_SIZE } from "@protocol/agent-protocol";
@@ -9,11 +9,12 @@ import { AppError, badRequest, conflict, notFound } from "../../lib/errors";
 import { StorageLimitError, UploadIncompleteError } from "../../storage";
 import { findDefaultPlan } from "../plans/service";
 import { lockForNewBackup } from "../retention-rules/lock-until";
-import { releaseStorage, reserveStorage } from "../quota/storage-quota";
-import { flagAnomaly } from "../backups/anomaly";
+import { releaseStorage, reserveStorage } from "../organizations/storage-quota";
+import { flagAnomaly } from "../verification/anomaly";
+import { markBackupCompleted, markBackupUploading } from "../backups/records";
 import { announceBackupCompleted, failBackup } from "../backups/service";
 import { followSubject } from "../agent-jobs/service";
-import { backupFileName, backupStorage } from "../backups/views";
+import { backupFileName, backupStorage } from "../stored-files/keys";
 import { consistencyColumns } from "./consistency";
 import type { HashTurn } from "./running-hashes";
 
@@ -120,13 +121,7 @@ async function countPart(
  * backup stopped, or the size differs): countPart then settles.
  */
 async function markPartStored(ctx: AppContext, backupId: string, partNumber: number, size: number) {
-  const running = ctx.db.$with("running").as(
-    ctx.db
-      .update(backups)
-      .set({ status: "in-progress", lastActivityAt: ctx.now(), startedAt: sql`coalesce(${backups.startedAt}, now())` })
-      .where(and(eq(backups.id, backupId), inArray(backups.status, ["pending", "in-progress"])))
-      .returning({ id: backups.id }),
-  );
+  const running = markBackupUploading(ctx, backupId);
   const marked = await ctx.db
     .with(running)
     .update(backupParts)
@@ -352,22 +347,19 @@ async function recordCompletedUpload(
   if (retainUntil) await ctx.storage.retain(fileKey, retainUntil);
   await ctx.storage.put(backupStorage.manifest(backup.organizationId, backupId), new TextEncoder().encode(JSON.stringify(manifest, null, 2)), { retainUntil });
 
-  const [completed] = await ctx.db
-    .update(backups)
-    .set({
-      status: "completed",
+  const completed = await markBackupCompleted(
+    ctx,
+    backup,
+    {
       size: input.size,
       sha256,
       collections: input.collections ?? null,
       keyId: input.keyId ?? null,
       ...consistencyColumns(input.consistency),
-      storageKey: backupStorage.prefix(backup.organizationId, backupId),
-      completedAt,
-      lastActivityAt: completedAt,
       progress: backup.progress ? { ...backup.progress, percentage: 100 } : null,
-    })
-    .where(and(eq(backups.id, backupId), inArray(backups.status, ["pending", "in-progress"])))
-    .returning();
+    },
+    completedAt,
+  );
   if (!completed) {
     // Another completion of this upload (the agent's retry while its first try still ran) recorded
     // it first: the same file, so the same answer, and it is counted and announced once.

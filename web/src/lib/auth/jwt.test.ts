@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { isTokenExpired, readTokenExpiry } from "./jwt";
+import { isTokenExpired, readSessionScope, readTokenExpiry } from "./jwt";
 
 const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
 const tokenWith = (claims: Record<string, unknown>) => `${encode({ alg: "HS256", typ: "JWT" })}.${encode(claims)}.signature`;
@@ -26,5 +26,14 @@ describe("session expiry from the JWT exp claim", () => {
   test("handles base64url characters in the payload", () => {
     const token = tokenWith({ exp: 4_102_444_800, name: "ü?>>" });
     expect(isTokenExpired(token, Date.UTC(2025, 0, 1))).toBe(false);
+  });
+});
+
+describe("a session from single sign-on, from the JWT org claim", () => {
+  test("names the organization it is limited to; a password session has none", () => {
+    expect(readSessionScope(tokenWith({ sub: "u1", exp: 2_000, org: "team-1" }))).toBe("team-1");
+    expect(readSessionScope(tokenWith({ sub: "u1", exp: 2_000 }))).toBeNull();
+    expect(readSessionScope(tokenWith({ org: 42 }))).toBeNull();
+    expect(readSessionScope("not-a-jwt")).toBeNull();
   });
 });

@@ -1,4 +1,5 @@
 import { useAtomValue } from "jotai";
+import { readSessionScope } from "./jwt";
 import { signOut } from "./session";
 import { banNoticeAtom, sessionAtom, sessionLoadingAtom } from "./session-store";
 
@@ -14,6 +15,8 @@ export function useSession() {
     loading,
     isLoggedIn: Boolean(session?.token && user),
     isAdmin: user?.role === "admin",
+    /** A session from an organization's single sign-on: it may not change the account itself (auth/session-scope.ts). */
+    isSsoSession: session?.token ? readSessionScope(session.token) !== null : false,
     isBanned: Boolean(user?.isBanned),
     banReason: user?.banReason ?? banNotice?.banReason ?? null,
     bannedAt: user?.bannedAt ?? banNotice?.bannedAt ?? null,

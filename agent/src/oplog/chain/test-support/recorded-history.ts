@@ -9,7 +9,7 @@ import { pipeline } from "node:stream/promises";
 import { EJSON } from "bson";
 import type { MongoClient } from "mongodb";
 import { waitUntil } from "../../../../../testkit/wait-until.ts";
-import { compareOplogTimes, type OplogTime } from "../../../../../protocol/pitr.ts";
+import { compareOplogTimes, type OplogTime } from "../../../../../protocol/oplog-position.ts";
 import { createBackupStream } from "../../../dump/encrypted.ts";
 import { readNewestOplogTimestamp, toOplogTimestamp } from "../../read-oplog.ts";
 import { shipToDirectory } from "../../shipping/test-support/slice-sink.ts";

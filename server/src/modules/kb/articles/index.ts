@@ -20,6 +20,7 @@ import restoringABackup from "./restoring-a-backup.md" with { type: "text" };
 import runningTheAgentWithSystemd from "./running-the-agent-with-systemd.md" with { type: "text" };
 import schedulesAndRetention from "./schedules-and-retention.md" with { type: "text" };
 import teamsAndRoles from "./teams-and-roles.md" with { type: "text" };
+import theAgentCommandLineForOperators from "./the-agent-command-line-for-operators.md" with { type: "text" };
 import singleSignOnWithOpenidConnect from "./single-sign-on-with-openid-connect.md" with { type: "text" };
 import troubleshootingFailedBackups from "./troubleshooting-failed-backups.md" with { type: "text" };
 import troubleshootingRestores from "./troubleshooting-restores.md" with { type: "text" };
@@ -47,6 +48,7 @@ export const articleFiles: Record<string, string> = {
   "running-the-agent-with-systemd.md": runningTheAgentWithSystemd,
   "schedules-and-retention.md": schedulesAndRetention,
   "teams-and-roles.md": teamsAndRoles,
+  "the-agent-command-line-for-operators.md": theAgentCommandLineForOperators,
   "single-sign-on-with-openid-connect.md": singleSignOnWithOpenidConnect,
   "troubleshooting-failed-backups.md": troubleshootingFailedBackups,
   "troubleshooting-restores.md": troubleshootingRestores,

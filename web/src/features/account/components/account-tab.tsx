@@ -9,15 +9,41 @@ import { CurrentPasswordField } from "../../../components/auth/current-password-
 import { SsoConfirmationOption } from "../../../components/auth/sso-confirmation-option";
 import { ssoConfirmedUntil } from "../../../lib/auth/sso-reauthentication";
 import { updateSessionUser } from "../../../lib/auth/session";
+import { useSession } from "../../../lib/auth/use-session";
 import type { Profile } from "../api/account-api";
 import { useUpdateProfile } from "../api/account-mutations";
 import { isEmailChange, validateProfile } from "../utils/profile-validation";
+import { SsoManagedNotice } from "./sso-managed-notice";
+
+/** A session from single sign-on sees the account's name and e-mail, without a form it would be refused. */
+function ManagedAccount({ profile }: { profile: Profile }) {
+  return (
+    <div className="max-w-xl space-y-5">
+      <dl className="space-y-3 text-sm">
+        <div>
+          <dt className="font-medium text-slate-700">Full name</dt>
+          <dd className="text-slate-900">{profile.name}</dd>
+        </div>
+        <div>
+          <dt className="font-medium text-slate-700">Email address</dt>
+          <dd className="break-all text-slate-900">{profile.email}</dd>
+        </div>
+      </dl>
+      <SsoManagedNotice what="your name and e-mail address" />
+    </div>
+  );
+}
 
 /**
  * Full name and e-mail address with Save Changes. A new e-mail asks for the current password (and
  * a code with two-factor sign-in) in the same form, and waits for the link mailed to it.
  */
 export function AccountTab({ profile }: { profile: Profile }) {
+  const { isSsoSession } = useSession();
+  return isSsoSession ? <ManagedAccount profile={profile} /> : <AccountForm profile={profile} />;
+}
+
+function AccountForm({ profile }: { profile: Profile }) {
   const [name, setName] = useState(profile.name);
   const [email, setEmail] = useState(profile.email);
   const [currentPassword, setCurrentPassword] = useState("");

@@ -15,13 +15,13 @@ const BADGE_CLASSES: Record<BadgeTone, string> = {
   grey: "bg-slate-100 text-slate-800",
 };
 
-/** The details as JSON: cut at 50 characters, the whole of it once the row is expanded (touch screens have no hover). */
+/** The details in words: cut at 50 characters, the whole of them once the row is expanded (touch screens have no hover). */
 function AuditDetails({ details }: { details: { text: string; full: string } }) {
   const [expanded, setExpanded] = useState(false);
   if (details.full === details.text) return <>{details.text}</>;
   return (
     <>
-      <span className={expanded ? "whitespace-pre-wrap break-all" : undefined} data-testid="audit-details">
+      <span className={expanded ? "whitespace-pre-wrap break-words" : undefined} data-testid="audit-details">
         {expanded ? details.full : details.text}
       </span>{" "}
       <button
@@ -54,7 +54,7 @@ const columnsFor = (team: boolean): DataTableColumn<AuditLogEntry>[] => [
     id: "details",
     header: "Details",
     cell: ({ row }) => (
-      <span className="font-mono text-xs text-slate-600">
+      <span className="text-xs text-slate-600">
         <AuditDetails details={formatAuditDetails(row.original.details)} />
       </span>
     ),
@@ -64,7 +64,7 @@ const columnsFor = (team: boolean): DataTableColumn<AuditLogEntry>[] => [
 const PERSONAL_COLUMNS = columnsFor(false);
 const TEAM_COLUMNS = columnsFor(true);
 
-/** Timestamp, Action (coloured badge), Entity (in a team: the member and their role), Details (raw JSON, cut at 50 characters until expanded). */
+/** Timestamp, Action (coloured badge), Entity (in a team: the member and their role), Details (in words, cut at 50 characters until expanded). */
 export function AuditLogTable({ logs, team }: { logs: AuditLogEntry[]; team: boolean }) {
   return (
     <DataTable

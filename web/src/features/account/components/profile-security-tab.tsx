@@ -17,6 +17,7 @@ import { useChangePassword } from "../api/account-mutations";
 import { validatePasswordChange } from "../utils/password-change";
 import { ApiTokensCard } from "./api-tokens-card";
 import { SignOutEverywhereCard } from "./sign-out-everywhere-card";
+import { SsoManagedNotice } from "./sso-managed-notice";
 import { TwoFactorCard } from "./two-factor-card";
 
 const EMPTY = { currentPassword: "", newPassword: "", confirmPassword: "" };
@@ -26,7 +27,7 @@ const EMPTY = { currentPassword: "", newPassword: "", confirmPassword: "" };
  * unless unticked: whoever learnt the old password may have copied the key shown here.
  */
 export function ProfileSecurityTab({ apiKey }: { apiKey: string }) {
-  const { user } = useSession();
+  const { user, isSsoSession } = useSession();
   // Agents are set up, and the key replaced, by those who administer the organization in use: a
   // Viewer or Operator there is shown neither.
   const showApiKey = useCurrentOrganization().permissions.administer;
@@ -70,45 +71,47 @@ export function ProfileSecurityTab({ apiKey }: { apiKey: string }) {
     <div className="max-w-xl space-y-6">
       {showApiKey ? <ApiKeyCard apiKey={apiKey} /> : null}
 
-      <TwoFactorCard />
+      {isSsoSession ? <SsoManagedNotice what="your password and two-factor sign-in" /> : <TwoFactorCard />}
 
       <ApiTokensCard />
 
       <SignOutEverywhereCard />
 
-      <Card className="p-6">
-        <h2 className="text-lg font-semibold text-slate-900">Change Password</h2>
-        <form onSubmit={onSubmit} noValidate className="mt-4 space-y-4">
-          {problem ? <Alert>{problem}</Alert> : null}
-          <SsoConfirmationOption active>
-            <CurrentPasswordField value={form.currentPassword} onChange={update("currentPassword")} />
-            {twoFactor ? (
-              <AuthenticationCodeField value={code} onChange={setCode} hint="With two-factor sign-in on, a password change also needs a code." />
-            ) : null}
-          </SsoConfirmationOption>
-          <Field label="New password" type="password" autoComplete="new-password" value={form.newPassword} onChange={update("newPassword")} />
-          <Field label="Confirm new password" type="password" autoComplete="new-password" value={form.confirmPassword} onChange={update("confirmPassword")} />
-          <label className="flex items-start gap-2 text-sm text-slate-700">
-            <input type="checkbox" className="mt-1" checked={rotateApiKey} onChange={(event) => setRotateApiKey(event.target.checked)} />
-            <span>
-              Also replace the API key
-              <span className="block text-xs text-slate-500">The old key stops setting up agents. Agents already set up keep running.</span>
-            </span>
-          </label>
-          <label className="flex items-start gap-2 text-sm text-slate-700">
-            <input type="checkbox" className="mt-1" checked={revokeApiTokens} onChange={(event) => setRevokeApiTokens(event.target.checked)} />
-            <span>
-              Also revoke every API token
-              <span className="block text-xs text-slate-500">
-                Tick it if someone else may have used your account: scripts using your tokens stop. Either way, we e-mail you the list of your tokens.
+      {isSsoSession ? null : (
+        <Card className="p-6">
+          <h2 className="text-lg font-semibold text-slate-900">Change Password</h2>
+          <form onSubmit={onSubmit} noValidate className="mt-4 space-y-4">
+            {problem ? <Alert>{problem}</Alert> : null}
+            <SsoConfirmationOption active>
+              <CurrentPasswordField value={form.currentPassword} onChange={update("currentPassword")} />
+              {twoFactor ? (
+                <AuthenticationCodeField value={code} onChange={setCode} hint="With two-factor sign-in on, a password change also needs a code." />
+              ) : null}
+            </SsoConfirmationOption>
+            <Field label="New password" type="password" autoComplete="new-password" value={form.newPassword} onChange={update("newPassword")} />
+            <Field label="Confirm new password" type="password" autoComplete="new-password" value={form.confirmPassword} onChange={update("confirmPassword")} />
+            <label className="flex items-start gap-2 text-sm text-slate-700">
+              <input type="checkbox" className="mt-1" checked={rotateApiKey} onChange={(event) => setRotateApiKey(event.target.checked)} />
+              <span>
+                Also replace the API key
+                <span className="block text-xs text-slate-500">The old key stops setting up agents. Agents already set up keep running.</span>
               </span>
-            </span>
-          </label>
-          <Button type="submit" disabled={busy}>
-            {busy ? "Updating..." : "Update Password"}
-          </Button>
-        </form>
-      </Card>
+            </label>
+            <label className="flex items-start gap-2 text-sm text-slate-700">
+              <input type="checkbox" className="mt-1" checked={revokeApiTokens} onChange={(event) => setRevokeApiTokens(event.target.checked)} />
+              <span>
+                Also revoke every API token
+                <span className="block text-xs text-slate-500">
+                  Tick it if someone else may have used your account: scripts using your tokens stop. Either way, we e-mail you the list of your tokens.
+                </span>
+              </span>
+            </label>
+            <Button type="submit" disabled={busy}>
+              {busy ? "Updating..." : "Update Password"}
+            </Button>
+          </form>
+        </Card>
+      )}
     </div>
   );
 }

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { auditBadgeTone, describeAuditEntity, formatAuditDetails, formatAuditTimestamp, labelAuditAction, truncateText } from "./audit-format";
+import { formatDateTimeToSecond } from "../../../lib/format-date";
+import { auditBadgeTone, describeAuditEntity, formatAuditDetails, formatAuditTimestamp, labelAuditAction, labelAuditField, truncateText } from "./audit-format";
 
 describe("timestamp", () => {
   test("formats as 'MMM d, yyyy HH:mm:ss' with a 24-hour clock", () => {
@@ -14,13 +15,13 @@ describe("timestamp", () => {
 
 describe("details", () => {
   test("short details are the raw JSON", () => {
-    expect(formatAuditDetails({ from: 24, to: 168 })).toEqual({ text: '{"from":24,"to":168}', full: '{"from":24,"to":168}' });
+    expect(formatAuditDetails({ from: 24, to: 168 })).toEqual({ text: "From: 24 · To: 168", full: "From: 24 · To: 168" });
   });
 
   test("longer than 50 characters: the first 50 plus '...'", () => {
     const details = { databaseName: "production-db", backupId: "0123456789abcdef01234567", type: "manual" };
     const { text, full } = formatAuditDetails(details);
-    expect(full).toBe(JSON.stringify(details));
+    expect(full).toBe("Database name: production-db · Backup ID: 0123456789abcdef01234567 · Type: manual");
     expect(text).toBe(`${full.slice(0, 50)}...`);
     expect(text).toHaveLength(53);
   });
@@ -40,6 +41,7 @@ describe("details", () => {
 describe("entity column", () => {
   test("agent actions name the agent, else its hostname", () => {
     expect(describeAuditEntity("AGENT_REGISTERED", { name: "db-1", hostname: "h" })).toBe("Agent: db-1");
+    expect(describeAuditEntity("BACKUP_CREATED", { type: "manual", agentName: "db-host-3f2a" })).toBe("Agent: db-host-3f2a");
     expect(describeAuditEntity("AGENT_DISCONNECTED", { hostname: "db-host.internal" })).toBe("Agent: db-host.internal");
     expect(describeAuditEntity("AGENT_DISCONNECTED", {})).toBe("Agent: unknown");
   });
@@ -104,4 +106,21 @@ describe("action badges", () => {
 test("action labels read as words", () => {
   expect(labelAuditAction("API_KEY_REGENERATED")).toBe("API Key Regenerated");
   expect(labelAuditAction("BACKUP_DELETED_AUTO")).toBe("Backup Deleted Auto");
+});
+
+describe("details as words, not raw JSON", () => {
+  test("field names read as words, with IDs and acronyms in capitals", () => {
+    expect(labelAuditField("databaseName")).toBe("Database name");
+    expect(labelAuditField("backupId")).toBe("Backup ID");
+    expect(labelAuditField("apiKey")).toBe("API key");
+    expect(labelAuditField("from")).toBe("From");
+  });
+
+  test("times in the app's one date format, lists joined, nested details in parentheses, empty fields left out", () => {
+    const at = "2026-12-07T21:30:05.000Z";
+    expect(formatAuditDetails({ offAt: at }).full).toBe(`Off at: ${formatDateTimeToSecond(at)}`);
+    expect(formatAuditDetails({ name: "nightly", scopes: ["read", "backup"], reason: null }).full).toBe("Name: nightly · Scopes: read, backup");
+    expect(formatAuditDetails({ kind: "size", figures: { expected: 10, found: 2 } }).full).toBe("Kind: size · Figures: (Expected: 10 · Found: 2)");
+    expect(formatAuditDetails({ to: "b@x.test" }).full).not.toContain("{");
+  });
 });

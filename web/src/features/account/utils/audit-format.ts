@@ -1,5 +1,6 @@
 // How the audit log shows its entries (spec 2 'Audit Logs', 9): timestamp format, action badge
-// colours, the Entity column and the Details text.
+// colours, the Entity column and the Details text (words, not raw JSON).
+import { formatDateTimeToSecond } from "../../../lib/format-date";
 import { ROLE_LABELS } from "../../../lib/organization/permissions";
 
 const DETAILS_MAX_LENGTH = 50;
@@ -44,6 +45,8 @@ const textOf = (value: unknown) => (typeof value === "string" && value.trim() ? 
  */
 export function describeAuditEntity(action: string, details: Details, teamActor: AuditActor | null = null): string {
   if (action.startsWith("AGENT_")) return `Agent: ${textOf(details?.name) ?? textOf(details?.hostname) ?? "unknown"}`;
+  // A backup an agent asked for itself (dbvault-agent backup now).
+  if (action.startsWith("BACKUP_") && textOf(details?.agentName)) return `Agent: ${details!.agentName}`;
   if (action.includes("AUTO") || action.startsWith("STORAGE_")) return "System";
   if (action.startsWith("BACKUP_") && details?.type === "auto") return "System";
   if (!teamActor) return "User";
@@ -53,10 +56,46 @@ export function describeAuditEntity(action: string, details: Details, teamActor:
   return who ? `User: ${who}, ${ROLE_LABELS[teamActor.role]}` : `User: ${ROLE_LABELS[teamActor.role]}`;
 }
 
-/** The Details column: the raw JSON of the details, cut to 50 characters plus '...' if longer. */
+/**
+ * The Details column: the details as words ("From: a@x.test · To: b@x.test"), not raw JSON (issue
+ * 44 §16), cut to 50 characters plus '...' if longer; `full` is the whole text.
+ */
 export function formatAuditDetails(details: Details): { text: string; full: string } {
-  const full = details && Object.keys(details).length > 0 ? JSON.stringify(details) : "";
+  const full = details ? describeFields(details) : "";
   return { full, text: truncateText(full, DETAILS_MAX_LENGTH) };
+}
+
+// Words written in capitals inside a field's name.
+const CAPITALS: Record<string, string> = { id: "ID", ids: "IDs", api: "API", ip: "IP", url: "URL", sso: "SSO", pitr: "PITR" };
+
+/** "databaseName" as "Database name", "backupId" as "Backup ID". */
+export function labelAuditField(key: string): string {
+  const words = key
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .replace(/[_-]+/g, " ")
+    .trim()
+    .toLowerCase()
+    .split(/\s+/)
+    .map((word) => CAPITALS[word] ?? word);
+  const [first = "", ...rest] = words;
+  return [first === first.toLowerCase() ? first.charAt(0).toUpperCase() + first.slice(1) : first, ...rest].join(" ");
+}
+
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
+
+function describeValue(value: unknown): string {
+  if (typeof value === "string") return ISO_TIME.test(value) ? formatDateTimeToSecond(value) : value;
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  if (Array.isArray(value)) return value.map(describeValue).join(", ");
+  if (value && typeof value === "object") return `(${describeFields(value as Record<string, unknown>)})`;
+  return "";
+}
+
+function describeFields(fields: Record<string, unknown>): string {
+  return Object.entries(fields)
+    .filter(([, value]) => value !== null && value !== undefined && value !== "")
+    .map(([key, value]) => `${labelAuditField(key)}: ${describeValue(value)}`)
+    .join(" · ");
 }
 
 /** Text cut to `max` characters with '...' appended when it was longer. */

@@ -9,6 +9,8 @@ import type { Agent, Backup } from "../api/dashboard-api";
 import { describeConsistency } from "../utils/consistency-format";
 import { formatBytes, formatDocumentCount } from "../utils/dashboard-format";
 import { isRunning } from "../utils/operation-status";
+import { formatTimeRemaining } from "../utils/time-remaining";
+import { useTimeRemaining } from "../hooks/use-time-remaining";
 import { describeReaders, shortKeyId } from "../utils/key-warning";
 import { StatusBadge } from "./status-badge";
 import { AnomalyBadge, PlacesBadge, VerificationBadge } from "./trust-badges";
@@ -27,16 +29,19 @@ type Actions = {
   can: Permissions;
 };
 
+/** A running backup: percentage, documents, collection and the time-remaining estimate restores show too. */
 function RunningProgress({ row }: { row: Backup }) {
   const progress = row.progress;
+  const remaining = useTimeRemaining(progress);
   if (!progress) return <span className="text-sm text-slate-500">Starting up...</span>;
   return (
-    <div className="min-w-0 sm:min-w-48">
+    <div className="min-w-0 sm:min-w-48" data-testid="backup-progress">
       <ProgressBar value={progress.percentage} label={`Backup of ${row.databaseName}`} />
       <p className="mt-1 text-xs text-slate-500">
         {progress.percentage}% · {formatDocumentCount(progress.current)} / {formatDocumentCount(progress.total)} documents
         {progress.collection ? ` · ${progress.collection}` : ""}
       </p>
+      <p className="text-xs text-slate-500">{remaining === null ? "Estimating time..." : `About ${formatTimeRemaining(remaining)} remaining`}</p>
     </div>
   );
 }

@@ -7,7 +7,7 @@ import { Alert } from "../../../components/ui/alert";
 import { inputClasses } from "../../../components/ui/field";
 import { Spinner } from "../../../components/ui/spinner";
 import { cn } from "../../../lib/cn";
-import { formatDateTimeToSecond } from "../../../lib/format-date";
+import { describeTimeZone, formatDateTimeToSecond } from "../../../lib/format-date";
 import { readErrorMessage } from "../../../lib/api-client";
 import { type RestorePlan, useRestorePlan, useTimeline } from "../api/pitr-api";
 import { OfflineRestore } from "./offline-restore";
@@ -86,6 +86,10 @@ export function PointInTimePicker({ databaseId, onChange }: Props) {
         <label htmlFor={inputId} className="block font-medium text-slate-900">
           Restore to (date and time, to the second)
         </label>
+        {/* Typed in the browser's time zone, which is said here: a server in another zone is no guess. */}
+        <p id={`${inputId}-zone`} className="text-xs text-slate-500" data-testid="pitr-time-zone">
+          In your time zone: {describeTimeZone(moment ? new Date(moment) : new Date())}
+        </p>
         <input
           id={inputId}
           type="datetime-local"
@@ -95,6 +99,7 @@ export function PointInTimePicker({ databaseId, onChange }: Props) {
           value={value}
           onChange={(event) => setValue(event.target.value)}
           aria-invalid={problem ? true : undefined}
+          aria-describedby={`${inputId}-zone`}
           className={cn(inputClasses, "mt-1 font-mono")}
           data-testid="pitr-moment"
         />

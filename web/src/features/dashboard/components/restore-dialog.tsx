@@ -4,7 +4,7 @@ import { Button } from "../../../components/ui/button";
 import { Dialog } from "../../../components/ui/dialog";
 import { inputClasses } from "../../../components/ui/field";
 import { cn } from "../../../lib/cn";
-import { formatDateTime, formatDateTimeToSecond } from "../../../lib/format-date";
+import { describeTimeZone, formatDateTime, formatDateTimeToSecond } from "../../../lib/format-date";
 import { readErrorMessage, readErrorStatus } from "../../../lib/api-client";
 import { useDatabases } from "../../../lib/api/get-databases";
 import { PointInTimePicker } from "./point-in-time-picker";
@@ -210,8 +210,9 @@ export function RestoreDialog({ backup, onClose, onRestored, keyWarning = null, 
           {step === 1 && from === "moment" && database ? <PointInTimePicker databaseId={database.id} onChange={setChosen} /> : null}
           {step > 1 && from === "moment" && chosen ? (
             <p data-testid="restore-moment-summary">
-              To <strong className="text-slate-900">{formatDateTimeToSecond(chosen.at)}</strong>: the backup consistent at{" "}
-              {formatDateTimeToSecond(chosen.plan.base.consistentAt.at)} + {chosen.plan.slices.count} oplog slice{chosen.plan.slices.count === 1 ? "" : "s"}
+              To <strong className="text-slate-900">{formatDateTimeToSecond(chosen.at)}</strong> ({describeTimeZone(new Date(chosen.at))}): the backup
+              consistent at {formatDateTimeToSecond(chosen.plan.base.consistentAt.at)} + {chosen.plan.slices.count} oplog slice
+              {chosen.plan.slices.count === 1 ? "" : "s"}
             </p>
           ) : null}
           {step === 1 ? (

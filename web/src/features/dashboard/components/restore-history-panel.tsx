@@ -7,6 +7,7 @@ import { Tooltip } from "../../../components/ui/tooltip";
 import { Icon } from "../../../components/ui/icons";
 import { Spinner } from "../../../components/ui/spinner";
 import { formatDatePattern } from "../../../lib/date-pattern";
+import { formatDateTimeToSecond } from "../../../lib/format-date";
 import type { RestoreRecord } from "../api/dashboard-api";
 import { describeRestoreDetails, isRunning } from "../utils/operation-status";
 import { describeDrillResult } from "../utils/trust-format";
@@ -14,8 +15,6 @@ import { RestoreProgress } from "./restore-progress";
 import { StatusBadge } from "./status-badge";
 
 export const HISTORY_DATE_PATTERN = "MMM d, yyyy h:mm a";
-/** A point-in-time restore's moment, to the second it was restored to. */
-export const MOMENT_DATE_PATTERN = "MMM d, yyyy HH:mm:ss";
 
 /** A finished restore's Details: the error or status in words; a drill's findings in full (its error on hover). */
 function RestoreDetails({ restore }: { restore: RestoreRecord }) {
@@ -50,7 +49,7 @@ function RestoreTarget({ restore }: { restore: RestoreRecord }) {
       {restore.collections ? <span className="block text-xs font-normal text-slate-500">only {restore.collections.join(", ")}</span> : null}
       {restore.pointInTime ? (
         <span className="block text-xs font-normal text-slate-500" data-testid="restore-moment" title={`oplog position ${restore.pointInTime.ts}`}>
-          to {formatDatePattern(restore.pointInTime.at, MOMENT_DATE_PATTERN)}
+          to {formatDateTimeToSecond(restore.pointInTime.at)}
         </span>
       ) : null}
     </>

@@ -1,4 +1,4 @@
-// Feeds a running restore's progress into the estimator and ticks its countdown each second.
+// Feeds a running restore's or backup's progress into the estimator and ticks its countdown each second.
 import { useEffect, useState } from "react";
 import type { OperationProgress } from "../api/dashboard-api";
 import { COUNTDOWN_INTERVAL_MS, initialEstimatorState, observeProgress, tickCountdown } from "../utils/time-remaining";

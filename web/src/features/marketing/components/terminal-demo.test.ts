@@ -23,3 +23,13 @@ test("the restore demo stages and swaps, as the agent does, rather than drop the
   expect(text).not.toMatch(/dropping/i);
   expect(text).toContain("staging");
 });
+
+test("the backup demo is the operator CLI's backup now, with the words it prints", () => {
+  const backupSource = readFileSync(join(import.meta.dir, "../../../../../agent/src/commands/backup.ts"), "utf8");
+  expect(BACKUP_DEMO[0]).toEqual({ kind: "command", text: "dbvault-agent backup now --db production-db" });
+  // backup.ts takes --db and says "asked for a backup of "NAME" (ID): dbvault-agent run takes it now; …" (id and tail left out here).
+  expect(backupSource).toContain('db: "string"');
+  expect(backupSource).toContain("asked for a backup of");
+  expect(BACKUP_DEMO[1]!.text).toStartWith('dbvault-agent: asked for a backup of "production-db"');
+  expect(backupSource).toContain(": dbvault-agent run takes it now;");
+});

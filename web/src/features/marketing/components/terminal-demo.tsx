@@ -80,12 +80,13 @@ export function TerminalDemo({ title, lines, className }: { title: string; lines
   );
 }
 
-// What dbvault-agent run logs for a backup asked from the dashboard, and for a restore: only
-// commands that exist, and a restore that stages and swaps as the agent does (docs/restore.md).
+// An operator's backup from the agent's own CLI (dbvault-agent backup now, as Trigger Backup does)
+// and what the running agent then logs, and a restore: only commands that exist, with the words
+// the CLI prints, and a restore that stages and swaps as the agent does (docs/restore.md).
 export const BACKUP_DEMO: TerminalLine[] = [
-  { kind: "command", text: "dbvault-agent run" },
-  { kind: "muted", text: "[agent] Connected to DBVault" },
-  { kind: "output", text: "[agent] Backup of production-db requested (Trigger Backup)" },
+  { kind: "command", text: "dbvault-agent backup now --db production-db" },
+  { kind: "muted", text: 'dbvault-agent: asked for a backup of "production-db": dbvault-agent run takes it now' },
+  { kind: "output", text: "[agent] Backup of production-db requested (backup now)" },
   { kind: "output", text: "[dump]  mongodump --archive  ▸ 38%  orders" },
   { kind: "output", text: "[dump]  mongodump --archive  ▸ 100% 48,210 documents" },
   { kind: "output", text: "[crypt] Encrypting with AES-256-GCM (key stays on this server)" },

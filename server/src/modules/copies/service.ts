@@ -1,6 +1,7 @@
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import { type BackupCopyStatus, backupCopies, backups, databases } from "@db/schema";
 import type { BackupCopied } from "@protocol/agent-protocol";
+import { readS3Location, type S3LocationProblem } from "@protocol/s3-location";
 import type { AppContext } from "../../context";
 import { badRequest, notFound } from "../../lib/errors";
 import { refuseIfProtected } from "../backup-protection/check";
@@ -20,9 +21,21 @@ export type BackupCopyView = {
   lockedUntil: string | null;
 };
 
+const COPY_PARAMS = ["endpoint", "region"];
+
+/** The server's wording of each location problem of a copy label (protocol/s3-location.ts, as the agent reads it). */
+const LOCATION_PROBLEMS: Record<S3LocationProblem["problem"], string> = {
+  bucket: "names no bucket as its host",
+  port: "has a port in its host (the address goes in ?endpoint=)",
+  unknown: "has parameters other than endpoint and region",
+  endpoint: "has an endpoint that is not an http:// or https:// URL",
+  prefix: "has a prefix that is not /-separated names",
+};
+
 /**
  * Why a destination label is refused, or null: it must be the agent's `s3://bucket/prefix/?endpoint=…&region=…`
- * with nothing that could be a credential (the server must never hold the copy's keys).
+ * (read as the agent's `copies add` reads it) with nothing that could be a credential (the server
+ * must never hold the copy's keys).
  */
 export function copyDestinationProblem(destination: string): string | null {
   let url: URL;
@@ -33,9 +46,8 @@ export function copyDestinationProblem(destination: string): string | null {
   }
   if (url.protocol !== "s3:") return "not an s3:// URL";
   if (url.username || url.password) return "holds credentials";
-  const unknown = [...url.searchParams.keys()].filter((name) => name !== "endpoint" && name !== "region");
-  if (unknown.length > 0) return "has parameters other than endpoint and region";
-  return null;
+  const location = readS3Location(url, COPY_PARAMS);
+  return "problem" in location ? LOCATION_PROBLEMS[location.problem] : null;
 }
 
 /**

@@ -2,7 +2,7 @@ import type { backups } from "@db/schema";
 import type { AppContext } from "../../context";
 import { AppError, conflict } from "../../lib/errors";
 import { ObjectNotFoundError } from "../../storage";
-import { backupFileName, backupStorage } from "./views";
+import { backupFileName, backupStorage } from "./keys";
 
 type BackupRow = typeof backups.$inferSelect;
 
@@ -55,7 +55,7 @@ export async function storedFileResponse(
   file: { key: string; size: number; fileName: string; sha256: string | null; rangeHeader: string | null; onMissing: () => AppError },
 ): Promise<Response> {
   const range = parseRange(file.rangeHeader, file.size);
-  const source = await ctx.storage.httpSource(file.key, range ?? undefined, { size: file.size }).catch((error) => {
+  const source = await ctx.storage.httpSource(file.key, range ?? undefined, { size: file.size, sha256: file.sha256 }).catch((error) => {
     if (!(error instanceof ObjectNotFoundError)) throw error;
     throw file.onMissing();
   });

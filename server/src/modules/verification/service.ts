@@ -15,8 +15,9 @@ import { recordAudit } from "../audit/service";
 import { notifyBackupVerified, notifyVerificationFailed } from "../notifications/service";
 import { backupFacts } from "../webhooks/events";
 import { publishToOrganization } from "../../lib/browser-events";
-import { alertSubjectOf } from "./service";
-import { agentOffline, canRead, chooseReader, usualAgentOf } from "../restore-agents/readers";
+import { recordVerificationWaiting, recordVerified } from "../backups/records";
+import { alertSubjectOf } from "../backups/service";
+import { agentOffline, canRead, chooseReader, usualAgentOf } from "../agents/readers";
 
 type BackupRow = typeof backups.$inferSelect;
 
@@ -69,7 +70,7 @@ export async function recordVerification(ctx: AppContext, agent: Pick<AgentRow, 
   const verification = settleVerification(reported, backup.collections);
   const ok = verification.status === "ok";
   await ctx.db.transaction(async (tx) => {
-    await tx.update(backups).set({ verifiedAt: ctx.now(), verification, verificationWaitingFor: null }).where(eq(backups.id, backup.id));
+    await recordVerified(tx, backup.id, verification, ctx.now());
     await followSubject(ctx, tx, "verify", backup.id, "completed");
     await recordAudit(tx, backup.organizationId, ok ? "BACKUP_VERIFIED" : "BACKUP_VERIFICATION_FAILED", {
       backupId: backup.id,
@@ -114,7 +115,7 @@ export const enqueueVerification = (ctx: AppContext, db: DbOrTx, backup: BackupR
   replaceJob(ctx, db, { organizationId: backup.organizationId, agentId, kind: "verify", subjectId: backup.id, command: verifyCommand(backup) });
 
 /**
- * Asks an agent that can read a completed backup to read it back again (restore-agents/readers.ts:
+ * Asks an agent that can read a completed backup to read it back again (agents/readers.ts:
  * a write-only agent's backups go to a restore agent); the result arrives as verifiedAt/verification.
  * When no such agent is online the backup records why it waits, and the first to connect gets it.
  */
@@ -123,13 +124,13 @@ export async function requestVerification(ctx: AppContext, backup: BackupRow) {
   const reader = await chooseReader(ctx, backup);
   if ("agent" in reader && (!reader.agent || reader.agent.status === "offline")) throw agentOffline(backup.databaseName);
   if ("waiting" in reader) {
-    await ctx.db.update(backups).set({ verificationWaitingFor: reader.waiting }).where(eq(backups.id, backup.id));
+    await recordVerificationWaiting(ctx, backup.id, reader.waiting);
     await publishToOrganization(ctx, backup.organizationId, { type: "backupVerified", backupId: backup.id, status: "waiting" });
     return { message: `Verification requested. ${reader.waiting}`, waitingFor: reader.waiting };
   }
   const agentId = reader.agent!.id;
   await ctx.db.transaction(async (tx) => {
-    await tx.update(backups).set({ verificationWaitingFor: null }).where(eq(backups.id, backup.id));
+    await recordVerificationWaiting(ctx, backup.id, null, tx);
     await enqueueVerification(ctx, tx, backup, agentId);
   });
   await announceWork(ctx, agentId);

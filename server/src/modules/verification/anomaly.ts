@@ -6,6 +6,7 @@ import { and, desc, eq, lt } from "drizzle-orm";
 import { type BackupAnomaly, backups } from "@db/schema";
 import { formatBytes } from "@protocol/format";
 import type { AppContext } from "../../context";
+import { recordAnomaly } from "../backups/records";
 
 /** How many earlier completed backups of the same database the median is taken over. */
 export const ANOMALY_BASELINE = 5;
@@ -89,6 +90,6 @@ export async function flagAnomaly(ctx: AppContext, backup: typeof backups.$infer
     .orderBy(desc(backups.createdAt))
     .limit(ANOMALY_BASELINE);
   const anomaly = detectAnomaly(backup, previous);
-  if (anomaly) await ctx.db.update(backups).set({ anomaly }).where(eq(backups.id, backup.id));
+  if (anomaly) await recordAnomaly(ctx, backup.id, anomaly);
   return anomaly;
 }
