@@ -189,6 +189,11 @@ export type UpdateStatus = (typeof UPDATE_STATUSES)[number];
 export const QueuedJobs = T.Object({
   backupIds: T.Array(T.String({ maxLength: 64 }), { maxItems: 100 }),
   restoreIds: T.Array(T.String({ maxLength: 64 }), { maxItems: 100 }),
+  /**
+   * The ledger's jobs with no backup or restore of their own (a verification, an update) the
+   * agent holds, waiting or running: their leases run on. Absent: older agents, or none.
+   */
+  jobIds: T.Optional(T.Array(T.String({ maxLength: 64 }), { maxItems: 100 })),
 });
 export type QueuedJobs = Static<typeof QueuedJobs>;
 
@@ -237,6 +242,11 @@ export const AgentMessage = T.Union([
      * earlier run (killed, crashed, the machine restarted) and fails at once. Absent: older agents.
      */
     jobs: T.Optional(QueuedJobs),
+    /**
+     * The agent fetches its jobs over HTTP (GET agentApi.jobs) and acknowledges them there: the
+     * socket then only says `work`. Absent: older agents, sent the commands on the socket.
+     */
+    fetchesJobs: T.Optional(T.Boolean()),
   }),
   T.Object({
     type: T.Literal("heartbeat"),
@@ -391,6 +401,8 @@ export type ServerMessage =
   | {
       /** Read a stored backup back (download, decrypt, parse it all) and report `backup.verified`. */
       type: "verify";
+      /** As for a restore: acknowledged with `job.taken`. Absent: older servers. */
+      jobId?: string;
       backupId: string;
       databaseName: string;
       size: number;
@@ -419,8 +431,14 @@ export type ServerMessage =
   | { type: "upload.go"; backupId: string; partNumber: number }
   /** The config databases whose oplog this agent ships (point-in-time recovery), all of them: any other stops. */
   | { type: "pitr"; databases: string[] }
+  /** The server's ledger holds jobs for this agent: fetch them (GET agentApi.jobs). */
+  | { type: "work" }
   | { type: "restart" }
-  | { type: "update" }
+  | {
+      type: "update";
+      /** As for a restore: acknowledged with `job.taken`. Absent: older servers. */
+      jobId?: string;
+    }
   | { type: "reset"; agentToken: string }
   | { type: "close"; reason: string };
 
@@ -450,10 +468,21 @@ export const agentApi = {
   pointInTimePlan: (restoreId: string) => `/api/agent/restores/${restoreId}/pitr-plan`,
   /** A stored oplog slice of one of the agent's databases, as uploaded (GET). */
   sliceDownload: (sliceId: string) => `/api/agent/pitr/slices/${sliceId}/download`,
+  /** GET: the agent's jobs of the server's ledger not started (AgentJobsAnswer); each counts as sent. */
+  jobs: "/api/agent/jobs",
+  /** POST: the agent took the job into its queue (as `job.taken` on the socket). */
+  jobAck: (jobId: string) => `/api/agent/jobs/${jobId}/ack`,
   socket: "/api/agents/ws",
   releases: "/api/agent/releases",
   binary: (fileName: string) => `/downloads/${fileName}`,
 } as const;
+
+/**
+ * GET agentApi.jobs: the agent's jobs not started whose lease runs, oldest first, each the command
+ * as the socket would carry it with its `jobId` (ServerMessage; checked by the agent as it handles it).
+ */
+export const AgentJobsAnswer = T.Object({ jobs: T.Array(T.Object({ type: T.String(), jobId: T.String() }, { additionalProperties: true })) });
+export type AgentJobsAnswer = { jobs: (ServerMessage & { jobId: string })[] };
 
 /** GET /api/agent/backup-keys: the completed backups an agent may rewrap, with the key id each was last recorded under. */
 export const BackupKeysAnswer = T.Object({

@@ -7,8 +7,8 @@ import { expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { randomBytes } from "node:crypto";
 import { agentJobs, agents as agentRows, plans, organizations } from "@db/schema";
-import { PENDING_TIMEOUT_MS } from "../../server/src/modules/agent-jobs/deadlines.ts";
-import { failStalledOperations } from "../../server/src/modules/scheduler/service.ts";
+import { PENDING_TIMEOUT_MS } from "../../server/src/modules/agent-jobs/lease-rules.ts";
+import { expireLeases } from "../../server/src/modules/agent-jobs/lease-rules.ts";
 import { runSetup, startAgentProcess } from "./support/end-to-end.ts";
 import { seedLargeDatabase, useEndToEndWorld, waitForBackupEnd } from "./support/end-to-end-world.ts";
 import { apiFor, holdUploadPart } from "./support/server-faults.ts";
@@ -76,7 +76,7 @@ test("a backup queued behind a long one stays pending while the agent holds it, 
     const lastSeen = async () =>
       (await world.server.ctx.db.select({ lastSeen: agentRows.lastSeen }).from(agentRows).where(eq(agentRows.id, agentId)))[0]?.lastSeen;
     await waitUntil(async () => ((await lastSeen())?.getTime() ?? 0) >= shiftedAt, { message: "a heartbeat after the clock moved", timeout: 40_000 });
-    await failStalledOperations(world.server.ctx);
+    await expireLeases(world.server.ctx);
   } finally {
     world.server.ctx.now = realNow;
   }

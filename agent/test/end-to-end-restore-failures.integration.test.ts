@@ -8,8 +8,8 @@ import { expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { agents as agentRows, databases } from "@db/schema";
 import { startBackup } from "../../server/src/modules/backups/service.ts";
-import { PENDING_TIMEOUT_MS } from "../../server/src/modules/agent-jobs/deadlines.ts";
-import { failStalledOperations } from "../../server/src/modules/scheduler/service.ts";
+import { PENDING_TIMEOUT_MS } from "../../server/src/modules/agent-jobs/lease-rules.ts";
+import { expireLeases } from "../../server/src/modules/agent-jobs/lease-rules.ts";
 import type { AppContext } from "../../server/src/context.ts";
 import { snapshotDatabase } from "./support/database-snapshot.ts";
 import { openBrowserSocket } from "./support/end-to-end.ts";
@@ -45,7 +45,7 @@ async function sweepAfter(agentId: string, aheadMs: number) {
       },
       { message: "a heartbeat at the later time", timeout: 40_000 },
     );
-    await failStalledOperations(world.server.ctx);
+    await expireLeases(world.server.ctx);
   } finally {
     world.server.ctx.now = realNow;
   }

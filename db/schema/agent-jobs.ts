@@ -3,8 +3,11 @@ import { agents } from "./agents";
 import { createdAtColumn, idColumn, timestampColumn } from "./columns";
 import { organizations } from "./organizations";
 
-/** The commands the ledger carries; `subject_id` is the row of the feature that owns the work. */
-export const agentJobKinds = ["restore", "drill", "verify", "backup"] as const;
+/**
+ * The commands the ledger carries; `subject_id` is the row of the feature that owns the work: the
+ * backup, the restore (a drill is one), the backup verified, the agent updated.
+ */
+export const agentJobKinds = ["restore", "drill", "verify", "backup", "update"] as const;
 export type AgentJobKind = (typeof agentJobKinds)[number];
 
 /**
@@ -32,7 +35,7 @@ export const agentJobs = pgTable(
     agentId: text("agent_id").references(() => agents.id, { onDelete: "cascade" }),
     keyId: text("key_id"),
     kind: text("kind", { enum: agentJobKinds }).notNull(),
-    /** The restore (drill) or backup this job is the command of. */
+    /** The restore (drill), backup (its backup or its verification) or agent (its update) this job is the command of. */
     subjectId: text("subject_id").notNull(),
     /** The command as the agent gets it, less its secrets; opaque to the ledger. */
     command: jsonb("command").$type<Record<string, unknown>>().notNull(),

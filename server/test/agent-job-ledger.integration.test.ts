@@ -5,11 +5,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
 import { and, eq } from "drizzle-orm";
-import { agentJobs, agents, databases } from "@db/schema";
+import { type AgentJobKind, agentJobs, agents, databases } from "@db/schema";
 import type { ServerMessage } from "@protocol/agent-protocol";
 import { waitUntil } from "../../testkit/wait-until";
 import { startBackup } from "../src/modules/backups/service";
-import { PENDING_TIMEOUT_MS } from "../src/modules/agent-jobs/deadlines";
+import { expireLeases, PENDING_TIMEOUT_MS } from "../src/modules/agent-jobs/lease-rules";
 import { KEEP_SETTLED_JOBS_MS } from "../src/modules/agent-jobs/service";
 import { runMaintenance } from "../src/modules/scheduler/service";
 import { advanceServerClock, startTestServer, type TestServer, type TestUser, useListeningTestServer } from "./harness";
@@ -51,7 +51,13 @@ const restoreStatus = async (user: TestUser, restoreId: string) =>
     (row) => row.id === restoreId,
   )?.status;
 
-const jobOf = async (restoreId: string) => (await world.server.ctx.db.select().from(agentJobs).where(eq(agentJobs.subjectId, restoreId)))[0];
+const jobOf = async (subjectId: string, kind?: AgentJobKind) =>
+  (
+    await world.server.ctx.db
+      .select()
+      .from(agentJobs)
+      .where(and(eq(agentJobs.subjectId, subjectId), ...(kind ? [eq(agentJobs.kind, kind)] : [])))
+  )[0];
 
 /** The agent's socket swaps: it goes, and comes back saying hello (`before` runs while it is away), to `base` if given. */
 async function reconnect(agent: ScriptedAgent, before?: () => Promise<void>, base?: string) {
@@ -64,7 +70,8 @@ async function reconnect(agent: ScriptedAgent, before?: () => Promise<void>, bas
 /** Waits until the server handled a message the agent sent after everything before it (messages of a socket are handled in order). */
 async function settled(agent: ScriptedAgent) {
   const marker = `${Date.now()}-${Math.random()}`;
-  agent.send({ type: "update.status", status: "checking", message: marker });
+  // "waiting": a status that neither starts nor settles an update's job.
+  agent.send({ type: "update.status", status: "waiting", message: marker });
   await waitUntil(
     async () => {
       const [row] = await world.server.ctx.db.select({ message: agents.updateMessage }).from(agents).where(eq(agents.id, agent.agentId));
@@ -215,9 +222,9 @@ describe("two server instances sharing one database, the agent moving between th
     expect(restoresOf(next.body.restore.id)).toEqual([]);
   });
 
-  type Kind = "backup" | "restore" | "drill";
-  /** Asks for one job of the kind for the user's "shop"; its subject's id. */
-  const ask: Record<Kind, (user: TestUser, backupId: string) => Promise<string>> = {
+  type Kind = "backup" | "restore" | "drill" | "verify" | "update";
+  /** Asks for one job of the kind for the user's "shop" (or its agent); its subject's id. */
+  const ask: Record<Kind, (user: TestUser, backupId: string, agent: ScriptedAgent) => Promise<string>> = {
     async backup(user) {
       const [shop] = await world.server.ctx.db
         .select()
@@ -235,44 +242,71 @@ describe("two server instances sharing one database, the agent moving between th
       expect(asked.status).toBe(201);
       return asked.body.restore.id;
     },
+    async verify(user, backupId) {
+      expect((await world.server.call("POST", `/api/backups/${backupId}/verify`, { token: user.token })).status).toBe(202);
+      return backupId;
+    },
+    async update(user, _backupId, agent) {
+      expect((await world.server.call("POST", `/api/agents/manage/${agent.agentId}`, { token: user.token, body: { action: "update" } })).status).toBe(200);
+      return agent.agentId;
+    },
   };
-  const subjectOf = (message: ServerMessage) => ("restoreId" in message ? message.restoreId : "backupId" in message ? message.backupId : undefined);
+  /** The message that starts (or, for a verification, settles) the job: the job is never sent again after it. */
+  const start: Record<Kind, (subjectId: string) => Parameters<ScriptedAgent["send"]>[0]> = {
+    backup: (backupId) => ({ type: "backup.progress", backupId, progress: { current: 1, total: 10, percentage: 10, collection: "shop.orders" } }),
+    restore: (restoreId) => ({ type: "restore.started", restoreId }),
+    drill: (restoreId) => ({ type: "restore.started", restoreId }),
+    verify: (backupId) => ({ type: "backup.verified", backupId, verification: { status: "ok", namespaces: { "shop.orders": 3 } } }),
+    update: () => ({ type: "update.status", status: "checking", message: "checking for a new version" }),
+  };
+  const subjectOf = (message: ServerMessage, agent: ScriptedAgent) =>
+    message.type === "update" ? agent.agentId : "restoreId" in message ? message.restoreId : "backupId" in message ? message.backupId : undefined;
   const faults: Record<string, (agent: ScriptedAgent) => Promise<void>> = {
     "a socket swap": (agent) => reconnect(agent),
     "a server restart": (agent) => reconnect(agent, () => world.server.restart()),
     "a move to another instance": (agent) => reconnect(agent, undefined, secondBase),
   };
 
-  for (const kind of ["backup", "restore", "drill"] as const) {
+  for (const kind of ["backup", "restore", "drill", "verify", "update"] as const) {
     for (const [fault, happen] of Object.entries(faults)) {
       test(`a ${kind} command lost in ${fault} comes again on hello, once, and never after it started`, async () => {
         const { user, agent, backupId } = await agentWithBackup();
+        const ofSubject = (subjectId: string) => agent.received.filter((message) => message.type === kind && subjectOf(message, agent) === subjectId);
         const lost: ServerMessage[] = [];
         agent.intercept = (message) => message.type === kind && lost.push(message) > 0;
-        const subjectId = await ask[kind](user, backupId);
+        const subjectId = await ask[kind](user, backupId, agent);
         await waitUntil(() => lost.length === 1, { message: `the ${kind} command to be lost` });
-        expect(subjectOf(lost[0]!)).toBe(subjectId);
+        expect(subjectOf(lost[0]!, agent)).toBe(subjectId);
 
         await happen(agent);
         const again = await agent.waitFor(kind);
         expect(again).toEqual(lost[0]! as typeof again);
+        expect((again as { jobId?: string }).jobId).toBeString();
         await settled(agent);
-        expect(agent.received.filter((message) => subjectOf(message) === subjectId)).toEqual([]);
-        agent.send({ type: "job.taken", jobId: again.jobId });
-        await waitUntil(async () => (await jobOf(subjectId))?.state === "leased", { message: "the job to be acknowledged" });
-        agent.send(
-          kind === "backup"
-            ? { type: "backup.progress", backupId: subjectId, progress: { current: 1, total: 10, percentage: 10, collection: "shop.orders" } }
-            : { type: "restore.started", restoreId: subjectId },
-        );
-        await waitUntil(async () => (await jobOf(subjectId))?.state === "running", { message: "the job to run" });
+        expect(ofSubject(subjectId)).toEqual([]);
+        agent.send({ type: "job.taken", jobId: (again as { jobId: string }).jobId });
+        await waitUntil(async () => (await jobOf(subjectId, kind))?.state === "leased", { message: "the job to be acknowledged" });
+        agent.send(start[kind](subjectId));
+        await waitUntil(async () => (await jobOf(subjectId, kind))?.state === (kind === "verify" ? "done" : "running"), { message: "the job to run" });
 
         await reconnect(agent);
         await settled(agent);
-        expect(agent.received.filter((message) => subjectOf(message) === subjectId)).toEqual([]);
+        expect(ofSubject(subjectId)).toEqual([]);
       });
     }
   }
+
+  test("a verification asked again is a new job: the agent, which ran the first, runs it too", async () => {
+    const { user, agent, backupId } = await agentWithBackup();
+    await ask.verify(user, backupId, agent);
+    const first = await agent.waitFor("verify");
+    agent.send(start.verify(backupId));
+    await waitUntil(async () => (await jobOf(backupId, "verify"))?.state === "done", { message: "the verification's job to be settled" });
+    await ask.verify(user, backupId, agent);
+    const second = await agent.waitFor("verify");
+    expect(second.jobId).toBeString();
+    expect(second.jobId).not.toBe(first.jobId!);
+  });
 });
 
 // Last: the server's clock stays moved on.
@@ -292,6 +326,35 @@ describe("leases and pruning, on a clock moved on", () => {
     await reconnect(agent);
     expect((await agent.waitFor("restore")).jobId).toBe(command.jobId);
     expect(await restoreStatus(user, restoreId)).toBe("pending");
+  });
+
+  test("one sweep of the leases: a restore never started fails saying so; a verification unheard of past its lease is given up, asked again it is new", async () => {
+    const { user, agent, backupId } = await agentWithBackup();
+    const asked = await askRestore(user, backupId);
+    const restoreId = asked.body.restore.id as string;
+    await agent.waitFor("restore");
+    expect((await world.server.call("POST", `/api/backups/${backupId}/verify`, { token: user.token })).status).toBe(202);
+    const verify = await agent.waitFor("verify");
+    agent.send({ type: "job.taken", jobId: verify.jobId });
+    await waitUntil(async () => (await jobOf(backupId, "verify"))?.state === "leased", { message: "the verification to be acknowledged" });
+
+    advanceServerClock(world.server, PENDING_TIMEOUT_MS + 60_000);
+    expect(await expireLeases(world.server.ctx)).toBeGreaterThanOrEqual(1);
+    const history = (await world.server.call("GET", "/api/backups/restores/all", { token: user.token })).body as {
+      id: string;
+      status: string;
+      error: string;
+    }[];
+    expect(history.find((row) => row.id === restoreId)).toMatchObject({ status: "failed", error: "The agent did not start the restore." });
+    expect((await jobOf(restoreId))?.state).toBe("failed");
+    expect((await jobOf(backupId, "verify"))?.state).toBe("failed");
+    // Not sent again on hello: given up.
+    await reconnect(agent);
+    await settled(agent);
+    expect(agent.received.filter((message) => message.type === "verify" || message.type === "restore")).toEqual([]);
+    // Asked again: a new job, delivered.
+    expect((await world.server.call("POST", `/api/backups/${backupId}/verify`, { token: user.token })).status).toBe(202);
+    expect((await agent.waitFor("verify")).jobId).not.toBe(verify.jobId!);
   });
 
   test("settled jobs are deleted a week after, by the maintenance pass; others are kept", async () => {

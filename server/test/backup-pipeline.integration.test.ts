@@ -7,11 +7,12 @@ import { fileURLToPath } from "node:url";
 import { eq, sql } from "drizzle-orm";
 import { agents, auditLogs, backups, databases, plans, restores, organizations } from "@db/schema";
 import { AgentHeaders, agentApi, UPLOAD_PART_SIZE } from "@protocol/agent-protocol";
-import { QUEUED_LIMIT_MS } from "../src/modules/agent-jobs/deadlines";
+import { QUEUED_LIMIT_MS } from "../src/modules/agent-jobs/lease-rules";
 import { releasePendingBackupData } from "../src/modules/backups/service";
 import { StorageUnavailableError } from "../src/storage/errors";
 import { stagedUploadPath } from "../src/storage/file-uploads";
-import { failStalledOperations, runDueBackups, STALLED_RESTORE_MESSAGE } from "../src/modules/scheduler/service";
+import { runDueBackups } from "../src/modules/scheduler/service";
+import { expireLeases, STALLED_RESTORE_MESSAGE } from "../src/modules/agent-jobs/lease-rules";
 import { waitUntil } from "../../testkit/wait-until";
 import { startTestServer, type TestServer, type TestUser } from "./harness";
 import { registerScriptedAgent, type ScriptedAgent } from "./scripted-agent";
@@ -503,7 +504,7 @@ describe("backups", () => {
       .update(backups)
       .set({ lastActivityAt: new Date(Date.now() - 3_600_000) })
       .where(eq(backups.id, backupId));
-    await failStalledOperations(server.ctx);
+    await expireLeases(server.ctx);
     const backup = (await server.call("GET", `/api/backups/${backupId}`, { token: user.token })).body;
     expect(backup.status).toBe("failed");
     expect(backup.error).toContain("did not start the backup");
@@ -519,7 +520,7 @@ describe("backups", () => {
         { organizationId: user.id, databaseName: "orders", status: "in-progress" as const, lastActivityAt: silentSince, kind: "drill" as const },
       ])
       .returning({ id: restores.id });
-    await failStalledOperations(server.ctx);
+    await expireLeases(server.ctx);
     const rows = await server.ctx.db.select().from(restores).where(eq(restores.organizationId, user.id));
     const errorOf = (id: string) => rows.find((row) => row.id === id)?.error;
     expect(rows.every((row) => row.status === "failed")).toBe(true);
@@ -704,7 +705,7 @@ describe("jobs waiting in an agent's queue", () => {
         },
         { message: "the heartbeat to be recorded" },
       );
-      await failStalledOperations(server.ctx);
+      await expireLeases(server.ctx);
     } finally {
       server.ctx.now = realNow;
     }

@@ -8,7 +8,7 @@ import { agents, databases } from "@db/schema";
 import type { ServerMessage } from "@protocol/agent-protocol";
 import { waitUntil } from "../../testkit/wait-until";
 import { startBackup } from "../src/modules/backups/service";
-import { PENDING_TIMEOUT_MS } from "../src/modules/agent-jobs/deadlines";
+import { PENDING_TIMEOUT_MS } from "../src/modules/agent-jobs/lease-rules";
 import { advanceServerClock, type TestUser, useListeningTestServer } from "./harness";
 import { registerScriptedAgent, type ScriptedAgent } from "./scripted-agent";
 

@@ -14,8 +14,8 @@ import { agents, databases, restores } from "@db/schema";
 import { startBackup } from "../src/modules/backups/service";
 import { noReaderSetUp } from "../src/modules/agents/readers";
 import { noReaderAtAll } from "../src/modules/restores/service";
-import { failStalledOperations } from "../src/modules/scheduler/service";
-import { PENDING_TIMEOUT_MS, QUEUED_LIMIT_MS } from "../src/modules/agent-jobs/deadlines";
+import { expireLeases } from "../src/modules/agent-jobs/lease-rules";
+import { PENDING_TIMEOUT_MS, QUEUED_LIMIT_MS } from "../src/modules/agent-jobs/lease-rules";
 import { waitUntil } from "../../testkit/wait-until";
 import { advanceServerClock, type TestUser, useListeningTestServer } from "./harness";
 import { registerScriptedAgent, type ScriptedAgent } from "./scripted-agent";
@@ -84,7 +84,7 @@ describe("verification of a write-only agent's backup", () => {
     await connectRestoreAgent(restoreAgent);
     const verify = await restoreAgent.waitFor("verify");
     const { sha256 } = await getBackup(world.user, backupId);
-    expect(verify).toEqual({ type: "verify", backupId, databaseName: "shop", size: 1500, expected: { "shop.orders": 3 }, sha256 });
+    expect(verify).toEqual({ type: "verify", jobId: expect.any(String), backupId, databaseName: "shop", size: 1500, expected: { "shop.orders": 3 }, sha256 });
     expect((await getBackup(world.user, backupId)).verificationWaitingFor).toBeNull();
     const [row] = await testServer.server.ctx.db.select({ role: agents.role }).from(agents).where(eq(agents.id, restoreAgent.agentId));
     expect(row!.role).toBe("restore");
@@ -149,7 +149,7 @@ describe("drills and restores of a write-only agent's backup", () => {
     );
     // A sweep past the time an agent has to start a job leaves them waiting.
     advanceServerClock(testServer.server, PENDING_TIMEOUT_MS + 60_000);
-    await failStalledOperations(testServer.server.ctx);
+    await expireLeases(testServer.server.ctx);
     const stillWaiting = await testServer.server.ctx.db.select().from(restores).where(eq(restores.organizationId, world.user.id));
     expect(stillWaiting.filter((row) => row.status === "pending").length).toBe(2);
 
@@ -316,10 +316,10 @@ describe("a job that waits for a restore agent for too long", () => {
     // To a minute before the limit, from the row's own creation time (the database's clock).
     const createdAt = Date.parse(drill.body.restore.createdAt);
     advanceServerClock(testServer.server, createdAt + QUEUED_LIMIT_MS - 60_000 - testServer.server.ctx.now().getTime());
-    await failStalledOperations(testServer.server.ctx);
+    await expireLeases(testServer.server.ctx);
     expect((await listRestores(world.user)).find((row) => row.id === drill.body.restore.id)?.status).toBe("pending");
     advanceServerClock(testServer.server, 120_000);
-    await failStalledOperations(testServer.server.ctx);
+    await expireLeases(testServer.server.ctx);
     expect((await listRestores(world.user)).find((row) => row.id === drill.body.restore.id)).toMatchObject({
       status: "failed",
       error:

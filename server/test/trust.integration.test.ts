@@ -131,7 +131,15 @@ describe("verification", () => {
     expect(asked.body.message).toContain("Verification requested");
     // With the checksum recorded at upload, which the agent compares with the file it reads.
     const { sha256 } = await getBackup(world.user, backupId);
-    expect(await world.agent.waitFor("verify")).toEqual({ type: "verify", backupId, databaseName: "shop", size: 700, expected: counts, sha256 });
+    expect(await world.agent.waitFor("verify")).toEqual({
+      type: "verify",
+      jobId: expect.any(String),
+      backupId,
+      databaseName: "shop",
+      size: 700,
+      expected: counts,
+      sha256,
+    });
 
     const stranger = await server.registerUser();
     expect((await server.call("POST", `/api/backups/${backupId}/verify`, { token: stranger.token })).status).toBe(404);

@@ -11,6 +11,7 @@ import { createPitrShipping } from "./jobs/pitr-shipping-job.ts";
 import { runRestoreJob } from "./jobs/restore-job.ts";
 import { createTrustJobs } from "./jobs/trust-jobs.ts";
 import { createUpdateJob } from "./jobs/update-job.ts";
+import { createJobFetcher } from "./job-fetcher.ts";
 import { createOutbox } from "./outbox";
 import type { DaemonRuntime } from "./runtime.ts";
 
@@ -58,14 +59,22 @@ export function startAgentDaemon(runtime: DaemonRuntime, identityTransport: Iden
   };
 
   /**
-   * Tells the server a job of its ledger is taken, new or already held: it stops sending it on
-   * each hello. Lost with the socket, the job comes again on the next and is acknowledged then.
+   * Tells the server a job of its ledger is taken, new or already held: it sends it again only
+   * while its lease runs. Over HTTP when fetched there, else on the socket it came on. Lost, the
+   * job comes again on the next fetch and is acknowledged then.
    */
-  const acknowledge = (jobId: string | undefined) => {
-    if (jobId) socket.send({ type: "job.taken", jobId });
+  const acknowledge = (jobId: string | undefined, fetched: boolean) => {
+    if (!jobId) return;
+    if (!fetched) return void socket.send({ type: "job.taken", jobId });
+    runtime
+      .client()
+      .acknowledgeJob(jobId)
+      .catch((error) => runtime.log("could not acknowledge a job; it comes again", { jobId, error: describeError(error) }));
   };
 
-  async function handle(message: ServerMessage) {
+  const jobs = createJobFetcher(runtime, (command) => handle(command, true));
+
+  async function handle(message: ServerMessage, fetched = false) {
     switch (message.type) {
       case "welcome":
         runtime.log("connected to the DBVault server", { agentId: message.agentId });
@@ -77,21 +86,32 @@ export function startAgentDaemon(runtime: DaemonRuntime, identityTransport: Iden
         // The server sends a backup again when this agent reconnects before starting it: one
         // whose first command did arrive is a repeat, and the queue ignores it.
         if (!queue.enqueue(run, { backupId: message.backupId })) runtime.log("ignored a backup this agent already took", { backupId: message.backupId });
-        acknowledge(message.jobId);
+        acknowledge(message.jobId, fetched);
         return;
       }
       case "restore":
         if (!queue.enqueue(() => runRestoreJob(job, message, identityTransport), { restoreId: message.restoreId })) {
           runtime.log("ignored a restore this agent already took", { restoreId: message.restoreId });
         }
-        return acknowledge(message.jobId);
+        return acknowledge(message.jobId, fetched);
       case "verify":
-        return queue.enqueue(() => trust.verifyBackup(message.backupId, message.databaseName, message.expected, message.sha256));
+        // By its job id: the same backup may rightly be verified again, under a new job.
+        if (
+          !queue.enqueue(
+            () => trust.verifyBackup(message.backupId, message.databaseName, message.expected, message.sha256),
+            message.jobId ? { jobId: message.jobId } : undefined,
+          )
+        ) {
+          runtime.log("ignored a verification this agent already took", { backupId: message.backupId });
+        }
+        return acknowledge(message.jobId, fetched);
       case "drill":
         if (!queue.enqueue(() => trust.runDrill(message), { restoreId: message.restoreId })) {
           runtime.log("ignored a drill this agent already took", { restoreId: message.restoreId });
         }
-        return acknowledge(message.jobId);
+        return acknowledge(message.jobId, fetched);
+      case "work":
+        return jobs.fetch();
       case "pitr":
         return shipping.ship(message.databases);
       case "upload.go":
@@ -104,8 +124,8 @@ export function startAgentDaemon(runtime: DaemonRuntime, identityTransport: Iden
         socket.reconnect();
         return;
       case "update":
-        update.request();
-        return;
+        if (!update.request(message.jobId)) runtime.log("ignored an update check this agent already took");
+        return acknowledge(message.jobId, fetched);
       case "reset":
         runtime.log("connection credentials reset by the server: saving the new agent token");
         await runtime.saveAgentToken(message.agentToken);
@@ -130,6 +150,7 @@ export function startAgentDaemon(runtime: DaemonRuntime, identityTransport: Iden
         role: runtime.role(),
         identityRecipient: identityTransport.recipient,
         jobs: queue.describeTaken(),
+        fetchesJobs: true,
       }),
       // `setup --force` on this machine gave it new credentials: the next connection uses them.
       beforeConnect: () => runtime.reloadConfig(),
@@ -156,6 +177,7 @@ export function startAgentDaemon(runtime: DaemonRuntime, identityTransport: Iden
     restartRequested,
     /** Stops taking work, aborts the running job (which reports its failure, briefly awaited) and closes the socket. */
     async stop() {
+      jobs.stop();
       queue.clear();
       copyCheck.stop();
       // The reason becomes the running job's error (dump/errors.ts abortedError): the restore

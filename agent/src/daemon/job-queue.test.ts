@@ -73,6 +73,30 @@ describe("the job queue", () => {
     expect(runs).toBe(2);
   });
 
+  test("a job of the server's ledger is known by its job id: sent again it is ignored; the heartbeat names it waiting and running", async () => {
+    const queue = createJobQueue({ onIdle: () => {} });
+    const blocker = heldJob();
+    const verify = heldJob();
+    queue.enqueue(blocker.run, { backupId: "b0" });
+    expect(queue.enqueue(verify.run, { jobId: "j1" })).toBe(true);
+    expect(queue.enqueue(verify.run, { jobId: "j1" })).toBe(false);
+    expect(queue.describeQueued()).toEqual({ backupIds: [], restoreIds: [], jobIds: ["j1"] });
+    blocker.finish();
+    await settle();
+    // Running: still named, so that its lease runs on while it reads a large backup back.
+    expect(queue.describeQueued()).toEqual({ backupIds: [], restoreIds: [], jobIds: ["j1"] });
+    expect(queue.holds({ jobId: "j1" })).toBe(true);
+    verify.finish();
+    await settle();
+    expect(queue.describeQueued()).toBeUndefined();
+    expect(queue.enqueue(verify.run, { jobId: "j1" })).toBe(false);
+    // A new job of the same backup (verified again) runs.
+    expect(queue.enqueue(verify.run, { jobId: "j2" })).toBe(true);
+    await settle();
+    verify.finish();
+    expect(verify.runs).toBe(2);
+  });
+
   test("remembers the last thousand ids taken, not every one", async () => {
     const queue = createJobQueue({ onIdle: () => {} });
     for (let i = 0; i <= 1_000; i++) queue.enqueue(async () => {}, { backupId: `b${i}` });

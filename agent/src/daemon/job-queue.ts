@@ -2,16 +2,16 @@ import type { QueuedJobs } from "../../../protocol/agent-protocol";
 import { describeQueuedJobs, type QueuedJob } from "./queued-jobs.ts";
 
 /**
- * How many backup and restore (drill) ids the queue remembers having taken. The server sends a
- * backup, restore or drill again on each hello until the agent acknowledges its job (server
- * modules/agent-jobs/) or starts it, which
+ * How many backup, restore (drill) and other job ids the queue remembers having taken. The server
+ * sends a job again on each hello while its lease runs (server modules/agent-jobs/), which
  * repeats one whose first send did arrive; a repeat comes within minutes of the first,
  * so the last thousand jobs cover it many times over, and a daemon running for years does not
  * grow a set of every id it ever ran.
  */
 const REMEMBERED_JOBS = 1_000;
 
-const keyOf = (holds: QueuedJob) => ("backupId" in holds ? `backup:${holds.backupId}` : `restore:${holds.restoreId}`);
+const keyOf = (holds: QueuedJob) =>
+  "backupId" in holds ? `backup:${holds.backupId}` : "restoreId" in holds ? `restore:${holds.restoreId}` : `job:${holds.jobId}`;
 
 /**
  * Runs the daemon's jobs one at a time, in the order asked. Each queued job may name the backup
@@ -26,6 +26,7 @@ export function createJobQueue(options: { onIdle(): void }) {
   let running = false;
   let current: Promise<void> | null = null;
   let currentKey: string | null = null;
+  let currentHolds: QueuedJob | undefined;
   // The backups and restores queued, running or run by this process, oldest first (a Set keeps
   // insertion order), at most REMEMBERED_JOBS of them.
   const taken = new Set<string>();
@@ -39,6 +40,7 @@ export function createJobQueue(options: { onIdle(): void }) {
     }
     running = true;
     currentKey = job.holds ? keyOf(job.holds) : null;
+    currentHolds = job.holds;
     try {
       current = job.run();
       await current;
@@ -46,6 +48,7 @@ export function createJobQueue(options: { onIdle(): void }) {
       running = false;
       current = null;
       currentKey = null;
+      currentHolds = undefined;
       void runNext();
     }
   };
@@ -75,10 +78,19 @@ export function createJobQueue(options: { onIdle(): void }) {
       void runNext();
       return true;
     },
+    /** Whether the queue holds, runs or has run this job: one taken again is a repeat. */
+    holds: (holds: QueuedJob) => {
+      const key = keyOf(holds);
+      return taken.has(key) || currentKey === key || jobs.some((job) => job.holds && keyOf(job.holds) === key);
+    },
     /** Whether a job runs or waits. */
     isBusy: () => running || jobs.length > 0,
-    /** The heartbeat's list of the backups and restores waiting (not the running one). */
-    describeQueued: () => describeQueuedJobs(jobs.flatMap((job) => (job.holds ? [job.holds] : []))),
+    /** The heartbeat's list of the backups and restores waiting (not the running one), and of the ledger's other jobs held. */
+    describeQueued: () =>
+      describeQueuedJobs(
+        jobs.flatMap((job) => (job.holds ? [job.holds] : [])),
+        currentHolds,
+      ),
     /**
      * The hello's list of the backups and restores this process took, newest last (the protocol's
      * limit of each): the server fails one in progress that it does not name, lost with an earlier run.

@@ -2,6 +2,7 @@ import {
   type PitrAccess,
   AgentHeaders,
   agentApi,
+  type AgentJobsAnswer,
   type BackupKeysAnswer,
   type CopiesToCheckAnswer,
   type CopyLockFloorAnswer,
@@ -160,6 +161,14 @@ export function createServerClient(credentials: ServerCredentials) {
         headers: from > 0 ? { range: `bytes=${from}-` } : {},
         signal: signal ?? AbortSignal.timeout(3_600_000),
       });
+    },
+    /** This agent's jobs of the server's ledger not started, oldest first (each counts as sent). */
+    async jobs(): Promise<AgentJobsAnswer> {
+      return readJson(agentApi.jobs, await call(agentApi.jobs, { timeoutMs: 30_000 }));
+    },
+    /** Tells the server a job is taken into the queue (or already held, run or running). */
+    async acknowledgeJob(jobId: string): Promise<void> {
+      await call(agentApi.jobAck(jobId), { method: "POST", timeoutMs: 15_000 });
     },
     /** The completed backups this agent may rewrap after a key rotation. */
     async backupKeys(): Promise<BackupKeysAnswer> {

@@ -5,8 +5,8 @@ import { randomBytes } from "node:crypto";
 import { Binary } from "mongodb";
 import { buildReleasePublicKey } from "../../../testkit/signed-agent-release.ts";
 import { startTestServer, type TestServer } from "../../../server/test/harness.ts";
-import { STALLED_TIMEOUT_MS } from "../../../server/src/modules/agent-jobs/deadlines.ts";
-import { failStalledOperations } from "../../../server/src/modules/scheduler/service.ts";
+import { STALLED_TIMEOUT_MS } from "../../../server/src/modules/agent-jobs/lease-rules.ts";
+import { expireLeases } from "../../../server/src/modules/agent-jobs/lease-rules.ts";
 import { expect } from "bun:test";
 import { ensureFreshBinary, type RunningAgent, runSetup, startAgentProcess } from "./end-to-end.ts";
 import { apiFor } from "./server-faults.ts";
@@ -64,7 +64,7 @@ export async function sweepStalledOperationsLater(server: TestServer) {
   const realNow = server.ctx.now;
   server.ctx.now = () => new Date(Date.now() + STALLED_TIMEOUT_MS + 60_000);
   try {
-    await failStalledOperations(server.ctx);
+    await expireLeases(server.ctx);
   } finally {
     server.ctx.now = realNow;
   }

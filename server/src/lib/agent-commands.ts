@@ -4,8 +4,8 @@ import type { SecretBox } from "./secret-box";
 
 /**
  * Sends a command to an agent over whichever server instance holds its socket (the cluster bus;
- * modules/agent-link/gateway.ts delivers it), for commands nothing keeps: restart, update, reset,
- * the shipped-databases list, a verification. Backups, restores and drills go through the job
+ * modules/agent-link/gateway.ts delivers it), for commands nothing keeps: restart, reset, the
+ * shipped-databases list. Backups, restores, drills, verifications and updates go through the job
  * ledger instead (modules/agent-jobs/), which survives a lost socket and has no size limit: a bus
  * message must stay under NOTIFY's 8,000 bytes. Fire and forget: an agent offline gets nothing.
  * The bus is the database's LISTEN/NOTIFY: a secret in a command crosses it sealed under a key

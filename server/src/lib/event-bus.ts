@@ -25,7 +25,9 @@ export type AppEvent =
   | { type: "userDeleted"; userId: string }
   | { type: "organizationDeleted"; organizationId: string }
   /** An agent is about to be removed for good: its unfinished work fails with `reason` while the rows still name it. */
-  | { type: "agentRemoving"; agentId: string; reason: string };
+  | { type: "agentRemoving"; agentId: string; reason: string }
+  /** The ledger's sweep gave up a job (modules/agent-jobs/lease-rules.ts): its subject's owner fails it, saying `reason`. */
+  | { type: "agentJobExpired"; kind: "backup" | "restore"; subjectId: string; reason: string };
 
 type Handler<T extends AppEvent["type"]> = (event: Extract<AppEvent, { type: T }>) => void | Promise<void>;
 

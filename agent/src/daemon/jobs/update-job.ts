@@ -20,28 +20,38 @@ export function createUpdateJob(job: JobContext, queue: JobQueue) {
   return {
     /** The version an update installed, waiting for the queue to be idle to restart into it. */
     installedVersion: () => installedVersion,
-    /** Queues an update check (one at a time); says so when it must wait for the running job. */
-    request() {
+    /**
+     * Queues an update check (one at a time); says so when it must wait for the running job. One
+     * of the server's ledger (`jobId`) already taken is a repeat and is ignored: returns false then.
+     */
+    request(jobId?: string): boolean {
+      if (jobId && queue.holds({ jobId })) return false;
       if (installedVersion) {
         report("restarting", `dbvault-agent ${installedVersion} is installed and starts once the running job ends`, installedVersion);
-        return;
+        return true;
       }
-      if (updating) return report("checking", "an update check is already under way");
+      if (updating) {
+        report("checking", "an update check is already under way");
+        return true;
+      }
       updating = true;
       if (queue.isBusy()) report("waiting", "the update waits for the running backup or restore to finish");
-      queue.enqueue(async () => {
-        try {
-          const version = await runtime.update(report);
-          if (version) {
-            installedVersion = version;
-            report("restarting", `dbvault-agent ${version} is installed; restarting into it`, version);
+      return queue.enqueue(
+        async () => {
+          try {
+            const version = await runtime.update(report);
+            if (version) {
+              installedVersion = version;
+              report("restarting", `dbvault-agent ${version} is installed; restarting into it`, version);
+            }
+          } catch (error) {
+            report("failed", `${describeError(error)} (dbvault-agent ${runtime.hello.version} keeps running)`);
+          } finally {
+            updating = false;
           }
-        } catch (error) {
-          report("failed", `${describeError(error)} (dbvault-agent ${runtime.hello.version} keeps running)`);
-        } finally {
-          updating = false;
-        }
-      });
+        },
+        jobId ? { jobId } : undefined,
+      );
     },
   };
 }

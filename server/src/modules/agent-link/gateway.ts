@@ -18,7 +18,8 @@ import { listShippedDatabases } from "../databases/shipped-databases";
 import { sendWaitingWork } from "./waiting-work";
 import { failLostJobs } from "./lost-jobs";
 import { confirmUpdateOnHello, recordUpdateStatus, recordUpdateUnsupported } from "../agents/updates";
-import { acknowledgeJob, extendLeases, takeJobsToSend } from "../agent-jobs/service";
+import { acknowledgeJob, extendLeases } from "../agent-jobs/service";
+import { jobsToDeliver } from "./job-delivery";
 
 type AgentSocket = { id: string; send(data: string): unknown; close(code?: number, reason?: string): unknown };
 type Connection = {
@@ -36,6 +37,8 @@ type Connection = {
   sentJobs: Set<string>;
   /** What its hello said it is: a restore agent runs no backups. */
   role?: AgentRole;
+  /** Its hello said it fetches its jobs over HTTP: the socket only says `work`. */
+  fetchesJobs?: boolean;
 };
 
 /**
@@ -55,18 +58,15 @@ export function createAgentGateway(ctx: AppContext) {
    */
   const deliverJobs = (connection: Connection) => {
     connection.delivering = connection.delivering.then(async () => {
-      if (byAgent.get(connection.agentId) !== connection) return;
+      // Not before its hello, which brings them: it says what the agent runs and how it takes its jobs.
+      if (byAgent.get(connection.agentId) !== connection || connection.role === undefined) return;
+      // An agent that fetches its jobs over HTTP (agent-jobs/index.ts) is only told there are some.
+      if (connection.fetchesJobs) return void send(connection, { type: "work" });
       try {
-        const jobs = await takeJobsToSend(ctx, connection.agentId, {
-          except: connection.sentJobs,
-          ...(connection.role === "restore" ? { kinds: ["restore", "drill", "verify"] as const } : {}),
-        });
-        for (const { command } of jobs) {
+        for (const command of await jobsToDeliver(ctx, connection.agentId, connection.role, connection.sentJobs)) {
           send(connection, command);
           connection.sentJobs.add(command.jobId);
         }
-        const ids = (kinds: string[]) => jobs.filter((job) => kinds.includes(job.kind)).map((job) => job.subjectId);
-        if (jobs.length > 0) await recordQueuedJobs(ctx, connection.agentId, { backupIds: ids(["backup"]), restoreIds: ids(["restore", "drill"]) });
       } catch (error) {
         ctx.log.error("could not send an agent its jobs", { agentId: connection.agentId, error });
       }
@@ -114,6 +114,7 @@ export function createAgentGateway(ctx: AppContext) {
     switch (raw.type) {
       case "hello":
         connection.role = raw.role ?? "backup";
+        connection.fetchesJobs = raw.fetchesJobs === true;
         await markAgentConnected(ctx, agentId, connection.connectionId, {
           version: raw.version,
           hostname: raw.hostname,
@@ -140,13 +141,13 @@ export function createAgentGateway(ctx: AppContext) {
         // pending too, so a sweep that follows it never fails one the heartbeat named.
         if (raw.queued) {
           await recordQueuedJobs(ctx, agentId, raw.queued);
-          await extendLeases(ctx, agentId, [...raw.queued.backupIds, ...raw.queued.restoreIds]);
+          await extendLeases(ctx, agentId, [...raw.queued.backupIds, ...raw.queued.restoreIds], raw.queued.jobIds);
         }
         await recordHeartbeat(ctx, agentId, connection.connectionId);
         if (raw.pitrLag) await recordPitrLag(ctx, agentId, raw.pitrLag);
         return;
       case "job.taken":
-        return acknowledgeJob(ctx, agentId, raw.jobId);
+        return void (await acknowledgeJob(ctx, agentId, raw.jobId));
       case "backup.progress":
         return recordBackupProgress(ctx, agentId, raw.backupId, raw.progress);
       case "backup.failed":

@@ -14,6 +14,7 @@ import {
   AGENT_REMOVED_CLOSE_CODE,
   AGENT_REMOVED_MESSAGE,
   AgentHeaders,
+  AgentJobsAnswer,
   CompleteUploadRequest,
   FailRequest,
   PointInTimePlanPage,
@@ -23,7 +24,9 @@ import {
 import { SliceUploadQuery } from "@protocol/pitr";
 import { AgentStatusAnswer, BackupNowRequest, OperatorBackup, OperatorBackupsAnswer, OperatorBackupsQuery } from "@protocol/operator";
 import type { AppContext } from "../../context";
-import { AppError } from "../../lib/errors";
+import { AppError, notFound } from "../../lib/errors";
+import { acknowledgeJob } from "../agent-jobs/service";
+import { jobsToDeliver } from "./job-delivery";
 import { answerAppError } from "../../lib/http";
 import { fileAnswer } from "../../lib/schema";
 import { publicErrorOf } from "../../lib/public-error";
@@ -69,6 +72,31 @@ export const agentLinkController = (ctx: AppContext) => {
         return registerAgent(ctx, organization, body, { agentId: headers[AgentHeaders.agentId], agentToken: headers[AgentHeaders.agentToken] });
       },
       { body: RegisterRequest, response: { 201: agentAnswers.registered }, detail: { summary: "Register an agent and its database names (API key)" } },
+    )
+    .get(
+      "/jobs",
+      async ({ headers }) => {
+        const { agent } = await authenticateAgent(ctx, headers);
+        return { jobs: await jobsToDeliver(ctx, agent.id, agent.role) };
+      },
+      {
+        response: { 200: AgentJobsAnswer },
+        detail: { summary: "This agent's jobs not started (backups, restores, drills, verifications, updates), oldest first; each counts as sent" },
+      },
+    )
+    .post(
+      "/jobs/:jobId/ack",
+      async ({ headers, params }) => {
+        const { agent } = await authenticateAgent(ctx, headers);
+        // Another agent's job, of this organization or not, is answered as one that does not exist.
+        if (!(await acknowledgeJob(ctx, agent.id, params.jobId))) throw notFound("Job");
+        return { status: "taken" as const };
+      },
+      {
+        params: agentsModel.jobParams,
+        response: { 200: agentAnswers.jobTaken },
+        detail: { summary: "Acknowledge a job: the agent took it into its queue (it is then sent only while its lease runs)" },
+      },
     )
     .get("/check-key", async ({ headers }) => ({ name: keyHolderName(await authenticateApiKey(ctx, headers.authorization)) }), {
       response: { 200: agentAnswers.account },

@@ -6,10 +6,9 @@ import { and, eq, inArray, isNotNull } from "drizzle-orm";
 import { agents, backups, databases, restores } from "@db/schema";
 import type { DbOrTx } from "@db/client";
 import type { AppContext } from "../../context";
-import { sendToAgent } from "../../lib/agent-commands";
 import { announceWork, assignJob, enqueueJob } from "../agent-jobs/service";
 import { claimWaitingVerification } from "../backups/records";
-import { verifyCommand } from "../verification/service";
+import { enqueueVerification } from "../verification/service";
 import { drillCommand } from "../drills/service";
 import { announceRestore, restoreCommand } from "../restores/service";
 
@@ -62,8 +61,13 @@ export async function sendWaitingWork(ctx: AppContext, agentId: string) {
       ),
     );
   for (const { id } of unverified) {
-    const claimed = await claimWaitingVerification(ctx, id);
-    if (claimed) await sendToAgent(ctx, agent.id, verifyCommand(claimed));
+    // Claimed and queued together: two hellos, or two instances, queue it once.
+    const claimed = await ctx.db.transaction(async (tx) => {
+      const row = await claimWaitingVerification(ctx, id, tx);
+      if (row) await enqueueVerification(ctx, tx, row, agent.id);
+      return row;
+    });
+    if (claimed) await announceWork(ctx, agent.id);
   }
 }
 

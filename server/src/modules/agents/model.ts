@@ -17,6 +17,7 @@ export const agentsModel = {
     code: givenCode,
   }),
   backupParams: t.Object({ backupId: t.String({ minLength: 1, maxLength: 64 }) }),
+  jobParams: t.Object({ jobId: t.String({ minLength: 1, maxLength: 64 }) }),
   partParams: t.Object({
     backupId: t.String({ minLength: 1, maxLength: 64 }),
     partNumber: t.Numeric({ multipleOf: 1, minimum: 0, maximum: 99_999, error: "partNumber must be a whole number from 0" }),
@@ -63,6 +64,7 @@ export const agentAnswers = {
   partStored: t.Object({ partNumber: t.Integer(), size: t.Integer() }),
   completed: t.Object({ status: t.Literal("completed"), size: t.Integer(), sha256: t.String() }),
   failed: t.Object({ status: t.Literal("failed") }),
+  jobTaken: t.Object({ status: t.Literal("taken") }),
   health: healthAnswer,
   systemStatus: t.Object({
     agents: t.Array(agentAnswer),

@@ -2,7 +2,7 @@ import { and, eq, gt, inArray } from "drizzle-orm";
 import { restores } from "@db/schema";
 import type { QueuedJobs } from "@protocol/agent-protocol";
 import type { AppContext } from "../../context";
-import { QUEUED_LIMIT_MS } from "../agent-jobs/deadlines";
+import { QUEUED_LIMIT_MS } from "../agent-jobs/lease-rules";
 import { keepQueuedBackupsPending } from "../backups/records";
 
 /**

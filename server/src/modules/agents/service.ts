@@ -4,6 +4,7 @@ import { type AgentRole, type AgentRow, agents, type OrganizationRow } from "@db
 import type { RegisterRequest } from "@protocol/agent-protocol";
 import type { AppContext } from "../../context";
 import { sendToAgent } from "../../lib/agent-commands";
+import { announceWork, replaceJob } from "../agent-jobs/service";
 import { AppError, notFound } from "../../lib/errors";
 import { type AuditActor, recordAudit } from "../audit/service";
 import { alertRecipients } from "../organizations/recipients";
@@ -188,9 +189,14 @@ export async function manageAgent(ctx: AppContext, organizationId: string, agent
       .set({ tokenHash: hashAgentToken(agentToken) })
       .where(eq(agents.id, agent.id));
     await sendToAgent(ctx, agent.id, { type: "reset", agentToken });
+  } else if (action === "update") {
+    // Recorded first, with its job: the agent's own reports, which may come back at once, must not be overwritten.
+    await ctx.db.transaction(async (tx) => {
+      await recordUpdateRequested(ctx, agent.id, tx);
+      await replaceJob(ctx, tx, { organizationId, agentId: agent.id, kind: "update", subjectId: agent.id, command: { type: "update" } });
+    });
+    await announceWork(ctx, agent.id);
   } else {
-    // Recorded first: the agent's own reports, which may come back at once, must not be overwritten.
-    if (action === "update") await recordUpdateRequested(ctx, agent.id);
     await sendToAgent(ctx, agent.id, { type: action });
   }
   ctx.log.info("agent command sent", { organizationId, agentId, action });

@@ -3,19 +3,34 @@
 import { and, eq } from "drizzle-orm";
 import { agents, type agentUpdateStatuses } from "@db/schema";
 import type { UpdateStatus } from "@protocol/agent-protocol";
+import type { DbOrTx } from "@db/client";
 import type { AppContext } from "../../context";
+import { followSubject } from "../agent-jobs/service";
 
 type AgentUpdateStatus = (typeof agentUpdateStatuses)[number];
 
-async function setUpdate(ctx: AppContext, agentId: string, status: AgentUpdateStatus, message: string, version: string | null) {
-  await ctx.db
+/** What each status says of the update's job in the ledger (agent-jobs/): started, or settled. */
+const JOB_STATUS: Partial<Record<AgentUpdateStatus, "in-progress" | "completed" | "failed">> = {
+  checking: "in-progress",
+  installing: "in-progress",
+  restarting: "in-progress",
+  "up-to-date": "completed",
+  updated: "completed",
+  failed: "failed",
+};
+
+async function setUpdate(ctx: AppContext, agentId: string, status: AgentUpdateStatus, message: string, version: string | null, db: DbOrTx = ctx.db) {
+  await db
     .update(agents)
     .set({ updateStatus: status, updateMessage: message.slice(0, 2000), updateVersion: version, updateAt: ctx.now() })
     .where(eq(agents.id, agentId));
+  const job = JOB_STATUS[status];
+  if (job) await followSubject(ctx, db, "update", agentId, job);
 }
 
-/** The user pressed Check for Updates and the command went out. */
-export const recordUpdateRequested = (ctx: AppContext, agentId: string) => setUpdate(ctx, agentId, "requested", "Update check sent to the agent", null);
+/** The user pressed Check for Updates and its job was queued (in the caller's transaction). */
+export const recordUpdateRequested = (ctx: AppContext, agentId: string, db: DbOrTx) =>
+  setUpdate(ctx, agentId, "requested", "Update check sent to the agent", null, db);
 
 /** A step the agent reported (`update.status`). */
 export async function recordUpdateStatus(ctx: AppContext, agentId: string, status: UpdateStatus, message: string, version: string | undefined) {

@@ -65,16 +65,16 @@ export async function recordVerified(db: DbOrTx, backupId: string, verification:
 }
 
 /** Why an asked verification waits (no agent that can read the backup is online), or null once it went to one. */
-export async function recordVerificationWaiting(ctx: AppContext, backupId: string, waitingFor: string | null) {
-  await ctx.db.update(backups).set({ verificationWaitingFor: waitingFor }).where(eq(backups.id, backupId));
+export async function recordVerificationWaiting(ctx: AppContext, backupId: string, waitingFor: string | null, db: DbOrTx = ctx.db) {
+  await db.update(backups).set({ verificationWaitingFor: waitingFor }).where(eq(backups.id, backupId));
 }
 
 /**
  * Takes a waiting verification for an agent that can now read the backup, clearing the wait in
  * one update: of two instances or two hellos, one gets the row and sends the command.
  */
-export async function claimWaitingVerification(ctx: AppContext, backupId: string): Promise<BackupRow | undefined> {
-  const [claimed] = await ctx.db
+export async function claimWaitingVerification(ctx: AppContext, backupId: string, db: DbOrTx = ctx.db): Promise<BackupRow | undefined> {
+  const [claimed] = await db
     .update(backups)
     .set({ verificationWaitingFor: null })
     .where(and(eq(backups.id, backupId), isNotNull(backups.verificationWaitingFor)))

@@ -3,16 +3,15 @@ import { backups, type databases, restores } from "@db/schema";
 import type { AppContext } from "../../context";
 import { claimOutageNotice } from "../agents/outage-notice";
 import { sweepAgentStatuses } from "../agents/service";
-import { PENDING_TIMEOUT_MS, QUEUED_LIMIT_MS, STALLED_TIMEOUT_MS } from "../agent-jobs/deadlines";
+import { expireLeases } from "../agent-jobs/lease-rules";
 import { recordAudit } from "../audit/service";
 import { claimDueBackups } from "../databases/schedule";
 import { finishDueTurnOffs } from "../backup-protection/state";
-import { failBackup, releasePendingBackupData, startBackup } from "../backups/service";
+import { releasePendingBackupData, startBackup } from "../backups/service";
 import { runDueDrills } from "../drills/service";
 import { applyRetention } from "../retention/service";
 import { prunePitrSlices } from "../pitr/retention";
 import { notifyBackupsSkipped } from "../notifications/service";
-import { failRestore } from "../restores/service";
 import { pruneFinishedDeliveries } from "../webhooks/deliveries";
 import { pruneFinishedMail } from "../mail/outbox";
 import { pruneSettledJobs } from "../agent-jobs/service";
@@ -64,63 +63,10 @@ async function skipForOfflineAgents(ctx: AppContext, skipped: (typeof databases.
   }
 }
 
-/**
- * A restore the agent stopped reporting on may have swapped some collections in before it went
- * silent (a kill mid-swap), so the user is told what state the database can be in: collections
- * are swapped whole from staging, except those copied in place (docs/restore.md, Limits).
- */
-export const STALLED_RESTORE_MESSAGE =
-  "The agent stopped reporting during the restore (disconnected or stopped). Collections it had swapped in hold the backup's data and the others their data from before (one being copied in place, as time-series collections before MongoDB 8.0 are, may be partly filled). Restore again to be sure every collection holds the backup's.";
-
-/** Fails backups and restores whose agent went silent (also those left running by a server restart). */
-export async function failStalledOperations(ctx: AppContext) {
-  const now = ctx.now().getTime();
-  const stalledBackups = await ctx.db
-    .select({ id: backups.id, status: backups.status })
-    .from(backups)
-    .where(
-      sql`(${backups.status} = 'pending' and ${backups.lastActivityAt} < ${at(now - PENDING_TIMEOUT_MS)}::timestamptz)
-        or (${backups.status} = 'in-progress' and ${backups.lastActivityAt} < ${at(now - STALLED_TIMEOUT_MS)}::timestamptz)`,
-    );
-  for (const backup of stalledBackups) {
-    await failBackup(
-      ctx,
-      backup.id,
-      backup.status === "pending"
-        ? "The agent did not start the backup. Check that dbvault-agent run is running and connected."
-        : "The agent stopped reporting during the backup (disconnected or stopped).",
-    );
-  }
-  // One waiting for a restore agent (restore-agents/) is not stalled: it says why it waits, and
-  // is given up only after QUEUED_LIMIT_MS, saying so.
-  const stalledRestores = await ctx.db
-    .select({ id: restores.id, status: restores.status, kind: restores.kind, waitingFor: restores.waitingFor })
-    .from(restores)
-    .where(
-      sql`(${restores.status} = 'pending' and ${restores.waitingFor} is null and ${restores.lastActivityAt} < ${at(now - PENDING_TIMEOUT_MS)}::timestamptz)
-        or (${restores.status} = 'pending' and ${restores.waitingFor} is not null and ${restores.createdAt} < ${at(now - QUEUED_LIMIT_MS)}::timestamptz)
-        or (${restores.status} = 'in-progress' and ${restores.lastActivityAt} < ${at(now - STALLED_TIMEOUT_MS)}::timestamptz)`,
-    );
-  for (const restore of stalledRestores) {
-    await failRestore(
-      ctx,
-      restore.id,
-      restore.waitingFor
-        ? `No restore agent that can read this backup came online within ${QUEUED_LIMIT_MS / 3_600_000} hours. Start one with dbvault-agent run where the identity is kept, then ask again.`
-        : restore.status === "pending"
-          ? "The agent did not start the restore."
-          : restore.kind === "restore"
-            ? STALLED_RESTORE_MESSAGE
-            : "The agent stopped reporting during the restore.",
-    );
-  }
-  return stalledBackups.length + stalledRestores.length;
-}
-
 /** Runs every periodic job of the backup service once. */
 export async function runMaintenance(ctx: AppContext) {
   await sweepAgentStatuses(ctx);
-  await failStalledOperations(ctx);
+  await expireLeases(ctx);
   await runDueBackups(ctx);
   await runDueDrills(ctx);
   await finishDueTurnOffs(ctx);

@@ -9,7 +9,8 @@ import { verificationOf } from "@protocol/verification";
 import type { AppContext } from "../../context";
 import { conflict } from "../../lib/errors";
 import type { AgentRow } from "@db/schema";
-import { sendToAgent } from "../../lib/agent-commands";
+import type { DbOrTx } from "@db/client";
+import { announceWork, followSubject, replaceJob } from "../agent-jobs/service";
 import { recordAudit } from "../audit/service";
 import { notifyBackupVerified, notifyVerificationFailed } from "../notifications/service";
 import { backupFacts } from "../webhooks/events";
@@ -72,6 +73,7 @@ export async function recordVerification(ctx: AppContext, agent: Pick<AgentRow, 
   const ok = verification.status === "ok";
   await ctx.db.transaction(async (tx) => {
     await recordVerified(tx, backup.id, verification, ctx.now());
+    await followSubject(ctx, tx, "verify", backup.id, "completed");
     await recordAudit(tx, backup.organizationId, ok ? "BACKUP_VERIFIED" : "BACKUP_VERIFICATION_FAILED", {
       backupId: backup.id,
       databaseName: backup.databaseName,
@@ -110,6 +112,10 @@ export const verifyCommand = (backup: BackupRow) =>
     ...(backup.sha256 ? { sha256: backup.sha256 } : {}),
   }) as const;
 
+/** Puts the backup's verification in the agent job ledger for this agent, in the caller's transaction (announce it once committed). */
+export const enqueueVerification = (ctx: AppContext, db: DbOrTx, backup: BackupRow, agentId: string) =>
+  replaceJob(ctx, db, { organizationId: backup.organizationId, agentId, kind: "verify", subjectId: backup.id, command: verifyCommand(backup) });
+
 /**
  * Asks an agent that can read a completed backup to read it back again (agents/readers.ts:
  * a write-only agent's backups go to a restore agent); the result arrives as verifiedAt/verification.
@@ -124,8 +130,12 @@ export async function requestVerification(ctx: AppContext, backup: BackupRow) {
     await publishToOrganization(ctx, backup.organizationId, { type: "backupVerified", backupId: backup.id, status: "waiting" });
     return { message: `Verification requested. ${reader.waiting}`, waitingFor: reader.waiting };
   }
-  await recordVerificationWaiting(ctx, backup.id, null);
-  await sendToAgent(ctx, reader.agent!.id, verifyCommand(backup));
+  const agentId = reader.agent!.id;
+  await ctx.db.transaction(async (tx) => {
+    await recordVerificationWaiting(ctx, backup.id, null, tx);
+    await enqueueVerification(ctx, tx, backup, agentId);
+  });
+  await announceWork(ctx, agentId);
   return { message: "Verification requested: the agent reads the backup back from storage and reports within minutes." };
 }
 
