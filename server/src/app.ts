@@ -25,6 +25,7 @@ import { pitrSwitchController, settingsController } from "./modules/settings";
 import { ssoAdminController, ssoSettingsController, ssoSignInController } from "./modules/sso";
 import { twoFactorController } from "./modules/two-factor";
 import { usersController } from "./modules/users";
+import { auditController } from "./modules/audit";
 import { verificationController } from "./modules/verification";
 import { webController } from "./modules/web";
 import { webhooksController } from "./modules/webhooks";
@@ -46,6 +47,7 @@ export function createApp(ctx: AppContext) {
     .use(reauthenticationController(ctx))
     .use(emailChangeController(ctx))
     .use(usersController(ctx))
+    .use(auditController(ctx))
     .use(apiTokensController(ctx))
     .use(organizationsController(ctx))
     .use(invitationsController(ctx))
