@@ -30,14 +30,14 @@ export function BackupFilterBar({ filters, onChange }: FinderProps) {
     >
       <div className="col-span-2 md:col-span-1">
         <label htmlFor="backup-search" className={labelClasses}>
-          Database
+          Name contains
         </label>
         <input
           id="backup-search"
           type="search"
           value={search}
           maxLength={64}
-          placeholder="Name contains..."
+          placeholder="Database name"
           onChange={(event) => setSearch(event.target.value)}
           onBlur={() => search.trim() !== filters.search && apply({ search: search.trim() })}
           className={`${inputClasses} mt-1`}
