@@ -34,7 +34,15 @@ export const auditController = (ctx: AppContext) =>
         summary: "The organization's audit log as a file (?format=csv or json, ?action as the list's filter)",
         description: `Every entry GET /api/user/audit-logs lists under the same filter, newest first, up to ${AUDIT_EXPORT_LIMIT}; any member of the organization may export it. CSV: columns id, timestamp, action, actor_name, actor_email, actor_role, details (the details as JSON), RFC 4180 quoting, CRLF line ends, and an apostrophe before a field a spreadsheet would take for a formula. JSON: an array of the list's entries.`,
         responses: {
-          200: { description: "The file", content: { ...fileAnswer("CSV", "text/csv").content, ...fileAnswer("JSON", "application/json").content } },
+          200: {
+            description: "The file, as an attachment named audit-log[-action]-YYYY-MM-DD.csv or .json",
+            content: {
+              ...fileAnswer("CSV", "text/csv").content,
+              "application/json": {
+                schema: { type: "array" as const, items: { type: "object" as const, description: "An entry as GET /api/user/audit-logs lists it" } },
+              },
+            },
+          },
         },
       },
     },
