@@ -94,6 +94,9 @@ test("each filter narrows the list, and they combine", async () => {
   // Date range on the creation time; a bare `to` date includes its whole day.
   expect(names((await list(owner, "?from=2026-11-23&to=2026-11-24")).body)).toEqual(["shop:failed", "shop:completed"]);
   expect(names((await list(owner, "?from=2026-11-22T12:00:00Z&to=2026-11-22T12:00:00Z")).body)).toEqual(["shop:completed"]);
+  // A time without a zone is UTC; an offset is honoured.
+  expect(names((await list(owner, "?from=2026-11-22T12:00:00&to=2026-11-22T12:00:00")).body)).toEqual(["shop:completed"]);
+  expect(names((await list(owner, "?from=2026-11-22T13:00:00%2B01:00&to=2026-11-22T13:00:00%2B01:00")).body)).toEqual(["shop:completed"]);
   expect((await list(owner, "?databaseName=logs&from=2026-11-01T12:00:00Z&to=2026-11-01T21:00:00Z")).body.length).toBe(10);
   expect(names((await list(owner, "?databaseName=shop&status=completed&verified=false&pitrBase=true")).body)).toEqual(["shop:completed"]);
 });
@@ -105,6 +108,8 @@ test("bad values answer 400 with a message naming the parameter, never 500", asy
     ["?pitrBase=1", /pitrBase must be true or false/],
     ["?from=yesterday", /from must be an ISO 8601 date/],
     ["?to=2026-13-45", /to must be an ISO 8601 date/],
+    ["?from=2026-02-30", /from must be an ISO 8601 date/],
+    ["?to=2026-11-22T25:00", /to must be an ISO 8601 date/],
     ["?from=2026-11-24&to=2026-11-23", /from must not be after to/],
     ["?page=0", /page must be a whole number/],
     ["?limit=501", /limit must be a whole number from 1 to 500/],

@@ -19,7 +19,12 @@ export type BackupListFilters = {
 function parseDate(value: string, name: string): Date {
   // Date.parse takes "2026", "Dec 7" and more: only ISO 8601 (a date, or a date and time) is a contract.
   const iso = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})?)?$/;
-  const parsed = iso.test(value) ? new Date(value) : null;
+  const [year, month, day] = value.slice(0, 10).split("-").map(Number) as [number, number, number];
+  // Engines roll "2026-02-30" over to March 2: a day its month does not have is refused instead.
+  const realDay = new Date(Date.UTC(year, month - 1, day)).getUTCDate() === day && month >= 1 && month <= 12;
+  // A time without a zone is UTC, as a bare date is, not the server's local time.
+  const zoned = value.includes("T") && !/(Z|[+-]\d{2}:\d{2})$/.test(value) ? `${value}Z` : value;
+  const parsed = iso.test(value) && realDay ? new Date(zoned) : null;
   if (!parsed || Number.isNaN(parsed.getTime())) throw badRequest(`${name} must be an ISO 8601 date or date-time, such as 2026-12-07 or 2026-12-07T16:10:00Z`);
   return parsed;
 }
