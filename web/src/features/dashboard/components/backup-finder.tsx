@@ -21,13 +21,7 @@ export function BackupFilterBar({ filters, onChange }: FinderProps) {
   };
 
   return (
-    <form
-      onSubmit={onSearch}
-      role="search"
-      aria-label="Find backups"
-      className="grid grid-cols-2 gap-3 px-5 pb-4 md:grid-cols-3 xl:grid-cols-6"
-      data-testid="backup-filters"
-    >
+    <form onSubmit={onSearch} aria-label="Find backups" className="grid grid-cols-2 gap-3 px-5 pb-4 md:grid-cols-3 xl:grid-cols-6" data-testid="backup-filters">
       <div className="col-span-2 md:col-span-1">
         <label htmlFor="backup-search" className={labelClasses}>
           Name contains
