@@ -103,6 +103,7 @@ const TOKEN_SCOPE_BY_OPERATION: Record<string, ApiTokenScope> = {
   "GET /api/user/plan": "read",
   "GET /api/user/audit-logs": "read",
   "GET /api/user/audit-actions": "read",
+  "GET /api/audit/export": "read",
   "GET /api/settings/": "read",
   "GET /api/settings/retention-preview": "read",
   "GET /api/settings/databases": "read",

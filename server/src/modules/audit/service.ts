@@ -28,10 +28,26 @@ export async function recordAudit(db: DbOrTx, organizationId: string, action: Au
   });
 }
 
+/** An audit entry as the API shows it, in the list and in the export. */
+export function toAuditView(row: typeof auditLogs.$inferSelect) {
+  return {
+    _id: row.id,
+    id: row.id,
+    timestamp: row.timestamp.toISOString(),
+    action: row.action,
+    details: row.details,
+    // Who did it and as what role; null for what the server or an agent did on its own.
+    actor: row.actorRole ? { id: row.actorId, name: row.actorName, email: row.actorEmail, role: row.actorRole } : null,
+  };
+}
+
+/** Entries of an organization's audit log, newest first: `action` alone or all. */
+export const auditWhere = (organizationId: string, action: AuditAction | null) =>
+  action ? and(eq(auditLogs.organizationId, organizationId), eq(auditLogs.action, action))! : eq(auditLogs.organizationId, organizationId);
+
 /** One page of an organization's audit log, newest first, optionally only one action. */
 export async function listAuditLogs(db: Db, input: { organizationId: string; page: number; action: AuditAction | null }) {
-  const mine = eq(auditLogs.organizationId, input.organizationId);
-  const where = input.action ? and(mine, eq(auditLogs.action, input.action)) : mine;
+  const where = auditWhere(input.organizationId, input.action);
   const [rows, [counted]] = await Promise.all([
     db
       .select()
@@ -44,15 +60,7 @@ export async function listAuditLogs(db: Db, input: { organizationId: string; pag
   ]);
   const total = counted?.total ?? 0;
   return {
-    logs: rows.map((row) => ({
-      _id: row.id,
-      id: row.id,
-      timestamp: row.timestamp.toISOString(),
-      action: row.action,
-      details: row.details,
-      // Who did it and as what role; null for what the server or an agent did on its own.
-      actor: row.actorRole ? { id: row.actorId, name: row.actorName, email: row.actorEmail, role: row.actorRole } : null,
-    })),
+    logs: rows.map(toAuditView),
     pagination: {
       total,
       page: input.page,

@@ -16,7 +16,11 @@ export const backupsController = (ctx: AppContext) => {
       auth: true,
       query: backupsModel.listQuery,
       response: { 200: backupAnswers.list },
-      detail: { summary: "The user's backups, newest first: 100 a page (?limit up to 500, ?page, ?databaseName); totals in /summary" },
+      detail: {
+        summary: "The user's backups, newest first: 100 a page (?limit up to 500, ?page); totals in /summary",
+        description:
+          "Filters, all optional and combined: `databaseName` (exact), `search` (part of the database's name), `status`, `from` and `to` (ISO 8601, on the creation time; a bare `to` date includes that day), `verified` (true: read back and found whole), `pitrBase` (true: a completed point-in-time consistent backup whose verification did not fail, where a restore to a moment can start). A page shorter than `limit` is the last. Bad values answer 400 with a message.",
+      },
     })
     .get("/summary", ({ organization }) => summarizeBackups(ctx, organization.id), {
       auth: true,

@@ -12,7 +12,28 @@ export const backupsModel = {
   listQuery: t.Object({
     limit: t.Optional(t.Numeric({ multipleOf: 1, minimum: 1, maximum: 500, error: "limit must be a whole number from 1 to 500" })),
     page: t.Optional(t.Numeric({ multipleOf: 1, minimum: 1, maximum: 1_000_000, error: "page must be a whole number from 1" })),
-    databaseName: t.Optional(t.String({ minLength: 1, maxLength: 64 })),
+    databaseName: t.Optional(
+      t.String({ minLength: 1, maxLength: 64, error: "databaseName must be 1 to 64 characters", description: "Only this database's backups (exact name)" }),
+    ),
+    search: t.Optional(
+      t.String({
+        minLength: 1,
+        maxLength: 64,
+        error: "search must be 1 to 64 characters",
+        description: "Only databases whose name contains this text (any case)",
+      }),
+    ),
+    status: t.Optional(oneOf(operationStatuses, "status must be one of pending, in-progress, completed, failed")),
+    from: t.Optional(t.String({ maxLength: 40, error: "from must be an ISO 8601 date or date-time", description: "Created at or after (ISO 8601)" })),
+    to: t.Optional(
+      t.String({
+        maxLength: 40,
+        error: "to must be an ISO 8601 date or date-time",
+        description: "Created at or before (ISO 8601; a bare date includes that whole day, UTC)",
+      }),
+    ),
+    verified: t.Optional(oneOf(["true", "false"] as const, "verified must be true or false")),
+    pitrBase: t.Optional(oneOf(["true", "false"] as const, "pitrBase must be true or false")),
   }),
   restore: t.Object({
     databaseName,

@@ -16,6 +16,7 @@ import { backupCommand } from "./command";
 import { copiesOfBackups } from "../copies/service";
 import { backupStorage } from "../stored-files/keys";
 import { backupViewColumns, toBackupView } from "./views";
+import { type BackupListFilters, backupListWhere } from "./list-filters";
 
 type BackupRow = typeof backups.$inferSelect;
 type DatabaseRow = typeof databases.$inferSelect;
@@ -25,14 +26,12 @@ export const MAX_BACKUP_PAGE_SIZE = 500;
 
 /**
  * A page of the user's backups, newest first (100 by default: a user with years of hourly
- * backups has tens of thousands, far too many for one answer), optionally of one database.
+ * backups has tens of thousands, far too many for one answer), optionally filtered (list-filters.ts).
  * Totals come from summarizeBackups: counting on every page would cost more than the page.
  */
-export async function listBackups(ctx: AppContext, organizationId: string, options: { limit?: number; page?: number; databaseName?: string } = {}) {
+export async function listBackups(ctx: AppContext, organizationId: string, options: { limit?: number; page?: number } & BackupListFilters = {}) {
   const limit = options.limit ?? BACKUP_PAGE_SIZE;
-  const where = options.databaseName
-    ? and(eq(backups.organizationId, organizationId), eq(backups.databaseName, options.databaseName))
-    : eq(backups.organizationId, organizationId);
+  const where = backupListWhere(organizationId, options);
   const rows = await ctx.db
     .select(backupViewColumns)
     .from(backups)

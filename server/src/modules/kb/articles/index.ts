@@ -8,6 +8,7 @@ import apiTokensForScriptsAndCi from "./api-tokens-for-scripts-and-ci.md" with {
 import agentShowsOffline from "./agent-shows-offline.md" with { type: "text" };
 import downloadingAndDecryptingABackup from "./downloading-and-decrypting-a-backup.md" with { type: "text" };
 import faq from "./faq.md" with { type: "text" };
+import findingABackup from "./finding-a-backup.md" with { type: "text" };
 import howDbvaultWorks from "./how-dbvault-works.md" with { type: "text" };
 import installingTheAgent from "./installing-the-agent.md" with { type: "text" };
 import keepingYourEncryptionKeySafe from "./keeping-your-encryption-key-safe.md" with { type: "text" };
@@ -36,6 +37,7 @@ export const articleFiles: Record<string, string> = {
   "connecting-with-client-certificates.md": connectingWithClientCertificates,
   "downloading-and-decrypting-a-backup.md": downloadingAndDecryptingABackup,
   "faq.md": faq,
+  "finding-a-backup.md": findingABackup,
   "how-dbvault-works.md": howDbvaultWorks,
   "installing-the-agent.md": installingTheAgent,
   "keeping-your-encryption-key-safe.md": keepingYourEncryptionKeySafe,

@@ -16,6 +16,9 @@ export const switchPlanRequest = (planId: string) => api.user.plan.put({ plan: p
 export const auditLogsRequest = (page: number, action: string) =>
   api.user["audit-logs"].get({ query: { page, action: (action === "all" ? "" : action) as never } });
 export const auditActionsRequest = () => api.user["audit-actions"].get();
+/** The audit log as a file, under the list's action filter. */
+export const auditExportRequest = (format: "csv" | "json", action: string) =>
+  api.audit.export.get({ query: { format, action: (action === "all" ? "" : action) as never } });
 
 // Answers as the server types them.
 export type { Profile } from "../../../lib/api/get-profile";

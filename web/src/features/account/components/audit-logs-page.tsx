@@ -7,6 +7,7 @@ import { labelAuditAction } from "../utils/audit-format";
 import { AuditLogTable } from "./audit-log-table";
 import { Select } from "../../../components/ui/select";
 import { useCurrentOrganization } from "../../../lib/api/get-organizations";
+import { useAuditExport } from "../hooks/use-audit-export";
 
 /** The user's own audit log (spec 2, /audit-logs): action filter, table, paging. */
 export function AuditLogsPage() {
@@ -15,6 +16,7 @@ export function AuditLogsPage() {
   const actions = useAuditActions();
   const logs = useAuditLogs(page, action);
   const { organization } = useCurrentOrganization();
+  const { exportLog, exporting } = useAuditExport();
   const pages = logs.status === "ready" ? Math.max(1, logs.answer.pagination.pages) : 1;
 
   return (
@@ -24,26 +26,35 @@ export function AuditLogsPage() {
           <h1 className="text-3xl font-bold tracking-tight text-slate-900">Audit Logs</h1>
           <p className="mt-1 text-slate-600">Everything that happened on your account, newest first.</p>
         </div>
-        <div className="w-64">
-          <label htmlFor="audit-action-filter" className="block text-sm font-medium text-slate-700">
-            Filter by action
-          </label>
-          <Select
-            id="audit-action-filter"
-            value={action}
-            onChange={(e) => {
-              setAction(e.target.value);
-              setPage(1);
-            }}
-            className="mt-1"
-          >
-            <option value="all">All Actions</option>
-            {actions.map((name) => (
-              <option key={name} value={name}>
-                {labelAuditAction(name)}
-              </option>
-            ))}
-          </Select>
+        <div className="flex flex-wrap items-end gap-2">
+          <div className="w-64">
+            <label htmlFor="audit-action-filter" className="block text-sm font-medium text-slate-700">
+              Filter by action
+            </label>
+            <Select
+              id="audit-action-filter"
+              value={action}
+              onChange={(e) => {
+                setAction(e.target.value);
+                setPage(1);
+              }}
+              className="mt-1"
+            >
+              <option value="all">All Actions</option>
+              {actions.map((name) => (
+                <option key={name} value={name}>
+                  {labelAuditAction(name)}
+                </option>
+              ))}
+            </Select>
+          </div>
+          {/* The filter as shown: the file holds every entry of the chosen action, not only this page. */}
+          <Button variant="outline" disabled={exporting !== null} onClick={() => void exportLog("csv", action)}>
+            {exporting === "csv" ? "Exporting..." : "Export CSV"}
+          </Button>
+          <Button variant="outline" disabled={exporting !== null} onClick={() => void exportLog("json", action)}>
+            {exporting === "json" ? "Exporting..." : "Export JSON"}
+          </Button>
         </div>
       </div>
 

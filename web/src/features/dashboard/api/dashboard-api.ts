@@ -8,6 +8,16 @@ type BackupNode = ReturnType<typeof api.backups>;
 const backupNode = (id: string) => api.backups({ id }) as BackupNode;
 
 export const listBackupsRequest = (query: { databaseName?: string; limit?: number } = {}) => api.backups.get({ query });
+/** A page of the backups that match the list's filters (utils/backup-filters.ts). */
+export const findBackupsRequest = (query: {
+  search?: string;
+  status?: "pending" | "in-progress" | "completed" | "failed";
+  from?: string;
+  to?: string;
+  verified?: "true" | "false";
+  pitrBase?: "true" | "false";
+  page?: number;
+}) => api.backups.get({ query });
 export const backupSummaryRequest = () => api.backups.summary.get();
 export const triggerBackupRequest = (databaseName: string) => api.backups.post({ databaseName });
 export const getBackupRequest = (id: string) => backupNode(id).get();

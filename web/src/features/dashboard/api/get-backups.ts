@@ -2,9 +2,10 @@
 // after a change (a backup settled, deleted, triggered) refreshes the list, the counts and the chart.
 // A failed read is only logged (spec 8); the previous data stays on screen.
 import { keepPreviousData, type QueryClient, useQuery } from "@tanstack/react-query";
-import { answerOrLog } from "../../../lib/api-client";
+import { answerOf, answerOrLog } from "../../../lib/api-client";
 import { userPlanQueryKey } from "../../../lib/api/get-user-plan";
-import { backupSummaryRequest, listBackupsRequest } from "./dashboard-api";
+import { type BackupFilters, backupListQuery } from "../utils/backup-filters";
+import { backupSummaryRequest, findBackupsRequest, getBackupRequest, listBackupsRequest } from "./dashboard-api";
 
 export const backupsQueryKey = ["backups"] as const;
 export const CHART_BACKUP_LIMIT = 60;
@@ -29,5 +30,27 @@ export function useDatabaseBackups(databaseName: string) {
     // No database yet (a new account): nothing to chart, and an empty name is a bad request.
     enabled: databaseName !== "",
     placeholderData: keepPreviousData,
+  });
+}
+
+/** The backups tab's page under its filters; the previous page stays shown while the next loads. */
+export function useFoundBackups(filters: BackupFilters) {
+  const query = backupListQuery(filters);
+  const unfiltered = Object.keys(query).length === 0;
+  return useQuery({
+    // Unfiltered, it is the recent list the rest of the dashboard reads: one request, not two.
+    queryKey: unfiltered ? [...backupsQueryKey, "recent"] : [...backupsQueryKey, "found", query],
+    queryFn: () => answerOrLog("failed to fetch backups", findBackupsRequest(query)),
+    placeholderData: keepPreviousData,
+  });
+}
+
+/** One backup by id, for its deep link (?backup=ID); a 404 (deleted, or another organization's) is an error, not retried. */
+export function useBackupDetails(id: string) {
+  return useQuery({
+    queryKey: [...backupsQueryKey, "one", id],
+    queryFn: () => answerOf(getBackupRequest(id)),
+    enabled: id !== "",
+    retry: false,
   });
 }

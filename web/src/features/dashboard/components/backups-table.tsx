@@ -1,4 +1,5 @@
 import { type ComponentProps, useMemo } from "react";
+import { Link } from "wouter";
 import { Button } from "../../../components/ui/button";
 import { DataTable, type DataTableColumn } from "../../../components/ui/data-table";
 import { Icon } from "../../../components/ui/icons";
@@ -27,6 +28,8 @@ type Actions = {
   agents: readonly Agent[];
   /** What the current role may do: operators download, restore and verify; admins delete. */
   can: Permissions;
+  /** The deep link to a backup's details (?backup=ID, the list's filters kept). */
+  detailsHref: (backup: Backup) => string;
 };
 
 /** A running backup: percentage, documents, collection and the time-remaining estimate restores show too. */
@@ -83,9 +86,32 @@ function KeyLines({ backup, agents }: { backup: Backup; agents: readonly Agent[]
   );
 }
 
-function buildColumns({ onDownload, onRestore, onDelete, onVerify, onResolveAnomaly, downloadingId, agents, can }: Actions): DataTableColumn<Backup>[] {
+function buildColumns({
+  onDownload,
+  onRestore,
+  onDelete,
+  onVerify,
+  onResolveAnomaly,
+  downloadingId,
+  agents,
+  can,
+  detailsHref,
+}: Actions): DataTableColumn<Backup>[] {
   return [
-    { accessorKey: "databaseName", header: "Database", cell: ({ row }) => <span className="font-medium text-slate-900">{row.original.databaseName}</span> },
+    {
+      accessorKey: "databaseName",
+      header: "Database",
+      cell: ({ row }) => (
+        <Link
+          href={detailsHref(row.original)}
+          className="font-medium text-slate-900 underline decoration-slate-300 underline-offset-2 hover:decoration-indigo-500"
+          aria-label={`${row.original.databaseName}: details of the backup of ${formatDateTime(row.original.createdAt)}`}
+          data-testid="backup-details-link"
+        >
+          {row.original.databaseName}
+        </Link>
+      ),
+    },
     {
       id: "timestamp",
       header: "Timestamp",
@@ -165,17 +191,17 @@ function buildColumns({ onDownload, onRestore, onDelete, onVerify, onResolveAnom
 }
 
 /** Recent Backups (spec 2), TanStack Table; running rows show their live progress. */
-export function BackupsTable({ backups, ...actions }: Actions & { backups: Backup[] }) {
-  const { onDownload, onRestore, onDelete, onVerify, onResolveAnomaly, downloadingId, agents, can } = actions;
+export function BackupsTable({ backups, filtered = false, ...actions }: Actions & { backups: Backup[]; filtered?: boolean }) {
+  const { onDownload, onRestore, onDelete, onVerify, onResolveAnomaly, downloadingId, agents, can, detailsHref } = actions;
   const columns = useMemo(
-    () => buildColumns({ onDownload, onRestore, onDelete, onVerify, onResolveAnomaly, downloadingId, agents, can }),
-    [onDownload, onRestore, onDelete, onVerify, onResolveAnomaly, downloadingId, agents, can],
+    () => buildColumns({ onDownload, onRestore, onDelete, onVerify, onResolveAnomaly, downloadingId, agents, can, detailsHref }),
+    [onDownload, onRestore, onDelete, onVerify, onResolveAnomaly, downloadingId, agents, can, detailsHref],
   );
 
   if (backups.length === 0) {
     return (
       <p className="rounded-lg border border-dashed border-slate-300 p-10 text-center text-slate-600">
-        No backups found. Trigger a backup to protect your data.
+        {filtered ? "No backups match these filters." : "No backups found. Trigger a backup to protect your data."}
       </p>
     );
   }

@@ -1,5 +1,6 @@
 import { useAtom } from "jotai";
 import { useCallback, useEffect, useMemo, useState } from "react";
+import { useLocation, useSearch } from "wouter";
 import { Card } from "../../../components/ui/card";
 import { askConfirmation } from "../../../components/ui/confirm-dialog";
 import { LoadingScreen } from "../../../components/ui/spinner";
@@ -25,6 +26,10 @@ import { useSession } from "../../../lib/auth/use-session";
 import type { Permissions } from "../../../lib/organization/permissions";
 import { BackupSizeChart } from "./backup-size-chart";
 import { BackupsTable } from "./backups-table";
+import { BackupFilterBar, BackupPager } from "./backup-finder";
+import { BackupDetailsDialog } from "./backup-details-dialog";
+import { useFoundBackups } from "../api/get-backups";
+import { type BackupFilters, backupFiltersSearch, isFiltered, readBackupFilters } from "../utils/backup-filters";
 import { DashboardHeader } from "./dashboard-header";
 import { DashboardTabs } from "./dashboard-tabs";
 import { RestoreDialog } from "./restore-dialog";
@@ -52,6 +57,14 @@ export function DashboardPage({ token, can }: { token: string | null; can: Permi
   const { trigger, busy } = useTriggerBackup();
   const { download, downloadingId } = useBackupDownload();
   const chartBackups = useDatabaseBackups(selected);
+  // The backups tab's filters, page and open backup live in the URL: a filtered view is a link.
+  const search = useSearch();
+  const [, setLocation] = useLocation();
+  const filters = useMemo(() => readBackupFilters(search), [search]);
+  const found = useFoundBackups(filters);
+  const foundBackups = found.data ?? (found.isError ? [] : null);
+  const showFilters = useCallback((next: BackupFilters) => setLocation(`/dashboard${backupFiltersSearch(next)}`), [setLocation]);
+  const detailsHref = useCallback((backup: Backup) => `/dashboard${backupFiltersSearch({ ...filters, backup: backup.id })}`, [filters]);
 
   useEffect(() => {
     if (databases) setSelected((current) => chooseDatabase(current, databases));
@@ -159,11 +172,14 @@ export function DashboardPage({ token, can }: { token: string | null; can: Permi
           {tab === "backups" ? (
             <div>
               <h2 className="p-5 text-lg font-semibold text-slate-900">Recent Backups</h2>
-              {backups === null ? (
+              <BackupFilterBar filters={filters} onChange={showFilters} />
+              {foundBackups === null ? (
                 <LoadingScreen label="Loading backups..." />
               ) : (
                 <BackupsTable
-                  backups={backups}
+                  backups={foundBackups}
+                  filtered={isFiltered(filters)}
+                  detailsHref={detailsHref}
                   onDownload={download}
                   onRestore={setRestoring}
                   onDelete={onDelete}
@@ -174,12 +190,14 @@ export function DashboardPage({ token, can }: { token: string | null; can: Permi
                   can={can}
                 />
               )}
+              <BackupPager filters={filters} onChange={showFilters} shown={foundBackups?.length ?? 0} loading={found.isFetching} />
             </div>
           ) : (
             <RestoreHistoryPanel restores={history.restores} error={history.error} loading={history.loading} onRefresh={() => void history.reload()} />
           )}
         </DashboardTabs>
       </Card>
+      <BackupDetailsDialog backupId={filters.backup} onClose={() => showFilters({ ...filters, backup: "" })} />
       <RestoreDialog
         backup={restoring}
         onClose={() => setRestoring(null)}
