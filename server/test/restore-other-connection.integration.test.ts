@@ -98,6 +98,13 @@ describe("restore into another connection of an agent", () => {
     });
     expect(again.status).toBe(409);
     expect(again.body.message).toBe('A restore into "shop_copy" on "staging-host" is already running.');
+
+    // The backup's own connection chosen here while a restore over the original runs: refused too.
+    const over = await askRestore(user, backupId, { databaseName: "shop" });
+    expect(over.status).toBe(201);
+    const ownConnection = await askRestore(user, backupId, { databaseName: "shop", connection: { agentId: source.agentId, name: "shop" } });
+    expect(ownConnection.status).toBe(409);
+    expect(ownConnection.body.message).toBe('A restore into "shop" on "db-host" is already running.');
   });
 
   test("refuses an unknown connection name, another organization's agent, an offline agent and one that cannot open the backup, changing nothing", async () => {

@@ -132,7 +132,9 @@ export async function requestRestoreToConnection(
   const collections = input.collections ?? null;
   const restore = await ctx.db.transaction(async (tx) => {
     const row = await insertRestoreUnlessBusy(ctx, tx, {
-      lockKey: `restore:${agent.id}:${connection}:${target}`,
+      // The same lock as a restore over the backup's own server (service.ts): that agent's own
+      // connection may be the one chosen here, and the two checks must not pass side by side.
+      lockKey: `restore:${organizationId}:${target}`,
       busy: and(eq(restores.agentId, agent.id), eq(restores.kind, "restore"), sql`coalesce(${restores.targetDatabase}, ${restores.databaseName}) = ${target}`)!,
       busyMessage: `A restore into "${target}" on "${agent.name}" is already running.`,
       values: { organizationId, backupId, databaseName: backup.databaseName, targetDatabase: target, collections, agentId: agent.id, waitingFor: null },
