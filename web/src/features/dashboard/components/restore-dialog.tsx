@@ -97,7 +97,9 @@ export function RestoreDialog({ backup, onClose, onRestored, keyWarning = null, 
   const whereProblem =
     where.mode === "copy" || onConnection ? (describeDatabaseNameProblem(name) ?? (onConnection && !where.connection ? "Choose a connection" : null)) : null;
   const offerIdentity = identityRecipient !== null;
-  const pastedIdentity = identityRecipient !== null && identityRecipient !== "too-old" && from === "backup" ? identity.trim() : "";
+  // The identity is sealed to the database's own agent: another connection's agent could not open it
+  // (only agents that hold the backup's key are listed there).
+  const pastedIdentity = identityRecipient !== null && identityRecipient !== "too-old" && from === "backup" && !onConnection ? identity.trim() : "";
   const identityProblem = describeIdentityProblem(pastedIdentity);
   const choice: RestoreChoice = {
     mode: where.mode,
@@ -218,7 +220,7 @@ export function RestoreDialog({ backup, onClose, onRestored, keyWarning = null, 
               <span data-testid="restore-reader-note">{readerNote}</span>
             </Alert>
           ) : null}
-          {step === 1 && offerIdentity && from === "backup" ? (
+          {step === 1 && offerIdentity && from === "backup" && !onConnection ? (
             <IdentityField value={identity} onChange={setIdentity} problem={identityProblem} tooOld={identityRecipient === "too-old"} />
           ) : null}
           {step === 1 && database?.pitrEnabled ? <SourceChoice from={from} onChange={chooseSource} backupTime={formatDateTime(backup.timestamp)} /> : null}
