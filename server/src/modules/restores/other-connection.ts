@@ -34,7 +34,7 @@ async function connectionNamesOf(ctx: AppContext, agentId: string): Promise<stri
 /**
  * The wizard's "another connection" choices for a backup: each online agent of the organization
  * that can open the backup's key, with the names of its connections (names only: the server never
- * holds a connection string).
+ * holds a connection string) other than the backup's own database's.
  */
 export async function listRestoreConnections(ctx: AppContext, organizationId: string, backupId: string) {
   const backup = await findOwnBackup(ctx, organizationId, backupId);
@@ -63,7 +63,8 @@ export async function listRestoreConnections(ctx: AppContext, organizationId: st
         id: agent.id,
         name: agent.name,
         role: agent.role,
-        connections: links.filter((link) => link.agentId === agent.id).map((link) => link.name),
+        // The backup's own database is restored over or copied beside by the wizard's other choices.
+        connections: links.filter((link) => link.agentId === agent.id && link.name !== backup.databaseName).map((link) => link.name),
       }))
       .filter((agent) => agent.connections.length > 0),
   };
