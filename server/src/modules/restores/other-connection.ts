@@ -10,7 +10,7 @@ import { AppError, badRequest, conflict, notFound } from "../../lib/errors";
 import { type AuditActor, recordAudit } from "../audit/service";
 import { announceWork, enqueueJob } from "../agent-jobs/service";
 import { findOwnBackup } from "../backups/service";
-import { canRead } from "../restore-agents/readers";
+import { canRead } from "../agents/readers";
 import { toRestoreView } from "./views";
 import { announceRestore, insertRestoreUnlessBusy, noReaderAtAll, type RestoreRequest, restoreDetails } from "./service";
 
