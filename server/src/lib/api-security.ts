@@ -127,6 +127,7 @@ const TOKEN_SCOPE_BY_OPERATION: Record<string, ApiTokenScope> = {
   "GET /api/pitr/databases/{databaseId}/slices/archive": "backup",
   // restore: restores and restore drills.
   "POST /api/backups/{id}/restore": "restore",
+  "GET /api/backups/{id}/restore-connections": "restore",
   "POST /api/drills/": "restore",
   // admin: settings, databases, agents, webhooks, deleting backups; the admin console and
   // knowledge-base editing when the creator is an admin.

@@ -66,6 +66,18 @@ export const backupsModel = {
         description: "A write-only agent's identity, sealed by the web to the restoring agent's identityRecipient: the server forwards it and cannot open it",
       }),
     ),
+    connection: t.Optional(
+      t.Object(
+        {
+          agentId: t.String({ minLength: 1, maxLength: 64, error: "connection.agentId must be an agent's id" }),
+          name: t.String({ minLength: 1, maxLength: 64, error: "connection.name must be the name of one of that agent's connections (1 to 64 characters)" }),
+        },
+        {
+          description:
+            "Restore into targetDatabase on this agent's connection (its name as added with dbvault-agent db add): any server the agent reaches. The typed confirmation is always asked.",
+        },
+      ),
+    ),
     /** Refused: the server takes an identity sealed to the agent only (service.ts says so with a 400). */
     identity: t.Optional(t.Unknown({ description: "Refused: send sealedIdentity" })),
   }),
@@ -170,6 +182,17 @@ export const backupAnswers = {
   }),
   restores: t.Array(restoreAnswer),
   restoreRequested: t.Object({ message: t.String(), restore: restoreAnswer }),
+  restoreConnections: t.Object({
+    agents: t.Array(
+      t.Object({
+        id: t.String(),
+        name: t.String(),
+        role: t.String(),
+        connections: t.Array(t.String(), { description: "The names of its connections (dbvault-agent db add); never a connection string" }),
+      }),
+      { description: "Online agents that can open the backup, with at least one connection" },
+    ),
+  }),
   message: messageAnswer,
 };
 

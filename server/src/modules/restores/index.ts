@@ -5,6 +5,7 @@ import { actorOf } from "../audit/service";
 import { backupAnswers, backupsModel } from "../backups/model";
 import { pointInTimeAnswers, pointInTimeModel } from "./model";
 import { describeRestorePlan, requestPointInTimeRestore } from "./point-in-time";
+import { listRestoreConnections, requestRestoreToConnection } from "./other-connection";
 import { listRestores, requestRestore } from "./service";
 
 /** The restore routes: a backup restored, a database restored to a moment, and the restore history. */
@@ -18,11 +19,19 @@ const backupRestores = (ctx: AppContext) =>
       response: { 200: backupAnswers.restores },
       detail: { summary: "The user's restores, newest first" },
     })
+    .get("/:id/restore-connections", ({ organization, params }) => listRestoreConnections(ctx, organization.id, params.id), {
+      auth: true,
+      params: backupsModel.idParams,
+      response: { 200: backupAnswers.restoreConnections },
+      detail: { summary: "Where a backup can be restored besides its own server: each online agent that can open it, with its connection names" },
+    })
     .post(
       "/:id/restore",
       async ({ user, organization, params, body, set }) => {
         set.status = 201;
-        return requestRestore(ctx, organization.id, params.id, body, undefined, actorOf(user, organization));
+        const actor = actorOf(user, organization);
+        if (body.connection) return requestRestoreToConnection(ctx, organization.id, params.id, { ...body, connection: body.connection }, actor);
+        return requestRestore(ctx, organization.id, params.id, body, undefined, actor);
       },
       {
         auth: true,

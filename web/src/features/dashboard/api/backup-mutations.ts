@@ -22,7 +22,15 @@ export function useResolveAnomaly() {
 }
 
 /** `sealedIdentity`: a write-only agent's identity, sealed in the wizard to the restoring agent; the server forwards it only. */
-export type RestoreRequest = { backupId: string; databaseName: string; targetDatabase?: string; collections?: string[]; sealedIdentity?: string };
+export type RestoreRequest = {
+  backupId: string;
+  databaseName: string;
+  targetDatabase?: string;
+  collections?: string[];
+  sealedIdentity?: string;
+  /** Another connection an agent knows, by its name (issue 44). */
+  connection?: { agentId: string; name: string };
+};
 
 /** Starts a restore; Restore History is read again so the new row shows at once. */
 export function useStartRestore() {

@@ -29,8 +29,10 @@ export const downloadBackupRangeRequest = (id: string, start: number, end: numbe
 export const restoreBackupRequest = (
   id: string,
   databaseName: string,
-  where: { targetDatabase?: string; collections?: string[]; sealedIdentity?: string } = {},
+  where: { targetDatabase?: string; collections?: string[]; sealedIdentity?: string; connection?: { agentId: string; name: string } } = {},
 ) => backupNode(id).restore.post({ databaseName, ...where });
+/** The online agents that can open a backup, with their connection names (names only), for "another connection". */
+export const restoreConnectionsRequest = (id: string) => backupNode(id)["restore-connections"].get();
 export const restoreToMomentRequest = (body: { databaseId: string; at: string; confirmation: string; targetDatabase?: string; collections?: string[] }) =>
   api.restores["point-in-time"].post(body);
 export const listRestoresRequest = () => api.backups.restores.all.get();
@@ -44,6 +46,7 @@ export const openRealtimeChannel = () => api.ws.subscribe();
 export type Backup = Answer<typeof listBackupsRequest>[number];
 export type BackupSummary = Answer<typeof backupSummaryRequest>;
 export type RestoreRecord = Answer<typeof listRestoresRequest>[number];
+export type RestoreConnectionAgent = Answer<typeof restoreConnectionsRequest>["agents"][number];
 export type { SystemStatus };
 export type Agent = SystemStatus["agents"][number];
 export type DatabaseEntry = UserDatabase;

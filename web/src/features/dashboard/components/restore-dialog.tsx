@@ -10,6 +10,7 @@ import { useDatabases } from "../../../lib/api/get-databases";
 import { PointInTimePicker } from "./point-in-time-picker";
 import type { RestorePlan } from "../api/pitr-api";
 import { useRestoreToMoment, useStartRestore } from "../api/backup-mutations";
+import { useRestoreConnections } from "../api/get-restores";
 import type { Backup } from "../api/dashboard-api";
 import {
   DEFAULT_TARGET,
@@ -47,6 +48,8 @@ type RestoreSource = "backup" | "moment";
  * The restore wizard: this backup or a point in time, where to restore (over the original, or as a copy, optionally only some
  * collections), the spec's two warnings, then the exact target name to confirm. A copy into a new
  * database (not one of the account's) replaces nothing: one step to choose, one to confirm, no typing.
+ * Another connection an agent knows (issue 44) always asks for the typed name: whether the target
+ * exists there only that agent could tell.
  */
 export function RestoreDialog({ backup, onClose, onRestored, keyWarning = null, readerNote = null, identityRecipient = null }: Props) {
   const [step, setStep] = useState(1);
@@ -59,6 +62,7 @@ export function RestoreDialog({ backup, onClose, onRestored, keyWarning = null, 
   const [from, setFrom] = useState<RestoreSource>("backup");
   const [chosen, setChosen] = useState<{ at: string; plan: RestorePlan } | null>(null);
   const accountDatabases = useDatabases().data;
+  const connectionAgents = useRestoreConnections(backup?.id ?? null).data?.agents ?? [];
   const database = accountDatabases?.find((entry) => entry.name === backup?.databaseName) ?? null;
   const [error, setError] = useState<string | null>(null);
   const [where, setWhere] = useState<RestoreTarget>(DEFAULT_TARGET);
@@ -81,19 +85,25 @@ export function RestoreDialog({ backup, onClose, onRestored, keyWarning = null, 
 
   const source = backup?.databaseName ?? "";
   const copyName = where.copyName ?? (backup ? defaultCopyName(backup) : "");
-  const name = where.mode === "copy" ? copyName.trim() : source;
+  const onConnection = where.mode === "connection" && from === "backup";
+  const name = where.mode === "copy" ? copyName.trim() : onConnection ? (where.copyName ?? source).trim() : source;
+  const connectionAgent = onConnection ? connectionAgents.find((agent) => agent.id === where.connection?.agentId) : undefined;
   const collections = parseCollectionList(where.collections);
   // The account's databases are the ones known to exist; the server still wants the name, given here.
   const replacesNothing = where.mode === "copy" && accountDatabases !== undefined && !accountDatabases.some((entry) => entry.name === name);
   const stepCount = replacesNothing ? 2 : 4;
   const confirmation = replacesNothing ? name : typed;
   const matches = confirmation === name && name !== "";
-  const whereProblem = where.mode === "copy" ? describeDatabaseNameProblem(name) : null;
+  const whereProblem =
+    where.mode === "copy" || onConnection ? (describeDatabaseNameProblem(name) ?? (onConnection && !where.connection ? "Choose a connection" : null)) : null;
   const offerIdentity = identityRecipient !== null;
-  const pastedIdentity = identityRecipient !== null && identityRecipient !== "too-old" && from === "backup" ? identity.trim() : "";
+  // The identity is sealed to the database's own agent: another connection's agent could not open it
+  // (only agents that hold the backup's key are listed there).
+  const pastedIdentity = identityRecipient !== null && identityRecipient !== "too-old" && from === "backup" && !onConnection ? identity.trim() : "";
   const identityProblem = describeIdentityProblem(pastedIdentity);
   const choice: RestoreChoice = {
     mode: where.mode,
+    connection: onConnection && where.connection ? { name: where.connection.name, agentName: connectionAgent?.name ?? "" } : null,
     source,
     target: name,
     chosen: collections,
@@ -102,6 +112,12 @@ export function RestoreDialog({ backup, onClose, onRestored, keyWarning = null, 
   const finalWarning = describeFinalWarning(choice);
   // The destructive buttons look destructive only when the original is at stake.
   const proceedVariant = where.mode === "copy" ? "default" : "destructive";
+
+  // A restore to a moment runs on the database's own agent: "another connection" does not apply to it.
+  const chooseSource = (next: RestoreSource) => {
+    setFrom(next);
+    if (next === "moment" && where.mode === "connection") setWhere({ ...where, mode: "copy" });
+  };
 
   const submit = async () => {
     if (!backup || !matches) return;
@@ -135,7 +151,8 @@ export function RestoreDialog({ backup, onClose, onRestored, keyWarning = null, 
       {
         backupId: backup.id,
         databaseName: confirmation,
-        ...(where.mode === "copy" ? { targetDatabase: name } : {}),
+        ...(where.mode === "copy" || onConnection ? { targetDatabase: name } : {}),
+        ...(onConnection && where.connection ? { connection: where.connection } : {}),
         ...(collections.length > 0 ? { collections } : {}),
         ...(sealedIdentity ? { sealedIdentity } : {}),
       },
@@ -203,10 +220,10 @@ export function RestoreDialog({ backup, onClose, onRestored, keyWarning = null, 
               <span data-testid="restore-reader-note">{readerNote}</span>
             </Alert>
           ) : null}
-          {step === 1 && offerIdentity && from === "backup" ? (
+          {step === 1 && offerIdentity && from === "backup" && !onConnection ? (
             <IdentityField value={identity} onChange={setIdentity} problem={identityProblem} tooOld={identityRecipient === "too-old"} />
           ) : null}
-          {step === 1 && database?.pitrEnabled ? <SourceChoice from={from} onChange={setFrom} backupTime={formatDateTime(backup.timestamp)} /> : null}
+          {step === 1 && database?.pitrEnabled ? <SourceChoice from={from} onChange={chooseSource} backupTime={formatDateTime(backup.timestamp)} /> : null}
           {step === 1 && from === "moment" && database ? <PointInTimePicker databaseId={database.id} onChange={setChosen} /> : null}
           {step > 1 && from === "moment" && chosen ? (
             <p data-testid="restore-moment-summary">
@@ -219,11 +236,13 @@ export function RestoreDialog({ backup, onClose, onRestored, keyWarning = null, 
             <RestoreTargetStep
               inventory={backup.collections}
               source={source}
-              copyName={copyName}
+              copyName={where.mode === "connection" ? (where.copyName ?? source) : copyName}
               where={where}
               onChange={setWhere}
               problem={whereProblem}
               moment={from === "moment" ? { baseCollections: chosen?.plan.baseCollections ?? null } : null}
+              // A restore to a moment runs on the database's own agent: another connection is for a backup as it is.
+              connections={from === "backup" ? connectionAgents : []}
             />
           ) : null}
           {step === 2 ? <WarningStep warning={describeFirstWarning(choice)} /> : null}

@@ -3,21 +3,27 @@
 // backup's list when the agent reported one, else typed (the agent checks the names against the
 // backup before it changes anything). Restoring to a moment, the names are typed: collections
 // created after the base backup exist then too, and only the agent, replaying to the moment,
-// knows them (it checks the names there, before it changes anything).
-import { Field } from "../../../components/ui/field";
-import type { Backup } from "../api/dashboard-api";
+// knows them (it checks the names there, before it changes anything). A backup can also go to
+// another connection an agent knows (`dbvault-agent db add`), listed by name only: the agent alone
+// holds its connection string.
+import { useId } from "react";
+import { Field, inputClasses } from "../../../components/ui/field";
+import { cn } from "../../../lib/cn";
+import type { Backup, RestoreConnectionAgent } from "../api/dashboard-api";
 import { restorableCollections } from "../utils/dashboard-format";
 
 export type RestoreTarget = {
-  mode: "replace" | "copy";
-  /** The copy's name as typed; null until the user edits the default. */
+  mode: "replace" | "copy" | "connection";
+  /** The copy's (or the other connection's target database's) name as typed; null until the user edits the default. */
   copyName: string | null;
+  /** With mode "connection": the agent and the name of its connection chosen; null until chosen. */
+  connection: { agentId: string; name: string } | null;
   /** Comma-separated collection names as typed; empty means all. */
   collections: string;
 };
 
 /** A copy by default: the choice that changes nothing of the original. */
-export const DEFAULT_TARGET: RestoreTarget = { mode: "copy", copyName: null, collections: "" };
+export const DEFAULT_TARGET: RestoreTarget = { mode: "copy", copyName: null, connection: null, collections: "" };
 
 /** `<name>_restored_<YYYY-MM-DD of the backup>`. */
 export function defaultCopyName(backup: Backup): string {
@@ -56,9 +62,11 @@ type Props = {
   problem: string | null;
   /** Restoring to a moment: the collections its base backup holds (null: not known), offered as examples. */
   moment?: { baseCollections: string[] | null } | null;
+  /** The agents that can open the backup with their connections; the option shows when one has any. */
+  connections?: RestoreConnectionAgent[];
 };
 
-export function RestoreTargetStep({ inventory, source, copyName, where, onChange, problem, moment = null }: Props) {
+export function RestoreTargetStep({ inventory, source, copyName, where, onChange, problem, moment = null, connections = [] }: Props) {
   const option = (mode: RestoreTarget["mode"], title: string, text: string) => (
     <label className="flex cursor-pointer gap-3 rounded-md border border-slate-200 p-3 has-[:checked]:border-indigo-500 has-[:checked]:bg-indigo-50">
       <input type="radio" name="restore-mode" value={mode} checked={where.mode === mode} onChange={() => onChange({ ...where, mode })} className="mt-1" />
@@ -73,7 +81,13 @@ export function RestoreTargetStep({ inventory, source, copyName, where, onChange
       <legend className="font-medium text-slate-900">Where should the backup go?</legend>
       {option("copy", "Restore as a copy", `Restore into another database on the same server; ${source} is not touched.`)}
       {option("replace", "Replace the original", `Restore over ${source}: the backup's collections replace those in ${source}.`)}
-      {where.mode === "copy" ? (
+      {connections.length > 0
+        ? option("connection", "Restore to another connection", "Into a database on another server one of your agents connects to (dbvault-agent db add).")
+        : null}
+      {where.mode === "connection" ? (
+        <ConnectionChoice agents={connections} chosen={where.connection} onChange={(connection) => onChange({ ...where, connection })} />
+      ) : null}
+      {where.mode === "copy" || where.mode === "connection" ? (
         <Field
           label="Target database"
           value={copyName}
@@ -135,5 +149,52 @@ function CollectionChoice({ inventory, chosen, onChange }: { inventory: Record<s
         ))}
       </ul>
     </fieldset>
+  );
+}
+
+const choiceValue = (agentId: string, name: string) => JSON.stringify([agentId, name]);
+
+/** The agents' connections by name, grouped by agent: the server holds no connection string to show. */
+function ConnectionChoice({
+  agents,
+  chosen,
+  onChange,
+}: {
+  agents: RestoreConnectionAgent[];
+  chosen: RestoreTarget["connection"];
+  onChange: (next: RestoreTarget["connection"]) => void;
+}) {
+  const id = useId();
+  return (
+    <div>
+      <label htmlFor={id} className="block text-sm font-medium text-slate-700">
+        Connection
+      </label>
+      <select
+        id={id}
+        data-testid="restore-connection"
+        className={cn(inputClasses, "mt-1")}
+        value={chosen ? choiceValue(chosen.agentId, chosen.name) : ""}
+        onChange={(event) => {
+          const [agentId, name] = event.target.value ? (JSON.parse(event.target.value) as [string, string]) : [];
+          onChange(agentId && name ? { agentId, name } : null);
+        }}
+      >
+        <option value="">Choose a connection</option>
+        {agents.map((agent) => (
+          <optgroup key={agent.id} label={`Agent ${agent.name}`}>
+            {agent.connections.map((name) => (
+              <option key={name} value={choiceValue(agent.id, name)}>
+                {name} (on {agent.name})
+              </option>
+            ))}
+          </optgroup>
+        ))}
+      </select>
+      <p className="mt-1 text-xs text-slate-600">
+        The agent restores there with its own connection string, which DBVault's server never sees. You are asked to type the target's name: the server cannot
+        tell whether it already exists there.
+      </p>
+    </div>
   );
 }

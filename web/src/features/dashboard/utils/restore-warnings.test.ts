@@ -49,3 +49,27 @@ describe("replace the original", () => {
     );
   });
 });
+
+describe("restore to another connection", () => {
+  const elsewhere: RestoreChoice = {
+    mode: "connection",
+    connection: { name: "staging", agentName: "staging-host" },
+    source: "shop",
+    target: "shop",
+    chosen: [],
+    inBackup: ["orders"],
+  };
+  test("names the connection and its agent at each step, and says the server cannot see whether the target exists", () => {
+    expect(describeFirstWarning(elsewhere).text).toStartWith(
+      "The backup is restored into shop on the connection staging (agent staging-host), on whatever MongoDB server that connection reaches; nothing else is written.",
+    );
+    expect(describeFirstWarning(elsewhere).list[0]).toBe("Make sure shop on that server is the database you mean: DBVault cannot see whether it exists.");
+    expect(describeSecondWarning(elsewhere).title).toBe("Restoring into shop on the connection staging (agent staging-host)");
+    expect(describeFinalWarning(elsewhere)).toEqual({
+      tone: "error",
+      title: "Confirm the target",
+      text: "Only shop on the connection staging (agent staging-host) is written; what the backup restores there cannot be undone.",
+    });
+    expect(everything(elsewhere)).not.toContain("same MongoDB server");
+  });
+});

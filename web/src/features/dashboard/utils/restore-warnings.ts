@@ -3,7 +3,9 @@
 // chosen) and leaves the database's other collections as they are, which is what the agent does.
 
 export type RestoreChoice = {
-  mode: "replace" | "copy";
+  mode: "replace" | "copy" | "connection";
+  /** With mode "connection": the connection's name and its agent's, as the wizard lists them. */
+  connection?: { name: string; agentName: string } | null;
   /** The backed-up database. */
   source: string;
   /** Where the backup goes: the source itself, or the copy's name. */
@@ -25,8 +27,24 @@ function replacedCollections(choice: RestoreChoice): string {
   return "the collections this backup holds";
 }
 
+/** Where a restore into another connection writes, in words. */
+const placeOf = (choice: RestoreChoice) =>
+  choice.connection ? `${choice.target} on the connection ${choice.connection.name} (agent ${choice.connection.agentName})` : choice.target;
+
 /** Step 2: what happens, and what to do before. */
 export function describeFirstWarning(choice: RestoreChoice): RestoreWarning {
+  if (choice.mode === "connection") {
+    return {
+      tone: "warning",
+      title: `Restoring on another connection`,
+      text: `The backup is restored into ${placeOf(choice)}, on whatever MongoDB server that connection reaches; nothing else is written. If ${choice.target} already exists there, ${replacedCollections(choice)} are replaced; its other collections are left as they are.`,
+      listTitle: "Before you continue:",
+      list: [
+        `Make sure ${choice.target} on that server is the database you mean: DBVault cannot see whether it exists.`,
+        "Make sure that server has room for the backup.",
+      ],
+    };
+  }
   if (choice.mode === "copy") {
     return {
       tone: "info",
@@ -54,10 +72,10 @@ export function describeFirstWarning(choice: RestoreChoice): RestoreWarning {
 
 /** Step 3: what is replaced and what is lost. */
 export function describeSecondWarning(choice: RestoreChoice): RestoreWarning {
-  if (choice.mode === "copy") {
+  if (choice.mode === "copy" || choice.mode === "connection") {
     return {
       tone: "info",
-      title: `Restoring into ${choice.target}`,
+      title: `Restoring into ${choice.mode === "connection" ? placeOf(choice) : choice.target}`,
       text: `${choice.target} receives ${replacedCollections(choice)} as they were at the backup. The whole backup is checked first and each collection is swapped in only when all were restored, so a failure changes nothing.`,
       listTitle: `Nothing of ${choice.source} is lost. In ${choice.target}, if it already exists:`,
       list: ["Documents in the collections restored are replaced by the backup's.", "Its other collections are left as they are."],
@@ -75,5 +93,8 @@ export function describeSecondWarning(choice: RestoreChoice): RestoreWarning {
 /** Step 4's warning above the typed confirmation. */
 export function describeFinalWarning(choice: RestoreChoice): { tone: "error" | "info"; title: string; text: string } {
   if (choice.mode === "copy") return { tone: "info", title: "Confirm the copy", text: `${choice.source} stays as it is; only ${choice.target} is written.` };
+  if (choice.mode === "connection") {
+    return { tone: "error", title: "Confirm the target", text: `Only ${placeOf(choice)} is written; what the backup restores there cannot be undone.` };
+  }
   return { tone: "error", title: "Final warning", text: "This cannot be undone." };
 }
