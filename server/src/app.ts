@@ -33,16 +33,11 @@ import { webController } from "./modules/web";
 import { webhooksController } from "./modules/webhooks";
 import { subscribeToEvents } from "./subscriptions";
 
-/** The whole HTTP application for one context; tests call `createApp(ctx).handle(request)`. */
-export function createApp(ctx: AppContext) {
-  let apiDocument: ReturnType<typeof describeApi> | null = null;
-  const built: { app?: AnyElysia } = {};
-  subscribeToEvents(ctx);
-  const app = new Elysia()
-    .use(httpBasics(ctx.log, { https: ctx.config.publicUrl.startsWith("https://") }))
-    // The description as JSON (lib/api-document.ts); no bundled UI, whose CDN scripts our CSP
-    // (rightly) refuses. Built once, on first request, when every route exists.
-    .get("/api/docs", () => (apiDocument ??= describeApi(built.app!)), { detail: { hide: true } })
+// The controllers in two groups: one chain of them all is deeper than TypeScript instantiates
+// (TS2589) once the Eden client reads its type.
+/** Who users are and what they may do: accounts, organizations, sign-in, plans. */
+function accountRoutes(ctx: AppContext) {
+  return new Elysia()
     .use(authController(ctx))
     .use(ssoSignInController(ctx))
     .use(twoFactorController(ctx))
@@ -56,7 +51,12 @@ export function createApp(ctx: AppContext) {
     .use(invitationsController(ctx))
     .use(ssoSettingsController(ctx))
     .use(ssoAdminController(ctx))
-    .use(plansController(ctx))
+    .use(plansController(ctx));
+}
+
+/** What is backed up and by whom: databases, agents, backups, restores, point in time. */
+function backupRoutes(ctx: AppContext) {
+  return new Elysia()
     .use(settingsController(ctx))
     .use(databasesController(ctx))
     .use(backupProtectionController(ctx))
@@ -73,7 +73,21 @@ export function createApp(ctx: AppContext) {
     .use(kbController(ctx))
     .use(adminController(ctx))
     .use(downloadsController(ctx))
-    .use(metricsController(ctx, ctx.metrics))
+    .use(metricsController(ctx, ctx.metrics));
+}
+
+/** The whole HTTP application for one context; tests call `createApp(ctx).handle(request)`. */
+export function createApp(ctx: AppContext) {
+  let apiDocument: ReturnType<typeof describeApi> | null = null;
+  const built: { app?: AnyElysia } = {};
+  subscribeToEvents(ctx);
+  const app = new Elysia()
+    .use(httpBasics(ctx.log, { https: ctx.config.publicUrl.startsWith("https://") }))
+    // The description as JSON (lib/api-document.ts); no bundled UI, whose CDN scripts our CSP
+    // (rightly) refuses. Built once, on first request, when every route exists.
+    .get("/api/docs", () => (apiDocument ??= describeApi(built.app!)), { detail: { hide: true } })
+    .use(accountRoutes(ctx))
+    .use(backupRoutes(ctx))
     // Last: the single-page app answers every GET no API route took.
     .use(webController(ctx));
   built.app = app;
