@@ -12,6 +12,7 @@ import { isRunning } from "../utils/operation-status";
 import { formatTimeRemaining } from "../utils/time-remaining";
 import { useTimeRemaining } from "../hooks/use-time-remaining";
 import { describeReaders, shortKeyId } from "../utils/key-warning";
+import { BackupMarks } from "./backup-marks";
 import { StatusBadge } from "./status-badge";
 import { AnomalyBadge, PlacesBadge, VerificationBadge } from "./trust-badges";
 
@@ -85,7 +86,7 @@ function KeyLines({ backup, agents }: { backup: Backup; agents: readonly Agent[]
 
 function buildColumns({ onDownload, onRestore, onDelete, onVerify, onResolveAnomaly, downloadingId, agents, can }: Actions): DataTableColumn<Backup>[] {
   return [
-    { accessorKey: "databaseName", header: "Database", cell: ({ row }) => <span className="font-medium text-slate-900">{row.original.databaseName}</span> },
+    { accessorKey: "databaseName", header: "Database", cell: ({ row }) => <BackupMarks backup={row.original} canChange={can.operate} /> },
     {
       id: "timestamp",
       header: "Timestamp",
@@ -150,7 +151,8 @@ function buildColumns({ onDownload, onRestore, onDelete, onVerify, onResolveAnom
                 variant="ghost"
                 size="sm"
                 className="text-red-600 hover:bg-red-50"
-                disabled={!usable}
+                disabled={!usable || backup.kept}
+                title={backup.kept ? "Kept forever: turn Keep forever off to delete it" : undefined}
                 onClick={() => onDelete(backup)}
                 aria-label={`Delete ${label}`}
               >
