@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { and, eq } from "drizzle-orm";
 import { auditLogs, backups, organizations } from "@db/schema";
 import { totpCode } from "../../testkit/totp";
+import { BackupKeptError, deleteBackup } from "../src/modules/backups/deletion";
 import { applyRetention } from "../src/modules/retention/service";
 import { startTestServer, type TestServer, type TestUser } from "./harness";
 import { createTeam } from "./teams";
@@ -92,6 +93,16 @@ describe("keep forever", () => {
 
     expect((await keep(user, backup.id, false)).status).toBe(200);
     expect((await server.call("DELETE", `/api/backups/${backup.id}`, { token: user.token })).status).toBe(200);
+  });
+
+  test("a backup kept after retention chose it stays: the delete reads the mark under the row lock", async () => {
+    const user = await server.registerUser();
+    const backup = await insertBackup(user.id, 200 * HOUR);
+    expect((await keep(user, backup.id, true)).status).toBe(200);
+    // Retention read the row before it was kept.
+    await expect(deleteBackup(server.ctx, { ...backup, kept: false }, "auto")).rejects.toBeInstanceOf(BackupKeptError);
+    expect(await exists(backup.id)).toBe(true);
+    expect(await storageUsed(user.id)).toBe(1000);
   });
 
   test("only a completed backup can be kept", async () => {
