@@ -45,38 +45,20 @@ export const TABLE_OWNERS: Record<string, string> = {
 
 /** "table module" pairs written before the rule, waiting to move into the owner's service. */
 const KNOWN_WRITERS = new Set([
-  "agentDatabases agents",
-  "agents scheduler",
   "apiTokens auth",
   "backupParts backups",
-  "databases agents",
-  "databases pitr",
-  "databases scheduler",
-  "databases settings",
   "memberships auth",
-  "memberships teams",
-  "organizations admin",
   "organizations auth",
-  "organizations quota",
-  "organizations settings",
-  "organizations teams",
-  "organizations users",
   "recoveryCodes auth",
-  "plans admin",
   "restores agent-link",
   "restores agents",
   "settings auth",
   "settings drills",
   "settings organizations",
   "settings retention",
-  "users admin",
   "users auth",
-  "users bootstrap.ts",
   "users downloads",
   "users email-change",
-  // The account's SSO binding: users/sso-binding.ts writes it for teams; sso cannot import users
-  // while users imports reauthentication, which imports sso (SSO_SESSION_MAX_HOURS, the round trip).
-  "users sso",
   "users two-factor",
 ]);
 

@@ -21,7 +21,9 @@ import { plansController } from "./modules/plans";
 import { realtimeController } from "./modules/realtime";
 import { restoresController } from "./modules/restores";
 import { reauthenticationController } from "./modules/reauthentication";
-import { pitrSwitchController, settingsController } from "./modules/settings";
+import { ssoReauthenticationController } from "./modules/sso/reauthentication";
+import { settingsController } from "./modules/settings";
+import { databasesController } from "./modules/databases";
 import { ssoAdminController, ssoSettingsController, ssoSignInController } from "./modules/sso";
 import { twoFactorController } from "./modules/two-factor";
 import { usersController } from "./modules/users";
@@ -44,6 +46,7 @@ export function createApp(ctx: AppContext) {
     .use(ssoSignInController(ctx))
     .use(twoFactorController(ctx))
     .use(reauthenticationController(ctx))
+    .use(ssoReauthenticationController(ctx))
     .use(emailChangeController(ctx))
     .use(usersController(ctx))
     .use(apiTokensController(ctx))
@@ -53,7 +56,7 @@ export function createApp(ctx: AppContext) {
     .use(ssoAdminController(ctx))
     .use(plansController(ctx))
     .use(settingsController(ctx))
-    .use(pitrSwitchController(ctx))
+    .use(databasesController(ctx))
     .use(backupProtectionController(ctx))
     .use(webhooksController(ctx))
     .use(agentLinkController(ctx))

@@ -24,6 +24,7 @@ import { createMailer } from "./modules/mail/mailer";
 import { createMailDispatcher } from "./modules/mail/outbox";
 import { createMetrics } from "./modules/metrics/service";
 import { seedPlans } from "./modules/plans/service";
+import { updateAccount } from "./modules/users/account-rows";
 import { createWebhookDispatcher } from "./modules/webhooks/deliveries";
 import { createStorage } from "./storage";
 import { createBodyGate } from "./modules/uploads/body-gate";
@@ -142,7 +143,7 @@ export async function ensureFirstAdmin(ctx: AppContext) {
     await createUser(ctx, { name: "Administrator", email: adminEmail, password: adminPassword, role: "admin" });
     ctx.log.info("first admin created", { email: adminEmail });
   } else if (existing.role !== "admin") {
-    await ctx.db.update(users).set({ role: "admin" }).where(eq(users.id, existing.id));
+    await updateAccount(ctx.db, existing.id, { role: "admin" });
     ctx.log.info("admin role granted", { email: adminEmail });
   }
 }

@@ -12,7 +12,7 @@ import { armor, Decrypter, generateX25519Identity, identityToRecipient } from "a
 import { and, eq } from "drizzle-orm";
 import { agents, databases, restores } from "@db/schema";
 import { startBackup } from "../src/modules/backups/service";
-import { noReaderSetUp } from "../src/modules/restore-agents/readers";
+import { noReaderSetUp } from "../src/modules/agents/readers";
 import { noReaderAtAll } from "../src/modules/restores/service";
 import { failStalledOperations } from "../src/modules/scheduler/service";
 import { PENDING_TIMEOUT_MS, QUEUED_LIMIT_MS } from "../src/modules/agent-jobs/deadlines";

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
 import { decodeJwt } from "jose";
-import { auditLogs, memberships, organizations, ssoConnections, users } from "@db/schema";
+import { auditLogs, memberships, ssoConnections, users } from "@db/schema";
 import { startTestDnsServer, type TestDnsServer } from "../../testkit/dns-server";
 import { startTestOidcProvider, type TestOidcProvider } from "../../testkit/oidc-provider";
 import { totpCode } from "../../testkit/totp";
@@ -17,7 +17,7 @@ import { LAST_BREAK_GLASS_MESSAGE, NO_BREAK_GLASS_LEFT_MESSAGE, SSO_REQUIRED_MES
 import { PROVIDER_CACHE_TTL_MS } from "../src/modules/sso/provider-cache";
 import { PROVIDER_DOWN_MESSAGE, SIGN_IN_REFUSED_MESSAGE } from "../src/modules/sso/provider-client";
 import { NO_SSO_FOR_DOMAIN_MESSAGE, OTHER_BROWSER_MESSAGE, REAUTHENTICATION_REFUSED_MESSAGE, USED_SIGN_IN_MESSAGE } from "../src/modules/sso/sign-in";
-import { NO_SSO_TO_CONFIRM_MESSAGE, SSO_CONFIRMATION_USED_MESSAGE } from "../src/modules/reauthentication";
+import { NO_SSO_TO_CONFIRM_MESSAGE, SSO_CONFIRMATION_USED_MESSAGE } from "../src/modules/sso/reauthentication";
 import { type StoppedClock, startTestServer, stopServerClock, type TestServer, type TestUser } from "./harness";
 
 const PUBLIC_URL = "http://dbvault.test";

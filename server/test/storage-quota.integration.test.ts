@@ -1,5 +1,5 @@
 // A user's storage used is always the sizes of their completed backups plus the part rows of
-// their running uploads (modules/quota/storage-quota.ts), whatever happens at once: parts
+// their running uploads (modules/organizations/storage-quota.ts), whatever happens at once: parts
 // uploaded and resent, backups completed, failed and deleted side by side.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";

@@ -21,7 +21,11 @@ export type TrustAlert = {
 /** Something that happened which other modules (agents, realtime) react to. */
 export type AppEvent =
   /** An alert was raised (verification, anomaly, drill): channels beyond e-mail subscribe here. */
-  { type: "alert"; alert: TrustAlert } | { type: "userDeleted"; userId: string } | { type: "organizationDeleted"; organizationId: string };
+  | { type: "alert"; alert: TrustAlert }
+  | { type: "userDeleted"; userId: string }
+  | { type: "organizationDeleted"; organizationId: string }
+  /** An agent is about to be removed for good: its unfinished work fails with `reason` while the rows still name it. */
+  | { type: "agentRemoving"; agentId: string; reason: string };
 
 type Handler<T extends AppEvent["type"]> = (event: Extract<AppEvent, { type: T }>) => void | Promise<void>;
 

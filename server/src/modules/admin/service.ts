@@ -1,4 +1,4 @@
-import { and, asc, count, eq, ne, sql, sum } from "drizzle-orm";
+import { and, asc, count, eq, ne, sum } from "drizzle-orm";
 import { agents, backupProtections, backups, organizations, plans, users } from "@db/schema";
 import { AGENT_REMOVED_CLOSE_CODE } from "@protocol/agent-protocol";
 import { formatBytes } from "@protocol/format";
@@ -12,12 +12,14 @@ import type { AuthenticatedUser } from "../auth/guard";
 import { normaliseEmail } from "../auth/service";
 import { findPlan, toPlanView } from "../plans/service";
 import { switchPlan } from "../users/service";
+import { type AccountChanges, deleteAccountRow, updateAccount } from "../users/account-rows";
 import { removeAgent } from "../agents/remove-agent";
 import { recordRemovedAgentsOf } from "../agents/removed-agents";
 import { disconnectUserAgents, toAgentView } from "../agents/service";
 import { endBrowserSessions } from "../../lib/browser-events";
 import { removeTwoFactor } from "../two-factor/service";
 import { refuseIfOnlyOwner } from "../organizations/sole-owner";
+import { deletePersonalOrganization } from "../organizations/rows";
 
 export const DEFAULT_BAN_REASON = "Policy violation";
 /** What a deleted account's agents are told as they are disconnected for good. */
@@ -103,7 +105,7 @@ export async function updateUser(ctx: AppContext, admin: AuthenticatedUser, user
   if (input.plan !== undefined && personal && input.plan !== personal.planId) {
     await switchPlan(ctx, user.id, await findPlan(ctx.db, input.plan), "admin");
   }
-  const changes: Partial<UserRow> = {};
+  const changes: AccountChanges = {};
   if (input.role !== undefined) changes.role = input.role as UserRow["role"];
   if (input.status !== undefined) changes.status = input.status as UserRow["status"];
   if (input.email !== undefined) {
@@ -122,10 +124,7 @@ export async function updateUser(ctx: AppContext, admin: AuthenticatedUser, user
   const deactivated = changes.status === "inactive" && user.status !== "inactive";
   if (Object.keys(changes).length > 0) {
     await ctx.db.transaction(async (tx) => {
-      await tx
-        .update(users)
-        .set({ ...changes, ...(deactivated ? { tokenVersion: sql`${users.tokenVersion} + 1` } : {}), updatedAt: ctx.now() })
-        .where(eq(users.id, user.id));
+      await updateAccount(tx, user.id, changes, { endTokens: deactivated, updatedAt: ctx.now() });
       if (changes.email) await recordAudit(tx, user.id, "EMAIL_CHANGED", { from: user.email, to: changes.email, by: "admin" });
     });
   }
@@ -144,12 +143,8 @@ export async function setBan(ctx: AppContext, admin: AuthenticatedUser, userId: 
   // version on, so no token from before the ban works again.
   const values = input.isBanned
     ? { isBanned: true, banReason: input.banReason?.trim() || DEFAULT_BAN_REASON, bannedAt: ctx.now() }
-    : { isBanned: false, banReason: null, bannedAt: null, ...(user.isBanned ? { tokenVersion: sql`${users.tokenVersion} + 1` } : {}) };
-  const [updated] = await ctx.db
-    .update(users)
-    .set({ ...values, updatedAt: ctx.now() })
-    .where(eq(users.id, user.id))
-    .returning();
+    : { isBanned: false, banReason: null, bannedAt: null };
+  const updated = await updateAccount(ctx.db, user.id, values, { endTokens: !input.isBanned && user.isBanned, updatedAt: ctx.now() });
   ctx.log.info(input.isBanned ? "user banned" : "user unbanned", { userId: user.id, adminId: admin.id });
   if (input.isBanned) {
     await endBrowserSessions(ctx, user.id, "account suspended");
@@ -189,8 +184,8 @@ export async function deleteUser(ctx: AppContext, admin: AuthenticatedUser, user
   await ctx.db.transaction(async (tx) => {
     // Its personal organization's agents go with it: only their own tokens are told so later.
     await recordRemovedAgentsOf(tx, userId);
-    await tx.delete(users).where(eq(users.id, userId));
-    await tx.delete(organizations).where(and(eq(organizations.id, userId), eq(organizations.personal, true)));
+    await deleteAccountRow(tx, userId);
+    await deletePersonalOrganization(tx, userId);
   });
   // After the rows are gone, so closing the sockets records nothing for the deleted account. The
   // removal close code makes its agents stop instead of retrying an API key that no longer exists.

@@ -27,7 +27,7 @@ import { AppError } from "../../lib/errors";
 import { answerAppError } from "../../lib/http";
 import { fileAnswer } from "../../lib/schema";
 import { publicErrorOf } from "../../lib/public-error";
-import { declareDatabases } from "../agents/declared-databases";
+import { declareDatabases } from "../databases/declared";
 import { agentAnswers, agentsModel } from "../agents/model";
 import { registerAgent } from "../agents/service";
 import { downloadBackupResponse } from "../stored-files/download";

@@ -10,7 +10,7 @@ import { normaliseFrequencyHours } from "@protocol/schedule";
 import type { AppContext } from "../../context";
 import { AppError } from "../../lib/errors";
 import { triggerBackup } from "../backups/service";
-import { freshPitrLag } from "../pitr/lag-figure";
+import { freshPitrLag } from "../databases/lag-figure";
 
 const operatorColumns = {
   id: backups.id,

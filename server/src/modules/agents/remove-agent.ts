@@ -1,12 +1,10 @@
-import { and, eq, inArray } from "drizzle-orm";
-import { agents, backups, restores } from "@db/schema";
+import { and, eq } from "drizzle-orm";
+import { agents } from "@db/schema";
 import { AGENT_REMOVED_CLOSE_CODE, AGENT_REMOVED_MESSAGE } from "@protocol/agent-protocol";
 import type { AppContext } from "../../context";
 import { notFound } from "../../lib/errors";
 import { type AuditActor, recordAudit } from "../audit/service";
-import { failBackup } from "../backups/service";
-import { failRestore } from "../restores/service";
-import { handOverDatabases } from "./declared-databases";
+import { handOverDatabases } from "../databases/declared";
 import { recordRemovedAgent } from "./removed-agents";
 
 const REMOVED_REASON = "The agent was removed from DBVault.";
@@ -22,17 +20,9 @@ export async function removeAgent(ctx: AppContext, agentId: string, options: { o
   const [agent] = await ctx.db.select().from(agents).where(ownership);
   if (!agent) throw notFound("Agent");
 
-  // Fail its unfinished work first, while the rows still name the agent.
-  const openBackups = await ctx.db
-    .select({ id: backups.id })
-    .from(backups)
-    .where(and(eq(backups.agentId, agent.id), inArray(backups.status, ["pending", "in-progress"])));
-  for (const backup of openBackups) await failBackup(ctx, backup.id, REMOVED_REASON);
-  const openRestores = await ctx.db
-    .select({ id: restores.id })
-    .from(restores)
-    .where(and(eq(restores.agentId, agent.id), inArray(restores.status, ["pending", "in-progress"])));
-  for (const restore of openRestores) await failRestore(ctx, restore.id, REMOVED_REASON);
+  // Its unfinished work fails first, while the rows still name the agent: the modules owning that
+  // work react (subscriptions.ts), since they read which agent can open a backup from this one.
+  await ctx.events.emit({ type: "agentRemoving", agentId: agent.id, reason: REMOVED_REASON });
 
   // Its databases pass to another agent holding them, rather than to none.
   const [removed] = await ctx.db.transaction(async (tx) => {

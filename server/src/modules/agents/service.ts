@@ -11,7 +11,7 @@ import { queueMail } from "../mail/outbox";
 import { notifyAgentConnected, notifyAgentDisconnected } from "../notifications/service";
 import { hashAgentToken } from "./agent-token";
 import { recordUpdateRequested } from "./updates";
-import { declareDatabasesIn, handOverDatabases } from "./declared-databases";
+import { declareDatabasesIn, handOverDatabases } from "../databases/declared";
 import { authorizeRegisteringAgain, newAgentId } from "./setup-approval";
 
 /** An agent counts as inactive after this long without a heartbeat, and offline after OFFLINE_AFTER_MS. */

@@ -8,7 +8,7 @@ import { AppError, conflict, notFound } from "../../lib/errors";
 import { ObjectLockedError } from "../../storage";
 import { type AuditActor, recordAudit } from "../audit/service";
 import { refuseIfProtected } from "../backup-protection/check";
-import { releaseStorage } from "../quota/storage-quota";
+import { releaseStorage } from "../organizations/storage-quota";
 import { backupStorage } from "../stored-files/keys";
 
 type BackupRow = typeof backups.$inferSelect;

@@ -10,7 +10,7 @@ import { announceWork, enqueueJob, followSubject } from "../agent-jobs/service";
 import { notifyBackupAnomaly, notifyBackupCompleted, notifyBackupFailed } from "../notifications/service";
 import { backupFacts } from "../webhooks/events";
 import { planOfUser } from "../plans/service";
-import { releaseStorage } from "../quota/storage-quota";
+import { releaseStorage } from "../organizations/storage-quota";
 import { publishToOrganization } from "../../lib/browser-events";
 import { backupCommand } from "./command";
 import { copiesOfBackups } from "../copies/service";

@@ -9,7 +9,7 @@ import type { AppContext } from "../../context";
 import { conflict, notFound } from "../../lib/errors";
 import { announceWork, enqueueJob } from "../agent-jobs/service";
 import { type AuditActor, recordAudit } from "../audit/service";
-import { agentOffline, chooseReader } from "../restore-agents/readers";
+import { agentOffline, chooseReader } from "../agents/readers";
 import { toRestoreView } from "../restores/views";
 import { announceRestore, insertRestoreUnlessBusy, noReaderAtAll, restoreDetails } from "../restores/service";
 

@@ -3,7 +3,7 @@ import { type AuditAction, agents, auditLogs, backups, databases, pitrSlices } f
 import { collectDefaultMetrics, Counter, type Metric, Registry } from "prom-client";
 import type { Db } from "@db/client";
 import { ReplicatedStorage, type Storage } from "../../storage";
-import { freshPitrLag } from "../pitr/lag-figure";
+import { freshPitrLag } from "../databases/lag-figure";
 
 /** What the metrics read: the database, the clock (so tests can move it) and the backup storage. */
 type MetricsSource = { db: Db; now: () => Date; storage?: Storage };

@@ -4,6 +4,7 @@ import { organizations } from "@db/schema";
 import type { AppContext } from "../../context";
 import type { CurrentOrganization } from "./current-organization";
 import { roleAtLeast } from "./roles";
+import { type AuditActor, recordAudit } from "../audit/service";
 
 /**
  * A new organization's API key, as its row keeps it: sealed so an admin can reveal it, and hashed
@@ -28,4 +29,16 @@ export async function revealApiKey(ctx: AppContext, db: DbOrTx, organizationId: 
   const [row] = await db.select({ sealed: organizations.apiKeyCiphertext }).from(organizations).where(eq(organizations.id, organizationId));
   if (!row) throw new Error(`organization ${organizationId} not found`);
   return ctx.apiKeys.open(row.sealed);
+}
+
+/**
+ * Gives the organization a new API key inside `tx` (Regenerate, or a password change that rotates it);
+ * the old key stops registering agents at once. Agents already set up keep running: they
+ * authenticate with their own id and token (see agent-link/agent-auth.ts). Returns the new key.
+ */
+export async function replaceApiKey(ctx: AppContext, tx: DbOrTx, organizationId: string, actor?: AuditActor): Promise<string> {
+  const { apiKey, columns } = newApiKeyColumns(ctx);
+  await tx.update(organizations).set(columns).where(eq(organizations.id, organizationId));
+  await recordAudit(tx, organizationId, "API_KEY_REGENERATED", {}, actor);
+  return apiKey;
 }

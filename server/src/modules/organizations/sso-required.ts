@@ -5,6 +5,9 @@ import type { DbOrTx } from "@db/client";
 import { memberships, ssoConnections, type UserRow, users } from "@db/schema";
 import { AppError } from "../../lib/errors";
 
+/** The longest an SSO session lasts, so removing someone at the provider takes effect within it. */
+export const SSO_SESSION_MAX_HOURS = 12;
+
 export const SSO_REQUIRED_MESSAGE =
   "Your organization requires single sign-on: use “Sign in with SSO” on the sign-in page with your work e-mail. Owners with two-factor sign-in on can still sign in with their password and code.";
 

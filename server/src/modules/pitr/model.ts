@@ -9,7 +9,6 @@ const Position = t.Object({
 });
 
 export const pitrModel = {
-  switch: t.Object({ enabled: t.Boolean({ error: "enabled must be true or false" }) }),
   sliceParams: t.Object({ sliceId: t.String({ minLength: 1, maxLength: 64, error: "sliceId is required" }) }),
   restoreParams: t.Object({ restoreId: t.String({ minLength: 1, maxLength: 64, error: "restoreId is required" }) }),
   databaseParams: t.Object({ databaseId: t.String({ minLength: 1, maxLength: 64, error: "databaseId is required" }) }),

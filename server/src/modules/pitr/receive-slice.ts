@@ -10,7 +10,7 @@ import type { AppContext } from "../../context";
 import { AppError, badRequest, conflict, notFound } from "../../lib/errors";
 import { sliceStorageKey } from "../stored-files/keys";
 import { findDefaultPlan } from "../plans/service";
-import { releaseStorage, reserveStorage } from "../quota/storage-quota";
+import { releaseStorage, reserveStorage } from "../organizations/storage-quota";
 import { lockForSlice } from "../retention-rules/lock-until";
 import { announceGapBefore } from "./gaps";
 

@@ -7,7 +7,7 @@
 import { and, asc, desc, eq, lt, lte } from "drizzle-orm";
 import { backups, databases, pitrSlices, plans, organizations } from "@db/schema";
 import type { AppContext } from "../../context";
-import { releaseStorage } from "../quota/storage-quota";
+import { releaseStorage } from "../organizations/storage-quota";
 import { keptPitrWindows } from "../backup-protection/locked-window";
 
 const HOUR_MS = 3_600_000;

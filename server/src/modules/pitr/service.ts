@@ -6,7 +6,7 @@ import type { AppContext } from "../../context";
 import { notFound } from "../../lib/errors";
 import { findBaseBackups } from "./bases";
 import { describeOplogPosition } from "./gaps";
-import { freshPitrLag, freshPitrUnreachableSince } from "./lag-figure";
+import { freshPitrLag, freshPitrUnreachableSince } from "../databases/lag-figure";
 import { restorableWindows } from "./restore-plan";
 import { buildTimeline } from "./timeline";
 

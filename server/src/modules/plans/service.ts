@@ -55,3 +55,10 @@ export async function planOfUser(db: Db, planId: string | null): Promise<Plan> {
   }
   return findDefaultPlan(db);
 }
+
+/** Sets how far back point-in-time recovery reaches on a plan (the admin console's plan editor); answers the plan as saved. */
+export async function setPlanPitrWindow(db: Db, planId: string, pitrWindowHours: number): Promise<Plan> {
+  const [updated] = await db.update(plans).set({ pitrWindowHours }).where(eq(plans.id, planId)).returning();
+  if (!updated) throw notFound("Plan");
+  return updated;
+}

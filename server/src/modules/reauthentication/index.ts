@@ -1,16 +1,8 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
-import { badRequest } from "../../lib/errors";
-import { requestOrigin } from "../../lib/request-origin";
 import { authGuard } from "../auth/guard";
-import { ssoConnectionOf } from "../organizations/sso-required";
-import { beginRoundTrip, redeemReauthenticationCode } from "../sso/sign-in";
-import { stateCookie } from "../sso/state-cookie";
 import { reauthenticationAnswers, reauthenticationModel } from "./model";
-import { reauthenticate, stampedToken } from "./service";
-
-export const NO_SSO_TO_CONFIRM_MESSAGE = "Your account does not sign in with SSO: confirm with your password instead.";
-export const SSO_CONFIRMATION_USED_MESSAGE = "This confirmation was already used, has expired, or is not yours. Try “Confirm with SSO” again.";
+import { reauthenticate } from "./service";
 
 export const reauthenticationController = (ctx: AppContext) =>
   new Elysia({ prefix: "/api/auth", detail: { tags: ["Auth"], security: [{ bearer: [] }] } })
@@ -24,49 +16,4 @@ export const reauthenticationController = (ctx: AppContext) =>
         description:
           "Answers a token stamped for 10 minutes. New recovery codes, turning two-factor sign-in off, changing the e-mail or password and a new API key need such a token, or the `password` (or `currentPassword`) and `code` in their own body; otherwise they answer 403 REAUTHENTICATION_REQUIRED (with `ssoAvailable` when the member may confirm through their organization's provider instead).",
       },
-    })
-    .get("/reauthenticate/sso", async ({ user }) => ({ available: (await ssoConnectionOf(ctx.db, user)) !== null }), {
-      auth: true,
-      response: { 200: reauthenticationAnswers.ssoAvailable },
-      detail: { summary: "Whether the signed-in user may confirm it is them through their organization's provider (“Confirm with SSO”)" },
-    })
-    .post(
-      "/reauthenticate/sso/start",
-      async ({ user, request, set }) => {
-        const connection = await ssoConnectionOf(ctx.db, user);
-        if (!connection) throw badRequest(NO_SSO_TO_CONFIRM_MESSAGE);
-        const started = await beginRoundTrip(ctx, connection, {
-          email: user.email,
-          origin: requestOrigin(ctx.config, request),
-          reauthenticatingUserId: user.id,
-        });
-        set.headers["set-cookie"] = stateCookie(started.state, ctx.config.publicUrl.startsWith("https://"));
-        return { url: started.url };
-      },
-      {
-        auth: true,
-        response: { 200: reauthenticationAnswers.ssoStart },
-        detail: {
-          summary: "Confirm it is you through your organization's provider: its URL for a fresh sign-in (prompt=login, max_age=0)",
-          description: "The provider sends the browser back to /sso with `#reauthentication=<code>` in the fragment, for POST /api/auth/reauthenticate/sso.",
-        },
-      },
-    )
-    .post(
-      "/reauthenticate/sso",
-      async ({ user, session, body }) => {
-        const organizationId = await redeemReauthenticationCode(ctx, user.id, body.code);
-        if (!organizationId) throw badRequest(SSO_CONFIRMATION_USED_MESSAGE);
-        return stampedToken(ctx, user, session, organizationId);
-      },
-      {
-        auth: true,
-        body: reauthenticationModel.sso,
-        response: { 200: reauthenticationAnswers.reauthenticated },
-        detail: {
-          summary: "Exchange an SSO confirmation's one-time code (once, within a minute) for a token stamped for 10 minutes",
-          description:
-            "The stamp counts inside the organization whose provider confirmed it only: never for the account's e-mail, password or two-factor sign-in.",
-        },
-      },
-    );
+    });

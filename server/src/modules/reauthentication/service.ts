@@ -8,8 +8,7 @@ import { AppError, badRequest } from "../../lib/errors";
 import type { AuthenticatedUser, SessionInfo } from "../auth/guard";
 import { confirmCurrentPassword } from "../auth/password";
 import { acceptSecondFactor, isTwoFactorOn } from "../auth/second-factor";
-import { ssoConnectionOf } from "../organizations/sso-required";
-import { SSO_SESSION_MAX_HOURS } from "../sso/sign-in";
+import { SSO_SESSION_MAX_HOURS, ssoConnectionOf } from "../organizations/sso-required";
 
 export const REAUTHENTICATION_WINDOW_MS = 10 * 60 * 1000;
 

@@ -13,7 +13,7 @@ import { toRestoreView } from "./views";
 import { notifyDrillFinished, notifyRestoreFinished } from "../notifications/service";
 import { restoreFacts } from "../webhooks/events";
 import { publishToOrganization } from "../../lib/browser-events";
-import { chooseReader } from "../restore-agents/readers";
+import { chooseReader } from "../agents/readers";
 
 type RestoreRow = typeof restores.$inferSelect;
 
@@ -87,7 +87,7 @@ export function restoreCommand(restore: RestoreRow, size: number, overDatabase: 
 /**
  * Who restores: the target's agent when given an identity (it must be online: the identity is
  * kept nowhere to send later) or when it can read the backup; else a restore agent that can
- * (restore-agents/readers.ts), or the reason the restore waits for one. A point-in-time restore
+ * (agents/readers.ts), or the reason the restore waits for one. A point-in-time restore
  * does not wait (its slices are chosen for now). 409 when no agent at all can read the backup.
  */
 async function chooseRestoringAgent(

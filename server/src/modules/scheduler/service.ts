@@ -1,10 +1,11 @@
-import { and, asc, eq, isNotNull, isNull, lte, sql } from "drizzle-orm";
-import { agents, backups, databases, restores, settings } from "@db/schema";
-import { normaliseFrequencyHours } from "@protocol/schedule";
+import { sql } from "drizzle-orm";
+import { backups, type databases, restores } from "@db/schema";
 import type { AppContext } from "../../context";
+import { claimOutageNotice } from "../agents/outage-notice";
 import { sweepAgentStatuses } from "../agents/service";
 import { PENDING_TIMEOUT_MS, QUEUED_LIMIT_MS, STALLED_TIMEOUT_MS } from "../agent-jobs/deadlines";
 import { recordAudit } from "../audit/service";
+import { claimDueBackups } from "../databases/schedule";
 import { finishDueTurnOffs } from "../backup-protection/state";
 import { failBackup, releasePendingBackupData, startBackup } from "../backups/service";
 import { runDueDrills } from "../drills/service";
@@ -17,14 +18,14 @@ import { pruneFinishedMail } from "../mail/outbox";
 import { pruneSettledJobs } from "../agent-jobs/service";
 import { runReplicaRepair } from "../storage-replica/service";
 
-const HOUR = 3_600_000;
 /** A time as a query parameter both drivers pass through unchanged (cast with ::timestamptz). */
 const at = (ms: number) => new Date(ms).toISOString();
 
 /**
  * Starts the scheduled backups that are due. Each due database is claimed with
- * `FOR UPDATE SKIP LOCKED` and its next time moved on in the same transaction, so with several
- * instances each backup runs once, and after downtime a missed slot runs once, not many times.
+ * `FOR UPDATE SKIP LOCKED` and its next time moved on in the same transaction
+ * (databases/schedule.ts `claimDueBackups`), so with several instances each backup runs once, and
+ * after downtime a missed slot runs once, not many times.
  *
  * A database is scheduled only once its agent has connected at least once: its first backup runs
  * at the first tick after `dbvault-agent run` connects, not seconds after `setup` registered it
@@ -32,39 +33,7 @@ const at = (ms: number) => new Date(ms).toISOString();
  * per outage (skipForOfflineAgents), once the disconnection's grace period is over (DISCONNECT_GRACE_MS).
  */
 export async function runDueBackups(ctx: AppContext, options: { limit?: number } = {}) {
-  const now = ctx.now();
-  const claimed = await ctx.db.transaction(async (tx) => {
-    const due = await tx
-      .select({ database: databases, frequency: settings.frequency, agent: { status: agents.status } })
-      .from(databases)
-      .innerJoin(agents, eq(agents.id, databases.agentId))
-      .leftJoin(settings, eq(settings.organizationId, databases.organizationId))
-      .where(
-        and(
-          eq(databases.isActive, true),
-          isNotNull(databases.nextBackupAt),
-          lte(databases.nextBackupAt, now),
-          isNotNull(agents.firstConnectedAt),
-          // An agent whose socket closed within the grace period (a server restart) is likely back
-          // in seconds: its slot waits for it rather than be skipped with a notice.
-          sql`not (${agents.status} = 'offline' and ${agents.disconnectedAt} is not null)`,
-        ),
-      )
-      .orderBy(asc(databases.nextBackupAt))
-      .limit(options.limit ?? 50)
-      .for("update", { of: databases, skipLocked: true });
-    for (const { database, frequency } of due) {
-      const every = normaliseFrequencyHours(frequency ?? 24) * HOUR;
-      // Keep the slot's rhythm, but never schedule into the past after a long outage.
-      let next = database.nextBackupAt!.getTime() + every;
-      if (next <= now.getTime()) next = now.getTime() + every;
-      await tx
-        .update(databases)
-        .set({ nextBackupAt: new Date(next) })
-        .where(eq(databases.id, database.id));
-    }
-    return due;
-  });
+  const claimed = await claimDueBackups(ctx, options.limit ?? 50);
   const skipped = claimed.filter((row) => row.agent.status === "offline").map((row) => row.database);
   for (const { database, agent } of claimed) {
     if (agent.status === "offline") continue;
@@ -80,17 +49,13 @@ export async function runDueBackups(ctx: AppContext, options: { limit?: number }
 
 /**
  * Tells the user, once per outage of an agent, that its databases' scheduled backups are being
- * skipped. The conditional update claims the notice, so several instances send it once.
+ * skipped. claimOutageNotice claims it, so several instances send it once.
  */
 async function skipForOfflineAgents(ctx: AppContext, skipped: (typeof databases.$inferSelect)[]) {
   const byAgent = new Map<string, (typeof databases.$inferSelect)[]>();
   for (const database of skipped) byAgent.set(database.agentId!, [...(byAgent.get(database.agentId!) ?? []), database]);
   for (const [agentId, group] of byAgent) {
-    const [agent] = await ctx.db
-      .update(agents)
-      .set({ outageNoticeAt: ctx.now() })
-      .where(and(eq(agents.id, agentId), isNull(agents.outageNoticeAt)))
-      .returning();
+    const agent = await claimOutageNotice(ctx, agentId);
     const names = group.map((database) => database.name);
     ctx.log.info("scheduled backups skipped: agent offline", { agentId, databases: names });
     if (!agent) continue;

@@ -8,25 +8,11 @@ import { passwordField } from "../auth/model";
 import { givenCode } from "../reauthentication/model";
 import { requireRecentReauthentication } from "../reauthentication/service";
 import { previewRetention } from "../retention/service";
-import { pitrModel } from "../pitr/model";
 import { settingsAnswers, settingsModel } from "./model";
-import { setPointInTimeRecovery } from "./pitr-switch";
-import { chooseDatabaseAgent, getSettings, listDatabases, regenerateApiKey, sendTestNotification, setDatabaseActive, updateSettings } from "./service";
+import { getSettings, regenerateApiKey, sendTestNotification, updateSettings } from "./service";
 
-/** Settings → Databases' point-in-time switch, under the path of the feature it turns on. */
 const settingsBody = onlyJsonObjectOf(Object.keys(settingsModel.update.properties));
 const checkSettingsAsSent = checkBodyAsSent(settingsModel.update);
-
-export const pitrSwitchController = (ctx: AppContext) =>
-  new Elysia({ prefix: "/api/pitr", detail: { tags: ["Backups"], security: [{ bearer: [] }] } })
-    .use(authGuard(ctx))
-    .put("/databases/:databaseId", ({ organization, params, body }) => setPointInTimeRecovery(ctx, organization, params.databaseId, body.enabled), {
-      auth: true,
-      params: pitrModel.databaseParams,
-      body: pitrModel.switch,
-      response: { 200: settingsAnswers.databases },
-      detail: { summary: "Switch point-in-time recovery (continuous oplog shipping) of a database on or off" },
-    });
 
 export const settingsController = (ctx: AppContext) =>
   new Elysia({ prefix: "/api/settings", detail: { tags: ["Settings"], security: [{ bearer: [] }] } })
@@ -53,25 +39,6 @@ export const settingsController = (ctx: AppContext) =>
       query: settingsModel.retentionPreviewQuery,
       response: { 200: settingsAnswers.retentionPreview },
       detail: { summary: "Which completed backups a retention policy keeps (the saved one, changed by ?mode, ?retention, ?daily, ?weekly, ?monthly)" },
-    })
-    .get("/databases", ({ organization }) => listDatabases(ctx, organization.id), {
-      auth: true,
-      response: { 200: settingsAnswers.databases },
-      detail: { summary: "List databases" },
-    })
-    .put("/databases/:id", ({ organization, params, body }) => setDatabaseActive(ctx, organization, params.id, body.isActive), {
-      auth: true,
-      params: settingsModel.databaseParams,
-      body: settingsModel.databaseUpdate,
-      response: { 200: settingsAnswers.databases },
-      detail: { summary: "Enable or disable a database" },
-    })
-    .put("/databases/:id/agent", ({ organization, params, body }) => chooseDatabaseAgent(ctx, organization.id, params.id, body.agentId), {
-      auth: true,
-      params: settingsModel.databaseParams,
-      body: settingsModel.databaseAgent,
-      response: { 200: settingsAnswers.databases },
-      detail: { summary: "Choose which of the agents holding a database runs it" },
     })
     .post(
       "/regenerate-api-key",

@@ -60,9 +60,6 @@ export const settingsModel = {
     weekly: t.Optional(gfsNumeric("weekly")),
     monthly: t.Optional(gfsNumeric("monthly")),
   }),
-  databaseParams: t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) }),
-  databaseUpdate: t.Object({ isActive: t.Boolean({ error: "isActive must be true or false" }) }),
-  databaseAgent: t.Object({ agentId: t.String({ minLength: 1, maxLength: 64, error: "agentId must be the id of one of your agents" }) }),
 };
 
 export const settingsAnswers = {
@@ -104,20 +101,6 @@ export const settingsAnswers = {
       { description: "Every kept backup and the newest 100 to be deleted, newest first" },
     ),
   }),
-  databases: t.Array(
-    t.Object({
-      _id: t.String(),
-      id: t.String(),
-      name: t.String(),
-      isActive: t.Boolean(),
-      pitrEnabled: t.Boolean({ description: "Point-in-time recovery switched on (its agent ships the oplog)" }),
-      agentId: nullable(t.String({ description: "The agent that runs its backups and restores" })),
-      agents: t.Array(t.Object({ id: t.String(), name: t.String(), status: t.String() }), {
-        description: "The agents holding it in their config; the user may choose among them",
-      }),
-      createdAt: isoDate(),
-    }),
-  ),
   apiKey: t.Object({ apiKey: t.String() }),
   testNotification: t.Object({ message: t.String(), to: t.String({ description: "Where the test e-mail went" }) }),
 };

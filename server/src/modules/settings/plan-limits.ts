@@ -1,7 +1,8 @@
-import { and, asc, eq, inArray } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import type { DbOrTx } from "@db/client";
-import { databases, settings } from "@db/schema";
+import { settings } from "@db/schema";
 import { recordAudit } from "../audit/service";
+import { deactivateBeyondLimit } from "../databases/service";
 import { clampFrequency, clampRetention, type PlanLimits } from "@protocol/schedule";
 
 /**
@@ -31,14 +32,6 @@ export async function applyPlanLimits(db: DbOrTx, organizationId: string, plan: 
       await recordAudit(db, organizationId, "RETENTION_UPDATED", { from: current.retention, to: retention, mode: current.retentionMode, by: "plan" });
     }
   }
-  const active = await db
-    .select({ id: databases.id })
-    .from(databases)
-    .where(and(eq(databases.organizationId, organizationId), eq(databases.isActive, true)))
-    .orderBy(asc(databases.createdAt), asc(databases.id));
-  const beyondLimit = active.slice(Math.max(0, plan.dbLimit)).map((row) => row.id);
-  if (beyondLimit.length > 0) {
-    await db.update(databases).set({ isActive: false }).where(inArray(databases.id, beyondLimit));
-  }
+  await deactivateBeyondLimit(db, organizationId, plan.dbLimit);
   return { frequencyChanged };
 }

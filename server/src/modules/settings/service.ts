@@ -1,5 +1,5 @@
-import { and, asc, count, eq, inArray } from "drizzle-orm";
-import { agentDatabases, agents, databases, type DrillFrequency, type RetentionMode, settings } from "@db/schema";
+import { eq } from "drizzle-orm";
+import { type DrillFrequency, type RetentionMode, settings } from "@db/schema";
 import {
   FREQUENCY_HOURS,
   type FrequencyWord,
@@ -10,15 +10,15 @@ import {
 } from "@protocol/schedule";
 import type { AppContext } from "../../context";
 import type { CurrentOrganization } from "../organizations/current-organization";
-import { AppError, badRequest, notFound } from "../../lib/errors";
+import { AppError, badRequest } from "../../lib/errors";
 import { type AuditActor, recordAudit } from "../audit/service";
 import { refuseIfProtected } from "../backup-protection/check";
 import { policyOf } from "../retention-rules/policy";
-import { replaceApiKey } from "./api-key";
+import { replaceApiKey } from "../organizations/api-key";
 import type { AuthenticatedUser } from "../auth/guard";
 import { planOfUser } from "../plans/service";
 import { nextDrillTime } from "../drills/service";
-import { rescheduleUser } from "./reschedule";
+import { rescheduleUser } from "../databases/schedule";
 
 type SettingsRow = typeof settings.$inferSelect;
 
@@ -189,92 +189,6 @@ export async function updateSettings(ctx: AppContext, organization: CurrentOrgan
   });
   if (frequencyChanged) await rescheduleUser(ctx, organization.id, next.frequency);
   return toSettingsView(saved!);
-}
-
-type DeclaringAgent = { id: string; name: string; status: string };
-
-function toDatabaseView(row: typeof databases.$inferSelect, declaring: DeclaringAgent[]) {
-  return {
-    _id: row.id,
-    id: row.id,
-    name: row.name,
-    isActive: row.isActive,
-    pitrEnabled: row.pitrEnabled,
-    agentId: row.agentId,
-    agents: declaring,
-    createdAt: row.createdAt.toISOString(),
-  };
-}
-
-/** The user's databases, each with the agents holding it in their config (agentId is the one running it). */
-export async function listDatabases(ctx: AppContext, organizationId: string) {
-  const rows = await ctx.db.select().from(databases).where(eq(databases.organizationId, organizationId)).orderBy(asc(databases.createdAt), asc(databases.id));
-  const declarations =
-    rows.length === 0
-      ? []
-      : await ctx.db
-          .select({ databaseId: agentDatabases.databaseId, id: agents.id, name: agents.name, status: agents.status })
-          .from(agentDatabases)
-          .innerJoin(agents, eq(agents.id, agentDatabases.agentId))
-          .where(
-            inArray(
-              agentDatabases.databaseId,
-              rows.map((row) => row.id),
-            ),
-          )
-          .orderBy(asc(agents.createdAt), asc(agents.id));
-  return rows.map((row) =>
-    toDatabaseView(
-      row,
-      declarations.filter((declaration) => declaration.databaseId === row.id).map(({ id, name, status }) => ({ id, name, status })),
-    ),
-  );
-}
-
-/** The user's choice of which agent runs a database that several agents hold (Settings → Databases). */
-export async function chooseDatabaseAgent(ctx: AppContext, organizationId: string, databaseId: string, agentId: string) {
-  const [database] = await ctx.db
-    .select({ id: databases.id, name: databases.name })
-    .from(databases)
-    .where(and(eq(databases.id, databaseId), eq(databases.organizationId, organizationId)));
-  if (!database) throw notFound("Database");
-  const [declared] = await ctx.db
-    .select({ agentId: agentDatabases.agentId })
-    .from(agentDatabases)
-    .innerJoin(agents, eq(agents.id, agentDatabases.agentId))
-    .where(and(eq(agentDatabases.databaseId, database.id), eq(agentDatabases.agentId, agentId), eq(agents.organizationId, organizationId)));
-  if (!declared) {
-    throw new AppError(409, "CONFLICT", `That agent does not have "${database.name}" in its configuration. Add it there first: dbvault-agent db add.`);
-  }
-  await ctx.db.update(databases).set({ agentId }).where(eq(databases.id, database.id));
-  return listDatabases(ctx, organizationId);
-}
-
-/** Enables or disables one of the user's databases; no more than the plan's dbLimit may be active. */
-export async function setDatabaseActive(ctx: AppContext, organization: CurrentOrganization, databaseId: string, isActive: boolean) {
-  const [database] = await ctx.db
-    .select()
-    .from(databases)
-    .where(and(eq(databases.id, databaseId), eq(databases.organizationId, organization.id)));
-  if (!database) throw notFound("Database");
-  if (isActive && !database.isActive) {
-    const plan = await planOfUser(ctx.db, organization.planId);
-    const [row] = await ctx.db
-      .select({ total: count() })
-      .from(databases)
-      .where(and(eq(databases.organizationId, organization.id), eq(databases.isActive, true)));
-    if ((row?.total ?? 0) >= plan.dbLimit) {
-      throw new AppError(
-        403,
-        "PLAN_LIMIT",
-        `Your ${plan.name} plan allows ${plan.dbLimit} active database${plan.dbLimit === 1 ? "" : "s"}. Disable another database or upgrade your plan.`,
-      );
-    }
-  }
-  // A database switched on gets its first scheduled backup at the next scheduler run.
-  const nextBackupAt = isActive && !database.isActive ? (database.nextBackupAt ?? ctx.now()) : database.nextBackupAt;
-  await ctx.db.update(databases).set({ isActive, nextBackupAt }).where(eq(databases.id, database.id));
-  return listDatabases(ctx, organization.id);
 }
 
 /** Replaces the user's API key; the old key stops registering agents at once. Returns the new key. */

@@ -14,7 +14,8 @@ import { accountRefusal } from "../auth/guard";
 import { createUser, hashLinkToken, issueSession } from "../auth/service";
 import { isTwoFactorOn } from "../auth/second-factor";
 import { admitSsoStart } from "../auth/throttle";
-import { emailDomain } from "../organizations/sso-required";
+import { emailDomain, SSO_SESSION_MAX_HOURS } from "../organizations/sso-required";
+import { bindSsoOrganization } from "../users/sso-binding";
 import { cachedProvider, forgetProvider } from "./provider-cache";
 import { authorizationUrl, newSignInChecks, redeemCallback } from "./provider-client";
 
@@ -22,8 +23,6 @@ import { authorizationUrl, newSignInChecks, redeemCallback } from "./provider-cl
 export const SIGN_IN_TTL_MS = 10 * 60 * 1000;
 /** How long the browser has to exchange its code: it does so at once. */
 const SESSION_CODE_TTL_MS = 60 * 1000;
-/** The longest an SSO session lasts, so removing someone at the provider takes effect within it. */
-export const SSO_SESSION_MAX_HOURS = 12;
 
 export const USED_SIGN_IN_MESSAGE = "This sign-in was already used or has expired. Start again with “Sign in with SSO”.";
 
@@ -267,10 +266,7 @@ function linkRefusal(user: typeof users.$inferSelect, organizationId: string): A
 /** Binds an account not bound yet to the organization's single sign-on (a bound one keeps its organization). */
 async function bindAccount(ctx: AppContext, user: typeof users.$inferSelect, organizationId: string, how: "domain" | "confirmed") {
   if (user.ssoOrganizationId) return;
-  await ctx.db
-    .update(users)
-    .set({ ssoOrganizationId: organizationId, ssoLink: how })
-    .where(and(eq(users.id, user.id), isNull(users.ssoOrganizationId)));
+  await bindSsoOrganization(ctx.db, user.id, organizationId, how);
   ctx.log.info("sso linked", { userId: user.id, organizationId, how });
 }
 

@@ -3,7 +3,7 @@
 import { and, arrayContains, asc, count, eq, gt, isNull } from "drizzle-orm";
 import type { DbOrTx } from "@db/client";
 import { bindSsoOrganization } from "../users/sso-binding";
-import { type InvitationRow, type MemberRole, invitations, memberships, organizations, ssoConnections, users } from "@db/schema";
+import { type InvitationRow, type MemberRole, invitations, organizations, ssoConnections, users } from "@db/schema";
 import type { AppContext } from "../../context";
 import { AppError, conflict, forbidden, notFound } from "../../lib/errors";
 import type { AuthenticatedUser } from "../auth/guard";
@@ -14,6 +14,7 @@ import { lockMemberships } from "./members";
 import { recordMembershipChange } from "./membership-effects";
 import { ROLE_LABELS, requireRole } from "../organizations/roles";
 import { emailDomain } from "../organizations/sso-required";
+import { addMembership } from "../organizations/rows";
 import type { ConfirmOwnerChange } from "./owner-changes";
 import { quotedName } from "../../lib/single-line";
 
@@ -224,7 +225,7 @@ export async function acceptInvitation(ctx: AppContext, user: AuthenticatedUser,
       .where(and(eq(invitations.id, invitation.id), pending(now)))
       .returning({ id: invitations.id });
     if (!claimed) throw conflict(UNUSABLE.accepted);
-    await tx.insert(memberships).values({ organizationId: organization.id, userId: user.id, role: invitation.role });
+    await addMembership(tx, organization.id, user.id, invitation.role);
     await linkSsoOnAcceptance(tx, user, organization.id);
     await recordMembershipChange(tx, {
       actor: { id: user.id, role: invitation.role },

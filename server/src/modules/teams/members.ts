@@ -11,6 +11,7 @@ import { type CurrentOrganization, NOT_A_MEMBER_MESSAGE } from "../organizations
 import { closeMemberSockets, recordMembershipChange } from "./membership-effects";
 import { ROLE_LABELS, requireRole, roleAtLeast } from "../organizations/roles";
 import { refuseWithoutBreakGlass } from "../organizations/sso-required";
+import { deleteMembership, setMemberRole } from "../organizations/rows";
 import type { ConfirmOwnerChange } from "./owner-changes";
 
 export const LAST_OWNER_MESSAGE =
@@ -53,9 +54,6 @@ function targetIn(members: Members, userId: string) {
 }
 
 const membership = (organizationId: string, userId: string) => and(eq(memberships.organizationId, organizationId), eq(memberships.userId, userId));
-const setMemberRole = (tx: Tx, organizationId: string, userId: string, role: MemberRole) =>
-  tx.update(memberships).set({ role }).where(membership(organizationId, userId));
-const deleteMembership = (tx: Tx, organizationId: string, userId: string) => tx.delete(memberships).where(membership(organizationId, userId));
 
 const ROLE_CHANGED_MESSAGE = "This member's role changed meanwhile: reload Settings → Team and try again.";
 

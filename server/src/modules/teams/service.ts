@@ -12,6 +12,7 @@ import { recordRemovedAgentsOf } from "../agents/removed-agents";
 import { disconnectUserAgents } from "../agents/service";
 import { refuseIfProtected } from "../backup-protection/check";
 import { insertTeamOrganization } from "../organizations/create-team";
+import { deleteOrganizationRow, renameOrganizationRow } from "../organizations/rows";
 import { requireRole } from "../organizations/roles";
 import { refuseMultiLine } from "../../lib/single-line";
 
@@ -53,7 +54,7 @@ export async function renameOrganization(ctx: AppContext, actorId: string, organ
   refuseMultiLine(name, "name");
   const newName = name.trim();
   await ctx.db.transaction(async (tx) => {
-    await tx.update(organizations).set({ name: newName }).where(eq(organizations.id, organization.id));
+    await renameOrganizationRow(tx, organization.id, newName);
     await recordMembershipChange(tx, {
       actor: { id: actorId, role: organization.role },
       organization: { id: organization.id, name: newName },
@@ -87,7 +88,7 @@ export async function deleteTeam(ctx: AppContext, actorId: string, organization:
       details: { members: locked.length },
     });
     await recordRemovedAgentsOf(tx, organization.id);
-    await tx.delete(organizations).where(eq(organizations.id, organization.id));
+    await deleteOrganizationRow(tx, organization.id);
     return locked;
   });
   for (const member of members) await closeMemberSockets(ctx, organization.id, member.userId);

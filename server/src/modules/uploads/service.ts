@@ -9,7 +9,7 @@ import { AppError, badRequest, conflict, notFound } from "../../lib/errors";
 import { StorageLimitError, UploadIncompleteError } from "../../storage";
 import { findDefaultPlan } from "../plans/service";
 import { lockForNewBackup } from "../retention-rules/lock-until";
-import { releaseStorage, reserveStorage } from "../quota/storage-quota";
+import { releaseStorage, reserveStorage } from "../organizations/storage-quota";
 import { flagAnomaly } from "../verification/anomaly";
 import { markBackupCompleted, markBackupUploading } from "../backups/records";
 import { announceBackupCompleted, failBackup } from "../backups/service";

@@ -1,7 +1,7 @@
 import { revokeAccountApiTokens } from "../auth/api-tokens";
 import { mailSecurityNotice } from "../auth/security-mail";
 import { eq } from "drizzle-orm";
-import { organizations, users } from "@db/schema";
+import { users } from "@db/schema";
 import type { AppContext } from "../../context";
 import { AppError } from "../../lib/errors";
 import { type AuditActor, actorOf, recordAudit } from "../audit/service";
@@ -14,8 +14,9 @@ import type { AuthenticatedUser, SessionInfo } from "../auth/guard";
 import { requestEmailChange } from "../email-change/service";
 import { isRecentlyReauthenticated, requireRecentReauthentication } from "../reauthentication/service";
 import { findPlan, planOfUser, type Plan } from "../plans/service";
-import { rescheduleUser } from "../settings/reschedule";
-import { replaceApiKey } from "../settings/api-key";
+import { rescheduleUser } from "../databases/schedule";
+import { replaceApiKey } from "../organizations/api-key";
+import { setOrganizationPlan } from "../organizations/plan";
 import { refuseIfProtected, retentionUnderPlan } from "../backup-protection/check";
 import { lockInPitrWindows } from "../backup-protection/locked-window";
 import { applyPlanLimits } from "../settings/plan-limits";
@@ -58,7 +59,7 @@ export async function switchPlan(ctx: AppContext, organizationId: string, plan: 
   // Nor may it shorten the point-in-time window it keeps.
   await lockInPitrWindows(ctx, { organizationId });
   const { frequencyChanged } = await ctx.db.transaction(async (tx) => {
-    await tx.update(organizations).set({ planId: plan.id }).where(eq(organizations.id, organizationId));
+    await setOrganizationPlan(tx, organizationId, plan.id);
     await recordAudit(tx, organizationId, "PLAN_CHANGED", { plan: plan.name, planId: plan.id, by }, actor);
     return applyPlanLimits(tx, organizationId, plan);
   });

@@ -16,7 +16,7 @@ import { backupFacts } from "../webhooks/events";
 import { publishToOrganization } from "../../lib/browser-events";
 import { recordVerificationWaiting, recordVerified } from "../backups/records";
 import { alertSubjectOf } from "../backups/service";
-import { agentOffline, canRead, chooseReader, usualAgentOf } from "../restore-agents/readers";
+import { agentOffline, canRead, chooseReader, usualAgentOf } from "../agents/readers";
 
 type BackupRow = typeof backups.$inferSelect;
 
@@ -109,7 +109,7 @@ export const verifyCommand = (backup: BackupRow) =>
   }) as const;
 
 /**
- * Asks an agent that can read a completed backup to read it back again (restore-agents/readers.ts:
+ * Asks an agent that can read a completed backup to read it back again (agents/readers.ts:
  * a write-only agent's backups go to a restore agent); the result arrives as verifiedAt/verification.
  * When no such agent is online the backup records why it waits, and the first to connect gets it.
  */

@@ -6,7 +6,7 @@ import type { AppContext } from "../../context";
 import type { CurrentOrganization } from "../organizations/current-organization";
 import { AppError, conflict, notFound } from "../../lib/errors";
 import { refuseIfProtected } from "../backup-protection/check";
-import { announceShippedDatabases } from "../pitr/shipped-databases";
+import { announceShippedDatabases } from "./shipped-databases";
 import { planOfUser } from "../plans/service";
 import { describeGrant, describeMissingRoles } from "@protocol/oplog-roles";
 import { listDatabases } from "./service";

@@ -1,0 +1,28 @@
+import { t } from "elysia";
+import { isoDate, nullable } from "../../lib/schema";
+
+export const databasesModel = {
+  params: t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) }),
+  /** The point-in-time switch's path names it databaseId (PUT /api/pitr/databases/:databaseId). */
+  pitrParams: t.Object({ databaseId: t.String({ minLength: 1, maxLength: 64, error: "databaseId is required" }) }),
+  activate: t.Object({ isActive: t.Boolean({ error: "isActive must be true or false" }) }),
+  agent: t.Object({ agentId: t.String({ minLength: 1, maxLength: 64, error: "agentId must be the id of one of your agents" }) }),
+  pitrSwitch: t.Object({ enabled: t.Boolean({ error: "enabled must be true or false" }) }),
+};
+
+export const databasesAnswers = {
+  databases: t.Array(
+    t.Object({
+      _id: t.String(),
+      id: t.String(),
+      name: t.String(),
+      isActive: t.Boolean(),
+      pitrEnabled: t.Boolean({ description: "Point-in-time recovery switched on (its agent ships the oplog)" }),
+      agentId: nullable(t.String({ description: "The agent that runs its backups and restores" })),
+      agents: t.Array(t.Object({ id: t.String(), name: t.String(), status: t.String() }), {
+        description: "The agents holding it in their config; the user may choose among them",
+      }),
+      createdAt: isoDate(),
+    }),
+  ),
+};
