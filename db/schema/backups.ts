@@ -29,6 +29,9 @@ export type OperationProgress = {
   collection: string;
 };
 
+/** The longest label a backup takes (characters). */
+export const BACKUP_LABEL_MAX_LENGTH = 100;
+
 export const backupConsistencies = ["point-in-time", "standalone"] as const;
 export type BackupConsistencyKind = (typeof backupConsistencies)[number];
 
@@ -90,6 +93,15 @@ export const backups = pgTable(
      * storage was down): the scheduler deletes it later. Otherwise it would stay stored for good.
      */
     dataReleasePending: boolean("data_release_pending").notNull().default(false),
+    /**
+     * Kept forever: retention never deletes it (it still counts in the storage quota), and deleting
+     * it by hand asks to un-keep it first. `keptBy` is the member's name, kept by value for history.
+     */
+    kept: boolean("kept").notNull().default(false),
+    keptAt: timestampColumn("kept_at"),
+    keptBy: text("kept_by"),
+    /** The user's note on the backup ("before migration 42"), up to BACKUP_LABEL_MAX_LENGTH characters. */
+    label: text("label"),
   },
   (table) => [
     // Serves the newest-first list (id breaks ties) without sorting.

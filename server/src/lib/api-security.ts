@@ -122,6 +122,8 @@ const TOKEN_SCOPE_BY_OPERATION: Record<string, ApiTokenScope> = {
   "POST /api/backups/": "backup",
   "POST /api/backups/{id}/verify": "backup",
   "POST /api/backups/{id}/anomaly/resolve": "backup",
+  "PUT /api/backups/{id}/keep": "backup",
+  "PUT /api/backups/{id}/label": "backup",
   "GET /api/backups/{id}/download": "backup",
   "GET /api/pitr/databases/{databaseId}/slices/{sliceId}/download": "backup",
   "GET /api/pitr/databases/{databaseId}/slices/archive": "backup",

@@ -20,6 +20,8 @@ const DEFAULT_RETENTION = { retentionMode: "age", retention: 72, gfsDaily: 7, gf
 
 export type ProtectedChange =
   | { kind: "delete-backup"; backup: { status: string; createdAt: Date } }
+  /** Letting retention decide about a kept-forever backup again (it could then delete it). */
+  | { kind: "unkeep-backup" }
   | { kind: "delete-account" }
   | { kind: "delete-organization" }
   /** New retention settings, as the policy they make (retention-rules/policy.ts policyOf). */
@@ -76,6 +78,11 @@ export async function refuseIfProtected(ctx: AppContext, organizationId: string,
       const when = policy.mode === "age" ? "when its retention lets it go" : "the longest its GFS retention may keep it";
       throw refused(`${prefix}: this backup is kept until ${formatWhen(until)}, ${when}. It cannot be deleted before then.`, until);
     }
+    case "unkeep-backup":
+      throw refused(
+        `${prefix}: a backup kept forever cannot be un-kept, as retention could then delete it. It can be un-kept when the protection is off, ${offClause(ctx, protection)}.`,
+        offDate(ctx, protection),
+      );
     case "delete-account":
       throw refused(
         `${prefix}: the account and its backups cannot be deleted until the protection is off, ${offClause(ctx, protection)}.`,

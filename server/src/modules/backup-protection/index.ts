@@ -27,7 +27,7 @@ export const backupProtectionController = (ctx: AppContext) =>
         detail: {
           summary: "Turn Protect backups on (two-factor sign-in must be on; password and code, or a token from POST /api/auth/reauthenticate)",
           description:
-            "Once on, no backup can be deleted before its retention lets it go, retention cannot be shortened and the account cannot be deleted: 409 BACKUPS_PROTECTED with `possibleFrom`.",
+            "Once on, no backup can be deleted before its retention lets it go, a backup kept forever cannot be un-kept, retention cannot be shortened and the account cannot be deleted: 409 BACKUPS_PROTECTED with `possibleFrom`.",
         },
       },
     )

@@ -18,6 +18,7 @@ export async function deleteBackup(ctx: AppContext, backup: BackupRow, by: "manu
   if (backup.status === "pending" || backup.status === "in-progress") {
     throw conflict("This backup is still running. Wait until it completes or fails, then delete it.");
   }
+  if (backup.kept) throw new BackupKeptError();
   // Retention's own passes delete what has expired; everyone else asks the account's policy.
   if (by === "manual") await refuseIfProtected(ctx, backup.organizationId, { kind: "delete-backup", backup });
   await ctx.db.transaction(async (tx) => {
@@ -25,8 +26,10 @@ export async function deleteBackup(ctx: AppContext, backup: BackupRow, by: "manu
     // locks it too, see lockBackupForReading): either that request sees the backup gone, or this
     // sees its restore row and refuses. Deleting the file under an agent that is still reading it
     // would fail the restore half-way, or retention would take the backup a user is restoring.
-    const [locked] = await tx.select({ id: backups.id }).from(backups).where(eq(backups.id, backup.id)).for("update");
+    const [locked] = await tx.select({ id: backups.id, kept: backups.kept }).from(backups).where(eq(backups.id, backup.id)).for("update");
     if (!locked) return;
+    // Read under the lock: a backup kept after retention chose it stays.
+    if (locked.kept) throw new BackupKeptError();
     await refuseWhileRead(tx, backup.id);
     // The file goes first: a crash in between leaves a row pointing at nothing, never an orphan file.
     await ctx.storage.deletePrefix(backupStorage.prefix(backup.organizationId, backup.id)).catch((error) => {
@@ -54,6 +57,13 @@ export async function deleteBackup(ctx: AppContext, backup: BackupRow, by: "manu
 export class BackupLockedError extends AppError {
   constructor() {
     super(409, "CONFLICT", "This backup is locked in storage (Object Lock) until its retention ends. It can be deleted then.");
+  }
+}
+
+/** Thrown by deleteBackup for a backup kept forever: it goes only once un-kept. */
+export class BackupKeptError extends AppError {
+  constructor() {
+    super(409, "CONFLICT", "This backup is kept forever. Turn Keep forever off first, then delete it.");
   }
 }
 

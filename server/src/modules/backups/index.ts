@@ -7,6 +7,7 @@ import { copiesOfBackups } from "../copies/service";
 import { backupAnswers, backupsModel, encryptedFileAnswer } from "./model";
 import { deleteBackup } from "./deletion";
 import { findOwnBackup, listBackups, resolveAnomaly, summarizeBackups, triggerBackup } from "./service";
+import { setBackupKept, setBackupLabel } from "./keep";
 import { toBackupView } from "./views";
 
 export const backupsController = (ctx: AppContext) => {
@@ -61,6 +62,34 @@ export const backupsController = (ctx: AppContext) => {
         params: backupsModel.idParams,
         response: { 200: backupAnswers.message },
         detail: { summary: "Delete a backup and its file" },
+      },
+    )
+    .put(
+      "/:id/keep",
+      async ({ user, organization, params, body }) =>
+        setBackupKept(ctx, await findOwnBackup(ctx, organization.id, params.id), body.kept, actorOf(user, organization)),
+      {
+        auth: true,
+        params: backupsModel.idParams,
+        body: backupsModel.keep,
+        response: { 200: backupAnswers.backup },
+        detail: {
+          summary: "Keep a completed backup forever ({kept: true}) or let retention decide about it again ({kept: false})",
+          description:
+            "A kept backup is never deleted by retention and still counts in the storage quota; deleting it asks to un-keep it first (409). Un-keeping is refused while Protect backups is on (409 BACKUPS_PROTECTED).",
+        },
+      },
+    )
+    .put(
+      "/:id/label",
+      async ({ user, organization, params, body }) =>
+        setBackupLabel(ctx, await findOwnBackup(ctx, organization.id, params.id), body.label, actorOf(user, organization)),
+      {
+        auth: true,
+        params: backupsModel.idParams,
+        body: backupsModel.label,
+        response: { 200: backupAnswers.backup },
+        detail: { summary: 'Label a backup ("before migration 42"): one line, up to 100 characters; null or blank removes it' },
       },
     )
     .post(

@@ -9,6 +9,12 @@ const databaseName = t.String({ minLength: 1, maxLength: 64, error: "databaseNam
 export const backupsModel = {
   idParams: t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) }),
   trigger: t.Object({ databaseName }),
+  keep: t.Object({ kept: t.Boolean({ error: "kept must be true or false" }) }, { error: "kept must be true or false" }),
+  // Length and characters are checked by keep.ts normalizeLabel, which trims first and says which rule failed.
+  label: t.Object(
+    { label: t.Union([t.String({ maxLength: 10_000 }), t.Null()], { error: "label must be text (at most 100 characters) or null" }) },
+    { error: "label must be text (at most 100 characters) or null" },
+  ),
   listQuery: t.Object({
     limit: t.Optional(t.Numeric({ multipleOf: 1, minimum: 1, maximum: 500, error: "limit must be a whole number from 1 to 500" })),
     page: t.Optional(t.Numeric({ multipleOf: 1, minimum: 1, maximum: 1_000_000, error: "page must be a whole number from 1" })),
@@ -134,6 +140,10 @@ export const backupAnswer = t.Object({
     ),
   ),
   anomalyResolvedAt: nullable(isoDate()),
+  kept: t.Boolean({ description: "Kept forever: retention never deletes it (it still counts in the storage quota)" }),
+  keptAt: nullable(isoDate()),
+  keptBy: nullable(t.String({ description: "Name of the member who kept it" })),
+  label: nullable(t.String({ description: "The user's note on the backup, up to 100 characters" })),
   copies: t.Array(copyAnswer, { description: "Where the agent copied the encrypted file besides DBVault (dbvault-agent copies add)" }),
 });
 

@@ -26,6 +26,10 @@ export const backupViewColumns = {
   verificationWaitingFor: backups.verificationWaitingFor,
   anomaly: backups.anomaly,
   anomalyResolvedAt: backups.anomalyResolvedAt,
+  kept: backups.kept,
+  keptAt: backups.keptAt,
+  keptBy: backups.keptBy,
+  label: backups.label,
 };
 
 /** A backup as the API shows it (spec section 3). */
@@ -61,6 +65,10 @@ export function toBackupView(backup: Pick<BackupRow, keyof typeof backupViewColu
     verificationWaitingFor: backup.verificationWaitingFor ?? null,
     anomaly: backup.anomaly ?? null,
     anomalyResolvedAt: backup.anomalyResolvedAt?.toISOString() ?? null,
+    kept: backup.kept,
+    keptAt: backup.keptAt?.toISOString() ?? null,
+    keptBy: backup.keptBy ?? null,
+    label: backup.label ?? null,
     /** The copies the agent wrote to the customer's own buckets (none: the file is in one place). */
     copies,
   };

@@ -22,6 +22,8 @@ export type RetentionCandidate = {
   /** The last verification's status; null when never verified. */
   verification: "ok" | "failed" | null;
   anomaly: "none" | "unresolved" | "resolved";
+  /** Kept forever by the user: whatever the policy, it stays. */
+  kept?: boolean;
 };
 
 /** The policy a user's saved settings and plan make. */
@@ -50,7 +52,7 @@ export function shortestKeep(policy: RetentionPolicy): { days: number; rule: str
 }
 
 /** Why a backup is kept. */
-export type KeepReason = "newest" | "last-verified" | "last-good" | "retention" | "recent" | "daily" | "weekly" | "monthly";
+export type KeepReason = "kept-forever" | "newest" | "last-verified" | "last-good" | "retention" | "recent" | "daily" | "weekly" | "monthly";
 /** Why a backup goes: past the age, chosen by no GFS rule, or chosen but older than the plan allows. */
 export type DropReason = "expired" | "not-selected" | "beyond-plan";
 
@@ -75,7 +77,7 @@ const BUCKETS = { daily: dayKey, weekly: isoWeekKey, monthly: monthKey } as cons
 
 /**
  * Decides, for every backup given (completed and failed; running ones must not be passed), whether
- * retention keeps it and why. Whatever the policy, each database keeps its newest completed backup,
+ * retention keeps it and why. Whatever the policy, the backups kept forever stay, and each database keeps its newest completed backup,
  * its newest verified one, and while it has an unresolved anomaly the newest good backup (no
  * anomaly, not failing verification) from before its oldest unresolved anomaly.
  */
@@ -93,6 +95,7 @@ export function decideRetention(candidates: RetentionCandidate[], policy: Retent
     const keep = (backup: RetentionCandidate | undefined, reason: KeepReason) => backup && reasons.get(backup.id)!.push(reason);
     const completed = newestFirst.filter((backup) => backup.status === "completed");
 
+    for (const backup of newestFirst) if (backup.kept) keep(backup, "kept-forever");
     keep(completed[0], "newest");
     keep(
       completed.find((backup) => backup.verification === "ok"),

@@ -3,7 +3,7 @@
 import { and, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import { backups, settings } from "@db/schema";
 import type { AppContext } from "../../context";
-import { BackupInUseError, BackupLockedError, deleteBackup } from "../backups/deletion";
+import { BackupInUseError, BackupKeptError, BackupLockedError, deleteBackup } from "../backups/deletion";
 import { extendLocks } from "./lock";
 import { policyOfUser, type SettingsRow } from "../retention-rules/user-policy";
 import { decideRetention, type RetentionCandidate, type RetentionDecision } from "../retention-rules/policy";
@@ -25,6 +25,7 @@ async function loadCandidates(ctx: AppContext, organizationId: string) {
       verification: backups.verification,
       anomaly: backups.anomaly,
       anomalyResolvedAt: backups.anomalyResolvedAt,
+      kept: backups.kept,
     })
     .from(backups)
     .where(and(eq(backups.organizationId, organizationId), inArray(backups.status, ["completed", "failed"])));
@@ -36,6 +37,7 @@ async function loadCandidates(ctx: AppContext, organizationId: string) {
     size: row.size,
     verification: row.verification?.status ?? null,
     anomaly: !row.anomaly ? "none" : row.anomalyResolvedAt ? "resolved" : "unresolved",
+    kept: row.kept,
   })) satisfies (RetentionCandidate & { size: number })[];
 }
 
@@ -103,6 +105,8 @@ export async function applyRetention(ctx: AppContext, options: { organizationId?
           ctx.log.info("retention kept a backup a restore is reading", { backupId: backup.id });
           continue;
         }
+        // Kept forever after this pass chose it: it stays.
+        if (error instanceof BackupKeptError) continue;
         // Not yet: its Object Lock outlasts the rule (the rule was shortened after it was written,
         // or storage's clock runs behind). The row and its bytes stay counted; a later pass takes it.
         if (error instanceof BackupLockedError) {

@@ -11,6 +11,7 @@ const gfsNumeric = (rule: keyof typeof GFS_LIMITS) =>
   t.Numeric({ multipleOf: 1, minimum: 0, maximum: GFS_LIMITS[rule], error: `${rule} must be a whole number from 0 to ${GFS_LIMITS[rule]}` });
 
 const keepReasons = [
+  "kept-forever",
   "newest",
   "last-verified",
   "last-good",

@@ -171,6 +171,8 @@ describe("audit log", () => {
     }
     // Issue 41: a domain proved for single sign-on, and a set-up code approved for an agent.
     for (const action of ["SSO_DOMAIN_VERIFIED", "AGENT_SETUP_APPROVED"]) expect(res.body).toContain(action);
-    expect(res.body).toHaveLength(61);
+    // Issue 44: keep forever and labels.
+    for (const action of ["BACKUP_KEPT", "BACKUP_UNKEPT", "BACKUP_LABELED"]) expect(res.body).toContain(action);
+    expect(res.body).toHaveLength(64);
   });
 });

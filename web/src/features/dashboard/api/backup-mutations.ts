@@ -1,7 +1,15 @@
 // The dashboard's actions on backups and restores as mutations; each reloads the lists it changes.
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { answerOf } from "../../../lib/api-client";
-import { deleteBackupRequest, resolveAnomalyRequest, restoreBackupRequest, restoreToMomentRequest, verifyBackupRequest } from "./dashboard-api";
+import {
+  deleteBackupRequest,
+  resolveAnomalyRequest,
+  restoreBackupRequest,
+  restoreToMomentRequest,
+  setBackupKeptRequest,
+  setBackupLabelRequest,
+  verifyBackupRequest,
+} from "./dashboard-api";
 import { reloadBackupLists } from "./get-backups";
 import { restoresQueryKey } from "./get-restores";
 
@@ -19,6 +27,23 @@ export function useVerifyBackup() {
 export function useResolveAnomaly() {
   const queryClient = useQueryClient();
   return useMutation({ mutationFn: (backupId: string) => answerOf(resolveAnomalyRequest(backupId)), onSettled: () => reloadBackupLists(queryClient) });
+}
+
+/** Keep forever on or off; the lists are read again so the row shows what the server kept. */
+export function useSetBackupKept() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ backupId, kept }: { backupId: string; kept: boolean }) => answerOf(setBackupKeptRequest(backupId, kept)),
+    onSettled: () => reloadBackupLists(queryClient),
+  });
+}
+
+export function useSetBackupLabel() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ backupId, label }: { backupId: string; label: string | null }) => answerOf(setBackupLabelRequest(backupId, label)),
+    onSuccess: () => reloadBackupLists(queryClient),
+  });
 }
 
 /** `sealedIdentity`: a write-only agent's identity, sealed in the wizard to the restoring agent; the server forwards it only. */

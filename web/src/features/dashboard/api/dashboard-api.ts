@@ -39,6 +39,10 @@ export const listRestoresRequest = () => api.backups.restores.all.get();
 /** Asks the database's agent to read the stored backup back again (202; the result arrives on the row). */
 export const verifyBackupRequest = (id: string) => backupNode(id).verify.post();
 export const resolveAnomalyRequest = (id: string) => backupNode(id).anomaly.resolve.post();
+/** Keeps a completed backup forever (retention never deletes it), or lets retention decide again. */
+export const setBackupKeptRequest = (id: string, kept: boolean) => backupNode(id).keep.put({ kept });
+/** Sets a backup's label; null removes it. */
+export const setBackupLabelRequest = (id: string, label: string | null) => backupNode(id).label.put({ label });
 export const serviceHealthRequest = () => api.agents["server-status"].get();
 /** Opens the realtime channel (/api/ws); the caller authenticates it with its first message. */
 export const openRealtimeChannel = () => api.ws.subscribe();

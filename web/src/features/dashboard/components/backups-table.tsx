@@ -13,6 +13,7 @@ import { isRunning } from "../utils/operation-status";
 import { formatTimeRemaining } from "../utils/time-remaining";
 import { useTimeRemaining } from "../hooks/use-time-remaining";
 import { describeReaders, shortKeyId } from "../utils/key-warning";
+import { BackupMarks } from "./backup-marks";
 import { StatusBadge } from "./status-badge";
 import { AnomalyBadge, PlacesBadge, VerificationBadge } from "./trust-badges";
 
@@ -102,14 +103,20 @@ function buildColumns({
       accessorKey: "databaseName",
       header: "Database",
       cell: ({ row }) => (
-        <Link
-          href={detailsHref(row.original)}
-          className="font-medium text-slate-900 underline decoration-slate-300 underline-offset-2 hover:decoration-indigo-500"
-          aria-label={`${row.original.databaseName}: details of the backup of ${formatDateTime(row.original.createdAt)}`}
-          data-testid="backup-details-link"
-        >
-          {row.original.databaseName}
-        </Link>
+        <BackupMarks
+          backup={row.original}
+          canChange={can.operate}
+          name={
+            <Link
+              href={detailsHref(row.original)}
+              className="font-medium text-slate-900 underline decoration-slate-300 underline-offset-2 hover:decoration-indigo-500"
+              aria-label={`${row.original.databaseName}: details of the backup of ${formatDateTime(row.original.createdAt)}`}
+              data-testid="backup-details-link"
+            >
+              {row.original.databaseName}
+            </Link>
+          }
+        />
       ),
     },
     {
@@ -176,7 +183,8 @@ function buildColumns({
                 variant="ghost"
                 size="sm"
                 className="text-red-600 hover:bg-red-50"
-                disabled={!usable}
+                disabled={!usable || backup.kept}
+                title={backup.kept ? "Kept forever: turn Keep forever off to delete it" : undefined}
                 onClick={() => onDelete(backup)}
                 aria-label={`Delete ${label}`}
               >

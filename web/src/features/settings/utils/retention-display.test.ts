@@ -5,6 +5,7 @@ describe("retention preview wording", () => {
   test("each decision says kept or deleted and why", () => {
     expect(describeRetentionDecision({ keep: true, reasons: ["newest", "last-verified", "daily"] })).toBe("Kept: newest, last verified, daily");
     expect(describeRetentionDecision({ keep: true, reasons: ["last-good"] })).toBe("Kept: last good before an anomaly");
+    expect(describeRetentionDecision({ keep: true, reasons: ["kept-forever"] })).toBe("Kept: kept forever");
     expect(describeRetentionDecision({ keep: false, reasons: ["beyond-plan"] })).toBe("Deleted: older than your plan allows");
   });
 

@@ -4,6 +4,7 @@ import type { UserSettings } from "../api/settings-api";
 type DrillFrequency = UserSettings["drillFrequency"];
 
 const REASONS: Record<string, string> = {
+  "kept-forever": "kept forever",
   newest: "newest",
   "last-verified": "last verified",
   "last-good": "last good before an anomaly",
