@@ -35,7 +35,7 @@ async function userWithDatabase(name: string) {
   return { user, agent, database: database! };
 }
 
-const setSchedule = (token: string, id: string, body: Record<string, string | null>) =>
+const setSchedule = (token: string, id: string, body: Record<string, string | null | undefined>) =>
   server.call("PUT", `/api/settings/databases/${id}/schedule`, {
     token,
     body: { frequency: null, timeOfDay: null, windowStart: null, windowEnd: null, ...body },
