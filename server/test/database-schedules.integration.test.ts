@@ -115,7 +115,7 @@ describe("per-database schedules", () => {
   });
 
   test("the plan's frequency limit refuses too frequent schedules; malformed windows are 400; others' databases 404", async () => {
-    const { user, database } = await userWithDatabase("logs");
+    const { user, agent, database } = await userWithDatabase("logs");
     const hourly = await setSchedule(user.token, database.id, { frequency: "hourly" });
     expect(hourly.status).toBe(403);
     expect(hourly.body).toEqual({
@@ -134,6 +134,10 @@ describe("per-database schedules", () => {
       expect(answer.status, JSON.stringify(body)).toBe(400);
       expect(answer.body.message).toBeString();
     }
+    // `dbvault-agent status` reads the database's own frequency, not the account's (daily).
+    expect((await setSchedule(user.token, database.id, { frequency: "weekly" })).status).toBe(200);
+    const status = await server.call("GET", "/api/agent/status", { headers: agent.headers() });
+    expect(status.body.databases[0]).toMatchObject({ name: "logs", everyHours: 168 });
     const stranger = await server.registerUser();
     expect((await setSchedule(stranger.token, database.id, { frequency: "weekly" })).status).toBe(404);
   });
