@@ -41,6 +41,7 @@ export function DatabaseSchedule({ database, plan, disabled, onSave }: Props) {
       ) : null}
       {editing ? (
         <form onSubmit={submit} className="mt-2 grid max-w-xs grid-cols-2 gap-2" aria-label={`Schedule of ${database.name}`}>
+          {/* biome-ignore lint/a11y/noLabelWithoutControl: the Select inside is its control (a native <select>) */}
           <label className="col-span-2">
             Frequency
             <Select compact value={frequency} onChange={(event) => setFrequency(event.target.value)}>
