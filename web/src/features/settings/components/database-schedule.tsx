@@ -75,7 +75,14 @@ export function DatabaseSchedule({ database, plan, disabled, onSave }: Props) {
           </div>
         </form>
       ) : (
-        <Button variant="link" size="sm" className="text-xs" onClick={() => setEditing(true)} disabled={disabled}>
+        <Button
+          variant="link"
+          size="sm"
+          className="text-xs"
+          onClick={() => setEditing(true)}
+          disabled={disabled}
+          aria-label={`Edit the schedule of ${database.name}`}
+        >
           Edit schedule
         </Button>
       )}
