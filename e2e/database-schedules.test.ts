@@ -52,6 +52,15 @@ describe("per-database schedules", () => {
       );
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(viewport.width);
       await env.screenshot(page, `database-schedule-${viewport.width}`);
+      // The dashboard says what runs next, at the window's start.
+      await page.goto("/dashboard");
+      const next = page.getByRole("list", { name: "Next scheduled backups" });
+      await eventually(
+        () => next.innerText(),
+        (text) => expect(text).toMatch(/orders-db next backup \w{3} \d+, \d{4}, \d+:00 AM/),
+      );
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(viewport.width);
+      await env.screenshot(page, `dashboard-next-backup-${viewport.width}`);
       await context.close();
     });
   }
