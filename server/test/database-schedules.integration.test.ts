@@ -3,7 +3,9 @@
 // answered by the API, and a slot that did not run says why.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
-import { backups, databases } from "@db/schema";
+import { randomBytes } from "node:crypto";
+import { backups, databases, organizations, plans } from "@db/schema";
+import { UPLOAD_PART_SIZE } from "@protocol/agent-protocol";
 import { failBackup } from "../src/modules/backups/service";
 import { runDueBackups } from "../src/modules/scheduler/service";
 import { announceAgentDisconnection, type StoppedClock, startTestServer, stopServerClock, type TestServer } from "./harness";
@@ -112,6 +114,21 @@ describe("per-database schedules", () => {
     const listed = await server.call("GET", "/api/settings/databases", { token: user.token });
     expect(listed.body[0].missedBackup).toEqual({ at: new Date(midnight + 3 * HOUR).toISOString(), reason: expect.stringMatching(/^Agent offline/) });
     expect(listed.body[0].nextBackupAt).toBe(new Date(midnight + 27 * HOUR).toISOString());
+  });
+
+  test("a scheduled backup the plan's storage refuses is recorded as missed: limit reached", async () => {
+    const { user, agent, database } = await userWithDatabase("archive");
+    const [tiny] = await server.ctx.db
+      .insert(plans)
+      .values({ name: `Tiny ${Date.now()}`, price: 0, storageLimit: UPLOAD_PART_SIZE + 100, dbLimit: 1, retentionLimit: 168, frequencyLimit: 24 })
+      .returning();
+    await server.ctx.db.update(organizations).set({ planId: tiny!.id }).where(eq(organizations.id, user.id));
+    await runDueBackups(server.ctx);
+    const { backupId } = await agent.waitFor("backup");
+    expect((await agent.uploadPart(backupId, 0, randomBytes(UPLOAD_PART_SIZE))).status).toBe(200);
+    expect((await agent.uploadPart(backupId, 1, randomBytes(1000))).status).toBe(413);
+    const listed = await server.call("GET", "/api/settings/databases", { token: user.token });
+    expect(listed.body.find((d: { id: string }) => d.id === database.id).missedBackup.reason).toStartWith("Limit reached: Storage limit exceeded");
   });
 
   test("the plan's frequency limit refuses too frequent schedules; malformed windows are 400; others' databases 404", async () => {
