@@ -42,6 +42,7 @@ import m39 from "./0039_agent_setup_codes_protection_window.sql" with { type: "t
 import m40 from "./0040_pitr_unreachable_since.sql" with { type: "text" };
 import m41 from "./0041_removed_agents.sql" with { type: "text" };
 import m42 from "./0042_backup_keep_label.sql" with { type: "text" };
+import m43 from "./0043_database_schedules.sql" with { type: "text" };
 
 export const migrationFiles: { tag: string; when: number; sql: string }[] = [
   { tag: "0000_init", when: 1795432625268, sql: m0 },
@@ -87,4 +88,5 @@ export const migrationFiles: { tag: string; when: number; sql: string }[] = [
   { tag: "0040_pitr_unreachable_since", when: 1796671337792, sql: m40 },
   { tag: "0041_removed_agents", when: 1796671415923, sql: m41 },
   { tag: "0042_backup_keep_label", when: 1796680799864, sql: m42 },
+  { tag: "0043_database_schedules", when: 1796683203077, sql: m43 },
 ];

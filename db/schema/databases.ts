@@ -25,6 +25,16 @@ export const databases = pgTable(
     pitrLagAlerted: boolean("pitr_lag_alerted").notNull().default(false),
     /** When the scheduler next backs this database up; claimed with FOR UPDATE SKIP LOCKED. */
     nextBackupAt: timestampColumn("next_backup_at"),
+    /** Its own schedule (modules/databases/slots.ts); null: the account's frequency, no fixed time, no window. */
+    scheduleFrequencyHours: integer("schedule_frequency_hours"),
+    /** Minutes after 00:00 UTC its slots are anchored at. */
+    scheduleTimeOfDay: integer("schedule_time_of_day"),
+    /** The UTC window (minutes after midnight) its scheduled backups start in; both or neither. */
+    scheduleWindowStart: integer("schedule_window_start"),
+    scheduleWindowEnd: integer("schedule_window_end"),
+    /** The last scheduled backup that did not run, and why (agent offline, limit reached, window passed). */
+    missedBackupAt: timestampColumn("missed_backup_at"),
+    missedBackupReason: text("missed_backup_reason"),
     createdAt: createdAtColumn(),
   },
   (table) => [uniqueIndex("databases_organization_name_idx").on(table.organizationId, table.name), index("databases_next_backup_idx").on(table.nextBackupAt)],

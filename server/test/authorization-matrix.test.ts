@@ -177,6 +177,7 @@ describe("every operation × every role, in the own organization", () => {
     expect(least("POST", "/api/backups/{id}/restore")).toBe("POST /api/backups/{id}/restore operator");
     expect(least("POST", "/api/drills/")).toBe("POST /api/drills/ operator");
     expect(least("PUT", "/api/settings/")).toBe("PUT /api/settings/ admin");
+    expect(least("PUT", "/api/settings/databases/:id/schedule")).toBe("PUT /api/settings/databases/:id/schedule admin");
     expect(least("POST", "/api/settings/webhooks/")).toBe("POST /api/settings/webhooks/ admin");
     expect(least("POST", "/api/settings/regenerate-api-key")).toBe("POST /api/settings/regenerate-api-key admin");
     expect(least("PUT", "/api/user/plan")).toBe("PUT /api/user/plan owner");

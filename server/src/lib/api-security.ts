@@ -136,6 +136,7 @@ const TOKEN_SCOPE_BY_OPERATION: Record<string, ApiTokenScope> = {
   "PUT /api/settings/": "admin",
   "PUT /api/settings/databases/{id}": "admin",
   "PUT /api/settings/databases/{id}/agent": "admin",
+  "PUT /api/settings/databases/{id}/schedule": "admin",
   "PUT /api/pitr/databases/{databaseId}": "admin",
   "POST /api/settings/test-notification": "admin",
   "GET /api/settings/webhooks/": "admin",

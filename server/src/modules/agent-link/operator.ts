@@ -6,7 +6,7 @@
 import { and, asc, desc, eq, inArray } from "drizzle-orm";
 import { type AgentRow, agentJobs, backups, databases, type OrganizationRow, settings } from "@db/schema";
 import { type AgentStatusAnswer, OPERATOR_LIST_DEFAULT, OPERATOR_LIST_MAX, type OperatorBackup, type OperatorBackupsQuery } from "@protocol/operator";
-import { normaliseFrequencyHours } from "@protocol/schedule";
+import { scheduleOf } from "../databases/schedule";
 import type { AppContext } from "../../context";
 import { AppError } from "../../lib/errors";
 import { triggerBackup } from "../backups/service";
@@ -55,14 +55,13 @@ export async function describeAgentStatus(ctx: AppContext, organization: Organiz
   const now = ctx.now();
   const served = await servedDatabases(ctx, agent);
   const [schedule] = await ctx.db.select({ frequency: settings.frequency }).from(settings).where(eq(settings.organizationId, agent.organizationId));
-  const everyHours = normaliseFrequencyHours(schedule?.frequency ?? 24);
   const described = [];
   for (const database of served) {
     const [last] = await ctx.db.select(operatorColumns).from(backups).where(eq(backups.databaseId, database.id)).orderBy(desc(backups.createdAt)).limit(1);
     described.push({
       name: database.name,
       isActive: database.isActive,
-      everyHours,
+      everyHours: scheduleOf(database, schedule?.frequency).everyHours,
       lastBackup: last ? toOperatorBackup(last) : null,
       nextBackupAt: database.isActive ? (database.nextBackupAt?.toISOString() ?? null) : null,
       pointInTime: database.pitrEnabled ? { lagSeconds: freshPitrLag(database, now) ?? null } : null,

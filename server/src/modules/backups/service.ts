@@ -1,6 +1,7 @@
 import { and, count, desc, eq, inArray, isNotNull, isNull, lte, ne, sql } from "drizzle-orm";
 import type { Tx } from "@db/client";
 import { agents, backupParts, backups, databases } from "@db/schema";
+import { recordMissedBackup } from "../databases/schedule";
 import type { Progress } from "@protocol/agent-protocol";
 import type { AppContext } from "../../context";
 import { AppError, conflict, notFound } from "../../lib/errors";
@@ -250,6 +251,10 @@ export async function failBackup(ctx: AppContext, backupId: string, reason: stri
     await ctx.db.update(backups).set({ dataReleasePending: true }).where(eq(backups.id, backupId));
   }
   ctx.log.warn("backup failed", { backupId, reason });
+  // A scheduled backup the plan's storage refused says so where its database's next run is shown.
+  if (options.storageLimit && released.type === "auto" && released.databaseId) {
+    await recordMissedBackup(ctx, released.databaseId, `Limit reached: ${reason}`);
+  }
   await publishToOrganization(ctx, released.organizationId, { type: "backupProgress", backupId, status: "failed", progress: null });
   await notifyBackupFailed(ctx, released, reason);
   return released;

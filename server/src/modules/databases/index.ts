@@ -3,6 +3,7 @@ import type { AppContext } from "../../context";
 import { authGuard } from "../auth/guard";
 import { databasesAnswers, databasesModel } from "./model";
 import { setPointInTimeRecovery } from "./pitr-switch";
+import { setDatabaseSchedule } from "./schedule-settings";
 import { chooseDatabaseAgent, listDatabases, setDatabaseActive } from "./service";
 
 /**
@@ -30,6 +31,13 @@ export const databasesController = (ctx: AppContext) =>
       body: databasesModel.agent,
       response: { 200: databasesAnswers.databases },
       detail: { tags: ["Settings"], summary: "Choose which of the agents holding a database runs it" },
+    })
+    .put("/api/settings/databases/:id/schedule", ({ organization, params, body }) => setDatabaseSchedule(ctx, organization, params.id, body), {
+      auth: true,
+      params: databasesModel.params,
+      body: databasesModel.schedule,
+      response: { 200: databasesAnswers.databases },
+      detail: { tags: ["Settings"], summary: "Set a database's own schedule: frequency, time of day and a UTC backup window (null: the account's)" },
     })
     .put("/api/pitr/databases/:databaseId", ({ organization, params, body }) => setPointInTimeRecovery(ctx, organization, params.databaseId, body.enabled), {
       auth: true,

@@ -8,6 +8,13 @@ export const databasesModel = {
   activate: t.Object({ isActive: t.Boolean({ error: "isActive must be true or false" }) }),
   agent: t.Object({ agentId: t.String({ minLength: 1, maxLength: 64, error: "agentId must be the id of one of your agents" }) }),
   pitrSwitch: t.Object({ enabled: t.Boolean({ error: "enabled must be true or false" }) }),
+  /** PUT /api/settings/databases/:id/schedule: null fields follow the account's settings. */
+  schedule: t.Object({
+    frequency: nullable(t.String({ maxLength: 16, description: "hourly, daily, weekly or monthly; null: the account's frequency" })),
+    timeOfDay: nullable(t.String({ maxLength: 5, description: "HH:MM UTC the slots fall on; null: no fixed time" })),
+    windowStart: nullable(t.String({ maxLength: 5, description: "HH:MM UTC; with windowEnd, the window backups start in" })),
+    windowEnd: nullable(t.String({ maxLength: 5, description: "HH:MM UTC; before windowStart wraps past midnight" })),
+  }),
 };
 
 export const databasesAnswers = {
@@ -22,6 +29,15 @@ export const databasesAnswers = {
       agents: t.Array(t.Object({ id: t.String(), name: t.String(), status: t.String() }), {
         description: "The agents holding it in their config; the user may choose among them",
       }),
+      schedule: t.Object({
+        frequencyHours: nullable(t.Number({ description: "Its own frequency; null: the account's" })),
+        everyHours: t.Number({ description: "The frequency in effect" }),
+        timeOfDay: nullable(t.String({ description: "HH:MM UTC" })),
+        windowStart: nullable(t.String({ description: "HH:MM UTC" })),
+        windowEnd: nullable(t.String({ description: "HH:MM UTC" })),
+      }),
+      nextBackupAt: nullable(isoDate()),
+      missedBackup: nullable(t.Object({ at: isoDate(), reason: t.String() })),
       createdAt: isoDate(),
     }),
   ),

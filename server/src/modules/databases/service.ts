@@ -2,15 +2,19 @@
 // databases run (within the plan's dbLimit) and which of the agents holding one runs it.
 import { and, asc, count, eq, inArray } from "drizzle-orm";
 import type { DbOrTx } from "@db/client";
-import { agentDatabases, agents, databases } from "@db/schema";
+import { agentDatabases, agents, databases, settings } from "@db/schema";
 import type { AppContext } from "../../context";
 import { AppError, notFound } from "../../lib/errors";
 import type { CurrentOrganization } from "../organizations/current-organization";
 import { planOfUser } from "../plans/service";
+import { scheduleOf } from "./schedule";
+import { formatTimeOfDay } from "./slots";
 
 type DeclaringAgent = { id: string; name: string; status: string };
 
-function toDatabaseView(row: typeof databases.$inferSelect, declaring: DeclaringAgent[]) {
+function toDatabaseView(row: typeof databases.$inferSelect, declaring: DeclaringAgent[], accountFrequency: number | null | undefined) {
+  const schedule = scheduleOf(row, accountFrequency);
+  const hhmm = (minutes: number | null) => (minutes === null ? null : formatTimeOfDay(minutes));
   return {
     _id: row.id,
     id: row.id,
@@ -19,6 +23,16 @@ function toDatabaseView(row: typeof databases.$inferSelect, declaring: Declaring
     pitrEnabled: row.pitrEnabled,
     agentId: row.agentId,
     agents: declaring,
+    schedule: {
+      frequencyHours: row.scheduleFrequencyHours,
+      everyHours: schedule.everyHours,
+      timeOfDay: hhmm(row.scheduleTimeOfDay),
+      windowStart: hhmm(row.scheduleWindowStart),
+      windowEnd: hhmm(row.scheduleWindowEnd),
+    },
+    // An inactive database is not scheduled: it shows no next run.
+    nextBackupAt: row.isActive ? (row.nextBackupAt?.toISOString() ?? null) : null,
+    missedBackup: row.missedBackupAt && row.missedBackupReason ? { at: row.missedBackupAt.toISOString(), reason: row.missedBackupReason } : null,
     createdAt: row.createdAt.toISOString(),
   };
 }
@@ -40,10 +54,12 @@ export async function listDatabases(ctx: AppContext, organizationId: string) {
             ),
           )
           .orderBy(asc(agents.createdAt), asc(agents.id));
+  const [account] = await ctx.db.select({ frequency: settings.frequency }).from(settings).where(eq(settings.organizationId, organizationId));
   return rows.map((row) =>
     toDatabaseView(
       row,
       declarations.filter((declaration) => declaration.databaseId === row.id).map(({ id, name, status }) => ({ id, name, status })),
+      account?.frequency,
     ),
   );
 }

@@ -5,7 +5,8 @@ import { claimOutageNotice } from "../agents/outage-notice";
 import { sweepAgentStatuses } from "../agents/service";
 import { expireLeases } from "../agent-jobs/lease-rules";
 import { recordAudit } from "../audit/service";
-import { claimDueBackups } from "../databases/schedule";
+import { claimDueBackups, clearMissedBackup, recordMissedBackup } from "../databases/schedule";
+import { AppError } from "../../lib/errors";
 import { finishDueTurnOffs } from "../backup-protection/state";
 import { releasePendingBackupData, startBackup } from "../backups/service";
 import { runDueDrills } from "../drills/service";
@@ -33,17 +34,34 @@ const at = (ms: number) => new Date(ms).toISOString();
  */
 export async function runDueBackups(ctx: AppContext, options: { limit?: number } = {}) {
   const claimed = await claimDueBackups(ctx, options.limit ?? 50);
-  const skipped = claimed.filter((row) => row.agent.status === "offline").map((row) => row.database);
-  for (const { database, agent } of claimed) {
-    if (agent.status === "offline") continue;
+  const skipped = claimed.filter((row) => row.windowOpen && row.agent.status === "offline").map((row) => row.database);
+  for (const { database, agent, windowOpen } of claimed) {
+    if (!windowOpen) {
+      await recordMissedBackup(ctx, database.id, "Window passed: the scheduler did not run during the backup window (server down).");
+      continue;
+    }
+    if (agent.status === "offline") {
+      await recordMissedBackup(ctx, database.id, "Agent offline: start it with dbvault-agent run.");
+      continue;
+    }
     try {
       await startBackup(ctx, database, "auto");
+      if (database.missedBackupReason !== null) await clearMissedBackup(ctx, database.id);
     } catch (error) {
+      // A refusal (storage limit, plan limit) is the user's to act on: said where the schedule is shown.
+      if (error instanceof AppError) await recordMissedBackup(ctx, database.id, missedReasonOf(error));
       ctx.log.error("scheduled backup could not start", { databaseId: database.id, error });
     }
   }
   await skipForOfflineAgents(ctx, skipped);
   return claimed.length;
+}
+
+/** Why a refused scheduled backup did not run, led by its kind (agent offline, limit reached). */
+function missedReasonOf(error: AppError) {
+  if (error.code === "AGENT_OFFLINE") return `Agent offline: ${error.message}`;
+  if (error.status === 403 || error.status === 429 || error.status === 413) return `Limit reached: ${error.message}`;
+  return error.message;
 }
 
 /**

@@ -35,6 +35,7 @@ import { DashboardTabs } from "./dashboard-tabs";
 import { RestoreDialog } from "./restore-dialog";
 import { describeMissingKey, describeRestoringReader, identityRecipientOf } from "../utils/key-warning";
 import { RestoreHistoryPanel } from "./restore-history-panel";
+import { NextBackups } from "./next-backups";
 import { PitrCoverageLines } from "./pitr-coverage-lines";
 import { SummaryCards } from "./summary-cards";
 import { SystemStatusCard } from "./system-status-card";
@@ -150,6 +151,7 @@ export function DashboardPage({ token, can }: { token: string | null; can: Permi
         canTrigger={can.operate}
       />
       <SummaryCards summary={summary} plan={plan} />
+      <NextBackups databases={databases} />
       <PitrCoverageLines databases={databases} />
       <div className="grid gap-6 lg:grid-cols-3">
         <div className="min-w-0 lg:col-span-2">

@@ -22,6 +22,9 @@ export const approveSetupCodeRequest = (agentId: string, setupCode: string, cred
   api.agents({ agentId })["setup-approval"].post({ setupCode, ...credentials });
 /** Which of the agents holding a database runs it. */
 export const setPointInTimeRecoveryRequest = (id: string, enabled: boolean) => api.pitr.databases({ databaseId: id }).put({ enabled });
+export type DatabaseScheduleInput = { frequency: string | null; timeOfDay: string | null; windowStart: string | null; windowEnd: string | null };
+/** A database's own schedule (null fields follow the account's settings). */
+export const setDatabaseScheduleRequest = (id: string, schedule: DatabaseScheduleInput) => api.settings.databases({ id }).schedule.put(schedule);
 export const chooseDatabaseAgentRequest = (id: string, agentId: string) => api.settings.databases({ id }).agent.put({ agentId });
 export type RetentionChoice = { mode: "age" | "gfs"; retention: number; daily: number; weekly: number; monthly: number };
 /** What retention would keep of the existing backups under a policy not saved yet. */

@@ -10,6 +10,8 @@ import {
   type AgentAction,
   approveSetupCodeRequest,
   chooseDatabaseAgentRequest,
+  type DatabaseScheduleInput,
+  setDatabaseScheduleRequest,
   manageAgentRequest,
   regenerateApiKeyRequest,
   removeAgentRequest,
@@ -45,18 +47,24 @@ export function useSendTestNotification() {
 }
 
 /** A change to one database: on or off, or which agent runs it. The server answers the whole list. */
-export type DatabaseChange = { id: string; isActive: boolean } | { id: string; agentId: string } | { id: string; pitrEnabled: boolean };
+export type DatabaseChange =
+  | { id: string; isActive: boolean }
+  | { id: string; agentId: string }
+  | { id: string; pitrEnabled: boolean }
+  | { id: string; schedule: DatabaseScheduleInput };
 
 export function useChangeDatabase() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (change: DatabaseChange) =>
       answerOf(
-        "agentId" in change
-          ? chooseDatabaseAgentRequest(change.id, change.agentId)
-          : "pitrEnabled" in change
-            ? setPointInTimeRecoveryRequest(change.id, change.pitrEnabled)
-            : setDatabaseActiveRequest(change.id, change.isActive),
+        "schedule" in change
+          ? setDatabaseScheduleRequest(change.id, change.schedule)
+          : "agentId" in change
+            ? chooseDatabaseAgentRequest(change.id, change.agentId)
+            : "pitrEnabled" in change
+              ? setPointInTimeRecoveryRequest(change.id, change.pitrEnabled)
+              : setDatabaseActiveRequest(change.id, change.isActive),
       ),
     onSuccess: (databases) => queryClient.setQueryData(databasesQueryKey, databases),
   });

@@ -13,6 +13,7 @@ import { describeDatabaseAgents } from "../utils/database-agents";
 import { canToggleDatabase, describeDatabaseAllowance } from "../utils/database-limits";
 import { formatPitrWindow } from "../../../lib/plan-format";
 import { DatabaseCopiesDialog } from "./database-copies-dialog";
+import { DatabaseSchedule } from "./database-schedule";
 
 type DatabasesTabProps = { databases: UserDatabase[]; plan: UserPlan };
 
@@ -74,6 +75,18 @@ export function DatabasesTab({ databases, plan }: DatabasesTabProps) {
         },
       },
       {
+        id: "schedule",
+        header: "Schedule",
+        cell: ({ row }) => (
+          <DatabaseSchedule
+            database={row.original}
+            plan={plan}
+            disabled={busy}
+            onSave={(schedule) => change({ id: row.original.id, schedule }, "Failed to save the schedule.")}
+          />
+        ),
+      },
+      {
         id: "pitr",
         header: "Point-in-time recovery",
         cell: ({ row }) => {
@@ -96,7 +109,7 @@ export function DatabasesTab({ databases, plan }: DatabasesTabProps) {
         },
       },
     ];
-  }, [mutate, busy, activeCount, plan.dbLimit, plan.pitrWindowHours]);
+  }, [mutate, busy, activeCount, plan]);
 
   return (
     <div className="space-y-4">
