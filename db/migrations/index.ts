@@ -41,6 +41,7 @@ import m38 from "./0038_sso_binding_token_use.sql" with { type: "text" };
 import m39 from "./0039_agent_setup_codes_protection_window.sql" with { type: "text" };
 import m40 from "./0040_pitr_unreachable_since.sql" with { type: "text" };
 import m41 from "./0041_removed_agents.sql" with { type: "text" };
+import m42 from "./0042_database_exclusions.sql" with { type: "text" };
 
 export const migrationFiles: { tag: string; when: number; sql: string }[] = [
   { tag: "0000_init", when: 1795432625268, sql: m0 },
@@ -85,4 +86,5 @@ export const migrationFiles: { tag: string; when: number; sql: string }[] = [
   { tag: "0039_agent_setup_codes_protection_window", when: 1796671289690, sql: m39 },
   { tag: "0040_pitr_unreachable_since", when: 1796671337792, sql: m40 },
   { tag: "0041_removed_agents", when: 1796671415923, sql: m41 },
+  { tag: "0042_database_exclusions", when: 1796681650412, sql: m42 },
 ];

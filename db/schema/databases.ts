@@ -1,4 +1,4 @@
-import { boolean, index, integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { jsonb, boolean, index, integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { agents } from "./agents";
 import { createdAtColumn, idColumn, timestampColumn } from "./columns";
 import { organizations } from "./organizations";
@@ -25,6 +25,8 @@ export const databases = pgTable(
     pitrLagAlerted: boolean("pitr_lag_alerted").notNull().default(false),
     /** When the scheduler next backs this database up; claimed with FOR UPDATE SKIP LOCKED. */
     nextBackupAt: timestampColumn("next_backup_at"),
+    /** Collections its backups leave out (issue 44: a huge log collection nobody needs); modules/databases/exclusions.ts. */
+    excludedCollections: jsonb("excluded_collections").$type<string[]>().notNull().default([]),
     createdAt: createdAtColumn(),
   },
   (table) => [uniqueIndex("databases_organization_name_idx").on(table.organizationId, table.name), index("databases_next_backup_idx").on(table.nextBackupAt)],

@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
 import { authGuard } from "../auth/guard";
 import { databasesAnswers, databasesModel } from "./model";
+import { setExcludedCollections } from "./exclusions";
 import { setPointInTimeRecovery } from "./pitr-switch";
 import { chooseDatabaseAgent, listDatabases, setDatabaseActive } from "./service";
 
@@ -31,6 +32,17 @@ export const databasesController = (ctx: AppContext) =>
       response: { 200: databasesAnswers.databases },
       detail: { tags: ["Settings"], summary: "Choose which of the agents holding a database runs it" },
     })
+    .put(
+      "/api/settings/databases/:id/exclusions",
+      ({ organization, params, body }) => setExcludedCollections(ctx, organization.id, params.id, body.collections),
+      {
+        auth: true,
+        params: databasesModel.params,
+        body: databasesModel.exclusions,
+        response: { 200: databasesAnswers.databases },
+        detail: { tags: ["Settings"], summary: "Set the collections a database's backups leave out" },
+      },
+    )
     .put("/api/pitr/databases/:databaseId", ({ organization, params, body }) => setPointInTimeRecovery(ctx, organization, params.databaseId, body.enabled), {
       auth: true,
       params: databasesModel.pitrParams,
