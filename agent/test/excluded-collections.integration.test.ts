@@ -74,15 +74,15 @@ describe("the oplog window of a point-in-time backup", () => {
 
   test("carries the writes of the kept collections and none of the excluded ones", async () => {
     const shop = rs.client.db("shop");
-    await shop.collection("orders").insertOne({ _id: 0 } as never);
+    await shop.collection<{ _id: number }>("orders").insertOne({ _id: 0 } as never);
     const start = await readOplogStart(rs.client);
     await shop.createCollection("logs");
-    await shop.collection("logs").insertOne({ _id: 1 } as never);
-    await shop.collection("logs").updateOne({ _id: 1 }, { $set: { seen: true } });
-    await shop.collection("logs").createIndex({ at: 1 });
-    await shop.collection("orders").insertOne({ _id: 1 } as never);
-    await shop.collection("logs").deleteOne({ _id: 1 });
-    await shop.collection("orders").updateOne({ _id: 1 }, { $set: { paid: true } });
+    await shop.collection<{ _id: number }>("logs").insertOne({ _id: 1 } as never);
+    await shop.collection<{ _id: number }>("logs").updateOne({ _id: 1 }, { $set: { seen: true } });
+    await shop.collection<{ _id: number }>("logs").createIndex({ at: 1 });
+    await shop.collection<{ _id: number }>("orders").insertOne({ _id: 1 } as never);
+    await shop.collection<{ _id: number }>("logs").deleteOne({ _id: 1 });
+    await shop.collection<{ _id: number }>("orders").updateOne({ _id: 1 }, { $set: { paid: true } });
     const window: Uint8Array[] = [];
     const entries = readOplogWindow(rs.client, { kind: "replica-set", start }, "shop", rs.server.uri, ["logs"]);
     for (let step = await entries.next(); !step.done; step = await entries.next()) window.push(...step.value);
