@@ -375,6 +375,8 @@ export type ServerMessage =
       databaseName: string;
       /** The file's download name, also its name in the customer's copies. Absent: older servers. */
       fileName?: string;
+      /** Collections of `databaseName` the dump leaves out (the database's exclusions). Absent: none. */
+      excludeCollections?: string[];
     }
   | {
       type: "restore";

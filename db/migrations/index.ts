@@ -43,6 +43,7 @@ import m40 from "./0040_pitr_unreachable_since.sql" with { type: "text" };
 import m41 from "./0041_removed_agents.sql" with { type: "text" };
 import m42 from "./0042_backup_keep_label.sql" with { type: "text" };
 import m43 from "./0043_database_schedules.sql" with { type: "text" };
+import m44 from "./0044_database_exclusions.sql" with { type: "text" };
 
 export const migrationFiles: { tag: string; when: number; sql: string }[] = [
   { tag: "0000_init", when: 1795432625268, sql: m0 },
@@ -89,4 +90,5 @@ export const migrationFiles: { tag: string; when: number; sql: string }[] = [
   { tag: "0041_removed_agents", when: 1796671415923, sql: m41 },
   { tag: "0042_backup_keep_label", when: 1796680799864, sql: m42 },
   { tag: "0043_database_schedules", when: 1796683203077, sql: m43 },
+  { tag: "0044_database_exclusions", when: 1796683220461, sql: m44 },
 ];

@@ -58,6 +58,8 @@ export const backups = pgTable(
     keyId: text("key_id"),
     /** Documents per collection ("db.collection") as the agent dumped them: names and counts only, never data. */
     collections: jsonb("collections").$type<Record<string, number>>(),
+    /** The database's excluded collections when the backup started: they are not in it (a restore says so). */
+    excludedCollections: jsonb("excluded_collections").$type<string[]>().notNull().default([]),
     /**
      * "point-in-time": the backup holds the database as at `consistentAt` (a replica set's dump with
      * its oplog window); "standalone": no oplog, no single moment; null: not reported (older agents).

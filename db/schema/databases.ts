@@ -1,4 +1,4 @@
-import { boolean, index, integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { boolean, index, integer, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { agents } from "./agents";
 import { createdAtColumn, idColumn, timestampColumn } from "./columns";
 import { organizations } from "./organizations";
@@ -35,6 +35,8 @@ export const databases = pgTable(
     /** The last scheduled backup that did not run, and why (agent offline, limit reached, window passed). */
     missedBackupAt: timestampColumn("missed_backup_at"),
     missedBackupReason: text("missed_backup_reason"),
+    /** Collections its backups leave out (issue 44: a huge log collection nobody needs); modules/databases/exclusions.ts. */
+    excludedCollections: jsonb("excluded_collections").$type<string[]>().notNull().default([]),
     createdAt: createdAtColumn(),
   },
   (table) => [uniqueIndex("databases_organization_name_idx").on(table.organizationId, table.name), index("databases_next_backup_idx").on(table.nextBackupAt)],

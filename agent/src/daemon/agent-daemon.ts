@@ -82,7 +82,7 @@ export function startAgentDaemon(runtime: DaemonRuntime, identityTransport: Iden
         copyCheck.connected();
         return;
       case "backup": {
-        const run = () => runBackupJob({ ...job, goSignals, trust }, message.backupId, message.databaseName, message.fileName);
+        const run = () => runBackupJob({ ...job, goSignals, trust }, message.backupId, message.databaseName, message.fileName, message.excludeCollections);
         // The server sends a backup again when this agent reconnects before starting it: one
         // whose first command did arrive is a repeat, and the queue ignores it.
         if (!queue.enqueue(run, { backupId: message.backupId })) runtime.log("ignored a backup this agent already took", { backupId: message.backupId });

@@ -55,7 +55,7 @@ export type DaemonRuntime = {
   /** Dumps, compresses and encrypts a configured database: the ciphertext, as produced; `onDumped` hears the counts and the moment dumped before it ends. */
   backup(
     databaseName: string,
-    options: { onProgress: (p: Progress) => void; signal: AbortSignal; onDumped?: (result: DumpResult) => void },
+    options: { onProgress: (p: Progress) => void; signal: AbortSignal; onDumped?: (result: DumpResult) => void; excludeCollections?: string[] },
   ): AsyncIterable<Uint8Array>;
   /** Verifies, decrypts and restores a backup file into a configured database. */
   restore(
@@ -164,7 +164,7 @@ export function createDaemonRuntime(options: RuntimeOptions): DaemonRuntime {
     role: () => (config.role === "restore" ? "restore" : "backup"),
     canReadOwnBackups: () => !isWriteOnly(config),
     copies: async () => (await refresh()).copies ?? [],
-    async *backup(databaseName, { onProgress, signal, onDumped }) {
+    async *backup(databaseName, { onProgress, signal, onDumped, excludeCollections }) {
       const current = await refresh();
       const database = findDatabase(current, databaseName, path);
       const backup = createBackupStream({
@@ -173,6 +173,7 @@ export function createDaemonRuntime(options: RuntimeOptions): DaemonRuntime {
         compression: current.compression ?? "zstd",
         tools: current.tools,
         ...(database.usersAndRoles === false ? { usersAndRoles: false } : {}),
+        ...(excludeCollections?.length ? { excludeCollections } : {}),
         signal,
         onProgress,
         onNotice: (message) => options.log(message, { databaseName }),

@@ -38,6 +38,13 @@ export async function dumpDatabase(options: DumpOptions): Promise<DumpResult> {
     output.destroy(error as Error);
     throw error;
   }
+  if (options.excludeCollections?.length && database === undefined) {
+    const error = new DumpError("unsupported", "collections can be excluded only from a dump of one database", {
+      hint: "name the database in the connection string",
+    });
+    output.destroy(error);
+    throw error;
+  }
   const tracker = new ProgressTracker(options.onProgress, options.progressIntervalMs);
   const counts: Record<string, number> = {};
   const request = {
@@ -47,6 +54,7 @@ export async function dumpDatabase(options: DumpOptions): Promise<DumpResult> {
     tracker,
     counts,
     usersAndRoles: options.usersAndRoles !== false,
+    excludeCollections: options.excludeCollections ?? [],
     onNotice: options.onNotice,
   };
   let archiveBytes = 0;

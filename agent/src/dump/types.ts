@@ -53,6 +53,11 @@ export interface DumpOptions extends OperationOptions {
    * system.version, as mongodump's does; default true.
    */
   usersAndRoles?: boolean;
+  /**
+   * Collections of the dumped database left out (mongodump --excludeCollection): neither read nor
+   * in the archive's oplog window. Only with one database (`database` or the URI's).
+   */
+  excludeCollections?: string[];
   /** Where the plain mongodump archive goes; ended when the dump succeeds. */
   output: Writable | WritableStream<Uint8Array>;
 }

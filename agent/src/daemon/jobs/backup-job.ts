@@ -21,6 +21,7 @@ export async function runBackupJob(
   backupId: string,
   databaseName: string,
   fileName = `backup-${databaseName}-${backupId}.enc.dbvault`,
+  excludeCollections: string[] = [],
 ): Promise<void> {
   const { runtime, signal } = job;
   runtime.log("backup started", { backupId, databaseName });
@@ -38,7 +39,7 @@ export async function runBackupJob(
       dumped = result.collections;
       consistency = result.consistency;
     };
-    const encrypted = noteKeyId(runtime.backup(databaseName, { onProgress: report, signal, onDumped }), (id) => (keyId = id));
+    const encrypted = noteKeyId(runtime.backup(databaseName, { onProgress: report, signal, onDumped, excludeCollections }), (id) => (keyId = id));
     const source = spool ? spool.tee(encrypted) : encrypted;
     const result = await uploadBackup(runtime.client(), backupId, source, {
       goSignals: job.goSignals,

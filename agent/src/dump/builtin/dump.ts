@@ -47,6 +47,8 @@ export interface BuiltinDumpRequest {
   counts: Record<string, number>;
   /** Whether a dump of every database or of admin includes its users, roles and version. */
   usersAndRoles: boolean;
+  /** Collections of `database` neither read nor in the oplog window (the database's exclusions). */
+  excludeCollections?: readonly string[];
   /** Told why the dump is not one point in time on a replica set (the oplog may not be read). */
   onNotice?: (message: string) => void;
 }
@@ -109,10 +111,17 @@ export async function dumpWithDriver(request: BuiltinDumpRequest, sink: ArchiveS
     let consistency: Consistency | undefined = window.kind === "standalone" ? { kind: "standalone" } : undefined;
     if (window.kind === "replica-set") {
       throwIfAborted(request.signal);
-      const at = await copyOplogWindow(client, window, request.database, uri, async (entries) => {
-        encoder.writeDocuments(OPLOG_NAMESPACE, entries);
-        await drained();
-      });
+      const at = await copyOplogWindow(
+        client,
+        window,
+        request.database,
+        uri,
+        async (entries) => {
+          encoder.writeDocuments(OPLOG_NAMESPACE, entries);
+          await drained();
+        },
+        request.excludeCollections,
+      );
       encoder.endNamespace(OPLOG_NAMESPACE);
       consistency = { kind: "point-in-time", at };
     }
@@ -188,7 +197,7 @@ async function dumpCollection(
 
 async function planDump(
   client: MongoClient,
-  { database, usersAndRoles }: BuiltinDumpRequest,
+  { database, usersAndRoles, excludeCollections }: BuiltinDumpRequest,
   uri: string,
 ): Promise<{ serverVersion: string; plan: DumpPlanEntry[]; raw: boolean }> {
   try {
@@ -204,7 +213,10 @@ async function planDump(
     // mongodump's rule: users and roles go with a dump of every database or of admin.
     const withUsersAndRoles = usersAndRoles && (database === undefined || database === "admin");
     for (const name of names) plan.push(...(await listDumpPlan(client.db(name), serverVersion, withUsersAndRoles)));
-    return { serverVersion, plan, raw: await canReadRawBatches(client) };
+    // As mongodump --excludeCollection: the collection (or a view of that name) is not in the archive at all.
+    const excluded = new Set(excludeCollections);
+    const kept = plan.filter((entry) => !(entry.spec.db === database && excluded.has(entry.spec.collection)));
+    return { serverVersion, plan: kept, raw: await canReadRawBatches(client) };
   } catch (cause) {
     throw wrapDatabaseError(cause, "listing the collections to dump", uri);
   }

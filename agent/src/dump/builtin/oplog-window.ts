@@ -2,6 +2,7 @@
 // the window's entries of the dumped database(s) up to the oplog's end once the reads are done (T1).
 import { BSON, type MongoClient, type Timestamp } from "mongodb";
 import { createOplogDatabaseFilter, findReplayBlocker } from "../../oplog/database-filter.ts";
+import { createExcludedCollectionsFilter } from "../../oplog/excluded-collections.ts";
 import { OplogRolledOverError, readNewestOplogTimestamp, readOplogRange, readOplogStart, toOplogTimestamp } from "../../oplog/read-oplog.ts";
 import { DumpError } from "../errors.ts";
 import type { ConsistentAt } from "../types.ts";
@@ -52,13 +53,17 @@ export async function* readOplogWindow(
   window: Extract<OplogWindow, { kind: "replica-set" }>,
   database: string | undefined,
   uri: string,
+  excludeCollections: readonly string[] = [],
 ): AsyncGenerator<Uint8Array[], ConsistentAt, undefined> {
   const filter = database === undefined ? undefined : createOplogDatabaseFilter(database);
+  // The excluded collections' own writes: the archive has no such collection to replay them onto.
+  const notExcluded = database === undefined ? undefined : createExcludedCollectionsFilter(database, excludeCollections);
   let end: Timestamp;
   try {
     end = await readNewestOplogTimestamp(client);
     for await (const batch of readOplogRange(client, window.start, end)) {
-      const kept = filter === undefined ? batch : batch.flatMap((entry) => filter.push(entry));
+      const ofDatabase = filter === undefined ? batch : batch.flatMap((entry) => filter.push(entry));
+      const kept = notExcluded === undefined ? ofDatabase : ofDatabase.filter(notExcluded);
       for (const entry of kept) assertReplayable(entry);
       if (kept.length > 0) yield kept;
     }
@@ -71,7 +76,7 @@ export async function* readOplogWindow(
     }
     throw wrapDatabaseError(cause, "reading the oplog written during the dump", uri);
   }
-  const rest = filter?.finish() ?? [];
+  const rest = (filter?.finish() ?? []).filter((entry) => notExcluded?.(entry) ?? true);
   for (const entry of rest) assertReplayable(entry);
   if (rest.length > 0) yield rest;
   yield [consistentPointMarker(end)];
@@ -110,8 +115,9 @@ export async function copyOplogWindow(
   database: string | undefined,
   uri: string,
   write: (entries: Uint8Array[]) => Promise<void>,
+  excludeCollections: readonly string[] = [],
 ): Promise<ConsistentAt> {
-  const entries = readOplogWindow(client, window, database, uri);
+  const entries = readOplogWindow(client, window, database, uri, excludeCollections);
   for (let step = await entries.next(); ; step = await entries.next()) {
     if (step.done) return step.value;
     await write(step.value);

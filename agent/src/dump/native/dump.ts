@@ -23,6 +23,8 @@ export interface NativeDumpRequest {
   signal: AbortSignal | undefined;
   tracker: ProgressTracker;
   counts: Record<string, number>;
+  /** Collections of `database` left out (--excludeCollection) and dropped from the oplog window. */
+  excludeCollections?: readonly string[];
   /** Hears the moment the archive holds once it is complete (not called when it cannot be told). */
   onConsistency?: (consistency: Consistency) => void;
   /** Told when the server's kind could not be read (the dump then goes on without a point in time). */
@@ -42,7 +44,9 @@ export async function* dumpWithTool(request: NativeDumpRequest): AsyncGenerator<
     if (window?.kind !== "replica-set") return yield* runMongodump(request, []);
     if (request.database === undefined) return yield* dumpEveryDatabaseWithOplog(request);
     const client = probe!.client;
-    const at = yield* addOplogNamespace(runMongodump(request, []), () => readOplogWindow(client, window, request.database, request.uri));
+    const at = yield* addOplogNamespace(runMongodump(request, []), () =>
+      readOplogWindow(client, window, request.database, request.uri, request.excludeCollections),
+    );
     request.onConsistency?.({ kind: "point-in-time", at });
   } finally {
     await probe?.client.close().catch(() => undefined);
@@ -97,6 +101,7 @@ async function* runMongodump(request: NativeDumpRequest, extraArgs: string[]): A
   };
   const args = [`--config=${config.path}`, "--archive"];
   if (request.database !== undefined) args.push(`--db=${request.database}`);
+  for (const collection of request.excludeCollections ?? []) args.push(`--excludeCollection=${collection}`);
   args.push(...extraArgs);
   const tool = startTool({
     name: "mongodump",

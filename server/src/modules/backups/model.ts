@@ -108,6 +108,9 @@ export const backupAnswer = t.Object({
   sha256: nullable(t.String({ description: "SHA-256 (hex) of the encrypted file" })),
   keyId: nullable(t.String({ description: "Key id (public fingerprint) of the master key that opens the file; never the key" })),
   collections: nullable(t.Record(t.String(), t.Number(), { description: "Documents per collection as dumped" })),
+  excludedCollections: t.Array(t.String(), {
+    description: "Collections the database's exclusions left out: not in this backup, so no restore of it brings them back",
+  }),
   /** "point-in-time": the database as at consistentAt (a replica set's dump with its oplog window); "standalone": not point-in-time consistent; null: not reported. */
   consistency: nullable(oneOf(backupConsistencies, "consistency")),
   consistentAt: nullable(

@@ -109,6 +109,7 @@ export async function startBackup(
         agentId: agent?.id ?? null,
         type,
         status: "pending",
+        excludedCollections: database.excludedCollections,
         lastActivityAt: ctx.now(),
       })
       .returning();

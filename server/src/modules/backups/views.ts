@@ -17,6 +17,7 @@ export const backupViewColumns = {
   sha256: backups.sha256,
   keyId: backups.keyId,
   collections: backups.collections,
+  excludedCollections: backups.excludedCollections,
   consistency: backups.consistency,
   consistentAt: backups.consistentAt,
   consistentAtT: backups.consistentAtT,
@@ -51,6 +52,8 @@ export function toBackupView(backup: Pick<BackupRow, keyof typeof backupViewColu
     keyId: backup.keyId ?? null,
     /** Documents per collection as dumped (null for backups made before agents reported them). */
     collections: backup.collections ?? null,
+    /** Collections the database's exclusions left out of this backup: a restore of it cannot bring them back. */
+    excludedCollections: backup.excludedCollections,
     /** "point-in-time" (see consistentAt), "standalone" (no oplog: no single moment), null (not reported). */
     consistency: backup.consistency ?? null,
     /** T1, the moment the backup holds the database as, as a time and as the oplog timestamp. */

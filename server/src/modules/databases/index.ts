@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../../context";
 import { authGuard } from "../auth/guard";
 import { databasesAnswers, databasesModel } from "./model";
+import { setExcludedCollections } from "./exclusions";
 import { setPointInTimeRecovery } from "./pitr-switch";
 import { setDatabaseSchedule } from "./schedule-settings";
 import { chooseDatabaseAgent, listDatabases, setDatabaseActive } from "./service";
@@ -39,6 +40,17 @@ export const databasesController = (ctx: AppContext) =>
       response: { 200: databasesAnswers.databases },
       detail: { tags: ["Settings"], summary: "Set a database's own schedule: frequency, time of day and a UTC backup window (null: the account's)" },
     })
+    .put(
+      "/api/settings/databases/:id/exclusions",
+      ({ organization, params, body }) => setExcludedCollections(ctx, organization.id, params.id, body.collections),
+      {
+        auth: true,
+        params: databasesModel.params,
+        body: databasesModel.exclusions,
+        response: { 200: databasesAnswers.databases },
+        detail: { tags: ["Settings"], summary: "Set the collections a database's backups leave out" },
+      },
+    )
     .put("/api/pitr/databases/:databaseId", ({ organization, params, body }) => setPointInTimeRecovery(ctx, organization, params.databaseId, body.enabled), {
       auth: true,
       params: databasesModel.pitrParams,

@@ -7,6 +7,12 @@ export const databasesModel = {
   pitrParams: t.Object({ databaseId: t.String({ minLength: 1, maxLength: 64, error: "databaseId is required" }) }),
   activate: t.Object({ isActive: t.Boolean({ error: "isActive must be true or false" }) }),
   agent: t.Object({ agentId: t.String({ minLength: 1, maxLength: 64, error: "agentId must be the id of one of your agents" }) }),
+  exclusions: t.Object({
+    collections: t.Array(t.String({ maxLength: 1000 }), {
+      maxItems: 1000,
+      error: 'collections must be a list of collection names (at most 100), e.g. ["logs"]',
+    }),
+  }),
   pitrSwitch: t.Object({ enabled: t.Boolean({ error: "enabled must be true or false" }) }),
   /** PUT /api/settings/databases/:id/schedule: null fields follow the account's settings. */
   schedule: t.Object({
@@ -25,6 +31,7 @@ export const databasesAnswers = {
       name: t.String(),
       isActive: t.Boolean(),
       pitrEnabled: t.Boolean({ description: "Point-in-time recovery switched on (its agent ships the oplog)" }),
+      excludedCollections: t.Array(t.String(), { description: "Collections its backups leave out" }),
       agentId: nullable(t.String({ description: "The agent that runs its backups and restores" })),
       agents: t.Array(t.Object({ id: t.String(), name: t.String(), status: t.String() }), {
         description: "The agents holding it in their config; the user may choose among them",

@@ -21,6 +21,7 @@ function toDatabaseView(row: typeof databases.$inferSelect, declaring: Declaring
     name: row.name,
     isActive: row.isActive,
     pitrEnabled: row.pitrEnabled,
+    excludedCollections: row.excludedCollections,
     agentId: row.agentId,
     agents: declaring,
     schedule: {

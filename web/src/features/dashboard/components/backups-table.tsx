@@ -61,6 +61,11 @@ function CompletedTimestamp({ backup }: { backup: Backup }) {
           {consistency.label}
         </p>
       ) : null}
+      {backup.excludedCollections.length > 0 ? (
+        <p className="mt-0.5 text-xs text-slate-500" data-testid="backup-excluded">
+          Excluded: {backup.excludedCollections.join(", ")}
+        </p>
+      ) : null}
     </div>
   );
 }

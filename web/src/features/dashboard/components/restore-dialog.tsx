@@ -223,6 +223,14 @@ export function RestoreDialog({ backup, onClose, onRestored, keyWarning = null, 
           {step === 1 && offerIdentity && from === "backup" && !onConnection ? (
             <IdentityField value={identity} onChange={setIdentity} problem={identityProblem} tooOld={identityRecipient === "too-old"} />
           ) : null}
+          {step === 1 && backup.excludedCollections.length > 0 ? (
+            <Alert tone="info" title="Not in this backup">
+              <span data-testid="restore-excluded-note">
+                {backup.excludedCollections.join(", ")} {backup.excludedCollections.length === 1 ? "was" : "were"} excluded from this database's backups: this
+                restore does not bring {backup.excludedCollections.length === 1 ? "it" : "them"} back.
+              </span>
+            </Alert>
+          ) : null}
           {step === 1 && database?.pitrEnabled ? <SourceChoice from={from} onChange={chooseSource} backupTime={formatDateTime(backup.timestamp)} /> : null}
           {step === 1 && from === "moment" && database ? <PointInTimePicker databaseId={database.id} onChange={setChosen} /> : null}
           {step > 1 && from === "moment" && chosen ? (

@@ -1,0 +1,2 @@
+ALTER TABLE "backups" ADD COLUMN "excluded_collections" jsonb DEFAULT '[]'::jsonb NOT NULL;--> statement-breakpoint
+ALTER TABLE "databases" ADD COLUMN "excluded_collections" jsonb DEFAULT '[]'::jsonb NOT NULL;
