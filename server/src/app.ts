@@ -27,7 +27,7 @@ import { databasesController } from "./modules/databases";
 import { ssoAdminController, ssoSettingsController, ssoSignInController } from "./modules/sso";
 import { twoFactorController } from "./modules/two-factor";
 import { usersController } from "./modules/users";
-import { auditController } from "./modules/audit";
+import { auditExportController } from "./modules/users/audit-export-routes";
 import { verificationController } from "./modules/verification";
 import { webController } from "./modules/web";
 import { webhooksController } from "./modules/webhooks";
@@ -45,7 +45,7 @@ function accountRoutes(ctx: AppContext) {
     .use(ssoReauthenticationController(ctx))
     .use(emailChangeController(ctx))
     .use(usersController(ctx))
-    .use(auditController(ctx))
+    .use(auditExportController(ctx))
     .use(apiTokensController(ctx))
     .use(organizationsController(ctx))
     .use(invitationsController(ctx))
