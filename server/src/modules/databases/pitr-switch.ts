@@ -1,15 +1,15 @@
 // The per-database "Point-in-time recovery" switch of Settings → Databases: on only where the plan
 // offers it and the database user holds the roles; the database's agent is told at once.
-import { and, eq } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { agentDatabases, agents, databases } from "@db/schema";
 import type { AppContext } from "../../context";
 import type { CurrentOrganization } from "../organizations/current-organization";
-import { AppError, conflict, notFound } from "../../lib/errors";
+import { AppError, conflict } from "../../lib/errors";
 import { refuseIfProtected } from "../backup-protection/check";
 import { announceShippedDatabases } from "./shipped-databases";
 import { planOfUser } from "../plans/service";
 import { describeGrant, describeMissingRoles } from "@protocol/oplog-roles";
-import { listDatabases } from "./service";
+import { findOrganizationDatabase, listDatabases } from "./service";
 
 /**
  * Switches point-in-time recovery of one of the user's databases and answers them all; 403
@@ -17,11 +17,7 @@ import { listDatabases } from "./service";
  * "Protect backups" (no new slices would be kept: the window of restorable moments would close).
  */
 export async function setPointInTimeRecovery(ctx: AppContext, organization: CurrentOrganization, databaseId: string, enabled: boolean) {
-  const [database] = await ctx.db
-    .select()
-    .from(databases)
-    .where(and(eq(databases.id, databaseId), eq(databases.organizationId, organization.id)));
-  if (!database) throw notFound("Database");
+  const database = await findOrganizationDatabase(ctx, organization.id, databaseId);
   const plan = await planOfUser(ctx.db, organization.planId);
   if (enabled && plan.pitrWindowHours <= 0) {
     throw new AppError(403, "PLAN_LIMIT", `Your ${plan.name} plan does not include point-in-time recovery. Upgrade your plan to turn it on.`);

@@ -1,14 +1,14 @@
 // A database's own schedule as Settings → Databases sets it (PUT /api/settings/databases/:id/schedule):
 // validated, held to the plan's frequency limit, then its next slot moved.
-import { and, eq } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { databases, settings } from "@db/schema";
 import { FREQUENCY_HOURS, type FrequencyWord, isFrequencyAllowed } from "@protocol/schedule";
 import type { AppContext } from "../../context";
-import { AppError, badRequest, notFound } from "../../lib/errors";
+import { AppError, badRequest } from "../../lib/errors";
 import type { CurrentOrganization } from "../organizations/current-organization";
 import { planOfUser } from "../plans/service";
 import { rescheduleDatabase } from "./schedule";
-import { listDatabases } from "./service";
+import { findOrganizationDatabase, listDatabases } from "./service";
 import { inWindow, parseTimeOfDay } from "./slots";
 
 export type ScheduleInput = { frequency: string | null; timeOfDay: string | null; windowStart: string | null; windowEnd: string | null };
@@ -21,11 +21,7 @@ function timeField(name: string, value: string | null) {
 }
 
 export async function setDatabaseSchedule(ctx: AppContext, organization: CurrentOrganization, databaseId: string, input: ScheduleInput) {
-  const [database] = await ctx.db
-    .select()
-    .from(databases)
-    .where(and(eq(databases.id, databaseId), eq(databases.organizationId, organization.id)));
-  if (!database) throw notFound("Database");
+  const database = await findOrganizationDatabase(ctx, organization.id, databaseId);
   if (input.frequency !== null && !(input.frequency in FREQUENCY_HOURS)) throw badRequest("frequency must be hourly, daily, weekly, monthly or null");
   const timeOfDay = timeField("timeOfDay", input.timeOfDay);
   const windowStart = timeField("windowStart", input.windowStart);

@@ -65,13 +65,19 @@ export async function listDatabases(ctx: AppContext, organizationId: string) {
   );
 }
 
-/** The user's choice of which agent runs a database that several agents hold (Settings → Databases). */
-export async function chooseDatabaseAgent(ctx: AppContext, organizationId: string, databaseId: string, agentId: string) {
+/** One of the organization's databases, or 404: what every per-database setting starts from. */
+export async function findOrganizationDatabase(ctx: AppContext, organizationId: string, databaseId: string) {
   const [database] = await ctx.db
-    .select({ id: databases.id, name: databases.name })
+    .select()
     .from(databases)
     .where(and(eq(databases.id, databaseId), eq(databases.organizationId, organizationId)));
   if (!database) throw notFound("Database");
+  return database;
+}
+
+/** The user's choice of which agent runs a database that several agents hold (Settings → Databases). */
+export async function chooseDatabaseAgent(ctx: AppContext, organizationId: string, databaseId: string, agentId: string) {
+  const database = await findOrganizationDatabase(ctx, organizationId, databaseId);
   const [declared] = await ctx.db
     .select({ agentId: agentDatabases.agentId })
     .from(agentDatabases)
@@ -86,11 +92,7 @@ export async function chooseDatabaseAgent(ctx: AppContext, organizationId: strin
 
 /** Enables or disables one of the user's databases; no more than the plan's dbLimit may be active. */
 export async function setDatabaseActive(ctx: AppContext, organization: CurrentOrganization, databaseId: string, isActive: boolean) {
-  const [database] = await ctx.db
-    .select()
-    .from(databases)
-    .where(and(eq(databases.id, databaseId), eq(databases.organizationId, organization.id)));
-  if (!database) throw notFound("Database");
+  const database = await findOrganizationDatabase(ctx, organization.id, databaseId);
   if (isActive && !database.isActive) {
     const plan = await planOfUser(ctx.db, organization.planId);
     const [row] = await ctx.db
